@@ -1,0 +1,171 @@
+//! One function per subcommand, each the same pipeline:
+//! read -> shape -> parse -> (observe) -> analyse -> render.
+//! anyhow lives here and in main.rs; the modules below return typed errors.
+
+use std::io::{self, BufRead, Write};
+
+use anyhow::Context as _;
+
+use crate::cli::{Cli, Command, DecodeArgs, TokenArgs};
+use crate::decode::{self, DecodeReport};
+use crate::env::Env;
+use crate::exit::Outcome;
+use crate::findings::Severity;
+use crate::input::{self, BatchReader, ShapedToken, TokenInput, TokenSource};
+use crate::report::json::{DecodeJson, LineErrorJson, write_line, write_pretty};
+use crate::report::{OutputFormat, table};
+use crate::settings::Settings;
+use crate::token;
+
+/// Runs the parsed command line.
+pub fn run(
+    cli: Cli,
+    env: &Env,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let settings = Settings::new(&cli.global, env);
+    match cli.command {
+        Command::Decode(args) => decode(args, &settings, env, out, err),
+    }
+}
+
+/// Opens the token source the flags and environment select.
+fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenInput, String)> {
+    let source = TokenSource::choose(
+        args.argument(),
+        args.token_file.clone(),
+        env.stdin_readable,
+        &args.sa_dir,
+    );
+    let what = source.describe();
+    let reader = source
+        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
+        .with_context(|| format!("cannot read a token from {what}"))?;
+    let input = input::read_tokens(reader, &what)
+        .with_context(|| format!("cannot read a token from {what}"))?;
+    Ok((input, what))
+}
+
+/// Reads exactly one token (a batch is refused) and parses it.
+pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let (input, what) = open_tokens(args, env)?;
+    let TokenInput::Single(shaped) = input else {
+        anyhow::bail!(
+            "{what} holds several lines; this subcommand takes one token (decode takes many)"
+        );
+    };
+    let token = token::parse(&shaped.token)
+        .with_context(|| format!("cannot decode the token from {what}"))?;
+    Ok((shaped, token))
+}
+
+fn decode(
+    args: DecodeArgs,
+    settings: &Settings,
+    env: &Env,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let (input, what) = open_tokens(&args.token, env)?;
+    let now = settings.clock.now();
+    match input {
+        TokenInput::Single(shaped) => {
+            let token = token::parse(&shaped.token)
+                .with_context(|| format!("cannot decode the token from {what}"))?;
+            let report = decode::analyse(token, &shaped, now, settings.leeway);
+            match settings.format {
+                OutputFormat::Json => write_pretty(out, &DecodeJson::new(&report, None))?,
+                OutputFormat::Table => table::write_decode(out, &report, &settings.table)?,
+            }
+            Ok(decode_outcome(&report))
+        }
+        TokenInput::Batch(lines) => decode_batch(lines, settings, now, out, err),
+    }
+}
+
+fn decode_outcome(report: &DecodeReport) -> Outcome {
+    if report.worst() == Some(Severity::Error) {
+        Outcome::Problem
+    } else {
+        Outcome::Healthy
+    }
+}
+
+/// Streams a batch: one output line per input line, errors inline, then a
+/// summary on stderr. Exit 2 if any line could not be parsed, else 1 if any had
+/// an error-level finding.
+fn decode_batch(
+    lines: BatchReader,
+    settings: &Settings,
+    now: chrono::DateTime<chrono::Utc>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let mut outcome = Outcome::Healthy;
+    let (mut total, mut bad_lines, mut with_errors) = (0usize, Vec::new(), 0usize);
+    if settings.format == OutputFormat::Table {
+        table::write_batch_header(out, &settings.table)?;
+    }
+    for item in lines {
+        let item = item?;
+        total += 1;
+        let parsed = item
+            .result
+            .map_err(anyhow::Error::from)
+            .and_then(|shaped| Ok((token::parse(&shaped.token)?, shaped)));
+        match parsed {
+            Ok((token, shaped)) => {
+                let report = decode::analyse(token, &shaped, now, settings.leeway);
+                let line_outcome = decode_outcome(&report);
+                with_errors += usize::from(line_outcome == Outcome::Problem);
+                outcome = outcome.merge(line_outcome);
+                match settings.format {
+                    OutputFormat::Json => {
+                        write_line(out, &DecodeJson::new(&report, Some(item.line)))?
+                    }
+                    OutputFormat::Table => {
+                        table::write_batch_row(out, item.line, &report, &settings.table)?
+                    }
+                }
+            }
+            Err(e) => {
+                let message = format!("{e:#}");
+                outcome = outcome.merge(Outcome::Usage);
+                if bad_lines.len() < 10 {
+                    bad_lines.push(item.line);
+                }
+                match settings.format {
+                    OutputFormat::Json => write_line(
+                        out,
+                        &LineErrorJson {
+                            line: item.line,
+                            error: &message,
+                        },
+                    )?,
+                    OutputFormat::Table => {
+                        table::write_batch_error(out, item.line, &message, &settings.table)?
+                    }
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if !bad_lines.is_empty() || with_errors > 0 {
+        let lines = bad_lines
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        writeln!(
+            err,
+            "kubectl-satoken: {total} tokens: {with_errors} with errors{}",
+            if bad_lines.is_empty() {
+                String::new()
+            } else {
+                format!(", unreadable lines: {lines}")
+            }
+        )?;
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,165 @@
+//! Command-line definition (clap derive) and flag value parsers. Types only: no
+//! flag meets the environment here; that happens in `settings.rs`.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use clap::{Args, Parser, Subcommand};
+
+use crate::input::IN_POD_SA_DIR;
+use crate::report::OutputFormat;
+use crate::secret::SecretToken;
+use crate::timefmt;
+
+const ABOUT: &str = "Tells you why a Kubernetes ServiceAccount token is rejected";
+
+const LONG_ABOUT: &str = "\
+Tells you why a Kubernetes ServiceAccount token is rejected.
+
+401 Unauthorized means the API server rejected the token itself (expired, not yet
+valid on that server's clock, wrong key, issuer or audience, or its ServiceAccount,
+pod or Secret is gone). 403 Forbidden means the token was accepted and RBAC said no.
+
+Run inside a pod, every subcommand reads the mounted token by default.";
+
+const EXAMPLES: &str = "\
+Examples:
+  # Inside a pod: what is the mounted token, and is anything wrong with it?
+  kubectl satoken decode
+
+  # From a laptop: a fresh token for a ServiceAccount
+  kubectl create token my-sa | kubectl satoken decode
+
+  # Would this token be accepted at a given instant?
+  kubectl satoken decode -f token.jwt --now 2026-01-01T00:00:00Z -o json
+
+Exit codes: 0 nothing wrong, 1 a problem was diagnosed, 2 bad input or usage,
+3 could not get an answer (network, DNS, TLS).";
+
+/// `kubectl satoken`: ServiceAccount token diagnostics.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-satoken",
+    bin_name = "kubectl satoken",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every subcommand takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Table, global = true)]
+    pub output: OutputFormat,
+
+    /// Never colour the output (NO_COLOR=1 and TERM=dumb do the same).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+
+    /// Evaluate every time-based check at this instant instead of the system clock:
+    /// RFC 3339 (2026-01-01T00:00:00Z) or Unix seconds.
+    #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant, global = true)]
+    pub now: Option<DateTime<Utc>>,
+
+    /// Clock-skew tolerance, as kube-apiserver applies it to nbf, iat and exp.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = timefmt::parse_duration, global = true)]
+    pub leeway: TimeDelta,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
+    #[command(after_help = DECODE_EXAMPLES)]
+    Decode(DecodeArgs),
+}
+
+const DECODE_EXAMPLES: &str = "\
+Input: a JWT, `Bearer <jwt>`, an `Authorization: Bearer <jwt>` line, TokenRequest
+JSON (status.token), or a Secret as JSON (data.token). Several tokens, one per
+line, are decoded one by one (JSON Lines with -o json).
+
+Examples:
+  kubectl satoken decode                      # the mounted token, inside a pod
+  kubectl create token my-sa | kubectl satoken decode
+  kubectl get secret my-sa-token -o json | kubectl satoken decode
+  kubectl satoken decode -f tokens.txt -o json  # one token per line";
+
+/// `decode`.
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    #[command(flatten)]
+    pub token: TokenArgs,
+}
+
+/// Where the token comes from; shared by every subcommand that takes one.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// The token: a JWT, `Bearer <jwt>` or `Authorization: Bearer <jwt>`. Prefer -f or
+    /// stdin, since arguments show in `ps` and shell history.
+    #[arg(value_name = "TOKEN", value_parser = secret_token)]
+    pub token: Option<SecretToken>,
+
+    /// The token, as kubectl's --token takes it.
+    #[arg(long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token")]
+    pub token_flag: Option<SecretToken>,
+
+    /// Read the token from a file (`-` for stdin).
+    #[arg(short = 'f', long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+
+    /// The ServiceAccount directory whose `token` is read when no token is given.
+    #[arg(long, value_name = "DIR", env = "KUBECTL_SATOKEN_SA_DIR", default_value = IN_POD_SA_DIR)]
+    pub sa_dir: PathBuf,
+}
+
+impl TokenArgs {
+    /// The token given on the command line, either way.
+    pub fn argument(&self) -> Option<SecretToken> {
+        self.token.clone().or_else(|| self.token_flag.clone())
+    }
+}
+
+fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
+    Ok(SecretToken::new(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn debug_output_never_shows_a_token() {
+        let cli = Cli::parse_from(["kubectl-satoken", "decode", "eyJhbGciOiJub25lIn0.e30."]);
+        assert!(!format!("{cli:?}").contains("eyJ"));
+    }
+
+    #[test]
+    fn global_flags_parse_anywhere() {
+        let cli = Cli::parse_from([
+            "kubectl-satoken",
+            "decode",
+            "-o",
+            "json",
+            "--leeway",
+            "1m30s",
+        ]);
+        assert_eq!(cli.global.output, OutputFormat::Json);
+        assert_eq!(cli.global.leeway, TimeDelta::seconds(90));
+    }
+}

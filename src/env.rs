@@ -1,0 +1,61 @@
+//! The environment, sampled once at start-up (ripgrep's `State::new`): terminal
+//! facts and variables. Everything downstream receives these values instead of
+//! asking the process again.
+
+use std::io::IsTerminal as _;
+
+/// Facts about the process's surroundings.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    /// Stdin is a file, pipe or socket: input was given. A terminal or `/dev/null`
+    /// (a pod's usual stdin) is not input.
+    pub stdin_readable: bool,
+    /// `NO_COLOR` set and non-empty (no-color.org).
+    pub no_color: bool,
+    /// `TERM=dumb`.
+    pub term_dumb: bool,
+    /// Width of the terminal on stdout, if it is one.
+    pub terminal_width: Option<u16>,
+    /// `COLUMNS`, if set to a number.
+    pub columns: Option<u16>,
+}
+
+impl Env {
+    /// Reads the real environment.
+    pub fn capture() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let stdout_tty = std::io::stdout().is_terminal();
+        Env {
+            stdout_tty,
+            stderr_tty: std::io::stderr().is_terminal(),
+            stdin_readable: stdin_is_readable(),
+            no_color: var("NO_COLOR").is_some(),
+            term_dumb: var("TERM").is_some_and(|t| t == "dumb"),
+            terminal_width: stdout_tty
+                .then(|| terminal_size::terminal_size().map(|(w, _)| w.0))
+                .flatten(),
+            columns: var("COLUMNS").and_then(|c| c.to_str()?.parse().ok()),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn stdin_is_readable() -> bool {
+    use std::os::fd::AsFd as _;
+    use std::os::unix::fs::FileTypeExt as _;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    let kind = meta.file_type();
+    kind.is_file() || kind.is_fifo() || kind.is_socket()
+}
+
+#[cfg(not(unix))]
+fn stdin_is_readable() -> bool {
+    !std::io::stdin().is_terminal()
+}

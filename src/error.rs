@@ -1,0 +1,121 @@
+//! Typed errors of the pure core. Every variant here is bad input (exit code 2);
+//! `app.rs` adds context with anyhow and `exit.rs` maps them to exit codes.
+//!
+//! Messages are lowercase sentence fragments that name what is wrong and never
+//! contain the token itself.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Which part of a compact JWS a problem is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    Header,
+    Payload,
+    Signature,
+}
+
+impl fmt::Display for Segment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Segment::Header => "header (segment 1)",
+            Segment::Payload => "payload (segment 2)",
+            Segment::Signature => "signature (segment 3)",
+        })
+    }
+}
+
+/// A token text that is not a well-formed JWT with usable claims.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Nothing but whitespace where a token was expected.
+    #[error("no token: the input is empty")]
+    Empty,
+    /// Larger than any JWT a Kubernetes API server would accept in a header.
+    #[error("token is {size} bytes, over the {limit}-byte limit for one token")]
+    TooLarge { size: usize, limit: usize },
+    /// A byte that cannot appear in a compact JWS (binary data, a pasted terminal escape…).
+    #[error(
+        "not a token: byte 0x{byte:02x} at offset {offset} cannot appear in a JWT (binary data?)"
+    )]
+    Binary { byte: u8, offset: usize },
+    /// Whitespace inside the token, usually a line-wrapped copy and paste.
+    #[error("token contains whitespace at offset {offset}: was it line-wrapped when copied?")]
+    InnerWhitespace { offset: usize },
+    /// Five segments: an encrypted JWE, which Kubernetes never issues.
+    #[error(
+        "this is a JWE (encrypted token, 5 segments), not a signed JWT: ServiceAccount tokens are never encrypted"
+    )]
+    Jwe,
+    /// A JSON-serialised JWS (`{"payload":…}`), refused by kube-apiserver since 1.31.
+    #[error(
+        "this is a JSON-serialised JWS, not a compact JWT: kube-apiserver accepts only header.payload.signature"
+    )]
+    JsonSerialized,
+    /// Not `header.payload.signature`.
+    #[error(
+        "not a JWT: expected 3 dot-separated segments (header.payload.signature), found {found}"
+    )]
+    SegmentCount { found: usize },
+    /// `a..c` and the like.
+    #[error("the {segment} is empty")]
+    EmptySegment { segment: Segment },
+    /// A character outside the base64url alphabet, or a bad length.
+    #[error("the {segment} is not base64url: {detail}")]
+    Base64 { segment: Segment, detail: String },
+    /// The decoded bytes are not UTF-8 JSON.
+    #[error("the {segment} is not JSON: {detail}")]
+    Json { segment: Segment, detail: String },
+    /// Valid JSON, but an array, string or number instead of an object.
+    #[error("the {segment} is JSON but not an object (found {found})")]
+    NotObject {
+        segment: Segment,
+        found: &'static str,
+    },
+    /// A registered or Kubernetes claim of the wrong JSON type, e.g. `exp` as a string.
+    #[error("claim `{claim}` must be {expected}, found {found}")]
+    ClaimType {
+        claim: String,
+        expected: &'static str,
+        found: String,
+    },
+}
+
+/// Could not get token text out of the input at all.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A file named with `-f`, or the in-pod default, could not be read.
+    #[error("cannot read token file {path}: {source}")]
+    ReadFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// No token given and the in-pod default path is absent: we are not in a pod.
+    #[error(
+        "no token given, and the in-pod default {path} does not exist: pass TOKEN, --token-file FILE, or pipe one on stdin"
+    )]
+    NoToken { path: PathBuf },
+    /// Reading stdin or a file failed midway.
+    #[error("cannot read {what}: {source}")]
+    Read {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A JSON document (TokenRequest, Secret) over the size bound.
+    #[error("input is over the {limit}-byte limit for a JSON document")]
+    DocumentTooLarge { limit: usize },
+    /// One line over the size bound for a token.
+    #[error("line is over the {limit}-byte limit for one token")]
+    LineTooLarge { limit: usize },
+    /// JSON that is not one of the shapes we know.
+    #[error("input looks like JSON but {0}")]
+    UnknownJson(String),
+    /// A Secret whose `data.token` is not valid base64.
+    #[error("Secret data.token is not valid base64: {0}")]
+    SecretBase64(String),
+    /// The token itself is malformed.
+    #[error(transparent)]
+    Token(#[from] TokenError),
+}

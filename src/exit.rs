@@ -1,0 +1,77 @@
+//! Exit codes, the contract scripts rely on (docs/output.md):
+//! 0 nothing wrong; 1 a problem was diagnosed; 2 bad input or usage;
+//! 3 could not get an answer (network, DNS, TLS).
+
+use std::process::ExitCode;
+
+use crate::error::{InputError, TokenError};
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Nothing wrong.
+    Healthy = 0,
+    /// A problem was diagnosed (expired, rejected, 401, 403, skew beyond leeway…).
+    Problem = 1,
+    /// Bad input or usage.
+    Usage = 2,
+    /// Could not get an answer (network, DNS, TLS).
+    Unreachable = 3,
+}
+
+impl Outcome {
+    /// Worst of two, for batches and several servers: 3 > 2 > 1 > 0.
+    pub fn merge(self, other: Outcome) -> Outcome {
+        self.max(other)
+    }
+
+    /// The numeric exit code.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(outcome: Outcome) -> Self {
+        ExitCode::from(outcome.code())
+    }
+}
+
+/// Marks an error as "could not get an answer" (exit 3) rather than bad input.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Unreachable(pub String);
+
+/// The exit code for an error that ended the run.
+pub fn outcome_for_error(error: &anyhow::Error) -> Outcome {
+    for cause in error.chain() {
+        if cause.is::<Unreachable>() {
+            return Outcome::Unreachable;
+        }
+        if cause.is::<InputError>() || cause.is::<TokenError>() {
+            return Outcome::Usage;
+        }
+    }
+    Outcome::Usage
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_takes_the_worst() {
+        use Outcome::*;
+        assert_eq!(Healthy.merge(Problem), Problem);
+        assert_eq!(Usage.merge(Problem), Usage);
+        assert_eq!(Problem.merge(Unreachable), Unreachable);
+    }
+
+    #[test]
+    fn errors_map_to_codes() {
+        let e = anyhow::Error::new(TokenError::Empty).context("reading");
+        assert_eq!(outcome_for_error(&e), Outcome::Usage);
+        let e = anyhow::Error::new(Unreachable("refused".into())).context("probing");
+        assert_eq!(outcome_for_error(&e), Outcome::Unreachable);
+    }
+}

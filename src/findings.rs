@@ -1,0 +1,170 @@
+//! Findings: one thing a subcommand noticed, with a severity, a stable code and a
+//! message. Codes are kebab-case and never change meaning once shipped; the list
+//! with explanations is in docs/output.md.
+
+use serde::Serialize;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing is wrong.
+    Info,
+    /// Works now, but will break or is fragile.
+    Warning,
+    /// The API server rejects (or would reject) the token for this.
+    Error,
+}
+
+impl Severity {
+    /// Lowercase name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident => $text:literal,)*) => {
+        /// Every finding code, with its stable text.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Code { $($(#[$doc])* $variant,)* }
+
+        impl Code {
+            /// All codes, for documentation tests.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable kebab-case code.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// Past `exp` (+ leeway where the severity is error).
+    Expired => "expired",
+    /// Before `nbf` (- leeway where the severity is error).
+    NotYetValid => "not-yet-valid",
+    /// `iat` later than now (+ leeway where the severity is error).
+    IssuedInFuture => "issued-in-future",
+    /// No `exp`: valid until its binding goes.
+    NoExpiry => "no-expiry",
+    /// A legacy Secret-based token.
+    LegacyToken => "legacy-token",
+    /// The kubelet's extended (one-year) projected token.
+    ExtendedExpiry => "extended-expiry",
+    /// Now past `warnafter`: accepted, but audited as stale.
+    StaleToken => "stale-token",
+    /// Expires within min(10 min, 20 % of its lifetime).
+    ExpiresSoon => "expires-soon",
+    /// `alg: none`, or no `alg` at all.
+    AlgNone => "alg-none",
+    /// Empty signature segment.
+    Unsigned => "unsigned",
+    /// HMAC algorithm: never used for ServiceAccount tokens.
+    HmacAlgorithm => "hmac-algorithm",
+    /// Algorithm kube-apiserver does not sign with.
+    UnusualAlgorithm => "unusual-algorithm",
+    /// Not a Kubernetes ServiceAccount token.
+    UnknownKind => "unknown-kind",
+    /// base64 `=` padding: kube-apiserver decodes unpadded base64url only.
+    PaddedBase64 => "padded-base64",
+    /// `sub` is not `system:serviceaccount:<ns>:<name>` of its own claims.
+    SubjectMismatch => "subject-mismatch",
+    /// Legacy claims with an issuer other than `kubernetes/serviceaccount`.
+    LegacyIssuer => "legacy-issuer",
+    /// A legacy token lacks a claim the legacy validator requires.
+    LegacyClaimsMissing => "legacy-claims-missing",
+    /// No `kid` in the header.
+    NoKeyId => "no-key-id",
+    /// Bound token without `aud`.
+    NoAudience => "no-audience",
+    /// Unknown keys under `kubernetes.io`.
+    NewerTokenFormat => "newer-token-format",
+    /// A NumericDate with a fraction (truncated by the server).
+    FractionalTimes => "fractional-times",
+    /// `Authorization: Bearer  x`: an extra space makes the request anonymous.
+    BearerExtraSpace => "bearer-extra-space",
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One observation of a subcommand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, code, message)
+    }
+
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, code, message)
+    }
+
+    pub fn info(code: Code, message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, code, message)
+    }
+
+    fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
+        Finding {
+            severity,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Most severe first, stable within a severity.
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+}
+
+/// The worst severity present, if any.
+pub fn worst(findings: &[Finding]) -> Option<Severity> {
+    findings.iter().map(|f| f.severity).max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "duplicate {text}");
+            assert!(
+                text.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn sort_puts_errors_first() {
+        let mut f = vec![
+            Finding::info(Code::NoKeyId, ""),
+            Finding::error(Code::Expired, ""),
+            Finding::warning(Code::ExpiresSoon, ""),
+        ];
+        sort(&mut f);
+        assert_eq!(f[0].severity, Severity::Error);
+        assert_eq!(worst(&f), Some(Severity::Error));
+    }
+}

@@ -1,0 +1,418 @@
+//! Where token text comes from, and reading it with size bounds.
+//!
+//! Source precedence (every subcommand that takes a token): `--token`/positional
+//! `TOKEN`, then `-f/--token-file PATH` (`-` = stdin), then stdin if it is a pipe,
+//! file or socket, then the in-pod default `<sa-dir>/token`. A pod's stdin is
+//! usually `/dev/null`, which is not input (ripgrep's `is_readable_stdin` rule), so
+//! it never shadows the mounted token.
+//!
+//! Reading is streamed: one JSON document (TokenRequest, Secret) or one or more
+//! token lines. Two or more non-blank lines make a batch, read line by line with a
+//! per-line bound, so memory stays flat however long the input.
+
+pub mod shape;
+
+use std::io::{self, BufRead};
+use std::path::{Path, PathBuf};
+
+use crate::error::{InputError, TokenError};
+use crate::secret::SecretToken;
+pub use shape::{Shape, ShapedToken};
+
+/// Where Kubernetes mounts a pod's ServiceAccount credentials.
+/// Source: plugin/pkg/admission/serviceaccount (`kube-api-access-*` volume).
+pub const IN_POD_SA_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/// Largest single token accepted. Real ServiceAccount tokens are 1–2 KiB; OIDC
+/// tokens with many groups reach tens of KiB.
+pub const MAX_TOKEN_BYTES: usize = 256 * 1024;
+
+/// Largest JSON document (TokenRequest, Secret) accepted.
+pub const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
+
+/// Where to read token text from, decided once from flags and the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenSource {
+    /// Given on the command line (`TOKEN` or `--token`).
+    Argument(SecretToken),
+    /// `-f PATH`.
+    File(PathBuf),
+    /// `-f -`, or stdin that is a pipe, file or socket.
+    Stdin,
+    /// `<sa-dir>/token`, the mounted projected token in a pod.
+    InPodDefault(PathBuf),
+}
+
+impl TokenSource {
+    /// Applies the precedence documented at the top of this module.
+    pub fn choose(
+        argument: Option<SecretToken>,
+        file: Option<PathBuf>,
+        stdin_readable: bool,
+        sa_dir: &Path,
+    ) -> Self {
+        match (argument, file) {
+            (Some(text), _) => TokenSource::Argument(text),
+            (None, Some(path)) if path.as_os_str() == "-" => TokenSource::Stdin,
+            (None, Some(path)) => TokenSource::File(path),
+            (None, None) if stdin_readable => TokenSource::Stdin,
+            (None, None) => TokenSource::InPodDefault(sa_dir.join("token")),
+        }
+    }
+
+    /// Human description for messages ("stdin", "file /x").
+    pub fn describe(&self) -> String {
+        match self {
+            TokenSource::Argument(_) => "the command line".to_owned(),
+            TokenSource::File(p) => format!("file {}", p.display()),
+            TokenSource::Stdin => "stdin".to_owned(),
+            TokenSource::InPodDefault(p) => format!("the mounted token {}", p.display()),
+        }
+    }
+
+    /// Opens the source for reading. `stdin` is only called for [`TokenSource::Stdin`].
+    pub fn open(
+        &self,
+        stdin: impl FnOnce() -> Box<dyn BufRead>,
+    ) -> Result<Box<dyn BufRead>, InputError> {
+        match self {
+            TokenSource::Argument(text) => {
+                Ok(Box::new(io::Cursor::new(text.expose().as_bytes().to_vec())))
+            }
+            TokenSource::Stdin => Ok(stdin()),
+            TokenSource::File(path) => open_file(path, false),
+            TokenSource::InPodDefault(path) => open_file(path, true),
+        }
+    }
+}
+
+fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, InputError> {
+    match std::fs::File::open(path) {
+        Ok(f) => Ok(Box::new(io::BufReader::with_capacity(64 * 1024, f))),
+        Err(e) if in_pod_default && e.kind() == io::ErrorKind::NotFound => {
+            Err(InputError::NoToken {
+                path: path.to_owned(),
+            })
+        }
+        Err(source) => Err(InputError::ReadFile {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// What the input turned out to hold.
+pub enum TokenInput {
+    /// One token (a line or a JSON document).
+    Single(ShapedToken),
+    /// Several lines: tokens to handle one by one.
+    Batch(BatchReader),
+}
+
+/// One line of a batch, numbered from 1 as in an editor.
+pub struct BatchItem {
+    pub line: usize,
+    pub result: Result<ShapedToken, InputError>,
+}
+
+/// Reads the input far enough to tell one token from a batch.
+pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInput, InputError> {
+    let mut lines = LineReader::new();
+    let Some(first) = lines.next_nonblank_within(&mut reader, what, MAX_DOCUMENT_BYTES)? else {
+        return Err(TokenError::Empty.into());
+    };
+    if let RawLine::Text(_, text) = &first
+        && shape::looks_like_json(text)
+    {
+        let mut doc = text.clone();
+        doc.push('\n');
+        read_rest_bounded(&mut reader, &mut doc, what)?;
+        return Ok(TokenInput::Single(shape::detect_json(&doc)?));
+    }
+    if let RawLine::TooLong(_, true) = first {
+        return Err(InputError::DocumentTooLarge {
+            limit: MAX_DOCUMENT_BYTES,
+        });
+    }
+    // Not JSON: hold the first line to the bound for one token.
+    let first = match first {
+        RawLine::Text(n, text) if text.len() > MAX_TOKEN_BYTES => RawLine::TooLong(n, false),
+        other => other,
+    };
+    match lines.next_nonblank(&mut reader, what)? {
+        None => Ok(TokenInput::Single(first.into_shaped()?)),
+        Some(second) => Ok(TokenInput::Batch(BatchReader {
+            reader,
+            lines,
+            pending: vec![second, first],
+            what: what.to_owned(),
+        })),
+    }
+}
+
+fn read_rest_bounded(
+    reader: &mut Box<dyn BufRead>,
+    doc: &mut String,
+    what: &str,
+) -> Result<(), InputError> {
+    use std::io::Read as _;
+    let mut rest = Vec::new();
+    let budget = MAX_DOCUMENT_BYTES.saturating_sub(doc.len()) as u64 + 1;
+    reader
+        .take(budget)
+        .read_to_end(&mut rest)
+        .map_err(|source| InputError::Read {
+            what: what.to_owned(),
+            source,
+        })?;
+    if doc.len() + rest.len() > MAX_DOCUMENT_BYTES {
+        return Err(InputError::DocumentTooLarge {
+            limit: MAX_DOCUMENT_BYTES,
+        });
+    }
+    doc.push_str(&text_or_binary_error(rest)?);
+    Ok(())
+}
+
+/// Streams the lines of a batch.
+pub struct BatchReader {
+    reader: Box<dyn BufRead>,
+    lines: LineReader,
+    /// Lines already read while detecting the batch, in reverse order.
+    pending: Vec<RawLine>,
+    what: String,
+}
+
+impl Iterator for BatchReader {
+    type Item = Result<BatchItem, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let raw = match self.pending.pop() {
+            Some(raw) => raw,
+            None => match self.lines.next_nonblank(&mut self.reader, &self.what) {
+                Ok(Some(raw)) => raw,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        let line = raw.number();
+        Some(Ok(BatchItem {
+            line,
+            result: raw.into_shaped(),
+        }))
+    }
+}
+
+/// A line as read: text, or a marker that it was too long or not UTF-8.
+enum RawLine {
+    Text(usize, String),
+    /// Over the bound; `true` if it started like a JSON document.
+    TooLong(usize, bool),
+    NotText(usize, TokenError),
+}
+
+impl RawLine {
+    fn number(&self) -> usize {
+        match self {
+            RawLine::Text(n, _) | RawLine::TooLong(n, _) | RawLine::NotText(n, _) => *n,
+        }
+    }
+
+    fn into_shaped(self) -> Result<ShapedToken, InputError> {
+        match self {
+            RawLine::Text(_, text) => Ok(shape::detect_line(&text)),
+            RawLine::TooLong(..) => Err(InputError::LineTooLarge {
+                limit: MAX_TOKEN_BYTES,
+            }),
+            RawLine::NotText(_, e) => Err(e.into()),
+        }
+    }
+}
+
+struct LineReader {
+    number: usize,
+    buf: Vec<u8>,
+}
+
+impl LineReader {
+    fn new() -> Self {
+        Self {
+            number: 0,
+            buf: Vec::with_capacity(4096),
+        }
+    }
+
+    /// Next line that is not blank; `None` at end of input.
+    fn next_nonblank(
+        &mut self,
+        reader: &mut Box<dyn BufRead>,
+        what: &str,
+    ) -> Result<Option<RawLine>, InputError> {
+        self.next_nonblank_within(reader, what, MAX_TOKEN_BYTES)
+    }
+
+    fn next_nonblank_within(
+        &mut self,
+        reader: &mut Box<dyn BufRead>,
+        what: &str,
+        limit: usize,
+    ) -> Result<Option<RawLine>, InputError> {
+        loop {
+            let too_long = read_bounded_line(reader, &mut self.buf, limit).map_err(|source| {
+                InputError::Read {
+                    what: what.to_owned(),
+                    source,
+                }
+            })?;
+            let Some(too_long) = too_long else {
+                return Ok(None);
+            };
+            self.number += 1;
+            let too_long = too_long.then_some(self.buf.first() == Some(&b'{'));
+            if let Some(starts_json) = too_long {
+                return Ok(Some(RawLine::TooLong(self.number, starts_json)));
+            }
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let bytes = std::mem::take(&mut self.buf);
+            return Ok(Some(match text_or_binary_error(bytes) {
+                Ok(text) => RawLine::Text(self.number, text),
+                Err(e) => RawLine::NotText(self.number, e),
+            }));
+        }
+    }
+}
+
+/// Reads one line (without its `\n`) into `buf`, keeping at most `limit` bytes.
+/// Returns `None` at end of input, `Some(true)` if the line was longer than
+/// `limit` (its bytes are consumed but not kept, so memory stays bounded).
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<bool>> {
+    buf.clear();
+    let mut too_long = false;
+    let mut read_any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(read_any.then_some(too_long));
+        }
+        read_any = true;
+        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > limit {
+                too_long = true;
+                // Keep only the first non-blank byte: enough to tell JSON from a token.
+                let first = buf
+                    .iter()
+                    .chain(chunk)
+                    .copied()
+                    .find(|b| !b.is_ascii_whitespace());
+                buf.clear();
+                buf.shrink_to(4096);
+                buf.extend(first);
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        reader.consume(used);
+        if done {
+            return Ok(Some(too_long));
+        }
+    }
+}
+
+fn text_or_binary_error(bytes: Vec<u8>) -> Result<String, TokenError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        TokenError::Binary {
+            byte: e.as_bytes()[offset],
+            offset,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(bytes: &[u8]) -> Box<dyn BufRead> {
+        Box::new(io::Cursor::new(bytes.to_vec()))
+    }
+
+    #[test]
+    fn source_precedence() {
+        let dir = Path::new("/sa");
+        let choose = |a: Option<&str>, f: Option<&str>, stdin| {
+            TokenSource::choose(a.map(SecretToken::new), f.map(PathBuf::from), stdin, dir)
+        };
+        assert_eq!(
+            choose(Some("t"), Some("f"), true),
+            TokenSource::Argument(SecretToken::new("t"))
+        );
+        assert_eq!(choose(None, Some("-"), false), TokenSource::Stdin);
+        assert_eq!(choose(None, Some("f"), true), TokenSource::File("f".into()));
+        assert_eq!(choose(None, None, true), TokenSource::Stdin);
+        assert_eq!(
+            choose(None, None, false),
+            TokenSource::InPodDefault("/sa/token".into())
+        );
+    }
+
+    #[test]
+    fn one_line_is_single_two_are_a_batch() {
+        assert!(matches!(
+            read_tokens(reader(b"\n  a.b.c  \n\n"), "t").unwrap(),
+            TokenInput::Single(_)
+        ));
+        let TokenInput::Batch(batch) = read_tokens(reader(b"a.b.c\n\nd.e.f\ng.h.i"), "t").unwrap()
+        else {
+            panic!("expected a batch");
+        };
+        let lines: Vec<usize> = batch.map(|i| i.unwrap().line).collect();
+        assert_eq!(lines, [1, 3, 4]);
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        let err = read_tokens(reader(b" \n\t\n"), "t").err().unwrap();
+        assert!(matches!(err, InputError::Token(TokenError::Empty)));
+    }
+
+    #[test]
+    fn overlong_line_is_consumed_not_kept() {
+        let mut input = vec![b'a'; MAX_TOKEN_BYTES + 10];
+        input.extend_from_slice(b"\nx.y.z\n");
+        let TokenInput::Batch(mut batch) = read_tokens(reader(&input), "t").unwrap() else {
+            panic!("expected a batch");
+        };
+        let first = batch.next().unwrap().unwrap();
+        assert!(matches!(first.result, Err(InputError::LineTooLarge { .. })));
+        assert_eq!(batch.next().unwrap().unwrap().line, 2);
+    }
+
+    #[test]
+    fn json_document_over_the_bound_is_refused() {
+        let mut doc = b"{\"status\":{\"token\":\"".to_vec();
+        doc.extend(std::iter::repeat_n(b'a', MAX_DOCUMENT_BYTES));
+        doc.extend_from_slice(b"\"}}");
+        let err = read_tokens(reader(&doc), "t").err().unwrap();
+        assert!(matches!(err, InputError::DocumentTooLarge { .. }), "{err}");
+    }
+
+    #[test]
+    fn binary_line_names_the_byte() {
+        let err = read_tokens(reader(b"ab\xffcd"), "t").err().unwrap();
+        assert!(err.to_string().contains("0xff at offset 2"), "{err}");
+    }
+}

@@ -1,0 +1,32 @@
+//! kubectl-satoken: why is this ServiceAccount token rejected?
+//!
+//! One pipeline for every subcommand, with I/O only at the ends:
+//!
+//! ```text
+//! argv -> cli::Cli ─┐
+//! env::Env::capture ┴-> settings::Settings {format, styles, clock, leeway}   edge
+//! read     input::TokenSource::open + input::read_tokens -> ShapedToken      I/O
+//! parse    token::parse(&SecretToken) -> Token                               pure
+//! analyse  decode::analyse(token, now, leeway) -> DecodeReport               pure
+//! render   report::{table, json}                                             pure over Write
+//! exit     exit::Outcome -> 0 | 1 | 2 | 3                                    main.rs
+//! ```
+//!
+//! Analysis takes `now` and the leeway as parameters; only `clock.rs` reads the
+//! system clock. Rendering never decides; analysis never prints.
+
+pub mod app;
+pub mod cli;
+pub mod clock;
+pub mod decode;
+pub mod env;
+pub mod error;
+pub mod exit;
+pub mod findings;
+pub mod input;
+pub mod report;
+pub mod secret;
+pub mod settings;
+pub mod timefmt;
+pub mod token;
+pub mod window;

@@ -1,0 +1,309 @@
+//! Table rendering with comfy-table. `force_no_tty()` everywhere: whether to use
+//! colour was decided once into [`Styles`], so comfy-table must not sniff the
+//! terminal itself.
+
+use std::io::{self, Write};
+
+use comfy_table::{ContentArrangement, Table, presets};
+use owo_colors::OwoColorize as _;
+
+use super::TableStyle;
+use super::sanitize::sanitize;
+use crate::decode::DecodeReport;
+use crate::findings::{Finding, Severity};
+use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::token::{Binding, ObjectRef};
+use crate::window::{Verdict, at_seconds};
+
+/// A borderless two-column table, like `kubectl describe`.
+pub fn key_value_table(style: &TableStyle) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .force_no_tty()
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(style.width);
+    table
+}
+
+/// The findings as a bordered table, most severe first; nothing when there are none.
+pub fn write_findings(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    style: &TableStyle,
+) -> io::Result<()> {
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let s = &style.styles;
+    let mut table = Table::new();
+    table
+        .load_preset(presets::UTF8_FULL_CONDENSED)
+        .force_no_tty()
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(style.width)
+        .set_header(["SEVERITY", "CODE", "MESSAGE"].map(|h| h.style(s.bold).to_string()));
+    for f in findings {
+        table.add_row([
+            severity_label(f.severity)
+                .style(s.severity(f.severity))
+                .to_string(),
+            f.code.as_str().to_owned(),
+            sanitize(&f.message).into_owned(),
+        ]);
+    }
+    write_table(out, &table)
+}
+
+/// Writes a table without the trailing blanks comfy-table pads lines with.
+pub fn write_table(out: &mut dyn Write, table: &Table) -> io::Result<()> {
+    for line in table.lines() {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn severity_label(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "ERROR",
+        Severity::Warning => "WARNING",
+        Severity::Info => "INFO",
+    }
+}
+
+/// `decode` for one token: identity, times, then findings.
+pub fn write_decode(
+    out: &mut dyn Write,
+    report: &DecodeReport,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let token = &report.token;
+    let claims = &token.claims;
+    let now = report.evaluated_at;
+    let mut table = key_value_table(style);
+    let mut row = |key: &str, value: String| {
+        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
+    };
+    let text = |v: Option<&str>| {
+        v.map(|v| sanitize(v).into_owned())
+            .unwrap_or_else(|| "-".to_owned())
+    };
+
+    row(
+        "Token",
+        format!(
+            "sha256:{} (read as {})",
+            token.fingerprint,
+            report.shape.as_str()
+        ),
+    );
+    let bound_to = match report.binding {
+        Binding::Pod => " (bound to a pod)",
+        Binding::Secret => " (bound to a Secret)",
+        Binding::Node => " (bound to a node)",
+        Binding::None => " (bound to no object)",
+    };
+    row("Kind", format!("{}{bound_to}", report.kind.as_str()));
+    let mut alg = text(token.header.alg.as_deref());
+    if let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) {
+        alg.push_str(&format!("  kid {}", sanitize(kid)));
+    }
+    if let Some(typ) = token.header.typ.as_deref() {
+        alg.push_str(&format!("  typ {}", sanitize(typ)));
+    }
+    row("Algorithm", alg);
+    row("Issuer", text(claims.issuer.as_deref()));
+    row("Subject", text(claims.subject.as_deref()));
+    if !claims.audiences.is_empty() {
+        row(
+            "Audiences",
+            sanitize(&claims.audiences.join(", ")).into_owned(),
+        );
+    }
+    if let Some(ns) = claims.namespace() {
+        row("Namespace", sanitize(ns).into_owned());
+    }
+    let object = |r: Option<ObjectRef>| {
+        r.map(|r| {
+            let name = text(r.name.as_deref());
+            match r.uid {
+                Some(uid) => format!("{name}  {}", format!("uid {}", sanitize(&uid)).style(s.dim)),
+                None => name,
+            }
+        })
+    };
+    let k8s = claims.kubernetes.as_ref();
+    for (key, value) in [
+        ("ServiceAccount", object(claims.service_account())),
+        ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
+        ("Node", object(k8s.and_then(|k| k.node.clone()))),
+        ("Secret", object(claims.secret())),
+    ] {
+        if let Some(value) = value {
+            row(key, value);
+        }
+    }
+    let when = |secs: Option<i64>| {
+        secs.map(|secs| {
+            let at = at_seconds(secs);
+            format!(
+                "{}  {}",
+                rfc3339(at),
+                format!("({})", relative(at, now)).style(s.dim)
+            )
+        })
+    };
+    for (key, value) in [
+        ("Issued at", when(claims.issued_at)),
+        ("Not before", when(claims.not_before)),
+        (
+            "Expires",
+            when(claims.expires_at).or(Some("never (no exp)".to_owned())),
+        ),
+        ("Warn after", when(k8s.and_then(|k| k.warn_after))),
+    ] {
+        if let Some(value) = value {
+            row(key, value);
+        }
+    }
+    if let Some(lifetime) = report.lifetime_seconds {
+        row("Lifetime", human_seconds(lifetime));
+    }
+    if let Some(jti) = claims.jwt_id.as_deref() {
+        row("Credential ID", format!("JTI={}", sanitize(jti)));
+    }
+    row(
+        "Signature",
+        if token.signature_len == 0 {
+            "none".style(s.error).to_string()
+        } else {
+            format!("{} bytes (not shown)", token.signature_len)
+        },
+    );
+    write_table(out, &table)?;
+    writeln!(out)?;
+    write_verdict_line(out, report, style)?;
+    write_findings(out, &report.findings, style)
+}
+
+fn write_verdict_line(
+    out: &mut dyn Write,
+    report: &DecodeReport,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let at = format!(
+        "at {} (leeway {}s)",
+        rfc3339(report.evaluated_at),
+        report.leeway.num_seconds()
+    );
+    let verdict = match report.verdict {
+        None => "legacy token: never time-checked"
+            .style(s.warning)
+            .to_string(),
+        Some(Verdict::Accept) => "accepted (within its time window)".style(s.ok).to_string(),
+        Some(Verdict::RejectNotYetValid) => "rejected: not valid yet".style(s.error).to_string(),
+        Some(Verdict::RejectExpired) => "rejected: expired".style(s.error).to_string(),
+        Some(Verdict::RejectIssuedInFuture) => {
+            "rejected: issued in the future".style(s.error).to_string()
+        }
+    };
+    let summary = counts(&report.findings);
+    writeln!(out, "Verdict {at}: {verdict}{summary}")
+}
+
+fn counts(findings: &[Finding]) -> String {
+    let n = |sev| findings.iter().filter(|f| f.severity == sev).count();
+    let parts: Vec<String> = [
+        (n(Severity::Error), "error"),
+        (n(Severity::Warning), "warning"),
+        (n(Severity::Info), "info"),
+    ]
+    .into_iter()
+    .filter(|(count, _)| *count > 0)
+    .map(|(count, name)| {
+        format!(
+            "{count} {name}{}",
+            if count > 1 && name != "info" { "s" } else { "" }
+        )
+    })
+    .collect();
+    if parts.is_empty() {
+        "; no findings".to_owned()
+    } else {
+        format!("; {}", parts.join(", "))
+    }
+}
+
+/// Column header of the compact batch table.
+pub fn write_batch_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        format!(
+            "{:>5}  {:<8}  {:<14}  {:<34}  {:<12}  FINDINGS",
+            "LINE", "SHA256", "KIND", "SUBJECT", "EXPIRES"
+        )
+        .style(style.styles.bold)
+    )
+}
+
+/// One compact row of a batch (streamed: no table is kept in memory).
+pub fn write_batch_row(
+    out: &mut dyn Write,
+    line: usize,
+    report: &DecodeReport,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let claims = &report.token.claims;
+    let subject = sanitize(claims.subject.as_deref().unwrap_or("-")).into_owned();
+    let expires = claims
+        .expires_at
+        .map(|e| relative(at_seconds(e), report.evaluated_at))
+        .unwrap_or_else(|| "never".to_owned());
+    let findings = if report.findings.is_empty() {
+        "-".style(s.dim).to_string()
+    } else {
+        report
+            .findings
+            .iter()
+            .map(|f| f.code.as_str().style(s.severity(f.severity)).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    writeln!(
+        out,
+        "{line:>5}  {:<8}  {:<14}  {:<34}  {:<12}  {findings}",
+        report.token.fingerprint,
+        report.kind.as_str(),
+        truncate(&subject, 34),
+        expires
+    )
+}
+
+/// A batch line that could not be read.
+pub fn write_batch_error(
+    out: &mut dyn Write,
+    line: usize,
+    error: &str,
+    style: &TableStyle,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{line:>5}  {:<8}  {}",
+        "-",
+        format!("error: {}", sanitize(error)).style(style.styles.error)
+    )
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut t: String = text.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
+}

@@ -1,0 +1,77 @@
+//! Flags meet the environment: the resolved settings every subcommand runs with.
+
+use chrono::TimeDelta;
+
+use crate::cli::GlobalArgs;
+use crate::clock::Clock;
+use crate::env::Env;
+use crate::report::{OutputFormat, Styles, TableStyle};
+
+/// Width used when stdout is not a terminal and `COLUMNS` is unset.
+pub const DEFAULT_WIDTH: u16 = 80;
+
+/// Resolved global settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub format: OutputFormat,
+    pub table: TableStyle,
+    pub clock: Clock,
+    pub leeway: TimeDelta,
+}
+
+impl Settings {
+    /// Resolves flags against the environment snapshot.
+    pub fn new(global: &GlobalArgs, env: &Env) -> Self {
+        let mut styles = Styles::default();
+        if should_colorize(global.no_color, env) {
+            styles.colorize();
+        }
+        let width = env
+            .terminal_width
+            .or(env.columns)
+            .unwrap_or(DEFAULT_WIDTH)
+            .max(40);
+        Settings {
+            format: global.output,
+            table: TableStyle { styles, width },
+            clock: global.now.map_or(Clock::System, Clock::Fixed),
+            leeway: global.leeway,
+        }
+    }
+}
+
+/// Colour precedence: `--no-color`, then non-empty `NO_COLOR`, then `TERM=dumb`,
+/// then whether stdout is a terminal.
+pub fn should_colorize(no_color_flag: bool, env: &Env) -> bool {
+    !no_color_flag && !env.no_color && !env.term_dumb && env.stdout_tty
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_only_on_a_terminal_and_when_not_refused() {
+        let tty = Env {
+            stdout_tty: true,
+            ..Env::default()
+        };
+        assert!(should_colorize(false, &tty));
+        assert!(!should_colorize(true, &tty));
+        assert!(!should_colorize(
+            false,
+            &Env {
+                no_color: true,
+                ..tty.clone()
+            }
+        ));
+        assert!(!should_colorize(
+            false,
+            &Env {
+                term_dumb: true,
+                ..tty.clone()
+            }
+        ));
+        assert!(!should_colorize(false, &Env::default()));
+    }
+}

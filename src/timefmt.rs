@@ -1,0 +1,127 @@
+//! Pure: parsing instants and durations from flags, and formatting times for
+//! people ("in 47m", "3d ago", "1h 7s").
+
+use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
+
+/// `--now`: RFC 3339 (`2026-01-01T00:00:00Z`) or Unix seconds (`1767225600`).
+pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<i64>() {
+        return DateTime::from_timestamp(seconds, 0)
+            .ok_or_else(|| format!("{seconds} is out of range for a Unix time"));
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| {
+            format!("{text:?} is neither RFC 3339 (2026-01-01T00:00:00Z) nor Unix seconds: {e}")
+        })
+}
+
+/// A non-negative duration as kubectl writes them: `60s`, `1m30s`, `5m`, `1h`, or
+/// bare seconds (`90`).
+pub fn parse_duration(text: &str) -> Result<TimeDelta, String> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<u32>() {
+        return Ok(TimeDelta::seconds(i64::from(seconds)));
+    }
+    let std = humantime::parse_duration(text)
+        .map_err(|e| format!("{text:?} is not a duration like 60s, 1m30s or 90: {e}"))?;
+    TimeDelta::from_std(std).map_err(|_| format!("{text:?} is too long a duration"))
+}
+
+/// A signed offset: `+90s`, `-1m30s`, `90s` (positive), `-5`.
+pub fn parse_offset(text: &str) -> Result<TimeDelta, String> {
+    let text = text.trim();
+    let (sign, rest) = match text.as_bytes().first() {
+        Some(b'-') => (-1, &text[1..]),
+        Some(b'+') => (1, &text[1..]),
+        _ => (1, text),
+    };
+    Ok(parse_duration(rest)? * sign)
+}
+
+/// RFC 3339 in UTC, whole seconds unless the instant has a fraction.
+pub fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// "in 47m", "3d 2h ago", "now": `at` relative to `now`, two units at most.
+pub fn relative(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let seconds = (at - now).num_seconds();
+    match seconds {
+        0 => "now".to_owned(),
+        s if s > 0 => format!("in {}", compact(s, 2)),
+        s => format!("{} ago", compact(-s, 2)),
+    }
+}
+
+/// A duration in seconds as "1h 7s", every non-zero unit.
+pub fn human_seconds(seconds: i64) -> String {
+    if seconds < 0 {
+        format!("-{}", compact(-seconds, 4))
+    } else {
+        compact(seconds, 4)
+    }
+}
+
+fn compact(seconds: i64, max_units: usize) -> String {
+    if seconds == 0 {
+        return "0s".to_owned();
+    }
+    let units = [(86_400, "d"), (3_600, "h"), (60, "m"), (1, "s")];
+    let mut rest = seconds;
+    let mut parts = Vec::new();
+    for (size, name) in units {
+        let n = rest / size;
+        rest %= size;
+        if n > 0 || !parts.is_empty() {
+            parts.push((n, name));
+        }
+        if parts.len() == max_units {
+            break;
+        }
+    }
+    parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, name)| format!("{n}{name}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        parse_instant(s).unwrap()
+    }
+
+    #[test]
+    fn instants() {
+        assert_eq!(t("1767225600"), t("2026-01-01T00:00:00Z"));
+        assert_eq!(t("2026-01-01T01:00:00+01:00"), t("2026-01-01T00:00:00Z"));
+        assert!(parse_instant("yesterday").unwrap_err().contains("RFC 3339"));
+    }
+
+    #[test]
+    fn durations_and_offsets() {
+        assert_eq!(parse_duration("60s").unwrap(), TimeDelta::seconds(60));
+        assert_eq!(parse_duration("1m30s").unwrap(), TimeDelta::seconds(90));
+        assert_eq!(parse_duration("90").unwrap(), TimeDelta::seconds(90));
+        assert_eq!(parse_offset("-1m30s").unwrap(), TimeDelta::seconds(-90));
+        assert_eq!(parse_offset("+90s").unwrap(), TimeDelta::seconds(90));
+        assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn relative_text() {
+        let now = t("2026-01-01T00:00:00Z");
+        assert_eq!(relative(t("2026-01-01T00:47:00Z"), now), "in 47m");
+        assert_eq!(relative(t("2025-12-29T00:00:00Z"), now), "3d ago");
+        assert_eq!(relative(t("2025-12-28T22:00:05Z"), now), "3d 1h ago");
+        assert_eq!(relative(now, now), "now");
+        assert_eq!(human_seconds(3607), "1h 7s");
+        assert_eq!(human_seconds(31_536_000), "365d");
+    }
+}

@@ -1,0 +1,127 @@
+//! Which family a token belongs to, by claim shape rather than by issuer: a cluster
+//! may run bound tokens with `--service-account-issuer=kubernetes/serviceaccount`.
+//! Rules from pkg/serviceaccount/{claims,legacy}.go (see docs/decode.md).
+
+use serde::Serialize;
+
+use super::Claims;
+
+/// The token families `decode` tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenKind {
+    /// Bound to a pod: the kubelet's projected `kube-api-access-*` volume.
+    Projected,
+    /// Issued by the TokenRequest API and bound to no pod (`kubectl create token`),
+    /// or bound to a Secret or Node.
+    TokenRequest,
+    /// Minted by the tokens controller into a `kubernetes.io/service-account-token` Secret.
+    LegacySecret,
+    /// Any other JWT (OIDC id token, cloud token…).
+    NotKubernetes,
+}
+
+/// The object a bound token dies with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Binding {
+    Pod,
+    Secret,
+    Node,
+    /// Not bound: valid until it expires or its ServiceAccount goes.
+    None,
+}
+
+impl TokenKind {
+    /// Stable kebab-case name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenKind::Projected => "projected",
+            TokenKind::TokenRequest => "token-request",
+            TokenKind::LegacySecret => "legacy-secret",
+            TokenKind::NotKubernetes => "not-kubernetes",
+        }
+    }
+}
+
+impl Binding {
+    /// Stable kebab-case name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Binding::Pod => "pod",
+            Binding::Secret => "secret",
+            Binding::Node => "node",
+            Binding::None => "none",
+        }
+    }
+}
+
+/// Classifies claims: flat legacy claims win; nested `kubernetes.io` with a
+/// ServiceAccount is the bound family, told apart by what it is bound to (`node`
+/// beside `pod` is informational only; `node` alone makes a node-bound token).
+pub fn classify(claims: &Claims) -> (TokenKind, Binding) {
+    if claims.legacy.is_some() {
+        return (TokenKind::LegacySecret, Binding::Secret);
+    }
+    let Some(k8s) = claims
+        .kubernetes
+        .as_ref()
+        .filter(|k| k.service_account.is_some())
+    else {
+        return (TokenKind::NotKubernetes, Binding::None);
+    };
+    if k8s.pod.is_some() {
+        (TokenKind::Projected, Binding::Pod)
+    } else if k8s.secret.is_some() {
+        (TokenKind::TokenRequest, Binding::Secret)
+    } else if k8s.node.is_some() {
+        (TokenKind::TokenRequest, Binding::Node)
+    } else {
+        (TokenKind::TokenRequest, Binding::None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::token::{KubernetesClaims, LegacyClaims, ObjectRef};
+
+    fn bound(pod: bool, secret: bool, node: bool) -> Claims {
+        let r = || Some(ObjectRef::default());
+        Claims {
+            kubernetes: Some(KubernetesClaims {
+                service_account: r(),
+                pod: pod.then(ObjectRef::default),
+                secret: secret.then(ObjectRef::default),
+                node: node.then(ObjectRef::default),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn kinds_by_shape() {
+        use Binding as B;
+        use TokenKind as K;
+        assert_eq!(classify(&bound(true, false, true)), (K::Projected, B::Pod));
+        assert_eq!(
+            classify(&bound(false, true, false)),
+            (K::TokenRequest, B::Secret)
+        );
+        assert_eq!(
+            classify(&bound(false, false, true)),
+            (K::TokenRequest, B::Node)
+        );
+        assert_eq!(
+            classify(&bound(false, false, false)),
+            (K::TokenRequest, B::None)
+        );
+        let legacy = Claims {
+            legacy: Some(LegacyClaims::default()),
+            ..Default::default()
+        };
+        assert_eq!(classify(&legacy).0, K::LegacySecret);
+        assert_eq!(classify(&Claims::default()).0, K::NotKubernetes);
+    }
+}
