@@ -1,66 +1,23 @@
-//! One function per subcommand, each the same pipeline:
-//! read -> shape -> parse -> (observe) -> analyse -> render.
-//! anyhow lives here and in main.rs; the modules below return typed errors.
+//! `decode`: read -> parse -> analyse -> render, for one token or a batch.
 
-use std::io::{self, BufRead, Write};
+use std::io::Write;
 
 use anyhow::Context as _;
 
-use crate::cli::{Cli, Command, DecodeArgs, TokenArgs};
+use super::open_tokens;
+use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::Severity;
-use crate::input::{self, BatchReader, ShapedToken, TokenInput, TokenSource};
+use crate::input::{BatchReader, TokenInput};
 use crate::report::json::{DecodeJson, LineErrorJson, write_line, write_pretty};
 use crate::report::{OutputFormat, table};
 use crate::settings::Settings;
 use crate::token;
 
-/// Runs the parsed command line.
+/// `decode`: one token in detail, or a batch streamed line by line.
 pub fn run(
-    cli: Cli,
-    env: &Env,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
-    let settings = Settings::new(&cli.global, env);
-    match cli.command {
-        Command::Decode(args) => decode(args, &settings, env, out, err),
-    }
-}
-
-/// Opens the token source the flags and environment select.
-fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenInput, String)> {
-    let source = TokenSource::choose(
-        args.argument(),
-        args.token_file.clone(),
-        env.stdin_readable,
-        &args.sa_dir,
-    );
-    let what = source.describe();
-    let reader = source
-        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
-        .with_context(|| format!("cannot read a token from {what}"))?;
-    let input = input::read_tokens(reader, &what)
-        .with_context(|| format!("cannot read a token from {what}"))?;
-    Ok((input, what))
-}
-
-/// Reads exactly one token (a batch is refused) and parses it.
-pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
-    let (input, what) = open_tokens(args, env)?;
-    let TokenInput::Single(shaped) = input else {
-        anyhow::bail!(
-            "{what} holds several lines; this subcommand takes one token (decode takes many)"
-        );
-    };
-    let token = token::parse(&shaped.token)
-        .with_context(|| format!("cannot decode the token from {what}"))?;
-    Ok((shaped, token))
-}
-
-fn decode(
     args: DecodeArgs,
     settings: &Settings,
     env: &Env,

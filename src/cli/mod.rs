@@ -1,5 +1,10 @@
 //! Command-line definition (clap derive) and flag value parsers. Types only: no
-//! flag meets the environment here; that happens in `settings.rs`.
+//! flag meets the environment here; that happens in `settings.rs`. Each
+//! subcommand's arguments live in `cli/<subcommand>.rs`.
+
+mod decode;
+
+pub use decode::DecodeArgs;
 
 use std::path::PathBuf;
 
@@ -79,26 +84,8 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
-    #[command(after_help = DECODE_EXAMPLES)]
+    #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
-}
-
-const DECODE_EXAMPLES: &str = "\
-Input: a JWT, `Bearer <jwt>`, an `Authorization: Bearer <jwt>` line, TokenRequest
-JSON (status.token), or a Secret as JSON (data.token). Several tokens, one per
-line, are decoded one by one (JSON Lines with -o json).
-
-Examples:
-  kubectl satoken decode                      # the mounted token, inside a pod
-  kubectl create token my-sa | kubectl satoken decode
-  kubectl get secret my-sa-token -o json | kubectl satoken decode
-  kubectl satoken decode -f tokens.txt -o json  # one token per line";
-
-/// `decode`.
-#[derive(Debug, Args)]
-pub struct DecodeArgs {
-    #[command(flatten)]
-    pub token: TokenArgs,
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.

@@ -1,0 +1,59 @@
+//! The edge of every subcommand: one file each (`app/<subcommand>.rs`), each the
+//! same pipeline: read -> shape -> parse -> (observe) -> analyse -> render.
+//! anyhow lives here and in main.rs; the modules below return typed errors.
+
+mod decode;
+
+use std::io::{self, BufRead, Write};
+
+use anyhow::Context as _;
+
+use crate::cli::{Cli, Command, TokenArgs};
+use crate::env::Env;
+use crate::exit::Outcome;
+use crate::input::{self, ShapedToken, TokenInput, TokenSource};
+use crate::settings::Settings;
+use crate::token;
+
+/// Runs the parsed command line.
+pub fn run(
+    cli: Cli,
+    env: &Env,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let settings = Settings::new(&cli.global, env);
+    match cli.command {
+        Command::Decode(args) => decode::run(args, &settings, env, out, err),
+    }
+}
+
+/// Opens the token source the flags and environment select.
+pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenInput, String)> {
+    let source = TokenSource::choose(
+        args.argument(),
+        args.token_file.clone(),
+        env.stdin_readable,
+        &args.sa_dir,
+    );
+    let what = source.describe();
+    let reader = source
+        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
+        .with_context(|| format!("cannot read a token from {what}"))?;
+    let input = input::read_tokens(reader, &what)
+        .with_context(|| format!("cannot read a token from {what}"))?;
+    Ok((input, what))
+}
+
+/// Reads exactly one token (a batch is refused) and parses it.
+pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let (input, what) = open_tokens(args, env)?;
+    let TokenInput::Single(shaped) = input else {
+        anyhow::bail!(
+            "{what} holds several lines; this subcommand takes one token (decode takes many)"
+        );
+    };
+    let token = token::parse(&shaped.token)
+        .with_context(|| format!("cannot decode the token from {what}"))?;
+    Ok((shaped, token))
+}
