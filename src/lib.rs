@@ -19,6 +19,7 @@ pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod decode;
+pub mod diagnosis;
 pub mod env;
 pub mod error;
 pub mod exit;

@@ -1,0 +1,288 @@
+//! Pure: reads kube-apiserver's 403 message and writes the RBAC grant that would
+//! allow exactly what was denied.
+//!
+//! Grammar (k8s.io/apiserver responsewriters + apimachinery `NewForbidden`):
+//! ```text
+//! <prefix>: <core>[: <reason>]
+//! prefix = forbidden | <res>[.<group>] is forbidden | <res>[.<group>] "<name>" is forbidden
+//! core   = User "<u>" cannot <verb> path "<path>"
+//!        | User "<u>" cannot <verb> resource "<res>[/<sub>]" in API group "<g>" in the namespace "<ns>"
+//!        | User "<u>" cannot <verb> resource "<res>[/<sub>]" in API group "<g>" at the cluster scope
+//!        | User "<u>" cannot <verb> <res> in the namespace "<ns>"          (before 1.12)
+//! ```
+//! `&`, `<`, `>`, `'` and `"` inside the core are HTML-escaped by the server.
+
+use serde::Serialize;
+
+/// The parts of a 403 message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Forbidden {
+    pub user: String,
+    pub verb: String,
+    /// Resource without subresource (`pods`); `None` for a non-resource path.
+    pub resource: Option<String>,
+    pub subresource: Option<String>,
+    /// API group; `""` is the core group.
+    pub api_group: Option<String>,
+    /// `None` at the cluster scope.
+    pub namespace: Option<String>,
+    /// The object's name, when the request named one.
+    pub name: Option<String>,
+    /// Non-resource URL (`/api`, `/healthz`…).
+    pub path: Option<String>,
+    /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
+    pub reason: Option<String>,
+}
+
+/// The username of anonymous requests: no token (or an empty one) reached the server.
+pub const ANONYMOUS: &str = "system:anonymous";
+
+impl Forbidden {
+    /// Parses a 403 `message`; `None` if it does not follow the grammar.
+    pub fn parse(message: &str) -> Option<Forbidden> {
+        let message = unescape_html(message.trim());
+        let user_at = message.find("User \"")?;
+        let prefix = message[..user_at].trim_end().trim_end_matches(':');
+        let rest = &message[user_at + 6..];
+        let user_end = rest.find("\" cannot ")?;
+        let user = rest[..user_end].to_owned();
+        let rest = &rest[user_end + 9..];
+        let (verb, rest) = rest.split_once(' ')?;
+        let mut parsed = Forbidden {
+            user,
+            verb: verb.to_owned(),
+            name: name_from_prefix(prefix),
+            ..Forbidden::default()
+        };
+        let rest = if let Some(rest) = rest.strip_prefix("path \"") {
+            let (path, rest) = rest.split_once('"')?;
+            parsed.path = Some(path.to_owned());
+            rest
+        } else if let Some(rest) = rest.strip_prefix("resource \"") {
+            let (resource, rest) = rest.split_once('"')?;
+            parsed.set_resource(resource);
+            let rest = rest.strip_prefix(" in API group \"")?;
+            let (group, rest) = rest.split_once('"')?;
+            parsed.api_group = Some(group.to_owned());
+            parsed.scope(rest)?
+        } else {
+            // Pre-1.12: `cannot list pods in the namespace "ns"`.
+            let space = rest.find(' ')?;
+            parsed.set_resource(&rest[..space]);
+            parsed.scope(&rest[space..])?
+        };
+        let reason = rest.trim_start_matches(':').trim();
+        parsed.reason = (!reason.is_empty()).then(|| reason.to_owned());
+        Some(parsed)
+    }
+
+    fn set_resource(&mut self, resource: &str) {
+        match resource.split_once('/') {
+            Some((res, sub)) => {
+                self.resource = Some(res.to_owned());
+                self.subresource = Some(sub.to_owned());
+            }
+            None => self.resource = Some(resource.to_owned()),
+        }
+    }
+
+    /// Reads ` in the namespace "<ns>"` or ` at the cluster scope`; returns the rest.
+    fn scope<'a>(&mut self, rest: &'a str) -> Option<&'a str> {
+        if let Some(rest) = rest.strip_prefix(" in the namespace \"") {
+            let (ns, rest) = rest.split_once('"')?;
+            self.namespace = Some(ns.to_owned());
+            Some(rest)
+        } else {
+            rest.strip_prefix(" at the cluster scope")
+        }
+    }
+
+    /// Whether no token reached the server.
+    pub fn is_anonymous(&self) -> bool {
+        self.user == ANONYMOUS
+    }
+
+    /// `(namespace, name)` when the user is a ServiceAccount.
+    pub fn service_account(&self) -> Option<(&str, &str)> {
+        self.user
+            .strip_prefix("system:serviceaccount:")?
+            .split_once(':')
+    }
+
+    /// The `kubectl create role|clusterrole` and `… rolebinding|clusterrolebinding`
+    /// commands that grant exactly this request to this user. Empty for anonymous.
+    pub fn grant_commands(&self) -> Vec<String> {
+        if self.is_anonymous() {
+            return Vec::new();
+        }
+        let subject = match self.service_account() {
+            Some((ns, name)) => format!("--serviceaccount={ns}:{name}"),
+            None => format!("--user={}", shell_word(&self.user)),
+        };
+        let who = self
+            .service_account()
+            .map_or_else(|| slug(&self.user), |(_, name)| slug(name));
+        if let Some(path) = &self.path {
+            let role = format!("{who}-{}-{}", slug(&self.verb), slug(path));
+            return vec![
+                format!(
+                    "kubectl create clusterrole {role} --verb={} --non-resource-url={}",
+                    self.verb,
+                    shell_word(path)
+                ),
+                format!("kubectl create clusterrolebinding {role} --clusterrole={role} {subject}"),
+            ];
+        }
+        let Some(resource) = &self.resource else {
+            return Vec::new();
+        };
+        let mut qualified = resource.clone();
+        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+            qualified = format!("{qualified}.{group}");
+        }
+        if let Some(sub) = &self.subresource {
+            qualified = format!("{qualified}/{sub}");
+        }
+        let role = format!("{who}-{}-{}", slug(&self.verb), slug(resource));
+        let name = self
+            .name
+            .as_deref()
+            .map(|n| format!(" --resource-name={}", shell_word(n)))
+            .unwrap_or_default();
+        match &self.namespace {
+            Some(ns) => vec![
+                format!(
+                    "kubectl create role {role} --verb={} --resource={qualified}{name} -n {ns}",
+                    self.verb
+                ),
+                format!("kubectl create rolebinding {role} --role={role} {subject} -n {ns}"),
+            ],
+            None => vec![
+                format!(
+                    "kubectl create clusterrole {role} --verb={} --resource={qualified}{name}",
+                    self.verb
+                ),
+                format!("kubectl create clusterrolebinding {role} --clusterrole={role} {subject}"),
+            ],
+        }
+    }
+}
+
+/// `pods "web-0" is forbidden` -> `web-0`.
+fn name_from_prefix(prefix: &str) -> Option<String> {
+    let start = prefix.find('"')?;
+    let end = prefix.rfind('"')?;
+    (end > start + 1).then(|| prefix[start + 1..end].to_owned())
+}
+
+fn unescape_html(text: &str) -> String {
+    text.replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A lowercase DNS-label-ish fragment for generated role names.
+fn slug(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('-').to_owned();
+    if s.is_empty() { "root".to_owned() } else { s }
+}
+
+/// Quotes a value for a POSIX shell when it holds anything unusual.
+fn shell_word(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@".contains(c))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaced_resource() {
+        let f = Forbidden::parse(
+            r#"pods is forbidden: User "system:serviceaccount:debug-lab:reporter" cannot list resource "pods" in API group "" in the namespace "debug-lab""#,
+        )
+        .unwrap();
+        assert_eq!(f.user, "system:serviceaccount:debug-lab:reporter");
+        assert_eq!(f.verb, "list");
+        assert_eq!(f.resource.as_deref(), Some("pods"));
+        assert_eq!(f.api_group.as_deref(), Some(""));
+        assert_eq!(f.namespace.as_deref(), Some("debug-lab"));
+        assert_eq!(f.reason, None);
+        assert_eq!(
+            f.grant_commands(),
+            [
+                "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab",
+                "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab",
+            ]
+        );
+    }
+
+    #[test]
+    fn named_object_with_group_subresource_and_reason() {
+        let f = Forbidden::parse(
+            r#"rayclusters.ray.io "raycluster-kuberay" is forbidden: User "system:serviceaccount:ml:ray-job" cannot get resource "rayclusters/status" in API group "ray.io" in the namespace "ml": RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#,
+        )
+        .unwrap();
+        assert_eq!(f.name.as_deref(), Some("raycluster-kuberay"));
+        assert_eq!(f.subresource.as_deref(), Some("status"));
+        assert_eq!(
+            f.reason.as_deref(),
+            Some(r#"RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#)
+        );
+        assert_eq!(
+            f.grant_commands()[0],
+            "kubectl create role ray-job-get-rayclusters --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
+        );
+    }
+
+    #[test]
+    fn cluster_scope_path_anonymous_and_old_format() {
+        let f = Forbidden::parse(
+            r#"nodes is forbidden: User "system:serviceaccount:shop:checkout" cannot list resource "nodes" in API group "" at the cluster scope"#,
+        )
+        .unwrap();
+        assert_eq!(f.namespace, None);
+        assert!(
+            f.grant_commands()[0].starts_with("kubectl create clusterrole checkout-list-nodes")
+        );
+        let f = Forbidden::parse(r#"forbidden: User "system:anonymous" cannot get path "/api""#)
+            .unwrap();
+        assert!(f.is_anonymous());
+        assert_eq!(f.path.as_deref(), Some("/api"));
+        assert!(f.grant_commands().is_empty());
+        let f =
+            Forbidden::parse(r#"User "jane" cannot list pods in the namespace "default""#).unwrap();
+        assert_eq!(f.resource.as_deref(), Some("pods"));
+        assert_eq!(f.namespace.as_deref(), Some("default"));
+        assert!(f.grant_commands()[1].contains("--user=jane"));
+        assert!(Forbidden::parse("Unauthorized").is_none());
+    }
+
+    #[test]
+    fn html_escapes_are_undone() {
+        let f =
+            Forbidden::parse(r#"forbidden: User "a&amp;b" cannot get path "/x&lt;y&gt;""#).unwrap();
+        assert_eq!(f.user, "a&b");
+        assert_eq!(f.path.as_deref(), Some("/x<y>"));
+    }
+}
