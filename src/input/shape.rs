@@ -74,14 +74,19 @@ pub fn detect_line(line: &str) -> ShapedToken {
         text = value.trim_start();
     }
     let mut extra_space = false;
-    if text.len() > 7 && text[..7].eq_ignore_ascii_case("bearer ") {
+    // `get` rather than slicing: the input may hold multi-byte characters anywhere.
+    if let Some(rest) = text
+        .get(..7)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
+        .map(|_| &text[7..])
+    {
         if shape == Shape::Raw {
             shape = Shape::Bearer;
         }
         // kube-apiserver splits on single spaces; `Bearer  x` yields an empty token.
         // Source: k8s.io/apiserver pkg/authentication/request/bearertoken.
-        extra_space = text[7..].starts_with([' ', '\t']);
-        text = text[7..].trim();
+        extra_space = rest.starts_with([' ', '\t']);
+        text = rest.trim();
     }
     ShapedToken {
         token: SecretToken::new(text),
@@ -206,6 +211,13 @@ mod tests {
             assert_eq!(got.shape, shape, "{input}");
             assert!(!got.extra_space_after_bearer);
         }
+    }
+
+    #[test]
+    fn multibyte_text_near_the_scheme_is_not_sliced() {
+        // Found by tests/props.rs: byte 7 inside a multi-byte character.
+        assert_eq!(detect_line("W251b\u{fffd}ws.x.y").shape, Shape::Raw);
+        assert_eq!(detect_line("Bearer\u{e9}x").shape, Shape::Raw);
     }
 
     #[test]

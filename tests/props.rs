@@ -1,0 +1,150 @@
+//! Property tests: no input, however hostile, makes the input reader, the parser,
+//! the analysis or the renderers panic.
+
+use std::io::Cursor;
+
+use base64::Engine as _;
+use chrono::{DateTime, TimeDelta};
+use proptest::prelude::*;
+use satoken::input::{TokenInput, read_tokens};
+use satoken::report::{Styles, TableStyle, json::DecodeJson, table};
+use satoken::{decode, token};
+
+const NOW: i64 = 1_767_225_600;
+
+/// Runs the whole decode pipeline on `bytes`; errors are fine, panics are not.
+fn pipeline(bytes: Vec<u8>) {
+    let Ok(input) = read_tokens(Box::new(Cursor::new(bytes)), "test") else {
+        return;
+    };
+    let shaped: Vec<_> = match input {
+        TokenInput::Single(s) => vec![s],
+        TokenInput::Batch(lines) => lines.filter_map(|l| l.ok()?.result.ok()).collect(),
+    };
+    let now = DateTime::from_timestamp(NOW, 0).unwrap();
+    for shaped in shaped {
+        let Ok(token) = token::parse(&shaped.token) else {
+            continue;
+        };
+        let report = decode::analyse(token, &shaped, now, TimeDelta::seconds(60));
+        let mut sink = Vec::new();
+        serde_json::to_writer(&mut sink, &DecodeJson::new(&report, None)).unwrap();
+        let mut styles = Styles::default();
+        styles.colorize();
+        table::write_decode(&mut sink, &report, &TableStyle { styles, width: 80 }).unwrap();
+    }
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Arbitrary JSON values, a few levels deep, with claim-like keys.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<f64>().prop_map(
+            |f| serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, Into::into)
+        ),
+        ".{0,12}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 6, |inner| {
+        let key = prop_oneof![
+            Just("exp".to_owned()),
+            Just("nbf".to_owned()),
+            Just("iat".to_owned()),
+            Just("iss".to_owned()),
+            Just("sub".to_owned()),
+            Just("aud".to_owned()),
+            Just("kubernetes.io".to_owned()),
+            Just("namespace".to_owned()),
+            Just("serviceaccount".to_owned()),
+            Just("pod".to_owned()),
+            Just("node".to_owned()),
+            Just("secret".to_owned()),
+            Just("warnafter".to_owned()),
+            Just("name".to_owned()),
+            Just("uid".to_owned()),
+            Just("alg".to_owned()),
+            Just("kid".to_owned()),
+            Just("kubernetes.io/serviceaccount/namespace".to_owned()),
+            Just("kubernetes.io/serviceaccount/secret.name".to_owned()),
+            ".{0,6}",
+        ];
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+            prop::collection::btree_map(key, inner, 0..6)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        // PROPTEST_CASES=100000 for a longer hunt; 512 keeps CI quick.
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
+        pipeline(bytes);
+    }
+
+    #[test]
+    fn random_text_lines_never_panic(lines in prop::collection::vec("[ -~]{0,80}", 0..6)) {
+        pipeline(lines.join("\n").into_bytes());
+    }
+
+    #[test]
+    fn near_jwts_never_panic(
+        header in json_value(),
+        payload in json_value(),
+        signature in prop::collection::vec(any::<u8>(), 0..64),
+        wrapper in 0usize..4,
+        mangle in prop::option::of((0usize..400, any::<u8>())),
+    ) {
+        let mut token = format!(
+            "{}.{}.{}",
+            b64(header.to_string().as_bytes()),
+            b64(payload.to_string().as_bytes()),
+            b64(&signature)
+        );
+        if let Some((at, byte)) = mangle {
+            let mut bytes = token.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            token = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        let text = match wrapper {
+            0 => token,
+            1 => format!("Bearer {token}"),
+            2 => format!("Authorization: Bearer  {token}\n{token}"),
+            _ => format!("{{\"status\":{{\"token\":{}}}}}", serde_json::Value::from(token)),
+        };
+        pipeline(text.into_bytes());
+    }
+
+    #[test]
+    fn well_typed_claims_always_parse_and_render(
+        exp in proptest::option::of(-62_135_596_800i64..253_402_300_799),
+        iat in proptest::option::of(-62_135_596_800i64..253_402_300_799),
+        now_offset in -100_000_000i64..100_000_000,
+    ) {
+        let claims = serde_json::json!({
+            "exp": exp, "iat": iat, "nbf": iat, "iss": "i",
+            "kubernetes.io": {"namespace": "n", "serviceaccount": {"name": "s", "uid": "u"}},
+        });
+        let text = format!("{}.{}.c2ln", b64(br#"{"alg":"RS256","kid":"k"}"#), b64(claims.to_string().as_bytes()));
+        let secret = satoken::secret::SecretToken::new(text);
+        let token = token::parse(&secret).expect("well-typed claims parse");
+        let shaped = satoken::input::shape::detect_line(secret.expose());
+        let now = DateTime::from_timestamp(NOW + now_offset, 0).unwrap();
+        let report = decode::analyse(token, &shaped, now, TimeDelta::seconds(60));
+        let mut sink = Vec::new();
+        table::write_decode(&mut sink, &report, &TableStyle { styles: Styles::default(), width: 80 }).unwrap();
+    }
+}
