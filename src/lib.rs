@@ -18,6 +18,7 @@
 pub mod app;
 pub mod cli;
 pub mod clock;
+pub mod complete;
 pub mod decode;
 pub mod diagnosis;
 pub mod env;
@@ -25,6 +26,7 @@ pub mod error;
 pub mod exit;
 pub mod findings;
 pub mod input;
+pub mod man;
 pub mod report;
 pub mod secret;
 pub mod settings;

@@ -4,7 +4,6 @@
 use std::io::{self, Write as _};
 use std::process::ExitCode;
 
-use clap::Parser as _;
 use satoken::{app, cli::Cli, env::Env, exit};
 
 fn main() -> ExitCode {
@@ -16,7 +15,7 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         eprintln!("kubectl-satoken: internal error{at}; please report it");
     }));
-    let cli = Cli::parse();
+    let cli = Cli::parse_invocation();
     let env = Env::capture();
     let mut out = io::BufWriter::new(io::stdout().lock());
     let result = app::run(cli, &env, &mut out, &mut io::stderr()).and_then(|outcome| {

@@ -34,8 +34,10 @@ fn plugin_path(kubectl: &std::path::Path, bin_dir: &std::path::Path) -> std::ffi
 fn kubectl_with_plugin(args: &[&str]) -> Option<std::process::Output> {
     let kubectl = kubectl()?;
     let bin_dir = tempfile::tempdir().unwrap();
-    let plugin = bin_dir.path().join("kubectl-satoken");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("kubectl-satoken"), &plugin).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("kubectl-satoken");
+    std::fs::copy(&binary, bin_dir.path().join("kubectl-satoken")).unwrap();
+    // kubectl's plugin completion helper: the same binary under another name.
+    std::os::unix::fs::symlink(&binary, bin_dir.path().join("kubectl_complete-satoken")).unwrap();
     let home = tempfile::tempdir().unwrap();
     let output = Command::new(&kubectl)
         .args(args)
@@ -88,4 +90,20 @@ fn kubectl_satoken_help_and_decode() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["findings"][0]["code"], "expired");
+}
+
+#[test]
+fn kubectl_completes_the_plugin() {
+    // What `kubectl satoken de<TAB>` asks for, through kubectl's own completion.
+    let Some(out) = kubectl_with_plugin(&["__complete", "satoken", "de"]) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l.starts_with("decode\t")),
+        "{stdout}"
+    );
+    let out = kubectl_with_plugin(&["__complete", "satoken", "decode", "-o", ""]).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("json")), "{stdout}");
 }

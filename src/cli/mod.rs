@@ -2,8 +2,10 @@
 //! flag meets the environment here; that happens in `settings.rs`. Each
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
+mod completion;
 mod decode;
 
+pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 
 use std::path::PathBuf;
@@ -47,6 +49,7 @@ Exit codes: 0 nothing wrong, 1 a problem was diagnosed, 2 bad input or usage,
     name = "kubectl-satoken",
     bin_name = "kubectl satoken",
     version,
+    long_version = env!("SATOKEN_LONG_VERSION"),
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = EXAMPLES,
@@ -57,6 +60,30 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The name kubectl (1.26+) runs for plugin completion; a symlink to this binary
+/// under this name answers it.
+pub const KUBECTL_COMPLETE_NAME: &str = "kubectl_complete-satoken";
+
+impl Cli {
+    /// Parses the process arguments; invoked as `kubectl_complete-satoken`, they
+    /// are the words kubectl wants completed.
+    pub fn parse_invocation() -> Cli {
+        Cli::parse_from(completion_aware(std::env::args_os().collect()))
+    }
+}
+
+/// Inserts `__complete` when invoked under [`KUBECTL_COMPLETE_NAME`].
+fn completion_aware(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let invoked_as = args
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .and_then(|n| n.to_str());
+    if invoked_as == Some(KUBECTL_COMPLETE_NAME) {
+        args.insert(1, "__complete".into());
+    }
+    args
 }
 
 /// Flags every subcommand takes.
@@ -86,6 +113,12 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    #[command(after_help = completion::EXAMPLES)]
+    Completion(CompletionArgs),
+    /// kubectl's plugin completion protocol (used by `kubectl_complete-satoken`).
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.
@@ -124,6 +157,14 @@ fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
 mod tests {
     use super::*;
     use clap::CommandFactory as _;
+
+    #[test]
+    fn completion_helper_name_routes_to_complete() {
+        let args = completion_aware(vec!["/x/kubectl_complete-satoken".into(), "de".into()]);
+        assert_eq!(args, ["/x/kubectl_complete-satoken", "__complete", "de"]);
+        let args = completion_aware(vec!["kubectl-satoken".into(), "decode".into()]);
+        assert_eq!(args.len(), 2);
+    }
 
     #[test]
     fn cli_is_consistent() {

@@ -1,0 +1,173 @@
+//! Pure: completions for kubectl's plugin completion protocol (Cobra's
+//! `__complete` output), computed from the clap command tree so they never drift
+//! from the real flags. kubectl 1.26+ runs `kubectl_complete-<plugin> ARGS… WORD`
+//! and reads one candidate per line (`value<TAB>description`), then `:<directive>`.
+
+use clap::Command;
+
+/// Cobra's `ShellCompDirectiveNoFileComp`: do not fall back to file names.
+pub const NO_FILE_COMPLETION: u8 = 4;
+/// Cobra's `ShellCompDirectiveDefault`: the shell may complete file names.
+pub const DEFAULT: u8 = 0;
+
+/// Candidates (value, description) and the directive for `words`, whose last
+/// element is the word being completed.
+pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8) {
+    let (current, done) = match words.split_last() {
+        Some((last, done)) => (last.as_str(), done),
+        None => ("", &[][..]),
+    };
+    let mut command = root;
+    let mut expects_value: Option<&clap::Arg> = None;
+    for word in done {
+        if let Some(arg) = expects_value.take() {
+            let _ = arg;
+            continue;
+        }
+        if let Some(flag) = word.strip_prefix("--") {
+            if !flag.contains('=') {
+                expects_value = find_long(command, root, flag).filter(|a| takes_value(a));
+            }
+        } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
+            let c = short.chars().next().unwrap_or('-');
+            expects_value = find_short(command, root, c).filter(|a| takes_value(a));
+        } else if let Some(sub) = command.find_subcommand(word) {
+            command = sub;
+        }
+    }
+    if let Some(arg) = expects_value {
+        let values = possible_values(arg, current);
+        return if values.is_empty() {
+            (values, DEFAULT)
+        } else {
+            (values, NO_FILE_COMPLETION)
+        };
+    }
+    if current.starts_with('-') {
+        let mut flags: Vec<(String, String)> = command
+            .get_arguments()
+            .chain(root.get_arguments().filter(|a| a.is_global_set()))
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| {
+                let long = format!("--{}", a.get_long()?);
+                long.starts_with(current).then(|| (long, help(a)))
+            })
+            .collect();
+        flags.sort();
+        flags.dedup();
+        return (flags, NO_FILE_COMPLETION);
+    }
+    if command.has_subcommands() && std::ptr::eq(command, root) {
+        let subs = command
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
+            .map(|s| {
+                let about = s.get_about().map(|a| a.to_string()).unwrap_or_default();
+                (s.get_name().to_owned(), about)
+            })
+            .collect();
+        return (subs, NO_FILE_COMPLETION);
+    }
+    // A positional: token or evidence file names.
+    (Vec::new(), DEFAULT)
+}
+
+/// Renders the protocol's output.
+pub fn render(candidates: &[(String, String)], directive: u8) -> String {
+    let mut out = String::new();
+    for (value, description) in candidates {
+        let description = description.lines().next().unwrap_or("");
+        if description.is_empty() {
+            out.push_str(&format!("{value}\n"));
+        } else {
+            out.push_str(&format!("{value}\t{description}\n"));
+        }
+    }
+    out.push_str(&format!(":{directive}\n"));
+    out
+}
+
+fn find_long<'a>(command: &'a Command, root: &'a Command, flag: &str) -> Option<&'a clap::Arg> {
+    command
+        .get_arguments()
+        .chain(root.get_arguments())
+        .find(|a| {
+            a.get_long() == Some(flag) || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
+        })
+}
+
+fn find_short<'a>(command: &'a Command, root: &'a Command, c: char) -> Option<&'a clap::Arg> {
+    command
+        .get_arguments()
+        .chain(root.get_arguments())
+        .find(|a| a.get_short() == Some(c))
+}
+
+fn takes_value(arg: &clap::Arg) -> bool {
+    arg.get_num_args().is_some_and(|n| n.takes_values())
+}
+
+fn possible_values(arg: &clap::Arg, current: &str) -> Vec<(String, String)> {
+    arg.get_possible_values()
+        .into_iter()
+        .filter(|v| !v.is_hide_set() && v.get_name().starts_with(current))
+        .map(|v| {
+            let help = v.get_help().map(|h| h.to_string()).unwrap_or_default();
+            (v.get_name().to_owned(), help)
+        })
+        .collect()
+}
+
+fn help(arg: &clap::Arg) -> String {
+    arg.get_help().map(|h| h.to_string()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+
+    fn run(words: &[&str]) -> (Vec<String>, u8) {
+        let mut root = crate::cli::Cli::command();
+        root.build();
+        let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        let (candidates, directive) = complete(&root, &words);
+        (candidates.into_iter().map(|c| c.0).collect(), directive)
+    }
+
+    #[test]
+    fn subcommands_flags_and_values() {
+        let (subs, d) = run(&[""]);
+        assert!(subs.contains(&"decode".to_owned()), "{subs:?}");
+        assert!(
+            !subs.iter().any(|s| s.starts_with("__")),
+            "hidden stays hidden"
+        );
+        assert_eq!(d, NO_FILE_COMPLETION);
+        let (subs, _) = run(&["de"]);
+        assert_eq!(subs, ["decode"]);
+        let (flags, _) = run(&["decode", "--tok"]);
+        assert_eq!(flags, ["--token", "--token-file"]);
+        let (flags, _) = run(&["decode", "--no"]);
+        assert!(flags.contains(&"--now".to_owned()) && flags.contains(&"--no-color".to_owned()));
+        let (values, d) = run(&["decode", "-o", ""]);
+        assert_eq!(
+            (values, d),
+            (
+                vec!["table".to_owned(), "json".to_owned()],
+                NO_FILE_COMPLETION
+            )
+        );
+        let (values, d) = run(&["decode", "-f", ""]);
+        assert_eq!((values.len(), d), (0, DEFAULT), "file names for -f");
+    }
+
+    #[test]
+    fn protocol_output() {
+        let text = render(
+            &[("decode".into(), "Decode a token".into())],
+            NO_FILE_COMPLETION,
+        );
+        assert_eq!(text, "decode\tDecode a token\n:4\n");
+    }
+}
