@@ -275,7 +275,9 @@ impl LineReader {
             if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let bytes = std::mem::take(&mut self.buf);
+            // Copy out (one exact allocation) and keep the buffer's capacity for the
+            // next line, instead of regrowing it from empty every time.
+            let bytes = self.buf.clone();
             return Ok(Some(match text_or_binary_error(bytes) {
                 Ok(text) => RawLine::Text(self.number, text),
                 Err(e) => RawLine::NotText(self.number, e),

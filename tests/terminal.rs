@@ -1,0 +1,78 @@
+//! Colour appears on a terminal and never in a pipe, and every opt-out works.
+//! The terminal is a real pseudo-terminal from util-linux `script`.
+
+use std::process::Command;
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+
+/// Runs the binary under a pseudo-terminal; None when `script` is missing.
+fn on_a_terminal(extra_env: &[(&str, &str)], extra_args: &str) -> Option<String> {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    let Some(script) = script else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "util-linux `script` is required in CI"
+        );
+        eprintln!("`script` not installed: skipping the terminal test");
+        return None;
+    };
+    let bin = assert_cmd::cargo::cargo_bin("kubectl-satoken");
+    let command = format!(
+        "{} decode --now {NOW} -f {}/testdata/tokens/expired.jwt {extra_args}",
+        bin.display(),
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut cmd = Command::new(script);
+    cmd.args(["-qec", &command, "/dev/null"])
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR");
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn colour_on_a_terminal() {
+    let Some(text) = on_a_terminal(&[], "") else {
+        return;
+    };
+    assert!(
+        text.contains("\x1b["),
+        "expected ANSI colour on a terminal:\n{text}"
+    );
+    assert!(text.contains("rejected: expired"));
+}
+
+#[test]
+fn no_colour_when_refused() {
+    for (env, args) in [
+        (vec![("NO_COLOR", "1")], ""),
+        (vec![("TERM", "dumb")], ""),
+        (vec![], "--no-color"),
+        (vec![], "-o json"),
+    ] {
+        let Some(text) = on_a_terminal(&env, args) else {
+            return;
+        };
+        assert!(
+            !text.contains("\x1b["),
+            "{env:?} {args}: colour leaked:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn no_colour_in_a_pipe() {
+    let out = assert_cmd::Command::cargo_bin("kubectl-satoken")
+        .unwrap()
+        .args(["decode", "--now", NOW, "-f", "testdata/tokens/expired.jwt"])
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+}
