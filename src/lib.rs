@@ -28,6 +28,7 @@ pub mod input;
 pub mod report;
 pub mod secret;
 pub mod settings;
+pub mod skew;
 pub mod timefmt;
 pub mod token;
 pub mod window;

@@ -3,8 +3,10 @@
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
 mod decode;
+mod skew;
 
 pub use decode::DecodeArgs;
+pub use skew::SkewArgs;
 
 use std::path::PathBuf;
 
@@ -86,6 +88,9 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Judge a token against many clocks, measure those clocks from what the cluster records, and draw the window.
+    #[command(after_help = skew::EXAMPLES)]
+    Skew(SkewArgs),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.
