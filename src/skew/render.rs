@@ -9,7 +9,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::{OwoColorize as _, Style};
 
-use super::{ClockResult, SkewReport, TokenTimes, offset_text, seconds_text};
+use super::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
 use crate::report::TableStyle;
 use crate::report::sanitize::sanitize;
 use crate::report::table::{write_findings, write_table};
@@ -130,15 +130,16 @@ fn compact(seconds: i64) -> String {
     full.split(' ').take(2).collect::<Vec<_>>().join(" ")
 }
 
-/// The clock's reading: time of day when on the reference's date, else with the date.
+/// The clock's reading as a time of day, whole seconds, with "-1d"/"+1d" when it
+/// is on another date than the reference (the full instant is in the JSON).
 fn clock_time(time: DateTime<Utc>, reference: DateTime<Utc>) -> String {
     let shown = time + TimeDelta::milliseconds(500);
-    let shown = shown - TimeDelta::nanoseconds(i64::from(shown.timestamp_subsec_nanos()));
-    if shown.date_naive() == reference.date_naive() {
-        shown.format("%H:%M:%S").to_string()
-    } else {
-        shown.format("%Y-%m-%d %H:%M:%S").to_string()
-    }
+    let days = (shown.date_naive() - reference.date_naive()).num_days();
+    let day = match days {
+        0 => String::new(),
+        d => format!(" {d:+}d"),
+    };
+    format!("{}{day}", shown.format("%H:%M:%S"))
 }
 
 /// Where the axis of the timeline starts and ends.
@@ -212,10 +213,36 @@ fn write_timeline(
     }
     let nows: Vec<DateTime<Utc>> = report.clocks.iter().map(|c| c.time).collect();
     let axis = Axis::fit([start, end], &nows);
-    let name_width = report
+    // One node seen through its Lease and its Node: tell the rows apart.
+    let row_labels: Vec<String> = report
         .clocks
         .iter()
-        .map(|c| c.reading.name.chars().count())
+        .map(|c| {
+            let name = &c.reading.name;
+            if report
+                .clocks
+                .iter()
+                .filter(|o| &o.reading.name == name)
+                .count()
+                > 1
+            {
+                let tag = match c.reading.source {
+                    ClockSource::NodeLease | ClockSource::ApiserverLease => "lease",
+                    ClockSource::NodeStatus => "status",
+                    ClockSource::TokenIat => "iat",
+                    ClockSource::HttpDate => "date",
+                    ClockSource::Flag => "flag",
+                    ClockSource::Reference => "ref",
+                };
+                format!("{name} ({tag})")
+            } else {
+                name.clone()
+            }
+        })
+        .collect();
+    let name_width = row_labels
+        .iter()
+        .map(|l| l.chars().count())
         .max()
         .unwrap_or(5)
         .clamp(5, 18);
@@ -271,7 +298,7 @@ fn write_timeline(
     if start.is_some_and(|s| s < axis.lo) || (start.is_none() && inside(axis.lo)) {
         base[0] = '<';
     }
-    for clock in &report.clocks {
+    for (clock, label) in report.clocks.iter().zip(&row_labels) {
         let mut row = base.clone();
         let marker = match (clock.uncertain, clock.rejects()) {
             (true, _) => '?',
@@ -292,11 +319,7 @@ fn write_timeline(
                 c.style(style).to_string()
             })
             .collect();
-        writeln!(
-            out,
-            "{:name_width$} {bar}",
-            fit_name(&clock.reading.name, name_width)
-        )?;
+        writeln!(out, "{:name_width$} {bar}", fit_name(label, name_width))?;
     }
 
     let edge_label = if token.claims.not_before.unwrap_or(i64::MIN)
@@ -328,8 +351,7 @@ fn write_timeline(
     }
     writeln!(
         out,
-        "{:name_width$} = accepted  . rejected  | now, accepts  X now, rejects  ? now, unsure",
-        ""
+        "Key: = accepted  . rejected  | its now, accepts  X its now, rejects  ? unsure"
     )
 }
 
