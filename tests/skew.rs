@@ -487,6 +487,24 @@ fn table_fits_80_columns_and_draws_the_timeline() {
 }
 
 #[test]
+fn a_snapshot_older_than_the_reference_says_so() {
+    // The same file judged an hour later: every Lease is stale.
+    let output = Command::cargo_bin("kubectl-satoken")
+        .unwrap()
+        .env("KUBECTL_SATOKEN_SA_DIR", NO_SA_DIR)
+        .args(["skew", "--now", "2026-01-01T01:00:00Z", "-o", "json"])
+        .args(["--leases", "testdata/skew/node-leases.json"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(findings(&report, "snapshot-old").len(), 1);
+    assert_eq!(findings(&report, "node-down").len(), 4);
+    assert_eq!(report["clocks"].as_array().unwrap().len(), 1);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
 fn healthy_clocks_exit_0() {
     let (code, report) = run_json(
         cmd()

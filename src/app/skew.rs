@@ -9,6 +9,7 @@ use anyhow::Context as _;
 use super::read_one_token;
 use crate::cli::SkewArgs;
 use crate::env::Env;
+use crate::error::{InputError, TokenError};
 use crate::exit::Outcome;
 use crate::findings::{Code, Finding};
 use crate::input::TokenSource;
@@ -110,8 +111,24 @@ fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> 
     {
         return Ok(None);
     }
-    let (_, token) = read_one_token(&args.token, env)?;
-    Ok(Some(TokenTimes::from_token(&token)))
+    // Implicit stdin that turns out empty (a CI runner's stdin) is no token either.
+    let implicit_stdin = source == TokenSource::Stdin && args.token.token_file.is_none();
+    match read_one_token(&args.token, env) {
+        Ok((_, token)) => Ok(Some(TokenTimes::from_token(&token))),
+        Err(e)
+            if implicit_stdin
+                && args.has_clock_source()
+                && e.chain().any(|c| {
+                    matches!(
+                        c.downcast_ref::<InputError>(),
+                        Some(InputError::Token(TokenError::Empty))
+                    )
+                }) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A Lease or Node list from a file or stdin, with a size bound.

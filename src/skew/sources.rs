@@ -58,9 +58,13 @@ const LISTING_SLACK: TimeDelta = TimeDelta::milliseconds(500);
 /// A clock source's input could not be used at all (exit code 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
-    /// The file is not JSON.
-    #[error("{what} is not JSON: {detail}")]
-    Json { what: String, detail: String },
+    /// The file is not JSON (YAML, or a table from plain `kubectl get`).
+    #[error("{what} is not JSON ({detail}): give the output of `{expected}`")]
+    Json {
+        what: String,
+        expected: &'static str,
+        detail: String,
+    },
     /// JSON, but not a list of the expected objects.
     #[error("{what} is not `{expected}` output: {detail}")]
     Shape {
@@ -177,7 +181,7 @@ pub fn from_leases(
     leeway: TimeDelta,
 ) -> Result<Observation, SourceError> {
     const EXPECTED: &str = "kubectl get leases -n kube-node-lease -o json";
-    let doc = parse_json(text, what)?;
+    let doc = parse_json(text, what, EXPECTED)?;
     let items = list_items(&doc, "Lease", what, EXPECTED)?;
     let mut obs = Observation::default();
     let mut nodes: Vec<NodeLease> = Vec::new();
@@ -337,7 +341,7 @@ pub fn from_nodes(
     apiserver: Option<Estimate>,
 ) -> Result<Observation, SourceError> {
     const EXPECTED: &str = "kubectl get nodes -o json";
-    let doc = parse_json(text, what)?;
+    let doc = parse_json(text, what, EXPECTED)?;
     let items = list_items(&doc, "Node", what, EXPECTED)?;
     let mut obs = Observation::default();
     let mut without_fields = Vec::new();
@@ -574,9 +578,10 @@ fn median(estimates: &[Estimate]) -> Option<Estimate> {
     })
 }
 
-fn parse_json(text: &str, what: &str) -> Result<Value, SourceError> {
+fn parse_json(text: &str, what: &str, expected: &'static str) -> Result<Value, SourceError> {
     serde_json::from_str(text).map_err(|e| SourceError::Json {
         what: what.to_owned(),
+        expected,
         detail: e.to_string(),
     })
 }
