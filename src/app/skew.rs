@@ -44,8 +44,9 @@ pub fn run(
     .collect();
     if claims.len() > 1 {
         anyhow::bail!(
-            "stdin can feed only one input, but {} all ask for it: save the others to files",
-            claims.join(" and ")
+            "stdin can feed only one input, but {} {} ask for it: save the others to files",
+            claims.join(" and "),
+            if claims.len() == 2 { "both" } else { "all" }
         );
     }
     // Leases or Nodes on stdin: the token must come from elsewhere.

@@ -88,7 +88,7 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
-    /// Judge a token against many clocks, measure those clocks from what the cluster records, and draw the window.
+    /// Judge a token against many clocks (nodes, API servers) and measure how far apart they are.
     #[command(after_help = skew::EXAMPLES)]
     Skew(SkewArgs),
 }

@@ -345,7 +345,7 @@ fn skew_finding(pair: &PairSkew, leeway: TimeDelta) -> Finding {
     Finding::error(
         Code::ClockSkew,
         format!(
-            "clocks {ahead} and {behind} are {skew} apart, more than the {leeway} leeway: a token minted on {ahead}'s clock is rejected by {behind} (\"service account token is not valid yet\") for its first {excess}, and {behind} sees tokens expire {excess} late relative to {ahead}",
+            "clocks {ahead} and {behind} are {skew} apart, more than the {leeway} leeway: a token minted at {ahead}'s time is not valid yet at {behind}'s time for its first {excess} (what an API server on {behind}'s clock answers for a token from an API server on {ahead}'s clock: \"service account token is not valid yet\"), and it expires {excess} late there",
             ahead = pair.ahead,
             behind = pair.behind,
             skew = seconds_text(pair.skew),
