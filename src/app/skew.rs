@@ -60,7 +60,7 @@ pub fn run(
 
     let now = settings.clock.now();
     let leeway = settings.leeway;
-    let mut readings = sources::from_specs(&args.clocks, now).context("--clock")?;
+    let mut readings = sources::from_specs(&args.clocks, now)?;
     let mut findings = Vec::new();
     let mut apiserver = None;
     if let Some(path) = &args.leases {

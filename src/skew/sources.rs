@@ -48,6 +48,10 @@ pub const STALE_GRACE: TimeDelta = TimeDelta::seconds(40);
 /// over heartbeats: pkg/kubelet/apis/config/v1beta1/defaults.go).
 const NODE_STATUS_REPORT: TimeDelta = TimeDelta::minutes(5);
 
+/// No real clock is further off than this; bigger offsets are typing errors (and
+/// would overflow date arithmetic).
+const MAX_CLOCK_OFFSET: TimeDelta = TimeDelta::days(36_525);
+
 /// Half of the whole second managedFields and Date truncate to.
 const HALF_SECOND: TimeDelta = TimeDelta::milliseconds(500);
 
@@ -78,6 +82,9 @@ pub enum SourceError {
     /// `--clock local=…`: that name is the reference clock's.
     #[error("--clock name {0:?} is reserved for the reference clock; choose another name")]
     ReservedClockName(String),
+    /// A `--clock` further than a century from the reference.
+    #[error("--clock {0:?} is more than 100 years from the reference clock")]
+    OffsetOutOfRange(String),
     /// A `Date` header that is not an HTTP date.
     #[error("HTTP Date header {0:?} is not an HTTP date such as \"Mon, 02 Jan 2006 15:04:05 GMT\"")]
     HttpDate(String),
@@ -146,6 +153,9 @@ pub fn from_specs(
             ClockValue::At(at) => at - now,
             ClockValue::Offset(offset) => offset,
         };
+        if offset.abs() > MAX_CLOCK_OFFSET {
+            return Err(SourceError::OffsetOutOfRange(spec.name.clone()));
+        }
         readings.push(ClockReading::exact(
             spec.name.clone(),
             ClockSource::Flag,
@@ -158,14 +168,18 @@ pub fn from_specs(
 /// An offset with its uncertainty, for a clock that is not itself a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Estimate {
+    /// That clock minus the reference clock.
     pub offset: TimeDelta,
+    /// Half-width of the interval around `offset`.
     pub uncertainty: TimeDelta,
 }
 
 /// What one source yielded.
 #[derive(Debug, Clone, Default)]
 pub struct Observation {
+    /// One reading per live node or API server.
     pub readings: Vec<ClockReading>,
+    /// Skipped items, stale holders, precision notes.
     pub findings: Vec<Finding>,
     /// The API server(s) that stored the node Leases, against the reference clock
     /// (from the age of their managedFields stamps). `--nodes` reuses it.
@@ -653,8 +667,13 @@ fn list_some(names: &[String]) -> String {
     text
 }
 
-fn time_field(item: &Value, path: &[&str], label: &str) -> Result<DateTime<Utc>, String> {
-    let field = path.join(".");
+/// The time at `path` in `item`; `field` names it in messages.
+fn time_field(
+    item: &Value,
+    path: &[&str],
+    label: &str,
+    field: &str,
+) -> Result<DateTime<Utc>, String> {
     match get(item, path) {
         None | Some(Value::Null) => Err(format!("{label}: {field} is missing")),
         Some(Value::String(s)) => DateTime::parse_from_rfc3339(s)
@@ -715,8 +734,7 @@ fn kubelet_stamp(
         if status_only && !manages_status {
             continue;
         }
-        let time = time_field(entry, &["time"], label)
-            .map_err(|e| e.replace(": time", ": managedFields[].time"))?;
+        let time = time_field(entry, &["time"], label, "metadata.managedFields[].time")?;
         latest = latest.max(Some(time));
     }
     Ok(latest)
@@ -749,7 +767,7 @@ fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
     } else {
         holder.unwrap_or(lease_name).to_owned()
     };
-    let renew = time_field(item, &["spec", "renewTime"], &label)?;
+    let renew = time_field(item, &["spec", "renewTime"], &label, "spec.renewTime")?;
     let duration = match get(item, &["spec", "leaseDurationSeconds"]) {
         None | Some(Value::Null) if apiserver => DEFAULT_APISERVER_LEASE_SECONDS,
         None | Some(Value::Null) => DEFAULT_NODE_LEASE_SECONDS,
@@ -798,12 +816,12 @@ fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
             ready_unknown = condition.get("status").and_then(Value::as_str) == Some("Unknown");
         }
         if condition.get("lastHeartbeatTime").is_some() {
-            let at = time_field(condition, &["lastHeartbeatTime"], &label).map_err(|e| {
-                e.replace(
-                    ": lastHeartbeatTime",
-                    ": status.conditions[].lastHeartbeatTime",
-                )
-            })?;
+            let at = time_field(
+                condition,
+                &["lastHeartbeatTime"],
+                &label,
+                "status.conditions[].lastHeartbeatTime",
+            )?;
             heartbeat = heartbeat.max(Some(at));
         }
     }
@@ -887,6 +905,11 @@ mod tests {
         );
         let local = [parse_clock_spec("local=+1s").unwrap()];
         assert!(from_specs(&local, now()).is_err());
+        let far = [parse_clock_spec("far=+200000000y").unwrap()];
+        assert_eq!(
+            from_specs(&far, now()),
+            Err(SourceError::OffsetOutOfRange("far".into()))
+        );
     }
 
     #[test]
@@ -1093,5 +1116,78 @@ mod tests {
         let (r, f) = from_token_iat(&token(base - 600), now(), L);
         assert!(r.is_none());
         assert!(f.message.contains("too old"), "{}", f.message);
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// JSON built from the keys and values these parsers look at, so that
+        /// the random items get deep enough to matter.
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                prop_oneof![
+                    Just("Lease"),
+                    Just("Node"),
+                    Just("kube-node-lease"),
+                    Just("kube-system"),
+                    Just("kube-apiserver"),
+                    Just("kubelet"),
+                    Just("Update"),
+                    Just("status"),
+                    Just("Unknown"),
+                    Just("Ready"),
+                    Just("2026-01-01T00:00:00.5Z"),
+                    Just("0001-01-01T00:00:00Z"),
+                    Just("9999-12-31T23:59:59Z"),
+                    Just("yesterday"),
+                ]
+                .prop_map(Value::from),
+            ];
+            leaf.prop_recursive(4, 48, 6, |inner| {
+                let keys = prop_oneof![
+                    Just("kind"),
+                    Just("metadata"),
+                    Just("name"),
+                    Just("namespace"),
+                    Just("labels"),
+                    Just(IDENTITY_LABEL),
+                    Just("managedFields"),
+                    Just("manager"),
+                    Just("operation"),
+                    Just("subresource"),
+                    Just("time"),
+                    Just("spec"),
+                    Just("renewTime"),
+                    Just("holderIdentity"),
+                    Just("leaseDurationSeconds"),
+                    Just("status"),
+                    Just("conditions"),
+                    Just("type"),
+                    Just("lastHeartbeatTime"),
+                ];
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    prop::collection::btree_map(keys, inner, 0..6).prop_map(|m| {
+                        Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn random_items_are_skipped_never_a_crash(items in prop::collection::vec(value(), 0..8)) {
+                let doc = json!({"kind": "List", "items": items}).to_string();
+                let leases = from_leases(&doc, "l", now(), L).unwrap();
+                let nodes = from_nodes(&doc, "n", now(), L, leases.apiserver).unwrap();
+                let readings: Vec<_> = leases.readings.into_iter().chain(nodes.readings).collect();
+                let report = crate::skew::analyse(None, readings, vec![], now(), L);
+                prop_assert!(!report.clocks.is_empty());
+            }
+        }
     }
 }
