@@ -111,6 +111,8 @@ codes! {
     SnapshotOld => "snapshot-old",
     /// No token: clocks are measured but nothing is judged.
     NoToken => "no-token",
+    /// Each kubelet's clock against the API server that stored its Lease or Node.
+    KubeletOffsets => "kubelet-offsets",
 }
 
 impl Serialize for Code {

@@ -218,7 +218,10 @@ fn node_leases_find_the_skewed_kubelet_flag_the_stale_one_and_skip_the_malformed
     assert_offset_near(clock(&report, "node-a"), 0.0);
     assert_offset_near(clock(&report, "node-c"), 0.0);
     assert!(b["offset_uncertainty_seconds"].as_f64().unwrap() <= 7.0);
-    // The kubelet-vs-API-server offset is exact to ±1 s.
+    // The kubelet-vs-API-server offset is exact to ±1 s, listed largest first.
+    let offsets = findings(&report, "kubelet-offsets");
+    let text = offsets[0]["message"].as_str().unwrap();
+    assert!(text.contains("±1s): node-b +90s, "), "{text}");
     let kubelet = findings(&report, "kubelet-clock-skew");
     assert_eq!(kubelet.len(), 1);
     assert!(kubelet[0]["message"].as_str().unwrap().contains("node-b"));
@@ -312,6 +315,9 @@ fn nodes_are_coarser_and_say_so() {
             .unwrap()
             .contains("node-e")
     );
+    let offsets = findings(&report, "kubelet-offsets");
+    let text = offsets[0]["message"].as_str().unwrap();
+    assert!(text.contains("±2s): node-b +90s"), "{text}");
     let coarse = findings(&report, "coarse-clock");
     assert_eq!(coarse.len(), 1);
     assert!(coarse[0]["message"].as_str().unwrap().contains("coarse"));

@@ -275,12 +275,14 @@ pub fn from_leases(
         .collect();
     obs.apiserver = median(&per_lease);
 
+    let mut kubelets = Vec::new();
     for node in &nodes {
         let reading = match (node.stamp, obs.apiserver) {
             (Some(m), Some(apiserver)) => {
                 // kubelet − API server ≈ renewTime − (M + 0.5 s), ±1 s: 0.5 s of
                 // truncation plus the request's trip from kubelet to API server.
                 let kubelet = node.renew - (m + HALF_SECOND);
+                kubelets.push((node.name.clone(), kubelet));
                 if kubelet.abs() > leeway {
                     obs.findings.push(kubelet_skew(
                         &node.name,
@@ -309,6 +311,9 @@ pub fn from_leases(
         obs.readings.push(reading);
     }
 
+    if let Some(finding) = kubelet_offsets(kubelets, "spec.renewTime", TimeDelta::seconds(1)) {
+        obs.findings.push(finding);
+    }
     if without_fields > 0 {
         obs.findings.push(Finding::info(
             Code::NoManagedFields,
@@ -359,6 +364,7 @@ pub fn from_nodes(
     let items = list_items(&doc, "Node", what, EXPECTED)?;
     let mut obs = Observation::default();
     let mut without_fields = Vec::new();
+    let mut kubelets = Vec::new();
     for (index, item) in items.iter().enumerate() {
         let node = match read_node(item, index + 1) {
             Ok(node) => node,
@@ -388,6 +394,7 @@ pub fn from_nodes(
         // Both stamps are whole seconds, taken at the same status update: ±2 s.
         let kubelet = node.heartbeat - stamp;
         let uncertainty = TimeDelta::seconds(2);
+        kubelets.push((node.name.clone(), kubelet));
         if kubelet.abs() > leeway {
             obs.findings.push(kubelet_skew(
                 &node.name,
@@ -408,6 +415,9 @@ pub fn from_nodes(
             offset: kubelet + base.offset,
             uncertainty: uncertainty + base.uncertainty,
         });
+    }
+    if let Some(finding) = kubelet_offsets(kubelets, "lastHeartbeatTime", TimeDelta::seconds(2)) {
+        obs.findings.push(finding);
     }
     if !obs.readings.is_empty() {
         obs.findings.push(Finding::info(
@@ -579,6 +589,39 @@ fn kubelet_skew(
             rfc3339(stamp),
         ),
     )
+}
+
+/// One line listing each kubelet's offset from its API server, largest first.
+fn kubelet_offsets(
+    mut kubelets: Vec<(String, TimeDelta)>,
+    field: &str,
+    precision: TimeDelta,
+) -> Option<Finding> {
+    const SHOWN: usize = 8;
+    if kubelets.is_empty() {
+        return None;
+    }
+    kubelets.sort_by_key(|(_, offset)| std::cmp::Reverse(offset.abs()));
+    let mut text = kubelets
+        .iter()
+        .take(SHOWN)
+        .map(|(name, offset)| format!("{name} {}", offset_text(*offset)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some((_, largest_rest)) = kubelets.get(SHOWN) {
+        text.push_str(&format!(
+            " and {} more within ±{}",
+            kubelets.len() - SHOWN,
+            seconds_text(largest_rest.abs())
+        ));
+    }
+    Some(Finding::info(
+        Code::KubeletOffsets,
+        format!(
+            "kubelet clock minus the API server that stored its update ({field} vs managedFields time, ±{}): {text}",
+            seconds_text(precision)
+        ),
+    ))
 }
 
 fn median(estimates: &[Estimate]) -> Option<Estimate> {
@@ -986,6 +1029,18 @@ mod tests {
         let codes: Vec<Code> = obs.findings.iter().map(|f| f.code).collect();
         assert!(codes.contains(&Code::NodeDown));
         assert!(codes.contains(&Code::KubeletClockSkew));
+        let offsets = obs
+            .findings
+            .iter()
+            .find(|f| f.code == Code::KubeletOffsets)
+            .unwrap();
+        assert!(
+            offsets.message.ends_with(
+                "(spec.renewTime vs managedFields time, ±1s): fast +90.1s, ok -0.2s, ok-2 +0.2s"
+            ),
+            "{}",
+            offsets.message
+        );
         let apiserver = obs.apiserver.unwrap();
         assert_eq!(apiserver.uncertainty, TimeDelta::milliseconds(6_000));
         // Median stamp 23:59:56 (+5.5 s for the truncated second and half an interval).
