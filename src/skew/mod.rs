@@ -314,27 +314,35 @@ fn clock_findings(clock: &ClockResult, findings: &mut Vec<Finding>) {
 }
 
 /// The two clocks with the largest offset between them. Readings with the same
-/// name (one node seen through its Lease and its Node) are one clock.
+/// name (one node seen through its Lease and its Node) are one clock. Linear:
+/// each clock's furthest partner is the lowest clock of another name, which is
+/// the lowest or, when that shares its name, the lowest of any other name.
 fn max_pair(clocks: &[ClockResult]) -> Option<PairSkew> {
+    let lowest = |skip: Option<&str>| {
+        clocks
+            .iter()
+            .filter(|c| skip.is_none_or(|name| c.reading.name != name))
+            .min_by_key(|c| c.reading.offset)
+    };
+    let first = lowest(None)?;
+    let second = lowest(Some(&first.reading.name));
     let mut best: Option<PairSkew> = None;
-    for (i, a) in clocks.iter().enumerate() {
-        for b in &clocks[i + 1..] {
-            if a.reading.name == b.reading.name {
-                continue;
+    for ahead in clocks {
+        let behind = if ahead.reading.name == first.reading.name {
+            match second {
+                Some(second) => second,
+                None => continue,
             }
-            let (ahead, behind) = if a.reading.offset >= b.reading.offset {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            let skew = ahead.reading.offset - behind.reading.offset;
-            if best.as_ref().is_none_or(|p| skew > p.skew) {
-                best = Some(PairSkew {
-                    ahead: ahead.reading.name.clone(),
-                    behind: behind.reading.name.clone(),
-                    skew,
-                });
-            }
+        } else {
+            first
+        };
+        let skew = ahead.reading.offset - behind.reading.offset;
+        if best.as_ref().is_none_or(|p| skew > p.skew) {
+            best = Some(PairSkew {
+                ahead: ahead.reading.name.clone(),
+                behind: behind.reading.name.clone(),
+                skew,
+            });
         }
     }
     best
@@ -500,6 +508,34 @@ mod tests {
         assert!(r.clocks.iter().all(|c| !c.rejects()));
         // local vs n is the largest pair; n vs n is not a pair.
         assert_eq!(r.max_pair.unwrap().skew, TimeDelta::seconds(302));
+    }
+
+    #[test]
+    fn max_pair_matches_brute_force() {
+        let names = ["a", "b", "a", "c", "b", "d"];
+        let offsets = [5, -7, -9, 3, 40, -7];
+        for n in 1..=names.len() {
+            let readings: Vec<ClockReading> = names[..n]
+                .iter()
+                .zip(offsets)
+                .map(|(name, o)| flag(name, o))
+                .collect();
+            let r = analyse(None, readings, vec![], now(), L);
+            let mut brute = None::<i64>;
+            for a in &r.clocks {
+                for b in &r.clocks {
+                    if a.reading.name != b.reading.name {
+                        let d = (a.reading.offset - b.reading.offset).num_seconds();
+                        brute = brute.max(Some(d));
+                    }
+                }
+            }
+            let pair = r.max_pair.as_ref();
+            assert_eq!(pair.map(|p| p.skew.num_seconds()), brute, "{n} clocks");
+            if let Some(p) = pair {
+                assert_ne!(p.ahead, p.behind);
+            }
+        }
     }
 
     #[test]

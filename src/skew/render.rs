@@ -3,6 +3,7 @@
 //! per clock, then the findings. Plain ASCII in the timeline, so it reads the
 //! same without colour; everything fits the width it is given (80 by default).
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -217,18 +218,16 @@ fn write_timeline(
     let nows: Vec<DateTime<Utc>> = report.clocks.iter().map(|c| c.time).collect();
     let axis = Axis::fit([start, end], &nows);
     // One node seen through its Lease and its Node: tell the rows apart.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for c in &report.clocks {
+        *seen.entry(c.reading.name.as_str()).or_default() += 1;
+    }
     let row_labels: Vec<String> = report
         .clocks
         .iter()
         .map(|c| {
             let name = &c.reading.name;
-            if report
-                .clocks
-                .iter()
-                .filter(|o| &o.reading.name == name)
-                .count()
-                > 1
-            {
+            if seen[name.as_str()] > 1 {
                 let tag = match c.reading.source {
                     ClockSource::NodeLease | ClockSource::ApiserverLease => "lease",
                     ClockSource::NodeStatus => "status",
