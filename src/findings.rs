@@ -90,6 +90,29 @@ codes! {
     FractionalTimes => "fractional-times",
     /// `Authorization: Bearer  x`: an extra space makes the request anonymous.
     BearerExtraSpace => "bearer-extra-space",
+    // skew
+    /// Two clocks are further apart than the leeway.
+    ClockSkew => "clock-skew",
+    /// A clock's uncertainty straddles an edge of the token's window.
+    VerdictUncertain => "verdict-uncertain",
+    /// A kubelet's clock is further from its API server's than the leeway.
+    KubeletClockSkew => "kubelet-clock-skew",
+    /// A Lease or Node has not been renewed for long: the node is down, not skewed.
+    NodeDown => "node-down",
+    /// An item of a Lease or Node list was unknown or incomplete and was skipped.
+    ItemSkipped => "item-skipped",
+    /// Lease or Node JSON without managedFields (kubectl hides them by default).
+    NoManagedFields => "no-managed-fields",
+    /// Node heartbeats place a clock only coarsely.
+    CoarseClock => "coarse-clock",
+    /// The issuing API server's clock was estimated from the token's own `iat`.
+    IatEstimate => "iat-estimate",
+    /// Every lease is stale: the snapshot is probably older than the reference time.
+    SnapshotOld => "snapshot-old",
+    /// No token: clocks are measured but nothing is judged.
+    NoToken => "no-token",
+    /// Each kubelet's clock against the API server that stored its Lease or Node.
+    KubeletOffsets => "kubelet-offsets",
 }
 
 impl Serialize for Code {

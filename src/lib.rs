@@ -30,6 +30,7 @@ pub mod man;
 pub mod report;
 pub mod secret;
 pub mod settings;
+pub mod skew;
 pub mod timefmt;
 pub mod token;
 pub mod window;

@@ -4,6 +4,7 @@
 
 mod completion;
 mod decode;
+mod skew;
 
 use std::io::{self, BufRead, Write};
 
@@ -26,6 +27,7 @@ pub fn run(
     let settings = Settings::new(&cli.global, env);
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
+        Command::Skew(args) => skew::run(args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }

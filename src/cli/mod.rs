@@ -4,9 +4,11 @@
 
 mod completion;
 mod decode;
+mod skew;
 
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
+pub use skew::SkewArgs;
 
 use std::path::PathBuf;
 
@@ -113,6 +115,9 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Judge a token against many clocks (nodes, API servers) and measure how far apart they are.
+    #[command(after_help = skew::EXAMPLES)]
+    Skew(SkewArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

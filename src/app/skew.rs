@@ -1,0 +1,162 @@
+//! `skew`: read the token (optional when another clock source is given) and the
+//! Lease/Node documents -> clock readings -> analyse -> render.
+
+use std::io::{self, Read as _, Write};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::read_one_token;
+use crate::cli::SkewArgs;
+use crate::env::Env;
+use crate::error::{InputError, TokenError};
+use crate::exit::Outcome;
+use crate::findings::{Code, Finding};
+use crate::input::TokenSource;
+use crate::report::OutputFormat;
+use crate::report::json::write_pretty;
+use crate::settings::Settings;
+use crate::skew::json::SkewJson;
+use crate::skew::render::write_skew;
+use crate::skew::{self, TokenTimes, sources};
+
+/// Largest Lease or Node list read (a few thousand Nodes with managedFields).
+const MAX_LIST_BYTES: u64 = 256 * 1024 * 1024;
+
+/// `skew`.
+pub fn run(
+    args: SkewArgs,
+    settings: &Settings,
+    env: &Env,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let is_stdin = |p: Option<&Path>| p.is_some_and(|p| p.as_os_str() == "-");
+    let claims: Vec<&str> = [
+        (
+            is_stdin(args.token.token_file.as_deref()),
+            "the token (-f -)",
+        ),
+        (is_stdin(args.leases.as_deref()), "--leases -"),
+        (is_stdin(args.nodes.as_deref()), "--nodes -"),
+    ]
+    .into_iter()
+    .filter_map(|(wants, name)| wants.then_some(name))
+    .collect();
+    if claims.len() > 1 {
+        anyhow::bail!(
+            "stdin can feed only one input, but {} {} ask for it: save the others to files",
+            claims.join(" and "),
+            if claims.len() == 2 { "both" } else { "all" }
+        );
+    }
+    // Leases or Nodes on stdin: the token must come from elsewhere.
+    let token_env = Env {
+        stdin_readable: env.stdin_readable
+            && !is_stdin(args.leases.as_deref())
+            && !is_stdin(args.nodes.as_deref()),
+        ..env.clone()
+    };
+    let token = read_token(&args, &token_env)?;
+
+    let now = settings.clock.now();
+    let leeway = settings.leeway;
+    let mut readings = sources::from_specs(&args.clocks, now)?;
+    let mut findings = Vec::new();
+    let mut apiserver = None;
+    if let Some(path) = &args.leases {
+        let (text, what) = read_document(path, "--leases")?;
+        let obs = sources::from_leases(&text, &what, now, leeway).context("--leases")?;
+        readings.extend(obs.readings);
+        findings.extend(obs.findings);
+        apiserver = obs.apiserver;
+    }
+    if let Some(path) = &args.nodes {
+        let (text, what) = read_document(path, "--nodes")?;
+        let obs = sources::from_nodes(&text, &what, now, leeway, apiserver).context("--nodes")?;
+        readings.extend(obs.readings);
+        findings.extend(obs.findings);
+    }
+    match &token {
+        Some(t) if !args.has_clock_source() => {
+            let (reading, finding) = sources::from_token_iat(t, now, leeway);
+            readings.extend(reading);
+            findings.push(finding);
+        }
+        Some(_) => {}
+        None => findings.push(Finding::info(
+            Code::NoToken,
+            "no token given (and none mounted): the clocks are measured, but no verdict is given",
+        )),
+    }
+
+    let report = skew::analyse(token, readings, findings, now, leeway);
+    match settings.format {
+        OutputFormat::Json => write_pretty(out, &SkewJson::new(&report))?,
+        OutputFormat::Table => write_skew(out, &report, &settings.table)?,
+    }
+    Ok(report.outcome())
+}
+
+/// The token, or `None` when no token was given, none is mounted, and another
+/// clock source makes the run worthwhile without one.
+fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> {
+    let source = TokenSource::choose(
+        args.token.argument(),
+        args.token.token_file.clone(),
+        env.stdin_readable,
+        &args.token.sa_dir,
+    );
+    if let TokenSource::InPodDefault(path) = &source
+        && args.has_clock_source()
+        && !path.exists()
+    {
+        return Ok(None);
+    }
+    // Implicit stdin that turns out empty (a CI runner's stdin) is no token either.
+    let implicit_stdin = source == TokenSource::Stdin && args.token.token_file.is_none();
+    match read_one_token(&args.token, env) {
+        Ok((_, token)) => Ok(Some(TokenTimes::from_token(&token))),
+        Err(e)
+            if implicit_stdin
+                && args.has_clock_source()
+                && e.chain().any(|c| {
+                    matches!(
+                        c.downcast_ref::<InputError>(),
+                        Some(InputError::Token(TokenError::Empty))
+                    )
+                }) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A Lease or Node list from a file or stdin, with a size bound.
+fn read_document(path: &Path, flag: &str) -> anyhow::Result<(String, String)> {
+    let (what, reader): (String, Box<dyn io::Read>) = if path.as_os_str() == "-" {
+        (format!("stdin ({flag} -)"), Box::new(io::stdin().lock()))
+    } else {
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("{flag}: cannot read file {}", path.display()))?;
+        (format!("file {}", path.display()), Box::new(file))
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_LIST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{flag}: cannot read {what}"))?;
+    if bytes.len() as u64 > MAX_LIST_BYTES {
+        anyhow::bail!(
+            "{flag}: {what} is over the {} MiB limit",
+            MAX_LIST_BYTES / 1024 / 1024
+        );
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{flag}: {what} is not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok((text, what))
+}

@@ -1,0 +1,1248 @@
+//! Pure: clock readings from what the user says and what the cluster already
+//! records. Every function takes the reference instant `now` as a parameter and
+//! returns [`ClockReading`]s (offset from `now` ± uncertainty) plus findings.
+//!
+//! Which clock writes what (docs/skew.md has the full story):
+//! * `Lease.spec.renewTime` is written by the lease holder from *its own* clock,
+//!   as a MicroTime (component-helpers `apimachinery/lease/controller.go`).
+//! * `metadata.managedFields[].time` is stamped by the API server that stores the
+//!   update, from *its* clock, truncated to whole seconds
+//!   (apimachinery `pkg/util/managedfields/internal/managedfieldsupdater.go`).
+//! * Node `status.conditions[].lastHeartbeatTime` is the kubelet's clock, whole
+//!   seconds (pkg/kubelet/nodestatus/setters.go).
+//! * An HTTP `Date` header is the server's clock truncated to the second when the
+//!   response headers are written (Go net/http).
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::Value;
+
+use super::{ClockReading, ClockSource, TokenTimes, offset_text, seconds_text};
+use crate::findings::{Code, Finding};
+use crate::timefmt::{parse_offset, rfc3339};
+use crate::window::at_seconds;
+
+/// The kubelet renews its Lease every `leaseDurationSeconds × 0.25`
+/// (`nodeLeaseRenewIntervalFraction`, pkg/kubelet/kubelet.go); the duration
+/// defaults to 40 s (`nodeLeaseDurationSeconds`), so every 10 s.
+const NODE_LEASE_RENEW_FRACTION: i32 = 4;
+const DEFAULT_NODE_LEASE_SECONDS: i64 = 40;
+
+/// kube-apiserver renews its identity Lease every 10 s
+/// (`IdentityLeaseRenewIntervalPeriod`) for 3600 s (`IdentityLeaseDurationSeconds`),
+/// pkg/controlplane/instance.go.
+const APISERVER_RENEW: TimeDelta = TimeDelta::seconds(10);
+const DEFAULT_APISERVER_LEASE_SECONDS: i64 = 3600;
+
+/// The identity Lease label and value (pkg/controlplane/instance.go, 1.26+).
+pub const IDENTITY_LABEL: &str = "apiserver.kubernetes.io/identity";
+const IDENTITY_VALUE: &str = "kube-apiserver";
+const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
+
+/// A Lease or Node older than its duration plus this is a dead holder, not a
+/// skewed clock.
+pub const STALE_GRACE: TimeDelta = TimeDelta::seconds(40);
+
+/// The kubelet posts Node status only when it changes or every
+/// `nodeStatusReportFrequency` (5 min by default since 1.13, when Leases took
+/// over heartbeats: pkg/kubelet/apis/config/v1beta1/defaults.go).
+const NODE_STATUS_REPORT: TimeDelta = TimeDelta::minutes(5);
+
+/// No real clock is further off than this; bigger offsets are typing errors (and
+/// would overflow date arithmetic).
+const MAX_CLOCK_OFFSET: TimeDelta = TimeDelta::days(36_525);
+
+/// Half of the whole second managedFields and Date truncate to.
+const HALF_SECOND: TimeDelta = TimeDelta::milliseconds(500);
+
+/// Slack for the time between `kubectl get` listing and this tool reading the
+/// list, when piped.
+const LISTING_SLACK: TimeDelta = TimeDelta::milliseconds(500);
+
+/// A clock source's input could not be used at all (exit code 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// The file is not JSON (YAML, or a table from plain `kubectl get`).
+    #[error("{what} is not JSON ({detail}): give the output of `{expected}`")]
+    Json {
+        what: String,
+        expected: &'static str,
+        detail: String,
+    },
+    /// JSON, but not a list of the expected objects.
+    #[error("{what} is not `{expected}` output: {detail}")]
+    Shape {
+        what: String,
+        expected: &'static str,
+        detail: String,
+    },
+    /// The same name given to two `--clock` flags.
+    #[error("--clock {0:?} is given twice")]
+    DuplicateClock(String),
+    /// `--clock local=…`: that name is the reference clock's.
+    #[error("--clock name {0:?} is reserved for the reference clock; choose another name")]
+    ReservedClockName(String),
+    /// A `--clock` further than a century from the reference.
+    #[error("--clock {0:?} is more than 100 years from the reference clock")]
+    OffsetOutOfRange(String),
+    /// A `Date` header that is not an HTTP date.
+    #[error("HTTP Date header {0:?} is not an HTTP date such as \"Mon, 02 Jan 2006 15:04:05 GMT\"")]
+    HttpDate(String),
+    /// Receive instant before send instant.
+    #[error("the response was received before the request was sent (did the clock step?)")]
+    ReceivedBeforeSent,
+}
+
+/// `--clock NAME=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockSpec {
+    pub name: String,
+    pub value: ClockValue,
+}
+
+/// What a `--clock` says about its clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockValue {
+    /// That clock's reading at the reference instant.
+    At(DateTime<Utc>),
+    /// That clock minus the reference clock.
+    Offset(TimeDelta),
+}
+
+/// The clap value parser for `--clock`: `NAME=RFC3339` or `NAME=±DURATION`.
+pub fn parse_clock_spec(text: &str) -> Result<ClockSpec, String> {
+    let usage = || {
+        format!(
+            "{text:?} is not NAME=TIME or NAME=OFFSET (node-a=2026-01-01T00:01:30Z, node-a=+90s, node-a=-1m30s)"
+        )
+    };
+    let (name, value) = text.split_once('=').ok_or_else(usage)?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() || value.is_empty() {
+        return Err(usage());
+    }
+    let value = if value.starts_with(['+', '-']) || !value.contains([':', 'T']) {
+        ClockValue::Offset(parse_offset(value)?)
+    } else {
+        ClockValue::At(
+            DateTime::parse_from_rfc3339(value)
+                .map_err(|e| format!("{value:?} is not an RFC 3339 time: {e}"))?
+                .with_timezone(&Utc),
+        )
+    };
+    Ok(ClockSpec {
+        name: name.to_owned(),
+        value,
+    })
+}
+
+/// Readings for `--clock` flags, against the reference instant `now`.
+pub fn from_specs(
+    specs: &[ClockSpec],
+    now: DateTime<Utc>,
+) -> Result<Vec<ClockReading>, SourceError> {
+    let mut readings: Vec<ClockReading> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        if spec.name == super::REFERENCE_NAME {
+            return Err(SourceError::ReservedClockName(spec.name.clone()));
+        }
+        if readings.iter().any(|r| r.name == spec.name) {
+            return Err(SourceError::DuplicateClock(spec.name.clone()));
+        }
+        let offset = match spec.value {
+            ClockValue::At(at) => at - now,
+            ClockValue::Offset(offset) => offset,
+        };
+        if offset.abs() > MAX_CLOCK_OFFSET {
+            return Err(SourceError::OffsetOutOfRange(spec.name.clone()));
+        }
+        readings.push(ClockReading::exact(
+            spec.name.clone(),
+            ClockSource::Flag,
+            offset,
+        ));
+    }
+    Ok(readings)
+}
+
+/// An offset with its uncertainty, for a clock that is not itself a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Estimate {
+    /// That clock minus the reference clock.
+    pub offset: TimeDelta,
+    /// Half-width of the interval around `offset`.
+    pub uncertainty: TimeDelta,
+}
+
+/// What one source yielded.
+#[derive(Debug, Clone, Default)]
+pub struct Observation {
+    /// One reading per live node or API server.
+    pub readings: Vec<ClockReading>,
+    /// Skipped items, stale holders, precision notes.
+    pub findings: Vec<Finding>,
+    /// The API server(s) that stored the node Leases, against the reference clock
+    /// (from the age of their managedFields stamps). `--nodes` reuses it.
+    pub apiserver: Option<Estimate>,
+}
+
+/// Readings from `kubectl get leases -n kube-node-lease -o json` (node Leases),
+/// which may also hold the API server identity Leases of `kube-system`.
+pub fn from_leases(
+    text: &str,
+    what: &str,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+) -> Result<Observation, SourceError> {
+    const EXPECTED: &str = "kubectl get leases -n kube-node-lease -o json";
+    let doc = parse_json(text, what, EXPECTED)?;
+    let items = list_items(&doc, "Lease", what, EXPECTED)?;
+    let mut obs = Observation::default();
+    let mut nodes: Vec<NodeLease> = Vec::new();
+    let (mut total, mut stale, mut others, mut without_fields) = (0, 0, Vec::new(), 0);
+    for (index, item) in items.iter().enumerate() {
+        let lease = match read_lease(item, index + 1) {
+            Ok(Some(lease)) => lease,
+            Ok(None) => {
+                others.push(item_label(item, index + 1));
+                continue;
+            }
+            Err(reason) => {
+                obs.findings.push(skipped(reason));
+                continue;
+            }
+        };
+        total += 1;
+        let last = lease
+            .kubelet_stamp
+            .map_or(lease.renew, |m| m.max(lease.renew));
+        let age = now - last;
+        if age > lease.duration + STALE_GRACE {
+            stale += 1;
+            obs.findings.push(Finding::warning(
+                Code::NodeDown,
+                format!(
+                    "{} {}: its Lease was last renewed {} ago (renewTime {}), more than its {}s duration + {}s: {}; not counted as a clock",
+                    if lease.apiserver { "API server" } else { "node" },
+                    lease.name,
+                    seconds_text(age),
+                    rfc3339(lease.renew),
+                    lease.duration.num_seconds(),
+                    STALE_GRACE.num_seconds(),
+                    if lease.apiserver {
+                        "that API server has stopped (its Lease is garbage-collected later)"
+                    } else {
+                        "the node or its kubelet is down (or cannot reach the API server), which is not clock skew"
+                    },
+                ),
+            ));
+            continue;
+        }
+        let interval = lease.renew_interval();
+        if lease.apiserver {
+            // Self-stamped through the loopback client, so managedFields says
+            // nothing new: only renewTime's age places this clock.
+            obs.readings.push(age_reading(
+                &lease.name,
+                ClockSource::ApiserverLease,
+                lease.renew,
+                interval,
+                now,
+            ));
+        } else {
+            without_fields += usize::from(lease.kubelet_stamp.is_none());
+            nodes.push(NodeLease {
+                name: lease.name,
+                renew: lease.renew,
+                stamp: lease.kubelet_stamp,
+                interval,
+            });
+        }
+    }
+
+    // The stamping API server against the reference: each stamp s ∈ [M, M+1)
+    // was taken at a reference instant within the last renew interval.
+    let per_lease: Vec<Estimate> = nodes
+        .iter()
+        .filter_map(|n| {
+            let m = n.stamp?;
+            let half = (TimeDelta::seconds(1) + n.interval) / 2;
+            Some(Estimate {
+                offset: m + half - now,
+                uncertainty: half + LISTING_SLACK,
+            })
+        })
+        .collect();
+    obs.apiserver = median(&per_lease);
+
+    let mut kubelets = Vec::new();
+    for node in &nodes {
+        let reading = match (node.stamp, obs.apiserver) {
+            (Some(m), Some(apiserver)) => {
+                // kubelet − API server ≈ renewTime − (M + 0.5 s), ±1 s: 0.5 s of
+                // truncation plus the request's trip from kubelet to API server.
+                let kubelet = node.renew - (m + HALF_SECOND);
+                kubelets.push((node.name.clone(), kubelet));
+                if kubelet.abs() > leeway {
+                    obs.findings.push(kubelet_skew(
+                        &node.name,
+                        kubelet,
+                        TimeDelta::seconds(1),
+                        "spec.renewTime",
+                        node.renew,
+                        m,
+                    ));
+                }
+                ClockReading {
+                    name: node.name.clone(),
+                    source: ClockSource::NodeLease,
+                    offset: kubelet + apiserver.offset,
+                    uncertainty: TimeDelta::seconds(1) + apiserver.uncertainty,
+                }
+            }
+            _ => age_reading(
+                &node.name,
+                ClockSource::NodeLease,
+                node.renew,
+                node.interval,
+                now,
+            ),
+        };
+        obs.readings.push(reading);
+    }
+
+    if let Some(finding) = kubelet_offsets(kubelets, "spec.renewTime", TimeDelta::seconds(1)) {
+        obs.findings.push(finding);
+    }
+    if without_fields > 0 {
+        obs.findings.push(Finding::info(
+            Code::NoManagedFields,
+            format!(
+                "{without_fields} node Lease(s) carry no managedFields (kubectl hides them unless --show-managed-fields): those kubelets are placed from renewTime's age alone, to about ±{}, instead of against the API server to ±1s",
+                seconds_text(
+                    TimeDelta::seconds(DEFAULT_NODE_LEASE_SECONDS) / NODE_LEASE_RENEW_FRACTION / 2
+                        + LISTING_SLACK
+                )
+            ),
+        ));
+    }
+    if !others.is_empty() {
+        obs.findings.push(Finding::info(
+            Code::ItemSkipped,
+            format!(
+                "skipped {} Lease(s) that are neither node Leases (kube-node-lease) nor API server identity Leases ({IDENTITY_LABEL}={IDENTITY_VALUE}): {}",
+                others.len(),
+                list_some(&others)
+            ),
+        ));
+    }
+    if total > 0 && stale == total {
+        obs.findings.push(Finding::warning(
+            Code::SnapshotOld,
+            format!(
+                "every Lease in {what} is stale at the reference time {}: if the file was saved earlier, pass --now with the time it was captured",
+                rfc3339(now)
+            ),
+        ));
+    }
+    Ok(obs)
+}
+
+/// Readings from `kubectl get nodes -o json`: each kubelet's condition heartbeat
+/// against the API server's managedFields stamp of the same status update.
+/// `apiserver` (from `--leases`) places those API servers against the reference;
+/// without it they are assumed to agree with it, and a finding says so.
+pub fn from_nodes(
+    text: &str,
+    what: &str,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+    apiserver: Option<Estimate>,
+) -> Result<Observation, SourceError> {
+    const EXPECTED: &str = "kubectl get nodes -o json";
+    let doc = parse_json(text, what, EXPECTED)?;
+    let items = list_items(&doc, "Node", what, EXPECTED)?;
+    let mut obs = Observation::default();
+    let mut without_fields = Vec::new();
+    let mut kubelets = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let node = match read_node(item, index + 1) {
+            Ok(node) => node,
+            Err(reason) => {
+                obs.findings.push(skipped(reason));
+                continue;
+            }
+        };
+        let Some(stamp) = node.kubelet_stamp else {
+            without_fields.push(node.name);
+            continue;
+        };
+        let age = now - stamp.max(node.heartbeat);
+        if node.ready_unknown || age > NODE_STATUS_REPORT + STALE_GRACE {
+            obs.findings.push(Finding::warning(
+                Code::NodeDown,
+                format!(
+                    "node {}: {}last heartbeat {} ago ({}): the node or its kubelet is down, which is not clock skew; not counted as a clock",
+                    node.name,
+                    if node.ready_unknown { "Ready is Unknown, " } else { "" },
+                    seconds_text(age),
+                    rfc3339(node.heartbeat),
+                ),
+            ));
+            continue;
+        }
+        // Both stamps are whole seconds, taken at the same status update: ±2 s.
+        let kubelet = node.heartbeat - stamp;
+        let uncertainty = TimeDelta::seconds(2);
+        kubelets.push((node.name.clone(), kubelet));
+        if kubelet.abs() > leeway {
+            obs.findings.push(kubelet_skew(
+                &node.name,
+                kubelet,
+                uncertainty,
+                "lastHeartbeatTime",
+                node.heartbeat,
+                stamp,
+            ));
+        }
+        let base = apiserver.unwrap_or(Estimate {
+            offset: TimeDelta::zero(),
+            uncertainty: TimeDelta::zero(),
+        });
+        obs.readings.push(ClockReading {
+            name: node.name,
+            source: ClockSource::NodeStatus,
+            offset: kubelet + base.offset,
+            uncertainty: uncertainty + base.uncertainty,
+        });
+    }
+    if let Some(finding) = kubelet_offsets(kubelets, "lastHeartbeatTime", TimeDelta::seconds(2)) {
+        obs.findings.push(finding);
+    }
+    if !obs.readings.is_empty() {
+        obs.findings.push(Finding::info(
+            Code::CoarseClock,
+            if apiserver.is_some() {
+                "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ±2s against the API server that stored its status; that API server is placed against the reference through the Lease stamps".to_owned()
+            } else {
+                format!(
+                    "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ±2s against the API server that stored its status, and the kubelet posts status only every {} or so, too rarely to place that API server against the reference: the table assumes it agrees with the reference clock (add --leases to measure it)",
+                    seconds_text(NODE_STATUS_REPORT)
+                )
+            },
+        ));
+    }
+    if !without_fields.is_empty() {
+        obs.findings.push(Finding::warning(
+            Code::NoManagedFields,
+            format!(
+                "{} Node(s) carry no kubelet managedFields entry (kubectl hides managedFields unless --show-managed-fields), so their clocks cannot be measured: {}",
+                without_fields.len(),
+                list_some(&without_fields)
+            ),
+        ));
+    }
+    Ok(obs)
+}
+
+/// With no other source: the issuing API server's clock from the token's `iat`,
+/// assuming the token was minted moments ago. Only a token issued within the
+/// leeway of our clock is used: an older `iat` says more about when the token was
+/// minted than about anyone's clock, and a clock behind ours by less than the
+/// leeway rejects nothing.
+pub fn from_token_iat(
+    token: &TokenTimes,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+) -> (Option<ClockReading>, Finding) {
+    let Some(iat) = token.claims.issued_at.filter(|_| token.time_checked) else {
+        return (
+            None,
+            Finding::info(
+                Code::IatEstimate,
+                "no clock source given and the token has no checked iat: only the reference clock is judged (add --clock, --leases or --nodes)",
+            ),
+        );
+    };
+    let issued = at_seconds(iat);
+    if now - issued > leeway {
+        return (
+            None,
+            Finding::info(
+                Code::IatEstimate,
+                format!(
+                    "no clock source given, and the token was issued {} before the reference time: too old to estimate the issuing API server's clock from its iat (that works only for a token issued seconds ago); add --clock, --leases or --nodes",
+                    seconds_text(now - issued)
+                ),
+            ),
+        );
+    }
+    // iat is truncated to the second: the minting instant is in [iat, iat + 1).
+    let offset = issued + HALF_SECOND - now;
+    let reading = ClockReading {
+        name: "token issuer".to_owned(),
+        source: ClockSource::TokenIat,
+        offset,
+        uncertainty: TimeDelta::seconds(1),
+    };
+    let finding = Finding::info(
+        Code::IatEstimate,
+        format!(
+            "no clock source given: the issuing API server's clock is estimated from the token's iat as {} ±1s from the reference clock; this holds only if the token was issued seconds ago (e.g. piped straight from kubectl create token)",
+            offset_text(offset)
+        ),
+    );
+    (Some(reading), finding)
+}
+
+/// One HTTP `Date` header as an interval reading (for `--server`). Go's net/http
+/// writes the server's clock truncated to the second when it writes the response
+/// headers, so the true server time at that moment is in `[Date, Date + 1 s)`,
+/// somewhere between `sent` and `received` on the reference clock:
+/// offset = (Date + 0.5 s) − midpoint(sent, received), ±(RTT/2 + 0.5 s).
+pub fn from_http_date(
+    name: impl Into<String>,
+    date: &str,
+    sent: DateTime<Utc>,
+    received: DateTime<Utc>,
+) -> Result<ClockReading, SourceError> {
+    let server = DateTime::parse_from_rfc2822(date.trim())
+        .map_err(|_| SourceError::HttpDate(date.to_owned()))?
+        .with_timezone(&Utc);
+    if received < sent {
+        return Err(SourceError::ReceivedBeforeSent);
+    }
+    let half_rtt = (received - sent) / 2;
+    Ok(ClockReading {
+        name: name.into(),
+        source: ClockSource::HttpDate,
+        offset: (server + HALF_SECOND) - (sent + half_rtt),
+        uncertainty: half_rtt + HALF_SECOND,
+    })
+}
+
+// ---------------------------------------------------------------------------
+
+struct NodeLease {
+    name: String,
+    renew: DateTime<Utc>,
+    stamp: Option<DateTime<Utc>>,
+    interval: TimeDelta,
+}
+
+struct LeaseItem {
+    name: String,
+    apiserver: bool,
+    renew: DateTime<Utc>,
+    duration: TimeDelta,
+    /// The kubelet's managedFields time (node Leases only).
+    kubelet_stamp: Option<DateTime<Utc>>,
+}
+
+impl LeaseItem {
+    fn renew_interval(&self) -> TimeDelta {
+        if self.apiserver {
+            APISERVER_RENEW
+        } else {
+            self.duration / NODE_LEASE_RENEW_FRACTION
+        }
+    }
+}
+
+/// A reading from renewTime's age alone: renewed within the last `interval`,
+/// so the clock is in `[renew − now, renew − now + interval]`.
+fn age_reading(
+    name: &str,
+    source: ClockSource,
+    renew: DateTime<Utc>,
+    interval: TimeDelta,
+    now: DateTime<Utc>,
+) -> ClockReading {
+    ClockReading {
+        name: name.to_owned(),
+        source,
+        offset: renew - now + interval / 2,
+        uncertainty: interval / 2 + LISTING_SLACK,
+    }
+}
+
+fn kubelet_skew(
+    name: &str,
+    kubelet: TimeDelta,
+    uncertainty: TimeDelta,
+    field: &str,
+    kubelet_time: DateTime<Utc>,
+    stamp: DateTime<Utc>,
+) -> Finding {
+    Finding::warning(
+        Code::KubeletClockSkew,
+        format!(
+            "node {name}: the kubelet's clock is {} ±{} {} the API server that stored its update ({field} {} vs managedFields time {}); the kubelet times token refreshes by its own clock",
+            seconds_text(kubelet.abs()),
+            seconds_text(uncertainty),
+            if kubelet > TimeDelta::zero() {
+                "ahead of"
+            } else {
+                "behind"
+            },
+            rfc3339(kubelet_time),
+            rfc3339(stamp),
+        ),
+    )
+}
+
+/// One line listing each kubelet's offset from its API server, largest first.
+fn kubelet_offsets(
+    mut kubelets: Vec<(String, TimeDelta)>,
+    field: &str,
+    precision: TimeDelta,
+) -> Option<Finding> {
+    const SHOWN: usize = 8;
+    if kubelets.is_empty() {
+        return None;
+    }
+    kubelets.sort_by_key(|(_, offset)| std::cmp::Reverse(offset.abs()));
+    let mut text = kubelets
+        .iter()
+        .take(SHOWN)
+        .map(|(name, offset)| format!("{name} {}", offset_text(*offset)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some((_, largest_rest)) = kubelets.get(SHOWN) {
+        text.push_str(&format!(
+            " and {} more within ±{}",
+            kubelets.len() - SHOWN,
+            seconds_text(largest_rest.abs())
+        ));
+    }
+    Some(Finding::info(
+        Code::KubeletOffsets,
+        format!(
+            "kubelet clock minus the API server that stored its update ({field} vs managedFields time, ±{}): {text}",
+            seconds_text(precision)
+        ),
+    ))
+}
+
+fn median(estimates: &[Estimate]) -> Option<Estimate> {
+    let mut sorted = estimates.to_vec();
+    sorted.sort_by_key(|e| e.offset);
+    let middle = *sorted.get(sorted.len().checked_sub(1)? / 2)?;
+    let uncertainty = sorted.iter().map(|e| e.uncertainty).max()?;
+    Some(Estimate {
+        offset: middle.offset,
+        uncertainty,
+    })
+}
+
+fn parse_json(text: &str, what: &str, expected: &'static str) -> Result<Value, SourceError> {
+    serde_json::from_str(text).map_err(|e| SourceError::Json {
+        what: what.to_owned(),
+        expected,
+        detail: e.to_string(),
+    })
+}
+
+/// The items of a `List` (or `LeaseList`, `NodeList`), or one object of `kind`.
+fn list_items<'a>(
+    doc: &'a Value,
+    kind: &str,
+    what: &str,
+    expected: &'static str,
+) -> Result<Vec<&'a Value>, SourceError> {
+    let shape = |detail: String| SourceError::Shape {
+        what: what.to_owned(),
+        expected,
+        detail,
+    };
+    let Value::Object(map) = doc else {
+        return Err(shape(format!(
+            "expected a List object with items, found {}",
+            crate::input::shape::json_type_name(doc)
+        )));
+    };
+    match map.get("items") {
+        Some(Value::Array(items)) => Ok(items.iter().collect()),
+        Some(other) => Err(shape(format!(
+            "items is {}, not an array",
+            crate::input::shape::json_type_name(other)
+        ))),
+        None if map.get("kind").and_then(Value::as_str) == Some(kind) => Ok(vec![doc]),
+        None => Err(shape(format!(
+            "expected a List with items, found {}",
+            match map.get("kind").and_then(Value::as_str) {
+                Some(k) => format!("kind {k:?}"),
+                None => "an object without kind or items".to_owned(),
+            }
+        ))),
+    }
+}
+
+fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(value, |v, key| v.get(key))
+}
+
+fn item_label(item: &Value, index: usize) -> String {
+    let name = get(item, &["metadata", "name"]).and_then(Value::as_str);
+    let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
+    match (namespace, name) {
+        (Some(ns), Some(name)) => format!("item {index} ({ns}/{name})"),
+        (None, Some(name)) => format!("item {index} ({name})"),
+        _ => format!("item {index}"),
+    }
+}
+
+fn skipped(reason: String) -> Finding {
+    Finding::warning(Code::ItemSkipped, format!("skipped {reason}"))
+}
+
+fn list_some(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
+}
+
+/// The time at `path` in `item`; `field` names it in messages.
+fn time_field(
+    item: &Value,
+    path: &[&str],
+    label: &str,
+    field: &str,
+) -> Result<DateTime<Utc>, String> {
+    match get(item, path) {
+        None | Some(Value::Null) => Err(format!("{label}: {field} is missing")),
+        Some(Value::String(s)) => DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|_| format!("{label}: {field} {s:?} is not an RFC 3339 time")),
+        Some(other) => Err(format!(
+            "{label}: {field} is {}, not a time",
+            crate::input::shape::json_type_name(other)
+        )),
+    }
+}
+
+/// Checks `kind` and returns the item's label.
+fn check_kind(item: &Value, index: usize, kind: &str) -> Result<String, String> {
+    let label = item_label(item, index);
+    if !item.is_object() {
+        return Err(format!(
+            "{label}: it is {}, not an object",
+            crate::input::shape::json_type_name(item)
+        ));
+    }
+    match item.get("kind") {
+        None => {}
+        Some(Value::String(k)) if k == kind => {}
+        Some(other) => return Err(format!("{label}: kind is {other}, not {kind:?}")),
+    }
+    if get(item, &["metadata", "name"])
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        return Err(format!("{label}: metadata.name is missing"));
+    }
+    Ok(label)
+}
+
+/// The latest managedFields time of a kubelet `Update`, optionally only for
+/// entries that manage `status`. `Ok(None)` when there is no such entry.
+fn kubelet_stamp(
+    item: &Value,
+    label: &str,
+    status_only: bool,
+) -> Result<Option<DateTime<Utc>>, String> {
+    let Some(entries) = get(item, &["metadata", "managedFields"]) else {
+        return Ok(None);
+    };
+    let Some(entries) = entries.as_array() else {
+        return Err(format!("{label}: metadata.managedFields is not an array"));
+    };
+    let mut latest: Option<DateTime<Utc>> = None;
+    for entry in entries {
+        let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or("");
+        // The field manager comes from the kubelet's user agent: "kubelet".
+        if !text("manager").starts_with("kubelet") || text("operation") != "Update" {
+            continue;
+        }
+        let manages_status =
+            text("subresource") == "status" || get(entry, &["fieldsV1", "f:status"]).is_some();
+        if status_only && !manages_status {
+            continue;
+        }
+        let time = time_field(entry, &["time"], label, "metadata.managedFields[].time")?;
+        latest = latest.max(Some(time));
+    }
+    Ok(latest)
+}
+
+/// `Ok(None)`: a Lease of another kind (leader election…), not an error.
+fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
+    let label = check_kind(item, index, "Lease")?;
+    let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
+    let labels = get(item, &["metadata", "labels"]);
+    let label_value = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
+    let apiserver = label_value(IDENTITY_LABEL) == Some(IDENTITY_VALUE);
+    if !apiserver && namespace != Some(NODE_LEASE_NAMESPACE) {
+        return Ok(None);
+    }
+    let lease_name = get(item, &["metadata", "name"])
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let holder = get(item, &["spec", "holderIdentity"]).and_then(Value::as_str);
+    let name = if apiserver {
+        // The holder is "<APIServerID>_<uuid>" (pkg/controlplane/instance.go); its
+        // host label is the readable part of that identity.
+        match label_value(HOSTNAME_LABEL) {
+            Some(host) => format!("apiserver/{host}"),
+            None => holder
+                .and_then(|h| h.split('_').next())
+                .unwrap_or(lease_name)
+                .to_owned(),
+        }
+    } else {
+        holder.unwrap_or(lease_name).to_owned()
+    };
+    let renew = time_field(item, &["spec", "renewTime"], &label, "spec.renewTime")?;
+    let duration = match get(item, &["spec", "leaseDurationSeconds"]) {
+        None | Some(Value::Null) if apiserver => DEFAULT_APISERVER_LEASE_SECONDS,
+        None | Some(Value::Null) => DEFAULT_NODE_LEASE_SECONDS,
+        Some(v) => v
+            .as_i64()
+            .filter(|d| (1..=366 * 86_400).contains(d))
+            .ok_or_else(|| {
+                format!("{label}: spec.leaseDurationSeconds {v} is not a positive integer")
+            })?,
+    };
+    let kubelet_stamp = if apiserver {
+        None
+    } else {
+        kubelet_stamp(item, &label, false)?
+    };
+    Ok(Some(LeaseItem {
+        name,
+        apiserver,
+        renew,
+        duration: TimeDelta::seconds(duration),
+        kubelet_stamp,
+    }))
+}
+
+struct NodeItem {
+    name: String,
+    heartbeat: DateTime<Utc>,
+    ready_unknown: bool,
+    kubelet_stamp: Option<DateTime<Utc>>,
+}
+
+fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
+    let label = check_kind(item, index, "Node")?;
+    let name = get(item, &["metadata", "name"])
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let Some(conditions) = get(item, &["status", "conditions"]).and_then(Value::as_array) else {
+        return Err(format!("{label}: status.conditions is missing"));
+    };
+    let mut heartbeat: Option<DateTime<Utc>> = None;
+    let mut ready_unknown = false;
+    for condition in conditions {
+        let kind = condition.get("type").and_then(Value::as_str);
+        if kind == Some("Ready") {
+            ready_unknown = condition.get("status").and_then(Value::as_str) == Some("Unknown");
+        }
+        if condition.get("lastHeartbeatTime").is_some() {
+            let at = time_field(
+                condition,
+                &["lastHeartbeatTime"],
+                &label,
+                "status.conditions[].lastHeartbeatTime",
+            )?;
+            heartbeat = heartbeat.max(Some(at));
+        }
+    }
+    let heartbeat =
+        heartbeat.ok_or_else(|| format!("{label}: no condition has a lastHeartbeatTime"))?;
+    Ok(NodeItem {
+        name,
+        heartbeat,
+        ready_unknown,
+        kubelet_stamp: kubelet_stamp(item, &label, true)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timefmt::parse_instant;
+    use serde_json::json;
+
+    const L: TimeDelta = TimeDelta::seconds(60);
+
+    fn t(s: &str) -> DateTime<Utc> {
+        parse_instant(s).unwrap()
+    }
+
+    fn now() -> DateTime<Utc> {
+        t("2026-01-01T00:00:00Z")
+    }
+
+    fn reading<'a>(obs: &'a Observation, name: &str) -> &'a ClockReading {
+        obs.readings
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no clock {name}"))
+    }
+
+    fn node_lease(name: &str, renew: &str, stamp: Option<&str>) -> Value {
+        let mut lease = json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "namespace": "kube-node-lease"},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": renew},
+        });
+        if let Some(stamp) = stamp {
+            lease["metadata"]["managedFields"] = json!([{
+                "apiVersion": "coordination.k8s.io/v1", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:spec": {"f:renewTime": {}}},
+                "manager": "kubelet", "operation": "Update", "time": stamp,
+            }]);
+        }
+        lease
+    }
+
+    fn list(items: Vec<Value>) -> String {
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()
+    }
+
+    #[test]
+    fn clock_flags() {
+        let spec = parse_clock_spec("node-a=-1m30s").unwrap();
+        assert_eq!(spec.value, ClockValue::Offset(TimeDelta::seconds(-90)));
+        let spec = parse_clock_spec("b=2026-01-01T00:01:30Z").unwrap();
+        assert_eq!(spec.value, ClockValue::At(t("2026-01-01T00:01:30Z")));
+        assert_eq!(
+            parse_clock_spec("c=90s").unwrap().value,
+            ClockValue::Offset(TimeDelta::seconds(90))
+        );
+        for bad in ["node-a", "=+5s", "a=", "a=soon", "a=2026-13-01T00:00:00Z"] {
+            assert!(parse_clock_spec(bad).is_err(), "{bad}");
+        }
+        let specs = [
+            parse_clock_spec("a=+90s").unwrap(),
+            parse_clock_spec("b=2025-12-31T23:58:30Z").unwrap(),
+        ];
+        let r = from_specs(&specs, now()).unwrap();
+        assert_eq!(r[0].offset, TimeDelta::seconds(90));
+        assert_eq!(r[1].offset, TimeDelta::seconds(-90));
+        let twice = [specs[0].clone(), specs[0].clone()];
+        assert_eq!(
+            from_specs(&twice, now()),
+            Err(SourceError::DuplicateClock("a".into()))
+        );
+        let local = [parse_clock_spec("local=+1s").unwrap()];
+        assert!(from_specs(&local, now()).is_err());
+        let far = [parse_clock_spec("far=+200000000y").unwrap()];
+        assert_eq!(
+            from_specs(&far, now()),
+            Err(SourceError::OffsetOutOfRange("far".into()))
+        );
+    }
+
+    #[test]
+    fn http_date_is_an_interval() {
+        // Sent 00:00:00.000, received 00:00:00.400; server wrote "00:01:30".
+        let r = from_http_date(
+            "https://cp-1:6443",
+            "Thu, 01 Jan 2026 00:01:30 GMT",
+            now(),
+            now() + TimeDelta::milliseconds(400),
+        )
+        .unwrap();
+        assert_eq!(r.offset, TimeDelta::milliseconds(90_300));
+        assert_eq!(r.uncertainty, TimeDelta::milliseconds(700));
+        assert_eq!(r.source, ClockSource::HttpDate);
+        // A server in step with us, a 2 s round trip.
+        let r = from_http_date(
+            "x",
+            "Thu, 01 Jan 2026 00:00:01 GMT",
+            now(),
+            now() + TimeDelta::seconds(2),
+        )
+        .unwrap();
+        assert_eq!(r.offset, TimeDelta::milliseconds(500));
+        assert_eq!(r.uncertainty, TimeDelta::milliseconds(1500));
+        assert!(matches!(
+            from_http_date("x", "yesterday", now(), now()),
+            Err(SourceError::HttpDate(_))
+        ));
+        assert_eq!(
+            from_http_date(
+                "x",
+                "Thu, 01 Jan 2026 00:00:01 GMT",
+                now(),
+                now() - TimeDelta::seconds(1)
+            ),
+            Err(SourceError::ReceivedBeforeSent)
+        );
+    }
+
+    #[test]
+    fn lease_offsets_skew_and_staleness() {
+        let doc = list(vec![
+            node_lease(
+                "ok",
+                "2025-12-31T23:59:56.300000Z",
+                Some("2025-12-31T23:59:56Z"),
+            ),
+            node_lease(
+                "ok-2",
+                "2025-12-31T23:59:52.700000Z",
+                Some("2025-12-31T23:59:52Z"),
+            ),
+            // Kubelet 90 s ahead of the API server.
+            node_lease(
+                "fast",
+                "2026-01-01T00:01:27.600000Z",
+                Some("2025-12-31T23:59:57Z"),
+            ),
+            // Down for ten minutes: both stamps are old.
+            node_lease(
+                "down",
+                "2025-12-31T23:50:00.000000Z",
+                Some("2025-12-31T23:50:00Z"),
+            ),
+        ]);
+        let obs = from_leases(&doc, "leases", now(), L).unwrap();
+        let fast = reading(&obs, "fast");
+        let ok = reading(&obs, "ok");
+        // kubelet − API server: fast 90.6 − 0.5 = +90.1 s, ok 0.3 − 0.5 = −0.2 s.
+        assert_eq!(fast.offset - ok.offset, TimeDelta::milliseconds(90_300));
+        assert_eq!(fast.uncertainty, TimeDelta::seconds(7));
+        assert!(obs.readings.iter().all(|r| r.name != "down"));
+        let codes: Vec<Code> = obs.findings.iter().map(|f| f.code).collect();
+        assert!(codes.contains(&Code::NodeDown));
+        assert!(codes.contains(&Code::KubeletClockSkew));
+        let offsets = obs
+            .findings
+            .iter()
+            .find(|f| f.code == Code::KubeletOffsets)
+            .unwrap();
+        assert!(
+            offsets.message.ends_with(
+                "(spec.renewTime vs managedFields time, ±1s): fast +90.1s, ok -0.2s, ok-2 +0.2s"
+            ),
+            "{}",
+            offsets.message
+        );
+        let apiserver = obs.apiserver.unwrap();
+        assert_eq!(apiserver.uncertainty, TimeDelta::milliseconds(6_000));
+        // Median stamp 23:59:56 (+5.5 s for the truncated second and half an interval).
+        assert_eq!(apiserver.offset, TimeDelta::milliseconds(1_500));
+    }
+
+    #[test]
+    fn apiserver_identity_leases_are_named_after_their_host() {
+        let lease = |host: &str, renew: &str| {
+            json!({
+                "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                "metadata": {"name": format!("apiserver-{host}"), "namespace": "kube-system",
+                    "labels": {IDENTITY_LABEL: IDENTITY_VALUE, HOSTNAME_LABEL: host}},
+                "spec": {"holderIdentity": format!("apiserver-{host}_0000"), "leaseDurationSeconds": 3600, "renewTime": renew},
+            })
+        };
+        let doc = list(vec![
+            lease("cp-1", "2025-12-31T23:59:55.000000Z"),
+            lease("cp-2", "2025-12-31T23:58:25.000000Z"),
+        ]);
+        let obs = from_leases(&doc, "leases", now(), L).unwrap();
+        let a = reading(&obs, "apiserver/cp-1");
+        let b = reading(&obs, "apiserver/cp-2");
+        assert_eq!(a.offset, TimeDelta::zero());
+        assert_eq!(a.offset - b.offset, TimeDelta::seconds(90));
+        assert_eq!(a.uncertainty, TimeDelta::milliseconds(5_500));
+        assert_eq!(obs.apiserver, None);
+    }
+
+    #[test]
+    fn bad_items_are_skipped_bad_documents_are_errors() {
+        let mut missing_renew = node_lease("partial", "x", None);
+        missing_renew["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("renewTime");
+        let leader = json!({"kind": "Lease", "metadata": {"name": "kube-scheduler", "namespace": "kube-system"},
+            "spec": {"renewTime": "2026-01-01T00:00:00.000000Z"}});
+        let doc = list(vec![
+            json!(42),
+            json!({"kind": "Pod", "metadata": {"name": "p"}}),
+            missing_renew,
+            leader,
+            node_lease("nofields", "2025-12-31T23:59:58.000000Z", None),
+        ]);
+        let obs = from_leases(&doc, "leases", now(), L).unwrap();
+        assert_eq!(obs.readings.len(), 1);
+        assert_eq!(
+            reading(&obs, "nofields").uncertainty,
+            TimeDelta::milliseconds(5_500)
+        );
+        let skipped = obs
+            .findings
+            .iter()
+            .filter(|f| f.code == Code::ItemSkipped)
+            .count();
+        assert_eq!(skipped, 4, "{:#?}", obs.findings);
+        assert!(obs.findings.iter().any(|f| f.code == Code::NoManagedFields));
+
+        for (text, fragment) in [
+            ("{", "is not JSON"),
+            ("[]", "found an array"),
+            (r#"{"kind":"Pod"}"#, "kind \"Pod\""),
+            (r#"{"items":{}}"#, "items is an object"),
+        ] {
+            let err = from_leases(text, "file l.json", now(), L).unwrap_err();
+            assert!(err.to_string().contains(fragment), "{err}");
+            assert!(!err.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn nodes_heartbeat_against_managed_fields() {
+        let node = |name: &str, heartbeat: &str, stamp: &str, ready: &str| {
+            json!({
+                "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "managedFields": [
+                    {"manager": "kubelet", "operation": "Update", "subresource": "status",
+                     "time": stamp, "fieldsV1": {"f:status": {}}},
+                    {"manager": "kubelet", "operation": "Update", "time": "2025-01-01T00:00:00Z",
+                     "fieldsV1": {"f:metadata": {}}}]},
+                "status": {"conditions": [
+                    {"type": "MemoryPressure", "status": "False", "lastHeartbeatTime": heartbeat},
+                    {"type": "Ready", "status": ready, "lastHeartbeatTime": heartbeat}]},
+            })
+        };
+        let doc = list(vec![
+            node("a", "2025-12-31T23:58:00Z", "2025-12-31T23:58:00Z", "True"),
+            node("b", "2025-12-31T23:59:30Z", "2025-12-31T23:58:00Z", "True"),
+            node(
+                "gone",
+                "2025-12-31T23:59:00Z",
+                "2025-12-31T23:59:00Z",
+                "Unknown",
+            ),
+        ]);
+        let obs = from_nodes(&doc, "nodes", now(), L, None).unwrap();
+        assert_eq!(reading(&obs, "a").offset, TimeDelta::zero());
+        assert_eq!(reading(&obs, "b").offset, TimeDelta::seconds(90));
+        assert_eq!(reading(&obs, "b").uncertainty, TimeDelta::seconds(2));
+        assert!(obs.readings.iter().all(|r| r.name != "gone"));
+        assert!(obs.findings.iter().any(|f| f.code == Code::CoarseClock));
+        assert!(obs.findings.iter().any(|f| f.code == Code::NodeDown));
+        let base = Estimate {
+            offset: TimeDelta::seconds(3),
+            uncertainty: TimeDelta::seconds(6),
+        };
+        let obs = from_nodes(&doc, "nodes", now(), L, Some(base)).unwrap();
+        assert_eq!(reading(&obs, "a").offset, TimeDelta::seconds(3));
+        assert_eq!(reading(&obs, "a").uncertainty, TimeDelta::seconds(8));
+    }
+
+    #[test]
+    fn iat_estimate_only_for_a_fresh_token() {
+        let token = |iat: i64| TokenTimes {
+            fingerprint: "f".into(),
+            claims: crate::window::TimeClaims {
+                not_before: Some(iat),
+                issued_at: Some(iat),
+                expires_at: Some(iat + 3600),
+            },
+            time_checked: true,
+        };
+        let base = now().timestamp();
+        let (r, _) = from_token_iat(&token(base + 90), now(), L);
+        assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(90_500));
+        let (r, _) = from_token_iat(&token(base - 2), now(), L);
+        assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(-1_500));
+        let (r, f) = from_token_iat(&token(base - 600), now(), L);
+        assert!(r.is_none());
+        assert!(f.message.contains("too old"), "{}", f.message);
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// JSON built from the keys and values these parsers look at, so that
+        /// the random items get deep enough to matter.
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                prop_oneof![
+                    Just("Lease"),
+                    Just("Node"),
+                    Just("kube-node-lease"),
+                    Just("kube-system"),
+                    Just("kube-apiserver"),
+                    Just("kubelet"),
+                    Just("Update"),
+                    Just("status"),
+                    Just("Unknown"),
+                    Just("Ready"),
+                    Just("2026-01-01T00:00:00.5Z"),
+                    Just("0001-01-01T00:00:00Z"),
+                    Just("9999-12-31T23:59:59Z"),
+                    Just("yesterday"),
+                ]
+                .prop_map(Value::from),
+            ];
+            leaf.prop_recursive(4, 48, 6, |inner| {
+                let keys = prop_oneof![
+                    Just("kind"),
+                    Just("metadata"),
+                    Just("name"),
+                    Just("namespace"),
+                    Just("labels"),
+                    Just(IDENTITY_LABEL),
+                    Just("managedFields"),
+                    Just("manager"),
+                    Just("operation"),
+                    Just("subresource"),
+                    Just("time"),
+                    Just("spec"),
+                    Just("renewTime"),
+                    Just("holderIdentity"),
+                    Just("leaseDurationSeconds"),
+                    Just("status"),
+                    Just("conditions"),
+                    Just("type"),
+                    Just("lastHeartbeatTime"),
+                ];
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    prop::collection::btree_map(keys, inner, 0..6).prop_map(|m| {
+                        Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn random_items_are_skipped_never_a_crash(items in prop::collection::vec(value(), 0..8)) {
+                let doc = json!({"kind": "List", "items": items}).to_string();
+                let leases = from_leases(&doc, "l", now(), L).unwrap();
+                let nodes = from_nodes(&doc, "n", now(), L, leases.apiserver).unwrap();
+                let readings: Vec<_> = leases.readings.into_iter().chain(nodes.readings).collect();
+                let report = crate::skew::analyse(None, readings, vec![], now(), L);
+                prop_assert!(!report.clocks.is_empty());
+            }
+        }
+    }
+}
