@@ -26,6 +26,26 @@ pub fn key_value_table(style: &TableStyle) -> Table {
     table
 }
 
+/// A borderless list with bold column headers, like `kubectl get`: two spaces
+/// between columns and none at the edges, so 80 columns go further.
+pub fn list_table(style: &TableStyle, headers: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .force_no_tty()
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(style.width)
+        .set_header(
+            headers
+                .iter()
+                .map(|h| h.style(style.styles.bold).to_string()),
+        );
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    table
+}
+
 /// The findings as a bordered table, most severe first; nothing when there are none.
 pub fn write_findings(
     out: &mut dyn Write,

@@ -7,13 +7,12 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::{OwoColorize as _, Style};
 
 use super::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
 use crate::report::TableStyle;
 use crate::report::sanitize::sanitize;
-use crate::report::table::{write_findings, write_table};
+use crate::report::table::{list_table, write_findings, write_table};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::window::{self, Verdict, ceil_seconds, floor_seconds};
 
@@ -75,20 +74,10 @@ pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) 
 
 fn write_clocks(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let mut table = Table::new();
-    table
-        .load_preset(presets::NOTHING)
-        .force_no_tty()
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width)
-        .set_header(
-            ["CLOCK", "SOURCE", "OFFSET", "READS", "VERDICT", "WHEN"]
-                .map(|h| h.style(s.bold).to_string()),
-        );
-    // Two spaces between columns, none at the edges: 80 columns go further.
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 2));
-    }
+    let mut table = list_table(
+        style,
+        &["CLOCK", "SOURCE", "OFFSET", "READS", "VERDICT", "WHEN"],
+    );
     for clock in &report.clocks {
         let r = &clock.reading;
         let mut offset = offset_text(r.offset);
