@@ -24,6 +24,7 @@ pub mod env;
 pub mod error;
 pub mod exit;
 pub mod findings;
+pub mod http;
 pub mod input;
 pub mod report;
 pub mod secret;
