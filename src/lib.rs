@@ -26,6 +26,7 @@ pub mod exit;
 pub mod findings;
 pub mod http;
 pub mod input;
+pub mod probe;
 pub mod report;
 pub mod secret;
 pub mod settings;
