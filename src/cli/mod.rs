@@ -3,8 +3,10 @@
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
 mod decode;
+mod probe;
 
 pub use decode::DecodeArgs;
+pub use probe::ProbeArgs;
 
 use std::path::PathBuf;
 
@@ -86,6 +88,9 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
+    #[command(after_help = probe::EXAMPLES)]
+    Probe(ProbeArgs),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.

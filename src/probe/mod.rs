@@ -158,3 +158,27 @@ pub struct ProbeReport {
     pub evaluated_at: DateTime<Utc>,
     pub leeway_seconds: i64,
 }
+
+/// The exit code: 0 authenticated (ok, or 404), 1 for 401/403 (or another
+/// status), 3 when a server could not be reached or TLS failed; worst of all servers.
+pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
+    use crate::exit::Outcome;
+    report
+        .servers
+        .iter()
+        .map(|s| match s.classification {
+            Classification::Ok | Classification::NotFound => Outcome::Healthy,
+            Classification::Unauthorized
+            | Classification::Forbidden
+            | Classification::OtherStatus => Outcome::Problem,
+            Classification::TlsError | Classification::NetworkError => Outcome::Unreachable,
+        })
+        .fold(
+            if report.servers.is_empty() {
+                Outcome::Unreachable
+            } else {
+                Outcome::Healthy
+            },
+            Outcome::merge,
+        )
+}
