@@ -26,7 +26,7 @@ pub fn run(
     let settings = Settings::new(&cli.global, env);
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
-        Command::Probe(args) => probe::run(args, &settings, env, out, err),
+        Command::Probe(args) => probe::run(*args, &settings, env, out, err),
     }
 }
 

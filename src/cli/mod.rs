@@ -90,7 +90,7 @@ pub enum Command {
     Decode(DecodeArgs),
     /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
     #[command(after_help = probe::EXAMPLES)]
-    Probe(ProbeArgs),
+    Probe(Box<ProbeArgs>),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.
