@@ -596,3 +596,121 @@ fn the_server_401_is_kube_apiservers_byte_for_byte() {
     assert!((date - base()).num_seconds().abs() <= 2, "{date}");
     assert!(exchange.sent_at >= base() && exchange.received_at >= exchange.sent_at);
 }
+
+/// Prints the table output of the walkthrough scenarios in docs/probe.md:
+/// `cargo test --test probe docs_walkthrough -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints docs examples; run by hand"]
+fn docs_walkthrough() {
+    let (dir, pki, ca) = setup();
+    let show = |title: &str, cmd: &mut Command| {
+        let output = cmd.env("COLUMNS", "80").output().unwrap();
+        println!(
+            "===== {title} (exit {})",
+            output.status.code().unwrap_or(-1)
+        );
+        print!("{}", String::from_utf8_lossy(&output.stdout));
+        print!("{}", String::from_utf8_lossy(&output.stderr));
+    };
+    // In a pod: the defaults.
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let sa_dir = dir.path().join("serviceaccount");
+    std::fs::create_dir(&sa_dir).unwrap();
+    pki.write_ca(&sa_dir, "ca.crt");
+    std::fs::write(sa_dir.join("token"), fresh_token()).unwrap();
+    std::fs::write(sa_dir.join("namespace"), NAMESPACE).unwrap();
+    show(
+        "in a pod",
+        command(dir.path())
+            .env("KUBECTL_SATOKEN_SA_DIR", &sa_dir)
+            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+            .env("KUBERNETES_SERVICE_PORT", server.port().to_string())
+            .args([
+                "probe",
+                "--now",
+                BASE,
+                "--verb",
+                "list",
+                "--resource",
+                "pods",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    // From a laptop: two control-plane nodes, one 90 s behind.
+    let mut behind = Config::new(base());
+    behind.offset = TimeDelta::seconds(-90);
+    let behind = ApiServer::start(behind, &pki);
+    let token = tokens::sign(&tokens::projected(base(), 3607));
+    show(
+        "two servers",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &server.url(), "-s", &behind.url()])
+            .write_stdin(token),
+    );
+    show(
+        "403",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/pods",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    let config = Config::new(base()).allow(USER, &["get"], &["configmaps"], Some(NAMESPACE));
+    let server = ApiServer::start(config, &pki);
+    show(
+        "404 and anonymous",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/configmaps/settings",
+                "--anonymous",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    let mut config = Config::new(base());
+    config.objects.retain(|o| o.resource != "serviceaccounts");
+    config.objects.push(Object {
+        resource: "serviceaccounts".into(),
+        group: String::new(),
+        namespace: NAMESPACE.into(),
+        name: SA.into(),
+        uid: "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59".into(),
+    });
+    let recreated = ApiServer::start(config, &pki);
+    show(
+        "sa recreated",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &recreated.url()])
+            .write_stdin(fresh_token()),
+    );
+    let wrong = Pki::new("other").write_ca(dir.path(), "other.crt");
+    show(
+        "tls",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&wrong)
+            .args(["-s", &server.url()])
+            .write_stdin(fresh_token()),
+    );
+    show(
+        "json",
+        command(dir.path())
+            .args(["probe", "-o", "json", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &behind.url()])
+            .write_stdin(tokens::sign(&tokens::projected(base(), 3607))),
+    );
+}

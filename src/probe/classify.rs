@@ -261,13 +261,16 @@ fn user_info(body: &Value) -> Option<UserInfo> {
     })
 }
 
+/// `GET /api/v1/…`, or `POST selfsubjectreviews (authentication.k8s.io/v1)`.
 fn describe_request(request: &RequestObservation) -> String {
-    let version = request
-        .api_version
-        .as_deref()
-        .map(|v| format!(" ({v})"))
-        .unwrap_or_default();
-    format!("{} {}{version}", request.method, request.path)
+    match &request.api_version {
+        Some(version) => format!(
+            "{} {} ({version})",
+            request.method,
+            request.path.rsplit('/').next().unwrap_or(&request.path)
+        ),
+        None => format!("{} {}", request.method, request.path),
+    }
 }
 
 fn status_text(answer: &Answer) -> String {

@@ -162,22 +162,31 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
     json
 }
 
-/// The table view.
+/// The table view: one block per server, the requests, then the diagnosis.
 pub fn write_probe(
     out: &mut dyn Write,
     report: &ProbeReport,
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let mut servers = plain_table(style);
-    servers.set_header(
-        ["SERVER", "TLS", "RESULT", "USER", "CLOCK"].map(|h| h.style(s.bold).to_string()),
-    );
-    for server in &report.servers {
+    let several = report.servers.len() > 1;
+    for (i, server) in report.servers.iter().enumerate() {
+        let mut table = super::table::key_value_table(style);
+        let mut row = |key: &str, value: String| {
+            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
+        };
+        let title = if several {
+            format!("Server {}", i + 1)
+        } else {
+            "Server".to_owned()
+        };
+        row(&title, sanitize(&server.observation.url).into_owned());
         let tls = if server.tls.verified {
             "verified".to_owned()
         } else if let Some(reason) = server.tls.reason {
             format!("failed: {}", reason.as_str())
+                .style(s.error)
+                .to_string()
         } else if !server.observation.verifies_tls
             && server
                 .observation
@@ -185,37 +194,47 @@ pub fn write_probe(
                 .first()
                 .is_some_and(|r| r.result.is_ok())
         {
-            "NOT verified".to_owned()
+            "NOT verified (--insecure-skip-tls-verify)"
+                .style(s.warning)
+                .to_string()
         } else {
             "-".to_owned()
         };
+        row("TLS", tls);
         let class = server.classification;
         let class_style = match class {
             Classification::Ok | Classification::NotFound => s.ok,
             Classification::Unauthorized | Classification::Forbidden => s.error,
             _ => s.warning,
         };
-        servers.add_row([
-            sanitize(&server.observation.url).into_owned(),
-            tls,
-            class.as_str().style(class_style).to_string(),
-            server
-                .user
-                .as_ref()
-                .map_or("-".to_owned(), |u| sanitize(&u.username).into_owned()),
-            server.offset.map_or("-".to_owned(), |o| {
+        row("Result", class.as_str().style(class_style).to_string());
+        if let Some(user) = &server.user {
+            let version = server
+                .review_version
+                .as_deref()
+                .and_then(|v| v.rsplit('/').next())
+                .map(|v| format!(" (SelfSubjectReview {v})"))
+                .unwrap_or_default();
+            row("User", format!("{}{version}", sanitize(&user.username)));
+        }
+        if let Some(offset) = server.offset {
+            let date = server
+                .server_time
+                .map(|t| format!(", Date {}", rfc3339(t)))
+                .unwrap_or_default();
+            row(
+                "Clock",
                 format!(
-                    "{:+.1}s ±{:.1}s",
-                    o.estimate_seconds(),
-                    o.uncertainty_seconds()
-                )
-            }),
-        ]);
+                    "{:+.1} s ± {:.1} s from this machine{date}",
+                    offset.estimate_seconds(),
+                    offset.uncertainty_seconds()
+                ),
+            );
+        }
+        write_table(out, &table)?;
     }
-    write_table(out, &servers)?;
     writeln!(out)?;
 
-    let several = report.servers.len() > 1;
     let mut requests = plain_table(style);
     let mut header = vec!["REQUEST", "TOKEN", "STATUS", "ANSWER", "TIME"];
     if several {
@@ -224,17 +243,21 @@ pub fn write_probe(
     requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
-            let what = match &request.api_version {
-                Some(v) => format!("{} {} ({})", request.method, short_path(&request.path), v),
+            let what = match request
+                .api_version
+                .as_deref()
+                .and_then(|v| v.rsplit('/').next())
+            {
+                Some(v) => format!("{} {} {v}", request.method, short_path(&request.path)),
                 None => format!("{} {}", request.method, short_path(&request.path)),
             };
             let (status, answer, time) = match &request.result {
                 Ok(a) => {
-                    let body = a.status_body.as_ref();
-                    let mut text = body
-                        .and_then(|b| b.message.as_deref().or(b.reason.as_deref()))
-                        .unwrap_or("")
-                        .to_owned();
+                    let mut text = a
+                        .status_body
+                        .as_ref()
+                        .and_then(|b| b.reason.clone())
+                        .unwrap_or_default();
                     if let Some(allowed) = a
                         .json
                         .as_ref()
@@ -317,10 +340,12 @@ fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io
         }
         writeln!(out, "{}", title.style(s.bold))?;
         for item in items {
-            for (i, line) in wrap(&sanitize(item), width.saturating_sub(4).max(20))
-                .iter()
-                .enumerate()
-            {
+            let item = sanitize(item);
+            let lines: Vec<String> = command_split(&item)
+                .into_iter()
+                .flat_map(|part| wrap(part, width.saturating_sub(4).max(20)))
+                .collect();
+            for (i, line) in lines.iter().enumerate() {
                 writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
             }
         }
@@ -360,6 +385,14 @@ fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io
     Ok(())
 }
 
+/// "prose: kubectl …" -> the prose, and the command on a line of its own.
+fn command_split(text: &str) -> Vec<&str> {
+    match text.find(": kubectl ") {
+        Some(at) => vec![&text[..=at], &text[at + 2..]],
+        None => vec![text],
+    }
+}
+
 /// Greedy word wrap; words longer than the width stay whole, and shell
 /// commands are never wrapped (they must stay copyable as one line).
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -393,5 +426,9 @@ mod tests {
         assert_eq!(wrap("a-very-long-word x", 4), ["a-very-long-word", "x"]);
         assert!(wrap("", 10).is_empty());
         assert_eq!(wrap("kubectl get pods -n x", 5), ["kubectl get pods -n x"]);
+        assert_eq!(
+            command_split("see: kubectl get x"),
+            ["see:", "kubectl get x"]
+        );
     }
 }
