@@ -409,6 +409,51 @@ fn untrusted_ca_is_tls_error_and_the_token_is_never_sent() {
 }
 
 #[test]
+fn name_mismatch_and_expired_certificates_are_their_own_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    for (pki, reason, cause) in [
+        (
+            Pki::custom("ca", &["localhost"], false),
+            "name-mismatch",
+            "tls-name-mismatch",
+        ),
+        (
+            Pki::custom("ca", &["127.0.0.1"], true),
+            "expired",
+            "tls-certificate-expired",
+        ),
+    ] {
+        let ca = pki.write_ca(dir.path(), "ca.crt");
+        let server = ApiServer::start(Config::new(base()), &pki);
+        let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+        assert_eq!(run.code, 3, "{}", run.stderr);
+        assert_eq!(run.json["servers"][0]["tls"]["reason"], reason);
+        assert_eq!(run.json["diagnosis"]["cause"], cause);
+        assert!(server.seen().is_empty() && server.handshake_failures() >= 1);
+    }
+}
+
+#[test]
+fn servers_are_probed_concurrently() {
+    let (dir, pki, ca) = setup();
+    // Each server takes 2 x 700 ms (preflight + review); in sequence 3 would take 4.2 s.
+    let servers: Vec<ApiServer> = (0..3)
+        .map(|_| {
+            let mut config = Config::new(base());
+            config.mode = Mode::Slow(Duration::from_millis(700));
+            ApiServer::start(config, &pki)
+        })
+        .collect();
+    let refs: Vec<&ApiServer> = servers.iter().collect();
+    let started = Instant::now();
+    let run = probe(dir.path(), &ca, &refs, &[], &fresh_token());
+    let elapsed = started.elapsed();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["servers"].as_array().unwrap().len(), 3);
+    assert!(elapsed < Duration::from_millis(3500), "{elapsed:?}");
+}
+
+#[test]
 fn plain_http_is_refused_before_connecting() {
     let (dir, pki, ca) = setup();
     let server = ApiServer::start(Config::new(base()), &pki);

@@ -18,6 +18,11 @@ pub struct Pki {
 impl Pki {
     /// A fresh CA named `name`, and a leaf for 127.0.0.1 and localhost.
     pub fn new(name: &str) -> Pki {
+        Pki::custom(name, &["127.0.0.1", "localhost"], false)
+    }
+
+    /// A CA and a leaf for `names`; `expired` makes the leaf's validity end in 2001.
+    pub fn custom(name: &str, names: &[&str], expired: bool) -> Pki {
         let ca_key = KeyPair::generate().expect("CA key");
         let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -30,8 +35,12 @@ impl Pki {
         let ca_cert = ca.self_signed(&ca_key).expect("CA cert");
         let issuer = Issuer::new(ca, ca_key);
         let leaf_key = KeyPair::generate().expect("leaf key");
-        let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-            .expect("leaf params");
+        let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+        let mut leaf = CertificateParams::new(names).expect("leaf params");
+        if expired {
+            leaf.not_before = rcgen::date_time_ymd(2000, 1, 1);
+            leaf.not_after = rcgen::date_time_ymd(2001, 1, 1);
+        }
         leaf.distinguished_name
             .push(DnType::CommonName, "kube-apiserver");
         leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
