@@ -274,7 +274,11 @@ pub fn write_probe(
                         format!("{}ms", a.latency.as_millis()),
                     )
                 }
-                Err(e) => ("-".to_owned(), e.to_string(), "-".to_owned()),
+                Err(e) => (
+                    "-".to_owned(),
+                    sanitize(&e.to_string()).into_owned(),
+                    "-".to_owned(),
+                ),
             };
             let mut row = vec![
                 sanitize(&what).into_owned(),
