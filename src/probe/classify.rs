@@ -1277,6 +1277,41 @@ mod tests {
     }
 
     #[test]
+    fn legacy_tokens_are_never_judged_on_time() {
+        // Legacy Secret tokens carry no exp; pkg/serviceaccount/legacy.go never checks time.
+        let token = token(serde_json::json!({
+            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:shop:old",
+            "kubernetes.io/serviceaccount/namespace": "shop",
+            "kubernetes.io/serviceaccount/secret.name": "old-token-x1",
+            "kubernetes.io/serviceaccount/service-account.name": "old",
+            "kubernetes.io/serviceaccount/service-account.uid": "uid-1"
+        }));
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )],
+        );
+        let report = probe(vec![s], &token);
+        let d = &report.diagnosis;
+        assert_eq!(d.cause, Cause::Unknown);
+        assert!(d.evidence.join(" ").contains("never time-checked"));
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        assert!(causes.contains(&Cause::SecretDeleted), "{causes:?}");
+        assert!(
+            causes.contains(&Cause::LegacyTokenInvalidated),
+            "{causes:?}"
+        );
+        assert!(!causes.contains(&Cause::ClockSkew));
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Problem
+        );
+    }
+
+    #[test]
     fn not_found_is_authenticated_and_transport_errors_are_typed() {
         let token = bound(NOW - 60, NOW + 3600);
         let s = server(
@@ -1316,6 +1351,10 @@ mod tests {
             }),
         });
         let report = probe(vec![s], &token);
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Unreachable
+        );
         assert_eq!(report.diagnosis.cause, Cause::TlsUntrustedCa);
         assert_eq!(report.servers[0].tls.reason, Some(TlsReason::UnknownCa));
         assert!(!report.servers[0].tls.verified);
