@@ -20,6 +20,10 @@ pub struct Env {
     pub terminal_width: Option<u16>,
     /// `COLUMNS`, if set to a number.
     pub columns: Option<u16>,
+    /// `KUBERNETES_SERVICE_HOST`: the API server as a pod sees it.
+    pub kubernetes_service_host: Option<String>,
+    /// `KUBERNETES_SERVICE_PORT`.
+    pub kubernetes_service_port: Option<String>,
 }
 
 impl Env {
@@ -37,6 +41,10 @@ impl Env {
                 .then(|| terminal_size::terminal_size().map(|(w, _)| w.0))
                 .flatten(),
             columns: var("COLUMNS").and_then(|c| c.to_str()?.parse().ok()),
+            kubernetes_service_host: var("KUBERNETES_SERVICE_HOST")
+                .and_then(|v| v.into_string().ok()),
+            kubernetes_service_port: var("KUBERNETES_SERVICE_PORT")
+                .and_then(|v| v.into_string().ok()),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod completion;
 mod decode;
+mod probe;
 mod skew;
 
 use std::io::{self, BufRead, Write};
@@ -28,6 +29,7 @@ pub fn run(
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
         Command::Skew(args) => skew::run(args, &settings, env, out),
+        Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }

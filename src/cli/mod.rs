@@ -4,10 +4,12 @@
 
 mod completion;
 mod decode;
+mod probe;
 mod skew;
 
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
+pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
 
 use std::path::PathBuf;
@@ -118,6 +120,9 @@ pub enum Command {
     /// Judge a token against many clocks (nodes, API servers) and measure how far apart they are.
     #[command(after_help = skew::EXAMPLES)]
     Skew(SkewArgs),
+    /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
+    #[command(after_help = probe::EXAMPLES)]
+    Probe(Box<ProbeArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

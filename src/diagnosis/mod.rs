@@ -125,6 +125,8 @@ pub enum Cause {
     Timeout,
     /// The evidence does not say.
     Unknown,
+    /// The server answered with a redirect (3xx), which is not followed with a token.
+    Redirected,
 }
 
 impl Cause {
@@ -158,6 +160,7 @@ impl Cause {
             Cause::ConnectionRefused => "connection-refused",
             Cause::Timeout => "timeout",
             Cause::Unknown => "unknown",
+            Cause::Redirected => "redirected",
         }
     }
 }

@@ -3,6 +3,7 @@
 //! show relative times against is in the report).
 
 pub mod json;
+pub mod probe;
 pub mod sanitize;
 pub mod table;
 

@@ -1,0 +1,527 @@
+//! The HTTPS client every network-facing subcommand uses (`probe` now; `skew
+//! --server` and `verify --jwks URL` later): reqwest's blocking client on rustls
+//! with aws-lc-rs, configured the way a credential-carrying diagnostic tool must be.
+//!
+//! - Trust: only the given CA bundle (the OS roots only when asked), or an explicit
+//!   [`Trust::InsecureSkipVerify`]; a refused certificate is a typed
+//!   [`TransportError::Tls`] with its [`TlsReason`].
+//! - Redirects are never followed: a 3xx is returned as it is, so the token is
+//!   never re-sent anywhere else.
+//! - Plain `http://` is refused unless the caller allows it.
+//! - Every request has a timeout; bodies over a bound are an error, not truncated.
+//! - Send/receive instants come from the run's [`RunClock`], so `--now` stays
+//!   coherent with the Date headers measured against it.
+//!
+//! **Token safety.** A request carrying a token can only be made through a
+//! [`Connected`] handle, and the only way to get one is a token-less first request
+//! ([`HttpClient::preflight`]) that came back with an HTTP response: the TLS
+//! handshake with our verifier has then completed on that connection. We chose
+//! this over relying on a verifier alone because it holds at the type level,
+//! whatever a future reqwest/rustls does with early data or connection set-up,
+//! and the preflight's `Date` is one more clock sample for free. Any later
+//! connection the pool opens runs the same verifier before a byte of HTTP is
+//! written. Requests are only ever sent to the base URL's own origin.
+//!
+//! Constructing a client starts reqwest's runtime thread: only subcommands that
+//! talk to the network build one (decode never pays for it).
+
+pub mod clock;
+mod tls;
+
+use std::io::Read as _;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use url::Url;
+
+pub use clock::RunClock;
+pub use tls::reason_of;
+
+use crate::secret::SecretToken;
+
+/// Default per-request timeout (kubectl's --request-timeout has none; a
+/// diagnostic must not hang).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Largest response body read. Status bodies, reviews and JWKS documents are a
+/// few KiB; anything this large is not what we asked for.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// What certificates to trust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trust {
+    /// PEM CA bundle (e.g. the pod's `ca.crt`), plus the OS roots if `system`.
+    Roots {
+        ca_pem: Option<Vec<u8>>,
+        system: bool,
+    },
+    /// `--insecure-skip-tls-verify`: any certificate is accepted.
+    InsecureSkipVerify,
+}
+
+/// How to build a client.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    pub trust: Trust,
+    pub timeout: Duration,
+    pub max_body: usize,
+    pub allow_plain_http: bool,
+}
+
+impl ClientConfig {
+    /// Verified TLS against `trust`, default timeout and body bound, no plain HTTP.
+    pub fn new(trust: Trust) -> Self {
+        ClientConfig {
+            trust,
+            timeout: DEFAULT_TIMEOUT,
+            max_body: MAX_BODY_BYTES,
+            allow_plain_http: false,
+        }
+    }
+}
+
+/// Why a client could not be built (bad flags or files: exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The CA bundle holds no usable certificate.
+    #[error("unusable CA bundle: {0}")]
+    CaBundle(String),
+    /// rustls or reqwest refused the configuration.
+    #[error("cannot set up TLS: {0}")]
+    Tls(String),
+    /// `http://` without `--allow-plain-http`.
+    #[error(
+        "refusing plain http:// for {0}: the token would cross the network unencrypted (pass --allow-plain-http to insist)"
+    )]
+    PlainHttp(String),
+    /// Neither https nor http.
+    #[error("unsupported URL scheme {scheme:?} in {url}: use https://")]
+    Scheme { scheme: String, url: String },
+    /// A request path that would leave the server's origin.
+    #[error("request path {0:?} must start with a single /")]
+    Path(String),
+}
+
+/// Why a TLS handshake failed, as people act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlsReason {
+    /// The certificate is not signed by a trusted CA (wrong `--cacert`).
+    UnknownCa,
+    /// The certificate does not name the host we connected to.
+    NameMismatch,
+    /// The certificate is expired or not yet valid.
+    Expired,
+    /// Any other handshake failure.
+    Other,
+}
+
+impl TlsReason {
+    /// Stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TlsReason::UnknownCa => "unknown-ca",
+            TlsReason::NameMismatch => "name-mismatch",
+            TlsReason::Expired => "expired",
+            TlsReason::Other => "other",
+        }
+    }
+}
+
+/// Why no HTTP response came back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The TLS handshake failed; nothing was sent.
+    #[error("TLS handshake failed ({}): {detail}", reason.as_str())]
+    Tls { reason: TlsReason, detail: String },
+    /// The host name did not resolve.
+    #[error("DNS lookup failed: {0}")]
+    Dns(String),
+    /// Nothing listens at that address and port.
+    #[error("connection refused: {0}")]
+    Refused(String),
+    /// No complete answer within the timeout.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The body exceeded the bound.
+    #[error("response body over the {limit}-byte limit")]
+    BodyTooLarge { limit: usize },
+    /// Anything else (reset, protocol error…).
+    #[error("{0}")]
+    Other(String),
+}
+
+/// HTTP methods we use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// One request: method, a path on the server (starting with `/`), and a JSON body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: Method,
+    pub path: String,
+    pub json_body: Option<Vec<u8>>,
+}
+
+impl Request {
+    pub fn get(path: impl Into<String>) -> Self {
+        Request {
+            method: Method::Get,
+            path: path.into(),
+            json_body: None,
+        }
+    }
+
+    pub fn post_json(path: impl Into<String>, body: Vec<u8>) -> Self {
+        Request {
+            method: Method::Post,
+            path: path.into(),
+            json_body: Some(body),
+        }
+    }
+}
+
+/// One response, with the instants around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    pub status: u16,
+    /// The `Date` header as sent.
+    pub date_header: Option<String>,
+    /// The `Date` header parsed (RFC 1123, whole seconds).
+    pub date: Option<DateTime<Utc>>,
+    /// `Location`, for a 3xx.
+    pub location: Option<String>,
+    pub content_type: Option<String>,
+    /// The body, at most the configured bound.
+    pub body: Vec<u8>,
+    /// Run clock just before sending.
+    pub sent_at: DateTime<Utc>,
+    /// Run clock when the whole body had arrived.
+    pub received_at: DateTime<Utc>,
+    /// Monotonic round-trip time.
+    pub latency: Duration,
+}
+
+/// A client for one server (one base URL, one trust decision).
+#[derive(Debug)]
+pub struct HttpClient {
+    inner: reqwest::blocking::Client,
+    base: Url,
+    slot: Arc<Mutex<Option<rustls::Error>>>,
+    clock: RunClock,
+    max_body: usize,
+    verifies: bool,
+}
+
+/// Proof that a token-less request to this server got an HTTP answer over the
+/// configured trust; the only way to send a token. See the module docs.
+#[derive(Debug)]
+pub struct Connected<'a> {
+    client: &'a HttpClient,
+}
+
+impl HttpClient {
+    /// Builds a client for `base` (scheme checked here). Starts reqwest's runtime thread.
+    pub fn new(base: &Url, config: &ClientConfig, clock: RunClock) -> Result<Self, ConfigError> {
+        match base.scheme() {
+            "https" => {}
+            "http" if config.allow_plain_http => {}
+            "http" => return Err(ConfigError::PlainHttp(base.to_string())),
+            other => {
+                return Err(ConfigError::Scheme {
+                    scheme: other.to_owned(),
+                    url: base.to_string(),
+                });
+            }
+        }
+        let slot = Arc::new(Mutex::new(None));
+        let tls = tls::client_config(&config.trust, slot.clone())?;
+        let inner = reqwest::blocking::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout)
+            .no_proxy()
+            .user_agent(concat!("kubectl-satoken/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ConfigError::Tls(chain(&e)))?;
+        Ok(HttpClient {
+            inner,
+            base: base.clone(),
+            slot,
+            clock,
+            max_body: config.max_body,
+            verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
+        })
+    }
+
+    /// Whether certificates are verified (false with `--insecure-skip-tls-verify`).
+    pub fn verifies(&self) -> bool {
+        self.verifies
+    }
+
+    /// The server's base URL.
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// A token-less request (`skew --server`, `verify --jwks`, anonymous probes).
+    pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
+        self.execute(request, None)
+    }
+
+    /// A token-less first request; an HTTP answer (any status) proves the TLS
+    /// handshake completed, and yields the handle that may send the token.
+    pub fn preflight(
+        &self,
+        request: &Request,
+    ) -> Result<(Connected<'_>, Exchange), TransportError> {
+        let exchange = self.execute(request, None)?;
+        Ok((Connected { client: self }, exchange))
+    }
+
+    fn execute(
+        &self,
+        request: &Request,
+        token: Option<&SecretToken>,
+    ) -> Result<Exchange, TransportError> {
+        let url = self
+            .url(&request.path)
+            .map_err(|e| TransportError::Other(e.to_string()))?;
+        let mut builder = match request.method {
+            Method::Get => self.inner.get(url),
+            Method::Post => self.inner.post(url),
+        }
+        .header("Accept", "application/json");
+        if let Some(body) = &request.json_body {
+            builder = builder
+                .header("Content-Type", "application/json")
+                .body(body.clone());
+        }
+        if let Some(token) = token {
+            builder = builder.bearer_auth(token.expose());
+        }
+        let sent_at = self.clock.now();
+        let started = Instant::now();
+        let mut response = builder.send().map_err(|e| self.classify(&e))?;
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let date_header = header("date");
+        let location = header("location");
+        let content_type = header("content-type");
+        let status = response.status().as_u16();
+        let mut body = Vec::new();
+        let limit = self.max_body as u64 + 1;
+        (&mut response)
+            .take(limit)
+            .read_to_end(&mut body)
+            .map_err(|e| self.classify_io(&e))?;
+        if body.len() > self.max_body {
+            return Err(TransportError::BodyTooLarge {
+                limit: self.max_body,
+            });
+        }
+        let latency = started.elapsed();
+        let received_at = self.clock.now();
+        Ok(Exchange {
+            status,
+            date: date_header.as_deref().and_then(parse_http_date),
+            date_header,
+            location,
+            content_type,
+            body,
+            sent_at,
+            received_at,
+            latency,
+        })
+    }
+
+    /// `base` + `path`, refusing anything that would change the origin.
+    fn url(&self, path: &str) -> Result<Url, ConfigError> {
+        if !path.starts_with('/') || path.starts_with("//") {
+            return Err(ConfigError::Path(path.to_owned()));
+        }
+        let base = self.base.as_str().trim_end_matches('/');
+        let url =
+            Url::parse(&format!("{base}{path}")).map_err(|_| ConfigError::Path(path.to_owned()))?;
+        if url.origin() != self.base.origin() {
+            return Err(ConfigError::Path(path.to_owned()));
+        }
+        Ok(url)
+    }
+
+    fn take_tls_failure(&self) -> Option<rustls::Error> {
+        self.slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn classify(&self, error: &reqwest::Error) -> TransportError {
+        let detail = chain(error);
+        if let Some(refusal) = self.take_tls_failure() {
+            return TransportError::Tls {
+                reason: reason_of(&refusal),
+                detail: refusal.to_string(),
+            };
+        }
+        if error.is_timeout() {
+            return TransportError::Timeout(detail);
+        }
+        classify_chain(error, detail)
+    }
+
+    fn classify_io(&self, error: &std::io::Error) -> TransportError {
+        let detail = error.to_string();
+        if error.kind() == std::io::ErrorKind::TimedOut || detail.contains("timed out") {
+            return TransportError::Timeout(detail);
+        }
+        classify_chain(error, detail)
+    }
+}
+
+impl Connected<'_> {
+    /// Sends `request` with `Authorization: Bearer <token>` to the same server.
+    pub fn send_with_token(
+        &self,
+        request: &Request,
+        token: &SecretToken,
+    ) -> Result<Exchange, TransportError> {
+        self.client.execute(request, Some(token))
+    }
+
+    /// Sends `request` without a token (the anonymous contrast).
+    pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
+        self.client.execute(request, None)
+    }
+}
+
+/// Sorts an error chain into DNS, refused, timeout, TLS or other.
+fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> TransportError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return TransportError::Tls {
+                reason: reason_of(tls),
+                detail,
+            };
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => return TransportError::Refused(detail),
+                std::io::ErrorKind::TimedOut => return TransportError::Timeout(detail),
+                _ => {}
+            }
+            if let Some(tls) = io
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            {
+                return TransportError::Tls {
+                    reason: reason_of(tls),
+                    detail,
+                };
+            }
+        }
+        cause = e.source();
+    }
+    // hyper-util's resolver error has no public type; its text is stable
+    // ("dns error: failed to lookup address information").
+    if detail.contains("dns error") || detail.contains("failed to lookup address") {
+        return TransportError::Dns(detail);
+    }
+    if detail.contains("connection refused") || detail.contains("Connection refused") {
+        return TransportError::Refused(detail);
+    }
+    TransportError::Other(detail)
+}
+
+/// The error and its sources as one line.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        cause = e.source();
+    }
+    text
+}
+
+/// Parses an HTTP `Date` (RFC 1123, `Sun, 05 Oct 2025 12:34:56 GMT`).
+pub fn parse_http_date(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc2822(text.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Formats an instant as an HTTP `Date` (RFC 1123, whole seconds, GMT).
+pub fn format_http_date(at: DateTime<Utc>) -> String {
+    at.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+
+    #[test]
+    fn http_dates_round_trip() {
+        let at = parse_http_date("Sun, 05 Oct 2025 12:34:56 GMT").unwrap();
+        assert_eq!(at.to_rfc3339(), "2025-10-05T12:34:56+00:00");
+        assert_eq!(format_http_date(at), "Sun, 05 Oct 2025 12:34:56 GMT");
+        assert_eq!(parse_http_date("yesterday"), None);
+    }
+
+    #[test]
+    fn plain_http_and_odd_schemes_are_refused() {
+        let clock = RunClock::start(Clock::System);
+        let config = ClientConfig::new(Trust::InsecureSkipVerify);
+        let url = Url::parse("http://127.0.0.1:1/").unwrap();
+        assert!(matches!(
+            HttpClient::new(&url, &config, clock),
+            Err(ConfigError::PlainHttp(_))
+        ));
+        let url = Url::parse("ftp://127.0.0.1/").unwrap();
+        assert!(matches!(
+            HttpClient::new(&url, &config, clock),
+            Err(ConfigError::Scheme { .. })
+        ));
+    }
+
+    #[test]
+    fn paths_never_leave_the_origin() {
+        let clock = RunClock::start(Clock::System);
+        let config = ClientConfig::new(Trust::InsecureSkipVerify);
+        let base = Url::parse("https://10.0.0.1:6443/prefix/").unwrap();
+        let client = HttpClient::new(&base, &config, clock).unwrap();
+        assert_eq!(
+            client.url("/api").unwrap().as_str(),
+            "https://10.0.0.1:6443/prefix/api"
+        );
+        for bad in ["//evil.example/x", "api", "@evil.example/x"] {
+            assert!(client.url(bad).is_err(), "{bad}");
+        }
+    }
+}

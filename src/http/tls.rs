@@ -1,0 +1,228 @@
+//! rustls configuration for the HTTPS client: trust exactly the given CA (plus
+//! the OS roots only when asked), or skip verification when explicitly told to.
+//!
+//! Verification goes through [`RecordingVerifier`], a thin wrapper around
+//! rustls's WebPKI verifier that remembers *why* a certificate was refused. The
+//! reason then comes from a typed `rustls::Error` we kept ourselves instead of
+//! from walking reqwest's error chain (xh's `error_reporting.rs` calls that
+//! walk "fragile").
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::WebPkiSupportedAlgorithms;
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
+
+use super::{ConfigError, TlsReason, Trust};
+
+/// The last certificate refusal a [`RecordingVerifier`] saw.
+pub(super) type FailureSlot = Arc<Mutex<Option<rustls::Error>>>;
+
+/// Builds the rustls client configuration for `trust`; refusals land in `slot`.
+pub(super) fn client_config(
+    trust: &Trust,
+    slot: FailureSlot,
+) -> Result<rustls::ClientConfig, ConfigError> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ConfigError::Tls(e.to_string()))?;
+    let verifier: Arc<dyn ServerCertVerifier> = match trust {
+        Trust::Roots { ca_pem, system } => {
+            let mut roots = RootCertStore::empty();
+            if let Some(pem) = ca_pem {
+                let mut added = 0;
+                for cert in CertificateDer::pem_slice_iter(pem) {
+                    let cert = cert.map_err(|e| ConfigError::CaBundle(e.to_string()))?;
+                    roots
+                        .add(cert)
+                        .map_err(|e| ConfigError::CaBundle(e.to_string()))?;
+                    added += 1;
+                }
+                if added == 0 {
+                    return Err(ConfigError::CaBundle(
+                        "no PEM certificate found in it".to_owned(),
+                    ));
+                }
+            }
+            if *system {
+                // Errors for single unreadable system certificates are not fatal:
+                // the ones that loaded still count.
+                for cert in rustls_native_certs::load_native_certs().certs {
+                    let _ = roots.add(cert);
+                }
+            }
+            if roots.is_empty() {
+                return Err(ConfigError::CaBundle(
+                    "no trusted certificate at all".to_owned(),
+                ));
+            }
+            let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .map_err(|e| ConfigError::Tls(e.to_string()))?;
+            Arc::new(RecordingVerifier { inner, slot })
+        }
+        Trust::InsecureSkipVerify => {
+            Arc::new(NoVerification(provider.signature_verification_algorithms))
+        }
+    };
+    let mut config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    // reqwest leaves ALPN to a preconfigured config; kube-apiserver speaks both.
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+/// Sorts a rustls refusal into the reasons people act on differently.
+pub fn reason_of(error: &rustls::Error) -> TlsReason {
+    match error {
+        rustls::Error::InvalidCertificate(cert) => match cert {
+            CertificateError::UnknownIssuer | CertificateError::BadSignature => {
+                TlsReason::UnknownCa
+            }
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                TlsReason::NameMismatch
+            }
+            CertificateError::Expired
+            | CertificateError::ExpiredContext { .. }
+            | CertificateError::NotValidYet
+            | CertificateError::NotValidYetContext { .. } => TlsReason::Expired,
+            _ => TlsReason::Other,
+        },
+        _ => TlsReason::Other,
+    }
+}
+
+/// WebPKI verification against our roots, remembering the last refusal.
+#[derive(Debug)]
+struct RecordingVerifier {
+    inner: Arc<WebPkiServerVerifier>,
+    slot: FailureSlot,
+}
+
+impl ServerCertVerifier for RecordingVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+            .inspect_err(|e| {
+                *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(e.clone());
+            })
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// `--insecure-skip-tls-verify`: any certificate, any name. The handshake
+/// signatures are still checked, so the peer holds the certificate's key.
+#[derive(Debug)]
+struct NoVerification(WebPkiSupportedAlgorithms);
+
+impl ServerCertVerifier for NoVerification {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons() {
+        let cert = |e| rustls::Error::InvalidCertificate(e);
+        assert_eq!(
+            reason_of(&cert(CertificateError::UnknownIssuer)),
+            TlsReason::UnknownCa
+        );
+        assert_eq!(
+            reason_of(&cert(CertificateError::NotValidForName)),
+            TlsReason::NameMismatch
+        );
+        assert_eq!(
+            reason_of(&cert(CertificateError::Expired)),
+            TlsReason::Expired
+        );
+        assert_eq!(
+            reason_of(&cert(CertificateError::Revoked)),
+            TlsReason::Other
+        );
+        assert_eq!(
+            reason_of(&rustls::Error::HandshakeNotComplete),
+            TlsReason::Other
+        );
+    }
+
+    #[test]
+    fn empty_ca_bundle_is_refused() {
+        let slot = FailureSlot::default();
+        let trust = Trust::Roots {
+            ca_pem: Some(b"not a pem".to_vec()),
+            system: false,
+        };
+        assert!(matches!(
+            client_config(&trust, slot),
+            Err(ConfigError::CaBundle(_))
+        ));
+    }
+}

@@ -1,0 +1,184 @@
+//! `probe`: ask API servers, over verified TLS, who they think the token is.
+//!
+//! - [`target`] (pure) builds server URLs (in-pod default, `--server`);
+//! - [`observe`] (I/O) sends the requests, concurrently per server, through
+//!   [`crate::http`], and returns [`ServerObservation`]s: facts only;
+//! - [`offset`] (pure) turns `Date` headers into a clock-offset interval;
+//! - [`classify`] (pure) turns observations plus the decoded token into a
+//!   [`ProbeReport`]: a classification per server and one [`Diagnosis`].
+//!
+//! Requests per server, in order: a token-less `GET /version` (the preflight that
+//! proves the TLS handshake, and a first `Date`), then with the token
+//! SelfSubjectReview (v1, falling back to v1beta1 and v1alpha1 on 404), the
+//! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
+//! `--anonymous` the same again without the token.
+
+pub mod classify;
+pub mod observe;
+pub mod offset;
+pub mod target;
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::diagnosis::{Classification, Diagnosis};
+use crate::http::{TlsReason, TransportError};
+use offset::OffsetInterval;
+
+pub use classify::analyse;
+
+/// What a request was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// Token-less `GET /version`: reachability, TLS, a first `Date`.
+    Version,
+    /// `POST …/selfsubjectreviews`: who am I.
+    SelfSubjectReview,
+    /// `POST …/selfsubjectaccessreviews`: can I.
+    SelfSubjectAccessReview,
+    /// `--path`: a plain GET.
+    Get,
+}
+
+impl RequestKind {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Version => "version",
+            RequestKind::SelfSubjectReview => "self-subject-review",
+            RequestKind::SelfSubjectAccessReview => "self-subject-access-review",
+            RequestKind::Get => "get",
+        }
+    }
+}
+
+/// The SelfSubjectAccessReview to ask (`--verb --resource …`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessQuery {
+    pub verb: String,
+    pub resource: String,
+    pub subresource: Option<String>,
+    /// API group; empty for the core group.
+    pub group: String,
+    /// `None` for a cluster-scoped check.
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A Kubernetes `Status` body (kind `Status`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatusBody {
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub details: Option<Value>,
+}
+
+/// An HTTP answer, reduced to what the diagnosis uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub status: u16,
+    /// Parsed when the body is a Kubernetes `Status`.
+    pub status_body: Option<StatusBody>,
+    /// The body as JSON when it is JSON (reviews), else `None`.
+    pub json: Option<Value>,
+    pub date: Option<DateTime<Utc>>,
+    pub location: Option<String>,
+    pub sent_at: DateTime<Utc>,
+    pub received_at: DateTime<Utc>,
+    pub latency: Duration,
+}
+
+/// One request and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestObservation {
+    pub kind: RequestKind,
+    pub method: &'static str,
+    pub path: String,
+    /// No token was sent.
+    pub anonymous: bool,
+    /// For reviews: the API version asked (`authentication.k8s.io/v1`…).
+    pub api_version: Option<String>,
+    pub result: Result<Answer, TransportError>,
+}
+
+/// Everything one server said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerObservation {
+    /// As shown (no trailing `/`).
+    pub url: String,
+    /// Certificates were verified (false with `--insecure-skip-tls-verify`).
+    pub verifies_tls: bool,
+    pub requests: Vec<RequestObservation>,
+    /// The access review asked, if any (to name what was denied).
+    pub access: Option<AccessQuery>,
+}
+
+/// `status.userInfo` of a SelfSubjectReview.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UserInfo {
+    pub username: String,
+    pub uid: Option<String>,
+    pub groups: Vec<String>,
+    /// `extra` as sent (pod-name, credential-id…).
+    pub extra: Option<Value>,
+}
+
+/// The TLS result for one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsStatus {
+    /// A handshake with certificate verification completed.
+    pub verified: bool,
+    pub reason: Option<TlsReason>,
+    pub error: Option<String>,
+}
+
+/// One server's classification and the causes it allows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerReport {
+    pub observation: ServerObservation,
+    pub tls: TlsStatus,
+    pub classification: Classification,
+    pub user: Option<UserInfo>,
+    /// Which SelfSubjectReview version answered.
+    pub review_version: Option<String>,
+    /// The latest `Date` the server sent.
+    pub server_time: Option<DateTime<Utc>>,
+    pub offset: Option<OffsetInterval>,
+    pub diagnosis: Diagnosis,
+}
+
+/// The whole probe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeReport {
+    pub servers: Vec<ServerReport>,
+    pub diagnosis: Diagnosis,
+    /// The run's reference instant.
+    pub evaluated_at: DateTime<Utc>,
+    pub leeway_seconds: i64,
+}
+
+/// The exit code: 0 authenticated (ok, or 404), 1 for 401/403 (or another
+/// status), 3 when a server could not be reached or TLS failed; worst of all servers.
+pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
+    use crate::exit::Outcome;
+    report
+        .servers
+        .iter()
+        .map(|s| match s.classification {
+            Classification::Ok | Classification::NotFound => Outcome::Healthy,
+            Classification::Unauthorized
+            | Classification::Forbidden
+            | Classification::OtherStatus => Outcome::Problem,
+            Classification::TlsError | Classification::NetworkError => Outcome::Unreachable,
+        })
+        .fold(
+            if report.servers.is_empty() {
+                Outcome::Unreachable
+            } else {
+                Outcome::Healthy
+            },
+            Outcome::merge,
+        )
+}

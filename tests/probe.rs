@@ -1,0 +1,761 @@
+//! `probe` against the test API server (tests/support): every case of issue 5's
+//! Done-when list. Tokens are signed at test time relative to the server's base
+//! instant, and the binary runs with `--now <base>`.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::Value;
+
+use support::apiserver::{ApiServer, Config, Mode, Object, UNAUTHORIZED_BODY};
+use support::pki::Pki;
+use support::tokens::{self, NAMESPACE, SA, SA_UID};
+
+const BASE: &str = "2026-01-01T00:00:00Z";
+const USER: &str = "system:serviceaccount:debug-lab:reporter";
+
+fn base() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(BASE)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// A kubelet-fresh token: minted 10 minutes ago, valid for an hour.
+fn fresh_token() -> String {
+    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
+}
+
+struct Run {
+    code: i32,
+    json: Value,
+    stderr: String,
+}
+
+/// The binary with a clean environment: no in-pod variables, no SA directory.
+fn command(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    cmd.env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT")
+        .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-such-sa-dir"))
+        .env("NO_COLOR", "1")
+        .timeout(Duration::from_secs(30));
+    cmd
+}
+
+fn probe(dir: &Path, ca: &Path, servers: &[&ApiServer], extra: &[&str], token: &str) -> Run {
+    let mut cmd = command(dir);
+    cmd.args(["probe", "-o", "json", "--now", BASE, "-f", "-", "--cacert"])
+        .arg(ca);
+    for server in servers {
+        cmd.args(["-s", &server.url()]);
+    }
+    let output = cmd.args(extra).write_stdin(token).output().unwrap();
+    finish(output)
+}
+
+fn finish(output: std::process::Output) -> Run {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        json,
+        stderr,
+    }
+}
+
+fn setup() -> (tempfile::TempDir, Pki, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-test-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    (dir, pki, ca)
+}
+
+fn causes(json: &Value) -> Vec<String> {
+    json["diagnosis"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cause"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn all_text(value: &Value) -> String {
+    value.to_string()
+}
+
+#[test]
+fn valid_token_is_ok_and_the_token_is_only_sent_after_tls() {
+    let (dir, pki, ca) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["url"], server.url());
+    assert_eq!(s["tls"]["verified"], true);
+    assert_eq!(s["classification"], "ok");
+    assert_eq!(s["user"]["username"], USER);
+    assert_eq!(s["user"]["uid"], SA_UID);
+    assert_eq!(s["review_version"], "authentication.k8s.io/v1");
+    assert!(
+        s["clock_offset_seconds"].as_f64().unwrap().abs() < 1.5,
+        "{s}"
+    );
+    assert!(s["clock_offset_uncertainty_seconds"].as_f64().unwrap() < 1.5);
+    assert_eq!(s["requests"][1]["kind"], "self-subject-review");
+    assert_eq!(s["requests"][1]["status"], 201);
+    assert_eq!(run.json["diagnosis"]["classification"], "ok");
+    assert_eq!(run.json["diagnosis"]["cause"], "none");
+    // The preflight carried no token; the review did.
+    let seen = server.seen();
+    assert_eq!(seen[0].path, "/version");
+    assert_eq!(seen[0].header("authorization"), None);
+    assert!(
+        seen[1]
+            .header("authorization")
+            .unwrap()
+            .starts_with("Bearer ey")
+    );
+}
+
+#[test]
+fn missing_object_is_404_reported_as_authenticated() {
+    let (dir, pki, ca) = setup();
+    let config = Config::new(base()).allow(USER, &["get"], &["pods"], Some(NAMESPACE));
+    let server = ApiServer::start(config, &pki);
+    let path = "/api/v1/namespaces/debug-lab/pods/no-such-pod";
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&server],
+        &["--path", path],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["classification"], "404-not-found");
+    let get = s["requests"].as_array().unwrap().last().unwrap();
+    assert_eq!(get["kind"], "get");
+    assert_eq!(get["status"], 404);
+    assert_eq!(get["reason"], "NotFound");
+    assert_eq!(get["message"], "pods \"no-such-pod\" not found");
+    assert_eq!(get["details"]["name"], "no-such-pod");
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["cause"], "object-not-found");
+    assert!(all_text(&d["evidence"]).contains("token was accepted"));
+}
+
+#[test]
+fn missing_rbac_is_403_with_the_exact_grant_commands() {
+    let (dir, pki, ca) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&server],
+        &["--path", "/api/v1/namespaces/debug-lab/pods"],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["classification"], "403-forbidden");
+    let get = s["requests"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        get["message"],
+        "pods is forbidden: User \"system:serviceaccount:debug-lab:reporter\" cannot list resource \"pods\" in API group \"\" in the namespace \"debug-lab\""
+    );
+    assert_eq!(get["details"], serde_json::json!({"kind": "pods"}));
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["cause"], "rbac-denied");
+    assert_eq!(d["confidence"], "high");
+    assert_eq!(
+        d["next_steps"][0],
+        "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab"
+    );
+    assert_eq!(
+        d["next_steps"][1],
+        "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab"
+    );
+
+    // The same question as a SelfSubjectAccessReview, for a named object.
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&server],
+        &[
+            "--verb",
+            "get",
+            "--resource",
+            "configmaps",
+            "--name",
+            "settings",
+        ],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["classification"], "403-forbidden");
+    assert_eq!(
+        d["next_steps"][0],
+        "kubectl create role reporter-get-configmaps --verb=get --resource=configmaps --resource-name=settings -n debug-lab"
+    );
+    let review = run.json["servers"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "self-subject-access-review")
+        .unwrap()
+        .clone();
+    assert_eq!(review["allowed"], false);
+}
+
+#[test]
+fn anonymous_contrast_and_a_stripped_token() {
+    let (dir, pki, ca) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&server],
+        &["--anonymous"],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let anonymous: Vec<&Value> = run.json["servers"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["anonymous"] == true && r["kind"] == "self-subject-review")
+        .collect();
+    assert_eq!(anonymous[0]["status"], 403);
+    assert_eq!(
+        anonymous[0]["message"],
+        "selfsubjectreviews.authentication.k8s.io is forbidden: User \"system:anonymous\" cannot create resource \"selfsubjectreviews\" in API group \"authentication.k8s.io\" at the cluster scope"
+    );
+    assert!(all_text(&run.json["diagnosis"]["evidence"]).contains("as system:anonymous"));
+
+    // Anonymous authentication off: 401 without the token.
+    let mut config = Config::new(base());
+    config.anonymous = false;
+    let strict = ApiServer::start(config, &pki);
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&strict],
+        &["--anonymous"],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        all_text(&run.json["diagnosis"]["evidence"]).contains("anonymous authentication is off")
+    );
+
+    // A proxy that drops Authorization: the token-carrying request is anonymous.
+    let mut config = Config::new(base());
+    config.strip_authorization = true;
+    let stripping = ApiServer::start(config, &pki);
+    let run = probe(dir.path(), &ca, &[&stripping], &[], &fresh_token());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["classification"], "403-forbidden");
+    assert_eq!(d["cause"], "token-not-sent");
+    assert!(all_text(&d["evidence"]).contains("system:anonymous"));
+}
+
+#[test]
+fn expired_token_is_401_expired_with_numbers() {
+    let (dir, pki, ca) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let token = tokens::sign(&tokens::projected(base() - TimeDelta::hours(2), 3600));
+    let run = probe(dir.path(), &ca, &[&server], &[], &token);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.json["servers"][0]["classification"],
+        "401-invalid-token"
+    );
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["cause"], "expired");
+    assert_eq!(d["confidence"], "medium");
+    assert!(all_text(&d["evidence"]).contains("expired at 2025-12-31T23:00:00Z"));
+    assert_eq!(
+        server.rejections(),
+        ["[invalid bearer token, service account token has expired]"]
+    );
+    // The 401 body is kube-apiserver's, byte for byte.
+    let review = &run.json["servers"][0]["requests"][1];
+    assert_eq!(review["status"], 401);
+    assert_eq!(review["reason"], "Unauthorized");
+    assert_eq!(review["message"], "Unauthorized");
+}
+
+#[test]
+fn two_servers_90s_apart_one_401_clock_skew_one_ok() {
+    let (dir, pki, ca) = setup();
+    let ahead = ApiServer::start(Config::new(base()), &pki);
+    let mut behind = Config::new(base());
+    behind.offset = TimeDelta::seconds(-90);
+    let behind = ApiServer::start(behind, &pki);
+    // Minted just now by the server whose clock is right.
+    let token = tokens::sign(&tokens::projected(base(), 3607));
+    let started = Instant::now();
+    let run = probe(dir.path(), &ca, &[&ahead, &behind], &[], &token);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let servers = run.json["servers"].as_array().unwrap();
+    assert_eq!(servers[0]["classification"], "ok");
+    assert_eq!(servers[1]["classification"], "401-invalid-token");
+    let offset = servers[1]["clock_offset_seconds"].as_f64().unwrap();
+    assert!((-91.0..=-89.0).contains(&offset), "{offset}");
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["classification"], "401-invalid-token");
+    assert_eq!(d["cause"], "clock-skew");
+    assert_eq!(d["confidence"], "medium");
+    let evidence = all_text(&d["evidence"]);
+    assert!(evidence.contains("servers disagree"), "{evidence}");
+    assert!(evidence.contains(&format!("{offset:+.1} s")), "{evidence}");
+    assert!(evidence.contains("not valid yet"), "{evidence}");
+    assert_eq!(
+        behind.rejections(),
+        ["[invalid bearer token, service account token is not valid yet]"]
+    );
+    assert!(ahead.rejections().is_empty());
+}
+
+#[test]
+fn recreated_service_account_lists_the_binding_cause_with_uids() {
+    let (dir, pki, ca) = setup();
+    let new_uid = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
+    let mut config = Config::new(base());
+    config.objects.retain(|o| o.resource != "serviceaccounts");
+    config.objects.push(Object {
+        resource: "serviceaccounts".into(),
+        group: String::new(),
+        namespace: NAMESPACE.into(),
+        name: SA.into(),
+        uid: new_uid.into(),
+    });
+    let server = ApiServer::start(config, &pki);
+    let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        server.rejections(),
+        [format!(
+            "[invalid bearer token, service account UID ({new_uid}) does not match claim ({SA_UID})]"
+        )]
+    );
+    let d = &run.json["diagnosis"];
+    assert_eq!(d["classification"], "401-invalid-token");
+    // Time is fine, so no single cause is claimed.
+    assert_eq!(d["cause"], "unknown");
+    assert_eq!(d["confidence"], "low");
+    assert!(all_text(&d["evidence"]).contains("time is not the cause"));
+    let causes = causes(&run.json);
+    for cause in [
+        "service-account-recreated",
+        "service-account-deleted",
+        "pod-deleted",
+        "key-mismatch",
+        "issuer-mismatch",
+        "audience-mismatch",
+    ] {
+        assert!(
+            causes.iter().any(|c| c == cause),
+            "{cause} missing from {causes:?}"
+        );
+    }
+    let recreated = d["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cause"] == "service-account-recreated")
+        .unwrap();
+    assert_eq!(recreated["confidence"], "low");
+    assert!(all_text(&recreated["evidence"]).contains(SA_UID));
+    assert_eq!(
+        recreated["next_steps"][0],
+        format!(
+            "kubectl get serviceaccount reporter -n debug-lab -o jsonpath='{{.metadata.uid}}'   # must print {SA_UID}"
+        )
+    );
+}
+
+#[test]
+fn untrusted_ca_is_tls_error_and_the_token_is_never_sent() {
+    let (dir, pki, _) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let other = Pki::new("some-other-ca");
+    let wrong_ca = other.write_ca(dir.path(), "other-ca.crt");
+    let run = probe(
+        dir.path(),
+        &wrong_ca,
+        &[&server],
+        &["--path", "/api"],
+        &fresh_token(),
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["classification"], "tls-error");
+    assert_eq!(s["tls"]["verified"], false);
+    assert_eq!(s["tls"]["reason"], "unknown-ca");
+    assert_eq!(s["requests"].as_array().unwrap().len(), 1);
+    assert_eq!(run.json["diagnosis"]["cause"], "tls-untrusted-ca");
+    assert!(server.handshake_failures() >= 1);
+    assert!(server.seen().is_empty());
+    assert!(!server.saw_authorization());
+}
+
+#[test]
+fn name_mismatch_and_expired_certificates_are_their_own_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    for (pki, reason, cause) in [
+        (
+            Pki::custom("ca", &["localhost"], false),
+            "name-mismatch",
+            "tls-name-mismatch",
+        ),
+        (
+            Pki::custom("ca", &["127.0.0.1"], true),
+            "expired",
+            "tls-certificate-expired",
+        ),
+    ] {
+        let ca = pki.write_ca(dir.path(), "ca.crt");
+        let server = ApiServer::start(Config::new(base()), &pki);
+        let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+        assert_eq!(run.code, 3, "{}", run.stderr);
+        assert_eq!(run.json["servers"][0]["tls"]["reason"], reason);
+        assert_eq!(run.json["diagnosis"]["cause"], cause);
+        assert!(server.seen().is_empty() && server.handshake_failures() >= 1);
+    }
+}
+
+#[test]
+fn servers_are_probed_concurrently() {
+    let (dir, pki, ca) = setup();
+    // Each server takes 2 x 700 ms (preflight + review); in sequence 3 would take 4.2 s.
+    let servers: Vec<ApiServer> = (0..3)
+        .map(|_| {
+            let mut config = Config::new(base());
+            config.mode = Mode::Slow(Duration::from_millis(700));
+            ApiServer::start(config, &pki)
+        })
+        .collect();
+    let refs: Vec<&ApiServer> = servers.iter().collect();
+    let started = Instant::now();
+    let run = probe(dir.path(), &ca, &refs, &[], &fresh_token());
+    let elapsed = started.elapsed();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json["servers"].as_array().unwrap().len(), 3);
+    assert!(elapsed < Duration::from_millis(3500), "{elapsed:?}");
+}
+
+#[test]
+fn plain_http_is_refused_before_connecting() {
+    let (dir, pki, ca) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let mut cmd = command(dir.path());
+    let output = cmd
+        .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+        .arg(&ca)
+        .args(["-s", &format!("http://127.0.0.1:{}", server.port())])
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let run = finish(output);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("refusing plain http://"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(server.handshake_failures(), 0);
+    assert!(server.seen().is_empty());
+}
+
+#[test]
+fn redirects_are_not_followed_with_the_token() {
+    let (dir, pki, ca) = setup();
+    let target = ApiServer::start(Config::new(base()), &pki);
+    let mut config = Config::new(base());
+    config.mode = Mode::Redirect(format!("{}/api/v1/namespaces/debug-lab/pods", target.url()));
+    let redirecting = ApiServer::start(config, &pki);
+    let run = probe(dir.path(), &ca, &[&redirecting], &[], &fresh_token());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["classification"], "other-status");
+    assert_eq!(s["requests"][1]["status"], 302);
+    assert!(
+        s["requests"][1]["location"]
+            .as_str()
+            .unwrap()
+            .starts_with(&target.url())
+    );
+    assert_eq!(run.json["diagnosis"]["cause"], "redirected");
+    assert!(
+        target.seen().is_empty(),
+        "the redirect target was contacted"
+    );
+}
+
+#[test]
+fn unreachable_server_exits_3() {
+    let (dir, _pki, ca) = setup();
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut cmd = command(dir.path());
+    let output = cmd
+        .args(["probe", "-o", "json", "--now", BASE, "-f", "-", "--cacert"])
+        .arg(&ca)
+        .args(["-s", &format!("https://127.0.0.1:{port}")])
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let run = finish(output);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(run.json["servers"][0]["classification"], "network-error");
+    assert_eq!(run.json["diagnosis"]["cause"], "connection-refused");
+    assert!(
+        run.json["servers"][0]["requests"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("refused")
+    );
+}
+
+#[test]
+fn slow_server_times_out() {
+    let (dir, pki, ca) = setup();
+    let mut config = Config::new(base());
+    config.mode = Mode::Slow(Duration::from_secs(4));
+    let server = ApiServer::start(config, &pki);
+    let started = Instant::now();
+    let run = probe(
+        dir.path(),
+        &ca,
+        &[&server],
+        &["--request-timeout", "1s"],
+        &fresh_token(),
+    );
+    let elapsed = started.elapsed();
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    assert_eq!(run.json["servers"][0]["classification"], "network-error");
+    assert_eq!(run.json["diagnosis"]["cause"], "timeout");
+    // The token never left: the preflight is what timed out.
+    assert!(!server.saw_authorization());
+}
+
+#[test]
+fn in_pod_defaults_from_a_fake_serviceaccount_directory() {
+    let (dir, pki, _) = setup();
+    let config = Config::new(base()).allow(USER, &["list"], &["pods"], Some(NAMESPACE));
+    let server = ApiServer::start(config, &pki);
+    let sa_dir = dir.path().join("serviceaccount");
+    std::fs::create_dir(&sa_dir).unwrap();
+    pki.write_ca(&sa_dir, "ca.crt");
+    std::fs::write(sa_dir.join("token"), fresh_token()).unwrap();
+    std::fs::write(sa_dir.join("namespace"), NAMESPACE).unwrap();
+    // A pod's stdin is /dev/null: not input, so the mounted token is read.
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+        .stdin(std::process::Stdio::null())
+        .env("NO_COLOR", "1")
+        .env("KUBECTL_SATOKEN_SA_DIR", &sa_dir)
+        .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        .env("KUBERNETES_SERVICE_PORT", server.port().to_string())
+        .args([
+            "probe",
+            "-o",
+            "json",
+            "--now",
+            BASE,
+            "--verb",
+            "list",
+            "--resource",
+            "pods",
+        ])
+        .output()
+        .unwrap();
+    let run = finish(output);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["url"], server.url());
+    assert_eq!(s["classification"], "ok");
+    assert_eq!(s["user"]["username"], USER);
+    assert!(
+        all_text(&run.json["diagnosis"]["evidence"]).contains("in namespace \\\"debug-lab\\\"")
+    );
+    let review = server
+        .seen()
+        .into_iter()
+        .find(|s| s.path.ends_with("selfsubjectaccessreviews"));
+    assert!(review.is_some());
+}
+
+#[test]
+fn review_falls_back_to_v1beta1_and_says_so() {
+    let (dir, pki, ca) = setup();
+    let mut config = Config::new(base());
+    config.review_v1 = false;
+    let server = ApiServer::start(config, &pki);
+    let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = &run.json["servers"][0];
+    assert_eq!(s["review_version"], "authentication.k8s.io/v1beta1");
+    assert_eq!(s["requests"][1]["status"], 404);
+    assert_eq!(s["requests"][1]["api_version"], "authentication.k8s.io/v1");
+    assert_eq!(s["requests"][2]["status"], 201);
+}
+
+/// The reusable client against the server directly: the exact 401 bytes and headers.
+#[test]
+fn the_server_401_is_kube_apiservers_byte_for_byte() {
+    use satoken::clock::Clock;
+    use satoken::http::{ClientConfig, HttpClient, Request, RunClock, Trust};
+    let (_dir, pki, _) = setup();
+    let mut config = Config::new(base());
+    config.anonymous = false;
+    let server = ApiServer::start(config, &pki);
+    let trust = Trust::Roots {
+        ca_pem: Some(pki.ca_pem.clone().into_bytes()),
+        system: false,
+    };
+    let url = url::Url::parse(&server.url()).unwrap();
+    let client = HttpClient::new(
+        &url,
+        &ClientConfig::new(trust),
+        RunClock::start(Clock::Fixed(base())),
+    )
+    .unwrap();
+    let exchange = client.send(&Request::get("/api")).unwrap();
+    assert_eq!(exchange.status, 401);
+    assert_eq!(exchange.body.len(), 129);
+    assert_eq!(exchange.body, UNAUTHORIZED_BODY.as_bytes());
+    assert_eq!(exchange.content_type.as_deref(), Some("application/json"));
+    let date = exchange.date.unwrap();
+    assert!((date - base()).num_seconds().abs() <= 2, "{date}");
+    assert!(exchange.sent_at >= base() && exchange.received_at >= exchange.sent_at);
+}
+
+/// Prints the table output of the walkthrough scenarios in docs/probe.md:
+/// `cargo test --test probe docs_walkthrough -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints docs examples; run by hand"]
+fn docs_walkthrough() {
+    let (dir, pki, ca) = setup();
+    let show = |title: &str, cmd: &mut Command| {
+        let output = cmd.env("COLUMNS", "80").output().unwrap();
+        println!(
+            "===== {title} (exit {})",
+            output.status.code().unwrap_or(-1)
+        );
+        print!("{}", String::from_utf8_lossy(&output.stdout));
+        print!("{}", String::from_utf8_lossy(&output.stderr));
+    };
+    // In a pod: the defaults.
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let sa_dir = dir.path().join("serviceaccount");
+    std::fs::create_dir(&sa_dir).unwrap();
+    pki.write_ca(&sa_dir, "ca.crt");
+    std::fs::write(sa_dir.join("token"), fresh_token()).unwrap();
+    std::fs::write(sa_dir.join("namespace"), NAMESPACE).unwrap();
+    show(
+        "in a pod",
+        command(dir.path())
+            .env("KUBECTL_SATOKEN_SA_DIR", &sa_dir)
+            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+            .env("KUBERNETES_SERVICE_PORT", server.port().to_string())
+            .args([
+                "probe",
+                "--now",
+                BASE,
+                "--verb",
+                "list",
+                "--resource",
+                "pods",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    // From a laptop: two control-plane nodes, one 90 s behind.
+    let mut behind = Config::new(base());
+    behind.offset = TimeDelta::seconds(-90);
+    let behind = ApiServer::start(behind, &pki);
+    let token = tokens::sign(&tokens::projected(base(), 3607));
+    show(
+        "two servers",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &server.url(), "-s", &behind.url()])
+            .write_stdin(token),
+    );
+    show(
+        "403",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/pods",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    let config = Config::new(base()).allow(USER, &["get"], &["configmaps"], Some(NAMESPACE));
+    let server = ApiServer::start(config, &pki);
+    show(
+        "404 and anonymous",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/configmaps/settings",
+                "--anonymous",
+            ])
+            .write_stdin(fresh_token()),
+    );
+    let mut config = Config::new(base());
+    config.objects.retain(|o| o.resource != "serviceaccounts");
+    config.objects.push(Object {
+        resource: "serviceaccounts".into(),
+        group: String::new(),
+        namespace: NAMESPACE.into(),
+        name: SA.into(),
+        uid: "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59".into(),
+    });
+    let recreated = ApiServer::start(config, &pki);
+    show(
+        "sa recreated",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &recreated.url()])
+            .write_stdin(fresh_token()),
+    );
+    let wrong = Pki::new("other").write_ca(dir.path(), "other.crt");
+    show(
+        "tls",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&wrong)
+            .args(["-s", &server.url()])
+            .write_stdin(fresh_token()),
+    );
+    show(
+        "json",
+        command(dir.path())
+            .args(["probe", "-o", "json", "--now", BASE, "-f", "-", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &behind.url()])
+            .write_stdin(tokens::sign(&tokens::projected(base(), 3607))),
+    );
+}

@@ -1,0 +1,102 @@
+//! Realism check of the test API server with the real kubectl: for a rejected
+//! token and for an RBAC denial it must print what it prints against a real
+//! cluster. Skipped (with a note) when kubectl is not installed.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use support::apiserver::{ApiServer, Config};
+use support::pki::Pki;
+use support::tokens;
+
+fn kubectl_available() -> bool {
+    Command::new("kubectl")
+        .args(["version", "--client"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `kubectl --server … --certificate-authority … --token … ARGS` with an empty
+/// kubeconfig and a throwaway HOME (no discovery cache, no real credentials).
+fn kubectl(dir: &Path, server: &ApiServer, ca: &Path, token: &str, args: &[&str]) -> (i32, String) {
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(&kubeconfig, "").unwrap();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let output = Command::new("kubectl")
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", &home)
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT")
+        .arg("--server")
+        .arg(server.url())
+        .arg("--certificate-authority")
+        .arg(ca)
+        .arg("--token")
+        .arg(token)
+        .args(["--request-timeout", "10s"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn kubectl_sees_a_real_api_server() {
+    if !kubectl_available() {
+        eprintln!("kubectl not found: skipping the realism check");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-test-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    // kubectl runs on the real clock, so the server's base is "now".
+    #[expect(clippy::disallowed_methods, reason = "kubectl cannot be given --now")]
+    let now: DateTime<Utc> = Utc::now();
+    let server = ApiServer::start(Config::new(now), &pki);
+    let token = tokens::sign(&tokens::projected(now - TimeDelta::minutes(5), 3607));
+
+    // Rejected token (expired): 401. A plain request decodes the Status body.
+    let expired = tokens::sign(&tokens::projected(now - TimeDelta::hours(3), 3600));
+    let raw = ["get", "--raw", "/api/v1/namespaces/default/pods"];
+    let (code, stderr) = kubectl(dir.path(), &server, &ca, &expired, &raw);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("error: You must be logged in to the server (Unauthorized)"),
+        "{stderr}"
+    );
+    // `get pods` fails in discovery first; kubectl 1.26+ then prints client-go's
+    // substitute text, exactly as it does against a real cluster (the discovery
+    // client cannot decode a Status).
+    let (code, stderr) = kubectl(dir.path(), &server, &ca, &expired, &["get", "pods"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("error: You must be logged in to the server (")
+            && stderr.contains("couldn't get current server API group list"),
+        "{stderr}"
+    );
+
+    // Accepted token, no RBAC: 403, after discovery succeeded.
+    let (code, stderr) = kubectl(dir.path(), &server, &ca, &token, &["get", "pods"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains(
+            "Error from server (Forbidden): pods is forbidden: User \"system:serviceaccount:debug-lab:reporter\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\""
+        ),
+        "{stderr}"
+    );
+    assert!(
+        server.seen().iter().any(|s| s.path == "/api/v1"),
+        "discovery was not used"
+    );
+}

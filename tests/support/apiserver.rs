@@ -1,0 +1,896 @@
+//! A kube-apiserver front door for tests: HTTPS on 127.0.0.1 only (hyper 1 +
+//! tokio-rustls), its own clock (a fixed base instant + a per-instance offset,
+//! advancing in real time, also written into `Date`), ServiceAccount token
+//! validation as pkg/serviceaccount does it, a tiny RBAC table, and the exact
+//! Status bodies and headers of 401/403/404 (../shared/k8s-token-semantics.md
+//! sections 2-5). It records every request so tests can assert what was sent,
+//! shuts down on Drop, and stops by itself after [`LIFETIME`].
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, TimeDelta, Utc};
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use serde_json::{Value, json};
+
+use super::pki::Pki;
+use super::tokens;
+
+/// A test server never outlives this, even if a test leaks it.
+pub const LIFETIME: Duration = Duration::from_secs(60);
+
+/// How the server answers, besides normally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Every request gets `302 Found` with this `Location`.
+    Redirect(String),
+    /// Sleeps this long before answering anything.
+    Slow(Duration),
+}
+
+/// An object the server knows: `(resource, namespace, name) -> uid`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    /// Plural resource (`serviceaccounts`, `pods`, `secrets`, `configmaps`).
+    pub resource: String,
+    /// API group; empty for core.
+    pub group: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+}
+
+/// One RBAC grant: `subject` (a username or group) may `verbs` on `resources`
+/// in `group`, in `namespace` (a RoleBinding) or everywhere (`None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub subject: String,
+    pub verbs: Vec<String>,
+    pub group: String,
+    pub resources: Vec<String>,
+    pub namespace: Option<String>,
+}
+
+/// Server configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The instant the server's clock starts at, before `offset`.
+    pub base: DateTime<Utc>,
+    /// This instance's clock error (a node running behind: negative).
+    pub offset: TimeDelta,
+    /// `--service-account-issuer` values.
+    pub issuers: Vec<String>,
+    /// `--api-audiences`.
+    pub audiences: Vec<String>,
+    /// `--anonymous-auth`.
+    pub anonymous: bool,
+    /// Serve SelfSubjectReview v1 (off: a 1.27 server, v1beta1 only).
+    pub review_v1: bool,
+    pub objects: Vec<Object>,
+    pub rbac: Vec<Rule>,
+    pub mode: Mode,
+    /// Drop `Authorization` before authenticating (a misbehaving proxy).
+    pub strip_authorization: bool,
+}
+
+impl Config {
+    /// A healthy cluster at `base`: the test ServiceAccount and pod exist.
+    pub fn new(base: DateTime<Utc>) -> Config {
+        let object = |resource: &str, name: &str, uid: &str| Object {
+            resource: resource.to_owned(),
+            group: String::new(),
+            namespace: tokens::NAMESPACE.to_owned(),
+            name: name.to_owned(),
+            uid: uid.to_owned(),
+        };
+        Config {
+            base,
+            offset: TimeDelta::zero(),
+            issuers: vec![tokens::ISSUER.to_owned()],
+            audiences: vec![tokens::ISSUER.to_owned()],
+            anonymous: true,
+            review_v1: true,
+            objects: vec![
+                object("serviceaccounts", tokens::SA, tokens::SA_UID),
+                object("pods", tokens::POD, tokens::POD_UID),
+            ],
+            rbac: Vec::new(),
+            mode: Mode::Normal,
+            strip_authorization: false,
+        }
+    }
+
+    /// Adds a grant.
+    pub fn allow(
+        mut self,
+        subject: &str,
+        verbs: &[&str],
+        resources: &[&str],
+        namespace: Option<&str>,
+    ) -> Self {
+        self.rbac.push(Rule {
+            subject: subject.to_owned(),
+            verbs: verbs.iter().map(|s| (*s).to_owned()).collect(),
+            group: String::new(),
+            resources: resources.iter().map(|s| (*s).to_owned()).collect(),
+            namespace: namespace.map(str::to_owned),
+        });
+        self
+    }
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    /// Lowercase names, values as sent.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Seen {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct State {
+    config: Config,
+    started: Instant,
+    port: u16,
+    seen: Mutex<Vec<Seen>>,
+    /// The reason each 401 had, as kube-apiserver logs it.
+    rejections: Mutex<Vec<String>>,
+    handshake_failures: AtomicUsize,
+    keys: HashMap<String, (jsonwebtoken::DecodingKey, jsonwebtoken::Algorithm)>,
+    audit: AtomicUsize,
+}
+
+impl State {
+    fn now(&self) -> DateTime<Utc> {
+        self.config.base + self.config.offset + TimeDelta::from_std(self.started.elapsed()).unwrap()
+    }
+}
+
+/// A running test API server.
+pub struct ApiServer {
+    state: Arc<State>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    addr: SocketAddr,
+}
+
+impl ApiServer {
+    /// Starts a server presenting `pki`'s leaf.
+    pub fn start(config: Config, pki: &Pki) -> ApiServer {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(State {
+            config,
+            started: Instant::now(),
+            port: addr.port(),
+            seen: Mutex::default(),
+            rejections: Mutex::default(),
+            handshake_failures: AtomicUsize::new(0),
+            keys: load_keys(),
+            audit: AtomicUsize::new(0),
+        });
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(pki.server_config()));
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread_state = state.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let serve = accept_loop(listener, acceptor, thread_state);
+                tokio::select! {
+                    _ = serve => {}
+                    _ = rx => {}
+                    _ = tokio::time::sleep(LIFETIME) => {}
+                }
+            });
+        });
+        ApiServer {
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+            addr,
+        }
+    }
+
+    /// `https://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Every request seen so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state.seen.lock().unwrap().clone()
+    }
+
+    /// Whether any request carried an `Authorization` header.
+    pub fn saw_authorization(&self) -> bool {
+        self.seen()
+            .iter()
+            .any(|s| s.header("authorization").is_some())
+    }
+
+    /// The 401 reasons, as the API server log would show them.
+    pub fn rejections(&self) -> Vec<String> {
+        self.state.rejections.lock().unwrap().clone()
+    }
+
+    /// TLS handshakes that failed (e.g. the client did not trust our CA).
+    pub fn handshake_failures(&self) -> usize {
+        self.state.handshake_failures.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    state: Arc<State>,
+) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let state = state.clone();
+        tokio::spawn(async move {
+            let tls = match acceptor.accept(stream).await {
+                Ok(tls) => tls,
+                Err(_) => {
+                    state.handshake_failures.fetch_add(1, Ordering::SeqCst);
+                    return;
+                }
+            };
+            let service = hyper::service::service_fn(move |req| handle(state.clone(), req));
+            let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            builder.http1().title_case_headers(true);
+            let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+        });
+    }
+}
+
+/// The authenticated user.
+#[derive(Debug, Clone)]
+struct User {
+    name: String,
+    uid: String,
+    groups: Vec<String>,
+    extra: Value,
+}
+
+fn anonymous() -> User {
+    User {
+        name: "system:anonymous".to_owned(),
+        uid: String::new(),
+        groups: vec!["system:unauthenticated".to_owned()],
+        extra: json!({}),
+    }
+}
+
+async fn handle(
+    state: Arc<State>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let method = req.method().as_str().to_owned();
+    let path = req.uri().path().to_owned();
+    let headers: Vec<(String, String)> = req
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+        .collect();
+    state.seen.lock().unwrap().push(Seen {
+        method: method.clone(),
+        path: path.clone(),
+        headers: headers.clone(),
+    });
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    match &state.config.mode {
+        Mode::Normal => {}
+        Mode::Redirect(location) => {
+            let mut response = respond(&state, StatusCode::FOUND, String::new(), false);
+            response
+                .headers_mut()
+                .insert("Location", location.parse().unwrap());
+            return Ok(response);
+        }
+        Mode::Slow(delay) => tokio::time::sleep(*delay).await,
+    }
+    let authorization = if state.config.strip_authorization {
+        None
+    } else {
+        headers
+            .iter()
+            .find(|(n, _)| n == "authorization")
+            .map(|(_, v)| v.clone())
+    };
+    // Authentication (k8s.io/apiserver filters/authentication.go).
+    let user = match authenticate(&state, authorization.as_deref()) {
+        Ok(Some(user)) => user,
+        Ok(None) if state.config.anonymous => anonymous(),
+        Ok(None) => return Ok(unauthorized(&state)),
+        Err(reason) => {
+            state
+                .rejections
+                .lock()
+                .unwrap()
+                .push(format!("[invalid bearer token, {reason}]"));
+            return Ok(unauthorized(&state));
+        }
+    };
+    // Authorization runs before routing (filters/authorization.go).
+    let attrs = attributes(&method, &path);
+    if !authorize(&state.config, &user, &attrs) {
+        return Ok(forbidden(&state, &user, &attrs));
+    }
+    Ok(route(&state, &user, &attrs, &path, &body))
+}
+
+/// Bearer token validation as pkg/serviceaccount/{jwt,claims}.go does it.
+/// `Ok(None)`: no credentials; `Err(reason)`: the log line's reason.
+fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, String> {
+    // bearertoken.go: trimmed, split on single spaces, scheme case-insensitive;
+    // an empty token is "no credentials".
+    let Some(header) = header else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = header.trim().split(' ').collect();
+    if parts.len() != 2 || !parts[0].eq_ignore_ascii_case("bearer") || parts[1].is_empty() {
+        return Ok(None);
+    }
+    let token = parts[1];
+    let invalid = || "invalid bearer token".to_owned();
+    let header = jsonwebtoken::decode_header(token).map_err(|_| invalid())?;
+    let payload = token.split('.').nth(1).ok_or_else(invalid)?;
+    use base64::Engine as _;
+    let unverified: Value = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(invalid)?;
+    let iss = unverified.get("iss").and_then(Value::as_str).unwrap_or("");
+    if !state.config.issuers.iter().any(|i| i == iss) {
+        return Err(invalid());
+    }
+    let kid = header.kid.clone().unwrap_or_default();
+    let (key, alg) = state
+        .keys
+        .get(&kid)
+        .ok_or_else(|| "invalid signature, no keys found".to_owned())?;
+    let mut validation = jsonwebtoken::Validation::new(*alg);
+    validation.validate_exp = false;
+    validation.validate_nbf = false;
+    validation.validate_aud = false;
+    validation.required_spec_claims.clear();
+    let claims = jsonwebtoken::decode::<Value>(token, key, &validation)
+        .map_err(|_| "go-jose/go-jose: error in cryptographic primitive".to_owned())?
+        .claims;
+    let auds: Vec<String> = match claims.get("aud") {
+        Some(Value::String(a)) => vec![a.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !auds.is_empty() && !auds.iter().any(|a| state.config.audiences.contains(a)) {
+        return Err(format!(
+            "token audiences {auds:?} is invalid for the target audiences {:?}",
+            state.config.audiences
+        ));
+    }
+    // go-jose ValidateWithLeeway, 60 s, on this server's clock.
+    let now = state.now();
+    let leeway = TimeDelta::seconds(60);
+    let at = |key: &str| {
+        claims
+            .get(key)
+            .and_then(Value::as_i64)
+            .and_then(|s| DateTime::from_timestamp(s, 0))
+    };
+    if at("nbf").is_some_and(|nbf| now + leeway < nbf) {
+        return Err("service account token is not valid yet".to_owned());
+    }
+    if at("exp").is_some_and(|exp| now - leeway > exp) {
+        return Err("service account token has expired".to_owned());
+    }
+    if at("iat").is_some_and(|iat| now + leeway < iat) {
+        return Err("service account token is issued in the future".to_owned());
+    }
+    let k8s = claims.get("kubernetes.io").cloned().unwrap_or(Value::Null);
+    let ns = k8s["namespace"].as_str().unwrap_or("").to_owned();
+    let sa_name = k8s["serviceaccount"]["name"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let sa_uid = k8s["serviceaccount"]["uid"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let lookup = |resource: &str, name: &str| {
+        state
+            .config
+            .objects
+            .iter()
+            .find(|o| o.resource == resource && o.namespace == ns && o.name == name)
+    };
+    let live = lookup("serviceaccounts", &sa_name)
+        .ok_or_else(|| format!("serviceaccounts \"{sa_name}\" not found"))?;
+    if live.uid != sa_uid {
+        return Err(format!(
+            "service account UID ({}) does not match claim ({sa_uid})",
+            live.uid
+        ));
+    }
+    for (resource, claim, what) in [("secrets", "secret", "secret"), ("pods", "pod", "pod")] {
+        if let Some(name) = k8s[claim]["name"].as_str() {
+            let uid = k8s[claim]["uid"].as_str().unwrap_or("");
+            let live = lookup(resource, name)
+                .ok_or_else(|| "service account token has been invalidated".to_owned())?;
+            if live.uid != uid {
+                return Err(format!(
+                    "{what} UID ({}) does not match service account {what} ref claim ({uid})",
+                    live.uid
+                ));
+            }
+        }
+    }
+    let mut extra = serde_json::Map::new();
+    if let Some(pod) = k8s["pod"]["name"].as_str() {
+        extra.insert("authentication.kubernetes.io/pod-name".into(), json!([pod]));
+        extra.insert(
+            "authentication.kubernetes.io/pod-uid".into(),
+            json!([k8s["pod"]["uid"].as_str().unwrap_or("")]),
+        );
+    }
+    if let Some(jti) = claims.get("jti").and_then(Value::as_str) {
+        extra.insert(
+            "authentication.kubernetes.io/credential-id".into(),
+            json!([format!("JTI={jti}")]),
+        );
+    }
+    Ok(Some(User {
+        name: claims
+            .get("sub")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        uid: sa_uid,
+        groups: vec![
+            "system:serviceaccounts".to_owned(),
+            format!("system:serviceaccounts:{ns}"),
+            "system:authenticated".to_owned(),
+        ],
+        extra: Value::Object(extra),
+    }))
+}
+
+fn load_keys() -> HashMap<String, (jsonwebtoken::DecodingKey, jsonwebtoken::Algorithm)> {
+    let text = std::fs::read_to_string(tokens::testdata("jwks.json")).expect("jwks.json");
+    let set: jsonwebtoken::jwk::JwkSet = serde_json::from_str(&text).expect("jwks");
+    set.keys
+        .iter()
+        .filter_map(|jwk| {
+            let kid = jwk.common.key_id.clone()?;
+            let alg = match jwk.common.key_algorithm? {
+                jsonwebtoken::jwk::KeyAlgorithm::RS256 => jsonwebtoken::Algorithm::RS256,
+                jsonwebtoken::jwk::KeyAlgorithm::ES256 => jsonwebtoken::Algorithm::ES256,
+                jsonwebtoken::jwk::KeyAlgorithm::ES384 => jsonwebtoken::Algorithm::ES384,
+                _ => return None,
+            };
+            Some((kid, (jsonwebtoken::DecodingKey::from_jwk(jwk).ok()?, alg)))
+        })
+        .collect()
+}
+
+/// Request attributes (k8s.io/apiserver request/requestinfo.go, simplified).
+#[derive(Debug, Clone, Default)]
+struct Attrs {
+    verb: String,
+    resource: Option<String>,
+    subresource: Option<String>,
+    group: String,
+    namespace: Option<String>,
+    name: Option<String>,
+    path: String,
+}
+
+fn attributes(method: &str, path: &str) -> Attrs {
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    let (group, rest): (String, &[&str]) = match parts.as_slice() {
+        ["api", "v1", rest @ ..] if !rest.is_empty() => (String::new(), rest),
+        ["apis", group, _version, rest @ ..] if !rest.is_empty() => ((*group).to_owned(), rest),
+        _ => (String::new(), &[]),
+    };
+    let mut attrs = Attrs {
+        path: path.to_owned(),
+        group,
+        ..Attrs::default()
+    };
+    let named = |rest: &[&str], attrs: &mut Attrs| {
+        attrs.resource = rest.first().map(|s| (*s).to_owned());
+        attrs.name = rest.get(1).map(|s| (*s).to_owned());
+        attrs.subresource = rest.get(2).map(|s| (*s).to_owned());
+    };
+    match rest {
+        [] => {}
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => {
+            attrs.namespace = Some((*ns).to_owned());
+            named(rest, &mut attrs);
+        }
+        rest => named(rest, &mut attrs),
+    }
+    attrs.verb = match (method, attrs.resource.is_some(), attrs.name.is_some()) {
+        ("GET", true, false) => "list",
+        ("GET", _, _) => "get",
+        ("POST", _, _) => "create",
+        ("PUT", _, _) => "update",
+        ("DELETE", _, _) => "delete",
+        _ => "patch",
+    }
+    .to_owned();
+    if attrs.resource.is_none() && method == "GET" {
+        attrs.verb = "get".to_owned();
+    }
+    attrs
+}
+
+/// The default ClusterRoles (system:public-info-viewer, system:discovery,
+/// system:basic-user) plus the configured rules.
+fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
+    let authenticated = user.groups.iter().any(|g| g == "system:authenticated");
+    let Some(resource) = &attrs.resource else {
+        let public = ["/version", "/healthz", "/livez", "/readyz"].contains(&attrs.path.as_str());
+        let discovery = attrs.path == "/api"
+            || attrs.path.starts_with("/api/")
+            || attrs.path == "/apis"
+            || attrs.path.starts_with("/apis/");
+        return public || (authenticated && discovery && attrs.verb == "get");
+    };
+    let self_review = matches!(
+        (attrs.group.as_str(), resource.as_str()),
+        ("authentication.k8s.io", "selfsubjectreviews")
+            | (
+                "authorization.k8s.io",
+                "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
+            )
+    );
+    if self_review && authenticated && attrs.verb == "create" {
+        return true;
+    }
+    rbac_allows(
+        config,
+        user,
+        &attrs.verb,
+        &attrs.group,
+        resource,
+        attrs.namespace.as_deref(),
+    )
+}
+
+fn rbac_allows(
+    config: &Config,
+    user: &User,
+    verb: &str,
+    group: &str,
+    resource: &str,
+    namespace: Option<&str>,
+) -> bool {
+    config.rbac.iter().any(|rule| {
+        (rule.subject == user.name || user.groups.contains(&rule.subject))
+            && rule.verbs.iter().any(|v| v == verb || v == "*")
+            && rule.group == group
+            && rule.resources.iter().any(|r| r == resource || r == "*")
+            && (rule.namespace.is_none() || rule.namespace.as_deref() == namespace)
+    })
+}
+
+fn route(
+    state: &State,
+    user: &User,
+    attrs: &Attrs,
+    path: &str,
+    body: &[u8],
+) -> Response<Full<Bytes>> {
+    let ok = |status, value: Value| respond(state, status, format!("{value}\n"), true);
+    match path {
+        "/version" => {
+            return ok(
+                StatusCode::OK,
+                json!({"major": "1", "minor": "34", "gitVersion": "v1.34.1", "platform": "linux/amd64"}),
+            );
+        }
+        "/api" => {
+            return ok(
+                StatusCode::OK,
+                json!({"kind": "APIVersions", "versions": ["v1"],
+                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": format!("127.0.0.1:{}", state.port)}]}),
+            );
+        }
+        "/apis" => {
+            let group = |name: &str| {
+                json!({"name": name, "versions": [{"groupVersion": format!("{name}/v1"), "version": "v1"}],
+                "preferredVersion": {"groupVersion": format!("{name}/v1"), "version": "v1"}})
+            };
+            return ok(
+                StatusCode::OK,
+                json!({"kind": "APIGroupList", "apiVersion": "v1",
+                "groups": [group("authentication.k8s.io"), group("authorization.k8s.io")]}),
+            );
+        }
+        "/api/v1" => {
+            let resource = |name: &str, kind: &str, short: &str| {
+                json!({"name": name, "singularName": "",
+                "namespaced": true, "kind": kind, "verbs": ["get", "list"], "shortNames": [short]})
+            };
+            return ok(
+                StatusCode::OK,
+                json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+                resource("pods", "Pod", "po"), resource("serviceaccounts", "ServiceAccount", "sa"),
+                resource("secrets", "Secret", "secret"), resource("configmaps", "ConfigMap", "cm")]}),
+            );
+        }
+        _ => {}
+    }
+    let resource = attrs.resource.clone().unwrap_or_default();
+    let version = path.split('/').nth(3).unwrap_or("");
+    if attrs.group == "authentication.k8s.io"
+        && resource == "selfsubjectreviews"
+        && attrs.verb == "create"
+    {
+        if version == "v1" && !state.config.review_v1 {
+            return not_found(state, None, attrs);
+        }
+        return ok(
+            StatusCode::CREATED,
+            json!({
+                "kind": "SelfSubjectReview", "apiVersion": format!("authentication.k8s.io/{version}"),
+                "metadata": {"creationTimestamp": null},
+                "status": {"userInfo": {"username": user.name, "uid": user.uid, "groups": user.groups, "extra": user.extra}}
+            }),
+        );
+    }
+    if attrs.group == "authorization.k8s.io"
+        && resource == "selfsubjectaccessreviews"
+        && attrs.verb == "create"
+    {
+        let review: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let ra = &review["spec"]["resourceAttributes"];
+        let text = |key: &str| ra[key].as_str().unwrap_or("").to_owned();
+        let ns = text("namespace");
+        let allowed = rbac_allows(
+            &state.config,
+            user,
+            &text("verb"),
+            &text("group"),
+            &text("resource"),
+            (!ns.is_empty()).then_some(ns.as_str()),
+        );
+        let mut status = json!({"allowed": allowed});
+        if allowed {
+            status["reason"] = json!("RBAC: allowed by a test rule");
+        }
+        return ok(
+            StatusCode::CREATED,
+            json!({"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+            "metadata": {"creationTimestamp": null}, "spec": review["spec"], "status": status}),
+        );
+    }
+    if attrs.verb == "get" && attrs.resource.is_some() {
+        let name = attrs.name.clone().unwrap_or_default();
+        let found = state.config.objects.iter().find(|o| {
+            o.resource == resource
+                && o.group == attrs.group
+                && Some(&o.namespace) == attrs.namespace.as_ref()
+                && o.name == name
+        });
+        return match found {
+            Some(o) => ok(
+                StatusCode::OK,
+                json!({"apiVersion": "v1", "kind": "Object",
+                "metadata": {"name": o.name, "namespace": o.namespace, "uid": o.uid}}),
+            ),
+            None => not_found(state, Some(&name), attrs),
+        };
+    }
+    if attrs.verb == "list" {
+        let items: Vec<Value> = state
+            .config
+            .objects
+            .iter()
+            .filter(|o| {
+                o.resource == resource
+                    && o.group == attrs.group
+                    && attrs.namespace.as_ref().is_none_or(|ns| *ns == o.namespace)
+            })
+            .map(|o| json!({"metadata": {"name": o.name, "namespace": o.namespace, "uid": o.uid}}))
+            .collect();
+        return ok(
+            StatusCode::OK,
+            json!({"kind": "List", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "items": items}),
+        );
+    }
+    not_found(state, None, attrs)
+}
+
+/// A JSON string literal (Go's encoder escapes the same characters, plus `<>&`).
+fn q(text: &str) -> String {
+    serde_json::to_string(text)
+        .unwrap()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+fn respond(
+    state: &State,
+    status: StatusCode,
+    body: String,
+    authenticated: bool,
+) -> Response<Full<Bytes>> {
+    let audit = state.audit.fetch_add(1, Ordering::SeqCst);
+    let date = state.now().format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    let mut builder = Response::builder()
+        .status(status)
+        .header(
+            "Audit-Id",
+            format!("6f1e{audit:04x}-6a4a-4843-830a-073c7e3f5d7f"),
+        )
+        .header("Cache-Control", "no-cache, private")
+        .header("Content-Type", "application/json")
+        .header("Date", date);
+    if status == StatusCode::FORBIDDEN {
+        builder = builder.header("X-Content-Type-Options", "nosniff");
+    }
+    if authenticated {
+        // API Priority and Fairness runs after authentication.
+        builder = builder
+            .header(
+                "X-Kubernetes-Pf-Flowschema-Uid",
+                "0a3b0c7e-1111-4d6e-8a5c-2b9d0e6f1a73",
+            )
+            .header(
+                "X-Kubernetes-Pf-Prioritylevel-Uid",
+                "5b2e9d14-2222-4e6f-8a1b-0d9c2f4e6a85",
+            );
+    }
+    builder.body(Full::new(Bytes::from(body))).unwrap()
+}
+
+/// The 129-byte generic 401 (the reason is only logged).
+pub const UNAUTHORIZED_BODY: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
+
+fn unauthorized(state: &State) -> Response<Full<Bytes>> {
+    respond(
+        state,
+        StatusCode::UNAUTHORIZED,
+        UNAUTHORIZED_BODY.to_owned(),
+        false,
+    )
+}
+
+/// kube-apiserver's 403 (responsewriters.Forbidden + apimachinery NewForbidden).
+fn forbidden(state: &State, user: &User, attrs: &Attrs) -> Response<Full<Bytes>> {
+    let (message, details) = match &attrs.resource {
+        None => (
+            format!(
+                "forbidden: User \"{}\" cannot {} path \"{}\"",
+                user.name, attrs.verb, attrs.path
+            ),
+            "{}".to_owned(),
+        ),
+        Some(resource) => {
+            let qualified = if attrs.group.is_empty() {
+                resource.clone()
+            } else {
+                format!("{resource}.{}", attrs.group)
+            };
+            let prefix = match &attrs.name {
+                Some(name) => format!("{qualified} \"{name}\" is forbidden"),
+                None => format!("{qualified} is forbidden"),
+            };
+            let full = match &attrs.subresource {
+                Some(sub) => format!("{resource}/{sub}"),
+                None => resource.clone(),
+            };
+            let scope = match &attrs.namespace {
+                Some(ns) => format!("in the namespace \"{ns}\""),
+                None => "at the cluster scope".to_owned(),
+            };
+            let mut details = Vec::new();
+            if let Some(name) = &attrs.name {
+                details.push(format!("\"name\":{}", q(name)));
+            }
+            if !attrs.group.is_empty() {
+                details.push(format!("\"group\":{}", q(&attrs.group)));
+            }
+            details.push(format!("\"kind\":{}", q(resource)));
+            (
+                format!(
+                    "{prefix}: User \"{}\" cannot {} resource \"{full}\" in API group \"{}\" {scope}",
+                    user.name, attrs.verb, attrs.group
+                ),
+                format!("{{{}}}", details.join(",")),
+            )
+        }
+    };
+    let body = format!(
+        "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":{},\"reason\":\"Forbidden\",\"details\":{details},\"code\":403}}\n",
+        q(&message)
+    );
+    respond(state, StatusCode::FORBIDDEN, body, true)
+}
+
+/// 404: a missing object (`pods "x" not found`) or an unknown resource path.
+fn not_found(state: &State, name: Option<&str>, attrs: &Attrs) -> Response<Full<Bytes>> {
+    let (message, details) = match (name, &attrs.resource) {
+        (Some(name), Some(resource)) => {
+            let qualified = if attrs.group.is_empty() {
+                resource.clone()
+            } else {
+                format!("{resource}.{}", attrs.group)
+            };
+            let group = if attrs.group.is_empty() {
+                String::new()
+            } else {
+                format!(",\"group\":{}", q(&attrs.group))
+            };
+            (
+                format!("{qualified} \"{name}\" not found"),
+                format!("{{\"name\":{}{group},\"kind\":{}}}", q(name), q(resource)),
+            )
+        }
+        _ => (
+            "the server could not find the requested resource".to_owned(),
+            "{}".to_owned(),
+        ),
+    };
+    let body = format!(
+        "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":{},\"reason\":\"NotFound\",\"details\":{details},\"code\":404}}\n",
+        q(&message)
+    );
+    respond(state, StatusCode::NOT_FOUND, body, true)
+}

@@ -1,0 +1,51 @@
+//! Test tokens, signed at test time with testdata/keys/rsa.key.pem (published in
+//! testdata/jwks.json), shaped like kube-apiserver's (no `typ`, claims as
+//! pkg/serviceaccount/claims.go writes them).
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+/// `kid` of testdata/keys/rsa.key.pem, as published in testdata/jwks.json.
+pub const RSA_KID: &str = "mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU";
+pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+pub const NAMESPACE: &str = "debug-lab";
+pub const SA: &str = "reporter";
+pub const SA_UID: &str = "0b7c1d52-6a3e-4f1b-9d2c-8e5f7a1b3c4d";
+pub const POD: &str = "reporter-6c9d7b8f5-q7x2m";
+pub const POD_UID: &str = "7e4a2c91-1f3b-4d6e-8a5c-2b9d0e6f1a73";
+
+/// Path under the crate root.
+pub fn testdata(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(path)
+}
+
+/// A pod-bound projected token valid `[iat, iat + lifetime]`.
+pub fn projected(iat: DateTime<Utc>, lifetime_s: i64) -> Value {
+    let iat = iat.timestamp();
+    json!({
+        "aud": [ISSUER],
+        "exp": iat + lifetime_s,
+        "iat": iat,
+        "iss": ISSUER,
+        "jti": "5d0d7b43-5c1e-4d4a-9a7e-3c2b1a0f9e8d",
+        "kubernetes.io": {
+            "namespace": NAMESPACE,
+            "pod": {"name": POD, "uid": POD_UID},
+            "serviceaccount": {"name": SA, "uid": SA_UID}
+        },
+        "nbf": iat,
+        "sub": format!("system:serviceaccount:{NAMESPACE}:{SA}")
+    })
+}
+
+/// Signs claims with the published RSA key (RS256, kid set, no typ).
+pub fn sign(claims: &Value) -> String {
+    let pem = std::fs::read(testdata("keys/rsa.key.pem")).expect("rsa key");
+    let key = jsonwebtoken::EncodingKey::from_rsa_pem(&pem).expect("rsa key pem");
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+    header.typ = None;
+    header.kid = Some(RSA_KID.to_owned());
+    jsonwebtoken::encode(&header, claims, &key).expect("sign")
+}
