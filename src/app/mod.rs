@@ -2,6 +2,7 @@
 //! same pipeline: read -> shape -> parse -> (observe) -> analyse -> render.
 //! anyhow lives here and in main.rs; the modules below return typed errors.
 
+mod classify;
 mod decode;
 
 use std::io::{self, BufRead, Write};
@@ -25,6 +26,7 @@ pub fn run(
     let settings = Settings::new(&cli.global, env);
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
+        Command::Classify(args) => classify::run(args, &settings, env, out),
     }
 }
 

@@ -301,7 +301,13 @@ fn parse_fabric8(text: &str) -> Option<Evidence> {
                 .min()?;
             Some(m[..end].to_owned())
         })
-        .or_else(|| forbidden_message(text).map(str::to_owned));
+        .or_else(|| {
+            // The 403 text sits in `Message: …` on one line, sometimes followed by
+            // `. Received status: Status(…)`.
+            let line = text.lines().find(|l| l.contains("forbidden: User \""))?;
+            let line = line.split(". Received status:").next().unwrap_or(line);
+            forbidden_message(line).map(str::to_owned)
+        });
     let reason = after(text, "reason=").and_then(|r| r.split([',', ')']).next().map(str::to_owned));
     let mut ev = Evidence::new(
         index + 1,

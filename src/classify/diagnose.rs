@@ -179,19 +179,24 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
 
     let mut diagnosis = if cands.0.iter().all(|c| c.confidence == Confidence::Low) {
         // Nothing stands out: say so rather than promote a guess.
-        let mut all = vec![CauseCandidate {
-            cause: Cause::Unknown,
-            confidence: Confidence::Low,
-            evidence: Vec::new(),
-            next_steps: next_steps(Cause::Unknown),
-        }];
-        all.extend(cands.0);
+        let mut all = cands.0;
+        let unknown = match all.iter().position(|c| c.cause == Cause::Unknown) {
+            Some(i) => all.remove(i),
+            None => CauseCandidate {
+                cause: Cause::Unknown,
+                confidence: Confidence::Low,
+                evidence: Vec::new(),
+                next_steps: next_steps(Cause::Unknown),
+            },
+        };
+        let (evidence, steps) = (unknown.evidence.clone(), unknown.next_steps.clone());
+        all.insert(0, unknown);
         Diagnosis {
             classification,
             cause: Cause::Unknown,
             confidence: Confidence::Low,
-            evidence: Vec::new(),
-            next_steps: next_steps(Cause::Unknown),
+            evidence,
+            next_steps: steps,
             candidates: all,
         }
     } else {
@@ -232,11 +237,11 @@ fn instant(ev: &Evidence, ctx: Context<'_>) -> Stamp {
 fn stamp_words(stamp: Stamp) -> String {
     let whose = match stamp.source {
         StampSource::DateHeader => "the server's Date header",
-        StampSource::LogTimestamp => "the log line's timestamp",
-        StampSource::LogTimestampYearInferred => "the log line's timestamp (year inferred)",
-        StampSource::AuditTimestamp => "the audit event's stageTimestamp",
+        StampSource::LogTimestamp => "the log timestamp",
+        StampSource::LogTimestampYearInferred => "the klog timestamp, year inferred",
+        StampSource::AuditTimestamp => "the audit stageTimestamp",
         StampSource::AtFlag => "--at",
-        StampSource::Now => "now (the evidence carries no timestamp)",
+        StampSource::Now => "now: the evidence carries no timestamp",
     };
     format!("{} ({whose})", rfc3339(stamp.at))
 }
@@ -294,9 +299,10 @@ fn unauthorized(
             Confidence::High
         };
         let cause = refine_invalidated(r, kind_binding);
+        let era = if r.era == "all" { "every version" } else { r.era };
         let mut evidence = vec![format!(
-            "kube-apiserver ({} wording): \"{}\"",
-            r.era, r.message
+            "kube-apiserver said \"{}\" (wording of {era})",
+            r.message
         )];
         evidence.extend(reason_detail(r, token));
         cands.add(cause, confidence, evidence);
@@ -647,12 +653,16 @@ fn forbidden(
     let can_i = match (&f.path, &f.resource) {
         (Some(path), _) => format!("kubectl auth can-i {} {path} --as={}", f.verb, f.user),
         (None, Some(res)) => format!(
-            "kubectl auth can-i {} {res}{}{} --as={}",
+            "kubectl auth can-i {} {res}{}{}{} --as={}",
             f.verb,
             f.api_group
                 .as_deref()
                 .filter(|g| !g.is_empty())
                 .map(|g| format!(".{g}"))
+                .unwrap_or_default(),
+            f.subresource
+                .as_deref()
+                .map(|sub| format!(" --subresource={sub}"))
                 .unwrap_or_default(),
             f.namespace.as_deref().map(|n| format!(" -n {n}")).unwrap_or_default(),
             f.user

@@ -128,7 +128,7 @@ fn response_block(block: &[&str], first_line: usize) -> Evidence {
             note_header(&mut ev, name.trim(), value.trim());
         }
     }
-    if status.is_none() && !body.trim().is_empty() {
+    if status.is_none() && code >= 400 && !body.trim().is_empty() {
         ev.notes
             .push("the body is not a Kubernetes Status object".to_owned());
     }

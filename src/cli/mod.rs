@@ -2,8 +2,10 @@
 //! flag meets the environment here; that happens in `settings.rs`. Each
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
+mod classify;
 mod decode;
 
+pub use classify::ClassifyArgs;
 pub use decode::DecodeArgs;
 
 use std::path::PathBuf;
@@ -86,6 +88,9 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Classify evidence (HTTP status, curl -v, kubectl/client errors, apiserver log, audit events).
+    #[command(after_help = classify::EXAMPLES)]
+    Classify(ClassifyArgs),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.
