@@ -10,8 +10,8 @@ use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::{self, TokenInput, TokenSource};
-use crate::report::classify::{ClassifyJson, write_classify};
 use crate::report::OutputFormat;
+use crate::report::classify::{ClassifyJson, write_classify};
 use crate::report::json::write_pretty;
 use crate::settings::Settings;
 use crate::token::{self, Token};
@@ -46,7 +46,9 @@ pub fn run(
     let report = classify::classify(&text, args.source_type, ctx)
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     match settings.format {
-        OutputFormat::Json => write_pretty(out, &ClassifyJson::new(&report, &what, token.as_ref()))?,
+        OutputFormat::Json => {
+            write_pretty(out, &ClassifyJson::new(&report, &what, token.as_ref()))?
+        }
         OutputFormat::Table => write_classify(out, &report, token.as_ref(), &settings.table)?,
     }
     Ok(outcome(&report))
@@ -99,7 +101,10 @@ fn read_evidence(file: Option<&Path>) -> anyhow::Result<String> {
             ),
             format!("evidence file {}", p.display()),
         ),
-        _ => (Box::new(io::stdin().lock()), "evidence from stdin".to_owned()),
+        _ => (
+            Box::new(io::stdin().lock()),
+            "evidence from stdin".to_owned(),
+        ),
     };
     let mut bytes = Vec::new();
     reader

@@ -37,11 +37,14 @@ fn documents(text: &str) -> Vec<(usize, Value)> {
         let line = super::text::line_of(text, start);
         return match doc {
             Value::Array(items) => items.into_iter().map(|v| (line, v)).collect(),
-            Value::Object(ref obj) if obj.get("kind").and_then(Value::as_str) == Some("EventList") => obj
-                .get("items")
-                .and_then(Value::as_array)
-                .map(|items| items.iter().map(|v| (line, v.clone())).collect())
-                .unwrap_or_default(),
+            Value::Object(ref obj)
+                if obj.get("kind").and_then(Value::as_str) == Some("EventList") =>
+            {
+                obj.get("items")
+                    .and_then(Value::as_array)
+                    .map(|items| items.iter().map(|v| (line, v.clone())).collect())
+                    .unwrap_or_default()
+            }
             other => vec![(line, other)],
         };
     }
@@ -108,7 +111,8 @@ fn event(line: usize, v: &Value) -> Option<Evidence> {
     };
     ev.audit.stale_token = annotation("authentication.k8s.io/stale-token");
     ev.audit.legacy_token = annotation("authentication.k8s.io/legacy-token");
-    ev.audit.legacy_token_invalidated = annotation("authentication.k8s.io/legacy-token-invalidated");
+    ev.audit.legacy_token_invalidated =
+        annotation("authentication.k8s.io/legacy-token-invalidated");
     ev.audit.credential_id = v
         .pointer("/user/extra")
         .and_then(|e| e.get(CREDENTIAL_ID_EXTRA))
@@ -186,6 +190,9 @@ mod tests {
         assert_eq!(ev[0].line, 2);
         assert_eq!(ev[0].audit.credential_id.as_deref(), Some("JTI=abc"));
         assert!(ev[0].audit.stale_token.is_some());
-        assert_eq!(ev[0].request.as_ref().unwrap().resource.as_deref(), Some("pods"));
+        assert_eq!(
+            ev[0].request.as_ref().unwrap().resource.as_deref(),
+            Some("pods")
+        );
     }
 }

@@ -101,7 +101,8 @@ pub fn parse_kubectl(text: &str) -> Vec<Evidence> {
             last_request = Some(request);
             continue;
         }
-        let ev = if let Some(rest) = line.strip_prefix("error: You must be logged in to the server") {
+        let ev = if let Some(rest) = line.strip_prefix("error: You must be logged in to the server")
+        {
             let message = rest.trim().trim_start_matches('(').trim_end_matches(')');
             let mut ev = Evidence::new(
                 i + 1,
@@ -143,7 +144,8 @@ pub fn parse_kubectl(text: &str) -> Vec<Evidence> {
         } else if let Some(detail) = line.strip_prefix("Unable to connect to the server:") {
             let cause = transport::detect_line(detail).unwrap_or(Cause::Unknown);
             transport_event(i, SourceType::Kubectl, "kubectl", line, cause)
-        } else if line.starts_with("The connection to the server ") && line.contains(" was refused") {
+        } else if line.starts_with("The connection to the server ") && line.contains(" was refused")
+        {
             transport_event(
                 i,
                 SourceType::Kubectl,
@@ -232,9 +234,7 @@ pub fn parse_client(text: &str) -> Vec<Evidence> {
     let mut events = match format {
         "ray" => parse_ray(text),
         "fabric8" => parse_fabric8(text).into_iter().collect(),
-        "python-kubernetes" | "python-requests" => {
-            parse_python(text, format).into_iter().collect()
-        }
+        "python-kubernetes" | "python-requests" => parse_python(text, format).into_iter().collect(),
         _ => parse_client_go(text),
     };
     if events.is_empty()
@@ -338,8 +338,8 @@ fn parse_fabric8(text: &str) -> Option<Evidence> {
 /// `HTTP response headers:` + `HTTP response body:`; `requests`:
 /// `401 Client Error: Unauthorized for url: URL`; urllib3 connection errors.
 fn parse_python(text: &str, format: &'static str) -> Option<Evidence> {
-    if let Some((index, _, line)) = line_with(text, "ApiException: (")
-        .or_else(|| line_with(text, "ApiException("))
+    if let Some((index, _, line)) =
+        line_with(text, "ApiException: (").or_else(|| line_with(text, "ApiException("))
     {
         let code: Option<u16> = after(&line, "(")
             .and_then(|c| c.split(')').next())
@@ -397,9 +397,18 @@ fn parse_python(text: &str, format: &'static str) -> Option<Evidence> {
         }
     }
     let (i, l) = first_transport(text)?;
-    let mut ev = transport_event(i, SourceType::ClientError, format, l, transport::detect_line(l)?);
+    let mut ev = transport_event(
+        i,
+        SourceType::ClientError,
+        format,
+        l,
+        transport::detect_line(l)?,
+    );
     if let Some(url) = after(text, "Max retries exceeded with url: ") {
-        ev.request = Some(request_from_url(None, url.split_whitespace().next().unwrap_or("")));
+        ev.request = Some(request_from_url(
+            None,
+            url.split_whitespace().next().unwrap_or(""),
+        ));
     }
     Some(ev)
 }
@@ -410,8 +419,8 @@ fn parse_python(text: &str, format: &'static str) -> Option<Evidence> {
 fn parse_ray(text: &str) -> Vec<Evidence> {
     let mut ev = if let Some((index, _, line)) = line_with(text, "Request failed with status code ")
     {
-        let code: Option<u16> = after(&line, "Request failed with status code ")
-            .and_then(|c| c.get(..3)?.parse().ok());
+        let code: Option<u16> =
+            after(&line, "Request failed with status code ").and_then(|c| c.get(..3)?.parse().ok());
         let body = find_status_json(text);
         code.map(|code| {
             let mut ev = Evidence::new(
@@ -565,18 +574,36 @@ mod tests {
         assert_eq!(ev[0].answer.code(), Some(401));
         let ev = parse_kubectl(r#"Error from server (NotFound): pods "web-0" not found"#);
         assert_eq!(ev[0].answer.code(), Some(404));
-        assert_eq!(ev[0].request.as_ref().unwrap().name.as_deref(), Some("web-0"));
-        let ev = parse_kubectl("The connection to the server localhost:8080 was refused - did you specify the right host or port?");
-        assert!(matches!(ev[0].answer, Answer::Transport { cause: Cause::ConnectionRefused, .. }));
+        assert_eq!(
+            ev[0].request.as_ref().unwrap().name.as_deref(),
+            Some("web-0")
+        );
+        let ev = parse_kubectl(
+            "The connection to the server localhost:8080 was refused - did you specify the right host or port?",
+        );
+        assert!(matches!(
+            ev[0].answer,
+            Answer::Transport {
+                cause: Cause::ConnectionRefused,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn client_go_lines() {
-        let ev = parse_client_go("E0101 00:00:00.000000       1 reflector.go:147] k8s.io/client-go/informers/factory.go:160: Failed to watch *v1.Pod: failed to list *v1.Pod: Unauthorized\n");
+        let ev = parse_client_go(
+            "E0101 00:00:00.000000       1 reflector.go:147] k8s.io/client-go/informers/factory.go:160: Failed to watch *v1.Pod: failed to list *v1.Pod: Unauthorized\n",
+        );
         assert_eq!(ev.len(), 1);
         assert_eq!(ev[0].answer.code(), Some(401));
-        let ev = parse_client_go(r#"W0101 reflector.go:1] failed to list *v1.Pod: Get "https://10.96.0.1:443/api/v1/namespaces/shop/pods?limit=500": dial tcp 10.96.0.1:443: connect: connection refused"#);
-        assert_eq!(ev[0].request.as_ref().unwrap().namespace.as_deref(), Some("shop"));
+        let ev = parse_client_go(
+            r#"W0101 reflector.go:1] failed to list *v1.Pod: Get "https://10.96.0.1:443/api/v1/namespaces/shop/pods?limit=500": dial tcp 10.96.0.1:443: connect: connection refused"#,
+        );
+        assert_eq!(
+            ev[0].request.as_ref().unwrap().namespace.as_deref(),
+            Some("shop")
+        );
         assert!(parse_client_go("all good").is_empty());
     }
 }

@@ -13,9 +13,7 @@
 //!   server's clock). Otherwise the cause is `unknown` and the families are listed.
 //! - no answer: the transport failure.
 
-use super::{
-    Answer, BearerSeen, Context, Evidence, Stamp, StampSource, TokenCheck, transport,
-};
+use super::{Answer, BearerSeen, Context, Evidence, Stamp, StampSource, TokenCheck, transport};
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence, Diagnosis};
@@ -262,7 +260,10 @@ fn unauthorized(
             cands.add(
                 Cause::Unknown,
                 Confidence::Low,
-                vec![format!("an authenticator said: {} (not a message this tool knows)", r.message)],
+                vec![format!(
+                    "an authenticator said: {} (not a message this tool knows)",
+                    r.message
+                )],
             );
             continue;
         }
@@ -280,12 +281,20 @@ fn unauthorized(
             }
             let not_k8s = kind_binding.is_some_and(|(k, _)| k == TokenKind::NotKubernetes);
             cands.add(
-                if not_k8s { Cause::TokenMalformed } else { Cause::IssuerMismatch },
+                if not_k8s {
+                    Cause::TokenMalformed
+                } else {
+                    Cause::IssuerMismatch
+                },
                 Confidence::Medium,
                 ev_text,
             );
             cands.add(
-                if not_k8s { Cause::IssuerMismatch } else { Cause::TokenMalformed },
+                if not_k8s {
+                    Cause::IssuerMismatch
+                } else {
+                    Cause::TokenMalformed
+                },
                 Confidence::Low,
                 Vec::new(),
             );
@@ -299,7 +308,11 @@ fn unauthorized(
             Confidence::High
         };
         let cause = refine_invalidated(r, kind_binding);
-        let era = if r.era == "all" { "every version" } else { r.era };
+        let era = if r.era == "all" {
+            "every version"
+        } else {
+            r.era
+        };
         let mut evidence = vec![format!(
             "kube-apiserver said \"{}\" (wording of {era})",
             r.message
@@ -348,7 +361,9 @@ fn unauthorized(
             cands.add(
                 Cause::TokenNotSent,
                 Confidence::High,
-                vec![format!("audit: \"{m}\": the request carried no credentials and anonymous access is off")],
+                vec![format!(
+                    "audit: \"{m}\": the request carried no credentials and anonymous access is off"
+                )],
             );
         }
         match &ev.bearer {
@@ -433,7 +448,8 @@ fn unauthorized(
                 .remaining
                 .map(|r| format!(" ({} left)", human_seconds(floor_seconds(r))))
                 .unwrap_or_default();
-            let fine = format!("your token is inside its time window at {when}{left}: not a time problem");
+            let fine =
+                format!("your token is inside its time window at {when}{left}: not a time problem");
             if server_says_time {
                 for cause in [Cause::ClockSkew, Cause::Expired] {
                     cands.support(
@@ -447,7 +463,10 @@ fn unauthorized(
                     cands.add(
                         Cause::IssuerMismatch,
                         Confidence::Medium,
-                        vec![format!("{fine}; but it is not a Kubernetes ServiceAccount token (iss {})", token.claims.issuer.as_deref().unwrap_or("none"))],
+                        vec![format!(
+                            "{fine}; but it is not a Kubernetes ServiceAccount token (iss {})",
+                            token.claims.issuer.as_deref().unwrap_or("none")
+                        )],
                     );
                 } else {
                     let mut families = vec![
@@ -579,17 +598,13 @@ fn reason_detail(r: &AuthReason, token: Option<&Token>) -> Vec<String> {
 }
 
 /// 403: who, what, and why not.
-fn forbidden(
-    ev: &Evidence,
-    message: Option<&str>,
-    token: Option<&Token>,
-    cands: &mut Candidates,
-) {
+fn forbidden(ev: &Evidence, message: Option<&str>, token: Option<&Token>, cands: &mut Candidates) {
     let parsed = message.and_then(Forbidden::parse);
     let subject = token.and_then(|t| t.claims.subject.clone());
-    let anonymous = parsed.as_ref().map(Forbidden::is_anonymous).unwrap_or_else(|| {
-        ev.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS)
-    });
+    let anonymous = parsed
+        .as_ref()
+        .map(Forbidden::is_anonymous)
+        .unwrap_or_else(|| ev.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS));
     if anonymous {
         let mut evidence = vec![
             "the request was anonymous (User \"system:anonymous\"): no token reached the server; a token that is sent but invalid always gets 401, never anonymous"
@@ -626,7 +641,10 @@ fn forbidden(
         (None, Some(res)) => format!(
             "{} {res}{}{}{}",
             f.verb,
-            f.subresource.as_deref().map(|s| format!("/{s}")).unwrap_or_default(),
+            f.subresource
+                .as_deref()
+                .map(|s| format!("/{s}"))
+                .unwrap_or_default(),
             f.api_group
                 .as_deref()
                 .filter(|g| !g.is_empty())
@@ -634,7 +652,9 @@ fn forbidden(
                 .unwrap_or_default(),
             f.namespace
                 .as_deref()
-                .map_or(" at cluster scope".to_owned(), |n| format!(" in namespace {n}"))
+                .map_or(" at cluster scope".to_owned(), |n| format!(
+                    " in namespace {n}"
+                ))
         ),
         _ => f.verb.clone(),
     };
@@ -664,7 +684,10 @@ fn forbidden(
                 .as_deref()
                 .map(|sub| format!(" --subresource={sub}"))
                 .unwrap_or_default(),
-            f.namespace.as_deref().map(|n| format!(" -n {n}")).unwrap_or_default(),
+            f.namespace
+                .as_deref()
+                .map(|n| format!(" -n {n}"))
+                .unwrap_or_default(),
             f.user
         ),
         _ => String::new(),
@@ -694,7 +717,11 @@ fn forbidden(
         if !can_i.is_empty() {
             steps.push(format!("confirm: {can_i}"));
         }
-        steps.extend(f.grant_commands().into_iter().map(|c| format!("grant: {c}")));
+        steps.extend(
+            f.grant_commands()
+                .into_iter()
+                .map(|c| format!("grant: {c}")),
+        );
         c.next_steps = steps;
     }
 }
@@ -750,8 +777,12 @@ fn audit_facts(
 
 fn other_status_steps(code: Option<u16>) -> Vec<String> {
     let step = match code {
-        Some(429) => "API Priority and Fairness throttled the request: retry with backoff; check kubectl get flowschemas,prioritylevelconfigurations",
-        Some(500..=599) => "the API server (or a proxy or aggregated API in front of it) failed: kubectl get --raw='/readyz?verbose' and the kube-apiserver log",
+        Some(429) => {
+            "API Priority and Fairness throttled the request: retry with backoff; check kubectl get flowschemas,prioritylevelconfigurations"
+        }
+        Some(500..=599) => {
+            "the API server (or a proxy or aggregated API in front of it) failed: kubectl get --raw='/readyz?verbose' and the kube-apiserver log"
+        }
         Some(400) | Some(422) => "the request itself is invalid: the message says which field",
         Some(409) => "a conflict on the object (already exists, or a resourceVersion/UID mismatch)",
         _ => "not an authentication problem: read the server message",
@@ -808,9 +839,9 @@ pub fn next_steps(cause: Cause) -> Vec<String> {
         Cause::TokenNotSent => &[
             "make the client send the token: Authorization: Bearer <token> with exactly one space; check its kubeconfig/token-file setting and proxies that strip the header",
         ],
-        Cause::RbacDenied | Cause::RbacRoleMissing => &[
-            "grant the verb on the resource to the user with a Role/ClusterRole and a binding",
-        ],
+        Cause::RbacDenied | Cause::RbacRoleMissing => {
+            &["grant the verb on the resource to the user with a Role/ClusterRole and a binding"]
+        }
         Cause::ObjectNotFound => &[
             "the token and RBAC are fine: check the object's name, namespace and API group (kubectl api-resources)",
         ],

@@ -369,13 +369,19 @@ mod tests {
 
     #[test]
     fn status_lines_and_codes() {
-        assert_eq!(status_line("HTTP/1.1 401 Unauthorized"), Some((401, "Unauthorized")));
+        assert_eq!(
+            status_line("HTTP/1.1 401 Unauthorized"),
+            Some((401, "Unauthorized"))
+        );
         assert_eq!(status_line("HTTP/2 403 "), Some((403, "")));
         assert_eq!(status_line("HTTP/2 4033"), None);
         assert_eq!(bare_code("401"), Some(401));
         assert_eq!(bare_code("HTTP 403 Forbidden"), Some(403));
         assert_eq!(bare_code("status code: 404"), Some(404));
-        assert_eq!(bare_code("401 errors in the last hour were caused by"), None);
+        assert_eq!(
+            bare_code("401 errors in the last hour were caused by"),
+            None
+        );
     }
 
     #[test]
@@ -396,6 +402,9 @@ mod tests {
         assert_eq!(ev[0].bearer, Some(BearerSeen::Absent));
         assert!(ev[0].stamp.is_some());
         assert!(ev[0].notes[0].contains("not the failure"));
-        assert_eq!(ev[0].request.as_ref().unwrap().verb.as_deref(), Some("list"));
+        assert_eq!(
+            ev[0].request.as_ref().unwrap().verb.as_deref(),
+            Some("list")
+        );
     }
 }

@@ -147,7 +147,10 @@ fn token_review(value: &Value) -> Option<Evidence> {
         .unwrap_or(false);
     let error = status.get("error").and_then(Value::as_str).unwrap_or("");
     let (answer, excerpt) = if authenticated {
-        (Answer::Authenticated, "status.authenticated: true".to_owned())
+        (
+            Answer::Authenticated,
+            "status.authenticated: true".to_owned(),
+        )
     } else if !error.is_empty() {
         (
             Answer::Rejected {
@@ -158,7 +161,13 @@ fn token_review(value: &Value) -> Option<Evidence> {
     } else {
         return None;
     };
-    let mut ev = Evidence::new(1, SourceType::ApiserverLog, "token-review", &excerpt, answer);
+    let mut ev = Evidence::new(
+        1,
+        SourceType::ApiserverLog,
+        "token-review",
+        &excerpt,
+        answer,
+    );
     ev.user = status
         .pointer("/user/username")
         .and_then(Value::as_str)
@@ -190,10 +199,15 @@ mod tests {
         let ev = parse(text, now());
         assert_eq!(ev.len(), 3);
         assert_eq!((ev[0].line, ev[0].format), (2, "structured"));
-        let Answer::Rejected { reasons } = &ev[0].answer else { panic!() };
+        let Answer::Rejected { reasons } = &ev[0].answer else {
+            panic!()
+        };
         assert_eq!(reasons[1].values.name.as_deref(), Some("reporter"));
         assert!(ev[0].notes[0].contains("1.33–1.36"));
         assert_eq!(ev[1].format, "klog");
-        assert_eq!(ev[2].stamp.unwrap().at.to_rfc3339(), "2025-12-31T23:59:59.250+00:00");
+        assert_eq!(
+            ev[2].stamp.unwrap().at.to_rfc3339(),
+            "2025-12-31T23:59:59.250+00:00"
+        );
     }
 }

@@ -60,12 +60,12 @@ impl SourceType {
     /// What a user would call it, for messages.
     pub fn describe(self) -> &'static str {
         match self {
-            SourceType::Status => "an HTTP status",
-            SourceType::Curl => "a curl -v transcript",
-            SourceType::Kubectl => "a kubectl error",
-            SourceType::ClientError => "a client library error",
-            SourceType::ApiserverLog => "a kube-apiserver authentication log line or TokenReview",
-            SourceType::Audit => "an audit event",
+            SourceType::Status => "HTTP status",
+            SourceType::Curl => "curl -v transcript",
+            SourceType::Kubectl => "kubectl error",
+            SourceType::ClientError => "client library error",
+            SourceType::ApiserverLog => "kube-apiserver authentication log line or TokenReview",
+            SourceType::Audit => "audit event",
         }
     }
 }
@@ -418,4 +418,96 @@ pub fn classify(
         evaluated_at: ctx.now,
         leeway: ctx.leeway,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ctx() -> Context<'static> {
+        Context {
+            token: None,
+            at: None,
+            now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
+            leeway: TimeDelta::seconds(60),
+        }
+    }
+
+    #[test]
+    fn detection_by_shape() {
+        for (text, want) in [
+            ("HTTP/1.1 403 Forbidden\r\n\r\n", Some(SourceType::Status)),
+            ("401 Unauthorized", Some(SourceType::Status)),
+            (r#"{"kind":"Status","code":404}"#, Some(SourceType::Status)),
+            (
+                "*   Trying 10.96.0.1:443...\ncurl: (7) Failed to connect",
+                Some(SourceType::Curl),
+            ),
+            (
+                "Error from server (NotFound): pods \"x\" not found",
+                Some(SourceType::Kubectl),
+            ),
+            (
+                "failed to list *v1.Pod: Unauthorized",
+                Some(SourceType::ClientError),
+            ),
+            (
+                r#"E1231 00:00:00.000000 1 authentication.go:75] "Unable to authenticate the request" err="invalid bearer token""#,
+                Some(SourceType::ApiserverLog),
+            ),
+            (
+                r#"{"kind":"TokenReview","status":{"error":"invalid bearer token"}}"#,
+                Some(SourceType::ApiserverLog),
+            ),
+            (
+                r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"x","responseStatus":{"code":200}}"#,
+                Some(SourceType::Audit),
+            ),
+            ("all pods are ready", None),
+            ("{\"kind\":\"Pod\"}", None),
+        ] {
+            assert_eq!(detect(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn unrecognised_and_empty_are_errors() {
+        assert_eq!(
+            classify("hello", None, ctx()).unwrap_err(),
+            ClassifyError::Unrecognised
+        );
+        assert_eq!(
+            classify(" \n", None, ctx()).unwrap_err(),
+            ClassifyError::Empty
+        );
+        assert_eq!(
+            classify("hello", Some(SourceType::Curl), ctx()).unwrap_err(),
+            ClassifyError::NothingOfType(SourceType::Curl)
+        );
+    }
+
+    proptest! {
+        /// Whatever the text (including fragments of every format), classify
+        /// answers or refuses; it never panics.
+        #[test]
+        fn never_panics(
+            prefix in prop::sample::select(vec![
+                "", "< HTTP/2 ", "HTTP/1.1 ", "error: You must be logged in to the server (",
+                "Error from server (", "E1231 23:59:59.000000 1 authentication.go:75] \"Unable to authenticate the request\" err=\"[",
+                "{\"kind\":\"Status\",\"code\":", "kubernetes.client.exceptions.ApiException: (",
+                "Request failed with status code ", "> Authorization: Bearer ", "Date: ",
+                "{\"apiVersion\":\"audit.k8s.io/v1\",\"kind\":\"Event\",\"responseStatus\":{\"code\":",
+            ]),
+            body in "\\PC{0,80}",
+        ) {
+            let text = format!("{prefix}{body}");
+            let _ = classify(&text, None, ctx());
+            for t in [SourceType::Status, SourceType::Curl, SourceType::Kubectl,
+                      SourceType::ClientError, SourceType::ApiserverLog, SourceType::Audit] {
+                let _ = classify(&text, Some(t), ctx());
+            }
+            let _ = crate::diagnosis::reasons::parse_auth_error(&body);
+        }
+    }
 }

@@ -99,10 +99,10 @@ pub fn parse_http_date(value: &str) -> Option<DateTime<Utc>> {
 pub fn find_date_header(text: &str) -> Option<DateTime<Utc>> {
     for line in text.lines() {
         let l = line.trim_start_matches(['<', ' ', '\t']);
-        if l.len() > 5 && l[..5].eq_ignore_ascii_case("date:") {
-            if let Some(at) = parse_http_date(&l[5..]) {
-                return Some(at);
-            }
+        if l.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("date:"))
+            && let Some(at) = parse_http_date(&l[5..])
+        {
+            return Some(at);
         }
         if let Some(i) = line.find("'Date': '") {
             let rest = &line[i + 9..];
@@ -171,9 +171,8 @@ fn klog_header(line: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
     let day: u32 = line.get(3..5)?.parse().ok()?;
     let time = line.get(6..21)?;
     let clock = chrono::NaiveTime::parse_from_str(time, "%H:%M:%S%.f").ok()?;
-    let at_year = |year: i32| {
-        NaiveDate::from_ymd_opt(year, month, day).map(|d| d.and_time(clock).and_utc())
-    };
+    let at_year =
+        |year: i32| NaiveDate::from_ymd_opt(year, month, day).map(|d| d.and_time(clock).and_utc());
     // klog writes no year: take this year, or last year if that would be more
     // than a day in the future.
     let mut at = at_year(now.year())?;
@@ -230,7 +229,9 @@ pub fn request_from_url(method: Option<&str>, url: &str) -> RequestInfo {
     info.resource = rest.first().map(|s| (*s).to_owned());
     info.name = rest.get(1).map(|s| (*s).to_owned());
     info.subresource = rest.get(2).map(|s| (*s).to_owned());
-    let watch = query.split('&').any(|kv| kv == "watch=true" || kv == "watch=1");
+    let watch = query
+        .split('&')
+        .any(|kv| kv == "watch=true" || kv == "watch=1");
     info.verb = method.map(|m| {
         match (m.to_ascii_uppercase().as_str(), info.name.is_some()) {
             ("GET", _) if watch => "watch",
@@ -327,21 +328,30 @@ mod tests {
     fn status_json_inside_other_text() {
         let text = r#"HTTP response body: {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
         let s = find_status_json(text).unwrap();
-        assert_eq!((s.code, s.reason.as_deref()), (Some(401), Some("Unauthorized")));
+        assert_eq!(
+            (s.code, s.reason.as_deref()),
+            (Some(401), Some("Unauthorized"))
+        );
         // kind after a nested object.
         let text = r#"x {"metadata":{},"kind":"Status","code":403,"details":{"kind":"pods"}}"#;
-        assert_eq!(find_status_json(text).unwrap().details_kind.as_deref(), Some("pods"));
+        assert_eq!(
+            find_status_json(text).unwrap().details_kind.as_deref(),
+            Some("pods")
+        );
         assert!(find_status_json(r#"{"kind":"Pod"} "Status""#).is_none());
     }
 
     #[test]
     fn timestamps() {
-        let (s, rest) = leading_timestamp("2025-12-31T23:58:30.5Z stderr F E1231 x", now()).unwrap();
+        let (s, rest) =
+            leading_timestamp("2025-12-31T23:58:30.5Z stderr F E1231 x", now()).unwrap();
         assert_eq!(s.at.to_rfc3339(), "2025-12-31T23:58:30.500+00:00");
         assert_eq!(rest, "E1231 x");
-        let (s, rest) =
-            leading_timestamp("E1231 23:58:30.123456       1 authentication.go:75] \"x\"", now())
-                .unwrap();
+        let (s, rest) = leading_timestamp(
+            "E1231 23:58:30.123456       1 authentication.go:75] \"x\"",
+            now(),
+        )
+        .unwrap();
         assert_eq!(s.at.to_rfc3339(), "2025-12-31T23:58:30.123456+00:00");
         assert_eq!(s.source, StampSource::LogTimestampYearInferred);
         assert_eq!(rest, "authentication.go:75] \"x\"");
@@ -360,33 +370,56 @@ mod tests {
 
     #[test]
     fn rest_paths() {
-        let r = request_from_url(Some("GET"), "https://10.96.0.1/api/v1/namespaces/shop/pods?limit=500");
+        let r = request_from_url(
+            Some("GET"),
+            "https://10.96.0.1/api/v1/namespaces/shop/pods?limit=500",
+        );
         assert_eq!(
-            (r.verb.as_deref(), r.resource.as_deref(), r.namespace.as_deref()),
+            (
+                r.verb.as_deref(),
+                r.resource.as_deref(),
+                r.namespace.as_deref()
+            ),
             (Some("list"), Some("pods"), Some("shop"))
         );
-        let r = request_from_url(Some("GET"), "/apis/ray.io/v1/namespaces/ml/rayclusters/rc/status");
+        let r = request_from_url(
+            Some("GET"),
+            "/apis/ray.io/v1/namespaces/ml/rayclusters/rc/status",
+        );
         assert_eq!(r.api_group.as_deref(), Some("ray.io"));
-        assert_eq!((r.name.as_deref(), r.subresource.as_deref()), (Some("rc"), Some("status")));
+        assert_eq!(
+            (r.name.as_deref(), r.subresource.as_deref()),
+            (Some("rc"), Some("status"))
+        );
         let r = request_from_url(Some("GET"), "/api/v1/nodes?watch=true");
         assert_eq!((r.verb.as_deref(), r.namespace), (Some("watch"), None));
         let r = request_from_url(Some("GET"), "/version");
         assert_eq!(r.path.as_deref(), Some("/version"));
         let r = request_from_url(Some("GET"), "/api/v1/namespaces/shop");
-        assert_eq!((r.resource.as_deref(), r.name.as_deref()), (Some("namespaces"), Some("shop")));
+        assert_eq!(
+            (r.resource.as_deref(), r.name.as_deref()),
+            (Some("namespaces"), Some("shop"))
+        );
     }
 
     #[test]
     fn quoted_and_messages() {
         assert_eq!(
-            go_unquote(r#""[invalid bearer token, serviceaccounts \"a\" not found]" x"#).unwrap().0,
+            go_unquote(r#""[invalid bearer token, serviceaccounts \"a\" not found]" x"#)
+                .unwrap()
+                .0,
             r#"[invalid bearer token, serviceaccounts "a" not found]"#
         );
         assert_eq!(
-            forbidden_message(r#"E1 reflector.go:1] failed to list *v1.Pod: pods is forbidden: User "u" cannot list resource "pods""#),
+            forbidden_message(
+                r#"E1 reflector.go:1] failed to list *v1.Pod: pods is forbidden: User "u" cannot list resource "pods""#
+            ),
             Some(r#"pods is forbidden: User "u" cannot list resource "pods""#)
         );
         let r = not_found_request(r#"rayclusters.ray.io "rc" not found"#).unwrap();
-        assert_eq!((r.resource.as_deref(), r.api_group.as_deref()), (Some("rayclusters"), Some("ray.io")));
+        assert_eq!(
+            (r.resource.as_deref(), r.api_group.as_deref()),
+            (Some("rayclusters"), Some("ray.io"))
+        );
     }
 }

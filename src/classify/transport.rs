@@ -147,9 +147,7 @@ pub fn next_steps(cause: Cause) -> Vec<String> {
         Cause::Timeout => &[
             "no answer in time: check network policies, firewalls and proxies between the client and the API server, and the API server's load (/readyz)",
         ],
-        _ => &[
-            "the connection failed before any HTTP answer: check routing to the API server",
-        ],
+        _ => &["the connection failed before any HTTP answer: check routing to the API server"],
     };
     steps.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -161,22 +159,58 @@ mod tests {
     #[test]
     fn wordings_of_each_family() {
         for (line, cause) in [
-            ("curl: (60) SSL certificate problem: unable to get local issuer certificate", Cause::TlsUntrustedCa),
-            ("Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority", Cause::TlsUntrustedCa),
-            ("x509: certificate is valid for 10.96.0.1, not 192.168.1.10", Cause::TlsNameMismatch),
-            ("curl: (60) SSL: no alternative certificate subject name matches target host name 'k8s.example.com'", Cause::TlsNameMismatch),
-            ("x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is after 2025-12-01T00:00:00Z", Cause::TlsCertificateExpired),
-            ("dial tcp: lookup k8s.example.internal on 10.96.0.10:53: no such host", Cause::DnsFailure),
-            ("curl: (6) Could not resolve host: k8s.example.internal", Cause::DnsFailure),
-            ("dial tcp 10.96.0.1:443: connect: connection refused", Cause::ConnectionRefused),
-            ("Failed to establish a new connection: [Errno 111] Connection refused", Cause::ConnectionRefused),
+            (
+                "curl: (60) SSL certificate problem: unable to get local issuer certificate",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "x509: certificate is valid for 10.96.0.1, not 192.168.1.10",
+                Cause::TlsNameMismatch,
+            ),
+            (
+                "curl: (60) SSL: no alternative certificate subject name matches target host name 'k8s.example.com'",
+                Cause::TlsNameMismatch,
+            ),
+            (
+                "x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is after 2025-12-01T00:00:00Z",
+                Cause::TlsCertificateExpired,
+            ),
+            (
+                "dial tcp: lookup k8s.example.internal on 10.96.0.10:53: no such host",
+                Cause::DnsFailure,
+            ),
+            (
+                "curl: (6) Could not resolve host: k8s.example.internal",
+                Cause::DnsFailure,
+            ),
+            (
+                "dial tcp 10.96.0.1:443: connect: connection refused",
+                Cause::ConnectionRefused,
+            ),
+            (
+                "Failed to establish a new connection: [Errno 111] Connection refused",
+                Cause::ConnectionRefused,
+            ),
             ("net/http: TLS handshake timeout", Cause::Timeout),
             ("dial tcp 10.96.0.1:443: i/o timeout", Cause::Timeout),
-            ("java.net.UnknownHostException: kubernetes.default.svc", Cause::DnsFailure),
-            ("javax.net.ssl.SSLHandshakeException: PKIX path building failed", Cause::TlsUntrustedCa),
+            (
+                "java.net.UnknownHostException: kubernetes.default.svc",
+                Cause::DnsFailure,
+            ),
+            (
+                "javax.net.ssl.SSLHandshakeException: PKIX path building failed",
+                Cause::TlsUntrustedCa,
+            ),
         ] {
             assert_eq!(detect_line(line), Some(cause), "{line}");
         }
-        assert_eq!(detect_line("error: You must be logged in to the server (Unauthorized)"), None);
+        assert_eq!(
+            detect_line("error: You must be logged in to the server (Unauthorized)"),
+            None
+        );
     }
 }

@@ -231,7 +231,11 @@ pub fn write_classify(
         "{} {} ({})",
         "Evidence:".style(s.bold),
         report.source_type.as_str(),
-        if report.detected { "detected" } else { "forced with --type" }
+        if report.detected {
+            "detected"
+        } else {
+            "forced with --type"
+        }
     )?;
     if let Some(t) = token {
         let (kind, _) = token::kind::classify(&t.claims);
@@ -331,7 +335,15 @@ fn write_result(
     if let crate::classify::Answer::Rejected { reasons } = &ev.answer {
         let lines: Vec<String> = reasons
             .iter()
-            .map(|r| format!("{} [{}, {}]: {}", r.kind.as_str(), r.cause.as_str(), r.era, r.message))
+            .map(|r| {
+                format!(
+                    "{} [{}, {}]: {}",
+                    r.kind.as_str(),
+                    r.cause.as_str(),
+                    r.era,
+                    r.message
+                )
+            })
             .collect();
         row("Server said", list(&lines));
     }
