@@ -628,11 +628,18 @@ fn forbidden(ev: &Evidence, message: Option<&str>, token: Option<&Token>, cands:
                     "a 403 without RBAC's \"User … cannot …\" text: \"{m}\"; denied by admission (PodSecurity, a webhook) or another authorizer, after the token was accepted"
                 )],
             ),
-            None => cands.add(
-                Cause::RbacDenied,
-                Confidence::Medium,
-                vec!["403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)".to_owned()],
-            ),
+            None => {
+                cands.add(
+                    Cause::RbacDenied,
+                    Confidence::Medium,
+                    vec!["403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)".to_owned()],
+                );
+                cands.add(
+                    Cause::TokenNotSent,
+                    Confidence::Low,
+                    vec!["an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"".to_owned()],
+                );
+            }
         }
         return;
     };
