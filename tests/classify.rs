@@ -441,3 +441,34 @@ fn server_strings_are_sanitised_in_tables() {
     assert!(!text.contains('\x1b'), "{text}");
     assert!(text.contains("\\u{1b}"), "{text}");
 }
+
+#[test]
+fn a_token_in_the_evidence_is_never_printed() {
+    let token = fs::read_to_string("testdata/tokens/expired.jwt").unwrap();
+    let token = token.trim();
+    let file = format!("{EVIDENCE}/curl-401-expired-token.txt");
+    assert!(fs::read_to_string(&file).unwrap().contains(token));
+    for format in ["table", "json"] {
+        let out = classify(&[&file, "-o", format])
+            .write_stdin("")
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("eyJ"), "{format}: {text}");
+    }
+    // Also when a client log line quotes it (kubectl -v=9 style).
+    let line = format!(
+        "I0101 00:00:00.000000 1 round_trippers.go:466] curl -v -XGET -H \"Authorization: Bearer {token}\" 'https://10.96.0.1/api'\nerror: You must be logged in to the server (Unauthorized)\n"
+    );
+    let out = classify(&["-o", "json"])
+        .write_stdin(line)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8(out).unwrap().contains("eyJ"));
+}

@@ -264,19 +264,19 @@ pub fn parse_client(text: &str) -> Vec<Evidence> {
     events
 }
 
-/// The first line (0-based) containing `needle`.
-fn line_with(text: &str, needle: &str) -> Option<(usize, &'static str, String)> {
+/// The first line (0-based index) containing `needle`.
+fn line_with(text: &str, needle: &str) -> Option<(usize, String)> {
     text.lines()
         .enumerate()
         .find(|(_, l)| l.contains(needle))
-        .map(|(i, l)| (i, "", l.to_owned()))
+        .map(|(i, l)| (i, l.to_owned()))
 }
 
 /// fabric8: `KubernetesClientException: Failure executing: GET at: URL. Message:
 /// Forbidden!Configured service account doesn't have access. Service account may
 /// have been revoked. <message>. Received status: Status(…, code=403, …)`.
 fn parse_fabric8(text: &str) -> Option<Evidence> {
-    let (index, _, line) = line_with(text, "Failure executing:")
+    let (index, line) = line_with(text, "Failure executing:")
         .or_else(|| line_with(text, "KubernetesClientException"))
         .or_else(|| line_with(text, "Configured service account doesn't have access"))?;
     let code = after(text, "code=")
@@ -338,7 +338,7 @@ fn parse_fabric8(text: &str) -> Option<Evidence> {
 /// `HTTP response headers:` + `HTTP response body:`; `requests`:
 /// `401 Client Error: Unauthorized for url: URL`; urllib3 connection errors.
 fn parse_python(text: &str, format: &'static str) -> Option<Evidence> {
-    if let Some((index, _, line)) =
+    if let Some((index, line)) =
         line_with(text, "ApiException: (").or_else(|| line_with(text, "ApiException("))
     {
         let code: Option<u16> = after(&line, "(")
@@ -417,8 +417,7 @@ fn parse_python(text: &str, format: &'static str) -> Option<Evidence> {
 /// from the dashboard's JobSubmissionClient, or a task error wrapping a Python
 /// kubernetes ApiException.
 fn parse_ray(text: &str) -> Vec<Evidence> {
-    let mut ev = if let Some((index, _, line)) = line_with(text, "Request failed with status code ")
-    {
+    let mut ev = if let Some((index, line)) = line_with(text, "Request failed with status code ") {
         let code: Option<u16> =
             after(&line, "Request failed with status code ").and_then(|c| c.get(..3)?.parse().ok());
         let body = find_status_json(text);

@@ -211,6 +211,18 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
                 .to_owned(),
         );
     }
+    // Evidence quotes server and client text; none of it may show a token.
+    let redact = |items: &mut Vec<String>| {
+        for item in items.iter_mut() {
+            if let std::borrow::Cow::Owned(clean) = super::text::redact_tokens(item) {
+                *item = clean;
+            }
+        }
+    };
+    redact(&mut diagnosis.evidence);
+    for c in &mut diagnosis.candidates {
+        redact(&mut c.evidence);
+    }
     (diagnosis, check)
 }
 

@@ -9,9 +9,37 @@ use super::{RequestInfo, Stamp, StampSource};
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
 
-/// A line, trimmed and cut to a readable length.
+/// Replaces anything shaped like a JWT (`eyJ….….…`) with `<token>`: evidence
+/// (kubectl -v=9 logs, pasted headers) may carry a token, and output never shows one.
+pub fn redact_tokens(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("eyJ") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let is_b64 = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("eyJ") {
+        out.push_str(&rest[..i]);
+        let candidate = &rest[i..];
+        let len = candidate
+            .find(|c: char| !(is_b64(c) || c == '.'))
+            .unwrap_or(candidate.len());
+        let word = &candidate[..len];
+        if word.matches('.').count() >= 2 && len >= 20 {
+            out.push_str("<token>");
+        } else {
+            out.push_str(word);
+        }
+        rest = &candidate[len.max(3)..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// A line, trimmed, tokens redacted, and cut to a readable length.
 pub fn excerpt(line: &str) -> String {
-    let line = line.trim();
+    let line = redact_tokens(line.trim());
+    let line = line.as_ref();
     if line.chars().count() <= EXCERPT_CHARS {
         return line.to_owned();
     }
@@ -400,6 +428,17 @@ mod tests {
             (r.resource.as_deref(), r.name.as_deref()),
             (Some("namespaces"), Some("shop"))
         );
+    }
+
+    #[test]
+    fn tokens_are_redacted() {
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
+        assert_eq!(
+            redact_tokens(&format!("-H \"Authorization: Bearer {jwt}\" x")),
+            "-H \"Authorization: Bearer <token>\" x"
+        );
+        assert_eq!(redact_tokens("eyJ alone"), "eyJ alone");
+        assert!(!excerpt(&format!("> Authorization: Bearer {jwt}")).contains("eyJ"));
     }
 
     #[test]

@@ -335,15 +335,7 @@ fn write_result(
     if let crate::classify::Answer::Rejected { reasons } = &ev.answer {
         let lines: Vec<String> = reasons
             .iter()
-            .map(|r| {
-                format!(
-                    "{} [{}, {}]: {}",
-                    r.kind.as_str(),
-                    r.cause.as_str(),
-                    r.era,
-                    r.message
-                )
-            })
+            .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
             .collect();
         row("Server said", list(&lines));
     }
