@@ -1,18 +1,18 @@
-//! `classify`: read the evidence (and optionally a token) -> classify -> render.
+//! `classify`: read the evidence (and optionally a token) -> detect and parse ->
+//! diagnose and render one event at a time.
 
 use std::io::{self, BufRead, Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::classify::{self, ClassifyReport, Context};
+use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::{self, TokenInput, TokenSource};
 use crate::report::OutputFormat;
-use crate::report::classify::{ClassifyJson, write_classify};
-use crate::report::json::write_pretty;
+use crate::report::classify::{InputJson, JsonStream, TableStream};
 use crate::settings::Settings;
 use crate::token::{self, Token};
 
@@ -43,23 +43,42 @@ pub fn run(
         .as_deref()
         .filter(|f| *f != Path::new("-"))
         .map_or("stdin".to_owned(), |f| format!("file {}", f.display()));
-    let report = classify::classify(&text, args.source_type, ctx)
+    let stream = classify::start(&text, args.source_type, ctx.now)
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
-    match settings.format {
+    // Diagnose and write one event at a time: a long log never sits in memory
+    // as diagnoses.
+    let counts = match settings.format {
         OutputFormat::Json => {
-            write_pretty(out, &ClassifyJson::new(&report, &what, token.as_ref()))?
+            let input = InputJson {
+                source: what,
+                source_type: stream.source_type.as_str(),
+                detected: stream.detected,
+            };
+            let mut w = JsonStream::begin(out, input, ctx.now, ctx.leeway, token.as_ref())?;
+            for event in stream.events {
+                w.push(&classify::diagnose_one(event, ctx))?;
+            }
+            w.finish()?
         }
-        OutputFormat::Table => write_classify(out, &report, token.as_ref(), &settings.table)?,
-    }
-    Ok(outcome(&report))
-}
-
-fn outcome(report: &ClassifyReport) -> Outcome {
-    if report.has_problem() {
+        OutputFormat::Table => {
+            let mut w = TableStream::begin(
+                out,
+                &settings.table,
+                stream.source_type,
+                stream.detected,
+                token.as_ref(),
+            )?;
+            for event in stream.events {
+                w.push(classify::diagnose_one(event, ctx))?;
+            }
+            w.finish()?
+        }
+    };
+    Ok(if counts.problems() > 0 {
         Outcome::Problem
     } else {
         Outcome::Healthy
-    }
+    })
 }
 
 /// The token from `--token` or `-f`, if given; never both stdin streams.

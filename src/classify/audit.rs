@@ -14,7 +14,7 @@ use chrono::DateTime;
 use serde_json::Value;
 
 use super::text::request_from_url;
-use super::{Answer, Evidence, RequestInfo, SourceType, Stamp, StampSource};
+use super::{Answer, Events, Evidence, RequestInfo, SourceType, Stamp, StampSource};
 
 const CREDENTIAL_ID_EXTRA: &str = "authentication.kubernetes.io/credential-id";
 
@@ -24,18 +24,18 @@ fn is_event(v: &Value) -> bool {
     api.starts_with("audit.k8s.io/") || (kind == "Event" && v.get("auditID").is_some())
 }
 
-/// Whether `text` is audit JSON.
+/// Whether `text` is audit JSON (judged on its first documents).
 pub fn looks_like(text: &str) -> bool {
-    documents(text).iter().any(|(_, v)| is_event(v))
+    documents(text).take(50).any(|(_, v)| is_event(&v))
 }
 
 /// The JSON values in `text` with their 1-based line numbers: one document
-/// (object, array or EventList) or one per line.
-fn documents(text: &str) -> Vec<(usize, Value)> {
+/// (object, array or EventList), or one per line, read lazily.
+fn documents(text: &str) -> Box<dyn Iterator<Item = (usize, Value)> + '_> {
     if let Ok(doc) = serde_json::from_str::<Value>(text.trim()) {
         let start = text.len() - text.trim_start().len();
         let line = super::text::line_of(text, start);
-        return match doc {
+        let values: Vec<(usize, Value)> = match doc {
             Value::Array(items) => items.into_iter().map(|v| (line, v)).collect(),
             Value::Object(ref obj)
                 if obj.get("kind").and_then(Value::as_str) == Some("EventList") =>
@@ -47,22 +47,24 @@ fn documents(text: &str) -> Vec<(usize, Value)> {
             }
             other => vec![(line, other)],
         };
+        return Box::new(values.into_iter());
     }
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim_start().starts_with('{'))
-        .filter_map(|(i, l)| serde_json::from_str(l.trim()).ok().map(|v| (i + 1, v)))
-        .collect()
+    Box::new(
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with('{'))
+            .filter_map(|(i, l)| serde_json::from_str(l.trim()).ok().map(|v| (i + 1, v))),
+    )
 }
 
 /// One event per audit event with a response (RequestReceived-stage events,
 /// which have none, are skipped).
-pub fn parse(text: &str) -> Vec<Evidence> {
-    documents(text)
-        .into_iter()
-        .filter(|(_, v)| is_event(v))
-        .filter_map(|(line, v)| event(line, &v))
-        .collect()
+pub fn parse(text: &str) -> Events<'_> {
+    Box::new(
+        documents(text)
+            .filter(|(_, v)| is_event(v))
+            .filter_map(|(line, v)| event(line, &v)),
+    )
 }
 
 fn event(line: usize, v: &Value) -> Option<Evidence> {
@@ -185,7 +187,7 @@ mod tests {
             "\n"
         );
         assert!(looks_like(text));
-        let ev = parse(text);
+        let ev: Vec<Evidence> = parse(text).collect();
         assert_eq!(ev.len(), 1);
         assert_eq!(ev[0].line, 2);
         assert_eq!(ev[0].audit.credential_id.as_deref(), Some("JTI=abc"));

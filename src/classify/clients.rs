@@ -11,7 +11,7 @@ use super::text::{
     self, find_date_header, find_status_json, forbidden_message, leading_timestamp,
     not_found_request, request_from_url,
 };
-use super::{Answer, Evidence, RequestInfo, SourceType, Stamp, StampSource, transport};
+use super::{Answer, Events, Evidence, RequestInfo, SourceType, Stamp, StampSource, transport};
 use crate::diagnosis::Cause;
 use chrono::{DateTime, Utc};
 
@@ -223,19 +223,36 @@ fn client_format(text: &str) -> &'static str {
 /// Whether `text` is a client library error we know.
 pub fn looks_like_client(text: &str) -> bool {
     match client_format(text) {
-        "client-go" => !parse_client_go(text).is_empty(),
+        "client-go" => parse_client_go(text).next().is_some(),
         _ => true,
     }
 }
 
 /// `--type client-error`.
-pub fn parse_client(text: &str) -> Vec<Evidence> {
+pub fn parse_client(text: &str) -> Events<'_> {
     let format = client_format(text);
-    let mut events = match format {
+    let date = find_date_header(text).map(|at| Stamp {
+        at,
+        source: StampSource::DateHeader,
+    });
+    let stamped = move |mut ev: Evidence| {
+        if ev.stamp.is_none() {
+            ev.stamp = date;
+        }
+        ev
+    };
+    if format == "client-go" {
+        // Line by line, lazily: controller logs can be long.
+        let mut events = parse_client_go(text).peekable();
+        if events.peek().is_some() {
+            return Box::new(events.map(stamped));
+        }
+    }
+    let mut events: Vec<Evidence> = match format {
         "ray" => parse_ray(text),
         "fabric8" => parse_fabric8(text).into_iter().collect(),
         "python-kubernetes" | "python-requests" => parse_python(text, format).into_iter().collect(),
-        _ => parse_client_go(text),
+        _ => Vec::new(),
     };
     if events.is_empty()
         && let Some(body) = find_status_json(text)
@@ -253,15 +270,7 @@ pub fn parse_client(text: &str) -> Vec<Evidence> {
             },
         ));
     }
-    if let Some(at) = find_date_header(text) {
-        for ev in &mut events {
-            ev.stamp.get_or_insert(Stamp {
-                at,
-                source: StampSource::DateHeader,
-            });
-        }
-    }
-    events
+    Box::new(events.into_iter().map(stamped))
 }
 
 /// The first line (0-based index) containing `needle`.
@@ -445,7 +454,7 @@ fn parse_ray(text: &str) -> Vec<Evidence> {
         let inner = client_format_without_ray(text);
         ev = match inner {
             "fabric8" => parse_fabric8(text),
-            "client-go" => parse_client_go(text).into_iter().next(),
+            "client-go" => parse_client_go(text).next(),
             other => parse_python(text, other),
         };
         if let Some(ev) = ev.as_mut() {
@@ -470,10 +479,9 @@ fn client_format_without_ray(text: &str) -> &'static str {
 
 /// client-go (Go programs, controllers): one event per line that holds a
 /// `StatusError` rendering or a transport failure.
-fn parse_client_go(text: &str) -> Vec<Evidence> {
+fn parse_client_go(text: &str) -> impl Iterator<Item = Evidence> + '_ {
     let now = DateTime::<Utc>::UNIX_EPOCH;
-    let mut events = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    text.lines().enumerate().filter_map(move |(i, raw)| {
         let (stamp, line) = strip_stamp(raw, now);
         let answer = if line.contains("the server has asked for the client to provide credentials")
             || line.trim_end().ends_with(": Unauthorized")
@@ -527,7 +535,7 @@ fn parse_client_go(text: &str) -> Vec<Evidence> {
                 detail: line.trim().to_owned(),
             })
         };
-        let Some(answer) = answer else { continue };
+        let answer = answer?;
         let mut ev = Evidence::new(i + 1, SourceType::ClientError, "client-go", line, answer);
         // Year-less klog stamps are not used here: they were read with a dummy
         // `now`; only full timestamps are kept.
@@ -549,9 +557,8 @@ fn parse_client_go(text: &str) -> Vec<Evidence> {
                 break;
             }
         }
-        events.push(ev);
-    }
-    events
+        Some(ev)
+    })
 }
 
 fn first_transport(text: &str) -> Option<(usize, &str)> {
@@ -591,18 +598,20 @@ mod tests {
 
     #[test]
     fn client_go_lines() {
-        let ev = parse_client_go(
+        let ev: Vec<Evidence> = parse_client_go(
             "E0101 00:00:00.000000       1 reflector.go:147] k8s.io/client-go/informers/factory.go:160: Failed to watch *v1.Pod: failed to list *v1.Pod: Unauthorized\n",
-        );
+        )
+        .collect();
         assert_eq!(ev.len(), 1);
         assert_eq!(ev[0].answer.code(), Some(401));
-        let ev = parse_client_go(
+        let ev: Vec<Evidence> = parse_client_go(
             r#"W0101 reflector.go:1] failed to list *v1.Pod: Get "https://10.96.0.1:443/api/v1/namespaces/shop/pods?limit=500": dial tcp 10.96.0.1:443: connect: connection refused"#,
-        );
+        )
+        .collect();
         assert_eq!(
             ev[0].request.as_ref().unwrap().namespace.as_deref(),
             Some("shop")
         );
-        assert!(parse_client_go("all good").is_empty());
+        assert!(parse_client_go("all good").next().is_none());
     }
 }

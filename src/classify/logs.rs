@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::text::{go_unquote, leading_timestamp};
-use super::{Answer, Evidence, SourceType, Stamp, StampSource};
+use super::{Answer, Events, Evidence, SourceType, Stamp, StampSource};
 use crate::diagnosis::reasons::parse_auth_error;
 
 const MESSAGE: &str = "Unable to authenticate the request";
@@ -33,16 +33,17 @@ fn is_token_review(text: &str) -> bool {
 
 /// One event per failed-authentication line (other lines are skipped), or the
 /// TokenReview.
-pub fn parse(text: &str, now: DateTime<Utc>) -> Vec<Evidence> {
+pub fn parse(text: &str, now: DateTime<Utc>) -> Events<'_> {
     if let Ok(value) = serde_json::from_str::<Value>(text.trim())
         && value.get("kind").and_then(Value::as_str) == Some("TokenReview")
     {
-        return token_review(&value).into_iter().collect();
+        return Box::new(token_review(&value).into_iter());
     }
-    text.lines()
-        .enumerate()
-        .filter_map(|(i, line)| parse_line(i + 1, line, now))
-        .collect()
+    Box::new(
+        text.lines()
+            .enumerate()
+            .filter_map(move |(i, line)| parse_line(i + 1, line, now)),
+    )
 }
 
 fn parse_line(number: usize, line: &str, now: DateTime<Utc>) -> Option<Evidence> {
@@ -196,7 +197,7 @@ mod tests {
             "E1231 23:59:59.500000       1 authentication.go:53] Unable to authenticate the request due to an error: [invalid bearer token, Token has expired.]\n",
             "{\"ts\":1767225599.25,\"caller\":\"filters/authentication.go:73\",\"msg\":\"Unable to authenticate the request\",\"err\":\"[invalid bearer token, service account token is not valid yet]\"}\n",
         );
-        let ev = parse(text, now());
+        let ev: Vec<Evidence> = parse(text, now()).collect();
         assert_eq!(ev.len(), 3);
         assert_eq!((ev[0].line, ev[0].format), (2, "structured"));
         let Answer::Rejected { reasons } = &ev[0].answer else {

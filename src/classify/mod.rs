@@ -366,24 +366,36 @@ pub fn detect(text: &str) -> Option<SourceType> {
     None
 }
 
+/// Recognised events, produced lazily where the format allows (log lines, JSON
+/// lines), so a long log is never held as diagnoses in memory.
+pub type Events<'a> = Box<dyn Iterator<Item = Evidence> + 'a>;
+
 /// Parses `text` as `source`: the recognised events, possibly none.
-pub fn parse_as(source: SourceType, text: &str, now: DateTime<Utc>) -> Vec<Evidence> {
+pub fn parse_as(source: SourceType, text: &str, now: DateTime<Utc>) -> Events<'_> {
     match source {
-        SourceType::Status => http::parse_status(text),
-        SourceType::Curl => http::parse_curl(text),
-        SourceType::Kubectl => clients::parse_kubectl(text),
+        SourceType::Status => Box::new(http::parse_status(text).into_iter()),
+        SourceType::Curl => Box::new(http::parse_curl(text).into_iter()),
+        SourceType::Kubectl => Box::new(clients::parse_kubectl(text).into_iter()),
         SourceType::ClientError => clients::parse_client(text),
         SourceType::ApiserverLog => logs::parse(text, now),
         SourceType::Audit => audit::parse(text),
     }
 }
 
-/// Classifies `text`: detects (or uses the forced) type, parses, diagnoses.
-pub fn classify(
+/// The evidence type and its events, at least one; the start of a streamed run.
+pub struct Stream<'a> {
+    pub source_type: SourceType,
+    /// Whether the type was detected (`false`: forced with `--type`).
+    pub detected: bool,
+    pub events: std::iter::Peekable<Events<'a>>,
+}
+
+/// Detects (or takes the forced) type and parses; an error when nothing is recognised.
+pub fn start(
     text: &str,
     forced: Option<SourceType>,
-    ctx: Context<'_>,
-) -> Result<ClassifyReport, ClassifyError> {
+    now: DateTime<Utc>,
+) -> Result<Stream<'_>, ClassifyError> {
     if text.trim().is_empty() {
         return Err(ClassifyError::Empty);
     }
@@ -391,30 +403,44 @@ pub fn classify(
         Some(t) => (t, false),
         None => (detect(text).ok_or(ClassifyError::Unrecognised)?, true),
     };
-    let events = parse_as(source_type, text, ctx.now);
-    if events.is_empty() {
+    let mut events = parse_as(source_type, text, now).peekable();
+    if events.peek().is_none() {
         return Err(if detected {
             ClassifyError::Unrecognised
         } else {
             ClassifyError::NothingOfType(source_type)
         });
     }
-    let results = events
-        .into_iter()
-        .map(|mut evidence| {
-            diagnose::enrich(&mut evidence);
-            let (diagnosis, token_check) = diagnose::diagnose(&evidence, ctx);
-            ClassifyResult {
-                evidence,
-                diagnosis,
-                token_check,
-            }
-        })
-        .collect();
-    Ok(ClassifyReport {
+    Ok(Stream {
         source_type,
         detected,
-        results,
+        events,
+    })
+}
+
+/// Diagnoses one event.
+pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
+    diagnose::enrich(&mut evidence);
+    let (diagnosis, token_check) = diagnose::diagnose(&evidence, ctx);
+    ClassifyResult {
+        evidence,
+        diagnosis,
+        token_check,
+    }
+}
+
+/// Classifies `text` in one go: detects (or uses the forced) type, parses,
+/// diagnoses every event. (`app::classify` streams with [`start`] instead.)
+pub fn classify(
+    text: &str,
+    forced: Option<SourceType>,
+    ctx: Context<'_>,
+) -> Result<ClassifyReport, ClassifyError> {
+    let stream = start(text, forced, ctx.now)?;
+    Ok(ClassifyReport {
+        source_type: stream.source_type,
+        detected: stream.detected,
+        results: stream.events.map(|e| diagnose_one(e, ctx)).collect(),
         evaluated_at: ctx.now,
         leeway: ctx.leeway,
     })
