@@ -472,3 +472,24 @@ fn a_token_in_the_evidence_is_never_printed() {
         .clone();
     assert!(!String::from_utf8(out).unwrap().contains("eyJ"));
 }
+
+#[test]
+fn the_token_may_come_on_stdin_when_the_evidence_is_a_file() {
+    let token = fs::read_to_string("testdata/tokens/expired.jwt").unwrap();
+    let out = classify(&[
+        &format!("{EVIDENCE}/status-401-generic.http"),
+        "-f",
+        "-",
+        "-o",
+        "json",
+    ])
+    .write_stdin(token)
+    .assert()
+    .code(1)
+    .get_output()
+    .stdout
+    .clone();
+    let doc = json_of(&out);
+    assert_eq!(doc["results"][0]["cause"], "expired");
+    assert_eq!(doc["token"]["kind"], "projected");
+}
