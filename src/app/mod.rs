@@ -2,6 +2,7 @@
 //! same pipeline: read -> shape -> parse -> (observe) -> analyse -> render.
 //! anyhow lives here and in main.rs; the modules below return typed errors.
 
+mod classify;
 mod completion;
 mod decode;
 mod probe;
@@ -30,6 +31,7 @@ pub fn run(
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
         Command::Skew(args) => skew::run(args, &settings, env, out),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
+        Command::Classify(args) => classify::run(args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }

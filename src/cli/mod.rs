@@ -2,11 +2,13 @@
 //! flag meets the environment here; that happens in `settings.rs`. Each
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
+mod classify;
 mod completion;
 mod decode;
 mod probe;
 mod skew;
 
+pub use classify::ClassifyArgs;
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 pub use probe::ProbeArgs;
@@ -123,6 +125,9 @@ pub enum Command {
     /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
     #[command(after_help = probe::EXAMPLES)]
     Probe(Box<ProbeArgs>),
+    /// Classify evidence (HTTP status, curl -v, kubectl/client errors, apiserver log, audit events).
+    #[command(after_help = classify::EXAMPLES)]
+    Classify(ClassifyArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

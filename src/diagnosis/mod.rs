@@ -3,6 +3,7 @@
 //! `doctor` all produce a [`Diagnosis`]; their JSON uses these names verbatim.
 
 pub mod forbidden;
+pub mod reasons;
 
 use serde::Serialize;
 

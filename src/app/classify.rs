@@ -1,0 +1,141 @@
+//! `classify`: read the evidence (and optionally a token) -> detect and parse ->
+//! diagnose and render one event at a time.
+
+use std::io::{self, BufRead, Read as _, Write};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use crate::classify::{self, Context};
+use crate::cli::ClassifyArgs;
+use crate::env::Env;
+use crate::exit::Outcome;
+use crate::input::{self, TokenInput, TokenSource};
+use crate::report::OutputFormat;
+use crate::report::classify::{InputJson, JsonStream, TableStream};
+use crate::settings::Settings;
+use crate::token::{self, Token};
+
+/// Largest evidence read (a day of apiserver log lines fits; more is refused).
+pub const MAX_EVIDENCE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `classify`.
+pub fn run(
+    args: ClassifyArgs,
+    settings: &Settings,
+    env: &Env,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let evidence_from_stdin = args.file.as_deref().is_none_or(|f| f == Path::new("-"));
+    if evidence_from_stdin && args.file.is_none() && !env.stdin_readable {
+        anyhow::bail!("no evidence given: pass FILE, or pipe the evidence on stdin");
+    }
+    let token = read_token(&args, evidence_from_stdin)?;
+    let text = read_evidence(args.file.as_deref())?;
+    let ctx = Context {
+        token: token.as_ref(),
+        at: args.at,
+        now: settings.clock.now(),
+        leeway: settings.leeway,
+    };
+    let what = args
+        .file
+        .as_deref()
+        .filter(|f| *f != Path::new("-"))
+        .map_or("stdin".to_owned(), |f| format!("file {}", f.display()));
+    let stream = classify::start(&text, args.source_type, ctx.now)
+        .with_context(|| format!("cannot classify the evidence from {what}"))?;
+    // Diagnose and write one event at a time: a long log never sits in memory
+    // as diagnoses.
+    let counts = match settings.format {
+        OutputFormat::Json => {
+            let input = InputJson {
+                source: what,
+                source_type: stream.source_type.as_str(),
+                detected: stream.detected,
+            };
+            let mut w = JsonStream::begin(out, input, ctx.now, ctx.leeway, token.as_ref())?;
+            for event in stream.events {
+                w.push(&classify::diagnose_one(event, ctx))?;
+            }
+            w.finish()?
+        }
+        OutputFormat::Table => {
+            let mut w = TableStream::begin(
+                out,
+                &settings.table,
+                stream.source_type,
+                stream.detected,
+                token.as_ref(),
+            )?;
+            for event in stream.events {
+                w.push(classify::diagnose_one(event, ctx))?;
+            }
+            w.finish()?
+        }
+    };
+    Ok(if counts.problems() > 0 {
+        Outcome::Problem
+    } else {
+        Outcome::Healthy
+    })
+}
+
+/// The token from `--token` or `-f`, if given; never both stdin streams.
+fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<Option<Token>> {
+    let source = match (&args.token, &args.token_file) {
+        (Some(t), _) => TokenSource::Argument(t.clone()),
+        (None, Some(p)) if p == Path::new("-") => {
+            if evidence_from_stdin {
+                anyhow::bail!(
+                    "stdin cannot carry both the evidence and the token: give the evidence as FILE or the token with --token-file PATH"
+                );
+            }
+            TokenSource::Stdin
+        }
+        (None, Some(p)) => TokenSource::File(p.clone()),
+        (None, None) => return Ok(None),
+    };
+    let what = source.describe();
+    let reader = source
+        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
+        .with_context(|| format!("cannot read a token from {what}"))?;
+    let TokenInput::Single(shaped) = input::read_tokens(reader, &what)
+        .with_context(|| format!("cannot read a token from {what}"))?
+    else {
+        anyhow::bail!("{what} holds several lines; classify takes one token");
+    };
+    let token = token::parse(&shaped.token)
+        .with_context(|| format!("cannot decode the token from {what}"))?;
+    Ok(Some(token))
+}
+
+/// The whole evidence as text (invalid UTF-8 replaced: logs carry stray bytes).
+fn read_evidence(file: Option<&Path>) -> anyhow::Result<String> {
+    let (mut reader, what): (Box<dyn io::Read>, String) = match file {
+        Some(p) if p != Path::new("-") => (
+            Box::new(
+                std::fs::File::open(p)
+                    .with_context(|| format!("cannot read evidence file {}", p.display()))?,
+            ),
+            format!("evidence file {}", p.display()),
+        ),
+        _ => (
+            Box::new(io::stdin().lock()),
+            "evidence from stdin".to_owned(),
+        ),
+    };
+    let mut bytes = Vec::new();
+    reader
+        .by_ref()
+        .take(MAX_EVIDENCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {what}"))?;
+    if bytes.len() as u64 > MAX_EVIDENCE_BYTES {
+        anyhow::bail!(
+            "{what} is over the {} MiB limit: cut it to the time of the failure (grep, tail)",
+            MAX_EVIDENCE_BYTES / 1024 / 1024
+        );
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,57 @@
+//! `classify` arguments. The positional is the evidence, so the token has its own
+//! flags here (`--token`, `-f/--token-file`) instead of `TokenArgs`' positional.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use clap::Args;
+
+use crate::classify::SourceType;
+use crate::secret::SecretToken;
+use crate::timefmt;
+
+pub(super) const EXAMPLES: &str = "\
+Evidence (auto-detected; --type forces one): an HTTP status line, code or
+Kubernetes Status body; a curl -v transcript; kubectl errors; client-go, fabric8,
+Python kubernetes/requests and Ray errors; kube-apiserver log lines
+(\"Unable to authenticate the request\") or a TokenReview; audit events (JSON or
+JSON lines). A log file gives one result per recognised event and a summary.
+
+Examples:
+  kubectl logs -n kube-system kube-apiserver-cp1 | kubectl satoken classify
+  kubectl satoken classify curl.txt --token-file token.jwt
+  kubectl satoken classify audit.log -o json
+  echo 'error: You must be logged in to the server (Unauthorized)' | kubectl satoken classify
+
+Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
+(or the token) could not be read or recognised.";
+
+/// `classify`.
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// The evidence file (`-` or nothing: stdin).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Read the evidence as this type instead of detecting it.
+    #[arg(short = 't', long = "type", value_enum, value_name = "TYPE")]
+    pub source_type: Option<SourceType>,
+
+    /// The token the failing request used: its times are judged at the evidence's
+    /// own instant (Date header, log or audit timestamp). Prefer -f.
+    #[arg(long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token_file")]
+    pub token: Option<SecretToken>,
+
+    /// Read that token from a file (`-` for stdin, when the evidence is a FILE).
+    #[arg(short = 'f', long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+
+    /// When the evidence happened, for evidence without a timestamp (RFC 3339 or
+    /// Unix seconds); default: --now.
+    #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+}
+
+fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
+    Ok(SecretToken::new(text))
+}

@@ -1,0 +1,920 @@
+//! Pure: reads kube-apiserver's authentication error aggregate, the text after
+//! `err=` in `"Unable to authenticate the request" err="[…]"` and in a
+//! TokenReview's `status.error`, into typed reasons.
+//!
+//! The aggregate is `utilerrors.NewAggregate` output (k8s.io/apimachinery
+//! pkg/util/errors): one message, or `[a, b, c]`. The messages themselves contain
+//! `, ` ("invalid signature, no keys found", the legacy invalid-since text), so the
+//! list is never split naively: it is read left to right, matching KNOWN message
+//! shapes, and a message ends only where `, ` is followed by another known message.
+//! Anything else is kept verbatim as [`ReasonKind::Unrecognised`].
+//!
+//! Wordings and the versions that print them come from pkg/serviceaccount
+//! (jwt.go, claims.go, legacy.go) across 1.10–1.36 and go-jose v2 (see
+//! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
+//! --token-review` reuses [`parse_auth_error`] for `status.error`.
+
+use serde::Serialize;
+
+use super::Cause;
+
+/// Which known message a reason is. Stable kebab-case names (JSON `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReasonKind {
+    /// `invalid bearer token`: the loopback authenticator's answer to every other
+    /// token; alone, it means no authenticator recognised the token at all.
+    InvalidBearerToken,
+    /// Past `exp` + leeway.
+    Expired,
+    /// Before `nbf` - leeway.
+    NotValidYet,
+    /// `iat` after now + leeway (token without `nbf`).
+    IssuedInFuture,
+    /// 1.23–1.26 wording of "issued in the future".
+    UnexpectedValidationError,
+    /// ≤1.22: any time failure other than expiry (nbf or iat in the future).
+    CouldNotBeValidated,
+    /// `service account token claims could not be validated: <go-jose error>`.
+    ClaimsNotValidated,
+    /// 1.31+: the header `kid` names no verification key.
+    NoKeysFound,
+    /// No key verifies the signature.
+    CryptographicPrimitive,
+    /// Another go-jose error (e.g. a non-numeric `exp`).
+    JoseError,
+    /// 1.31+: the verified `iss` is not an accepted issuer.
+    IssuerInvalid,
+    /// `token audiences [..] is invalid for the target audiences [..]`.
+    AudienceInvalid,
+    /// `unable to match the audience` (authentication filter, after success).
+    AudienceNotMatched,
+    /// `serviceaccounts "NAME" not found`.
+    ServiceAccountNotFound,
+    /// `service account UID (LIVE) does not match claim (CLAIM)`.
+    ServiceAccountUidMismatch,
+    /// `service account NS/NAME has been deleted`.
+    ServiceAccountDeleted,
+    /// `service account token has been invalidated` (bound pod/Secret/node gone)
+    /// or `Token has been invalidated` (legacy Secret gone; ≤1.22 bound object gone).
+    TokenInvalidated,
+    /// `pod UID (LIVE) does not match service account pod ref claim (CLAIM)`.
+    PodUidMismatch,
+    /// `secret UID (LIVE) does not match service account secret ref claim (CLAIM)`.
+    SecretUidMismatch,
+    /// `node UID (LIVE) does not match service account node ref claim (CLAIM)`.
+    NodeUidMismatch,
+    /// A node-bound token on a 1.29–1.31 server with validation turned off.
+    NodeBindingValidationDisabled,
+    /// Legacy: the Secret's `data.token` was regenerated.
+    LegacyTokenMismatch,
+    /// Legacy: the cleaner labelled the Secret `kubernetes.io/legacy-token-invalid-since`.
+    LegacyTokenMarkedInvalid,
+    /// Legacy: a required claim is missing or `sub` is inconsistent.
+    LegacyClaimInvalid,
+    /// A message this parser does not know.
+    Unrecognised,
+}
+
+impl ReasonKind {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasonKind::InvalidBearerToken => "invalid-bearer-token",
+            ReasonKind::Expired => "expired",
+            ReasonKind::NotValidYet => "not-valid-yet",
+            ReasonKind::IssuedInFuture => "issued-in-future",
+            ReasonKind::UnexpectedValidationError => "unexpected-validation-error",
+            ReasonKind::CouldNotBeValidated => "could-not-be-validated",
+            ReasonKind::ClaimsNotValidated => "claims-not-validated",
+            ReasonKind::NoKeysFound => "no-keys-found",
+            ReasonKind::CryptographicPrimitive => "cryptographic-primitive",
+            ReasonKind::JoseError => "jose-error",
+            ReasonKind::IssuerInvalid => "issuer-invalid",
+            ReasonKind::AudienceInvalid => "audience-invalid",
+            ReasonKind::AudienceNotMatched => "audience-not-matched",
+            ReasonKind::ServiceAccountNotFound => "service-account-not-found",
+            ReasonKind::ServiceAccountUidMismatch => "service-account-uid-mismatch",
+            ReasonKind::ServiceAccountDeleted => "service-account-deleted",
+            ReasonKind::TokenInvalidated => "token-invalidated",
+            ReasonKind::PodUidMismatch => "pod-uid-mismatch",
+            ReasonKind::SecretUidMismatch => "secret-uid-mismatch",
+            ReasonKind::NodeUidMismatch => "node-uid-mismatch",
+            ReasonKind::NodeBindingValidationDisabled => "node-binding-validation-disabled",
+            ReasonKind::LegacyTokenMismatch => "legacy-token-mismatch",
+            ReasonKind::LegacyTokenMarkedInvalid => "legacy-token-marked-invalid",
+            ReasonKind::LegacyClaimInvalid => "legacy-claim-invalid",
+            ReasonKind::Unrecognised => "unrecognised",
+        }
+    }
+}
+
+/// Values a message carries, where it carries them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReasonValues {
+    /// Namespace of the ServiceAccount (or of the Secret, legacy invalid-since).
+    pub namespace: Option<String>,
+    /// ServiceAccount name (not-found, deleted, invalid-since messages).
+    pub name: Option<String>,
+    /// Legacy invalid-since: the Secret's name.
+    pub secret: Option<String>,
+    /// UID mismatches: the uid of the object that exists now.
+    pub live_uid: Option<String>,
+    /// UID mismatches: the uid the token's claim names.
+    pub claim_uid: Option<String>,
+    /// `token issuer "…" is invalid`.
+    pub issuer: Option<String>,
+    /// Audience mismatch: what the token carries.
+    pub token_audiences: Vec<String>,
+    /// Audience mismatch: what the server accepts.
+    pub target_audiences: Vec<String>,
+    /// Trailing detail of open-ended messages (the go-jose error, the missing claim).
+    pub detail: Option<String>,
+}
+
+/// One message of the aggregate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AuthReason {
+    pub kind: ReasonKind,
+    /// What the message means.
+    pub cause: Cause,
+    /// Which kube-apiserver versions print this exact wording (e.g. `1.23+`, `≤1.22`).
+    pub era: &'static str,
+    /// The message as it appeared.
+    pub message: String,
+    pub values: ReasonValues,
+}
+
+impl AuthReason {
+    /// Whether this is the loopback authenticator's `invalid bearer token`, which
+    /// precedes every specific reason and adds nothing when one is present.
+    pub fn is_generic(&self) -> bool {
+        self.kind == ReasonKind::InvalidBearerToken
+    }
+}
+
+/// How far a matched message extends.
+enum Extent {
+    /// Exactly this many bytes.
+    Exact(usize),
+    /// Up to the next `, <known message>` or the end.
+    ToBoundary,
+}
+
+type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
+
+enum Matcher {
+    /// The whole message.
+    Literal(&'static str),
+    /// A known opening; the message runs to the next boundary.
+    Prefix(&'static str),
+    /// A structured message.
+    Custom(Custom),
+}
+
+struct Pattern {
+    kind: ReasonKind,
+    cause: Cause,
+    era: &'static str,
+    matcher: Matcher,
+}
+
+const fn p(kind: ReasonKind, cause: Cause, era: &'static str, matcher: Matcher) -> Pattern {
+    Pattern {
+        kind,
+        cause,
+        era,
+        matcher,
+    }
+}
+
+use Matcher::{Custom as C, Literal as L, Prefix as P};
+use ReasonKind as K;
+
+/// Every known message, most specific first where two share an opening.
+const PATTERNS: &[Pattern] = &[
+    // k8s.io/apiserver authenticatorfactory/loopback.go and request/union.
+    p(
+        K::InvalidBearerToken,
+        Cause::TokenMalformed,
+        "all",
+        L("invalid bearer token"),
+    ),
+    // claims.go Validate: go-jose ErrNotValidYet / ErrExpired / ErrIssuedInTheFuture.
+    p(
+        K::Expired,
+        Cause::Expired,
+        "1.23+",
+        L("service account token has expired"),
+    ),
+    p(K::Expired, Cause::Expired, "≤1.22", L("Token has expired.")),
+    p(
+        K::NotValidYet,
+        Cause::ClockSkew,
+        "1.23+",
+        L("service account token is not valid yet"),
+    ),
+    p(
+        K::IssuedInFuture,
+        Cause::ClockSkew,
+        "1.27+",
+        L("service account token is issued in the future"),
+    ),
+    p(
+        K::UnexpectedValidationError,
+        Cause::ClockSkew,
+        "1.23–1.26",
+        L("service account token claims could not be validated due to unexpected validation error"),
+    ),
+    p(
+        K::ClaimsNotValidated,
+        Cause::Unknown,
+        "1.23+",
+        P("service account token claims could not be validated: "),
+    ),
+    p(
+        K::CouldNotBeValidated,
+        Cause::ClockSkew,
+        "≤1.22",
+        L("Token could not be validated."),
+    ),
+    // jwt.go: kid lookup (PR #125177) and the signature loop.
+    p(
+        K::NoKeysFound,
+        Cause::KeyMismatch,
+        "1.31+",
+        L("invalid signature, no keys found"),
+    ),
+    p(
+        K::CryptographicPrimitive,
+        Cause::SignatureInvalid,
+        "1.33+",
+        L("go-jose/go-jose: error in cryptographic primitive"),
+    ),
+    p(
+        K::CryptographicPrimitive,
+        Cause::SignatureInvalid,
+        "≤1.32",
+        L("square/go-jose: error in cryptographic primitive"),
+    ),
+    p(
+        K::JoseError,
+        Cause::TokenMalformed,
+        "1.33+",
+        P("go-jose/go-jose"),
+    ),
+    p(
+        K::JoseError,
+        Cause::TokenMalformed,
+        "≤1.32",
+        P("square/go-jose"),
+    ),
+    p(
+        K::IssuerInvalid,
+        Cause::IssuerMismatch,
+        "1.31+",
+        C(issuer_invalid),
+    ),
+    p(
+        K::AudienceInvalid,
+        Cause::AudienceMismatch,
+        "1.13+",
+        C(audience_invalid),
+    ),
+    p(
+        K::AudienceNotMatched,
+        Cause::AudienceMismatch,
+        "all",
+        P("unable to match the audience"),
+    ),
+    // claims.go / legacy.go: ServiceAccount lookups.
+    p(
+        K::ServiceAccountNotFound,
+        Cause::ServiceAccountDeleted,
+        "all",
+        C(sa_not_found),
+    ),
+    p(
+        K::ServiceAccountUidMismatch,
+        Cause::ServiceAccountRecreated,
+        "1.23+",
+        C(sa_uid_current),
+    ),
+    p(
+        K::ServiceAccountUidMismatch,
+        Cause::ServiceAccountRecreated,
+        "≤1.22, legacy (all)",
+        C(sa_uid_old),
+    ),
+    p(
+        K::ServiceAccountDeleted,
+        Cause::ServiceAccountDeleted,
+        "1.23+",
+        C(sa_deleted_current),
+    ),
+    p(
+        K::ServiceAccountDeleted,
+        Cause::ServiceAccountDeleted,
+        "≤1.22, legacy (all)",
+        C(sa_deleted_old),
+    ),
+    // Bound objects.
+    p(
+        K::TokenInvalidated,
+        Cause::PodDeleted,
+        "1.23+",
+        L("service account token has been invalidated"),
+    ),
+    p(
+        K::TokenInvalidated,
+        Cause::SecretDeleted,
+        "legacy (all), ≤1.22 bound",
+        L("Token has been invalidated"),
+    ),
+    p(
+        K::PodUidMismatch,
+        Cause::PodDeleted,
+        "1.23+",
+        C(pod_uid_current),
+    ),
+    p(
+        K::PodUidMismatch,
+        Cause::PodDeleted,
+        "≤1.22",
+        C(pod_uid_old),
+    ),
+    p(
+        K::SecretUidMismatch,
+        Cause::SecretDeleted,
+        "1.23+",
+        C(secret_uid_current),
+    ),
+    p(
+        K::SecretUidMismatch,
+        Cause::SecretDeleted,
+        "≤1.22",
+        C(secret_uid_old),
+    ),
+    p(K::NodeUidMismatch, Cause::NodeDeleted, "1.29+", C(node_uid)),
+    p(
+        K::NodeBindingValidationDisabled,
+        Cause::Unknown,
+        "1.29–1.31",
+        L(
+            "token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled",
+        ),
+    ),
+    // legacy.go.
+    p(
+        K::LegacyTokenMismatch,
+        Cause::LegacyTokenInvalidated,
+        "all",
+        L("Token does not match server's copy"),
+    ),
+    p(
+        K::LegacyTokenMarkedInvalid,
+        Cause::LegacyTokenInvalidated,
+        "1.29+",
+        C(legacy_marked_invalid),
+    ),
+    p(
+        K::LegacyClaimInvalid,
+        Cause::TokenMalformed,
+        "all",
+        C(legacy_claim),
+    ),
+];
+
+/// Parses an authentication error aggregate (`[a, b]` or a single message).
+/// Never fails: unknown text becomes [`ReasonKind::Unrecognised`] reasons.
+pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
+    let mut text = text.trim();
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        text = inner.trim();
+    }
+    let mut reasons = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (reason, used) = match match_at(rest) {
+            Some((pattern, extent, values)) => {
+                let len = match extent {
+                    // A known whole message must end at a separator or the end;
+                    // otherwise it was only the start of something longer.
+                    Extent::Exact(len) if at_separator(&rest[len..]) => len,
+                    _ => next_boundary(rest),
+                };
+                let mut values = values;
+                if matches!(pattern.matcher, Matcher::Prefix(_)) {
+                    let open = match pattern.matcher {
+                        Matcher::Prefix(open) => open.len(),
+                        _ => 0,
+                    };
+                    let detail = rest[open.min(len)..len].trim_start_matches([':', ' ']);
+                    values.detail = (!detail.is_empty()).then(|| detail.to_owned());
+                }
+                (
+                    AuthReason {
+                        kind: pattern.kind,
+                        cause: pattern.cause,
+                        era: pattern.era,
+                        message: rest[..len].to_owned(),
+                        values,
+                    },
+                    len,
+                )
+            }
+            None => {
+                let len = next_boundary(rest);
+                (
+                    AuthReason {
+                        kind: ReasonKind::Unrecognised,
+                        cause: Cause::Unknown,
+                        era: "unknown",
+                        message: rest[..len].to_owned(),
+                        values: ReasonValues::default(),
+                    },
+                    len,
+                )
+            }
+        };
+        reasons.push(reason);
+        rest = rest[used..].trim_start_matches(',').trim_start();
+    }
+    reasons
+}
+
+/// The reasons that say something: the generic `invalid bearer token` is dropped
+/// when a specific reason is present.
+pub fn specific(reasons: &[AuthReason]) -> Vec<&AuthReason> {
+    let any_specific = reasons.iter().any(|r| !r.is_generic());
+    reasons
+        .iter()
+        .filter(|r| !any_specific || !r.is_generic())
+        .collect()
+}
+
+fn match_at(text: &str) -> Option<(&'static Pattern, Extent, ReasonValues)> {
+    PATTERNS.iter().find_map(|pattern| {
+        let (extent, values) = match pattern.matcher {
+            Matcher::Literal(lit) => text
+                .starts_with(lit)
+                .then(|| (Extent::Exact(lit.len()), ReasonValues::default()))?,
+            Matcher::Prefix(open) => text
+                .starts_with(open)
+                .then(|| (Extent::ToBoundary, ReasonValues::default()))?,
+            Matcher::Custom(f) => f(text)?,
+        };
+        Some((pattern, extent, values))
+    })
+}
+
+fn at_separator(rest: &str) -> bool {
+    rest.is_empty() || rest.starts_with(", ") || rest.trim().is_empty()
+}
+
+/// Length up to the next `, ` followed by a known message, or the whole text.
+fn next_boundary(text: &str) -> usize {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(", ") {
+        let at = from + i;
+        if match_at(&text[at + 2..]).is_some() {
+            return at;
+        }
+        from = at + 2;
+    }
+    text.len()
+}
+
+/// `<open>A<mid>B<close>`, as in `service account UID (A) does not match claim (B)`.
+fn two_values(text: &str, open: &str, mid: &str, close: &str) -> Option<(usize, String, String)> {
+    let rest = text.strip_prefix(open)?;
+    let (a, rest) = rest.split_once(mid)?;
+    let (b, _) = rest.split_once(close)?;
+    if a.contains(", ") || b.contains(", ") {
+        return None;
+    }
+    let len = open.len() + a.len() + mid.len() + b.len() + close.len();
+    Some((len, a.to_owned(), b.to_owned()))
+}
+
+fn uid_mismatch(text: &str, open: &str, mid: &str) -> Option<(Extent, ReasonValues)> {
+    let (len, live, claim) = two_values(text, open, mid, ")")?;
+    Some((
+        Extent::Exact(len),
+        ReasonValues {
+            live_uid: Some(live),
+            claim_uid: Some(claim),
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+fn sa_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(t, "service account UID (", ") does not match claim (")
+}
+fn sa_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(t, "ServiceAccount UID (", ") does not match claim (")
+}
+fn pod_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(
+        t,
+        "pod UID (",
+        ") does not match service account pod ref claim (",
+    )
+}
+fn pod_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(t, "Pod UID (", ") does not match claim (")
+}
+fn secret_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(
+        t,
+        "secret UID (",
+        ") does not match service account secret ref claim (",
+    )
+}
+fn secret_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(t, "Secret UID (", ") does not match claim (")
+}
+fn node_uid(t: &str) -> Option<(Extent, ReasonValues)> {
+    uid_mismatch(
+        t,
+        "node UID (",
+        ") does not match service account node ref claim (",
+    )
+}
+
+/// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
+fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
+    let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
+    Some((
+        Extent::Exact(len),
+        ReasonValues {
+            name: Some(name),
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
+    let rest = text.strip_prefix(open)?;
+    let (who, _) = rest.split_once(" has been deleted")?;
+    let (ns, name) = who.split_once('/')?;
+    if who.contains(' ') {
+        return None;
+    }
+    Some((
+        Extent::Exact(open.len() + who.len() + " has been deleted".len()),
+        ReasonValues {
+            namespace: Some(ns.to_owned()),
+            name: Some(name.to_owned()),
+            ..ReasonValues::default()
+        },
+    ))
+}
+fn sa_deleted_current(t: &str) -> Option<(Extent, ReasonValues)> {
+    sa_deleted(t, "service account ")
+}
+fn sa_deleted_old(t: &str) -> Option<(Extent, ReasonValues)> {
+    sa_deleted(t, "ServiceAccount ")
+}
+
+/// `token issuer "ISS" is invalid`.
+fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
+    let (len, issuer, _) = two_values(text, "token issuer \"", "\" is invalid", "")?;
+    Some((
+        Extent::Exact(len),
+        ReasonValues {
+            issuer: Some(issuer),
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+/// `token audiences ["a" "b"] is invalid for the target audiences ["c"]`; the
+/// lists are Go's `%q` of a string slice (space-separated quoted strings).
+fn audience_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
+    const OPEN: &str = "token audiences ";
+    const MID: &str = " is invalid for the target audiences ";
+    let rest = text.strip_prefix(OPEN)?;
+    let (token, used_a) = go_string_list(rest)?;
+    let rest = rest[used_a..].strip_prefix(MID)?;
+    let (target, used_b) = go_string_list(rest)?;
+    Some((
+        Extent::Exact(OPEN.len() + used_a + MID.len() + used_b),
+        ReasonValues {
+            token_audiences: token,
+            target_audiences: target,
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+/// `["a" "b"]` -> (["a", "b"], bytes used).
+fn go_string_list(text: &str) -> Option<(Vec<String>, usize)> {
+    let mut chars = text.char_indices();
+    if chars.next()?.1 != '[' {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut current: Option<String> = None;
+    let mut escaped = false;
+    for (i, c) in chars {
+        match (&mut current, c) {
+            (Some(s), _) if escaped => {
+                s.push(c);
+                escaped = false;
+            }
+            (Some(_), '\\') => escaped = true,
+            (Some(_), '"') => items.push(current.take()?),
+            (Some(s), _) => s.push(c),
+            (None, '"') => current = Some(String::new()),
+            (None, ' ') => {}
+            (None, ']') => return Some((items, i + 1)),
+            (None, _) => return None,
+        }
+    }
+    None
+}
+
+/// 1.29+ legacy cleaner text: `the token in secret NS/SECRET for service account
+/// NS/SA has been marked invalid. Use tokens from the TokenRequest API or manually
+/// created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since'
+/// label from the secret to temporarily allow use of this token`.
+fn legacy_marked_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
+    const OPEN: &str = "the token in secret ";
+    const END: &str = "to temporarily allow use of this token";
+    let rest = text.strip_prefix(OPEN)?;
+    let (secret, rest) = rest.split_once(" for service account ")?;
+    let (sa, _) = rest.split_once(" has been marked invalid")?;
+    let (ns, secret) = secret.split_once('/')?;
+    let name = sa.split_once('/').map_or(sa, |(_, n)| n);
+    let extent = match text.find(END) {
+        Some(i) => Extent::Exact(i + END.len()),
+        None => Extent::ToBoundary,
+    };
+    Some((
+        extent,
+        ReasonValues {
+            namespace: Some(ns.to_owned()),
+            name: Some(name.to_owned()),
+            secret: Some(secret.to_owned()),
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+/// legacy.go claim checks: `<claim> claim is missing`, `sub claim is invalid`.
+fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
+    const CLAIMS: [&str; 5] = [
+        "sub",
+        "namespace",
+        "secretName",
+        "serviceAccountName",
+        "serviceAccountUID",
+    ];
+    for claim in CLAIMS {
+        for tail in [" claim is missing", " claim is invalid"] {
+            let whole = format!("{claim}{tail}");
+            if text.starts_with(&whole) {
+                return Some((
+                    Extent::Exact(whole.len()),
+                    ReasonValues {
+                        detail: Some(whole),
+                        ..ReasonValues::default()
+                    },
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(ReasonKind, Cause, &'static str)> {
+        parse_auth_error(text)
+            .into_iter()
+            .map(|r| (r.kind, r.cause, r.era))
+            .collect()
+    }
+
+    fn only_specific(text: &str) -> AuthReason {
+        let reasons = parse_auth_error(text);
+        let specific = specific(&reasons);
+        assert_eq!(specific.len(), 1, "{text}: {reasons:?}");
+        specific[0].clone()
+    }
+
+    #[test]
+    fn skew_in_every_wording() {
+        for (text, kind, era) in [
+            (
+                "[invalid bearer token, service account token is not valid yet]",
+                ReasonKind::NotValidYet,
+                "1.23+",
+            ),
+            (
+                "[invalid bearer token, Token could not be validated.]",
+                ReasonKind::CouldNotBeValidated,
+                "≤1.22",
+            ),
+            (
+                "[invalid bearer token, service account token is issued in the future]",
+                ReasonKind::IssuedInFuture,
+                "1.27+",
+            ),
+            (
+                "[invalid bearer token, service account token claims could not be validated due to unexpected validation error]",
+                ReasonKind::UnexpectedValidationError,
+                "1.23–1.26",
+            ),
+        ] {
+            let r = only_specific(text);
+            assert_eq!(
+                (r.kind, r.cause, r.era),
+                (kind, Cause::ClockSkew, era),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn expiry_in_both_wordings() {
+        let r = only_specific("[invalid bearer token, service account token has expired]");
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (ReasonKind::Expired, Cause::Expired, "1.23+")
+        );
+        let r = only_specific("[invalid bearer token, Token has expired.]");
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (ReasonKind::Expired, Cause::Expired, "≤1.22")
+        );
+    }
+
+    #[test]
+    fn deleted_service_account_in_each_wording() {
+        let r = only_specific(r#"[invalid bearer token, serviceaccounts "reporter" not found]"#);
+        assert_eq!(r.cause, Cause::ServiceAccountDeleted);
+        assert_eq!(r.values.name.as_deref(), Some("reporter"));
+        let r = only_specific(
+            "[invalid bearer token, service account debug-lab/reporter has been deleted]",
+        );
+        assert_eq!(
+            (r.kind, r.era),
+            (ReasonKind::ServiceAccountDeleted, "1.23+")
+        );
+        assert_eq!(r.values.namespace.as_deref(), Some("debug-lab"));
+        assert_eq!(r.values.name.as_deref(), Some("reporter"));
+        let r = only_specific(
+            "[invalid bearer token, ServiceAccount debug-lab/reporter has been deleted]",
+        );
+        assert_eq!(
+            (r.cause, r.era),
+            (Cause::ServiceAccountDeleted, "≤1.22, legacy (all)")
+        );
+    }
+
+    #[test]
+    fn recreated_service_account_in_both_wordings() {
+        let r = only_specific(
+            "[invalid bearer token, service account UID (9b1e5c1a-0000-4000-8000-000000000002) does not match claim (3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41)]",
+        );
+        assert_eq!((r.cause, r.era), (Cause::ServiceAccountRecreated, "1.23+"));
+        assert_eq!(
+            r.values.live_uid.as_deref(),
+            Some("9b1e5c1a-0000-4000-8000-000000000002")
+        );
+        assert_eq!(
+            r.values.claim_uid.as_deref(),
+            Some("3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41")
+        );
+        let r = only_specific("ServiceAccount UID (new-uid) does not match claim (old-uid)");
+        assert_eq!(
+            (r.cause, r.era),
+            (Cause::ServiceAccountRecreated, "≤1.22, legacy (all)")
+        );
+        assert_eq!(r.values.claim_uid.as_deref(), Some("old-uid"));
+    }
+
+    #[test]
+    fn unknown_kid_and_bad_signature_in_each_wording() {
+        // The message itself contains ", ": it must stay one reason.
+        let reasons = parse_auth_error("[invalid bearer token, invalid signature, no keys found]");
+        assert_eq!(reasons.len(), 2);
+        assert_eq!(reasons[1].message, "invalid signature, no keys found");
+        assert_eq!(
+            (reasons[1].cause, reasons[1].era),
+            (Cause::KeyMismatch, "1.31+")
+        );
+        // Before 1.31 an unknown kid fell through to the signature check.
+        let r = only_specific(
+            "[invalid bearer token, square/go-jose: error in cryptographic primitive]",
+        );
+        assert_eq!((r.cause, r.era), (Cause::SignatureInvalid, "≤1.32"));
+        let r = only_specific(
+            "[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]",
+        );
+        assert_eq!((r.cause, r.era), (Cause::SignatureInvalid, "1.33+"));
+    }
+
+    #[test]
+    fn bound_objects_and_legacy_messages() {
+        assert_eq!(
+            kinds("[invalid bearer token, service account token has been invalidated]")[1],
+            (ReasonKind::TokenInvalidated, Cause::PodDeleted, "1.23+")
+        );
+        assert_eq!(
+            kinds("[invalid bearer token, Token has been invalidated]")[1].1,
+            Cause::SecretDeleted
+        );
+        let r = only_specific("pod UID (a2) does not match service account pod ref claim (a1)");
+        assert_eq!(
+            (r.kind, r.values.claim_uid.as_deref()),
+            (ReasonKind::PodUidMismatch, Some("a1"))
+        );
+        let r = only_specific("Pod UID (a2) does not match claim (a1)");
+        assert_eq!((r.kind, r.era), (ReasonKind::PodUidMismatch, "≤1.22"));
+        let r =
+            only_specific("secret UID (s2) does not match service account secret ref claim (s1)");
+        assert_eq!(r.cause, Cause::SecretDeleted);
+        let r = only_specific("node UID (n2) does not match service account node ref claim (n1)");
+        assert_eq!(r.cause, Cause::NodeDeleted);
+        let r = only_specific("[invalid bearer token, Token does not match server's copy]");
+        assert_eq!(r.cause, Cause::LegacyTokenInvalidated);
+        let r = only_specific(
+            "[invalid bearer token, the token in secret shop/checkout-token-x7k2p for service account shop/checkout has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token]",
+        );
+        assert_eq!(r.kind, ReasonKind::LegacyTokenMarkedInvalid);
+        assert_eq!(r.values.secret.as_deref(), Some("checkout-token-x7k2p"));
+        assert_eq!(r.values.name.as_deref(), Some("checkout"));
+        assert!(r.message.ends_with("use of this token"));
+        let r = only_specific(
+            "token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled",
+        );
+        assert_eq!(r.kind, ReasonKind::NodeBindingValidationDisabled);
+    }
+
+    #[test]
+    fn audiences_issuer_and_several_reasons() {
+        let r = only_specific(
+            r#"[invalid bearer token, token audiences ["vault" "api"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]]"#,
+        );
+        assert_eq!(r.cause, Cause::AudienceMismatch);
+        assert_eq!(r.values.token_audiences, ["vault", "api"]);
+        assert_eq!(
+            r.values.target_audiences,
+            ["https://kubernetes.default.svc.cluster.local"]
+        );
+        let r = only_specific(r#"token issuer "https://old.example" is invalid"#);
+        assert_eq!(r.values.issuer.as_deref(), Some("https://old.example"));
+        // Legacy and bound authenticators both claimed the token.
+        let k = kinds(
+            "[invalid bearer token, namespace claim is missing, service account token has expired]",
+        );
+        assert_eq!(
+            k.iter().map(|k| k.0).collect::<Vec<_>>(),
+            [
+                ReasonKind::InvalidBearerToken,
+                ReasonKind::LegacyClaimInvalid,
+                ReasonKind::Expired
+            ]
+        );
+    }
+
+    #[test]
+    fn generic_alone_and_unknown_text_are_kept() {
+        let reasons = parse_auth_error("invalid bearer token");
+        assert_eq!(specific(&reasons).len(), 1);
+        assert!(specific(&reasons)[0].is_generic());
+        let reasons = parse_auth_error(
+            "[invalid bearer token, oidc: verify token: oidc: token is expired, service account token has expired]",
+        );
+        assert_eq!(reasons.len(), 3);
+        assert_eq!(reasons[1].kind, ReasonKind::Unrecognised);
+        assert_eq!(
+            reasons[1].message,
+            "oidc: verify token: oidc: token is expired"
+        );
+        let r = only_specific(
+            "[invalid bearer token, go-jose/go-jose/jwt: expected number value to unmarshal NumericDate]",
+        );
+        assert_eq!(r.kind, ReasonKind::JoseError);
+        let r = only_specific(
+            "service account token claims could not be validated: square/go-jose/jwt: validation failed, invalid audience claim (aud)",
+        );
+        assert_eq!(r.kind, ReasonKind::ClaimsNotValidated);
+        assert!(
+            r.values
+                .detail
+                .as_deref()
+                .unwrap()
+                .starts_with("square/go-jose/jwt")
+        );
+        // A literal that is only the start of a longer message is not that message.
+        let reasons = parse_auth_error("Token has expired.. really");
+        assert_eq!(reasons.len(), 1);
+    }
+}

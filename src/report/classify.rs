@@ -1,0 +1,714 @@
+//! `classify` output: the JSON wire types (documented in docs/classify.md) and
+//! the table rendering. Evidence text is server- and user-supplied: every string
+//! shown in a table goes through `sanitize`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize as _;
+use serde::Serialize;
+#[cfg(test)]
+use serde_json::Value;
+
+use super::TableStyle;
+use super::sanitize::sanitize;
+use super::table::{key_value_table, write_table};
+use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, TokenCheck};
+use crate::diagnosis::reasons::AuthReason;
+use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence};
+use crate::timefmt::rfc3339;
+use crate::token::{self, Token};
+use crate::window::{at_seconds, ceil_seconds, floor_seconds};
+
+/// Every classification, for the summary (stable keys, zero counts included).
+const CLASSIFICATIONS: [Classification; 7] = [
+    Classification::Ok,
+    Classification::NotFound,
+    Classification::Forbidden,
+    Classification::Unauthorized,
+    Classification::OtherStatus,
+    Classification::TlsError,
+    Classification::NetworkError,
+];
+
+/// `classify -o json`.
+#[derive(Debug, Serialize)]
+pub struct ClassifyJson<'a> {
+    pub input: InputJson,
+    pub evaluated_at: String,
+    pub leeway_seconds: i64,
+    /// The token given with --token/-f; null without one.
+    pub token: Option<TokenJson>,
+    pub results: Vec<ResultJson<'a>>,
+    pub summary: SummaryJson,
+}
+
+/// What was read.
+#[derive(Debug, Serialize)]
+pub struct InputJson {
+    /// `stdin` or `file PATH`.
+    pub source: String,
+    /// The evidence type.
+    #[serde(rename = "type")]
+    pub source_type: &'static str,
+    /// `false` when forced with --type.
+    pub detected: bool,
+}
+
+/// The token, identified (never shown).
+#[derive(Debug, Serialize)]
+pub struct TokenJson {
+    pub fingerprint: String,
+    pub kind: &'static str,
+    pub binding: &'static str,
+    pub subject: Option<String>,
+    pub issued_at: Option<String>,
+    pub not_before: Option<String>,
+    pub expires_at: Option<String>,
+    pub credential_id: Option<String>,
+}
+
+/// One recognised event.
+#[derive(Debug, Serialize)]
+pub struct ResultJson<'a> {
+    /// 1-based line of the event in the input.
+    pub line: usize,
+    pub source_type: &'static str,
+    /// The concrete format (`curl -v`, `structured`, `fabric8`…).
+    pub format: &'static str,
+    /// The line that carried the answer.
+    pub excerpt: &'a str,
+    /// The evidence's own instant, when it has one.
+    pub at: Option<String>,
+    /// `date-header`, `log-timestamp`, `log-timestamp-year-inferred`, `audit-timestamp`.
+    pub at_source: Option<&'static str>,
+    /// HTTP status code, when known.
+    pub status: Option<u16>,
+    pub classification: Classification,
+    pub cause: Cause,
+    pub confidence: Confidence,
+    pub user: Option<&'a str>,
+    pub request: Option<&'a RequestInfo>,
+    /// kube-apiserver's reasons (log line or TokenReview), parsed.
+    pub reasons: &'a [AuthReason],
+    pub evidence: &'a [String],
+    pub next_steps: &'a [String],
+    pub candidates: &'a [CauseCandidate],
+    /// The token's times judged at the event's instant (401 with a token only).
+    pub token_check: Option<TokenCheckJson>,
+}
+
+/// `window::judge` at the event's instant.
+#[derive(Debug, Serialize)]
+pub struct TokenCheckJson {
+    pub at: String,
+    pub at_source: &'static str,
+    pub verdict: &'static str,
+    pub accepted_in_seconds: Option<i64>,
+    pub rejected_for_seconds: Option<i64>,
+    pub remaining_seconds: Option<i64>,
+}
+
+/// Counts over all results.
+#[derive(Debug, Serialize)]
+pub struct SummaryJson {
+    pub events: usize,
+    /// Events whose classification is neither ok nor 404-not-found.
+    pub problems: usize,
+    /// Every classification, with 0 for those absent.
+    pub by_classification: BTreeMap<&'static str, usize>,
+    /// Only the causes present.
+    pub by_cause: BTreeMap<&'static str, usize>,
+}
+
+impl<'a> ClassifyJson<'a> {
+    /// The wire form of a report.
+    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&Token>) -> Self {
+        ClassifyJson {
+            input: InputJson {
+                source: source.to_owned(),
+                source_type: report.source_type.as_str(),
+                detected: report.detected,
+            },
+            evaluated_at: rfc3339(report.evaluated_at),
+            leeway_seconds: report.leeway.num_seconds(),
+            token: token.map(token_json),
+            results: report.results.iter().map(result_json).collect(),
+            summary: summary(report),
+        }
+    }
+}
+
+fn token_json(t: &Token) -> TokenJson {
+    let (kind, binding) = token::kind::classify(&t.claims);
+    let time = |s: Option<i64>| s.map(|s| rfc3339(at_seconds(s)));
+    TokenJson {
+        fingerprint: t.fingerprint.clone(),
+        kind: kind.as_str(),
+        binding: binding.as_str(),
+        subject: t.claims.subject.clone(),
+        issued_at: time(t.claims.issued_at),
+        not_before: time(t.claims.not_before),
+        expires_at: time(t.claims.expires_at),
+        credential_id: t.claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
+    }
+}
+
+fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
+    let ev = &r.evidence;
+    let reasons: &[AuthReason] = match &ev.answer {
+        crate::classify::Answer::Rejected { reasons } => reasons,
+        _ => &[],
+    };
+    ResultJson {
+        line: ev.line,
+        source_type: ev.source.as_str(),
+        format: ev.format,
+        excerpt: &ev.excerpt,
+        at: ev.stamp.map(|s| rfc3339(s.at)),
+        at_source: ev.stamp.map(|s| s.source.as_str()),
+        status: ev.answer.code(),
+        classification: r.diagnosis.classification,
+        cause: r.diagnosis.cause,
+        confidence: r.diagnosis.confidence,
+        user: ev.user.as_deref(),
+        request: ev.request.as_ref().filter(|r| !r.is_empty()),
+        reasons,
+        evidence: &r.diagnosis.evidence,
+        next_steps: &r.diagnosis.next_steps,
+        candidates: &r.diagnosis.candidates,
+        token_check: r.token_check.map(check_json),
+    }
+}
+
+fn check_json(c: TokenCheck) -> TokenCheckJson {
+    let j = c.judgement;
+    TokenCheckJson {
+        at: rfc3339(c.stamp.at),
+        at_source: c.stamp.source.as_str(),
+        verdict: j.verdict.as_str(),
+        accepted_in_seconds: j.accepted_in.map(ceil_seconds),
+        rejected_for_seconds: j.rejected_for.map(ceil_seconds),
+        remaining_seconds: j.remaining.map(floor_seconds),
+    }
+}
+
+fn summary(report: &ClassifyReport) -> SummaryJson {
+    let mut counter = Counter::default();
+    for r in &report.results {
+        counter.add(r);
+    }
+    counter.summary()
+}
+
+/// Counts results as they stream by.
+#[derive(Debug, Default, Clone)]
+pub struct Counter {
+    events: usize,
+    problems: usize,
+    by_classification: BTreeMap<&'static str, usize>,
+    by_cause: BTreeMap<&'static str, usize>,
+}
+
+impl Counter {
+    /// Counts one result.
+    pub fn add(&mut self, r: &ClassifyResult) {
+        self.events += 1;
+        let class = r.diagnosis.classification;
+        if !matches!(class, Classification::Ok | Classification::NotFound) {
+            self.problems += 1;
+        }
+        *self.by_classification.entry(class.as_str()).or_default() += 1;
+        *self.by_cause.entry(r.diagnosis.cause.as_str()).or_default() += 1;
+    }
+
+    /// Results that are neither ok nor 404.
+    pub fn problems(&self) -> usize {
+        self.problems
+    }
+
+    /// The wire summary (every classification present, zeros included).
+    pub fn summary(&self) -> SummaryJson {
+        let mut by_classification: BTreeMap<&'static str, usize> =
+            CLASSIFICATIONS.iter().map(|c| (c.as_str(), 0)).collect();
+        by_classification.extend(self.by_classification.iter().map(|(k, v)| (*k, *v)));
+        SummaryJson {
+            events: self.events,
+            problems: self.problems,
+            by_classification,
+            by_cause: self.by_cause.clone(),
+        }
+    }
+}
+
+/// Writes `classify -o json` one result at a time: the same document as
+/// serialising [`ClassifyJson`], without holding every result in memory.
+pub struct JsonStream<'w> {
+    out: &'w mut dyn Write,
+    count: Counter,
+}
+
+impl<'w> JsonStream<'w> {
+    /// Writes everything before the first result.
+    pub fn begin(
+        out: &'w mut dyn Write,
+        input: InputJson,
+        evaluated_at: chrono::DateTime<chrono::Utc>,
+        leeway: chrono::TimeDelta,
+        token: Option<&Token>,
+    ) -> io::Result<Self> {
+        writeln!(out, "{{")?;
+        write_field(out, "input", &input, true)?;
+        write_field(out, "evaluated_at", &rfc3339(evaluated_at), true)?;
+        write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
+        write_field(out, "token", &token.map(token_json), true)?;
+        write!(out, "  \"results\": [")?;
+        Ok(JsonStream {
+            out,
+            count: Counter::default(),
+        })
+    }
+
+    /// Writes one result.
+    pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
+        let sep = if self.count.events == 0 { "\n" } else { ",\n" };
+        self.count.add(r);
+        write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
+    }
+
+    /// Closes the results and writes the summary; returns the counts.
+    pub fn finish(self) -> io::Result<Counter> {
+        if self.count.events > 0 {
+            write!(self.out, "\n  ")?;
+        }
+        writeln!(self.out, "],")?;
+        write_field(self.out, "summary", &self.count.summary(), false)?;
+        writeln!(self.out, "}}")?;
+        Ok(self.count)
+    }
+}
+
+/// `  "key": value` at object depth 1.
+fn write_field(
+    out: &mut dyn Write,
+    key: &str,
+    value: &impl Serialize,
+    comma: bool,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "  {}: {}{}",
+        serde_json::to_string(key)?,
+        pretty(value, 2)?,
+        if comma { "," } else { "" }
+    )
+}
+
+/// Pretty JSON whose continuation lines are indented by `indent` spaces.
+fn pretty(value: &impl Serialize, indent: usize) -> io::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    Ok(text.replace('\n', &format!("\n{}", " ".repeat(indent))))
+}
+
+/// Up to this many results are shown as detailed blocks; more (a log file) as
+/// one compact row each.
+pub const DETAILED_MAX: usize = 10;
+
+/// `classify` as tables, streamed: a header, one block per event (or one row per
+/// event past [`DETAILED_MAX`]), then a summary line.
+pub struct TableStream<'w> {
+    out: &'w mut dyn Write,
+    style: TableStyle,
+    /// Results held until we know whether there are more than `DETAILED_MAX`.
+    pending: Vec<ClassifyResult>,
+    compact: bool,
+    count: Counter,
+}
+
+impl<'w> TableStream<'w> {
+    /// Writes the header.
+    pub fn begin(
+        out: &'w mut dyn Write,
+        style: &TableStyle,
+        source_type: crate::classify::SourceType,
+        detected: bool,
+        token: Option<&Token>,
+    ) -> io::Result<Self> {
+        let s = &style.styles;
+        writeln!(
+            out,
+            "{} {} ({})",
+            "Evidence:".style(s.bold),
+            source_type.as_str(),
+            if detected {
+                "detected"
+            } else {
+                "forced with --type"
+            }
+        )?;
+        if let Some(t) = token {
+            let (kind, _) = token::kind::classify(&t.claims);
+            writeln!(
+                out,
+                "{} sha256:{} {} {}",
+                "Token:".style(s.bold),
+                t.fingerprint,
+                kind.as_str(),
+                sanitize(t.claims.subject.as_deref().unwrap_or("-"))
+            )?;
+        }
+        Ok(TableStream {
+            out,
+            style: *style,
+            pending: Vec::new(),
+            compact: false,
+            count: Counter::default(),
+        })
+    }
+
+    /// Adds one result.
+    pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
+        self.count.add(&r);
+        if self.compact {
+            return write_row(self.out, &r, &self.style);
+        }
+        self.pending.push(r);
+        if self.pending.len() > DETAILED_MAX {
+            self.compact = true;
+            writeln!(self.out)?;
+            write_row_header(self.out, &self.style)?;
+            for r in std::mem::take(&mut self.pending) {
+                write_row(self.out, &r, &self.style)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is held and the summary; returns the counts.
+    pub fn finish(self) -> io::Result<Counter> {
+        let s = &self.style.styles;
+        for (n, r) in self.pending.iter().enumerate() {
+            writeln!(self.out)?;
+            write_result(self.out, n + 1, r, &self.style)?;
+        }
+        writeln!(self.out)?;
+        let summary = self.count.summary();
+        let counts: Vec<String> = summary
+            .by_classification
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(c, n)| format!("{n} {c}"))
+            .collect();
+        let line = format!(
+            "Summary: {} event{}: {}",
+            summary.events,
+            if summary.events == 1 { "" } else { "s" },
+            counts.join(", ")
+        );
+        let styled = if summary.problems > 0 {
+            line.style(s.error).to_string()
+        } else {
+            line.style(s.ok).to_string()
+        };
+        writeln!(self.out, "{styled}")?;
+        if self.compact {
+            let causes: Vec<String> = summary
+                .by_cause
+                .iter()
+                .map(|(c, n)| format!("{n} {c}"))
+                .collect();
+            for line in wrap(&format!("Causes: {}", causes.join(", ")), self.style.width) {
+                writeln!(self.out, "{line}")?;
+            }
+            writeln!(
+                self.out,
+                "{}",
+                "Details: -o json, or classify one line at a time.".style(s.dim)
+            )?;
+        }
+        Ok(self.count)
+    }
+}
+
+/// `classify` as tables, for a report already in memory.
+pub fn write_classify(
+    out: &mut dyn Write,
+    report: &ClassifyReport,
+    token: Option<&Token>,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
+    for r in &report.results {
+        stream.push(r.clone())?;
+    }
+    stream.finish().map(|_| ())
+}
+
+/// Breaks `text` after `, ` so that lines fit `width` columns where possible.
+fn wrap(text: &str, width: u16) -> Vec<String> {
+    let width = usize::from(width);
+    let mut lines = vec![String::new()];
+    for (i, part) in text.split(", ").enumerate() {
+        let last = lines.last_mut().expect("never empty");
+        let piece = if i == 0 {
+            part.to_owned()
+        } else {
+            format!(", {part}")
+        };
+        if !last.is_empty() && last.chars().count() + piece.chars().count() > width {
+            last.push(',');
+            lines.push(format!("  {part}"));
+        } else {
+            last.push_str(&piece);
+        }
+    }
+    lines
+}
+
+fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        format!(
+            "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
+            "LINE", "CLASSIFICATION", "CAUSE", "CONF"
+        )
+        .style(style.styles.bold)
+    )
+}
+
+/// One compact row (streamed: no table is kept in memory).
+fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let d = &r.diagnosis;
+    let class_style = match d.classification {
+        Classification::Ok | Classification::NotFound => s.ok,
+        _ => s.error,
+    };
+    // What is left of the width after the fixed columns.
+    let room = usize::from(style.width)
+        .saturating_sub(6 + 2 + 17 + 2 + 25 + 2 + 6 + 2)
+        .max(20);
+    // For the apiserver's reasons, the reason says more than the log prefix.
+    let what = match &r.evidence.answer {
+        crate::classify::Answer::Rejected { reasons } => {
+            let specific = crate::diagnosis::reasons::specific(reasons);
+            specific
+                .iter()
+                .map(|r| r.message.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        _ => r.evidence.excerpt.clone(),
+    };
+    let excerpt = sanitize(&what).into_owned();
+    let excerpt = if excerpt.chars().count() > room {
+        let mut cut: String = excerpt.chars().take(room - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        excerpt
+    };
+    writeln!(
+        out,
+        "{:>6}  {}  {:<25}  {:<6}  {excerpt}",
+        r.evidence.line,
+        format!("{:<17}", d.classification.as_str()).style(class_style),
+        d.cause.as_str(),
+        confidence_word(d.confidence),
+    )
+}
+
+fn write_result(
+    out: &mut dyn Write,
+    number: usize,
+    r: &ClassifyResult,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let ev = &r.evidence;
+    let d = &r.diagnosis;
+    let at = ev
+        .stamp
+        .map(|st| format!("  {} ({})", rfc3339(st.at), st.source.as_str()))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "{}",
+        format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
+    )?;
+    let mut table = key_value_table(style);
+    let list = |items: &[String]| {
+        items
+            .iter()
+            .map(|i| format!("- {}", sanitize(i)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut row = |key: &str, value: String| {
+        if !value.is_empty() {
+            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
+        }
+    };
+    let class_style = match d.classification {
+        Classification::Ok | Classification::NotFound => s.ok,
+        _ => s.error,
+    };
+    let status = ev
+        .answer
+        .code()
+        .map(|c| format!(" (HTTP {c})"))
+        .unwrap_or_default();
+    row(
+        "Classification",
+        format!("{}{status}", d.classification.as_str().style(class_style)),
+    );
+    row(
+        "Cause",
+        format!(
+            "{} ({} confidence)",
+            d.cause.as_str().style(s.bold),
+            confidence_word(d.confidence)
+        ),
+    );
+    if let Some(user) = &ev.user {
+        row("User", sanitize(user).into_owned());
+    }
+    if let Some(req) = ev.request.as_ref().filter(|r| !r.is_empty()) {
+        row("Request", sanitize(&request_words(req)).into_owned());
+    }
+    if let crate::classify::Answer::Rejected { reasons } = &ev.answer {
+        let lines: Vec<String> = reasons
+            .iter()
+            .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
+            .collect();
+        row("Server said", list(&lines));
+    }
+    if let Some(c) = r.token_check {
+        let j = c.judgement;
+        let mut text = format!(
+            "{} at {} ({})",
+            j.verdict.as_str(),
+            rfc3339(c.stamp.at),
+            c.stamp.source.as_str()
+        );
+        if let Some(d) = j.accepted_in {
+            text.push_str(&format!(", accepted in {} s", ceil_seconds(d)));
+        }
+        if let Some(d) = j.rejected_for {
+            text.push_str(&format!(", rejected for {} s", ceil_seconds(d)));
+        }
+        row("Token check", text);
+    }
+    row("Evidence", list(&d.evidence));
+    row("Next steps", list(&d.next_steps));
+    let others: Vec<String> = d
+        .candidates
+        .iter()
+        .skip(1)
+        .map(|c| format!("{} ({})", c.cause.as_str(), confidence_word(c.confidence)))
+        .collect();
+    row("Also possible", others.join(", "));
+    write_table(out, &table)
+}
+
+fn confidence_word(c: Confidence) -> &'static str {
+    match c {
+        Confidence::High => "high",
+        Confidence::Medium => "medium",
+        Confidence::Low => "low",
+    }
+}
+
+/// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.
+fn request_words(r: &RequestInfo) -> String {
+    let mut words = vec![r.verb.clone().unwrap_or_else(|| "?".to_owned())];
+    if let Some(res) = &r.resource {
+        let mut what = res.clone();
+        if let Some(g) = r.api_group.as_deref().filter(|g| !g.is_empty()) {
+            what = format!("{what}.{g}");
+        }
+        if let Some(name) = &r.name {
+            what = format!("{what}/{name}");
+        }
+        if let Some(sub) = &r.subresource {
+            what = format!("{what}/{sub}");
+        }
+        words.push(what);
+        if let Some(ns) = &r.namespace {
+            words.push(format!("-n {ns}"));
+        }
+    } else if let Some(path) = &r.path {
+        words.push(path.clone());
+    }
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::{self, Context};
+    use crate::report::Styles;
+
+    const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
+
+    fn report(text: &str) -> ClassifyReport {
+        let ctx = Context {
+            token: None,
+            at: None,
+            now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
+            leeway: chrono::TimeDelta::seconds(60),
+        };
+        classify::classify(text, None, ctx).unwrap()
+    }
+
+    #[test]
+    fn streamed_json_is_the_documented_document() {
+        for text in [
+            MIXED,
+            "401\n",
+            "Error from server (NotFound): pods \"x\" not found",
+        ] {
+            let report = report(text);
+            let whole = serde_json::to_value(ClassifyJson::new(&report, "stdin", None)).unwrap();
+            let mut out = Vec::new();
+            let input = InputJson {
+                source: "stdin".to_owned(),
+                source_type: report.source_type.as_str(),
+                detected: report.detected,
+            };
+            let mut w =
+                JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
+                    .unwrap();
+            for r in &report.results {
+                w.push(r).unwrap();
+            }
+            let counts = w.finish().unwrap();
+            let streamed: Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(streamed, whole);
+            assert_eq!(counts.summary().events, report.results.len());
+        }
+    }
+
+    #[test]
+    fn many_events_become_compact_rows() {
+        let style = TableStyle {
+            styles: Styles::default(),
+            width: 100,
+        };
+        let mut out = Vec::new();
+        write_classify(&mut out, &report(MIXED), None, &style).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("LINE  CLASSIFICATION"), "{text}");
+        assert!(
+            text.contains("Summary: 17 events: 17 401-invalid-token"),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        let mut out = Vec::new();
+        write_classify(&mut out, &report("401\n"), None, &style).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Classification:"), "{text}");
+        assert!(!text.contains("LINE  CLASSIFICATION"), "{text}");
+    }
+}

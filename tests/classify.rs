@@ -1,0 +1,495 @@
+//! `classify` end to end: the evidence corpus (testdata/evidence, written by
+//! scripts/gen_evidence.py) through the built binary, plus flag plumbing, exit
+//! codes and token combination with tokens signed at test time.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use serde_json::{Value, json};
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+/// 2026-01-01T00:00:00Z, the `Date` of the corpus responses.
+const NOW_SECS: i64 = 1_767_225_600;
+const EVIDENCE: &str = "testdata/evidence";
+
+fn bin() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    cmd.env_remove("NO_COLOR").env("COLUMNS", "100");
+    cmd
+}
+
+fn classify(args: &[&str]) -> Command {
+    let mut cmd = bin();
+    cmd.args(["classify", "--now", NOW]).args(args);
+    cmd
+}
+
+fn json_of(output: &[u8]) -> Value {
+    serde_json::from_slice(output).expect("classify -o json prints one JSON document")
+}
+
+/// (line, classification, cause, confidence) per result.
+fn summary_of(doc: &Value) -> Vec<Value> {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            json!({
+                "line": r["line"],
+                "classification": r["classification"],
+                "cause": r["cause"],
+                "confidence": r["confidence"],
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_matches_its_expected_results() {
+    let mut checked = 0;
+    let mut types = BTreeSet::new();
+    let mut classifications = BTreeSet::new();
+    let mut causes = BTreeSet::new();
+    let mut entries: Vec<PathBuf> = fs::read_dir(EVIDENCE)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
+        .collect();
+    entries.sort();
+    let mut failures = Vec::new();
+    for expected_path in entries {
+        let name = expected_path
+            .to_string_lossy()
+            .replace(".expected.json", "");
+        let expected: Value = serde_json::from_str(&fs::read_to_string(&expected_path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+        assert!(Path::new(&name).exists(), "{name} is missing");
+        let mut cmd = classify(&[&name, "-o", "json"]);
+        for arg in expected["args"].as_array().unwrap() {
+            cmd.arg(arg.as_str().unwrap());
+        }
+        if let Some(token) = expected["token_file"].as_str() {
+            cmd.args(["-f", &format!("testdata/tokens/{token}")]);
+        }
+        let output = cmd.write_stdin("").output().unwrap();
+        let code = output.status.code().unwrap();
+        let want_code = expected["exit"].as_i64().unwrap() as i32;
+        if code != want_code {
+            failures.push(format!(
+                "{name}: exit {code}, want {want_code}; stderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+            continue;
+        }
+        checked += 1;
+        if code == 2 {
+            assert!(
+                output.stdout.is_empty(),
+                "{name}: nothing on stdout for exit 2"
+            );
+            continue;
+        }
+        let doc = json_of(&output.stdout);
+        if doc["input"]["type"] != expected["type"] {
+            failures.push(format!(
+                "{name}: type {}, want {}",
+                doc["input"]["type"], expected["type"]
+            ));
+        }
+        let got = summary_of(&doc);
+        if got != *expected["results"].as_array().unwrap() {
+            failures.push(format!(
+                "{name}:\n  got  {}\n  want {}",
+                Value::from(got.clone()),
+                expected["results"]
+            ));
+        }
+        // The summary counts what the results say.
+        assert_eq!(doc["summary"]["events"], got.len(), "{name}");
+        types.insert(expected["type"].as_str().unwrap().to_owned());
+        for r in expected["results"].as_array().unwrap() {
+            classifications.insert(r["classification"].as_str().unwrap().to_owned());
+            causes.insert(r["cause"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        checked >= 30,
+        "the corpus must hold at least 30 pieces of evidence, has {checked}"
+    );
+    for t in [
+        "status",
+        "curl",
+        "kubectl",
+        "client-error",
+        "apiserver-log",
+        "audit",
+    ] {
+        assert!(types.contains(t), "no evidence of type {t}");
+    }
+    for c in [
+        "ok",
+        "404-not-found",
+        "403-forbidden",
+        "401-invalid-token",
+        "other-status",
+        "tls-error",
+        "network-error",
+    ] {
+        assert!(classifications.contains(c), "no evidence classified {c}");
+    }
+    for c in [
+        "clock-skew",
+        "expired",
+        "key-mismatch",
+        "signature-invalid",
+        "issuer-mismatch",
+        "audience-mismatch",
+        "service-account-deleted",
+        "service-account-recreated",
+        "pod-deleted",
+        "secret-deleted",
+        "node-deleted",
+        "legacy-token-invalidated",
+        "stale-token",
+        "token-not-sent",
+        "rbac-denied",
+        "rbac-role-missing",
+        "object-not-found",
+        "tls-untrusted-ca",
+        "tls-name-mismatch",
+        "dns-failure",
+        "connection-refused",
+    ] {
+        assert!(causes.contains(c), "no evidence with cause {c}");
+    }
+}
+
+#[test]
+fn evidence_on_stdin_and_table_output() {
+    let out = classify(&[])
+        .write_stdin("error: You must be logged in to the server (Unauthorized)\n")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("401-invalid-token"), "{text}");
+    assert!(
+        text.contains("Summary: 1 event: 1 401-invalid-token"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+}
+
+#[test]
+fn ok_and_not_found_exit_zero() {
+    for file in [
+        "status-200.http",
+        "kubectl-404.txt",
+        "audit-stale-token.jsonl",
+    ] {
+        classify(&[&format!("{EVIDENCE}/{file}")])
+            .write_stdin("")
+            .assert()
+            .code(0);
+    }
+}
+
+#[test]
+fn unrecognised_and_forced_type_mismatch_exit_two() {
+    let out = classify(&[])
+        .write_stdin("the deploy went fine\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unrecognised evidence"));
+    let out = classify(&["--type", "audit"])
+        .write_stdin("error: You must be logged in to the server (Unauthorized)\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no audit event found in the evidence (forced with --type audit)"),
+        "{stderr}"
+    );
+    classify(&[]).write_stdin("  \n").assert().code(2);
+}
+
+#[test]
+fn forced_type_is_reported() {
+    let out = classify(&["--type", "client-error", "-o", "json"])
+        .write_stdin("Unauthorized\n")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json_of(&out);
+    assert_eq!(doc["input"]["detected"], false);
+    assert_eq!(doc["results"][0]["classification"], "401-invalid-token");
+}
+
+#[test]
+fn stdin_cannot_carry_both_evidence_and_token() {
+    let out = classify(&["-f", "-"])
+        .write_stdin("401\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("both the evidence and the token"));
+    // A broken token is bad input too.
+    classify(&[
+        &format!("{EVIDENCE}/kubectl-401.txt"),
+        "--token",
+        "not-a-jwt",
+    ])
+    .write_stdin("")
+    .assert()
+    .code(2);
+}
+
+/// Signs a bound token with the fixture RSA key (kid as published in jwks.json).
+fn sign(claims: Value) -> String {
+    let pem = fs::read("testdata/keys/rsa.key.pem").unwrap();
+    let key = EncodingKey::from_rsa_pem(&pem).unwrap();
+    let mut header = Header::new(Algorithm::RS256);
+    header.typ = None;
+    header.kid = Some("mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU".to_owned());
+    encode(&header, &claims, &key).unwrap()
+}
+
+fn bound_token(nbf: i64, exp: i64) -> String {
+    sign(json!({
+        "aud": ["https://kubernetes.default.svc.cluster.local"],
+        "exp": exp,
+        "iat": nbf,
+        "iss": "https://kubernetes.default.svc.cluster.local",
+        "jti": "3c0a9d1e-7b2f-4e6a-9c8d-1f2e3a4b5c6d",
+        "kubernetes.io": {
+            "namespace": "shop",
+            "serviceaccount": {"name": "checkout", "uid": "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41"}
+        },
+        "nbf": nbf,
+        "sub": "system:serviceaccount:shop:checkout"
+    }))
+}
+
+fn classify_401_with(token: &str) -> Value {
+    let out = classify(&[
+        &format!("{EVIDENCE}/status-401-generic.http"),
+        "--token",
+        token,
+        "-o",
+        "json",
+    ])
+    .write_stdin("")
+    .assert()
+    .code(1)
+    .get_output()
+    .stdout
+    .clone();
+    json_of(&out)["results"][0].clone()
+}
+
+#[test]
+fn skew_is_judged_at_the_date_header_with_the_leeway_boundary() {
+    // nbf 61 s after the Date header: rejected, clock skew, accepted in 1 s.
+    let r = classify_401_with(&bound_token(NOW_SECS + 61, NOW_SECS + 3661));
+    assert_eq!(r["cause"], "clock-skew");
+    assert_eq!(r["confidence"], "high");
+    assert_eq!(r["token_check"]["verdict"], "reject-not-yet-valid");
+    assert_eq!(r["token_check"]["at_source"], "date-header");
+    assert_eq!(r["token_check"]["accepted_in_seconds"], 1);
+    // nbf exactly 60 s ahead is inside the leeway: not a time problem, so the
+    // cause stays unknown and the time families are not candidates.
+    let r = classify_401_with(&bound_token(NOW_SECS + 60, NOW_SECS + 3660));
+    assert_eq!(r["token_check"]["verdict"], "accept");
+    assert_eq!(r["cause"], "unknown");
+    let candidates: Vec<&str> = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cause"].as_str().unwrap())
+        .collect();
+    assert!(!candidates.contains(&"clock-skew"), "{candidates:?}");
+    assert!(
+        candidates.contains(&"service-account-recreated"),
+        "{candidates:?}"
+    );
+    // exp 61 s before the Date header: expired; 60 s: still accepted.
+    let r = classify_401_with(&bound_token(NOW_SECS - 3661, NOW_SECS - 61));
+    assert_eq!(r["cause"], "expired");
+    assert_eq!(r["token_check"]["rejected_for_seconds"], 1);
+    let r = classify_401_with(&bound_token(NOW_SECS - 3660, NOW_SECS - 60));
+    assert_eq!(r["token_check"]["verdict"], "accept");
+}
+
+#[test]
+fn without_a_timestamp_the_token_is_judged_at_now_with_medium_confidence() {
+    let token = bound_token(NOW_SECS + 120, NOW_SECS + 3720);
+    let out = classify(&["--token", &token, "-o", "json"])
+        .write_stdin("error: You must be logged in to the server (Unauthorized)\n")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let r = &json_of(&out)["results"][0];
+    assert_eq!(r["cause"], "clock-skew");
+    assert_eq!(r["confidence"], "medium");
+    assert_eq!(r["token_check"]["at_source"], "now");
+}
+
+#[test]
+fn a_log_line_about_another_token_says_so() {
+    // The server says "expired", but the token given is fine at that instant.
+    let token = bound_token(NOW_SECS - 600, NOW_SECS + 3000);
+    let line = r#"2025-12-31T23:59:58.000000000Z stderr F E1231 23:59:58.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#;
+    let out = classify(&["--token", &token, "-o", "json"])
+        .write_stdin(line)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let r = &json_of(&out)["results"][0];
+    assert_eq!(r["cause"], "expired");
+    assert_eq!(r["confidence"], "high");
+    let evidence = r["evidence"].to_string();
+    assert!(evidence.contains("another token"), "{evidence}");
+}
+
+#[test]
+fn a_recreated_service_account_is_matched_against_the_token_uid() {
+    let out = classify(&[
+        &format!("{EVIDENCE}/apiserver-recreated-with-token.log"),
+        "-f",
+        "testdata/tokens/token-request.jwt",
+        "-o",
+        "json",
+    ])
+    .write_stdin("")
+    .assert()
+    .code(1)
+    .get_output()
+    .stdout
+    .clone();
+    let r = &json_of(&out)["results"][0];
+    assert_eq!(r["reasons"][1]["kind"], "service-account-uid-mismatch");
+    assert_eq!(
+        r["reasons"][1]["values"]["claim_uid"],
+        "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41"
+    );
+    assert!(r["evidence"].to_string().contains("about your token"));
+}
+
+#[test]
+fn audit_credential_id_is_compared_with_the_token() {
+    let out = classify(&[
+        &format!("{EVIDENCE}/audit-stale-token.jsonl"),
+        "-f",
+        "testdata/tokens/projected-stale.jwt",
+        "-o",
+        "json",
+    ])
+    .write_stdin("")
+    .assert()
+    .code(0)
+    .get_output()
+    .stdout
+    .clone();
+    let doc = json_of(&out);
+    // Event 1 carries the stale token's JTI, event 2 another one.
+    assert!(
+        doc["results"][0]["evidence"]
+            .to_string()
+            .contains("made with your token")
+    );
+    assert!(
+        doc["results"][1]["evidence"]
+            .to_string()
+            .contains("another token than yours")
+    );
+    assert_eq!(doc["token"]["kind"], "projected");
+}
+
+#[test]
+fn server_strings_are_sanitised_in_tables() {
+    let out = classify(&[])
+        .write_stdin("Error from server (Forbidden): pods is forbidden: User \"evil\x1b[31m\" cannot list resource \"pods\" in API group \"\" in the namespace \"x\"\n")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains('\x1b'), "{text}");
+    assert!(text.contains("\\u{1b}"), "{text}");
+}
+
+#[test]
+fn a_token_in_the_evidence_is_never_printed() {
+    let token = fs::read_to_string("testdata/tokens/expired.jwt").unwrap();
+    let token = token.trim();
+    let file = format!("{EVIDENCE}/curl-401-expired-token.txt");
+    assert!(fs::read_to_string(&file).unwrap().contains(token));
+    for format in ["table", "json"] {
+        let out = classify(&[&file, "-o", format])
+            .write_stdin("")
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("eyJ"), "{format}: {text}");
+    }
+    // Also when a client log line quotes it (kubectl -v=9 style).
+    let line = format!(
+        "I0101 00:00:00.000000 1 round_trippers.go:466] curl -v -XGET -H \"Authorization: Bearer {token}\" 'https://10.96.0.1/api'\nerror: You must be logged in to the server (Unauthorized)\n"
+    );
+    let out = classify(&["-o", "json"])
+        .write_stdin(line)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8(out).unwrap().contains("eyJ"));
+}
+
+#[test]
+fn the_token_may_come_on_stdin_when_the_evidence_is_a_file() {
+    let token = fs::read_to_string("testdata/tokens/expired.jwt").unwrap();
+    let out = classify(&[
+        &format!("{EVIDENCE}/status-401-generic.http"),
+        "-f",
+        "-",
+        "-o",
+        "json",
+    ])
+    .write_stdin(token)
+    .assert()
+    .code(1)
+    .get_output()
+    .stdout
+    .clone();
+    let doc = json_of(&out);
+    assert_eq!(doc["results"][0]["cause"], "expired");
+    assert_eq!(doc["token"]["kind"], "projected");
+}
