@@ -30,4 +30,5 @@ pub mod secret;
 pub mod settings;
 pub mod timefmt;
 pub mod token;
+pub mod verify;
 pub mod window;
