@@ -3,6 +3,7 @@
 //! anyhow lives here and in main.rs; the modules below return typed errors.
 
 mod decode;
+mod verify;
 
 use std::io::{self, BufRead, Write};
 
@@ -25,6 +26,7 @@ pub fn run(
     let settings = Settings::new(&cli.global, env);
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
+        Command::Verify(args) => verify::run(args, &settings, env, out, err),
     }
 }
 

@@ -3,8 +3,10 @@
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
 mod decode;
+mod verify;
 
 pub use decode::DecodeArgs;
+pub use verify::VerifyArgs;
 
 use std::path::PathBuf;
 
@@ -86,6 +88,9 @@ pub enum Command {
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
     #[command(after_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
+    /// Check a token's signature, key, issuer, audience and time offline, against a JWKS or PEM keys.
+    #[command(after_help = verify::EXAMPLES)]
+    Verify(VerifyArgs),
 }
 
 /// Where the token comes from; shared by every subcommand that takes one.

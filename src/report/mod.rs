@@ -5,6 +5,7 @@
 pub mod json;
 pub mod sanitize;
 pub mod table;
+pub mod verify;
 
 use owo_colors::Style;
 

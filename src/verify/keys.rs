@@ -326,11 +326,10 @@ impl KeySet {
             k.source = name(&k.source);
             k
         }));
-        self.skipped
-            .extend(other.skipped.into_iter().map(|mut s| {
-                s.source = name(&s.source);
-                s
-            }));
+        self.skipped.extend(other.skipped.into_iter().map(|mut s| {
+            s.source = name(&s.source);
+            s
+        }));
         self.notes.extend(other.notes.into_iter().map(|n| match n {
             KeyNote::FromPrivateKey { source } => KeyNote::FromPrivateKey {
                 source: name(&source),
@@ -835,15 +834,27 @@ mod tests {
                 r#"{"jwks_uri": "https://h/openid/v1/jwks"}"#,
                 "jwks_uri https://h/openid/v1/jwks",
             ),
-            (r#"{"keys": [{"kid": "a"}]}"#, "keys[0] (kid \"a\"): no \"kty\""),
+            (
+                r#"{"keys": [{"kid": "a"}]}"#,
+                "keys[0] (kid \"a\"): no \"kty\"",
+            ),
             (r#"{"keys": [{"kty": "RSA", "e": "AQAB"}]}"#, "no \"n\""),
-            (r#"{"keys": [{"kty": "RSA", "n": "*", "e": "AQAB"}]}"#, "not base64url"),
+            (
+                r#"{"keys": [{"kty": "RSA", "n": "*", "e": "AQAB"}]}"#,
+                "not base64url",
+            ),
             (
                 r#"{"keys": [{"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA"}]}"#,
                 "must be 32 bytes",
             ),
-            (r#"{"keys": [{"kty": "EC", "crv": "secp256k1", "x": "", "y": ""}]}"#, "secp256k1"),
-            (r#"{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}"#, "no RSA or EC key"),
+            (
+                r#"{"keys": [{"kty": "EC", "crv": "secp256k1", "x": "", "y": ""}]}"#,
+                "secp256k1",
+            ),
+            (
+                r#"{"keys": [{"kty": "oct", "k": "c2VjcmV0"}]}"#,
+                "no RSA or EC key",
+            ),
         ];
         for (text, expected) in cases {
             let err = parse_jwks(text.as_bytes()).unwrap_err().to_string();

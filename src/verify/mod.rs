@@ -21,9 +21,9 @@ use jsonwebtoken::{Algorithm, Validation};
 
 use crate::decode::LEGACY_ISSUER;
 use crate::findings::{self, Code, Finding};
-use crate::timefmt::{relative, rfc3339};
+use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Token, TokenKind};
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
 use keys::{KeyKind, KeyNote, KeySet, PublicKey};
 
 /// What the token is checked against, besides the keys.
@@ -257,7 +257,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
             ),
         });
     }
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<(&str, &[u8])> = Vec::new();
     for key in &keys.keys {
         if let Some(published) = key.published_kid.as_deref()
             && published != key.computed_kid
@@ -270,7 +270,11 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
                 ),
             ));
         }
-        if seen.contains(&key.kid()) {
+        // The same key from two sources (a JWKS and a PEM file) is no ambiguity.
+        if seen
+            .iter()
+            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki_der())
+        {
             findings.push(Finding::warning(
                 Code::DuplicateKid,
                 format!(
@@ -279,9 +283,8 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
                     key.source
                 ),
             ));
-        } else {
-            seen.push(key.kid());
         }
+        seen.push((key.kid(), key.spki_der()));
     }
     findings
 }
@@ -400,7 +403,10 @@ fn check_signing(
             .find(|&i| try_key(i))
             .map(|i| (i, MatchedBy::Trial));
     }
-    let tried = outcomes.iter().filter(|o| **o != KeyOutcome::NotTried).count();
+    let tried = outcomes
+        .iter()
+        .filter(|o| **o != KeyOutcome::NotTried)
+        .count();
     let key_desc = alg.key_description();
     let present = || {
         let kids = keys.kids();
@@ -410,7 +416,7 @@ fn check_signing(
             kids.join(", ")
         }
     };
-    let describe = |key: &PublicKey| format!("{} ({}, kid {})", key.source, key.kind, key.kid());
+    let describe = |key: &PublicKey| format!("{} ({})", key.source, key.kind);
 
     // The signature check: does any key of the right type verify it?
     let signature = match matched {
@@ -461,12 +467,12 @@ fn check_signing(
             name: CheckName::Key,
             ok: Some(true),
             detail: format!(
-                "kid {kid} is {}{}",
+                "the header's kid names {}{}",
                 describe(&keys.keys[i]),
                 if keys.keys[i].published_kid.as_deref() == Some(kid) {
                     ""
                 } else {
-                    " (by its Kubernetes key id)"
+                    ", by its Kubernetes key id"
                 }
             ),
         },
@@ -514,7 +520,7 @@ fn check_signing(
                 Check {
                     name: CheckName::Key,
                     ok: Some(true),
-                    detail: format!("kid {kid} is {names}"),
+                    detail: format!("the header's kid names {names}"),
                 }
             }
         }
@@ -543,8 +549,7 @@ fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool 
         }
         (None, SigningAlg::Es(curve)) => {
             // ES512: jsonwebtoken 11 has no such algorithm; same aws-lc-rs primitive.
-            let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.'))
-            else {
+            let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
                 return false;
             };
             aws_lc_rs::signature::UnparsedPublicKey::new(curve.verification(), key.spki_der())
@@ -685,12 +690,12 @@ fn check_time(
         Verdict::Accept => {
             let detail = match (claims.expires_at, judgement.remaining) {
                 (Some(exp), Some(left)) => format!(
-                    "within the window at {}: exp {}, accepted for {}s more (with the {leeway_s}s leeway)",
+                    "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
                     rfc3339(now),
                     when(Some(exp)),
-                    left.num_seconds()
+                    human_seconds(floor_seconds(left))
                 ),
-                _ => format!("within the window at {}: no exp", rfc3339(now)),
+                _ => format!("inside the window at {}: no exp", rfc3339(now)),
             };
             return Check {
                 name: CheckName::Time,
@@ -916,7 +921,10 @@ mod tests {
 
     #[test]
     fn refused_algorithms() {
-        for (file, code) in [("alg-none.jwt", "alg-none"), ("hs256.jwt", "hmac-algorithm")] {
+        for (file, code) in [
+            ("alg-none.jwt", "alg-none"),
+            ("hs256.jwt", "hmac-algorithm"),
+        ] {
             let r = run(&fixture(file), &jwks(), &Expectations::default());
             assert!(!r.valid);
             assert_eq!(codes(&r), [code], "{file}");
@@ -939,7 +947,11 @@ mod tests {
     #[test]
     fn no_key_of_the_right_type() {
         let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
-        let r = run(&fixture("projected.jwt"), &ec_only, &Expectations::default());
+        let r = run(
+            &fixture("projected.jwt"),
+            &ec_only,
+            &Expectations::default(),
+        );
         assert_eq!(codes(&r), ["no-usable-key", "kid-not-found"]);
     }
 
@@ -985,7 +997,11 @@ mod tests {
         assert!(r.valid, "{:?}", r.checks);
         assert_eq!(r.matched().unwrap().kind.to_string(), "EC P-521");
         // Same key set, a P-256 token: no key of that curve.
-        let r = run(&fixture("projected-es256.jwt"), &set, &Expectations::default());
+        let r = run(
+            &fixture("projected-es256.jwt"),
+            &set,
+            &Expectations::default(),
+        );
         assert!(codes(&r).contains(&"no-usable-key"));
     }
 
@@ -1036,7 +1052,11 @@ mod tests {
             ]
         );
         // A token whose kid is the Kubernetes key id still finds a renamed key.
-        let r = run(&fixture("projected-es256.jwt"), &set, &Expectations::default());
+        let r = run(
+            &fixture("projected-es256.jwt"),
+            &set,
+            &Expectations::default(),
+        );
         assert_eq!(r.matched_by, Some(MatchedBy::Kid));
     }
 }
