@@ -500,4 +500,11 @@ fn table_output_names_every_check() {
         );
     }
     assert!(stdout.lines().all(|l| l.chars().count() <= 80), "{stdout}");
+    let (code, stdout, _) = verify(&fixture("projected.jwt"), &["--jwks", &jwks_path()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("Verdict: VALID (issuer, audience not checked)"),
+        "{stdout}"
+    );
+    assert!(stdout.lines().all(|l| l.chars().count() <= 80), "{stdout}");
 }

@@ -438,8 +438,22 @@ fn check_signing(
             fail(CheckName::Signature, message)
         }
         None => {
+            // aws-lc-rs verifies RSA keys of 2048 to 8192 bits; Go accepts 1024 and up.
+            let small: Vec<&str> = fitting
+                .iter()
+                .filter(|&&i| matches!(keys.keys[i].kind, KeyKind::Rsa { bits } if bits < 2048))
+                .map(|&i| keys.keys[i].source.as_str())
+                .collect();
+            let caveat = if small.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (this tool cannot verify with RSA keys under 2048 bits, as {} is; kube-apiserver can)",
+                    small.join(", ")
+                )
+            };
             let message = format!(
-                "the {alg_text} signature does not verify with any of the {tried} {key_desc} key(s): the token was altered after signing, or was signed by a key not in this set; kube-apiserver: \"{CRYPTO_FAILURE}\""
+                "the {alg_text} signature does not verify with any of the {tried} {key_desc} key(s): the token was altered after signing, or was signed by a key not in this set; kube-apiserver: \"{CRYPTO_FAILURE}\"{caveat}"
             );
             findings.push(Finding::error(Code::SignatureInvalid, message.clone()));
             fail(CheckName::Signature, message)
@@ -553,7 +567,7 @@ fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool 
                 return false;
             };
             aws_lc_rs::signature::UnparsedPublicKey::new(curve.verification(), key.spki_der())
-                .verify(raw[..end].as_bytes(), &signature)
+                .verify(&raw.as_bytes()[..end], &signature)
                 .is_ok()
         }
         (None, SigningAlg::Rs256) => false,
@@ -1051,6 +1065,14 @@ mod tests {
                 "kid-not-kubernetes"
             ]
         );
+        // The same key from a JWKS and a PEM file is no ambiguity.
+        let mut both = jwks();
+        both.extend(
+            keys::parse_pem_keys(&read("keys/rsa.pub.pem")).unwrap(),
+            "rsa.pub.pem",
+        );
+        let r2 = run(&fixture("projected.jwt"), &both, &Expectations::default());
+        assert!(codes(&r2).is_empty(), "{:?}", r2.findings);
         // A token whose kid is the Kubernetes key id still finds a renamed key.
         let r = run(
             &fixture("projected-es256.jwt"),
