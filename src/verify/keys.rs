@@ -871,6 +871,20 @@ mod tests {
         assert!(err.to_string().contains("not a point on P-256"), "{err}");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parsers_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = parse_jwks(&bytes);
+            let _ = parse_openid_configuration(&bytes);
+            let _ = parse_pem_keys(&bytes);
+            // Arbitrary DER behind every label this module reads.
+            for label in ["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE", "PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"] {
+                let text = pem::encode(&pem::Pem::new(label, bytes.clone()));
+                proptest::prop_assert!(parse_pem_keys(text.as_bytes()).is_err());
+            }
+        }
+    }
+
     #[test]
     fn discovery_document() {
         let doc = parse_openid_configuration(&read("openid-configuration.json")).unwrap();

@@ -959,6 +959,28 @@ mod tests {
     }
 
     #[test]
+    fn kid_naming_a_key_of_another_type() {
+        // RS256, signed with the RSA key, but the kid names the P-256 key.
+        let ec_kid = jwks().keys[1].computed_kid.clone();
+        let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &jwks(), &expected());
+        assert!(!r.valid);
+        assert_eq!(r.check(CheckName::Signature).ok, Some(true));
+        assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+        assert_eq!(codes(&r), ["kid-mismatch"]);
+        assert!(
+            r.check(CheckName::Key)
+                .detail
+                .contains("names the wrong key"),
+            "{}",
+            r.check(CheckName::Key).detail
+        );
+        // With only the EC key there is nothing to fall back on.
+        let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
+        let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &ec_only, &expected());
+        assert_eq!(codes(&r), ["no-usable-key", "kid-mismatch"]);
+    }
+
+    #[test]
     fn no_key_of_the_right_type() {
         let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
         let r = run(
