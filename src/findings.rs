@@ -113,6 +113,29 @@ codes! {
     NoToken => "no-token",
     /// Each kubelet's clock against the API server that stored its Lease or Node.
     KubeletOffsets => "kubelet-offsets",
+    // verify
+    /// The signature verifies with no key of the right type.
+    SignatureInvalid => "signature-invalid",
+    /// The header's `kid` names no key in the set, and no key verifies the token.
+    KidNotFound => "kid-not-found",
+    /// The token verifies with a key other than the one its `kid` names.
+    KidMismatch => "kid-mismatch",
+    /// No key in the set fits the token's algorithm.
+    NoUsableKey => "no-usable-key",
+    /// `iss` is not one of the expected issuers.
+    IssuerMismatch => "issuer-mismatch",
+    /// No audience in common with the expected audiences.
+    AudienceMismatch => "audience-mismatch",
+    /// A JWKS key or PEM block that is not an RSA/EC signing key was skipped.
+    KeySkipped => "key-skipped",
+    /// A published kid that is not the key's Kubernetes key id.
+    KidNotKubernetes => "kid-not-kubernetes",
+    /// Several keys answer to one kid.
+    DuplicateKid => "duplicate-kid",
+    /// A private key was given; its public half is used.
+    PrivateKeyGiven => "private-key-given",
+    /// An `RSA PUBLIC KEY` (PKCS#1) block, which kube-apiserver skips.
+    Pkcs1PublicKey => "pkcs1-public-key",
 }
 
 impl Serialize for Code {

@@ -36,4 +36,5 @@ pub mod settings;
 pub mod skew;
 pub mod timefmt;
 pub mod token;
+pub mod verify;
 pub mod window;

@@ -7,6 +7,7 @@ mod completion;
 mod decode;
 mod probe;
 mod skew;
+mod verify;
 
 use std::io::{self, BufRead, Write};
 
@@ -30,6 +31,7 @@ pub fn run(
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
         Command::Skew(args) => skew::run(args, &settings, env, out),
+        Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),

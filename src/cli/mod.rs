@@ -7,12 +7,14 @@ mod completion;
 mod decode;
 mod probe;
 mod skew;
+mod verify;
 
 pub use classify::ClassifyArgs;
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
+pub use verify::VerifyArgs;
 
 use std::path::PathBuf;
 
@@ -122,6 +124,9 @@ pub enum Command {
     /// Judge a token against many clocks (nodes, API servers) and measure how far apart they are.
     #[command(after_help = skew::EXAMPLES)]
     Skew(SkewArgs),
+    /// Check a token's signature, key, issuer, audience and time offline, against a JWKS or PEM keys.
+    #[command(after_help = verify::EXAMPLES)]
+    Verify(VerifyArgs),
     /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
     #[command(after_help = probe::EXAMPLES)]
     Probe(Box<ProbeArgs>),

@@ -7,6 +7,7 @@ pub mod json;
 pub mod probe;
 pub mod sanitize;
 pub mod table;
+pub mod verify;
 
 use owo_colors::Style;
 

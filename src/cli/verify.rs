@@ -1,0 +1,52 @@
+//! `verify` arguments.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::TokenArgs;
+
+pub(super) const EXAMPLES: &str = "\
+Keys: a JWKS as the cluster publishes it, and/or PEM files as kube-apiserver's
+--service-account-key-file takes them (public keys, certificates, or private keys,
+of which only the public half is used). Each key's Kubernetes key id
+(base64url(SHA-256(DER SubjectPublicKeyInfo))) is shown so it can be matched with
+the token's kid.
+
+Examples:
+  kubectl get --raw /openid/v1/jwks > jwks.json
+  kubectl satoken verify -f token.jwt --jwks jwks.json \\
+      --issuer https://kubernetes.default.svc.cluster.local \\
+      --audience https://kubernetes.default.svc.cluster.local
+  kubectl get --raw /openid/v1/jwks | kubectl satoken verify --jwks -   # in a pod
+  kubectl satoken verify -f token.jwt --key /etc/kubernetes/pki/sa.pub -o json
+
+Exit codes: 0 valid, 1 invalid (a check failed), 2 bad input (unreadable or
+malformed token, JWKS or PEM).";
+
+/// `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub token: TokenArgs,
+
+    /// A JWKS file (`kubectl get --raw /openid/v1/jwks`); `-` reads it from stdin,
+    /// in which case the token must come from TOKEN, -f FILE or the in-pod default.
+    #[arg(long, value_name = "FILE", required_unless_present = "keys")]
+    pub jwks: Option<PathBuf>,
+
+    /// A PEM file of public keys (RSA or EC), certificates or private keys, as
+    /// kube-apiserver's --service-account-key-file; repeat for several files.
+    #[arg(long = "key", value_name = "PEM_FILE")]
+    pub keys: Vec<PathBuf>,
+
+    /// An issuer the token may carry (kube-apiserver --service-account-issuer);
+    /// repeat for several. Without it the issuer is not checked.
+    #[arg(long = "issuer", value_name = "ISS")]
+    pub issuers: Vec<String>,
+
+    /// An audience the API server accepts (--api-audiences); the token must share
+    /// at least one. Repeat for several. Without it the audience is not checked.
+    #[arg(long = "audience", value_name = "AUD")]
+    pub audiences: Vec<String>,
+}

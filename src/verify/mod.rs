@@ -1,0 +1,1106 @@
+//! Pure: would kube-apiserver accept this token's signature, key, issuer,
+//! audience and time claims? Offline, against keys the caller loaded
+//! ([`keys`]). Never reads the clock: every time check is `window::judge` at the
+//! `now` passed in. Signatures are checked with jsonwebtoken (aws-lc-rs backend)
+//! with its own exp/nbf/aud checks and required claims turned off, since
+//! jsonwebtoken would read the system clock; ES512 goes to aws-lc-rs directly
+//! because jsonwebtoken 11 has no ES512.
+//!
+//! Order and wording follow pkg/serviceaccount/jwt.go (`Validate`, 1.31+): issuer
+//! pre-check, key lookup by `kid` (an unknown kid fails with "invalid signature, no
+//! keys found"; before 1.31 every key was tried), signature ("go-jose/go-jose:
+//! error in cryptographic primitive", `square/go-jose:` up to 1.32), audiences
+//! ("token audiences … is invalid for the target audiences …"), then time.
+
+pub mod keys;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, TimeDelta, Utc};
+use jsonwebtoken::{Algorithm, Validation};
+
+use crate::decode::LEGACY_ISSUER;
+use crate::findings::{self, Code, Finding};
+use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::token::{self, Token, TokenKind};
+use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use keys::{KeyKind, KeyNote, KeySet, PublicKey};
+
+/// What the token is checked against, besides the keys.
+#[derive(Debug, Clone, Default)]
+pub struct Expectations {
+    /// Accepted issuers (kube-apiserver `--service-account-issuer`, all values).
+    /// Empty: the issuer is not checked.
+    pub issuers: Vec<String>,
+    /// Accepted audiences (`--api-audiences`, or a TokenReview's audiences).
+    /// Empty: the audience is not checked.
+    pub audiences: Vec<String>,
+}
+
+/// The five checks, in the order they are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckName {
+    Signature,
+    Key,
+    Issuer,
+    Audience,
+    Time,
+}
+
+impl CheckName {
+    /// Stable lowercase name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckName::Signature => "signature",
+            CheckName::Key => "key",
+            CheckName::Issuer => "issuer",
+            CheckName::Audience => "audience",
+            CheckName::Time => "time",
+        }
+    }
+}
+
+/// One check's outcome: `ok` is `None` when it was not (or could not be) made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub name: CheckName,
+    pub ok: Option<bool>,
+    pub detail: String,
+}
+
+/// How the verifying key was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchedBy {
+    /// The header's `kid` names it (published kid or Kubernetes key id).
+    Kid,
+    /// Found by trying every key of the right type.
+    Trial,
+}
+
+impl MatchedBy {
+    /// Stable lowercase name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchedBy::Kid => "kid",
+            MatchedBy::Trial => "trial",
+        }
+    }
+}
+
+/// What happened with one key of the set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOutcome {
+    /// Not tried (wrong type for the algorithm, or no signature to check).
+    NotTried,
+    /// Tried; the signature does not verify with it.
+    Failed,
+    /// The signature verifies with it.
+    Verified,
+}
+
+/// The result of `verify`.
+#[derive(Debug, Clone)]
+pub struct VerifyReport {
+    /// Every check passed or was not asked for.
+    pub valid: bool,
+    pub alg: Option<String>,
+    /// The header's `kid` (`None` when absent or empty).
+    pub token_kid: Option<String>,
+    pub kind: TokenKind,
+    pub issuer: Option<String>,
+    pub audiences: Vec<String>,
+    /// Index into `keys` of the key the signature verifies with.
+    pub matched_key: Option<usize>,
+    pub matched_by: Option<MatchedBy>,
+    /// Every key of the set with what happened to it, in set order.
+    pub keys: Vec<(PublicKey, KeyOutcome)>,
+    pub checks: Vec<Check>,
+    pub evaluated_at: DateTime<Utc>,
+    pub leeway: TimeDelta,
+    /// Most severe first.
+    pub findings: Vec<Finding>,
+}
+
+impl VerifyReport {
+    /// The key the signature verifies with.
+    pub fn matched(&self) -> Option<&PublicKey> {
+        self.matched_key.map(|i| &self.keys[i].0)
+    }
+
+    /// One check by name.
+    pub fn check(&self, name: CheckName) -> &Check {
+        self.checks
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or(&self.checks[0])
+    }
+}
+
+/// The algorithms kube-apiserver signs with, and the key kind each needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SigningAlg {
+    Rs256,
+    Es(keys::Curve),
+}
+
+impl SigningAlg {
+    fn parse(alg: &str) -> Option<SigningAlg> {
+        use keys::Curve::*;
+        match alg {
+            "RS256" => Some(SigningAlg::Rs256),
+            "ES256" => Some(SigningAlg::Es(P256)),
+            "ES384" => Some(SigningAlg::Es(P384)),
+            "ES512" => Some(SigningAlg::Es(P521)),
+            _ => None,
+        }
+    }
+
+    fn fits(self, kind: KeyKind) -> bool {
+        match (self, kind) {
+            (SigningAlg::Rs256, KeyKind::Rsa { .. }) => true,
+            (SigningAlg::Es(a), KeyKind::Ec(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn key_description(self) -> String {
+        match self {
+            SigningAlg::Rs256 => "RSA".to_owned(),
+            SigningAlg::Es(curve) => format!("EC {}", curve.as_str()),
+        }
+    }
+}
+
+/// The message kube-apiserver 1.33+ logs for a signature that verifies with no
+/// candidate key (jwt.go wraps go-jose's `ErrCryptoFailure`; `square/go-jose:` ≤1.32).
+pub const CRYPTO_FAILURE: &str = "go-jose/go-jose: error in cryptographic primitive";
+
+/// kube-apiserver 1.31+ when the header's kid names no key (jwt.go, PR #125177).
+pub const NO_KEYS_FOUND: &str = "invalid signature, no keys found";
+
+/// Verifies `raw` (the compact JWS whose parsed form is `token`) against `keys`
+/// and `expect` at instant `now` with kube-apiserver's `leeway`.
+pub fn verify(
+    raw: &str,
+    token: &Token,
+    keys: &KeySet,
+    expect: &Expectations,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+) -> VerifyReport {
+    let (kind, _) = token::kind::classify(&token.claims);
+    let mut findings = key_set_findings(keys);
+    let mut outcomes = vec![KeyOutcome::NotTried; keys.keys.len()];
+    let token_kid = token.header.kid.clone().filter(|k| !k.is_empty());
+    let alg = token.header.alg.clone();
+
+    let (signature, key, matched) = check_signing(
+        raw,
+        token,
+        token_kid.as_deref(),
+        keys,
+        &mut outcomes,
+        &mut findings,
+    );
+    let issuer = check_issuer(token, kind, expect, &mut findings);
+    let audience = check_audience(token, expect, &mut findings);
+    let time = check_time(token, kind, now, leeway, &mut findings);
+    let checks = vec![signature, key, issuer, audience, time];
+    let valid = checks.iter().all(|c| c.ok != Some(false));
+    findings::sort(&mut findings);
+    VerifyReport {
+        valid,
+        alg,
+        token_kid,
+        kind,
+        issuer: token.claims.issuer.clone(),
+        audiences: token.claims.audiences.clone(),
+        matched_key: matched.map(|(i, _)| i),
+        matched_by: matched.map(|(_, by)| by),
+        keys: keys.keys.iter().cloned().zip(outcomes).collect(),
+        checks,
+        evaluated_at: now,
+        leeway,
+        findings,
+    }
+}
+
+/// Remarks about the key set that hold whatever the token.
+fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for skipped in &keys.skipped {
+        findings.push(Finding::info(
+            Code::KeySkipped,
+            format!(
+                "skipped {} {}: {}",
+                skipped.source, skipped.what, skipped.reason
+            ),
+        ));
+    }
+    for note in &keys.notes {
+        findings.push(match note {
+            KeyNote::FromPrivateKey { source } => Finding::info(
+                Code::PrivateKeyGiven,
+                format!("{source} is a private key: only its public half is used"),
+            ),
+            KeyNote::Pkcs8EcPrivateKey { source } => Finding::warning(
+                Code::PrivateKeyGiven,
+                format!(
+                    "{source} is a PKCS#8 EC private key: used here, but kube-apiserver's --service-account-key-file skips it (client-go keyutil reads EC private keys in SEC 1 form only, \"EC PRIVATE KEY\")"
+                ),
+            ),
+            KeyNote::Pkcs1PublicKey { source } => Finding::warning(
+                Code::Pkcs1PublicKey,
+                format!(
+                    "{source} is an \"RSA PUBLIC KEY\" (PKCS#1): used here, but kube-apiserver's --service-account-key-file skips it (client-go keyutil reads \"PUBLIC KEY\" and certificates); convert it with openssl rsa -RSAPublicKey_in -pubout"
+                ),
+            ),
+        });
+    }
+    let mut seen: Vec<(&str, &[u8])> = Vec::new();
+    for key in &keys.keys {
+        if let Some(published) = key.published_kid.as_deref()
+            && published != key.computed_kid
+        {
+            findings.push(Finding::info(
+                Code::KidNotKubernetes,
+                format!(
+                    "{} is published as kid {published:?}, but its Kubernetes key id is {}: not a kube-apiserver key file, or an external signer that names its keys itself",
+                    key.source, key.computed_kid
+                ),
+            ));
+        }
+        // The same key from two sources (a JWKS and a PEM file) is no ambiguity.
+        if seen
+            .iter()
+            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki_der())
+        {
+            findings.push(Finding::warning(
+                Code::DuplicateKid,
+                format!(
+                    "kid {:?} names more than one key ({} among them): lookup by kid is ambiguous",
+                    key.kid(),
+                    key.source
+                ),
+            ));
+        }
+        seen.push((key.kid(), key.spki_der()));
+    }
+    findings
+}
+
+type Matched = Option<(usize, MatchedBy)>;
+
+/// The signature and key checks, which depend on each other.
+fn check_signing(
+    raw: &str,
+    token: &Token,
+    token_kid: Option<&str>,
+    keys: &KeySet,
+    outcomes: &mut [KeyOutcome],
+    findings: &mut Vec<Finding>,
+) -> (Check, Check, Matched) {
+    let fail = |name, detail: String| Check {
+        name,
+        ok: Some(false),
+        detail,
+    };
+    let skip = |detail: &str| Check {
+        name: CheckName::Key,
+        ok: None,
+        detail: detail.to_owned(),
+    };
+    let alg_text = token.header.alg.as_deref().unwrap_or("");
+    // Refusals that need no key.
+    let refusal = match alg_text {
+        "" => Some((
+            Code::AlgNone,
+            "the header has no \"alg\": nothing to verify; kube-apiserver rejects it".to_owned(),
+        )),
+        a if a.eq_ignore_ascii_case("none") => Some((
+            Code::AlgNone,
+            "\"alg\" is \"none\": the token is unsigned, and no ServiceAccount token is; kube-apiserver rejects it".to_owned(),
+        )),
+        a if a.starts_with("HS") => Some((
+            Code::HmacAlgorithm,
+            format!(
+                "\"alg\" is {a}, an HMAC (shared-secret) algorithm: a ServiceAccount token is never HMAC-signed (RS256, or ES256/ES384/ES512), so it was not minted by kube-apiserver and no public key can verify it"
+            ),
+        )),
+        a => SigningAlg::parse(a).is_none().then(|| {
+            (
+                Code::UnusualAlgorithm,
+                format!(
+                    "\"alg\" is {a:?}: this tool verifies the algorithms kube-apiserver signs with (RS256 for RSA keys, ES256/ES384/ES512 for EC keys) and not {a:?}"
+                ),
+            )
+        }),
+    };
+    if let Some((code, message)) = refusal {
+        findings.push(Finding::error(code, message.clone()));
+        return (
+            fail(CheckName::Signature, message),
+            skip("not looked up: the signature cannot be checked"),
+            None,
+        );
+    }
+    let alg = SigningAlg::parse(alg_text).unwrap_or(SigningAlg::Rs256);
+    let signing_input_end = raw.rfind('.').unwrap_or(raw.len());
+    if token.signature_len == 0 {
+        let message =
+            "the signature segment is empty: the token is unsigned; kube-apiserver rejects it"
+                .to_owned();
+        findings.push(Finding::error(Code::Unsigned, message.clone()));
+        return (
+            fail(CheckName::Signature, message),
+            skip("not looked up: there is no signature"),
+            None,
+        );
+    }
+    if token.padded {
+        findings.push(Finding::error(
+            Code::PaddedBase64,
+            "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")",
+        ));
+    }
+
+    let fitting: Vec<usize> = (0..keys.keys.len())
+        .filter(|&i| alg.fits(keys.keys[i].kind))
+        .collect();
+    let by_kid: Vec<usize> = token_kid
+        .map(|kid| {
+            (0..keys.keys.len())
+                .filter(|&i| keys.keys[i].answers_to(kid))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut try_key = |i: usize| -> bool {
+        let ok = verify_with(raw, signing_input_end, alg, &keys.keys[i]);
+        outcomes[i] = if ok {
+            KeyOutcome::Verified
+        } else {
+            KeyOutcome::Failed
+        };
+        ok
+    };
+    // kid candidates first (as kube-apiserver 1.31+), then every other key of the
+    // right type, so that "right key, wrong kid" is told apart from "no key".
+    let kid_candidates: Vec<usize> = by_kid
+        .iter()
+        .copied()
+        .filter(|i| fitting.contains(i))
+        .collect();
+    let mut matched: Matched = kid_candidates
+        .iter()
+        .copied()
+        .find(|&i| try_key(i))
+        .map(|i| (i, MatchedBy::Kid));
+    if matched.is_none() {
+        matched = fitting
+            .iter()
+            .copied()
+            .filter(|i| !kid_candidates.contains(i))
+            .find(|&i| try_key(i))
+            .map(|i| (i, MatchedBy::Trial));
+    }
+    let tried = outcomes
+        .iter()
+        .filter(|o| **o != KeyOutcome::NotTried)
+        .count();
+    let key_desc = alg.key_description();
+    let present = || {
+        let kids = keys.kids();
+        if kids.is_empty() {
+            "none".to_owned()
+        } else {
+            kids.join(", ")
+        }
+    };
+    let describe = |key: &PublicKey| format!("{} ({})", key.source, key.kind);
+
+    // The signature check: does any key of the right type verify it?
+    let signature = match matched {
+        Some((i, _)) => Check {
+            name: CheckName::Signature,
+            ok: Some(true),
+            detail: format!(
+                "{alg_text} signature verifies with {}",
+                describe(&keys.keys[i])
+            ),
+        },
+        None if fitting.is_empty() => {
+            let have: Vec<String> = keys.keys.iter().map(|k| k.kind.to_string()).collect();
+            let message = format!(
+                "the token is {alg_text}, which needs an {key_desc} key, and the key set has none (it has: {})",
+                have.join(", ")
+            );
+            findings.push(Finding::error(Code::NoUsableKey, message.clone()));
+            fail(CheckName::Signature, message)
+        }
+        None => {
+            // aws-lc-rs verifies RSA keys of 2048 to 8192 bits; Go accepts 1024 and up.
+            let small: Vec<&str> = fitting
+                .iter()
+                .filter(|&&i| matches!(keys.keys[i].kind, KeyKind::Rsa { bits } if bits < 2048))
+                .map(|&i| keys.keys[i].source.as_str())
+                .collect();
+            let caveat = if small.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (this tool cannot verify with RSA keys under 2048 bits, as {} is; kube-apiserver can)",
+                    small.join(", ")
+                )
+            };
+            let message = format!(
+                "the {alg_text} signature does not verify with any of the {tried} {key_desc} key(s): the token was altered after signing, or was signed by a key not in this set; kube-apiserver: \"{CRYPTO_FAILURE}\"{caveat}"
+            );
+            findings.push(Finding::error(Code::SignatureInvalid, message.clone()));
+            fail(CheckName::Signature, message)
+        }
+    };
+
+    // The key check: would kube-apiserver 1.31+ find the key by kid?
+    let key = match (token_kid, matched) {
+        (None, Some((i, _))) => Check {
+            name: CheckName::Key,
+            ok: Some(true),
+            detail: format!(
+                "no kid in the header: kube-apiserver tries every key, and {} verifies it",
+                keys.keys[i].source
+            ),
+        },
+        (None, None) => Check {
+            name: CheckName::Key,
+            ok: Some(false),
+            detail: format!(
+                "no kid in the header, and none of the {tried} {key_desc} key(s) verifies the token"
+            ),
+        },
+        (Some(kid), Some((i, MatchedBy::Kid))) => Check {
+            name: CheckName::Key,
+            ok: Some(true),
+            detail: format!(
+                "the header's kid names {}{}",
+                describe(&keys.keys[i]),
+                if keys.keys[i].published_kid.as_deref() == Some(kid) {
+                    ""
+                } else {
+                    ", by its Kubernetes key id"
+                }
+            ),
+        },
+        (Some(kid), Some((i, MatchedBy::Trial))) => {
+            let found = describe(&keys.keys[i]);
+            let message = if by_kid.is_empty() {
+                format!(
+                    "right key, kid mismatch: no key has kid {kid}, but the token verifies with {found}. kube-apiserver 1.31+ looks keys up by kid and rejects it (\"{NO_KEYS_FOUND}\"); 1.30 and older try every key and accept it"
+                )
+            } else {
+                format!(
+                    "kid {kid} names {}, which does not verify the token, but {found} does: the header names the wrong key; kube-apiserver 1.31+ rejects it (\"{CRYPTO_FAILURE}\")",
+                    by_kid
+                        .iter()
+                        .map(|&j| keys.keys[j].source.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            findings.push(Finding::error(Code::KidMismatch, message.clone()));
+            fail(CheckName::Key, message)
+        }
+        (Some(kid), None) if by_kid.is_empty() => {
+            let message = format!(
+                "no key has kid {kid} (kids present: {}) and no {key_desc} key verifies the token: it was signed by a key this set does not hold (rotated out, or another cluster's); kube-apiserver 1.31+: \"{NO_KEYS_FOUND}\"",
+                present()
+            );
+            findings.push(Finding::error(Code::KidNotFound, message.clone()));
+            fail(CheckName::Key, message)
+        }
+        (Some(kid), None) => {
+            let names = by_kid
+                .iter()
+                .map(|&j| describe(&keys.keys[j]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if kid_candidates.is_empty() {
+                let message = format!(
+                    "kid {kid} names {names}, which cannot verify {alg_text} (it needs an {key_desc} key)"
+                );
+                findings.push(Finding::error(Code::KidMismatch, message.clone()));
+                fail(CheckName::Key, message)
+            } else {
+                // The key was found; the signature check tells what is wrong.
+                Check {
+                    name: CheckName::Key,
+                    ok: Some(true),
+                    detail: format!("the header's kid names {names}"),
+                }
+            }
+        }
+    };
+    (signature, key, matched)
+}
+
+/// Whether `key` verifies the JWS `raw` (signing input `raw[..end]`) with `alg`.
+fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool {
+    match (&key.decoding, alg) {
+        (Some(decoding), _) => {
+            let algorithm = match alg {
+                SigningAlg::Rs256 => Algorithm::RS256,
+                SigningAlg::Es(keys::Curve::P256) => Algorithm::ES256,
+                SigningAlg::Es(keys::Curve::P384) => Algorithm::ES384,
+                SigningAlg::Es(keys::Curve::P521) => return false,
+            };
+            let mut validation = Validation::new(algorithm);
+            // Every claim check is ours (with our `now`); jsonwebtoken would read
+            // the system clock for exp/nbf.
+            validation.validate_exp = false;
+            validation.validate_nbf = false;
+            validation.validate_aud = false;
+            validation.required_spec_claims.clear();
+            jsonwebtoken::decode::<serde::de::IgnoredAny>(raw, decoding, &validation).is_ok()
+        }
+        (None, SigningAlg::Es(curve)) => {
+            // ES512: jsonwebtoken 11 has no such algorithm; same aws-lc-rs primitive.
+            let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
+                return false;
+            };
+            aws_lc_rs::signature::UnparsedPublicKey::new(curve.verification(), key.spki_der())
+                .verify(&raw.as_bytes()[..end], &signature)
+                .is_ok()
+        }
+        (None, SigningAlg::Rs256) => false,
+    }
+}
+
+fn check_issuer(
+    token: &Token,
+    kind: TokenKind,
+    expect: &Expectations,
+    findings: &mut Vec<Finding>,
+) -> Check {
+    let iss = token.claims.issuer.as_deref();
+    let shown = iss.map_or_else(|| "none".to_owned(), |i| format!("{i:?}"));
+    // Legacy Secret tokens go to the legacy authenticator, whose issuer is fixed
+    // (pkg/kubeapiserver/authenticator/config.go; pkg/serviceaccount/legacy.go).
+    if kind == TokenKind::LegacySecret && iss == Some(LEGACY_ISSUER) {
+        return Check {
+            name: CheckName::Issuer,
+            ok: Some(true),
+            detail: format!(
+                "{shown}: a legacy Secret token, checked by the legacy authenticator whatever --service-account-issuer says"
+            ),
+        };
+    }
+    if expect.issuers.is_empty() {
+        return Check {
+            name: CheckName::Issuer,
+            ok: None,
+            detail: format!(
+                "not checked (no --issuer); the token's issuer is {shown}. The cluster's is in kubectl get --raw /.well-known/openid-configuration"
+            ),
+        };
+    }
+    if iss.is_some_and(|i| expect.issuers.iter().any(|e| e == i)) {
+        return Check {
+            name: CheckName::Issuer,
+            ok: Some(true),
+            detail: format!("{shown} is an expected issuer"),
+        };
+    }
+    let message = format!(
+        "the token's issuer is {shown}, not {}: kube-apiserver does not recognise it as its own (401, \"invalid bearer token\"). Another cluster's token, or --service-account-issuer changed (keep the old value as a second --service-account-issuer while tokens roll over)",
+        go_quote_list(&expect.issuers)
+    );
+    findings.push(Finding::error(Code::IssuerMismatch, message.clone()));
+    Check {
+        name: CheckName::Issuer,
+        ok: Some(false),
+        detail: message,
+    }
+}
+
+fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Finding>) -> Check {
+    let auds = &token.claims.audiences;
+    if auds.is_empty() {
+        // jwt.go: an empty aud is treated as the API audiences (audited as legacy-token).
+        return Check {
+            name: CheckName::Audience,
+            ok: if expect.audiences.is_empty() {
+                None
+            } else {
+                Some(true)
+            },
+            detail: "no aud: kube-apiserver treats the token as carrying its API audiences"
+                .to_owned(),
+        };
+    }
+    if expect.audiences.is_empty() {
+        return Check {
+            name: CheckName::Audience,
+            ok: None,
+            detail: format!(
+                "not checked (no --audience); the token's audiences are {}",
+                go_quote_list(auds)
+            ),
+        };
+    }
+    let shared: Vec<&String> = auds
+        .iter()
+        .filter(|a| expect.audiences.contains(a))
+        .collect();
+    if let Some(first) = shared.first() {
+        return Check {
+            name: CheckName::Audience,
+            ok: Some(true),
+            detail: format!("shares {first:?} with the expected audiences"),
+        };
+    }
+    // The exact wording kube-apiserver logs (jwt.go, Go %q of two string slices).
+    let message = format!(
+        "token audiences {} is invalid for the target audiences {}: the token was requested for another audience than the API server's --api-audiences",
+        go_quote_list(auds),
+        go_quote_list(&expect.audiences)
+    );
+    findings.push(Finding::error(Code::AudienceMismatch, message.clone()));
+    Check {
+        name: CheckName::Audience,
+        ok: Some(false),
+        detail: message,
+    }
+}
+
+/// Go's `%q` of a `[]string`: `["a" "b"]`.
+fn go_quote_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
+    format!("[{}]", quoted.join(" "))
+}
+
+fn check_time(
+    token: &Token,
+    kind: TokenKind,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+    findings: &mut Vec<Finding>,
+) -> Check {
+    if kind == TokenKind::LegacySecret {
+        // pkg/serviceaccount/legacy.go never looks at time claims.
+        return Check {
+            name: CheckName::Time,
+            ok: Some(true),
+            detail: "a legacy Secret token: never time-checked".to_owned(),
+        };
+    }
+    let claims = &token.claims;
+    let judgement = window::judge(TimeClaims::from(claims), now, leeway);
+    let leeway_s = leeway.num_seconds();
+    let when = |secs: Option<i64>| {
+        let at = at_seconds(secs.unwrap_or_default());
+        format!("{} ({})", rfc3339(at), relative(at, now))
+    };
+    let server = judgement.verdict.server_message().unwrap_or_default();
+    let (code, message) = match judgement.verdict {
+        Verdict::Accept => {
+            let detail = match (claims.expires_at, judgement.remaining) {
+                (Some(exp), Some(left)) => format!(
+                    "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
+                    rfc3339(now),
+                    when(Some(exp)),
+                    human_seconds(floor_seconds(left))
+                ),
+                _ => format!("inside the window at {}: no exp", rfc3339(now)),
+            };
+            return Check {
+                name: CheckName::Time,
+                ok: Some(true),
+                detail,
+            };
+        }
+        Verdict::RejectNotYetValid => (
+            Code::NotYetValid,
+            format!(
+                "not valid yet: nbf is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\" for {}s more",
+                when(claims.not_before),
+                judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
+            ),
+        ),
+        Verdict::RejectExpired => (
+            Code::Expired,
+            format!(
+                "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
+                when(claims.expires_at)
+            ),
+        ),
+        Verdict::RejectIssuedInFuture => (
+            Code::IssuedInFuture,
+            format!(
+                "issued in the future: iat is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
+                when(claims.issued_at)
+            ),
+        ),
+    };
+    findings.push(Finding::error(code, message.clone()));
+    Check {
+        name: CheckName::Time,
+        ok: Some(false),
+        detail: message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secret::SecretToken;
+    use jsonwebtoken::{EncodingKey, Header};
+    use serde_json::{Value, json};
+
+    const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+    const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+    fn read(path: &str) -> Vec<u8> {
+        std::fs::read(format!("{TESTDATA}/{path}")).unwrap()
+    }
+
+    fn jwks() -> KeySet {
+        keys::parse_jwks(&read("jwks.json")).unwrap()
+    }
+
+    fn run(raw: &str, keys: &KeySet, expect: &Expectations) -> VerifyReport {
+        let token = token::parse(&SecretToken::new(raw)).unwrap();
+        verify(
+            raw,
+            &token,
+            keys,
+            expect,
+            at_seconds(NOW),
+            TimeDelta::seconds(60),
+        )
+    }
+
+    fn fixture(name: &str) -> String {
+        String::from_utf8(read(&format!("tokens/{name}")))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
+    fn ok_of(r: &VerifyReport) -> Vec<(&'static str, Option<bool>)> {
+        r.checks.iter().map(|c| (c.name.as_str(), c.ok)).collect()
+    }
+
+    fn codes(r: &VerifyReport) -> Vec<&'static str> {
+        r.findings.iter().map(|f| f.code.as_str()).collect()
+    }
+
+    fn claims(offset: i64) -> Value {
+        json!({"aud": [ISSUER], "exp": NOW + offset + 3600, "iat": NOW + offset,
+               "nbf": NOW + offset, "iss": ISSUER,
+               "kubernetes.io": {"namespace": "ns", "serviceaccount": {"name": "sa", "uid": "u"}},
+               "sub": "system:serviceaccount:ns:sa"})
+    }
+
+    fn sign_rsa(kid: Option<&str>, claims: &Value) -> String {
+        let mut header = Header::new(Algorithm::RS256);
+        header.typ = None;
+        header.kid = kid.map(str::to_owned);
+        let key = EncodingKey::from_rsa_pem(&read("keys/rsa.key.pem")).unwrap();
+        jsonwebtoken::encode(&header, claims, &key).unwrap()
+    }
+
+    fn expected() -> Expectations {
+        Expectations {
+            issuers: vec![ISSUER.to_owned()],
+            audiences: vec![ISSUER.to_owned()],
+        }
+    }
+
+    #[test]
+    fn every_fixture_algorithm_verifies_by_kid() {
+        for (file, kind) in [
+            ("projected.jwt", "RSA 2048"),
+            ("projected-es256.jwt", "EC P-256"),
+            ("token-request-es384.jwt", "EC P-384"),
+        ] {
+            let r = run(&fixture(file), &jwks(), &Expectations::default());
+            assert!(r.valid, "{file}: {:?}", r.checks);
+            assert_eq!(r.matched_by, Some(MatchedBy::Kid), "{file}");
+            assert_eq!(r.matched().unwrap().kind.to_string(), kind);
+            assert_eq!(r.matched().unwrap().kid(), r.token_kid.as_deref().unwrap());
+        }
+    }
+
+    #[test]
+    fn issuer_and_audience_are_checked_when_asked() {
+        let r = run(&fixture("projected.jwt"), &jwks(), &expected());
+        assert_eq!(
+            ok_of(&r),
+            [
+                ("signature", Some(true)),
+                ("key", Some(true)),
+                ("issuer", Some(true)),
+                ("audience", Some(true)),
+                ("time", Some(true))
+            ]
+        );
+        let r = run(&fixture("projected.jwt"), &jwks(), &Expectations::default());
+        assert_eq!(r.check(CheckName::Issuer).ok, None);
+        assert_eq!(r.check(CheckName::Audience).ok, None);
+        let wrong = Expectations {
+            issuers: vec!["https://other".to_owned()],
+            audiences: vec!["vault".to_owned(), "api".to_owned()],
+        };
+        let r = run(&fixture("projected.jwt"), &jwks(), &wrong);
+        assert!(!r.valid);
+        assert_eq!(codes(&r), ["issuer-mismatch", "audience-mismatch"]);
+        assert!(
+            r.check(CheckName::Audience).detail.starts_with(
+                "token audiences [\"https://kubernetes.default.svc.cluster.local\"] is invalid for the target audiences [\"vault\" \"api\"]"
+            ),
+            "{}",
+            r.check(CheckName::Audience).detail
+        );
+    }
+
+    #[test]
+    fn tampering_breaks_the_signature_but_not_the_key_lookup() {
+        let raw = fixture("projected.jwt");
+        let parts: Vec<&str> = raw.split('.').collect();
+        let mut payload: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+        payload["sub"] = json!("system:serviceaccount:kube-system:admin");
+        let forged = format!(
+            "{}.{}.{}",
+            parts[0],
+            URL_SAFE_NO_PAD.encode(payload.to_string()),
+            parts[2]
+        );
+        let r = run(&forged, &jwks(), &Expectations::default());
+        assert!(!r.valid);
+        assert_eq!(r.check(CheckName::Signature).ok, Some(false));
+        assert_eq!(r.check(CheckName::Key).ok, Some(true));
+        assert_eq!(codes(&r), ["signature-invalid"]);
+        assert_eq!(r.keys[0].1, KeyOutcome::Failed);
+        assert_eq!(r.keys[1].1, KeyOutcome::NotTried);
+
+        let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+        sig[10] ^= 1;
+        let forged = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
+        let r = run(&forged, &jwks(), &Expectations::default());
+        assert_eq!(codes(&r), ["signature-invalid"]);
+    }
+
+    #[test]
+    fn right_key_with_an_unknown_kid_is_found_by_trial() {
+        let raw = sign_rsa(Some("not-a-published-kid"), &claims(0));
+        let r = run(&raw, &jwks(), &expected());
+        assert!(!r.valid);
+        assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+        assert_eq!(r.check(CheckName::Signature).ok, Some(true));
+        assert_eq!(r.check(CheckName::Key).ok, Some(false));
+        assert_eq!(codes(&r), ["kid-mismatch"]);
+        assert!(r.check(CheckName::Key).detail.contains(NO_KEYS_FOUND));
+    }
+
+    #[test]
+    fn unknown_kid_and_no_key_lists_the_kids() {
+        let r = run(&fixture("rotated-key.jwt"), &jwks(), &expected());
+        assert!(!r.valid);
+        assert_eq!(r.matched_by, None);
+        assert_eq!(codes(&r), ["signature-invalid", "kid-not-found"]);
+        let detail = &r.check(CheckName::Key).detail;
+        for kid in jwks().kids() {
+            assert!(detail.contains(kid), "{detail}");
+        }
+        // Only the one RSA key was tried.
+        let tried: Vec<KeyOutcome> = r.keys.iter().map(|k| k.1).collect();
+        assert_eq!(
+            tried,
+            [
+                KeyOutcome::Failed,
+                KeyOutcome::NotTried,
+                KeyOutcome::NotTried
+            ]
+        );
+    }
+
+    #[test]
+    fn no_kid_tries_every_key_as_kube_apiserver_does() {
+        let raw = sign_rsa(None, &claims(0));
+        let r = run(&raw, &jwks(), &expected());
+        assert!(r.valid, "{:?}", r.checks);
+        assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+    }
+
+    #[test]
+    fn refused_algorithms() {
+        for (file, code) in [
+            ("alg-none.jwt", "alg-none"),
+            ("hs256.jwt", "hmac-algorithm"),
+        ] {
+            let r = run(&fixture(file), &jwks(), &Expectations::default());
+            assert!(!r.valid);
+            assert_eq!(codes(&r), [code], "{file}");
+            assert_eq!(r.check(CheckName::Key).ok, None);
+            assert!(r.keys.iter().all(|k| k.1 == KeyOutcome::NotTried));
+        }
+        let r = run(&fixture("unsigned.jwt"), &jwks(), &Expectations::default());
+        assert_eq!(codes(&r), ["unsigned"]);
+        // A real algorithm, just not one kube-apiserver signs with.
+        let parts: Vec<String> = fixture("projected.jwt")
+            .split('.')
+            .map(str::to_owned)
+            .collect();
+        let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"PS256","kid":"x"}"#);
+        let raw = format!("{header}.{}.{}", parts[1], parts[2]);
+        let r = run(&raw, &jwks(), &Expectations::default());
+        assert_eq!(codes(&r), ["unusual-algorithm"]);
+    }
+
+    #[test]
+    fn kid_naming_a_key_of_another_type() {
+        // RS256, signed with the RSA key, but the kid names the P-256 key.
+        let ec_kid = jwks().keys[1].computed_kid.clone();
+        let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &jwks(), &expected());
+        assert!(!r.valid);
+        assert_eq!(r.check(CheckName::Signature).ok, Some(true));
+        assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+        assert_eq!(codes(&r), ["kid-mismatch"]);
+        assert!(
+            r.check(CheckName::Key)
+                .detail
+                .contains("names the wrong key"),
+            "{}",
+            r.check(CheckName::Key).detail
+        );
+        // With only the EC key there is nothing to fall back on.
+        let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
+        let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &ec_only, &expected());
+        assert_eq!(codes(&r), ["no-usable-key", "kid-mismatch"]);
+    }
+
+    #[test]
+    fn no_key_of_the_right_type() {
+        let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
+        let r = run(
+            &fixture("projected.jwt"),
+            &ec_only,
+            &Expectations::default(),
+        );
+        assert_eq!(codes(&r), ["no-usable-key", "kid-not-found"]);
+    }
+
+    #[test]
+    fn pem_keys_verify_by_computed_kid() {
+        let mut set = KeySet::default();
+        for file in ["rsa", "ec256", "ec384"] {
+            let keys = keys::parse_pem_keys(&read(&format!("keys/{file}.pub.pem"))).unwrap();
+            set.extend(keys, &format!("{file}.pub.pem"));
+        }
+        for file in [
+            "projected.jwt",
+            "projected-es256.jwt",
+            "token-request-es384.jwt",
+        ] {
+            let r = run(&fixture(file), &set, &Expectations::default());
+            assert!(r.valid, "{file}");
+            assert_eq!(r.matched_by, Some(MatchedBy::Kid));
+            assert!(r.check(CheckName::Key).detail.contains("Kubernetes key id"));
+        }
+    }
+
+    #[test]
+    fn es512_verifies_through_aws_lc() {
+        use aws_lc_rs::signature::{ECDSA_P521_SHA512_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+        let rng = aws_lc_rs::rand::SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P521_SHA512_FIXED_SIGNING, &rng).unwrap();
+        let pair =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P521_SHA512_FIXED_SIGNING, pkcs8.as_ref()).unwrap();
+        let spki = {
+            use aws_lc_rs::encoding::AsDer as _;
+            pair.public_key().as_der().unwrap()
+        };
+        let pem = pem::encode(&pem::Pem::new("PUBLIC KEY", spki.as_ref().to_vec()));
+        let set = keys::parse_pem_keys(pem.as_bytes()).unwrap();
+        let kid = set.keys[0].computed_kid.clone();
+        let header = URL_SAFE_NO_PAD.encode(json!({"alg": "ES512", "kid": kid}).to_string());
+        let payload = URL_SAFE_NO_PAD.encode(claims(0).to_string());
+        let input = format!("{header}.{payload}");
+        let sig = pair.sign(&rng, input.as_bytes()).unwrap();
+        let raw = format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()));
+        let r = run(&raw, &set, &expected());
+        assert!(r.valid, "{:?}", r.checks);
+        assert_eq!(r.matched().unwrap().kind.to_string(), "EC P-521");
+        // Same key set, a P-256 token: no key of that curve.
+        let r = run(
+            &fixture("projected-es256.jwt"),
+            &set,
+            &Expectations::default(),
+        );
+        assert!(codes(&r).contains(&"no-usable-key"));
+    }
+
+    #[test]
+    fn time_is_judged_at_now_with_the_leeway() {
+        for (offset, ok, code) in [
+            (0, Some(true), None),
+            (61, Some(false), Some("not-yet-valid")),
+            (60, Some(true), None),
+            (-3600 - 61, Some(false), Some("expired")),
+        ] {
+            let raw = sign_rsa(None, &claims(offset));
+            let r = run(&raw, &jwks(), &expected());
+            assert_eq!(r.check(CheckName::Time).ok, ok, "{offset}");
+            assert_eq!(codes(&r).first().copied(), code, "{offset}");
+        }
+    }
+
+    #[test]
+    fn legacy_token_issuer_and_time() {
+        let r = run(&fixture("legacy-secret.jwt"), &jwks(), &expected());
+        assert!(r.valid, "{:?}", r.checks);
+        assert_eq!(r.check(CheckName::Issuer).ok, Some(true));
+        assert_eq!(r.check(CheckName::Time).ok, Some(true));
+        // kid "" counts as no kid: every RSA key is tried.
+        assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+    }
+
+    #[test]
+    fn key_set_remarks() {
+        let mut doc: Value = serde_json::from_slice(&read("jwks.json")).unwrap();
+        doc["keys"][1]["kid"] = json!("custom");
+        doc["keys"][2]["kid"] = json!("custom");
+        doc["keys"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"kty": "OKP", "crv": "Ed25519", "x": "AA"}));
+        let set = keys::parse_jwks(doc.to_string().as_bytes()).unwrap();
+        let r = run(&fixture("projected.jwt"), &set, &Expectations::default());
+        assert!(r.valid);
+        assert_eq!(
+            codes(&r),
+            [
+                "duplicate-kid",
+                "key-skipped",
+                "kid-not-kubernetes",
+                "kid-not-kubernetes"
+            ]
+        );
+        // The same key from a JWKS and a PEM file is no ambiguity.
+        let mut both = jwks();
+        both.extend(
+            keys::parse_pem_keys(&read("keys/rsa.pub.pem")).unwrap(),
+            "rsa.pub.pem",
+        );
+        let r2 = run(&fixture("projected.jwt"), &both, &Expectations::default());
+        assert!(codes(&r2).is_empty(), "{:?}", r2.findings);
+        // A token whose kid is the Kubernetes key id still finds a renamed key.
+        let r = run(
+            &fixture("projected-es256.jwt"),
+            &set,
+            &Expectations::default(),
+        );
+        assert_eq!(r.matched_by, Some(MatchedBy::Kid));
+    }
+}
