@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks of the release binary, side by side in one run.
-# Usage: scripts/bench.sh [RUNS]   (needs hyperfine; falls back to a timing loop)
-# Prints: one-token `decode -o json` time, batch throughput on 10,000 and 100,000
-# tokens (tokens/s), peak RSS for both batch sizes, and the binary's size.
+# Whole-process benchmarks of the release binary against minimal floors, side by
+# side in one run (compare ratios only within one run: the machine is noisy).
+#
+# Usage: scripts/bench.sh [RUNS]     (needs hyperfine and python3)
+#
+# Times, with hyperfine:
+#   1. one token:   `decode -o json` vs benches/minimal_decode.rs vs `jwt decode -j`
+#                   (jwt-cli, when `jwt` is on PATH; skipped otherwise)
+#   2. batch:       `decode -o json` on 10,000 tokens from stdin vs minimal_decode
+#   3. verify:      one-token `verify --jwks` vs benches/minimal_verify.rs
+# and prints ratios, tokens/s, peak RSS (/usr/bin/time) for 10k and 100k tokens,
+# and the release binary's size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
-cargo build --release --quiet
-bin=target/release/kubectl-satoken
+cargo build --release --quiet --bin kubectl-satoken --example minimal_decode --example minimal_verify
+target=${CARGO_TARGET_DIR:-target}
+bin=$target/release/kubectl-satoken
+floor=$target/release/examples/minimal_decode
+vfloor=$target/release/examples/minimal_verify
+command -v hyperfine >/dev/null || { echo "bench.sh: hyperfine is not installed" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now=2026-01-01T00:00:00Z
+iss=https://kubernetes.default.svc.cluster.local
+one=testdata/tokens/projected.jwt
 
 # Batches cycle through the fixture tokens (several kinds, RS256 and EC; some
 # carry error findings, so the batch exits 1: -i tells hyperfine that is expected).
@@ -22,27 +36,54 @@ for n in (10_000, 100_000):
         for i in range(n):
             f.write(tokens[i % len(tokens)] + "\n")
 PY
-one=testdata/tokens/projected.jwt
 
-echo "binary: $(stat -c %s "$bin") bytes ($bin)"
-if command -v hyperfine >/dev/null; then
-  hyperfine -N --warmup 5 --runs "$runs" --export-json "$work/one.json" \
-    "$bin decode -o json --now $now -f $one" >/dev/null
-  hyperfine -N -i --warmup 2 --runs 10 --export-json "$work/batch.json" \
-    "$bin decode -o json --now $now -f $work/batch-10000.txt" \
-    "$bin decode -o json --now $now -f $work/batch-100000.txt" >/dev/null
-  python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-one = json.load(open(f"{w}/one.json"))["results"][0]
-print(f"decode -o json, one token: median {one['median']*1000:.2f} ms (mean {one['mean']*1000:.2f} ± {one['stddev']*1000:.2f} ms)")
-for r, n in zip(json.load(open(f"{w}/batch.json"))["results"], (10_000, 100_000)):
-    print(f"decode -o json, {n} tokens: median {r['median']*1000:.1f} ms = {n / r['median']:,.0f} tokens/s")
-PY
+one_cmds=("$bin decode -o json --now $now -f $one" "$floor $one")
+if command -v jwt >/dev/null; then
+  one_cmds+=("jwt decode -j $(cat $one)")
 else
-  start=$(date +%s%N); for _ in $(seq "$runs"); do "$bin" decode -o json --now $now -f $one >/dev/null; done
-  echo "decode -o json, one token: $(( ($(date +%s%N) - start) / runs / 1000 )) µs mean"
+  echo "jwt-cli not installed (cargo install jwt-cli): its column is skipped"
 fi
+hyperfine -N -i --warmup 10 --runs "$runs" --export-json "$work/one.json" "${one_cmds[@]}" >/dev/null
+hyperfine -i --warmup 2 --runs 10 --export-json "$work/batch.json" \
+  "$bin decode -o json --now $now < $work/batch-10000.txt" \
+  "$floor < $work/batch-10000.txt" >/dev/null
+hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/verify.json" \
+  "$bin verify -o json --now $now --jwks testdata/jwks.json --issuer $iss --audience $iss -f $one" \
+  "$vfloor $one testdata/jwks.json $iss $iss" >/dev/null
+
 for n in 10000 100000; do
-  /usr/bin/time -f "peak RSS, $n tokens: %M KiB" "$bin" decode -o json --now $now -f "$work/batch-$n.txt" 2>&1 >/dev/null | tail -1 || true
+  for prog in "$bin decode -o json --now $now" "$floor"; do
+    /usr/bin/time -f "%M" -o "$work/rss" $prog < "$work/batch-$n.txt" >/dev/null || true
+    echo "$n $(basename "${prog%% *}") $(tail -1 "$work/rss")" >> "$work/rss.txt"
+  done
 done
+
+python3 - "$work" "$bin" "$floor" <<'PY'
+import json, os, sys
+w, bin, floor = sys.argv[1:4]
+def load(name):
+    return json.load(open(f"{w}/{name}.json"))["results"]
+ms = lambda r: f"{r['median'] * 1000:.2f} ms"
+one = load("one")
+print("one token, median (mean ± sd)")
+labels = ["decode -o json", "minimal_decode", "jwt decode -j"]
+for label, r in zip(labels, one):
+    print(f"  {label:<16} {ms(r)}  ({r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} ms)"
+          f"  {r['median'] / one[1]['median']:.2f}x minimal")
+if len(one) > 2:
+    print(f"  decode / jwt-cli: {one[0]['median'] / one[2]['median']:.2f}x")
+b = load("batch")
+print("10,000 tokens from stdin, median")
+for label, r in zip(labels, b):
+    print(f"  {label:<16} {r['median'] * 1000:.1f} ms = {10_000 / r['median']:,.0f} tokens/s"
+          f"  {r['median'] / b[1]['median']:.2f}x minimal")
+v = load("verify")
+print("verify one token (RS256, --jwks), median")
+for label, r in zip(["verify --jwks", "minimal_verify"], v):
+    print(f"  {label:<16} {ms(r)}  {r['median'] / v[1]['median']:.2f}x minimal")
+print("peak RSS (KiB), batch from stdin")
+for line in open(f"{w}/rss.txt"):
+    n, prog, kib = line.split()
+    print(f"  {int(n):>7,} tokens  {prog:<16} {kib} KiB")
+print(f"release binary: {os.path.getsize(bin):,} bytes; minimal_decode: {os.path.getsize(floor):,} bytes")
+PY

@@ -42,7 +42,38 @@ pub fn parse_offset(text: &str) -> Result<TimeDelta, String> {
 
 /// RFC 3339 in UTC, whole seconds unless the instant has a fraction.
 pub fn rfc3339(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    use chrono::{Datelike as _, Timelike as _};
+    // Fast path for whole seconds in years 0-9999 (every token claim; a batch
+    // formats several per token), byte-identical to chrono's; the rest goes to chrono.
+    let year = at.year();
+    if at.nanosecond() != 0 || !(0..=9999).contains(&year) {
+        return at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+    }
+    let mut out = [0u8; 20];
+    let mut put = |at: usize, value: u32, width: usize| {
+        let mut v = value;
+        for i in (0..width).rev() {
+            out[at + i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, year as u32, 4);
+    put(5, at.month(), 2);
+    put(8, at.day(), 2);
+    put(11, at.hour(), 2);
+    put(14, at.minute(), 2);
+    put(17, at.second(), 2);
+    for (i, c) in [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'Z'),
+    ] {
+        out[i] = c;
+    }
+    out.iter().map(|&b| char::from(b)).collect()
 }
 
 /// "in 47m", "3d 2h ago", "now": `at` relative to `now`, two units at most.
@@ -95,6 +126,31 @@ mod tests {
 
     fn t(s: &str) -> DateTime<Utc> {
         parse_instant(s).unwrap()
+    }
+
+    #[test]
+    fn rfc3339_fast_path_matches_chrono() {
+        let chrono = |at: DateTime<Utc>| at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+        let mut secs: Vec<i64> = vec![
+            0,
+            -1,
+            1_767_225_600,
+            -62_135_596_800,
+            -62_167_219_200,
+            -62_167_219_201,
+            253_402_300_799,
+            253_402_300_800,
+            951_782_400,
+        ];
+        // A spread over years 1-9999, and every second of one day boundary.
+        secs.extend((-62_135_596_800..253_402_300_799).step_by(7_654_321_987));
+        secs.extend(1_767_225_500..1_767_225_700);
+        for s in secs {
+            let at = DateTime::from_timestamp(s, 0).unwrap();
+            assert_eq!(rfc3339(at), chrono(at), "{s}");
+        }
+        let fraction = DateTime::from_timestamp(1_767_225_600, 500_000_000).unwrap();
+        assert_eq!(rfc3339(fraction), "2026-01-01T00:00:00.500Z");
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn run(
     } else {
         let ca_pem = match &args.cacert {
             Some(path) => Some(
-                std::fs::read(path)
+                read_bounded(path)
                     .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
             ),
             None => read_if_present(&sa_dir.join("ca.crt"))?,
@@ -106,9 +106,28 @@ pub fn run(
 
 /// A file's bytes, or `None` if it does not exist.
 fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
+    match read_bounded(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
+}
+
+/// Largest CA bundle or namespace file read (a system CA bundle is ~200 KiB).
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A whole file, refused past [`MAX_FILE_BYTES`] (`--cacert /dev/zero` must not
+/// exhaust memory).
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "over the {MAX_FILE_BYTES}-byte limit"
+        )));
+    }
+    Ok(bytes)
 }

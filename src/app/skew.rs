@@ -20,8 +20,11 @@ use crate::skew::json::SkewJson;
 use crate::skew::render::write_skew;
 use crate::skew::{self, TokenTimes, sources};
 
-/// Largest Lease or Node list read (a few thousand Nodes with managedFields).
-const MAX_LIST_BYTES: u64 = 256 * 1024 * 1024;
+/// Largest Lease or Node list read: about 3,000 Nodes with images and
+/// managedFields. The text is parsed into a `serde_json::Value` tree, which costs
+/// several times the text, so this bounds memory too (a 1 GiB stdin is refused
+/// after 64 MiB).
+const MAX_LIST_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `skew`.
 pub fn run(

@@ -118,7 +118,10 @@ pub struct BatchItem {
 /// Reads the input far enough to tell one token from a batch.
 pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInput, InputError> {
     let mut lines = LineReader::new();
-    let Some(first) = lines.next_nonblank_within(&mut reader, what, MAX_DOCUMENT_BYTES)? else {
+    // The first line stops at the document bound: a 1 GB line with no newline (or
+    // `/dev/zero`) is refused after 1 MiB instead of being read to its end.
+    let Some(first) = lines.next_nonblank_within(&mut reader, what, MAX_DOCUMENT_BYTES, true)?
+    else {
         return Err(TokenError::Empty.into());
     };
     if let RawLine::Text(_, text) = &first
@@ -129,10 +132,18 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
         read_rest_bounded(&mut reader, &mut doc, what)?;
         return Ok(TokenInput::Single(shape::detect_json(&doc)?));
     }
-    if let RawLine::TooLong(_, true) = first {
-        return Err(InputError::DocumentTooLarge {
-            limit: MAX_DOCUMENT_BYTES,
-        });
+    match first {
+        RawLine::TooLong(_, true) => {
+            return Err(InputError::DocumentTooLarge {
+                limit: MAX_DOCUMENT_BYTES,
+            });
+        }
+        RawLine::TooLong(_, false) => {
+            return Err(InputError::LineTooLarge {
+                limit: MAX_TOKEN_BYTES,
+            });
+        }
+        _ => {}
     }
     // Not JSON: hold the first line to the bound for one token.
     let first = match first {
@@ -248,7 +259,7 @@ impl LineReader {
         reader: &mut Box<dyn BufRead>,
         what: &str,
     ) -> Result<Option<RawLine>, InputError> {
-        self.next_nonblank_within(reader, what, MAX_TOKEN_BYTES)
+        self.next_nonblank_within(reader, what, MAX_TOKEN_BYTES, false)
     }
 
     fn next_nonblank_within(
@@ -256,14 +267,14 @@ impl LineReader {
         reader: &mut Box<dyn BufRead>,
         what: &str,
         limit: usize,
+        stop_when_too_long: bool,
     ) -> Result<Option<RawLine>, InputError> {
         loop {
-            let too_long = read_bounded_line(reader, &mut self.buf, limit).map_err(|source| {
-                InputError::Read {
+            let too_long = read_bounded_line(reader, &mut self.buf, limit, stop_when_too_long)
+                .map_err(|source| InputError::Read {
                     what: what.to_owned(),
                     source,
-                }
-            })?;
+                })?;
             let Some(too_long) = too_long else {
                 return Ok(None);
             };
@@ -288,11 +299,13 @@ impl LineReader {
 
 /// Reads one line (without its `\n`) into `buf`, keeping at most `limit` bytes.
 /// Returns `None` at end of input, `Some(true)` if the line was longer than
-/// `limit` (its bytes are consumed but not kept, so memory stays bounded).
+/// `limit` (its bytes are consumed but not kept, so memory stays bounded; with
+/// `stop_when_too_long` the rest of the line is left unread instead).
 fn read_bounded_line(
     reader: &mut impl BufRead,
     buf: &mut Vec<u8>,
     limit: usize,
+    stop_when_too_long: bool,
 ) -> io::Result<Option<bool>> {
     buf.clear();
     let mut too_long = false;
@@ -323,6 +336,9 @@ fn read_bounded_line(
                 buf.clear();
                 buf.shrink_to(4096);
                 buf.extend(first);
+                if stop_when_too_long {
+                    return Ok(Some(true));
+                }
             } else {
                 buf.extend_from_slice(chunk);
             }

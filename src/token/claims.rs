@@ -181,14 +181,35 @@ impl KubernetesClaims {
 }
 
 fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, TokenError> {
-    let path = format!("kubernetes.io.{key}");
+    // Claim paths are formatted only for an error: this runs for every token of a batch.
+    let field = |obj: &Map<String, Value>, name: &str| {
+        string_at(obj, name, "").map_err(|e| with_claim(e, format!("kubernetes.io.{key}.{name}")))
+    };
     match k8s.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(obj)) => Ok(Some(ObjectRef {
-            name: string_at(obj, "name", &format!("{path}.name"))?,
-            uid: string_at(obj, "uid", &format!("{path}.uid"))?,
+            name: field(obj, "name")?,
+            uid: field(obj, "uid")?,
         })),
-        Some(other) => Err(wrong_type(&path, "an object with name and uid", other)),
+        Some(other) => Err(wrong_type(
+            &format!("kubernetes.io.{key}"),
+            "an object with name and uid",
+            other,
+        )),
+    }
+}
+
+/// Names the claim in a [`TokenError::ClaimType`] made without one.
+fn with_claim(error: TokenError, path: String) -> TokenError {
+    match error {
+        TokenError::ClaimType {
+            expected, found, ..
+        } => TokenError::ClaimType {
+            claim: path,
+            expected,
+            found,
+        },
+        other => other,
     }
 }
 

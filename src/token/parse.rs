@@ -35,18 +35,22 @@ pub fn parse(secret: &SecretToken) -> Result<Token, TokenError> {
     if text.starts_with('{') {
         return Err(TokenError::JsonSerialized);
     }
-    let segments: Vec<&str> = text.split('.').collect();
-    match segments.len() {
-        3 => {}
-        5 => return Err(TokenError::Jwe),
-        found => return Err(TokenError::SegmentCount { found }),
-    }
-    let header_bytes = decode_segment(Segment::Header, segments[0])?;
-    let payload_bytes = decode_segment(Segment::Payload, segments[1])?;
-    let signature_len = if segments[2].is_empty() {
+    let (header_text, payload_text, signature_text) =
+        match text.bytes().filter(|&b| b == b'.').count() + 1 {
+            3 => {
+                let (header, rest) = text.split_once('.').unwrap_or_default();
+                let (payload, signature) = rest.split_once('.').unwrap_or_default();
+                (header, payload, signature)
+            }
+            5 => return Err(TokenError::Jwe),
+            found => return Err(TokenError::SegmentCount { found }),
+        };
+    let header_bytes = decode_segment(Segment::Header, header_text)?;
+    let payload_bytes = decode_segment(Segment::Payload, payload_text)?;
+    let signature_len = if signature_text.is_empty() {
         0
     } else {
-        decode_segment(Segment::Signature, segments[2])?.len()
+        signature_length(signature_text)?
     };
     let raw_header = parse_object(Segment::Header, &header_bytes)?;
     let raw_claims = parse_object(Segment::Payload, &payload_bytes)?;
@@ -86,6 +90,27 @@ fn decode_segment(segment: Segment, text: &str) -> Result<Vec<u8>, TokenError> {
         segment,
         detail: describe_base64_error(&e),
     })
+}
+
+/// The decoded length of the signature, checking that it is base64url; the bytes
+/// are not kept (a stack buffer for every real signature size, RSA-4096 included).
+fn signature_length(text: &str) -> Result<usize, TokenError> {
+    let mut buf = [0u8; 1024];
+    if base64::decoded_len_estimate(text.len()) <= buf.len() {
+        BASE64URL.decode_slice(text, &mut buf).map_err(|e| match e {
+            base64::DecodeSliceError::DecodeError(e) => TokenError::Base64 {
+                segment: Segment::Signature,
+                detail: describe_base64_error(&e),
+            },
+            // Unreachable: the buffer holds the estimate, an upper bound.
+            base64::DecodeSliceError::OutputSliceTooSmall => TokenError::Base64 {
+                segment: Segment::Signature,
+                detail: "too long".to_owned(),
+            },
+        })
+    } else {
+        decode_segment(Segment::Signature, text).map(|bytes| bytes.len())
+    }
 }
 
 fn describe_base64_error(error: &base64::DecodeError) -> String {

@@ -1,0 +1,233 @@
+//! Secret hygiene: no output of any subcommand that takes a token (decode, skew,
+//! verify, classify --token, probe), table or JSON, success or error, ever
+//! contains the token or its signature. Tokens: every fixture, plus broken
+//! variants that take the error paths, given as argument, on stdin and in a file.
+
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use chrono::{DateTime, TimeDelta, Utc};
+
+use support::apiserver::{ApiServer, Config};
+use support::pki::Pki;
+use support::tokens;
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+/// Every `.jwt` fixture.
+fn fixtures() -> Vec<String> {
+    let mut paths: Vec<_> = std::fs::read_dir(tokens::testdata("tokens"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jwt"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 20, "fixtures missing: {paths:?}");
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap().trim().to_owned())
+        .collect()
+}
+
+/// Broken variants of a valid token: each fails at a different step.
+fn broken(token: &str) -> Vec<String> {
+    let parts: Vec<&str> = token.split('.').collect();
+    let (h, p, s) = (parts[0], parts[1], parts[2]);
+    vec![
+        format!("{h}.{p}.{s}.{s}"),               // four segments
+        format!("{h}.{p}!.{s}"),                  // payload not base64url
+        format!("{h}.{}.{s}", &p[..p.len() - 1]), // truncated payload
+        format!("{h}.e30x.{s}"),                  // payload not JSON
+        format!("{h}.{p}.{s}+/"),                 // signature not base64url
+        format!("{h}.{p} .{s}"),                  // inner whitespace
+        format!("{}.{p}.{s}", &h[..h.len() - 2]), // header cut
+        format!("{h}.{p}.{}", &s[..s.len() / 2]), // signature cut (verify fails)
+        format!("{h}.{p}.{s}\u{7f}"),             // control character
+    ]
+}
+
+/// What must never appear: the whole token, and its signature segment.
+fn secrets(token: &str) -> Vec<String> {
+    let mut out = vec![token.to_owned()];
+    if let Some(sig) = token.rsplit('.').next().filter(|s| s.len() >= 8) {
+        out.push(sig.to_owned());
+    }
+    out
+}
+
+fn assert_clean(token: &str, what: &str, output: &std::process::Output) {
+    // Signal deaths (a panic with panic=abort) are failures too.
+    assert!(output.status.code().is_some(), "{what}: killed");
+    for stream in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        for secret in secrets(token) {
+            assert!(
+                !text.contains(&secret),
+                "{what}: output holds the token or its signature:\n{text}"
+            );
+        }
+    }
+}
+
+fn bin() -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    cmd.env("NO_COLOR", "1")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent")
+        .timeout(Duration::from_secs(30));
+    cmd
+}
+
+/// Runs `args` with the token given three ways, in both output formats.
+fn check_everywhere(token: &str, sub: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    for format in ["table", "json"] {
+        let base = |cmd: &mut Command| {
+            cmd.args(sub).args(["--now", NOW, "-o", format]);
+        };
+        let mut by_arg = bin();
+        base(&mut by_arg);
+        let out = by_arg
+            .args(["--token", token])
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_clean(token, &format!("{sub:?} -o {format} --token"), &out);
+        let mut by_stdin = bin();
+        base(&mut by_stdin);
+        let out = by_stdin
+            .write_stdin(format!("Bearer {token}\n"))
+            .output()
+            .unwrap();
+        assert_clean(token, &format!("{sub:?} -o {format} (stdin)"), &out);
+        let mut by_file = bin();
+        base(&mut by_file);
+        let out = by_file
+            .arg("-f")
+            .arg(&file)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_clean(token, &format!("{sub:?} -o {format} -f"), &out);
+    }
+}
+
+fn all_tokens() -> Vec<String> {
+    let fixtures = fixtures();
+    let mut all = broken(&fixtures[0]);
+    all.extend(fixtures);
+    all
+}
+
+#[test]
+fn decode_never_prints_the_token() {
+    for token in all_tokens() {
+        check_everywhere(&token, &["decode"]);
+    }
+    // A batch, with broken lines among good ones.
+    let batch = all_tokens().join("\n");
+    for format in ["table", "json"] {
+        let out = bin()
+            .args(["decode", "--now", NOW, "-o", format])
+            .write_stdin(batch.clone())
+            .output()
+            .unwrap();
+        for token in all_tokens() {
+            assert_clean(&token, &format!("decode batch -o {format}"), &out);
+        }
+    }
+}
+
+#[test]
+fn verify_never_prints_the_token() {
+    let jwks = tokens::testdata("jwks.json");
+    let jwks = jwks.to_str().unwrap();
+    for token in all_tokens() {
+        check_everywhere(&token, &["verify", "--jwks", jwks, "--issuer", ISSUER]);
+    }
+}
+
+#[test]
+fn skew_never_prints_the_token() {
+    for token in all_tokens() {
+        check_everywhere(&token, &["skew", "--clock", "node-a=+90s"]);
+    }
+}
+
+#[test]
+fn classify_never_prints_the_token() {
+    let evidence = tokens::testdata("evidence/apiserver-1.33-mixed.log");
+    let evidence = evidence.to_str().unwrap();
+    for token in all_tokens() {
+        check_everywhere(&token, &["classify", evidence]);
+    }
+}
+
+fn base() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(NOW)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+#[test]
+fn probe_never_prints_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-secrets-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let wrong_ca = Pki::new("other-ca").write_ca(dir.path(), "other.crt");
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let fresh = tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607));
+    let expired = tokens::sign(&tokens::projected(base() - TimeDelta::hours(3), 3607));
+    for token in [fresh.clone(), expired, broken(&fresh)[7].clone()] {
+        for ca in [&ca, &wrong_ca] {
+            for format in ["table", "json"] {
+                let out = probe(dir.path(), ca, &server.url(), format, &token);
+                assert_clean(&token, &format!("probe -o {format}"), &out);
+            }
+        }
+    }
+    // With --anonymous the contrast requests carry no token either.
+    let out = bin()
+        .args([
+            "probe",
+            "--now",
+            NOW,
+            "-o",
+            "json",
+            "--anonymous",
+            "-f",
+            "-",
+            "-s",
+        ])
+        .arg(server.url())
+        .arg("--cacert")
+        .arg(&ca)
+        .write_stdin(fresh.clone())
+        .output()
+        .unwrap();
+    assert_clean(&fresh, "probe --anonymous", &out);
+    let with_token = server
+        .seen()
+        .iter()
+        .filter(|s| s.header("authorization").is_some())
+        .count();
+    assert!(with_token > 0 && with_token < server.seen().len());
+}
+
+fn probe(dir: &Path, ca: &Path, url: &str, format: &str, token: &str) -> std::process::Output {
+    bin()
+        .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-sa"))
+        .args([
+            "probe", "--now", NOW, "-o", format, "-f", "-", "-s", url, "--cacert",
+        ])
+        .arg(ca)
+        .write_stdin(token.to_owned())
+        .output()
+        .unwrap()
+}
