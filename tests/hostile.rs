@@ -27,6 +27,7 @@ struct Ended {
 
 /// Runs the binary with `args`, stdin fed by `feed` from a thread (a write error
 /// ends the feed: the binary stopped reading, which is the point).
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, which std cannot see
 fn run(
     args: &[&str],
     feed: impl FnOnce(&mut dyn Write) -> io::Result<()> + Send + 'static,

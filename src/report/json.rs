@@ -134,12 +134,19 @@ impl<'a> DecodeJson<'a> {
 
 /// Writes one value as a line of JSON.
 pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, value)?;
-    out.write_all(b"\n")
+    // Serialize into a buffer, then one write: serde_json writes in many small
+    // pieces, each a dynamic call through `dyn Write` otherwise (batches write
+    // one line per token).
+    let mut line = Vec::with_capacity(4096);
+    serde_json::to_writer(&mut line, value)?;
+    line.push(b'\n');
+    out.write_all(&line)
 }
 
 /// Writes one value as pretty JSON.
 pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    out.write_all(b"\n")
+    let mut doc = Vec::with_capacity(8192);
+    serde_json::to_writer_pretty(&mut doc, value)?;
+    doc.push(b'\n');
+    out.write_all(&doc)
 }
