@@ -64,23 +64,29 @@ w, bin, floor = sys.argv[1:4]
 def load(name):
     return json.load(open(f"{w}/{name}.json"))["results"]
 ms = lambda r: f"{r['median'] * 1000:.2f} ms"
-one = load("one")
-print("one token, median (mean ± sd)")
+# CPU time (user + system, mean) is steadier than wall time on a shared machine.
+cpu = lambda r: r["user"] + r["system"]
+def row(label, r, base, per=None):
+    wall = f"{r['median'] * 1000:8.2f} ms wall {r['median'] / base['median']:5.2f}x"
+    cpus = f"{cpu(r) * 1000:8.2f} ms cpu {cpu(r) / cpu(base):5.2f}x"
+    extra = f"  = {per / r['median']:,.0f} tokens/s (wall)" if per else ""
+    print(f"  {label:<16}{wall}  {cpus}{extra}")
 labels = ["decode -o json", "minimal_decode", "jwt decode -j"]
+one = load("one")
+print("one token (median wall, mean cpu; ratios against the minimal program)")
 for label, r in zip(labels, one):
-    print(f"  {label:<16} {ms(r)}  ({r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} ms)"
-          f"  {r['median'] / one[1]['median']:.2f}x minimal")
+    row(label, r, one[1])
 if len(one) > 2:
-    print(f"  decode / jwt-cli: {one[0]['median'] / one[2]['median']:.2f}x")
+    print(f"  decode / jwt-cli: {one[0]['median'] / one[2]['median']:.2f}x wall,"
+          f" {cpu(one[0]) / cpu(one[2]):.2f}x cpu")
 b = load("batch")
-print("10,000 tokens from stdin, median")
+print("10,000 tokens from stdin")
 for label, r in zip(labels, b):
-    print(f"  {label:<16} {r['median'] * 1000:.1f} ms = {10_000 / r['median']:,.0f} tokens/s"
-          f"  {r['median'] / b[1]['median']:.2f}x minimal")
+    row(label, r, b[1], per=10_000)
 v = load("verify")
-print("verify one token (RS256, --jwks), median")
+print("verify one token (RS256, --jwks)")
 for label, r in zip(["verify --jwks", "minimal_verify"], v):
-    print(f"  {label:<16} {ms(r)}  {r['median'] / v[1]['median']:.2f}x minimal")
+    row(label, r, v[1])
 print("peak RSS (KiB), batch from stdin")
 for line in open(f"{w}/rss.txt"):
     n, prog, kib = line.split()

@@ -137,10 +137,18 @@ pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::
     // Serialize into a buffer, then one write: serde_json writes in many small
     // pieces, each a dynamic call through `dyn Write` otherwise (batches write
     // one line per token).
-    let mut line = Vec::with_capacity(4096);
-    serde_json::to_writer(&mut line, value)?;
-    line.push(b'\n');
-    out.write_all(&line)
+    thread_local! {
+        static LINE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    LINE.with_borrow_mut(|line| {
+        line.clear();
+        serde_json::to_writer(&mut *line, value)?;
+        line.push(b'\n');
+        let written = out.write_all(line);
+        // Reused from line to line; a rare huge line does not stay allocated.
+        line.shrink_to(64 * 1024);
+        written
+    })
 }
 
 /// Writes one value as pretty JSON.
