@@ -244,7 +244,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
             }
         })
     };
-    let clusters = raw.clusters
+    let clusters = raw
+        .clusters
         .unwrap_or_default()
         .into_iter()
         .map(|n: Named<RawCluster>| {
@@ -253,7 +254,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
             (n.name, c)
         })
         .collect();
-    let users = raw.users
+    let users = raw
+        .users
         .unwrap_or_default()
         .into_iter()
         .map(|n: Named<RawUser>| {
@@ -264,7 +266,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
             (n.name, u)
         })
         .collect();
-    let contexts = raw.contexts
+    let contexts = raw
+        .contexts
         .unwrap_or_default()
         .into_iter()
         .map(|n: Named<RawContext>| (n.name, n.value.unwrap_or_default()))
@@ -278,7 +281,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
     })
 }
 
-fn first<'a, T>(files: &'a [File], pick: impl Fn(&'a File) -> &'a [(String, T)], name: &str) -> Option<&'a T> {
+fn first<'a, T>(
+    files: &'a [File],
+    pick: impl Fn(&'a File) -> &'a [(String, T)],
+    name: &str,
+) -> Option<&'a T> {
     files
         .iter()
         .find_map(|f| pick(f).iter().find(|(n, _)| n == name).map(|(_, v)| v))
@@ -308,12 +315,11 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                 })
             })?,
     };
-    let ctx = first(&files, |f| &f.contexts, &context_name).ok_or_else(|| {
-        KubeconfigError::Missing {
+    let ctx =
+        first(&files, |f| &f.contexts, &context_name).ok_or_else(|| KubeconfigError::Missing {
             what: "context",
             name: context_name.clone(),
-        }
-    })?;
+        })?;
     let cluster_name = ctx.cluster.clone().unwrap_or_default();
     let raw_cluster =
         first(&files, |f| &f.clusters, &cluster_name).ok_or_else(|| KubeconfigError::Missing {
@@ -370,12 +376,11 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
     let credentials = match &user_name {
         None => Credentials::default(),
         Some(name) => {
-            let user = first(&files, |f| &f.users, name).ok_or_else(|| {
-                KubeconfigError::Missing {
+            let user =
+                first(&files, |f| &f.users, name).ok_or_else(|| KubeconfigError::Missing {
                     what: "user",
                     name: name.clone(),
-                }
-            })?;
+                })?;
             Credentials {
                 token: user
                     .token
@@ -521,7 +526,10 @@ users:
         ];
         let r = resolve(f, None).unwrap();
         let c = &r.credentials;
-        assert_eq!(c.client_certificate, Some(Material::Inline(b"cert".to_vec())));
+        assert_eq!(
+            c.client_certificate,
+            Some(Material::Inline(b"cert".to_vec()))
+        );
         assert_eq!(c.client_key, Some(Material::File("/abs/key.pem".into())));
         assert!(c.exec);
         assert!(c.token.is_none());
@@ -556,6 +564,9 @@ users:
         assert!(parse_file(Path::new("/x"), "clusters: 12").is_err());
         let bad = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: {server: 'https://h', certificate-authority-data: '%%%'}\n";
         let f = vec![parse_file(Path::new("/x"), bad).unwrap()];
-        assert!(matches!(resolve(f, None), Err(KubeconfigError::BadData { .. })));
+        assert!(matches!(
+            resolve(f, None),
+            Err(KubeconfigError::BadData { .. })
+        ));
     }
 }

@@ -21,6 +21,8 @@ Examples:
   kubectl satoken probe -s https://cp-1:6443 -s https://cp-2:6443 --cacert ca.crt -f token
   kubectl satoken probe --verb list --resource pods -n shop
   kubectl satoken probe --path /apis/ray.io/v1/namespaces/ml/rayclusters/raycluster-kuberay
+  kubectl create token my-sa | kubectl satoken probe -f - --context kind-kind --token-review
+  kubectl satoken probe -f token --all-endpoints --use-kubeconfig-credentials
 
 Exit codes: 0 authenticated (ok, or 404: the object is missing), 1 401 or 403
 (or another status), 3 a server could not be reached or TLS failed.";
@@ -90,6 +92,34 @@ pub struct ProbeArgs {
     /// system:anonymous, or 401 when anonymous authentication is off).
     #[arg(long)]
     pub anonymous: bool,
+
+    /// Kubeconfig file (instead of KUBECONFIG's list or ~/.kube/config). Using a
+    /// kubeconfig gives the server, CA and tls-server-name; explicit flags win.
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context (default: current-context). -n defaults to its namespace.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Send the kubeconfig user's own credentials (token, tokenFile, client
+    /// certificate) for the side requests: TokenReview, JWKS, reading the
+    /// token's ServiceAccount/pod/Secret and the Service's endpoints. The token
+    /// under test still comes from TOKEN/--token/-f/stdin. exec plugins are not run.
+    #[arg(long)]
+    pub use_kubeconfig_credentials: bool,
+
+    /// Ask the server why with a TokenReview, as the kubeconfig identity (needs
+    /// create tokenreviews; implies --use-kubeconfig-credentials). The review's
+    /// body carries the token, to the same verified server only.
+    #[arg(long)]
+    pub token_review: bool,
+
+    /// Probe every control-plane replica behind the kubernetes Service (its
+    /// EndpointSlices in default, falling back to Endpoints), each verified
+    /// against the original server's name.
+    #[arg(long)]
+    pub all_endpoints: bool,
 
     /// Per-request timeout (5s, 1m30s).
     #[arg(long, visible_alias = "request-timeout", value_name = "DURATION", default_value = "5s", value_parser = positive_duration)]

@@ -31,6 +31,10 @@ pub enum Classification {
     /// DNS, connection refused, timeout: no answer at all.
     #[serde(rename = "network-error")]
     NetworkError,
+    /// Replicas of one API server disagree (one accepts the token, another
+    /// rejects it): the answer depends on which replica a request reaches.
+    #[serde(rename = "replica-dependent")]
+    ReplicaDependent,
 }
 
 impl Classification {
@@ -44,6 +48,7 @@ impl Classification {
             Classification::OtherStatus => "other-status",
             Classification::TlsError => "tls-error",
             Classification::NetworkError => "network-error",
+            Classification::ReplicaDependent => "replica-dependent",
         }
     }
 
@@ -242,6 +247,7 @@ mod tests {
             Classification::OtherStatus,
             Classification::TlsError,
             Classification::NetworkError,
+            Classification::ReplicaDependent,
         ] {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }
