@@ -283,16 +283,29 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
     assert_eq!(r.json["endpoints"]["source"], "endpoints");
 }
 
-/// (name, how to break the server/token, cause, era current, era 1.22)
-fn review_cases() -> Vec<(
-    &'static str,
-    Box<dyn Fn(&mut Config) -> String>,
-    &'static str,
-    &'static str,
-    &'static str,
-)> {
+/// How to break the server or the token for one TokenReview case.
+type Breaker = Box<dyn Fn(&mut Config) -> String>;
+
+/// A failure, the cause TokenReview must establish, and the era of the wording
+/// that matched on a current server and on 1.22.
+struct ReviewCase {
+    name: &'static str,
+    breaks: Breaker,
+    cause: &'static str,
+    era_now: &'static str,
+    era_old: &'static str,
+}
+
+fn review_cases() -> Vec<ReviewCase> {
+    let case = |name, breaks: Breaker, cause, era_now, era_old| ReviewCase {
+        name,
+        breaks,
+        cause,
+        era_now,
+        era_old,
+    };
     vec![
-        (
+        case(
             "skew",
             Box::new(|c: &mut Config| {
                 c.offset = TimeDelta::seconds(-90);
@@ -302,7 +315,7 @@ fn review_cases() -> Vec<(
             "1.23+",
             "≤1.22",
         ),
-        (
+        case(
             "expiry",
             Box::new(|_: &mut Config| {
                 tokens::sign(&tokens::projected(base() - TimeDelta::hours(3), 3607))
@@ -311,7 +324,7 @@ fn review_cases() -> Vec<(
             "1.23+",
             "≤1.22",
         ),
-        (
+        case(
             "deleted sa",
             Box::new(|c: &mut Config| {
                 c.objects.retain(|o| o.resource != "serviceaccounts");
@@ -321,7 +334,7 @@ fn review_cases() -> Vec<(
             "all",
             "all",
         ),
-        (
+        case(
             "recreated sa",
             Box::new(|c: &mut Config| {
                 c.objects.retain(|o| o.resource != "serviceaccounts");
@@ -332,7 +345,7 @@ fn review_cases() -> Vec<(
             "1.23+",
             "≤1.22, legacy (all)",
         ),
-        (
+        case(
             "unknown kid",
             Box::new(|c: &mut Config| {
                 c.kids = Some(vec![ES256_KID.to_owned()]);
@@ -347,7 +360,14 @@ fn review_cases() -> Vec<(
 
 #[test]
 fn token_review_reasons_in_two_wordings() {
-    for (name, breaks, cause, era_now, era_old) in review_cases() {
+    for ReviewCase {
+        name,
+        breaks,
+        cause,
+        era_now,
+        era_old,
+    } in review_cases()
+    {
         for (wording, era) in [(Wording::Current, era_now), (Wording::V1_22, era_old)] {
             let mut config = Config::new(base());
             config.wording = wording;
@@ -372,6 +392,16 @@ fn token_review_reasons_in_two_wordings() {
                 .collect();
             assert!(eras.contains(&era), "{what} {eras:?}");
             assert!(r.text().contains("wording matched"), "{what}");
+            let mut causes: Vec<&str> = r.json["diagnosis"]["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["cause"].as_str().unwrap())
+                .collect();
+            let n = causes.len();
+            causes.sort_unstable();
+            causes.dedup();
+            assert_eq!(causes.len(), n, "{what}: a cause listed twice");
         }
     }
 }
@@ -561,4 +591,136 @@ fn confidence_rises_with_the_authority_of_the_source() {
     let jwks = probe_with(rotated, &["--use-kubeconfig-credentials"], &fresh_token());
     assert_eq!(guess.confidence_of("key-mismatch").as_deref(), Some("low"));
     assert_eq!(jwks.confidence_of("key-mismatch").as_deref(), Some("high"));
+}
+
+/// Prints the walkthroughs of docs/probe.md (run with `-- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn docs_walkthrough_deeper() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("docs-ca");
+    let show = |title: &str, args: &[&str], token: &str| {
+        let output = command(dir.path())
+            .env("COLUMNS", "80")
+            .args(["probe", "--now", BASE, "-f", "-"])
+            .args(args)
+            .write_stdin(token.to_owned())
+            .output()
+            .unwrap();
+        println!(
+            "===== {title} (exit {})",
+            output.status.code().unwrap_or(-1)
+        );
+        print!("{}", String::from_utf8_lossy(&output.stdout));
+        print!("{}", String::from_utf8_lossy(&output.stderr));
+    };
+    // A laptop with a kubeconfig; the ServiceAccount was recreated.
+    let mut config = Config::new(base()).admin(ADMIN);
+    config.objects.retain(|o| o.resource != "serviceaccounts");
+    config
+        .objects
+        .push(Object::new("serviceaccounts", SA, NEW_UID));
+    let server = ApiServer::start(config, &pki);
+    let kc = kubeconfig(dir.path(), &server, &pki, ADMIN);
+    let kc = kc.to_str().unwrap();
+    show(
+        "kubeconfig, guesses only",
+        &["--kubeconfig", kc],
+        &fresh_token(),
+    );
+    show(
+        "kubeconfig, --token-review",
+        &["--kubeconfig", kc, "--token-review"],
+        &fresh_token(),
+    );
+    // Three replicas, one 90 s behind and without the rotated-in key.
+    let mut replicas = Vec::new();
+    for i in 0..3 {
+        let mut config = Config::new(base()).admin(ADMIN);
+        if i == 2 {
+            config.offset = TimeDelta::seconds(-90);
+        }
+        replicas.push(ApiServer::start(config, &pki));
+    }
+    let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
+    replicas[0].set_endpoints(&ports);
+    let kc = kubeconfig(dir.path(), &replicas[0], &pki, ADMIN);
+    show(
+        "--all-endpoints",
+        &[
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "--all-endpoints",
+            "--token-review",
+        ],
+        &tokens::sign(&tokens::projected(base(), 3607)),
+    );
+    show(
+        "--all-endpoints json",
+        &[
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "--all-endpoints",
+            "--token-review",
+            "-o",
+            "json",
+        ],
+        &tokens::sign(&tokens::projected(base(), 3607)),
+    );
+}
+
+#[test]
+fn kubeadm_style_client_certificate_is_the_operator_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("kubeadm-ca");
+    let admin = pki.client("kubernetes-admin", "system:masters");
+    let mut config = Config::new(base());
+    config.objects.retain(|o| o.resource != "serviceaccounts");
+    config
+        .client_certs
+        .push((admin.der.clone(), "kubernetes-admin".to_owned()));
+    let server = ApiServer::start(config, &pki);
+    std::fs::write(dir.path().join("admin.key"), &admin.key_pem).unwrap();
+    let cert = base64::engine::general_purpose::STANDARD.encode(&admin.cert_pem);
+    let ca = base64::engine::general_purpose::STANDARD.encode(&pki.ca_pem);
+    let kc = dir.path().join("admin.conf");
+    std::fs::write(
+        &kc,
+        format!(
+            "current-context: kubernetes-admin@kubernetes\nclusters:\n- name: kubernetes\n  cluster: {{server: '{}', certificate-authority-data: {ca}}}\ncontexts:\n- name: kubernetes-admin@kubernetes\n  context: {{cluster: kubernetes, user: kubernetes-admin}}\nusers:\n- name: kubernetes-admin\n  user:\n    client-certificate-data: {cert}\n    client-key: admin.key\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let r = run(
+        command(dir.path()),
+        &["--kubeconfig", kc.to_str().unwrap(), "--token-review"],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.json["kubeconfig"]["credentials"], "client-certificate");
+    assert_eq!(r.cause(), "service-account-deleted", "{}", r.text());
+    assert_eq!(r.json["servers"][0]["token_review"]["outcome"], "rejected");
+    // The certificate client never carried the token under test in a header,
+    // and the token's own requests carried no certificate-authenticated user.
+    let seen = server.seen();
+    let review = seen
+        .iter()
+        .find(|s| s.path.ends_with("/tokenreviews"))
+        .unwrap();
+    assert_eq!(review.header("authorization"), None);
+    // An exec plugin is said to be unsupported (exit 2).
+    let exec = dir.path().join("exec.conf");
+    std::fs::write(&exec, format!("current-context: c\nclusters:\n- name: k\n  cluster: {{server: '{}'}}\ncontexts:\n- name: c\n  context: {{cluster: k, user: eks}}\nusers:\n- name: eks\n  user:\n    exec: {{apiVersion: client.authentication.k8s.io/v1beta1, command: aws}}\n", server.url())).unwrap();
+    let r = run(
+        command(dir.path()),
+        &["--kubeconfig", exec.to_str().unwrap(), "--token-review"],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("exec plugin, which probe does not run"),
+        "{}",
+        r.stderr
+    );
 }

@@ -59,6 +59,11 @@ pub fn run(
         )?]
     };
     let trust = trust(&args, kube.as_ref(), sa_dir)?;
+    if args.all_endpoints && trust == Trust::InsecureSkipVerify {
+        anyhow::bail!(
+            "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
+        );
+    }
     let namespace = match &args.namespace {
         Some(ns) => Some(ns.clone()),
         None => match kube.as_ref().and_then(|k| k.namespace.clone()) {

@@ -240,21 +240,28 @@ pub fn candidates(checks: &[BindingCheck]) -> (Vec<CauseCandidate>, Vec<Cause>) 
                 continue;
             }
             (BindingState::Unreadable, _) => continue,
-            (BindingState::Missing, BindingKind::ServiceAccount) => (
-                Cause::ServiceAccountDeleted,
-                Confidence::High,
-                format!(
-                    "{what} does not exist ({read}: 404): every token for it is rejected with serviceaccounts \"{}\" not found",
-                    t.name
-                ),
-            ),
-            (BindingState::UidDiffers, BindingKind::ServiceAccount) => (
-                Cause::ServiceAccountRecreated,
-                Confidence::High,
-                format!(
-                    "{what} was deleted and recreated: the token names uid {claim}, the live object has uid {live} ({read}); kube-apiserver logs \"service account UID ({live}) does not match claim ({claim})\""
-                ),
-            ),
+            // Exists under a new uid: not "deleted"; gone: not "recreated".
+            (BindingState::UidDiffers, BindingKind::ServiceAccount) => {
+                ruled_out.push(Cause::ServiceAccountDeleted);
+                (
+                    Cause::ServiceAccountRecreated,
+                    Confidence::High,
+                    format!(
+                        "{what} was deleted and recreated: the token names uid {claim}, the live object has uid {live} ({read}); kube-apiserver logs \"service account UID ({live}) does not match claim ({claim})\""
+                    ),
+                )
+            }
+            (BindingState::Missing, BindingKind::ServiceAccount) => {
+                ruled_out.push(Cause::ServiceAccountRecreated);
+                (
+                    Cause::ServiceAccountDeleted,
+                    Confidence::High,
+                    format!(
+                        "{what} does not exist ({read}: 404): every token for it is rejected with serviceaccounts \"{}\" not found",
+                        t.name
+                    ),
+                )
+            }
             (BindingState::Deleting, BindingKind::ServiceAccount) => (
                 Cause::ServiceAccountDeleted,
                 Confidence::High,

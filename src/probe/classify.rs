@@ -268,7 +268,7 @@ fn deepen(
     }
     let mut found = Vec::new();
     if let Some(outcome) = &review {
-        found.extend(review_candidates(outcome, &url, &keys));
+        found.extend(review_candidates(outcome, &url));
     }
     let mut candidates = report.diagnosis.candidates.clone();
     if let Some(ReviewOutcome::NotAllowed { status, message }) = &review
@@ -302,22 +302,10 @@ fn deepen(
         found.insert(at, key.clone());
         keys_found.retain(|c| c.cause != Cause::KeyMismatch);
     }
+    // Keys first, then the TokenReview, so its causes end up in front: it is
+    // the authoritative source (TokenReview > API read > clock > guess).
+    integrate(&mut candidates, keys_found, &keys.ruled_out);
     integrate(&mut candidates, found, &[]);
-    let base = candidates.len().min(usize::from(
-        review
-            .as_ref()
-            .is_some_and(|r| matches!(r, ReviewOutcome::Rejected { .. })),
-    ));
-    let _ = base;
-    let ruled: Vec<Cause> = keys.ruled_out.clone();
-    // Keys findings come after the TokenReview's.
-    let n = candidates
-        .iter()
-        .take_while(|c| c.confidence == Confidence::High)
-        .count();
-    let mut tail = candidates.split_off(n);
-    integrate(&mut tail, keys_found, &ruled);
-    candidates.extend(tail);
     if candidates.iter().any(|c| c.confidence == Confidence::High) {
         candidates.retain(|c| c.cause != Cause::Unknown || c.confidence != Confidence::Low);
     }
@@ -325,12 +313,7 @@ fn deepen(
 }
 
 /// TokenReview's `status.error`, parsed: the authoritative cause.
-fn review_candidates(
-    outcome: &ReviewOutcome,
-    url: &str,
-    keys: &keys::KeysFinding,
-) -> Vec<CauseCandidate> {
-    let _ = keys;
+fn review_candidates(outcome: &ReviewOutcome, url: &str) -> Vec<CauseCandidate> {
     let ReviewOutcome::Rejected { error, reasons } = outcome else {
         return Vec::new();
     };
@@ -985,6 +968,10 @@ fn unauthorized_candidates(ctx: &Context<'_>, request: &RequestObservation) -> V
         );
         c.next_steps.push(
             "on the control plane, the log line \"Unable to authenticate the request\" carries the reason the 401 body omits"
+                .to_owned(),
+        );
+        c.next_steps.push(
+            "or ask the server: add --token-review (a TokenReview as your kubeconfig identity, which needs create tokenreviews) or --use-kubeconfig-credentials (reads the ServiceAccount, pod, Secret and keys)"
                 .to_owned(),
         );
         out.push(c);

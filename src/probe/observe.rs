@@ -172,26 +172,28 @@ pub fn observe(
     // Without operator credentials the token itself may read its bindings, on a
     // server that accepts it, when another one rejects it.
     let rejected = observations.iter().any(|o| token_status(o) == Some(401));
-    if plan.operator.is_none() && rejected && !plan.bindings.is_empty() {
-        if let Some(i) = observations
-            .iter()
-            .position(|o| token_status(o).is_some_and(|s| s != 401))
-        {
-            let version = Request::get("/version");
-            if let Ok((connected, _)) = clients[i].main.preflight(&version) {
-                for target in &plan.bindings {
-                    let request = Request::get(target.path());
-                    let result = connected.send_with_token(&request, token).map(answer);
-                    observations[i].requests.push(RequestObservation {
-                        kind: RequestKind::ReadObject,
-                        method: "GET",
-                        path: request.path.clone(),
-                        anonymous: false,
-                        operator: false,
-                        api_version: None,
-                        result,
-                    });
-                }
+    let reader = (plan.operator.is_none() && rejected && !plan.bindings.is_empty())
+        .then(|| {
+            observations
+                .iter()
+                .position(|o| token_status(o).is_some_and(|s| s != 401))
+        })
+        .flatten();
+    if let Some(i) = reader {
+        let version = Request::get("/version");
+        if let Ok((connected, _)) = clients[i].main.preflight(&version) {
+            for target in &plan.bindings {
+                let request = Request::get(target.path());
+                let result = connected.send_with_token(&request, token).map(answer);
+                observations[i].requests.push(RequestObservation {
+                    kind: RequestKind::ReadObject,
+                    method: "GET",
+                    path: request.path.clone(),
+                    anonymous: false,
+                    operator: false,
+                    api_version: None,
+                    result,
+                });
             }
         }
     }

@@ -145,6 +145,9 @@ pub struct RequestJson<'a> {
     pub path: &'a str,
     /// No token was sent (the preflight and the --anonymous contrast).
     pub anonymous: bool,
+    /// Sent with the kubeconfig's credentials (the operator), not the token
+    /// under test (a TokenReview's body still carries that token).
+    pub operator: bool,
     pub api_version: Option<&'a str>,
     pub status: Option<u16>,
     /// Status `reason` (or an access review's `status.reason`).
@@ -306,6 +309,7 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
+        operator: request.operator,
         api_version: request.api_version.as_deref(),
         status: None,
         reason: None,
@@ -509,7 +513,14 @@ pub fn write_probe(
             };
             let mut row = vec![
                 sanitize(&what).into_owned(),
-                if request.anonymous { "no" } else { "yes" }.to_owned(),
+                if request.operator {
+                    "kubeconfig"
+                } else if request.anonymous {
+                    "no"
+                } else {
+                    "yes"
+                }
+                .to_owned(),
                 status,
                 answer,
                 time,

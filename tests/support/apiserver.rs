@@ -130,6 +130,8 @@ pub struct Config {
     pub kids: Option<Vec<String>>,
     /// Static tokens (`--token-auth-file`): token -> username, in group system:masters.
     pub admin_tokens: Vec<(String, String)>,
+    /// Client certificates (DER) -> username, in group system:masters.
+    pub client_certs: Vec<(Vec<u8>, String)>,
     /// Bind system:service-account-issuer-discovery to system:unauthenticated too.
     pub discovery_anonymous: bool,
     /// Serve EndpointSlices (else 404, leaving the Endpoints fallback).
@@ -165,6 +167,7 @@ impl Config {
             wording: Wording::Current,
             kids: None,
             admin_tokens: Vec::new(),
+            client_certs: Vec::new(),
             discovery_anonymous: false,
             endpoint_slices: true,
         }
@@ -356,7 +359,14 @@ async fn accept_loop(
                     return;
                 }
             };
-            let service = hyper::service::service_fn(move |req| handle(state.clone(), req));
+            let peer = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|c| c.first())
+                .map(|c| c.to_vec());
+            let service =
+                hyper::service::service_fn(move |req| handle(state.clone(), req, peer.clone()));
             let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
             builder.http1().title_case_headers(true);
             let _ = builder.serve_connection(TokioIo::new(tls), service).await;
@@ -385,6 +395,7 @@ fn anonymous() -> User {
 async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
+    peer: Option<Vec<u8>>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let method = req.method().as_str().to_owned();
     let path = req.uri().path().to_owned();
@@ -423,8 +434,28 @@ async fn handle(
             .find(|(n, _)| n == "authorization")
             .map(|(_, v)| v.clone())
     };
-    // Authentication (k8s.io/apiserver filters/authentication.go).
-    let user = match authenticate(&state, authorization.as_deref()) {
+    // Authentication (k8s.io/apiserver filters/authentication.go): x509 before
+    // bearer tokens.
+    let by_cert = peer.as_ref().and_then(|der| {
+        state
+            .config
+            .client_certs
+            .iter()
+            .find(|(d, _)| d == der)
+            .map(|(_, name)| User {
+                name: name.clone(),
+                uid: String::new(),
+                groups: vec![
+                    "system:masters".to_owned(),
+                    "system:authenticated".to_owned(),
+                ],
+                extra: json!({}),
+            })
+    });
+    let user = match by_cert
+        .map(|u| Ok(Some(u)))
+        .unwrap_or_else(|| authenticate(&state, authorization.as_deref()))
+    {
         Ok(Some(user)) => user,
         Ok(None) if state.config.anonymous => anonymous(),
         Ok(None) => return Ok(unauthorized(&state)),
