@@ -263,6 +263,33 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
         assert_eq!(s.handshake_failures(), 0);
     }
 
+    // A server named by DNS: each replica is reached at its address with the
+    // name pinned to it (reqwest resolve), so SNI and verification use the name.
+    let named = dir.path().join("named");
+    std::fs::write(
+        &named,
+        std::fs::read_to_string(&kc)
+            .unwrap()
+            .replace("https://127.0.0.1:", "https://localhost:"),
+    )
+    .unwrap();
+    let r = run(
+        command(dir.path()),
+        &[
+            "--kubeconfig",
+            named.to_str().unwrap(),
+            "--all-endpoints",
+            "--use-kubeconfig-credentials",
+        ],
+        &fresh_token(),
+    );
+    let servers = r.json["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 3, "{}", r.stderr);
+    assert_eq!(servers[1]["url"], format!("https://127.0.0.1:{}", ports[1]));
+    assert_eq!(servers[1]["tls_server_name"], "localhost");
+    assert_eq!(servers[1]["tls"]["verified"], true);
+    assert_eq!(r.json["diagnosis"]["classification"], "replica-dependent");
+
     // The Endpoints fallback.
     let mut config = Config::new(base()).admin(ADMIN);
     config.endpoint_slices = false;
@@ -599,9 +626,12 @@ fn confidence_rises_with_the_authority_of_the_source() {
 fn docs_walkthrough_deeper() {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("docs-ca");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".kube")).unwrap();
     let show = |title: &str, args: &[&str], token: &str| {
         let output = command(dir.path())
             .env("COLUMNS", "80")
+            .env("HOME", &home)
             .args(["probe", "--now", BASE, "-f", "-"])
             .args(args)
             .write_stdin(token.to_owned())
@@ -614,7 +644,7 @@ fn docs_walkthrough_deeper() {
         print!("{}", String::from_utf8_lossy(&output.stdout));
         print!("{}", String::from_utf8_lossy(&output.stderr));
     };
-    // A laptop with a kubeconfig; the ServiceAccount was recreated.
+    // A laptop with ~/.kube/config; the ServiceAccount was recreated.
     let mut config = Config::new(base()).admin(ADMIN);
     config.objects.retain(|o| o.resource != "serviceaccounts");
     config
@@ -622,50 +652,47 @@ fn docs_walkthrough_deeper() {
         .push(Object::new("serviceaccounts", SA, NEW_UID));
     let server = ApiServer::start(config, &pki);
     let kc = kubeconfig(dir.path(), &server, &pki, ADMIN);
-    let kc = kc.to_str().unwrap();
+    std::fs::copy(&kc, home.join(".kube/config")).unwrap();
+    show("kubeconfig, no credentials", &[], &fresh_token());
     show(
-        "kubeconfig, guesses only",
-        &["--kubeconfig", kc],
+        "kubeconfig, --use-kubeconfig-credentials",
+        &["--use-kubeconfig-credentials"],
         &fresh_token(),
     );
     show(
         "kubeconfig, --token-review",
-        &["--kubeconfig", kc, "--token-review"],
+        &["--token-review"],
         &fresh_token(),
     );
-    // Three replicas, one 90 s behind and without the rotated-in key.
+    show(
+        "kubeconfig, --token-review json",
+        &["--token-review", "-o", "json"],
+        &fresh_token(),
+    );
+    // Three replicas; the third runs 90 s behind and missed a key rotation.
     let mut replicas = Vec::new();
     for i in 0..3 {
         let mut config = Config::new(base()).admin(ADMIN);
         if i == 2 {
             config.offset = TimeDelta::seconds(-90);
+            config.kids = Some(vec![ES256_KID.to_owned()]);
         }
         replicas.push(ApiServer::start(config, &pki));
     }
     let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
     replicas[0].set_endpoints(&ports);
     let kc = kubeconfig(dir.path(), &replicas[0], &pki, ADMIN);
+    std::fs::copy(&kc, home.join(".kube/config")).unwrap();
+    let token = tokens::sign(&tokens::projected(base(), 3607));
     show(
-        "--all-endpoints",
-        &[
-            "--kubeconfig",
-            kc.to_str().unwrap(),
-            "--all-endpoints",
-            "--token-review",
-        ],
-        &tokens::sign(&tokens::projected(base(), 3607)),
+        "--all-endpoints --token-review",
+        &["--all-endpoints", "--token-review"],
+        &token,
     );
     show(
         "--all-endpoints json",
-        &[
-            "--kubeconfig",
-            kc.to_str().unwrap(),
-            "--all-endpoints",
-            "--token-review",
-            "-o",
-            "json",
-        ],
-        &tokens::sign(&tokens::projected(base(), 3607)),
+        &["--all-endpoints", "--token-review", "-o", "json"],
+        &token,
     );
 }
 

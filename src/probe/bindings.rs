@@ -222,7 +222,7 @@ pub fn candidates(checks: &[BindingCheck]) -> (Vec<CauseCandidate>, Vec<Cause>) 
     for c in checks {
         let t = &c.target;
         let what = format!("{} {}/{}", t.kind.as_str(), t.namespace, t.name);
-        let read = format!("read from the API ({})", c.via);
+        let read = format!("read from {}", c.via);
         let claim = t.claim_uid.as_deref().unwrap_or("(none in the token)");
         let live = c.live_uid.as_deref().unwrap_or("-");
         let (cause, confidence, evidence) = match (&c.state, t.kind) {

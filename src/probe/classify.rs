@@ -74,7 +74,6 @@ pub fn analyse_deeper(
         .into_iter()
         .map(|o| {
             let mut report = server_report(o, token, leeway);
-            deepen(&mut report, token, &deeper, evaluated_at, leeway);
             if report.classification == Classification::Unauthorized {
                 let mut candidates = report.diagnosis.candidates.clone();
                 integrate(&mut candidates, binding_found.clone(), &binding_ruled_out);
@@ -91,11 +90,21 @@ pub fn analyse_deeper(
                             b.status
                                 .map_or("no answer".to_owned(), |s| format!("HTTP {s}"))
                         ));
-                        c.next_steps.insert(0, b.target.kubectl());
+                        let prefix = format!(
+                            "kubectl get {} {} -n {}",
+                            b.target.kind.as_str(),
+                            b.target.name,
+                            b.target.namespace
+                        );
+                        if !c.next_steps.iter().any(|s| s.starts_with(&prefix)) {
+                            c.next_steps.insert(0, b.target.kubectl());
+                        }
                     }
                 }
                 rebuild(&mut report, candidates);
             }
+            // Keys and the TokenReview last, so its cause ends up in front.
+            deepen(&mut report, token, &deeper, evaluated_at, leeway);
             report
         })
         .collect();
@@ -203,11 +212,11 @@ fn read_bindings(
                 .or(reads.first())?;
             let (o, r) = best;
             let who = if r.operator {
-                "kubeconfig credentials"
+                "the kubeconfig credentials"
             } else {
                 "the token"
             };
-            let via = format!("{} as {who}", o.url);
+            let via = format!("{} with {who}", o.url);
             let (status, body) = match &r.result {
                 Ok(a) => (Some(a.status), a.json.as_ref()),
                 Err(_) => (None, None),

@@ -383,14 +383,20 @@ pub fn write_probe(
     for b in &report.bindings {
         writeln!(
             out,
-            "Binding: {} {}/{}: {}{}",
+            "Binding: {} {}/{}: {}{}{}",
             b.target.kind.as_str(),
             sanitize(&b.target.namespace),
             sanitize(&b.target.name),
             b.state.as_str(),
+            match (&b.state, b.status) {
+                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
+                    format!(" (HTTP {status} via {})", sanitize(&b.via))
+                }
+                _ => String::new(),
+            },
             match (&b.target.claim_uid, &b.live_uid) {
                 (Some(c), Some(l)) if c != l =>
-                    format!(" (token uid {}, live uid {})", sanitize(c), sanitize(l)),
+                    format!("\n  token uid {}\n  live uid  {}", sanitize(c), sanitize(l)),
                 _ => String::new(),
             }
         )?;
