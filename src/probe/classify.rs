@@ -1739,4 +1739,135 @@ mod tests {
         assert_eq!(report.servers[0].tls.reason, Some(TlsReason::UnknownCa));
         assert!(!report.servers[0].tls.verified);
     }
+
+    fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
+        RequestObservation {
+            kind,
+            method: "GET",
+            path: path.to_owned(),
+            anonymous: false,
+            operator: true,
+            api_version: None,
+            result: Ok(answer),
+        }
+    }
+
+    fn deeper_probe(servers: Vec<ServerObservation>, token: &Token, replicas: bool) -> ProbeReport {
+        let deeper = Deeper {
+            raw: None,
+            replicas,
+            endpoints: None,
+            bindings: bindings::targets(token),
+        };
+        analyse_deeper(servers, token, deeper, at(0), TimeDelta::seconds(60))
+    }
+
+    #[test]
+    fn token_review_and_reads_outrank_guesses_without_repeating_causes() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let rejected = || {
+            request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )
+        };
+        let sa_path = "/api/v1/namespaces/shop/serviceaccounts/checkout";
+        let sa_read = || {
+            side(
+                RequestKind::ReadObject,
+                sa_path,
+                answer(
+                    200,
+                    0,
+                    serde_json::json!({"metadata": {"name": "checkout", "uid": "uid-new"}}),
+                ),
+            )
+        };
+        let review = side(
+            RequestKind::TokenReview,
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            answer(
+                201,
+                0,
+                serde_json::json!({"status": {"user": {}, "error":
+                    "[invalid bearer token, ServiceAccount UID (uid-new) does not match claim (uid-old)]"}}),
+            ),
+        );
+        let confidence = |r: &ProbeReport| {
+            r.diagnosis
+                .candidates
+                .iter()
+                .find(|c| c.cause == Cause::ServiceAccountRecreated)
+                .map(|c| c.confidence)
+        };
+        let guess = deeper_probe(vec![server("https://a", vec![rejected()])], &token, false);
+        let read = deeper_probe(
+            vec![server("https://a", vec![rejected(), sa_read()])],
+            &token,
+            false,
+        );
+        let reviewed = deeper_probe(
+            vec![server("https://a", vec![rejected(), review, sa_read()])],
+            &token,
+            false,
+        );
+        assert_eq!(confidence(&guess), Some(Confidence::Low));
+        assert_eq!(confidence(&read), Some(Confidence::High));
+        assert_eq!(confidence(&reviewed), Some(Confidence::High));
+        let d = &reviewed.diagnosis;
+        assert_eq!(d.cause, Cause::ServiceAccountRecreated);
+        assert!(
+            d.evidence[0].starts_with("TokenReview on https://a"),
+            "{:?}",
+            d.evidence
+        );
+        assert!(d.evidence.iter().any(|e| e.contains("≤1.22, legacy (all)")));
+        let mut causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        causes.sort();
+        let n = causes.len();
+        causes.dedup();
+        assert_eq!(causes.len(), n, "{:?}", d.candidates);
+        // The read showed the ServiceAccount exists: "deleted" is ruled out.
+        assert!(!causes.contains(&Cause::ServiceAccountDeleted));
+        assert_eq!(reviewed.bindings[0].state, BindingState::UidDiffers);
+    }
+
+    #[test]
+    fn replicas_that_disagree_are_replica_dependent() {
+        let token = bound(NOW, NOW + 3600);
+        let ok = server(
+            "https://10.0.0.1:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(201, 0, review()),
+            )],
+        );
+        let behind = server(
+            "https://10.0.0.2:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, -90, unauthorized()),
+            )],
+        );
+        let report = deeper_probe(vec![ok.clone(), behind.clone()], &token, true);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::ReplicaDependent
+        );
+        assert_eq!(report.diagnosis.cause, Cause::ClockSkew);
+        assert!(report.diagnosis.evidence[0].contains("1 of 2 reject"));
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Problem
+        );
+        // Servers the user named are not assumed to be replicas.
+        let report = deeper_probe(vec![ok, behind], &token, false);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::Unauthorized
+        );
+    }
 }

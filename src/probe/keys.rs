@@ -125,3 +125,106 @@ pub fn analyse(
     }
     finding
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secret::SecretToken;
+
+    const NOW: i64 = 1_767_225_600;
+    const RSA_KID: &str = "mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU";
+    const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+    fn testdata(path: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("testdata")
+                .join(path),
+        )
+        .unwrap()
+    }
+
+    /// A token signed at test time with testdata/keys/rsa.key.pem.
+    fn signed(aud: &str, iss: &str) -> (String, Token) {
+        let key = jsonwebtoken::EncodingKey::from_rsa_pem(&testdata("keys/rsa.key.pem")).unwrap();
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+        header.typ = None;
+        header.kid = Some(RSA_KID.to_owned());
+        let claims = serde_json::json!({"aud": [aud], "iss": iss, "exp": NOW + 3600, "iat": NOW - 60, "nbf": NOW - 60,
+            "sub": "system:serviceaccount:shop:web",
+            "kubernetes.io": {"namespace": "shop", "serviceaccount": {"name": "web", "uid": "u"}}});
+        let raw = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        let token = crate::token::parse(&SecretToken::new(raw.clone())).unwrap();
+        (raw, token)
+    }
+
+    fn discovery() -> Vec<u8> {
+        serde_json::json!({"issuer": ISSUER, "jwks_uri": "https://x/openid/v1/jwks"})
+            .to_string()
+            .into_bytes()
+    }
+
+    fn run(jwks: &[u8], raw: &str, token: &Token) -> KeysFinding {
+        let now = DateTime::from_timestamp(NOW, 0).unwrap();
+        analyse(
+            Some(jwks),
+            Some(&discovery()),
+            Some(raw),
+            token,
+            true,
+            now,
+            TimeDelta::seconds(60),
+        )
+    }
+
+    #[test]
+    fn kid_served_rules_key_and_issuer_out() {
+        let (raw, token) = signed(ISSUER, ISSUER);
+        let f = run(&testdata("jwks.json"), &raw, &token);
+        assert!(f.candidates.is_empty(), "{:?}", f.candidates);
+        assert!(f.ruled_out.contains(&Cause::KeyMismatch));
+        assert!(f.ruled_out.contains(&Cause::IssuerMismatch));
+        assert_eq!(f.kids.as_ref().map(Vec::len), Some(3));
+        assert_eq!(f.issuer.as_deref(), Some(ISSUER));
+    }
+
+    #[test]
+    fn rotated_kid_wrong_issuer_and_audience() {
+        let (raw, token) = signed("vault", "https://other.example");
+        let mut set: serde_json::Value = serde_json::from_slice(&testdata("jwks.json")).unwrap();
+        set["keys"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|k| k["kid"] != RSA_KID);
+        let f = run(set.to_string().as_bytes(), &raw, &token);
+        let found: Vec<(Cause, Confidence)> = f
+            .candidates
+            .iter()
+            .map(|c| (c.cause, c.confidence))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Cause::KeyMismatch, Confidence::High),
+                (Cause::IssuerMismatch, Confidence::Medium),
+                (Cause::AudienceMismatch, Confidence::Medium),
+            ]
+        );
+        assert!(f.candidates[0].evidence[0].contains(RSA_KID));
+        // Nothing is concluded for a token the server accepted, or without the JWKS.
+        let now = DateTime::from_timestamp(NOW, 0).unwrap();
+        let leeway = TimeDelta::seconds(60);
+        let accepted = analyse(
+            Some(set.to_string().as_bytes()),
+            None,
+            Some(&raw),
+            &token,
+            false,
+            now,
+            leeway,
+        );
+        assert!(accepted.candidates.is_empty());
+        let unread = analyse(None, None, Some(&raw), &token, true, now, leeway);
+        assert!(unread.candidates.is_empty() && unread.kids.is_none());
+    }
+}

@@ -549,3 +549,34 @@ pub fn answer(exchange: Exchange) -> Answer {
         latency: exchange.latency,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_keep_the_original_name() {
+        let ip = Target::new(Url::parse("https://10.96.0.1").unwrap(), None);
+        let addr: std::net::SocketAddr = "172.18.0.3:6443".parse().unwrap();
+        let r = Target::replica(&ip, addr);
+        assert_eq!(r.shown, "https://172.18.0.3:6443");
+        assert_eq!(r.url.as_str(), "https://172.18.0.3:6443/");
+        assert_eq!(r.verify_name.as_deref(), Some("10.96.0.1"));
+        assert_eq!(r.resolve, None);
+        // A DNS name: the URL keeps it (SNI), pinned to the replica's address.
+        let named = Target::new(Url::parse("https://cp.example:6443").unwrap(), None);
+        let r = Target::replica(&named, addr);
+        assert_eq!(r.url.as_str(), "https://cp.example:6443/");
+        assert_eq!(r.resolve, Some(("cp.example".to_owned(), addr)));
+        assert_eq!(r.shown, "https://172.18.0.3:6443");
+        // kubeconfig's tls-server-name wins over the host.
+        let with_name = Target::new(
+            Url::parse("https://10.0.0.1:6443").unwrap(),
+            Some("kubernetes".to_owned()),
+        );
+        let v6: std::net::SocketAddr = "[fd00::3]:6443".parse().unwrap();
+        let r = Target::replica(&with_name, v6);
+        assert_eq!(r.verify_name.as_deref(), Some("kubernetes"));
+        assert_eq!(r.shown, "https://[fd00::3]:6443");
+    }
+}
