@@ -113,6 +113,10 @@ codes! {
     NoToken => "no-token",
     /// Each kubelet's clock against the API server that stored its Lease or Node.
     KubeletOffsets => "kubelet-offsets",
+    /// A `--server` could not be reached (network or TLS): its clock is unknown.
+    ServerUnreachable => "server-unreachable",
+    /// A `--server` answered without a usable `Date` header.
+    NoDateHeader => "no-date-header",
     // verify
     /// The signature verifies with no key of the right type.
     SignatureInvalid => "signature-invalid",

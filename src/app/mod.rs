@@ -68,3 +68,47 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok((shaped, token))
 }
+
+/// The HTTPS client configuration the connection flags select. Trust: `--cacert`,
+/// else `ca.crt` in the ServiceAccount directory, plus the OS roots with
+/// `--system-roots`; or no verification at all with `--insecure-skip-tls-verify`.
+pub(crate) fn client_config(
+    tls: &crate::cli::TlsArgs,
+    sa_dir: &std::path::Path,
+) -> anyhow::Result<crate::http::ClientConfig> {
+    use crate::http::{ClientConfig, DEFAULT_TIMEOUT, Trust};
+    let trust = if tls.insecure_skip_tls_verify {
+        Trust::InsecureSkipVerify
+    } else {
+        let in_pod_ca = sa_dir.join("ca.crt");
+        let ca_pem = match &tls.cacert {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
+            ),
+            None => match std::fs::read(&in_pod_ca) {
+                Ok(bytes) => Some(bytes),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(e)
+                        .with_context(|| format!("cannot read CA bundle {}", in_pod_ca.display()));
+                }
+            },
+        };
+        if ca_pem.is_none() && !tls.system_roots {
+            anyhow::bail!(
+                "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
+                in_pod_ca.display()
+            );
+        }
+        Trust::Roots {
+            ca_pem,
+            system: tls.system_roots,
+        }
+    };
+    Ok(ClientConfig {
+        timeout: tls.timeout.to_std().unwrap_or(DEFAULT_TIMEOUT),
+        allow_plain_http: tls.allow_plain_http,
+        ..ClientConfig::new(trust)
+    })
+}

@@ -7,6 +7,7 @@ mod completion;
 mod decode;
 mod probe;
 mod skew;
+mod tls;
 mod verify;
 
 pub use classify::ClassifyArgs;
@@ -14,6 +15,7 @@ pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
+pub use tls::TlsArgs;
 pub use verify::VerifyArgs;
 
 use std::path::PathBuf;
