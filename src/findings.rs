@@ -140,6 +140,10 @@ codes! {
     PrivateKeyGiven => "private-key-given",
     /// An `RSA PUBLIC KEY` (PKCS#1) block, which kube-apiserver skips.
     Pkcs1PublicKey => "pkcs1-public-key",
+    /// Keys fetched from a URL (and the discovery document's issuer).
+    KeysFetched => "keys-fetched",
+    /// `iss` is not the issuer the cluster's discovery document names.
+    IssuerNotDiscovered => "issuer-not-discovered",
 }
 
 impl Serialize for Code {

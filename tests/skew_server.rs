@@ -17,7 +17,9 @@ use support::tokens;
 const BASE: &str = "2026-01-01T00:00:00Z";
 
 fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE).unwrap().with_timezone(&Utc)
+    DateTime::parse_from_rfc3339(BASE)
+        .unwrap()
+        .with_timezone(&Utc)
 }
 
 fn skew(dir: &std::path::Path, args: &[String], token: &str) -> (i32, Value) {
@@ -34,7 +36,7 @@ fn skew(dir: &std::path::Path, args: &[String], token: &str) -> (i32, Value) {
     (out.status.code().unwrap(), json)
 }
 
-fn clock<'a>(json: &'a Value, port: u16) -> &'a Value {
+fn clock(json: &Value, port: u16) -> &Value {
     json["clocks"]
         .as_array()
         .unwrap()
@@ -106,7 +108,12 @@ fn unreachable_or_untrusted_servers_exit_3() {
     // A server whose certificate our CA did not sign: a TLS failure, exit 3.
     let other = Pki::new("someone-else");
     let server = ApiServer::start(Config::new(base()), &other);
-    let args = vec!["-s".to_owned(), server.url(), "--cacert".to_owned(), ca.display().to_string()];
+    let args = vec![
+        "-s".to_owned(),
+        server.url(),
+        "--cacert".to_owned(),
+        ca.display().to_string(),
+    ];
     let (code, json) = skew(dir.path(), &args, &token);
     assert_eq!(code, 3, "{json}");
     assert!(json.to_string().contains("TLS"), "{json}");
@@ -120,7 +127,16 @@ fn plain_http_is_refused() {
     let out = Command::cargo_bin("kubectl-satoken")
         .unwrap()
         .env("KUBECTL_SATOKEN_SA_DIR", dir.path())
-        .args(["skew", "--now", BASE, "-f", "-", "-s", "http://127.0.0.1:1", "--insecure-skip-tls-verify"])
+        .args([
+            "skew",
+            "--now",
+            BASE,
+            "-f",
+            "-",
+            "-s",
+            "http://127.0.0.1:1",
+            "--insecure-skip-tls-verify",
+        ])
         .write_stdin(token)
         .output()
         .unwrap();
