@@ -5,6 +5,7 @@
 mod classify;
 mod completion;
 mod decode;
+mod doctor;
 mod probe;
 mod skew;
 mod verify;
@@ -34,6 +35,7 @@ pub fn run(
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }
@@ -54,6 +56,38 @@ pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenI
     let input = input::read_tokens(reader, &what)
         .with_context(|| format!("cannot read a token from {what}"))?;
     Ok((input, what))
+}
+
+/// Like [`read_one_token`], but an implicit stdin (a pipe nobody wrote to, as
+/// some runtimes give init containers) that turns out empty falls back to the
+/// mounted token: for commands whose natural input is the in-pod token.
+pub fn read_one_token_or_mounted(
+    args: &TokenArgs,
+    env: &Env,
+) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let implicit_stdin =
+        args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
+    match read_one_token(args, env) {
+        Err(e) if implicit_stdin && is_empty_input(&e) => {
+            let no_stdin = Env {
+                stdin_readable: false,
+                ..env.clone()
+            };
+            read_one_token(args, &no_stdin)
+        }
+        result => result,
+    }
+}
+
+fn is_empty_input(error: &anyhow::Error) -> bool {
+    use crate::error::{InputError, TokenError};
+    error.chain().any(|cause| {
+        matches!(cause.downcast_ref::<TokenError>(), Some(TokenError::Empty))
+            || matches!(
+                cause.downcast_ref::<InputError>(),
+                Some(InputError::Token(TokenError::Empty))
+            )
+    })
 }
 
 /// Reads exactly one token (a batch is refused) and parses it.
@@ -111,4 +145,40 @@ pub(crate) fn client_config(
         allow_plain_http: tls.allow_plain_http,
         ..ClientConfig::new(trust)
     })
+}
+
+/// The access review and GET the flags ask for. The review's namespace defaults
+/// to the mounted `namespace` file, then the token's namespace, then `default`.
+pub(crate) fn access_query(
+    access: &crate::cli::AccessArgs,
+    sa_dir: &std::path::Path,
+    token: &token::Token,
+) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
+    let namespace = match &access.namespace {
+        Some(ns) => Some(ns.clone()),
+        None => {
+            let file = sa_dir.join("namespace");
+            let mounted = match std::fs::read_to_string(&file) {
+                Ok(text) => Some(text.trim().to_owned()).filter(|ns| !ns.is_empty()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot read {}", file.display()));
+                }
+            };
+            mounted.or_else(|| token.claims.namespace().map(str::to_owned))
+        }
+    };
+    let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
+        verb: verb.clone(),
+        resource: access.resource.clone().unwrap_or_default(),
+        subresource: access.subresource.clone(),
+        group: access.group.clone(),
+        namespace: if access.cluster_scope {
+            None
+        } else {
+            Some(namespace.unwrap_or_else(|| "default".to_owned()))
+        },
+        name: access.name.clone(),
+    });
+    Ok((query, access.path.clone()))
 }
