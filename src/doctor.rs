@@ -497,3 +497,73 @@ pub fn diagnose(steps: Vec<Step>, probe: &ProbeReport, keys: &KeysObservation) -
         diagnosis,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secret::SecretToken;
+    use base64::Engine as _;
+    use serde_json::{Value, json};
+
+    const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+    fn decoded(claims: Value) -> DecodeReport {
+        let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let text = format!("{}.{}.c2ln", b64(&json!({"alg": "RS256", "kid": "k"})), b64(&claims));
+        let shaped = crate::input::shape::detect_line(&text);
+        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
+        crate::decode::analyse(token, &shaped, at_seconds(NOW), TimeDelta::seconds(60))
+    }
+
+    /// A kubelet token issued `age` seconds before NOW (extended, warnafter iat+3607).
+    fn projected(age: i64) -> Value {
+        let iat = NOW - age;
+        json!({
+            "aud": ["a"], "iat": iat, "nbf": iat, "exp": iat + 31_536_000, "iss": "i", "jti": "j",
+            "kubernetes.io": {"namespace": "ns", "pod": {"name": "p", "uid": "pu"},
+                "serviceaccount": {"name": "sa", "uid": "su"}, "warnafter": iat + 3607},
+            "sub": "system:serviceaccount:ns:sa"
+        })
+    }
+
+    #[test]
+    fn freshness_flags_a_token_the_kubelet_should_have_replaced() {
+        // The kubelet replaces a 3607 s token after 80 % (2885 s) + jitter.
+        let fresh = freshness_step(&decoded(projected(600)), None);
+        assert_eq!(fresh.status, StepStatus::Pass, "{fresh:?}");
+        let due = 3607 * 4 / 5 + 10 + 120;
+        assert_eq!(freshness_step(&decoded(projected(due - 1)), None).status, StepStatus::Pass);
+        let late = freshness_step(&decoded(projected(due + 1)), None);
+        assert_eq!(late.status, StepStatus::Warn, "{late:?}");
+        assert!(late.details.iter().any(|d| d.contains("sha256:")), "{late:?}");
+    }
+
+    #[test]
+    fn pod_clock_fails_when_the_token_is_from_the_future_here() {
+        let step = pod_clock_step(&decoded(projected(-90)));
+        assert_eq!(step.status, StepStatus::Fail);
+        assert!(step.summary.contains("accepted in 30s"), "{}", step.summary);
+        assert_eq!(pod_clock_step(&decoded(projected(600))).status, StepStatus::Pass);
+    }
+
+    #[test]
+    fn token_step_ignores_time_findings_and_reports_the_rest() {
+        let mut claims = projected(600);
+        claims["sub"] = json!("system:serviceaccount:ns:other");
+        let step = token_step(&decoded(claims));
+        assert_eq!(step.status, StepStatus::Warn, "{step:?}");
+        assert!(step.details[0].starts_with("subject-mismatch"));
+        // Expired is the clock steps' business, not the token step's.
+        assert_eq!(token_step(&decoded(projected(40_000_000))).status, StepStatus::Pass);
+    }
+
+    #[test]
+    fn verdicts_map_to_exit_codes() {
+        assert_eq!(DoctorVerdict::Healthy.outcome(), Outcome::Healthy);
+        assert_eq!(DoctorVerdict::Degraded.outcome(), Outcome::Healthy);
+        assert_eq!(DoctorVerdict::Broken.outcome(), Outcome::Problem);
+        assert_eq!(DoctorVerdict::Unreachable.outcome(), Outcome::Unreachable);
+        let skipped = keys_step(&KeysObservation::Skipped("x".into()));
+        assert_eq!(skipped.status, StepStatus::Skip);
+    }
+}
