@@ -38,6 +38,30 @@ pub enum Classification {
 }
 
 impl Classification {
+    /// Every classification, in a stable order (best to worst transport).
+    pub const ALL: [Classification; 8] = [
+        Classification::Ok,
+        Classification::NotFound,
+        Classification::Forbidden,
+        Classification::Unauthorized,
+        Classification::OtherStatus,
+        Classification::TlsError,
+        Classification::NetworkError,
+        Classification::ReplicaDependent,
+    ];
+
+    /// The classifications one request (or one logged event) can have: all but
+    /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
+    pub const PER_REQUEST: [Classification; 7] = [
+        Classification::Ok,
+        Classification::NotFound,
+        Classification::Forbidden,
+        Classification::Unauthorized,
+        Classification::OtherStatus,
+        Classification::TlsError,
+        Classification::NetworkError,
+    ];
+
     /// Stable name, as in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -239,16 +263,7 @@ mod tests {
 
     #[test]
     fn names_match_serde() {
-        for c in [
-            Classification::Ok,
-            Classification::NotFound,
-            Classification::Forbidden,
-            Classification::Unauthorized,
-            Classification::OtherStatus,
-            Classification::TlsError,
-            Classification::NetworkError,
-            Classification::ReplicaDependent,
-        ] {
+        for c in Classification::ALL {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }
         for c in [
