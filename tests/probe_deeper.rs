@@ -751,3 +751,62 @@ fn kubeadm_style_client_certificate_is_the_operator_identity() {
         r.stderr
     );
 }
+
+#[test]
+fn token_file_user_and_an_unreadable_binding_names_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("ca");
+    let mut config = Config::new(base()).admin(ADMIN);
+    config.objects.retain(|o| o.resource != "pods");
+    let server = ApiServer::start(config, &pki);
+    std::fs::create_dir_all(dir.path().join("kube/tokens")).unwrap();
+    std::fs::write(dir.path().join("kube/tokens/admin"), format!("{ADMIN}\n")).unwrap();
+    let ca = base64::engine::general_purpose::STANDARD.encode(&pki.ca_pem);
+    let kc = dir.path().join("kube/config");
+    std::fs::write(
+        &kc,
+        format!(
+            "current-context: c\nclusters:\n- name: k\n  cluster: {{server: '{}', certificate-authority-data: {ca}}}\ncontexts:\n- name: c\n  context: {{cluster: k, user: u}}\nusers:\n- name: u\n  user: {{tokenFile: tokens/admin}}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let r = run(
+        command(dir.path()),
+        &[
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "--use-kubeconfig-credentials",
+        ],
+        &fresh_token(),
+    );
+    assert_eq!(
+        r.json["kubeconfig"]["credentials"], "token-file",
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.cause(), "pod-deleted", "{}", r.text());
+    // A user that may read nothing: the reads fail, the guess keeps its command.
+    let mut config = Config::new(base());
+    config.objects.retain(|o| o.resource != "pods");
+    let plain = ApiServer::start(config, &pki);
+    let kc = kubeconfig(dir.path(), &plain, &pki, &fresh_token());
+    let r = run(
+        command(dir.path()),
+        &[
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "--use-kubeconfig-credentials",
+        ],
+        &fresh_token(),
+    );
+    assert_eq!(r.json["bindings"][1]["state"], "unreadable", "{}", r.stderr);
+    assert_eq!(r.confidence_of("pod-deleted").as_deref(), Some("low"));
+    assert!(
+        r.text().contains(
+            "kubectl get pod reporter-6c9d7b8f5-q7x2m -n debug-lab -o jsonpath='{.metadata.uid}"
+        ),
+        "{}",
+        r.text()
+    );
+}

@@ -13,7 +13,13 @@ pub(super) const EXAMPLES: &str = "\
 Requests per server: a token-less GET /version (proves the TLS handshake; no
 token is sent unless it succeeds), then with the token a SelfSubjectReview
 (v1, falling back to v1beta1/v1alpha1), the access review and the GET if asked,
-and with --anonymous the same without the token.
+and with --anonymous the same without the token. After a 401: the server's
+JWKS and issuer, and (with credentials that may read them) the token's
+ServiceAccount, pod and Secret; with --token-review the server's own reason.
+
+Where to connect: flags > the kubeconfig (--kubeconfig, --context, KUBECONFIG,
+~/.kube/config; used outside a pod, or when a kubeconfig flag is given) > the
+in-pod defaults.
 
 Examples:
   kubectl satoken probe                        # inside a pod: mounted token, CA, service env
@@ -25,7 +31,8 @@ Examples:
   kubectl satoken probe -f token --all-endpoints --use-kubeconfig-credentials
 
 Exit codes: 0 authenticated (ok, or 404: the object is missing), 1 401 or 403
-(or another status), 3 a server could not be reached or TLS failed.";
+(or another status, or replicas that disagree), 3 a server could not be reached
+or TLS failed.";
 
 /// `probe`.
 #[derive(Debug, Args)]
