@@ -435,29 +435,67 @@ fn token_review_reasons_in_two_wordings() {
 
 #[test]
 fn token_review_forbidden_is_said_and_the_probe_continues() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = Pki::new("ca");
     let mut config = Config::new(base());
     config.objects.retain(|o| o.resource != "pods");
-    // A user that authenticates but may not create tokenreviews: the SA token itself.
-    let server = ApiServer::start(config, &pki);
-    let operator = fresh_token();
-    let kc = kubeconfig(dir.path(), &server, &pki, &operator);
+    // A user that authenticates but may not create tokenreviews.
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("ca");
+    let server = ApiServer::start(config.user_token("dev-token", "jane"), &pki);
+    let kc = kubeconfig(dir.path(), &server, &pki, "dev-token");
     let r = run(
         command(dir.path()),
         &["--kubeconfig", kc.to_str().unwrap(), "--token-review"],
         &fresh_token(),
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert_eq!(
-        r.json["servers"][0]["token_review"]["outcome"],
-        "not-allowed"
+    let review = &r.json["servers"][0]["token_review"];
+    assert_eq!(review["outcome"], "not-allowed");
+    assert_eq!(review["status"], 403);
+    assert!(
+        review["message"]
+            .as_str()
+            .unwrap()
+            .contains("User \"jane\" cannot create resource \"tokenreviews\"")
     );
-    assert_eq!(r.json["servers"][0]["token_review"]["status"], 401);
     assert!(
         r.text().contains("TokenReview not possible"),
         "{}",
         r.text()
+    );
+    assert!(
+        r.text()
+            .contains("kubectl auth can-i create tokenreviews.authentication.k8s.io")
+    );
+    // Neither could jane read the pod: the guess stays, with the command.
+    assert_eq!(r.confidence_of("pod-deleted").as_deref(), Some("low"));
+
+    // system:auth-delegator alone (create tokenreviews): the review is the
+    // authoritative cause even though nothing else is readable.
+    let config = Config::new(base());
+    let mut config = config
+        .user_token("delegator-token", "reviewer")
+        .allow_cluster(
+            "reviewer",
+            &["create"],
+            "authentication.k8s.io",
+            &["tokenreviews"],
+        );
+    config.objects.retain(|o| o.resource != "pods");
+    let server = ApiServer::start(config, &pki);
+    let kc = kubeconfig(dir.path(), &server, &pki, "delegator-token");
+    let r = run(
+        command(dir.path()),
+        &["--kubeconfig", kc.to_str().unwrap(), "--token-review"],
+        &fresh_token(),
+    );
+    assert_eq!(r.cause(), "pod-deleted", "{}", r.text());
+    assert_eq!(r.json["diagnosis"]["confidence"], "high");
+    assert_eq!(r.json["bindings"][1]["state"], "unreadable");
+    assert!(
+        r.json["diagnosis"]["evidence"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("TokenReview on")
     );
 }
 

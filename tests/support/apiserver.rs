@@ -128,8 +128,9 @@ pub struct Config {
     /// The kids of testdata/jwks.json this server verifies with and publishes
     /// (`None`: all of them). A rotation leaves some replicas without a kid.
     pub kids: Option<Vec<String>>,
-    /// Static tokens (`--token-auth-file`): token -> username, in group system:masters.
-    pub admin_tokens: Vec<(String, String)>,
+    /// Static tokens (`--token-auth-file`): token -> (username, groups);
+    /// `system:authenticated` is added.
+    pub static_tokens: Vec<(String, String, Vec<String>)>,
     /// Client certificates (DER) -> username, in group system:masters.
     pub client_certs: Vec<(Vec<u8>, String)>,
     /// Bind system:service-account-issuer-discovery to system:unauthenticated too.
@@ -166,7 +167,7 @@ impl Config {
             strip_authorization: false,
             wording: Wording::Current,
             kids: None,
-            admin_tokens: Vec::new(),
+            static_tokens: Vec::new(),
             client_certs: Vec::new(),
             discovery_anonymous: false,
             endpoint_slices: true,
@@ -175,8 +176,36 @@ impl Config {
 
     /// An operator with a static admin token (system:masters).
     pub fn admin(mut self, token: &str) -> Self {
-        self.admin_tokens
-            .push((token.to_owned(), "kubernetes-admin".to_owned()));
+        self.static_tokens.push((
+            token.to_owned(),
+            "kubernetes-admin".to_owned(),
+            vec!["system:masters".to_owned()],
+        ));
+        self
+    }
+
+    /// A user with a static token and no group beyond system:authenticated.
+    pub fn user_token(mut self, token: &str, username: &str) -> Self {
+        self.static_tokens
+            .push((token.to_owned(), username.to_owned(), Vec::new()));
+        self
+    }
+
+    /// Adds a grant in an API group, cluster-wide (a ClusterRoleBinding).
+    pub fn allow_cluster(
+        mut self,
+        subject: &str,
+        verbs: &[&str],
+        group: &str,
+        resources: &[&str],
+    ) -> Self {
+        self.rbac.push(Rule {
+            subject: subject.to_owned(),
+            verbs: verbs.iter().map(|s| (*s).to_owned()).collect(),
+            group: group.to_owned(),
+            resources: resources.iter().map(|s| (*s).to_owned()).collect(),
+            namespace: None,
+        });
         self
     }
 
@@ -489,14 +518,18 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
         return Ok(None);
     }
     let token = parts[1];
-    if let Some((_, name)) = state.config.admin_tokens.iter().find(|(t, _)| t == token) {
+    if let Some((_, name, groups)) = state
+        .config
+        .static_tokens
+        .iter()
+        .find(|(t, _, _)| t == token)
+    {
+        let mut groups = groups.clone();
+        groups.push("system:authenticated".to_owned());
         return Ok(Some(User {
             name: name.clone(),
             uid: String::new(),
-            groups: vec![
-                "system:masters".to_owned(),
-                "system:authenticated".to_owned(),
-            ],
+            groups,
             extra: json!({}),
         }));
     }
