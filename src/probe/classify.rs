@@ -280,6 +280,13 @@ fn deepen(
         found.extend(review_candidates(outcome, &url));
     }
     let mut candidates = report.diagnosis.candidates.clone();
+    if let Some(ReviewOutcome::Authenticated { username, .. }) = &review
+        && let Some(top) = candidates.first_mut()
+    {
+        top.evidence.push(format!(
+            "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding being deleted or restored, a clock step), so repeat the probe"
+        ));
+    }
     if let Some(ReviewOutcome::NotAllowed { status, message }) = &review
         && let Some(top) = candidates.first_mut()
     {
