@@ -2,7 +2,8 @@
 //! tokio-rustls), its own clock (a fixed base instant + a per-instance offset,
 //! advancing in real time, also written into `Date`), ServiceAccount token
 //! validation as pkg/serviceaccount does it, a tiny RBAC table, and the exact
-//! Status bodies and headers of 401/403/404 (../shared/k8s-token-semantics.md
+//! Status bodies and headers of 401/403/404, the issuer discovery documents
+//! (serving testdata/jwks.json) (../shared/k8s-token-semantics.md
 //! sections 2-5). It records every request so tests can assert what was sent,
 //! shuts down on Drop, and stops by itself after [`LIFETIME`].
 
@@ -79,6 +80,10 @@ pub struct Config {
     pub mode: Mode,
     /// Drop `Authorization` before authenticating (a misbehaving proxy).
     pub strip_authorization: bool,
+    /// Let anonymous requests read the issuer discovery documents (the
+    /// documented `system:service-account-issuer-discovery` binding to
+    /// `system:unauthenticated`); ServiceAccounts may always read them.
+    pub anonymous_discovery: bool,
 }
 
 impl Config {
@@ -105,6 +110,7 @@ impl Config {
             rbac: Vec::new(),
             mode: Mode::Normal,
             strip_authorization: false,
+            anonymous_discovery: false,
         }
     }
 
@@ -578,11 +584,21 @@ fn attributes(method: &str, path: &str) -> Attrs {
     attrs
 }
 
+/// The issuer discovery documents (pkg/routes/openidmetadata.go).
+const DISCOVERY_PATHS: [&str; 2] = ["/.well-known/openid-configuration", "/openid/v1/jwks"];
+
 /// The default ClusterRoles (system:public-info-viewer, system:discovery,
 /// system:basic-user) plus the configured rules.
 fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
     let authenticated = user.groups.iter().any(|g| g == "system:authenticated");
     let Some(resource) = &attrs.resource else {
+        // system:service-account-issuer-discovery, bound by default to
+        // system:serviceaccounts (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
+        if DISCOVERY_PATHS.contains(&attrs.path.as_str()) && attrs.verb == "get" {
+            let group = |g: &str| user.groups.iter().any(|have| have == g);
+            return group("system:serviceaccounts")
+                || (config.anonymous_discovery && group("system:unauthenticated"));
+        }
         let public = ["/version", "/healthz", "/livez", "/readyz"].contains(&attrs.path.as_str());
         let discovery = attrs.path == "/api"
             || attrs.path.starts_with("/api/")
@@ -641,6 +657,24 @@ fn route(
             return ok(
                 StatusCode::OK,
                 json!({"major": "1", "minor": "34", "gitVersion": "v1.34.1", "platform": "linux/amd64"}),
+            );
+        }
+        "/openid/v1/jwks" => {
+            // The keys this server verifies with: testdata/jwks.json (not rsa-rotated).
+            let jwks = std::fs::read_to_string(tokens::testdata("jwks.json")).expect("jwks.json");
+            let mut response = respond(state, StatusCode::OK, jwks, true);
+            response
+                .headers_mut()
+                .insert("Content-Type", "application/jwk-set+json".parse().unwrap());
+            return response;
+        }
+        "/.well-known/openid-configuration" => {
+            return ok(
+                StatusCode::OK,
+                json!({"issuer": state.config.issuers.first(),
+                "jwks_uri": format!("https://127.0.0.1:{}/openid/v1/jwks", state.port),
+                "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["ES256", "ES384", "RS256"]}),
             );
         }
         "/api" => {
