@@ -217,6 +217,14 @@ pub fn server_step(server: &ServerReport) -> Step {
                 "{url}: authenticated and authorised; the object asked for does not exist (404)"
             ),
         ),
+        // A token that arrives is either accepted or 401; a 403 as
+        // system:anonymous means it never arrived (the probe's diagnosis says so).
+        Classification::Forbidden if server.diagnosis.cause == Cause::TokenNotSent => (
+            StepStatus::Fail,
+            format!(
+                "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
+            ),
+        ),
         Classification::Forbidden => (
             StepStatus::Fail,
             format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),
@@ -508,8 +516,13 @@ mod tests {
     const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
     fn decoded(claims: Value) -> DecodeReport {
-        let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-        let text = format!("{}.{}.c2ln", b64(&json!({"alg": "RS256", "kid": "k"})), b64(&claims));
+        let b64 =
+            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let text = format!(
+            "{}.{}.c2ln",
+            b64(&json!({"alg": "RS256", "kid": "k"})),
+            b64(&claims)
+        );
         let shaped = crate::input::shape::detect_line(&text);
         let token = crate::token::parse(&SecretToken::new(text)).unwrap();
         crate::decode::analyse(token, &shaped, at_seconds(NOW), TimeDelta::seconds(60))
@@ -532,10 +545,16 @@ mod tests {
         let fresh = freshness_step(&decoded(projected(600)), None);
         assert_eq!(fresh.status, StepStatus::Pass, "{fresh:?}");
         let due = 3607 * 4 / 5 + 10 + 120;
-        assert_eq!(freshness_step(&decoded(projected(due - 1)), None).status, StepStatus::Pass);
+        assert_eq!(
+            freshness_step(&decoded(projected(due - 1)), None).status,
+            StepStatus::Pass
+        );
         let late = freshness_step(&decoded(projected(due + 1)), None);
         assert_eq!(late.status, StepStatus::Warn, "{late:?}");
-        assert!(late.details.iter().any(|d| d.contains("sha256:")), "{late:?}");
+        assert!(
+            late.details.iter().any(|d| d.contains("sha256:")),
+            "{late:?}"
+        );
     }
 
     #[test]
@@ -543,7 +562,10 @@ mod tests {
         let step = pod_clock_step(&decoded(projected(-90)));
         assert_eq!(step.status, StepStatus::Fail);
         assert!(step.summary.contains("accepted in 30s"), "{}", step.summary);
-        assert_eq!(pod_clock_step(&decoded(projected(600))).status, StepStatus::Pass);
+        assert_eq!(
+            pod_clock_step(&decoded(projected(600))).status,
+            StepStatus::Pass
+        );
     }
 
     #[test]
@@ -554,7 +576,10 @@ mod tests {
         assert_eq!(step.status, StepStatus::Warn, "{step:?}");
         assert!(step.details[0].starts_with("subject-mismatch"));
         // Expired is the clock steps' business, not the token step's.
-        assert_eq!(token_step(&decoded(projected(40_000_000))).status, StepStatus::Pass);
+        assert_eq!(
+            token_step(&decoded(projected(40_000_000))).status,
+            StepStatus::Pass
+        );
     }
 
     #[test]
