@@ -38,15 +38,7 @@ fn every_cause_and_classification_is_documented() {
                 .to_owned(),
         );
     }
-    for class in [
-        Classification::Ok,
-        Classification::NotFound,
-        Classification::Forbidden,
-        Classification::Unauthorized,
-        Classification::OtherStatus,
-        Classification::TlsError,
-        Classification::NetworkError,
-    ] {
+    for class in Classification::ALL {
         names.push(class.as_str().to_owned());
     }
     let missing: Vec<&String> = names
