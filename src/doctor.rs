@@ -217,6 +217,14 @@ pub fn server_step(server: &ServerReport) -> Step {
                 "{url}: authenticated and authorised; the object asked for does not exist (404)"
             ),
         ),
+        // A token that arrives is either accepted or 401; a 403 as
+        // system:anonymous means it never arrived (the probe's diagnosis says so).
+        Classification::Forbidden if server.diagnosis.cause == Cause::TokenNotSent => (
+            StepStatus::Fail,
+            format!(
+                "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
+            ),
+        ),
         Classification::Forbidden => (
             StepStatus::Fail,
             format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),

@@ -513,7 +513,7 @@ fn key_rotated_kid_unknown_with_jwks_readable() {
     assert_eq!(r.json["servers"][0]["jwks_kids"], json!([ES256_KID]));
     assert!(r.text().contains(tokens::RSA_KID));
     // Without credentials, but with discovery open to anonymous users.
-    config.discovery_anonymous = true;
+    config.anonymous_discovery = true;
     let r = probe_with(config, &[], &fresh_token());
     assert_eq!(r.cause(), "key-mismatch", "{}", r.text());
 }

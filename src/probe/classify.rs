@@ -987,7 +987,7 @@ fn unauthorized_candidates(ctx: &Context<'_>, request: &RequestObservation) -> V
                 .to_owned(),
         );
         c.next_steps.push(
-            "or ask the server: add --token-review (a TokenReview as your kubeconfig identity, which needs create tokenreviews) or --use-kubeconfig-credentials (reads the ServiceAccount, pod, Secret and keys)"
+            "or ask the API server for the reason, as a kubeconfig identity allowed to create tokenreviews: kubectl satoken probe -f TOKEN-FILE --token-review"
                 .to_owned(),
         );
         out.push(c);

@@ -598,9 +598,13 @@ fn write_result(
         .candidates
         .iter()
         .skip(1)
+        // "none" is not a cause worth listing beside a real one.
+        .filter(|c| c.cause != Cause::None)
         .map(|c| format!("{} ({})", c.cause.as_str(), confidence_word(c.confidence)))
         .collect();
-    row("Also possible", others.join(", "));
+    if !others.is_empty() {
+        row("Also possible", others.join(", "));
+    }
     write_table(out, &table)
 }
 

@@ -2,7 +2,8 @@
 //! tokio-rustls), its own clock (a fixed base instant + a per-instance offset,
 //! advancing in real time, also written into `Date`), ServiceAccount token
 //! validation as pkg/serviceaccount does it, a tiny RBAC table, and the exact
-//! Status bodies and headers of 401/403/404 (../shared/k8s-token-semantics.md
+//! Status bodies and headers of 401/403/404, the issuer discovery documents
+//! (serving testdata/jwks.json) (../shared/k8s-token-semantics.md
 //! sections 2-5). It records every request so tests can assert what was sent,
 //! shuts down on Drop, and stops by itself after [`LIFETIME`].
 
@@ -133,10 +134,12 @@ pub struct Config {
     pub static_tokens: Vec<(String, String, Vec<String>)>,
     /// Client certificates (DER) -> username, in group system:masters.
     pub client_certs: Vec<(Vec<u8>, String)>,
-    /// Bind system:service-account-issuer-discovery to system:unauthenticated too.
-    pub discovery_anonymous: bool,
     /// Serve EndpointSlices (else 404, leaving the Endpoints fallback).
     pub endpoint_slices: bool,
+    /// Let anonymous requests read the issuer discovery documents (the
+    /// documented `system:service-account-issuer-discovery` binding to
+    /// `system:unauthenticated`); ServiceAccounts may always read them.
+    pub anonymous_discovery: bool,
 }
 
 impl Config {
@@ -169,8 +172,8 @@ impl Config {
             kids: None,
             static_tokens: Vec::new(),
             client_certs: Vec::new(),
-            discovery_anonymous: false,
             endpoint_slices: true,
+            anonymous_discovery: false,
         }
     }
 
@@ -851,6 +854,9 @@ fn attributes(method: &str, path: &str) -> Attrs {
     attrs
 }
 
+/// The issuer discovery documents (pkg/routes/openidmetadata.go).
+const DISCOVERY_PATHS: [&str; 2] = ["/.well-known/openid-configuration", "/openid/v1/jwks"];
+
 /// The default ClusterRoles (system:public-info-viewer, system:discovery,
 /// system:basic-user) plus the configured rules.
 fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
@@ -859,10 +865,12 @@ fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
         return true;
     }
     let Some(resource) = &attrs.resource else {
-        // system:service-account-issuer-discovery, bound to system:serviceaccounts.
-        if ["/.well-known/openid-configuration", "/openid/v1/jwks"].contains(&attrs.path.as_str()) {
-            return user.groups.iter().any(|g| g == "system:serviceaccounts")
-                || config.discovery_anonymous;
+        // system:service-account-issuer-discovery, bound by default to
+        // system:serviceaccounts (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
+        if DISCOVERY_PATHS.contains(&attrs.path.as_str()) && attrs.verb == "get" {
+            let group = |g: &str| user.groups.iter().any(|have| have == g);
+            return group("system:serviceaccounts")
+                || (config.anonymous_discovery && group("system:unauthenticated"));
         }
         let public = ["/version", "/healthz", "/livez", "/readyz"].contains(&attrs.path.as_str());
         let discovery = attrs.path == "/api"
