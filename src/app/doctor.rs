@@ -68,7 +68,7 @@ pub fn run(
         )?,
     };
     let config = client_config(&args.tls, &args.token.sa_dir)?;
-    let (access, path) = access_query(&args.access, &args.token.sa_dir, &token)?;
+    let (access, path) = access_query(&args.access, None, &args.token.sa_dir, &token)?;
     let plan = Plan {
         targets: vec![Target::new(server.clone(), None)],
         client: config.clone(),

@@ -13,14 +13,14 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::read_one_token;
-use crate::cli::ProbeArgs;
+use super::{access_query, client_config_with, read_one_token, trust_from_flags};
+use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
+use crate::http::{ClientIdentity, RunClock, Trust};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
-use crate::probe::{self, AccessQuery, Deeper, KubeconfigInfo, bindings, target};
+use crate::probe::{self, Deeper, KubeconfigInfo, bindings, target};
 use crate::report::OutputFormat;
 use crate::report::json::write_pretty;
 use crate::report::probe::{ProbeJson, write_probe};
@@ -58,34 +58,18 @@ pub fn run(
             env.kubernetes_service_port.as_deref(),
         )?]
     };
-    let trust = trust(&args, kube.as_ref(), sa_dir)?;
+    let trust = trust(&args.tls, kube.as_ref(), sa_dir)?;
     if args.all_endpoints && trust == Trust::InsecureSkipVerify {
         anyhow::bail!(
             "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
         );
     }
-    let namespace = match &args.namespace {
-        Some(ns) => Some(ns.clone()),
-        None => match kube.as_ref().and_then(|k| k.namespace.clone()) {
-            Some(ns) => Some(ns),
-            None => read_if_present(&sa_dir.join("namespace"))?
-                .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
-                .filter(|ns| !ns.is_empty())
-                .or_else(|| token.claims.namespace().map(str::to_owned)),
-        },
-    };
-    let access = args.verb.as_ref().map(|verb| AccessQuery {
-        verb: verb.clone(),
-        resource: args.resource.clone().unwrap_or_default(),
-        subresource: args.subresource.clone(),
-        group: args.group.clone(),
-        namespace: if args.cluster_scope {
-            None
-        } else {
-            Some(namespace.clone().unwrap_or_else(|| "default".to_owned()))
-        },
-        name: args.name.clone(),
-    });
+    let (access, path) = access_query(
+        &args.access,
+        kube.as_ref().and_then(|k| k.namespace.as_deref()),
+        sa_dir,
+        &token,
+    )?;
     let (operator, credentials) = if args.use_kubeconfig_credentials || args.token_review {
         let k = kube
             .as_ref()
@@ -100,16 +84,9 @@ pub fn run(
             .into_iter()
             .map(|url| Target::new(url, verify_name.clone()))
             .collect(),
-        client: ClientConfig {
-            timeout: args
-                .timeout
-                .to_std()
-                .unwrap_or(crate::http::DEFAULT_TIMEOUT),
-            allow_plain_http: args.allow_plain_http,
-            ..ClientConfig::new(trust)
-        },
+        client: client_config_with(&args.tls, trust),
         access,
-        path: args.path.clone(),
+        path,
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
@@ -205,43 +182,22 @@ fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolve
     Ok(Some(resolved))
 }
 
-/// Trust: --insecure-skip-tls-verify, --cacert/--system-roots, else the
-/// kubeconfig (CA data or file, insecure-skip-tls-verify; no CA means the
-/// system roots, as client-go), else `<sa-dir>/ca.crt`.
-fn trust(args: &ProbeArgs, kube: Option<&Resolved>, sa_dir: &Path) -> anyhow::Result<Trust> {
-    if args.insecure_skip_tls_verify {
+/// Trust: the connection flags when they say something (--insecure-skip-tls-verify,
+/// --cacert), else the kubeconfig (CA data or file, insecure-skip-tls-verify; no
+/// CA means the system roots, as client-go), else `<sa-dir>/ca.crt`.
+fn trust(tls: &TlsArgs, kube: Option<&Resolved>, sa_dir: &Path) -> anyhow::Result<Trust> {
+    let Some(k) = kube.filter(|_| !tls.insecure_skip_tls_verify && tls.cacert.is_none()) else {
+        return trust_from_flags(tls, sa_dir);
+    };
+    if k.cluster.insecure_skip_tls_verify {
         return Ok(Trust::InsecureSkipVerify);
     }
-    if let Some(path) = &args.cacert {
-        let pem = std::fs::read(path)
-            .with_context(|| format!("cannot read CA bundle {}", path.display()))?;
-        return Ok(Trust::Roots {
-            ca_pem: Some(pem),
-            system: args.system_roots,
-        });
-    }
-    if let Some(k) = kube {
-        if k.cluster.insecure_skip_tls_verify {
-            return Ok(Trust::InsecureSkipVerify);
-        }
-        let ca_pem = match &k.cluster.certificate_authority {
-            Some(m) => Some(material(m, "certificate-authority")?),
-            None => None,
-        };
-        let system = args.system_roots || ca_pem.is_none();
-        return Ok(Trust::Roots { ca_pem, system });
-    }
-    let ca_pem = read_if_present(&sa_dir.join("ca.crt"))?;
-    if ca_pem.is_none() && !args.system_roots {
-        anyhow::bail!(
-            "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
-            sa_dir.join("ca.crt").display()
-        );
-    }
-    Ok(Trust::Roots {
-        ca_pem,
-        system: args.system_roots,
-    })
+    let ca_pem = match &k.cluster.certificate_authority {
+        Some(m) => Some(material(m, "certificate-authority")?),
+        None => None,
+    };
+    let system = tls.system_roots || ca_pem.is_none();
+    Ok(Trust::Roots { ca_pem, system })
 }
 
 fn material(m: &Material, what: &str) -> anyhow::Result<Vec<u8>> {
@@ -288,13 +244,4 @@ fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
         );
     }
     anyhow::bail!("kubeconfig user {user:?} has no token, tokenFile or client certificate to send")
-}
-
-/// A file's bytes, or `None` if it does not exist.
-fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
 }

@@ -3,11 +3,9 @@
 
 use std::path::PathBuf;
 
-use chrono::TimeDelta;
 use clap::Args;
 
-use super::TokenArgs;
-use crate::timefmt;
+use super::{AccessArgs, TlsArgs, TokenArgs};
 
 pub(super) const EXAMPLES: &str = "\
 Requests per server: a token-less GET /version (proves the TLS handshake; no
@@ -45,55 +43,11 @@ pub struct ProbeArgs {
     #[arg(short = 's', long = "server", value_name = "URL")]
     pub servers: Vec<String>,
 
-    /// CA bundle (PEM) to verify the servers with; the only one trusted.
-    /// Default: ca.crt in the ServiceAccount directory.
-    #[arg(long, visible_alias = "certificate-authority", value_name = "PATH")]
-    pub cacert: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
 
-    /// Also trust the operating system's root certificates.
-    #[arg(long)]
-    pub system_roots: bool,
-
-    /// Do not verify the server's certificate (the token is still sent: only for
-    /// servers you trust by other means).
-    #[arg(long, conflicts_with_all = ["cacert", "system_roots"])]
-    pub insecure_skip_tls_verify: bool,
-
-    /// Allow http:// server URLs (the token crosses the network unencrypted).
-    #[arg(long)]
-    pub allow_plain_http: bool,
-
-    /// Also GET this path with the token (e.g. the object the workload needs).
-    #[arg(long, value_name = "PATH", value_parser = api_path)]
-    pub path: Option<String>,
-
-    /// Ask "can I VERB RESOURCE?" with a SelfSubjectAccessReview.
-    #[arg(long, value_name = "VERB", requires = "resource")]
-    pub verb: Option<String>,
-
-    /// Resource for --verb (plural, e.g. pods, rayclusters).
-    #[arg(long, value_name = "RESOURCE", requires = "verb")]
-    pub resource: Option<String>,
-
-    /// Subresource for --verb (e.g. log, status).
-    #[arg(long, value_name = "SUBRESOURCE", requires = "verb")]
-    pub subresource: Option<String>,
-
-    /// API group for --resource (empty: the core group).
-    #[arg(long, value_name = "GROUP", default_value = "", requires = "verb")]
-    pub group: String,
-
-    /// Namespace for --verb. Default: the mounted namespace file, else the token's namespace.
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
-
-    /// Object name for --verb.
-    #[arg(long, value_name = "NAME", requires = "verb")]
-    pub name: Option<String>,
-
-    /// Cluster-scoped --verb check (no namespace).
-    #[arg(long, requires = "verb", conflicts_with = "namespace")]
-    pub cluster_scope: bool,
+    #[command(flatten)]
+    pub access: AccessArgs,
 
     /// Repeat the requests without the token, to contrast (anonymous is 403 as
     /// system:anonymous, or 401 when anonymous authentication is off).
@@ -127,26 +81,4 @@ pub struct ProbeArgs {
     /// against the original server's name.
     #[arg(long)]
     pub all_endpoints: bool,
-
-    /// Per-request timeout (5s, 1m30s).
-    #[arg(long, visible_alias = "request-timeout", value_name = "DURATION", default_value = "5s", value_parser = positive_duration)]
-    pub timeout: TimeDelta,
-}
-
-fn api_path(text: &str) -> Result<String, String> {
-    if text.starts_with('/') && !text.starts_with("//") && !text.contains(['?', '#', ' ']) {
-        Ok(text.to_owned())
-    } else {
-        Err(format!(
-            "{text:?} is not an API path like /api/v1/namespaces/NS/pods"
-        ))
-    }
-}
-
-fn positive_duration(text: &str) -> Result<TimeDelta, String> {
-    let d = timefmt::parse_duration(text)?;
-    if d <= TimeDelta::zero() {
-        return Err("the timeout must be more than 0s".to_owned());
-    }
-    Ok(d)
 }
