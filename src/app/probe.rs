@@ -21,9 +21,8 @@ use crate::http::{ClientIdentity, RunClock, Trust};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Deeper, KubeconfigInfo, bindings, target};
-use crate::report::OutputFormat;
-use crate::report::json::write_pretty;
 use crate::report::probe::{ProbeJson, write_probe};
+use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
 
@@ -138,9 +137,9 @@ pub fn run(
         namespace: k.namespace.clone(),
         credentials,
     });
-    match settings.format {
-        OutputFormat::Json => write_pretty(out, &ProbeJson::new(&report))?,
-        OutputFormat::Table => write_probe(out, &report, &settings.table)?,
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &ProbeJson::new(&report))?,
+        None => write_probe(out, &report, &settings.table)?,
     }
     Ok(probe::outcome(&report))
 }
