@@ -554,3 +554,35 @@ fn broken_pipe_is_not_an_error() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
 }
+
+#[test]
+fn local_time_changes_tables_not_json() {
+    let run = |format: &str| {
+        let out = satoken()
+            .env("TZ", "JST-9")
+            .args([
+                "decode",
+                "--local-time",
+                "--now",
+                NOW,
+                "-o",
+                format,
+                "-f",
+                &fixture("projected.jwt"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let table = run("table");
+    assert!(table.contains("2026-01-01T08:50:00+09:00"), "{table}");
+    assert!(
+        table.contains("Verdict at 2026-01-01T09:00:00+09:00"),
+        "{table}"
+    );
+    let json = run("json");
+    assert!(
+        json.contains("\"issued_at\": \"2025-12-31T23:50:00Z\""),
+        "{json}"
+    );
+}

@@ -1,7 +1,8 @@
 //! Hostile input against the built binary: a 1 GiB stdin, a 100 MB "token"
 //! line, 10,000-deep JSON, for every reader of user input (decode, verify
-//! --jwks, skew --leases/--nodes, classify). Each must end quickly with exit 2
-//! and a message naming the bound, within a peak RSS bound. Input is generated
+//! --jwks, skew --leases/--nodes, classify, probe --kubeconfig/--cacert). Each
+//! must end quickly with exit 2 and a message naming the bound, within a peak RSS
+//! bound. Input is generated
 //! and streamed into stdin from a thread (nothing large is written to disk or
 //! held by the test); the peak RSS is the child's `ru_maxrss` from `wait4`. Linux
 //! counts the spawning process's RSS at exec in it, so the test process itself
@@ -263,4 +264,63 @@ fn classify_survives_10000_deep_json_evidence() {
         bytes(deep_json("kind", 10_000)),
     );
     assert_refused(&ended, "cannot classify", 64);
+}
+
+/// A token file, for subcommands whose stdin carries the hostile input.
+fn token_file() -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    writeln!(file, "{}", token()).unwrap();
+    file
+}
+
+#[test]
+fn probe_refuses_a_1_gib_kubeconfig_and_ca_bundle() {
+    let file = token_file();
+    let token = file.path().to_str().unwrap();
+    for args in [
+        vec![
+            "probe",
+            "--now",
+            NOW,
+            "-f",
+            token,
+            "--kubeconfig",
+            "/dev/stdin",
+        ],
+        vec![
+            "probe",
+            "--now",
+            NOW,
+            "-f",
+            token,
+            "-s",
+            "https://127.0.0.1:1",
+            "--cacert",
+            "/dev/stdin",
+        ],
+    ] {
+        let ended = run(&args, stream(b"apiVersion: v1\n".to_vec(), b'#', GIB));
+        assert_refused(&ended, "over the 16777216-byte limit", 64);
+    }
+}
+
+#[test]
+fn probe_refuses_a_10000_deep_kubeconfig() {
+    let file = token_file();
+    let token = file.path().to_str().unwrap();
+    let ended = run(
+        &[
+            "probe",
+            "--now",
+            NOW,
+            "-f",
+            token,
+            "--kubeconfig",
+            "/dev/stdin",
+        ],
+        bytes(deep_json("clusters", 10_000)),
+    );
+    assert_eq!(ended.code, 2, "{ended:?}");
+    assert!(ended.stderr.contains("kubeconfig"), "{ended:?}");
+    assert!(ended.peak_kib < 64 * 1024, "{ended:?}");
 }

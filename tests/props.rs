@@ -1,5 +1,5 @@
 //! Property tests: no input, however hostile, makes the input reader, the parser,
-//! the analysis or the renderers panic.
+//! the analysis, the renderers or the kubeconfig reader panic.
 
 use std::io::Cursor;
 
@@ -31,7 +31,16 @@ fn pipeline(bytes: Vec<u8>) {
         serde_json::to_writer(&mut sink, &DecodeJson::new(&report, None)).unwrap();
         let mut styles = Styles::default();
         styles.colorize();
-        table::write_decode(&mut sink, &report, &TableStyle { styles, width: 80 }).unwrap();
+        table::write_decode(
+            &mut sink,
+            &report,
+            &TableStyle {
+                styles,
+                width: 80,
+                local_time: false,
+            },
+        )
+        .unwrap();
     }
 }
 
@@ -145,6 +154,37 @@ proptest! {
         let now = DateTime::from_timestamp(NOW + now_offset, 0).unwrap();
         let report = decode::analyse(token, &shaped, now, TimeDelta::seconds(60));
         let mut sink = Vec::new();
-        table::write_decode(&mut sink, &report, &TableStyle { styles: Styles::default(), width: 80 }).unwrap();
+        table::write_decode(&mut sink, &report, &TableStyle::plain(80)).unwrap();
+    }
+
+    #[test]
+    fn kubeconfigs_never_panic(
+        text in prop_oneof![
+            ".{0,400}",
+            // YAML-shaped: the keys the reader looks at, with arbitrary values.
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec![
+                        "apiVersion", "kind", "current-context", "clusters", "contexts",
+                        "users", "- name", "  cluster", "  context", "  user", "    server",
+                        "    certificate-authority-data", "    token", "    tokenFile",
+                        "    insecure-skip-tls-verify", "    namespace", "    tls-server-name",
+                    ]),
+                    "[ -~]{0,30}",
+                ),
+                0..16,
+            )
+            .prop_map(|lines| lines
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join("\n")),
+        ],
+        context in proptest::option::of("[a-z]{0,5}"),
+    ) {
+        let path = std::path::Path::new("prop.kubeconfig");
+        if let Ok(file) = satoken::kubeconfig::parse_file(path, &text) {
+            let _ = satoken::kubeconfig::resolve(vec![file], context.as_deref());
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! Secret hygiene: no output of any subcommand that takes a token (decode, skew,
-//! verify, classify --token, probe), table or JSON, success or error, ever
+//! verify, classify --token, probe, doctor), table or JSON, success or error, ever
 //! contains the token or its signature. Tokens: every fixture, plus broken
 //! variants that take the error paths, given as argument, on stdin and in a file.
 
@@ -184,11 +184,23 @@ fn probe_never_prints_the_token() {
     let server = ApiServer::start(Config::new(base()), &pki);
     let fresh = tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607));
     let expired = tokens::sign(&tokens::projected(base() - TimeDelta::hours(3), 3607));
-    for token in [fresh.clone(), expired, broken(&fresh)[7].clone()] {
+    // The third: fresh claims under another token's signature (the server rejects it).
+    let (claims, _) = fresh.rsplit_once('.').unwrap();
+    let (_, other_signature) = expired.rsplit_once('.').unwrap();
+    let forged = format!("{claims}.{other_signature}");
+    for token in [fresh.clone(), expired.clone(), forged] {
         for ca in [&ca, &wrong_ca] {
             for format in ["table", "json"] {
-                let out = probe(dir.path(), ca, &server.url(), format, &token);
-                assert_clean(&token, &format!("probe -o {format}"), &out);
+                for sub in ["probe", "doctor"] {
+                    let out = run_against(sub, dir.path(), ca, &server.url(), format, &token);
+                    assert_clean(&token, &format!("{sub} -o {format}"), &out);
+                    // It ran (a usage error would prove nothing).
+                    assert!(
+                        [0, 1, 3].contains(&out.status.code().unwrap()),
+                        "{sub}: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
             }
         }
     }
@@ -220,11 +232,18 @@ fn probe_never_prints_the_token() {
     assert!(with_token > 0 && with_token < server.seen().len());
 }
 
-fn probe(dir: &Path, ca: &Path, url: &str, format: &str, token: &str) -> std::process::Output {
+fn run_against(
+    sub: &str,
+    dir: &Path,
+    ca: &Path,
+    url: &str,
+    format: &str,
+    token: &str,
+) -> std::process::Output {
     bin()
         .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-sa"))
         .args([
-            "probe", "--now", NOW, "-o", format, "-f", "-", "-s", url, "--cacert",
+            sub, "--now", NOW, "-o", format, "-f", "-", "-s", url, "--cacert",
         ])
         .arg(ca)
         .write_stdin(token.to_owned())

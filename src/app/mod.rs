@@ -5,6 +5,7 @@
 mod classify;
 mod completion;
 mod decode;
+mod doctor;
 mod probe;
 mod skew;
 mod verify;
@@ -34,6 +35,7 @@ pub fn run(
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }
@@ -56,6 +58,38 @@ pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenI
     Ok((input, what))
 }
 
+/// Like [`read_one_token`], but an implicit stdin (a pipe nobody wrote to, as
+/// some runtimes give init containers) that turns out empty falls back to the
+/// mounted token: for commands whose natural input is the in-pod token.
+pub fn read_one_token_or_mounted(
+    args: &TokenArgs,
+    env: &Env,
+) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let implicit_stdin =
+        args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
+    match read_one_token(args, env) {
+        Err(e) if implicit_stdin && is_empty_input(&e) => {
+            let no_stdin = Env {
+                stdin_readable: false,
+                ..env.clone()
+            };
+            read_one_token(args, &no_stdin)
+        }
+        result => result,
+    }
+}
+
+fn is_empty_input(error: &anyhow::Error) -> bool {
+    use crate::error::{InputError, TokenError};
+    error.chain().any(|cause| {
+        matches!(cause.downcast_ref::<TokenError>(), Some(TokenError::Empty))
+            || matches!(
+                cause.downcast_ref::<InputError>(),
+                Some(InputError::Token(TokenError::Empty))
+            )
+    })
+}
+
 /// Reads exactly one token (a batch is refused) and parses it.
 pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
     let (input, what) = open_tokens(args, env)?;
@@ -67,4 +101,121 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok((shaped, token))
+}
+
+/// Trust as the connection flags select it: `--insecure-skip-tls-verify`, else
+/// `--cacert`, else `ca.crt` in the ServiceAccount directory, plus the OS roots
+/// with `--system-roots`.
+pub(crate) fn trust_from_flags(
+    tls: &crate::cli::TlsArgs,
+    sa_dir: &std::path::Path,
+) -> anyhow::Result<crate::http::Trust> {
+    use crate::http::Trust;
+    if tls.insecure_skip_tls_verify {
+        return Ok(Trust::InsecureSkipVerify);
+    }
+    let in_pod_ca = sa_dir.join("ca.crt");
+    let ca_pem = match &tls.cacert {
+        Some(path) => Some(
+            read_file(path).with_context(|| format!("cannot read CA bundle {}", path.display()))?,
+        ),
+        None => read_if_present(&in_pod_ca)?,
+    };
+    if ca_pem.is_none() && !tls.system_roots {
+        anyhow::bail!(
+            "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
+            in_pod_ca.display()
+        );
+    }
+    Ok(Trust::Roots {
+        ca_pem,
+        system: tls.system_roots,
+    })
+}
+
+/// The client configuration: `trust`, plus the flags' timeout and plain-HTTP choice.
+pub(crate) fn client_config_with(
+    tls: &crate::cli::TlsArgs,
+    trust: crate::http::Trust,
+) -> crate::http::ClientConfig {
+    crate::http::ClientConfig {
+        timeout: tls.timeout.to_std().unwrap_or(crate::http::DEFAULT_TIMEOUT),
+        allow_plain_http: tls.allow_plain_http,
+        ..crate::http::ClientConfig::new(trust)
+    }
+}
+
+/// The client configuration the connection flags select (no kubeconfig).
+pub(crate) fn client_config(
+    tls: &crate::cli::TlsArgs,
+    sa_dir: &std::path::Path,
+) -> anyhow::Result<crate::http::ClientConfig> {
+    Ok(client_config_with(tls, trust_from_flags(tls, sa_dir)?))
+}
+
+/// Largest CA bundle, kubeconfig, token or namespace file read whole (a system CA
+/// bundle is ~200 KiB; a kubeconfig with hundreds of contexts a few MiB).
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A whole file, refused past [`MAX_FILE_BYTES`]: `--cacert /dev/zero` must not
+/// exhaust memory. Errors keep their kind (`NotFound` stays `NotFound`).
+pub(crate) fn read_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io::Error::other(format!(
+            "over the {MAX_FILE_BYTES}-byte limit"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// [`read_file`] as UTF-8 text.
+pub(crate) fn read_file_text(path: &std::path::Path) -> io::Result<String> {
+    String::from_utf8(read_file(path)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
+/// A file's bytes, or `None` if it does not exist.
+pub(crate) fn read_if_present(path: &std::path::Path) -> anyhow::Result<Option<Vec<u8>>> {
+    match read_file(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// The access review and GET the flags ask for. The review's namespace defaults
+/// to the kubeconfig context's (`probe`), then the mounted `namespace` file, then
+/// the token's namespace, then `default`.
+pub(crate) fn access_query(
+    access: &crate::cli::AccessArgs,
+    kube_namespace: Option<&str>,
+    sa_dir: &std::path::Path,
+    token: &token::Token,
+) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
+    let namespace = match (&access.namespace, kube_namespace) {
+        (Some(ns), _) => Some(ns.clone()),
+        (None, Some(ns)) => Some(ns.to_owned()),
+        (None, None) => read_if_present(&sa_dir.join("namespace"))?
+            .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+            .filter(|ns| !ns.is_empty())
+            .or_else(|| token.claims.namespace().map(str::to_owned)),
+    };
+    let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
+        verb: verb.clone(),
+        resource: access.resource.clone().unwrap_or_default(),
+        subresource: access.subresource.clone(),
+        group: access.group.clone(),
+        namespace: if access.cluster_scope {
+            None
+        } else {
+            Some(namespace.unwrap_or_else(|| "default".to_owned()))
+        },
+        name: access.name.clone(),
+    });
+    Ok((query, access.path.clone()))
 }

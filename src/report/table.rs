@@ -11,7 +11,7 @@ use super::TableStyle;
 use super::sanitize::sanitize;
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
-use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
 use crate::window::{Verdict, at_seconds};
 
@@ -169,7 +169,7 @@ pub fn write_decode(
             let at = at_seconds(secs);
             format!(
                 "{}  {}",
-                rfc3339(at),
+                style.time(at),
                 format!("({})", relative(at, now)).style(s.dim)
             )
         })
@@ -215,7 +215,7 @@ fn write_verdict_line(
     let s = &style.styles;
     let at = format!(
         "at {} (leeway {}s)",
-        rfc3339(report.evaluated_at),
+        style.time(report.evaluated_at),
         report.leeway.num_seconds()
     );
     let verdict = match report.verdict {
