@@ -110,10 +110,34 @@ impl Styles {
     }
 }
 
-/// How to render tables: colours and width.
+/// How to render tables: colours, width and time zone.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
     pub styles: Styles,
     /// Columns available; tables wrap to fit.
     pub width: u16,
+    /// `--local-time`: show instants in the local time zone (JSON stays UTC).
+    pub local_time: bool,
+}
+
+impl TableStyle {
+    /// Plain, `width` columns, UTC.
+    pub fn plain(width: u16) -> Self {
+        TableStyle {
+            styles: Styles::default(),
+            width,
+            local_time: false,
+        }
+    }
+
+    /// An instant as the table shows it: RFC 3339 in UTC, or in the local time
+    /// zone with its offset under `--local-time`.
+    pub fn time(&self, at: chrono::DateTime<chrono::Utc>) -> String {
+        if self.local_time {
+            at.with_timezone(&chrono::Local)
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)
+        } else {
+            crate::timefmt::rfc3339(at)
+        }
+    }
 }

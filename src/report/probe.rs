@@ -457,7 +457,7 @@ pub fn write_probe(
         if let Some(offset) = server.offset {
             let date = server
                 .server_time
-                .map(|t| format!(", Date {}", rfc3339(t)))
+                .map(|t| format!(", Date {}", style.time(t)))
                 .unwrap_or_default();
             row(
                 "Clock",
