@@ -338,6 +338,25 @@ fn verify_json_matches_its_schema() {
             runs += 1;
         }
     }
+    // Keys fetched from the API server: its JWKS and its discovery document.
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let token = fresh_token();
+    for url in [
+        format!("{}/openid/v1/jwks", server.url()),
+        format!("{}/.well-known/openid-configuration", server.url()),
+    ] {
+        let (code, _) = c.run(
+            "verify",
+            &format!("verify --jwks {url}"),
+            bin(dir.path())
+                .args(["verify", "--now", NOW, "-o", "json", "-f", "-"])
+                .args(["--jwks", &url, "--cacert", ca])
+                .write_stdin(token.clone()),
+            false,
+        );
+        assert_eq!(code, 0, "verify --jwks {url}");
+        runs += 1;
+    }
     c.finish(runs);
 }
 
@@ -651,6 +670,7 @@ fn doctor_json_matches_its_schema() {
     ];
     let mut c = Checker::new();
     let mut verdicts = BTreeSet::new();
+    let mut keys_read = false;
     for (label, ca_of, port, token, extra) in &cases {
         let sa = sa_dir(ca_of, token);
         let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
@@ -668,11 +688,13 @@ fn doctor_json_matches_its_schema() {
         let (_, docs) = c.output("doctor", &format!("doctor ({label})"), output, false);
         if let Some(doc) = docs.first() {
             verdicts.insert(doc["verdict"].as_str().unwrap_or("?").to_owned());
+            keys_read |= !doc["keys"].is_null();
         }
     }
     c.finish(cases.len());
     // Healthy, broken and unreachable all exercised (the keys document is null in some).
     assert!(verdicts.len() >= 3, "{verdicts:?}");
+    assert!(keys_read, "an embedded verify document (keys) is validated");
 }
 
 // ---------------------------------------------------------------- the schemas themselves
