@@ -24,8 +24,14 @@
 //!
 //! Constructing a client starts reqwest's runtime thread: only subcommands that
 //! talk to the network build one (decode never pays for it).
+//!
+//! On Linux, host names are resolved from `/etc/hosts` and `/etc/resolv.conf`
+//! without the C library ([`resolve`]), so the static in-pod binary resolves
+//! names like the dynamic one.
 
 pub mod clock;
+#[cfg(target_os = "linux")]
+mod resolve;
 mod tls;
 
 use std::io::Read as _;
@@ -250,7 +256,10 @@ impl HttpClient {
         }
         let slot = Arc::new(Mutex::new(None));
         let tls = tls::client_config(&config.trust, slot.clone())?;
-        let inner = reqwest::blocking::Client::builder()
+        let builder = reqwest::blocking::Client::builder();
+        #[cfg(target_os = "linux")]
+        let builder = builder.dns_resolver(Arc::new(resolve::FilesResolver::default()));
+        let inner = builder
             .tls_backend_preconfigured(tls)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
