@@ -113,6 +113,10 @@ codes! {
     NoToken => "no-token",
     /// Each kubelet's clock against the API server that stored its Lease or Node.
     KubeletOffsets => "kubelet-offsets",
+    /// A `--server` could not be reached (network or TLS): its clock is unknown.
+    ServerUnreachable => "server-unreachable",
+    /// A `--server` answered without a usable `Date` header.
+    NoDateHeader => "no-date-header",
     // verify
     /// The signature verifies with no key of the right type.
     SignatureInvalid => "signature-invalid",
@@ -136,6 +140,10 @@ codes! {
     PrivateKeyGiven => "private-key-given",
     /// An `RSA PUBLIC KEY` (PKCS#1) block, which kube-apiserver skips.
     Pkcs1PublicKey => "pkcs1-public-key",
+    /// Keys fetched from a URL (and the discovery document's issuer).
+    KeysFetched => "keys-fetched",
+    /// `iss` is not the issuer the cluster's discovery document names.
+    IssuerNotDiscovered => "issuer-not-discovered",
 }
 
 impl Serialize for Code {

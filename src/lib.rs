@@ -22,6 +22,7 @@ pub mod clock;
 pub mod complete;
 pub mod decode;
 pub mod diagnosis;
+pub mod doctor;
 pub mod env;
 pub mod error;
 pub mod exit;

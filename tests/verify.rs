@@ -469,17 +469,35 @@ fn jwks_on_stdin_with_the_token_from_a_file() {
 }
 
 #[test]
-fn keys_are_required_and_urls_are_not_fetched() {
+fn keys_are_required_and_unreachable_urls_exit_3() {
     let (code, _, stderr) = verify(&fixture("projected.jwt"), &[]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--jwks"), "{stderr}");
-    // --jwks takes a FILE in this build: a URL is just a path that does not exist.
+    // A URL is fetched: nothing listens on port 1, so the keys cannot be had.
     let (code, _, stderr) = verify(
         &fixture("projected.jwt"),
-        &["--jwks", "https://127.0.0.1:1/openid/v1/jwks"],
+        &[
+            "--jwks",
+            "https://127.0.0.1:1/openid/v1/jwks",
+            "--insecure-skip-tls-verify",
+        ],
     );
-    assert_eq!(code, 2);
-    assert!(stderr.contains("cannot open"), "{stderr}");
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("cannot fetch https://127.0.0.1:1/openid/v1/jwks"),
+        "{stderr}"
+    );
+    // Plain http is refused before anything is sent.
+    let (code, _, stderr) = verify(
+        &fixture("projected.jwt"),
+        &[
+            "--jwks",
+            "http://127.0.0.1:1/openid/v1/jwks",
+            "--insecure-skip-tls-verify",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("refusing plain http://"), "{stderr}");
 }
 
 #[test]

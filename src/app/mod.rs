@@ -5,6 +5,7 @@
 mod classify;
 mod completion;
 mod decode;
+mod doctor;
 mod probe;
 mod skew;
 mod verify;
@@ -34,6 +35,7 @@ pub fn run(
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }
@@ -56,6 +58,38 @@ pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenI
     Ok((input, what))
 }
 
+/// Like [`read_one_token`], but an implicit stdin (a pipe nobody wrote to, as
+/// some runtimes give init containers) that turns out empty falls back to the
+/// mounted token: for commands whose natural input is the in-pod token.
+pub fn read_one_token_or_mounted(
+    args: &TokenArgs,
+    env: &Env,
+) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let implicit_stdin =
+        args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
+    match read_one_token(args, env) {
+        Err(e) if implicit_stdin && is_empty_input(&e) => {
+            let no_stdin = Env {
+                stdin_readable: false,
+                ..env.clone()
+            };
+            read_one_token(args, &no_stdin)
+        }
+        result => result,
+    }
+}
+
+fn is_empty_input(error: &anyhow::Error) -> bool {
+    use crate::error::{InputError, TokenError};
+    error.chain().any(|cause| {
+        matches!(cause.downcast_ref::<TokenError>(), Some(TokenError::Empty))
+            || matches!(
+                cause.downcast_ref::<InputError>(),
+                Some(InputError::Token(TokenError::Empty))
+            )
+    })
+}
+
 /// Reads exactly one token (a batch is refused) and parses it.
 pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
     let (input, what) = open_tokens(args, env)?;
@@ -67,4 +101,84 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok((shaped, token))
+}
+
+/// The HTTPS client configuration the connection flags select. Trust: `--cacert`,
+/// else `ca.crt` in the ServiceAccount directory, plus the OS roots with
+/// `--system-roots`; or no verification at all with `--insecure-skip-tls-verify`.
+pub(crate) fn client_config(
+    tls: &crate::cli::TlsArgs,
+    sa_dir: &std::path::Path,
+) -> anyhow::Result<crate::http::ClientConfig> {
+    use crate::http::{ClientConfig, DEFAULT_TIMEOUT, Trust};
+    let trust = if tls.insecure_skip_tls_verify {
+        Trust::InsecureSkipVerify
+    } else {
+        let in_pod_ca = sa_dir.join("ca.crt");
+        let ca_pem = match &tls.cacert {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
+            ),
+            None => match std::fs::read(&in_pod_ca) {
+                Ok(bytes) => Some(bytes),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(e)
+                        .with_context(|| format!("cannot read CA bundle {}", in_pod_ca.display()));
+                }
+            },
+        };
+        if ca_pem.is_none() && !tls.system_roots {
+            anyhow::bail!(
+                "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
+                in_pod_ca.display()
+            );
+        }
+        Trust::Roots {
+            ca_pem,
+            system: tls.system_roots,
+        }
+    };
+    Ok(ClientConfig {
+        timeout: tls.timeout.to_std().unwrap_or(DEFAULT_TIMEOUT),
+        allow_plain_http: tls.allow_plain_http,
+        ..ClientConfig::new(trust)
+    })
+}
+
+/// The access review and GET the flags ask for. The review's namespace defaults
+/// to the mounted `namespace` file, then the token's namespace, then `default`.
+pub(crate) fn access_query(
+    access: &crate::cli::AccessArgs,
+    sa_dir: &std::path::Path,
+    token: &token::Token,
+) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
+    let namespace = match &access.namespace {
+        Some(ns) => Some(ns.clone()),
+        None => {
+            let file = sa_dir.join("namespace");
+            let mounted = match std::fs::read_to_string(&file) {
+                Ok(text) => Some(text.trim().to_owned()).filter(|ns| !ns.is_empty()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot read {}", file.display()));
+                }
+            };
+            mounted.or_else(|| token.claims.namespace().map(str::to_owned))
+        }
+    };
+    let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
+        verb: verb.clone(),
+        resource: access.resource.clone().unwrap_or_default(),
+        subresource: access.subresource.clone(),
+        group: access.group.clone(),
+        namespace: if access.cluster_scope {
+            None
+        } else {
+            Some(namespace.unwrap_or_else(|| "default".to_owned()))
+        },
+        name: access.name.clone(),
+    });
+    Ok((query, access.path.clone()))
 }

@@ -6,17 +6,22 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::read_one_token;
+use url::Url;
+
+use super::{client_config, read_one_token};
 use crate::cli::SkewArgs;
 use crate::env::Env;
 use crate::error::{InputError, TokenError};
 use crate::exit::Outcome;
 use crate::findings::{Code, Finding};
+use crate::http::RunClock;
 use crate::input::TokenSource;
+use crate::probe::target;
 use crate::report::OutputFormat;
 use crate::report::json::write_pretty;
 use crate::settings::Settings;
 use crate::skew::json::SkewJson;
+use crate::skew::observe::{self, ServerClock};
 use crate::skew::render::write_skew;
 use crate::skew::{self, TokenTimes, sources};
 
@@ -58,7 +63,9 @@ pub fn run(
     };
     let token = read_token(&args, &token_env)?;
 
-    let now = settings.clock.now();
+    // One run clock: `now` and every --server's send/receive instants share it.
+    let clock = RunClock::start(settings.clock);
+    let now = clock.started_at();
     let leeway = settings.leeway;
     let mut readings = sources::from_specs(&args.clocks, now)?;
     let mut findings = Vec::new();
@@ -75,6 +82,34 @@ pub fn run(
         let obs = sources::from_nodes(&text, &what, now, leeway, apiserver).context("--nodes")?;
         readings.extend(obs.readings);
         findings.extend(obs.findings);
+    }
+    let mut unreachable = false;
+    if !args.servers.is_empty() {
+        let urls = args
+            .servers
+            .iter()
+            .map(|s| target::parse_server(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let config = client_config(&args.tls, &args.token.sa_dir)?;
+        for (url, measured) in observe::measure(&urls, &config, clock)? {
+            let name = server_name(&url);
+            match measured {
+                ServerClock::Measured(interval) => {
+                    readings.push(sources::from_date_interval(name, interval));
+                }
+                ServerClock::NoDate => findings.push(Finding::warning(
+                    Code::NoDateHeader,
+                    format!("{name} answered without a Date header: its clock is unknown"),
+                )),
+                ServerClock::Unreachable(e) => {
+                    unreachable = true;
+                    findings.push(Finding::error(
+                        Code::ServerUnreachable,
+                        format!("{name}: {e}; its clock is unknown"),
+                    ));
+                }
+            }
+        }
     }
     match &token {
         Some(t) if !args.has_clock_source() => {
@@ -94,7 +129,21 @@ pub fn run(
         OutputFormat::Json => write_pretty(out, &SkewJson::new(&report))?,
         OutputFormat::Table => write_skew(out, &report, &settings.table)?,
     }
-    Ok(report.outcome())
+    let outcome = report.outcome();
+    Ok(if unreachable {
+        outcome.merge(Outcome::Unreachable)
+    } else {
+        outcome
+    })
+}
+
+/// `host:port` of a server URL: short enough for the clock table.
+fn server_name(url: &Url) -> String {
+    let host = url.host_str().unwrap_or("?");
+    match url.port_or_known_default() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
 }
 
 /// The token, or `None` when no token was given, none is mounted, and another

@@ -1,20 +1,26 @@
 //! `verify`: read the keys -> read and parse the token -> verify -> render.
-//! Key files are read here and handed to the pure parsers in `verify::keys` as
-//! bytes; fetching `--jwks` from a URL will slot in beside `read_key_file`.
+//! Key files are read here, or fetched (`verify::fetch`), and handed to the pure
+//! parsers in `verify::keys` as bytes.
 
 use std::io::{self, Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::read_one_token;
+use url::Url;
+
+use super::{client_config, read_one_token};
 use crate::cli::VerifyArgs;
 use crate::env::Env;
-use crate::exit::Outcome;
+use crate::exit::{Outcome, Unreachable};
+use crate::findings::{Code, Finding};
+use crate::http::RunClock;
 use crate::report::OutputFormat;
 use crate::report::json::write_pretty;
 use crate::report::verify::{VerifyJson, write_verify};
 use crate::settings::Settings;
+use crate::token::Token;
+use crate::verify::fetch::{self, FetchError};
 use crate::verify::keys::{self, KeySet, MAX_KEY_DOCUMENT_BYTES};
 use crate::verify::{self, Expectations};
 
@@ -32,18 +38,34 @@ pub fn run(
             "--jwks - and -f - both want stdin: pass the token as TOKEN or -f FILE, or the JWKS as a file"
         );
     }
-    let keys = load_keys(&args)?;
+    let jwks_url = jwks_url(&args)?;
+    let mut keys = load_keys(&args, jwks_url.is_some())?;
     // With the JWKS on stdin, stdin is not the token: fall back to the in-pod default.
     let token_env = Env {
         stdin_readable: env.stdin_readable && !jwks_on_stdin,
         ..env.clone()
     };
     let (shaped, token) = read_one_token(&args.token, &token_env)?;
+    let mut notes = Vec::new();
+    if let Some(url) = &jwks_url {
+        let config = client_config(&args.tls, &args.token.sa_dir)?;
+        let clock = RunClock::start(settings.clock);
+        let fetched = match fetch::fetch(url, &config, clock, &shaped.token) {
+            Ok(f) => f,
+            Err(e @ FetchError::Config(_)) => return Err(e.into()),
+            Err(e) => return Err(Unreachable(e.to_string()).into()),
+        };
+        let label = fetched.jwks_url.to_string();
+        let jwks = keys::parse_jwks(&fetched.jwks)
+            .with_context(|| format!("cannot use the JWKS from {label}"))?;
+        keys.extend(jwks, &label);
+        notes = fetch_notes(&fetched, &token, args.issuers.is_empty());
+    }
     let expect = Expectations {
         issuers: args.issuers,
         audiences: args.audiences,
     };
-    let report = verify::verify(
+    let mut report = verify::verify(
         shaped.token.expose(),
         &token,
         &keys,
@@ -51,6 +73,8 @@ pub fn run(
         settings.clock.now(),
         settings.leeway,
     );
+    report.findings.extend(notes);
+    crate::findings::sort(&mut report.findings);
     match settings.format {
         OutputFormat::Json => write_pretty(out, &VerifyJson::new(&report))?,
         OutputFormat::Table => write_verify(out, &report, &settings.table)?,
@@ -66,10 +90,51 @@ fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Every key from `--jwks` and each `--key`, labelled with its file.
-fn load_keys(args: &VerifyArgs) -> anyhow::Result<KeySet> {
+/// `--jwks` as a URL, when it is one.
+fn jwks_url(args: &VerifyArgs) -> anyhow::Result<Option<Url>> {
+    let Some(text) = args.jwks.as_deref().and_then(Path::to_str) else {
+        return Ok(None);
+    };
+    if !(text.starts_with("https://") || text.starts_with("http://")) {
+        return Ok(None);
+    }
+    Url::parse(text)
+        .map(Some)
+        .with_context(|| format!("--jwks {text:?} is not a valid URL"))
+}
+
+/// What fetching taught us: where the keys came from, and the issuer the
+/// cluster's discovery document names (only the first of its issuers: others
+/// may be accepted too, so a difference is a warning, not a failed check).
+fn fetch_notes(fetched: &fetch::Fetched, token: &Token, no_issuer_flag: bool) -> Vec<Finding> {
+    let mut notes = vec![Finding::info(
+        Code::KeysFetched,
+        format!("keys fetched from {}", fetched.jwks_url),
+    )];
+    let discovered = fetched.discovery.as_ref().and_then(|d| d.issuer.as_deref());
+    if let (Some(issuer), true) = (discovered, no_issuer_flag) {
+        match token.claims.issuer.as_deref() {
+            Some(iss) if iss == issuer => notes.push(Finding::info(
+                Code::KeysFetched,
+                format!("the token's issuer is the one the cluster's discovery document names ({issuer})"),
+            )),
+            other => notes.push(Finding::warning(
+                Code::IssuerNotDiscovered,
+                format!(
+                    "the token's issuer {:?} is not the cluster's first --service-account-issuer {issuer:?} (from its discovery document): a token from another cluster, or from before an issuer change (still accepted only if the old issuer is configured too); check with --issuer",
+                    other.unwrap_or("")
+                ),
+            )),
+        }
+    }
+    notes
+}
+
+/// The `--jwks` file's keys (unless it is a URL) and each `--key` file's, in that
+/// order, labelled with their files.
+fn load_keys(args: &VerifyArgs, jwks_is_url: bool) -> anyhow::Result<KeySet> {
     let mut set = KeySet::default();
-    if let Some(path) = &args.jwks {
+    if let Some(path) = args.jwks.as_ref().filter(|_| !jwks_is_url) {
         let bytes = read_key_file(path).context("cannot read the JWKS")?;
         let jwks = keys::parse_jwks(&bytes)
             .with_context(|| format!("cannot use the JWKS in {}", label(path)))?;

@@ -2,18 +2,24 @@
 //! flag meets the environment here; that happens in `settings.rs`. Each
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
+mod access;
 mod classify;
 mod completion;
 mod decode;
+mod doctor;
 mod probe;
 mod skew;
+mod tls;
 mod verify;
 
+pub use access::AccessArgs;
 pub use classify::ClassifyArgs;
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
+pub use doctor::DoctorArgs;
 pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
+pub use tls::TlsArgs;
 pub use verify::VerifyArgs;
 
 use std::path::PathBuf;
@@ -133,6 +139,9 @@ pub enum Command {
     /// Classify evidence (HTTP status, curl -v, kubectl/client errors, apiserver log, audit events).
     #[command(after_help = classify::EXAMPLES)]
     Classify(ClassifyArgs),
+    /// The one command to run inside a pod: every check, one verdict, the fix.
+    #[command(after_help = doctor::EXAMPLES)]
+    Doctor(Box<DoctorArgs>),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

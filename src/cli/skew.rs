@@ -4,13 +4,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::TokenArgs;
+use super::{TlsArgs, TokenArgs};
 use crate::skew::ClockSpec;
 use crate::skew::sources::parse_clock_spec;
 
 pub(super) const EXAMPLES: &str = "\
 Clocks: the reference clock (\"local\": this machine, or --now) is always judged; add
-others with --clock, --leases and --nodes, in any combination. With none of them, the
+others with --clock, --leases, --nodes and --server, in any combination. With none of them, the
 issuing API server's clock is estimated from a fresh token's iat.
 
 Only one input can read stdin: the token, --leases - or --nodes -.
@@ -27,11 +27,15 @@ Examples:
   # Measure clocks only (no token), leases on stdin
   kubectl get leases -A -o json --show-managed-fields | kubectl satoken skew --leases -
 
+  # Each API server replica's clock, from its HTTP Date header (no token is sent)
+  kubectl satoken skew -f t.jwt -s https://10.0.0.11:6443 -s https://10.0.0.12:6443 --cacert ca.crt
+
   # Coarser: Node heartbeats
   kubectl get nodes -o json --show-managed-fields | kubectl satoken skew -f t.jwt --nodes -
 
 Exit codes: 0 every clock accepts and none is skewed beyond the leeway, 1 a clock
-rejects the token or two clocks are further apart than the leeway, 2 bad input.";
+rejects the token or two clocks are further apart than the leeway, 2 bad input,
+3 a --server could not be reached (or its TLS verification failed).";
 
 /// `skew`.
 #[derive(Debug, Args)]
@@ -54,11 +58,22 @@ pub struct SkewArgs {
     /// coarser clock per kubelet, from condition heartbeats.
     #[arg(long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
+
+    /// An API server whose HTTP Date header is a clock (GET /version, no token
+    /// sent; the round-trip time bounds the reading). Repeat for every replica.
+    #[arg(short = 's', long = "server", value_name = "URL")]
+    pub servers: Vec<String>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 impl SkewArgs {
     /// Whether any clock source besides the token was given.
     pub fn has_clock_source(&self) -> bool {
-        !self.clocks.is_empty() || self.leases.is_some() || self.nodes.is_some()
+        !self.clocks.is_empty()
+            || self.leases.is_some()
+            || self.nodes.is_some()
+            || !self.servers.is_empty()
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::TokenArgs;
+use super::{TlsArgs, TokenArgs};
 
 pub(super) const EXAMPLES: &str = "\
 Keys: a JWKS as the cluster publishes it, and/or PEM files as kube-apiserver's
@@ -20,9 +20,11 @@ Examples:
       --audience https://kubernetes.default.svc.cluster.local
   kubectl get --raw /openid/v1/jwks | kubectl satoken verify --jwks -   # in a pod
   kubectl satoken verify -f token.jwt --key /etc/kubernetes/pki/sa.pub -o json
+  # in a pod: the cluster's own keys, over the mounted CA
+  kubectl satoken verify --jwks https://kubernetes.default.svc/.well-known/openid-configuration
 
 Exit codes: 0 valid, 1 invalid (a check failed), 2 bad input (unreadable or
-malformed token, JWKS or PEM).";
+malformed token, JWKS or PEM), 3 the keys could not be fetched from the URL.";
 
 /// `verify`.
 #[derive(Debug, Args)]
@@ -30,9 +32,12 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub token: TokenArgs,
 
-    /// A JWKS file (`kubectl get --raw /openid/v1/jwks`); `-` reads it from stdin,
-    /// in which case the token must come from TOKEN, -f FILE or the in-pod default.
-    #[arg(long, value_name = "FILE", required_unless_present = "keys")]
+    /// A JWKS file (`kubectl get --raw /openid/v1/jwks`), `-` for stdin (the token
+    /// must then come from TOKEN, -f FILE or the in-pod default), or an https:// URL:
+    /// the cluster's /openid/v1/jwks, or its /.well-known/openid-configuration,
+    /// followed to jwks_uri. URLs are fetched without the token first, and with it
+    /// (same origin, verified TLS) only if the server asks for authentication.
+    #[arg(long, value_name = "FILE|URL", required_unless_present = "keys")]
     pub jwks: Option<PathBuf>,
 
     /// A PEM file of public keys (RSA or EC), certificates or private keys, as
@@ -49,4 +54,7 @@ pub struct VerifyArgs {
     /// at least one. Repeat for several. Without it the audience is not checked.
     #[arg(long = "audience", value_name = "AUD")]
     pub audiences: Vec<String>,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }

@@ -34,6 +34,17 @@ pub enum Classification {
 }
 
 impl Classification {
+    /// Every classification, in a stable order (best to worst transport).
+    pub const ALL: [Classification; 7] = [
+        Classification::Ok,
+        Classification::NotFound,
+        Classification::Forbidden,
+        Classification::Unauthorized,
+        Classification::OtherStatus,
+        Classification::TlsError,
+        Classification::NetworkError,
+    ];
+
     /// Stable name, as in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -234,15 +245,7 @@ mod tests {
 
     #[test]
     fn names_match_serde() {
-        for c in [
-            Classification::Ok,
-            Classification::NotFound,
-            Classification::Forbidden,
-            Classification::Unauthorized,
-            Classification::OtherStatus,
-            Classification::TlsError,
-            Classification::NetworkError,
-        ] {
+        for c in Classification::ALL {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }
         for c in [

@@ -21,15 +21,7 @@ use crate::token::{self, Token};
 use crate::window::{at_seconds, ceil_seconds, floor_seconds};
 
 /// Every classification, for the summary (stable keys, zero counts included).
-const CLASSIFICATIONS: [Classification; 7] = [
-    Classification::Ok,
-    Classification::NotFound,
-    Classification::Forbidden,
-    Classification::Unauthorized,
-    Classification::OtherStatus,
-    Classification::TlsError,
-    Classification::NetworkError,
-];
+const CLASSIFICATIONS: [Classification; 7] = Classification::ALL;
 
 /// `classify -o json`.
 #[derive(Debug, Serialize)]

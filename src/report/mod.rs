@@ -3,6 +3,7 @@
 //! show relative times against is in the report).
 
 pub mod classify;
+pub mod doctor;
 pub mod json;
 pub mod probe;
 pub mod sanitize;

@@ -9,6 +9,7 @@
 //! or the terminal.
 
 pub mod json;
+pub mod observe;
 pub mod render;
 pub mod sources;
 

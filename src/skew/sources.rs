@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::{ClockReading, ClockSource, TokenTimes, offset_text, seconds_text};
 use crate::findings::{Code, Finding};
+use crate::probe::offset::OffsetInterval;
 use crate::timefmt::{parse_offset, rfc3339};
 use crate::window::at_seconds;
 
@@ -85,12 +86,6 @@ pub enum SourceError {
     /// A `--clock` further than a century from the reference.
     #[error("--clock {0:?} is more than 100 years from the reference clock")]
     OffsetOutOfRange(String),
-    /// A `Date` header that is not an HTTP date.
-    #[error("HTTP Date header {0:?} is not an HTTP date such as \"Mon, 02 Jan 2006 15:04:05 GMT\"")]
-    HttpDate(String),
-    /// Receive instant before send instant.
-    #[error("the response was received before the request was sent (did the clock step?)")]
-    ReceivedBeforeSent,
 }
 
 /// `--clock NAME=VALUE`.
@@ -495,30 +490,15 @@ pub fn from_token_iat(
     (Some(reading), finding)
 }
 
-/// One HTTP `Date` header as an interval reading (for `--server`). Go's net/http
-/// writes the server's clock truncated to the second when it writes the response
-/// headers, so the true server time at that moment is in `[Date, Date + 1 s)`,
-/// somewhere between `sent` and `received` on the reference clock:
-/// offset = (Date + 0.5 s) − midpoint(sent, received), ±(RTT/2 + 0.5 s).
-pub fn from_http_date(
-    name: impl Into<String>,
-    date: &str,
-    sent: DateTime<Utc>,
-    received: DateTime<Utc>,
-) -> Result<ClockReading, SourceError> {
-    let server = DateTime::parse_from_rfc2822(date.trim())
-        .map_err(|_| SourceError::HttpDate(date.to_owned()))?
-        .with_timezone(&Utc);
-    if received < sent {
-        return Err(SourceError::ReceivedBeforeSent);
-    }
-    let half_rtt = (received - sent) / 2;
-    Ok(ClockReading {
+/// A server's clock from the `Date` headers of its responses (`--server`): the
+/// interval [`crate::probe::offset::estimate`] derives, as a reading.
+pub fn from_date_interval(name: impl Into<String>, interval: OffsetInterval) -> ClockReading {
+    ClockReading {
         name: name.into(),
         source: ClockSource::HttpDate,
-        offset: (server + HALF_SECOND) - (sent + half_rtt),
-        uncertainty: half_rtt + HALF_SECOND,
-    })
+        offset: interval.estimate(),
+        uncertainty: interval.uncertainty(),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -956,41 +936,19 @@ mod tests {
     }
 
     #[test]
-    fn http_date_is_an_interval() {
+    fn http_date_interval_is_a_reading() {
+        use crate::probe::offset::{DateSample, estimate};
         // Sent 00:00:00.000, received 00:00:00.400; server wrote "00:01:30".
-        let r = from_http_date(
-            "https://cp-1:6443",
-            "Thu, 01 Jan 2026 00:01:30 GMT",
-            now(),
-            now() + TimeDelta::milliseconds(400),
-        )
+        let interval = estimate(&[DateSample {
+            sent_at: now(),
+            received_at: now() + TimeDelta::milliseconds(400),
+            date: now() + TimeDelta::seconds(90),
+        }])
         .unwrap();
+        let r = from_date_interval("https://cp-1:6443", interval);
         assert_eq!(r.offset, TimeDelta::milliseconds(90_300));
         assert_eq!(r.uncertainty, TimeDelta::milliseconds(700));
         assert_eq!(r.source, ClockSource::HttpDate);
-        // A server in step with us, a 2 s round trip.
-        let r = from_http_date(
-            "x",
-            "Thu, 01 Jan 2026 00:00:01 GMT",
-            now(),
-            now() + TimeDelta::seconds(2),
-        )
-        .unwrap();
-        assert_eq!(r.offset, TimeDelta::milliseconds(500));
-        assert_eq!(r.uncertainty, TimeDelta::milliseconds(1500));
-        assert!(matches!(
-            from_http_date("x", "yesterday", now(), now()),
-            Err(SourceError::HttpDate(_))
-        ));
-        assert_eq!(
-            from_http_date(
-                "x",
-                "Thu, 01 Jan 2026 00:00:01 GMT",
-                now(),
-                now() - TimeDelta::seconds(1)
-            ),
-            Err(SourceError::ReceivedBeforeSent)
-        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! error in cryptographic primitive", `square/go-jose:` up to 1.32), audiences
 //! ("token audiences … is invalid for the target audiences …"), then time.
 
+pub mod fetch;
 pub mod keys;
 
 use base64::Engine as _;

@@ -1,0 +1,181 @@
+//! `doctor`: every check in order, each printed as it completes (table mode),
+//! then one verdict. The edge does the I/O (token file, API server, keys); the
+//! steps and the verdict come from the pure `crate::doctor`.
+
+use std::io::Write;
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use url::Url;
+
+use super::{access_query, client_config, read_one_token_or_mounted};
+use crate::cli::DoctorArgs;
+use crate::decode;
+use crate::diagnosis::Classification;
+use crate::doctor::{self, KeysObservation, Step};
+use crate::env::Env;
+use crate::exit::Outcome;
+use crate::http::ClientConfig;
+use crate::http::RunClock;
+use crate::input::TokenSource;
+use crate::probe::observe::{self, Plan};
+use crate::probe::{self, target};
+use crate::report::OutputFormat;
+use crate::report::doctor::{DoctorJson, write_step, write_verdict};
+use crate::report::json::write_pretty;
+use crate::secret::SecretToken;
+use crate::settings::Settings;
+use crate::token::Token;
+use crate::verify::fetch::{self, FetchError};
+use crate::verify::{self, Expectations, keys};
+
+/// `doctor`.
+pub fn run(
+    args: DoctorArgs,
+    settings: &Settings,
+    env: &Env,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let table = settings.format == OutputFormat::Table;
+    let mut steps: Vec<Step> = Vec::new();
+    let mut record = |step: Step, out: &mut dyn Write| -> std::io::Result<()> {
+        if table {
+            write_step(out, &step, &settings.table)?;
+        }
+        steps.push(step);
+        Ok(())
+    };
+
+    // 1. The token, on this pod's clock.
+    let (shaped, token) = read_one_token_or_mounted(&args.token, env)?;
+    // The file's mtime is on the real clock: meaningless against a pinned --now.
+    let file_written = match settings.clock {
+        crate::clock::Clock::System => token_file_written(&args, env),
+        crate::clock::Clock::Fixed(_) => None,
+    };
+    let clock = RunClock::start(settings.clock);
+    let now = clock.started_at();
+    let decoded = decode::analyse(token.clone(), &shaped, now, settings.leeway);
+    record(doctor::token_step(&decoded), out)?;
+    record(doctor::pod_clock_step(&decoded), out)?;
+
+    // 2. The API server: who am I (and can I), and its clock.
+    let server = match &args.server {
+        Some(s) => target::parse_server(s)?,
+        None => target::in_pod_server(
+            env.kubernetes_service_host.as_deref(),
+            env.kubernetes_service_port.as_deref(),
+        )?,
+    };
+    let config = client_config(&args.tls, &args.token.sa_dir)?;
+    let (access, path) = access_query(&args.access, &args.token.sa_dir, &token)?;
+    let plan = Plan {
+        servers: vec![server.clone()],
+        client: config.clone(),
+        access,
+        path,
+        anonymous: false,
+    };
+    let clients = observe::clients(&plan, clock)?;
+    let observations = observe::observe(&plan, &clients, &shaped.token);
+    let probed = probe::analyse(observations, &token, now, settings.leeway);
+    let answered = probed.servers.first().filter(|s| {
+        !matches!(
+            s.classification,
+            Classification::TlsError | Classification::NetworkError
+        )
+    });
+    if let Some(s) = probed.servers.first() {
+        record(doctor::server_step(s), out)?;
+    }
+    if let Some(s) = answered {
+        record(doctor::server_clock_step(&decoded, s), out)?;
+    }
+
+    // 3. The keys the server publishes.
+    let keys = if args.no_jwks {
+        KeysObservation::Skipped("not asked (--no-jwks)".to_owned())
+    } else if answered.is_none() {
+        KeysObservation::Skipped("the API server did not answer".to_owned())
+    } else {
+        server_keys(
+            &server,
+            &config,
+            clock,
+            &shaped.token,
+            &token,
+            now,
+            settings,
+        )
+    };
+    record(doctor::keys_step(&keys), out)?;
+
+    // 4. Is the mounted token kept fresh, and does the client send it?
+    record(doctor::freshness_step(&decoded, file_written), out)?;
+
+    let report = doctor::diagnose(steps, &probed, &keys);
+    match settings.format {
+        OutputFormat::Json => {
+            write_pretty(out, &DoctorJson::new(&report, &decoded, &probed, &keys))?
+        }
+        OutputFormat::Table => write_verdict(out, &report, &settings.table)?,
+    }
+    Ok(report.verdict.outcome())
+}
+
+/// When the token file was last written (the kubelet rewrites it on refresh).
+fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
+    let source = TokenSource::choose(
+        args.token.argument(),
+        args.token.token_file.clone(),
+        env.stdin_readable,
+        &args.token.sa_dir,
+    );
+    let path = match source {
+        TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
+        _ => return None,
+    };
+    let modified: SystemTime = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(DateTime::<Utc>::from(modified))
+}
+
+/// Fetches `/openid/v1/jwks` from the server and checks the token against it.
+fn server_keys(
+    server: &Url,
+    config: &ClientConfig,
+    clock: RunClock,
+    secret: &SecretToken,
+    token: &Token,
+    now: DateTime<Utc>,
+    settings: &Settings,
+) -> KeysObservation {
+    let Ok(url) = server.join("/openid/v1/jwks") else {
+        return KeysObservation::Skipped("no JWKS URL for this server".to_owned());
+    };
+    let fetched = match fetch::fetch(&url, config, clock, secret) {
+        Ok(f) => f,
+        Err(FetchError::Status { status, .. }) => {
+            return KeysObservation::NotReadable(format!(
+                "the server's keys are not readable with this token (HTTP {status} for /openid/v1/jwks)"
+            ));
+        }
+        Err(e) => {
+            return KeysObservation::NotReadable(format!("cannot read the server's keys: {e}"));
+        }
+    };
+    match keys::parse_jwks(&fetched.jwks) {
+        Ok(set) => {
+            let mut keys = keys::KeySet::default();
+            keys.extend(set, url.as_str());
+            KeysObservation::Verified(Box::new(verify::verify(
+                secret.expose(),
+                token,
+                &keys,
+                &Expectations::default(),
+                now,
+                settings.leeway,
+            )))
+        }
+        Err(e) => KeysObservation::NotReadable(format!("the server's JWKS is not usable: {e}")),
+    }
+}

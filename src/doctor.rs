@@ -1,0 +1,586 @@
+//! Pure: `doctor`'s steps and its one verdict. Each step turns what the edge
+//! observed (the decoded token, the probe, the keys, the token file's age) into
+//! pass/warn/fail/skip with a one-line summary; [`diagnose`] then names the
+//! root cause, its evidence and the fix. Nothing here reads the clock, a file
+//! or the network.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+
+use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
+use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence, Diagnosis};
+use crate::exit::Outcome;
+use crate::findings::{Code, Severity};
+use crate::probe::{ProbeReport, ServerReport};
+use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::token::TokenKind;
+use crate::verify::{CheckName, MatchedBy, VerifyReport};
+use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+
+/// How a step went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    Pass,
+    Skip,
+    Warn,
+    Fail,
+}
+
+impl StepStatus {
+    /// Lowercase name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Pass => "pass",
+            StepStatus::Skip => "skip",
+            StepStatus::Warn => "warn",
+            StepStatus::Fail => "fail",
+        }
+    }
+}
+
+/// One check of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// Stable name: token, pod-clock, api-server, server-clock, keys, freshness.
+    pub name: &'static str,
+    pub status: StepStatus,
+    pub summary: String,
+    /// Further lines worth reading when the step is not a pass.
+    pub details: Vec<String>,
+}
+
+impl Step {
+    fn new(name: &'static str, status: StepStatus, summary: impl Into<String>) -> Step {
+        Step {
+            name,
+            status,
+            summary: summary.into(),
+            details: Vec::new(),
+        }
+    }
+
+    fn with_details(mut self, details: Vec<String>) -> Step {
+        self.details = details;
+        self
+    }
+}
+
+/// The one-word answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DoctorVerdict {
+    /// Every step passed.
+    Healthy,
+    /// The token works, but something will break or is fragile.
+    Degraded,
+    /// The API server rejects the token (401) or RBAC denies it (403).
+    Broken,
+    /// The API server could not be reached, or TLS failed.
+    Unreachable,
+}
+
+impl DoctorVerdict {
+    /// Stable name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DoctorVerdict::Healthy => "healthy",
+            DoctorVerdict::Degraded => "degraded",
+            DoctorVerdict::Broken => "broken",
+            DoctorVerdict::Unreachable => "unreachable",
+        }
+    }
+
+    /// The exit code: 0 healthy or degraded, 1 broken, 3 unreachable.
+    pub fn outcome(self) -> Outcome {
+        match self {
+            DoctorVerdict::Healthy | DoctorVerdict::Degraded => Outcome::Healthy,
+            DoctorVerdict::Broken => Outcome::Problem,
+            DoctorVerdict::Unreachable => Outcome::Unreachable,
+        }
+    }
+}
+
+/// What the keys step saw.
+#[derive(Debug, Clone)]
+pub enum KeysObservation {
+    /// The server's JWKS was fetched and the token checked against it.
+    Verified(Box<VerifyReport>),
+    /// The JWKS could not be read (usually 401/403: a rejected token cannot read it).
+    NotReadable(String),
+    /// `--no-jwks`, or no server answered.
+    Skipped(String),
+}
+
+/// The token: its decode findings at this pod's clock.
+pub fn token_step(decode: &DecodeReport) -> Step {
+    let claims = &decode.token.claims;
+    let who = match (
+        claims.namespace(),
+        claims.service_account().and_then(|s| s.name),
+    ) {
+        (Some(ns), Some(sa)) => format!("{ns}/{sa}"),
+        _ => claims.subject.clone().unwrap_or_else(|| "?".to_owned()),
+    };
+    let summary = format!(
+        "{} token for {who} (sha256:{}), {}",
+        decode.kind.as_str(),
+        decode.token.fingerprint,
+        match claims.expires_at {
+            Some(exp) => format!("expires {}", relative(at_seconds(exp), decode.evaluated_at)),
+            None => "never expires".to_owned(),
+        }
+    );
+    // Time findings belong to the clock steps; the rest is about the token itself.
+    let own: Vec<_> = decode
+        .findings
+        .iter()
+        .filter(|f| !is_time_code(f.code) && f.severity > Severity::Info)
+        .collect();
+    let status = match own.iter().map(|f| f.severity).max() {
+        Some(Severity::Error) => StepStatus::Fail,
+        Some(Severity::Warning) => StepStatus::Warn,
+        _ => StepStatus::Pass,
+    };
+    Step::new("token", status, summary).with_details(
+        own.iter()
+            .map(|f| format!("{}: {}", f.code.as_str(), f.message))
+            .collect(),
+    )
+}
+
+fn is_time_code(code: Code) -> bool {
+    matches!(
+        code,
+        Code::Expired
+            | Code::NotYetValid
+            | Code::IssuedInFuture
+            | Code::ExpiresSoon
+            | Code::StaleToken
+    )
+}
+
+/// The token's window on this pod's own clock.
+pub fn pod_clock_step(decode: &DecodeReport) -> Step {
+    let now = decode.evaluated_at;
+    let times = TimeClaims::from(&decode.token.claims);
+    let (status, summary) = match decode.verdict {
+        None => (
+            StepStatus::Pass,
+            "legacy token: never time-checked".to_owned(),
+        ),
+        Some(Verdict::Accept) => {
+            let soon = decode.findings.iter().find(|f| {
+                matches!(
+                    f.code,
+                    Code::ExpiresSoon | Code::NotYetValid | Code::Expired
+                )
+            });
+            match soon {
+                Some(f) => (StepStatus::Warn, f.message.clone()),
+                None => (
+                    StepStatus::Pass,
+                    format!("accepted on this pod's clock ({})", rfc3339(now)),
+                ),
+            }
+        }
+        Some(verdict) => {
+            let j = window::judge(times, now, decode.leeway);
+            let text = match verdict {
+                Verdict::RejectExpired => format!(
+                    "expired on this pod's clock ({} past exp + leeway)",
+                    human_seconds(j.rejected_for.map(ceil_seconds).unwrap_or_default())
+                ),
+                _ => format!(
+                    "not valid yet on this pod's clock: accepted in {}s (the clock that minted it is ahead of this one)",
+                    j.accepted_in.map(ceil_seconds).unwrap_or_default()
+                ),
+            };
+            (StepStatus::Fail, text)
+        }
+    };
+    Step::new("pod-clock", status, summary)
+}
+
+/// The API server's answer: who it thinks the token is.
+pub fn server_step(server: &ServerReport) -> Step {
+    let url = &server.observation.url;
+    let user = server.user.as_ref().map(|u| u.username.as_str());
+    let (status, summary) = match server.classification {
+        Classification::Ok => (
+            StepStatus::Pass,
+            format!("{url}: authenticated as {}", user.unwrap_or("?")),
+        ),
+        Classification::NotFound => (
+            StepStatus::Pass,
+            format!(
+                "{url}: authenticated and authorised; the object asked for does not exist (404)"
+            ),
+        ),
+        Classification::Forbidden => (
+            StepStatus::Fail,
+            format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),
+        ),
+        Classification::Unauthorized => (
+            StepStatus::Fail,
+            format!("{url}: 401 Unauthorized: the API server rejected the token itself"),
+        ),
+        Classification::OtherStatus => (
+            StepStatus::Fail,
+            format!("{url}: answered with an unexpected status"),
+        ),
+        Classification::TlsError => (
+            StepStatus::Fail,
+            format!(
+                "{url}: TLS verification failed ({}); the token was not sent",
+                server.tls.error.as_deref().unwrap_or("handshake failed")
+            ),
+        ),
+        Classification::NetworkError => (
+            StepStatus::Fail,
+            format!("{url}: no answer ({})", server.diagnosis.cause.as_str()),
+        ),
+    };
+    Step::new("api-server", status, summary)
+}
+
+/// The API server's clock against this pod's, and the token on the server's clock.
+pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
+    let Some(offset) = server.offset else {
+        return Step::new(
+            "server-clock",
+            StepStatus::Skip,
+            "no Date header to measure the API server's clock",
+        );
+    };
+    let leeway = decode.leeway;
+    let estimate = offset.estimate();
+    let measured = format!(
+        "the API server's clock is {} this pod's ({:+.1}s ± {:.1}s)",
+        if estimate >= TimeDelta::zero() {
+            "ahead of"
+        } else {
+            "behind"
+        },
+        offset.estimate_seconds(),
+        offset.uncertainty_seconds()
+    );
+    if decode.verdict.is_none() {
+        return Step::new("server-clock", StepStatus::Pass, measured);
+    }
+    let times = TimeClaims::from(&decode.token.claims);
+    let at = decode.evaluated_at + estimate;
+    let j = window::judge(times, at, leeway);
+    match j.verdict {
+        Verdict::Accept if estimate.abs() > leeway => Step::new(
+            "server-clock",
+            StepStatus::Warn,
+            format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
+        )
+        .with_details(vec![
+            "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
+        ]),
+        Verdict::Accept => Step::new("server-clock", StepStatus::Pass, format!("{measured}: the token is within its window there")),
+        Verdict::RejectExpired => Step::new(
+            "server-clock",
+            StepStatus::Fail,
+            format!("{measured}: on its clock the token has expired"),
+        ),
+        _ => Step::new(
+            "server-clock",
+            StepStatus::Fail,
+            format!(
+                "{measured}: on its clock the token is not valid yet, for {}s more",
+                j.accepted_in.map(ceil_seconds).unwrap_or_default()
+            ),
+        ),
+    }
+}
+
+/// The token against the keys this API server publishes.
+pub fn keys_step(keys: &KeysObservation) -> Step {
+    match keys {
+        KeysObservation::Skipped(why) => Step::new("keys", StepStatus::Skip, why.clone()),
+        KeysObservation::NotReadable(why) => Step::new("keys", StepStatus::Skip, why.clone()),
+        KeysObservation::Verified(report) => {
+            let check = |name| report.checks.iter().find(|c| c.name == name);
+            let signature = check(CheckName::Signature);
+            let key = check(CheckName::Key);
+            let kid = report.token_kid.as_deref().unwrap_or("(none)");
+            match (signature.and_then(|c| c.ok), report.matched_by) {
+                (Some(true), Some(MatchedBy::Kid)) => Step::new(
+                    "keys",
+                    StepStatus::Pass,
+                    format!("the signature verifies with the server's key {kid}"),
+                ),
+                (Some(true), _) => Step::new(
+                    "keys",
+                    StepStatus::Warn,
+                    format!("the signature verifies, but not with the key its kid {kid} names"),
+                )
+                .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
+                _ => Step::new(
+                    "keys",
+                    StepStatus::Fail,
+                    format!("no key the server publishes verifies the token (kid {kid})"),
+                )
+                .with_details(
+                    [signature, key]
+                        .into_iter()
+                        .flatten()
+                        .map(|c| c.detail.clone())
+                        .collect(),
+                ),
+            }
+        }
+    }
+}
+
+/// Whether the kubelet keeps the mounted token fresh, and how to tell whether the
+/// client sends the mounted token or an older copy.
+pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>) -> Step {
+    let claims = &decode.token.claims;
+    let now = decode.evaluated_at;
+    let fingerprint = &decode.token.fingerprint;
+    let compare = format!(
+        "compare with what the client sends: `kubectl satoken decode` on its token must show sha256:{fingerprint}{}",
+        claims
+            .jwt_id
+            .as_ref()
+            .map(|j| format!(", or audit events its credential id JTI={j}"))
+            .unwrap_or_default()
+    );
+    if decode.kind != TokenKind::Projected {
+        return Step::new(
+            "freshness",
+            StepStatus::Pass,
+            format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
+        )
+        .with_details(vec![compare]);
+    }
+    let stale = decode.findings.iter().find(|f| f.code == Code::StaleToken);
+    // The kubelet refreshes at 80 % of the lifetime it asked for (3607 s for the
+    // default volume: ~48 min), within 10 s of jitter. Source: pkg/kubelet/token.
+    let asked = claims
+        .kubernetes
+        .as_ref()
+        .and_then(|k| k.warn_after)
+        .zip(claims.issued_at)
+        .map(|(w, i)| w - i)
+        .or(decode.lifetime_seconds)
+        .unwrap_or(KUBELET_TOKEN_SECONDS);
+    let refresh_after = TimeDelta::seconds((asked * 4 / 5).min(24 * 3600) + 10);
+    // The kubelet looks at the volume about once a minute: allow two more.
+    let overdue = claims
+        .issued_at
+        .map(|iat| at_seconds(iat) + refresh_after + TimeDelta::minutes(2))
+        .filter(|due| now > *due);
+    let written = file_written
+        .map(|t| format!("; the file was written {}", relative(t, now)))
+        .unwrap_or_default();
+    if let Some(due) = overdue {
+        return Step::new(
+            "freshness",
+            StepStatus::Warn,
+            format!(
+                "the mounted token is {} old: the kubelet should have replaced it {}{written}",
+                human_seconds((now - at_seconds(claims.issued_at.unwrap_or_default())).num_seconds()),
+                relative(due, now)
+            ),
+        )
+        .with_details(vec![
+            "the kubelet cannot refresh it (TokenRequest failing): look for \"Couldn't update token\" in the kubelet's log on this node".to_owned(),
+            compare,
+        ]);
+    }
+    if let Some(f) = stale {
+        return Step::new("freshness", StepStatus::Warn, f.message.clone())
+            .with_details(vec![compare]);
+    }
+    Step::new(
+        "freshness",
+        StepStatus::Pass,
+        format!(
+            "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",
+            claims
+                .issued_at
+                .map(|i| relative(at_seconds(i), now))
+                .unwrap_or_else(|| "at an unknown time".to_owned()),
+            human_seconds(refresh_after.num_seconds())
+        ),
+    )
+    .with_details(vec![compare])
+}
+
+/// Everything `doctor` concluded.
+#[derive(Debug, Clone)]
+pub struct DoctorReport {
+    pub verdict: DoctorVerdict,
+    pub steps: Vec<Step>,
+    pub diagnosis: Diagnosis,
+}
+
+/// Names the root cause from the steps and the sub-reports.
+pub fn diagnose(steps: Vec<Step>, probe: &ProbeReport, keys: &KeysObservation) -> DoctorReport {
+    let classification = probe
+        .servers
+        .first()
+        .map_or(Classification::NetworkError, |s| s.classification);
+    let mut diagnosis = probe.diagnosis.clone();
+    // The keys step is evidence from this server's own published keys.
+    if let KeysObservation::Verified(report) = keys
+        && classification == Classification::Unauthorized
+        && !report
+            .checks
+            .iter()
+            .any(|c| c.name == CheckName::Signature && c.ok == Some(true))
+    {
+        diagnosis.candidates.insert(
+            0,
+            CauseCandidate {
+                cause: if report.token_kid.is_some() && report.matched_by.is_none() {
+                    Cause::KeyMismatch
+                } else {
+                    Cause::SignatureInvalid
+                },
+                confidence: Confidence::High,
+                evidence: vec![format!(
+                    "none of the keys this API server publishes at /openid/v1/jwks verifies the token (kid {})",
+                    report.token_kid.as_deref().unwrap_or("none")
+                )],
+                next_steps: vec![
+                    "the signing key was rotated or the token is from another cluster: get a fresh token (delete the pod, or kubectl create token)".to_owned(),
+                ],
+            },
+        );
+        diagnosis = Diagnosis::from_candidates(classification, diagnosis.candidates);
+    }
+    let worst = steps
+        .iter()
+        .map(|s| s.status)
+        .max()
+        .unwrap_or(StepStatus::Pass);
+    let verdict = match classification {
+        Classification::TlsError | Classification::NetworkError => DoctorVerdict::Unreachable,
+        Classification::Unauthorized | Classification::Forbidden | Classification::OtherStatus => {
+            DoctorVerdict::Broken
+        }
+        Classification::Ok | Classification::NotFound if worst >= StepStatus::Warn => {
+            DoctorVerdict::Degraded
+        }
+        Classification::Ok | Classification::NotFound => DoctorVerdict::Healthy,
+    };
+    if verdict == DoctorVerdict::Degraded {
+        // Accepted now: the cause worth naming is the first warning.
+        if let Some(step) = steps.iter().find(|s| s.status >= StepStatus::Warn) {
+            let cause = match step.name {
+                "freshness" => Cause::StaleToken,
+                "server-clock" | "pod-clock" => Cause::ClockSkew,
+                _ => Cause::None,
+            };
+            let mut evidence = vec![step.summary.clone()];
+            evidence.extend(step.details.iter().cloned());
+            diagnosis = Diagnosis::from_candidates(
+                classification,
+                vec![CauseCandidate {
+                    cause,
+                    confidence: Confidence::Medium,
+                    evidence,
+                    next_steps: Vec::new(),
+                }],
+            );
+        }
+    }
+    DoctorReport {
+        verdict,
+        steps,
+        diagnosis,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secret::SecretToken;
+    use base64::Engine as _;
+    use serde_json::{Value, json};
+
+    const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+    fn decoded(claims: Value) -> DecodeReport {
+        let b64 =
+            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let text = format!(
+            "{}.{}.c2ln",
+            b64(&json!({"alg": "RS256", "kid": "k"})),
+            b64(&claims)
+        );
+        let shaped = crate::input::shape::detect_line(&text);
+        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
+        crate::decode::analyse(token, &shaped, at_seconds(NOW), TimeDelta::seconds(60))
+    }
+
+    /// A kubelet token issued `age` seconds before NOW (extended, warnafter iat+3607).
+    fn projected(age: i64) -> Value {
+        let iat = NOW - age;
+        json!({
+            "aud": ["a"], "iat": iat, "nbf": iat, "exp": iat + 31_536_000, "iss": "i", "jti": "j",
+            "kubernetes.io": {"namespace": "ns", "pod": {"name": "p", "uid": "pu"},
+                "serviceaccount": {"name": "sa", "uid": "su"}, "warnafter": iat + 3607},
+            "sub": "system:serviceaccount:ns:sa"
+        })
+    }
+
+    #[test]
+    fn freshness_flags_a_token_the_kubelet_should_have_replaced() {
+        // The kubelet replaces a 3607 s token after 80 % (2885 s) + jitter.
+        let fresh = freshness_step(&decoded(projected(600)), None);
+        assert_eq!(fresh.status, StepStatus::Pass, "{fresh:?}");
+        let due = 3607 * 4 / 5 + 10 + 120;
+        assert_eq!(
+            freshness_step(&decoded(projected(due - 1)), None).status,
+            StepStatus::Pass
+        );
+        let late = freshness_step(&decoded(projected(due + 1)), None);
+        assert_eq!(late.status, StepStatus::Warn, "{late:?}");
+        assert!(
+            late.details.iter().any(|d| d.contains("sha256:")),
+            "{late:?}"
+        );
+    }
+
+    #[test]
+    fn pod_clock_fails_when_the_token_is_from_the_future_here() {
+        let step = pod_clock_step(&decoded(projected(-90)));
+        assert_eq!(step.status, StepStatus::Fail);
+        assert!(step.summary.contains("accepted in 30s"), "{}", step.summary);
+        assert_eq!(
+            pod_clock_step(&decoded(projected(600))).status,
+            StepStatus::Pass
+        );
+    }
+
+    #[test]
+    fn token_step_ignores_time_findings_and_reports_the_rest() {
+        let mut claims = projected(600);
+        claims["sub"] = json!("system:serviceaccount:ns:other");
+        let step = token_step(&decoded(claims));
+        assert_eq!(step.status, StepStatus::Warn, "{step:?}");
+        assert!(step.details[0].starts_with("subject-mismatch"));
+        // Expired is the clock steps' business, not the token step's.
+        assert_eq!(
+            token_step(&decoded(projected(40_000_000))).status,
+            StepStatus::Pass
+        );
+    }
+
+    #[test]
+    fn verdicts_map_to_exit_codes() {
+        assert_eq!(DoctorVerdict::Healthy.outcome(), Outcome::Healthy);
+        assert_eq!(DoctorVerdict::Degraded.outcome(), Outcome::Healthy);
+        assert_eq!(DoctorVerdict::Broken.outcome(), Outcome::Problem);
+        assert_eq!(DoctorVerdict::Unreachable.outcome(), Outcome::Unreachable);
+        let skipped = keys_step(&KeysObservation::Skipped("x".into()));
+        assert_eq!(skipped.status, StepStatus::Skip);
+    }
+}

@@ -1,0 +1,73 @@
+//! I/O: each `--server`'s clock from the `Date` headers of a few token-less
+//! `GET /version` requests (the interval arithmetic is `probe::offset`).
+//! Servers are asked concurrently.
+
+use std::thread;
+
+use url::Url;
+
+use crate::http::{ClientConfig, ConfigError, HttpClient, Request, RunClock, TransportError};
+use crate::probe::offset::{self, DateSample, OffsetInterval};
+
+/// Requests per server: more samples narrow the interval; three keep it quick.
+const SAMPLES: usize = 3;
+
+/// What one server's clock looked like.
+#[derive(Debug)]
+pub enum ServerClock {
+    /// Its clock minus the reference clock, as an interval.
+    Measured(OffsetInterval),
+    /// It answered, but without a `Date` header we could read.
+    NoDate,
+    /// No HTTP answer (network or TLS).
+    Unreachable(TransportError),
+}
+
+/// Measures every server; a bad URL or TLS setting is an error for the whole run.
+pub fn measure(
+    servers: &[Url],
+    config: &ClientConfig,
+    clock: RunClock,
+) -> Result<Vec<(Url, ServerClock)>, ConfigError> {
+    let clients: Vec<HttpClient> = servers
+        .iter()
+        .map(|url| HttpClient::new(url, config, clock))
+        .collect::<Result<_, _>>()?;
+    Ok(thread::scope(|scope| {
+        let handles: Vec<_> = clients
+            .iter()
+            .map(|client| scope.spawn(move || measure_one(client)))
+            .collect();
+        servers
+            .iter()
+            .cloned()
+            .zip(handles.into_iter().map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    ServerClock::Unreachable(TransportError::Other(
+                        "measurement thread failed".into(),
+                    ))
+                })
+            }))
+            .collect()
+    }))
+}
+
+fn measure_one(client: &HttpClient) -> ServerClock {
+    let mut samples = Vec::new();
+    for _ in 0..SAMPLES {
+        match client.send(&Request::get("/version")) {
+            Ok(exchange) => {
+                if let Some(date) = exchange.date {
+                    samples.push(DateSample {
+                        sent_at: exchange.sent_at,
+                        received_at: exchange.received_at,
+                        date,
+                    });
+                }
+            }
+            Err(e) if samples.is_empty() => return ServerClock::Unreachable(e),
+            Err(_) => break,
+        }
+    }
+    offset::estimate(&samples).map_or(ServerClock::NoDate, ServerClock::Measured)
+}

@@ -1,0 +1,156 @@
+//! I/O: fetch the keys a cluster publishes (`verify --jwks URL`). A
+//! `/.well-known/openid-configuration` URL is followed to its `jwks_uri`.
+//!
+//! Token rules: every request is first made without a token. Only if the server
+//! answers 401/403 (by default `/openid/v1/jwks` is readable by ServiceAccounts
+//! only, through `system:service-account-issuer-discovery`) is it repeated with
+//! the token, over the same verified connection, and only to the origin the user
+//! named; a `jwks_uri` on another origin is fetched token-less.
+
+use url::Url;
+
+use super::keys::{self, OpenIdConfiguration};
+use crate::http::{ClientConfig, ConfigError, Exchange, HttpClient, Request, RunClock};
+use crate::secret::SecretToken;
+
+/// Why the keys could not be fetched (exit 3), or the URL could not be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// Bad URL or TLS setup.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// No HTTP answer.
+    #[error("cannot fetch {url}: {error}")]
+    Transport {
+        url: String,
+        error: crate::http::TransportError,
+    },
+    /// An answer, but not the document.
+    #[error("cannot fetch {url}: HTTP {status}{hint}")]
+    Status {
+        url: String,
+        status: u16,
+        hint: &'static str,
+    },
+    /// The discovery document does not parse.
+    #[error("{url} is not an OpenID discovery document: {detail}")]
+    Discovery { url: String, detail: String },
+}
+
+/// The fetched JWKS bytes, the URL they came from, and the discovery document
+/// when one was followed.
+#[derive(Debug)]
+pub struct Fetched {
+    pub jwks: Vec<u8>,
+    pub jwks_url: Url,
+    pub discovery: Option<OpenIdConfiguration>,
+}
+
+/// Whether `url` names a discovery document rather than a JWKS.
+pub fn is_discovery_url(url: &Url) -> bool {
+    url.path().ends_with("/.well-known/openid-configuration")
+}
+
+/// Fetches the JWKS at `url`, following a discovery document.
+pub fn fetch(
+    url: &Url,
+    config: &ClientConfig,
+    clock: RunClock,
+    token: &SecretToken,
+) -> Result<Fetched, FetchError> {
+    let named = Origin::new(url, config, clock)?;
+    if !is_discovery_url(url) {
+        let jwks = named.get(url, Some(token))?;
+        return Ok(Fetched {
+            jwks: jwks.body,
+            jwks_url: url.clone(),
+            discovery: None,
+        });
+    }
+    let doc = named.get(url, Some(token))?;
+    let discovery =
+        keys::parse_openid_configuration(&doc.body).map_err(|e| FetchError::Discovery {
+            url: url.to_string(),
+            detail: e.to_string(),
+        })?;
+    let jwks_url = Url::parse(&discovery.jwks_uri).map_err(|e| FetchError::Discovery {
+        url: url.to_string(),
+        detail: format!("jwks_uri {:?} is not a URL: {e}", discovery.jwks_uri),
+    })?;
+    let jwks = if jwks_url.origin() == url.origin() {
+        named.get(&jwks_url, Some(token))?
+    } else {
+        // Another origin (the API server's external address): no token goes there.
+        Origin::new(&jwks_url, config, clock)?.get(&jwks_url, None)?
+    };
+    Ok(Fetched {
+        jwks: jwks.body,
+        jwks_url,
+        discovery: Some(discovery),
+    })
+}
+
+/// A client for one origin.
+struct Origin {
+    client: HttpClient,
+}
+
+impl Origin {
+    fn new(url: &Url, config: &ClientConfig, clock: RunClock) -> Result<Origin, FetchError> {
+        let base = Url::parse(&url.origin().ascii_serialization())
+            .map_err(|_| ConfigError::Path(url.to_string()))?;
+        Ok(Origin {
+            client: HttpClient::new(&base, config, clock)?,
+        })
+    }
+
+    /// GET without a token; on 401/403, again with `token` if one may be sent here.
+    fn get(&self, url: &Url, token: Option<&SecretToken>) -> Result<Exchange, FetchError> {
+        let mut path = url.path().to_owned();
+        if let Some(query) = url.query() {
+            path = format!("{path}?{query}");
+        }
+        let request = Request::get(path);
+        let transport = |error| FetchError::Transport {
+            url: url.to_string(),
+            error,
+        };
+        let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
+        if let (401 | 403, Some(token)) = (exchange.status, token) {
+            exchange = connected
+                .send_with_token(&request, token)
+                .map_err(transport)?;
+        }
+        match exchange.status {
+            200 => Ok(exchange),
+            status => Err(FetchError::Status {
+                url: url.to_string(),
+                status,
+                hint: match status {
+                    401 => {
+                        ": the token was rejected too; fetch the keys with an identity that can read them (kubectl get --raw /openid/v1/jwks > jwks.json) and pass the file"
+                    }
+                    403 => {
+                        ": not allowed to read the keys (system:service-account-issuer-discovery); fetch them with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
+                    }
+                    301..=308 => ": a redirect, which is not followed",
+                    _ => "",
+                },
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_urls() {
+        let url = |s| Url::parse(s).unwrap();
+        assert!(is_discovery_url(&url(
+            "https://k8s:6443/.well-known/openid-configuration"
+        )));
+        assert!(!is_discovery_url(&url("https://k8s:6443/openid/v1/jwks")));
+    }
+}
