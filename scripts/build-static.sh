@@ -24,9 +24,15 @@ case "${1:-}" in
     ;;
 esac
 
+# getrandom 0.3+ (hickory's rand) finds glibc's getrandom() with dlsym, which a
+# static binary cannot do, and would then fall back to /dev/urandom: not there
+# in an empty root. Its linux_getrandom backend calls getrandom() directly.
+# (aws-lc and std already use the getrandom(2) system call.)
+rustflags='--cfg getrandom_backend="linux_getrandom"'
 if [ "$target" = x86_64-unknown-linux-gnu ]; then
-    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C target-feature=+crt-static"
+    rustflags="-C target-feature=+crt-static $rustflags"
 fi
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$rustflags"
 
 start=$(date +%s)
 cargo build --locked --profile release-static --target "$target" --bin kubectl-satoken

@@ -10,16 +10,20 @@
 //! reason on stderr. With `CI` set and the binary given, a missing privilege or
 //! a refused chroot is a failure, not a skip: `.ci/run` builds the binary and
 //! runs this as root.
+//!
+//! In the root: `--version`; `decode` (in-pod default path, and `-f`); `probe`
+//! and `doctor` with no flags (server from KUBERNETES_SERVICE_HOST/PORT); `probe`
+//! by IP, by `localhost` and by a name only /etc/hosts knows; a name nowhere; a
+//! server with another CA; and, as a control, the dynamic build, which cannot
+//! start there.
 
 mod support;
 
-use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use assert_cmd::Command;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
@@ -73,6 +77,17 @@ fn static_bin() -> Option<PathBuf> {
     Some(bin)
 }
 
+/// `name` on this process's PATH (root's PATH has /usr/sbin for chroot).
+fn which(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(name))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| panic!("{name} is not on PATH"))
+}
+
 /// The empty root: the binary, the ServiceAccount volume and /etc/hosts.
 struct Root {
     dir: tempfile::TempDir,
@@ -104,20 +119,25 @@ impl Root {
     }
 
     /// `chroot ROOT PROGRAM ARGS` with an empty environment plus `env`, stdin
-    /// `/dev/null` (opened outside; a pod's usual stdin).
+    /// `/dev/null` (opened outside; a pod's usual stdin), killed after 30 s
+    /// (coreutils timeout(1): exit 124).
     fn run(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let output = Command::new("chroot")
+        // Absolute paths: the cleared environment has no PATH to search.
+        let output = std::process::Command::new(which("timeout"))
+            .arg("30")
+            .arg(which("chroot"))
             .arg(self.path())
             .arg(program)
             .args(args)
             .env_clear()
             .envs(env.iter().copied())
-            .stdin(std::process::Stdio::null())
-            .timeout(Duration::from_secs(30))
+            .stdin(Stdio::null())
             .output()
-            .expect("run chroot(8)");
+            .expect("run timeout(1) and chroot(8)");
+        let code = output.status.code().unwrap_or(-1);
+        assert_ne!(code, 124, "{program} {args:?} timed out in the chroot");
         Run {
-            code: output.status.code().unwrap_or(-1),
+            code,
             json: serde_json::from_slice(&output.stdout).unwrap_or(Value::Null),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -203,7 +223,11 @@ fn file_and_ldd_say_static() {
         ldd.contains("statically linked") || ldd.contains("not a dynamic executable"),
         "ldd: {ldd}"
     );
-    if std::process::Command::new("file").arg("--version").output().is_err() {
+    if std::process::Command::new("file")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("file(1) not installed: the ELF headers and ldd decided");
         return;
     }
@@ -216,7 +240,7 @@ fn file_and_ldd_say_static() {
 }
 
 #[test]
-fn decode_and_probe_run_in_an_empty_root() {
+fn decode_probe_and_doctor_run_in_an_empty_root() {
     let Some(bin) = static_bin() else { return };
     let pki = Pki::custom(
         "satoken-static-ca",
@@ -232,13 +256,19 @@ fn decode_and_probe_run_in_an_empty_root() {
         return;
     }
     assert_eq!(version.code, 0, "{version:?}");
-    assert!(version.stdout.starts_with("kubectl-satoken "), "{version:?}");
+    assert!(
+        version.stdout.starts_with("kubectl-satoken "),
+        "{version:?}"
+    );
 
     // The root really is empty of libraries: the dynamic test build cannot start.
     let dynamic = assert_cmd::cargo::cargo_bin("kubectl-satoken");
     std::fs::copy(&dynamic, root.path().join("dynamic")).unwrap();
     let run = root.run("/dynamic", &["--version"], &[]);
-    assert_eq!(run.code, 127, "the dynamic binary ran in the chroot: {run:?}");
+    assert_eq!(
+        run.code, 127,
+        "the dynamic binary ran in the chroot: {run:?}"
+    );
 
     // decode with no input at all: the in-pod default token path.
     let run = root.satoken(&["decode", "-o", "json", "--now", NOW], &[]);
@@ -268,19 +298,26 @@ fn decode_and_probe_run_in_an_empty_root() {
 
     // probe as in a pod: no flags; the server from KUBERNETES_SERVICE_HOST/PORT,
     // token and ca.crt from the mounted directory.
-    let run = root.satoken(
-        &["probe", "-o", "json", "--now", NOW],
-        &[
-            ("KUBERNETES_SERVICE_HOST", "127.0.0.1"),
-            ("KUBERNETES_SERVICE_PORT", &port),
-        ],
-    );
+    let pod_env = [
+        ("KUBERNETES_SERVICE_HOST", "127.0.0.1"),
+        ("KUBERNETES_SERVICE_PORT", port.as_str()),
+    ];
+    let run = root.satoken(&["probe", "-o", "json", "--now", NOW], &pod_env);
     assert_eq!(run.code, 0, "{run:?}");
     let s = &run.json["servers"][0];
     assert_eq!(s["url"], server.url());
     assert_eq!(s["tls"]["verified"], true);
     assert_eq!(s["classification"], "ok");
     assert_eq!(s["user"]["username"], USER);
+
+    // doctor, as an init container runs it: no flags at all.
+    let run = root.satoken(&["doctor", "-o", "json", "--now", NOW], &pod_env);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json["verdict"], "healthy", "{}", run.json["steps"]);
+    assert_eq!(run.json["probe"]["servers"][0]["classification"], "ok");
+    let run = root.satoken(&["doctor", "--now", NOW], &pod_env);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("Verdict: HEALTHY"), "{run:?}");
 
     // By IP, by `localhost`, and by a name only /etc/hosts knows; CA and token
     // by path inside the root.
@@ -306,10 +343,6 @@ fn decode_and_probe_run_in_an_empty_root() {
         assert_eq!(s["classification"], "ok", "{s}");
         assert_eq!(s["user"]["username"], USER, "{s}");
     }
-    // Every review carried the token, after a token-less preflight.
-    let seen = server.seen();
-    assert_eq!(seen.len(), 2 * (1 + urls.len()), "{seen:?}");
-    assert!(seen.iter().any(|r| r.header("authorization").is_some()));
 
     // A name in neither /etc/hosts nor DNS (the root has no resolv.conf): a DNS
     // failure that names the missing file, and no request was made.
@@ -317,7 +350,16 @@ fn decode_and_probe_run_in_an_empty_root() {
     let unknown = format!("https://not-in-hosts.satoken.test:{port}");
     let run = root.satoken(
         &[
-            "probe", "-o", "json", "--now", NOW, "--cacert", &ca, "-f", &token_path, "-s",
+            "probe",
+            "-o",
+            "json",
+            "--now",
+            NOW,
+            "--cacert",
+            &ca,
+            "-f",
+            &token_path,
+            "-s",
             &unknown,
         ],
         &[],
@@ -335,18 +377,40 @@ fn decode_and_probe_run_in_an_empty_root() {
     let other = Pki::new("another-ca");
     let stranger = ApiServer::start(Config::new(now()), &other);
     let run = root.satoken(
-        &[
-            "probe",
-            "-o",
-            "json",
-            "--now",
-            NOW,
-            "-s",
-            &stranger.url(),
-        ],
+        &["probe", "-o", "json", "--now", NOW, "-s", &stranger.url()],
         &[],
     );
     assert_eq!(run.code, 3, "{run:?}");
     assert_eq!(run.json["servers"][0]["tls"]["reason"], "unknown-ca");
     assert!(!stranger.saw_authorization());
+}
+
+/// Everywhere, without root: the ordinary build resolves `localhost` through
+/// the same resolver (src/http/resolve.rs) and reaches the server.
+#[test]
+fn the_ordinary_build_resolves_localhost_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-resolve-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let token = dir.path().join("token");
+    std::fs::write(
+        &token,
+        tokens::sign(&tokens::projected(now() - TimeDelta::minutes(10), 3607)),
+    )
+    .unwrap();
+    let server = ApiServer::start(Config::new(now()), &pki);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+        .args(["probe", "-o", "json", "--now", NOW, "-f"])
+        .arg(&token)
+        .arg("--cacert")
+        .arg(&ca)
+        .args(["-s", &format!("https://localhost:{}", server.port())])
+        .env("KUBECTL_SATOKEN_SA_DIR", dir.path().join("no-such-sa-dir"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(json["servers"][0]["classification"], "ok", "{json}");
+    assert_eq!(json["servers"][0]["user"]["username"], USER);
 }
