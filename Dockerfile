@@ -2,7 +2,7 @@
 # (docs/in-pod.md, recipe 2: kubectl debug with an ephemeral container).
 #
 #   scripts/build-static.sh
-#   docker build -t "$IMAGE" .
+#   docker build -t "$IMAGE" .      # BuildKit (default since Docker 23) for COPY --chmod
 #
 # The binary needs no libc, no /etc/ssl (the pod's ca.crt is the trust anchor)
 # and no /etc/nsswitch.conf (names resolve from /etc/hosts and /etc/resolv.conf,

@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(
             (values, d),
             (
-                vec!["table".to_owned(), "json".to_owned()],
+                vec!["table".to_owned(), "json".to_owned(), "yaml".to_owned()],
                 NO_FILE_COMPLETION
             )
         );

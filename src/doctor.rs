@@ -217,6 +217,14 @@ pub fn server_step(server: &ServerReport) -> Step {
                 "{url}: authenticated and authorised; the object asked for does not exist (404)"
             ),
         ),
+        // A token that arrives is either accepted or 401; a 403 as
+        // system:anonymous means it never arrived (the probe's diagnosis says so).
+        Classification::Forbidden if server.diagnosis.cause == Cause::TokenNotSent => (
+            StepStatus::Fail,
+            format!(
+                "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
+            ),
+        ),
         Classification::Forbidden => (
             StepStatus::Fail,
             format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),
@@ -224,6 +232,11 @@ pub fn server_step(server: &ServerReport) -> Step {
         Classification::Unauthorized => (
             StepStatus::Fail,
             format!("{url}: 401 Unauthorized: the API server rejected the token itself"),
+        ),
+        // A run-level class (probe --all-endpoints); one server never has it.
+        Classification::ReplicaDependent => (
+            StepStatus::Fail,
+            format!("{url}: the API server replicas disagree about the token"),
         ),
         Classification::OtherStatus => (
             StepStatus::Fail,
@@ -462,9 +475,10 @@ pub fn diagnose(steps: Vec<Step>, probe: &ProbeReport, keys: &KeysObservation) -
         .unwrap_or(StepStatus::Pass);
     let verdict = match classification {
         Classification::TlsError | Classification::NetworkError => DoctorVerdict::Unreachable,
-        Classification::Unauthorized | Classification::Forbidden | Classification::OtherStatus => {
-            DoctorVerdict::Broken
-        }
+        Classification::Unauthorized
+        | Classification::Forbidden
+        | Classification::OtherStatus
+        | Classification::ReplicaDependent => DoctorVerdict::Broken,
         Classification::Ok | Classification::NotFound if worst >= StepStatus::Warn => {
             DoctorVerdict::Degraded
         }

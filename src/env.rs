@@ -24,6 +24,10 @@ pub struct Env {
     pub kubernetes_service_host: Option<String>,
     /// `KUBERNETES_SERVICE_PORT`.
     pub kubernetes_service_port: Option<String>,
+    /// `KUBECONFIG`: colon-separated kubeconfig files (client-go's list).
+    pub kubeconfig: Option<String>,
+    /// `HOME`, for `~/.kube/config`.
+    pub home: Option<std::path::PathBuf>,
 }
 
 impl Env {
@@ -45,6 +49,8 @@ impl Env {
                 .and_then(|v| v.into_string().ok()),
             kubernetes_service_port: var("KUBERNETES_SERVICE_PORT")
                 .and_then(|v| v.into_string().ok()),
+            kubeconfig: var("KUBECONFIG").and_then(|v| v.into_string().ok()),
+            home: var("HOME").map(std::path::PathBuf::from),
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod exit;
 pub mod findings;
 pub mod http;
 pub mod input;
+pub mod kubeconfig;
 pub mod man;
 pub mod probe;
 pub mod report;

@@ -33,7 +33,11 @@ impl Settings {
             .max(40);
         Settings {
             format: global.output,
-            table: TableStyle { styles, width },
+            table: TableStyle {
+                styles,
+                width,
+                local_time: global.local_time,
+            },
             clock: global.now.map_or(Clock::System, Clock::Fixed),
             leeway: global.leeway,
         }

@@ -378,7 +378,12 @@ fn batch_reports_each_line_and_the_bad_one() {
     assert_eq!(out.status.code(), Some(1));
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.starts_with(" LINE  SHA256"), "{table}");
-    assert_eq!(table.lines().count(), 5, "{table}");
+    // One row per token (findings that would overflow 80 columns continue below).
+    let rows = table
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric));
+    assert_eq!(rows.count(), 4, "{table}");
+    assert!(table.lines().all(|l| l.chars().count() <= 80), "{table}");
     let expired = read_fixture("expired.jwt");
     let clean: String = good
         .lines()
@@ -553,4 +558,36 @@ fn broken_pipe_is_not_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+#[test]
+fn local_time_changes_tables_not_json() {
+    let run = |format: &str| {
+        let out = satoken()
+            .env("TZ", "JST-9")
+            .args([
+                "decode",
+                "--local-time",
+                "--now",
+                NOW,
+                "-o",
+                format,
+                "-f",
+                &fixture("projected.jwt"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let table = run("table");
+    assert!(table.contains("2026-01-01T08:50:00+09:00"), "{table}");
+    assert!(
+        table.contains("Verdict at 2026-01-01T09:00:00+09:00"),
+        "{table}"
+    );
+    let json = run("json");
+    assert!(
+        json.contains("\"issued_at\": \"2025-12-31T23:50:00Z\""),
+        "{json}"
+    );
 }

@@ -164,13 +164,9 @@ fn recreated_service_account_is_named_with_its_uids() {
     let new_uid = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
     let mut config = Config::new(base());
     config.objects.retain(|o| o.resource != "serviceaccounts");
-    config.objects.push(Object {
-        resource: "serviceaccounts".into(),
-        group: String::new(),
-        namespace: NAMESPACE.into(),
-        name: SA.into(),
-        uid: new_uid.into(),
-    });
+    config
+        .objects
+        .push(Object::new("serviceaccounts", SA, new_uid));
     let server = ApiServer::start(config, &pki);
     let sa = sa_dir(&pki, &fresh_token());
     let run = doctor(sa.path(), server.port(), "json", &[]);

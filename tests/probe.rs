@@ -331,13 +331,9 @@ fn recreated_service_account_lists_the_binding_cause_with_uids() {
     let new_uid = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
     let mut config = Config::new(base());
     config.objects.retain(|o| o.resource != "serviceaccounts");
-    config.objects.push(Object {
-        resource: "serviceaccounts".into(),
-        group: String::new(),
-        namespace: NAMESPACE.into(),
-        name: SA.into(),
-        uid: new_uid.into(),
-    });
+    config
+        .objects
+        .push(Object::new("serviceaccounts", SA, new_uid));
     let server = ApiServer::start(config, &pki);
     let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -725,13 +721,11 @@ fn docs_walkthrough() {
     );
     let mut config = Config::new(base());
     config.objects.retain(|o| o.resource != "serviceaccounts");
-    config.objects.push(Object {
-        resource: "serviceaccounts".into(),
-        group: String::new(),
-        namespace: NAMESPACE.into(),
-        name: SA.into(),
-        uid: "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59".into(),
-    });
+    config.objects.push(Object::new(
+        "serviceaccounts",
+        SA,
+        "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59",
+    ));
     let recreated = ApiServer::start(config, &pki);
     show(
         "sa recreated",

@@ -31,7 +31,16 @@ fn pipeline(bytes: Vec<u8>) {
         serde_json::to_writer(&mut sink, &DecodeJson::new(&report, None)).unwrap();
         let mut styles = Styles::default();
         styles.colorize();
-        table::write_decode(&mut sink, &report, &TableStyle { styles, width: 80 }).unwrap();
+        table::write_decode(
+            &mut sink,
+            &report,
+            &TableStyle {
+                styles,
+                width: 80,
+                local_time: false,
+            },
+        )
+        .unwrap();
     }
 }
 
@@ -145,6 +154,6 @@ proptest! {
         let now = DateTime::from_timestamp(NOW + now_offset, 0).unwrap();
         let report = decode::analyse(token, &shaped, now, TimeDelta::seconds(60));
         let mut sink = Vec::new();
-        table::write_decode(&mut sink, &report, &TableStyle { styles: Styles::default(), width: 80 }).unwrap();
+        table::write_decode(&mut sink, &report, &TableStyle::plain(80)).unwrap();
     }
 }

@@ -11,8 +11,8 @@ use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::{self, TokenInput, TokenSource};
-use crate::report::OutputFormat;
 use crate::report::classify::{InputJson, JsonStream, TableStream};
+use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
 use crate::token::{self, Token};
 
@@ -47,20 +47,32 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    let counts = match settings.format {
-        OutputFormat::Json => {
+    let counts = match settings.format.data() {
+        Some(data) => {
             let input = InputJson {
                 source: what,
                 source_type: stream.source_type.as_str(),
                 detected: stream.detected,
             };
-            let mut w = JsonStream::begin(out, input, ctx.now, ctx.leeway, token.as_ref())?;
+            // YAML is the JSON document re-encoded: it is built in memory, the
+            // JSON is streamed.
+            let mut buffer = Vec::new();
+            let target: &mut dyn Write = match data {
+                DataFormat::Json => out,
+                DataFormat::Yaml => &mut buffer,
+            };
+            let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
             for event in stream.events {
                 w.push(&classify::diagnose_one(event, ctx))?;
             }
-            w.finish()?
+            let counts = w.finish()?;
+            if data == DataFormat::Yaml {
+                let document: serde_json::Value = serde_json::from_slice(&buffer)?;
+                write_data(out, data, &document)?;
+            }
+            counts
         }
-        OutputFormat::Table => {
+        None => {
             let mut w = TableStream::begin(
                 out,
                 &settings.table,

@@ -11,8 +11,8 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::Severity;
 use crate::input::{BatchReader, TokenInput};
-use crate::report::json::{DecodeJson, LineErrorJson, write_line, write_pretty};
-use crate::report::{OutputFormat, table};
+use crate::report::json::{DecodeJson, LineErrorJson};
+use crate::report::{table, write_data, write_record};
 use crate::settings::Settings;
 use crate::token;
 
@@ -31,9 +31,9 @@ pub fn run(
             let token = token::parse(&shaped.token)
                 .with_context(|| format!("cannot decode the token from {what}"))?;
             let report = decode::analyse(token, &shaped, now, settings.leeway);
-            match settings.format {
-                OutputFormat::Json => write_pretty(out, &DecodeJson::new(&report, None))?,
-                OutputFormat::Table => table::write_decode(out, &report, &settings.table)?,
+            match settings.format.data() {
+                Some(data) => write_data(out, data, &DecodeJson::new(&report, None))?,
+                None => table::write_decode(out, &report, &settings.table)?,
             }
             Ok(decode_outcome(&report))
         }
@@ -61,7 +61,7 @@ fn decode_batch(
 ) -> anyhow::Result<Outcome> {
     let mut outcome = Outcome::Healthy;
     let (mut total, mut bad_lines, mut with_errors) = (0usize, Vec::new(), 0usize);
-    if settings.format == OutputFormat::Table {
+    if settings.format.data().is_none() {
         table::write_batch_header(out, &settings.table)?;
     }
     for item in lines {
@@ -77,13 +77,11 @@ fn decode_batch(
                 let line_outcome = decode_outcome(&report);
                 with_errors += usize::from(line_outcome == Outcome::Problem);
                 outcome = outcome.merge(line_outcome);
-                match settings.format {
-                    OutputFormat::Json => {
-                        write_line(out, &DecodeJson::new(&report, Some(item.line)))?
+                match settings.format.data() {
+                    Some(data) => {
+                        write_record(out, data, &DecodeJson::new(&report, Some(item.line)))?
                     }
-                    OutputFormat::Table => {
-                        table::write_batch_row(out, item.line, &report, &settings.table)?
-                    }
+                    None => table::write_batch_row(out, item.line, &report, &settings.table)?,
                 }
             }
             Err(e) => {
@@ -92,17 +90,13 @@ fn decode_batch(
                 if bad_lines.len() < 10 {
                     bad_lines.push(item.line);
                 }
-                match settings.format {
-                    OutputFormat::Json => write_line(
-                        out,
-                        &LineErrorJson {
-                            line: item.line,
-                            error: &message,
-                        },
-                    )?,
-                    OutputFormat::Table => {
-                        table::write_batch_error(out, item.line, &message, &settings.table)?
-                    }
+                let error = LineErrorJson {
+                    line: item.line,
+                    error: &message,
+                };
+                match settings.format.data() {
+                    Some(data) => write_record(out, data, &error)?,
+                    None => table::write_batch_error(out, item.line, &message, &settings.table)?,
                 }
             }
         }

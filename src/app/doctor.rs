@@ -18,11 +18,10 @@ use crate::exit::Outcome;
 use crate::http::ClientConfig;
 use crate::http::RunClock;
 use crate::input::TokenSource;
-use crate::probe::observe::{self, Plan};
+use crate::probe::observe::{self, Plan, Target};
 use crate::probe::{self, target};
-use crate::report::OutputFormat;
 use crate::report::doctor::{DoctorJson, write_step, write_verdict};
-use crate::report::json::write_pretty;
+use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
 use crate::token::Token;
@@ -36,7 +35,7 @@ pub fn run(
     env: &Env,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let table = settings.format == OutputFormat::Table;
+    let table = settings.format.data().is_none();
     let mut steps: Vec<Step> = Vec::new();
     let mut record = |step: Step, out: &mut dyn Write| -> std::io::Result<()> {
         if table {
@@ -68,13 +67,17 @@ pub fn run(
         )?,
     };
     let config = client_config(&args.tls, &args.token.sa_dir)?;
-    let (access, path) = access_query(&args.access, &args.token.sa_dir, &token)?;
+    let (access, path) = access_query(&args.access, None, &args.token.sa_dir, &token)?;
     let plan = Plan {
-        servers: vec![server.clone()],
+        targets: vec![Target::new(server.clone(), None)],
         client: config.clone(),
         access,
         path,
         anonymous: false,
+        operator: None,
+        token_review: false,
+        always_keys: false,
+        bindings: Vec::new(),
     };
     let clients = observe::clients(&plan, clock)?;
     let observations = observe::observe(&plan, &clients, &shaped.token);
@@ -114,11 +117,13 @@ pub fn run(
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
     let report = doctor::diagnose(steps, &probed, &keys);
-    match settings.format {
-        OutputFormat::Json => {
-            write_pretty(out, &DoctorJson::new(&report, &decoded, &probed, &keys))?
-        }
-        OutputFormat::Table => write_verdict(out, &report, &settings.table)?,
+    match settings.format.data() {
+        Some(data) => write_data(
+            out,
+            data,
+            &DoctorJson::new(&report, &decoded, &probed, &keys),
+        )?,
+        None => write_verdict(out, &report, &settings.table)?,
     }
     Ok(report.verdict.outcome())
 }

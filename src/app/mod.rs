@@ -103,70 +103,82 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
     Ok((shaped, token))
 }
 
-/// The HTTPS client configuration the connection flags select. Trust: `--cacert`,
-/// else `ca.crt` in the ServiceAccount directory, plus the OS roots with
-/// `--system-roots`; or no verification at all with `--insecure-skip-tls-verify`.
+/// Trust as the connection flags select it: `--insecure-skip-tls-verify`, else
+/// `--cacert`, else `ca.crt` in the ServiceAccount directory, plus the OS roots
+/// with `--system-roots`.
+pub(crate) fn trust_from_flags(
+    tls: &crate::cli::TlsArgs,
+    sa_dir: &std::path::Path,
+) -> anyhow::Result<crate::http::Trust> {
+    use crate::http::Trust;
+    if tls.insecure_skip_tls_verify {
+        return Ok(Trust::InsecureSkipVerify);
+    }
+    let in_pod_ca = sa_dir.join("ca.crt");
+    let ca_pem = match &tls.cacert {
+        Some(path) => Some(
+            std::fs::read(path)
+                .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
+        ),
+        None => read_if_present(&in_pod_ca)?,
+    };
+    if ca_pem.is_none() && !tls.system_roots {
+        anyhow::bail!(
+            "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
+            in_pod_ca.display()
+        );
+    }
+    Ok(Trust::Roots {
+        ca_pem,
+        system: tls.system_roots,
+    })
+}
+
+/// The client configuration: `trust`, plus the flags' timeout and plain-HTTP choice.
+pub(crate) fn client_config_with(
+    tls: &crate::cli::TlsArgs,
+    trust: crate::http::Trust,
+) -> crate::http::ClientConfig {
+    crate::http::ClientConfig {
+        timeout: tls.timeout.to_std().unwrap_or(crate::http::DEFAULT_TIMEOUT),
+        allow_plain_http: tls.allow_plain_http,
+        ..crate::http::ClientConfig::new(trust)
+    }
+}
+
+/// The client configuration the connection flags select (no kubeconfig).
 pub(crate) fn client_config(
     tls: &crate::cli::TlsArgs,
     sa_dir: &std::path::Path,
 ) -> anyhow::Result<crate::http::ClientConfig> {
-    use crate::http::{ClientConfig, DEFAULT_TIMEOUT, Trust};
-    let trust = if tls.insecure_skip_tls_verify {
-        Trust::InsecureSkipVerify
-    } else {
-        let in_pod_ca = sa_dir.join("ca.crt");
-        let ca_pem = match &tls.cacert {
-            Some(path) => Some(
-                std::fs::read(path)
-                    .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
-            ),
-            None => match std::fs::read(&in_pod_ca) {
-                Ok(bytes) => Some(bytes),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-                Err(e) => {
-                    return Err(e)
-                        .with_context(|| format!("cannot read CA bundle {}", in_pod_ca.display()));
-                }
-            },
-        };
-        if ca_pem.is_none() && !tls.system_roots {
-            anyhow::bail!(
-                "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
-                in_pod_ca.display()
-            );
-        }
-        Trust::Roots {
-            ca_pem,
-            system: tls.system_roots,
-        }
-    };
-    Ok(ClientConfig {
-        timeout: tls.timeout.to_std().unwrap_or(DEFAULT_TIMEOUT),
-        allow_plain_http: tls.allow_plain_http,
-        ..ClientConfig::new(trust)
-    })
+    Ok(client_config_with(tls, trust_from_flags(tls, sa_dir)?))
+}
+
+/// A file's bytes, or `None` if it does not exist.
+pub(crate) fn read_if_present(path: &std::path::Path) -> anyhow::Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
 }
 
 /// The access review and GET the flags ask for. The review's namespace defaults
-/// to the mounted `namespace` file, then the token's namespace, then `default`.
+/// to the kubeconfig context's (`probe`), then the mounted `namespace` file, then
+/// the token's namespace, then `default`.
 pub(crate) fn access_query(
     access: &crate::cli::AccessArgs,
+    kube_namespace: Option<&str>,
     sa_dir: &std::path::Path,
     token: &token::Token,
 ) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
-    let namespace = match &access.namespace {
-        Some(ns) => Some(ns.clone()),
-        None => {
-            let file = sa_dir.join("namespace");
-            let mounted = match std::fs::read_to_string(&file) {
-                Ok(text) => Some(text.trim().to_owned()).filter(|ns| !ns.is_empty()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot read {}", file.display()));
-                }
-            };
-            mounted.or_else(|| token.claims.namespace().map(str::to_owned))
-        }
+    let namespace = match (&access.namespace, kube_namespace) {
+        (Some(ns), _) => Some(ns.clone()),
+        (None, Some(ns)) => Some(ns.to_owned()),
+        (None, None) => read_if_present(&sa_dir.join("namespace"))?
+            .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+            .filter(|ns| !ns.is_empty())
+            .or_else(|| token.claims.namespace().map(str::to_owned)),
     };
     let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
         verb: verb.clone(),

@@ -1,20 +1,29 @@
-//! `probe`: resolve targets and trust -> observe (network) -> analyse -> render.
+//! `probe`: resolve targets and trust (flags > kubeconfig > in-pod defaults) ->
+//! observe (network) -> analyse -> render.
+//!
+//! Precedence, per setting: an explicit flag wins; else the kubeconfig, when one
+//! is in play (`--kubeconfig`, `--context`, `--use-kubeconfig-credentials`,
+//! `--token-review`, or no `--server` outside a pod with a kubeconfig present);
+//! else the in-pod defaults (service variables, `<sa-dir>/ca.crt`,
+//! `<sa-dir>/namespace`). Inside a pod with no kubeconfig flag the in-pod
+//! defaults apply even if `KUBECONFIG` is set.
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::read_one_token;
-use crate::cli::ProbeArgs;
+use super::{access_query, client_config_with, read_one_token, trust_from_flags};
+use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::http::{ClientConfig, RunClock, Trust};
-use crate::probe::observe::{self, Plan};
-use crate::probe::{self, AccessQuery, target};
-use crate::report::OutputFormat;
-use crate::report::json::write_pretty;
+use crate::http::{ClientIdentity, RunClock, Trust};
+use crate::kubeconfig::{self, Material, Resolved};
+use crate::probe::observe::{self, Operator, Plan, Target};
+use crate::probe::{self, Deeper, KubeconfigInfo, bindings, target};
 use crate::report::probe::{ProbeJson, write_probe};
+use crate::report::write_data;
+use crate::secret::SecretToken;
 use crate::settings::Settings;
 
 /// `probe`.
@@ -27,88 +36,211 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let (shaped, token) = read_one_token(&args.token, env)?;
     let sa_dir = &args.token.sa_dir;
-    let servers = if args.servers.is_empty() {
+    let kube = load_kubeconfig(&args, env)?;
+    // client-go: an explicit --server clears the kubeconfig's tls-server-name
+    // (clientcmd getCluster: "setting a --server will effectively clear the
+    // KUBECONFIG value of tls-server-name").
+    let verify_name = kube
+        .as_ref()
+        .filter(|_| args.servers.is_empty())
+        .and_then(|k| k.cluster.tls_server_name.clone());
+    let servers = if !args.servers.is_empty() {
+        args.servers
+            .iter()
+            .map(|s| target::parse_server(s))
+            .collect::<Result<Vec<_>, _>>()?
+    } else if let Some(k) = &kube {
+        vec![k.cluster.server.clone()]
+    } else {
         vec![target::in_pod_server(
             env.kubernetes_service_host.as_deref(),
             env.kubernetes_service_port.as_deref(),
         )?]
+    };
+    let trust = trust(&args.tls, kube.as_ref(), sa_dir)?;
+    if args.all_endpoints && trust == Trust::InsecureSkipVerify {
+        anyhow::bail!(
+            "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
+        );
+    }
+    let (access, path) = access_query(
+        &args.access,
+        kube.as_ref().and_then(|k| k.namespace.as_deref()),
+        sa_dir,
+        &token,
+    )?;
+    let (operator, credentials) = if args.use_kubeconfig_credentials || args.token_review {
+        let k = kube
+            .as_ref()
+            .context("--use-kubeconfig-credentials and --token-review need a kubeconfig")?;
+        let (op, kind) = operator(k)?;
+        (Some(op), Some(kind))
     } else {
-        args.servers
-            .iter()
-            .map(|s| target::parse_server(s))
-            .collect::<Result<_, _>>()?
+        (None, None)
     };
-    let trust = if args.insecure_skip_tls_verify {
-        Trust::InsecureSkipVerify
-    } else {
-        let ca_pem = match &args.cacert {
-            Some(path) => Some(
-                std::fs::read(path)
-                    .with_context(|| format!("cannot read CA bundle {}", path.display()))?,
-            ),
-            None => read_if_present(&sa_dir.join("ca.crt"))?,
-        };
-        if ca_pem.is_none() && !args.system_roots {
-            anyhow::bail!(
-                "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
-                sa_dir.join("ca.crt").display()
-            );
-        }
-        Trust::Roots {
-            ca_pem,
-            system: args.system_roots,
-        }
-    };
-    let namespace = match &args.namespace {
-        Some(ns) => Some(ns.clone()),
-        None => read_if_present(&sa_dir.join("namespace"))?
-            .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
-            .filter(|ns| !ns.is_empty())
-            .or_else(|| token.claims.namespace().map(str::to_owned)),
-    };
-    let access = args.verb.as_ref().map(|verb| AccessQuery {
-        verb: verb.clone(),
-        resource: args.resource.clone().unwrap_or_default(),
-        subresource: args.subresource.clone(),
-        group: args.group.clone(),
-        namespace: if args.cluster_scope {
-            None
-        } else {
-            Some(namespace.clone().unwrap_or_else(|| "default".to_owned()))
-        },
-        name: args.name.clone(),
-    });
-    let plan = Plan {
-        servers,
-        client: ClientConfig {
-            timeout: args
-                .timeout
-                .to_std()
-                .unwrap_or(crate::http::DEFAULT_TIMEOUT),
-            allow_plain_http: args.allow_plain_http,
-            ..ClientConfig::new(trust)
-        },
+    let mut plan = Plan {
+        targets: servers
+            .into_iter()
+            .map(|url| Target::new(url, verify_name.clone()))
+            .collect(),
+        client: client_config_with(&args.tls, trust),
         access,
-        path: args.path.clone(),
+        path,
         anonymous: args.anonymous,
+        operator,
+        token_review: args.token_review,
+        always_keys: args.all_endpoints,
+        bindings: bindings::targets(&token),
     };
     // The clock starts before the clients so their timestamps share its origin.
     let clock = RunClock::start(settings.clock);
+    let mut endpoints = None;
+    if args.all_endpoints {
+        let first = observe::clients(
+            &Plan {
+                targets: plan.targets[..1].to_vec(),
+                ..plan.clone()
+            },
+            clock,
+        )?;
+        let discovery = observe::discover_endpoints(&plan, &first[0], &shaped.token);
+        if !discovery.replicas.is_empty() {
+            let original = plan.targets[0].clone();
+            plan.targets = discovery
+                .replicas
+                .iter()
+                .map(|r| Target::replica(&original, r.addr))
+                .collect();
+        }
+        endpoints = Some(discovery);
+    }
     let clients = observe::clients(&plan, clock)?;
     let observations = observe::observe(&plan, &clients, &shaped.token);
-    let report = probe::analyse(observations, &token, clock.started_at(), settings.leeway);
-    match settings.format {
-        OutputFormat::Json => write_pretty(out, &ProbeJson::new(&report))?,
-        OutputFormat::Table => write_probe(out, &report, &settings.table)?,
+    let deeper = Deeper {
+        raw: Some(shaped.token.expose()),
+        replicas: endpoints.as_ref().is_some_and(|e| !e.replicas.is_empty()),
+        endpoints,
+        bindings: plan.bindings.clone(),
+    };
+    let mut report = probe::analyse_deeper(
+        observations,
+        &token,
+        deeper,
+        clock.started_at(),
+        settings.leeway,
+    );
+    report.kubeconfig = kube.as_ref().map(|k| KubeconfigInfo {
+        files: k.files.iter().map(|f| f.display().to_string()).collect(),
+        context: k.context.clone(),
+        cluster: k.cluster_name.clone(),
+        user: k.user_name.clone(),
+        namespace: k.namespace.clone(),
+        credentials,
+    });
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &ProbeJson::new(&report))?,
+        None => write_probe(out, &report, &settings.table)?,
     }
     Ok(probe::outcome(&report))
 }
 
-/// A file's bytes, or `None` if it does not exist.
-fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+/// The kubeconfig, when one is in play (see the module docs).
+fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolved>> {
+    let asked = args.kubeconfig.is_some()
+        || args.context.is_some()
+        || args.use_kubeconfig_credentials
+        || args.token_review;
+    let in_pod = env.kubernetes_service_host.is_some();
+    if !asked && (in_pod || !args.servers.is_empty()) {
+        return Ok(None);
     }
+    let candidates = kubeconfig::candidate_files(
+        args.kubeconfig.as_deref(),
+        env.kubeconfig.as_deref(),
+        env.home.as_deref(),
+    );
+    let mut files = Vec::new();
+    for path in &candidates {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            // client-go skips missing KUBECONFIG entries; an explicit file must exist.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.kubeconfig.is_none() => {
+                continue;
+            }
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot read kubeconfig {}", path.display()));
+            }
+        };
+        files.push(kubeconfig::parse_file(path, &text)?);
+    }
+    if files.is_empty() && !asked {
+        return Ok(None);
+    }
+    let resolved = kubeconfig::resolve(files, args.context.as_deref())?;
+    Ok(Some(resolved))
+}
+
+/// Trust: the connection flags when they say something (--insecure-skip-tls-verify,
+/// --cacert), else the kubeconfig (CA data or file, insecure-skip-tls-verify; no
+/// CA means the system roots, as client-go), else `<sa-dir>/ca.crt`.
+fn trust(tls: &TlsArgs, kube: Option<&Resolved>, sa_dir: &Path) -> anyhow::Result<Trust> {
+    let Some(k) = kube.filter(|_| !tls.insecure_skip_tls_verify && tls.cacert.is_none()) else {
+        return trust_from_flags(tls, sa_dir);
+    };
+    if k.cluster.insecure_skip_tls_verify {
+        return Ok(Trust::InsecureSkipVerify);
+    }
+    let ca_pem = match &k.cluster.certificate_authority {
+        Some(m) => Some(material(m, "certificate-authority")?),
+        None => None,
+    };
+    let system = tls.system_roots || ca_pem.is_none();
+    Ok(Trust::Roots { ca_pem, system })
+}
+
+fn material(m: &Material, what: &str) -> anyhow::Result<Vec<u8>> {
+    match m {
+        Material::Inline(bytes) => Ok(bytes.clone()),
+        Material::File(path) => std::fs::read(path)
+            .with_context(|| format!("cannot read kubeconfig {what} {}", path.display())),
+    }
+}
+
+/// The operator's credentials from the kubeconfig user.
+fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
+    let c = &k.credentials;
+    if let Some(token) = &c.token {
+        return Ok((Operator::Bearer(token.clone()), "token"));
+    }
+    if let Some(path) = &c.token_file {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "cannot read the kubeconfig user's tokenFile {}",
+                path.display()
+            )
+        })?;
+        let text = text.trim();
+        anyhow::ensure!(
+            !text.is_empty(),
+            "the kubeconfig user's tokenFile {} is empty",
+            path.display()
+        );
+        return Ok((Operator::Bearer(SecretToken::new(text)), "token-file"));
+    }
+    if let (Some(cert), Some(key)) = (&c.client_certificate, &c.client_key) {
+        let identity = ClientIdentity {
+            cert_pem: material(cert, "client-certificate")?,
+            key_pem: material(key, "client-key")?,
+        };
+        return Ok((Operator::Certificate(identity), "client-certificate"));
+    }
+    let user = k.user_name.as_deref().unwrap_or("(none)");
+    if c.exec || c.auth_provider {
+        anyhow::bail!(
+            "kubeconfig user {user:?} authenticates with an {} plugin, which probe does not run; pass a kubeconfig whose user has a token, tokenFile or client certificate (e.g. kubectl create token ... for an account allowed to create tokenreviews)",
+            if c.exec { "exec" } else { "auth-provider" }
+        );
+    }
+    anyhow::bail!("kubeconfig user {user:?} has no token, tokenFile or client certificate to send")
 }

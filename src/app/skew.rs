@@ -17,8 +17,7 @@ use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::input::TokenSource;
 use crate::probe::target;
-use crate::report::OutputFormat;
-use crate::report::json::write_pretty;
+use crate::report::write_data;
 use crate::settings::Settings;
 use crate::skew::json::SkewJson;
 use crate::skew::observe::{self, ServerClock};
@@ -125,9 +124,9 @@ pub fn run(
     }
 
     let report = skew::analyse(token, readings, findings, now, leeway);
-    match settings.format {
-        OutputFormat::Json => write_pretty(out, &SkewJson::new(&report))?,
-        OutputFormat::Table => write_skew(out, &report, &settings.table)?,
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &SkewJson::new(&report))?,
+        None => write_skew(out, &report, &settings.table)?,
     }
     let outcome = report.outcome();
     Ok(if unreachable {

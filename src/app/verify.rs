@@ -15,9 +15,8 @@ use crate::env::Env;
 use crate::exit::{Outcome, Unreachable};
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
-use crate::report::OutputFormat;
-use crate::report::json::write_pretty;
 use crate::report::verify::{VerifyJson, write_verify};
+use crate::report::write_data;
 use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
@@ -75,9 +74,9 @@ pub fn run(
     );
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
-    match settings.format {
-        OutputFormat::Json => write_pretty(out, &VerifyJson::new(&report))?,
-        OutputFormat::Table => write_verify(out, &report, &settings.table)?,
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &VerifyJson::new(&report))?,
+        None => write_verify(out, &report, &settings.table)?,
     }
     Ok(if report.valid {
         Outcome::Healthy

@@ -25,7 +25,8 @@ pub struct AccessArgs {
     #[arg(long, value_name = "GROUP", default_value = "", requires = "verb")]
     pub group: String,
 
-    /// Namespace for --verb. Default: the mounted namespace file, else the token's namespace.
+    /// Namespace for --verb. Default: the kubeconfig context's namespace (when a
+    /// kubeconfig is used), else the mounted namespace file, else the token's.
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
 

@@ -116,6 +116,10 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant, global = true)]
     pub now: Option<DateTime<Utc>>,
 
+    /// Show times in tables in the local time zone (JSON and YAML stay UTC).
+    #[arg(long, global = true)]
+    pub local_time: bool,
+
     /// Clock-skew tolerance, as kube-apiserver applies it to nbf, iat and exp.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = timefmt::parse_duration, global = true)]
     pub leeway: TimeDelta,

@@ -31,11 +31,28 @@ pub enum Classification {
     /// DNS, connection refused, timeout: no answer at all.
     #[serde(rename = "network-error")]
     NetworkError,
+    /// Replicas of one API server disagree (one accepts the token, another
+    /// rejects it): the answer depends on which replica a request reaches.
+    #[serde(rename = "replica-dependent")]
+    ReplicaDependent,
 }
 
 impl Classification {
     /// Every classification, in a stable order (best to worst transport).
-    pub const ALL: [Classification; 7] = [
+    pub const ALL: [Classification; 8] = [
+        Classification::Ok,
+        Classification::NotFound,
+        Classification::Forbidden,
+        Classification::Unauthorized,
+        Classification::OtherStatus,
+        Classification::TlsError,
+        Classification::NetworkError,
+        Classification::ReplicaDependent,
+    ];
+
+    /// The classifications one request (or one logged event) can have: all but
+    /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
+    pub const PER_REQUEST: [Classification; 7] = [
         Classification::Ok,
         Classification::NotFound,
         Classification::Forbidden,
@@ -55,6 +72,7 @@ impl Classification {
             Classification::OtherStatus => "other-status",
             Classification::TlsError => "tls-error",
             Classification::NetworkError => "network-error",
+            Classification::ReplicaDependent => "replica-dependent",
         }
     }
 

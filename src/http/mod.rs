@@ -67,6 +67,21 @@ pub enum Trust {
     InsecureSkipVerify,
 }
 
+/// A client certificate and its key, PEM (kubeconfig `client-certificate(-data)`
+/// and `client-key(-data)`). Presented in the handshake, only to a server whose
+/// certificate verified.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClientIdentity(..)")
+    }
+}
+
 /// How to build a client.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
@@ -74,6 +89,14 @@ pub struct ClientConfig {
     pub timeout: Duration,
     pub max_body: usize,
     pub allow_plain_http: bool,
+    /// The name the certificate must carry instead of the URL's host
+    /// (kubeconfig `tls-server-name`; a replica's original server name).
+    pub verify_name: Option<String>,
+    /// Connect to this address for the URL's host name (reqwest `resolve`), so
+    /// SNI and verification use the name while the packets go to one replica.
+    pub resolve: Option<(String, std::net::SocketAddr)>,
+    /// A client certificate to present (the operator's kubeconfig identity).
+    pub identity: Option<ClientIdentity>,
 }
 
 impl ClientConfig {
@@ -84,6 +107,9 @@ impl ClientConfig {
             timeout: DEFAULT_TIMEOUT,
             max_body: MAX_BODY_BYTES,
             allow_plain_http: false,
+            verify_name: None,
+            resolve: None,
+            identity: None,
         }
     }
 }
@@ -105,6 +131,9 @@ pub enum ConfigError {
     /// Neither https nor http.
     #[error("unsupported URL scheme {scheme:?} in {url}: use https://")]
     Scheme { scheme: String, url: String },
+    /// The kubeconfig's client certificate or key is unusable.
+    #[error("unusable client certificate: {0}")]
+    ClientCertificate(String),
     /// A request path that would leave the server's origin.
     #[error("request path {0:?} must start with a single /")]
     Path(String),
@@ -255,10 +284,20 @@ impl HttpClient {
             }
         }
         let slot = Arc::new(Mutex::new(None));
-        let tls = tls::client_config(&config.trust, slot.clone())?;
-        let builder = reqwest::blocking::Client::builder();
+        let tls = tls::client_config(
+            &config.trust,
+            slot.clone(),
+            config.verify_name.as_deref(),
+            config.identity.as_ref(),
+        )?;
+        let mut builder = reqwest::blocking::Client::builder();
         #[cfg(target_os = "linux")]
-        let builder = builder.dns_resolver(Arc::new(resolve::FilesResolver::default()));
+        {
+            builder = builder.dns_resolver(Arc::new(resolve::FilesResolver::default()));
+        }
+        if let Some((host, addr)) = &config.resolve {
+            builder = builder.resolve(host, *addr);
+        }
         let inner = builder
             .tls_backend_preconfigured(tls)
             .redirect(reqwest::redirect::Policy::none())

@@ -13,10 +13,10 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject as _;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
-use super::{ConfigError, TlsReason, Trust};
+use super::{ClientIdentity, ConfigError, TlsReason, Trust};
 
 /// The last certificate refusal a [`RecordingVerifier`] saw.
 pub(super) type FailureSlot = Arc<Mutex<Option<rustls::Error>>>;
@@ -25,7 +25,15 @@ pub(super) type FailureSlot = Arc<Mutex<Option<rustls::Error>>>;
 pub(super) fn client_config(
     trust: &Trust,
     slot: FailureSlot,
+    verify_name: Option<&str>,
+    identity: Option<&ClientIdentity>,
 ) -> Result<rustls::ClientConfig, ConfigError> {
+    let verify_name = verify_name
+        .map(|n| {
+            ServerName::try_from(n.trim_start_matches('[').trim_end_matches(']').to_owned())
+                .map_err(|e| ConfigError::Tls(format!("TLS server name {n:?}: {e}")))
+        })
+        .transpose()?;
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -63,16 +71,38 @@ pub(super) fn client_config(
             let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
                 .build()
                 .map_err(|e| ConfigError::Tls(e.to_string()))?;
-            Arc::new(RecordingVerifier { inner, slot })
+            Arc::new(RecordingVerifier {
+                inner,
+                slot,
+                verify_name,
+            })
         }
         Trust::InsecureSkipVerify => {
             Arc::new(NoVerification(provider.signature_verification_algorithms))
         }
     };
-    let mut config = builder
+    let builder = builder
         .dangerous()
-        .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(verifier);
+    let mut config = match identity {
+        None => builder.with_no_client_auth(),
+        Some(identity) => {
+            let certs: Vec<CertificateDer<'static>> =
+                CertificateDer::pem_slice_iter(&identity.cert_pem)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| ConfigError::ClientCertificate(e.to_string()))?;
+            if certs.is_empty() {
+                return Err(ConfigError::ClientCertificate(
+                    "no PEM certificate in client-certificate".to_owned(),
+                ));
+            }
+            let key = PrivateKeyDer::from_pem_slice(&identity.key_pem)
+                .map_err(|e| ConfigError::ClientCertificate(format!("client-key: {e}")))?;
+            builder
+                .with_client_auth_cert(certs, key)
+                .map_err(|e| ConfigError::ClientCertificate(e.to_string()))?
+        }
+    };
     // reqwest leaves ALPN to a preconfigured config; kube-apiserver speaks both.
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
@@ -99,10 +129,14 @@ pub fn reason_of(error: &rustls::Error) -> TlsReason {
 }
 
 /// WebPKI verification against our roots, remembering the last refusal.
+/// `verify_name` replaces the name the certificate must carry: kubeconfig's
+/// `tls-server-name` (client-go sets `tls.Config.ServerName`), or the original
+/// server's host when an `--all-endpoints` replica is reached by its own address.
 #[derive(Debug)]
 struct RecordingVerifier {
     inner: Arc<WebPkiServerVerifier>,
     slot: FailureSlot,
+    verify_name: Option<ServerName<'static>>,
 }
 
 impl ServerCertVerifier for RecordingVerifier {
@@ -114,6 +148,7 @@ impl ServerCertVerifier for RecordingVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        let server_name = self.verify_name.as_ref().unwrap_or(server_name);
         self.inner
             .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
             .inspect_err(|e| {
@@ -221,7 +256,7 @@ mod tests {
             system: false,
         };
         assert!(matches!(
-            client_config(&trust, slot),
+            client_config(&trust, slot, None, None),
             Err(ConfigError::CaBundle(_))
         ));
     }

@@ -18,17 +18,33 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 
+use super::bindings::{self, BindingCheck, BindingKind, BindingState, BindingTarget};
+use super::keys;
 use super::offset::{self, DateSample, OffsetInterval};
+use super::review::{self, ReviewOutcome};
 use super::{
-    Answer, ProbeReport, RequestKind, RequestObservation, ServerObservation, ServerReport,
-    TlsStatus, UserInfo,
+    Answer, EndpointDiscovery, ProbeReport, RequestKind, RequestObservation, ServerObservation,
+    ServerReport, TlsStatus, UserInfo,
 };
 use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::reasons;
 use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence, Diagnosis};
 use crate::http::{TlsReason, TransportError};
 use crate::timefmt::rfc3339;
 use crate::token::{Token, TokenKind};
 use crate::window::{self, TimeClaims, Verdict, ceil_seconds, floor_seconds};
+
+/// What the deeper probe (issue 6) adds to the analysis.
+#[derive(Debug, Clone, Default)]
+pub struct Deeper<'a> {
+    /// The token text, for the signature checks against a server's JWKS.
+    pub raw: Option<&'a str>,
+    /// The servers are replicas of one API server (`--all-endpoints`).
+    pub replicas: bool,
+    pub endpoints: Option<EndpointDiscovery>,
+    /// The objects the token is bound to (reads are matched by path).
+    pub bindings: Vec<BindingTarget>,
+}
 
 /// Analyses every server's observations against the token.
 pub fn analyse(
@@ -37,17 +53,377 @@ pub fn analyse(
     evaluated_at: DateTime<Utc>,
     leeway: TimeDelta,
 ) -> ProbeReport {
+    analyse_deeper(observations, token, Deeper::default(), evaluated_at, leeway)
+}
+
+/// [`analyse`], with TokenReview, keys, bindings and replicas taken into account.
+pub fn analyse_deeper(
+    observations: Vec<ServerObservation>,
+    token: &Token,
+    deeper: Deeper<'_>,
+    evaluated_at: DateTime<Utc>,
+    leeway: TimeDelta,
+) -> ProbeReport {
+    let bindings = read_bindings(&observations, &deeper.bindings);
+    let (binding_found, binding_ruled_out) = bindings::candidates(&bindings);
+    let unreadable: Vec<&BindingCheck> = bindings
+        .iter()
+        .filter(|b| b.state == BindingState::Unreadable)
+        .collect();
     let mut servers: Vec<ServerReport> = observations
         .into_iter()
-        .map(|o| server_report(o, token, leeway))
+        .map(|o| {
+            let mut report = server_report(o, token, leeway);
+            if report.classification == Classification::Unauthorized {
+                let mut candidates = report.diagnosis.candidates.clone();
+                integrate(&mut candidates, binding_found.clone(), &binding_ruled_out);
+                for b in &unreadable {
+                    if let Some(c) = candidates.iter_mut().find(|c| {
+                        c.confidence == Confidence::Low
+                            && binding_causes(b.target.kind).contains(&c.cause)
+                    }) {
+                        c.evidence.push(format!(
+                            "{} {}/{} could not be read ({}): this command settles it",
+                            b.target.kind.as_str(),
+                            b.target.namespace,
+                            b.target.name,
+                            b.status
+                                .map_or("no answer".to_owned(), |s| format!("HTTP {s}"))
+                        ));
+                        let prefix = format!(
+                            "kubectl get {} {} -n {}",
+                            b.target.kind.as_str(),
+                            b.target.name,
+                            b.target.namespace
+                        );
+                        if !c.next_steps.iter().any(|s| s.starts_with(&prefix)) {
+                            c.next_steps.insert(0, b.target.kubectl());
+                        }
+                    }
+                }
+                rebuild(&mut report, candidates);
+            }
+            // Keys and the TokenReview last, so its cause ends up in front.
+            deepen(&mut report, token, &deeper, evaluated_at, leeway);
+            report
+        })
         .collect();
     note_disagreement(&mut servers);
-    let diagnosis = overall(&servers);
+    let mut diagnosis = overall(&servers);
+    if deeper.replicas {
+        replica_dependent(&servers, &mut diagnosis);
+    }
     ProbeReport {
         servers,
+        endpoints: deeper.endpoints,
+        kubeconfig: None,
+        bindings,
         diagnosis,
         evaluated_at,
         leeway_seconds: leeway.num_seconds(),
+    }
+}
+
+fn binding_causes(kind: BindingKind) -> &'static [Cause] {
+    match kind {
+        BindingKind::ServiceAccount => {
+            &[Cause::ServiceAccountRecreated, Cause::ServiceAccountDeleted]
+        }
+        BindingKind::Pod => &[Cause::PodDeleted],
+        BindingKind::Secret => &[Cause::SecretDeleted, Cause::LegacyTokenInvalidated],
+    }
+}
+
+/// Rebuilds a server's diagnosis from new candidates, keeping its
+/// server-level evidence (the anonymous contrast).
+fn rebuild(report: &mut ServerReport, candidates: Vec<CauseCandidate>) {
+    let extra: Vec<String> = report
+        .diagnosis
+        .evidence
+        .iter()
+        .filter(|e| e.starts_with("without the token"))
+        .cloned()
+        .collect();
+    report.diagnosis = Diagnosis::from_candidates(report.diagnosis.classification, candidates);
+    report.diagnosis.evidence.extend(extra);
+}
+
+/// Merges established causes into the guesses: a guess (low) of the same cause
+/// is replaced, a stronger one gains the evidence (the new evidence first);
+/// guesses the reads ruled out are dropped; once some cause is established
+/// (high), the "unknown" summary goes.
+fn integrate(
+    candidates: &mut Vec<CauseCandidate>,
+    found: Vec<CauseCandidate>,
+    ruled_out: &[Cause],
+) {
+    candidates.retain(|c| !(c.confidence == Confidence::Low && ruled_out.contains(&c.cause)));
+    for (i, f) in found.into_iter().enumerate() {
+        match candidates.iter().position(|c| c.cause == f.cause) {
+            Some(at) => {
+                let mut existing = candidates.remove(at);
+                let mut steps = f.next_steps.clone();
+                for s in &existing.next_steps {
+                    if !steps.contains(s) {
+                        steps.push(s.clone());
+                    }
+                }
+                let mut evidence = f.evidence.clone();
+                if existing.confidence > Confidence::Low {
+                    evidence.append(&mut existing.evidence);
+                }
+                candidates.insert(
+                    i.min(candidates.len()),
+                    CauseCandidate {
+                        cause: f.cause,
+                        confidence: f.confidence.max(existing.confidence),
+                        evidence,
+                        next_steps: steps,
+                    },
+                );
+            }
+            None => candidates.insert(i.min(candidates.len()), f),
+        }
+    }
+    if candidates.iter().any(|c| c.confidence == Confidence::High) {
+        candidates.retain(|c| c.cause != Cause::Unknown || c.confidence != Confidence::Low);
+    }
+}
+
+/// The first read of each bound object that says something (any server).
+fn read_bindings(
+    observations: &[ServerObservation],
+    targets: &[BindingTarget],
+) -> Vec<BindingCheck> {
+    targets
+        .iter()
+        .filter_map(|t| {
+            let path = t.path();
+            let reads: Vec<(&ServerObservation, &RequestObservation)> = observations
+                .iter()
+                .flat_map(|o| o.requests.iter().map(move |r| (o, r)))
+                .filter(|(_, r)| r.kind == RequestKind::ReadObject && r.path == path)
+                .collect();
+            let best = reads
+                .iter()
+                .find(|(_, r)| {
+                    matches!(&r.result, Ok(a) if a.status == 404 || (200..300).contains(&a.status))
+                })
+                .or(reads.first())?;
+            let (o, r) = best;
+            let who = if r.operator {
+                "the kubeconfig credentials"
+            } else {
+                "the token"
+            };
+            let via = format!("{} with {who}", o.url);
+            let (status, body) = match &r.result {
+                Ok(a) => (Some(a.status), a.json.as_ref()),
+                Err(_) => (None, None),
+            };
+            Some(bindings::check(t, status, body, &via))
+        })
+        .collect()
+}
+
+/// TokenReview and keys for one server.
+fn deepen(
+    report: &mut ServerReport,
+    token: &Token,
+    deeper: &Deeper<'_>,
+    now: DateTime<Utc>,
+    leeway: TimeDelta,
+) {
+    let url = report.observation.url.clone();
+    let find = |kind: RequestKind| {
+        report
+            .observation
+            .requests
+            .iter()
+            .filter(|r| r.kind == kind)
+            .filter_map(|r| r.result.as_ref().ok())
+            .find(|a| (200..300).contains(&a.status))
+            .cloned()
+    };
+    let review_answer = report
+        .observation
+        .requests
+        .iter()
+        .find(|r| r.kind == RequestKind::TokenReview)
+        .and_then(|r| r.result.as_ref().ok())
+        .cloned();
+    let jwks = find(RequestKind::Jwks);
+    let discovery = find(RequestKind::Discovery);
+    let rejected = report.classification == Classification::Unauthorized;
+    let body = |a: &Option<Answer>| {
+        a.as_ref()
+            .and_then(|a| a.json.as_ref().map(|j| j.to_string().into_bytes()))
+    };
+    let keys = keys::analyse(
+        body(&jwks).as_deref(),
+        body(&discovery).as_deref(),
+        deeper.raw,
+        token,
+        rejected,
+        now,
+        leeway,
+    );
+    report.jwks_kids = keys.kids.clone();
+    report.issuer = keys.issuer.clone();
+    let review = review_answer.map(|a| review::parse(a.status, a.json.as_ref()));
+    report.token_review = review.clone();
+    if !rejected {
+        return;
+    }
+    let mut found = Vec::new();
+    if let Some(outcome) = &review {
+        found.extend(review_candidates(outcome, &url));
+    }
+    let mut candidates = report.diagnosis.candidates.clone();
+    if let Some(ReviewOutcome::Authenticated { username, .. }) = &review
+        && let Some(top) = candidates.first_mut()
+    {
+        top.evidence.push(format!(
+            "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding being deleted or restored, a clock step), so repeat the probe"
+        ));
+    }
+    if let Some(ReviewOutcome::NotAllowed { status, message }) = &review
+        && let Some(top) = candidates.first_mut()
+    {
+        top.evidence.push(format!(
+            "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
+            if message.is_empty() { String::new() } else { format!(": {message}") }
+        ));
+        top.next_steps
+            .push("kubectl auth can-i create tokenreviews.authentication.k8s.io".to_owned());
+    }
+    let mut keys_found = keys.candidates.clone();
+    // Before 1.31 an unknown kid fails the signature check: the JWKS says why.
+    if found.iter().any(|c| c.cause == Cause::SignatureInvalid)
+        && let Some(key) = keys_found
+            .iter_mut()
+            .find(|c| c.cause == Cause::KeyMismatch)
+        && let Some(at) = found
+            .iter()
+            .position(|c| c.cause == Cause::SignatureInvalid)
+    {
+        let sig = found.remove(at);
+        let mut evidence = sig.evidence;
+        evidence.append(&mut key.evidence);
+        evidence.push(
+            "servers before 1.31 try every key, so an unknown kid reads as a failed signature"
+                .to_owned(),
+        );
+        key.evidence = evidence;
+        found.insert(at, key.clone());
+        keys_found.retain(|c| c.cause != Cause::KeyMismatch);
+    }
+    // Keys first, then the TokenReview, so its causes end up in front: it is
+    // the authoritative source (TokenReview > API read > clock > guess).
+    integrate(&mut candidates, keys_found, &keys.ruled_out);
+    integrate(&mut candidates, found, &[]);
+    if candidates.iter().any(|c| c.confidence == Confidence::High) {
+        candidates.retain(|c| c.cause != Cause::Unknown || c.confidence != Confidence::Low);
+    }
+    rebuild(report, candidates);
+}
+
+/// TokenReview's `status.error`, parsed: the authoritative cause.
+fn review_candidates(outcome: &ReviewOutcome, url: &str) -> Vec<CauseCandidate> {
+    let ReviewOutcome::Rejected { error, reasons } = outcome else {
+        return Vec::new();
+    };
+    let mut out: Vec<CauseCandidate> = Vec::new();
+    for reason in reasons::specific(reasons) {
+        let confidence = if reason.cause == Cause::Unknown {
+            Confidence::Medium
+        } else {
+            Confidence::High
+        };
+        let mut evidence = vec![
+            format!(
+                "TokenReview on {url} (with the kubeconfig credentials): status.error {error:?}"
+            ),
+            format!(
+                "wording matched: {} ({}, kube-apiserver {})",
+                reason.message,
+                reason.kind.as_str(),
+                reason.era
+            ),
+        ];
+        if let (Some(live), Some(claim)) = (&reason.values.live_uid, &reason.values.claim_uid) {
+            evidence.push(format!("live uid {live}, the token's claim {claim}"));
+        }
+        match out.iter_mut().find(|c| c.cause == reason.cause) {
+            Some(c) => c.evidence.extend(evidence.into_iter().skip(1)),
+            None => out.push(CauseCandidate {
+                cause: reason.cause,
+                confidence,
+                evidence,
+                next_steps: Vec::new(),
+            }),
+        }
+    }
+    out
+}
+
+/// `--all-endpoints`: replicas that disagree make the answer depend on which
+/// replica a request reaches.
+fn replica_dependent(servers: &[ServerReport], diagnosis: &mut Diagnosis) {
+    let accepted = servers.iter().any(|s| s.classification.authenticated());
+    let rejected = servers
+        .iter()
+        .any(|s| s.classification == Classification::Unauthorized);
+    if !(accepted && rejected) {
+        return;
+    }
+    diagnosis.classification = Classification::ReplicaDependent;
+    let mut lines = vec![format!(
+        "the replicas disagree: {} of {} reject the token, so a request succeeds or fails depending on the replica the Service sends it to",
+        servers
+            .iter()
+            .filter(|s| s.classification == Classification::Unauthorized)
+            .count(),
+        servers.len()
+    )];
+    for s in servers {
+        lines.push(format!(
+            "replica {}: {} ({})",
+            s.observation.url,
+            s.classification.as_str(),
+            offset_text(s.offset)
+        ));
+    }
+    let kid_sets: Vec<&Vec<String>> = servers
+        .iter()
+        .filter_map(|s| s.jwks_kids.as_ref())
+        .collect();
+    if kid_sets.windows(2).any(|w| {
+        let mut a = w[0].clone();
+        let mut b = w[1].clone();
+        a.sort();
+        b.sort();
+        a != b
+    }) {
+        for s in servers {
+            if let Some(kids) = &s.jwks_kids {
+                lines.push(format!(
+                    "replica {} serves kids [{}]",
+                    s.observation.url,
+                    kids.join(", ")
+                ));
+            }
+        }
+        lines.push(
+            "the replicas publish different keys: a key rotation that reached only some of them"
+                .to_owned(),
+        );
+    }
+    let mut evidence = lines;
+    evidence.append(&mut diagnosis.evidence);
+    diagnosis.evidence = evidence.clone();
+    if let Some(top) = diagnosis.candidates.first_mut() {
+        top.evidence = evidence;
     }
 }
 
@@ -58,6 +434,7 @@ fn rank(c: Classification) -> u8 {
         Classification::Forbidden => 6,
         Classification::TlsError => 5,
         Classification::NetworkError => 4,
+        Classification::ReplicaDependent => 8,
         Classification::OtherStatus => 3,
         Classification::NotFound => 2,
         Classification::Ok => 1,
@@ -134,6 +511,9 @@ fn server_report(observation: ServerObservation, token: &Token, leeway: TimeDelt
         review_version,
         server_time,
         offset,
+        token_review: None,
+        jwks_kids: None,
+        issuer: None,
         diagnosis,
         observation,
     }
@@ -164,7 +544,7 @@ fn classify_server(observation: &ServerObservation) -> (Classification, Decisive
     let with_token: Vec<&RequestObservation> = observation
         .requests
         .iter()
-        .filter(|r| !r.anonymous && r.kind != RequestKind::Version)
+        .filter(|r| !r.anonymous && !r.operator && r.kind.decides())
         .collect();
     if let Some(error) = with_token.iter().find_map(|r| r.result.as_ref().err()) {
         return (transport_class(error), Decisive::Transport(error.clone()));
@@ -606,6 +986,10 @@ fn unauthorized_candidates(ctx: &Context<'_>, request: &RequestObservation) -> V
             "on the control plane, the log line \"Unable to authenticate the request\" carries the reason the 401 body omits"
                 .to_owned(),
         );
+        c.next_steps.push(
+            "or ask the API server for the reason, as a kubeconfig identity allowed to create tokenreviews: kubectl satoken probe -f TOKEN-FILE --token-review"
+                .to_owned(),
+        );
         out.push(c);
     }
     out.extend(binding_candidates(token));
@@ -856,7 +1240,7 @@ fn anonymous_contrast(observation: &ServerObservation) -> Vec<String> {
     observation
         .requests
         .iter()
-        .filter(|r| r.anonymous && r.kind != RequestKind::Version)
+        .filter(|r| r.anonymous && r.kind.decides())
         .filter_map(|r| {
             let answer = r.result.as_ref().ok()?;
             // Superseded review versions say nothing new.
@@ -1088,6 +1472,7 @@ mod tests {
             method: "POST",
             path: "/x".to_owned(),
             anonymous,
+            operator: false,
             api_version: None,
             result: Ok(answer),
         }
@@ -1099,6 +1484,7 @@ mod tests {
             verifies_tls: true,
             requests,
             access: None,
+            verify_name: None,
         }
     }
 
@@ -1344,6 +1730,7 @@ mod tests {
             method: "GET",
             path: "/version".into(),
             anonymous: true,
+            operator: false,
             api_version: None,
             result: Err(TransportError::Tls {
                 reason: TlsReason::UnknownCa,
@@ -1358,5 +1745,136 @@ mod tests {
         assert_eq!(report.diagnosis.cause, Cause::TlsUntrustedCa);
         assert_eq!(report.servers[0].tls.reason, Some(TlsReason::UnknownCa));
         assert!(!report.servers[0].tls.verified);
+    }
+
+    fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
+        RequestObservation {
+            kind,
+            method: "GET",
+            path: path.to_owned(),
+            anonymous: false,
+            operator: true,
+            api_version: None,
+            result: Ok(answer),
+        }
+    }
+
+    fn deeper_probe(servers: Vec<ServerObservation>, token: &Token, replicas: bool) -> ProbeReport {
+        let deeper = Deeper {
+            raw: None,
+            replicas,
+            endpoints: None,
+            bindings: bindings::targets(token),
+        };
+        analyse_deeper(servers, token, deeper, at(0), TimeDelta::seconds(60))
+    }
+
+    #[test]
+    fn token_review_and_reads_outrank_guesses_without_repeating_causes() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let rejected = || {
+            request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )
+        };
+        let sa_path = "/api/v1/namespaces/shop/serviceaccounts/checkout";
+        let sa_read = || {
+            side(
+                RequestKind::ReadObject,
+                sa_path,
+                answer(
+                    200,
+                    0,
+                    serde_json::json!({"metadata": {"name": "checkout", "uid": "uid-new"}}),
+                ),
+            )
+        };
+        let review = side(
+            RequestKind::TokenReview,
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            answer(
+                201,
+                0,
+                serde_json::json!({"status": {"user": {}, "error":
+                    "[invalid bearer token, ServiceAccount UID (uid-new) does not match claim (uid-old)]"}}),
+            ),
+        );
+        let confidence = |r: &ProbeReport| {
+            r.diagnosis
+                .candidates
+                .iter()
+                .find(|c| c.cause == Cause::ServiceAccountRecreated)
+                .map(|c| c.confidence)
+        };
+        let guess = deeper_probe(vec![server("https://a", vec![rejected()])], &token, false);
+        let read = deeper_probe(
+            vec![server("https://a", vec![rejected(), sa_read()])],
+            &token,
+            false,
+        );
+        let reviewed = deeper_probe(
+            vec![server("https://a", vec![rejected(), review, sa_read()])],
+            &token,
+            false,
+        );
+        assert_eq!(confidence(&guess), Some(Confidence::Low));
+        assert_eq!(confidence(&read), Some(Confidence::High));
+        assert_eq!(confidence(&reviewed), Some(Confidence::High));
+        let d = &reviewed.diagnosis;
+        assert_eq!(d.cause, Cause::ServiceAccountRecreated);
+        assert!(
+            d.evidence[0].starts_with("TokenReview on https://a"),
+            "{:?}",
+            d.evidence
+        );
+        assert!(d.evidence.iter().any(|e| e.contains("≤1.22, legacy (all)")));
+        let mut causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        causes.sort();
+        let n = causes.len();
+        causes.dedup();
+        assert_eq!(causes.len(), n, "{:?}", d.candidates);
+        // The read showed the ServiceAccount exists: "deleted" is ruled out.
+        assert!(!causes.contains(&Cause::ServiceAccountDeleted));
+        assert_eq!(reviewed.bindings[0].state, BindingState::UidDiffers);
+    }
+
+    #[test]
+    fn replicas_that_disagree_are_replica_dependent() {
+        let token = bound(NOW, NOW + 3600);
+        let ok = server(
+            "https://10.0.0.1:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(201, 0, review()),
+            )],
+        );
+        let behind = server(
+            "https://10.0.0.2:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, -90, unauthorized()),
+            )],
+        );
+        let report = deeper_probe(vec![ok.clone(), behind.clone()], &token, true);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::ReplicaDependent
+        );
+        assert_eq!(report.diagnosis.cause, Cause::ClockSkew);
+        assert!(report.diagnosis.evidence[0].contains("1 of 2 reject"));
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Problem
+        );
+        // Servers the user named are not assumed to be replicas.
+        let report = deeper_probe(vec![ok, behind], &token, false);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::Unauthorized
+        );
     }
 }

@@ -12,10 +12,19 @@
 //! SelfSubjectReview (v1, falling back to v1beta1 and v1alpha1 on 404), the
 //! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
 //! `--anonymous` the same again without the token.
+//!
+//! Deeper (issue 6): [`review`] (TokenReview with the operator's kubeconfig
+//! credentials), [`keys`] (the server's JWKS and issuer through `verify`),
+//! [`bindings`] (ServiceAccount, pod and Secret read from the API),
+//! [`endpoints`] (every control-plane replica of the `kubernetes` Service).
 
+pub mod bindings;
 pub mod classify;
+pub mod endpoints;
+pub mod keys;
 pub mod observe;
 pub mod offset;
+pub mod review;
 pub mod target;
 
 use std::time::Duration;
@@ -27,7 +36,7 @@ use crate::diagnosis::{Classification, Diagnosis};
 use crate::http::{TlsReason, TransportError};
 use offset::OffsetInterval;
 
-pub use classify::analyse;
+pub use classify::{Deeper, analyse, analyse_deeper};
 
 /// What a request was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +49,16 @@ pub enum RequestKind {
     SelfSubjectAccessReview,
     /// `--path`: a plain GET.
     Get,
+    /// `POST …/tokenreviews` with the operator's credentials.
+    TokenReview,
+    /// `GET /openid/v1/jwks`.
+    Jwks,
+    /// `GET /.well-known/openid-configuration`.
+    Discovery,
+    /// `GET` of a ServiceAccount, pod or Secret the token is bound to.
+    ReadObject,
+    /// `GET` of the `kubernetes` Service's EndpointSlices or Endpoints.
+    Endpoints,
 }
 
 impl RequestKind {
@@ -50,7 +69,23 @@ impl RequestKind {
             RequestKind::SelfSubjectReview => "self-subject-review",
             RequestKind::SelfSubjectAccessReview => "self-subject-access-review",
             RequestKind::Get => "get",
+            RequestKind::TokenReview => "token-review",
+            RequestKind::Jwks => "jwks",
+            RequestKind::Discovery => "discovery",
+            RequestKind::ReadObject => "read-object",
+            RequestKind::Endpoints => "endpoints",
         }
+    }
+
+    /// The requests that decide a server's classification: the ones about the
+    /// token under test (the others are side requests that explain it).
+    pub fn decides(self) -> bool {
+        matches!(
+            self,
+            RequestKind::SelfSubjectReview
+                | RequestKind::SelfSubjectAccessReview
+                | RequestKind::Get
+        )
     }
 }
 
@@ -98,6 +133,8 @@ pub struct RequestObservation {
     pub path: String,
     /// No token was sent.
     pub anonymous: bool,
+    /// Sent with the operator's kubeconfig credentials, not the token under test.
+    pub operator: bool,
     /// For reviews: the API version asked (`authentication.k8s.io/v1`…).
     pub api_version: Option<String>,
     pub result: Result<Answer, TransportError>,
@@ -113,6 +150,9 @@ pub struct ServerObservation {
     pub requests: Vec<RequestObservation>,
     /// The access review asked, if any (to name what was denied).
     pub access: Option<AccessQuery>,
+    /// The name the certificate was verified against when it is not the URL's
+    /// host (kubeconfig `tls-server-name`, or a replica's original server).
+    pub verify_name: Option<String>,
 }
 
 /// `status.userInfo` of a SelfSubjectReview.
@@ -146,13 +186,51 @@ pub struct ServerReport {
     /// The latest `Date` the server sent.
     pub server_time: Option<DateTime<Utc>>,
     pub offset: Option<OffsetInterval>,
+    /// TokenReview's answer, when one was asked.
+    pub token_review: Option<review::ReviewOutcome>,
+    /// The kids this server publishes, when its JWKS was readable.
+    pub jwks_kids: Option<Vec<String>>,
+    /// The issuer its discovery document announces, when readable.
+    pub issuer: Option<String>,
     pub diagnosis: Diagnosis,
+}
+
+/// The kubeconfig used (no secrets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KubeconfigInfo {
+    pub files: Vec<String>,
+    pub context: String,
+    pub cluster: String,
+    pub user: Option<String>,
+    pub namespace: Option<String>,
+    /// `token`, `token-file`, `client-certificate` when the operator's
+    /// credentials were used; `None` otherwise.
+    pub credentials: Option<&'static str>,
+}
+
+/// How the `--all-endpoints` replicas were found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointDiscovery {
+    /// The server asked.
+    pub via: String,
+    pub requests: Vec<RequestObservation>,
+    /// `endpointslices` or `endpoints`; `None` when neither was readable.
+    pub source: Option<&'static str>,
+    pub replicas: Vec<endpoints::Replica>,
+    /// Why no replicas (then the original server is probed alone).
+    pub error: Option<String>,
 }
 
 /// The whole probe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeReport {
     pub servers: Vec<ServerReport>,
+    /// `--all-endpoints`: how the replicas were found.
+    pub endpoints: Option<EndpointDiscovery>,
+    /// Where the kubeconfig settings came from, when one was used.
+    pub kubeconfig: Option<KubeconfigInfo>,
+    /// The token's bindings, as read from the API (empty when not read).
+    pub bindings: Vec<bindings::BindingCheck>,
     pub diagnosis: Diagnosis,
     /// The run's reference instant.
     pub evaluated_at: DateTime<Utc>,
@@ -172,6 +250,7 @@ pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
             | Classification::Forbidden
             | Classification::OtherStatus => Outcome::Problem,
             Classification::TlsError | Classification::NetworkError => Outcome::Unreachable,
+            Classification::ReplicaDependent => Outcome::Problem,
         })
         .fold(
             if report.servers.is_empty() {

@@ -5,68 +5,242 @@
 use serde_json::{Value, json};
 use url::Url;
 
+use super::bindings::BindingTarget;
 use super::target::display;
-use super::{AccessQuery, Answer, RequestKind, RequestObservation, ServerObservation, StatusBody};
-use crate::http::{ClientConfig, ConfigError, Connected, Exchange, HttpClient, Request, RunClock};
+use super::{
+    AccessQuery, Answer, EndpointDiscovery, RequestKind, RequestObservation, ServerObservation,
+    StatusBody,
+};
+use crate::http::{
+    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
+};
 use crate::secret::SecretToken;
 
 /// SelfSubjectReview versions, newest first: v1 GA in 1.28, v1beta1 1.27,
 /// v1alpha1 1.26 behind a gate (k8s.io/api authentication/*).
 pub const REVIEW_VERSIONS: [&str; 3] = ["v1", "v1beta1", "v1alpha1"];
 
+/// One server to probe.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Where to connect.
+    pub url: Url,
+    /// As shown (a replica: `https://IP:PORT`).
+    pub shown: String,
+    /// The certificate name, when not the URL's host.
+    pub verify_name: Option<String>,
+    /// Pin the URL's host name to one replica address (SNI and verification
+    /// keep the name).
+    pub resolve: Option<(String, std::net::SocketAddr)>,
+}
+
+impl Target {
+    /// A server as given (`--server`, kubeconfig, in-pod), with kubeconfig's
+    /// `tls-server-name` if any.
+    pub fn new(url: Url, verify_name: Option<String>) -> Self {
+        Target {
+            shown: display(&url),
+            url,
+            verify_name,
+            resolve: None,
+        }
+    }
+
+    /// A replica at `addr` of the server `original`: verified against the
+    /// original's name (or its `tls-server-name`). A DNS name is pinned to the
+    /// address with reqwest's `resolve`, so SNI carries it too; an IP (no SNI
+    /// exists for IPs) is verified through the name override.
+    pub fn replica(original: &Target, addr: std::net::SocketAddr) -> Self {
+        let shown = super::endpoints::replica_url(addr);
+        let host = original.url.host_str().unwrap_or_default().to_owned();
+        let is_dns = matches!(original.url.host(), Some(url::Host::Domain(_)));
+        let (url, resolve) = if is_dns {
+            let mut url = original.url.clone();
+            let _ = url.set_port(Some(addr.port()));
+            (url, Some((host.clone(), addr)))
+        } else {
+            (
+                Url::parse(&shown).unwrap_or_else(|_| original.url.clone()),
+                None,
+            )
+        };
+        Target {
+            url,
+            shown,
+            verify_name: original.verify_name.clone().or(Some(host)),
+            resolve,
+        }
+    }
+}
+
+/// The operator's kubeconfig credentials, for the side requests (TokenReview,
+/// JWKS, object reads, EndpointSlices): never the token under test.
+#[derive(Debug, Clone)]
+pub enum Operator {
+    Bearer(SecretToken),
+    Certificate(ClientIdentity),
+}
+
 /// What to ask.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub servers: Vec<Url>,
+    pub targets: Vec<Target>,
     pub client: ClientConfig,
     pub access: Option<AccessQuery>,
     pub path: Option<String>,
     pub anonymous: bool,
+    pub operator: Option<Operator>,
+    pub token_review: bool,
+    /// Also read JWKS and discovery on servers that accept the token (to
+    /// compare replicas' keys).
+    pub always_keys: bool,
+    /// The objects the token is bound to (read after a 401).
+    pub bindings: Vec<BindingTarget>,
 }
 
-/// Builds one client per server (each with its own verifier, so a refusal is
+/// A server's clients: one for the token under test; one presenting the
+/// operator's client certificate, if that is the operator's credential (it
+/// must not ride along with the token under test: x509 authenticates first).
+#[derive(Debug)]
+pub struct ServerClients {
+    pub main: HttpClient,
+    pub operator: Option<HttpClient>,
+    pub target: Target,
+}
+
+fn client_for(
+    plan: &Plan,
+    target: &Target,
+    clock: RunClock,
+    identity: Option<&ClientIdentity>,
+) -> Result<HttpClient, ConfigError> {
+    let config = ClientConfig {
+        verify_name: target.verify_name.clone(),
+        resolve: target.resolve.clone(),
+        identity: identity.cloned(),
+        ..plan.client.clone()
+    };
+    HttpClient::new(&target.url, &config, clock)
+}
+
+/// Builds the clients per server (each with its own verifier, so a refusal is
 /// attributed to the right server); configuration errors end the run (exit 2).
-pub fn clients(plan: &Plan, clock: RunClock) -> Result<Vec<HttpClient>, ConfigError> {
-    plan.servers
+pub fn clients(plan: &Plan, clock: RunClock) -> Result<Vec<ServerClients>, ConfigError> {
+    plan.targets
         .iter()
-        .map(|url| HttpClient::new(url, &plan.client, clock))
+        .map(|target| {
+            let operator = match &plan.operator {
+                Some(Operator::Certificate(identity)) => {
+                    Some(client_for(plan, target, clock, Some(identity))?)
+                }
+                _ => None,
+            };
+            Ok(ServerClients {
+                main: client_for(plan, target, clock, None)?,
+                operator,
+                target: target.clone(),
+            })
+        })
         .collect()
 }
 
 /// Probes every server concurrently; results keep the order of `clients`.
-pub fn observe(plan: &Plan, clients: &[HttpClient], token: &SecretToken) -> Vec<ServerObservation> {
-    std::thread::scope(|scope| {
+pub fn observe(
+    plan: &Plan,
+    clients: &[ServerClients],
+    token: &SecretToken,
+) -> Vec<ServerObservation> {
+    let mut observations: Vec<ServerObservation> = std::thread::scope(|scope| {
         let handles: Vec<_> = clients
             .iter()
-            .map(|client| scope.spawn(move || observe_one(plan, client, token)))
+            .map(|c| scope.spawn(move || observe_one(plan, c, token)))
             .collect();
         handles
             .into_iter()
             .zip(clients)
-            .map(|(handle, client)| {
+            .map(|(handle, c)| {
                 handle.join().unwrap_or_else(|_| ServerObservation {
-                    url: display(client.base()),
-                    verifies_tls: client.verifies(),
+                    url: c.target.shown.clone(),
+                    verifies_tls: c.main.verifies(),
                     requests: Vec::new(),
                     access: plan.access.clone(),
+                    verify_name: c.target.verify_name.clone(),
                 })
             })
             .collect()
-    })
+    });
+    // Without operator credentials the token itself may read its bindings, on a
+    // server that accepts it, when another one rejects it.
+    let rejected = observations.iter().any(|o| token_status(o) == Some(401));
+    let reader = (plan.operator.is_none() && rejected && !plan.bindings.is_empty())
+        .then(|| {
+            observations
+                .iter()
+                .position(|o| token_status(o).is_some_and(|s| s != 401))
+        })
+        .flatten();
+    if let Some(i) = reader {
+        let version = Request::get("/version");
+        if let Ok((connected, _)) = clients[i].main.preflight(&version) {
+            for target in &plan.bindings {
+                let request = Request::get(target.path());
+                let result = connected.send_with_token(&request, token).map(answer);
+                observations[i].requests.push(RequestObservation {
+                    kind: RequestKind::ReadObject,
+                    method: "GET",
+                    path: request.path.clone(),
+                    anonymous: false,
+                    operator: false,
+                    api_version: None,
+                    result,
+                });
+            }
+        }
+    }
+    observations
 }
 
-fn observe_one(plan: &Plan, client: &HttpClient, token: &SecretToken) -> ServerObservation {
+/// The status of the last request that decides the classification.
+pub fn token_status(o: &ServerObservation) -> Option<u16> {
+    let decisive: Vec<&RequestObservation> = o
+        .requests
+        .iter()
+        .filter(|r| r.kind.decides() && !r.anonymous && !r.operator)
+        .collect();
+    if decisive
+        .iter()
+        .any(|r| matches!(&r.result, Ok(a) if a.status == 401))
+    {
+        return Some(401);
+    }
+    decisive
+        .last()
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| a.status)
+}
+
+/// Who sends a side request.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum As {
+    Token,
+    Operator,
+    Nobody,
+}
+
+fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> ServerObservation {
+    let client = &clients.main;
     let mut requests = Vec::new();
     let mut record = |kind,
                       request: &Request,
-                      anonymous,
+                      who: As,
                       api_version: Option<String>,
                       result: Result<Exchange, crate::http::TransportError>| {
         let observation = RequestObservation {
             kind,
             method: request.method.as_str(),
             path: request.path.clone(),
-            anonymous,
+            anonymous: who == As::Nobody,
+            operator: who == As::Operator,
             api_version,
             result: result.map(answer),
         };
@@ -77,12 +251,18 @@ fn observe_one(plan: &Plan, client: &HttpClient, token: &SecretToken) -> ServerO
     let version = Request::get("/version");
     let connected = match client.preflight(&version) {
         Ok((connected, exchange)) => {
-            record(RequestKind::Version, &version, true, None, Ok(exchange));
+            record(
+                RequestKind::Version,
+                &version,
+                As::Nobody,
+                None,
+                Ok(exchange),
+            );
             connected
         }
         Err(e) => {
-            record(RequestKind::Version, &version, true, None, Err(e));
-            return finish(plan, client, requests);
+            record(RequestKind::Version, &version, As::Nobody, None, Err(e));
+            return finish(plan, clients, requests);
         }
     };
     // With the token, then (with --anonymous) the same without it.
@@ -92,6 +272,7 @@ fn observe_one(plan: &Plan, client: &HttpClient, token: &SecretToken) -> ServerO
         &[false]
     };
     for &anonymous in passes {
+        let who = if anonymous { As::Nobody } else { As::Token };
         let send = |c: &Connected<'_>, request: &Request| {
             if anonymous {
                 c.send(request)
@@ -106,12 +287,12 @@ fn observe_one(plan: &Plan, client: &HttpClient, token: &SecretToken) -> ServerO
             let ok = record(
                 RequestKind::SelfSubjectReview,
                 &request,
-                anonymous,
+                who,
                 Some(format!("authentication.k8s.io/{version}")),
                 result,
             );
             if !ok {
-                return finish(plan, client, requests);
+                return finish(plan, clients, requests);
             }
             if !not_found {
                 break;
@@ -123,34 +304,184 @@ fn observe_one(plan: &Plan, client: &HttpClient, token: &SecretToken) -> ServerO
             if !record(
                 RequestKind::SelfSubjectAccessReview,
                 &request,
-                anonymous,
+                who,
                 Some("authorization.k8s.io/v1".to_owned()),
                 result,
             ) {
-                return finish(plan, client, requests);
+                return finish(plan, clients, requests);
             }
         }
         if let Some(path) = &plan.path {
             let request = Request::get(path.clone());
             let result = send(&connected, &request);
-            if !record(RequestKind::Get, &request, anonymous, None, result) {
-                return finish(plan, client, requests);
+            if !record(RequestKind::Get, &request, who, None, result) {
+                return finish(plan, clients, requests);
             }
         }
     }
-    finish(plan, client, requests)
+    let mut done = finish(plan, clients, requests);
+    let rejected = token_status(&done) == Some(401);
+    let mut side = Vec::new();
+    // The operator's handle: the main client with a bearer token, or the
+    // certificate client after its own token-less preflight.
+    let operator_connected = match (&plan.operator, &clients.operator) {
+        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(&version).ok().map(|(c, _)| c),
+        _ => None,
+    };
+    let send_as = |who: As, request: &Request| -> Result<Exchange, crate::http::TransportError> {
+        match (who, &plan.operator, &operator_connected) {
+            (As::Operator, Some(Operator::Bearer(t)), _) => connected.send_with_token(request, t),
+            (As::Operator, _, Some(c)) => c.send(request),
+            (As::Token, _, _) => connected.send_with_token(request, token),
+            _ => connected.send(request),
+        }
+    };
+    let has_operator = match &plan.operator {
+        Some(Operator::Bearer(_)) => true,
+        Some(Operator::Certificate(_)) => operator_connected.is_some(),
+        None => false,
+    };
+    let mut push = |kind, request: &Request, who: As, api_version: Option<String>| {
+        let result = send_as(who, request).map(answer);
+        let status = result.as_ref().ok().map(|a| a.status);
+        side.push(RequestObservation {
+            kind,
+            method: request.method.as_str(),
+            path: request.path.clone(),
+            anonymous: who == As::Nobody,
+            operator: who == As::Operator,
+            api_version,
+            result,
+        });
+        status
+    };
+    if plan.token_review && has_operator {
+        push(
+            RequestKind::TokenReview,
+            &super::review::request(token, &[]),
+            As::Operator,
+            Some("authentication.k8s.io/v1".to_owned()),
+        );
+    }
+    if rejected || plan.always_keys {
+        // ServiceAccounts may read these by default (system:service-account-
+        // issuer-discovery); a rejected token cannot, so try without one.
+        let readers: Vec<As> = if has_operator {
+            vec![As::Operator]
+        } else if rejected {
+            vec![As::Nobody]
+        } else {
+            vec![As::Token]
+        };
+        for (kind, path) in [
+            (RequestKind::Discovery, "/.well-known/openid-configuration"),
+            (RequestKind::Jwks, "/openid/v1/jwks"),
+        ] {
+            for &who in &readers {
+                push(kind, &Request::get(path), who, None);
+            }
+        }
+    }
+    if rejected && has_operator {
+        for target in &plan.bindings {
+            push(
+                RequestKind::ReadObject,
+                &Request::get(target.path()),
+                As::Operator,
+                None,
+            );
+        }
+    }
+    done.requests.extend(side);
+    done
+}
+
+/// `--all-endpoints`: reads the `kubernetes` Service's EndpointSlices (then
+/// its Endpoints) from `client`'s server, as the operator, else with the token.
+pub fn discover_endpoints(
+    plan: &Plan,
+    clients: &ServerClients,
+    token: &SecretToken,
+) -> EndpointDiscovery {
+    let mut discovery = EndpointDiscovery {
+        via: clients.target.shown.clone(),
+        requests: Vec::new(),
+        source: None,
+        replicas: Vec::new(),
+        error: None,
+    };
+    let version = Request::get("/version");
+    let connected = match clients.main.preflight(&version) {
+        Ok((c, _)) => c,
+        Err(e) => {
+            discovery.error = Some(format!("cannot reach {}: {e}", clients.target.shown));
+            return discovery;
+        }
+    };
+    let operator_connected = match (&plan.operator, &clients.operator) {
+        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(&version).ok().map(|(c, _)| c),
+        _ => None,
+    };
+    let mut failures = Vec::new();
+    for (path, source) in [
+        (super::endpoints::SLICES_PATH, "endpointslices"),
+        (super::endpoints::ENDPOINTS_PATH, "endpoints"),
+    ] {
+        let request = Request::get(path);
+        let (result, operator) = match (&plan.operator, &operator_connected) {
+            (Some(Operator::Bearer(t)), _) => (connected.send_with_token(&request, t), true),
+            (_, Some(c)) => (c.send(&request), true),
+            _ => (connected.send_with_token(&request, token), false),
+        };
+        let result = result.map(answer);
+        let parsed = match &result {
+            Ok(a) if (200..300).contains(&a.status) => a.json.as_ref().and_then(|j| {
+                if source == "endpointslices" {
+                    super::endpoints::from_slices(j)
+                } else {
+                    super::endpoints::from_endpoints(j)
+                }
+            }),
+            _ => None,
+        };
+        failures.push(match &result {
+            Ok(a) => format!("GET {source}: HTTP {}", a.status),
+            Err(e) => format!("GET {source}: {e}"),
+        });
+        discovery.requests.push(RequestObservation {
+            kind: RequestKind::Endpoints,
+            method: "GET",
+            path: path.to_owned(),
+            anonymous: false,
+            operator,
+            api_version: None,
+            result,
+        });
+        if let Some(replicas) = parsed.filter(|r| !r.is_empty()) {
+            discovery.source = Some(source);
+            discovery.replicas = replicas;
+            return discovery;
+        }
+    }
+    discovery.error = Some(format!(
+        "the kubernetes Service's endpoints were not readable ({}); probing {} alone. Who may: kubectl auth can-i list endpointslices.discovery.k8s.io -n default",
+        failures.join(", "),
+        clients.target.shown
+    ));
+    discovery
 }
 
 fn finish(
     plan: &Plan,
-    client: &HttpClient,
+    clients: &ServerClients,
     requests: Vec<RequestObservation>,
 ) -> ServerObservation {
     ServerObservation {
-        url: display(client.base()),
-        verifies_tls: client.verifies(),
+        url: clients.target.shown.clone(),
+        verifies_tls: clients.main.verifies(),
         requests,
         access: plan.access.clone(),
+        verify_name: clients.target.verify_name.clone(),
     }
 }
 
@@ -216,5 +547,36 @@ pub fn answer(exchange: Exchange) -> Answer {
         sent_at: exchange.sent_at,
         received_at: exchange.received_at,
         latency: exchange.latency,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replicas_keep_the_original_name() {
+        let ip = Target::new(Url::parse("https://10.96.0.1").unwrap(), None);
+        let addr: std::net::SocketAddr = "172.18.0.3:6443".parse().unwrap();
+        let r = Target::replica(&ip, addr);
+        assert_eq!(r.shown, "https://172.18.0.3:6443");
+        assert_eq!(r.url.as_str(), "https://172.18.0.3:6443/");
+        assert_eq!(r.verify_name.as_deref(), Some("10.96.0.1"));
+        assert_eq!(r.resolve, None);
+        // A DNS name: the URL keeps it (SNI), pinned to the replica's address.
+        let named = Target::new(Url::parse("https://cp.example:6443").unwrap(), None);
+        let r = Target::replica(&named, addr);
+        assert_eq!(r.url.as_str(), "https://cp.example:6443/");
+        assert_eq!(r.resolve, Some(("cp.example".to_owned(), addr)));
+        assert_eq!(r.shown, "https://172.18.0.3:6443");
+        // kubeconfig's tls-server-name wins over the host.
+        let with_name = Target::new(
+            Url::parse("https://10.0.0.1:6443").unwrap(),
+            Some("kubernetes".to_owned()),
+        );
+        let v6: std::net::SocketAddr = "[fd00::3]:6443".parse().unwrap();
+        let r = Target::replica(&with_name, v6);
+        assert_eq!(r.verify_name.as_deref(), Some("kubernetes"));
+        assert_eq!(r.shown, "https://[fd00::3]:6443");
     }
 }

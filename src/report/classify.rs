@@ -21,7 +21,7 @@ use crate::token::{self, Token};
 use crate::window::{at_seconds, ceil_seconds, floor_seconds};
 
 /// Every classification, for the summary (stable keys, zero counts included).
-const CLASSIFICATIONS: [Classification; 7] = Classification::ALL;
+const CLASSIFICATIONS: [Classification; 7] = Classification::PER_REQUEST;
 
 /// `classify -o json`.
 #[derive(Debug, Serialize)]
@@ -522,7 +522,7 @@ fn write_result(
     let d = &r.diagnosis;
     let at = ev
         .stamp
-        .map(|st| format!("  {} ({})", rfc3339(st.at), st.source.as_str()))
+        .map(|st| format!("  {} ({})", style.time(st.at), st.source.as_str()))
         .unwrap_or_default();
     writeln!(
         out,
@@ -581,7 +581,7 @@ fn write_result(
         let mut text = format!(
             "{} at {} ({})",
             j.verdict.as_str(),
-            rfc3339(c.stamp.at),
+            style.time(c.stamp.at),
             c.stamp.source.as_str()
         );
         if let Some(d) = j.accepted_in {
@@ -598,9 +598,13 @@ fn write_result(
         .candidates
         .iter()
         .skip(1)
+        // "none" is not a cause worth listing beside a real one.
+        .filter(|c| c.cause != Cause::None)
         .map(|c| format!("{} ({})", c.cause.as_str(), confidence_word(c.confidence)))
         .collect();
-    row("Also possible", others.join(", "));
+    if !others.is_empty() {
+        row("Also possible", others.join(", "));
+    }
     write_table(out, &table)
 }
 
@@ -640,7 +644,6 @@ fn request_words(r: &RequestInfo) -> String {
 mod tests {
     use super::*;
     use crate::classify::{self, Context};
-    use crate::report::Styles;
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
 
@@ -684,10 +687,7 @@ mod tests {
 
     #[test]
     fn many_events_become_compact_rows() {
-        let style = TableStyle {
-            styles: Styles::default(),
-            width: 100,
-        };
+        let style = TableStyle::plain(100);
         let mut out = Vec::new();
         write_classify(&mut out, &report(MIXED), None, &style).unwrap();
         let text = String::from_utf8(out).unwrap();

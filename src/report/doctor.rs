@@ -121,7 +121,11 @@ pub fn write_verdict(
     let cause = if d.cause.as_str() == "none" {
         String::new()
     } else {
-        format!(": {} ({} confidence)", d.cause.as_str(), confidence(d))
+        format!(
+            ": {} ({} confidence)",
+            d.cause.as_str(),
+            confidence(d.confidence)
+        )
     };
     writeln!(
         out,
@@ -136,13 +140,25 @@ pub fn write_verdict(
         }
         writeln!(out, "{}", format!("{title}:").style(s.bold))?;
         for line in lines {
-            let line = sanitize(line);
-            // A command stays on one line, so it can be copied and pasted.
-            if line.starts_with("kubectl ") {
-                writeln!(out, "  - {line}")?;
-                continue;
+            for (i, part) in item_lines(&sanitize(line), width).iter().enumerate() {
+                writeln!(out, "  {}{part}", if i == 0 { "- " } else { "  " })?;
             }
-            for (i, part) in wrap(&line, width).into_iter().enumerate() {
+        }
+    }
+    // The other causes the evidence allows (a 401 body never says which), each
+    // with the command that tells it apart; the evidence above refers to them.
+    let others = d.candidates.iter().skip(1);
+    if others.len() > 0 {
+        writeln!(out, "{}", "Other candidates:".style(s.bold))?;
+        for c in others {
+            let mut text = format!("{} ({})", c.cause.as_str(), confidence(c.confidence));
+            if let Some(e) = c.evidence.first() {
+                text.push_str(": ");
+                text.push_str(e);
+            }
+            let mut lines = wrap(&sanitize(&text), width);
+            lines.extend(c.next_steps.iter().map(|n| format!("$ {}", sanitize(n))));
+            for (i, part) in lines.iter().enumerate() {
                 writeln!(out, "  {}{part}", if i == 0 { "- " } else { "  " })?;
             }
         }
@@ -150,12 +166,31 @@ pub fn write_verdict(
     out.flush()
 }
 
-fn confidence(d: &Diagnosis) -> &'static str {
-    match d.confidence {
+fn confidence(c: crate::diagnosis::Confidence) -> &'static str {
+    match c {
         crate::diagnosis::Confidence::High => "high",
         crate::diagnosis::Confidence::Medium => "medium",
         crate::diagnosis::Confidence::Low => "low",
     }
+}
+
+/// One evidence or fix line, wrapped; a command (`kubectl …`, also after
+/// "prose: ") stays on one line of its own, so it can be copied and pasted.
+fn item_lines(text: &str, width: usize) -> Vec<String> {
+    let (prose, command) = match text.find(": kubectl ") {
+        _ if text.starts_with("kubectl ") => ("", text),
+        Some(at) => (&text[..=at], &text[at + 2..]),
+        None => (text, ""),
+    };
+    let mut lines = if prose.is_empty() {
+        Vec::new()
+    } else {
+        wrap(prose, width)
+    };
+    if !command.is_empty() {
+        lines.push(command.to_owned());
+    }
+    lines
 }
 
 /// Greedy word wrap; words longer than `width` (URLs, uids) stand on their own line.
@@ -180,6 +215,17 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_stay_on_one_line_after_their_prose() {
+        let cmd = "kubectl get leases -n kube-system -o custom-columns=NAME:.metadata.name";
+        assert_eq!(
+            item_lines(&format!("compare the clocks: {cmd}"), 12),
+            ["compare the", "clocks:", cmd]
+        );
+        assert_eq!(item_lines(cmd, 12), [cmd]);
+        assert_eq!(item_lines("a b c", 3), ["a b", "c"]);
+    }
 
     #[test]
     fn wraps_on_words() {

@@ -19,6 +19,62 @@ pub enum OutputFormat {
     Table,
     /// One JSON document (JSON Lines for batches); schema in docs/output.md.
     Json,
+    /// The JSON document's fields as YAML (one document per token for batches).
+    Yaml,
+}
+
+/// A machine-readable format: what `-o json|yaml` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataFormat {
+    Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    /// The data format, or `None` for tables.
+    pub fn data(self) -> Option<DataFormat> {
+        match self {
+            OutputFormat::Table => None,
+            OutputFormat::Json => Some(DataFormat::Json),
+            OutputFormat::Yaml => Some(DataFormat::Yaml),
+        }
+    }
+}
+
+/// Writes one report as pretty JSON or as YAML (same fields, same names).
+pub fn write_data(
+    out: &mut dyn std::io::Write,
+    format: DataFormat,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    match format {
+        DataFormat::Json => json::write_pretty(out, value),
+        DataFormat::Yaml => write_yaml(out, value),
+    }
+}
+
+/// One record of a stream: a JSON line, or a YAML document opened with `---`.
+pub fn write_record(
+    out: &mut dyn std::io::Write,
+    format: DataFormat,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    match format {
+        DataFormat::Json => json::write_line(out, value),
+        DataFormat::Yaml => {
+            out.write_all(b"---\n")?;
+            write_yaml(out, value)
+        }
+    }
+}
+
+fn write_yaml(out: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let mut text = String::new();
+    serde_saphyr::to_fmt_writer(&mut text, value).map_err(std::io::Error::other)?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
 }
 
 /// Colours for the table renderer: plain by default, [`Styles::colorize`] turns
@@ -54,10 +110,34 @@ impl Styles {
     }
 }
 
-/// How to render tables: colours and width.
+/// How to render tables: colours, width and time zone.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
     pub styles: Styles,
     /// Columns available; tables wrap to fit.
     pub width: u16,
+    /// `--local-time`: show instants in the local time zone (JSON stays UTC).
+    pub local_time: bool,
+}
+
+impl TableStyle {
+    /// Plain, `width` columns, UTC.
+    pub fn plain(width: u16) -> Self {
+        TableStyle {
+            styles: Styles::default(),
+            width,
+            local_time: false,
+        }
+    }
+
+    /// An instant as the table shows it: RFC 3339 in UTC, or in the local time
+    /// zone with its offset under `--local-time`.
+    pub fn time(&self, at: chrono::DateTime<chrono::Utc>) -> String {
+        if self.local_time {
+            at.with_timezone(&chrono::Local)
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)
+        } else {
+            crate::timefmt::rfc3339(at)
+        }
+    }
 }

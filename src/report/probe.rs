@@ -12,13 +12,20 @@ use super::TableStyle;
 use super::sanitize::sanitize;
 use super::table::write_table;
 use crate::diagnosis::{Classification, Confidence, Diagnosis};
+use crate::probe::review::ReviewOutcome;
 use crate::probe::{ProbeReport, RequestObservation, ServerReport};
 use crate::timefmt::rfc3339;
 
 /// `probe -o json`.
 #[derive(Debug, Serialize)]
 pub struct ProbeJson<'a> {
+    /// The kubeconfig used, or null.
+    pub kubeconfig: Option<KubeconfigJson<'a>>,
+    /// `--all-endpoints`: how the replicas were found, or null.
+    pub endpoints: Option<EndpointsJson<'a>>,
     pub servers: Vec<ServerJson<'a>>,
+    /// The token's ServiceAccount/pod/Secret as read from the API.
+    pub bindings: Vec<BindingJson<'a>>,
     /// `{classification, cause, confidence, evidence, next_steps, candidates}`.
     pub diagnosis: &'a Diagnosis,
 }
@@ -38,6 +45,86 @@ pub struct ServerJson<'a> {
     /// Server clock minus this machine's, estimated from `Date` and the RTT.
     pub clock_offset_seconds: Option<f64>,
     pub clock_offset_uncertainty_seconds: Option<f64>,
+    /// The name the certificate was verified against, when not the URL's host.
+    pub tls_server_name: Option<&'a str>,
+    /// The TokenReview's answer, or null when none was asked.
+    pub token_review: Option<TokenReviewJson<'a>>,
+    /// Kids of the JWKS this server serves, or null when not read.
+    pub jwks_kids: Option<&'a [String]>,
+    /// The issuer of its discovery document, or null when not read.
+    pub issuer: Option<&'a str>,
+}
+
+/// The kubeconfig in use (never its credentials).
+#[derive(Debug, Serialize)]
+pub struct KubeconfigJson<'a> {
+    pub files: &'a [String],
+    pub context: &'a str,
+    pub cluster: &'a str,
+    pub user: Option<&'a str>,
+    pub namespace: Option<&'a str>,
+    /// token | token-file | client-certificate when sent; null otherwise.
+    pub credentials: Option<&'static str>,
+}
+
+/// `--all-endpoints` discovery.
+#[derive(Debug, Serialize)]
+pub struct EndpointsJson<'a> {
+    pub via: &'a str,
+    /// endpointslices | endpoints | null.
+    pub source: Option<&'static str>,
+    pub addresses: Vec<EndpointAddressJson>,
+    pub requests: Vec<RequestJson<'a>>,
+    pub error: Option<&'a str>,
+}
+
+/// One replica address.
+#[derive(Debug, Serialize)]
+pub struct EndpointAddressJson {
+    pub address: String,
+    pub ready: bool,
+}
+
+/// TokenReview's answer.
+#[derive(Debug, Serialize)]
+pub struct TokenReviewJson<'a> {
+    /// authenticated | rejected | not-allowed.
+    pub outcome: &'static str,
+    pub username: Option<&'a str>,
+    /// `status.error` verbatim.
+    pub error: Option<&'a str>,
+    /// Each message of the error, with the wording that matched.
+    pub reasons: Vec<ReasonJson<'a>>,
+    /// For not-allowed: the HTTP status and message.
+    pub status: Option<u16>,
+    pub message: Option<&'a str>,
+}
+
+/// One parsed message of `status.error`.
+#[derive(Debug, Serialize)]
+pub struct ReasonJson<'a> {
+    pub kind: &'static str,
+    pub cause: crate::diagnosis::Cause,
+    /// Which kube-apiserver versions print this wording.
+    pub era: &'static str,
+    pub message: &'a str,
+}
+
+/// One bound object.
+#[derive(Debug, Serialize)]
+pub struct BindingJson<'a> {
+    /// serviceaccount | pod | secret.
+    pub kind: &'static str,
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub claim_uid: Option<&'a str>,
+    pub live_uid: Option<&'a str>,
+    pub deletion_timestamp: Option<&'a str>,
+    pub invalid_since: Option<&'a str>,
+    /// matches | missing | uid-differs | deleting | invalid-since | unreadable.
+    pub state: &'static str,
+    pub status: Option<u16>,
+    pub via: &'a str,
 }
 
 /// TLS result.
@@ -58,6 +145,9 @@ pub struct RequestJson<'a> {
     pub path: &'a str,
     /// No token was sent (the preflight and the --anonymous contrast).
     pub anonymous: bool,
+    /// Sent with the kubeconfig's credentials (the operator), not the token
+    /// under test (a TokenReview's body still carries that token).
+    pub operator: bool,
     pub api_version: Option<&'a str>,
     pub status: Option<u16>,
     /// Status `reason` (or an access review's `status.reason`).
@@ -87,7 +177,45 @@ impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
     pub fn new(report: &'a ProbeReport) -> Self {
         ProbeJson {
+            kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
+                files: &k.files,
+                context: &k.context,
+                cluster: &k.cluster,
+                user: k.user.as_deref(),
+                namespace: k.namespace.as_deref(),
+                credentials: k.credentials,
+            }),
+            endpoints: report.endpoints.as_ref().map(|e| EndpointsJson {
+                via: &e.via,
+                source: e.source,
+                addresses: e
+                    .replicas
+                    .iter()
+                    .map(|r| EndpointAddressJson {
+                        address: r.addr.to_string(),
+                        ready: !r.not_ready,
+                    })
+                    .collect(),
+                requests: e.requests.iter().map(request_json).collect(),
+                error: e.error.as_deref(),
+            }),
             servers: report.servers.iter().map(server_json).collect(),
+            bindings: report
+                .bindings
+                .iter()
+                .map(|b| BindingJson {
+                    kind: b.target.kind.as_str(),
+                    namespace: &b.target.namespace,
+                    name: &b.target.name,
+                    claim_uid: b.target.claim_uid.as_deref(),
+                    live_uid: b.live_uid.as_deref(),
+                    deletion_timestamp: b.deletion_timestamp.as_deref(),
+                    invalid_since: b.invalid_since.as_deref(),
+                    state: b.state.as_str(),
+                    status: b.status,
+                    via: &b.via,
+                })
+                .collect(),
             diagnosis: &report.diagnosis,
         }
     }
@@ -118,6 +246,60 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         server_time: server.server_time.map(rfc3339),
         clock_offset_seconds: server.offset.map(|o| o.estimate_seconds()),
         clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
+        tls_server_name: server.observation.verify_name.as_deref(),
+        token_review: server.token_review.as_ref().map(review_json),
+        jwks_kids: server.jwks_kids.as_deref(),
+        issuer: server.issuer.as_deref(),
+    }
+}
+
+fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
+    let mut json = TokenReviewJson {
+        outcome: "authenticated",
+        username: None,
+        error: None,
+        reasons: Vec::new(),
+        status: None,
+        message: None,
+    };
+    match outcome {
+        ReviewOutcome::Authenticated { username, .. } => json.username = Some(username),
+        ReviewOutcome::Rejected { error, reasons } => {
+            json.outcome = "rejected";
+            json.error = Some(error);
+            json.reasons = reasons
+                .iter()
+                .map(|r| ReasonJson {
+                    kind: r.kind.as_str(),
+                    cause: r.cause,
+                    era: r.era,
+                    message: &r.message,
+                })
+                .collect();
+        }
+        ReviewOutcome::NotAllowed { status, message } => {
+            json.outcome = "not-allowed";
+            json.status = Some(*status);
+            json.message = Some(message);
+        }
+    }
+    json
+}
+
+/// One line for the table: what the TokenReview said.
+fn review_text(outcome: &ReviewOutcome) -> String {
+    match outcome {
+        ReviewOutcome::Authenticated { username, .. } => format!("authenticated as {username}"),
+        ReviewOutcome::Rejected { error, reasons } => {
+            let specific = crate::diagnosis::reasons::specific(reasons);
+            match specific.first() {
+                Some(r) => format!("{error} (wording {}, {})", r.kind.as_str(), r.era),
+                None => error.clone(),
+            }
+        }
+        ReviewOutcome::NotAllowed { status, .. } => {
+            format!("not allowed for the kubeconfig identity (HTTP {status})")
+        }
     }
 }
 
@@ -127,6 +309,7 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
+        operator: request.operator,
         api_version: request.api_version.as_deref(),
         status: None,
         reason: None,
@@ -170,6 +353,54 @@ pub fn write_probe(
 ) -> io::Result<()> {
     let s = &style.styles;
     let several = report.servers.len() > 1;
+    if let Some(k) = &report.kubeconfig {
+        writeln!(
+            out,
+            "Kubeconfig: context {} (cluster {}{}) from {}",
+            sanitize(&k.context),
+            sanitize(&k.cluster),
+            k.credentials
+                .map(|c| format!(
+                    ", user {} by {c}",
+                    sanitize(k.user.as_deref().unwrap_or("-"))
+                ))
+                .unwrap_or_default(),
+            sanitize(&k.files.join(":"))
+        )?;
+    }
+    if let Some(e) = &report.endpoints {
+        match &e.error {
+            Some(error) => writeln!(out, "Endpoints: {}", sanitize(error))?,
+            None => writeln!(
+                out,
+                "Endpoints: {} replicas from the kubernetes Service's {} (via {})",
+                e.replicas.len(),
+                e.source.unwrap_or("-"),
+                sanitize(&e.via)
+            )?,
+        }
+    }
+    for b in &report.bindings {
+        writeln!(
+            out,
+            "Binding: {} {}/{}: {}{}{}",
+            b.target.kind.as_str(),
+            sanitize(&b.target.namespace),
+            sanitize(&b.target.name),
+            b.state.as_str(),
+            match (&b.state, b.status) {
+                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
+                    format!(" (HTTP {status} via {})", sanitize(&b.via))
+                }
+                _ => String::new(),
+            },
+            match (&b.target.claim_uid, &b.live_uid) {
+                (Some(c), Some(l)) if c != l =>
+                    format!("\n  token uid {}\n  live uid  {}", sanitize(c), sanitize(l)),
+                _ => String::new(),
+            }
+        )?;
+    }
     for (i, server) in report.servers.iter().enumerate() {
         let mut table = super::table::key_value_table(style);
         let mut row = |key: &str, value: String| {
@@ -217,10 +448,16 @@ pub fn write_probe(
                 .unwrap_or_default();
             row("User", format!("{}{version}", sanitize(&user.username)));
         }
+        if let Some(review) = &server.token_review {
+            row("TokenReview", sanitize(&review_text(review)).into_owned());
+        }
+        if let Some(kids) = &server.jwks_kids {
+            row("Keys", sanitize(&kids.join(", ")).into_owned());
+        }
         if let Some(offset) = server.offset {
             let date = server
                 .server_time
-                .map(|t| format!(", Date {}", rfc3339(t)))
+                .map(|t| format!(", Date {}", style.time(t)))
                 .unwrap_or_default();
             row(
                 "Clock",
@@ -282,7 +519,14 @@ pub fn write_probe(
             };
             let mut row = vec![
                 sanitize(&what).into_owned(),
-                if request.anonymous { "no" } else { "yes" }.to_owned(),
+                if request.operator {
+                    "kubeconfig"
+                } else if request.anonymous {
+                    "no"
+                } else {
+                    "yes"
+                }
+                .to_owned(),
                 status,
                 answer,
                 time,

@@ -11,7 +11,7 @@ use super::TableStyle;
 use super::sanitize::sanitize;
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
-use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
 use crate::window::{Verdict, at_seconds};
 
@@ -169,7 +169,7 @@ pub fn write_decode(
             let at = at_seconds(secs);
             format!(
                 "{}  {}",
-                rfc3339(at),
+                style.time(at),
                 format!("({})", relative(at, now)).style(s.dim)
             )
         })
@@ -215,7 +215,7 @@ fn write_verdict_line(
     let s = &style.styles;
     let at = format!(
         "at {} (leeway {}s)",
-        rfc3339(report.evaluated_at),
+        style.time(report.evaluated_at),
         report.leeway.num_seconds()
     );
     let verdict = match report.verdict {
@@ -256,20 +256,24 @@ fn counts(findings: &[Finding]) -> String {
     }
 }
 
+/// Width of the WHO column of the batch table.
+const WHO_WIDTH: usize = 23;
+
 /// Column header of the compact batch table.
 pub fn write_batch_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
     writeln!(
         out,
         "{}",
         format!(
-            "{:>5}  {:<8}  {:<14}  {:<34}  {:<12}  FINDINGS",
-            "LINE", "SHA256", "KIND", "SUBJECT", "EXPIRES"
+            "{:>5}  {:<8}  {:<14}  {:<WHO_WIDTH$}  {:<12}  FINDINGS",
+            "LINE", "SHA256", "KIND", "WHO", "EXPIRES"
         )
         .style(style.styles.bold)
     )
 }
 
-/// One compact row of a batch (streamed: no table is kept in memory).
+/// One compact row of a batch (streamed: no table is kept in memory). Findings
+/// that would push the row past the width go on a continuation line.
 pub fn write_batch_row(
     out: &mut dyn Write,
     line: usize,
@@ -278,12 +282,21 @@ pub fn write_batch_row(
 ) -> io::Result<()> {
     let s = &style.styles;
     let claims = &report.token.claims;
-    let subject = sanitize(claims.subject.as_deref().unwrap_or("-")).into_owned();
+    // namespace/name says the same as system:serviceaccount:namespace:name in less room.
+    let who = match (
+        claims.namespace(),
+        claims.service_account().and_then(|sa| sa.name),
+    ) {
+        (Some(ns), Some(name)) => format!("{ns}/{name}"),
+        _ => claims.subject.clone().unwrap_or_else(|| "-".to_owned()),
+    };
     let expires = claims
         .expires_at
         .map(|e| relative(at_seconds(e), report.evaluated_at))
         .unwrap_or_else(|| "never".to_owned());
-    let findings = if report.findings.is_empty() {
+    let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
+    let plain_len = codes.join(",").len();
+    let findings = if codes.is_empty() {
         "-".style(s.dim).to_string()
     } else {
         report
@@ -293,14 +306,19 @@ pub fn write_batch_row(
             .collect::<Vec<_>>()
             .join(",")
     };
-    writeln!(
-        out,
-        "{line:>5}  {:<8}  {:<14}  {:<34}  {:<12}  {findings}",
+    let prefix = format!(
+        "{line:>5}  {:<8}  {:<14}  {:<WHO_WIDTH$}  {:<12}  ",
         report.token.fingerprint,
         report.kind.as_str(),
-        truncate(&subject, 34),
+        truncate(&sanitize(&who), WHO_WIDTH),
         expires
-    )
+    );
+    if prefix.chars().count() + plain_len <= usize::from(style.width) {
+        writeln!(out, "{prefix}{findings}")
+    } else {
+        writeln!(out, "{}", prefix.trim_end())?;
+        writeln!(out, "{:7}{findings}", "")
+    }
 }
 
 /// A batch line that could not be read.

@@ -187,7 +187,7 @@ pub fn write_verify(
         "Evaluated",
         format!(
             "at {} (leeway {}s)",
-            rfc3339(report.evaluated_at),
+            style.time(report.evaluated_at),
             report.leeway.num_seconds()
         ),
     );

@@ -23,7 +23,7 @@ pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) 
         out,
         "{} {} (clock \"{}\"), leeway {}",
         "Reference:".style(s.bold),
-        rfc3339(report.reference),
+        style.time(report.reference),
         super::REFERENCE_NAME,
         seconds_text(report.leeway)
     )?;
@@ -332,7 +332,7 @@ fn write_timeline(
         } else {
             notes.push(format!(
                 "{name} {} ({}, off the chart)",
-                rfc3339(edge),
+                style.time(edge),
                 relative(edge, report.reference)
             ));
         }
@@ -360,7 +360,6 @@ fn fit_name(name: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Styles;
     use crate::skew::{ClockReading, ClockSource, analyse};
     use crate::window::{TimeClaims, at_seconds};
 
@@ -370,10 +369,7 @@ mod tests {
 
     fn render(report: &SkewReport, width: u16) -> String {
         let mut out = Vec::new();
-        let style = TableStyle {
-            styles: Styles::default(),
-            width,
-        };
+        let style = TableStyle::plain(width);
         write_skew(&mut out, report, &style).unwrap();
         String::from_utf8(out).unwrap()
     }

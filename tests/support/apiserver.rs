@@ -2,7 +2,8 @@
 //! tokio-rustls), its own clock (a fixed base instant + a per-instance offset,
 //! advancing in real time, also written into `Date`), ServiceAccount token
 //! validation as pkg/serviceaccount does it, a tiny RBAC table, and the exact
-//! Status bodies and headers of 401/403/404 (../shared/k8s-token-semantics.md
+//! Status bodies and headers of 401/403/404, the issuer discovery documents
+//! (serving testdata/jwks.json) (../shared/k8s-token-semantics.md
 //! sections 2-5). It records every request so tests can assert what was sent,
 //! shuts down on Drop, and stops by itself after [`LIFETIME`].
 
@@ -46,6 +47,51 @@ pub struct Object {
     pub namespace: String,
     pub name: String,
     pub uid: String,
+    /// `metadata.deletionTimestamp`, RFC 3339.
+    pub deletion_timestamp: Option<String>,
+    /// `metadata.labels`.
+    pub labels: Vec<(String, String)>,
+}
+
+impl Object {
+    /// An object in the test namespace.
+    pub fn new(resource: &str, name: &str, uid: &str) -> Object {
+        Object {
+            resource: resource.to_owned(),
+            group: String::new(),
+            namespace: tokens::NAMESPACE.to_owned(),
+            name: name.to_owned(),
+            uid: uid.to_owned(),
+            deletion_timestamp: None,
+            labels: Vec::new(),
+        }
+    }
+
+    fn json(&self) -> Value {
+        let mut meta = json!({"name": self.name, "namespace": self.namespace, "uid": self.uid});
+        if let Some(t) = &self.deletion_timestamp {
+            meta["deletionTimestamp"] = json!(t);
+        }
+        if !self.labels.is_empty() {
+            let labels: serde_json::Map<String, Value> = self
+                .labels
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
+            meta["labels"] = Value::Object(labels);
+        }
+        json!({"apiVersion": "v1", "kind": "Object", "metadata": meta})
+    }
+}
+
+/// Which kube-apiserver wording the authentication errors use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// 1.31+: "service account token has expired", "invalid signature, no keys found".
+    Current,
+    /// 1.22: "Token has expired.", "Token could not be validated.", square/go-jose,
+    /// every key tried (an unknown kid fails the signature).
+    V1_22,
 }
 
 /// One RBAC grant: `subject` (a username or group) may `verbs` on `resources`
@@ -79,6 +125,21 @@ pub struct Config {
     pub mode: Mode,
     /// Drop `Authorization` before authenticating (a misbehaving proxy).
     pub strip_authorization: bool,
+    pub wording: Wording,
+    /// The kids of testdata/jwks.json this server verifies with and publishes
+    /// (`None`: all of them). A rotation leaves some replicas without a kid.
+    pub kids: Option<Vec<String>>,
+    /// Static tokens (`--token-auth-file`): token -> (username, groups);
+    /// `system:authenticated` is added.
+    pub static_tokens: Vec<(String, String, Vec<String>)>,
+    /// Client certificates (DER) -> username, in group system:masters.
+    pub client_certs: Vec<(Vec<u8>, String)>,
+    /// Serve EndpointSlices (else 404, leaving the Endpoints fallback).
+    pub endpoint_slices: bool,
+    /// Let anonymous requests read the issuer discovery documents (the
+    /// documented `system:service-account-issuer-discovery` binding to
+    /// `system:unauthenticated`); ServiceAccounts may always read them.
+    pub anonymous_discovery: bool,
 }
 
 impl Config {
@@ -90,6 +151,8 @@ impl Config {
             namespace: tokens::NAMESPACE.to_owned(),
             name: name.to_owned(),
             uid: uid.to_owned(),
+            deletion_timestamp: None,
+            labels: Vec::new(),
         };
         Config {
             base,
@@ -105,7 +168,48 @@ impl Config {
             rbac: Vec::new(),
             mode: Mode::Normal,
             strip_authorization: false,
+            wording: Wording::Current,
+            kids: None,
+            static_tokens: Vec::new(),
+            client_certs: Vec::new(),
+            endpoint_slices: true,
+            anonymous_discovery: false,
         }
+    }
+
+    /// An operator with a static admin token (system:masters).
+    pub fn admin(mut self, token: &str) -> Self {
+        self.static_tokens.push((
+            token.to_owned(),
+            "kubernetes-admin".to_owned(),
+            vec!["system:masters".to_owned()],
+        ));
+        self
+    }
+
+    /// A user with a static token and no group beyond system:authenticated.
+    pub fn user_token(mut self, token: &str, username: &str) -> Self {
+        self.static_tokens
+            .push((token.to_owned(), username.to_owned(), Vec::new()));
+        self
+    }
+
+    /// Adds a grant in an API group, cluster-wide (a ClusterRoleBinding).
+    pub fn allow_cluster(
+        mut self,
+        subject: &str,
+        verbs: &[&str],
+        group: &str,
+        resources: &[&str],
+    ) -> Self {
+        self.rbac.push(Rule {
+            subject: subject.to_owned(),
+            verbs: verbs.iter().map(|s| (*s).to_owned()).collect(),
+            group: group.to_owned(),
+            resources: resources.iter().map(|s| (*s).to_owned()).collect(),
+            namespace: None,
+        });
+        self
     }
 
     /// Adds a grant.
@@ -155,6 +259,8 @@ struct State {
     handshake_failures: AtomicUsize,
     keys: HashMap<String, (jsonwebtoken::DecodingKey, jsonwebtoken::Algorithm)>,
     audit: AtomicUsize,
+    /// Ports of the replicas the EndpointSlices name (all on 127.0.0.1).
+    endpoints: Mutex<Vec<u16>>,
 }
 
 impl State {
@@ -178,14 +284,18 @@ impl ApiServer {
         listener.set_nonblocking(true).expect("nonblocking");
         let addr = listener.local_addr().expect("local addr");
         let state = Arc::new(State {
-            config,
             started: Instant::now(),
             port: addr.port(),
             seen: Mutex::default(),
             rejections: Mutex::default(),
             handshake_failures: AtomicUsize::new(0),
-            keys: load_keys(),
+            keys: load_keys()
+                .into_iter()
+                .filter(|(kid, _)| config.kids.as_ref().is_none_or(|k| k.contains(kid)))
+                .collect(),
             audit: AtomicUsize::new(0),
+            endpoints: Mutex::default(),
+            config,
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(pki.server_config()));
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
@@ -239,6 +349,12 @@ impl ApiServer {
         self.state.rejections.lock().unwrap().clone()
     }
 
+    /// Names these replicas (127.0.0.1:PORT) in the kubernetes Service's
+    /// EndpointSlices (one slice per replica: ports are per slice) and Endpoints.
+    pub fn set_endpoints(&self, ports: &[u16]) {
+        *self.state.endpoints.lock().unwrap() = ports.to_vec();
+    }
+
     /// TLS handshakes that failed (e.g. the client did not trust our CA).
     pub fn handshake_failures(&self) -> usize {
         self.state.handshake_failures.load(Ordering::SeqCst)
@@ -275,7 +391,14 @@ async fn accept_loop(
                     return;
                 }
             };
-            let service = hyper::service::service_fn(move |req| handle(state.clone(), req));
+            let peer = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|c| c.first())
+                .map(|c| c.to_vec());
+            let service =
+                hyper::service::service_fn(move |req| handle(state.clone(), req, peer.clone()));
             let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
             builder.http1().title_case_headers(true);
             let _ = builder.serve_connection(TokioIo::new(tls), service).await;
@@ -304,6 +427,7 @@ fn anonymous() -> User {
 async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
+    peer: Option<Vec<u8>>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let method = req.method().as_str().to_owned();
     let path = req.uri().path().to_owned();
@@ -342,8 +466,28 @@ async fn handle(
             .find(|(n, _)| n == "authorization")
             .map(|(_, v)| v.clone())
     };
-    // Authentication (k8s.io/apiserver filters/authentication.go).
-    let user = match authenticate(&state, authorization.as_deref()) {
+    // Authentication (k8s.io/apiserver filters/authentication.go): x509 before
+    // bearer tokens.
+    let by_cert = peer.as_ref().and_then(|der| {
+        state
+            .config
+            .client_certs
+            .iter()
+            .find(|(d, _)| d == der)
+            .map(|(_, name)| User {
+                name: name.clone(),
+                uid: String::new(),
+                groups: vec![
+                    "system:masters".to_owned(),
+                    "system:authenticated".to_owned(),
+                ],
+                extra: json!({}),
+            })
+    });
+    let user = match by_cert
+        .map(|u| Ok(Some(u)))
+        .unwrap_or_else(|| authenticate(&state, authorization.as_deref()))
+    {
         Ok(Some(user)) => user,
         Ok(None) if state.config.anonymous => anonymous(),
         Ok(None) => return Ok(unauthorized(&state)),
@@ -377,6 +521,77 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
         return Ok(None);
     }
     let token = parts[1];
+    if let Some((_, name, groups)) = state
+        .config
+        .static_tokens
+        .iter()
+        .find(|(t, _, _)| t == token)
+    {
+        let mut groups = groups.clone();
+        groups.push("system:authenticated".to_owned());
+        return Ok(Some(User {
+            name: name.clone(),
+            uid: String::new(),
+            groups,
+            extra: json!({}),
+        }));
+    }
+    validate(state, token, &state.config.audiences)
+        .map(Some)
+        .map_err(|reason| reword(state.config.wording, &reason))
+}
+
+/// The current (1.31+) wording rewritten as 1.22 printed it (pkg/serviceaccount
+/// before PR #105917; go-jose under its square/ import path; no kid lookup).
+fn reword(wording: Wording, reason: &str) -> String {
+    if wording == Wording::Current {
+        return reason.to_owned();
+    }
+    let fixed = [
+        ("service account token has expired", "Token has expired."),
+        (
+            "service account token is not valid yet",
+            "Token could not be validated.",
+        ),
+        (
+            "service account token is issued in the future",
+            "Token could not be validated.",
+        ),
+        (
+            "invalid signature, no keys found",
+            "square/go-jose: error in cryptographic primitive",
+        ),
+        (
+            "go-jose/go-jose: error in cryptographic primitive",
+            "square/go-jose: error in cryptographic primitive",
+        ),
+        (
+            "service account token has been invalidated",
+            "Token has been invalidated",
+        ),
+    ];
+    if let Some((_, old)) = fixed.iter().find(|(new, _)| *new == reason) {
+        return (*old).to_owned();
+    }
+    for (new, old) in [
+        ("service account UID (", "ServiceAccount UID ("),
+        ("pod UID (", "Pod UID ("),
+        ("secret UID (", "Secret UID ("),
+    ] {
+        if let Some(rest) = reason.strip_prefix(new) {
+            return format!(
+                "{old}{}",
+                rest.replace(" service account pod ref claim", " claim")
+                    .replace(" service account secret ref claim", " claim")
+            );
+        }
+    }
+    reason.to_owned()
+}
+
+/// Validates a service account token as pkg/serviceaccount does, against
+/// `audiences` (the API audiences, or a TokenReview's `spec.audiences`).
+fn validate(state: &State, token: &str, audiences: &[String]) -> Result<User, String> {
     let invalid = || "invalid bearer token".to_owned();
     let header = jsonwebtoken::decode_header(token).map_err(|_| invalid())?;
     let payload = token.split('.').nth(1).ok_or_else(invalid)?;
@@ -412,11 +627,16 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
             .collect(),
         _ => Vec::new(),
     };
-    if !auds.is_empty() && !auds.iter().any(|a| state.config.audiences.contains(a)) {
+    if !auds.is_empty() && !auds.iter().any(|a| audiences.contains(a)) {
         return Err(format!(
-            "token audiences {auds:?} is invalid for the target audiences {:?}",
-            state.config.audiences
+            "token audiences {auds:?} is invalid for the target audiences {audiences:?}"
         ));
+    }
+    if let Some(ns) = claims
+        .get("kubernetes.io/serviceaccount/namespace")
+        .and_then(Value::as_str)
+    {
+        return validate_legacy(state, &claims, ns);
     }
     // go-jose ValidateWithLeeway, 60 s, on this server's clock.
     let now = state.now();
@@ -461,6 +681,9 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
             live.uid
         ));
     }
+    if live.deletion_timestamp.is_some() {
+        return Err(format!("service account {ns}/{sa_name} has been deleted"));
+    }
     for (resource, claim, what) in [("secrets", "secret", "secret"), ("pods", "pod", "pod")] {
         if let Some(name) = k8s[claim]["name"].as_str() {
             let uid = k8s[claim]["uid"].as_str().unwrap_or("");
@@ -488,7 +711,7 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
             json!([format!("JTI={jti}")]),
         );
     }
-    Ok(Some(User {
+    Ok(User {
         name: claims
             .get("sub")
             .and_then(Value::as_str)
@@ -501,7 +724,60 @@ fn authenticate(state: &State, header: Option<&str>) -> Result<Option<User>, Str
             "system:authenticated".to_owned(),
         ],
         extra: Value::Object(extra),
-    }))
+    })
+}
+
+/// pkg/serviceaccount/legacy.go (time is never checked).
+fn validate_legacy(state: &State, claims: &Value, ns: &str) -> Result<User, String> {
+    let text = |k: &str| {
+        claims
+            .get(format!("kubernetes.io/serviceaccount/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let (secret, sa, sa_uid) = (
+        text("secret.name"),
+        text("service-account.name"),
+        text("service-account.uid"),
+    );
+    let lookup = |resource: &str, name: &str| {
+        state
+            .config
+            .objects
+            .iter()
+            .find(|o| o.resource == resource && o.namespace == ns && o.name == name)
+    };
+    let live_secret = lookup("secrets", &secret)
+        .filter(|s| s.deletion_timestamp.is_none())
+        .ok_or_else(|| "Token has been invalidated".to_owned())?;
+    let live_sa = lookup("serviceaccounts", &sa)
+        .ok_or_else(|| format!("serviceaccounts \"{sa}\" not found"))?;
+    if live_sa.uid != sa_uid {
+        return Err(format!(
+            "ServiceAccount UID ({}) does not match claim ({sa_uid})",
+            live_sa.uid
+        ));
+    }
+    if live_secret
+        .labels
+        .iter()
+        .any(|(k, _)| k == "kubernetes.io/legacy-token-invalid-since")
+    {
+        return Err(format!(
+            "the token in secret {ns}/{secret} for service account {ns}/{sa} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token"
+        ));
+    }
+    Ok(User {
+        name: format!("system:serviceaccount:{ns}:{sa}"),
+        uid: sa_uid,
+        groups: vec![
+            "system:serviceaccounts".to_owned(),
+            format!("system:serviceaccounts:{ns}"),
+            "system:authenticated".to_owned(),
+        ],
+        extra: json!({}),
+    })
 }
 
 fn load_keys() -> HashMap<String, (jsonwebtoken::DecodingKey, jsonwebtoken::Algorithm)> {
@@ -578,11 +854,24 @@ fn attributes(method: &str, path: &str) -> Attrs {
     attrs
 }
 
+/// The issuer discovery documents (pkg/routes/openidmetadata.go).
+const DISCOVERY_PATHS: [&str; 2] = ["/.well-known/openid-configuration", "/openid/v1/jwks"];
+
 /// The default ClusterRoles (system:public-info-viewer, system:discovery,
 /// system:basic-user) plus the configured rules.
 fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
     let authenticated = user.groups.iter().any(|g| g == "system:authenticated");
+    if user.groups.iter().any(|g| g == "system:masters") {
+        return true;
+    }
     let Some(resource) = &attrs.resource else {
+        // system:service-account-issuer-discovery, bound by default to
+        // system:serviceaccounts (plugin/pkg/auth/authorizer/rbac/bootstrappolicy).
+        if DISCOVERY_PATHS.contains(&attrs.path.as_str()) && attrs.verb == "get" {
+            let group = |g: &str| user.groups.iter().any(|have| have == g);
+            return group("system:serviceaccounts")
+                || (config.anonymous_discovery && group("system:unauthenticated"));
+        }
         let public = ["/version", "/healthz", "/livez", "/readyz"].contains(&attrs.path.as_str());
         let discovery = attrs.path == "/api"
             || attrs.path.starts_with("/api/")
@@ -638,9 +927,13 @@ fn route(
     let ok = |status, value: Value| respond(state, status, format!("{value}\n"), true);
     match path {
         "/version" => {
+            let (minor, git) = match state.config.wording {
+                Wording::Current => ("34", "v1.34.1"),
+                Wording::V1_22 => ("22", "v1.22.17"),
+            };
             return ok(
                 StatusCode::OK,
-                json!({"major": "1", "minor": "34", "gitVersion": "v1.34.1", "platform": "linux/amd64"}),
+                json!({"major": "1", "minor": minor, "gitVersion": git, "platform": "linux/amd64"}),
             );
         }
         "/api" => {
@@ -671,6 +964,97 @@ fn route(
                 json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
                 resource("pods", "Pod", "po"), resource("serviceaccounts", "ServiceAccount", "sa"),
                 resource("secrets", "Secret", "secret"), resource("configmaps", "ConfigMap", "cm")]}),
+            );
+        }
+        _ => {}
+    }
+    match path {
+        "/.well-known/openid-configuration" => {
+            let issuer = &state.config.issuers[0];
+            let mut response = ok(
+                StatusCode::OK,
+                json!({"issuer": issuer, "jwks_uri": format!("https://127.0.0.1:{}/openid/v1/jwks", state.port),
+                "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["ES256", "ES384", "RS256"]}),
+            );
+            response
+                .headers_mut()
+                .insert("Cache-Control", "public, max-age=3600".parse().unwrap());
+            return response;
+        }
+        "/openid/v1/jwks" => {
+            let text = std::fs::read_to_string(tokens::testdata("jwks.json")).expect("jwks.json");
+            let mut set: Value = serde_json::from_str(&text).unwrap();
+            if let Some(kids) = &state.config.kids {
+                set["keys"].as_array_mut().unwrap().retain(|k| {
+                    kids.iter()
+                        .any(|kid| Some(kid.as_str()) == k["kid"].as_str())
+                });
+            }
+            let mut response = ok(StatusCode::OK, set);
+            response
+                .headers_mut()
+                .insert("Content-Type", "application/jwk-set+json".parse().unwrap());
+            return response;
+        }
+        "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+            if state.config.endpoint_slices =>
+        {
+            let ports = state.endpoints.lock().unwrap().clone();
+            let items: Vec<Value> = ports
+                .iter()
+                .enumerate()
+                .map(|(i, port)| {
+                    json!({
+                        "metadata": {"name": format!("kubernetes-{i}"), "namespace": "default",
+                            "labels": {"kubernetes.io/service-name": "kubernetes"}},
+                        "addressType": "IPv4",
+                        "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}],
+                        "ports": [{"name": "https", "port": port, "protocol": "TCP"}]
+                    })
+                })
+                .collect();
+            return ok(
+                StatusCode::OK,
+                json!({"kind": "EndpointSliceList", "apiVersion": "discovery.k8s.io/v1", "metadata": {}, "items": items}),
+            );
+        }
+        "/api/v1/namespaces/default/endpoints/kubernetes" => {
+            let ports = state.endpoints.lock().unwrap().clone();
+            let subsets: Vec<Value> = ports.iter().map(|port| json!({
+                "addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]
+            })).collect();
+            return ok(
+                StatusCode::OK,
+                json!({"kind": "Endpoints", "apiVersion": "v1", "metadata": {"name": "kubernetes", "namespace": "default"}, "subsets": subsets}),
+            );
+        }
+        "/apis/authentication.k8s.io/v1/tokenreviews" if attrs.verb == "create" => {
+            // pkg/registry/authentication/tokenreview: the request authenticator chain.
+            let review: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+            let token = review["spec"]["token"].as_str().unwrap_or("");
+            let audiences: Vec<String> = review["spec"]["audiences"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .filter(|a: &Vec<String>| !a.is_empty())
+                .unwrap_or_else(|| state.config.audiences.clone());
+            let status = match validate(state, token, &audiences) {
+                Ok(u) => {
+                    json!({"authenticated": true, "user": {"username": u.name, "uid": u.uid, "groups": u.groups}, "audiences": audiences})
+                }
+                Err(reason) => {
+                    json!({"user": {}, "error": format!("[invalid bearer token, {}]", reword(state.config.wording, &reason))})
+                }
+            };
+            return ok(
+                StatusCode::CREATED,
+                json!({"kind": "TokenReview", "apiVersion": "authentication.k8s.io/v1",
+                "metadata": {"creationTimestamp": null}, "spec": review["spec"], "status": status}),
             );
         }
         _ => {}
@@ -728,11 +1112,7 @@ fn route(
                 && o.name == name
         });
         return match found {
-            Some(o) => ok(
-                StatusCode::OK,
-                json!({"apiVersion": "v1", "kind": "Object",
-                "metadata": {"name": o.name, "namespace": o.namespace, "uid": o.uid}}),
-            ),
+            Some(o) => ok(StatusCode::OK, o.json()),
             None => not_found(state, Some(&name), attrs),
         };
     }

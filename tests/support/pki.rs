@@ -11,8 +11,17 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 pub struct Pki {
     /// The CA certificate, PEM (what `--cacert` points at).
     pub ca_pem: String,
+    pub ca_der: CertificateDer<'static>,
     pub leaf_der: CertificateDer<'static>,
     pub leaf_key_der: Vec<u8>,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+/// A client certificate (kubeadm's admin.conf style: CN = user, O = group).
+pub struct ClientCert {
+    pub cert_pem: String,
+    pub key_pem: String,
+    pub der: Vec<u8>,
 }
 
 impl Pki {
@@ -47,8 +56,27 @@ impl Pki {
         let leaf_cert = leaf.signed_by(&leaf_key, &issuer).expect("leaf cert");
         Pki {
             ca_pem: ca_cert.pem(),
+            ca_der: ca_cert.der().clone(),
             leaf_der: leaf_cert.der().clone(),
             leaf_key_der: leaf_key.serialize_der(),
+            issuer,
+        }
+    }
+
+    /// A client certificate for `user` in `group`, signed by this CA.
+    pub fn client(&self, user: &str, group: &str) -> ClientCert {
+        let key = KeyPair::generate().expect("client key");
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("client params");
+        params.distinguished_name.push(DnType::CommonName, user);
+        params
+            .distinguished_name
+            .push(DnType::OrganizationName, group);
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let cert = params.signed_by(&key, &self.issuer).expect("client cert");
+        ClientCert {
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+            der: cert.der().to_vec(),
         }
     }
 
@@ -56,10 +84,21 @@ impl Pki {
     pub fn server_config(&self) -> rustls::ServerConfig {
         let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.leaf_key_der.clone()));
+        // kube-apiserver asks for a client certificate and accepts none
+        // (x509 is one authenticator of several).
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(self.ca_der.clone()).expect("CA root");
+        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+            std::sync::Arc::new(roots),
+            provider.clone(),
+        )
+        .allow_unauthenticated()
+        .build()
+        .expect("client verifier");
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("protocol versions")
-            .with_no_client_auth()
+            .with_client_cert_verifier(verifier)
             .with_single_cert(vec![self.leaf_der.clone()], key)
             .expect("server cert");
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];

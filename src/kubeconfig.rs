@@ -1,0 +1,572 @@
+//! Pure: kubeconfig files, merged and resolved the way client-go does it
+//! (k8s.io/client-go/tools/clientcmd `loader.go` and `client_config.go`):
+//!
+//! - which files: `--kubeconfig PATH` alone; else every entry of `KUBECONFIG`
+//!   (colon-separated; empty and repeated entries skipped, missing files
+//!   ignored); else `~/.kube/config` ([`candidate_files`]);
+//! - merging: for clusters, contexts and users the **first** file that defines a
+//!   name wins, and `current-context` comes from the first file that sets it
+//!   (`ClientConfigLoadingRules.Load`: "the first file to set a particular map
+//!   key wins and map key's value is never changed");
+//! - relative paths (`certificate-authority`, `client-certificate`,
+//!   `client-key`, `tokenFile`) are relative to the directory of the file that
+//!   defined the entry (`ResolveLocalPaths`), resolved before merging;
+//! - `--context` picks a context, else `current-context`; `-n` defaults to the
+//!   context's namespace.
+//!
+//! YAML is parsed with serde-saphyr under a small budget (a kubeconfig is a few
+//! KiB; alias bombs and deep nesting are refused). Credentials are wrapped in
+//! [`SecretToken`] the moment they are read and never printed.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde::Deserialize;
+use url::Url;
+
+use crate::secret::SecretToken;
+
+/// Largest kubeconfig file read.
+pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why a kubeconfig cannot be used (bad input: exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KubeconfigError {
+    /// Not YAML, or not shaped like a kubeconfig.
+    #[error("{path}: not a kubeconfig: {detail}")]
+    Parse { path: String, detail: String },
+    /// No file to read.
+    #[error(
+        "no kubeconfig: --kubeconfig not given, KUBECONFIG names no existing file, and ~/.kube/config does not exist"
+    )]
+    NoFile,
+    /// No `--context` and no `current-context`.
+    #[error("the kubeconfig has no current-context; pass --context NAME (contexts: {0})")]
+    NoContext(String),
+    /// A name that is not defined.
+    #[error("{what} {name:?} is not in the kubeconfig")]
+    Missing { what: &'static str, name: String },
+    /// The cluster has no usable server URL.
+    #[error("cluster {cluster:?}: server {server:?} is not a URL: {detail}")]
+    BadServer {
+        cluster: String,
+        server: String,
+        detail: String,
+    },
+    /// Base64 `*-data` that does not decode.
+    #[error("{field} of {owner:?} is not base64: {detail}")]
+    BadData {
+        field: &'static str,
+        owner: String,
+        detail: String,
+    },
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawConfig {
+    #[serde(default)]
+    clusters: Option<Vec<Named<RawCluster>>>,
+    #[serde(default)]
+    contexts: Option<Vec<Named<RawContext>>>,
+    #[serde(default)]
+    users: Option<Vec<Named<RawUser>>>,
+    #[serde(default, rename = "current-context")]
+    current_context: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Named<T> {
+    name: String,
+    #[serde(alias = "cluster", alias = "context", alias = "user")]
+    #[serde(default)]
+    value: Option<T>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+struct RawCluster {
+    #[serde(default)]
+    server: Option<String>,
+    #[serde(default, rename = "certificate-authority")]
+    certificate_authority: Option<String>,
+    #[serde(default, rename = "certificate-authority-data")]
+    certificate_authority_data: Option<String>,
+    #[serde(default, rename = "tls-server-name")]
+    tls_server_name: Option<String>,
+    #[serde(default, rename = "insecure-skip-tls-verify")]
+    insecure_skip_tls_verify: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+struct RawContext {
+    #[serde(default)]
+    cluster: Option<String>,
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+struct RawUser {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default, rename = "tokenFile")]
+    token_file: Option<String>,
+    #[serde(default, rename = "client-certificate")]
+    client_certificate: Option<String>,
+    #[serde(default, rename = "client-certificate-data")]
+    client_certificate_data: Option<String>,
+    #[serde(default, rename = "client-key")]
+    client_key: Option<String>,
+    #[serde(default, rename = "client-key-data")]
+    client_key_data: Option<String>,
+    #[serde(default)]
+    exec: Option<serde_json::Value>,
+    #[serde(default, rename = "auth-provider")]
+    auth_provider: Option<serde_json::Value>,
+    #[serde(default)]
+    username: Option<String>,
+}
+
+/// Bytes given inline (`*-data`) or a file to read (absolute after resolving).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Material {
+    Inline(Vec<u8>),
+    File(PathBuf),
+}
+
+/// A cluster entry, paths resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    pub server: Url,
+    pub certificate_authority: Option<Material>,
+    pub tls_server_name: Option<String>,
+    pub insecure_skip_tls_verify: bool,
+}
+
+/// A user's credentials, paths resolved. Only what `probe` can send; the rest
+/// is named so the user can be told it is not supported.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Credentials {
+    pub token: Option<SecretToken>,
+    pub token_file: Option<PathBuf>,
+    pub client_certificate: Option<Material>,
+    pub client_key: Option<Material>,
+    /// An `exec` plugin is configured (not supported: probe runs no plugins).
+    pub exec: bool,
+    /// A legacy `auth-provider` is configured (not supported).
+    pub auth_provider: bool,
+    /// Basic auth is configured (not supported; removed from kube-apiserver in 1.19).
+    pub basic_auth: bool,
+}
+
+/// The chosen context, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The files read, in order.
+    pub files: Vec<PathBuf>,
+    pub context: String,
+    pub cluster_name: String,
+    pub cluster: Cluster,
+    pub user_name: Option<String>,
+    pub credentials: Credentials,
+    /// The context's namespace (`-n` default).
+    pub namespace: Option<String>,
+}
+
+/// The files client-go would read, in order: `--kubeconfig` alone, else the
+/// `KUBECONFIG` entries (deduplicated, empty ones dropped), else `~/.kube/config`.
+/// Existence is checked by the caller (missing `KUBECONFIG` entries are skipped,
+/// a missing `--kubeconfig` is an error).
+pub fn candidate_files(
+    explicit: Option<&Path>,
+    kubeconfig_env: Option<&str>,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    if let Some(path) = explicit {
+        return vec![path.to_owned()];
+    }
+    if let Some(list) = kubeconfig_env.filter(|l| !l.trim().is_empty()) {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for entry in std::env::split_paths(list) {
+            if !entry.as_os_str().is_empty() && !out.contains(&entry) {
+                out.push(entry);
+            }
+        }
+        return out;
+    }
+    home.map(|h| vec![h.join(".kube").join("config")])
+        .unwrap_or_default()
+}
+
+/// One parsed file: its entries with paths already made absolute.
+#[derive(Debug, Default)]
+pub struct File {
+    path: PathBuf,
+    clusters: Vec<(String, RawCluster)>,
+    contexts: Vec<(String, RawContext)>,
+    users: Vec<(String, RawUser)>,
+    current_context: Option<String>,
+}
+
+/// Parses one kubeconfig file's text; relative paths are resolved against the
+/// file's directory (client-go `ResolveLocalPaths`).
+pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
+    let error = |detail: String| KubeconfigError::Parse {
+        path: path.display().to_string(),
+        detail,
+    };
+    if text.len() > MAX_FILE_BYTES {
+        return Err(error(format!("over {MAX_FILE_BYTES} bytes")));
+    }
+    let raw: RawConfig = if text.trim().is_empty() {
+        RawConfig::default()
+    } else {
+        let options = serde_saphyr::options! {
+            budget: serde_saphyr::budget! {
+                max_events: 200_000,
+                max_aliases: 1_000,
+                max_anchors: 1_000,
+                max_depth: 32,
+            },
+        };
+        serde_saphyr::from_str_with_options(text, options)
+            .map_err(|e| error(e.to_string().lines().next().unwrap_or("").to_owned()))?
+    };
+    let dir = path.parent().unwrap_or(Path::new("")).to_owned();
+    let resolve = |p: &Option<String>| -> Option<String> {
+        p.as_ref().filter(|p| !p.is_empty()).map(|p| {
+            let p = Path::new(p);
+            if p.is_absolute() {
+                p.display().to_string()
+            } else {
+                dir.join(p).display().to_string()
+            }
+        })
+    };
+    let clusters = raw
+        .clusters
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n: Named<RawCluster>| {
+            let mut c = n.value.unwrap_or_default();
+            c.certificate_authority = resolve(&c.certificate_authority);
+            (n.name, c)
+        })
+        .collect();
+    let users = raw
+        .users
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n: Named<RawUser>| {
+            let mut u = n.value.unwrap_or_default();
+            u.client_certificate = resolve(&u.client_certificate);
+            u.client_key = resolve(&u.client_key);
+            u.token_file = resolve(&u.token_file);
+            (n.name, u)
+        })
+        .collect();
+    let contexts = raw
+        .contexts
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n: Named<RawContext>| (n.name, n.value.unwrap_or_default()))
+        .collect();
+    Ok(File {
+        path: path.to_owned(),
+        clusters,
+        contexts,
+        users,
+        current_context: raw.current_context.filter(|c| !c.is_empty()),
+    })
+}
+
+fn first<'a, T>(
+    files: &'a [File],
+    pick: impl Fn(&'a File) -> &'a [(String, T)],
+    name: &str,
+) -> Option<&'a T> {
+    files
+        .iter()
+        .find_map(|f| pick(f).iter().find(|(n, _)| n == name).map(|(_, v)| v))
+}
+
+/// Merges the files (first definition of a name wins) and resolves `context`
+/// (or the first `current-context`).
+pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, KubeconfigError> {
+    if files.is_empty() {
+        return Err(KubeconfigError::NoFile);
+    }
+    let context_name = match context {
+        Some(c) => c.to_owned(),
+        None => files
+            .iter()
+            .find_map(|f| f.current_context.clone())
+            .ok_or_else(|| {
+                let mut names: Vec<&str> = files
+                    .iter()
+                    .flat_map(|f| f.contexts.iter().map(|(n, _)| n.as_str()))
+                    .collect();
+                names.dedup();
+                KubeconfigError::NoContext(if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                })
+            })?,
+    };
+    let ctx =
+        first(&files, |f| &f.contexts, &context_name).ok_or_else(|| KubeconfigError::Missing {
+            what: "context",
+            name: context_name.clone(),
+        })?;
+    let cluster_name = ctx.cluster.clone().unwrap_or_default();
+    let raw_cluster =
+        first(&files, |f| &f.clusters, &cluster_name).ok_or_else(|| KubeconfigError::Missing {
+            what: "cluster",
+            name: cluster_name.clone(),
+        })?;
+    let server_text = raw_cluster.server.clone().unwrap_or_default();
+    let server = crate::probe::target::parse_server(&server_text).map_err(|e| {
+        KubeconfigError::BadServer {
+            cluster: cluster_name.clone(),
+            server: server_text.clone(),
+            detail: e.to_string(),
+        }
+    })?;
+    let data = |field: &'static str, owner: &str, text: &Option<String>| {
+        text.as_ref()
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| {
+                let compact: String = t.split_whitespace().collect();
+                base64::engine::general_purpose::STANDARD
+                    .decode(compact)
+                    .map_err(|e| KubeconfigError::BadData {
+                        field,
+                        owner: owner.to_owned(),
+                        detail: e.to_string(),
+                    })
+            })
+            .transpose()
+    };
+    // client-go: inline data wins over a path when both are set.
+    let material = |inline: Option<Vec<u8>>, path: &Option<String>| {
+        inline
+            .map(Material::Inline)
+            .or_else(|| path.as_ref().map(|p| Material::File(PathBuf::from(p))))
+    };
+    let ca = material(
+        data(
+            "certificate-authority-data",
+            &cluster_name,
+            &raw_cluster.certificate_authority_data,
+        )?,
+        &raw_cluster.certificate_authority,
+    );
+    let cluster = Cluster {
+        server,
+        certificate_authority: ca,
+        tls_server_name: raw_cluster
+            .tls_server_name
+            .clone()
+            .filter(|n| !n.is_empty()),
+        insecure_skip_tls_verify: raw_cluster.insecure_skip_tls_verify.unwrap_or(false),
+    };
+    let user_name = ctx.user.clone().filter(|u| !u.is_empty());
+    let credentials = match &user_name {
+        None => Credentials::default(),
+        Some(name) => {
+            let user =
+                first(&files, |f| &f.users, name).ok_or_else(|| KubeconfigError::Missing {
+                    what: "user",
+                    name: name.clone(),
+                })?;
+            Credentials {
+                token: user
+                    .token
+                    .as_ref()
+                    .filter(|t| !t.trim().is_empty())
+                    .map(|t| SecretToken::new(t.trim())),
+                token_file: user.token_file.as_ref().map(PathBuf::from),
+                client_certificate: material(
+                    data(
+                        "client-certificate-data",
+                        name,
+                        &user.client_certificate_data,
+                    )?,
+                    &user.client_certificate,
+                ),
+                client_key: material(
+                    data("client-key-data", name, &user.client_key_data)?,
+                    &user.client_key,
+                ),
+                exec: user.exec.as_ref().is_some_and(|v| !v.is_null()),
+                auth_provider: user.auth_provider.as_ref().is_some_and(|v| !v.is_null()),
+                basic_auth: user.username.as_ref().is_some_and(|u| !u.is_empty()),
+            }
+        }
+    };
+    Ok(Resolved {
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        context: context_name,
+        cluster_name,
+        cluster,
+        user_name,
+        credentials,
+        namespace: ctx.namespace.clone().filter(|n| !n.is_empty()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = r#"
+apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev-cluster
+  cluster:
+    server: https://10.0.0.1:6443
+    certificate-authority: pki/ca.crt
+    tls-server-name: kubernetes.default.svc
+contexts:
+- name: dev
+  context: {cluster: dev-cluster, user: admin, namespace: shop}
+- name: prod
+  context:
+    cluster: prod-cluster
+    user: admin
+users:
+- name: admin
+  user:
+    token: s3cr3t
+"#;
+
+    const B: &str = r#"
+current-context: prod
+clusters:
+- name: prod-cluster
+  cluster:
+    server: https://prod.example:443
+    certificate-authority-data: LS0tLS1CRUdJTg==
+    insecure-skip-tls-verify: false
+- name: dev-cluster
+  cluster:
+    server: https://shadowed.example
+users:
+- name: admin
+  user:
+    token: shadowed
+- name: kind
+  user:
+    client-certificate-data: Y2VydA==
+    client-key: /abs/key.pem
+    exec: {command: aws}
+"#;
+
+    fn files() -> Vec<File> {
+        vec![
+            parse_file(Path::new("/home/me/.kube/a.yaml"), A).unwrap(),
+            parse_file(Path::new("/etc/kube/b.yaml"), B).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn first_file_wins_and_paths_are_relative_to_their_file() {
+        let r = resolve(files(), None).unwrap();
+        assert_eq!(r.context, "dev");
+        assert_eq!(r.cluster.server.as_str(), "https://10.0.0.1:6443/");
+        assert_eq!(
+            r.cluster.certificate_authority,
+            Some(Material::File("/home/me/.kube/pki/ca.crt".into()))
+        );
+        assert_eq!(
+            r.cluster.tls_server_name.as_deref(),
+            Some("kubernetes.default.svc")
+        );
+        assert_eq!(r.namespace.as_deref(), Some("shop"));
+        assert_eq!(r.credentials.token.as_ref().unwrap().expose(), "s3cr3t");
+    }
+
+    #[test]
+    fn context_flag_picks_a_cluster_from_a_later_file() {
+        let r = resolve(files(), Some("prod")).unwrap();
+        assert_eq!(r.cluster_name, "prod-cluster");
+        assert_eq!(r.cluster.server.as_str(), "https://prod.example/");
+        assert_eq!(
+            r.cluster.certificate_authority,
+            Some(Material::Inline(b"-----BEGIN".to_vec()))
+        );
+        assert_eq!(r.namespace, None);
+        let e = resolve(files(), Some("nope")).unwrap_err();
+        assert_eq!(e.to_string(), "context \"nope\" is not in the kubeconfig");
+    }
+
+    #[test]
+    fn current_context_from_the_first_file_that_sets_it() {
+        let mut f = files();
+        f[0].current_context = None;
+        assert_eq!(resolve(f, None).unwrap().context, "prod");
+        let none = vec![parse_file(Path::new("/x"), "clusters: []").unwrap()];
+        assert!(matches!(
+            resolve(none, None),
+            Err(KubeconfigError::NoContext(_))
+        ));
+        assert_eq!(resolve(Vec::new(), None), Err(KubeconfigError::NoFile));
+    }
+
+    #[test]
+    fn client_certificates_and_exec_are_read() {
+        let yaml = "current-context: k\ncontexts:\n- name: k\n  context: {cluster: c, user: kind}\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\n";
+        let f = vec![
+            parse_file(Path::new("/x/c.yaml"), yaml).unwrap(),
+            parse_file(Path::new("/etc/kube/b.yaml"), B).unwrap(),
+        ];
+        let r = resolve(f, None).unwrap();
+        let c = &r.credentials;
+        assert_eq!(
+            c.client_certificate,
+            Some(Material::Inline(b"cert".to_vec()))
+        );
+        assert_eq!(c.client_key, Some(Material::File("/abs/key.pem".into())));
+        assert!(c.exec);
+        assert!(c.token.is_none());
+        assert_eq!(r.cluster.certificate_authority, None);
+    }
+
+    #[test]
+    fn candidate_files_follow_client_go() {
+        let home = Path::new("/home/me");
+        assert_eq!(
+            candidate_files(Some(Path::new("k.yaml")), Some("/a:/b"), Some(home)),
+            vec![PathBuf::from("k.yaml")]
+        );
+        assert_eq!(
+            candidate_files(None, Some("/a::/b:/a"), Some(home)),
+            vec![PathBuf::from("/a"), PathBuf::from("/b")]
+        );
+        assert_eq!(
+            candidate_files(None, None, Some(home)),
+            vec![PathBuf::from("/home/me/.kube/config")]
+        );
+        assert!(candidate_files(None, Some(""), None).is_empty());
+    }
+
+    #[test]
+    fn hostile_yaml_is_refused() {
+        let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f]\n";
+        // Either refused by the budget or ignored as unknown keys; never a hang.
+        let _ = parse_file(Path::new("/x"), bomb);
+        let deep = format!("clusters: {}{}", "[".repeat(100), "]".repeat(100));
+        assert!(parse_file(Path::new("/x"), &deep).is_err());
+        assert!(parse_file(Path::new("/x"), "clusters: 12").is_err());
+        let bad = "current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\nclusters:\n- name: c\n  cluster: {server: 'https://h', certificate-authority-data: '%%%'}\n";
+        let f = vec![parse_file(Path::new("/x"), bad).unwrap()];
+        assert!(matches!(
+            resolve(f, None),
+            Err(KubeconfigError::BadData { .. })
+        ));
+    }
+}

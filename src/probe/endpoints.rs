@@ -1,0 +1,147 @@
+//! Pure: the `kubernetes` Service's endpoints, from an EndpointSlice list
+//! (`discovery.k8s.io/v1`, label `kubernetes.io/service-name=kubernetes`) or,
+//! for older servers and callers that may only read Endpoints, from
+//! `/api/v1/namespaces/default/endpoints/kubernetes`; and the replica targets
+//! built from them.
+//!
+//! Each API server writes its own address into these objects (the endpoint
+//! reconciler, pkg/controlplane/reconcilers), so they list every control-plane
+//! replica. EndpointSlice ports are per slice; an address is only paired with
+//! the ports of its own slice. Endpoints that are explicitly not ready
+//! (`conditions.ready: false`) are kept: a broken replica is exactly what we
+//! are looking for, and it is marked.
+
+use std::net::{IpAddr, SocketAddr};
+
+use serde_json::Value;
+
+/// One replica address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replica {
+    pub addr: SocketAddr,
+    /// `conditions.ready` was `false` (EndpointSlice) or the address was in
+    /// `notReadyAddresses` (Endpoints).
+    pub not_ready: bool,
+}
+
+/// The EndpointSlice list path for the `kubernetes` Service.
+pub const SLICES_PATH: &str = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes";
+/// The Endpoints object of the `kubernetes` Service.
+pub const ENDPOINTS_PATH: &str = "/api/v1/namespaces/default/endpoints/kubernetes";
+
+/// The `https` port of a ports list (by name), else the only port.
+fn pick_port(ports: Option<&Vec<Value>>) -> Option<u16> {
+    let ports = ports?;
+    let port = |p: &Value| p.get("port")?.as_u64().and_then(|n| u16::try_from(n).ok());
+    ports
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some("https"))
+        .and_then(port)
+        .or_else(|| (ports.len() == 1).then(|| port(&ports[0])).flatten())
+}
+
+fn push(out: &mut Vec<Replica>, ip: &str, port: u16, not_ready: bool) {
+    let Ok(ip) = ip.parse::<IpAddr>() else {
+        return;
+    };
+    let addr = SocketAddr::new(ip, port);
+    if !out.iter().any(|r| r.addr == addr) {
+        out.push(Replica { addr, not_ready });
+    }
+}
+
+/// Addresses from an `EndpointSliceList`; `None` if the body is not one.
+pub fn from_slices(body: &Value) -> Option<Vec<Replica>> {
+    let items = body.get("items")?.as_array()?;
+    let mut out = Vec::new();
+    for slice in items {
+        let Some(port) = pick_port(slice.get("ports").and_then(Value::as_array)) else {
+            continue;
+        };
+        for endpoint in slice
+            .get("endpoints")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let not_ready = endpoint
+                .pointer("/conditions/ready")
+                .and_then(Value::as_bool)
+                == Some(false);
+            for ip in endpoint
+                .get("addresses")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                push(&mut out, ip, port, not_ready);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Addresses from an `Endpoints` object; `None` if the body is not one.
+pub fn from_endpoints(body: &Value) -> Option<Vec<Replica>> {
+    let subsets = body.get("subsets")?.as_array()?;
+    let mut out = Vec::new();
+    for subset in subsets {
+        let Some(port) = pick_port(subset.get("ports").and_then(Value::as_array)) else {
+            continue;
+        };
+        for (key, not_ready) in [("addresses", false), ("notReadyAddresses", true)] {
+            for ip in subset
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.get("ip")?.as_str())
+            {
+                push(&mut out, ip, port, not_ready);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// `https://IP:PORT` for an address (IPv6 in brackets).
+pub fn replica_url(addr: SocketAddr) -> String {
+    format!("https://{addr}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn slices_pair_addresses_with_their_own_ports() {
+        let list = json!({"kind": "EndpointSliceList", "items": [
+            {"addressType": "IPv4", "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}],
+             "endpoints": [{"addresses": ["10.0.0.11"], "conditions": {"ready": true}},
+                           {"addresses": ["10.0.0.12"], "conditions": {"ready": false}}]},
+            {"addressType": "IPv6", "ports": [{"name": "https", "port": 7443}],
+             "endpoints": [{"addresses": ["fd00::13"]}]},
+            {"ports": [], "endpoints": [{"addresses": ["10.0.0.99"]}]}
+        ]});
+        let r = from_slices(&list).unwrap();
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].addr.to_string(), "10.0.0.11:6443");
+        assert!(!r[0].not_ready && r[1].not_ready);
+        assert_eq!(replica_url(r[2].addr), "https://[fd00::13]:7443");
+        assert_eq!(from_slices(&json!({"kind": "Status"})), None);
+    }
+
+    #[test]
+    fn endpoints_object() {
+        let ep = json!({"kind": "Endpoints", "subsets": [{
+            "addresses": [{"ip": "172.18.0.2"}, {"ip": "172.18.0.3"}],
+            "notReadyAddresses": [{"ip": "172.18.0.4"}],
+            "ports": [{"name": "https", "port": 6443}]}]});
+        let r = from_endpoints(&ep).unwrap();
+        assert_eq!(r.len(), 3);
+        assert!(r[2].not_ready);
+        assert_eq!(from_endpoints(&json!({})), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! Pure: TokenReview (`POST /apis/authentication.k8s.io/v1/tokenreviews`), sent
+//! with the operator's kubeconfig credentials. Its `status.error` carries the
+//! exact aggregate kube-apiserver logs for the token (the request
+//! authenticator chain, pkg/registry/authentication/tokenreview/storage.go),
+//! parsed with [`crate::diagnosis::reasons::parse_auth_error`], which knows the
+//! wordings of every version. The body carries the token under test: it goes
+//! only to the same verified server the token is probed against.
+
+use serde_json::{Value, json};
+
+use crate::diagnosis::reasons::{self, AuthReason};
+use crate::http::Request;
+use crate::secret::SecretToken;
+
+/// The TokenReview path (cluster-scoped; a namespace in the URL is a 400).
+pub const PATH: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
+
+/// The request: `spec.token`, and `spec.audiences` when given (empty means the
+/// server's API audiences, the same check a normal request gets).
+pub fn request(token: &SecretToken, audiences: &[String]) -> Request {
+    let mut spec = json!({"token": token.expose()});
+    if !audiences.is_empty() {
+        spec["audiences"] = json!(audiences);
+    }
+    let body = json!({
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenReview",
+        "spec": spec,
+    });
+    Request::post_json(PATH, body.to_string().into_bytes())
+}
+
+/// What a TokenReview said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReviewOutcome {
+    /// `status.authenticated: true`: the server accepts the token.
+    Authenticated {
+        username: String,
+        uid: Option<String>,
+        audiences: Vec<String>,
+    },
+    /// Rejected; `error` verbatim and parsed.
+    Rejected {
+        error: String,
+        reasons: Vec<AuthReason>,
+    },
+    /// The operator may not create TokenReviews (403), or could not
+    /// authenticate (401), or the API answered otherwise.
+    NotAllowed { status: u16, message: String },
+}
+
+/// Reads a TokenReview answer (`status` HTTP code, JSON body).
+pub fn parse(status: u16, body: Option<&Value>) -> ReviewOutcome {
+    let message = || {
+        body.and_then(|b| b.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    if !(200..300).contains(&status) {
+        return ReviewOutcome::NotAllowed {
+            status,
+            message: message(),
+        };
+    }
+    let st = body.and_then(|b| b.get("status"));
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    if st
+        .and_then(|s| s.get("authenticated"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        let user = st.and_then(|s| s.get("user"));
+        return ReviewOutcome::Authenticated {
+            username: text(user.and_then(|u| u.get("username"))).unwrap_or_default(),
+            uid: text(user.and_then(|u| u.get("uid"))),
+            audiences: st
+                .and_then(|s| s.get("audiences"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+    }
+    let error = text(st.and_then(|s| s.get("error"))).unwrap_or_default();
+    let reasons = if error.is_empty() {
+        Vec::new()
+    } else {
+        reasons::parse_auth_error(&error)
+    };
+    ReviewOutcome::Rejected { error, reasons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::Cause;
+    use crate::diagnosis::reasons::ReasonKind;
+
+    #[test]
+    fn request_carries_token_and_optional_audiences() {
+        let r = request(&SecretToken::new("t.o.k"), &[]);
+        let body: Value = serde_json::from_slice(r.json_body.as_ref().unwrap()).unwrap();
+        assert_eq!(body["spec"], json!({"token": "t.o.k"}));
+        let r = request(&SecretToken::new("t"), &["vault".to_owned()]);
+        let body: Value = serde_json::from_slice(r.json_body.as_ref().unwrap()).unwrap();
+        assert_eq!(body["spec"]["audiences"], json!(["vault"]));
+        assert_eq!(r.path, PATH);
+    }
+
+    #[test]
+    fn outcomes() {
+        let ok = json!({"status": {"authenticated": true, "user": {"username": "u", "uid": "1"}, "audiences": ["a"]}});
+        assert!(
+            matches!(parse(201, Some(&ok)), ReviewOutcome::Authenticated { username, .. } if username == "u")
+        );
+        let rejected =
+            json!({"status": {"user": {}, "error": "[invalid bearer token, Token has expired.]"}});
+        let ReviewOutcome::Rejected { reasons, .. } = parse(201, Some(&rejected)) else {
+            panic!()
+        };
+        let specific = crate::diagnosis::reasons::specific(&reasons);
+        assert_eq!(specific[0].kind, ReasonKind::Expired);
+        assert_eq!(specific[0].cause, Cause::Expired);
+        assert_eq!(specific[0].era, "≤1.22");
+        let denied = json!({"kind": "Status", "message": "tokenreviews.authentication.k8s.io is forbidden: User \"x\" cannot create resource"});
+        assert!(matches!(
+            parse(403, Some(&denied)),
+            ReviewOutcome::NotAllowed { status: 403, .. }
+        ));
+    }
+}

@@ -1,0 +1,54 @@
+//! `-o yaml` carries exactly the JSON document's data, for every subcommand that
+//! runs offline (probe and doctor share the same writer).
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+
+fn run(args: &[&str], format: &str) -> Vec<u8> {
+    Command::cargo_bin("kubectl-satoken")
+        .unwrap()
+        .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent/satoken-test")
+        .args(args)
+        .args(["-o", format, "--now", NOW])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+#[test]
+fn yaml_equals_json() {
+    let cases: [&[&str]; 5] = [
+        &["decode", "-f", "testdata/tokens/projected.jwt"],
+        &["decode", "-f", "testdata/tokens/legacy-secret.json"],
+        &[
+            "verify",
+            "-f",
+            "testdata/tokens/rotated-key.jwt",
+            "--jwks",
+            "testdata/jwks.json",
+        ],
+        &[
+            "skew",
+            "-f",
+            "testdata/tokens/not-yet-valid.jwt",
+            "--clock",
+            "node-a=-90s",
+        ],
+        &["classify", "testdata/evidence/kubectl-401-credentials.txt"],
+    ];
+    for args in cases {
+        let json: Value = serde_json::from_slice(&run(args, "json")).unwrap();
+        let yaml: Value = serde_saphyr::from_slice(&run(args, "yaml"))
+            .unwrap_or_else(|e| panic!("{args:?}: YAML does not parse: {e}"));
+        assert_eq!(yaml, json, "{args:?}");
+    }
+}
+
+#[test]
+fn yaml_batches_are_one_document_per_line() {
+    let out =
+        String::from_utf8(run(&["decode", "-f", "testdata/tokens/batch.txt"], "yaml")).unwrap();
+    assert_eq!(out.matches("---\n").count(), 5, "{out}");
+}
