@@ -1,0 +1,1042 @@
+//! The JSON Schemas in docs/schema/ are the `-o json` contract: every
+//! subcommand's output, over a wide set of inputs (every token fixture, every
+//! evidence file, the skew fixtures, probe and doctor against the local test API
+//! server), is validated against its schema; each schema is a valid draft 2020-12
+//! schema following our conventions; and every enum in the schemas equals the
+//! Rust enum it documents, so a new code cannot ship without its schema entry.
+//!
+//! `$ref`s between the schema files are resolved from disk (a registry of
+//! `file://` URIs, offline): validation never touches the network.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::Value;
+
+use satoken::classify::{SourceType, StampSource};
+use satoken::diagnosis::reasons::ReasonKind;
+use satoken::diagnosis::{Cause, Classification, Confidence};
+use satoken::doctor::{DoctorVerdict, StepStatus};
+use satoken::findings::{Code, Severity};
+use satoken::http::TlsReason;
+use satoken::input::Shape;
+use satoken::probe::RequestKind;
+use satoken::probe::bindings::{BindingKind, BindingState};
+use satoken::skew::ClockSource;
+use satoken::token::{Binding, TokenKind};
+use satoken::verify::keys::Curve;
+use satoken::verify::{CheckName, MatchedBy};
+use satoken::window::Verdict;
+use support::apiserver::{ApiServer, Config, Object};
+use support::pki::Pki;
+use support::tokens::{self, NAMESPACE, SA};
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+const SCHEMAS: [&str; 7] = [
+    "common.schema.json",
+    "decode.schema.json",
+    "skew.schema.json",
+    "verify.schema.json",
+    "probe.schema.json",
+    "classify.schema.json",
+    "doctor.schema.json",
+];
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+/// The issuer and audience every token fixture was minted with.
+const CLUSTER: &str = "https://kubernetes.default.svc.cluster.local";
+const ADMIN: &str = "admin-static-token-0123456789";
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn schema_path(name: &str) -> PathBuf {
+    repo("docs/schema").join(name)
+}
+
+fn schema_uri(name: &str) -> String {
+    format!("file://{}", schema_path(name).display())
+}
+
+fn load(name: &str) -> Value {
+    let text = std::fs::read_to_string(schema_path(name))
+        .unwrap_or_else(|e| panic!("docs/schema/{name}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("docs/schema/{name}: {e}"))
+}
+
+fn base() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(NOW)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// Validators for every schema, sharing one offline registry of the files.
+struct Checker {
+    validators: Vec<(&'static str, jsonschema::Validator)>,
+    /// (schema, label) of every document validated.
+    checked: Vec<(String, String)>,
+    failures: Vec<String>,
+}
+
+impl Checker {
+    fn new() -> Checker {
+        let mut builder = jsonschema::Registry::new();
+        for name in SCHEMAS {
+            builder = builder
+                .add(schema_uri(name), load(name))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let registry = builder.prepare().expect("schema registry");
+        let validators = SCHEMAS
+            .iter()
+            .map(|&name| {
+                let validator = jsonschema::options()
+                    .with_registry(&registry)
+                    .with_base_uri(schema_uri(name))
+                    .offline()
+                    .should_validate_formats(true)
+                    .build(&load(name))
+                    .unwrap_or_else(|e| panic!("docs/schema/{name} does not compile: {e}"));
+                (name, validator)
+            })
+            .collect();
+        Checker {
+            validators,
+            checked: Vec::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    /// Validates `doc` against `docs/schema/<sub>.schema.json`; `label` names the output.
+    fn check(&mut self, sub: &str, label: &str, doc: &Value) {
+        let file = format!("{sub}.schema.json");
+        let validator = &self
+            .validators
+            .iter()
+            .find(|(name, _)| *name == file)
+            .unwrap_or_else(|| panic!("no schema {file}"))
+            .1;
+        for error in validator.iter_errors(doc) {
+            // The message quotes the offending value: keep it to one readable line.
+            let mut message = error.to_string();
+            if message.len() > 300 {
+                let cut = (0..=300)
+                    .rev()
+                    .find(|&i| message.is_char_boundary(i))
+                    .unwrap();
+                message.truncate(cut);
+                message.push('…');
+            }
+            self.failures.push(format!(
+                "{label}\n    at JSON pointer \"{}\" (schema {file}#{}): {message}",
+                error.instance_path(),
+                error.schema_path(),
+            ));
+        }
+        self.checked.push((sub.to_owned(), label.to_owned()));
+    }
+
+    /// Runs the command (stdin given) and validates its stdout: one JSON document,
+    /// or JSON Lines with `lines`. Returns the exit code and the documents.
+    fn run(&mut self, sub: &str, label: &str, cmd: &mut Command, lines: bool) -> (i32, Vec<Value>) {
+        let output = cmd.timeout(Duration::from_secs(60)).output().unwrap();
+        self.output(sub, label, output, lines)
+    }
+
+    fn output(
+        &mut self,
+        sub: &str,
+        label: &str,
+        output: std::process::Output,
+        lines: bool,
+    ) -> (i32, Vec<Value>) {
+        let code = output.status.code().unwrap_or(-1);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let texts: Vec<&str> = if lines {
+            stdout.lines().filter(|l| !l.trim().is_empty()).collect()
+        } else {
+            vec![stdout.as_str()]
+        };
+        let mut docs = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let label = if lines {
+                format!("{label} (output line {})", i + 1)
+            } else {
+                label.to_owned()
+            };
+            match serde_json::from_str::<Value>(text) {
+                Ok(doc) => {
+                    self.check(sub, &label, &doc);
+                    docs.push(doc);
+                }
+                Err(e) => self.failures.push(format!(
+                    "{label}: exit {code}, stdout is not JSON ({e}); stderr: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                )),
+            }
+        }
+        (code, docs)
+    }
+
+    fn finish(self, at_least: usize) {
+        assert!(
+            self.failures.is_empty(),
+            "{} of {} outputs do not match their schema (docs/schema/):\n  {}",
+            self.failures.len(),
+            self.checked.len(),
+            self.failures.join("\n  ")
+        );
+        assert!(
+            self.checked.len() >= at_least,
+            "only {} outputs validated, expected at least {at_least}: {:?}",
+            self.checked.len(),
+            self.checked
+        );
+    }
+}
+
+/// The binary, isolated from this machine's kubeconfig and pod environment.
+fn bin(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT")
+        .env_remove("KUBECONFIG")
+        .env("HOME", dir.join("no-home"))
+        .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-such-sa-dir"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+fn sorted_files(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(repo(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| keep(n))
+        .collect();
+    files.sort();
+    files
+}
+
+fn token_files() -> Vec<String> {
+    sorted_files("testdata/tokens", |n| n != "README.md" && n != "batch.txt")
+}
+
+#[test]
+fn decode_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Checker::new();
+    for name in token_files() {
+        let path = format!("testdata/tokens/{name}");
+        let (code, docs) = c.run(
+            "decode",
+            &format!("decode -f {path}"),
+            bin(dir.path())
+                .args(["decode", "--now", NOW, "-o", "json", "-f", &path])
+                .write_stdin(""),
+            false,
+        );
+        assert!(code == 0 || code == 1, "decode {path}: exit {code}");
+        assert!(docs[0].get("line").is_none(), "decode {path}: no line");
+    }
+    // A batch: the fixture (with a bad line), then every raw token plus garbage.
+    let (code, docs) = c.run(
+        "decode",
+        "decode -f testdata/tokens/batch.txt",
+        bin(dir.path())
+            .args(["decode", "--now", NOW, "-o", "json"])
+            .args(["-f", "testdata/tokens/batch.txt"])
+            .write_stdin(""),
+        true,
+    );
+    assert_eq!(code, 2, "batch.txt has a bad line");
+    let mut batch = String::new();
+    for name in token_files().iter().filter(|n| n.ends_with(".jwt")) {
+        batch.push_str(
+            std::fs::read_to_string(repo("testdata/tokens").join(name))
+                .unwrap()
+                .trim(),
+        );
+        batch.push('\n');
+    }
+    batch.push_str("not.a.token\n");
+    let (_, more) = c.run(
+        "decode",
+        "decode (stdin batch of every .jwt fixture and a bad line)",
+        bin(dir.path())
+            .args(["decode", "--now", NOW, "-o", "json", "-f", "-"])
+            .write_stdin(batch),
+        true,
+    );
+    let all: Vec<&Value> = docs.iter().chain(&more).collect();
+    assert!(
+        all.iter().any(|d| d.get("error").is_some()),
+        "an error line"
+    );
+    assert!(all.iter().any(|d| d.get("kind").is_some()), "a token line");
+    c.finish(token_files().len() + 10);
+}
+
+#[test]
+fn verify_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("schema-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let ca = ca.to_str().unwrap();
+    let mut c = Checker::new();
+    let sources: Vec<Vec<&str>> = vec![
+        vec![
+            "--jwks",
+            "testdata/jwks.json",
+            "--issuer",
+            CLUSTER,
+            "--audience",
+            CLUSTER,
+        ],
+        vec![
+            "--jwks",
+            "testdata/jwks.json",
+            "--issuer",
+            "https://elsewhere",
+        ],
+        vec!["--key", "testdata/keys/rsa.pub.pem"],
+        vec![
+            "--key",
+            "testdata/keys/ec256.pub.pem",
+            "--key",
+            "testdata/keys/ec384.pub.pem",
+            "--key",
+            "testdata/keys/rsa-rotated.pub.pem",
+        ],
+        // A private key (its public half is used) and a certificate.
+        vec!["--key", "testdata/keys/rsa.key.pem", "--key", ca],
+    ];
+    let mut runs = 0;
+    for name in token_files() {
+        for args in &sources {
+            let path = format!("testdata/tokens/{name}");
+            let (code, _) = c.run(
+                "verify",
+                &format!("verify -f {path} {}", args.join(" ")),
+                bin(dir.path())
+                    .args(["verify", "--now", NOW, "-o", "json", "-f", &path])
+                    .args(args)
+                    .write_stdin(""),
+                false,
+            );
+            assert!(
+                code == 0 || code == 1,
+                "verify {path} {args:?}: exit {code}"
+            );
+            runs += 1;
+        }
+    }
+    // Keys fetched from the API server: its JWKS and its discovery document.
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let token = fresh_token();
+    for url in [
+        format!("{}/openid/v1/jwks", server.url()),
+        format!("{}/.well-known/openid-configuration", server.url()),
+    ] {
+        let (code, _) = c.run(
+            "verify",
+            &format!("verify --jwks {url}"),
+            bin(dir.path())
+                .args(["verify", "--now", NOW, "-o", "json", "-f", "-"])
+                .args(["--jwks", &url, "--cacert", ca])
+                .write_stdin(token.clone()),
+            false,
+        );
+        assert_eq!(code, 0, "verify --jwks {url}");
+        runs += 1;
+    }
+    c.finish(runs);
+}
+
+#[test]
+fn skew_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Checker::new();
+    let leases = sorted_files("testdata/skew", |n| n.ends_with(".json"));
+    let mut cases: Vec<Vec<String>> = vec![
+        vec![
+            "--clock".into(),
+            "node-a=-90s".into(),
+            "--clock".into(),
+            "node-b=+0s".into(),
+        ],
+        vec![
+            "-f".into(),
+            "testdata/tokens/not-yet-valid.jwt".into(),
+            "--clock".into(),
+            "node-b=2026-01-01T00:01:30Z".into(),
+        ],
+        vec!["-f".into(), "testdata/tokens/legacy-secret.jwt".into()],
+        vec![
+            "-f".into(),
+            "testdata/tokens/projected.jwt".into(),
+            "--leases".into(),
+            "testdata/skew/node-leases.json".into(),
+            "--nodes".into(),
+            "testdata/skew/nodes.json".into(),
+        ],
+    ];
+    for file in &leases {
+        let flag = if file == "nodes.json" {
+            "--nodes"
+        } else {
+            "--leases"
+        };
+        cases.push(vec![flag.into(), format!("testdata/skew/{file}")]);
+        cases.push(vec![
+            "-f".into(),
+            "testdata/tokens/expired.jwt".into(),
+            flag.into(),
+            format!("testdata/skew/{file}"),
+        ]);
+    }
+    for args in &cases {
+        let (code, _) = c.run(
+            "skew",
+            &format!("skew {}", args.join(" ")),
+            bin(dir.path())
+                .args(["skew", "--now", NOW, "-o", "json"])
+                .args(args)
+                .write_stdin(""),
+            false,
+        );
+        assert!(code == 0 || code == 1, "skew {args:?}: exit {code}");
+    }
+    c.finish(cases.len());
+}
+
+#[test]
+fn classify_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Checker::new();
+    let mut seen = 0;
+    for expected in sorted_files("testdata/evidence", |n| n.ends_with(".expected.json")) {
+        let evidence = format!(
+            "testdata/evidence/{}",
+            expected.replace(".expected.json", "")
+        );
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(repo("testdata/evidence").join(&expected)).unwrap(),
+        )
+        .unwrap();
+        let mut cmd = bin(dir.path());
+        cmd.args(["classify", "--now", NOW, "-o", "json", &evidence]);
+        for arg in meta["args"].as_array().into_iter().flatten() {
+            cmd.arg(arg.as_str().unwrap());
+        }
+        if let Some(token) = meta["token_file"].as_str() {
+            cmd.args(["-f", &format!("testdata/tokens/{token}")]);
+        }
+        cmd.write_stdin("");
+        if meta["exit"] == 2 {
+            continue; // not evidence: no document to validate
+        }
+        seen += 1;
+        c.run("classify", &format!("classify {evidence}"), &mut cmd, false);
+        // The same evidence judged for a token, where it carries none.
+        if meta["token_file"].is_null() {
+            let mut cmd = bin(dir.path());
+            cmd.args(["classify", "--now", NOW, "-o", "json", &evidence])
+                .args(
+                    meta["args"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|a| a.as_str().unwrap()),
+                )
+                .args(["-f", "testdata/tokens/expired.jwt"])
+                .write_stdin("");
+            c.run(
+                "classify",
+                &format!("classify {evidence} -f expired.jwt"),
+                &mut cmd,
+                false,
+            );
+            seen += 1;
+        }
+    }
+    c.finish(seen);
+}
+
+fn fresh_token() -> String {
+    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A kubeconfig for `server` with an inline CA and the admin token user.
+fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki) -> PathBuf {
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD.encode(&pki.ca_pem);
+    let path = dir.join(format!("kubeconfig-{}", server.port()));
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: lab\nclusters:\n- name: lab\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\ncontexts:\n- name: lab\n  context: {{cluster: lab, user: admin, namespace: {NAMESPACE}}}\nusers:\n- name: admin\n  user:\n    token: {ADMIN}\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn probe_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("schema-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let other_ca = Pki::new("other-ca").write_ca(dir.path(), "other-ca.crt");
+    let fresh = fresh_token();
+    let expired = tokens::sign(&tokens::projected(base() - TimeDelta::hours(2), 3600));
+    // Minted just now by a server whose clock is right: not yet valid 90 s behind.
+    let just_minted = tokens::sign(&tokens::projected(base(), 3607));
+    let ok = ApiServer::start(Config::new(base()).admin(ADMIN), &pki);
+    let mut skewed = Config::new(base()).admin(ADMIN);
+    skewed.offset = TimeDelta::seconds(-90);
+    let skewed = ApiServer::start(skewed, &pki);
+    let mut recreated = Config::new(base()).admin(ADMIN);
+    recreated
+        .objects
+        .retain(|o| o.resource != "serviceaccounts");
+    recreated.objects.push(Object::new(
+        "serviceaccounts",
+        SA,
+        "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59",
+    ));
+    let recreated = ApiServer::start(recreated, &pki);
+    let unreachable = format!("https://127.0.0.1:{}", closed_port());
+    let pods = format!("/api/v1/namespaces/{NAMESPACE}/pods");
+    let ca = ca.to_str().unwrap();
+    let other_ca = other_ca.to_str().unwrap();
+    let kc_ok = kubeconfig(dir.path(), &ok, &pki);
+    let kc_recreated = kubeconfig(dir.path(), &recreated, &pki);
+    let kc_ok = kc_ok.to_str().unwrap();
+    let kc_recreated = kc_recreated.to_str().unwrap();
+    let (ok_url, skewed_url) = (ok.url(), skewed.url());
+
+    let mut c = Checker::new();
+    let cases: Vec<(&str, Vec<&str>, &str, &[i32])> = vec![
+        ("ok", vec!["--cacert", ca, "-s", &ok_url], &fresh, &[0]),
+        (
+            "401 expired",
+            vec!["--cacert", ca, "-s", &ok_url],
+            &expired,
+            &[1],
+        ),
+        (
+            "403",
+            vec!["--cacert", ca, "-s", &ok_url, "--path", &pods],
+            &fresh,
+            &[1],
+        ),
+        (
+            "two servers, one skewed",
+            vec!["--cacert", ca, "-s", &ok_url, "-s", &skewed_url],
+            &just_minted,
+            &[1],
+        ),
+        (
+            "unreachable",
+            vec!["--cacert", ca, "-s", &unreachable],
+            &fresh,
+            &[3],
+        ),
+        (
+            "untrusted CA",
+            vec!["--cacert", other_ca, "-s", &ok_url],
+            &fresh,
+            &[3],
+        ),
+        (
+            "kubeconfig, --token-review, bindings",
+            vec!["--kubeconfig", kc_ok, "--token-review"],
+            &fresh,
+            &[0],
+        ),
+        (
+            "recreated ServiceAccount, --token-review",
+            vec!["--kubeconfig", kc_recreated, "--token-review"],
+            &fresh,
+            &[1],
+        ),
+        (
+            "--use-kubeconfig-credentials, expired",
+            vec!["--kubeconfig", kc_ok, "--use-kubeconfig-credentials"],
+            &expired,
+            &[1],
+        ),
+    ];
+    for (label, args, token, codes) in &cases {
+        let (code, _) = c.run(
+            "probe",
+            &format!("probe ({label})"),
+            bin(dir.path())
+                .args(["probe", "-o", "json", "--now", NOW, "-f", "-"])
+                .args(args)
+                .write_stdin(token.to_string()),
+            false,
+        );
+        assert!(codes.contains(&code), "probe ({label}): exit {code}");
+    }
+
+    // Replicas that disagree: --all-endpoints.
+    let mut replicas = Vec::new();
+    for i in 0..2 {
+        let mut config = Config::new(base()).admin(ADMIN);
+        if i == 1 {
+            config.offset = TimeDelta::seconds(-90);
+        }
+        replicas.push(ApiServer::start(config, &pki));
+    }
+    let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
+    replicas[0].set_endpoints(&ports);
+    let kc = kubeconfig(dir.path(), &replicas[0], &pki);
+    let (_, docs) = c.run(
+        "probe",
+        "probe (--all-endpoints, replica-dependent)",
+        bin(dir.path())
+            .args([
+                "probe",
+                "-o",
+                "json",
+                "--now",
+                NOW,
+                "-f",
+                "-",
+                "--kubeconfig",
+            ])
+            .arg(&kc)
+            .args(["--all-endpoints", "--token-review"])
+            .write_stdin(just_minted.clone()),
+        false,
+    );
+    assert_eq!(
+        docs[0]["diagnosis"]["classification"], "replica-dependent",
+        "the replica case is exercised"
+    );
+    c.finish(cases.len() + 1);
+}
+
+/// A pod's ServiceAccount directory holding `token`, the CA and the namespace.
+fn sa_dir(pki: &Pki, token: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    pki.write_ca(dir.path(), "ca.crt");
+    std::fs::write(dir.path().join("token"), token).unwrap();
+    std::fs::write(dir.path().join("namespace"), NAMESPACE).unwrap();
+    dir
+}
+
+#[test]
+fn doctor_json_matches_its_schema() {
+    let pki = Pki::new("schema-ca");
+    let fresh = fresh_token();
+    let expired = tokens::sign(&tokens::projected(base() - TimeDelta::hours(2), 3600));
+    let ok = ApiServer::start(Config::new(base()), &pki);
+    let mut skewed = Config::new(base());
+    skewed.offset = TimeDelta::seconds(-90);
+    let skewed = ApiServer::start(skewed, &pki);
+    let closed = closed_port();
+    let pods = format!("/api/v1/namespaces/{NAMESPACE}/pods");
+    let other = Pki::new("other-ca");
+    let cases: Vec<(&str, &Pki, u16, &str, Vec<&str>)> = vec![
+        ("healthy", &pki, ok.port(), &fresh, vec![]),
+        ("expired", &pki, ok.port(), &expired, vec![]),
+        (
+            "API server 90 s behind",
+            &pki,
+            skewed.port(),
+            &fresh,
+            vec![],
+        ),
+        ("403", &pki, ok.port(), &fresh, vec!["--path", &pods]),
+        ("unreachable", &pki, closed, &fresh, vec![]),
+        ("untrusted CA", &other, ok.port(), &fresh, vec![]),
+    ];
+    let mut c = Checker::new();
+    let mut verdicts = BTreeSet::new();
+    let mut keys_read = false;
+    for (label, ca_of, port, token, extra) in &cases {
+        let sa = sa_dir(ca_of, token);
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .env("KUBECTL_SATOKEN_SA_DIR", sa.path())
+            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+            .env("KUBERNETES_SERVICE_PORT", port.to_string())
+            .env_remove("KUBECONFIG")
+            .env("NO_COLOR", "1")
+            .args(["doctor", "-o", "json", "--now", NOW])
+            .args(extra)
+            .output()
+            .unwrap();
+        let (_, docs) = c.output("doctor", &format!("doctor ({label})"), output, false);
+        if let Some(doc) = docs.first() {
+            verdicts.insert(doc["verdict"].as_str().unwrap_or("?").to_owned());
+            keys_read |= !doc["keys"].is_null();
+        }
+    }
+    c.finish(cases.len());
+    // Healthy, broken and unreachable all exercised (the keys document is null in some).
+    assert!(verdicts.len() >= 3, "{verdicts:?}");
+    assert!(keys_read, "an embedded verify document (keys) is validated");
+}
+
+// ---------------------------------------------------------------- the schemas themselves
+
+/// Every `{"properties": …}` object in a schema, with its JSON pointer.
+fn objects<'a>(value: &'a Value, pointer: String, out: &mut Vec<(String, &'a Value)>) {
+    match value {
+        Value::Object(map) => {
+            if map.contains_key("properties") {
+                out.push((pointer.clone(), value));
+            }
+            for (key, child) in map {
+                let key = key.replace('~', "~0").replace('/', "~1");
+                objects(child, format!("{pointer}/{key}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                objects(child, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn schemas_are_draft_2020_12_and_follow_the_conventions() {
+    // Compiles every schema with every $ref resolved offline.
+    Checker::new();
+    // Properties that may be absent (everything else is always present, maybe null).
+    let optional = [("decode.schema.json", "/$defs/token", "line")];
+    let mut problems = Vec::new();
+    for name in SCHEMAS {
+        let schema = load(name);
+        assert_eq!(schema["$schema"], DRAFT_2020_12, "{name}");
+        if let Err(e) = jsonschema::meta::validate(&schema) {
+            problems.push(format!(
+                "{name}: not a valid draft 2020-12 schema at \"{}\": {e}",
+                e.instance_path()
+            ));
+        }
+        let mut found = Vec::new();
+        objects(&schema, String::new(), &mut found);
+        for (pointer, object) in found {
+            if object["additionalProperties"] != false {
+                problems.push(format!(
+                    "{name}#{pointer}: additionalProperties must be false"
+                ));
+            }
+            let properties = object["properties"].as_object().unwrap();
+            let required: BTreeSet<&str> = object["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for (key, property) in properties {
+                let may_be_absent = optional.contains(&(name, pointer.as_str(), key.as_str()));
+                if required.contains(key.as_str()) == may_be_absent {
+                    problems.push(format!(
+                        "{name}#{pointer}: {key} must {}be required",
+                        if may_be_absent { "not " } else { "" }
+                    ));
+                }
+                if !property["description"].is_string() {
+                    problems.push(format!("{name}#{pointer}/properties/{key}: no description"));
+                }
+            }
+            for key in &required {
+                if !properties.contains_key(*key) {
+                    problems.push(format!(
+                        "{name}#{pointer}: required {key} is not a property"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "\n  {}", problems.join("\n  "));
+}
+
+/// The variants of a fieldless enum. The exhaustive match makes a new variant a
+/// compile error here, so it cannot be added without its schema entry.
+macro_rules! variants {
+    ($ty:ident: $($v:ident),+ $(,)?) => {{
+        #[allow(dead_code)]
+        fn exhaustive(x: $ty) {
+            match x {
+                $($ty::$v)|+ => {}
+            }
+        }
+        vec![$($ty::$v),+]
+    }};
+}
+
+fn serde_name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn schema_enums_equal_the_rust_enums() {
+    let common = load("common.schema.json");
+    let names = |list: Vec<&str>| list.into_iter().map(str::to_owned).collect::<Vec<String>>();
+    let rust: Vec<(&str, Vec<String>)> = vec![
+        ("findingCode", names(Code::ALL.iter().map(|c| c.as_str()).collect())),
+        (
+            "severity",
+            names(variants!(Severity: Info, Warning, Error).into_iter().map(Severity::as_str).collect()),
+        ),
+        (
+            "classification",
+            names(Classification::ALL.iter().map(|c| c.as_str()).collect()),
+        ),
+        (
+            "cause",
+            names(
+                variants!(Cause: None, ClockSkew, Expired, KeyMismatch, SignatureInvalid,
+                    IssuerMismatch, AudienceMismatch, TokenMalformed, ServiceAccountDeleted,
+                    ServiceAccountRecreated, PodDeleted, SecretDeleted, NodeDeleted,
+                    LegacyTokenInvalidated, StaleToken, TokenNotSent, RbacDenied, RbacRoleMissing,
+                    ObjectNotFound, TlsUntrustedCa, TlsNameMismatch, TlsCertificateExpired, TlsOther,
+                    DnsFailure, ConnectionRefused, Timeout, Unknown, Redirected)
+                .into_iter()
+                .map(Cause::as_str)
+                .collect(),
+            ),
+        ),
+        (
+            "confidence",
+            variants!(Confidence: Low, Medium, High).into_iter().map(serde_name).collect(),
+        ),
+        (
+            "tokenKind",
+            names(
+                variants!(TokenKind: Projected, TokenRequest, LegacySecret, NotKubernetes)
+                    .into_iter()
+                    .map(TokenKind::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "binding",
+            names(variants!(Binding: Pod, Secret, Node, None).into_iter().map(Binding::as_str).collect()),
+        ),
+        (
+            "inputShape",
+            names(
+                variants!(Shape: Raw, Bearer, AuthorizationHeader, TokenRequest, ExecCredential, Secret)
+                    .into_iter()
+                    .map(Shape::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "verdict",
+            names(
+                variants!(Verdict: Accept, RejectNotYetValid, RejectIssuedInFuture, RejectExpired)
+                    .into_iter()
+                    .map(Verdict::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "clockSource",
+            names(
+                variants!(ClockSource: Reference, Flag, NodeLease, ApiserverLease, NodeStatus,
+                    TokenIat, HttpDate)
+                .into_iter()
+                .map(ClockSource::as_str)
+                .collect(),
+            ),
+        ),
+        (
+            "checkName",
+            names(
+                variants!(CheckName: Signature, Key, Issuer, Audience, Time)
+                    .into_iter()
+                    .map(CheckName::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "matchedBy",
+            names(variants!(MatchedBy: Kid, Trial).into_iter().map(MatchedBy::as_str).collect()),
+        ),
+        (
+            "curve",
+            names(variants!(Curve: P256, P384, P521).into_iter().map(Curve::as_str).collect()),
+        ),
+        (
+            "requestKind",
+            names(
+                variants!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get,
+                    TokenReview, Jwks, Discovery, ReadObject, Endpoints)
+                .into_iter()
+                .map(RequestKind::as_str)
+                .collect(),
+            ),
+        ),
+        (
+            "tlsReason",
+            names(
+                variants!(TlsReason: UnknownCa, NameMismatch, Expired, Other)
+                    .into_iter()
+                    .map(TlsReason::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "bindingKind",
+            names(
+                variants!(BindingKind: ServiceAccount, Pod, Secret)
+                    .into_iter()
+                    .map(BindingKind::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "bindingState",
+            variants!(BindingState: Matches, Missing, UidDiffers, Deleting, InvalidSince, Unreadable)
+                .iter()
+                .map(|s| s.as_str().to_owned())
+                .collect(),
+        ),
+        (
+            "reasonKind",
+            names(
+                variants!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture,
+                    UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound,
+                    CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid,
+                    AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch,
+                    ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch,
+                    NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch,
+                    LegacyTokenMarkedInvalid, LegacyClaimInvalid, Unrecognised)
+                .into_iter()
+                .map(ReasonKind::as_str)
+                .collect(),
+            ),
+        ),
+        (
+            "sourceType",
+            names(
+                variants!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit)
+                    .into_iter()
+                    .map(SourceType::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "stampSource",
+            names(
+                variants!(StampSource: DateHeader, LogTimestamp, LogTimestampYearInferred,
+                    AuditTimestamp, AtFlag, Now)
+                .into_iter()
+                .map(StampSource::as_str)
+                .collect(),
+            ),
+        ),
+        (
+            "stepStatus",
+            names(
+                variants!(StepStatus: Pass, Skip, Warn, Fail)
+                    .into_iter()
+                    .map(StepStatus::as_str)
+                    .collect(),
+            ),
+        ),
+        (
+            "doctorVerdict",
+            names(
+                variants!(DoctorVerdict: Healthy, Degraded, Broken, Unreachable)
+                    .into_iter()
+                    .map(DoctorVerdict::as_str)
+                    .collect(),
+            ),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (def, want) in &rust {
+        let got: Vec<String> = common["$defs"][def]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("common.schema.json#/$defs/{def} has no enum"))
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
+        if got != *want {
+            problems.push(format!(
+                "common.schema.json#/$defs/{def}/enum is {got:?}\n    but the Rust enum has {want:?}"
+            ));
+        }
+    }
+    // Every enum in common.schema.json is checked here (or listed as not Rust-backed).
+    let unchecked = ["keyOutcome", "pemForm", "keyAlgorithm", "reviewOutcome"];
+    for (def, body) in common["$defs"].as_object().unwrap() {
+        if body.get("enum").is_some()
+            && !rust.iter().any(|(d, _)| d == def)
+            && !unchecked.contains(&def.as_str())
+        {
+            problems.push(format!(
+                "common.schema.json#/$defs/{def}: enum not compared with Rust"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n  {}", problems.join("\n  "));
+}
+
+/// What is wrong, and how to break a good document that way.
+type Breakage = (&'static str, fn(&mut Value));
+
+#[test]
+fn the_checker_rejects_what_breaks_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = bin(dir.path())
+        .args(["decode", "--now", NOW, "-o", "json"])
+        .args(["-f", "testdata/tokens/projected.jwt"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    let good: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut c = Checker::new();
+    c.check("decode", "good", &good);
+    assert!(c.failures.is_empty(), "{:?}", c.failures);
+    let breakages: [Breakage; 6] = [
+        ("missing field", |d| {
+            d.as_object_mut().unwrap().remove("expires_at");
+        }),
+        ("unknown field", |d| d["surprise"] = Value::Bool(true)),
+        ("unknown code", |d| d["kind"] = "jwt".into()),
+        ("wrong type", |d| d["leeway_seconds"] = "60".into()),
+        ("not a time", |d| d["evaluated_at"] = "yesterday".into()),
+        ("unknown finding code", |d| {
+            d["findings"] =
+                serde_json::json!([{"severity": "info", "code": "new-code", "message": "m"}]);
+        }),
+    ];
+    for (what, breakage) in breakages {
+        let mut doc = good.clone();
+        breakage(&mut doc);
+        let mut c = Checker::new();
+        c.check("decode", what, &doc);
+        assert_eq!(c.failures.len(), 1, "{what}: {:?}", c.failures);
+        assert!(c.failures[0].starts_with(what), "{}", c.failures[0]);
+    }
+}
