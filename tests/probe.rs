@@ -399,7 +399,10 @@ fn untrusted_ca_is_tls_error_and_the_token_is_never_sent() {
     assert_eq!(s["tls"]["reason"], "unknown-ca");
     assert_eq!(s["requests"].as_array().unwrap().len(), 1);
     assert_eq!(run.json["diagnosis"]["cause"], "tls-untrusted-ca");
-    assert!(server.handshake_failures() >= 1);
+    assert!(
+        eventually(|| server.handshake_failures() >= 1),
+        "no failed handshake seen"
+    );
     assert!(server.seen().is_empty());
     assert!(!server.saw_authorization());
 }
@@ -425,18 +428,36 @@ fn name_mismatch_and_expired_certificates_are_their_own_reasons() {
         assert_eq!(run.code, 3, "{}", run.stderr);
         assert_eq!(run.json["servers"][0]["tls"]["reason"], reason);
         assert_eq!(run.json["diagnosis"]["cause"], cause);
-        assert!(server.seen().is_empty() && server.handshake_failures() >= 1);
+        assert!(server.seen().is_empty());
+        // The server records the failed handshake on its own thread: give it a moment.
+        assert!(
+            eventually(|| server.handshake_failures() >= 1),
+            "no failed handshake seen"
+        );
     }
+}
+
+/// Polls `condition` for up to 5 s: for facts a server thread records asynchronously.
+fn eventually(condition: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    condition()
 }
 
 #[test]
 fn servers_are_probed_concurrently() {
     let (dir, pki, ca) = setup();
-    // Each server takes 2 x 700 ms (preflight + review); in sequence 3 would take 4.2 s.
+    // Each server takes 2 x 1.5 s (preflight + review): in sequence 3 would take 9 s,
+    // concurrently about 3 s. The wide gap keeps the test honest on a loaded machine.
     let servers: Vec<ApiServer> = (0..3)
         .map(|_| {
             let mut config = Config::new(base());
-            config.mode = Mode::Slow(Duration::from_millis(700));
+            config.mode = Mode::Slow(Duration::from_millis(1500));
             ApiServer::start(config, &pki)
         })
         .collect();
@@ -446,7 +467,7 @@ fn servers_are_probed_concurrently() {
     let elapsed = started.elapsed();
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.json["servers"].as_array().unwrap().len(), 3);
-    assert!(elapsed < Duration::from_millis(3500), "{elapsed:?}");
+    assert!(elapsed < Duration::from_millis(6500), "{elapsed:?}");
 }
 
 #[test]

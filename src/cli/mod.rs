@@ -45,14 +45,21 @@ Run inside a pod, every subcommand reads the mounted token by default.";
 
 const EXAMPLES: &str = "\
 Examples:
-  # Inside a pod: what is the mounted token, and is anything wrong with it?
-  kubectl satoken decode
+  # Inside a pod: every check, one verdict, the fix
+  kubectl satoken doctor
 
-  # From a laptop: a fresh token for a ServiceAccount
+  # From a laptop: decode a fresh token for a ServiceAccount
   kubectl create token my-sa | kubectl satoken decode
 
-  # Would this token be accepted at a given instant?
+  # Ask the API servers who the token is, and why they refuse it
+  kubectl satoken probe -f token.jwt --token-review
+
+  # Would this token be accepted at a given instant, or on a clock 90 s behind?
   kubectl satoken decode -f token.jwt --now 2026-01-01T00:00:00Z -o json
+  kubectl satoken skew -f token.jwt --clock node-b=-90s
+
+  # What does this error message or log line mean?
+  kubectl logs -n kube-system kube-apiserver-cp-1 | kubectl satoken classify
 
 Exit codes: 0 nothing wrong, 1 a problem was diagnosed, 2 bad input or usage,
 3 could not get an answer (network, DNS, TLS).";
@@ -128,24 +135,24 @@ pub struct GlobalArgs {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
-    #[command(after_help = decode::EXAMPLES)]
-    Decode(DecodeArgs),
-    /// Judge a token against many clocks (nodes, API servers) and measure how far apart they are.
-    #[command(after_help = skew::EXAMPLES)]
-    Skew(SkewArgs),
-    /// Check a token's signature, key, issuer, audience and time offline, against a JWKS or PEM keys.
-    #[command(after_help = verify::EXAMPLES)]
-    Verify(VerifyArgs),
-    /// Ask API servers, over verified TLS, who they think the token is: 401, 403 or 404, and why.
-    #[command(after_help = probe::EXAMPLES)]
-    Probe(Box<ProbeArgs>),
-    /// Classify evidence (HTTP status, curl -v, kubectl/client errors, apiserver log, audit events).
-    #[command(after_help = classify::EXAMPLES)]
-    Classify(ClassifyArgs),
     /// The one command to run inside a pod: every check, one verdict, the fix.
     #[command(after_help = doctor::EXAMPLES)]
     Doctor(Box<DoctorArgs>),
+    /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
+    #[command(after_help = decode::EXAMPLES)]
+    Decode(DecodeArgs),
+    /// Judge a token on many clocks (nodes, API servers) and how far apart they are.
+    #[command(after_help = skew::EXAMPLES)]
+    Skew(SkewArgs),
+    /// Check signature, key, issuer, audience and time against a JWKS or PEM keys.
+    #[command(after_help = verify::EXAMPLES)]
+    Verify(VerifyArgs),
+    /// Ask API servers over verified TLS who the token is: 401, 403 or 404, and why.
+    #[command(after_help = probe::EXAMPLES)]
+    Probe(Box<ProbeArgs>),
+    /// Say what an error, a curl -v transcript, an API server log or audit event means.
+    #[command(after_help = classify::EXAMPLES)]
+    Classify(ClassifyArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

@@ -24,8 +24,14 @@
 //!
 //! Constructing a client starts reqwest's runtime thread: only subcommands that
 //! talk to the network build one (decode never pays for it).
+//!
+//! On Linux, host names are resolved from `/etc/hosts` and `/etc/resolv.conf`
+//! without the C library ([`resolve`]), so the static in-pod binary resolves
+//! names like the dynamic one.
 
 pub mod clock;
+#[cfg(target_os = "linux")]
+mod resolve;
 mod tls;
 
 use std::io::Read as _;
@@ -285,6 +291,10 @@ impl HttpClient {
             config.identity.as_ref(),
         )?;
         let mut builder = reqwest::blocking::Client::builder();
+        #[cfg(target_os = "linux")]
+        {
+            builder = builder.dns_resolver(Arc::new(resolve::FilesResolver::default()));
+        }
         if let Some((host, addr)) = &config.resolve {
             builder = builder.resolve(host, *addr);
         }
