@@ -17,24 +17,9 @@ use serde_json::{Value, json};
 use support::apiserver::{ApiServer, Config, Object};
 use support::pki::Pki;
 use support::tokens::{self, NAMESPACE, SA};
+use support::{BASE, base, sa_dir};
 
-const BASE: &str = "2026-01-01T00:00:00Z";
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE)
-        .unwrap()
-        .with_timezone(&Utc)
-}
-
-/// A pod's ServiceAccount directory holding `token`, the CA and the namespace.
-fn sa_dir(pki: &Pki, token: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    pki.write_ca(dir.path(), "ca.crt");
-    std::fs::write(dir.path().join("token"), token).unwrap();
-    std::fs::write(dir.path().join("namespace"), NAMESPACE).unwrap();
-    dir
-}
 
 struct Run {
     code: i32,

@@ -8,21 +8,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use serde_json::Value;
 
 use support::apiserver::{ApiServer, Config, Mode, Object, UNAUTHORIZED_BODY};
 use support::pki::Pki;
 use support::tokens::{self, NAMESPACE, SA, SA_UID};
+use support::{BASE, base};
 
-const BASE: &str = "2026-01-01T00:00:00Z";
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE)
-        .unwrap()
-        .with_timezone(&Utc)
-}
 
 /// A kubelet-fresh token: minted 10 minutes ago, valid for an hour.
 fn fresh_token() -> String {

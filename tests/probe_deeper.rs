@@ -9,23 +9,17 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use base64::Engine as _;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use serde_json::{Value, json};
 
 use support::apiserver::{ApiServer, Config, Object, Wording};
 use support::pki::Pki;
 use support::tokens::{self, NAMESPACE, SA, SA_UID};
+use support::{BASE, base};
 
-const BASE: &str = "2026-01-01T00:00:00Z";
 const ADMIN: &str = "admin-static-token-0123456789";
 const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
 const NEW_UID: &str = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE)
-        .unwrap()
-        .with_timezone(&Utc)
-}
 
 fn fresh_token() -> String {
     tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))

@@ -7,20 +7,13 @@ mod support;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use serde_json::Value;
 
 use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
 use support::tokens;
-
-const BASE: &str = "2026-01-01T00:00:00Z";
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE)
-        .unwrap()
-        .with_timezone(&Utc)
-}
+use support::{BASE, base};
 
 fn skew(dir: &std::path::Path, args: &[String], token: &str) -> (i32, Value) {
     let out = Command::cargo_bin("kubectl-satoken")

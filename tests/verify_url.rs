@@ -6,20 +6,13 @@ mod support;
 
 use std::process::Command;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use serde_json::Value;
 
 use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
 use support::tokens;
-
-const BASE: &str = "2026-01-01T00:00:00Z";
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(BASE)
-        .unwrap()
-        .with_timezone(&Utc)
-}
+use support::{BASE, base};
 
 fn verify(
     dir: &std::path::Path,

@@ -160,6 +160,38 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// Every cause (a unit test's exhaustive match keeps this list complete).
+    pub const ALL: [Cause; 28] = [
+        Cause::None,
+        Cause::ClockSkew,
+        Cause::Expired,
+        Cause::KeyMismatch,
+        Cause::SignatureInvalid,
+        Cause::IssuerMismatch,
+        Cause::AudienceMismatch,
+        Cause::TokenMalformed,
+        Cause::ServiceAccountDeleted,
+        Cause::ServiceAccountRecreated,
+        Cause::PodDeleted,
+        Cause::SecretDeleted,
+        Cause::NodeDeleted,
+        Cause::LegacyTokenInvalidated,
+        Cause::StaleToken,
+        Cause::TokenNotSent,
+        Cause::RbacDenied,
+        Cause::RbacRoleMissing,
+        Cause::ObjectNotFound,
+        Cause::TlsUntrustedCa,
+        Cause::TlsNameMismatch,
+        Cause::TlsCertificateExpired,
+        Cause::TlsOther,
+        Cause::DnsFailure,
+        Cause::ConnectionRefused,
+        Cause::Timeout,
+        Cause::Unknown,
+        Cause::Redirected,
+    ];
+
     /// Stable kebab-case name, as in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -260,6 +292,44 @@ impl Diagnosis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cause_all_is_complete() {
+        // A new variant fails to compile here until it is added to `Cause::ALL`.
+        for cause in Cause::ALL {
+            match cause {
+                Cause::None
+                | Cause::ClockSkew
+                | Cause::Expired
+                | Cause::KeyMismatch
+                | Cause::SignatureInvalid
+                | Cause::IssuerMismatch
+                | Cause::AudienceMismatch
+                | Cause::TokenMalformed
+                | Cause::ServiceAccountDeleted
+                | Cause::ServiceAccountRecreated
+                | Cause::PodDeleted
+                | Cause::SecretDeleted
+                | Cause::NodeDeleted
+                | Cause::LegacyTokenInvalidated
+                | Cause::StaleToken
+                | Cause::TokenNotSent
+                | Cause::RbacDenied
+                | Cause::RbacRoleMissing
+                | Cause::ObjectNotFound
+                | Cause::TlsUntrustedCa
+                | Cause::TlsNameMismatch
+                | Cause::TlsCertificateExpired
+                | Cause::TlsOther
+                | Cause::DnsFailure
+                | Cause::ConnectionRefused
+                | Cause::Timeout
+                | Cause::Unknown
+                | Cause::Redirected => {}
+            }
+        }
+        assert_eq!(Cause::ALL.len(), 28);
+    }
 
     #[test]
     fn names_match_serde() {
