@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-/// `--verb/--resource` (a SelfSubjectAccessReview) and `--path` (a GET).
+// `--verb/--resource` (a SelfSubjectAccessReview) and `--path` (a GET).
 #[derive(Debug, Clone, Args)]
 pub struct AccessArgs {
     /// Also GET this path with the token (e.g. the object the workload needs).

@@ -26,7 +26,7 @@ Examples:
 Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
 (or the token) could not be read or recognised.";
 
-/// `classify`.
+// The arguments of `classify` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
     /// The evidence file (`-` or nothing: stdin).

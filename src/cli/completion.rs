@@ -13,7 +13,7 @@ Examples:
   # kubectl_complete-satoken on PATH; a symlink to this binary is enough
   ln -s \"$(command -v kubectl-satoken)\" ~/.local/bin/kubectl_complete-satoken";
 
-/// `completion SHELL`.
+// `completion SHELL` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct CompletionArgs {
     /// The shell to print a completion script for.
@@ -21,8 +21,8 @@ pub struct CompletionArgs {
     pub shell: Shell,
 }
 
-/// `__complete ARGS… WORD`: the words after `kubectl satoken`, the last being the
-/// (possibly empty) word to complete, as kubectl passes them to plugins.
+// `__complete ARGS… WORD`: the words after `kubectl satoken`, the last being the
+// (possibly empty) word to complete, as kubectl passes them to plugins.
 #[derive(Debug, Args)]
 pub struct CompleteArgs {
     #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]

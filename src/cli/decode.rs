@@ -15,7 +15,7 @@ Examples:
   kubectl get secret my-sa-token -o json | kubectl satoken decode
   kubectl satoken decode -f tokens.txt -o json  # one token per line";
 
-/// `decode`.
+// The arguments of `decode` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     #[command(flatten)]

@@ -107,7 +107,9 @@ fn completion_aware(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
     args
 }
 
-/// Flags every subcommand takes.
+// Flags every subcommand takes. Args structs carry plain comments, not doc
+// comments: clap would take a doc comment as the about text, and with the
+// deferred build (see `Command`) it would replace the subcommand's own.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Output format.
@@ -133,7 +135,11 @@ pub struct GlobalArgs {
 }
 
 /// The subcommands.
+///
+/// `defer`: only the subcommand that runs gets its arguments built. Building all
+/// of them costs more than decoding a token (heap and code pages touched at start).
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// The one command to run inside a pod: every check, one verdict, the fix.
     #[command(after_help = doctor::EXAMPLES)]
@@ -161,7 +167,7 @@ pub enum Command {
     Complete(CompleteArgs),
 }
 
-/// Where the token comes from; shared by every subcommand that takes one.
+// Where the token comes from; shared by every subcommand that takes one.
 #[derive(Debug, Args)]
 pub struct TokenArgs {
     /// The token: a JWT, `Bearer <jwt>` or `Authorization: Bearer <jwt>`. Prefer -f or
@@ -209,6 +215,30 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The deferred build must not replace a subcommand's about text (the one
+    /// `kubectl satoken --help` lists) with a doc comment of an Args struct.
+    #[test]
+    fn deferred_subcommands_keep_their_about() {
+        let listed: Vec<_> = Cli::command()
+            .get_subcommands()
+            .map(|s| {
+                (
+                    s.get_name().to_owned(),
+                    s.get_about().map(|a| a.to_string()),
+                )
+            })
+            .collect();
+        let mut built = Cli::command();
+        built.build();
+        for (name, about) in listed {
+            let sub = built.find_subcommand(&name).unwrap();
+            assert_eq!(sub.get_about().map(|a| a.to_string()), about, "{name}");
+            if name != "__complete" {
+                assert!(sub.get_arguments().count() > 3, "{name} was built empty");
+            }
+        }
     }
 
     #[test]

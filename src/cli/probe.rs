@@ -32,7 +32,7 @@ Exit codes: 0 authenticated (ok, or 404: the object is missing), 1 401 or 403
 (or another status, or replicas that disagree), 3 a server could not be reached
 or TLS failed.";
 
-/// `probe`.
+// The arguments of `probe` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     #[command(flatten)]

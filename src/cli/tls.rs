@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::timefmt;
 
-/// How to reach and trust a server.
+// How to reach and trust a server.
 #[derive(Debug, Clone, Args)]
 pub struct TlsArgs {
     /// CA bundle (PEM) to verify servers with; the only one trusted.
