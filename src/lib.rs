@@ -27,6 +27,8 @@ pub mod env;
 pub mod error;
 pub mod exit;
 pub mod findings;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod http;
 pub mod input;
 pub mod kubeconfig;

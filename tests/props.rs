@@ -1,47 +1,37 @@
 //! Property tests: no input, however hostile, makes the input reader, the parser,
-//! the analysis, the renderers or the kubeconfig reader panic.
-
-use std::io::Cursor;
+//! the analysis, the renderers, the key, Lease/Node, evidence or kubeconfig readers
+//! panic. The entry points are the fuzz targets' (`satoken::fuzzing`).
 
 use base64::Engine as _;
 use chrono::{DateTime, TimeDelta};
 use proptest::prelude::*;
-use satoken::input::{TokenInput, read_tokens};
-use satoken::report::{Styles, TableStyle, json::DecodeJson, table};
+use satoken::fuzzing;
+use satoken::report::{TableStyle, table};
 use satoken::{decode, token};
 
 const NOW: i64 = 1_767_225_600;
 
-/// Runs the whole decode pipeline on `bytes`; errors are fine, panics are not.
+/// Runs the whole decode pipeline on `bytes` (the `token` fuzz target's body).
 fn pipeline(bytes: Vec<u8>) {
-    let Ok(input) = read_tokens(Box::new(Cursor::new(bytes)), "test") else {
-        return;
-    };
-    let shaped: Vec<_> = match input {
-        TokenInput::Single(s) => vec![s],
-        TokenInput::Batch(lines) => lines.filter_map(|l| l.ok()?.result.ok()).collect(),
-    };
-    let now = DateTime::from_timestamp(NOW, 0).unwrap();
-    for shaped in shaped {
-        let Ok(token) = token::parse(&shaped.token) else {
-            continue;
-        };
-        let report = decode::analyse(token, &shaped, now, TimeDelta::seconds(60));
-        let mut sink = Vec::new();
-        serde_json::to_writer(&mut sink, &DecodeJson::new(&report, None)).unwrap();
-        let mut styles = Styles::default();
-        styles.colorize();
-        table::write_decode(
-            &mut sink,
-            &report,
-            &TableStyle {
-                styles,
-                width: 80,
-                local_time: false,
-            },
-        )
-        .unwrap();
+    fuzzing::token(&bytes);
+}
+
+/// A fixture with one byte replaced and perhaps its tail cut off: close enough to the real
+/// format to get past the first checks of each reader.
+fn mangled(fixture: &[u8], at: usize, byte: u8, keep: Option<usize>) -> Vec<u8> {
+    let mut bytes = fixture.to_vec();
+    if !bytes.is_empty() {
+        let at = at % bytes.len();
+        bytes[at] = byte;
+        if let Some(keep) = keep {
+            bytes.truncate(keep % (bytes.len() + 1));
+        }
     }
+    bytes
+}
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -182,9 +172,53 @@ proptest! {
         ],
         context in proptest::option::of("[a-z]{0,5}"),
     ) {
-        let path = std::path::Path::new("prop.kubeconfig");
-        if let Ok(file) = satoken::kubeconfig::parse_file(path, &text) {
-            let _ = satoken::kubeconfig::resolve(vec![file], context.as_deref());
-        }
+        fuzzing::kubeconfig(text.as_bytes(), context.as_deref());
+    }
+
+    #[test]
+    fn key_readers_never_panic(
+        which in 0usize..3,
+        at in any::<usize>(),
+        byte in any::<u8>(),
+        keep in prop::option::of(any::<usize>()),
+        noise in prop::collection::vec(any::<u8>(), 0..512),
+    ) {
+        let base = match which {
+            0 => fixture("testdata/jwks.json"),
+            1 => fixture("testdata/keys/ec256.pub.pem"),
+            _ => noise,
+        };
+        fuzzing::keys(&mangled(&base, at, byte, keep));
+    }
+
+    #[test]
+    fn lease_and_node_readers_never_panic(
+        which in 0usize..3,
+        at in any::<usize>(),
+        byte in "[ -~]",
+        keep in prop::option::of(any::<usize>()),
+    ) {
+        let base = fixture(["testdata/skew/node-leases.json", "testdata/skew/nodes.json", "testdata/skew/apiserver-leases.json"][which]);
+        fuzzing::skew_sources(&mangled(&base, at, byte.as_bytes()[0], keep));
+    }
+
+    #[test]
+    fn evidence_reader_never_panics(
+        which in 0usize..64,
+        at in any::<usize>(),
+        byte in any::<u8>(),
+        keep in prop::option::of(any::<usize>()),
+    ) {
+        let mut files: Vec<_> = std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/evidence"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.to_string_lossy();
+                !name.ends_with(".expected.json") && !name.ends_with("README.md")
+            })
+            .collect();
+        files.sort();
+        let base = std::fs::read(&files[which % files.len()]).unwrap();
+        fuzzing::classify(&mangled(&base, at, byte, keep));
     }
 }

@@ -1,15 +1,5 @@
 //! probe's kubeconfig reader: YAML parsing, then context resolution.
+//! The body lives in the library (`satoken::fuzzing`), shared with tests/props.rs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use satoken::kubeconfig;
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let path = std::path::Path::new("fuzz.kubeconfig");
-    if let Ok(file) = kubeconfig::parse_file(path, text) {
-        let _ = kubeconfig::resolve(vec![file], None);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| satoken::fuzzing::kubeconfig(data, None));
