@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks of the release binary against minimal floors, side by
-# side in one run (compare ratios only within one run: the machine is noisy).
+# Whole-process benchmarks, side by side in one run (compare ratios only within
+# one run: the machine is noisy).
 #
-# Usage: scripts/bench.sh [RUNS]     (needs hyperfine and python3)
+# Usage: scripts/bench.sh [RUNS [ROUNDS]]   (needs hyperfine and python3)
+#        BENCH_DYNAMIC_ONLY=1 scripts/bench.sh   skips the static builds (~10 min)
 #
-# Times, with hyperfine:
-#   1. one token:   `decode -o json` vs benches/minimal_decode.rs vs `jwt decode -j`
-#                   (jwt-cli, when `jwt` is on PATH; skipped otherwise)
-#   2. batch:       `decode -o json` on 10,000 tokens from stdin vs minimal_decode
-#   3. verify:      one-token `verify --jwks` vs benches/minimal_verify.rs
-# and prints ratios, tokens/s, peak RSS (/usr/bin/time) for 10k and 100k tokens,
-# and the release binary's size.
+# Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
+# (default 20). A VM's speed drifts by tens of percent from minute to minute, so
+# ratios are taken within each round, where the programs ran back to back, and the
+# median over the rounds is reported.
+#
+# Programs:
+#   shipped   the static binary the release ships (scripts/build-static.sh)
+#   dynamic   `cargo build --release`, what `cargo install` gives
+#   floor     benches/minimal_{decode,verify}.rs built the default way (the floor
+#             the targets are written against), and the same floors built static
+#             (`floor-static`) for a like-for-like ratio with `shipped`
+#   jwt-cli   `jwt decode -j`, when `jwt` is on PATH (cargo install jwt-cli)
+# Times: one-token `decode -o json`, 10,000 tokens on stdin, one-token
+# `verify --jwks`; then peak RSS (/usr/bin/time) at 10k and 100k tokens, sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-30}
-cargo build --release --quiet --bin kubectl-satoken --example minimal_decode --example minimal_verify
+runs=${1:-20}
+rounds=${2:-5}
+command -v hyperfine >/dev/null || { echo "bench.sh: hyperfine is not installed" >&2; exit 2; }
+
+cargo build --release --quiet --locked --bin kubectl-satoken --example minimal_decode --example minimal_verify
 target=${CARGO_TARGET_DIR:-target}
-bin=$target/release/kubectl-satoken
+dyn=$target/release/kubectl-satoken
 floor=$target/release/examples/minimal_decode
 vfloor=$target/release/examples/minimal_verify
-command -v hyperfine >/dev/null || { echo "bench.sh: hyperfine is not installed" >&2; exit 2; }
+if [ -z "${BENCH_DYNAMIC_ONLY:-}" ]; then
+  built=$(scripts/build-static.sh --floors)
+  shipped=$(sed -n 's/^path: *//p' <<<"$built")
+  sfloors=$(sed -n 's/^floors: *//p' <<<"$built")
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now=2026-01-01T00:00:00Z
@@ -37,59 +53,77 @@ for n in (10_000, 100_000):
             f.write(tokens[i % len(tokens)] + "\n")
 PY
 
-one_cmds=("$bin decode -o json --now $now -f $one" "$floor $one")
-if command -v jwt >/dev/null; then
-  one_cmds+=("jwt decode -j $(cat $one)")
-else
-  echo "jwt-cli not installed (cargo install jwt-cli): its column is skipped"
+# name<TAB>command lines, per benchmark; hyperfine keeps their order.
+decode_one=() batch=() verify=() names=()
+add() { # name decode-one batch verify
+  names+=("$1")
+  decode_one+=("$2")
+  batch+=("$3")
+  verify+=("$4")
+}
+dec="decode -o json --now $now"
+ver="verify -o json --now $now --jwks testdata/jwks.json --issuer $iss --audience $iss"
+if [ -n "${shipped:-}" ]; then
+  add shipped "$shipped $dec -f $one" "$shipped $dec < $work/batch-10000.txt" "$shipped $ver -f $one"
 fi
-hyperfine -N -i --warmup 10 --runs "$runs" --export-json "$work/one.json" "${one_cmds[@]}" >/dev/null
-hyperfine -i --warmup 2 --runs 10 --export-json "$work/batch.json" \
-  "$bin decode -o json --now $now < $work/batch-10000.txt" \
-  "$floor < $work/batch-10000.txt" >/dev/null
-hyperfine -N --warmup 10 --runs "$runs" --export-json "$work/verify.json" \
-  "$bin verify -o json --now $now --jwks testdata/jwks.json --issuer $iss --audience $iss -f $one" \
-  "$vfloor $one testdata/jwks.json $iss $iss" >/dev/null
+add dynamic "$dyn $dec -f $one" "$dyn $dec < $work/batch-10000.txt" "$dyn $ver -f $one"
+add floor "$floor $one" "$floor < $work/batch-10000.txt" "$vfloor $one testdata/jwks.json $iss $iss"
+if [ -n "${sfloors:-}" ]; then
+  add floor-static "$sfloors/minimal_decode $one" "$sfloors/minimal_decode < $work/batch-10000.txt" \
+    "$sfloors/minimal_verify $one testdata/jwks.json $iss $iss"
+fi
+jwt_cmd=()
+if command -v jwt >/dev/null; then
+  jwt_cmd=("jwt decode -j $(cat $one)")
+else
+  echo "jwt-cli not installed (cargo install jwt-cli): its row is skipped"
+fi
+printf '%s\n' "${names[@]}" > "$work/names"
 
+for round in $(seq "$rounds"); do
+  echo "round $round of $rounds" >&2
+  hyperfine -N -i --warmup 5 --runs "$runs" --export-json "$work/one-$round.json" \
+    "${decode_one[@]}" "${jwt_cmd[@]}" >/dev/null 2>&1
+  hyperfine -i --warmup 1 --runs 5 --export-json "$work/batch-$round.json" "${batch[@]}" >/dev/null 2>&1
+  hyperfine -N --warmup 5 --runs "$runs" --export-json "$work/verify-$round.json" \
+    "${verify[@]}" >/dev/null 2>&1
+done
+
+main=${shipped:-$dyn}
 for n in 10000 100000; do
-  for prog in "$bin decode -o json --now $now" "$floor"; do
+  for prog in "$main $dec" "$floor"; do
     /usr/bin/time -f "%M" -o "$work/rss" $prog < "$work/batch-$n.txt" >/dev/null || true
     echo "$n $(basename "${prog%% *}") $(tail -1 "$work/rss")" >> "$work/rss.txt"
   done
 done
 
-python3 - "$work" "$bin" "$floor" <<'PY'
-import json, os, sys
-w, bin, floor = sys.argv[1:4]
-def load(name):
-    return json.load(open(f"{w}/{name}.json"))["results"]
-ms = lambda r: f"{r['median'] * 1000:.2f} ms"
-# CPU time (user + system, mean) is steadier than wall time on a shared machine.
+python3 - "$work" "$main" "$dyn" "$floor" "$rounds" <<'PY'
+import json, os, statistics, sys
+w, main, dyn, floor, rounds = sys.argv[1:6]
+names = open(f"{w}/names").read().split() + ["jwt-cli"]
+med = statistics.median
+# CPU time (user + system, mean of the round) is steadier than wall time.
 cpu = lambda r: r["user"] + r["system"]
-def row(label, r, base, per=None):
-    wall = f"{r['median'] * 1000:8.2f} ms wall {r['median'] / base['median']:5.2f}x"
-    cpus = f"{cpu(r) * 1000:8.2f} ms cpu {cpu(r) / cpu(base):5.2f}x"
-    extra = f"  = {per / r['median']:,.0f} tokens/s (wall)" if per else ""
-    print(f"  {label:<16}{wall}  {cpus}{extra}")
-labels = ["decode -o json", "minimal_decode", "jwt decode -j"]
-one = load("one")
-print("one token (median wall, mean cpu; ratios against the minimal program)")
-for label, r in zip(labels, one):
-    row(label, r, one[1])
-if len(one) > 2:
-    print(f"  decode / jwt-cli: {one[0]['median'] / one[2]['median']:.2f}x wall,"
-          f" {cpu(one[0]) / cpu(one[2]):.2f}x cpu")
-b = load("batch")
-print("10,000 tokens from stdin")
-for label, r in zip(labels, b):
-    row(label, r, b[1], per=10_000)
-v = load("verify")
-print("verify one token (RS256, --jwks)")
-for label, r in zip(["verify --jwks", "minimal_verify"], v):
-    row(label, r, v[1])
-print("peak RSS (KiB), batch from stdin")
+def table(title, bench, per=None):
+    runs = [dict(zip(names, json.load(open(f"{w}/{bench}-{i}.json"))["results"]))
+            for i in range(1, int(rounds) + 1)]
+    bases = [b for b in ("floor", "floor-static", "jwt-cli") if b in runs[0]]
+    print(f"{title} (median of {rounds} rounds)")
+    print(f"  {'':<13}{'wall':>9}{'cpu':>9}   cpu ratio to " + ", ".join(bases))
+    for name in runs[0]:
+        wall = med(r[name]["median"] for r in runs)
+        c = med(cpu(r[name]) for r in runs)
+        ratios = "  ".join(f"{med(cpu(r[name]) / cpu(r[b]) for r in runs):5.2f}x" for b in bases)
+        rate = f"  {per / wall:,.0f} tokens/s" if per else ""
+        print(f"  {name:<13}{wall * 1000:6.2f} ms{c * 1000:6.2f} ms   {ratios}{rate}")
+table("one token, decode -o json", "one")
+table("10,000 tokens on stdin, decode -o json", "batch", per=10_000)
+table("one token, verify --jwks (RS256)", "verify")
+print("peak RSS, batch on stdin")
 for line in open(f"{w}/rss.txt"):
     n, prog, kib = line.split()
-    print(f"  {int(n):>7,} tokens  {prog:<16} {kib} KiB")
-print(f"release binary: {os.path.getsize(bin):,} bytes; minimal_decode: {os.path.getsize(floor):,} bytes")
+    print(f"  {int(n):>7,} tokens  {prog:<16} {int(kib) / 1024:.1f} MiB")
+for label, path in (("shipped (static)", main), ("dynamic", dyn), ("floor", floor)):
+    if label != "shipped (static)" or main != dyn:
+        print(f"size: {label:<17}{os.path.getsize(path):>12,} bytes")
 PY

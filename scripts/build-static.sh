@@ -5,9 +5,11 @@
 # See docs/in-pod.md. Prints the path, the size and what file(1)/ldd(1) say, and
 # fails if the result is not static.
 #
-# Usage: scripts/build-static.sh [--musl]
+# Usage: scripts/build-static.sh [--musl] [--floors]
 #   --musl   build x86_64-unknown-linux-musl instead (needs that rustup target
 #            and a musl C compiler for aws-lc-sys, e.g. Debian's musl-tools)
+#   --floors also build the benchmark floors (benches/minimal_*.rs) the same way,
+#            for scripts/bench.sh's like-for-like comparison; prints `floors: DIR`
 #
 # The target is always given explicitly so that RUSTFLAGS reach only the binary,
 # not build scripts and proc-macros (which cannot be static).
@@ -15,14 +17,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target=x86_64-unknown-linux-gnu
-case "${1:-}" in
-"") ;;
---musl) target=x86_64-unknown-linux-musl ;;
-*)
-    echo "usage: $0 [--musl]" >&2
-    exit 2
-    ;;
-esac
+extra=()
+for arg in "$@"; do
+    case "$arg" in
+    --musl) target=x86_64-unknown-linux-musl ;;
+    --floors) extra=(--example minimal_decode --example minimal_verify) ;;
+    *)
+        echo "usage: $0 [--musl] [--floors]" >&2
+        exit 2
+        ;;
+    esac
+done
 
 # getrandom 0.3+ (hickory's rand) finds glibc's getrandom() with dlsym, which a
 # static binary cannot do, and would then fall back to /dev/urandom: not there
@@ -35,7 +40,7 @@ fi
 export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$rustflags"
 
 start=$(date +%s)
-cargo build --locked --profile release-static --target "$target" --bin kubectl-satoken
+cargo build --locked --profile release-static --target "$target" --bin kubectl-satoken "${extra[@]}"
 end=$(date +%s)
 
 target_dir=$(cargo metadata --no-deps --format-version 1 |
@@ -56,6 +61,9 @@ printf 'size:  %s bytes (%s KiB)\n' "$size" "$((size / 1024))"
 printf 'build: %ss\n' "$((end - start))"
 printf 'file:  %s\n' "$file_verdict"
 printf 'ldd:   %s\n' "$ldd_verdict"
+if [ ${#extra[@]} -gt 0 ]; then
+    printf 'floors: %s\n' "$target_dir/$target/release-static/examples"
+fi
 
 case "$file_verdict" in
 *"statically linked"* | *"static-pie linked"* | "(file(1) not installed"*) ;;
