@@ -2,8 +2,11 @@
 # Whole-process benchmarks, side by side in one run (compare ratios only within
 # one run: the machine is noisy).
 #
-# Usage: scripts/bench.sh [RUNS [ROUNDS]]   (needs hyperfine and python3)
+# Usage: scripts/bench.sh [RUNS [ROUNDS]]   (needs python3; uses hyperfine when
+#        installed, else scripts/bench_timer.py, which times with wait4's rusage as
+#        /usr/bin/time does)
 #        BENCH_DYNAMIC_ONLY=1 scripts/bench.sh   skips the static builds (~10 min)
+#        BENCH_NO_HYPERFINE=1 scripts/bench.sh   uses the fallback timer
 #
 # Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
 # (default 20). A VM's speed drifts by tens of percent from minute to minute, so
@@ -18,12 +21,30 @@
 #             (`floor-static`) for a like-for-like ratio with `shipped`
 #   jwt-cli   `jwt decode -j`, when `jwt` is on PATH (cargo install jwt-cli)
 # Times: one-token `decode -o json`, 10,000 tokens on stdin, one-token
-# `verify --jwks`; then peak RSS (/usr/bin/time) at 10k and 100k tokens, sizes.
+# `verify --jwks`; then peak RSS (/usr/bin/time, else bench_timer.py --rss) at 10k
+# and 100k tokens, sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
 rounds=${2:-5}
-command -v hyperfine >/dev/null || { echo "bench.sh: hyperfine is not installed" >&2; exit 2; }
+# time_commands direct|shell RUNS WARMUP JSON COMMAND...: hyperfine -i (with -N for
+# direct), or the fallback timer (also with BENCH_NO_HYPERFINE=1).
+time_commands() {
+  local shell=$1 runs=$2 warmup=$3 json=$4
+  shift 4
+  if [ -z "${BENCH_NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null; then
+    local direct=(-N)
+    [ "$shell" = shell ] && direct=()
+    hyperfine "${direct[@]}" -i --warmup "$warmup" --runs "$runs" --export-json "$json" "$@" >/dev/null 2>&1
+  else
+    local flag=()
+    [ "$shell" = shell ] && flag=(--shell)
+    python3 scripts/bench_timer.py "${flag[@]}" --runs "$runs" --warmup "$warmup" --export-json "$json" "$@"
+  fi
+}
+if [ -n "${BENCH_NO_HYPERFINE:-}" ] || ! command -v hyperfine >/dev/null; then
+  echo "timing with scripts/bench_timer.py (hyperfine not installed or BENCH_NO_HYPERFINE set)"
+fi
 
 cargo build --release --quiet --locked --bin kubectl-satoken --example minimal_decode --example minimal_verify
 target=${CARGO_TARGET_DIR:-target}
@@ -82,18 +103,21 @@ printf '%s\n' "${names[@]}" > "$work/names"
 
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
-  hyperfine -N -i --warmup 5 --runs "$runs" --export-json "$work/one-$round.json" \
-    "${decode_one[@]}" "${jwt_cmd[@]}" >/dev/null 2>&1
-  hyperfine -i --warmup 1 --runs 5 --export-json "$work/batch-$round.json" "${batch[@]}" >/dev/null 2>&1
-  hyperfine -N --warmup 5 --runs "$runs" --export-json "$work/verify-$round.json" \
-    "${verify[@]}" >/dev/null 2>&1
+  time_commands direct "$runs" 5 "$work/one-$round.json" "${decode_one[@]}" "${jwt_cmd[@]}"
+  time_commands shell 5 1 "$work/batch-$round.json" "${batch[@]}"
+  time_commands direct "$runs" 5 "$work/verify-$round.json" "${verify[@]}"
 done
 
 main=${shipped:-$dyn}
 for n in 10000 100000; do
   for prog in "$main $dec" "$floor"; do
-    /usr/bin/time -f "%M" -o "$work/rss" $prog < "$work/batch-$n.txt" >/dev/null || true
-    echo "$n $(basename "${prog%% *}") $(tail -1 "$work/rss")" >> "$work/rss.txt"
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -f "%M" -o "$work/rss" $prog < "$work/batch-$n.txt" >/dev/null || true
+      kib=$(tail -1 "$work/rss")
+    else
+      kib=$(python3 scripts/bench_timer.py --rss "$prog" < "$work/batch-$n.txt")
+    fi
+    echo "$n $(basename "${prog%% *}") $kib" >> "$work/rss.txt"
   done
 done
 
