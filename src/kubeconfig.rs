@@ -53,6 +53,14 @@ pub enum KubeconfigError {
         server: String,
         detail: String,
     },
+    /// A `proxy-url` that is not an http(s) URL (client-go also takes socks5,
+    /// which this build does not).
+    #[error("cluster {cluster:?}: proxy-url {proxy:?}: {detail}")]
+    BadProxy {
+        cluster: String,
+        proxy: String,
+        detail: &'static str,
+    },
     /// Base64 `*-data` that does not decode.
     #[error("{field} of {owner:?} is not base64: {detail}")]
     BadData {
@@ -94,6 +102,8 @@ struct RawCluster {
     tls_server_name: Option<String>,
     #[serde(default, rename = "insecure-skip-tls-verify")]
     insecure_skip_tls_verify: Option<bool>,
+    #[serde(default, rename = "proxy-url")]
+    proxy_url: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -142,6 +152,9 @@ pub struct Cluster {
     pub certificate_authority: Option<Material>,
     pub tls_server_name: Option<String>,
     pub insecure_skip_tls_verify: bool,
+    /// `proxy-url`: an HTTP(S) proxy that tunnels the TLS connection (CONNECT),
+    /// so the token stays inside TLS verified against the API server.
+    pub proxy_url: Option<Url>,
 }
 
 /// A user's credentials, paths resolved. Only what `probe` can send; the rest
@@ -172,6 +185,37 @@ pub struct Resolved {
     pub credentials: Credentials,
     /// The context's namespace (`-n` default).
     pub namespace: Option<String>,
+}
+
+/// Validates a cluster's `proxy-url`. The URL is echoed only without its
+/// credentials (a proxy URL may carry a password).
+fn proxy_url(cluster: &str, text: Option<&str>) -> Result<Option<Url>, KubeconfigError> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    let bad = |detail| KubeconfigError::BadProxy {
+        cluster: cluster.to_owned(),
+        proxy: Url::parse(text)
+            .map_or_else(|_| "(unparsable)".to_owned(), |u| without_credentials(&u)),
+        detail,
+    };
+    let url = Url::parse(text).map_err(|_| bad("not a URL"))?;
+    match url.scheme() {
+        "http" | "https" if url.host_str().is_some() => Ok(Some(url)),
+        "http" | "https" => Err(bad("no host")),
+        "socks5" | "socks5h" => Err(bad(
+            "SOCKS proxies are not supported; use an HTTP CONNECT proxy, or run the probe where the API server is reachable",
+        )),
+        _ => Err(bad("the scheme must be http or https")),
+    }
+}
+
+/// `url` with any user name and password removed, for display.
+pub fn without_credentials(url: &Url) -> String {
+    let mut shown = url.clone();
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.to_string()
 }
 
 /// The files client-go would read, in order: `--kubeconfig` alone, else the
@@ -363,6 +407,7 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
         )?,
         &raw_cluster.certificate_authority,
     );
+    let proxy_url = proxy_url(&cluster_name, raw_cluster.proxy_url.as_deref())?;
     let cluster = Cluster {
         server,
         certificate_authority: ca,
@@ -371,6 +416,7 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
             .clone()
             .filter(|n| !n.is_empty()),
         insecure_skip_tls_verify: raw_cluster.insecure_skip_tls_verify.unwrap_or(false),
+        proxy_url,
     };
     let user_name = ctx.user.clone().filter(|u| !u.is_empty());
     let credentials = match &user_name {

@@ -842,3 +842,111 @@ fn token_file_user_and_an_unreadable_binding_names_the_command() {
         r.text()
     );
 }
+
+/// A kubeconfig like [`kubeconfig`], whose cluster sets `proxy-url`.
+fn kubeconfig_with_proxy(dir: &Path, server: &ApiServer, pki: &Pki, proxy_url: &str) -> PathBuf {
+    let path = kubeconfig(dir, server, pki, ADMIN);
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "    certificate-authority-data:",
+        &format!("    proxy-url: {proxy_url}\n    certificate-authority-data:"),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn kubeconfig_proxy_url_tunnels_every_connection_and_env_proxies_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("proxy-ca");
+    let server = ApiServer::start(Config::new(base()), &pki);
+    let proxy = support::proxy::Proxy::start();
+    let with_credentials = proxy.url().replace("http://", "http://ops:hunter2@");
+    let kc = kubeconfig_with_proxy(dir.path(), &server, &pki, &with_credentials);
+    let r = run(
+        command(dir.path()),
+        &["--kubeconfig", kc.to_str().unwrap()],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json["servers"][0]["classification"], "ok");
+    // Every connection went through the proxy, as a CONNECT tunnel to the server
+    // (so TLS, and the token inside it, ran end to end), and the server saw them.
+    let requests = proxy.requests();
+    assert!(!requests.is_empty());
+    let connect = format!("CONNECT 127.0.0.1:{} HTTP/1.1", server.port());
+    assert!(requests.iter().all(|r| *r == connect), "{requests:?}");
+    assert!(!server.seen().is_empty());
+    // Named in the output, without its password.
+    assert_eq!(r.json["kubeconfig"]["proxy"], format!("{}/", proxy.url()));
+    assert!(!r.json.to_string().contains("hunter2") && !r.stderr.contains("hunter2"));
+    let table = command(dir.path())
+        .args(["probe", "--now", BASE, "-f", "-", "--kubeconfig"])
+        .arg(&kc)
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains(&format!(
+            "Proxy:      {}/ (kubeconfig proxy-url)",
+            proxy.url()
+        )),
+        "{table}"
+    );
+
+    // Without proxy-url, HTTPS_PROXY and friends do not divert the token.
+    let before = proxy.requests().len();
+    let plain = kubeconfig(dir.path(), &server, &pki, ADMIN);
+    let mut cmd = command(dir.path());
+    for var in ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
+        cmd.env(var, proxy.url());
+    }
+    let r = run(
+        cmd,
+        &["--kubeconfig", plain.to_str().unwrap()],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.json["kubeconfig"]["proxy"].is_null());
+    assert_eq!(proxy.requests().len(), before);
+}
+
+#[test]
+fn unusable_proxy_urls_and_all_endpoints_through_a_proxy_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("proxy-ca");
+    let server = ApiServer::start(Config::new(base()), &pki);
+    for (proxy_url, says) in [
+        ("socks5://127.0.0.1:1080", "SOCKS proxies are not supported"),
+        ("ftp://127.0.0.1:21", "the scheme must be http or https"),
+    ] {
+        let kc = kubeconfig_with_proxy(dir.path(), &server, &pki, proxy_url);
+        let r = run(
+            command(dir.path()),
+            &["--kubeconfig", kc.to_str().unwrap()],
+            &fresh_token(),
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("proxy-url") && r.stderr.contains(says),
+            "{}",
+            r.stderr
+        );
+    }
+    let proxy = support::proxy::Proxy::start();
+    let kc = kubeconfig_with_proxy(dir.path(), &server, &pki, &proxy.url());
+    let r = run(
+        command(dir.path()),
+        &["--kubeconfig", kc.to_str().unwrap(), "--all-endpoints"],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("--all-endpoints cannot reach each replica"),
+        "{}",
+        r.stderr
+    );
+    assert!(proxy.requests().is_empty() && server.seen().is_empty());
+}

@@ -17,7 +17,7 @@ use super::{access_query, client_config_with, read_one_token, trust_from_flags};
 use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::http::{ClientIdentity, RunClock, Trust};
+use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Deeper, KubeconfigInfo, bindings, target};
@@ -78,12 +78,21 @@ pub fn run(
     } else {
         (None, None)
     };
+    let proxy = kube.as_ref().and_then(|k| k.cluster.proxy_url.clone());
+    if args.all_endpoints && proxy.is_some() {
+        anyhow::bail!(
+            "--all-endpoints cannot reach each replica through the kubeconfig's proxy-url (the proxy picks the address); run it where the API servers are reachable directly"
+        );
+    }
     let mut plan = Plan {
         targets: servers
             .into_iter()
             .map(|url| Target::new(url, verify_name.clone()))
             .collect(),
-        client: client_config_with(&args.tls, trust),
+        client: ClientConfig {
+            proxy: proxy.clone(),
+            ..client_config_with(&args.tls, trust)
+        },
         access,
         path,
         anonymous: args.anonymous,
@@ -136,6 +145,7 @@ pub fn run(
         user: k.user_name.clone(),
         namespace: k.namespace.clone(),
         credentials,
+        proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
     match settings.format.data() {
         Some(data) => write_data(out, data, &ProbeJson::new(&report))?,

@@ -206,6 +206,8 @@ pub struct KubeconfigInfo {
     /// `token`, `token-file`, `client-certificate` when the operator's
     /// credentials were used; `None` otherwise.
     pub credentials: Option<&'static str>,
+    /// The cluster's `proxy-url`, without credentials, when one was used.
+    pub proxy: Option<String>,
 }
 
 /// How the `--all-endpoints` replicas were found.

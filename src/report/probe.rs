@@ -65,6 +65,8 @@ pub struct KubeconfigJson<'a> {
     pub namespace: Option<&'a str>,
     /// token | token-file | client-certificate when sent; null otherwise.
     pub credentials: Option<&'static str>,
+    /// The proxy the connections were tunnelled through (no credentials).
+    pub proxy: Option<&'a str>,
 }
 
 /// `--all-endpoints` discovery.
@@ -184,6 +186,7 @@ impl<'a> ProbeJson<'a> {
                 user: k.user.as_deref(),
                 namespace: k.namespace.as_deref(),
                 credentials: k.credentials,
+                proxy: k.proxy.as_deref(),
             }),
             endpoints: report.endpoints.as_ref().map(|e| EndpointsJson {
                 via: &e.via,
@@ -367,6 +370,13 @@ pub fn write_probe(
                 .unwrap_or_default(),
             sanitize(&k.files.join(":"))
         )?;
+        if let Some(proxy) = &k.proxy {
+            writeln!(
+                out,
+                "Proxy:      {} (kubeconfig proxy-url)",
+                sanitize(proxy)
+            )?;
+        }
     }
     if let Some(e) = &report.endpoints {
         match &e.error {

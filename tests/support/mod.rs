@@ -1,9 +1,11 @@
 //! Shared test support: `mod support;` in an integration test brings in the test
-//! API server ([`apiserver`]), certificates ([`pki`]) and token signing ([`tokens`]).
+//! API server ([`apiserver`]), certificates ([`pki`]), token signing ([`tokens`]) and an
+//! HTTP CONNECT proxy ([`proxy`]).
 #![allow(dead_code)]
 
 pub mod apiserver;
 pub mod pki;
+pub mod proxy;
 pub mod tokens;
 
 use chrono::{DateTime, Utc};
