@@ -467,6 +467,26 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
 mod tests {
     use super::*;
 
+    #[test]
+    fn proxy_urls_http_and_https_only_shown_without_credentials() {
+        let ok = proxy_url("c", Some(" https://ops:pw@proxy.corp:3128 "))
+            .unwrap()
+            .unwrap();
+        assert_eq!(without_credentials(&ok), "https://proxy.corp:3128/");
+        assert_eq!(proxy_url("c", Some("")).unwrap(), None);
+        assert_eq!(proxy_url("c", None).unwrap(), None);
+        for (text, detail) in [
+            ("socks5://u:secret@127.0.0.1:1080", "SOCKS"),
+            ("ftp://proxy:21", "scheme"),
+            ("proxy.corp:3128", "scheme"),
+            ("not a url", "not a URL"),
+        ] {
+            let message = proxy_url("c", Some(text)).unwrap_err().to_string();
+            assert!(message.contains(detail), "{text}: {message}");
+            assert!(!message.contains("secret"), "{message}");
+        }
+    }
+
     const A: &str = r#"
 apiVersion: v1
 kind: Config
