@@ -135,6 +135,10 @@ pub enum ConfigError {
     /// Neither https nor http.
     #[error("unsupported URL scheme {scheme:?} in {url}: use https://")]
     Scheme { scheme: String, url: String },
+    /// The HTTP client refused the proxy (the URL is not repeated: it may hold
+    /// a password).
+    #[error("unusable proxy-url: {0}")]
+    Proxy(&'static str),
     /// The kubeconfig's client certificate or key is unusable.
     #[error("unusable client certificate: {0}")]
     ClientCertificate(String),
@@ -306,7 +310,8 @@ impl HttpClient {
             // CONNECT for https targets: TLS runs end to end through the tunnel,
             // verified as without a proxy.
             Some(proxy) => builder.proxy(
-                reqwest::Proxy::all(proxy.as_str()).map_err(|e| ConfigError::Tls(chain(&e)))?,
+                reqwest::Proxy::all(proxy.as_str())
+                    .map_err(|_| ConfigError::Proxy("the HTTP client does not accept it"))?,
             ),
             None => builder.no_proxy(),
         };
