@@ -14,9 +14,9 @@ use std::process::Stdio;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
-use support::apiserver::{ApiServer, Config, Object};
+use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, SA};
+use support::tokens::{self, NAMESPACE};
 use support::{BASE, base, sa_dir};
 
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
@@ -169,14 +169,7 @@ fn examples() -> Vec<Example> {
 
     // 2. The ServiceAccount was deleted and recreated: same name, new uid.
     let mut recreated = Config::new(base());
-    recreated
-        .objects
-        .retain(|o| o.resource != "serviceaccounts");
-    recreated.objects.push(Object::new(
-        "serviceaccounts",
-        SA,
-        "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59",
-    ));
+    recreated.recreate_service_account();
     let recreated = ApiServer::start(recreated, &pki);
     let sa = sa_dir(&pki, &fresh());
     out.push(doctor_example(

@@ -11,10 +11,10 @@ use std::process::Stdio;
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config, Object};
+use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, SA};
-use support::{BASE, base, sa_dir};
+use support::tokens::{self, NAMESPACE};
+use support::{BASE, base, fresh_token, sa_dir};
 
 struct Run {
     code: i32,
@@ -53,10 +53,6 @@ fn step<'a>(json: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|s| s["name"] == name)
         .unwrap_or_else(|| panic!("no step {name}: {json}"))
-}
-
-fn fresh_token() -> String {
-    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
 }
 
 #[test]
@@ -145,12 +141,8 @@ fn expired_token_is_broken_expired() {
 #[test]
 fn recreated_service_account_is_named_with_its_uids() {
     let pki = Pki::new("doctor-ca");
-    let new_uid = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
     let mut config = Config::new(base());
-    config.objects.retain(|o| o.resource != "serviceaccounts");
-    config
-        .objects
-        .push(Object::new("serviceaccounts", SA, new_uid));
+    config.recreate_service_account();
     let server = ApiServer::start(config, &pki);
     let sa = sa_dir(&pki, &fresh_token());
     let run = doctor(sa.path(), server.port(), "json", &[]);

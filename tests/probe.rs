@@ -11,17 +11,12 @@ use assert_cmd::Command;
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config, Mode, Object, UNAUTHORIZED_BODY};
+use support::apiserver::{ApiServer, Config, Mode, UNAUTHORIZED_BODY};
 use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, SA, SA_UID};
-use support::{BASE, base};
+use support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA_UID};
+use support::{BASE, base, fresh_token};
 
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
-
-/// A kubelet-fresh token: minted 10 minutes ago, valid for an hour.
-fn fresh_token() -> String {
-    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
-}
 
 struct Run {
     code: i32,
@@ -322,12 +317,9 @@ fn two_servers_90s_apart_one_401_clock_skew_one_ok() {
 #[test]
 fn recreated_service_account_lists_the_binding_cause_with_uids() {
     let (dir, pki, ca) = setup();
-    let new_uid = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
+    let new_uid = RECREATED_SA_UID;
     let mut config = Config::new(base());
-    config.objects.retain(|o| o.resource != "serviceaccounts");
-    config
-        .objects
-        .push(Object::new("serviceaccounts", SA, new_uid));
+    config.recreate_service_account();
     let server = ApiServer::start(config, &pki);
     let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
     assert_eq!(run.code, 1, "{}", run.stderr);
@@ -735,12 +727,7 @@ fn docs_walkthrough() {
             .write_stdin(fresh_token()),
     );
     let mut config = Config::new(base());
-    config.objects.retain(|o| o.resource != "serviceaccounts");
-    config.objects.push(Object::new(
-        "serviceaccounts",
-        SA,
-        "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59",
-    ));
+    config.recreate_service_account();
     let recreated = ApiServer::start(config, &pki);
     show(
         "sa recreated",

@@ -14,16 +14,12 @@ use serde_json::{Value, json};
 
 use support::apiserver::{ApiServer, Config, Object, Wording};
 use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, SA, SA_UID};
-use support::{BASE, base};
+use support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA, SA_UID};
+use support::{BASE, base, fresh_token};
 
 const ADMIN: &str = "admin-static-token-0123456789";
 const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
-const NEW_UID: &str = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
-
-fn fresh_token() -> String {
-    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
-}
+const NEW_UID: &str = RECREATED_SA_UID;
 
 struct Run {
     code: i32,
@@ -197,21 +193,30 @@ fn kubeconfig_inline_ca_file_path_two_contexts_list_and_precedence() {
     assert_eq!(r.json["servers"][0]["tls"]["verified"], true);
 }
 
+/// Three control-plane replicas, the first serving the `kubernetes` Service's
+/// endpoints; the third runs 90 s behind and missed a key rotation.
+fn three_replicas(pki: &Pki) -> Vec<ApiServer> {
+    let replicas: Vec<ApiServer> = (0..3)
+        .map(|i| {
+            let mut config = Config::new(base()).admin(ADMIN);
+            if i == 2 {
+                config.offset = TimeDelta::seconds(-90);
+                config.kids = Some(vec![ES256_KID.to_owned()]);
+            }
+            ApiServer::start(config, pki)
+        })
+        .collect();
+    let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
+    replicas[0].set_endpoints(&ports);
+    replicas
+}
+
 #[test]
 fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("replicas-ca");
-    let mut replicas = Vec::new();
-    for i in 0..3 {
-        let mut config = Config::new(base()).admin(ADMIN);
-        if i == 2 {
-            config.offset = TimeDelta::seconds(-90);
-            config.kids = Some(vec![ES256_KID.to_owned()]);
-        }
-        replicas.push(ApiServer::start(config, &pki));
-    }
+    let replicas = three_replicas(&pki);
     let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
-    replicas[0].set_endpoints(&ports);
     let kc = kubeconfig(dir.path(), &replicas[0], &pki, ADMIN);
     let r = run(
         command(dir.path()),
@@ -358,8 +363,7 @@ fn review_cases() -> Vec<ReviewCase> {
         case(
             "recreated sa",
             Box::new(|c: &mut Config| {
-                c.objects.retain(|o| o.resource != "serviceaccounts");
-                c.objects.push(Object::new("serviceaccounts", SA, NEW_UID));
+                c.recreate_service_account();
                 fresh_token()
             }),
             "service-account-recreated",
@@ -538,10 +542,7 @@ fn wrong_audience() {
 #[test]
 fn service_account_recreated_read_from_the_api_with_both_uids() {
     let mut config = Config::new(base());
-    config.objects.retain(|o| o.resource != "serviceaccounts");
-    config
-        .objects
-        .push(Object::new("serviceaccounts", SA, NEW_UID));
+    config.recreate_service_account();
     let r = probe_with(config, &["--use-kubeconfig-credentials"], &fresh_token());
     assert_eq!(r.cause(), "service-account-recreated", "{}", r.text());
     assert_eq!(r.json["diagnosis"]["confidence"], "high");
@@ -618,12 +619,8 @@ fn confidence_rises_with_the_authority_of_the_source() {
     };
     // (case, cause, guess-only args, with-source args): the source is an API read,
     // the JWKS, or the TokenReview.
-    let recreated = |c: &mut Config| {
-        c.objects.retain(|o| o.resource != "serviceaccounts");
-        c.objects.push(Object::new("serviceaccounts", SA, NEW_UID));
-    };
     let mut a = Config::new(base());
-    recreated(&mut a);
+    a.recreate_service_account();
     let guess = probe_with(a.clone(), &[], &fresh_token());
     let read = probe_with(a.clone(), &["--use-kubeconfig-credentials"], &fresh_token());
     let review = probe_with(a, &["--token-review"], &fresh_token());
@@ -678,10 +675,7 @@ fn docs_walkthrough_deeper() {
     };
     // A laptop with ~/.kube/config; the ServiceAccount was recreated.
     let mut config = Config::new(base()).admin(ADMIN);
-    config.objects.retain(|o| o.resource != "serviceaccounts");
-    config
-        .objects
-        .push(Object::new("serviceaccounts", SA, NEW_UID));
+    config.recreate_service_account();
     let server = ApiServer::start(config, &pki);
     let kc = kubeconfig(dir.path(), &server, &pki, ADMIN);
     std::fs::copy(&kc, home.join(".kube/config")).unwrap();
@@ -702,17 +696,7 @@ fn docs_walkthrough_deeper() {
         &fresh_token(),
     );
     // Three replicas; the third runs 90 s behind and missed a key rotation.
-    let mut replicas = Vec::new();
-    for i in 0..3 {
-        let mut config = Config::new(base()).admin(ADMIN);
-        if i == 2 {
-            config.offset = TimeDelta::seconds(-90);
-            config.kids = Some(vec![ES256_KID.to_owned()]);
-        }
-        replicas.push(ApiServer::start(config, &pki));
-    }
-    let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
-    replicas[0].set_endpoints(&ports);
+    let replicas = three_replicas(&pki);
     let kc = kubeconfig(dir.path(), &replicas[0], &pki, ADMIN);
     std::fs::copy(&kc, home.join(".kube/config")).unwrap();
     let token = tokens::sign(&tokens::projected(base(), 3607));

@@ -17,7 +17,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use serde_json::Value;
 
 use satoken::classify::{SourceType, StampSource};
@@ -34,11 +34,11 @@ use satoken::token::{Binding, TokenKind};
 use satoken::verify::keys::Curve;
 use satoken::verify::{CheckName, MatchedBy};
 use satoken::window::Verdict;
-use support::apiserver::{ApiServer, Config, Object};
+use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, SA};
+use support::tokens::{self, NAMESPACE};
+use support::{BASE as NOW, base, fresh_token};
 
-const NOW: &str = "2026-01-01T00:00:00Z";
 const SCHEMAS: [&str; 7] = [
     "common.schema.json",
     "decode.schema.json",
@@ -69,12 +69,6 @@ fn load(name: &str) -> Value {
     let text = std::fs::read_to_string(schema_path(name))
         .unwrap_or_else(|e| panic!("docs/schema/{name}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("docs/schema/{name}: {e}"))
-}
-
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(NOW)
-        .unwrap()
-        .with_timezone(&Utc)
 }
 
 /// Validators for every schema, sharing one offline registry of the files.
@@ -470,10 +464,6 @@ fn classify_json_matches_its_schema() {
     c.finish(seen);
 }
 
-fn fresh_token() -> String {
-    tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607))
-}
-
 /// A port nothing listens on.
 fn closed_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -511,14 +501,7 @@ fn probe_json_matches_its_schema() {
     skewed.offset = TimeDelta::seconds(-90);
     let skewed = ApiServer::start(skewed, &pki);
     let mut recreated = Config::new(base()).admin(ADMIN);
-    recreated
-        .objects
-        .retain(|o| o.resource != "serviceaccounts");
-    recreated.objects.push(Object::new(
-        "serviceaccounts",
-        SA,
-        "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59",
-    ));
+    recreated.recreate_service_account();
     let recreated = ApiServer::start(recreated, &pki);
     let unreachable = format!("https://127.0.0.1:{}", closed_port());
     let pods = format!("/api/v1/namespaces/{NAMESPACE}/pods");

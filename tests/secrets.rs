@@ -9,13 +9,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 
 use support::apiserver::{ApiServer, Config};
 use support::pki::Pki;
 use support::tokens;
 
-const NOW: &str = "2026-01-01T00:00:00Z";
+use support::{BASE as NOW, base, fresh_token};
+
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
 /// Every `.jwt` fixture.
@@ -169,12 +170,6 @@ fn classify_never_prints_the_token() {
     }
 }
 
-fn base() -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(NOW)
-        .unwrap()
-        .with_timezone(&Utc)
-}
-
 #[test]
 fn probe_never_prints_the_token() {
     let dir = tempfile::tempdir().unwrap();
@@ -182,7 +177,7 @@ fn probe_never_prints_the_token() {
     let ca = pki.write_ca(dir.path(), "ca.crt");
     let wrong_ca = Pki::new("other-ca").write_ca(dir.path(), "other.crt");
     let server = ApiServer::start(Config::new(base()), &pki);
-    let fresh = tokens::sign(&tokens::projected(base() - TimeDelta::minutes(10), 3607));
+    let fresh = fresh_token();
     let expired = tokens::sign(&tokens::projected(base() - TimeDelta::hours(3), 3607));
     // The third: fresh claims under another token's signature (the server rejects it).
     let (claims, _) = fresh.rsplit_once('.').unwrap();

@@ -177,6 +177,17 @@ impl Config {
         }
     }
 
+    /// The ServiceAccount deleted and recreated under the same name: the server
+    /// now holds it with a new uid, [`super::tokens::RECREATED_SA_UID`].
+    pub fn recreate_service_account(&mut self) {
+        self.objects.retain(|o| o.resource != "serviceaccounts");
+        self.objects.push(Object::new(
+            "serviceaccounts",
+            super::tokens::SA,
+            super::tokens::RECREATED_SA_UID,
+        ));
+    }
+
     /// An operator with a static admin token (system:masters).
     pub fn admin(mut self, token: &str) -> Self {
         self.static_tokens.push((

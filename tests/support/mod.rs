@@ -20,6 +20,15 @@ pub fn base() -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
+/// A kubelet-fresh projected token: minted 10 minutes before [`BASE`], valid
+/// for 3607 s (the kubelet's default).
+pub fn fresh_token() -> String {
+    tokens::sign(&tokens::projected(
+        base() - chrono::TimeDelta::minutes(10),
+        3607,
+    ))
+}
+
 /// A pod's ServiceAccount directory holding `token`, the CA and the namespace.
 pub fn sa_dir(pki: &pki::Pki, token: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

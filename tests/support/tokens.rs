@@ -11,6 +11,8 @@ pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 pub const NAMESPACE: &str = "debug-lab";
 pub const SA: &str = "reporter";
 pub const SA_UID: &str = "0b7c1d52-6a3e-4f1b-9d2c-8e5f7a1b3c4d";
+/// The uid of the ServiceAccount recreated under the same name ([`crate::support::apiserver::Config::recreate_service_account`]).
+pub const RECREATED_SA_UID: &str = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";
 pub const POD: &str = "reporter-6c9d7b8f5-q7x2m";
 pub const POD_UID: &str = "7e4a2c91-1f3b-4d6e-8a5c-2b9d0e6f1a73";
 
