@@ -10,7 +10,7 @@ docs/classify.md for the sources). Run from the repository root:
     python3 scripts/gen_evidence.py
 
 The expected results are written here by hand, from the rules, not by running
-the binary; tests/classify.rs runs the binary over every file and compares.
+the binary; tests/it/classify.rs runs the binary over every file and compares.
 Everything is designed around `--now 2026-01-01T00:00:00Z` (a Thursday), like
 testdata/tokens/*.
 """
@@ -681,7 +681,7 @@ def main():
               "`NAME.expected.json`: the evidence `type` classify must detect (null: unrecognised),",
               "the token file from `testdata/tokens/` to pass with `-f` (if any), extra `args`, the",
               "`exit` code and per event the `line`, `classification`, `cause` and `confidence`.",
-              "tests/classify.rs runs the binary over every file with `--now 2026-01-01T00:00:00Z`.",
+              "tests/it/classify.rs runs the binary over every file with `--now 2026-01-01T00:00:00Z`.",
               "", "| file | what | expected |", "|---|---|---|"]
     for item in CORPUS:
         with open(os.path.join(OUT, item["name"]), "w", newline="") as f:

@@ -46,4 +46,4 @@ open(path, "w").write(text)
 PY
 echo "archive:  dist/$name"
 echo "sha256:   $sha"
-echo "manifest: plugins/satoken.yaml (uri and sha256 updated; check with cargo test --test krew)"
+echo "manifest: plugins/satoken.yaml (uri and sha256 updated; check with cargo test --test it krew::)"

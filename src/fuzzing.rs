@@ -1,6 +1,6 @@
 //! One entry point per parser of user input, shared by the cargo-fuzz targets
 //! (`fuzz/fuzz_targets/*.rs`, one line each) and the property tests
-//! (`tests/props.rs`), so both exercise the same code and neither can drift from
+//! (`tests/it/props.rs`), so both exercise the same code and neither can drift from
 //! the library's API. Each takes arbitrary bytes; errors are fine, panics are not.
 
 use std::io::Cursor;

@@ -1,6 +1,6 @@
 //! Man pages rendered from the clap command tree (clap_mangen), so they never
 //! drift from the flags. `cargo run --example gen_man` writes them to docs/man;
-//! tests/man.rs fails when the checked-in pages are stale.
+//! tests/it/man.rs fails when the checked-in pages are stale.
 
 use clap::CommandFactory as _;
 

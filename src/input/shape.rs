@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn multibyte_text_near_the_scheme_is_not_sliced() {
-        // Found by tests/props.rs: byte 7 inside a multi-byte character.
+        // Found by tests/it/props.rs: byte 7 inside a multi-byte character.
         assert_eq!(detect_line("W251b\u{fffd}ws.x.y").shape, Shape::Raw);
         assert_eq!(detect_line("Bearer\u{e9}x").shape, Shape::Raw);
     }

@@ -3,7 +3,7 @@
 //! into a temporary directory holding only the binary, a pod's ServiceAccount
 //! files and an `/etc/hosts` (no libc, no loader, no `/dev`, no `/etc/ssl`, no
 //! `/etc/resolv.conf`, no `/etc/nsswitch.conf`). The test API server
-//! (tests/support) runs outside the chroot on 127.0.0.1; same network namespace.
+//! (tests/it/support) runs outside the chroot on 127.0.0.1; same network namespace.
 //!
 //! Runs only when `SATOKEN_STATIC_BIN` names the static binary and the process
 //! is root (chroot(2) needs CAP_SYS_CHROOT); otherwise it is skipped with the
@@ -17,17 +17,15 @@
 //! server with another CA; and, as a control, the dynamic build, which cannot
 //! start there.
 
-mod support;
-
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, POD, SA_UID};
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE, POD, SA_UID};
 
 const BIN_ENV: &str = "SATOKEN_STATIC_BIN";
 const NOW: &str = "2026-01-01T00:00:00Z";
@@ -399,7 +397,7 @@ fn the_ordinary_build_resolves_localhost_too() {
     )
     .unwrap();
     let server = ApiServer::start(Config::new(now()), &pki);
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    let output = crate::support::satoken_std()
         .args(["probe", "-o", "json", "--now", NOW, "-f"])
         .arg(&token)
         .arg("--cacert")

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 const NOW: &str = "2026-01-01T00:00:00Z";
 
 fn satoken() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     // Never fall back to a real in-pod token on the machine running the tests.
     cmd.env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent/satoken-test")
         .env_remove("NO_COLOR")
@@ -20,7 +20,7 @@ fn satoken() -> Command {
 
 /// The same, as a std Command, for stdin that is `/dev/null` as in most pods.
 fn satoken_null_stdin(sa_dir: &std::path::Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"));
+    let mut cmd = crate::support::satoken_std();
     cmd.env("KUBECTL_SATOKEN_SA_DIR", sa_dir)
         .stdin(Stdio::null());
     cmd

@@ -16,7 +16,7 @@ const NOW_SECS: i64 = 1_767_225_600;
 const EVIDENCE: &str = "testdata/evidence";
 
 fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.env_remove("NO_COLOR").env("COLUMNS", "100");
     cmd
 }

@@ -1,14 +1,12 @@
 //! `-o yaml` carries exactly the JSON document's data, for every subcommand that
 //! runs offline (probe and doctor share the same writer).
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const NOW: &str = "2026-01-01T00:00:00Z";
 
 fn run(args: &[&str], format: &str) -> Vec<u8> {
-    Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    crate::support::satoken()
         .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent/satoken-test")
         .args(args)
         .args(["-o", format, "--now", NOW])

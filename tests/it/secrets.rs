@@ -3,19 +3,17 @@
 //! contains the token or its signature. Tokens: every fixture, plus broken
 //! variants that take the error paths, given as argument, on stdin and in a file.
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use chrono::TimeDelta;
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens;
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens;
 
-use support::{BASE as NOW, base, fresh_token};
+use crate::support::{BASE as NOW, base, fresh_token};
 
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
@@ -75,7 +73,7 @@ fn assert_clean(token: &str, what: &str, output: &std::process::Output) {
 }
 
 fn bin() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.env("NO_COLOR", "1")
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent")

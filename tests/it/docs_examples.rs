@@ -1,12 +1,10 @@
 //! The incidents of docs/troubleshooting.md, run against the local test API
-//! server (tests/support): every scenario is asserted (exit code, verdict,
+//! server (tests/it/support): every scenario is asserted (exit code, verdict,
 //! cause), and the ignored `show` prints what the guide quotes:
-//! `cargo test --test docs_examples -- --ignored --nocapture`.
+//! `cargo test --test it docs_examples:: -- --ignored --nocapture`.
 //!
 //! In-pod runs get what a pod has: a ServiceAccount directory (token, ca.crt,
 //! namespace), KUBERNETES_SERVICE_HOST/PORT, and /dev/null on stdin.
-
-mod support;
 
 use std::path::Path;
 use std::process::Stdio;
@@ -14,10 +12,10 @@ use std::process::Stdio;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE};
-use support::{BASE, base, sa_dir};
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE};
+use crate::support::{BASE, base, sa_dir};
 
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
 
@@ -50,7 +48,7 @@ fn run(cmd: &mut std::process::Command) -> Run {
 }
 
 fn binary() -> std::process::Command {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    crate::support::satoken_std()
 }
 
 /// `kubectl satoken <sub> …` as a pod runs it (stdin /dev/null, mounted files).

@@ -1,9 +1,7 @@
 //! `doctor` end to end, the way a pod runs it: a ServiceAccount directory (token,
 //! ca.crt, namespace) and KUBERNETES_SERVICE_HOST/PORT pointing at the local test
-//! API server (tests/support). Cases: ok, 401 (clock skew, expired, recreated
+//! API server (tests/it/support). Cases: ok, 401 (clock skew, expired, recreated
 //! ServiceAccount), 403, unreachable.
-
-mod support;
 
 use std::path::Path;
 use std::process::Stdio;
@@ -11,10 +9,10 @@ use std::process::Stdio;
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE};
-use support::{BASE, base, fresh_token, sa_dir};
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE};
+use crate::support::{BASE, base, fresh_token, sa_dir};
 
 struct Run {
     code: i32,
@@ -28,7 +26,7 @@ fn doctor(sa: &Path, port: u16, format: &str, extra: &[&str]) -> Run {
 }
 
 fn doctor_with_stdin(sa: &Path, port: u16, format: &str, extra: &[&str], stdin: Stdio) -> Run {
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    let out = crate::support::satoken_std()
         .stdin(stdin)
         .env("KUBECTL_SATOKEN_SA_DIR", sa)
         .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
@@ -191,7 +189,7 @@ fn unreachable_api_server_exits_3() {
     assert_eq!(run.json["diagnosis"]["cause"], "connection-refused");
 }
 
-/// Prints what a user sees (for docs): `cargo test --test doctor show -- --ignored --nocapture`.
+/// Prints what a user sees (for docs): `cargo test --test it doctor::show -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn show() {

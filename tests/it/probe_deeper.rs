@@ -2,8 +2,6 @@
 //! `--all-endpoints`, `--token-review` in two version wordings, keys, bindings,
 //! and confidence that rises with the authority of the source.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,10 +10,10 @@ use base64::Engine as _;
 use chrono::TimeDelta;
 use serde_json::{Value, json};
 
-use support::apiserver::{ApiServer, Config, Object, Wording};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA, SA_UID};
-use support::{BASE, base, fresh_token};
+use crate::support::apiserver::{ApiServer, Config, Object, Wording};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA, SA_UID};
+use crate::support::{BASE, base, fresh_token};
 
 const ADMIN: &str = "admin-static-token-0123456789";
 const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
@@ -59,7 +57,7 @@ fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki, token: &str) -> PathBuf
 }
 
 fn command(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.env_remove("KUBERNETES_SERVICE_HOST")
         .env_remove("KUBERNETES_SERVICE_PORT")
         .env_remove("KUBECONFIG")
@@ -843,7 +841,7 @@ fn kubeconfig_proxy_url_tunnels_every_connection_and_env_proxies_are_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("proxy-ca");
     let server = ApiServer::start(Config::new(base()), &pki);
-    let proxy = support::proxy::Proxy::start();
+    let proxy = crate::support::proxy::Proxy::start();
     let with_credentials = proxy.url().replace("http://", "http://ops:hunter2@");
     let kc = kubeconfig_with_proxy(dir.path(), &server, &pki, &with_credentials);
     let r = run(
@@ -918,7 +916,7 @@ fn unusable_proxy_urls_and_all_endpoints_through_a_proxy_are_refused_clearly() {
             r.stderr
         );
     }
-    let proxy = support::proxy::Proxy::start();
+    let proxy = crate::support::proxy::Proxy::start();
     let kc = kubeconfig_with_proxy(dir.path(), &server, &pki, &proxy.url());
     let r = run(
         command(dir.path()),

@@ -10,7 +10,7 @@
 
 use std::io::{self, Read as _, Write};
 use std::os::unix::process::ExitStatusExt as _;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const NOW: &str = "2026-01-01T00:00:00Z";
@@ -34,7 +34,7 @@ fn run(
     feed: impl FnOnce(&mut dyn Write) -> io::Result<()> + Send + 'static,
 ) -> Ended {
     let start = Instant::now();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    let mut child = crate::support::satoken_std()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

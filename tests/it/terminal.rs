@@ -67,8 +67,7 @@ fn no_colour_when_refused() {
 
 #[test]
 fn no_colour_in_a_pipe() {
-    let out = assert_cmd::Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .args(["decode", "--now", NOW, "-f", "testdata/tokens/expired.jwt"])
         .env("TERM", "xterm-256color")
         .env_remove("NO_COLOR")

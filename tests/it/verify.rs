@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -32,8 +31,7 @@ fn jwks_path() -> String {
 
 /// Runs `verify` with the token on stdin; returns (exit code, stdout, stderr).
 fn verify(token: &str, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .args(["verify", "--now", NOW])
         .args(args)
         .write_stdin(token.to_owned())
@@ -441,8 +439,7 @@ fn several_keys_in_one_pem_file() {
 fn jwks_on_stdin_with_the_token_from_a_file() {
     let jwks = std::fs::read_to_string(testdata("jwks.json")).unwrap();
     let token = testdata("tokens/projected.jwt").display().to_string();
-    let out = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .args([
             "verify", "--now", NOW, "-o", "json", "--jwks", "-", "-f", &token,
         ])
@@ -458,8 +455,7 @@ fn jwks_on_stdin_with_the_token_from_a_file() {
             .starts_with("stdin keys[0]")
     );
     // Both on stdin cannot work.
-    let out = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .args(["verify", "--now", NOW, "--jwks", "-", "-f", "-"])
         .write_stdin(jwks)
         .output()

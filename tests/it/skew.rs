@@ -13,7 +13,7 @@ const NOW_TEXT: &str = "2026-01-01T00:00:00Z";
 const NO_SA_DIR: &str = "/nonexistent/satoken-test-sa-dir";
 
 fn cmd() -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.env_remove("COLUMNS")
         .env_remove("NO_COLOR")
         .env("KUBECTL_SATOKEN_SA_DIR", NO_SA_DIR)
@@ -495,8 +495,7 @@ fn table_fits_80_columns_and_draws_the_timeline() {
 #[test]
 fn a_snapshot_older_than_the_reference_says_so() {
     // The same file judged an hour later: every Lease is stale.
-    let output = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let output = crate::support::satoken()
         .env("KUBECTL_SATOKEN_SA_DIR", NO_SA_DIR)
         .args(["skew", "--now", "2026-01-01T01:00:00Z", "-o", "json"])
         .args(["--leases", "testdata/skew/node-leases.json"])

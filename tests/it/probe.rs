@@ -1,8 +1,6 @@
-//! `probe` against the test API server (tests/support): every case of issue 5's
+//! `probe` against the test API server (tests/it/support): every case of issue 5's
 //! Done-when list. Tokens are signed at test time relative to the server's base
 //! instant, and the binary runs with `--now <base>`.
-
-mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,10 +9,10 @@ use assert_cmd::Command;
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config, Mode, UNAUTHORIZED_BODY};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA_UID};
-use support::{BASE, base, fresh_token};
+use crate::support::apiserver::{ApiServer, Config, Mode, UNAUTHORIZED_BODY};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA_UID};
+use crate::support::{BASE, base, fresh_token};
 
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
 
@@ -26,7 +24,7 @@ struct Run {
 
 /// The binary with a clean environment: no in-pod variables, no SA directory.
 fn command(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.env_remove("KUBERNETES_SERVICE_HOST")
         .env_remove("KUBERNETES_SERVICE_PORT")
         .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-such-sa-dir"))
@@ -565,7 +563,7 @@ fn in_pod_defaults_from_a_fake_serviceaccount_directory() {
     std::fs::write(sa_dir.join("token"), fresh_token()).unwrap();
     std::fs::write(sa_dir.join("namespace"), NAMESPACE).unwrap();
     // A pod's stdin is /dev/null: not input, so the mounted token is read.
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    let output = crate::support::satoken_std()
         .stdin(std::process::Stdio::null())
         .env("NO_COLOR", "1")
         .env("KUBECTL_SATOKEN_SA_DIR", &sa_dir)
@@ -646,7 +644,7 @@ fn the_server_401_is_kube_apiservers_byte_for_byte() {
 }
 
 /// Prints the table output of the walkthrough scenarios in docs/probe.md:
-/// `cargo test --test probe docs_walkthrough -- --ignored --nocapture`.
+/// `cargo test --test it probe::docs_walkthrough -- --ignored --nocapture`.
 #[test]
 #[ignore = "prints docs examples; run by hand"]
 fn docs_walkthrough() {

@@ -2,17 +2,13 @@
 //! through the discovery document; the token is sent only when the server asks
 //! for authentication, only to the origin named, and never across TLS failures.
 
-mod support;
-
-use std::process::Command;
-
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens;
-use support::{BASE, base};
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens;
+use crate::support::{BASE, base};
 
 fn verify(
     dir: &std::path::Path,
@@ -22,7 +18,7 @@ fn verify(
 ) -> (i32, Value, String) {
     let token_file = dir.join("token");
     std::fs::write(&token_file, token).unwrap();
-    let out = Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+    let out = crate::support::satoken_std()
         .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-sa-dir"))
         .args([
             "verify", "-o", "json", "--now", BASE, "--jwks", jwks, "--cacert",

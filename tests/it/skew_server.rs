@@ -1,23 +1,19 @@
 //! `skew --server`: each API server's clock from its `Date` header, against the
-//! local test API servers (tests/support) with per-server clock offsets. No token
+//! local test API servers (tests/it/support) with per-server clock offsets. No token
 //! is ever sent to measure a clock.
-
-mod support;
 
 use std::time::Duration;
 
-use assert_cmd::Command;
 use chrono::TimeDelta;
 use serde_json::Value;
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens;
-use support::{BASE, base};
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens;
+use crate::support::{BASE, base};
 
 fn skew(dir: &std::path::Path, args: &[String], token: &str) -> (i32, Value) {
-    let out = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .env("KUBECTL_SATOKEN_SA_DIR", dir.join("no-sa-dir"))
         .args(["skew", "-o", "json", "--now", BASE, "-f", "-"])
         .args(args)
@@ -117,8 +113,7 @@ fn unreachable_or_untrusted_servers_exit_3() {
 fn plain_http_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let token = tokens::sign(&tokens::projected(base(), 3607));
-    let out = Command::cargo_bin("kubectl-satoken")
-        .unwrap()
+    let out = crate::support::satoken()
         .env("KUBECTL_SATOKEN_SA_DIR", dir.path())
         .args([
             "skew",

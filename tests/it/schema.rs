@@ -8,8 +8,6 @@
 //! `$ref`s between the schema files are resolved from disk (a registry of
 //! `file://` URIs, offline): validation never touches the network.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -20,6 +18,10 @@ use assert_cmd::Command;
 use chrono::TimeDelta;
 use serde_json::Value;
 
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE};
+use crate::support::{BASE as NOW, base, fresh_token};
 use satoken::classify::{SourceType, StampSource};
 use satoken::diagnosis::reasons::ReasonKind;
 use satoken::diagnosis::{Cause, Classification, Confidence};
@@ -34,10 +36,6 @@ use satoken::token::{Binding, TokenKind};
 use satoken::verify::keys::Curve;
 use satoken::verify::{CheckName, MatchedBy};
 use satoken::window::Verdict;
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens::{self, NAMESPACE};
-use support::{BASE as NOW, base, fresh_token};
 
 const SCHEMAS: [&str; 7] = [
     "common.schema.json",
@@ -198,7 +196,7 @@ impl Checker {
 
 /// The binary, isolated from this machine's kubeconfig and pod environment.
 fn bin(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("kubectl-satoken").unwrap();
+    let mut cmd = crate::support::satoken();
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env_remove("KUBERNETES_SERVICE_PORT")
@@ -656,7 +654,7 @@ fn doctor_json_matches_its_schema() {
     let mut keys_read = false;
     for (label, ca_of, port, token, extra) in &cases {
         let sa = sa_dir(ca_of, token);
-        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+        let output = crate::support::satoken_std()
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::null())
             .env("KUBECTL_SATOKEN_SA_DIR", sa.path())

@@ -2,16 +2,14 @@
 //! token and for an RBAC denial it must print what it prints against a real
 //! cluster. Skipped (with a note) when kubectl is not installed.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use support::apiserver::{ApiServer, Config};
-use support::pki::Pki;
-use support::tokens;
+use crate::support::apiserver::{ApiServer, Config};
+use crate::support::pki::Pki;
+use crate::support::tokens;
 
 fn kubectl_available() -> bool {
     Command::new("kubectl")

@@ -1,0 +1,28 @@
+//! The integration tests: one binary (one link of tokio, hyper and jsonschema
+//! instead of one per file). Each module runs the built `kubectl-satoken`
+//! (through [`support::satoken`]) or calls the library directly.
+
+mod support;
+
+mod classify;
+mod decode;
+mod docs;
+mod docs_examples;
+mod doctor;
+mod hostile;
+mod krew;
+mod kubectl_plugin;
+mod man;
+mod probe;
+mod probe_deeper;
+mod probe_kubectl;
+mod props;
+mod schema;
+mod secrets;
+mod skew;
+mod skew_server;
+mod static_chroot;
+mod terminal;
+mod verify;
+mod verify_url;
+mod yaml;

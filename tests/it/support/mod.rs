@@ -1,0 +1,60 @@
+//! Shared test support: the one way to run the binary ([`satoken`]), the test
+//! API server ([`apiserver`]), certificates ([`pki`]), token signing ([`tokens`])
+//! and an HTTP CONNECT proxy ([`proxy`]).
+#![allow(dead_code)]
+
+pub mod apiserver;
+pub mod pki;
+pub mod proxy;
+pub mod tokens;
+
+use chrono::{DateTime, Utc};
+
+/// The built binary in an environment that says nothing about this machine: no
+/// home (so no `~/.kube/config`), no `KUBECONFIG`, no in-pod variables or
+/// ServiceAccount directory (never a real mounted token), no colour preference
+/// and no terminal width. Tests add back exactly what they exercise.
+pub fn satoken() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(satoken_std())
+}
+
+/// [`satoken`] as a `std::process::Command` (for stdin `/dev/null`, spawning).
+pub fn satoken_std() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubectl-satoken"));
+    cmd.env("HOME", "/nonexistent/satoken-test-home")
+        .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent/satoken-test-sa")
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT")
+        .env_remove("NO_COLOR")
+        .env_remove("COLUMNS");
+    cmd
+}
+
+/// The instant every test server's clock starts at, and the `--now` the binary gets.
+pub const BASE: &str = "2026-01-01T00:00:00Z";
+
+/// [`BASE`] as an instant.
+pub fn base() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(BASE)
+        .expect("BASE is RFC 3339")
+        .with_timezone(&Utc)
+}
+
+/// A kubelet-fresh projected token: minted 10 minutes before [`BASE`], valid
+/// for 3607 s (the kubelet's default).
+pub fn fresh_token() -> String {
+    tokens::sign(&tokens::projected(
+        base() - chrono::TimeDelta::minutes(10),
+        3607,
+    ))
+}
+
+/// A pod's ServiceAccount directory holding `token`, the CA and the namespace.
+pub fn sa_dir(pki: &pki::Pki, token: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    pki.write_ca(dir.path(), "ca.crt");
+    std::fs::write(dir.path().join("token"), token).unwrap();
+    std::fs::write(dir.path().join("namespace"), tokens::NAMESPACE).unwrap();
+    dir
+}
