@@ -1,19 +1,22 @@
 //! Pure: `doctor`'s steps and its one verdict. Each step turns what the edge
 //! observed (the decoded token, the probe, the keys, the token file's age) into
-//! pass/warn/fail/skip with a one-line summary; [`diagnose`] then names the
-//! root cause, its evidence and the fix. Nothing here reads the clock, a file
-//! or the network.
+//! pass/warn/fail/skip with a one-line summary; [`diagnose`] then hands the
+//! server's answer, the keys and the steps' warnings to the diagnosis engine,
+//! which names the root cause, its evidence and the fix, as it does for
+//! `probe` and `classify`. Nothing here reads the clock, a file or the network.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
-use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence, Diagnosis};
+use crate::diagnosis::case::Degradation;
+use crate::diagnosis::{self, Cause, Classification, Diagnosis};
 use crate::exit::Outcome;
 use crate::findings::{Code, Severity};
-use crate::probe::{ProbeReport, ServerReport};
+use crate::probe::evidence::{self, Extras};
+use crate::probe::{ProbeReport, ServerReport, keys as probe_keys};
 use crate::timefmt::{human_seconds, relative, rfc3339};
-use crate::token::TokenKind;
+use crate::token::{Token, TokenKind};
 use crate::verify::{CheckName, MatchedBy, VerifyReport};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
 
@@ -48,6 +51,9 @@ pub struct Step {
     pub summary: String,
     /// Further lines worth reading when the step is not a pass.
     pub details: Vec<String>,
+    /// For a warning: what it puts at risk, for the diagnosis.
+    #[serde(skip)]
+    pub risk: Option<Degradation>,
 }
 
 impl Step {
@@ -57,7 +63,13 @@ impl Step {
             status,
             summary: summary.into(),
             details: Vec::new(),
+            risk: None,
         }
+    }
+
+    fn at_risk(mut self, risk: fn(String) -> Degradation) -> Step {
+        self.risk = Some(risk(self.summary.clone()));
+        self
     }
 
     fn with_details(mut self, details: Vec<String>) -> Step {
@@ -177,7 +189,15 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                 )
             });
             match soon {
-                Some(f) => (StepStatus::Warn, f.message.clone()),
+                Some(f) => {
+                    let risk = if f.code == Code::ExpiresSoon {
+                        Degradation::ExpiresSoon as fn(String) -> Degradation
+                    } else {
+                        Degradation::ClockOff
+                    };
+                    return Step::new("pod-clock", StepStatus::Warn, f.message.clone())
+                        .at_risk(risk);
+                }
                 None => (
                     StepStatus::Pass,
                     format!("accepted on this pod's clock ({})", rfc3339(now)),
@@ -219,7 +239,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         ),
         // A token that arrives is either accepted or 401; a 403 as
         // system:anonymous means it never arrived (the probe's diagnosis says so).
-        Classification::Forbidden if server.diagnosis.cause == Cause::TokenNotSent => (
+        Classification::Forbidden if server.diagnosis.cause() == Cause::TokenNotSent => (
             StepStatus::Fail,
             format!(
                 "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
@@ -242,6 +262,10 @@ pub fn server_step(server: &ServerReport) -> Step {
             StepStatus::Fail,
             format!("{url}: answered with an unexpected status"),
         ),
+        Classification::NotKubernetes => (
+            StepStatus::Fail,
+            format!("{url}: something other than kube-apiserver answered"),
+        ),
         Classification::TlsError => (
             StepStatus::Fail,
             format!(
@@ -251,7 +275,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         ),
         Classification::NetworkError => (
             StepStatus::Fail,
-            format!("{url}: no answer ({})", server.diagnosis.cause.as_str()),
+            format!("{url}: no answer ({})", server.diagnosis.cause().as_str()),
         ),
     };
     Step::new("api-server", status, summary)
@@ -290,6 +314,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
             StepStatus::Warn,
             format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
         )
+        .at_risk(Degradation::ClockOff)
         .with_details(vec![
             "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
         ]),
@@ -401,6 +426,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
                 relative(due, now)
             ),
         )
+        .at_risk(Degradation::Stale)
         .with_details(vec![
             "the kubelet cannot refresh it (TokenRequest failing): look for \"Couldn't update token\" in the kubelet's log on this node".to_owned(),
             compare,
@@ -408,6 +434,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     }
     if let Some(f) = stale {
         return Step::new("freshness", StepStatus::Warn, f.message.clone())
+            .at_risk(Degradation::Stale)
             .with_details(vec![compare]);
     }
     Step::new(
@@ -433,78 +460,62 @@ pub struct DoctorReport {
     pub diagnosis: Diagnosis,
 }
 
-/// Names the root cause from the steps and the sub-reports.
-pub fn diagnose(steps: Vec<Step>, probe: &ProbeReport, keys: &KeysObservation) -> DoctorReport {
-    let classification = probe
-        .servers
-        .first()
-        .map_or(Classification::NetworkError, |s| s.classification);
-    let mut diagnosis = probe.diagnosis.clone();
-    // The keys step is evidence from this server's own published keys.
-    if let KeysObservation::Verified(report) = keys
-        && classification == Classification::Unauthorized
-        && !report
-            .checks
-            .iter()
-            .any(|c| c.name == CheckName::Signature && c.ok == Some(true))
-    {
-        diagnosis.candidates.insert(
-            0,
-            CauseCandidate {
-                cause: if report.token_kid.is_some() && report.matched_by.is_none() {
-                    Cause::KeyMismatch
-                } else {
-                    Cause::SignatureInvalid
+/// Names the root cause: the server's answer, the keys it publishes and the
+/// steps' warnings go through the diagnosis engine; the verdict follows from
+/// the answer's class and the worst step.
+pub fn diagnose(
+    steps: Vec<Step>,
+    probe: &ProbeReport,
+    keys: &KeysObservation,
+    token: &Token,
+    leeway: TimeDelta,
+) -> DoctorReport {
+    let diagnosis = match probe.servers.first() {
+        Some(server) => {
+            let facts = evidence::facts(&server.observation);
+            let extras = Extras {
+                bindings: probe.bindings.clone(),
+                peers: Vec::new(),
+                keys: match keys {
+                    KeysObservation::Verified(report) => Some(probe_keys::key_check(
+                        report,
+                        "/openid/v1/jwks",
+                        report
+                            .keys
+                            .iter()
+                            .filter_map(|(k, _)| k.published_kid.clone())
+                            .collect(),
+                        None,
+                    )),
+                    _ => None,
                 },
-                confidence: Confidence::High,
-                evidence: vec![format!(
-                    "none of the keys this API server publishes at /openid/v1/jwks verifies the token (kid {})",
-                    report.token_kid.as_deref().unwrap_or("none")
-                )],
-                next_steps: vec![
-                    "the signing key was rotated or the token is from another cluster: get a fresh token (delete the pod, or kubectl create token)".to_owned(),
-                ],
-            },
-        );
-        diagnosis = Diagnosis::from_candidates(classification, diagnosis.candidates);
-    }
+                degraded: steps
+                    .iter()
+                    .filter(|s| s.status == StepStatus::Warn)
+                    .filter_map(|s| s.risk.clone())
+                    .collect(),
+            };
+            diagnosis::diagnose(&evidence::case(
+                &server.observation,
+                &facts,
+                token,
+                leeway,
+                extras,
+            ))
+        }
+        None => probe.diagnosis.clone(),
+    };
     let worst = steps
         .iter()
         .map(|s| s.status)
         .max()
         .unwrap_or(StepStatus::Pass);
-    let verdict = match classification {
-        Classification::TlsError | Classification::NetworkError => DoctorVerdict::Unreachable,
-        Classification::Unauthorized
-        | Classification::Forbidden
-        | Classification::OtherStatus
-        | Classification::ReplicaDependent => DoctorVerdict::Broken,
-        Classification::Ok | Classification::NotFound if worst >= StepStatus::Warn => {
-            DoctorVerdict::Degraded
-        }
-        Classification::Ok | Classification::NotFound => DoctorVerdict::Healthy,
+    let verdict = match diagnosis.classification {
+        c if c.is_unanswered() => DoctorVerdict::Unreachable,
+        c if c.is_problem() => DoctorVerdict::Broken,
+        _ if worst >= StepStatus::Warn => DoctorVerdict::Degraded,
+        _ => DoctorVerdict::Healthy,
     };
-    if verdict == DoctorVerdict::Degraded {
-        // Accepted now: the cause worth naming is the first warning.
-        if let Some(step) = steps.iter().find(|s| s.status >= StepStatus::Warn) {
-            let cause = match step.name {
-                "freshness" => Cause::StaleToken,
-                "server-clock" | "pod-clock" => Cause::ClockSkew,
-                _ => Cause::None,
-            };
-            let mut evidence = vec![step.summary.clone()];
-            evidence.extend(step.details.iter().cloned());
-            diagnosis = Diagnosis::from_candidates(
-                classification,
-                vec![CauseCandidate {
-                    cause,
-                    confidence: Confidence::Medium,
-                    evidence,
-                    next_steps: Vec::new(),
-                }],
-            );
-        }
-    }
     DoctorReport {
         verdict,
         steps,

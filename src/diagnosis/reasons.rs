@@ -82,7 +82,7 @@ impl ReasonKind {
         match self {
             ReasonKind::InvalidBearerToken => "invalid-bearer-token",
             ReasonKind::Expired => "expired",
-            ReasonKind::NotValidYet => "not-valid-yet",
+            ReasonKind::NotValidYet => "not-yet-valid",
             ReasonKind::IssuedInFuture => "issued-in-future",
             ReasonKind::UnexpectedValidationError => "unexpected-validation-error",
             ReasonKind::CouldNotBeValidated => "could-not-be-validated",
@@ -355,7 +355,12 @@ const PATTERNS: &[Pattern] = &[
         "≤1.22",
         C(secret_uid_old),
     ),
-    p(K::NodeUidMismatch, Cause::NodeDeleted, "1.29+", C(node_uid)),
+    p(
+        K::NodeUidMismatch,
+        Cause::NodeRecreated,
+        "1.29+",
+        C(node_uid),
+    ),
     p(
         K::NodeBindingValidationDisabled,
         Cause::Unknown,
@@ -689,6 +694,67 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
     None
 }
 
+/// One wording kube-apiserver prints, as `explain` lists it: the text (values
+/// as UPPERCASE placeholders), the versions that print it, and its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub kind: ReasonKind,
+    pub cause: Cause,
+    pub era: &'static str,
+    pub text: &'static str,
+}
+
+/// Every wording this parser knows, in its matching order.
+pub fn wordings() -> impl Iterator<Item = Wording> {
+    PATTERNS.iter().map(|p| Wording {
+        kind: p.kind,
+        cause: p.cause,
+        era: p.era,
+        text: match p.matcher {
+            Matcher::Literal(text) | Matcher::Prefix(text) => text,
+            Matcher::Custom(_) => template(p.kind, p.era),
+        },
+    })
+}
+
+/// The shape of a structured message, for people.
+fn template(kind: ReasonKind, era: &str) -> &'static str {
+    let old = era.starts_with('≤');
+    match kind {
+        ReasonKind::IssuerInvalid => "token issuer \"ISSUER\" is invalid",
+        ReasonKind::AudienceInvalid => {
+            "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]"
+        }
+        ReasonKind::ServiceAccountNotFound => "serviceaccounts \"NAME\" not found",
+        ReasonKind::ServiceAccountUidMismatch if old => {
+            "ServiceAccount UID (LIVE) does not match claim (CLAIM)"
+        }
+        ReasonKind::ServiceAccountUidMismatch => {
+            "service account UID (LIVE) does not match claim (CLAIM)"
+        }
+        ReasonKind::ServiceAccountDeleted if old => {
+            "ServiceAccount NAMESPACE/NAME has been deleted"
+        }
+        ReasonKind::ServiceAccountDeleted => "service account NAMESPACE/NAME has been deleted",
+        ReasonKind::PodUidMismatch if old => "Pod UID (LIVE) does not match claim (CLAIM)",
+        ReasonKind::PodUidMismatch => {
+            "pod UID (LIVE) does not match service account pod ref claim (CLAIM)"
+        }
+        ReasonKind::SecretUidMismatch if old => "Secret UID (LIVE) does not match claim (CLAIM)",
+        ReasonKind::SecretUidMismatch => {
+            "secret UID (LIVE) does not match service account secret ref claim (CLAIM)"
+        }
+        ReasonKind::NodeUidMismatch => {
+            "node UID (LIVE) does not match service account node ref claim (CLAIM)"
+        }
+        ReasonKind::LegacyTokenMarkedInvalid => {
+            "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token"
+        }
+        ReasonKind::LegacyClaimInvalid => "CLAIM claim is missing (or: CLAIM claim is invalid)",
+        _ => "",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -841,7 +907,7 @@ mod tests {
             only_specific("secret UID (s2) does not match service account secret ref claim (s1)");
         assert_eq!(r.cause, Cause::SecretDeleted);
         let r = only_specific("node UID (n2) does not match service account node ref claim (n1)");
-        assert_eq!(r.cause, Cause::NodeDeleted);
+        assert_eq!(r.cause, Cause::NodeRecreated);
         let r = only_specific("[invalid bearer token, Token does not match server's copy]");
         assert_eq!(r.cause, Cause::LegacyTokenInvalidated);
         let r = only_specific(

@@ -249,6 +249,8 @@ pub struct Exchange {
     /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
+    /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
+    pub www_authenticate: Option<String>,
     /// The body, at most the configured bound.
     pub body: Vec<u8>,
     /// Run clock just before sending.
@@ -392,6 +394,7 @@ impl HttpClient {
         let date_header = header("date");
         let location = header("location");
         let content_type = header("content-type");
+        let www_authenticate = header("www-authenticate");
         let status = response.status().as_u16();
         let mut body = Vec::new();
         let limit = self.max_body as u64 + 1;
@@ -412,6 +415,7 @@ impl HttpClient {
             date_header,
             location,
             content_type,
+            www_authenticate,
             body,
             sent_at,
             received_at,

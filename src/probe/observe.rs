@@ -544,6 +544,8 @@ pub fn answer(exchange: Exchange) -> Answer {
         json,
         date: exchange.date,
         location: exchange.location,
+        content_type: exchange.content_type,
+        www_authenticate: exchange.www_authenticate,
         sent_at: exchange.sent_at,
         received_at: exchange.received_at,
         latency: exchange.latency,

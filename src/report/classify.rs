@@ -11,17 +11,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
+use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::json::TokenSummaryJson;
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, TokenCheck};
-use crate::diagnosis::reasons::AuthReason;
-use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence};
+use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, Tally, TokenCheck};
+use crate::diagnosis::Classification;
 use crate::timefmt::rfc3339;
 use crate::token::{self, Token};
-use crate::window::{at_seconds, ceil_seconds, floor_seconds};
-
-/// Every classification, for the summary (stable keys, zero counts included).
-const CLASSIFICATIONS: [Classification; 7] = Classification::PER_REQUEST;
+use crate::window::{ceil_seconds, floor_seconds};
 
 /// `classify -o json`.
 #[derive(Debug, Serialize)]
@@ -30,7 +28,7 @@ pub struct ClassifyJson<'a> {
     pub evaluated_at: String,
     pub leeway_seconds: i64,
     /// The token given with --token/-f; null without one.
-    pub token: Option<TokenJson>,
+    pub token: Option<TokenSummaryJson<'a>>,
     pub results: Vec<ResultJson<'a>>,
     pub summary: SummaryJson,
 }
@@ -45,19 +43,6 @@ pub struct InputJson {
     pub source_type: &'static str,
     /// `false` when forced with --type.
     pub detected: bool,
-}
-
-/// The token, identified (never shown).
-#[derive(Debug, Serialize)]
-pub struct TokenJson {
-    pub fingerprint: String,
-    pub kind: &'static str,
-    pub binding: &'static str,
-    pub subject: Option<String>,
-    pub issued_at: Option<String>,
-    pub not_before: Option<String>,
-    pub expires_at: Option<String>,
-    pub credential_id: Option<String>,
 }
 
 /// One recognised event.
@@ -76,18 +61,13 @@ pub struct ResultJson<'a> {
     pub at_source: Option<&'static str>,
     /// HTTP status code, when known.
     pub status: Option<u16>,
-    pub classification: Classification,
-    pub cause: Cause,
-    pub confidence: Confidence,
     pub user: Option<&'a str>,
     pub request: Option<&'a RequestInfo>,
     /// kube-apiserver's reasons (log line or TokenReview), parsed.
-    pub reasons: &'a [AuthReason],
-    pub evidence: &'a [String],
-    pub next_steps: &'a [String],
-    pub candidates: &'a [CauseCandidate],
+    pub reasons: Vec<ReasonJson<'a>>,
     /// The token's times judged at the event's instant (401 with a token only).
     pub token_check: Option<TokenCheckJson>,
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// `window::judge` at the event's instant.
@@ -113,9 +93,26 @@ pub struct SummaryJson {
     pub by_cause: BTreeMap<&'static str, usize>,
 }
 
+impl SummaryJson {
+    /// The wire summary of a tally (every classification, zeros included).
+    pub fn new(t: &Tally) -> Self {
+        let mut by_classification: BTreeMap<&'static str, usize> = Classification::PER_REQUEST
+            .iter()
+            .map(|c| (c.as_str(), 0))
+            .collect();
+        by_classification.extend(t.by_classification.iter().map(|(k, v)| (k.as_str(), *v)));
+        SummaryJson {
+            events: t.events,
+            problems: t.problems,
+            by_classification,
+            by_cause: t.by_cause.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+        }
+    }
+}
+
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&Token>) -> Self {
+    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&'a Token>) -> Self {
         ClassifyJson {
             input: InputJson {
                 source: source.to_owned(),
@@ -124,33 +121,20 @@ impl<'a> ClassifyJson<'a> {
             },
             evaluated_at: rfc3339(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
-            token: token.map(token_json),
+            token: token.map(TokenSummaryJson::new),
             results: report.results.iter().map(result_json).collect(),
             summary: summary(report),
         }
     }
 }
 
-fn token_json(t: &Token) -> TokenJson {
-    let (kind, binding) = token::kind::classify(&t.claims);
-    let time = |s: Option<i64>| s.map(|s| rfc3339(at_seconds(s)));
-    TokenJson {
-        fingerprint: t.fingerprint.clone(),
-        kind: kind.as_str(),
-        binding: binding.as_str(),
-        subject: t.claims.subject.clone(),
-        issued_at: time(t.claims.issued_at),
-        not_before: time(t.claims.not_before),
-        expires_at: time(t.claims.expires_at),
-        credential_id: t.claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
-    }
-}
-
 fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons: &[AuthReason] = match &ev.answer {
-        crate::classify::Answer::Rejected { reasons } => reasons,
-        _ => &[],
+    let reasons = match &ev.answer {
+        crate::classify::Answer::Rejected { reasons } => {
+            reasons.iter().map(ReasonJson::new).collect()
+        }
+        _ => Vec::new(),
     };
     ResultJson {
         line: ev.line,
@@ -160,16 +144,11 @@ fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         at: ev.stamp.map(|s| rfc3339(s.at)),
         at_source: ev.stamp.map(|s| s.source.as_str()),
         status: ev.answer.code(),
-        classification: r.diagnosis.classification,
-        cause: r.diagnosis.cause,
-        confidence: r.diagnosis.confidence,
         user: ev.user.as_deref(),
         request: ev.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
-        evidence: &r.diagnosis.evidence,
-        next_steps: &r.diagnosis.next_steps,
-        candidates: &r.diagnosis.candidates,
         token_check: r.token_check.map(check_json),
+        diagnosis: DiagnosisJson::new(&r.diagnosis),
     }
 }
 
@@ -186,58 +165,18 @@ fn check_json(c: TokenCheck) -> TokenCheckJson {
 }
 
 fn summary(report: &ClassifyReport) -> SummaryJson {
-    let mut counter = Counter::default();
+    let mut tally = Tally::default();
     for r in &report.results {
-        counter.add(r);
+        tally.add(r);
     }
-    counter.summary()
-}
-
-/// Counts results as they stream by.
-#[derive(Debug, Default, Clone)]
-pub struct Counter {
-    events: usize,
-    problems: usize,
-    by_classification: BTreeMap<&'static str, usize>,
-    by_cause: BTreeMap<&'static str, usize>,
-}
-
-impl Counter {
-    /// Counts one result.
-    pub fn add(&mut self, r: &ClassifyResult) {
-        self.events += 1;
-        let class = r.diagnosis.classification;
-        if !matches!(class, Classification::Ok | Classification::NotFound) {
-            self.problems += 1;
-        }
-        *self.by_classification.entry(class.as_str()).or_default() += 1;
-        *self.by_cause.entry(r.diagnosis.cause.as_str()).or_default() += 1;
-    }
-
-    /// Results that are neither ok nor 404.
-    pub fn problems(&self) -> usize {
-        self.problems
-    }
-
-    /// The wire summary (every classification present, zeros included).
-    pub fn summary(&self) -> SummaryJson {
-        let mut by_classification: BTreeMap<&'static str, usize> =
-            CLASSIFICATIONS.iter().map(|c| (c.as_str(), 0)).collect();
-        by_classification.extend(self.by_classification.iter().map(|(k, v)| (*k, *v)));
-        SummaryJson {
-            events: self.events,
-            problems: self.problems,
-            by_classification,
-            by_cause: self.by_cause.clone(),
-        }
-    }
+    SummaryJson::new(&tally)
 }
 
 /// Writes `classify -o json` one result at a time: the same document as
 /// serialising [`ClassifyJson`], without holding every result in memory.
 pub struct JsonStream<'w> {
     out: &'w mut dyn Write,
-    count: Counter,
+    written: usize,
 }
 
 impl<'w> JsonStream<'w> {
@@ -253,30 +192,26 @@ impl<'w> JsonStream<'w> {
         write_field(out, "input", &input, true)?;
         write_field(out, "evaluated_at", &rfc3339(evaluated_at), true)?;
         write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
-        write_field(out, "token", &token.map(token_json), true)?;
+        write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
         write!(out, "  \"results\": [")?;
-        Ok(JsonStream {
-            out,
-            count: Counter::default(),
-        })
+        Ok(JsonStream { out, written: 0 })
     }
 
     /// Writes one result.
     pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.count.events == 0 { "\n" } else { ",\n" };
-        self.count.add(r);
+        let sep = if self.written == 0 { "\n" } else { ",\n" };
+        self.written += 1;
         write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
     }
 
-    /// Closes the results and writes the summary; returns the counts.
-    pub fn finish(self) -> io::Result<Counter> {
-        if self.count.events > 0 {
+    /// Closes the results and writes the summary of `tally`.
+    pub fn finish(self, tally: &Tally) -> io::Result<()> {
+        if self.written > 0 {
             write!(self.out, "\n  ")?;
         }
         writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &self.count.summary(), false)?;
-        writeln!(self.out, "}}")?;
-        Ok(self.count)
+        write_field(self.out, "summary", &SummaryJson::new(tally), false)?;
+        writeln!(self.out, "}}")
     }
 }
 
@@ -314,7 +249,6 @@ pub struct TableStream<'w> {
     /// Results held until we know whether there are more than `DETAILED_MAX`.
     pending: Vec<ClassifyResult>,
     compact: bool,
-    count: Counter,
 }
 
 impl<'w> TableStream<'w> {
@@ -354,13 +288,11 @@ impl<'w> TableStream<'w> {
             style: *style,
             pending: Vec::new(),
             compact: false,
-            count: Counter::default(),
         })
     }
 
     /// Adds one result.
     pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
-        self.count.add(&r);
         if self.compact {
             return write_row(self.out, &r, &self.style);
         }
@@ -376,15 +308,15 @@ impl<'w> TableStream<'w> {
         Ok(())
     }
 
-    /// Writes what is held and the summary; returns the counts.
-    pub fn finish(self) -> io::Result<Counter> {
+    /// Writes what is held and the summary of `tally`.
+    pub fn finish(self, tally: &Tally) -> io::Result<()> {
         let s = &self.style.styles;
         for (n, r) in self.pending.iter().enumerate() {
             writeln!(self.out)?;
             write_result(self.out, n + 1, r, &self.style)?;
         }
         writeln!(self.out)?;
-        let summary = self.count.summary();
+        let summary = SummaryJson::new(tally);
         let counts: Vec<String> = summary
             .by_classification
             .iter()
@@ -418,7 +350,7 @@ impl<'w> TableStream<'w> {
                 "Details: -o json, or classify one line at a time.".style(s.dim)
             )?;
         }
-        Ok(self.count)
+        Ok(())
     }
 }
 
@@ -430,10 +362,12 @@ pub fn write_classify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
+    let mut tally = Tally::default();
     for r in &report.results {
+        tally.add(r);
         stream.push(r.clone())?;
     }
-    stream.finish().map(|_| ())
+    stream.finish(&tally)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -473,9 +407,10 @@ fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
 fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     let d = &r.diagnosis;
-    let class_style = match d.classification {
-        Classification::Ok | Classification::NotFound => s.ok,
-        _ => s.error,
+    let class_style = if d.classification.is_problem() {
+        s.error
+    } else {
+        s.ok
     };
     // What is left of the width after the fixed columns.
     let room = usize::from(style.width)
@@ -506,8 +441,8 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         "{:>6}  {}  {:<25}  {:<6}  {excerpt}",
         r.evidence.line,
         format!("{:<17}", d.classification.as_str()).style(class_style),
-        d.cause.as_str(),
-        confidence_word(d.confidence),
+        d.cause().as_str(),
+        d.confidence().as_str(),
     )
 }
 
@@ -542,9 +477,10 @@ fn write_result(
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
         }
     };
-    let class_style = match d.classification {
-        Classification::Ok | Classification::NotFound => s.ok,
-        _ => s.error,
+    let class_style = if d.classification.is_problem() {
+        s.error
+    } else {
+        s.ok
     };
     let status = ev
         .answer
@@ -557,11 +493,9 @@ fn write_result(
     );
     row(
         "Cause",
-        format!(
-            "{} ({} confidence)",
-            d.cause.as_str().style(s.bold),
-            confidence_word(d.confidence)
-        ),
+        cause_words(d.cause(), d.confidence())
+            .style(s.bold)
+            .to_string(),
     );
     if let Some(user) = &ev.user {
         row("User", sanitize(user).into_owned());
@@ -592,28 +526,8 @@ fn write_result(
         }
         row("Token check", text);
     }
-    row("Evidence", list(&d.evidence));
-    row("Next steps", list(&d.next_steps));
-    let others: Vec<String> = d
-        .candidates
-        .iter()
-        .skip(1)
-        // "none" is not a cause worth listing beside a real one.
-        .filter(|c| c.cause != Cause::None)
-        .map(|c| format!("{} ({})", c.cause.as_str(), confidence_word(c.confidence)))
-        .collect();
-    if !others.is_empty() {
-        row("Also possible", others.join(", "));
-    }
-    write_table(out, &table)
-}
-
-fn confidence_word(c: Confidence) -> &'static str {
-    match c {
-        Confidence::High => "high",
-        Confidence::Medium => "medium",
-        Confidence::Low => "low",
-    }
+    write_table(out, &table)?;
+    write_body(out, d, style)
 }
 
 /// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.
@@ -675,13 +589,15 @@ mod tests {
             let mut w =
                 JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
                     .unwrap();
+            let mut tally = Tally::default();
             for r in &report.results {
+                tally.add(r);
                 w.push(r).unwrap();
             }
-            let counts = w.finish().unwrap();
+            w.finish(&tally).unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(streamed, whole);
-            assert_eq!(counts.summary().events, report.results.len());
+            assert_eq!(streamed["summary"]["events"], report.results.len());
         }
     }
 

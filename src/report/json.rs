@@ -79,6 +79,48 @@ pub struct SignatureJson {
     pub bytes: usize,
 }
 
+/// A token identified without being shown: the same shape wherever a report
+/// names the token it judged (`classify`, `verify`, `probe`).
+#[derive(Debug, Serialize)]
+pub struct TokenSummaryJson<'a> {
+    /// First 8 hex digits of SHA-256 of the token.
+    pub fingerprint: &'a str,
+    pub kind: &'static str,
+    pub binding: &'static str,
+    pub alg: Option<&'a str>,
+    pub kid: Option<&'a str>,
+    pub issuer: Option<&'a str>,
+    pub subject: Option<&'a str>,
+    pub audiences: &'a [String],
+    pub issued_at: Option<String>,
+    pub not_before: Option<String>,
+    pub expires_at: Option<String>,
+    /// `JTI=<jti>`, as kube-apiserver writes it into user extra and audit events.
+    pub credential_id: Option<String>,
+}
+
+impl<'a> TokenSummaryJson<'a> {
+    pub fn new(token: &'a crate::token::Token) -> Self {
+        let (kind, binding) = crate::token::kind::classify(&token.claims);
+        let claims = &token.claims;
+        let time = |s: Option<i64>| s.map(|s| rfc3339(at_seconds(s)));
+        TokenSummaryJson {
+            fingerprint: &token.fingerprint,
+            kind: kind.as_str(),
+            binding: binding.as_str(),
+            alg: token.header.alg.as_deref(),
+            kid: token.header.kid.as_deref().filter(|k| !k.is_empty()),
+            issuer: claims.issuer.as_deref(),
+            subject: claims.subject.as_deref(),
+            audiences: &claims.audiences,
+            issued_at: time(claims.issued_at),
+            not_before: time(claims.not_before),
+            expires_at: time(claims.expires_at),
+            credential_id: claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
+        }
+    }
+}
+
 /// A batch line that could not be read as a token.
 #[derive(Debug, Serialize)]
 pub struct LineErrorJson<'a> {

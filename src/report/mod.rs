@@ -3,7 +3,9 @@
 //! show relative times against is in the report).
 
 pub mod classify;
+pub mod diagnosis;
 pub mod doctor;
+pub mod explain;
 pub mod json;
 pub mod probe;
 pub mod sanitize;

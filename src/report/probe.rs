@@ -9,16 +9,21 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
+use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::json::TokenSummaryJson;
 use super::sanitize::sanitize;
 use super::table::write_table;
-use crate::diagnosis::{Classification, Confidence, Diagnosis};
+use crate::diagnosis::{Classification, Diagnosis};
 use crate::probe::review::ReviewOutcome;
 use crate::probe::{ProbeReport, RequestObservation, ServerReport};
 use crate::timefmt::rfc3339;
+use crate::token::Token;
 
 /// `probe -o json`.
 #[derive(Debug, Serialize)]
 pub struct ProbeJson<'a> {
+    /// The token probed (identified, never shown).
+    pub token: TokenSummaryJson<'a>,
     /// The kubeconfig used, or null.
     pub kubeconfig: Option<KubeconfigJson<'a>>,
     /// `--all-endpoints`: how the replicas were found, or null.
@@ -26,8 +31,8 @@ pub struct ProbeJson<'a> {
     pub servers: Vec<ServerJson<'a>>,
     /// The token's ServiceAccount/pod/Secret as read from the API.
     pub bindings: Vec<BindingJson<'a>>,
-    /// `{classification, cause, confidence, evidence, next_steps, candidates}`.
-    pub diagnosis: &'a Diagnosis,
+    /// The run's diagnosis: the worst answer among the servers.
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// One server.
@@ -53,6 +58,8 @@ pub struct ServerJson<'a> {
     pub jwks_kids: Option<&'a [String]>,
     /// The issuer of its discovery document, or null when not read.
     pub issuer: Option<&'a str>,
+    /// This server's own diagnosis.
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// The kubeconfig in use (never its credentials).
@@ -102,20 +109,10 @@ pub struct TokenReviewJson<'a> {
     pub message: Option<&'a str>,
 }
 
-/// One parsed message of `status.error`.
-#[derive(Debug, Serialize)]
-pub struct ReasonJson<'a> {
-    pub kind: &'static str,
-    pub cause: crate::diagnosis::Cause,
-    /// Which kube-apiserver versions print this wording.
-    pub era: &'static str,
-    pub message: &'a str,
-}
-
 /// One bound object.
 #[derive(Debug, Serialize)]
 pub struct BindingJson<'a> {
-    /// serviceaccount | pod | secret.
+    /// serviceaccount | pod | secret | node.
     pub kind: &'static str,
     pub namespace: &'a str,
     pub name: &'a str,
@@ -177,8 +174,9 @@ pub struct UserJson<'a> {
 
 impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ProbeReport) -> Self {
+    pub fn new(report: &'a ProbeReport, token: &'a Token) -> Self {
         ProbeJson {
+            token: TokenSummaryJson::new(token),
             kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
                 files: &k.files,
                 context: &k.context,
@@ -219,7 +217,7 @@ impl<'a> ProbeJson<'a> {
                     via: &b.via,
                 })
                 .collect(),
-            diagnosis: &report.diagnosis,
+            diagnosis: DiagnosisJson::new(&report.diagnosis),
         }
     }
 }
@@ -253,6 +251,7 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         token_review: server.token_review.as_ref().map(review_json),
         jwks_kids: server.jwks_kids.as_deref(),
         issuer: server.issuer.as_deref(),
+        diagnosis: DiagnosisJson::new(&server.diagnosis),
     }
 }
 
@@ -270,15 +269,7 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
         ReviewOutcome::Rejected { error, reasons } => {
             json.outcome = "rejected";
             json.error = Some(error);
-            json.reasons = reasons
-                .iter()
-                .map(|r| ReasonJson {
-                    kind: r.kind.as_str(),
-                    cause: r.cause,
-                    era: r.era,
-                    message: &r.message,
-                })
-                .collect();
+            json.reasons = reasons.iter().map(ReasonJson::new).collect();
         }
         ReviewOutcome::NotAllowed { status, message } => {
             json.outcome = "not-allowed";
@@ -573,120 +564,14 @@ fn plain_table(style: &TableStyle) -> Table {
     table
 }
 
-fn confidence(c: Confidence) -> &'static str {
-    match c {
-        Confidence::High => "high",
-        Confidence::Medium => "medium",
-        Confidence::Low => "low",
-    }
-}
-
 fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let width = usize::from(style.width);
     writeln!(
         out,
-        "{} {}: {} ({} confidence)",
+        "{} {}: {}",
         "Diagnosis:".style(s.bold),
         d.classification.as_str(),
-        d.cause.as_str().style(s.bold),
-        confidence(d.confidence)
+        cause_words(d.cause(), d.confidence()).style(s.bold)
     )?;
-    let section = |out: &mut dyn Write, title: &str, items: &[String]| -> io::Result<()> {
-        if items.is_empty() {
-            return Ok(());
-        }
-        writeln!(out, "{}", title.style(s.bold))?;
-        for item in items {
-            let item = sanitize(item);
-            let lines: Vec<String> = command_split(&item)
-                .into_iter()
-                .flat_map(|part| wrap(part, width.saturating_sub(4).max(20)))
-                .collect();
-            for (i, line) in lines.iter().enumerate() {
-                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
-            }
-        }
-        Ok(())
-    };
-    section(out, "Evidence:", &d.evidence)?;
-    section(out, "Next steps:", &d.next_steps)?;
-    let others: Vec<String> = d
-        .candidates
-        .iter()
-        .skip(1)
-        .map(|c| {
-            let mut text = format!("{} ({})", c.cause.as_str(), confidence(c.confidence));
-            if let Some(e) = c.evidence.first() {
-                text.push_str(": ");
-                text.push_str(e);
-            }
-            for step in &c.next_steps {
-                text.push_str("\n$ ");
-                text.push_str(step);
-            }
-            text
-        })
-        .collect();
-    if !others.is_empty() {
-        writeln!(out, "{}", "Other candidates:".style(s.bold))?;
-        for item in others {
-            for (i, line) in item
-                .lines()
-                .flat_map(|l| wrap(&sanitize(l), width.saturating_sub(4).max(20)))
-                .enumerate()
-            {
-                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// "prose: kubectl …" -> the prose, and the command on a line of its own.
-fn command_split(text: &str) -> Vec<&str> {
-    match text.find(": kubectl ") {
-        Some(at) => vec![&text[..=at], &text[at + 2..]],
-        None => vec![text],
-    }
-}
-
-/// Greedy word wrap; words longer than the width stay whole, and shell
-/// commands are never wrapped (they must stay copyable as one line).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    if text.starts_with("kubectl ") || text.starts_with("$ ") {
-        return vec![text.to_owned()];
-    }
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrapping_keeps_words_whole() {
-        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
-        assert_eq!(wrap("a-very-long-word x", 4), ["a-very-long-word", "x"]);
-        assert!(wrap("", 10).is_empty());
-        assert_eq!(wrap("kubectl get pods -n x", 5), ["kubectl get pods -n x"]);
-        assert_eq!(
-            command_split("see: kubectl get x"),
-            ["see:", "kubectl get x"]
-        );
-    }
+    write_body(out, d, style)
 }

@@ -8,10 +8,12 @@ use owo_colors::OwoColorize as _;
 use serde::Serialize;
 
 use super::TableStyle;
+use super::json::TokenSummaryJson;
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_findings, write_table};
 use crate::findings::Finding;
 use crate::timefmt::rfc3339;
+use crate::token::Token;
 use crate::verify::keys::{KeyKind, PemForm};
 use crate::verify::{KeyOutcome, VerifyReport};
 
@@ -20,7 +22,7 @@ use crate::verify::{KeyOutcome, VerifyReport};
 pub struct VerifyJson<'a> {
     /// Every check passed or was not asked for (`ok` true or null).
     pub valid: bool,
-    pub token: TokenJson<'a>,
+    pub token: TokenSummaryJson<'a>,
     /// The key the signature verifies with; all null when none does.
     pub key: MatchedKeyJson<'a>,
     /// signature, key, issuer, audience, time, in that order.
@@ -30,16 +32,6 @@ pub struct VerifyJson<'a> {
     pub evaluated_at: String,
     pub leeway_seconds: i64,
     pub findings: &'a [Finding],
-}
-
-/// What the token claims about itself.
-#[derive(Debug, Serialize)]
-pub struct TokenJson<'a> {
-    pub alg: Option<&'a str>,
-    pub kid: Option<&'a str>,
-    pub kind: &'static str,
-    pub issuer: Option<&'a str>,
-    pub audiences: &'a [String],
 }
 
 /// `key`: `{kid, matched_by, computed_kid, source}`.
@@ -86,17 +78,11 @@ pub struct KeyJson<'a> {
 
 impl<'a> VerifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a VerifyReport) -> Self {
+    pub fn new(report: &'a VerifyReport, token: &'a Token) -> Self {
         let matched = report.matched();
         VerifyJson {
             valid: report.valid,
-            token: TokenJson {
-                alg: report.alg.as_deref(),
-                kid: report.token_kid.as_deref(),
-                kind: report.kind.as_str(),
-                issuer: report.issuer.as_deref(),
-                audiences: &report.audiences,
-            },
+            token: TokenSummaryJson::new(token),
             key: MatchedKeyJson {
                 kid: matched.map(|k| k.kid()),
                 matched_by: report.matched_by.map(|m| m.as_str()),

@@ -13,7 +13,7 @@ use crate::window::{ceil_seconds, floor_seconds};
 pub struct SkewJson<'a> {
     pub leeway_seconds: i64,
     /// The reference clock's instant: the local clock, or `--now`.
-    pub reference_time: String,
+    pub evaluated_at: String,
     /// The reference clock first, then every measured clock.
     pub clocks: Vec<ClockJson<'a>>,
     /// Largest offset between two clocks; null with a single clock.
@@ -27,14 +27,13 @@ pub struct ClockJson<'a> {
     pub name: &'a str,
     /// reference | flag | node-lease | apiserver-lease | node-status | token-iat | http-date
     pub source: &'static str,
-    /// What this clock reads at `reference_time`.
+    /// What this clock reads at `evaluated_at`.
     pub time: String,
     /// This clock minus the reference clock.
     pub offset_seconds: f64,
     /// The true offset is within `offset_seconds ± offset_uncertainty_seconds`.
     pub offset_uncertainty_seconds: f64,
-    /// accept | reject-not-yet-valid | reject-issued-in-future | reject-expired;
-    /// null without a token.
+    /// accept | not-yet-valid | issued-in-future | expired; null without a token.
     pub verdict: Option<&'static str>,
     pub reason: &'a str,
     /// Rejected as not yet valid (or issued in the future): seconds until this
@@ -50,7 +49,7 @@ impl<'a> SkewJson<'a> {
     pub fn new(report: &'a SkewReport) -> Self {
         SkewJson {
             leeway_seconds: report.leeway.num_seconds(),
-            reference_time: rfc3339(report.reference),
+            evaluated_at: rfc3339(report.reference),
             clocks: report.clocks.iter().map(ClockJson::new).collect(),
             max_pairwise_skew_seconds: report.max_pair.as_ref().map(|p| as_seconds_f64(p.skew)),
             findings: &report.findings,

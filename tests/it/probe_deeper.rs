@@ -30,10 +30,7 @@ impl Run {
         self.json["diagnosis"]["cause"].as_str().unwrap_or("")
     }
     fn confidence_of(&self, cause: &str) -> Option<String> {
-        self.json["diagnosis"]["candidates"]
-            .as_array()?
-            .iter()
-            .find(|c| c["cause"] == cause)
+        crate::support::diagnosis::candidate(&self.json["diagnosis"], cause)
             .map(|c| c["confidence"].as_str().unwrap().to_owned())
     }
     fn text(&self) -> String {
@@ -241,11 +238,11 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
     assert_eq!(servers[2]["jwks_kids"], json!([ES256_KID]));
     let d = &r.json["diagnosis"];
     assert_eq!(d["classification"], "replica-dependent");
-    let text = r.text();
+    let text = crate::support::diagnosis::evidence(d);
     assert!(text.contains("1 of 3 reject"), "{text}");
     assert!(
         text.contains(&format!(
-            "replica https://127.0.0.1:{} serves kids [{ES256_KID}]",
+            "https://127.0.0.1:{}: serves kids [{ES256_KID}]",
             ports[2]
         )),
         "{text}"
@@ -414,13 +411,8 @@ fn token_review_reasons_in_two_wordings() {
                 .filter_map(|r| r["era"].as_str())
                 .collect();
             assert!(eras.contains(&era), "{what} {eras:?}");
-            assert!(r.text().contains("wording matched"), "{what}");
-            let mut causes: Vec<&str> = r.json["diagnosis"]["candidates"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c["cause"].as_str().unwrap())
-                .collect();
+            assert!(r.text().contains("(wording of"), "{what}");
+            let mut causes = crate::support::diagnosis::causes(&r.json["diagnosis"]);
             let n = causes.len();
             causes.sort_unstable();
             causes.dedup();
@@ -488,7 +480,7 @@ fn token_review_forbidden_is_said_and_the_probe_continues() {
     assert_eq!(r.json["diagnosis"]["confidence"], "high");
     assert_eq!(r.json["bindings"][1]["state"], "unreadable");
     assert!(
-        r.json["diagnosis"]["evidence"][0]
+        r.json["diagnosis"]["support"][0]["text"]
             .as_str()
             .unwrap()
             .starts_with("TokenReview on")
@@ -544,7 +536,7 @@ fn service_account_recreated_read_from_the_api_with_both_uids() {
     let r = probe_with(config, &["--use-kubeconfig-credentials"], &fresh_token());
     assert_eq!(r.cause(), "service-account-recreated", "{}", r.text());
     assert_eq!(r.json["diagnosis"]["confidence"], "high");
-    let evidence = r.json["diagnosis"]["evidence"].to_string();
+    let evidence = crate::support::diagnosis::evidence(&r.json["diagnosis"]);
     assert!(
         evidence.contains(SA_UID) && evidence.contains(NEW_UID),
         "{evidence}"
@@ -818,7 +810,7 @@ fn token_file_user_and_an_unreadable_binding_names_the_command() {
     assert_eq!(r.confidence_of("pod-deleted").as_deref(), Some("low"));
     assert!(
         r.text().contains(
-            "kubectl get pod reporter-6c9d7b8f5-q7x2m -n debug-lab -o jsonpath='{.metadata.uid}"
+            "kubectl get pod reporter-6c9d7b8f5-q7x2m -n debug-lab -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'"
         ),
         "{}",
         r.text()

@@ -792,17 +792,7 @@ fn schema_enums_equal_the_rust_enums() {
         ),
         (
             "cause",
-            names(
-                variants!(Cause: None, ClockSkew, Expired, KeyMismatch, SignatureInvalid,
-                    IssuerMismatch, AudienceMismatch, TokenMalformed, ServiceAccountDeleted,
-                    ServiceAccountRecreated, PodDeleted, SecretDeleted, NodeDeleted,
-                    LegacyTokenInvalidated, StaleToken, TokenNotSent, RbacDenied, RbacRoleMissing,
-                    ObjectNotFound, TlsUntrustedCa, TlsNameMismatch, TlsCertificateExpired, TlsOther,
-                    DnsFailure, ConnectionRefused, Timeout, Unknown, Redirected)
-                .into_iter()
-                .map(Cause::as_str)
-                .collect(),
-            ),
+            names(Cause::ALL.iter().map(|c| c.as_str()).collect()),
         ),
         (
             "confidence",
@@ -888,7 +878,7 @@ fn schema_enums_equal_the_rust_enums() {
         (
             "bindingKind",
             names(
-                variants!(BindingKind: ServiceAccount, Pod, Secret)
+                variants!(BindingKind: ServiceAccount, Pod, Secret, Node)
                     .into_iter()
                     .map(BindingKind::as_str)
                     .collect(),
@@ -928,8 +918,8 @@ fn schema_enums_equal_the_rust_enums() {
         (
             "stampSource",
             names(
-                variants!(StampSource: DateHeader, LogTimestamp, LogTimestampYearInferred,
-                    AuditTimestamp, AtFlag, Now)
+                variants!(StampSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred,
+                    AuditTimestamp, LocalClock, AtFlag, Now)
                 .into_iter()
                 .map(StampSource::as_str)
                 .collect(),

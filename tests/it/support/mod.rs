@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
+pub mod diagnosis;
 pub mod pki;
 pub mod proxy;
 pub mod tokens;
