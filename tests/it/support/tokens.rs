@@ -44,10 +44,16 @@ pub fn projected(iat: DateTime<Utc>, lifetime_s: i64) -> Value {
 
 /// Signs claims with the published RSA key (RS256, kid set, no typ).
 pub fn sign(claims: &Value) -> String {
+    sign_with_kid(claims, RSA_KID)
+}
+
+/// Signs claims with the published RSA key under another `kid` (a token whose
+/// key the JWKS has, but not under that name).
+pub fn sign_with_kid(claims: &Value, kid: &str) -> String {
     let pem = std::fs::read(testdata("keys/rsa.key.pem")).expect("rsa key");
     let key = jsonwebtoken::EncodingKey::from_rsa_pem(&pem).expect("rsa key pem");
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
     header.typ = None;
-    header.kid = Some(RSA_KID.to_owned());
+    header.kid = Some(kid.to_owned());
     jsonwebtoken::encode(&header, claims, &key).expect("sign")
 }
