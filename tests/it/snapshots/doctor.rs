@@ -1,14 +1,14 @@
 //! `doctor` snapshots, run as a pod runs it (a ServiceAccount directory,
 //! KUBERNETES_SERVICE_HOST/PORT, stdin /dev/null) against the test API
 //! server: the cases of tests/it/doctor.rs and the incidents of
-//! docs/troubleshooting.md (tests/it/docs_examples.rs), plus an untrusted CA,
-//! a subresource check, and `skew -s` against two servers.
+//! docs/troubleshooting.md (tests/it/docs_examples.rs), plus an untrusted CA
+//! and a subresource check.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
 
 use super::lab::Lab;
-use super::{Invocation, NOW, check_fresh};
+use super::{Invocation, check_fresh};
 use crate::support::apiserver::Config;
 use crate::support::pki::Pki;
 use crate::support::tokens::{self, NAMESPACE, POD};
@@ -176,22 +176,5 @@ fn unreachable_and_untrusted() {
         let port = lab.start(Config::new(base())).port();
         let other = Pki::new("some-other-ca").ca_pem;
         lab.in_pod_at("doctor", port, &other, &fresh_token(), &[])
-    });
-}
-
-/// `skew -s` against two servers, one 90 s behind (docs/troubleshooting.md).
-#[test]
-fn skew_against_two_servers() {
-    check_fresh("skew", "servers-one-90s-behind", |_| {
-        let mut lab = Lab::new();
-        lab.start(Config::new(base()));
-        lab.start(behind());
-        let token = lab.dir.path().join("token");
-        std::fs::write(&token, extended(base())).unwrap();
-        let (ca, token) = (lab.ca(), token.display().to_string());
-        let (a, b) = (lab.url(0), lab.url(1));
-        lab.run(Invocation::new(&[
-            "skew", "--now", NOW, "-f", &token, "--cacert", &ca, "-s", &a, "-s", &b,
-        ]))
     });
 }

@@ -139,9 +139,13 @@ impl Lab {
         )
     }
 
-    /// Hands the lab to `invocation`: kept alive for the run, redacted in its output.
+    /// Hands the lab to `invocation`: kept alive for the run, redacted in its
+    /// output, on a terminal as wide as [`super::NETWORK_COLUMNS`].
     pub fn run(self, invocation: Invocation) -> Invocation {
         let redact = self.redact.clone();
-        invocation.redact(redact).keep(self)
+        invocation
+            .redact(redact)
+            .columns(super::NETWORK_COLUMNS)
+            .keep(self)
     }
 }
