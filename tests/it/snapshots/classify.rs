@@ -21,14 +21,18 @@ fn every_evidence_file() {
             &std::fs::read_to_string(dir.join(format!("{name}.expected.json"))).unwrap(),
         )
         .unwrap();
-        let mut invocation =
-            Invocation::new(&["classify", "--now", NOW, &format!("testdata/evidence/{name}")]);
+        let mut invocation = Invocation::new(&[
+            "classify",
+            "--now",
+            NOW,
+            &format!("testdata/evidence/{name}"),
+        ]);
         for arg in expected["args"].as_array().unwrap() {
             invocation = invocation.args(&[arg.as_str().unwrap()]);
         }
         if let Some(token) = expected["token_file"].as_str() {
             invocation = invocation.args(&["-f", &format!("testdata/tokens/{token}")]);
         }
-        check("classify", &name, &invocation.stdin("empty", ""));
+        check("classify", &name, &invocation);
     }
 }

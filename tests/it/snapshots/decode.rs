@@ -48,8 +48,10 @@ fn json_input_shapes_on_stdin() {
     check(
         AREA,
         "token-request-json-stdin",
-        &Invocation::new(&["decode", "--now", NOW, "-f", "-"])
-            .stdin("testdata/tokens/token-request.json", fixture("token-request.json")),
+        &Invocation::new(&["decode", "--now", NOW, "-f", "-"]).stdin(
+            "testdata/tokens/token-request.json",
+            fixture("token-request.json"),
+        ),
     );
     // client-go's ExecCredential (what an exec plugin prints), status.token.
     let exec = serde_json::json!({
@@ -74,10 +76,8 @@ fn token_as_argument_and_bad_input() {
     check(
         AREA,
         "token-flag",
-        &Invocation::new(&["decode", "--now", NOW, "--token"]).arg_shown(
-            raw.trim(),
-            "\"$(cat testdata/tokens/token-request.jwt)\"",
-        ),
+        &Invocation::new(&["decode", "--now", NOW, "--token"])
+            .arg_shown(raw.trim(), "\"$(cat testdata/tokens/token-request.jwt)\""),
     );
     check(
         AREA,

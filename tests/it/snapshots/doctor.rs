@@ -7,11 +7,11 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
 
-use super::lab::Lab;
+use super::lab::{GET_POD_LOG, Lab};
 use super::{Invocation, check_fresh};
 use crate::support::apiserver::Config;
 use crate::support::pki::Pki;
-use crate::support::tokens::{self, NAMESPACE, POD};
+use crate::support::tokens::{self, NAMESPACE};
 use crate::support::{base, fresh_token};
 
 const AREA: &str = "doctor";
@@ -48,7 +48,11 @@ fn healthy() {
 #[test]
 fn api_server_90s_behind() {
     check_fresh(AREA, "clock-skew", |_| {
-        doctor(behind(), &tokens::sign(&tokens::projected(base(), 3607)), &[])
+        doctor(
+            behind(),
+            &tokens::sign(&tokens::projected(base(), 3607)),
+            &[],
+        )
     });
     check_fresh(AREA, "clock-skew-extended-token", |_| {
         doctor(behind(), &extended(base()), &[])
@@ -93,20 +97,7 @@ fn rbac_denied() {
         )
     });
     check_fresh(AREA, "rbac-pods-log-review", |_| {
-        doctor(
-            Config::new(base()),
-            &fresh_token(),
-            &[
-                "--verb",
-                "get",
-                "--resource",
-                "pods",
-                "--subresource",
-                "log",
-                "--name",
-                POD,
-            ],
-        )
+        doctor(Config::new(base()), &fresh_token(), &GET_POD_LOG)
     });
 }
 
@@ -136,9 +127,7 @@ fn not_found() {
 
 #[test]
 fn rotated_key() {
-    let rotated = || {
-        std::fs::read_to_string(tokens::testdata("tokens/rotated-key.jwt")).unwrap()
-    };
+    let rotated = || std::fs::read_to_string(tokens::testdata("tokens/rotated-key.jwt")).unwrap();
     check_fresh(AREA, "rotated-key-default-rbac", |_| {
         doctor(Config::new(base()), &rotated(), &[])
     });
@@ -162,12 +151,7 @@ fn issuer_changed() {
 fn unreachable_and_untrusted() {
     check_fresh(AREA, "connection-refused", |_| {
         let mut lab = Lab::new();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        lab.name_port(port);
+        let port = lab.closed_port();
         let ca = lab.pki.ca_pem.clone();
         lab.in_pod_at("doctor", port, &ca, &fresh_token(), &[])
     });

@@ -10,6 +10,18 @@ use crate::support::apiserver::{ApiServer, Config};
 use crate::support::pki::Pki;
 use crate::support::tokens::NAMESPACE;
 
+/// `--verb get` on a pod's log subresource: RBAC on `pods/log`.
+pub const GET_POD_LOG: [&str; 8] = [
+    "--verb",
+    "get",
+    "--resource",
+    "pods",
+    "--subresource",
+    "log",
+    "--name",
+    crate::support::tokens::POD,
+];
+
 /// The static token of the kubeconfig user (system:masters).
 pub const ADMIN: &str = "admin-static-token-0123456789";
 
@@ -87,8 +99,8 @@ impl Lab {
     /// `probe --now NOW -f - --cacert CA -s URL…` for the given servers, the
     /// token on stdin under `label`.
     pub fn probe(self, servers: &[usize], args: &[&str], label: &str, token: &str) -> Invocation {
-        let mut invocation = Invocation::new(&["probe", "--now", NOW, "-f", "-", "--cacert"])
-            .args(&[self.ca()]);
+        let mut invocation =
+            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--cacert"]).args(&[self.ca()]);
         for &i in servers {
             invocation = invocation.args(&["-s", &self.url(i)]);
         }
@@ -99,11 +111,31 @@ impl Lab {
     /// with the admin token as the kubeconfig user.
     pub fn probe_kubeconfig(self, args: &[&str], label: &str, token: &str) -> Invocation {
         let kubeconfig = self.kubeconfig(0, ADMIN);
-        self.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &kubeconfig])
-                .args(args)
-                .stdin(label, token),
-        )
+        self.probe_through(&kubeconfig, args, label, token)
+    }
+
+    /// `probe --now NOW -f - --kubeconfig KUBECONFIG ARGS`, the token on stdin.
+    pub fn probe_through(
+        self,
+        kubeconfig: &str,
+        args: &[&str],
+        label: &str,
+        token: &str,
+    ) -> Invocation {
+        let probe = ["probe", "--now", NOW, "-f", "-", "--kubeconfig", kubeconfig];
+        self.run(Invocation::new(&probe).args(args).stdin(label, token))
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, then released),
+    /// shown as `[PORTn]`.
+    pub fn closed_port(&mut self) -> u16 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        self.name_port(port);
+        port
     }
 
     /// `SUB --now NOW ARGS` as a pod runs it: a ServiceAccount directory

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use chrono::TimeDelta;
 
-use super::lab::Lab;
+use super::lab::{GET_POD_LOG, Lab};
 use super::{Invocation, check_fresh};
 use crate::support::apiserver::{Config, Mode};
 use crate::support::pki::Pki;
@@ -76,24 +76,19 @@ fn rbac_denied() {
     check_fresh(AREA, "rbac-get-configmap-by-name", |_| {
         one(
             Config::new(base()),
-            &["--verb", "get", "--resource", "configmaps", "--name", "settings"],
-        )
-    });
-    // A subresource, asked both ways: a review, and the GET itself.
-    check_fresh(AREA, "rbac-pods-log-review", |_| {
-        one(
-            Config::new(base()),
             &[
                 "--verb",
                 "get",
                 "--resource",
-                "pods",
-                "--subresource",
-                "log",
+                "configmaps",
                 "--name",
-                POD,
+                "settings",
             ],
         )
+    });
+    // A subresource, asked both ways: a review, and the GET itself.
+    check_fresh(AREA, "rbac-pods-log-review", |_| {
+        one(Config::new(base()), &GET_POD_LOG)
     });
     check_fresh(AREA, "rbac-pods-log-path", |_| {
         let path = format!("/api/v1/namespaces/{NAMESPACE}/pods/{POD}/log");
@@ -183,12 +178,7 @@ fn tls_failures() {
 fn connection_refused() {
     check_fresh(AREA, "connection-refused", |_| {
         let mut lab = Lab::new();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        lab.name_port(port);
+        let port = lab.closed_port();
         let ca = lab.ca();
         lab.run(
             Invocation::new(&["probe", "--now", super::NOW, "-f", "-", "--cacert", &ca])
@@ -235,6 +225,10 @@ fn in_pod_defaults() {
     check_fresh(AREA, "in-pod-list-pods", |_| {
         let mut lab = Lab::new();
         lab.start(Config::new(base()).allow(USER, &["list"], &["pods"], Some(NAMESPACE)));
-        lab.in_pod("probe", &fresh_token(), &["--verb", "list", "--resource", "pods"])
+        lab.in_pod(
+            "probe",
+            &fresh_token(),
+            &["--verb", "list", "--resource", "pods"],
+        )
     });
 }

@@ -10,9 +10,9 @@ use chrono::TimeDelta;
 use serde_json::json;
 
 use super::lab::{ADMIN, Lab};
-use super::{Invocation, NOW, check_fresh};
+use super::{Invocation, check_fresh};
 use crate::support::apiserver::{ApiServer, Config, Object, Wording};
-use crate::support::tokens::{self, NAMESPACE, SA, SA_UID};
+use crate::support::tokens;
 use crate::support::{base, fresh_token};
 
 const AREA: &str = "probe";
@@ -42,9 +42,11 @@ fn without(resource: &str) -> Config {
 
 #[test]
 fn service_account_recreated() {
-    check_fresh(AREA, "service-account-recreated-kubeconfig-no-credentials", |_| {
-        kube(recreated(), &[], FRESH, &fresh_token())
-    });
+    check_fresh(
+        AREA,
+        "service-account-recreated-kubeconfig-no-credentials",
+        |_| kube(recreated(), &[], FRESH, &fresh_token()),
+    );
     check_fresh(AREA, "service-account-recreated-binding-reads", |_| {
         kube(recreated(), &[CREDENTIALS], FRESH, &fresh_token())
     });
@@ -63,22 +65,14 @@ fn pod_deleted() {
         let mut lab = Lab::new();
         lab.start(without("pods"));
         let kubeconfig = lab.kubeconfig(0, &fresh_token());
-        lab.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &kubeconfig])
-                .args(&[CREDENTIALS])
-                .stdin(FRESH, fresh_token()),
-        )
+        lab.probe_through(&kubeconfig, &[CREDENTIALS], FRESH, &fresh_token())
     });
     // A user that authenticates but may not create tokenreviews.
     check_fresh(AREA, "pod-deleted-token-review-forbidden", |_| {
         let mut lab = Lab::new();
         lab.start(without("pods").user_token("dev-token", "jane"));
         let kubeconfig = lab.kubeconfig(0, "dev-token");
-        lab.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &kubeconfig])
-                .args(&["--token-review"])
-                .stdin(FRESH, fresh_token()),
-        )
+        lab.probe_through(&kubeconfig, &["--token-review"], FRESH, &fresh_token())
     });
     // system:auth-delegator alone: the review is authoritative.
     check_fresh(AREA, "pod-deleted-token-review-delegator", |_| {
@@ -94,11 +88,7 @@ fn pod_deleted() {
                 ),
         );
         let kubeconfig = lab.kubeconfig(0, "delegator-token");
-        lab.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &kubeconfig])
-                .args(&["--token-review"])
-                .stdin(FRESH, fresh_token()),
-        )
+        lab.probe_through(&kubeconfig, &["--token-review"], FRESH, &fresh_token())
     });
 }
 
@@ -173,17 +163,31 @@ fn wrong_audience() {
         tokens::sign(&claims)
     };
     check_fresh(AREA, "wrong-audience-binding-reads", |_| {
-        kube(Config::new(base()), &[CREDENTIALS], "audience-vault.jwt", &token())
+        kube(
+            Config::new(base()),
+            &[CREDENTIALS],
+            "audience-vault.jwt",
+            &token(),
+        )
     });
     check_fresh(AREA, "wrong-audience-token-review", |_| {
-        kube(Config::new(base()), &["--token-review"], "audience-vault.jwt", &token())
+        kube(
+            Config::new(base()),
+            &["--token-review"],
+            "audience-vault.jwt",
+            &token(),
+        )
     });
 }
 
 /// The ServiceAccount the bound fixtures name (shop/checkout), so that only
 /// the bound object decides.
 fn shop() -> Config {
-    let mut checkout = Object::new("serviceaccounts", "checkout", "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41");
+    let mut checkout = Object::new(
+        "serviceaccounts",
+        "checkout",
+        "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41",
+    );
     checkout.namespace = "shop".to_owned();
     let mut config = Config::new(base());
     config.objects.push(checkout);
@@ -192,9 +196,8 @@ fn shop() -> Config {
 
 #[test]
 fn secret_and_node_bound_tokens() {
-    let fixture = |name: &str| {
-        std::fs::read_to_string(tokens::testdata(&format!("tokens/{name}"))).unwrap()
-    };
+    let fixture =
+        |name: &str| std::fs::read_to_string(tokens::testdata(&format!("tokens/{name}"))).unwrap();
     check_fresh(AREA, "secret-bound-secret-deleted-token-review", |_| {
         kube(
             shop(),
@@ -213,17 +216,6 @@ fn secret_and_node_bound_tokens() {
     });
 }
 
-fn legacy_token() -> String {
-    tokens::sign(&json!({
-        "iss": "kubernetes/serviceaccount",
-        "kubernetes.io/serviceaccount/namespace": NAMESPACE,
-        "kubernetes.io/serviceaccount/secret.name": "reporter-token-x7k2p",
-        "kubernetes.io/serviceaccount/service-account.name": SA,
-        "kubernetes.io/serviceaccount/service-account.uid": SA_UID,
-        "sub": format!("system:serviceaccount:{NAMESPACE}:{SA}")
-    }))
-}
-
 #[test]
 fn legacy_secret_tokens() {
     let legacy = || {
@@ -232,21 +224,24 @@ fn legacy_secret_tokens() {
         config
     };
     check_fresh(AREA, "legacy-secret-deleted", |_| {
-        kube(legacy(), &[CREDENTIALS], "legacy-secret-token.jwt", &legacy_token())
+        kube(
+            legacy(),
+            &[CREDENTIALS],
+            "legacy-secret-token.jwt",
+            &tokens::legacy(),
+        )
     });
     check_fresh(AREA, "legacy-token-invalidated", |_| {
         let mut config = legacy();
-        let mut secret = Object::new(
-            "secrets",
-            "reporter-token-x7k2p",
-            "5f0c2b1a-0000-4000-8000-000000000001",
-        );
-        secret.labels.push((
-            "kubernetes.io/legacy-token-invalid-since".to_owned(),
-            "2025-12-01".to_owned(),
-        ));
-        config.objects.push(secret);
-        kube(config, &[CREDENTIALS], "legacy-secret-token.jwt", &legacy_token())
+        config
+            .objects
+            .push(Object::invalidated_legacy_secret("2025-12-01"));
+        kube(
+            config,
+            &[CREDENTIALS],
+            "legacy-secret-token.jwt",
+            &tokens::legacy(),
+        )
     });
 }
 
@@ -274,7 +269,11 @@ fn all_endpoints_replicas_disagree() {
         check_fresh(AREA, name, |_| {
             let mut lab = Lab::new();
             three_replicas(&mut lab);
-            lab.probe_kubeconfig(&[&["--all-endpoints"][..], &args].concat(), FRESH, &fresh_token())
+            lab.probe_kubeconfig(
+                &[&["--all-endpoints"][..], &args].concat(),
+                FRESH,
+                &fresh_token(),
+            )
         });
     }
     check_fresh(AREA, "all-endpoints-endpoints-fallback", |_| {
@@ -311,11 +310,7 @@ fn client_certificate_identity() {
         )
         .unwrap();
         let kubeconfig = kubeconfig.display().to_string();
-        lab.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &kubeconfig])
-                .args(&["--token-review"])
-                .stdin(FRESH, fresh_token()),
-        )
+        lab.probe_through(&kubeconfig, &["--token-review"], FRESH, &fresh_token())
     });
 }
 
@@ -335,9 +330,6 @@ fn kubeconfig_proxy() {
         let port: u16 = proxy.url().rsplit(':').next().unwrap().parse().unwrap();
         lab.name_port(port);
         lab.keep(proxy);
-        lab.run(
-            Invocation::new(&["probe", "--now", NOW, "-f", "-", "--kubeconfig", &path])
-                .stdin(FRESH, fresh_token()),
-        )
+        lab.probe_through(&path, &[], FRESH, &fresh_token())
     });
 }

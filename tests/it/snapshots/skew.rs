@@ -61,7 +61,10 @@ fn clocks_given_by_hand() {
 #[test]
 fn lease_and_node_fixtures() {
     for (name, args) in [
-        ("node-leases", &["--leases", "testdata/skew/node-leases.json"][..]),
+        (
+            "node-leases",
+            &["--leases", "testdata/skew/node-leases.json"][..],
+        ),
         ("leases-all", &["--leases", "testdata/skew/leases-all.json"]),
         ("nodes", &["--nodes", "testdata/skew/nodes.json"]),
         (
@@ -75,7 +78,10 @@ fn lease_and_node_fixtures() {
         ),
         (
             "node-leases-no-managed-fields",
-            &["--leases", "testdata/skew/node-leases-no-managed-fields.json"],
+            &[
+                "--leases",
+                "testdata/skew/node-leases-no-managed-fields.json",
+            ],
         ),
     ] {
         check(AREA, name, &skew(&["-f", RECENT]).args(args));
@@ -86,8 +92,8 @@ fn lease_and_node_fixtures() {
         "apiserver-leases-token-minted-now",
         &minted_now(skew(&["--leases", "testdata/skew/apiserver-leases.json"])),
     );
-    let leases = std::fs::read_to_string(super::crate_dir().join("testdata/skew/node-leases.json"))
-        .unwrap();
+    let leases =
+        std::fs::read_to_string(super::crate_dir().join("testdata/skew/node-leases.json")).unwrap();
     check(
         AREA,
         "node-leases-stdin-no-token",
@@ -102,8 +108,7 @@ fn lease_and_node_fixtures() {
             "2026-01-01T01:00:00Z",
             "--leases",
             "testdata/skew/node-leases.json",
-        ])
-        .stdin("empty", ""),
+        ]),
     );
 }
 

@@ -4,8 +4,6 @@
 //! signature, wrong issuer and audience, alg none and HS256, skipped key types,
 //! several keys in one PEM file, and the usage errors).
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 use super::{Invocation, NOW, Redact, check, crate_dir};
@@ -31,7 +29,11 @@ const EXPECT: [&str; 4] = ["--issuer", ISSUER, "--audience", ISSUER];
 
 #[test]
 fn good_tokens_against_the_jwks() {
-    check(AREA, "projected-rs256", &with_jwks("projected.jwt", &EXPECT));
+    check(
+        AREA,
+        "projected-rs256",
+        &with_jwks("projected.jwt", &EXPECT),
+    );
     check(
         AREA,
         "projected-es256-audience-vault",
@@ -46,7 +48,11 @@ fn good_tokens_against_the_jwks() {
         &with_jwks("token-request-es384.jwt", &EXPECT),
     );
     // No --issuer/--audience: valid, with those two not checked.
-    check(AREA, "projected-unchecked", &with_jwks("projected.jwt", &[]));
+    check(
+        AREA,
+        "projected-unchecked",
+        &with_jwks("projected.jwt", &[]),
+    );
 }
 
 #[test]
@@ -77,9 +83,15 @@ fn pem_keys() {
     check(
         AREA,
         "pem-three-keys-in-one-file",
-        &Invocation::new(&["verify", "--now", NOW, "-f", "testdata/tokens/projected.jwt"])
-            .args(&["--key", &pem.display().to_string()])
-            .redact(Redact::default().temp(dir.path())),
+        &Invocation::new(&[
+            "verify",
+            "--now",
+            NOW,
+            "-f",
+            "testdata/tokens/projected.jwt",
+        ])
+        .args(&["--key", &pem.display().to_string()])
+        .redact(Redact::default().temp(dir.path())),
     );
 }
 
@@ -107,7 +119,10 @@ fn failures() {
     check(
         AREA,
         "no-shared-audience",
-        &with_jwks("projected.jwt", &["--audience", "vault", "--audience", "api"]),
+        &with_jwks(
+            "projected.jwt",
+            &["--audience", "vault", "--audience", "api"],
+        ),
     );
     check(AREA, "alg-none", &with_jwks("alg-none.jwt", &EXPECT));
     check(AREA, "hs256", &with_jwks("hs256.jwt", &EXPECT));
@@ -136,21 +151,7 @@ fn unknown_kid_with_the_right_key_in_the_set() {
 
 #[test]
 fn tampered_payload_and_signature() {
-    let raw = fixture("projected.jwt");
-    let parts: Vec<&str> = raw.split('.').collect();
-    let mut payload: Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
-    payload["kubernetes.io"]["namespace"] = json!("kube-system");
-    let payload = format!(
-        "{}.{}.{}",
-        parts[0],
-        URL_SAFE_NO_PAD.encode(payload.to_string()),
-        parts[2]
-    );
-    let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
-    let last = sig.len() - 1;
-    sig[last] ^= 0x01;
-    let signature = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
+    let (payload, signature) = tokens::tampered(&fixture("projected.jwt"));
     for (name, token) in [
         ("tampered-payload", payload),
         ("tampered-signature", signature),
@@ -180,7 +181,13 @@ fn skipped_key_types_and_usage_errors() {
     let mixed = dir.path().join("mixed.json");
     std::fs::write(&mixed, doc.to_string()).unwrap();
     let temp = Redact::default().temp(dir.path());
-    let projected = ["verify", "--now", NOW, "-f", "testdata/tokens/projected.jwt"];
+    let projected = [
+        "verify",
+        "--now",
+        NOW,
+        "-f",
+        "testdata/tokens/projected.jwt",
+    ];
     check(
         AREA,
         "jwks-with-okp-and-oct-keys",
