@@ -1,38 +1,46 @@
-//! Snapshots of what people read: every subcommand's table (`--no-color`,
-//! `COLUMNS=100`, 200 against test servers) and `-o json` output, its stderr and its exit code, for the
-//! token fixtures, the evidence corpus, the skew fixtures, and `probe`/`doctor`
-//! against the local test API server in every failure the other tests build.
-//! Each case is two files under tests/it/snapshots/AREA/: `CASE@table.snap` and
-//! `CASE@json.snap`, each starting with `exit: N` and the command as typed.
-//! A behaviour change (a cause, a confidence, an evidence line, a next step, a
-//! JSON field) shows up as a snapshot diff to review, not as a silent change.
+//! Snapshots of what people read: every subcommand's table (`--no-color`) and
+//! `-o json` output, its stderr and its exit code, for the token fixtures, the
+//! evidence corpus, the skew fixtures, and `probe`/`doctor` against the local
+//! test API server in every failure the other tests build. Each case is two
+//! files, tests/it/snapshots/AREA/CASE@table.snap and CASE@json.snap, each
+//! starting with `exit: N` and the command as typed (`< LABEL`: what stdin
+//! held). A behaviour change (a cause, a confidence, an evidence line, a next
+//! step, a JSON field) shows up as a snapshot diff to review.
 //!
-//! Only what varies from run to run is redacted, by regex filters (see
-//! [`Redact`]): the test servers' ports (`[PORT1]`, `[PORT2]`… in start
-//! order), temporary directories (`[TMP]`), request latencies (`[MS]`), and the
-//! clock offsets measured from `Date` headers: the offset is rounded to the
-//! nearest 10 s (`≈-90`), its uncertainty replaced by `[U]`. Each run of a
-//! network case gets fresh servers, so a server's clock (which advances in real
-//! time from its start) is read within its first second.
+//! Determinism. Tables get `COLUMNS=100`; runs against test servers get 200,
+//! so that no request table has to shrink a column (its wrapping would follow
+//! the width of the latency column). Every run against test servers gets fresh
+//! servers: a server's clock starts at its configured instant and advances in
+//! real time, so it is read within its first second; a run that read a later
+//! second (a loaded machine) is repeated ([`check_fresh`]). What still varies
+//! is redacted, and nothing else ([`Redact`], [`round_offsets`]): ports
+//! (`[PORT1]`… in start order), temporary directories (`[TMP]`), latencies
+//! (`[MS]`), measured clock offsets (rounded to 10 s, `≈-90`) and their
+//! uncertainty (`[U]`), doctor's "ahead of"/"behind" for an offset that rounds
+//! to zero, and the wall-clock time rustls quotes for an expired certificate.
 //!
 //! ## Reviewing and accepting changes
 //!
-//! A changed output fails its test with a diff. To see every change at once
-//! and accept the intended ones, without installing anything:
+//! A changed output fails its test with a diff (the first per test). To see
+//! every change at once and accept the intended ones, without installing
+//! anything:
 //!
 //! ```text
 //! INSTA_UPDATE=always cargo nextest run --locked -E 'test(/^snapshots::/)'
 //! git diff tests/it/snapshots/      # review; `git checkout` what is wrong
 //! ```
 //!
-//! `INSTA_UPDATE=always` rewrites the `.snap` files in place and passes; with
-//! `cargo-insta` installed, `cargo insta test --review` (then `cargo insta
-//! review`) does the same interactively from `.snap.new` files. A removed case
-//! leaves its `.snap` files behind: delete them with the case.
+//! `INSTA_UPDATE=always` rewrites the `.snap` files in place and passes. With
+//! cargo-insta installed (`cargo install cargo-insta`), `cargo insta test
+//! --review` does the same interactively through `.snap.new` files, which a
+//! plain failed local run also leaves (git ignores them). A new case writes
+//! its files the same way; a removed case leaves its files behind: delete them
+//! with it.
 //!
-//! CI fails on any changed or missing snapshot: with `CI=true` (as .ci/run
-//! runs) insta writes nothing and the assertion fails, unless `INSTA_UPDATE` is
-//! set to something else, which CI never does.
+//! CI fails on any changed or missing snapshot and writes nothing: insta does
+//! not update under `CI=true` (as CI runs .ci/run), and .ci/run also sets
+//! `INSTA_UPDATE=no` and unsets `INSTA_FORCE_PASS` so no environment can turn
+//! that off.
 
 mod classify;
 mod decode;

@@ -1,8 +1,8 @@
 //! `doctor` snapshots, run as a pod runs it (a ServiceAccount directory,
 //! KUBERNETES_SERVICE_HOST/PORT, stdin /dev/null) against the test API
 //! server: the cases of tests/it/doctor.rs and the incidents of
-//! docs/troubleshooting.md (tests/it/docs_examples.rs), plus an untrusted CA
-//! and a subresource check.
+//! docs/troubleshooting.md (tests/it/docs_examples.rs), plus a deleted pod, an
+//! untrusted CA and a subresource check.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::json;
@@ -79,6 +79,15 @@ fn service_account_recreated() {
     check_fresh(AREA, "service-account-recreated", |_| {
         let mut config = Config::new(base());
         config.recreate_service_account();
+        doctor(config, &fresh_token(), &[])
+    });
+}
+
+#[test]
+fn pod_deleted() {
+    check_fresh(AREA, "pod-deleted", |_| {
+        let mut config = Config::new(base());
+        config.objects.retain(|o| o.resource != "pods");
         doctor(config, &fresh_token(), &[])
     });
 }
