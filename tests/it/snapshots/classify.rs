@@ -1,6 +1,7 @@
 //! `classify` snapshots: every evidence file in testdata/evidence/, with the
-//! token file and arguments its `NAME.expected.json` gives (one case per file,
-//! named after it).
+//! token file and arguments its `NAME.expected.json` gives, and every case of
+//! the wild corpus in testdata/evidence/wild/ (as its manifest lists them, with
+//! no token or arguments). One case per file, named after it.
 
 use serde_json::Value;
 
@@ -34,5 +35,24 @@ fn every_evidence_file() {
             invocation = invocation.args(&["-f", &format!("testdata/tokens/{token}")]);
         }
         check("classify", &name, &invocation);
+    }
+}
+
+#[test]
+fn every_wild_evidence_file() {
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate_dir().join("testdata/evidence/wild/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let cases = manifest.as_array().unwrap();
+    assert!(cases.len() >= 100, "{}", cases.len());
+    for case in cases {
+        let file = case["file"].as_str().unwrap();
+        let path = format!("testdata/evidence/wild/{file}");
+        check(
+            "classify/wild",
+            case["id"].as_str().unwrap(),
+            &Invocation::new(&["classify", "--now", NOW, &path]),
+        );
     }
 }
