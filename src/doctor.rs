@@ -292,13 +292,16 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     };
     let leeway = decode.leeway;
     let estimate = offset.estimate();
+    // Inside the uncertainty the direction is unknown: say so, not a guess.
+    let direction = if offset.low > TimeDelta::zero() {
+        "ahead of"
+    } else if offset.high < TimeDelta::zero() {
+        "behind"
+    } else {
+        "within measurement of"
+    };
     let measured = format!(
-        "the API server's clock is {} this pod's ({:+.1}s ± {:.1}s)",
-        if estimate >= TimeDelta::zero() {
-            "ahead of"
-        } else {
-            "behind"
-        },
+        "the API server's clock is {direction} this pod's ({:+.1}s ± {:.1}s)",
         offset.estimate_seconds(),
         offset.uncertainty_seconds()
     );

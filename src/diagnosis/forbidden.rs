@@ -145,7 +145,12 @@ impl Forbidden {
         let Some(resource) = &self.resource else {
             return Vec::new();
         };
-        let role = format!("{who}-{}-{}", slug(&self.verb), slug(resource));
+        // A role for pods/log is not the role for pods: the name says so.
+        let what = match &self.subresource {
+            Some(sub) => format!("{resource}-{sub}"),
+            None => resource.clone(),
+        };
+        let role = format!("{who}-{}-{}", slug(&self.verb), slug(&what));
         let (kind, binding, role_flag) = match &self.namespace {
             Some(_) => ("role", "rolebinding", "--role"),
             None => ("clusterrole", "clusterrolebinding", "--clusterrole"),
@@ -288,7 +293,7 @@ mod tests {
         );
         assert_eq!(
             f.grant_commands()[0].shell(),
-            "kubectl create role ray-job-get-rayclusters --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
+            "kubectl create role ray-job-get-rayclusters-status --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
         );
     }
 
@@ -315,6 +320,31 @@ mod tests {
         assert_eq!(f.namespace.as_deref(), Some("default"));
         assert!(f.grant_commands()[1].shell().contains("--user=jane"));
         assert!(Forbidden::parse("Unauthorized").is_none());
+    }
+
+    #[test]
+    fn can_i_takes_a_subresource_as_a_flag() {
+        let f = Forbidden::parse(
+            r#"pods "web-0" is forbidden: User "system:serviceaccount:shop:ci" cannot get resource "pods/log" in API group "" in the namespace "shop""#,
+        )
+        .unwrap();
+        // `pods/log/web-0` would be resource pods named log/web-0 to kubectl.
+        assert_eq!(
+            f.can_i().unwrap().shell(),
+            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:ci"
+        );
+        assert_eq!(
+            f.grant_commands()[0].shell(),
+            "kubectl create role ci-get-pods-log --verb=get --resource=pods/log --resource-name=web-0 -n shop"
+        );
+        let f = Forbidden::parse(
+            r#"forbidden: User "system:serviceaccount:shop:ci" cannot get path "/metrics""#,
+        )
+        .unwrap();
+        assert_eq!(
+            f.can_i().unwrap().shell(),
+            "kubectl auth can-i get /metrics --as=system:serviceaccount:shop:ci"
+        );
     }
 
     #[test]

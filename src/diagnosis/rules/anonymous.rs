@@ -34,7 +34,29 @@ inside), or a proxy or ingress removed it on the way.",
     ],
 };
 
-fn confirm(_: &Case<'_>) -> Vec<NextStep> {
+fn confirm(case: &Case<'_>) -> Vec<NextStep> {
+    if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
+        // satoken itself sent it: something on the way removed or mangled it.
+        return vec![NextStep::run(
+            "send it once by hand and watch the request line: a proxy, ingress or service mesh between here and the API server drops or rewrites Authorization",
+            Command::new("curl")
+                .words(&[
+                    "-sv",
+                    "--cacert",
+                    "CA_FILE",
+                    "-H",
+                    "Authorization: Bearer TOKEN",
+                ])
+                .value(
+                    case.server
+                        .as_deref()
+                        .map(|s| format!("{s}/version"))
+                        .as_deref(),
+                    "https://SERVER/version",
+                )
+                .with_placeholders(),
+        )];
+    }
     vec![NextStep::run(
         "send the token yourself and see who the server thinks you are",
         Command::satoken()

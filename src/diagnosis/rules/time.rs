@@ -211,6 +211,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     } else {
         Cause::ClockSkew
     };
+    let mut support = answer_line(case);
     let certain = at_low.verdict == at_high.verdict;
     let trusted = clock.source.is_server_clock();
     let confidence = if certain && trusted {
@@ -220,7 +221,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     let (start, end) = window::window(claims, leeway);
     let claim = |s: Option<i64>| s.map_or("-".to_owned(), |s| rfc3339(window::at_seconds(s)));
-    let mut support = vec![Support::new(SupportKind::TokenTimes, when.clone())];
+    support.push(Support::new(SupportKind::TokenTimes, when.clone()));
     support.push(Support::new(
         SupportKind::TokenTimes,
         match verdict {
@@ -314,11 +315,20 @@ fn accepted(
     } else if f.any_at_least(Confidence::Medium) {
         f.note(Support::new(SupportKind::TokenTimes, fine));
     } else {
-        f.add(
-            Cause::Unknown,
-            Confidence::Low,
-            vec![Support::new(SupportKind::TokenTimes, fine)],
-        );
+        let mut support = answer_line(case);
+        support.push(Support::new(SupportKind::TokenTimes, fine));
+        f.add(Cause::Unknown, Confidence::Low, support);
+    }
+}
+
+/// The answer itself, first: `POST selfsubjectreviews (…): 401 Unauthorized`.
+fn answer_line(case: &Case<'_>) -> Vec<Support> {
+    match &case.answer {
+        crate::diagnosis::case::Answer::Http(_) => vec![Support::new(
+            SupportKind::Answer,
+            super::answer::shown(case),
+        )],
+        _ => Vec::new(),
     }
 }
 
