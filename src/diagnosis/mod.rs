@@ -28,6 +28,8 @@ pub mod next;
 pub mod reasons;
 pub mod rules;
 pub mod support;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use case::Case;
 pub use cause::{Cause, CauseDef};

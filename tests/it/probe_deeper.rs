@@ -16,7 +16,7 @@ use crate::support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA_UID};
 use crate::support::{BASE, base, fresh_token};
 
 const ADMIN: &str = "admin-static-token-0123456789";
-const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
+use crate::support::tokens::ES256_KID;
 const NEW_UID: &str = RECREATED_SA_UID;
 
 struct Run {

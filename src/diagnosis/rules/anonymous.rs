@@ -35,32 +35,23 @@ inside), or a proxy or ingress removed it on the way.",
 };
 
 fn confirm(case: &Case<'_>) -> Vec<NextStep> {
-    if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
-        // satoken itself sent it: something on the way removed or mangled it.
-        return vec![NextStep::run(
-            "send it once by hand and watch the request line: a proxy, ingress or service mesh between here and the API server drops or rewrites Authorization",
-            Command::new("curl")
-                .words(&[
-                    "-sv",
-                    "--cacert",
-                    "CA_FILE",
-                    "-H",
-                    "Authorization: Bearer TOKEN",
-                ])
-                .value(
-                    case.server
-                        .as_deref()
-                        .map(|s| format!("{s}/version"))
-                        .as_deref(),
-                    "https://SERVER/version",
-                )
-                .with_placeholders(),
-        )];
-    }
     vec![NextStep::run(
-        "send the token yourself and see who the server thinks you are",
-        Command::satoken()
-            .words(&["probe", "-f", "TOKEN_FILE"])
+        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
+        Command::new("curl")
+            .words(&[
+                "-sv",
+                "--cacert",
+                "CA_FILE",
+                "-H",
+                "Authorization: Bearer TOKEN",
+            ])
+            .value(
+                case.server
+                    .as_deref()
+                    .map(|s| format!("{s}/version"))
+                    .as_deref(),
+                "https://SERVER/version",
+            )
             .with_placeholders(),
     )]
 }
@@ -154,5 +145,31 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::{case, http, run};
+
+    #[test]
+    fn no_token_reached_the_server() {
+        let anonymous = r#"forbidden: User "system:anonymous" cannot get path "/api""#;
+        let c = case(http(403, Some(anonymous)), None);
+        assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::High));
+        for bearer in [BearerSeen::Absent, BearerSeen::Empty] {
+            let mut c = case(http(401, None), None);
+            c.bearer = Some(bearer);
+            assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::High));
+        }
+        let c = case(
+            http(401, Some("Authentication failed: no credentials provided")),
+            None,
+        );
+        assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::High));
+        // A plain 401 says nothing about the header.
+        let c = case(http(401, None), None);
+        assert_eq!(run(&c).0, Cause::Unknown);
     }
 }

@@ -415,3 +415,54 @@ pub fn shown(case: &Case<'_>) -> String {
         _ => status_text(case),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::{AccessVerdict, AnswerOrigin, HttpAnswer};
+    use crate::diagnosis::testing::{case, http, run};
+
+    #[test]
+    fn answers_that_settle_it() {
+        let other = Answer::Http(HttpAnswer {
+            status: Some(200),
+            origin: AnswerOrigin::Other("an HTML page".to_owned()),
+            ..HttpAnswer::default()
+        });
+        let table = [
+            (http(200, None), Cause::None, Confidence::High),
+            (http(201, None), Cause::None, Confidence::High),
+            (
+                http(404, Some("pods \"x\" not found")),
+                Cause::ObjectNotFound,
+                Confidence::High,
+            ),
+            (http(302, None), Cause::Redirected, Confidence::High),
+            (http(429, None), Cause::Throttled, Confidence::High),
+            (
+                http(503, Some("etcd")),
+                Cause::ServerError,
+                Confidence::High,
+            ),
+            (http(400, Some("bad")), Cause::Unknown, Confidence::Medium),
+            (other, Cause::NotApiServer, Confidence::High),
+            (
+                Answer::Authenticated("TokenReview".into()),
+                Cause::None,
+                Confidence::High,
+            ),
+            (
+                Answer::Access(AccessVerdict {
+                    allowed: true,
+                    ..AccessVerdict::default()
+                }),
+                Cause::None,
+                Confidence::High,
+            ),
+        ];
+        for (answer, cause, confidence) in table {
+            let c = case(answer.clone(), None);
+            assert_eq!(run(&c), (cause, confidence), "{answer:?}");
+        }
+    }
+}

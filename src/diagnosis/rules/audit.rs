@@ -113,3 +113,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::{case, http, run};
+
+    #[test]
+    fn accepted_but_stale() {
+        let mut c = case(http(200, None), None);
+        c.audit.stale_token = Some("subject: x, seconds after warning threshold: 60".into());
+        assert_eq!(run(&c), (Cause::StaleToken, Confidence::High));
+        let mut c = case(http(200, None), None);
+        c.degraded = vec![Degradation::Stale("2h old".into())];
+        assert_eq!(run(&c), (Cause::StaleToken, Confidence::Medium));
+        let c = case(http(200, None), None);
+        assert_eq!(run(&c), (Cause::None, Confidence::High));
+    }
+}

@@ -307,3 +307,114 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::{bound_to, case, legacy, pod_bound, run};
+
+    fn rejected<'t>(text: &str, token: Option<&'t crate::token::Token>) -> Case<'t> {
+        let mut c = case(Answer::Rejected, token);
+        c.reasons = reasons::parse_auth_error(text);
+        c.reasons_from = Some(ReasonSource::ApiserverLog);
+        c
+    }
+
+    #[test]
+    fn the_servers_word() {
+        let pod = pod_bound(-60, 3600);
+        let secret = bound_to("secret");
+        let node = bound_to("node");
+        let old = legacy();
+        let table: [(&str, Option<&crate::token::Token>, Cause, Confidence); 11] = [
+            (
+                "[invalid bearer token, service account token has expired]",
+                None,
+                Cause::Expired,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, Token could not be validated.]",
+                None,
+                Cause::ClockSkew,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account UID (b) does not match claim (a)]",
+                None,
+                Cause::ServiceAccountRecreated,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&pod),
+                Cause::PodDeleted,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&secret),
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&node),
+                Cause::NodeDeleted,
+                Confidence::High,
+            ),
+            // Without the token the wording names no object: a tie, told apart.
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                None,
+                Cause::PodDeleted,
+                Confidence::Medium,
+            ),
+            (
+                "[invalid bearer token, Token has been invalidated]",
+                Some(&old),
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                "invalid bearer token",
+                None,
+                Cause::IssuerMismatch,
+                Confidence::Medium,
+            ),
+            (
+                "[invalid bearer token, something new]",
+                None,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            // Two authoritative reasons that disagree: neither is certain.
+            (
+                "[invalid bearer token, service account token has expired, Token does not match server's copy]",
+                None,
+                Cause::Expired,
+                Confidence::Medium,
+            ),
+        ];
+        for (text, token, cause, confidence) in table {
+            assert_eq!(
+                run(&rejected(text, token)),
+                (cause, confidence),
+                "{text} {:?}",
+                token.map(|t| &t.claims.subject)
+            );
+        }
+    }
+
+    #[test]
+    fn a_tie_comes_with_the_command_that_settles_it() {
+        let d = crate::diagnosis::diagnose(&rejected(
+            "[invalid bearer token, Token has been invalidated]",
+            None,
+        ));
+        let first = d.top().next[0].command.as_ref().unwrap().shell();
+        assert_eq!(first, "kubectl satoken decode -f TOKEN_FILE");
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        assert_eq!(causes, [Cause::SecretDeleted, Cause::PodDeleted]);
+    }
+}

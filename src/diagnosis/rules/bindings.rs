@@ -579,3 +579,144 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::BindingTarget;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    fn check(kind: BindingKind, state: BindingState, legacy: bool) -> BindingCheck {
+        BindingCheck {
+            target: BindingTarget {
+                kind,
+                namespace: "shop".into(),
+                name: "web".into(),
+                claim_uid: (!legacy).then(|| "old".to_owned()),
+                legacy,
+            },
+            state,
+            live_uid: Some("new".into()),
+            deletion_timestamp: Some("2026-01-01T00:00:00Z".into()),
+            invalid_since: Some("2025-12-01".into()),
+            status: Some(200),
+            via: "https://a with the kubeconfig credentials".into(),
+        }
+    }
+
+    #[test]
+    fn what_a_read_establishes() {
+        use BindingKind as K;
+        use BindingState as S;
+        let table = [
+            (
+                K::ServiceAccount,
+                S::UidDiffers,
+                false,
+                Cause::ServiceAccountRecreated,
+                Confidence::High,
+            ),
+            (
+                K::ServiceAccount,
+                S::Missing,
+                false,
+                Cause::ServiceAccountDeleted,
+                Confidence::High,
+            ),
+            (
+                K::ServiceAccount,
+                S::Deleting,
+                false,
+                Cause::ServiceAccountDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Pod,
+                S::Missing,
+                false,
+                Cause::PodDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Pod,
+                S::UidDiffers,
+                false,
+                Cause::PodDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Pod,
+                S::Deleting,
+                false,
+                Cause::PodDeleted,
+                Confidence::Medium,
+            ),
+            (
+                K::Secret,
+                S::Missing,
+                true,
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Secret,
+                S::Deleting,
+                true,
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Secret,
+                S::Deleting,
+                false,
+                Cause::SecretDeleted,
+                Confidence::Medium,
+            ),
+            (
+                K::Secret,
+                S::InvalidSince,
+                true,
+                Cause::LegacyTokenInvalidated,
+                Confidence::High,
+            ),
+            (
+                K::Node,
+                S::Missing,
+                false,
+                Cause::NodeDeleted,
+                Confidence::High,
+            ),
+            (
+                K::Node,
+                S::UidDiffers,
+                false,
+                Cause::NodeRecreated,
+                Confidence::High,
+            ),
+        ];
+        let token = pod_bound(-60, 3600);
+        for (kind, state, legacy, cause, confidence) in table {
+            let mut c = case(http(401, None), Some(&token));
+            c.bindings = vec![check(kind, state, legacy)];
+            assert_eq!(run(&c), (cause, confidence), "{kind:?} {state:?}");
+        }
+    }
+
+    #[test]
+    fn reads_rule_guesses_out_and_guesses_carry_their_command() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::Unknown);
+        let pod = d
+            .candidates
+            .iter()
+            .find(|c| c.cause == Cause::PodDeleted)
+            .unwrap();
+        let confirm = pod.next[0].command.as_ref().unwrap();
+        assert_eq!(confirm.expect.as_deref(), Some("the uid must be pod-uid"));
+        c.bindings = vec![check(BindingKind::Pod, BindingState::Matches, false)];
+        let d = crate::diagnosis::diagnose(&c);
+        assert!(!d.candidates.iter().any(|c| c.cause == Cause::PodDeleted));
+    }
+}

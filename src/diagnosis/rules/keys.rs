@@ -321,3 +321,76 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         )],
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::KeyCheck;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    #[test]
+    fn what_the_servers_keys_say() {
+        let base = KeyCheck {
+            from: "/openid/v1/jwks".into(),
+            kids: vec!["other".into()],
+            token_kid: Some("k1".into()),
+            kid_found: Some(true),
+            signature_ok: Some(true),
+            issuer_ok: Some(true),
+            audience_ok: Some(true),
+            ..KeyCheck::default()
+        };
+        let table = [
+            (
+                KeyCheck {
+                    kid_found: Some(false),
+                    signature_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::KeyMismatch,
+                Confidence::High,
+            ),
+            (
+                KeyCheck {
+                    signature_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::SignatureInvalid,
+                Confidence::High,
+            ),
+            (
+                KeyCheck {
+                    issuer_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::IssuerMismatch,
+                Confidence::Medium,
+            ),
+            (
+                KeyCheck {
+                    audience_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::AudienceMismatch,
+                Confidence::Medium,
+            ),
+            // Everything checks out: the key families are ruled out.
+            (base.clone(), Cause::Unknown, Confidence::Low),
+        ];
+        let token = pod_bound(-60, 3600);
+        for (keys, cause, confidence) in table {
+            let mut c = case(http(401, None), Some(&token));
+            c.keys = Some(keys.clone());
+            let d = crate::diagnosis::diagnose(&c);
+            assert_eq!((d.cause(), d.confidence()), (cause, confidence), "{keys:?}");
+            if cause == Cause::Unknown {
+                assert!(
+                    !d.candidates
+                        .iter()
+                        .any(|c| matches!(c.cause, Cause::KeyMismatch | Cause::IssuerMismatch))
+                );
+            }
+        }
+        let _ = run;
+    }
+}

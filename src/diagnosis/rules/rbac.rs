@@ -283,3 +283,74 @@ fn target_words(d: &Forbidden) -> String {
     };
     request.describe().trim_start_matches("? ").to_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::AccessVerdict;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    const DENIED: &str = r#"pods is forbidden: User "system:serviceaccount:shop:web" cannot list resource "pods" in API group "" in the namespace "shop""#;
+
+    #[test]
+    fn who_said_no_decides_the_cause() {
+        let missing =
+            format!("{DENIED}: RBAC: role.rbac.authorization.k8s.io \"reader\" not found");
+        let table = [
+            (Some(DENIED.to_owned()), Cause::RbacDenied, Confidence::High),
+            (Some(missing), Cause::RbacRoleMissing, Confidence::High),
+            // "RBAC" elsewhere in the text is not RBAC's own reason.
+            (
+                Some(format!("{DENIED}: webhook RBAC-sync: not found")),
+                Cause::RbacDenied,
+                Confidence::High,
+            ),
+            (
+                Some(
+                    "pods \"x\" is forbidden: violates PodSecurity \"restricted:latest\""
+                        .to_owned(),
+                ),
+                Cause::Unknown,
+                Confidence::Medium,
+            ),
+            (None, Cause::RbacDenied, Confidence::Medium),
+        ];
+        for (message, cause, confidence) in table {
+            let c = case(http(403, message.as_deref()), None);
+            assert_eq!(run(&c), (cause, confidence), "{message:?}");
+        }
+    }
+
+    #[test]
+    fn an_access_review_that_says_no() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(
+            Answer::Access(AccessVerdict {
+                allowed: false,
+                ..AccessVerdict::default()
+            }),
+            Some(&token),
+        );
+        c.request = Some(RequestInfo {
+            verb: Some("get".into()),
+            resource: Some("pods".into()),
+            subresource: Some("log".into()),
+            namespace: Some("shop".into()),
+            name: Some("web-0".into()),
+            ..RequestInfo::default()
+        });
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::RbacDenied);
+        let shells: Vec<String> = d
+            .top()
+            .next
+            .iter()
+            .filter_map(|n| n.command.as_ref())
+            .map(|c| c.shell())
+            .collect();
+        assert_eq!(
+            shells[0],
+            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:web"
+        );
+    }
+}

@@ -122,3 +122,31 @@ pub struct ReplicaView<'a> {
     pub offset: Option<(f64, f64)>,
     pub kids: Option<&'a [String]>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::Peer;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    #[test]
+    fn a_peer_that_accepts_the_token_makes_skew_a_candidate() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        c.peers = vec![Peer {
+            url: "https://b".into(),
+            classification: C::Ok,
+            offset: Some((0.0, 0.5)),
+            kids: None,
+        }];
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::Unknown);
+        let skew = d
+            .candidates
+            .iter()
+            .find(|c| c.cause == Cause::ClockSkew)
+            .unwrap();
+        assert!(skew.support[0].text.contains("servers disagree"));
+        let _ = run;
+    }
+}

@@ -94,22 +94,14 @@ fn skew_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
+fn skew_fix(_: &Case<'_>) -> Vec<NextStep> {
     let mut steps = vec![NextStep::run(
-        match case.server.as_deref() {
-            Some(url) => format!(
-                "fix time sync on the control-plane node behind {url} (and the one that minted the token)"
-            ),
-            None => "fix time sync on the control-plane nodes (the one that minted the token runs ahead)"
-                .to_owned(),
-        },
+        "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
         Command::new("chronyc").word("tracking"),
     )];
-    if let Some(wait) = wait_seconds(case).filter(|w| *w > 0) {
-        steps.push(NextStep::say(format!(
-            "or retry in {wait} s, when that server's clock catches up"
-        )));
-    }
+    steps.push(NextStep::say(
+        "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+    ));
     steps.push(NextStep::say(
         "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
     ));
@@ -138,17 +130,6 @@ fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
                 .namespace(case.namespace()),
         ),
     ]
-}
-
-/// Seconds until the validating server accepts a not-yet-valid token.
-fn wait_seconds(case: &Case<'_>) -> Option<i64> {
-    let (token, clock) = (case.token?, case.clock?);
-    let j = window::judge(
-        TimeClaims::from(&token.claims),
-        clock.estimate(),
-        case.leeway,
-    );
-    j.accepted_in.map(ceil_seconds)
 }
 
 /// A 401 with the token and the server's clock: is it outside its window there?
@@ -369,4 +350,88 @@ pub fn clock_words(clock: &ServerClock) -> String {
 
 fn trim(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp(at.timestamp(), 0).unwrap_or(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::Answer;
+    use crate::diagnosis::reasons;
+    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run};
+
+    #[test]
+    fn the_token_on_the_servers_clock() {
+        let table = [
+            // nbf 90 s ahead of the Date header: not valid yet, in 30 s.
+            (
+                pod_bound(90, 3600),
+                ClockSource::DateHeader,
+                Cause::ClockSkew,
+                Confidence::Medium,
+            ),
+            (
+                pod_bound(-7200, 3600),
+                ClockSource::AuditTimestamp,
+                Cause::Expired,
+                Confidence::Medium,
+            ),
+            // Inside the window: time is ruled out, nothing else is known.
+            (
+                pod_bound(-60, 3600),
+                ClockSource::DateHeader,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            // Not the server's clock: only a guess.
+            (
+                pod_bound(90, 3600),
+                ClockSource::AtFlag,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            (
+                pod_bound(90, 3600),
+                ClockSource::Now,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+        ];
+        for (token, source, cause, confidence) in table {
+            let mut c = case(http(401, None), Some(&token));
+            c.clock = Some(ServerClock::at(at(0), source));
+            assert_eq!(run(&c), (cause, confidence), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn a_measurement_that_straddles_the_edge_is_a_guess() {
+        let token = pod_bound(61, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        c.clock = Some(ServerClock {
+            low: at(-1),
+            high: at(1),
+            source: ClockSource::Measured,
+            offset: Some((0.0, 1.0)),
+        });
+        assert_eq!(run(&c).0, Cause::Unknown);
+    }
+
+    #[test]
+    fn the_servers_word_and_the_token_agree() {
+        let token = pod_bound(-7200, 3600);
+        let mut c = case(Answer::Rejected, Some(&token));
+        c.reasons =
+            reasons::parse_auth_error("[invalid bearer token, service account token has expired]");
+        assert_eq!(run(&c), (Cause::Expired, Confidence::High));
+        // Legacy tokens are never time-checked.
+        let old = legacy();
+        let c = case(http(401, None), Some(&old));
+        let d = crate::diagnosis::diagnose(&c);
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.text.contains("never time-checked"))
+        );
+        assert!(!d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+    }
 }

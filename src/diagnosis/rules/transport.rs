@@ -286,3 +286,35 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     ));
     f.add(failure.cause, confidence, support);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::TransportFailure;
+    use crate::diagnosis::testing::{case, run};
+
+    #[test]
+    fn no_answer_is_never_a_token_cause() {
+        for (cause, confidence, class) in [
+            (Cause::TlsUntrustedCa, Confidence::High, C::TlsError),
+            (
+                Cause::TlsCertificateNotYetValid,
+                Confidence::High,
+                C::TlsError,
+            ),
+            (Cause::DnsFailure, Confidence::High, C::NetworkError),
+            (Cause::Timeout, Confidence::High, C::NetworkError),
+            (Cause::Unknown, Confidence::Medium, C::NetworkError),
+        ] {
+            let c = case(
+                Answer::Transport(TransportFailure {
+                    cause,
+                    detail: "x".into(),
+                }),
+                None,
+            );
+            assert_eq!(c.classification(), class);
+            assert_eq!(run(&c), (cause, confidence));
+        }
+    }
+}

@@ -17,7 +17,7 @@ use crate::support::{base, fresh_token};
 
 const AREA: &str = "probe";
 const FRESH: &str = "fresh-token.jwt";
-const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
+use crate::support::tokens::ES256_KID;
 const CREDENTIALS: &str = "--use-kubeconfig-credentials";
 
 /// One server with `config` (plus the admin token user), probed through a
