@@ -13,7 +13,8 @@ pub mod clients;
 pub mod http;
 pub mod logs;
 pub mod text;
-pub mod transport;
+
+pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;

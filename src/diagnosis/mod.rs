@@ -15,13 +15,15 @@
 //! - [`rules`]: one file per cause family.
 //! - [`merge`]: the one merge and ranking (confidence is computed there).
 //! - [`next`]: next steps with typed, shell-quoted commands.
-//! - [`forbidden`], [`reasons`]: parsers for kube-apiserver's 403 message and
-//!   its authentication error aggregate, in every version's wording.
+//! - [`forbidden`], [`reasons`], [`extract`]: parsers for kube-apiserver's 403
+//!   message, its authentication error aggregate, and transport failures, in
+//!   every version's and every client's wording.
 
 pub mod case;
 pub mod cause;
 pub mod classification;
 pub mod engine;
+pub mod extract;
 pub mod forbidden;
 pub mod merge;
 pub mod next;

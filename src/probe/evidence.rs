@@ -13,13 +13,14 @@ use super::review::{self, ReviewOutcome};
 use super::{
     AccessQuery, Answer, RequestKind, RequestObservation, ServerObservation, TlsStatus, UserInfo,
 };
+use crate::diagnosis::Classification;
 use crate::diagnosis::case::{
     self, AccessVerdict, AnonymousAnswer, AnswerOrigin, Case, ClockSource, HttpAnswer, KeyCheck,
     Peer, ReasonSource, RequestInfo, ReviewSeen, ServerClock, TokenSent, TransportFailure,
 };
+use crate::diagnosis::extract::transport;
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::{Cause, Classification};
-use crate::http::{TlsReason, TransportError};
+use crate::http::TransportError;
 use crate::token::Token;
 
 /// What one server's requests establish before any rule runs.
@@ -207,7 +208,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         Ok(a) => a,
         Err(error) => {
             return case::Answer::Transport(TransportFailure {
-                cause: transport_cause(error),
+                cause: transport::cause_of_error(error),
                 detail: error.to_string(),
             });
         }
@@ -372,22 +373,6 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
             offset: Some((o.estimate_seconds(), o.uncertainty_seconds())),
         },
         None => ServerClock::at(mid, ClockSource::LocalClock),
-    }
-}
-
-/// A transport error's cause.
-pub fn transport_cause(error: &TransportError) -> Cause {
-    match error {
-        TransportError::Tls { reason, .. } => match reason {
-            TlsReason::UnknownCa => Cause::TlsUntrustedCa,
-            TlsReason::NameMismatch => Cause::TlsNameMismatch,
-            TlsReason::Expired => Cause::TlsCertificateExpired,
-            TlsReason::Other => Cause::TlsOther,
-        },
-        TransportError::Dns(_) => Cause::DnsFailure,
-        TransportError::Refused(_) => Cause::ConnectionRefused,
-        TransportError::Timeout(_) => Cause::Timeout,
-        TransportError::BodyTooLarge { .. } | TransportError::Other(_) => Cause::Unknown,
     }
 }
 

@@ -1,6 +1,9 @@
 //! `probe`, deeper (issue 6) against the test API server: kubeconfig,
 //! `--all-endpoints`, `--token-review` in two version wordings, keys, bindings,
 //! and confidence that rises with the authority of the source.
+//!
+//! Over 800 lines: each test builds its own cluster; they share the helpers
+//! at the top.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
