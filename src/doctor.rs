@@ -6,6 +6,7 @@
 //! `probe` and `classify`. Nothing here reads the clock, a file or the network.
 
 use chrono::{DateTime, TimeDelta, Utc};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
@@ -19,16 +20,18 @@ use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{Token, TokenKind};
 use crate::verify::{CheckName, MatchedBy, VerifyReport};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+use crate::wire::string_codes;
 
 /// How a step went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum StepStatus {
     Pass,
     Skip,
     Warn,
     Fail,
 }
+
+string_codes!(StepStatus: Pass, Skip, Warn, Fail);
 
 impl StepStatus {
     /// Lowercase name, as in JSON.
@@ -42,12 +45,54 @@ impl StepStatus {
     }
 }
 
+/// Which check a step is, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepName {
+    /// The token's own times and shape, on this pod's clock.
+    Token,
+    /// This pod's clock against the token and the node.
+    PodClock,
+    /// What the API server answered.
+    ApiServer,
+    /// The API server's clock against the token.
+    ServerClock,
+    /// The server's published keys against the signature.
+    Keys,
+    /// How long the token still has.
+    Freshness,
+}
+
+string_codes!(StepName: Token, PodClock, ApiServer, ServerClock, Keys, Freshness);
+
+impl StepName {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepName::Token => "token",
+            StepName::PodClock => "pod-clock",
+            StepName::ApiServer => "api-server",
+            StepName::ServerClock => "server-clock",
+            StepName::Keys => "keys",
+            StepName::Freshness => "freshness",
+        }
+    }
+}
+
+impl std::fmt::Display for StepName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that width and alignment apply (the step column).
+        f.pad(self.as_str())
+    }
+}
+
 /// One check of the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Step {
-    /// Stable name: token, pod-clock, api-server, server-clock, keys, freshness.
-    pub name: &'static str,
+    /// Which check.
+    pub name: StepName,
+    /// How it went.
     pub status: StepStatus,
+    /// One line.
     pub summary: String,
     /// Further lines worth reading when the step is not a pass.
     pub details: Vec<String>,
@@ -57,7 +102,7 @@ pub struct Step {
 }
 
 impl Step {
-    fn new(name: &'static str, status: StepStatus, summary: impl Into<String>) -> Step {
+    fn new(name: StepName, status: StepStatus, summary: impl Into<String>) -> Step {
         Step {
             name,
             status,
@@ -79,8 +124,7 @@ impl Step {
 }
 
 /// The one-word answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DoctorVerdict {
     /// Every step passed.
     Healthy,
@@ -91,6 +135,8 @@ pub enum DoctorVerdict {
     /// The API server could not be reached, or TLS failed.
     Unreachable,
 }
+
+string_codes!(DoctorVerdict: Healthy, Degraded, Broken, Unreachable);
 
 impl DoctorVerdict {
     /// Stable name, as in JSON.
@@ -154,7 +200,7 @@ pub fn token_step(decode: &DecodeReport) -> Step {
         Some(Severity::Warning) => StepStatus::Warn,
         _ => StepStatus::Pass,
     };
-    Step::new("token", status, summary).with_details(
+    Step::new(StepName::Token, status, summary).with_details(
         own.iter()
             .map(|f| format!("{}: {}", f.code.as_str(), f.message))
             .collect(),
@@ -195,7 +241,7 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                     } else {
                         Degradation::ClockOff
                     };
-                    return Step::new("pod-clock", StepStatus::Warn, f.message.clone())
+                    return Step::new(StepName::PodClock, StepStatus::Warn, f.message.clone())
                         .at_risk(risk);
                 }
                 None => (
@@ -219,7 +265,7 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
             (StepStatus::Fail, text)
         }
     };
-    Step::new("pod-clock", status, summary)
+    Step::new(StepName::PodClock, status, summary)
 }
 
 /// The API server's answer: who it thinks the token is.
@@ -278,14 +324,14 @@ pub fn server_step(server: &ServerReport) -> Step {
             format!("{url}: no answer ({})", server.diagnosis.cause().as_str()),
         ),
     };
-    Step::new("api-server", status, summary)
+    Step::new(StepName::ApiServer, status, summary)
 }
 
 /// The API server's clock against this pod's, and the token on the server's clock.
 pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let Some(offset) = server.offset else {
         return Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Skip,
             "no Date header to measure the API server's clock",
         );
@@ -306,14 +352,14 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         offset.uncertainty_seconds()
     );
     if decode.verdict.is_none() {
-        return Step::new("server-clock", StepStatus::Pass, measured);
+        return Step::new(StepName::ServerClock, StepStatus::Pass, measured);
     }
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
     let j = window::judge(times, at, leeway);
     match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Warn,
             format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
         )
@@ -321,14 +367,14 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         .with_details(vec![
             "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
         ]),
-        Verdict::Accept => Step::new("server-clock", StepStatus::Pass, format!("{measured}: the token is within its window there")),
+        Verdict::Accept => Step::new(StepName::ServerClock, StepStatus::Pass, format!("{measured}: the token is within its window there")),
         Verdict::RejectExpired => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Fail,
             format!("{measured}: on its clock the token has expired"),
         ),
         _ => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Fail,
             format!(
                 "{measured}: on its clock the token is not valid yet, for {}s more",
@@ -341,8 +387,10 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
     match keys {
-        KeysObservation::Skipped(why) => Step::new("keys", StepStatus::Skip, why.clone()),
-        KeysObservation::NotReadable(why) => Step::new("keys", StepStatus::Skip, why.clone()),
+        KeysObservation::Skipped(why) => Step::new(StepName::Keys, StepStatus::Skip, why.clone()),
+        KeysObservation::NotReadable(why) => {
+            Step::new(StepName::Keys, StepStatus::Skip, why.clone())
+        }
         KeysObservation::Verified(report) => {
             let check = |name| report.checks.iter().find(|c| c.name == name);
             let signature = check(CheckName::Signature);
@@ -350,18 +398,18 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
             let kid = report.token_kid.as_deref().unwrap_or("(none)");
             match (signature.and_then(|c| c.ok), report.matched_by) {
                 (Some(true), Some(MatchedBy::Kid)) => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Pass,
                     format!("the signature verifies with the server's key {kid}"),
                 ),
                 (Some(true), _) => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Warn,
                     format!("the signature verifies, but not with the key its kid {kid} names"),
                 )
                 .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
                 _ => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Fail,
                     format!("no key the server publishes verifies the token (kid {kid})"),
                 )
@@ -393,7 +441,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     );
     if decode.kind != TokenKind::Projected {
         return Step::new(
-            "freshness",
+            StepName::Freshness,
             StepStatus::Pass,
             format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
         )
@@ -421,7 +469,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         .unwrap_or_default();
     if let Some(due) = overdue {
         return Step::new(
-            "freshness",
+            StepName::Freshness,
             StepStatus::Warn,
             format!(
                 "the mounted token is {} old: the kubelet should have replaced it {}{written}",
@@ -436,12 +484,12 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         ]);
     }
     if let Some(f) = stale {
-        return Step::new("freshness", StepStatus::Warn, f.message.clone())
+        return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
             .at_risk(Degradation::Stale)
             .with_details(vec![compare]);
     }
     Step::new(
-        "freshness",
+        StepName::Freshness,
         StepStatus::Pass,
         format!(
             "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",

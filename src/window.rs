@@ -14,6 +14,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::token::Claims;
+use crate::wire::string_codes;
 
 /// The three time claims, as whole seconds since the epoch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,6 +42,8 @@ pub enum Verdict {
     RejectIssuedInFuture,
     RejectExpired,
 }
+
+string_codes!(Verdict: Accept, RejectNotYetValid, RejectIssuedInFuture, RejectExpired);
 
 impl Verdict {
     /// Stable kebab-case name, as in JSON output: `accept`, or why not, in the

@@ -52,7 +52,7 @@ pub fn run(
         Some(data) => {
             let input = InputJson {
                 source: what,
-                source_type: stream.source_type.as_str(),
+                source_type: stream.source_type,
                 detected: stream.detected,
             };
             // YAML is the JSON document re-encoded: it is built in memory, the

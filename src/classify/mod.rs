@@ -17,16 +17,15 @@ pub mod text;
 pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Serialize;
 
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
+use crate::wire::string_codes;
 
 /// The kinds of evidence `classify` reads (`--type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum SourceType {
     /// An HTTP status line or code, with or without headers and a Status body.
     Status,
@@ -43,6 +42,8 @@ pub enum SourceType {
     /// Kubernetes audit events (audit.k8s.io/v1 Event), JSON or JSON lines.
     Audit,
 }
+
+string_codes!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit);
 
 impl SourceType {
     /// Stable kebab-case name, as in JSON and `--type`.

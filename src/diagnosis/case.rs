@@ -14,6 +14,7 @@ use super::reasons::AuthReason;
 use super::support::Support;
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
+use crate::wire::string_codes;
 
 /// Everything known about one request and what came of it.
 #[derive(Debug, Clone, Default)]
@@ -263,8 +264,7 @@ impl ServerClock {
 }
 
 /// Where a clock reading came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClockSource {
     /// The server's `Date` headers around the request, corrected for the round
     /// trip (probe): the server's clock within a measured uncertainty.
@@ -284,6 +284,8 @@ pub enum ClockSource {
     /// Nothing in the evidence: the run's `now`.
     Now,
 }
+
+string_codes!(ClockSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred, AuditTimestamp, LocalClock, AtFlag, Now);
 
 impl ClockSource {
     /// Stable kebab-case name.
@@ -314,14 +316,19 @@ impl ClockSource {
 }
 
 /// The request, as far as the evidence shows it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RequestInfo {
     /// Kubernetes verb (`list`, `get`…) or, when only the method is known, the method.
     pub verb: Option<String>,
+    /// Resource (`pods`).
     pub resource: Option<String>,
+    /// Subresource (`log`, `exec`…).
     pub subresource: Option<String>,
+    /// API group; `""` is the core group.
     pub api_group: Option<String>,
+    /// Namespace; null at the cluster scope or when unknown.
     pub namespace: Option<String>,
+    /// Object name.
     pub name: Option<String>,
     /// Non-resource path, or the URL path when the rest is unknown.
     pub path: Option<String>,
@@ -387,17 +394,15 @@ pub struct AuditFacts {
 }
 
 /// Which kind of object a token is bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BindingKind {
-    #[serde(rename = "serviceaccount")]
     ServiceAccount,
-    #[serde(rename = "pod")]
     Pod,
-    #[serde(rename = "secret")]
     Secret,
-    #[serde(rename = "node")]
     Node,
 }
+
+string_codes!(BindingKind: ServiceAccount, Pod, Secret, Node);
 
 impl BindingKind {
     /// Plural resource (API path).
@@ -465,8 +470,7 @@ impl BindingTarget {
 }
 
 /// What a read of a bound object showed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BindingState {
     /// Exists, same uid, not being deleted: not the cause.
     Matches,
@@ -481,6 +485,8 @@ pub enum BindingState {
     /// The caller may not read it (401/403) or the read failed.
     Unreadable,
 }
+
+string_codes!(BindingState: Matches, Missing, UidDiffers, Deleting, InvalidSince, Unreadable);
 
 impl BindingState {
     /// Stable kebab-case name.

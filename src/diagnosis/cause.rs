@@ -10,12 +10,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
-
 use super::case::Case;
 use super::classification::Classification;
 use super::next::NextStep;
 use super::rules;
+use crate::wire::string_codes;
 
 /// Everything said about one cause, in one place.
 #[derive(Debug)]
@@ -132,11 +131,7 @@ impl fmt::Display for Cause {
     }
 }
 
-impl Serialize for Cause {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
+string_codes!(Cause);
 
 /// `explain` with a code that is not a cause.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

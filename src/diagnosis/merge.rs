@@ -21,19 +21,21 @@ use super::cause::Cause;
 use super::classification::Classification;
 use super::next::NextStep;
 use super::support::{Support, SupportKind};
+use crate::wire::string_codes;
 
 /// How sure a diagnosis is. `High`: an authoritative source said so (a
 /// TokenReview's `status.error`, an API server log line, an object read from
 /// the API). `Medium`: strong circumstantial evidence (the token is outside its
 /// window on that server's clock), or two causes the evidence cannot tell
 /// apart. `Low`: one of several causes the evidence allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Confidence {
     Low,
     Medium,
     High,
 }
+
+string_codes!(Confidence: Low, Medium, High);
 
 impl Confidence {
     /// Stable lowercase name.

@@ -10,10 +10,11 @@
 
 use std::borrow::Cow;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// One thing to do, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct NextStep {
     /// What the step is for, in words ("confirm the live uid", "fix: …").
     pub why: String,
@@ -147,16 +148,53 @@ impl Command {
     }
 }
 
+// What JSON carries for a `Command`: its fields and the shell line. Its
+// derived schema is `Command`'s, so the two cannot differ.
+/// A command to run: its words, and the line to paste into a shell.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "Command")]
+struct CommandJson<'a> {
+    /// The words, unquoted; UPPERCASE placeholders where `placeholders` says so.
+    argv: &'a [String],
+    /// Commands this one's output is piped into, in order, each as words.
+    pipe: &'a [Vec<String>],
+    /// The whole pipeline as one line for a POSIX shell, every word quoted.
+    shell: String,
+    /// What the output must be for the step to pass, when known.
+    expect: Option<&'a str>,
+    /// Some words are placeholders (UPPERCASE, e.g. `NAMESPACE`) to fill in.
+    placeholders: bool,
+}
+
+impl Command {
+    fn json(&self) -> CommandJson<'_> {
+        CommandJson {
+            argv: &self.argv,
+            pipe: &self.pipe,
+            shell: self.shell(),
+            expect: self.expect.as_deref(),
+            placeholders: self.placeholders,
+        }
+    }
+}
+
 impl Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut st = s.serialize_struct("Command", 5)?;
-        st.serialize_field("argv", &self.argv)?;
-        st.serialize_field("pipe", &self.pipe)?;
-        st.serialize_field("shell", &self.shell())?;
-        st.serialize_field("expect", &self.expect)?;
-        st.serialize_field("placeholders", &self.placeholders)?;
-        st.end()
+        self.json().serialize(s)
+    }
+}
+
+impl JsonSchema for Command {
+    fn schema_name() -> Cow<'static, str> {
+        CommandJson::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        CommandJson::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        CommandJson::json_schema(generator)
     }
 }
 

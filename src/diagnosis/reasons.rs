@@ -22,8 +22,7 @@ use serde::Serialize;
 use super::Cause;
 
 /// Which known message a reason is. Stable kebab-case names (JSON `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReasonKind {
     /// `invalid bearer token`: the loopback authenticator's answer to every other
     /// token; alone, it means no authenticator recognised the token at all.
@@ -79,6 +78,8 @@ pub enum ReasonKind {
     Unrecognised,
 }
 
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, Unrecognised);
+
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
     pub fn as_str(self) -> &'static str {
@@ -113,7 +114,7 @@ impl ReasonKind {
 }
 
 /// Values a message carries, where it carries them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReasonValues {
     /// Namespace of the ServiceAccount (or of the Secret, legacy invalid-since).
     pub namespace: Option<String>,
@@ -191,6 +192,7 @@ const fn p(kind: ReasonKind, cause: Cause, era: &'static str, matcher: Matcher) 
     }
 }
 
+use crate::wire::string_codes;
 use Matcher::{Custom as C, Literal as L, Prefix as P};
 use ReasonKind as K;
 

@@ -1,11 +1,11 @@
 //! The facts behind a candidate cause, typed by where they come from, so that
 //! renderers and the merge can group and order them without reading the text.
 
+use crate::wire::string_codes;
 use serde::Serialize;
 
 /// What kind of evidence a sentence states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SupportKind {
     /// The answer the client got (status, Status body, access review).
     Answer,
@@ -31,6 +31,8 @@ pub enum SupportKind {
     /// What the input looked like, and anything else noticed on the way.
     Context,
 }
+
+string_codes!(SupportKind: Answer, ServerReason, TokenTimes, Token, Binding, Keys, Transport, Audit, Servers, Anonymous, Context);
 
 impl SupportKind {
     /// Stable kebab-case name.

@@ -39,13 +39,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use url::Url;
 
 pub use clock::RunClock;
 pub use tls::reason_of;
 
 use crate::secret::SecretToken;
+use crate::wire::string_codes;
 
 /// Default per-request timeout (kubectl's --request-timeout has none; a
 /// diagnostic must not hang).
@@ -148,8 +148,7 @@ pub enum ConfigError {
 }
 
 /// Why a TLS handshake failed, as people act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsReason {
     /// The certificate is not signed by a trusted CA (wrong `--cacert`).
     UnknownCa,
@@ -160,6 +159,8 @@ pub enum TlsReason {
     /// Any other handshake failure.
     Other,
 }
+
+string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, Other);
 
 impl TlsReason {
     /// Stable kebab-case name.
@@ -203,12 +204,21 @@ pub enum Method {
     Post,
 }
 
+string_codes!(Method: Get, Post);
+
 impl Method {
+    /// As on the request line.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
         }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -191,7 +191,7 @@ fn read_bindings(
 mod tests {
     use super::*;
     use crate::diagnosis::{Cause, Confidence};
-    use crate::http::{TlsReason, TransportError};
+    use crate::http::{Method, TlsReason, TransportError};
     use crate::probe::bindings::BindingState;
     use crate::probe::{AccessQuery, StatusBody};
     use crate::secret::SecretToken;
@@ -254,7 +254,7 @@ mod tests {
     fn request(kind: RequestKind, anonymous: bool, answer: Answer) -> RequestObservation {
         RequestObservation {
             kind,
-            method: "POST",
+            method: Method::Post,
             path: "/x".to_owned(),
             anonymous,
             operator: false,
@@ -543,7 +543,7 @@ mod tests {
         let mut s = server("https://a", vec![]);
         s.requests.push(RequestObservation {
             kind: RequestKind::Version,
-            method: "GET",
+            method: Method::Get,
             path: "/version".into(),
             anonymous: true,
             operator: false,
@@ -566,7 +566,7 @@ mod tests {
     fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
         RequestObservation {
             kind,
-            method: "GET",
+            method: Method::Get,
             path: path.to_owned(),
             anonymous: false,
             operator: true,

@@ -35,7 +35,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::diagnosis::{Classification, Diagnosis};
-use crate::http::{TlsReason, TransportError};
+use crate::http::{Method, TlsReason, TransportError};
+use crate::wire::string_codes;
 use offset::OffsetInterval;
 
 pub use analyse::{Context, analyse};
@@ -62,6 +63,8 @@ pub enum RequestKind {
     /// `GET` of the `kubernetes` Service's EndpointSlices or Endpoints.
     Endpoints,
 }
+
+string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, Jwks, Discovery, ReadObject, Endpoints);
 
 impl RequestKind {
     /// Stable kebab-case name, as in JSON.
@@ -135,7 +138,7 @@ pub struct Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestObservation {
     pub kind: RequestKind,
-    pub method: &'static str,
+    pub method: Method,
     pub path: String,
     /// No token was sent.
     pub anonymous: bool,

@@ -6,91 +6,124 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 #[cfg(test)]
 use serde_json::Value;
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
-use super::json::TokenSummaryJson;
+use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, Tally, TokenCheck};
-use crate::diagnosis::Classification;
-use crate::timefmt::rfc3339;
+use crate::classify::StampSource as ClockSource;
+use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
+use crate::diagnosis::{Cause, Classification};
 use crate::token::{self, Token};
+use crate::window::Verdict;
 use crate::window::{ceil_seconds, floor_seconds};
 
-/// `classify -o json`.
-#[derive(Debug, Serialize)]
+/// `classify -o json`: every answer recognised in the evidence, each with its
+/// diagnosis, and counts over them.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ClassifyJson<'a> {
+    /// What was read.
     pub input: InputJson,
-    pub evaluated_at: String,
+    /// `--now` or the clock.
+    pub evaluated_at: Time,
+    /// The leeway applied.
+    #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
     /// The token given with --token/-f; null without one.
     pub token: Option<TokenSummaryJson<'a>>,
+    /// One per recognised event, in input order.
     pub results: Vec<ResultJson<'a>>,
+    /// Counts over all results.
     pub summary: SummaryJson,
 }
 
 /// What was read.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct InputJson {
     /// `stdin` or `file PATH`.
     pub source: String,
     /// The evidence type.
     #[serde(rename = "type")]
-    pub source_type: &'static str,
+    pub source_type: SourceType,
     /// `false` when forced with --type.
     pub detected: bool,
 }
 
 /// One recognised event.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ResultJson<'a> {
     /// 1-based line of the event in the input.
+    #[schemars(range(min = 1))]
     pub line: usize,
-    pub source_type: &'static str,
+    /// The evidence type of this event.
+    pub source_type: SourceType,
     /// The concrete format (`curl -v`, `structured`, `fabric8`…).
     pub format: &'static str,
     /// The line that carried the answer.
     pub excerpt: &'a str,
     /// The evidence's own instant, when it has one.
-    pub at: Option<String>,
-    /// `date-header`, `log-timestamp`, `log-timestamp-year-inferred`, `audit-timestamp`.
-    pub at_source: Option<&'static str>,
+    pub at: Option<Time>,
+    /// Where `at` came from.
+    pub at_source: Option<ClockSource>,
     /// HTTP status code, when known.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
+    /// The user the evidence names.
     pub user: Option<&'a str>,
+    /// The request, or null when nothing is known.
     pub request: Option<&'a RequestInfo>,
     /// kube-apiserver's reasons (log line or TokenReview), parsed.
     pub reasons: Vec<ReasonJson<'a>>,
     /// The token's times judged at the event's instant (401 with a token only).
     pub token_check: Option<TokenCheckJson>,
+    /// What the answer means and what to do.
     pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// `window::judge` at the event's instant.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TokenCheckJson {
-    pub at: String,
-    pub at_source: &'static str,
-    pub verdict: &'static str,
+    /// The instant judged at.
+    pub at: Time,
+    /// Where that instant came from.
+    pub at_source: ClockSource,
+    /// The verdict at that instant.
+    pub verdict: Verdict,
+    /// Not yet valid: seconds until accepted, rounded up.
     pub accepted_in_seconds: Option<i64>,
+    /// Expired: seconds since rejection began, rounded up.
     pub rejected_for_seconds: Option<i64>,
+    /// Accepted: seconds still accepted, rounded down.
     pub remaining_seconds: Option<i64>,
 }
 
 /// Counts over all results.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SummaryJson {
+    /// Number of results.
     pub events: usize,
     /// Events whose classification is neither ok nor 404-not-found.
     pub problems: usize,
-    /// Every classification, with 0 for those absent.
+    /// Every per-request classification, with 0 for those absent.
+    #[schemars(schema_with = "counts::<Classification>")]
     pub by_classification: BTreeMap<&'static str, usize>,
-    /// Only the causes present.
+    /// Only the causes present, with their counts.
+    #[schemars(schema_with = "counts::<Cause>")]
     pub by_cause: BTreeMap<&'static str, usize>,
+}
+
+/// `{code: count}`, keyed by the codes of `K`.
+fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "propertyNames": generator.subschema_for::<K>(),
+        "additionalProperties": generator.subschema_for::<usize>(),
+    })
 }
 
 impl SummaryJson {
@@ -116,10 +149,10 @@ impl<'a> ClassifyJson<'a> {
         ClassifyJson {
             input: InputJson {
                 source: source.to_owned(),
-                source_type: report.source_type.as_str(),
+                source_type: report.source_type,
                 detected: report.detected,
             },
-            evaluated_at: rfc3339(report.evaluated_at),
+            evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
             results: report.results.iter().map(result_json).collect(),
@@ -138,11 +171,11 @@ fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     };
     ResultJson {
         line: ev.line,
-        source_type: ev.source.as_str(),
+        source_type: ev.source,
         format: ev.format,
         excerpt: &ev.excerpt,
-        at: ev.stamp.map(|s| rfc3339(s.at)),
-        at_source: ev.stamp.map(|s| s.source.as_str()),
+        at: ev.stamp.map(|s| Time::new(s.at)),
+        at_source: ev.stamp.map(|s| s.source),
         status: ev.answer.code(),
         user: ev.user.as_deref(),
         request: ev.request.as_ref().filter(|r| !r.is_empty()),
@@ -155,9 +188,9 @@ fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
 fn check_json(c: TokenCheck) -> TokenCheckJson {
     let j = c.judgement;
     TokenCheckJson {
-        at: rfc3339(c.stamp.at),
-        at_source: c.stamp.source.as_str(),
-        verdict: j.verdict.as_str(),
+        at: Time::new(c.stamp.at),
+        at_source: c.stamp.source,
+        verdict: j.verdict,
         accepted_in_seconds: j.accepted_in.map(ceil_seconds),
         rejected_for_seconds: j.rejected_for.map(ceil_seconds),
         remaining_seconds: j.remaining.map(floor_seconds),
@@ -190,7 +223,7 @@ impl<'w> JsonStream<'w> {
     ) -> io::Result<Self> {
         writeln!(out, "{{")?;
         write_field(out, "input", &input, true)?;
-        write_field(out, "evaluated_at", &rfc3339(evaluated_at), true)?;
+        write_field(out, "evaluated_at", &Time::new(evaluated_at), true)?;
         write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
         write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
         write!(out, "  \"results\": [")?;
@@ -583,7 +616,7 @@ mod tests {
             let mut out = Vec::new();
             let input = InputJson {
                 source: "stdin".to_owned(),
-                source_type: report.source_type.as_str(),
+                source_type: report.source_type,
                 detected: report.detected,
             };
             let mut w =

@@ -6,23 +6,29 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
 use super::sanitize::sanitize;
-use crate::diagnosis::reasons::{AuthReason, ReasonValues};
+use crate::diagnosis::reasons::{AuthReason, ReasonKind, ReasonValues};
+use crate::diagnosis::support::SupportKind;
 use crate::diagnosis::{
     Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
 };
 
 /// A diagnosis: the class of answer, the most likely cause with its support
 /// and next steps, the other causes the evidence allows, and notes.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DiagnosisJson<'a> {
+    /// What kind of answer the request got (or could not get).
     pub classification: Classification,
+    /// The most likely cause (`kubectl satoken explain CAUSE` says more).
     pub cause: Cause,
+    /// How sure: high when an authoritative source said so, medium on strong
+    /// circumstantial evidence, low for one guess among several.
     pub confidence: Confidence,
-    /// The cause's one-line summary (`kubectl satoken explain CAUSE` says more).
+    /// The cause's one-line summary.
     pub summary: &'static str,
     /// The facts behind the cause.
     pub support: Vec<SupportJson<'a>>,
@@ -35,42 +41,52 @@ pub struct DiagnosisJson<'a> {
 }
 
 /// One other candidate cause.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CandidateJson<'a> {
+    /// The cause.
     pub cause: Cause,
+    /// How sure.
     pub confidence: Confidence,
+    /// The cause's one-line summary.
     pub summary: &'static str,
+    /// The facts behind this cause.
     pub support: Vec<SupportJson<'a>>,
+    /// What confirms or fixes it.
     pub next: &'a [NextStep],
 }
 
 /// One fact.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SupportJson<'a> {
-    /// answer | server-reason | token-times | token | binding | keys |
-    /// transport | audit | servers | anonymous | context.
-    pub kind: &'static str,
+    /// Where the fact comes from.
+    pub kind: SupportKind,
     /// The server the fact is about, when a run asked several; else null.
     pub server: Option<&'a str>,
+    /// The fact, in words.
     pub text: &'a str,
 }
 
 /// One reason from kube-apiserver's authentication error, with the values it
 /// carries (the same shape in `probe`'s TokenReview and in `classify`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ReasonJson<'a> {
-    pub kind: &'static str,
+    /// Which known message this is.
+    pub kind: ReasonKind,
+    /// What the message means.
     pub cause: Cause,
-    /// Which kube-apiserver versions print this wording.
+    /// Which kube-apiserver versions print this exact wording (`1.23+`,
+    /// `≤1.22`, `all`, `unknown`).
     pub era: &'static str,
+    /// The message as it appeared.
     pub message: &'a str,
+    /// Values the message carries.
     pub values: &'a ReasonValues,
 }
 
 impl<'a> ReasonJson<'a> {
     pub fn new(r: &'a AuthReason) -> Self {
         ReasonJson {
-            kind: r.kind.as_str(),
+            kind: r.kind,
             cause: r.cause,
             era: r.era,
             message: &r.message,
@@ -110,7 +126,7 @@ impl<'a> CandidateJson<'a> {
 impl<'a> SupportJson<'a> {
     fn new(s: &'a Support) -> Self {
         SupportJson {
-            kind: s.kind.as_str(),
+            kind: s.kind,
             server: s.server.as_deref(),
             text: &s.text,
         }

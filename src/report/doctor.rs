@@ -5,11 +5,12 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_body};
-use super::json::DecodeJson;
+use super::json::{DecodeJson, Time};
 use super::probe::ProbeJson;
 use super::sanitize::sanitize;
 use super::verify::VerifyJson;
@@ -17,18 +18,22 @@ use crate::decode::DecodeReport;
 use crate::diagnosis::Cause;
 use crate::doctor::{DoctorReport, DoctorVerdict, KeysObservation, Step, StepStatus};
 use crate::probe::ProbeReport;
-use crate::timefmt::rfc3339;
 
 /// Width of the step-name column.
 const NAME_WIDTH: usize = 13;
 
-/// `doctor -o json`.
-#[derive(Debug, Serialize)]
+/// `doctor -o json`: the in-pod checks, their verdict and diagnosis, and the
+/// `decode`, `probe` and `verify` documents they came from.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DoctorJson<'a> {
-    /// healthy | degraded | broken | unreachable.
-    pub verdict: &'static str,
+    /// The one-word answer.
+    pub verdict: DoctorVerdict,
+    /// The process exit code this verdict gives (0 healthy or degraded,
+    /// 1 broken, 3 unreachable).
     pub exit_code: u8,
-    pub evaluated_at: String,
+    /// `--now` or the clock.
+    pub evaluated_at: Time,
+    /// Every step, in order.
     pub steps: &'a [Step],
     /// The root cause, with its evidence, next steps and alternatives.
     pub diagnosis: DiagnosisJson<'a>,
@@ -36,7 +41,8 @@ pub struct DoctorJson<'a> {
     pub token: DecodeJson<'a>,
     /// `probe -o json` of the API server.
     pub probe: ProbeJson<'a>,
-    /// `verify -o json` against the server's keys, when they could be read.
+    /// `verify -o json` against the server's keys, when they could be read;
+    /// else null.
     pub keys: Option<VerifyJson<'a>>,
 }
 
@@ -48,9 +54,9 @@ impl<'a> DoctorJson<'a> {
         keys: &'a KeysObservation,
     ) -> Self {
         DoctorJson {
-            verdict: report.verdict.as_str(),
+            verdict: report.verdict,
             exit_code: report.verdict.outcome().code(),
-            evaluated_at: rfc3339(decode.evaluated_at),
+            evaluated_at: Time::new(decode.evaluated_at),
             steps: &report.steps,
             diagnosis: DiagnosisJson::new(&report.diagnosis),
             token: DecodeJson::new(decode, None),

@@ -8,52 +8,64 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
 use super::diagnosis::wrap;
-use crate::diagnosis::reasons;
+use crate::diagnosis::reasons::{self, ReasonKind};
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
 
-/// `explain -o json` for one cause.
-#[derive(Debug, Serialize)]
+/// `explain -o json CAUSE`: everything said about one cause.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ExplainJson {
-    pub code: &'static str,
+    /// The cause.
+    pub code: Cause,
+    /// A few words, for headings.
     pub title: &'static str,
+    /// One line: what it means for the user.
     pub summary: &'static str,
     /// The answers it explains.
     pub explains: Vec<Classification>,
-    /// Paragraphs.
+    /// Why it happens and how kube-apiserver decides it, in paragraphs.
     pub explanation: Vec<&'static str>,
-    /// Generic steps (placeholders in UPPERCASE); a diagnosis fills them in.
+    /// Generic steps that confirm it (placeholders in UPPERCASE); a diagnosis
+    /// fills them in.
     pub confirm: Vec<NextStep>,
+    /// Generic steps that fix it.
     pub fix: Vec<NextStep>,
     /// kube-apiserver's messages that mean this cause, with their versions.
     pub wordings: Vec<WordingJson>,
+    /// Upstream sources (Kubernetes files, KEPs) the rule follows.
     pub sources: &'static [&'static str],
 }
 
 /// One wording.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct WordingJson {
+    /// The message, with `…` where values go.
     pub text: &'static str,
     /// Which kube-apiserver versions print it.
     pub versions: &'static str,
     /// The reason kind, as in `classify`'s reasons.
-    pub kind: &'static str,
+    pub kind: ReasonKind,
 }
 
 /// `explain -o json` with no cause: every cause in one line.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CauseListJson {
+    /// Every cause, in the registry's order.
     pub causes: Vec<CauseLineJson>,
 }
 
 /// One line of the list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CauseLineJson {
-    pub code: &'static str,
+    /// The cause.
+    pub code: Cause,
+    /// One line: what it means for the user.
     pub summary: &'static str,
+    /// The answers it explains.
     pub explains: Vec<Classification>,
 }
 
@@ -62,7 +74,7 @@ impl ExplainJson {
         let def = cause.def();
         let generic = Case::default();
         ExplainJson {
-            code: def.code,
+            code: cause,
             title: def.title,
             summary: def.summary,
             explains: def.explains.to_vec(),
@@ -81,7 +93,7 @@ impl CauseListJson {
             causes: Cause::ALL
                 .iter()
                 .map(|c| CauseLineJson {
-                    code: c.as_str(),
+                    code: *c,
                     summary: c.summary(),
                     explains: c.def().explains.to_vec(),
                 })
@@ -109,7 +121,7 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
         .map(|w| WordingJson {
             text: w.text,
             versions: w.era,
-            kind: w.kind.as_str(),
+            kind: w.kind,
         })
         .collect();
     // "has been invalidated" names no object: it belongs to every bound object.
@@ -123,7 +135,7 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
             out.push(WordingJson {
                 text: w.text,
                 versions: w.era,
-                kind: w.kind.as_str(),
+                kind: w.kind,
             });
         }
     }

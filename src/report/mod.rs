@@ -9,6 +9,7 @@ pub mod explain;
 pub mod json;
 pub mod probe;
 pub mod sanitize;
+pub mod schema;
 pub mod table;
 pub mod verify;
 

@@ -5,22 +5,26 @@ use std::io::{self, Write};
 
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
-use super::json::TokenSummaryJson;
+use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::write_table;
+use crate::diagnosis::case::{BindingKind, BindingState};
 use crate::diagnosis::{Classification, Diagnosis};
+use crate::http::{Method, TlsReason};
 use crate::probe::review::ReviewOutcome;
-use crate::probe::{ProbeReport, RequestObservation, ServerReport};
-use crate::timefmt::rfc3339;
+use crate::probe::{ProbeReport, RequestKind, RequestObservation, ServerReport};
 use crate::token::Token;
+use crate::wire::string_codes;
 
-/// `probe -o json`.
-#[derive(Debug, Serialize)]
+/// `probe -o json`: what the API server(s) answered for the token, and the
+/// diagnosis.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ProbeJson<'a> {
     /// The token probed (identified, never shown).
     pub token: TokenSummaryJson<'a>,
@@ -28,27 +32,34 @@ pub struct ProbeJson<'a> {
     pub kubeconfig: Option<KubeconfigJson<'a>>,
     /// `--all-endpoints`: how the replicas were found, or null.
     pub endpoints: Option<EndpointsJson<'a>>,
+    /// Every server probed.
     pub servers: Vec<ServerJson<'a>>,
-    /// The token's ServiceAccount/pod/Secret as read from the API.
+    /// The token's ServiceAccount/pod/Secret/Node as read from the API.
     pub bindings: Vec<BindingJson<'a>>,
     /// The run's diagnosis: the worst answer among the servers.
     pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// One server.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ServerJson<'a> {
+    /// The server URL.
     pub url: &'a str,
+    /// TLS result.
     pub tls: TlsJson<'a>,
+    /// Every request sent, in order.
     pub requests: Vec<RequestJson<'a>>,
+    /// What kind of answer this server gave.
     pub classification: Classification,
+    /// Who the server says the token is, or null.
     pub user: Option<UserJson<'a>>,
     /// Which SelfSubjectReview version answered (`authentication.k8s.io/v1`…).
     pub review_version: Option<&'a str>,
-    /// The latest `Date` header, RFC 3339.
-    pub server_time: Option<String>,
+    /// The latest `Date` header.
+    pub server_time: Option<Time>,
     /// Server clock minus this machine's, estimated from `Date` and the RTT.
     pub clock_offset_seconds: Option<f64>,
+    /// The true offset is within `clock_offset_seconds ±` this.
     pub clock_offset_uncertainty_seconds: Option<f64>,
     /// The name the certificate was verified against, when not the URL's host.
     pub tls_server_name: Option<&'a str>,
@@ -63,112 +74,177 @@ pub struct ServerJson<'a> {
 }
 
 /// The kubeconfig in use (never its credentials).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct KubeconfigJson<'a> {
+    /// The kubeconfig files read.
     pub files: &'a [String],
+    /// The context used.
     pub context: &'a str,
+    /// The cluster of that context.
     pub cluster: &'a str,
+    /// The user of that context.
     pub user: Option<&'a str>,
+    /// The context's namespace.
     pub namespace: Option<&'a str>,
-    /// token | token-file | client-certificate when sent; null otherwise.
+    /// Which operator credentials were sent: token | token-file |
+    /// client-certificate; null otherwise.
     pub credentials: Option<&'static str>,
-    /// The proxy the connections were tunnelled through (no credentials).
+    /// The cluster's proxy-url (credentials removed) that every connection was
+    /// tunnelled through (HTTP CONNECT), or null.
     pub proxy: Option<&'a str>,
 }
 
 /// `--all-endpoints` discovery.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct EndpointsJson<'a> {
+    /// The server the replicas were listed through.
     pub via: &'a str,
     /// endpointslices | endpoints | null.
     pub source: Option<&'static str>,
+    /// Every replica address.
     pub addresses: Vec<EndpointAddressJson>,
+    /// The discovery requests.
     pub requests: Vec<RequestJson<'a>>,
+    /// Why discovery failed, or null.
     pub error: Option<&'a str>,
 }
 
 /// One replica address.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct EndpointAddressJson {
+    /// host:port.
     pub address: String,
+    /// Whether the endpoint is ready.
     pub ready: bool,
 }
 
 /// TokenReview's answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TokenReviewJson<'a> {
-    /// authenticated | rejected | not-allowed.
-    pub outcome: &'static str,
+    /// What the review said.
+    pub outcome: ReviewAnswer,
+    /// The authenticated user name.
     pub username: Option<&'a str>,
     /// `status.error` verbatim.
     pub error: Option<&'a str>,
     /// Each message of the error, with the wording that matched.
     pub reasons: Vec<ReasonJson<'a>>,
-    /// For not-allowed: the HTTP status and message.
+    /// For not-allowed: the HTTP status.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
+    /// For not-allowed: the Status message.
     pub message: Option<&'a str>,
 }
 
+/// What a TokenReview said, in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewAnswer {
+    /// The server accepts the token.
+    Authenticated,
+    /// The server rejects the token (`status.error` says why).
+    Rejected,
+    /// The operator may not create TokenReviews, or the API answered otherwise.
+    NotAllowed,
+}
+
+string_codes!(ReviewAnswer: Authenticated, Rejected, NotAllowed);
+
+impl ReviewAnswer {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewAnswer::Authenticated => "authenticated",
+            ReviewAnswer::Rejected => "rejected",
+            ReviewAnswer::NotAllowed => "not-allowed",
+        }
+    }
+}
+
 /// One bound object.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "BoundObject")]
 pub struct BindingJson<'a> {
-    /// serviceaccount | pod | secret | node.
-    pub kind: &'static str,
+    /// Which kind of object.
+    pub kind: BindingKind,
+    /// Its namespace (the token's; unused for a node).
     pub namespace: &'a str,
+    /// Its name.
     pub name: &'a str,
+    /// The uid the token's claim names.
     pub claim_uid: Option<&'a str>,
+    /// The uid of the object that exists now.
     pub live_uid: Option<&'a str>,
+    /// `metadata.deletionTimestamp` as the server wrote it.
     pub deletion_timestamp: Option<&'a str>,
+    /// The legacy-token-invalid-since label's value.
     pub invalid_since: Option<&'a str>,
-    /// matches | missing | uid-differs | deleting | invalid-since | unreadable.
-    pub state: &'static str,
+    /// What the read showed.
+    pub state: BindingState,
+    /// HTTP status of the read.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
+    /// Which credentials read it.
     pub via: &'a str,
 }
 
 /// TLS result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TlsJson<'a> {
+    /// Whether the server's certificate was verified.
     pub verified: bool,
-    /// unknown-ca | name-mismatch | expired | other.
-    pub reason: Option<&'static str>,
+    /// Why the handshake failed, or null.
+    pub reason: Option<TlsReason>,
+    /// The handshake error, or null.
     pub error: Option<&'a str>,
 }
 
 /// One request.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct RequestJson<'a> {
-    /// version | self-subject-review | self-subject-access-review | get.
-    pub kind: &'static str,
-    pub method: &'static str,
+    /// What the request asked.
+    pub kind: RequestKind,
+    /// HTTP method.
+    pub method: Method,
+    /// Request path.
     pub path: &'a str,
     /// No token was sent (the preflight and the --anonymous contrast).
     pub anonymous: bool,
     /// Sent with the kubeconfig's credentials (the operator), not the token
     /// under test (a TokenReview's body still carries that token).
     pub operator: bool,
+    /// `apiVersion` of the answer, or null.
     pub api_version: Option<&'a str>,
+    /// HTTP status, or null without an answer.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
     /// Status `reason` (or an access review's `status.reason`).
     pub reason: Option<&'a str>,
+    /// Status `message`.
     pub message: Option<&'a str>,
+    /// Status `details`, passed through from the server (or null).
     pub details: Option<&'a Value>,
     /// For an access review: `status.allowed`.
     pub allowed: Option<bool>,
     /// `Location` of a redirect (not followed).
     pub location: Option<&'a str>,
-    pub date: Option<String>,
+    /// The `Date` header.
+    pub date: Option<Time>,
+    /// Round-trip time in milliseconds.
     pub latency_ms: Option<u64>,
     /// Transport failure (TLS, DNS, refused, timeout).
     pub error: Option<String>,
 }
 
 /// `status.userInfo` of the SelfSubjectReview.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct UserJson<'a> {
+    /// Authenticated user name.
     pub username: &'a str,
+    /// User uid.
     pub uid: Option<&'a str>,
+    /// Groups.
     pub groups: &'a [String],
+    /// `extra`, passed through from the server (or null).
     pub extra: Option<&'a Value>,
 }
 
@@ -205,14 +281,14 @@ impl<'a> ProbeJson<'a> {
                 .bindings
                 .iter()
                 .map(|b| BindingJson {
-                    kind: b.target.kind.as_str(),
+                    kind: b.target.kind,
                     namespace: &b.target.namespace,
                     name: &b.target.name,
                     claim_uid: b.target.claim_uid.as_deref(),
                     live_uid: b.live_uid.as_deref(),
                     deletion_timestamp: b.deletion_timestamp.as_deref(),
                     invalid_since: b.invalid_since.as_deref(),
-                    state: b.state.as_str(),
+                    state: b.state,
                     status: b.status,
                     via: &b.via,
                 })
@@ -227,7 +303,7 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         url: &server.observation.url,
         tls: TlsJson {
             verified: server.tls.verified,
-            reason: server.tls.reason.map(|r| r.as_str()),
+            reason: server.tls.reason,
             error: server.tls.error.as_deref(),
         },
         requests: server
@@ -244,7 +320,7 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
             extra: u.extra.as_ref(),
         }),
         review_version: server.review_version.as_deref(),
-        server_time: server.server_time.map(rfc3339),
+        server_time: server.server_time.map(Time::new),
         clock_offset_seconds: server.offset.map(|o| o.estimate_seconds()),
         clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
@@ -257,7 +333,7 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
 
 fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     let mut json = TokenReviewJson {
-        outcome: "authenticated",
+        outcome: ReviewAnswer::Authenticated,
         username: None,
         error: None,
         reasons: Vec::new(),
@@ -267,12 +343,12 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     match outcome {
         ReviewOutcome::Authenticated { username, .. } => json.username = Some(username),
         ReviewOutcome::Rejected { error, reasons } => {
-            json.outcome = "rejected";
+            json.outcome = ReviewAnswer::Rejected;
             json.error = Some(error);
             json.reasons = reasons.iter().map(ReasonJson::new).collect();
         }
         ReviewOutcome::NotAllowed { status, message } => {
-            json.outcome = "not-allowed";
+            json.outcome = ReviewAnswer::NotAllowed;
             json.status = Some(*status);
             json.message = Some(message);
         }
@@ -299,7 +375,7 @@ fn review_text(outcome: &ReviewOutcome) -> String {
 
 fn request_json(request: &RequestObservation) -> RequestJson<'_> {
     let mut json = RequestJson {
-        kind: request.kind.as_str(),
+        kind: request.kind,
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
@@ -331,7 +407,7 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
                 }
             }
             json.location = answer.location.as_deref();
-            json.date = answer.date.map(rfc3339);
+            json.date = answer.date.map(Time::new);
             json.latency_ms = Some(u64::try_from(answer.latency.as_millis()).unwrap_or(u64::MAX));
         }
         Err(error) => json.error = Some(error.to_string()),

@@ -28,6 +28,7 @@ use crate::findings::{self, Code, Finding};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Token, TokenKind};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use crate::wire::string_codes;
 use keys::{KeyKind, KeyNote, KeySet, PublicKey};
 
 /// What the token is checked against, besides the keys.
@@ -50,6 +51,8 @@ pub enum CheckName {
     Audience,
     Time,
 }
+
+string_codes!(CheckName: Signature, Key, Issuer, Audience, Time);
 
 impl CheckName {
     /// Stable lowercase name, as in JSON.
@@ -81,6 +84,8 @@ pub enum MatchedBy {
     Trial,
 }
 
+string_codes!(MatchedBy: Kid, Trial);
+
 impl MatchedBy {
     /// Stable lowercase name, as in JSON.
     pub fn as_str(self) -> &'static str {
@@ -100,6 +105,19 @@ pub enum KeyOutcome {
     Failed,
     /// The signature verifies with it.
     Verified,
+}
+
+string_codes!(KeyOutcome: NotTried, Failed, Verified);
+
+impl KeyOutcome {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyOutcome::Verified => "verified",
+            KeyOutcome::Failed => "failed",
+            KeyOutcome::NotTried => "not-tried",
+        }
+    }
 }
 
 /// The result of `verify`.
