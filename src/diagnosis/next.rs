@@ -47,6 +47,8 @@ pub struct Command {
     pub argv: Vec<String>,
     /// Commands this one's output is piped into, in order.
     pub pipe: Vec<Vec<String>>,
+    /// The file the (last command's) output is written to (`> FILE`).
+    pub output: Option<String>,
     /// What the output must be for the step to pass ("a3c…-uid"), when known.
     pub expect: Option<String>,
     /// Some words are placeholders (UPPERCASE, e.g. `NAMESPACE`) to fill in.
@@ -69,6 +71,7 @@ impl Command {
         Command {
             argv: vec![program.to_owned()],
             pipe: Vec::new(),
+            output: None,
             expect: None,
             placeholders: false,
         }
@@ -114,6 +117,12 @@ impl Command {
         self
     }
 
+    /// Writes the output to `path` (`> path`).
+    pub fn writing_to(mut self, path: &str) -> Self {
+        self.output = Some(path.to_owned());
+        self
+    }
+
     /// Marks fixed words written here as placeholders (`TOKEN_FILE`).
     pub fn with_placeholders(mut self) -> Self {
         self.placeholders = true;
@@ -143,6 +152,10 @@ impl Command {
             line.push_str(" | ");
             line.push_str(&join(stage));
         }
+        if let Some(path) = &self.output {
+            line.push_str(" > ");
+            line.push_str(&quote(path));
+        }
         line
     }
 }
@@ -150,9 +163,10 @@ impl Command {
 impl Serialize for Command {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
-        let mut st = s.serialize_struct("Command", 5)?;
+        let mut st = s.serialize_struct("Command", 6)?;
         st.serialize_field("argv", &self.argv)?;
         st.serialize_field("pipe", &self.pipe)?;
+        st.serialize_field("output", &self.output)?;
         st.serialize_field("shell", &self.shell())?;
         st.serialize_field("expect", &self.expect)?;
         st.serialize_field("placeholders", &self.placeholders)?;

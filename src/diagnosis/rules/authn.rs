@@ -198,7 +198,18 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
         (Cause::IssuerMismatch, Cause::TokenMalformed)
     };
     f.add(first, Confidence::Medium, support);
-    f.add(second, Confidence::Low, Vec::new());
+    f.add(
+        second,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::ServerReason,
+            if second == Cause::TokenMalformed {
+                "a token that is cut, wrapped, quoted or base64-encoded once more also gets only \"invalid bearer token\""
+            } else {
+                "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
+            },
+        )],
+    );
 }
 
 /// What a TokenReview said besides reasons: accepted now, or not allowed.

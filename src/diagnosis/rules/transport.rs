@@ -69,7 +69,8 @@ fn untrusted_fix(_: &Case<'_>) -> Vec<NextStep> {
                     "-o",
                     "jsonpath={.clusters[0].cluster.certificate-authority-data}",
                 ])
-                .pipe_into(Command::new("base64").word("-d")),
+                .pipe_into(Command::new("base64").word("-d"))
+                .writing_to("ca.crt"),
         ),
     ]
 }
