@@ -16,7 +16,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -167,9 +167,7 @@ fn invalidated(
         causes,
         NextStep::run(
             "the token's binding says which object it died with (pod, Secret or node)",
-            Command::satoken()
-                .words(&["decode", "-f", "TOKEN_FILE"])
-                .with_placeholders(),
+            super::commands::decode_token(),
         ),
     );
 }

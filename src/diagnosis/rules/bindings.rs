@@ -198,13 +198,10 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::run(
             "or mint a token for the current ServiceAccount",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(
-                    named(case, BindingKind::ServiceAccount).0.as_deref(),
-                    "SERVICE_ACCOUNT",
-                )
-                .namespace(case.namespace()),
+            super::commands::create_token_for(
+                case,
+                named(case, BindingKind::ServiceAccount).0.as_deref(),
+            ),
         ),
         NextStep::say(
             "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
@@ -235,10 +232,7 @@ fn secret_confirm(case: &Case<'_>) -> Vec<NextStep> {
 fn secret_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
-        Command::kubectl()
-            .words(&["create", "token"])
-            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-            .namespace(case.namespace()),
+        super::commands::create_token(case),
     )]
 }
 
@@ -252,10 +246,7 @@ fn node_confirm(case: &Case<'_>) -> Vec<NextStep> {
 fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "mint a new token bound to a current node (or to a pod, which outlives no node either)",
-        Command::kubectl()
-            .words(&["create", "token"])
-            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-            .namespace(case.namespace())
+        super::commands::create_token(case)
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
             .value(None, "NODE"),
     )]
@@ -279,10 +270,7 @@ fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::run(
             "move the client to a TokenRequest token (projected volume, or kubectl create token)",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-                .namespace(case.namespace()),
+            super::commands::create_token(case),
         ),
         NextStep::run(
             "or, to allow the old token for now, remove the label",

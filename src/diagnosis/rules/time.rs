@@ -111,9 +111,7 @@ fn skew_fix(_: &Case<'_>) -> Vec<NextStep> {
 fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "decode the token the client actually sends and compare its exp",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
+        super::commands::decode_token(),
     )]
 }
 
@@ -124,10 +122,7 @@ fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::run(
             "outside a pod, mint a fresh token (a longer --duration if needed)",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-                .namespace(case.namespace()),
+            super::commands::create_token(case),
         ),
     ]
 }

@@ -223,13 +223,7 @@ restarting, or a kubeconfig that points at localhost.",
 fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the server URL the client uses",
-        Command::kubectl().words(&[
-            "config",
-            "view",
-            "--minify",
-            "-o",
-            "jsonpath={.clusters[0].cluster.server}",
-        ]),
+        super::commands::kubeconfig_server(),
     )]
 }
 
