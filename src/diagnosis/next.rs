@@ -48,6 +48,8 @@ pub struct Command {
     pub argv: Vec<String>,
     /// Commands this one's output is piped into, in order.
     pub pipe: Vec<Vec<String>>,
+    /// The file the (last command's) output is written to (`> FILE`).
+    pub output: Option<String>,
     /// What the output must be for the step to pass ("a3c…-uid"), when known.
     pub expect: Option<String>,
     /// Some words are placeholders (UPPERCASE, e.g. `NAMESPACE`) to fill in.
@@ -70,6 +72,7 @@ impl Command {
         Command {
             argv: vec![program.to_owned()],
             pipe: Vec::new(),
+            output: None,
             expect: None,
             placeholders: false,
         }
@@ -115,6 +118,12 @@ impl Command {
         self
     }
 
+    /// Writes the output to `path` (`> path`).
+    pub fn writing_to(mut self, path: &str) -> Self {
+        self.output = Some(path.to_owned());
+        self
+    }
+
     /// Marks fixed words written here as placeholders (`TOKEN_FILE`).
     pub fn with_placeholders(mut self) -> Self {
         self.placeholders = true;
@@ -144,6 +153,10 @@ impl Command {
             line.push_str(" | ");
             line.push_str(&join(stage));
         }
+        if let Some(path) = &self.output {
+            line.push_str(" > ");
+            line.push_str(&quote(path));
+        }
         line
     }
 }
@@ -158,6 +171,8 @@ struct CommandJson<'a> {
     argv: &'a [String],
     /// Commands this one's output is piped into, in order, each as words.
     pipe: &'a [Vec<String>],
+    /// The file the (last command's) output is written to (`> FILE`), or null.
+    output: Option<&'a str>,
     /// The whole pipeline as one line for a POSIX shell, every word quoted.
     shell: String,
     /// What the output must be for the step to pass, when known.
@@ -171,6 +186,7 @@ impl Command {
         CommandJson {
             argv: &self.argv,
             pipe: &self.pipe,
+            output: self.output.as_deref(),
             shell: self.shell(),
             expect: self.expect.as_deref(),
             placeholders: self.placeholders,

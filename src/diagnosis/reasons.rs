@@ -308,7 +308,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::ServiceAccountUidMismatch,
         Cause::ServiceAccountRecreated,
-        "≤1.22, legacy (all)",
+        "≤1.22, and every version for legacy tokens",
         C(sa_uid_old),
     ),
     p(
@@ -320,7 +320,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::ServiceAccountDeleted,
         Cause::ServiceAccountDeleted,
-        "≤1.22, legacy (all)",
+        "≤1.22, and every version for legacy tokens",
         C(sa_deleted_old),
     ),
     // Bound objects.
@@ -333,7 +333,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::TokenInvalidated,
         Cause::SecretDeleted,
-        "legacy (all), ≤1.22 bound",
+        "≤1.22 for bound tokens, every version for legacy ones",
         L("Token has been invalidated"),
     ),
     p(
@@ -844,7 +844,10 @@ mod tests {
         );
         assert_eq!(
             (r.cause, r.era),
-            (Cause::ServiceAccountDeleted, "≤1.22, legacy (all)")
+            (
+                Cause::ServiceAccountDeleted,
+                "≤1.22, and every version for legacy tokens"
+            )
         );
     }
 
@@ -865,7 +868,10 @@ mod tests {
         let r = only_specific("ServiceAccount UID (new-uid) does not match claim (old-uid)");
         assert_eq!(
             (r.cause, r.era),
-            (Cause::ServiceAccountRecreated, "≤1.22, legacy (all)")
+            (
+                Cause::ServiceAccountRecreated,
+                "≤1.22, and every version for legacy tokens"
+            )
         );
         assert_eq!(r.values.claim_uid.as_deref(), Some("old-uid"));
     }

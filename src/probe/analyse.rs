@@ -398,7 +398,10 @@ mod tests {
             confirm.shell(),
             "kubectl get serviceaccount checkout -n shop -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'"
         );
-        assert_eq!(confirm.expect.as_deref(), Some("the uid must be uid-old"));
+        assert_eq!(
+            confirm.expect.as_deref(),
+            Some("the token names uid uid-old: another uid means recreated, NotFound deleted")
+        );
     }
 
     #[test]
@@ -647,7 +650,11 @@ mod tests {
             "{}",
             text(d)
         );
-        assert!(text(d).contains("≤1.22, legacy (all)"), "{}", text(d));
+        assert!(
+            text(d).contains("≤1.22, and every version for legacy tokens"),
+            "{}",
+            text(d)
+        );
         let mut causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
         causes.sort();
         let n = causes.len();

@@ -297,7 +297,7 @@ impl<'w> TableStream<'w> {
         writeln!(
             out,
             "{} {} ({})",
-            "Evidence:".style(s.bold),
+            "Input:".style(s.bold),
             source_type.as_str(),
             if detected {
                 "detected"
@@ -521,14 +521,8 @@ fn write_result(
         .map(|c| format!(" (HTTP {c})"))
         .unwrap_or_default();
     row(
-        "Classification",
+        "Answer",
         format!("{}{status}", d.classification.as_str().style(class_style)),
-    );
-    row(
-        "Cause",
-        cause_words(d.cause(), d.confidence())
-            .style(s.bold)
-            .to_string(),
     );
     if let Some(user) = &ev.user {
         row("User", sanitize(user).into_owned());
@@ -560,6 +554,13 @@ fn write_result(
         row("Token check", text);
     }
     write_table(out, &table)?;
+    writeln!(
+        out,
+        "{} {}: {}",
+        "Diagnosis:".style(s.bold),
+        d.classification.as_str(),
+        cause_words(d.cause(), d.confidence()).style(s.bold)
+    )?;
     write_body(out, d, style)
 }
 
@@ -649,7 +650,10 @@ mod tests {
         let mut out = Vec::new();
         write_classify(&mut out, &report("401\n"), None, &style).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("Classification:"), "{text}");
+        assert!(
+            text.contains("Answer:") && text.contains("Diagnosis:"),
+            "{text}"
+        );
         assert!(!text.contains("LINE  CLASSIFICATION"), "{text}");
     }
 }

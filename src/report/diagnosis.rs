@@ -12,9 +12,9 @@ use serde::Serialize;
 use super::TableStyle;
 use super::sanitize::sanitize;
 use crate::diagnosis::reasons::{AuthReason, ReasonKind, ReasonValues};
-use crate::diagnosis::support::SupportKind;
 use crate::diagnosis::{
     Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
+    SupportKind,
 };
 
 /// A diagnosis: the class of answer, the most likely cause with its support
@@ -170,7 +170,14 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
         section(out, "Other candidates:")?;
         for c in others {
             let mut text = cause_words(c.cause, c.confidence);
-            if let Some(first) = c.support.first() {
+            // The answer line is the same for every candidate: show what is
+            // particular to this one.
+            let first = c
+                .support
+                .iter()
+                .find(|s| s.kind != SupportKind::Answer)
+                .or(c.support.first());
+            if let Some(first) = first {
                 text.push_str(": ");
                 text.push_str(&support_text(first));
             }

@@ -248,88 +248,60 @@ fn token_review(server: &ApiServer) -> String {
         + "\n"
 }
 
-#[test]
-fn clock_skew_is_the_same_diagnosis_everywhere() {
+/// A 401 whose cause is in the token's times: judged on the server's clock it
+/// is `medium` everywhere (probe, doctor, the 401 with its headers, the audit
+/// event); the server's own word is `high` everywhere (TokenReview, its log).
+fn time_cause_is_the_same_everywhere(config: Config, token: &str, cause: &str) {
     let lab = Lab::new();
-    let mut config = Config::new(base());
-    config.offset = TimeDelta::seconds(-90);
-    let server = ApiServer::start(config.clone().admin(ADMIN), &lab.pki);
-    // Minted at BASE on a clock 90 s ahead of this server's.
-    let token = tokens::sign(&tokens::projected(base(), 3607));
-    let probe = lab.probe(&server, &[], &token);
+    let server = ApiServer::start(config.admin(ADMIN), &lab.pki);
+    let probe = lab.probe(&server, &[], token);
     let at = answered_at(&probe);
     let circumstantial = [
         seen("probe", &probe["diagnosis"]),
-        seen("doctor", &lab.doctor(&server, &token, &[])["diagnosis"]),
+        seen("doctor", &lab.doctor(&server, token, &[])["diagnosis"]),
         seen(
             "classify 401 with headers",
-            &lab.classify(&http_401(at), &token, &[]),
+            &lab.classify(&http_401(at), token, &[]),
         ),
         seen(
             "classify audit event",
-            &lab.classify(&audit_401(at), &token, &[]),
+            &lab.classify(&audit_401(at), token, &[]),
         ),
     ];
-    assert_eq!(circumstantial[0].cause, "clock-skew");
+    assert_eq!(circumstantial[0].cause, cause);
     assert_eq!(circumstantial[0].confidence, "medium");
     assert_consistent(&circumstantial);
-    // The server's own word is authoritative, however it reaches us.
     let kc = lab.kubeconfig(&server);
-    let reviewed = lab.probe(&server, &["--kubeconfig", &kc, "--token-review"], &token);
+    let reviewed = lab.probe(&server, &["--kubeconfig", &kc, "--token-review"], token);
     let authoritative = [
         seen("probe --token-review", &reviewed["diagnosis"]),
         seen(
             "classify log line",
-            &lab.classify(&log_line(&server, at), &token, &[]),
+            &lab.classify(&log_line(&server, at), token, &[]),
         ),
         seen(
             "classify TokenReview",
-            &lab.classify(&token_review(&server), &token, &[]),
+            &lab.classify(&token_review(&server), token, &[]),
         ),
     ];
-    assert_eq!(authoritative[0].cause, "clock-skew");
+    assert_eq!(authoritative[0].cause, cause);
     assert_eq!(authoritative[0].confidence, "high");
     assert_consistent(&authoritative);
 }
 
 #[test]
+fn clock_skew_is_the_same_diagnosis_everywhere() {
+    let mut config = Config::new(base());
+    config.offset = TimeDelta::seconds(-90);
+    // Minted at BASE on a clock 90 s ahead of this server's.
+    let token = tokens::sign(&tokens::projected(base(), 3607));
+    time_cause_is_the_same_everywhere(config, &token, "clock-skew");
+}
+
+#[test]
 fn expiry_is_the_same_diagnosis_everywhere() {
-    let lab = Lab::new();
-    let server = ApiServer::start(Config::new(base()).admin(ADMIN), &lab.pki);
     let token = tokens::sign(&tokens::projected(base() - TimeDelta::hours(2), 3600));
-    let probe = lab.probe(&server, &[], &token);
-    let at = answered_at(&probe);
-    let views = [
-        seen("probe", &probe["diagnosis"]),
-        seen("doctor", &lab.doctor(&server, &token, &[])["diagnosis"]),
-        seen(
-            "classify 401 with headers",
-            &lab.classify(&http_401(at), &token, &[]),
-        ),
-        seen(
-            "classify audit event",
-            &lab.classify(&audit_401(at), &token, &[]),
-        ),
-    ];
-    assert_eq!(views[0].cause, "expired");
-    assert_eq!(views[0].confidence, "medium");
-    assert_consistent(&views);
-    let kc = lab.kubeconfig(&server);
-    let reviewed = lab.probe(&server, &["--kubeconfig", &kc, "--token-review"], &token);
-    let views = [
-        seen("probe --token-review", &reviewed["diagnosis"]),
-        seen(
-            "classify log line",
-            &lab.classify(&log_line(&server, at), &token, &[]),
-        ),
-        seen(
-            "classify TokenReview",
-            &lab.classify(&token_review(&server), &token, &[]),
-        ),
-    ];
-    assert_eq!(views[0].cause, "expired");
-    assert_eq!(views[0].confidence, "high");
-    assert_consistent(&views);
+    time_cause_is_the_same_everywhere(Config::new(base()), &token, "expired");
 }
 
 #[test]
@@ -458,19 +430,6 @@ fn a_token_that_does_not_arrive_is_the_same_diagnosis_everywhere() {
     assert_consistent(&views);
 }
 
-/// The Secret-bound and node-bound fixtures (shop/checkout).
-fn shop() -> Config {
-    let mut checkout = Object::new(
-        "serviceaccounts",
-        "checkout",
-        "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41",
-    );
-    checkout.namespace = "shop".to_owned();
-    let mut config = Config::new(base()).admin(ADMIN);
-    config.objects.push(checkout);
-    config
-}
-
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(tokens::testdata(&format!("tokens/{name}"))).unwrap()
 }
@@ -483,7 +442,7 @@ fn invalidation_through_token_review_names_the_tokens_own_binding() {
     // "service account token has been invalidated" names no object: a
     // Secret-bound token lost its Secret, a node-bound one its Node.
     let lab = Lab::new();
-    let server = ApiServer::start(shop(), &lab.pki);
+    let server = ApiServer::start(Config::shop(base()).admin(ADMIN), &lab.pki);
     let kc = lab.kubeconfig(&server);
     for (fixture_name, cause) in [
         ("token-request-secret-bound.jwt", "secret-deleted"),
@@ -507,7 +466,7 @@ fn a_node_bound_token_reads_its_node() {
     let lab = Lab::new();
     let token = fixture("token-request-node-bound.jwt");
     // The Node is gone.
-    let server = ApiServer::start(shop(), &lab.pki);
+    let server = ApiServer::start(Config::shop(base()).admin(ADMIN), &lab.pki);
     let kc = lab.kubeconfig(&server);
     let probe = lab.probe(
         &server,
@@ -524,7 +483,7 @@ fn a_node_bound_token_reads_its_node() {
     assert_eq!(probe["diagnosis"]["cause"], "node-deleted", "{probe}");
     assert_eq!(probe["diagnosis"]["confidence"], "high");
     // The Node left and joined again under the same name.
-    let mut config = shop();
+    let mut config = Config::shop(base()).admin(ADMIN);
     config.objects.push(Object::node("node-a", NEW_NODE_UID));
     let server = ApiServer::start(config, &lab.pki);
     let kc = lab.kubeconfig(&server);
@@ -542,7 +501,7 @@ fn a_node_bound_token_reads_its_node() {
         "{evidence}"
     );
     // And the node that is still there rules both out.
-    let mut config = shop();
+    let mut config = Config::shop(base()).admin(ADMIN);
     config.objects.push(Object::node("node-a", NODE_UID));
     let server = ApiServer::start(config, &lab.pki);
     let kc = lab.kubeconfig(&server);
@@ -558,20 +517,7 @@ fn a_node_bound_token_reads_its_node() {
 fn a_subresource_is_rechecked_with_the_subresource_flag() {
     let lab = Lab::new();
     let server = ApiServer::start(Config::new(base()), &lab.pki);
-    let probe = lab.probe(
-        &server,
-        &[
-            "--verb",
-            "get",
-            "--resource",
-            "pods",
-            "--subresource",
-            "log",
-            "--name",
-            tokens::POD,
-        ],
-        &fresh_token(),
-    );
+    let probe = lab.probe(&server, &crate::support::GET_POD_LOG, &fresh_token());
     let commands = crate::support::diagnosis::commands(&probe["diagnosis"]);
     assert_eq!(
         commands[0],

@@ -346,7 +346,10 @@ fn recreated_service_account_lists_the_binding_cause_with_uids() {
         confirm["shell"],
         "kubectl get serviceaccount reporter -n debug-lab -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'"
     );
-    assert_eq!(confirm["expect"], format!("the uid must be {SA_UID}"));
+    assert_eq!(
+        confirm["expect"],
+        format!("the token names uid {SA_UID}: another uid means recreated, NotFound deleted")
+    );
 }
 
 #[test]

@@ -366,7 +366,7 @@ fn review_cases() -> Vec<ReviewCase> {
             }),
             "service-account-recreated",
             "1.23+",
-            "≤1.22, legacy (all)",
+            "≤1.22, and every version for legacy tokens",
         ),
         case(
             "unknown kid",

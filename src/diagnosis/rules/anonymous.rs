@@ -10,7 +10,7 @@ use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {
@@ -37,22 +37,7 @@ inside), or a proxy or ingress removed it on the way.",
 fn confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
-        Command::new("curl")
-            .words(&[
-                "-sv",
-                "--cacert",
-                "CA_FILE",
-                "-H",
-                "Authorization: Bearer TOKEN",
-            ])
-            .value(
-                case.server
-                    .as_deref()
-                    .map(|s| format!("{s}/version"))
-                    .as_deref(),
-                "https://SERVER/version",
-            )
-            .with_placeholders(),
+        super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
     )]
 }
 

@@ -79,13 +79,7 @@ neither should your client send it there.",
 fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the API server URL your kubeconfig uses",
-        Command::kubectl().words(&[
-            "config",
-            "view",
-            "--minify",
-            "-o",
-            "jsonpath={.clusters[0].cluster.server}",
-        ]),
+        super::commands::kubeconfig_server(),
     )]
 }
 
@@ -175,18 +169,7 @@ server (ingress, auth proxy, load balancer).",
 fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "a real API server answers /version with its gitVersion (no token needed)",
-        Command::new("curl")
-            .word("-sS")
-            .word("--cacert")
-            .word("CA_FILE")
-            .value(
-                case.server
-                    .as_deref()
-                    .map(|s| format!("{s}/version"))
-                    .as_deref(),
-                "https://SERVER/version",
-            )
-            .with_placeholders(),
+        super::commands::curl_version(case, &[]),
     )]
 }
 

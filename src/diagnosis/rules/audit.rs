@@ -8,7 +8,7 @@ use crate::diagnosis::case::{Case, Degradation};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const STALE_TOKEN: CauseDef = CauseDef {
@@ -38,9 +38,7 @@ the client library or make it re-read the file (client-go does every minute).",
 fn stale_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "decode the token the client actually sends: past warnafter it is stale",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
+        super::commands::decode_token(),
     )]
 }
 

@@ -16,7 +16,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -167,9 +167,7 @@ fn invalidated(
         causes,
         NextStep::run(
             "the token's binding says which object it died with (pod, Secret or node)",
-            Command::satoken()
-                .words(&["decode", "-f", "TOKEN_FILE"])
-                .with_placeholders(),
+            super::commands::decode_token(),
         ),
     );
 }
@@ -200,7 +198,18 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
         (Cause::IssuerMismatch, Cause::TokenMalformed)
     };
     f.add(first, Confidence::Medium, support);
-    f.add(second, Confidence::Low, Vec::new());
+    f.add(
+        second,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::ServerReason,
+            if second == Cause::TokenMalformed {
+                "a token that is cut, wrapped, quoted or base64-encoded once more also gets only \"invalid bearer token\""
+            } else {
+                "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
+            },
+        )],
+    );
 }
 
 /// What a TokenReview said besides reasons: accepted now, or not allowed.

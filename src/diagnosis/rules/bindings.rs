@@ -151,6 +151,16 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
     if let Some(b) = case.bindings.iter().find(|b| b.target.kind == kind) {
         return (Some(b.target.name.clone()), b.target.claim_uid.clone());
     }
+    if kind == BindingKind::Secret
+        && let Some((secret, _)) = case
+            .audit
+            .legacy_token_invalidated
+            .as_deref()
+            .and_then(|v| v.split_once('/'))
+    {
+        // The audit annotation is `<secret>/<namespace>`.
+        return (Some(secret.to_owned()), None);
+    }
     let Some(token) = case.token else {
         return (None, None);
     };
@@ -165,7 +175,8 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
     r.map_or((None, None), |r| (r.name, r.uid))
 }
 
-/// `kubectl get KIND NAME [-n NS] -o jsonpath={.metadata.uid}`, expecting the claim.
+/// `kubectl get KIND NAME [-n NS] -o jsonpath={.metadata.uid}`, and what its
+/// output means against the token's claim.
 fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command {
     let (name, uid) = named(case, kind);
     let mut c = Command::kubectl()
@@ -179,16 +190,32 @@ fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command
         "jsonpath={.metadata.uid} {.metadata.deletionTimestamp}",
     ]);
     match uid {
-        Some(uid) => c.expecting(format!("the uid must be {uid}")),
-        None => c,
+        Some(uid) => c.expecting(format!(
+            "the token names uid {uid}: another uid means recreated, NotFound deleted"
+        )),
+        None => c.expecting("NotFound means deleted"),
     }
 }
 
+/// The confirming read, unless one already settled it.
+fn read_step(case: &Case<'_>, kind: BindingKind, placeholder: &str, why: &str) -> Vec<NextStep> {
+    let settled = case
+        .bindings
+        .iter()
+        .any(|b| b.target.kind == kind && b.state != BindingState::Unreadable);
+    if settled {
+        return Vec::new();
+    }
+    vec![NextStep::run(why, uid_command(case, kind, placeholder))]
+}
+
 fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the live ServiceAccount's uid (NotFound: deleted)",
-        uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT"),
-    )]
+    read_step(
+        case,
+        BindingKind::ServiceAccount,
+        "SERVICE_ACCOUNT",
+        "read the live ServiceAccount",
+    )
 }
 
 fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
@@ -198,13 +225,10 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::run(
             "or mint a token for the current ServiceAccount",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(
-                    named(case, BindingKind::ServiceAccount).0.as_deref(),
-                    "SERVICE_ACCOUNT",
-                )
-                .namespace(case.namespace()),
+            super::commands::create_token_for(
+                case,
+                named(case, BindingKind::ServiceAccount).0.as_deref(),
+            ),
         ),
         NextStep::say(
             "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
@@ -213,10 +237,7 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn pod_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the live pod's uid (NotFound: deleted; another uid: recreated)",
-        uid_command(case, BindingKind::Pod, "POD"),
-    )]
+    read_step(case, BindingKind::Pod, "POD", "read the live pod")
 }
 
 fn pod_fix(_: &Case<'_>) -> Vec<NextStep> {
@@ -226,36 +247,24 @@ fn pod_fix(_: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn secret_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the live Secret's uid (NotFound: deleted)",
-        uid_command(case, BindingKind::Secret, "SECRET"),
-    )]
+    read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
 }
 
 fn secret_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
-        Command::kubectl()
-            .words(&["create", "token"])
-            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-            .namespace(case.namespace()),
+        super::commands::create_token(case),
     )]
 }
 
 fn node_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the live Node's uid (NotFound: deleted; another uid: recreated)",
-        uid_command(case, BindingKind::Node, "NODE"),
-    )]
+    read_step(case, BindingKind::Node, "NODE", "read the live Node")
 }
 
 fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "mint a new token bound to a current node (or to a pod, which outlives no node either)",
-        Command::kubectl()
-            .words(&["create", "token"])
-            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-            .namespace(case.namespace())
+        super::commands::create_token(case)
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
             .value(None, "NODE"),
     )]
@@ -279,10 +288,7 @@ fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::run(
             "move the client to a TokenRequest token (projected volume, or kubectl create token)",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-                .namespace(case.namespace()),
+            super::commands::create_token(case),
         ),
         NextStep::run(
             "or, to allow the old token for now, remove the label",
@@ -714,7 +720,10 @@ mod tests {
             .find(|c| c.cause == Cause::PodDeleted)
             .unwrap();
         let confirm = pod.next[0].command.as_ref().unwrap();
-        assert_eq!(confirm.expect.as_deref(), Some("the uid must be pod-uid"));
+        assert_eq!(
+            confirm.expect.as_deref(),
+            Some("the token names uid pod-uid: another uid means recreated, NotFound deleted")
+        );
         c.bindings = vec![check(BindingKind::Pod, BindingState::Matches, false)];
         let d = crate::diagnosis::diagnose(&c);
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::PodDeleted));

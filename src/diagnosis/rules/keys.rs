@@ -130,10 +130,7 @@ fn key_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::run(
             "get a token from this cluster's current key (in a pod: delete the pod)",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-                .namespace(case.namespace()),
+            super::commands::create_token(case),
         ),
         NextStep::say(
             "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
@@ -172,9 +169,7 @@ fn audience_fix(_: &Case<'_>) -> Vec<NextStep> {
 fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "check it is one complete JWT meant for this cluster",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
+        super::commands::decode_token(),
     )]
 }
 

@@ -8,6 +8,7 @@ pub mod answer;
 pub mod audit;
 pub mod authn;
 pub mod bindings;
+pub mod commands;
 pub mod keys;
 pub mod rbac;
 pub mod servers;

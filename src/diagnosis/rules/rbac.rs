@@ -192,14 +192,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 .as_deref()
                 .is_some_and(|r| r.trim_start().starts_with("RBAC:") && r.contains("not found"));
             let mut support = vec![
-                Support::new(
-                    SupportKind::Answer,
-                    format!(
-                        "{}: {}",
-                        super::answer::shown_request(case),
-                        message.as_deref().unwrap_or("")
-                    ),
-                ),
+                Support::new(SupportKind::Answer, super::answer::shown(case)),
                 Support::new(
                     SupportKind::Answer,
                     format!(

@@ -22,7 +22,7 @@ use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_se
 
 pub const CLOCK_SKEW: CauseDef = CauseDef {
     code: "clock-skew",
-    title: "Clock skew: the token is not valid yet there",
+    title: "Clock skew between API servers",
     summary: "The token was minted on a clock ahead of the validating API server's: not valid yet there",
     explains: &[C::Unauthorized, C::ReplicaDependent],
     explanation: "\
@@ -87,9 +87,13 @@ fn skew_confirm(_: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::run(
             "or judge the token on every clock at once",
-            Command::satoken()
-                .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
-                .with_placeholders(),
+            Command::kubectl()
+                .words(&["get", "leases", "-A", "-o", "json"])
+                .pipe_into(
+                    Command::satoken()
+                        .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
+                        .with_placeholders(),
+                ),
         ),
     ]
 }
@@ -111,9 +115,7 @@ fn skew_fix(_: &Case<'_>) -> Vec<NextStep> {
 fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "decode the token the client actually sends and compare its exp",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
+        super::commands::decode_token(),
     )]
 }
 
@@ -124,10 +126,7 @@ fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::run(
             "outside a pod, mint a fresh token (a longer --duration if needed)",
-            Command::kubectl()
-                .words(&["create", "token"])
-                .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-                .namespace(case.namespace()),
+            super::commands::create_token(case),
         ),
     ]
 }
@@ -324,7 +323,11 @@ fn verdict_words(v: Verdict) -> &'static str {
 
 /// Whose clock, and what it read.
 pub fn clock_words(clock: &ServerClock) -> String {
-    let at = rfc3339(trim(clock.estimate()));
+    // A measured estimate's fraction is noise; a log timestamp's is what it says.
+    let at = match clock.source {
+        ClockSource::Measured | ClockSource::LocalClock => rfc3339(trim(clock.estimate())),
+        _ => rfc3339(clock.estimate()),
+    };
     match (clock.source, clock.offset) {
         (ClockSource::Measured, Some((estimate, uncertainty))) => format!(
             "the server's clock read about {at} when it answered ({estimate:+.1} s ± {uncertainty:.1} s from this machine, from its Date headers)"

@@ -69,7 +69,8 @@ fn untrusted_fix(_: &Case<'_>) -> Vec<NextStep> {
                     "-o",
                     "jsonpath={.clusters[0].cluster.certificate-authority-data}",
                 ])
-                .pipe_into(Command::new("base64").word("-d")),
+                .pipe_into(Command::new("base64").word("-d"))
+                .writing_to("ca.crt"),
         ),
     ]
 }
@@ -223,13 +224,7 @@ restarting, or a kubeconfig that points at localhost.",
 fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the server URL the client uses",
-        Command::kubectl().words(&[
-            "config",
-            "view",
-            "--minify",
-            "-o",
-            "jsonpath={.clusters[0].cluster.server}",
-        ]),
+        super::commands::kubeconfig_server(),
     )]
 }
 

@@ -217,6 +217,16 @@ impl Config {
         ));
     }
 
+    /// A healthy cluster that also holds shop/checkout, the ServiceAccount the
+    /// Secret-bound and node-bound fixtures of testdata/tokens name.
+    pub fn shop(base: DateTime<Utc>) -> Config {
+        let mut checkout = Object::new("serviceaccounts", "checkout", tokens::CHECKOUT_UID);
+        checkout.namespace = "shop".to_owned();
+        let mut config = Config::new(base);
+        config.objects.push(checkout);
+        config
+    }
+
     /// An operator with a static admin token (system:masters).
     pub fn admin(mut self, token: &str) -> Self {
         self.static_tokens.push((

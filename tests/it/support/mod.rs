@@ -32,6 +32,18 @@ pub fn satoken_std() -> std::process::Command {
     cmd
 }
 
+/// `--verb get` on a pod's log subresource: RBAC on `pods/log`.
+pub const GET_POD_LOG: [&str; 8] = [
+    "--verb",
+    "get",
+    "--resource",
+    "pods",
+    "--subresource",
+    "log",
+    "--name",
+    crate::support::tokens::POD,
+];
+
 /// The instant every test server's clock starts at, and the `--now` the binary gets.
 pub const BASE: &str = "2026-01-01T00:00:00Z";
 
