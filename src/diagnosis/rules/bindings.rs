@@ -197,15 +197,10 @@ fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command
     }
 }
 
-/// The confirming read, unless one already settled it.
+/// The confirming read (kept even when a read settled it: the same failure
+/// gets the same steps whichever subcommand saw it, and this one is the check
+/// a person repeats after the fix).
 fn read_step(case: &Case<'_>, kind: BindingKind, placeholder: &str, why: &str) -> Vec<NextStep> {
-    let settled = case
-        .bindings
-        .iter()
-        .any(|b| b.target.kind == kind && b.state != BindingState::Unreadable);
-    if settled {
-        return Vec::new();
-    }
     vec![NextStep::run(why, uid_command(case, kind, placeholder))]
 }
 
