@@ -74,11 +74,21 @@ pub enum ReasonKind {
     LegacyTokenMarkedInvalid,
     /// Legacy: a required claim is missing or `sub` is inconsistent.
     LegacyClaimInvalid,
+    /// A client certificate that failed its validity check (the x509
+    /// authenticator): expired, or not yet valid on the server's clock.
+    ClientCertificateInvalid,
+    /// A client certificate not signed by a CA in `--client-ca-file`.
+    ClientCertificateUntrusted,
+    /// Before go-jose (≤1.5, dgrijalva/jwt-go): no key verifies the signature.
+    RsaVerification,
+    /// A checker's own check of the token's claims (Vault: `claim "iss" is
+    /// invalid`, `claim "aud" is invalid`).
+    CheckerClaimInvalid,
     /// A message this parser does not know.
     Unrecognised,
 }
 
-string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, Unrecognised);
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, Unrecognised);
 
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
@@ -108,6 +118,10 @@ impl ReasonKind {
             ReasonKind::LegacyTokenMismatch => "legacy-token-mismatch",
             ReasonKind::LegacyTokenMarkedInvalid => "legacy-token-marked-invalid",
             ReasonKind::LegacyClaimInvalid => "legacy-claim-invalid",
+            ReasonKind::ClientCertificateInvalid => "client-certificate-invalid",
+            ReasonKind::ClientCertificateUntrusted => "client-certificate-untrusted",
+            ReasonKind::RsaVerification => "rsa-verification",
+            ReasonKind::CheckerClaimInvalid => "checker-claim-invalid",
             ReasonKind::Unrecognised => "unrecognised",
         }
     }
@@ -393,18 +407,95 @@ const PATTERNS: &[Pattern] = &[
         "all",
         C(legacy_claim),
     ),
+    // The x509 client-certificate authenticator (k8s.io/apiserver
+    // pkg/authentication/request/x509): Go's crypto/x509 verify errors.
+    p(
+        K::ClientCertificateInvalid,
+        Cause::ClientCertificateExpired,
+        "all",
+        P("x509: certificate has expired or is not yet valid"),
+    ),
+    p(
+        K::ClientCertificateUntrusted,
+        Cause::ClientCertificateUntrusted,
+        "all",
+        P("x509: certificate signed by unknown authority"),
+    ),
+    // dgrijalva/jwt-go, before go-jose (≤1.5).
+    p(
+        K::RsaVerification,
+        Cause::SignatureInvalid,
+        "≤1.5",
+        L("crypto/rsa: verification error"),
+    ),
+    p(
+        K::RsaVerification,
+        Cause::SignatureInvalid,
+        "≤1.5",
+        L("crypto/ecdsa: verification error"),
+    ),
+    // Vault's Kubernetes auth method checks iss and aud itself.
+    p(
+        K::CheckerClaimInvalid,
+        Cause::IssuerMismatch,
+        "Vault",
+        L("claim \"iss\" is invalid"),
+    ),
+    p(
+        K::CheckerClaimInvalid,
+        Cause::AudienceMismatch,
+        "Vault",
+        L("claim \"aud\" is invalid"),
+    ),
 ];
 
 /// Parses an authentication error aggregate (`[a, b]` or a single message).
 /// Never fails: unknown text becomes [`ReasonKind::Unrecognised`] reasons.
+///
+/// Nested aggregates (`[invalid bearer token, [a, b]]`: a union authenticator
+/// inside another, webhook authenticators) are flattened. An aggregate cut
+/// short (a log line truncated in a paste) still names its last message when
+/// what is left is the start of a known one.
 pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
-    let mut text = text.trim();
-    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        text = inner.trim();
-    }
     let mut reasons = Vec::new();
+    parse_into(text.trim(), &mut reasons, 0);
+    reasons
+}
+
+fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
+    let mut text = text.trim();
+    // `[…]`, or `[…` cut short.
+    let mut cut = false;
+    if let Some(inner) = text.strip_prefix('[') {
+        match matching_bracket(text) {
+            Some(end) if end == text.len() - 1 => text = inner[..end - 1].trim(),
+            Some(_) => {}
+            None => {
+                text = inner.trim();
+                cut = true;
+            }
+        }
+    }
     let mut rest = text;
-    while !rest.is_empty() {
+    while !rest.is_empty() && reasons.len() < 64 {
+        if rest.starts_with('[') && depth < 8 {
+            let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
+            parse_into(&rest[..end], reasons, depth + 1);
+            rest = rest[end..].trim_start_matches(',').trim_start();
+            continue;
+        }
+        // The last message of an aggregate cut short: the known message it begins.
+        if cut
+            && next_boundary(rest) == rest.len()
+            && let Some(pattern) = truncated_literal(rest)
+        {
+            let values = ReasonValues {
+                detail: Some("cut short in the evidence".to_owned()),
+                ..ReasonValues::default()
+            };
+            reasons.push(reason_of(pattern, rest, values));
+            break;
+        }
         let (reason, used) = match match_at(rest) {
             Some((pattern, extent, values)) => {
                 let len = match extent {
@@ -422,16 +513,7 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
                     let detail = rest[open.min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
-                (
-                    AuthReason {
-                        kind: pattern.kind,
-                        cause: pattern.cause,
-                        era: pattern.era,
-                        message: rest[..len].to_owned(),
-                        values,
-                    },
-                    len,
-                )
+                (reason_of(pattern, &rest[..len], values), len)
             }
             None => {
                 let len = next_boundary(rest);
@@ -450,7 +532,46 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
         reasons.push(reason);
         rest = rest[used..].trim_start_matches(',').trim_start();
     }
-    reasons
+}
+
+fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> AuthReason {
+    AuthReason {
+        kind: pattern.kind,
+        cause: pattern.cause,
+        era: pattern.era,
+        message: message.to_owned(),
+        values,
+    }
+}
+
+/// The index of the `]` that closes the `[` at the start of `text`.
+fn matching_bracket(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The known whole message `text` is the beginning of (at least 16 bytes of
+/// it), for an aggregate cut short.
+fn truncated_literal(text: &str) -> Option<&'static Pattern> {
+    if text.len() < 16 {
+        return None;
+    }
+    PATTERNS.iter().find(|p| match p.matcher {
+        Matcher::Literal(lit) => lit.len() > text.len() && lit.starts_with(text),
+        _ => false,
+    })
 }
 
 /// The reasons that say something: the generic `invalid bearer token` is dropped
@@ -487,7 +608,7 @@ fn next_boundary(text: &str) -> usize {
     let mut from = 0;
     while let Some(i) = text[from..].find(", ") {
         let at = from + i;
-        if match_at(&text[at + 2..]).is_some() {
+        if text[at + 2..].starts_with('[') || match_at(&text[at + 2..]).is_some() {
             return at;
         }
         from = at + 2;
