@@ -9,6 +9,7 @@ mod decode;
 mod diagnosis;
 mod docs;
 mod docs_examples;
+mod docs_excerpts;
 mod doctor;
 mod hostile;
 mod krew;
