@@ -94,7 +94,13 @@ pub(super) fn pool(tls: rustls::ClientConfig, route: Route<'_>) -> Result<Pool, 
     let credentials = proxy_authorization(proxy)?;
     Ok(match route.proxy_tls {
         Some(proxy_tls) => {
-            let to_proxy = tunnel(uri, credentials, https(proxy_tls, tcp));
+            // HTTP/1.1 only to the proxy: CONNECT is an HTTP/1.1 request here.
+            let tls_to_proxy = hyper_rustls::HttpsConnectorBuilder::new()
+                .with_tls_config(proxy_tls)
+                .https_or_http()
+                .enable_http1()
+                .wrap_connector(tcp);
+            let to_proxy = tunnel(uri, credentials, tls_to_proxy);
             Pool::ProxiedTls(builder.build(https(tls, to_proxy)))
         }
         None => Pool::Proxied(builder.build(https(tls, tunnel(uri, credentials, tcp)))),
@@ -200,13 +206,42 @@ impl tower_service::Service<Name> for Resolver {
         {
             let lookup = self.system.call(name.clone());
             Box::pin(async move {
-                match lookup.await {
+                let host = name.as_str();
+                #[cfg(target_env = "musl")]
+                let lookup = match musl_without_resolv_conf(lookup).await {
+                    Some(result) => result,
+                    None => {
+                        return Err(DnsError(format!(
+                            "{host} is not in /etc/hosts and there is no {RESOLV_CONF} (musl then asks 127.0.0.1:53, which did not answer)"
+                        )));
+                    }
+                };
+                #[cfg(not(target_env = "musl"))]
+                let lookup = lookup.await;
+                match lookup {
                     Ok(addrs) => Ok(addrs.collect::<Vec<_>>().into_iter()),
-                    Err(e) => Err(DnsError(format!("{}: {e}", name.as_str()))),
+                    Err(e) => Err(DnsError(format!("{host}: {e}"))),
                 }
             })
         }
     }
+}
+
+/// Where musl reads its name servers.
+#[cfg(target_env = "musl")]
+const RESOLV_CONF: &str = "/etc/resolv.conf";
+
+/// musl's `getaddrinfo` reads `/etc/hosts` and `/etc/resolv.conf` itself (no
+/// NSS, so the static build needs no resolver of its own), but with no
+/// `resolv.conf` it silently asks 127.0.0.1:53 for 5 s, and the failure would
+/// read as a request timeout. Only then is the lookup bounded (an `/etc/hosts`
+/// answer takes microseconds), and `None` means "nothing answered".
+#[cfg(target_env = "musl")]
+async fn musl_without_resolv_conf<F: Future>(lookup: F) -> Option<F::Output> {
+    if std::path::Path::new(RESOLV_CONF).exists() {
+        return Some(lookup.await);
+    }
+    tokio::time::timeout(Duration::from_secs(1), lookup).await.ok()
 }
 
 #[cfg(test)]

@@ -265,7 +265,8 @@ pub struct Exchange {
 /// A client for one server (one base URL, one trust decision).
 #[derive(Debug)]
 pub struct HttpClient {
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until dropped (see the `Drop` impl).
+    runtime: Option<tokio::runtime::Runtime>,
     pool: connect::Pool,
     base: Url,
     slot: Arc<Mutex<Option<rustls::Error>>>,
@@ -273,6 +274,16 @@ pub struct HttpClient {
     timeout: Duration,
     max_body: usize,
     verifies: bool,
+}
+
+impl Drop for HttpClient {
+    /// Without waiting for a name lookup still running on the blocking pool
+    /// (getaddrinfo after a timeout): dropping a runtime would wait for it.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 /// Proof that a token-less request to this server got an HTTP answer over the
@@ -330,7 +341,7 @@ impl HttpClient {
             },
         )?;
         Ok(HttpClient {
-            runtime,
+            runtime: Some(runtime),
             pool,
             base: base.clone(),
             slot,
@@ -427,6 +438,8 @@ impl HttpClient {
         };
         let (parts, body) = self
             .runtime
+            .as_ref()
+            .expect("the runtime lives until drop")
             .block_on(async { tokio::time::timeout(self.timeout, exchange).await })
             .map_err(|_| {
                 TransportError::Timeout(format!(
