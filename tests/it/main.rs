@@ -22,6 +22,7 @@ mod schema;
 mod secrets;
 mod skew;
 mod skew_server;
+mod snapshots;
 mod static_chroot;
 mod terminal;
 mod verify;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::apiserver::{ApiServer, Config, Object, Wording};
 use crate::support::pki::Pki;
-use crate::support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA, SA_UID};
+use crate::support::tokens::{self, NAMESPACE, RECREATED_SA_UID, SA_UID};
 use crate::support::{BASE, base, fresh_token};
 
 const ADMIN: &str = "admin-static-token-0123456789";
@@ -570,17 +570,6 @@ fn pod_deleted() {
     assert!(r.confidence_of("service-account-recreated").is_none());
 }
 
-fn legacy_token() -> String {
-    tokens::sign(&json!({
-        "iss": "kubernetes/serviceaccount",
-        "kubernetes.io/serviceaccount/namespace": NAMESPACE,
-        "kubernetes.io/serviceaccount/secret.name": "reporter-token-x7k2p",
-        "kubernetes.io/serviceaccount/service-account.name": SA,
-        "kubernetes.io/serviceaccount/service-account.uid": SA_UID,
-        "sub": format!("system:serviceaccount:{NAMESPACE}:{SA}")
-    }))
-}
-
 #[test]
 fn legacy_secret_deleted_or_invalidated() {
     let mut config = Config::new(base());
@@ -588,21 +577,14 @@ fn legacy_secret_deleted_or_invalidated() {
     let r = probe_with(
         config.clone(),
         &["--use-kubeconfig-credentials"],
-        &legacy_token(),
+        &tokens::legacy(),
     );
     assert_eq!(r.cause(), "secret-deleted", "{}", r.text());
     assert_eq!(r.json["diagnosis"]["confidence"], "high");
-    let mut secret = Object::new(
-        "secrets",
-        "reporter-token-x7k2p",
-        "5f0c2b1a-0000-4000-8000-000000000001",
-    );
-    secret.labels.push((
-        "kubernetes.io/legacy-token-invalid-since".to_owned(),
-        "2025-12-01".to_owned(),
-    ));
-    config.objects.push(secret);
-    let r = probe_with(config, &["--use-kubeconfig-credentials"], &legacy_token());
+    config
+        .objects
+        .push(Object::invalidated_legacy_secret("2025-12-01"));
+    let r = probe_with(config, &["--use-kubeconfig-credentials"], &tokens::legacy());
     assert_eq!(r.cause(), "legacy-token-invalidated", "{}", r.text());
     assert!(r.text().contains("2025-12-01"));
 }

@@ -67,6 +67,21 @@ impl Object {
         }
     }
 
+    /// The Secret of [`super::tokens::legacy`]'s token, labelled
+    /// `kubernetes.io/legacy-token-invalid-since` (the legacy token cleaner).
+    pub fn invalidated_legacy_secret(since: &str) -> Object {
+        let mut secret = Object::new(
+            "secrets",
+            "reporter-token-x7k2p",
+            "5f0c2b1a-0000-4000-8000-000000000001",
+        );
+        secret.labels.push((
+            "kubernetes.io/legacy-token-invalid-since".to_owned(),
+            since.to_owned(),
+        ));
+        secret
+    }
+
     fn json(&self) -> Value {
         let mut meta = json!({"name": self.name, "namespace": self.namespace, "uid": self.uid});
         if let Some(t) = &self.deletion_timestamp {
