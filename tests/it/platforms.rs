@@ -246,7 +246,7 @@ fn runs(runner: &[&Path], bin: &Path) {
     let (code, out, err) = run(&program, &["decode", "-o", "json", "--now", NOW, "-f", "-"]);
     assert_eq!(code, 0, "{program:?} decode: {err}");
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["subject"], "system:serviceaccount:debug-lab:reporter", "{out}");
+    assert_eq!(json["subject"], "system:serviceaccount:shop:checkout", "{out}");
 }
 
 /// Rust's std on Windows draws randomness from `ProcessPrng` in
