@@ -241,7 +241,9 @@ async fn musl_without_resolv_conf<F: Future>(lookup: F) -> Option<F::Output> {
     if std::path::Path::new(RESOLV_CONF).exists() {
         return Some(lookup.await);
     }
-    tokio::time::timeout(Duration::from_secs(1), lookup).await.ok()
+    tokio::time::timeout(Duration::from_secs(1), lookup)
+        .await
+        .ok()
 }
 
 #[cfg(test)]

@@ -171,7 +171,9 @@ fn is_krew_semver(version: &str) -> bool {
     let parts: Vec<&str> = core.split('.').collect();
     parts.len() == 3
         && parts.iter().all(|p| {
-            !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) && (p == &"0" || !p.starts_with('0'))
+            !p.is_empty()
+                && p.chars().all(|c| c.is_ascii_digit())
+                && (p == &"0" || !p.starts_with('0'))
         })
 }
 
@@ -193,12 +195,21 @@ pub fn krew_problems(m: &Manifest, file_name: &str) -> Vec<String> {
         fail(format!("kind {:?} is not Plugin", m.kind));
     }
     let name = &m.metadata.name;
-    let safe = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
-    if !safe || WINDOWS_FORBIDDEN.iter().any(|f| f.eq_ignore_ascii_case(name)) {
+    let safe = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if !safe
+        || WINDOWS_FORBIDDEN
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(name))
+    {
         fail(format!("plugin name {name:?} is not allowed"));
     }
     if file_name.strip_suffix(".yaml") != Some(name.as_str()) {
-        fail(format!("plugin {name:?} must live in {name}.yaml, not {file_name}"));
+        fail(format!(
+            "plugin {name:?} must live in {name}.yaml, not {file_name}"
+        ));
     }
     let short = &m.spec.short_description;
     if short.is_empty() || short.contains(['\r', '\n']) {
@@ -207,13 +218,19 @@ pub fn krew_problems(m: &Manifest, file_name: &str) -> Vec<String> {
     if short.chars().count() > 70 {
         fail("shortDescription over 70 characters".to_owned());
     }
-    for (field, text) in [("description", &m.spec.description), ("caveats", &m.spec.caveats)] {
+    for (field, text) in [
+        ("description", &m.spec.description),
+        ("caveats", &m.spec.caveats),
+    ] {
         for line in long_lines(text, 80) {
             fail(format!("{field} line over 80 columns: {line:?}"));
         }
     }
     if !is_krew_semver(&m.spec.version) {
-        fail(format!("version {:?} is not vMAJOR.MINOR.PATCH", m.spec.version));
+        fail(format!(
+            "version {:?} is not vMAJOR.MINOR.PATCH",
+            m.spec.version
+        ));
     }
     if m.spec.platforms.is_empty() {
         fail("no platform".to_owned());
@@ -261,16 +278,23 @@ pub fn krew_problems(m: &Manifest, file_name: &str) -> Vec<String> {
         // install: bin must be a file the operations put in the plugin directory.
         let bin = p.bin.as_str();
         if bin.contains(['/', '\\']) || bin == ".." {
-            bad(format!("bin {bin:?} must be a file in the plugin directory"));
+            bad(format!(
+                "bin {bin:?} must be a file in the plugin directory"
+            ));
         }
         let installed = match &p.files {
             None => true, // krew's default copies the whole archive: `* -> .`
-            Some(files) => files.iter().any(|f| (f.from == bin || f.from == "*") && f.to == "."),
+            Some(files) => files
+                .iter()
+                .any(|f| (f.from == bin || f.from == "*") && f.to == "."),
         };
         if !installed {
             bad(format!("no files entry installs bin {bin:?}"));
         }
-        let windows = p.selector.as_ref().is_some_and(|s| s.matches("windows", "amd64"));
+        let windows = p
+            .selector
+            .as_ref()
+            .is_some_and(|s| s.matches("windows", "amd64"));
         if windows != bin.ends_with(".exe") {
             bad(format!("bin {bin:?}: .exe on Windows and only there"));
         }
@@ -298,12 +322,19 @@ fn manifest_passes_krews_validation() {
 #[test]
 fn manifest_matches_this_build_and_every_release_archive() {
     let m = manifest();
-    assert_eq!(m.metadata.name, "satoken", "krew name = the kubectl subcommand");
+    assert_eq!(
+        m.metadata.name, "satoken",
+        "krew name = the kubectl subcommand"
+    );
     assert_eq!(m.spec.version, format!("v{}", env!("CARGO_PKG_VERSION")));
     assert!(m.spec.homepage.starts_with("https://"));
     assert!(!m.spec.short_description.to_lowercase().contains("kubectl"));
     assert!(m.spec.description.len() > m.spec.short_description.len());
-    assert_eq!(m.spec.platforms.len(), RELEASED.len(), "one entry per archive");
+    assert_eq!(
+        m.spec.platforms.len(),
+        RELEASED.len(),
+        "one entry per archive"
+    );
     for (os, arch) in RELEASED {
         let p = m
             .platform(os, arch)
@@ -312,9 +343,16 @@ fn manifest_matches_this_build_and_every_release_archive() {
         let archive = format!("kubectl-satoken_{}_{os}_{arch}.{ext}", m.spec.version);
         assert!(p.uri.starts_with("https://"), "{}", p.uri);
         assert_eq!(p.uri.rsplit('/').next(), Some(archive.as_str()));
-        let exe = if *os == "windows" { "kubectl-satoken.exe" } else { "kubectl-satoken" };
+        let exe = if *os == "windows" {
+            "kubectl-satoken.exe"
+        } else {
+            "kubectl-satoken"
+        };
         assert_eq!(p.bin, exe);
-        assert!(p.files().iter().any(|f| f.from == "LICENSE"), "krew wants the licence shipped");
+        assert!(
+            p.files().iter().any(|f| f.from == "LICENSE"),
+            "krew wants the licence shipped"
+        );
     }
 }
 
@@ -326,36 +364,72 @@ fn the_validator_rejects_what_krew_rejects() {
         let mut m = good.clone();
         change(&mut m);
         let problems = krew_problems(&m, "satoken.yaml");
-        assert!(problems.iter().any(|p| p.contains(says)), "{says}: {problems:?}");
+        assert!(
+            problems.iter().any(|p| p.contains(says)),
+            "{says}: {problems:?}"
+        );
     };
-    broken(&|m| m.spec.platforms[0].sha256 = m.spec.platforms[0].sha256.to_uppercase(), "sha256");
+    broken(
+        &|m| m.spec.platforms[0].sha256 = m.spec.platforms[0].sha256.to_uppercase(),
+        "sha256",
+    );
     broken(&|m| m.spec.version = "0.1.0".to_owned(), "vMAJOR");
-    broken(&|m| m.metadata.name = "kubectl satoken".to_owned(), "not allowed");
-    broken(&|m| m.spec.short_description.push('\n'), "one non-empty line");
-    broken(&|m| m.spec.platforms.push(m.spec.platforms[1].clone()), "2 platforms select linux/arm64");
+    broken(
+        &|m| m.metadata.name = "kubectl satoken".to_owned(),
+        "not allowed",
+    );
+    broken(
+        &|m| m.spec.short_description.push('\n'),
+        "one non-empty line",
+    );
+    broken(
+        &|m| m.spec.platforms.push(m.spec.platforms[1].clone()),
+        "2 platforms select linux/arm64",
+    );
     broken(
         &|m| {
-            let windows = m.spec.platforms.iter_mut().find(|p| p.bin.ends_with(".exe")).unwrap();
+            let windows = m
+                .spec
+                .platforms
+                .iter_mut()
+                .find(|p| p.bin.ends_with(".exe"))
+                .unwrap();
             windows.bin = "kubectl-satoken".to_owned();
         },
         ".exe on Windows",
     );
-    broken(&|m| m.spec.platforms[0].files = Some(Vec::new()), "unspecified or non-empty");
+    broken(
+        &|m| m.spec.platforms[0].files = Some(Vec::new()),
+        "unspecified or non-empty",
+    );
     broken(
         &|m| {
             let s = m.spec.platforms[0].selector.as_mut().unwrap();
-            s.match_labels.as_mut().unwrap().insert("distro".to_owned(), "alpine".to_owned());
+            s.match_labels
+                .as_mut()
+                .unwrap()
+                .insert("distro".to_owned(), "alpine".to_owned());
         },
         "selector key \"distro\"",
     );
     broken(
         &|m| {
             let s = m.spec.platforms[0].selector.as_mut().unwrap();
-            s.match_labels.as_mut().unwrap().insert("os".to_owned(), "plan9".to_owned());
+            s.match_labels
+                .as_mut()
+                .unwrap()
+                .insert("os".to_owned(), "plan9".to_owned());
         },
         "matches no platform",
     );
-    broken(&|m| m.spec.platforms[0].bin = "../kubectl-satoken".to_owned(), "plugin directory");
+    broken(
+        &|m| m.spec.platforms[0].bin = "../kubectl-satoken".to_owned(),
+        "plugin directory",
+    );
     let m = good.clone();
-    assert!(krew_problems(&m, "other.yaml").iter().any(|p| p.contains("must live in")));
+    assert!(
+        krew_problems(&m, "other.yaml")
+            .iter()
+            .any(|p| p.contains("must live in"))
+    );
 }

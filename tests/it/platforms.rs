@@ -30,7 +30,10 @@ const TOKEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tokens/projec
 #[derive(Debug, PartialEq, Eq)]
 pub enum Format {
     /// ELF: machine, whether it names a loader or shared libraries.
-    Elf { machine: &'static str, dynamic: bool },
+    Elf {
+        machine: &'static str,
+        dynamic: bool,
+    },
     /// Mach-O: CPU, the dylibs it loads, and how many pages its code
     /// signature's SHA-256 hashes cover, all of them checked (0: unsigned).
     MachO {
@@ -41,7 +44,10 @@ pub enum Format {
         min_macos: (u32, u32),
     },
     /// PE: machine and whether it is a console program.
-    Pe { machine: &'static str, console: bool },
+    Pe {
+        machine: &'static str,
+        console: bool,
+    },
 }
 
 fn u16_at(b: &[u8], at: usize) -> usize {
@@ -132,7 +138,11 @@ pub fn format_of(bin: &Path) -> Format {
 /// number of pages checked.
 fn verify_code_signature(b: &[u8], offset: usize) -> usize {
     let be = |at: usize| u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-    assert_eq!(be(offset), 0xfade_0cc0, "not an embedded signature SuperBlob");
+    assert_eq!(
+        be(offset),
+        0xfade_0cc0,
+        "not an embedded signature SuperBlob"
+    );
     for i in 0..be(offset + 8) {
         let cd = offset + be(offset + 12 + i * 8 + 4);
         // A CodeDirectory hashed with SHA-256 (hashType 2).
@@ -173,12 +183,21 @@ fn expected(os: &str, arch: &str, format: &Format) {
             },
         ) => {
             // macOS 11 (the first with arm64): dyld refuses a newer minimum.
-            assert!(*min_macos > (0, 0) && *min_macos <= (11, 0), "{min_macos:?}");
+            assert!(
+                *min_macos > (0, 0) && *min_macos <= (11, 0),
+                "{min_macos:?}"
+            );
             assert_eq!(*cpu, if arch == "arm64" { "arm64" } else { "x86_64" });
             // Only the system's own libraries; no framework (those need the
             // macOS SDK to link, and the build has none).
-            assert!(dylibs.iter().any(|d| d.starts_with("/usr/lib/libSystem")), "{dylibs:?}");
-            assert!(dylibs.iter().all(|d| d.starts_with("/usr/lib/")), "{dylibs:?}");
+            assert!(
+                dylibs.iter().any(|d| d.starts_with("/usr/lib/libSystem")),
+                "{dylibs:?}"
+            );
+            assert!(
+                dylibs.iter().all(|d| d.starts_with("/usr/lib/")),
+                "{dylibs:?}"
+            );
             if arch == "arm64" {
                 assert!(*signed_pages > 0, "arm64 macOS kills unsigned binaries");
             }
@@ -246,7 +265,10 @@ fn runs(runner: &[&Path], bin: &Path) {
     let (code, out, err) = run(&program, &["decode", "-o", "json", "--now", NOW, "-f", "-"]);
     assert_eq!(code, 0, "{program:?} decode: {err}");
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(json["subject"], "system:serviceaccount:shop:checkout", "{out}");
+    assert_eq!(
+        json["subject"], "system:serviceaccount:shop:checkout",
+        "{out}"
+    );
 }
 
 /// Rust's std on Windows draws randomness from `ProcessPrng` in
@@ -268,7 +290,15 @@ fn prng_shim(dir: &Path) -> bool {
     let source = dir.join("prng_shim.c");
     std::fs::write(&source, PRNG_SHIM).unwrap();
     let built = Command::new("python3")
-        .args(["-m", "ziglang", "cc", "-target", "x86_64-windows-gnu", "-shared", "-o"])
+        .args([
+            "-m",
+            "ziglang",
+            "cc",
+            "-target",
+            "x86_64-windows-gnu",
+            "-shared",
+            "-o",
+        ])
         .arg(dir.join("bcryptprimitives.dll"))
         .arg(&source)
         .arg("-ladvapi32")
@@ -314,7 +344,10 @@ fn release_archives_are_laid_out_checked_and_run() {
     let mut checked = 0;
     for (os, arch) in RELEASED {
         let ext = if *os == "windows" { "zip" } else { "tar.gz" };
-        let name = format!("kubectl-satoken_v{}_{os}_{arch}.{ext}", env!("CARGO_PKG_VERSION"));
+        let name = format!(
+            "kubectl-satoken_v{}_{os}_{arch}.{ext}",
+            env!("CARGO_PKG_VERSION")
+        );
         let archive = dist.join(&name);
         if !archive.is_file() {
             eprintln!("skipped {os}/{arch}: no {}", archive.display());
@@ -322,11 +355,20 @@ fn release_archives_are_laid_out_checked_and_run() {
         }
         checked += 1;
         // Checksum: the sums file, and the manifest's entry (release.sh writes both).
-        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &std::fs::read(&archive).unwrap());
+        let digest = aws_lc_rs::digest::digest(
+            &aws_lc_rs::digest::SHA256,
+            &std::fs::read(&archive).unwrap(),
+        );
         let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-        assert!(sums.lines().any(|l| l == format!("{hex}  {name}")), "{name} not in SHA256SUMS");
+        assert!(
+            sums.lines().any(|l| l == format!("{hex}  {name}")),
+            "{name} not in SHA256SUMS"
+        );
         let entry = manifest.platform(os, arch).unwrap();
-        assert_eq!(entry.sha256, hex, "plugins/satoken.yaml has another sha256 for {name}");
+        assert_eq!(
+            entry.sha256, hex,
+            "plugins/satoken.yaml has another sha256 for {name}"
+        );
 
         // Layout: what krew's `files` copy, and nothing else.
         let dir = tempfile::tempdir().unwrap();
@@ -336,10 +378,17 @@ fn release_archives_are_laid_out_checked_and_run() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        let mut want = vec![entry.bin.clone(), "LICENSE".to_owned(), "README.md".to_owned()];
+        let mut want = vec![
+            entry.bin.clone(),
+            "LICENSE".to_owned(),
+            "README.md".to_owned(),
+        ];
         want.sort();
         assert_eq!(names, want, "{name}");
-        assert!(entry.files().iter().all(|f| names.contains(&f.from)), "{name}");
+        assert!(
+            entry.files().iter().all(|f| names.contains(&f.from)),
+            "{name}"
+        );
         let bin = dir.path().join(&entry.bin);
         if *os != "windows" {
             use std::os::unix::fs::PermissionsExt as _;
@@ -364,13 +413,17 @@ fn release_archives_are_laid_out_checked_and_run() {
             ("linux", "amd64") if cfg!(target_arch = "x86_64") => runs(&[], &bin),
             ("linux", "arm64") => match qemu_aarch64() {
                 Some(qemu) => runs(&[&qemu], &bin),
-                None => eprintln!("skipped running {name}: no qemu-aarch64 (apt-get install qemu-user-static)"),
+                None => eprintln!(
+                    "skipped running {name}: no qemu-aarch64 (apt-get install qemu-user-static)"
+                ),
             },
             ("windows", "amd64") => match which("wine").or_else(|| which("wine64")) {
                 Some(wine) => {
                     let (code, _, _) = run(&[&wine, &bin], &["--version"]);
                     if code != 0 && prng_shim(dir.path()) {
-                        eprintln!("{name}: wine lacks bcryptprimitives.dll; running with a ProcessPrng shim");
+                        eprintln!(
+                            "{name}: wine lacks bcryptprimitives.dll; running with a ProcessPrng shim"
+                        );
                     }
                     runs(&[&wine], &bin)
                 }
@@ -379,5 +432,9 @@ fn release_archives_are_laid_out_checked_and_run() {
             _ => eprintln!("{name}: cannot run on this machine; headers checked"),
         }
     }
-    assert!(checked > 0, "{DIST_ENV}={} holds no archive of this version", dist.display());
+    assert!(
+        checked > 0,
+        "{DIST_ENV}={} holds no archive of this version",
+        dist.display()
+    );
 }

@@ -80,7 +80,12 @@ fn static_bins() -> Vec<(PathBuf, Option<PathBuf>)> {
         }
         let foreign = match crate::platforms::format_of(&bin) {
             crate::platforms::Format::Elf { machine, .. } => {
-                machine != if cfg!(target_arch = "x86_64") { "x86-64" } else { "aarch64" }
+                machine
+                    != if cfg!(target_arch = "x86_64") {
+                        "x86-64"
+                    } else {
+                        "aarch64"
+                    }
             }
             other => panic!("{}: not a Linux binary: {other:?}", bin.display()),
         };
