@@ -42,13 +42,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use url::Url;
 
 pub use clock::RunClock;
 pub use tls::reason_of;
 
 use crate::secret::SecretToken;
+use crate::wire::string_codes;
 
 /// Default per-request timeout (kubectl's --request-timeout has none; a
 /// diagnostic must not hang).
@@ -151,8 +151,7 @@ pub enum ConfigError {
 }
 
 /// Why a TLS handshake failed, as people act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsReason {
     /// The certificate is not signed by a trusted CA (wrong `--cacert`).
     UnknownCa,
@@ -163,6 +162,8 @@ pub enum TlsReason {
     /// Any other handshake failure.
     Other,
 }
+
+string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, Other);
 
 impl TlsReason {
     /// Stable kebab-case name.
@@ -206,12 +207,21 @@ pub enum Method {
     Post,
 }
 
+string_codes!(Method: Get, Post);
+
 impl Method {
+    /// As on the request line.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
         }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -252,6 +262,8 @@ pub struct Exchange {
     /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
+    /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
+    pub www_authenticate: Option<String>,
     /// The body, at most the configured bound.
     pub body: Vec<u8>,
     /// Run clock just before sending.
@@ -463,6 +475,7 @@ impl HttpClient {
             date_header,
             location: header("location"),
             content_type: header("content-type"),
+            www_authenticate: header("www-authenticate"),
             body,
             sent_at,
             received_at,

@@ -4,8 +4,9 @@
 //! - [`observe`] (I/O) sends the requests, concurrently per server, through
 //!   [`crate::http`], and returns [`ServerObservation`]s: facts only;
 //! - [`offset`] (pure) turns `Date` headers into a clock-offset interval;
-//! - [`classify`] (pure) turns observations plus the decoded token into a
-//!   [`ProbeReport`]: a classification per server and one [`Diagnosis`].
+//! - [`evidence`] (pure) turns one server's observation into the typed case
+//!   the diagnosis rules read, and [`analyse`] (pure) runs them: a
+//!   classification and a [`Diagnosis`] per server and one for the run.
 //!
 //! Requests per server, in order: a token-less `GET /version` (the preflight that
 //! proves the TLS handshake, and a first `Date`), then with the token
@@ -13,14 +14,15 @@
 //! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
 //! `--anonymous` the same again without the token.
 //!
-//! Deeper (issue 6): [`review`] (TokenReview with the operator's kubeconfig
+//! Side requests: [`review`] (TokenReview with the operator's kubeconfig
 //! credentials), [`keys`] (the server's JWKS and issuer through `verify`),
-//! [`bindings`] (ServiceAccount, pod and Secret read from the API),
+//! [`bindings`] (ServiceAccount, pod, Secret and Node read from the API),
 //! [`endpoints`] (every control-plane replica of the `kubernetes` Service).
 
+pub mod analyse;
 pub mod bindings;
-pub mod classify;
 pub mod endpoints;
+pub mod evidence;
 pub mod keys;
 pub mod observe;
 pub mod offset;
@@ -33,10 +35,11 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::diagnosis::{Classification, Diagnosis};
-use crate::http::{TlsReason, TransportError};
+use crate::http::{Method, TlsReason, TransportError};
+use crate::wire::string_codes;
 use offset::OffsetInterval;
 
-pub use classify::{Deeper, analyse, analyse_deeper};
+pub use analyse::{Context, analyse};
 
 /// What a request was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +63,8 @@ pub enum RequestKind {
     /// `GET` of the `kubernetes` Service's EndpointSlices or Endpoints.
     Endpoints,
 }
+
+string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, Jwks, Discovery, ReadObject, Endpoints);
 
 impl RequestKind {
     /// Stable kebab-case name, as in JSON.
@@ -120,6 +125,10 @@ pub struct Answer {
     pub json: Option<Value>,
     pub date: Option<DateTime<Utc>>,
     pub location: Option<String>,
+    /// `Content-Type`, when sent.
+    pub content_type: Option<String>,
+    /// `WWW-Authenticate`, when sent.
+    pub www_authenticate: Option<String>,
     pub sent_at: DateTime<Utc>,
     pub received_at: DateTime<Utc>,
     pub latency: Duration,
@@ -129,7 +138,7 @@ pub struct Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestObservation {
     pub kind: RequestKind,
-    pub method: &'static str,
+    pub method: Method,
     pub path: String,
     /// No token was sent.
     pub anonymous: bool,
@@ -239,21 +248,18 @@ pub struct ProbeReport {
     pub leeway_seconds: i64,
 }
 
-/// The exit code: 0 authenticated (ok, or 404), 1 for 401/403 (or another
-/// status), 3 when a server could not be reached or TLS failed; worst of all servers.
+/// The exit code: 0 authenticated (ok, or 404), 1 for a problem diagnosed, 3
+/// when a server could not be reached or TLS failed; worst of all servers.
 pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
     use crate::exit::Outcome;
     report
         .servers
         .iter()
-        .map(|s| match s.classification {
-            Classification::Ok | Classification::NotFound => Outcome::Healthy,
-            Classification::Unauthorized
-            | Classification::Forbidden
-            | Classification::OtherStatus => Outcome::Problem,
-            Classification::TlsError | Classification::NetworkError => Outcome::Unreachable,
-            Classification::ReplicaDependent => Outcome::Problem,
-        })
+        .map(|s| Outcome::of(s.classification))
+        .chain(
+            (report.diagnosis.classification == Classification::ReplicaDependent)
+                .then_some(Outcome::Problem),
+        )
         .fold(
             if report.servers.is_empty() {
                 Outcome::Unreachable

@@ -12,7 +12,8 @@ use super::{
     StatusBody,
 };
 use crate::http::{
-    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
+    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Method, Request,
+    RunClock,
 };
 use crate::secret::SecretToken;
 
@@ -187,7 +188,7 @@ pub fn observe(
                 let result = connected.send_with_token(&request, token).map(answer);
                 observations[i].requests.push(RequestObservation {
                     kind: RequestKind::ReadObject,
-                    method: "GET",
+                    method: Method::Get,
                     path: request.path.clone(),
                     anonymous: false,
                     operator: false,
@@ -237,7 +238,7 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
                       result: Result<Exchange, crate::http::TransportError>| {
         let observation = RequestObservation {
             kind,
-            method: request.method.as_str(),
+            method: request.method,
             path: request.path.clone(),
             anonymous: who == As::Nobody,
             operator: who == As::Operator,
@@ -346,7 +347,7 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
         let status = result.as_ref().ok().map(|a| a.status);
         side.push(RequestObservation {
             kind,
-            method: request.method.as_str(),
+            method: request.method,
             path: request.path.clone(),
             anonymous: who == As::Nobody,
             operator: who == As::Operator,
@@ -450,7 +451,7 @@ pub fn discover_endpoints(
         });
         discovery.requests.push(RequestObservation {
             kind: RequestKind::Endpoints,
-            method: "GET",
+            method: Method::Get,
             path: path.to_owned(),
             anonymous: false,
             operator,
@@ -544,6 +545,8 @@ pub fn answer(exchange: Exchange) -> Answer {
         json,
         date: exchange.date,
         location: exchange.location,
+        content_type: exchange.content_type,
+        www_authenticate: exchange.www_authenticate,
         sent_at: exchange.sent_at,
         received_at: exchange.received_at,
         latency: exchange.latency,

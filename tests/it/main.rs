@@ -6,6 +6,7 @@ mod support;
 
 mod classify;
 mod decode;
+mod diagnosis;
 mod docs;
 mod docs_examples;
 mod doctor;

@@ -16,7 +16,7 @@
 //! is redacted, and nothing else ([`Redact`], [`round_offsets`]): ports
 //! (`[PORT1]`… in start order), temporary directories (`[TMP]`), latencies
 //! (`[MS]`), measured clock offsets (rounded to 10 s, `≈-90`) and their
-//! uncertainty (`[U]`), doctor's "ahead of"/"behind" for an offset that rounds
+//! uncertainty (`[U]`), doctor's direction word for an offset that rounds
 //! to zero, and the wall-clock time rustls quotes for an expired certificate.
 //!
 //! ## Reviewing and accepting changes
@@ -302,11 +302,12 @@ impl Redact {
             // Latency: the TIME column, and the JSON fields in milliseconds.
             filters.push((r"\b\d+ms\b".to_owned(), "[MS]".to_owned()));
             filters.push((r#"("\w*_ms": )\d+"#.to_owned(), "${1}[MS]".to_owned()));
-            // doctor words the sign of the offset; for one within the rounding of
-            // zero the word is as volatile as the sign.
+            // doctor words the direction of the offset ("within measurement of"
+            // when the interval holds zero); for an offset within the rounding
+            // of zero which word applies depends on the run's timing.
             filters.push((
-                r"(is )(?:ahead of|behind)( this pod's \(≈\+0s)".to_owned(),
-                "${1}[ahead of|behind]${2}".to_owned(),
+                r"(is )(?:ahead of|behind|within measurement of)( this pod's \(≈\+0s)".to_owned(),
+                "${1}[direction]${2}".to_owned(),
             ));
             // rustls names the wall-clock time it checked an expired certificate at.
             // (A table may wrap inside the message.)

@@ -10,17 +10,7 @@ use crate::support::apiserver::{ApiServer, Config};
 use crate::support::pki::Pki;
 use crate::support::tokens::NAMESPACE;
 
-/// `--verb get` on a pod's log subresource: RBAC on `pods/log`.
-pub const GET_POD_LOG: [&str; 8] = [
-    "--verb",
-    "get",
-    "--resource",
-    "pods",
-    "--subresource",
-    "log",
-    "--name",
-    crate::support::tokens::POD,
-];
+pub use crate::support::GET_POD_LOG;
 
 /// The static token of the kubeconfig user (system:masters).
 pub const ADMIN: &str = "admin-static-token-0123456789";

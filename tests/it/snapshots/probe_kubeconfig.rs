@@ -17,7 +17,7 @@ use crate::support::{base, fresh_token};
 
 const AREA: &str = "probe";
 const FRESH: &str = "fresh-token.jwt";
-const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
+use crate::support::tokens::ES256_KID;
 const CREDENTIALS: &str = "--use-kubeconfig-credentials";
 
 /// One server with `config` (plus the admin token user), probed through a
@@ -180,27 +180,13 @@ fn wrong_audience() {
     });
 }
 
-/// The ServiceAccount the bound fixtures name (shop/checkout), so that only
-/// the bound object decides.
-fn shop() -> Config {
-    let mut checkout = Object::new(
-        "serviceaccounts",
-        "checkout",
-        "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41",
-    );
-    checkout.namespace = "shop".to_owned();
-    let mut config = Config::new(base());
-    config.objects.push(checkout);
-    config
-}
-
 #[test]
 fn secret_and_node_bound_tokens() {
     let fixture =
         |name: &str| std::fs::read_to_string(tokens::testdata(&format!("tokens/{name}"))).unwrap();
     check_fresh(AREA, "secret-bound-secret-deleted-token-review", |_| {
         kube(
-            shop(),
+            Config::shop(base()),
             &["--token-review"],
             "testdata/tokens/token-request-secret-bound.jwt",
             &fixture("token-request-secret-bound.jwt"),
@@ -208,7 +194,7 @@ fn secret_and_node_bound_tokens() {
     });
     check_fresh(AREA, "node-bound-token-review", |_| {
         kube(
-            shop(),
+            Config::shop(base()),
             &["--token-review"],
             "testdata/tokens/token-request-node-bound.jwt",
             &fixture("token-request-node-bound.jwt"),

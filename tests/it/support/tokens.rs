@@ -10,6 +10,11 @@ pub const RSA_KID: &str = "mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU";
 pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 pub const NAMESPACE: &str = "debug-lab";
 pub const SA: &str = "reporter";
+/// The uid of shop/checkout, the ServiceAccount of the bound fixtures in testdata/tokens.
+pub const CHECKOUT_UID: &str = "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41";
+/// The kid of testdata/jwks.json's P-256 key (a server that kept only it has
+/// rotated the RSA key the test tokens are signed with away).
+pub const ES256_KID: &str = "r9PKEiAR4r_Mo3LBhbOL3uGRffuMnGZ8HH5lCkYSJHU";
 pub const SA_UID: &str = "0b7c1d52-6a3e-4f1b-9d2c-8e5f7a1b3c4d";
 /// The uid of the ServiceAccount recreated under the same name ([`crate::support::apiserver::Config::recreate_service_account`]).
 pub const RECREATED_SA_UID: &str = "9c4e7a10-0d2b-4b8e-a6f3-5e1d2c3b4a59";

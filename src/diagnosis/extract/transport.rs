@@ -1,8 +1,10 @@
 //! Pure: recognises failures that happen before any HTTP answer (TLS, DNS,
-//! connection refused, timeouts) in the wording of curl, Go (client-go, kubectl),
-//! Python (urllib3, requests, ssl) and Java (fabric8 over OkHttp / JDK).
+//! connection refused, timeouts): in the wording of curl, Go (client-go,
+//! kubectl), Python (urllib3, requests, ssl) and Java (fabric8 over OkHttp /
+//! JDK), and in satoken's own typed transport errors.
 
 use crate::diagnosis::Cause;
+use crate::http::{TlsReason, TransportError};
 
 /// Substrings (lowercase) per cause, checked in this order: a TLS handshake
 /// *timeout* is a timeout, a name mismatch is more specific than "verify failed".
@@ -122,34 +124,25 @@ pub fn detect(text: &str) -> Option<(Cause, usize, &str)> {
         .find_map(|(i, line)| detect_line(line).map(|c| (c, i, line)))
 }
 
-/// What to do about a transport failure.
-pub fn next_steps(cause: Cause) -> Vec<String> {
-    let steps: &[&str] = match cause {
-        Cause::TlsUntrustedCa => &[
-            "the client does not trust the server's CA: in a pod use /var/run/secrets/kubernetes.io/serviceaccount/ca.crt (curl --cacert, kubeconfig certificate-authority)",
-            "compare the issuer of the served certificate with the CA you pass: openssl s_client -connect HOST:PORT -showcerts </dev/null",
-        ],
-        Cause::TlsNameMismatch => &[
-            "connect with a name the serving certificate lists (kubernetes.default.svc, the cluster's API endpoint), or add the name/IP to the apiserver's --tls-san / certSANs",
-        ],
-        Cause::TlsCertificateExpired => &[
-            "renew the API server certificate (kubeadm certs check-expiration; kubeadm certs renew apiserver), and check the client's clock",
-        ],
-        Cause::TlsOther => &[
-            "the TLS handshake failed before any token was sent: check the port speaks TLS and any proxy in between",
-        ],
-        Cause::DnsFailure => &[
-            "the host name does not resolve: check the server URL in the kubeconfig or KUBERNETES_SERVICE_HOST, and the pod's DNS (kubectl -n kube-system get pods -l k8s-app=kube-dns)",
-        ],
-        Cause::ConnectionRefused => &[
-            "nothing listens at that address and port: check the server URL (KUBERNETES_SERVICE_HOST/PORT in a pod) and that kube-apiserver is running",
-        ],
-        Cause::Timeout => &[
-            "no answer in time: check network policies, firewalls and proxies between the client and the API server, and the API server's load (/readyz)",
-        ],
-        _ => &["the connection failed before any HTTP answer: check routing to the API server"],
-    };
-    steps.iter().map(|s| (*s).to_owned()).collect()
+/// The cause a line describes, `unknown` when it names none.
+pub fn cause_of_line(line: &str) -> Cause {
+    detect_line(line).unwrap_or(Cause::Unknown)
+}
+
+/// The cause of one of satoken's own transport errors.
+pub fn cause_of_error(error: &TransportError) -> Cause {
+    match error {
+        TransportError::Tls { reason, .. } => match reason {
+            TlsReason::UnknownCa => Cause::TlsUntrustedCa,
+            TlsReason::NameMismatch => Cause::TlsNameMismatch,
+            TlsReason::Expired => Cause::TlsCertificateExpired,
+            TlsReason::Other => Cause::TlsOther,
+        },
+        TransportError::Dns(_) => Cause::DnsFailure,
+        TransportError::Refused(_) => Cause::ConnectionRefused,
+        TransportError::Timeout(_) => Cause::Timeout,
+        TransportError::BodyTooLarge { .. } | TransportError::Other(_) => Cause::Unknown,
+    }
 }
 
 #[cfg(test)]
