@@ -15,6 +15,7 @@ mod hostile;
 mod krew;
 mod kubectl_plugin;
 mod man;
+mod platforms;
 mod probe;
 mod probe_deeper;
 mod probe_kubectl;
