@@ -46,8 +46,10 @@ struct Open {
         Provenance,
     )>,
     http: Option<HttpFacts>,
-    /// Kinds of strong artefacts seen: a second one of a kind is a new answer.
-    strong_http: bool,
+    /// Formats of the strong HTTP artefacts seen: a second one of a format
+    /// (two status lines, two kubectl error lines) is a new answer, while a
+    /// client's log line and the error it then prints are one.
+    strong_http: Vec<&'static str>,
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
     transport: Option<(Cause, Vec<Cause>, String)>,
     checker: Option<(Cause, Option<String>, String, bool)>,
@@ -133,7 +135,7 @@ impl<'a> Assembler<'a> {
         let joins = self
             .open
             .as_ref()
-            .is_some_and(|open| a.line <= open.last + WINDOW && joins(open, &a.kind));
+            .is_some_and(|open| a.line <= open.last + WINDOW && joins(open, &a));
         if !joins {
             self.flush();
             let mut open = Open {
@@ -207,14 +209,23 @@ impl Iterator for Assembler<'_> {
 }
 
 /// Whether an answer artefact is another view of the open answer.
-fn joins(open: &Open, kind: &Kind) -> bool {
+fn joins(open: &Open, a: &Artefact) -> bool {
+    // A client's log line of a failed connection and the verdict it then
+    // prints (client-go's klog line, kubectl's `Unable to connect`).
+    if let (Some((cause, ..)), Kind::Transport { cause: next, .. }) = (&open.transport, &a.kind) {
+        return cause == next
+            && open.lead.as_ref().is_some_and(|lead| lead.3 != a.format)
+            && open.http.is_none()
+            && open.reasons.is_none()
+            && open.checker.is_none();
+    }
     if open.audit.is_some() || open.review.is_some() || open.transport.is_some() {
         return false;
     }
-    match kind {
+    match &a.kind {
         Kind::Audit(_) | Kind::Review { .. } | Kind::Transport { .. } => false,
         Kind::Http(h) => {
-            if h.weight >= 2 && open.strong_http {
+            if h.weight >= 2 && open.strong_http.contains(&a.format) {
                 return false;
             }
             if open.checker.is_some() {
@@ -255,6 +266,8 @@ fn weight(a: &Artefact) -> u8 {
         Kind::Http(h) => h.weight,
         Kind::Reasons { .. } if a.provenance == Provenance::Authenticator => 3,
         Kind::Reasons { .. } => 2,
+        // kubectl's verdict speaks for the client-go log lines before it.
+        Kind::Transport { .. } if a.source == SourceType::Kubectl => 5,
         _ => 4,
     }
 }
@@ -279,7 +292,9 @@ fn add(open: &mut Open, a: Artefact) {
     }
     match a.kind {
         Kind::Http(h) => {
-            open.strong_http |= h.weight >= 2;
+            if h.weight >= 2 && !open.strong_http.contains(&a.format) {
+                open.strong_http.push(a.format);
+            }
             match open.http.as_mut() {
                 Some(existing) => existing.absorb(h),
                 None => open.http = Some(h),

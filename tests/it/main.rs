@@ -29,4 +29,5 @@ mod static_chroot;
 mod terminal;
 mod verify;
 mod verify_url;
+mod wild;
 mod yaml;

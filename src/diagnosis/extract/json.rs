@@ -160,14 +160,15 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                 }
                 return;
             }
-            if super::audit::is_event(value) || super::audit::is_annotations(value) {
-                out.push(Doc::Audit(value.clone()));
-                return;
-            }
+            // Before the event test: a list shares the events' apiVersion.
             if kind == Some("EventList") {
                 if let Some(items) = obj.get("items") {
                     walk(items, depth + 1, out);
                 }
+                return;
+            }
+            if super::audit::is_event(value) || super::audit::is_annotations(value) {
+                out.push(Doc::Audit(value.clone()));
                 return;
             }
             // The Dashboard: `{"status":401,"errors":[{"ErrStatus":{…}}]}`.
@@ -430,6 +431,12 @@ mod tests {
         let Doc::Status(f) = &docs[0] else { panic!() };
         assert_eq!(f.code, Some(401));
         assert!(f.not_kubernetes.is_some());
+        // An audit EventList is its events, not one event.
+        let v = parse(r#"{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a"},{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"b"}]}"#).unwrap();
+        let mut docs = Vec::new();
+        documents(&v, &mut docs);
+        assert_eq!(docs.len(), 2);
+        assert!(docs.iter().all(|d| matches!(d, Doc::Audit(_))));
         let f = lenient_status("HTTP response body: {'kind': 'Status', 'apiVersion': 'v1', 'code': 401, 'reason': 'Unauthorized'").unwrap();
         assert_eq!(
             (f.code, f.reason.as_deref()),

@@ -26,8 +26,9 @@ pub struct Found {
     pub verbose: bool,
 }
 
-/// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<Found> {
+/// Reads one unwrapped line; `caller` is the `file.go:line` of the klog
+/// header it came under, when one was stripped.
+pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
     let mut found = Found::default();
     if let Some(i) = line.find("You must be logged in to the server") {
         let rest = line[i + 35..].trim();
@@ -98,7 +99,8 @@ pub fn find(line: &str) -> Option<Found> {
         found.transport = Some(line.trim().to_owned());
         return Some(found);
     }
-    if line.contains("round_trippers.go")
+    if (line.contains("round_trippers.go")
+        || caller.is_some_and(|c| c.starts_with("round_trippers.go")))
         && let Some((method, url, code)) = round_tripper(line)
     {
         found.verbose = true;
@@ -112,7 +114,7 @@ pub fn find(line: &str) -> Option<Found> {
 /// kubectl -v=6+: `round_trippers.go:553] GET https://… 401 Unauthorized in 4
 /// milliseconds` -> (method, url, code).
 fn round_tripper(line: &str) -> Option<(&str, &str, u16)> {
-    let rest = line.split_once("] ")?.1.trim();
+    let rest = line.split_once("] ").map_or(line, |(_, r)| r).trim();
     let mut words = rest.split_whitespace();
     let method = words.next()?;
     if !method.chars().all(|c| c.is_ascii_uppercase()) {
@@ -176,33 +178,56 @@ mod tests {
 
     #[test]
     fn kubectl_lines() {
-        let f = find("error: You must be logged in to the server (Unauthorized)").unwrap();
+        let f = find(
+            "error: You must be logged in to the server (Unauthorized)",
+            None,
+        )
+        .unwrap();
         assert_eq!(f.http.unwrap().code, Some(401));
-        let f = find(r#"Error from server (NotFound): pods "web-0" not found"#).unwrap();
+        let f = find(
+            r#"Error from server (NotFound): pods "web-0" not found"#,
+            None,
+        )
+        .unwrap();
         assert_eq!(f.http.unwrap().code, Some(404));
         assert_eq!(f.request.unwrap().name.as_deref(), Some("web-0"));
-        let f = find("Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)").unwrap();
+        let f = find("Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)", None).unwrap();
         let r = f.request.unwrap();
         assert_eq!(
             (r.verb.as_deref(), r.api_group.as_deref()),
             (Some("create"), Some("extensions"))
         );
-        let f = find(r#"Error from server: serviceaccounts "default" not found"#).unwrap();
+        let f = find(
+            r#"Error from server: serviceaccounts "default" not found"#,
+            None,
+        )
+        .unwrap();
         assert_eq!(f.http.unwrap().code, Some(404));
-        let f = find(r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#).unwrap();
+        let f = find(r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#, None).unwrap();
         let h = f.http.unwrap();
         assert_eq!(h.code, Some(403));
         assert!(h.message.unwrap().starts_with("pods \"m\" is forbidden"));
-        let f = find("Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)").unwrap();
+        let f = find("Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)", None).unwrap();
         assert_eq!(f.http.unwrap().code, Some(401));
         assert!(
-            find("Unable to connect to the server: dial tcp: i/o timeout")
-                .unwrap()
-                .transport
-                .is_some()
+            find(
+                "Unable to connect to the server: dial tcp: i/o timeout",
+                None
+            )
+            .unwrap()
+            .transport
+            .is_some()
         );
-        let f = find("I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds").unwrap();
+        let f = find("I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds", None).unwrap();
         assert!(f.verbose);
-        assert!(find("all good").is_none());
+        // The same line with its klog header already stripped.
+        let f = find(
+            "GET https://h/api/v1/pods 401 Unauthorized in 16 milliseconds",
+            Some("round_trippers.go:553"),
+        )
+        .unwrap();
+        assert!(f.verbose);
+        assert_eq!(f.http.unwrap().code, Some(401));
+        assert!(find("all good", None).is_none());
     }
 }

@@ -525,7 +525,7 @@ impl<'a> Scanner<'a> {
             if logical.trim().is_empty() {
                 continue;
             }
-            self.logical(found, logical);
+            self.logical(found, logical, caller);
         }
     }
 
@@ -568,7 +568,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// One unwrapped logical line.
-    fn logical(&mut self, found: &mut Found, line: &str) {
+    fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
         if let Some(note) = server_note(line) {
             found.context.push(Kind::Note(note));
             return;
@@ -652,7 +652,9 @@ impl<'a> Scanner<'a> {
                 value.trim()
             )));
         }
-        if let Some(k) = kubectl::find(line) {
+        let mut request_log = false;
+        if let Some(k) = kubectl::find(line, caller) {
+            request_log = k.verbose;
             let format = if k.verbose { "kubectl -v" } else { "kubectl" };
             if let Some(h) = k.http {
                 found.http(h, SourceType::Kubectl, format);
@@ -670,7 +672,9 @@ impl<'a> Scanner<'a> {
             }
         }
         if let Some(c) = clients::find(line) {
-            if let Some(h) = c.http {
+            // kubectl's `-v` request log states the status of a request whose
+            // answer follows; it is not a client's error of its own.
+            if let Some(h) = c.http.filter(|_| !request_log) {
                 found.http(h, SourceType::ClientError, c.format);
             }
             if let Some(b) = c.bearer {

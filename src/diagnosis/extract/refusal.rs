@@ -77,7 +77,10 @@ fn resource_start(before: &str) -> usize {
         end = b.len();
     }
     let head = &before[..end];
-    head.rfind(|c: char| !word(c)).map_or(0, |i| i + 1)
+    head.char_indices()
+        .rev()
+        .find(|&(_, c)| !word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// The first refusal in `line`.
@@ -126,6 +129,11 @@ mod tests {
     #[test]
     fn refusals_cut_out_of_their_surroundings() {
         for (line, message) in [
+            // A multi-byte character just before the resource.
+            (
+                r#"Error from server (Forbidden): ray�ters.ray.io "r" is forbidden: User "u" cannot get resource "rayclusters""#,
+                r#"ters.ray.io "r" is forbidden: User "u" cannot get resource "rayclusters""#,
+            ),
             (
                 r#"E1227 reflector.go:178] Failed to list *v1.Pod: pods is forbidden: User "system:serviceaccount:default:x" cannot list resource "pods" in API group "" in the namespace "default""#,
                 r#"pods is forbidden: User "system:serviceaccount:default:x" cannot list resource "pods" in API group "" in the namespace "default""#,
