@@ -503,7 +503,7 @@ mixed = [
      'policy.example.com: context deadline exceeded', None),
     (structured("23:58:27.000018", '[invalid bearer token, oidc: verify token: oidc: expected '
                                     'audience "kubernetes" got ["argo"]]'),
-     ("unknown", "low")),
+     ("audience-mismatch", "medium")),
 ]
 add("apiserver-1.33-mixed.log", "\n".join(l for l, _ in mixed) + "\n", "apiserver-log",
     [r(i + 1, "401-invalid-token", e[0], e[1]) for i, (_, e) in enumerate(mixed) if e],

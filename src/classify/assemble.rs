@@ -31,20 +31,24 @@ pub const WINDOW: usize = 16;
 /// Requests remembered for spotting disagreeing answers.
 const MAX_REQUESTS: usize = 256;
 
+/// The artefact that speaks for an answer: (weight, line, source, format,
+/// excerpt, stamp, provenance).
+type Lead = (
+    u8,
+    usize,
+    SourceType,
+    &'static str,
+    String,
+    Option<Stamp>,
+    Provenance,
+);
+
 /// The parts of an answer being gathered.
 #[derive(Debug, Default)]
 struct Open {
     last: usize,
-    /// The artefact that speaks for the answer: (weight, line, source, format, excerpt, stamp).
-    lead: Option<(
-        u8,
-        usize,
-        SourceType,
-        &'static str,
-        String,
-        Option<Stamp>,
-        Provenance,
-    )>,
+    /// The artefact that speaks for the answer.
+    lead: Option<Lead>,
     http: Option<HttpFacts>,
     /// Formats of the strong HTTP artefacts seen: a second one of a format
     /// (two status lines, two kubectl error lines) is a new answer, while a
@@ -80,11 +84,7 @@ impl Context {
             Kind::Date(d) => {
                 self.date.get_or_insert(d);
             }
-            Kind::Note(n) => {
-                if !self.notes.contains(&n) {
-                    self.notes.push(n);
-                }
-            }
+            Kind::Note(n) if !self.notes.contains(&n) => self.notes.push(n),
             Kind::Missing { kind, name } => self.missing.push((kind, name)),
             _ => {}
         }

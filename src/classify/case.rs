@@ -77,6 +77,7 @@ pub fn answer_of(ev: &Evidence) -> case::Answer {
                 None => AnswerOrigin::Unknown,
             },
             relay: h.relay.clone().filter(|_| h.own_code().is_none()),
+            verdict: h.verdict.clone(),
             ..HttpAnswer::default()
         }),
         Answer::Rejected => case::Answer::Rejected,

@@ -179,6 +179,16 @@ impl Kind {
     }
 }
 
+/// A refusal of the token by a service that judges it itself, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceVerdict {
+    pub cause: Cause,
+    /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
+    pub service: &'static str,
+    /// Its words, from the reason on.
+    pub detail: String,
+}
+
 /// The parts of an HTTP answer a text shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HttpFacts {
@@ -195,6 +205,9 @@ pub struct HttpFacts {
     /// status counts only when kube-apiserver's is not in the evidence.
     pub relay: Option<String>,
     pub relay_code: Option<u16>,
+    /// A service other than kube-apiserver that judged the token and said
+    /// why it refused it (a cloud's token exchange, Vault's role).
+    pub verdict: Option<ServiceVerdict>,
     /// How strongly this artefact speaks for the answer it belongs to: the
     /// client's own error line (3) over a status line (2) over a body or a
     /// verbose log's request line (1). The strongest gives the answer's line.
@@ -250,6 +263,7 @@ impl HttpFacts {
         base.not_kubernetes = base.not_kubernetes.or(extra.not_kubernetes);
         base.relay = base.relay.or(extra.relay);
         base.relay_code = base.relay_code.or(extra.relay_code);
+        base.verdict = base.verdict.or(extra.verdict);
         *self = base;
     }
 }

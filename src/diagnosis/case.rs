@@ -208,6 +208,8 @@ pub struct HttpAnswer {
     /// Dashboard) when kube-apiserver's own status is not in the evidence:
     /// the status is that program's.
     pub relay: Option<String>,
+    /// A service that judged the token itself said why it refused it.
+    pub verdict: Option<crate::diagnosis::artefact::ServiceVerdict>,
 }
 
 impl HttpAnswer {

@@ -181,6 +181,10 @@ enum Extent {
 
 type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
 
+/// The era of the OIDC authenticator's own wordings: it answers for tokens
+/// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
+pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
+
 enum Matcher {
     /// The whole message.
     Literal(&'static str),
@@ -305,6 +309,13 @@ const PATTERNS: &[Pattern] = &[
         Cause::AudienceMismatch,
         "all",
         P("unable to match the audience"),
+    ),
+    // The OIDC authenticator (go-oidc) judging a token of its issuer.
+    p(
+        K::AudienceNotMatched,
+        Cause::AudienceMismatch,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: expected audience"),
     ),
     // claims.go / legacy.go: ServiceAccount lookups.
     p(
@@ -1092,6 +1103,17 @@ mod tests {
         );
         assert_eq!(reasons.len(), 3);
         assert_eq!(reasons[1].kind, ReasonKind::Unrecognised);
+        let r = only_specific(
+            r#"[invalid bearer token, oidc: verify token: oidc: expected audience "spn:a" got ["a"]]"#,
+        );
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (
+                ReasonKind::AudienceNotMatched,
+                Cause::AudienceMismatch,
+                OIDC_ERA
+            )
+        );
         assert_eq!(
             reasons[1].message,
             "oidc: verify token: oidc: token is expired"

@@ -267,6 +267,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
         relay: None,
+        verdict: None,
     })
 }
 

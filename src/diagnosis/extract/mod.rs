@@ -23,6 +23,7 @@ pub mod checker;
 pub mod clients;
 pub mod curl;
 pub mod denial;
+pub mod exchange;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
@@ -342,6 +343,21 @@ impl<'a> Scanner<'a> {
             return;
         }
         let mut found = Found::new(number, stamp);
+        // Read from the raw text: the wordings hold no quotes, and a JSON
+        // body around them is often cut short.
+        if let Some(v) = exchange::find(text) {
+            // A body: the status, when shown, is on the client's own line.
+            found.http(
+                HttpFacts {
+                    relay: Some(v.service.to_owned()),
+                    verdict: Some(v),
+                    weight: 1,
+                    ..HttpFacts::default()
+                },
+                SourceType::ClientError,
+                clients::label(text),
+            );
+        }
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
             if let Some(u) = url::url_in_command(cmd.line) {

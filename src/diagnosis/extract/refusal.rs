@@ -64,9 +64,9 @@ fn cut(text: &str) -> &str {
 fn resource_start(before: &str) -> usize {
     let word = |c: char| c.is_ascii_alphanumeric() || "._-/".contains(c);
     let mut end = before.len();
-    if before.ends_with('"') {
+    if let Some(inner) = before.strip_suffix('"') {
         // `KIND "NAME"`: skip the quoted name.
-        let Some(open) = before[..before.len() - 1].rfind('"') else {
+        let Some(open) = inner.rfind('"') else {
             return before.len();
         };
         end = open;

@@ -97,8 +97,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
         // With several authenticators answering, the legacy one's complaints
         // about a bound token's claims are noise.
-        let confidence = if several && r.kind == ReasonKind::LegacyClaimInvalid {
+        let confidence = if several
+            && (r.kind == ReasonKind::LegacyClaimInvalid || r.era == reasons::OIDC_ERA)
+        {
             Confidence::Low
+        } else if r.era == reasons::OIDC_ERA {
+            // The OIDC authenticator judged a token of its issuer: not a
+            // ServiceAccount token, whose steps may not apply.
+            Confidence::Medium
         } else {
             Confidence::High
         };
@@ -119,12 +125,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         let old_signature = (r.kind == ReasonKind::CryptographicPrimitive
             && r.era.starts_with('≤'))
             || r.kind == ReasonKind::RsaVerification;
-        if old_signature
-            && !case
-                .keys
-                .as_ref()
-                .is_some_and(|k| k.kid_found == Some(true))
-        {
+        if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
             support.push(Support::new(
                 SupportKind::ServerReason,
                 "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",

@@ -15,5 +15,6 @@ pub mod commands;
 pub mod keys;
 pub mod rbac;
 pub mod servers;
+pub mod services;
 pub mod time;
 pub mod transport;
