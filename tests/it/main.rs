@@ -5,6 +5,7 @@
 mod support;
 
 mod classify;
+mod clients;
 mod decode;
 mod diagnosis;
 mod docs;
