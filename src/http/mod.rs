@@ -8,7 +8,11 @@
 //! - Redirects are never followed: a 3xx is returned as it is, so the token is
 //!   never re-sent anywhere else.
 //! - Plain `http://` is refused unless the caller allows it.
-//! - Every request has a timeout; bodies over a bound are an error, not truncated.
+//! - Every request has a total deadline (connect, TLS, headers and body; not a
+//!   per-read timeout, which a server sending one byte a second would keep
+//!   alive for ever), and a command's requests share an overall one
+//!   ([`ClientConfig::deadline`]). A body over the size bound is not read; the
+//!   status line that came before it is kept.
 //! - Send/receive instants come from the run's [`RunClock`], so `--now` stays
 //!   coherent with the Date headers measured against it.
 //!
@@ -51,6 +55,17 @@ use crate::secret::SecretToken;
 /// diagnostic must not hang).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// A command's requests together get this many per-request timeouts
+/// ([`overall_deadline`]): enough for a slow server to answer the dozen
+/// requests a probe makes, not enough to hang.
+pub const OVERALL_TIMEOUTS: u32 = 6;
+
+/// The overall deadline for a command whose per-request timeout is `timeout`,
+/// counted from now.
+pub fn overall_deadline(timeout: Duration) -> Instant {
+    Instant::now() + timeout.saturating_mul(OVERALL_TIMEOUTS)
+}
+
 /// Largest response body read. Status bodies, reviews and JWKS documents are a
 /// few KiB; anything this large is not what we asked for.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -65,6 +80,10 @@ pub enum Trust {
     },
     /// `--insecure-skip-tls-verify`: any certificate is accepted.
     InsecureSkipVerify,
+    /// No CA at all, with `--allow-plain-http`: only `http://` URLs can be
+    /// used; an `https://` one is refused before connecting, and a certificate
+    /// would be refused whatever it is.
+    PlainHttpOnly,
 }
 
 /// A client certificate and its key, PEM (kubeconfig `client-certificate(-data)`
@@ -100,6 +119,9 @@ pub struct ClientConfig {
     /// An HTTP(S) proxy to tunnel through (kubeconfig `proxy-url`); none means
     /// a direct connection, whatever HTTPS_PROXY says.
     pub proxy: Option<Url>,
+    /// When every request of the command must have ended; each request gets
+    /// the smaller of `timeout` and what is left. `None`: `timeout` alone.
+    pub deadline: Option<Instant>,
 }
 
 impl ClientConfig {
@@ -114,6 +136,7 @@ impl ClientConfig {
             resolve: None,
             identity: None,
             proxy: None,
+            deadline: None,
         }
     }
 }
@@ -145,6 +168,11 @@ pub enum ConfigError {
     /// A request path that would leave the server's origin.
     #[error("request path {0:?} must start with a single /")]
     Path(String),
+    /// An `https://` URL with no CA to verify it (only `--allow-plain-http`).
+    #[error(
+        "no CA to verify {0} with (--allow-plain-http covers http:// URLs only): pass --cacert PATH, or --system-roots"
+    )]
+    NoCa(String),
 }
 
 /// Why a TLS handshake failed, as people act on it.
@@ -155,8 +183,11 @@ pub enum TlsReason {
     UnknownCa,
     /// The certificate does not name the host we connected to.
     NameMismatch,
-    /// The certificate is expired or not yet valid.
+    /// The certificate has expired.
     Expired,
+    /// The certificate is not valid yet (its notBefore is ahead of this
+    /// machine's clock: a clock behind, or a certificate issued by a clock ahead).
+    NotYetValid,
     /// Any other handshake failure.
     Other,
 }
@@ -168,6 +199,7 @@ impl TlsReason {
             TlsReason::UnknownCa => "unknown-ca",
             TlsReason::NameMismatch => "name-mismatch",
             TlsReason::Expired => "expired",
+            TlsReason::NotYetValid => "not-yet-valid",
             TlsReason::Other => "other",
         }
     }
@@ -188,7 +220,8 @@ pub enum TransportError {
     /// No complete answer within the timeout.
     #[error("timed out: {0}")]
     Timeout(String),
-    /// The body exceeded the bound.
+    /// The body exceeded the bound (an answer whose status line came is an
+    /// [`Exchange`] with `body_over_limit` instead).
     #[error("response body over the {limit}-byte limit")]
     BodyTooLarge { limit: usize },
     /// Anything else (reset, protocol error…).
@@ -249,8 +282,11 @@ pub struct Exchange {
     /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
-    /// The body, at most the configured bound.
+    /// The body; empty when it was over the configured bound.
     pub body: Vec<u8>,
+    /// The body was over the bound and was not read: the status stands, the
+    /// body is unknown.
+    pub body_over_limit: bool,
     /// Run clock just before sending.
     pub sent_at: DateTime<Utc>,
     /// Run clock when the whole body had arrived.
@@ -268,6 +304,8 @@ pub struct HttpClient {
     clock: RunClock,
     max_body: usize,
     verifies: bool,
+    timeout: Duration,
+    deadline: Option<Instant>,
 }
 
 /// Proof that a token-less request to this server got an HTTP answer over the
@@ -281,6 +319,9 @@ impl HttpClient {
     /// Builds a client for `base` (scheme checked here). Starts reqwest's runtime thread.
     pub fn new(base: &Url, config: &ClientConfig, clock: RunClock) -> Result<Self, ConfigError> {
         match base.scheme() {
+            "https" if config.trust == Trust::PlainHttpOnly => {
+                return Err(ConfigError::NoCa(base.to_string()));
+            }
             "https" => {}
             "http" if config.allow_plain_http => {}
             "http" => return Err(ConfigError::PlainHttp(base.to_string())),
@@ -318,7 +359,6 @@ impl HttpClient {
         let inner = builder
             .tls_backend_preconfigured(tls)
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(config.timeout)
             .connect_timeout(config.timeout)
             .user_agent(concat!("kubectl-satoken/", env!("CARGO_PKG_VERSION")))
             .build()
@@ -330,6 +370,8 @@ impl HttpClient {
             clock,
             max_body: config.max_body,
             verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
+            timeout: config.timeout,
+            deadline: config.deadline,
         })
     }
 
@@ -366,10 +408,25 @@ impl HttpClient {
         let url = self
             .url(&request.path)
             .map_err(|e| TransportError::Other(e.to_string()))?;
+        let budget = match self.deadline {
+            Some(deadline) => self
+                .timeout
+                .min(deadline.saturating_duration_since(Instant::now())),
+            None => self.timeout,
+        };
+        if budget.is_zero() {
+            return Err(TransportError::Timeout(format!(
+                "not sent: the command's overall time bound ({} x the request timeout) is spent",
+                OVERALL_TIMEOUTS
+            )));
+        }
+        // A request timeout in reqwest is total: from connecting until the body
+        // has ended (the client-wide one in the blocking client is per read).
         let mut builder = match request.method {
             Method::Get => self.inner.get(url),
             Method::Post => self.inner.post(url),
         }
+        .timeout(budget)
         .header("Accept", "application/json");
         if let Some(body) = &request.json_body {
             builder = builder
@@ -394,15 +451,21 @@ impl HttpClient {
         let content_type = header("content-type");
         let status = response.status().as_u16();
         let mut body = Vec::new();
-        let limit = self.max_body as u64 + 1;
-        (&mut response)
-            .take(limit)
-            .read_to_end(&mut body)
-            .map_err(|e| self.classify_io(&e))?;
-        if body.len() > self.max_body {
-            return Err(TransportError::BodyTooLarge {
-                limit: self.max_body,
-            });
+        let announced_over = response
+            .content_length()
+            .is_some_and(|n| n > self.max_body as u64);
+        let mut body_over_limit = announced_over;
+        if !announced_over {
+            let limit = self.max_body as u64 + 1;
+            (&mut response)
+                .take(limit)
+                .read_to_end(&mut body)
+                .map_err(|e| self.classify_io(&e))?;
+            body_over_limit = body.len() > self.max_body;
+        }
+        if body_over_limit {
+            // The status line came; the body is what we refuse to hold.
+            body = Vec::new();
         }
         let latency = started.elapsed();
         let received_at = self.clock.now();
@@ -413,6 +476,7 @@ impl HttpClient {
             location,
             content_type,
             body,
+            body_over_limit,
             sent_at,
             received_at,
             latency,
@@ -455,8 +519,15 @@ impl HttpClient {
     }
 
     fn classify_io(&self, error: &std::io::Error) -> TransportError {
-        let detail = error.to_string();
-        if error.kind() == std::io::ErrorKind::TimedOut || detail.contains("timed out") {
+        let detail = chain(error);
+        let reqwest_timeout = error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<reqwest::Error>())
+            .is_some_and(reqwest::Error::is_timeout);
+        if reqwest_timeout
+            || error.kind() == std::io::ErrorKind::TimedOut
+            || detail.contains("timed out")
+        {
             return TransportError::Timeout(detail);
         }
         classify_chain(error, detail)

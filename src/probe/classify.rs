@@ -776,7 +776,7 @@ fn transport_candidates(error: &TransportError) -> Vec<CauseCandidate> {
                     "connect by a name or IP in the certificate; list them: openssl s_client -connect HOST:PORT </dev/null | openssl x509 -noout -ext subjectAltName",
                 ],
             ),
-            TlsReason::Expired => (
+            TlsReason::Expired | TlsReason::NotYetValid => (
                 Cause::TlsCertificateExpired,
                 Confidence::High,
                 &[
@@ -1019,7 +1019,8 @@ fn time_candidate(ctx: &Context<'_>, answer: &Answer) -> Result<CauseCandidate, 
             o.uncertainty_seconds()
         ),
         None => format!(
-            "the server sent no Date header; judged on this machine's clock ({})",
+            "{}; judged on this machine's clock ({})",
+            answer.date_problem(),
             rfc3339(trim(estimate))
         ),
     };
@@ -1459,6 +1460,7 @@ mod tests {
             status_body,
             json: Some(body),
             date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
+            malformed_date: None,
             location: None,
             sent_at: at(0),
             received_at: at(100),

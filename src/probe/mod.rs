@@ -119,10 +119,24 @@ pub struct Answer {
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
     pub date: Option<DateTime<Utc>>,
+    /// The `Date` header as sent, when it did not parse (`date` is then `None`):
+    /// a malformed header is not a missing one.
+    pub malformed_date: Option<String>,
     pub location: Option<String>,
     pub sent_at: DateTime<Utc>,
     pub received_at: DateTime<Utc>,
     pub latency: Duration,
+}
+
+impl Answer {
+    /// Why this answer gives no server clock reading: no `Date` header, or one
+    /// that is not an HTTP date (quoted, sanitised by the renderers).
+    pub fn date_problem(&self) -> String {
+        match &self.malformed_date {
+            Some(raw) => format!("the server's Date header {raw:?} is not an HTTP date"),
+            None => "the server sent no Date header".to_owned(),
+        }
+    }
 }
 
 /// One request and what came of it.
@@ -219,6 +233,8 @@ pub struct EndpointDiscovery {
     /// `endpointslices` or `endpoints`; `None` when neither was readable.
     pub source: Option<&'static str>,
     pub replicas: Vec<endpoints::Replica>,
+    /// Addresses listed past [`endpoints::MAX_REPLICAS`], not probed.
+    pub omitted: usize,
     /// Why no replicas (then the original server is probed alone).
     pub error: Option<String>,
 }

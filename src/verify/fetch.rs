@@ -116,10 +116,12 @@ impl Origin {
             error,
         };
         let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
+        let mut token_sent = false;
         if let (401 | 403, Some(token)) = (exchange.status, token) {
             exchange = connected
                 .send_with_token(&request, token)
                 .map_err(transport)?;
+            token_sent = true;
         }
         match exchange.status {
             200 => Ok(exchange),
@@ -127,8 +129,12 @@ impl Origin {
                 url: url.to_string(),
                 status,
                 hint: match status {
-                    401 => {
+                    401 if token_sent => {
                         ": the token was rejected too; fetch the keys with an identity that can read them (kubectl get --raw /openid/v1/jwks > jwks.json) and pass the file"
+                    }
+                    // Only a jwks_uri on another origin is asked without the token.
+                    401 => {
+                        ": it wants credentials, and the token is not sent to an origin other than the one named; fetch the keys with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
                     }
                     403 => {
                         ": not allowed to read the keys (system:service-account-issuer-discovery); fetch them with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"

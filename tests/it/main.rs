@@ -10,6 +10,7 @@ mod docs;
 mod docs_examples;
 mod doctor;
 mod hostile;
+mod hostile_server;
 mod krew;
 mod kubectl_plugin;
 mod man;

@@ -879,7 +879,7 @@ fn schema_enums_equal_the_rust_enums() {
         (
             "tlsReason",
             names(
-                variants!(TlsReason: UnknownCa, NameMismatch, Expired, Other)
+                variants!(TlsReason: UnknownCa, NameMismatch, Expired, NotYetValid, Other)
                     .into_iter()
                     .map(TlsReason::as_str)
                     .collect(),
