@@ -37,56 +37,68 @@ use crate::secret::fingerprint;
 /// five-letter word would garble output and protect little.
 pub const MIN_SECRET_BYTES: usize = 8;
 
-/// Tokens remembered besides the pinned credentials. Output about a token is
-/// written right after it is read (batches stream), so the last few suffice;
-/// anything older that is token-shaped is still masked by shape.
-const RECENT_TOKENS: usize = 8;
+/// Token texts (a whole token or its signature) remembered besides the
+/// pinned credentials: the last two tokens. Output about a token is written
+/// right after it is read (batches stream), and anything older that is
+/// token-shaped is still masked by shape. Kept small: every output line is
+/// searched for each.
+const RECENT_SECRETS: usize = 4;
 
 /// A line longer than this is written in pieces even without a newline, cut
 /// where no token can be split (see [`Redacted`]).
 const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
 
+/// One secret text and what its mask calls it. The fingerprint in the mask is
+/// computed when a match is found (rare), not when the secret is registered
+/// (once per token of a batch).
 struct Secret {
     finder: memmem::Finder<'static>,
-    mask: String,
-    /// Credentials read from a kubeconfig stay for the whole run; tokens rotate.
-    pinned: bool,
-    /// Registration order, to evict the oldest token.
-    seq: u64,
+    label: &'static str,
+}
+
+impl Secret {
+    fn mask(&self) -> String {
+        format!(
+            "[{} sha256:{}]",
+            self.label,
+            fingerprint(self.finder.needle())
+        )
+    }
 }
 
 #[derive(Default)]
 struct Registry {
-    /// Longest first, so a token is masked before its own signature.
-    secrets: Vec<Secret>,
-    seq: u64,
+    /// Kubeconfig credentials: kept for the whole run.
+    pinned: Vec<Secret>,
+    /// Tokens as they are read, oldest first; a token's whole text comes
+    /// before its signature, so it is masked whole first.
+    recent: std::collections::VecDeque<Secret>,
 }
 
 impl Registry {
-    fn add(&mut self, text: &[u8], mask: String, pinned: bool) {
-        if text.len() < MIN_SECRET_BYTES || self.secrets.iter().any(|s| s.finder.needle() == text) {
+    fn knows(&self, text: &[u8]) -> bool {
+        self.pinned
+            .iter()
+            .chain(&self.recent)
+            .any(|s| s.finder.needle() == text)
+    }
+
+    fn add(&mut self, text: &[u8], label: &'static str, pinned: bool) {
+        if text.len() < MIN_SECRET_BYTES || self.knows(text) {
             return;
         }
-        self.seq += 1;
-        self.secrets.push(Secret {
+        let secret = Secret {
             finder: memmem::Finder::new(text).into_owned(),
-            mask,
-            pinned,
-            seq: self.seq,
-        });
-        while self.secrets.iter().filter(|s| !s.pinned).count() > RECENT_TOKENS {
-            let oldest = self
-                .secrets
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.pinned)
-                .min_by_key(|(_, s)| s.seq)
-                .map(|(i, _)| i)
-                .expect("an unpinned secret exists");
-            self.secrets.remove(oldest);
+            label,
+        };
+        if pinned {
+            self.pinned.push(secret);
+        } else {
+            self.recent.push_back(secret);
+            while self.recent.len() > RECENT_SECRETS {
+                self.recent.pop_front();
+            }
         }
-        self.secrets
-            .sort_by_key(|s| std::cmp::Reverse(s.finder.needle().len()));
     }
 }
 
@@ -95,7 +107,7 @@ fn registry() -> &'static RwLock<Registry> {
     REGISTRY.get_or_init(RwLock::default)
 }
 
-/// The mask for `text`: `[token sha256:1a2b3c4d]`.
+/// The mask for token-shaped `text`: `[token sha256:1a2b3c4d]`.
 pub fn mask(text: &[u8]) -> String {
     format!("[token sha256:{}]", fingerprint(text))
 }
@@ -103,48 +115,40 @@ pub fn mask(text: &[u8]) -> String {
 /// Registers a token as it is read: the whole text, and its signature (the
 /// base64url run after the last `.`) on its own.
 pub fn register_token(text: &str) {
-    let text = text.trim();
-    let whole = mask(text.as_bytes());
+    let text = text.trim().as_bytes();
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, signature)) = text.rsplit_once('.') {
+    registry.add(text, "token", false);
+    if let Some(dot) = memchr::memrchr(b'.', text) {
+        let signature = &text[dot + 1..];
         let end = signature
-            .bytes()
-            .position(|b| !is_token_byte(b))
+            .iter()
+            .position(|&b| !is_token_byte(b))
             .unwrap_or(signature.len());
-        let signature = &signature[..end];
-        registry.add(
-            signature.as_bytes(),
-            whole.replace("[token", "[signature of token"),
-            false,
-        );
+        registry.add(&signature[..end], "token signature", false);
     }
-    registry.add(text.as_bytes(), whole, false);
 }
 
 /// Registers a credential that is not a bearer token (a client key), kept for
 /// the whole run. PEM is registered line by line: output is matched per line.
 pub fn register_credential(text: &[u8]) {
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    let whole = format!("[credential sha256:{}]", fingerprint(text));
-    let is_pem = text.starts_with(b"-----BEGIN");
-    if is_pem {
+    if text.starts_with(b"-----BEGIN") {
         for line in text.split(|&b| b == b'\n') {
             let line = line.trim_ascii();
             if !line.starts_with(b"-----") {
-                registry.add(line, whole.clone(), true);
+                registry.add(line, "credential", true);
             }
         }
     } else {
-        registry.add(text.trim_ascii(), whole, true);
+        registry.add(text.trim_ascii(), "credential", true);
     }
 }
 
 /// Registers a bearer credential read from a kubeconfig (a token or a
 /// tokenFile's contents), kept for the whole run.
 pub fn register_bearer(text: &str) {
-    let text = text.trim();
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    registry.add(text.as_bytes(), mask(text.as_bytes()), true);
+    registry.add(text.trim().as_bytes(), "token", true);
 }
 
 /// base64url plus the JWS separator and padding: the bytes a token is made of.
@@ -152,28 +156,54 @@ fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'=')
 }
 
-/// JWS compact (header `eyJ…`, each segment optionally `=`-padded; the
-/// signature may be empty) or a bootstrap token (boundaries checked by hand:
-/// the regex crate has no look-around).
-fn shapes() -> &'static Regex {
-    static SHAPES: OnceLock<Regex> = OnceLock::new();
-    SHAPES.get_or_init(|| {
-        Regex::new(
-            r"eyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*|[a-z0-9]{6}\.[a-z0-9]{16}",
-        )
-        .expect("the token shapes are a valid regex")
+/// JWS compact: header `eyJ…` (`{"`), each segment optionally `=`-padded, the
+/// signature possibly empty. The literal start lets the regex skip ahead fast.
+fn jws() -> &'static Regex {
+    static JWS: OnceLock<Regex> = OnceLock::new();
+    JWS.get_or_init(|| {
+        Regex::new(r"eyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*")
+            .expect("the JWS shape is a valid regex")
     })
 }
 
-/// Whether a shape match stands as a token: a JWS anywhere; a bootstrap token
-/// only when not part of a longer word, host name or version.
-fn stands_alone(text: &[u8], start: usize, end: usize) -> bool {
-    if text[start..].starts_with(b"eyJ") {
-        return true;
+/// A bootstrap token, tried only where a `.` is (it has no literal to search
+/// for, and a DFA over every byte of the output would cost more than the rest
+/// of a batch). Boundaries are checked by hand: the regex crate has no
+/// look-around.
+fn bootstrap() -> &'static Regex {
+    static BOOTSTRAP: OnceLock<Regex> = OnceLock::new();
+    BOOTSTRAP.get_or_init(|| {
+        Regex::new(r"\A[a-z0-9]{6}\.[a-z0-9]{16}").expect("the bootstrap shape is a valid regex")
+    })
+}
+
+/// Token-shaped ranges of `text`, in order, not overlapping.
+fn shape_matches(text: &[u8]) -> Vec<(usize, usize)> {
+    let mut found: Vec<(usize, usize)> = jws()
+        .find_iter(text)
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    let mut bootstraps = Vec::new();
+    for dot in memchr::memchr_iter(b'.', text) {
+        let Some(start) = dot.checked_sub(6) else {
+            continue;
+        };
+        let Some(m) = bootstrap().find(&text[start..]) else {
+            continue;
+        };
+        let end = start + m.end();
+        let before = start.checked_sub(1).map(|i| text[i]);
+        let alone =
+            !before.is_some_and(is_token_byte) && !text.get(end).is_some_and(|&b| is_token_byte(b));
+        if alone && !found.iter().any(|&(s, e)| start < e && s < end) {
+            bootstraps.push((start, end));
+        }
     }
-    let before = start.checked_sub(1).map(|i| text[i]);
-    let after = text.get(end).copied();
-    !before.is_some_and(is_token_byte) && !after.is_some_and(is_token_byte)
+    if !bootstraps.is_empty() {
+        found.extend(bootstraps);
+        found.sort_unstable();
+    }
+    found
 }
 
 /// Whether `text` as a whole is a token (JWS or bootstrap), optionally after
@@ -184,9 +214,7 @@ pub fn looks_like_token(text: &str) -> bool {
         .get(..7)
         .filter(|p| p.eq_ignore_ascii_case("bearer "))
         .map_or(text, |_| text[7..].trim_start());
-    shapes()
-        .find(text.as_bytes())
-        .is_some_and(|m| m.start() == 0 && m.end() == text.len())
+    shape_matches(text.as_bytes()) == [(0, text.len())]
 }
 
 /// `text` with every known secret and token-shaped string masked.
@@ -207,37 +235,33 @@ pub fn redact_bytes(text: &[u8]) -> Cow<'_, [u8]> {
     let mut current = Cow::Borrowed(text);
     {
         let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
-        for secret in &registry.secrets {
+        for secret in registry.pinned.iter().chain(&registry.recent) {
             if secret.finder.find(&current).is_some() {
                 current = Cow::Owned(replace_all(&current, secret));
             }
         }
     }
-    // Both shapes contain a '.'; most text without one skips the regex.
+    // Both shapes contain a '.'; text without one is done.
     if memchr::memchr(b'.', &current).is_none() {
         return current;
     }
-    let mut out: Option<Vec<u8>> = None;
+    let found = shape_matches(&current);
+    if found.is_empty() {
+        return current;
+    }
+    let mut out = Vec::with_capacity(current.len());
     let mut copied = 0;
-    for m in shapes().find_iter(&current) {
-        if !stands_alone(&current, m.start(), m.end()) {
-            continue;
-        }
-        let buf = out.get_or_insert_with(|| Vec::with_capacity(current.len()));
-        buf.extend_from_slice(&current[copied..m.start()]);
-        buf.extend_from_slice(mask(m.as_bytes()).as_bytes());
-        copied = m.end();
+    for (start, end) in found {
+        out.extend_from_slice(&current[copied..start]);
+        out.extend_from_slice(mask(&current[start..end]).as_bytes());
+        copied = end;
     }
-    match out {
-        None => current,
-        Some(mut buf) => {
-            buf.extend_from_slice(&current[copied..]);
-            Cow::Owned(buf)
-        }
-    }
+    out.extend_from_slice(&current[copied..]);
+    Cow::Owned(out)
 }
 
 fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
+    let mask = secret.mask();
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
     for start in secret.finder.find_iter(text) {
@@ -246,7 +270,7 @@ fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
             continue;
         }
         out.extend_from_slice(&text[copied..start]);
-        out.extend_from_slice(secret.mask.as_bytes());
+        out.extend_from_slice(mask.as_bytes());
         copied = start + secret.finder.needle().len();
     }
     out.extend_from_slice(&text[copied..]);
@@ -292,13 +316,20 @@ impl<W: Write> Redacted<W> {
             }
             None => return Ok(()),
         };
-        let head: Vec<u8> = self.pending.drain(..cut).collect();
-        self.inner.write_all(&redact_bytes(&head))
+        self.inner.write_all(&redact_bytes(&self.pending[..cut]))?;
+        self.pending.drain(..cut);
+        Ok(())
     }
 }
 
 impl<W: Write> Write for Redacted<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Whole lines in one call (a JSON line, a table line) go straight
+        // through, without a copy into the buffer.
+        if self.pending.is_empty() && buf.ends_with(b"\n") {
+            self.inner.write_all(&redact_bytes(buf))?;
+            return Ok(buf.len());
+        }
         self.pending.extend_from_slice(buf);
         if memchr::memchr(b'\n', buf).is_some() || self.pending.len() > MAX_PENDING_BYTES {
             self.write_complete_lines()?;
@@ -395,7 +426,7 @@ mod tests {
         register_token(token);
         let out = redact("sig=c2lnLW9ubHktcmVkYWN0LXRlc3Q;");
         assert!(!out.contains("c2lnLW9ubHk"), "{out}");
-        assert!(out.contains("[signature of token sha256:"), "{out}");
+        assert!(out.contains("[token signature sha256:"), "{out}");
     }
 
     #[test]
