@@ -48,21 +48,43 @@ const RECENT_SECRETS: usize = 4;
 /// where no token can be split (see [`Redacted`]).
 const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
 
+/// Bytes of a secret searched for: its last ones (a token's end is its
+/// signature's, the most random part). A whole occurrence contains them; a
+/// hit is then checked against the whole secret. Searching for a short tail
+/// keeps both the search and building the searcher cheap (once per token of a
+/// batch).
+const ANCHOR_BYTES: usize = 32;
+
 /// One secret text and what its mask calls it. The fingerprint in the mask is
-/// computed when a match is found (rare), not when the secret is registered
-/// (once per token of a batch).
+/// computed when a match is found (rare), not when the secret is registered.
 struct Secret {
-    finder: memmem::Finder<'static>,
+    text: Vec<u8>,
+    /// Searches for the last [`ANCHOR_BYTES`] of `text`.
+    anchor: memmem::Finder<'static>,
     label: &'static str,
 }
 
 impl Secret {
+    fn new(text: &[u8], label: &'static str) -> Secret {
+        Secret {
+            text: text.to_vec(),
+            anchor: memmem::Finder::new(&text[text.len().saturating_sub(ANCHOR_BYTES)..])
+                .into_owned(),
+            label,
+        }
+    }
+
     fn mask(&self) -> String {
-        format!(
-            "[{} sha256:{}]",
-            self.label,
-            fingerprint(self.finder.needle())
-        )
+        format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+    }
+
+    /// Start of each whole occurrence in `haystack`, in order.
+    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+        let before = self.text.len() - self.anchor.needle().len();
+        self.anchor
+            .find_iter(haystack)
+            .filter_map(move |hit| hit.checked_sub(before))
+            .filter(|&start| haystack[start..].starts_with(&self.text))
     }
 }
 
@@ -80,17 +102,14 @@ impl Registry {
         self.pinned
             .iter()
             .chain(&self.recent)
-            .any(|s| s.finder.needle() == text)
+            .any(|s| s.text == text)
     }
 
     fn add(&mut self, text: &[u8], label: &'static str, pinned: bool) {
         if text.len() < MIN_SECRET_BYTES || self.knows(text) {
             return;
         }
-        let secret = Secret {
-            finder: memmem::Finder::new(text).into_owned(),
-            label,
-        };
+        let secret = Secret::new(text, label);
         if pinned {
             self.pinned.push(secret);
         } else {
@@ -157,11 +176,12 @@ fn is_token_byte(b: u8) -> bool {
 }
 
 /// JWS compact: header `eyJ…` (`{"`), each segment optionally `=`-padded, the
-/// signature possibly empty. The literal start lets the regex skip ahead fast.
+/// signature possibly empty. Tried only where `eyJ` is (found by `memmem`),
+/// anchored there.
 fn jws() -> &'static Regex {
     static JWS: OnceLock<Regex> = OnceLock::new();
     JWS.get_or_init(|| {
-        Regex::new(r"eyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*")
+        Regex::new(r"\AeyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*")
             .expect("the JWS shape is a valid regex")
     })
 }
@@ -173,29 +193,51 @@ fn jws() -> &'static Regex {
 fn bootstrap() -> &'static Regex {
     static BOOTSTRAP: OnceLock<Regex> = OnceLock::new();
     BOOTSTRAP.get_or_init(|| {
-        Regex::new(r"\A[a-z0-9]{6}\.[a-z0-9]{16}").expect("the bootstrap shape is a valid regex")
+        Regex::new(r"\A[a-z0-9]{6}\.[a-z0-9]{16}\z").expect("the bootstrap shape is a valid regex")
     })
 }
 
 /// Token-shaped ranges of `text`, in order, not overlapping.
 fn shape_matches(text: &[u8]) -> Vec<(usize, usize)> {
-    let mut found: Vec<(usize, usize)> = jws()
-        .find_iter(text)
-        .map(|m| (m.start(), m.end()))
-        .collect();
+    // Built once: building a searcher costs more than searching a line.
+    static EYJ: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let eyj = EYJ.get_or_init(|| memmem::Finder::new(b"eyJ"));
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for at in eyj.find_iter(text) {
+        if found.last().is_some_and(|&(_, end)| at < end) {
+            continue;
+        }
+        if let Some(m) = jws().find(&text[at..]) {
+            found.push((at, at + m.end()));
+        }
+    }
     let mut bootstraps = Vec::new();
+    let lower_alnum = |i: usize| {
+        text.get(i)
+            .is_some_and(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9'))
+    };
+    // A bootstrap token stands alone: no token byte right before or after.
+    let token_byte_at = |i: Option<usize>| {
+        i.and_then(|i| text.get(i))
+            .is_some_and(|&b| is_token_byte(b))
+    };
     for dot in memchr::memchr_iter(b'.', text) {
+        // Most dots (host names, versions, sentences) fail these at once; the
+        // regex decides for the rest.
         let Some(start) = dot.checked_sub(6) else {
             continue;
         };
-        let Some(m) = bootstrap().find(&text[start..]) else {
+        let end = dot + 17;
+        if !lower_alnum(start)
+            || !lower_alnum(end - 1)
+            || token_byte_at(start.checked_sub(1))
+            || token_byte_at(Some(end))
+        {
             continue;
-        };
-        let end = start + m.end();
-        let before = start.checked_sub(1).map(|i| text[i]);
-        let alone =
-            !before.is_some_and(is_token_byte) && !text.get(end).is_some_and(|&b| is_token_byte(b));
-        if alone && !found.iter().any(|&(s, e)| start < e && s < end) {
+        }
+        if bootstrap().is_match(&text[start..end])
+            && !found.iter().any(|&(s, e)| start < e && s < end)
+        {
             bootstraps.push((start, end));
         }
     }
@@ -230,33 +272,36 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// [`redact`] over bytes.
+/// [`redact`] over bytes. Shapes first, so a whole JWS is named by its own
+/// fingerprint; then the known secrets, in what is left.
 pub fn redact_bytes(text: &[u8]) -> Cow<'_, [u8]> {
-    let mut current = Cow::Borrowed(text);
-    {
-        let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
-        for secret in registry.pinned.iter().chain(&registry.recent) {
-            if secret.finder.find(&current).is_some() {
-                current = Cow::Owned(replace_all(&current, secret));
-            }
+    let mut current = mask_shapes(text);
+    let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
+    for secret in registry.pinned.iter().chain(&registry.recent) {
+        if secret.occurrences(&current).next().is_some() {
+            current = Cow::Owned(replace_all(&current, secret));
         }
     }
+    current
+}
+
+fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
     // Both shapes contain a '.'; text without one is done.
-    if memchr::memchr(b'.', &current).is_none() {
-        return current;
+    if memchr::memchr(b'.', text).is_none() {
+        return Cow::Borrowed(text);
     }
-    let found = shape_matches(&current);
+    let found = shape_matches(text);
     if found.is_empty() {
-        return current;
+        return Cow::Borrowed(text);
     }
-    let mut out = Vec::with_capacity(current.len());
+    let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
     for (start, end) in found {
-        out.extend_from_slice(&current[copied..start]);
-        out.extend_from_slice(mask(&current[start..end]).as_bytes());
+        out.extend_from_slice(&text[copied..start]);
+        out.extend_from_slice(mask(&text[start..end]).as_bytes());
         copied = end;
     }
-    out.extend_from_slice(&current[copied..]);
+    out.extend_from_slice(&text[copied..]);
     Cow::Owned(out)
 }
 
@@ -264,14 +309,14 @@ fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
     let mask = secret.mask();
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
-    for start in secret.finder.find_iter(text) {
+    for start in secret.occurrences(text) {
         // Overlapping occurrences: the earlier one was already masked whole.
         if start < copied {
             continue;
         }
         out.extend_from_slice(&text[copied..start]);
         out.extend_from_slice(mask.as_bytes());
-        copied = start + secret.finder.needle().len();
+        copied = start + secret.text.len();
     }
     out.extend_from_slice(&text[copied..]);
     out

@@ -332,16 +332,16 @@ impl LineReader {
             } else if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             } else {
-                if let Some((byte, offset)) = binary_at(&self.buf) {
-                    return Err(InputError::Binary {
-                        line: self.number,
-                        byte,
-                        offset,
-                    });
-                }
-                match std::str::from_utf8(&self.buf) {
+                match text_or_binary(&self.buf) {
                     Ok(text) => Ok(shape::detect_line(text)),
-                    Err(e) => Err(binary_error(&self.buf, e).into()),
+                    Err(TokenError::Binary { byte, offset }) => {
+                        return Err(InputError::Binary {
+                            line: self.number,
+                            byte,
+                            offset,
+                        });
+                    }
+                    Err(e) => Err(e.into()),
                 }
             };
             return Ok(Some(BatchItem {
@@ -408,19 +408,24 @@ fn read_bounded_line(
 /// UTF-8 text without NUL (git's and grep's test for binary), or the byte
 /// that makes it binary.
 fn text_or_binary_error(bytes: Vec<u8>) -> Result<String, TokenError> {
-    let text = String::from_utf8(bytes).map_err(|e| binary_error(e.as_bytes(), e.utf8_error()))?;
-    match text.find('\0') {
-        Some(offset) => Err(TokenError::Binary { byte: 0, offset }),
-        None => Ok(text),
-    }
+    text_or_binary(&bytes)?;
+    String::from_utf8(bytes).map_err(|e| binary_error(e.as_bytes(), e.utf8_error()))
 }
 
-/// The first byte that makes `bytes` binary (not UTF-8, or NUL), and where.
-fn binary_at(bytes: &[u8]) -> Option<(u8, usize)> {
-    match std::str::from_utf8(bytes) {
-        Err(e) => Some((bytes[e.valid_up_to()], e.valid_up_to())),
-        Ok(text) => text.find('\0').map(|offset| (0, offset)),
+/// [`text_or_binary_error`] without taking ownership: the text, or the first
+/// byte that makes it binary (not UTF-8, or NUL).
+fn text_or_binary(bytes: &[u8]) -> Result<&str, TokenError> {
+    let (text, valid) = match std::str::from_utf8(bytes) {
+        Ok(text) => (Some(text), bytes.len()),
+        Err(e) => (None, e.valid_up_to()),
+    };
+    if let Some(offset) = memchr::memchr(0, &bytes[..valid]) {
+        return Err(TokenError::Binary { byte: 0, offset });
     }
+    text.ok_or_else(|| TokenError::Binary {
+        byte: bytes[valid],
+        offset: valid,
+    })
 }
 
 /// Names the first byte that is not UTF-8.

@@ -2,7 +2,10 @@
 //! line, 10,000-deep JSON, for every reader of user input (decode, verify
 //! --jwks, skew --leases/--nodes, classify, probe --kubeconfig/--cacert). Each
 //! must end quickly with exit 2 and a message naming the bound, within a peak RSS
-//! bound. Input is generated
+//! bound. Also binary data, a text file of non-tokens, out-of-range flag values,
+//! and inputs that once cost quadratic time (a 256 KB token as a table, a
+//! multi-megabyte `err=` line): answered at once (the child is killed past a
+//! generous guard, so a regression fails instead of hanging). Input is generated
 //! and streamed into stdin from a thread (nothing large is written to disk or
 //! held by the test); the peak RSS is the child's `ru_maxrss` from `wait4`. Linux
 //! counts the spawning process's RSS at exec in it, so the test process itself
@@ -24,10 +27,16 @@ struct Ended {
     stderr: String,
     peak_kib: u64,
     elapsed: Duration,
+    /// Bytes written to stdout (read and dropped as they come).
+    stdout_bytes: u64,
 }
 
+/// Kills a child that runs longer (a hang, or quadratic work).
+const GUARD: Duration = Duration::from_secs(60);
+
 /// Runs the binary with `args`, stdin fed by `feed` from a thread (a write error
-/// ends the feed: the binary stopped reading, which is the point).
+/// ends the feed: the binary stopped reading, which is the point). Stdout is
+/// counted, stderr kept (its first MiB); past [`GUARD`] the child is killed.
 #[allow(clippy::zombie_processes)] // reaped by wait4 below, which std cannot see
 fn run(
     args: &[&str],
@@ -37,7 +46,7 @@ fn run(
     let mut child = crate::support::satoken_std()
         .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -45,29 +54,45 @@ fn run(
     let feeder = std::thread::spawn(move || {
         let _ = feed(&mut stdin);
     });
+    let mut stdout = child.stdout.take().unwrap();
+    let counter = std::thread::spawn(move || io::copy(&mut stdout, &mut io::sink()).unwrap_or(0));
     let mut stderr = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
+        let mut text = Vec::new();
+        // Bounded: a flood of error lines must not exhaust the test's memory.
+        let _ = (&mut stderr).take(1 << 20).read_to_end(&mut text);
+        let _ = io::copy(&mut stderr, &mut io::sink());
+        String::from_utf8_lossy(&text).into_owned()
     });
     let mut status = 0;
-    // SAFETY: plain FFI call with valid out-pointers; the pid is our child, reaped
-    // here instead of by `Child::wait` (std does not expose its rusage).
+    // SAFETY: plain FFI calls with valid out-pointers; the pid is our child,
+    // reaped here instead of by `Child::wait` (std does not expose its rusage).
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32, "wait4 failed");
+    let pid = child.id() as i32;
+    loop {
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(reaped >= 0, "wait4 failed");
+        if reaped == pid {
+            break;
+        }
+        if start.elapsed() > GUARD {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let elapsed = start.elapsed();
     feeder.join().unwrap();
+    let stdout_bytes = counter.join().unwrap();
     let stderr = reader.join().unwrap();
     let status = std::process::ExitStatus::from_raw(status);
     Ended {
         code: status
             .code()
-            .unwrap_or_else(|| panic!("killed: {status:?}; stderr {stderr}")),
+            .unwrap_or_else(|| panic!("killed: {status:?} after {elapsed:?}; stderr {stderr}")),
         stderr,
         peak_kib: usage.ru_maxrss as u64,
         elapsed,
+        stdout_bytes,
     }
 }
 
@@ -325,60 +350,6 @@ fn probe_refuses_a_10000_deep_kubeconfig() {
     assert!(ended.peak_kib < 64 * 1024, "{ended:?}");
 }
 
-/// Like [`run`], but also counts what went to stdout (discarded as it comes).
-fn run_counting(
-    args: &[&str],
-    feed: impl FnOnce(&mut dyn Write) -> io::Result<()> + Send + 'static,
-) -> (Ended, u64) {
-    let start = Instant::now();
-    let mut child = crate::support::satoken_std()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let feeder = std::thread::spawn(move || {
-        let _ = feed(&mut stdin);
-    });
-    let mut stdout = child.stdout.take().unwrap();
-    let counter = std::thread::spawn(move || io::copy(&mut stdout, &mut io::sink()).unwrap_or(0));
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        // Bounded: a flood of error lines must not exhaust the test's memory.
-        let _ = (&mut stderr).take(1 << 20).read_to_end(&mut text);
-        let _ = io::copy(&mut stderr, &mut io::sink());
-        String::from_utf8_lossy(&text).into_owned()
-    });
-    // Guard against the old endless run: kill it past the bound.
-    let guard = Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > guard {
-            let _ = child.kill();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = start.elapsed();
-    feeder.join().unwrap();
-    let stdout_bytes = counter.join().unwrap();
-    let stderr = reader.join().unwrap();
-    (
-        Ended {
-            code: status.code().unwrap_or(-1),
-            stderr,
-            peak_kib: 0,
-            elapsed,
-        },
-        stdout_bytes,
-    )
-}
-
 /// Pseudo-random bytes (xorshift: fast, and no dependency), `total` of them.
 fn random_bytes(total: u64) -> impl FnOnce(&mut dyn Write) -> io::Result<()> {
     move |w| {
@@ -405,16 +376,16 @@ fn random_bytes(total: u64) -> impl FnOnce(&mut dyn Write) -> io::Result<()> {
 /// in one line.
 #[test]
 fn decode_refuses_binary_input_in_one_line() {
-    let (ended, stdout) = run_counting(&["decode", "--now", NOW], random_bytes(256 * MIB));
+    let ended = run(&["decode", "--now", NOW], random_bytes(256 * MIB));
     assert_eq!(ended.code, 2, "{ended:?}");
     assert!(ended.stderr.contains("binary data"), "{ended:?}");
     assert_eq!(ended.stderr.lines().count(), 1, "{ended:?}");
-    assert_eq!(stdout, 0, "nothing on stdout");
+    assert_eq!(ended.stdout_bytes, 0, "nothing on stdout");
     // A NUL in an otherwise textual batch ends it too.
     let mut input = format!("{}\n", token()).into_bytes();
     input.extend_from_slice(b"abc\0def\n");
     input.extend(format!("{}\n", token()).into_bytes());
-    let (ended, _) = run_counting(&["decode", "--now", NOW, "-o", "json"], bytes(input));
+    let ended = run(&["decode", "--now", NOW, "-o", "json"], bytes(input));
     assert_eq!(ended.code, 2, "{ended:?}");
     assert!(ended.stderr.contains("line 2 is binary data"), "{ended:?}");
 }
@@ -426,7 +397,7 @@ fn decode_caps_the_error_lines_of_a_batch() {
     let lines: Vec<u8> = (0..20_000)
         .flat_map(|i| format!("not a token {i}\n").into_bytes())
         .collect();
-    let (ended, stdout) = run_counting(&["decode", "--now", NOW], bytes(lines));
+    let ended = run(&["decode", "--now", NOW], bytes(lines));
     assert_eq!(ended.code, 2, "{ended:?}");
     assert!(ended.stderr.contains("20000 unreadable lines"), "{ended:?}");
     assert!(
@@ -434,7 +405,7 @@ fn decode_caps_the_error_lines_of_a_batch() {
         "{ended:?}"
     );
     // A header and 100 lines of about 100 bytes.
-    assert!(stdout < 40 * 1024, "{stdout} bytes on stdout");
+    assert!(ended.stdout_bytes < 40 * 1024, "{ended:?}");
 }
 
 /// `--leeway` and `--now` past what a date can hold used to panic in date
@@ -527,9 +498,9 @@ fn decode_renders_a_256_kb_token_as_a_table() {
         "{}",
         line.len()
     );
-    let (ended, stdout) = run_counting(&["decode", "--now", NOW], bytes(line.into_bytes()));
+    let ended = run(&["decode", "--now", NOW], bytes(line.into_bytes()));
     assert!([0, 1].contains(&ended.code), "{ended:?}");
-    assert!(stdout < 64 * 1024, "{stdout} bytes of table");
+    assert!(ended.stdout_bytes < 64 * 1024, "{ended:?}");
 }
 
 /// An API server log line whose `err=` holds megabytes of reasons used to
@@ -542,7 +513,7 @@ fn classify_survives_a_multi_megabyte_err_line() {
     }
     line.extend_from_slice(b"]\"\n");
     for format in ["table", "json"] {
-        let (ended, _) = run_counting(
+        let ended = run(
             &["classify", "--now", NOW, "-o", format],
             bytes(line.clone()),
         );
@@ -553,6 +524,6 @@ fn classify_survives_a_multi_megabyte_err_line() {
         "Error from server (Forbidden): {}\n",
         "pods is forbidden: User x cannot list ".repeat(5_500)
     );
-    let (ended, _) = run_counting(&["classify", "--now", NOW], bytes(message.into_bytes()));
+    let ended = run(&["classify", "--now", NOW], bytes(message.into_bytes()));
     assert!([0, 1].contains(&ended.code), "{ended:?}");
 }

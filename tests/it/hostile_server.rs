@@ -27,24 +27,22 @@ fn bin(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
-/// `sub --now BASE -f - -s URL --cacert CA extra…` with the fresh token on stdin.
+/// The binary with `args` (then `--cacert CA`), the fresh token on stdin.
+fn run(dir: &Path, args: &[&str], ca: Option<&Path>) -> Output {
+    let mut cmd = bin(dir);
+    cmd.args(args);
+    if let Some(ca) = ca {
+        cmd.arg("--cacert").arg(ca);
+    }
+    cmd.write_stdin(fresh_token()).output().unwrap()
+}
+
+/// `sub --now BASE -f - -s URL extra… --cacert CA` with the fresh token on stdin.
 fn against(sub: &str, dir: &Path, server: &ApiServer, ca: &Path, extra: &[&str]) -> Output {
-    bin(dir)
-        .args([
-            sub,
-            "--now",
-            BASE,
-            "-f",
-            "-",
-            "-s",
-            &server.url(),
-            "--cacert",
-        ])
-        .arg(ca)
-        .args(extra)
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap()
+    let url = server.url();
+    let mut args = vec![sub, "--now", BASE, "-f", "-", "-s", &url];
+    args.extend(extra);
+    run(dir, &args, Some(ca))
 }
 
 fn start(mode: Mode) -> (tempfile::TempDir, Pki, std::path::PathBuf, ApiServer) {
@@ -72,8 +70,9 @@ fn a_body_sent_one_byte_a_second_is_cut_off_at_the_request_timeout() {
         let out = against(sub, dir.path(), &server, &ca, &["--request-timeout", "2s"]);
         assert_eq!(out.status.code(), Some(3), "{sub}: {}", stderr(&out));
     }
-    let out = bin(dir.path())
-        .args([
+    let out = run(
+        dir.path(),
+        &[
             "skew",
             "--now",
             BASE,
@@ -81,16 +80,14 @@ fn a_body_sent_one_byte_a_second_is_cut_off_at_the_request_timeout() {
             &server.url(),
             "--request-timeout",
             "2s",
-            "--cacert",
-        ])
-        .arg(&ca)
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+        ],
+        Some(&ca),
+    );
     assert_eq!(out.status.code(), Some(3), "skew: {}", stderr(&out));
     let jwks = format!("{}/openid/v1/jwks", server.url());
-    let out = bin(dir.path())
-        .args([
+    let out = run(
+        dir.path(),
+        &[
             "verify",
             "--now",
             BASE,
@@ -100,12 +97,9 @@ fn a_body_sent_one_byte_a_second_is_cut_off_at_the_request_timeout() {
             &jwks,
             "--request-timeout",
             "2s",
-            "--cacert",
-        ])
-        .arg(&ca)
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+        ],
+        Some(&ca),
+    );
     assert_eq!(out.status.code(), Some(3), "verify: {}", stderr(&out));
     // Every command hung up on a body mid-way (the server notices at its next
     // byte, a second later at most).
@@ -228,21 +222,11 @@ fn a_certificate_not_yet_valid_is_not_called_expired() {
 #[test]
 fn a_malformed_date_header_is_not_called_missing() {
     let (dir, _pki, ca, server) = start(Mode::DateHeader("yesterday at noon".to_owned()));
-    let out = bin(dir.path())
-        .args([
-            "skew",
-            "--now",
-            BASE,
-            "-o",
-            "json",
-            "-s",
-            &server.url(),
-            "--cacert",
-        ])
-        .arg(&ca)
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+    let out = run(
+        dir.path(),
+        &["skew", "--now", BASE, "-o", "json", "-s", &server.url()],
+        Some(&ca),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("not an HTTP date"), "{text}");
     assert!(text.contains("yesterday at noon"), "{text}");
@@ -259,14 +243,11 @@ fn a_cross_origin_jwks_uri_wanting_credentials_does_not_blame_the_token() {
     config.jwks_uri = Some(format!("{}/openid/v1/jwks", keys.url()));
     let issuer = ApiServer::start(config, &pki);
     let url = format!("{}/.well-known/openid-configuration", issuer.url());
-    let out = bin(dir.path())
-        .args([
-            "verify", "--now", BASE, "-f", "-", "--jwks", &url, "--cacert",
-        ])
-        .arg(&ca)
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+    let out = run(
+        dir.path(),
+        &["verify", "--now", BASE, "-f", "-", "--jwks", &url],
+        Some(&ca),
+    );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("HTTP 401"), "{err}");
@@ -279,33 +260,33 @@ fn a_cross_origin_jwks_uri_wanting_credentials_does_not_blame_the_token() {
 #[test]
 fn allow_plain_http_needs_no_ca() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bin(dir.path())
-        .args([
+    let out = run(
+        dir.path(),
+        &[
             "skew",
             "--now",
             BASE,
             "-s",
             "http://127.0.0.1:1",
             "--allow-plain-http",
-        ])
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(!stderr(&out).contains("no CA"), "{}", stderr(&out));
     // An https:// server still needs one, and says so before connecting.
-    let out = bin(dir.path())
-        .args([
+    let out = run(
+        dir.path(),
+        &[
             "skew",
             "--now",
             BASE,
             "-s",
             "https://127.0.0.1:1",
             "--allow-plain-http",
-        ])
-        .write_stdin(fresh_token())
-        .output()
-        .unwrap();
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("no CA to verify"), "{}", stderr(&out));
 }
