@@ -1,31 +1,37 @@
 //! Pure: `doctor`'s steps and its one verdict. Each step turns what the edge
 //! observed (the decoded token, the probe, the keys, the token file's age) into
-//! pass/warn/fail/skip with a one-line summary; [`diagnose`] then names the
-//! root cause, its evidence and the fix. Nothing here reads the clock, a file
-//! or the network.
+//! pass/warn/fail/skip with a one-line summary; [`diagnose`] then hands the
+//! server's answer, the keys and the steps' warnings to the diagnosis engine,
+//! which names the root cause, its evidence and the fix, as it does for
+//! `probe` and `classify`. Nothing here reads the clock, a file or the network.
 
 use chrono::{DateTime, TimeDelta, Utc};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
-use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence, Diagnosis};
+use crate::diagnosis::case::Degradation;
+use crate::diagnosis::{self, Cause, Classification, Diagnosis};
 use crate::exit::Outcome;
 use crate::findings::{Code, Severity};
-use crate::probe::{ProbeReport, ServerReport};
+use crate::probe::evidence::{self, Extras};
+use crate::probe::{ProbeReport, ServerReport, keys as probe_keys};
 use crate::timefmt::{human_seconds, relative, rfc3339};
-use crate::token::TokenKind;
+use crate::token::{Token, TokenKind};
 use crate::verify::{CheckName, MatchedBy, VerifyReport};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+use crate::wire::string_codes;
 
 /// How a step went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum StepStatus {
     Pass,
     Skip,
     Warn,
     Fail,
 }
+
+string_codes!(StepStatus: Pass, Skip, Warn, Fail);
 
 impl StepStatus {
     /// Lowercase name, as in JSON.
@@ -39,25 +45,76 @@ impl StepStatus {
     }
 }
 
+/// Which check a step is, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepName {
+    /// The token's own times and shape, on this pod's clock.
+    Token,
+    /// This pod's clock against the token and the node.
+    PodClock,
+    /// What the API server answered.
+    ApiServer,
+    /// The API server's clock against the token.
+    ServerClock,
+    /// The server's published keys against the signature.
+    Keys,
+    /// How long the token still has.
+    Freshness,
+}
+
+string_codes!(StepName: Token, PodClock, ApiServer, ServerClock, Keys, Freshness);
+
+impl StepName {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepName::Token => "token",
+            StepName::PodClock => "pod-clock",
+            StepName::ApiServer => "api-server",
+            StepName::ServerClock => "server-clock",
+            StepName::Keys => "keys",
+            StepName::Freshness => "freshness",
+        }
+    }
+}
+
+impl std::fmt::Display for StepName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that width and alignment apply (the step column).
+        f.pad(self.as_str())
+    }
+}
+
 /// One check of the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Step {
-    /// Stable name: token, pod-clock, api-server, server-clock, keys, freshness.
-    pub name: &'static str,
+    /// Which check.
+    pub name: StepName,
+    /// How it went.
     pub status: StepStatus,
+    /// One line.
     pub summary: String,
     /// Further lines worth reading when the step is not a pass.
     pub details: Vec<String>,
+    /// For a warning: what it puts at risk, for the diagnosis.
+    #[serde(skip)]
+    pub risk: Option<Degradation>,
 }
 
 impl Step {
-    fn new(name: &'static str, status: StepStatus, summary: impl Into<String>) -> Step {
+    fn new(name: StepName, status: StepStatus, summary: impl Into<String>) -> Step {
         Step {
             name,
             status,
             summary: summary.into(),
             details: Vec::new(),
+            risk: None,
         }
+    }
+
+    fn at_risk(mut self, risk: fn(String) -> Degradation) -> Step {
+        self.risk = Some(risk(self.summary.clone()));
+        self
     }
 
     fn with_details(mut self, details: Vec<String>) -> Step {
@@ -67,8 +124,7 @@ impl Step {
 }
 
 /// The one-word answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DoctorVerdict {
     /// Every step passed.
     Healthy,
@@ -79,6 +135,8 @@ pub enum DoctorVerdict {
     /// The API server could not be reached, or TLS failed.
     Unreachable,
 }
+
+string_codes!(DoctorVerdict: Healthy, Degraded, Broken, Unreachable);
 
 impl DoctorVerdict {
     /// Stable name, as in JSON.
@@ -142,7 +200,7 @@ pub fn token_step(decode: &DecodeReport) -> Step {
         Some(Severity::Warning) => StepStatus::Warn,
         _ => StepStatus::Pass,
     };
-    Step::new("token", status, summary).with_details(
+    Step::new(StepName::Token, status, summary).with_details(
         own.iter()
             .map(|f| format!("{}: {}", f.code.as_str(), f.message))
             .collect(),
@@ -177,7 +235,15 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                 )
             });
             match soon {
-                Some(f) => (StepStatus::Warn, f.message.clone()),
+                Some(f) => {
+                    let risk = if f.code == Code::ExpiresSoon {
+                        Degradation::ExpiresSoon as fn(String) -> Degradation
+                    } else {
+                        Degradation::ClockOff
+                    };
+                    return Step::new(StepName::PodClock, StepStatus::Warn, f.message.clone())
+                        .at_risk(risk);
+                }
                 None => (
                     StepStatus::Pass,
                     format!("accepted on this pod's clock ({})", rfc3339(now)),
@@ -199,7 +265,7 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
             (StepStatus::Fail, text)
         }
     };
-    Step::new("pod-clock", status, summary)
+    Step::new(StepName::PodClock, status, summary)
 }
 
 /// The API server's answer: who it thinks the token is.
@@ -219,7 +285,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         ),
         // A token that arrives is either accepted or 401; a 403 as
         // system:anonymous means it never arrived (the probe's diagnosis says so).
-        Classification::Forbidden if server.diagnosis.cause == Cause::TokenNotSent => (
+        Classification::Forbidden if server.diagnosis.cause() == Cause::TokenNotSent => (
             StepStatus::Fail,
             format!(
                 "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
@@ -242,6 +308,10 @@ pub fn server_step(server: &ServerReport) -> Step {
             StepStatus::Fail,
             format!("{url}: answered with an unexpected status"),
         ),
+        Classification::NotKubernetes => (
+            StepStatus::Fail,
+            format!("{url}: something other than kube-apiserver answered"),
+        ),
         Classification::TlsError => (
             StepStatus::Fail,
             format!(
@@ -251,56 +321,60 @@ pub fn server_step(server: &ServerReport) -> Step {
         ),
         Classification::NetworkError => (
             StepStatus::Fail,
-            format!("{url}: no answer ({})", server.diagnosis.cause.as_str()),
+            format!("{url}: no answer ({})", server.diagnosis.cause().as_str()),
         ),
     };
-    Step::new("api-server", status, summary)
+    Step::new(StepName::ApiServer, status, summary)
 }
 
 /// The API server's clock against this pod's, and the token on the server's clock.
 pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let Some(offset) = server.offset else {
         return Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Skip,
             "no Date header to measure the API server's clock",
         );
     };
     let leeway = decode.leeway;
     let estimate = offset.estimate();
+    // Inside the uncertainty the direction is unknown: say so, not a guess.
+    let direction = if offset.low > TimeDelta::zero() {
+        "ahead of"
+    } else if offset.high < TimeDelta::zero() {
+        "behind"
+    } else {
+        "within measurement of"
+    };
     let measured = format!(
-        "the API server's clock is {} this pod's ({:+.1}s ± {:.1}s)",
-        if estimate >= TimeDelta::zero() {
-            "ahead of"
-        } else {
-            "behind"
-        },
+        "the API server's clock is {direction} this pod's ({:+.1}s ± {:.1}s)",
         offset.estimate_seconds(),
         offset.uncertainty_seconds()
     );
     if decode.verdict.is_none() {
-        return Step::new("server-clock", StepStatus::Pass, measured);
+        return Step::new(StepName::ServerClock, StepStatus::Pass, measured);
     }
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
     let j = window::judge(times, at, leeway);
     match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Warn,
             format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
         )
+        .at_risk(Degradation::ClockOff)
         .with_details(vec![
             "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
         ]),
-        Verdict::Accept => Step::new("server-clock", StepStatus::Pass, format!("{measured}: the token is within its window there")),
+        Verdict::Accept => Step::new(StepName::ServerClock, StepStatus::Pass, format!("{measured}: the token is within its window there")),
         Verdict::RejectExpired => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Fail,
             format!("{measured}: on its clock the token has expired"),
         ),
         _ => Step::new(
-            "server-clock",
+            StepName::ServerClock,
             StepStatus::Fail,
             format!(
                 "{measured}: on its clock the token is not valid yet, for {}s more",
@@ -313,8 +387,10 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
     match keys {
-        KeysObservation::Skipped(why) => Step::new("keys", StepStatus::Skip, why.clone()),
-        KeysObservation::NotReadable(why) => Step::new("keys", StepStatus::Skip, why.clone()),
+        KeysObservation::Skipped(why) => Step::new(StepName::Keys, StepStatus::Skip, why.clone()),
+        KeysObservation::NotReadable(why) => {
+            Step::new(StepName::Keys, StepStatus::Skip, why.clone())
+        }
         KeysObservation::Verified(report) => {
             let check = |name| report.checks.iter().find(|c| c.name == name);
             let signature = check(CheckName::Signature);
@@ -322,18 +398,18 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
             let kid = report.token_kid.as_deref().unwrap_or("(none)");
             match (signature.and_then(|c| c.ok), report.matched_by) {
                 (Some(true), Some(MatchedBy::Kid)) => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Pass,
                     format!("the signature verifies with the server's key {kid}"),
                 ),
                 (Some(true), _) => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Warn,
                     format!("the signature verifies, but not with the key its kid {kid} names"),
                 )
                 .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
                 _ => Step::new(
-                    "keys",
+                    StepName::Keys,
                     StepStatus::Fail,
                     format!("no key the server publishes verifies the token (kid {kid})"),
                 )
@@ -365,7 +441,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     );
     if decode.kind != TokenKind::Projected {
         return Step::new(
-            "freshness",
+            StepName::Freshness,
             StepStatus::Pass,
             format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
         )
@@ -393,7 +469,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         .unwrap_or_default();
     if let Some(due) = overdue {
         return Step::new(
-            "freshness",
+            StepName::Freshness,
             StepStatus::Warn,
             format!(
                 "the mounted token is {} old: the kubelet should have replaced it {}{written}",
@@ -401,17 +477,19 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
                 relative(due, now)
             ),
         )
+        .at_risk(Degradation::Stale)
         .with_details(vec![
             "the kubelet cannot refresh it (TokenRequest failing): look for \"Couldn't update token\" in the kubelet's log on this node".to_owned(),
             compare,
         ]);
     }
     if let Some(f) = stale {
-        return Step::new("freshness", StepStatus::Warn, f.message.clone())
+        return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
+            .at_risk(Degradation::Stale)
             .with_details(vec![compare]);
     }
     Step::new(
-        "freshness",
+        StepName::Freshness,
         StepStatus::Pass,
         format!(
             "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",
@@ -433,78 +511,62 @@ pub struct DoctorReport {
     pub diagnosis: Diagnosis,
 }
 
-/// Names the root cause from the steps and the sub-reports.
-pub fn diagnose(steps: Vec<Step>, probe: &ProbeReport, keys: &KeysObservation) -> DoctorReport {
-    let classification = probe
-        .servers
-        .first()
-        .map_or(Classification::NetworkError, |s| s.classification);
-    let mut diagnosis = probe.diagnosis.clone();
-    // The keys step is evidence from this server's own published keys.
-    if let KeysObservation::Verified(report) = keys
-        && classification == Classification::Unauthorized
-        && !report
-            .checks
-            .iter()
-            .any(|c| c.name == CheckName::Signature && c.ok == Some(true))
-    {
-        diagnosis.candidates.insert(
-            0,
-            CauseCandidate {
-                cause: if report.token_kid.is_some() && report.matched_by.is_none() {
-                    Cause::KeyMismatch
-                } else {
-                    Cause::SignatureInvalid
+/// Names the root cause: the server's answer, the keys it publishes and the
+/// steps' warnings go through the diagnosis engine; the verdict follows from
+/// the answer's class and the worst step.
+pub fn diagnose(
+    steps: Vec<Step>,
+    probe: &ProbeReport,
+    keys: &KeysObservation,
+    token: &Token,
+    leeway: TimeDelta,
+) -> DoctorReport {
+    let diagnosis = match probe.servers.first() {
+        Some(server) => {
+            let facts = evidence::facts(&server.observation);
+            let extras = Extras {
+                bindings: probe.bindings.clone(),
+                peers: Vec::new(),
+                keys: match keys {
+                    KeysObservation::Verified(report) => Some(probe_keys::key_check(
+                        report,
+                        "/openid/v1/jwks",
+                        report
+                            .keys
+                            .iter()
+                            .filter_map(|(k, _)| k.published_kid.clone())
+                            .collect(),
+                        None,
+                    )),
+                    _ => None,
                 },
-                confidence: Confidence::High,
-                evidence: vec![format!(
-                    "none of the keys this API server publishes at /openid/v1/jwks verifies the token (kid {})",
-                    report.token_kid.as_deref().unwrap_or("none")
-                )],
-                next_steps: vec![
-                    "the signing key was rotated or the token is from another cluster: get a fresh token (delete the pod, or kubectl create token)".to_owned(),
-                ],
-            },
-        );
-        diagnosis = Diagnosis::from_candidates(classification, diagnosis.candidates);
-    }
+                degraded: steps
+                    .iter()
+                    .filter(|s| s.status == StepStatus::Warn)
+                    .filter_map(|s| s.risk.clone())
+                    .collect(),
+            };
+            diagnosis::diagnose(&evidence::case(
+                &server.observation,
+                &facts,
+                token,
+                leeway,
+                extras,
+            ))
+        }
+        None => probe.diagnosis.clone(),
+    };
     let worst = steps
         .iter()
         .map(|s| s.status)
         .max()
         .unwrap_or(StepStatus::Pass);
-    let verdict = match classification {
-        Classification::TlsError | Classification::NetworkError => DoctorVerdict::Unreachable,
-        Classification::Unauthorized
-        | Classification::Forbidden
-        | Classification::OtherStatus
-        | Classification::ReplicaDependent => DoctorVerdict::Broken,
-        Classification::Ok | Classification::NotFound if worst >= StepStatus::Warn => {
-            DoctorVerdict::Degraded
-        }
-        Classification::Ok | Classification::NotFound => DoctorVerdict::Healthy,
+    let verdict = match diagnosis.classification {
+        c if c.is_unanswered() => DoctorVerdict::Unreachable,
+        c if c.is_problem() => DoctorVerdict::Broken,
+        _ if worst >= StepStatus::Warn => DoctorVerdict::Degraded,
+        _ => DoctorVerdict::Healthy,
     };
-    if verdict == DoctorVerdict::Degraded {
-        // Accepted now: the cause worth naming is the first warning.
-        if let Some(step) = steps.iter().find(|s| s.status >= StepStatus::Warn) {
-            let cause = match step.name {
-                "freshness" => Cause::StaleToken,
-                "server-clock" | "pod-clock" => Cause::ClockSkew,
-                _ => Cause::None,
-            };
-            let mut evidence = vec![step.summary.clone()];
-            evidence.extend(step.details.iter().cloned());
-            diagnosis = Diagnosis::from_candidates(
-                classification,
-                vec![CauseCandidate {
-                    cause,
-                    confidence: Confidence::Medium,
-                    evidence,
-                    next_steps: Vec::new(),
-                }],
-            );
-        }
-    }
     DoctorReport {
         verdict,
         steps,

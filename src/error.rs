@@ -126,6 +126,9 @@ pub enum InputError {
     /// JSON that is not one of the shapes we know.
     #[error("input looks like JSON but {0}")]
     UnknownJson(String),
+    /// `explain` with a code that names no cause.
+    #[error(transparent)]
+    UnknownCause(#[from] crate::diagnosis::cause::UnknownCause),
     /// A Secret whose `data.token` is not valid base64.
     #[error("Secret data.token is not valid base64: {0}")]
     SecretBase64(String),

@@ -25,6 +25,18 @@ impl Outcome {
         self.max(other)
     }
 
+    /// The outcome an answer of this class means: 0 for ok and 404, 3 when no
+    /// answer came (TLS, network), 1 for every diagnosed problem.
+    pub fn of(classification: crate::diagnosis::Classification) -> Outcome {
+        if classification.is_unanswered() {
+            Outcome::Unreachable
+        } else if classification.is_problem() {
+            Outcome::Problem
+        } else {
+            Outcome::Healthy
+        }
+    }
+
     /// The numeric exit code.
     pub fn code(self) -> u8 {
         self as u8

@@ -2,11 +2,13 @@
 //! message. Codes are kebab-case and never change meaning once shipped; the list
 //! with explanations is in docs/output.md.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::wire::string_codes;
+
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     /// Worth knowing; nothing is wrong.
     Info,
@@ -146,17 +148,17 @@ codes! {
     IssuerNotDiscovered => "issuer-not-discovered",
 }
 
-impl Serialize for Code {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
+string_codes!(Severity: Info, Warning, Error);
+string_codes!(Code as "FindingCode");
 
 /// One observation of a subcommand.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Finding {
+    /// info | warning | error.
     pub severity: Severity,
+    /// Stable kebab-case code (docs/output.md lists them).
     pub code: Code,
+    /// Human-readable explanation; the wording may change.
     pub message: String,
 }
 

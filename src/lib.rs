@@ -43,3 +43,4 @@ pub mod timefmt;
 pub mod token;
 pub mod verify;
 pub mod window;
+pub mod wire;

@@ -12,9 +12,9 @@
 //! Missing claims are not checked. Legacy Secret tokens are never time-checked.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Serialize;
 
 use crate::token::Claims;
+use crate::wire::string_codes;
 
 /// The three time claims, as whole seconds since the epoch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,8 +35,7 @@ impl From<&Claims> for TimeClaims {
 }
 
 /// What one clock would do with the token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Accept,
     RejectNotYetValid,
@@ -44,14 +43,18 @@ pub enum Verdict {
     RejectExpired,
 }
 
+string_codes!(Verdict: Accept, RejectNotYetValid, RejectIssuedInFuture, RejectExpired);
+
 impl Verdict {
-    /// Stable kebab-case name, as in JSON output.
+    /// Stable kebab-case name, as in JSON output: `accept`, or why not, in the
+    /// same words as the finding codes (`not-yet-valid`, `issued-in-future`,
+    /// `expired`).
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Accept => "accept",
-            Verdict::RejectNotYetValid => "reject-not-yet-valid",
-            Verdict::RejectIssuedInFuture => "reject-issued-in-future",
-            Verdict::RejectExpired => "reject-expired",
+            Verdict::RejectNotYetValid => "not-yet-valid",
+            Verdict::RejectIssuedInFuture => "issued-in-future",
+            Verdict::RejectExpired => "expired",
         }
     }
 

@@ -47,11 +47,12 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    let counts = match settings.format.data() {
+    let mut tally = classify::Tally::default();
+    match settings.format.data() {
         Some(data) => {
             let input = InputJson {
                 source: what,
-                source_type: stream.source_type.as_str(),
+                source_type: stream.source_type,
                 detected: stream.detected,
             };
             // YAML is the JSON document re-encoded: it is built in memory, the
@@ -63,14 +64,15 @@ pub fn run(
             };
             let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
             for event in stream.events {
-                w.push(&classify::diagnose_one(event, ctx))?;
+                let result = classify::diagnose_one(event, ctx);
+                tally.add(&result);
+                w.push(&result)?;
             }
-            let counts = w.finish()?;
+            w.finish(&tally)?;
             if data == DataFormat::Yaml {
                 let document: serde_json::Value = serde_json::from_slice(&buffer)?;
                 write_data(out, data, &document)?;
             }
-            counts
         }
         None => {
             let mut w = TableStream::begin(
@@ -81,16 +83,14 @@ pub fn run(
                 token.as_ref(),
             )?;
             for event in stream.events {
-                w.push(classify::diagnose_one(event, ctx))?;
+                let result = classify::diagnose_one(event, ctx);
+                tally.add(&result);
+                w.push(result)?;
             }
-            w.finish()?
+            w.finish(&tally)?;
         }
-    };
-    Ok(if counts.problems() > 0 {
-        Outcome::Problem
-    } else {
-        Outcome::Healthy
-    })
+    }
+    Ok(tally.outcome())
 }
 
 /// The token from `--token` or `-f`, if given; never both stdin streams.

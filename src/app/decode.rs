@@ -126,11 +126,11 @@ fn decode_batch(
                 String::new()
             } else {
                 format!(
-                    ", {unreadable} unreadable lines: {lines}{}",
+                    ", unreadable lines: {lines}{}",
                     if unreadable > bad_lines.len() {
-                        ", …"
+                        format!(" and {} more", unreadable - bad_lines.len())
                     } else {
-                        ""
+                        String::new()
                     }
                 )
             },

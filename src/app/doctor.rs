@@ -81,7 +81,13 @@ pub fn run(
     };
     let clients = observe::clients(&plan, clock)?;
     let observations = observe::observe(&plan, &clients, &shaped.token);
-    let probed = probe::analyse(observations, &token, now, settings.leeway);
+    let probed = probe::analyse(
+        observations,
+        &token,
+        probe::Context::default(),
+        now,
+        settings.leeway,
+    );
     let answered = probed.servers.first().filter(|s| {
         !matches!(
             s.classification,
@@ -116,7 +122,7 @@ pub fn run(
     // 4. Is the mounted token kept fresh, and does the client send it?
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
-    let report = doctor::diagnose(steps, &probed, &keys);
+    let report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
     match settings.format.data() {
         Some(data) => write_data(
             out,

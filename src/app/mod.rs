@@ -6,6 +6,7 @@ mod classify;
 mod completion;
 mod decode;
 mod doctor;
+mod explain;
 mod probe;
 mod skew;
 mod verify;
@@ -36,6 +37,7 @@ pub fn run(
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
+        Command::Explain(args) => explain::run(args, &settings, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }

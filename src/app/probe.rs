@@ -20,7 +20,7 @@ use crate::exit::Outcome;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
-use crate::probe::{self, Deeper, KubeconfigInfo, bindings, target};
+use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
 use crate::report::probe::{ProbeJson, write_probe};
 use crate::report::write_data;
 use crate::secret::SecretToken;
@@ -125,16 +125,16 @@ pub fn run(
     }
     let clients = observe::clients(&plan, clock)?;
     let observations = observe::observe(&plan, &clients, &shaped.token);
-    let deeper = Deeper {
+    let context = Context {
         raw: Some(shaped.token.expose()),
         replicas: endpoints.as_ref().is_some_and(|e| !e.replicas.is_empty()),
         endpoints,
         bindings: plan.bindings.clone(),
     };
-    let mut report = probe::analyse_deeper(
+    let mut report = probe::analyse(
         observations,
         &token,
-        deeper,
+        context,
         clock.started_at(),
         settings.leeway,
     );
@@ -148,7 +148,7 @@ pub fn run(
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
     match settings.format.data() {
-        Some(data) => write_data(out, data, &ProbeJson::new(&report))?,
+        Some(data) => write_data(out, data, &ProbeJson::new(&report, &token))?,
         None => write_probe(out, &report, &settings.table)?,
     }
     Ok(probe::outcome(&report))

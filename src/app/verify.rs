@@ -75,7 +75,7 @@ pub fn run(
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
     match settings.format.data() {
-        Some(data) => write_data(out, data, &VerifyJson::new(&report))?,
+        Some(data) => write_data(out, data, &VerifyJson::new(&report, &token))?,
         None => write_verify(out, &report, &settings.table)?,
     }
     Ok(if report.valid {

@@ -142,7 +142,7 @@ pub fn parse_kubectl(text: &str) -> Vec<Evidence> {
             }
             ev
         } else if let Some(detail) = line.strip_prefix("Unable to connect to the server:") {
-            let cause = transport::detect_line(detail).unwrap_or(Cause::Unknown);
+            let cause = transport::cause_of_line(detail);
             transport_event(i, SourceType::Kubectl, "kubectl", line, cause)
         } else if line.starts_with("The connection to the server ") && line.contains(" was refused")
         {
@@ -151,7 +151,7 @@ pub fn parse_kubectl(text: &str) -> Vec<Evidence> {
                 SourceType::Kubectl,
                 "kubectl",
                 line,
-                Cause::ConnectionRefused,
+                transport::cause_of_line(line),
             )
         } else {
             continue;

@@ -8,25 +8,24 @@
 //! text, the token and `now` are parameters; rendering is in `report::classify`.
 
 pub mod audit;
+pub mod case;
 pub mod clients;
-pub mod diagnose;
 pub mod http;
 pub mod logs;
 pub mod text;
-pub mod transport;
+
+pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Serialize;
 
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
-use crate::secret::SecretToken;
 use crate::token::Token;
 use crate::window::Judgement;
+use crate::wire::string_codes;
 
 /// The kinds of evidence `classify` reads (`--type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum SourceType {
     /// An HTTP status line or code, with or without headers and a Status body.
     Status,
@@ -43,6 +42,8 @@ pub enum SourceType {
     /// Kubernetes audit events (audit.k8s.io/v1 Event), JSON or JSON lines.
     Audit,
 }
+
+string_codes!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit);
 
 impl SourceType {
     /// Stable kebab-case name, as in JSON and `--type`.
@@ -71,48 +72,7 @@ impl SourceType {
 }
 
 /// Where an evidence timestamp came from, and so whose clock it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StampSource {
-    /// The response's `Date` header: the API server's clock, to the second.
-    DateHeader,
-    /// A log line's own timestamp (the logging process's clock).
-    LogTimestamp,
-    /// A klog header (`E0101 00:00:00.000000`), which has no year: the year is the
-    /// one that puts it closest before `now`.
-    LogTimestampYearInferred,
-    /// An audit event's `stageTimestamp` (the API server's clock).
-    AuditTimestamp,
-    /// `--at`.
-    AtFlag,
-    /// Nothing in the evidence: the run's `now`.
-    Now,
-}
-
-impl StampSource {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StampSource::DateHeader => "date-header",
-            StampSource::LogTimestamp => "log-timestamp",
-            StampSource::LogTimestampYearInferred => "log-timestamp-year-inferred",
-            StampSource::AuditTimestamp => "audit-timestamp",
-            StampSource::AtFlag => "at-flag",
-            StampSource::Now => "now",
-        }
-    }
-
-    /// Whether the instant is the API server's own clock reading.
-    pub fn is_server_clock(self) -> bool {
-        matches!(
-            self,
-            StampSource::DateHeader
-                | StampSource::LogTimestamp
-                | StampSource::LogTimestampYearInferred
-                | StampSource::AuditTimestamp
-        )
-    }
-}
+pub use crate::diagnosis::case::ClockSource as StampSource;
 
 /// An instant and whose clock it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,28 +101,6 @@ pub enum Answer {
 }
 
 impl Answer {
-    /// The classification this answer belongs to.
-    pub fn classification(&self) -> Classification {
-        match self {
-            Answer::Status { code: Some(c), .. } => Classification::from_status(*c),
-            Answer::Status { reason, .. } => match reason.as_deref() {
-                Some("Unauthorized") => Classification::Unauthorized,
-                Some("Forbidden") => Classification::Forbidden,
-                Some("NotFound") => Classification::NotFound,
-                _ => Classification::OtherStatus,
-            },
-            Answer::Rejected { .. } => Classification::Unauthorized,
-            Answer::Authenticated => Classification::Ok,
-            Answer::Transport { cause, .. } => match cause {
-                Cause::TlsUntrustedCa
-                | Cause::TlsNameMismatch
-                | Cause::TlsCertificateExpired
-                | Cause::TlsOther => Classification::TlsError,
-                _ => Classification::NetworkError,
-            },
-        }
-    }
-
     /// The HTTP status code, when known.
     pub fn code(&self) -> Option<u16> {
         match self {
@@ -173,55 +111,7 @@ impl Answer {
     }
 }
 
-/// The request, as far as the evidence shows it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RequestInfo {
-    /// Kubernetes verb (`list`, `get`…) or, when only the method is known, the method.
-    pub verb: Option<String>,
-    pub resource: Option<String>,
-    pub subresource: Option<String>,
-    pub api_group: Option<String>,
-    pub namespace: Option<String>,
-    pub name: Option<String>,
-    /// Non-resource path, or the URL path when the rest is unknown.
-    pub path: Option<String>,
-}
-
-impl RequestInfo {
-    /// Whether anything is known.
-    pub fn is_empty(&self) -> bool {
-        *self == RequestInfo::default()
-    }
-}
-
-/// What the evidence shows about the `Authorization` header (curl -v shows it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BearerSeen {
-    /// The request lines show no `Authorization` header.
-    Absent,
-    /// `Authorization: Bearer` with nothing (or only spaces) after it.
-    Empty,
-    /// A token was sent; kept secret, used to check its times if no `--token`.
-    Token(SecretToken),
-}
-
-/// Audit-specific facts (annotations and user extra).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AuditFacts {
-    /// `authentication.k8s.io/stale-token`: `subject: …, seconds after warning threshold: N`.
-    pub stale_token: Option<String>,
-    /// `authentication.k8s.io/legacy-token`: a token without audiences (value: the subject).
-    pub legacy_token: Option<String>,
-    /// `authentication.k8s.io/legacy-token-invalidated`: `<secret>/<namespace>`.
-    pub legacy_token_invalidated: Option<String>,
-    /// `JTI=<jti>` from `user.extra["authentication.kubernetes.io/credential-id"]`.
-    pub credential_id: Option<String>,
-    /// The credential id came from an `authentication.k8s.io/credential-id`
-    /// annotation, which kube-apiserver does not write.
-    pub credential_id_from_annotation: bool,
-    /// `authorization.k8s.io/decision` and `…/reason`.
-    pub authorization: Option<String>,
-}
+pub use crate::diagnosis::case::{AuditFacts, BearerSeen, RequestInfo};
 
 /// One recognised event in the input.
 #[derive(Debug, Clone)]
@@ -298,12 +188,42 @@ pub struct ClassifyReport {
 impl ClassifyReport {
     /// Whether a problem was classified: anything but ok and 404.
     pub fn has_problem(&self) -> bool {
-        self.results.iter().any(|r| {
-            !matches!(
-                r.diagnosis.classification,
-                Classification::Ok | Classification::NotFound
-            )
-        })
+        self.results
+            .iter()
+            .any(|r| r.diagnosis.classification.is_problem())
+    }
+}
+
+/// Counts of results as they stream by: what the summary shows and what the
+/// exit code follows from (1 when any event is a problem; `classify` never
+/// connected anywhere, so a TLS or network failure in the evidence is 1 too).
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    pub events: usize,
+    pub problems: usize,
+    pub by_classification: std::collections::BTreeMap<Classification, usize>,
+    pub by_cause: std::collections::BTreeMap<Cause, usize>,
+}
+
+impl Tally {
+    /// Counts one result.
+    pub fn add(&mut self, r: &ClassifyResult) {
+        self.events += 1;
+        let class = r.diagnosis.classification;
+        if class.is_problem() {
+            self.problems += 1;
+        }
+        *self.by_classification.entry(class).or_default() += 1;
+        *self.by_cause.entry(r.diagnosis.cause()).or_default() += 1;
+    }
+
+    /// The exit code.
+    pub fn outcome(&self) -> crate::exit::Outcome {
+        if self.problems > 0 {
+            crate::exit::Outcome::Problem
+        } else {
+            crate::exit::Outcome::Healthy
+        }
     }
 }
 
@@ -420,8 +340,8 @@ pub fn start(
 
 /// Diagnoses one event.
 pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
-    diagnose::enrich(&mut evidence);
-    let (diagnosis, token_check) = diagnose::diagnose(&evidence, ctx);
+    case::enrich(&mut evidence);
+    let (diagnosis, token_check) = case::diagnose(&evidence, ctx);
     ClassifyResult {
         evidence,
         diagnosis,

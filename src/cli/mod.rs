@@ -7,6 +7,7 @@ mod classify;
 mod completion;
 mod decode;
 mod doctor;
+mod explain;
 mod probe;
 mod skew;
 mod tls;
@@ -17,6 +18,7 @@ pub use classify::ClassifyArgs;
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 pub use doctor::DoctorArgs;
+pub use explain::ExplainArgs;
 pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
 pub use tls::TlsArgs;
@@ -103,7 +105,7 @@ impl Cli {
             Command::Probe(a) => a.token.argument(),
             Command::Doctor(a) => a.token.argument(),
             Command::Classify(a) => a.token.clone(),
-            Command::Completion(_) | Command::Complete(_) => None,
+            Command::Explain(_) | Command::Completion(_) | Command::Complete(_) => None,
         }
     }
 }
@@ -218,6 +220,9 @@ pub enum Command {
     /// Say what an error, a curl -v transcript, an API server log or audit event means.
     #[command(after_help = classify::EXAMPLES)]
     Classify(ClassifyArgs),
+    /// What a cause means, how to confirm it and how to fix it; every cause without one.
+    #[command(after_help = explain::EXAMPLES)]
+    Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(after_help = completion::EXAMPLES)]
     Completion(CompletionArgs),

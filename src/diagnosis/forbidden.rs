@@ -14,6 +14,8 @@
 
 use serde::Serialize;
 
+use super::next::Command;
+
 /// The parts of a 403 message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Forbidden {
@@ -111,60 +113,110 @@ impl Forbidden {
 
     /// The `kubectl create role|clusterrole` and `… rolebinding|clusterrolebinding`
     /// commands that grant exactly this request to this user. Empty for anonymous.
-    pub fn grant_commands(&self) -> Vec<String> {
+    pub fn grant_commands(&self) -> Vec<Command> {
         if self.is_anonymous() {
             return Vec::new();
         }
-        let subject = match self.service_account() {
-            Some((ns, name)) => format!("--serviceaccount={ns}:{name}"),
-            None => format!("--user={}", shell_word(&self.user)),
+        let subject = |c: Command| match self.service_account() {
+            Some((ns, name)) => c.word(&format!("--serviceaccount={ns}:{name}")),
+            None => c.flag_value("--user", Some(&self.user), "USER"),
         };
         let who = self
             .service_account()
             .map_or_else(|| slug(&self.user), |(_, name)| slug(name));
+        let verb = |c: Command| c.flag_value("--verb", Some(&self.verb), "VERB");
         if let Some(path) = &self.path {
             let role = format!("{who}-{}-{}", slug(&self.verb), slug(path));
             return vec![
-                format!(
-                    "kubectl create clusterrole {role} --verb={} --non-resource-url={}",
-                    self.verb,
-                    shell_word(path)
+                verb(
+                    Command::kubectl()
+                        .words(&["create", "clusterrole"])
+                        .value(Some(&role), "ROLE"),
+                )
+                .flag_value("--non-resource-url", Some(path), "PATH"),
+                subject(
+                    Command::kubectl()
+                        .words(&["create", "clusterrolebinding"])
+                        .value(Some(&role), "ROLE")
+                        .flag_value("--clusterrole", Some(&role), "ROLE"),
                 ),
-                format!("kubectl create clusterrolebinding {role} --clusterrole={role} {subject}"),
             ];
         }
         let Some(resource) = &self.resource else {
             return Vec::new();
         };
-        let mut qualified = resource.clone();
+        // A role for pods/log is not the role for pods: the name says so.
+        let what = match &self.subresource {
+            Some(sub) => format!("{resource}-{sub}"),
+            None => resource.clone(),
+        };
+        let role = format!("{who}-{}-{}", slug(&self.verb), slug(&what));
+        let (kind, binding, role_flag) = match &self.namespace {
+            Some(_) => ("role", "rolebinding", "--role"),
+            None => ("clusterrole", "clusterrolebinding", "--clusterrole"),
+        };
+        let mut create = verb(
+            Command::kubectl()
+                .words(&["create", kind])
+                .value(Some(&role), "ROLE"),
+        )
+        .flag_value(
+            "--resource",
+            Some(&self.qualified_resource(true)),
+            "RESOURCE",
+        );
+        if let Some(name) = &self.name {
+            create = create.flag_value("--resource-name", Some(name), "NAME");
+        }
+        let mut bind = subject(
+            Command::kubectl()
+                .words(&["create", binding])
+                .value(Some(&role), "ROLE")
+                .flag_value(role_flag, Some(&role), "ROLE"),
+        );
+        if let Some(ns) = &self.namespace {
+            create = create.namespace(Some(ns));
+            bind = bind.namespace(Some(ns));
+        }
+        vec![create, bind]
+    }
+
+    /// `resource[.group][/subresource]`, as `kubectl create role --resource` takes it.
+    fn qualified_resource(&self, with_subresource: bool) -> String {
+        let mut qualified = self.resource.clone().unwrap_or_default();
         if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
             qualified = format!("{qualified}.{group}");
         }
-        if let Some(sub) = &self.subresource {
+        if with_subresource && let Some(sub) = &self.subresource {
             qualified = format!("{qualified}/{sub}");
         }
-        let role = format!("{who}-{}-{}", slug(&self.verb), slug(resource));
-        let name = self
-            .name
-            .as_deref()
-            .map(|n| format!(" --resource-name={}", shell_word(n)))
-            .unwrap_or_default();
-        match &self.namespace {
-            Some(ns) => vec![
-                format!(
-                    "kubectl create role {role} --verb={} --resource={qualified}{name} -n {ns}",
-                    self.verb
-                ),
-                format!("kubectl create rolebinding {role} --role={role} {subject} -n {ns}"),
-            ],
-            None => vec![
-                format!(
-                    "kubectl create clusterrole {role} --verb={} --resource={qualified}{name}",
-                    self.verb
-                ),
-                format!("kubectl create clusterrolebinding {role} --clusterrole={role} {subject}"),
-            ],
+        qualified
+    }
+
+    /// `kubectl auth can-i` for exactly this request, as this user: re-checks
+    /// after a grant. A subresource goes in `--subresource` (kubectl reads
+    /// `pods/log/NAME` as resource `pods` named `log/NAME`).
+    pub fn can_i(&self) -> Option<Command> {
+        let mut c = Command::kubectl()
+            .words(&["auth", "can-i"])
+            .value(Some(&self.verb), "VERB");
+        if let Some(path) = &self.path {
+            c = c.value(Some(path), "PATH");
+        } else {
+            self.resource.as_ref()?;
+            let mut target = self.qualified_resource(false);
+            if let Some(name) = &self.name {
+                target = format!("{target}/{name}");
+            }
+            c = c.value(Some(&target), "RESOURCE");
+            if let Some(sub) = &self.subresource {
+                c = c.flag_value("--subresource", Some(sub), "SUBRESOURCE");
+            }
+            if let Some(ns) = &self.namespace {
+                c = c.namespace(Some(ns));
+            }
         }
+        Some(c.flag_value("--as", Some(&self.user), "USER"))
     }
 }
 
@@ -199,19 +251,6 @@ fn slug(text: &str) -> String {
     if s.is_empty() { "root".to_owned() } else { s }
 }
 
-/// Quotes a value for a POSIX shell when it holds anything unusual.
-fn shell_word(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@".contains(c))
-    {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,7 +268,10 @@ mod tests {
         assert_eq!(f.namespace.as_deref(), Some("debug-lab"));
         assert_eq!(f.reason, None);
         assert_eq!(
-            f.grant_commands(),
+            f.grant_commands()
+                .iter()
+                .map(Command::shell)
+                .collect::<Vec<_>>(),
             [
                 "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab",
                 "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab",
@@ -250,8 +292,8 @@ mod tests {
             Some(r#"RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#)
         );
         assert_eq!(
-            f.grant_commands()[0],
-            "kubectl create role ray-job-get-rayclusters --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
+            f.grant_commands()[0].shell(),
+            "kubectl create role ray-job-get-rayclusters-status --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
         );
     }
 
@@ -263,7 +305,9 @@ mod tests {
         .unwrap();
         assert_eq!(f.namespace, None);
         assert!(
-            f.grant_commands()[0].starts_with("kubectl create clusterrole checkout-list-nodes")
+            f.grant_commands()[0]
+                .shell()
+                .starts_with("kubectl create clusterrole checkout-list-nodes")
         );
         let f = Forbidden::parse(r#"forbidden: User "system:anonymous" cannot get path "/api""#)
             .unwrap();
@@ -274,8 +318,33 @@ mod tests {
             Forbidden::parse(r#"User "jane" cannot list pods in the namespace "default""#).unwrap();
         assert_eq!(f.resource.as_deref(), Some("pods"));
         assert_eq!(f.namespace.as_deref(), Some("default"));
-        assert!(f.grant_commands()[1].contains("--user=jane"));
+        assert!(f.grant_commands()[1].shell().contains("--user=jane"));
         assert!(Forbidden::parse("Unauthorized").is_none());
+    }
+
+    #[test]
+    fn can_i_takes_a_subresource_as_a_flag() {
+        let f = Forbidden::parse(
+            r#"pods "web-0" is forbidden: User "system:serviceaccount:shop:ci" cannot get resource "pods/log" in API group "" in the namespace "shop""#,
+        )
+        .unwrap();
+        // `pods/log/web-0` would be resource pods named log/web-0 to kubectl.
+        assert_eq!(
+            f.can_i().unwrap().shell(),
+            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:ci"
+        );
+        assert_eq!(
+            f.grant_commands()[0].shell(),
+            "kubectl create role ci-get-pods-log --verb=get --resource=pods/log --resource-name=web-0 -n shop"
+        );
+        let f = Forbidden::parse(
+            r#"forbidden: User "system:serviceaccount:shop:ci" cannot get path "/metrics""#,
+        )
+        .unwrap();
+        assert_eq!(
+            f.can_i().unwrap().shell(),
+            "kubectl auth can-i get /metrics --as=system:serviceaccount:shop:ci"
+        );
     }
 
     #[test]

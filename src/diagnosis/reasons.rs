@@ -13,14 +13,16 @@
 //! (jwt.go, claims.go, legacy.go) across 1.10–1.36 and go-jose v2 (see
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
+//!
+//! Over 800 lines because the pattern table holds every wording of every
+//! version, and its tests one aggregate per wording; the code is under 800.
 
 use serde::Serialize;
 
 use super::Cause;
 
 /// Which known message a reason is. Stable kebab-case names (JSON `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReasonKind {
     /// `invalid bearer token`: the loopback authenticator's answer to every other
     /// token; alone, it means no authenticator recognised the token at all.
@@ -76,13 +78,15 @@ pub enum ReasonKind {
     Unrecognised,
 }
 
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, Unrecognised);
+
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
             ReasonKind::InvalidBearerToken => "invalid-bearer-token",
             ReasonKind::Expired => "expired",
-            ReasonKind::NotValidYet => "not-valid-yet",
+            ReasonKind::NotValidYet => "not-yet-valid",
             ReasonKind::IssuedInFuture => "issued-in-future",
             ReasonKind::UnexpectedValidationError => "unexpected-validation-error",
             ReasonKind::CouldNotBeValidated => "could-not-be-validated",
@@ -110,7 +114,7 @@ impl ReasonKind {
 }
 
 /// Values a message carries, where it carries them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReasonValues {
     /// Namespace of the ServiceAccount (or of the Secret, legacy invalid-since).
     pub namespace: Option<String>,
@@ -188,6 +192,7 @@ const fn p(kind: ReasonKind, cause: Cause, era: &'static str, matcher: Matcher) 
     }
 }
 
+use crate::wire::string_codes;
 use Matcher::{Custom as C, Literal as L, Prefix as P};
 use ReasonKind as K;
 
@@ -303,7 +308,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::ServiceAccountUidMismatch,
         Cause::ServiceAccountRecreated,
-        "≤1.22, legacy (all)",
+        "≤1.22, and every version for legacy tokens",
         C(sa_uid_old),
     ),
     p(
@@ -315,7 +320,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::ServiceAccountDeleted,
         Cause::ServiceAccountDeleted,
-        "≤1.22, legacy (all)",
+        "≤1.22, and every version for legacy tokens",
         C(sa_deleted_old),
     ),
     // Bound objects.
@@ -328,7 +333,7 @@ const PATTERNS: &[Pattern] = &[
     p(
         K::TokenInvalidated,
         Cause::SecretDeleted,
-        "legacy (all), ≤1.22 bound",
+        "≤1.22 for bound tokens, every version for legacy ones",
         L("Token has been invalidated"),
     ),
     p(
@@ -355,7 +360,12 @@ const PATTERNS: &[Pattern] = &[
         "≤1.22",
         C(secret_uid_old),
     ),
-    p(K::NodeUidMismatch, Cause::NodeDeleted, "1.29+", C(node_uid)),
+    p(
+        K::NodeUidMismatch,
+        Cause::NodeRecreated,
+        "1.29+",
+        C(node_uid),
+    ),
     p(
         K::NodeBindingValidationDisabled,
         Cause::Unknown,
@@ -731,6 +741,67 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
     None
 }
 
+/// One wording kube-apiserver prints, as `explain` lists it: the text (values
+/// as UPPERCASE placeholders), the versions that print it, and its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub kind: ReasonKind,
+    pub cause: Cause,
+    pub era: &'static str,
+    pub text: &'static str,
+}
+
+/// Every wording this parser knows, in its matching order.
+pub fn wordings() -> impl Iterator<Item = Wording> {
+    PATTERNS.iter().map(|p| Wording {
+        kind: p.kind,
+        cause: p.cause,
+        era: p.era,
+        text: match p.matcher {
+            Matcher::Literal(text) | Matcher::Prefix(text) => text,
+            Matcher::Custom(_) => template(p.kind, p.era),
+        },
+    })
+}
+
+/// The shape of a structured message, for people.
+fn template(kind: ReasonKind, era: &str) -> &'static str {
+    let old = era.starts_with('≤');
+    match kind {
+        ReasonKind::IssuerInvalid => "token issuer \"ISSUER\" is invalid",
+        ReasonKind::AudienceInvalid => {
+            "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]"
+        }
+        ReasonKind::ServiceAccountNotFound => "serviceaccounts \"NAME\" not found",
+        ReasonKind::ServiceAccountUidMismatch if old => {
+            "ServiceAccount UID (LIVE) does not match claim (CLAIM)"
+        }
+        ReasonKind::ServiceAccountUidMismatch => {
+            "service account UID (LIVE) does not match claim (CLAIM)"
+        }
+        ReasonKind::ServiceAccountDeleted if old => {
+            "ServiceAccount NAMESPACE/NAME has been deleted"
+        }
+        ReasonKind::ServiceAccountDeleted => "service account NAMESPACE/NAME has been deleted",
+        ReasonKind::PodUidMismatch if old => "Pod UID (LIVE) does not match claim (CLAIM)",
+        ReasonKind::PodUidMismatch => {
+            "pod UID (LIVE) does not match service account pod ref claim (CLAIM)"
+        }
+        ReasonKind::SecretUidMismatch if old => "Secret UID (LIVE) does not match claim (CLAIM)",
+        ReasonKind::SecretUidMismatch => {
+            "secret UID (LIVE) does not match service account secret ref claim (CLAIM)"
+        }
+        ReasonKind::NodeUidMismatch => {
+            "node UID (LIVE) does not match service account node ref claim (CLAIM)"
+        }
+        ReasonKind::LegacyTokenMarkedInvalid => {
+            "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token"
+        }
+        ReasonKind::LegacyClaimInvalid => "CLAIM claim is missing (or: CLAIM claim is invalid)",
+        _ => "",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -815,7 +886,10 @@ mod tests {
         );
         assert_eq!(
             (r.cause, r.era),
-            (Cause::ServiceAccountDeleted, "≤1.22, legacy (all)")
+            (
+                Cause::ServiceAccountDeleted,
+                "≤1.22, and every version for legacy tokens"
+            )
         );
     }
 
@@ -836,7 +910,10 @@ mod tests {
         let r = only_specific("ServiceAccount UID (new-uid) does not match claim (old-uid)");
         assert_eq!(
             (r.cause, r.era),
-            (Cause::ServiceAccountRecreated, "≤1.22, legacy (all)")
+            (
+                Cause::ServiceAccountRecreated,
+                "≤1.22, and every version for legacy tokens"
+            )
         );
         assert_eq!(r.values.claim_uid.as_deref(), Some("old-uid"));
     }
@@ -883,7 +960,7 @@ mod tests {
             only_specific("secret UID (s2) does not match service account secret ref claim (s1)");
         assert_eq!(r.cause, Cause::SecretDeleted);
         let r = only_specific("node UID (n2) does not match service account node ref claim (n1)");
-        assert_eq!(r.cause, Cause::NodeDeleted);
+        assert_eq!(r.cause, Cause::NodeRecreated);
         let r = only_specific("[invalid bearer token, Token does not match server's copy]");
         assert_eq!(r.cause, Cause::LegacyTokenInvalidated);
         let r = only_specific(

@@ -43,13 +43,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use url::Url;
 
 pub use clock::RunClock;
 pub use tls::reason_of;
 
 use crate::secret::SecretToken;
+use crate::wire::string_codes;
 
 /// Default per-request timeout (kubectl's --request-timeout has none; a
 /// diagnostic must not hang).
@@ -176,8 +176,7 @@ pub enum ConfigError {
 }
 
 /// Why a TLS handshake failed, as people act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsReason {
     /// The certificate is not signed by a trusted CA (wrong `--cacert`).
     UnknownCa,
@@ -191,6 +190,8 @@ pub enum TlsReason {
     /// Any other handshake failure.
     Other,
 }
+
+string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, NotYetValid, Other);
 
 impl TlsReason {
     /// Stable kebab-case name.
@@ -236,12 +237,21 @@ pub enum Method {
     Post,
 }
 
+string_codes!(Method: Get, Post);
+
 impl Method {
+    /// As on the request line.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
         }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -282,6 +292,8 @@ pub struct Exchange {
     /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
+    /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
+    pub www_authenticate: Option<String>,
     /// The body; empty when it was over the configured bound.
     pub body: Vec<u8>,
     /// The body was over the bound and was not read: the status stands, the
@@ -449,6 +461,7 @@ impl HttpClient {
         let date_header = header("date");
         let location = header("location");
         let content_type = header("content-type");
+        let www_authenticate = header("www-authenticate");
         let status = response.status().as_u16();
         let mut body = Vec::new();
         let announced_over = response
@@ -475,6 +488,7 @@ impl HttpClient {
             date_header,
             location,
             content_type,
+            www_authenticate,
             body,
             body_over_limit,
             sent_at,

@@ -6,16 +6,15 @@
 //! `status.token`; a legacy Secret as JSON with a base64 token at `data.token`.
 
 use base64::Engine as _;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::InputError;
 use crate::secret::SecretToken;
+use crate::wire::string_codes;
 
 /// How the token was wrapped in the input; shown in the report so a user can
 /// check that the tool read what they meant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// The bare JWT.
     Raw,
@@ -30,6 +29,8 @@ pub enum Shape {
     /// Legacy Secret JSON, base64 `data.token`.
     Secret,
 }
+
+string_codes!(Shape: Raw, Bearer, AuthorizationHeader, TokenRequest, ExecCredential, Secret);
 
 impl Shape {
     /// Stable kebab-case name.

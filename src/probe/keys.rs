@@ -1,41 +1,25 @@
 //! Pure: a server's own keys and issuer (`/openid/v1/jwks`,
-//! `/.well-known/openid-configuration`), run through [`crate::verify`] to explain
-//! a 401: `key-mismatch` (the token's kid is not among the keys this server
-//! publishes: rotated, or a token of another cluster), `signature-invalid`,
-//! `issuer-mismatch`, `audience-mismatch`.
-//!
-//! Caveats that cap the confidence: the discovery document shows only the
-//! *first* `--service-account-issuer` although all are accepted, and the API
-//! audiences default to the issuers unless `--api-audiences` is set, so issuer
-//! and audience findings are `medium`. A kid absent from the JWKS the server
-//! itself serves is `high` (external signers may hide keys from discovery, which
-//! the evidence says).
+//! `/.well-known/openid-configuration`), run through [`crate::verify`], reduced
+//! to the [`KeyCheck`] the diagnosis rules read (`rules::keys` says what a
+//! missing kid, a failed signature, another issuer or audience mean, and how
+//! sure that is).
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::{Cause, CauseCandidate, Confidence};
+use crate::diagnosis::case::KeyCheck;
 use crate::token::Token;
 use crate::verify::keys::{self, KeySet};
-use crate::verify::{self, CheckName, Expectations};
+use crate::verify::{self, CheckName, Expectations, VerifyReport};
 
-/// What a server published, and what the checks concluded.
+/// What a server published, and the check of the token against it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KeysFinding {
     /// Kids of the JWKS, if it was read.
     pub kids: Option<Vec<String>>,
     /// The discovery document's issuer, if it was read.
     pub issuer: Option<String>,
-    pub candidates: Vec<CauseCandidate>,
-    pub ruled_out: Vec<Cause>,
-}
-
-fn cand(cause: Cause, confidence: Confidence, evidence: String, step: &str) -> CauseCandidate {
-    CauseCandidate {
-        cause,
-        confidence,
-        evidence: vec![evidence],
-        next_steps: vec![step.to_owned()],
-    }
+    /// The token checked against them (only for a rejected token).
+    pub check: Option<KeyCheck>,
 }
 
 /// Parses what was read and, if `rejected`, checks the token against it.
@@ -52,12 +36,13 @@ pub fn analyse(
     let issuer = discovery
         .and_then(|b| keys::parse_openid_configuration(b).ok())
         .and_then(|d| d.issuer);
+    let kids: Option<Vec<String>> = set
+        .as_ref()
+        .map(|s| s.kids().into_iter().map(str::to_owned).collect());
     let mut finding = KeysFinding {
-        kids: set
-            .as_ref()
-            .map(|s| s.kids().into_iter().map(str::to_owned).collect()),
+        kids: kids.clone(),
         issuer: issuer.clone(),
-        ..KeysFinding::default()
+        check: None,
     };
     let (Some(set), Some(raw), true) = (set.as_ref(), raw, rejected) else {
         return finding;
@@ -68,62 +53,34 @@ pub fn analyse(
         audiences: issuer.iter().cloned().collect(),
     };
     let report = verify::verify(raw, token, set, &expect, now, leeway);
-    let kid = report
-        .token_kid
-        .clone()
-        .unwrap_or_else(|| "(none)".to_owned());
-    let kids = set.kids().join(", ");
-    let key = report.check(CheckName::Key);
-    let signature = report.check(CheckName::Signature);
-    match (key.ok, signature.ok) {
-        (Some(false), _) => finding.candidates.push(cand(
-            Cause::KeyMismatch,
-            Confidence::High,
-            format!(
-                "the token's kid {kid} is not among the keys this server publishes at /openid/v1/jwks ({kids}): its signing key was rotated away, or the token is from another cluster (1.31+ logs \"invalid signature, no keys found\"; external signers may keep keys out of discovery)"
-            ),
-            "get a token from this cluster (kubectl create token NAME -n NAMESPACE); after a key rotation, keep the old public key in --service-account-key-file until old tokens expire",
-        )),
-        (_, Some(false)) => finding.candidates.push(cand(
-            Cause::SignatureInvalid,
-            Confidence::High,
-            format!("no published key verifies the token's signature ({}): tampered, or signed by a key with a reused kid", signature.detail),
-            "compare the token with a fresh one: kubectl create token NAME -n NAMESPACE | kubectl satoken verify --jwks-url ...",
-        )),
-        (Some(true), Some(true)) => finding
-            .ruled_out
-            .extend([Cause::KeyMismatch, Cause::SignatureInvalid]),
-        _ => {}
-    }
-    let iss = report.check(CheckName::Issuer);
-    match iss.ok {
-        Some(false) => finding.candidates.push(cand(
-            Cause::IssuerMismatch,
-            Confidence::Medium,
-            format!(
-                "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
-                token.claims.issuer.as_deref().unwrap_or("(none)"),
-                issuer.as_deref().unwrap_or("-")
-            ),
-            "kubectl get --raw /.well-known/openid-configuration; on the control plane: grep service-account-issuer /etc/kubernetes/manifests/kube-apiserver.yaml",
-        )),
-        Some(true) => finding.ruled_out.push(Cause::IssuerMismatch),
-        None => {}
-    }
-    let aud = report.check(CheckName::Audience);
-    if aud.ok == Some(false) {
-        finding.candidates.push(cand(
-            Cause::AudienceMismatch,
-            Confidence::Medium,
-            format!(
-                "the token's audiences [{}] do not include this server's issuer {}, which is its API audience unless --api-audiences says otherwise: a token requested for another audience (kubectl create token --audience, a projected volume's audience)",
-                token.claims.audiences.join(", "),
-                issuer.as_deref().unwrap_or("-")
-            ),
-            "request the token without --audience (or with the API server's audience) for calls to the API server",
-        ));
-    }
+    finding.check = Some(key_check(
+        &report,
+        "/openid/v1/jwks",
+        kids.unwrap_or_default(),
+        issuer,
+    ));
     finding
+}
+
+/// A verify report against a server's published keys, as the rules read it.
+pub fn key_check(
+    report: &VerifyReport,
+    from: &str,
+    kids: Vec<String>,
+    issuer: Option<String>,
+) -> KeyCheck {
+    let signature = report.check(CheckName::Signature);
+    KeyCheck {
+        from: from.to_owned(),
+        kids,
+        token_kid: report.token_kid.clone(),
+        kid_found: report.check(CheckName::Key).ok,
+        signature_ok: signature.ok,
+        signature_detail: (signature.ok == Some(false)).then(|| signature.detail.clone()),
+        issuer,
+        issuer_ok: report.check(CheckName::Issuer).ok,
+        audience_ok: report.check(CheckName::Audience).ok,
+    }
 }
 
 #[cfg(test)]
@@ -181,9 +138,10 @@ mod tests {
     fn kid_served_rules_key_and_issuer_out() {
         let (raw, token) = signed(ISSUER, ISSUER);
         let f = run(&testdata("jwks.json"), &raw, &token);
-        assert!(f.candidates.is_empty(), "{:?}", f.candidates);
-        assert!(f.ruled_out.contains(&Cause::KeyMismatch));
-        assert!(f.ruled_out.contains(&Cause::IssuerMismatch));
+        let check = f.check.unwrap();
+        assert_eq!(check.kid_found, Some(true));
+        assert_eq!(check.signature_ok, Some(true));
+        assert_eq!(check.issuer_ok, Some(true));
         assert_eq!(f.kids.as_ref().map(Vec::len), Some(3));
         assert_eq!(f.issuer.as_deref(), Some(ISSUER));
     }
@@ -197,20 +155,11 @@ mod tests {
             .unwrap()
             .retain(|k| k["kid"] != RSA_KID);
         let f = run(set.to_string().as_bytes(), &raw, &token);
-        let found: Vec<(Cause, Confidence)> = f
-            .candidates
-            .iter()
-            .map(|c| (c.cause, c.confidence))
-            .collect();
-        assert_eq!(
-            found,
-            [
-                (Cause::KeyMismatch, Confidence::High),
-                (Cause::IssuerMismatch, Confidence::Medium),
-                (Cause::AudienceMismatch, Confidence::Medium),
-            ]
-        );
-        assert!(f.candidates[0].evidence[0].contains(RSA_KID));
+        let check = f.check.clone().unwrap();
+        assert_eq!(check.kid_found, Some(false));
+        assert_eq!(check.issuer_ok, Some(false));
+        assert_eq!(check.audience_ok, Some(false));
+        assert_eq!(check.token_kid.as_deref(), Some(RSA_KID));
         // Nothing is concluded for a token the server accepted, or without the JWKS.
         let now = DateTime::from_timestamp(NOW, 0).unwrap();
         let leeway = TimeDelta::seconds(60);
@@ -223,8 +172,8 @@ mod tests {
             now,
             leeway,
         );
-        assert!(accepted.candidates.is_empty());
+        assert!(accepted.check.is_none());
         let unread = analyse(None, None, Some(&raw), &token, true, now, leeway);
-        assert!(unread.candidates.is_empty() && unread.kids.is_none());
+        assert!(unread.check.is_none() && unread.kids.is_none());
     }
 }

@@ -4,8 +4,9 @@
 //! - [`observe`] (I/O) sends the requests, concurrently per server, through
 //!   [`crate::http`], and returns [`ServerObservation`]s: facts only;
 //! - [`offset`] (pure) turns `Date` headers into a clock-offset interval;
-//! - [`classify`] (pure) turns observations plus the decoded token into a
-//!   [`ProbeReport`]: a classification per server and one [`Diagnosis`].
+//! - [`evidence`] (pure) turns one server's observation into the typed case
+//!   the diagnosis rules read, and [`analyse`] (pure) runs them: a
+//!   classification and a [`Diagnosis`] per server and one for the run.
 //!
 //! Requests per server, in order: a token-less `GET /version` (the preflight that
 //! proves the TLS handshake, and a first `Date`), then with the token
@@ -13,14 +14,15 @@
 //! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
 //! `--anonymous` the same again without the token.
 //!
-//! Deeper (issue 6): [`review`] (TokenReview with the operator's kubeconfig
+//! Side requests: [`review`] (TokenReview with the operator's kubeconfig
 //! credentials), [`keys`] (the server's JWKS and issuer through `verify`),
-//! [`bindings`] (ServiceAccount, pod and Secret read from the API),
+//! [`bindings`] (ServiceAccount, pod, Secret and Node read from the API),
 //! [`endpoints`] (every control-plane replica of the `kubernetes` Service).
 
+pub mod analyse;
 pub mod bindings;
-pub mod classify;
 pub mod endpoints;
+pub mod evidence;
 pub mod keys;
 pub mod observe;
 pub mod offset;
@@ -33,10 +35,11 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::diagnosis::{Classification, Diagnosis};
-use crate::http::{TlsReason, TransportError};
+use crate::http::{Method, TlsReason, TransportError};
+use crate::wire::string_codes;
 use offset::OffsetInterval;
 
-pub use classify::{Deeper, analyse, analyse_deeper};
+pub use analyse::{Context, analyse};
 
 /// What a request was for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +63,8 @@ pub enum RequestKind {
     /// `GET` of the `kubernetes` Service's EndpointSlices or Endpoints.
     Endpoints,
 }
+
+string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, Jwks, Discovery, ReadObject, Endpoints);
 
 impl RequestKind {
     /// Stable kebab-case name, as in JSON.
@@ -123,27 +128,23 @@ pub struct Answer {
     /// a malformed header is not a missing one.
     pub malformed_date: Option<String>,
     pub location: Option<String>,
+    /// `Content-Type`, when sent.
+    pub content_type: Option<String>,
+    /// `WWW-Authenticate`, when sent.
+    pub www_authenticate: Option<String>,
+    /// The body was over the size bound and was not read (`json` and
+    /// `status_body` are then `None`, though the server may have sent them).
+    pub body_over_limit: bool,
     pub sent_at: DateTime<Utc>,
     pub received_at: DateTime<Utc>,
     pub latency: Duration,
-}
-
-impl Answer {
-    /// Why this answer gives no server clock reading: no `Date` header, or one
-    /// that is not an HTTP date (quoted, sanitised by the renderers).
-    pub fn date_problem(&self) -> String {
-        match &self.malformed_date {
-            Some(raw) => format!("the server's Date header {raw:?} is not an HTTP date"),
-            None => "the server sent no Date header".to_owned(),
-        }
-    }
 }
 
 /// One request and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestObservation {
     pub kind: RequestKind,
-    pub method: &'static str,
+    pub method: Method,
     pub path: String,
     /// No token was sent.
     pub anonymous: bool,
@@ -255,21 +256,18 @@ pub struct ProbeReport {
     pub leeway_seconds: i64,
 }
 
-/// The exit code: 0 authenticated (ok, or 404), 1 for 401/403 (or another
-/// status), 3 when a server could not be reached or TLS failed; worst of all servers.
+/// The exit code: 0 authenticated (ok, or 404), 1 for a problem diagnosed, 3
+/// when a server could not be reached or TLS failed; worst of all servers.
 pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
     use crate::exit::Outcome;
     report
         .servers
         .iter()
-        .map(|s| match s.classification {
-            Classification::Ok | Classification::NotFound => Outcome::Healthy,
-            Classification::Unauthorized
-            | Classification::Forbidden
-            | Classification::OtherStatus => Outcome::Problem,
-            Classification::TlsError | Classification::NetworkError => Outcome::Unreachable,
-            Classification::ReplicaDependent => Outcome::Problem,
-        })
+        .map(|s| Outcome::of(s.classification))
+        .chain(
+            (report.diagnosis.classification == Classification::ReplicaDependent)
+                .then_some(Outcome::Problem),
+        )
         .fold(
             if report.servers.is_empty() {
                 Outcome::Unreachable

@@ -12,7 +12,8 @@ use super::{
     StatusBody,
 };
 use crate::http::{
-    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
+    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Method, Request,
+    RunClock,
 };
 use crate::secret::SecretToken;
 
@@ -204,7 +205,7 @@ pub fn observe(
                 let result = connected.send_with_token(&request, token).map(answer);
                 observations[i].requests.push(RequestObservation {
                     kind: RequestKind::ReadObject,
-                    method: "GET",
+                    method: Method::Get,
                     path: request.path.clone(),
                     anonymous: false,
                     operator: false,
@@ -254,7 +255,7 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
                       result: Result<Exchange, crate::http::TransportError>| {
         let observation = RequestObservation {
             kind,
-            method: request.method.as_str(),
+            method: request.method,
             path: request.path.clone(),
             anonymous: who == As::Nobody,
             operator: who == As::Operator,
@@ -363,7 +364,7 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
         let status = result.as_ref().ok().map(|a| a.status);
         side.push(RequestObservation {
             kind,
-            method: request.method.as_str(),
+            method: request.method,
             path: request.path.clone(),
             anonymous: who == As::Nobody,
             operator: who == As::Operator,
@@ -468,7 +469,7 @@ pub fn discover_endpoints(
         });
         discovery.requests.push(RequestObservation {
             kind: RequestKind::Endpoints,
-            method: "GET",
+            method: Method::Get,
             path: path.to_owned(),
             anonymous: false,
             operator,
@@ -567,6 +568,9 @@ pub fn answer(exchange: Exchange) -> Answer {
         date: exchange.date,
         malformed_date: exchange.date_header.filter(|_| exchange.date.is_none()),
         location: exchange.location,
+        content_type: exchange.content_type,
+        www_authenticate: exchange.www_authenticate,
+        body_over_limit: exchange.body_over_limit,
         sent_at: exchange.sent_at,
         received_at: exchange.received_at,
         latency: exchange.latency,

@@ -6,179 +6,191 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 #[cfg(test)]
 use serde_json::Value;
 
 use super::TableStyle;
+use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, TokenCheck};
-use crate::diagnosis::reasons::AuthReason;
-use crate::diagnosis::{Cause, CauseCandidate, Classification, Confidence};
-use crate::timefmt::rfc3339;
+use crate::classify::StampSource as ClockSource;
+use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
+use crate::diagnosis::{Cause, Classification};
 use crate::token::{self, Token};
-use crate::window::{at_seconds, ceil_seconds, floor_seconds};
+use crate::window::Verdict;
+use crate::window::{ceil_seconds, floor_seconds};
 
-/// Every classification, for the summary (stable keys, zero counts included).
-const CLASSIFICATIONS: [Classification; 7] = Classification::PER_REQUEST;
-
-/// `classify -o json`.
-#[derive(Debug, Serialize)]
+/// `classify -o json`: every answer recognised in the evidence, each with its
+/// diagnosis, and counts over them.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ClassifyJson<'a> {
+    /// What was read.
     pub input: InputJson,
-    pub evaluated_at: String,
+    /// `--now` or the clock.
+    pub evaluated_at: Time,
+    /// The leeway applied.
+    #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
     /// The token given with --token/-f; null without one.
-    pub token: Option<TokenJson>,
+    pub token: Option<TokenSummaryJson<'a>>,
+    /// One per recognised event, in input order.
     pub results: Vec<ResultJson<'a>>,
+    /// Counts over all results.
     pub summary: SummaryJson,
 }
 
 /// What was read.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct InputJson {
     /// `stdin` or `file PATH`.
     pub source: String,
     /// The evidence type.
     #[serde(rename = "type")]
-    pub source_type: &'static str,
+    pub source_type: SourceType,
     /// `false` when forced with --type.
     pub detected: bool,
 }
 
-/// The token, identified (never shown).
-#[derive(Debug, Serialize)]
-pub struct TokenJson {
-    pub fingerprint: String,
-    pub kind: &'static str,
-    pub binding: &'static str,
-    pub subject: Option<String>,
-    pub issued_at: Option<String>,
-    pub not_before: Option<String>,
-    pub expires_at: Option<String>,
-    pub credential_id: Option<String>,
-}
-
 /// One recognised event.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ResultJson<'a> {
     /// 1-based line of the event in the input.
+    #[schemars(range(min = 1))]
     pub line: usize,
-    pub source_type: &'static str,
+    /// The evidence type of this event.
+    pub source_type: SourceType,
     /// The concrete format (`curl -v`, `structured`, `fabric8`…).
     pub format: &'static str,
     /// The line that carried the answer.
     pub excerpt: &'a str,
     /// The evidence's own instant, when it has one.
-    pub at: Option<String>,
-    /// `date-header`, `log-timestamp`, `log-timestamp-year-inferred`, `audit-timestamp`.
-    pub at_source: Option<&'static str>,
+    pub at: Option<Time>,
+    /// Where `at` came from.
+    pub at_source: Option<ClockSource>,
     /// HTTP status code, when known.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
-    pub classification: Classification,
-    pub cause: Cause,
-    pub confidence: Confidence,
+    /// The user the evidence names.
     pub user: Option<&'a str>,
+    /// The request, or null when nothing is known.
     pub request: Option<&'a RequestInfo>,
     /// kube-apiserver's reasons (log line or TokenReview), parsed.
-    pub reasons: &'a [AuthReason],
-    pub evidence: &'a [String],
-    pub next_steps: &'a [String],
-    pub candidates: &'a [CauseCandidate],
+    pub reasons: Vec<ReasonJson<'a>>,
     /// The token's times judged at the event's instant (401 with a token only).
     pub token_check: Option<TokenCheckJson>,
+    /// What the answer means and what to do.
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// `window::judge` at the event's instant.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TokenCheckJson {
-    pub at: String,
-    pub at_source: &'static str,
-    pub verdict: &'static str,
+    /// The instant judged at.
+    pub at: Time,
+    /// Where that instant came from.
+    pub at_source: ClockSource,
+    /// The verdict at that instant.
+    pub verdict: Verdict,
+    /// Not yet valid: seconds until accepted, rounded up.
     pub accepted_in_seconds: Option<i64>,
+    /// Expired: seconds since rejection began, rounded up.
     pub rejected_for_seconds: Option<i64>,
+    /// Accepted: seconds still accepted, rounded down.
     pub remaining_seconds: Option<i64>,
 }
 
 /// Counts over all results.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SummaryJson {
+    /// Number of results.
     pub events: usize,
     /// Events whose classification is neither ok nor 404-not-found.
     pub problems: usize,
-    /// Every classification, with 0 for those absent.
+    /// Every per-request classification, with 0 for those absent.
+    #[schemars(schema_with = "counts::<Classification>")]
     pub by_classification: BTreeMap<&'static str, usize>,
-    /// Only the causes present.
+    /// Only the causes present, with their counts.
+    #[schemars(schema_with = "counts::<Cause>")]
     pub by_cause: BTreeMap<&'static str, usize>,
+}
+
+/// `{code: count}`, keyed by the codes of `K`.
+fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "object",
+        "propertyNames": generator.subschema_for::<K>(),
+        "additionalProperties": generator.subschema_for::<usize>(),
+    })
+}
+
+impl SummaryJson {
+    /// The wire summary of a tally (every classification, zeros included).
+    pub fn new(t: &Tally) -> Self {
+        let mut by_classification: BTreeMap<&'static str, usize> = Classification::PER_REQUEST
+            .iter()
+            .map(|c| (c.as_str(), 0))
+            .collect();
+        by_classification.extend(t.by_classification.iter().map(|(k, v)| (k.as_str(), *v)));
+        SummaryJson {
+            events: t.events,
+            problems: t.problems,
+            by_classification,
+            by_cause: t.by_cause.iter().map(|(k, v)| (k.as_str(), *v)).collect(),
+        }
+    }
 }
 
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&Token>) -> Self {
+    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&'a Token>) -> Self {
         ClassifyJson {
             input: InputJson {
                 source: source.to_owned(),
-                source_type: report.source_type.as_str(),
+                source_type: report.source_type,
                 detected: report.detected,
             },
-            evaluated_at: rfc3339(report.evaluated_at),
+            evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
-            token: token.map(token_json),
+            token: token.map(TokenSummaryJson::new),
             results: report.results.iter().map(result_json).collect(),
             summary: summary(report),
         }
     }
 }
 
-fn token_json(t: &Token) -> TokenJson {
-    let (kind, binding) = token::kind::classify(&t.claims);
-    let time = |s: Option<i64>| s.map(|s| rfc3339(at_seconds(s)));
-    TokenJson {
-        fingerprint: t.fingerprint.clone(),
-        kind: kind.as_str(),
-        binding: binding.as_str(),
-        subject: t.claims.subject.clone(),
-        issued_at: time(t.claims.issued_at),
-        not_before: time(t.claims.not_before),
-        expires_at: time(t.claims.expires_at),
-        credential_id: t.claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
-    }
-}
-
 fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons: &[AuthReason] = match &ev.answer {
-        crate::classify::Answer::Rejected { reasons } => reasons,
-        _ => &[],
+    let reasons = match &ev.answer {
+        crate::classify::Answer::Rejected { reasons } => {
+            reasons.iter().map(ReasonJson::new).collect()
+        }
+        _ => Vec::new(),
     };
     ResultJson {
         line: ev.line,
-        source_type: ev.source.as_str(),
+        source_type: ev.source,
         format: ev.format,
         excerpt: &ev.excerpt,
-        at: ev.stamp.map(|s| rfc3339(s.at)),
-        at_source: ev.stamp.map(|s| s.source.as_str()),
+        at: ev.stamp.map(|s| Time::new(s.at)),
+        at_source: ev.stamp.map(|s| s.source),
         status: ev.answer.code(),
-        classification: r.diagnosis.classification,
-        cause: r.diagnosis.cause,
-        confidence: r.diagnosis.confidence,
         user: ev.user.as_deref(),
         request: ev.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
-        evidence: &r.diagnosis.evidence,
-        next_steps: &r.diagnosis.next_steps,
-        candidates: &r.diagnosis.candidates,
         token_check: r.token_check.map(check_json),
+        diagnosis: DiagnosisJson::new(&r.diagnosis),
     }
 }
 
 fn check_json(c: TokenCheck) -> TokenCheckJson {
     let j = c.judgement;
     TokenCheckJson {
-        at: rfc3339(c.stamp.at),
-        at_source: c.stamp.source.as_str(),
-        verdict: j.verdict.as_str(),
+        at: Time::new(c.stamp.at),
+        at_source: c.stamp.source,
+        verdict: j.verdict,
         accepted_in_seconds: j.accepted_in.map(ceil_seconds),
         rejected_for_seconds: j.rejected_for.map(ceil_seconds),
         remaining_seconds: j.remaining.map(floor_seconds),
@@ -186,58 +198,18 @@ fn check_json(c: TokenCheck) -> TokenCheckJson {
 }
 
 fn summary(report: &ClassifyReport) -> SummaryJson {
-    let mut counter = Counter::default();
+    let mut tally = Tally::default();
     for r in &report.results {
-        counter.add(r);
+        tally.add(r);
     }
-    counter.summary()
-}
-
-/// Counts results as they stream by.
-#[derive(Debug, Default, Clone)]
-pub struct Counter {
-    events: usize,
-    problems: usize,
-    by_classification: BTreeMap<&'static str, usize>,
-    by_cause: BTreeMap<&'static str, usize>,
-}
-
-impl Counter {
-    /// Counts one result.
-    pub fn add(&mut self, r: &ClassifyResult) {
-        self.events += 1;
-        let class = r.diagnosis.classification;
-        if !matches!(class, Classification::Ok | Classification::NotFound) {
-            self.problems += 1;
-        }
-        *self.by_classification.entry(class.as_str()).or_default() += 1;
-        *self.by_cause.entry(r.diagnosis.cause.as_str()).or_default() += 1;
-    }
-
-    /// Results that are neither ok nor 404.
-    pub fn problems(&self) -> usize {
-        self.problems
-    }
-
-    /// The wire summary (every classification present, zeros included).
-    pub fn summary(&self) -> SummaryJson {
-        let mut by_classification: BTreeMap<&'static str, usize> =
-            CLASSIFICATIONS.iter().map(|c| (c.as_str(), 0)).collect();
-        by_classification.extend(self.by_classification.iter().map(|(k, v)| (*k, *v)));
-        SummaryJson {
-            events: self.events,
-            problems: self.problems,
-            by_classification,
-            by_cause: self.by_cause.clone(),
-        }
-    }
+    SummaryJson::new(&tally)
 }
 
 /// Writes `classify -o json` one result at a time: the same document as
 /// serialising [`ClassifyJson`], without holding every result in memory.
 pub struct JsonStream<'w> {
     out: &'w mut dyn Write,
-    count: Counter,
+    written: usize,
 }
 
 impl<'w> JsonStream<'w> {
@@ -251,32 +223,28 @@ impl<'w> JsonStream<'w> {
     ) -> io::Result<Self> {
         writeln!(out, "{{")?;
         write_field(out, "input", &input, true)?;
-        write_field(out, "evaluated_at", &rfc3339(evaluated_at), true)?;
+        write_field(out, "evaluated_at", &Time::new(evaluated_at), true)?;
         write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
-        write_field(out, "token", &token.map(token_json), true)?;
+        write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
         write!(out, "  \"results\": [")?;
-        Ok(JsonStream {
-            out,
-            count: Counter::default(),
-        })
+        Ok(JsonStream { out, written: 0 })
     }
 
     /// Writes one result.
     pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.count.events == 0 { "\n" } else { ",\n" };
-        self.count.add(r);
+        let sep = if self.written == 0 { "\n" } else { ",\n" };
+        self.written += 1;
         write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
     }
 
-    /// Closes the results and writes the summary; returns the counts.
-    pub fn finish(self) -> io::Result<Counter> {
-        if self.count.events > 0 {
+    /// Closes the results and writes the summary of `tally`.
+    pub fn finish(self, tally: &Tally) -> io::Result<()> {
+        if self.written > 0 {
             write!(self.out, "\n  ")?;
         }
         writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &self.count.summary(), false)?;
-        writeln!(self.out, "}}")?;
-        Ok(self.count)
+        write_field(self.out, "summary", &SummaryJson::new(tally), false)?;
+        writeln!(self.out, "}}")
     }
 }
 
@@ -314,7 +282,6 @@ pub struct TableStream<'w> {
     /// Results held until we know whether there are more than `DETAILED_MAX`.
     pending: Vec<ClassifyResult>,
     compact: bool,
-    count: Counter,
 }
 
 impl<'w> TableStream<'w> {
@@ -330,7 +297,7 @@ impl<'w> TableStream<'w> {
         writeln!(
             out,
             "{} {} ({})",
-            "Evidence:".style(s.bold),
+            "Input:".style(s.bold),
             source_type.as_str(),
             if detected {
                 "detected"
@@ -354,13 +321,11 @@ impl<'w> TableStream<'w> {
             style: *style,
             pending: Vec::new(),
             compact: false,
-            count: Counter::default(),
         })
     }
 
     /// Adds one result.
     pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
-        self.count.add(&r);
         if self.compact {
             return write_row(self.out, &r, &self.style);
         }
@@ -376,15 +341,15 @@ impl<'w> TableStream<'w> {
         Ok(())
     }
 
-    /// Writes what is held and the summary; returns the counts.
-    pub fn finish(self) -> io::Result<Counter> {
+    /// Writes what is held and the summary of `tally`.
+    pub fn finish(self, tally: &Tally) -> io::Result<()> {
         let s = &self.style.styles;
         for (n, r) in self.pending.iter().enumerate() {
             writeln!(self.out)?;
             write_result(self.out, n + 1, r, &self.style)?;
         }
         writeln!(self.out)?;
-        let summary = self.count.summary();
+        let summary = SummaryJson::new(tally);
         let counts: Vec<String> = summary
             .by_classification
             .iter()
@@ -418,7 +383,7 @@ impl<'w> TableStream<'w> {
                 "Details: -o json, or classify one line at a time.".style(s.dim)
             )?;
         }
-        Ok(self.count)
+        Ok(())
     }
 }
 
@@ -430,10 +395,12 @@ pub fn write_classify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
+    let mut tally = Tally::default();
     for r in &report.results {
+        tally.add(r);
         stream.push(r.clone())?;
     }
-    stream.finish().map(|_| ())
+    stream.finish(&tally)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -473,9 +440,10 @@ fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
 fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     let d = &r.diagnosis;
-    let class_style = match d.classification {
-        Classification::Ok | Classification::NotFound => s.ok,
-        _ => s.error,
+    let class_style = if d.classification.is_problem() {
+        s.error
+    } else {
+        s.ok
     };
     // What is left of the width after the fixed columns.
     let room = usize::from(style.width)
@@ -506,8 +474,8 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         "{:>6}  {}  {:<25}  {:<6}  {excerpt}",
         r.evidence.line,
         format!("{:<17}", d.classification.as_str()).style(class_style),
-        d.cause.as_str(),
-        confidence_word(d.confidence),
+        d.cause().as_str(),
+        d.confidence().as_str(),
     )
 }
 
@@ -542,9 +510,10 @@ fn write_result(
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
         }
     };
-    let class_style = match d.classification {
-        Classification::Ok | Classification::NotFound => s.ok,
-        _ => s.error,
+    let class_style = if d.classification.is_problem() {
+        s.error
+    } else {
+        s.ok
     };
     let status = ev
         .answer
@@ -552,16 +521,8 @@ fn write_result(
         .map(|c| format!(" (HTTP {c})"))
         .unwrap_or_default();
     row(
-        "Classification",
+        "Answer",
         format!("{}{status}", d.classification.as_str().style(class_style)),
-    );
-    row(
-        "Cause",
-        format!(
-            "{} ({} confidence)",
-            d.cause.as_str().style(s.bold),
-            confidence_word(d.confidence)
-        ),
     );
     if let Some(user) = &ev.user {
         row("User", sanitize(user).into_owned());
@@ -592,28 +553,15 @@ fn write_result(
         }
         row("Token check", text);
     }
-    row("Evidence", list(&d.evidence));
-    row("Next steps", list(&d.next_steps));
-    let others: Vec<String> = d
-        .candidates
-        .iter()
-        .skip(1)
-        // "none" is not a cause worth listing beside a real one.
-        .filter(|c| c.cause != Cause::None)
-        .map(|c| format!("{} ({})", c.cause.as_str(), confidence_word(c.confidence)))
-        .collect();
-    if !others.is_empty() {
-        row("Also possible", others.join(", "));
-    }
-    write_table(out, &table)
-}
-
-fn confidence_word(c: Confidence) -> &'static str {
-    match c {
-        Confidence::High => "high",
-        Confidence::Medium => "medium",
-        Confidence::Low => "low",
-    }
+    write_table(out, &table)?;
+    writeln!(
+        out,
+        "{} {}: {}",
+        "Diagnosis:".style(s.bold),
+        d.classification.as_str(),
+        cause_words(d.cause(), d.confidence()).style(s.bold)
+    )?;
+    write_body(out, d, style)
 }
 
 /// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.
@@ -669,19 +617,21 @@ mod tests {
             let mut out = Vec::new();
             let input = InputJson {
                 source: "stdin".to_owned(),
-                source_type: report.source_type.as_str(),
+                source_type: report.source_type,
                 detected: report.detected,
             };
             let mut w =
                 JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
                     .unwrap();
+            let mut tally = Tally::default();
             for r in &report.results {
+                tally.add(r);
                 w.push(r).unwrap();
             }
-            let counts = w.finish().unwrap();
+            w.finish(&tally).unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(streamed, whole);
-            assert_eq!(counts.summary().events, report.results.len());
+            assert_eq!(streamed["summary"]["events"], report.results.len());
         }
     }
 
@@ -700,7 +650,10 @@ mod tests {
         let mut out = Vec::new();
         write_classify(&mut out, &report("401\n"), None, &style).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("Classification:"), "{text}");
+        assert!(
+            text.contains("Answer:") && text.contains("Diagnosis:"),
+            "{text}"
+        );
         assert!(!text.contains("LINE  CLASSIFICATION"), "{text}");
     }
 }

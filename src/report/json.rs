@@ -1,66 +1,107 @@
-//! The JSON wire types: the documented, stable schema (docs/output.md). Domain
-//! reports stay separate from these so the schema changes only deliberately.
+//! The JSON wire types of `decode`, and the token summary and [`Time`] every
+//! other document shares: the documented schema (docs/output.md; the JSON
+//! Schemas in docs/schema/ are generated from these types by
+//! [`super::schema`]). Domain reports stay separate from these so the schema
+//! changes only deliberately.
 
+use std::borrow::Cow;
+
+use chrono::{DateTime, Utc};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::decode::DecodeReport;
 use crate::findings::Finding;
+use crate::input::Shape;
 use crate::report::sanitize::is_dangerous;
 use crate::timefmt::rfc3339;
-use crate::token::ObjectRef;
-use crate::window::at_seconds;
+use crate::token::{Binding, ObjectRef, TokenKind};
+use crate::window::{Verdict, at_seconds};
 
-/// `decode -o json`, one per token (a JSON Lines stream for batches).
-#[derive(Debug, Serialize)]
+/// `decode -o json`: one document per token (a JSON Lines stream for batches,
+/// where a line that is not a token is `{line, error}`).
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DecodeJson<'a> {
-    /// Line number in a batch; absent for a single token.
+    /// Line number in a batch (1-based); absent for a single token.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub line: Option<usize>,
-    pub kind: &'static str,
-    pub binding: &'static str,
-    pub input_shape: &'static str,
+    /// The token's family, told by its claims.
+    pub kind: TokenKind,
+    /// The object the token dies with.
+    pub binding: Binding,
+    /// How the token was wrapped in the input.
+    pub input_shape: Shape,
     /// First 8 hex digits of SHA-256 of the token.
+    #[schemars(regex(pattern = FINGERPRINT))]
     pub fingerprint: &'a str,
+    /// JOSE header fields.
     pub header: HeaderJson<'a>,
-    /// The payload as decoded.
+    /// The payload as decoded (raw; any claims).
     pub claims: &'a Map<String, Value>,
+    /// `iss`, or null.
     pub issuer: Option<&'a str>,
+    /// `sub`, or null.
     pub subject: Option<&'a str>,
+    /// `aud` as a list (a string `aud` becomes one element).
     pub audiences: &'a [String],
+    /// The ServiceAccount's namespace, or null.
     pub namespace: Option<&'a str>,
+    /// The ServiceAccount, or null.
     pub service_account: Option<RefJson>,
+    /// The bound pod, or null.
     pub pod: Option<RefJson>,
+    /// The bound node, or null.
     pub node: Option<RefJson>,
+    /// The bound (or legacy) Secret, or null.
     pub secret: Option<RefJson>,
-    pub issued_at: Option<String>,
-    pub not_before: Option<String>,
-    pub expires_at: Option<String>,
-    pub warn_after: Option<String>,
+    /// `iat`, or null.
+    pub issued_at: Option<Time>,
+    /// `nbf`, or null.
+    pub not_before: Option<Time>,
+    /// `exp`, or null.
+    pub expires_at: Option<Time>,
+    /// `kubernetes.io.warnafter`, or null.
+    pub warn_after: Option<Time>,
+    /// `exp - iat`, or null.
     pub lifetime_seconds: Option<i64>,
+    /// `exp - evaluated_at` (negative when expired), or null.
     pub expires_in_seconds: Option<i64>,
-    /// `JTI=<jti>`, as kube-apiserver writes it into user extra and audit events.
+    /// `JTI=<jti>`, as kube-apiserver writes it into user extra and audit
+    /// events; null without `jti`.
     pub credential_id: Option<String>,
+    /// The signature is described, never shown.
     pub signature: SignatureJson,
-    pub evaluated_at: String,
+    /// The instant the token was judged at (`--now` or the clock).
+    pub evaluated_at: Time,
+    /// The leeway applied to `nbf`, `exp` and `iat`.
+    #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
-    /// accept | reject-… at `evaluated_at` on this clock; null for legacy tokens.
-    pub verdict: Option<&'static str>,
+    /// What kube-apiserver would do with the token at `evaluated_at` on this
+    /// clock; null for legacy tokens.
+    pub verdict: Option<Verdict>,
+    /// What decode noticed.
     pub findings: &'a [Finding],
 }
 
 /// JOSE header fields.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct HeaderJson<'a> {
+    /// `alg`, or null.
     pub alg: Option<&'a str>,
+    /// `kid`, or null.
     pub kid: Option<&'a str>,
+    /// `typ`, or null.
     pub typ: Option<&'a str>,
 }
 
 /// `{name, uid}` of a bound object.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct RefJson {
+    /// Object name.
     pub name: Option<String>,
+    /// Object uid.
     pub uid: Option<String>,
 }
 
@@ -74,16 +115,108 @@ impl From<ObjectRef> for RefJson {
 }
 
 /// The signature is described, never shown.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SignatureJson {
+    /// Whether the signature segment is non-empty.
     pub present: bool,
+    /// Decoded signature length.
     pub bytes: usize,
 }
 
+/// A token identified without being shown: the same shape wherever a report
+/// names the token it judged (`classify`, `verify`, `probe`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TokenSummaryJson<'a> {
+    /// First 8 hex digits of SHA-256 of the token.
+    #[schemars(regex(pattern = FINGERPRINT))]
+    pub fingerprint: &'a str,
+    /// The token's family, told by its claims.
+    pub kind: TokenKind,
+    /// The object the token dies with.
+    pub binding: Binding,
+    /// Header `alg`, or null.
+    pub alg: Option<&'a str>,
+    /// Header `kid`, or null when absent or empty.
+    pub kid: Option<&'a str>,
+    /// `iss`, or null.
+    pub issuer: Option<&'a str>,
+    /// `sub`, or null.
+    pub subject: Option<&'a str>,
+    /// `aud` as a list.
+    pub audiences: &'a [String],
+    /// `iat`, or null.
+    pub issued_at: Option<Time>,
+    /// `nbf`, or null.
+    pub not_before: Option<Time>,
+    /// `exp`, or null.
+    pub expires_at: Option<Time>,
+    /// `JTI=<jti>`, as kube-apiserver writes it into user extra and audit
+    /// events; null without `jti`.
+    pub credential_id: Option<String>,
+}
+
+/// A token's fingerprint: 8 lowercase hex digits.
+const FINGERPRINT: &str = "^[0-9a-f]{8}$";
+
+/// An instant as every `-o json` document writes it: RFC 3339 in UTC
+/// (`2026-01-01T00:00:00Z`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Time(String);
+
+impl Time {
+    pub fn new(at: DateTime<Utc>) -> Self {
+        Time(rfc3339(at))
+    }
+
+    /// A time claim (seconds since the epoch).
+    pub fn seconds(s: Option<i64>) -> Option<Self> {
+        s.map(|s| Time::new(at_seconds(s)))
+    }
+}
+
+impl JsonSchema for Time {
+    fn schema_name() -> Cow<'static, str> {
+        "Time".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "format": "date-time",
+            "description": "An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`)."
+        })
+    }
+}
+
+impl<'a> TokenSummaryJson<'a> {
+    pub fn new(token: &'a crate::token::Token) -> Self {
+        let (kind, binding) = crate::token::kind::classify(&token.claims);
+        let claims = &token.claims;
+        TokenSummaryJson {
+            fingerprint: &token.fingerprint,
+            kind,
+            binding,
+            alg: token.header.alg.as_deref(),
+            kid: token.header.kid.as_deref().filter(|k| !k.is_empty()),
+            issuer: claims.issuer.as_deref(),
+            subject: claims.subject.as_deref(),
+            audiences: &claims.audiences,
+            issued_at: Time::seconds(claims.issued_at),
+            not_before: Time::seconds(claims.not_before),
+            expires_at: Time::seconds(claims.expires_at),
+            credential_id: claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
+        }
+    }
+}
+
 /// A batch line that could not be read as a token.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct LineErrorJson<'a> {
+    /// Line number in the batch (1-based).
+    #[schemars(range(min = 1))]
     pub line: usize,
+    /// Why the line is not a token (never includes the token).
     pub error: &'a str,
 }
 
@@ -93,12 +226,11 @@ impl<'a> DecodeJson<'a> {
         let token = &report.token;
         let claims = &token.claims;
         let k8s = claims.kubernetes.as_ref();
-        let time = |s: Option<i64>| s.map(|s| rfc3339(at_seconds(s)));
         DecodeJson {
             line,
-            kind: report.kind.as_str(),
-            binding: report.binding.as_str(),
-            input_shape: report.shape.as_str(),
+            kind: report.kind,
+            binding: report.binding,
+            input_shape: report.shape,
             fingerprint: &token.fingerprint,
             header: HeaderJson {
                 alg: token.header.alg.as_deref(),
@@ -114,10 +246,10 @@ impl<'a> DecodeJson<'a> {
             pod: k8s.and_then(|k| k.pod.clone()).map(Into::into),
             node: k8s.and_then(|k| k.node.clone()).map(Into::into),
             secret: claims.secret().map(Into::into),
-            issued_at: time(claims.issued_at),
-            not_before: time(claims.not_before),
-            expires_at: time(claims.expires_at),
-            warn_after: time(k8s.and_then(|k| k.warn_after)),
+            issued_at: Time::seconds(claims.issued_at),
+            not_before: Time::seconds(claims.not_before),
+            expires_at: Time::seconds(claims.expires_at),
+            warn_after: Time::seconds(k8s.and_then(|k| k.warn_after)),
             lifetime_seconds: report.lifetime_seconds,
             expires_in_seconds: report.expires_in_seconds,
             credential_id: claims.jwt_id.as_ref().map(|j| format!("JTI={j}")),
@@ -125,9 +257,9 @@ impl<'a> DecodeJson<'a> {
                 present: token.signature_len > 0,
                 bytes: token.signature_len,
             },
-            evaluated_at: rfc3339(report.evaluated_at),
+            evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
-            verdict: report.verdict.map(|v| v.as_str()),
+            verdict: report.verdict,
             findings: &report.findings,
         }
     }

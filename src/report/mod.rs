@@ -3,10 +3,13 @@
 //! show relative times against is in the report).
 
 pub mod classify;
+pub mod diagnosis;
 pub mod doctor;
+pub mod explain;
 pub mod json;
 pub mod probe;
 pub mod sanitize;
+pub mod schema;
 pub mod table;
 pub mod verify;
 pub mod yaml;

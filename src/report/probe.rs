@@ -5,45 +5,61 @@ use std::io::{self, Write};
 
 use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
+use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::write_table;
-use crate::diagnosis::{Classification, Confidence, Diagnosis};
+use crate::diagnosis::case::{BindingKind, BindingState};
+use crate::diagnosis::{Classification, Diagnosis};
+use crate::http::{Method, TlsReason};
 use crate::probe::review::ReviewOutcome;
-use crate::probe::{ProbeReport, RequestObservation, ServerReport};
-use crate::timefmt::rfc3339;
+use crate::probe::{ProbeReport, RequestKind, RequestObservation, ServerReport};
+use crate::token::Token;
+use crate::wire::string_codes;
 
-/// `probe -o json`.
-#[derive(Debug, Serialize)]
+/// `probe -o json`: what the API server(s) answered for the token, and the
+/// diagnosis.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ProbeJson<'a> {
+    /// The token probed (identified, never shown).
+    pub token: TokenSummaryJson<'a>,
     /// The kubeconfig used, or null.
     pub kubeconfig: Option<KubeconfigJson<'a>>,
     /// `--all-endpoints`: how the replicas were found, or null.
     pub endpoints: Option<EndpointsJson<'a>>,
+    /// Every server probed.
     pub servers: Vec<ServerJson<'a>>,
-    /// The token's ServiceAccount/pod/Secret as read from the API.
+    /// The token's ServiceAccount/pod/Secret/Node as read from the API.
     pub bindings: Vec<BindingJson<'a>>,
-    /// `{classification, cause, confidence, evidence, next_steps, candidates}`.
-    pub diagnosis: &'a Diagnosis,
+    /// The run's diagnosis: the worst answer among the servers.
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// One server.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ServerJson<'a> {
+    /// The server URL.
     pub url: &'a str,
+    /// TLS result.
     pub tls: TlsJson<'a>,
+    /// Every request sent, in order.
     pub requests: Vec<RequestJson<'a>>,
+    /// What kind of answer this server gave.
     pub classification: Classification,
+    /// Who the server says the token is, or null.
     pub user: Option<UserJson<'a>>,
     /// Which SelfSubjectReview version answered (`authentication.k8s.io/v1`…).
     pub review_version: Option<&'a str>,
-    /// The latest `Date` header, RFC 3339.
-    pub server_time: Option<String>,
+    /// The latest `Date` header.
+    pub server_time: Option<Time>,
     /// Server clock minus this machine's, estimated from `Date` and the RTT.
     pub clock_offset_seconds: Option<f64>,
+    /// The true offset is within `clock_offset_seconds ±` this.
     pub clock_offset_uncertainty_seconds: Option<f64>,
     /// The name the certificate was verified against, when not the URL's host.
     pub tls_server_name: Option<&'a str>,
@@ -53,134 +69,192 @@ pub struct ServerJson<'a> {
     pub jwks_kids: Option<&'a [String]>,
     /// The issuer of its discovery document, or null when not read.
     pub issuer: Option<&'a str>,
+    /// This server's own diagnosis.
+    pub diagnosis: DiagnosisJson<'a>,
 }
 
 /// The kubeconfig in use (never its credentials).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct KubeconfigJson<'a> {
+    /// The kubeconfig files read.
     pub files: &'a [String],
+    /// The context used.
     pub context: &'a str,
+    /// The cluster of that context.
     pub cluster: &'a str,
+    /// The user of that context.
     pub user: Option<&'a str>,
+    /// The context's namespace.
     pub namespace: Option<&'a str>,
-    /// token | token-file | client-certificate when sent; null otherwise.
+    /// Which operator credentials were sent: token | token-file |
+    /// client-certificate; null otherwise.
     pub credentials: Option<&'static str>,
-    /// The proxy the connections were tunnelled through (no credentials).
+    /// The cluster's proxy-url (credentials removed) that every connection was
+    /// tunnelled through (HTTP CONNECT), or null.
     pub proxy: Option<&'a str>,
 }
 
 /// `--all-endpoints` discovery.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct EndpointsJson<'a> {
+    /// The server the replicas were listed through.
     pub via: &'a str,
     /// endpointslices | endpoints | null.
     pub source: Option<&'static str>,
+    /// Every replica address probed (at most 32).
     pub addresses: Vec<EndpointAddressJson>,
     /// Addresses listed past the cap (32), not probed.
     pub omitted_addresses: usize,
+    /// The discovery requests.
     pub requests: Vec<RequestJson<'a>>,
+    /// Why discovery failed, or null.
     pub error: Option<&'a str>,
 }
 
 /// One replica address.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct EndpointAddressJson {
+    /// host:port.
     pub address: String,
+    /// Whether the endpoint is ready.
     pub ready: bool,
 }
 
 /// TokenReview's answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TokenReviewJson<'a> {
-    /// authenticated | rejected | not-allowed.
-    pub outcome: &'static str,
+    /// What the review said.
+    pub outcome: ReviewAnswer,
+    /// The authenticated user name.
     pub username: Option<&'a str>,
     /// `status.error` verbatim.
     pub error: Option<&'a str>,
     /// Each message of the error, with the wording that matched.
     pub reasons: Vec<ReasonJson<'a>>,
-    /// For not-allowed: the HTTP status and message.
+    /// For not-allowed: the HTTP status.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
+    /// For not-allowed: the Status message.
     pub message: Option<&'a str>,
 }
 
-/// One parsed message of `status.error`.
-#[derive(Debug, Serialize)]
-pub struct ReasonJson<'a> {
-    pub kind: &'static str,
-    pub cause: crate::diagnosis::Cause,
-    /// Which kube-apiserver versions print this wording.
-    pub era: &'static str,
-    pub message: &'a str,
+/// What a TokenReview said, in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewAnswer {
+    /// The server accepts the token.
+    Authenticated,
+    /// The server rejects the token (`status.error` says why).
+    Rejected,
+    /// The operator may not create TokenReviews, or the API answered otherwise.
+    NotAllowed,
+}
+
+string_codes!(ReviewAnswer: Authenticated, Rejected, NotAllowed);
+
+impl ReviewAnswer {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewAnswer::Authenticated => "authenticated",
+            ReviewAnswer::Rejected => "rejected",
+            ReviewAnswer::NotAllowed => "not-allowed",
+        }
+    }
 }
 
 /// One bound object.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "BoundObject")]
 pub struct BindingJson<'a> {
-    /// serviceaccount | pod | secret.
-    pub kind: &'static str,
+    /// Which kind of object.
+    pub kind: BindingKind,
+    /// Its namespace (the token's; unused for a node).
     pub namespace: &'a str,
+    /// Its name.
     pub name: &'a str,
+    /// The uid the token's claim names.
     pub claim_uid: Option<&'a str>,
+    /// The uid of the object that exists now.
     pub live_uid: Option<&'a str>,
+    /// `metadata.deletionTimestamp` as the server wrote it.
     pub deletion_timestamp: Option<&'a str>,
+    /// The legacy-token-invalid-since label's value.
     pub invalid_since: Option<&'a str>,
-    /// matches | missing | uid-differs | deleting | invalid-since | unreadable.
-    pub state: &'static str,
+    /// What the read showed.
+    pub state: BindingState,
+    /// HTTP status of the read.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
+    /// Which credentials read it.
     pub via: &'a str,
 }
 
 /// TLS result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TlsJson<'a> {
+    /// Whether the server's certificate was verified.
     pub verified: bool,
-    /// unknown-ca | name-mismatch | expired | other.
-    pub reason: Option<&'static str>,
+    /// Why the handshake failed, or null.
+    pub reason: Option<TlsReason>,
+    /// The handshake error, or null.
     pub error: Option<&'a str>,
 }
 
 /// One request.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct RequestJson<'a> {
-    /// version | self-subject-review | self-subject-access-review | get.
-    pub kind: &'static str,
-    pub method: &'static str,
+    /// What the request asked.
+    pub kind: RequestKind,
+    /// HTTP method.
+    pub method: Method,
+    /// Request path.
     pub path: &'a str,
     /// No token was sent (the preflight and the --anonymous contrast).
     pub anonymous: bool,
     /// Sent with the kubeconfig's credentials (the operator), not the token
     /// under test (a TokenReview's body still carries that token).
     pub operator: bool,
+    /// `apiVersion` of the answer, or null.
     pub api_version: Option<&'a str>,
+    /// HTTP status, or null without an answer.
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
     /// Status `reason` (or an access review's `status.reason`).
     pub reason: Option<&'a str>,
+    /// Status `message`.
     pub message: Option<&'a str>,
+    /// Status `details`, passed through from the server (or null).
     pub details: Option<&'a Value>,
     /// For an access review: `status.allowed`.
     pub allowed: Option<bool>,
     /// `Location` of a redirect (not followed).
     pub location: Option<&'a str>,
-    pub date: Option<String>,
+    /// The `Date` header.
+    pub date: Option<Time>,
+    /// Round-trip time in milliseconds.
     pub latency_ms: Option<u64>,
     /// Transport failure (TLS, DNS, refused, timeout).
     pub error: Option<String>,
 }
 
 /// `status.userInfo` of the SelfSubjectReview.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct UserJson<'a> {
+    /// Authenticated user name.
     pub username: &'a str,
+    /// User uid.
     pub uid: Option<&'a str>,
+    /// Groups.
     pub groups: &'a [String],
+    /// `extra`, passed through from the server (or null).
     pub extra: Option<&'a Value>,
 }
 
 impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ProbeReport) -> Self {
+    pub fn new(report: &'a ProbeReport, token: &'a Token) -> Self {
         ProbeJson {
+            token: TokenSummaryJson::new(token),
             kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
                 files: &k.files,
                 context: &k.context,
@@ -210,19 +284,19 @@ impl<'a> ProbeJson<'a> {
                 .bindings
                 .iter()
                 .map(|b| BindingJson {
-                    kind: b.target.kind.as_str(),
+                    kind: b.target.kind,
                     namespace: &b.target.namespace,
                     name: &b.target.name,
                     claim_uid: b.target.claim_uid.as_deref(),
                     live_uid: b.live_uid.as_deref(),
                     deletion_timestamp: b.deletion_timestamp.as_deref(),
                     invalid_since: b.invalid_since.as_deref(),
-                    state: b.state.as_str(),
+                    state: b.state,
                     status: b.status,
                     via: &b.via,
                 })
                 .collect(),
-            diagnosis: &report.diagnosis,
+            diagnosis: DiagnosisJson::new(&report.diagnosis),
         }
     }
 }
@@ -232,7 +306,7 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         url: &server.observation.url,
         tls: TlsJson {
             verified: server.tls.verified,
-            reason: server.tls.reason.map(|r| r.as_str()),
+            reason: server.tls.reason,
             error: server.tls.error.as_deref(),
         },
         requests: server
@@ -249,19 +323,20 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
             extra: u.extra.as_ref(),
         }),
         review_version: server.review_version.as_deref(),
-        server_time: server.server_time.map(rfc3339),
+        server_time: server.server_time.map(Time::new),
         clock_offset_seconds: server.offset.map(|o| o.estimate_seconds()),
         clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
         token_review: server.token_review.as_ref().map(review_json),
         jwks_kids: server.jwks_kids.as_deref(),
         issuer: server.issuer.as_deref(),
+        diagnosis: DiagnosisJson::new(&server.diagnosis),
     }
 }
 
 fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     let mut json = TokenReviewJson {
-        outcome: "authenticated",
+        outcome: ReviewAnswer::Authenticated,
         username: None,
         error: None,
         reasons: Vec::new(),
@@ -271,20 +346,12 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     match outcome {
         ReviewOutcome::Authenticated { username, .. } => json.username = Some(username),
         ReviewOutcome::Rejected { error, reasons } => {
-            json.outcome = "rejected";
+            json.outcome = ReviewAnswer::Rejected;
             json.error = Some(error);
-            json.reasons = reasons
-                .iter()
-                .map(|r| ReasonJson {
-                    kind: r.kind.as_str(),
-                    cause: r.cause,
-                    era: r.era,
-                    message: &r.message,
-                })
-                .collect();
+            json.reasons = reasons.iter().map(ReasonJson::new).collect();
         }
         ReviewOutcome::NotAllowed { status, message } => {
-            json.outcome = "not-allowed";
+            json.outcome = ReviewAnswer::NotAllowed;
             json.status = Some(*status);
             json.message = Some(message);
         }
@@ -311,7 +378,7 @@ fn review_text(outcome: &ReviewOutcome) -> String {
 
 fn request_json(request: &RequestObservation) -> RequestJson<'_> {
     let mut json = RequestJson {
-        kind: request.kind.as_str(),
+        kind: request.kind,
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
@@ -343,7 +410,7 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
                 }
             }
             json.location = answer.location.as_deref();
-            json.date = answer.date.map(rfc3339);
+            json.date = answer.date.map(Time::new);
             json.latency_ms = Some(u64::try_from(answer.latency.as_millis()).unwrap_or(u64::MAX));
         }
         Err(error) => json.error = Some(error.to_string()),
@@ -585,120 +652,14 @@ fn plain_table(style: &TableStyle) -> Table {
     table
 }
 
-fn confidence(c: Confidence) -> &'static str {
-    match c {
-        Confidence::High => "high",
-        Confidence::Medium => "medium",
-        Confidence::Low => "low",
-    }
-}
-
 fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let width = usize::from(style.width);
     writeln!(
         out,
-        "{} {}: {} ({} confidence)",
+        "{} {}: {}",
         "Diagnosis:".style(s.bold),
         d.classification.as_str(),
-        d.cause.as_str().style(s.bold),
-        confidence(d.confidence)
+        cause_words(d.cause(), d.confidence()).style(s.bold)
     )?;
-    let section = |out: &mut dyn Write, title: &str, items: &[String]| -> io::Result<()> {
-        if items.is_empty() {
-            return Ok(());
-        }
-        writeln!(out, "{}", title.style(s.bold))?;
-        for item in items {
-            let item = sanitize(item);
-            let lines: Vec<String> = command_split(&item)
-                .into_iter()
-                .flat_map(|part| wrap(part, width.saturating_sub(4).max(20)))
-                .collect();
-            for (i, line) in lines.iter().enumerate() {
-                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
-            }
-        }
-        Ok(())
-    };
-    section(out, "Evidence:", &d.evidence)?;
-    section(out, "Next steps:", &d.next_steps)?;
-    let others: Vec<String> = d
-        .candidates
-        .iter()
-        .skip(1)
-        .map(|c| {
-            let mut text = format!("{} ({})", c.cause.as_str(), confidence(c.confidence));
-            if let Some(e) = c.evidence.first() {
-                text.push_str(": ");
-                text.push_str(e);
-            }
-            for step in &c.next_steps {
-                text.push_str("\n$ ");
-                text.push_str(step);
-            }
-            text
-        })
-        .collect();
-    if !others.is_empty() {
-        writeln!(out, "{}", "Other candidates:".style(s.bold))?;
-        for item in others {
-            for (i, line) in item
-                .lines()
-                .flat_map(|l| wrap(&sanitize(l), width.saturating_sub(4).max(20)))
-                .enumerate()
-            {
-                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// "prose: kubectl …" -> the prose, and the command on a line of its own.
-fn command_split(text: &str) -> Vec<&str> {
-    match text.find(": kubectl ") {
-        Some(at) => vec![&text[..=at], &text[at + 2..]],
-        None => vec![text],
-    }
-}
-
-/// Greedy word wrap; words longer than the width stay whole, and shell
-/// commands are never wrapped (they must stay copyable as one line).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    if text.starts_with("kubectl ") || text.starts_with("$ ") {
-        return vec![text.to_owned()];
-    }
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrapping_keeps_words_whole() {
-        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
-        assert_eq!(wrap("a-very-long-word x", 4), ["a-very-long-word", "x"]);
-        assert!(wrap("", 10).is_empty());
-        assert_eq!(wrap("kubectl get pods -n x", 5), ["kubectl get pods -n x"]);
-        assert_eq!(
-            command_split("see: kubectl get x"),
-            ["see:", "kubectl get x"]
-        );
-    }
+    write_body(out, d, style)
 }

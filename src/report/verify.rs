@@ -5,101 +5,98 @@ use std::io::{self, Write};
 
 use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width, presets};
 use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
+use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_findings, write_table};
 use crate::findings::Finding;
-use crate::timefmt::rfc3339;
-use crate::verify::keys::{KeyKind, PemForm};
-use crate::verify::{KeyOutcome, VerifyReport};
+use crate::token::Token;
+use crate::verify::keys::{Curve, KeyKind, PemForm};
+use crate::verify::{CheckName, KeyOutcome, MatchedBy, VerifyReport};
 
-/// `verify -o json`.
-#[derive(Debug, Serialize)]
+/// `verify -o json`: the signature checked against the keys given, and the
+/// issuer, audience and time checks.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct VerifyJson<'a> {
     /// Every check passed or was not asked for (`ok` true or null).
     pub valid: bool,
-    pub token: TokenJson<'a>,
+    /// The token checked (identified, never shown).
+    pub token: TokenSummaryJson<'a>,
     /// The key the signature verifies with; all null when none does.
     pub key: MatchedKeyJson<'a>,
     /// signature, key, issuer, audience, time, in that order.
     pub checks: Vec<CheckJson<'a>>,
     /// Every key loaded, with its Kubernetes key id and what happened to it.
     pub keys: Vec<KeyJson<'a>>,
-    pub evaluated_at: String,
+    /// The instant the time check used.
+    pub evaluated_at: Time,
+    /// The leeway applied.
+    #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
+    /// What verify noticed.
     pub findings: &'a [Finding],
 }
 
-/// What the token claims about itself.
-#[derive(Debug, Serialize)]
-pub struct TokenJson<'a> {
-    pub alg: Option<&'a str>,
-    pub kid: Option<&'a str>,
-    pub kind: &'static str,
-    pub issuer: Option<&'a str>,
-    pub audiences: &'a [String],
-}
-
 /// `key`: `{kid, matched_by, computed_kid, source}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct MatchedKeyJson<'a> {
     /// The id the key answers to: its published kid, else its Kubernetes key id.
     pub kid: Option<&'a str>,
-    /// "kid" | "trial" | null.
-    pub matched_by: Option<&'static str>,
+    /// How the key was found: by the token's kid, or by trying every key.
+    pub matched_by: Option<MatchedBy>,
+    /// The key's Kubernetes key id.
     pub computed_kid: Option<&'a str>,
+    /// Where the key was loaded from.
     pub source: Option<&'a str>,
 }
 
 /// One check.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct CheckJson<'a> {
-    pub name: &'static str,
+    /// Which check.
+    pub name: CheckName,
     /// true pass, false fail, null not checked.
     pub ok: Option<bool>,
+    /// What was compared, in words.
     pub detail: &'a str,
 }
 
 /// One loaded key.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct KeyJson<'a> {
+    /// Where the key was loaded from (file, URL, JWKS entry).
     pub source: &'a str,
     /// The kid the JWKS publishes (null for PEM keys).
     pub published_kid: Option<&'a str>,
     /// base64url(SHA-256(DER SubjectPublicKeyInfo)), as kube-apiserver computes it.
     pub computed_kid: &'a str,
-    /// "RSA" | "EC".
+    /// JWK key type: "RSA" | "EC".
     pub kty: &'static str,
     /// EC curve, else null.
-    pub crv: Option<&'static str>,
+    pub crv: Option<Curve>,
     /// RSA modulus size, else null.
     pub bits: Option<usize>,
-    /// The algorithm kube-apiserver signs with using this key.
+    /// The algorithm kube-apiserver signs with using this key (RS256, ES256…).
     pub alg: &'static str,
-    /// PEM keys: "public-key" | "rsa-public-key" | "certificate" | "private-key"; JWKS: null.
-    pub pem_form: Option<&'static str>,
-    /// "verified" | "failed" | "not-tried".
-    pub outcome: &'static str,
+    /// PEM keys: the block's form; JWKS keys: null.
+    pub pem_form: Option<PemForm>,
+    /// Whether the signature verifies with this key.
+    pub outcome: KeyOutcome,
 }
 
 impl<'a> VerifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a VerifyReport) -> Self {
+    pub fn new(report: &'a VerifyReport, token: &'a Token) -> Self {
         let matched = report.matched();
         VerifyJson {
             valid: report.valid,
-            token: TokenJson {
-                alg: report.alg.as_deref(),
-                kid: report.token_kid.as_deref(),
-                kind: report.kind.as_str(),
-                issuer: report.issuer.as_deref(),
-                audiences: &report.audiences,
-            },
+            token: TokenSummaryJson::new(token),
             key: MatchedKeyJson {
                 kid: matched.map(|k| k.kid()),
-                matched_by: report.matched_by.map(|m| m.as_str()),
+                matched_by: report.matched_by,
                 computed_kid: matched.map(|k| k.computed_kid.as_str()),
                 source: matched.map(|k| k.source.as_str()),
             },
@@ -107,7 +104,7 @@ impl<'a> VerifyJson<'a> {
                 .checks
                 .iter()
                 .map(|c| CheckJson {
-                    name: c.name.as_str(),
+                    name: c.name,
                     ok: c.ok,
                     detail: &c.detail,
                 })
@@ -121,7 +118,7 @@ impl<'a> VerifyJson<'a> {
                     computed_kid: &key.computed_kid,
                     kty: key.kind.kty(),
                     crv: match key.kind {
-                        KeyKind::Ec(curve) => Some(curve.as_str()),
+                        KeyKind::Ec(curve) => Some(curve),
                         KeyKind::Rsa { .. } => None,
                     },
                     bits: match key.kind {
@@ -129,27 +126,14 @@ impl<'a> VerifyJson<'a> {
                         KeyKind::Ec(_) => None,
                     },
                     alg: key.kind.algorithm(),
-                    pem_form: key.pem_form.map(|f| match f {
-                        PemForm::PublicKey => "public-key",
-                        PemForm::RsaPublicKey => "rsa-public-key",
-                        PemForm::Certificate => "certificate",
-                        PemForm::PrivateKey => "private-key",
-                    }),
-                    outcome: outcome_str(*outcome),
+                    pem_form: key.pem_form,
+                    outcome: *outcome,
                 })
                 .collect(),
-            evaluated_at: rfc3339(report.evaluated_at),
+            evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             findings: &report.findings,
         }
-    }
-}
-
-fn outcome_str(outcome: KeyOutcome) -> &'static str {
-    match outcome {
-        KeyOutcome::Verified => "verified",
-        KeyOutcome::Failed => "failed",
-        KeyOutcome::NotTried => "not-tried",
     }
 }
 

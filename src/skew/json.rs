@@ -1,41 +1,49 @@
-//! The `skew -o json` wire schema (docs/skew.md). Kept apart from
-//! [`SkewReport`] so the schema changes only deliberately.
+//! The `skew -o json` wire types (docs/skew.md; docs/schema/skew.schema.json
+//! is generated from them). Kept apart from [`SkewReport`] so the schema
+//! changes only deliberately.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{ClockResult, SkewReport, as_seconds_f64};
+use super::{ClockResult, ClockSource, SkewReport, as_seconds_f64};
 use crate::findings::Finding;
-use crate::timefmt::rfc3339;
-use crate::window::{ceil_seconds, floor_seconds};
+use crate::report::json::Time;
+use crate::window::{Verdict, ceil_seconds, floor_seconds};
 
-/// `skew -o json`.
-#[derive(Debug, Serialize)]
+/// `skew -o json`: every clock read, its offset from the reference clock, and
+/// what each would do with the token.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SkewJson<'a> {
+    /// The leeway applied.
+    #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
     /// The reference clock's instant: the local clock, or `--now`.
-    pub reference_time: String,
+    pub evaluated_at: Time,
     /// The reference clock first, then every measured clock.
+    #[schemars(length(min = 1))]
     pub clocks: Vec<ClockJson<'a>>,
     /// Largest offset between two clocks; null with a single clock.
     pub max_pairwise_skew_seconds: Option<f64>,
+    /// What skew noticed.
     pub findings: &'a [Finding],
 }
 
 /// One clock.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ClockJson<'a> {
+    /// The clock's name (node, lease holder, `reference`…).
     pub name: &'a str,
-    /// reference | flag | node-lease | apiserver-lease | node-status | token-iat | http-date
-    pub source: &'static str,
-    /// What this clock reads at `reference_time`.
-    pub time: String,
+    /// Where the reading came from.
+    pub source: ClockSource,
+    /// What this clock reads at `evaluated_at`.
+    pub time: Time,
     /// This clock minus the reference clock.
     pub offset_seconds: f64,
     /// The true offset is within `offset_seconds ± offset_uncertainty_seconds`.
     pub offset_uncertainty_seconds: f64,
-    /// accept | reject-not-yet-valid | reject-issued-in-future | reject-expired;
-    /// null without a token.
-    pub verdict: Option<&'static str>,
+    /// The token's verdict on this clock; null without a token.
+    pub verdict: Option<Verdict>,
+    /// Why the verdict (or the reading), in words.
     pub reason: &'a str,
     /// Rejected as not yet valid (or issued in the future): seconds until this
     /// clock accepts, rounded up; null otherwise.
@@ -50,7 +58,7 @@ impl<'a> SkewJson<'a> {
     pub fn new(report: &'a SkewReport) -> Self {
         SkewJson {
             leeway_seconds: report.leeway.num_seconds(),
-            reference_time: rfc3339(report.reference),
+            evaluated_at: Time::new(report.reference),
             clocks: report.clocks.iter().map(ClockJson::new).collect(),
             max_pairwise_skew_seconds: report.max_pair.as_ref().map(|p| as_seconds_f64(p.skew)),
             findings: &report.findings,
@@ -63,11 +71,11 @@ impl<'a> ClockJson<'a> {
         let judgement = clock.judgement;
         ClockJson {
             name: &clock.reading.name,
-            source: clock.reading.source.as_str(),
-            time: rfc3339(clock.time),
+            source: clock.reading.source,
+            time: Time::new(clock.time),
             offset_seconds: as_seconds_f64(clock.reading.offset),
             offset_uncertainty_seconds: as_seconds_f64(clock.reading.uncertainty),
-            verdict: judgement.map(|j| j.verdict.as_str()),
+            verdict: judgement.map(|j| j.verdict),
             reason: &clock.reason,
             accepted_in_seconds: judgement.and_then(|j| j.accepted_in).map(ceil_seconds),
             remaining_seconds: judgement.and_then(|j| j.remaining).map(floor_seconds),

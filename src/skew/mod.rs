@@ -20,6 +20,7 @@ use crate::findings::{self, Code, Finding};
 use crate::timefmt::human_seconds;
 use crate::token::{Token, TokenKind};
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds};
+use crate::wire::string_codes;
 
 pub use sources::{ClockSpec, ClockValue, SourceError};
 
@@ -41,6 +42,8 @@ pub enum ClockSource {
     /// An API server's HTTP `Date` header, bounded by the round trip.
     HttpDate,
 }
+
+string_codes!(ClockSource as "SkewClockSource": Reference, Flag, NodeLease, ApiserverLease, NodeStatus, TokenIat, HttpDate);
 
 impl ClockSource {
     /// Stable kebab-case name, as in JSON.

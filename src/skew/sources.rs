@@ -12,6 +12,10 @@
 //!   seconds (pkg/kubelet/nodestatus/setters.go).
 //! * An HTTP `Date` header is the server's clock truncated to the second when the
 //!   response headers are written (Go net/http).
+//!
+//! Over 800 lines: one small reader per clock source (flags, node and API
+//! server Leases, Node heartbeats, a token's iat), kept together because they
+//! share one reading-and-uncertainty model, and their tests.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;

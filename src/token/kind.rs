@@ -2,13 +2,11 @@
 //! may run bound tokens with `--service-account-issuer=kubernetes/serviceaccount`.
 //! Rules from pkg/serviceaccount/{claims,legacy}.go (see docs/decode.md).
 
-use serde::Serialize;
-
 use super::Claims;
+use crate::wire::string_codes;
 
 /// The token families `decode` tells apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenKind {
     /// Bound to a pod: the kubelet's projected `kube-api-access-*` volume.
     Projected,
@@ -21,9 +19,10 @@ pub enum TokenKind {
     NotKubernetes,
 }
 
+string_codes!(TokenKind: Projected, TokenRequest, LegacySecret, NotKubernetes);
+
 /// The object a bound token dies with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binding {
     Pod,
     Secret,
@@ -31,6 +30,8 @@ pub enum Binding {
     /// Not bound: valid until it expires or its ServiceAccount goes.
     None,
 }
+
+string_codes!(Binding: Pod, Secret, Node, None);
 
 impl TokenKind {
     /// Stable kebab-case name, as in JSON output.

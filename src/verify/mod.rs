@@ -11,6 +11,9 @@
 //! keys found"; before 1.31 every key was tried), signature ("go-jose/go-jose:
 //! error in cryptographic primitive", `square/go-jose:` up to 1.32), audiences
 //! ("token audiences … is invalid for the target audiences …"), then time.
+//!
+//! Over 800 lines because the checks' tests (every Done-when case of verify)
+//! sit beside them; the code is under 800.
 
 pub mod fetch;
 pub mod keys;
@@ -25,6 +28,7 @@ use crate::findings::{self, Code, Finding};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Token, TokenKind};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use crate::wire::string_codes;
 use keys::{KeyKind, KeyNote, KeySet, PublicKey};
 
 /// What the token is checked against, besides the keys.
@@ -47,6 +51,8 @@ pub enum CheckName {
     Audience,
     Time,
 }
+
+string_codes!(CheckName: Signature, Key, Issuer, Audience, Time);
 
 impl CheckName {
     /// Stable lowercase name, as in JSON.
@@ -78,6 +84,8 @@ pub enum MatchedBy {
     Trial,
 }
 
+string_codes!(MatchedBy: Kid, Trial);
+
 impl MatchedBy {
     /// Stable lowercase name, as in JSON.
     pub fn as_str(self) -> &'static str {
@@ -97,6 +105,19 @@ pub enum KeyOutcome {
     Failed,
     /// The signature verifies with it.
     Verified,
+}
+
+string_codes!(KeyOutcome: NotTried, Failed, Verified);
+
+impl KeyOutcome {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyOutcome::Verified => "verified",
+            KeyOutcome::Failed => "failed",
+            KeyOutcome::NotTried => "not-tried",
+        }
+    }
 }
 
 /// The result of `verify`.

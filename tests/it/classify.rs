@@ -40,9 +40,9 @@ fn summary_of(doc: &Value) -> Vec<Value> {
         .map(|r| {
             json!({
                 "line": r["line"],
-                "classification": r["classification"],
-                "cause": r["cause"],
-                "confidence": r["confidence"],
+                "classification": r["diagnosis"]["classification"],
+                "cause": r["diagnosis"]["cause"],
+                "confidence": r["diagnosis"]["confidence"],
             })
         })
         .collect()
@@ -153,7 +153,7 @@ fn corpus_matches_its_expected_results() {
         "service-account-recreated",
         "pod-deleted",
         "secret-deleted",
-        "node-deleted",
+        "node-recreated",
         "legacy-token-invalidated",
         "stale-token",
         "token-not-sent",
@@ -239,7 +239,10 @@ fn forced_type_is_reported() {
         .clone();
     let doc = json_of(&out);
     assert_eq!(doc["input"]["detected"], false);
-    assert_eq!(doc["results"][0]["classification"], "401-invalid-token");
+    assert_eq!(
+        doc["results"][0]["diagnosis"]["classification"],
+        "401-invalid-token"
+    );
 }
 
 #[test]
@@ -309,18 +312,20 @@ fn classify_401_with(token: &str) -> Value {
 #[test]
 fn skew_is_judged_at_the_date_header_with_the_leeway_boundary() {
     // nbf 61 s after the Date header: rejected, clock skew, accepted in 1 s.
+    // The server's clock but not its word: strong circumstantial evidence, as
+    // probe judges the same Date header.
     let r = classify_401_with(&bound_token(NOW_SECS + 61, NOW_SECS + 3661));
-    assert_eq!(r["cause"], "clock-skew");
-    assert_eq!(r["confidence"], "high");
-    assert_eq!(r["token_check"]["verdict"], "reject-not-yet-valid");
+    assert_eq!(r["diagnosis"]["cause"], "clock-skew");
+    assert_eq!(r["diagnosis"]["confidence"], "medium");
+    assert_eq!(r["token_check"]["verdict"], "not-yet-valid");
     assert_eq!(r["token_check"]["at_source"], "date-header");
     assert_eq!(r["token_check"]["accepted_in_seconds"], 1);
     // nbf exactly 60 s ahead is inside the leeway: not a time problem, so the
     // cause stays unknown and the time families are not candidates.
     let r = classify_401_with(&bound_token(NOW_SECS + 60, NOW_SECS + 3660));
     assert_eq!(r["token_check"]["verdict"], "accept");
-    assert_eq!(r["cause"], "unknown");
-    let candidates: Vec<&str> = r["candidates"]
+    assert_eq!(r["diagnosis"]["cause"], "unknown");
+    let candidates: Vec<&str> = r["diagnosis"]["alternatives"]
         .as_array()
         .unwrap()
         .iter()
@@ -333,14 +338,14 @@ fn skew_is_judged_at_the_date_header_with_the_leeway_boundary() {
     );
     // exp 61 s before the Date header: expired; 60 s: still accepted.
     let r = classify_401_with(&bound_token(NOW_SECS - 3661, NOW_SECS - 61));
-    assert_eq!(r["cause"], "expired");
+    assert_eq!(r["diagnosis"]["cause"], "expired");
     assert_eq!(r["token_check"]["rejected_for_seconds"], 1);
     let r = classify_401_with(&bound_token(NOW_SECS - 3660, NOW_SECS - 60));
     assert_eq!(r["token_check"]["verdict"], "accept");
 }
 
 #[test]
-fn without_a_timestamp_the_token_is_judged_at_now_with_medium_confidence() {
+fn without_a_timestamp_the_token_is_judged_at_now_as_a_guess() {
     let token = bound_token(NOW_SECS + 120, NOW_SECS + 3720);
     let out = classify(&["--token", &token, "-o", "json"])
         .write_stdin("error: You must be logged in to the server (Unauthorized)\n")
@@ -349,9 +354,12 @@ fn without_a_timestamp_the_token_is_judged_at_now_with_medium_confidence() {
         .get_output()
         .stdout
         .clone();
+    // This machine's clock now is not the server's clock then: clock skew is
+    // the first candidate, but no cause is named.
     let r = &json_of(&out)["results"][0];
-    assert_eq!(r["cause"], "clock-skew");
-    assert_eq!(r["confidence"], "medium");
+    assert_eq!(r["diagnosis"]["cause"], "unknown");
+    assert_eq!(r["diagnosis"]["alternatives"][0]["cause"], "clock-skew");
+    assert_eq!(r["diagnosis"]["alternatives"][0]["confidence"], "low");
     assert_eq!(r["token_check"]["at_source"], "now");
 }
 
@@ -368,9 +376,9 @@ fn a_log_line_about_another_token_says_so() {
         .stdout
         .clone();
     let r = &json_of(&out)["results"][0];
-    assert_eq!(r["cause"], "expired");
-    assert_eq!(r["confidence"], "high");
-    let evidence = r["evidence"].to_string();
+    assert_eq!(r["diagnosis"]["cause"], "expired");
+    assert_eq!(r["diagnosis"]["confidence"], "high");
+    let evidence = r["diagnosis"].to_string();
     assert!(evidence.contains("another token"), "{evidence}");
 }
 
@@ -395,7 +403,7 @@ fn a_recreated_service_account_is_matched_against_the_token_uid() {
         r["reasons"][1]["values"]["claim_uid"],
         "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41"
     );
-    assert!(r["evidence"].to_string().contains("about your token"));
+    assert!(r["diagnosis"].to_string().contains("about your token"));
 }
 
 #[test]
@@ -416,12 +424,12 @@ fn audit_credential_id_is_compared_with_the_token() {
     let doc = json_of(&out);
     // Event 1 carries the stale token's JTI, event 2 another one.
     assert!(
-        doc["results"][0]["evidence"]
+        doc["results"][0]["diagnosis"]
             .to_string()
             .contains("made with your token")
     );
     assert!(
-        doc["results"][1]["evidence"]
+        doc["results"][1]["diagnosis"]
             .to_string()
             .contains("another token than yours")
     );
@@ -490,6 +498,6 @@ fn the_token_may_come_on_stdin_when_the_evidence_is_a_file() {
     .stdout
     .clone();
     let doc = json_of(&out);
-    assert_eq!(doc["results"][0]["cause"], "expired");
+    assert_eq!(doc["results"][0]["diagnosis"]["cause"], "expired");
     assert_eq!(doc["token"]["kind"], "projected");
 }

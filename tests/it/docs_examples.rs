@@ -295,13 +295,13 @@ fn every_incident_gives_its_documented_exit_code_verdict_and_cause() {
             "anonymous" => &["403 Forbidden as system:anonymous"],
             "service account recreated" => &[
                 "Other candidates:",
-                "service-account-recreated (low)",
+                "service-account-recreated (low confidence)",
                 tokens::SA_UID,
-                "$ kubectl get serviceaccount reporter -n debug-lab -o jsonpath='{.metadata.uid}'",
+                "$ kubectl get serviceaccount reporter -n debug-lab -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'",
             ],
-            "issuer changed" => &["issuer-mismatch (low)"],
+            "issuer changed" => &["issuer-mismatch (low confidence)"],
             "clock skew" => &[
-                "\n    kubectl get leases -n kube-system -l apiserver.kubernetes.io/identity=kube-apiserver -o custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime\n",
+                "\n    $ kubectl get leases -n kube-system -l apiserver.kubernetes.io/identity=kube-apiserver -o custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime\n",
             ],
             _ => &[],
         };

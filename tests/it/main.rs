@@ -6,8 +6,10 @@ mod support;
 
 mod classify;
 mod decode;
+mod diagnosis;
 mod docs;
 mod docs_examples;
+mod docs_excerpts;
 mod doctor;
 mod hostile;
 mod hostile_server;
@@ -22,6 +24,7 @@ mod schema;
 mod secrets;
 mod skew;
 mod skew_server;
+mod snapshots;
 mod static_chroot;
 mod terminal;
 mod verify;

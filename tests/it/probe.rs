@@ -63,17 +63,10 @@ fn setup() -> (tempfile::TempDir, Pki, std::path::PathBuf) {
 }
 
 fn causes(json: &Value) -> Vec<String> {
-    json["diagnosis"]["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["cause"].as_str().unwrap().to_owned())
-        .collect()
+    crate::support::diagnosis::causes(&json["diagnosis"])
 }
 
-fn all_text(value: &Value) -> String {
-    value.to_string()
-}
+use crate::support::diagnosis::{commands, evidence};
 
 #[test]
 fn valid_token_is_ok_and_the_token_is_only_sent_after_tls() {
@@ -133,7 +126,7 @@ fn missing_object_is_404_reported_as_authenticated() {
     assert_eq!(get["details"]["name"], "no-such-pod");
     let d = &run.json["diagnosis"];
     assert_eq!(d["cause"], "object-not-found");
-    assert!(all_text(&d["evidence"]).contains("token was accepted"));
+    assert!(evidence(d).contains("token was accepted"));
 }
 
 #[test]
@@ -160,12 +153,12 @@ fn missing_rbac_is_403_with_the_exact_grant_commands() {
     assert_eq!(d["cause"], "rbac-denied");
     assert_eq!(d["confidence"], "high");
     assert_eq!(
-        d["next_steps"][0],
-        "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab"
-    );
-    assert_eq!(
-        d["next_steps"][1],
-        "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab"
+        commands(d),
+        [
+            "kubectl auth can-i list pods -n debug-lab --as=system:serviceaccount:debug-lab:reporter",
+            "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab",
+            "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab",
+        ]
     );
 
     // The same question as a SelfSubjectAccessReview, for a named object.
@@ -187,7 +180,7 @@ fn missing_rbac_is_403_with_the_exact_grant_commands() {
     let d = &run.json["diagnosis"];
     assert_eq!(d["classification"], "403-forbidden");
     assert_eq!(
-        d["next_steps"][0],
+        commands(d)[1],
         "kubectl create role reporter-get-configmaps --verb=get --resource=configmaps --resource-name=settings -n debug-lab"
     );
     let review = run.json["servers"][0]["requests"]
@@ -223,7 +216,7 @@ fn anonymous_contrast_and_a_stripped_token() {
         anonymous[0]["message"],
         "selfsubjectreviews.authentication.k8s.io is forbidden: User \"system:anonymous\" cannot create resource \"selfsubjectreviews\" in API group \"authentication.k8s.io\" at the cluster scope"
     );
-    assert!(all_text(&run.json["diagnosis"]["evidence"]).contains("as system:anonymous"));
+    assert!(evidence(&run.json["diagnosis"]).contains("as system:anonymous"));
 
     // Anonymous authentication off: 401 without the token.
     let mut config = Config::new(base());
@@ -237,9 +230,7 @@ fn anonymous_contrast_and_a_stripped_token() {
         &fresh_token(),
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        all_text(&run.json["diagnosis"]["evidence"]).contains("anonymous authentication is off")
-    );
+    assert!(evidence(&run.json["diagnosis"]).contains("anonymous authentication is off"));
 
     // A proxy that drops Authorization: the token-carrying request is anonymous.
     let mut config = Config::new(base());
@@ -250,7 +241,7 @@ fn anonymous_contrast_and_a_stripped_token() {
     let d = &run.json["diagnosis"];
     assert_eq!(d["classification"], "403-forbidden");
     assert_eq!(d["cause"], "token-not-sent");
-    assert!(all_text(&d["evidence"]).contains("system:anonymous"));
+    assert!(evidence(d).contains("system:anonymous"));
 }
 
 #[test]
@@ -267,7 +258,7 @@ fn expired_token_is_401_expired_with_numbers() {
     let d = &run.json["diagnosis"];
     assert_eq!(d["cause"], "expired");
     assert_eq!(d["confidence"], "medium");
-    assert!(all_text(&d["evidence"]).contains("expired at 2025-12-31T23:00:00Z"));
+    assert!(evidence(d).contains("expired at 2025-12-31T23:00:00Z"));
     assert_eq!(
         server.rejections(),
         ["[invalid bearer token, service account token has expired]"]
@@ -301,7 +292,7 @@ fn two_servers_90s_apart_one_401_clock_skew_one_ok() {
     assert_eq!(d["classification"], "401-invalid-token");
     assert_eq!(d["cause"], "clock-skew");
     assert_eq!(d["confidence"], "medium");
-    let evidence = all_text(&d["evidence"]);
+    let evidence = evidence(d);
     assert!(evidence.contains("servers disagree"), "{evidence}");
     assert!(evidence.contains(&format!("{offset:+.1} s")), "{evidence}");
     assert!(evidence.contains("not valid yet"), "{evidence}");
@@ -332,7 +323,7 @@ fn recreated_service_account_lists_the_binding_cause_with_uids() {
     // Time is fine, so no single cause is claimed.
     assert_eq!(d["cause"], "unknown");
     assert_eq!(d["confidence"], "low");
-    assert!(all_text(&d["evidence"]).contains("time is not the cause"));
+    assert!(evidence(d).contains("time is not the cause"));
     let causes = causes(&run.json);
     for cause in [
         "service-account-recreated",
@@ -347,19 +338,17 @@ fn recreated_service_account_lists_the_binding_cause_with_uids() {
             "{cause} missing from {causes:?}"
         );
     }
-    let recreated = d["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["cause"] == "service-account-recreated")
-        .unwrap();
+    let recreated = crate::support::diagnosis::candidate(d, "service-account-recreated").unwrap();
     assert_eq!(recreated["confidence"], "low");
-    assert!(all_text(&recreated["evidence"]).contains(SA_UID));
+    assert!(recreated["support"].to_string().contains(SA_UID));
+    let confirm = &recreated["next"][0]["command"];
     assert_eq!(
-        recreated["next_steps"][0],
-        format!(
-            "kubectl get serviceaccount reporter -n debug-lab -o jsonpath='{{.metadata.uid}}'   # must print {SA_UID}"
-        )
+        confirm["shell"],
+        "kubectl get serviceaccount reporter -n debug-lab -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'"
+    );
+    assert_eq!(
+        confirm["expect"],
+        format!("the token names uid {SA_UID}: another uid means recreated, NotFound deleted")
     );
 }
 
@@ -588,9 +577,7 @@ fn in_pod_defaults_from_a_fake_serviceaccount_directory() {
     assert_eq!(s["url"], server.url());
     assert_eq!(s["classification"], "ok");
     assert_eq!(s["user"]["username"], USER);
-    assert!(
-        all_text(&run.json["diagnosis"]["evidence"]).contains("in namespace \\\"debug-lab\\\"")
-    );
+    assert!(evidence(&run.json["diagnosis"]).contains("in namespace \"debug-lab\""));
     let review = server
         .seen()
         .into_iter()

@@ -123,7 +123,7 @@ fn incident_node_a_90s_behind_node_b_rejects_for_30s() {
     );
     assert_eq!(code, 1);
     let a = clock(&report, "node-a");
-    assert_eq!(a["verdict"], "reject-not-yet-valid");
+    assert_eq!(a["verdict"], "not-yet-valid");
     assert_eq!(a["accepted_in_seconds"], 30);
     assert_eq!(a["remaining_seconds"], Value::Null);
     assert_eq!(a["reason"], "service account token is not valid yet");
@@ -153,7 +153,7 @@ fn incident_with_the_fixture_token_minted_90s_ahead_and_rfc3339_clocks() {
     );
     assert_eq!(code, 1);
     let local = clock(&report, "local");
-    assert_eq!(local["verdict"], "reject-not-yet-valid");
+    assert_eq!(local["verdict"], "not-yet-valid");
     assert_eq!(local["accepted_in_seconds"], 30);
     assert_eq!(clock(&report, "node-b")["verdict"], "accept");
     assert_eq!(clock(&report, "node-b")["offset_seconds"], 90.0);
@@ -165,13 +165,13 @@ fn boundaries_at_leeway_plus_and_minus_one_second() {
     let cases: &[(&str, i64, &str, Option<i64>)] = &[
         ("nbf", -59, "accept", None),
         ("nbf", -60, "accept", None),
-        ("nbf", -61, "reject-not-yet-valid", Some(1)),
+        ("nbf", -61, "not-yet-valid", Some(1)),
         ("iat", -59, "accept", None),
         ("iat", -60, "accept", None),
-        ("iat", -61, "reject-issued-in-future", Some(1)),
+        ("iat", -61, "issued-in-future", Some(1)),
         ("exp", 3600 + 59, "accept", None),
         ("exp", 3600 + 60, "accept", None),
-        ("exp", 3600 + 61, "reject-expired", None),
+        ("exp", 3600 + 61, "expired", None),
     ];
     for &(claim, offset, verdict, accepted_in) in cases {
         // Without nbf, go-jose's iat check is the one that fires.
@@ -284,7 +284,7 @@ fn a_token_fresh_from_cp1_is_rejected_by_cp2_for_30s() {
     );
     assert_eq!(code, 1);
     let cp2 = clock(&report, "apiserver/cp-2");
-    assert_eq!(cp2["verdict"], "reject-not-yet-valid");
+    assert_eq!(cp2["verdict"], "not-yet-valid");
     let wait = cp2["accepted_in_seconds"].as_i64().unwrap();
     assert!((24..=36).contains(&wait), "{wait}");
     assert_eq!(clock(&report, "apiserver/cp-1")["verdict"], "accept");
@@ -449,7 +449,7 @@ fn with_no_source_a_fresh_tokens_iat_places_the_issuer() {
     assert_eq!(issuer["source"], "token-iat");
     assert_offset_near(issuer, 90.0);
     assert_eq!(issuer["verdict"], "accept");
-    assert_eq!(clock(&report, "local")["verdict"], "reject-not-yet-valid");
+    assert_eq!(clock(&report, "local")["verdict"], "not-yet-valid");
     let note = findings(&report, "iat-estimate");
     assert!(note[0]["message"].as_str().unwrap().contains("seconds ago"));
 
@@ -519,5 +519,5 @@ fn healthy_clocks_exit_0() {
     assert_eq!(code, 0);
     assert_eq!(report["max_pairwise_skew_seconds"], 10.0);
     assert_eq!(report["leeway_seconds"], 60);
-    assert_eq!(report["reference_time"], NOW_TEXT);
+    assert_eq!(report["evaluated_at"], NOW_TEXT);
 }

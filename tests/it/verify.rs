@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 const NOW: &str = "2026-01-01T00:00:00Z";
@@ -147,21 +145,8 @@ fn computed_key_ids_are_in_the_json() {
 
 #[test]
 fn tampered_payload_and_signature_are_invalid() {
-    let raw = fixture("projected.jwt");
-    let parts: Vec<&str> = raw.split('.').collect();
-    let mut payload: Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
-    payload["kubernetes.io"]["namespace"] = json!("kube-system");
-    let tampered_payload = format!(
-        "{}.{}.{}",
-        parts[0],
-        URL_SAFE_NO_PAD.encode(payload.to_string()),
-        parts[2]
-    );
-    let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
-    let last = sig.len() - 1;
-    sig[last] ^= 0x01;
-    let tampered_sig = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
+    let (tampered_payload, tampered_sig) =
+        crate::support::tokens::tampered(&fixture("projected.jwt"));
     for token in [tampered_payload, tampered_sig] {
         let (code, json) = verify_json(&token, &EXPECT);
         assert_eq!(code, 1, "{json:#}");

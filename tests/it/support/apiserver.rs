@@ -6,6 +6,9 @@
 //! (serving testdata/jwks.json) (../shared/k8s-token-semantics.md
 //! sections 2-5). It records every request so tests can assert what was sent,
 //! shuts down on Drop, and stops by itself after [`LIFETIME`].
+//!
+//! One file of about 1,300 lines: the handlers share one state, one routing
+//! table and one authenticator, and split apart they would each need all three.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -108,8 +111,34 @@ impl Object {
         }
     }
 
+    /// A Node (cluster-scoped).
+    pub fn node(name: &str, uid: &str) -> Object {
+        Object {
+            namespace: String::new(),
+            ..Object::new("nodes", name, uid)
+        }
+    }
+
+    /// The Secret of [`super::tokens::legacy`]'s token, labelled
+    /// `kubernetes.io/legacy-token-invalid-since` (the legacy token cleaner).
+    pub fn invalidated_legacy_secret(since: &str) -> Object {
+        let mut secret = Object::new(
+            "secrets",
+            "reporter-token-x7k2p",
+            "5f0c2b1a-0000-4000-8000-000000000001",
+        );
+        secret.labels.push((
+            "kubernetes.io/legacy-token-invalid-since".to_owned(),
+            since.to_owned(),
+        ));
+        secret
+    }
+
     fn json(&self) -> Value {
-        let mut meta = json!({"name": self.name, "namespace": self.namespace, "uid": self.uid});
+        let mut meta = json!({"name": self.name, "uid": self.uid});
+        if !self.namespace.is_empty() {
+            meta["namespace"] = json!(self.namespace);
+        }
         if let Some(t) = &self.deletion_timestamp {
             meta["deletionTimestamp"] = json!(t);
         }
@@ -231,6 +260,16 @@ impl Config {
             super::tokens::SA,
             super::tokens::RECREATED_SA_UID,
         ));
+    }
+
+    /// A healthy cluster that also holds shop/checkout, the ServiceAccount the
+    /// Secret-bound and node-bound fixtures of testdata/tokens name.
+    pub fn shop(base: DateTime<Utc>) -> Config {
+        let mut checkout = Object::new("serviceaccounts", "checkout", tokens::CHECKOUT_UID);
+        checkout.namespace = "shop".to_owned();
+        let mut config = Config::new(base);
+        config.objects.push(checkout);
+        config
     }
 
     /// An operator with a static admin token (system:masters).
@@ -953,6 +992,25 @@ fn validate(state: &State, token: &str, audiences: &[String]) -> Result<User, St
     if live.deletion_timestamp.is_some() {
         return Err(format!("service account {ns}/{sa_name} has been deleted"));
     }
+    // A node beside a pod is informational; a node alone is the binding,
+    // checked cluster-wide (ServiceAccountTokenNodeBindingValidation, 1.32+).
+    if k8s["pod"].is_null()
+        && let Some(node) = k8s["node"]["name"].as_str()
+    {
+        let uid = k8s["node"]["uid"].as_str().unwrap_or("");
+        let live = state
+            .config
+            .objects
+            .iter()
+            .find(|o| o.resource == "nodes" && o.namespace.is_empty() && o.name == node)
+            .ok_or_else(|| "service account token has been invalidated".to_owned())?;
+        if live.uid != uid {
+            return Err(format!(
+                "node UID ({}) does not match service account node ref claim ({uid})",
+                live.uid
+            ));
+        }
+    }
     for (resource, claim, what) in [("secrets", "secret", "secret"), ("pods", "pod", "pod")] {
         if let Some(name) = k8s[claim]["name"].as_str() {
             let uid = k8s[claim]["uid"].as_str().unwrap_or("");
@@ -1399,7 +1457,8 @@ fn route(
         let found = state.config.objects.iter().find(|o| {
             o.resource == resource
                 && o.group == attrs.group
-                && Some(&o.namespace) == attrs.namespace.as_ref()
+                && (Some(&o.namespace) == attrs.namespace.as_ref()
+                    || (o.namespace.is_empty() && attrs.namespace.is_none()))
                 && o.name == name
         });
         return match found {

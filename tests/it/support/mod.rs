@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
+pub mod diagnosis;
 pub mod pki;
 pub mod proxy;
 pub mod tokens;
@@ -30,6 +31,18 @@ pub fn satoken_std() -> std::process::Command {
         .env_remove("COLUMNS");
     cmd
 }
+
+/// `--verb get` on a pod's log subresource: RBAC on `pods/log`.
+pub const GET_POD_LOG: [&str; 8] = [
+    "--verb",
+    "get",
+    "--resource",
+    "pods",
+    "--subresource",
+    "log",
+    "--name",
+    crate::support::tokens::POD,
+];
 
 /// The instant every test server's clock starts at, and the `--now` the binary gets.
 pub const BASE: &str = "2026-01-01T00:00:00Z";

@@ -1,0 +1,175 @@
+//! Pure: one recognised piece of [`Evidence`] (plus, optionally, the token) ->
+//! the typed case the diagnosis engine reads, and the engine's answer. The
+//! rules themselves live in `crate::diagnosis::rules`, shared with `probe` and
+//! `doctor`; here is only what is particular to pasted evidence: whose clock
+//! its timestamp is, whether the token was the one sent, and the line it came
+//! from.
+
+use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
+use crate::diagnosis::case::{
+    self, Case, ClockSource, HttpAnswer, ReasonSource, ServerClock, TokenSent, TransportFailure,
+};
+use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
+use crate::token::{self, Token, TokenKind};
+use crate::window::{self, TimeClaims};
+
+/// Fills in the user and request a 403/404 message names, when the parser did not.
+pub fn enrich(ev: &mut Evidence) {
+    let Answer::Status {
+        message: Some(message),
+        ..
+    } = &ev.answer
+    else {
+        return;
+    };
+    if let Some(f) = Forbidden::parse(message) {
+        ev.user.get_or_insert_with(|| f.user.clone());
+        if ev.request.as_ref().is_none_or(|r| r.is_empty()) {
+            ev.request = Some(super::RequestInfo {
+                verb: Some(f.verb.clone()),
+                resource: f.resource.clone(),
+                subresource: f.subresource.clone(),
+                api_group: f.api_group.clone(),
+                namespace: f.namespace.clone(),
+                name: f.name.clone(),
+                path: f.path.clone(),
+            });
+        }
+    } else if ev.answer.code() == Some(404) && ev.request.is_none() {
+        ev.request = super::text::not_found_request(message);
+    }
+}
+
+/// Diagnoses one event; with a token (given, or seen in a transcript), also how
+/// the token fares at the event's instant.
+pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenCheck>) {
+    let seen = match (&ev.bearer, ctx.token) {
+        (Some(BearerSeen::Token(secret)), None) => token::parse(secret).ok(),
+        _ => None,
+    };
+    let token = ctx.token.or(seen.as_ref());
+    let case = case_of(ev, ctx, token, seen.is_some());
+    let mut diagnosis = diagnosis::diagnose(&case);
+    // Evidence quotes server and client text; none of it may show a token.
+    for s in diagnosis
+        .candidates
+        .iter_mut()
+        .flat_map(|c| c.support.iter_mut())
+        .chain(diagnosis.notes.iter_mut())
+    {
+        if let std::borrow::Cow::Owned(clean) = super::text::redact_tokens(&s.text) {
+            s.text = clean;
+        }
+    }
+    (diagnosis, token_check(&case))
+}
+
+/// The typed case for one event.
+fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
+    let mut reasons = Vec::new();
+    let mut reasons_from = None;
+    let answer = match &ev.answer {
+        Answer::Status {
+            code,
+            reason,
+            message,
+        } => case::Answer::Http(HttpAnswer {
+            status: *code,
+            reason: reason.clone(),
+            message: message.clone(),
+            ..HttpAnswer::default()
+        }),
+        Answer::Rejected { reasons: r } => {
+            reasons = r.clone();
+            reasons_from = Some(if ev.format == "token-review" {
+                ReasonSource::TokenReview
+            } else {
+                ReasonSource::ApiserverLog
+            });
+            case::Answer::Rejected
+        }
+        Answer::Authenticated => {
+            case::Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
+        }
+        Answer::Transport { cause, detail } => case::Answer::Transport(TransportFailure {
+            cause: *cause,
+            detail: detail.clone(),
+        }),
+    };
+    let mut notes = vec![Support::new(
+        SupportKind::Context,
+        format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt),
+    )];
+    notes.extend(
+        ev.notes
+            .iter()
+            .map(|n| Support::new(SupportKind::Context, n.clone())),
+    );
+    if seen && let Some(t) = token {
+        notes.push(Support::new(
+            SupportKind::Token,
+            format!(
+                "token sha256:{} taken from the transcript's Authorization header",
+                t.fingerprint
+            ),
+        ));
+    }
+    Case {
+        answer,
+        request: ev.request.clone().filter(|r| !r.is_empty()),
+        server: None,
+        reasons,
+        reasons_from,
+        token,
+        token_sent: if seen {
+            TokenSent::Yes
+        } else {
+            TokenSent::Assumed
+        },
+        clock: Some(clock(ev, ctx)),
+        bearer: ev.bearer.clone(),
+        bindings: Vec::new(),
+        keys: None,
+        review: None,
+        audit: ev.audit.clone(),
+        anonymous: Vec::new(),
+        peers: Vec::new(),
+        user: ev.user.clone(),
+        degraded: Vec::new(),
+        leeway: ctx.leeway,
+        notes,
+    }
+}
+
+/// Where to judge a token's times: the evidence's own instant, else `--at`, else now.
+fn clock(ev: &Evidence, ctx: Context<'_>) -> ServerClock {
+    match (ev.stamp, ctx.at) {
+        (Some(stamp), _) => ServerClock::at(stamp.at, stamp.source),
+        (None, Some(at)) => ServerClock::at(at, ClockSource::AtFlag),
+        (None, None) => ServerClock::at(ctx.now, ClockSource::Now),
+    }
+}
+
+/// How the token fares at the event's instant (a 401 with a token that is
+/// time-checked: legacy tokens never are).
+fn token_check(case: &Case<'_>) -> Option<TokenCheck> {
+    if case.classification() != Classification::Unauthorized {
+        return None;
+    }
+    let token = case.token?;
+    if case
+        .token_kind()
+        .is_some_and(|(k, _)| k == TokenKind::LegacySecret)
+    {
+        return None;
+    }
+    let clock = case.clock?;
+    Some(TokenCheck {
+        stamp: super::Stamp {
+            at: clock.low,
+            source: clock.source,
+        },
+        judgement: window::judge(TimeClaims::from(&token.claims), clock.low, case.leeway),
+    })
+}

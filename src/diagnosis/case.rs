@@ -1,0 +1,607 @@
+//! The typed evidence the rules read: one [`Case`] per request and answer,
+//! whoever saw it. `probe` fills it from the HTTP answers it got, `classify`
+//! from text someone pasted, `doctor` from everything it measured; the rules in
+//! `rules/` never see raw text, so the three reach the same cause through the
+//! same code.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+
+use super::cause::Cause;
+use super::classification::Classification;
+use super::forbidden::Forbidden;
+use super::reasons::AuthReason;
+use super::support::Support;
+use crate::secret::SecretToken;
+use crate::token::{Binding, Token, TokenKind};
+use crate::wire::string_codes;
+
+/// Everything known about one request and what came of it.
+#[derive(Debug, Clone, Default)]
+pub struct Case<'a> {
+    /// What the client got.
+    pub answer: Answer,
+    /// The request, as far as the evidence shows it.
+    pub request: Option<RequestInfo>,
+    /// The server asked (probe, doctor), as shown.
+    pub server: Option<String>,
+    /// The authenticator's own reasons for a rejection, and who reported them.
+    pub reasons: Vec<AuthReason>,
+    pub reasons_from: Option<ReasonSource>,
+    /// The token the request carried (or the one given to compare with).
+    pub token: Option<&'a Token>,
+    /// Whether `token` is known to be the one the request carried.
+    pub token_sent: TokenSent,
+    /// The validating server's clock at the moment of the request.
+    pub clock: Option<ServerClock>,
+    /// What the evidence shows about the `Authorization` header.
+    pub bearer: Option<BearerSeen>,
+    /// The objects the token is bound to, as read from the API.
+    pub bindings: Vec<BindingCheck>,
+    /// The server's published keys checked against the token.
+    pub keys: Option<KeyCheck>,
+    /// A TokenReview asked about the same token.
+    pub review: Option<ReviewSeen>,
+    /// Audit annotations and user extra.
+    pub audit: AuditFacts,
+    /// What the same request got without the token.
+    pub anonymous: Vec<AnonymousAnswer>,
+    /// Other servers (or replicas) asked with the same token.
+    pub peers: Vec<Peer>,
+    /// The authenticated user, when the evidence names one.
+    pub user: Option<String>,
+    /// Accepted now, but something will make it fail (doctor's warnings).
+    pub degraded: Vec<Degradation>,
+    /// The kube-apiserver leeway (60 s).
+    pub leeway: TimeDelta,
+    /// Facts noticed while reading the evidence, shown with the diagnosis.
+    pub notes: Vec<Support>,
+}
+
+impl Case<'_> {
+    /// The class of answer.
+    pub fn classification(&self) -> Classification {
+        self.answer.classification()
+    }
+
+    /// The token's kind and binding, when there is a token.
+    pub fn token_kind(&self) -> Option<(TokenKind, Binding)> {
+        self.token.map(|t| crate::token::kind::classify(&t.claims))
+    }
+
+    /// The namespace the token names.
+    pub fn namespace(&self) -> Option<&str> {
+        self.token
+            .and_then(|t| t.claims.namespace())
+            .or_else(|| self.request.as_ref()?.namespace.as_deref())
+    }
+
+    /// The ServiceAccount name the token (or the 403's user) names.
+    pub fn service_account(&self) -> Option<String> {
+        self.token
+            .and_then(|t| t.claims.service_account())
+            .and_then(|s| s.name)
+            .or_else(|| {
+                let user = self.user.as_deref()?;
+                let (_, name) = user
+                    .strip_prefix("system:serviceaccount:")?
+                    .split_once(':')?;
+                Some(name.to_owned())
+            })
+    }
+
+    /// The 403 message, parsed, when the answer is a kube-apiserver 403.
+    pub fn forbidden(&self) -> Option<Forbidden> {
+        match &self.answer {
+            Answer::Http(h) if h.code() == Some(403) => Forbidden::parse(h.message.as_deref()?),
+            _ => None,
+        }
+    }
+}
+
+/// What the request got: an HTTP answer, an authenticator's account, or none.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Answer {
+    /// An HTTP answer.
+    Http(HttpAnswer),
+    /// A SelfSubjectAccessReview that was answered: authorisation's verdict.
+    Access(AccessVerdict),
+    /// The authenticator's own account of a rejected token (a server log line,
+    /// a TokenReview): the request got a 401 for the reasons in [`Case::reasons`].
+    Rejected,
+    /// The token was accepted, and nothing else was asked: a TokenReview that
+    /// authenticated it, or a "who am I" the server refused to answer in a
+    /// way that names the user. The text says how it is known.
+    Authenticated(String),
+    /// No HTTP answer: TLS, DNS, refused, timeout.
+    Transport(TransportFailure),
+    /// Nothing was answered (no request got anywhere).
+    #[default]
+    Nothing,
+}
+
+impl Answer {
+    /// The class of answer.
+    pub fn classification(&self) -> Classification {
+        match self {
+            Answer::Http(h) if !h.from_kubernetes() => Classification::NotKubernetes,
+            Answer::Http(h) => match h.status {
+                Some(code) => Classification::from_status(code),
+                None => match h.reason.as_deref() {
+                    Some("Unauthorized") => Classification::Unauthorized,
+                    Some("Forbidden") => Classification::Forbidden,
+                    Some("NotFound") => Classification::NotFound,
+                    _ => Classification::OtherStatus,
+                },
+            },
+            Answer::Access(a) if a.allowed => Classification::Ok,
+            Answer::Access(_) => Classification::Forbidden,
+            Answer::Rejected => Classification::Unauthorized,
+            Answer::Authenticated(_) => Classification::Ok,
+            Answer::Transport(t) if t.is_tls() => Classification::TlsError,
+            Answer::Transport(_) => Classification::NetworkError,
+            Answer::Nothing => Classification::NetworkError,
+        }
+    }
+
+    /// The HTTP status code, when known.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            Answer::Http(h) => h.code(),
+            Answer::Access(_) | Answer::Authenticated(_) => Some(201),
+            Answer::Rejected => Some(401),
+            _ => None,
+        }
+    }
+}
+
+/// An HTTP answer, reduced to what the rules use.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HttpAnswer {
+    /// The status code (a client may print only the reason).
+    pub status: Option<u16>,
+    /// `reason` of a Kubernetes Status body (`Forbidden`, `NotFound`…).
+    pub reason: Option<String>,
+    /// `message` of a Status body, or the client's rendering of it.
+    pub message: Option<String>,
+    /// The `Location` header of a redirect.
+    pub location: Option<String>,
+    /// How the answer was told from kube-apiserver's own.
+    pub origin: AnswerOrigin,
+    /// The request as shown (`POST selfsubjectreviews (authentication.k8s.io/v1)`).
+    pub request_line: Option<String>,
+}
+
+impl HttpAnswer {
+    /// The code, or the one the Status reason implies.
+    pub fn code(&self) -> Option<u16> {
+        self.status.or(match self.reason.as_deref() {
+            Some("Unauthorized") => Some(401),
+            Some("Forbidden") => Some(403),
+            Some("NotFound") => Some(404),
+            _ => None,
+        })
+    }
+
+    /// Whether the answer is kube-apiserver's (or may be: not known otherwise).
+    pub fn from_kubernetes(&self) -> bool {
+        !matches!(self.origin, AnswerOrigin::Other(_))
+    }
+}
+
+/// Whether an answer came from kube-apiserver.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AnswerOrigin {
+    /// A Kubernetes Status body, or a review/object of the expected shape.
+    Kubernetes,
+    /// Nothing says either way (a client printed only the status).
+    #[default]
+    Unknown,
+    /// Something else answered; the text says what gave it away.
+    Other(String),
+}
+
+/// A SelfSubjectAccessReview's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AccessVerdict {
+    pub allowed: bool,
+    /// `status.reason`.
+    pub reason: Option<String>,
+    /// `status.evaluationError`.
+    pub evaluation_error: Option<String>,
+}
+
+/// Who reported a rejection's reasons.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReasonSource {
+    /// kube-apiserver's log (`"Unable to authenticate the request" err=…`).
+    ApiserverLog,
+    /// A TokenReview's `status.error`, asked of this server (probe) or pasted.
+    TokenReview,
+    /// Another program passing the aggregate on (Vault, a mesh, a proxy).
+    Forwarded(String),
+    /// An audit event's annotation.
+    Audit,
+}
+
+/// Whether the token in the case is the one the request carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenSent {
+    /// The request was made with it (probe, doctor, a transcript's header).
+    Yes,
+    /// Given by the user to compare; the evidence does not show it was sent.
+    #[default]
+    Assumed,
+}
+
+/// The validating server's clock at the moment of the request: an interval,
+/// and whose reading it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServerClock {
+    pub low: DateTime<Utc>,
+    pub high: DateTime<Utc>,
+    pub source: ClockSource,
+    /// For a measured clock: the server's offset from this machine, estimate
+    /// and uncertainty in seconds.
+    pub offset: Option<(f64, f64)>,
+}
+
+impl ServerClock {
+    /// One instant from `source`.
+    pub fn at(at: DateTime<Utc>, source: ClockSource) -> Self {
+        ServerClock {
+            low: at,
+            high: at,
+            source,
+            offset: None,
+        }
+    }
+
+    /// The middle of the interval.
+    pub fn estimate(&self) -> DateTime<Utc> {
+        self.low + (self.high - self.low) / 2
+    }
+}
+
+/// Where a clock reading came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockSource {
+    /// The server's `Date` headers around the request, corrected for the round
+    /// trip (probe): the server's clock within a measured uncertainty.
+    Measured,
+    /// One `Date` header in a transcript: the API server's clock, to the second.
+    DateHeader,
+    /// A log line's own timestamp (the logging process's clock).
+    LogTimestamp,
+    /// A klog header, which has no year: the year closest before `now`.
+    LogTimestampYearInferred,
+    /// An audit event's `stageTimestamp` (the API server's clock).
+    AuditTimestamp,
+    /// This machine's clock, because the server sent no `Date`.
+    LocalClock,
+    /// `--at`.
+    AtFlag,
+    /// Nothing in the evidence: the run's `now`.
+    Now,
+}
+
+string_codes!(ClockSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred, AuditTimestamp, LocalClock, AtFlag, Now);
+
+impl ClockSource {
+    /// Stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClockSource::Measured => "measured",
+            ClockSource::DateHeader => "date-header",
+            ClockSource::LogTimestamp => "log-timestamp",
+            ClockSource::LogTimestampYearInferred => "log-timestamp-year-inferred",
+            ClockSource::AuditTimestamp => "audit-timestamp",
+            ClockSource::LocalClock => "local-clock",
+            ClockSource::AtFlag => "at-flag",
+            ClockSource::Now => "now",
+        }
+    }
+
+    /// Whether the reading is the validating API server's own clock.
+    pub fn is_server_clock(self) -> bool {
+        matches!(
+            self,
+            ClockSource::Measured
+                | ClockSource::DateHeader
+                | ClockSource::LogTimestamp
+                | ClockSource::LogTimestampYearInferred
+                | ClockSource::AuditTimestamp
+        )
+    }
+}
+
+/// The request, as far as the evidence shows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RequestInfo {
+    /// Kubernetes verb (`list`, `get`…) or, when only the method is known, the method.
+    pub verb: Option<String>,
+    /// Resource (`pods`).
+    pub resource: Option<String>,
+    /// Subresource (`log`, `exec`…).
+    pub subresource: Option<String>,
+    /// API group; `""` is the core group.
+    pub api_group: Option<String>,
+    /// Namespace; null at the cluster scope or when unknown.
+    pub namespace: Option<String>,
+    /// Object name.
+    pub name: Option<String>,
+    /// Non-resource path, or the URL path when the rest is unknown.
+    pub path: Option<String>,
+}
+
+impl RequestInfo {
+    /// Whether anything is known.
+    pub fn is_empty(&self) -> bool {
+        *self == RequestInfo::default()
+    }
+
+    /// What was asked, in words: `list pods in namespace "shop"`,
+    /// `get nodes at the cluster scope`, `get path /healthz`.
+    pub fn describe(&self) -> String {
+        let verb = self.verb.as_deref().unwrap_or("?");
+        if let Some(path) = &self.path {
+            return format!("{verb} path {path}");
+        }
+        let mut what = self.resource.clone().unwrap_or_default();
+        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+            what = format!("{what}.{group}");
+        }
+        if let Some(sub) = &self.subresource {
+            what = format!("{what}/{sub}");
+        }
+        if let Some(name) = &self.name {
+            what = format!("{what} {name:?}");
+        }
+        match &self.namespace {
+            Some(ns) => format!("{verb} {what} in namespace {ns:?}"),
+            None => format!("{verb} {what} at the cluster scope"),
+        }
+    }
+}
+
+/// What the evidence shows about the `Authorization` header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BearerSeen {
+    /// The request lines show no `Authorization` header.
+    Absent,
+    /// `Authorization: Bearer` with nothing (or only spaces) after it.
+    Empty,
+    /// A token was sent; kept secret.
+    Token(SecretToken),
+}
+
+/// Audit-specific facts (annotations and user extra).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditFacts {
+    /// `authentication.k8s.io/stale-token`: `subject: …, seconds after warning threshold: N`.
+    pub stale_token: Option<String>,
+    /// `authentication.k8s.io/legacy-token`: a token without audiences (value: the subject).
+    pub legacy_token: Option<String>,
+    /// `authentication.k8s.io/legacy-token-invalidated`: `<secret>/<namespace>`.
+    pub legacy_token_invalidated: Option<String>,
+    /// `JTI=<jti>` from `user.extra["authentication.kubernetes.io/credential-id"]`.
+    pub credential_id: Option<String>,
+    /// The credential id came from an `authentication.k8s.io/credential-id`
+    /// annotation, which kube-apiserver does not write.
+    pub credential_id_from_annotation: bool,
+    /// `authorization.k8s.io/decision` and `…/reason`.
+    pub authorization: Option<String>,
+}
+
+/// Which kind of object a token is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    ServiceAccount,
+    Pod,
+    Secret,
+    Node,
+}
+
+string_codes!(BindingKind: ServiceAccount, Pod, Secret, Node);
+
+impl BindingKind {
+    /// Plural resource (API path).
+    pub fn resource(self) -> &'static str {
+        match self {
+            BindingKind::ServiceAccount => "serviceaccounts",
+            BindingKind::Pod => "pods",
+            BindingKind::Secret => "secrets",
+            BindingKind::Node => "nodes",
+        }
+    }
+
+    /// As kubectl and people name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingKind::ServiceAccount => "serviceaccount",
+            BindingKind::Pod => "pod",
+            BindingKind::Secret => "secret",
+            BindingKind::Node => "node",
+        }
+    }
+
+    /// Nodes are cluster-scoped.
+    pub fn namespaced(self) -> bool {
+        self != BindingKind::Node
+    }
+}
+
+/// An object the token names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindingTarget {
+    pub kind: BindingKind,
+    /// The token's namespace (unused for a Node).
+    pub namespace: String,
+    pub name: String,
+    /// The uid in the token (legacy Secrets carry none).
+    pub claim_uid: Option<String>,
+    /// A legacy Secret token (deletion without leeway; the invalid-since label).
+    pub legacy: bool,
+}
+
+impl BindingTarget {
+    /// The API path that reads it.
+    pub fn path(&self) -> String {
+        if self.kind.namespaced() {
+            format!(
+                "/api/v1/namespaces/{}/{}/{}",
+                self.namespace,
+                self.kind.resource(),
+                self.name
+            )
+        } else {
+            format!("/api/v1/{}/{}", self.kind.resource(), self.name)
+        }
+    }
+
+    /// `kind namespace/name`, or `node name`.
+    pub fn describe(&self) -> String {
+        if self.kind.namespaced() {
+            format!("{} {}/{}", self.kind.as_str(), self.namespace, self.name)
+        } else {
+            format!("{} {}", self.kind.as_str(), self.name)
+        }
+    }
+}
+
+/// What a read of a bound object showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingState {
+    /// Exists, same uid, not being deleted: not the cause.
+    Matches,
+    /// 404.
+    Missing,
+    /// Same name, another uid: deleted and recreated.
+    UidDiffers,
+    /// `deletionTimestamp` is set.
+    Deleting,
+    /// A legacy Secret labelled `kubernetes.io/legacy-token-invalid-since`.
+    InvalidSince,
+    /// The caller may not read it (401/403) or the read failed.
+    Unreadable,
+}
+
+string_codes!(BindingState: Matches, Missing, UidDiffers, Deleting, InvalidSince, Unreadable);
+
+impl BindingState {
+    /// Stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BindingState::Matches => "matches",
+            BindingState::Missing => "missing",
+            BindingState::UidDiffers => "uid-differs",
+            BindingState::Deleting => "deleting",
+            BindingState::InvalidSince => "invalid-since",
+            BindingState::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One bound object, read and compared with the token's claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindingCheck {
+    pub target: BindingTarget,
+    pub state: BindingState,
+    pub live_uid: Option<String>,
+    pub deletion_timestamp: Option<String>,
+    pub invalid_since: Option<String>,
+    /// HTTP status of the read (None: not sent / transport failure).
+    pub status: Option<u16>,
+    /// Which server answered, and as whom.
+    pub via: String,
+}
+
+/// The server's published keys and issuer, checked against the token.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyCheck {
+    /// Where the keys came from (`/openid/v1/jwks on https://…`).
+    pub from: String,
+    /// The kids published.
+    pub kids: Vec<String>,
+    /// The token's kid.
+    pub token_kid: Option<String>,
+    /// Whether a published key carries the token's kid (None: token has no kid).
+    pub kid_found: Option<bool>,
+    /// Whether a published key verifies the signature (None: not checked).
+    pub signature_ok: Option<bool>,
+    /// Why the signature check failed, when it did.
+    pub signature_detail: Option<String>,
+    /// The issuer the server announces (discovery), when read.
+    pub issuer: Option<String>,
+    /// Whether the token's `iss` is the announced issuer (None: not read).
+    pub issuer_ok: Option<bool>,
+    /// Whether the token's `aud` includes the announced issuer (the default API audience).
+    pub audience_ok: Option<bool>,
+}
+
+/// A TokenReview's answer about the token under test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReviewSeen {
+    /// Accepted, now, as this user (its reasons are not in the case).
+    Authenticated { username: String },
+    /// Rejected: the case's `reasons` hold its `status.error`.
+    Rejected { error: String },
+    /// The reviewer may not create TokenReviews (or its credentials failed).
+    NotAllowed { status: u16, message: String },
+}
+
+/// What a request without the token got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnonymousAnswer {
+    /// The request as shown (`POST selfsubjectreviews (…)`).
+    pub request: String,
+    pub status: u16,
+    /// The 403's user was `system:anonymous`.
+    pub as_anonymous: bool,
+}
+
+/// Another server asked with the same token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Peer {
+    pub url: String,
+    pub classification: Classification,
+    /// Its clock minus this machine's, estimate and uncertainty in seconds.
+    pub offset: Option<(f64, f64)>,
+    pub kids: Option<Vec<String>>,
+}
+
+/// Why an accepted token is at risk (what `doctor` warns about).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Degradation {
+    /// Past `warnafter`: the client holds a token the kubelet already replaced.
+    Stale(String),
+    /// A clock is off by more than the leeway: tokens minted elsewhere will
+    /// look not-yet-valid here, or this server's tokens elsewhere.
+    ClockOff(String),
+    /// The token expires soon and nothing will replace it in time.
+    ExpiresSoon(String),
+}
+
+/// A failure before any HTTP answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportFailure {
+    /// The transport cause (one of the TLS, DNS, connection or timeout causes,
+    /// or `unknown`).
+    pub cause: Cause,
+    /// What the client said.
+    pub detail: String,
+}
+
+impl TransportFailure {
+    /// A TLS handshake failure.
+    pub fn is_tls(&self) -> bool {
+        matches!(
+            self.cause,
+            Cause::TlsUntrustedCa
+                | Cause::TlsNameMismatch
+                | Cause::TlsCertificateExpired
+                | Cause::TlsCertificateNotYetValid
+                | Cause::TlsOther
+        )
+    }
+}

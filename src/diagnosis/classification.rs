@@ -1,0 +1,111 @@
+//! What kind of answer a request got (or could not get): the first thing every
+//! diagnosis states, before any cause.
+
+use crate::wire::string_codes;
+
+/// What kind of answer a request got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Classification {
+    /// 2xx: authenticated and authorised.
+    Ok,
+    /// 404: authenticated *and* authorised; the object is missing.
+    NotFound,
+    /// 403: the token was accepted (or none was sent), and authorisation or
+    /// admission said no.
+    Forbidden,
+    /// 401: the token itself was rejected (or none was sent and anonymous is off).
+    Unauthorized,
+    /// Another HTTP status (429, 5xx…): not an authentication answer.
+    OtherStatus,
+    /// Something other than kube-apiserver answered (a proxy's login page, a
+    /// WAF, a web server): its status says nothing about the token.
+    NotKubernetes,
+    /// The TLS handshake failed; no token was sent.
+    TlsError,
+    /// DNS, connection refused, timeout: no answer at all.
+    NetworkError,
+    /// Replicas of one API server disagree (one accepts the token, another
+    /// rejects it): the answer depends on which replica a request reaches.
+    ReplicaDependent,
+}
+
+string_codes!(Classification: Ok, NotFound, Forbidden, Unauthorized, OtherStatus,
+    NotKubernetes, TlsError, NetworkError, ReplicaDependent);
+
+impl Classification {
+    /// The classifications one request (or one logged event) can have: all but
+    /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
+    pub const PER_REQUEST: [Classification; 8] = [
+        Classification::Ok,
+        Classification::NotFound,
+        Classification::Forbidden,
+        Classification::Unauthorized,
+        Classification::OtherStatus,
+        Classification::NotKubernetes,
+        Classification::TlsError,
+        Classification::NetworkError,
+    ];
+
+    /// Stable name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classification::Ok => "ok",
+            Classification::NotFound => "404-not-found",
+            Classification::Forbidden => "403-forbidden",
+            Classification::Unauthorized => "401-invalid-token",
+            Classification::OtherStatus => "other-status",
+            Classification::NotKubernetes => "not-kubernetes",
+            Classification::TlsError => "tls-error",
+            Classification::NetworkError => "network-error",
+            Classification::ReplicaDependent => "replica-dependent",
+        }
+    }
+
+    /// From a kube-apiserver HTTP status code.
+    pub fn from_status(status: u16) -> Self {
+        match status {
+            200..=299 => Classification::Ok,
+            401 => Classification::Unauthorized,
+            403 => Classification::Forbidden,
+            404 => Classification::NotFound,
+            _ => Classification::OtherStatus,
+        }
+    }
+
+    /// Whether authentication succeeded (2xx, 403 for a non-anonymous user, 404).
+    pub fn authenticated(self) -> bool {
+        matches!(
+            self,
+            Classification::Ok | Classification::NotFound | Classification::Forbidden
+        )
+    }
+
+    /// Whether this is a problem worth exit code 1 or 3 (anything but ok and 404).
+    pub fn is_problem(self) -> bool {
+        !matches!(self, Classification::Ok | Classification::NotFound)
+    }
+
+    /// No answer from kube-apiserver at all (exit 3): TLS or network failed,
+    /// or something else answered in its place.
+    pub fn is_unanswered(self) -> bool {
+        matches!(
+            self,
+            Classification::TlsError | Classification::NetworkError | Classification::NotKubernetes
+        )
+    }
+
+    /// Worst first: the classification a run's overall diagnosis explains.
+    pub fn severity(self) -> u8 {
+        match self {
+            Classification::ReplicaDependent => 9,
+            Classification::Unauthorized => 8,
+            Classification::Forbidden => 7,
+            Classification::NotKubernetes => 6,
+            Classification::TlsError => 5,
+            Classification::NetworkError => 4,
+            Classification::OtherStatus => 3,
+            Classification::NotFound => 2,
+            Classification::Ok => 1,
+        }
+    }
+}

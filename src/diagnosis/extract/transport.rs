@@ -1,0 +1,210 @@
+//! Pure: recognises failures that happen before any HTTP answer (TLS, DNS,
+//! connection refused, timeouts): in the wording of curl, Go (client-go,
+//! kubectl), Python (urllib3, requests, ssl) and Java (fabric8 over OkHttp /
+//! JDK), and in satoken's own typed transport errors.
+
+use crate::diagnosis::Cause;
+use crate::http::{TlsReason, TransportError};
+
+/// Substrings (lowercase) per cause, checked in this order: a TLS handshake
+/// *timeout* is a timeout, a name mismatch is more specific than "verify failed".
+const RULES: &[(Cause, &[&str])] = &[
+    (
+        Cause::Timeout,
+        &["tls handshake timeout", "handshake timed out"],
+    ),
+    (
+        Cause::TlsNameMismatch,
+        &[
+            "no alternative certificate subject name matches",
+            "x509: certificate is valid for",
+            "certificate is not valid for any names",
+            "hostname mismatch",
+            "ip address mismatch",
+            "no subject alternative names matching",
+            "no subject alternative dns name matching",
+            "doesn't match any of the subject alternative names",
+        ],
+    ),
+    (
+        Cause::TlsCertificateExpired,
+        &[
+            "certificate has expired",
+            "certificate is not yet valid",
+            "certificateexpiredexception",
+            "certificatenotyetvalidexception",
+        ],
+    ),
+    (
+        Cause::TlsUntrustedCa,
+        &[
+            "certificate signed by unknown authority",
+            "unable to get local issuer certificate",
+            "self-signed certificate",
+            "self signed certificate",
+            "pkix path building failed",
+            "unable to find valid certification path",
+            "certificate_verify_failed",
+            "ssl certificate problem",
+            "failed to verify certificate",
+        ],
+    ),
+    (
+        Cause::TlsOther,
+        &[
+            "remote error: tls:",
+            "tls: ",
+            "sslhandshakeexception",
+            "sslerror",
+            "ssl routines",
+            "ssl_connect",
+            "wrong version number",
+            "curl: (35)",
+        ],
+    ),
+    (
+        Cause::DnsFailure,
+        &[
+            "no such host",
+            "could not resolve host",
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "unknownhostexception",
+            "getaddrinfo",
+            "failed to resolve",
+        ],
+    ),
+    (
+        Cause::ConnectionRefused,
+        &[
+            "connection refused",
+            "connectexception",
+            "econnrefused",
+            "[errno 111]",
+            "was refused - did you specify the right host or port",
+        ],
+    ),
+    (
+        Cause::Timeout,
+        &[
+            "i/o timeout",
+            "timed out",
+            "deadline exceeded",
+            "timeout awaiting",
+            "sockettimeoutexception",
+            "connecttimeout",
+            "curl: (28)",
+        ],
+    ),
+    (
+        Cause::Unknown,
+        &[
+            "no route to host",
+            "network is unreachable",
+            "connection reset by peer",
+        ],
+    ),
+];
+
+/// The transport failure a line describes, if any.
+pub fn detect_line(line: &str) -> Option<Cause> {
+    let lower = line.to_ascii_lowercase();
+    RULES
+        .iter()
+        .find(|(_, needles)| needles.iter().any(|n| lower.contains(n)))
+        .map(|(cause, _)| *cause)
+}
+
+/// The first line of `text` that describes a transport failure: (cause, 0-based
+/// line index, the line).
+pub fn detect(text: &str) -> Option<(Cause, usize, &str)> {
+    text.lines()
+        .enumerate()
+        .find_map(|(i, line)| detect_line(line).map(|c| (c, i, line)))
+}
+
+/// The cause a line describes, `unknown` when it names none.
+pub fn cause_of_line(line: &str) -> Cause {
+    detect_line(line).unwrap_or(Cause::Unknown)
+}
+
+/// The cause of one of satoken's own transport errors.
+pub fn cause_of_error(error: &TransportError) -> Cause {
+    match error {
+        TransportError::Tls { reason, .. } => match reason {
+            TlsReason::UnknownCa => Cause::TlsUntrustedCa,
+            TlsReason::NameMismatch => Cause::TlsNameMismatch,
+            TlsReason::Expired => Cause::TlsCertificateExpired,
+            TlsReason::NotYetValid => Cause::TlsCertificateNotYetValid,
+            TlsReason::Other => Cause::TlsOther,
+        },
+        TransportError::Dns(_) => Cause::DnsFailure,
+        TransportError::Refused(_) => Cause::ConnectionRefused,
+        TransportError::Timeout(_) => Cause::Timeout,
+        TransportError::BodyTooLarge { .. } | TransportError::Other(_) => Cause::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wordings_of_each_family() {
+        for (line, cause) in [
+            (
+                "curl: (60) SSL certificate problem: unable to get local issuer certificate",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "x509: certificate is valid for 10.96.0.1, not 192.168.1.10",
+                Cause::TlsNameMismatch,
+            ),
+            (
+                "curl: (60) SSL: no alternative certificate subject name matches target host name 'k8s.example.com'",
+                Cause::TlsNameMismatch,
+            ),
+            (
+                "x509: certificate has expired or is not yet valid: current time 2026-01-01T00:00:00Z is after 2025-12-01T00:00:00Z",
+                Cause::TlsCertificateExpired,
+            ),
+            (
+                "dial tcp: lookup k8s.example.internal on 10.96.0.10:53: no such host",
+                Cause::DnsFailure,
+            ),
+            (
+                "curl: (6) Could not resolve host: k8s.example.internal",
+                Cause::DnsFailure,
+            ),
+            (
+                "dial tcp 10.96.0.1:443: connect: connection refused",
+                Cause::ConnectionRefused,
+            ),
+            (
+                "Failed to establish a new connection: [Errno 111] Connection refused",
+                Cause::ConnectionRefused,
+            ),
+            ("net/http: TLS handshake timeout", Cause::Timeout),
+            ("dial tcp 10.96.0.1:443: i/o timeout", Cause::Timeout),
+            (
+                "java.net.UnknownHostException: kubernetes.default.svc",
+                Cause::DnsFailure,
+            ),
+            (
+                "javax.net.ssl.SSLHandshakeException: PKIX path building failed",
+                Cause::TlsUntrustedCa,
+            ),
+        ] {
+            assert_eq!(detect_line(line), Some(cause), "{line}");
+        }
+        assert_eq!(
+            detect_line("error: You must be logged in to the server (Unauthorized)"),
+            None
+        );
+    }
+}

@@ -1,0 +1,425 @@
+//! From the rules' findings to one [`Diagnosis`]: the single merge and ranking
+//! every subcommand uses.
+//!
+//! Confidence is computed here, not taken on trust: rules say how strongly
+//! each piece of evidence points at a cause, and the merge
+//! - keeps one candidate per cause (the strongest claim, all the support);
+//! - drops guesses that a read of the API ruled out;
+//! - lowers a `high` that another cause matches equally (two authoritative
+//!   sources disagreeing is itself uncertainty) and puts the commands that tell
+//!   the tied causes apart first;
+//! - names no cause at all (`unknown`, low) when nothing rises above a guess,
+//!   and lists the guesses as the candidates to check.
+//!
+//! Every candidate's next steps come from its cause's one definition
+//! ([`super::cause::CauseDef::next`]), filled in from the case.
+
+use serde::Serialize;
+
+use super::case::Case;
+use super::cause::Cause;
+use super::classification::Classification;
+use super::next::NextStep;
+use super::support::{Support, SupportKind};
+use crate::wire::string_codes;
+
+/// How sure a diagnosis is. `High`: an authoritative source said so (a
+/// TokenReview's `status.error`, an API server log line, an object read from
+/// the API). `Medium`: strong circumstantial evidence (the token is outside its
+/// window on that server's clock), or two causes the evidence cannot tell
+/// apart. `Low`: one of several causes the evidence allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+string_codes!(Confidence: Low, Medium, High);
+
+impl Confidence {
+    /// Stable lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+
+    fn lowered(self) -> Self {
+        match self {
+            Confidence::High => Confidence::Medium,
+            _ => Confidence::Low,
+        }
+    }
+}
+
+/// One candidate cause with its confidence, the facts behind it and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    pub cause: Cause,
+    pub confidence: Confidence,
+    pub support: Vec<Support>,
+    pub next: Vec<NextStep>,
+}
+
+/// The conclusion about one answer (or one run): its class, the most likely
+/// cause first, then the others the evidence allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnosis {
+    pub classification: Classification,
+    /// Every cause considered, most likely first; never empty.
+    pub candidates: Vec<Candidate>,
+    /// Facts about the case that support no cause in particular.
+    pub notes: Vec<Support>,
+}
+
+impl Diagnosis {
+    /// The most likely cause.
+    pub fn top(&self) -> &Candidate {
+        &self.candidates[0]
+    }
+
+    /// The most likely cause's code.
+    pub fn cause(&self) -> Cause {
+        self.top().cause
+    }
+
+    /// How sure the most likely cause is.
+    pub fn confidence(&self) -> Confidence {
+        self.top().confidence
+    }
+
+    /// The other candidates.
+    pub fn alternatives(&self) -> &[Candidate] {
+        &self.candidates[1..]
+    }
+
+    /// A diagnosis that names no cause.
+    pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
+        Diagnosis {
+            classification,
+            candidates: vec![candidate(Cause::Unknown, Confidence::Low, Vec::new(), case)],
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// What the rules found about one case, before merging.
+#[derive(Debug, Default)]
+pub struct Findings {
+    found: Vec<(Cause, Confidence, Vec<Support>)>,
+    ruled_out: Vec<Cause>,
+    tell_apart: Vec<(Vec<Cause>, NextStep)>,
+    notes: Vec<Support>,
+}
+
+impl Findings {
+    /// The evidence points at `cause` this strongly.
+    pub fn add(&mut self, cause: Cause, confidence: Confidence, support: Vec<Support>) {
+        match self.found.iter_mut().find(|(c, ..)| *c == cause) {
+            Some((_, conf, existing)) => {
+                *conf = (*conf).max(confidence);
+                for s in support {
+                    if !existing.contains(&s) {
+                        existing.push(s);
+                    }
+                }
+            }
+            None => self.found.push((cause, confidence, support)),
+        }
+    }
+
+    /// More support for a cause already found (nothing if it was not).
+    pub fn support(&mut self, cause: Cause, support: Support) {
+        if let Some((_, _, existing)) = self.found.iter_mut().find(|(c, ..)| *c == cause)
+            && !existing.contains(&support)
+        {
+            existing.push(support);
+        }
+    }
+
+    /// Whether `cause` was found.
+    pub fn has(&self, cause: Cause) -> bool {
+        self.found.iter().any(|(c, ..)| *c == cause)
+    }
+
+    /// The strongest claim for `cause` so far.
+    pub fn confidence_of(&self, cause: Cause) -> Option<Confidence> {
+        self.found
+            .iter()
+            .find(|(c, ..)| *c == cause)
+            .map(|(_, conf, _)| *conf)
+    }
+
+    /// Whether anything was found at `confidence` or above.
+    pub fn any_at_least(&self, confidence: Confidence) -> bool {
+        self.found.iter().any(|(_, c, _)| *c >= confidence)
+    }
+
+    /// An API read showed `cause` is not it: guesses of it are dropped.
+    pub fn rule_out(&mut self, cause: Cause) {
+        if !self.ruled_out.contains(&cause) {
+            self.ruled_out.push(cause);
+        }
+    }
+
+    /// When these causes tie, this step tells them apart.
+    pub fn tell_apart(&mut self, causes: &[Cause], step: NextStep) {
+        self.tell_apart.push((causes.to_vec(), step));
+    }
+
+    /// A fact about the case that supports no cause in particular.
+    pub fn note(&mut self, support: Support) {
+        if !self.notes.contains(&support) {
+            self.notes.push(support);
+        }
+    }
+
+    /// Merges and ranks: the one algorithm (see the module header).
+    pub fn rank(self, case: &Case<'_>) -> Diagnosis {
+        let Findings {
+            mut found,
+            ruled_out,
+            tell_apart,
+            notes,
+        } = self;
+        found.retain(|(cause, conf, _)| !(ruled_out.contains(cause) && *conf < Confidence::High));
+        // Once a cause stands out, the "evidence does not say" guess goes; and
+        // "nothing wrong" is the answer only when nothing else was found.
+        if found.iter().any(|(_, c, _)| *c >= Confidence::Medium) {
+            found
+                .retain(|(cause, conf, _)| !(*cause == Cause::Unknown && *conf == Confidence::Low));
+        }
+        if found
+            .iter()
+            .any(|(cause, c, _)| *cause != Cause::None && *c >= Confidence::Medium)
+        {
+            found.retain(|(cause, ..)| *cause != Cause::None);
+        }
+        // Stable: among equals the rule that spoke first (the more authoritative
+        // source) stays first.
+        found.sort_by_key(|(_, conf, _)| std::cmp::Reverse(*conf));
+        let classification = case.classification();
+        let top = found.first().map(|(_, c, _)| *c);
+        let mut candidates: Vec<Candidate> = Vec::new();
+        match top {
+            Some(top) if top >= Confidence::Medium => {
+                let tied = found.iter().filter(|(_, c, _)| *c == top).count();
+                for (i, (cause, conf, support)) in found.into_iter().enumerate() {
+                    // Two causes the best evidence fits equally: neither is certain.
+                    let conf = if tied > 1 && i < tied && conf == Confidence::High {
+                        conf.lowered()
+                    } else {
+                        conf
+                    };
+                    candidates.push(candidate(cause, conf, support, case));
+                }
+                if tied > 1 {
+                    let causes: Vec<Cause> = candidates[..tied].iter().map(|c| c.cause).collect();
+                    let mut steps = discriminators(&causes, &tell_apart);
+                    steps.append(&mut candidates[0].next);
+                    candidates[0].next = dedup(steps);
+                }
+            }
+            _ => {
+                // Nothing stands out: say so rather than promote a guess.
+                let mut unknown_support = Vec::new();
+                let mut guesses = Vec::new();
+                for (cause, conf, support) in found {
+                    if cause == Cause::Unknown {
+                        unknown_support.extend(support);
+                    } else {
+                        guesses.push(candidate(cause, conf.min(Confidence::Low), support, case));
+                    }
+                }
+                let mut unknown = candidate(Cause::Unknown, Confidence::Low, unknown_support, case);
+                let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
+                let mut steps = discriminators(&causes, &tell_apart);
+                steps.append(&mut unknown.next);
+                unknown.next = dedup(steps);
+                candidates.push(unknown);
+                candidates.extend(guesses);
+            }
+        }
+        Diagnosis {
+            classification,
+            candidates,
+            notes,
+        }
+    }
+}
+
+/// A candidate with its cause's steps for this case.
+fn candidate(
+    cause: Cause,
+    confidence: Confidence,
+    support: Vec<Support>,
+    case: &Case<'_>,
+) -> Candidate {
+    Candidate {
+        cause,
+        confidence,
+        support,
+        next: cause.def().next(case),
+    }
+}
+
+/// The steps registered for telling apart causes that are all among `causes`.
+fn discriminators(causes: &[Cause], tell_apart: &[(Vec<Cause>, NextStep)]) -> Vec<NextStep> {
+    tell_apart
+        .iter()
+        .filter(|(set, _)| set.iter().filter(|c| causes.contains(c)).count() >= 2)
+        .map(|(_, step)| step.clone())
+        .collect()
+}
+
+fn dedup(steps: Vec<NextStep>) -> Vec<NextStep> {
+    let mut out: Vec<NextStep> = Vec::with_capacity(steps.len());
+    for s in steps {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Several servers' diagnoses as one: the worst class, with the candidates of
+/// every server in that class merged by cause (support attributed to its
+/// server); the other servers are named in the notes.
+pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagnosis> {
+    let worst = servers
+        .iter()
+        .map(|(_, d, _)| d.classification)
+        .max_by_key(|c| c.severity())?;
+    let several = servers.len() > 1;
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut notes = Vec::new();
+    for (url, d, user) in servers {
+        let attribute = |s: &Support| {
+            if several && s.server.is_none() {
+                s.clone().about(url)
+            } else {
+                s.clone()
+            }
+        };
+        if d.classification != worst {
+            let who = user
+                .as_deref()
+                .map(|u| format!(" as {u}"))
+                .unwrap_or_default();
+            notes.push(
+                Support::new(
+                    SupportKind::Servers,
+                    format!("{}{who}", d.classification.as_str()),
+                )
+                .about(url),
+            );
+            continue;
+        }
+        for c in &d.candidates {
+            let support: Vec<Support> = c.support.iter().map(attribute).collect();
+            match candidates.iter_mut().find(|m| m.cause == c.cause) {
+                Some(m) => {
+                    m.confidence = m.confidence.max(c.confidence);
+                    m.support.extend(support);
+                    for step in &c.next {
+                        if !m.next.contains(step) {
+                            m.next.push(step.clone());
+                        }
+                    }
+                }
+                None => candidates.push(Candidate {
+                    support,
+                    ..c.clone()
+                }),
+            }
+        }
+        notes.extend(d.notes.iter().map(attribute));
+    }
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.confidence));
+    if candidates
+        .first()
+        .is_some_and(|c| c.cause != Cause::Unknown && c.confidence == Confidence::Low)
+        && let Some(at) = candidates.iter().position(|c| c.cause == Cause::Unknown)
+    {
+        let unknown = candidates.remove(at);
+        candidates.insert(0, unknown);
+    }
+    Some(Diagnosis {
+        classification: worst,
+        candidates,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> Vec<Support> {
+        vec![Support::new(SupportKind::Context, text)]
+    }
+
+    fn case_401() -> Case<'static> {
+        Case {
+            answer: super::super::case::Answer::Rejected,
+            ..Case::default()
+        }
+    }
+
+    #[test]
+    fn the_most_confident_wins_and_causes_merge() {
+        let mut f = Findings::default();
+        f.add(Cause::KeyMismatch, Confidence::Low, s("a"));
+        f.add(Cause::ClockSkew, Confidence::Medium, s("b"));
+        f.add(Cause::ClockSkew, Confidence::Low, s("c"));
+        let d = f.rank(&case_401());
+        assert_eq!(d.cause(), Cause::ClockSkew);
+        assert_eq!(d.confidence(), Confidence::Medium);
+        assert_eq!(d.top().support.len(), 2);
+        assert_eq!(d.candidates.len(), 2);
+        assert!(!d.top().next.is_empty(), "steps come from the definition");
+    }
+
+    #[test]
+    fn two_authoritative_causes_lower_each_other() {
+        let mut f = Findings::default();
+        f.add(Cause::PodDeleted, Confidence::High, s("a"));
+        f.add(Cause::SecretDeleted, Confidence::High, s("b"));
+        f.tell_apart(
+            &[Cause::PodDeleted, Cause::SecretDeleted],
+            NextStep::say("look at the token's binding"),
+        );
+        let d = f.rank(&case_401());
+        assert_eq!(d.cause(), Cause::PodDeleted);
+        assert_eq!(d.confidence(), Confidence::Medium);
+        assert_eq!(d.candidates[1].confidence, Confidence::Medium);
+        assert_eq!(d.top().next[0].why, "look at the token's binding");
+    }
+
+    #[test]
+    fn guesses_alone_make_an_unknown_and_reads_rule_guesses_out() {
+        let mut f = Findings::default();
+        f.add(Cause::ServiceAccountRecreated, Confidence::Low, s("a"));
+        f.add(Cause::PodDeleted, Confidence::Low, s("b"));
+        f.rule_out(Cause::PodDeleted);
+        let d = f.rank(&case_401());
+        assert_eq!(d.cause(), Cause::Unknown);
+        assert_eq!(d.confidence(), Confidence::Low);
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        assert_eq!(causes, [Cause::Unknown, Cause::ServiceAccountRecreated]);
+        // Nothing found at all is the same.
+        let d = Findings::default().rank(&case_401());
+        assert_eq!(d.cause(), Cause::Unknown);
+    }
+
+    #[test]
+    fn an_authoritative_cause_survives_a_contradicting_read() {
+        let mut f = Findings::default();
+        f.add(Cause::ServiceAccountRecreated, Confidence::High, s("a"));
+        f.rule_out(Cause::ServiceAccountRecreated);
+        assert_eq!(f.rank(&case_401()).cause(), Cause::ServiceAccountRecreated);
+    }
+}

@@ -1,0 +1,451 @@
+//! Answers that settle the question by themselves: 2xx (nothing wrong), 404
+//! (authenticated and authorised: authorisation runs before routing in the
+//! k8s.io/apiserver handler chain), redirects, throttling, server errors, and
+//! answers that did not come from kube-apiserver at all. Also the definition
+//! of `unknown`, the cause named when the evidence does not say.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::cause::{CauseDef, no_steps};
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+pub const NONE: CauseDef = CauseDef {
+    code: "none",
+    title: "Nothing wrong",
+    summary: "The token was accepted and the request allowed",
+    explains: &[C::Ok],
+    explanation: "\
+The API server authenticated the token and authorised the request: a 2xx answer, a \
+TokenReview with status.authenticated true, or a SelfSubjectAccessReview that allows the \
+request.
+
+If a workload still fails, it is not sending this token (compare fingerprints with \
+kubectl satoken decode), or it fails later, in code that reads the answer.",
+    confirm: no_steps,
+    fix: no_steps,
+    sources: &["k8s.io/apiserver pkg/endpoints/filters (authentication, authorization)"],
+};
+
+pub const OBJECT_NOT_FOUND: CauseDef = CauseDef {
+    code: "object-not-found",
+    title: "The object does not exist",
+    summary: "Authenticated and authorised; the object (or resource type) does not exist",
+    explains: &[C::NotFound],
+    explanation: "\
+A 404 is never an authentication failure. kube-apiserver's handler chain runs \
+authentication, then authorisation, then routes the request: a 404 means the token was \
+accepted and RBAC allowed the request, and then the object, the namespace or the resource \
+type was not there.
+
+Look at the request itself: the name, the namespace and the API group in the path, and \
+whether the resource type is served by this cluster (a CRD that is not installed, an API \
+version that was removed).",
+    confirm: not_found_confirm,
+    fix: not_found_fix,
+    sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
+};
+
+fn not_found_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "check that the resource type is served by this cluster",
+        Command::kubectl().word("api-resources"),
+    )]
+}
+
+fn not_found_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "the token and RBAC are fine: correct the name, namespace or API group in the request",
+    )]
+}
+
+pub const REDIRECTED: CauseDef = CauseDef {
+    code: "redirected",
+    title: "Redirected",
+    summary: "The server answered with a redirect, which is never followed with a token",
+    explains: &[C::OtherStatus],
+    explanation: "\
+kube-apiserver does not redirect API requests; a 3xx comes from something in front of it \
+(a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
+follows a redirect with the token, so the token was not sent to the new location, and \
+neither should your client send it there.",
+    confirm: redirect_confirm,
+    fix: redirect_fix,
+    sources: &["kubectl-satoken: tokens never cross a redirect (docs/probe.md)"],
+};
+
+fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the API server URL your kubeconfig uses",
+        super::commands::kubeconfig_server(),
+    )]
+}
+
+fn redirect_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "point the client at the API server itself, not at a proxy or load balancer that redirects",
+    )]
+}
+
+pub const THROTTLED: CauseDef = CauseDef {
+    code: "throttled",
+    title: "Throttled",
+    summary: "429: API Priority and Fairness (or a proxy) throttled the request; the token is not judged",
+    explains: &[C::OtherStatus],
+    explanation: "\
+A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
+Fairness rejected the request because its priority level was full (authentication had \
+already succeeded by then), or a proxy in front of it rate-limited the client.",
+    confirm: throttled_confirm,
+    fix: throttled_fix,
+    sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
+};
+
+fn throttled_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "see which priority levels reject requests",
+        Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"]),
+    )]
+}
+
+fn throttled_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
+    )]
+}
+
+pub const SERVER_ERROR: CauseDef = CauseDef {
+    code: "server-error",
+    title: "Server error",
+    summary: "5xx: the API server (or a proxy or aggregated API in front of it) failed; the token is not the problem",
+    explains: &[C::OtherStatus],
+    explanation: "\
+A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
+webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
+it. Authentication problems are always 401, never 5xx.",
+    confirm: server_error_confirm,
+    fix: server_error_fix,
+    sources: &["k8s.io/apiserver pkg/endpoints/handlers/responsewriters"],
+};
+
+fn server_error_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "ask the API server which of its checks fail",
+        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+    )]
+}
+
+fn server_error_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
+    )]
+}
+
+pub const NOT_API_SERVER: CauseDef = CauseDef {
+    code: "not-api-server",
+    title: "Not the API server answering",
+    summary: "Something other than kube-apiserver answered; its status says nothing about the token",
+    explains: &[C::NotKubernetes],
+    explanation: "\
+kube-apiserver answers errors with a Kubernetes Status object (JSON with kind Status), \
+and its discovery and review APIs with JSON of a known shape. This answer was something \
+else: an HTML page, a proxy's own 401 (WWW-Authenticate: Basic), a web application \
+firewall's 403, or a web server that answers 200 on every path. Such an answer says \
+nothing about whether the token is valid, and the token may have gone to the wrong \
+service.
+
+Check the URL: the port, a path prefix, and whatever sits between the client and the API \
+server (ingress, auth proxy, load balancer).",
+    confirm: not_api_confirm,
+    fix: not_api_fix,
+    sources: &[
+        "k8s.io/apimachinery pkg/apis/meta/v1 Status",
+        "kubectl-satoken docs/probe.md",
+    ],
+};
+
+fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "a real API server answers /version with its gitVersion (no token needed)",
+        super::commands::curl_version(case, &[]),
+    )]
+}
+
+fn not_api_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
+    )]
+}
+
+pub const UNKNOWN: CauseDef = CauseDef {
+    code: "unknown",
+    title: "The evidence does not say",
+    summary: "The evidence does not say which cause; the candidates below all fit",
+    explains: &[
+        C::Unauthorized,
+        C::Forbidden,
+        C::OtherStatus,
+        C::NetworkError,
+    ],
+    explanation: "\
+A 401 body is always the same generic Status (\"Unauthorized\"): kube-apiserver writes the \
+reason only to its own log (\"Unable to authenticate the request\" err=\"[…]\") and into a \
+TokenReview's status.error. Without one of those, several causes fit the same answer, and \
+satoken lists them with the command that checks each.
+
+To get the reason: run classify on the API server's log lines from the time of the \
+request, or ask for a TokenReview with credentials allowed to create one (probe \
+--token-review). Giving the token lets satoken check its times and bindings too.",
+    confirm: unknown_confirm,
+    fix: no_steps,
+    sources: &["k8s.io/apiserver pkg/endpoints/filters/authentication.go"],
+};
+
+fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let mut steps = Vec::new();
+    if let Some(crate::diagnosis::case::ReviewSeen::NotAllowed { .. }) = &case.review {
+        steps.push(NextStep::run(
+            "the kubeconfig identity may not create TokenReviews: it needs the create verb on tokenreviews (e.g. the system:auth-delegator ClusterRole)",
+            Command::kubectl().words(&[
+                "auth",
+                "can-i",
+                "create",
+                "tokenreviews.authentication.k8s.io",
+            ]),
+        ));
+    }
+    if matches!(case.classification(), C::Unauthorized) {
+        steps.push(NextStep::say(
+            "on the control plane, the kube-apiserver log line \"Unable to authenticate the request\" carries the reason the 401 body omits: run kubectl satoken classify on it",
+        ));
+        steps.push(NextStep::run(
+            "or ask the API server for the reason, as a kubeconfig identity allowed to create tokenreviews",
+            Command::satoken()
+                .words(&["probe", "-f", "TOKEN_FILE", "--token-review"])
+                .with_placeholders(),
+        ));
+        if case.token.is_none() {
+            steps.push(NextStep::run(
+                "or give the token, so its times and bindings are checked at the evidence's instant",
+                Command::satoken()
+                    .words(&["classify", "EVIDENCE_FILE", "--token-file", "TOKEN_FILE"])
+                    .with_placeholders(),
+            ));
+        }
+    } else {
+        steps.push(NextStep::say(
+            "read the server's message, and the kube-apiserver log near the time of the request",
+        ));
+    }
+    steps
+}
+
+/// 2xx, 404, 3xx, 429, 5xx and answers from something else.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    match &case.answer {
+        Answer::Authenticated(how) => f.add(
+            Cause::None,
+            Confidence::High,
+            vec![Support::new(SupportKind::Answer, how.clone())],
+        ),
+        Answer::Access(a) if a.allowed => {
+            let mut support = Vec::new();
+            if let Some(user) = &case.user {
+                support.push(Support::new(
+                    SupportKind::Answer,
+                    format!("authenticated as {user}"),
+                ));
+            }
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!(
+                    "SelfSubjectAccessReview: allowed to {}",
+                    case.request.clone().unwrap_or_default().describe()
+                ),
+            ));
+            f.add(Cause::None, Confidence::High, support);
+        }
+        Answer::Http(h) if !h.from_kubernetes() => {
+            let why = match &h.origin {
+                crate::diagnosis::case::AnswerOrigin::Other(why) => why.clone(),
+                _ => String::new(),
+            };
+            f.add(
+                Cause::NotApiServer,
+                Confidence::High,
+                vec![
+                    Support::new(SupportKind::Answer, shown(case)),
+                    Support::new(SupportKind::Answer, why),
+                ],
+            );
+        }
+        Answer::Http(h) => match h.code() {
+            Some(200..=299) => f.add(
+                Cause::None,
+                Confidence::High,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    match &case.user {
+                        Some(user) => format!("{}: authenticated as {user}", shown(case)),
+                        None => format!("{}: authenticated and authorised", shown(case)),
+                    },
+                )],
+            ),
+            Some(404) => f.add(
+                Cause::ObjectNotFound,
+                Confidence::High,
+                vec![
+                    Support::new(SupportKind::Answer, shown(case)),
+                    Support::new(
+                        SupportKind::Answer,
+                        "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
+                    ),
+                ],
+            ),
+            Some(code @ 300..=399) => f.add(
+                Cause::Redirected,
+                Confidence::High,
+                vec![
+                    Support::new(
+                        SupportKind::Answer,
+                        format!(
+                            "{}: HTTP {code} redirect to {}",
+                            shown(case),
+                            h.location.as_deref().unwrap_or("(no Location)")
+                        ),
+                    ),
+                    Support::new(
+                        SupportKind::Answer,
+                        "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests",
+                    ),
+                ],
+            ),
+            Some(429) => f.add(
+                Cause::Throttled,
+                Confidence::High,
+                vec![Support::new(SupportKind::Answer, shown(case))],
+            ),
+            Some(500..=599) => f.add(
+                Cause::ServerError,
+                Confidence::High,
+                vec![Support::new(SupportKind::Answer, shown(case))],
+            ),
+            Some(401 | 403) => {}
+            _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
+            code => {
+                let mut support = vec![Support::new(
+                    SupportKind::Answer,
+                    format!(
+                        "{}: {} is not an authentication answer: the token was accepted or never judged",
+                        shown(case),
+                        code.map_or("this status".to_owned(), |c| format!("HTTP {c}"))
+                    ),
+                )];
+                if let Some(m) = &h.message {
+                    support.push(Support::new(
+                        SupportKind::Answer,
+                        format!("server message: {m}"),
+                    ));
+                }
+                f.add(Cause::Unknown, Confidence::Medium, support);
+            }
+        },
+        _ => {}
+    }
+}
+
+/// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
+pub fn status_text(case: &Case<'_>) -> String {
+    match &case.answer {
+        Answer::Http(h) => {
+            let code = h.code().map_or(String::new(), |c| c.to_string());
+            let reason = h.reason.as_deref().unwrap_or("");
+            let head = format!("{code} {reason}").trim().to_owned();
+            let head = if head.is_empty() {
+                "HTTP".to_owned()
+            } else {
+                head
+            };
+            match h.message.as_deref() {
+                Some(m) if Some(m) != h.reason.as_deref() && !m.is_empty() => {
+                    format!("{head}: {m}")
+                }
+                _ => head,
+            }
+        }
+        Answer::Rejected => "401 Unauthorized".to_owned(),
+        _ => String::new(),
+    }
+}
+
+/// The request as shown, or `HTTP`.
+pub fn shown_request(case: &Case<'_>) -> String {
+    match &case.answer {
+        Answer::Http(h) => h.request_line.clone().unwrap_or_else(|| "HTTP".to_owned()),
+        _ => "the request".to_owned(),
+    }
+}
+
+/// The request and its status: `GET /api/v1/…: 404 NotFound: …`.
+pub fn shown(case: &Case<'_>) -> String {
+    match &case.answer {
+        Answer::Http(h) => match &h.request_line {
+            Some(r) => format!("{r}: {}", status_text(case)),
+            None => format!("HTTP {}", status_text(case)).replace("HTTP HTTP", "HTTP"),
+        },
+        _ => status_text(case),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::{AccessVerdict, AnswerOrigin, HttpAnswer};
+    use crate::diagnosis::testing::{case, http, run};
+
+    #[test]
+    fn answers_that_settle_it() {
+        let other = Answer::Http(HttpAnswer {
+            status: Some(200),
+            origin: AnswerOrigin::Other("an HTML page".to_owned()),
+            ..HttpAnswer::default()
+        });
+        let table = [
+            (http(200, None), Cause::None, Confidence::High),
+            (http(201, None), Cause::None, Confidence::High),
+            (
+                http(404, Some("pods \"x\" not found")),
+                Cause::ObjectNotFound,
+                Confidence::High,
+            ),
+            (http(302, None), Cause::Redirected, Confidence::High),
+            (http(429, None), Cause::Throttled, Confidence::High),
+            (
+                http(503, Some("etcd")),
+                Cause::ServerError,
+                Confidence::High,
+            ),
+            (http(400, Some("bad")), Cause::Unknown, Confidence::Medium),
+            (other, Cause::NotApiServer, Confidence::High),
+            (
+                Answer::Authenticated("TokenReview".into()),
+                Cause::None,
+                Confidence::High,
+            ),
+            (
+                Answer::Access(AccessVerdict {
+                    allowed: true,
+                    ..AccessVerdict::default()
+                }),
+                Cause::None,
+                Confidence::High,
+            ),
+        ];
+        for (answer, cause, confidence) in table {
+            let c = case(answer.clone(), None);
+            assert_eq!(run(&c), (cause, confidence), "{answer:?}");
+        }
+    }
+}

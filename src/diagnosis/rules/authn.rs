@@ -1,0 +1,429 @@
+//! What the authenticator itself said: the reasons kube-apiserver writes to its
+//! log (`"Unable to authenticate the request" err="[…]"`) and into a
+//! TokenReview's `status.error`, read by `diagnosis::reasons` in every wording
+//! from 1.10 to today. The most authoritative evidence there is: `high`,
+//! except where a wording covers several causes.
+//!
+//! - "has been invalidated" names no object: the token's binding says which
+//!   (pod, Secret, node); without the token, before 1.23 the same words also
+//!   meant a deleted pod, so the candidates tie and `kubectl satoken decode`
+//!   tells them apart.
+//! - "invalid bearer token" alone: no authenticator recognised the token.
+//! - Before 1.31 an unknown kid reads as a failed signature; with the server's
+//!   keys in the case, that is a key mismatch.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case, ReasonSource, ReviewSeen};
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::NextStep;
+use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
+use crate::diagnosis::support::{Support, SupportKind};
+use crate::token::{Binding, TokenKind};
+
+/// Who said it, for the evidence line.
+fn speaker(case: &Case<'_>) -> String {
+    match &case.reasons_from {
+        Some(ReasonSource::TokenReview) => match &case.server {
+            Some(url) => format!("TokenReview on {url} said"),
+            None => "TokenReview said".to_owned(),
+        },
+        Some(ReasonSource::Forwarded(who)) => format!("{who} passed on kube-apiserver's reason"),
+        Some(ReasonSource::Audit) => "the audit event says".to_owned(),
+        Some(ReasonSource::ApiserverLog) | None => "kube-apiserver said".to_owned(),
+    }
+}
+
+/// The server's reasons for rejecting the token.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if case.classification() != C::Unauthorized && !matches!(case.answer, Answer::Rejected) {
+        review_notes(case, f);
+        return;
+    }
+    let specific = reasons::specific(&case.reasons);
+    let kind_binding = case.token_kind();
+    let several = specific.len() > 1;
+    let who = speaker(case);
+    let kid_unknown = case
+        .keys
+        .as_ref()
+        .is_some_and(|k| k.kid_found == Some(false));
+    for r in &specific {
+        if r.kind == ReasonKind::Unrecognised {
+            f.add(
+                Cause::Unknown,
+                Confidence::Low,
+                vec![Support::new(
+                    SupportKind::ServerReason,
+                    format!(
+                        "an authenticator said: {} (not a message this tool knows)",
+                        r.message
+                    ),
+                )],
+            );
+            continue;
+        }
+        if r.is_generic() {
+            generic(case, f, &who);
+            continue;
+        }
+        let era = if r.era == "all" {
+            "every version"
+        } else {
+            r.era
+        };
+        let mut support = vec![Support::new(
+            SupportKind::ServerReason,
+            format!("{who} \"{}\" (wording of {era})", r.message),
+        )];
+        support.extend(
+            detail(r, case)
+                .into_iter()
+                .map(|t| Support::new(SupportKind::ServerReason, t)),
+        );
+        // With several authenticators answering, the legacy one's complaints
+        // about a bound token's claims are noise.
+        let confidence = if several && r.kind == ReasonKind::LegacyClaimInvalid {
+            Confidence::Low
+        } else {
+            Confidence::High
+        };
+        if r.kind == ReasonKind::CryptographicPrimitive && kid_unknown {
+            support.push(Support::new(
+                SupportKind::ServerReason,
+                "servers before 1.31 try every key, so an unknown kid reads as a failed signature",
+            ));
+            f.add(Cause::KeyMismatch, confidence, support);
+            continue;
+        }
+        if r.kind == ReasonKind::TokenInvalidated {
+            invalidated(r, case, f, support, confidence);
+            continue;
+        }
+        f.add(r.cause, confidence, support);
+    }
+    if let Some(secret) = &case.audit.legacy_token_invalidated {
+        f.add(
+            Cause::LegacyTokenInvalidated,
+            Confidence::High,
+            vec![Support::new(
+                SupportKind::Audit,
+                format!(
+                    "audit annotation authentication.k8s.io/legacy-token-invalidated: {secret}"
+                ),
+            )],
+        );
+    }
+    review_notes(case, f);
+    let _ = kind_binding;
+}
+
+/// "has been invalidated": which object, from the token's binding.
+fn invalidated(
+    r: &AuthReason,
+    case: &Case<'_>,
+    f: &mut Findings,
+    support: Vec<Support>,
+    confidence: Confidence,
+) {
+    let cause = match case.token_kind() {
+        Some((TokenKind::LegacySecret, _)) => Some(Cause::SecretDeleted),
+        Some((_, Binding::Pod)) => Some(Cause::PodDeleted),
+        Some((_, Binding::Secret)) => Some(Cause::SecretDeleted),
+        Some((_, Binding::Node)) => Some(Cause::NodeDeleted),
+        _ => None,
+    };
+    if let Some(cause) = cause {
+        f.add(cause, confidence, support);
+        return;
+    }
+    // Without the token the wording allows several objects: 1.23+ "service
+    // account token has been invalidated" is a bound pod, Secret or node gone;
+    // "Token has been invalidated" is a legacy Secret gone, or before 1.23 any
+    // bound object.
+    let legacy_wording = r.message.starts_with("Token has been invalidated");
+    let causes: &[Cause] = if legacy_wording {
+        &[Cause::SecretDeleted, Cause::PodDeleted]
+    } else {
+        &[Cause::PodDeleted, Cause::SecretDeleted, Cause::NodeDeleted]
+    };
+    for (i, cause) in causes.iter().enumerate() {
+        let mut s = if i == 0 { support.clone() } else { Vec::new() };
+        s.push(Support::new(
+            SupportKind::ServerReason,
+            format!(
+                "\"{}\" names no object: {}",
+                r.message,
+                if legacy_wording {
+                    "a legacy token whose Secret is gone, or (before 1.23) a bound token whose pod or Secret is gone"
+                } else {
+                    "the pod, Secret or node the token is bound to is gone"
+                }
+            ),
+        ));
+        f.add(*cause, Confidence::Medium, s);
+    }
+    f.tell_apart(
+        causes,
+        NextStep::run(
+            "the token's binding says which object it died with (pod, Secret or node)",
+            super::commands::decode_token(),
+        ),
+    );
+}
+
+/// "invalid bearer token" alone: no authenticator recognised the token.
+fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
+    let mut support = vec![Support::new(
+        SupportKind::ServerReason,
+        format!(
+            "{who} \"invalid bearer token\" and nothing else: no authenticator recognised the token (unknown issuer, not a JWT, or a token for another system)"
+        ),
+    )];
+    if let Some(t) = case.token {
+        support.push(Support::new(
+            SupportKind::Token,
+            format!(
+                "your token's iss is {}",
+                t.claims.issuer.as_deref().unwrap_or("(none)")
+            ),
+        ));
+    }
+    let not_k8s = case
+        .token_kind()
+        .is_some_and(|(k, _)| k == TokenKind::NotKubernetes);
+    let (first, second) = if not_k8s {
+        (Cause::TokenMalformed, Cause::IssuerMismatch)
+    } else {
+        (Cause::IssuerMismatch, Cause::TokenMalformed)
+    };
+    f.add(first, Confidence::Medium, support);
+    f.add(
+        second,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::ServerReason,
+            if second == Cause::TokenMalformed {
+                "a token that is cut, wrapped, quoted or base64-encoded once more also gets only \"invalid bearer token\""
+            } else {
+                "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
+            },
+        )],
+    );
+}
+
+/// What a TokenReview said besides reasons: accepted now, or not allowed.
+fn review_notes(case: &Case<'_>, f: &mut Findings) {
+    match &case.review {
+        Some(ReviewSeen::Authenticated { username })
+            if case.classification() == C::Unauthorized =>
+        {
+            f.note(Support::new(
+                SupportKind::ServerReason,
+                format!(
+                    "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
+                ),
+            ));
+        }
+        Some(ReviewSeen::NotAllowed { status, message }) => {
+            f.note(Support::new(
+                SupportKind::ServerReason,
+                format!(
+                    "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
+                    if message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {message}")
+                    }
+                ),
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// Plain-words detail for a reason, compared with the token when there is one.
+fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
+    let v = &r.values;
+    let mut out = Vec::new();
+    match r.kind {
+        ReasonKind::ServiceAccountUidMismatch
+        | ReasonKind::PodUidMismatch
+        | ReasonKind::SecretUidMismatch
+        | ReasonKind::NodeUidMismatch => {
+            let what = match r.kind {
+                ReasonKind::ServiceAccountUidMismatch => "ServiceAccount",
+                ReasonKind::PodUidMismatch => "pod",
+                ReasonKind::SecretUidMismatch => "Secret",
+                _ => "node",
+            };
+            out.push(format!(
+                "the {what} was deleted and recreated: the token names uid {}, the live object has uid {}",
+                v.claim_uid.as_deref().unwrap_or("?"),
+                v.live_uid.as_deref().unwrap_or("?")
+            ));
+            if let Some(t) = case.token {
+                let k8s = t.claims.kubernetes.as_ref();
+                let mine = match r.kind {
+                    ReasonKind::ServiceAccountUidMismatch => {
+                        t.claims.service_account().and_then(|s| s.uid)
+                    }
+                    ReasonKind::PodUidMismatch => k8s.and_then(|k| k.pod.clone()).and_then(|p| p.uid),
+                    ReasonKind::SecretUidMismatch => t.claims.secret().and_then(|s| s.uid),
+                    _ => k8s.and_then(|k| k.node.clone()).and_then(|n| n.uid),
+                };
+                out.push(match mine {
+                    Some(uid) if Some(&uid) == v.claim_uid.as_ref() => {
+                        format!("your token's {what} uid is {uid}: this reason is about your token")
+                    }
+                    Some(uid) => format!(
+                        "your token's {what} uid is {uid}, not {}: this reason is about another token",
+                        v.claim_uid.as_deref().unwrap_or("?")
+                    ),
+                    None => format!("your token carries no {what} uid"),
+                });
+            }
+        }
+        ReasonKind::ServiceAccountNotFound | ReasonKind::ServiceAccountDeleted => {
+            out.push(format!(
+                "the ServiceAccount {}{} no longer exists (or is being deleted)",
+                v.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default(),
+                v.name.as_deref().unwrap_or("?")
+            ));
+        }
+        ReasonKind::AudienceInvalid => out.push(format!(
+            "the token is for [{}]; the API server accepts [{}]",
+            v.token_audiences.join(", "),
+            v.target_audiences.join(", ")
+        )),
+        ReasonKind::LegacyTokenMarkedInvalid => out.push(format!(
+            "Secret {}/{} is labelled kubernetes.io/legacy-token-invalid-since by the legacy token cleaner",
+            v.namespace.as_deref().unwrap_or("?"),
+            v.secret.as_deref().unwrap_or("?")
+        )),
+        ReasonKind::NodeBindingValidationDisabled => out.push(
+            "a node-bound token on a server with ServiceAccountTokenNodeBindingValidation off (1.29–1.31): enable the gate or use a pod-bound token"
+                .to_owned(),
+        ),
+        ReasonKind::CouldNotBeValidated => out.push(
+            "≤1.22 wording for a token not yet valid (nbf or iat ahead of the server's clock)".to_owned(),
+        ),
+        ReasonKind::UnexpectedValidationError => out.push(
+            "1.23–1.26 wording for a token issued in the future (iat ahead of the server's clock, no nbf)"
+                .to_owned(),
+        ),
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::{bound_to, case, legacy, pod_bound, run};
+
+    fn rejected<'t>(text: &str, token: Option<&'t crate::token::Token>) -> Case<'t> {
+        let mut c = case(Answer::Rejected, token);
+        c.reasons = reasons::parse_auth_error(text);
+        c.reasons_from = Some(ReasonSource::ApiserverLog);
+        c
+    }
+
+    #[test]
+    fn the_servers_word() {
+        let pod = pod_bound(-60, 3600);
+        let secret = bound_to("secret");
+        let node = bound_to("node");
+        let old = legacy();
+        let table: [(&str, Option<&crate::token::Token>, Cause, Confidence); 11] = [
+            (
+                "[invalid bearer token, service account token has expired]",
+                None,
+                Cause::Expired,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, Token could not be validated.]",
+                None,
+                Cause::ClockSkew,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account UID (b) does not match claim (a)]",
+                None,
+                Cause::ServiceAccountRecreated,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&pod),
+                Cause::PodDeleted,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&secret),
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                Some(&node),
+                Cause::NodeDeleted,
+                Confidence::High,
+            ),
+            // Without the token the wording names no object: a tie, told apart.
+            (
+                "[invalid bearer token, service account token has been invalidated]",
+                None,
+                Cause::PodDeleted,
+                Confidence::Medium,
+            ),
+            (
+                "[invalid bearer token, Token has been invalidated]",
+                Some(&old),
+                Cause::SecretDeleted,
+                Confidence::High,
+            ),
+            (
+                "invalid bearer token",
+                None,
+                Cause::IssuerMismatch,
+                Confidence::Medium,
+            ),
+            (
+                "[invalid bearer token, something new]",
+                None,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            // Two authoritative reasons that disagree: neither is certain.
+            (
+                "[invalid bearer token, service account token has expired, Token does not match server's copy]",
+                None,
+                Cause::Expired,
+                Confidence::Medium,
+            ),
+        ];
+        for (text, token, cause, confidence) in table {
+            assert_eq!(
+                run(&rejected(text, token)),
+                (cause, confidence),
+                "{text} {:?}",
+                token.map(|t| &t.claims.subject)
+            );
+        }
+    }
+
+    #[test]
+    fn a_tie_comes_with_the_command_that_settles_it() {
+        let d = crate::diagnosis::diagnose(&rejected(
+            "[invalid bearer token, Token has been invalidated]",
+            None,
+        ));
+        let first = d.top().next[0].command.as_ref().unwrap().shell();
+        assert_eq!(first, "kubectl satoken decode -f TOKEN_FILE");
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        assert_eq!(causes, [Cause::SecretDeleted, Cause::PodDeleted]);
+    }
+}

@@ -1,0 +1,391 @@
+//! Keys, issuer and audience: is the token one this API server can verify and
+//! accepts? kube-apiserver checks, in order (pkg/serviceaccount/jwt.go): the
+//! issuer is one of `--service-account-issuer`; the header `kid` names a key
+//! (1.31+ fails fast with "invalid signature, no keys found"); a key verifies
+//! the signature; an audience is among the API audiences.
+//!
+//! The server's own JWKS (`/openid/v1/jwks`) settles key questions (`high`);
+//! its discovery document shows only the *first* issuer, and the API
+//! audiences default to the issuers, so issuer and audience findings from it
+//! are `medium`. Without the keys, each stays a guess for a 401.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::Case;
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+use crate::token::TokenKind;
+
+pub const KEY_MISMATCH: CauseDef = CauseDef {
+    code: "key-mismatch",
+    title: "The signing key is not the server's",
+    summary: "The token's kid is not among the API server's keys: the key was rotated, or the token is from another cluster",
+    explains: &[C::Unauthorized],
+    explanation: "\
+Every token names its signing key in the header's kid (the base64url SHA-256 of the \
+public key's DER). kube-apiserver verifies tokens with the public keys of \
+--service-account-key-file (or an external signer); since 1.31 a kid it does not have \
+fails at once with \"invalid signature, no keys found\", before that the signature check \
+fails (\"crypto/rsa: verification error\", \"error in cryptographic primitive\").
+
+It happens after a key rotation that dropped the old public key while old tokens were \
+still in use, when the replicas of the API server have different keys, and with a token \
+from another cluster (a copied kubeconfig, a restored backup). Keep old public keys in \
+--service-account-key-file until every token signed with them has expired.",
+    confirm: key_confirm,
+    fix: key_fix,
+    sources: &[
+        "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
+        "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
+    ],
+};
+
+pub const SIGNATURE_INVALID: CauseDef = CauseDef {
+    code: "signature-invalid",
+    title: "No key verifies the signature",
+    summary: "No key of the server verifies the signature: the token was altered, or signed by a foreign key",
+    explains: &[C::Unauthorized],
+    explanation: "\
+The signature does not verify with any key the API server has: the token was altered (a \
+truncated or re-encoded copy, a tampered payload), or it was signed by a key that reuses \
+a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
+    confirm: key_confirm,
+    fix: key_fix,
+    sources: &[
+        "k8s.io/kubernetes pkg/serviceaccount/jwt.go",
+        "go-jose v2 ErrCryptoFailure",
+    ],
+};
+
+pub const ISSUER_MISMATCH: CauseDef = CauseDef {
+    code: "issuer-mismatch",
+    title: "Issuer not accepted",
+    summary: "The token's iss is not one of the API server's --service-account-issuer values",
+    explains: &[C::Unauthorized],
+    explanation: "\
+kube-apiserver's ServiceAccount authenticator handles only tokens whose iss is one of \
+its --service-account-issuer values; anything else is passed over, and when no other \
+authenticator takes it the request fails with the bare \"invalid bearer token\" (1.31+ \
+also logs \"token issuer … is invalid\"). Causes: an issuer change (migrations add the \
+new issuer first and keep the old one while tokens rotate), a token from another cluster \
+or another identity provider.
+
+The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
+all configured issuers are accepted.",
+    confirm: issuer_confirm,
+    fix: issuer_fix,
+    sources: &[
+        "k8s.io/kubernetes pkg/serviceaccount/jwt.go (issuer pre-check)",
+        "k8s.io/kubernetes pkg/kubeapiserver/options/authentication.go",
+    ],
+};
+
+pub const AUDIENCE_MISMATCH: CauseDef = CauseDef {
+    code: "audience-mismatch",
+    title: "Audience not accepted",
+    summary: "None of the token's audiences is among the API server's API audiences",
+    explains: &[C::Unauthorized],
+    explanation: "\
+A token requested for another audience (kubectl create token --audience vault, a projected \
+volume with audience: sts.amazonaws.com) is meant for that service, not for the API \
+server: kube-apiserver accepts only tokens with one of its API audiences \
+(--api-audiences, by default the issuers) and logs \"token audiences [...] is invalid \
+for the target audiences [...]\". Use a token without --audience for the API server, and \
+the audience-bound one only with its service.",
+    confirm: audience_confirm,
+    fix: audience_fix,
+    sources: &["k8s.io/apiserver pkg/authentication/authenticator/audiences.go"],
+};
+
+pub const TOKEN_MALFORMED: CauseDef = CauseDef {
+    code: "token-malformed",
+    title: "Not a token this server recognises",
+    summary: "No authenticator recognised the token at all: not a complete JWT for this cluster",
+    explains: &[C::Unauthorized],
+    explanation: "\
+\"invalid bearer token\" alone means no authenticator claimed the token: it is not a \
+well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the token), or a \
+JWT for another system whose issuer no authenticator handles.",
+    confirm: malformed_confirm,
+    fix: malformed_fix,
+    sources: &["k8s.io/apiserver pkg/authentication/token/union"],
+};
+
+fn key_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "verify the token against the keys the cluster publishes (the kid must be listed)",
+        Command::kubectl()
+            .words(&["get", "--raw", "/openid/v1/jwks"])
+            .pipe_into(
+                Command::satoken()
+                    .words(&["verify", "-f", "TOKEN_FILE", "--jwks", "-"])
+                    .with_placeholders(),
+            ),
+    )]
+}
+
+fn key_fix(case: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::run(
+            "get a token from this cluster's current key (in a pod: delete the pod)",
+            super::commands::create_token(case),
+        ),
+        NextStep::say(
+            "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
+        ),
+    ]
+}
+
+fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
+        Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+    )]
+}
+
+fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
+    )]
+}
+
+fn audience_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "a fresh token's aud is what the API server expects",
+        Command::kubectl()
+            .words(&["create", "token", "default", "--duration", "10m"])
+            .pipe_into(Command::satoken().word("decode")),
+    )]
+}
+
+fn audience_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
+    )]
+}
+
+fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "check it is one complete JWT meant for this cluster",
+        super::commands::decode_token(),
+    )]
+}
+
+fn malformed_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "send the token exactly as issued: no quotes, line breaks or base64 around it",
+    )]
+}
+
+/// What the server's keys say about a rejected token.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if case.classification() != C::Unauthorized {
+        return;
+    }
+    let Some(keys) = &case.keys else { return };
+    let kid = keys.token_kid.as_deref().unwrap_or("(none)");
+    let kids = keys.kids.join(", ");
+    match (keys.kid_found, keys.signature_ok) {
+        (Some(false), _) => f.add(
+            Cause::KeyMismatch,
+            Confidence::High,
+            vec![Support::new(
+                SupportKind::Keys,
+                format!(
+                    "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster (external signers may keep keys out of discovery)",
+                    keys.from
+                ),
+            )],
+        ),
+        (_, Some(false)) => f.add(
+            Cause::SignatureInvalid,
+            Confidence::High,
+            vec![Support::new(
+                SupportKind::Keys,
+                format!(
+                    "no key the server publishes ({}) verifies the token's signature{}: altered, or signed by a key with a reused kid",
+                    keys.from,
+                    keys.signature_detail
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                ),
+            )],
+        ),
+        (_, Some(true)) => {
+            f.rule_out(Cause::KeyMismatch);
+            f.rule_out(Cause::SignatureInvalid);
+        }
+        _ => {}
+    }
+    match keys.issuer_ok {
+        Some(false) => f.add(
+            Cause::IssuerMismatch,
+            Confidence::Medium,
+            vec![Support::new(
+                SupportKind::Keys,
+                format!(
+                    "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
+                    case.token
+                        .and_then(|t| t.claims.issuer.as_deref())
+                        .unwrap_or("(none)"),
+                    keys.issuer.as_deref().unwrap_or("-")
+                ),
+            )],
+        ),
+        Some(true) => f.rule_out(Cause::IssuerMismatch),
+        None => {}
+    }
+    if keys.audience_ok == Some(false) {
+        f.add(
+            Cause::AudienceMismatch,
+            Confidence::Medium,
+            vec![Support::new(
+                SupportKind::Keys,
+                format!(
+                    "the token's audiences [{}] do not include this server's issuer {}, its API audience unless --api-audiences says otherwise",
+                    case.token
+                        .map(|t| t.claims.audiences.join(", "))
+                        .unwrap_or_default(),
+                    keys.issuer.as_deref().unwrap_or("-")
+                ),
+            )],
+        );
+    }
+}
+
+/// For a 401 nothing authoritative explains: the key, issuer and audience
+/// families, each a guess with the command that checks it.
+pub fn guesses(case: &Case<'_>, f: &mut Findings) {
+    let Some(token) = case.token else { return };
+    if case
+        .token_kind()
+        .is_some_and(|(k, _)| k == TokenKind::NotKubernetes)
+    {
+        f.add(
+            Cause::IssuerMismatch,
+            Confidence::Low,
+            vec![Support::new(
+                SupportKind::Token,
+                format!(
+                    "the token is not a Kubernetes ServiceAccount token (iss {})",
+                    token.claims.issuer.as_deref().unwrap_or("none")
+                ),
+            )],
+        );
+        return;
+    }
+    f.add(
+        Cause::KeyMismatch,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::Token,
+            format!(
+                "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
+                token
+                    .header
+                    .kid
+                    .as_deref()
+                    .filter(|k| !k.is_empty())
+                    .unwrap_or("(none)")
+            ),
+        )],
+    );
+    f.add(
+        Cause::IssuerMismatch,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::Token,
+            format!(
+                "the token's issuer is {}; it must be one of the server's --service-account-issuer values",
+                token.claims.issuer.as_deref().unwrap_or("(none)")
+            ),
+        )],
+    );
+    f.add(
+        Cause::AudienceMismatch,
+        Confidence::Low,
+        vec![Support::new(
+            SupportKind::Token,
+            format!(
+                "the token's audiences are [{}]; at least one must be among the server's API audiences",
+                token.claims.audiences.join(", ")
+            ),
+        )],
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::KeyCheck;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    #[test]
+    fn what_the_servers_keys_say() {
+        let base = KeyCheck {
+            from: "/openid/v1/jwks".into(),
+            kids: vec!["other".into()],
+            token_kid: Some("k1".into()),
+            kid_found: Some(true),
+            signature_ok: Some(true),
+            issuer_ok: Some(true),
+            audience_ok: Some(true),
+            ..KeyCheck::default()
+        };
+        let table = [
+            (
+                KeyCheck {
+                    kid_found: Some(false),
+                    signature_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::KeyMismatch,
+                Confidence::High,
+            ),
+            (
+                KeyCheck {
+                    signature_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::SignatureInvalid,
+                Confidence::High,
+            ),
+            (
+                KeyCheck {
+                    issuer_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::IssuerMismatch,
+                Confidence::Medium,
+            ),
+            (
+                KeyCheck {
+                    audience_ok: Some(false),
+                    ..base.clone()
+                },
+                Cause::AudienceMismatch,
+                Confidence::Medium,
+            ),
+            // Everything checks out: the key families are ruled out.
+            (base.clone(), Cause::Unknown, Confidence::Low),
+        ];
+        let token = pod_bound(-60, 3600);
+        for (keys, cause, confidence) in table {
+            let mut c = case(http(401, None), Some(&token));
+            c.keys = Some(keys.clone());
+            let d = crate::diagnosis::diagnose(&c);
+            assert_eq!((d.cause(), d.confidence()), (cause, confidence), "{keys:?}");
+            if cause == Cause::Unknown {
+                assert!(
+                    !d.candidates
+                        .iter()
+                        .any(|c| matches!(c.cause, Cause::KeyMismatch | Cause::IssuerMismatch))
+                );
+            }
+        }
+        let _ = run;
+    }
+}

@@ -1,0 +1,16 @@
+//! One file per cause family: each defines its causes ([`crate::diagnosis::cause::CauseDef`])
+//! beside the rule that finds them. A rule reads a typed
+//! [`crate::diagnosis::case::Case`] and writes [`crate::diagnosis::merge::Findings`];
+//! none reads raw text, prints, or decides the final ranking.
+
+pub mod anonymous;
+pub mod answer;
+pub mod audit;
+pub mod authn;
+pub mod bindings;
+pub mod commands;
+pub mod keys;
+pub mod rbac;
+pub mod servers;
+pub mod time;
+pub mod transport;

@@ -1,0 +1,349 @@
+//! 403 from RBAC: the token was accepted and the authoriser said no. The 403
+//! message names the user, verb, resource, group and namespace
+//! (`diagnosis::forbidden` reads it), which is exactly the grant to make; a
+//! SelfSubjectAccessReview's "not allowed" is the same answer.
+//!
+//! Never tell the user to grant RBAC unless RBAC (or an access review) said no:
+//! a 403 without RBAC's `User "…" cannot …` text is admission or another
+//! authoriser, and stays `unknown` here.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case, RequestInfo};
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+pub const RBAC_DENIED: CauseDef = CauseDef {
+    code: "rbac-denied",
+    title: "RBAC grants nothing for this request",
+    summary: "The token works; no Role or ClusterRole bound to this identity allows the request",
+    explains: &[C::Forbidden],
+    explanation: "\
+A 403 means authentication succeeded: the API server knows who the token belongs to, and \
+authorisation (RBAC) found no rule that allows this verb on this resource for that user. \
+The message names all of it: User \"system:serviceaccount:NAMESPACE:NAME\" cannot VERB \
+resource \"RESOURCE\" in API group \"GROUP\" in the namespace \"NAMESPACE\".
+
+The fix is a Role (or ClusterRole, for cluster-scoped resources and non-resource URLs) \
+with that verb on that resource, bound to the ServiceAccount. Check the identity in the \
+message first: if it is not the one you expect, the client sends another token than you \
+think.",
+    confirm: denied_confirm,
+    fix: denied_fix,
+    sources: &[
+        "k8s.io/apiserver pkg/endpoints/handlers/responsewriters/errors.go",
+        "k8s.io/apimachinery pkg/api/errors NewForbidden",
+    ],
+};
+
+pub const RBAC_ROLE_MISSING: CauseDef = CauseDef {
+    code: "rbac-role-missing",
+    title: "A binding names a role that does not exist",
+    summary: "The token works; a RoleBinding refers to a Role or ClusterRole that does not exist",
+    explains: &[C::Forbidden],
+    explanation: "\
+The RBAC authoriser appends its own reason to the 403 when a binding for this user names \
+a role that is not there: RBAC: role.rbac.authorization.k8s.io \"NAME\" not found. The \
+binding exists, so the intent was to allow the request; the role was deleted, renamed, \
+created in another namespace, or is a ClusterRole referenced as a Role.",
+    confirm: missing_confirm,
+    fix: missing_fix,
+    sources: &["k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac"],
+};
+
+/// The denied request as a [`Forbidden`]: from the 403 message, or from the
+/// access review's question and the user.
+fn denied(case: &Case<'_>) -> Option<Forbidden> {
+    if let Some(f) = case.forbidden() {
+        return Some(f);
+    }
+    let Answer::Access(verdict) = &case.answer else {
+        return None;
+    };
+    let request = case.request.clone().unwrap_or_default();
+    let user = case
+        .user
+        .clone()
+        .or_else(|| case.token.and_then(|t| t.claims.subject.clone()))
+        .unwrap_or_default();
+    Some(Forbidden {
+        user,
+        verb: request.verb.unwrap_or_default(),
+        resource: request.resource,
+        subresource: request.subresource,
+        api_group: request.api_group,
+        namespace: request.namespace,
+        name: request.name,
+        path: request.path,
+        reason: verdict.reason.clone(),
+    })
+}
+
+fn denied_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    match denied(case).and_then(|f| f.can_i()) {
+        Some(c) => vec![NextStep::run(
+            "re-check exactly this request as this user (after a grant it prints yes)",
+            c,
+        )],
+        None => vec![NextStep::run(
+            "list what this identity may do",
+            Command::kubectl()
+                .words(&["auth", "can-i", "--list"])
+                .flag_value("--as", case.user.as_deref(), "USER")
+                .namespace(case.namespace()),
+        )],
+    }
+}
+
+fn denied_fix(case: &Case<'_>) -> Vec<NextStep> {
+    let grants = denied(case).map(|f| f.grant_commands()).unwrap_or_default();
+    if grants.is_empty() {
+        return vec![NextStep::say(
+            "grant the verb on the resource to the user with a Role (or ClusterRole) and a binding",
+        )];
+    }
+    grants
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            NextStep::run(
+                if i == 0 {
+                    "grant: a role allowing exactly this request"
+                } else {
+                    "grant: bind it to the identity"
+                },
+                c,
+            )
+        })
+        .collect()
+}
+
+fn missing_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let mut steps = vec![NextStep::run(
+        "find the bindings and the roles they name",
+        Command::kubectl().words(&[
+            "get",
+            "rolebindings,clusterrolebindings",
+            "-A",
+            "-o",
+            "wide",
+        ]),
+    )];
+    steps.extend(denied_confirm(case));
+    steps
+}
+
+fn missing_fix(case: &Case<'_>) -> Vec<NextStep> {
+    let mut steps = vec![NextStep::say(
+        "create the missing role, or point the binding's roleRef at one that exists",
+    )];
+    steps.extend(denied_fix(case));
+    steps
+}
+
+/// 403 and access reviews that say no (anonymous 403s are `rules::anonymous`).
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if case.classification() != C::Forbidden {
+        return;
+    }
+    let subject = case.token.and_then(|t| t.claims.subject.clone());
+    if let Answer::Access(verdict) = &case.answer {
+        let Some(d) = denied(case) else { return };
+        let mut support = vec![Support::new(
+            SupportKind::Answer,
+            format!(
+                "SelfSubjectAccessReview: {} may not {} {}{}",
+                d.user,
+                d.verb,
+                target_words(&d),
+                verdict
+                    .reason
+                    .as_deref()
+                    .filter(|r| !r.is_empty())
+                    .map(|r| format!(" (reason: {r})"))
+                    .unwrap_or_default()
+            ),
+        )];
+        if let Some(e) = verdict
+            .evaluation_error
+            .as_deref()
+            .filter(|e| !e.is_empty())
+        {
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!("evaluation error: {e}"),
+            ));
+        }
+        f.add(Cause::RbacDenied, Confidence::High, support);
+        return;
+    }
+    let message = match &case.answer {
+        Answer::Http(h) => h.message.clone(),
+        _ => None,
+    };
+    match case.forbidden() {
+        Some(d) if d.is_anonymous() => {}
+        Some(d) => {
+            let role_missing = d
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.trim_start().starts_with("RBAC:") && r.contains("not found"));
+            let mut support = vec![
+                Support::new(SupportKind::Answer, super::answer::shown(case)),
+                Support::new(
+                    SupportKind::Answer,
+                    format!(
+                        "the token was accepted (user {}); RBAC allows no {} {}",
+                        d.user,
+                        d.verb,
+                        target_words(&d)
+                    ),
+                ),
+            ];
+            if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
+                support.push(Support::new(
+                    SupportKind::Token,
+                    format!(
+                        "the 403 names {}, but your token is for {sub}: this request was not made with your token",
+                        d.user
+                    ),
+                ));
+            }
+            if let Some(reason) = &d.reason {
+                support.push(Support::new(
+                    SupportKind::Answer,
+                    if role_missing {
+                        format!("a binding names a role that does not exist: {reason}")
+                    } else {
+                        format!("authorizer reason: {reason}")
+                    },
+                ));
+            }
+            let cause = if role_missing {
+                Cause::RbacRoleMissing
+            } else {
+                Cause::RbacDenied
+            };
+            f.add(cause, Confidence::High, support);
+        }
+        None if case.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS) => {}
+        None => match message.filter(|m| !m.trim().is_empty()) {
+            Some(m) => f.add(
+                Cause::Unknown,
+                Confidence::Medium,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    format!(
+                        "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": denied by admission (PodSecurity, a webhook, quota) or another authorizer, after the token was accepted"
+                    ),
+                )],
+            ),
+            None => {
+                f.add(
+                    Cause::RbacDenied,
+                    Confidence::Medium,
+                    vec![Support::new(
+                        SupportKind::Answer,
+                        "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
+                    )],
+                );
+                f.add(
+                    Cause::TokenNotSent,
+                    Confidence::Low,
+                    vec![Support::new(
+                        SupportKind::Answer,
+                        "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
+                    )],
+                );
+            }
+        },
+    }
+}
+
+/// `pods "web-0" in namespace "shop"`, `nodes at the cluster scope`, `path /healthz`.
+fn target_words(d: &Forbidden) -> String {
+    let request = RequestInfo {
+        verb: None,
+        resource: d.resource.clone(),
+        subresource: d.subresource.clone(),
+        api_group: d.api_group.clone(),
+        namespace: d.namespace.clone(),
+        name: d.name.clone(),
+        path: d.path.clone(),
+    };
+    request.describe().trim_start_matches("? ").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::AccessVerdict;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    const DENIED: &str = r#"pods is forbidden: User "system:serviceaccount:shop:web" cannot list resource "pods" in API group "" in the namespace "shop""#;
+
+    #[test]
+    fn who_said_no_decides_the_cause() {
+        let missing =
+            format!("{DENIED}: RBAC: role.rbac.authorization.k8s.io \"reader\" not found");
+        let table = [
+            (Some(DENIED.to_owned()), Cause::RbacDenied, Confidence::High),
+            (Some(missing), Cause::RbacRoleMissing, Confidence::High),
+            // "RBAC" elsewhere in the text is not RBAC's own reason.
+            (
+                Some(format!("{DENIED}: webhook RBAC-sync: not found")),
+                Cause::RbacDenied,
+                Confidence::High,
+            ),
+            (
+                Some(
+                    "pods \"x\" is forbidden: violates PodSecurity \"restricted:latest\""
+                        .to_owned(),
+                ),
+                Cause::Unknown,
+                Confidence::Medium,
+            ),
+            (None, Cause::RbacDenied, Confidence::Medium),
+        ];
+        for (message, cause, confidence) in table {
+            let c = case(http(403, message.as_deref()), None);
+            assert_eq!(run(&c), (cause, confidence), "{message:?}");
+        }
+    }
+
+    #[test]
+    fn an_access_review_that_says_no() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(
+            Answer::Access(AccessVerdict {
+                allowed: false,
+                ..AccessVerdict::default()
+            }),
+            Some(&token),
+        );
+        c.request = Some(RequestInfo {
+            verb: Some("get".into()),
+            resource: Some("pods".into()),
+            subresource: Some("log".into()),
+            namespace: Some("shop".into()),
+            name: Some("web-0".into()),
+            ..RequestInfo::default()
+        });
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::RbacDenied);
+        let shells: Vec<String> = d
+            .top()
+            .next
+            .iter()
+            .filter_map(|n| n.command.as_ref())
+            .map(|c| c.shell())
+            .collect();
+        assert_eq!(
+            shells[0],
+            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:web"
+        );
+    }
+}

@@ -1,0 +1,152 @@
+//! Several servers, one token: servers that disagree (one rejects, another
+//! accepts) are the strongest sign of clock skew between API servers, or of
+//! replicas with different keys; with `--all-endpoints` the disagreement is the
+//! diagnosis itself (`replica-dependent`).
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::Case;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Diagnosis, Findings};
+use crate::diagnosis::support::{Support, SupportKind};
+
+fn offset_words(offset: Option<(f64, f64)>) -> String {
+    match offset {
+        Some((estimate, uncertainty)) => format!("clock {estimate:+.1} s ± {uncertainty:.1} s"),
+        None => "clock unknown".to_owned(),
+    }
+}
+
+/// A 401 next to servers that accepted the same token.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if case.classification() != C::Unauthorized {
+        return;
+    }
+    let accepted: Vec<String> = case
+        .peers
+        .iter()
+        .filter(|p| p.classification.authenticated())
+        .map(|p| format!("{} accepted the token ({})", p.url, offset_words(p.offset)))
+        .collect();
+    if accepted.is_empty() {
+        return;
+    }
+    let own = case.clock.and_then(|c| c.offset);
+    let line = Support::new(
+        SupportKind::Servers,
+        format!(
+            "the servers disagree: {}, {} rejected it ({}): the strongest sign of clock skew between API servers",
+            accepted.join(", "),
+            case.server.as_deref().unwrap_or("this server"),
+            offset_words(own)
+        ),
+    );
+    if f.has(Cause::ClockSkew) {
+        f.support(Cause::ClockSkew, line);
+    } else {
+        f.add(
+            Cause::ClockSkew,
+            Confidence::Low,
+            vec![
+                line,
+                Support::new(
+                    SupportKind::Servers,
+                    "yet the measured offsets keep the token inside its window on the rejecting server: a replica with other signing keys or issuers fits as well",
+                ),
+            ],
+        );
+    }
+}
+
+/// `--all-endpoints`: replicas that disagree make the answer depend on which
+/// replica a request reaches.
+pub fn replicas(servers: &[ReplicaView<'_>], diagnosis: &mut Diagnosis) {
+    let accepted = servers.iter().any(|s| s.classification.authenticated());
+    let rejected = servers
+        .iter()
+        .filter(|s| s.classification == C::Unauthorized)
+        .count();
+    if !(accepted && rejected > 0) {
+        return;
+    }
+    diagnosis.classification = C::ReplicaDependent;
+    let mut lines = vec![Support::new(
+        SupportKind::Servers,
+        format!(
+            "the replicas disagree: {rejected} of {} reject the token, so a request succeeds or fails depending on the replica the Service sends it to",
+            servers.len()
+        ),
+    )];
+    for s in servers {
+        lines.push(
+            Support::new(
+                SupportKind::Servers,
+                format!("{} ({})", s.classification.as_str(), offset_words(s.offset)),
+            )
+            .about(s.url),
+        );
+    }
+    let mut kid_sets: Vec<Vec<&str>> = servers
+        .iter()
+        .filter_map(|s| s.kids.map(|k| k.iter().map(String::as_str).collect()))
+        .collect();
+    for set in &mut kid_sets {
+        set.sort_unstable();
+    }
+    if kid_sets.windows(2).any(|w| w[0] != w[1]) {
+        for s in servers {
+            if let Some(kids) = s.kids {
+                lines.push(
+                    Support::new(
+                        SupportKind::Servers,
+                        format!("serves kids [{}]", kids.join(", ")),
+                    )
+                    .about(s.url),
+                );
+            }
+        }
+        lines.push(Support::new(
+            SupportKind::Servers,
+            "the replicas publish different keys: a key rotation that reached only some of them",
+        ));
+    }
+    let top = &mut diagnosis.candidates[0];
+    lines.append(&mut top.support);
+    top.support = lines;
+}
+
+/// What [`replicas`] needs of each server.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplicaView<'a> {
+    pub url: &'a str,
+    pub classification: C,
+    pub offset: Option<(f64, f64)>,
+    pub kids: Option<&'a [String]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::Peer;
+    use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    #[test]
+    fn a_peer_that_accepts_the_token_makes_skew_a_candidate() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        c.peers = vec![Peer {
+            url: "https://b".into(),
+            classification: C::Ok,
+            offset: Some((0.0, 0.5)),
+            kids: None,
+        }];
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::Unknown);
+        let skew = d
+            .candidates
+            .iter()
+            .find(|c| c.cause == Cause::ClockSkew)
+            .unwrap();
+        assert!(skew.support[0].text.contains("servers disagree"));
+        let _ = run;
+    }
+}

@@ -1,0 +1,440 @@
+//! Time: the token judged on the validating server's clock at the moment of the
+//! request, with go-jose's rules ([`crate::window`]: accepted while
+//! `nbf - 60 s <= now`, `iat - 60 s <= now` and `now <= exp + 60 s`).
+//!
+//! A token outside its window on the server's own clock (its `Date` header, its
+//! log timestamp, an audit stageTimestamp) is strong circumstantial evidence:
+//! `medium`. It becomes `high` only when the server itself says so (a log line
+//! or TokenReview reason, `rules::authn`), and `low` when the clock is not the
+//! server's (this machine's, `--at`, now) or the measurement straddles the
+//! window's edge.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Case, ClockSource, Degradation, ServerClock};
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+use crate::timefmt::{human_seconds, rfc3339};
+use crate::token::TokenKind;
+use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
+
+pub const CLOCK_SKEW: CauseDef = CauseDef {
+    code: "clock-skew",
+    title: "Clock skew between API servers",
+    summary: "The token was minted on a clock ahead of the validating API server's: not valid yet there",
+    explains: &[C::Unauthorized, C::ReplicaDependent],
+    explanation: "\
+kube-apiserver accepts a token only while nbf - 60 s <= now (and iat - 60 s <= now) on its \
+own clock. Kubernetes tokens carry nbf = iat = the instant they were minted, on the clock \
+of the API server that minted them. When another API server (or the same one after its \
+clock stepped back) is more than 60 s behind that clock, it rejects the fresh token with \
+\"service account token is not valid yet\" until its own clock catches up: a token minted \
+90 s ahead fails for about 30 s, then works. Requests succeed or fail depending on which \
+replica answers.
+
+The kubelet does not refresh a token minted in the future early, so a pod can be stuck \
+with one until nbf - 60 s. The fix is time synchronisation (chrony/NTP) on the \
+control-plane nodes; meanwhile wait, or delete the pod so a new token is minted.",
+    confirm: skew_confirm,
+    fix: skew_fix,
+    sources: &[
+        "go-jose v2 jwt/validation.go ValidateWithLeeway",
+        "k8s.io/kubernetes pkg/serviceaccount/claims.go",
+        "kubernetes/kubernetes#123415, #124022, #132993 (kubelet keeps future-dated tokens)",
+    ],
+};
+
+pub const EXPIRED: CauseDef = CauseDef {
+    code: "expired",
+    title: "The token has expired",
+    summary: "The client sent a token past its exp (plus 60 s leeway) on the server's clock",
+    explains: &[C::Unauthorized],
+    explanation: "\
+kube-apiserver rejects a token once now > exp + 60 s on its own clock (\"service account \
+token has expired\"; up to 1.22 \"Token has expired.\"). Projected tokens are short-lived \
+(the kubelet requests 3607 s and refreshes at 80 % of that); the kubelet rewrites the \
+file, but a client that read it once at start keeps sending the old token. client-go \
+re-reads it every minute; many other clients, and anything that copied the token \
+elsewhere, do not.
+
+Tokens from kubectl create token last --duration (one hour by default). Clusters that \
+turn off the extended expiry of kubelet tokens make a one-hour-old copy fail too.",
+    confirm: expired_confirm,
+    fix: expired_fix,
+    sources: &[
+        "go-jose v2 jwt/validation.go ValidateWithLeeway",
+        "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
+        "k8s.io/client-go transport/token_source.go",
+    ],
+};
+
+fn skew_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::run(
+            "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
+            Command::kubectl().words(&[
+                "get",
+                "leases",
+                "-n",
+                "kube-system",
+                "-l",
+                "apiserver.kubernetes.io/identity=kube-apiserver",
+                "-o",
+                "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
+            ]),
+        ),
+        NextStep::run(
+            "or judge the token on every clock at once",
+            Command::kubectl()
+                .words(&["get", "leases", "-A", "-o", "json"])
+                .pipe_into(
+                    Command::satoken()
+                        .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
+                        .with_placeholders(),
+                ),
+        ),
+    ]
+}
+
+fn skew_fix(_: &Case<'_>) -> Vec<NextStep> {
+    let mut steps = vec![NextStep::run(
+        "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
+        Command::new("chronyc").word("tracking"),
+    )];
+    steps.push(NextStep::say(
+        "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+    ));
+    steps.push(NextStep::say(
+        "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
+    ));
+    steps
+}
+
+fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "decode the token the client actually sends and compare its exp",
+        super::commands::decode_token(),
+    )]
+}
+
+fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::say(
+            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
+        ),
+        NextStep::run(
+            "outside a pod, mint a fresh token (a longer --duration if needed)",
+            super::commands::create_token(case),
+        ),
+    ]
+}
+
+/// A 401 with the token and the server's clock: is it outside its window there?
+/// And for an accepted token, a clock or an expiry that will make it fail.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if matches!(case.classification(), C::Ok | C::NotFound) {
+        for d in &case.degraded {
+            match d {
+                Degradation::ClockOff(text) => f.add(
+                    Cause::ClockSkew,
+                    Confidence::Medium,
+                    vec![Support::new(SupportKind::TokenTimes, text.clone())],
+                ),
+                Degradation::ExpiresSoon(text) => f.add(
+                    Cause::Expired,
+                    Confidence::Medium,
+                    vec![Support::new(
+                        SupportKind::TokenTimes,
+                        format!("accepted now, but: {text}"),
+                    )],
+                ),
+                Degradation::Stale(_) => {}
+            }
+        }
+    }
+    if case.classification() != C::Unauthorized {
+        return;
+    }
+    let Some(token) = case.token else { return };
+    if case
+        .token_kind()
+        .is_some_and(|(k, _)| k == TokenKind::LegacySecret)
+    {
+        f.note(Support::new(
+            SupportKind::Token,
+            "legacy Secret tokens are never time-checked (pkg/serviceaccount/legacy.go): time is not the cause",
+        ));
+        return;
+    }
+    let Some(clock) = case.clock else { return };
+    let claims = TimeClaims::from(&token.claims);
+    let leeway = case.leeway;
+    let at_low = window::judge(claims, clock.low, leeway);
+    let at_high = window::judge(claims, clock.high, leeway);
+    let estimate = window::judge(claims, clock.estimate(), leeway);
+    let server_says_time = case
+        .reasons
+        .iter()
+        .any(|r| matches!(r.cause, Cause::ClockSkew | Cause::Expired));
+    let when = clock_words(&clock);
+    let Some(verdict) = [at_low.verdict, at_high.verdict]
+        .into_iter()
+        .find(|v| *v != Verdict::Accept)
+    else {
+        accepted(case, f, &clock, estimate, server_says_time);
+        return;
+    };
+    let cause = if verdict == Verdict::RejectExpired {
+        Cause::Expired
+    } else {
+        Cause::ClockSkew
+    };
+    let mut support = answer_line(case);
+    let certain = at_low.verdict == at_high.verdict;
+    let trusted = clock.source.is_server_clock();
+    let confidence = if certain && trusted {
+        Confidence::Medium
+    } else {
+        Confidence::Low
+    };
+    let (start, end) = window::window(claims, leeway);
+    let claim = |s: Option<i64>| s.map_or("-".to_owned(), |s| rfc3339(window::at_seconds(s)));
+    support.push(Support::new(SupportKind::TokenTimes, when.clone()));
+    support.push(Support::new(
+        SupportKind::TokenTimes,
+        match verdict {
+            Verdict::RejectExpired => format!(
+                "the token expired at {} (exp); with the {} s leeway the server rejects it since {}, {} before {}: it logs \"service account token has expired\"",
+                claim(claims.expires_at),
+                leeway.num_seconds(),
+                end.map_or("-".to_owned(), rfc3339),
+                human_seconds(estimate.rejected_for.map_or(0, floor_seconds).max(0)),
+                rfc3339(trim(clock.estimate()))
+            ),
+            _ => {
+                let what = if verdict == Verdict::RejectIssuedInFuture {
+                    format!("issued at {} (iat, no nbf)", claim(claims.issued_at))
+                } else {
+                    format!("not valid before {} (nbf)", claim(claims.not_before))
+                };
+                format!(
+                    "the token is {what}; with the {} s leeway the server accepts it from {}{}: it logs \"{}\"",
+                    leeway.num_seconds(),
+                    start.map_or("-".to_owned(), rfc3339),
+                    estimate
+                        .accepted_in
+                        .map(|d| format!(", in about {} s", ceil_seconds(d)))
+                        .unwrap_or_default(),
+                    verdict.server_message().unwrap_or_default()
+                )
+            }
+        },
+    ));
+    if cause == Cause::ClockSkew {
+        support.push(Support::new(
+            SupportKind::TokenTimes,
+            "the token was minted on a clock ahead of this server's (another API server, or this one before its clock stepped back)",
+        ));
+    }
+    if !certain {
+        support.push(Support::new(
+            SupportKind::TokenTimes,
+            "borderline: inside the measurement uncertainty only one end of the interval rejects the token",
+        ));
+    } else if !trusted {
+        support.push(Support::new(
+            SupportKind::TokenTimes,
+            "the server's own clock is not in the evidence: judged on another clock",
+        ));
+    }
+    if server_says_time {
+        support.push(Support::new(
+            SupportKind::TokenTimes,
+            format!("confirmed with your token: {}", verdict_words(verdict)),
+        ));
+    }
+    f.add(cause, confidence, support);
+}
+
+/// The token is inside its window at the evidence's instant.
+fn accepted(
+    case: &Case<'_>,
+    f: &mut Findings,
+    clock: &ServerClock,
+    estimate: Judgement,
+    server_says_time: bool,
+) {
+    let Some(token) = case.token else { return };
+    let claims = TimeClaims::from(&token.claims);
+    let (start, end) = window::window(claims, case.leeway);
+    let left = estimate
+        .remaining
+        .map(|r| format!(", {} left", human_seconds(floor_seconds(r))))
+        .unwrap_or_default();
+    let fine = format!(
+        "time is not the cause: {}, inside the token's window [{}, {}] (leeway {} s{left})",
+        clock_words(clock),
+        start.map_or("-".to_owned(), rfc3339),
+        end.map_or("never".to_owned(), rfc3339),
+        case.leeway.num_seconds()
+    );
+    if server_says_time {
+        for cause in [Cause::ClockSkew, Cause::Expired] {
+            f.support(
+                cause,
+                Support::new(
+                    SupportKind::TokenTimes,
+                    format!(
+                        "{fine}; so the server was judging another token (an older copy the client still holds?) or its clock differs"
+                    ),
+                ),
+            );
+        }
+    } else if f.any_at_least(Confidence::Medium) {
+        f.note(Support::new(SupportKind::TokenTimes, fine));
+    } else {
+        let mut support = answer_line(case);
+        support.push(Support::new(SupportKind::TokenTimes, fine));
+        f.add(Cause::Unknown, Confidence::Low, support);
+    }
+}
+
+/// The answer itself, first: `POST selfsubjectreviews (…): 401 Unauthorized`.
+fn answer_line(case: &Case<'_>) -> Vec<Support> {
+    match &case.answer {
+        crate::diagnosis::case::Answer::Http(_) => vec![Support::new(
+            SupportKind::Answer,
+            super::answer::shown(case),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+fn verdict_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accept => "accepted",
+        Verdict::RejectNotYetValid => "not valid yet",
+        Verdict::RejectIssuedInFuture => "issued in the future",
+        Verdict::RejectExpired => "expired",
+    }
+}
+
+/// Whose clock, and what it read.
+pub fn clock_words(clock: &ServerClock) -> String {
+    // A measured estimate's fraction is noise; a log timestamp's is what it says.
+    let at = match clock.source {
+        ClockSource::Measured | ClockSource::LocalClock => rfc3339(trim(clock.estimate())),
+        _ => rfc3339(clock.estimate()),
+    };
+    match (clock.source, clock.offset) {
+        (ClockSource::Measured, Some((estimate, uncertainty))) => format!(
+            "the server's clock read about {at} when it answered ({estimate:+.1} s ± {uncertainty:.1} s from this machine, from its Date headers)"
+        ),
+        (ClockSource::LocalClock, _) => {
+            format!("the server sent no Date header; judged on this machine's clock ({at})")
+        }
+        (source, _) => format!(
+            "at {at} ({})",
+            match source {
+                ClockSource::Measured | ClockSource::DateHeader => "the server's Date header",
+                ClockSource::LogTimestamp => "the log timestamp",
+                ClockSource::LogTimestampYearInferred => "the klog timestamp, year inferred",
+                ClockSource::AuditTimestamp => "the audit stageTimestamp",
+                ClockSource::AtFlag => "--at",
+                ClockSource::Now | ClockSource::LocalClock => {
+                    "now: the evidence carries no timestamp"
+                }
+            }
+        ),
+    }
+}
+
+fn trim(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp(at.timestamp(), 0).unwrap_or(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::Answer;
+    use crate::diagnosis::reasons;
+    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run};
+
+    #[test]
+    fn the_token_on_the_servers_clock() {
+        let table = [
+            // nbf 90 s ahead of the Date header: not valid yet, in 30 s.
+            (
+                pod_bound(90, 3600),
+                ClockSource::DateHeader,
+                Cause::ClockSkew,
+                Confidence::Medium,
+            ),
+            (
+                pod_bound(-7200, 3600),
+                ClockSource::AuditTimestamp,
+                Cause::Expired,
+                Confidence::Medium,
+            ),
+            // Inside the window: time is ruled out, nothing else is known.
+            (
+                pod_bound(-60, 3600),
+                ClockSource::DateHeader,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            // Not the server's clock: only a guess.
+            (
+                pod_bound(90, 3600),
+                ClockSource::AtFlag,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+            (
+                pod_bound(90, 3600),
+                ClockSource::Now,
+                Cause::Unknown,
+                Confidence::Low,
+            ),
+        ];
+        for (token, source, cause, confidence) in table {
+            let mut c = case(http(401, None), Some(&token));
+            c.clock = Some(ServerClock::at(at(0), source));
+            assert_eq!(run(&c), (cause, confidence), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn a_measurement_that_straddles_the_edge_is_a_guess() {
+        let token = pod_bound(61, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        c.clock = Some(ServerClock {
+            low: at(-1),
+            high: at(1),
+            source: ClockSource::Measured,
+            offset: Some((0.0, 1.0)),
+        });
+        assert_eq!(run(&c).0, Cause::Unknown);
+    }
+
+    #[test]
+    fn the_servers_word_and_the_token_agree() {
+        let token = pod_bound(-7200, 3600);
+        let mut c = case(Answer::Rejected, Some(&token));
+        c.reasons =
+            reasons::parse_auth_error("[invalid bearer token, service account token has expired]");
+        assert_eq!(run(&c), (Cause::Expired, Confidence::High));
+        // Legacy tokens are never time-checked.
+        let old = legacy();
+        let c = case(http(401, None), Some(&old));
+        let d = crate::diagnosis::diagnose(&c);
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.text.contains("never time-checked"))
+        );
+        assert!(!d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+    }
+}

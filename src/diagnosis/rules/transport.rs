@@ -1,0 +1,315 @@
+//! No answer at all: the TLS handshake failed, the name did not resolve, nothing
+//! listened, or nothing answered in time. The token was never judged (after a
+//! TLS failure it was never even sent), so none of these is a token problem.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+const SA_CA: &str = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+
+/// `openssl s_client -connect HOST:PORT` piped into `openssl x509 …`.
+fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
+    let host_port = case
+        .server
+        .as_deref()
+        .and_then(|s| url::Url::parse(s).ok())
+        .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)));
+    Command::new("openssl")
+        .words(&["s_client", "-connect"])
+        .value(host_port.as_deref(), "HOST:PORT")
+        .pipe_into(Command::new("openssl").word("x509").words(x509))
+}
+
+pub const TLS_UNTRUSTED_CA: CauseDef = CauseDef {
+    code: "tls-untrusted-ca",
+    title: "Server certificate not trusted",
+    summary: "The client does not trust the CA that signed the API server's certificate; no token was sent",
+    explains: &[C::TlsError],
+    explanation: "\
+The TLS handshake failed because the API server's certificate does not chain to a CA \
+the client trusts: the wrong CA file, the system trust store instead of the cluster's CA, \
+a TLS-intercepting proxy, or a cluster whose CA was rotated. Nothing was sent, so the token \
+was never judged.
+
+In a pod, the cluster CA is mounted next to the token (ca.crt); from a laptop it is in the \
+kubeconfig (certificate-authority-data).",
+    confirm: untrusted_confirm,
+    fix: untrusted_fix,
+    sources: &[
+        "rustls / webpki UnknownIssuer",
+        "Go crypto/x509 UnknownAuthorityError",
+    ],
+};
+
+fn untrusted_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "who issued the certificate the server presents (compare with your CA)",
+        openssl(case, &["-noout", "-issuer", "-subject"]),
+    )]
+}
+
+fn untrusted_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::say(format!(
+            "trust the cluster's CA: in a pod {SA_CA} (curl --cacert, kubeconfig certificate-authority, satoken --cacert)"
+        )),
+        NextStep::run(
+            "from a laptop, write the kubeconfig's CA to a file",
+            Command::kubectl()
+                .words(&[
+                    "config",
+                    "view",
+                    "--raw",
+                    "--minify",
+                    "-o",
+                    "jsonpath={.clusters[0].cluster.certificate-authority-data}",
+                ])
+                .pipe_into(Command::new("base64").word("-d"))
+                .writing_to("ca.crt"),
+        ),
+    ]
+}
+
+pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
+    code: "tls-name-mismatch",
+    title: "Certificate does not name the host",
+    summary: "The API server's certificate does not list the name or IP the client connected to; no token was sent",
+    explains: &[C::TlsError],
+    explanation: "\
+The certificate is trusted but issued for other names: the client connected by an IP or \
+host name that is not among its subject alternative names (a load balancer's address, a \
+node IP, a new DNS name). Nothing was sent.",
+    confirm: name_confirm,
+    fix: name_fix,
+    sources: &[
+        "rustls / webpki NotValidForName",
+        "Go crypto/x509 HostnameError",
+    ],
+};
+
+fn name_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the names and IPs the certificate is valid for",
+        openssl(case, &["-noout", "-ext", "subjectAltName"]),
+    )]
+}
+
+fn name_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
+    )]
+}
+
+pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
+    code: "tls-certificate-expired",
+    title: "Server certificate expired",
+    summary: "The API server's certificate has expired (or the client's clock is ahead); no token was sent",
+    explains: &[C::TlsError],
+    explanation: "\
+The certificate's notAfter is in the past on the client's clock: the API server \
+certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
+far ahead. Nothing was sent.",
+    confirm: expired_cert_confirm,
+    fix: expired_cert_fix,
+    sources: &["rustls / webpki CertExpired"],
+};
+
+fn expired_cert_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the certificate's validity dates (and check this machine's clock: date -u)",
+        openssl(case, &["-noout", "-dates"]),
+    )]
+}
+
+fn expired_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
+        Command::new("kubeadm").words(&["certs", "renew", "all"]),
+    )]
+}
+
+pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
+    code: "tls-certificate-not-yet-valid",
+    title: "Server certificate not yet valid",
+    summary: "The API server's certificate is not valid yet on the client's clock (a clock behind, or a fresh certificate); no token was sent",
+    explains: &[C::TlsError],
+    explanation: "\
+The certificate's notBefore is in the future on the client's clock: the client's clock is \
+behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
+between the client and the machine that issued the certificate. Nothing was sent.",
+    confirm: expired_cert_confirm,
+    fix: not_yet_cert_fix,
+    sources: &["rustls / webpki CertNotValidYet"],
+};
+
+fn not_yet_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "fix this machine's clock (NTP/chrony), then retry",
+        Command::new("timedatectl").word("status"),
+    )]
+}
+
+pub const TLS_OTHER: CauseDef = CauseDef {
+    code: "tls-other",
+    title: "TLS handshake failed",
+    summary: "The TLS handshake failed for another reason (not TLS on that port, a proxy, protocol versions); no token was sent",
+    explains: &[C::TlsError],
+    explanation: "\
+The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
+different service), a proxy may be in between, or client and server share no protocol \
+version or cipher. Nothing was sent.",
+    confirm: other_tls_confirm,
+    fix: other_tls_fix,
+    sources: &["rustls"],
+};
+
+fn other_tls_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "see what the port answers during the handshake",
+        openssl(case, &["-noout", "-subject"]),
+    )]
+}
+
+fn other_tls_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "check that the URL's port is the API server's TLS port and that no proxy terminates or alters TLS in between",
+    )]
+}
+
+pub const DNS_FAILURE: CauseDef = CauseDef {
+    code: "dns-failure",
+    title: "Name does not resolve",
+    summary: "The API server's host name does not resolve; nothing was sent",
+    explains: &[C::NetworkError],
+    explanation: "\
+The client could not look up the server's name: a typo in the kubeconfig, a cluster DNS \
+that is down (inside a pod), or a name only resolvable on another network.",
+    confirm: dns_confirm,
+    fix: dns_fix,
+    sources: &["Go net: no such host"],
+};
+
+fn dns_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "inside a pod, check the cluster DNS is running",
+        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"]),
+    )]
+}
+
+fn dns_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
+    )]
+}
+
+pub const CONNECTION_REFUSED: CauseDef = CauseDef {
+    code: "connection-refused",
+    title: "Connection refused",
+    summary: "Nothing listens at that address and port; nothing was sent",
+    explains: &[C::NetworkError],
+    explanation: "\
+The host answered but nothing listens on the port: the wrong port (kube-apiserver listens \
+on 6443 by default; the kubernetes Service on 443), an API server that is down or \
+restarting, or a kubeconfig that points at localhost.",
+    confirm: refused_confirm,
+    fix: refused_fix,
+    sources: &["Go net: connection refused"],
+};
+
+fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the server URL the client uses",
+        super::commands::kubeconfig_server(),
+    )]
+}
+
+fn refused_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
+    )]
+}
+
+pub const TIMEOUT: CauseDef = CauseDef {
+    code: "timeout",
+    title: "No answer in time",
+    summary: "No answer within the timeout; the token was not judged",
+    explains: &[C::NetworkError],
+    explanation: "\
+The connection, the handshake or the answer did not complete in time: a network policy \
+or firewall dropping packets, a proxy that hangs, or an overloaded API server.",
+    confirm: timeout_confirm,
+    fix: timeout_fix,
+    sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
+};
+
+fn timeout_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "ask the API server whether it is ready (from somewhere that reaches it)",
+        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+    )]
+}
+
+fn timeout_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
+    )]
+}
+
+/// A failure before any HTTP answer.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    let Answer::Transport(failure) = &case.answer else {
+        return;
+    };
+    let confidence = if failure.cause == Cause::Unknown {
+        Confidence::Medium
+    } else {
+        Confidence::High
+    };
+    let mut support = vec![Support::new(SupportKind::Transport, failure.detail.clone())];
+    support.push(Support::new(
+        SupportKind::Transport,
+        if failure.is_tls() {
+            "the TLS handshake failed before any request: the token was not sent"
+        } else {
+            "no HTTP answer: the token was never judged"
+        },
+    ));
+    f.add(failure.cause, confidence, support);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::TransportFailure;
+    use crate::diagnosis::testing::{case, run};
+
+    #[test]
+    fn no_answer_is_never_a_token_cause() {
+        for (cause, confidence, class) in [
+            (Cause::TlsUntrustedCa, Confidence::High, C::TlsError),
+            (
+                Cause::TlsCertificateNotYetValid,
+                Confidence::High,
+                C::TlsError,
+            ),
+            (Cause::DnsFailure, Confidence::High, C::NetworkError),
+            (Cause::Timeout, Confidence::High, C::NetworkError),
+            (Cause::Unknown, Confidence::Medium, C::NetworkError),
+        ] {
+            let c = case(
+                Answer::Transport(TransportFailure {
+                    cause,
+                    detail: "x".into(),
+                }),
+                None,
+            );
+            assert_eq!(c.classification(), class);
+            assert_eq!(run(&c), (cause, confidence));
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The facts behind a candidate cause, typed by where they come from, so that
+//! renderers and the merge can group and order them without reading the text.
+
+use crate::wire::string_codes;
+use serde::Serialize;
+
+/// What kind of evidence a sentence states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SupportKind {
+    /// The answer the client got (status, Status body, access review).
+    Answer,
+    /// The authenticator's own reason: a kube-apiserver log line, a
+    /// TokenReview's `status.error`, or that text forwarded by another program.
+    ServerReason,
+    /// The token's time claims judged on the validating server's clock.
+    TokenTimes,
+    /// What the token itself says (kind, binding, issuer, audiences, kid).
+    Token,
+    /// An object the token is bound to, read from the API.
+    Binding,
+    /// The server's published keys, issuer and signature check.
+    Keys,
+    /// No answer: TLS, DNS, connection, timeout.
+    Transport,
+    /// Audit event annotations and user extra.
+    Audit,
+    /// Other servers or replicas answering the same token.
+    Servers,
+    /// What the same request got without the token (`--anonymous`).
+    Anonymous,
+    /// What the input looked like, and anything else noticed on the way.
+    Context,
+}
+
+string_codes!(SupportKind: Answer, ServerReason, TokenTimes, Token, Binding, Keys, Transport, Audit, Servers, Anonymous, Context);
+
+impl SupportKind {
+    /// Stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SupportKind::Answer => "answer",
+            SupportKind::ServerReason => "server-reason",
+            SupportKind::TokenTimes => "token-times",
+            SupportKind::Token => "token",
+            SupportKind::Binding => "binding",
+            SupportKind::Keys => "keys",
+            SupportKind::Transport => "transport",
+            SupportKind::Audit => "audit",
+            SupportKind::Servers => "servers",
+            SupportKind::Anonymous => "anonymous",
+            SupportKind::Context => "context",
+        }
+    }
+}
+
+/// One fact, in words, with its kind and (for probes of several servers) the
+/// server it is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Support {
+    pub kind: SupportKind,
+    /// The server the fact is about, when a run asked several.
+    pub server: Option<String>,
+    pub text: String,
+}
+
+impl Support {
+    /// A fact about the run's only server (or no server).
+    pub fn new(kind: SupportKind, text: impl Into<String>) -> Self {
+        Support {
+            kind,
+            server: None,
+            text: text.into(),
+        }
+    }
+
+    /// The same fact, attributed to `server`.
+    pub fn about(mut self, server: &str) -> Self {
+        self.server = Some(server.to_owned());
+        self
+    }
+}

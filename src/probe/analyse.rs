@@ -1,0 +1,711 @@
+//! Pure: every server's observations plus the decoded token -> one diagnosis
+//! per server and one for the run, through the diagnosis engine.
+//!
+//! Per server, [`evidence`] builds the case (the decisive answer, the server's
+//! clock, TokenReview, keys, the bound objects read once for the run, and the
+//! other servers' answers); the engine names the cause. The run's diagnosis is
+//! the worst class among the servers (`diagnosis::merge::combine`), and with
+//! `--all-endpoints` replicas that disagree make it `replica-dependent`.
+
+use chrono::{DateTime, TimeDelta, Utc};
+
+use super::bindings::{self, BindingCheck, BindingTarget};
+use super::evidence::{self, Extras};
+use super::keys;
+use super::{
+    Answer, EndpointDiscovery, ProbeReport, RequestKind, RequestObservation, ServerObservation,
+    ServerReport,
+};
+use crate::diagnosis::case::Peer;
+use crate::diagnosis::rules::servers::{self, ReplicaView};
+use crate::diagnosis::{self, Classification, Diagnosis, merge};
+use crate::token::Token;
+
+/// What a probe adds to the servers' answers.
+#[derive(Debug, Clone, Default)]
+pub struct Context<'a> {
+    /// The token text, for the signature checks against a server's JWKS.
+    pub raw: Option<&'a str>,
+    /// The servers are replicas of one API server (`--all-endpoints`).
+    pub replicas: bool,
+    pub endpoints: Option<EndpointDiscovery>,
+    /// The objects the token is bound to (reads are matched by path).
+    pub bindings: Vec<BindingTarget>,
+}
+
+/// Analyses every server's observations against the token.
+pub fn analyse(
+    observations: Vec<ServerObservation>,
+    token: &Token,
+    context: Context<'_>,
+    evaluated_at: DateTime<Utc>,
+    leeway: TimeDelta,
+) -> ProbeReport {
+    let bindings = read_bindings(&observations, &context.bindings);
+    let facts: Vec<evidence::ServerFacts> = observations.iter().map(evidence::facts).collect();
+    let classes: Vec<Classification> = observations.iter().map(evidence::classification).collect();
+    let everyone: Vec<Peer> = observations
+        .iter()
+        .zip(&classes)
+        .zip(&facts)
+        .map(|((o, c), f)| Peer {
+            url: o.url.clone(),
+            classification: *c,
+            offset: f
+                .offset
+                .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
+            kids: None,
+        })
+        .collect();
+    let mut servers = Vec::with_capacity(observations.len());
+    for (i, observation) in observations.into_iter().enumerate() {
+        let fact = facts[i].clone();
+        let rejected = classes[i] == Classification::Unauthorized;
+        let found = keys::analyse(
+            body(&observation, RequestKind::Jwks).as_deref(),
+            body(&observation, RequestKind::Discovery).as_deref(),
+            context.raw,
+            token,
+            rejected,
+            evaluated_at,
+            leeway,
+        );
+        let peers: Vec<Peer> = everyone
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let extras = Extras {
+            bindings: bindings.clone(),
+            peers,
+            keys: found.check.clone(),
+            degraded: Vec::new(),
+        };
+        let case = evidence::case(&observation, &fact, token, leeway, extras);
+        let diagnosis = diagnosis::diagnose(&case);
+        servers.push(ServerReport {
+            tls: fact.tls,
+            classification: diagnosis.classification,
+            user: fact.user,
+            review_version: fact.review_version,
+            server_time: fact.server_time,
+            offset: fact.offset,
+            token_review: fact.token_review,
+            jwks_kids: found.kids,
+            issuer: found.issuer,
+            diagnosis,
+            observation,
+        });
+    }
+    let mut diagnosis = overall(&servers);
+    if context.replicas {
+        let views: Vec<ReplicaView<'_>> = servers
+            .iter()
+            .map(|s| ReplicaView {
+                url: &s.observation.url,
+                classification: s.classification,
+                offset: s
+                    .offset
+                    .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
+                kids: s.jwks_kids.as_deref(),
+            })
+            .collect();
+        servers::replicas(&views, &mut diagnosis);
+    }
+    ProbeReport {
+        servers,
+        endpoints: context.endpoints,
+        kubeconfig: None,
+        bindings,
+        diagnosis,
+        evaluated_at,
+        leeway_seconds: leeway.num_seconds(),
+    }
+}
+
+/// The run's diagnosis: the worst class among the servers.
+fn overall(servers: &[ServerReport]) -> Diagnosis {
+    let views: Vec<(String, Diagnosis, Option<String>)> = servers
+        .iter()
+        .map(|s| {
+            (
+                s.observation.url.clone(),
+                s.diagnosis.clone(),
+                s.user.as_ref().map(|u| u.username.clone()),
+            )
+        })
+        .collect();
+    merge::combine(&views).unwrap_or_else(|| {
+        Diagnosis::unknown(Classification::NetworkError, &diagnosis::Case::default())
+    })
+}
+
+/// The body of the first 2xx answer to a side request of this kind.
+fn body(observation: &ServerObservation, kind: RequestKind) -> Option<Vec<u8>> {
+    observation
+        .requests
+        .iter()
+        .filter(|r| r.kind == kind)
+        .filter_map(|r| r.result.as_ref().ok())
+        .find(|a| (200..300).contains(&a.status))
+        .and_then(|a: &Answer| a.json.as_ref().map(|j| j.to_string().into_bytes()))
+}
+
+/// The first read of each bound object that says something (any server).
+fn read_bindings(
+    observations: &[ServerObservation],
+    targets: &[BindingTarget],
+) -> Vec<BindingCheck> {
+    targets
+        .iter()
+        .filter_map(|t| {
+            let path = t.path();
+            let reads: Vec<(&ServerObservation, &RequestObservation)> = observations
+                .iter()
+                .flat_map(|o| o.requests.iter().map(move |r| (o, r)))
+                .filter(|(_, r)| r.kind == RequestKind::ReadObject && r.path == path)
+                .collect();
+            let (o, r) = reads
+                .iter()
+                .find(|(_, r)| {
+                    matches!(&r.result, Ok(a) if a.status == 404 || (200..300).contains(&a.status))
+                })
+                .or(reads.first())?;
+            let who = if r.operator {
+                "the kubeconfig credentials"
+            } else {
+                "the token"
+            };
+            let via = format!("{} with {who}", o.url);
+            let (status, body) = match &r.result {
+                Ok(a) => (Some(a.status), a.json.as_ref()),
+                Err(_) => (None, None),
+            };
+            Some(bindings::check(t, status, body, &via))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::{Cause, Confidence};
+    use crate::http::{Method, TlsReason, TransportError};
+    use crate::probe::bindings::BindingState;
+    use crate::probe::{AccessQuery, StatusBody};
+    use crate::secret::SecretToken;
+    use serde_json::Value;
+    use std::time::Duration;
+
+    const NOW: i64 = 1_767_225_600;
+
+    fn at(offset_ms: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(NOW, 0).unwrap() + TimeDelta::milliseconds(offset_ms)
+    }
+
+    /// Unsigned test token with the given claims (signature irrelevant here).
+    fn token(claims: Value) -> Token {
+        use base64::Engine as _;
+        let b64 = |v: &Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
+        };
+        let header = serde_json::json!({"alg": "RS256", "kid": "k1"});
+        let text = format!("{}.{}.c2ln", b64(&header), b64(&claims));
+        crate::token::parse(&SecretToken::new(text)).unwrap()
+    }
+
+    fn bound(nbf: i64, exp: i64) -> Token {
+        token(serde_json::json!({
+            "aud": ["https://kubernetes.default.svc"], "iss": "https://kubernetes.default.svc",
+            "sub": "system:serviceaccount:shop:checkout", "nbf": nbf, "iat": nbf, "exp": exp,
+            "kubernetes.io": {"namespace": "shop",
+                "serviceaccount": {"name": "checkout", "uid": "uid-old"},
+                "pod": {"name": "web-0", "uid": "pod-uid"}}
+        }))
+    }
+
+    fn answer(status: u16, date_offset_s: i64, body: Value) -> Answer {
+        let status_body = (body.get("kind") == Some(&Value::from("Status"))).then(|| StatusBody {
+            reason: body
+                .get("reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            message: body
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            details: None,
+        });
+        Answer {
+            status,
+            status_body,
+            json: Some(body),
+            date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
+            malformed_date: None,
+            location: None,
+            content_type: Some("application/json".to_owned()),
+            www_authenticate: None,
+            body_over_limit: false,
+            sent_at: at(0),
+            received_at: at(100),
+            latency: Duration::from_millis(100),
+        }
+    }
+
+    fn request(kind: RequestKind, anonymous: bool, answer: Answer) -> RequestObservation {
+        RequestObservation {
+            kind,
+            method: Method::Post,
+            path: "/x".to_owned(),
+            anonymous,
+            operator: false,
+            api_version: None,
+            result: Ok(answer),
+        }
+    }
+
+    fn server(url: &str, requests: Vec<RequestObservation>) -> ServerObservation {
+        ServerObservation {
+            url: url.to_owned(),
+            verifies_tls: true,
+            requests,
+            access: None,
+            verify_name: None,
+        }
+    }
+
+    fn unauthorized() -> Value {
+        serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
+    }
+
+    fn review() -> Value {
+        serde_json::json!({"status": {"userInfo": {"username": "system:serviceaccount:shop:checkout",
+            "uid": "uid-old", "groups": ["system:authenticated"]}}})
+    }
+
+    fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
+        analyse(
+            servers,
+            token,
+            Context::default(),
+            at(0),
+            TimeDelta::seconds(60),
+        )
+    }
+
+    fn text(d: &Diagnosis) -> String {
+        d.top()
+            .support
+            .iter()
+            .chain(&d.notes)
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_server_90s_behind_rejects_a_fresh_token_as_clock_skew() {
+        let token = bound(NOW, NOW + 3600);
+        let behind = server(
+            "https://b",
+            vec![
+                request(RequestKind::Version, true, answer(200, -90, review())),
+                request(
+                    RequestKind::SelfSubjectReview,
+                    false,
+                    answer(401, -90, unauthorized()),
+                ),
+            ],
+        );
+        let fine = server(
+            "https://a",
+            vec![
+                request(RequestKind::Version, true, answer(200, 0, review())),
+                request(
+                    RequestKind::SelfSubjectReview,
+                    false,
+                    answer(201, 0, review()),
+                ),
+            ],
+        );
+        let report = probe(vec![fine, behind], &token);
+        assert_eq!(report.servers[0].classification, Classification::Ok);
+        assert_eq!(
+            report.servers[1].classification,
+            Classification::Unauthorized
+        );
+        let d = &report.diagnosis;
+        assert_eq!(d.classification, Classification::Unauthorized);
+        assert_eq!(d.cause(), Cause::ClockSkew);
+        assert_eq!(d.confidence(), Confidence::Medium);
+        let text = text(d);
+        assert!(
+            text.contains("(-89.5 s ± 0.6 s from this machine"),
+            "{text}"
+        );
+        assert!(text.contains("servers disagree"), "{text}");
+        assert!(text.contains("in about 30 s"), "{text}");
+    }
+
+    #[test]
+    fn expired_on_the_servers_clock() {
+        let token = bound(NOW - 7200, NOW - 3600);
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )],
+        );
+        let d = probe(vec![s], &token).diagnosis;
+        assert_eq!(d.cause(), Cause::Expired);
+        assert!(text(&d).contains("59m before"), "{}", text(&d));
+    }
+
+    #[test]
+    fn a_401_in_time_lists_bindings_and_keys_with_low_confidence() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )],
+        );
+        let d = probe(vec![s], &token).diagnosis;
+        assert_eq!(d.cause(), Cause::Unknown);
+        assert_eq!(d.confidence(), Confidence::Low);
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        for cause in [
+            Cause::ServiceAccountRecreated,
+            Cause::PodDeleted,
+            Cause::KeyMismatch,
+            Cause::AudienceMismatch,
+        ] {
+            assert!(causes.contains(&cause), "{causes:?}");
+        }
+        assert!(d.candidates.iter().all(|c| c.confidence == Confidence::Low));
+        let sa = d
+            .candidates
+            .iter()
+            .find(|c| c.cause == Cause::ServiceAccountRecreated)
+            .unwrap();
+        assert!(sa.support[0].text.contains("uid-old"));
+        let confirm = sa.next[0].command.as_ref().unwrap();
+        assert_eq!(
+            confirm.shell(),
+            "kubectl get serviceaccount checkout -n shop -o 'jsonpath={.metadata.uid} {.metadata.deletionTimestamp}'"
+        );
+        assert_eq!(
+            confirm.expect.as_deref(),
+            Some("the token names uid uid-old: another uid means recreated, NotFound deleted")
+        );
+    }
+
+    #[test]
+    fn forbidden_anonymous_and_access_review() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let forbidden = |user: &str| {
+            serde_json::json!({"kind": "Status", "message": format!(
+                "pods is forbidden: User \"{user}\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\""),
+                "reason": "Forbidden", "code": 403})
+        };
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::Get,
+                false,
+                answer(403, 0, forbidden("system:serviceaccount:shop:checkout")),
+            )],
+        );
+        let d = probe(vec![s], &token).diagnosis;
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::RbacDenied, Confidence::High)
+        );
+        let shells: Vec<String> = d
+            .top()
+            .next
+            .iter()
+            .filter_map(|n| n.command.as_ref())
+            .map(|c| c.shell())
+            .collect();
+        assert_eq!(
+            shells[0],
+            "kubectl auth can-i list pods -n shop --as=system:serviceaccount:shop:checkout"
+        );
+        assert!(
+            shells[1].starts_with("kubectl create role checkout-list-pods"),
+            "{shells:?}"
+        );
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::Get,
+                false,
+                answer(403, 0, forbidden("system:anonymous")),
+            )],
+        );
+        assert_eq!(
+            probe(vec![s], &token).diagnosis.cause(),
+            Cause::TokenNotSent
+        );
+        let mut s = server(
+            "https://a",
+            vec![
+                request(
+                    RequestKind::SelfSubjectReview,
+                    false,
+                    answer(201, 0, review()),
+                ),
+                request(
+                    RequestKind::SelfSubjectAccessReview,
+                    false,
+                    answer(201, 0, serde_json::json!({"status": {"allowed": false}})),
+                ),
+            ],
+        );
+        s.access = Some(AccessQuery {
+            verb: "get".into(),
+            resource: "configmaps".into(),
+            namespace: Some("shop".into()),
+            ..AccessQuery::default()
+        });
+        let d = probe(vec![s], &token).diagnosis;
+        assert_eq!(d.classification, Classification::Forbidden);
+        assert_eq!(
+            d.top().next[1].command.as_ref().unwrap().shell(),
+            "kubectl create role checkout-get-configmaps --verb=get --resource=configmaps -n shop"
+        );
+    }
+
+    #[test]
+    fn legacy_tokens_are_never_judged_on_time() {
+        // Legacy Secret tokens carry no exp; pkg/serviceaccount/legacy.go never checks time.
+        let token = token(serde_json::json!({
+            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:shop:old",
+            "kubernetes.io/serviceaccount/namespace": "shop",
+            "kubernetes.io/serviceaccount/secret.name": "old-token-x1",
+            "kubernetes.io/serviceaccount/service-account.name": "old",
+            "kubernetes.io/serviceaccount/service-account.uid": "uid-1"
+        }));
+        let s = server(
+            "https://a",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )],
+        );
+        let report = probe(vec![s], &token);
+        let d = &report.diagnosis;
+        assert_eq!(d.cause(), Cause::Unknown);
+        assert!(text(d).contains("never time-checked"), "{}", text(d));
+        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        assert!(causes.contains(&Cause::SecretDeleted), "{causes:?}");
+        assert!(
+            causes.contains(&Cause::LegacyTokenInvalidated),
+            "{causes:?}"
+        );
+        assert!(!causes.contains(&Cause::ClockSkew));
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Problem
+        );
+    }
+
+    #[test]
+    fn not_found_is_authenticated_and_transport_errors_are_typed() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let s = server(
+            "https://a",
+            vec![
+                request(
+                    RequestKind::SelfSubjectReview,
+                    false,
+                    answer(201, 0, review()),
+                ),
+                request(
+                    RequestKind::Get,
+                    false,
+                    answer(
+                        404,
+                        0,
+                        serde_json::json!({"kind": "Status", "reason": "NotFound", "message": "pods \"x\" not found"}),
+                    ),
+                ),
+            ],
+        );
+        let d = probe(vec![s], &token).diagnosis;
+        assert_eq!(
+            (d.classification, d.cause()),
+            (Classification::NotFound, Cause::ObjectNotFound)
+        );
+        let mut s = server("https://a", vec![]);
+        s.requests.push(RequestObservation {
+            kind: RequestKind::Version,
+            method: Method::Get,
+            path: "/version".into(),
+            anonymous: true,
+            operator: false,
+            api_version: None,
+            result: Err(TransportError::Tls {
+                reason: TlsReason::UnknownCa,
+                detail: "invalid peer certificate: UnknownIssuer".into(),
+            }),
+        });
+        let report = probe(vec![s], &token);
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Unreachable
+        );
+        assert_eq!(report.diagnosis.cause(), Cause::TlsUntrustedCa);
+        assert_eq!(report.servers[0].tls.reason, Some(TlsReason::UnknownCa));
+        assert!(!report.servers[0].tls.verified);
+    }
+
+    fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
+        RequestObservation {
+            kind,
+            method: Method::Get,
+            path: path.to_owned(),
+            anonymous: false,
+            operator: true,
+            api_version: None,
+            result: Ok(answer),
+        }
+    }
+
+    fn deeper_probe(servers: Vec<ServerObservation>, token: &Token, replicas: bool) -> ProbeReport {
+        let context = Context {
+            raw: None,
+            replicas,
+            endpoints: None,
+            bindings: bindings::targets(token),
+        };
+        analyse(servers, token, context, at(0), TimeDelta::seconds(60))
+    }
+
+    #[test]
+    fn token_review_and_reads_outrank_guesses_without_repeating_causes() {
+        let token = bound(NOW - 60, NOW + 3600);
+        let rejected = || {
+            request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, 0, unauthorized()),
+            )
+        };
+        let sa_path = "/api/v1/namespaces/shop/serviceaccounts/checkout";
+        let sa_read = || {
+            side(
+                RequestKind::ReadObject,
+                sa_path,
+                answer(
+                    200,
+                    0,
+                    serde_json::json!({"metadata": {"name": "checkout", "uid": "uid-new"}}),
+                ),
+            )
+        };
+        let review = side(
+            RequestKind::TokenReview,
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            answer(
+                201,
+                0,
+                serde_json::json!({"status": {"user": {}, "error":
+                    "[invalid bearer token, ServiceAccount UID (uid-new) does not match claim (uid-old)]"}}),
+            ),
+        );
+        let confidence = |r: &ProbeReport| {
+            r.diagnosis
+                .candidates
+                .iter()
+                .find(|c| c.cause == Cause::ServiceAccountRecreated)
+                .map(|c| c.confidence)
+        };
+        let guess = deeper_probe(vec![server("https://a", vec![rejected()])], &token, false);
+        let read = deeper_probe(
+            vec![server("https://a", vec![rejected(), sa_read()])],
+            &token,
+            false,
+        );
+        let reviewed = deeper_probe(
+            vec![server("https://a", vec![rejected(), review, sa_read()])],
+            &token,
+            false,
+        );
+        assert_eq!(confidence(&guess), Some(Confidence::Low));
+        assert_eq!(confidence(&read), Some(Confidence::High));
+        assert_eq!(confidence(&reviewed), Some(Confidence::High));
+        let d = &reviewed.diagnosis;
+        assert_eq!(d.cause(), Cause::ServiceAccountRecreated);
+        assert!(
+            d.top().support[0]
+                .text
+                .starts_with("TokenReview on https://a"),
+            "{}",
+            text(d)
+        );
+        assert!(
+            text(d).contains("≤1.22, and every version for legacy tokens"),
+            "{}",
+            text(d)
+        );
+        let mut causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        causes.sort();
+        let n = causes.len();
+        causes.dedup();
+        assert_eq!(causes.len(), n, "{:?}", d.candidates);
+        // The read showed the ServiceAccount exists: "deleted" is ruled out.
+        assert!(!causes.contains(&Cause::ServiceAccountDeleted));
+        assert_eq!(reviewed.bindings[0].state, BindingState::UidDiffers);
+    }
+
+    #[test]
+    fn replicas_that_disagree_are_replica_dependent() {
+        let token = bound(NOW, NOW + 3600);
+        let ok = server(
+            "https://10.0.0.1:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(201, 0, review()),
+            )],
+        );
+        let behind = server(
+            "https://10.0.0.2:6443",
+            vec![request(
+                RequestKind::SelfSubjectReview,
+                false,
+                answer(401, -90, unauthorized()),
+            )],
+        );
+        let report = deeper_probe(vec![ok.clone(), behind.clone()], &token, true);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::ReplicaDependent
+        );
+        assert_eq!(report.diagnosis.cause(), Cause::ClockSkew);
+        assert!(
+            report.diagnosis.top().support[0]
+                .text
+                .contains("1 of 2 reject")
+        );
+        assert_eq!(
+            crate::probe::outcome(&report),
+            crate::exit::Outcome::Problem
+        );
+        // Servers the user named are not assumed to be replicas.
+        let report = deeper_probe(vec![ok, behind], &token, false);
+        assert_eq!(
+            report.diagnosis.classification,
+            Classification::Unauthorized
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! Pure: one server's observation turned into the typed evidence the diagnosis
+//! rules read ([`Case`]): which request decides the server's answer, whether
+//! that answer is kube-apiserver's at all, who the server says the token is,
+//! the server's clock at that moment, and what the side requests (TokenReview,
+//! JWKS, the bound objects, the same request without the token) add.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::Value;
+
+use super::bindings::BindingCheck;
+use super::offset::{self, DateSample, OffsetInterval};
+use super::review::{self, ReviewOutcome};
+use super::{
+    AccessQuery, Answer, RequestKind, RequestObservation, ServerObservation, TlsStatus, UserInfo,
+};
+use crate::diagnosis::Classification;
+use crate::diagnosis::case::{
+    self, AccessVerdict, AnonymousAnswer, AnswerOrigin, Case, ClockSource, HttpAnswer, KeyCheck,
+    Peer, ReasonSource, RequestInfo, ReviewSeen, ServerClock, TokenSent, TransportFailure,
+};
+use crate::diagnosis::extract::transport;
+use crate::diagnosis::forbidden::Forbidden;
+use crate::http::TransportError;
+use crate::token::Token;
+
+/// What one server's requests establish before any rule runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerFacts {
+    pub tls: TlsStatus,
+    pub user: Option<UserInfo>,
+    /// Which SelfSubjectReview version answered.
+    pub review_version: Option<String>,
+    /// The latest `Date` the server sent.
+    pub server_time: Option<DateTime<Utc>>,
+    pub offset: Option<OffsetInterval>,
+    pub token_review: Option<ReviewOutcome>,
+}
+
+/// Reads the facts of one server's observation.
+pub fn facts(observation: &ServerObservation) -> ServerFacts {
+    let answers: Vec<&Answer> = observation
+        .requests
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .collect();
+    let samples: Vec<DateSample> = answers
+        .iter()
+        .filter_map(|a| {
+            Some(DateSample {
+                sent_at: a.sent_at,
+                received_at: a.received_at,
+                date: a.date?,
+            })
+        })
+        .collect();
+    let review = observation.requests.iter().find(|r| {
+        r.kind == RequestKind::SelfSubjectReview
+            && !r.anonymous
+            && r.result
+                .as_ref()
+                .is_ok_and(|a| (200..300).contains(&a.status))
+    });
+    let token_review = observation
+        .requests
+        .iter()
+        .find(|r| r.kind == RequestKind::TokenReview)
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| review::parse(a.status, a.json.as_ref()));
+    ServerFacts {
+        tls: tls_status(observation),
+        user: review
+            .and_then(|r| r.result.as_ref().ok())
+            .and_then(|a| user_info(a.json.as_ref()?)),
+        review_version: review.and_then(|r| r.api_version.clone()),
+        server_time: answers.iter().filter_map(|a| a.date).max(),
+        offset: offset::estimate(&samples),
+        token_review,
+    }
+}
+
+/// The request whose answer is the server's answer about the token: a
+/// transport failure first, else the worst answer among the requests that
+/// carried the token, the later of equals (a superseded SelfSubjectReview
+/// version does not count).
+pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> {
+    if let Some(first) = observation.requests.first()
+        && first.result.is_err()
+    {
+        return Some(first);
+    }
+    let with_token: Vec<&RequestObservation> = observation
+        .requests
+        .iter()
+        .filter(|r| !r.anonymous && !r.operator && r.kind.decides())
+        .collect();
+    if let Some(failed) = with_token.iter().find(|r| r.result.is_err()) {
+        return Some(failed);
+    }
+    let last_review = with_token
+        .iter()
+        .rposition(|r| r.kind == RequestKind::SelfSubjectReview);
+    let mut worst: Option<(u8, &RequestObservation)> = None;
+    for (i, request) in with_token.iter().enumerate() {
+        if request.kind == RequestKind::SelfSubjectReview && Some(i) != last_review {
+            continue;
+        }
+        let rank = answer_of(request, observation.access.as_ref())
+            .classification()
+            .severity();
+        // Among equals the later request, the more specific question, decides.
+        if worst.is_none_or(|(w, _)| rank >= w) {
+            worst = Some((rank, request));
+        }
+    }
+    worst.map(|(_, r)| r)
+}
+
+/// Everything else a case needs besides the observation.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// The bound objects, read once for the whole run.
+    pub bindings: Vec<BindingCheck>,
+    /// The other servers asked with the same token.
+    pub peers: Vec<Peer>,
+    /// The token checked against this server's published keys.
+    pub keys: Option<KeyCheck>,
+    /// Accepted, but at risk (doctor's warnings).
+    pub degraded: Vec<case::Degradation>,
+}
+
+/// The case for one server.
+pub fn case<'t>(
+    observation: &ServerObservation,
+    facts: &ServerFacts,
+    token: &'t Token,
+    leeway: TimeDelta,
+    extras: Extras,
+) -> Case<'t> {
+    let decisive = decisive(observation);
+    let answer = decisive.map_or(case::Answer::Nothing, |r| {
+        answer_of(r, observation.access.as_ref())
+    });
+    let mut user = facts.user.as_ref().map(|u| u.username.clone());
+    if user.is_none()
+        && let case::Answer::Http(h) = &answer
+        && let Some(f) = h.message.as_deref().and_then(Forbidden::parse)
+    {
+        user = Some(f.user);
+    }
+    let request = match (decisive, &answer) {
+        (_, case::Answer::Access(_)) => observation.access.as_ref().map(request_of),
+        _ => None,
+    };
+    let clock = decisive
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| server_clock(a, facts.offset));
+    let (reasons, reasons_from, review) = match &facts.token_review {
+        Some(ReviewOutcome::Rejected { error, reasons }) => (
+            reasons.clone(),
+            Some(ReasonSource::TokenReview),
+            Some(ReviewSeen::Rejected {
+                error: error.clone(),
+            }),
+        ),
+        Some(ReviewOutcome::Authenticated { username, .. }) => (
+            Vec::new(),
+            None,
+            Some(ReviewSeen::Authenticated {
+                username: username.clone(),
+            }),
+        ),
+        Some(ReviewOutcome::NotAllowed { status, message }) => (
+            Vec::new(),
+            None,
+            Some(ReviewSeen::NotAllowed {
+                status: *status,
+                message: message.clone(),
+            }),
+        ),
+        None => (Vec::new(), None, None),
+    };
+    Case {
+        answer,
+        request,
+        server: Some(observation.url.clone()),
+        reasons,
+        reasons_from,
+        token: Some(token),
+        token_sent: TokenSent::Yes,
+        clock,
+        bearer: None,
+        bindings: extras.bindings,
+        keys: extras.keys,
+        review,
+        audit: Default::default(),
+        anonymous: anonymous_answers(observation),
+        peers: extras.peers,
+        user,
+        degraded: extras.degraded,
+        leeway,
+        notes: Vec::new(),
+    }
+}
+
+/// One request's answer, typed.
+fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case::Answer {
+    let answer = match &request.result {
+        Ok(a) => a,
+        Err(error) => {
+            return case::Answer::Transport(TransportFailure {
+                cause: transport::cause_of_error(error),
+                detail: error.to_string(),
+            });
+        }
+    };
+    let ok = (200..300).contains(&answer.status);
+    if ok && request.kind == RequestKind::SelfSubjectAccessReview && access.is_some() {
+        let status = answer.json.as_ref().and_then(|j| j.get("status"));
+        if let Some(allowed) = status
+            .and_then(|s| s.get("allowed"))
+            .and_then(Value::as_bool)
+        {
+            let text = |key: &str| {
+                status
+                    .and_then(|s| s.get(key))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+            };
+            return case::Answer::Access(AccessVerdict {
+                allowed,
+                reason: text("reason"),
+                evaluation_error: text("evaluationError"),
+            });
+        }
+    }
+    let body = answer.status_body.as_ref();
+    if request.kind == RequestKind::SelfSubjectReview && body.is_some() {
+        // "Who am I" refused, but past authentication: the token was accepted.
+        let message = body.and_then(|b| b.message.as_deref()).unwrap_or("");
+        match answer.status {
+            404 => {
+                return case::Answer::Authenticated(format!(
+                    "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
+                    describe_request(request)
+                ));
+            }
+            403 => {
+                if let Some(f) = Forbidden::parse(message).filter(|f| !f.is_anonymous()) {
+                    return case::Answer::Authenticated(format!(
+                        "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
+                        describe_request(request),
+                        f.user
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    case::Answer::Http(HttpAnswer {
+        status: Some(answer.status),
+        reason: body.and_then(|b| b.reason.clone()),
+        message: body.and_then(|b| b.message.clone()),
+        location: answer.location.clone(),
+        origin: origin(request, answer),
+        request_line: Some(describe_request(request)),
+    })
+}
+
+/// Whether the answer is kube-apiserver's: its errors are always a `Status`,
+/// its reviews always carry their `status`.
+fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
+    let what = || {
+        let mut parts = Vec::new();
+        if let Some(t) = &answer.content_type {
+            parts.push(format!("Content-Type {t}"));
+        }
+        if let Some(w) = &answer.www_authenticate {
+            parts.push(format!("WWW-Authenticate {w}"));
+        }
+        if parts.is_empty() {
+            "no Kubernetes body".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    };
+    let ok = (200..300).contains(&answer.status);
+    if answer.status_body.is_some() {
+        return if ok {
+            AnswerOrigin::Other(format!(
+                "a Status error body inside an HTTP {} answer: kube-apiserver never does that",
+                answer.status
+            ))
+        } else {
+            AnswerOrigin::Kubernetes
+        };
+    }
+    let status = answer.json.as_ref().and_then(|j| j.get("status"));
+    match (answer.status, request.kind) {
+        (200..=299, RequestKind::SelfSubjectReview) => {
+            let named = status
+                .and_then(|s| s.get("userInfo"))
+                .and_then(|u| u.get("username"))
+                .is_some_and(Value::is_string);
+            if named {
+                AnswerOrigin::Kubernetes
+            } else {
+                AnswerOrigin::Other(format!(
+                    "HTTP {} to a SelfSubjectReview without status.userInfo.username ({}): not kube-apiserver's answer",
+                    answer.status,
+                    what()
+                ))
+            }
+        }
+        (200..=299, RequestKind::SelfSubjectAccessReview) => {
+            if status
+                .and_then(|s| s.get("allowed"))
+                .is_some_and(Value::is_boolean)
+            {
+                AnswerOrigin::Kubernetes
+            } else {
+                AnswerOrigin::Other(format!(
+                    "HTTP {} to a SelfSubjectAccessReview without status.allowed ({}): not kube-apiserver's answer",
+                    answer.status,
+                    what()
+                ))
+            }
+        }
+        // kube-apiserver answers every authentication and authorisation
+        // failure with a Status (k8s.io/apiserver responsewriters).
+        (401 | 403, _) => AnswerOrigin::Other(format!(
+            "HTTP {} without a Kubernetes Status body ({}): a proxy or another service answered, not kube-apiserver",
+            answer.status,
+            what()
+        )),
+        (_, _)
+            if answer
+                .content_type
+                .as_deref()
+                .is_some_and(|t| t.to_ascii_lowercase().contains("text/html")) =>
+        {
+            AnswerOrigin::Other(format!(
+                "HTTP {} with an HTML page ({}): kube-apiserver does not serve HTML",
+                answer.status,
+                what()
+            ))
+        }
+        _ => AnswerOrigin::Unknown,
+    }
+}
+
+fn request_of(query: &AccessQuery) -> RequestInfo {
+    RequestInfo {
+        verb: Some(query.verb.clone()),
+        resource: Some(query.resource.clone()),
+        subresource: query.subresource.clone(),
+        api_group: Some(query.group.clone()),
+        namespace: query.namespace.clone(),
+        name: query.name.clone(),
+        path: None,
+    }
+}
+
+/// The server's clock when it answered: from the `Date` headers and the round
+/// trip, else this machine's clock.
+fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock {
+    let mid = answer.sent_at + (answer.received_at - answer.sent_at) / 2;
+    match offset {
+        Some(o) => ServerClock {
+            low: mid + o.low,
+            high: mid + o.high,
+            source: ClockSource::Measured,
+            offset: Some((o.estimate_seconds(), o.uncertainty_seconds())),
+        },
+        None => ServerClock::at(mid, ClockSource::LocalClock),
+    }
+}
+
+/// What the requests without the token got (`--anonymous`).
+fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
+    observation
+        .requests
+        .iter()
+        .filter(|r| r.anonymous && r.kind.decides())
+        .filter_map(|r| {
+            let answer = r.result.as_ref().ok()?;
+            // Superseded review versions say nothing new.
+            if r.kind == RequestKind::SelfSubjectReview && answer.status == 404 {
+                return None;
+            }
+            let message = answer
+                .status_body
+                .as_ref()
+                .and_then(|b| b.message.as_deref())
+                .unwrap_or("");
+            Some(AnonymousAnswer {
+                request: describe_request(r),
+                status: answer.status,
+                as_anonymous: Forbidden::parse(message).is_some_and(|f| f.is_anonymous()),
+            })
+        })
+        .collect()
+}
+
+/// `GET /api/v1/…`, or `POST selfsubjectreviews (authentication.k8s.io/v1)`.
+pub fn describe_request(request: &RequestObservation) -> String {
+    match &request.api_version {
+        Some(version) => format!(
+            "{} {} ({version})",
+            request.method,
+            request.path.rsplit('/').next().unwrap_or(&request.path)
+        ),
+        None => format!("{} {}", request.method, request.path),
+    }
+}
+
+fn tls_status(observation: &ServerObservation) -> TlsStatus {
+    match observation.requests.first().map(|r| &r.result) {
+        Some(Ok(_)) => TlsStatus {
+            verified: observation.verifies_tls,
+            reason: None,
+            error: None,
+        },
+        Some(Err(TransportError::Tls { reason, detail })) => TlsStatus {
+            verified: false,
+            reason: Some(*reason),
+            error: Some(detail.clone()),
+        },
+        _ => TlsStatus {
+            verified: false,
+            reason: None,
+            error: None,
+        },
+    }
+}
+
+/// `status.userInfo` of a SelfSubjectReview response.
+fn user_info(body: &Value) -> Option<UserInfo> {
+    let info = body.get("status")?.get("userInfo")?;
+    Some(UserInfo {
+        username: info.get("username")?.as_str()?.to_owned(),
+        uid: info.get("uid").and_then(Value::as_str).map(str::to_owned),
+        groups: info
+            .get("groups")
+            .and_then(Value::as_array)
+            .map(|g| {
+                g.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        extra: info.get("extra").cloned(),
+    })
+}
+
+/// The class of a server's answer, without running the rules.
+pub fn classification(observation: &ServerObservation) -> Classification {
+    decisive(observation).map_or(Classification::NetworkError, |r| {
+        answer_of(r, observation.access.as_ref()).classification()
+    })
+}

@@ -1,0 +1,276 @@
+//! The one wire shape and the one text layout of a [`Diagnosis`], shared by
+//! `probe`, `classify` and `doctor`. Commands come typed from the engine: JSON
+//! carries their argv and their shell form, tables print them on a line of
+//! their own after `$`, never wrapped, so they can be copied as they are.
+
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::TableStyle;
+use super::sanitize::sanitize;
+use crate::diagnosis::reasons::{AuthReason, ReasonKind, ReasonValues};
+use crate::diagnosis::{
+    Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
+    SupportKind,
+};
+
+/// A diagnosis: the class of answer, the most likely cause with its support
+/// and next steps, the other causes the evidence allows, and notes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DiagnosisJson<'a> {
+    /// What kind of answer the request got (or could not get).
+    pub classification: Classification,
+    /// The most likely cause (`kubectl satoken explain CAUSE` says more).
+    pub cause: Cause,
+    /// How sure: high when an authoritative source said so, medium on strong
+    /// circumstantial evidence, low for one guess among several.
+    pub confidence: Confidence,
+    /// The cause's one-line summary.
+    pub summary: &'static str,
+    /// The facts behind the cause.
+    pub support: Vec<SupportJson<'a>>,
+    /// What to do: confirm, then fix.
+    pub next: &'a [NextStep],
+    /// The other causes the evidence allows, most likely first.
+    pub alternatives: Vec<CandidateJson<'a>>,
+    /// Facts about the case that support no cause in particular.
+    pub notes: Vec<SupportJson<'a>>,
+}
+
+/// One other candidate cause.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CandidateJson<'a> {
+    /// The cause.
+    pub cause: Cause,
+    /// How sure.
+    pub confidence: Confidence,
+    /// The cause's one-line summary.
+    pub summary: &'static str,
+    /// The facts behind this cause.
+    pub support: Vec<SupportJson<'a>>,
+    /// What confirms or fixes it.
+    pub next: &'a [NextStep],
+}
+
+/// One fact.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SupportJson<'a> {
+    /// Where the fact comes from.
+    pub kind: SupportKind,
+    /// The server the fact is about, when a run asked several; else null.
+    pub server: Option<&'a str>,
+    /// The fact, in words.
+    pub text: &'a str,
+}
+
+/// One reason from kube-apiserver's authentication error, with the values it
+/// carries (the same shape in `probe`'s TokenReview and in `classify`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReasonJson<'a> {
+    /// Which known message this is.
+    pub kind: ReasonKind,
+    /// What the message means.
+    pub cause: Cause,
+    /// Which kube-apiserver versions print this exact wording (`1.23+`,
+    /// `≤1.22`, `all`, `unknown`).
+    pub era: &'static str,
+    /// The message as it appeared.
+    pub message: &'a str,
+    /// Values the message carries.
+    pub values: &'a ReasonValues,
+}
+
+impl<'a> ReasonJson<'a> {
+    pub fn new(r: &'a AuthReason) -> Self {
+        ReasonJson {
+            kind: r.kind,
+            cause: r.cause,
+            era: r.era,
+            message: &r.message,
+            values: &r.values,
+        }
+    }
+}
+
+impl<'a> DiagnosisJson<'a> {
+    pub fn new(d: &'a Diagnosis) -> Self {
+        let top = d.top();
+        DiagnosisJson {
+            classification: d.classification,
+            cause: top.cause,
+            confidence: top.confidence,
+            summary: top.cause.summary(),
+            support: top.support.iter().map(SupportJson::new).collect(),
+            next: &top.next,
+            alternatives: d.alternatives().iter().map(CandidateJson::new).collect(),
+            notes: d.notes.iter().map(SupportJson::new).collect(),
+        }
+    }
+}
+
+impl<'a> CandidateJson<'a> {
+    fn new(c: &'a Candidate) -> Self {
+        CandidateJson {
+            cause: c.cause,
+            confidence: c.confidence,
+            summary: c.cause.summary(),
+            support: c.support.iter().map(SupportJson::new).collect(),
+            next: &c.next,
+        }
+    }
+}
+
+impl<'a> SupportJson<'a> {
+    fn new(s: &'a Support) -> Self {
+        SupportJson {
+            kind: s.kind,
+            server: s.server.as_deref(),
+            text: &s.text,
+        }
+    }
+}
+
+/// `clock-skew (medium confidence)`.
+pub fn cause_words(cause: Cause, confidence: Confidence) -> String {
+    format!("{} ({} confidence)", cause.as_str(), confidence.as_str())
+}
+
+/// The body under a diagnosis heading: the summary, Evidence, Next steps,
+/// Other candidates and Notes, each item wrapped to the width.
+pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let width = usize::from(style.width).saturating_sub(4).max(30);
+    let top = d.top();
+    for line in wrap(top.cause.summary(), width + 2) {
+        writeln!(out, "  {}", line.style(s.dim))?;
+    }
+    let section = |out: &mut dyn Write, title: &str| writeln!(out, "{}", title.style(s.bold));
+    if !top.support.is_empty() {
+        section(out, "Evidence:")?;
+        for item in &top.support {
+            write_item(out, &support_text(item), width)?;
+        }
+    }
+    if !top.next.is_empty() {
+        section(out, "Next steps:")?;
+        for step in &top.next {
+            write_step(out, step, width)?;
+        }
+    }
+    let others: Vec<&Candidate> = d
+        .alternatives()
+        .iter()
+        // "none" is not a cause worth listing beside a real one.
+        .filter(|c| c.cause != Cause::None)
+        .collect();
+    if !others.is_empty() {
+        section(out, "Other candidates:")?;
+        for c in others {
+            let mut text = cause_words(c.cause, c.confidence);
+            // The answer line is the same for every candidate: show what is
+            // particular to this one.
+            let first = c
+                .support
+                .iter()
+                .find(|s| s.kind != SupportKind::Answer)
+                .or(c.support.first());
+            if let Some(first) = first {
+                text.push_str(": ");
+                text.push_str(&support_text(first));
+            }
+            write_item(out, &text, width)?;
+            for step in c.next.iter().filter(|n| n.command.is_some()).take(1) {
+                write_command(out, step.command.as_ref(), "    ")?;
+            }
+        }
+    }
+    if !d.notes.is_empty() {
+        section(out, "Notes:")?;
+        for item in &d.notes {
+            write_item(out, &support_text(item), width)?;
+        }
+    }
+    Ok(())
+}
+
+/// `server: text` when the fact is about one of several servers.
+fn support_text(s: &Support) -> String {
+    match &s.server {
+        Some(server) => format!("{server}: {}", s.text),
+        None => s.text.clone(),
+    }
+}
+
+fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+    for (i, line) in wrap(&sanitize(text), width).iter().enumerate() {
+        writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
+    }
+    Ok(())
+}
+
+fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> io::Result<()> {
+    write_item(out, &step.why, width)?;
+    write_command(out, step.command.as_ref(), "    ")
+}
+
+/// `$ command   # expect`, on one line however long.
+fn write_command(out: &mut dyn Write, command: Option<&Command>, indent: &str) -> io::Result<()> {
+    let Some(c) = command else { return Ok(()) };
+    let expect = c
+        .expect
+        .as_deref()
+        .map(|e| format!("   # {e}"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "{indent}$ {}{}",
+        sanitize(&c.shell()),
+        sanitize(&expect)
+    )
+}
+
+/// Word wrap (linear), words longer than the width on a line of their own.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let options = textwrap::Options::new(width.max(1))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let lines: Vec<String> = textwrap::wrap(text, options)
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect();
+    if lines.is_empty() {
+        vec![String::new()]
+    } else {
+        lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_on_words_and_keeps_long_words_whole() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("a-very-long-word x", 4), ["a-very-long-word", "x"]);
+        assert_eq!(wrap("", 10), [""]);
+    }
+
+    #[test]
+    fn commands_are_printed_whole_after_a_dollar() {
+        let c = Command::kubectl()
+            .words(&["get", "pods"])
+            .value(Some("a b"), "NAME")
+            .expecting("a uid");
+        let mut out = Vec::new();
+        write_command(&mut out, Some(&c), "  ").unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  $ kubectl get pods 'a b'   # a uid\n"
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! `explain`: every cause's one definition ([`crate::diagnosis::CauseDef`]) laid
+//! out for people (a list, or one page), as JSON, and as docs/causes.md, which
+//! a test keeps equal to this output. The wordings come from the parsers that
+//! recognise them (`diagnosis::reasons`), so they cannot drift from what the
+//! engine matches.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize as _;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::TableStyle;
+use super::diagnosis::wrap;
+use crate::diagnosis::reasons::{self, ReasonKind};
+use crate::diagnosis::{Case, Cause, Classification, NextStep};
+
+/// `explain -o json CAUSE`: everything said about one cause.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExplainJson {
+    /// The cause.
+    pub code: Cause,
+    /// A few words, for headings.
+    pub title: &'static str,
+    /// One line: what it means for the user.
+    pub summary: &'static str,
+    /// The answers it explains.
+    pub explains: Vec<Classification>,
+    /// Why it happens and how kube-apiserver decides it, in paragraphs.
+    pub explanation: Vec<&'static str>,
+    /// Generic steps that confirm it (placeholders in UPPERCASE); a diagnosis
+    /// fills them in.
+    pub confirm: Vec<NextStep>,
+    /// Generic steps that fix it.
+    pub fix: Vec<NextStep>,
+    /// kube-apiserver's messages that mean this cause, with their versions.
+    pub wordings: Vec<WordingJson>,
+    /// Upstream sources (Kubernetes files, KEPs) the rule follows.
+    pub sources: &'static [&'static str],
+}
+
+/// One wording.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WordingJson {
+    /// The message, with `…` where values go.
+    pub text: &'static str,
+    /// Which kube-apiserver versions print it.
+    pub versions: &'static str,
+    /// The reason kind, as in `classify`'s reasons.
+    pub kind: ReasonKind,
+}
+
+/// `explain -o json` with no cause: every cause in one line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CauseListJson {
+    /// Every cause, in the registry's order.
+    pub causes: Vec<CauseLineJson>,
+}
+
+/// One line of the list.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CauseLineJson {
+    /// The cause.
+    pub code: Cause,
+    /// One line: what it means for the user.
+    pub summary: &'static str,
+    /// The answers it explains.
+    pub explains: Vec<Classification>,
+}
+
+impl ExplainJson {
+    pub fn new(cause: Cause) -> Self {
+        let def = cause.def();
+        let generic = Case::default();
+        ExplainJson {
+            code: cause,
+            title: def.title,
+            summary: def.summary,
+            explains: def.explains.to_vec(),
+            explanation: paragraphs(def.explanation),
+            confirm: (def.confirm)(&generic),
+            fix: (def.fix)(&generic),
+            wordings: wordings(cause),
+            sources: def.sources,
+        }
+    }
+}
+
+impl CauseListJson {
+    pub fn new() -> Self {
+        CauseListJson {
+            causes: Cause::ALL
+                .iter()
+                .map(|c| CauseLineJson {
+                    code: *c,
+                    summary: c.summary(),
+                    explains: c.def().explains.to_vec(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Default for CauseListJson {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn paragraphs(text: &'static str) -> Vec<&'static str> {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+fn wordings(cause: Cause) -> Vec<WordingJson> {
+    let mut out: Vec<WordingJson> = reasons::wordings()
+        .filter(|w| w.cause == cause && !w.text.is_empty())
+        .map(|w| WordingJson {
+            text: w.text,
+            versions: w.era,
+            kind: w.kind,
+        })
+        .collect();
+    // "has been invalidated" names no object: it belongs to every bound object.
+    if matches!(
+        cause,
+        Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
+    ) {
+        for w in reasons::wordings()
+            .filter(|w| w.kind == reasons::ReasonKind::TokenInvalidated && w.cause != cause)
+        {
+            out.push(WordingJson {
+                text: w.text,
+                versions: w.era,
+                kind: w.kind,
+            });
+        }
+    }
+    out
+}
+
+/// `explain`: every cause, one line each.
+pub fn write_list(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let width = Cause::ALL
+        .iter()
+        .map(|c| c.as_str().len())
+        .max()
+        .unwrap_or(0);
+    let room = usize::from(style.width).saturating_sub(width + 2).max(30);
+    for cause in Cause::ALL {
+        let mut lines = wrap(cause.summary(), room).into_iter();
+        writeln!(
+            out,
+            "{}  {}",
+            format!("{:<width$}", cause.as_str()).style(s.bold),
+            lines.next().unwrap_or_default()
+        )?;
+        for line in lines {
+            writeln!(out, "{:<width$}  {line}", "")?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        "kubectl satoken explain CAUSE: what it means, how to confirm it, how to fix it"
+            .style(s.dim)
+    )
+}
+
+/// `explain CAUSE`: the cause's page.
+pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let def = cause.def();
+    let width = usize::from(style.width).saturating_sub(2).max(30);
+    writeln!(out, "{} — {}", cause.as_str().style(s.bold), def.title)?;
+    for line in wrap(def.summary, width) {
+        writeln!(out, "  {line}")?;
+    }
+    let explains: Vec<&str> = def.explains.iter().map(|c| c.as_str()).collect();
+    writeln!(
+        out,
+        "  {}",
+        format!("Answers: {}", explains.join(", ")).style(s.dim)
+    )?;
+    for para in paragraphs(def.explanation) {
+        writeln!(out)?;
+        for line in wrap(&unbreak(para), width) {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    let generic = Case::default();
+    for (title, steps) in [
+        ("How to confirm", (def.confirm)(&generic)),
+        ("How to fix", (def.fix)(&generic)),
+    ] {
+        if steps.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", format!("{title}:").style(s.bold))?;
+        for step in steps {
+            for (i, line) in wrap(&step.why, width.saturating_sub(2)).iter().enumerate() {
+                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
+            }
+            if let Some(c) = &step.command {
+                writeln!(out, "    $ {}", c.shell())?;
+            }
+        }
+    }
+    let wordings = wordings(cause);
+    if !wordings.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            "What kube-apiserver says (log, TokenReview):".style(s.bold)
+        )?;
+        for w in wordings {
+            let line = format!("\"{}\" ({})", w.text, w.versions);
+            for (i, part) in wrap(&line, width.saturating_sub(2)).iter().enumerate() {
+                writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
+            }
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "{}", "Sources:".style(s.bold))?;
+    for source in def.sources {
+        writeln!(out, "  - {source}")?;
+    }
+    Ok(())
+}
+
+/// Explanations are written with line breaks inside paragraphs; wrap anew.
+fn unbreak(paragraph: &str) -> String {
+    paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// docs/causes.md: the table of causes and one section each, generated from the
+/// registry (tests/it/docs.rs fails when the file differs).
+pub fn markdown() -> String {
+    let mut md = String::new();
+    md.push_str("# Causes\n\n");
+    md.push_str(
+        "<!-- Generated from src/diagnosis (the cause registry) by `kubectl satoken explain`;\n     \
+         tests/it/docs.rs fails when this file is stale. Regenerate with\n     \
+         SATOKEN_UPDATE_DOCS=1 cargo nextest run --test it docs:: -->\n\n",
+    );
+    md.push_str(
+        "Every cause a diagnosis can name (`probe`, `classify`, `doctor`), with the answers it \
+         explains. `kubectl satoken explain CAUSE` prints the same page in the terminal.\n\n",
+    );
+    md.push_str("| cause | answers | what it means |\n|---|---|---|\n");
+    for cause in Cause::ALL {
+        let explains: Vec<String> = cause
+            .def()
+            .explains
+            .iter()
+            .map(|c| format!("`{}`", c.as_str()))
+            .collect();
+        let _ = writeln!(
+            md,
+            "| [`{0}`](#{0}) | {1} | {2} |",
+            cause.as_str(),
+            explains.join(", "),
+            cause.summary()
+        );
+    }
+    for &cause in Cause::ALL {
+        let def = cause.def();
+        let _ = write!(
+            md,
+            "\n## {}\n\n**{}.** {}.\n",
+            def.code, def.title, def.summary
+        );
+        for para in paragraphs(def.explanation) {
+            let _ = write!(md, "\n{}\n", unbreak(para));
+        }
+        let generic = Case::default();
+        for (title, steps) in [
+            ("How to confirm", (def.confirm)(&generic)),
+            ("How to fix", (def.fix)(&generic)),
+        ] {
+            if steps.is_empty() {
+                continue;
+            }
+            let _ = write!(md, "\n{title}:\n\n");
+            for step in steps {
+                let _ = writeln!(md, "- {}", step.why);
+                if let Some(c) = &step.command {
+                    let _ = writeln!(md, "  ```sh\n  {}\n  ```", c.shell());
+                }
+            }
+        }
+        let wordings = wordings(cause);
+        if !wordings.is_empty() {
+            md.push_str(
+                "\nWhat kube-apiserver says (its log, a TokenReview's `status.error`):\n\n",
+            );
+            for w in wordings {
+                let _ = writeln!(md, "- `{}` ({})", w.text, w.versions);
+            }
+        }
+        md.push_str("\nSources: ");
+        md.push_str(&def.sources.join("; "));
+        md.push_str(".\n");
+    }
+    md
+}

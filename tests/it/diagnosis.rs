@@ -1,0 +1,551 @@
+//! The one diagnosis engine from outside: the same failure seen through
+//! `probe` (the test API server), `classify` (the server's answer as a client
+//! prints it, its log line, an audit event, a TokenReview) and `doctor` gives
+//! the same cause, the same confidence and the same next steps; and the wrong
+//! answers the two engines it replaced used to give (each test failed then).
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde_json::{Value, json};
+
+use crate::support::apiserver::{ApiServer, Config, Object, UNAUTHORIZED_BODY};
+use crate::support::pki::Pki;
+use crate::support::tokens::{self, NAMESPACE};
+use crate::support::{BASE, base, fresh_token, sa_dir};
+
+const ADMIN: &str = "admin-token-for-the-kubeconfig";
+
+/// What must agree: the class, the cause, the confidence, and every next step
+/// (its words with numbers blanked, since a wait of 30 s measured one way is
+/// 31 s another; its command, where a placeholder matches any value).
+#[derive(Debug, Clone)]
+struct Seen {
+    via: String,
+    classification: String,
+    cause: String,
+    confidence: String,
+    next: Vec<(String, Option<Vec<String>>)>,
+}
+
+fn seen(via: &str, d: &Value) -> Seen {
+    let digits = regex::Regex::new(r"\d+").unwrap();
+    Seen {
+        via: via.to_owned(),
+        classification: d["classification"].as_str().unwrap_or("").to_owned(),
+        cause: d["cause"].as_str().unwrap_or("").to_owned(),
+        confidence: d["confidence"].as_str().unwrap_or("").to_owned(),
+        next: d["next"]
+            .as_array()
+            .unwrap_or(&Vec::new())
+            .iter()
+            .map(|n| {
+                let why = digits
+                    .replace_all(n["why"].as_str().unwrap_or(""), "N")
+                    .into_owned();
+                let argv = n["command"]["argv"].as_array().map(|a| {
+                    a.iter()
+                        .map(|w| w.as_str().unwrap_or("").to_owned())
+                        .collect()
+                });
+                (why, argv)
+            })
+            .collect(),
+    }
+}
+
+/// A placeholder (all UPPERCASE letters, `_`, `:`, `/`) stands for any value.
+fn word_matches(a: &str, b: &str) -> bool {
+    let placeholder = |w: &str| {
+        w.chars().any(|c| c.is_ascii_uppercase())
+            && w.chars()
+                .all(|c| c.is_ascii_uppercase() || "_:/.".contains(c))
+    };
+    a == b || placeholder(a) || placeholder(b) || a.contains("SERVER") || b.contains("SERVER")
+}
+
+fn assert_consistent(views: &[Seen]) {
+    let first = &views[0];
+    for other in &views[1..] {
+        let what = format!("{} vs {}", first.via, other.via);
+        assert_eq!(
+            (&first.classification, &first.cause, &first.confidence),
+            (&other.classification, &other.cause, &other.confidence),
+            "{what}"
+        );
+        assert_eq!(
+            first.next.len(),
+            other.next.len(),
+            "{what}: next steps\n{:#?}\n{:#?}",
+            first.next,
+            other.next
+        );
+        for ((why_a, cmd_a), (why_b, cmd_b)) in first.next.iter().zip(&other.next) {
+            assert_eq!(why_a, why_b, "{what}");
+            match (cmd_a, cmd_b) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a.len(), b.len(), "{what}: {a:?} {b:?}");
+                    assert!(
+                        a.iter().zip(b).all(|(x, y)| word_matches(x, y)),
+                        "{what}: {a:?} {b:?}"
+                    );
+                }
+                (None, None) => {}
+                _ => panic!("{what}: {cmd_a:?} {cmd_b:?}"),
+            }
+        }
+    }
+}
+
+struct Lab {
+    dir: tempfile::TempDir,
+    pki: Pki,
+    ca: std::path::PathBuf,
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let dir = tempfile::tempdir().unwrap();
+        let pki = Pki::new("engine-ca");
+        let ca = pki.write_ca(dir.path(), "ca.crt");
+        Lab { dir, pki, ca }
+    }
+
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    }
+
+    fn kubeconfig(&self, server: &ApiServer) -> String {
+        let ca =
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &self.pki.ca_pem);
+        self.file(
+            "kubeconfig",
+            &format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: lab\nclusters:\n- name: lab\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\ncontexts:\n- name: lab\n  context: {{cluster: lab, user: admin, namespace: {NAMESPACE}}}\nusers:\n- name: admin\n  user:\n    token: {ADMIN}\n",
+                server.url()
+            ),
+        )
+    }
+
+    /// `probe -o json`, the token on stdin.
+    fn probe(&self, server: &ApiServer, extra: &[&str], token: &str) -> Value {
+        let out = crate::support::satoken()
+            .args(["probe", "-o", "json", "--now", BASE, "-f", "-", "-s"])
+            .arg(server.url())
+            .arg("--cacert")
+            .arg(&self.ca)
+            .args(extra)
+            .write_stdin(token)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+    }
+
+    /// `doctor -o json` as a pod runs it.
+    fn doctor(&self, server: &ApiServer, token: &str, extra: &[&str]) -> Value {
+        let sa = sa_dir(&self.pki, token);
+        let out = crate::support::satoken_std()
+            .stdin(std::process::Stdio::null())
+            .env("KUBECTL_SATOKEN_SA_DIR", sa.path())
+            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+            .env("KUBERNETES_SERVICE_PORT", server.port().to_string())
+            .args(["doctor", "-o", "json", "--now", BASE])
+            .args(extra)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+    }
+
+    /// `classify -o json` of `evidence`, with the token as a file.
+    fn classify(&self, evidence: &str, token: &str, extra: &[&str]) -> Value {
+        let token_file = self.file("token", token);
+        let out = crate::support::satoken()
+            .args([
+                "classify",
+                "-o",
+                "json",
+                "--now",
+                BASE,
+                "--token-file",
+                &token_file,
+            ])
+            .args(extra)
+            .write_stdin(evidence)
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(doc["results"].as_array().map(Vec::len), Some(1), "{doc}");
+        doc["results"][0]["diagnosis"].clone()
+    }
+}
+
+/// The `Date` the server sent with its answer to the SelfSubjectReview.
+fn answered_at(probe: &Value) -> DateTime<Utc> {
+    let date = probe["servers"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "self-subject-review")
+        .and_then(|r| r["date"].as_str())
+        .expect("the server sent a Date");
+    DateTime::parse_from_rfc3339(date).unwrap().to_utc()
+}
+
+/// The 401 as a client with headers shows it (curl -i, a Python client).
+fn http_401(at: DateTime<Utc>) -> String {
+    format!(
+        "HTTP/1.1 401 Unauthorized\r\nAudit-Id: 7f3e2a1c-0000-4000-8000-000000000001\r\nCache-Control: no-cache, private\r\nContent-Type: application/json\r\nDate: {}\r\nContent-Length: 129\r\n\r\n{UNAUTHORIZED_BODY}",
+        at.format("%a, %d %b %Y %H:%M:%S GMT")
+    )
+}
+
+/// The same 401 as an audit event (kube-apiserver audits failed
+/// authentication at ResponseStarted, with an empty user).
+fn audit_401(at: DateTime<Utc>) -> String {
+    json!({
+        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
+        "auditID": "7f3e2a1c-0000-4000-8000-000000000002", "stage": "ResponseStarted",
+        "requestURI": "/apis/authentication.k8s.io/v1/selfsubjectreviews", "verb": "create",
+        "user": {}, "sourceIPs": ["10.0.0.7"], "userAgent": "kubectl-satoken",
+        "responseStatus": {"metadata": {}, "status": "Failure", "message": "Unauthorized",
+            "reason": "Unauthorized", "code": 401},
+        "requestReceivedTimestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        "stageTimestamp": at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+    })
+    .to_string()
+        + "\n"
+}
+
+/// The server's own account of its last 401, as a 1.33 structured log line.
+fn log_line(server: &ApiServer, at: DateTime<Utc>) -> String {
+    let reason = server
+        .rejections()
+        .last()
+        .cloned()
+        .expect("a 401 was logged");
+    format!(
+        "E{} 1 authentication.go:73] \"Unable to authenticate the request\" err=\"[invalid bearer token, {}]\"\n",
+        at.format("%m%d %H:%M:%S%.6f"),
+        reason.replace('"', "\\\"")
+    )
+}
+
+/// The same reason in a TokenReview's status (what probe --token-review reads).
+fn token_review(server: &ApiServer) -> String {
+    let reason = server
+        .rejections()
+        .last()
+        .cloned()
+        .expect("a 401 was logged");
+    json!({"kind": "TokenReview", "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null}, "spec": {"token": "<redacted>"},
+        "status": {"user": {}, "error": format!("[invalid bearer token, {reason}]")}})
+    .to_string()
+        + "\n"
+}
+
+/// A 401 whose cause is in the token's times: judged on the server's clock it
+/// is `medium` everywhere (probe, doctor, the 401 with its headers, the audit
+/// event); the server's own word is `high` everywhere (TokenReview, its log).
+fn time_cause_is_the_same_everywhere(config: Config, token: &str, cause: &str) {
+    let lab = Lab::new();
+    let server = ApiServer::start(config.admin(ADMIN), &lab.pki);
+    let probe = lab.probe(&server, &[], token);
+    let at = answered_at(&probe);
+    let circumstantial = [
+        seen("probe", &probe["diagnosis"]),
+        seen("doctor", &lab.doctor(&server, token, &[])["diagnosis"]),
+        seen(
+            "classify 401 with headers",
+            &lab.classify(&http_401(at), token, &[]),
+        ),
+        seen(
+            "classify audit event",
+            &lab.classify(&audit_401(at), token, &[]),
+        ),
+    ];
+    assert_eq!(circumstantial[0].cause, cause);
+    assert_eq!(circumstantial[0].confidence, "medium");
+    assert_consistent(&circumstantial);
+    let kc = lab.kubeconfig(&server);
+    let reviewed = lab.probe(&server, &["--kubeconfig", &kc, "--token-review"], token);
+    let authoritative = [
+        seen("probe --token-review", &reviewed["diagnosis"]),
+        seen(
+            "classify log line",
+            &lab.classify(&log_line(&server, at), token, &[]),
+        ),
+        seen(
+            "classify TokenReview",
+            &lab.classify(&token_review(&server), token, &[]),
+        ),
+    ];
+    assert_eq!(authoritative[0].cause, cause);
+    assert_eq!(authoritative[0].confidence, "high");
+    assert_consistent(&authoritative);
+}
+
+#[test]
+fn clock_skew_is_the_same_diagnosis_everywhere() {
+    let mut config = Config::new(base());
+    config.offset = TimeDelta::seconds(-90);
+    // Minted at BASE on a clock 90 s ahead of this server's.
+    let token = tokens::sign(&tokens::projected(base(), 3607));
+    time_cause_is_the_same_everywhere(config, &token, "clock-skew");
+}
+
+#[test]
+fn expiry_is_the_same_diagnosis_everywhere() {
+    let token = tokens::sign(&tokens::projected(base() - TimeDelta::hours(2), 3600));
+    time_cause_is_the_same_everywhere(Config::new(base()), &token, "expired");
+}
+
+#[test]
+fn a_recreated_service_account_is_the_same_diagnosis_everywhere() {
+    let lab = Lab::new();
+    let mut config = Config::new(base());
+    config.recreate_service_account();
+    let server = ApiServer::start(config.admin(ADMIN), &lab.pki);
+    let token = fresh_token();
+    let probe = lab.probe(&server, &[], &token);
+    let at = answered_at(&probe);
+    // A 401 alone does not say why: the same guesses, the same commands.
+    let guesses = [
+        seen("probe", &probe["diagnosis"]),
+        seen("doctor", &lab.doctor(&server, &token, &[])["diagnosis"]),
+        seen(
+            "classify 401 with headers",
+            &lab.classify(&http_401(at), &token, &[]),
+        ),
+        seen(
+            "classify audit event",
+            &lab.classify(&audit_401(at), &token, &[]),
+        ),
+    ];
+    assert_eq!(guesses[0].cause, "unknown");
+    assert_consistent(&guesses);
+    let kc = lab.kubeconfig(&server);
+    let views = [
+        seen(
+            "probe --token-review",
+            &lab.probe(&server, &["--kubeconfig", &kc, "--token-review"], &token)["diagnosis"],
+        ),
+        seen(
+            "probe reading the ServiceAccount",
+            &lab.probe(
+                &server,
+                &["--kubeconfig", &kc, "--use-kubeconfig-credentials"],
+                &token,
+            )["diagnosis"],
+        ),
+        seen(
+            "classify log line",
+            &lab.classify(&log_line(&server, at), &token, &[]),
+        ),
+        seen(
+            "classify TokenReview",
+            &lab.classify(&token_review(&server), &token, &[]),
+        ),
+    ];
+    assert_eq!(views[0].cause, "service-account-recreated");
+    assert_eq!(views[0].confidence, "high");
+    assert_consistent(&views);
+}
+
+#[test]
+fn an_rbac_403_is_the_same_diagnosis_everywhere() {
+    let lab = Lab::new();
+    let server = ApiServer::start(Config::new(base()), &lab.pki);
+    let token = fresh_token();
+    let path = format!("/api/v1/namespaces/{NAMESPACE}/secrets");
+    let probe = lab.probe(&server, &["--path", &path], &token);
+    let message = probe["servers"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "get")
+        .and_then(|r| r["message"].as_str())
+        .unwrap()
+        .to_owned();
+    let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": message, "reason": "Forbidden", "details": {"kind": "secrets"}, "code": 403});
+    let views = [
+        seen("probe", &probe["diagnosis"]),
+        seen(
+            "doctor",
+            &lab.doctor(&server, &token, &["--path", &path])["diagnosis"],
+        ),
+        seen(
+            "classify kubectl",
+            &lab.classify(
+                &format!("Error from server (Forbidden): {message}\n"),
+                &token,
+                &[],
+            ),
+        ),
+        seen(
+            "classify Status body",
+            &lab.classify(&format!("{status}\n"), &token, &[]),
+        ),
+    ];
+    assert_eq!(views[0].cause, "rbac-denied");
+    assert_eq!(views[0].confidence, "high");
+    assert_consistent(&views);
+}
+
+#[test]
+fn a_token_that_does_not_arrive_is_the_same_diagnosis_everywhere() {
+    let lab = Lab::new();
+    let mut config = Config::new(base());
+    config.strip_authorization = true;
+    let server = ApiServer::start(config, &lab.pki);
+    let token = fresh_token();
+    let probe = lab.probe(&server, &[], &token);
+    let message = probe["servers"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "self-subject-review")
+        .and_then(|r| r["message"].as_str())
+        .unwrap()
+        .to_owned();
+    let views = [
+        seen("probe", &probe["diagnosis"]),
+        seen("doctor", &lab.doctor(&server, &token, &[])["diagnosis"]),
+        seen(
+            "classify kubectl",
+            &lab.classify(
+                &format!("Error from server (Forbidden): {message}\n"),
+                &token,
+                &[],
+            ),
+        ),
+    ];
+    assert_eq!(views[0].cause, "token-not-sent");
+    assert_eq!(views[0].confidence, "high");
+    assert_consistent(&views);
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(tokens::testdata(&format!("tokens/{name}"))).unwrap()
+}
+
+const NODE_UID: &str = "5b2e9d14-7c3a-4e6f-8a1b-0d9c2f4e6a85";
+const NEW_NODE_UID: &str = "9c1d0e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
+
+#[test]
+fn invalidation_through_token_review_names_the_tokens_own_binding() {
+    // "service account token has been invalidated" names no object: a
+    // Secret-bound token lost its Secret, a node-bound one its Node.
+    let lab = Lab::new();
+    let server = ApiServer::start(Config::shop(base()).admin(ADMIN), &lab.pki);
+    let kc = lab.kubeconfig(&server);
+    for (fixture_name, cause) in [
+        ("token-request-secret-bound.jwt", "secret-deleted"),
+        ("token-request-node-bound.jwt", "node-deleted"),
+    ] {
+        let d = &lab.probe(
+            &server,
+            &["--kubeconfig", &kc, "--token-review"],
+            &fixture(fixture_name),
+        )["diagnosis"];
+        assert_eq!(
+            (d["cause"].as_str(), d["confidence"].as_str()),
+            (Some(cause), Some("high")),
+            "{fixture_name}: {d}"
+        );
+    }
+}
+
+#[test]
+fn a_node_bound_token_reads_its_node() {
+    let lab = Lab::new();
+    let token = fixture("token-request-node-bound.jwt");
+    // The Node is gone.
+    let server = ApiServer::start(Config::shop(base()).admin(ADMIN), &lab.pki);
+    let kc = lab.kubeconfig(&server);
+    let probe = lab.probe(
+        &server,
+        &["--kubeconfig", &kc, "--use-kubeconfig-credentials"],
+        &token,
+    );
+    let node = probe["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["kind"] == "node")
+        .expect("the Node was read");
+    assert_eq!(node["state"], "missing");
+    assert_eq!(probe["diagnosis"]["cause"], "node-deleted", "{probe}");
+    assert_eq!(probe["diagnosis"]["confidence"], "high");
+    // The Node left and joined again under the same name.
+    let mut config = Config::shop(base()).admin(ADMIN);
+    config.objects.push(Object::node("node-a", NEW_NODE_UID));
+    let server = ApiServer::start(config, &lab.pki);
+    let kc = lab.kubeconfig(&server);
+    let probe = lab.probe(
+        &server,
+        &["--kubeconfig", &kc, "--use-kubeconfig-credentials"],
+        &token,
+    );
+    let d = &probe["diagnosis"];
+    assert_eq!(d["cause"], "node-recreated", "{d}");
+    assert_eq!(d["confidence"], "high");
+    let evidence = crate::support::diagnosis::evidence(d);
+    assert!(
+        evidence.contains(NODE_UID) && evidence.contains(NEW_NODE_UID),
+        "{evidence}"
+    );
+    // And the node that is still there rules both out.
+    let mut config = Config::shop(base()).admin(ADMIN);
+    config.objects.push(Object::node("node-a", NODE_UID));
+    let server = ApiServer::start(config, &lab.pki);
+    let kc = lab.kubeconfig(&server);
+    let probe = lab.probe(
+        &server,
+        &["--kubeconfig", &kc, "--use-kubeconfig-credentials"],
+        &token,
+    );
+    assert_eq!(probe["diagnosis"]["classification"], "ok", "{probe}");
+}
+
+#[test]
+fn a_subresource_is_rechecked_with_the_subresource_flag() {
+    let lab = Lab::new();
+    let server = ApiServer::start(Config::new(base()), &lab.pki);
+    let probe = lab.probe(&server, &crate::support::GET_POD_LOG, &fresh_token());
+    let commands = crate::support::diagnosis::commands(&probe["diagnosis"]);
+    assert_eq!(
+        commands[0],
+        format!(
+            "kubectl auth can-i get pods/{} --subresource=log -n {NAMESPACE} --as=system:serviceaccount:{NAMESPACE}:{}",
+            tokens::POD,
+            tokens::SA
+        )
+    );
+    assert!(!commands[0].contains("pods/log/"), "{commands:?}");
+}
+
+#[test]
+fn doctor_names_one_key_cause_at_one_confidence() {
+    // The keys step and the probe both see the rotated key: one candidate.
+    let lab = Lab::new();
+    let mut config = Config::new(base());
+    config.kids = Some(vec![tokens::ES256_KID.to_owned()]);
+    config.anonymous_discovery = true;
+    let server = ApiServer::start(config, &lab.pki);
+    let doctor = lab.doctor(&server, &fresh_token(), &[]);
+    let d = &doctor["diagnosis"];
+    assert_eq!(d["cause"], "key-mismatch", "{d}");
+    assert_eq!(d["confidence"], "high");
+    let causes = crate::support::diagnosis::causes(d);
+    assert_eq!(
+        causes.iter().filter(|c| *c == "key-mismatch").count(),
+        1,
+        "{causes:?}"
+    );
+}
