@@ -32,7 +32,6 @@ pub mod fuzzing;
 pub mod http;
 pub mod input;
 pub mod kubeconfig;
-pub mod man;
 pub mod probe;
 pub mod redact;
 pub mod report;

@@ -219,6 +219,9 @@ fn a_certificate_not_yet_valid_is_not_called_expired() {
         json["servers"][0]["tls"]["reason"], "not-yet-valid",
         "{json:#}"
     );
+    let text = json.to_string();
+    assert!(text.contains("tls-certificate-not-yet-valid"), "{json:#}");
+    assert!(!text.contains("tls-certificate-expired"), "{json:#}");
     assert!(!server.saw_authorization());
 }
 

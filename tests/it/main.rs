@@ -16,6 +16,7 @@ mod hostile_server;
 mod krew;
 mod kubectl_plugin;
 mod man;
+mod platforms;
 mod probe;
 mod probe_deeper;
 mod probe_kubectl;
