@@ -345,3 +345,98 @@ fn every_hostile_mode_gets_an_answer_and_never_the_token_printed() {
         }
     }
 }
+
+/// The causes anywhere in a report (the chosen one and every alternative).
+fn causes(json: &Value) -> Vec<String> {
+    fn walk(value: &Value, into: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map {
+                    match (key.as_str(), v) {
+                        ("cause", Value::String(c)) => into.push(c.clone()),
+                        _ => walk(v, into),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, into)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(json, &mut found);
+    found
+}
+
+/// Causes that blame the token, its service account or RBAC: never the
+/// verdict on an answer that kube-apiserver did not give.
+const TOKEN_VERDICTS: [&str; 7] = [
+    "service-account-recreated",
+    "service-account-deleted",
+    "pod-deleted",
+    "stale-token",
+    "rbac-denied",
+    "expired",
+    "key-mismatch",
+];
+
+/// Something other than kube-apiserver answering (an nginx welcome page on
+/// every path, an authenticating proxy's HTML 401 with `WWW-Authenticate:
+/// Basic`, a WAF's HTML 403, a failure Status inside a 201): probe says so
+/// and does not turn it into a verdict on the token (no "ok", no token or
+/// RBAC cause), exit 3; doctor does not pass.
+#[test]
+fn answers_that_are_not_kube_apiservers_give_no_token_verdict() {
+    for mode in [
+        Mode::NginxWelcome,
+        Mode::AuthProxy,
+        Mode::WafBlock,
+        Mode::StatusIn201,
+    ] {
+        let (dir, _pki, ca, server) = start(mode.clone());
+        let out = against("probe", dir.path(), &server, &ca, &["-o", "json"]);
+        assert_eq!(out.status.code(), Some(3), "{mode:?}: {}", stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let diagnosis = &json["servers"][0]["diagnosis"];
+        assert_eq!(
+            diagnosis["classification"], "not-kubernetes",
+            "{mode:?}: {json:#}"
+        );
+        assert_eq!(diagnosis["cause"], "not-api-server", "{mode:?}: {json:#}");
+        let found = causes(&json);
+        for verdict in TOKEN_VERDICTS {
+            assert!(!found.iter().any(|c| c == verdict), "{mode:?}: {found:?}");
+        }
+        let out = against("doctor", dir.path(), &server, &ca, &["-o", "json"]);
+        assert_ne!(out.status.code(), Some(0), "{mode:?}: {}", stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_ne!(json["verdict"], "healthy", "{mode:?}: {json:#}");
+        let found = causes(&json);
+        for verdict in TOKEN_VERDICTS {
+            assert!(!found.iter().any(|c| c == verdict), "{mode:?}: {found:?}");
+        }
+    }
+}
+
+/// RBAC denying `create selfsubjectreviews` (the default grant trimmed): the
+/// 403 names the user, so the token was accepted; neither probe nor doctor
+/// calls that a broken token or rbac-denied.
+#[test]
+fn a_selfsubjectreview_403_naming_the_user_means_authenticated() {
+    let (dir, _pki, ca, server) = start(Mode::DenySelfSubjectReview);
+    let out = against("probe", dir.path(), &server, &ca, &["-o", "json"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diagnosis = &json["servers"][0]["diagnosis"];
+    assert_eq!(out.status.code(), Some(0), "{json:#}");
+    assert_eq!(diagnosis["classification"], "ok", "{json:#}");
+    assert!(
+        !causes(&json).iter().any(|c| c == "rbac-denied"),
+        "{json:#}"
+    );
+    let out = against("doctor", dir.path(), &server, &ca, &["-o", "json"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{json:#}");
+    assert!(
+        !causes(&json).iter().any(|c| c == "rbac-denied"),
+        "{json:#}"
+    );
+}
