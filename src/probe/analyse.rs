@@ -242,7 +242,6 @@ mod tests {
             status_body,
             json: Some(body),
             date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
-            malformed_date: None,
             location: None,
             content_type: Some("application/json".to_owned()),
             www_authenticate: None,

@@ -124,9 +124,6 @@ pub struct Answer {
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
     pub date: Option<DateTime<Utc>>,
-    /// The `Date` header as sent, when it did not parse (`date` is then `None`):
-    /// a malformed header is not a missing one.
-    pub malformed_date: Option<String>,
     pub location: Option<String>,
     /// `Content-Type`, when sent.
     pub content_type: Option<String>,

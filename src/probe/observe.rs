@@ -566,7 +566,6 @@ pub fn answer(exchange: Exchange) -> Answer {
         status_body,
         json,
         date: exchange.date,
-        malformed_date: exchange.date_header.filter(|_| exchange.date.is_none()),
         location: exchange.location,
         content_type: exchange.content_type,
         www_authenticate: exchange.www_authenticate,
