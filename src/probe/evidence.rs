@@ -377,6 +377,7 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
             source: ClockSource::Measured,
             offset: Some((o.estimate_seconds(), o.uncertainty_seconds())),
         },
+        None if answer.date_unreadable => ServerClock::at(mid, ClockSource::LocalClockBadDate),
         None => ServerClock::at(mid, ClockSource::LocalClock),
     }
 }

@@ -124,6 +124,9 @@ pub struct Answer {
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
     pub date: Option<DateTime<Utc>>,
+    /// A `Date` header came but is not an HTTP date (`date` is then `None`):
+    /// a malformed header is not a missing one.
+    pub date_unreadable: bool,
     pub location: Option<String>,
     /// `Content-Type`, when sent.
     pub content_type: Option<String>,

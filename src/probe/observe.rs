@@ -566,6 +566,7 @@ pub fn answer(exchange: Exchange) -> Answer {
         status_body,
         json,
         date: exchange.date,
+        date_unreadable: exchange.date.is_none() && exchange.date_header.is_some(),
         location: exchange.location,
         content_type: exchange.content_type,
         www_authenticate: exchange.www_authenticate,

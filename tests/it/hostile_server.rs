@@ -237,6 +237,25 @@ fn a_malformed_date_header_is_not_called_missing() {
     assert!(!text.contains("without a Date header"), "{text}");
 }
 
+/// The same for probe's diagnosis of a rejected token: the clock it judged
+/// the token's times on is this machine's because the server's `Date` is not
+/// an HTTP date, not because there was none.
+#[test]
+fn probe_names_a_malformed_date_header_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-hostile-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let mut config = Config::new(base());
+    config.mode = Mode::DateHeader("yesterday at noon".to_owned());
+    config.audiences = vec!["https://elsewhere.example".to_owned()];
+    let server = ApiServer::start(config, &pki);
+    let out = against("probe", dir.path(), &server, &ca, &["-o", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Date header is not an HTTP date"), "{text}");
+    assert!(!text.contains("sent no Date header"), "{text}");
+}
+
 /// A discovery document whose `jwks_uri` is on another origin that answers
 /// 401: no token went there, so "the token was rejected too" would be wrong.
 #[test]
