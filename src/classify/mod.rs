@@ -373,6 +373,17 @@ mod tests {
     }
 
     #[test]
+    fn an_exception_s_status_headers_and_body_are_one_answer() {
+        let text = "  File \"/usr/lib/python3/kubernetes/client/exceptions.py\", line 144, in from_response\n    raise UnauthorizedException(http_resp=http_resp, body=body, data=data)\nkubernetes.client.exceptions.UnauthorizedException: (401)\nReason: Unauthorized\nHTTP response headers: HTTPHeaderDict({'Audit-Id': 'a', 'Date': 'Thu, 01 Jan 2026 00:00:00 GMT', 'Content-Length': '129'})\nHTTP response body: {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
+        let r = classify(text, None, ctx()).unwrap();
+        assert_eq!(r.results.len(), 1);
+        let ev = &r.results[0].evidence;
+        assert_eq!(ev.line, 3);
+        assert_eq!(ev.format, "python-kubernetes");
+        assert!(ev.stamp.is_some(), "the Date header joins the status");
+    }
+
+    #[test]
     fn unrecognised_and_empty_are_errors() {
         assert!(matches!(
             classify("hello", None, ctx()).unwrap_err(),

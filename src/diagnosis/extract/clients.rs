@@ -34,6 +34,8 @@ pub fn label(line: &str) -> &'static str {
         ("Configured service account doesn't have access", "fabric8"),
         ("Token may have expired!", "fabric8"),
         ("ApiException", "python-kubernetes"),
+        ("kubernetes.client.exceptions.", "python-kubernetes"),
+        ("HTTP response headers:", "python-kubernetes"),
         ("HTTP response body:", "python-kubernetes"),
         ("HTTPHeaderDict(", "python-kubernetes"),
         (" Client Error: ", "python-requests"),
@@ -83,6 +85,17 @@ pub fn find(line: &str) -> Option<Found> {
             });
             return Some(found);
         }
+    }
+    // Python's `Reason: Forbidden` line under an ApiException names the
+    // reason of the status above it: no answer of its own.
+    if let Some(reason) = t.strip_prefix("Reason: ") {
+        found.format = "python-kubernetes";
+        found.http = Some(HttpFacts {
+            reason: Some(reason.trim().to_owned()),
+            weight: 1,
+            ..HttpFacts::default()
+        });
+        return Some(found);
     }
     let mut facts = HttpFacts::default();
     // fabric8's stock texts carry the status.
@@ -140,10 +153,6 @@ pub fn find(line: &str) -> Option<Found> {
         facts.reason = Some("Unauthorized".to_owned());
         facts.message = Some("Unauthorized".to_owned());
         facts.weight = 2;
-    }
-    // Python's `Reason: Forbidden` line under an ApiException.
-    if let Some(reason) = t.strip_prefix("Reason: ") {
-        facts.reason = facts.reason.or_else(|| Some(reason.trim().to_owned()));
     }
     // A kubelet HTTP probe sends no credentials unless httpHeaders sets some.
     if t.contains("probe failed with statuscode: ") {

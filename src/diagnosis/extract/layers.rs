@@ -41,6 +41,14 @@ pub struct Stripped<'a> {
     pub quoted: bool,
 }
 
+/// A Python traceback's frame line: `  File "path", line 12, in func`.
+pub fn traceback_frame(text: &str) -> bool {
+    text.trim_start()
+        .strip_prefix("File \"")
+        .and_then(|rest| rest.split_once("\", line "))
+        .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
 /// Removes every known prefix from `line` (a bounded number of rounds).
 pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
     let mut text = line.trim_end_matches(['\r', '\n']);

@@ -164,6 +164,9 @@ pub struct Scanner<'a> {
     hex: Option<(usize, Option<Stamp>, Vec<u8>)>,
     joined: Option<(usize, String)>,
     near: Option<NearMiss>,
+    /// The indentation of a Python traceback's `File "…", line N` frame line
+    /// just read: the more indented line after it is the source it ran.
+    frame: Option<usize>,
     done: bool,
 }
 
@@ -179,6 +182,7 @@ impl<'a> Scanner<'a> {
             hex: None,
             joined: None,
             near: None,
+            frame: None,
             done: false,
         }
     }
@@ -200,6 +204,16 @@ impl<'a> Scanner<'a> {
             return;
         }
         self.flush_hex();
+        // A traceback's source lines are code (`raise SSLError(e, …)`), not
+        // what the program printed: they would read as failures of their own.
+        let indent = stripped.text.len() - stripped.text.trim_start().len();
+        if self.frame.take().is_some_and(|frame| indent > frame) {
+            return;
+        }
+        if layers::traceback_frame(stripped.text) {
+            self.frame = Some(indent);
+            return;
+        }
         // A pane (k9s) wraps long lines at its border: join them back.
         if let Some((inner, wrapped)) = layers::box_wrapped(raw) {
             let (n, mut text) = self
@@ -1132,6 +1146,19 @@ mod tests {
         Scanner::new(text, now())
             .map(|a| (a.line, a.kind))
             .collect()
+    }
+
+    #[test]
+    fn a_traceback_s_source_lines_are_not_output() {
+        let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/requests/adapters.py\", line 727, in send\n    raise SSLError(e, request=request)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nrequests.exceptions.SSLError: HTTPSConnectionPool(host='127.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))\n";
+        let causes: Vec<(usize, Cause)> = kinds(text)
+            .into_iter()
+            .filter_map(|(n, k)| match k {
+                Kind::Transport { cause, .. } => Some((n, cause)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(causes, [(5, Cause::TlsUntrustedCa)]);
     }
 
     #[test]

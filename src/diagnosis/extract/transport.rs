@@ -121,12 +121,25 @@ const NOT_TRANSPORT: &[&str] = &[
     "timeoutseconds",
 ];
 
-/// The transport failure a line describes, if any.
+/// The transport failure a line describes, if any. In a chain of exceptions
+/// on one line (urllib3's `… (Caused by SSLError(SSLCertVerificationError(…)))`,
+/// Java's `Caused by: …`) the innermost cause decides: the outer ones only
+/// wrap it in a more general name.
 pub fn detect_line(line: &str) -> Option<Cause> {
     let lower = line.to_ascii_lowercase();
     if NOT_TRANSPORT.iter().any(|n| lower.contains(n)) {
         return None;
     }
+    let mut rest = lower.as_str();
+    let mut causes = vec![rest];
+    while let Some(i) = rest.find("caused by") {
+        rest = &rest[i + "caused by".len()..];
+        causes.push(rest);
+    }
+    causes.into_iter().rev().find_map(matching)
+}
+
+fn matching(lower: &str) -> Option<Cause> {
     RULES
         .iter()
         .find(|(_, needles)| needles.iter().any(|n| lower.contains(n)))
@@ -240,6 +253,19 @@ mod tests {
         ] {
             assert_eq!(detect_line(line), Some(cause), "{line}");
         }
+        // A chain: the innermost cause decides, not the wrapper's wording.
+        assert_eq!(
+            detect_line(
+                "KubernetesClientException: failed to verify certificate chain. Caused by: java.net.SocketTimeoutException: Read timed out"
+            ),
+            Some(Cause::Timeout)
+        );
+        assert_eq!(
+            detect_line(
+                "requests.exceptions.SSLError: HTTPSConnectionPool(host='10.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, certificate is not valid for '10.0.0.1'. (_ssl.c:1006)\")))"
+            ),
+            Some(Cause::TlsNameMismatch)
+        );
         assert_eq!(
             detect_line("error: You must be logged in to the server (Unauthorized)"),
             None
