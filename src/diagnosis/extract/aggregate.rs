@@ -12,7 +12,10 @@
 //!
 //! The aggregate itself is read by [`crate::diagnosis::reasons`].
 
+use std::sync::LazyLock;
+
 use super::super::reasons::{AuthReason, parse_auth_error};
+use super::needles::Needles;
 
 /// kube-apiserver's message before the aggregate.
 pub const MESSAGE: &str = "Unable to authenticate the request";
@@ -183,6 +186,10 @@ const ALONE: &[&str] = &[
 pub fn alone(line: &str) -> Option<Found> {
     // Go's TLS errors quote crypto/rsa too ("possibly because of …").
     if line.contains("x509:") {
+        return None;
+    }
+    static ANY: LazyLock<Needles> = LazyLock::new(|| Needles::new(ALONE.iter().copied(), false));
+    if !ANY.any(line) {
         return None;
     }
     let at = ALONE.iter().filter_map(|m| line.find(m)).min()?;

@@ -9,8 +9,11 @@
 //! codes, OkHttp, wget, `curl -f`, the Dashboard, Ray, kubelet probes, and a
 //! Go request dump (`request [&{Method:GET URL:… Header:map[]…}]`).
 
+use std::sync::LazyLock;
+
 use super::super::artefact::HttpFacts;
 use super::super::case::{BearerSeen, RequestInfo};
+use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_code};
 use super::url::{method_and_url, request_from_url};
 
@@ -24,41 +27,43 @@ pub struct Found {
     pub request: Option<RequestInfo>,
 }
 
+/// Wordings that name the client, first match in this order.
+const LABELS: &[(&str, &str)] = &[
+    ("ray.exceptions", "ray"),
+    ("Request failed with status code", "ray"),
+    ("io.fabric8", "fabric8"),
+    ("KubernetesClientException", "fabric8"),
+    ("Configured service account doesn't have access", "fabric8"),
+    ("Token may have expired!", "fabric8"),
+    ("ApiException", "python-kubernetes"),
+    ("kubernetes.client.exceptions.", "python-kubernetes"),
+    ("HTTP response headers:", "python-kubernetes"),
+    ("HTTP response body:", "python-kubernetes"),
+    ("HTTPHeaderDict(", "python-kubernetes"),
+    (" Client Error: ", "python-requests"),
+    (" Server Error: ", "python-requests"),
+    ("requests.exceptions", "python-requests"),
+    ("HTTPSConnectionPool(", "python-requests"),
+    ("WebSocketBadStatusException", "python-websocket"),
+    ("statusCode:", "kubernetes-client-javascript"),
+    ("invalid status code '", "kubernetes-client-csharp"),
+    ("io.kubernetes.client", "kubernetes-client-java"),
+    ("HTTP response code: ", "kubernetes-client-java"),
+    ("ErrorResponse {", "kube-rs"),
+    ("status_code:", "erlang-elixir"),
+    ("rpc error: code =", "grpc"),
+    ("<-- HTTP/", "okhttp"),
+    ("wget: ", "wget"),
+    ("curl: (", "curl"),
+    ("Dashboard reported", "kubernetes-dashboard"),
+    ("probe failed", "kubelet-probe"),
+];
+
 /// Which client wrote a line (for the output's `format`).
 pub fn label(line: &str) -> &'static str {
-    [
-        ("ray.exceptions", "ray"),
-        ("Request failed with status code", "ray"),
-        ("io.fabric8", "fabric8"),
-        ("KubernetesClientException", "fabric8"),
-        ("Configured service account doesn't have access", "fabric8"),
-        ("Token may have expired!", "fabric8"),
-        ("ApiException", "python-kubernetes"),
-        ("kubernetes.client.exceptions.", "python-kubernetes"),
-        ("HTTP response headers:", "python-kubernetes"),
-        ("HTTP response body:", "python-kubernetes"),
-        ("HTTPHeaderDict(", "python-kubernetes"),
-        (" Client Error: ", "python-requests"),
-        (" Server Error: ", "python-requests"),
-        ("requests.exceptions", "python-requests"),
-        ("HTTPSConnectionPool(", "python-requests"),
-        ("WebSocketBadStatusException", "python-websocket"),
-        ("statusCode:", "kubernetes-client-javascript"),
-        ("invalid status code '", "kubernetes-client-csharp"),
-        ("io.kubernetes.client", "kubernetes-client-java"),
-        ("HTTP response code: ", "kubernetes-client-java"),
-        ("ErrorResponse {", "kube-rs"),
-        ("status_code:", "erlang-elixir"),
-        ("rpc error: code =", "grpc"),
-        ("<-- HTTP/", "okhttp"),
-        ("wget: ", "wget"),
-        ("curl: (", "curl"),
-        ("Dashboard reported", "kubernetes-dashboard"),
-        ("probe failed", "kubelet-probe"),
-    ]
-    .iter()
-    .find(|(needle, _)| line.contains(needle))
-    .map_or("client-go", |(_, label)| label)
+    static NEEDLES: LazyLock<Needles> =
+        LazyLock::new(|| Needles::new(LABELS.iter().map(|(needle, _)| *needle), false));
+    NEEDLES.first(line).map_or("client-go", |i| LABELS[i].1)
 }
 
 /// Reads one unwrapped line.

@@ -9,9 +9,12 @@
 //! authentication error codes (AADSTS70021, 700211-700213, 700024),
 //! hashicorp/vault-plugin-auth-kubernetes `path_login.go`.
 
+use std::sync::LazyLock;
+
 use super::super::artefact::ServiceVerdict;
 use super::super::cause::Cause;
 use super::excerpt;
+use super::needles::Needles;
 
 /// (text, service, cause): the first that a line contains wins.
 const WORDINGS: &[(&str, &str, Cause)] = &[
@@ -66,6 +69,11 @@ const WORDINGS: &[(&str, &str, Cause)] = &[
 
 /// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
+    static ANY: LazyLock<Needles> =
+        LazyLock::new(|| Needles::new(WORDINGS.iter().map(|(text, ..)| *text), false));
+    if !ANY.any(line) {
+        return None;
+    }
     WORDINGS.iter().find_map(|(text, service, cause)| {
         let at = line.find(text)?;
         Some(ServiceVerdict {

@@ -27,6 +27,7 @@ pub mod exchange;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
+pub mod needles;
 pub mod refusal;
 pub mod shell;
 pub mod status;

@@ -7,7 +7,11 @@
 //! codes on a line of their own, client-go's texts for answers without a
 //! Status body, and the `Date` header in every client's layout.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
+
+use super::needles::Needles;
 
 /// HTTP code for a Status `reason` (apimachinery `metav1.StatusReason`).
 pub fn code_for_reason(reason: &str) -> Option<u16> {
@@ -142,7 +146,10 @@ const BEFORE_CODE: &[&str] = &[
 /// Where a status code is stated in `line` (not a status line at its start):
 /// the code, and whether the phrase was one of the weak ones.
 pub fn stated_code(line: &str) -> Option<u16> {
-    for phrase in BEFORE_CODE {
+    static PHRASES: LazyLock<Needles> =
+        LazyLock::new(|| Needles::new(BEFORE_CODE.iter().copied(), false));
+    let phrases: &[&str] = if PHRASES.any(line) { BEFORE_CODE } else { &[] };
+    for phrase in phrases {
         let mut from = 0;
         while let Some(i) = line[from..].find(phrase) {
             let at = from + i + phrase.len();

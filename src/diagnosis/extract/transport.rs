@@ -3,6 +3,9 @@
 //! kubectl), Python (urllib3, requests, ssl) and Java (fabric8 over OkHttp /
 //! JDK), and in satoken's own typed transport errors.
 
+use std::sync::LazyLock;
+
+use super::needles::Needles;
 use crate::diagnosis::Cause;
 use crate::http::{TlsReason, TransportError};
 
@@ -121,29 +124,33 @@ const NOT_TRANSPORT: &[&str] = &[
     "timeoutseconds",
 ];
 
+/// Every rule's needles in rule order, and the rule each belongs to.
+static NEEDLES: LazyLock<(Needles, Vec<Cause>)> = LazyLock::new(|| {
+    let words = RULES.iter().flat_map(|(_, n)| n.iter().copied());
+    let causes = RULES
+        .iter()
+        .flat_map(|(c, n)| n.iter().map(|_| *c))
+        .collect();
+    (Needles::new(words, true), causes)
+});
+static EXCLUDED: LazyLock<Needles> =
+    LazyLock::new(|| Needles::new(NOT_TRANSPORT.iter().copied(), true));
+
 /// The transport failure a line describes, if any. In a chain of exceptions
 /// on one line (urllib3's `… (Caused by SSLError(SSLCertVerificationError(…)))`,
 /// Java's `Caused by: …`) the innermost cause decides: the outer ones only
 /// wrap it in a more general name.
 pub fn detect_line(line: &str) -> Option<Cause> {
-    let lower = line.to_ascii_lowercase();
-    if NOT_TRANSPORT.iter().any(|n| lower.contains(n)) {
+    let (needles, causes) = &*NEEDLES;
+    let outer = needles.first(line)?;
+    if EXCLUDED.any(line) {
         return None;
     }
-    let mut rest = lower.as_str();
-    let mut causes = vec![rest];
-    while let Some(i) = rest.find("caused by") {
-        rest = &rest[i + "caused by".len()..];
-        causes.push(rest);
-    }
-    causes.into_iter().rev().find_map(matching)
-}
-
-fn matching(lower: &str) -> Option<Cause> {
-    RULES
-        .iter()
-        .find(|(_, needles)| needles.iter().any(|n| lower.contains(n)))
-        .map(|(cause, _)| *cause)
+    let lower = line.to_ascii_lowercase();
+    let inner = lower
+        .rmatch_indices("caused by")
+        .find_map(|(i, _)| needles.first(&line[i..]));
+    Some(causes[inner.unwrap_or(outer)])
 }
 
 /// The transport failure a line describes, and the other causes its words
