@@ -2,6 +2,7 @@
 //! same pipeline: read -> shape -> parse -> (observe) -> analyse -> render.
 //! anyhow lives here and in main.rs; the modules below return typed errors.
 
+mod audit;
 mod classify;
 mod completion;
 mod decode;
@@ -36,6 +37,7 @@ pub fn run(
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Explain(args) => explain::run(args, &settings, out),
         Command::Completion(args) => completion::completion(args, out),

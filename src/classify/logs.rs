@@ -46,7 +46,8 @@ pub fn parse(text: &str, now: DateTime<Utc>) -> Events<'_> {
     )
 }
 
-fn parse_line(number: usize, line: &str, now: DateTime<Utc>) -> Option<Evidence> {
+/// One log line: an authentication failure (with its reasons and time), or `None`.
+pub fn parse_line(number: usize, line: &str, now: DateTime<Utc>) -> Option<Evidence> {
     if !line.contains(MESSAGE) {
         return None;
     }

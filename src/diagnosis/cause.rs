@@ -94,6 +94,7 @@ causes! {
     NodeRecreated => rules::bindings::NODE_RECREATED,
     LegacyTokenInvalidated => rules::bindings::LEGACY_TOKEN_INVALIDATED,
     StaleToken => rules::audit::STALE_TOKEN,
+    LegacyTokenInUse => rules::audit::LEGACY_TOKEN_IN_USE,
     TokenNotSent => rules::anonymous::TOKEN_NOT_SENT,
     RbacDenied => rules::rbac::RBAC_DENIED,
     RbacRoleMissing => rules::rbac::RBAC_ROLE_MISSING,
