@@ -7,6 +7,8 @@
 #        /usr/bin/time does)
 #        BENCH_DYNAMIC_ONLY=1 scripts/bench.sh   skips the static builds (~10 min)
 #        BENCH_NO_HYPERFINE=1 scripts/bench.sh   uses the fallback timer
+#        scripts/bench.sh audit [SIZE…]          `audit`'s MB/s next to grep -c and a jq
+#                                                pipeline, and its peak RSS (bench_audit.sh)
 #
 # Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
 # (default 20). A VM's speed drifts by tens of percent from minute to minute, so
@@ -25,6 +27,10 @@
 # and 100k tokens, sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = audit ]; then
+  shift
+  exec scripts/bench_audit.sh "$@"
+fi
 runs=${1:-20}
 rounds=${2:-5}
 # time_commands direct|shell RUNS WARMUP JSON COMMAND...: hyperfine -i (with -N for

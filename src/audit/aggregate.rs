@@ -725,7 +725,7 @@ mod tests {
             shape(
                 r#"pods "web-1" is forbidden: exceeded quota: compute, requested: cpu=500m, used: cpu=4, limited: cpu=4"#
             ),
-            r#""…" is forbidden: exceeded quota: compute, requested: cpu=Nm, used: cpu=N, limited: cpu=N"#
+            r#"pods "…" is forbidden: exceeded quota: compute, requested: cpu=Nm, used: cpu=N, limited: cpu=N"#
         );
         assert_eq!(
             stale_seconds(

@@ -336,8 +336,12 @@ pub fn scan_line(line: &[u8]) -> Scan<'_> {
     let Some((source_ip, after_ip)) = string_at(line, ips_at + f.source_ips.needle().len()) else {
         return Scan::Parse;
     };
-    let (user_agent, after_agent) = match field(&f.user_agent, line, after_ip, line.len()) {
-        Some(found) => found,
+    // No user agent is fine; one with an escape goes to the full parse.
+    let (user_agent, after_agent) = match f.user_agent.find(&line[after_ip..]) {
+        Some(i) => match string_at(line, after_ip + i + f.user_agent.needle().len()) {
+            Some(found) => found,
+            None => return Scan::Parse,
+        },
         None => ("", after_ip),
     };
     if matches!(verb, "delete" | "create" | "deletecollection")

@@ -46,8 +46,7 @@ pub fn parse(text: &str, now: DateTime<Utc>) -> Events<'_> {
     )
 }
 
-/// One log line: an authentication failure (with its reasons and time), or `None`.
-pub fn parse_line(number: usize, line: &str, now: DateTime<Utc>) -> Option<Evidence> {
+fn parse_line(number: usize, line: &str, now: DateTime<Utc>) -> Option<Evidence> {
     if !line.contains(MESSAGE) {
         return None;
     }

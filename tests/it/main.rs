@@ -4,6 +4,7 @@
 
 mod support;
 
+mod audit;
 mod classify;
 mod decode;
 mod diagnosis;
