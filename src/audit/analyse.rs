@@ -137,18 +137,21 @@ pub fn analyse(
     }
 }
 
+/// A uid, first and last seen.
+type UidSeen<'a> = (&'a str, Micros, Micros);
+
 /// Every uid each ServiceAccount user and each pod was seen with.
 #[derive(Default)]
 struct History<'a> {
-    /// user -> (uid, first, last)
-    sa: HashMap<&'a str, Vec<(&'a str, Micros, Micros)>>,
-    /// (user, pod) -> (pod uid, first, last)
-    pods: HashMap<(&'a str, &'a str), Vec<(&'a str, Micros, Micros)>>,
+    /// user -> uids
+    sa: HashMap<&'a str, Vec<UidSeen<'a>>>,
+    /// (user, pod) -> pod uids
+    pods: HashMap<(&'a str, &'a str), Vec<UidSeen<'a>>>,
 }
 
 impl<'a> History<'a> {
     fn add(&mut self, user: &'a str, pod: &'a str, c: &'a Client) {
-        let put = |list: &mut Vec<(&'a str, Micros, Micros)>, uid: &'a str, first, last| match list
+        let put = |list: &mut Vec<UidSeen<'a>>, uid: &'a str, first, last| match list
             .iter_mut()
             .find(|(u, ..)| *u == uid)
         {
@@ -176,10 +179,7 @@ impl<'a> History<'a> {
     }
 
     /// The uid seen last, with when it was first seen, if it is not `mine`.
-    fn newer(
-        list: Option<&Vec<(&'a str, Micros, Micros)>>,
-        mine: &str,
-    ) -> Option<(String, Micros)> {
+    fn newer(list: Option<&Vec<UidSeen<'a>>>, mine: &str) -> Option<(String, Micros)> {
         let newest = list?.iter().max_by_key(|(_, _, last)| *last)?;
         (newest.0 != mine && !mine.is_empty()).then(|| (newest.0.to_owned(), newest.1))
     }

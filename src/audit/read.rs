@@ -248,7 +248,7 @@ pub fn read_all(
                     if eof || memchr::memrchr(b'\n', &buf).is_some() {
                         break;
                     }
-                    if size >= MAX_EVENT_BYTES + 1 {
+                    if size > MAX_EVENT_BYTES {
                         too_long = Some((seq, i));
                         break 'sources;
                     }
