@@ -7,7 +7,8 @@
 # Usage: scripts/bench_audit.sh [SIZE…]   (default: 200M 2G; sizes as
 #        scripts/gen_audit.py --size takes them; BENCH_AUDIT_RUNS=N runs per
 #        program and size, default 3; BENCH_AUDIT_NO_JQ=1 skips jq on sizes
-#        over 1 GB, where one run takes minutes)
+#        over 1 GB, where one run takes minutes; BENCH_AUDIT_BIN=PATH times that
+#        binary instead of building one, e.g. the shipped static one)
 #
 # Logs are generated into a temporary directory (removed on exit) and read once
 # before timing, so every program reads them from the page cache. Rates are MB/s
@@ -23,8 +24,11 @@ for tool in jq /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench_audit.sh needs $tool" >&2; exit 2; }
 done
 
-cargo build --release --quiet --locked --bin kubectl-satoken
-bin=${CARGO_TARGET_DIR:-target}/release/kubectl-satoken
+bin=${BENCH_AUDIT_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release --quiet --locked --bin kubectl-satoken
+  bin=${CARGO_TARGET_DIR:-target}/release/kubectl-satoken
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now=2026-01-02T00:00:00Z
