@@ -38,11 +38,13 @@ jq_filter='select(.stage == "ResponseComplete" and .responseStatus.code >= 401 a
   | [.responseStatus.code, .user.username // "", .sourceIPs[0], .verb, .objectRef.resource // "", .objectRef.namespace // ""]
   | @tsv'
 
-# wall SECONDS of one run of a shell command (its output discarded).
+# wall SECONDS of one run of a shell command.
 wall() {
   local start end
   start=$(date +%s.%N)
-  sh -c "$1" >/dev/null 2>&1 || true
+  # Into a file, not /dev/null: GNU grep stops at the first match when its
+  # output is /dev/null.
+  sh -c "$1" >"$work/out" 2>&1 || true
   end=$(date +%s.%N)
   calc "$end - $start"
 }

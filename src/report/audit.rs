@@ -75,8 +75,10 @@ pub struct ApiserverLogJson {
 /// The first and last event.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SpanJson {
+    /// The earliest event.
     #[schemars(with = "super::json::Time")]
     pub first: String,
+    /// The latest event.
     #[schemars(with = "super::json::Time")]
     pub last: String,
 }
@@ -93,10 +95,10 @@ pub struct AuditSummaryJson {
     /// Legacy-token findings.
     pub legacy: u64,
     /// Events per finding kind.
-    #[schemars(with = "BTreeMap<FindingKind, u64>")]
+    #[schemars(schema_with = "super::classify::counts::<FindingKind>")]
     pub events_by_kind: BTreeMap<String, u64>,
     /// Findings per cause.
-    #[schemars(with = "BTreeMap<Cause, u64>")]
+    #[schemars(schema_with = "super::classify::counts::<Cause>")]
     pub by_cause: BTreeMap<String, u64>,
 }
 
@@ -114,8 +116,10 @@ pub struct FindingJson {
     pub request: Option<AuditRequestJson>,
     /// Events.
     pub events: u64,
+    /// The earliest event.
     #[schemars(with = "super::json::Time")]
     pub first_seen: String,
+    /// The latest event.
     #[schemars(with = "super::json::Time")]
     pub last_seen: String,
     /// The audit ID of the earliest event, to look it up.
@@ -162,7 +166,9 @@ pub struct IdentityJson {
 /// A ServiceAccount.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ServiceAccountJson {
+    /// Its namespace.
     pub namespace: String,
+    /// Its name.
     pub name: String,
 }
 
@@ -183,8 +189,11 @@ pub struct AttributionJson {
 /// A request.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AuditRequestJson {
+    /// The verb (`get`, `list`, `create`…).
     pub verb: Option<String>,
+    /// The resource, without its subresource; null for a non-resource path.
     pub resource: Option<String>,
+    /// The subresource (`status`, `log`…), or null.
     pub subresource: Option<String>,
     /// `""` is the core group.
     pub api_group: Option<String>,
@@ -202,6 +211,7 @@ pub struct BucketJson {
     /// The hour's start.
     #[schemars(with = "super::json::Time")]
     pub at: String,
+    /// Events in it.
     pub count: u64,
 }
 
@@ -241,6 +251,7 @@ pub struct JoinedJson {
     pub cause: String,
     /// The error aggregate as logged.
     pub error: String,
+    /// 401s joined to it.
     pub events: u64,
 }
 
@@ -268,8 +279,10 @@ pub struct FindingDiagnosisJson {
 /// One fact.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FactJson {
+    /// Where the fact comes from.
     #[schemars(with = "SupportKind")]
     pub kind: String,
+    /// The fact, in words.
     pub text: String,
 }
 
@@ -302,10 +315,13 @@ pub struct StepCommandJson {
 /// Another candidate cause.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AlternativeJson {
+    /// The cause.
     #[schemars(with = "Cause")]
     pub cause: String,
+    /// How sure.
     #[schemars(with = "Confidence")]
     pub confidence: String,
+    /// The cause in one line.
     pub summary: String,
 }
 

@@ -258,7 +258,11 @@ fn gzip_stdin_an_eventlist_and_merged_shards_read_alike() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shape(&doc), shape(&expected));
     // stderr is not a terminal: no progress line.
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // Two shards (the halves of the log), each read alone, then merged.
     let text = std::fs::read_to_string(&plain).unwrap();
