@@ -45,7 +45,7 @@ pub enum FindingKind {
     ForbiddenOther,
     /// Accepted past `warnafter`: breaks when extended expiry is off.
     StaleToken,
-    /// Accepted with a legacy Secret token: breaks when cleanup invalidates it.
+    /// Accepted with a legacy Secret token: never expires, invalidated once unused for a year.
     LegacyToken,
 }
 
