@@ -218,7 +218,7 @@ fn finding(
         .example
         .message
         .as_deref()
-        .map(|m| crate::classify::text::redact_tokens(m).into_owned());
+        .map(|m| crate::redact::redact(m).into_owned());
     let mut case = Case {
         leeway,
         ..Case::default()

@@ -110,7 +110,10 @@ impl Cli {
             Command::Probe(a) => a.token.argument(),
             Command::Doctor(a) => a.token.argument(),
             Command::Classify(a) => a.token.clone(),
-            Command::Explain(_) | Command::Completion(_) | Command::Complete(_) => None,
+            Command::Audit(_)
+            | Command::Explain(_)
+            | Command::Completion(_)
+            | Command::Complete(_) => None,
         }
     }
 }
