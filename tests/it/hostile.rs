@@ -541,7 +541,7 @@ fn audit_refuses_a_1_gib_line() {
     assert_refused(
         &ended,
         "line 1 is over the 32 MiB limit for one audit event",
-        192,
+        96,
     );
 }
 
