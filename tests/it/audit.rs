@@ -100,13 +100,17 @@ fn one_row_per_failing_identity_with_the_grant_it_needs() {
     let prom = finding(&doc, "forbidden", "system:serviceaccount:monitoring:prom");
     assert_eq!(prom["request"]["resource"], "nodes");
     assert_eq!(prom["request"]["namespace"], Value::Null);
-    for user in ["shop:checkout", "ci:deployer"] {
+    // Not RBAC: kept apart, each with its own cause.
+    for (user, cause) in [
+        ("shop:checkout", "quota-exceeded"),
+        ("ci:deployer", "webhook-denied"),
+    ] {
         let f = finding(
             &doc,
             "forbidden-other",
             &format!("system:serviceaccount:{user}"),
         );
-        assert_ne!(f["diagnosis"]["cause"], "rbac-denied");
+        assert_eq!(f["diagnosis"]["cause"], cause);
     }
     let anon = finding(&doc, "anonymous", "system:anonymous");
     assert_eq!(anon["identity"]["source_ips"][0], "10.244.9.9");
