@@ -549,7 +549,7 @@ pub fn diagnose(
             diagnosis::diagnose(&evidence::case(
                 &server.observation,
                 &facts,
-                token,
+                Some(token),
                 leeway,
                 extras,
             ))
