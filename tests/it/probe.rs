@@ -711,6 +711,29 @@ fn docs_walkthrough() {
             ])
             .write_stdin(fresh_token()),
     );
+    // No token anywhere: what an anonymous request gets, anonymous auth on and off.
+    show(
+        "anonymous, no token",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "--anonymous", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/pods",
+            ]),
+    );
+    let mut strict = Config::new(base());
+    strict.anonymous = false;
+    let strict = ApiServer::start(strict, &pki);
+    show(
+        "anonymous off, no token",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "--anonymous", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &strict.url()]),
+    );
     let mut config = Config::new(base());
     config.recreate_service_account();
     let recreated = ApiServer::start(config, &pki);

@@ -60,10 +60,10 @@ pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
 probe --anonymous with no token sends every request without credentials, to show what an \
 anonymous request gets. A 403 naming system:anonymous means anonymous authentication is on \
 (kube-apiserver's default, --anonymous-auth=true): the request got past authentication as \
-system:anonymous (group system:unauthenticated), and authorisation (RBAC) does not allow it \
-this request. Anonymous requests may do whatever roles bound to system:anonymous or \
-system:unauthenticated allow: by default only health, version and the issuer discovery \
-documents.",
+system:anonymous (group system:unauthenticated), and authorisation (RBAC) does not allow \
+this request. Anonymous requests may do what roles bound to system:anonymous or \
+system:unauthenticated allow: by default only /version and the health endpoints \
+(system:public-info-viewer).",
     confirm: anonymous_confirm,
     fix: crate::diagnosis::cause::no_steps,
     sources: &[
