@@ -122,3 +122,46 @@ fn anonymous_without_a_ca_or_with_token_only_flags_is_one_line_exit_2() {
     assert!(run.stderr.contains("need a token"), "{}", run.stderr);
     assert!(server.seen().is_empty());
 }
+
+#[test]
+fn anonymous_takes_the_ca_from_a_kubeconfig_or_the_pod_and_never_a_token() {
+    let (dir, pki, _) = setup();
+    let server = ApiServer::start(Config::new(base()), &pki);
+    // The kubeconfig's cluster gives the server and CA; its user's token stays home.
+    let kubeconfig = crate::probe_deeper::kubeconfig(dir.path(), &server, &pki, "admin-token");
+    let run = finish(
+        command(dir.path())
+            .args([
+                "probe",
+                "-o",
+                "json",
+                "--now",
+                BASE,
+                "--anonymous",
+                "--kubeconfig",
+            ])
+            .arg(&kubeconfig)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.json["diagnosis"]["cause"], "anonymous-forbidden");
+    assert_eq!(run.json["kubeconfig"]["credentials"], Value::Null);
+    // In a pod with a CA and no mounted token: the in-pod server and CA.
+    let sa_dir = dir.path().join("serviceaccount");
+    std::fs::create_dir(&sa_dir).unwrap();
+    pki.write_ca(&sa_dir, "ca.crt");
+    let run = finish(
+        command(dir.path())
+            .env("KUBECTL_SATOKEN_SA_DIR", &sa_dir)
+            .env("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+            .env("KUBERNETES_SERVICE_PORT", server.port().to_string())
+            .args(["probe", "-o", "json", "--now", BASE, "--anonymous"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.json["anonymous"], true);
+    assert_eq!(run.json["diagnosis"]["cause"], "anonymous-forbidden");
+    assert!(!server.saw_authorization());
+}
