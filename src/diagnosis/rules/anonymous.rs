@@ -93,7 +93,7 @@ and only a token or a client certificate gets an answer.",
 
 fn anonymous_confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
-        "ask the same without credentials by hand",
+        "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
         super::commands::curl_version(case, &[]),
     )]
 }
