@@ -19,6 +19,7 @@
 //!   message, its authentication error aggregate, and transport failures, in
 //!   every version's and every client's wording.
 
+pub mod artefact;
 pub mod case;
 pub mod cause;
 pub mod classification;

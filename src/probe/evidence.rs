@@ -203,6 +203,7 @@ pub fn case<'t>(
         degraded: extras.degraded,
         leeway,
         notes: Vec::new(),
+        missing: Vec::new(),
     }
 }
 
@@ -214,6 +215,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
             return case::Answer::Transport(TransportFailure {
                 cause: transport::cause_of_error(error),
                 detail: error.to_string(),
+                also: Vec::new(),
             });
         }
     };
@@ -268,6 +270,8 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         location: answer.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
+        relay: None,
+        verdict: None,
     })
 }
 
