@@ -96,6 +96,8 @@ causes! {
     StaleToken => rules::audit::STALE_TOKEN,
     LegacyTokenInUse => rules::audit::LEGACY_TOKEN_IN_USE,
     TokenNotSent => rules::anonymous::TOKEN_NOT_SENT,
+    AnonymousForbidden => rules::anonymous::ANONYMOUS_FORBIDDEN,
+    AnonymousRefused => rules::anonymous::ANONYMOUS_REFUSED,
     RbacDenied => rules::rbac::RBAC_DENIED,
     RbacRoleMissing => rules::rbac::RBAC_ROLE_MISSING,
     NonRbacAuthorizerDenied => rules::rbac::NON_RBAC_AUTHORIZER_DENIED,

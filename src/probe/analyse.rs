@@ -33,10 +33,11 @@ pub struct Context<'a> {
     pub bindings: Vec<BindingTarget>,
 }
 
-/// Analyses every server's observations against the token.
+/// Analyses every server's observations against the token (none: `--anonymous`
+/// with no token, the anonymous answers analysed alone).
 pub fn analyse(
     observations: Vec<ServerObservation>,
-    token: &Token,
+    token: Option<&Token>,
     context: Context<'_>,
     evaluated_at: DateTime<Utc>,
     leeway: TimeDelta,
@@ -121,6 +122,7 @@ pub fn analyse(
         diagnosis,
         evaluated_at,
         leeway_seconds: leeway.num_seconds(),
+        token_sent: token.is_some(),
     }
 }
 
@@ -272,6 +274,7 @@ mod tests {
             requests,
             access: None,
             verify_name: None,
+            token_sent: true,
         }
     }
 
@@ -288,7 +291,7 @@ mod tests {
     fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
         analyse(
             servers,
-            token,
+            Some(token),
             Context::default(),
             at(0),
             TimeDelta::seconds(60),
@@ -588,7 +591,7 @@ mod tests {
             endpoints: None,
             bindings: bindings::targets(token),
         };
-        analyse(servers, token, context, at(0), TimeDelta::seconds(60))
+        analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }
 
     #[test]
