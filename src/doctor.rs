@@ -488,6 +488,23 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             .at_risk(Degradation::Stale)
             .with_details(vec![compare]);
     }
+    // Without the one-year grace the file's token dies an hour after issue: a
+    // client that read it once at start stops working then.
+    if let Some(f) = decode
+        .findings
+        .iter()
+        .find(|f| f.code == Code::NoExtendedExpiry)
+    {
+        return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
+            .at_risk(Degradation::NoExtendedExpiry)
+            .with_details(vec![
+                format!(
+                    "the kubelet replaces the file about {} after issue{written}; make sure the client re-reads it (client-go does; many SDKs read it once)",
+                    human_seconds(refresh_after.num_seconds())
+                ),
+                compare,
+            ]);
+    }
     Step::new(
         StepName::Freshness,
         StepStatus::Pass,
@@ -605,6 +622,25 @@ mod tests {
                 "serviceaccount": {"name": "sa", "uid": "su"}, "warnafter": iat + 3607},
             "sub": "system:serviceaccount:ns:sa"
         })
+    }
+
+    #[test]
+    fn freshness_warns_without_the_extended_expiry() {
+        // 3607 s and no warnafter: --service-account-extend-token-expiration=false.
+        let iat = NOW - 600;
+        let plain = json!({
+            "aud": ["i"], "iat": iat, "nbf": iat, "exp": iat + 3607, "iss": "i",
+            "kubernetes.io": {"namespace": "ns", "pod": {"name": "p", "uid": "pu"},
+                "serviceaccount": {"name": "sa", "uid": "su"}},
+            "sub": "system:serviceaccount:ns:sa"
+        });
+        let step = freshness_step(&decoded(plain), None);
+        assert_eq!(step.status, StepStatus::Warn, "{step:?}");
+        assert_eq!(
+            step.risk.as_ref().map(std::mem::discriminant),
+            Some(std::mem::discriminant(&Degradation::NoExtendedExpiry(String::new())))
+        );
+        assert!(step.summary.contains("an hour"), "{}", step.summary);
     }
 
     #[test]

@@ -98,6 +98,7 @@ pub fn run(
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
+        review_audiences: args.audiences.clone(),
         always_keys: args.all_endpoints,
         bindings: bindings::targets(&token),
     };
@@ -130,6 +131,7 @@ pub fn run(
         replicas: endpoints.as_ref().is_some_and(|e| !e.replicas.is_empty()),
         endpoints,
         bindings: plan.bindings.clone(),
+        review_audiences: plan.review_audiences.clone(),
     };
     let mut report = probe::analyse(
         observations,

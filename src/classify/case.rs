@@ -137,6 +137,8 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         peers: Vec::new(),
         user: ev.user.clone(),
         degraded: Vec::new(),
+        jwt_rejection: None,
+        node_audience: None,
         leeway: ctx.leeway,
         notes,
     }

@@ -12,6 +12,7 @@ use super::classification::Classification;
 use super::forbidden::Forbidden;
 use super::reasons::AuthReason;
 use super::support::Support;
+use super::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
 use crate::wire::string_codes;
@@ -52,6 +53,12 @@ pub struct Case<'a> {
     pub user: Option<String>,
     /// Accepted now, but something will make it fail (doctor's warnings).
     pub degraded: Vec<Degradation>,
+    /// A JWT authenticator of `--authentication-config` rejected the token
+    /// (its reason, or the offline evaluation of the configuration).
+    pub jwt_rejection: Option<JwtRejectionSeen>,
+    /// NodeRestriction refused the kubelet a token for an audience (image
+    /// pulls with ServiceAccount tokens, CSI drivers).
+    pub node_audience: Option<NodeAudienceRefusal>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,
     /// Facts noticed while reading the evidence, shown with the diagnosis.
@@ -580,6 +587,21 @@ pub enum Degradation {
     ClockOff(String),
     /// The token expires soon and nothing will replace it in time.
     ExpiresSoon(String),
+    /// A kubelet token without the one-year grace (extended expiry off, or
+    /// shortened below 3607 s): a client that reads the file once fails an
+    /// hour after it started.
+    NoExtendedExpiry(String),
+}
+
+/// A JWT authenticator's rejection, and how it is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JwtRejectionSeen {
+    /// The authenticator's `issuer.url`.
+    pub issuer: Option<String>,
+    pub rejection: JwtRejection,
+    /// Where it comes from ("kube-apiserver said", "--authentication-config
+    /// evaluated offline").
+    pub from: String,
 }
 
 /// A failure before any HTTP answer.

@@ -18,6 +18,8 @@
 //! - [`forbidden`], [`reasons`], [`extract`]: parsers for kube-apiserver's 403
 //!   message, its authentication error aggregate, and transport failures, in
 //!   every version's and every client's wording.
+//! - [`wordings`]: what other components say (kubelet, NodeRestriction, JWT
+//!   authenticators, TokenRequest warnings), with versions, and their parsers.
 
 pub mod case;
 pub mod cause;
@@ -30,6 +32,7 @@ pub mod next;
 pub mod reasons;
 pub mod rules;
 pub mod support;
+pub mod wordings;
 #[cfg(test)]
 pub(crate) mod testing;
 

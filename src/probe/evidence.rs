@@ -20,6 +20,7 @@ use crate::diagnosis::case::{
 };
 use crate::diagnosis::extract::transport;
 use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::wordings::JwtRejection;
 use crate::http::TransportError;
 use crate::token::Token;
 
@@ -34,6 +35,8 @@ pub struct ServerFacts {
     pub server_time: Option<DateTime<Utc>>,
     pub offset: Option<OffsetInterval>,
     pub token_review: Option<ReviewOutcome>,
+    /// `--audience`: the TokenReview with those audiences.
+    pub audience_review: Option<ReviewOutcome>,
 }
 
 /// Reads the facts of one server's observation.
@@ -66,7 +69,14 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .find(|r| r.kind == RequestKind::TokenReview)
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| review::parse(a.status, a.json.as_ref()));
+    let audience_review = observation
+        .requests
+        .iter()
+        .find(|r| r.kind == RequestKind::AudienceReview)
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| review::parse(a.status, a.json.as_ref()));
     ServerFacts {
+        audience_review,
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
@@ -179,6 +189,14 @@ pub fn case<'t>(
         ),
         None => (Vec::new(), None, None),
     };
+    // A JWT authenticator's reason (`oidc: …`) in the review's aggregate.
+    let jwt_rejection = reasons.iter().find_map(|r| {
+        Some(case::JwtRejectionSeen {
+            issuer: None,
+            rejection: JwtRejection::parse(&r.message)?,
+            from: format!("TokenReview on {}", observation.url),
+        })
+    });
     Case {
         answer,
         request,
@@ -197,6 +215,8 @@ pub fn case<'t>(
         peers: extras.peers,
         user,
         degraded: extras.degraded,
+        jwt_rejection,
+        node_audience: None,
         leeway,
         notes: Vec::new(),
     }

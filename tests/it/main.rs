@@ -10,6 +10,7 @@ mod diagnosis;
 mod docs;
 mod docs_examples;
 mod doctor;
+mod features;
 mod hostile;
 mod krew;
 mod kubectl_plugin;

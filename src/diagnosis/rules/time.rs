@@ -150,6 +150,16 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         format!("accepted now, but: {text}"),
                     )],
                 ),
+                Degradation::NoExtendedExpiry(text) => f.add(
+                    Cause::Expired,
+                    Confidence::Medium,
+                    vec![Support::new(
+                        SupportKind::TokenTimes,
+                        format!(
+                            "accepted now, but: {text}"
+                        ),
+                    )],
+                ),
                 Degradation::Stale(_) => {}
             }
         }
