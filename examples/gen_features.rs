@@ -98,8 +98,8 @@ fn main() {
     let signer = Key::load(&signer_path);
     let signer_jwk = {
         let key = EncodingKey::from_rsa_pem(signer.pem.as_bytes()).unwrap();
-        let mut jwk = serde_json::to_value(Jwk::from_encoding_key(&key, Algorithm::RS256).unwrap())
-            .unwrap();
+        let mut jwk =
+            serde_json::to_value(Jwk::from_encoding_key(&key, Algorithm::RS256).unwrap()).unwrap();
         let obj = jwk.as_object_mut().unwrap();
         obj.insert("kid".into(), json!(SIGNER_KID));
         obj.insert("use".into(), json!("sig"));
@@ -108,7 +108,10 @@ fn main() {
         jwk
     };
     // The signer publishes this key; an older one it keeps out of discovery.
-    write_json(&dir.join("signer-jwks.json"), &json!({"keys": [signer_jwk]}));
+    write_json(
+        &dir.join("signer-jwks.json"),
+        &json!({"keys": [signer_jwk]}),
+    );
 
     let oidc = |patch: Value| {
         with(
@@ -120,7 +123,11 @@ fn main() {
         )
     };
     let tokens: Vec<(&str, String, &str)> = vec![
-        ("oidc-ok", rsa.sign(&oidc(json!({}))), "an IdP token every rule of authn-config.yaml accepts"),
+        (
+            "oidc-ok",
+            rsa.sign(&oidc(json!({}))),
+            "an IdP token every rule of authn-config.yaml accepts",
+        ),
         (
             "oidc-claim-rule",
             rsa.sign(&oidc(json!({"hd": "contractor.example.net"}))),
@@ -158,7 +165,10 @@ fn main() {
         ),
         (
             "azure-workload",
-            rsa.sign(&with(bound(NOW - 30, NOW + 3570, true), json!({"aud": ["api://AzureADTokenExchange"]}))),
+            rsa.sign(&with(
+                bound(NOW - 30, NOW + 3570, true),
+                json!({"aud": ["api://AzureADTokenExchange"]}),
+            )),
             "projected for Azure workload identity",
         ),
     ];
@@ -249,7 +259,10 @@ jwt:
     );
     // CSI: one token per audience, in the volume context (a JSON string) and
     // in the secrets field (1.35+).
-    let vault = rsa.sign(&with(bound(NOW - 5, NOW + 3595, true), json!({"aud": ["vault"]})));
+    let vault = rsa.sign(&with(
+        bound(NOW - 5, NOW + 3595, true),
+        json!({"aud": ["vault"]}),
+    ));
     let azure = token("azure-workload");
     let csi = json!({
         "vault": {"token": vault, "expirationTimestamp": "2026-01-01T00:59:55Z"},
@@ -363,7 +376,12 @@ jwt:
          `signer-jwks.json`, `signer.pub.pem`. Texts in `texts/`: each component's wording.\n",
     );
     fs::write(dir.join("README.md"), index).unwrap();
-    println!("wrote {} tokens and {} texts under {}", tokens.len(), texts.len(), dir.display());
+    println!(
+        "wrote {} tokens and {} texts under {}",
+        tokens.len(),
+        texts.len(),
+        dir.display()
+    );
 }
 
 fn write_json(path: &Path, value: &Value) {

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::findings::{self, Code, Finding, Severity};
 use crate::authconfig::AuthnConfigReport;
+use crate::findings::{self, Code, Finding, Severity};
 use crate::input::{InputContext, Shape, ShapedToken};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Binding, Token, TokenKind};
@@ -254,22 +254,13 @@ fn check_lifetime(
         }
         return;
     }
-    // The kubelet's own token: pod-bound, for the API server (aud carries the
-    // issuer, the default API audience), never asked longer than 3607 s.
-    let api_audience = claims
-        .issuer
-        .as_deref()
-        .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
-    if kind != TokenKind::Projected || binding != Binding::Pod || extended || !api_audience {
-        return;
-    }
-    if lifetime > KUBELET_TOKEN_SECONDS {
+    if kubelet_token_without_grace(token, kind, binding).is_none() {
         return;
     }
     if lifetime < KUBELET_TOKEN_SECONDS {
         findings.push(shortened(KUBELET_TOKEN_SECONDS, "the kubelet asks for"));
     }
-    findings.push(Finding::warning(
+    findings.push(Finding::info(
         Code::NoExtendedExpiry,
         format!(
             "a kubelet token of {lifetime}s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do){}. The kubelet replaces the file after ~48m, so a client that reads the token once at start gets 401 about an hour later; client-go re-reads the file every minute",
@@ -282,9 +273,42 @@ fn check_lifetime(
     ));
 }
 
+/// The kubelet's own token (pod-bound, for the API server: `aud` carries the
+/// issuer, the default API audience) issued for at most the 3607 s it asks,
+/// with no `warnafter`: kube-apiserver did not extend it to a year. Its
+/// lifetime in seconds, or `None` for any other token.
+pub fn kubelet_token_without_grace(
+    token: &Token,
+    kind: TokenKind,
+    binding: Binding,
+) -> Option<i64> {
+    let claims = &token.claims;
+    let extended = claims
+        .kubernetes
+        .as_ref()
+        .is_some_and(|k| k.warn_after.is_some());
+    let api_audience = claims
+        .issuer
+        .as_deref()
+        .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
+    if kind != TokenKind::Projected || binding != Binding::Pod || extended || !api_audience {
+        return None;
+    }
+    let lifetime = claims
+        .expires_at
+        .zip(claims.issued_at)
+        .map(|(e, i)| e - i)?;
+    (lifetime <= KUBELET_TOKEN_SECONDS).then_some(lifetime)
+}
+
 /// What the wrapping document adds: a legacy Secret's tracking labels, a CSI
 /// token's audience, an image pull's credential provider.
-fn check_context(token: &Token, input: &ShapedToken, now: DateTime<Utc>, findings: &mut Vec<Finding>) {
+fn check_context(
+    token: &Token,
+    input: &ShapedToken,
+    now: DateTime<Utc>,
+    findings: &mut Vec<Finding>,
+) {
     let ctx = &input.context;
     let day = |d: &str| chrono::NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d").ok();
     if let Some(since) = ctx.legacy_invalid_since.as_deref() {
@@ -684,12 +708,19 @@ mod tests {
         let mut c = projected(NOW - 60, NOW - 60 + 3607);
         c["aud"] = c["iss"].clone();
         let r = report(rs256(), c.clone(), 0);
-        assert_eq!(codes(&r), [("no-extended-expiry", Severity::Warning)]);
+        assert_eq!(codes(&r), [("no-extended-expiry", Severity::Info)]);
         c["exp"] = json!(NOW - 60 + 3600);
         let r = report(rs256(), c.clone(), 0);
         let got = codes(&r);
-        assert!(got.contains(&("lifetime-shortened", Severity::Warning)), "{got:?}");
-        let shortened = r.findings.iter().find(|f| f.code == Code::LifetimeShortened).unwrap();
+        assert!(
+            got.contains(&("lifetime-shortened", Severity::Warning)),
+            "{got:?}"
+        );
+        let shortened = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LifetimeShortened)
+            .unwrap();
         assert!(
             shortened
                 .message
@@ -713,8 +744,15 @@ mod tests {
             ..InputContext::default()
         };
         let r = with_context(c, ctx, Shape::TokenRequest);
-        let f = r.findings.iter().find(|f| f.code == Code::LifetimeShortened).unwrap();
-        assert!(f.message.contains("requested expiration of 31536000 seconds shortened to 172800 seconds"));
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LifetimeShortened)
+            .unwrap();
+        assert!(
+            f.message
+                .contains("requested expiration of 31536000 seconds shortened to 172800 seconds")
+        );
     }
 
     #[test]
@@ -732,10 +770,22 @@ mod tests {
             "kubernetes.io/serviceaccount/service-account.uid": "u"
         });
         let r = with_context(legacy, ctx, Shape::Secret);
-        let invalid = r.findings.iter().find(|f| f.code == Code::LegacyTokenInvalidSince).unwrap();
+        let invalid = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LegacyTokenInvalidSince)
+            .unwrap();
         assert_eq!(invalid.severity, Severity::Error);
-        assert!(invalid.message.contains("after 2026-06-01"), "{}", invalid.message);
-        assert!(r.findings.iter().any(|f| f.code == Code::LegacyTokenLastUsed && f.message.contains("2024-05-30")));
+        assert!(
+            invalid.message.contains("after 2026-06-01"),
+            "{}",
+            invalid.message
+        );
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.code == Code::LegacyTokenLastUsed && f.message.contains("2024-05-30"))
+        );
         let csi = InputContext {
             csi_audience: Some("vault".into()),
             csi_field: Some("secrets"),
@@ -744,15 +794,30 @@ mod tests {
         let r = with_context(projected(NOW - 60, NOW + 3540), csi, Shape::CsiTokens);
         let c = codes(&r);
         assert!(c.contains(&("csi-token", Severity::Info)), "{c:?}");
-        assert!(c.contains(&("csi-audience-mismatch", Severity::Error)), "{c:?}");
-        let r = with_context(projected(NOW - 60, NOW + 3540), InputContext::default(), Shape::CredentialProviderRequest);
+        assert!(
+            c.contains(&("csi-audience-mismatch", Severity::Error)),
+            "{c:?}"
+        );
+        let r = with_context(
+            projected(NOW - 60, NOW + 3540),
+            InputContext::default(),
+            Shape::CredentialProviderRequest,
+        );
         assert!(codes(&r).contains(&("image-pull-token", Severity::Info)));
     }
 
     #[test]
     fn a_kid_that_is_not_a_kubernetes_key_id() {
-        let r = report(json!({"alg": "RS256", "kid": "signer-key-1"}), projected(NOW - 60, NOW + 3540), 0);
-        let f = r.findings.iter().find(|f| f.code == Code::KidNotKubernetes).unwrap();
+        let r = report(
+            json!({"alg": "RS256", "kid": "signer-key-1"}),
+            projected(NOW - 60, NOW + 3540),
+            0,
+        );
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::KidNotKubernetes)
+            .unwrap();
         assert!(f.message.contains("excludeFromOidcDiscovery") && f.message.contains("refreshed"));
     }
 

@@ -5,12 +5,12 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use super::open_tokens;
+use crate::authconfig;
 use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::Severity;
-use crate::authconfig;
 use crate::input::{BatchReader, ShapedToken, TokenInput};
 use crate::report::json::{DecodeJson, LineErrorJson};
 use crate::report::{table, write_data, write_record};

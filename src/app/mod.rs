@@ -199,7 +199,10 @@ pub(crate) fn read_authn_config(
     let Some(path) = path else { return Ok(None) };
     let text = read_file_text(path)
         .with_context(|| format!("cannot read --authentication-config {}", path.display()))?;
-    Ok(Some(crate::authconfig::parse(&text, &path.display().to_string())?))
+    Ok(Some(crate::authconfig::parse(
+        &text,
+        &path.display().to_string(),
+    )?))
 }
 
 /// A file's bytes, or `None` if it does not exist.

@@ -153,9 +153,7 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
                 input.name
             ))
         }
-        Err(ExecutionError::NoSuchOverload(e))
-            if KUBERNETES_ONLY.contains(&e.function()) =>
-        {
+        Err(ExecutionError::NoSuchOverload(e)) if KUBERNETES_ONLY.contains(&e.function()) => {
             Outcome::Unsupported(format!(
                 "{} is a function of Kubernetes' CEL libraries that this tool does not evaluate",
                 e.function()
@@ -205,7 +203,10 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
                 walk(part, inner, variable, shape);
             }
         }
-        Expr::List(l) => l.elements.iter().for_each(|x| walk(x, depth, variable, shape)),
+        Expr::List(l) => l
+            .elements
+            .iter()
+            .for_each(|x| walk(x, depth, variable, shape)),
         Expr::Map(m) => m.entries.iter().for_each(|x| match &x.expr {
             EntryExpr::MapEntry(me) => {
                 walk(&me.key, depth, variable, shape);
@@ -327,23 +328,38 @@ mod tests {
             "hd": "example.com", "groups": ["dev", "ops"], "exp": 1_767_229_200_i64,
             "nbf": 1_767_225_600_i64, "roles": "admin,viewer"
         });
-        evaluate(expr, &Input { name: "claims", value: &claims })
+        evaluate(
+            expr,
+            &Input {
+                name: "claims",
+                value: &claims,
+            },
+        )
     }
 
     #[test]
     fn kubernetes_examples_are_evaluated_not_matched() {
         for (expr, want) in [
             ("claims.email_verified", Value::Bool(true)),
-            ("has(claims.hd) && claims.hd == 'example.com'", Value::Bool(true)),
+            (
+                "has(claims.hd) && claims.hd == 'example.com'",
+                Value::Bool(true),
+            ),
             ("has(claims.nope)", Value::Bool(false)),
             ("claims.email.endsWith('@example.com')", Value::Bool(true)),
             ("!claims.sub.startsWith('system:')", Value::Bool(true)),
             ("claims.exp - claims.nbf <= 86400", Value::Bool(true)),
-            ("claims.groups.all(g, !g.startsWith('system:'))", Value::Bool(true)),
+            (
+                "claims.groups.all(g, !g.startsWith('system:'))",
+                Value::Bool(true),
+            ),
             ("claims.groups.exists(g, g == 'root')", Value::Bool(false)),
             ("'oidc:' + claims.sub", Value::from("oidc:alice")),
             ("claims.roles.split(',').size()", Value::Int(2)),
-            ("claims.email.lowerAscii()", Value::from("alice@example.com")),
+            (
+                "claims.email.lowerAscii()",
+                Value::from("alice@example.com"),
+            ),
         ] {
             assert_eq!(eval(expr), Outcome::Value(want), "{expr}");
         }

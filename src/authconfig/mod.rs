@@ -183,7 +183,10 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
     if raw.jwt.len() > MAX_AUTHENTICATORS {
         return Err(AuthnConfigError::TooLarge {
             file: source.to_owned(),
-            detail: format!("{} JWT authenticators, over {MAX_AUTHENTICATORS}", raw.jwt.len()),
+            detail: format!(
+                "{} JWT authenticators, over {MAX_AUTHENTICATORS}",
+                raw.jwt.len()
+            ),
         });
     }
     for (i, a) in raw.jwt.iter().enumerate() {
@@ -377,7 +380,10 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
         user: MappedUser::default(),
     };
     let mut first: Option<(JwtRejection, Finding)> = None;
-    let mut fail = |check: &RuleCheck, rejection: JwtRejection, code: Code, checks: &mut Vec<RuleCheck>| {
+    let mut fail = |check: &RuleCheck,
+                    rejection: JwtRejection,
+                    code: Code,
+                    checks: &mut Vec<RuleCheck>| {
         checks.push(check.clone());
         if first.is_none() {
             let wording = kube_wording(&rejection);
@@ -402,7 +408,15 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
     let audiences = &authenticator.issuer.audiences;
     let aud_check = RuleCheck {
         stage: Stage::Audience,
-        rule: format!("audiences {} ({})", list(audiences), authenticator.issuer.audience_match_policy.as_deref().unwrap_or("MatchAny")),
+        rule: format!(
+            "audiences {} ({})",
+            list(audiences),
+            authenticator
+                .issuer
+                .audience_match_policy
+                .as_deref()
+                .unwrap_or("MatchAny")
+        ),
         outcome: CheckOutcome::Pass,
         detail: format!("the token has {}", list(&token.claims.audiences)),
         message: None,
@@ -431,7 +445,9 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
     match username {
         Mapped::Ok(name, rule) => {
             routed.user.username = Some(name.clone());
-            routed.checks.push(pass(Stage::Username, rule, format!("{name:?}")));
+            routed
+                .checks
+                .push(pass(Stage::Username, rule, format!("{name:?}")));
         }
         Mapped::Fail(rule, detail) => {
             let check = failed(Stage::Username, rule, detail.clone());
@@ -443,7 +459,12 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
                     detail,
                 }
             };
-            fail(&check, rejection, Code::AuthnMappingFailed, &mut routed.checks);
+            fail(
+                &check,
+                rejection,
+                Code::AuthnMappingFailed,
+                &mut routed.checks,
+            );
         }
         Mapped::NotEvaluated(rule, why) => {
             not_evaluated.push(why.clone());
@@ -483,7 +504,13 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
     }
     for extra in &m.extra {
         let rule = format!("{}: {}", extra.key, extra.value_expression);
-        match cel::evaluate(&extra.value_expression, &Input { name: "claims", value: &claims }) {
+        match cel::evaluate(
+            &extra.value_expression,
+            &Input {
+                name: "claims",
+                value: &claims,
+            },
+        ) {
             Outcome::Value(v) => match cel::string_list(&v) {
                 Ok(values) => {
                     if !values.is_empty() {
@@ -543,10 +570,15 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
                     );
                 }
                 Some(Json::String(v)) if *v == required => {
-                    routed.checks.push(pass(Stage::RequiredClaim, rule, format!("{v:?}")));
+                    routed
+                        .checks
+                        .push(pass(Stage::RequiredClaim, rule, format!("{v:?}")));
                 }
                 Some(v) => {
-                    let found = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+                    let found = v
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| v.to_string());
                     let check = failed(Stage::RequiredClaim, rule, format!("it is {found:?}"));
                     fail(
                         &check,
@@ -566,7 +598,13 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
         let Some(expression) = r.expression.as_deref().filter(|e| !e.is_empty()) else {
             continue;
         };
-        let outcome = cel::evaluate(expression, &Input { name: "claims", value: &claims });
+        let outcome = cel::evaluate(
+            expression,
+            &Input {
+                name: "claims",
+                value: &claims,
+            },
+        );
         validation(
             Stage::ClaimRule,
             expression,
@@ -574,7 +612,9 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
             outcome,
             &mut routed.checks,
             &mut not_evaluated,
-            &mut |check, rejection, checks| fail(check, rejection, Code::AuthnClaimRuleFailed, checks),
+            &mut |check, rejection, checks| {
+                fail(check, rejection, Code::AuthnClaimRuleFailed, checks)
+            },
         );
     }
     // User validation, over the user the mappings built.
@@ -586,7 +626,13 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
             "extra": routed.user.extra,
         });
         for r in &authenticator.user_validation_rules {
-            let outcome = cel::evaluate(&r.expression, &Input { name: "user", value: &user });
+            let outcome = cel::evaluate(
+                &r.expression,
+                &Input {
+                    name: "user",
+                    value: &user,
+                },
+            );
             validation(
                 Stage::UserRule,
                 &r.expression,
@@ -594,7 +640,9 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
                 outcome,
                 &mut routed.checks,
                 &mut not_evaluated,
-                &mut |check, rejection, checks| fail(check, rejection, Code::AuthnUserRuleFailed, checks),
+                &mut |check, rejection, checks| {
+                    fail(check, rejection, Code::AuthnUserRuleFailed, checks)
+                },
             );
         }
     }
@@ -610,10 +658,24 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
                 "jwt[{index}] ({}) of {} takes it{}: user {}, groups {}{}",
                 authenticator.issuer.url,
                 config.source,
-                if not_evaluated.is_empty() { "" } else { " as far as evaluated" },
-                routed.user.username.as_deref().map(|u| format!("{u:?}")).unwrap_or_else(|| "-".into()),
+                if not_evaluated.is_empty() {
+                    ""
+                } else {
+                    " as far as evaluated"
+                },
+                routed
+                    .user
+                    .username
+                    .as_deref()
+                    .map(|u| format!("{u:?}"))
+                    .unwrap_or_else(|| "-".into()),
                 list(&routed.user.groups),
-                routed.user.uid.as_deref().map(|u| format!(", uid {u:?}")).unwrap_or_default(),
+                routed
+                    .user
+                    .uid
+                    .as_deref()
+                    .map(|u| format!(", uid {u:?}"))
+                    .unwrap_or_default(),
             ),
         )),
     }
@@ -673,7 +735,11 @@ fn validation(
                     "gives {}: validation expression must return a boolean",
                     cel::show(&other)
                 );
-                fail(&check, rejection("validation expression must return a boolean".into()), checks);
+                fail(
+                    &check,
+                    rejection("validation expression must return a boolean".into()),
+                    checks,
+                );
             }
         },
         Outcome::Error(e) => {
@@ -701,15 +767,23 @@ enum Mapped<T> {
 fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     if let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) {
         let rule = expr.to_owned();
-        return match cel::evaluate(expr, &Input { name: "claims", value: claims }) {
-            Outcome::Value(::cel::Value::String(s)) if s.is_empty() => Mapped::Fail(
-                rule,
-                "the expression gives an empty username".into(),
-            ),
+        return match cel::evaluate(
+            expr,
+            &Input {
+                name: "claims",
+                value: claims,
+            },
+        ) {
+            Outcome::Value(::cel::Value::String(s)) if s.is_empty() => {
+                Mapped::Fail(rule, "the expression gives an empty username".into())
+            }
             Outcome::Value(::cel::Value::String(s)) => Mapped::Ok(s.as_str().to_owned(), rule),
             Outcome::Value(other) => Mapped::Fail(
                 rule,
-                format!("gives {}: username claim expression must return a string", cel::show(&other)),
+                format!(
+                    "gives {}: username claim expression must return a string",
+                    cel::show(&other)
+                ),
             ),
             Outcome::Error(e) => Mapped::Fail(rule, e),
             Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
@@ -755,19 +829,38 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
                     .collect(),
                 rule,
             ),
-            (_, Some(_)) => Mapped::Fail(rule, format!("claim {claim:?} is not a string{}", if stage == Stage::Groups { " or a list of strings" } else { "" })),
+            (_, Some(_)) => Mapped::Fail(
+                rule,
+                format!(
+                    "claim {claim:?} is not a string{}",
+                    if stage == Stage::Groups {
+                        " or a list of strings"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
         };
     }
     let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) else {
         return Mapped::Ok(Vec::new(), String::new());
     };
     let rule = expr.to_owned();
-    match cel::evaluate(expr, &Input { name: "claims", value: claims }) {
+    match cel::evaluate(
+        expr,
+        &Input {
+            name: "claims",
+            value: claims,
+        },
+    ) {
         Outcome::Value(v) if stage == Stage::Uid => match v {
             ::cel::Value::String(s) => Mapped::Ok(vec![s.as_str().to_owned()], rule),
             other => Mapped::Fail(
                 rule,
-                format!("gives {}: uid claim expression must return a string", cel::show(&other)),
+                format!(
+                    "gives {}: uid claim expression must return a string",
+                    cel::show(&other)
+                ),
             ),
         },
         Outcome::Value(v) => match cel::string_list(&v) {
@@ -832,7 +925,10 @@ pub fn kube_wording(r: &JwtRejection) -> String {
     let go = |v: &[String]| {
         format!(
             "[{}]",
-            v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(" ")
+            v.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(" ")
         )
     };
     match r {
@@ -843,18 +939,30 @@ pub fn kube_wording(r: &JwtRejection) -> String {
                 go(got)
             )
         }
-        JwtRejection::RequiredClaim { claim, found: None, .. } => {
+        JwtRejection::RequiredClaim {
+            claim, found: None, ..
+        } => {
             format!("oidc: required claim {claim} not present in ID token")
         }
-        JwtRejection::RequiredClaim { claim, found: Some(f), required } => format!(
+        JwtRejection::RequiredClaim {
+            claim,
+            found: Some(f),
+            required,
+        } => format!(
             "oidc: required claim {claim} value does not match. Got = {f}, want = {}",
             required.as_deref().unwrap_or("")
         ),
-        JwtRejection::ClaimRule { expression, message } => format!(
+        JwtRejection::ClaimRule {
+            expression,
+            message,
+        } => format!(
             "oidc: error evaluating claim validation expression: validation expression '{}' failed: {message}",
             expression.as_deref().unwrap_or("")
         ),
-        JwtRejection::UserRule { expression, message } => format!(
+        JwtRejection::UserRule {
+            expression,
+            message,
+        } => format!(
             "oidc: error evaluating user info validation rule: validation expression '{}' failed: {message}",
             expression.as_deref().unwrap_or("")
         ),
@@ -917,7 +1025,14 @@ jwt:
         let config = parse(CONFIG, "authn.yaml").unwrap();
         let r = evaluate(&config, &claims(json!({"hd": "other.com"})));
         let routed = r.routed.as_ref().unwrap();
-        let outcome = |rule: &str| routed.checks.iter().find(|c| c.rule == rule).unwrap().outcome;
+        let outcome = |rule: &str| {
+            routed
+                .checks
+                .iter()
+                .find(|c| c.rule == rule)
+                .unwrap()
+                .outcome
+        };
         assert_eq!(outcome("claims.email_verified == true"), CheckOutcome::Pass);
         assert_eq!(outcome("claims.hd == 'example.com'"), CheckOutcome::Fail);
         assert_eq!(outcome("claims.nope == 'x'"), CheckOutcome::Fail);
@@ -929,8 +1044,15 @@ jwt:
                 message: "only example.com accounts".into()
             })
         );
-        assert!(r.findings[0].message.contains("only example.com accounts"), "{:?}", r.findings);
-        assert_eq!(routed.user.username.as_deref(), Some("oidc:alice@example.com"));
+        assert!(
+            r.findings[0].message.contains("only example.com accounts"),
+            "{:?}",
+            r.findings
+        );
+        assert_eq!(
+            routed.user.username.as_deref(),
+            Some("oidc:alice@example.com")
+        );
         assert_eq!(routed.user.groups, ["oidc:dev"]);
         assert_eq!(routed.user.uid.as_deref(), Some("u-1"));
     }
@@ -948,13 +1070,26 @@ jwt:
         assert!(r.findings[0].message.contains("oidc: verify token: oidc: expected audience in [\"kubernetes\" \"other\"] got [\"vault\"]"), "{}", r.findings[0].message);
         let config = CONFIG.replace("'oidc:' + claims.email", "'system:' + claims.email");
         let r = evaluate(&parse(&config, "f").unwrap(), &claims(json!({})));
-        assert!(matches!(r.rejection, Some(JwtRejection::ClaimRule { ref expression, .. }) if expression.as_deref() == Some("claims.nope == 'x'")));
-        assert!(r.routed.unwrap().checks.iter().any(|c| c.stage == Stage::UserRule && c.outcome == CheckOutcome::Fail));
+        assert!(
+            matches!(r.rejection, Some(JwtRejection::ClaimRule { ref expression, .. }) if expression.as_deref() == Some("claims.nope == 'x'"))
+        );
+        assert!(
+            r.routed
+                .unwrap()
+                .checks
+                .iter()
+                .any(|c| c.stage == Stage::UserRule && c.outcome == CheckOutcome::Fail)
+        );
     }
 
     #[test]
     fn bad_files_are_named() {
-        assert!(parse("kind: ConfigMap", "f").unwrap_err().to_string().contains("ConfigMap"));
+        assert!(
+            parse("kind: ConfigMap", "f")
+                .unwrap_err()
+                .to_string()
+                .contains("ConfigMap")
+        );
         assert!(parse("apiVersion: v9\nkind: AuthenticationConfiguration", "f").is_err());
         let json = r#"{"apiVersion":"apiserver.config.k8s.io/v1beta1","kind":"AuthenticationConfiguration","jwt":[{"issuer":{"url":"https://a","audiences":["x"]},"claimMappings":{"username":{"claim":"sub","prefix":""}}}]}"#;
         assert_eq!(parse(json, "f").unwrap().jwt.len(), 1);

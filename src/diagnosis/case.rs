@@ -587,10 +587,6 @@ pub enum Degradation {
     ClockOff(String),
     /// The token expires soon and nothing will replace it in time.
     ExpiresSoon(String),
-    /// A kubelet token without the one-year grace (extended expiry off, or
-    /// shortened below 3607 s): a client that reads the file once fails an
-    /// hour after it started.
-    NoExtendedExpiry(String),
 }
 
 /// A JWT authenticator's rejection, and how it is known.

@@ -32,9 +32,9 @@ pub mod next;
 pub mod reasons;
 pub mod rules;
 pub mod support;
-pub mod wordings;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod wordings;
 
 pub use case::Case;
 pub use cause::{Cause, CauseDef};

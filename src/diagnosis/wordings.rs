@@ -422,9 +422,7 @@ impl JwtRejection {
                 got.join(", ")
             ),
             JwtRejection::RequiredClaim {
-                claim,
-                found: None,
-                ..
+                claim, found: None, ..
             } => format!("the required claim {claim} is missing"),
             JwtRejection::RequiredClaim {
                 claim,
@@ -505,9 +503,13 @@ mod tests {
                 .unwrap()
                 .several_audiences
         );
-        let warning = "Warning: requested expiration of 31536000 seconds shortened to 172800 seconds";
+        let warning =
+            "Warning: requested expiration of 31536000 seconds shortened to 172800 seconds";
         let s = LifetimeShortened::parse(warning).unwrap();
-        assert_eq!((s.requested_seconds, s.issued_seconds), (31_536_000, 172_800));
+        assert_eq!(
+            (s.requested_seconds, s.issued_seconds),
+            (31_536_000, 172_800)
+        );
         assert!(warning.ends_with(&s.text()));
         for (text, want) in [
             (

@@ -457,12 +457,18 @@ mod tests {
         let escaped = serde_json::to_string(&map).unwrap();
         for (doc, field) in [
             (map.clone(), "map"),
-            (format!(r#"{{"{CSI_TOKENS_KEY}":{escaped}}}"#), "volume_context"),
+            (
+                format!(r#"{{"{CSI_TOKENS_KEY}":{escaped}}}"#),
+                "volume_context",
+            ),
             (
                 format!(r#"{{"volume_context":{{"{CSI_TOKENS_KEY}":{escaped}}}}}"#),
                 "volume_context",
             ),
-            (format!(r#"{{"secrets":{{"{CSI_TOKENS_KEY}":{map}}}}}"#), "secrets"),
+            (
+                format!(r#"{{"secrets":{{"{CSI_TOKENS_KEY}":{map}}}}}"#),
+                "secrets",
+            ),
         ] {
             let all = detect_json_all(&doc).unwrap();
             assert_eq!(all.len(), 2, "{doc}");

@@ -221,7 +221,8 @@ pub fn write_csi_heading(
     writeln!(
         out,
         "{}",
-        format!("CSI token {index} of {of}: audience {}", sanitize(audience)).style(style.styles.bold)
+        format!("CSI token {index} of {of}: audience {}", sanitize(audience))
+            .style(style.styles.bold)
     )
 }
 

@@ -121,8 +121,12 @@ mod tests {
         assert!(is_kubernetes_key_id(
             "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o"
         ));
-        for other in ["", "key-1", "projects/p/locations/l/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1",
-            "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o="] {
+        for other in [
+            "",
+            "key-1",
+            "projects/p/locations/l/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1",
+            "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o=",
+        ] {
             assert!(!is_kubernetes_key_id(other), "{other}");
         }
     }

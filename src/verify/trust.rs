@@ -56,7 +56,10 @@ struct FederatedCredential {
 }
 
 /// Reads an Azure federated identity credential (JSON).
-pub fn parse_federated_credential(text: &str, source: &str) -> Result<TrustExpectation, TrustError> {
+pub fn parse_federated_credential(
+    text: &str,
+    source: &str,
+) -> Result<TrustExpectation, TrustError> {
     let error = |detail: String| TrustError {
         file: source.to_owned(),
         detail,
@@ -107,7 +110,10 @@ pub fn check(token: &Token, expect: &TrustExpectation) -> (Check, Vec<Finding>) 
         }
     }
     if !expect.audiences.is_empty()
-        && !claims.audiences.iter().any(|a| expect.audiences.contains(a))
+        && !claims
+            .audiences
+            .iter()
+            .any(|a| expect.audiences.contains(a))
     {
         mismatches.push(format!(
             "audience: the token has aud [{}], the trust policy expects one of [{}] (request the token with that audience: a projected volume's audience, or kubectl create token --audience)",
@@ -171,15 +177,25 @@ mod tests {
 
     #[test]
     fn each_field_is_named() {
-        let t = token(json!({"iss": "https://oidc.example/abc/", "sub": "system:serviceaccount:shop:checkout",
-            "aud": ["api://AzureADTokenExchange"]}));
+        let t = token(
+            json!({"iss": "https://oidc.example/abc/", "sub": "system:serviceaccount:shop:checkout",
+            "aud": ["api://AzureADTokenExchange"]}),
+        );
         let fc = r#"{"name": "checkout", "issuer": "https://oidc.example/abc", "subject": "system:serviceaccount:prod:checkout", "audiences": ["api://AzureADTokenExchange"]}"#;
         let expect = parse_federated_credential(fc, "fc.json").unwrap();
         let (check, findings) = check(&t, &expect);
         assert_eq!(check.ok, Some(false));
         assert_eq!(findings.len(), 2);
-        assert!(findings[0].message.contains("trailing slash"), "{}", findings[0].message);
-        assert!(findings[1].message.contains("another namespace: shop instead of prod"));
+        assert!(
+            findings[0].message.contains("trailing slash"),
+            "{}",
+            findings[0].message
+        );
+        assert!(
+            findings[1]
+                .message
+                .contains("another namespace: shop instead of prod")
+        );
         let ok = TrustExpectation {
             source: "--expect-*".into(),
             issuer: Some("https://oidc.example/abc/".into()),

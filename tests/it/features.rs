@@ -57,7 +57,10 @@ fn authentication_config_routes_and_evaluates_cel() {
     let authn = &docs[0]["authentication_config"];
     assert_eq!(authn["routed"]["index"], 0);
     assert_eq!(authn["routed"]["user"]["username"], "idp:alice@example.com");
-    assert_eq!(authn["routed"]["user"]["extra"]["example.com/tenant"][0], "example.com");
+    assert_eq!(
+        authn["routed"]["user"]["extra"]["example.com/tenant"][0],
+        "example.com"
+    );
     assert!(authn["rejection"].is_null());
     // A false CEL rule: its message, in kube-apiserver's words.
     let (code, docs) = json(&[
@@ -82,7 +85,11 @@ fn authentication_config_routes_and_evaluates_cel() {
         "--authentication-config",
         CONFIG,
     ]);
-    assert!(finding(&docs[0], "authn-audience-mismatch").is_some(), "{}", docs[0]);
+    assert!(
+        finding(&docs[0], "authn-audience-mismatch").is_some(),
+        "{}",
+        docs[0]
+    );
     // An issuer no authenticator has, and not a ServiceAccount token: nothing takes it.
     let (code, docs) = json(&[
         "decode",
@@ -92,16 +99,27 @@ fn authentication_config_routes_and_evaluates_cel() {
         CONFIG,
     ]);
     assert_eq!(code, 1);
-    assert_eq!(finding(&docs[0], "authn-no-authenticator").unwrap()["severity"], "error");
+    assert_eq!(
+        finding(&docs[0], "authn-no-authenticator").unwrap()["severity"],
+        "error"
+    );
     // A bad file is one line and exit 2.
     let out = satoken()
-        .args(["decode", "-f", "testdata/features/oidc-ok.jwt", "--authentication-config"])
+        .args([
+            "decode",
+            "-f",
+            "testdata/features/oidc-ok.jwt",
+            "--authentication-config",
+        ])
         .arg("testdata/jwks.json")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not an AuthenticationConfiguration"), "{stderr}");
+    assert!(
+        stderr.contains("not an AuthenticationConfiguration"),
+        "{stderr}"
+    );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
@@ -109,35 +127,76 @@ fn authentication_config_routes_and_evaluates_cel() {
 fn lifetimes_the_kubelet_grace_and_documents() {
     let (code, docs) = json(&["decode", "-f", "testdata/features/projected-no-grace.jwt"]);
     assert_eq!(code, 0, "a warning, not an error");
-    assert!(finding(&docs[0], "no-extended-expiry").is_some(), "{}", docs[0]);
-    let (_, docs) = json(&["decode", "-f", "testdata/features/token-request-shortened.json"]);
+    assert!(
+        finding(&docs[0], "no-extended-expiry").is_some(),
+        "{}",
+        docs[0]
+    );
+    let (_, docs) = json(&[
+        "decode",
+        "-f",
+        "testdata/features/token-request-shortened.json",
+    ]);
     let f = finding(&docs[0], "lifetime-shortened").unwrap();
-    assert!(f["message"]
-        .as_str()
-        .unwrap()
-        .contains("requested expiration of 31536000 seconds shortened to 172800 seconds"));
-    let (_, docs) = json(&["decode", "-f", "testdata/features/credential-provider-request.json"]);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("requested expiration of 31536000 seconds shortened to 172800 seconds")
+    );
+    let (_, docs) = json(&[
+        "decode",
+        "-f",
+        "testdata/features/credential-provider-request.json",
+    ]);
     assert_eq!(docs[0]["input_shape"], "credential-provider-request");
     assert!(finding(&docs[0], "image-pull-token").is_some());
-    for (file, field) in [("csi-volume-context.json", "volume context"), ("csi-secrets.json", "secrets field")] {
+    for (file, field) in [
+        ("csi-volume-context.json", "volume context"),
+        ("csi-secrets.json", "secrets field"),
+    ] {
         let (code, docs) = json(&["decode", "-f", &format!("testdata/features/{file}")]);
         assert_eq!(code, 0, "{file}");
-        let audiences: Vec<&str> = docs.iter().map(|d| d["csi_audience"].as_str().unwrap()).collect();
+        let audiences: Vec<&str> = docs
+            .iter()
+            .map(|d| d["csi_audience"].as_str().unwrap())
+            .collect();
         assert_eq!(audiences, ["api://AzureADTokenExchange", "vault"], "{file}");
         assert_eq!(docs[1]["line"], 2);
-        assert!(finding(&docs[1], "csi-token").unwrap()["message"].as_str().unwrap().contains(field));
+        assert!(
+            finding(&docs[1], "csi-token").unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .contains(field)
+        );
     }
     // One token only: verify refuses a map of two, naming the audiences.
     let out = satoken()
-        .args(["verify", "--jwks", "testdata/jwks.json", "-f", "testdata/features/csi-secrets.json"])
+        .args([
+            "verify",
+            "--jwks",
+            "testdata/jwks.json",
+            "-f",
+            "testdata/features/csi-secrets.json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("CSI audiences api://AzureADTokenExchange, vault"));
-    let (code, docs) = json(&["decode", "-f", "testdata/features/legacy-secret-invalid.json"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("CSI audiences api://AzureADTokenExchange, vault")
+    );
+    let (code, docs) = json(&[
+        "decode",
+        "-f",
+        "testdata/features/legacy-secret-invalid.json",
+    ]);
     assert_eq!(code, 1);
     let f = finding(&docs[0], "legacy-token-invalid-since").unwrap();
-    assert!(f["message"].as_str().unwrap().contains("after 2026-06-01"), "{f}");
+    assert!(
+        f["message"].as_str().unwrap().contains("after 2026-06-01"),
+        "{f}"
+    );
 }
 
 #[test]
@@ -151,7 +210,12 @@ fn external_signer_kids_and_trust_policies() {
         "testdata/features/external-signer.jwt",
     ]);
     assert_eq!(code, 0, "{}", docs[0]);
-    let key = docs[0]["checks"].as_array().unwrap().iter().find(|c| c["name"] == "key").unwrap();
+    let key = docs[0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "key")
+        .unwrap();
     assert!(key["ok"].is_null(), "{key}");
     assert!(finding(&docs[0], "kid-not-kubernetes").is_some());
     // Against the cluster's JWKS it is missing, and the message says why it may be.
@@ -163,10 +227,12 @@ fn external_signer_kids_and_trust_policies() {
         "testdata/features/external-signer.jwt",
     ]);
     assert_eq!(code, 1);
-    assert!(finding(&docs[0], "kid-not-found").unwrap()["message"]
-        .as_str()
-        .unwrap()
-        .contains("excluded from /openid/v1/jwks"));
+    assert!(
+        finding(&docs[0], "kid-not-found").unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .contains("excluded from /openid/v1/jwks")
+    );
     // An Azure federated credential expecting another namespace.
     let (code, docs) = json(&[
         "verify",
@@ -178,8 +244,14 @@ fn external_signer_kids_and_trust_policies() {
         "testdata/features/federated-credential.json",
     ]);
     assert_eq!(code, 1);
-    let m = finding(&docs[0], "trust-policy-mismatch").unwrap()["message"].as_str().unwrap().to_owned();
-    assert!(m.starts_with("subject:") && m.contains("another namespace: shop instead of prod"), "{m}");
+    let m = finding(&docs[0], "trust-policy-mismatch").unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        m.starts_with("subject:") && m.contains("another namespace: shop instead of prod"),
+        "{m}"
+    );
     // The flags override the file: now it matches.
     let (code, _) = json(&[
         "verify",
@@ -205,7 +277,10 @@ fn the_new_causes_list_their_wordings() {
         .iter()
         .map(|w| w["said_by"].as_str().unwrap())
         .collect();
-    assert!(others.contains(&"kubelet") && others.contains(&"node-restriction"), "{others:?}");
+    assert!(
+        others.contains(&"kubelet") && others.contains(&"node-restriction"),
+        "{others:?}"
+    );
     let (_, docs) = json(&["explain", "jwt-authenticator-rejected"]);
     assert!(docs[0]["other_wordings"].as_array().unwrap().len() >= 5);
 }

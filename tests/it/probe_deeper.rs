@@ -930,15 +930,28 @@ fn audience_review_says_what_a_third_party_checker_sees() {
     // Asking for the token's own audience: authenticated, status.audiences names it.
     let r = probe_with(
         Config::new(base()),
-        &["--token-review", "--audience", crate::support::tokens::ISSUER],
+        &[
+            "--token-review",
+            "--audience",
+            crate::support::tokens::ISSUER,
+        ],
         &fresh_token(),
     );
     let review = &r.json["servers"][0]["audience_review"];
     assert_eq!(review["review"]["outcome"], "authenticated", "{review}");
-    assert_eq!(review["status_audiences"], json!([crate::support::tokens::ISSUER]));
+    assert_eq!(
+        review["status_audiences"],
+        json!([crate::support::tokens::ISSUER])
+    );
     // --audience needs --token-review (a usage error, exit 2).
     let out = crate::support::satoken()
-        .args(["probe", "--audience", "vault", "--server", "https://127.0.0.1:1"])
+        .args([
+            "probe",
+            "--audience",
+            "vault",
+            "--server",
+            "https://127.0.0.1:1",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -77,7 +77,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Some(seen) = &case.jwt_rejection else {
         return;
     };
-    if !matches!(case.classification(), C::Unauthorized | C::NetworkError | C::Ok) {
+    if !matches!(
+        case.classification(),
+        C::Unauthorized | C::NetworkError | C::Ok
+    ) {
         return;
     }
     // Offline evaluation says what the server would do with this
@@ -107,7 +110,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     f.add(Cause::JwtAuthenticatorRejected, confidence, support);
     // The ServiceAccount authenticator never saw the token: its causes go.
-    for other in [Cause::IssuerMismatch, Cause::KeyMismatch, Cause::AudienceMismatch] {
+    for other in [
+        Cause::IssuerMismatch,
+        Cause::KeyMismatch,
+        Cause::AudienceMismatch,
+    ] {
         f.rule_out(other);
     }
 }

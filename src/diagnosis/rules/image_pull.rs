@@ -189,6 +189,9 @@ mod tests {
         assert!(shell[1].contains(AUDIENCE_VERB) && shell[1].ends_with("kubectl apply -f -"));
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
-        assert_ne!(crate::diagnosis::diagnose(&plain).cause(), Cause::NodeAudienceNotAllowed);
+        assert_ne!(
+            crate::diagnosis::diagnose(&plain).cause(),
+            Cause::NodeAudienceNotAllowed
+        );
     }
 }

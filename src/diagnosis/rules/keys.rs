@@ -436,7 +436,15 @@ mod tests {
             ..base.clone()
         });
         let d = crate::diagnosis::diagnose(&c);
-        assert_eq!((d.cause(), d.confidence()), (Cause::KeyMismatch, Confidence::Medium));
-        assert!(d.top().support.iter().any(|s| s.text.contains("excludeFromOidcDiscovery")));
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::KeyMismatch, Confidence::Medium)
+        );
+        assert!(
+            d.top()
+                .support
+                .iter()
+                .any(|s| s.text.contains("excludeFromOidcDiscovery"))
+        );
     }
 }

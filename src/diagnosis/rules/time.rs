@@ -150,16 +150,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         format!("accepted now, but: {text}"),
                     )],
                 ),
-                Degradation::NoExtendedExpiry(text) => f.add(
-                    Cause::Expired,
-                    Confidence::Medium,
-                    vec![Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "accepted now, but: {text}"
-                        ),
-                    )],
-                ),
                 Degradation::Stale(_) => {}
             }
         }
@@ -246,6 +236,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         support.push(Support::new(
             SupportKind::TokenTimes,
             "the token was minted on a clock ahead of this server's (another API server, or this one before its clock stepped back)",
+        ));
+    }
+    if cause == Cause::Expired
+        && let Some((kind, binding)) = case.token_kind()
+        && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
+    {
+        support.push(Support::new(
+            SupportKind::Token,
+            format!(
+                "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
+            ),
         ));
     }
     if !certain {
@@ -370,7 +371,8 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::reasons;
-    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run};
+    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run, verdict};
+    use crate::token::Token;
 
     #[test]
     fn the_token_on_the_servers_clock() {
@@ -446,5 +448,24 @@ mod tests {
                 .any(|n| n.text.contains("never time-checked"))
         );
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+    }
+
+    #[test]
+    fn an_expired_kubelet_token_without_its_grace_says_so() {
+        let says = |token: &Token| {
+            let mut c = case(http(401, None), Some(token));
+            c.clock = Some(ServerClock::at(at(0), ClockSource::AuditTimestamp));
+            let d = crate::diagnosis::diagnose(&c);
+            assert_eq!(verdict(&d), (Cause::Expired, Confidence::Medium));
+            d.candidates[0]
+                .support
+                .iter()
+                .any(|s| s.text.contains("does not extend it to a year"))
+        };
+        assert!(says(&pod_bound(-7200, 3607)));
+        // Another audience: a projected volume's own token, not the kubelet's.
+        let mut other = pod_bound(-7200, 3607);
+        other.claims.audiences = vec!["vault".into()];
+        assert!(!says(&other));
     }
 }

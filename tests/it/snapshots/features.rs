@@ -56,8 +56,14 @@ fn verify_external_signer_and_trust_policy() {
     check(
         AREA,
         "verify-external-signer-pem",
-        &Invocation::new(&["verify", "--now", NOW, "--key", "testdata/features/signer.pub.pem"])
-            .args(&signer),
+        &Invocation::new(&[
+            "verify",
+            "--now",
+            NOW,
+            "--key",
+            "testdata/features/signer.pub.pem",
+        ])
+        .args(&signer),
     );
     check(
         AREA,
