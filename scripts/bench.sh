@@ -7,6 +7,9 @@
 #        /usr/bin/time does)
 #        BENCH_DYNAMIC_ONLY=1 scripts/bench.sh   skips the static builds (~10 min)
 #        BENCH_NO_HYPERFINE=1 scripts/bench.sh   uses the fallback timer
+#        BENCH_STATIC_TARGET=x86_64-unknown-linux-musl scripts/bench.sh
+#                 times the musl build the release archive ships (and floors built
+#                 the same way) instead of the static glibc one
 #
 # Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
 # (default 20). A VM's speed drifts by tens of percent from minute to minute, so
@@ -14,7 +17,7 @@
 # median over the rounds is reported.
 #
 # Programs:
-#   shipped   the static binary the release ships (scripts/build-static.sh)
+#   shipped   the static binary (scripts/build-static.sh; BENCH_STATIC_TARGET)
 #   dynamic   `cargo build --release`, what `cargo install` gives
 #   floor     benches/minimal_{decode,verify}.rs built the default way (the floor
 #             the targets are written against), and the same floors built static
@@ -52,7 +55,7 @@ dyn=$target/release/kubectl-satoken
 floor=$target/release/examples/minimal_decode
 vfloor=$target/release/examples/minimal_verify
 if [ -z "${BENCH_DYNAMIC_ONLY:-}" ]; then
-  built=$(scripts/build-static.sh --floors)
+  built=$(scripts/build-static.sh --target "${BENCH_STATIC_TARGET:-x86_64-unknown-linux-gnu}" --floors)
   shipped=$(sed -n 's/^path: *//p' <<<"$built")
   sfloors=$(sed -n 's/^floors: *//p' <<<"$built")
 fi

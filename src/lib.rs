@@ -33,7 +33,6 @@ pub mod fuzzing;
 pub mod http;
 pub mod input;
 pub mod kubeconfig;
-pub mod man;
 pub mod probe;
 pub mod report;
 pub mod secret;

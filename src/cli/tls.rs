@@ -16,7 +16,8 @@ pub struct TlsArgs {
     #[arg(long, visible_alias = "certificate-authority", value_name = "PATH")]
     pub cacert: Option<PathBuf>,
 
-    /// Also trust the operating system's root certificates.
+    /// Also trust the operating system's root certificates (on macOS,
+    /// Mozilla's root list built into the binary, not the Keychain).
     #[arg(long)]
     pub system_roots: bool,
 

@@ -1,6 +1,7 @@
-//! The HTTPS client every network-facing subcommand uses (`probe` now; `skew
-//! --server` and `verify --jwks URL` later): reqwest's blocking client on rustls
-//! with aws-lc-rs, configured the way a credential-carrying diagnostic tool must be.
+//! The HTTPS client every network-facing subcommand uses (`probe`, `doctor`,
+//! `skew --server`, `verify --jwks URL`): a blocking client over hyper and rustls
+//! with aws-lc-rs ([`connect`]), configured the way a credential-carrying
+//! diagnostic tool must be.
 //!
 //! - Trust: only the given CA bundle (the OS roots only when asked), or an explicit
 //!   [`Trust::InsecureSkipVerify`]; a refused certificate is a typed
@@ -17,24 +18,26 @@
 //! ([`HttpClient::preflight`]) that came back with an HTTP response: the TLS
 //! handshake with our verifier has then completed on that connection. We chose
 //! this over relying on a verifier alone because it holds at the type level,
-//! whatever a future reqwest/rustls does with early data or connection set-up,
+//! whatever a future hyper/rustls does with early data or connection set-up,
 //! and the preflight's `Date` is one more clock sample for free. Any later
 //! connection the pool opens runs the same verifier before a byte of HTTP is
 //! written. Requests are only ever sent to the base URL's own origin.
 //!
-//! Constructing a client starts reqwest's runtime thread: only subcommands that
-//! talk to the network build one (decode never pays for it).
+//! Constructing a client builds a current-thread tokio runtime (no thread):
+//! only subcommands that talk to the network build one (decode never pays for it).
 //!
-//! On Linux, host names are resolved from `/etc/hosts` and `/etc/resolv.conf`
-//! without the C library ([`resolve`]), so the static in-pod binary resolves
-//! names like the dynamic one.
+//! With glibc on Linux, host names are resolved from `/etc/hosts` and
+//! `/etc/resolv.conf` without the C library ([`resolve`]), so the static glibc
+//! binary resolves names like the dynamic one; elsewhere (musl, macOS, Windows)
+//! the platform's `getaddrinfo` does, and needs no NSS.
 
 pub mod clock;
-#[cfg(target_os = "linux")]
+mod connect;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod resolve;
 mod tls;
 
-use std::io::Read as _;
+use http_body_util::BodyExt as _;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -92,7 +95,7 @@ pub struct ClientConfig {
     /// The name the certificate must carry instead of the URL's host
     /// (kubeconfig `tls-server-name`; a replica's original server name).
     pub verify_name: Option<String>,
-    /// Connect to this address for the URL's host name (reqwest `resolve`), so
+    /// Connect to this address for the URL's host name (a pinned address), so
     /// SNI and verification use the name while the packets go to one replica.
     pub resolve: Option<(String, std::net::SocketAddr)>,
     /// A client certificate to present (the operator's kubeconfig identity).
@@ -124,7 +127,7 @@ pub enum ConfigError {
     /// The CA bundle holds no usable certificate.
     #[error("unusable CA bundle: {0}")]
     CaBundle(String),
-    /// rustls or reqwest refused the configuration.
+    /// rustls or the HTTP stack refused the configuration.
     #[error("cannot set up TLS: {0}")]
     Tls(String),
     /// `http://` without `--allow-plain-http`.
@@ -274,12 +277,25 @@ pub struct Exchange {
 /// A client for one server (one base URL, one trust decision).
 #[derive(Debug)]
 pub struct HttpClient {
-    inner: reqwest::blocking::Client,
+    /// Always `Some` until dropped (see the `Drop` impl).
+    runtime: Option<tokio::runtime::Runtime>,
+    pool: connect::Pool,
     base: Url,
     slot: Arc<Mutex<Option<rustls::Error>>>,
     clock: RunClock,
+    timeout: Duration,
     max_body: usize,
     verifies: bool,
+}
+
+impl Drop for HttpClient {
+    /// Without waiting for a name lookup still running on the blocking pool
+    /// (getaddrinfo after a timeout): dropping a runtime would wait for it.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 /// Proof that a token-less request to this server got an HTTP answer over the
@@ -290,7 +306,7 @@ pub struct Connected<'a> {
 }
 
 impl HttpClient {
-    /// Builds a client for `base` (scheme checked here). Starts reqwest's runtime thread.
+    /// Builds a client for `base` (scheme checked here). Builds its (thread-less) I/O runtime.
     pub fn new(base: &Url, config: &ClientConfig, clock: RunClock) -> Result<Self, ConfigError> {
         match base.scheme() {
             "https" => {}
@@ -310,36 +326,39 @@ impl HttpClient {
             config.verify_name.as_deref(),
             config.identity.as_ref(),
         )?;
-        let mut builder = reqwest::blocking::Client::builder();
-        #[cfg(target_os = "linux")]
-        {
-            builder = builder.dns_resolver(Arc::new(resolve::FilesResolver::default()));
-        }
-        if let Some((host, addr)) = &config.resolve {
-            builder = builder.resolve(host, *addr);
-        }
-        builder = match &config.proxy {
-            // CONNECT for https targets: TLS runs end to end through the tunnel,
-            // verified as without a proxy.
-            Some(proxy) => builder.proxy(
-                reqwest::Proxy::all(proxy.as_str())
-                    .map_err(|_| ConfigError::Proxy("the HTTP client does not accept it"))?,
-            ),
-            None => builder.no_proxy(),
+        // TLS to an https:// proxy: the same trust, the proxy's own name, and
+        // its refusals kept apart from the server's.
+        let proxy_tls = match &config.proxy {
+            Some(proxy) if proxy.scheme() == "https" => Some(tls::client_config(
+                &config.trust,
+                tls::FailureSlot::default(),
+                None,
+                None,
+            )?),
+            _ => None,
         };
-        let inner = builder
-            .tls_backend_preconfigured(tls)
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(config.timeout)
-            .connect_timeout(config.timeout)
-            .user_agent(concat!("kubectl-satoken/", env!("CARGO_PKG_VERSION")))
+        // Timers for the timeouts, I/O for the sockets; everything runs inside
+        // `block_on` on the calling thread.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
-            .map_err(|e| ConfigError::Tls(chain(&e)))?;
+            .map_err(|e| ConfigError::Tls(format!("cannot start the I/O runtime: {e}")))?;
+        let pool = connect::pool(
+            tls,
+            connect::Route {
+                connect_timeout: config.timeout,
+                pinned: config.resolve.clone(),
+                proxy: config.proxy.as_ref(),
+                proxy_tls,
+            },
+        )?;
         Ok(HttpClient {
-            inner,
+            runtime: Some(runtime),
+            pool,
             base: base.clone(),
             slot,
             clock,
+            timeout: config.timeout,
             max_body: config.max_body,
             verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
         })
@@ -378,54 +397,85 @@ impl HttpClient {
         let url = self
             .url(&request.path)
             .map_err(|e| TransportError::Other(e.to_string()))?;
-        let mut builder = match request.method {
-            Method::Get => self.inner.get(url),
-            Method::Post => self.inner.post(url),
-        }
-        .header("Accept", "application/json");
-        if let Some(body) = &request.json_body {
-            builder = builder
-                .header("Content-Type", "application/json")
-                .body(body.clone());
+        let mut builder = hyper::Request::builder()
+            .method(match request.method {
+                Method::Get => hyper::Method::GET,
+                Method::Post => hyper::Method::POST,
+            })
+            .uri(url.as_str())
+            .header(hyper::header::ACCEPT, "application/json")
+            .header(
+                hyper::header::USER_AGENT,
+                concat!("kubectl-satoken/", env!("CARGO_PKG_VERSION")),
+            );
+        if request.json_body.is_some() {
+            builder = builder.header(hyper::header::CONTENT_TYPE, "application/json");
         }
         if let Some(token) = token {
-            builder = builder.bearer_auth(token.expose());
+            let mut value =
+                hyper::header::HeaderValue::try_from(format!("Bearer {}", token.expose()))
+                    .map_err(|_| {
+                        TransportError::Other("the token cannot be sent in a header".to_owned())
+                    })?;
+            value.set_sensitive(true);
+            builder = builder.header(hyper::header::AUTHORIZATION, value);
         }
+        let body = connect::Body::from(request.json_body.clone().unwrap_or_default());
+        let http_request = builder
+            .body(body)
+            .map_err(|e| TransportError::Other(e.to_string()))?;
         let sent_at = self.clock.now();
         let started = Instant::now();
-        let mut response = builder.send().map_err(|e| self.classify(&e))?;
+        // One bound for the whole exchange, body included.
+        let exchange = async {
+            let response = self
+                .pool
+                .send(http_request)
+                .await
+                .map_err(|e| self.classify(&e))?;
+            let (parts, mut incoming) = response.into_parts();
+            let mut body = Vec::new();
+            while let Some(frame) = incoming.frame().await {
+                let frame = frame.map_err(|e| self.classify(&e))?;
+                if let Ok(data) = frame.into_data() {
+                    if body.len() + data.len() > self.max_body {
+                        return Err(TransportError::BodyTooLarge {
+                            limit: self.max_body,
+                        });
+                    }
+                    body.extend_from_slice(&data);
+                }
+            }
+            Ok((parts, body))
+        };
+        let (parts, body) = self
+            .runtime
+            .as_ref()
+            .expect("the runtime lives until drop")
+            .block_on(async { tokio::time::timeout(self.timeout, exchange).await })
+            .map_err(|_| {
+                TransportError::Timeout(format!(
+                    "no complete answer within {}",
+                    humantime::format_duration(self.timeout)
+                ))
+            })??;
         let header = |name: &str| {
-            response
-                .headers()
+            parts
+                .headers
                 .get(name)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
         let date_header = header("date");
-        let location = header("location");
-        let content_type = header("content-type");
-        let www_authenticate = header("www-authenticate");
-        let status = response.status().as_u16();
-        let mut body = Vec::new();
-        let limit = self.max_body as u64 + 1;
-        (&mut response)
-            .take(limit)
-            .read_to_end(&mut body)
-            .map_err(|e| self.classify_io(&e))?;
-        if body.len() > self.max_body {
-            return Err(TransportError::BodyTooLarge {
-                limit: self.max_body,
-            });
-        }
         let latency = started.elapsed();
         let received_at = self.clock.now();
         Ok(Exchange {
-            status,
+            status: parts.status.as_u16(),
             date: date_header.as_deref().and_then(parse_http_date),
             date_header,
-            location,
-            content_type,
-            www_authenticate,
+            location: header("location"),
+            content_type: header("content-type"),
+            www_authenticate: header("www-authenticate"),
             body,
             sent_at,
             received_at,
@@ -454,24 +504,13 @@ impl HttpClient {
             .take()
     }
 
-    fn classify(&self, error: &reqwest::Error) -> TransportError {
+    fn classify(&self, error: &(dyn std::error::Error + 'static)) -> TransportError {
         let detail = chain(error);
         if let Some(refusal) = self.take_tls_failure() {
             return TransportError::Tls {
                 reason: reason_of(&refusal),
                 detail: refusal.to_string(),
             };
-        }
-        if error.is_timeout() {
-            return TransportError::Timeout(detail);
-        }
-        classify_chain(error, detail)
-    }
-
-    fn classify_io(&self, error: &std::io::Error) -> TransportError {
-        let detail = error.to_string();
-        if error.kind() == std::io::ErrorKind::TimedOut || detail.contains("timed out") {
-            return TransportError::Timeout(detail);
         }
         classify_chain(error, detail)
     }
@@ -503,6 +542,9 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
                 detail,
             };
         }
+        if e.downcast_ref::<connect::DnsError>().is_some() {
+            return TransportError::Dns(detail);
+        }
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
             match io.kind() {
                 std::io::ErrorKind::ConnectionRefused => return TransportError::Refused(detail),
@@ -521,8 +563,8 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
         }
         cause = e.source();
     }
-    // hyper-util's resolver error has no public type; its text is stable
-    // ("dns error: failed to lookup address information").
+    // hyper-util's connector names a resolver failure "dns error"; getaddrinfo's
+    // own text follows ("failed to lookup address information").
     if detail.contains("dns error") || detail.contains("failed to lookup address") {
         return TransportError::Dns(detail);
     }

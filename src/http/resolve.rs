@@ -1,21 +1,26 @@
-//! Name resolution that does not go through the C library (Linux only).
+//! Name resolution that does not go through the C library (glibc Linux only).
 //!
-//! The in-pod build is a fully static glibc binary (docs/in-pod.md), and a static
-//! glibc cannot load the NSS modules `getaddrinfo` needs: it may fail, or load a
-//! host's incompatible `libnss_*.so`. So on Linux every client resolves names
-//! itself, with hickory-resolver, the way kubectl's pure-Go resolver does
+//! The in-pod build can be a fully static glibc binary (docs/in-pod.md), and a
+//! static glibc cannot load the NSS modules `getaddrinfo` needs: it may fail, or
+//! load a host's incompatible `libnss_*.so`. So with glibc every client resolves
+//! names itself, with hickory-resolver, the way kubectl's pure-Go resolver does
 //! (Go's net package, CGO_ENABLED=0): `/etc/hosts` first, then the name servers,
 //! search list and `ndots` of `/etc/resolv.conf`. `localhost` always resolves to
 //! the loopback addresses (RFC 6761), without any file.
 //!
-//! We do not use reqwest's `hickory-dns` feature: when `/etc/resolv.conf` is
-//! missing it falls back to Google's public DNS, which would send the API
+//! We do not use hickory's defaults (reqwest's `hickory-dns` feature did the
+//! same): when `/etc/resolv.conf` is missing they fall back to Google's public DNS, which would send the API
 //! server's name to a third party from inside a cluster. Here a missing or
 //! empty `resolv.conf` leaves `/etc/hosts` and `localhost` working, and every
 //! other name fails with a message naming the file.
 //!
 //! IP-literal URLs (the in-pod default, `KUBERNETES_SERVICE_HOST`) never reach a
 //! resolver.
+//!
+//! musl (the release archives' Linux build) needs none of this: its own
+//! `getaddrinfo` reads `/etc/hosts` and `/etc/resolv.conf` (search list,
+//! `ndots`) without NSS, statically linked, so it uses the platform resolver
+//! like macOS and Windows (src/http/connect.rs).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
@@ -23,13 +28,14 @@ use std::sync::{Arc, OnceLock};
 use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{LookupIpStrategy, ResolverConfig};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+use super::connect::DnsError;
 
 /// Where the name servers come from (hickory reads this fixed path).
 const RESOLV_CONF: &str = "/etc/resolv.conf";
 
-/// A reqwest resolver over `/etc/hosts` and `/etc/resolv.conf`, built on first
-/// use (hickory needs the client's tokio runtime, which a lookup runs on).
+/// A resolver over `/etc/hosts` and `/etc/resolv.conf`, built on first use
+/// (hickory needs the client's tokio runtime, which a lookup runs on).
 #[derive(Debug, Default, Clone)]
 pub(super) struct FilesResolver {
     state: Arc<OnceLock<Built>>,
@@ -74,33 +80,29 @@ impl Built {
     }
 }
 
-impl Resolve for FilesResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let state = self.state.clone();
-        Box::pin(async move {
-            let built = match state.get() {
-                Some(built) => built,
-                None => {
-                    let built = Built::new()?;
-                    state.get_or_init(|| built)
-                }
-            };
-            let host = name.as_str();
-            match built.resolver.lookup_ip(host).await {
-                Ok(lookup) => {
-                    let addrs: Vec<SocketAddr> =
-                        lookup.iter().map(|ip| SocketAddr::new(ip, 0)).collect();
-                    if addrs.is_empty() {
-                        return Err(format!("{host}: no address").into());
-                    }
-                    Ok(Box::new(addrs.into_iter()) as Addrs)
-                }
-                Err(e) => Err(match &built.no_servers {
-                    Some(why) => format!("{host} is not in /etc/hosts and {why}"),
-                    None => format!("{host}: {e}"),
-                }
-                .into()),
+impl FilesResolver {
+    /// The addresses of `host` (port 0: the connector sets the URL's).
+    pub(super) async fn lookup(&self, host: &str) -> Result<Vec<SocketAddr>, DnsError> {
+        let built = match self.state.get() {
+            Some(built) => built,
+            None => {
+                let built = Built::new().map_err(DnsError)?;
+                self.state.get_or_init(|| built)
             }
-        })
+        };
+        match built.resolver.lookup_ip(host).await {
+            Ok(lookup) => {
+                let addrs: Vec<SocketAddr> =
+                    lookup.iter().map(|ip| SocketAddr::new(ip, 0)).collect();
+                if addrs.is_empty() {
+                    return Err(DnsError(format!("{host}: no address")));
+                }
+                Ok(addrs)
+            }
+            Err(e) => Err(DnsError(match &built.no_servers {
+                Some(why) => format!("{host} is not in /etc/hosts and {why}"),
+                None => format!("{host}: {e}"),
+            })),
+        }
     }
 }

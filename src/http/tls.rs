@@ -1,10 +1,11 @@
 //! rustls configuration for the HTTPS client: trust exactly the given CA (plus
-//! the OS roots only when asked), or skip verification when explicitly told to.
+//! the system roots only when asked: the OS store, or on macOS Mozilla's
+//! bundle), or skip verification when explicitly told to.
 //!
 //! Verification goes through [`RecordingVerifier`], a thin wrapper around
 //! rustls's WebPKI verifier that remembers *why* a certificate was refused. The
 //! reason then comes from a typed `rustls::Error` we kept ourselves instead of
-//! from walking reqwest's error chain (xh's `error_reporting.rs` calls that
+//! from walking the HTTP stack's error chain (xh's `error_reporting.rs` calls that
 //! walk "fragile").
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -59,9 +60,7 @@ pub(super) fn client_config(
             if *system {
                 // Errors for single unreadable system certificates are not fatal:
                 // the ones that loaded still count.
-                for cert in rustls_native_certs::load_native_certs().certs {
-                    let _ = roots.add(cert);
-                }
+                roots.add_parsable_certificates(system_roots());
             }
             if roots.is_empty() {
                 return Err(ConfigError::CaBundle(
@@ -84,7 +83,7 @@ pub(super) fn client_config(
     let builder = builder
         .dangerous()
         .with_custom_certificate_verifier(verifier);
-    let mut config = match identity {
+    let config = match identity {
         None => builder.with_no_client_auth(),
         Some(identity) => {
             let certs: Vec<CertificateDer<'static>> =
@@ -103,9 +102,26 @@ pub(super) fn client_config(
                 .map_err(|e| ConfigError::ClientCertificate(e.to_string()))?
         }
     };
-    // reqwest leaves ALPN to a preconfigured config; kube-apiserver speaks both.
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    // ALPN (h2, http/1.1: kube-apiserver speaks both) is set by hyper-rustls,
+    // which wants it empty here (src/http/connect.rs).
     Ok(config)
+}
+
+/// `--system-roots` on Linux and Windows: the operating system's store
+/// (`/etc/ssl` and `SSL_CERT_FILE`/`SSL_CERT_DIR`; the Windows certificate store).
+#[cfg(not(target_os = "macos"))]
+fn system_roots() -> Vec<CertificateDer<'static>> {
+    rustls_native_certs::load_native_certs().certs
+}
+
+/// `--system-roots` on macOS: Mozilla's root program as shipped by the
+/// webpki-root-certs crate, not the Keychain. Reading the Keychain needs the
+/// Security framework, which cannot be linked without Apple's SDK (the release
+/// is cross-built on Linux); a CA only the Keychain trusts is given with
+/// `--cacert` (docs/release.md shows how to export it).
+#[cfg(target_os = "macos")]
+fn system_roots() -> Vec<CertificateDer<'static>> {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS.to_vec()
 }
 
 /// Sorts a rustls refusal into the reasons people act on differently.

@@ -114,6 +114,30 @@ impl Styles {
     }
 }
 
+/// `at` in the local time zone (`TZ`, else the system's).
+#[cfg(not(target_os = "macos"))]
+fn local(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Local> {
+    at.with_timezone(&chrono::Local)
+}
+
+/// `at` in the local time zone (`TZ`, else the system's), from libc's
+/// `localtime_r`: chrono's `Local` asks CoreFoundation on macOS, a framework
+/// the cross-built release cannot link (docs/release.md).
+#[cfg(target_os = "macos")]
+fn local(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::FixedOffset> {
+    let seconds = at.timestamp() as libc::time_t;
+    // SAFETY: localtime_r only writes the `tm` it is given; a zeroed `tm` is a
+    // valid value, left as it is (offset 0, UTC) if the call fails.
+    let offset = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&seconds, &mut tm);
+        tm.tm_gmtoff
+    };
+    let offset = chrono::FixedOffset::east_opt(offset as i32)
+        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset"));
+    at.with_timezone(&offset)
+}
+
 /// How to render tables: colours, width and time zone.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
@@ -138,8 +162,7 @@ impl TableStyle {
     /// zone with its offset under `--local-time`.
     pub fn time(&self, at: chrono::DateTime<chrono::Utc>) -> String {
         if self.local_time {
-            at.with_timezone(&chrono::Local)
-                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)
+            local(at).to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)
         } else {
             crate::timefmt::rfc3339(at)
         }

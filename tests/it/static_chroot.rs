@@ -5,11 +5,14 @@
 //! `/etc/resolv.conf`, no `/etc/nsswitch.conf`). The test API server
 //! (tests/it/support) runs outside the chroot on 127.0.0.1; same network namespace.
 //!
-//! Runs only when `SATOKEN_STATIC_BIN` names the static binary and the process
-//! is root (chroot(2) needs CAP_SYS_CHROOT); otherwise it is skipped with the
-//! reason on stderr. With `CI` set and the binary given, a missing privilege or
-//! a refused chroot is a failure, not a skip: `.ci/run` builds the binary and
-//! runs this as root.
+//! Runs only when `SATOKEN_STATIC_BIN` names the static binary, or several
+//! separated by `:` (say the glibc x86_64 build and the musl arm64 one), and
+//! the process is root (chroot(2) needs CAP_SYS_CHROOT); otherwise it is
+//! skipped with the reason on stderr. A binary for another architecture runs
+//! under a static qemu-user copied into the root (`qemu-aarch64-static`,
+//! Debian's qemu-user-static), so the root stays otherwise empty. With `CI` set
+//! and a binary given, a missing privilege, qemu or a refused chroot is a
+//! failure, not a skip: `.ci/run` builds the binaries and runs this as root.
 //!
 //! In the root: `--version`; `decode` (in-pod default path, and `-f`); `probe`
 //! and `doctor` with no flags (server from KUBERNETES_SERVICE_HOST/PORT); `probe`
@@ -46,33 +49,64 @@ fn strict() -> bool {
 }
 
 /// Skips (prints why, returns None), or panics under CI when the binary was given.
-fn skip_or_fail(given: bool, why: &str) -> Option<PathBuf> {
+fn skip_or_fail(given: bool, why: &str) {
     if given && strict() {
         panic!("{BIN_ENV} is set and CI is set, but: {why}");
     }
     eprintln!("skipped: {why}");
-    None
 }
 
-/// The static binary, if this test can run.
-fn static_bin() -> Option<PathBuf> {
-    let Some(bin) = std::env::var_os(BIN_ENV).filter(|v| !v.is_empty()) else {
-        return skip_or_fail(
+/// The static binaries, if this test can run, each with the qemu-user that
+/// runs it when it is not for this machine's architecture.
+fn static_bins() -> Vec<(PathBuf, Option<PathBuf>)> {
+    let Some(list) = std::env::var_os(BIN_ENV).filter(|v| !v.is_empty()) else {
+        skip_or_fail(
             false,
             &format!("{BIN_ENV} is not set (scripts/build-static.sh builds the binary)"),
         );
+        return Vec::new();
     };
-    let bin = PathBuf::from(bin);
-    if !bin.is_file() {
-        // A wrong path is a mistake, not a missing privilege.
-        panic!("{BIN_ENV}={} is not a file", bin.display());
-    }
     // The owner of /proc/self is this process's effective uid.
     let euid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
     if euid != Some(0) {
-        return skip_or_fail(true, "not running as root (chroot needs CAP_SYS_CHROOT)");
+        skip_or_fail(true, "not running as root (chroot needs CAP_SYS_CHROOT)");
+        return Vec::new();
     }
-    Some(bin)
+    let mut bins = Vec::new();
+    for bin in std::env::split_paths(&list) {
+        if !bin.is_file() {
+            // A wrong path is a mistake, not a missing privilege.
+            panic!("{BIN_ENV}: {} is not a file", bin.display());
+        }
+        let foreign = match crate::platforms::format_of(&bin) {
+            crate::platforms::Format::Elf { machine, .. } => {
+                machine
+                    != if cfg!(target_arch = "x86_64") {
+                        "x86-64"
+                    } else {
+                        "aarch64"
+                    }
+            }
+            other => panic!("{}: not a Linux binary: {other:?}", bin.display()),
+        };
+        if !foreign {
+            bins.push((bin, None));
+            continue;
+        }
+        match crate::platforms::qemu_aarch64().filter(|q| elf_dependencies(q) == (false, 0)) {
+            Some(qemu) => bins.push((bin, Some(qemu))),
+            None => {
+                skip_or_fail(
+                    true,
+                    &format!(
+                        "{} is for another architecture and there is no static qemu-aarch64-static (apt-get install qemu-user-static)",
+                        bin.display()
+                    ),
+                );
+            }
+        }
+    }
+    bins
 }
 
 /// `name` on this process's PATH (root's PATH has /usr/sbin for chroot).
@@ -89,15 +123,20 @@ fn which(name: &str) -> PathBuf {
 /// The empty root: the binary, the ServiceAccount volume and /etc/hosts.
 struct Root {
     dir: tempfile::TempDir,
+    /// The static qemu-user inside the root that runs a foreign binary.
+    qemu: bool,
 }
 
 impl Root {
-    fn new(bin: &Path, pki: &Pki, token: &str) -> Root {
+    fn new(bin: &Path, qemu: Option<&Path>, pki: &Pki, token: &str) -> Root {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let target = root.join("kubectl-satoken");
-        std::fs::copy(bin, &target).unwrap();
-        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for (from, to) in [(Some(bin), "kubectl-satoken"), (qemu, "qemu")] {
+            let Some(from) = from else { continue };
+            let target = root.join(to);
+            std::fs::copy(from, &target).unwrap();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
         let sa = root.join(SA_DIR);
         std::fs::create_dir_all(&sa).unwrap();
         std::fs::write(sa.join("token"), token).unwrap();
@@ -109,7 +148,10 @@ impl Root {
             format!("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.0.1\t{HOSTS_NAME}\n"),
         )
         .unwrap();
-        Root { dir }
+        Root {
+            dir,
+            qemu: qemu.is_some(),
+        }
     }
 
     fn path(&self) -> &Path {
@@ -144,6 +186,11 @@ impl Root {
 
     /// The static binary in the chroot.
     fn satoken(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        if self.qemu {
+            let mut with = vec!["/kubectl-satoken"];
+            with.extend(args);
+            return self.run("/qemu", &with, env);
+        }
         self.run("/kubectl-satoken", args, env)
     }
 }
@@ -174,7 +221,7 @@ fn command_output(program: &str, args: &[&str]) -> String {
 /// What the ELF program headers say: an interpreter (`PT_INTERP`), and the
 /// shared libraries the dynamic section asks for (`DT_NEEDED`). Independent of
 /// file(1), which a fresh machine may not have.
-fn elf_dependencies(bin: &Path) -> (bool, usize) {
+pub fn elf_dependencies(bin: &Path) -> (bool, usize) {
     const PT_INTERP: u32 = 3;
     const PT_DYNAMIC: u32 = 2;
     const DT_NEEDED: u64 = 1;
@@ -206,8 +253,13 @@ fn elf_dependencies(bin: &Path) -> (bool, usize) {
 
 #[test]
 fn file_and_ldd_say_static() {
-    let Some(bin) = static_bin() else { return };
-    let (interp, needed) = elf_dependencies(&bin);
+    for (bin, _) in static_bins() {
+        says_static(&bin);
+    }
+}
+
+fn says_static(bin: &Path) {
+    let (interp, needed) = elf_dependencies(bin);
     assert!(!interp, "the binary names a dynamic loader (PT_INTERP)");
     assert_eq!(needed, 0, "the binary needs shared libraries (DT_NEEDED)");
     // The control: the ordinary build does need them, so the parser can tell.
@@ -239,14 +291,19 @@ fn file_and_ldd_say_static() {
 
 #[test]
 fn decode_probe_and_doctor_run_in_an_empty_root() {
-    let Some(bin) = static_bin() else { return };
+    for (bin, qemu) in static_bins() {
+        runs_in_an_empty_root(&bin, qemu.as_deref());
+    }
+}
+
+fn runs_in_an_empty_root(bin: &Path, qemu: Option<&Path>) {
     let pki = Pki::custom(
         "satoken-static-ca",
         &["127.0.0.1", "localhost", HOSTS_NAME],
         false,
     );
     let token = tokens::sign(&tokens::projected(now() - TimeDelta::minutes(10), 3607));
-    let root = Root::new(&bin, &pki, &token);
+    let root = Root::new(bin, qemu, &pki, &token);
 
     let version = root.satoken(&["--version"], &[]);
     if version.code == CHROOT_FAILED {

@@ -1,10 +1,12 @@
 //! Man pages rendered from the clap command tree (clap_mangen), so they never
 //! drift from the flags. `cargo run --example gen_man` writes them to docs/man;
-//! tests/it/man.rs fails when the checked-in pages are stale.
+//! tests/it/man.rs (which includes this file) fails when the checked-in pages
+//! are stale. Kept out of the library: clap_mangen is a development dependency,
+//! never linked into the shipped binary.
 
 use clap::CommandFactory as _;
 
-use crate::cli::Cli;
+use satoken::cli::Cli;
 
 /// Every page as (file name, roff): `kubectl-satoken.1` and one per subcommand.
 pub fn pages() -> Vec<(String, Vec<u8>)> {
