@@ -97,6 +97,27 @@ impl Case<'_> {
             })
     }
 
+    /// A JWT authenticator's reason (`oidc: …`) among the server's reasons.
+    pub fn jwt_rejection_in_reasons(&self, from: &str) -> Option<JwtRejectionSeen> {
+        self.reasons.iter().find_map(|r| {
+            Some(JwtRejectionSeen {
+                issuer: None,
+                rejection: JwtRejection::parse(&r.message)?,
+                from: from.to_owned(),
+            })
+        })
+    }
+
+    /// NodeRestriction's refusal of a token audience, when the answer is its 403.
+    pub fn node_audience_in_answer(&self) -> Option<NodeAudienceRefusal> {
+        match &self.answer {
+            Answer::Http(h) if h.code() == Some(403) => {
+                NodeAudienceRefusal::parse(h.message.as_deref()?)
+            }
+            _ => None,
+        }
+    }
+
     /// The 403 message, parsed, when the answer is a kube-apiserver 403.
     pub fn forbidden(&self) -> Option<Forbidden> {
         match &self.answer {

@@ -20,7 +20,6 @@ use crate::diagnosis::case::{
 };
 use crate::diagnosis::extract::transport;
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::wordings::JwtRejection;
 use crate::http::TransportError;
 use crate::token::Token;
 
@@ -189,15 +188,7 @@ pub fn case<'t>(
         ),
         None => (Vec::new(), None, None),
     };
-    // A JWT authenticator's reason (`oidc: …`) in the review's aggregate.
-    let jwt_rejection = reasons.iter().find_map(|r| {
-        Some(case::JwtRejectionSeen {
-            issuer: None,
-            rejection: JwtRejection::parse(&r.message)?,
-            from: format!("TokenReview on {}", observation.url),
-        })
-    });
-    Case {
+    let mut case = Case {
         answer,
         request,
         server: Some(observation.url.clone()),
@@ -215,11 +206,15 @@ pub fn case<'t>(
         peers: extras.peers,
         user,
         degraded: extras.degraded,
-        jwt_rejection,
+        jwt_rejection: None,
         node_audience: None,
         leeway,
         notes: Vec::new(),
-    }
+    };
+    case.jwt_rejection =
+        case.jwt_rejection_in_reasons(&format!("TokenReview on {}", observation.url));
+    case.node_audience = case.node_audience_in_answer();
+    case
 }
 
 /// One request's answer, typed.

@@ -284,3 +284,21 @@ fn the_new_causes_list_their_wordings() {
     let (_, docs) = json(&["explain", "jwt-authenticator-rejected"]);
     assert!(docs[0]["other_wordings"].as_array().unwrap().len() >= 5);
 }
+
+#[test]
+fn classify_reads_a_jwt_authenticators_reason_and_node_restrictions_refusal() {
+    for (file, cause) in [
+        (
+            "apiserver-oidc-claim-rule.log",
+            "jwt-authenticator-rejected",
+        ),
+        ("apiserver-oidc-audience.log", "jwt-authenticator-rejected"),
+        ("node-audience-403.json", "node-audience-not-allowed"),
+    ] {
+        let path = format!("testdata/features/texts/{file}");
+        let (_, docs) = json(&["classify", &path]);
+        let diagnosis = &docs[0]["results"][0]["diagnosis"];
+        assert_eq!(diagnosis["cause"], cause, "{file}: {diagnosis}");
+        assert_eq!(diagnosis["confidence"], "high", "{file}: {diagnosis}");
+    }
+}

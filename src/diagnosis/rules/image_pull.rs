@@ -159,6 +159,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ),
         ],
     );
+    // The refusal names its admission plugin: not an unknown one.
+    f.rule_out(Cause::Unknown);
 }
 
 #[cfg(test)]
@@ -187,6 +189,7 @@ mod tests {
             "{shell:?}"
         );
         assert!(shell[1].contains(AUDIENCE_VERB) && shell[1].ends_with("kubectl apply -f -"));
+        assert_eq!(d.candidates.len(), 1, "{:?}", d.candidates);
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
         assert_ne!(
