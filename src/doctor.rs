@@ -497,10 +497,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         .iter()
         .find(|f| f.code == Code::NoExtendedExpiry)
     {
-        details.push(format!(
-            "{}: make sure the client re-reads the file (client-go does; many SDKs read it once)",
-            f.message
-        ));
+        details.push(f.message.clone());
     }
     details.push(compare);
     Step::new(

@@ -114,8 +114,9 @@ pub const LIFETIME_SHORTENED: Wording = w(
     "requested expiration of REQUESTED seconds shortened to ISSUED seconds",
     // The clamp exists since 1.11 (PR #63653); the warning is seen from 1.24
     // (GKE 1.24.7 prints it); older servers shorten silently.
-    "1.24+ (the cap itself since 1.11, silent before)",
-    None,
+    "1.24+; the cap itself since 1.11, silent before",
+    // A capped token expires before its client expects: listed under expired.
+    Some(Cause::Expired),
     TOKEN_GO,
 );
 

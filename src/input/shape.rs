@@ -251,12 +251,14 @@ pub fn detect_json_all(text: &str) -> Result<Vec<ShapedToken>, InputError> {
     )))
 }
 
+/// A CSI token map and the field it was found in (`volume_context`,
+/// `secrets`, or `map` for the map alone).
+type CsiMap = (&'static str, serde_json::Map<String, Value>);
+
 /// Where a CSI token map is: under [`CSI_TOKENS_KEY`] at the top, in
 /// `volume_context`/`volumeContext`, in `secrets`, or the map itself (every
 /// value an object with a `token`). The value may be the map or its JSON text.
-fn csi_map(
-    obj: &serde_json::Map<String, Value>,
-) -> Result<Option<(&'static str, serde_json::Map<String, Value>)>, InputError> {
+fn csi_map(obj: &serde_json::Map<String, Value>) -> Result<Option<CsiMap>, InputError> {
     let places: [(&'static str, Option<&Value>); 4] = [
         ("volume_context", obj.get(CSI_TOKENS_KEY)),
         (

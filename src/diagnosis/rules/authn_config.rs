@@ -41,8 +41,8 @@ kubectl satoken decode --authentication-config FILE evaluates all of it offline 
 token's claims (CEL included) and quotes the failing rule; the fix is in the token (ask \
 the identity provider for the claim) or in the configuration, which kube-apiserver \
 reloads on its own when the file changes.",
-    confirm: confirm,
-    fix: fix,
+    confirm,
+    fix,
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go (AuthenticateToken, checkValidationRulesEvaluation)",
         "k8s.io/apiserver pkg/apis/apiserver/v1/types.go (AuthenticationConfiguration)",

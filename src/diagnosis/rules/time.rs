@@ -59,14 +59,20 @@ file, but a client that read it once at start keeps sending the old token. clien
 re-reads it every minute; many other clients, and anything that copied the token \
 elsewhere, do not.
 
-Tokens from kubectl create token last --duration (one hour by default). Clusters that \
-turn off the extended expiry of kubelet tokens make a one-hour-old copy fail too.",
+Tokens from kubectl create token last --duration (one hour by default), unless \
+--service-account-max-token-expiration or a managed cluster's cap shortens them; \
+kube-apiserver then warns \"requested expiration of N seconds shortened to M seconds\" \
+(kubectl create token prints it; kubectl satoken decode on the TokenRequest JSON compares \
+the two). Clusters that turn off the extended expiry of kubelet tokens \
+(--service-account-extend-token-expiration=false) make a one-hour-old copy of the \
+mounted token fail too: the diagnosis says so when the token shows it.",
     confirm: expired_confirm,
     fix: expired_fix,
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
         "k8s.io/client-go transport/token_source.go",
+        "k8s.io/kubernetes pkg/registry/core/serviceaccount/storage/token.go (the cap, its warning, the extension)",
     ],
 };
 
