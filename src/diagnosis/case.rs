@@ -54,7 +54,7 @@ pub struct Case<'a> {
     /// Accepted now, but something will make it fail (doctor's warnings).
     pub degraded: Vec<Degradation>,
     /// A JWT authenticator of `--authentication-config` rejected the token
-    /// (its reason, or the offline evaluation of the configuration).
+    /// (its reason in a log line or a TokenReview's answer).
     pub jwt_rejection: Option<JwtRejectionSeen>,
     /// NodeRestriction refused the kubelet a token for an audience (image
     /// pulls with ServiceAccount tokens, CSI drivers).
@@ -616,8 +616,7 @@ pub struct JwtRejectionSeen {
     /// The authenticator's `issuer.url`.
     pub issuer: Option<String>,
     pub rejection: JwtRejection,
-    /// Where it comes from ("kube-apiserver said", "--authentication-config
-    /// evaluated offline").
+    /// Where it comes from ("kube-apiserver said", "TokenReview on URL").
     pub from: String,
 }
 

@@ -6,9 +6,10 @@
 //! such an issuer goes to that authenticator only; its rejection is the cause.
 //!
 //! The evidence is a typed [`JwtRejectionSeen`](crate::diagnosis::case::JwtRejectionSeen):
-//! the authenticator's reason as kube-apiserver logged it (parsed by
-//! `diagnosis::wordings::JwtRejection::parse`), or what `decode`/`verify
-//! --authentication-config` found evaluating the configuration offline.
+//! the authenticator's reason as kube-apiserver logged it or a TokenReview
+//! returned it (parsed by `diagnosis::wordings::JwtRejection::parse`).
+//! `decode`/`verify --authentication-config` evaluate the configuration
+//! offline and report it themselves.
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
@@ -77,19 +78,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Some(seen) = &case.jwt_rejection else {
         return;
     };
-    if !matches!(
-        case.classification(),
-        C::Unauthorized | C::NetworkError | C::Ok
-    ) {
+    // The server's own reason, and the token was refused: nothing else fits.
+    if case.classification() != C::Unauthorized {
         return;
     }
-    // Offline evaluation says what the server would do with this
-    // configuration; the server's own reason is authoritative.
-    let confidence = if case.classification() == C::Unauthorized {
-        Confidence::High
-    } else {
-        Confidence::Medium
-    };
+    let confidence = Confidence::High;
     let mut support = vec![Support::new(
         SupportKind::ServerReason,
         format!(
