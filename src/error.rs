@@ -39,6 +39,12 @@ pub enum TokenError {
         "not a token: byte 0x{byte:02x} at offset {offset} cannot appear in a JWT (binary data?)"
     )]
     Binary { byte: u8, offset: usize },
+    /// `Basic …` and other non-bearer credentials (the `Authorization` value
+    /// of another scheme). The credentials themselves are never repeated.
+    #[error(
+        "this is `{scheme}` authentication, not a bearer token: a ServiceAccount token is sent as `Authorization: Bearer <token>`"
+    )]
+    NotBearer { scheme: &'static str },
     /// Whitespace inside the token, usually a line-wrapped copy and paste.
     #[error("token contains whitespace at offset {offset}: was it line-wrapped when copied?")]
     InnerWhitespace { offset: usize },
@@ -109,6 +115,14 @@ pub enum InputError {
     /// One line over the size bound for a token.
     #[error("line is over the {limit}-byte limit for one token")]
     LineTooLarge { limit: usize },
+    /// Bytes that are not text (not UTF-8, or a NUL): `-f /dev/urandom`, a
+    /// binary file. Refused whole, rather than read as a batch of broken tokens.
+    #[error("line {line} is binary data (byte 0x{byte:02x} at offset {offset}), not tokens")]
+    Binary {
+        line: usize,
+        byte: u8,
+        offset: usize,
+    },
     /// JSON that is not one of the shapes we know.
     #[error("input looks like JSON but {0}")]
     UnknownJson(String),

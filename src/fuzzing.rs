@@ -1,4 +1,4 @@
-//! One entry point per parser of user input, shared by the cargo-fuzz targets
+//! One entry point per parser of user input (flag values included), shared by the cargo-fuzz targets
 //! (`fuzz/fuzz_targets/*.rs`, one line each) and the property tests
 //! (`tests/it/props.rs`), so both exercise the same code and neither can drift from
 //! the library's API. Each takes arbitrary bytes; errors are fine, panics are not.
@@ -97,5 +97,67 @@ pub fn kubeconfig(data: &[u8], context: Option<&str>) {
     };
     if let Ok(file) = kubeconfig::parse_file(Path::new("fuzz.kubeconfig"), text) {
         let _ = kubeconfig::resolve(vec![file], context);
+    }
+}
+
+/// The flag value parsers and what they feed: `--now`, `--leeway`,
+/// `--request-timeout`, `--clock NAME=OFFSET`, `-s URL` and `--path`, through
+/// clap as the binary parses them; every accepted instant and duration then
+/// goes through the time window with the extreme claims a token may carry
+/// (`skew`'s clock offsets included), so no sum of bounded values can panic.
+/// Input: up to four values, one per line.
+pub fn flags(data: &[u8]) {
+    use clap::Parser as _;
+
+    use crate::cli::{Cli, Command};
+    use crate::window::{self, TimeClaims};
+
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut values = text.splitn(4, '\n');
+    let mut next = || values.next().unwrap_or("");
+    let (instant, leeway, duration, other) = (next(), next(), next(), next());
+    let _ = crate::probe::target::parse_server(other);
+    let _ = Cli::try_parse_from(["kubectl-satoken", "probe", "--path", other, "-s", other]);
+    let clock = sources::parse_clock_spec(other).ok();
+    let parsed = Cli::try_parse_from([
+        "kubectl-satoken",
+        "probe",
+        "--now",
+        instant,
+        "--leeway",
+        leeway,
+        "--request-timeout",
+        duration,
+        "--token",
+        "x",
+    ]);
+    let Ok(cli) = parsed else {
+        return;
+    };
+    let Command::Probe(probe) = &cli.command else {
+        unreachable!("parsed as probe");
+    };
+    let _ = probe.tls.timeout.to_std();
+    let at = cli.global.now.unwrap_or_else(now);
+    let leeway = cli.global.leeway;
+    // The claims' extremes (token::claims accepts years 0 to 9999).
+    let (min, max) = (-62_167_219_200, 253_402_300_799);
+    for (nbf, iat, exp) in [(min, min, max), (max, max, min), (0, 0, 0), (max, min, max)] {
+        let claims = TimeClaims {
+            not_before: Some(nbf),
+            issued_at: Some(iat),
+            expires_at: Some(exp),
+        };
+        let _ = window::judge(claims, at, leeway);
+        let _ = window::window(claims, leeway);
+        if let Some(sources::ClockSpec {
+            value: sources::ClockValue::Offset(offset),
+            ..
+        }) = &clock
+        {
+            let _ = window::judge(claims, window::plus(at, *offset), leeway);
+        }
     }
 }

@@ -432,7 +432,12 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                     .token
                     .as_ref()
                     .filter(|t| !t.trim().is_empty())
-                    .map(|t| SecretToken::new(t.trim())),
+                    .map(|t| {
+                        // Pinned for the whole run, before SecretToken::new
+                        // registers it as one of the rotating tokens.
+                        crate::redact::register_bearer(t);
+                        SecretToken::new(t.trim())
+                    }),
                 token_file: user.token_file.as_ref().map(PathBuf::from),
                 client_certificate: material(
                     data(
@@ -443,7 +448,9 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                     &user.client_certificate,
                 ),
                 client_key: material(
-                    data("client-key-data", name, &user.client_key_data)?,
+                    data("client-key-data", name, &user.client_key_data)?.inspect(|key| {
+                        crate::redact::register_credential(key);
+                    }),
                     &user.client_key,
                 ),
                 exec: user.exec.as_ref().is_some_and(|v| !v.is_null()),

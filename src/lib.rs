@@ -34,6 +34,7 @@ pub mod http;
 pub mod input;
 pub mod kubeconfig;
 pub mod probe;
+pub mod redact;
 pub mod report;
 pub mod secret;
 pub mod settings;

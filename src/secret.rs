@@ -9,9 +9,13 @@ use std::fmt;
 pub struct SecretToken(String);
 
 impl SecretToken {
-    /// Wraps token text (already trimmed of surrounding whitespace and prefixes).
+    /// Wraps token text (already trimmed of surrounding whitespace and prefixes),
+    /// and registers it with the output redactor ([`crate::redact`]): from here
+    /// on, no output can show it.
     pub fn new(text: impl Into<String>) -> Self {
-        Self(text.into())
+        let text = text.into();
+        crate::redact::register_token(&text);
+        Self(text)
     }
 
     /// The raw token, for parsing and for the `Authorization` header only.

@@ -3,30 +3,62 @@
 
 use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
 
-/// `--now`: RFC 3339 (`2026-01-01T00:00:00Z`) or Unix seconds (`1767225600`).
+/// Earliest instant a flag may name: 0000-01-01T00:00:00Z, where RFC 3339 and
+/// the claims' range (`token::claims`) begin.
+pub const MIN_INSTANT_SECONDS: i64 = -62_167_219_200;
+
+/// Latest instant a flag may name: 9999-12-31T23:59:59Z, where RFC 3339 and the
+/// claims' range end. With durations bounded by [`MAX_DURATION_SECONDS`], no
+/// sum of an instant and a duration can leave chrono's range (±262,000 years).
+pub const MAX_INSTANT_SECONDS: i64 = 253_402_300_799;
+
+/// Longest duration a flag takes (leeway, timeouts, clock offsets): 100 years.
+pub const MAX_DURATION_SECONDS: i64 = 100 * 366 * 86_400;
+
+/// `--now`: RFC 3339 (`2026-01-01T00:00:00Z`) or Unix seconds (`1767225600`),
+/// from year 0 to 9999.
 pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
-    if let Ok(seconds) = text.parse::<i64>() {
-        return DateTime::from_timestamp(seconds, 0)
-            .ok_or_else(|| format!("{seconds} is out of range for a Unix time"));
+    let out_of_range = || {
+        format!(
+            "{text:?} is outside the years 0 to 9999 (Unix seconds {MIN_INSTANT_SECONDS} to {MAX_INSTANT_SECONDS})"
+        )
+    };
+    let at = if let Ok(seconds) = text.parse::<i64>() {
+        DateTime::from_timestamp(seconds, 0).ok_or_else(out_of_range)?
+    } else {
+        DateTime::parse_from_rfc3339(text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                format!("{text:?} is neither RFC 3339 (2026-01-01T00:00:00Z) nor Unix seconds: {e}")
+            })?
+    };
+    if !(MIN_INSTANT_SECONDS..=MAX_INSTANT_SECONDS).contains(&at.timestamp()) {
+        return Err(out_of_range());
     }
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| {
-            format!("{text:?} is neither RFC 3339 (2026-01-01T00:00:00Z) nor Unix seconds: {e}")
-        })
+    Ok(at)
 }
 
 /// A non-negative duration as kubectl writes them: `60s`, `1m30s`, `5m`, `1h`, or
-/// bare seconds (`90`).
+/// bare seconds (`90`); at most [`MAX_DURATION_SECONDS`].
 pub fn parse_duration(text: &str) -> Result<TimeDelta, String> {
     let text = text.trim();
-    if let Ok(seconds) = text.parse::<u32>() {
-        return Ok(TimeDelta::seconds(i64::from(seconds)));
+    let too_long = || format!("{text:?} is over the 100-year limit for a duration");
+    if let Ok(seconds) = text.parse::<u64>() {
+        return i64::try_from(seconds)
+            .ok()
+            .filter(|s| *s <= MAX_DURATION_SECONDS)
+            .map(TimeDelta::seconds)
+            .ok_or_else(too_long);
     }
-    let std = humantime::parse_duration(text)
-        .map_err(|e| format!("{text:?} is not a duration like 60s, 1m30s or 90: {e}"))?;
-    TimeDelta::from_std(std).map_err(|_| format!("{text:?} is too long a duration"))
+    let std = humantime::parse_duration(text).map_err(|e| match e {
+        humantime::DurationError::NumberOverflow => too_long(),
+        e => format!("{text:?} is not a duration like 60s, 1m30s or 90: {e}"),
+    })?;
+    TimeDelta::from_std(std)
+        .ok()
+        .filter(|d| d.num_seconds() <= MAX_DURATION_SECONDS)
+        .ok_or_else(too_long)
 }
 
 /// A signed offset: `+90s`, `-1m30s`, `90s` (positive), `-5`.
@@ -126,6 +158,32 @@ mod tests {
 
     fn t(s: &str) -> DateTime<Utc> {
         parse_instant(s).unwrap()
+    }
+
+    #[test]
+    fn flag_instants_and_durations_are_bounded() {
+        assert!(parse_instant("9999-12-31T23:59:59Z").is_ok());
+        assert!(parse_instant("-62167219200").is_ok());
+        for bad in [
+            "253402300800",
+            "8210298412799",
+            "-62167219201",
+            "-9999999999999",
+        ] {
+            let e = parse_instant(bad).unwrap_err();
+            assert!(e.contains("years 0 to 9999"), "{bad}: {e}");
+        }
+        assert!(parse_duration("36600d").is_ok());
+        for bad in [
+            "999999999999999s",
+            "36601d",
+            "18446744073709551615",
+            "9999999999999999999999h",
+        ] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("100-year limit"), "{bad}: {e}");
+        }
+        assert_eq!(parse_offset("-36600d").unwrap(), TimeDelta::days(-36600));
     }
 
     #[test]

@@ -81,6 +81,27 @@ pub struct Judgement {
     pub rejected_for: Option<TimeDelta>,
 }
 
+/// `at + delta`, saturating at chrono's range instead of panicking. Flags are
+/// bounded (`timefmt`), so saturation is a last line of defence, not a rule.
+pub fn plus(at: DateTime<Utc>, delta: TimeDelta) -> DateTime<Utc> {
+    at.checked_add_signed(delta)
+        .unwrap_or(if delta < TimeDelta::zero() {
+            DateTime::<Utc>::MIN_UTC
+        } else {
+            DateTime::<Utc>::MAX_UTC
+        })
+}
+
+/// `at - delta`, saturating (see [`plus`]).
+pub fn minus(at: DateTime<Utc>, delta: TimeDelta) -> DateTime<Utc> {
+    at.checked_sub_signed(delta)
+        .unwrap_or(if delta < TimeDelta::zero() {
+            DateTime::<Utc>::MAX_UTC
+        } else {
+            DateTime::<Utc>::MIN_UTC
+        })
+}
+
 /// Start and end of the accepting window (either may be unbounded).
 pub fn window(
     claims: TimeClaims,
@@ -91,8 +112,8 @@ pub fn window(
         .into_iter()
         .chain(claims.issued_at)
         .max()
-        .map(|s| at_seconds(s) - leeway);
-    let end = claims.expires_at.map(|s| at_seconds(s) + leeway);
+        .map(|s| minus(at_seconds(s), leeway));
+    let end = claims.expires_at.map(|s| plus(at_seconds(s), leeway));
     (start, end)
 }
 
@@ -101,17 +122,17 @@ pub fn judge(claims: TimeClaims, at: DateTime<Utc>, leeway: TimeDelta) -> Judgem
     let (start, end) = window(claims, leeway);
     let verdict = if claims
         .not_before
-        .is_some_and(|nbf| at + leeway < at_seconds(nbf))
+        .is_some_and(|nbf| plus(at, leeway) < at_seconds(nbf))
     {
         Verdict::RejectNotYetValid
     } else if claims
         .expires_at
-        .is_some_and(|exp| at - leeway > at_seconds(exp))
+        .is_some_and(|exp| minus(at, leeway) > at_seconds(exp))
     {
         Verdict::RejectExpired
     } else if claims
         .issued_at
-        .is_some_and(|iat| at + leeway < at_seconds(iat))
+        .is_some_and(|iat| plus(at, leeway) < at_seconds(iat))
     {
         Verdict::RejectIssuedInFuture
     } else {

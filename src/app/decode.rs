@@ -96,9 +96,15 @@ fn decode_outcome(report: &DecodeReport) -> Outcome {
     }
 }
 
-/// Streams a batch: one output line per input line, errors inline, then a
-/// summary on stderr. Exit 2 if any line could not be parsed, else 1 if any had
-/// an error-level finding.
+/// Unreadable lines a batch reports one by one; past this they are counted
+/// only (a text file that is not a token list would otherwise print a line of
+/// error per line of input).
+pub const MAX_ERROR_LINES: usize = 100;
+
+/// Streams a batch: one output line per input line, errors inline (the first
+/// [`MAX_ERROR_LINES`]), then a summary on stderr. Binary input ends the batch
+/// with an error. Exit 2 if any line could not be parsed, else 1 if any had an
+/// error-level finding.
 fn decode_batch(
     lines: BatchReader,
     settings: &Settings,
@@ -108,6 +114,7 @@ fn decode_batch(
 ) -> anyhow::Result<Outcome> {
     let mut outcome = Outcome::Healthy;
     let (mut total, mut bad_lines, mut with_errors) = (0usize, Vec::new(), 0usize);
+    let mut unreadable = 0usize;
     if settings.format.data().is_none() {
         table::write_batch_header(out, &settings.table)?;
     }
@@ -134,8 +141,12 @@ fn decode_batch(
             Err(e) => {
                 let message = format!("{e:#}");
                 outcome = outcome.merge(Outcome::Usage);
+                unreadable += 1;
                 if bad_lines.len() < 10 {
                     bad_lines.push(item.line);
+                }
+                if unreadable > MAX_ERROR_LINES {
+                    continue;
                 }
                 let error = LineErrorJson {
                     line: item.line,
@@ -157,11 +168,23 @@ fn decode_batch(
             .join(", ");
         writeln!(
             err,
-            "kubectl-satoken: {total} tokens: {with_errors} with errors{}",
+            "kubectl-satoken: {total} tokens: {with_errors} with errors{}{}",
             if bad_lines.is_empty() {
                 String::new()
             } else {
-                format!(", unreadable lines: {lines}")
+                format!(
+                    ", unreadable lines: {lines}{}",
+                    if unreadable > bad_lines.len() {
+                        format!(" and {} more", unreadable - bad_lines.len())
+                    } else {
+                        String::new()
+                    }
+                )
+            },
+            if unreadable > MAX_ERROR_LINES {
+                format!(" (the first {MAX_ERROR_LINES} are shown above; is this a list of tokens?)")
+            } else {
+                String::new()
             }
         )?;
     }

@@ -135,6 +135,10 @@ pub(crate) fn trust_from_flags(
         None => read_if_present(&in_pod_ca)?,
     };
     if ca_pem.is_none() && !tls.system_roots {
+        if tls.allow_plain_http {
+            // An https:// URL is refused when its client is built.
+            return Ok(Trust::PlainHttpOnly);
+        }
         anyhow::bail!(
             "no CA to verify the server with: {} does not exist; pass --cacert PATH (or --system-roots, or --insecure-skip-tls-verify)",
             in_pod_ca.display()
@@ -146,13 +150,16 @@ pub(crate) fn trust_from_flags(
     })
 }
 
-/// The client configuration: `trust`, plus the flags' timeout and plain-HTTP choice.
+/// The client configuration: `trust`, plus the flags' timeout and plain-HTTP
+/// choice, and the command's overall deadline (counted from now).
 pub(crate) fn client_config_with(
     tls: &crate::cli::TlsArgs,
     trust: crate::http::Trust,
 ) -> crate::http::ClientConfig {
+    let timeout = tls.timeout.to_std().unwrap_or(crate::http::DEFAULT_TIMEOUT);
     crate::http::ClientConfig {
-        timeout: tls.timeout.to_std().unwrap_or(crate::http::DEFAULT_TIMEOUT),
+        timeout,
+        deadline: Some(crate::http::overall_deadline(timeout)),
         allow_plain_http: tls.allow_plain_http,
         ..crate::http::ClientConfig::new(trust)
     }

@@ -238,12 +238,15 @@ fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
             "the kubeconfig user's tokenFile {} is empty",
             path.display()
         );
+        crate::redact::register_bearer(text);
         return Ok((Operator::Bearer(SecretToken::new(text)), "token-file"));
     }
     if let (Some(cert), Some(key)) = (&c.client_certificate, &c.client_key) {
+        let key_pem = material(key, "client-key")?;
+        crate::redact::register_credential(&key_pem);
         let identity = ClientIdentity {
             cert_pem: material(cert, "client-certificate")?,
-            key_pem: material(key, "client-key")?,
+            key_pem,
         };
         return Ok((Operator::Certificate(identity), "client-certificate"));
     }

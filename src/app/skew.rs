@@ -103,6 +103,12 @@ pub fn run(
                     Code::NoDateHeader,
                     format!("{name} answered without a Date header: its clock is unknown"),
                 )),
+                ServerClock::BadDate(raw) => findings.push(Finding::warning(
+                    Code::NoDateHeader,
+                    format!(
+                        "{name} answered with a Date header that is not an HTTP date ({raw:?}): its clock is unknown"
+                    ),
+                )),
                 ServerClock::Unreachable(e) => {
                     unreachable = true;
                     findings.push(Finding::error(

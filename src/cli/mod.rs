@@ -90,11 +90,70 @@ pub struct Cli {
 pub const KUBECTL_COMPLETE_NAME: &str = "kubectl_complete-satoken";
 
 impl Cli {
-    /// Parses the process arguments; invoked as `kubectl_complete-satoken`, they
-    /// are the words kubectl wants completed.
-    pub fn parse_invocation() -> Cli {
-        Cli::parse_from(completion_aware(std::env::args_os().collect()))
+    /// The process arguments; invoked as `kubectl_complete-satoken`, they are
+    /// the words kubectl wants completed.
+    pub fn invocation_args() -> Vec<std::ffi::OsString> {
+        completion_aware(std::env::args_os().collect())
     }
+
+    /// The token given on the command line (`TOKEN` or `--token`), if any.
+    pub fn token_argument(&self) -> Option<SecretToken> {
+        match &self.command {
+            Command::Decode(a) => a.token.argument(),
+            Command::Skew(a) => a.token.argument(),
+            Command::Verify(a) => a.token.argument(),
+            Command::Probe(a) => a.token.argument(),
+            Command::Doctor(a) => a.token.argument(),
+            Command::Classify(a) => a.token.clone(),
+            Command::Explain(_) | Command::Completion(_) | Command::Complete(_) => None,
+        }
+    }
+}
+
+/// A hint for an error `message` that names a token typed where a path,
+/// subcommand or flag value belongs (`decode -f "$(cat token)"`, `--cacert
+/// "$TOKEN"`, `kubectl satoken "$TOKEN"`), or a `Bearer <token>` paste split
+/// into two arguments. `accepted` is the token the command line gave as
+/// `TOKEN`/`--token`, which is where it belongs. The token itself is never
+/// repeated (and the output redactor masks it anyway).
+pub fn misplaced_token_hint(
+    args: &[std::ffi::OsString],
+    accepted: Option<&SecretToken>,
+    message: &str,
+) -> Option<&'static str> {
+    let texts: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .filter(|a| message.contains(value(a)))
+        .collect();
+    let bare_token = |a: &str| {
+        let a = value(a);
+        crate::redact::looks_like_token(a) && accepted.is_none_or(|t| t.expose().trim() != a.trim())
+    };
+    let split_bearer = args
+        .windows(2)
+        .filter_map(|w| Some((w[0].to_str()?, w[1].to_str()?)))
+        .any(|(a, b)| {
+            a.eq_ignore_ascii_case("bearer")
+                && crate::redact::looks_like_token(b)
+                && message.contains(b)
+        });
+    if split_bearer {
+        return Some(
+            "`Bearer <token>` was split into two arguments: quote it, or better pass the token on stdin or with -f FILE (arguments show in ps and shell history)",
+        );
+    }
+    texts.iter().any(|a| bare_token(a)).then_some(
+        "this looks like a token, not a path, subcommand or flag value: pass it on stdin or with -f FILE",
+    )
+}
+
+/// The value of `--flag=value`; any other argument as it is.
+fn value(arg: &str) -> &str {
+    arg.split_once('=')
+        .filter(|_| arg.starts_with("--"))
+        .map_or(arg, |(_, v)| v)
 }
 
 /// Inserts `__complete` when invoked under [`KUBECTL_COMPLETE_NAME`].
@@ -215,6 +274,38 @@ mod tests {
         assert_eq!(args, ["/x/kubectl_complete-satoken", "__complete", "de"]);
         let args = completion_aware(vec!["kubectl-satoken".into(), "decode".into()]);
         assert_eq!(args.len(), 2);
+    }
+
+    #[test]
+    fn a_token_out_of_place_gets_a_hint() {
+        let jwt = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+        let args = |a: &[&str]| -> Vec<std::ffi::OsString> {
+            std::iter::once("kubectl-satoken")
+                .chain(a.iter().copied())
+                .map(Into::into)
+                .collect()
+        };
+        let echoed = format!("error: cannot read {jwt}");
+        let hint = |a: &[&str], accepted: Option<&str>| {
+            misplaced_token_hint(&args(a), accepted.map(SecretToken::new).as_ref(), &echoed)
+        };
+        assert!(
+            hint(&["decode", "-f", jwt], None)
+                .unwrap()
+                .contains("not a path")
+        );
+        assert!(hint(&["probe", &format!("--cacert={jwt}")], None).is_some());
+        assert!(hint(&[jwt], None).is_some());
+        assert!(
+            hint(&["decode", "Bearer", jwt], None)
+                .unwrap()
+                .contains("split")
+        );
+        assert_eq!(hint(&["decode", jwt], Some(jwt)), None);
+        assert_eq!(hint(&["decode", "-f", "token.jwt"], None), None);
+        // A token in its place, and an error about something else.
+        let other = misplaced_token_hint(&args(&["decode", "--now", "x", jwt]), None, "bad --now");
+        assert_eq!(other, None);
     }
 
     #[test]

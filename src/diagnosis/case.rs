@@ -307,13 +307,15 @@ pub enum ClockSource {
     AuditTimestamp,
     /// This machine's clock, because the server sent no `Date`.
     LocalClock,
+    /// This machine's clock, because the server's `Date` is not an HTTP date.
+    LocalClockBadDate,
     /// `--at`.
     AtFlag,
     /// Nothing in the evidence: the run's `now`.
     Now,
 }
 
-string_codes!(ClockSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred, AuditTimestamp, LocalClock, AtFlag, Now);
+string_codes!(ClockSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred, AuditTimestamp, LocalClock, LocalClockBadDate, AtFlag, Now);
 
 impl ClockSource {
     /// Stable kebab-case name.
@@ -325,6 +327,7 @@ impl ClockSource {
             ClockSource::LogTimestampYearInferred => "log-timestamp-year-inferred",
             ClockSource::AuditTimestamp => "audit-timestamp",
             ClockSource::LocalClock => "local-clock",
+            ClockSource::LocalClockBadDate => "local-clock-bad-date",
             ClockSource::AtFlag => "at-flag",
             ClockSource::Now => "now",
         }

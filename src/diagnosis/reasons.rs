@@ -395,13 +395,54 @@ const PATTERNS: &[Pattern] = &[
     ),
 ];
 
+/// Most bytes of an aggregate parsed into reasons; the rest becomes one
+/// unrecognised reason. Real aggregates are a few hundred bytes (two or three
+/// messages); a multi-megabyte `err=` is not one, and bounding it keeps the
+/// work per line constant past this size.
+pub const MAX_PARSED_BYTES: usize = 16 * 1024;
+
+/// Most bytes one matcher looks at from where a message may start. The
+/// longest known message (the 1.29+ legacy-token text) is under 400 bytes;
+/// without this bound a structured matcher whose opening matches scans to
+/// the end of the line for its closing, at every `, ` of the line: quadratic.
+const MAX_MESSAGE_BYTES: usize = 2 * 1024;
+
+/// The longest prefix of `text` that is at most `limit` bytes, and the rest.
+fn split_at_most(text: &str, limit: usize) -> (&str, &str) {
+    if text.len() <= limit {
+        return (text, "");
+    }
+    let cut = (0..=limit)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text.split_at(cut)
+}
+
 /// Parses an authentication error aggregate (`[a, b]` or a single message).
 /// Never fails: unknown text becomes [`ReasonKind::Unrecognised`] reasons.
+/// Linear in the text: matching is bounded per position
+/// ([`MAX_MESSAGE_BYTES`]) and parsing per aggregate ([`MAX_PARSED_BYTES`]).
 pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
     let mut text = text.trim();
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         text = inner.trim();
     }
+    let (text, unparsed) = split_at_most(text, MAX_PARSED_BYTES);
+    let mut reasons = parse_bounded(text);
+    if !unparsed.is_empty() {
+        reasons.push(AuthReason {
+            kind: ReasonKind::Unrecognised,
+            cause: Cause::Unknown,
+            era: "unknown",
+            message: unparsed.to_owned(),
+            values: ReasonValues::default(),
+        });
+    }
+    reasons
+}
+
+fn parse_bounded(text: &str) -> Vec<AuthReason> {
     let mut reasons = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -464,6 +505,7 @@ pub fn specific(reasons: &[AuthReason]) -> Vec<&AuthReason> {
 }
 
 fn match_at(text: &str) -> Option<(&'static Pattern, Extent, ReasonValues)> {
+    let (text, _) = split_at_most(text, MAX_MESSAGE_BYTES);
     PATTERNS.iter().find_map(|pattern| {
         let (extent, values) = match pattern.matcher {
             Matcher::Literal(lit) => text

@@ -9,7 +9,11 @@
 //! - Redirects are never followed: a 3xx is returned as it is, so the token is
 //!   never re-sent anywhere else.
 //! - Plain `http://` is refused unless the caller allows it.
-//! - Every request has a timeout; bodies over a bound are an error, not truncated.
+//! - Every request has a total deadline (connect, TLS, headers and body; not a
+//!   per-read timeout, which a server sending one byte a second would keep
+//!   alive for ever), and a command's requests share an overall one
+//!   ([`ClientConfig::deadline`]). A body over the size bound is not read; the
+//!   status line that came before it is kept.
 //! - Send/receive instants come from the run's [`RunClock`], so `--now` stays
 //!   coherent with the Date headers measured against it.
 //!
@@ -54,6 +58,17 @@ use crate::wire::string_codes;
 /// diagnostic must not hang).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// A command's requests together get this many per-request timeouts
+/// ([`overall_deadline`]): enough for a slow server to answer the dozen
+/// requests a probe makes, not enough to hang.
+pub const OVERALL_TIMEOUTS: u32 = 6;
+
+/// The overall deadline for a command whose per-request timeout is `timeout`,
+/// counted from now.
+pub fn overall_deadline(timeout: Duration) -> Instant {
+    Instant::now() + timeout.saturating_mul(OVERALL_TIMEOUTS)
+}
+
 /// Largest response body read. Status bodies, reviews and JWKS documents are a
 /// few KiB; anything this large is not what we asked for.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -68,6 +83,10 @@ pub enum Trust {
     },
     /// `--insecure-skip-tls-verify`: any certificate is accepted.
     InsecureSkipVerify,
+    /// No CA at all, with `--allow-plain-http`: only `http://` URLs can be
+    /// used; an `https://` one is refused before connecting, and a certificate
+    /// would be refused whatever it is.
+    PlainHttpOnly,
 }
 
 /// A client certificate and its key, PEM (kubeconfig `client-certificate(-data)`
@@ -103,6 +122,9 @@ pub struct ClientConfig {
     /// An HTTP(S) proxy to tunnel through (kubeconfig `proxy-url`); none means
     /// a direct connection, whatever HTTPS_PROXY says.
     pub proxy: Option<Url>,
+    /// When every request of the command must have ended; each request gets
+    /// the smaller of `timeout` and what is left. `None`: `timeout` alone.
+    pub deadline: Option<Instant>,
 }
 
 impl ClientConfig {
@@ -117,6 +139,7 @@ impl ClientConfig {
             resolve: None,
             identity: None,
             proxy: None,
+            deadline: None,
         }
     }
 }
@@ -148,6 +171,11 @@ pub enum ConfigError {
     /// A request path that would leave the server's origin.
     #[error("request path {0:?} must start with a single /")]
     Path(String),
+    /// An `https://` URL with no CA to verify it (only `--allow-plain-http`).
+    #[error(
+        "no CA to verify {0} with (--allow-plain-http covers http:// URLs only): pass --cacert PATH, or --system-roots"
+    )]
+    NoCa(String),
 }
 
 /// Why a TLS handshake failed, as people act on it.
@@ -157,13 +185,16 @@ pub enum TlsReason {
     UnknownCa,
     /// The certificate does not name the host we connected to.
     NameMismatch,
-    /// The certificate is expired or not yet valid.
+    /// The certificate has expired.
     Expired,
+    /// The certificate is not valid yet (its notBefore is ahead of this
+    /// machine's clock: a clock behind, or a certificate issued by a clock ahead).
+    NotYetValid,
     /// Any other handshake failure.
     Other,
 }
 
-string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, Other);
+string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, NotYetValid, Other);
 
 impl TlsReason {
     /// Stable kebab-case name.
@@ -172,6 +203,7 @@ impl TlsReason {
             TlsReason::UnknownCa => "unknown-ca",
             TlsReason::NameMismatch => "name-mismatch",
             TlsReason::Expired => "expired",
+            TlsReason::NotYetValid => "not-yet-valid",
             TlsReason::Other => "other",
         }
     }
@@ -192,7 +224,8 @@ pub enum TransportError {
     /// No complete answer within the timeout.
     #[error("timed out: {0}")]
     Timeout(String),
-    /// The body exceeded the bound.
+    /// The body exceeded the bound (an answer whose status line came is an
+    /// [`Exchange`] with `body_over_limit` instead).
     #[error("response body over the {limit}-byte limit")]
     BodyTooLarge { limit: usize },
     /// Anything else (reset, protocol error…).
@@ -264,8 +297,11 @@ pub struct Exchange {
     pub content_type: Option<String>,
     /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
     pub www_authenticate: Option<String>,
-    /// The body, at most the configured bound.
+    /// The body; empty when it was over the configured bound.
     pub body: Vec<u8>,
+    /// The body was over the bound and was not read: the status stands, the
+    /// body is unknown.
+    pub body_over_limit: bool,
     /// Run clock just before sending.
     pub sent_at: DateTime<Utc>,
     /// Run clock when the whole body had arrived.
@@ -286,6 +322,7 @@ pub struct HttpClient {
     timeout: Duration,
     max_body: usize,
     verifies: bool,
+    deadline: Option<Instant>,
 }
 
 impl Drop for HttpClient {
@@ -309,6 +346,9 @@ impl HttpClient {
     /// Builds a client for `base` (scheme checked here). Builds its (thread-less) I/O runtime.
     pub fn new(base: &Url, config: &ClientConfig, clock: RunClock) -> Result<Self, ConfigError> {
         match base.scheme() {
+            "https" if config.trust == Trust::PlainHttpOnly => {
+                return Err(ConfigError::NoCa(base.to_string()));
+            }
             "https" => {}
             "http" if config.allow_plain_http => {}
             "http" => return Err(ConfigError::PlainHttp(base.to_string())),
@@ -361,6 +401,7 @@ impl HttpClient {
             timeout: config.timeout,
             max_body: config.max_body,
             verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
+            deadline: config.deadline,
         })
     }
 
@@ -397,6 +438,18 @@ impl HttpClient {
         let url = self
             .url(&request.path)
             .map_err(|e| TransportError::Other(e.to_string()))?;
+        let budget = match self.deadline {
+            Some(deadline) => self
+                .timeout
+                .min(deadline.saturating_duration_since(Instant::now())),
+            None => self.timeout,
+        };
+        if budget.is_zero() {
+            return Err(TransportError::Timeout(format!(
+                "not sent: the command's overall time bound ({} x the request timeout) is spent",
+                OVERALL_TIMEOUTS
+            )));
+        }
         let mut builder = hyper::Request::builder()
             .method(match request.method {
                 Method::Get => hyper::Method::GET,
@@ -426,7 +479,7 @@ impl HttpClient {
             .map_err(|e| TransportError::Other(e.to_string()))?;
         let sent_at = self.clock.now();
         let started = Instant::now();
-        // One bound for the whole exchange, body included.
+        // One bound for the whole exchange, connect to the last body byte.
         let exchange = async {
             let response = self
                 .pool
@@ -434,30 +487,43 @@ impl HttpClient {
                 .await
                 .map_err(|e| self.classify(&e))?;
             let (parts, mut incoming) = response.into_parts();
+            // Over the bound, the status stands and the body is not held
+            // (a 401 with a huge page is still a 401).
+            let mut body_over_limit = hyper::body::Body::size_hint(&incoming)
+                .exact()
+                .is_some_and(|n| n > self.max_body as u64);
             let mut body = Vec::new();
-            while let Some(frame) = incoming.frame().await {
+            while !body_over_limit && let Some(frame) = incoming.frame().await {
                 let frame = frame.map_err(|e| self.classify(&e))?;
                 if let Ok(data) = frame.into_data() {
-                    if body.len() + data.len() > self.max_body {
-                        return Err(TransportError::BodyTooLarge {
-                            limit: self.max_body,
-                        });
+                    body_over_limit = body.len() + data.len() > self.max_body;
+                    if !body_over_limit {
+                        body.extend_from_slice(&data);
                     }
-                    body.extend_from_slice(&data);
                 }
             }
-            Ok((parts, body))
+            if body_over_limit {
+                body = Vec::new();
+            }
+            Ok((parts, body, body_over_limit))
         };
-        let (parts, body) = self
+        let (parts, body, body_over_limit) = self
             .runtime
             .as_ref()
             .expect("the runtime lives until drop")
-            .block_on(async { tokio::time::timeout(self.timeout, exchange).await })
+            .block_on(async { tokio::time::timeout(budget, exchange).await })
             .map_err(|_| {
-                TransportError::Timeout(format!(
-                    "no complete answer within {}",
-                    humantime::format_duration(self.timeout)
-                ))
+                TransportError::Timeout(if budget < self.timeout {
+                    format!(
+                        "no complete answer within {}, what was left of the command's overall time bound ({OVERALL_TIMEOUTS} x the request timeout)",
+                        humantime::format_duration(Duration::from_millis(budget.as_millis() as u64))
+                    )
+                } else {
+                    format!(
+                        "no complete answer within {}",
+                        humantime::format_duration(budget)
+                    )
+                })
             })??;
         let header = |name: &str| {
             parts
@@ -477,6 +543,7 @@ impl HttpClient {
             content_type: header("content-type"),
             www_authenticate: header("www-authenticate"),
             body,
+            body_over_limit,
             sent_at,
             received_at,
             latency,
@@ -642,6 +709,23 @@ mod tests {
         );
         for bad in ["//evil.example/x", "api", "@evil.example/x"] {
             assert!(client.url(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// Once the command's overall deadline has passed, no request is sent at
+    /// all (so nothing connects: the address here has no server).
+    #[test]
+    fn nothing_is_sent_after_the_overall_deadline() {
+        let clock = RunClock::start(Clock::System);
+        let mut config = ClientConfig::new(Trust::InsecureSkipVerify);
+        config.deadline = Some(Instant::now());
+        let base = Url::parse("https://127.0.0.1:1/").unwrap();
+        let client = HttpClient::new(&base, &config, clock).unwrap();
+        match client.preflight(&Request::get("/version")) {
+            Err(TransportError::Timeout(detail)) => {
+                assert!(detail.starts_with("not sent"), "{detail}");
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -76,9 +76,16 @@ pub(super) fn client_config(
                 verify_name,
             })
         }
-        Trust::InsecureSkipVerify => {
-            Arc::new(NoVerification(provider.signature_verification_algorithms))
-        }
+        Trust::InsecureSkipVerify => Arc::new(NoVerification {
+            algorithms: provider.signature_verification_algorithms,
+            accept: true,
+        }),
+        // Only plain HTTP is spoken; refusing every certificate is the belt to
+        // that brace.
+        Trust::PlainHttpOnly => Arc::new(NoVerification {
+            algorithms: provider.signature_verification_algorithms,
+            accept: false,
+        }),
     };
     let builder = builder
         .dangerous()
@@ -134,10 +141,12 @@ pub fn reason_of(error: &rustls::Error) -> TlsReason {
             CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
                 TlsReason::NameMismatch
             }
-            CertificateError::Expired
-            | CertificateError::ExpiredContext { .. }
-            | CertificateError::NotValidYet
-            | CertificateError::NotValidYetContext { .. } => TlsReason::Expired,
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                TlsReason::Expired
+            }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                TlsReason::NotYetValid
+            }
             _ => TlsReason::Other,
         },
         _ => TlsReason::Other,
@@ -195,10 +204,14 @@ impl ServerCertVerifier for RecordingVerifier {
     }
 }
 
-/// `--insecure-skip-tls-verify`: any certificate, any name. The handshake
-/// signatures are still checked, so the peer holds the certificate's key.
+/// No chain verification: `--insecure-skip-tls-verify` accepts any
+/// certificate for any name (the handshake signatures are still checked, so the
+/// peer holds the certificate's key); [`Trust::PlainHttpOnly`] refuses every one.
 #[derive(Debug)]
-struct NoVerification(WebPkiSupportedAlgorithms);
+struct NoVerification {
+    algorithms: WebPkiSupportedAlgorithms,
+    accept: bool,
+}
 
 impl ServerCertVerifier for NoVerification {
     fn verify_server_cert(
@@ -209,7 +222,13 @@ impl ServerCertVerifier for NoVerification {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+        if self.accept {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::UnknownIssuer,
+            ))
+        }
     }
 
     fn verify_tls12_signature(
@@ -218,7 +237,7 @@ impl ServerCertVerifier for NoVerification {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -227,11 +246,11 @@ impl ServerCertVerifier for NoVerification {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 
@@ -253,6 +272,10 @@ mod tests {
         assert_eq!(
             reason_of(&cert(CertificateError::Expired)),
             TlsReason::Expired
+        );
+        assert_eq!(
+            reason_of(&cert(CertificateError::NotValidYet)),
+            TlsReason::NotYetValid
         );
         assert_eq!(
             reason_of(&cert(CertificateError::Revoked)),

@@ -141,6 +141,13 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
         });
     }
     match first {
+        // One binary line is a broken token; more are a binary file.
+        RawLine::NotText(line, TokenError::Binary { byte, offset }) => {
+            return Err(match lines.next_nonblank(&mut reader, what)? {
+                None => TokenError::Binary { byte, offset }.into(),
+                Some(_) => InputError::Binary { line, byte, offset },
+            });
+        }
         RawLine::TooLong(_, true) => {
             return Err(InputError::DocumentTooLarge {
                 limit: MAX_DOCUMENT_BYTES,
@@ -202,6 +209,8 @@ pub struct BatchReader {
     what: String,
 }
 
+/// A batch yields `Err` (and should be dropped) for a line it cannot read or
+/// that is binary data: the input is not a list of tokens.
 impl Iterator for BatchReader {
     type Item = Result<BatchItem, InputError>;
 
@@ -213,6 +222,9 @@ impl Iterator for BatchReader {
                 .transpose();
         };
         let line = raw.number();
+        if let RawLine::NotText(line, TokenError::Binary { byte, offset }) = raw {
+            return Some(Err(InputError::Binary { line, byte, offset }));
+        }
         Some(Ok(BatchItem {
             line,
             result: raw.into_shaped(),
@@ -328,9 +340,16 @@ impl LineReader {
             } else if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             } else {
-                match std::str::from_utf8(&self.buf) {
+                match text_or_binary(&self.buf) {
                     Ok(text) => Ok(shape::detect_line(text)),
-                    Err(e) => Err(binary_error(&self.buf, e).into()),
+                    Err(TokenError::Binary { byte, offset }) => {
+                        return Err(InputError::Binary {
+                            line: self.number,
+                            byte,
+                            offset,
+                        });
+                    }
+                    Err(e) => Err(e.into()),
                 }
             };
             return Ok(Some(BatchItem {
@@ -394,8 +413,27 @@ fn read_bounded_line(
     }
 }
 
+/// UTF-8 text without NUL (git's and grep's test for binary), or the byte
+/// that makes it binary.
 fn text_or_binary_error(bytes: Vec<u8>) -> Result<String, TokenError> {
+    text_or_binary(&bytes)?;
     String::from_utf8(bytes).map_err(|e| binary_error(e.as_bytes(), e.utf8_error()))
+}
+
+/// [`text_or_binary_error`] without taking ownership: the text, or the first
+/// byte that makes it binary (not UTF-8, or NUL).
+fn text_or_binary(bytes: &[u8]) -> Result<&str, TokenError> {
+    let (text, valid) = match std::str::from_utf8(bytes) {
+        Ok(text) => (Some(text), bytes.len()),
+        Err(e) => (None, e.valid_up_to()),
+    };
+    if let Some(offset) = memchr::memchr(0, &bytes[..valid]) {
+        return Err(TokenError::Binary { byte: 0, offset });
+    }
+    text.ok_or_else(|| TokenError::Binary {
+        byte: bytes[valid],
+        offset: valid,
+    })
 }
 
 /// Names the first byte that is not UTF-8.
@@ -479,5 +517,32 @@ mod tests {
     fn binary_line_names_the_byte() {
         let err = read_tokens(reader(b"ab\xffcd"), "t").err().unwrap();
         assert!(err.to_string().contains("0xff at offset 2"), "{err}");
+    }
+
+    #[test]
+    fn binary_input_is_refused_not_batched() {
+        let err = read_tokens(reader(b"\x8f\x01\n\xfe\n\x00\n"), "t")
+            .err()
+            .unwrap();
+        assert!(matches!(err, InputError::Binary { line: 1, .. }), "{err}");
+        let TokenInput::Batch(mut batch) =
+            read_tokens(reader(b"a.b.c\nd.e.f\nx\x00y\ng.h.i\n"), "t").unwrap()
+        else {
+            panic!("expected a batch");
+        };
+        assert!(batch.next().unwrap().is_ok());
+        assert!(batch.next().unwrap().is_ok());
+        let err = batch.next().unwrap().err().unwrap();
+        assert!(
+            matches!(
+                err,
+                InputError::Binary {
+                    line: 3,
+                    byte: 0,
+                    offset: 1
+                }
+            ),
+            "{err}"
+        );
     }
 }

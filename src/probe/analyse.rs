@@ -252,6 +252,8 @@ mod tests {
             location: None,
             content_type: Some("application/json".to_owned()),
             www_authenticate: None,
+            date_unreadable: false,
+            body_over_limit: false,
             sent_at: at(0),
             received_at: at(100),
             latency: Duration::from_millis(100),

@@ -15,6 +15,14 @@ use std::net::{IpAddr, SocketAddr};
 
 use serde_json::Value;
 
+/// Most replicas `--all-endpoints` probes. A control plane has 1 to 7
+/// (etcd quorum sizes); a list of thousands is not one, and probing each costs
+/// two threads and a TLS handshake.
+pub const MAX_REPLICAS: usize = 32;
+
+/// Replicas probed at the same time.
+pub const CONCURRENCY: usize = 8;
+
 /// One replica address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replica {

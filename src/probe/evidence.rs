@@ -299,6 +299,11 @@ fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
             parts.join(", ")
         }
     };
+    // A body too large to read may well have been a Status: the status
+    // line alone does not tell whose answer it is.
+    if answer.body_over_limit {
+        return AnswerOrigin::Unknown;
+    }
     let ok = (200..300).contains(&answer.status);
     if answer.status_body.is_some() {
         return if ok {
@@ -387,6 +392,7 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
             source: ClockSource::Measured,
             offset: Some((o.estimate_seconds(), o.uncertainty_seconds())),
         },
+        None if answer.date_unreadable => ServerClock::at(mid, ClockSource::LocalClockBadDate),
         None => ServerClock::at(mid, ClockSource::LocalClock),
     }
 }

@@ -128,11 +128,17 @@ pub struct Answer {
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
     pub date: Option<DateTime<Utc>>,
+    /// A `Date` header came but is not an HTTP date (`date` is then `None`):
+    /// a malformed header is not a missing one.
+    pub date_unreadable: bool,
     pub location: Option<String>,
     /// `Content-Type`, when sent.
     pub content_type: Option<String>,
     /// `WWW-Authenticate`, when sent.
     pub www_authenticate: Option<String>,
+    /// The body was over the size bound and was not read (`json` and
+    /// `status_body` are then `None`, though the server may have sent them).
+    pub body_over_limit: bool,
     pub sent_at: DateTime<Utc>,
     pub received_at: DateTime<Utc>,
     pub latency: Duration,
@@ -234,6 +240,8 @@ pub struct EndpointDiscovery {
     /// `endpointslices` or `endpoints`; `None` when neither was readable.
     pub source: Option<&'static str>,
     pub replicas: Vec<endpoints::Replica>,
+    /// Addresses listed past [`endpoints::MAX_REPLICAS`], not probed.
+    pub omitted: usize,
     /// Why no replicas (then the original server is probed alone).
     pub error: Option<String>,
 }

@@ -153,25 +153,42 @@ pub fn observe(
     clients: &[ServerClients],
     token: &SecretToken,
 ) -> Vec<ServerObservation> {
-    let mut observations: Vec<ServerObservation> = std::thread::scope(|scope| {
-        let handles: Vec<_> = clients
-            .iter()
-            .map(|c| scope.spawn(move || observe_one(plan, c, token)))
-            .collect();
-        handles
-            .into_iter()
-            .zip(clients)
-            .map(|(handle, c)| {
-                handle.join().unwrap_or_else(|_| ServerObservation {
+    // A small pool of workers, each taking the next server: memory and threads
+    // stay bounded however many replicas there are.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<ServerObservation>>> = clients
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    std::thread::scope(|scope| {
+        for _ in 0..clients.len().min(super::endpoints::CONCURRENCY) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(c) = clients.get(i) else { break };
+                    let observation = observe_one(plan, c, token);
+                    *results[i]
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(observation);
+                }
+            });
+        }
+    });
+    let mut observations: Vec<ServerObservation> = results
+        .into_iter()
+        .zip(clients)
+        .map(|(slot, c)| {
+            slot.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or_else(|| ServerObservation {
                     url: c.target.shown.clone(),
                     verifies_tls: c.main.verifies(),
                     requests: Vec::new(),
                     access: plan.access.clone(),
                     verify_name: c.target.verify_name.clone(),
                 })
-            })
-            .collect()
-    });
+        })
+        .collect();
     // Without operator credentials the token itself may read its bindings, on a
     // server that accepts it, when another one rejects it.
     let rejected = observations.iter().any(|o| token_status(o) == Some(401));
@@ -419,6 +436,7 @@ pub fn discover_endpoints(
         requests: Vec::new(),
         source: None,
         replicas: Vec::new(),
+        omitted: 0,
         error: None,
     };
     let version = Request::get("/version");
@@ -468,8 +486,12 @@ pub fn discover_endpoints(
             api_version: None,
             result,
         });
-        if let Some(replicas) = parsed.filter(|r| !r.is_empty()) {
+        if let Some(mut replicas) = parsed.filter(|r| !r.is_empty()) {
             discovery.source = Some(source);
+            discovery.omitted = replicas
+                .len()
+                .saturating_sub(super::endpoints::MAX_REPLICAS);
+            replicas.truncate(super::endpoints::MAX_REPLICAS);
             discovery.replicas = replicas;
             return discovery;
         }
@@ -554,9 +576,11 @@ pub fn answer(exchange: Exchange) -> Answer {
         status_body,
         json,
         date: exchange.date,
+        date_unreadable: exchange.date.is_none() && exchange.date_header.is_some(),
         location: exchange.location,
         content_type: exchange.content_type,
         www_authenticate: exchange.www_authenticate,
+        body_over_limit: exchange.body_over_limit,
         sent_at: exchange.sent_at,
         received_at: exchange.received_at,
         latency: exchange.latency,

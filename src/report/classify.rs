@@ -258,7 +258,7 @@ fn write_field(
     writeln!(
         out,
         "  {}: {}{}",
-        serde_json::to_string(key)?,
+        super::json::escape_raw(&serde_json::to_string(key)?),
         pretty(value, 2)?,
         if comma { "," } else { "" }
     )
@@ -267,7 +267,7 @@ fn write_field(
 /// Pretty JSON whose continuation lines are indented by `indent` spaces.
 fn pretty(value: &impl Serialize, indent: usize) -> io::Result<String> {
     let text = serde_json::to_string_pretty(value)?;
-    Ok(text.replace('\n', &format!("\n{}", " ".repeat(indent))))
+    Ok(super::json::escape_raw(&text).replace('\n', &format!("\n{}", " ".repeat(indent))))
 }
 
 /// Up to this many results are shown as detailed blocks; more (a log file) as

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::decode::DecodeReport;
 use crate::findings::Finding;
 use crate::input::Shape;
+use crate::report::sanitize::is_dangerous;
 use crate::timefmt::rfc3339;
 use crate::token::{Binding, ObjectRef, TokenKind};
 use crate::window::{Verdict, at_seconds};
@@ -276,6 +277,41 @@ impl<'a> DecodeJson<'a> {
     }
 }
 
+/// `json` with every character [`is_dangerous`] names that serde_json leaves raw
+/// (DEL, C1 controls, bidi and zero-width characters, line separators) written
+/// as `\uXXXX`. They can only occur inside strings (JSON's own syntax is ASCII
+/// and its layout only space, tab and newline), so the replacement is always
+/// an escape inside a string literal.
+pub fn escape_raw(json: &str) -> std::borrow::Cow<'_, str> {
+    // ASCII controls: serde_json escaped those in strings; the rest is layout.
+    let raw = |c: char| c >= '\u{7f}' && is_dangerous(c);
+    if !json.chars().any(raw) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw(c) {
+            // Every such character is in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The bytes serde_json wrote, escaped by [`escape_raw`].
+fn escaped(doc: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    // serde_json writes UTF-8; raw dangerous characters are never ASCII but DEL.
+    if !doc.iter().any(|&b| b >= 0x7f) {
+        return std::borrow::Cow::Borrowed(doc);
+    }
+    match std::str::from_utf8(doc).map(escape_raw) {
+        Ok(std::borrow::Cow::Owned(text)) => std::borrow::Cow::Owned(text.into_bytes()),
+        _ => std::borrow::Cow::Borrowed(doc),
+    }
+}
+
 /// Writes one value as a line of JSON.
 pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
     // Serialize into a buffer, then one write: serde_json writes in many small
@@ -288,7 +324,7 @@ pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::
         line.clear();
         serde_json::to_writer(&mut *line, value)?;
         line.push(b'\n');
-        let written = out.write_all(line);
+        let written = out.write_all(&escaped(line));
         // Reused from line to line; a rare huge line does not stay allocated.
         line.shrink_to(64 * 1024);
         written
@@ -300,5 +336,24 @@ pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std
     let mut doc = Vec::with_capacity(8192);
     serde_json::to_writer_pretty(&mut doc, value)?;
     doc.push(b'\n');
-    out.write_all(&doc)
+    out.write_all(&escaped(&doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_c1_bidi_and_separators_are_escaped_layout_is_not() {
+        let value = serde_json::json!({"sub": "a\u{9b}b\u{202e}c\u{2066}d\u{61c}e\u{2028}f\u{7f}"});
+        let mut out = Vec::new();
+        write_pretty(&mut out, &value).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"sub\": \"a\\u009bb\\u202ec\\u2066d\\u061ce\\u2028f\\u007f\"\n}\n"
+        );
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+    }
 }

@@ -13,6 +13,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod table;
 pub mod verify;
+pub mod yaml;
 
 use owo_colors::Style;
 
@@ -73,11 +74,7 @@ pub fn write_record(
 }
 
 fn write_yaml(out: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    let mut text = String::new();
-    serde_saphyr::to_fmt_writer(&mut text, value).map_err(std::io::Error::other)?;
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
+    let text = yaml::to_string(value).map_err(std::io::Error::other)?;
     out.write_all(text.as_bytes())
 }
 

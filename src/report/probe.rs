@@ -103,8 +103,10 @@ pub struct EndpointsJson<'a> {
     pub via: &'a str,
     /// endpointslices | endpoints | null.
     pub source: Option<&'static str>,
-    /// Every replica address.
+    /// Every replica address probed (at most 32).
     pub addresses: Vec<EndpointAddressJson>,
+    /// Addresses listed past the cap (32), not probed.
+    pub omitted_addresses: usize,
     /// The discovery requests.
     pub requests: Vec<RequestJson<'a>>,
     /// Why discovery failed, or null.
@@ -289,6 +291,7 @@ impl<'a> ProbeJson<'a> {
                         ready: !r.not_ready,
                     })
                     .collect(),
+                omitted_addresses: e.omitted,
                 requests: e.requests.iter().map(request_json).collect(),
                 error: e.error.as_deref(),
             }),
@@ -475,10 +478,19 @@ pub fn write_probe(
             Some(error) => writeln!(out, "Endpoints: {}", sanitize(error))?,
             None => writeln!(
                 out,
-                "Endpoints: {} replicas from the kubernetes Service's {} (via {})",
+                "Endpoints: {} replicas from the kubernetes Service's {} (via {}){}",
                 e.replicas.len(),
                 e.source.unwrap_or("-"),
-                sanitize(&e.via)
+                sanitize(&e.via),
+                if e.omitted > 0 {
+                    format!(
+                        "; {} more listed, not probed (at most {} are)",
+                        e.omitted,
+                        crate::probe::endpoints::MAX_REPLICAS
+                    )
+                } else {
+                    String::new()
+                }
             )?,
         }
     }

@@ -1,31 +1,59 @@
-//! Terminal-escape hygiene. Claims are attacker-controlled text: a `sub` holding
-//! `\x1b]52;…` or a bidi override could rewrite the user's terminal or disguise a
-//! value. Before any token-supplied string reaches the table renderer it is
-//! escaped here (after fd's `sanitize.rs`). JSON output needs no such pass:
-//! serde_json escapes control characters itself.
+//! Cell hygiene for tables. Claims and server answers are attacker-controlled
+//! text: a `sub` holding `\x1b]52;…` or a bidi override could rewrite the user's
+//! terminal or disguise a value, and a 300 KB reason would cost comfy-table
+//! quadratic time to wrap. Before any such string reaches the table renderer it
+//! passes [`sanitize`]: secrets masked (before wrapping could split one),
+//! dangerous characters escaped (after fd's `sanitize.rs`), length capped. JSON
+//! and YAML escape the same characters in their own syntax
+//! ([`crate::report::json`], [`crate::report::write_data`]).
 
 use std::borrow::Cow;
 
-/// Escapes C0/C1 controls, DEL, bidi overrides and zero-width characters as `\u{…}`.
+/// Most bytes of one value a table shows; the rest is counted, not shown
+/// (`-o json` has it all). Keeps wrapping cheap: comfy-table's cost grows with
+/// the square of an unbroken word's length.
+pub const MAX_CELL_BYTES: usize = 2048;
+
+/// Masks secrets ([`crate::redact`]), escapes C0/C1 controls, DEL, bidi
+/// controls, zero-width characters and line separators as `\u{…}`, and cuts
+/// the text at [`MAX_CELL_BYTES`] with "… (N more bytes)".
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_dangerous) {
-        return Cow::Borrowed(text);
+    let redacted = crate::redact::redact(text);
+    let cut = if redacted.len() > MAX_CELL_BYTES {
+        (0..=MAX_CELL_BYTES)
+            .rev()
+            .find(|&i| redacted.is_char_boundary(i))
+            .unwrap_or(0)
+    } else {
+        redacted.len()
+    };
+    let hidden = redacted.len() - cut;
+    if hidden == 0 && !redacted.chars().any(is_dangerous) {
+        return redacted;
     }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    let shown = &redacted[..cut];
+    let mut out = String::with_capacity(shown.len() + 32);
+    for c in shown.chars() {
         if is_dangerous(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
         }
     }
+    if hidden > 0 {
+        out.push_str(&format!("… ({hidden} more bytes)"));
+    }
     Cow::Owned(out)
 }
 
-fn is_dangerous(c: char) -> bool {
+/// Characters that must not reach a terminal raw (also escaped by the JSON
+/// and YAML writers).
+pub fn is_dangerous(c: char) -> bool {
     c.is_control()
         || matches!(c,
-            '\u{200b}'..='\u{200f}'   // zero-width space/joiners, LRM/RLM
+            '\u{061c}'                 // Arabic letter mark (bidi)
+            | '\u{200b}'..='\u{200f}' // zero-width space/joiners, LRM/RLM
+            | '\u{2028}'..='\u{2029}' // line and paragraph separators
             | '\u{202a}'..='\u{202e}' // bidi embeddings and overrides
             | '\u{2066}'..='\u{2069}' // bidi isolates
             | '\u{feff}')
@@ -42,5 +70,25 @@ mod tests {
         assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(sanitize("\u{9b}"), "\\u{9b}");
         assert_eq!(sanitize("tab\there"), "tab\\u{9}here");
+        assert_eq!(sanitize("a\u{2028}b\u{61c}c"), "a\\u{2028}b\\u{61c}c");
+    }
+
+    #[test]
+    fn long_values_are_cut_and_counted() {
+        let long = "é".repeat(MAX_CELL_BYTES);
+        let shown = sanitize(&long);
+        assert!(
+            shown.ends_with(&format!("… ({} more bytes)", MAX_CELL_BYTES)),
+            "{}",
+            &shown[shown.len() - 40..]
+        );
+        assert!(shown.len() < MAX_CELL_BYTES + 40);
+        assert_eq!(sanitize(&"x".repeat(MAX_CELL_BYTES)).len(), MAX_CELL_BYTES);
+    }
+
+    #[test]
+    fn tokens_are_masked_before_anything_else() {
+        let shown = sanitize("echo Bearer eyJhbGciOiJub25lIn0.eyJ4IjoxfQ.c2lnbmF0dXJlcw");
+        assert!(shown.starts_with("echo Bearer [token sha256:"), "{shown}");
     }
 }

@@ -230,7 +230,7 @@ fn judge_clock(
     reference: DateTime<Utc>,
     leeway: TimeDelta,
 ) -> ClockResult {
-    let time = reference + reading.offset;
+    let time = window::plus(reference, reading.offset);
     let (judgement, uncertain) = match token {
         None => (None, false),
         Some(t) if !t.time_checked => (
@@ -240,7 +240,8 @@ fn judge_clock(
         Some(t) => {
             let judgement = window::judge(t.claims, time, leeway);
             let (low, high) = reading.bounds();
-            let at = |offset| window::judge(t.claims, reference + offset, leeway).verdict;
+            let at =
+                |offset| window::judge(t.claims, window::plus(reference, offset), leeway).verdict;
             let uncertain = at(low) != judgement.verdict || at(high) != judgement.verdict;
             (Some(judgement), uncertain)
         }

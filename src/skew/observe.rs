@@ -17,8 +17,10 @@ const SAMPLES: usize = 3;
 pub enum ServerClock {
     /// Its clock minus the reference clock, as an interval.
     Measured(OffsetInterval),
-    /// It answered, but without a `Date` header we could read.
+    /// It answered, but without a `Date` header.
     NoDate,
+    /// It answered with a `Date` header that is not an HTTP date (as sent).
+    BadDate(String),
     /// No HTTP answer (network or TLS).
     Unreachable(TransportError),
 }
@@ -54,20 +56,24 @@ pub fn measure(
 
 fn measure_one(client: &HttpClient) -> ServerClock {
     let mut samples = Vec::new();
+    let mut malformed = None;
     for _ in 0..SAMPLES {
         match client.send(&Request::get("/version")) {
-            Ok(exchange) => {
-                if let Some(date) = exchange.date {
-                    samples.push(DateSample {
-                        sent_at: exchange.sent_at,
-                        received_at: exchange.received_at,
-                        date,
-                    });
-                }
-            }
+            Ok(exchange) => match exchange.date {
+                Some(date) => samples.push(DateSample {
+                    sent_at: exchange.sent_at,
+                    received_at: exchange.received_at,
+                    date,
+                }),
+                None => malformed = malformed.or(exchange.date_header),
+            },
             Err(e) if samples.is_empty() => return ServerClock::Unreachable(e),
             Err(_) => break,
         }
     }
-    offset::estimate(&samples).map_or(ServerClock::NoDate, ServerClock::Measured)
+    match (offset::estimate(&samples), malformed) {
+        (Some(interval), _) => ServerClock::Measured(interval),
+        (None, Some(raw)) => ServerClock::BadDate(raw),
+        (None, None) => ServerClock::NoDate,
+    }
 }

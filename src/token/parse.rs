@@ -89,8 +89,28 @@ fn scan(bytes: &[u8]) -> (bool, usize) {
     (printable, dots)
 }
 
+/// HTTP authentication schemes other than Bearer (IANA registry, plus NTLM
+/// and AWS's): credentials of another kind, not a token with a stray space.
+const OTHER_SCHEMES: [&str; 8] = [
+    "Basic",
+    "Digest",
+    "Negotiate",
+    "NTLM",
+    "HOBA",
+    "Mutual",
+    "SCRAM-SHA-256",
+    "AWS4-HMAC-SHA256",
+];
+
 /// Names the first byte that cannot be in a token.
 fn check_characters(text: &str) -> Result<(), TokenError> {
+    if let Some((scheme, _)) = text.split_once(' ')
+        && let Some(known) = OTHER_SCHEMES
+            .iter()
+            .find(|s| s.eq_ignore_ascii_case(scheme))
+    {
+        return Err(TokenError::NotBearer { scheme: known });
+    }
     for (offset, byte) in text.bytes().enumerate() {
         if byte.is_ascii_whitespace() {
             return Err(TokenError::InnerWhitespace { offset });

@@ -10,7 +10,9 @@
 use url::Url;
 
 use super::keys::{self, OpenIdConfiguration};
-use crate::http::{ClientConfig, ConfigError, Exchange, HttpClient, Request, RunClock};
+use crate::http::{
+    ClientConfig, ConfigError, Exchange, HttpClient, Request, RunClock, TransportError,
+};
 use crate::secret::SecretToken;
 
 /// Why the keys could not be fetched (exit 3), or the URL could not be used (exit 2).
@@ -21,10 +23,7 @@ pub enum FetchError {
     Config(#[from] ConfigError),
     /// No HTTP answer.
     #[error("cannot fetch {url}: {error}")]
-    Transport {
-        url: String,
-        error: crate::http::TransportError,
-    },
+    Transport { url: String, error: TransportError },
     /// An answer, but not the document.
     #[error("cannot fetch {url}: HTTP {status}{hint}")]
     Status {
@@ -93,6 +92,7 @@ pub fn fetch(
 /// A client for one origin.
 struct Origin {
     client: HttpClient,
+    max_body: usize,
 }
 
 impl Origin {
@@ -101,6 +101,7 @@ impl Origin {
             .map_err(|_| ConfigError::Path(url.to_string()))?;
         Ok(Origin {
             client: HttpClient::new(&base, config, clock)?,
+            max_body: config.max_body,
         })
     }
 
@@ -116,19 +117,29 @@ impl Origin {
             error,
         };
         let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
+        let mut token_sent = false;
         if let (401 | 403, Some(token)) = (exchange.status, token) {
             exchange = connected
                 .send_with_token(&request, token)
                 .map_err(transport)?;
+            token_sent = true;
         }
         match exchange.status {
+            // The keys are the body: one too large to hold is no answer.
+            200 if exchange.body_over_limit => Err(transport(TransportError::BodyTooLarge {
+                limit: self.max_body,
+            })),
             200 => Ok(exchange),
             status => Err(FetchError::Status {
                 url: url.to_string(),
                 status,
                 hint: match status {
-                    401 => {
+                    401 if token_sent => {
                         ": the token was rejected too; fetch the keys with an identity that can read them (kubectl get --raw /openid/v1/jwks > jwks.json) and pass the file"
+                    }
+                    // Only a jwks_uri on another origin is asked without the token.
+                    401 => {
+                        ": it wants credentials, and the token is not sent to an origin other than the one named; fetch the keys with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
                     }
                     403 => {
                         ": not allowed to read the keys (system:service-account-issuer-discovery); fetch them with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"

@@ -588,3 +588,29 @@ fn local_time_changes_tables_not_json() {
         "{json}"
     );
 }
+
+/// `Authorization: Basic …` (or Digest, Negotiate…) is another kind of
+/// credential, not a bearer token with a stray space: it is named as such,
+/// never called line-wrapped, and the credentials are not repeated.
+#[test]
+fn other_authorization_schemes_are_named_not_called_line_wrapped() {
+    for (input, scheme) in [
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "`Basic`"),
+        ("basic dXNlcjpwYXNzd29yZA==", "`Basic`"),
+        (
+            "Authorization: Negotiate YIIGhgYGKwYBBQUCoIIGejCCBnag",
+            "`Negotiate`",
+        ),
+    ] {
+        expect_bad_input(input, scheme);
+        let out = satoken()
+            .args(["decode", "--now", NOW])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("line-wrapped"), "{stderr}");
+        let credential = input.rsplit(' ').next().unwrap();
+        assert!(!stderr.contains(credential), "{stderr}");
+    }
+}

@@ -2,7 +2,10 @@
 //! line, 10,000-deep JSON, for every reader of user input (decode, verify
 //! --jwks, skew --leases/--nodes, classify, probe --kubeconfig/--cacert). Each
 //! must end quickly with exit 2 and a message naming the bound, within a peak RSS
-//! bound. Input is generated
+//! bound. Also binary data, a text file of non-tokens, out-of-range flag values,
+//! and inputs that once cost quadratic time (a 256 KB token as a table, a
+//! multi-megabyte `err=` line): answered at once (the child is killed past a
+//! generous guard, so a regression fails instead of hanging). Input is generated
 //! and streamed into stdin from a thread (nothing large is written to disk or
 //! held by the test); the peak RSS is the child's `ru_maxrss` from `wait4`. Linux
 //! counts the spawning process's RSS at exec in it, so the test process itself
@@ -24,10 +27,16 @@ struct Ended {
     stderr: String,
     peak_kib: u64,
     elapsed: Duration,
+    /// Bytes written to stdout (read and dropped as they come).
+    stdout_bytes: u64,
 }
 
+/// Kills a child that runs longer (a hang, or quadratic work).
+const GUARD: Duration = Duration::from_secs(60);
+
 /// Runs the binary with `args`, stdin fed by `feed` from a thread (a write error
-/// ends the feed: the binary stopped reading, which is the point).
+/// ends the feed: the binary stopped reading, which is the point). Stdout is
+/// counted, stderr kept (its first MiB); past [`GUARD`] the child is killed.
 #[allow(clippy::zombie_processes)] // reaped by wait4 below, which std cannot see
 fn run(
     args: &[&str],
@@ -37,7 +46,7 @@ fn run(
     let mut child = crate::support::satoken_std()
         .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -45,29 +54,45 @@ fn run(
     let feeder = std::thread::spawn(move || {
         let _ = feed(&mut stdin);
     });
+    let mut stdout = child.stdout.take().unwrap();
+    let counter = std::thread::spawn(move || io::copy(&mut stdout, &mut io::sink()).unwrap_or(0));
     let mut stderr = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
+        let mut text = Vec::new();
+        // Bounded: a flood of error lines must not exhaust the test's memory.
+        let _ = (&mut stderr).take(1 << 20).read_to_end(&mut text);
+        let _ = io::copy(&mut stderr, &mut io::sink());
+        String::from_utf8_lossy(&text).into_owned()
     });
     let mut status = 0;
-    // SAFETY: plain FFI call with valid out-pointers; the pid is our child, reaped
-    // here instead of by `Child::wait` (std does not expose its rusage).
+    // SAFETY: plain FFI calls with valid out-pointers; the pid is our child,
+    // reaped here instead of by `Child::wait` (std does not expose its rusage).
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as i32, "wait4 failed");
+    let pid = child.id() as i32;
+    loop {
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(reaped >= 0, "wait4 failed");
+        if reaped == pid {
+            break;
+        }
+        if start.elapsed() > GUARD {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let elapsed = start.elapsed();
     feeder.join().unwrap();
+    let stdout_bytes = counter.join().unwrap();
     let stderr = reader.join().unwrap();
     let status = std::process::ExitStatus::from_raw(status);
     Ended {
         code: status
             .code()
-            .unwrap_or_else(|| panic!("killed: {status:?}; stderr {stderr}")),
+            .unwrap_or_else(|| panic!("killed: {status:?} after {elapsed:?}; stderr {stderr}")),
         stderr,
         peak_kib: usage.ru_maxrss as u64,
         elapsed,
+        stdout_bytes,
     }
 }
 
@@ -323,4 +348,186 @@ fn probe_refuses_a_10000_deep_kubeconfig() {
     assert_eq!(ended.code, 2, "{ended:?}");
     assert!(ended.stderr.contains("kubeconfig"), "{ended:?}");
     assert!(ended.peak_kib < 64 * 1024, "{ended:?}");
+}
+
+/// Pseudo-random bytes (xorshift: fast, and no dependency), `total` of them.
+fn random_bytes(total: u64) -> impl FnOnce(&mut dyn Write) -> io::Result<()> {
+    move |w| {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut chunk = vec![0u8; 64 * 1024];
+        let mut left = total;
+        while left > 0 {
+            for b in chunk.chunks_mut(8) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                b.copy_from_slice(&state.to_le_bytes()[..b.len()]);
+            }
+            let n = left.min(chunk.len() as u64) as usize;
+            w.write_all(&chunk[..n])?;
+            left -= n as u64;
+        }
+        Ok(())
+    }
+}
+
+/// `decode -f /dev/urandom` used to read random bytes as an endless batch of
+/// broken tokens (25 MB/s of error lines): binary input is refused at once,
+/// in one line.
+#[test]
+fn decode_refuses_binary_input_in_one_line() {
+    let ended = run(&["decode", "--now", NOW], random_bytes(256 * MIB));
+    assert_eq!(ended.code, 2, "{ended:?}");
+    assert!(ended.stderr.contains("binary data"), "{ended:?}");
+    assert_eq!(ended.stderr.lines().count(), 1, "{ended:?}");
+    assert_eq!(ended.stdout_bytes, 0, "nothing on stdout");
+    // A NUL in an otherwise textual batch ends it too.
+    let mut input = format!("{}\n", token()).into_bytes();
+    input.extend_from_slice(b"abc\0def\n");
+    input.extend(format!("{}\n", token()).into_bytes());
+    let ended = run(&["decode", "--now", NOW, "-o", "json"], bytes(input));
+    assert_eq!(ended.code, 2, "{ended:?}");
+    assert!(ended.stderr.contains("line 2 is binary data"), "{ended:?}");
+}
+
+/// A text file that is not a list of tokens: at most 100 error lines, then
+/// one summary that says how many more there were.
+#[test]
+fn decode_caps_the_error_lines_of_a_batch() {
+    let lines: Vec<u8> = (0..20_000)
+        .flat_map(|i| format!("not a token {i}\n").into_bytes())
+        .collect();
+    let ended = run(&["decode", "--now", NOW], bytes(lines));
+    assert_eq!(ended.code, 2, "{ended:?}");
+    assert!(
+        ended.stderr.contains("unreadable lines: 1, 2,"),
+        "{ended:?}"
+    );
+    assert!(ended.stderr.contains("10 and 19990 more"), "{ended:?}");
+    assert!(
+        ended.stderr.contains("the first 100 are shown"),
+        "{ended:?}"
+    );
+    // A header and 100 lines of about 100 bytes.
+    assert!(ended.stdout_bytes < 40 * 1024, "{ended:?}");
+}
+
+/// `--leeway` and `--now` past what a date can hold used to panic in date
+/// arithmetic (exit 134); every duration and instant flag is bounded.
+#[test]
+fn out_of_range_times_and_durations_are_usage_errors() {
+    let token = token();
+    for args in [
+        vec!["decode", "--leeway", "999999999999999s", &token],
+        vec!["decode", "--leeway", "18446744073709551615", &token],
+        vec!["decode", "--now", "8210298412799", &token],
+        vec!["decode", "--now=-8210298412799", &token],
+        vec![
+            "skew",
+            "--now",
+            NOW,
+            "--clock",
+            "a=+999999999999s",
+            "--token",
+            &token,
+        ],
+        vec![
+            "probe",
+            "--now",
+            NOW,
+            "--request-timeout",
+            "99999999999999s",
+            &token,
+        ],
+        vec![
+            "skew", "--leeway", "36601d", "--now", NOW, "--token", &token,
+        ],
+    ] {
+        let ended = run(&args, bytes(Vec::new()));
+        assert_eq!(ended.code, 2, "{args:?}: {ended:?}");
+        assert!(
+            ["100-year limit", "years 0 to 9999", "out of range"]
+                .iter()
+                .any(|m| ended.stderr.contains(m)),
+            "{args:?}: {ended:?}"
+        );
+        assert!(
+            !ended.stderr.contains("internal error"),
+            "{args:?}: {ended:?}"
+        );
+        // The token is where it belongs: no hint about a misplaced one.
+        assert!(
+            !ended.stderr.contains("looks like a token"),
+            "{args:?}: {ended:?}"
+        );
+    }
+    // The bounds themselves are fine.
+    for args in [
+        vec![
+            "decode",
+            "--leeway",
+            "36600d",
+            "--now",
+            "9999-12-31T23:59:59Z",
+            &token,
+        ],
+        vec![
+            "decode",
+            "--now",
+            "0000-01-01T00:00:00Z",
+            "--leeway",
+            "36600d",
+            &token,
+        ],
+    ] {
+        let ended = run(&args, bytes(Vec::new()));
+        assert!([0, 1].contains(&ended.code), "{args:?}: {ended:?}");
+    }
+}
+
+/// A token with a 200 KB `sub` (one unbroken word) used to take the table
+/// renderer most of a minute (quadratic wrapping); the cell is now capped.
+#[test]
+fn decode_renders_a_256_kb_token_as_a_table() {
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
+    let sub = "s".repeat(190 * 1024);
+    let line = format!(
+        "{}.{}.c2lnbmF0dXJl\n",
+        b64(br#"{"alg":"RS256"}"#),
+        b64(format!(r#"{{"sub":"{sub}","exp":1767229200,"iss":"x"}}"#).as_bytes())
+    );
+    assert!(
+        line.len() > 250 * 1024 && line.len() < 262_144,
+        "{}",
+        line.len()
+    );
+    let ended = run(&["decode", "--now", NOW], bytes(line.into_bytes()));
+    assert!([0, 1].contains(&ended.code), "{ended:?}");
+    assert!(ended.stdout_bytes < 64 * 1024, "{ended:?}");
+}
+
+/// An API server log line whose `err=` holds megabytes of reasons used to
+/// cost the reason splitter quadratic time; it is now bounded per line.
+#[test]
+fn classify_survives_a_multi_megabyte_err_line() {
+    let mut line = b"E1231 23:58:10.000001       1 authentication.go:75] \"Unable to authenticate the request\" err=\"[invalid bearer token".to_vec();
+    for _ in 0..(2 * MIB / 32) {
+        line.extend_from_slice(b", service account UID (x");
+    }
+    line.extend_from_slice(b"]\"\n");
+    for format in ["table", "json"] {
+        let ended = run(
+            &["classify", "--now", NOW, "-o", format],
+            bytes(line.clone()),
+        );
+        assert!([0, 1].contains(&ended.code), "{ended:?}");
+    }
+    // And a 200 KB message on its own.
+    let message = format!(
+        "Error from server (Forbidden): {}\n",
+        "pods is forbidden: User x cannot list ".repeat(5_500)
+    );
+    let ended = run(&["classify", "--now", NOW], bytes(message.into_bytes()));
+    assert!([0, 1].contains(&ended.code), "{ended:?}");
 }

@@ -13,6 +13,7 @@ mod docs_excerpts;
 mod doctor;
 mod features;
 mod hostile;
+mod hostile_server;
 mod krew;
 mod kubectl_plugin;
 mod man;

@@ -223,3 +223,123 @@ proptest! {
         fuzzing::classify(&mangled(&base, at, byte, keep));
     }
 }
+
+/// Flag values as people (and fuzzers) type them: instants, durations with
+/// and without units, huge and negative numbers, clock specs, URLs.
+fn flag_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| format!("{n}s")),
+        (any::<u32>(), "(ns|us|ms|s|m|h|d|w|y|months)").prop_map(|(n, u)| format!("{n}{u}")),
+        (0i32..=99_999, 1u32..=12, 1u32..=31)
+            .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}T00:00:00Z")),
+        (".{0,6}", "[+-]?[0-9]{0,16}[smhd]?").prop_map(|(n, o)| format!("{n}={o}")),
+        "(https?://)?[a-z0-9.:\\[\\]@/-]{0,24}",
+        "[ -~]{0,24}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The `flags` fuzz target's body: flag parsers and the time arithmetic
+    /// their values feed never panic.
+    #[test]
+    fn flag_values_never_panic(
+        now in flag_value(),
+        leeway in flag_value(),
+        timeout in flag_value(),
+        other in flag_value(),
+    ) {
+        fuzzing::flags(format!("{now}\n{leeway}\n{timeout}\n{other}").as_bytes());
+    }
+}
+
+/// A signed-looking token with random claims and a random signature.
+fn random_token() -> impl Strategy<Value = String> {
+    (
+        prop::collection::btree_map("[a-z]{1,6}", "[ -~]{0,16}", 0..4),
+        prop::collection::vec(any::<u8>(), 32..96),
+        any::<bool>(),
+    )
+        .prop_map(|(claims, signature, padded)| {
+            let pad = |s: String| {
+                if padded {
+                    let n = (4 - s.len() % 4) % 4;
+                    format!("{s}{}", "=".repeat(n))
+                } else {
+                    s
+                }
+            };
+            let claims: serde_json::Map<String, serde_json::Value> =
+                claims.into_iter().map(|(k, v)| (k, v.into())).collect();
+            format!(
+                "{}.{}.{}",
+                pad(b64(br#"{"alg":"RS256","kid":"k"}"#)),
+                pad(b64(serde_json::Value::Object(claims)
+                    .to_string()
+                    .as_bytes())),
+                pad(b64(&signature))
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        // Each case runs the binary 24 times.
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse::<u32>().ok()).map_or(12, |n| n.min(64)),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Whatever surrounds a token, wherever it is given (argument, stdin,
+    /// file, evidence, a path it does not belong in), in every format: no
+    /// output of any subcommand holds the token or its signature.
+    #[test]
+    fn no_output_ever_holds_a_token(
+        token in random_token(),
+        before in "[ -~]{0,24}",
+        after in "[ -~]{0,24}",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("input");
+        std::fs::write(&file, format!("{before}{token}{after}\n")).unwrap();
+        let jwks = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/jwks.json");
+        let signature = token.rsplit('.').next().unwrap().trim_end_matches('=').to_owned();
+        let runs: Vec<Vec<std::ffi::OsString>> = vec![
+            vec!["decode".into(), "-f".into(), file.clone().into()],
+            vec!["decode".into(), token.clone().into()],
+            vec!["decode".into(), "-f".into(), token.clone().into()],
+            vec!["verify".into(), "--jwks".into(), jwks.into(), "-f".into(), file.clone().into()],
+            vec!["skew".into(), "--clock".into(), "a=+90s".into(), "-f".into(), file.clone().into()],
+            vec!["classify".into(), file.clone().into()],
+            vec!["classify".into(), "--token".into(), token.clone().into(), file.clone().into()],
+            vec![token.clone().into()],
+        ];
+        for args in runs {
+            for format in ["table", "json", "yaml"] {
+                let out = satoken_cmd()
+                    .args(&args)
+                    .args(["--now", "2026-01-01T00:00:00Z", "-o", format])
+                    .output()
+                    .unwrap();
+                prop_assert!(out.status.code().is_some(), "killed: {args:?}");
+                for stream in [&out.stdout, &out.stderr] {
+                    let text = String::from_utf8_lossy(stream);
+                    prop_assert!(!text.contains(&token), "{args:?} -o {format}: {text}");
+                    prop_assert!(!text.contains(&signature), "{args:?} -o {format}: {text}");
+                }
+            }
+        }
+    }
+}
+
+fn satoken_cmd() -> std::process::Command {
+    let mut cmd = crate::support::satoken_std();
+    cmd.stdin(std::process::Stdio::null());
+    cmd
+}

@@ -75,3 +75,47 @@ fn no_colour_in_a_pipe() {
         .unwrap();
     assert!(!out.stdout.contains(&0x1b));
 }
+
+/// Characters that must not reach a terminal raw (C1 controls, bidi overrides
+/// and isolates, the Arabic letter mark, line separators, zero-width space),
+/// in a claim: escaped in tables as `\u{…}` and in JSON and YAML as `\uXXXX`,
+/// and still the same data when parsed back.
+#[test]
+fn terminal_tricks_in_claims_are_escaped_in_every_format() {
+    use crate::support::tokens;
+    let tricky = "a\u{9b}31m\u{202e}gnp.exe\u{2066}x\u{61c}y\u{2028}z\u{200b}";
+    let mut claims = tokens::projected(crate::support::base(), 3607);
+    claims["sub"] = tricky.into();
+    let token = tokens::sign(&claims);
+    let raw = [
+        '\u{9b}', '\u{202e}', '\u{2066}', '\u{61c}', '\u{2028}', '\u{200b}',
+    ];
+    for format in ["table", "json", "yaml"] {
+        let out = crate::support::satoken()
+            .args(["decode", "--now", NOW, "-o", format, &token])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        for c in raw {
+            assert!(
+                !text.contains(c),
+                "-o {format}: raw U+{:04X} in {text}",
+                u32::from(c)
+            );
+        }
+        let sub = match format {
+            "json" => serde_json::from_str::<serde_json::Value>(&text).unwrap()["subject"].clone(),
+            "yaml" => {
+                serde_saphyr::from_str::<serde_json::Value>(&text).unwrap()["subject"].clone()
+            }
+            _ => {
+                assert!(
+                    text.contains("\\u{202e}") && text.contains("\\u{61c}"),
+                    "{text}"
+                );
+                continue;
+            }
+        };
+        assert_eq!(sub, tricky, "-o {format}: the data survives the escaping");
+    }
+}

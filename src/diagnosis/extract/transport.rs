@@ -136,6 +136,7 @@ pub fn cause_of_error(error: &TransportError) -> Cause {
             TlsReason::UnknownCa => Cause::TlsUntrustedCa,
             TlsReason::NameMismatch => Cause::TlsNameMismatch,
             TlsReason::Expired => Cause::TlsCertificateExpired,
+            TlsReason::NotYetValid => Cause::TlsCertificateNotYetValid,
             TlsReason::Other => Cause::TlsOther,
         },
         TransportError::Dns(_) => Cause::DnsFailure,

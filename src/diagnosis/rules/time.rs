@@ -342,7 +342,9 @@ fn verdict_words(v: Verdict) -> &'static str {
 pub fn clock_words(clock: &ServerClock) -> String {
     // A measured estimate's fraction is noise; a log timestamp's is what it says.
     let at = match clock.source {
-        ClockSource::Measured | ClockSource::LocalClock => rfc3339(trim(clock.estimate())),
+        ClockSource::Measured | ClockSource::LocalClock | ClockSource::LocalClockBadDate => {
+            rfc3339(trim(clock.estimate()))
+        }
         _ => rfc3339(clock.estimate()),
     };
     match (clock.source, clock.offset) {
@@ -352,6 +354,9 @@ pub fn clock_words(clock: &ServerClock) -> String {
         (ClockSource::LocalClock, _) => {
             format!("the server sent no Date header; judged on this machine's clock ({at})")
         }
+        (ClockSource::LocalClockBadDate, _) => format!(
+            "the server's Date header is not an HTTP date; judged on this machine's clock ({at})"
+        ),
         (source, _) => format!(
             "at {at} ({})",
             match source {
@@ -360,7 +365,7 @@ pub fn clock_words(clock: &ServerClock) -> String {
                 ClockSource::LogTimestampYearInferred => "the klog timestamp, year inferred",
                 ClockSource::AuditTimestamp => "the audit stageTimestamp",
                 ClockSource::AtFlag => "--at",
-                ClockSource::Now | ClockSource::LocalClock => {
+                ClockSource::Now | ClockSource::LocalClock | ClockSource::LocalClockBadDate => {
                     "now: the evidence carries no timestamp"
                 }
             }

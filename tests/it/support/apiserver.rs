@@ -30,7 +30,8 @@ use super::tokens;
 /// A test server never outlives this, even if a test leaks it.
 pub const LIFETIME: Duration = Duration::from_secs(60);
 
-/// How the server answers, besides normally.
+/// How the server answers, besides normally. The modes after `Slow` are
+/// hostile: a server (or something in front of one) misbehaving on purpose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
     Normal,
@@ -38,6 +39,46 @@ pub enum Mode {
     Redirect(String),
     /// Sleeps this long before answering anything.
     Slow(Duration),
+    /// Answers as usual, but echoes the request headers (the `Authorization`
+    /// header with the bearer token among them) into every text field:
+    /// a Status's `message` and `reason`, a `details.name` and `details.causes`,
+    /// a SelfSubjectReview's `username` and `groups`, a TokenReview's
+    /// `status.error` and `user`, and the `Location`, `WWW-Authenticate` and
+    /// `Warning` headers of every answer.
+    Echo,
+    /// An nginx in front of nothing: `200 OK` with its HTML welcome page on
+    /// every path and method.
+    NginxWelcome,
+    /// An authenticating proxy: `401` with an HTML page and
+    /// `WWW-Authenticate: Basic realm="Restricted"` on every path.
+    AuthProxy,
+    /// A web application firewall: `403` with an HTML "request blocked" page
+    /// on every path.
+    WafBlock,
+    /// Headers at once, then the body one byte per this interval (each answer,
+    /// `/version` included). [`ApiServer::cut_off`] counts bodies the client
+    /// hung up on before their end.
+    DripBody(Duration),
+    /// `/version` answers normally (so the token goes out); every other path
+    /// gets a 401 Status whose `message` and `reason` are this many bytes of
+    /// one unbroken word (past 1 MiB: a body over the client's bound).
+    HugeReason(usize),
+    /// `/version` answers with a document that is not Kubernetes' shape
+    /// (`{"version": "2.4.1", "name": "edge-gateway"}`); the rest is normal.
+    ForeignVersion,
+    /// SelfSubjectReview creation answers `201` with a body that is not JSON.
+    GarbageReview,
+    /// SelfSubjectReview creation answers `201 Created` with a failure Status
+    /// inside (`kind: Status`, `code: 401`) instead of a review.
+    StatusIn201,
+    /// A server before 1.26 (or with the API disabled): no SelfSubjectReview in
+    /// any version, a 404 for each; TokenReview and the rest as usual.
+    NoSelfSubjectReview,
+    /// RBAC denies `create selfsubjectreviews` (a cluster that removed the
+    /// default `system:basic-user` binding): a 403 Status for each version.
+    DenySelfSubjectReview,
+    /// Every answer carries this `Date` header instead of the server's clock.
+    DateHeader(String),
 }
 
 /// An object the server knows: `(resource, namespace, name) -> uid`.
@@ -169,6 +210,9 @@ pub struct Config {
     /// documented `system:service-account-issuer-discovery` binding to
     /// `system:unauthenticated`); ServiceAccounts may always read them.
     pub anonymous_discovery: bool,
+    /// The `jwks_uri` the discovery document names (default: this server's
+    /// `/openid/v1/jwks`), e.g. another server's, for a cross-origin key set.
+    pub jwks_uri: Option<String>,
 }
 
 impl Config {
@@ -203,6 +247,7 @@ impl Config {
             client_certs: Vec::new(),
             endpoint_slices: true,
             anonymous_discovery: false,
+            jwks_uri: None,
         }
     }
 
@@ -311,6 +356,8 @@ struct State {
     audit: AtomicUsize,
     /// Ports of the replicas the EndpointSlices name (all on 127.0.0.1).
     endpoints: Mutex<Vec<u16>>,
+    /// [`Mode::DripBody`] bodies dropped before their last byte.
+    cut_off: AtomicUsize,
 }
 
 impl State {
@@ -345,6 +392,7 @@ impl ApiServer {
                 .collect(),
             audit: AtomicUsize::new(0),
             endpoints: Mutex::default(),
+            cut_off: AtomicUsize::new(0),
             config,
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(pki.server_config()));
@@ -408,6 +456,11 @@ impl ApiServer {
     /// TLS handshakes that failed (e.g. the client did not trust our CA).
     pub fn handshake_failures(&self) -> usize {
         self.state.handshake_failures.load(Ordering::SeqCst)
+    }
+
+    /// [`Mode::DripBody`] answers whose client hung up before the last byte.
+    pub fn cut_off(&self) -> usize {
+        self.state.cut_off.load(Ordering::SeqCst)
     }
 }
 
@@ -474,7 +527,167 @@ fn anonymous() -> User {
     }
 }
 
+/// A response body: whole, or dripped ([`Mode::DripBody`]).
+type Body = http_body_util::Either<Full<Bytes>, Drip>;
+
 async fn handle(
+    state: Arc<State>,
+    req: Request<Incoming>,
+    peer: Option<Vec<u8>>,
+) -> Result<Response<Body>, Infallible> {
+    let echo = req
+        .headers()
+        .iter()
+        .map(|(n, v)| format!("{}: {}", n, v.to_str().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let response = answer(state.clone(), req, peer).await?;
+    let response = match &state.config.mode {
+        Mode::Echo => echo_into(response, &echo).await,
+        Mode::DateHeader(date) => {
+            let mut response = response;
+            response
+                .headers_mut()
+                .insert("Date", date.parse().expect("a header value"));
+            response
+        }
+        Mode::DripBody(interval) => {
+            let (parts, body) = response.into_parts();
+            let bytes = body.collect().await.expect("infallible").to_bytes();
+            let drip = Drip {
+                body: bytes,
+                sent: 0,
+                interval: *interval,
+                sleep: None,
+                state: state.clone(),
+            };
+            return Ok(Response::from_parts(parts, Body::Right(drip)));
+        }
+        _ => response,
+    };
+    Ok(response.map(Body::Left))
+}
+
+/// [`Mode::Echo`]: `echo` into every text field and three headers.
+async fn echo_into(response: Response<Full<Bytes>>, echo: &str) -> Response<Full<Bytes>> {
+    fn walk(value: &mut Value, echo: &str) {
+        match value {
+            Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    match (key.as_str(), v) {
+                        (
+                            "message" | "reason" | "username" | "error" | "name",
+                            Value::String(t),
+                        ) => {
+                            *t = format!("{t} {echo}");
+                        }
+                        ("groups", Value::Array(items)) => items.push(json!(echo)),
+                        (_, v) => walk(v, echo),
+                    }
+                }
+                if map.get("kind").and_then(Value::as_str) == Some("Status") {
+                    map.insert(
+                        "details".into(),
+                        json!({"name": echo, "causes": [{"reason": echo, "message": echo, "field": echo}]}),
+                    );
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, echo)),
+            _ => {}
+        }
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = body.collect().await.expect("infallible").to_bytes();
+    let body = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(mut value) => {
+            walk(&mut value, echo);
+            Bytes::from(format!("{value}\n"))
+        }
+        Err(_) => bytes,
+    };
+    let header = |text: String| {
+        text.parse::<hyper::header::HeaderValue>()
+            .expect("visible ASCII")
+    };
+    parts.headers.insert(
+        "Location",
+        header(format!(
+            "https://127.0.0.1:1/login?{}",
+            echo.replace(' ', "%20")
+        )),
+    );
+    parts.headers.insert(
+        "WWW-Authenticate",
+        header(format!("Bearer realm=\"{echo}\"")),
+    );
+    parts
+        .headers
+        .insert("Warning", header(format!("299 - \"{echo}\"")));
+    Response::from_parts(parts, Full::new(body))
+}
+
+/// A body written one byte per `interval` ([`Mode::DripBody`]).
+pub struct Drip {
+    body: Bytes,
+    sent: usize,
+    interval: Duration,
+    sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    state: Arc<State>,
+}
+
+impl hyper::body::Body for Drip {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        use std::future::Future as _;
+        let this = &mut *self;
+        if this.sent >= this.body.len() {
+            return std::task::Poll::Ready(None);
+        }
+        let interval = this.interval;
+        let sleep = this
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(interval)));
+        std::task::ready!(sleep.as_mut().poll(cx));
+        this.sleep = None;
+        let byte = this.body.slice(this.sent..this.sent + 1);
+        this.sent += 1;
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(byte))))
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        hyper::body::SizeHint::with_exact((self.body.len() - self.sent) as u64)
+    }
+}
+
+impl Drop for Drip {
+    fn drop(&mut self) {
+        if self.sent < self.body.len() {
+            self.state.cut_off.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The HTML page of [`Mode::NginxWelcome`], [`Mode::AuthProxy`] or [`Mode::WafBlock`].
+fn html(state: &State, status: StatusCode, title: &str, text: &str) -> Response<Full<Bytes>> {
+    let body = format!(
+        "<!DOCTYPE html>\n<html>\n<head><title>{title}</title></head>\n<body>\n<center><h1>{title}</h1></center>\n<p>{text}</p>\n<hr><center>nginx/1.27.3</center>\n</body>\n</html>\n"
+    );
+    let mut response = respond(state, status, body, false);
+    let headers = response.headers_mut();
+    headers.insert("Content-Type", "text/html".parse().unwrap());
+    headers.insert("Server", "nginx/1.27.3".parse().unwrap());
+    headers.remove("Audit-Id");
+    headers.remove("Cache-Control");
+    response
+}
+
+/// The normal answer (and the modes that replace it wholesale).
+async fn answer(
     state: Arc<State>,
     req: Request<Incoming>,
     peer: Option<Vec<u8>>,
@@ -507,6 +720,51 @@ async fn handle(
             return Ok(response);
         }
         Mode::Slow(delay) => tokio::time::sleep(*delay).await,
+        Mode::NginxWelcome => {
+            return Ok(html(
+                &state,
+                StatusCode::OK,
+                "Welcome to nginx!",
+                "If you see this page, the nginx web server is successfully installed and working.",
+            ));
+        }
+        Mode::AuthProxy => {
+            let mut response = html(
+                &state,
+                StatusCode::UNAUTHORIZED,
+                "401 Authorization Required",
+                "This server could not verify that you are authorized.",
+            );
+            response.headers_mut().insert(
+                "WWW-Authenticate",
+                "Basic realm=\"Restricted\"".parse().unwrap(),
+            );
+            return Ok(response);
+        }
+        Mode::WafBlock => {
+            return Ok(html(
+                &state,
+                StatusCode::FORBIDDEN,
+                "403 Forbidden",
+                "Request blocked by the web application firewall. Incident ID: 7f3a9c2e.",
+            ));
+        }
+        Mode::HugeReason(size) if path != "/version" => {
+            let word = "x".repeat(*size);
+            let body = format!(
+                "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":\"{word}\",\"reason\":\"{word}\",\"code\":401}}\n"
+            );
+            return Ok(respond(&state, StatusCode::UNAUTHORIZED, body, false));
+        }
+        Mode::ForeignVersion if path == "/version" => {
+            return Ok(respond(
+                &state,
+                StatusCode::OK,
+                "{\"version\":\"2.4.1\",\"name\":\"edge-gateway\"}\n".to_owned(),
+                false,
+            ));
+        }
+        _ => {}
     }
     let authorization = if state.config.strip_authorization {
         None
@@ -956,7 +1214,9 @@ fn authorize(config: &Config, user: &User, attrs: &Attrs) -> bool {
                 "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
             )
     );
-    if self_review && authenticated && attrs.verb == "create" {
+    let denied_review =
+        config.mode == Mode::DenySelfSubjectReview && resource == "selfsubjectreviews";
+    if self_review && authenticated && attrs.verb == "create" && !denied_review {
         return true;
     }
     rbac_allows(
@@ -1042,7 +1302,7 @@ fn route(
             let issuer = &state.config.issuers[0];
             let mut response = ok(
                 StatusCode::OK,
-                json!({"issuer": issuer, "jwks_uri": format!("https://127.0.0.1:{}/openid/v1/jwks", state.port),
+                json!({"issuer": issuer, "jwks_uri": state.config.jwks_uri.clone().unwrap_or_else(|| format!("https://127.0.0.1:{}/openid/v1/jwks", state.port)),
                 "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
                 "id_token_signing_alg_values_supported": ["ES256", "ES384", "RS256"]}),
             );
@@ -1134,6 +1394,26 @@ fn route(
         && resource == "selfsubjectreviews"
         && attrs.verb == "create"
     {
+        match state.config.mode {
+            Mode::NoSelfSubjectReview => return not_found(state, None, attrs),
+            Mode::GarbageReview => {
+                return respond(
+                    state,
+                    StatusCode::CREATED,
+                    "<<<\u{0}garbage, not a review>>>".to_owned(),
+                    true,
+                );
+            }
+            Mode::StatusIn201 => {
+                return respond(
+                    state,
+                    StatusCode::CREATED,
+                    UNAUTHORIZED_BODY.to_owned(),
+                    true,
+                );
+            }
+            _ => {}
+        }
         if version == "v1" && !state.config.review_v1 {
             return not_found(state, None, attrs);
         }

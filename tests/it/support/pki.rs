@@ -30,8 +30,26 @@ impl Pki {
         Pki::custom(name, &["127.0.0.1", "localhost"], false)
     }
 
+    /// A CA and a leaf for 127.0.0.1 and localhost whose validity starts in
+    /// 2200 (a server whose clock, or whose CA's, is far ahead).
+    pub fn not_yet_valid(name: &str) -> Pki {
+        Pki::build(name, &["127.0.0.1", "localhost"], |leaf| {
+            leaf.not_before = rcgen::date_time_ymd(2200, 1, 1);
+            leaf.not_after = rcgen::date_time_ymd(2201, 1, 1);
+        })
+    }
+
     /// A CA and a leaf for `names`; `expired` makes the leaf's validity end in 2001.
     pub fn custom(name: &str, names: &[&str], expired: bool) -> Pki {
+        Pki::build(name, names, |leaf| {
+            if expired {
+                leaf.not_before = rcgen::date_time_ymd(2000, 1, 1);
+                leaf.not_after = rcgen::date_time_ymd(2001, 1, 1);
+            }
+        })
+    }
+
+    fn build(name: &str, names: &[&str], validity: impl FnOnce(&mut CertificateParams)) -> Pki {
         let ca_key = KeyPair::generate().expect("CA key");
         let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -46,10 +64,7 @@ impl Pki {
         let leaf_key = KeyPair::generate().expect("leaf key");
         let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
         let mut leaf = CertificateParams::new(names).expect("leaf params");
-        if expired {
-            leaf.not_before = rcgen::date_time_ymd(2000, 1, 1);
-            leaf.not_after = rcgen::date_time_ymd(2001, 1, 1);
-        }
+        validity(&mut leaf);
         leaf.distinguished_name
             .push(DnType::CommonName, "kube-apiserver");
         leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];

@@ -1,0 +1,534 @@
+//! Redaction as a property of the output: every byte the process writes to
+//! stdout and stderr (reports, errors, clap's usage errors and help, the panic
+//! line) passes through [`Redacted`], and every table cell through [`redact`]
+//! before it is wrapped (a wrapped token would no longer match). Two kinds of
+//! text are masked:
+//!
+//! - **Known secrets**, registered as they are read: every [`SecretToken`]
+//!   (the token under test, a kubeconfig token or tokenFile's contents) and its
+//!   signature segment, and kubeconfig credentials that are not tokens (a client
+//!   key's PEM lines). Found wherever they appear, whatever surrounds them.
+//! - **Anything token-shaped**: a JWS compact serialisation (three base64url
+//!   segments, `=`-padded or not, the header starting `eyJ`, i.e. `{"`) and a
+//!   bootstrap token (`[a-z0-9]{6}.[a-z0-9]{16}`, standing alone).
+//!
+//! Each is replaced by `[token sha256:1a2b3c4d]`, the fingerprint the reports
+//! already show ([`crate::secret::fingerprint`]), so a masked value can still be
+//! told apart from another. Both passes are linear: `memchr::memmem` per known
+//! secret (a handful at a time), one `regex` scan for the shapes.
+//!
+//! What this does not do: it cannot recognise a secret it was never told about
+//! that has no token shape (a static token typed where a path belongs), nor a
+//! secret shorter than [`MIN_SECRET_BYTES`] (masking it would garble ordinary
+//! text).
+//!
+//! [`SecretToken`]: crate::secret::SecretToken
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use memchr::memmem;
+use regex::bytes::Regex;
+
+use crate::secret::fingerprint;
+
+/// Secrets shorter than this are not registered: masking every occurrence of a
+/// five-letter word would garble output and protect little.
+pub const MIN_SECRET_BYTES: usize = 8;
+
+/// Token texts (a whole token or its signature) remembered besides the
+/// pinned credentials: the last two tokens. Output about a token is written
+/// right after it is read (batches stream), and anything older that is
+/// token-shaped is still masked by shape. Kept small: every output line is
+/// searched for each.
+const RECENT_SECRETS: usize = 4;
+
+/// A line longer than this is written in pieces even without a newline, cut
+/// where no token can be split (see [`Redacted`]).
+const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
+
+/// Bytes of a secret searched for: its last ones (a token's end is its
+/// signature's, the most random part). A whole occurrence contains them; a
+/// hit is then checked against the whole secret. Searching for a short tail
+/// keeps both the search and building the searcher cheap (once per token of a
+/// batch).
+const ANCHOR_BYTES: usize = 32;
+
+/// One secret text and what its mask calls it. The fingerprint in the mask is
+/// computed when a match is found (rare), not when the secret is registered.
+struct Secret {
+    text: Vec<u8>,
+    /// Searches for the last [`ANCHOR_BYTES`] of `text`.
+    anchor: memmem::Finder<'static>,
+    label: &'static str,
+}
+
+impl Secret {
+    fn new(text: &[u8], label: &'static str) -> Secret {
+        Secret {
+            text: text.to_vec(),
+            anchor: memmem::Finder::new(&text[text.len().saturating_sub(ANCHOR_BYTES)..])
+                .into_owned(),
+            label,
+        }
+    }
+
+    fn mask(&self) -> String {
+        format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+    }
+
+    /// Start of each whole occurrence in `haystack`, in order.
+    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
+        let before = self.text.len() - self.anchor.needle().len();
+        self.anchor
+            .find_iter(haystack)
+            .filter_map(move |hit| hit.checked_sub(before))
+            .filter(|&start| haystack[start..].starts_with(&self.text))
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    /// Kubeconfig credentials: kept for the whole run.
+    pinned: Vec<Secret>,
+    /// Tokens as they are read, oldest first; a token's whole text comes
+    /// before its signature, so it is masked whole first.
+    recent: std::collections::VecDeque<Secret>,
+}
+
+impl Registry {
+    fn knows(&self, text: &[u8]) -> bool {
+        self.pinned
+            .iter()
+            .chain(&self.recent)
+            .any(|s| s.text == text)
+    }
+
+    fn add(&mut self, text: &[u8], label: &'static str, pinned: bool) {
+        if text.len() < MIN_SECRET_BYTES || self.knows(text) {
+            return;
+        }
+        let secret = Secret::new(text, label);
+        if pinned {
+            self.pinned.push(secret);
+        } else {
+            self.recent.push_back(secret);
+            while self.recent.len() > RECENT_SECRETS {
+                self.recent.pop_front();
+            }
+        }
+    }
+}
+
+fn registry() -> &'static RwLock<Registry> {
+    static REGISTRY: OnceLock<RwLock<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(RwLock::default)
+}
+
+/// The mask for token-shaped `text`: `[token sha256:1a2b3c4d]`.
+pub fn mask(text: &[u8]) -> String {
+    format!("[token sha256:{}]", fingerprint(text))
+}
+
+/// Registers a token as it is read: the whole text, and its signature (the
+/// base64url run after the last `.`) on its own.
+pub fn register_token(text: &str) {
+    let text = text.trim().as_bytes();
+    let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
+    registry.add(text, "token", false);
+    if let Some(dot) = memchr::memrchr(b'.', text) {
+        let signature = &text[dot + 1..];
+        let end = signature
+            .iter()
+            .position(|&b| !is_token_byte(b))
+            .unwrap_or(signature.len());
+        registry.add(&signature[..end], "token signature", false);
+    }
+}
+
+/// Registers a credential that is not a bearer token (a client key), kept for
+/// the whole run. PEM is registered line by line: output is matched per line.
+pub fn register_credential(text: &[u8]) {
+    let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
+    if text.starts_with(b"-----BEGIN") {
+        for line in text.split(|&b| b == b'\n') {
+            let line = line.trim_ascii();
+            if !line.starts_with(b"-----") {
+                registry.add(line, "credential", true);
+            }
+        }
+    } else {
+        registry.add(text.trim_ascii(), "credential", true);
+    }
+}
+
+/// Registers a bearer credential read from a kubeconfig (a token or a
+/// tokenFile's contents), kept for the whole run.
+pub fn register_bearer(text: &str) {
+    let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
+    registry.add(text.trim().as_bytes(), "token", true);
+}
+
+/// base64url plus the JWS separator and padding: the bytes a token is made of.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'=')
+}
+
+/// JWS compact: header `eyJ…` (`{"`), each segment optionally `=`-padded, the
+/// signature possibly empty. Tried only where `eyJ` is (found by `memmem`),
+/// anchored there.
+fn jws() -> &'static Regex {
+    static JWS: OnceLock<Regex> = OnceLock::new();
+    JWS.get_or_init(|| {
+        Regex::new(r"\AeyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*")
+            .expect("the JWS shape is a valid regex")
+    })
+}
+
+/// A bootstrap token, tried only where a `.` is (it has no literal to search
+/// for, and a DFA over every byte of the output would cost more than the rest
+/// of a batch). Boundaries are checked by hand: the regex crate has no
+/// look-around.
+fn bootstrap() -> &'static Regex {
+    static BOOTSTRAP: OnceLock<Regex> = OnceLock::new();
+    BOOTSTRAP.get_or_init(|| {
+        Regex::new(r"\A[a-z0-9]{6}\.[a-z0-9]{16}\z").expect("the bootstrap shape is a valid regex")
+    })
+}
+
+/// Token-shaped ranges of `text`, in order, not overlapping.
+fn shape_matches(text: &[u8]) -> Vec<(usize, usize)> {
+    // Built once: building a searcher costs more than searching a line.
+    static EYJ: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    let eyj = EYJ.get_or_init(|| memmem::Finder::new(b"eyJ"));
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for at in eyj.find_iter(text) {
+        if found.last().is_some_and(|&(_, end)| at < end) {
+            continue;
+        }
+        if let Some(m) = jws().find(&text[at..]) {
+            found.push((at, at + m.end()));
+        }
+    }
+    let mut bootstraps = Vec::new();
+    let lower_alnum = |i: usize| {
+        text.get(i)
+            .is_some_and(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9'))
+    };
+    // A bootstrap token stands alone: no token byte right before or after.
+    let token_byte_at = |i: Option<usize>| {
+        i.and_then(|i| text.get(i))
+            .is_some_and(|&b| is_token_byte(b))
+    };
+    for dot in memchr::memchr_iter(b'.', text) {
+        // Most dots (host names, versions, sentences) fail these at once; the
+        // regex decides for the rest.
+        let Some(start) = dot.checked_sub(6) else {
+            continue;
+        };
+        let end = dot + 17;
+        if !lower_alnum(start)
+            || !lower_alnum(end - 1)
+            || token_byte_at(start.checked_sub(1))
+            || token_byte_at(Some(end))
+        {
+            continue;
+        }
+        if bootstrap().is_match(&text[start..end])
+            && !found.iter().any(|&(s, e)| start < e && s < end)
+        {
+            bootstraps.push((start, end));
+        }
+    }
+    if !bootstraps.is_empty() {
+        found.extend(bootstraps);
+        found.sort_unstable();
+    }
+    found
+}
+
+/// Whether `text` as a whole is a token (JWS or bootstrap), optionally after
+/// `Bearer `: for "this looks like a token, not a path" hints.
+pub fn looks_like_token(text: &str) -> bool {
+    let text = text.trim();
+    let text = text
+        .get(..7)
+        .filter(|p| p.eq_ignore_ascii_case("bearer "))
+        .map_or(text, |_| text[7..].trim_start());
+    shape_matches(text.as_bytes()) == [(0, text.len())]
+}
+
+/// `text` with every known secret and token-shaped string masked.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    match redact_bytes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Masks are ASCII and replace whole matches of ASCII patterns, so
+        // UTF-8 stays UTF-8; lossy only as a belt to the braces.
+        Cow::Owned(bytes) => Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    }
+}
+
+/// [`redact`] over bytes. Shapes first, so a whole JWS is named by its own
+/// fingerprint; then the known secrets, in what is left.
+pub fn redact_bytes(text: &[u8]) -> Cow<'_, [u8]> {
+    let mut current = mask_shapes(text);
+    let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
+    for secret in registry.pinned.iter().chain(&registry.recent) {
+        if secret.occurrences(&current).next().is_some() {
+            current = Cow::Owned(replace_all(&current, secret));
+        }
+    }
+    current
+}
+
+fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
+    // Both shapes contain a '.'; text without one is done.
+    if memchr::memchr(b'.', text).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let found = shape_matches(text);
+    if found.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in found {
+        out.extend_from_slice(&text[copied..start]);
+        out.extend_from_slice(mask(&text[start..end]).as_bytes());
+        copied = end;
+    }
+    out.extend_from_slice(&text[copied..]);
+    Cow::Owned(out)
+}
+
+fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
+    let mask = secret.mask();
+    let mut out = Vec::with_capacity(text.len());
+    let mut copied = 0;
+    for start in secret.occurrences(text) {
+        // Overlapping occurrences: the earlier one was already masked whole.
+        if start < copied {
+            continue;
+        }
+        out.extend_from_slice(&text[copied..start]);
+        out.extend_from_slice(mask.as_bytes());
+        copied = start + secret.text.len();
+    }
+    out.extend_from_slice(&text[copied..]);
+    out
+}
+
+/// A `Write` adaptor that masks secrets (see the module docs). Text is held
+/// until a newline, so a token written in several calls is still found whole;
+/// [`Write::flush`] writes the complete lines only, and [`Redacted::finish`]
+/// (or drop) the rest. A line over 4 MiB is written in pieces cut after a byte
+/// no token contains.
+pub struct Redacted<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> Redacted<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        Redacted {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Writes what is held, even without a final newline, and flushes.
+    pub fn finish(&mut self) -> io::Result<()> {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.is_empty() {
+            self.inner.write_all(&redact_bytes(&rest))?;
+        }
+        self.inner.flush()
+    }
+
+    fn write_complete_lines(&mut self) -> io::Result<()> {
+        let cut = match memchr::memrchr(b'\n', &self.pending) {
+            Some(newline) => newline + 1,
+            None if self.pending.len() > MAX_PENDING_BYTES => {
+                match self.pending.iter().rposition(|&b| !is_token_byte(b)) {
+                    Some(i) => i + 1,
+                    None => self.pending.len(),
+                }
+            }
+            None => return Ok(()),
+        };
+        self.inner.write_all(&redact_bytes(&self.pending[..cut]))?;
+        self.pending.drain(..cut);
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Redacted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Whole lines in one call (a JSON line, a table line) go straight
+        // through, without a copy into the buffer.
+        if self.pending.is_empty() && buf.ends_with(b"\n") {
+            self.inner.write_all(&redact_bytes(buf))?;
+            return Ok(buf.len());
+        }
+        self.pending.extend_from_slice(buf);
+        if memchr::memchr(b'\n', buf).is_some() || self.pending.len() > MAX_PENDING_BYTES {
+            self.write_complete_lines()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.write_complete_lines()?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for Redacted<W> {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Test tokens are unique per test: the registry is process-wide.
+    const JWS: &str = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXRlc3Q";
+
+    fn through_writer(pieces: &[&[u8]]) -> String {
+        let mut sink = Vec::new();
+        {
+            let mut w = Redacted::new(&mut sink);
+            for p in pieces {
+                w.write_all(p).unwrap();
+            }
+        }
+        String::from_utf8(sink).unwrap()
+    }
+
+    #[test]
+    fn jws_is_masked_with_its_fingerprint() {
+        let out = redact(&format!("got Bearer {JWS} back")).into_owned();
+        let fp = fingerprint(JWS.as_bytes());
+        assert_eq!(out, format!("got Bearer [token sha256:{fp}] back"));
+    }
+
+    #[test]
+    fn padded_jws_is_masked_whole() {
+        let padded = "eyJhbGciOiJub25lIn0=.eyJzdWIiOiJ4In0=.c2lnbmF0dXJlIQ==";
+        let out = redact(&format!("x {padded} y")).into_owned();
+        assert!(!out.contains("c2ln"), "{out}");
+        assert!(!out.contains("=."), "{out}");
+        assert!(
+            out.starts_with("x [token sha256:") && out.ends_with("] y"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn bootstrap_tokens_are_masked() {
+        let out = redact("join with abcdef.0123456789abcdef now");
+        assert!(!out.contains("0123456789abcdef"), "{out}");
+        let out = redact("token=\"07401b.f395accd246ae52d\"");
+        assert!(!out.contains("f395accd246ae52d"), "{out}");
+    }
+
+    #[test]
+    fn near_misses_stay() {
+        for text in [
+            "v1.34.1",
+            "kube-apiserver v1.34.1+k3s1",
+            "kid mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU",
+            "uid 8f7c4c44-7f2e-4f3a-9a59-0b7d1f2b8a11",
+            "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0",
+            "node-abcdef.0123456789abcdef.example.com",
+            "abcdef.0123456789abcdefg",
+            "ABCDEF.0123456789ABCDEF",
+            "system:serviceaccount:default:builder",
+            "https://kubernetes.default.svc.cluster.local",
+        ] {
+            assert_eq!(redact(text), text);
+        }
+    }
+
+    #[test]
+    fn known_secrets_are_masked_anywhere() {
+        let secret = "s3cr3t-static-token-for-redact-test";
+        register_bearer(secret);
+        let out = redact(&format!("message: Bearer{secret}!")).into_owned();
+        assert_eq!(out, format!("message: Bearer{}!", mask(secret.as_bytes())));
+    }
+
+    #[test]
+    fn a_registered_tokens_signature_is_masked_alone() {
+        let token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJyZWRhY3QifQ.c2lnLW9ubHktcmVkYWN0LXRlc3Q";
+        register_token(token);
+        let out = redact("sig=c2lnLW9ubHktcmVkYWN0LXRlc3Q;");
+        assert!(!out.contains("c2lnLW9ubHk"), "{out}");
+        assert!(out.contains("[token signature sha256:"), "{out}");
+    }
+
+    #[test]
+    fn pem_keys_are_masked_line_by_line() {
+        let key = b"-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgREDACTTEST\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n";
+        register_credential(key);
+        let out = redact("MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgREDACTTEST");
+        assert!(out.starts_with("[credential sha256:"), "{out}");
+    }
+
+    #[test]
+    fn split_writes_are_joined_before_matching() {
+        let (a, b) = JWS.split_at(25);
+        let (b, c) = b.split_at(7);
+        let out = through_writer(&[b"a ", a.as_bytes(), b.as_bytes(), c.as_bytes(), b" z\n"]);
+        assert!(!out.contains("c2lnbmF0dXJl"), "{out}");
+        assert!(
+            out.starts_with("a [token sha256:") && out.ends_with("] z\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn flush_writes_complete_lines_and_drop_the_rest() {
+        let mut sink = Vec::new();
+        {
+            let mut w = Redacted::new(&mut sink);
+            w.write_all(b"one\ntwo").unwrap();
+            w.flush().unwrap();
+        }
+        assert_eq!(sink, b"one\ntwo");
+    }
+
+    #[test]
+    fn an_endless_line_is_cut_between_tokens() {
+        let mut sink = Vec::new();
+        let mut w = Redacted::new(&mut sink);
+        let chunk = format!("{JWS} ");
+        let mut written = 0;
+        while written <= MAX_PENDING_BYTES {
+            w.write_all(chunk.as_bytes()).unwrap();
+            written += chunk.len();
+        }
+        // Only whole chunks went out, each masked.
+        assert!(w.pending.len() < chunk.len());
+        drop(w);
+        let out = String::from_utf8(sink).unwrap();
+        assert!(!out.contains("c2lnbmF0dXJl"));
+    }
+
+    #[test]
+    fn looks_like_token_wants_the_whole_argument() {
+        assert!(looks_like_token(JWS));
+        assert!(looks_like_token(&format!("Bearer {JWS}")));
+        assert!(looks_like_token("abcdef.0123456789abcdef"));
+        assert!(!looks_like_token("token.jwt"));
+        assert!(!looks_like_token(&format!("{JWS}.txt/x")));
+        assert!(!looks_like_token("/var/run/secrets/token"));
+    }
+}
