@@ -109,7 +109,7 @@ add("status-401-expired.http", http_response(401, "Unauthorized", STATUS_401), "
 add("status-403-rbac.json", status(403, "Forbidden", forbidden_msg(
     "system:serviceaccount:debug-lab:reporter", "list", "pods", ns="debug-lab"),
     {"kind": "pods"}) + "\n", "status",
-    [r(1, "403-forbidden", "rbac-denied", "high")], "a 403 Status body: RBAC grants nothing")
+    [r(1, "403-forbidden", "rbac-denied", "medium")], "a 403 Status body: RBAC grants nothing")
 add("status-403-anonymous.http", http_response(403, "Forbidden", status(
     403, "Forbidden", 'forbidden: User "system:anonymous" cannot get path "/api"', {}),
     ["X-Content-Type-Options: nosniff"]), "status",
@@ -119,7 +119,7 @@ add("status-403-admission.json", status(403, "Forbidden",
     'allowPrivilegeEscalation != false (container "shell" must set '
     'securityContext.allowPrivilegeEscalation=false)',
     {"name": "debug-shell", "kind": "pods"}) + "\n", "status",
-    [r(1, "403-forbidden", "unknown", "medium")],
+    [r(1, "403-forbidden", "pod-security-denied", "high")],
     "a 403 from admission (PodSecurity), not RBAC")
 add("status-404.http", "HTTP/2 404 \ncontent-type: application/json\ndate: " + DATE + "\n\n"
     + status(404, "NotFound", 'pods "web-0" not found', {"name": "web-0", "kind": "pods"})
@@ -223,7 +223,7 @@ add_curl("curl-403-rbac.txt",
          headers=["x-content-type-options: nosniff",
                   "x-kubernetes-pf-flowschema-uid: 6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b",
                   "x-kubernetes-pf-prioritylevel-uid: 0a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d"]),
-    "403-forbidden", "rbac-denied", "high",
+    "403-forbidden", "rbac-denied", "medium",
     "curl -v 403: the token works, RBAC does not allow listing secrets")
 add_curl("curl-403-extra-space.txt",
     curl("/api/v1/namespaces/shop/pods", "Bearer  " + token("token-request.jwt"), 403,
@@ -311,7 +311,7 @@ add("kubectl-401-skew.txt", "error: You must be logged in to the server (Unautho
     token_file="not-yet-valid.jwt", args=["--at", "2025-12-31T23:59:59Z"])
 add("kubectl-403.txt", "Error from server (Forbidden): " + forbidden_msg(
     "system:serviceaccount:debug-lab:reporter", "list", "pods", ns="debug-lab") + "\n",
-    "kubectl", [r(1, "403-forbidden", "rbac-denied", "high")], "kubectl 403, RBAC")
+    "kubectl", [r(1, "403-forbidden", "rbac-denied", "medium")], "kubectl 403, RBAC")
 add("kubectl-403-role-missing.txt", "Error from server (Forbidden): " + forbidden_msg(
     "system:serviceaccount:ml:ray-job", "get", "rayclusters", ns="ml", group="ray.io",
     name="raycluster-kuberay",
@@ -349,7 +349,7 @@ add("client-go-reflector-403.log",
     "W0101 00:00:00.318221       1 reflector.go:547] k8s.io/client-go@v0.30.2/tools/cache/"
     "reflector.go:232: failed to list *v1.ConfigMap: " + forbidden_msg(
         "system:serviceaccount:shop:checkout", "list", "configmaps", ns="kube-system") + "\n",
-    "client-error", [r(1, "403-forbidden", "rbac-denied", "high")], "informer 403")
+    "client-error", [r(1, "403-forbidden", "rbac-denied", "medium")], "informer 403")
 add("client-go-dns.log",
     "E0101 00:00:00.501117       1 reflector.go:150] pkg/mod/k8s.io/client-go@v0.30.2/tools/cache/"
     "reflector.go:232: Failed to watch *v1.Pod: failed to list *v1.Pod: Get \"https://"
@@ -380,7 +380,7 @@ add("fabric8-403.txt",
                                           ns="spark") + ".\n"
     "\tat io.fabric8.kubernetes.client.dsl.base.OperationSupport.requestFailure("
     "OperationSupport.java:568)\n", "client-error",
-    [r(1, "403-forbidden", "rbac-denied", "high")],
+    [r(1, "403-forbidden", "rbac-denied", "medium")],
     "fabric8 403 (Spark driver without RBAC): the token works")
 add("python-kubernetes-401.txt", """Traceback (most recent call last):
   File "/app/report.py", line 41, in <module>
@@ -404,7 +404,7 @@ HTTP response body: %s
 """ % (DATE, status(403, "Forbidden", forbidden_msg(
     "system:serviceaccount:reports:nightly", "create", "jobs", ns="reports", group="batch"),
     {"group": "batch", "kind": "jobs"})), "client-error",
-    [r(1, "403-forbidden", "rbac-denied", "high")], "Python kubernetes 403")
+    [r(1, "403-forbidden", "rbac-denied", "medium")], "Python kubernetes 403")
 add("python-requests-401.txt", """Traceback (most recent call last):
   File "/app/sync.py", line 18, in <module>
     resp.raise_for_status()
@@ -439,7 +439,7 @@ HTTP response body: %s
     'deployments.apps "feature-store" is forbidden: User "system:serviceaccount:ml:ray-worker" '
     'cannot patch resource "deployments/scale" in API group "apps" in the namespace "ml"',
     {"name": "feature-store", "group": "apps", "kind": "deployments"})),
-    "client-error", [r(4, "403-forbidden", "rbac-denied", "high")],
+    "client-error", [r(4, "403-forbidden", "rbac-denied", "medium")],
     "a Ray task wrapping a Python kubernetes 403")
 
 # --- kube-apiserver logs --------------------------------------------------------------------
@@ -503,7 +503,7 @@ mixed = [
      'policy.example.com: context deadline exceeded', None),
     (structured("23:58:27.000018", '[invalid bearer token, oidc: verify token: oidc: expected '
                                     'audience "kubernetes" got ["argo"]]'),
-     ("unknown", "low")),
+     ("audience-mismatch", "medium")),
 ]
 add("apiserver-1.33-mixed.log", "\n".join(l for l, _ in mixed) + "\n", "apiserver-log",
     [r(i + 1, "401-invalid-token", e[0], e[1]) for i, (_, e) in enumerate(mixed) if e],
@@ -519,7 +519,7 @@ klog = [
      f"({SA_UID})]", ("service-account-recreated", "high")),
     ("E0315 10:22:34.009954       1 authentication.go:53] Unable to authenticate the request due "
      "to an error: [invalid bearer token, square/go-jose: error in cryptographic primitive]",
-     ("signature-invalid", "high")),
+     ("signature-invalid", "medium")),
     ("E0315 10:22:35.771265       1 authentication.go:53] Unable to authenticate the request due "
      "to an error: [invalid bearer token, ServiceAccount shop/checkout has been deleted]",
      ("service-account-deleted", "high")),
@@ -626,7 +626,7 @@ add("audit-403.json", json.dumps(json.loads(audit(
     forbidden_msg("system:serviceaccount:reports:nightly", "create", "jobs", ns="reports",
                   group="batch"), "Forbidden",
     {"authorization.k8s.io/decision": "forbid", "authorization.k8s.io/reason": ""})),
-    indent=2) + "\n", "audit", [r(1, "403-forbidden", "rbac-denied", "high")],
+    indent=2) + "\n", "audit", [r(1, "403-forbidden", "rbac-denied", "medium")],
     "one pretty-printed audit event: 403")
 add("audit-403-anonymous.jsonl", audit(
     "ResponseComplete", 403, "list", "/api/v1/namespaces/shop/pods",

@@ -312,6 +312,11 @@ pub fn server_step(server: &ServerReport) -> Step {
             StepStatus::Fail,
             format!("{url}: something other than kube-apiserver answered"),
         ),
+        // Evidence pasted into classify only: doctor asks the API server itself.
+        Classification::CheckerFailure => (
+            StepStatus::Fail,
+            format!("{url}: a token checker could not complete its review"),
+        ),
         Classification::TlsError => (
             StepStatus::Fail,
             format!(

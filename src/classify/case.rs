@@ -7,7 +7,8 @@
 
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
 use crate::diagnosis::case::{
-    self, Case, ClockSource, HttpAnswer, ReasonSource, ServerClock, TokenSent, TransportFailure,
+    self, AnswerOrigin, Case, CheckerFailure, ClockSource, HttpAnswer, Peer, ServerClock,
+    TokenSent, TransportFailure,
 };
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
@@ -16,11 +17,10 @@ use crate::window::{self, TimeClaims};
 
 /// Fills in the user and request a 403/404 message names, when the parser did not.
 pub fn enrich(ev: &mut Evidence) {
-    let Answer::Status {
-        message: Some(message),
-        ..
-    } = &ev.answer
-    else {
+    let Answer::Http(h) = &ev.answer else {
+        return;
+    };
+    let Some(message) = &h.message else {
         return;
     };
     if let Some(f) = Forbidden::parse(message) {
@@ -37,7 +37,7 @@ pub fn enrich(ev: &mut Evidence) {
             });
         }
     } else if ev.answer.code() == Some(404) && ev.request.is_none() {
-        ev.request = super::text::not_found_request(message);
+        ev.request = crate::diagnosis::extract::url::not_found_request(message);
     }
 }
 
@@ -58,45 +58,58 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
         .flat_map(|c| c.support.iter_mut())
         .chain(diagnosis.notes.iter_mut())
     {
-        if let std::borrow::Cow::Owned(clean) = super::text::redact_tokens(&s.text) {
+        if let std::borrow::Cow::Owned(clean) = crate::diagnosis::extract::redact_tokens(&s.text) {
             s.text = clean;
         }
     }
     (diagnosis, token_check(&case))
 }
 
-/// The typed case for one event.
-fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
-    let mut reasons = Vec::new();
-    let mut reasons_from = None;
-    let answer = match &ev.answer {
-        Answer::Status {
-            code,
-            reason,
-            message,
-        } => case::Answer::Http(HttpAnswer {
-            status: *code,
-            reason: reason.clone(),
-            message: message.clone(),
+/// The engine's answer for one piece of evidence.
+pub fn answer_of(ev: &Evidence) -> case::Answer {
+    match &ev.answer {
+        Answer::Http(h) => case::Answer::Http(HttpAnswer {
+            status: h.code.or(h.relay_code),
+            reason: h.reason.clone(),
+            message: h.message.clone(),
+            origin: match &h.not_kubernetes {
+                Some(why) => AnswerOrigin::Other(why.clone()),
+                None => AnswerOrigin::Unknown,
+            },
+            relay: h.relay.clone().filter(|_| h.own_code().is_none()),
+            verdict: h.verdict.clone(),
             ..HttpAnswer::default()
         }),
-        Answer::Rejected { reasons: r } => {
-            reasons = r.clone();
-            reasons_from = Some(if ev.format == "token-review" {
-                ReasonSource::TokenReview
-            } else {
-                ReasonSource::ApiserverLog
-            });
-            case::Answer::Rejected
-        }
+        Answer::Rejected => case::Answer::Rejected,
         Answer::Authenticated => {
             case::Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
         }
-        Answer::Transport { cause, detail } => case::Answer::Transport(TransportFailure {
+        Answer::Transport {
+            cause,
+            also,
+            detail,
+        } => case::Answer::Transport(TransportFailure {
             cause: *cause,
             detail: detail.clone(),
+            also: also.clone(),
         }),
-    };
+        Answer::CheckerFailed {
+            cause,
+            checker,
+            detail,
+            certain,
+        } => case::Answer::CheckerFailed(CheckerFailure {
+            cause: *cause,
+            checker: checker.clone(),
+            detail: detail.clone(),
+            certain: *certain,
+        }),
+    }
+}
+
+/// The typed case for one event.
+fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
+    let answer = answer_of(ev);
     let mut notes = vec![Support::new(
         SupportKind::Context,
         format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt),
@@ -106,6 +119,17 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             .iter()
             .map(|n| Support::new(SupportKind::Context, n.clone())),
     );
+    if let Answer::Http(h) = &ev.answer
+        && let (Some(relay), Some(code)) = (&h.relay, h.relay_code)
+        && h.code.is_some_and(|c| c != code)
+    {
+        notes.push(Support::new(
+            SupportKind::Context,
+            format!(
+                "{relay} answered its own caller with {code}; the status above is the one it got"
+            ),
+        ));
+    }
     if seen && let Some(t) = token {
         notes.push(Support::new(
             SupportKind::Token,
@@ -119,8 +143,8 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         answer,
         request: ev.request.clone().filter(|r| !r.is_empty()),
         server: None,
-        reasons,
-        reasons_from,
+        reasons: ev.reasons.clone(),
+        reasons_from: ev.reasons_from.clone(),
         token,
         token_sent: if seen {
             TokenSent::Yes
@@ -134,13 +158,23 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         review: None,
         audit: ev.audit.clone(),
         anonymous: Vec::new(),
-        peers: Vec::new(),
+        peers: ev
+            .disagrees_with
+            .iter()
+            .map(|(line, classification)| Peer {
+                url: format!("the answer at line {line}"),
+                classification: *classification,
+                offset: None,
+                kids: None,
+            })
+            .collect(),
         user: ev.user.clone(),
         degraded: Vec::new(),
         jwt_rejection: None,
         node_audience: None,
         leeway: ctx.leeway,
         notes,
+        missing: ev.missing.clone(),
     };
     let from = if ev.format == "token-review" {
         "the TokenReview's reason"

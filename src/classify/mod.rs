@@ -1,122 +1,76 @@
 //! Pure: `classify` turns evidence people arrive with (an HTTP status, a `curl -v`
-//! transcript, a kubectl or client-library error, kube-apiserver log lines, audit
-//! events) into diagnoses, optionally combined with the token that was used.
+//! transcript, a kubectl or client-library error, log lines of kube-apiserver,
+//! controllers or token checkers, audit events, all as they are pasted) into
+//! diagnoses, optionally combined with the token that was used.
 //!
-//! Flow: [`detect`] picks the evidence type (or `--type` forces one), the type's
-//! parser turns text into [`Evidence`] (one per recognised event, with its line),
-//! and [`diagnose::diagnose`] turns each into a [`Diagnosis`]. No I/O here: the
-//! text, the token and `now` are parameters; rendering is in `report::classify`.
+//! Flow: text -> [`crate::diagnosis::extract::Scanner`] (typed artefacts,
+//! found anywhere, each with its provenance) -> [`assemble`] (one [`Evidence`]
+//! per answer, its context attached) -> [`case`] (the typed case) -> the one
+//! diagnosis engine. Streaming: every stage is an iterator with bounded state,
+//! so a long log never sits in memory as diagnoses. No I/O here: the text, the
+//! token and `now` are parameters; rendering is in `report::classify`.
 
-pub mod audit;
+pub mod assemble;
 pub mod case;
-pub mod clients;
-pub mod http;
-pub mod logs;
-pub mod text;
 
+pub use crate::diagnosis::artefact::{SourceType, Stamp};
 pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+use crate::diagnosis::artefact::HttpFacts;
+use crate::diagnosis::case::ReasonSource;
+use crate::diagnosis::extract::NearMiss;
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
-use crate::wire::string_codes;
-
-/// The kinds of evidence `classify` reads (`--type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum SourceType {
-    /// An HTTP status line or code, with or without headers and a Status body.
-    Status,
-    /// A `curl -v` transcript.
-    Curl,
-    /// kubectl's error output (also with `-v=6`+ request logs).
-    Kubectl,
-    /// A client library's error: client-go, fabric8 (Java), Python kubernetes /
-    /// requests, Ray job submission.
-    ClientError,
-    /// kube-apiserver log lines ("Unable to authenticate the request"), or a
-    /// TokenReview response, which carries the same error text.
-    ApiserverLog,
-    /// Kubernetes audit events (audit.k8s.io/v1 Event), JSON or JSON lines.
-    Audit,
-}
-
-string_codes!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit);
-
-impl SourceType {
-    /// Stable kebab-case name, as in JSON and `--type`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceType::Status => "status",
-            SourceType::Curl => "curl",
-            SourceType::Kubectl => "kubectl",
-            SourceType::ClientError => "client-error",
-            SourceType::ApiserverLog => "apiserver-log",
-            SourceType::Audit => "audit",
-        }
-    }
-
-    /// What a user would call it, for messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SourceType::Status => "HTTP status",
-            SourceType::Curl => "curl -v transcript",
-            SourceType::Kubectl => "kubectl error",
-            SourceType::ClientError => "client library error",
-            SourceType::ApiserverLog => "kube-apiserver authentication log line or TokenReview",
-            SourceType::Audit => "audit event",
-        }
-    }
-}
 
 /// Where an evidence timestamp came from, and so whose clock it is.
 pub use crate::diagnosis::case::ClockSource as StampSource;
 
-/// An instant and whose clock it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub at: DateTime<Utc>,
-    pub source: StampSource,
-}
-
-/// What the request got: an HTTP answer, an authentication error text, or none.
+/// What the request got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// An HTTP status (code, or only the reason when a client printed that).
-    Status {
-        code: Option<u16>,
-        /// `reason` of the Status body (`Forbidden`, `NotFound`…).
-        reason: Option<String>,
-        /// `message` of the Status body, or the client's rendering of it.
-        message: Option<String>,
-    },
-    /// kube-apiserver's own account of a rejected token (a 401 with its reasons).
-    Rejected { reasons: Vec<AuthReason> },
+    /// An HTTP answer; any part may be missing.
+    Http(HttpFacts),
+    /// An authenticator's own account of a rejected token: a 401 (its reasons
+    /// are in [`Evidence::reasons`]).
+    Rejected,
     /// A TokenReview that authenticated the token.
     Authenticated,
     /// No HTTP answer: TLS, DNS, refused, timeout.
-    Transport { cause: Cause, detail: String },
+    Transport {
+        cause: Cause,
+        also: Vec<Cause>,
+        detail: String,
+    },
+    /// A checker could not complete its own TokenReview.
+    CheckerFailed {
+        cause: Cause,
+        checker: Option<String>,
+        detail: String,
+        certain: bool,
+    },
 }
 
 impl Answer {
     /// The HTTP status code, when known.
     pub fn code(&self) -> Option<u16> {
         match self {
-            Answer::Status { code, .. } => *code,
-            Answer::Rejected { .. } => Some(401),
+            Answer::Http(h) => h.implied_code(),
+            Answer::Rejected => Some(401),
             _ => None,
         }
     }
 }
 
-pub use crate::diagnosis::case::{AuditFacts, BearerSeen, RequestInfo};
+pub use crate::diagnosis::case::{AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
-/// One recognised event in the input.
+/// One answer found in the input, with everything around it that speaks to it.
 #[derive(Debug, Clone)]
 pub struct Evidence {
-    /// 1-based line where the event is (its first line for multi-line evidence).
+    /// 1-based line of the answer (of its strongest artefact).
     pub line: usize,
     pub source: SourceType,
     /// The concrete format (`curl -v`, `client-go`, `fabric8`, `klog`…).
@@ -124,18 +78,27 @@ pub struct Evidence {
     /// The line that carried the answer, trimmed.
     pub excerpt: String,
     pub answer: Answer,
+    /// The authenticator's reasons (its log line, a TokenReview, a checker
+    /// passing them on), and who reported them.
+    pub reasons: Vec<AuthReason>,
+    pub reasons_from: Option<ReasonSource>,
     pub stamp: Option<Stamp>,
     /// The authenticated user, when the evidence names one.
     pub user: Option<String>,
     pub request: Option<RequestInfo>,
-    /// Facts noticed while parsing, shown as evidence.
+    /// Facts noticed while reading, shown as evidence.
     pub notes: Vec<String>,
     pub bearer: Option<BearerSeen>,
     pub audit: AuditFacts,
+    /// Objects a server logged as missing next to this answer.
+    pub missing: Vec<(BindingKind, String)>,
+    /// Earlier answers to the same request in the same paste, by line, that
+    /// got another class.
+    pub disagrees_with: Vec<(usize, Classification)>,
 }
 
 impl Evidence {
-    /// A new event with only the essentials; parsers fill in the rest.
+    /// A new answer with only the essentials; the assembler fills in the rest.
     pub fn new(
         line: usize,
         source: SourceType,
@@ -147,15 +110,24 @@ impl Evidence {
             line,
             source,
             format,
-            excerpt: text::excerpt(excerpt),
+            excerpt: crate::diagnosis::extract::excerpt(excerpt),
             answer,
+            reasons: Vec::new(),
+            reasons_from: None,
             stamp: None,
             user: None,
             request: None,
             notes: Vec::new(),
             bearer: None,
             audit: AuditFacts::default(),
+            missing: Vec::new(),
+            disagrees_with: Vec::new(),
         }
+    }
+
+    /// The class of the answer.
+    pub fn classification(&self) -> Classification {
+        case::answer_of(self).classification()
     }
 }
 
@@ -166,7 +138,7 @@ pub struct TokenCheck {
     pub judgement: Judgement,
 }
 
-/// One event, diagnosed.
+/// One answer, diagnosed.
 #[derive(Debug, Clone)]
 pub struct ClassifyResult {
     pub evidence: Evidence,
@@ -227,17 +199,33 @@ impl Tally {
     }
 }
 
+/// What an unrecognised input nearly was, for its one line.
+fn near_words(near: &Option<NearMiss>) -> String {
+    match near {
+        Some(n) => format!(
+            "; nearest: line {} has {}{}",
+            n.line,
+            n.what,
+            n.try_type
+                .map(|t| format!(" (--type {} reads it)", t.as_str()))
+                .unwrap_or_default()
+        ),
+        None => String::new(),
+    }
+}
+
 /// Why evidence could not be classified (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClassifyError {
     /// Nothing but whitespace.
     #[error("the evidence is empty")]
     Empty,
-    /// Not any type we know.
+    /// Nothing we know, anywhere in the text.
     #[error(
-        "unrecognised evidence: not an HTTP status, a curl -v transcript, a kubectl or client error, a kube-apiserver authentication log line or an audit event (use --type to force one)"
+        "unrecognised evidence: looked for HTTP answers and Status bodies, kubectl and client errors, authentication log lines and their reasons, refusals (RBAC, admission, quota), token checkers' messages, TLS and network failures, TokenReviews and audit events{}",
+        near_words(.0)
     )]
-    Unrecognised,
+    Unrecognised(Option<NearMiss>),
     /// `--type` given, and nothing of that type found.
     #[error("no {} found in the evidence (forced with --type {})", .0.describe(), .0.as_str())]
     NothingOfType(SourceType),
@@ -254,63 +242,20 @@ pub struct Context<'a> {
     pub leeway: TimeDelta,
 }
 
-/// Detects the evidence type of `text`, or `None`.
-pub fn detect(text: &str) -> Option<SourceType> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        if audit::looks_like(trimmed) {
-            return Some(SourceType::Audit);
-        }
-        if logs::looks_like(trimmed) {
-            return Some(SourceType::ApiserverLog);
-        }
-        if http::looks_like_status(trimmed) {
-            return Some(SourceType::Status);
-        }
-    }
-    if logs::looks_like(text) {
-        return Some(SourceType::ApiserverLog);
-    }
-    if http::looks_like_curl(text) {
-        return Some(SourceType::Curl);
-    }
-    if clients::looks_like_kubectl(text) {
-        return Some(SourceType::Kubectl);
-    }
-    if http::looks_like_status(trimmed) {
-        return Some(SourceType::Status);
-    }
-    if clients::looks_like_client(text) {
-        return Some(SourceType::ClientError);
-    }
-    None
-}
-
-/// Recognised events, produced lazily where the format allows (log lines, JSON
-/// lines), so a long log is never held as diagnoses in memory.
+/// Recognised answers, produced lazily.
 pub type Events<'a> = Box<dyn Iterator<Item = Evidence> + 'a>;
 
-/// Parses `text` as `source`: the recognised events, possibly none.
-pub fn parse_as(source: SourceType, text: &str, now: DateTime<Utc>) -> Events<'_> {
-    match source {
-        SourceType::Status => Box::new(http::parse_status(text).into_iter()),
-        SourceType::Curl => Box::new(http::parse_curl(text).into_iter()),
-        SourceType::Kubectl => Box::new(clients::parse_kubectl(text).into_iter()),
-        SourceType::ClientError => clients::parse_client(text),
-        SourceType::ApiserverLog => logs::parse(text, now),
-        SourceType::Audit => audit::parse(text),
-    }
-}
-
-/// The evidence type and its events, at least one; the start of a streamed run.
+/// The evidence type and its answers, at least one; the start of a streamed run.
 pub struct Stream<'a> {
+    /// The type of the first answer (or the forced one).
     pub source_type: SourceType,
     /// Whether the type was detected (`false`: forced with `--type`).
     pub detected: bool,
     pub events: std::iter::Peekable<Events<'a>>,
 }
 
-/// Detects (or takes the forced) type and parses; an error when nothing is recognised.
+/// Reads `text` into answers (only those of the forced type, if one is);
+/// an error when there is none.
 pub fn start(
     text: &str,
     forced: Option<SourceType>,
@@ -319,26 +264,33 @@ pub fn start(
     if text.trim().is_empty() {
         return Err(ClassifyError::Empty);
     }
-    let (source_type, detected) = match forced {
-        Some(t) => (t, false),
-        None => (detect(text).ok_or(ClassifyError::Unrecognised)?, true),
+    let mut assembler = assemble::Assembler::new(text, now);
+    // Peek the first answer before handing the iterator over: its absence is
+    // the error, and the near miss is known only then.
+    let first = match forced {
+        Some(t) => assembler.by_ref().find(|e| e.source == t),
+        None => assembler.next(),
     };
-    let mut events = parse_as(source_type, text, now).peekable();
-    if events.peek().is_none() {
-        return Err(if detected {
-            ClassifyError::Unrecognised
-        } else {
-            ClassifyError::NothingOfType(source_type)
+    let Some(first) = first else {
+        return Err(match forced {
+            Some(t) => ClassifyError::NothingOfType(t),
+            None => ClassifyError::Unrecognised(assembler.near_miss()),
         });
-    }
+    };
+    let source_type = forced.unwrap_or(first.source);
+    let rest: Events<'_> = match forced {
+        Some(t) => Box::new(assembler.filter(move |e| e.source == t)),
+        None => Box::new(assembler),
+    };
+    let events: Events<'_> = Box::new(std::iter::once(first).chain(rest));
     Ok(Stream {
         source_type,
-        detected,
-        events,
+        detected: forced.is_none(),
+        events: events.peekable(),
     })
 }
 
-/// Diagnoses one event.
+/// Diagnoses one answer.
 pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
     case::enrich(&mut evidence);
     let (diagnosis, token_check) = case::diagnose(&evidence, ctx);
@@ -349,8 +301,7 @@ pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult 
     }
 }
 
-/// Classifies `text` in one go: detects (or uses the forced) type, parses,
-/// diagnoses every event. (`app::classify` streams with [`start`] instead.)
+/// Classifies `text` in one go (`app::classify` streams with [`start`] instead).
 pub fn classify(
     text: &str,
     forced: Option<SourceType>,
@@ -380,49 +331,53 @@ mod tests {
         }
     }
 
+    fn first(text: &str) -> (SourceType, Classification, Cause) {
+        let r = classify(text, None, ctx()).unwrap();
+        let d = &r.results[0].diagnosis;
+        (r.source_type, d.classification, d.cause())
+    }
+
     #[test]
-    fn detection_by_shape() {
+    fn types_by_what_answered() {
         for (text, want) in [
-            ("HTTP/1.1 403 Forbidden\r\n\r\n", Some(SourceType::Status)),
-            ("401 Unauthorized", Some(SourceType::Status)),
-            (r#"{"kind":"Status","code":404}"#, Some(SourceType::Status)),
+            ("HTTP/1.1 403 Forbidden\r\n\r\n", SourceType::Status),
+            ("401 Unauthorized", SourceType::Status),
+            (r#"{"kind":"Status","code":404}"#, SourceType::Status),
             (
-                "*   Trying 10.96.0.1:443...\ncurl: (7) Failed to connect",
-                Some(SourceType::Curl),
+                "*   Trying 10.96.0.1:443...\ncurl: (7) Failed to connect: Connection refused",
+                SourceType::Curl,
             ),
             (
                 "Error from server (NotFound): pods \"x\" not found",
-                Some(SourceType::Kubectl),
+                SourceType::Kubectl,
             ),
             (
                 "failed to list *v1.Pod: Unauthorized",
-                Some(SourceType::ClientError),
+                SourceType::ClientError,
             ),
             (
                 r#"E1231 00:00:00.000000 1 authentication.go:75] "Unable to authenticate the request" err="invalid bearer token""#,
-                Some(SourceType::ApiserverLog),
+                SourceType::ApiserverLog,
             ),
             (
                 r#"{"kind":"TokenReview","status":{"error":"invalid bearer token"}}"#,
-                Some(SourceType::ApiserverLog),
+                SourceType::ApiserverLog,
             ),
             (
                 r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"x","responseStatus":{"code":200}}"#,
-                Some(SourceType::Audit),
+                SourceType::Audit,
             ),
-            ("all pods are ready", None),
-            ("{\"kind\":\"Pod\"}", None),
         ] {
-            assert_eq!(detect(text), want, "{text}");
+            assert_eq!(first(text).0, want, "{text}");
         }
     }
 
     #[test]
     fn unrecognised_and_empty_are_errors() {
-        assert_eq!(
+        assert!(matches!(
             classify("hello", None, ctx()).unwrap_err(),
-            ClassifyError::Unrecognised
-        );
+            ClassifyError::Unrecognised(None)
+        ));
         assert_eq!(
             classify(" \n", None, ctx()).unwrap_err(),
             ClassifyError::Empty
@@ -431,6 +386,11 @@ mod tests {
             classify("hello", Some(SourceType::Curl), ctx()).unwrap_err(),
             ClassifyError::NothingOfType(SourceType::Curl)
         );
+        let e = classify("{\"kind\":\"Pod\"}\nthe job got a 401 back", None, ctx()).unwrap_err();
+        let line = e.to_string();
+        assert!(line.contains("line 2 has the number 401"), "{line}");
+        assert!(line.contains("--type status"), "{line}");
+        assert_eq!(line.lines().count(), 1);
     }
 
     proptest! {
@@ -444,14 +404,15 @@ mod tests {
                 "{\"kind\":\"Status\",\"code\":", "kubernetes.client.exceptions.ApiException: (",
                 "Request failed with status code ", "> Authorization: Bearer ", "Date: ",
                 "{\"apiVersion\":\"audit.k8s.io/v1\",\"kind\":\"Event\",\"responseStatus\":{\"code\":",
+                "Mar 26 16:23:32 h k[1]: ", "│ ", "00000460  48 5b 69  |H[i|", "time=\"x\" msg=\"",
+                "pods \"x\" is forbidden: ", "* claim \"iss\" is invalid", "[invalid bearer token, [",
             ]),
             body in "\\PC{0,80}",
         ) {
             let text = format!("{prefix}{body}");
             let _ = classify(&text, None, ctx());
-            for t in [SourceType::Status, SourceType::Curl, SourceType::Kubectl,
-                      SourceType::ClientError, SourceType::ApiserverLog, SourceType::Audit] {
-                let _ = classify(&text, Some(t), ctx());
+            for t in SourceType::ALL {
+                let _ = classify(&text, Some(*t), ctx());
             }
             let _ = crate::diagnosis::reasons::parse_auth_error(&body);
         }

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::cause::Cause;
 use super::classification::Classification;
+use super::extract::denial::Denial;
 use super::forbidden::Forbidden;
 use super::reasons::AuthReason;
 use super::support::Support;
@@ -63,6 +64,10 @@ pub struct Case<'a> {
     pub leeway: TimeDelta,
     /// Facts noticed while reading the evidence, shown with the diagnosis.
     pub notes: Vec<Support>,
+    /// Objects a server logged as missing next to this answer (`secrets "x"
+    /// not found` in a controller's or the API server's log): clues to which
+    /// bound object a rejected token lost.
+    pub missing: Vec<(BindingKind, String)>,
 }
 
 impl Case<'_> {
@@ -125,6 +130,30 @@ impl Case<'_> {
             _ => None,
         }
     }
+
+    /// What refused the request, from the answer's message: an authorizer, an
+    /// admission plugin, quota (whatever the status: a webhook answers 400,
+    /// old servers a 504, and some clients print no status).
+    pub fn denial(&self) -> Option<Denial> {
+        match &self.answer {
+            Answer::Http(h) if !matches!(h.code(), Some(200..=299 | 401 | 404)) => {
+                super::extract::denial::parse(h.message.as_deref()?)
+            }
+            _ => None,
+        }
+    }
+
+    /// A failure of the server's own onward call (to an admission webhook, to
+    /// a kubelet for exec or logs), as the answer's message states it: the
+    /// server answered, with an error about a connection of its own.
+    pub fn onward(&self) -> Option<Cause> {
+        match &self.answer {
+            Answer::Http(h) if !matches!(h.code(), Some(200..=299 | 401 | 403 | 404)) => {
+                super::extract::transport::detect_line(h.message.as_deref()?)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// What the request got: an HTTP answer, an authenticator's account, or none.
@@ -143,6 +172,10 @@ pub enum Answer {
     Authenticated(String),
     /// No HTTP answer: TLS, DNS, refused, timeout.
     Transport(TransportFailure),
+    /// A token checker (Vault, kube-rbac-proxy, a mesh, a webhook authenticator)
+    /// could not complete its own TokenReview: the token under review was
+    /// never judged.
+    CheckerFailed(CheckerFailure),
     /// Nothing was answered (no request got anywhere).
     #[default]
     Nothing,
@@ -168,6 +201,7 @@ impl Answer {
             Answer::Authenticated(_) => Classification::Ok,
             Answer::Transport(t) if t.is_tls() => Classification::TlsError,
             Answer::Transport(_) => Classification::NetworkError,
+            Answer::CheckerFailed(_) => Classification::CheckerFailure,
             Answer::Nothing => Classification::NetworkError,
         }
     }
@@ -198,6 +232,12 @@ pub struct HttpAnswer {
     pub origin: AnswerOrigin,
     /// The request as shown (`POST selfsubjectreviews (authentication.k8s.io/v1)`).
     pub request_line: Option<String>,
+    /// A program that answered its own caller with this status (Vault, the
+    /// Dashboard) when kube-apiserver's own status is not in the evidence:
+    /// the status is that program's.
+    pub relay: Option<String>,
+    /// A service that judged the token itself said why it refused it.
+    pub verdict: Option<crate::diagnosis::artefact::ServiceVerdict>,
 }
 
 impl HttpAnswer {
@@ -404,6 +444,9 @@ pub enum BearerSeen {
     Empty,
     /// A token was sent; kept secret.
     Token(SecretToken),
+    /// The client does not send credentials on such a request (a kubelet's
+    /// HTTP probe): the text says why.
+    NoneExpected(String),
 }
 
 /// Audit-specific facts (annotations and user extra).
@@ -623,6 +666,22 @@ pub struct JwtRejectionSeen {
     pub from: String,
 }
 
+/// Why a token checker could not complete its own review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckerFailure {
+    /// `checker-unauthorized` (its own credentials refused, or it may not
+    /// create tokenreviews) or `checker-unreachable` (no answer from the API
+    /// server or the identity service it needs).
+    pub cause: Cause,
+    /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
+    pub checker: Option<String>,
+    /// What the checker said.
+    pub detail: String,
+    /// Whether the text says so outright (`false`: the wording also fits
+    /// another reading, e.g. Vault reviewing with the caller's own token).
+    pub certain: bool,
+}
+
 /// A failure before any HTTP answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportFailure {
@@ -631,6 +690,10 @@ pub struct TransportFailure {
     pub cause: Cause,
     /// What the client said.
     pub detail: String,
+    /// Other causes the wording fits as well (`x509: certificate has expired
+    /// or is not yet valid` without the times: an expired certificate, or a
+    /// clock off), most likely first.
+    pub also: Vec<Cause>,
 }
 
 impl TransportFailure {

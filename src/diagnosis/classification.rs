@@ -24,18 +24,23 @@ pub enum Classification {
     TlsError,
     /// DNS, connection refused, timeout: no answer at all.
     NetworkError,
+    /// A token checker (Vault, kube-rbac-proxy, a service mesh, a webhook
+    /// authenticator) could not complete its own TokenReview: its credentials
+    /// were refused or it could not reach the API server. The token under
+    /// review was never judged.
+    CheckerFailure,
     /// Replicas of one API server disagree (one accepts the token, another
     /// rejects it): the answer depends on which replica a request reaches.
     ReplicaDependent,
 }
 
 string_codes!(Classification: Ok, NotFound, Forbidden, Unauthorized, OtherStatus,
-    NotKubernetes, TlsError, NetworkError, ReplicaDependent);
+    NotKubernetes, TlsError, NetworkError, CheckerFailure, ReplicaDependent);
 
 impl Classification {
     /// The classifications one request (or one logged event) can have: all but
     /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
-    pub const PER_REQUEST: [Classification; 8] = [
+    pub const PER_REQUEST: [Classification; 9] = [
         Classification::Ok,
         Classification::NotFound,
         Classification::Forbidden,
@@ -44,6 +49,7 @@ impl Classification {
         Classification::NotKubernetes,
         Classification::TlsError,
         Classification::NetworkError,
+        Classification::CheckerFailure,
     ];
 
     /// Stable name, as in JSON.
@@ -57,6 +63,7 @@ impl Classification {
             Classification::NotKubernetes => "not-kubernetes",
             Classification::TlsError => "tls-error",
             Classification::NetworkError => "network-error",
+            Classification::CheckerFailure => "checker-failure",
             Classification::ReplicaDependent => "replica-dependent",
         }
     }
@@ -100,6 +107,7 @@ impl Classification {
             Classification::ReplicaDependent => 9,
             Classification::Unauthorized => 8,
             Classification::Forbidden => 7,
+            Classification::CheckerFailure => 7,
             Classification::NotKubernetes => 6,
             Classification::TlsError => 5,
             Classification::NetworkError => 4,

@@ -20,10 +20,13 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
         f.note(note.clone());
     }
     rules::transport::rule(case, &mut f);
+    rules::checker::rule(case, &mut f);
+    rules::services::rule(case, &mut f);
+    rules::admission::rule(case, &mut f);
+    rules::authn::rule(case, &mut f);
     rules::answer::rule(case, &mut f);
     rules::anonymous::rule(case, &mut f);
     rules::rbac::rule(case, &mut f);
-    rules::authn::rule(case, &mut f);
     rules::authn_config::rule(case, &mut f);
     rules::image_pull::rule(case, &mut f);
     rules::bindings::rule(case, &mut f);
@@ -34,6 +37,7 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
     if case.classification() == Classification::Unauthorized && !f.any_at_least(Confidence::High) {
         rules::bindings::guesses(case, &mut f);
         rules::keys::guesses(case, &mut f);
+        rules::answer::bare_unauthorized(case, &mut f);
     }
     for a in &case.anonymous {
         f.note(Support::new(SupportKind::Anonymous, anonymous_words(a)));

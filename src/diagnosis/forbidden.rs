@@ -50,12 +50,22 @@ impl Forbidden {
         let user = rest[..user_end].to_owned();
         let rest = &rest[user_end + 9..];
         let (verb, rest) = rest.split_once(' ')?;
-        let mut parsed = Forbidden {
+        let parsed = Forbidden {
             user,
             verb: verb.to_owned(),
             name: name_from_prefix(prefix),
             ..Forbidden::default()
         };
+        // A message cut short (a paste, a truncated body) still names the
+        // user and the verb.
+        let mut partial = parsed.clone();
+        partial.resource = None;
+        Some(parsed.tail(rest).unwrap_or(partial))
+    }
+
+    /// What follows `cannot VERB `: the resource or path, the scope, the reason.
+    fn tail(mut self, rest: &str) -> Option<Forbidden> {
+        let parsed = &mut self;
         let rest = if let Some(rest) = rest.strip_prefix("path \"") {
             let (path, rest) = rest.split_once('"')?;
             parsed.path = Some(path.to_owned());
@@ -73,9 +83,8 @@ impl Forbidden {
             parsed.set_resource(&rest[..space]);
             parsed.scope(&rest[space..])?
         };
-        let reason = rest.trim_start_matches(':').trim();
-        parsed.reason = (!reason.is_empty()).then(|| reason.to_owned());
-        Some(parsed)
+        parsed.reason = reason(rest);
+        Some(self)
     }
 
     fn set_resource(&mut self, resource: &str) {
@@ -220,6 +229,32 @@ impl Forbidden {
     }
 }
 
+/// The authorizer's reason after the core: `: RBAC: …` (1.12+), `.: "Unknown
+/// user \"x\""` (before 1.12: a period, a colon and a Go-quoted string), with
+/// kubectl's ` (get pods)` hint and stray quotes or periods around it removed.
+fn reason(rest: &str) -> Option<String> {
+    let mut r = rest.trim();
+    // kubectl ≤1.11 appends `(VERB RESOURCE)`.
+    if let Some(open) = r.rfind(" (")
+        && r.ends_with(')')
+    {
+        let hint = &r[open + 2..r.len() - 1];
+        let words: Vec<&str> = hint.split(' ').collect();
+        if words.len() == 2 && words[0].chars().all(|c| c.is_ascii_lowercase()) {
+            r = r[..open].trim_end();
+        }
+    }
+    let r = r
+        .trim_start_matches(['.', ':', ' '])
+        .trim_end_matches(['.', ' ']);
+    let r = match r.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
+        Some(quoted) => quoted.replace("\\\"", "\"").replace("\\n", "; "),
+        None => r.trim_matches('"').to_owned(),
+    };
+    let r = r.trim();
+    (!r.is_empty() && r.chars().any(char::is_alphanumeric)).then(|| r.to_owned())
+}
+
 /// `pods "web-0" is forbidden` -> `web-0`.
 fn name_from_prefix(prefix: &str) -> Option<String> {
     let start = prefix.find('"')?;
@@ -344,6 +379,37 @@ mod tests {
         assert_eq!(
             f.can_i().unwrap().shell(),
             "kubectl auth can-i get /metrics --as=system:serviceaccount:shop:ci"
+        );
+    }
+
+    #[test]
+    fn old_reasons_and_kubectl_hints() {
+        let f = Forbidden::parse(
+            r#"User "system:serviceaccount:kube-system:default" cannot list pods in the namespace "default".: "Unknown user \"system:serviceaccount:kube-system:default\"" (get pods)"#,
+        )
+        .unwrap();
+        assert_eq!(
+            f.reason.as_deref(),
+            Some(r#"Unknown user "system:serviceaccount:kube-system:default""#)
+        );
+        let f = Forbidden::parse(
+            r#"configmaps "kube-dns" is forbidden: User "system:node:127.0.0.1" cannot get configmaps in the namespace "kube-system".: "no path found to object""#,
+        )
+        .unwrap();
+        assert_eq!(f.reason.as_deref(), Some("no path found to object"));
+        let f = Forbidden::parse(
+            r#"User "system:serviceaccount:default:default" cannot get pods in the namespace "default".."#,
+        )
+        .unwrap();
+        assert_eq!(f.reason, None);
+        let f = Forbidden::parse(
+            r#"User "system:anonymous" cannot get endpoints at the cluster scope.: "No policy matched.\nUnknown user \"system:anonymous\"""#,
+        )
+        .unwrap();
+        assert!(f.is_anonymous());
+        assert_eq!(
+            f.reason.as_deref(),
+            Some(r#"No policy matched.; Unknown user "system:anonymous""#)
         );
     }
 

@@ -21,6 +21,7 @@
 //! - [`wordings`]: what other components say (kubelet, NodeRestriction, JWT
 //!   authenticators, TokenRequest warnings), with versions, and their parsers.
 
+pub mod artefact;
 pub mod case;
 pub mod cause;
 pub mod classification;

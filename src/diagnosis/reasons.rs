@@ -74,11 +74,21 @@ pub enum ReasonKind {
     LegacyTokenMarkedInvalid,
     /// Legacy: a required claim is missing or `sub` is inconsistent.
     LegacyClaimInvalid,
+    /// A client certificate that failed its validity check (the x509
+    /// authenticator): expired, or not yet valid on the server's clock.
+    ClientCertificateInvalid,
+    /// A client certificate not signed by a CA in `--client-ca-file`.
+    ClientCertificateUntrusted,
+    /// Before go-jose (≤1.5, dgrijalva/jwt-go): no key verifies the signature.
+    RsaVerification,
+    /// A checker's own check of the token's claims (Vault: `claim "iss" is
+    /// invalid`, `claim "aud" is invalid`).
+    CheckerClaimInvalid,
     /// A message this parser does not know.
     Unrecognised,
 }
 
-string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, Unrecognised);
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, Unrecognised);
 
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
@@ -108,6 +118,10 @@ impl ReasonKind {
             ReasonKind::LegacyTokenMismatch => "legacy-token-mismatch",
             ReasonKind::LegacyTokenMarkedInvalid => "legacy-token-marked-invalid",
             ReasonKind::LegacyClaimInvalid => "legacy-claim-invalid",
+            ReasonKind::ClientCertificateInvalid => "client-certificate-invalid",
+            ReasonKind::ClientCertificateUntrusted => "client-certificate-untrusted",
+            ReasonKind::RsaVerification => "rsa-verification",
+            ReasonKind::CheckerClaimInvalid => "checker-claim-invalid",
             ReasonKind::Unrecognised => "unrecognised",
         }
     }
@@ -166,6 +180,10 @@ enum Extent {
 }
 
 type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
+
+/// The era of the OIDC authenticator's own wordings: it answers for tokens
+/// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
+pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
 
 enum Matcher {
     /// The whole message.
@@ -292,6 +310,13 @@ const PATTERNS: &[Pattern] = &[
         "all",
         P("unable to match the audience"),
     ),
+    // The OIDC authenticator (go-oidc) judging a token of its issuer.
+    p(
+        K::AudienceNotMatched,
+        Cause::AudienceMismatch,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: expected audience"),
+    ),
     // claims.go / legacy.go: ServiceAccount lookups.
     p(
         K::ServiceAccountNotFound,
@@ -393,6 +418,46 @@ const PATTERNS: &[Pattern] = &[
         "all",
         C(legacy_claim),
     ),
+    // The x509 client-certificate authenticator (k8s.io/apiserver
+    // pkg/authentication/request/x509): Go's crypto/x509 verify errors.
+    p(
+        K::ClientCertificateInvalid,
+        Cause::ClientCertificateExpired,
+        "all",
+        P("x509: certificate has expired or is not yet valid"),
+    ),
+    p(
+        K::ClientCertificateUntrusted,
+        Cause::ClientCertificateUntrusted,
+        "all",
+        P("x509: certificate signed by unknown authority"),
+    ),
+    // dgrijalva/jwt-go, before go-jose (≤1.5).
+    p(
+        K::RsaVerification,
+        Cause::SignatureInvalid,
+        "≤1.5",
+        L("crypto/rsa: verification error"),
+    ),
+    p(
+        K::RsaVerification,
+        Cause::SignatureInvalid,
+        "≤1.5",
+        L("crypto/ecdsa: verification error"),
+    ),
+    // Vault's Kubernetes auth method checks iss and aud itself.
+    p(
+        K::CheckerClaimInvalid,
+        Cause::IssuerMismatch,
+        "Vault",
+        L("claim \"iss\" is invalid"),
+    ),
+    p(
+        K::CheckerClaimInvalid,
+        Cause::AudienceMismatch,
+        "Vault",
+        L("claim \"aud\" is invalid"),
+    ),
 ];
 
 /// Most bytes of an aggregate parsed into reasons; the rest becomes one
@@ -421,6 +486,12 @@ fn split_at_most(text: &str, limit: usize) -> (&str, &str) {
 
 /// Parses an authentication error aggregate (`[a, b]` or a single message).
 /// Never fails: unknown text becomes [`ReasonKind::Unrecognised`] reasons.
+///
+/// Nested aggregates (`[invalid bearer token, [a, b]]`: a union authenticator
+/// inside another, webhook authenticators) are flattened. An aggregate cut
+/// short (a log line truncated in a paste) still names its last message when
+/// what is left is the start of a known one.
+///
 /// Linear in the text: matching is bounded per position
 /// ([`MAX_MESSAGE_BYTES`]) and parsing per aggregate ([`MAX_PARSED_BYTES`]).
 pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
@@ -444,8 +515,44 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
 
 fn parse_bounded(text: &str) -> Vec<AuthReason> {
     let mut reasons = Vec::new();
+    parse_into(text.trim(), &mut reasons, 0);
+    reasons
+}
+
+fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
+    let mut text = text.trim();
+    // `[…]`, or `[…` cut short.
+    let mut cut = false;
+    if let Some(inner) = text.strip_prefix('[') {
+        match matching_bracket(text) {
+            Some(end) if end == text.len() - 1 => text = inner[..end - 1].trim(),
+            Some(_) => {}
+            None => {
+                text = inner.trim();
+                cut = true;
+            }
+        }
+    }
     let mut rest = text;
-    while !rest.is_empty() {
+    while !rest.is_empty() && reasons.len() < 64 {
+        if rest.starts_with('[') && depth < 8 {
+            let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
+            parse_into(&rest[..end], reasons, depth + 1);
+            rest = rest[end..].trim_start_matches(',').trim_start();
+            continue;
+        }
+        // The last message of an aggregate cut short: the known message it begins.
+        if cut
+            && next_boundary(rest) == rest.len()
+            && let Some(pattern) = truncated_literal(rest)
+        {
+            let values = ReasonValues {
+                detail: Some("cut short in the evidence".to_owned()),
+                ..ReasonValues::default()
+            };
+            reasons.push(reason_of(pattern, rest, values));
+            break;
+        }
         let (reason, used) = match match_at(rest) {
             Some((pattern, extent, values)) => {
                 let len = match extent {
@@ -463,16 +570,7 @@ fn parse_bounded(text: &str) -> Vec<AuthReason> {
                     let detail = rest[open.min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
-                (
-                    AuthReason {
-                        kind: pattern.kind,
-                        cause: pattern.cause,
-                        era: pattern.era,
-                        message: rest[..len].to_owned(),
-                        values,
-                    },
-                    len,
-                )
+                (reason_of(pattern, &rest[..len], values), len)
             }
             None => {
                 let len = next_boundary(rest);
@@ -491,7 +589,46 @@ fn parse_bounded(text: &str) -> Vec<AuthReason> {
         reasons.push(reason);
         rest = rest[used..].trim_start_matches(',').trim_start();
     }
-    reasons
+}
+
+fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> AuthReason {
+    AuthReason {
+        kind: pattern.kind,
+        cause: pattern.cause,
+        era: pattern.era,
+        message: message.to_owned(),
+        values,
+    }
+}
+
+/// The index of the `]` that closes the `[` at the start of `text`.
+fn matching_bracket(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The known whole message `text` is the beginning of (at least 16 bytes of
+/// it), for an aggregate cut short.
+fn truncated_literal(text: &str) -> Option<&'static Pattern> {
+    if text.len() < 16 {
+        return None;
+    }
+    PATTERNS.iter().find(|p| match p.matcher {
+        Matcher::Literal(lit) => lit.len() > text.len() && lit.starts_with(text),
+        _ => false,
+    })
 }
 
 /// The reasons that say something: the generic `invalid bearer token` is dropped
@@ -529,7 +666,7 @@ fn next_boundary(text: &str) -> usize {
     let mut from = 0;
     while let Some(i) = text[from..].find(", ") {
         let at = from + i;
-        if match_at(&text[at + 2..]).is_some() {
+        if text[at + 2..].starts_with('[') || match_at(&text[at + 2..]).is_some() {
             return at;
         }
         from = at + 2;
@@ -1013,6 +1150,17 @@ mod tests {
         );
         assert_eq!(reasons.len(), 3);
         assert_eq!(reasons[1].kind, ReasonKind::Unrecognised);
+        let r = only_specific(
+            r#"[invalid bearer token, oidc: verify token: oidc: expected audience "spn:a" got ["a"]]"#,
+        );
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (
+                ReasonKind::AudienceNotMatched,
+                Cause::AudienceMismatch,
+                OIDC_ERA
+            )
+        );
         assert_eq!(
             reasons[1].message,
             "oidc: verify token: oidc: token is expired"

@@ -430,9 +430,10 @@ mod tests {
             )],
         );
         let d = probe(vec![s], &token).diagnosis;
+        // The 403 names no authorizer: RBAC, most likely, and can-i tells.
         assert_eq!(
             (d.cause(), d.confidence()),
-            (Cause::RbacDenied, Confidence::High)
+            (Cause::RbacDenied, Confidence::Medium)
         );
         let shells: Vec<String> = d
             .top()

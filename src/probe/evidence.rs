@@ -210,6 +210,7 @@ pub fn case<'t>(
         node_audience: None,
         leeway,
         notes: Vec::new(),
+        missing: Vec::new(),
     };
     case.jwt_rejection =
         case.jwt_rejection_in_reasons(&format!("TokenReview on {}", observation.url));
@@ -225,6 +226,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
             return case::Answer::Transport(TransportFailure {
                 cause: transport::cause_of_error(error),
                 detail: error.to_string(),
+                also: Vec::new(),
             });
         }
     };
@@ -279,6 +281,8 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         location: answer.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
+        relay: None,
+        verdict: None,
     })
 }
 

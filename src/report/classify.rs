@@ -163,12 +163,7 @@ impl<'a> ClassifyJson<'a> {
 
 fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons = match &ev.answer {
-        crate::classify::Answer::Rejected { reasons } => {
-            reasons.iter().map(ReasonJson::new).collect()
-        }
-        _ => Vec::new(),
-    };
+    let reasons = ev.reasons.iter().map(ReasonJson::new).collect();
     ResultJson {
         line: ev.line,
         source_type: ev.source,
@@ -450,16 +445,14 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         .saturating_sub(6 + 2 + 17 + 2 + 25 + 2 + 6 + 2)
         .max(20);
     // For the apiserver's reasons, the reason says more than the log prefix.
-    let what = match &r.evidence.answer {
-        crate::classify::Answer::Rejected { reasons } => {
-            let specific = crate::diagnosis::reasons::specific(reasons);
-            specific
-                .iter()
-                .map(|r| r.message.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-        _ => r.evidence.excerpt.clone(),
+    let what = if r.evidence.reasons.is_empty() {
+        r.evidence.excerpt.clone()
+    } else {
+        crate::diagnosis::reasons::specific(&r.evidence.reasons)
+            .iter()
+            .map(|r| r.message.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let excerpt = sanitize(&what).into_owned();
     let excerpt = if excerpt.chars().count() > room {
@@ -530,8 +523,9 @@ fn write_result(
     if let Some(req) = ev.request.as_ref().filter(|r| !r.is_empty()) {
         row("Request", sanitize(&request_words(req)).into_owned());
     }
-    if let crate::classify::Answer::Rejected { reasons } = &ev.answer {
-        let lines: Vec<String> = reasons
+    if !ev.reasons.is_empty() {
+        let lines: Vec<String> = ev
+            .reasons
             .iter()
             .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
             .collect();

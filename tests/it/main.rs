@@ -5,6 +5,7 @@
 mod support;
 
 mod classify;
+mod clients;
 mod decode;
 mod diagnosis;
 mod docs;
@@ -31,4 +32,5 @@ mod static_chroot;
 mod terminal;
 mod verify;
 mod verify_url;
+mod wild;
 mod yaml;

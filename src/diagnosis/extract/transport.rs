@@ -73,6 +73,12 @@ const RULES: &[(Cause, &[&str])] = &[
             "unknownhostexception",
             "getaddrinfo",
             "failed to resolve",
+            "name does not resolve",
+            ": server misbehaving",
+            "no address associated with hostname",
+            "name resolution failed",
+            "enotfound",
+            "eai_again",
         ],
     ),
     (
@@ -82,6 +88,7 @@ const RULES: &[(Cause, &[&str])] = &[
             "connectexception",
             "econnrefused",
             "[errno 111]",
+            "connection refused (os error 111)",
             "was refused - did you specify the right host or port",
         ],
     ),
@@ -107,13 +114,44 @@ const RULES: &[(Cause, &[&str])] = &[
     ),
 ];
 
+/// Texts that contain a transport word but are no transport failure.
+const NOT_TRANSPORT: &[&str] = &[
+    "timed out waiting for the condition",
+    "tls handshake error from",
+    "timeoutseconds",
+];
+
 /// The transport failure a line describes, if any.
 pub fn detect_line(line: &str) -> Option<Cause> {
     let lower = line.to_ascii_lowercase();
+    if NOT_TRANSPORT.iter().any(|n| lower.contains(n)) {
+        return None;
+    }
     RULES
         .iter()
         .find(|(_, needles)| needles.iter().any(|n| lower.contains(n)))
         .map(|(cause, _)| *cause)
+}
+
+/// The transport failure a line describes, and the other causes its words
+/// fit as well (most likely first). Go's `x509: certificate has expired or is
+/// not yet valid` says which only with `: current time X is after Y` (expired)
+/// or `is before` (not yet valid: nearly always a clock off).
+pub fn detect_all(line: &str) -> Option<(Cause, Vec<Cause>)> {
+    let cause = detect_line(line)?;
+    if cause != Cause::TlsCertificateExpired || !line.contains("has expired or is not yet valid") {
+        return Some((cause, Vec::new()));
+    }
+    Some(if line.contains(" is after ") {
+        (Cause::TlsCertificateExpired, Vec::new())
+    } else if line.contains(" is before ") {
+        (Cause::TlsCertificateNotYetValid, vec![Cause::ClockSkew])
+    } else {
+        (
+            Cause::TlsCertificateExpired,
+            vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid],
+        )
+    })
 }
 
 /// The first line of `text` that describes a transport failure: (cause, 0-based
@@ -205,6 +243,31 @@ mod tests {
         assert_eq!(
             detect_line("error: You must be logged in to the server (Unauthorized)"),
             None
+        );
+        assert_eq!(
+            detect_line("failed to sync configmap cache: timed out waiting for the condition"),
+            None
+        );
+        assert_eq!(
+            detect_line(
+                "Get https://kubernetes/api: dial tcp: lookup kubernetes on 100.64.0.10:53: server misbehaving"
+            ),
+            Some(Cause::DnsFailure)
+        );
+        assert_eq!(
+            detect_all(
+                "x509: certificate has expired or is not yet valid: current time 2021-04-01T14:43:32+02:00 is before 2021-04-01T15:31:09Z"
+            ),
+            Some((Cause::TlsCertificateNotYetValid, vec![Cause::ClockSkew]))
+        );
+        assert_eq!(
+            detect_all(
+                "Unable to connect to the server: x509: certificate has expired or is not yet valid"
+            ),
+            Some((
+                Cause::TlsCertificateExpired,
+                vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid]
+            ))
         );
     }
 }

@@ -126,6 +126,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
                     )],
                 ),
+                Some(BearerSeen::NoneExpected(why)) => f.add(
+                    Cause::TokenNotSent,
+                    Confidence::Medium,
+                    vec![Support::new(
+                        SupportKind::Answer,
+                        format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
+                    )],
+                ),
                 _ => {}
             }
         }

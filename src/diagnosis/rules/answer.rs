@@ -61,6 +61,50 @@ fn not_found_fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
+pub const API_NOT_SERVED: CauseDef = CauseDef {
+    code: "api-not-served",
+    title: "The API is not served",
+    summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
+    explains: &[C::NotFound],
+    explanation: "\
+A missing object gets a Status naming it (pods \"web-0\" not found). A request for an API \
+the server does not serve gets a 404 without one, which clients print as \"the server \
+could not find the requested resource\": the client asks for a group or version this \
+server no longer (or not yet) serves, such as extensions/v1beta1 Deployments after 1.16 \
+from an old kubectl or plugin; a CRD that is not installed; or an endpoint that is off, \
+such as TokenRequest (serviceaccounts/token) on a server started without \
+--service-account-issuer and --service-account-signing-key-file, which a kubelet mounting \
+projected tokens then gets. A create (POST to a collection) that gets 404 is the same: \
+there is no object yet that could be missing.
+
+Authentication and authorization passed; the token is fine.",
+    confirm: not_served_confirm,
+    fix: not_served_fix,
+    sources: &[
+        "k8s.io/apimachinery pkg/api/errors NewGenericServerResponse",
+        "k8s.io/apiserver pkg/server/mux (NotFoundHandler)",
+    ],
+};
+
+fn not_served_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::run(
+            "the groups and versions this server serves",
+            Command::kubectl().word("api-versions"),
+        ),
+        NextStep::run(
+            "client and server versions (a client far from the server asks for APIs it does not have)",
+            Command::kubectl().word("version"),
+        ),
+    ]
+}
+
+fn not_served_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
+    )]
+}
+
 pub const REDIRECTED: CauseDef = CauseDef {
     code: "redirected",
     title: "Redirected",
@@ -281,6 +325,27 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ],
             );
         }
+        Answer::Http(h) if h.relay.is_some() && !f.any_at_least(Confidence::Medium) => {
+            // A checker's own status: not kube-apiserver's answer.
+            let relay = h.relay.as_deref().unwrap_or("a relay");
+            let mut support = vec![Support::new(
+                SupportKind::Answer,
+                format!(
+                    "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
+                    h.status.map_or("an error".to_owned(), |c| format!("HTTP {c}")),
+                    h.message
+                        .as_deref()
+                        .map(|m| format!(" \"{m}\""))
+                        .unwrap_or_default()
+                ),
+            )];
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
+            ));
+            f.add(Cause::Unknown, Confidence::Medium, support);
+        }
+        Answer::Http(h) if h.relay.is_some() => {}
         Answer::Http(h) => match h.code() {
             Some(200..=299) => f.add(
                 Cause::None,
@@ -293,17 +358,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     },
                 )],
             ),
-            Some(404) => f.add(
-                Cause::ObjectNotFound,
-                Confidence::High,
-                vec![
-                    Support::new(SupportKind::Answer, shown(case)),
-                    Support::new(
-                        SupportKind::Answer,
-                        "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
-                    ),
-                ],
-            ),
+            Some(404) => not_found(case, h, f),
             Some(code @ 300..=399) => f.add(
                 Cause::Redirected,
                 Confidence::High,
@@ -327,13 +382,22 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 Confidence::High,
                 vec![Support::new(SupportKind::Answer, shown(case))],
             ),
-            Some(500..=599) => f.add(
-                Cause::ServerError,
-                Confidence::High,
-                vec![Support::new(SupportKind::Answer, shown(case))],
-            ),
+            Some(500..=599) => {
+                onward(case, f);
+                let confidence = if f.any_at_least(Confidence::Medium) {
+                    Confidence::Low
+                } else {
+                    Confidence::High
+                };
+                f.add(
+                    Cause::ServerError,
+                    confidence,
+                    vec![Support::new(SupportKind::Answer, shown(case))],
+                );
+            }
             Some(401 | 403) => {}
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
+            _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
             code => {
                 let mut support = vec![Support::new(
                     SupportKind::Answer,
@@ -354,6 +418,153 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         },
         _ => {}
     }
+}
+
+/// A 404: a missing object, or an API the server does not serve.
+fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Findings) {
+    let generic = h
+        .message
+        .as_deref()
+        .is_some_and(|m| m.contains("the server could not find the requested resource"));
+    let named = h
+        .message
+        .as_deref()
+        .and_then(crate::diagnosis::extract::url::not_found)
+        .is_some();
+    let create = case.request.as_ref().is_some_and(|r| {
+        r.verb.as_deref() == Some("create") && r.name.is_none() && r.path.is_none()
+    });
+    if generic || (create && !named) {
+        f.add(
+            Cause::ApiNotServed,
+            if generic {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            vec![
+                Support::new(SupportKind::Answer, shown(case)),
+                Support::new(
+                    SupportKind::Answer,
+                    if generic {
+                        "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
+                    } else {
+                        "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
+                    },
+                ),
+            ],
+        );
+        if !generic {
+            f.add(
+                Cause::ObjectNotFound,
+                Confidence::Low,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    "or a namespace or parent object in the path does not exist",
+                )],
+            );
+        }
+        return;
+    }
+    f.add(
+        Cause::ObjectNotFound,
+        Confidence::High,
+        vec![
+            Support::new(SupportKind::Answer, shown(case)),
+            Support::new(
+                SupportKind::Answer,
+                "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
+            ),
+        ],
+    );
+}
+
+/// The server answered with an error about its own onward call (to an
+/// admission webhook, to a kubelet): that call's failure is the cause.
+fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
+    let Some(cause) = case.onward() else {
+        return false;
+    };
+    f.add(
+        cause,
+        Confidence::High,
+        vec![
+            Support::new(SupportKind::Answer, shown(case)),
+            Support::new(
+                SupportKind::Answer,
+                "kube-apiserver answered, with an error about a call of its own (to an admission webhook, or to a kubelet for exec, logs or port-forward): that connection failed, not the client's, and the token was accepted",
+            ),
+        ],
+    );
+    true
+}
+
+/// A 401 and nothing else: every cause of a rejected token fits. Listed as
+/// candidates (never as the answer), with the command that tells them apart.
+pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
+    if case.token.is_some() || f.any_at_least(Confidence::Medium) {
+        return;
+    }
+    let mut candidates: Vec<(Cause, &str)> = vec![(
+        Cause::Expired,
+        "the commonest: the token's exp has passed (projected tokens last about an hour and the client must re-read the file; cloud exec tokens 15 minutes): a client that worked for a while and then gets 401 fits",
+    )];
+    if case.bearer.is_none() {
+        candidates.push((
+            Cause::TokenNotSent,
+            "no token reached the server and anonymous access is off (or not allowed on this path)",
+        ));
+    }
+    candidates.extend([
+        (
+            Cause::ServiceAccountRecreated,
+            "the token's ServiceAccount was deleted and recreated (a new uid)",
+        ),
+        (
+            Cause::ServiceAccountDeleted,
+            "the token's ServiceAccount was deleted",
+        ),
+        (
+            Cause::PodDeleted,
+            "the pod the token is bound to was deleted",
+        ),
+        (
+            Cause::KeyMismatch,
+            "the token was signed by a key the server does not have (another cluster, a rotated key)",
+        ),
+        (
+            Cause::SignatureInvalid,
+            "the token was altered or cut on the way, or signed by another key",
+        ),
+        (
+            Cause::IssuerMismatch,
+            "the token's iss is not one of the server's issuers (another cluster, an issuer change)",
+        ),
+        (
+            Cause::AudienceMismatch,
+            "the token's audiences do not include the API server's",
+        ),
+    ]);
+    let causes: Vec<Cause> = candidates.iter().map(|(c, _)| *c).collect();
+    for (cause, why) in candidates {
+        f.add(
+            cause,
+            Confidence::Low,
+            vec![Support::new(
+                SupportKind::Answer,
+                format!("fits a 401 with no reason: {why}"),
+            )],
+        );
+    }
+    f.tell_apart(
+        &causes,
+        NextStep::run(
+            "the token's exp, iss, aud, kid and bound objects tell most of these apart",
+            Command::satoken()
+                .words(&["decode", "-f", "TOKEN_FILE"])
+                .with_placeholders(),
+        ),
+    );
 }
 
 /// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.

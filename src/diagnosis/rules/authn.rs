@@ -13,10 +13,10 @@
 //!   keys in the case, that is a key mismatch.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, ReasonSource, ReviewSeen};
+use crate::diagnosis::case::{Answer, BindingKind, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::NextStep;
+use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -36,7 +36,12 @@ fn speaker(case: &Case<'_>) -> String {
 
 /// The server's reasons for rejecting the token.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
-    if case.classification() != C::Unauthorized && !matches!(case.answer, Answer::Rejected) {
+    // Reasons are about this answer whatever its class: a checker relays
+    // them with a status of its own (Vault's 500 for a claim it checked).
+    if case.reasons.is_empty()
+        && case.classification() != C::Unauthorized
+        && !matches!(case.answer, Answer::Rejected)
+    {
         review_notes(case, f);
         return;
     }
@@ -72,10 +77,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         } else {
             r.era
         };
-        let mut support = vec![Support::new(
-            SupportKind::ServerReason,
-            format!("{who} \"{}\" (wording of {era})", r.message),
-        )];
+        let said = if r.kind == ReasonKind::CheckerClaimInvalid {
+            let checker = match &case.reasons_from {
+                Some(ReasonSource::Forwarded(w)) => w.as_str(),
+                _ => "the checker",
+            };
+            format!(
+                "{checker} checked the token's claims itself (not kube-apiserver): \"{}\"",
+                r.message
+            )
+        } else {
+            format!("{who} \"{}\" (wording of {era})", r.message)
+        };
+        let mut support = vec![Support::new(SupportKind::ServerReason, said)];
         support.extend(
             detail(r, case)
                 .into_iter()
@@ -83,8 +97,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
         // With several authenticators answering, the legacy one's complaints
         // about a bound token's claims are noise.
-        let confidence = if several && r.kind == ReasonKind::LegacyClaimInvalid {
+        let confidence = if several
+            && (r.kind == ReasonKind::LegacyClaimInvalid || r.era == reasons::OIDC_ERA)
+        {
             Confidence::Low
+        } else if r.era == reasons::OIDC_ERA {
+            // The OIDC authenticator judged a token of its issuer: not a
+            // ServiceAccount token, whose steps may not apply.
+            Confidence::Medium
         } else {
             Confidence::High
         };
@@ -98,6 +118,47 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         if r.kind == ReasonKind::TokenInvalidated {
             invalidated(r, case, f, support, confidence);
+            continue;
+        }
+        // Before 1.31 (and before go-jose) every key was tried: an unknown kid
+        // and a bad signature read the same.
+        let old_signature = (r.kind == ReasonKind::CryptographicPrimitive
+            && r.era.starts_with('≤'))
+            || r.kind == ReasonKind::RsaVerification;
+        if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
+            support.push(Support::new(
+                SupportKind::ServerReason,
+                "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
+            ));
+            f.add(Cause::SignatureInvalid, Confidence::Medium, support);
+            f.add(
+                Cause::KeyMismatch,
+                Confidence::Medium,
+                vec![Support::new(
+                    SupportKind::ServerReason,
+                    format!(
+                        "\"{}\" is also what a token signed by a key the server does not have gets",
+                        r.message
+                    ),
+                )],
+            );
+            f.tell_apart(
+                &[Cause::SignatureInvalid, Cause::KeyMismatch],
+                NextStep::run(
+                    "is the token's kid among the server's keys? (no: key mismatch; yes: the signature itself is bad)",
+                    Command::kubectl()
+                        .words(&["get", "--raw", "/openid/v1/jwks"])
+                        .pipe_into(
+                            Command::satoken()
+                                .words(&["verify", "-f", "TOKEN_FILE", "--jwks", "-"])
+                                .with_placeholders(),
+                        ),
+                ),
+            );
+            continue;
+        }
+        if r.kind == ReasonKind::ClientCertificateInvalid {
+            client_certificate(r, f, support);
             continue;
         }
         f.add(r.cause, confidence, support);
@@ -118,6 +179,31 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let _ = kind_binding;
 }
 
+/// `x509: certificate has expired or is not yet valid[: current time X is
+/// after|before Y]`: which one, when Go said.
+fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>) {
+    let detail = r.values.detail.as_deref().unwrap_or("");
+    if detail.contains(" is after ") {
+        f.add(Cause::ClientCertificateExpired, Confidence::High, support);
+    } else if detail.contains(" is before ") {
+        support.push(Support::new(
+            SupportKind::ServerReason,
+            "the client certificate is not valid yet on the API server's clock: a clock is off",
+        ));
+        f.add(Cause::ClockSkew, Confidence::High, support);
+    } else {
+        f.add(Cause::ClientCertificateExpired, Confidence::Medium, support);
+        f.add(
+            Cause::ClockSkew,
+            Confidence::Low,
+            vec![Support::new(
+                SupportKind::ServerReason,
+                "the same words fit a certificate not yet valid on the server's clock (a clock off)",
+            )],
+        );
+    }
+}
+
 /// "has been invalidated": which object, from the token's binding.
 fn invalidated(
     r: &AuthReason,
@@ -135,6 +221,22 @@ fn invalidated(
     };
     if let Some(cause) = cause {
         f.add(cause, confidence, support);
+        return;
+    }
+    // A server logged which object is missing.
+    let missing = case.missing.iter().find_map(|(kind, name)| match kind {
+        BindingKind::Secret => Some((Cause::SecretDeleted, "Secret", name)),
+        BindingKind::Pod => Some((Cause::PodDeleted, "pod", name)),
+        BindingKind::Node => Some((Cause::NodeDeleted, "node", name)),
+        BindingKind::ServiceAccount => None,
+    });
+    if let Some((cause, what, name)) = missing {
+        let mut support = support;
+        support.push(Support::new(
+            SupportKind::ServerReason,
+            format!("a server logged {what} \"{name}\" as not found next to it: the token was bound to it"),
+        ));
+        f.add(cause, Confidence::Medium, support);
         return;
     }
     // Without the token the wording allows several objects: 1.23+ "service

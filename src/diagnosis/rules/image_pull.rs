@@ -161,6 +161,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     );
     // The refusal names its admission plugin: not an unknown one.
     f.rule_out(Cause::Unknown);
+    f.rule_out(Cause::AdmissionDenied);
 }
 
 #[cfg(test)]

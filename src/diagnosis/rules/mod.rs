@@ -3,16 +3,20 @@
 //! [`crate::diagnosis::case::Case`] and writes [`crate::diagnosis::merge::Findings`];
 //! none reads raw text, prints, or decides the final ranking.
 
+pub mod admission;
 pub mod anonymous;
 pub mod answer;
 pub mod audit;
 pub mod authn;
 pub mod authn_config;
 pub mod bindings;
+pub mod checker;
+pub mod client_cert;
 pub mod commands;
 pub mod image_pull;
 pub mod keys;
 pub mod rbac;
 pub mod servers;
+pub mod services;
 pub mod time;
 pub mod transport;

@@ -11,6 +11,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, RequestInfo};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
@@ -53,6 +54,58 @@ created in another namespace, or is a ClusterRole referenced as a Role.",
     fix: missing_fix,
     sources: &["k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac"],
 };
+
+pub const NON_RBAC_AUTHORIZER_DENIED: CauseDef = CauseDef {
+    code: "non-rbac-authorizer-denied",
+    title: "Refused by an authorizer other than RBAC",
+    summary: "The Node authorizer, or a webhook, ABAC or managed-cluster authorizer, refused; an RBAC grant may not help",
+    explains: &[C::Forbidden],
+    explanation: "\
+kube-apiserver asks its authorizers in the order of --authorization-mode (for example \
+Node,RBAC, or a cloud's webhook first) and answers 403 when none allows the request. The \
+403's text is the same whoever refused; the reason after it says who:
+
+- \"no relationship found between node 'N' and this object\" (1.18+; \"no path found to \
+object\" before): the Node authorizer. A kubelet (system:node:N) may read only the \
+Secrets, ConfigMaps, volumes and ServiceAccount tokens of pods bound to its node; the \
+object is not (yet) referenced by such a pod, which is usual for a moment while a pod is \
+being scheduled, and a bug when it persists.
+- \"Unknown user …\", \"No policy matched\" and other texts come from ABAC or a webhook \
+authorizer (GKE, EKS, AKS add their own).
+
+Granting RBAC to a node identity to work around the Node authorizer defeats its purpose.",
+    confirm: non_rbac_confirm,
+    fix: non_rbac_fix,
+    sources: &[
+        "k8s.io/kubernetes plugin/pkg/auth/authorizer/node/node_authorizer.go",
+        "k8s.io/apiserver pkg/authorization/union",
+    ],
+};
+
+fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let node = case
+        .forbidden()
+        .and_then(|f| f.user.strip_prefix("system:node:").map(str::to_owned));
+    match node {
+        Some(node) => vec![NextStep::run(
+            "the pods bound to this node (the Node authorizer follows their references)",
+            Command::kubectl()
+                .words(&["get", "pods", "-A", "-o", "wide"])
+                .flag_value(
+                    "--field-selector",
+                    Some(&format!("spec.nodeName={node}")),
+                    "spec.nodeName=NODE",
+                ),
+        )],
+        None => denied_confirm(case),
+    }
+}
+
+fn non_rbac_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
+    )]
+}
 
 /// The denied request as a [`Forbidden`]: from the 403 message, or from the
 /// access review's question and the user.
@@ -184,44 +237,51 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Answer::Http(h) => h.message.clone(),
         _ => None,
     };
-    match case.forbidden() {
-        Some(d) if d.is_anonymous() => {}
-        Some(d) => {
-            let role_missing = d
-                .reason
-                .as_deref()
-                .is_some_and(|r| r.trim_start().starts_with("RBAC:") && r.contains("not found"));
-            let mut support = vec![
-                Support::new(SupportKind::Answer, super::answer::shown(case)),
-                Support::new(
-                    SupportKind::Answer,
-                    format!(
-                        "the token was accepted (user {}); RBAC allows no {} {}",
-                        d.user,
-                        d.verb,
-                        target_words(&d)
-                    ),
-                ),
-            ];
-            if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
-                support.push(Support::new(
-                    SupportKind::Token,
-                    format!(
-                        "the 403 names {}, but your token is for {sub}: this request was not made with your token",
-                        d.user
-                    ),
-                ));
-            }
-            if let Some(reason) = &d.reason {
-                support.push(Support::new(
-                    SupportKind::Answer,
-                    if role_missing {
-                        format!("a binding names a role that does not exist: {reason}")
-                    } else {
-                        format!("authorizer reason: {reason}")
-                    },
-                ));
-            }
+    let (d, by) = match case.denial() {
+        Some(Denial::Authorizer { forbidden, by }) => (forbidden, by),
+        // Admission or quota: `rules::admission`.
+        Some(_) => return,
+        None if case.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS) => return,
+        None => {
+            unnamed_refusal(message, f);
+            return;
+        }
+    };
+    if d.is_anonymous() {
+        return;
+    }
+    let mut support = vec![
+        Support::new(SupportKind::Answer, super::answer::shown(case)),
+        Support::new(
+            SupportKind::Answer,
+            format!(
+                "the token was accepted (user {}); authorization allows no {} {}",
+                d.user,
+                d.verb,
+                target_words(&d)
+            ),
+        ),
+    ];
+    if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
+        support.push(Support::new(
+            SupportKind::Token,
+            format!(
+                "the 403 names {}, but your token is for {sub}: this request was not made with your token",
+                d.user
+            ),
+        ));
+    }
+    match by {
+        Authorizer::Rbac(reason) => {
+            let role_missing = reason.contains("not found");
+            support.push(Support::new(
+                SupportKind::Answer,
+                if role_missing {
+                    format!("a binding names a role that does not exist: {reason}")
+                } else {
+                    format!("RBAC's reason: {reason}")
+                },
+            ));
             let cause = if role_missing {
                 Cause::RbacRoleMissing
             } else {
@@ -229,37 +289,74 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             };
             f.add(cause, Confidence::High, support);
         }
-        None if case.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS) => {}
-        None => match message.filter(|m| !m.trim().is_empty()) {
-            Some(m) => f.add(
-                Cause::Unknown,
+        Authorizer::Node(reason) => {
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!("the Node authorizer's reason: {reason}"),
+            ));
+            support.push(Support::new(
+                SupportKind::Answer,
+                "a node may read only what pods bound to it reference; an RBAC grant does not change the Node authorizer's answer",
+            ));
+            f.add(Cause::NonRbacAuthorizerDenied, Confidence::High, support);
+        }
+        Authorizer::Unnamed | Authorizer::Other(_) => {
+            let other = match &by {
+                Authorizer::Other(reason) => format!(
+                    "the reason \"{reason}\" is not RBAC's: ABAC or a webhook authorizer took part, and may be the one that refused"
+                ),
+                _ => "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers".to_owned(),
+            };
+            f.add(Cause::RbacDenied, Confidence::Medium, support);
+            f.add(
+                Cause::NonRbacAuthorizerDenied,
+                Confidence::Low,
+                vec![Support::new(SupportKind::Answer, other)],
+            );
+            if let Some(can_i) = d.can_i() {
+                f.tell_apart(
+                    &[Cause::RbacDenied, Cause::NonRbacAuthorizerDenied],
+                    NextStep::run(
+                        "kubectl auth can-i asks the same authorizers: after an RBAC grant it says yes unless another authorizer refuses",
+                        can_i,
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// A 403 whose message names no authorizer, or no message at all.
+fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
+    match message.filter(|m| !m.trim().is_empty()) {
+        Some(m) => f.add(
+            Cause::Unknown,
+            Confidence::Medium,
+            vec![Support::new(
+                SupportKind::Answer,
+                format!(
+                    "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": refused by admission, another authorizer, or something in front of kube-apiserver"
+                ),
+            )],
+        ),
+        None => {
+            f.add(
+                Cause::RbacDenied,
                 Confidence::Medium,
                 vec![Support::new(
                     SupportKind::Answer,
-                    format!(
-                        "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": denied by admission (PodSecurity, a webhook, quota) or another authorizer, after the token was accepted"
-                    ),
+                    "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
                 )],
-            ),
-            None => {
-                f.add(
-                    Cause::RbacDenied,
-                    Confidence::Medium,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
-                    )],
-                );
-                f.add(
-                    Cause::TokenNotSent,
-                    Confidence::Low,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
-                    )],
-                );
-            }
-        },
+            );
+            f.add(
+                Cause::TokenNotSent,
+                Confidence::Low,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
+                )],
+            );
+        }
     }
 }
 
@@ -290,12 +387,31 @@ mod tests {
         let missing =
             format!("{DENIED}: RBAC: role.rbac.authorization.k8s.io \"reader\" not found");
         let table = [
-            (Some(DENIED.to_owned()), Cause::RbacDenied, Confidence::High),
+            // The 403 does not name the authorizer: RBAC, most likely.
+            (
+                Some(DENIED.to_owned()),
+                Cause::RbacDenied,
+                Confidence::Medium,
+            ),
             (Some(missing), Cause::RbacRoleMissing, Confidence::High),
+            (
+                Some(format!(
+                    "{DENIED}: RBAC: clusterrole.rbac.authorization.k8s.io \"x\" is being deleted"
+                )),
+                Cause::RbacDenied,
+                Confidence::High,
+            ),
             // "RBAC" elsewhere in the text is not RBAC's own reason.
             (
                 Some(format!("{DENIED}: webhook RBAC-sync: not found")),
                 Cause::RbacDenied,
+                Confidence::Medium,
+            ),
+            (
+                Some(format!(
+                    "{DENIED}: no relationship found between node 'n' and this object"
+                )),
+                Cause::NonRbacAuthorizerDenied,
                 Confidence::High,
             ),
             (
@@ -303,6 +419,11 @@ mod tests {
                     "pods \"x\" is forbidden: violates PodSecurity \"restricted:latest\""
                         .to_owned(),
                 ),
+                Cause::PodSecurityDenied,
+                Confidence::High,
+            ),
+            (
+                Some("permission denied".to_owned()),
                 Cause::Unknown,
                 Confidence::Medium,
             ),

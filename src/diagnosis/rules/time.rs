@@ -22,9 +22,9 @@ use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_se
 
 pub const CLOCK_SKEW: CauseDef = CauseDef {
     code: "clock-skew",
-    title: "Clock skew between API servers",
-    summary: "The token was minted on a clock ahead of the validating API server's: not valid yet there",
-    explains: &[C::Unauthorized, C::ReplicaDependent],
+    title: "Clock skew",
+    summary: "A clock is off: a token (or certificate) made on a clock ahead of the one that judges it is not valid yet there",
+    explains: &[C::Unauthorized, C::ReplicaDependent, C::TlsError],
     explanation: "\
 kube-apiserver accepts a token only while nbf - 60 s <= now (and iat - 60 s <= now) on its \
 own clock. Kubernetes tokens carry nbf = iat = the instant they were minted, on the clock \
@@ -36,7 +36,12 @@ replica answers.
 
 The kubelet does not refresh a token minted in the future early, so a pod can be stuck \
 with one until nbf - 60 s. The fix is time synchronisation (chrony/NTP) on the \
-control-plane nodes; meanwhile wait, or delete the pod so a new token is minted.",
+control-plane nodes; meanwhile wait, or delete the pod so a new token is minted.
+
+Certificates fail the same way: a client whose clock is behind the one that issued the \
+API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
+not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
+wrong time or time zone.",
     confirm: skew_confirm,
     fix: skew_fix,
     sources: &[
@@ -76,7 +81,13 @@ mounted token fail too: the diagnosis says so when the token shows it.",
     ],
 };
 
-fn skew_confirm(_: &Case<'_>) -> Vec<NextStep> {
+fn skew_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    if case.classification() == C::TlsError {
+        return vec![NextStep::run(
+            "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
+            Command::new("date").word("-u"),
+        )];
+    }
     vec![
         NextStep::run(
             "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
@@ -104,7 +115,12 @@ fn skew_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn skew_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if case.classification() == C::TlsError {
+        return vec![NextStep::say(
+            "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
+        )];
+    }
     let mut steps = vec![NextStep::run(
         "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
         Command::new("chronyc").word("tracking"),

@@ -185,10 +185,15 @@ pub const DNS_FAILURE: CauseDef = CauseDef {
     code: "dns-failure",
     title: "Name does not resolve",
     summary: "The API server's host name does not resolve; nothing was sent",
-    explains: &[C::NetworkError],
+    explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The client could not look up the server's name: a typo in the kubeconfig, a cluster DNS \
-that is down (inside a pod), or a name only resolvable on another network.",
+that is down (inside a pod), or a name only resolvable on another network.
+
+The same words in an answer from the server (\"Error from server: dial tcp: lookup …\", \
+\"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
+kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
+that one; the token was accepted.",
     confirm: dns_confirm,
     fix: dns_fix,
     sources: &["Go net: no such host"],
@@ -201,7 +206,10 @@ fn dns_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn dns_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = onward_step(case) {
+        return vec![step];
+    }
     vec![NextStep::say(
         "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
     )]
@@ -211,11 +219,16 @@ pub const CONNECTION_REFUSED: CauseDef = CauseDef {
     code: "connection-refused",
     title: "Connection refused",
     summary: "Nothing listens at that address and port; nothing was sent",
-    explains: &[C::NetworkError],
+    explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The host answered but nothing listens on the port: the wrong port (kube-apiserver listens \
 on 6443 by default; the kubernetes Service on 443), an API server that is down or \
-restarting, or a kubeconfig that points at localhost.",
+restarting, or a kubeconfig that points at localhost.
+
+The same words in an answer from the server (\"Error from server: dial tcp: lookup …\", \
+\"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
+kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
+that one; the token was accepted.",
     confirm: refused_confirm,
     fix: refused_fix,
     sources: &["Go net: connection refused"],
@@ -228,7 +241,10 @@ fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn refused_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = onward_step(case) {
+        return vec![step];
+    }
     vec![NextStep::say(
         "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
     )]
@@ -238,10 +254,15 @@ pub const TIMEOUT: CauseDef = CauseDef {
     code: "timeout",
     title: "No answer in time",
     summary: "No answer within the timeout; the token was not judged",
-    explains: &[C::NetworkError],
+    explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The connection, the handshake or the answer did not complete in time: a network policy \
-or firewall dropping packets, a proxy that hangs, or an overloaded API server.",
+or firewall dropping packets, a proxy that hangs, or an overloaded API server.
+
+The same words in an answer from the server (\"Error from server: dial tcp: lookup …\", \
+\"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
+kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
+that one; the token was accepted.",
     confirm: timeout_confirm,
     fix: timeout_fix,
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
@@ -254,10 +275,22 @@ fn timeout_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn timeout_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = onward_step(case) {
+        return vec![step];
+    }
     vec![NextStep::say(
         "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
     )]
+}
+
+/// For a server's own onward call: where to look instead of the client's path.
+fn onward_step(case: &Case<'_>) -> Option<NextStep> {
+    (case.classification() == C::OtherStatus).then(|| {
+        NextStep::say(
+            "the API server's own call failed: make the kubelet's node name resolvable from the control plane (exec, logs), or the admission webhook's Service reachable and ready (or set its failurePolicy to Ignore while it is down)",
+        )
+    })
 }
 
 /// A failure before any HTTP answer.
@@ -279,7 +312,46 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "no HTTP answer: the token was never judged"
         },
     ));
-    f.add(failure.cause, confidence, support);
+    if failure.also.is_empty() {
+        f.add(failure.cause, confidence, support);
+        return;
+    }
+    // A wording that fits several causes: none is certain. A certificate
+    // not yet valid is nearly always a clock off (certificates are issued
+    // valid from the moment they are made).
+    let mut causes = vec![failure.cause];
+    causes.extend(failure.also.iter().copied());
+    if failure.cause == Cause::TlsCertificateNotYetValid
+        && let Some(i) = causes.iter().position(|c| *c == Cause::ClockSkew)
+    {
+        causes.swap(0, i);
+    }
+    for (i, cause) in causes.iter().enumerate() {
+        let s = if i == 0 {
+            support.clone()
+        } else {
+            vec![Support::new(
+                SupportKind::Transport,
+                format!(
+                    "the same words fit {}: the message does not say which",
+                    cause.as_str()
+                ),
+            )]
+        };
+        let confidence = if i < 2 {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        };
+        f.add(*cause, confidence, s);
+    }
+    f.tell_apart(
+        &causes,
+        NextStep::run(
+            "the certificate's validity against this machine's clock (date -u): notBefore in the future means a clock is off, notAfter in the past an expired certificate",
+            openssl(case, &["-noout", "-dates"]),
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -305,6 +377,7 @@ mod tests {
                 Answer::Transport(TransportFailure {
                     cause,
                     detail: "x".into(),
+                    also: Vec::new(),
                 }),
                 None,
             );

@@ -1,0 +1,421 @@
+//! From artefacts to answers: one [`Evidence`] per answer the input shows.
+//!
+//! Several artefacts are often one answer seen twice: a status line and the
+//! Status body under it, Python's `ApiException: (403)` and its `HTTP response
+//! body`, kubectl's `-v` request log and its error line, an API server's
+//! "Unable to authenticate" line and the controller's `Unauthorized` next to
+//! it, Vault's `Code: 500` and the error it lists. They merge when they are
+//! close (within [`WINDOW`] lines), agree (the same status, or one states
+//! none) and are not two of the same kind (two status lines are two answers:
+//! a retry, a second request). A shell prompt or a new request line ends an
+//! answer. Context (the request, the `Authorization` header, the `Date`, notes,
+//! objects a server logged as missing) attaches to the answer it is near, or
+//! to the next one.
+//!
+//! A paste can hold several answers to the same request (a retry loop, two
+//! replicas behind one address): when they disagree, each later one says so.
+
+use std::collections::VecDeque;
+
+use chrono::{DateTime, Utc};
+
+use super::{Answer, Evidence, SourceType, Stamp};
+use crate::diagnosis::artefact::{Artefact, AuditAnswer, HttpFacts, Kind, Provenance};
+use crate::diagnosis::case::{BearerSeen, BindingKind, ClockSource, ReasonSource, RequestInfo};
+use crate::diagnosis::extract::{NearMiss, Scanner};
+use crate::diagnosis::reasons::AuthReason;
+use crate::diagnosis::{Cause, Classification};
+
+/// How many lines apart two artefacts of one answer may be.
+pub const WINDOW: usize = 16;
+/// Requests remembered for spotting disagreeing answers.
+const MAX_REQUESTS: usize = 256;
+
+/// The artefact that speaks for an answer: (weight, line, source, format,
+/// excerpt, stamp, provenance).
+type Lead = (
+    u8,
+    usize,
+    SourceType,
+    &'static str,
+    String,
+    Option<Stamp>,
+    Provenance,
+);
+
+/// The parts of an answer being gathered.
+#[derive(Debug, Default)]
+struct Open {
+    last: usize,
+    /// The artefact that speaks for the answer.
+    lead: Option<Lead>,
+    http: Option<HttpFacts>,
+    /// Formats of the strong HTTP artefacts seen: a second one of a format
+    /// (two status lines, two kubectl error lines) is a new answer, while a
+    /// client's log line and the error it then prints are one.
+    strong_http: Vec<&'static str>,
+    reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
+    transport: Option<(Cause, Vec<Cause>, String)>,
+    checker: Option<(Cause, Option<String>, String, bool)>,
+    review: Option<(bool, Option<String>, Vec<String>)>,
+    audit: Option<Box<AuditAnswer>>,
+    context: Context,
+}
+
+/// What surrounds an answer.
+#[derive(Debug, Default, Clone)]
+struct Context {
+    request: Option<RequestInfo>,
+    bearer: Option<BearerSeen>,
+    date: Option<DateTime<Utc>>,
+    notes: Vec<String>,
+    missing: Vec<(BindingKind, String)>,
+}
+
+impl Context {
+    fn take(&mut self, kind: Kind) {
+        match kind {
+            Kind::Request(r) => {
+                self.request.get_or_insert(r);
+            }
+            Kind::Bearer(b) => {
+                self.bearer.get_or_insert(b);
+            }
+            Kind::Date(d) => {
+                self.date.get_or_insert(d);
+            }
+            Kind::Note(n) if !self.notes.contains(&n) => self.notes.push(n),
+            Kind::Missing { kind, name } => self.missing.push((kind, name)),
+            _ => {}
+        }
+    }
+}
+
+/// Groups a scanner's artefacts into answers.
+pub struct Assembler<'a> {
+    scanner: Scanner<'a>,
+    open: Option<Open>,
+    pending: Context,
+    out: VecDeque<Evidence>,
+    requests: VecDeque<(String, usize, Classification)>,
+    done: bool,
+}
+
+impl<'a> Assembler<'a> {
+    /// Answers in `text`.
+    pub fn new(text: &'a str, now: DateTime<Utc>) -> Self {
+        Assembler {
+            scanner: Scanner::new(text, now),
+            open: None,
+            pending: Context::default(),
+            out: VecDeque::new(),
+            requests: VecDeque::new(),
+            done: false,
+        }
+    }
+
+    /// What the input nearly was, when it held no answer.
+    pub fn near_miss(&self) -> Option<NearMiss> {
+        self.scanner.near_miss()
+    }
+
+    fn take(&mut self, a: Artefact) {
+        if !a.kind.is_answer() {
+            if matches!(a.kind, Kind::Boundary) {
+                self.flush();
+                self.pending = Context::default();
+                return;
+            }
+            match self.open.as_mut() {
+                Some(open) if a.line <= open.last + WINDOW => open.context.take(a.kind),
+                _ => self.pending.take(a.kind),
+            }
+            return;
+        }
+        let joins = self
+            .open
+            .as_ref()
+            .is_some_and(|open| a.line <= open.last + WINDOW && joins(open, &a));
+        if !joins {
+            self.flush();
+            let mut open = Open {
+                last: a.line,
+                ..Open::default()
+            };
+            open.context = std::mem::take(&mut self.pending);
+            self.open = Some(open);
+        }
+        let open = self.open.as_mut().expect("an answer is open");
+        add(open, a);
+    }
+
+    fn flush(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        if let Some(mut ev) = evidence(open) {
+            self.disagreement(&mut ev);
+            self.out.push_back(ev);
+        }
+    }
+
+    /// An answer to a request answered otherwise earlier in the paste.
+    fn disagreement(&mut self, ev: &mut Evidence) {
+        let Some(request) = ev.request.as_ref().filter(|r| !r.is_empty()) else {
+            return;
+        };
+        let key = request.describe();
+        let class = ev.classification();
+        let mut seen = Vec::new();
+        for (k, line, c) in &self.requests {
+            if *k == key && *c != class && !seen.iter().any(|(_, s)| s == c) {
+                seen.push((*line, *c));
+            }
+        }
+        for (line, c) in &seen {
+            ev.notes.push(format!(
+                "the same request got {} at line {line}: answers that differ for one request depend on which API server (replica) or which token answered",
+                c.as_str()
+            ));
+        }
+        ev.disagrees_with = seen;
+        if self.requests.len() >= MAX_REQUESTS {
+            self.requests.pop_front();
+        }
+        self.requests.push_back((key, ev.line, class));
+    }
+}
+
+impl Iterator for Assembler<'_> {
+    type Item = Evidence;
+
+    fn next(&mut self) -> Option<Evidence> {
+        loop {
+            if let Some(ev) = self.out.pop_front() {
+                return Some(ev);
+            }
+            if self.done {
+                return None;
+            }
+            match self.scanner.next() {
+                Some(a) => self.take(a),
+                None => {
+                    self.flush();
+                    self.done = true;
+                }
+            }
+        }
+    }
+}
+
+/// Whether an answer artefact is another view of the open answer.
+fn joins(open: &Open, a: &Artefact) -> bool {
+    // A client's log line of a failed connection and the verdict it then
+    // prints (client-go's klog line, kubectl's `Unable to connect`).
+    if let (Some((cause, ..)), Kind::Transport { cause: next, .. }) = (&open.transport, &a.kind) {
+        return cause == next
+            && open.lead.as_ref().is_some_and(|lead| lead.3 != a.format)
+            && open.http.is_none()
+            && open.reasons.is_none()
+            && open.checker.is_none();
+    }
+    if open.audit.is_some() || open.review.is_some() || open.transport.is_some() {
+        return false;
+    }
+    match &a.kind {
+        Kind::Audit(_) | Kind::Review { .. } | Kind::Transport { .. } => false,
+        Kind::Http(h) => {
+            if h.weight >= 2 && open.strong_http.contains(&a.format) {
+                return false;
+            }
+            if open.checker.is_some() {
+                return h.own_code().is_none();
+            }
+            match (
+                open.http.as_ref().and_then(HttpFacts::own_code),
+                h.own_code(),
+            ) {
+                (Some(a), Some(b)) if a != b => false,
+                (None, Some(b)) if open.reasons.is_some() => b == 401 || h.relay.is_some(),
+                _ => true,
+            }
+        }
+        Kind::Reasons { .. } => {
+            open.reasons.is_none()
+                && open.checker.is_none()
+                && open
+                    .http
+                    .as_ref()
+                    .is_none_or(|h| h.relay.is_some() || h.own_code().is_none_or(|c| c == 401))
+        }
+        Kind::CheckerFailure { .. } => {
+            open.checker.is_none()
+                && open.reasons.is_none()
+                && open
+                    .http
+                    .as_ref()
+                    .is_none_or(|h| h.own_code().is_none() || h.relay.is_some())
+        }
+        _ => false,
+    }
+}
+
+/// How strongly an artefact speaks for the answer (the strongest gives its line).
+fn weight(a: &Artefact) -> u8 {
+    match &a.kind {
+        Kind::Http(h) => h.weight,
+        Kind::Reasons { .. } if a.provenance == Provenance::Authenticator => 3,
+        Kind::Reasons { .. } => 2,
+        // kubectl's verdict speaks for the client-go log lines before it.
+        Kind::Transport { .. } if a.source == SourceType::Kubectl => 5,
+        _ => 4,
+    }
+}
+
+fn add(open: &mut Open, a: Artefact) {
+    open.last = open.last.max(a.line);
+    let w = weight(&a);
+    if open.lead.as_ref().is_none_or(|lead| w > lead.0) {
+        open.lead = Some((
+            w,
+            a.line,
+            a.source,
+            a.format,
+            a.excerpt,
+            a.stamp,
+            a.provenance,
+        ));
+    } else if let Some(lead) = open.lead.as_mut()
+        && lead.5.is_none()
+    {
+        lead.5 = a.stamp;
+    }
+    match a.kind {
+        Kind::Http(h) => {
+            if h.weight >= 2 && !open.strong_http.contains(&a.format) {
+                open.strong_http.push(a.format);
+            }
+            match open.http.as_mut() {
+                Some(existing) => existing.absorb(h),
+                None => open.http = Some(h),
+            }
+        }
+        Kind::Reasons { reasons, from } => {
+            let source = match (a.provenance, from) {
+                (Provenance::Forwarded, Some(who)) => ReasonSource::Forwarded(who),
+                _ if a.format == "token-review" => ReasonSource::TokenReview,
+                _ => ReasonSource::ApiserverLog,
+            };
+            open.reasons = Some((reasons, Some(source)));
+        }
+        Kind::Transport {
+            cause,
+            also,
+            detail,
+        } => open.transport = Some((cause, also, detail)),
+        Kind::CheckerFailure {
+            cause,
+            checker,
+            detail,
+            certain,
+        } => open.checker = Some((cause, checker, detail, certain)),
+        Kind::Review {
+            authenticated,
+            user,
+            audiences,
+        } => open.review = Some((authenticated, user, audiences)),
+        Kind::Audit(answer) => open.audit = Some(answer),
+        other => open.context.take(other),
+    }
+}
+
+/// The answer the parts make.
+fn evidence(open: Open) -> Option<Evidence> {
+    let (_, line, source, format, excerpt, stamp, provenance) = open.lead?;
+    let Open {
+        http,
+        reasons,
+        transport,
+        checker,
+        review,
+        audit,
+        mut context,
+        ..
+    } = open;
+    let mut user = None;
+    let mut notes = Vec::new();
+    let mut audit_facts = Default::default();
+    let mut request = None;
+    let answer = if let Some(a) = audit {
+        let a = *a;
+        user = a.user;
+        request = a.request;
+        notes.extend(a.notes);
+        audit_facts = a.facts;
+        Answer::Http(a.http)
+    } else if let Some((cause, checker, detail, certain)) = checker {
+        Answer::CheckerFailed {
+            cause,
+            checker,
+            detail,
+            certain,
+        }
+    } else if let Some((cause, also, detail)) = transport {
+        Answer::Transport {
+            cause,
+            also,
+            detail,
+        }
+    } else if let Some(h) = http {
+        Answer::Http(h)
+    } else if let Some((true, u, audiences)) = &review {
+        user = u.clone();
+        if !audiences.is_empty() {
+            notes.push(format!(
+                "audiences the server accepted: {}",
+                audiences.join(", ")
+            ));
+        }
+        Answer::Authenticated
+    } else if reasons.is_some() {
+        Answer::Rejected
+    } else {
+        return None;
+    };
+    let mut ev = Evidence::new(line, source, format, &excerpt, answer);
+    ev.excerpt = excerpt;
+    if let Some((reasons, from)) = reasons
+        && !matches!(
+            ev.answer,
+            Answer::CheckerFailed { .. } | Answer::Transport { .. }
+        )
+    {
+        ev.reasons = reasons;
+        ev.reasons_from = from;
+    }
+    if user.is_none() {
+        user = review.and_then(|r| r.1);
+    }
+    ev.user = user;
+    ev.request = request.or(context.request.take());
+    ev.bearer = context.bearer.take();
+    ev.audit = audit_facts;
+    ev.missing = std::mem::take(&mut context.missing);
+    notes.extend(context.notes);
+    ev.notes = notes;
+    // The server's clock: a `Date` header; else the line's own stamp, but a
+    // year-less stamp only for an authenticator's own line (a client's klog
+    // header is the client's clock, and its year a guess).
+    ev.stamp = match context.date {
+        Some(at) => Some(Stamp {
+            at,
+            source: ClockSource::DateHeader,
+        }),
+        None => stamp.filter(|s| {
+            s.source != ClockSource::LogTimestampYearInferred
+                || provenance == Provenance::Authenticator
+                || source == SourceType::Audit
+        }),
+    };
+    Some(ev)
+}

@@ -1,0 +1,279 @@
+//! The typed artefacts extraction finds in text (`extract/`), each marked with
+//! where it came from: the answer a client got, an authenticator's account of
+//! a rejection, a checker passing a TokenReview on or failing its own, or a
+//! server's log line that is a clue and never an answer.
+//!
+//! `classify` groups artefacts into answers (one diagnosis each); the rules
+//! never see artefacts, only the [`super::Case`] built from one answer.
+
+use chrono::{DateTime, Utc};
+
+use super::case::{AuditFacts, BearerSeen, BindingKind, RequestInfo};
+use super::cause::Cause;
+use super::reasons::AuthReason;
+
+/// Who said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// What a client got back for its request: a status, a Status body, the
+    /// client's rendering of either, a transport failure.
+    Answer,
+    /// An authenticator's own account of a rejection (kube-apiserver's,
+    /// the kubelet's or a proxy's "Unable to authenticate the request", a
+    /// TokenReview's `status.error`): the 401 the client got, in the server's
+    /// words.
+    Authenticator,
+    /// A checker (Vault, istiod, kube-rbac-proxy…) passing kube-apiserver's
+    /// TokenReview verdict on to its own caller.
+    Forwarded,
+    /// A server's log line that is not an answer to anyone (a missing object,
+    /// a TLS handshake a client aborted, an authorizer's trace): a clue only.
+    ServerLog,
+}
+
+/// The kinds of evidence `classify` reads (`--type`), by where the text
+/// comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum SourceType {
+    /// An HTTP status line or code, with or without headers and a Status body.
+    Status,
+    /// A `curl -v` transcript.
+    Curl,
+    /// kubectl's error output (also with `-v=6`+ request logs).
+    Kubectl,
+    /// A client's error: client-go, fabric8, Python, JavaScript, C#, Java and
+    /// other clients, controllers' logs and events.
+    ClientError,
+    /// An authenticator's log line ("Unable to authenticate the request":
+    /// kube-apiserver, the kubelet, a proxy), its reasons alone, or a
+    /// TokenReview response, which carries the same text.
+    ApiserverLog,
+    /// Kubernetes audit events (audit.k8s.io/v1 Event), JSON or JSON lines,
+    /// or their annotations alone.
+    Audit,
+    /// A token checker's log or answer (Vault, istiod, kube-rbac-proxy,
+    /// Linkerd): a relayed TokenReview verdict, or its own failure.
+    Checker,
+}
+
+crate::wire::string_codes!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit, Checker);
+
+impl SourceType {
+    /// Stable kebab-case name, as in JSON and `--type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceType::Status => "status",
+            SourceType::Curl => "curl",
+            SourceType::Kubectl => "kubectl",
+            SourceType::ClientError => "client-error",
+            SourceType::ApiserverLog => "apiserver-log",
+            SourceType::Audit => "audit",
+            SourceType::Checker => "checker",
+        }
+    }
+
+    /// What a user would call it, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceType::Status => "HTTP status",
+            SourceType::Curl => "curl -v transcript",
+            SourceType::Kubectl => "kubectl error",
+            SourceType::ClientError => "client library error",
+            SourceType::ApiserverLog => "authentication log line or TokenReview",
+            SourceType::Audit => "audit event",
+            SourceType::Checker => "token checker's log or answer",
+        }
+    }
+}
+
+/// Where an instant came from.
+pub use super::case::ClockSource;
+
+/// An instant and whose clock it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub at: DateTime<Utc>,
+    pub source: ClockSource,
+}
+
+/// One artefact, where it was found.
+#[derive(Debug, Clone)]
+pub struct Artefact {
+    /// 1-based line of the input where it starts.
+    pub line: usize,
+    /// The (unwrapped) line it was found in, trimmed and cut for display.
+    pub excerpt: String,
+    /// The line's own timestamp, when it has one.
+    pub stamp: Option<Stamp>,
+    pub provenance: Provenance,
+    /// The evidence type it counts as.
+    pub source: SourceType,
+    /// The concrete format (`kubectl`, `curl -v`, `structured`, `vault`…).
+    pub format: &'static str,
+    pub kind: Kind,
+}
+
+/// What was found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// An HTTP answer: a status line, a Status body, a client's error text.
+    /// Any part may be missing (a client prints only the reason, a body has
+    /// no code).
+    Http(HttpFacts),
+    /// kube-apiserver's authentication error aggregate (or one of its
+    /// messages alone): the reasons a token was rejected, and the program
+    /// that passed them on (`None`: the authenticator itself).
+    Reasons {
+        reasons: Vec<AuthReason>,
+        from: Option<String>,
+    },
+    /// A TokenReview's verdict.
+    Review {
+        authenticated: bool,
+        user: Option<String>,
+        audiences: Vec<String>,
+    },
+    /// An audit event: a whole answer with its own request, user and facts.
+    Audit(Box<AuditAnswer>),
+    /// No answer: TLS, DNS, refused, timeout (and the other causes its
+    /// words fit as well).
+    Transport {
+        cause: Cause,
+        also: Vec<Cause>,
+        detail: String,
+    },
+    /// A checker could not complete its own TokenReview.
+    CheckerFailure {
+        cause: Cause,
+        checker: Option<String>,
+        detail: String,
+        certain: bool,
+    },
+    /// The request that was made.
+    Request(RequestInfo),
+    /// What the request carried as `Authorization`.
+    Bearer(BearerSeen),
+    /// The server's `Date` header: its clock.
+    Date(DateTime<Utc>),
+    /// An object a server logged as missing (`secrets "x" not found`).
+    Missing { kind: BindingKind, name: String },
+    /// A fact worth showing with the answer.
+    Note(String),
+    /// A new request starts here (a shell prompt, a command line, a curl
+    /// request line): answers never merge across it.
+    Boundary,
+}
+
+impl Kind {
+    /// Whether this artefact is (part of) an answer, rather than context for one.
+    pub fn is_answer(&self) -> bool {
+        matches!(
+            self,
+            Kind::Http(_)
+                | Kind::Reasons { .. }
+                | Kind::Review { .. }
+                | Kind::Audit(_)
+                | Kind::Transport { .. }
+                | Kind::CheckerFailure { .. }
+        )
+    }
+}
+
+/// A refusal of the token by a service that judges it itself, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceVerdict {
+    pub cause: Cause,
+    /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
+    pub service: &'static str,
+    /// Its words, from the reason on.
+    pub detail: String,
+}
+
+/// The parts of an HTTP answer a text shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpFacts {
+    pub code: Option<u16>,
+    /// The Status `reason` (`Forbidden`) or the reason phrase.
+    pub reason: Option<String>,
+    /// The Status `message`, or the client's rendering of it.
+    pub message: Option<String>,
+    /// Who answered, when it was not kube-apiserver (a dashboard's own
+    /// error, a proxy); `None`: kube-apiserver or not known.
+    pub not_kubernetes: Option<String>,
+    /// Who relayed or wrapped the answer (Vault's `Code: 500. Errors:`, the
+    /// Dashboard's `Dashboard reported … (500):`), with its own status: that
+    /// status counts only when kube-apiserver's is not in the evidence.
+    pub relay: Option<String>,
+    pub relay_code: Option<u16>,
+    /// A service other than kube-apiserver that judged the token and said
+    /// why it refused it (a cloud's token exchange, Vault's role).
+    pub verdict: Option<ServiceVerdict>,
+    /// How strongly this artefact speaks for the answer it belongs to: the
+    /// client's own error line (3) over a status line (2) over a body or a
+    /// verbose log's request line (1). The strongest gives the answer's line.
+    pub weight: u8,
+}
+
+impl HttpFacts {
+    /// An answer with this status code.
+    pub fn code(code: u16, weight: u8) -> Self {
+        HttpFacts {
+            code: Some(code),
+            weight,
+            ..HttpFacts::default()
+        }
+    }
+
+    /// The code, or the one the Status reason implies, or the relay's.
+    pub fn implied_code(&self) -> Option<u16> {
+        self.code
+            .or_else(|| {
+                self.reason
+                    .as_deref()
+                    .and_then(crate::diagnosis::extract::status::code_for_reason)
+            })
+            .or(self.relay_code)
+    }
+
+    /// kube-apiserver's code, stated or implied by the reason (not a relay's).
+    pub fn own_code(&self) -> Option<u16> {
+        self.code.or_else(|| {
+            self.reason
+                .as_deref()
+                .and_then(crate::diagnosis::extract::status::code_for_reason)
+        })
+    }
+
+    /// Takes in another view of the same answer: the stronger artefact's
+    /// values first, the other's where it has none.
+    pub fn absorb(&mut self, other: HttpFacts) {
+        let (mut base, extra) = if other.weight > self.weight {
+            (other, std::mem::take(self))
+        } else {
+            (std::mem::take(self), other)
+        };
+        base.code = base.code.or(extra.code);
+        base.reason = base.reason.or(extra.reason);
+        base.message = match (base.message, extra.message) {
+            // A message that names more wins over a bare reason word.
+            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        base.not_kubernetes = base.not_kubernetes.or(extra.not_kubernetes);
+        base.relay = base.relay.or(extra.relay);
+        base.relay_code = base.relay_code.or(extra.relay_code);
+        base.verdict = base.verdict.or(extra.verdict);
+        *self = base;
+    }
+}
+
+/// An audit event, read (audit.k8s.io/v1 `Event`, or its annotations alone).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AuditAnswer {
+    pub http: HttpFacts,
+    pub user: Option<String>,
+    pub request: Option<RequestInfo>,
+    pub facts: AuditFacts,
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,283 @@
+//! kube-apiserver's authentication error aggregate, wherever it is:
+//!
+//! - the authenticator's own log line: `"Unable to authenticate the request"
+//!   err="[…]"` (1.21+, kube-apiserver; also the kubelet's and
+//!   kube-rbac-proxy's authenticators), `Unable to authenticate the request
+//!   due to an error: […]` (≤1.20), zap's `{"error": "…"}`;
+//! - passed on by a checker: Vault's `lookup failed: […]`, istiod's `the
+//!   service account authentication returns an error: […]`, a TokenReview's
+//!   `status.error` pasted alone;
+//! - one of its messages alone (`Token is invalid: square/go-jose: error in
+//!   cryptographic primitive`, `service account token has expired`).
+//!
+//! The aggregate itself is read by [`crate::diagnosis::reasons`].
+
+use super::super::reasons::{AuthReason, parse_auth_error};
+
+/// kube-apiserver's message before the aggregate.
+pub const MESSAGE: &str = "Unable to authenticate the request";
+
+/// An aggregate found in a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub reasons: Vec<AuthReason>,
+    /// The authenticator's own log line (`true`), or text passed on.
+    pub own_line: bool,
+    /// The program that passed it on, when the text names it.
+    pub from: Option<&'static str>,
+    pub format: &'static str,
+    /// The aggregate is only `Unauthorized` (or another HTTP status word):
+    /// the authenticator's own call failed (a webhook authenticator), no
+    /// token reason at all.
+    pub own_call_failed: Option<String>,
+}
+
+/// Reads the line the authenticator logged, from its raw (still escaped) text.
+pub fn authenticator_line(raw: &str) -> Option<Found> {
+    let at = raw.find(MESSAGE)?;
+    let rest = &raw[at + MESSAGE.len()..];
+    let (err, format) = if let Some(i) = rest.find("err=\"") {
+        (lenient_go_unquote(&rest[i + 4..]), "structured")
+    } else if let Some(i) = rest.find("due to an error: ") {
+        let text = rest[i + 17..].trim();
+        (text.trim_end_matches('"').to_owned(), "klog")
+    } else if let Some(i) = rest
+        .find("\"error\": \"")
+        .or_else(|| rest.find("\"error\":\""))
+    {
+        let start = rest[i..].find(": \"").map_or(i + 9, |j| i + j + 3);
+        (lenient_go_unquote(&format!("\"{}", &rest[start..])), "zap")
+    } else {
+        return None;
+    };
+    let err = err.trim();
+    if err.is_empty() {
+        return None;
+    }
+    Some(found(err, true, None, format))
+}
+
+fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static str) -> Found {
+    let status_word = matches!(err, "Unauthorized" | "Forbidden")
+        || err.starts_with("Unauthorized:")
+        || err.starts_with("the server has asked for the client to provide credentials");
+    Found {
+        reasons: if status_word {
+            Vec::new()
+        } else {
+            parse_auth_error(err)
+        },
+        own_line,
+        from,
+        format,
+        own_call_failed: status_word.then(|| err.to_owned()),
+    }
+}
+
+/// Reads a Go-quoted string at the start of `text` (`"a \"b\""`), or what
+/// there is of it when the line was cut short.
+pub fn lenient_go_unquote(text: &str) -> String {
+    let mut chars = text.chars();
+    if chars.next() != Some('"') {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut escaped = false;
+    for c in chars {
+        if escaped {
+            out.push(match c {
+                'n' => '\n',
+                't' => '\t',
+                other => other,
+            });
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '"' {
+            return out;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Who passes an aggregate on, from the words before it.
+fn relayed_by(before: &str) -> Option<&'static str> {
+    [
+        ("lookup failed", "Vault"),
+        ("login unauthorized", "Vault"),
+        (
+            "the service account authentication returns an error",
+            "istiod",
+        ),
+        ("KubeJWTAuthenticator", "istiod"),
+        ("kube-rbac-proxy", "kube-rbac-proxy"),
+        ("TokenReview", "a TokenReview caller"),
+    ]
+    .iter()
+    .find(|(needle, _)| before.contains(needle))
+    .map(|(_, who)| *who)
+}
+
+/// An aggregate (`[invalid bearer token, …]`) anywhere in an unwrapped line.
+pub fn bracketed(line: &str) -> Option<Found> {
+    let at = line.find("[invalid bearer token")?;
+    let rest = &line[at..];
+    let end = matching(rest).map_or(rest.len(), |e| e + 1);
+    let before = &line[..at];
+    let from = relayed_by(before);
+    Some(found(
+        &rest[..end],
+        from.is_none() && before.trim().is_empty(),
+        from,
+        "aggregate",
+    ))
+}
+
+fn matching(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Messages of the aggregate that stand for it alone (where each starts).
+const ALONE: &[&str] = &[
+    "service account token has expired",
+    "service account token is not valid yet",
+    "service account token is issued in the future",
+    "service account token has been invalidated",
+    "service account token claims could not be validated",
+    "Token has expired.",
+    "Token could not be validated.",
+    "Token has been invalidated",
+    "Token does not match server's copy",
+    "go-jose/go-jose: error in cryptographic primitive",
+    "square/go-jose: error in cryptographic primitive",
+    "invalid signature, no keys found",
+    "service account UID (",
+    "ServiceAccount UID (",
+    "pod UID (",
+    "Pod UID (",
+    "secret UID (",
+    "Secret UID (",
+    "node UID (",
+    "token audiences [",
+    "token issuer \"",
+    "crypto/rsa: verification error",
+    "crypto/ecdsa: verification error",
+];
+
+/// One of the aggregate's messages alone in a line.
+pub fn alone(line: &str) -> Option<Found> {
+    // Go's TLS errors quote crypto/rsa too ("possibly because of …").
+    if line.contains("x509:") {
+        return None;
+    }
+    let at = ALONE.iter().filter_map(|m| line.find(m)).min()?;
+    let text = line[at..].trim_end_matches(['"', '\'', '}', ')', ' ', '.']);
+    // Keep a literal's own final period ("Token has expired.").
+    let text = if line[at..].starts_with(text) && line[at + text.len()..].starts_with('.') {
+        &line[at..at + text.len() + 1]
+    } else {
+        text
+    };
+    let reasons = parse_auth_error(text);
+    let known = reasons
+        .first()
+        .is_some_and(|r| r.kind != super::super::reasons::ReasonKind::Unrecognised);
+    if !known {
+        return None;
+    }
+    let before = &line[..at];
+    let from = relayed_by(before);
+    Some(Found {
+        reasons,
+        own_line: before.trim().is_empty(),
+        from,
+        format: "reason",
+        own_call_failed: None,
+    })
+}
+
+/// `authentication.go:75` -> the kube-apiserver versions that log from there.
+pub fn era_of_caller(caller: &str) -> Option<String> {
+    let i = caller.find("authentication.go:")?;
+    let n: u32 = caller[i + 18..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()?;
+    let versions = match n {
+        63 => "1.21–1.26",
+        70 => "1.27–1.28",
+        73 => "1.29–1.31",
+        74 => "1.32",
+        75 => "1.33–1.36",
+        _ => return None,
+    };
+    Some(format!(
+        "logged from authentication.go:{n}: kube-apiserver {versions}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::reasons::ReasonKind;
+
+    #[test]
+    fn the_authenticators_own_lines() {
+        let f = authenticator_line(
+            r#""Unable to authenticate the request" err="[invalid bearer token, serviceaccounts \"reporter\" not found]""#,
+        )
+        .unwrap();
+        assert_eq!(f.format, "structured");
+        assert_eq!(f.reasons[1].values.name.as_deref(), Some("reporter"));
+        let f = authenticator_line(
+            "Unable to authenticate the request due to an error: [invalid bearer token, Token has expired.]",
+        )
+        .unwrap();
+        assert_eq!((f.format, f.reasons[1].kind), ("klog", ReasonKind::Expired));
+        // Cut short in the paste.
+        let f = authenticator_line(
+            r#""Unable to authenticate the request due to an error" err="[invalid bearer token, square/go-jose: error in cryptographi"#,
+        )
+        .unwrap();
+        assert_eq!(f.reasons[1].kind, ReasonKind::CryptographicPrimitive);
+        let f = authenticator_line(
+            r#"Unable to authenticate the request      {"component": "vcluster", "error": "invalid bearer token"}"#,
+        )
+        .unwrap();
+        assert_eq!((f.format, f.reasons.len()), ("zap", 1));
+        let f =
+            authenticator_line("Unable to authenticate the request due to an error: Unauthorized")
+                .unwrap();
+        assert_eq!(f.own_call_failed.as_deref(), Some("Unauthorized"));
+    }
+
+    #[test]
+    fn passed_on_or_alone() {
+        let f = bracketed("login unauthorized due to: lookup failed: [invalid bearer token, Token has been invalidated]").unwrap();
+        assert_eq!(f.from, Some("Vault"));
+        assert_eq!(f.reasons[1].kind, ReasonKind::TokenInvalidated);
+        let f = alone("    Token is invalid: square/go-jose: error in cryptographic primitive")
+            .unwrap();
+        assert_eq!(f.reasons[0].kind, ReasonKind::CryptographicPrimitive);
+        let f = alone("[2021] the token: Token has expired. Retrying").unwrap();
+        assert_eq!(f.reasons[0].kind, ReasonKind::Expired);
+        assert!(alone("x509: certificate signed by unknown authority (possibly because of \"crypto/rsa: verification error\")").is_none());
+        assert!(alone("all good").is_none());
+    }
+}

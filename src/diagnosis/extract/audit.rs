@@ -1,0 +1,235 @@
+//! Kubernetes audit events (audit.k8s.io/v1 `Event`) and their annotations
+//! alone (a fragment people paste: `"annotations":{"authorization.k8s.io/decision":"forbid",…}`).
+//!
+//! Read from each event: `user.username` and `user.extra`
+//! (`authentication.kubernetes.io/credential-id` = `JTI=<jti>`, 1.30+),
+//! `verb`, `objectRef`, `requestURI`, `responseStatus` and the annotations
+//! `authentication.k8s.io/stale-token`, `authentication.k8s.io/legacy-token`,
+//! `authentication.k8s.io/legacy-token-invalidated` (pkg/serviceaccount
+//! claims.go/legacy.go) and `authorization.k8s.io/{decision,reason}`.
+//! kube-apiserver writes no `authentication.k8s.io/credential-id` annotation;
+//! if one is present (hand-written or from another tool) it is accepted and
+//! labelled as such.
+
+use chrono::DateTime;
+use serde_json::Value;
+
+use super::super::artefact::{AuditAnswer, HttpFacts, Stamp};
+use super::super::case::{ClockSource, RequestInfo};
+use super::url::request_from_url;
+
+const CREDENTIAL_ID_EXTRA: &str = "authentication.kubernetes.io/credential-id";
+
+/// The annotations kube-apiserver writes that say something about a token.
+const ANNOTATIONS: &[&str] = &[
+    "authorization.k8s.io/decision",
+    "authentication.k8s.io/stale-token",
+    "authentication.k8s.io/legacy-token",
+    "authentication.k8s.io/legacy-token-invalidated",
+];
+
+/// Whether `v` is an audit event.
+pub fn is_event(v: &Value) -> bool {
+    let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    api.starts_with("audit.k8s.io/") || (kind == "Event" && v.get("auditID").is_some())
+}
+
+/// Whether `v` is an event's `annotations` alone (or `{"annotations": …}`).
+pub fn is_annotations(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let obj = match obj.get("annotations").and_then(Value::as_object) {
+        Some(inner) if obj.len() == 1 => inner,
+        _ => obj,
+    };
+    obj.keys().any(|k| ANNOTATIONS.contains(&k.as_str()))
+        && obj
+            .keys()
+            .all(|k| k.contains(".k8s.io/") || k.contains(".kubernetes.io/"))
+}
+
+/// The answer an event records; `None` for events without a response
+/// (stage `RequestReceived`).
+pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
+    if is_annotations(v) {
+        return annotations_only(v);
+    }
+    let s = |ptr: &str| v.pointer(ptr).and_then(Value::as_str).map(str::to_owned);
+    let status = v.get("responseStatus")?;
+    let code = status
+        .get("code")
+        .and_then(Value::as_u64)
+        .and_then(|c| u16::try_from(c).ok());
+    let verb = s("/verb");
+    let excerpt = format!(
+        "{} {} -> {}",
+        verb.as_deref().unwrap_or("?"),
+        s("/requestURI").as_deref().unwrap_or("?"),
+        code.map_or("?".to_owned(), |c| c.to_string())
+    );
+    let mut a = AuditAnswer {
+        http: HttpFacts {
+            code,
+            reason: s("/responseStatus/reason"),
+            message: s("/responseStatus/message"),
+            weight: 3,
+            ..HttpFacts::default()
+        },
+        user: s("/user/username").filter(|u| !u.is_empty()),
+        request: Some(request_of(v, verb.as_deref())),
+        ..AuditAnswer::default()
+    };
+    let stamp = s("/stageTimestamp")
+        .or_else(|| s("/requestReceivedTimestamp"))
+        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| Stamp {
+            at: t.to_utc(),
+            source: ClockSource::AuditTimestamp,
+        });
+    if let Some(id) = s("/auditID") {
+        a.notes.push(format!("auditID {id}"));
+    }
+    read_annotations(v.get("annotations"), &mut a);
+    a.facts.credential_id = v
+        .pointer("/user/extra")
+        .and_then(|e| e.get(CREDENTIAL_ID_EXTRA))
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if a.facts.credential_id.is_none()
+        && let Some(id) = v
+            .pointer("/annotations")
+            .and_then(|an| an.get("authentication.k8s.io/credential-id"))
+            .and_then(Value::as_str)
+    {
+        a.facts.credential_id = Some(id.to_owned());
+        a.facts.credential_id_from_annotation = true;
+    }
+    if let Some(pod) = v
+        .pointer("/user/extra/authentication.kubernetes.io~1pod-name")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+    {
+        a.notes.push(format!("token bound to pod {pod}"));
+    }
+    if let Some(agent) = s("/userAgent") {
+        a.notes.push(format!("user agent {agent}"));
+    }
+    if let Some(ips) = v.get("sourceIPs").and_then(Value::as_array) {
+        let ips: Vec<&str> = ips.iter().filter_map(Value::as_str).collect();
+        if !ips.is_empty() {
+            a.notes.push(format!("source IPs {}", ips.join(", ")));
+        }
+    }
+    Some((a, stamp, excerpt))
+}
+
+fn read_annotations(annotations: Option<&Value>, a: &mut AuditAnswer) {
+    let annotation = |key: &str| {
+        annotations
+            .and_then(|an| an.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    a.facts.stale_token = annotation("authentication.k8s.io/stale-token");
+    a.facts.legacy_token = annotation("authentication.k8s.io/legacy-token");
+    a.facts.legacy_token_invalidated = annotation("authentication.k8s.io/legacy-token-invalidated");
+    if let Some(decision) = annotation("authorization.k8s.io/decision") {
+        let reason = annotation("authorization.k8s.io/reason").filter(|r| !r.is_empty());
+        a.facts.authorization = Some(match reason {
+            Some(r) => format!("{decision}: {r}"),
+            None => decision,
+        });
+    }
+}
+
+/// An event's annotations alone: the decision is the answer (`forbid`: 403,
+/// `allow`: 2xx), an invalidated legacy token a 401.
+fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
+    let inner = v.get("annotations").unwrap_or(v);
+    let mut a = AuditAnswer::default();
+    read_annotations(Some(inner), &mut a);
+    let decision = inner
+        .get("authorization.k8s.io/decision")
+        .and_then(Value::as_str);
+    let code = if a.facts.legacy_token_invalidated.is_some() {
+        401
+    } else {
+        match decision {
+            Some("forbid") => 403,
+            Some("allow") => 200,
+            _ if a.facts.stale_token.is_some() => 200,
+            _ => return None,
+        }
+    };
+    a.http = HttpFacts {
+        code: Some(code),
+        message: inner
+            .get("authorization.k8s.io/reason")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned),
+        weight: 2,
+        ..HttpFacts::default()
+    };
+    a.notes
+        .push("an audit event's annotations alone: the decision stands for the answer".to_owned());
+    let excerpt = format!(
+        "annotations: {}",
+        a.facts
+            .authorization
+            .clone()
+            .or_else(|| a.facts.legacy_token_invalidated.clone())
+            .or_else(|| a.facts.stale_token.clone())
+            .unwrap_or_default()
+    );
+    Some((a, None, excerpt))
+}
+
+fn request_of(v: &Value, verb: Option<&str>) -> RequestInfo {
+    let s = |ptr: &str| v.pointer(ptr).and_then(Value::as_str).map(str::to_owned);
+    if v.get("objectRef").is_some() {
+        RequestInfo {
+            verb: verb.map(str::to_owned),
+            resource: s("/objectRef/resource"),
+            subresource: s("/objectRef/subresource"),
+            api_group: Some(s("/objectRef/apiGroup").unwrap_or_default()),
+            namespace: s("/objectRef/namespace"),
+            name: s("/objectRef/name"),
+            path: None,
+        }
+    } else {
+        let mut info = request_from_url(None, s("/requestURI").as_deref().unwrap_or("/"));
+        info.verb = verb.map(str::to_owned);
+        info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_annotations_alone() {
+        let v: Value = serde_json::from_str(r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"list","user":{"username":"system:serviceaccount:shop:checkout","extra":{"authentication.kubernetes.io/credential-id":["JTI=abc"]}},"objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"stageTimestamp":"2026-01-01T00:00:00.004000Z","annotations":{"authentication.k8s.io/stale-token":"subject: x, seconds after warning threshold: 3593"}}"#).unwrap();
+        assert!(is_event(&v));
+        let (a, stamp, _) = answer(&v).unwrap();
+        assert_eq!(a.facts.credential_id.as_deref(), Some("JTI=abc"));
+        assert!(a.facts.stale_token.is_some());
+        assert!(stamp.is_some());
+        let v: Value = serde_json::from_str(
+            r#"{"authorization.k8s.io/decision":"forbid","authorization.k8s.io/reason":""}"#,
+        )
+        .unwrap();
+        assert!(is_annotations(&v));
+        assert_eq!(answer(&v).unwrap().0.http.code, Some(403));
+        let v: Value = serde_json::from_str(r#"{"annotations":{"authentication.k8s.io/legacy-token-invalidated":"old-token/shop"}}"#).unwrap();
+        assert_eq!(answer(&v).unwrap().0.http.code, Some(401));
+        let v: Value = serde_json::from_str(r#"{"app":"x"}"#).unwrap();
+        assert!(!is_annotations(&v));
+    }
+}

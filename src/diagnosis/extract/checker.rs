@@ -1,0 +1,205 @@
+//! What token checkers print: Vault's API errors (`URL: PUT …/login`,
+//! `Code: 500. Errors:`, `* claim "iss" is invalid`) and its own review
+//! failures (`service account unauthorized; this could mean …`, a TokenReview
+//! POST that timed out), webhook token authenticators (`Failed to make
+//! webhook authenticator request: …`), Linkerd's identity client.
+//!
+//! A checker's *own* failure (its TokenReview refused, or unanswered) is not
+//! the caller's 401: the token under review was never judged.
+
+use super::super::artefact::HttpFacts;
+use super::super::cause::Cause;
+use super::super::reasons::{AuthReason, parse_auth_error};
+use super::transport;
+
+/// A checker that could not complete its review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub cause: Cause,
+    pub checker: Option<&'static str>,
+    pub detail: String,
+    pub certain: bool,
+}
+
+/// What a checker line gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub failure: Option<Failure>,
+    /// The status the checker answered its own caller with, and its message.
+    pub http: Option<HttpFacts>,
+    /// The checker's own check of the token's claims.
+    pub reasons: Vec<AuthReason>,
+    /// The checker's request (Vault's `URL: PUT …`).
+    pub url: Option<(String, String)>,
+    pub note: Option<String>,
+}
+
+/// The checker a line names.
+pub fn name(line: &str) -> Option<&'static str> {
+    [
+        ("auth.kubernetes", "Vault"),
+        ("auth/kubernetes", "Vault"),
+        ("Error making API request", "Vault"),
+        ("vault", "Vault"),
+        ("Vault", "Vault"),
+        ("KubeJWTAuthenticator", "istiod"),
+        ("istio", "istiod"),
+        ("linkerd", "Linkerd"),
+        ("kube-rbac-proxy", "kube-rbac-proxy"),
+        ("webhook authenticator", "a webhook token authenticator"),
+    ]
+    .iter()
+    .find(|(needle, _)| line.contains(needle))
+    .map(|(_, who)| *who)
+}
+
+/// Reads one unwrapped line.
+pub fn find(line: &str) -> Option<Found> {
+    let t = line.trim();
+    let mut found = Found::default();
+    // Vault's API error block (also inside an escaped log field).
+    if let Some(rest) = t.strip_prefix("URL: ") {
+        let mut words = rest.split_whitespace();
+        if let (Some(method), Some(url)) = (words.next(), words.next())
+            && method.chars().all(|c| c.is_ascii_uppercase())
+        {
+            found.url = Some((method.to_owned(), url.trim_end_matches('"').to_owned()));
+            return Some(found);
+        }
+    }
+    if let Some(rest) = t.find("Code: ").map(|i| &t[i + 6..])
+        && let Some(code) = rest.get(..3).and_then(|c| c.parse::<u16>().ok())
+        && rest[3..].starts_with(". Errors")
+    {
+        found.http = Some(HttpFacts {
+            relay: Some("Vault".to_owned()),
+            relay_code: Some(code),
+            weight: 2,
+            ..HttpFacts::default()
+        });
+        return Some(found);
+    }
+    for (needle, reason) in [
+        ("claim \"iss\" is invalid", "claim \"iss\" is invalid"),
+        ("claim \"aud\" is invalid", "claim \"aud\" is invalid"),
+    ] {
+        if t.contains(needle) {
+            found.reasons = parse_auth_error(reason);
+            // Vault's own check: it answered its caller, not kube-apiserver.
+            found.http = Some(HttpFacts {
+                relay: Some("Vault".to_owned()),
+                weight: 0,
+                ..HttpFacts::default()
+            });
+            return Some(found);
+        }
+    }
+    if let Some(item) = t.strip_prefix("* ") {
+        let item = item.trim_end_matches(['"', '}', ' ']);
+        if matches!(
+            item,
+            "permission denied"
+                | "service account name not authorized"
+                | "namespace not authorized"
+        ) {
+            found.http = Some(HttpFacts {
+                message: Some(item.to_owned()),
+                relay: Some("Vault".to_owned()),
+                weight: 0,
+                ..HttpFacts::default()
+            });
+            if item != "permission denied" {
+                found.note = Some(format!(
+                    "Vault's role does not admit this ServiceAccount (\"{item}\": bound_service_account_names / bound_service_account_namespaces); the token itself was accepted"
+                ));
+            }
+            return Some(found);
+        }
+    }
+    if t.contains("service account unauthorized; this could mean it has been deleted or recreated")
+    {
+        found.failure = Some(Failure {
+            cause: Cause::CheckerUnauthorized,
+            checker: Some("Vault"),
+            detail: "Vault's TokenReview request got 401: \"service account unauthorized; this could mean it has been deleted or recreated with a new token\"".to_owned(),
+            certain: false,
+        });
+        return Some(found);
+    }
+    if let Some(i) = t.find("Failed to make webhook authenticator request: ") {
+        let err = t[i + 46..].trim();
+        let cause = match transport::detect_line(err) {
+            Some(_) => Cause::CheckerUnreachable,
+            None => Cause::CheckerUnauthorized,
+        };
+        found.failure = Some(Failure {
+            cause,
+            checker: name(t).or(Some("a webhook token authenticator")),
+            detail: format!("its TokenReview request failed: {err}"),
+            certain: true,
+        });
+        return Some(found);
+    }
+    // A review that got no answer: a transport failure on a tokenreviews URL,
+    // or an identity service that is not there.
+    let tokenreviews = t.contains("/tokenreviews");
+    if (tokenreviews || t.contains("Failed to obtain identity"))
+        && let Some(cause) = transport::detect_line(t).or_else(|| {
+            (t.contains("fail-fast") || t.contains("Unavailable")).then_some(Cause::Unknown)
+        })
+    {
+        found.failure = Some(Failure {
+            cause: Cause::CheckerUnreachable,
+            checker: name(t),
+            detail: if cause == Cause::Unknown {
+                t.to_owned()
+            } else {
+                format!("{} on its own request: {t}", cause.as_str())
+            },
+            certain: true,
+        });
+        return Some(found);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vault_and_proxies() {
+        assert_eq!(
+            find("URL: PUT https://vault:8200/v1/auth/kubernetes/login")
+                .unwrap()
+                .url,
+            Some((
+                "PUT".into(),
+                "https://vault:8200/v1/auth/kubernetes/login".into()
+            ))
+        );
+        assert_eq!(
+            find("Code: 500. Errors:").unwrap().http.unwrap().relay_code,
+            Some(500)
+        );
+        assert_eq!(
+            find("* claim \"iss\" is invalid\" backoff=2.16")
+                .unwrap()
+                .reasons[0]
+                .cause,
+            Cause::IssuerMismatch
+        );
+        let f = find("login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token").unwrap();
+        assert!(!f.failure.unwrap().certain);
+        let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
+        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
+        let f = find(
+            "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",
+        )
+        .unwrap();
+        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnauthorized);
+        let f = find(r#"linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast""#).unwrap();
+        assert_eq!(f.failure.unwrap().checker, Some("Linkerd"));
+        assert!(find("all good").is_none());
+    }
+}

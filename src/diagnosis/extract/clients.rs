@@ -1,0 +1,249 @@
+//! Errors as client libraries and other programs print them, found anywhere
+//! in a line: client-go (`…: Unauthorized`, `the server has asked for the
+//! client to provide credentials`), the Python `kubernetes` client
+//! (`ApiException: (403)`, `Reason: Forbidden`) and `requests` (`401 Client
+//! Error: Unauthorized for url: …`), fabric8 (`Unauthorized! Token may have
+//! expired!`, `Forbidden!Configured service account doesn't have access`),
+//! JavaScript (`statusCode: 403`), C# (`invalid status code 'Forbidden'`),
+//! Java (`HTTP response code: 401`), Rust and Erlang clients, gRPC status
+//! codes, OkHttp, wget, `curl -f`, the Dashboard, Ray, kubelet probes, and a
+//! Go request dump (`request [&{Method:GET URL:… Header:map[]…}]`).
+
+use super::super::artefact::HttpFacts;
+use super::super::case::{BearerSeen, RequestInfo};
+use super::status::{ends_unauthorized, generic_text, stated_code};
+use super::url::{method_and_url, request_from_url};
+
+/// What a client line gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub http: Option<HttpFacts>,
+    pub format: &'static str,
+    pub note: Option<String>,
+    pub bearer: Option<BearerSeen>,
+    pub request: Option<RequestInfo>,
+}
+
+/// Which client wrote a line (for the output's `format`).
+pub fn label(line: &str) -> &'static str {
+    [
+        ("ray.exceptions", "ray"),
+        ("Request failed with status code", "ray"),
+        ("io.fabric8", "fabric8"),
+        ("KubernetesClientException", "fabric8"),
+        ("Configured service account doesn't have access", "fabric8"),
+        ("Token may have expired!", "fabric8"),
+        ("ApiException", "python-kubernetes"),
+        ("HTTP response body:", "python-kubernetes"),
+        ("HTTPHeaderDict(", "python-kubernetes"),
+        (" Client Error: ", "python-requests"),
+        (" Server Error: ", "python-requests"),
+        ("requests.exceptions", "python-requests"),
+        ("HTTPSConnectionPool(", "python-requests"),
+        ("WebSocketBadStatusException", "python-websocket"),
+        ("statusCode:", "kubernetes-client-javascript"),
+        ("invalid status code '", "kubernetes-client-csharp"),
+        ("io.kubernetes.client", "kubernetes-client-java"),
+        ("HTTP response code: ", "kubernetes-client-java"),
+        ("ErrorResponse {", "kube-rs"),
+        ("status_code:", "erlang-elixir"),
+        ("rpc error: code =", "grpc"),
+        ("<-- HTTP/", "okhttp"),
+        ("wget: ", "wget"),
+        ("curl: (", "curl"),
+        ("Dashboard reported", "kubernetes-dashboard"),
+        ("probe failed", "kubelet-probe"),
+    ]
+    .iter()
+    .find(|(needle, _)| line.contains(needle))
+    .map_or("client-go", |(_, label)| label)
+}
+
+/// Reads one unwrapped line.
+pub fn find(line: &str) -> Option<Found> {
+    let t = line.trim();
+    let mut found = Found {
+        format: label(t),
+        ..Found::default()
+    };
+    // The Dashboard prints the status it got (or its own), the message on
+    // the next line.
+    if let Some(i) = t.find("Dashboard reported ") {
+        let rest = &t[i + 19..];
+        if let Some(open) = rest.rfind('(')
+            && let Some(code) = rest[open + 1..]
+                .get(..3)
+                .and_then(|c| c.parse::<u16>().ok())
+        {
+            found.http = Some(HttpFacts {
+                relay: Some("the Kubernetes Dashboard".to_owned()),
+                relay_code: Some(code),
+                weight: 3,
+                ..HttpFacts::default()
+            });
+            return Some(found);
+        }
+    }
+    let mut facts = HttpFacts::default();
+    // fabric8's stock texts carry the status.
+    if t.contains("Unauthorized!") {
+        facts.code = Some(401);
+        facts.weight = 3;
+    } else if t.contains("Forbidden!Configured service account") || t.contains("Forbidden! ") {
+        facts.code = Some(403);
+        facts.weight = 3;
+    }
+    if t.contains("Service account may have been revoked") || t.contains("Token may have expired!")
+    {
+        found.note = Some(
+            "fabric8 adds \"Service account may have been revoked\" / \"Token may have expired!\" to every 401 and 403: its stock text, not a diagnosis"
+                .to_owned(),
+        );
+    }
+    // `401 Client Error: Unauthorized for url: …` (requests).
+    for kind in [" Client Error: ", " Server Error: "] {
+        if let Some(at) = t.find(kind)
+            && let Some(code) = t[..at]
+                .rsplit(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|c| c.parse::<u16>().ok())
+        {
+            let rest = &t[at + kind.len()..];
+            let (reason, url) = rest.split_once(" for url: ").unwrap_or((rest, ""));
+            facts.code = Some(code);
+            facts.reason = Some(reason.trim().to_owned());
+            facts.weight = 3;
+            if !url.is_empty() {
+                found.request = Some(request_from_url(Some("GET"), url.trim()));
+                found.note = Some(
+                    "requests does not show the method; GET assumed for the request".to_owned(),
+                );
+            }
+        }
+    }
+    if facts.code.is_none()
+        && let Some(code) = stated_code(t)
+    {
+        facts.code = Some(code);
+        facts.weight = if t.contains("Exception") || t.contains("Error: (") {
+            3
+        } else {
+            2
+        };
+    }
+    if let Some((code, text)) = generic_text(t) {
+        facts.code = facts.code.or(Some(code));
+        facts.message = Some(text.to_owned());
+        facts.weight = facts.weight.max(2);
+    } else if facts.code.is_none() && ends_unauthorized(t) {
+        facts.code = Some(401);
+        facts.reason = Some("Unauthorized".to_owned());
+        facts.message = Some("Unauthorized".to_owned());
+        facts.weight = 2;
+    }
+    // Python's `Reason: Forbidden` line under an ApiException.
+    if let Some(reason) = t.strip_prefix("Reason: ") {
+        facts.reason = facts.reason.or_else(|| Some(reason.trim().to_owned()));
+    }
+    // A kubelet HTTP probe sends no credentials unless httpHeaders sets some.
+    if t.contains("probe failed with statuscode: ") {
+        found.bearer = Some(BearerSeen::NoneExpected(
+            "a kubelet's HTTP probe sends no Authorization header (unless its httpHeaders set one)"
+                .to_owned(),
+        ));
+    }
+    // Go's request dump: `Header:map[]` carries no Authorization.
+    if let Some(i) = t.find("Header:map[") {
+        let headers = &t[i + 11..];
+        let headers = headers.split(']').next().unwrap_or("");
+        if !headers.contains("Authorization") {
+            found.bearer = Some(BearerSeen::Absent);
+        }
+    }
+    if found.request.is_none()
+        && let Some((method, url)) = method_and_url(t)
+    {
+        found.request = Some(request_from_url(method, url));
+    }
+    if facts != HttpFacts::default() {
+        found.http = Some(facts);
+    }
+    (found.http.is_some()
+        || found.bearer.is_some()
+        || found.request.is_some()
+        || found.note.is_some())
+    .then_some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients_of_every_kind() {
+        for (line, code, format) in [
+            (
+                "kubernetes.client.exceptions.ApiException: (401)",
+                401,
+                "python-kubernetes",
+            ),
+            (
+                "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://k:443/apis/apps/v1/x",
+                403,
+                "python-requests",
+            ),
+            (
+                "io.fabric8.kubernetes.client.KubernetesClientException: Unauthorized",
+                401,
+                "fabric8",
+            ),
+            (
+                "code: 403, statusCode: 403 } pods is forbidden",
+                403,
+                "kubernetes-client-javascript",
+            ),
+            (
+                "Operation returned an invalid status code 'Forbidden'",
+                403,
+                "kubernetes-client-csharp",
+            ),
+            (
+                "E0101 reflector.go:1] Failed to list *v1.Service: Unauthorized",
+                401,
+                "client-go",
+            ),
+            (
+                "rpc error: code = Unauthenticated desc = request authenticate failure",
+                401,
+                "grpc",
+            ),
+            (
+                "wget: server returned error: HTTP/1.1 401 Unauthorized",
+                401,
+                "wget",
+            ),
+            (
+                "curl: (22) The requested URL returned error: 403",
+                403,
+                "curl",
+            ),
+            (
+                "Startup probe failed: HTTP probe failed with statuscode: 401",
+                401,
+                "kubelet-probe",
+            ),
+        ] {
+            let f = find(line).unwrap();
+            assert_eq!(
+                (f.http.unwrap().implied_code(), f.format),
+                (Some(code), format),
+                "{line}"
+            );
+        }
+        let f = find("Dashboard reported Internal Server Error (500):").unwrap();
+        assert_eq!(f.http.unwrap().relay_code, Some(500));
+        let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
+        assert_eq!(f.bearer, Some(BearerSeen::Absent));
+        assert!(find("all pods are ready").is_none());
+    }
+}

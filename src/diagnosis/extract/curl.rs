@@ -1,0 +1,350 @@
+//! `curl -v` transcripts: `>` request lines (method, path, `Authorization`),
+//! `<` response lines (status, `date:`, `audit-id:`, `warning:`), `*`
+//! connection and TLS lines, and `curl: (N) …` failures. The body that follows
+//! a response is read like any other text (a Status body there joins the
+//! answer).
+//!
+//! The `*` lines about TLS are context: when the server answered, the
+//! handshake succeeded and the answer is what matters. A connection failure
+//! on a `*` line is an answer only if no response follows before the next
+//! request (curl tries every address; one refused does not mean all were).
+
+use super::super::artefact::{HttpFacts, Kind};
+use super::super::case::BearerSeen;
+use super::super::cause::Cause;
+use super::status::status_line;
+use super::transport;
+use super::url::request_from_url;
+use crate::secret::SecretToken;
+
+/// Whether `rest` (after `> `) is a request line or header curl prints.
+pub fn is_request_line(rest: &str) -> bool {
+    let rest = rest.trim_end();
+    if let Some((method, tail)) = rest.split_once(' ')
+        && !method.is_empty()
+        && method.chars().all(|c| c.is_ascii_uppercase())
+        && (tail.ends_with(" HTTP/1.1") || tail.ends_with(" HTTP/2") || tail.ends_with(" HTTP/1.0"))
+    {
+        return true;
+    }
+    let Some((name, _)) = rest.split_once(':') else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    [
+        "host",
+        "authorization",
+        "user-agent",
+        "accept",
+        "content-type",
+        "content-length",
+        "x-",
+    ]
+    .iter()
+    .any(|h| name == *h || (h.ends_with('-') && name.starts_with(h)))
+}
+
+/// The request being read from `>` lines.
+#[derive(Debug, Default)]
+struct Request {
+    bearer: Option<BearerSeen>,
+    seen: bool,
+}
+
+/// The state of a transcript between lines.
+#[derive(Debug, Default)]
+pub struct Curl {
+    request: Request,
+    tls: Option<String>,
+    /// A response was seen since the last request.
+    answered: bool,
+    /// A connection failure on a `*` line, kept until it is clear that no
+    /// response follows: (line, cause, text).
+    failure: Option<(usize, Cause, String)>,
+    /// A curl line was seen: `*` lines are curl's from now on.
+    seen: bool,
+}
+
+/// What only curl writes after `* ` (other programs list items with `* `,
+/// Vault its errors).
+const INFO: &[&str] = &[
+    "Trying ",
+    "Connected to ",
+    "connect to ",
+    "Could not resolve",
+    "Closing connection",
+    "SSL connection using",
+    "TLSv1",
+    "ALPN",
+    "[HTTP/2]",
+    "Failed to connect",
+    "Connection #",
+    "successfully set certificate",
+    "Server certificate:",
+    "Host ",
+    "IPv4",
+    "IPv6",
+    "Uses proxy",
+    "Using HTTP2",
+    "Mark bundle",
+    "schannel",
+    "OpenSSL SSL_connect",
+    "SSL certificate problem",
+    "CAfile:",
+    "CApath:",
+    "Established connection",
+];
+
+/// What a curl line gave, each with the line it belongs to.
+pub type Out = Vec<(usize, Kind)>;
+
+impl Curl {
+    /// Reads one line; `None` when it is not a curl line (a body line).
+    pub fn feed(&mut self, number: usize, line: &str) -> Option<Out> {
+        let line = line.trim_end();
+        let mut out: Out = Vec::new();
+        if let Some(rest) = line
+            .strip_prefix("> ")
+            .or_else(|| (line == ">").then_some(""))
+        {
+            if rest.is_empty() {
+                return self.seen.then_some(out);
+            }
+            if !is_request_line(rest) {
+                return None;
+            }
+            self.seen = true;
+            self.request_line(number, rest, &mut out);
+            return Some(out);
+        }
+        if let Some(rest) = line.strip_prefix("< ").or_else(|| line.strip_prefix('<')) {
+            if let Some((code, _)) = status_line(rest) {
+                self.seen = true;
+                self.answered = true;
+                self.failure = None;
+                if self.request.seen && self.request.bearer.is_none() {
+                    out.push((number, Kind::Bearer(BearerSeen::Absent)));
+                    self.request.bearer = Some(BearerSeen::Absent);
+                }
+                out.push((number, Kind::Http(HttpFacts::code(code, 2))));
+                if let Some(tls) = &self.tls {
+                    out.push((
+                        number,
+                        Kind::Note(format!(
+                            "TLS handshake completed ({tls}); the server answered, so the TLS lines are not the failure"
+                        )),
+                    ));
+                }
+                return Some(out);
+            }
+            if !self.seen {
+                return None;
+            }
+            if let Some((name, value)) = rest.split_once(':') {
+                let (name, value) = (name.trim(), value.trim());
+                if name.eq_ignore_ascii_case("audit-id") {
+                    out.push((
+                        number,
+                        Kind::Note(format!(
+                            "Audit-Id {value}: grep the audit log for this auditID to see the user and annotations"
+                        )),
+                    ));
+                } else if name.eq_ignore_ascii_case("warning") {
+                    out.push((number, Kind::Note(format!("server warning: {value}"))));
+                } else if name.eq_ignore_ascii_case("date")
+                    && let Some(at) = super::status::date_header(&format!("Date: {value}"))
+                {
+                    out.push((number, Kind::Date(at)));
+                }
+                return Some(out);
+            }
+            return rest.trim().is_empty().then_some(out);
+        }
+        if let Some(rest) = line.strip_prefix("* ") {
+            let rest = rest.trim();
+            if !self.seen && !INFO.iter().any(|i| rest.starts_with(i)) {
+                return None;
+            }
+            self.seen = true;
+            if let Some(using) = rest.strip_prefix("SSL connection using ") {
+                self.tls = Some(using.to_owned());
+            }
+            // curl 8 with HTTP/2 echoes request headers as `* [HTTP/2] [1] [authorization: …]`.
+            if let Some(h) = rest
+                .strip_prefix("[HTTP/2] [")
+                .and_then(|r| r.split_once("] ["))
+                .map(|(_, h)| h.trim_end_matches(']'))
+                && h.to_ascii_lowercase().starts_with("authorization:")
+                && self.request.bearer.is_none()
+            {
+                self.request.bearer = Some(bearer_of(&h["authorization:".len()..]));
+                out.push((
+                    number,
+                    Kind::Bearer(self.request.bearer.clone().unwrap_or(BearerSeen::Absent)),
+                ));
+            }
+            if !self.answered
+                && self.failure.is_none()
+                && let Some(cause) = transport::detect_line(rest)
+            {
+                self.failure = Some((number, cause, rest.to_owned()));
+            }
+            return Some(out);
+        }
+        if line.trim_start().starts_with("curl: (") {
+            self.seen = true;
+            let l = line.trim_start();
+            // `curl -f`: an HTTP answer (`The requested URL returned error: 401`).
+            if l.contains("returned error: ") {
+                self.answered = true;
+                self.failure = None;
+                return None;
+            }
+            if !self.answered {
+                // curl's own summary names the failure; when it does not, the
+                // `*` line that did is the answer.
+                let (n, cause, text) = match (transport::detect_line(l), self.failure.take()) {
+                    (Some(cause), _) => (number, cause, l.to_owned()),
+                    (None, Some(kept)) => kept,
+                    (None, None) => (number, Cause::Unknown, l.to_owned()),
+                };
+                out.push((
+                    n,
+                    Kind::Transport {
+                        cause,
+                        also: Vec::new(),
+                        detail: text,
+                    },
+                ));
+            }
+            self.answered = true;
+            return Some(out);
+        }
+        None
+    }
+
+    fn request_line(&mut self, number: usize, rest: &str, out: &mut Out) {
+        let rest = rest.trim();
+        if let Some((method, tail)) = rest.split_once(' ')
+            && method.chars().all(|c| c.is_ascii_uppercase())
+            && let Some((path, _)) = tail.rsplit_once(' ')
+        {
+            self.flush(out);
+            *self = Curl {
+                tls: self.tls.take(),
+                request: Request {
+                    seen: true,
+                    bearer: None,
+                },
+                seen: true,
+                ..Curl::default()
+            };
+            out.push((number, Kind::Boundary));
+            let mut info = request_from_url(Some(method), path);
+            if info.path.is_some() && info.verb.is_none() {
+                info.verb = Some(method.to_owned());
+            }
+            out.push((number, Kind::Request(info)));
+            return;
+        }
+        if let Some((name, value)) = rest.split_once(':') {
+            if name.eq_ignore_ascii_case("authorization") {
+                let bearer = bearer_of(value);
+                self.request.bearer = Some(bearer.clone());
+                out.push((number, Kind::Bearer(bearer)));
+            } else if name.eq_ignore_ascii_case("host") {
+                out.push((number, Kind::Note(format!("host {}", value.trim()))));
+            }
+        }
+    }
+
+    /// A kept connection failure becomes the answer when no response came.
+    pub fn flush(&mut self, out: &mut Out) {
+        if !self.answered
+            && let Some((n, cause, text)) = self.failure.take()
+        {
+            out.push((
+                n,
+                Kind::Transport {
+                    cause,
+                    also: Vec::new(),
+                    detail: text,
+                },
+            ));
+        }
+        self.answered = false;
+    }
+}
+
+/// What an `Authorization` value carries. kube-apiserver splits on single spaces,
+/// so `Bearer` followed by nothing or by two spaces is no credential at all
+/// (k8s.io/apiserver pkg/authentication/request/bearertoken).
+pub fn bearer_of(value: &str) -> BearerSeen {
+    let value = value.strip_prefix(' ').unwrap_or(value);
+    let Some(token) = value
+        .get(..7)
+        .filter(|s| s.eq_ignore_ascii_case("bearer "))
+        .map(|_| &value[7..])
+    else {
+        return if value.trim().eq_ignore_ascii_case("bearer") {
+            BearerSeen::Empty
+        } else {
+            BearerSeen::Absent
+        };
+    };
+    if token.trim().is_empty() || token.starts_with(' ') {
+        return BearerSeen::Empty;
+    }
+    BearerSeen::Token(SecretToken::new(token.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_values() {
+        assert_eq!(bearer_of(" Bearer "), BearerSeen::Empty);
+        assert_eq!(bearer_of(" Bearer  eyJ.x.y"), BearerSeen::Empty);
+        assert!(matches!(bearer_of(" Bearer eyJ.x.y"), BearerSeen::Token(_)));
+        assert_eq!(bearer_of(" Basic abc"), BearerSeen::Absent);
+    }
+
+    #[test]
+    fn a_refused_address_is_not_the_answer_when_another_answers() {
+        let mut c = Curl::default();
+        let lines = [
+            "> GET /api HTTP/1.1",
+            "* connect to ::1 port 6443 failed: Connection refused",
+            "*   Trying 127.0.0.1:6443...",
+            "< HTTP/1.1 401 Unauthorized",
+        ];
+        let mut all = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            all.extend(c.feed(i + 1, l).unwrap());
+        }
+        c.flush(&mut all);
+        assert!(!all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })));
+        let mut c = Curl::default();
+        let mut all = Vec::new();
+        for (i, l) in [
+            "*   Trying 10.96.0.1:6443...",
+            "* connect to 10.96.0.1 port 6443 failed: Connection refused",
+            "curl: (7) Failed to connect to 10.96.0.1 port 6443 after 2 ms: Couldn't connect to server",
+        ]
+        .iter()
+        .enumerate()
+        {
+            all.extend(c.feed(i + 1, l).unwrap());
+        }
+        let (n, kind) = &all[0];
+        assert_eq!(*n, 2);
+        assert!(matches!(
+            kind,
+            Kind::Transport {
+                cause: Cause::ConnectionRefused,
+                ..
+            }
+        ));
+    }
+}

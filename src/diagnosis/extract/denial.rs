@@ -1,0 +1,265 @@
+//! Who said no: a 403 (or another refusal) read into the part of
+//! kube-apiserver that refused. Authorization (`User "U" cannot VERB …`, with
+//! the authorizer's reason, if any) is only one of them; admission plugins
+//! and quota refuse with texts of their own, and each has its own fix.
+//!
+//! Wordings (k8s.io/kubernetes plugin/pkg/admission/…, staging/…/admission):
+//! - ServiceAccount: `error looking up service account NS/NAME: …` (1.9+),
+//!   `service account NS/NAME was not found, retry after the service account
+//!   is created` (≤1.8), `no API token found for service account NS/NAME, retry
+//!   after the token is automatically created and added to the service account`
+//!   (≤1.23, a 403), `No API token found for service account "NAME", retry
+//!   after …` (≤1.5, a 504 ServerTimeout), OpenShift's `Missing service
+//!   account NS/NAME`;
+//! - PodSecurity: `violates PodSecurity "LEVEL:VERSION": …` (1.22+);
+//! - NodeRestriction: `is not allowed to modify labels: …`, `the UID in the
+//!   bound object reference (…) does not match the UID in record`, `node "N"
+//!   is not allowed to …`, `can only …`;
+//! - validating/mutating webhooks: `admission webhook "NAME" denied the request: …`;
+//! - ResourceQuota: `exceeded quota: NAME, requested: …`;
+//! - the Node authorizer's reasons: `no relationship found between node 'N'
+//!   and this object` (1.18+), `no path found to object` (1.7–1.17).
+
+use super::super::forbidden::Forbidden;
+
+/// What refused the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denial {
+    /// An authorizer: `User "U" cannot VERB …`, and who, as far as the reason tells.
+    Authorizer {
+        forbidden: Forbidden,
+        by: Authorizer,
+    },
+    /// The ServiceAccount admission plugin: the pod's ServiceAccount (or its
+    /// token Secret) does not exist yet.
+    ServiceAccount {
+        namespace: Option<String>,
+        name: Option<String>,
+        /// The token Secret is missing, not the ServiceAccount.
+        no_token: bool,
+        message: String,
+    },
+    /// Pod Security admission.
+    PodSecurity { policy: String, message: String },
+    /// The NodeRestriction admission plugin refused a kubelet.
+    NodeRestriction { message: String },
+    /// A validating or mutating admission webhook.
+    Webhook { webhook: String, message: String },
+    /// ResourceQuota admission.
+    Quota { message: String },
+    /// Some other admission plugin (`… is forbidden: <its text>`).
+    Other { message: String },
+}
+
+/// Which authorizer refused, from the reason after the 403's core.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authorizer {
+    /// No reason: RBAC's deny carries none (and other authorizers' look the same).
+    Unnamed,
+    /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`).
+    Rbac(String),
+    /// The Node authorizer (`no relationship found between node …`, `no path found to object`).
+    Node(String),
+    /// Another reason: ABAC's or a webhook authorizer's (`Unknown user "…"`,
+    /// a managed cluster's policy text).
+    Other(String),
+}
+
+/// Reads a refusal message; `None` when it is none of the above.
+pub fn parse(message: &str) -> Option<Denial> {
+    let m = message.trim();
+    if let Some(i) = m.find("admission webhook \"") {
+        let rest = &m[i + 19..];
+        let (webhook, tail) = rest.split_once('"')?;
+        if tail.starts_with(" denied the request") {
+            return Some(Denial::Webhook {
+                webhook: webhook.to_owned(),
+                message: m.to_owned(),
+            });
+        }
+    }
+    if m.contains("exceeded quota: ") {
+        return Some(Denial::Quota {
+            message: m.to_owned(),
+        });
+    }
+    if let Some(i) = m.find("violates PodSecurity \"") {
+        let rest = &m[i + 22..];
+        let policy = rest.split('"').next().unwrap_or("").to_owned();
+        return Some(Denial::PodSecurity {
+            policy,
+            message: m.to_owned(),
+        });
+    }
+    if let Some(d) = service_account(m) {
+        return Some(d);
+    }
+    if node_restriction(m) {
+        return Some(Denial::NodeRestriction {
+            message: m.to_owned(),
+        });
+    }
+    if let Some(forbidden) = Forbidden::parse(m) {
+        let by = match forbidden.reason.as_deref() {
+            None => Authorizer::Unnamed,
+            Some(r) if r.starts_with("RBAC:") => Authorizer::Rbac(r.to_owned()),
+            Some(r)
+                if r.contains("no relationship found between node")
+                    || r.contains("no path found to object") =>
+            {
+                Authorizer::Node(r.to_owned())
+            }
+            Some(r) => Authorizer::Other(r.to_owned()),
+        };
+        return Some(Denial::Authorizer { forbidden, by });
+    }
+    let i = m.find(" is forbidden: ")?;
+    Some(Denial::Other {
+        message: m[i + 15..].trim().to_owned(),
+    })
+}
+
+/// The ServiceAccount admission plugin's wordings.
+fn service_account(m: &str) -> Option<Denial> {
+    let who = |rest: &str| -> (Option<String>, Option<String>) {
+        let word = rest
+            .split([':', ',', ' '])
+            .next()
+            .unwrap_or("")
+            .trim_matches('"');
+        match word.split_once('/') {
+            Some((ns, name)) => (Some(ns.to_owned()), Some(name.to_owned())),
+            None if !word.is_empty() => (None, Some(word.to_owned())),
+            None => (None, None),
+        }
+    };
+    let lower_no = m.find("no API token found for service account ");
+    let upper_no = m.find("No API token found for service account ");
+    if let Some(i) = lower_no.or(upper_no) {
+        let (namespace, name) = who(&m[i + 39..]);
+        return Some(Denial::ServiceAccount {
+            namespace,
+            name,
+            no_token: true,
+            message: m.to_owned(),
+        });
+    }
+    for open in [
+        "error looking up service account ",
+        "Missing service account ",
+    ] {
+        if let Some(i) = m.find(open) {
+            let (namespace, name) = who(&m[i + open.len()..]);
+            return Some(Denial::ServiceAccount {
+                namespace,
+                name,
+                no_token: false,
+                message: m.to_owned(),
+            });
+        }
+    }
+    // ≤1.8: `service account NS/NAME was not found, retry after the service account is created`.
+    let i = m.find("service account ")?;
+    let rest = &m[i + 16..];
+    if rest.contains(" was not found, retry after the service account is created") {
+        let (namespace, name) = who(rest);
+        return Some(Denial::ServiceAccount {
+            namespace,
+            name,
+            no_token: false,
+            message: m.to_owned(),
+        });
+    }
+    None
+}
+
+/// The NodeRestriction admission plugin's wordings (a kubelet's own request).
+fn node_restriction(m: &str) -> bool {
+    [
+        "is not allowed to modify labels",
+        "is not allowed to modify taints",
+        "is not allowed to set the following labels",
+        "does not match the UID in record",
+        "can only create tokens for individual service accounts",
+        "can only create pods with",
+        "can only create mirror pods",
+        "is not allowed to modify node",
+        "cannot modify node",
+        "is not allowed to delete pod",
+        "can only update pod status for pods",
+    ]
+    .iter()
+    .any(|needle| m.contains(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_refusal() {
+        let d = parse(r#"pods "bivac-agent-" is forbidden: error looking up service account bivac/bivac-x: serviceaccount "bivac-x" not found"#).unwrap();
+        assert_eq!(
+            d,
+            Denial::ServiceAccount {
+                namespace: Some("bivac".into()),
+                name: Some("bivac-x".into()),
+                no_token: false,
+                message: r#"pods "bivac-agent-" is forbidden: error looking up service account bivac/bivac-x: serviceaccount "bivac-x" not found"#.into(),
+            }
+        );
+        let Some(Denial::ServiceAccount { name, no_token, .. }) = parse(
+            r#"error when creating "p.yaml": No API token found for service account "default", retry after the token is automatically created"#,
+        ) else {
+            panic!()
+        };
+        assert_eq!((name.as_deref(), no_token), (Some("default"), true));
+        assert!(matches!(
+            parse(
+                r#"Pod "busybox" is forbidden: service account default/default was not found, retry after the service account is created"#
+            ),
+            Some(Denial::ServiceAccount { .. })
+        ));
+        assert!(matches!(
+            parse(r#"pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged"#),
+            Some(Denial::PodSecurity { policy, .. }) if policy == "restricted:latest"
+        ));
+        assert!(matches!(
+            parse(
+                r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#
+            ),
+            Some(Denial::NodeRestriction { .. })
+        ));
+        assert!(matches!(
+            parse(r#"admission webhook "my.app" denied the request: phone-number not in labels"#),
+            Some(Denial::Webhook { webhook, .. }) if webhook == "my.app"
+        ));
+        assert!(matches!(
+            parse(r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#),
+            Some(Denial::Quota { .. })
+        ));
+        assert!(matches!(
+            parse(
+                r#"configmaps "kube-proxy" is forbidden: User "system:node:m" cannot list resource "configmaps" in API group "" in the namespace "kube-system": no relationship found between node 'm' and this object"#
+            ),
+            Some(Denial::Authorizer {
+                by: Authorizer::Node(_),
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse(
+                r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#
+            ),
+            Some(Denial::Authorizer {
+                by: Authorizer::Unnamed,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse(r#"pods "x" is forbidden: some plugin said no"#),
+            Some(Denial::Other { .. })
+        ));
+        assert_eq!(parse("Unauthorized"), None);
+    }
+}

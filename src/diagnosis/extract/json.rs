@@ -1,0 +1,454 @@
+//! JSON inside text: Kubernetes `Status` bodies, TokenReviews, audit events,
+//! the Dashboard's error wrapper, Vault's `{"errors": […]}`, and structured
+//! log lines (zap, `--logging-format=json`) whose string fields carry the
+//! program's text. Found anywhere in a line, on one line or (pretty-printed)
+//! over several, and also when they cannot be parsed: a Python `repr` of the
+//! body, a Java `Status(…)` dump, a body cut short.
+//!
+//! Linear: one pass finds the balanced top-level objects of a line (string-
+//! aware), each is parsed once, and parsed values are walked to a bounded
+//! depth.
+
+use serde_json::Value;
+
+use super::super::artefact::HttpFacts;
+
+/// Largest object parsed (a Status body, an audit event or a log line is far
+/// smaller; a larger one is read leniently instead).
+pub const MAX_DOC: usize = 1 << 20;
+/// Objects looked at per line.
+const MAX_SPANS: usize = 32;
+/// How deep a parsed value is walked for documents.
+const MAX_WALK: usize = 6;
+
+/// Balanced top-level `{…}` and `[…]` values in `text` (byte ranges), and where an
+/// outermost `{` or `[` opens that the text does not close.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    pub objects: Vec<(usize, usize)>,
+    pub unclosed: Option<usize>,
+}
+
+/// String-aware brace matching, in one pass.
+pub fn spans(text: &str) -> Spans {
+    let bytes = text.as_bytes();
+    let mut out = Spans::default();
+    let mut depth = 0usize;
+    let mut start = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' if depth > 0 => in_string = true,
+            b'{' | b'[' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 && out.objects.len() < MAX_SPANS {
+                    out.objects.push((start, i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Only what looks like the start of a JSON value continues on the next
+    // lines (`{`, `[{`, `{"kind": …`); `[invalid bearer token, …` cut short
+    // does not.
+    if depth > 0 {
+        let after = text[start + 1..].trim_start();
+        if after.is_empty() || after.starts_with(['{', '[', '"', '}', ']']) {
+            out.unclosed = Some(start);
+        }
+    }
+    out
+}
+
+/// The state of a JSON value being read over several lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Balance {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Balance {
+    /// Reads `text`; returns where the value closes (the byte after its last
+    /// brace), if it does.
+    pub fn feed(&mut self, text: &str) -> Option<usize> {
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            if self.in_string {
+                match b {
+                    _ if self.escaped => self.escaped = false,
+                    b'\\' => self.escaped = true,
+                    b'"' => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// What a JSON value turned out to be.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Doc {
+    /// A Kubernetes `Status` (or the Dashboard's `ErrStatus`).
+    Status(HttpFacts),
+    /// A TokenReview with a status.
+    Review {
+        authenticated: bool,
+        error: Option<String>,
+        user: Option<String>,
+        audiences: Vec<String>,
+    },
+    /// An audit event (or an annotations object alone).
+    Audit(Value),
+    /// Text a program put in a string field (a structured log's `msg`/`error`,
+    /// Vault's `errors`, an API's `message`): read like a line.
+    Text(String),
+}
+
+/// The documents in a parsed value, walked to a bounded depth.
+pub fn documents(value: &Value, out: &mut Vec<Doc>) {
+    walk(value, 0, out);
+}
+
+fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
+    if depth > MAX_WALK || out.len() > 64 {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for item in items.iter().take(256) {
+                walk(item, depth + 1, out);
+            }
+        }
+        Value::Object(obj) => {
+            let kind = obj.get("kind").and_then(Value::as_str);
+            if kind == Some("Status") {
+                out.push(Doc::Status(status_of(obj)));
+                return;
+            }
+            if kind == Some("TokenReview") {
+                if let Some(doc) = review_of(obj) {
+                    out.push(doc);
+                }
+                return;
+            }
+            // Before the event test: a list shares the events' apiVersion.
+            if kind == Some("EventList") {
+                if let Some(items) = obj.get("items") {
+                    walk(items, depth + 1, out);
+                }
+                return;
+            }
+            if super::audit::is_event(value) || super::audit::is_annotations(value) {
+                out.push(Doc::Audit(value.clone()));
+                return;
+            }
+            // The Dashboard: `{"status":401,"errors":[{"ErrStatus":{…}}]}`.
+            if let Some(Value::Object(err)) = obj.get("ErrStatus") {
+                let mut facts = status_of(err);
+                if let Some(m) = facts.message.as_deref()
+                    && m.starts_with("MSG_")
+                {
+                    facts.not_kubernetes = Some(format!(
+                        "the Kubernetes Dashboard answered with its own error ({m}), not kube-apiserver"
+                    ));
+                }
+                out.push(Doc::Status(facts));
+                return;
+            }
+            for (key, v) in obj.iter().take(256) {
+                match v {
+                    Value::String(s) if is_text_field(key) && !s.is_empty() => {
+                        out.push(Doc::Text(s.clone()));
+                    }
+                    Value::Array(items) if is_text_field(key) => {
+                        for item in items.iter().take(64) {
+                            match item {
+                                Value::String(s) if !s.is_empty() => out.push(Doc::Text(s.clone())),
+                                other => walk(other, depth + 1, out),
+                            }
+                        }
+                    }
+                    Value::Array(_) | Value::Object(_) => walk(v, depth + 1, out),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// String fields whose value is a program's message.
+fn is_text_field(key: &str) -> bool {
+    matches!(
+        key,
+        "msg" | "message" | "error" | "err" | "errors" | "log" | "reason" | "detail" | "details"
+    )
+}
+
+fn status_of(obj: &serde_json::Map<String, Value>) -> HttpFacts {
+    let s = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    HttpFacts {
+        code: obj
+            .get("code")
+            .and_then(Value::as_u64)
+            .and_then(|c| u16::try_from(c).ok())
+            .filter(|c| (100..=599).contains(c)),
+        reason: s("reason"),
+        message: s("message"),
+        weight: 1,
+        ..HttpFacts::default()
+    }
+}
+
+fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
+    let status = obj.get("status")?;
+    let authenticated = status
+        .get("authenticated")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let error = status
+        .get("error")
+        .and_then(Value::as_str)
+        .filter(|e| !e.is_empty())
+        .map(str::to_owned);
+    if !authenticated && error.is_none() {
+        return None;
+    }
+    Some(Doc::Review {
+        authenticated,
+        error,
+        user: status
+            .pointer("/user/username")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        audiences: status
+            .get("audiences")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// Parses `text` as one JSON value (bounded size and depth).
+pub fn parse(text: &str) -> Option<Value> {
+    if text.len() > MAX_DOC {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
+/// Whether a parsed object is worth walking (a document or a structured log
+/// line), rather than data that merely is JSON.
+pub fn interesting(text: &str) -> bool {
+    [
+        "\"kind\"",
+        "\"ErrStatus\"",
+        "\"errors\"",
+        "\"message\"",
+        "\"msg\"",
+        "\"error\"",
+        "\"err\"",
+        "\"log\"",
+        "\"annotations\"",
+        "authentication.k8s.io/",
+        "authorization.k8s.io/",
+    ]
+    .iter()
+    .any(|k| text.contains(k))
+}
+
+/// A Status read leniently: a Python `repr` (`{'kind': 'Status', … 'code': 401}`),
+/// a Java dump (`Status(…, code=403, …, kind=Status, message=…, reason=…)`),
+/// JSON cut short or escaped. `None` without a `kind` of `Status`.
+pub fn lenient_status(text: &str) -> Option<HttpFacts> {
+    const MARKERS: &[&str] = &[
+        "'kind': 'Status'",
+        "kind=Status",
+        "\"kind\":\"Status\"",
+        "\"kind\": \"Status\"",
+    ];
+    let at = MARKERS.iter().filter_map(|m| text.find(m)).min()?;
+    let mut lo = at.saturating_sub(2048);
+    while !text.is_char_boundary(lo) {
+        lo -= 1;
+    }
+    let mut hi = (at + 8192).min(text.len());
+    while !text.is_char_boundary(hi) {
+        hi += 1;
+    }
+    let window = &text[lo..hi];
+    let code = ["\"code\":", "\"code\": ", "'code': ", "code="]
+        .iter()
+        .find_map(|k| {
+            let i = window.find(k)?;
+            let rest = window[i + k.len()..].trim_start();
+            rest.get(..3)?.parse::<u16>().ok()
+        })
+        .filter(|c| (100..=599).contains(c));
+    let reason = field(window, "reason");
+    let message = field(window, "message");
+    Some(HttpFacts {
+        code,
+        reason,
+        message,
+        weight: 1,
+        ..HttpFacts::default()
+    })
+}
+
+/// A string field in JSON, Python or Java layout.
+fn field(window: &str, key: &str) -> Option<String> {
+    for open in [
+        format!("\"{key}\":\""),
+        format!("\"{key}\": \""),
+        format!("'{key}': '"),
+        format!("'{key}': \""),
+    ] {
+        if let Some(i) = window.find(&open) {
+            let quote = open.chars().last()?;
+            let rest = &window[i + open.len()..];
+            let mut value = String::new();
+            let mut escaped = false;
+            for c in rest.chars() {
+                if escaped {
+                    value.push(match c {
+                        'n' => '\n',
+                        't' => '\t',
+                        other => other,
+                    });
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == quote {
+                    return Some(value).filter(|v| !v.is_empty());
+                } else {
+                    value.push(c);
+                }
+            }
+            // Cut short: what there is.
+            return Some(value).filter(|v| !v.is_empty());
+        }
+    }
+    let open = format!("{key}=");
+    let mut from = 0;
+    while let Some(i) = window[from..].find(&open) {
+        let at = from + i;
+        // A field of its own: after `(` or `, `.
+        if at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('(') {
+            let rest = &window[at + open.len()..];
+            let end = [
+                ", metadata=",
+                ", reason=",
+                ", status=",
+                ", additionalProperties=",
+            ]
+            .iter()
+            .filter_map(|e| rest.find(e))
+            .min()
+            .or_else(|| rest.find([',', ')']))
+            .unwrap_or(rest.len());
+            let value = rest[..end].trim();
+            return (!value.is_empty() && value != "null").then(|| value.to_owned());
+        }
+        from = at + open.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_balanced_and_string_aware() {
+        let s = spans(r#"x {"a":"}{"} y {"b":{}} z ["#);
+        assert_eq!(s.objects, [(2, 12), (15, 23)]);
+        assert_eq!(s.unclosed, Some(26));
+        assert_eq!(
+            spans("err=\"[invalid bearer token, a \\\"b\\\" c]\"").unclosed,
+            None
+        );
+        let s = spans("HTTP response body: {'kind': 'Status', 'apiVersion':");
+        assert_eq!(s.unclosed, None);
+        assert_eq!(spans("server response object: [{").unclosed, Some(24));
+        let mut b = Balance::default();
+        assert_eq!(b.feed("{"), None);
+        assert_eq!(b.feed("  \"m\": \"}\","), None);
+        assert_eq!(b.feed("}root@pod:/# curl"), Some(1));
+    }
+
+    #[test]
+    fn documents_and_lenient_statuses() {
+        let v = parse(r#"{"errors":["lookup failed: [invalid bearer token]"]}"#).unwrap();
+        let mut docs = Vec::new();
+        documents(&v, &mut docs);
+        assert_eq!(
+            docs,
+            [Doc::Text("lookup failed: [invalid bearer token]".into())]
+        );
+        let v = parse(r#"{"status":401,"plugins":[],"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#).unwrap();
+        let mut docs = Vec::new();
+        documents(&v, &mut docs);
+        let Doc::Status(f) = &docs[0] else { panic!() };
+        assert_eq!(f.code, Some(401));
+        assert!(f.not_kubernetes.is_some());
+        // An audit EventList is its events, not one event.
+        let v = parse(r#"{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a"},{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"b"}]}"#).unwrap();
+        let mut docs = Vec::new();
+        documents(&v, &mut docs);
+        assert_eq!(docs.len(), 2);
+        assert!(docs.iter().all(|d| matches!(d, Doc::Audit(_))));
+        let f = lenient_status("HTTP response body: {'kind': 'Status', 'apiVersion': 'v1', 'code': 401, 'reason': 'Unauthorized'").unwrap();
+        assert_eq!(
+            (f.code, f.reason.as_deref()),
+            (Some(401), Some("Unauthorized"))
+        );
+        let f = lenient_status("Received status: Status(apiVersion=v1, code=403, details=null, kind=Status, message=pods is forbidden: User \"a\" cannot list, metadata=ListMeta(), reason=Forbidden, status=Failure)").unwrap();
+        assert_eq!(f.code, Some(403));
+        assert_eq!(
+            f.message.as_deref(),
+            Some("pods is forbidden: User \"a\" cannot list")
+        );
+        assert_eq!(f.reason.as_deref(), Some("Forbidden"));
+        assert!(lenient_status("{\"kind\":\"Pod\"}").is_none());
+    }
+}

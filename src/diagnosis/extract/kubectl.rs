@@ -1,0 +1,233 @@
+//! kubectl's own output, found anywhere in a line (it is often quoted by
+//! another program: Spinnaker, Helm, a Makefile): `error: You must be logged
+//! in to the server (…)`, `Error from server (Reason): …` and, from old
+//! kubectl, `Error from server: …` without a reason; `Unable to connect to
+//! the server: …`, `The connection to the server … was refused`, `error:
+//! couldn't read version from server: …`; and its `-v=6`+ request log
+//! (`round_trippers.go] GET URL 401 Unauthorized in 4 milliseconds`).
+//!
+//! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
+//! apimachinery `StatusError`.
+
+use super::super::artefact::HttpFacts;
+use super::super::case::RequestInfo;
+use super::status::code_for_reason;
+use super::url::{not_found, request_from_url};
+
+/// What a kubectl line gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub http: Option<HttpFacts>,
+    /// `Unable to connect to the server: …`: the text after it.
+    pub transport: Option<String>,
+    pub request: Option<RequestInfo>,
+    pub note: Option<String>,
+    /// From the `-v` request log rather than an error line.
+    pub verbose: bool,
+}
+
+/// Reads one unwrapped line; `caller` is the `file.go:line` of the klog
+/// header it came under, when one was stripped.
+pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
+    let mut found = Found::default();
+    if let Some(i) = line.find("You must be logged in to the server") {
+        let rest = line[i + 35..].trim();
+        let message = rest
+            .strip_prefix('(')
+            .and_then(|r| r.rfind(')').map(|e| &r[..e]))
+            .unwrap_or("Unauthorized");
+        if message == "the server has asked for the client to provide credentials" {
+            found.note = Some(
+                "client-go's text for a 401 whose body was not a Kubernetes Status (a proxy or another server may have answered)"
+                    .to_owned(),
+            );
+        }
+        found.http = Some(HttpFacts {
+            code: Some(401),
+            reason: Some("Unauthorized".to_owned()),
+            message: Some(message.to_owned()),
+            weight: 3,
+            ..HttpFacts::default()
+        });
+        return Some(found);
+    }
+    if let Some(i) = line.find("Error from server") {
+        let rest = &line[i + 17..];
+        let (reason, message) = if let Some(r) = rest.strip_prefix(" (") {
+            let (reason, message) = r.split_once("): ")?;
+            (Some(reason), message)
+        } else {
+            (None, rest.strip_prefix(": ")?)
+        };
+        let (message, hint) = split_hint(message.trim());
+        found.request = hint;
+        let message = strip_operation(message);
+        let mut facts = HttpFacts {
+            code: reason.and_then(code_for_reason),
+            reason: reason.map(str::to_owned),
+            message: Some(message.to_owned()),
+            weight: 3,
+            ..HttpFacts::default()
+        };
+        // Old kubectl prints no reason: the message shows it.
+        if reason.is_none() {
+            if not_found(message).is_some() {
+                facts.code = Some(404);
+                facts.reason = Some("NotFound".to_owned());
+            } else if message.contains(" is forbidden: ") || message.contains("forbidden: User \"")
+            {
+                facts.code = Some(403);
+                facts.reason = Some("Forbidden".to_owned());
+            }
+        }
+        if facts.code == Some(404) && found.request.is_none() {
+            found.request = super::url::not_found_request(message);
+        }
+        found.http = Some(facts);
+        return Some(found);
+    }
+    for opener in [
+        "Unable to connect to the server: ",
+        "error: couldn't read version from server: ",
+    ] {
+        if let Some(i) = line.find(opener) {
+            found.transport = Some(line[i..].trim().to_owned());
+            return Some(found);
+        }
+    }
+    if line.contains("The connection to the server ") && line.contains(" was refused") {
+        found.transport = Some(line.trim().to_owned());
+        return Some(found);
+    }
+    if (line.contains("round_trippers.go")
+        || caller.is_some_and(|c| c.starts_with("round_trippers.go")))
+        && let Some((method, url, code)) = round_tripper(line)
+    {
+        found.verbose = true;
+        found.request = Some(request_from_url(Some(method), url));
+        found.http = Some(HttpFacts::code(code, 1));
+        return Some(found);
+    }
+    None
+}
+
+/// kubectl -v=6+: `round_trippers.go:553] GET https://… 401 Unauthorized in 4
+/// milliseconds` -> (method, url, code).
+fn round_tripper(line: &str) -> Option<(&str, &str, u16)> {
+    let rest = line.split_once("] ").map_or(line, |(_, r)| r).trim();
+    let mut words = rest.split_whitespace();
+    let method = words.next()?;
+    if !method.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let url = words.next()?;
+    let code: u16 = words.next()?.parse().ok()?;
+    (100..=599).contains(&code).then_some((method, url, code))
+}
+
+/// kubectl's `(post deployments.extensions)` hint after a message: the
+/// request it names.
+fn split_hint(message: &str) -> (&str, Option<RequestInfo>) {
+    let Some(open) = message.rfind(" (") else {
+        return (message, None);
+    };
+    let Some(hint) = message[open + 2..].strip_suffix(')') else {
+        return (message, None);
+    };
+    let mut words = hint.split(' ');
+    let (Some(verb), Some(what), None) = (words.next(), words.next(), words.next()) else {
+        return (message, None);
+    };
+    if !verb.chars().all(|c| c.is_ascii_lowercase()) || what.contains('"') {
+        return (message, None);
+    }
+    let (resource, group) = what.split_once('.').unwrap_or((what, ""));
+    let verb = match verb {
+        "post" => "create",
+        "put" => "update",
+        other => other,
+    };
+    let info = RequestInfo {
+        verb: Some(verb.to_owned()),
+        resource: Some(resource.to_owned()),
+        api_group: Some(group.to_owned()),
+        ..RequestInfo::default()
+    };
+    (message[..open].trim_end(), Some(info))
+}
+
+/// `error when creating "x.yaml": <message>`: the server's message alone.
+fn strip_operation(message: &str) -> &str {
+    for op in [
+        "error when creating ",
+        "error when retrieving ",
+        "error when applying ",
+    ] {
+        if let Some(rest) = message.strip_prefix(op)
+            && let Some(i) = rest.find("\": ")
+        {
+            return &rest[i + 3..];
+        }
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubectl_lines() {
+        let f = find(
+            "error: You must be logged in to the server (Unauthorized)",
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.http.unwrap().code, Some(401));
+        let f = find(
+            r#"Error from server (NotFound): pods "web-0" not found"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.http.unwrap().code, Some(404));
+        assert_eq!(f.request.unwrap().name.as_deref(), Some("web-0"));
+        let f = find("Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)", None).unwrap();
+        let r = f.request.unwrap();
+        assert_eq!(
+            (r.verb.as_deref(), r.api_group.as_deref()),
+            (Some("create"), Some("extensions"))
+        );
+        let f = find(
+            r#"Error from server: serviceaccounts "default" not found"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.http.unwrap().code, Some(404));
+        let f = find(r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#, None).unwrap();
+        let h = f.http.unwrap();
+        assert_eq!(h.code, Some(403));
+        assert!(h.message.unwrap().starts_with("pods \"m\" is forbidden"));
+        let f = find("Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)", None).unwrap();
+        assert_eq!(f.http.unwrap().code, Some(401));
+        assert!(
+            find(
+                "Unable to connect to the server: dial tcp: i/o timeout",
+                None
+            )
+            .unwrap()
+            .transport
+            .is_some()
+        );
+        let f = find("I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds", None).unwrap();
+        assert!(f.verbose);
+        // The same line with its klog header already stripped.
+        let f = find(
+            "GET https://h/api/v1/pods 401 Unauthorized in 16 milliseconds",
+            Some("round_trippers.go:553"),
+        )
+        .unwrap();
+        assert!(f.verbose);
+        assert_eq!(f.http.unwrap().code, Some(401));
+        assert!(find("all good", None).is_none());
+    }
+}

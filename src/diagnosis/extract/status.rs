@@ -1,0 +1,386 @@
+//! HTTP statuses as programs print them, found anywhere in a line: status
+//! lines (`HTTP/1.1 401 Unauthorized`, curl's `< HTTP/2 403`, wget's `server
+//! returned error: HTTP/1.1 401`, OkHttp's `<-- HTTP/1.1 401`), clients'
+//! renderings (`ApiException: (403)`, `statuscode: 401`, `Request failed with
+//! status code 401`, `http error 401`, `reply status code was 400`,
+//! `failed (401)`, `Handshake status 403`, `code = Unauthenticated`), bare
+//! codes on a line of their own, client-go's texts for answers without a
+//! Status body, and the `Date` header in every client's layout.
+
+use chrono::{DateTime, Utc};
+
+/// HTTP code for a Status `reason` (apimachinery `metav1.StatusReason`).
+pub fn code_for_reason(reason: &str) -> Option<u16> {
+    Some(match reason {
+        "Unauthorized" => 401,
+        "Forbidden" => 403,
+        "NotFound" => 404,
+        "MethodNotAllowed" => 405,
+        "NotAcceptable" => 406,
+        "AlreadyExists" | "Conflict" => 409,
+        "Gone" | "Expired" => 410,
+        "RequestEntityTooLarge" => 413,
+        "UnsupportedMediaType" => 415,
+        "Invalid" => 422,
+        "TooManyRequests" => 429,
+        "BadRequest" => 400,
+        "InternalError" => 500,
+        "ServiceUnavailable" => 503,
+        "Timeout" | "ServerTimeout" => 504,
+        _ => return None,
+    })
+}
+
+/// The reason phrase of a code, for the phrases clients print next to it.
+fn phrase(code: u16) -> Option<&'static str> {
+    Some(match code {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        409 => "Conflict",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => return None,
+    })
+}
+
+/// `HTTP/1.1 401 Unauthorized`, `HTTP/2 403` at the start of `line` ->
+/// (code, reason phrase).
+pub fn status_line(line: &str) -> Option<(u16, &str)> {
+    let rest = line.trim().strip_prefix("HTTP/")?;
+    let (version, rest) = rest.split_once(' ')?;
+    if version.is_empty() || !version.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let code: u16 = rest.get(..3)?.parse().ok()?;
+    let after = rest.get(3..).unwrap_or("");
+    if !after.is_empty() && !after.starts_with(' ') {
+        return None;
+    }
+    (100..=599).contains(&code).then_some((code, after.trim()))
+}
+
+/// `401`, `401 Unauthorized`, `HTTP 403 Forbidden`, `status code: 404` as a
+/// whole line.
+pub fn bare_code(line: &str) -> Option<u16> {
+    let lower = line.trim().to_ascii_lowercase();
+    let rest = ["status code:", "status code", "status:", "status", "http"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))
+        .unwrap_or(&lower)
+        .trim_start();
+    let code: u16 = rest.get(..3)?.parse().ok()?;
+    // The original line: reason phrases are Capitalised Words ("Not Found").
+    let original = line.trim();
+    let after = original
+        .get(original.len() - rest.len() + 3..)
+        .unwrap_or("")
+        .trim();
+    let words: Vec<&str> = after.split_whitespace().collect();
+    let reason_ok = words.len() <= 4
+        && words.iter().all(|w| {
+            w.starts_with(|c: char| c.is_ascii_uppercase())
+                && w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
+        });
+    ((100..=599).contains(&code) && reason_ok).then_some(code)
+}
+
+/// Three digits at the start of `text` that make an HTTP status, not part of
+/// a longer number.
+fn code_at(text: &str) -> Option<u16> {
+    let digits = text.get(..3)?;
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if text[3..].starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let code: u16 = digits.parse().ok()?;
+    (100..=599).contains(&code).then_some(code)
+}
+
+/// Phrases that put a status code right after them.
+const BEFORE_CODE: &[&str] = &[
+    "HTTP probe failed with statuscode: ",
+    "statuscode: ",
+    "StatusCode: ",
+    "statusCode: ",
+    "status code: ",
+    "status code ",
+    "status_code=",
+    "status code was ",
+    "Request failed with status code ",
+    "http error ",
+    "Handshake status ",
+    "rsp_status = ",
+    "\"status\": ",
+    "\"status\":",
+    "ApiException: (",
+    "ApiException (",
+    "Exception: (",
+    "Error: (",
+    " failed (",
+    "HTTP Error ",
+    "error code ",
+    "got status ",
+    "returned status ",
+    "unexpected status code ",
+    "status=",
+    "status_code: ",
+    "HTTP response code: ",
+    "returned error: ",
+    "response status code ",
+];
+
+/// Where a status code is stated in `line` (not a status line at its start):
+/// the code, and whether the phrase was one of the weak ones.
+pub fn stated_code(line: &str) -> Option<u16> {
+    for phrase in BEFORE_CODE {
+        let mut from = 0;
+        while let Some(i) = line[from..].find(phrase) {
+            let at = from + i + phrase.len();
+            if let Some(code) = code_at(&line[at..]) {
+                // `status=200` needs a word boundary before it.
+                if *phrase == "status=" && !line[..from + i].ends_with([' ', '\t']) {
+                    from = at;
+                    continue;
+                }
+                return Some(code);
+            }
+            from = at;
+        }
+    }
+    // `401 Unauthorized`, `403 Forbidden` anywhere (a code and its phrase).
+    for (i, _) in line.match_indices(|c: char| c.is_ascii_digit()) {
+        if i > 0 && line[..i].ends_with(|c: char| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let Some(code) = code_at(&line[i..]) else {
+            continue;
+        };
+        if let Some(p) = phrase(code)
+            && line[i + 3..].starts_with(' ')
+            && line[i + 4..].starts_with(p)
+        {
+            return Some(code);
+        }
+    }
+    // Anywhere in a line: `HTTP/1.1 401` (wget, OkHttp, a pasted response).
+    let mut from = 0;
+    while let Some(i) = line[from..].find("HTTP/") {
+        if let Some((code, _)) = status_line(&line[from + i..]) {
+            return Some(code);
+        }
+        from += i + 5;
+    }
+    None
+}
+
+/// Client texts that stand for a status when no Status body was read:
+/// client-go's `NewGenericServerResponse` wordings and other clients' own.
+pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
+    const TEXTS: &[(&str, u16, &str)] = &[
+        (
+            "the server has asked for the client to provide credentials",
+            401,
+            "the server has asked for the client to provide credentials",
+        ),
+        (
+            "You must be logged in to the server",
+            401,
+            "You must be logged in to the server",
+        ),
+        (
+            "the server does not allow access to the requested resource",
+            403,
+            "the server does not allow access to the requested resource",
+        ),
+        (
+            "the server could not find the requested resource",
+            404,
+            "the server could not find the requested resource",
+        ),
+        (
+            "the server is currently unable to handle the request",
+            503,
+            "the server is currently unable to handle the request",
+        ),
+        ("Unauthorized! Token may have expired", 401, "Unauthorized"),
+        ("code = Unauthenticated", 401, "Unauthenticated"),
+        (
+            "desc = authentication failure",
+            401,
+            "authentication failure",
+        ),
+        ("code = PermissionDenied", 403, "PermissionDenied"),
+        // The C# client (KubernetesClient): `Operation returned an invalid status code 'Forbidden'`.
+        ("invalid status code 'Unauthorized'", 401, "Unauthorized"),
+        ("invalid status code 'Forbidden'", 403, "Forbidden"),
+        ("invalid status code 'NotFound'", 404, "NotFound"),
+    ];
+    TEXTS
+        .iter()
+        .find(|(needle, ..)| line.contains(needle))
+        .map(|(_, code, text)| (*code, *text))
+}
+
+/// `Unauthorized` as the last word of an error (`…: Unauthorized`,
+/// `msg=Unauthorized`, `Error: Unauthorized`, `"Unauthorized\n"`), or alone.
+pub fn ends_unauthorized(line: &str) -> bool {
+    let t = line
+        .trim()
+        .trim_end_matches(['"', '\'', '.', ')', ',', ' ']);
+    let Some(before) = t.strip_suffix("Unauthorized") else {
+        return false;
+    };
+    let before = before.trim_end_matches(['"', '\'', '(']);
+    before.is_empty()
+        || before.ends_with(": ")
+        || before.ends_with(':')
+        || before.ends_with('=')
+        || before.ends_with("error ")
+        || before.ends_with("Error ")
+}
+
+/// kube-apiserver's own record of an answer (k8s.io/apiserver httplog):
+/// `wrap.go:42] POST /apis/…/tokenreviews: (1.35ms) 404 [[UA] IP]` (≤1.17) or
+/// `httplog.go:89] "HTTP" verb="POST" URI="/apis/…" … resp=404` (1.18+)
+/// -> (method, path, code).
+pub fn httplog(line: &str) -> Option<(&str, &str, u16)> {
+    const OPEN: &str = "\"HTTP\" verb=\"";
+    if let Some(i) = line.find(OPEN) {
+        let rest = &line[i + OPEN.len()..];
+        let (verb, rest) = rest.split_once('"')?;
+        let uri = rest.split_once("URI=\"")?.1.split('"').next()?;
+        let code = rest.split_once(" resp=")?.1.get(..3)?.parse().ok()?;
+        return Some((verb, uri, code));
+    }
+    let rest = match line.find("wrap.go:") {
+        Some(i) => line[i..].split_once("] ")?.1,
+        None => line.trim_start(),
+    };
+    let (method, rest) = rest.split_once(' ')?;
+    if method.is_empty() || !method.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let (path, rest) = rest.split_once(": (")?;
+    if !path.starts_with('/') || path.contains(' ') {
+        return None;
+    }
+    let code = rest.split_once(") ")?.1.get(..3)?.parse().ok()?;
+    Some((method, path, code))
+}
+
+/// The first `Date` header anywhere in a line: `Date: …`, curl's `< date: …`,
+/// kubectl -v=8's indented headers, Python's `'Date': '…'`.
+pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
+    let parse = |v: &str| {
+        DateTime::parse_from_rfc2822(v.trim().trim_matches(['\'', '"']))
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    };
+    if let Some(i) = line.find("'Date': '") {
+        let rest = &line[i + 9..];
+        return rest.find('\'').and_then(|end| parse(&rest[..end]));
+    }
+    if let Some(i) = line.find("\"Date\": \"") {
+        let rest = &line[i + 9..];
+        return rest.find('"').and_then(|end| parse(&rest[..end]));
+    }
+    let l = line.trim_start_matches(['<', ' ', '\t']);
+    if l.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("date:")) {
+        return parse(&l[5..]);
+    }
+    // kubectl -v=8: `round_trippers.go:580]     Date: …`.
+    let i = line.find("]     Date: ")?;
+    parse(&line[i + 12..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lines_and_codes() {
+        assert_eq!(
+            status_line("HTTP/1.1 401 Unauthorized"),
+            Some((401, "Unauthorized"))
+        );
+        assert_eq!(status_line("HTTP/2 403 "), Some((403, "")));
+        assert_eq!(status_line("HTTP/2 4033"), None);
+        assert_eq!(bare_code("401"), Some(401));
+        assert_eq!(bare_code("HTTP 403 Forbidden"), Some(403));
+        assert_eq!(bare_code("status code: 404"), Some(404));
+        assert_eq!(
+            bare_code("401 errors in the last hour were caused by"),
+            None
+        );
+    }
+
+    #[test]
+    fn codes_stated_in_client_text() {
+        for (line, code) in [
+            (
+                "Startup probe failed: HTTP probe failed with statuscode: 401",
+                401,
+            ),
+            (
+                "wget: server returned error: HTTP/1.1 401 Unauthorized",
+                401,
+            ),
+            ("<-- HTTP/1.1 401 Unauthorized (13ms)", 401),
+            ("kubernetes.client.exceptions.ApiException: (403)", 403),
+            (
+                "Error: HTTP 500: Internal Server Error (x: ApiException (403) Reason",
+                403,
+            ),
+            (
+                "failed to do version request: http error 401 GET \"x\"",
+                401,
+            ),
+            ("code: 403, statusCode: 403 } pods is forbidden", 403),
+            ("reply status code was 401:", 401),
+            ("] failed (401) 401 Unauthorized: Unauthorized", 401),
+            (
+                "WebSocketBadStatusException: Handshake status 403 Forbidden",
+                403,
+            ),
+        ] {
+            assert_eq!(stated_code(line), Some(code), "{line}");
+        }
+        for line in [
+            "took 401ms",
+            "Code: 403 things",
+            "line 4011 of file",
+            "retry after 500 seconds",
+        ] {
+            assert_eq!(stated_code(line), None, "{line}");
+        }
+        assert_eq!(
+            httplog(
+                "I0921 14:11:10.551011 5 wrap.go:42] POST /apis/authentication.k8s.io/v1/tokenreviews: (1.354755ms) 404 [[Go-http-client/1.1] 35.197.223.167:59958]"
+            ),
+            Some(("POST", "/apis/authentication.k8s.io/v1/tokenreviews", 404))
+        );
+        assert_eq!(
+            httplog(
+                r#"I0101 httplog.go:89] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" resp=403"#
+            ),
+            Some(("GET", "/api/v1/pods", 403))
+        );
+        assert!(ends_unauthorized(
+            "Failed to list *v1.Service: Unauthorized"
+        ));
+        assert!(ends_unauthorized("level=fatal msg=Unauthorized"));
+        assert!(ends_unauthorized("│ Error: Unauthorized"));
+        assert!(!ends_unauthorized("MSG_LOGIN_UNAUTHORIZED_ERROR"));
+        assert!(!ends_unauthorized("the user is Unauthorized"));
+    }
+}

@@ -1,0 +1,416 @@
+//! Refusals that are not authorization: admission plugins (ServiceAccount,
+//! Pod Security, NodeRestriction, webhooks, any other) and ResourceQuota.
+//! Each has its own message (`extract::denial` reads them) and its own fix;
+//! none of them is about a token, and none is fixed by an RBAC grant.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::Case;
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::extract::denial::Denial;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+pub const SERVICE_ACCOUNT_ADMISSION: CauseDef = CauseDef {
+    code: "service-account-admission",
+    title: "The pod's ServiceAccount does not exist (yet)",
+    summary: "Admission refused the pod: its ServiceAccount (before 1.24 also its token Secret) does not exist yet; no token was judged",
+    explains: &[C::Forbidden, C::OtherStatus],
+    explanation: "\
+The ServiceAccount admission plugin runs when a pod is created. It looks up the \
+ServiceAccount the pod names (spec.serviceAccountName, \"default\" when unset) in the \
+pod's namespace and refuses the pod when it is not there: \"error looking up service \
+account NS/NAME: serviceaccount \\\"NAME\\\" not found\" (1.9+), \"service account NS/NAME \
+was not found, retry after the service account is created\" (before), OpenShift's \
+\"Missing service account\". The ServiceAccount is missing, misspelt, in another \
+namespace, or created after the workload (a chart applied in the wrong order; a new \
+namespace whose \"default\" ServiceAccount kube-controller-manager has not made yet).
+
+Before 1.24 the plugin also waited for the token Secret: \"no API token found for \
+service account …, retry after the token is automatically created and added to the \
+service account\" (a 403; before 1.6 a 504 ServerTimeout). The ServiceAccount exists but \
+kube-controller-manager has not created its token: it is not running, or runs without \
+--service-account-private-key-file.
+
+No token was rejected and RBAC was not asked: the request that failed is the creation of \
+the pod, by a controller or by you.",
+    confirm: sa_confirm,
+    fix: sa_fix,
+    sources: &[
+        "k8s.io/kubernetes plugin/pkg/admission/serviceaccount/admission.go",
+        "k8s.io/kubernetes pkg/controller/serviceaccount/tokens_controller.go (before 1.24)",
+    ],
+};
+
+fn sa_names(case: &Case<'_>) -> (Option<String>, Option<String>, bool) {
+    match case.denial() {
+        Some(Denial::ServiceAccount {
+            namespace,
+            name,
+            no_token,
+            ..
+        }) => (
+            namespace.or_else(|| case.namespace().map(str::to_owned)),
+            name,
+            no_token,
+        ),
+        _ => (case.namespace().map(str::to_owned), None, false),
+    }
+}
+
+fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let (ns, name, no_token) = sa_names(case);
+    let mut steps = vec![NextStep::run(
+        "does the ServiceAccount exist in the pod's namespace?",
+        Command::kubectl()
+            .words(&["get", "serviceaccount"])
+            .value(name.as_deref(), "NAME")
+            .namespace(ns.as_deref()),
+    )];
+    if no_token {
+        steps.push(NextStep::run(
+            "before 1.24 kube-controller-manager creates the token Secret: is it running, with --service-account-private-key-file?",
+            Command::kubectl().words(&[
+                "get",
+                "pods",
+                "-n",
+                "kube-system",
+                "-l",
+                "component=kube-controller-manager",
+            ]),
+        ));
+    }
+    steps
+}
+
+fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
+    let (ns, name, no_token) = sa_names(case);
+    if no_token {
+        return vec![NextStep::say(
+            "start kube-controller-manager with --service-account-private-key-file (the key matching the API server's --service-account-key-file); the pod is admitted once the token Secret exists",
+        )];
+    }
+    vec![
+        NextStep::run(
+            "create the ServiceAccount (or correct serviceAccountName and the namespace in the workload)",
+            Command::kubectl()
+                .words(&["create", "serviceaccount"])
+                .value(name.as_deref(), "NAME")
+                .namespace(ns.as_deref()),
+        ),
+        NextStep::say(
+            "the controller (ReplicaSet, StatefulSet, Job) retries by itself once the ServiceAccount exists",
+        ),
+    ]
+}
+
+pub const POD_SECURITY_DENIED: CauseDef = CauseDef {
+    code: "pod-security-denied",
+    title: "Pod Security admission refused the pod",
+    summary: "The namespace enforces a Pod Security level the pod does not meet; no token was judged and RBAC is not involved",
+    explains: &[C::Forbidden],
+    explanation: "\
+Pod Security admission (1.22+, on by default since 1.25) checks every pod against the \
+level its namespace enforces (the pod-security.kubernetes.io/enforce label, or the \
+cluster's default): privileged, baseline or restricted. \"violates PodSecurity \
+\\\"restricted:latest\\\": …\" lists each setting that fails the level; a controller's \
+pods are refused one by one (FailedCreate events), a kubectl create directly.
+
+The fix is in the pod's securityContext, or (for a workload that needs more) in the \
+namespace's level; RBAC and tokens have nothing to do with it.",
+    confirm: pss_confirm,
+    fix: pss_fix,
+    sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
+};
+
+fn pss_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the level the namespace enforces (pod-security.kubernetes.io/enforce)",
+        Command::kubectl()
+            .words(&["get", "namespace"])
+            .value(case.namespace(), "NAMESPACE")
+            .word("--show-labels"),
+    )]
+}
+
+fn pss_fix(case: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::say(
+            "set what the message lists in the pod's securityContext (allowPrivilegeEscalation: false, capabilities.drop: [ALL], runAsNonRoot: true, seccompProfile.type: RuntimeDefault)",
+        ),
+        NextStep::run(
+            "or, for a workload that needs more, enforce a lower level on its namespace",
+            Command::kubectl()
+                .words(&["label", "namespace"])
+                .value(case.namespace(), "NAMESPACE")
+                .words(&["pod-security.kubernetes.io/enforce=baseline", "--overwrite"]),
+        ),
+    ]
+}
+
+pub const NODE_RESTRICTION_DENIED: CauseDef = CauseDef {
+    code: "node-restriction-denied",
+    title: "NodeRestriction refused a kubelet's request",
+    summary: "The NodeRestriction admission plugin limits what a kubelet may change; this request was outside those limits",
+    explains: &[C::Forbidden],
+    explanation: "\
+A kubelet authenticates as system:node:NAME. The NodeRestriction admission plugin lets it \
+change only its own Node and the pods bound to it, and only labels outside the \
+reserved prefixes: a kubelet (or a tool running with its credentials, such as Talos' \
+node controller) may not set node-role.kubernetes.io/* or other labels it does not own \
+(\"is not allowed to modify labels\"). For ServiceAccount tokens it requires the \
+TokenRequest to name the live pod: \"the UID in the bound object reference (…) does not \
+match the UID in record\" means the pod was deleted and recreated while the kubelet \
+still asked for the old one (it settles once the kubelet sees the new pod).
+
+No token was rejected and RBAC cannot grant this: the limit is admission's.",
+    confirm: nr_confirm,
+    fix: nr_fix,
+    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
+};
+
+fn nr_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the node's labels as they are",
+        Command::kubectl()
+            .words(&["get", "node"])
+            .value(None, "NODE")
+            .word("--show-labels"),
+    )]
+}
+
+fn nr_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::run(
+            "set a reserved label with an administrator's credentials, not the kubelet's (or use kubelet --node-labels with an allowed prefix)",
+            Command::kubectl()
+                .words(&["label", "node"])
+                .value(None, "NODE")
+                .value(None, "KEY=VALUE"),
+        ),
+        NextStep::say(
+            "a bound-object UID mismatch clears when the kubelet picks up the recreated pod; delete the pod if it persists",
+        ),
+    ]
+}
+
+pub const WEBHOOK_DENIED: CauseDef = CauseDef {
+    code: "webhook-denied",
+    title: "An admission webhook refused the request",
+    summary: "A validating or mutating admission webhook said no; its message says why, and no token was judged",
+    explains: &[C::Forbidden, C::OtherStatus],
+    explanation: "\
+kube-apiserver sends objects to the admission webhooks registered in \
+ValidatingWebhookConfigurations and MutatingWebhookConfigurations (Gatekeeper, Kyverno, \
+your own). \"admission webhook \\\"NAME\\\" denied the request: REASON\" is that webhook's \
+answer (HTTP 400 unless the webhook chose a code): the object breaks a policy it enforces. \
+Authentication and RBAC had already allowed the request.",
+    confirm: webhook_confirm,
+    fix: webhook_fix,
+    sources: &["k8s.io/apiserver pkg/admission/plugin/webhook/errors/statuserror.go"],
+};
+
+fn webhook_name(case: &Case<'_>) -> Option<String> {
+    match case.denial() {
+        Some(Denial::Webhook { webhook, .. }) => Some(webhook),
+        _ => None,
+    }
+}
+
+fn webhook_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let name = webhook_name(case);
+    vec![NextStep::run(
+        format!(
+            "find the configuration that registers {}",
+            name.as_deref().unwrap_or("the webhook")
+        ),
+        Command::kubectl().words(&[
+            "get",
+            "validatingwebhookconfigurations,mutatingwebhookconfigurations",
+        ]),
+    )]
+}
+
+fn webhook_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "change the object to satisfy the policy in the message, or exempt it in the webhook's configuration (namespaceSelector, objectSelector) or in the policy engine",
+    )]
+}
+
+pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
+    code: "quota-exceeded",
+    title: "A ResourceQuota has no room",
+    summary: "A ResourceQuota in the namespace would be exceeded by the request; no token was judged and RBAC is not involved",
+    explains: &[C::Forbidden],
+    explanation: "\
+ResourceQuota admission adds up what the namespace already uses and refuses a request \
+that would go over a quota: \"exceeded quota: NAME, requested: X, used: Y, limited: Z\". \
+Smaller requests still pass, which is why it fails only for some pods or sizes.",
+    confirm: quota_confirm,
+    fix: quota_fix,
+    sources: &["k8s.io/apiserver pkg/admission/plugin/resourcequota"],
+};
+
+fn quota_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "what the quotas allow and what is used",
+        Command::kubectl()
+            .words(&["describe", "resourcequota"])
+            .namespace(case.namespace()),
+    )]
+}
+
+fn quota_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "lower the request (or free what others use), or raise the quota",
+    )]
+}
+
+pub const ADMISSION_DENIED: CauseDef = CauseDef {
+    code: "admission-denied",
+    title: "An admission plugin refused the request",
+    summary: "An admission plugin (not RBAC) refused the request; its message says why, and an RBAC grant will not help",
+    explains: &[C::Forbidden, C::OtherStatus],
+    explanation: "\
+After authentication and authorization, admission plugins check (and may refuse) every \
+write: \"KIND \\\"NAME\\\" is forbidden: REASON\" without RBAC's \"User … cannot …\" is one \
+of them (LimitRanger, NamespaceLifecycle, PodNodeSelector, an OpenShift or vendor \
+plugin). The text after \"is forbidden:\" is the plugin's reason.",
+    confirm: admission_confirm,
+    fix: admission_fix,
+    sources: &["k8s.io/apiserver pkg/admission"],
+};
+
+fn admission_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "read the plugin's reason after \"is forbidden:\"; the kube-apiserver flag --enable-admission-plugins lists the plugins in play",
+    )]
+}
+
+fn admission_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "change the request to meet the plugin's condition; do not grant RBAC for it, authorization already said yes",
+    )]
+}
+
+/// Admission and quota refusals, whatever the status (a webhook's 400, an old
+/// ServerTimeout, kubectl's `Error from server:` without one).
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    let Some(denial) = case.denial() else { return };
+    // A refused token audience has its own cause (`rules::image_pull`).
+    if matches!(denial, Denial::NodeRestriction { .. }) && case.node_audience.is_some() {
+        return;
+    }
+    let (cause, confidence, text) = match &denial {
+        Denial::ServiceAccount {
+            namespace,
+            name,
+            no_token,
+            message,
+        } => {
+            let who = match (namespace, name) {
+                (Some(ns), Some(n)) => format!("{ns}/{n}"),
+                (None, Some(n)) => n.clone(),
+                _ => "the pod's ServiceAccount".to_owned(),
+            };
+            let why = if *no_token {
+                format!(
+                    "the ServiceAccount admission plugin waits for {who}'s token Secret (before 1.24): \"{message}\""
+                )
+            } else {
+                format!(
+                    "the ServiceAccount admission plugin found no ServiceAccount {who}: \"{message}\""
+                )
+            };
+            (Cause::ServiceAccountAdmission, Confidence::High, why)
+        }
+        Denial::PodSecurity { policy, message } => (
+            Cause::PodSecurityDenied,
+            Confidence::High,
+            format!("Pod Security admission enforces {policy}: \"{message}\""),
+        ),
+        Denial::NodeRestriction { message } => (
+            Cause::NodeRestrictionDenied,
+            Confidence::High,
+            format!("the NodeRestriction admission plugin: \"{message}\""),
+        ),
+        Denial::Webhook { webhook, message } => (
+            Cause::WebhookDenied,
+            Confidence::High,
+            format!("admission webhook {webhook}: \"{message}\""),
+        ),
+        Denial::Quota { message } => (
+            Cause::QuotaExceeded,
+            Confidence::High,
+            format!("ResourceQuota admission: \"{message}\""),
+        ),
+        Denial::Other { message } => (
+            Cause::AdmissionDenied,
+            Confidence::Medium,
+            format!(
+                "refused without RBAC's \"User … cannot …\" text: an admission plugin (or another authorizer) said \"{message}\""
+            ),
+        ),
+        Denial::Authorizer { .. } => return,
+    };
+    f.add(
+        cause,
+        confidence,
+        vec![
+            Support::new(SupportKind::Answer, super::answer::shown(case)),
+            Support::new(SupportKind::Answer, text),
+            Support::new(
+                SupportKind::Answer,
+                "no token was rejected and no RBAC grant will change this",
+            ),
+        ],
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::{case, http, run};
+
+    #[test]
+    fn each_refusal_its_own_cause() {
+        for (status, message, cause) in [
+            (
+                403,
+                r#"pods "p" is forbidden: error looking up service account ns/sa: serviceaccount "sa" not found"#,
+                Cause::ServiceAccountAdmission,
+            ),
+            (
+                504,
+                r#"No API token found for service account "default", retry after the token is automatically created and added to the service account"#,
+                Cause::ServiceAccountAdmission,
+            ),
+            (
+                403,
+                r#"pods "p" is forbidden: violates PodSecurity "restricted:latest": privileged"#,
+                Cause::PodSecurityDenied,
+            ),
+            (
+                403,
+                r#"nodes "w" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#,
+                Cause::NodeRestrictionDenied,
+            ),
+            (
+                400,
+                r#"admission webhook "x.example" denied the request: no"#,
+                Cause::WebhookDenied,
+            ),
+            (
+                403,
+                r#"pods "p" is forbidden: exceeded quota: q, requested: limits.cpu=3"#,
+                Cause::QuotaExceeded,
+            ),
+        ] {
+            let c = case(http(status, Some(message)), None);
+            assert_eq!(run(&c), (cause, Confidence::High), "{message}");
+        }
+        let c = case(http(403, Some(r#"pods "x" is forbidden: not today"#)), None);
+        assert_eq!(run(&c), (Cause::AdmissionDenied, Confidence::Medium));
+    }
+}

@@ -1,0 +1,202 @@
+//! A checker's own failure. Vault's Kubernetes auth method, kube-rbac-proxy,
+//! istiod, webhook token authenticators and other services check a caller's
+//! token by creating a TokenReview with credentials of their own. When that
+//! request fails (refused, or no answer) they report an error although the
+//! caller's token was never looked at: the fix is the checker's RBAC, token or
+//! network, not the caller's token.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
+    code: "checker-unauthorized",
+    title: "The checker's own credentials were refused",
+    summary: "A token checker's own TokenReview was refused (it may not create tokenreviews, or its own token was rejected): the caller's token was never judged",
+    explains: &[C::CheckerFailure],
+    explanation: "\
+Vault, kube-rbac-proxy, istiod, webhook token authenticators and other services judge a \
+caller's token by creating a TokenReview on kube-apiserver, authenticated as themselves: \
+a reviewer token, their pod's ServiceAccount, a kubeconfig. When that request is \
+refused, they report a failure although the caller's token was never looked at:
+
+- 403 \"tokenreviews.authentication.k8s.io is forbidden: User … cannot create resource \
+\\\"tokenreviews\\\"\": the checker's identity lacks the create verb on tokenreviews (the \
+system:auth-delegator ClusterRole grants it);
+- 401 (\"Failed to make webhook authenticator request: Unauthorized\", Vault's \
+\"service account unauthorized; this could mean it has been deleted or recreated with a \
+new token\"): the checker's own token was rejected: expired, invalidated with the pod it \
+was bound to, or from another cluster. Vault without a token_reviewer_jwt reviews with \
+the caller's own JWT, so there that 401 can be the caller's token after all.",
+    confirm: unauthorized_confirm,
+    fix: unauthorized_fix,
+    sources: &[
+        "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
+        "hashicorp/vault-plugin-auth-kubernetes token_review.go",
+        "k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy (system:auth-delegator)",
+    ],
+};
+
+/// The checker's identity, when a 403 about tokenreviews names it.
+fn reviewer(case: &Case<'_>) -> Option<Forbidden> {
+    let Answer::CheckerFailed(failure) = &case.answer else {
+        return None;
+    };
+    Forbidden::parse(&failure.detail).filter(|f| !f.is_anonymous())
+}
+
+fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let user = reviewer(case).map(|f| f.user);
+    vec![NextStep::run(
+        "may the checker's identity create TokenReviews?",
+        Command::kubectl()
+            .words(&[
+                "auth",
+                "can-i",
+                "create",
+                "tokenreviews.authentication.k8s.io",
+            ])
+            .flag_value("--as", user.as_deref(), "CHECKER_USER"),
+    )]
+}
+
+fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
+    let f = reviewer(case);
+    let sa = f.as_ref().and_then(|f| f.service_account());
+    let mut steps = Vec::new();
+    if f.is_some() || sa.is_some() {
+        let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
+        let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
+        steps.push(NextStep::run(
+            "grant the checker's ServiceAccount the right to review tokens",
+            Command::kubectl()
+                .words(&["create", "clusterrolebinding"])
+                .value(name.as_deref(), "CHECKER-tokenreview")
+                .word("--clusterrole=system:auth-delegator")
+                .flag_value("--serviceaccount", subject.as_deref(), "NAMESPACE:NAME"),
+        ));
+    } else {
+        steps.push(NextStep::say(
+            "give the checker a token kube-apiserver accepts (Vault: a current token_reviewer_jwt, or none so that it uses its pod's projected token; a proxy: its pod's ServiceAccount), with create on tokenreviews (the system:auth-delegator ClusterRole)",
+        ));
+    }
+    steps
+}
+
+pub const CHECKER_UNREACHABLE: CauseDef = CauseDef {
+    code: "checker-unreachable",
+    title: "The checker could not reach what it needs",
+    summary: "A token checker could not reach kube-apiserver (for its TokenReview) or its identity service: the caller's token was never judged",
+    explains: &[C::CheckerFailure],
+    explanation: "\
+A checker that reviews tokens needs an answer from kube-apiserver's TokenReview API (or, \
+for a mesh's sidecar, from the identity service that does the review). A timeout, a \
+refused connection, a TLS failure or a service without ready endpoints on that call \
+(\"dial tcp …/tokenreviews: i/o timeout\", Linkerd's \"service in fail-fast\") means the \
+caller's token was never looked at. The fix is the checker's configuration (Vault's \
+kubernetes_host and kubernetes_ca_cert) or the network between them.",
+    confirm: unreachable_confirm,
+    fix: unreachable_fix,
+    sources: &[
+        "hashicorp/vault-plugin-auth-kubernetes token_review.go",
+        "linkerd2-proxy identity client",
+    ],
+};
+
+fn unreachable_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "from the checker's pod, the API server must answer (any status; no answer is the failure)",
+        Command::new("curl")
+            .words(&["-sS", "--max-time", "5", "--cacert"])
+            .value(None, "CA_FILE")
+            .value(None, "https://KUBERNETES_HOST/version"),
+    )]
+}
+
+fn unreachable_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "point the checker at an address of the API server it can reach (Vault: kubernetes_host in auth/kubernetes/config) and open the path (NetworkPolicy, firewall); for a mesh, make the identity service ready",
+    )]
+}
+
+/// A checker that could not complete its review.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    let Answer::CheckerFailed(failure) = &case.answer else {
+        return;
+    };
+    let who = failure.checker.as_deref().unwrap_or("the checker");
+    let mut support = vec![Support::new(
+        SupportKind::Answer,
+        format!("{who}: {}", failure.detail),
+    )];
+    support.push(Support::new(
+        SupportKind::Answer,
+        if failure.cause == Cause::CheckerUnreachable {
+            "the checker got no answer for its own review, so the token under review was never judged"
+        } else {
+            "the checker's own TokenReview was refused, so the token under review was never judged"
+        },
+    ));
+    let confidence = if failure.certain {
+        Confidence::High
+    } else {
+        Confidence::Medium
+    };
+    f.add(failure.cause, confidence, support);
+    if !failure.certain {
+        f.add(
+            Cause::Unknown,
+            Confidence::Low,
+            vec![Support::new(
+                SupportKind::Answer,
+                "when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's",
+            )],
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::CheckerFailure;
+    use crate::diagnosis::testing::{case, run};
+
+    #[test]
+    fn a_checker_that_could_not_review() {
+        let answer = Answer::CheckerFailed(CheckerFailure {
+            cause: Cause::CheckerUnauthorized,
+            checker: Some("istiod".into()),
+            detail: r#"tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:istio-system:reader" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope"#.into(),
+            certain: true,
+        });
+        let c = case(answer, None);
+        assert_eq!(c.classification(), C::CheckerFailure);
+        assert_eq!(run(&c), (Cause::CheckerUnauthorized, Confidence::High));
+        let d = crate::diagnosis::diagnose(&c);
+        let shells: Vec<String> = d
+            .top()
+            .next
+            .iter()
+            .filter_map(|s| s.command.as_ref().map(Command::shell))
+            .collect();
+        assert!(
+            shells.contains(&"kubectl create clusterrolebinding reader-tokenreview --clusterrole=system:auth-delegator --serviceaccount=istio-system:reader".to_owned()),
+            "{shells:?}"
+        );
+        let answer = Answer::CheckerFailed(CheckerFailure {
+            cause: Cause::CheckerUnauthorized,
+            checker: Some("Vault".into()),
+            detail: "service account unauthorized".into(),
+            certain: false,
+        });
+        assert_eq!(
+            run(&case(answer, None)),
+            (Cause::CheckerUnauthorized, Confidence::Medium)
+        );
+    }
+}
