@@ -566,7 +566,7 @@ pub fn diagnose(
             diagnosis::diagnose(&evidence::case(
                 &server.observation,
                 &facts,
-                token,
+                Some(token),
                 leeway,
                 extras,
             ))

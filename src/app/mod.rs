@@ -228,7 +228,7 @@ pub(crate) fn access_query(
     access: &crate::cli::AccessArgs,
     kube_namespace: Option<&str>,
     sa_dir: &std::path::Path,
-    token: &token::Token,
+    token: Option<&token::Token>,
 ) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
     let namespace = match (&access.namespace, kube_namespace) {
         (Some(ns), _) => Some(ns.clone()),
@@ -236,7 +236,7 @@ pub(crate) fn access_query(
         (None, None) => read_if_present(&sa_dir.join("namespace"))?
             .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
             .filter(|ns| !ns.is_empty())
-            .or_else(|| token.claims.namespace().map(str::to_owned)),
+            .or_else(|| token?.claims.namespace().map(str::to_owned)),
     };
     let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
         verb: verb.clone(),

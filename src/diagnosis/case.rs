@@ -300,6 +300,9 @@ pub enum TokenSent {
     /// Given by the user to compare; the evidence does not show it was sent.
     #[default]
     Assumed,
+    /// No token was sent on purpose (`probe --anonymous` with no token): the
+    /// answer is what an anonymous request gets.
+    No,
 }
 
 /// The validating server's clock at the moment of the request: an interval,

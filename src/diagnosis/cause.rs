@@ -96,6 +96,8 @@ causes! {
     LegacyTokenInvalidated => rules::bindings::LEGACY_TOKEN_INVALIDATED,
     StaleToken => rules::audit::STALE_TOKEN,
     TokenNotSent => rules::anonymous::TOKEN_NOT_SENT,
+    AnonymousForbidden => rules::anonymous::ANONYMOUS_FORBIDDEN,
+    AnonymousRefused => rules::anonymous::ANONYMOUS_REFUSED,
     RbacDenied => rules::rbac::RBAC_DENIED,
     RbacRoleMissing => rules::rbac::RBAC_ROLE_MISSING,
     NodeAudienceNotAllowed => rules::image_pull::NODE_AUDIENCE_NOT_ALLOWED,

@@ -36,10 +36,11 @@ pub struct Context<'a> {
     pub review_audiences: Vec<String>,
 }
 
-/// Analyses every server's observations against the token.
+/// Analyses every server's observations against the token (none: `--anonymous`
+/// with no token, the anonymous answers analysed alone).
 pub fn analyse(
     observations: Vec<ServerObservation>,
-    token: &Token,
+    token: Option<&Token>,
     context: Context<'_>,
     evaluated_at: DateTime<Utc>,
     leeway: TimeDelta,
@@ -128,6 +129,7 @@ pub fn analyse(
         diagnosis,
         evaluated_at,
         leeway_seconds: leeway.num_seconds(),
+        token_sent: token.is_some(),
     }
 }
 
@@ -279,6 +281,7 @@ mod tests {
             requests,
             access: None,
             verify_name: None,
+            token_sent: true,
         }
     }
 
@@ -295,7 +298,7 @@ mod tests {
     fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
         analyse(
             servers,
-            token,
+            Some(token),
             Context::default(),
             at(0),
             TimeDelta::seconds(60),
@@ -596,7 +599,7 @@ mod tests {
             bindings: bindings::targets(token),
             review_audiences: Vec::new(),
         };
-        analyse(servers, token, context, at(0), TimeDelta::seconds(60))
+        analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }
 
     #[test]

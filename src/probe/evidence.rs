@@ -57,7 +57,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .collect();
     let review = observation.requests.iter().find(|r| {
         r.kind == RequestKind::SelfSubjectReview
-            && !r.anonymous
+            && r.anonymous != observation.token_sent
             && r.result
                 .as_ref()
                 .is_ok_and(|a| (200..300).contains(&a.status))
@@ -89,8 +89,8 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
 
 /// The request whose answer is the server's answer about the token: a
 /// transport failure first, else the worst answer among the requests that
-/// carried the token, the later of equals (a superseded SelfSubjectReview
-/// version does not count).
+/// carried the token (with no token, the anonymous ones), the later of equals
+/// (a superseded SelfSubjectReview version does not count).
 pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> {
     if let Some(first) = observation.requests.first()
         && first.result.is_err()
@@ -100,7 +100,7 @@ pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> 
     let with_token: Vec<&RequestObservation> = observation
         .requests
         .iter()
-        .filter(|r| !r.anonymous && !r.operator && r.kind.decides())
+        .filter(|r| r.anonymous != observation.token_sent && !r.operator && r.kind.decides())
         .collect();
     if let Some(failed) = with_token.iter().find(|r| r.result.is_err()) {
         return Some(failed);
@@ -141,7 +141,7 @@ pub struct Extras {
 pub fn case<'t>(
     observation: &ServerObservation,
     facts: &ServerFacts,
-    token: &'t Token,
+    token: Option<&'t Token>,
     leeway: TimeDelta,
     extras: Extras,
 ) -> Case<'t> {
@@ -194,8 +194,12 @@ pub fn case<'t>(
         server: Some(observation.url.clone()),
         reasons,
         reasons_from,
-        token: Some(token),
-        token_sent: TokenSent::Yes,
+        token,
+        token_sent: if observation.token_sent {
+            TokenSent::Yes
+        } else {
+            TokenSent::No
+        },
         clock,
         bearer: None,
         bindings: extras.bindings,
@@ -401,8 +405,12 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
     }
 }
 
-/// What the requests without the token got (`--anonymous`).
+/// What the requests without the token got (`--anonymous`), to contrast
+/// with the token's answers (none when no token was sent: they are the answer).
 fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
+    if !observation.token_sent {
+        return Vec::new();
+    }
     observation
         .requests
         .iter()

@@ -12,7 +12,8 @@
 //! proves the TLS handshake, and a first `Date`), then with the token
 //! SelfSubjectReview (v1, falling back to v1beta1 and v1alpha1 on 404), the
 //! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
-//! `--anonymous` the same again without the token.
+//! `--anonymous` the same again without the token. `--anonymous` with no token
+//! at all sends only the token-less pass: what an anonymous request gets.
 //!
 //! Side requests: [`review`] (TokenReview with the operator's kubeconfig
 //! credentials), [`keys`] (the server's JWKS and issuer through `verify`),
@@ -172,6 +173,9 @@ pub struct ServerObservation {
     /// The name the certificate was verified against when it is not the URL's
     /// host (kubeconfig `tls-server-name`, or a replica's original server).
     pub verify_name: Option<String>,
+    /// The token under test was sent; false for `--anonymous` with no token,
+    /// where every request is anonymous and the anonymous answers decide.
+    pub token_sent: bool,
 }
 
 /// `status.userInfo` of a SelfSubjectReview.
@@ -260,6 +264,8 @@ pub struct ProbeReport {
     /// The run's reference instant.
     pub evaluated_at: DateTime<Utc>,
     pub leeway_seconds: i64,
+    /// The token under test was sent; false for `--anonymous` with no token.
+    pub token_sent: bool,
 }
 
 /// The exit code: 0 authenticated (ok, or 404), 1 for a problem diagnosed, 3

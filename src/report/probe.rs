@@ -26,8 +26,12 @@ use crate::wire::string_codes;
 /// diagnosis.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProbeJson<'a> {
-    /// The token probed (identified, never shown).
-    pub token: TokenSummaryJson<'a>,
+    /// The token probed (identified, never shown); null when none was sent
+    /// (`anonymous`).
+    pub token: Option<TokenSummaryJson<'a>>,
+    /// No token was sent: `--anonymous` with no token, so every request was
+    /// anonymous and the answers are what an anonymous request gets.
+    pub anonymous: bool,
     /// The kubeconfig used, or null.
     pub kubeconfig: Option<KubeconfigJson<'a>>,
     /// `--all-endpoints`: how the replicas were found, or null.
@@ -268,9 +272,10 @@ pub struct UserJson<'a> {
 
 impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ProbeReport, token: &'a Token) -> Self {
+    pub fn new(report: &'a ProbeReport, token: Option<&'a Token>) -> Self {
         ProbeJson {
-            token: TokenSummaryJson::new(token),
+            token: token.map(TokenSummaryJson::new),
+            anonymous: !report.token_sent,
             kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
                 files: &k.files,
                 context: &k.context,
@@ -451,6 +456,12 @@ pub fn write_probe(
 ) -> io::Result<()> {
     let s = &style.styles;
     let several = report.servers.len() > 1;
+    if !report.token_sent {
+        writeln!(
+            out,
+            "Token:      none sent (--anonymous with no token): every request below is anonymous"
+        )?;
+    }
     if let Some(k) = &report.kubeconfig {
         writeln!(
             out,

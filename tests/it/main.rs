@@ -20,6 +20,7 @@ mod kubectl_plugin;
 mod man;
 mod platforms;
 mod probe;
+mod probe_anonymous;
 mod probe_deeper;
 mod probe_kubectl;
 mod props;

@@ -42,7 +42,7 @@ impl Run {
 }
 
 /// A kubeconfig for `server` with an inline CA and the admin token user.
-fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki, token: &str) -> PathBuf {
+pub(crate) fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki, token: &str) -> PathBuf {
     let ca = base64::engine::general_purpose::STANDARD.encode(&pki.ca_pem);
     let path = dir.join("kubeconfig");
     std::fs::write(
