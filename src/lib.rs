@@ -17,6 +17,7 @@
 
 pub mod app;
 pub mod audit;
+pub mod authconfig;
 pub mod classify;
 pub mod cli;
 pub mod clock;

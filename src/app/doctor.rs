@@ -76,6 +76,7 @@ pub fn run(
         anonymous: false,
         operator: None,
         token_review: false,
+        review_audiences: Vec::new(),
         always_keys: false,
         bindings: Vec::new(),
     };

@@ -97,10 +97,21 @@ fn is_empty_input(error: &anyhow::Error) -> bool {
 /// Reads exactly one token (a batch is refused) and parses it.
 pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
     let (input, what) = open_tokens(args, env)?;
-    let TokenInput::Single(shaped) = input else {
-        anyhow::bail!(
+    let shaped = match input {
+        TokenInput::Single(shaped) => shaped,
+        TokenInput::Many(tokens) => anyhow::bail!(
+            "{what} holds {} tokens (CSI audiences {}); this subcommand takes one token (decode takes many)",
+            tokens.len(),
+            tokens
+                .iter()
+                .filter_map(|t| t.context.csi_audience.as_deref())
+                .map(crate::report::sanitize::sanitize)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        TokenInput::Batch(_) => anyhow::bail!(
             "{what} holds several lines; this subcommand takes one token (decode takes many)"
-        );
+        ),
     };
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
@@ -188,6 +199,19 @@ pub(crate) fn read_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
 pub(crate) fn read_file_text(path: &std::path::Path) -> io::Result<String> {
     String::from_utf8(read_file(path)?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
+/// `--authentication-config FILE`, read and parsed (bounded, YAML or JSON).
+pub(crate) fn read_authn_config(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<crate::authconfig::AuthnConfig>> {
+    let Some(path) = path else { return Ok(None) };
+    let text = read_file_text(path)
+        .with_context(|| format!("cannot read --authentication-config {}", path.display()))?;
+    Ok(Some(crate::authconfig::parse(
+        &text,
+        &path.display().to_string(),
+    )?))
 }
 
 /// A file's bytes, or `None` if it does not exist.

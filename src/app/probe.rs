@@ -113,6 +113,7 @@ pub fn run(
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
+        review_audiences: args.audiences.clone(),
         always_keys: args.all_endpoints,
         bindings: token.map(bindings::targets).unwrap_or_default(),
     };
@@ -145,6 +146,7 @@ pub fn run(
         replicas: endpoints.as_ref().is_some_and(|e| !e.replicas.is_empty()),
         endpoints,
         bindings: plan.bindings.clone(),
+        review_audiences: plan.review_audiences.clone(),
     };
     let mut report = probe::analyse(
         observations,

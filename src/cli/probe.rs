@@ -82,6 +82,13 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub token_review: bool,
 
+    /// With --token-review: ask a second TokenReview with these audiences
+    /// (spec.audiences), as a third-party checker does (Vault's Kubernetes auth
+    /// with a role audience, a cloud's token exchange), and say what it sees.
+    /// Repeat for several.
+    #[arg(long = "audience", value_name = "AUD", requires = "token_review")]
+    pub audiences: Vec<String>,
+
     /// Probe every control-plane replica behind the kubernetes Service (its
     /// EndpointSlices in default, falling back to Endpoints), each verified
     /// against the original server's name.

@@ -13,6 +13,7 @@ use super::extract::denial::Denial;
 use super::forbidden::Forbidden;
 use super::reasons::AuthReason;
 use super::support::Support;
+use super::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
 use crate::wire::string_codes;
@@ -53,6 +54,12 @@ pub struct Case<'a> {
     pub user: Option<String>,
     /// Accepted now, but something will make it fail (doctor's warnings).
     pub degraded: Vec<Degradation>,
+    /// A JWT authenticator of `--authentication-config` rejected the token
+    /// (its reason in a log line or a TokenReview's answer).
+    pub jwt_rejection: Option<JwtRejectionSeen>,
+    /// NodeRestriction refused the kubelet a token for an audience (image
+    /// pulls with ServiceAccount tokens, CSI drivers).
+    pub node_audience: Option<NodeAudienceRefusal>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,
     /// Facts noticed while reading the evidence, shown with the diagnosis.
@@ -102,6 +109,27 @@ impl Case<'_> {
                     .split_once(':')?;
                 Some(name.to_owned())
             })
+    }
+
+    /// A JWT authenticator's reason (`oidc: …`) among the server's reasons.
+    pub fn jwt_rejection_in_reasons(&self, from: &str) -> Option<JwtRejectionSeen> {
+        self.reasons.iter().find_map(|r| {
+            Some(JwtRejectionSeen {
+                issuer: None,
+                rejection: JwtRejection::parse(&r.message)?,
+                from: from.to_owned(),
+            })
+        })
+    }
+
+    /// NodeRestriction's refusal of a token audience, when the answer is its 403.
+    pub fn node_audience_in_answer(&self) -> Option<NodeAudienceRefusal> {
+        match &self.answer {
+            Answer::Http(h) if h.code() == Some(403) => {
+                NodeAudienceRefusal::parse(h.message.as_deref()?)
+            }
+            _ => None,
+        }
     }
 
     /// The 403 message, parsed, when the answer is a kube-apiserver 403.
@@ -668,6 +696,16 @@ pub enum Degradation {
     ClockOff(String),
     /// The token expires soon and nothing will replace it in time.
     ExpiresSoon(String),
+}
+
+/// A JWT authenticator's rejection, and how it is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JwtRejectionSeen {
+    /// The authenticator's `issuer.url`.
+    pub issuer: Option<String>,
+    pub rejection: JwtRejection,
+    /// Where it comes from ("kube-apiserver said", "TokenReview on URL").
+    pub from: String,
 }
 
 /// Why a token checker could not complete its own review.

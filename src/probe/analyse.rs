@@ -12,6 +12,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use super::bindings::{self, BindingCheck, BindingTarget};
 use super::evidence::{self, Extras};
 use super::keys;
+use super::review;
 use super::{
     Answer, EndpointDiscovery, ProbeReport, RequestKind, RequestObservation, ServerObservation,
     ServerReport,
@@ -31,6 +32,8 @@ pub struct Context<'a> {
     pub endpoints: Option<EndpointDiscovery>,
     /// The objects the token is bound to (reads are matched by path).
     pub bindings: Vec<BindingTarget>,
+    /// `--audience`: the audiences the second TokenReview asked for.
+    pub review_audiences: Vec<String>,
 }
 
 /// Analyses every server's observations against the token (none: `--anonymous`
@@ -93,6 +96,10 @@ pub fn analyse(
             server_time: fact.server_time,
             offset: fact.offset,
             token_review: fact.token_review,
+            audience_review: fact.audience_review.map(|outcome| review::AudienceReview {
+                audiences: context.review_audiences.clone(),
+                outcome,
+            }),
             jwks_kids: found.kids,
             issuer: found.issuer,
             diagnosis,
@@ -590,6 +597,7 @@ mod tests {
             replicas,
             endpoints: None,
             bindings: bindings::targets(token),
+            review_audiences: Vec::new(),
         };
         analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }

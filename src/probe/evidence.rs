@@ -34,6 +34,8 @@ pub struct ServerFacts {
     pub server_time: Option<DateTime<Utc>>,
     pub offset: Option<OffsetInterval>,
     pub token_review: Option<ReviewOutcome>,
+    /// `--audience`: the TokenReview with those audiences.
+    pub audience_review: Option<ReviewOutcome>,
 }
 
 /// Reads the facts of one server's observation.
@@ -66,7 +68,14 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .find(|r| r.kind == RequestKind::TokenReview)
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| review::parse(a.status, a.json.as_ref()));
+    let audience_review = observation
+        .requests
+        .iter()
+        .find(|r| r.kind == RequestKind::AudienceReview)
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| review::parse(a.status, a.json.as_ref()));
     ServerFacts {
+        audience_review,
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
@@ -179,7 +188,7 @@ pub fn case<'t>(
         ),
         None => (Vec::new(), None, None),
     };
-    Case {
+    let mut case = Case {
         answer,
         request,
         server: Some(observation.url.clone()),
@@ -201,10 +210,16 @@ pub fn case<'t>(
         peers: extras.peers,
         user,
         degraded: extras.degraded,
+        jwt_rejection: None,
+        node_audience: None,
         leeway,
         notes: Vec::new(),
         missing: Vec::new(),
-    }
+    };
+    case.jwt_rejection =
+        case.jwt_rejection_in_reasons(&format!("TokenReview on {}", observation.url));
+    case.node_audience = case.node_audience_in_answer();
+    case
 }
 
 /// One request's answer, typed.

@@ -55,6 +55,9 @@ pub enum RequestKind {
     Get,
     /// `POST …/tokenreviews` with the operator's credentials.
     TokenReview,
+    /// `POST …/tokenreviews` with `spec.audiences` (`--audience`): what a
+    /// third-party checker asking for those audiences sees.
+    AudienceReview,
     /// `GET /openid/v1/jwks`.
     Jwks,
     /// `GET /.well-known/openid-configuration`.
@@ -65,7 +68,7 @@ pub enum RequestKind {
     Endpoints,
 }
 
-string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, Jwks, Discovery, ReadObject, Endpoints);
+string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, AudienceReview, Jwks, Discovery, ReadObject, Endpoints);
 
 impl RequestKind {
     /// Stable kebab-case name, as in JSON.
@@ -76,6 +79,7 @@ impl RequestKind {
             RequestKind::SelfSubjectAccessReview => "self-subject-access-review",
             RequestKind::Get => "get",
             RequestKind::TokenReview => "token-review",
+            RequestKind::AudienceReview => "audience-review",
             RequestKind::Jwks => "jwks",
             RequestKind::Discovery => "discovery",
             RequestKind::ReadObject => "read-object",
@@ -207,6 +211,8 @@ pub struct ServerReport {
     pub offset: Option<OffsetInterval>,
     /// TokenReview's answer, when one was asked.
     pub token_review: Option<review::ReviewOutcome>,
+    /// `--audience`: the TokenReview with those audiences, and its answer.
+    pub audience_review: Option<review::AudienceReview>,
     /// The kids this server publishes, when its JWKS was readable.
     pub jwks_kids: Option<Vec<String>>,
     /// The issuer its discovery document announces, when readable.

@@ -92,6 +92,8 @@ pub struct Plan {
     pub anonymous: bool,
     pub operator: Option<Operator>,
     pub token_review: bool,
+    /// `--audience`: a second TokenReview with these `spec.audiences`.
+    pub review_audiences: Vec<String>,
     /// Also read JWKS and discovery on servers that accept the token (to
     /// compare replicas' keys).
     pub always_keys: bool,
@@ -392,6 +394,14 @@ fn observe_one(
         push(
             RequestKind::TokenReview,
             &super::review::request(token, &[]),
+            As::Operator,
+            Some("authentication.k8s.io/v1".to_owned()),
+        );
+    }
+    if !plan.review_audiences.is_empty() && has_operator {
+        push(
+            RequestKind::AudienceReview,
+            &super::review::request(token, &plan.review_audiences),
             As::Operator,
             Some("authentication.k8s.io/v1".to_owned()),
         );

@@ -3,6 +3,7 @@
 //! show relative times against is in the report).
 
 pub mod audit;
+pub mod authconfig;
 pub mod classify;
 pub mod diagnosis;
 pub mod doctor;

@@ -69,6 +69,8 @@ pub struct ServerJson<'a> {
     pub tls_server_name: Option<&'a str>,
     /// The TokenReview's answer, or null when none was asked.
     pub token_review: Option<TokenReviewJson<'a>>,
+    /// `--audience`: the TokenReview asked with those audiences, or null.
+    pub audience_review: Option<AudienceReviewJson<'a>>,
     /// Kids of the JWKS this server serves, or null when not read.
     pub jwks_kids: Option<&'a [String]>,
     /// The issuer of its discovery document, or null when not read.
@@ -122,6 +124,20 @@ pub struct EndpointAddressJson {
     pub address: String,
     /// Whether the endpoint is ready.
     pub ready: bool,
+}
+
+/// A TokenReview asked with `spec.audiences`, as a third-party checker asks it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AudienceReviewJson<'a> {
+    /// The audiences asked (`spec.audiences`).
+    pub audiences: &'a [String],
+    /// The answer.
+    pub review: TokenReviewJson<'a>,
+    /// `status.audiences` of an authenticated answer (the asked audiences the
+    /// token carries); empty otherwise.
+    pub status_audiences: &'a [String],
+    /// What the checker sees, in one sentence.
+    pub checker_sees: String,
 }
 
 /// TokenReview's answer.
@@ -333,6 +349,15 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
         token_review: server.token_review.as_ref().map(review_json),
+        audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
+            audiences: &a.audiences,
+            review: review_json(&a.outcome),
+            status_audiences: match &a.outcome {
+                ReviewOutcome::Authenticated { audiences, .. } => audiences,
+                _ => &[],
+            },
+            checker_sees: a.checker_sees(),
+        }),
         jwks_kids: server.jwks_kids.as_deref(),
         issuer: server.issuer.as_deref(),
         diagnosis: DiagnosisJson::new(&server.diagnosis),
@@ -550,6 +575,9 @@ pub fn write_probe(
         }
         if let Some(review) = &server.token_review {
             row("TokenReview", sanitize(&review_text(review)).into_owned());
+        }
+        if let Some(a) = &server.audience_review {
+            row("Checker view", sanitize(&a.checker_sees()).into_owned());
         }
         if let Some(kids) = &server.jwks_kids {
             row("Keys", sanitize(&kids.join(", ")).into_owned());

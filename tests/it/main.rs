@@ -13,6 +13,7 @@ mod docs;
 mod docs_examples;
 mod docs_excerpts;
 mod doctor;
+mod features;
 mod hostile;
 mod hostile_server;
 mod krew;
