@@ -10,6 +10,8 @@
 #        BENCH_STATIC_TARGET=x86_64-unknown-linux-musl scripts/bench.sh
 #                 times the musl build the release archive ships (and floors built
 #                 the same way) instead of the static glibc one
+#        scripts/bench.sh audit [SIZE…]          `audit`'s MB/s next to grep -c and a jq
+#                                                pipeline, and its peak RSS (bench_audit.sh)
 #
 # Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
 # (default 20). A VM's speed drifts by tens of percent from minute to minute, so
@@ -28,6 +30,10 @@
 # else bench_timer.py --rss) at 10k and 100k tokens, sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = audit ]; then
+  shift
+  exec scripts/bench_audit.sh "$@"
+fi
 runs=${1:-20}
 rounds=${2:-5}
 # time_commands direct|shell RUNS WARMUP JSON COMMAND...: hyperfine -i (with -N for

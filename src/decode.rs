@@ -3,8 +3,9 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
+use crate::authconfig::AuthnConfigReport;
 use crate::findings::{self, Code, Finding, Severity};
-use crate::input::{Shape, ShapedToken};
+use crate::input::{InputContext, Shape, ShapedToken};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Binding, Token, TokenKind};
 use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
@@ -18,6 +19,12 @@ pub const EXPIRES_SOON: TimeDelta = TimeDelta::minutes(10);
 /// Lifetime the kubelet requests for projected tokens; kube-apiserver extends such
 /// tokens to a year and sets `warnafter = iat + 3607`. Source: claims.go, token.go.
 pub const KUBELET_TOKEN_SECONDS: i64 = 3607;
+
+/// The cleaner's default period (`--legacy-service-account-token-clean-up-period`,
+/// kube-controller-manager): unused this long, a legacy token is labelled
+/// invalid; invalid this long, its Secret is deleted.
+/// Source: pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go.
+pub const LEGACY_CLEANUP_DAYS: i64 = 365;
 
 /// What `decode` found out about one token.
 #[derive(Debug, Clone)]
@@ -38,6 +45,11 @@ pub struct DecodeReport {
     pub verdict: Option<Verdict>,
     /// Most severe first.
     pub findings: Vec<Finding>,
+    /// What the input document said about the token (CSI audience, requested
+    /// lifetime, Secret labels, image).
+    pub context: InputContext,
+    /// `--authentication-config`: what its JWT authenticators make of the token.
+    pub authn: Option<AuthnConfigReport>,
 }
 
 impl DecodeReport {
@@ -106,8 +118,13 @@ pub fn analyse(
             ))
         }
     };
+    check_key_id(&token, is_kube, &mut findings);
+    check_lifetime(&token, &input.context, kind, binding, &mut findings);
+    check_context(&token, input, now, &mut findings);
     findings::sort(&mut findings);
     DecodeReport {
+        context: input.context.clone(),
+        authn: None,
         shape: input.shape,
         kind,
         binding,
@@ -175,6 +192,208 @@ fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
         findings.push(Finding::info(
             Code::NoKeyId,
             "no \"kid\" in the header (tokens from servers before 1.16): kube-apiserver tries every key it has",
+        ));
+    }
+}
+
+/// A kid that is not a Kubernetes key id: an external signer's (or another
+/// issuer's) key, with what that means for verification and refresh.
+fn check_key_id(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
+    let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) else {
+        return;
+    };
+    if is_kube && !token::kind::is_kubernetes_key_id(kid) {
+        findings.push(Finding::info(
+            Code::KidNotKubernetes,
+            format!(
+                "kid {kid:?} is not a Kubernetes key id: {}",
+                token::kind::FOREIGN_KID_MEANING
+            ),
+        ));
+    }
+}
+
+/// Requested against issued lifetime: a TokenRequest's `spec.expirationSeconds`,
+/// or the kubelet's 3607 s for its own `kube-api-access` token (pod-bound, API
+/// audience). Source: pkg/registry/core/serviceaccount/storage/token.go (the
+/// cap comes before the extension, so a cap under 3607 s also ends the grace).
+fn check_lifetime(
+    token: &Token,
+    context: &InputContext,
+    kind: TokenKind,
+    binding: Binding,
+    findings: &mut Vec<Finding>,
+) {
+    let claims = &token.claims;
+    let Some(lifetime) = claims.expires_at.zip(claims.issued_at).map(|(e, i)| e - i) else {
+        return;
+    };
+    let extended = claims
+        .kubernetes
+        .as_ref()
+        .is_some_and(|k| k.warn_after.is_some());
+    let shortened = |requested: i64, who: &str| {
+        let warning = crate::diagnosis::wordings::LifetimeShortened {
+            requested_seconds: requested.unsigned_abs(),
+            issued_seconds: lifetime.unsigned_abs(),
+        };
+        Finding::warning(
+            Code::LifetimeShortened,
+            format!(
+                "{who} {requested}s ({}) but the token lasts {lifetime}s ({}): kube-apiserver caps lifetimes at --service-account-max-token-expiration (managed clusters set their own cap) and says so in a warning: \"{}\" ({})",
+                human_seconds(requested),
+                human_seconds(lifetime),
+                warning.text(),
+                crate::diagnosis::wordings::LIFETIME_SHORTENED.versions
+            ),
+        )
+    };
+    if let Some(requested) = context.requested_seconds {
+        if lifetime < requested && !extended {
+            findings.push(shortened(requested, "the TokenRequest asked for"));
+        }
+        return;
+    }
+    if kubelet_token_without_grace(token, kind, binding).is_none() {
+        return;
+    }
+    if lifetime < KUBELET_TOKEN_SECONDS {
+        findings.push(shortened(KUBELET_TOKEN_SECONDS, "the kubelet asks for"));
+    }
+    findings.push(Finding::info(
+        Code::NoExtendedExpiry,
+        format!(
+            "a kubelet token of {lifetime}s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do){}. The kubelet replaces the file after ~48m, so a client that reads the token once at start gets 401 about an hour later; client-go re-reads the file every minute",
+            if lifetime < KUBELET_TOKEN_SECONDS {
+                ", or its lifetime cap is below 3607 s, which also ends the grace"
+            } else {
+                ""
+            }
+        ),
+    ));
+}
+
+/// The kubelet's own token (pod-bound, for the API server: `aud` carries the
+/// issuer, the default API audience) issued for at most the 3607 s it asks,
+/// with no `warnafter`: kube-apiserver did not extend it to a year. Its
+/// lifetime in seconds, or `None` for any other token.
+pub fn kubelet_token_without_grace(
+    token: &Token,
+    kind: TokenKind,
+    binding: Binding,
+) -> Option<i64> {
+    let claims = &token.claims;
+    let extended = claims
+        .kubernetes
+        .as_ref()
+        .is_some_and(|k| k.warn_after.is_some());
+    let api_audience = claims
+        .issuer
+        .as_deref()
+        .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
+    if kind != TokenKind::Projected || binding != Binding::Pod || extended || !api_audience {
+        return None;
+    }
+    let lifetime = claims
+        .expires_at
+        .zip(claims.issued_at)
+        .map(|(e, i)| e - i)?;
+    (lifetime <= KUBELET_TOKEN_SECONDS).then_some(lifetime)
+}
+
+/// What the wrapping document adds: a legacy Secret's tracking labels, a CSI
+/// token's audience, an image pull's credential provider.
+fn check_context(
+    token: &Token,
+    input: &ShapedToken,
+    now: DateTime<Utc>,
+    findings: &mut Vec<Finding>,
+) {
+    let ctx = &input.context;
+    let day = |d: &str| chrono::NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d").ok();
+    if let Some(since) = ctx.legacy_invalid_since.as_deref() {
+        let delete = day(since).map(|d| d + chrono::Days::new(LEGACY_CLEANUP_DAYS as u64));
+        findings.push(Finding::error(
+            Code::LegacyTokenInvalidSince,
+            format!(
+                "invalid since {since} (label {}): kube-apiserver rejects it (\"… has been marked invalid …\"), and the cleaner deletes the Secret {} (default 365-day --legacy-service-account-token-clean-up-period). Removing the label allows it again for now; move the client to a TokenRequest token",
+                crate::input::shape::INVALID_SINCE_LABEL,
+                match delete {
+                    Some(d) => {
+                        let at = d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+                        format!("after {d} ({})", relative(at, now))
+                    }
+                    None => "one clean-up period later".to_owned(),
+                }
+            ),
+        ));
+    }
+    if let Some(used) = ctx.legacy_last_used.as_deref() {
+        let unused_days = day(used).map(|d| (now.date_naive() - d).num_days());
+        let text = format!(
+            "last used {used} (label {}, updated at most once a day)",
+            crate::input::shape::LAST_USED_LABEL
+        );
+        findings.push(match unused_days {
+            Some(days) if days >= LEGACY_CLEANUP_DAYS && ctx.legacy_invalid_since.is_none() => {
+                Finding::warning(
+                    Code::LegacyTokenLastUsed,
+                    format!(
+                        "{text}: unused for {days} days, so the cleaner (1.30+) labels an auto-generated token invalid once the clean-up period (default 365 days) has passed"
+                    ),
+                )
+            }
+            _ => Finding::info(Code::LegacyTokenLastUsed, text),
+        });
+    } else if input.shape == Shape::Secret && ctx.legacy_invalid_since.is_none() {
+        findings.push(Finding::info(
+            Code::LegacyTokenLastUsed,
+            format!(
+                "no {} label: not used since tracking began (1.26+), or the Secret was read before its first use",
+                crate::input::shape::LAST_USED_LABEL
+            ),
+        ));
+    }
+    if let Some(audience) = ctx.csi_audience.as_deref() {
+        let place = match ctx.csi_field {
+            Some("secrets") => {
+                "in the NodePublishVolume secrets field (CSIDriver serviceAccountTokenInSecrets, KEP-5538, beta 1.35), kept out of logs"
+            }
+            Some("volume_context") => {
+                "in the NodePublishVolume volume context, which drivers and sidecars may log; serviceAccountTokenInSecrets (1.35+) moves it to the secrets field"
+            }
+            _ => "in a csi.storage.k8s.io/serviceAccount.tokens map",
+        };
+        findings.push(Finding::info(
+            Code::CsiToken,
+            format!(
+                "the kubelet gave this token to a CSI driver for audience {audience:?} {place}{}",
+                ctx.csi_expiration
+                    .as_deref()
+                    .map(|e| format!("; expirationTimestamp {e}"))
+                    .unwrap_or_default()
+            ),
+        ));
+        if !token.claims.audiences.iter().any(|a| a == audience) {
+            findings.push(Finding::error(
+                Code::CsiAudienceMismatch,
+                format!(
+                    "the map keys it by audience {audience:?} but its aud is [{}]: the driver's service will not accept it",
+                    token.claims.audiences.join(", ")
+                ),
+            ));
+        }
+    }
+    if input.shape == Shape::CredentialProviderRequest {
+        findings.push(Finding::info(
+            Code::ImagePullToken,
+            format!(
+                "the kubelet gave this token to its image credential provider{} (KEP-4412: beta 1.34); its aud is the provider's tokenAttributes.serviceAccountTokenAudience, which the registry's trust must accept along with iss and sub. A node may request it only if a pod volume names that audience or RBAC grants the node request-serviceaccounts-token-audience on it",
+                ctx.image
+                    .as_deref()
+                    .map(|i| format!(" for image {i}"))
+                    .unwrap_or_default()
+            ),
         ));
     }
 }
@@ -447,9 +666,11 @@ mod tests {
         )
     }
 
+    /// A pod-bound token of a projected volume with its own audience (the
+    /// kubelet's own API token has rules of its own, tested apart).
     fn projected(iat: i64, exp: i64) -> Value {
         json!({
-            "aud": ["https://kubernetes.default.svc"], "exp": exp, "iat": iat, "nbf": iat,
+            "aud": ["https://vault.example"], "exp": exp, "iat": iat, "nbf": iat,
             "iss": "https://kubernetes.default.svc", "jti": "0d1e",
             "kubernetes.io": {"namespace": "ns", "pod": {"name": "p", "uid": "pu"},
                 "serviceaccount": {"name": "sa", "uid": "su"}},
@@ -465,7 +686,139 @@ mod tests {
     }
 
     fn rs256() -> Value {
-        json!({"alg": "RS256", "kid": "k"})
+        json!({"alg": "RS256", "kid": KID})
+    }
+
+    /// A Kubernetes key id (43 characters of base64url).
+    const KID: &str = "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o";
+
+    fn with_context(claims: Value, context: InputContext, shape: Shape) -> DecodeReport {
+        let b64 =
+            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+        let text = format!("{}.{}.c2lnbmF0dXJl", b64(&rs256()), b64(&claims));
+        let mut input = crate::input::shape::detect_line(&text);
+        input.context = context;
+        input.shape = shape;
+        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
+        analyse(token, &input, at_seconds(NOW), TimeDelta::seconds(60))
+    }
+
+    #[test]
+    fn the_kubelets_token_without_its_grace_or_shortened() {
+        let mut c = projected(NOW - 60, NOW - 60 + 3607);
+        c["aud"] = c["iss"].clone();
+        let r = report(rs256(), c.clone(), 0);
+        assert_eq!(codes(&r), [("no-extended-expiry", Severity::Info)]);
+        c["exp"] = json!(NOW - 60 + 3600);
+        let r = report(rs256(), c.clone(), 0);
+        let got = codes(&r);
+        assert!(
+            got.contains(&("lifetime-shortened", Severity::Warning)),
+            "{got:?}"
+        );
+        let shortened = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LifetimeShortened)
+            .unwrap();
+        assert!(
+            shortened
+                .message
+                .contains("\"requested expiration of 3607 seconds shortened to 3600 seconds\""),
+            "{}",
+            shortened.message
+        );
+        // With warnafter the grace is there: neither finding.
+        c["exp"] = json!(NOW - 60 + 31_536_000);
+        c["kubernetes.io"]["warnafter"] = json!(NOW - 60 + 3607);
+        let r = report(rs256(), c, 0);
+        assert!(!codes(&r).iter().any(|(c, _)| *c == "no-extended-expiry"));
+    }
+
+    #[test]
+    fn a_token_request_shortened_by_the_cap() {
+        let mut c = projected(NOW - 60, NOW - 60 + 172_800);
+        c["kubernetes.io"].as_object_mut().unwrap().remove("pod");
+        let ctx = InputContext {
+            requested_seconds: Some(31_536_000),
+            ..InputContext::default()
+        };
+        let r = with_context(c, ctx, Shape::TokenRequest);
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LifetimeShortened)
+            .unwrap();
+        assert!(
+            f.message
+                .contains("requested expiration of 31536000 seconds shortened to 172800 seconds")
+        );
+    }
+
+    #[test]
+    fn legacy_labels_csi_and_image_pull_context() {
+        let ctx = InputContext {
+            legacy_invalid_since: Some("2025-06-01".into()),
+            legacy_last_used: Some("2024-05-30".into()),
+            ..InputContext::default()
+        };
+        let legacy = json!({
+            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:ns:sa",
+            "kubernetes.io/serviceaccount/namespace": "ns",
+            "kubernetes.io/serviceaccount/secret.name": "sa-token-x",
+            "kubernetes.io/serviceaccount/service-account.name": "sa",
+            "kubernetes.io/serviceaccount/service-account.uid": "u"
+        });
+        let r = with_context(legacy, ctx, Shape::Secret);
+        let invalid = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::LegacyTokenInvalidSince)
+            .unwrap();
+        assert_eq!(invalid.severity, Severity::Error);
+        assert!(
+            invalid.message.contains("after 2026-06-01"),
+            "{}",
+            invalid.message
+        );
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.code == Code::LegacyTokenLastUsed && f.message.contains("2024-05-30"))
+        );
+        let csi = InputContext {
+            csi_audience: Some("vault".into()),
+            csi_field: Some("secrets"),
+            ..InputContext::default()
+        };
+        let r = with_context(projected(NOW - 60, NOW + 3540), csi, Shape::CsiTokens);
+        let c = codes(&r);
+        assert!(c.contains(&("csi-token", Severity::Info)), "{c:?}");
+        assert!(
+            c.contains(&("csi-audience-mismatch", Severity::Error)),
+            "{c:?}"
+        );
+        let r = with_context(
+            projected(NOW - 60, NOW + 3540),
+            InputContext::default(),
+            Shape::CredentialProviderRequest,
+        );
+        assert!(codes(&r).contains(&("image-pull-token", Severity::Info)));
+    }
+
+    #[test]
+    fn a_kid_that_is_not_a_kubernetes_key_id() {
+        let r = report(
+            json!({"alg": "RS256", "kid": "signer-key-1"}),
+            projected(NOW - 60, NOW + 3540),
+            0,
+        );
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.code == Code::KidNotKubernetes)
+            .unwrap();
+        assert!(f.message.contains("excludeFromOidcDiscovery") && f.message.contains("refreshed"));
     }
 
     #[test]

@@ -493,6 +493,18 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             .at_risk(Degradation::Stale)
             .with_details(vec![compare]);
     }
+    // Without the one-year grace the file's token dies an hour after issue: a
+    // client that read it once at start stops working then. The kubelet still
+    // replaces the file in time, so the pod is fine; the client may not be.
+    let mut details = Vec::new();
+    if let Some(f) = decode
+        .findings
+        .iter()
+        .find(|f| f.code == Code::NoExtendedExpiry)
+    {
+        details.push(f.message.clone());
+    }
+    details.push(compare);
     Step::new(
         StepName::Freshness,
         StepStatus::Pass,
@@ -505,7 +517,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             human_seconds(refresh_after.num_seconds())
         ),
     )
-    .with_details(vec![compare])
+    .with_details(details)
 }
 
 /// Everything `doctor` concluded.
@@ -554,7 +566,7 @@ pub fn diagnose(
             diagnosis::diagnose(&evidence::case(
                 &server.observation,
                 &facts,
-                token,
+                Some(token),
                 leeway,
                 extras,
             ))
@@ -610,6 +622,29 @@ mod tests {
                 "serviceaccount": {"name": "sa", "uid": "su"}, "warnafter": iat + 3607},
             "sub": "system:serviceaccount:ns:sa"
         })
+    }
+
+    #[test]
+    fn freshness_notes_a_token_without_the_extended_expiry() {
+        // 3607 s and no warnafter: --service-account-extend-token-expiration=false.
+        let iat = NOW - 600;
+        let plain = json!({
+            "aud": ["i"], "iat": iat, "nbf": iat, "exp": iat + 3607, "iss": "i",
+            "kubernetes.io": {"namespace": "ns", "pod": {"name": "p", "uid": "pu"},
+                "serviceaccount": {"name": "sa", "uid": "su"}},
+            "sub": "system:serviceaccount:ns:sa"
+        });
+        let step = freshness_step(&decoded(plain), None);
+        // The kubelet replaces the file in time: the pod is fine, its client may not be.
+        assert_eq!(step.status, StepStatus::Pass, "{step:?}");
+        assert!(step.risk.is_none(), "{step:?}");
+        assert!(
+            step.details
+                .iter()
+                .any(|d| d.contains("an hour") && d.contains("re-reads")),
+            "{:?}",
+            step.details
+        );
     }
 
     #[test]

@@ -92,6 +92,39 @@ codes! {
     FractionalTimes => "fractional-times",
     /// `Authorization: Bearer  x`: an extra space makes the request anonymous.
     BearerExtraSpace => "bearer-extra-space",
+    /// Issued for less than was asked: `--service-account-max-token-expiration`
+    /// or a managed cluster's cap shortened it.
+    LifetimeShortened => "lifetime-shortened",
+    /// A kubelet token without the one-year grace: clients that never re-read
+    /// the file fail after an hour.
+    NoExtendedExpiry => "no-extended-expiry",
+    /// A legacy Secret's `kubernetes.io/legacy-token-last-used` label.
+    LegacyTokenLastUsed => "legacy-token-last-used",
+    /// A legacy Secret's `kubernetes.io/legacy-token-invalid-since` label.
+    LegacyTokenInvalidSince => "legacy-token-invalid-since",
+    /// A token the kubelet gave a CSI driver, with its audience.
+    CsiToken => "csi-token",
+    /// A CSI token whose `aud` does not carry the audience the map keys it by.
+    CsiAudienceMismatch => "csi-audience-mismatch",
+    /// A token the kubelet gave its image credential provider.
+    ImagePullToken => "image-pull-token",
+    // --authentication-config (decode, verify)
+    /// The issuer routes to one JWT authenticator of the configuration.
+    AuthnRouted => "authn-routed",
+    /// No JWT authenticator has the token's issuer.
+    AuthnNoAuthenticator => "authn-no-authenticator",
+    /// A JWT authenticator's issuer is also the ServiceAccount issuer.
+    AuthnIssuerCollision => "authn-issuer-collision",
+    /// No audience in common with the authenticator's audiences.
+    AuthnAudienceMismatch => "authn-audience-mismatch",
+    /// A `claimValidationRules` entry fails.
+    AuthnClaimRuleFailed => "authn-claim-rule-failed",
+    /// A claim mapping cannot build the user.
+    AuthnMappingFailed => "authn-mapping-failed",
+    /// A `userValidationRules` entry fails.
+    AuthnUserRuleFailed => "authn-user-rule-failed",
+    /// A CEL expression could not be evaluated here (unsupported, or over the bounds).
+    AuthnNotEvaluated => "authn-not-evaluated",
     // skew
     /// Two clocks are further apart than the leeway.
     ClockSkew => "clock-skew",
@@ -146,6 +179,10 @@ codes! {
     KeysFetched => "keys-fetched",
     /// `iss` is not the issuer the cluster's discovery document names.
     IssuerNotDiscovered => "issuer-not-discovered",
+    /// A field of the token differs from what a cloud trust policy expects.
+    TrustPolicyMismatch => "trust-policy-mismatch",
+    /// The token matches what a cloud trust policy expects.
+    TrustPolicyMatch => "trust-policy-match",
 }
 
 string_codes!(Severity: Info, Warning, Error);

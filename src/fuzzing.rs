@@ -32,6 +32,7 @@ pub fn token(data: &[u8]) {
     };
     let shaped: Vec<_> = match input {
         TokenInput::Single(s) => vec![s],
+        TokenInput::Many(all) => all,
         TokenInput::Batch(lines) => lines.filter_map(|l| l.ok()?.result.ok()).collect(),
     };
     let mut styles = Styles::default();

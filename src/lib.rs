@@ -16,6 +16,8 @@
 //! system clock. Rendering never decides; analysis never prints.
 
 pub mod app;
+pub mod audit;
+pub mod authconfig;
 pub mod classify;
 pub mod cli;
 pub mod clock;

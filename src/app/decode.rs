@@ -5,12 +5,13 @@ use std::io::Write;
 use anyhow::Context as _;
 
 use super::open_tokens;
+use crate::authconfig;
 use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::Severity;
-use crate::input::{BatchReader, TokenInput};
+use crate::input::{BatchReader, ShapedToken, TokenInput};
 use crate::report::json::{DecodeJson, LineErrorJson};
 use crate::report::{table, write_data, write_record};
 use crate::settings::Settings;
@@ -24,21 +25,67 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    let config = super::read_authn_config(args.authentication_config.as_deref())?;
     let (input, what) = open_tokens(&args.token, env)?;
     let now = settings.clock.now();
+    let analyse = |token, shaped: &ShapedToken| {
+        let mut report = decode::analyse(token, shaped, now, settings.leeway);
+        if let Some(config) = &config {
+            let authn = authconfig::evaluate(config, &report.token);
+            report.findings.extend(authn.findings.iter().cloned());
+            crate::findings::sort(&mut report.findings);
+            report.authn = Some(authn);
+        }
+        report
+    };
     match input {
         TokenInput::Single(shaped) => {
             let token = token::parse(&shaped.token)
                 .with_context(|| format!("cannot decode the token from {what}"))?;
-            let report = decode::analyse(token, &shaped, now, settings.leeway);
+            let report = analyse(token, &shaped);
             match settings.format.data() {
                 Some(data) => write_data(out, data, &DecodeJson::new(&report, None))?,
                 None => table::write_decode(out, &report, &settings.table)?,
             }
             Ok(decode_outcome(&report))
         }
-        TokenInput::Batch(lines) => decode_batch(lines, settings, now, out, err),
+        TokenInput::Many(tokens) => decode_many(tokens, &what, &analyse, settings, out),
+        TokenInput::Batch(lines) => decode_batch(lines, settings, &analyse, out, err),
     }
+}
+
+/// One document with several tokens (a CSI map): each decoded in full, one
+/// after another (JSON Lines with `-o json`, numbered from 1).
+fn decode_many(
+    tokens: Vec<ShapedToken>,
+    what: &str,
+    analyse: &dyn Fn(token::Token, &ShapedToken) -> DecodeReport,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let mut outcome = Outcome::Healthy;
+    for (i, shaped) in tokens.iter().enumerate() {
+        let audience = shaped.context.csi_audience.as_deref().unwrap_or("?");
+        let token = token::parse(&shaped.token).with_context(|| {
+            format!(
+                "cannot decode the token for audience {} from {what}",
+                crate::report::sanitize::sanitize(audience)
+            )
+        })?;
+        let report = analyse(token, shaped);
+        outcome = outcome.merge(decode_outcome(&report));
+        match settings.format.data() {
+            Some(data) => write_record(out, data, &DecodeJson::new(&report, Some(i + 1)))?,
+            None => {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                table::write_csi_heading(out, i + 1, tokens.len(), audience, &settings.table)?;
+                table::write_decode(out, &report, &settings.table)?;
+            }
+        }
+    }
+    Ok(outcome)
 }
 
 fn decode_outcome(report: &DecodeReport) -> Outcome {
@@ -61,7 +108,7 @@ pub const MAX_ERROR_LINES: usize = 100;
 fn decode_batch(
     lines: BatchReader,
     settings: &Settings,
-    now: chrono::DateTime<chrono::Utc>,
+    analyse: &dyn Fn(token::Token, &ShapedToken) -> DecodeReport,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
@@ -80,7 +127,7 @@ fn decode_batch(
             .and_then(|shaped| Ok((token::parse(&shaped.token)?, shaped)));
         match parsed {
             Ok((token, shaped)) => {
-                let report = decode::analyse(token, &shaped, now, settings.leeway);
+                let report = analyse(token, &shaped);
                 let line_outcome = decode_outcome(&report);
                 with_errors += usize::from(line_outcome == Outcome::Problem);
                 outcome = outcome.merge(line_outcome);

@@ -67,7 +67,7 @@ pub fn run(
         )?,
     };
     let config = client_config(&args.tls, &args.token.sa_dir)?;
-    let (access, path) = access_query(&args.access, None, &args.token.sa_dir, &token)?;
+    let (access, path) = access_query(&args.access, None, &args.token.sa_dir, Some(&token))?;
     let plan = Plan {
         targets: vec![Target::new(server.clone(), None)],
         client: config.clone(),
@@ -76,14 +76,15 @@ pub fn run(
         anonymous: false,
         operator: None,
         token_review: false,
+        review_audiences: Vec::new(),
         always_keys: false,
         bindings: Vec::new(),
     };
     let clients = observe::clients(&plan, clock)?;
-    let observations = observe::observe(&plan, &clients, &shaped.token);
+    let observations = observe::observe(&plan, &clients, Some(&shaped.token));
     let probed = probe::analyse(
         observations,
-        &token,
+        Some(&token),
         probe::Context::default(),
         now,
         settings.leeway,

@@ -2,6 +2,7 @@
 //! same pipeline: read -> shape -> parse -> (observe) -> analyse -> render.
 //! anyhow lives here and in main.rs; the modules below return typed errors.
 
+mod audit;
 mod classify;
 mod completion;
 mod decode;
@@ -36,6 +37,7 @@ pub fn run(
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
         Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Explain(args) => explain::run(args, &settings, out),
         Command::Completion(args) => completion::completion(args, out),
@@ -95,10 +97,21 @@ fn is_empty_input(error: &anyhow::Error) -> bool {
 /// Reads exactly one token (a batch is refused) and parses it.
 pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
     let (input, what) = open_tokens(args, env)?;
-    let TokenInput::Single(shaped) = input else {
-        anyhow::bail!(
+    let shaped = match input {
+        TokenInput::Single(shaped) => shaped,
+        TokenInput::Many(tokens) => anyhow::bail!(
+            "{what} holds {} tokens (CSI audiences {}); this subcommand takes one token (decode takes many)",
+            tokens.len(),
+            tokens
+                .iter()
+                .filter_map(|t| t.context.csi_audience.as_deref())
+                .map(crate::report::sanitize::sanitize)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        TokenInput::Batch(_) => anyhow::bail!(
             "{what} holds several lines; this subcommand takes one token (decode takes many)"
-        );
+        ),
     };
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
@@ -188,6 +201,19 @@ pub(crate) fn read_file_text(path: &std::path::Path) -> io::Result<String> {
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
 }
 
+/// `--authentication-config FILE`, read and parsed (bounded, YAML or JSON).
+pub(crate) fn read_authn_config(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<crate::authconfig::AuthnConfig>> {
+    let Some(path) = path else { return Ok(None) };
+    let text = read_file_text(path)
+        .with_context(|| format!("cannot read --authentication-config {}", path.display()))?;
+    Ok(Some(crate::authconfig::parse(
+        &text,
+        &path.display().to_string(),
+    )?))
+}
+
 /// A file's bytes, or `None` if it does not exist.
 pub(crate) fn read_if_present(path: &std::path::Path) -> anyhow::Result<Option<Vec<u8>>> {
     match read_file(path) {
@@ -204,7 +230,7 @@ pub(crate) fn access_query(
     access: &crate::cli::AccessArgs,
     kube_namespace: Option<&str>,
     sa_dir: &std::path::Path,
-    token: &token::Token,
+    token: Option<&token::Token>,
 ) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
     let namespace = match (&access.namespace, kube_namespace) {
         (Some(ns), _) => Some(ns.clone()),
@@ -212,7 +238,7 @@ pub(crate) fn access_query(
         (None, None) => read_if_present(&sa_dir.join("namespace"))?
             .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
             .filter(|ns| !ns.is_empty())
-            .or_else(|| token.claims.namespace().map(str::to_owned)),
+            .or_else(|| token?.claims.namespace().map(str::to_owned)),
     };
     let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
         verb: verb.clone(),

@@ -7,6 +7,10 @@
 //! else the in-pod defaults (service variables, `<sa-dir>/ca.crt`,
 //! `<sa-dir>/namespace`). Inside a pod with no kubeconfig flag the in-pod
 //! defaults apply even if `KUBECONFIG` is set.
+//!
+//! `--anonymous` with no token anywhere (no TOKEN, `--token` or `-f`, stdin
+//! not a pipe or file or an empty one, no mounted token) asks what an anonymous
+//! request gets: no token is read, and every request goes without credentials.
 
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +22,7 @@ use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
+use crate::input::ShapedToken;
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
@@ -25,6 +30,7 @@ use crate::report::probe::{ProbeJson, write_probe};
 use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
+use crate::token::Token;
 
 /// `probe`.
 pub fn run(
@@ -34,7 +40,16 @@ pub fn run(
     out: &mut dyn Write,
     _err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let (shaped, token) = read_one_token(&args.token, env)?;
+    let given = token_unless_anonymous(&args, env)?;
+    if given.is_none()
+        && (args.token_review || args.use_kubeconfig_credentials || args.all_endpoints)
+    {
+        anyhow::bail!(
+            "--anonymous with no token sends no credentials at all; --token-review, --use-kubeconfig-credentials and --all-endpoints need a token (give one as TOKEN, --token, -f or on stdin)"
+        );
+    }
+    let token = given.as_ref().map(|(_, t)| t);
+    let raw = given.as_ref().map(|(s, _)| &s.token);
     let sa_dir = &args.token.sa_dir;
     let kube = load_kubeconfig(&args, env)?;
     // client-go: an explicit --server clears the kubeconfig's tls-server-name
@@ -67,7 +82,7 @@ pub fn run(
         &args.access,
         kube.as_ref().and_then(|k| k.namespace.as_deref()),
         sa_dir,
-        &token,
+        token,
     )?;
     let (operator, credentials) = if args.use_kubeconfig_credentials || args.token_review {
         let k = kube
@@ -98,13 +113,14 @@ pub fn run(
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
+        review_audiences: args.audiences.clone(),
         always_keys: args.all_endpoints,
-        bindings: bindings::targets(&token),
+        bindings: token.map(bindings::targets).unwrap_or_default(),
     };
     // The clock starts before the clients so their timestamps share its origin.
     let clock = RunClock::start(settings.clock);
     let mut endpoints = None;
-    if args.all_endpoints {
+    if let (true, Some(raw)) = (args.all_endpoints, raw) {
         let first = observe::clients(
             &Plan {
                 targets: plan.targets[..1].to_vec(),
@@ -112,7 +128,7 @@ pub fn run(
             },
             clock,
         )?;
-        let discovery = observe::discover_endpoints(&plan, &first[0], &shaped.token);
+        let discovery = observe::discover_endpoints(&plan, &first[0], raw);
         if !discovery.replicas.is_empty() {
             let original = plan.targets[0].clone();
             plan.targets = discovery
@@ -124,16 +140,17 @@ pub fn run(
         endpoints = Some(discovery);
     }
     let clients = observe::clients(&plan, clock)?;
-    let observations = observe::observe(&plan, &clients, &shaped.token);
+    let observations = observe::observe(&plan, &clients, raw);
     let context = Context {
-        raw: Some(shaped.token.expose()),
+        raw: raw.map(|t| t.expose()),
         replicas: endpoints.as_ref().is_some_and(|e| !e.replicas.is_empty()),
         endpoints,
         bindings: plan.bindings.clone(),
+        review_audiences: plan.review_audiences.clone(),
     };
     let mut report = probe::analyse(
         observations,
-        &token,
+        token,
         context,
         clock.started_at(),
         settings.leeway,
@@ -148,10 +165,39 @@ pub fn run(
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
     match settings.format.data() {
-        Some(data) => write_data(out, data, &ProbeJson::new(&report, &token))?,
+        Some(data) => write_data(out, data, &ProbeJson::new(&report, token))?,
         None => write_probe(out, &report, &settings.table)?,
     }
     Ok(probe::outcome(&report))
+}
+
+/// The token under test, or `None` for `--anonymous` with no token anywhere:
+/// no TOKEN, `--token` or `-f`, an implicit stdin that is absent or empty, and
+/// no mounted token (only its existence is checked: this mode reads no token).
+fn token_unless_anonymous(
+    args: &ProbeArgs,
+    env: &Env,
+) -> anyhow::Result<Option<(ShapedToken, Token)>> {
+    let implicit = args.token.argument().is_none() && args.token.token_file.is_none();
+    if !(args.anonymous && implicit) {
+        return read_one_token(&args.token, env).map(Some);
+    }
+    let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
+    let no_stdin = Env {
+        stdin_readable: false,
+        ..env.clone()
+    };
+    if env.stdin_readable {
+        match read_one_token(&args.token, env) {
+            Err(e) if super::is_empty_input(&e) => {}
+            result => return result.map(Some),
+        }
+    }
+    if mounted {
+        read_one_token(&args.token, &no_stdin).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// The kubeconfig, when one is in play (see the module docs).

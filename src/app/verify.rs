@@ -21,6 +21,7 @@ use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::keys::{self, KeySet, MAX_KEY_DOCUMENT_BYTES};
+use crate::verify::trust::{self, TrustExpectation};
 use crate::verify::{self, Expectations};
 
 /// `verify`: exit 0 valid, 1 invalid, 2 bad input.
@@ -38,6 +39,8 @@ pub fn run(
         );
     }
     let jwks_url = jwks_url(&args)?;
+    let config = super::read_authn_config(args.authentication_config.as_deref())?;
+    let trust = trust_expectation(&args)?;
     let mut keys = load_keys(&args, jwks_url.is_some())?;
     // With the JWKS on stdin, stdin is not the token: fall back to the in-pod default.
     let token_env = Env {
@@ -61,8 +64,8 @@ pub fn run(
         notes = fetch_notes(&fetched, &token, args.issuers.is_empty());
     }
     let expect = Expectations {
-        issuers: args.issuers,
-        audiences: args.audiences,
+        issuers: args.issuers.clone(),
+        audiences: args.audiences.clone(),
     };
     let mut report = verify::verify(
         shaped.token.expose(),
@@ -74,6 +77,13 @@ pub fn run(
     );
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
+    if let Some(config) = &config {
+        report.add_authn(crate::authconfig::evaluate(config, &token));
+    }
+    if let Some(expect) = trust {
+        let (check, findings) = trust::check(&token, &expect);
+        report.add_trust(check, findings);
+    }
     match settings.format.data() {
         Some(data) => write_data(out, data, &VerifyJson::new(&report, &token))?,
         None => write_verify(out, &report, &settings.table)?,
@@ -83,6 +93,33 @@ pub fn run(
     } else {
         Outcome::Problem
     })
+}
+
+/// `--federated-credential` and `--expect-*`: what a cloud trust policy
+/// expects, the flags overriding the file's fields.
+fn trust_expectation(args: &VerifyArgs) -> anyhow::Result<Option<TrustExpectation>> {
+    let mut expect = match &args.federated_credential {
+        Some(path) => {
+            let text = super::read_file_text(path).with_context(|| {
+                format!("cannot read --federated-credential {}", path.display())
+            })?;
+            trust::parse_federated_credential(&text, &path.display().to_string())?
+        }
+        None => TrustExpectation {
+            source: "the expected values (--expect-*)".to_owned(),
+            ..TrustExpectation::default()
+        },
+    };
+    if let Some(iss) = &args.expect_issuer {
+        expect.issuer = Some(iss.clone());
+    }
+    if let Some(sub) = &args.expect_subject {
+        expect.subject = Some(sub.clone());
+    }
+    if !args.expect_audiences.is_empty() {
+        expect.audiences = args.expect_audiences.clone();
+    }
+    Ok((!expect.is_empty()).then_some(expect))
 }
 
 fn is_stdin(path: &Path) -> bool {

@@ -139,7 +139,7 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             ),
         ));
     }
-    Case {
+    let mut case = Case {
         answer,
         request: ev.request.clone().filter(|r| !r.is_empty()),
         server: None,
@@ -170,10 +170,20 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             .collect(),
         user: ev.user.clone(),
         degraded: Vec::new(),
+        jwt_rejection: None,
+        node_audience: None,
         leeway: ctx.leeway,
         notes,
         missing: ev.missing.clone(),
-    }
+    };
+    let from = if ev.format == "token-review" {
+        "the TokenReview's reason"
+    } else {
+        "kube-apiserver said"
+    };
+    case.jwt_rejection = case.jwt_rejection_in_reasons(from);
+    case.node_audience = case.node_audience_in_answer();
+    case
 }
 
 /// Where to judge a token's times: the evidence's own instant, else `--at`, else now.

@@ -3,6 +3,7 @@
 //! subcommand's arguments live in `cli/<subcommand>.rs`.
 
 mod access;
+mod audit;
 mod classify;
 mod completion;
 mod decode;
@@ -14,6 +15,7 @@ mod tls;
 mod verify;
 
 pub use access::AccessArgs;
+pub use audit::AuditArgs;
 pub use classify::ClassifyArgs;
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
@@ -63,6 +65,9 @@ Examples:
   # What does this error message or log line mean?
   kubectl logs -n kube-system kube-apiserver-cp-1 | kubectl satoken classify
 
+  # Every failing or stale workload in a day of audit logs
+  kubectl satoken audit /var/log/kubernetes/audit/audit.log*
+
 Exit codes: 0 nothing wrong, 1 a problem was diagnosed, 2 bad input or usage,
 3 could not get an answer (network, DNS, TLS).";
 
@@ -105,7 +110,10 @@ impl Cli {
             Command::Probe(a) => a.token.argument(),
             Command::Doctor(a) => a.token.argument(),
             Command::Classify(a) => a.token.clone(),
-            Command::Explain(_) | Command::Completion(_) | Command::Complete(_) => None,
+            Command::Audit(_)
+            | Command::Explain(_)
+            | Command::Completion(_)
+            | Command::Complete(_) => None,
         }
     }
 }
@@ -220,6 +228,9 @@ pub enum Command {
     /// Say what an error, a curl -v transcript, an API server log or audit event means.
     #[command(after_help = classify::EXAMPLES)]
     Classify(ClassifyArgs),
+    /// Every failing or stale identity in audit logs: 401s, 403s with the grant, stale and legacy tokens.
+    #[command(after_help = audit::EXAMPLES)]
+    Audit(AuditArgs),
     /// What a cause means, how to confirm it and how to fix it; every cause without one.
     #[command(after_help = explain::EXAMPLES)]
     Explain(ExplainArgs),

@@ -14,6 +14,9 @@ token is sent unless it succeeds), then with the token a SelfSubjectReview
 and with --anonymous the same without the token. After a 401: the server's
 JWKS and issuer, and (with credentials that may read them) the token's
 ServiceAccount, pod and Secret; with --token-review the server's own reason.
+--anonymous with no token anywhere (no TOKEN, --token or -f, no stdin, no
+mounted token) reads none and asks only without credentials: what an
+anonymous request gets (403 as system:anonymous, or 401: anonymous refused).
 
 Where to connect: flags > the kubeconfig (--kubeconfig, --context, KUBECONFIG,
 ~/.kube/config; used outside a pod, or when a kubeconfig flag is given) > the
@@ -27,10 +30,12 @@ Examples:
   kubectl satoken probe --path /apis/ray.io/v1/namespaces/ml/rayclusters/raycluster-kuberay
   kubectl create token my-sa | kubectl satoken probe -f - --context kind-kind --token-review
   kubectl satoken probe -f token --all-endpoints --use-kubeconfig-credentials
+  kubectl satoken probe --anonymous -s https://10.0.0.5:6443 --cacert ca.crt
 
 Exit codes: 0 authenticated (ok, or 404: the object is missing), 1 401 or 403
 (or another status, or replicas that disagree), 3 a server could not be reached
-or TLS failed.";
+or TLS failed. With --anonymous and no token the same codes judge the anonymous
+answers: 0 anonymous requests may do this, 1 401 or 403.";
 
 // The arguments of `probe` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
@@ -50,7 +55,8 @@ pub struct ProbeArgs {
     pub access: AccessArgs,
 
     /// Repeat the requests without the token, to contrast (anonymous is 403 as
-    /// system:anonymous, or 401 when anonymous authentication is off).
+    /// system:anonymous, or 401 when anonymous authentication is off). With no
+    /// token anywhere, send only those: what an anonymous request gets.
     #[arg(long)]
     pub anonymous: bool,
 
@@ -75,6 +81,13 @@ pub struct ProbeArgs {
     /// body carries the token, to the same verified server only.
     #[arg(long)]
     pub token_review: bool,
+
+    /// With --token-review: ask a second TokenReview with these audiences
+    /// (spec.audiences), as a third-party checker does (Vault's Kubernetes auth
+    /// with a role audience, a cloud's token exchange), and say what it sees.
+    /// Repeat for several.
+    #[arg(long = "audience", value_name = "AUD", requires = "token_review")]
+    pub audiences: Vec<String>,
 
     /// Probe every control-plane replica behind the kubernetes Service (its
     /// EndpointSlices in default, falling back to Endpoints), each verified

@@ -20,6 +20,9 @@ Examples:
       --audience https://kubernetes.default.svc.cluster.local
   kubectl get --raw /openid/v1/jwks | kubectl satoken verify --jwks -   # in a pod
   kubectl satoken verify -f token.jwt --key /etc/kubernetes/pki/sa.pub -o json
+  # what an Azure workload identity trust expects of the token
+  kubectl satoken verify -f token.jwt --jwks jwks.json --federated-credential fc.json
+  kubectl satoken verify -f id.jwt --jwks idp-jwks.json --authentication-config authn.yaml
   # in a pod: the cluster's own keys, over the mounted CA
   kubectl satoken verify --jwks https://kubernetes.default.svc/.well-known/openid-configuration
 
@@ -54,6 +57,32 @@ pub struct VerifyArgs {
     /// at least one. Repeat for several. Without it the audience is not checked.
     #[arg(long = "audience", value_name = "AUD")]
     pub audiences: Vec<String>,
+
+    /// kube-apiserver's --authentication-config file: the JWT authenticator the
+    /// token's issuer routes to, its audiences, claim mappings and CEL rules,
+    /// evaluated offline (an added check, authn-config).
+    #[arg(long, value_name = "FILE")]
+    pub authentication_config: Option<PathBuf>,
+
+    /// The issuer a cloud trust policy expects (exact match).
+    #[arg(long, value_name = "ISS")]
+    pub expect_issuer: Option<String>,
+
+    /// The subject a cloud trust policy expects
+    /// (system:serviceaccount:NAMESPACE:NAME, exact match).
+    #[arg(long, value_name = "SUB")]
+    pub expect_subject: Option<String>,
+
+    /// An audience a cloud trust policy expects (the token must carry one);
+    /// repeat for several.
+    #[arg(long = "expect-audience", value_name = "AUD")]
+    pub expect_audiences: Vec<String>,
+
+    /// An Azure federated identity credential as JSON (az identity
+    /// federated-credential show): its issuer, subject and audiences are the
+    /// expectations. --expect-* flags override its fields.
+    #[arg(long, value_name = "FILE")]
+    pub federated_credential: Option<PathBuf>,
 
     #[command(flatten)]
     pub tls: TlsArgs,

@@ -27,6 +27,8 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
     rules::answer::rule(case, &mut f);
     rules::anonymous::rule(case, &mut f);
     rules::rbac::rule(case, &mut f);
+    rules::authn_config::rule(case, &mut f);
+    rules::image_pull::rule(case, &mut f);
     rules::bindings::rule(case, &mut f);
     rules::keys::rule(case, &mut f);
     rules::time::rule(case, &mut f);

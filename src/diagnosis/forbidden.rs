@@ -108,6 +108,49 @@ impl Forbidden {
         }
     }
 
+    /// The message kube-apiserver (1.12+) writes for this denial: the
+    /// inverse of [`Forbidden::parse`], for a request seen many times.
+    pub fn message(&self) -> String {
+        let mut prefix = self.resource.clone().unwrap_or_default();
+        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+            prefix = format!("{prefix}.{group}");
+        }
+        if let Some(name) = &self.name {
+            prefix = format!("{prefix} \"{name}\"");
+        }
+        let prefix = if prefix.is_empty() {
+            "forbidden".to_owned()
+        } else {
+            format!("{prefix} is forbidden")
+        };
+        let what = match &self.path {
+            Some(path) => format!("path \"{path}\""),
+            None => {
+                let mut resource = self.resource.clone().unwrap_or_default();
+                if let Some(sub) = &self.subresource {
+                    resource = format!("{resource}/{sub}");
+                }
+                let scope = match &self.namespace {
+                    Some(ns) => format!("in the namespace \"{ns}\""),
+                    None => "at the cluster scope".to_owned(),
+                };
+                format!(
+                    "resource \"{resource}\" in API group \"{}\" {scope}",
+                    self.api_group.as_deref().unwrap_or("")
+                )
+            }
+        };
+        let reason = self
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        format!(
+            "{prefix}: User \"{}\" cannot {} {what}{reason}",
+            self.user, self.verb
+        )
+    }
+
     /// Whether no token reached the server.
     pub fn is_anonymous(&self) -> bool {
         self.user == ANONYMOUS
@@ -380,6 +423,18 @@ mod tests {
             f.can_i().unwrap().shell(),
             "kubectl auth can-i get /metrics --as=system:serviceaccount:shop:ci"
         );
+    }
+
+    #[test]
+    fn message_is_the_inverse_of_parse() {
+        for text in [
+            r#"pods "web-0" is forbidden: User "system:serviceaccount:shop:ci" cannot get resource "pods/log" in API group "" in the namespace "shop""#,
+            r#"rayclusters.ray.io is forbidden: User "u" cannot list resource "rayclusters" in API group "ray.io" at the cluster scope: RBAC: role.rbac.authorization.k8s.io "r" not found"#,
+            r#"forbidden: User "system:serviceaccount:shop:ci" cannot get path "/metrics""#,
+        ] {
+            let f = Forbidden::parse(text).unwrap();
+            assert_eq!(f.message(), text);
+        }
     }
 
     #[test]

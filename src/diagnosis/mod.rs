@@ -18,6 +18,8 @@
 //! - [`forbidden`], [`reasons`], [`extract`]: parsers for kube-apiserver's 403
 //!   message, its authentication error aggregate, and transport failures, in
 //!   every version's and every client's wording.
+//! - [`wordings`]: what other components say (kubelet, NodeRestriction, JWT
+//!   authenticators, TokenRequest warnings), with versions, and their parsers.
 
 pub mod artefact;
 pub mod case;
@@ -33,6 +35,7 @@ pub mod rules;
 pub mod support;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod wordings;
 
 pub use case::Case;
 pub use cause::{Cause, CauseDef};

@@ -6,7 +6,8 @@
 //! usually `/dev/null`, which is not input (ripgrep's `is_readable_stdin` rule), so
 //! it never shadows the mounted token.
 //!
-//! Reading is streamed: one JSON document (TokenRequest, Secret) or one or more
+//! Reading is streamed: one JSON document (TokenRequest, Secret, CredentialProviderRequest,
+//! a CSI token map, which may carry several tokens) or one or more
 //! token lines. Two or more non-blank lines make a batch, read line by line with a
 //! per-line bound, so memory stays flat however long the input.
 
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{InputError, TokenError};
 use crate::secret::SecretToken;
-pub use shape::{Shape, ShapedToken};
+pub use shape::{InputContext, Shape, ShapedToken};
 
 /// Where Kubernetes mounts a pod's ServiceAccount credentials.
 /// Source: plugin/pkg/admission/serviceaccount (`kube-api-access-*` volume).
@@ -107,6 +108,8 @@ pub enum TokenInput {
     Single(ShapedToken),
     /// Several lines: tokens to handle one by one.
     Batch(BatchReader),
+    /// One document that carries several tokens (a CSI map: one per audience).
+    Many(Vec<ShapedToken>),
 }
 
 /// One line of a batch, numbered from 1 as in an editor.
@@ -130,7 +133,12 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
         let mut doc = text.clone();
         doc.push('\n');
         read_rest_bounded(&mut reader, &mut doc, what)?;
-        return Ok(TokenInput::Single(shape::detect_json(&doc)?));
+        let mut all = shape::detect_json_all(&doc)?;
+        return Ok(if all.len() == 1 {
+            TokenInput::Single(all.remove(0))
+        } else {
+            TokenInput::Many(all)
+        });
     }
     match first {
         // One binary line is a broken token; more are a binary file.

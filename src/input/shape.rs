@@ -3,7 +3,13 @@
 //! Accepted, auto-detected: a raw JWT with surrounding whitespace or quotes;
 //! `Bearer <jwt>`; an `Authorization: Bearer <jwt>` header line (also as curl's
 //! `-H '…'`); TokenRequest (or ExecCredential) JSON with the token at
-//! `status.token`; a legacy Secret as JSON with a base64 token at `data.token`.
+//! `status.token` (and the lifetime asked for at `spec.expirationSeconds`); a
+//! legacy Secret as JSON with a base64 token at `data.token` (and its
+//! legacy-token tracking labels); a kubelet CredentialProviderRequest
+//! (credentialprovider.kubelet.k8s.io v1, `serviceAccountToken`, KEP-4412); a
+//! CSI driver's tokens (`csi.storage.k8s.io/serviceAccount.tokens`, a JSON map
+//! keyed by audience, in the volume context or, since 1.35, the `secrets` field),
+//! which holds one token per audience.
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -28,9 +34,13 @@ pub enum Shape {
     ExecCredential,
     /// Legacy Secret JSON, base64 `data.token`.
     Secret,
+    /// The kubelet's CredentialProviderRequest, `serviceAccountToken`.
+    CredentialProviderRequest,
+    /// A CSI driver's `csi.storage.k8s.io/serviceAccount.tokens` map.
+    CsiTokens,
 }
 
-string_codes!(Shape: Raw, Bearer, AuthorizationHeader, TokenRequest, ExecCredential, Secret);
+string_codes!(Shape: Raw, Bearer, AuthorizationHeader, TokenRequest, ExecCredential, Secret, CredentialProviderRequest, CsiTokens);
 
 impl Shape {
     /// Stable kebab-case name.
@@ -42,6 +52,8 @@ impl Shape {
             Shape::TokenRequest => "token-request",
             Shape::ExecCredential => "exec-credential",
             Shape::Secret => "secret",
+            Shape::CredentialProviderRequest => "credential-provider-request",
+            Shape::CsiTokens => "csi-tokens",
         }
     }
 }
@@ -54,7 +66,42 @@ pub struct ShapedToken {
     /// The `Authorization` value had more than one space after `Bearer`:
     /// kube-apiserver treats that as no credentials at all (anonymous).
     pub extra_space_after_bearer: bool,
+    /// What the wrapping document said about the token.
+    pub context: InputContext,
 }
+
+/// What a JSON document says about the token it carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InputContext {
+    /// TokenRequest `spec.expirationSeconds`: the lifetime asked for.
+    pub requested_seconds: Option<i64>,
+    /// CSI: the audience the map keys this token by.
+    pub csi_audience: Option<String>,
+    /// CSI: the entry's `expirationTimestamp`.
+    pub csi_expiration: Option<String>,
+    /// CSI: where the map was (`volume_context`, `secrets`, or the map alone).
+    pub csi_field: Option<&'static str>,
+    /// CredentialProviderRequest: the image being pulled.
+    pub image: Option<String>,
+    /// Secret label `kubernetes.io/legacy-token-last-used` (a date).
+    pub legacy_last_used: Option<String>,
+    /// Secret label `kubernetes.io/legacy-token-invalid-since` (a date).
+    pub legacy_invalid_since: Option<String>,
+}
+
+/// The key kubelet gives a CSI driver its tokens under (volume context, or the
+/// `secrets` field when the CSIDriver sets serviceAccountTokenInSecrets,
+/// KEP-5538, beta 1.35). Source: pkg/volume/csi/csi_mounter.go.
+pub const CSI_TOKENS_KEY: &str = "csi.storage.k8s.io/serviceAccount.tokens";
+
+/// Secret labels the legacy token tracker and cleaner write.
+/// Source: pkg/serviceaccount/legacy.go, pkg/controller/serviceaccount/
+/// legacy_serviceaccount_token_cleaner.go.
+pub const LAST_USED_LABEL: &str = "kubernetes.io/legacy-token-last-used";
+pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
+
+/// Most tokens a CSI map may carry (one per audience; drivers ask for a few).
+pub const MAX_CSI_TOKENS: usize = 64;
 
 /// Detects a token in one line of text (raw JWT, `Bearer`, `Authorization:`).
 /// The line is expected to be non-empty after trimming.
@@ -93,12 +140,27 @@ pub fn detect_line(line: &str) -> ShapedToken {
         token: SecretToken::new(text),
         shape,
         extra_space_after_bearer: extra_space,
+        context: InputContext::default(),
     }
 }
 
-/// Detects a token in a JSON document: TokenRequest/ExecCredential `status.token`
-/// or Secret `data.token` (base64).
+/// Detects the token in a JSON document that carries exactly one (see
+/// [`detect_json_all`]).
 pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
+    let mut all = detect_json_all(text)?;
+    if all.len() != 1 {
+        return Err(InputError::UnknownJson(format!(
+            "holds {} tokens (one per CSI audience); this takes one",
+            all.len()
+        )));
+    }
+    Ok(all.remove(0))
+}
+
+/// Detects the tokens in a JSON document: TokenRequest/ExecCredential
+/// `status.token`, Secret `data.token` (base64), CredentialProviderRequest
+/// `serviceAccountToken`, or a CSI token map (one token per audience).
+pub fn detect_json_all(text: &str) -> Result<Vec<ShapedToken>, InputError> {
     let doc: Value = serde_json::from_str(text)
         .map_err(|e| InputError::UnknownJson(format!("does not parse: {e}")))?;
     let Some(obj) = doc.as_object() else {
@@ -108,6 +170,14 @@ pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
         )));
     };
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    let one = |token: &str, shape: Shape, context: InputContext| {
+        Ok(vec![ShapedToken {
+            token: SecretToken::new(token.trim()),
+            shape,
+            extra_space_after_bearer: false,
+            context,
+        }])
+    };
     if let Some(token) = doc.pointer("/status/token") {
         let token = token.as_str().ok_or_else(|| {
             InputError::UnknownJson("its status.token is not a string".to_owned())
@@ -117,11 +187,13 @@ pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
         } else {
             Shape::TokenRequest
         };
-        return Ok(ShapedToken {
-            token: SecretToken::new(token.trim()),
-            shape,
-            extra_space_after_bearer: false,
-        });
+        let context = InputContext {
+            requested_seconds: doc
+                .pointer("/spec/expirationSeconds")
+                .and_then(Value::as_i64),
+            ..InputContext::default()
+        };
+        return one(token, shape, context);
     }
     if let Some(data) = doc.pointer("/data/token") {
         let encoded = data
@@ -132,11 +204,37 @@ pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
             .map_err(|e| InputError::SecretBase64(e.to_string()))?;
         let token = String::from_utf8(bytes)
             .map_err(|_| InputError::SecretBase64("decodes to bytes that are not text".into()))?;
-        return Ok(ShapedToken {
-            token: SecretToken::new(token.trim()),
-            shape: Shape::Secret,
-            extra_space_after_bearer: false,
-        });
+        let label = |name: &str| {
+            doc.pointer("/metadata/labels")
+                .and_then(|l| l.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let context = InputContext {
+            legacy_last_used: label(LAST_USED_LABEL),
+            legacy_invalid_since: label(INVALID_SINCE_LABEL),
+            ..InputContext::default()
+        };
+        return one(&token, Shape::Secret, context);
+    }
+    if kind == "CredentialProviderRequest" || obj.contains_key("serviceAccountToken") {
+        let token = obj
+            .get("serviceAccountToken")
+            .and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| {
+                InputError::UnknownJson(
+                    "is a CredentialProviderRequest without serviceAccountToken: the kubelet sends one only when the provider's tokenAttributes ask for it (KEP-4412)".to_owned(),
+                )
+            })?;
+        let context = InputContext {
+            image: obj.get("image").and_then(Value::as_str).map(str::to_owned),
+            ..InputContext::default()
+        };
+        return one(token, Shape::CredentialProviderRequest, context);
+    }
+    if let Some((field, map)) = csi_map(obj)? {
+        return csi_tokens(field, &map);
     }
     if kind == "Secret" {
         return Err(InputError::UnknownJson(
@@ -144,13 +242,101 @@ pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
         ));
     }
     Err(InputError::UnknownJson(format!(
-        "is neither a TokenRequest (status.token) nor a Secret (data.token){}",
+        "is neither a TokenRequest (status.token), a Secret (data.token), a CredentialProviderRequest (serviceAccountToken) nor a CSI token map ({CSI_TOKENS_KEY}){}",
         if kind.is_empty() {
             String::new()
         } else {
             format!("; its kind is {kind:?}")
         }
     )))
+}
+
+/// A CSI token map and the field it was found in (`volume_context`,
+/// `secrets`, or `map` for the map alone).
+type CsiMap = (&'static str, serde_json::Map<String, Value>);
+
+/// Where a CSI token map is: under [`CSI_TOKENS_KEY`] at the top, in
+/// `volume_context`/`volumeContext`, in `secrets`, or the map itself (every
+/// value an object with a `token`). The value may be the map or its JSON text.
+fn csi_map(obj: &serde_json::Map<String, Value>) -> Result<Option<CsiMap>, InputError> {
+    let places: [(&'static str, Option<&Value>); 4] = [
+        ("volume_context", obj.get(CSI_TOKENS_KEY)),
+        (
+            "volume_context",
+            obj.get("volume_context")
+                .or_else(|| obj.get("volumeContext"))
+                .and_then(|v| v.get(CSI_TOKENS_KEY)),
+        ),
+        (
+            "secrets",
+            obj.get("secrets").and_then(|v| v.get(CSI_TOKENS_KEY)),
+        ),
+        ("map", None),
+    ];
+    for (field, value) in places {
+        let Some(value) = value else { continue };
+        let map = match value {
+            Value::String(text) => serde_json::from_str::<Value>(text).map_err(|e| {
+                InputError::UnknownJson(format!("has a {CSI_TOKENS_KEY} that does not parse: {e}"))
+            })?,
+            other => other.clone(),
+        };
+        let Value::Object(map) = map else {
+            return Err(InputError::UnknownJson(format!(
+                "has a {CSI_TOKENS_KEY} that is not a map of audiences"
+            )));
+        };
+        return Ok(Some((field, map)));
+    }
+    let bare = !obj.is_empty()
+        && obj
+            .values()
+            .all(|v| v.get("token").is_some_and(Value::is_string));
+    Ok(bare.then(|| ("map", obj.clone())))
+}
+
+fn csi_tokens(
+    field: &'static str,
+    map: &serde_json::Map<String, Value>,
+) -> Result<Vec<ShapedToken>, InputError> {
+    if map.is_empty() {
+        return Err(InputError::UnknownJson(format!(
+            "has an empty {CSI_TOKENS_KEY}: the CSIDriver asks for no tokenRequests"
+        )));
+    }
+    if map.len() > MAX_CSI_TOKENS {
+        return Err(InputError::UnknownJson(format!(
+            "has {} CSI tokens, more than the {MAX_CSI_TOKENS} this reads",
+            map.len()
+        )));
+    }
+    // Sorted by audience whatever the map's order, so output is stable.
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+        .into_iter()
+        .map(|(audience, entry)| {
+            let token = entry.get("token").and_then(Value::as_str).ok_or_else(|| {
+                InputError::UnknownJson(format!(
+                    "has a CSI entry for audience {audience:?} without a token"
+                ))
+            })?;
+            Ok(ShapedToken {
+                token: SecretToken::new(token.trim()),
+                shape: Shape::CsiTokens,
+                extra_space_after_bearer: false,
+                context: InputContext {
+                    csi_audience: Some(audience.clone()),
+                    csi_expiration: entry
+                        .get("expirationTimestamp")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    csi_field: Some(field),
+                    ..InputContext::default()
+                },
+            })
+        })
+        .collect()
 }
 
 /// Whether text that starts a document is JSON rather than a token line.
@@ -239,6 +425,63 @@ mod tests {
         let got = detect_json(&secret).unwrap();
         assert_eq!(got.shape, Shape::Secret);
         assert_eq!(got.token.expose(), JWT);
+    }
+
+    #[test]
+    fn documents_that_carry_context() {
+        let tr = format!(
+            r#"{{"kind":"TokenRequest","spec":{{"expirationSeconds":86400}},"status":{{"token":"{JWT}"}}}}"#
+        );
+        assert_eq!(
+            detect_json(&tr).unwrap().context.requested_seconds,
+            Some(86400)
+        );
+        let cpr = format!(
+            r#"{{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderRequest","image":"registry.example/app:1","serviceAccountToken":"{JWT}","serviceAccountAnnotations":{{}}}}"#
+        );
+        let got = detect_json(&cpr).unwrap();
+        assert_eq!(got.shape, Shape::CredentialProviderRequest);
+        assert_eq!(got.context.image.as_deref(), Some("registry.example/app:1"));
+        let b64 = base64::engine::general_purpose::STANDARD.encode(JWT);
+        let secret = format!(
+            r#"{{"kind":"Secret","metadata":{{"labels":{{"{INVALID_SINCE_LABEL}":"2025-06-01","{LAST_USED_LABEL}":"2024-05-30"}}}},"data":{{"token":"{b64}"}}}}"#
+        );
+        let ctx = detect_json(&secret).unwrap().context;
+        assert_eq!(ctx.legacy_invalid_since.as_deref(), Some("2025-06-01"));
+        assert_eq!(ctx.legacy_last_used.as_deref(), Some("2024-05-30"));
+    }
+
+    #[test]
+    fn csi_maps_in_every_place_give_one_token_per_audience() {
+        let map = format!(
+            r#"{{"vault":{{"token":"{JWT}","expirationTimestamp":"2026-01-01T01:00:00Z"}},"api://AzureADTokenExchange":{{"token":"{JWT}","expirationTimestamp":"2026-01-01T01:00:00Z"}}}}"#
+        );
+        let escaped = serde_json::to_string(&map).unwrap();
+        for (doc, field) in [
+            (map.clone(), "map"),
+            (
+                format!(r#"{{"{CSI_TOKENS_KEY}":{escaped}}}"#),
+                "volume_context",
+            ),
+            (
+                format!(r#"{{"volume_context":{{"{CSI_TOKENS_KEY}":{escaped}}}}}"#),
+                "volume_context",
+            ),
+            (
+                format!(r#"{{"secrets":{{"{CSI_TOKENS_KEY}":{map}}}}}"#),
+                "secrets",
+            ),
+        ] {
+            let all = detect_json_all(&doc).unwrap();
+            assert_eq!(all.len(), 2, "{doc}");
+            let audiences: Vec<_> = all
+                .iter()
+                .map(|t| t.context.csi_audience.clone().unwrap())
+                .collect();
+            assert_eq!(audiences, ["api://AzureADTokenExchange", "vault"], "{doc}");
+            assert!(all.iter().all(|t| t.context.csi_field == Some(field)));
+            assert!(detect_json(&doc).is_err(), "several tokens are not one");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use super::bindings::{self, BindingCheck, BindingTarget};
 use super::evidence::{self, Extras};
 use super::keys;
+use super::review;
 use super::{
     Answer, EndpointDiscovery, ProbeReport, RequestKind, RequestObservation, ServerObservation,
     ServerReport,
@@ -31,12 +32,15 @@ pub struct Context<'a> {
     pub endpoints: Option<EndpointDiscovery>,
     /// The objects the token is bound to (reads are matched by path).
     pub bindings: Vec<BindingTarget>,
+    /// `--audience`: the audiences the second TokenReview asked for.
+    pub review_audiences: Vec<String>,
 }
 
-/// Analyses every server's observations against the token.
+/// Analyses every server's observations against the token (none: `--anonymous`
+/// with no token, the anonymous answers analysed alone).
 pub fn analyse(
     observations: Vec<ServerObservation>,
-    token: &Token,
+    token: Option<&Token>,
     context: Context<'_>,
     evaluated_at: DateTime<Utc>,
     leeway: TimeDelta,
@@ -92,6 +96,10 @@ pub fn analyse(
             server_time: fact.server_time,
             offset: fact.offset,
             token_review: fact.token_review,
+            audience_review: fact.audience_review.map(|outcome| review::AudienceReview {
+                audiences: context.review_audiences.clone(),
+                outcome,
+            }),
             jwks_kids: found.kids,
             issuer: found.issuer,
             diagnosis,
@@ -121,6 +129,7 @@ pub fn analyse(
         diagnosis,
         evaluated_at,
         leeway_seconds: leeway.num_seconds(),
+        token_sent: token.is_some(),
     }
 }
 
@@ -272,6 +281,7 @@ mod tests {
             requests,
             access: None,
             verify_name: None,
+            token_sent: true,
         }
     }
 
@@ -288,7 +298,7 @@ mod tests {
     fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
         analyse(
             servers,
-            token,
+            Some(token),
             Context::default(),
             at(0),
             TimeDelta::seconds(60),
@@ -587,8 +597,9 @@ mod tests {
             replicas,
             endpoints: None,
             bindings: bindings::targets(token),
+            review_audiences: Vec::new(),
         };
-        analyse(servers, token, context, at(0), TimeDelta::seconds(60))
+        analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }
 
     #[test]

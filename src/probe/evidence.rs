@@ -34,6 +34,8 @@ pub struct ServerFacts {
     pub server_time: Option<DateTime<Utc>>,
     pub offset: Option<OffsetInterval>,
     pub token_review: Option<ReviewOutcome>,
+    /// `--audience`: the TokenReview with those audiences.
+    pub audience_review: Option<ReviewOutcome>,
 }
 
 /// Reads the facts of one server's observation.
@@ -55,7 +57,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .collect();
     let review = observation.requests.iter().find(|r| {
         r.kind == RequestKind::SelfSubjectReview
-            && !r.anonymous
+            && r.anonymous != observation.token_sent
             && r.result
                 .as_ref()
                 .is_ok_and(|a| (200..300).contains(&a.status))
@@ -66,7 +68,14 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .find(|r| r.kind == RequestKind::TokenReview)
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| review::parse(a.status, a.json.as_ref()));
+    let audience_review = observation
+        .requests
+        .iter()
+        .find(|r| r.kind == RequestKind::AudienceReview)
+        .and_then(|r| r.result.as_ref().ok())
+        .map(|a| review::parse(a.status, a.json.as_ref()));
     ServerFacts {
+        audience_review,
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
@@ -80,8 +89,8 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
 
 /// The request whose answer is the server's answer about the token: a
 /// transport failure first, else the worst answer among the requests that
-/// carried the token, the later of equals (a superseded SelfSubjectReview
-/// version does not count).
+/// carried the token (with no token, the anonymous ones), the later of equals
+/// (a superseded SelfSubjectReview version does not count).
 pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> {
     if let Some(first) = observation.requests.first()
         && first.result.is_err()
@@ -91,7 +100,7 @@ pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> 
     let with_token: Vec<&RequestObservation> = observation
         .requests
         .iter()
-        .filter(|r| !r.anonymous && !r.operator && r.kind.decides())
+        .filter(|r| r.anonymous != observation.token_sent && !r.operator && r.kind.decides())
         .collect();
     if let Some(failed) = with_token.iter().find(|r| r.result.is_err()) {
         return Some(failed);
@@ -132,7 +141,7 @@ pub struct Extras {
 pub fn case<'t>(
     observation: &ServerObservation,
     facts: &ServerFacts,
-    token: &'t Token,
+    token: Option<&'t Token>,
     leeway: TimeDelta,
     extras: Extras,
 ) -> Case<'t> {
@@ -179,14 +188,18 @@ pub fn case<'t>(
         ),
         None => (Vec::new(), None, None),
     };
-    Case {
+    let mut case = Case {
         answer,
         request,
         server: Some(observation.url.clone()),
         reasons,
         reasons_from,
-        token: Some(token),
-        token_sent: TokenSent::Yes,
+        token,
+        token_sent: if observation.token_sent {
+            TokenSent::Yes
+        } else {
+            TokenSent::No
+        },
         clock,
         bearer: None,
         bindings: extras.bindings,
@@ -197,10 +210,16 @@ pub fn case<'t>(
         peers: extras.peers,
         user,
         degraded: extras.degraded,
+        jwt_rejection: None,
+        node_audience: None,
         leeway,
         notes: Vec::new(),
         missing: Vec::new(),
-    }
+    };
+    case.jwt_rejection =
+        case.jwt_rejection_in_reasons(&format!("TokenReview on {}", observation.url));
+    case.node_audience = case.node_audience_in_answer();
+    case
 }
 
 /// One request's answer, typed.
@@ -386,8 +405,12 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
     }
 }
 
-/// What the requests without the token got (`--anonymous`).
+/// What the requests without the token got (`--anonymous`), to contrast
+/// with the token's answers (none when no token was sent: they are the answer).
 fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
+    if !observation.token_sent {
+        return Vec::new();
+    }
     observation
         .requests
         .iter()

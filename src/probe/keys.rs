@@ -27,7 +27,7 @@ pub fn analyse(
     jwks: Option<&[u8]>,
     discovery: Option<&[u8]>,
     raw: Option<&str>,
-    token: &Token,
+    token: Option<&Token>,
     rejected: bool,
     now: DateTime<Utc>,
     leeway: TimeDelta,
@@ -44,7 +44,7 @@ pub fn analyse(
         issuer: issuer.clone(),
         check: None,
     };
-    let (Some(set), Some(raw), true) = (set.as_ref(), raw, rejected) else {
+    let (Some(set), Some(raw), Some(token), true) = (set.as_ref(), raw, token, rejected) else {
         return finding;
     };
     // The discovery issuer is the first issuer; API audiences default to the issuers.
@@ -127,7 +127,7 @@ mod tests {
             Some(jwks),
             Some(&discovery()),
             Some(raw),
-            token,
+            Some(token),
             true,
             now,
             TimeDelta::seconds(60),
@@ -167,13 +167,13 @@ mod tests {
             Some(set.to_string().as_bytes()),
             None,
             Some(&raw),
-            &token,
+            Some(&token),
             false,
             now,
             leeway,
         );
         assert!(accepted.check.is_none());
-        let unread = analyse(None, None, Some(&raw), &token, true, now, leeway);
+        let unread = analyse(None, None, Some(&raw), Some(&token), true, now, leeway);
         assert!(unread.check.is_none() && unread.kids.is_none());
     }
 }

@@ -12,7 +12,8 @@
 //! proves the TLS handshake, and a first `Date`), then with the token
 //! SelfSubjectReview (v1, falling back to v1beta1 and v1alpha1 on 404), the
 //! SelfSubjectAccessReview if asked, the `--path` GET if asked, and with
-//! `--anonymous` the same again without the token.
+//! `--anonymous` the same again without the token. `--anonymous` with no token
+//! at all sends only the token-less pass: what an anonymous request gets.
 //!
 //! Side requests: [`review`] (TokenReview with the operator's kubeconfig
 //! credentials), [`keys`] (the server's JWKS and issuer through `verify`),
@@ -54,6 +55,9 @@ pub enum RequestKind {
     Get,
     /// `POST …/tokenreviews` with the operator's credentials.
     TokenReview,
+    /// `POST …/tokenreviews` with `spec.audiences` (`--audience`): what a
+    /// third-party checker asking for those audiences sees.
+    AudienceReview,
     /// `GET /openid/v1/jwks`.
     Jwks,
     /// `GET /.well-known/openid-configuration`.
@@ -64,7 +68,7 @@ pub enum RequestKind {
     Endpoints,
 }
 
-string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, Jwks, Discovery, ReadObject, Endpoints);
+string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, AudienceReview, Jwks, Discovery, ReadObject, Endpoints);
 
 impl RequestKind {
     /// Stable kebab-case name, as in JSON.
@@ -75,6 +79,7 @@ impl RequestKind {
             RequestKind::SelfSubjectAccessReview => "self-subject-access-review",
             RequestKind::Get => "get",
             RequestKind::TokenReview => "token-review",
+            RequestKind::AudienceReview => "audience-review",
             RequestKind::Jwks => "jwks",
             RequestKind::Discovery => "discovery",
             RequestKind::ReadObject => "read-object",
@@ -168,6 +173,9 @@ pub struct ServerObservation {
     /// The name the certificate was verified against when it is not the URL's
     /// host (kubeconfig `tls-server-name`, or a replica's original server).
     pub verify_name: Option<String>,
+    /// The token under test was sent; false for `--anonymous` with no token,
+    /// where every request is anonymous and the anonymous answers decide.
+    pub token_sent: bool,
 }
 
 /// `status.userInfo` of a SelfSubjectReview.
@@ -203,6 +211,8 @@ pub struct ServerReport {
     pub offset: Option<OffsetInterval>,
     /// TokenReview's answer, when one was asked.
     pub token_review: Option<review::ReviewOutcome>,
+    /// `--audience`: the TokenReview with those audiences, and its answer.
+    pub audience_review: Option<review::AudienceReview>,
     /// The kids this server publishes, when its JWKS was readable.
     pub jwks_kids: Option<Vec<String>>,
     /// The issuer its discovery document announces, when readable.
@@ -254,6 +264,8 @@ pub struct ProbeReport {
     /// The run's reference instant.
     pub evaluated_at: DateTime<Utc>,
     pub leeway_seconds: i64,
+    /// The token under test was sent; false for `--anonymous` with no token.
+    pub token_sent: bool,
 }
 
 /// The exit code: 0 authenticated (ok, or 404), 1 for a problem diagnosed, 3

@@ -92,6 +92,8 @@ pub struct Plan {
     pub anonymous: bool,
     pub operator: Option<Operator>,
     pub token_review: bool,
+    /// `--audience`: a second TokenReview with these `spec.audiences`.
+    pub review_audiences: Vec<String>,
     /// Also read JWKS and discovery on servers that accept the token (to
     /// compare replicas' keys).
     pub always_keys: bool,
@@ -146,10 +148,11 @@ pub fn clients(plan: &Plan, clock: RunClock) -> Result<Vec<ServerClients>, Confi
 }
 
 /// Probes every server concurrently; results keep the order of `clients`.
+/// With no token (`--anonymous` alone) every request goes without one.
 pub fn observe(
     plan: &Plan,
     clients: &[ServerClients],
-    token: &SecretToken,
+    token: Option<&SecretToken>,
 ) -> Vec<ServerObservation> {
     // A small pool of workers, each taking the next server: memory and threads
     // stay bounded however many replicas there are.
@@ -184,9 +187,13 @@ pub fn observe(
                     requests: Vec::new(),
                     access: plan.access.clone(),
                     verify_name: c.target.verify_name.clone(),
+                    token_sent: token.is_some(),
                 })
         })
         .collect();
+    let Some(token) = token else {
+        return observations;
+    };
     // Without operator credentials the token itself may read its bindings, on a
     // server that accepts it, when another one rejects it.
     let rejected = observations.iter().any(|o| token_status(o) == Some(401));
@@ -245,7 +252,11 @@ enum As {
     Nobody,
 }
 
-fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> ServerObservation {
+fn observe_one(
+    plan: &Plan,
+    clients: &ServerClients,
+    token: Option<&SecretToken>,
+) -> ServerObservation {
     let client = &clients.main;
     let mut requests = Vec::new();
     let mut record = |kind,
@@ -280,23 +291,25 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
         }
         Err(e) => {
             record(RequestKind::Version, &version, As::Nobody, None, Err(e));
-            return finish(plan, clients, requests);
+            return finish(plan, clients, requests, token.is_some());
         }
     };
-    // With the token, then (with --anonymous) the same without it.
-    let passes: &[bool] = if plan.anonymous {
-        &[false, true]
-    } else {
-        &[false]
+    // With the token, then (with --anonymous) the same without it; with no
+    // token, only without.
+    let passes: &[Option<&SecretToken>] = match token {
+        Some(_) if plan.anonymous => &[token, None],
+        Some(_) => &[token],
+        None => &[None],
     };
-    for &anonymous in passes {
-        let who = if anonymous { As::Nobody } else { As::Token };
-        let send = |c: &Connected<'_>, request: &Request| {
-            if anonymous {
-                c.send(request)
-            } else {
-                c.send_with_token(request, token)
-            }
+    for &pass in passes {
+        let who = if pass.is_some() {
+            As::Token
+        } else {
+            As::Nobody
+        };
+        let send = |c: &Connected<'_>, request: &Request| match pass {
+            Some(token) => c.send_with_token(request, token),
+            None => c.send(request),
         };
         for version in REVIEW_VERSIONS {
             let request = self_subject_review(version);
@@ -310,7 +323,7 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
                 result,
             );
             if !ok {
-                return finish(plan, clients, requests);
+                return finish(plan, clients, requests, token.is_some());
             }
             if !not_found {
                 break;
@@ -326,18 +339,22 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
                 Some("authorization.k8s.io/v1".to_owned()),
                 result,
             ) {
-                return finish(plan, clients, requests);
+                return finish(plan, clients, requests, token.is_some());
             }
         }
         if let Some(path) = &plan.path {
             let request = Request::get(path.clone());
             let result = send(&connected, &request);
             if !record(RequestKind::Get, &request, who, None, result) {
-                return finish(plan, clients, requests);
+                return finish(plan, clients, requests, token.is_some());
             }
         }
     }
-    let mut done = finish(plan, clients, requests);
+    let mut done = finish(plan, clients, requests, token.is_some());
+    // Side requests are about the token under test: none without one.
+    let Some(token) = token else {
+        return done;
+    };
     let rejected = token_status(&done) == Some(401);
     let mut side = Vec::new();
     // The operator's handle: the main client with a bearer token, or the
@@ -377,6 +394,14 @@ fn observe_one(plan: &Plan, clients: &ServerClients, token: &SecretToken) -> Ser
         push(
             RequestKind::TokenReview,
             &super::review::request(token, &[]),
+            As::Operator,
+            Some("authentication.k8s.io/v1".to_owned()),
+        );
+    }
+    if !plan.review_audiences.is_empty() && has_operator {
+        push(
+            RequestKind::AudienceReview,
+            &super::review::request(token, &plan.review_audiences),
             As::Operator,
             Some("authentication.k8s.io/v1".to_owned()),
         );
@@ -498,6 +523,7 @@ fn finish(
     plan: &Plan,
     clients: &ServerClients,
     requests: Vec<RequestObservation>,
+    token_sent: bool,
 ) -> ServerObservation {
     ServerObservation {
         url: clients.target.shown.clone(),
@@ -505,6 +531,7 @@ fn finish(
         requests,
         access: plan.access.clone(),
         verify_name: clients.target.verify_name.clone(),
+        token_sent,
     }
 }
 

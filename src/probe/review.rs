@@ -30,6 +30,53 @@ pub fn request(token: &SecretToken, audiences: &[String]) -> Request {
     Request::post_json(PATH, body.to_string().into_bytes())
 }
 
+/// A TokenReview asked with `spec.audiences`, as a third-party checker asks
+/// it (Vault's Kubernetes auth with a role audience, a cloud's token exchange).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AudienceReview {
+    /// The audiences asked.
+    pub audiences: Vec<String>,
+    pub outcome: ReviewOutcome,
+}
+
+impl AudienceReview {
+    /// What the checker sees, in one sentence.
+    pub fn checker_sees(&self) -> String {
+        let asked = self.audiences.join(", ");
+        match &self.outcome {
+            ReviewOutcome::Authenticated {
+                username,
+                audiences,
+                ..
+            } => format!(
+                "a checker asking for audiences [{asked}] sees the token authenticated as {username}, status.audiences [{}]{}",
+                audiences.join(", "),
+                if audiences.is_empty() {
+                    ": an old server that ignores spec.audiences, so the checker must compare aud itself"
+                } else {
+                    ""
+                }
+            ),
+            ReviewOutcome::Rejected { error, reasons } => {
+                let mismatch = reasons
+                    .iter()
+                    .any(|r| r.kind == reasons::ReasonKind::AudienceInvalid);
+                format!(
+                    "a checker asking for audiences [{asked}] sees status.authenticated false: {error}{}",
+                    if mismatch {
+                        " (the token was requested for other audiences: it needs one of the checker's, e.g. a projected volume's audience or kubectl create token --audience)"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            ReviewOutcome::NotAllowed { status, .. } => format!(
+                "the TokenReview for audiences [{asked}] was not allowed for the kubeconfig identity (HTTP {status})"
+            ),
+        }
+    }
+}
+
 /// What a TokenReview said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReviewOutcome {

@@ -118,7 +118,7 @@ pub struct SummaryJson {
 }
 
 /// `{code: count}`, keyed by the codes of `K`.
-fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+pub(crate) fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "type": "object",
         "propertyNames": generator.subschema_for::<K>(),

@@ -204,7 +204,7 @@ fn support_text(s: &Support) -> String {
     }
 }
 
-fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+pub(crate) fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
     for (i, line) in wrap(&sanitize(text), width).iter().enumerate() {
         writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
     }

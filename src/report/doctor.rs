@@ -60,7 +60,7 @@ impl<'a> DoctorJson<'a> {
             steps: &report.steps,
             diagnosis: DiagnosisJson::new(&report.diagnosis),
             token: DecodeJson::new(decode, None),
-            probe: ProbeJson::new(probe, &decode.token),
+            probe: ProbeJson::new(probe, Some(&decode.token)),
             keys: match keys {
                 KeysObservation::Verified(v) => Some(VerifyJson::new(v, &decode.token)),
                 _ => None,

@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::TableStyle;
 use super::diagnosis::wrap;
 use crate::diagnosis::reasons::{self, ReasonKind};
+use crate::diagnosis::wordings::{self as other, SaidBy};
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
 
 /// `explain -o json CAUSE`: everything said about one cause.
@@ -36,6 +37,9 @@ pub struct ExplainJson {
     pub fix: Vec<NextStep>,
     /// kube-apiserver's messages that mean this cause, with their versions.
     pub wordings: Vec<WordingJson>,
+    /// What other components (kubelet, NodeRestriction, JWT authenticators)
+    /// say when this is the cause, with their versions.
+    pub other_wordings: Vec<OtherWordingJson>,
     /// Upstream sources (Kubernetes files, KEPs) the rule follows.
     pub sources: &'static [&'static str],
 }
@@ -49,6 +53,19 @@ pub struct WordingJson {
     pub versions: &'static str,
     /// The reason kind, as in `classify`'s reasons.
     pub kind: ReasonKind,
+}
+
+/// One wording of another component.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct OtherWordingJson {
+    /// Who prints it.
+    pub said_by: SaidBy,
+    /// The message, with UPPERCASE placeholders where values go.
+    pub text: &'static str,
+    /// Which Kubernetes versions print it.
+    pub versions: &'static str,
+    /// The file that prints it.
+    pub source: &'static str,
 }
 
 /// `explain -o json` with no cause: every cause in one line.
@@ -82,6 +99,7 @@ impl ExplainJson {
             confirm: (def.confirm)(&generic),
             fix: (def.fix)(&generic),
             wordings: wordings(cause),
+            other_wordings: other_wordings(cause),
             sources: def.sources,
         }
     }
@@ -140,6 +158,17 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
         }
     }
     out
+}
+
+fn other_wordings(cause: Cause) -> Vec<OtherWordingJson> {
+    other::for_cause(cause)
+        .map(|w| OtherWordingJson {
+            said_by: w.said_by,
+            text: w.text,
+            versions: w.versions,
+            source: w.source,
+        })
+        .collect()
 }
 
 /// `explain`: every cause, one line each.
@@ -227,6 +256,17 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
             }
         }
     }
+    let others = other_wordings(cause);
+    if !others.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{}", "What other components say:".style(s.bold))?;
+        for w in others {
+            let line = format!("{}: \"{}\" ({})", w.said_by.describe(), w.text, w.versions);
+            for (i, part) in wrap(&line, width.saturating_sub(2)).iter().enumerate() {
+                writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
+            }
+        }
+    }
     writeln!(out)?;
     writeln!(out, "{}", "Sources:".style(s.bold))?;
     for source in def.sources {
@@ -303,6 +343,20 @@ pub fn markdown() -> String {
             );
             for w in wordings {
                 let _ = writeln!(md, "- `{}` ({})", w.text, w.versions);
+            }
+        }
+        let others = other_wordings(cause);
+        if !others.is_empty() {
+            md.push_str("\nWhat other components say:\n\n");
+            for w in others {
+                let _ = writeln!(
+                    md,
+                    "- {}: `{}` ({}; `{}`)",
+                    w.said_by.describe(),
+                    w.text,
+                    w.versions,
+                    w.source
+                );
             }
         }
         md.push_str("\nSources: ");

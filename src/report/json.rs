@@ -33,6 +33,9 @@ pub struct DecodeJson<'a> {
     pub binding: Binding,
     /// How the token was wrapped in the input.
     pub input_shape: Shape,
+    /// A CSI token map: the audience this token is keyed by (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csi_audience: Option<&'a str>,
     /// First 8 hex digits of SHA-256 of the token.
     #[schemars(regex(pattern = FINGERPRINT))]
     pub fingerprint: &'a str,
@@ -83,6 +86,10 @@ pub struct DecodeJson<'a> {
     pub verdict: Option<Verdict>,
     /// What decode noticed.
     pub findings: &'a [Finding],
+    /// `--authentication-config`: what its JWT authenticators make of the
+    /// token (absent without the flag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
 }
 
 /// JOSE header fields.
@@ -261,6 +268,11 @@ impl<'a> DecodeJson<'a> {
             leeway_seconds: report.leeway.num_seconds(),
             verdict: report.verdict,
             findings: &report.findings,
+            csi_audience: report.context.csi_audience.as_deref(),
+            authentication_config: report
+                .authn
+                .as_ref()
+                .map(super::authconfig::AuthnConfigJson::new),
         }
     }
 }

@@ -2,6 +2,8 @@
 //! and never look at the environment, the terminal or the clock (the instant they
 //! show relative times against is in the report).
 
+pub mod audit;
+pub mod authconfig;
 pub mod classify;
 pub mod diagnosis;
 pub mod doctor;

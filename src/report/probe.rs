@@ -26,8 +26,12 @@ use crate::wire::string_codes;
 /// diagnosis.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ProbeJson<'a> {
-    /// The token probed (identified, never shown).
-    pub token: TokenSummaryJson<'a>,
+    /// The token probed (identified, never shown); null when none was sent
+    /// (`anonymous`).
+    pub token: Option<TokenSummaryJson<'a>>,
+    /// No token was sent: `--anonymous` with no token, so every request was
+    /// anonymous and the answers are what an anonymous request gets.
+    pub anonymous: bool,
     /// The kubeconfig used, or null.
     pub kubeconfig: Option<KubeconfigJson<'a>>,
     /// `--all-endpoints`: how the replicas were found, or null.
@@ -65,6 +69,8 @@ pub struct ServerJson<'a> {
     pub tls_server_name: Option<&'a str>,
     /// The TokenReview's answer, or null when none was asked.
     pub token_review: Option<TokenReviewJson<'a>>,
+    /// `--audience`: the TokenReview asked with those audiences, or null.
+    pub audience_review: Option<AudienceReviewJson<'a>>,
     /// Kids of the JWKS this server serves, or null when not read.
     pub jwks_kids: Option<&'a [String]>,
     /// The issuer of its discovery document, or null when not read.
@@ -118,6 +124,20 @@ pub struct EndpointAddressJson {
     pub address: String,
     /// Whether the endpoint is ready.
     pub ready: bool,
+}
+
+/// A TokenReview asked with `spec.audiences`, as a third-party checker asks it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AudienceReviewJson<'a> {
+    /// The audiences asked (`spec.audiences`).
+    pub audiences: &'a [String],
+    /// The answer.
+    pub review: TokenReviewJson<'a>,
+    /// `status.audiences` of an authenticated answer (the asked audiences the
+    /// token carries); empty otherwise.
+    pub status_audiences: &'a [String],
+    /// What the checker sees, in one sentence.
+    pub checker_sees: String,
 }
 
 /// TokenReview's answer.
@@ -252,9 +272,10 @@ pub struct UserJson<'a> {
 
 impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ProbeReport, token: &'a Token) -> Self {
+    pub fn new(report: &'a ProbeReport, token: Option<&'a Token>) -> Self {
         ProbeJson {
-            token: TokenSummaryJson::new(token),
+            token: token.map(TokenSummaryJson::new),
+            anonymous: !report.token_sent,
             kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
                 files: &k.files,
                 context: &k.context,
@@ -328,6 +349,15 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
         clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
         token_review: server.token_review.as_ref().map(review_json),
+        audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
+            audiences: &a.audiences,
+            review: review_json(&a.outcome),
+            status_audiences: match &a.outcome {
+                ReviewOutcome::Authenticated { audiences, .. } => audiences,
+                _ => &[],
+            },
+            checker_sees: a.checker_sees(),
+        }),
         jwks_kids: server.jwks_kids.as_deref(),
         issuer: server.issuer.as_deref(),
         diagnosis: DiagnosisJson::new(&server.diagnosis),
@@ -426,6 +456,12 @@ pub fn write_probe(
 ) -> io::Result<()> {
     let s = &style.styles;
     let several = report.servers.len() > 1;
+    if !report.token_sent {
+        writeln!(
+            out,
+            "Token:      none sent (--anonymous with no token): every request below is anonymous"
+        )?;
+    }
     if let Some(k) = &report.kubeconfig {
         writeln!(
             out,
@@ -539,6 +575,9 @@ pub fn write_probe(
         }
         if let Some(review) = &server.token_review {
             row("TokenReview", sanitize(&review_text(review)).into_owned());
+        }
+        if let Some(a) = &server.audience_review {
+            row("Checker view", sanitize(&a.checker_sees()).into_owned());
         }
         if let Some(kids) = &server.jwks_kids {
             row("Keys", sanitize(&kids.join(", ")).into_owned());

@@ -16,6 +16,7 @@ use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+use super::audit::AuditJson;
 use super::classify::ClassifyJson;
 use super::doctor::DoctorJson;
 use super::explain::{CauseListJson, ExplainJson};
@@ -59,6 +60,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         document::<VerifyJson>("verify"),
         document::<ProbeJson>("probe"),
         document::<ClassifyJson>("classify"),
+        document::<AuditJson>("audit"),
         document::<DoctorJson>("doctor"),
         document::<ExplainDocument>("explain"),
     ]

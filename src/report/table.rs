@@ -203,8 +203,27 @@ pub fn write_decode(
     );
     write_table(out, &table)?;
     writeln!(out)?;
+    if let Some(authn) = &report.authn {
+        super::authconfig::write_authn(out, authn, style)?;
+    }
     write_verdict_line(out, report, style)?;
     write_findings(out, &report.findings, style)
+}
+
+/// The line above each token of a CSI map.
+pub fn write_csi_heading(
+    out: &mut dyn Write,
+    index: usize,
+    of: usize,
+    audience: &str,
+    style: &TableStyle,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        format!("CSI token {index} of {of}: audience {}", sanitize(audience))
+            .style(style.styles.bold)
+    )
 }
 
 fn write_verdict_line(

@@ -27,7 +27,9 @@ pub struct VerifyJson<'a> {
     pub token: TokenSummaryJson<'a>,
     /// The key the signature verifies with; all null when none does.
     pub key: MatchedKeyJson<'a>,
-    /// signature, key, issuer, audience, time, in that order.
+    /// signature, key, issuer, audience, time, in that order; then
+    /// authn-config (with --authentication-config) and trust-policy (with
+    /// --expect-* or --federated-credential).
     pub checks: Vec<CheckJson<'a>>,
     /// Every key loaded, with its Kubernetes key id and what happened to it.
     pub keys: Vec<KeyJson<'a>>,
@@ -38,6 +40,10 @@ pub struct VerifyJson<'a> {
     pub leeway_seconds: i64,
     /// What verify noticed.
     pub findings: &'a [Finding],
+    /// `--authentication-config`: what its JWT authenticators make of the
+    /// token (absent without the flag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
 }
 
 /// `key`: `{kid, matched_by, computed_kid, source}`.
@@ -133,6 +139,10 @@ impl<'a> VerifyJson<'a> {
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             findings: &report.findings,
+            authentication_config: report
+                .authn
+                .as_ref()
+                .map(super::authconfig::AuthnConfigJson::new),
         }
     }
 }
@@ -217,6 +227,10 @@ pub fn write_verify(
         ]);
     }
     write_table(out, &checks)?;
+    if let Some(authn) = &report.authn {
+        writeln!(out)?;
+        super::authconfig::write_authn(out, authn, style)?;
+    }
 
     if !report.keys.is_empty() {
         let mut keys = bordered(style, ["KEY", "KID (* = its Kubernetes key id)", "TRIED"]);

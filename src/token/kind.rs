@@ -33,6 +33,21 @@ pub enum Binding {
 
 string_codes!(Binding: Pod, Secret, Node, None);
 
+/// Whether a header `kid` has the shape of a key id kube-apiserver computes
+/// for its own keys: unpadded base64url of a SHA-256 (43 characters), as
+/// pkg/serviceaccount/jwt.go `keyIDFromPublicKey` writes it. An external
+/// signer (ExternalServiceAccountTokenSigner, KEP-740: alpha 1.32, beta 1.34)
+/// names its keys itself (up to 1 KiB), and legacy tokens carry `""`.
+pub fn is_kubernetes_key_id(kid: &str) -> bool {
+    kid.len() == 43
+        && kid
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What a `kid` that is not a Kubernetes key id means, in one sentence.
+pub const FOREIGN_KID_MEANING: &str = "kube-apiserver names its own keys by the base64url SHA-256 of the public key (43 characters); any other kid comes from an external signer (ExternalServiceAccountTokenSigner, KEP-740: alpha 1.32, beta 1.34) that names its keys itself, or from another issuer. With an external signer, keys it marks excludeFromOidcDiscovery are missing from /openid/v1/jwks yet still verify, and while the signer is down kube-apiserver mints no tokens, so mounted tokens stop being refreshed";
+
 impl TokenKind {
     /// Stable kebab-case name, as in JSON output.
     pub fn as_str(self) -> &'static str {
@@ -98,6 +113,21 @@ mod tests {
                 ..Default::default()
             }),
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn kubernetes_key_ids_have_one_shape() {
+        assert!(is_kubernetes_key_id(
+            "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o"
+        ));
+        for other in [
+            "",
+            "key-1",
+            "projects/p/locations/l/keyRings/r/cryptoKeys/k/cryptoKeyVersions/1",
+            "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o=",
+        ] {
+            assert!(!is_kubernetes_key_id(other), "{other}");
         }
     }
 

@@ -17,6 +17,7 @@
 
 pub mod fetch;
 pub mod keys;
+pub mod trust;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -50,9 +51,13 @@ pub enum CheckName {
     Issuer,
     Audience,
     Time,
+    /// `--authentication-config`: the JWT authenticator the issuer routes to.
+    AuthnConfig,
+    /// `--expect-*` / `--federated-credential`: a cloud trust policy's fields.
+    TrustPolicy,
 }
 
-string_codes!(CheckName: Signature, Key, Issuer, Audience, Time);
+string_codes!(CheckName: Signature, Key, Issuer, Audience, Time, AuthnConfig, TrustPolicy);
 
 impl CheckName {
     /// Stable lowercase name, as in JSON.
@@ -63,6 +68,8 @@ impl CheckName {
             CheckName::Issuer => "issuer",
             CheckName::Audience => "audience",
             CheckName::Time => "time",
+            CheckName::AuthnConfig => "authn-config",
+            CheckName::TrustPolicy => "trust-policy",
         }
     }
 }
@@ -141,9 +148,60 @@ pub struct VerifyReport {
     pub leeway: TimeDelta,
     /// Most severe first.
     pub findings: Vec<Finding>,
+    /// `--authentication-config`: what its JWT authenticators make of the token.
+    pub authn: Option<crate::authconfig::AuthnConfigReport>,
 }
 
 impl VerifyReport {
+    /// Adds the `--authentication-config` check: the routed authenticator's
+    /// verdict (a rejection fails it; no authenticator for a foreign token
+    /// fails it too; a ServiceAccount token left to its own authenticator is
+    /// not judged here).
+    pub fn add_authn(&mut self, authn: crate::authconfig::AuthnConfigReport) {
+        let ok = match (&authn.rejection, &authn.routed) {
+            (Some(_), _) => Some(false),
+            (None, Some(_)) => Some(true),
+            (None, None) if self.kind == TokenKind::NotKubernetes => Some(false),
+            (None, None) => None,
+        };
+        let detail = match (&authn.rejection, &authn.routed) {
+            (Some(r), Some(routed)) => format!(
+                "jwt[{}] ({}) rejects it: \"{}\"",
+                routed.index,
+                routed.issuer,
+                crate::authconfig::kube_wording(r)
+            ),
+            (_, Some(routed)) => format!(
+                "jwt[{}] ({}) takes it as {}",
+                routed.index,
+                routed.issuer,
+                routed.user.username.as_deref().unwrap_or("-")
+            ),
+            (_, None) => format!(
+                "no JWT authenticator of {} has the token's issuer",
+                authn.source
+            ),
+        };
+        self.findings.extend(authn.findings.iter().cloned());
+        self.push_check(Check {
+            name: CheckName::AuthnConfig,
+            ok,
+            detail,
+        });
+        self.authn = Some(authn);
+    }
+
+    /// Adds the trust-policy check.
+    pub fn add_trust(&mut self, check: Check, findings: Vec<Finding>) {
+        self.findings.extend(findings);
+        self.push_check(check);
+    }
+
+    fn push_check(&mut self, check: Check) {
+        self.valid &= check.ok != Some(false);
+        self.checks.push(check);
+        findings::sort(&mut self.findings);
+    }
     /// The key the signature verifies with.
     pub fn matched(&self) -> Option<&PublicKey> {
         self.matched_key.map(|i| &self.keys[i].0)
@@ -244,6 +302,7 @@ pub fn verify(
         evaluated_at: now,
         leeway,
         findings,
+        authn: None,
     }
 }
 
@@ -287,7 +346,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
             findings.push(Finding::info(
                 Code::KidNotKubernetes,
                 format!(
-                    "{} is published as kid {published:?}, but its Kubernetes key id is {}: not a kube-apiserver key file, or an external signer that names its keys itself",
+                    "{} is published as kid {published:?}, but its Kubernetes key id is {}: not a kube-apiserver key file, or an external signer (ExternalServiceAccountTokenSigner, 1.32+) that names its keys itself and may keep some out of discovery",
                     key.source, key.computed_kid
                 ),
             ));
@@ -512,6 +571,29 @@ fn check_signing(
                 }
             ),
         },
+        (Some(kid), Some((i, MatchedBy::Trial)))
+            if by_kid.is_empty()
+                && keys.keys[i].published_kid.is_none()
+                && !crate::token::kind::is_kubernetes_key_id(kid) =>
+        {
+            // An external signer names its keys itself; a PEM file carries no
+            // name, so whether the signer calls this key `kid` is not known here.
+            findings.push(Finding::info(
+                Code::KidNotKubernetes,
+                format!(
+                    "kid {kid:?} is not a Kubernetes key id: {}",
+                    crate::token::kind::FOREIGN_KID_MEANING
+                ),
+            ));
+            Check {
+                name: CheckName::Key,
+                ok: None,
+                detail: format!(
+                    "the signature verifies with {}, a key without a published kid; the token's kid {kid:?} is an external signer's name for its key, which a PEM file does not carry: check that the signer lists kid {kid:?} (its key list, or /openid/v1/jwks unless the key is excluded from discovery)",
+                    describe(&keys.keys[i])
+                ),
+            }
+        }
         (Some(kid), Some((i, MatchedBy::Trial))) => {
             let found = describe(&keys.keys[i]);
             let message = if by_kid.is_empty() {
@@ -532,8 +614,13 @@ fn check_signing(
             fail(CheckName::Key, message)
         }
         (Some(kid), None) if by_kid.is_empty() => {
+            let external = if crate::token::kind::is_kubernetes_key_id(kid) {
+                ""
+            } else {
+                ". The kid is not a Kubernetes key id: an external signer's key, which may be excluded from /openid/v1/jwks and still verify; verify against the signer's full key list"
+            };
             let message = format!(
-                "no key has kid {kid} (kids present: {}) and no {key_desc} key verifies the token: it was signed by a key this set does not hold (rotated out, or another cluster's); kube-apiserver 1.31+: \"{NO_KEYS_FOUND}\"",
+                "no key has kid {kid} (kids present: {}) and no {key_desc} key verifies the token: it was signed by a key this set does not hold (rotated out, or another cluster's); kube-apiserver 1.31+: \"{NO_KEYS_FOUND}\"{external}",
                 present()
             );
             findings.push(Finding::error(Code::KidNotFound, message.clone()));

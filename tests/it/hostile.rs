@@ -1,6 +1,6 @@
 //! Hostile input against the built binary: a 1 GiB stdin, a 100 MB "token"
 //! line, 10,000-deep JSON, for every reader of user input (decode, verify
-//! --jwks, skew --leases/--nodes, classify, probe --kubeconfig/--cacert). Each
+//! --jwks, skew --leases/--nodes, classify, audit, probe --kubeconfig/--cacert). Each
 //! must end quickly with exit 2 and a message naming the bound, within a peak RSS
 //! bound. Also binary data, a text file of non-tokens, out-of-range flag values,
 //! and inputs that once cost quadratic time (a 256 KB token as a table, a
@@ -530,4 +530,46 @@ fn classify_survives_a_multi_megabyte_err_line() {
     );
     let ended = run(&["classify", "--now", NOW], bytes(message.into_bytes()));
     assert!([0, 1].contains(&ended.code), "{ended:?}");
+}
+
+#[test]
+fn audit_refuses_a_1_gib_line() {
+    let ended = run(
+        &["audit", "--now", NOW, "--no-progress"],
+        stream(b"{\"kind\":\"Event\",\"x\":\"".to_vec(), b'a', GIB),
+    );
+    assert_refused(
+        &ended,
+        "line 1 is over the 32 MiB limit for one audit event",
+        96,
+    );
+}
+
+/// An accepted audit event, one line.
+const AUDIT_LINE: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"list","user":{"username":"system:serviceaccount:shop:web","uid":"u-1","groups":["system:serviceaccounts"]},"sourceIPs":["10.0.0.7"],"userAgent":"kubectl/v1.33.0","objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.004213Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}"#;
+
+#[test]
+fn audit_refuses_a_line_that_is_not_utf8() {
+    let mut data = format!("{AUDIT_LINE}\n{AUDIT_LINE}\n").into_bytes();
+    data.extend_from_slice(b"{\"kind\":\"Event\",\"auditID\":\"\xff\xfe\"}\n");
+    data.extend_from_slice(format!("{AUDIT_LINE}\n").as_bytes());
+    let ended = run(&["audit", "--now", NOW, "--no-progress"], bytes(data));
+    assert_refused(&ended, "stdin: line 3 is not UTF-8 text", 64);
+}
+
+#[test]
+fn audit_refuses_a_truncated_gzip_stream() {
+    use flate2::write::GzEncoder;
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for _ in 0..20_000 {
+        writeln!(gz, "{AUDIT_LINE}").unwrap();
+    }
+    let mut data = gz.finish().unwrap();
+    data.truncate(data.len() / 2);
+    let ended = run(&["audit", "--now", NOW, "--no-progress"], bytes(data));
+    assert_refused(
+        &ended,
+        "cannot read stdin: the gzip stream is truncated",
+        64,
+    );
 }

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod audit;
 mod classify;
 mod clients;
 mod decode;
@@ -12,6 +13,7 @@ mod docs;
 mod docs_examples;
 mod docs_excerpts;
 mod doctor;
+mod features;
 mod hostile;
 mod hostile_server;
 mod krew;
@@ -19,6 +21,7 @@ mod kubectl_plugin;
 mod man;
 mod platforms;
 mod probe;
+mod probe_anonymous;
 mod probe_deeper;
 mod probe_kubectl;
 mod props;

@@ -16,14 +16,14 @@ use crate::support::{BASE, base, fresh_token};
 
 const USER: &str = "system:serviceaccount:debug-lab:reporter";
 
-struct Run {
-    code: i32,
-    json: Value,
-    stderr: String,
+pub(crate) struct Run {
+    pub code: i32,
+    pub json: Value,
+    pub stderr: String,
 }
 
 /// The binary with a clean environment: no in-pod variables, no SA directory.
-fn command(dir: &Path) -> Command {
+pub(crate) fn command(dir: &Path) -> Command {
     let mut cmd = crate::support::satoken();
     cmd.env_remove("KUBERNETES_SERVICE_HOST")
         .env_remove("KUBERNETES_SERVICE_PORT")
@@ -44,7 +44,7 @@ fn probe(dir: &Path, ca: &Path, servers: &[&ApiServer], extra: &[&str], token: &
     finish(output)
 }
 
-fn finish(output: std::process::Output) -> Run {
+pub(crate) fn finish(output: std::process::Output) -> Run {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let json = serde_json::from_str(&stdout).unwrap_or(Value::Null);
@@ -55,7 +55,7 @@ fn finish(output: std::process::Output) -> Run {
     }
 }
 
-fn setup() -> (tempfile::TempDir, Pki, std::path::PathBuf) {
+pub(crate) fn setup() -> (tempfile::TempDir, Pki, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("satoken-test-ca");
     let ca = pki.write_ca(dir.path(), "ca.crt");
@@ -712,6 +712,29 @@ fn docs_walkthrough() {
                 "--anonymous",
             ])
             .write_stdin(fresh_token()),
+    );
+    // No token anywhere: what an anonymous request gets, anonymous auth on and off.
+    show(
+        "anonymous, no token",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "--anonymous", "--cacert"])
+            .arg(&ca)
+            .args([
+                "-s",
+                &server.url(),
+                "--path",
+                "/api/v1/namespaces/debug-lab/pods",
+            ]),
+    );
+    let mut strict = Config::new(base());
+    strict.anonymous = false;
+    let strict = ApiServer::start(strict, &pki);
+    show(
+        "anonymous off, no token",
+        command(dir.path())
+            .args(["probe", "--now", BASE, "--anonymous", "--cacert"])
+            .arg(&ca)
+            .args(["-s", &strict.url()]),
     );
     let mut config = Config::new(base());
     config.recreate_service_account();

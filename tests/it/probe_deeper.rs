@@ -42,7 +42,7 @@ impl Run {
 }
 
 /// A kubeconfig for `server` with an inline CA and the admin token user.
-fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki, token: &str) -> PathBuf {
+pub(crate) fn kubeconfig(dir: &Path, server: &ApiServer, pki: &Pki, token: &str) -> PathBuf {
     let ca = base64::engine::general_purpose::STANDARD.encode(&pki.ca_pem);
     let path = dir.join("kubeconfig");
     std::fs::write(
@@ -908,4 +908,51 @@ fn unusable_proxy_urls_and_all_endpoints_through_a_proxy_are_refused_clearly() {
         r.stderr
     );
     assert!(proxy.requests().is_empty() && server.seen().is_empty());
+}
+
+#[test]
+fn audience_review_says_what_a_third_party_checker_sees() {
+    // A checker asking for "vault" (a Vault role audience) with an API-audience token.
+    let r = probe_with(
+        Config::new(base()),
+        &["--token-review", "--audience", "vault"],
+        &fresh_token(),
+    );
+    assert_eq!(r.code, 0, "the API server itself accepts it: {}", r.stderr);
+    let review = &r.json["servers"][0]["audience_review"];
+    assert_eq!(review["audiences"], json!(["vault"]));
+    assert_eq!(review["review"]["outcome"], "rejected", "{review}");
+    let sees = review["checker_sees"].as_str().unwrap();
+    assert!(
+        sees.contains("is invalid for the target audiences") && sees.contains("--audience"),
+        "{sees}"
+    );
+    // Asking for the token's own audience: authenticated, status.audiences names it.
+    let r = probe_with(
+        Config::new(base()),
+        &[
+            "--token-review",
+            "--audience",
+            crate::support::tokens::ISSUER,
+        ],
+        &fresh_token(),
+    );
+    let review = &r.json["servers"][0]["audience_review"];
+    assert_eq!(review["review"]["outcome"], "authenticated", "{review}");
+    assert_eq!(
+        review["status_audiences"],
+        json!([crate::support::tokens::ISSUER])
+    );
+    // --audience needs --token-review (a usage error, exit 2).
+    let out = crate::support::satoken()
+        .args([
+            "probe",
+            "--audience",
+            "vault",
+            "--server",
+            "https://127.0.0.1:1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

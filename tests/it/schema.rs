@@ -452,6 +452,40 @@ fn classify_json_matches_its_schema() {
     c.finish(seen + wild);
 }
 
+#[test]
+fn audit_json_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.log");
+    let api = dir.path().join("apiserver.log");
+    let generated = std::process::Command::new("python3")
+        .arg(repo("scripts/gen_audit.py"))
+        .args(["--events", "3000", "--seed", "5", "--apiserver-log"])
+        .arg(&api)
+        .arg("-o")
+        .arg(&log)
+        .status()
+        .unwrap();
+    assert!(generated.success());
+    let (log, api) = (log.to_str().unwrap(), api.to_str().unwrap());
+    let mut c = Checker::new();
+    let shard = dir.path().join("shard.json");
+    for (label, args) in [
+        ("audit", vec![log]),
+        ("audit --apiserver-log", vec![log, "--apiserver-log", api]),
+    ] {
+        let mut cmd = bin(dir.path());
+        cmd.args(["audit", "--now", NOW, "-o", "json"]).args(&args);
+        let output = cmd.output().unwrap();
+        std::fs::write(&shard, &output.stdout).unwrap();
+        c.output("audit", label, output, false);
+    }
+    let shard = shard.to_str().unwrap();
+    let mut cmd = bin(dir.path());
+    cmd.args(["audit", "--now", NOW, "-o", "json", "--merge", shard, shard]);
+    c.run("audit", "audit --merge", &mut cmd, false);
+    c.finish(3);
+}
+
 /// A port nothing listens on.
 fn closed_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

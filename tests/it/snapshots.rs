@@ -45,6 +45,7 @@
 mod classify;
 mod decode;
 mod doctor;
+mod features;
 mod lab;
 mod probe;
 mod probe_kubeconfig;

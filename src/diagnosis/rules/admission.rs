@@ -298,6 +298,10 @@ fn admission_fix(_: &Case<'_>) -> Vec<NextStep> {
 /// ServerTimeout, kubectl's `Error from server:` without one).
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Some(denial) = case.denial() else { return };
+    // A refused token audience has its own cause (`rules::image_pull`).
+    if matches!(denial, Denial::NodeRestriction { .. }) && case.node_audience.is_some() {
+        return;
+    }
     let (cause, confidence, text) = match &denial {
         Denial::ServiceAccount {
             namespace,

@@ -3,6 +3,10 @@
 //! off. A token that arrives but is invalid always gets 401 and never becomes
 //! anonymous (k8s.io/apiserver request/union and anonymous authenticators), so a
 //! 403 as `system:anonymous` proves the header did not arrive as a bearer token.
+//!
+//! `probe --anonymous` with no token asks on purpose what an anonymous request
+//! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
+//! a token that went missing.
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
@@ -47,8 +51,58 @@ fn fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
+pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
+    code: "anonymous-forbidden",
+    title: "Anonymous requests are on, and this one is not allowed",
+    summary: "No token was sent (--anonymous): the server takes anonymous requests as system:anonymous, and authorisation refuses this one",
+    explains: &[C::Forbidden],
+    explanation: "\
+probe --anonymous with no token sends every request without credentials, to show what an \
+anonymous request gets. A 403 naming system:anonymous means anonymous authentication is on \
+(kube-apiserver's default, --anonymous-auth=true): the request got past authentication as \
+system:anonymous (group system:unauthenticated), and authorisation (RBAC) does not allow \
+this request. Anonymous requests may do what roles bound to system:anonymous or \
+system:unauthenticated allow: by default only /version and the health endpoints \
+(system:public-info-viewer).",
+    confirm: anonymous_confirm,
+    fix: crate::diagnosis::cause::no_steps,
+    sources: &[
+        "k8s.io/apiserver pkg/authentication/request/anonymous",
+        "k8s.io/apiserver pkg/authentication/user (system:anonymous, system:unauthenticated)",
+    ],
+};
+
+pub const ANONYMOUS_REFUSED: CauseDef = CauseDef {
+    code: "anonymous-refused",
+    title: "This server refuses anonymous requests",
+    summary: "No token was sent (--anonymous): anonymous authentication is off, so every request without credentials gets 401",
+    explains: &[C::Unauthorized],
+    explanation: "\
+probe --anonymous with no token sends every request without credentials, to show what an \
+anonymous request gets. A 401 to a request that carried no credentials means anonymous \
+authentication is off (--anonymous-auth=false, or an AuthenticationConfiguration that \
+allows anonymous requests only on other paths): this server refuses anonymous requests, \
+and only a token or a client certificate gets an answer.",
+    confirm: anonymous_confirm,
+    fix: crate::diagnosis::cause::no_steps,
+    sources: &[
+        "k8s.io/apiserver pkg/authentication/request/anonymous",
+        "k8s.io/apiserver pkg/endpoints/filters/authentication.go",
+    ],
+};
+
+fn anonymous_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
+        super::commands::curl_version(case, &[]),
+    )]
+}
+
 /// Anonymous 403s, and 401s whose request carried no credentials.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    if case.token_sent == TokenSent::No {
+        return asked_anonymously(case, f);
+    }
     match case.classification() {
         C::Forbidden => {
             let anonymous = match case.forbidden() {
@@ -141,6 +195,48 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
 }
 
+/// `probe --anonymous` with no token: what the server does with anonymous
+/// requests (a 2xx needs no cause: anonymous requests may do this).
+fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
+    let shown = || match &case.answer {
+        Answer::Http(h) => Some(Support::new(
+            SupportKind::Answer,
+            match &h.message {
+                Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
+                None => super::answer::shown(case),
+            },
+        )),
+        _ => None,
+    };
+    match case.classification() {
+        C::Forbidden => {
+            let user = case
+                .forbidden()
+                .map(|d| d.user)
+                .or_else(|| case.user.clone());
+            let mut support: Vec<Support> = shown().into_iter().collect();
+            support.push(Support::new(
+                SupportKind::Answer,
+                match user.as_deref() {
+                    Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
+                    Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
+                    None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
+                },
+            ));
+            f.add(Cause::AnonymousForbidden, Confidence::High, support);
+        }
+        C::Unauthorized => {
+            let mut support: Vec<Support> = shown().into_iter().collect();
+            support.push(Support::new(
+                SupportKind::Answer,
+                "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)",
+            ));
+            f.add(Cause::AnonymousRefused, Confidence::High, support);
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +260,19 @@ mod tests {
         // A plain 401 says nothing about the header.
         let c = case(http(401, None), None);
         assert_eq!(run(&c).0, Cause::Unknown);
+    }
+
+    #[test]
+    fn asked_without_a_token_on_purpose() {
+        let anonymous = r#"forbidden: User "system:anonymous" cannot get path "/api""#;
+        let mut c = case(http(403, Some(anonymous)), None);
+        c.token_sent = TokenSent::No;
+        assert_eq!(run(&c), (Cause::AnonymousForbidden, Confidence::High));
+        let mut c = case(http(401, None), None);
+        c.token_sent = TokenSent::No;
+        assert_eq!(run(&c), (Cause::AnonymousRefused, Confidence::High));
+        let mut c = case(http(200, None), None);
+        c.token_sent = TokenSent::No;
+        assert_eq!(run(&c).0, Cause::None);
     }
 }

@@ -9,7 +9,9 @@
 //! for a 401, with the command that reads its live uid.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{BindingCheck, BindingKind, BindingState, Case};
+use crate::diagnosis::case::{
+    BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
+};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
@@ -150,6 +152,14 @@ automation is what hits this.",
 fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>) {
     if let Some(b) = case.bindings.iter().find(|b| b.target.kind == kind) {
         return (Some(b.target.name.clone()), b.target.claim_uid.clone());
+    }
+    if let Some(o) = case.audit.objects.iter().find(|o| o.target.kind == kind) {
+        return (Some(o.target.name.clone()), o.target.claim_uid.clone());
+    }
+    if kind == BindingKind::Secret
+        && let Some(secret) = &case.audit.legacy_secret
+    {
+        return (Some(secret.clone()), None);
     }
     if kind == BindingKind::Secret
         && let Some((secret, _)) = case
@@ -317,6 +327,56 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     for check in &case.bindings {
         read(check, f);
     }
+    for seen in &case.audit.objects {
+        from_audit_log(seen, f);
+    }
+}
+
+/// A deletion or a new uid the audit log shows, before the client's 401s:
+/// `medium` (the log shows it, no read confirms it now), `low` when several
+/// identities were accepted from the 401s' source IP and user agent.
+fn from_audit_log(seen: &ObjectSeen, f: &mut Findings) {
+    let t = &seen.target;
+    let cause = match (t.kind, &seen.change) {
+        (BindingKind::ServiceAccount, ObjectChange::Deleted { .. }) => Cause::ServiceAccountDeleted,
+        (BindingKind::ServiceAccount, ObjectChange::Recreated { .. }) => {
+            Cause::ServiceAccountRecreated
+        }
+        (BindingKind::Pod, _) => Cause::PodDeleted,
+        (BindingKind::Secret, _) => Cause::SecretDeleted,
+        (BindingKind::Node, ObjectChange::Deleted { .. }) => Cause::NodeDeleted,
+        (BindingKind::Node, ObjectChange::Recreated { .. }) => Cause::NodeRecreated,
+    };
+    let what = match &seen.change {
+        ObjectChange::Deleted { at } => {
+            format!("the audit log shows {} deleted at {at}", t.describe())
+        }
+        ObjectChange::Recreated { new_uid, at } => format!(
+            "the audit log shows {} under a new uid {new_uid} from {at} (the client's token carries {})",
+            t.describe(),
+            t.claim_uid.as_deref().unwrap_or("the old one")
+        ),
+    };
+    let who = if seen.guessed {
+        "the client these 401s are attributed to (one of several identities accepted from their source IP and user agent)"
+    } else {
+        "the client these 401s are attributed to (the only identity accepted from their source IP and user agent)"
+    };
+    f.add(
+        cause,
+        if seen.guessed {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        },
+        vec![Support::new(
+            SupportKind::Audit,
+            format!(
+                "{what}; {who} was last accepted with it at {}",
+                seen.last_accepted
+            ),
+        )],
+    );
 }
 
 fn read(c: &BindingCheck, f: &mut Findings) {

@@ -10,13 +10,26 @@
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
+use crate::diagnosis::case::{Case, KeyCheck};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
+use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
+
+/// The token's kid, or a published one, is not a Kubernetes key id: an
+/// external signer (or another issuer) names the keys.
+fn external_kid(keys: &KeyCheck) -> bool {
+    keys.token_kid
+        .as_deref()
+        .is_some_and(|k| !k.is_empty() && !is_kubernetes_key_id(k))
+        || keys
+            .kids
+            .iter()
+            .any(|k| !k.is_empty() && !is_kubernetes_key_id(k))
+}
 
 pub const KEY_MISMATCH: CauseDef = CauseDef {
     code: "key-mismatch",
@@ -33,12 +46,21 @@ fails (\"crypto/rsa: verification error\", \"error in cryptographic primitive\")
 It happens after a key rotation that dropped the old public key while old tokens were \
 still in use, when the replicas of the API server have different keys, and with a token \
 from another cluster (a copied kubeconfig, a restored backup). Keep old public keys in \
---service-account-key-file until every token signed with them has expired.",
+--service-account-key-file until every token signed with them has expired.
+
+With an external signer (ExternalServiceAccountTokenSigner, KEP-740: alpha 1.32, beta \
+1.34) the kid is whatever the signer names its key, not a hash; the signer may mark keys \
+excludeFromOidcDiscovery, which kube-apiserver still verifies with but does not publish, so \
+a kid missing from /openid/v1/jwks is then only a medium-confidence key mismatch. While \
+the signer is unreachable kube-apiserver mints no tokens: the kubelet keeps the mounted \
+tokens it has until they expire.",
     confirm: key_confirm,
     fix: key_fix,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
         "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
+        "k8s.io/kubernetes pkg/serviceaccount/externaljwt/plugin (ExcludeFromOIDCDiscovery, key ids up to 1 KiB)",
+        "KEP-740 keps/sig-auth/740-service-account-external-signing",
     ],
 };
 
@@ -188,13 +210,29 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let kid = keys.token_kid.as_deref().unwrap_or("(none)");
     let kids = keys.kids.join(", ");
     match (keys.kid_found, keys.signature_ok) {
+        (Some(false), _) if external_kid(keys) => f.add(
+            // An external signer may keep a key out of discovery that still
+            // verifies: the published list does not settle it.
+            Cause::KeyMismatch,
+            Confidence::Medium,
+            vec![
+                Support::new(
+                    SupportKind::Keys,
+                    format!(
+                        "the token's kid {kid} is not among the keys the server publishes ({}: {kids})",
+                        keys.from
+                    ),
+                ),
+                Support::new(SupportKind::Token, FOREIGN_KID_MEANING),
+            ],
+        ),
         (Some(false), _) => f.add(
             Cause::KeyMismatch,
             Confidence::High,
             vec![Support::new(
                 SupportKind::Keys,
                 format!(
-                    "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster (external signers may keep keys out of discovery)",
+                    "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
                     keys.from
                 ),
             )],
@@ -282,15 +320,15 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         Confidence::Low,
         vec![Support::new(
             SupportKind::Token,
-            format!(
-                "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
-                token
-                    .header
-                    .kid
-                    .as_deref()
-                    .filter(|k| !k.is_empty())
-                    .unwrap_or("(none)")
-            ),
+            match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
+                Some(k) if !is_kubernetes_key_id(k) => format!(
+                    "the token was signed with key id {k}, which is not a Kubernetes key id: an external signer's key (or another issuer's); if the server cannot verify with it, it is rejected"
+                ),
+                k => format!(
+                    "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
+                    k.unwrap_or("(none)")
+                ),
+            },
         )],
     );
     f.add(
@@ -327,8 +365,9 @@ mod tests {
     fn what_the_servers_keys_say() {
         let base = KeyCheck {
             from: "/openid/v1/jwks".into(),
-            kids: vec!["other".into()],
-            token_kid: Some("k1".into()),
+            // Kubernetes key ids (43 characters): no external signer here.
+            kids: vec!["JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o".into()],
+            token_kid: Some("wZ8pDq3bJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o".into()),
             kid_found: Some(true),
             signature_ok: Some(true),
             issuer_ok: Some(true),
@@ -387,5 +426,25 @@ mod tests {
             }
         }
         let _ = run;
+        // An external signer's kid missing from the published keys: medium.
+        let mut c = case(http(401, None), Some(&token));
+        c.keys = Some(KeyCheck {
+            token_kid: Some("signer-key-2".into()),
+            kids: vec!["signer-key-1".into()],
+            kid_found: Some(false),
+            signature_ok: None,
+            ..base.clone()
+        });
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::KeyMismatch, Confidence::Medium)
+        );
+        assert!(
+            d.top()
+                .support
+                .iter()
+                .any(|s| s.text.contains("excludeFromOidcDiscovery"))
+        );
     }
 }

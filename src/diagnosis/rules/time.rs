@@ -64,14 +64,20 @@ file, but a client that read it once at start keeps sending the old token. clien
 re-reads it every minute; many other clients, and anything that copied the token \
 elsewhere, do not.
 
-Tokens from kubectl create token last --duration (one hour by default). Clusters that \
-turn off the extended expiry of kubelet tokens make a one-hour-old copy fail too.",
+Tokens from kubectl create token last --duration (one hour by default), unless \
+--service-account-max-token-expiration or a managed cluster's cap shortens them; \
+kube-apiserver then warns \"requested expiration of N seconds shortened to M seconds\" \
+(kubectl create token prints it; kubectl satoken decode on the TokenRequest JSON compares \
+the two). Clusters that turn off the extended expiry of kubelet tokens \
+(--service-account-extend-token-expiration=false) make a one-hour-old copy of the \
+mounted token fail too: the diagnosis says so when the token shows it.",
     confirm: expired_confirm,
     fix: expired_fix,
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
         "k8s.io/client-go transport/token_source.go",
+        "k8s.io/kubernetes pkg/registry/core/serviceaccount/storage/token.go (the cap, its warning, the extension)",
     ],
 };
 
@@ -254,6 +260,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "the token was minted on a clock ahead of this server's (another API server, or this one before its clock stepped back)",
         ));
     }
+    if cause == Cause::Expired
+        && let Some((kind, binding)) = case.token_kind()
+        && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
+    {
+        support.push(Support::new(
+            SupportKind::Token,
+            format!(
+                "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
+            ),
+        ));
+    }
     if !certain {
         support.push(Support::new(
             SupportKind::TokenTimes,
@@ -381,7 +398,8 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::reasons;
-    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run};
+    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run, verdict};
+    use crate::token::Token;
 
     #[test]
     fn the_token_on_the_servers_clock() {
@@ -457,5 +475,24 @@ mod tests {
                 .any(|n| n.text.contains("never time-checked"))
         );
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+    }
+
+    #[test]
+    fn an_expired_kubelet_token_without_its_grace_says_so() {
+        let says = |token: &Token| {
+            let mut c = case(http(401, None), Some(token));
+            c.clock = Some(ServerClock::at(at(0), ClockSource::AuditTimestamp));
+            let d = crate::diagnosis::diagnose(&c);
+            assert_eq!(verdict(&d), (Cause::Expired, Confidence::Medium));
+            d.candidates[0]
+                .support
+                .iter()
+                .any(|s| s.text.contains("does not extend it to a year"))
+        };
+        assert!(says(&pod_bound(-7200, 3607)));
+        // Another audience: a projected volume's own token, not the kubelet's.
+        let mut other = pod_bound(-7200, 3607);
+        other.claims.audiences = vec!["vault".into()];
+        assert!(!says(&other));
     }
 }

@@ -97,6 +97,17 @@ impl Lab {
         self.run(invocation.args(args).stdin(label, token))
     }
 
+    /// `probe --now NOW --anonymous --cacert CA -s …` with no token anywhere
+    /// (stdin `/dev/null`): what an anonymous request gets.
+    pub fn probe_anonymous(self, servers: &[usize], args: &[&str]) -> Invocation {
+        let mut invocation =
+            Invocation::new(&["probe", "--now", NOW, "--anonymous", "--cacert"]).args(&[self.ca()]);
+        for &i in servers {
+            invocation = invocation.args(&["-s", &self.url(i)]);
+        }
+        self.run(invocation.args(args))
+    }
+
     /// `probe --now NOW -f - --kubeconfig KUBECONFIG ARGS` through server 0,
     /// with the admin token as the kubeconfig user.
     pub fn probe_kubeconfig(self, args: &[&str], label: &str, token: &str) -> Invocation {

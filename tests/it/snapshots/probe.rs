@@ -1,7 +1,8 @@
 //! `probe` snapshots against the test API server, named `-s` servers and
 //! `--cacert` (the setups of tests/it/probe.rs): ok, clock skew between two
 //! servers, expired, recreated ServiceAccount, RBAC 403 (path, named object,
-//! pods/log), 404, anonymous contrast, a stripped Authorization header,
+//! pods/log), 404, anonymous contrast, anonymous with no token at all, a
+//! stripped Authorization header,
 //! redirect, TLS failures, connection refused, timeout and the v1beta1 review.
 //! The kubeconfig-based cases are in `probe_kubeconfig`.
 
@@ -127,6 +128,19 @@ fn anonymous() {
         let mut config = Config::new(base());
         config.anonymous = false;
         one(config, &["--anonymous"])
+    });
+    // No token anywhere: only what an anonymous request gets.
+    check_fresh(AREA, "anonymous-only-403", |_| {
+        let mut lab = Lab::new();
+        lab.start(Config::new(base()));
+        lab.probe_anonymous(&[0], &["--path", "/api/v1/namespaces/debug-lab/pods"])
+    });
+    check_fresh(AREA, "anonymous-only-auth-off", |_| {
+        let mut lab = Lab::new();
+        let mut config = Config::new(base());
+        config.anonymous = false;
+        lab.start(config);
+        lab.probe_anonymous(&[0], &[])
     });
     check_fresh(AREA, "authorization-stripped", |_| {
         let mut config = Config::new(base());

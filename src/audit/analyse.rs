@@ -1,0 +1,566 @@
+//! Pure: the merged aggregate in, the fleet view out. Each group becomes one
+//! finding: its identity (for 401s, attributed by source IP and user agent,
+//! and marked as a guess), one engine [`Case`] built from the group's
+//! evidence and diagnosed once, and its timeline. Causes and next steps come
+//! from the engine's cause definitions, as in `probe`, `classify` and `doctor`.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::aggregate::{Aggregate, Client, Few, ForbiddenKey, Group, GroupKey, ObjectEvent};
+use super::apiserver::ReasonIndex;
+use super::event::Micros;
+use super::{
+    ApiserverStats, Attribution, AuditReport, Finding, FindingKind, Identity, Reasons, Totals,
+    instant,
+};
+use crate::diagnosis::case::RequestInfo;
+use crate::diagnosis::case::{
+    Answer, AnswerOrigin, BindingKind, BindingTarget, Case, HttpAnswer, ObjectChange, ObjectSeen,
+    ReasonSource,
+};
+use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden};
+use crate::diagnosis::reasons::{self, AuthReason};
+use crate::diagnosis::{self, Support, SupportKind};
+use crate::timefmt::rfc3339;
+
+/// A client as the attribution sees it: who, which pod, and its tallies.
+struct Known<'a> {
+    user: &'a str,
+    pod: &'a str,
+    client: &'a Client,
+}
+
+/// The fleet view of an aggregate.
+pub fn analyse(
+    agg: Aggregate,
+    index: Option<&ReasonIndex>,
+    sources: Vec<String>,
+    bytes: u64,
+    now: DateTime<Utc>,
+    leeway: chrono::TimeDelta,
+) -> AuditReport {
+    let mut by_origin: HashMap<(&str, &str), Vec<Known<'_>>> = HashMap::new();
+    for (key, client) in &agg.clients {
+        let mut parts = key.splitn(4, '\0');
+        let (Some(ip), Some(agent), Some(user), Some(pod)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        by_origin
+            .entry((ip, agent))
+            .or_default()
+            .push(Known { user, pod, client });
+    }
+    let mut history = History::default();
+    for (key, client) in &agg.clients {
+        let mut parts = key.splitn(4, '\0');
+        let (_, _, Some(user), Some(pod)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        history.add(user, pod, client);
+    }
+    let mut objects = agg.objects.clone();
+    objects.sort();
+    let mut findings: Vec<Finding> = agg
+        .groups
+        .iter()
+        .map(|(key, group)| finding(key, group, &by_origin, &history, &objects, index, leeway))
+        .collect();
+    findings.sort_by(|a, b| {
+        (a.kind.tier(), std::cmp::Reverse(a.seen.count), &a.key).cmp(&(
+            b.kind.tier(),
+            std::cmp::Reverse(b.seen.count),
+            &b.key,
+        ))
+    });
+    let mut notes = Vec::new();
+    if agg.dropped_groups > 0 {
+        notes.push(format!(
+            "over {} failing or stale identities: {} events of further ones are counted but not listed",
+            super::aggregate::MAX_GROUPS,
+            agg.dropped_groups
+        ));
+    }
+    if agg.dropped_clients > 0 {
+        notes.push(format!(
+            "over {} clients: {} accepted requests of further ones were not kept for attributing 401s",
+            super::aggregate::MAX_CLIENTS,
+            agg.dropped_clients
+        ));
+    }
+    if agg.not_events > 0 {
+        notes.push(format!(
+            "{} lines were not audit events (skipped)",
+            agg.not_events
+        ));
+    }
+    if let Some(i) = index {
+        if i.undated > 0 {
+            notes.push(format!(
+                "{} API server failure lines had no timestamp and were not joined",
+                i.undated
+            ));
+        }
+        if i.dropped > 0 {
+            notes.push(format!(
+                "over {} API server failure lines: {} were not kept for the join",
+                super::apiserver::MAX_LINES,
+                i.dropped
+            ));
+        }
+    }
+    AuditReport {
+        evaluated_at: now,
+        sources,
+        bytes,
+        totals: Totals {
+            lines: agg.lines,
+            events: agg.events,
+            not_counted: agg.not_counted,
+            not_events: agg.not_events,
+            undated: agg.undated,
+            by_code: agg.by_code.clone(),
+            first: agg.first.map(instant),
+            last: agg.last.map(instant),
+        },
+        findings,
+        apiserver: index.map(|i| ApiserverStats {
+            lines: i.read,
+            failures: i.failures,
+        }),
+        notes,
+    }
+}
+
+/// A uid, first and last seen.
+type UidSeen<'a> = (&'a str, Micros, Micros);
+
+/// Every uid each ServiceAccount user and each pod was seen with.
+#[derive(Default)]
+struct History<'a> {
+    /// user -> uids
+    sa: HashMap<&'a str, Vec<UidSeen<'a>>>,
+    /// (user, pod) -> pod uids
+    pods: HashMap<(&'a str, &'a str), Vec<UidSeen<'a>>>,
+}
+
+impl<'a> History<'a> {
+    fn add(&mut self, user: &'a str, pod: &'a str, c: &'a Client) {
+        let put = |list: &mut Vec<UidSeen<'a>>, uid: &'a str, first, last| match list
+            .iter_mut()
+            .find(|(u, ..)| *u == uid)
+        {
+            Some((_, f, l)) => {
+                *f = (*f).min(first);
+                *l = (*l).max(last);
+            }
+            None => list.push((uid, first, last)),
+        };
+        if user.starts_with("system:serviceaccount:") {
+            for (uid, s) in &c.uids {
+                put(self.sa.entry(user).or_default(), uid, s.first, s.last);
+            }
+        }
+        if !pod.is_empty() {
+            for (uid, s) in &c.pod_uids {
+                put(
+                    self.pods.entry((user, pod)).or_default(),
+                    uid,
+                    s.first,
+                    s.last,
+                );
+            }
+        }
+    }
+
+    /// The uid seen last, with when it was first seen, if it is not `mine`.
+    fn newer(list: Option<&Vec<UidSeen<'a>>>, mine: &str) -> Option<(String, Micros)> {
+        let newest = list?.iter().max_by_key(|(_, _, last)| *last)?;
+        (newest.0 != mine && !mine.is_empty()).then(|| (newest.0.to_owned(), newest.1))
+    }
+}
+
+fn sa_parts(user: &str) -> Option<(&str, &str)> {
+    user.strip_prefix("system:serviceaccount:")?.split_once(':')
+}
+
+/// The uid a client used last.
+fn last_value(list: &[(String, super::Seen)]) -> &str {
+    list.iter()
+        .max_by_key(|(_, s)| s.last)
+        .map_or("", |(v, _)| v.as_str())
+}
+
+fn finding(
+    key: &GroupKey,
+    g: &Group,
+    by_origin: &HashMap<(&str, &str), Vec<Known<'_>>>,
+    history: &History<'_>,
+    objects: &[ObjectEvent],
+    index: Option<&ReasonIndex>,
+    leeway: chrono::TimeDelta,
+) -> Finding {
+    let mut identity = Identity {
+        user: g.users.items.first().cloned(),
+        attribution: Attribution::Exact,
+        pods: g.pods.clone(),
+        nodes: g.nodes.clone(),
+        source_ips: g.source_ips.clone(),
+        user_agents: g.user_agents.clone(),
+        credential_ids: g.credential_ids.clone(),
+    };
+    let message = g
+        .example
+        .message
+        .as_deref()
+        .map(|m| crate::redact::redact(m).into_owned());
+    let mut case = Case {
+        leeway,
+        ..Case::default()
+    };
+    let http = |status: u16, message: Option<String>| {
+        Answer::Http(HttpAnswer {
+            status: Some(status),
+            message,
+            origin: AnswerOrigin::Kubernetes,
+            ..HttpAnswer::default()
+        })
+    };
+    let mut request = None;
+    let mut reasons_out = None;
+    let mut stale = None;
+    let mut secret = None;
+    let (kind, key_text) = match key {
+        GroupKey::Unauthorized {
+            source_ip,
+            user_agent,
+        } => {
+            case.answer = http(401, message.clone());
+            let origin = by_origin.get(&(source_ip.as_str(), user_agent.as_str()));
+            let (attribution, user, seen) = attribute(origin, g);
+            let alone =
+                matches!(&attribution, Attribution::Guess { others, .. } if others.is_empty());
+            identity.attribution = attribution;
+            identity.user = user.map(|k| k.user.to_owned());
+            if let Some(k) = user {
+                identity.pods.add(k.pod);
+                identity.nodes.add(&k.client.node);
+                case.user = Some(k.user.to_owned());
+                case.audit.objects = objects_seen(k, history, objects, g, seen, !alone);
+            }
+            case.audit.legacy_token_invalidated = g.invalidated.clone();
+            if let Some(index) = index {
+                let (reasons, joined) = join_reasons(g, index);
+                if let Some(dominant) = reasons {
+                    case.reasons = dominant;
+                    case.reasons_from = Some(ReasonSource::ApiserverLog);
+                }
+                case.notes.push(Support::new(
+                    SupportKind::ServerReason,
+                    join_words(&joined, g.seen.count),
+                ));
+                reasons_out = Some(joined);
+            }
+            (
+                FindingKind::Unauthorized,
+                format!("unauthorized|{source_ip}|{user_agent}"),
+            )
+        }
+        GroupKey::Anonymous {
+            source_ip,
+            user_agent,
+        } => {
+            case.answer = http(403, message.clone());
+            case.user = Some(ANONYMOUS.to_owned());
+            identity.user = Some(ANONYMOUS.to_owned());
+            (
+                FindingKind::Anonymous,
+                format!("anonymous|{source_ip}|{user_agent}"),
+            )
+        }
+        GroupKey::Forbidden(f) => {
+            let ForbiddenKey { user, rbac, .. } = f.as_ref();
+            identity.user = Some(user.clone());
+            case.user = Some(user.clone());
+            let name =
+                (g.names.items.len() == 1 && !g.names.more).then(|| g.names.items[0].clone());
+            let info = RequestInfo {
+                verb: Some(f.verb.clone()),
+                resource: f.resource.clone(),
+                subresource: f.subresource.clone(),
+                api_group: f.api_group.clone(),
+                namespace: f.namespace.clone(),
+                name: name.clone(),
+                path: f.path.clone(),
+            };
+            let kind = if *rbac {
+                // One message for the whole group: the object named only when
+                // every event named the same one.
+                let reason = message
+                    .as_deref()
+                    .and_then(Forbidden::parse)
+                    .and_then(|p| p.reason);
+                let denied = Forbidden {
+                    user: f.user.clone(),
+                    verb: f.verb.clone(),
+                    resource: f.resource.clone(),
+                    subresource: f.subresource.clone(),
+                    api_group: f.api_group.clone(),
+                    namespace: f.namespace.clone(),
+                    name,
+                    path: f.path.clone(),
+                    reason,
+                };
+                case.answer = http(403, Some(denied.message()));
+                FindingKind::Forbidden
+            } else {
+                case.answer = http(403, message.clone());
+                case.request = Some(info.clone());
+                FindingKind::ForbiddenOther
+            };
+            request = Some(info);
+            (
+                kind,
+                format!(
+                    "{}|{}|{}|{}/{}/{}|{}|{}|{}",
+                    kind.as_str(),
+                    f.user,
+                    f.verb,
+                    f.api_group.as_deref().unwrap_or(""),
+                    f.resource.as_deref().unwrap_or(""),
+                    f.subresource.as_deref().unwrap_or(""),
+                    f.namespace.as_deref().unwrap_or(""),
+                    f.path.as_deref().unwrap_or(""),
+                    f.shape
+                ),
+            )
+        }
+        GroupKey::Stale { user, pod } => {
+            case.answer = http(200, None);
+            case.user = Some(user.clone());
+            case.audit.stale_token = g.example.annotation.clone();
+            stale = g
+                .stale_since
+                .map(|since| (g.stale_max_seconds, instant(since)));
+            (FindingKind::StaleToken, format!("stale-token|{user}|{pod}"))
+        }
+        GroupKey::Legacy { user, secret: s } => {
+            case.answer = http(200, None);
+            case.user = Some(user.clone());
+            case.audit.legacy_token = g.example.annotation.clone();
+            case.audit.legacy_secret = (!s.is_empty()).then(|| s.clone());
+            secret = case.audit.legacy_secret.clone();
+            (FindingKind::LegacyToken, format!("legacy-token|{user}|{s}"))
+        }
+    };
+    let diagnosis = diagnosis::diagnose(&case);
+    Finding {
+        kind,
+        key: key_text,
+        identity,
+        request,
+        seen: g.seen,
+        example_audit_id: g.example.audit_id.clone(),
+        example_message: message,
+        hours: g.hours.clone(),
+        stale,
+        secret,
+        reasons: reasons_out,
+        diagnosis,
+    }
+}
+
+/// The identity last accepted from a 401 group's source IP and user agent
+/// before its last failure (else the last one at all), the words why, and
+/// when it was last accepted.
+fn attribute<'k, 'a>(
+    origin: Option<&'k Vec<Known<'a>>>,
+    g: &Group,
+) -> (Attribution, Option<&'k Known<'a>>, Micros) {
+    let Some(known) = origin.filter(|k| !k.is_empty()) else {
+        return (Attribution::Unknown, None, 0);
+    };
+    let before = known
+        .iter()
+        .filter(|k| k.client.seen.first <= g.seen.last)
+        .max_by_key(|k| (k.client.seen.last.min(g.seen.last), k.user, k.pod));
+    let chosen = before.unwrap_or_else(|| {
+        known
+            .iter()
+            .max_by_key(|k| (k.client.seen.last, k.user, k.pod))
+            .expect("not empty")
+    });
+    let mut others: Vec<String> = known
+        .iter()
+        .map(|k| k.user.to_owned())
+        .filter(|u| u != chosen.user)
+        .collect();
+    others.sort();
+    others.dedup();
+    let at = chosen.client.seen.last;
+    let basis = format!(
+        "the identity last accepted from this source IP and user agent (at {}){}",
+        rfc3339(instant(at)),
+        if others.is_empty() {
+            " and the only one seen from there".to_owned()
+        } else {
+            format!("; {} other identities were seen from there", others.len())
+        }
+    );
+    (Attribution::Guess { basis, others }, Some(chosen), at)
+}
+
+/// Deletions and uid changes of the objects the attributed client's token was
+/// bound to, seen in the log after it was last accepted.
+fn objects_seen(
+    k: &Known<'_>,
+    history: &History<'_>,
+    objects: &[ObjectEvent],
+    g: &Group,
+    last_accepted: Micros,
+    guessed: bool,
+) -> Vec<ObjectSeen> {
+    let mut out = Vec::new();
+    let accepted = rfc3339(instant(last_accepted));
+    let Some((ns, name)) = sa_parts(k.user) else {
+        return out;
+    };
+    let deleted = |resource: &str, object: &str| {
+        objects
+            .iter()
+            .filter(|o| {
+                o.verb == "delete"
+                    && o.resource == resource
+                    && o.namespace == ns
+                    && o.name == object
+                    && o.at >= last_accepted
+                    && o.at <= g.seen.last
+            })
+            .map(|o| o.at)
+            .min()
+    };
+    let target = |kind, name: &str, uid: &str| BindingTarget {
+        kind,
+        namespace: ns.to_owned(),
+        name: name.to_owned(),
+        claim_uid: (!uid.is_empty()).then(|| uid.to_owned()),
+        legacy: false,
+    };
+    let sa_uid = last_value(&k.client.uids);
+    if let Some((new_uid, at)) = History::newer(history.sa.get(k.user), sa_uid) {
+        out.push(ObjectSeen {
+            target: target(BindingKind::ServiceAccount, name, sa_uid),
+            change: ObjectChange::Recreated {
+                new_uid,
+                at: rfc3339(instant(at)),
+            },
+            last_accepted: accepted.clone(),
+            guessed,
+        });
+    } else if let Some(at) = deleted("serviceaccounts", name) {
+        out.push(ObjectSeen {
+            target: target(BindingKind::ServiceAccount, name, sa_uid),
+            change: ObjectChange::Deleted {
+                at: rfc3339(instant(at)),
+            },
+            last_accepted: accepted.clone(),
+            guessed,
+        });
+    }
+    if !k.pod.is_empty() {
+        let pod_uid = last_value(&k.client.pod_uids);
+        if let Some(at) = deleted("pods", k.pod) {
+            out.push(ObjectSeen {
+                target: target(BindingKind::Pod, k.pod, pod_uid),
+                change: ObjectChange::Deleted {
+                    at: rfc3339(instant(at)),
+                },
+                last_accepted: accepted.clone(),
+                guessed,
+            });
+        } else if let Some((new_uid, at)) =
+            History::newer(history.pods.get(&(k.user, k.pod)), pod_uid)
+        {
+            out.push(ObjectSeen {
+                target: target(BindingKind::Pod, k.pod, pod_uid),
+                change: ObjectChange::Recreated {
+                    new_uid,
+                    at: rfc3339(instant(at)),
+                },
+                last_accepted: accepted,
+                guessed,
+            });
+        }
+    }
+    out
+}
+
+/// The dominant reason set of a group's joined 401s (for the engine), and
+/// every joined cause with its count.
+fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Reasons) {
+    let mut joined: Vec<(crate::diagnosis::Cause, String, u64)> = Vec::new();
+    let mut dominant: Option<(u64, u32)> = None;
+    for (&set, &n) in &g.reasons {
+        let Some(reasons) = index.sets.get(set as usize) else {
+            continue;
+        };
+        let specific = reasons::specific(reasons);
+        let cause = specific
+            .first()
+            .map_or(crate::diagnosis::Cause::Unknown, |r| r.cause);
+        let text = reasons
+            .iter()
+            .map(|r| r.message.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        joined.push((cause, format!("[{text}]"), n));
+        if dominant.is_none_or(|(m, _)| n > m) {
+            dominant = Some((n, set));
+        }
+    }
+    joined.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    let reasons = dominant.and_then(|(_, set)| index.sets.get(set as usize).cloned());
+    (
+        reasons,
+        Reasons {
+            joined,
+            ambiguous: g.ambiguous,
+            unjoined: g.unjoined,
+        },
+    )
+}
+
+fn join_words(r: &Reasons, events: u64) -> String {
+    let joined: u64 = r.joined.iter().map(|(_, _, n)| n).sum();
+    let mut text = format!(
+        "{joined} of {events} 401s matched kube-apiserver \"Unable to authenticate the request\" lines within {} s (joined by time: the line names no client)",
+        super::apiserver::WINDOW / 1_000_000
+    );
+    if r.joined.len() > 1 {
+        text.push_str(&format!(
+            "; {} different reasons among them",
+            r.joined.len()
+        ));
+    }
+    if r.ambiguous > 0 {
+        text.push_str(&format!(
+            "; {} had lines with different reasons in reach",
+            r.ambiguous
+        ));
+    }
+    text
+}
+
+/// A [`Few`] as a list with "…" when there were more.
+pub fn few_words(f: &Few) -> String {
+    let mut items = f.sorted();
+    if f.more {
+        items.push("…".to_owned());
+    }
+    items.join(", ")
+}

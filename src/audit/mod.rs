@@ -1,0 +1,187 @@
+//! The fleet view (`kubectl satoken audit`): every failing or stale workload in
+//! a day of audit logs, one row per identity, with the cause and next steps
+//! from the one diagnosis engine.
+//!
+//! ```text
+//! read.rs       files, globs, stdin, gzip; JSON Lines in blocks to one worker per core
+//! event.rs      one line: a byte-level look for accepted requests, else a full parse
+//! aggregate.rs  per-worker tallies: groups (identity × what failed), clients, deletions
+//! apiserver.rs  kube-apiserver's "Unable to authenticate" lines, joined to 401s by time
+//! analyse.rs    aggregate -> findings: attribution, one engine Case per group, ranking
+//! ```
+//!
+//! The report ranks by impact: failing identities first (401, anonymous 403,
+//! 403), then stale tokens, then legacy Secret tokens, each by event count.
+
+pub mod aggregate;
+pub mod analyse;
+pub mod apiserver;
+pub mod event;
+pub mod read;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+pub use aggregate::{Aggregate, Few, Seen};
+pub use analyse::analyse;
+pub use apiserver::ReasonIndex;
+pub use read::{AuditInputError, Progress, Source, Volume};
+
+use crate::diagnosis::case::RequestInfo;
+use crate::diagnosis::{Cause, Diagnosis};
+use crate::wire::string_codes;
+
+/// What kind of problem a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingKind {
+    /// 401: the token was rejected.
+    Unauthorized,
+    /// 403 as `system:anonymous`: the client sent no token.
+    Anonymous,
+    /// 403 from RBAC.
+    Forbidden,
+    /// 403 from something else (admission, a webhook, quota, another authorizer).
+    ForbiddenOther,
+    /// Accepted past `warnafter`: breaks when extended expiry is off.
+    StaleToken,
+    /// Accepted with a legacy Secret token: never expires, invalidated once unused for a year.
+    LegacyToken,
+}
+
+string_codes!(FindingKind: Unauthorized, Anonymous, Forbidden, ForbiddenOther, StaleToken, LegacyToken);
+
+impl FindingKind {
+    /// Stable kebab-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Unauthorized => "unauthorized",
+            FindingKind::Anonymous => "anonymous",
+            FindingKind::Forbidden => "forbidden",
+            FindingKind::ForbiddenOther => "forbidden-other",
+            FindingKind::StaleToken => "stale-token",
+            FindingKind::LegacyToken => "legacy-token",
+        }
+    }
+
+    /// Ranking tier: failing first, then stale, then legacy.
+    pub fn tier(self) -> u8 {
+        match self {
+            FindingKind::Unauthorized
+            | FindingKind::Anonymous
+            | FindingKind::Forbidden
+            | FindingKind::ForbiddenOther => 0,
+            FindingKind::StaleToken => 1,
+            FindingKind::LegacyToken => 2,
+        }
+    }
+}
+
+/// How the identity of a finding is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attribution {
+    /// The events name it.
+    Exact,
+    /// 401 events name no user: this is the identity last accepted from the
+    /// same source IP and user agent before the failures.
+    Guess {
+        /// Why this identity (in words).
+        basis: String,
+        /// Other identities accepted from there.
+        others: Vec<String>,
+    },
+    /// Nothing accepted came from there.
+    Unknown,
+}
+
+/// Who: the user and what the events tell about the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub user: Option<String>,
+    pub attribution: Attribution,
+    pub pods: Few,
+    pub nodes: Few,
+    pub source_ips: Few,
+    pub user_agents: Few,
+    pub credential_ids: Few,
+}
+
+/// 401s' reasons from the API server log.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reasons {
+    /// (the cause the reasons name, the log's error text, events).
+    pub joined: Vec<(Cause, String, u64)>,
+    /// Events with failure lines in reach that disagree.
+    pub ambiguous: u64,
+    /// Events with no failure line in reach.
+    pub unjoined: u64,
+}
+
+/// One failing or stale identity.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// Stable across runs and shards: what `--merge` joins on.
+    pub key: String,
+    pub identity: Identity,
+    /// The request (403s).
+    pub request: Option<RequestInfo>,
+    pub seen: Seen,
+    pub example_audit_id: String,
+    /// The earliest event's message (403s, 401s), tokens redacted.
+    pub example_message: Option<String>,
+    /// Events per hour (hours since the epoch).
+    pub hours: BTreeMap<i64, u64>,
+    /// Stale tokens: the most seconds past `warnafter`, and since when.
+    pub stale: Option<(u64, DateTime<Utc>)>,
+    /// Legacy tokens: the Secret, when the events name it.
+    pub secret: Option<String>,
+    /// 401s: what the API server log said (when given).
+    pub reasons: Option<Reasons>,
+    pub diagnosis: Diagnosis,
+}
+
+/// Counts over the whole input.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub lines: u64,
+    pub events: u64,
+    pub not_counted: u64,
+    pub not_events: u64,
+    pub undated: u64,
+    pub by_code: BTreeMap<u16, u64>,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+}
+
+/// The API server log as read for the 401 join.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiserverStats {
+    pub lines: u64,
+    pub failures: u64,
+}
+
+/// The fleet view.
+#[derive(Debug, Clone)]
+pub struct AuditReport {
+    pub evaluated_at: DateTime<Utc>,
+    pub sources: Vec<String>,
+    pub bytes: u64,
+    pub totals: Totals,
+    pub findings: Vec<Finding>,
+    pub apiserver: Option<ApiserverStats>,
+    /// Limits reached and other facts about the run.
+    pub notes: Vec<String>,
+}
+
+impl AuditReport {
+    /// Whether anything failing, stale or legacy was found (exit 1).
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty()
+    }
+}
+
+/// Microseconds since the epoch as an instant.
+pub fn instant(micros: event::Micros) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(micros).unwrap_or_default()
+}

@@ -1,0 +1,568 @@
+//! The I/O edge of the fleet view: audit logs from files, globs and stdin,
+//! plain or gzip (also concatenated members, as `cat a.gz b.gz` makes), as
+//! JSON Lines (one event or one `EventList` per line, any prefix before the
+//! `{`: `kubectl logs --timestamps`, `aws logs tail`) or as one JSON document
+//! (an `EventList`, an array, one event; pretty-printed or not).
+//!
+//! JSON Lines are read in large blocks cut at the last newline and handed to
+//! one worker per core; each worker keeps its own [`Aggregate`] and the
+//! aggregates merge at the end (their tallies do not depend on the order of
+//! events). A document is read by one streaming deserializer, one event at a
+//! time. Memory stays bounded either way: a block, one line (at most
+//! [`MAX_EVENT_BYTES`]) and the aggregates.
+
+use std::cell::Cell;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::aggregate::Aggregate;
+use super::apiserver::ReasonIndex;
+use super::event::{RawEvent, Scan, scan_line};
+
+/// The largest audit event (one line, or one element of a document):
+/// kube-apiserver's own objects stay under etcd's 1.5 MiB, a
+/// `RequestResponse` event carries two of them, and a large list response
+/// more; past this the input is refused rather than held in memory.
+pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
+/// Bytes per block handed to a worker.
+pub const BLOCK_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why audit input could not be read. Every variant is one line and exit 2.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditInputError {
+    /// A file could not be opened.
+    #[error("cannot open {what}: {source}")]
+    Open { what: String, source: io::Error },
+    /// Reading failed part way (a gzip stream cut short says so).
+    #[error("cannot read {what}: {detail}")]
+    Read { what: String, detail: String },
+    /// A line longer than [`MAX_EVENT_BYTES`].
+    #[error("{what}: line {line} is over the {} MiB limit for one audit event", MAX_EVENT_BYTES / 1024 / 1024)]
+    LineTooLong { what: String, line: u64 },
+    /// A line that is not UTF-8 (binary data, or a compressed file not gzip).
+    #[error(
+        "{what}: line {line} is not UTF-8 text (a binary or compressed file? gzip is read as is)"
+    )]
+    NotUtf8 { what: String, line: u64 },
+    /// A JSON document that does not parse.
+    #[error("{what} is not an audit event, EventList or array of events: {detail}")]
+    NotJson { what: String, detail: String },
+    /// A glob that matches nothing.
+    #[error("no file matches {0}")]
+    NoMatch(String),
+    /// An invalid glob.
+    #[error("invalid file pattern {pattern}: {detail}")]
+    Pattern { pattern: String, detail: String },
+}
+
+/// Where audit events come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Stdin,
+}
+
+impl Source {
+    /// `file PATH` or `stdin`.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::File(p) => format!("file {}", p.display()),
+            Source::Stdin => "stdin".to_owned(),
+        }
+    }
+}
+
+/// The sources the arguments name: `-` is stdin, a path that does not exist
+/// but holds `*`, `?` or `[` is a glob (for shells that pass it on quoted).
+pub fn sources(args: &[PathBuf]) -> Result<Vec<Source>, AuditInputError> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg == Path::new("-") {
+            out.push(Source::Stdin);
+            continue;
+        }
+        let text = arg.to_string_lossy();
+        if arg.exists() || !text.contains(['*', '?', '[']) {
+            out.push(Source::File(arg.clone()));
+            continue;
+        }
+        let paths = glob::glob(&text).map_err(|e| AuditInputError::Pattern {
+            pattern: text.to_string(),
+            detail: e.msg.to_owned(),
+        })?;
+        let mut matched: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+        if matched.is_empty() {
+            return Err(AuditInputError::NoMatch(text.to_string()));
+        }
+        matched.sort();
+        out.extend(matched.into_iter().map(Source::File));
+    }
+    Ok(out)
+}
+
+/// How far reading has come, for a progress line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Progress {
+    /// Bytes read (after decompression).
+    pub bytes: u64,
+    /// Events counted.
+    pub events: u64,
+}
+
+/// What was read.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Volume {
+    /// Bytes read (after decompression).
+    pub bytes: u64,
+    /// Sources read.
+    pub sources: usize,
+}
+
+struct Block {
+    seq: u64,
+    buf: Vec<u8>,
+}
+
+#[derive(Default)]
+struct WorkerResult {
+    agg: Aggregate,
+    /// (block seq, lines in it).
+    lines: Vec<(u64, u64)>,
+    /// (block seq, line in block, not UTF-8).
+    error: Option<(u64, u64)>,
+}
+
+/// Reads every source into one aggregate with `workers` threads (JSON Lines;
+/// documents are read on this thread). `progress` is called after each block.
+pub fn read_all(
+    sources: &[Source],
+    stdin: &mut dyn FnMut() -> Box<dyn Read>,
+    index: Option<&ReasonIndex>,
+    workers: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(Aggregate, Volume), AuditInputError> {
+    let workers = workers.max(1);
+    let events = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let mut volume = Volume {
+        bytes: 0,
+        sources: sources.len(),
+    };
+    let mut document_aggs = Vec::new();
+    // (seq of the block that would have held it, source): a line too long.
+    let mut too_long: Option<(u64, usize)> = None;
+    let mut reader_error = None;
+    let mut block_sources: Vec<usize> = Vec::new();
+    let results: Vec<WorkerResult> = std::thread::scope(|scope| {
+        let (tx, rx) = crossbeam_channel::bounded::<Block>(workers * 2);
+        let (free_tx, free_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let rx = rx.clone();
+                let free_tx = free_tx.clone();
+                let (events, stop) = (&events, &stop);
+                scope.spawn(move || {
+                    let mut r = WorkerResult::default();
+                    for block in rx {
+                        if r.error.is_none() {
+                            let before = r.agg.events;
+                            let (lines, bad) = scan_block(&block.buf, &mut r.agg, index);
+                            r.lines.push((block.seq, lines));
+                            events.fetch_add(r.agg.events - before, Ordering::Relaxed);
+                            if let Some(line) = bad {
+                                r.error = Some((block.seq, line));
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        let _ = free_tx.send(block.buf);
+                    }
+                    r
+                })
+            })
+            .collect();
+        drop(rx);
+        let mut seq = 0u64;
+        'sources: for (i, source) in sources.iter().enumerate() {
+            let what = source.describe();
+            let reader = match open(source, stdin) {
+                Ok(r) => r,
+                Err(e) => {
+                    reader_error = Some(e);
+                    break;
+                }
+            };
+            let mut reader = match decompress(reader, &what) {
+                Ok(r) => r,
+                Err(e) => {
+                    reader_error = Some(e);
+                    break;
+                }
+            };
+            match is_document(&mut reader, &what) {
+                Ok(true) => {
+                    let mut agg = Aggregate::default();
+                    let counted = LimitedRead::new(&mut reader);
+                    let read = counted.read.clone();
+                    if let Err(e) = read_document(counted, &what, &mut agg, index) {
+                        reader_error = Some(e);
+                        break;
+                    }
+                    volume.bytes += read.get();
+                    events.fetch_add(agg.events, Ordering::Relaxed);
+                    document_aggs.push(agg);
+                    continue;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    reader_error = Some(e);
+                    break;
+                }
+            }
+            let mut carry: Vec<u8> = Vec::new();
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    break 'sources;
+                }
+                let mut buf = free_rx.try_recv().unwrap_or_default();
+                buf.clear();
+                buf.extend_from_slice(&carry);
+                carry.clear();
+                let mut size = BLOCK_BYTES.max(buf.len() * 2);
+                let mut eof;
+                loop {
+                    match fill(&mut reader, &mut buf, size) {
+                        Ok(n) => {
+                            volume.bytes += n as u64;
+                            eof = buf.len() < size;
+                        }
+                        Err(e) => {
+                            reader_error = Some(read_error(&what, &e));
+                            break 'sources;
+                        }
+                    }
+                    if eof || memchr::memrchr(b'\n', &buf).is_some() {
+                        break;
+                    }
+                    if size > MAX_EVENT_BYTES {
+                        too_long = Some((seq, i));
+                        break 'sources;
+                    }
+                    size = (size * 2).min(MAX_EVENT_BYTES + 1);
+                }
+                if !eof && let Some(cut) = memchr::memrchr(b'\n', &buf) {
+                    carry.extend_from_slice(&buf[cut + 1..]);
+                    buf.truncate(cut + 1);
+                }
+                if eof
+                    && buf.len() > MAX_EVENT_BYTES
+                    && memchr::memrchr(b'\n', &buf).is_none_or(|c| buf.len() - c > MAX_EVENT_BYTES)
+                {
+                    too_long = Some((seq, i));
+                    break 'sources;
+                }
+                if !buf.is_empty() {
+                    let block = Block { seq, buf };
+                    block_sources.push(i);
+                    seq += 1;
+                    if tx.send(block).is_err() {
+                        break 'sources;
+                    }
+                }
+                progress(Progress {
+                    bytes: volume.bytes,
+                    events: events.load(Ordering::Relaxed),
+                });
+                if eof {
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    // Line numbers: the lines of a source's earlier blocks, plus one.
+    let mut lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
+    lines_in.sort_unstable();
+    if let Some(e) = reader_error {
+        return Err(e);
+    }
+    // Blocks are numbered in reading order; a line's number counts the lines
+    // of its own source's earlier blocks.
+    let line_of = |seq: u64, source: usize, within: u64| -> u64 {
+        lines_in
+            .iter()
+            .filter(|(s, _)| *s < seq && block_sources.get(*s as usize) == Some(&source))
+            .map(|(_, n)| n)
+            .sum::<u64>()
+            + within
+    };
+    if let Some((seq, source)) = too_long {
+        return Err(AuditInputError::LineTooLong {
+            what: sources[source].describe(),
+            line: line_of(seq, source, 1),
+        });
+    }
+    if let Some((seq, line)) = results.iter().filter_map(|r| r.error).min() {
+        let source = block_sources.get(seq as usize).copied().unwrap_or(0);
+        return Err(AuditInputError::NotUtf8 {
+            what: sources[source].describe(),
+            line: line_of(seq, source, line),
+        });
+    }
+    let mut agg = Aggregate::default();
+    for r in results {
+        agg.merge(r.agg);
+    }
+    for d in document_aggs {
+        agg.merge(d);
+    }
+    Ok((agg, volume))
+}
+
+/// Appends from `reader` until `buf` holds `size` bytes or the input ends;
+/// returns the bytes read.
+fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usize> {
+    let start = buf.len();
+    buf.resize(size, 0);
+    let mut at = start;
+    while at < size {
+        match reader.read(&mut buf[at..]) {
+            Ok(0) => break,
+            Ok(n) => at += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(at);
+                return Err(e);
+            }
+        }
+    }
+    buf.truncate(at);
+    Ok(at - start)
+}
+
+fn read_error(what: &str, e: &io::Error) -> AuditInputError {
+    let detail = match e.kind() {
+        io::ErrorKind::UnexpectedEof => "the gzip stream is truncated".to_owned(),
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+            format!("not a valid gzip stream ({e})")
+        }
+        _ => e.to_string(),
+    };
+    AuditInputError::Read {
+        what: what.to_owned(),
+        detail,
+    }
+}
+
+fn open(
+    source: &Source,
+    stdin: &mut dyn FnMut() -> Box<dyn Read>,
+) -> Result<Box<dyn Read>, AuditInputError> {
+    match source {
+        Source::Stdin => Ok(stdin()),
+        Source::File(p) => std::fs::File::open(p)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| AuditInputError::Open {
+                what: source.describe(),
+                source: e,
+            }),
+    }
+}
+
+/// The stream, gunzipped when it starts with gzip's magic bytes.
+fn decompress(
+    reader: Box<dyn Read>,
+    what: &str,
+) -> Result<BufReader<Box<dyn Read>>, AuditInputError> {
+    let mut buffered = BufReader::with_capacity(256 * 1024, reader);
+    let head = buffered.fill_buf().map_err(|e| read_error(what, &e))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
+        return Ok(BufReader::with_capacity(256 * 1024, Box::new(gz)));
+    }
+    Ok(buffered)
+}
+
+/// Whether the stream is one JSON document (an array, or an object that does
+/// not end on its first line) rather than JSON Lines.
+fn is_document(reader: &mut BufReader<Box<dyn Read>>, what: &str) -> Result<bool, AuditInputError> {
+    let head = reader.fill_buf().map_err(|e| read_error(what, &e))?;
+    let Some(first) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return Ok(false);
+    };
+    match head[first] {
+        b'[' => Ok(true),
+        b'{' => {
+            let line_end = memchr::memchr(b'\n', &head[first..]).map_or(head.len(), |i| first + i);
+            let line = &head[first..line_end];
+            match serde_json::from_slice::<IgnoredAny>(line) {
+                Ok(_) => Ok(false),
+                // An object cut by its first newline: a pretty-printed document.
+                Err(e) => Ok(e.is_eof() && line_end < head.len()),
+            }
+        }
+        _ => Ok(false),
+    }
+}
+
+/// Scans a block of complete lines; returns the lines seen and, on a line
+/// that is not UTF-8, its number within the block.
+fn scan_block(buf: &[u8], agg: &mut Aggregate, index: Option<&ReasonIndex>) -> (u64, Option<u64>) {
+    let mut n = 0u64;
+    let mut start = 0usize;
+    while start < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |i| start + i);
+        let line = &buf[start..end];
+        start = end + 1;
+        n += 1;
+        if std::str::from_utf8(line).is_err() {
+            return (n, Some(n));
+        }
+        let Some(brace) = memchr::memchr(b'{', line) else {
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                agg.not_events += 1;
+            }
+            continue;
+        };
+        agg.lines += 1;
+        let json = line[brace..].trim_ascii_end();
+        match scan_line(json) {
+            Scan::Accepted(a) => agg.add_accepted(&a),
+            Scan::NotCounted => agg.not_counted += 1,
+            Scan::Parse => match serde_json::from_slice::<RawEvent<'_>>(json) {
+                Ok(ev) if ev.is_event() || ev.is_list() => agg.add_event(&ev, index),
+                _ => agg.not_events += 1,
+            },
+        }
+    }
+    (n, None)
+}
+
+/// A reader that counts bytes, and refuses more than [`MAX_EVENT_BYTES`]
+/// since the last [`LimitedRead::reset`] (one event of a document).
+struct LimitedRead<R> {
+    inner: R,
+    since: Rc<Cell<usize>>,
+    read: Rc<Cell<u64>>,
+}
+
+impl<R> LimitedRead<R> {
+    fn new(inner: R) -> Self {
+        LimitedRead {
+            inner,
+            since: Rc::new(Cell::new(0)),
+            read: Rc::new(Cell::new(0)),
+        }
+    }
+}
+
+impl<R: Read> Read for LimitedRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.since.set(self.since.get() + n);
+        self.read.set(self.read.get() + n as u64);
+        if self.since.get() > MAX_EVENT_BYTES {
+            return Err(io::Error::other(format!(
+                "an event is over the {} MiB limit for one audit event",
+                MAX_EVENT_BYTES / 1024 / 1024
+            )));
+        }
+        Ok(n)
+    }
+}
+
+/// One JSON document, streamed: each event is read, counted and dropped.
+fn read_document<R: Read>(
+    reader: LimitedRead<R>,
+    what: &str,
+    agg: &mut Aggregate,
+    index: Option<&ReasonIndex>,
+) -> Result<(), AuditInputError> {
+    let since = reader.since.clone();
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let result = Document {
+        agg: &mut *agg,
+        index,
+        since: &since,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    result.map_err(|e| AuditInputError::NotJson {
+        what: what.to_owned(),
+        detail: match e.io_error_kind() {
+            Some(io::ErrorKind::UnexpectedEof) => "the gzip stream is truncated".to_owned(),
+            _ => e.to_string(),
+        },
+    })
+}
+
+struct Document<'x> {
+    agg: &'x mut Aggregate,
+    index: Option<&'x ReasonIndex>,
+    since: &'x Cell<usize>,
+}
+
+impl<'de> DeserializeSeed<'de> for Document<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Document<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an audit event, an EventList or an array of events")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(ev) = seq.next_element::<RawEvent<'de>>()? {
+            self.agg.lines += 1;
+            if ev.is_event() || ev.is_list() {
+                self.agg.add_event(&ev, self.index);
+            } else {
+                self.agg.not_events += 1;
+            }
+            self.since.set(0);
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut fields = serde_json::Map::new();
+        let mut listed = false;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "items" {
+                listed = true;
+                map.next_value_seed(Document {
+                    agg: &mut *self.agg,
+                    index: self.index,
+                    since: self.since,
+                })?;
+            } else {
+                fields.insert(key, map.next_value()?);
+            }
+        }
+        if !listed {
+            let value = serde_json::Value::Object(fields);
+            match RawEvent::deserialize(&value) {
+                Ok(ev) if ev.is_event() => {
+                    self.agg.lines += 1;
+                    self.agg.add_event(&ev, self.index);
+                }
+                _ => self.agg.not_events += 1,
+            }
+        }
+        Ok(())
+    }
+}

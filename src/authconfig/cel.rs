@@ -1,0 +1,400 @@
+//! Pure: CEL expressions of an AuthenticationConfiguration, evaluated with the
+//! `cel` crate (cel-rust: the CEL standard library and macros `has`, `all`,
+//! `exists`, `exists_one`, `map`, `filter`, plus the strings, lists, math and
+//! encoders extensions), over `claims` (the token's payload) or `user`
+//! (`username`, `uid`, `groups`, `extra`), as kube-apiserver does
+//! (k8s.io/apiserver pkg/authentication/cel).
+//!
+//! The work is bounded before anything runs: the expression's length, its
+//! number of nodes and its comprehension nesting, and an estimated cost (nodes
+//! × the longest list or map in the input to the power of the nesting) in
+//! the spirit of Kubernetes' own cost estimate. Functions of Kubernetes' CEL
+//! libraries that cel-rust lacks (`sets.*`, `url`, `ip`, `cidr`, `quantity`,
+//! `semver`…) are reported by name rather than guessed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::objects::Map as CelMap;
+use cel::{Context, Env, ExecutionError, Value};
+use serde_json::Value as Json;
+
+/// Longest expression evaluated.
+pub const MAX_EXPRESSION_BYTES: usize = 4096;
+/// Most AST nodes in one expression.
+pub const MAX_NODES: usize = 1000;
+/// Deepest nesting of comprehensions (`all`, `exists`, `map`, `filter`).
+pub const MAX_COMPREHENSION_DEPTH: usize = 2;
+/// Largest estimated cost: nodes × longest collection ^ nesting.
+pub const MAX_COST: u64 = 2_000_000;
+/// Deepest JSON nesting turned into CEL values.
+const MAX_JSON_DEPTH: usize = 32;
+
+/// Functions of Kubernetes' CEL libraries (k8s.io/apiserver pkg/cel/library)
+/// that the `cel` crate does not provide.
+const KUBERNETES_ONLY: &[&str] = &[
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
+    "url",
+    "isURL",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "ip",
+    "isIP",
+    "cidr",
+    "isCIDR",
+    "quantity",
+    "isQuantity",
+    "semver",
+    "isSemver",
+    "authorizer",
+    "format.named",
+];
+
+/// What an expression came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// It ran: the value.
+    Value(Value),
+    /// It ran and failed (a missing claim, a type error…), as CEL says.
+    Error(String),
+    /// It was not run: a function this tool does not implement.
+    Unsupported(String),
+    /// It was not run: over a bound (length, nodes, nesting, cost) or it does
+    /// not parse.
+    Refused(String),
+}
+
+fn env() -> Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        // Kubernetes' base environment has the strings, lists and math
+        // extensions and base64 (encoders); registration only fails on a
+        // duplicate, which these are not.
+        let _ = env.add_extension(cel::extensions::strings);
+        let _ = env.add_extension(cel::extensions::lists);
+        let _ = env.add_extension(cel::extensions::math);
+        let _ = env.add_extension(cel::extensions::encoders);
+        Arc::new(env)
+    })
+    .clone()
+}
+
+/// The input of an evaluation: one variable (`claims` or `user`) as JSON.
+pub struct Input<'a> {
+    pub name: &'static str,
+    pub value: &'a Json,
+}
+
+/// Evaluates `source` with the variable in `input` bound.
+pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
+    if source.len() > MAX_EXPRESSION_BYTES {
+        return Outcome::Refused(format!(
+            "the expression is {} bytes, over the {MAX_EXPRESSION_BYTES}-byte bound",
+            source.len()
+        ));
+    }
+    let env = env();
+    let program = match env.compile(source) {
+        Ok(p) => p,
+        Err(e) => {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or("").to_owned();
+            return Outcome::Refused(format!("it does not parse: {first}"));
+        }
+    };
+    let mut shape = Shape::default();
+    walk(program.expression(), 0, input.name, &mut shape);
+    if let Some(name) = shape.unsupported.first() {
+        return Outcome::Unsupported(format!(
+            "{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate"
+        ));
+    }
+    if shape.nodes > MAX_NODES {
+        return Outcome::Refused(format!(
+            "{} nodes, over the {MAX_NODES}-node bound",
+            shape.nodes
+        ));
+    }
+    if shape.depth > MAX_COMPREHENSION_DEPTH {
+        return Outcome::Refused(format!(
+            "comprehensions nested {} deep, over the bound of {MAX_COMPREHENSION_DEPTH}",
+            shape.depth
+        ));
+    }
+    let longest = longest_collection(input.value, 0).max(1) as u64;
+    let cost = (shape.nodes as u64).saturating_mul(longest.saturating_pow(shape.depth as u32));
+    if cost > MAX_COST {
+        return Outcome::Refused(format!(
+            "estimated cost {cost} (nodes × longest list {longest} ^ nesting {}) is over the bound of {MAX_COST}",
+            shape.depth
+        ));
+    }
+    let Some(value) = to_cel(input.value, 0) else {
+        return Outcome::Refused(format!(
+            "{} is nested deeper than {MAX_JSON_DEPTH} levels",
+            input.name
+        ));
+    };
+    let mut context = Context::with_env(env);
+    context.add_variable_from_value(input.name, value);
+    match program.execute(&context) {
+        Ok(v) => Outcome::Value(v),
+        Err(ExecutionError::UndeclaredReference(name)) if name.as_str() != input.name => {
+            Outcome::Unsupported(format!(
+                "{name} is not a function or variable this tool knows (only {} is bound)",
+                input.name
+            ))
+        }
+        Err(ExecutionError::NoSuchOverload(e)) if KUBERNETES_ONLY.contains(&e.function()) => {
+            Outcome::Unsupported(format!(
+                "{} is a function of Kubernetes' CEL libraries that this tool does not evaluate",
+                e.function()
+            ))
+        }
+        Err(e) => Outcome::Error(e.to_string()),
+    }
+}
+
+/// What a walk of the AST found.
+#[derive(Default)]
+struct Shape {
+    nodes: usize,
+    depth: usize,
+    unsupported: Vec<String>,
+}
+
+fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
+    shape.nodes += 1;
+    if shape.nodes > MAX_NODES * 2 {
+        return;
+    }
+    match &e.expr {
+        Expr::Call(call) => {
+            let qualified = match call.target.as_deref().map(|t| &t.expr) {
+                Some(Expr::Ident(ns)) if ns != variable => format!("{ns}.{}", call.func_name),
+                _ => call.func_name.clone(),
+            };
+            if KUBERNETES_ONLY.contains(&qualified.as_str())
+                || KUBERNETES_ONLY.contains(&call.func_name.as_str())
+            {
+                shape.unsupported.push(qualified);
+            }
+            if let Some(t) = &call.target {
+                walk(t, depth, variable, shape);
+            }
+            for a in &call.args {
+                walk(a, depth, variable, shape);
+            }
+        }
+        Expr::Comprehension(c) => {
+            let inner = depth + 1;
+            shape.depth = shape.depth.max(inner);
+            walk(&c.iter_range, depth, variable, shape);
+            walk(&c.accu_init, depth, variable, shape);
+            for part in [&c.loop_cond, &c.loop_step, &c.result] {
+                walk(part, inner, variable, shape);
+            }
+        }
+        Expr::List(l) => l
+            .elements
+            .iter()
+            .for_each(|x| walk(x, depth, variable, shape)),
+        Expr::Map(m) => m.entries.iter().for_each(|x| match &x.expr {
+            EntryExpr::MapEntry(me) => {
+                walk(&me.key, depth, variable, shape);
+                walk(&me.value, depth, variable, shape);
+            }
+            EntryExpr::StructField(f) => walk(&f.value, depth, variable, shape),
+        }),
+        Expr::Struct(s) => s.entries.iter().for_each(|x| match &x.expr {
+            EntryExpr::MapEntry(me) => {
+                walk(&me.key, depth, variable, shape);
+                walk(&me.value, depth, variable, shape);
+            }
+            EntryExpr::StructField(f) => walk(&f.value, depth, variable, shape),
+        }),
+        Expr::Select(s) => walk(&s.operand, depth, variable, shape),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+fn longest_collection(v: &Json, depth: usize) -> usize {
+    if depth > MAX_JSON_DEPTH {
+        return 0;
+    }
+    match v {
+        Json::Array(a) => a
+            .iter()
+            .map(|x| longest_collection(x, depth + 1))
+            .max()
+            .unwrap_or(0)
+            .max(a.len()),
+        Json::Object(o) => o
+            .values()
+            .map(|x| longest_collection(x, depth + 1))
+            .max()
+            .unwrap_or(0)
+            .max(o.len()),
+        Json::String(s) => s.len().min(64),
+        _ => 0,
+    }
+}
+
+/// JSON as Kubernetes' unstructured form gives it to CEL: whole numbers are
+/// `int`, others `double`.
+fn to_cel(v: &Json, depth: usize) -> Option<Value> {
+    if depth > MAX_JSON_DEPTH {
+        return None;
+    }
+    Some(match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::String(Arc::new(s.clone())),
+        Json::Array(a) => Value::List(Arc::new(
+            a.iter()
+                .map(|x| to_cel(x, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+        Json::Object(o) => {
+            let mut map = HashMap::with_capacity(o.len());
+            for (k, x) in o {
+                map.insert(k.clone(), to_cel(x, depth + 1)?);
+            }
+            Value::Map(CelMap::from(map))
+        }
+    })
+}
+
+/// A CEL value as JSON-ish text for messages (strings quoted, lists in brackets).
+pub fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{:?}", s.as_str()),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Null => "null".to_owned(),
+        Value::List(l) => format!(
+            "[{}]",
+            l.iter().take(20).map(show).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Map(_) => "a map".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A CEL value as strings, the way kube-apiserver's
+/// `convertCELValueToStringList` reads a groups or extra mapping: a string, a
+/// list of strings (empty ones dropped), or null.
+pub fn string_list(v: &Value) -> Result<Vec<String>, &'static str> {
+    const WANT: &str = "expression must return a string or a list of strings";
+    match v {
+        Value::String(s) if s.is_empty() => Ok(Vec::new()),
+        Value::String(s) => Ok(vec![s.as_str().to_owned()]),
+        Value::Null => Ok(Vec::new()),
+        Value::List(items) => items
+            .iter()
+            .filter_map(|x| match x {
+                Value::String(s) if s.is_empty() => None,
+                Value::String(s) => Some(Ok(s.as_str().to_owned())),
+                _ => Some(Err(WANT)),
+            })
+            .collect(),
+        _ => Err(WANT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn eval(expr: &str) -> Outcome {
+        let claims = json!({
+            "sub": "alice", "email": "alice@example.com", "email_verified": true,
+            "hd": "example.com", "groups": ["dev", "ops"], "exp": 1_767_229_200_i64,
+            "nbf": 1_767_225_600_i64, "roles": "admin,viewer"
+        });
+        evaluate(
+            expr,
+            &Input {
+                name: "claims",
+                value: &claims,
+            },
+        )
+    }
+
+    #[test]
+    fn kubernetes_examples_are_evaluated_not_matched() {
+        for (expr, want) in [
+            ("claims.email_verified", Value::Bool(true)),
+            (
+                "has(claims.hd) && claims.hd == 'example.com'",
+                Value::Bool(true),
+            ),
+            ("has(claims.nope)", Value::Bool(false)),
+            ("claims.email.endsWith('@example.com')", Value::Bool(true)),
+            ("!claims.sub.startsWith('system:')", Value::Bool(true)),
+            ("claims.exp - claims.nbf <= 86400", Value::Bool(true)),
+            (
+                "claims.groups.all(g, !g.startsWith('system:'))",
+                Value::Bool(true),
+            ),
+            ("claims.groups.exists(g, g == 'root')", Value::Bool(false)),
+            ("'oidc:' + claims.sub", Value::from("oidc:alice")),
+            ("claims.roles.split(',').size()", Value::Int(2)),
+            (
+                "claims.email.lowerAscii()",
+                Value::from("alice@example.com"),
+            ),
+        ] {
+            assert_eq!(eval(expr), Outcome::Value(want), "{expr}");
+        }
+    }
+
+    #[test]
+    fn errors_unsupported_and_bounds_are_told_apart() {
+        // A missing claim is an error, as in kube-apiserver.
+        assert!(matches!(eval("claims.nope == 'x'"), Outcome::Error(_)));
+        assert!(matches!(
+            eval("sets.equivalent(claims.groups, ['dev'])"),
+            Outcome::Unsupported(m) if m.contains("sets.equivalent")
+        ));
+        assert!(matches!(eval("claims.("), Outcome::Refused(m) if m.contains("parse")));
+        let long = format!("claims.sub == '{}'", "x".repeat(MAX_EXPRESSION_BYTES));
+        assert!(matches!(eval(&long), Outcome::Refused(m) if m.contains("bytes")));
+        let deep = "claims.groups.all(a, claims.groups.all(b, claims.groups.all(c, a == b)))";
+        assert!(matches!(eval(deep), Outcome::Refused(m) if m.contains("nested")));
+        // A big list makes a nested comprehension too costly to start.
+        let many: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
+        let claims = json!({"groups": many});
+        let pairs = "claims.groups.all(a, claims.groups.exists(b, a == b))";
+        assert!(matches!(
+            evaluate(pairs, &Input { name: "claims", value: &claims }),
+            Outcome::Refused(m) if m.contains("cost")
+        ));
+    }
+
+    #[test]
+    fn mappings_read_strings_as_kube_apiserver_does() {
+        assert_eq!(string_list(&Value::from("a")), Ok(vec!["a".to_owned()]));
+        assert_eq!(
+            string_list(&Value::from(vec![Value::from("a"), Value::from("")])),
+            Ok(vec!["a".to_owned()])
+        );
+        assert!(string_list(&Value::Int(1)).is_err());
+    }
+}

@@ -1,0 +1,567 @@
+//! What components other than the ServiceAccount authenticator say about
+//! tokens, in their exact words and versions: kube-apiserver's TokenRequest
+//! warning when it shortens a lifetime, the NodeRestriction refusal of a
+//! kubelet's token audience, the kubelet's own log line, the JWT
+//! authenticators of a structured authentication configuration, and an
+//! external signer's refusal. The ServiceAccount authenticator's aggregate is
+//! [`super::reasons`].
+//!
+//! [`WORDINGS`] is the one table: `explain` lists each cause's entries, and the
+//! parsers below turn one message into the typed artefact a rule reads
+//! ([`NodeAudienceRefusal`], [`LifetimeShortened`], [`JwtRejection`]), for
+//! whichever extractor finds the text.
+//!
+//! Sources (each entry names its file): pkg/registry/core/serviceaccount/
+//! storage/token.go, plugin/pkg/admission/noderestriction/admission.go (and
+//! test/integration/auth/node_test.go for the full text),
+//! pkg/credentialprovider/plugin/plugin.go, staging/src/k8s.io/apiserver/
+//! plugin/pkg/authenticator/token/oidc/oidc.go, pkg/serviceaccount/externaljwt/
+//! plugin/plugin.go.
+
+use serde::Serialize;
+
+use super::Cause;
+use crate::wire::string_codes;
+
+/// Who prints a wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaidBy {
+    /// A warning header on kube-apiserver's answer (kubectl prints `Warning: …`,
+    /// client-go logs `warnings.go:… ] …`).
+    ApiserverWarning,
+    /// The NodeRestriction admission plugin's 403 on a kubelet's TokenRequest.
+    NodeRestriction,
+    /// The kubelet's log.
+    Kubelet,
+    /// A JWT authenticator of `--authentication-config` (its reason appears in
+    /// kube-apiserver's log and a TokenReview's `status.error`).
+    JwtAuthenticator,
+    /// kube-apiserver minting a token through an external signer.
+    ExternalSigner,
+}
+
+string_codes!(SaidBy: ApiserverWarning, NodeRestriction, Kubelet, JwtAuthenticator, ExternalSigner);
+
+impl SaidBy {
+    /// Stable kebab-case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SaidBy::ApiserverWarning => "apiserver-warning",
+            SaidBy::NodeRestriction => "node-restriction",
+            SaidBy::Kubelet => "kubelet",
+            SaidBy::JwtAuthenticator => "jwt-authenticator",
+            SaidBy::ExternalSigner => "external-signer",
+        }
+    }
+
+    /// As people name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SaidBy::ApiserverWarning => "kube-apiserver's warning",
+            SaidBy::NodeRestriction => "the NodeRestriction admission plugin",
+            SaidBy::Kubelet => "the kubelet's log",
+            SaidBy::JwtAuthenticator => "a JWT authenticator (--authentication-config)",
+            SaidBy::ExternalSigner => "kube-apiserver with an external signer",
+        }
+    }
+}
+
+/// One known message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    /// Who prints it.
+    pub said_by: SaidBy,
+    /// The message, with UPPERCASE placeholders where values go.
+    pub text: &'static str,
+    /// The Kubernetes versions that print it.
+    pub versions: &'static str,
+    /// The cause it means, or `None` when it reports no failure.
+    pub cause: Option<Cause>,
+    /// The file that prints it.
+    pub source: &'static str,
+}
+
+const fn w(
+    said_by: SaidBy,
+    text: &'static str,
+    versions: &'static str,
+    cause: Option<Cause>,
+    source: &'static str,
+) -> Wording {
+    Wording {
+        said_by,
+        text,
+        versions,
+        cause,
+        source,
+    }
+}
+
+const TOKEN_GO: &str = "pkg/registry/core/serviceaccount/storage/token.go";
+const NODE_RESTRICTION: &str = "plugin/pkg/admission/noderestriction/admission.go";
+const KUBELET_PLUGIN: &str = "pkg/credentialprovider/plugin/plugin.go";
+const OIDC_GO: &str = "staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/oidc.go";
+const EXTERNAL_JWT: &str = "pkg/serviceaccount/externaljwt/plugin/plugin.go";
+
+/// The prefix of [`LIFETIME_SHORTENED`]'s text, up to the first number.
+const SHORTENED_OPEN: &str = "requested expiration of ";
+const SHORTENED_MIDDLE: &str = " seconds shortened to ";
+
+/// The TokenRequest warning when `--service-account-max-token-expiration` (or a
+/// managed cluster's cap) shortens a requested lifetime.
+pub const LIFETIME_SHORTENED: Wording = w(
+    SaidBy::ApiserverWarning,
+    "requested expiration of REQUESTED seconds shortened to ISSUED seconds",
+    // The clamp exists since 1.11 (PR #63653); the warning is seen from 1.24
+    // (GKE 1.24.7 prints it); older servers shorten silently.
+    "1.24+; the cap itself since 1.11, silent before",
+    // A capped token expires before its client expects: listed under expired.
+    Some(Cause::Expired),
+    TOKEN_GO,
+);
+
+/// Every known wording, grouped by who says it.
+pub const WORDINGS: &[Wording] = &[
+    LIFETIME_SHORTENED,
+    w(
+        SaidBy::NodeRestriction,
+        "serviceaccounts \"SERVICE_ACCOUNT\" is forbidden: audience \"AUDIENCE\" not found in pod spec volume, system:node:NODE is not authorized to request tokens for this audience",
+        "1.32+ with ServiceAccountNodeAudienceRestriction (alpha 1.32, beta and on by default 1.33)",
+        Some(Cause::NodeAudienceNotAllowed),
+        NODE_RESTRICTION,
+    ),
+    w(
+        SaidBy::NodeRestriction,
+        "node may only request 0 or 1 audiences",
+        "1.32+ with ServiceAccountNodeAudienceRestriction",
+        Some(Cause::NodeAudienceNotAllowed),
+        NODE_RESTRICTION,
+    ),
+    w(
+        SaidBy::Kubelet,
+        "Error getting service account token NAMESPACE/SERVICE_ACCOUNT: REASON",
+        "1.33+ with KubeletServiceAccountTokenForCredentialProviders (alpha 1.33, beta 1.34)",
+        Some(Cause::NodeAudienceNotAllowed),
+        KUBELET_PLUGIN,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: verify token: oidc: expected audience in [\"AUDIENCE\"] got [\"TOKEN_AUDIENCE\"]",
+        "1.30+ (structured authentication configuration)",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: required claim CLAIM not present in ID token",
+        "1.29+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: required claim CLAIM value does not match. Got = VALUE, want = REQUIRED",
+        "1.29+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: error evaluating claim validation expression: validation expression 'EXPRESSION' failed: MESSAGE",
+        "1.30+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: claim validation expression failed: MESSAGE",
+        "1.29 (v1alpha1)",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: error evaluating user info validation rule: validation expression 'EXPRESSION' failed: MESSAGE",
+        "1.30+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: error evaluating username claim expression: ERROR",
+        "1.29+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: empty username via CEL expression is not allowed",
+        "1.29+",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: parse username claims \"CLAIM\": claim not present",
+        "all",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc: email not verified",
+        "all",
+        Some(Cause::JwtAuthenticatorRejected),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::ExternalSigner,
+        "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs",
+        "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)",
+        None,
+        EXTERNAL_JWT,
+    ),
+];
+
+/// The wordings that mean `cause`.
+pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
+    WORDINGS.iter().filter(move |w| w.cause == Some(cause))
+}
+
+/// kube-apiserver's warning that it shortened a TokenRequest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LifetimeShortened {
+    pub requested_seconds: u64,
+    pub issued_seconds: u64,
+}
+
+impl LifetimeShortened {
+    /// Finds the warning in a line (after `Warning: ` or a klog header).
+    pub fn parse(text: &str) -> Option<LifetimeShortened> {
+        let at = text.find(SHORTENED_OPEN)?;
+        let rest = &text[at + SHORTENED_OPEN.len()..];
+        let (requested, rest) = rest.split_once(SHORTENED_MIDDLE)?;
+        let issued = rest.strip_suffix(" seconds").unwrap_or(rest);
+        let issued = issued.split(" seconds").next()?;
+        Some(LifetimeShortened {
+            requested_seconds: requested.trim().parse().ok()?,
+            issued_seconds: issued.trim().parse().ok()?,
+        })
+    }
+
+    /// The warning, as kube-apiserver words it.
+    pub fn text(&self) -> String {
+        format!(
+            "{SHORTENED_OPEN}{}{SHORTENED_MIDDLE}{} seconds",
+            self.requested_seconds, self.issued_seconds
+        )
+    }
+}
+
+/// NodeRestriction refused a kubelet's TokenRequest for an audience (the
+/// kubelet then pulls without credentials: ImagePullBackOff).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeAudienceRefusal {
+    /// The ServiceAccount the token was for.
+    pub service_account: Option<String>,
+    /// The audience asked for.
+    pub audience: Option<String>,
+    /// The node (from `system:node:NODE`).
+    pub node: Option<String>,
+    /// The kubelet asked for several audiences at once.
+    pub several_audiences: bool,
+}
+
+impl NodeAudienceRefusal {
+    /// Reads the refusal from a message (the 403's message, or the kubelet's
+    /// log line that carries it).
+    pub fn parse(text: &str) -> Option<NodeAudienceRefusal> {
+        if text.contains("node may only request 0 or 1 audiences") {
+            return Some(NodeAudienceRefusal {
+                service_account: quoted_after(text, "serviceaccounts \""),
+                audience: None,
+                node: None,
+                several_audiences: true,
+            });
+        }
+        let end = text.find(" is not authorized to request tokens for this audience")?;
+        let head = &text[..end];
+        let node = head
+            .rfind("system:node:")
+            .map(|i| head[i + "system:node:".len()..].to_owned());
+        Some(NodeAudienceRefusal {
+            service_account: quoted_after(text, "serviceaccounts \""),
+            audience: quoted_after(head, "audience \""),
+            node,
+            several_audiences: false,
+        })
+    }
+}
+
+/// What a JWT authenticator of a structured authentication configuration
+/// rejected a token for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum JwtRejection {
+    /// No audience in common with `issuer.audiences` (MatchAny).
+    Audience {
+        expected: Vec<String>,
+        got: Vec<String>,
+    },
+    /// A `claimValidationRules` entry with `claim`/`requiredValue`.
+    RequiredClaim {
+        claim: String,
+        /// `None`: absent; else the value found.
+        found: Option<String>,
+        required: Option<String>,
+    },
+    /// A `claimValidationRules` expression was false (or failed).
+    ClaimRule {
+        expression: Option<String>,
+        message: String,
+    },
+    /// A `userValidationRules` expression was false (or failed).
+    UserRule {
+        expression: Option<String>,
+        message: String,
+    },
+    /// A claim mapping (username, groups, uid, extra) could not be built.
+    Mapping { what: String, detail: String },
+    /// `username.claim: email` with `email_verified: false`.
+    EmailNotVerified,
+}
+
+impl JwtRejection {
+    /// Reads one JWT authenticator reason (`oidc: …`).
+    pub fn parse(message: &str) -> Option<JwtRejection> {
+        let m = message.trim();
+        let rest = m.strip_prefix("oidc: ")?;
+        // Verification errors come wrapped: `oidc: verify token: oidc: …`.
+        if let Some(inner) = rest.strip_prefix("verify token: ") {
+            return JwtRejection::parse(inner);
+        }
+        if rest == "email not verified" {
+            return Some(JwtRejection::EmailNotVerified);
+        }
+        if let Some(r) = rest.strip_prefix("expected audience in ") {
+            let (expected, got) = r.split_once(" got ")?;
+            return Some(JwtRejection::Audience {
+                expected: go_list(expected),
+                got: go_list(got),
+            });
+        }
+        if let Some(r) = rest.strip_prefix("required claim ") {
+            if let Some(claim) = r.strip_suffix(" not present in ID token") {
+                return Some(JwtRejection::RequiredClaim {
+                    claim: claim.to_owned(),
+                    found: None,
+                    required: None,
+                });
+            }
+            let (claim, r) = r.split_once(" value does not match. Got = ")?;
+            let (found, required) = r.split_once(", want = ")?;
+            return Some(JwtRejection::RequiredClaim {
+                claim: claim.to_owned(),
+                found: Some(found.to_owned()),
+                required: Some(required.to_owned()),
+            });
+        }
+        for (open, user) in [
+            ("error evaluating claim validation expression: ", false),
+            ("claim validation expression failed: ", false),
+            ("error evaluating user info validation rule: ", true),
+        ] {
+            if let Some(r) = rest.strip_prefix(open) {
+                let (expression, message) = validation_failure(r);
+                return Some(if user {
+                    JwtRejection::UserRule {
+                        expression,
+                        message,
+                    }
+                } else {
+                    JwtRejection::ClaimRule {
+                        expression,
+                        message,
+                    }
+                });
+            }
+        }
+        for (open, what) in [
+            ("error evaluating username claim expression: ", "username"),
+            ("error evaluating group claim expression: ", "groups"),
+            ("error evaluating uid claim expression: ", "uid"),
+            ("error evaluating extra claim expression: ", "extra"),
+        ] {
+            if let Some(r) = rest.strip_prefix(open) {
+                return Some(JwtRejection::Mapping {
+                    what: what.to_owned(),
+                    detail: r.to_owned(),
+                });
+            }
+        }
+        if rest == "empty username via CEL expression is not allowed" {
+            return Some(JwtRejection::Mapping {
+                what: "username".to_owned(),
+                detail: "the expression gave an empty username".to_owned(),
+            });
+        }
+        if let Some(r) = rest.strip_prefix("parse username claims ") {
+            return Some(JwtRejection::Mapping {
+                what: "username".to_owned(),
+                detail: format!("claim {r}"),
+            });
+        }
+        None
+    }
+
+    /// In words, for evidence lines.
+    pub fn describe(&self) -> String {
+        match self {
+            JwtRejection::Audience { expected, got } => format!(
+                "no audience in common: the authenticator wants one of [{}], the token has [{}]",
+                expected.join(", "),
+                got.join(", ")
+            ),
+            JwtRejection::RequiredClaim {
+                claim, found: None, ..
+            } => format!("the required claim {claim} is missing"),
+            JwtRejection::RequiredClaim {
+                claim,
+                found: Some(found),
+                required,
+            } => format!(
+                "claim {claim} is {found:?}, the rule requires {:?}",
+                required.as_deref().unwrap_or("")
+            ),
+            JwtRejection::ClaimRule {
+                expression,
+                message,
+            } => rule_words("claim validation rule", expression, message),
+            JwtRejection::UserRule {
+                expression,
+                message,
+            } => rule_words("user validation rule", expression, message),
+            JwtRejection::Mapping { what, detail } => {
+                format!("the {what} mapping failed: {detail}")
+            }
+            JwtRejection::EmailNotVerified => {
+                "the username comes from the email claim and email_verified is false".to_owned()
+            }
+        }
+    }
+}
+
+fn rule_words(what: &str, expression: &Option<String>, message: &str) -> String {
+    match expression {
+        Some(e) => format!("{what} `{e}` failed: {message}"),
+        None => format!("{what} failed: {message}"),
+    }
+}
+
+/// `validation expression 'EXPR' failed: MESSAGE`, or just a message.
+fn validation_failure(text: &str) -> (Option<String>, String) {
+    if let Some(r) = text.strip_prefix("validation expression '")
+        && let Some(at) = r.rfind("' failed: ")
+    {
+        return (Some(r[..at].to_owned()), r[at + 10..].to_owned());
+    }
+    (None, text.to_owned())
+}
+
+/// Go's `%q` of a string slice: `["a" "b"]`.
+fn go_list(text: &str) -> Vec<String> {
+    let inner = text.trim().trim_start_matches('[').trim_end_matches(']');
+    inner
+        .split('"')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_owned())
+        .collect()
+}
+
+fn quoted_after(text: &str, open: &str) -> Option<String> {
+    let at = text.find(open)?;
+    let rest = &text[at + open.len()..];
+    rest.split_once('"').map(|(v, _)| v.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_wording_has_its_parser() {
+        // Each table entry, filled in, is read back by its parser.
+        let node = "serviceaccounts \"builder\" is forbidden: audience \"registry.example\" not found in pod spec volume, system:node:node-a is not authorized to request tokens for this audience";
+        let r = NodeAudienceRefusal::parse(node).unwrap();
+        assert_eq!(r.audience.as_deref(), Some("registry.example"));
+        assert_eq!(r.node.as_deref(), Some("node-a"));
+        assert_eq!(r.service_account.as_deref(), Some("builder"));
+        let kubelet = format!("Error getting service account token shop/builder: {node}");
+        assert_eq!(NodeAudienceRefusal::parse(&kubelet), Some(r));
+        assert!(
+            NodeAudienceRefusal::parse("node may only request 0 or 1 audiences")
+                .unwrap()
+                .several_audiences
+        );
+        let warning =
+            "Warning: requested expiration of 31536000 seconds shortened to 172800 seconds";
+        let s = LifetimeShortened::parse(warning).unwrap();
+        assert_eq!(
+            (s.requested_seconds, s.issued_seconds),
+            (31_536_000, 172_800)
+        );
+        assert!(warning.ends_with(&s.text()));
+        for (text, want) in [
+            (
+                "oidc: verify token: oidc: expected audience in [\"a\" \"b\"] got [\"c\"]",
+                JwtRejection::Audience {
+                    expected: vec!["a".into(), "b".into()],
+                    got: vec!["c".into()],
+                },
+            ),
+            (
+                "oidc: error evaluating claim validation expression: validation expression 'claims.hd == \"example.com\"' failed: hd must be example.com",
+                JwtRejection::ClaimRule {
+                    expression: Some("claims.hd == \"example.com\"".into()),
+                    message: "hd must be example.com".into(),
+                },
+            ),
+            (
+                "oidc: claim validation expression failed: hd must be example.com",
+                JwtRejection::ClaimRule {
+                    expression: None,
+                    message: "hd must be example.com".into(),
+                },
+            ),
+            (
+                "oidc: error evaluating user info validation rule: validation expression '!user.username.startsWith('system:')' failed: no system users",
+                JwtRejection::UserRule {
+                    expression: Some("!user.username.startsWith('system:')".into()),
+                    message: "no system users".into(),
+                },
+            ),
+            (
+                "oidc: required claim hd value does not match. Got = other.com, want = example.com",
+                JwtRejection::RequiredClaim {
+                    claim: "hd".into(),
+                    found: Some("other.com".into()),
+                    required: Some("example.com".into()),
+                },
+            ),
+            ("oidc: email not verified", JwtRejection::EmailNotVerified),
+        ] {
+            assert_eq!(JwtRejection::parse(text), Some(want), "{text}");
+        }
+        assert_eq!(JwtRejection::parse("invalid bearer token"), None);
+    }
+
+    #[test]
+    fn every_cause_named_is_listed_in_explain() {
+        for w in WORDINGS {
+            assert!(!w.text.is_empty() && !w.versions.is_empty() && !w.source.is_empty());
+        }
+        assert!(for_cause(Cause::NodeAudienceNotAllowed).count() >= 2);
+        assert!(for_cause(Cause::JwtAuthenticatorRejected).count() >= 5);
+    }
+}

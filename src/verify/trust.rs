@@ -1,0 +1,208 @@
+//! Pure: does a token meet what a cloud trust policy expects of it? Workload
+//! identity federation (Azure, AWS, Google) trusts a Kubernetes issuer and then
+//! matches three claims exactly: `iss`, `sub`
+//! (`system:serviceaccount:NAMESPACE:NAME`) and one audience. The expectation
+//! comes from `--expect-issuer/--expect-subject/--expect-audience`, or from an
+//! Azure federated identity credential as JSON (`az identity
+//! federated-credential show`, or Microsoft Graph's federatedIdentityCredential:
+//! `issuer`, `subject`, `audiences`), the one file format read here.
+//!
+//! Matching is exact and case-sensitive, as the cloud providers document it: a
+//! trailing slash on the issuer, another namespace or a second audience is a
+//! mismatch, which this names field by field.
+
+use serde::Deserialize;
+
+use super::{Check, CheckName};
+use crate::findings::{Code, Finding};
+use crate::token::Token;
+
+/// Largest federated credential file read.
+pub const MAX_CREDENTIAL_BYTES: usize = 64 * 1024;
+
+/// What the trust policy expects; `None` fields are not checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustExpectation {
+    /// Where the expectation came from (`--expect-*`, or the file and its name).
+    pub source: String,
+    pub issuer: Option<String>,
+    pub subject: Option<String>,
+    /// The token must carry one of these (Azure allows one).
+    pub audiences: Vec<String>,
+}
+
+impl TrustExpectation {
+    /// Whether anything is expected.
+    pub fn is_empty(&self) -> bool {
+        self.issuer.is_none() && self.subject.is_none() && self.audiences.is_empty()
+    }
+}
+
+/// A federated credential file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file} is not an Azure federated identity credential: {detail}")]
+pub struct TrustError {
+    pub file: String,
+    pub detail: String,
+}
+
+#[derive(Deserialize)]
+struct FederatedCredential {
+    name: Option<String>,
+    issuer: Option<String>,
+    subject: Option<String>,
+    #[serde(default)]
+    audiences: Vec<String>,
+}
+
+/// Reads an Azure federated identity credential (JSON).
+pub fn parse_federated_credential(
+    text: &str,
+    source: &str,
+) -> Result<TrustExpectation, TrustError> {
+    let error = |detail: String| TrustError {
+        file: source.to_owned(),
+        detail,
+    };
+    if text.len() > MAX_CREDENTIAL_BYTES {
+        return Err(error(format!("over {MAX_CREDENTIAL_BYTES} bytes")));
+    }
+    let fc: FederatedCredential =
+        serde_json::from_str(text).map_err(|e| error(format!("does not parse: {e}")))?;
+    if fc.issuer.is_none() && fc.subject.is_none() {
+        return Err(error("it has neither issuer nor subject".to_owned()));
+    }
+    Ok(TrustExpectation {
+        source: match fc.name {
+            Some(name) => format!("federated credential {name:?} ({source})"),
+            None => format!("federated credential {source}"),
+        },
+        issuer: fc.issuer,
+        subject: fc.subject,
+        audiences: fc.audiences,
+    })
+}
+
+/// Compares the token with the expectation, naming each field that differs.
+pub fn check(token: &Token, expect: &TrustExpectation) -> (Check, Vec<Finding>) {
+    let claims = &token.claims;
+    let mut mismatches = Vec::new();
+    if let Some(want) = &expect.issuer {
+        let got = claims.issuer.as_deref().unwrap_or("");
+        if got != want {
+            let hint = if got.trim_end_matches('/') == want.trim_end_matches('/') {
+                " (they differ only by a trailing slash, which counts)"
+            } else {
+                ""
+            };
+            mismatches.push(format!(
+                "issuer: the token has iss {got:?}, the trust policy expects {want:?}{hint}"
+            ));
+        }
+    }
+    if let Some(want) = &expect.subject {
+        let got = claims.subject.as_deref().unwrap_or("");
+        if got != want {
+            mismatches.push(format!(
+                "subject: the token has sub {got:?}, the trust policy expects {want:?}{}",
+                subject_hint(got, want)
+            ));
+        }
+    }
+    if !expect.audiences.is_empty()
+        && !claims
+            .audiences
+            .iter()
+            .any(|a| expect.audiences.contains(a))
+    {
+        mismatches.push(format!(
+            "audience: the token has aud [{}], the trust policy expects one of [{}] (request the token with that audience: a projected volume's audience, or kubectl create token --audience)",
+            claims.audiences.join(", "),
+            expect.audiences.join(", ")
+        ));
+    }
+    if mismatches.is_empty() {
+        let detail = format!("matches {}", expect.source);
+        return (
+            Check {
+                name: CheckName::TrustPolicy,
+                ok: Some(true),
+                detail: detail.clone(),
+            },
+            vec![Finding::info(Code::TrustPolicyMatch, detail)],
+        );
+    }
+    let findings = mismatches
+        .iter()
+        .map(|m| {
+            Finding::error(
+                Code::TrustPolicyMismatch,
+                format!("{m}: {} refuses the exchange", expect.source),
+            )
+        })
+        .collect();
+    (
+        Check {
+            name: CheckName::TrustPolicy,
+            ok: Some(false),
+            detail: mismatches.join("; "),
+        },
+        findings,
+    )
+}
+
+/// Which part of `system:serviceaccount:NS:NAME` differs.
+fn subject_hint(got: &str, want: &str) -> String {
+    let parts = |s: &str| -> Option<(String, String)> {
+        let rest = s.strip_prefix("system:serviceaccount:")?;
+        let (ns, name) = rest.split_once(':')?;
+        Some((ns.to_owned(), name.to_owned()))
+    };
+    match (parts(got), parts(want)) {
+        (Some((gn, gs)), Some((wn, ws))) if gn != wn && gs == ws => {
+            format!(" (another namespace: {gn} instead of {wn})")
+        }
+        (Some((gn, gs)), Some((wn, ws))) if gn == wn && gs != ws => {
+            format!(" (another ServiceAccount: {gs} instead of {ws})")
+        }
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::testing::token;
+    use serde_json::json;
+
+    #[test]
+    fn each_field_is_named() {
+        let t = token(
+            json!({"iss": "https://oidc.example/abc/", "sub": "system:serviceaccount:shop:checkout",
+            "aud": ["api://AzureADTokenExchange"]}),
+        );
+        let fc = r#"{"name": "checkout", "issuer": "https://oidc.example/abc", "subject": "system:serviceaccount:prod:checkout", "audiences": ["api://AzureADTokenExchange"]}"#;
+        let expect = parse_federated_credential(fc, "fc.json").unwrap();
+        let (check, findings) = check(&t, &expect);
+        assert_eq!(check.ok, Some(false));
+        assert_eq!(findings.len(), 2);
+        assert!(
+            findings[0].message.contains("trailing slash"),
+            "{}",
+            findings[0].message
+        );
+        assert!(
+            findings[1]
+                .message
+                .contains("another namespace: shop instead of prod")
+        );
+        let ok = TrustExpectation {
+            source: "--expect-*".into(),
+            issuer: Some("https://oidc.example/abc/".into()),
+            subject: Some("system:serviceaccount:shop:checkout".into()),
+            audiences: vec!["api://AzureADTokenExchange".into()],
+        };
+        assert_eq!(super::check(&t, &ok).0.ok, Some(true));
+        assert!(parse_federated_credential("{}", "x").is_err());
+    }
+}
