@@ -225,14 +225,15 @@ impl<'a> Scanner<'a> {
             if wrapped && text.len() < MAX_JOINED {
                 self.joined = Some((n, text));
             } else {
-                self.physical(n, &text);
+                self.physical(n, layers::strip(&text, self.now));
             }
             return;
         }
         if let Some((n, text)) = self.joined.take() {
-            self.physical(n, &text);
+            self.physical(n, layers::strip(&text, self.now));
         }
-        self.physical(number, raw);
+        // Stripped once: the prefixes are peeled here and nowhere else.
+        self.physical(number, stripped);
     }
 
     fn flush_hex(&mut self) {
@@ -242,12 +243,11 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// One physical line (or joined pane line).
-    fn physical(&mut self, number: usize, raw: &str) {
-        if self.block.is_some() && self.continue_block(number, raw) {
+    /// One physical line (or joined pane line), its prefixes peeled.
+    fn physical(&mut self, number: usize, s: layers::Stripped<'_>) {
+        if self.block.is_some() && self.continue_block(number, s.text) {
             return;
         }
-        let s = layers::strip(raw, self.now);
         if let Some((stamp, log)) = layers::docker_json(s.text) {
             for part in log.split('\n').filter(|p| !p.trim().is_empty()) {
                 let inner = layers::strip(part, self.now);
@@ -278,11 +278,10 @@ impl<'a> Scanner<'a> {
         self.segment(number, s.text, s.stamp, s.caller, true);
     }
 
-    fn continue_block(&mut self, number: usize, raw: &str) -> bool {
+    fn continue_block(&mut self, number: usize, text: &str) -> bool {
         let Some(block) = self.block.as_mut() else {
             return false;
         };
-        let text = layers::strip(raw, self.now).text;
         let t = text.trim_start();
         let continues = t.is_empty()
             || t.starts_with(['"', '}', ']', '{', '[', ',', '-'])
@@ -922,7 +921,7 @@ impl<'a> Scanner<'a> {
     fn finish(&mut self) {
         self.flush_hex();
         if let Some((n, text)) = self.joined.take() {
-            self.physical(n, &text);
+            self.physical(n, layers::strip(&text, self.now));
         }
         if let Some(block) = self.block.take() {
             self.end_block(block);
