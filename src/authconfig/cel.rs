@@ -139,7 +139,7 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
     }
     let Some(value) = to_cel(input.value, 0) else {
         return Outcome::Refused(format!(
-            "{} is nested deeper than {MAX_JSON_DEPTH} levels",
+            "{} is nested more than {MAX_JSON_DEPTH} levels deep",
             input.name
         ));
     };

@@ -591,7 +591,11 @@ mod tests {
         }
     }
 
-    fn deeper_probe(servers: Vec<ServerObservation>, token: &Token, replicas: bool) -> ProbeReport {
+    fn probe_of_servers(
+        servers: Vec<ServerObservation>,
+        token: &Token,
+        replicas: bool,
+    ) -> ProbeReport {
         let context = Context {
             raw: None,
             replicas,
@@ -641,13 +645,13 @@ mod tests {
                 .find(|c| c.cause == Cause::ServiceAccountRecreated)
                 .map(|c| c.confidence)
         };
-        let guess = deeper_probe(vec![server("https://a", vec![rejected()])], &token, false);
-        let read = deeper_probe(
+        let guess = probe_of_servers(vec![server("https://a", vec![rejected()])], &token, false);
+        let read = probe_of_servers(
             vec![server("https://a", vec![rejected(), sa_read()])],
             &token,
             false,
         );
-        let reviewed = deeper_probe(
+        let reviewed = probe_of_servers(
             vec![server("https://a", vec![rejected(), review, sa_read()])],
             &token,
             false,
@@ -698,7 +702,7 @@ mod tests {
                 answer(401, -90, unauthorized()),
             )],
         );
-        let report = deeper_probe(vec![ok.clone(), behind.clone()], &token, true);
+        let report = probe_of_servers(vec![ok.clone(), behind.clone()], &token, true);
         assert_eq!(
             report.diagnosis.classification,
             Classification::ReplicaDependent
@@ -714,7 +718,7 @@ mod tests {
             crate::exit::Outcome::Problem
         );
         // Servers the user named are not assumed to be replicas.
-        let report = deeper_probe(vec![ok, behind], &token, false);
+        let report = probe_of_servers(vec![ok, behind], &token, false);
         assert_eq!(
             report.diagnosis.classification,
             Classification::Unauthorized

@@ -22,7 +22,7 @@ mod man;
 mod platforms;
 mod probe;
 mod probe_anonymous;
-mod probe_deeper;
+mod probe_cluster;
 mod probe_kubectl;
 mod props;
 mod schema;

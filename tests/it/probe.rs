@@ -1,6 +1,6 @@
-//! `probe` against the test API server (tests/it/support): every case of issue 5's
-//! Done-when list. Tokens are signed at test time relative to the server's base
-//! instant, and the binary runs with `--now <base>`.
+//! `probe` against the test API server (tests/it/support): status classes, clock,
+//! bindings and transport for one token. Tokens are signed at test time relative to
+//! the server's base instant, and the binary runs with `--now <base>`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

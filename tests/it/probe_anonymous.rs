@@ -128,7 +128,7 @@ fn anonymous_takes_the_ca_from_a_kubeconfig_or_the_pod_and_never_a_token() {
     let (dir, pki, _) = setup();
     let server = ApiServer::start(Config::new(base()), &pki);
     // The kubeconfig's cluster gives the server and CA; its user's token stays home.
-    let kubeconfig = crate::probe_deeper::kubeconfig(dir.path(), &server, &pki, "admin-token");
+    let kubeconfig = crate::probe_cluster::kubeconfig(dir.path(), &server, &pki, "admin-token");
     let run = finish(
         command(dir.path())
             .args([

@@ -71,7 +71,7 @@ impl Lab {
     }
 
     /// A kubeconfig for server `i` with an inline CA and `token` as the user
-    /// (the shape tests/it/probe_deeper.rs writes).
+    /// (the shape tests/it/probe_cluster.rs writes).
     pub fn kubeconfig(&self, i: usize, token: &str) -> String {
         let ca = base64::engine::general_purpose::STANDARD.encode(&self.pki.ca_pem);
         let path = self.dir.path().join("kubeconfig");

@@ -1,5 +1,5 @@
 //! `probe` snapshots through a kubeconfig (the setups of
-//! tests/it/probe_deeper.rs): the kubeconfig identity reads the bindings and
+//! tests/it/probe_cluster.rs): the kubeconfig identity reads the bindings and
 //! keys (`--use-kubeconfig-credentials`) or asks a TokenReview
 //! (`--token-review`, in the current and the 1.22 wording), `--all-endpoints`
 //! with replicas that disagree, Secret- and node-bound tokens, legacy Secret
@@ -92,7 +92,7 @@ fn pod_deleted() {
     });
 }
 
-/// The TokenReview cases of tests/it/probe_deeper.rs, in both wordings.
+/// The TokenReview cases of tests/it/probe_cluster.rs, in both wordings.
 #[test]
 fn token_review_in_two_wordings() {
     type Breaker = fn(&mut Config) -> (&'static str, String);
@@ -232,7 +232,7 @@ fn legacy_secret_tokens() {
 }
 
 /// Three replicas, the first serving the `kubernetes` endpoints; the third runs
-/// 90 s behind and missed a key rotation (tests/it/probe_deeper.rs).
+/// 90 s behind and missed a key rotation (tests/it/probe_cluster.rs).
 fn three_replicas(lab: &mut Lab) {
     for i in 0..3 {
         let mut config = Config::new(base()).admin(ADMIN);

@@ -1,4 +1,4 @@
-//! `probe`, deeper (issue 6) against the test API server: kubeconfig,
+//! `probe` against the test API server with the cluster in view: kubeconfig,
 //! `--all-endpoints`, `--token-review` in two version wordings, keys, bindings,
 //! and confidence that rises with the authority of the source.
 //!
@@ -85,7 +85,7 @@ fn run(mut cmd: Command, args: &[&str], token: &str) -> Run {
 /// One server, probed through a kubeconfig with the admin token.
 fn probe_with(config: Config, args: &[&str], token: &str) -> Run {
     let dir = tempfile::tempdir().unwrap();
-    let pki = Pki::new("deeper-ca");
+    let pki = Pki::new("cluster-ca");
     let server = ApiServer::start(config.admin(ADMIN), &pki);
     let kc = kubeconfig(dir.path(), &server, &pki, ADMIN);
     let mut all = vec!["--kubeconfig", kc.to_str().unwrap()];
@@ -627,7 +627,7 @@ fn confidence_rises_with_the_authority_of_the_source() {
 /// Prints the walkthroughs of docs/probe.md (run with `-- --ignored --nocapture`).
 #[test]
 #[ignore]
-fn docs_walkthrough_deeper() {
+fn docs_walkthrough_cluster() {
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("docs-ca");
     let home = dir.path().join("home");
