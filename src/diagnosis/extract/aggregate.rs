@@ -14,7 +14,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::reasons::{AuthReason, parse_auth_error};
+use super::super::reasons::{AuthReason, matching_bracket, parse_auth_error};
 use super::needles::Needles;
 
 /// kube-apiserver's message before the aggregate.
@@ -127,7 +127,7 @@ fn relayed_by(before: &str) -> Option<&'static str> {
 pub fn bracketed(line: &str) -> Option<Found> {
     let at = line.find("[invalid bearer token")?;
     let rest = &line[at..];
-    let end = matching(rest).map_or(rest.len(), |e| e + 1);
+    let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
     let before = &line[..at];
     let from = relayed_by(before);
     Some(found(
@@ -136,23 +136,6 @@ pub fn bracketed(line: &str) -> Option<Found> {
         from,
         "aggregate",
     ))
-}
-
-fn matching(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'[' => depth += 1,
-            b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Messages of the aggregate that stand for it alone (where each starts).

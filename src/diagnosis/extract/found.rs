@@ -1,0 +1,140 @@
+//! What one segment of a line gave the [`Scanner`](super::Scanner) before it
+//! becomes artefacts: each extractor's hit with its provenance and weight.
+
+use crate::diagnosis::artefact::{HttpFacts, Kind, Provenance, SourceType, Stamp};
+use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::cause::Cause;
+use crate::diagnosis::reasons::AuthReason;
+
+/// A found value and where it came from.
+#[derive(Debug)]
+pub(super) struct Hit<T> {
+    pub(super) value: T,
+    pub(super) provenance: Provenance,
+    pub(super) source: SourceType,
+    pub(super) format: &'static str,
+    pub(super) weight: u8,
+}
+
+/// What one segment gave, before it becomes artefacts.
+#[derive(Debug)]
+pub(super) struct Found {
+    pub(super) number: usize,
+    pub(super) stamp: Option<Stamp>,
+    pub(super) boundary: bool,
+    pub(super) http: Option<Hit<HttpFacts>>,
+    pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
+    pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
+    pub(super) checker: Option<(Cause, Option<&'static str>, String, bool)>,
+    pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
+    pub(super) audits: Vec<(
+        Box<crate::diagnosis::artefact::AuditAnswer>,
+        Option<Stamp>,
+        String,
+    )>,
+    pub(super) context: Vec<Kind>,
+    pub(super) missing: Vec<(BindingKind, String)>,
+}
+
+impl Found {
+    pub(super) fn new(number: usize, stamp: Option<Stamp>) -> Self {
+        Found {
+            number,
+            stamp,
+            boundary: false,
+            http: None,
+            reasons: None,
+            transport: None,
+            checker: None,
+            review: None,
+            audits: Vec::new(),
+            context: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.http.is_none()
+            && self.reasons.is_none()
+            && self.transport.is_none()
+            && self.checker.is_none()
+            && self.review.is_none()
+            && self.audits.is_empty()
+            && self.context.is_empty()
+    }
+
+    /// Another view of the segment's HTTP answer: merged, the strongest
+    /// artefact naming the format.
+    pub(super) fn http(&mut self, facts: HttpFacts, source: SourceType, format: &'static str) {
+        let weight = facts.weight;
+        match &mut self.http {
+            Some(hit) => {
+                if weight > hit.weight {
+                    hit.source = source;
+                    hit.format = format;
+                    hit.weight = weight;
+                }
+                hit.value.absorb(facts);
+            }
+            None => {
+                self.http = Some(Hit {
+                    value: facts,
+                    provenance: Provenance::Answer,
+                    source,
+                    format,
+                    weight,
+                });
+            }
+        }
+    }
+
+    pub(super) fn reasons(
+        &mut self,
+        reasons: Vec<AuthReason>,
+        from: Option<String>,
+        provenance: Provenance,
+        source: SourceType,
+        format: &'static str,
+    ) {
+        if self.reasons.is_none() && !reasons.is_empty() {
+            self.reasons = Some(Hit {
+                value: (reasons, from),
+                provenance,
+                source,
+                format,
+                weight: 0,
+            });
+        }
+    }
+
+    pub(super) fn transport(
+        &mut self,
+        cause: Cause,
+        also: Vec<Cause>,
+        detail: String,
+        source: SourceType,
+        format: &'static str,
+    ) {
+        if self.transport.is_none() {
+            self.transport = Some(Hit {
+                value: (cause, also, detail),
+                provenance: Provenance::Answer,
+                source,
+                format,
+                weight: 0,
+            });
+        }
+    }
+
+    pub(super) fn checker(
+        &mut self,
+        cause: Cause,
+        checker: Option<&'static str>,
+        detail: String,
+        certain: bool,
+    ) {
+        if self.checker.is_none() {
+            self.checker = Some((cause, checker, detail, certain));
+        }
+    }
+}

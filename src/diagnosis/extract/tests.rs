@@ -1,0 +1,109 @@
+//! Unit tests of `crate::diagnosis::extract`.
+
+use super::*;
+use crate::diagnosis::case::BindingKind;
+
+fn now() -> DateTime<Utc> {
+    crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap()
+}
+
+fn kinds(text: &str) -> Vec<(usize, Kind)> {
+    Scanner::new(text, now())
+        .map(|a| (a.line, a.kind))
+        .collect()
+}
+
+#[test]
+fn a_traceback_s_source_lines_are_not_output() {
+    let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/requests/adapters.py\", line 727, in send\n    raise SSLError(e, request=request)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nrequests.exceptions.SSLError: HTTPSConnectionPool(host='127.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))\n";
+    let causes: Vec<(usize, Cause)> = kinds(text)
+        .into_iter()
+        .filter_map(|(n, k)| match k {
+            Kind::Transport { cause, .. } => Some((n, cause)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(causes, [(5, Cause::TlsUntrustedCa)]);
+}
+
+#[test]
+fn a_pretty_status_after_a_prompt() {
+    let text = "$ curl -k https://h/api/v1/namespaces/default/services\n{\n  \"kind\": \"Status\",\n  \"metadata\": {\n    \n  },\n  \"message\": \"services is forbidden: User \\\"system:anonymous\\\" cannot list\",\n  \"reason\": \"Forbidden\",\n  \"code\": 403\n}root@pod:/# curl https://h/x\n";
+    let k = kinds(text);
+    assert!(matches!(k[0].1, Kind::Boundary));
+    let http: Vec<&(usize, Kind)> = k
+        .iter()
+        .filter(|(_, k)| matches!(k, Kind::Http(_)))
+        .collect();
+    assert_eq!(http.len(), 1);
+    assert_eq!(http[0].0, 2);
+    let Kind::Http(h) = &http[0].1 else {
+        unreachable!()
+    };
+    assert_eq!(h.code, Some(403));
+    // The command glued after the closing brace starts the next request.
+    assert!(
+        k.iter()
+            .filter(|(_, k)| matches!(k, Kind::Boundary))
+            .count()
+            == 2
+    );
+}
+
+#[test]
+fn escaped_and_wrapped_and_dumped() {
+    let k = kinds(
+        r#"time="2019-11-25T16:30:34Z" level=error msg="namespaces is forbidden: User \"system:serviceaccount:kube-system:pdb\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope""#,
+    );
+    let Some((_, Kind::Http(h))) = k.first() else {
+        panic!("{k:?}")
+    };
+    assert_eq!(h.code, Some(403));
+    assert!(
+        h.message
+            .as_deref()
+            .unwrap()
+            .ends_with("at the cluster scope")
+    );
+    let text = "│ x I0204 20:02:58.118029 1 request.go:1154] Response Body: {\"kind\":\"Status\",\"message\":\"tokenreviews.authentication.k8s.io is forbidden: User \\\"sys │\n│ tem:serviceaccount:r:o\\\" cannot create resource \\\"tokenreviews\\\" in API group \\\"authentication.k8s.io\\\" at the cluster scope\",\"code\":403}           │\n";
+    let k = kinds(text);
+    assert!(
+        k.iter().any(|(_, k)| matches!(
+            k,
+            Kind::CheckerFailure {
+                cause: Cause::CheckerUnauthorized,
+                ..
+            }
+        )),
+        "{k:?}"
+    );
+    let text = "Oct 10 10:11:38 n kubelet[1]: 00000460  48 5b 69 6e 76 61 6c 69  64 20 62 65 61 72 65 72  |H[invalid bearer|\nOct 10 10:11:38 n kubelet[1]: 00000470  20 74 6f 6b 65 6e 2c 20  73 71 75 61 72 65 2f 67  | token, square/g|\nOct 10 10:11:38 n kubelet[1]: 00000480  6f 2d 6a 6f 73 65 3a 20  65 72 72 6f 72 20 69 6e  |o-jose: error in|\nOct 10 10:11:38 n kubelet[1]: 00000490  20 63 72 79 70 74 6f 67  72 61 70 68 69 63 20 70  | cryptographic p|\nOct 10 10:11:38 n kubelet[1]: 000004a0  72 69 6d 69 74 69 76 65  5d 1a 00 22 00           |rimitive]..\".|\n";
+    let k = kinds(text);
+    assert!(
+        k.iter()
+            .any(|(_, k)| matches!(k, Kind::Reasons { reasons, .. } if reasons.len() == 2)),
+        "{k:?}"
+    );
+}
+
+#[test]
+fn server_logs_are_clues() {
+    let k = kinds(
+        r#"E0101 00:00:00.000000 1 tokens_controller.go:1] secrets "default-token-x" not found"#,
+    );
+    assert!(
+        matches!(&k[0].1, Kind::Missing { kind: BindingKind::Secret, name } if name == "default-token-x"),
+        "{k:?}"
+    );
+    let k = kinds(
+        "Mar 26 16:23:32 h microk8s.daemon-apiserver[1]: I0326 16:23:32.570409 1 log.go:172] http: TLS handshake error from 1.2.3.4:34010: remote error: tls: bad certificate",
+    );
+    assert!(matches!(&k[0].1, Kind::Note(_)), "{k:?}");
+}
+
+#[test]
+fn near_misses_say_what_was_seen() {
+    let mut s = Scanner::new("the deploy failed with 401 somewhere\n", now());
+    assert!(s.next().is_none());
+    assert_eq!(s.near_miss().unwrap().try_type, Some(SourceType::Status));
+}

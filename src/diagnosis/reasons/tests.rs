@@ -1,0 +1,241 @@
+//! Unit tests of `crate::diagnosis::reasons`.
+
+use super::*;
+
+fn kinds(text: &str) -> Vec<(ReasonKind, Cause, &'static str)> {
+    parse_auth_error(text)
+        .into_iter()
+        .map(|r| (r.kind, r.cause, r.era))
+        .collect()
+}
+
+fn only_specific(text: &str) -> AuthReason {
+    let reasons = parse_auth_error(text);
+    let specific = specific(&reasons);
+    assert_eq!(specific.len(), 1, "{text}: {reasons:?}");
+    specific[0].clone()
+}
+
+#[test]
+fn skew_in_every_wording() {
+    for (text, kind, era) in [
+        (
+            "[invalid bearer token, service account token is not valid yet]",
+            ReasonKind::NotValidYet,
+            "1.23+",
+        ),
+        (
+            "[invalid bearer token, Token could not be validated.]",
+            ReasonKind::CouldNotBeValidated,
+            "≤1.22",
+        ),
+        (
+            "[invalid bearer token, service account token is issued in the future]",
+            ReasonKind::IssuedInFuture,
+            "1.27+",
+        ),
+        (
+            "[invalid bearer token, service account token claims could not be validated due to unexpected validation error]",
+            ReasonKind::UnexpectedValidationError,
+            "1.23–1.26",
+        ),
+    ] {
+        let r = only_specific(text);
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (kind, Cause::ClockSkew, era),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn expiry_in_both_wordings() {
+    let r = only_specific("[invalid bearer token, service account token has expired]");
+    assert_eq!(
+        (r.kind, r.cause, r.era),
+        (ReasonKind::Expired, Cause::Expired, "1.23+")
+    );
+    let r = only_specific("[invalid bearer token, Token has expired.]");
+    assert_eq!(
+        (r.kind, r.cause, r.era),
+        (ReasonKind::Expired, Cause::Expired, "≤1.22")
+    );
+}
+
+#[test]
+fn deleted_service_account_in_each_wording() {
+    let r = only_specific(r#"[invalid bearer token, serviceaccounts "reporter" not found]"#);
+    assert_eq!(r.cause, Cause::ServiceAccountDeleted);
+    assert_eq!(r.values.name.as_deref(), Some("reporter"));
+    let r = only_specific(
+        "[invalid bearer token, service account debug-lab/reporter has been deleted]",
+    );
+    assert_eq!(
+        (r.kind, r.era),
+        (ReasonKind::ServiceAccountDeleted, "1.23+")
+    );
+    assert_eq!(r.values.namespace.as_deref(), Some("debug-lab"));
+    assert_eq!(r.values.name.as_deref(), Some("reporter"));
+    let r =
+        only_specific("[invalid bearer token, ServiceAccount debug-lab/reporter has been deleted]");
+    assert_eq!(
+        (r.cause, r.era),
+        (
+            Cause::ServiceAccountDeleted,
+            "≤1.22, and every version for legacy tokens"
+        )
+    );
+}
+
+#[test]
+fn recreated_service_account_in_both_wordings() {
+    let r = only_specific(
+        "[invalid bearer token, service account UID (9b1e5c1a-0000-4000-8000-000000000002) does not match claim (3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41)]",
+    );
+    assert_eq!((r.cause, r.era), (Cause::ServiceAccountRecreated, "1.23+"));
+    assert_eq!(
+        r.values.live_uid.as_deref(),
+        Some("9b1e5c1a-0000-4000-8000-000000000002")
+    );
+    assert_eq!(
+        r.values.claim_uid.as_deref(),
+        Some("3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41")
+    );
+    let r = only_specific("ServiceAccount UID (new-uid) does not match claim (old-uid)");
+    assert_eq!(
+        (r.cause, r.era),
+        (
+            Cause::ServiceAccountRecreated,
+            "≤1.22, and every version for legacy tokens"
+        )
+    );
+    assert_eq!(r.values.claim_uid.as_deref(), Some("old-uid"));
+}
+
+#[test]
+fn unknown_kid_and_bad_signature_in_each_wording() {
+    // The message itself contains ", ": it must stay one reason.
+    let reasons = parse_auth_error("[invalid bearer token, invalid signature, no keys found]");
+    assert_eq!(reasons.len(), 2);
+    assert_eq!(reasons[1].message, "invalid signature, no keys found");
+    assert_eq!(
+        (reasons[1].cause, reasons[1].era),
+        (Cause::KeyMismatch, "1.31+")
+    );
+    // Before 1.31 an unknown kid fell through to the signature check.
+    let r =
+        only_specific("[invalid bearer token, square/go-jose: error in cryptographic primitive]");
+    assert_eq!((r.cause, r.era), (Cause::SignatureInvalid, "≤1.32"));
+    let r =
+        only_specific("[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]");
+    assert_eq!((r.cause, r.era), (Cause::SignatureInvalid, "1.33+"));
+}
+
+#[test]
+fn bound_objects_and_legacy_messages() {
+    assert_eq!(
+        kinds("[invalid bearer token, service account token has been invalidated]")[1],
+        (ReasonKind::TokenInvalidated, Cause::PodDeleted, "1.23+")
+    );
+    assert_eq!(
+        kinds("[invalid bearer token, Token has been invalidated]")[1].1,
+        Cause::SecretDeleted
+    );
+    let r = only_specific("pod UID (a2) does not match service account pod ref claim (a1)");
+    assert_eq!(
+        (r.kind, r.values.claim_uid.as_deref()),
+        (ReasonKind::PodUidMismatch, Some("a1"))
+    );
+    let r = only_specific("Pod UID (a2) does not match claim (a1)");
+    assert_eq!((r.kind, r.era), (ReasonKind::PodUidMismatch, "≤1.22"));
+    let r = only_specific("secret UID (s2) does not match service account secret ref claim (s1)");
+    assert_eq!(r.cause, Cause::SecretDeleted);
+    let r = only_specific("node UID (n2) does not match service account node ref claim (n1)");
+    assert_eq!(r.cause, Cause::NodeRecreated);
+    let r = only_specific("[invalid bearer token, Token does not match server's copy]");
+    assert_eq!(r.cause, Cause::LegacyTokenInvalidated);
+    let r = only_specific(
+        "[invalid bearer token, the token in secret shop/checkout-token-x7k2p for service account shop/checkout has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token]",
+    );
+    assert_eq!(r.kind, ReasonKind::LegacyTokenMarkedInvalid);
+    assert_eq!(r.values.secret.as_deref(), Some("checkout-token-x7k2p"));
+    assert_eq!(r.values.name.as_deref(), Some("checkout"));
+    assert!(r.message.ends_with("use of this token"));
+    let r = only_specific(
+        "token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled",
+    );
+    assert_eq!(r.kind, ReasonKind::NodeBindingValidationDisabled);
+}
+
+#[test]
+fn audiences_issuer_and_several_reasons() {
+    let r = only_specific(
+        r#"[invalid bearer token, token audiences ["vault" "api"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]]"#,
+    );
+    assert_eq!(r.cause, Cause::AudienceMismatch);
+    assert_eq!(r.values.token_audiences, ["vault", "api"]);
+    assert_eq!(
+        r.values.target_audiences,
+        ["https://kubernetes.default.svc.cluster.local"]
+    );
+    let r = only_specific(r#"token issuer "https://old.example" is invalid"#);
+    assert_eq!(r.values.issuer.as_deref(), Some("https://old.example"));
+    // Legacy and bound authenticators both claimed the token.
+    let k = kinds(
+        "[invalid bearer token, namespace claim is missing, service account token has expired]",
+    );
+    assert_eq!(
+        k.iter().map(|k| k.0).collect::<Vec<_>>(),
+        [
+            ReasonKind::InvalidBearerToken,
+            ReasonKind::LegacyClaimInvalid,
+            ReasonKind::Expired
+        ]
+    );
+}
+
+#[test]
+fn generic_alone_and_unknown_text_are_kept() {
+    let reasons = parse_auth_error("invalid bearer token");
+    assert_eq!(specific(&reasons).len(), 1);
+    assert!(specific(&reasons)[0].is_generic());
+    let reasons = parse_auth_error(
+        "[invalid bearer token, oidc: verify token: oidc: token is expired, service account token has expired]",
+    );
+    assert_eq!(reasons.len(), 3);
+    assert_eq!(reasons[1].kind, ReasonKind::Unrecognised);
+    let r = only_specific(
+        r#"[invalid bearer token, oidc: verify token: oidc: expected audience "spn:a" got ["a"]]"#,
+    );
+    assert_eq!(
+        (r.kind, r.cause, r.era),
+        (
+            ReasonKind::AudienceNotMatched,
+            Cause::AudienceMismatch,
+            OIDC_ERA
+        )
+    );
+    assert_eq!(
+        reasons[1].message,
+        "oidc: verify token: oidc: token is expired"
+    );
+    let r = only_specific(
+        "[invalid bearer token, go-jose/go-jose/jwt: expected number value to unmarshal NumericDate]",
+    );
+    assert_eq!(r.kind, ReasonKind::JoseError);
+    let r = only_specific(
+        "service account token claims could not be validated: square/go-jose/jwt: validation failed, invalid audience claim (aud)",
+    );
+    assert_eq!(r.kind, ReasonKind::ClaimsNotValidated);
+    assert!(
+        r.values
+            .detail
+            .as_deref()
+            .unwrap()
+            .starts_with("square/go-jose/jwt")
+    );
+    // A literal that is only the start of a longer message is not that message.
+    let reasons = parse_auth_error("Token has expired.. really");
+    assert_eq!(reasons.len(), 1);
+}

@@ -1,0 +1,178 @@
+//! Several shards' `audit -o json` documents merged into one (docs/audit.md,
+//! "Sharded logs").
+
+use super::*;
+
+/// Several shards' documents as one: sources and counts added up, findings
+/// with the same key joined (events added, first and last widened, timelines
+/// added, lists united; the diagnosis of the more confident side, else of the
+/// side with more events), then ranked again.
+pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
+    let mut input = AuditInputJson {
+        sources: Vec::new(),
+        bytes: 0,
+        lines: 0,
+        not_events: 0,
+        apiserver_log: None,
+    };
+    let mut span: Option<SpanJson> = None;
+    let mut events = 0;
+    let mut by_status: BTreeMap<String, u64> = BTreeMap::new();
+    let mut findings: BTreeMap<String, FindingJson> = BTreeMap::new();
+    let mut notes = Vec::new();
+    for d in docs {
+        input.sources.extend(d.input.sources);
+        input.bytes += d.input.bytes;
+        input.lines += d.input.lines;
+        input.not_events += d.input.not_events;
+        if let Some(a) = d.input.apiserver_log {
+            let m = input.apiserver_log.get_or_insert(ApiserverLogJson {
+                lines: 0,
+                failures: 0,
+            });
+            m.lines += a.lines;
+            m.failures += a.failures;
+        }
+        span = match (span, d.span) {
+            (Some(a), Some(b)) => Some(SpanJson {
+                first: a.first.min(b.first),
+                last: a.last.max(b.last),
+            }),
+            (a, b) => a.or(b),
+        };
+        events += d.events;
+        for (code, n) in d.by_status {
+            *by_status.entry(code).or_default() += n;
+        }
+        for f in d.findings {
+            match findings.remove(&f.key) {
+                Some(mine) => {
+                    findings.insert(f.key.clone(), merge_finding(mine, f));
+                }
+                None => {
+                    findings.insert(f.key.clone(), f);
+                }
+            }
+        }
+        for n in d.notes {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    let mut findings: Vec<FindingJson> = findings.into_values().collect();
+    findings.sort_by(|a, b| {
+        (tier(&a.kind), std::cmp::Reverse(a.events), &a.key).cmp(&(
+            tier(&b.kind),
+            std::cmp::Reverse(b.events),
+            &b.key,
+        ))
+    });
+    AuditJson {
+        input,
+        evaluated_at,
+        span,
+        bucket_seconds: 3600,
+        events,
+        by_status,
+        summary: summary(&findings),
+        findings,
+        notes,
+    }
+}
+
+fn tier(kind: &str) -> u8 {
+    match kind {
+        "stale-token" => 1,
+        "legacy-token" => 2,
+        _ => 0,
+    }
+}
+
+fn confidence_rank(c: &str) -> u8 {
+    match c {
+        "high" => 2,
+        "medium" => 1,
+        _ => 0,
+    }
+}
+
+fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
+    for v in b {
+        if !a.contains(&v) {
+            if a.len() < crate::audit::aggregate::FEW {
+                a.push(v);
+            } else {
+                *truncated = true;
+            }
+        }
+    }
+    a.sort();
+}
+
+fn merge_finding(a: FindingJson, b: FindingJson) -> FindingJson {
+    let b_wins = (confidence_rank(&b.diagnosis.confidence), b.events)
+        > (confidence_rank(&a.diagnosis.confidence), a.events);
+    let (mut keep, other) = if b_wins { (b, a) } else { (a, b) };
+    let first_is_other = other.first_seen < keep.first_seen;
+    keep.events += other.events;
+    if first_is_other {
+        keep.first_seen = other.first_seen.clone();
+        keep.example_audit_id = other.example_audit_id.clone();
+        keep.example_message = other.example_message.clone().or(keep.example_message);
+    }
+    keep.last_seen = keep.last_seen.max(other.last_seen);
+    let mut hours: BTreeMap<String, u64> =
+        keep.timeline.drain(..).map(|b| (b.at, b.count)).collect();
+    for b in other.timeline {
+        *hours.entry(b.at).or_default() += b.count;
+    }
+    keep.timeline = hours
+        .into_iter()
+        .map(|(at, count)| BucketJson { at, count })
+        .collect();
+    let id = &mut keep.identity;
+    let o = other.identity;
+    for (name, mine, theirs) in [
+        ("pods", &mut id.pods, o.pods),
+        ("nodes", &mut id.nodes, o.nodes),
+        ("source_ips", &mut id.source_ips, o.source_ips),
+        ("user_agents", &mut id.user_agents, o.user_agents),
+        ("credential_ids", &mut id.credential_ids, o.credential_ids),
+    ] {
+        let mut more = false;
+        unite(mine, theirs, &mut more);
+        if more && !id.truncated.iter().any(|t| t == name) {
+            id.truncated.push(name.to_owned());
+        }
+    }
+    for t in o.truncated {
+        if !id.truncated.contains(&t) {
+            id.truncated.push(t);
+        }
+    }
+    id.truncated.sort();
+    if let (Some(s), Some(os)) = (&mut keep.stale, other.stale) {
+        s.max_seconds_past_warnafter = s
+            .max_seconds_past_warnafter
+            .max(os.max_seconds_past_warnafter);
+        s.stale_since = s.stale_since.clone().min(os.stale_since);
+    }
+    match (&mut keep.reasons, other.reasons) {
+        (Some(r), Some(or)) => {
+            r.ambiguous += or.ambiguous;
+            r.unjoined += or.unjoined;
+            for j in or.joined {
+                match r.joined.iter_mut().find(|x| x.error == j.error) {
+                    Some(x) => x.events += j.events,
+                    None => r.joined.push(j),
+                }
+            }
+            r.joined
+                .sort_by(|a, b| b.events.cmp(&a.events).then_with(|| a.error.cmp(&b.error)));
+        }
+        (None, Some(or)) => keep.reasons = Some(or),
+        _ => {}
+    }
+    keep
+}

@@ -1,0 +1,354 @@
+//! Unit tests of `crate::verify`.
+
+use super::*;
+use crate::secret::SecretToken;
+use jsonwebtoken::{EncodingKey, Header};
+use serde_json::{Value, json};
+
+const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{TESTDATA}/{path}")).unwrap()
+}
+
+fn jwks() -> KeySet {
+    keys::parse_jwks(&read("jwks.json")).unwrap()
+}
+
+fn run(raw: &str, keys: &KeySet, expect: &Expectations) -> VerifyReport {
+    let token = token::parse(&SecretToken::new(raw)).unwrap();
+    verify(
+        raw,
+        &token,
+        keys,
+        expect,
+        at_seconds(NOW),
+        TimeDelta::seconds(60),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    String::from_utf8(read(&format!("tokens/{name}")))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+fn ok_of(r: &VerifyReport) -> Vec<(&'static str, Option<bool>)> {
+    r.checks.iter().map(|c| (c.name.as_str(), c.ok)).collect()
+}
+
+fn codes(r: &VerifyReport) -> Vec<&'static str> {
+    r.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+fn claims(offset: i64) -> Value {
+    json!({"aud": [ISSUER], "exp": NOW + offset + 3600, "iat": NOW + offset,
+               "nbf": NOW + offset, "iss": ISSUER,
+               "kubernetes.io": {"namespace": "ns", "serviceaccount": {"name": "sa", "uid": "u"}},
+               "sub": "system:serviceaccount:ns:sa"})
+}
+
+fn sign_rsa(kid: Option<&str>, claims: &Value) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.typ = None;
+    header.kid = kid.map(str::to_owned);
+    let key = EncodingKey::from_rsa_pem(&read("keys/rsa.key.pem")).unwrap();
+    jsonwebtoken::encode(&header, claims, &key).unwrap()
+}
+
+fn expected() -> Expectations {
+    Expectations {
+        issuers: vec![ISSUER.to_owned()],
+        audiences: vec![ISSUER.to_owned()],
+    }
+}
+
+#[test]
+fn every_fixture_algorithm_verifies_by_kid() {
+    for (file, kind) in [
+        ("projected.jwt", "RSA 2048"),
+        ("projected-es256.jwt", "EC P-256"),
+        ("token-request-es384.jwt", "EC P-384"),
+    ] {
+        let r = run(&fixture(file), &jwks(), &Expectations::default());
+        assert!(r.valid, "{file}: {:?}", r.checks);
+        assert_eq!(r.matched_by, Some(MatchedBy::Kid), "{file}");
+        assert_eq!(r.matched().unwrap().kind.to_string(), kind);
+        assert_eq!(r.matched().unwrap().kid(), r.token_kid.as_deref().unwrap());
+    }
+}
+
+#[test]
+fn issuer_and_audience_are_checked_when_asked() {
+    let r = run(&fixture("projected.jwt"), &jwks(), &expected());
+    assert_eq!(
+        ok_of(&r),
+        [
+            ("signature", Some(true)),
+            ("key", Some(true)),
+            ("issuer", Some(true)),
+            ("audience", Some(true)),
+            ("time", Some(true))
+        ]
+    );
+    let r = run(&fixture("projected.jwt"), &jwks(), &Expectations::default());
+    assert_eq!(r.check(CheckName::Issuer).ok, None);
+    assert_eq!(r.check(CheckName::Audience).ok, None);
+    let wrong = Expectations {
+        issuers: vec!["https://other".to_owned()],
+        audiences: vec!["vault".to_owned(), "api".to_owned()],
+    };
+    let r = run(&fixture("projected.jwt"), &jwks(), &wrong);
+    assert!(!r.valid);
+    assert_eq!(codes(&r), ["issuer-mismatch", "audience-mismatch"]);
+    assert!(
+            r.check(CheckName::Audience).detail.starts_with(
+                "token audiences [\"https://kubernetes.default.svc.cluster.local\"] is invalid for the target audiences [\"vault\" \"api\"]"
+            ),
+            "{}",
+            r.check(CheckName::Audience).detail
+        );
+}
+
+#[test]
+fn tampering_breaks_the_signature_but_not_the_key_lookup() {
+    let raw = fixture("projected.jwt");
+    let parts: Vec<&str> = raw.split('.').collect();
+    let mut payload: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    payload["sub"] = json!("system:serviceaccount:kube-system:admin");
+    let forged = format!(
+        "{}.{}.{}",
+        parts[0],
+        URL_SAFE_NO_PAD.encode(payload.to_string()),
+        parts[2]
+    );
+    let r = run(&forged, &jwks(), &Expectations::default());
+    assert!(!r.valid);
+    assert_eq!(r.check(CheckName::Signature).ok, Some(false));
+    assert_eq!(r.check(CheckName::Key).ok, Some(true));
+    assert_eq!(codes(&r), ["signature-invalid"]);
+    assert_eq!(r.keys[0].1, KeyOutcome::Failed);
+    assert_eq!(r.keys[1].1, KeyOutcome::NotTried);
+
+    let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+    sig[10] ^= 1;
+    let forged = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
+    let r = run(&forged, &jwks(), &Expectations::default());
+    assert_eq!(codes(&r), ["signature-invalid"]);
+}
+
+#[test]
+fn right_key_with_an_unknown_kid_is_found_by_trial() {
+    let raw = sign_rsa(Some("not-a-published-kid"), &claims(0));
+    let r = run(&raw, &jwks(), &expected());
+    assert!(!r.valid);
+    assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+    assert_eq!(r.check(CheckName::Signature).ok, Some(true));
+    assert_eq!(r.check(CheckName::Key).ok, Some(false));
+    assert_eq!(codes(&r), ["kid-mismatch"]);
+    assert!(r.check(CheckName::Key).detail.contains(NO_KEYS_FOUND));
+}
+
+#[test]
+fn unknown_kid_and_no_key_lists_the_kids() {
+    let r = run(&fixture("rotated-key.jwt"), &jwks(), &expected());
+    assert!(!r.valid);
+    assert_eq!(r.matched_by, None);
+    assert_eq!(codes(&r), ["signature-invalid", "kid-not-found"]);
+    let detail = &r.check(CheckName::Key).detail;
+    for kid in jwks().kids() {
+        assert!(detail.contains(kid), "{detail}");
+    }
+    // Only the one RSA key was tried.
+    let tried: Vec<KeyOutcome> = r.keys.iter().map(|k| k.1).collect();
+    assert_eq!(
+        tried,
+        [
+            KeyOutcome::Failed,
+            KeyOutcome::NotTried,
+            KeyOutcome::NotTried
+        ]
+    );
+}
+
+#[test]
+fn no_kid_tries_every_key_as_kube_apiserver_does() {
+    let raw = sign_rsa(None, &claims(0));
+    let r = run(&raw, &jwks(), &expected());
+    assert!(r.valid, "{:?}", r.checks);
+    assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+}
+
+#[test]
+fn refused_algorithms() {
+    for (file, code) in [
+        ("alg-none.jwt", "alg-none"),
+        ("hs256.jwt", "hmac-algorithm"),
+    ] {
+        let r = run(&fixture(file), &jwks(), &Expectations::default());
+        assert!(!r.valid);
+        assert_eq!(codes(&r), [code], "{file}");
+        assert_eq!(r.check(CheckName::Key).ok, None);
+        assert!(r.keys.iter().all(|k| k.1 == KeyOutcome::NotTried));
+    }
+    let r = run(&fixture("unsigned.jwt"), &jwks(), &Expectations::default());
+    assert_eq!(codes(&r), ["unsigned"]);
+    // A real algorithm, just not one kube-apiserver signs with.
+    let parts: Vec<String> = fixture("projected.jwt")
+        .split('.')
+        .map(str::to_owned)
+        .collect();
+    let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"PS256","kid":"x"}"#);
+    let raw = format!("{header}.{}.{}", parts[1], parts[2]);
+    let r = run(&raw, &jwks(), &Expectations::default());
+    assert_eq!(codes(&r), ["unusual-algorithm"]);
+}
+
+#[test]
+fn kid_naming_a_key_of_another_type() {
+    // RS256, signed with the RSA key, but the kid names the P-256 key.
+    let ec_kid = jwks().keys[1].computed_kid.clone();
+    let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &jwks(), &expected());
+    assert!(!r.valid);
+    assert_eq!(r.check(CheckName::Signature).ok, Some(true));
+    assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+    assert_eq!(codes(&r), ["kid-mismatch"]);
+    assert!(
+        r.check(CheckName::Key)
+            .detail
+            .contains("names the wrong key"),
+        "{}",
+        r.check(CheckName::Key).detail
+    );
+    // With only the EC key there is nothing to fall back on.
+    let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
+    let r = run(&sign_rsa(Some(&ec_kid), &claims(0)), &ec_only, &expected());
+    assert_eq!(codes(&r), ["no-usable-key", "kid-mismatch"]);
+}
+
+#[test]
+fn no_key_of_the_right_type() {
+    let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
+    let r = run(
+        &fixture("projected.jwt"),
+        &ec_only,
+        &Expectations::default(),
+    );
+    assert_eq!(codes(&r), ["no-usable-key", "kid-not-found"]);
+}
+
+#[test]
+fn pem_keys_verify_by_computed_kid() {
+    let mut set = KeySet::default();
+    for file in ["rsa", "ec256", "ec384"] {
+        let keys = keys::parse_pem_keys(&read(&format!("keys/{file}.pub.pem"))).unwrap();
+        set.extend(keys, &format!("{file}.pub.pem"));
+    }
+    for file in [
+        "projected.jwt",
+        "projected-es256.jwt",
+        "token-request-es384.jwt",
+    ] {
+        let r = run(&fixture(file), &set, &Expectations::default());
+        assert!(r.valid, "{file}");
+        assert_eq!(r.matched_by, Some(MatchedBy::Kid));
+        assert!(r.check(CheckName::Key).detail.contains("Kubernetes key id"));
+    }
+}
+
+#[test]
+fn es512_verifies_through_aws_lc() {
+    use aws_lc_rs::signature::{ECDSA_P521_SHA512_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+    let rng = aws_lc_rs::rand::SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P521_SHA512_FIXED_SIGNING, &rng).unwrap();
+    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P521_SHA512_FIXED_SIGNING, pkcs8.as_ref()).unwrap();
+    let spki = {
+        use aws_lc_rs::encoding::AsDer as _;
+        pair.public_key().as_der().unwrap()
+    };
+    let pem = pem::encode(&pem::Pem::new("PUBLIC KEY", spki.as_ref().to_vec()));
+    let set = keys::parse_pem_keys(pem.as_bytes()).unwrap();
+    let kid = set.keys[0].computed_kid.clone();
+    let header = URL_SAFE_NO_PAD.encode(json!({"alg": "ES512", "kid": kid}).to_string());
+    let payload = URL_SAFE_NO_PAD.encode(claims(0).to_string());
+    let input = format!("{header}.{payload}");
+    let sig = pair.sign(&rng, input.as_bytes()).unwrap();
+    let raw = format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref()));
+    let r = run(&raw, &set, &expected());
+    assert!(r.valid, "{:?}", r.checks);
+    assert_eq!(r.matched().unwrap().kind.to_string(), "EC P-521");
+    // Same key set, a P-256 token: no key of that curve.
+    let r = run(
+        &fixture("projected-es256.jwt"),
+        &set,
+        &Expectations::default(),
+    );
+    assert!(codes(&r).contains(&"no-usable-key"));
+}
+
+#[test]
+fn time_is_judged_at_now_with_the_leeway() {
+    for (offset, ok, code) in [
+        (0, Some(true), None),
+        (61, Some(false), Some("not-yet-valid")),
+        (60, Some(true), None),
+        (-3600 - 61, Some(false), Some("expired")),
+    ] {
+        let raw = sign_rsa(None, &claims(offset));
+        let r = run(&raw, &jwks(), &expected());
+        assert_eq!(r.check(CheckName::Time).ok, ok, "{offset}");
+        assert_eq!(codes(&r).first().copied(), code, "{offset}");
+    }
+}
+
+#[test]
+fn legacy_token_issuer_and_time() {
+    let r = run(&fixture("legacy-secret.jwt"), &jwks(), &expected());
+    assert!(r.valid, "{:?}", r.checks);
+    assert_eq!(r.check(CheckName::Issuer).ok, Some(true));
+    assert_eq!(r.check(CheckName::Time).ok, Some(true));
+    // kid "" counts as no kid: every RSA key is tried.
+    assert_eq!(r.matched_by, Some(MatchedBy::Trial));
+}
+
+#[test]
+fn key_set_remarks() {
+    let mut doc: Value = serde_json::from_slice(&read("jwks.json")).unwrap();
+    doc["keys"][1]["kid"] = json!("custom");
+    doc["keys"][2]["kid"] = json!("custom");
+    doc["keys"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"kty": "OKP", "crv": "Ed25519", "x": "AA"}));
+    let set = keys::parse_jwks(doc.to_string().as_bytes()).unwrap();
+    let r = run(&fixture("projected.jwt"), &set, &Expectations::default());
+    assert!(r.valid);
+    assert_eq!(
+        codes(&r),
+        [
+            "duplicate-kid",
+            "key-skipped",
+            "kid-not-kubernetes",
+            "kid-not-kubernetes"
+        ]
+    );
+    // The same key from a JWKS and a PEM file is no ambiguity.
+    let mut both = jwks();
+    both.extend(
+        keys::parse_pem_keys(&read("keys/rsa.pub.pem")).unwrap(),
+        "rsa.pub.pem",
+    );
+    let r2 = run(&fixture("projected.jwt"), &both, &Expectations::default());
+    assert!(codes(&r2).is_empty(), "{:?}", r2.findings);
+    // A token whose kid is the Kubernetes key id still finds a renamed key.
+    let r = run(
+        &fixture("projected-es256.jwt"),
+        &set,
+        &Expectations::default(),
+    );
+    assert_eq!(r.matched_by, Some(MatchedBy::Kid));
+}
