@@ -24,6 +24,16 @@ of `kubectl satoken audit` assert (tests/it/audit.rs):
   - analytics/*: stale tokens (clients that never re-read the projected token).
   - ci/deployer and legacy/backup: legacy Secret tokens.
 
+With --token-requests it also writes, at the start of the day, the TokenRequest
+events (create on serviceaccounts/token, annotated with the issued credential
+id) that minted the pod tokens: by each pod's kubelet, at the levels Metadata,
+Request and RequestResponse in turn (the last with a fake status.token that
+must never be printed), except analytics/etl-* (stale tokens: minted before the
+log starts); and a token minted by a user (alice@example.com, `kubectl create
+token`, bound to the batch/exporter pod) that the laptop uses. These events
+come from their own random stream: the rest of the log is byte-identical with
+and without the flag.
+
 With --apiserver-log FILE it also writes the kube-apiserver log lines
 ("Unable to authenticate the request" with each 401's reason, at the same
 instant, among unrelated lines).
@@ -262,6 +272,9 @@ class Writer:
         ev["stageTimestamp"] = stamp(t + dt.timedelta(microseconds=self.rng.randint(800, 40000)))
         if annotations:
             ev["annotations"] = annotations
+        self.write(ev)
+
+    def write(self, ev):
         self.events += 1
         if self.args.format == "eventlist":
             self.items.append(ev)
@@ -293,6 +306,52 @@ class Writer:
             self.raw.flush()
         if self.log:
             self.log.close()
+
+
+FAKE_TOKEN = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImZha2UifQ.eyJzdWIiOiJmYWtlIn0.ZmFrZS1zaWduYXR1cmU"
+LEVELS = ["RequestResponse", "Metadata", "Request"]
+
+
+def token_request(w, rng, t, minter, identity, level, seconds, audiences):
+    """One TokenRequest audit event minting identity's token (its jti)."""
+    _, _, ns, sa = identity.user.split(":")
+    spec = {"audiences": audiences, "expirationSeconds": seconds,
+            "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": identity.pod, "uid": identity.pod_uid}}
+    ev = {
+        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": uid(rng),
+        "stage": "ResponseComplete", "requestURI": f"/api/v1/namespaces/{ns}/serviceaccounts/{sa}/token",
+        "verb": "create", "user": minter.user_json(), "sourceIPs": [minter.ip], "userAgent": minter.agent,
+        "objectRef": {"resource": "serviceaccounts", "namespace": ns, "name": sa, "apiVersion": "v1", "subresource": "token"},
+        "responseStatus": {"metadata": {}, "code": 201},
+    }
+    if level in ("Request", "RequestResponse"):
+        ev["requestObject"] = {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1", "metadata": {"creationTimestamp": None}, "spec": spec, "status": {"token": "", "expirationTimestamp": None}}
+    if level == "RequestResponse":
+        # The kubelet's 3607 s are extended to a year (extended expiry).
+        issued = 365 * 86400 if seconds == 3607 else seconds
+        ev["responseObject"] = {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1", "metadata": {"name": sa, "namespace": ns, "creationTimestamp": stamp(t)},
+                                "spec": dict(spec, expirationSeconds=issued), "status": {"token": FAKE_TOKEN, "expirationTimestamp": (t + dt.timedelta(seconds=issued)).strftime("%Y-%m-%dT%H:%M:%SZ")}}
+    ev["requestReceivedTimestamp"] = stamp(t)
+    ev["stageTimestamp"] = stamp(t + dt.timedelta(microseconds=rng.randint(800, 9000)))
+    ev["annotations"] = {"authentication.kubernetes.io/issued-credential-id": "JTI=" + identity.jti,
+                         "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""}
+    w.write(ev)
+
+
+def token_requests(w, seed, ids, nodes, sc):
+    """The minting events of the pod tokens (see --token-requests)."""
+    rng = random.Random(seed * 7919 + 17)
+    kubelets = {name: Identity(f"system:node:{name}", "", AGENTS["kubelet"], nip, groups=["system:nodes", "system:authenticated"]) for name, _, nip in nodes}
+    t = START
+    n = 0
+    for i in ids:
+        if not i.pod or i is sc.laptop or i in sc.stale:
+            continue
+        t += dt.timedelta(milliseconds=rng.randint(50, 900))
+        token_request(w, rng, t, kubelets[i.node], i, LEVELS[n % 3], 3607, ["https://kubernetes.default.svc.cluster.local"])
+        n += 1
+    alice = Identity("alice@example.com", "", AGENTS["kubectl"], "192.0.2.77", groups=["devs", "system:authenticated"])
+    token_request(w, rng, t + dt.timedelta(seconds=1), alice, sc.laptop, "Request", 86400, ["https://kubernetes.default.svc.cluster.local"])
 
 
 def request(rng, identity):
@@ -339,6 +398,7 @@ def main():
     ap.add_argument("--format", choices=["jsonl", "eventlist"], default="jsonl")
     ap.add_argument("--request-received", type=float, default=0.05, help="fraction of requests that also get a RequestReceived event")
     ap.add_argument("--apiserver-log", help="also write kube-apiserver log lines here")
+    ap.add_argument("--token-requests", action="store_true", help="also write the TokenRequest events that minted the pod tokens")
     ap.add_argument("-o", "--output", help="output file (default stdout)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -359,6 +419,8 @@ def main():
     def pick():
         return ids[bisect.bisect_left(cum, rng.uniform(0, acc))]
 
+    if a.token_requests:
+        token_requests(w, a.seed, ids, nodes, sc)
     target_bytes = parse_size(a.size) if a.size and not a.events else None
     n = 0
     deleted = {"ledger": False, "exporter": False}

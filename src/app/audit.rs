@@ -43,6 +43,10 @@ pub fn run(
         } else {
             audit::read::sources(&args.files)?
         };
+        if args.token_file.as_deref() == Some(Path::new("-")) && sources.contains(&Source::Stdin) {
+            anyhow::bail!("--token-file - reads the token from stdin: give the audit logs as files");
+        }
+        let follow = followed_id(&args, env)?;
         let index = read_index(&args.apiserver_log, now)?;
         let workers = args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
@@ -70,7 +74,14 @@ pub fn run(
         };
         let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
         let result =
-            audit::read::read_all(&sources, &mut stdin, index.as_ref(), workers, &mut progress);
+            audit::read::read_all(
+            &sources,
+            &mut stdin,
+            index.as_ref(),
+            follow.as_deref(),
+            workers,
+            &mut progress,
+        );
         if show {
             let _ = write!(err, "\r\x1b[K");
         }
@@ -102,6 +113,38 @@ pub fn run(
     } else {
         Outcome::Healthy
     })
+}
+
+/// Longest credential id taken from --jti (kube-apiserver's are UUIDs).
+const MAX_JTI: usize = 256;
+
+/// The credential id (`JTI=<jti>`) that --jti or --token-file names.
+fn followed_id(args: &AuditArgs, env: &Env) -> anyhow::Result<Option<String>> {
+    let jti = match (&args.jti, &args.token_file) {
+        (Some(jti), _) => jti.strip_prefix("JTI=").unwrap_or(jti).to_owned(),
+        (None, Some(path)) => {
+            let token_args = crate::cli::TokenArgs {
+                token: None,
+                token_flag: None,
+                token_file: Some(path.clone()),
+                sa_dir: crate::input::IN_POD_SA_DIR.into(),
+            };
+            let (_, token) = super::read_one_token(&token_args, env)?;
+            token.claims.jwt_id.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the token in {} has no jti claim (a legacy Secret token, or minted before 1.29): its requests cannot be linked to a TokenRequest",
+                    path.display()
+                )
+            })?
+        }
+        (None, None) => return Ok(None),
+    };
+    if jti.is_empty() || jti.len() > MAX_JTI || jti.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+        anyhow::bail!(
+            "--jti takes a token's jti claim (up to {MAX_JTI} characters, no quotes or control characters), with or without JTI="
+        );
+    }
+    Ok(Some(format!("JTI={jti}")))
 }
 
 /// `--merge`: every document read and joined.

@@ -12,8 +12,8 @@ use super::aggregate::{Aggregate, Client, Few, ForbiddenKey, Group, GroupKey, Ob
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
-    ApiserverStats, Attribution, AuditReport, Finding, FindingKind, Identity, Reasons, Totals,
-    instant,
+    ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind,
+    FollowedCredential, Identity, Reasons, Totals, instant,
 };
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::case::{
@@ -93,6 +93,18 @@ pub fn analyse(
             agg.dropped_clients
         ));
     }
+    if agg.dropped_mints > 0 {
+        notes.push(format!(
+            "over {} TokenRequest events: {} further ones were not indexed, so their credentials show no minting event",
+            super::mint::MAX_MINTS,
+            agg.dropped_mints
+        ));
+    }
+    let credentials = credentials(&findings, &agg);
+    let followed = agg.follow.clone().map(|requests| FollowedCredential {
+        mint: agg.mints.get(requests.id.as_str()).cloned(),
+        requests,
+    });
     if agg.not_events > 0 {
         notes.push(format!(
             "{} lines were not audit events (skipped)",
@@ -133,8 +145,29 @@ pub fn analyse(
             lines: i.read,
             failures: i.failures,
         }),
+        mints: agg.mints.len() as u64,
+        credentials,
+        followed,
         notes,
     }
+}
+
+/// Every credential id the findings name, with its minting event.
+fn credentials(findings: &[Finding], agg: &Aggregate) -> Vec<Credential> {
+    let mut by_id: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for f in findings {
+        for id in &f.identity.credential_ids.items {
+            by_id.entry(id).or_default().push(f.key.clone());
+        }
+    }
+    by_id
+        .into_iter()
+        .map(|(id, findings)| Credential {
+            id: id.to_owned(),
+            mint: agg.mints.get(id).cloned(),
+            findings,
+        })
+        .collect()
 }
 
 /// A uid, first and last seen.

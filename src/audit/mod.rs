@@ -7,6 +7,7 @@
 //! event.rs      one line: a byte-level look for accepted requests, else a full parse
 //! aggregate.rs  per-worker tallies: groups (identity × what failed), clients, deletions
 //! apiserver.rs  kube-apiserver's "Unable to authenticate" lines, joined to 401s by time
+//! mint.rs       TokenRequest events: who minted which credential id, for how long
 //! analyse.rs    aggregate -> findings: attribution, one engine Case per group, ranking
 //! ```
 //!
@@ -17,13 +18,14 @@ pub mod aggregate;
 pub mod analyse;
 pub mod apiserver;
 pub mod event;
+pub mod mint;
 pub mod read;
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-pub use aggregate::{Aggregate, Few, Seen};
+pub use aggregate::{Aggregate, Few, Followed, Seen};
 pub use analyse::analyse;
 pub use apiserver::ReasonIndex;
 pub use read::{AuditInputError, Progress, Source, Volume};
@@ -161,6 +163,25 @@ pub struct ApiserverStats {
     pub failures: u64,
 }
 
+/// A credential id seen on findings, with the TokenRequest event that minted
+/// it when the log holds one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    /// `JTI=<jti>`.
+    pub id: String,
+    pub mint: Option<mint::Mint>,
+    /// The keys of the findings it was seen on.
+    pub findings: Vec<String>,
+}
+
+/// `--jti`/`--token-file`: one credential's minting event and the requests
+/// made with it.
+#[derive(Debug, Clone)]
+pub struct FollowedCredential {
+    pub mint: Option<mint::Mint>,
+    pub requests: Followed,
+}
+
 /// The fleet view.
 #[derive(Debug, Clone)]
 pub struct AuditReport {
@@ -170,6 +191,12 @@ pub struct AuditReport {
     pub totals: Totals,
     pub findings: Vec<Finding>,
     pub apiserver: Option<ApiserverStats>,
+    /// TokenRequest events indexed by the credential id they issued.
+    pub mints: u64,
+    /// Credential ids seen on findings, sorted, each with its minting event.
+    pub credentials: Vec<Credential>,
+    /// The one credential asked about, when one was.
+    pub followed: Option<FollowedCredential>,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
 }

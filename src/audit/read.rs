@@ -139,10 +139,13 @@ struct WorkerResult {
 
 /// Reads every source into one aggregate with `workers` threads (JSON Lines;
 /// documents are read on this thread). `progress` is called after each block.
+/// With `follow` (a credential id, `JTI=…`), the requests made with it are
+/// counted too: a line holding it always takes the full parse.
 pub fn read_all(
     sources: &[Source],
     stdin: &mut dyn FnMut() -> Box<dyn Read>,
     index: Option<&ReasonIndex>,
+    follow: Option<&str>,
     workers: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Aggregate, Volume), AuditInputError> {
@@ -158,6 +161,10 @@ pub fn read_all(
     let mut too_long: Option<(u64, usize)> = None;
     let mut reader_error = None;
     let mut block_sources: Vec<usize> = Vec::new();
+    // Quoted, so that `JTI=ab` does not pick up `JTI=abc`.
+    let needle = follow.map(|id| format!("\"{id}\""));
+    let finder = needle.as_deref().map(memchr::memmem::Finder::new);
+    let finder = finder.as_ref();
     let results: Vec<WorkerResult> = std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<Block>(workers * 2);
         let (free_tx, free_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
@@ -167,11 +174,14 @@ pub fn read_all(
                 let free_tx = free_tx.clone();
                 let (events, stop) = (&events, &stop);
                 scope.spawn(move || {
-                    let mut r = WorkerResult::default();
+                    let mut r = WorkerResult {
+                        agg: Aggregate::following(follow),
+                        ..WorkerResult::default()
+                    };
                     for block in rx {
                         if r.error.is_none() {
                             let before = r.agg.events;
-                            let (lines, bad) = scan_block(&block.buf, &mut r.agg, index);
+                            let (lines, bad) = scan_block(&block.buf, &mut r.agg, index, finder);
                             r.lines.push((block.seq, lines));
                             events.fetch_add(r.agg.events - before, Ordering::Relaxed);
                             if let Some(line) = bad {
@@ -205,7 +215,7 @@ pub fn read_all(
             };
             match is_document(&mut reader, &what) {
                 Ok(true) => {
-                    let mut agg = Aggregate::default();
+                    let mut agg = Aggregate::following(follow);
                     let counted = LimitedRead::new(&mut reader);
                     let read = counted.read.clone();
                     if let Err(e) = read_document(counted, &what, &mut agg, index) {
@@ -317,7 +327,7 @@ pub fn read_all(
             line: line_of(seq, source, line),
         });
     }
-    let mut agg = Aggregate::default();
+    let mut agg = Aggregate::following(follow);
     for r in results {
         agg.merge(r.agg);
     }
@@ -414,8 +424,14 @@ fn is_document(reader: &mut BufReader<Box<dyn Read>>, what: &str) -> Result<bool
 }
 
 /// Scans a block of complete lines; returns the lines seen and, on a line
-/// that is not UTF-8, its number within the block.
-fn scan_block(buf: &[u8], agg: &mut Aggregate, index: Option<&ReasonIndex>) -> (u64, Option<u64>) {
+/// that is not UTF-8, its number within the block. A line `follow` finds is
+/// parsed in full (the byte-level path does not read credential ids).
+fn scan_block(
+    buf: &[u8],
+    agg: &mut Aggregate,
+    index: Option<&ReasonIndex>,
+    follow: Option<&memchr::memmem::Finder<'_>>,
+) -> (u64, Option<u64>) {
     let mut n = 0u64;
     let mut start = 0usize;
     while start < buf.len() {
@@ -434,7 +450,11 @@ fn scan_block(buf: &[u8], agg: &mut Aggregate, index: Option<&ReasonIndex>) -> (
         };
         agg.lines += 1;
         let json = line[brace..].trim_ascii_end();
-        match scan_line(json) {
+        let scan = match follow {
+            Some(f) if f.find(json).is_some() => Scan::Parse,
+            _ => scan_line(json),
+        };
+        match scan {
             Scan::Accepted(a) => agg.add_accepted(&a),
             Scan::NotCounted => agg.not_counted += 1,
             Scan::Parse => match serde_json::from_slice::<RawEvent<'_>>(json) {

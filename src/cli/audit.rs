@@ -18,9 +18,11 @@ Examples:
   aws logs tail /aws/eks/prod/cluster --log-stream-names kube-apiserver-audit-x --since 1d \\
     | kubectl satoken audit -o json > shard-1.json
   kubectl satoken audit --merge shard-*.json
+  kubectl satoken audit --token-file token.jwt audit.log   # who minted it, what it did
 
 Exit codes: 0 nothing failing, stale or legacy; 1 something was found; 2 the input
-could not be read (or holds no audit event).";
+could not be read (or holds no audit event). With --jti or --token-file: 0 its
+minting event is in the log and no request made with it was refused; 1 otherwise.";
 
 // The arguments of `audit` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
@@ -50,4 +52,14 @@ pub struct AuditArgs {
     /// Never print the progress line (it is printed only when stderr is a terminal).
     #[arg(long)]
     pub no_progress: bool,
+
+    /// One credential: its minting TokenRequest event (who, when, for which pod or
+    /// node, the lifetime asked and issued) and the requests made with it.
+    #[arg(long, value_name = "JTI", conflicts_with_all = ["token_file", "merge"])]
+    pub jti: Option<String>,
+
+    /// As --jti, with the jti read from this token (`-` for stdin; the token is
+    /// never printed).
+    #[arg(long, value_name = "PATH", conflicts_with = "merge")]
+    pub token_file: Option<PathBuf>,
 }

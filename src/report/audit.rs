@@ -22,8 +22,11 @@ use crate::audit::{Attribution, AuditReport, Few, Finding, FindingKind};
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 
+mod credentials;
 mod merge;
 mod table;
+
+pub use credentials::{BoundJson, CredentialJson, FollowedJson, MintJson};
 
 pub use merge::merge;
 pub use table::write_table;
@@ -50,6 +53,17 @@ pub struct AuditJson {
     pub summary: AuditSummaryJson,
     /// One per failing, stale or legacy identity, most impact first.
     pub findings: Vec<FindingJson>,
+    /// TokenRequest events indexed by the credential id they issued.
+    #[serde(default)]
+    pub minting_events: u64,
+    /// Every credential id the findings name, sorted, each with the
+    /// TokenRequest event that minted it (null when the log holds none).
+    #[serde(default)]
+    pub credentials: Vec<CredentialJson>,
+    /// With --jti or --token-file: that credential, its minting event and the
+    /// requests made with it; null otherwise.
+    #[serde(default)]
+    pub credential: Option<FollowedJson>,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
 }
@@ -369,13 +383,24 @@ impl AuditJson {
                 .collect(),
             summary: summary(&findings),
             findings,
+            minting_events: r.mints,
+            credentials: r
+                .credentials
+                .iter()
+                .map(credentials::credential_json)
+                .collect(),
+            credential: r.followed.as_ref().map(credentials::followed_json),
             notes: r.notes.clone(),
         }
     }
 
-    /// Whether anything failing, stale or legacy was found (exit 1).
+    /// Exit 1: anything failing, stale or legacy was found; with --jti, the
+    /// credential has no minting event in the log or had a request refused.
     pub fn has_findings(&self) -> bool {
-        !self.findings.is_empty()
+        match &self.credential {
+            Some(c) => c.is_problem(),
+            None => !self.findings.is_empty(),
+        }
     }
 }
 

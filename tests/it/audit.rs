@@ -316,3 +316,155 @@ fn a_log_with_nothing_failing_exits_0_and_one_without_events_exits_2() {
         .code(2)
         .stderr(predicates::str::contains("no audit event in file"));
 }
+
+/// The fake `status.token` gen_audit.py writes into RequestResponse-level
+/// TokenRequest events: never printed.
+const FAKE_TOKEN: &str = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImZha2UifQ";
+
+fn credential<'d>(doc: &'d Value, id: &str) -> &'d Value {
+    doc["credentials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("{id}: {}", doc["credentials"]))
+}
+
+#[test]
+fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generate(
+        dir.path(),
+        "audit.log",
+        &["--events", "20000", "--seed", "7", "--token-requests"],
+    );
+    let (code, doc) = audit_json(&[log.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(doc["minting_events"].as_u64().unwrap() > 200, "{}", doc["minting_events"]);
+    // The TokenRequest events add no finding.
+    let (_, without) = audit_json(&[day(dir.path()).to_str().unwrap()]);
+    assert_eq!(shape(&doc), shape(&without));
+    assert_eq!(without["credentials"].as_array().unwrap().len(), doc["credentials"].as_array().unwrap().len());
+    assert!(without["credentials"].as_array().unwrap().iter().all(|c| c["minted"].is_null()));
+
+    // shop/checkout: minted by its kubelet, logged at RequestResponse.
+    let checkout = finding(&doc, "forbidden-other", "system:serviceaccount:shop:checkout");
+    let id = checkout["identity"]["credential_ids"][0].as_str().unwrap();
+    let c = credential(&doc, id);
+    assert_eq!(c["findings"][0], checkout["key"]);
+    let m = &c["minted"];
+    assert_eq!(m["by"], "system:node:worker-3");
+    assert_eq!(m["node"], "worker-3");
+    assert_eq!(m["level"], "RequestResponse");
+    assert_eq!(m["service_account"]["name"], "checkout");
+    assert_eq!(m["bound"]["kind"], "Pod");
+    assert_eq!(m["bound"]["name"], checkout["identity"]["pods"][0]);
+    assert_eq!(m["requested_seconds"], 3607);
+    assert_eq!(m["issued_seconds"], 31_536_000);
+    // ml/ray-job at Metadata: who and for whom, no lifetime.
+    let ray = finding(&doc, "forbidden", "system:serviceaccount:ml:ray-job");
+    let m = &credential(&doc, ray["identity"]["credential_ids"][0].as_str().unwrap())["minted"];
+    assert_eq!((m["level"].as_str(), m["requested_seconds"].is_null()), (Some("Metadata"), true));
+    // analytics/etl-*: stale tokens minted before the log starts.
+    for f in findings(&doc).iter().filter(|f| f["kind"] == "stale-token") {
+        let id = f["identity"]["credential_ids"][0].as_str().unwrap();
+        assert!(credential(&doc, id)["minted"].is_null(), "{id}");
+    }
+    // The response's status.token is never printed, in any format.
+    assert!(!doc.to_string().contains(FAKE_TOKEN));
+    let table = crate::support::satoken()
+        .args(["audit", "--now", NOW, "--details", "50", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains("minted by system:node:worker-3 at"), "{table}");
+    assert!(table.contains("no minting event in this log"), "{table}");
+    assert!(!table.contains(FAKE_TOKEN));
+
+    // Shards: the minting events in the first half, most failures in the
+    // second; the merge links them.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let mut shards = Vec::new();
+    for (i, half) in [a, b].iter().enumerate() {
+        let part = dir.path().join(format!("part-{i}.log"));
+        std::fs::write(&part, half.join("\n") + "\n").unwrap();
+        let (_, doc) = audit_json(&[part.to_str().unwrap()]);
+        let json = dir.path().join(format!("part-{i}.json"));
+        std::fs::write(&json, doc.to_string()).unwrap();
+        shards.push(json);
+    }
+    let (_, merged) = audit_json(&["--merge", shards[0].to_str().unwrap(), shards[1].to_str().unwrap()]);
+    assert_eq!(credential(&merged, id)["minted"]["by"], "system:node:worker-3");
+}
+
+#[test]
+fn one_credential_by_jti_or_token_file() {
+    let log = "testdata/audit/provenance.jsonl";
+    // shop/checkout's token: minted by the kubelet, 2 accepted and 2 refused.
+    let (code, doc) = audit_json(&["--token-file", "testdata/audit/checkout.jwt", log]);
+    assert_eq!(code, 1, "a request made with it was refused");
+    let c = &doc["credential"];
+    assert_eq!(c["id"], "JTI=3257ae42-078f-4a4c-ab09-057903f3f20d");
+    assert_eq!(c["minted"]["by"], "system:node:worker-3");
+    assert_eq!(c["requests"], 4);
+    assert_eq!(c["by_status"]["403"], 2);
+    assert_eq!(c["users"][0], "system:serviceaccount:shop:checkout");
+    // By jti, with or without JTI=: the same answer.
+    let (_, by_jti) = audit_json(&["--jti", "3257ae42-078f-4a4c-ab09-057903f3f20d", log]);
+    let (_, prefixed) = audit_json(&["--jti", "JTI=3257ae42-078f-4a4c-ab09-057903f3f20d", log]);
+    assert_eq!(by_jti["credential"], c.clone());
+    assert_eq!(prefixed["credential"], c.clone());
+    // The laptop's token: minted by a user, only accepted requests: exit 0.
+    let (code, doc) = audit_json(&["--jti", "a18fda26-6bbf-4273-b8a7-d8c3e35d60a4", log]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["credential"]["minted"]["by"], "alice@example.com");
+    assert_eq!(doc["credential"]["minted"]["node"], Value::Null);
+    assert_eq!(doc["credential"]["minted"]["requested_seconds"], 86_400);
+    // A jti the log never minted, nor used: exit 1, and it says so.
+    let out = crate::support::satoken()
+        .args(["audit", "--now", NOW, "--jti", "0000", log])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("no minting event in this log"), "{text}");
+    assert!(text.contains("no request made with it"), "{text}");
+    // The token itself is never printed.
+    let token = std::fs::read_to_string("testdata/audit/checkout.jwt").unwrap();
+    let signature = token.trim().rsplit('.').next().unwrap();
+    let out = crate::support::satoken()
+        .args(["audit", "--now", NOW, "--token-file", "testdata/audit/checkout.jwt", log])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(signature));
+}
+
+#[test]
+fn bad_jti_and_token_input_is_one_line_and_exit_2() {
+    let log = "testdata/audit/provenance.jsonl";
+    for args in [
+        vec!["--jti", "a\"b", log],
+        vec!["--jti", "", log],
+        vec!["--jti", "x", "--token-file", "testdata/audit/checkout.jwt", log],
+        vec!["--jti", "x", "--merge", "a.json", "b.json"],
+        vec!["--token-file", "testdata/audit/README.md", log],
+        vec!["--token-file", "/nonexistent/token", log],
+    ] {
+        let out = crate::support::satoken()
+            .args(["audit", "--now", NOW])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The token on stdin, and the log too: refused before reading either.
+    crate::support::satoken()
+        .args(["audit", "--now", NOW, "--token-file", "-", "-"])
+        .write_stdin("x")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("give the audit logs as files"));
+}

@@ -42,6 +42,7 @@
 //! `INSTA_UPDATE=no` and unsets `INSTA_FORCE_PASS` so no environment can turn
 //! that off.
 
+mod audit;
 mod classify;
 mod decode;
 mod doctor;

@@ -20,7 +20,13 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
     let mut by_status: BTreeMap<String, u64> = BTreeMap::new();
     let mut findings: BTreeMap<String, FindingJson> = BTreeMap::new();
     let mut notes = Vec::new();
+    let mut minting_events = 0;
+    let mut credentials = BTreeMap::new();
+    let mut credential = None;
     for d in docs {
+        minting_events += d.minting_events;
+        credentials::merge_credentials(&mut credentials, d.credentials);
+        credential = credentials::merge_followed(credential, d.credential);
         input.sources.extend(d.input.sources);
         input.bytes += d.input.bytes;
         input.lines += d.input.lines;
@@ -77,6 +83,9 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
         by_status,
         summary: summary(&findings),
         findings,
+        minting_events,
+        credentials: credentials.into_values().collect(),
+        credential,
         notes,
     }
 }
@@ -97,7 +106,7 @@ fn confidence_rank(c: &str) -> u8 {
     }
 }
 
-fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
+pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
     for v in b {
         if !a.contains(&v) {
             if a.len() < crate::audit::aggregate::FEW {

@@ -85,7 +85,7 @@ fn kind_words(kind: &str) -> &'static str {
     }
 }
 
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -152,7 +152,7 @@ fn what(f: &FindingJson) -> String {
     }
 }
 
-fn human(seconds: u64) -> String {
+pub(super) fn human(seconds: u64) -> String {
     crate::timefmt::human_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
@@ -237,6 +237,11 @@ pub fn write_table(
     for n in &doc.notes {
         writeln!(out, "{} {}", "Note:".style(s.dim), sanitize(n))?;
     }
+    if let Some(f) = &doc.credential {
+        writeln!(out)?;
+        let width = usize::from(style.width).saturating_sub(4).max(30);
+        credentials::write_followed(out, f, doc.span.as_ref(), width)?;
+    }
     if doc.findings.is_empty() {
         return Ok(());
     }
@@ -297,6 +302,7 @@ pub fn write_table(
         )?;
     }
     let width = usize::from(style.width).saturating_sub(4).max(30);
+    credentials::write_credentials(out, doc, width, details)?;
     for (i, f) in doc.findings.iter().enumerate().take(details) {
         writeln!(out)?;
         write_details(out, i + 1, f, style, width)?;

@@ -1,0 +1,426 @@
+//! Pure: credential provenance. A TokenRequest (`create` on
+//! `serviceaccounts/token`) audit event names the credential it issued in the
+//! annotation `authentication.kubernetes.io/issued-credential-id` (`JTI=<jti>`;
+//! `authentication.k8s.io/issued-credential-id` in 1.29), and every request
+//! made with that token carries the same id in `user.extra`
+//! (`authentication.kubernetes.io/credential-id`; KEP-4193, ServiceAccountTokenJTI,
+//! beta 1.30, GA 1.32). This module reads the minting event: who asked, for
+//! which ServiceAccount, bound to what, the lifetime asked (`requestObject`,
+//! level Request and up) and the expiry issued (`responseObject`, level
+//! RequestResponse).
+//!
+//! The request and response objects are read leniently: every field is
+//! optional and a value of an unexpected shape is skipped, never an error,
+//! because the same `requestObject` field holds a Pod, a Secret or any custom
+//! object on other events. `status.token` is never read: only
+//! `status.expirationTimestamp` is a field, the rest is skipped unseen.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, IntoDeserializer, Visitor};
+
+use super::event::{Micros, RawEvent, parse_time};
+
+/// The annotation on a TokenRequest's audit event (1.30+).
+pub const ISSUED_CREDENTIAL_ID: &str = "authentication.kubernetes.io/issued-credential-id";
+/// Its name in 1.29 (renamed by kubernetes/kubernetes#123098).
+pub const ISSUED_CREDENTIAL_ID_1_29: &str = "authentication.k8s.io/issued-credential-id";
+/// Minting events kept; past it, later ones are counted only.
+pub const MAX_MINTS: usize = 200_000;
+
+/// A scalar value (string, number, bool), or `None` when the JSON holds
+/// another shape there (which is skipped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scalar<T>(pub Option<T>);
+
+/// An object read as `T` (whose fields are all [`Scalar`], [`Object`] or
+/// [`List`], so it cannot fail on shape), or `None` for any other shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object<T>(pub Option<T>);
+
+/// The scalars of an array (other elements skipped), or empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T> Default for Scalar<T> {
+    fn default() -> Self {
+        Scalar(None)
+    }
+}
+impl<T> Default for Object<T> {
+    fn default() -> Self {
+        Object(None)
+    }
+}
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(Vec::new())
+    }
+}
+
+/// `T` from one scalar, its own error dropped: a mismatch is just `None`.
+fn from_scalar<'de, T: Deserialize<'de>, V: IntoDeserializer<'de, de::value::Error>>(
+    v: V,
+) -> Option<T> {
+    T::deserialize(v.into_deserializer()).ok()
+}
+
+struct ScalarVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ScalarVisitor<T> {
+    type Value = Scalar<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v)))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar(
+            T::deserialize(de::value::BorrowedStrDeserializer::<de::value::Error>::new(v)).ok(),
+        ))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar(from_scalar(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar(None))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar(None))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(Scalar(None))
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
+        Ok(Scalar(None))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Scalar<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor(PhantomData))
+    }
+}
+
+struct ObjectVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = Object<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(|t| Object(Some(t)))
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(Object(None))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Object(None))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjectVisitor(PhantomData))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ListVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+            type Value = List<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<List<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Scalar(v)) = seq.next_element::<Scalar<T>>()? {
+                    // A hostile list is long: its first few values say enough.
+                    if out.len() < 16 {
+                        out.extend(v);
+                    }
+                }
+                Ok(List(out))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<List<T>, A::Error> {
+                IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(List::default())
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<List<T>, D::Error> {
+                d.deserialize_any(self)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<List<T>, E> {
+                Ok(List::default())
+            }
+        }
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// The parts of a TokenRequest (`authentication.k8s.io/v1`) an audit event's
+/// `requestObject` and `responseObject` carry that provenance needs.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct TokenRequestObject<'a> {
+    #[serde(borrow)]
+    pub spec: Object<TokenRequestSpec<'a>>,
+    #[serde(borrow)]
+    pub status: Object<TokenRequestStatus<'a>>,
+}
+
+/// `spec`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TokenRequestSpec<'a> {
+    #[serde(borrow)]
+    pub audiences: List<Cow<'a, str>>,
+    pub expiration_seconds: Scalar<i64>,
+    #[serde(borrow)]
+    pub bound_object_ref: Object<RawBoundRef<'a>>,
+}
+
+/// `spec.boundObjectRef`.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct RawBoundRef<'a> {
+    #[serde(borrow)]
+    pub kind: Scalar<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub name: Scalar<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub uid: Scalar<Cow<'a, str>>,
+}
+
+/// `status`: the expiry only (`status.token` is not a field, so it is skipped).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TokenRequestStatus<'a> {
+    #[serde(borrow)]
+    pub expiration_timestamp: Scalar<Cow<'a, str>>,
+}
+
+/// The object a token is bound to (`spec.boundObjectRef`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bound {
+    /// `Pod`, `Secret` or `Node`.
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+}
+
+/// The event that minted one credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mint {
+    pub at: Micros,
+    pub audit_id: String,
+    /// Who asked: `system:node:<node>` for the kubelet's pod tokens.
+    pub minted_by: String,
+    pub namespace: String,
+    pub service_account: String,
+    /// The event's audit level (`Metadata` carries no request or response).
+    pub level: String,
+    /// `spec.audiences` (level Request and up).
+    pub audiences: Vec<String>,
+    /// `spec.expirationSeconds` (level Request and up).
+    pub requested_seconds: Option<i64>,
+    /// `spec.boundObjectRef` (level Request and up).
+    pub bound: Option<Bound>,
+    /// `status.expirationTimestamp` (level RequestResponse).
+    pub expires: Option<Micros>,
+}
+
+impl Mint {
+    /// Seconds issued, when both the event time and the expiry are known.
+    pub fn issued_seconds(&self) -> Option<i64> {
+        self.expires
+            .map(|e| (e - self.at).div_euclid(1_000_000))
+            .filter(|s| *s > 0)
+    }
+
+    /// The kubelet minted it for a pod on this node (`system:node:<node>`).
+    pub fn node(&self) -> Option<&str> {
+        self.minted_by.strip_prefix("system:node:")
+    }
+}
+
+/// The issued credential id of a successful TokenRequest event, or `None`
+/// for any other event.
+pub fn issued_id<'e>(ev: &'e RawEvent<'_>) -> Option<&'e str> {
+    ev.annotation(ISSUED_CREDENTIAL_ID)
+        .or_else(|| ev.annotation(ISSUED_CREDENTIAL_ID_1_29))
+        .filter(|id| !id.is_empty())
+}
+
+/// The minting event's facts (the caller checked [`issued_id`]).
+pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
+    let o = ev.object_ref.as_ref();
+    let s = |v: Option<&Cow<'_, str>>| v.map_or_else(String::new, |v| v.to_string());
+    let spec = ev
+        .request_object
+        .as_ref()
+        .and_then(|r| r.0.as_ref())
+        .and_then(|r| r.spec.0.as_ref());
+    let status = ev
+        .response_object
+        .as_ref()
+        .and_then(|r| r.0.as_ref())
+        .and_then(|r| r.status.0.as_ref());
+    Mint {
+        at,
+        audit_id: s(ev.audit_id.as_ref()),
+        minted_by: ev.username().unwrap_or("").to_owned(),
+        namespace: s(o.and_then(|o| o.namespace.as_ref())),
+        service_account: s(o.and_then(|o| o.name.as_ref())),
+        level: s(ev.level.as_ref()),
+        audiences: spec.map_or_else(Vec::new, |s| {
+            s.audiences.0.iter().map(|a| a.to_string()).collect()
+        }),
+        requested_seconds: spec.and_then(|s| s.expiration_seconds.0),
+        bound: spec.and_then(|s| s.bound_object_ref.0.as_ref()).map(|b| Bound {
+            kind: s(b.kind.0.as_ref()),
+            name: s(b.name.0.as_ref()),
+            uid: s(b.uid.0.as_ref()),
+        }),
+        expires: status
+            .and_then(|s| s.expiration_timestamp.0.as_deref())
+            .and_then(|t| parse_time(t.as_bytes())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINT: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"m-1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/serviceaccounts/checkout/token","verb":"create","user":{"username":"system:node:worker-2","groups":["system:nodes"]},"sourceIPs":["10.0.0.12"],"objectRef":{"resource":"serviceaccounts","namespace":"shop","name":"checkout","apiVersion":"v1","subresource":"token"},"responseStatus":{"metadata":{},"code":201},"requestObject":{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":3607,"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"checkout-1","uid":"p-1"}}},"responseObject":{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":31536000},"status":{"token":"eyJhbGciOiJSUzI1NiJ9.e30.c2ln","expirationTimestamp":"2027-01-01T00:00:00Z"}},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.000000Z","annotations":{"authentication.kubernetes.io/issued-credential-id":"JTI=7c1d","authorization.k8s.io/decision":"allow"}}"#;
+
+    #[test]
+    fn a_token_request_event_names_who_minted_what_for_how_long() {
+        let ev: RawEvent = serde_json::from_str(MINT).unwrap();
+        assert_eq!(issued_id(&ev), Some("JTI=7c1d"));
+        let m = mint_of(&ev, ev.at().unwrap());
+        assert_eq!(m.minted_by, "system:node:worker-2");
+        assert_eq!(m.node(), Some("worker-2"));
+        assert_eq!((m.namespace.as_str(), m.service_account.as_str()), ("shop", "checkout"));
+        assert_eq!(m.level, "RequestResponse");
+        assert_eq!(m.audiences, ["https://kubernetes.default.svc"]);
+        assert_eq!(m.requested_seconds, Some(3607));
+        let b = m.bound.as_ref().unwrap();
+        assert_eq!((b.kind.as_str(), b.name.as_str(), b.uid.as_str()), ("Pod", "checkout-1", "p-1"));
+        assert_eq!(m.issued_seconds(), Some(31_536_000));
+    }
+
+    #[test]
+    fn the_1_29_annotation_name_is_read_too() {
+        let old = MINT.replace(ISSUED_CREDENTIAL_ID, ISSUED_CREDENTIAL_ID_1_29);
+        let ev: RawEvent = serde_json::from_str(&old).unwrap();
+        assert_eq!(issued_id(&ev), Some("JTI=7c1d"));
+    }
+
+    #[test]
+    fn objects_of_other_shapes_never_fail_the_event() {
+        // Another resource's requestObject, with fields of the same names
+        // holding other shapes: the event still parses, the facts are empty.
+        for odd in [
+            r#""requestObject":{"spec":{"audiences":"x","expirationSeconds":"soon","boundObjectRef":[1]},"status":7}"#,
+            r#""requestObject":"text""#,
+            r#""requestObject":[{"spec":{}}]"#,
+            r#""requestObject":{"spec":{"audiences":[{"a":1},2,"ok"],"expirationSeconds":1.5}}"#,
+        ] {
+            let line = MINT.replace(
+                r#""requestObject":{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":3607,"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"checkout-1","uid":"p-1"}}}"#,
+                odd,
+            );
+            assert_ne!(line, MINT);
+            let ev: RawEvent = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{odd}: {e}"));
+            let m = mint_of(&ev, 0);
+            assert_eq!(m.requested_seconds, None, "{odd}");
+            assert!(m.bound.is_none(), "{odd}");
+            assert!(m.audiences.iter().all(|a| a == "ok"), "{odd}");
+        }
+        // Through serde_json::Value too (the document reader's path).
+        let value: serde_json::Value = serde_json::from_str(MINT).unwrap();
+        let ev = RawEvent::deserialize(&value).unwrap();
+        assert_eq!(mint_of(&ev, 0).requested_seconds, Some(3607));
+    }
+
+    #[test]
+    fn a_metadata_level_event_still_names_who_and_for_which_account() {
+        let meta = MINT
+            .replace("\"level\":\"RequestResponse\"", "\"level\":\"Metadata\"")
+            .split(",\"requestObject\"")
+            .next()
+            .unwrap()
+            .to_owned()
+            + r#","annotations":{"authentication.kubernetes.io/issued-credential-id":"JTI=7c1d"}}"#;
+        let ev: RawEvent = serde_json::from_str(&meta).unwrap();
+        let m = mint_of(&ev, 0);
+        assert_eq!(m.level, "Metadata");
+        assert_eq!(m.service_account, "checkout");
+        assert_eq!((m.requested_seconds, m.expires, m.bound), (None, None, None));
+    }
+}
