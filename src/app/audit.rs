@@ -44,7 +44,9 @@ pub fn run(
             audit::read::sources(&args.files)?
         };
         if args.token_file.as_deref() == Some(Path::new("-")) && sources.contains(&Source::Stdin) {
-            anyhow::bail!("--token-file - reads the token from stdin: give the audit logs as files");
+            anyhow::bail!(
+                "--token-file - reads the token from stdin: give the audit logs as files"
+            );
         }
         let follow = followed_id(&args, env)?;
         let index = read_index(&args.apiserver_log, now)?;
@@ -73,8 +75,7 @@ pub fn run(
             let _ = err.flush();
         };
         let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
-        let result =
-            audit::read::read_all(
+        let result = audit::read::read_all(
             &sources,
             &mut stdin,
             index.as_ref(),
@@ -139,7 +140,10 @@ fn followed_id(args: &AuditArgs, env: &Env) -> anyhow::Result<Option<String>> {
         }
         (None, None) => return Ok(None),
     };
-    if jti.is_empty() || jti.len() > MAX_JTI || jti.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+    if jti.is_empty()
+        || jti.len() > MAX_JTI
+        || jti.chars().any(|c| c.is_control() || c == '"' || c == '\\')
+    {
         anyhow::bail!(
             "--jti takes a token's jti claim (up to {MAX_JTI} characters, no quotes or control characters), with or without JTI="
         );

@@ -12,8 +12,8 @@ use super::aggregate::{Aggregate, Client, Few, ForbiddenKey, Group, GroupKey, Ob
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
-    ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind,
-    FollowedCredential, Identity, Reasons, Totals, instant,
+    ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
+    Identity, Reasons, Totals, instant,
 };
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::case::{

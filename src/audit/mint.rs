@@ -90,7 +90,10 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ScalarVisitor<T> {
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
         Ok(Scalar(
-            T::deserialize(de::value::BorrowedStrDeserializer::<de::value::Error>::new(v)).ok(),
+            T::deserialize(de::value::BorrowedStrDeserializer::<de::value::Error>::new(
+                v,
+            ))
+            .ok(),
         ))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
@@ -295,10 +298,12 @@ pub struct Mint {
 }
 
 impl Mint {
-    /// Seconds issued, when both the event time and the expiry are known.
+    /// Seconds issued, when both the event time and the expiry are known:
+    /// to the nearest second, since the expiry is written in whole seconds and
+    /// the event's time is taken a little after the token's.
     pub fn issued_seconds(&self) -> Option<i64> {
         self.expires
-            .map(|e| (e - self.at).div_euclid(1_000_000))
+            .map(|e| (e - self.at + 500_000).div_euclid(1_000_000))
             .filter(|s| *s > 0)
     }
 
@@ -341,11 +346,13 @@ pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
             s.audiences.0.iter().map(|a| a.to_string()).collect()
         }),
         requested_seconds: spec.and_then(|s| s.expiration_seconds.0),
-        bound: spec.and_then(|s| s.bound_object_ref.0.as_ref()).map(|b| Bound {
-            kind: s(b.kind.0.as_ref()),
-            name: s(b.name.0.as_ref()),
-            uid: s(b.uid.0.as_ref()),
-        }),
+        bound: spec
+            .and_then(|s| s.bound_object_ref.0.as_ref())
+            .map(|b| Bound {
+                kind: s(b.kind.0.as_ref()),
+                name: s(b.name.0.as_ref()),
+                uid: s(b.uid.0.as_ref()),
+            }),
         expires: status
             .and_then(|s| s.expiration_timestamp.0.as_deref())
             .and_then(|t| parse_time(t.as_bytes())),
@@ -365,12 +372,18 @@ mod tests {
         let m = mint_of(&ev, ev.at().unwrap());
         assert_eq!(m.minted_by, "system:node:worker-2");
         assert_eq!(m.node(), Some("worker-2"));
-        assert_eq!((m.namespace.as_str(), m.service_account.as_str()), ("shop", "checkout"));
+        assert_eq!(
+            (m.namespace.as_str(), m.service_account.as_str()),
+            ("shop", "checkout")
+        );
         assert_eq!(m.level, "RequestResponse");
         assert_eq!(m.audiences, ["https://kubernetes.default.svc"]);
         assert_eq!(m.requested_seconds, Some(3607));
         let b = m.bound.as_ref().unwrap();
-        assert_eq!((b.kind.as_str(), b.name.as_str(), b.uid.as_str()), ("Pod", "checkout-1", "p-1"));
+        assert_eq!(
+            (b.kind.as_str(), b.name.as_str(), b.uid.as_str()),
+            ("Pod", "checkout-1", "p-1")
+        );
         assert_eq!(m.issued_seconds(), Some(31_536_000));
     }
 
@@ -421,6 +434,9 @@ mod tests {
         let m = mint_of(&ev, 0);
         assert_eq!(m.level, "Metadata");
         assert_eq!(m.service_account, "checkout");
-        assert_eq!((m.requested_seconds, m.expires, m.bound), (None, None, None));
+        assert_eq!(
+            (m.requested_seconds, m.expires, m.bound),
+            (None, None, None)
+        );
     }
 }

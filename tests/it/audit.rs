@@ -335,20 +335,37 @@ fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
     let dir = tempfile::tempdir().unwrap();
     let log = generate(
         dir.path(),
-        "audit.log",
+        "minted.log",
         &["--events", "20000", "--seed", "7", "--token-requests"],
     );
     let (code, doc) = audit_json(&[log.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(doc["minting_events"].as_u64().unwrap() > 200, "{}", doc["minting_events"]);
+    assert!(
+        doc["minting_events"].as_u64().unwrap() > 200,
+        "{}",
+        doc["minting_events"]
+    );
     // The TokenRequest events add no finding.
     let (_, without) = audit_json(&[day(dir.path()).to_str().unwrap()]);
     assert_eq!(shape(&doc), shape(&without));
-    assert_eq!(without["credentials"].as_array().unwrap().len(), doc["credentials"].as_array().unwrap().len());
-    assert!(without["credentials"].as_array().unwrap().iter().all(|c| c["minted"].is_null()));
+    assert_eq!(
+        without["credentials"].as_array().unwrap().len(),
+        doc["credentials"].as_array().unwrap().len()
+    );
+    assert!(
+        without["credentials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["minted"].is_null())
+    );
 
     // shop/checkout: minted by its kubelet, logged at RequestResponse.
-    let checkout = finding(&doc, "forbidden-other", "system:serviceaccount:shop:checkout");
+    let checkout = finding(
+        &doc,
+        "forbidden-other",
+        "system:serviceaccount:shop:checkout",
+    );
     let id = checkout["identity"]["credential_ids"][0].as_str().unwrap();
     let c = credential(&doc, id);
     assert_eq!(c["findings"][0], checkout["key"]);
@@ -364,7 +381,10 @@ fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
     // ml/ray-job at Metadata: who and for whom, no lifetime.
     let ray = finding(&doc, "forbidden", "system:serviceaccount:ml:ray-job");
     let m = &credential(&doc, ray["identity"]["credential_ids"][0].as_str().unwrap())["minted"];
-    assert_eq!((m["level"].as_str(), m["requested_seconds"].is_null()), (Some("Metadata"), true));
+    assert_eq!(
+        (m["level"].as_str(), m["requested_seconds"].is_null()),
+        (Some("Metadata"), true)
+    );
     // analytics/etl-*: stale tokens minted before the log starts.
     for f in findings(&doc).iter().filter(|f| f["kind"] == "stale-token") {
         let id = f["identity"]["credential_ids"][0].as_str().unwrap();
@@ -373,11 +393,21 @@ fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
     // The response's status.token is never printed, in any format.
     assert!(!doc.to_string().contains(FAKE_TOKEN));
     let table = crate::support::satoken()
-        .args(["audit", "--now", NOW, "--details", "50", log.to_str().unwrap()])
+        .args([
+            "audit",
+            "--now",
+            NOW,
+            "--details",
+            "50",
+            log.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let table = String::from_utf8(table.stdout).unwrap();
-    assert!(table.contains("minted by system:node:worker-3 at"), "{table}");
+    assert!(
+        table.contains("minted by system:node:worker-3 at"),
+        "{table}"
+    );
     assert!(table.contains("no minting event in this log"), "{table}");
     assert!(!table.contains(FAKE_TOKEN));
 
@@ -395,8 +425,15 @@ fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
         std::fs::write(&json, doc.to_string()).unwrap();
         shards.push(json);
     }
-    let (_, merged) = audit_json(&["--merge", shards[0].to_str().unwrap(), shards[1].to_str().unwrap()]);
-    assert_eq!(credential(&merged, id)["minted"]["by"], "system:node:worker-3");
+    let (_, merged) = audit_json(&[
+        "--merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+    ]);
+    assert_eq!(
+        credential(&merged, id)["minted"]["by"],
+        "system:node:worker-3"
+    );
 }
 
 #[test]
@@ -435,7 +472,14 @@ fn one_credential_by_jti_or_token_file() {
     let token = std::fs::read_to_string("testdata/audit/checkout.jwt").unwrap();
     let signature = token.trim().rsplit('.').next().unwrap();
     let out = crate::support::satoken()
-        .args(["audit", "--now", NOW, "--token-file", "testdata/audit/checkout.jwt", log])
+        .args([
+            "audit",
+            "--now",
+            NOW,
+            "--token-file",
+            "testdata/audit/checkout.jwt",
+            log,
+        ])
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains(signature));
@@ -447,7 +491,13 @@ fn bad_jti_and_token_input_is_one_line_and_exit_2() {
     for args in [
         vec!["--jti", "a\"b", log],
         vec!["--jti", "", log],
-        vec!["--jti", "x", "--token-file", "testdata/audit/checkout.jwt", log],
+        vec![
+            "--jti",
+            "x",
+            "--token-file",
+            "testdata/audit/checkout.jwt",
+            log,
+        ],
         vec!["--jti", "x", "--merge", "a.json", "b.json"],
         vec!["--token-file", "testdata/audit/README.md", log],
         vec!["--token-file", "/nonexistent/token", log],

@@ -193,7 +193,10 @@ pub(super) fn merge_credentials(
 }
 
 /// Two shards' views of the one credential asked about.
-pub(super) fn merge_followed(a: Option<FollowedJson>, b: Option<FollowedJson>) -> Option<FollowedJson> {
+pub(super) fn merge_followed(
+    a: Option<FollowedJson>,
+    b: Option<FollowedJson>,
+) -> Option<FollowedJson> {
     let (mut a, b) = match (a, b) {
         (Some(a), Some(b)) if a.id == b.id => (a, b),
         (a, b) => return a.or(b),
@@ -251,7 +254,8 @@ pub(super) fn mint_words(m: &MintJson) -> String {
     }
     match (&m.expires, m.issued_seconds) {
         (Some(e), Some(s)) => {
-            out.push_str(&format!(", issued until {} ({})", sanitize(e), seconds_words(s)))
+            let after = u64::try_from(s).map_or_else(|_| format!("{s}s"), table::human);
+            out.push_str(&format!(", issued until {} ({after})", sanitize(e)));
         }
         (Some(e), None) => out.push_str(&format!(", issued until {}", sanitize(e))),
         _ => {}
@@ -262,43 +266,70 @@ pub(super) fn mint_words(m: &MintJson) -> String {
     out
 }
 
-/// Why a credential has no minting event in the log.
+/// Why a credential may have no minting event in the log.
 pub(super) fn unminted_words(span: Option<&SpanJson>) -> String {
     let since = span.map_or(String::new(), |s| format!(" ({})", sanitize(&s.first)));
     format!(
-        "no minting event in this log: minted before the log starts{since}, or the audit policy does not log create on serviceaccounts/token at Metadata or above"
+        "minted before the log starts{since}, or the audit policy does not log create on serviceaccounts/token at Metadata or above"
     )
 }
 
-/// The table's section on the credentials seen on findings (at most `limit`).
+/// Credentials the table lists (JSON has them all).
+const CREDENTIAL_LINES: usize = 12;
+
+/// The table's section on the credentials seen on findings: each minted one
+/// on its own line, then those the log holds no minting event for, together.
 pub(super) fn write_credentials(
     out: &mut dyn Write,
     doc: &AuditJson,
     width: usize,
-    limit: usize,
 ) -> io::Result<()> {
     if doc.credentials.is_empty() {
         return Ok(());
     }
-    let minted = doc.credentials.iter().filter(|c| c.minted.is_some()).count();
+    let (minted, unminted): (Vec<&CredentialJson>, Vec<&CredentialJson>) =
+        doc.credentials.iter().partition(|c| c.minted.is_some());
     writeln!(
         out,
-        "\nCredentials: {} on findings, {minted} minted in this log ({} TokenRequest events indexed)",
+        "\nCredentials: {} on findings, {} minted in this log ({} TokenRequest events indexed)",
         doc.credentials.len(),
+        minted.len(),
         doc.minting_events
     )?;
-    for c in doc.credentials.iter().take(limit) {
-        let words = match &c.minted {
-            Some(m) => mint_words(m),
-            None => unminted_words(doc.span.as_ref()),
-        };
-        write_item(out, &format!("{}: {words}", sanitize(&c.id)), width)?;
+    for c in minted.iter().take(CREDENTIAL_LINES) {
+        if let Some(m) = &c.minted {
+            write_item(
+                out,
+                &format!("{}: {}", sanitize(&c.id), mint_words(m)),
+                width,
+            )?;
+        }
     }
-    if doc.credentials.len() > limit {
+    if minted.len() > CREDENTIAL_LINES {
         writeln!(
             out,
-            "  … {} more (-o json lists them all)",
-            doc.credentials.len() - limit
+            "  … {} more minted (-o json lists them all)",
+            minted.len() - CREDENTIAL_LINES
+        )?;
+    }
+    if !unminted.is_empty() {
+        let mut ids: Vec<String> = unminted
+            .iter()
+            .take(CREDENTIAL_LINES)
+            .map(|c| sanitize(&c.id).into_owned())
+            .collect();
+        if unminted.len() > CREDENTIAL_LINES {
+            ids.push(format!("… {} more", unminted.len() - CREDENTIAL_LINES));
+        }
+        write_item(
+            out,
+            &format!(
+                "no minting event in this log for {} ({}): {}",
+                unminted.len(),
+                ids.join(", "),
+                unminted_words(doc.span.as_ref())
+            ),
+            width,
         )?;
     }
     Ok(())
@@ -316,12 +347,24 @@ pub(super) fn write_followed(
         Some(m) => {
             write_item(out, &mint_words(m), width)?;
             if !m.audiences.is_empty() {
-                let auds: Vec<String> = m.audiences.iter().map(|a| sanitize(a).into_owned()).collect();
+                let auds: Vec<String> = m
+                    .audiences
+                    .iter()
+                    .map(|a| sanitize(a).into_owned())
+                    .collect();
                 write_item(out, &format!("audiences {}", auds.join(", ")), width)?;
             }
-            write_item(out, &format!("minting event audit ID {}", sanitize(&m.audit_id)), width)?;
+            write_item(
+                out,
+                &format!("minting event audit ID {}", sanitize(&m.audit_id)),
+                width,
+            )?;
         }
-        None => write_item(out, &unminted_words(span), width)?,
+        None => write_item(
+            out,
+            &format!("no minting event in this log: {}", unminted_words(span)),
+            width,
+        )?,
     }
     if f.requests == 0 {
         write_item(out, "no request made with it in this log", width)?;
@@ -339,7 +382,9 @@ pub(super) fn write_followed(
                 statuses.join(", "),
                 f.first_seen.as_deref().map_or(Default::default(), sanitize),
                 f.last_seen.as_deref().map_or(Default::default(), sanitize),
-                f.first_audit_id.as_deref().map_or(Default::default(), sanitize)
+                f.first_audit_id
+                    .as_deref()
+                    .map_or(Default::default(), sanitize)
             ),
             width,
         )?;

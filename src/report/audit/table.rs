@@ -302,7 +302,7 @@ pub fn write_table(
         )?;
     }
     let width = usize::from(style.width).saturating_sub(4).max(30);
-    credentials::write_credentials(out, doc, width, details)?;
+    credentials::write_credentials(out, doc, width)?;
     for (i, f) in doc.findings.iter().enumerate().take(details) {
         writeln!(out)?;
         write_details(out, i + 1, f, style, width)?;
