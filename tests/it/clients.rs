@@ -288,7 +288,10 @@ fn client_node_dir() -> PathBuf {
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_kubectl-satoken"));
     // <target dir>/<profile>/kubectl-satoken
-    let target = bin.ancestors().nth(2).expect("the binary is in a target dir");
+    let target = bin
+        .ancestors()
+        .nth(2)
+        .expect("the binary is in a target dir");
     target.join("clients/node")
 }
 
@@ -296,7 +299,9 @@ fn client_node_dir() -> PathBuf {
 /// `SATOKEN_CLIENT_NODE` (as CI names it) must have it.
 fn client_node_installed() -> bool {
     let dir = client_node_dir();
-    let ok = dir.join("node_modules/@kubernetes/client-node/package.json").is_file()
+    let ok = dir
+        .join("node_modules/@kubernetes/client-node/package.json")
+        .is_file()
         && succeeds(
             dir.join("node_modules/.bin/node").to_str().unwrap(),
             &["--version"],
