@@ -52,7 +52,24 @@ fn reviewer(case: &Case<'_>) -> Option<Forbidden> {
 
 fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let user = reviewer(case).map(|f| f.user);
-    vec![NextStep::run(
+    let mut steps = Vec::new();
+    if let Answer::CheckerFailed(failure) = &case.answer
+        && !failure.certain
+    {
+        // A 401 on the review itself: whose token was the bearer decides
+        // between the reviewer's and the caller's.
+        steps.push(NextStep::run(
+            "which token Vault reviews with: token_reviewer_jwt_set true means its own reviewer JWT was refused; false (and no local pod token) means the caller's JWT was",
+            Command::new("vault").words(&["read", "auth/kubernetes/config"]),
+        ));
+        steps.push(NextStep::run(
+            "review the caller's (login) JWT yourself: authenticated means the reviewer's token is the one refused",
+            Command::satoken()
+                .words(&["probe", "-f", "LOGIN_JWT_FILE", "--token-review", "--audience", "AUDIENCE"])
+                .with_placeholders(),
+        ));
+    }
+    steps.push(NextStep::run(
         "may the checker's identity create TokenReviews?",
         Command::kubectl()
             .words(&[
@@ -62,7 +79,8 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
                 "tokenreviews.authentication.k8s.io",
             ])
             .flag_value("--as", user.as_deref(), "CHECKER_USER"),
-    )]
+    ));
+    steps
 }
 
 fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
