@@ -344,7 +344,13 @@ mod tests {
         let got: Vec<(Classification, Cause, crate::diagnosis::Confidence)> = r
             .results
             .iter()
-            .map(|r| (r.diagnosis.classification, r.diagnosis.cause(), r.diagnosis.confidence()))
+            .map(|r| {
+                (
+                    r.diagnosis.classification,
+                    r.diagnosis.cause(),
+                    r.diagnosis.confidence(),
+                )
+            })
             .collect();
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0].0, Classification::CheckerFailure);
@@ -363,6 +369,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.results.len(), 1);
+    }
+
+    #[test]
+    fn a_mesh_verdict_is_not_read_as_the_transport_words_around_it() {
+        let line = r#"[     3.1s]  WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#;
+        let (_, class, cause) = first(line);
+        assert_eq!(
+            (class, cause),
+            (Classification::Unauthorized, Cause::Unknown)
+        );
     }
 
     #[test]

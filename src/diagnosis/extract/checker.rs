@@ -136,7 +136,9 @@ pub fn find(line: &str) -> Option<Found> {
         found.http = Some(HttpFacts {
             code: Some(401),
             reason: Some("Unauthorized".to_owned()),
-            message: Some("Vault's TokenReview: the token is not authenticated (no reason given)".to_owned()),
+            message: Some(
+                "Vault's TokenReview: the token is not authenticated (no reason given)".to_owned(),
+            ),
             weight: 1,
             ..HttpFacts::default()
         });
@@ -207,11 +209,16 @@ mod tests {
         );
         let f = find("login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token").unwrap();
         assert!(!f.failure.unwrap().certain);
-        let f = find("* invalid audience (aud) claim: audience claim does not match any expected audience").unwrap();
+        let f = find(
+            "* invalid audience (aud) claim: audience claim does not match any expected audience",
+        )
+        .unwrap();
         assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
         let f = find("* lookup failed: service account jwt not valid").unwrap();
         assert_eq!(f.http.unwrap().code, Some(401));
         let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
+        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
+        let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();
         assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
         let f = find(
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",

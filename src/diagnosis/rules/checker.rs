@@ -32,12 +32,19 @@ system:auth-delegator ClusterRole grants it);
 \"service account unauthorized; this could mean it has been deleted or recreated with a \
 new token\"): the checker's own token was rejected: expired, invalidated with the pod it \
 was bound to, or from another cluster. Vault without a token_reviewer_jwt reviews with \
-the caller's own JWT, so there that 401 can be the caller's token after all.",
+the caller's own JWT, so there that 401 can be the caller's token after all: classify \
+reports both readings, and `vault read auth/kubernetes/config` (token_reviewer_jwt_set) \
+tells them apart. istiod (\"invalid review response status code 401\", \"failed to \
+validate the JWT from cluster …: Unauthorized\") and Linkerd's identity service (\"error \
+validating token for …: Unauthorized\") review with their own ServiceAccount, so there the \
+refused token is theirs.",
     confirm: unauthorized_confirm,
     fix: unauthorized_fix,
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
         "hashicorp/vault-plugin-auth-kubernetes token_review.go",
+        "istio/istio security/pkg/k8s/tokenreview",
+        "linkerd/linkerd2 controller/identity/validator.go",
         "k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy (system:auth-delegator)",
     ],
 };
