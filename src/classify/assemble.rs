@@ -57,6 +57,7 @@ struct Open {
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
     transport: Option<(Cause, Vec<Cause>, String)>,
     checker: Option<(Cause, Option<String>, String, bool)>,
+    server: Option<(Cause, &'static str, String)>,
     review: Option<(bool, Option<String>, Vec<String>)>,
     audit: Option<Box<AuditAnswer>>,
     context: Context,
@@ -246,11 +247,19 @@ fn joins(open: &Open, a: &Artefact) -> bool {
             && open.reasons.is_none()
             && open.checker.is_none();
     }
-    if open.audit.is_some() || open.review.is_some() || open.transport.is_some() {
+    if open.audit.is_some()
+        || open.review.is_some()
+        || open.transport.is_some()
+        || open.server.is_some()
+    {
         return false;
     }
     match &a.kind {
-        Kind::Audit(_) | Kind::Review { .. } | Kind::Transport { .. } => false,
+        // A server's own failure is never another view of a request's answer.
+        Kind::Audit(_)
+        | Kind::Review { .. }
+        | Kind::Transport { .. }
+        | Kind::ServerFailure { .. } => false,
         Kind::Http(h) => {
             if h.weight >= 2 && open.strong_http.contains(&a.format) {
                 return false;
@@ -346,6 +355,11 @@ fn add(open: &mut Open, a: Artefact) {
             detail,
             certain,
         } => open.checker = Some((cause, checker, detail, certain)),
+        Kind::ServerFailure {
+            cause,
+            component,
+            detail,
+        } => open.server = Some((cause, component, detail)),
         Kind::Review {
             authenticated,
             user,
@@ -364,6 +378,7 @@ fn evidence(open: Open) -> Option<Evidence> {
         reasons,
         transport,
         checker,
+        server,
         review,
         audit,
         mut context,
@@ -380,6 +395,12 @@ fn evidence(open: Open) -> Option<Evidence> {
         notes.extend(a.notes);
         audit_facts = a.facts;
         Answer::Http(a.http)
+    } else if let Some((cause, component, detail)) = server {
+        Answer::ServerFailed {
+            cause,
+            component,
+            detail,
+        }
     } else if let Some((cause, checker, detail, certain)) = checker {
         Answer::CheckerFailed {
             cause,

@@ -52,6 +52,12 @@ pub enum Answer {
         detail: String,
         certain: bool,
     },
+    /// A server logged that a part of its own setup failed.
+    ServerFailed {
+        cause: Cause,
+        component: &'static str,
+        detail: String,
+    },
 }
 
 impl Answer {

@@ -46,7 +46,7 @@ use super::artefact::{Artefact, HttpFacts, Kind, Provenance, SourceType, Stamp};
 use super::case::{BearerSeen, ClockSource};
 use super::cause::Cause;
 use found::Found;
-use server_log::{missing, server_note};
+use server_log::{missing, server_failure, server_note};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -604,6 +604,10 @@ impl<'a> Scanner<'a> {
 
     /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+        if let Some(failure) = server_failure(line) {
+            found.server.get_or_insert(failure);
+            return;
+        }
         if let Some(note) = server_note(line) {
             found.context.push(Kind::Note(note));
             return;
@@ -787,6 +791,7 @@ impl<'a> Scanner<'a> {
             transport,
             checker,
             review,
+            server,
             audits,
             context,
             missing,
@@ -868,6 +873,21 @@ impl<'a> Scanner<'a> {
                 Kind::Transport {
                     cause,
                     also,
+                    detail,
+                },
+            );
+        }
+        if let Some((cause, component, detail)) = server {
+            self.push(
+                number,
+                line,
+                stamp,
+                Provenance::ServerLog,
+                SourceType::ApiserverLog,
+                component,
+                Kind::ServerFailure {
+                    cause,
+                    component,
                     detail,
                 },
             );
