@@ -25,7 +25,7 @@ use serde_json::Value;
 
 const WILD: &str = "testdata/evidence/wild";
 /// Cases right at least: the score reached, raised as recognisers improve.
-const RIGHT_FLOOR: usize = 186;
+const RIGHT_FLOOR: usize = 190;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
