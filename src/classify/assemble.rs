@@ -155,8 +155,10 @@ impl<'a> Assembler<'a> {
             return;
         };
         if let Some(mut ev) = evidence(open) {
+            let caller = caller_reading(&ev);
             self.disagreement(&mut ev);
             self.out.push_back(ev);
+            self.out.extend(caller);
         }
     }
 
@@ -207,6 +209,31 @@ impl Iterator for Assembler<'_> {
             }
         }
     }
+}
+
+/// The other reading of a checker's refused review that does not say whose
+/// token was refused: Vault without a token_reviewer_jwt sends the caller's
+/// own JWT as the review's bearer, so kube-apiserver's 401 on the review is
+/// then the caller's token rejected. Both readings are reported; the note
+/// names the setting that tells them apart.
+fn caller_reading(ev: &Evidence) -> Option<Evidence> {
+    let Answer::CheckerFailed {
+        cause: Cause::CheckerUnauthorized,
+        checker,
+        certain: false,
+        ..
+    } = &ev.answer
+    else {
+        return None;
+    };
+    let who = checker.as_deref().unwrap_or("the checker");
+    let mut other = Evidence::new(ev.line, ev.source, ev.format, &ev.excerpt, Answer::Rejected);
+    other.stamp = ev.stamp;
+    other.request = ev.request.clone();
+    other.notes = vec![format!(
+        "the other reading of this line: {who} had no reviewer token of its own and sent the caller's token as the review's bearer, so kube-apiserver rejected the caller's token (Vault: `vault read auth/kubernetes/config` shows token_reviewer_jwt_set; with false and no local token, this reading holds)"
+    )];
+    Some(other)
 }
 
 /// Whether an answer artefact is another view of the open answer.

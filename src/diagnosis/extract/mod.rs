@@ -11,6 +11,7 @@
 //! | [`kubectl`], [`clients`], [`status`], [`url`] | clients' renderings of an answer, its status, request and `Date` |
 //! | [`curl`], [`shell`] | `curl -v` transcripts, prompts and command lines |
 //! | [`checker`] | Vault, webhook authenticators, meshes: relayed answers and their own failures |
+//! | [`mesh`] | istiod's and Linkerd identity's TokenReview verdicts on sidecar tokens |
 //! | [`transport`] | TLS, DNS, connection and timeout failures |
 //!
 //! [`Scanner`] reads a text line by line (bounded state, linear work per line,
@@ -28,6 +29,7 @@ mod found;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
+pub mod mesh;
 pub mod needles;
 pub mod refusal;
 mod server_log;
@@ -617,12 +619,20 @@ impl<'a> Scanner<'a> {
                 self.aggregate(found, a, None, line);
             }
         }
-        if let Some(c) = checker::find(line) {
+        let mesh = mesh::find(line);
+        // A mesh's verdict on a token is the answer, whatever words of a
+        // transport failure its log line also has ("Failed to resolve …").
+        let reviewed = mesh.is_some();
+        let (checked, format) = match checker::find(line) {
+            Some(c) => (Some(c), "vault"),
+            None => (mesh, "mesh"),
+        };
+        if let Some(c) = checked {
             if let Some(f) = c.failure {
                 found.checker(f.cause, f.checker, f.detail, f.certain);
             }
             if let Some(h) = c.http {
-                found.http(h, SourceType::Checker, "vault");
+                found.http(h, SourceType::Checker, format);
             }
             if !c.reasons.is_empty() {
                 found.reasons(
@@ -743,7 +753,7 @@ impl<'a> Scanner<'a> {
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if let Some((cause, also)) = transport::detect_all(line) {
+        } else if !reviewed && let Some((cause, also)) = transport::detect_all(line) {
             found.transport(
                 cause,
                 also,

@@ -120,6 +120,8 @@ const RULES: &[(Cause, &[&str])] = &[
             "no route to host",
             "network is unreachable",
             "connection reset by peer",
+            // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
+            "cannot assign requested address",
         ],
     ),
 ];
