@@ -312,10 +312,14 @@ pub fn server_step(server: &ServerReport) -> Step {
             StepStatus::Fail,
             format!("{url}: something other than kube-apiserver answered"),
         ),
-        // Evidence pasted into classify only: doctor asks the API server itself.
+        // Pasted evidence only (classify; these two): doctor asks the API server itself.
         Classification::CheckerFailure => (
             StepStatus::Fail,
             format!("{url}: a token checker could not complete its review"),
+        ),
+        Classification::ServerConfig => (
+            StepStatus::Fail,
+            format!("{url}: a part of the server's own setup failed"),
         ),
         Classification::TlsError => (
             StepStatus::Fail,

@@ -57,6 +57,7 @@ struct Open {
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
     transport: Option<(Cause, Vec<Cause>, String)>,
     checker: Option<(Cause, Option<String>, String, bool)>,
+    server: Option<(Cause, &'static str, String)>,
     review: Option<(bool, Option<String>, Vec<String>)>,
     audit: Option<Box<AuditAnswer>>,
     context: Context,
@@ -154,8 +155,10 @@ impl<'a> Assembler<'a> {
             return;
         };
         if let Some(mut ev) = evidence(open) {
+            let caller = caller_reading(&ev);
             self.disagreement(&mut ev);
             self.out.push_back(ev);
+            self.out.extend(caller);
         }
     }
 
@@ -208,6 +211,31 @@ impl Iterator for Assembler<'_> {
     }
 }
 
+/// The other reading of a checker's refused review that does not say whose
+/// token was refused: Vault without a token_reviewer_jwt sends the caller's
+/// own JWT as the review's bearer, so kube-apiserver's 401 on the review is
+/// then the caller's token rejected. Both readings are reported; the note
+/// names the setting that tells them apart.
+fn caller_reading(ev: &Evidence) -> Option<Evidence> {
+    let Answer::CheckerFailed {
+        cause: Cause::CheckerUnauthorized,
+        checker,
+        certain: false,
+        ..
+    } = &ev.answer
+    else {
+        return None;
+    };
+    let who = checker.as_deref().unwrap_or("the checker");
+    let mut other = Evidence::new(ev.line, ev.source, ev.format, &ev.excerpt, Answer::Rejected);
+    other.stamp = ev.stamp;
+    other.request = ev.request.clone();
+    other.notes = vec![format!(
+        "the other reading of this line: {who} had no reviewer token of its own and sent the caller's token as the review's bearer, so kube-apiserver rejected the caller's token (Vault: `vault read auth/kubernetes/config` shows token_reviewer_jwt_set; with false and no local token, this reading holds)"
+    )];
+    Some(other)
+}
+
 /// Whether an answer artefact is another view of the open answer.
 fn joins(open: &Open, a: &Artefact) -> bool {
     // A client's log line of a failed connection and the verdict it then
@@ -219,11 +247,19 @@ fn joins(open: &Open, a: &Artefact) -> bool {
             && open.reasons.is_none()
             && open.checker.is_none();
     }
-    if open.audit.is_some() || open.review.is_some() || open.transport.is_some() {
+    if open.audit.is_some()
+        || open.review.is_some()
+        || open.transport.is_some()
+        || open.server.is_some()
+    {
         return false;
     }
     match &a.kind {
-        Kind::Audit(_) | Kind::Review { .. } | Kind::Transport { .. } => false,
+        // A server's own failure is never another view of a request's answer.
+        Kind::Audit(_)
+        | Kind::Review { .. }
+        | Kind::Transport { .. }
+        | Kind::ServerFailure { .. } => false,
         Kind::Http(h) => {
             if h.weight >= 2 && open.strong_http.contains(&a.format) {
                 return false;
@@ -319,6 +355,11 @@ fn add(open: &mut Open, a: Artefact) {
             detail,
             certain,
         } => open.checker = Some((cause, checker, detail, certain)),
+        Kind::ServerFailure {
+            cause,
+            component,
+            detail,
+        } => open.server = Some((cause, component, detail)),
         Kind::Review {
             authenticated,
             user,
@@ -337,6 +378,7 @@ fn evidence(open: Open) -> Option<Evidence> {
         reasons,
         transport,
         checker,
+        server,
         review,
         audit,
         mut context,
@@ -353,6 +395,12 @@ fn evidence(open: Open) -> Option<Evidence> {
         notes.extend(a.notes);
         audit_facts = a.facts;
         Answer::Http(a.http)
+    } else if let Some((cause, component, detail)) = server {
+        Answer::ServerFailed {
+            cause,
+            component,
+            detail,
+        }
     } else if let Some((cause, checker, detail, certain)) = checker {
         Answer::CheckerFailed {
             cause,

@@ -8,7 +8,7 @@
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
 use crate::diagnosis::case::{
     self, AnswerOrigin, Case, CheckerFailure, ClockSource, HttpAnswer, Peer, ServerClock,
-    TokenSent, TransportFailure,
+    ServerFailure, TokenSent, TransportFailure,
 };
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
@@ -103,6 +103,15 @@ pub fn answer_of(ev: &Evidence) -> case::Answer {
             checker: checker.clone(),
             detail: detail.clone(),
             certain: *certain,
+        }),
+        Answer::ServerFailed {
+            cause,
+            component,
+            detail,
+        } => case::Answer::ServerFailed(ServerFailure {
+            cause: *cause,
+            component,
+            detail: detail.clone(),
         }),
     }
 }

@@ -52,6 +52,12 @@ pub enum Answer {
         detail: String,
         certain: bool,
     },
+    /// A server logged that a part of its own setup failed.
+    ServerFailed {
+        cause: Cause,
+        component: &'static str,
+        detail: String,
+    },
 }
 
 impl Answer {
@@ -335,6 +341,50 @@ mod tests {
         let r = classify(text, None, ctx()).unwrap();
         let d = &r.results[0].diagnosis;
         (r.source_type, d.classification, d.cause())
+    }
+
+    #[test]
+    fn a_review_refused_without_saying_whose_token_has_both_readings() {
+        let line = "[ERROR] auth.kubernetes.auth_kubernetes_1: login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token";
+        let r = classify(line, None, ctx()).unwrap();
+        let got: Vec<(Classification, Cause, crate::diagnosis::Confidence)> = r
+            .results
+            .iter()
+            .map(|r| {
+                (
+                    r.diagnosis.classification,
+                    r.diagnosis.cause(),
+                    r.diagnosis.confidence(),
+                )
+            })
+            .collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].0, Classification::CheckerFailure);
+        assert_eq!(got[1].0, Classification::Unauthorized);
+        assert!(
+            got.iter()
+                .all(|g| g.2 != crate::diagnosis::Confidence::High),
+            "{got:?}"
+        );
+        assert!(r.results[1].evidence.notes[0].contains("token_reviewer_jwt_set"));
+        // A review refused with a reason of its own has one reading.
+        let r = classify(
+            r#"Failed to make webhook authenticator request: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:x:y" cannot create resource "tokenreviews""#,
+            None,
+            ctx(),
+        )
+        .unwrap();
+        assert_eq!(r.results.len(), 1);
+    }
+
+    #[test]
+    fn a_mesh_verdict_is_not_read_as_the_transport_words_around_it() {
+        let line = r#"[     3.1s]  WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#;
+        let (_, class, cause) = first(line);
+        assert_eq!(
+            (class, cause),
+            (Classification::Unauthorized, Cause::Unknown)
+        );
     }
 
     #[test]

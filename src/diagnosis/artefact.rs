@@ -149,6 +149,16 @@ pub enum Kind {
         detail: String,
         certain: bool,
     },
+    /// A server logged that a part of its own setup failed (the OIDC
+    /// authenticator cannot fetch its issuer's discovery document, the
+    /// kubelet refused its credential provider configuration): no request's
+    /// answer, but every request that part serves fails until it is fixed.
+    ServerFailure {
+        cause: Cause,
+        /// Who logged it (`kube-apiserver`, `kubelet`).
+        component: &'static str,
+        detail: String,
+    },
     /// The request that was made.
     Request(RequestInfo),
     /// What the request carried as `Authorization`.
@@ -175,6 +185,7 @@ impl Kind {
                 | Kind::Audit(_)
                 | Kind::Transport { .. }
                 | Kind::CheckerFailure { .. }
+                | Kind::ServerFailure { .. }
         )
     }
 }

@@ -185,6 +185,10 @@ pub enum Answer {
     /// could not complete its own TokenReview: the token under review was
     /// never judged.
     CheckerFailed(CheckerFailure),
+    /// No request's answer: a server logged that a part of its own setup
+    /// failed (an authenticator that cannot start, a refused credential
+    /// provider configuration).
+    ServerFailed(ServerFailure),
     /// Nothing was answered (no request got anywhere).
     #[default]
     Nothing,
@@ -211,6 +215,7 @@ impl Answer {
             Answer::Transport(t) if t.is_tls() => Classification::TlsError,
             Answer::Transport(_) => Classification::NetworkError,
             Answer::CheckerFailed(_) => Classification::CheckerFailure,
+            Answer::ServerFailed(_) => Classification::ServerConfig,
             Answer::Nothing => Classification::NetworkError,
         }
     }
@@ -722,6 +727,17 @@ pub struct CheckerFailure {
     /// Whether the text says so outright (`false`: the wording also fits
     /// another reading, e.g. Vault reviewing with the caller's own token).
     pub certain: bool,
+}
+
+/// A part of a server's own setup that failed, as the server logged it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerFailure {
+    /// What it means (`jwt-issuer-unreachable`, `credential-provider-config-invalid`).
+    pub cause: Cause,
+    /// Who logged it (`kube-apiserver`, `kubelet`).
+    pub component: &'static str,
+    /// What it said, from the error on.
+    pub detail: String,
 }
 
 /// A failure before any HTTP answer.

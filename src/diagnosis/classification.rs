@@ -29,18 +29,23 @@ pub enum Classification {
     /// were refused or it could not reach the API server. The token under
     /// review was never judged.
     CheckerFailure,
+    /// No request's answer: a server logged that a part of its own setup
+    /// failed (an authenticator that cannot reach its issuer, a credential
+    /// provider the kubelet refused). Every request that part should serve
+    /// fails until it is fixed.
+    ServerConfig,
     /// Replicas of one API server disagree (one accepts the token, another
     /// rejects it): the answer depends on which replica a request reaches.
     ReplicaDependent,
 }
 
 string_codes!(Classification: Ok, NotFound, Forbidden, Unauthorized, OtherStatus,
-    NotKubernetes, TlsError, NetworkError, CheckerFailure, ReplicaDependent);
+    NotKubernetes, TlsError, NetworkError, CheckerFailure, ServerConfig, ReplicaDependent);
 
 impl Classification {
     /// The classifications one request (or one logged event) can have: all but
     /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
-    pub const PER_REQUEST: [Classification; 9] = [
+    pub const PER_REQUEST: [Classification; 10] = [
         Classification::Ok,
         Classification::NotFound,
         Classification::Forbidden,
@@ -50,6 +55,7 @@ impl Classification {
         Classification::TlsError,
         Classification::NetworkError,
         Classification::CheckerFailure,
+        Classification::ServerConfig,
     ];
 
     /// Stable name, as in JSON.
@@ -64,6 +70,7 @@ impl Classification {
             Classification::TlsError => "tls-error",
             Classification::NetworkError => "network-error",
             Classification::CheckerFailure => "checker-failure",
+            Classification::ServerConfig => "server-config",
             Classification::ReplicaDependent => "replica-dependent",
         }
     }
@@ -108,6 +115,7 @@ impl Classification {
             Classification::Unauthorized => 8,
             Classification::Forbidden => 7,
             Classification::CheckerFailure => 7,
+            Classification::ServerConfig => 7,
             Classification::NotKubernetes => 6,
             Classification::TlsError => 5,
             Classification::NetworkError => 4,

@@ -21,6 +21,7 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
     }
     rules::transport::rule(case, &mut f);
     rules::checker::rule(case, &mut f);
+    rules::server_setup::rule(case, &mut f);
     rules::services::rule(case, &mut f);
     rules::admission::rule(case, &mut f);
     rules::authn::rule(case, &mut f);

@@ -84,11 +84,21 @@ pub enum ReasonKind {
     /// A checker's own check of the token's claims (Vault: `claim "iss" is
     /// invalid`, `claim "aud" is invalid`).
     CheckerClaimInvalid,
+    /// An OIDC (JWT) authenticator that has not loaded its issuer's discovery
+    /// document and keys yet (`oidc: authenticator not initialized`).
+    JwtAuthenticatorNotInitialized,
+    /// An OIDC (JWT) authenticator that could not fetch its issuer's keys.
+    JwtKeysUnreachable,
+    /// An OIDC (JWT) authenticator's own rule: a required claim, a CEL claim or
+    /// user validation rule, a claim mapping, `email_verified`.
+    JwtAuthenticatorRule,
+    /// Another message of an OIDC (JWT) authenticator (`oidc: …`).
+    JwtAuthenticatorOther,
     /// A message this parser does not know.
     Unrecognised,
 }
 
-string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, Unrecognised);
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, JwtAuthenticatorNotInitialized, JwtKeysUnreachable, JwtAuthenticatorRule, JwtAuthenticatorOther, Unrecognised);
 
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
@@ -122,6 +132,10 @@ impl ReasonKind {
             ReasonKind::ClientCertificateUntrusted => "client-certificate-untrusted",
             ReasonKind::RsaVerification => "rsa-verification",
             ReasonKind::CheckerClaimInvalid => "checker-claim-invalid",
+            ReasonKind::JwtAuthenticatorNotInitialized => "jwt-authenticator-not-initialized",
+            ReasonKind::JwtKeysUnreachable => "jwt-keys-unreachable",
+            ReasonKind::JwtAuthenticatorRule => "jwt-authenticator-rule",
+            ReasonKind::JwtAuthenticatorOther => "jwt-authenticator-other",
             ReasonKind::Unrecognised => "unrecognised",
         }
     }
@@ -310,12 +324,73 @@ const PATTERNS: &[Pattern] = &[
         "all",
         P("unable to match the audience"),
     ),
-    // The OIDC authenticator (go-oidc) judging a token of its issuer.
+    // The OIDC authenticator (oidc.go, go-oidc's verify.go) judging a token of
+    // its issuer: only tokens whose iss is its issuer reach it.
+    p(
+        K::JwtAuthenticatorNotInitialized,
+        Cause::JwtIssuerUnreachable,
+        OIDC_ERA,
+        L("oidc: authenticator not initialized"),
+    ),
+    p(
+        K::JwtKeysUnreachable,
+        Cause::JwtIssuerUnreachable,
+        OIDC_ERA,
+        P("oidc: verify token: failed to verify signature: fetching keys"),
+    ),
+    p(
+        K::NoKeysFound,
+        Cause::KeyMismatch,
+        OIDC_ERA,
+        P("oidc: verify token: failed to verify signature: no keys match"),
+    ),
+    p(
+        K::CryptographicPrimitive,
+        Cause::SignatureInvalid,
+        OIDC_ERA,
+        P("oidc: verify token: failed to verify signature"),
+    ),
+    p(
+        K::Expired,
+        Cause::Expired,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: token is expired"),
+    ),
+    p(
+        K::NotValidYet,
+        Cause::ClockSkew,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: current time "),
+    ),
+    p(
+        K::IssuerInvalid,
+        Cause::IssuerMismatch,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: id token issued by a different provider"),
+    ),
+    p(
+        K::JoseError,
+        Cause::TokenMalformed,
+        OIDC_ERA,
+        P("oidc: verify token: oidc: malformed jwt"),
+    ),
     p(
         K::AudienceNotMatched,
         Cause::AudienceMismatch,
         OIDC_ERA,
         P("oidc: verify token: oidc: expected audience"),
+    ),
+    p(
+        K::JwtAuthenticatorRule,
+        Cause::JwtAuthenticatorRejected,
+        OIDC_ERA,
+        C(jwt_authenticator_rule),
+    ),
+    p(
+        K::JwtAuthenticatorOther,
+        Cause::JwtAuthenticatorRejected,
+        OIDC_ERA,
+        P("oidc: "),
     ),
     // claims.go / legacy.go: ServiceAccount lookups.
     p(
@@ -674,6 +749,27 @@ fn next_boundary(text: &str) -> usize {
     text.len()
 }
 
+/// [`next_boundary`] by the fixed openings only (literals and prefixes): what
+/// a structured matcher uses, so that finding one message's end never
+/// structures the next one (which would recurse along a long aggregate).
+fn fixed_boundary(text: &str) -> usize {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(", ") {
+        let at = from + i;
+        let next = &text[at + 2..];
+        if next.starts_with('[')
+            || PATTERNS.iter().any(|p| match p.matcher {
+                Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
+                Matcher::Custom(_) => false,
+            })
+        {
+            return at;
+        }
+        from = at + 2;
+    }
+    text.len()
+}
+
 /// `<open>A<mid>B<close>`, as in `service account UID (A) does not match claim (B)`.
 fn two_values(text: &str, open: &str, mid: &str, close: &str) -> Option<(usize, String, String)> {
     let rest = text.strip_prefix(open)?;
@@ -774,6 +870,23 @@ fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
         Extent::Exact(len),
         ReasonValues {
             issuer: Some(issuer),
+            ..ReasonValues::default()
+        },
+    ))
+}
+
+/// A JWT authenticator's own rule (`oidc: required claim …`, `oidc: error
+/// evaluating claim validation expression: …`, `oidc: email not verified`).
+fn jwt_authenticator_rule(text: &str) -> Option<(Extent, ReasonValues)> {
+    if !text.starts_with("oidc: ") {
+        return None;
+    }
+    let message = &text[..fixed_boundary(text)];
+    let rejection = crate::diagnosis::wordings::JwtRejection::parse(message)?;
+    Some((
+        Extent::ToBoundary,
+        ReasonValues {
+            detail: Some(rejection.describe()),
             ..ReasonValues::default()
         },
     ))
@@ -888,17 +1001,27 @@ pub struct Wording {
     pub text: &'static str,
 }
 
-/// Every wording this parser knows, in its matching order.
+/// Every wording this parser knows, in its matching order. A JWT
+/// authenticator's rules are listed with their placeholders by
+/// `diagnosis::wordings`, and the catch-all `oidc: ` is no wording.
 pub fn wordings() -> impl Iterator<Item = Wording> {
-    PATTERNS.iter().map(|p| Wording {
-        kind: p.kind,
-        cause: p.cause,
-        era: p.era,
-        text: match p.matcher {
-            Matcher::Literal(text) | Matcher::Prefix(text) => text,
-            Matcher::Custom(_) => template(p.kind, p.era),
-        },
-    })
+    PATTERNS
+        .iter()
+        .filter(|p| {
+            !matches!(
+                p.kind,
+                ReasonKind::JwtAuthenticatorRule | ReasonKind::JwtAuthenticatorOther
+            )
+        })
+        .map(|p| Wording {
+            kind: p.kind,
+            cause: p.cause,
+            era: p.era,
+            text: match p.matcher {
+                Matcher::Literal(text) | Matcher::Prefix(text) => text,
+                Matcher::Custom(_) => template(p.kind, p.era),
+            },
+        })
 }
 
 /// The shape of a structured message, for people.

@@ -101,6 +101,7 @@ const TOKEN_GO: &str = "pkg/registry/core/serviceaccount/storage/token.go";
 const NODE_RESTRICTION: &str = "plugin/pkg/admission/noderestriction/admission.go";
 const KUBELET_PLUGIN: &str = "pkg/credentialprovider/plugin/plugin.go";
 const OIDC_GO: &str = "staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/oidc.go";
+const KUBERUNTIME: &str = "pkg/kubelet/kuberuntime/kuberuntime_manager.go";
 const EXTERNAL_JWT: &str = "pkg/serviceaccount/externaljwt/plugin/plugin.go";
 
 /// The prefix of [`LIFETIME_SHORTENED`]'s text, up to the first number.
@@ -213,6 +214,20 @@ pub const WORDINGS: &[Wording] = &[
         "all",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
+    ),
+    w(
+        SaidBy::JwtAuthenticator,
+        "oidc authenticator: initializing plugin: ERROR",
+        "all (kube-apiserver's log, retried every 10 seconds)",
+        Some(Cause::JwtIssuerUnreachable),
+        OIDC_GO,
+    ),
+    w(
+        SaidBy::Kubelet,
+        "Failed to register CRI auth plugins (then err=ERROR)",
+        "1.20+ (image credential providers; the kubelet then exits)",
+        Some(Cause::CredentialProviderConfigInvalid),
+        KUBERUNTIME,
     ),
     w(
         SaidBy::ExternalSigner,

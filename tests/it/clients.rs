@@ -1,11 +1,17 @@
-//! Real clients, live: kubectl, `curl -v` and Python's `requests` are run
+//! Real clients, live: kubectl, `curl -v`, Python's `requests` and
+//! `kubernetes` clients and the JavaScript `@kubernetes/client-node` are run
 //! against the test API server in each failure scenario, and `classify` must
 //! diagnose what each of them really printed. A client that is not installed
-//! is skipped with a note (`.ci/run` installs them). The Python `kubernetes`
-//! client and the JavaScript `@kubernetes/client-node` are run the same way
-//! when they are importable.
+//! is skipped with a note (`.ci/run` installs them all).
+//!
+//! The JavaScript client lives in its own directory, `$SATOKEN_CLIENT_NODE`
+//! or else `<target dir>/clients/node`: `npm ci` of `clients/package.json`
+//! and its lock file there, which pin client-node and the Node it needs (its
+//! `node_modules/.bin/node`; the system's Node may be too old). `.ci/run`
+//! installs it and sets the variable; a directory named by the variable that
+//! has no client fails the test instead of skipping it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -250,6 +256,64 @@ fn python_kubernetes(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>
     printed(cmd)
 }
 
+/// JavaScript: `@kubernetes/client-node`'s `CoreV1Api` in a small program
+/// (clients/client-node.mjs), run by the pinned Node beside the library.
+fn client_node(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
+    let (server, path) = split(url);
+    let name = path.rsplit_once("/pods/").map(|(_, n)| n).unwrap_or("");
+    let dir = client_node_dir();
+    // Node finds the library from the program's own directory.
+    let program = dir.join("client-node.mjs");
+    std::fs::write(&program, include_str!("clients/client-node.mjs")).unwrap();
+    let mut cmd = Command::new(dir.join("node_modules/.bin/node"));
+    cmd.arg(&program)
+        .env("U", server)
+        .env("NS", tokens::NAMESPACE)
+        .env("NAME", name)
+        .env_remove("NODE_EXTRA_CA_CERTS")
+        .env_remove("NODE_OPTIONS");
+    if let Some(ca) = ca {
+        cmd.env("CA", ca);
+    }
+    if let Some(t) = token {
+        cmd.env("T", t);
+    }
+    printed(cmd)
+}
+
+/// Where the JavaScript client is installed (see the header).
+fn client_node_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SATOKEN_CLIENT_NODE") {
+        return dir.into();
+    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_kubectl-satoken"));
+    // <target dir>/<profile>/kubectl-satoken
+    let target = bin
+        .ancestors()
+        .nth(2)
+        .expect("the binary is in a target dir");
+    target.join("clients/node")
+}
+
+/// Whether the JavaScript client is there to run; a directory named by
+/// `SATOKEN_CLIENT_NODE` (as CI names it) must have it.
+fn client_node_installed() -> bool {
+    let dir = client_node_dir();
+    let ok = dir
+        .join("node_modules/@kubernetes/client-node/package.json")
+        .is_file()
+        && succeeds(
+            dir.join("node_modules/.bin/node").to_str().unwrap(),
+            &["--version"],
+        );
+    assert!(
+        ok || std::env::var_os("SATOKEN_CLIENT_NODE").is_none(),
+        "SATOKEN_CLIENT_NODE={} has no @kubernetes/client-node and Node (npm ci there)",
+        dir.display()
+    );
+    ok
+}
+
 fn env_for_python(cmd: &mut Command, ca: Option<&Path>, token: Option<&str>) {
     cmd.env_remove("REQUESTS_CA_BUNDLE")
         .env_remove("CURL_CA_BUNDLE");
@@ -298,11 +362,24 @@ fn clients() -> Vec<Client> {
             anonymous: true,
             run: python_kubernetes,
         },
+        Client {
+            name: "client-node",
+            shows_date: true,
+            available: client_node_installed,
+            anonymous: true,
+            run: client_node,
+        },
     ]
 }
 
-/// `classify` on what a client printed, with the token when there was one.
-fn classify(dir: &Path, text: &str, token: Option<&str>, now: DateTime<Utc>) -> Value {
+/// `classify` on what a client printed, with the token when there was one;
+/// `Err`: its complaint, when it found nothing to classify.
+fn classify(
+    dir: &Path,
+    text: &str,
+    token: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Value, String> {
     let mut cmd = crate::support::satoken();
     cmd.args(["classify", "-o", "json", "--now", &now.to_rfc3339()]);
     if let Some(t) = token {
@@ -311,10 +388,10 @@ fn classify(dir: &Path, text: &str, token: Option<&str>, now: DateTime<Utc>) -> 
         cmd.arg("-f").arg(file);
     }
     let out = cmd.write_stdin(text.to_owned()).output().unwrap();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "classify did not answer ({}) for:\n{text}",
-            String::from_utf8_lossy(&out.stderr)
+    serde_json::from_slice(&out.stdout).map_err(|_| {
+        format!(
+            "classify did not answer: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
         )
     })
 }
@@ -419,12 +496,15 @@ fn every_client_s_real_output_is_diagnosed() {
                 s.trusted.then_some(ca.as_path()),
                 s.token.as_deref(),
             );
-            let doc = classify(dir.path(), &text, s.token.as_deref(), now);
+            let verdict = match classify(dir.path(), &text, s.token.as_deref(), now) {
+                Ok(doc) => judge(&s, &doc, c.shows_date),
+                Err(why) => Some(why),
+            };
             runs += 1;
             let listed = KNOWN_MISSES
                 .iter()
                 .any(|(client, scenario, _)| *client == c.name && *scenario == s.name);
-            match (judge(&s, &doc, c.shows_date), listed) {
+            match (verdict, listed) {
                 (Some(why), false) => failures.push(format!(
                     "{} / {}: {why}\n--- printed:\n{text}",
                     c.name, s.name

@@ -79,9 +79,13 @@ pub fn find(line: &str) -> Option<Found> {
         });
         return Some(found);
     }
+    // Older releases check claims with go-jose (`claim "iss" is invalid`),
+    // newer ones with hashicorp/cap (`invalid audience (aud) claim: …`).
     for (needle, reason) in [
         ("claim \"iss\" is invalid", "claim \"iss\" is invalid"),
         ("claim \"aud\" is invalid", "claim \"aud\" is invalid"),
+        ("invalid issuer (iss) claim", "claim \"iss\" is invalid"),
+        ("invalid audience (aud) claim", "claim \"aud\" is invalid"),
     ] {
         if t.contains(needle) {
             found.reasons = parse_auth_error(reason);
@@ -123,6 +127,20 @@ pub fn find(line: &str) -> Option<Found> {
             checker: Some("Vault"),
             detail: "Vault's TokenReview request got 401: \"service account unauthorized; this could mean it has been deleted or recreated with a new token\"".to_owned(),
             certain: false,
+        });
+        return Some(found);
+    }
+    // The review was answered: `authenticated: false` with no error. The
+    // caller's token was rejected, and kube-apiserver gave Vault no reason.
+    if t.contains("lookup failed: service account jwt not valid") {
+        found.http = Some(HttpFacts {
+            code: Some(401),
+            reason: Some("Unauthorized".to_owned()),
+            message: Some(
+                "Vault's TokenReview: the token is not authenticated (no reason given)".to_owned(),
+            ),
+            weight: 1,
+            ..HttpFacts::default()
         });
         return Some(found);
     }
@@ -191,7 +209,16 @@ mod tests {
         );
         let f = find("login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token").unwrap();
         assert!(!f.failure.unwrap().certain);
+        let f = find(
+            "* invalid audience (aud) claim: audience claim does not match any expected audience",
+        )
+        .unwrap();
+        assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
+        let f = find("* lookup failed: service account jwt not valid").unwrap();
+        assert_eq!(f.http.unwrap().code, Some(401));
         let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
+        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
+        let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();
         assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
         let f = find(
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",

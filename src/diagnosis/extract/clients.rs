@@ -4,7 +4,8 @@
 //! (`ApiException: (403)`, `Reason: Forbidden`) and `requests` (`401 Client
 //! Error: Unauthorized for url: …`), fabric8 (`Unauthorized! Token may have
 //! expired!`, `Forbidden!Configured service account doesn't have access`),
-//! JavaScript (`statusCode: 403`), C# (`invalid status code 'Forbidden'`),
+//! JavaScript (`ApiException [Error]: HTTP-Code: 401` from 1.0 on,
+//! `statusCode: 403` before), C# (`invalid status code 'Forbidden'`),
 //! Java (`HTTP response code: 401`), Rust and Erlang clients, gRPC status
 //! codes, OkHttp, wget, `curl -f`, the Dashboard, Ray, kubelet probes, and a
 //! Go request dump (`request [&{Method:GET URL:… Header:map[]…}]`).
@@ -35,6 +36,8 @@ const LABELS: &[(&str, &str)] = &[
     ("KubernetesClientException", "fabric8"),
     ("Configured service account doesn't have access", "fabric8"),
     ("Token may have expired!", "fabric8"),
+    // client-node's ApiException; Python's says `ApiException: (401)`.
+    ("HTTP-Code: ", "kubernetes-client-javascript"),
     ("ApiException", "python-kubernetes"),
     ("kubernetes.client.exceptions.", "python-kubernetes"),
     ("HTTP response headers:", "python-kubernetes"),
@@ -55,6 +58,8 @@ const LABELS: &[(&str, &str)] = &[
     ("<-- HTTP/", "okhttp"),
     ("wget: ", "wget"),
     ("curl: (", "curl"),
+    // Node's print of an error's cause (`TypeError: fetch failed` above it).
+    ("[cause]: ", "nodejs"),
     ("Dashboard reported", "kubernetes-dashboard"),
     ("probe failed", "kubelet-probe"),
 ];
@@ -217,6 +222,11 @@ mod tests {
                 "kubernetes-client-javascript",
             ),
             (
+                "ApiException [Error]: HTTP-Code: 401",
+                401,
+                "kubernetes-client-javascript",
+            ),
+            (
                 "Operation returned an invalid status code 'Forbidden'",
                 403,
                 "kubernetes-client-csharp",
@@ -259,5 +269,9 @@ mod tests {
         let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
         assert_eq!(f.bearer, Some(BearerSeen::Absent));
         assert!(find("all pods are ready").is_none());
+        assert_eq!(
+            label("  [cause]: Error: unable to verify the first certificate"),
+            "nodejs"
+        );
     }
 }

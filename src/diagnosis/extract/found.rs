@@ -27,6 +27,8 @@ pub(super) struct Found {
     pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
     pub(super) checker: Option<(Cause, Option<&'static str>, String, bool)>,
     pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
+    /// A part of the server's own setup that failed: (cause, component, detail).
+    pub(super) server: Option<(Cause, &'static str, String)>,
     pub(super) audits: Vec<(
         Box<crate::diagnosis::artefact::AuditAnswer>,
         Option<Stamp>,
@@ -47,6 +49,7 @@ impl Found {
             transport: None,
             checker: None,
             review: None,
+            server: None,
             audits: Vec::new(),
             context: Vec::new(),
             missing: Vec::new(),
@@ -59,6 +62,7 @@ impl Found {
             && self.transport.is_none()
             && self.checker.is_none()
             && self.review.is_none()
+            && self.server.is_none()
             && self.audits.is_empty()
             && self.context.is_empty()
     }

@@ -11,6 +11,7 @@
 //! | [`kubectl`], [`clients`], [`status`], [`url`] | clients' renderings of an answer, its status, request and `Date` |
 //! | [`curl`], [`shell`] | `curl -v` transcripts, prompts and command lines |
 //! | [`checker`] | Vault, webhook authenticators, meshes: relayed answers and their own failures |
+//! | [`mesh`] | istiod's and Linkerd identity's TokenReview verdicts on sidecar tokens |
 //! | [`transport`] | TLS, DNS, connection and timeout failures |
 //!
 //! [`Scanner`] reads a text line by line (bounded state, linear work per line,
@@ -28,6 +29,7 @@ mod found;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
+pub mod mesh;
 pub mod needles;
 pub mod refusal;
 mod server_log;
@@ -44,7 +46,7 @@ use super::artefact::{Artefact, HttpFacts, Kind, Provenance, SourceType, Stamp};
 use super::case::{BearerSeen, ClockSource};
 use super::cause::Cause;
 use found::Found;
-use server_log::{missing, server_note};
+use server_log::{missing, server_failure, server_note};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -602,6 +604,10 @@ impl<'a> Scanner<'a> {
 
     /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+        if let Some(failure) = server_failure(line) {
+            found.server.get_or_insert(failure);
+            return;
+        }
         if let Some(note) = server_note(line) {
             found.context.push(Kind::Note(note));
             return;
@@ -613,12 +619,20 @@ impl<'a> Scanner<'a> {
                 self.aggregate(found, a, None, line);
             }
         }
-        if let Some(c) = checker::find(line) {
+        let mesh = mesh::find(line);
+        // A mesh's verdict on a token is the answer, whatever words of a
+        // transport failure its log line also has ("Failed to resolve …").
+        let reviewed = mesh.is_some();
+        let (checked, format) = match checker::find(line) {
+            Some(c) => (Some(c), "vault"),
+            None => (mesh, "mesh"),
+        };
+        if let Some(c) = checked {
             if let Some(f) = c.failure {
                 found.checker(f.cause, f.checker, f.detail, f.certain);
             }
             if let Some(h) = c.http {
-                found.http(h, SourceType::Checker, "vault");
+                found.http(h, SourceType::Checker, format);
             }
             if !c.reasons.is_empty() {
                 found.reasons(
@@ -739,7 +753,7 @@ impl<'a> Scanner<'a> {
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if let Some((cause, also)) = transport::detect_all(line) {
+        } else if !reviewed && let Some((cause, also)) = transport::detect_all(line) {
             found.transport(
                 cause,
                 also,
@@ -777,6 +791,7 @@ impl<'a> Scanner<'a> {
             transport,
             checker,
             review,
+            server,
             audits,
             context,
             missing,
@@ -858,6 +873,21 @@ impl<'a> Scanner<'a> {
                 Kind::Transport {
                     cause,
                     also,
+                    detail,
+                },
+            );
+        }
+        if let Some((cause, component, detail)) = server {
+            self.push(
+                number,
+                line,
+                stamp,
+                Provenance::ServerLog,
+                SourceType::ApiserverLog,
+                component,
+                Kind::ServerFailure {
+                    cause,
+                    component,
                     detail,
                 },
             );

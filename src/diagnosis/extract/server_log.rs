@@ -1,8 +1,10 @@
 //! A server's own log lines (an authorizer's trace, an authenticator that could
-//! not start, `KIND "NAME" not found`): clues beside an answer, never answers.
+//! not start, `KIND "NAME" not found`): clues beside an answer, never answers;
+//! a part of the server's own setup that failed is a result of its own.
 
 use super::excerpt;
 use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::cause::Cause;
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -19,13 +21,46 @@ pub(super) fn server_note(line: &str) -> Option<String> {
             excerpt(&line[i..])
         ));
     }
-    if let Some(i) = line.find("oidc authenticator: ") {
-        return Some(format!(
-            "kube-apiserver's OIDC authenticator could not start ({}): tokens of that issuer are rejected until it does",
-            excerpt(&line[i + 20..])
+    None
+}
+
+/// kube-apiserver's OIDC authenticator retrying its issuer's discovery (every
+/// 10 s, in every version since 1.10).
+const OIDC_INIT: &str = "oidc authenticator: initializing plugin:";
+/// The kubelet refusing its image credential providers (then it exits).
+const CRI_AUTH: &str = "ailed to register CRI auth plugins";
+
+/// A server's log line saying a part of its own setup failed: the cause,
+/// who logged it and what it said.
+pub(super) fn server_failure(line: &str) -> Option<(Cause, &'static str, String)> {
+    if let Some(i) = line.find(OIDC_INIT) {
+        let detail = line[i + OIDC_INIT.len()..].trim();
+        return Some((
+            Cause::JwtIssuerUnreachable,
+            "kube-apiserver",
+            excerpt(if detail.is_empty() {
+                "(no error text)"
+            } else {
+                detail
+            }),
         ));
     }
-    None
+    let i = line.find(CRI_AUTH)?;
+    let rest = &line[i + CRI_AUTH.len()..];
+    // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
+    let detail = match rest.find("err=") {
+        Some(j) => rest[j + 4..].trim().trim_matches('"'),
+        None => rest.trim_start_matches(['"', ':', ' ']),
+    };
+    Some((
+        Cause::CredentialProviderConfigInvalid,
+        "kubelet",
+        excerpt(if detail.is_empty() {
+            "(no error text)"
+        } else {
+            detail
+        }),
+    ))
 }
 
 /// `KIND "NAME" not found` in a server's log line: a clue, not an answer.

@@ -139,6 +139,7 @@ const BEFORE_CODE: &[&str] = &[
     "status=",
     "status_code: ",
     "HTTP response code: ",
+    "HTTP-Code: ",
     "returned error: ",
     "response status code ",
 ];

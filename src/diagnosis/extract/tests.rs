@@ -26,6 +26,21 @@ fn a_traceback_s_source_lines_are_not_output() {
     assert_eq!(causes, [(5, Cause::TlsUntrustedCa)]);
 }
 
+/// Node prints a failed `fetch` with its cause below it, and the cause's
+/// `code` property below that: one failure, found once.
+#[test]
+fn node_s_fetch_failure_is_one_transport_failure() {
+    let text = "TypeError: fetch failed\n    at async file:///app/list-pods.mjs:25:11 {\n  [cause]: Error: connect ECONNREFUSED 10.0.0.1:6443\n      at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1637:16) {\n    errno: -111,\n    code: 'ECONNREFUSED',\n    syscall: 'connect'\n  }\n}\n";
+    let causes: Vec<(usize, Cause)> = kinds(text)
+        .into_iter()
+        .filter_map(|(n, k)| match k {
+            Kind::Transport { cause, .. } => Some((n, cause)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(causes, [(3, Cause::ConnectionRefused)]);
+}
+
 #[test]
 fn a_pretty_status_after_a_prompt() {
     let text = "$ curl -k https://h/api/v1/namespaces/default/services\n{\n  \"kind\": \"Status\",\n  \"metadata\": {\n    \n  },\n  \"message\": \"services is forbidden: User \\\"system:anonymous\\\" cannot list\",\n  \"reason\": \"Forbidden\",\n  \"code\": 403\n}root@pod:/# curl https://h/x\n";

@@ -1,7 +1,8 @@
 //! Pure: recognises failures that happen before any HTTP answer (TLS, DNS,
 //! connection refused, timeouts): in the wording of curl, Go (client-go,
-//! kubectl), Python (urllib3, requests, ssl) and Java (fabric8 over OkHttp /
-//! JDK), and in satoken's own typed transport errors.
+//! kubectl), Python (urllib3, requests, ssl), Java (fabric8 over OkHttp /
+//! JDK) and Node (OpenSSL's messages and Node's error codes), and in satoken's
+//! own typed transport errors.
 
 use std::sync::LazyLock;
 
@@ -27,6 +28,7 @@ const RULES: &[(Cause, &[&str])] = &[
             "no subject alternative names matching",
             "no subject alternative dns name matching",
             "doesn't match any of the subject alternative names",
+            "does not match certificate's altnames",
         ],
     ),
     (
@@ -43,6 +45,10 @@ const RULES: &[(Cause, &[&str])] = &[
         &[
             "certificate signed by unknown authority",
             "unable to get local issuer certificate",
+            // OpenSSL's words when the server sent only its own certificate
+            // and its issuer is not trusted (Node, Ruby, PHP print them).
+            "unable to verify the first certificate",
+            "unable to get issuer certificate",
             "self-signed certificate",
             "self signed certificate",
             "pkix path building failed",
@@ -104,6 +110,7 @@ const RULES: &[(Cause, &[&str])] = &[
             "timeout awaiting",
             "sockettimeoutexception",
             "connecttimeout",
+            "etimedout",
             "curl: (28)",
         ],
     ),
@@ -113,6 +120,8 @@ const RULES: &[(Cause, &[&str])] = &[
             "no route to host",
             "network is unreachable",
             "connection reset by peer",
+            // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
+            "cannot assign requested address",
         ],
     ),
 ];
@@ -141,6 +150,11 @@ static EXCLUDED: LazyLock<Needles> =
 /// Java's `Caused by: …`) the innermost cause decides: the outer ones only
 /// wrap it in a more general name.
 pub fn detect_line(line: &str) -> Option<Cause> {
+    // Node prints an error's `code: 'ECONNREFUSED'` property under its
+    // message: the same failure again, not a second one.
+    if line.trim_start().starts_with("code: '") {
+        return None;
+    }
     let (needles, causes) = &*NEEDLES;
     let outer = needles.first(line)?;
     if EXCLUDED.any(line) {
@@ -257,6 +271,22 @@ mod tests {
                 "javax.net.ssl.SSLHandshakeException: PKIX path building failed",
                 Cause::TlsUntrustedCa,
             ),
+            (
+                "  [cause]: Error: unable to verify the first certificate",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "  [cause]: Error: self-signed certificate in certificate chain",
+                Cause::TlsUntrustedCa,
+            ),
+            (
+                "  [cause]: Error [ERR_TLS_CERT_ALTNAME_INVALID]: Hostname/IP does not match certificate's altnames: IP: 10.0.0.2 is not in the cert's list: 10.0.0.1",
+                Cause::TlsNameMismatch,
+            ),
+            (
+                "  [cause]: Error: connect ETIMEDOUT 10.0.0.1:6443",
+                Cause::Timeout,
+            ),
         ] {
             assert_eq!(detect_line(line), Some(cause), "{line}");
         }
@@ -275,6 +305,12 @@ mod tests {
         );
         assert_eq!(
             detect_line("error: You must be logged in to the server (Unauthorized)"),
+            None
+        );
+        // Node's code property repeats the message line above it.
+        assert_eq!(detect_line("    code: 'ECONNREFUSED',"), None);
+        assert_eq!(
+            detect_line("    code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'"),
             None
         );
         assert_eq!(

@@ -204,7 +204,10 @@ fn generic_alone_and_unknown_text_are_kept() {
         "[invalid bearer token, oidc: verify token: oidc: token is expired, service account token has expired]",
     );
     assert_eq!(reasons.len(), 3);
-    assert_eq!(reasons[1].kind, ReasonKind::Unrecognised);
+    assert_eq!(
+        (reasons[1].kind, reasons[1].cause, reasons[1].era),
+        (ReasonKind::Expired, Cause::Expired, OIDC_ERA)
+    );
     let r = only_specific(
         r#"[invalid bearer token, oidc: verify token: oidc: expected audience "spn:a" got ["a"]]"#,
     );
@@ -238,4 +241,90 @@ fn generic_alone_and_unknown_text_are_kept() {
     // A literal that is only the start of a longer message is not that message.
     let reasons = parse_auth_error("Token has expired.. really");
     assert_eq!(reasons.len(), 1);
+}
+
+#[test]
+fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
+    for (message, kind, cause) in [
+        (
+            "oidc: authenticator not initialized",
+            ReasonKind::JwtAuthenticatorNotInitialized,
+            Cause::JwtIssuerUnreachable,
+        ),
+        (
+            "oidc: verify token: failed to verify signature: fetching keys oidc: get keys failed: 503 Service Unavailable",
+            ReasonKind::JwtKeysUnreachable,
+            Cause::JwtIssuerUnreachable,
+        ),
+        (
+            "oidc: verify token: failed to verify signature: no keys matches jwk keyid",
+            ReasonKind::NoKeysFound,
+            Cause::KeyMismatch,
+        ),
+        (
+            "oidc: verify token: failed to verify signature: failed to verify id token signature",
+            ReasonKind::CryptographicPrimitive,
+            Cause::SignatureInvalid,
+        ),
+        (
+            "oidc: verify token: oidc: token is expired (Token Expiry: 2026-10-02 19:35:14 +0000 UTC)",
+            ReasonKind::Expired,
+            Cause::Expired,
+        ),
+        (
+            "oidc: verify token: oidc: current time 2026-01-01 00:00:00 +0000 UTC before the nbf (not before) time: 2026-01-01 00:05:00 +0000 UTC",
+            ReasonKind::NotValidYet,
+            Cause::ClockSkew,
+        ),
+        (
+            r#"oidc: verify token: oidc: id token issued by a different provider, expected "https://a" got "https://b""#,
+            ReasonKind::IssuerInvalid,
+            Cause::IssuerMismatch,
+        ),
+        (
+            "oidc: verify token: oidc: malformed jwt: square/go-jose: compact JWS format must have three parts",
+            ReasonKind::JoseError,
+            Cause::TokenMalformed,
+        ),
+        (
+            "oidc: email not verified",
+            ReasonKind::JwtAuthenticatorRule,
+            Cause::JwtAuthenticatorRejected,
+        ),
+        (
+            "oidc: error evaluating claim validation expression: validation expression 'claims.hd == \"example.com\"' failed: hd must be example.com",
+            ReasonKind::JwtAuthenticatorRule,
+            Cause::JwtAuthenticatorRejected,
+        ),
+        (
+            "oidc: parse claims: json: cannot unmarshal number into Go value of type string",
+            ReasonKind::JwtAuthenticatorOther,
+            Cause::JwtAuthenticatorRejected,
+        ),
+    ] {
+        let r = only_specific(&format!("[invalid bearer token, {message}]"));
+        assert_eq!(
+            (r.kind, r.cause, r.era),
+            (kind, cause, OIDC_ERA),
+            "{message}"
+        );
+        assert_eq!(r.message, message);
+    }
+}
+
+#[test]
+fn a_long_run_of_oidc_messages_is_read_one_by_one() {
+    // Each message's end is found by fixed openings: no message structures
+    // the next one, however many follow.
+    let one = "oidc: email not verified";
+    let text = format!("[{}]", vec![one; 20_000].join(", "));
+    let reasons = parse_auth_error(&text);
+    // 64 messages read, the rest kept whole beyond the parsing bound.
+    assert_eq!(reasons.len(), 65);
+    assert!(
+        reasons[..64]
+            .iter()
+            .all(|r| r.kind == ReasonKind::JwtAuthenticatorRule && r.message == one)
+    );
+    assert_eq!(reasons[64].kind, ReasonKind::Unrecognised);
 }

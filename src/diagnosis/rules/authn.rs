@@ -72,6 +72,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             generic(case, f, &who);
             continue;
         }
+        // A JWT authenticator's own rule, read in full by its rule.
+        if r.kind == ReasonKind::JwtAuthenticatorRule && case.jwt_rejection.is_some() {
+            continue;
+        }
         let era = if r.era == "all" {
             "every version"
         } else {
@@ -101,6 +105,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             && (r.kind == ReasonKind::LegacyClaimInvalid || r.era == reasons::OIDC_ERA)
         {
             Confidence::Low
+        } else if r.kind == ReasonKind::JwtAuthenticatorNotInitialized {
+            // Said only for tokens of its issuer, and its steps are its own.
+            Confidence::High
         } else if r.era == reasons::OIDC_ERA {
             // The OIDC authenticator judged a token of its issuer: not a
             // ServiceAccount token, whose steps may not apply.

@@ -32,12 +32,19 @@ system:auth-delegator ClusterRole grants it);
 \"service account unauthorized; this could mean it has been deleted or recreated with a \
 new token\"): the checker's own token was rejected: expired, invalidated with the pod it \
 was bound to, or from another cluster. Vault without a token_reviewer_jwt reviews with \
-the caller's own JWT, so there that 401 can be the caller's token after all.",
+the caller's own JWT, so there that 401 can be the caller's token after all: classify \
+reports both readings, and `vault read auth/kubernetes/config` (token_reviewer_jwt_set) \
+tells them apart. istiod (\"invalid review response status code 401\", \"failed to \
+validate the JWT from cluster …: Unauthorized\") and Linkerd's identity service (\"error \
+validating token for …: Unauthorized\") review with their own ServiceAccount, so there the \
+refused token is theirs.",
     confirm: unauthorized_confirm,
     fix: unauthorized_fix,
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
         "hashicorp/vault-plugin-auth-kubernetes token_review.go",
+        "istio/istio security/pkg/k8s/tokenreview",
+        "linkerd/linkerd2 controller/identity/validator.go",
         "k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy (system:auth-delegator)",
     ],
 };
@@ -52,7 +59,24 @@ fn reviewer(case: &Case<'_>) -> Option<Forbidden> {
 
 fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let user = reviewer(case).map(|f| f.user);
-    vec![NextStep::run(
+    let mut steps = Vec::new();
+    if let Answer::CheckerFailed(failure) = &case.answer
+        && !failure.certain
+    {
+        // A 401 on the review itself: whose token was the bearer decides
+        // between the reviewer's and the caller's.
+        steps.push(NextStep::run(
+            "which token Vault reviews with: token_reviewer_jwt_set true means its own reviewer JWT was refused; false (and no local pod token) means the caller's JWT was",
+            Command::new("vault").words(&["read", "auth/kubernetes/config"]),
+        ));
+        steps.push(NextStep::run(
+            "review the caller's (login) JWT yourself: authenticated means the reviewer's token is the one refused",
+            Command::satoken()
+                .words(&["probe", "-f", "LOGIN_JWT_FILE", "--token-review", "--audience", "AUDIENCE"])
+                .with_placeholders(),
+        ));
+    }
+    steps.push(NextStep::run(
         "may the checker's identity create TokenReviews?",
         Command::kubectl()
             .words(&[
@@ -62,7 +86,8 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
                 "tokenreviews.authentication.k8s.io",
             ])
             .flag_value("--as", user.as_deref(), "CHECKER_USER"),
-    )]
+    ));
+    steps
 }
 
 fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {

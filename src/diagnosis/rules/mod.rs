@@ -16,6 +16,7 @@ pub mod commands;
 pub mod image_pull;
 pub mod keys;
 pub mod rbac;
+pub mod server_setup;
 pub mod servers;
 pub mod services;
 pub mod time;

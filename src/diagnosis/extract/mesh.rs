@@ -1,0 +1,143 @@
+//! What service meshes' identity services print about the tokens their
+//! sidecars present: istiod's KubeJWTAuthenticator (and the TokenReview
+//! client of older releases) and Linkerd's identity controller, with what the
+//! sidecars relay of it (`status: FailedPrecondition, message: "…"`).
+//!
+//! Both judge the sidecar's token with a TokenReview of their own. Three
+//! outcomes matter: the review answered "not authenticated" without a reason
+//! (the caller's token was rejected, kube-apiserver's log line says why), the
+//! review answered with a reason (an aggregate, read by [`super::aggregate`]),
+//! or the review itself was refused (the mesh's own credentials: a checker
+//! failure, certain because both review with their own ServiceAccount).
+
+use super::super::artefact::HttpFacts;
+use super::super::cause::Cause;
+use super::checker::{Failure, Found};
+use super::needles::Needles;
+use std::sync::LazyLock;
+
+/// Wordings of a review that answered "not authenticated" with no reason:
+/// istiod's `tokenreview` package, Linkerd's `NotAuthenticated` error.
+const NOT_AUTHENTICATED: [(&str, &str); 2] = [
+    ("the token is not authenticated", "istiod"),
+    (
+        "authentication token could not be authenticated",
+        "Linkerd identity",
+    ),
+];
+
+/// Wordings of the mesh's own review refused: istiod (before 1.8) checks the
+/// status itself; later releases and Linkerd return client-go's error, whose
+/// text after the cluster or identity is the bare reason phrase.
+const OWN_REVIEW_REFUSED: [(&str, &str); 4] = [
+    ("invalid review response status code 401", "istiod"),
+    ("invalid review response status code 403", "istiod"),
+    ("\": Unauthorized", "istiod"),
+    ("error validating token for ", "Linkerd identity"),
+];
+
+static NOT_AUTHENTICATED_NEEDLES: LazyLock<Needles> =
+    LazyLock::new(|| Needles::new(NOT_AUTHENTICATED.iter().map(|(n, _)| *n), false));
+
+/// What istiod's audience means for the sidecar's token.
+const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
+
+/// Reads one unwrapped line.
+pub fn find(line: &str) -> Option<Found> {
+    let t = line.trim();
+    if let Some(i) = NOT_AUTHENTICATED_NEEDLES.first(t) {
+        let who = NOT_AUTHENTICATED[i].1;
+        return Some(Found {
+            http: Some(HttpFacts {
+                code: Some(401),
+                reason: Some("Unauthorized".to_owned()),
+                message: Some(format!(
+                    "{who}'s TokenReview: the sidecar's token is not authenticated (kube-apiserver gave the mesh no reason)"
+                )),
+                weight: 1,
+                ..HttpFacts::default()
+            }),
+            note: Some(format!(
+                "{who} reviewed the sidecar's ServiceAccount token and kube-apiserver rejected it; its own log line \"Unable to authenticate the request\" at that instant says why (an expired or unbound projected token, a deleted pod or ServiceAccount, a key the server no longer has)"
+            )),
+            ..Found::default()
+        });
+    }
+    if t.contains("is invalid for the target audiences [") && t.contains("istio-ca") {
+        return Some(Found {
+            note: Some(ISTIO_CA.to_owned()),
+            ..Found::default()
+        });
+    }
+    let (needle, who) = OWN_REVIEW_REFUSED
+        .iter()
+        .find(|(needle, _)| t.contains(needle))?;
+    let mesh = t.contains("KubeJWTAuthenticator")
+        || t.contains("failed to validate the JWT")
+        || t.contains("invalid review response")
+        || t.contains("serviceaccount.identity.");
+    if !mesh {
+        return None;
+    }
+    let err = t[t.find(needle)? + needle.len()..]
+        .trim()
+        .trim_end_matches(['"', '\\']);
+    // Linkerd's wording carries any error of the review call: only an
+    // answer that refused the mesh's credentials is one of these.
+    if *needle == "error validating token for "
+        && !(err.ends_with(": Unauthorized") || err.contains(" is forbidden: "))
+    {
+        return None;
+    }
+    Some(Found {
+        failure: Some(Failure {
+            cause: Cause::CheckerUnauthorized,
+            checker: Some(who),
+            detail: format!(
+                "{who}'s own TokenReview request was refused ({}): the mesh reviews with its own ServiceAccount token",
+                needle.trim_matches(['"', ':', ' '])
+            ),
+            certain: true,
+        }),
+        ..Found::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reviews_that_rejected_the_sidecar_token() {
+        let f = find(r#"2021-09-09T09:13:00Z error ads Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster "Kubernetes": the token is not authenticated"#).unwrap();
+        assert_eq!(f.http.unwrap().code, Some(401));
+        let f = find(r#"[ 3.1s] WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#).unwrap();
+        assert!(f.note.unwrap().contains("Linkerd identity"));
+    }
+
+    #[test]
+    fn istio_ca_audience_is_explained() {
+        let f = find(r#"failed to validate the JWT from cluster "c1": the service account authentication returns an error: [invalid bearer token, token audiences ["https://kubernetes.default.svc.cluster.local"] is invalid for the target audiences ["istio-ca"]]."#).unwrap();
+        assert!(f.note.unwrap().contains("istio-token"));
+        assert!(f.http.is_none() && f.failure.is_none());
+    }
+
+    #[test]
+    fn reviews_the_mesh_could_not_make() {
+        let f = find("Authentication failed for 10.0.0.1:1234: Authenticator KubeJWTAuthenticator at index 1 got error: failed to validate the JWT from cluster \"Kubernetes\": invalid review response status code 401").unwrap();
+        let failure = f.failure.unwrap();
+        assert_eq!(failure.cause, Cause::CheckerUnauthorized);
+        assert!(failure.certain);
+        assert!(
+            find(r#"Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster "c1": Unauthorized"#)
+                .unwrap()
+                .failure
+                .is_some()
+        );
+        let linkerd = "time=\"2022-01-01T00:00:00Z\" level=error msg=\"error validating token for web.emojivoto.serviceaccount.identity.linkerd.cluster.local: Unauthorized\"";
+        assert!(find(linkerd).unwrap().failure.is_some());
+        // Another error of the review call is not a refusal.
+        assert!(find("error validating token for web.emojivoto.serviceaccount.identity.linkerd.cluster.local: context deadline exceeded").is_none());
+        assert!(find("an ordinary line: Unauthorized").is_none());
+    }
+}

@@ -1,0 +1,196 @@
+//! A server's own setup that failed, as the server logged it: no request's
+//! answer, but every request that part of the server should serve fails until
+//! it is fixed. kube-apiserver's OIDC (JWT) authenticator that cannot fetch its
+//! issuer's discovery document or keys rejects every token of that issuer; a
+//! kubelet that refuses its image credential provider configuration exits.
+//!
+//! The evidence is a typed [`ServerFailure`](crate::diagnosis::case::ServerFailure)
+//! (extraction reads the log lines); the 401 reason `oidc: authenticator not
+//! initialized` comes through the reasons parser and names the same cause.
+
+use crate::diagnosis::Cause;
+use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::classification::Classification as C;
+use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::support::{Support, SupportKind};
+
+pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
+    code: "jwt-issuer-unreachable",
+    title: "kube-apiserver cannot fetch the JWT issuer's discovery document or keys",
+    summary: "The API server's OIDC (JWT) authenticator has not loaded its issuer's discovery document and keys, so it rejects every token of that issuer",
+    explains: &[C::Unauthorized, C::ServerConfig],
+    explanation: "\
+An OIDC authenticator (--oidc-issuer-url, or a JWT authenticator of --authentication-config) \
+starts by fetching ISSUER/.well-known/openid-configuration and then the keys it points to \
+(jwks_uri). Until that works, kube-apiserver logs \"oidc authenticator: initializing plugin: \
+<error>\" and retries every 10 seconds, and every token whose iss is that issuer is \
+rejected with \"oidc: authenticator not initialized\" (a 401 to the client; the \
+ServiceAccount tokens of the cluster are not affected). A key fetch that fails later reads \
+\"failed to verify signature: fetching keys …\".
+
+The error after \"initializing plugin:\" says what is wrong, and it is seen from \
+kube-apiserver's own network, not the user's: a 404 (the issuer URL is not the \
+provider's issuer, or a path is missing or doubled), \"x509: certificate signed by unknown \
+authority\" (the CA in --oidc-ca-file or issuer.certificateAuthority does not sign the \
+provider's certificate), \"no such host\" (kube-apiserver runs with hostNetwork and \
+cannot resolve cluster-internal Service names), connection refused or a timeout (the \
+provider is down, or a network policy or firewall stops the API server), \"issuer did not \
+match the issuer returned by provider\" (the document's issuer differs from the URL by \
+even a trailing slash). No restart is needed once it is fixed: the next retry picks it up.",
+    confirm: issuer_confirm,
+    fix: issuer_fix,
+    sources: &[
+        "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go (initializing plugin, authenticator not initialized)",
+        "github.com/coreos/go-oidc oidc.go (NewProvider: the discovery document and its issuer check)",
+        "KEP-3331 keps/sig-auth/3331-structured-authentication-configuration",
+    ],
+};
+
+fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        NextStep::run(
+            "fetch the discovery document from where kube-apiserver runs (a control-plane node, its network): the error is the one to fix",
+            Command::new("curl")
+                .words(&[
+                    "-sS",
+                    "--cacert",
+                    "ISSUER_CA_FILE",
+                    "ISSUER_URL/.well-known/openid-configuration",
+                ])
+                .with_placeholders(),
+        ),
+        NextStep::run(
+            "the authenticator's last start-up error, in kube-apiserver's log",
+            Command::kubectl()
+                .words(&[
+                    "logs",
+                    "-n",
+                    "kube-system",
+                    "-l",
+                    "component=kube-apiserver",
+                    "--tail=2000",
+                ])
+                .pipe_into(Command::new("grep").words(&["oidc authenticator"])),
+        ),
+    ]
+}
+
+fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "make the issuer reachable from kube-apiserver as it reports: the exact issuer URL (no trailing-slash difference), the CA that signs the provider's certificate, a name the API server's own resolver knows (it runs with hostNetwork); it retries by itself every 10 seconds",
+    )]
+}
+
+pub const CREDENTIAL_PROVIDER_CONFIG_INVALID: CauseDef = CauseDef {
+    code: "credential-provider-config-invalid",
+    title: "The kubelet refused its image credential provider configuration",
+    summary: "The kubelet could not register its image credential providers (configuration invalid or a path missing) and exits at start-up",
+    explains: &[C::ServerConfig],
+    explanation: "\
+With --image-credential-provider-config and --image-credential-provider-bin-dir the \
+kubelet runs exec plugins that hand it registry credentials, since 1.33 optionally from a \
+ServiceAccount token it requests for the pod (KEP-4412: tokenAttributes). At start-up it \
+validates the CredentialProviderConfig and registers the plugins; any error is logged as \
+\"Failed to register CRI auth plugins\" err=\"…\" and the kubelet exits, so the node goes \
+NotReady (or, for a kubelet started by k3s/RKE2, the whole agent restarts in a loop).
+
+The error lists what is wrong: a missing apiVersion or defaultCacheDuration, \
+tokenAttributes with an API version older than credentialprovider.kubelet.k8s.io/v1, \
+tokenAttributes without the KubeletServiceAccountTokenForCredentialProviders feature gate, \
+a plugin binary directory or configuration file that does not exist, or a provider whose \
+name has no binary in that directory.",
+    confirm: provider_confirm,
+    fix: provider_fix,
+    sources: &[
+        "k8s.io/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go (Failed to register CRI auth plugins, os.Exit)",
+        "k8s.io/kubernetes pkg/credentialprovider/plugin/config.go (validateCredentialProviderConfig)",
+        "KEP-4412 keps/sig-node/4412-projected-service-account-tokens-for-kubelet-image-credential-providers",
+    ],
+};
+
+fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the kubelet's own words at start-up, on the node",
+        Command::new("journalctl")
+            .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
+            .pipe_into(Command::new("grep").words(&["CRI auth plugins"])),
+    )]
+}
+
+fn provider_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "correct the CredentialProviderConfig as the error lists (apiVersion credentialprovider.kubelet.k8s.io/v1 for tokenAttributes, defaultCacheDuration, each provider's name matching a binary in --image-credential-provider-bin-dir) and restart the kubelet",
+    )]
+}
+
+/// A server logged that a part of its own setup failed.
+pub fn rule(case: &Case<'_>, f: &mut Findings) {
+    let Answer::ServerFailed(failure) = &case.answer else {
+        return;
+    };
+    let what = match failure.cause {
+        Cause::JwtIssuerUnreachable => {
+            "its OIDC authenticator cannot load the issuer's discovery document; tokens of that issuer get 401 until it does"
+        }
+        Cause::CredentialProviderConfigInvalid => {
+            "it could not register its image credential providers, and exits"
+        }
+        _ => "a part of its setup failed",
+    };
+    f.add(
+        failure.cause,
+        Confidence::High,
+        vec![Support::new(
+            SupportKind::ServerReason,
+            format!("{} logged: {what}: {}", failure.component, failure.detail),
+        )],
+    );
+    f.rule_out(Cause::Unknown);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::case::ServerFailure;
+
+    fn failed(cause: Cause, component: &'static str, detail: &str) -> Case<'static> {
+        Case {
+            answer: Answer::ServerFailed(ServerFailure {
+                cause,
+                component,
+                detail: detail.to_owned(),
+            }),
+            ..Case::default()
+        }
+    }
+
+    #[test]
+    fn an_authenticator_that_cannot_start_is_the_cause_with_its_error() {
+        let c = failed(
+            Cause::JwtIssuerUnreachable,
+            "kube-apiserver",
+            "404 Not Found",
+        );
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.classification, C::ServerConfig);
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::JwtIssuerUnreachable, Confidence::High)
+        );
+        assert!(d.top().support[0].text.contains("404 Not Found"));
+    }
+
+    #[test]
+    fn a_refused_provider_configuration_is_the_kubelets() {
+        let c = failed(
+            Cause::CredentialProviderConfigInvalid,
+            "kubelet",
+            "failed to validate credential provider config: [providers.apiVersion: Required value]",
+        );
+        let d = crate::diagnosis::diagnose(&c);
+        assert_eq!(d.cause(), Cause::CredentialProviderConfigInvalid);
+        assert!(d.top().support[0].text.starts_with("kubelet logged"));
+    }
+}
