@@ -24,6 +24,7 @@ pub mod checker;
 pub mod clients;
 pub mod curl;
 pub mod denial;
+mod excerpt;
 pub mod exchange;
 mod found;
 pub mod json;
@@ -45,56 +46,16 @@ use chrono::{DateTime, Utc};
 use super::artefact::{Artefact, HttpFacts, Kind, Provenance, SourceType, Stamp};
 use super::case::{BearerSeen, ClockSource};
 use super::cause::Cause;
+pub use excerpt::{excerpt, redact_tokens};
 use found::Found;
 use server_log::{missing, server_failure, server_note};
 
-/// Longest excerpt kept from a line.
-const EXCERPT_CHARS: usize = 240;
 /// Lines a pretty-printed JSON value may span before it is read as lines.
 const MAX_BLOCK_LINES: usize = 4000;
 /// Bytes of a hexdump decoded into one line.
 const MAX_HEX_BYTES: usize = 64 * 1024;
 /// Bytes of wrapped pane lines joined into one.
 const MAX_JOINED: usize = 256 * 1024;
-
-/// Replaces anything shaped like a JWT (`eyJ….….…`) with `<token>`: evidence
-/// (kubectl -v=9 logs, pasted headers) may carry a token, and output never shows one.
-pub fn redact_tokens(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("eyJ") {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let is_b64 = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("eyJ") {
-        out.push_str(&rest[..i]);
-        let candidate = &rest[i..];
-        let len = candidate
-            .find(|c: char| !(is_b64(c) || c == '.'))
-            .unwrap_or(candidate.len());
-        let word = &candidate[..len];
-        if word.matches('.').count() >= 2 && len >= 20 {
-            out.push_str("<token>");
-        } else {
-            out.push_str(word);
-        }
-        rest = &candidate[len.max(3)..];
-    }
-    out.push_str(rest);
-    std::borrow::Cow::Owned(out)
-}
-
-/// A line, trimmed, tokens redacted, and cut to a readable length.
-pub fn excerpt(line: &str) -> String {
-    let line = redact_tokens(line.trim());
-    let line = line.as_ref();
-    if line.chars().count() <= EXCERPT_CHARS {
-        return line.to_owned();
-    }
-    let mut cut: String = line.chars().take(EXCERPT_CHARS - 1).collect();
-    cut.push('…');
-    cut
-}
 
 /// A signal that did not make an artefact: what an unrecognised input nearly
 /// was, for the one line that says so.
