@@ -400,11 +400,23 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
                 v.name.as_deref().unwrap_or("?")
             ));
         }
-        ReasonKind::AudienceInvalid => out.push(format!(
-            "the token is for [{}]; the API server accepts [{}]",
-            v.token_audiences.join(", "),
-            v.target_audiences.join(", ")
-        )),
+        ReasonKind::AudienceInvalid => {
+            // The target audiences are what the request asked for: a
+            // TokenReview's spec.audiences, else the API server's own.
+            let asked = match &case.reasons_from {
+                Some(ReasonSource::Forwarded(who)) => format!("{who}'s TokenReview asked for"),
+                Some(ReasonSource::TokenReview) => {
+                    "the TokenReview asked for (the API server's audiences when it names none)"
+                        .to_owned()
+                }
+                _ => "the API server accepts".to_owned(),
+            };
+            out.push(format!(
+                "the token is for [{}]; {asked} [{}]",
+                v.token_audiences.join(", "),
+                v.target_audiences.join(", ")
+            ));
+        }
         ReasonKind::LegacyTokenMarkedInvalid => out.push(format!(
             "Secret {}/{} is labelled kubernetes.io/legacy-token-invalid-since by the legacy token cleaner",
             v.namespace.as_deref().unwrap_or("?"),
