@@ -403,19 +403,17 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
         ReasonKind::AudienceInvalid => {
             // The target audiences are what the request asked for: a
             // TokenReview's spec.audiences, else the API server's own.
-            let asked = match &case.reasons_from {
-                Some(ReasonSource::Forwarded(who)) => format!("{who}'s TokenReview asked for"),
-                Some(ReasonSource::TokenReview) => {
-                    "the TokenReview asked for (the API server's audiences when it names none)"
-                        .to_owned()
+            let list = |a: &[String]| format!("[{}]", a.join(", "));
+            let (token, target) = (list(&v.token_audiences), list(&v.target_audiences));
+            out.push(match &case.reasons_from {
+                Some(ReasonSource::Forwarded(who)) => {
+                    format!("the token is for {token}; {who}'s TokenReview asked for {target}")
                 }
-                _ => "the API server accepts".to_owned(),
-            };
-            out.push(format!(
-                "the token is for [{}]; {asked} [{}]",
-                v.token_audiences.join(", "),
-                v.target_audiences.join(", ")
-            ));
+                Some(ReasonSource::TokenReview) => format!(
+                    "the token is for {token}; the review checked it against {target} (its spec.audiences, or the API server's own when it names none)"
+                ),
+                _ => format!("the token is for {token}; the API server accepts {target}"),
+            });
         }
         ReasonKind::LegacyTokenMarkedInvalid => out.push(format!(
             "Secret {}/{} is labelled kubernetes.io/legacy-token-invalid-since by the legacy token cleaner",
