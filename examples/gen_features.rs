@@ -15,21 +15,15 @@ use std::fs;
 use std::path::Path;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::STANDARD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode, jwk::Jwk};
-use rcgen::{KeyPair, PublicKeyData as _};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
-const NOW: i64 = 1_767_225_600;
-const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+mod common;
+use common::*;
+
 const IDP: &str = "https://idp.example.com";
-const NAMESPACE: &str = "shop";
-const SA: &str = "checkout";
-const SA_UID: &str = "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41";
-const POD: &str = "checkout-7d9f8b6c5-x2x4q";
-const POD_UID: &str = "a6d0f5c2-3b1e-4f7a-9c8d-2e4b6a1f0c37";
-const NODE: &str = "node-a";
-const NODE_UID: &str = "5b2e9d14-7c3a-4e6f-8a1b-0d9c2f4e6a85";
 /// The external signer names its keys itself.
 const SIGNER_KID: &str = "signer-key-2026-01";
 
@@ -42,11 +36,9 @@ impl Key {
     fn load(path: &Path) -> Key {
         let pem = fs::read_to_string(path).expect("run gen_fixtures first");
         let pair = KeyPair::from_pem(&pem).expect("key");
-        let digest =
-            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &pair.subject_public_key_info());
         Key {
+            kid: kubernetes_kid(&pair),
             pem,
-            kid: URL_SAFE_NO_PAD.encode(digest.as_ref()),
         }
     }
 
@@ -382,8 +374,4 @@ jwt:
         texts.len(),
         dir.display()
     );
-}
-
-fn write_json(path: &Path, value: &Value) {
-    fs::write(path, serde_json::to_string_pretty(value).unwrap() + "\n").unwrap();
 }

@@ -13,19 +13,12 @@ use std::path::Path;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode, jwk::Jwk};
-use rcgen::{KeyPair, PublicKeyData as _};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
-/// 2026-01-01T00:00:00Z: the instant every fixture is designed around.
-const NOW: i64 = 1_767_225_600;
-const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
-const NAMESPACE: &str = "shop";
-const SA: &str = "checkout";
-const SA_UID: &str = "3f1c2a4e-8d1b-4c55-9a2e-1b7f5d0c9e41";
-const POD: &str = "checkout-7d9f8b6c5-x2x4q";
-const POD_UID: &str = "a6d0f5c2-3b1e-4f7a-9c8d-2e4b6a1f0c37";
-const NODE: &str = "node-a";
-const NODE_UID: &str = "5b2e9d14-7c3a-4e6f-8a1b-0d9c2f4e6a85";
+mod common;
+use common::*;
+
 const SECRET_UID: &str = "c81e728d-9d4c-4f63-8b1a-5e2d7f0a3b96";
 
 struct Key {
@@ -44,10 +37,7 @@ impl Key {
             other => panic!("no generator for {other:?}"),
         };
         let pair = KeyPair::generate_for(rcgen_alg).expect("key generation");
-        // Kubernetes' key id: base64url(SHA-256(DER SubjectPublicKeyInfo)), no padding.
-        let digest =
-            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &pair.subject_public_key_info());
-        let kid = URL_SAFE_NO_PAD.encode(digest.as_ref());
+        let kid = kubernetes_kid(&pair);
         Key {
             name,
             pair,
@@ -375,8 +365,4 @@ fn sign_with_kid(key: &Key, kid: &str, claims: &Value) -> String {
     header.typ = None;
     header.kid = Some(kid.to_owned());
     encode(&header, claims, &key.encoding_key()).unwrap()
-}
-
-fn write_json(path: &Path, value: &Value) {
-    fs::write(path, serde_json::to_string_pretty(value).unwrap() + "\n").unwrap();
 }

@@ -41,6 +41,28 @@ fn audit_json(args: &[&str]) -> (i32, Value) {
     (out.status.code().unwrap(), doc)
 }
 
+/// The log cut in two halves, each read alone into a JSON document, then
+/// the two merged: what a fleet run over shards does.
+fn merged_halves(dir: &std::path::Path, log: &std::path::Path) -> (i32, Value) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let mut shards = Vec::new();
+    for (i, half) in [a, b].iter().enumerate() {
+        let part = dir.join(format!("part-{i}.log"));
+        std::fs::write(&part, half.join("\n") + "\n").unwrap();
+        let (_, doc) = audit_json(&[part.to_str().unwrap()]);
+        let json = dir.join(format!("part-{i}.json"));
+        std::fs::write(&json, doc.to_string()).unwrap();
+        shards.push(json);
+    }
+    audit_json(&[
+        "--merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+    ])
+}
+
 fn findings(doc: &Value) -> &Vec<Value> {
     doc["findings"].as_array().unwrap()
 }
@@ -269,23 +291,7 @@ fn gzip_stdin_an_eventlist_and_merged_shards_read_alike() {
     );
 
     // Two shards (the halves of the log), each read alone, then merged.
-    let text = std::fs::read_to_string(&plain).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let (a, b) = lines.split_at(lines.len() / 2);
-    let mut shards = Vec::new();
-    for (i, half) in [a, b].iter().enumerate() {
-        let part = dir.path().join(format!("part-{i}.log"));
-        std::fs::write(&part, half.join("\n") + "\n").unwrap();
-        let (_, doc) = audit_json(&[part.to_str().unwrap()]);
-        let json = dir.path().join(format!("part-{i}.json"));
-        std::fs::write(&json, doc.to_string()).unwrap();
-        shards.push(json);
-    }
-    let (code, merged) = audit_json(&[
-        "--merge",
-        shards[0].to_str().unwrap(),
-        shards[1].to_str().unwrap(),
-    ]);
+    let (code, merged) = merged_halves(dir.path(), &plain);
     assert_eq!(code, 1);
     assert_eq!(shape(&merged), shape(&expected));
     assert_eq!(merged["events"], expected["events"]);
@@ -413,23 +419,7 @@ fn credentials_on_findings_link_to_the_token_request_that_minted_them() {
 
     // Shards: the minting events in the first half, most failures in the
     // second; the merge links them.
-    let text = std::fs::read_to_string(&log).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let (a, b) = lines.split_at(lines.len() / 2);
-    let mut shards = Vec::new();
-    for (i, half) in [a, b].iter().enumerate() {
-        let part = dir.path().join(format!("part-{i}.log"));
-        std::fs::write(&part, half.join("\n") + "\n").unwrap();
-        let (_, doc) = audit_json(&[part.to_str().unwrap()]);
-        let json = dir.path().join(format!("part-{i}.json"));
-        std::fs::write(&json, doc.to_string()).unwrap();
-        shards.push(json);
-    }
-    let (_, merged) = audit_json(&[
-        "--merge",
-        shards[0].to_str().unwrap(),
-        shards[1].to_str().unwrap(),
-    ]);
+    let (_, merged) = merged_halves(dir.path(), &log);
     assert_eq!(
         credential(&merged, id)["minted"]["by"],
         "system:node:worker-3"

@@ -68,6 +68,20 @@ fn command(dir: &Path) -> Command {
     cmd
 }
 
+/// probe --all-endpoints through the kubeconfig `kc`, with its credentials.
+fn all_endpoints(dir: &Path, kc: &Path) -> Run {
+    run(
+        command(dir),
+        &[
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "--all-endpoints",
+            "--use-kubeconfig-credentials",
+        ],
+        &fresh_token(),
+    )
+}
+
 fn run(mut cmd: Command, args: &[&str], token: &str) -> Run {
     let output = cmd
         .args(["probe", "-o", "json", "--now", BASE, "-f", "-"])
@@ -216,16 +230,7 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
     let replicas = three_replicas(&pki);
     let ports: Vec<u16> = replicas.iter().map(ApiServer::port).collect();
     let kc = kubeconfig(dir.path(), &replicas[0], &pki, ADMIN);
-    let r = run(
-        command(dir.path()),
-        &[
-            "--kubeconfig",
-            kc.to_str().unwrap(),
-            "--all-endpoints",
-            "--use-kubeconfig-credentials",
-        ],
-        &fresh_token(),
-    );
+    let r = all_endpoints(dir.path(), &kc);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(r.json["endpoints"]["source"], "endpointslices");
     let servers = r.json["servers"].as_array().unwrap();
@@ -270,16 +275,7 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
             .replace("https://127.0.0.1:", "https://localhost:"),
     )
     .unwrap();
-    let r = run(
-        command(dir.path()),
-        &[
-            "--kubeconfig",
-            named.to_str().unwrap(),
-            "--all-endpoints",
-            "--use-kubeconfig-credentials",
-        ],
-        &fresh_token(),
-    );
+    let r = all_endpoints(dir.path(), &named);
     let servers = r.json["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 3, "{}", r.stderr);
     assert_eq!(servers[1]["url"], format!("https://127.0.0.1:{}", ports[1]));
@@ -293,16 +289,7 @@ fn all_endpoints_three_replicas_one_skewed_and_a_partial_rotation() {
     let only = ApiServer::start(config, &pki);
     only.set_endpoints(&[only.port()]);
     let kc = kubeconfig(dir.path(), &only, &pki, ADMIN);
-    let r = run(
-        command(dir.path()),
-        &[
-            "--kubeconfig",
-            kc.to_str().unwrap(),
-            "--all-endpoints",
-            "--use-kubeconfig-credentials",
-        ],
-        &fresh_token(),
-    );
+    let r = all_endpoints(dir.path(), &kc);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.json["endpoints"]["source"], "endpoints");
 }

@@ -130,6 +130,12 @@ impl Found {
         }
     }
 
+    /// A checker's own TokenReview refused (its identity may not create
+    /// tokenreviews, or kube-apiserver rejected its token): certain.
+    pub(super) fn review_refused(&mut self, checker: Option<&'static str>, detail: String) {
+        self.checker(Cause::CheckerUnauthorized, checker, detail, true);
+    }
+
     pub(super) fn checker(
         &mut self,
         cause: Cause,

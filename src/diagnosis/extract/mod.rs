@@ -455,12 +455,7 @@ impl<'a> Scanner<'a> {
                 json::Doc::Status(facts) => {
                     let refusal = facts.message.as_deref().and_then(refusal::find);
                     if let Some(r) = refusal.filter(|r| r.tokenreviews) {
-                        found.checker(
-                            Cause::CheckerUnauthorized,
-                            checker::name(line),
-                            r.message,
-                            true,
-                        );
+                        found.review_refused(checker::name(line), r.message);
                     } else {
                         let format = if whole {
                             "status-json"
@@ -539,12 +534,7 @@ impl<'a> Scanner<'a> {
                 }
                 _ => None,
             });
-            found.checker(
-                Cause::CheckerUnauthorized,
-                who,
-                format!("its own TokenReview request failed: {err}"),
-                true,
-            );
+            found.review_refused(who, format!("its own TokenReview request failed: {err}"));
             return;
         }
         let (provenance, source) = match a.from {
@@ -615,12 +605,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(r) = refusal::find(line) {
             if r.tokenreviews {
-                found.checker(
-                    Cause::CheckerUnauthorized,
-                    checker::name(line),
-                    r.message,
-                    true,
-                );
+                found.review_refused(checker::name(line), r.message);
             } else {
                 let facts = HttpFacts {
                     code: r.code,
