@@ -80,13 +80,18 @@ fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static
 /// Reads a Go-quoted string at the start of `text` (`"a \"b\""`), or what
 /// there is of it when the line was cut short.
 pub fn lenient_go_unquote(text: &str) -> String {
-    let mut chars = text.chars();
-    if chars.next() != Some('"') {
-        return text.to_owned();
+    match text.strip_prefix('"') {
+        Some(rest) => read_quoted(rest, '"'),
+        None => text.to_owned(),
     }
+}
+
+/// The text up to the first `quote` not escaped by a backslash, with `\n`,
+/// `\t` and other escapes undone; all of it when the closing quote was cut off.
+pub(super) fn read_quoted(rest: &str, quote: char) -> String {
     let mut out = String::new();
     let mut escaped = false;
-    for c in chars {
+    for c in rest.chars() {
         if escaped {
             out.push(match c {
                 'n' => '\n',
@@ -96,7 +101,7 @@ pub fn lenient_go_unquote(text: &str) -> String {
             escaped = false;
         } else if c == '\\' {
             escaped = true;
-        } else if c == '"' {
+        } else if c == quote {
             return out;
         } else {
             out.push(c);

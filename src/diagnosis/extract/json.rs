@@ -345,26 +345,8 @@ fn field(window: &str, key: &str) -> Option<String> {
     ] {
         if let Some(i) = window.find(&open) {
             let quote = open.chars().last()?;
-            let rest = &window[i + open.len()..];
-            let mut value = String::new();
-            let mut escaped = false;
-            for c in rest.chars() {
-                if escaped {
-                    value.push(match c {
-                        'n' => '\n',
-                        't' => '\t',
-                        other => other,
-                    });
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == quote {
-                    return Some(value).filter(|v| !v.is_empty());
-                } else {
-                    value.push(c);
-                }
-            }
-            // Cut short: what there is.
+            // Up to its closing quote, or what there is when cut short.
+            let value = super::aggregate::read_quoted(&window[i + open.len()..], quote);
             return Some(value).filter(|v| !v.is_empty());
         }
     }

@@ -16,7 +16,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BindingKind, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -153,13 +153,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 &[Cause::SignatureInvalid, Cause::KeyMismatch],
                 NextStep::run(
                     "is the token's kid among the server's keys? (no: key mismatch; yes: the signature itself is bad)",
-                    Command::kubectl()
-                        .words(&["get", "--raw", "/openid/v1/jwks"])
-                        .pipe_into(
-                            Command::satoken()
-                                .words(&["verify", "-f", "TOKEN_FILE", "--jwks", "-"])
-                                .with_placeholders(),
-                        ),
+                    super::keys::verify_against_published_keys(),
                 ),
             );
             continue;

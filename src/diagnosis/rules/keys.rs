@@ -135,16 +135,21 @@ JWT for another system whose issuer no authenticator handles.",
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],
 };
 
+/// The token verified against the keys the cluster publishes.
+pub(crate) fn verify_against_published_keys() -> Command {
+    Command::kubectl()
+        .words(&["get", "--raw", "/openid/v1/jwks"])
+        .pipe_into(
+            Command::satoken()
+                .words(&["verify", "-f", "TOKEN_FILE", "--jwks", "-"])
+                .with_placeholders(),
+        )
+}
+
 fn key_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "verify the token against the keys the cluster publishes (the kid must be listed)",
-        Command::kubectl()
-            .words(&["get", "--raw", "/openid/v1/jwks"])
-            .pipe_into(
-                Command::satoken()
-                    .words(&["verify", "-f", "TOKEN_FILE", "--jwks", "-"])
-                    .with_placeholders(),
-            ),
+        verify_against_published_keys(),
     )]
 }
 
