@@ -10,11 +10,12 @@
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, KeyCheck};
+use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
 use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
@@ -178,7 +179,28 @@ fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn audience_confirm(_: &Case<'_>) -> Vec<NextStep> {
+/// A checker that reviewed the token for audiences of its own (istiod's
+/// istio-ca, Vault's role audience): who, and what it asked for.
+fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> {
+    let Some(ReasonSource::Forwarded(who)) = &case.reasons_from else {
+        return None;
+    };
+    case.reasons
+        .iter()
+        .find(|r| r.kind == ReasonKind::AudienceInvalid && !r.values.target_audiences.is_empty())
+        .map(|r| (who.as_str(), r.values.target_audiences.as_slice()))
+}
+
+fn audience_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some((who, audiences)) = checker_audiences(case) {
+        return vec![NextStep::run(
+            format!(
+                "decode the token the client presents to {who}: its aud must include {}",
+                audiences.join(" or ")
+            ),
+            super::commands::decode_token(),
+        )];
+    }
     vec![NextStep::run(
         "a fresh token's aud is what the API server expects",
         Command::kubectl()
@@ -187,7 +209,26 @@ fn audience_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn audience_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some((who, audiences)) = checker_audiences(case) {
+        let audience = audiences.first().map(String::as_str);
+        let mut command = Command::kubectl()
+            .words(&["create", "token"])
+            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
+            .words(&["-n"])
+            .value(case.namespace(), "NAMESPACE")
+            .words(&["--audience"])
+            .value(audience, "AUDIENCE");
+        if case.service_account().is_none() || case.namespace().is_none() {
+            command = command.with_placeholders();
+        }
+        return vec![NextStep::run(
+            format!(
+                "{who} reviews tokens for the audience it is configured with: give the client a token requested for it (in a pod, a projected serviceAccountToken volume with that audience), not the default token meant for the API server; or, if the client's audience is the intended one, change the audience {who} asks for (a Vault role's audience, istiod's jwtPolicy)"
+            ),
+            command,
+        )];
+    }
     vec![NextStep::say(
         "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
     )]
@@ -365,6 +406,32 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::KeyCheck;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
+
+    #[test]
+    fn a_checkers_own_audience_asks_for_a_token_of_that_audience() {
+        let mut c = case(http(401, None), None);
+        c.reasons = crate::diagnosis::reasons::parse_auth_error(
+            r#"[invalid bearer token, token audiences ["https://kubernetes.default.svc.cluster.local"] is invalid for the target audiences ["istio-ca"]]"#,
+        );
+        let steps = |c: &Case<'_>| {
+            Cause::AudienceMismatch
+                .def()
+                .next(c)
+                .iter()
+                .filter_map(|s| s.command.as_ref().map(|c| c.shell()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        // Said by kube-apiserver for its own audiences: a token for the API server.
+        assert!(
+            steps(&c).contains("kubectl create token default"),
+            "{}",
+            steps(&c)
+        );
+        // Relayed by the checker that asked for istio-ca: a token for istio-ca.
+        c.reasons_from = Some(ReasonSource::Forwarded("istiod".into()));
+        assert!(steps(&c).contains("--audience istio-ca"), "{}", steps(&c));
+    }
 
     #[test]
     fn what_the_servers_keys_say() {
