@@ -27,6 +27,7 @@ mod probe_kubectl;
 mod props;
 mod schema;
 mod secrets;
+mod seeds;
 mod skew;
 mod skew_server;
 mod snapshots;

@@ -20,12 +20,19 @@ MANIFEST = os.path.join(WILD, "manifest.json")
 FIELDS = [
     "id", "file", "source_url", "source_kind", "where", "printed_by",
     "kubernetes_version", "answer", "cause", "established_by", "also_possible",
-    "truncated",
+    "truncated", "set",
 ]
 
+# Every case is in one set: the cases recognisers and rules may be written
+# from, and the sealed ones they are only scored on (scripts/add_cases.py
+# assigns new cases by source thread).
+SETS = {"development", "evaluation"}
+
 SOURCE_KINDS = {
-    "github-issue", "github-pr", "stackoverflow", "serverfault", "forum",
-    "docs", "blog", "repo-file",
+    "github-issue", "github-pr", "github-discussion", "stackoverflow",
+    "serverfault", "superuser", "devops-stackexchange", "unix-stackexchange",
+    "askubuntu", "reddit", "forum", "mailing-list", "docs", "knowledge-base",
+    "blog", "repo-file",
 }
 
 ANSWERS = {
@@ -56,6 +63,12 @@ CAUSES = {
     # added for this corpus
     "checker-policy-denied", "credential-provider-config-invalid",
     "api-not-served",
+    # cloud identity refusals (the sealed batch)
+    "cloud-trust-policy-denied", "pod-identity-association-missing",
+    "cloud-caller-denied", "cloud-role-arn-invalid", "cloud-oidc-discovery-failed",
+    "cloud-client-not-found", "cloud-token-not-accepted",
+    "credential-provider-unsupported", "credential-plugin-failed",
+    "network-unreachable", "legacy-token-not-generated",
 }
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -135,6 +148,8 @@ def check(manifest):
             problems.append("%s: also_possible repeats the cause" % where)
         if not isinstance(e["truncated"], bool):
             problems.append("%s: truncated must be true or false" % where)
+        if e["set"] not in SETS:
+            problems.append("%s: set must be one of %s" % (where, sorted(SETS)))
     on_disk = {f for f in os.listdir(WILD) if f.endswith(".txt")}
     for f in sorted(on_disk - listed):
         problems.append("file %s has no manifest entry" % f)
@@ -165,6 +180,7 @@ def counts(manifest, markdown=False):
     parts.append(table("printed_by", by("printed_by"), markdown))
     parts.append(table("kubernetes_version", by("kubernetes_version"), markdown))
     parts.append(table("source_kind", by("source_kind"), markdown))
+    parts.append(table("set", by("set"), markdown))
     c401 = {e["cause"] for e in manifest if e["answer"] == "401"} - {"unknown"}
     non_rbac_403 = [e for e in manifest if e["answer"] == "403"
                     and e["cause"] not in ("rbac-denied", "rbac-role-missing", "unknown")]
