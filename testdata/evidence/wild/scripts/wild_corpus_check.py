@@ -68,7 +68,8 @@ CAUSES = {
     "cloud-caller-denied", "cloud-role-arn-invalid", "cloud-oidc-discovery-failed",
     "cloud-client-not-found", "cloud-token-not-accepted",
     "credential-provider-unsupported", "credential-plugin-failed",
-    "network-unreachable", "legacy-token-not-generated",
+    "network-unreachable", "legacy-token-not-generated", "wrong-endpoint",
+    "kubelet-webhook-authn-disabled",
 }
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
