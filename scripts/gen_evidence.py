@@ -135,7 +135,7 @@ add("status-503.http", http_response(503, "Service Unavailable", status(
 add("status-codes.txt", "401\n403 Forbidden\n404\nHTTP 429 Too Many Requests\n", "status",
     [r(1, "401-invalid-token", "unknown", "low"),
      r(2, "403-forbidden", "rbac-denied", "medium"),
-     r(3, "404-not-found", "object-not-found", "high"),
+     r(3, "404-not-found", "object-not-found", "medium"),
      r(4, "other-status", "throttled", "high")],
     "bare status codes, one per line")
 
@@ -210,8 +210,8 @@ def add_curl(name, text, classification, cause, confidence, what):
 
 add_curl("curl-401-expired-token.txt",
     curl("/api/v1/namespaces/shop/pods", "Bearer " + token("expired.jwt"), 401, STATUS_401),
-    "401-invalid-token", "expired", "medium",
-    "curl -v 401 after a good TLS handshake; the token in the Authorization header expired")
+    "401-invalid-token", "expired", "high",
+    "curl -v 401 after a good TLS handshake; the token the request carried expired before the server's Date (proven)")
 add_curl("curl-401-no-token.txt",
     curl("/api/v1/namespaces/shop/pods", None, 401, STATUS_401),
     "401-invalid-token", "token-not-sent", "high",
@@ -254,7 +254,7 @@ More details here: https://curl.se/docs/sslcerts.html
 curl failed to verify the legitimacy of the server and therefore could not
 establish a secure connection to it. To learn more about this situation and
 how to fix it, please visit the web page mentioned above.
-""", "curl", [r(14, "tls-error", "tls-untrusted-ca", "high")],
+""", "curl", [r(14, "tls-error", "tls-untrusted-ca", "medium")],
     "curl without --cacert: the cluster CA is not trusted")
 add("curl-tls-name.txt", """*   Trying 203.0.113.10:6443...
 * Connected to k8s.example.com (203.0.113.10) port 6443
@@ -272,18 +272,18 @@ add("curl-tls-name.txt", """*   Trying 203.0.113.10:6443...
 * SSL: no alternative certificate subject name matches target host name 'k8s.example.com'
 * Closing connection
 curl: (60) SSL: no alternative certificate subject name matches target host name 'k8s.example.com'
-""", "curl", [r(16, "tls-error", "tls-name-mismatch", "high")],
+""", "curl", [r(16, "tls-error", "tls-name-mismatch", "medium")],
     "the API server certificate does not name the host used")
 add("curl-dns.txt", """* Could not resolve host: kubernetes.default.svc.cluster.local
 * Closing connection
 curl: (6) Could not resolve host: kubernetes.default.svc.cluster.local
-""", "curl", [r(3, "network-error", "dns-failure", "high")], "DNS lookup failed")
+""", "curl", [r(3, "network-error", "dns-failure", "medium")], "DNS lookup failed")
 add("curl-refused.txt", """*   Trying 10.96.0.1:6443...
 * connect to 10.96.0.1 port 6443 from 10.244.1.17 port 50412 failed: Connection refused
 * Failed to connect to 10.96.0.1 port 6443 after 2 ms: Couldn't connect to server
 * Closing connection
 curl: (7) Failed to connect to 10.96.0.1 port 6443 after 2 ms: Couldn't connect to server
-""", "curl", [r(2, "network-error", "connection-refused", "high")],
+""", "curl", [r(2, "network-error", "connection-refused", "medium")],
     "nothing listens on the port (curl's summary line does not say why; the * line does)")
 
 # --- kubectl ----------------------------------------------------------------------------
@@ -325,12 +325,12 @@ add("kubectl-tls.txt", "E0101 00:00:00.204518   60211 memcache.go:265] couldn't 
     "verify certificate: x509: certificate signed by unknown authority\n"
     "Unable to connect to the server: tls: failed to verify certificate: x509: certificate "
     "signed by unknown authority\n", "kubectl",
-    [r(2, "tls-error", "tls-untrusted-ca", "high")], "kubectl with the wrong CA")
+    [r(2, "tls-error", "tls-untrusted-ca", "medium")], "kubectl with the wrong CA")
 add("kubectl-refused.txt", "E0101 00:00:00.013554   60392 memcache.go:265] couldn't get current "
     "server API group list: Get \"http://localhost:8080/api?timeout=32s\": dial tcp "
     "127.0.0.1:8080: connect: connection refused\n"
     "The connection to the server localhost:8080 was refused - did you specify the right host "
-    "or port?\n", "kubectl", [r(2, "network-error", "connection-refused", "high")],
+    "or port?\n", "kubectl", [r(2, "network-error", "connection-refused", "medium")],
     "kubectl without a kubeconfig")
 
 # --- client libraries ---------------------------------------------------------------------
@@ -355,7 +355,7 @@ add("client-go-dns.log",
     "reflector.go:232: Failed to watch *v1.Pod: failed to list *v1.Pod: Get \"https://"
     "kubernetes.default.svc:443/api/v1/namespaces/shop/pods?limit=500&resourceVersion=0\": "
     "dial tcp: lookup kubernetes.default.svc on 10.96.0.10:53: no such host\n",
-    "client-error", [r(1, "network-error", "dns-failure", "high")], "client-go DNS failure")
+    "client-error", [r(1, "network-error", "dns-failure", "medium")], "client-go DNS failure")
 add("fabric8-401.txt",
     "io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: GET at: "
     "https://10.96.0.1:443/api/v1/namespaces/spark/pods/spark-pi-driver. Message: Unauthorized! "
@@ -413,7 +413,7 @@ add("python-requests-401.txt", """Traceback (most recent call last):
 requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://10.96.0.1:443/apis/apps/v1/namespaces/shop/deployments/checkout
 """, "client-error", [r(6, "401-invalid-token", "unknown", "low")], "requests raise_for_status 401")
 add("python-urllib3-refused.txt", """urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='10.96.0.1', port=443): Max retries exceeded with url: /api/v1/namespaces/shop/pods (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f3b2c1d9e50>: Failed to establish a new connection: [Errno 111] Connection refused'))
-""", "client-error", [r(1, "network-error", "connection-refused", "high")],
+""", "client-error", [r(1, "network-error", "connection-refused", "medium")],
     "Python client, nothing listening")
 add("ray-job-submit-401.txt", """Traceback (most recent call last):
   File "/home/ray/anaconda3/bin/ray", line 8, in <module>
@@ -503,7 +503,7 @@ mixed = [
      'policy.example.com: context deadline exceeded', None),
     (structured("23:58:27.000018", '[invalid bearer token, oidc: verify token: oidc: expected '
                                     'audience "kubernetes" got ["argo"]]'),
-     ("audience-mismatch", "medium")),
+     ("audience-mismatch", "high")),
 ]
 add("apiserver-1.33-mixed.log", "\n".join(l for l, _ in mixed) + "\n", "apiserver-log",
     [r(i + 1, "401-invalid-token", e[0], e[1]) for i, (_, e) in enumerate(mixed) if e],

@@ -8,7 +8,7 @@
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
 use crate::diagnosis::case::{
     self, AnswerOrigin, Case, CheckerFailure, ClockSource, HttpAnswer, Peer, ServerClock,
-    ServerFailure, TokenSent, TransportFailure,
+    ServerFailure, TokenSent, TransportFailure, Witness,
 };
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
@@ -152,6 +152,10 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         answer,
         request: ev.request.clone().filter(|r| !r.is_empty()),
         server: None,
+        witness: match ev.source {
+            super::SourceType::Audit | super::SourceType::ApiserverLog => Witness::Server,
+            _ => Witness::Client,
+        },
         reasons: ev.reasons.clone(),
         reasons_from: ev.reasons_from.clone(),
         token,

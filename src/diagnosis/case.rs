@@ -27,6 +27,8 @@ pub struct Case<'a> {
     pub request: Option<RequestInfo>,
     /// The server asked (probe, doctor), as shown.
     pub server: Option<String>,
+    /// Who reports the answer.
+    pub witness: Witness,
     /// The authenticator's own reasons for a rejection, and who reported them.
     pub reasons: Vec<AuthReason>,
     pub reasons_from: Option<ReasonSource>,
@@ -116,7 +118,7 @@ impl Case<'_> {
         self.reasons.iter().find_map(|r| {
             Some(JwtRejectionSeen {
                 issuer: None,
-                rejection: JwtRejection::parse(&r.message)?,
+                rejection: r.jwt.clone()?,
                 from: from.to_owned(),
             })
         })
@@ -268,6 +270,33 @@ impl HttpAnswer {
     /// Whether the answer is kube-apiserver's (or may be: not known otherwise).
     pub fn from_kubernetes(&self) -> bool {
         !matches!(self.origin, AnswerOrigin::Other(_))
+    }
+}
+
+/// Who reports the answer a case is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Witness {
+    /// A client's output pasted as evidence: its rendering of the answer,
+    /// and its own words about its connection.
+    #[default]
+    Client,
+    /// The server's own record: its log line, an audit event, a TokenReview.
+    Server,
+    /// satoken's own requests (probe, doctor).
+    Probe,
+}
+
+impl Witness {
+    /// The basis of what this witness says about the answer's form and its
+    /// own connection: probe saw it, a server's record says it, a pasted
+    /// client's words are a client's words.
+    pub fn basis(self) -> super::policy::Basis {
+        use super::policy::Basis;
+        match self {
+            Witness::Probe => Basis::Observed,
+            Witness::Server => Basis::Said,
+            Witness::Client => Basis::Inferred,
+        }
     }
 }
 
@@ -455,8 +484,12 @@ impl RequestInfo {
 /// What the evidence shows about the `Authorization` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BearerSeen {
-    /// The request lines show no `Authorization` header.
+    /// The request's own lines show no `Authorization` header (`curl -v`,
+    /// the command line): it carried none.
     Absent,
+    /// A client's debug trace shows no `Authorization` header: proves
+    /// nothing, as credentials may be added below the layer that traces.
+    NotInTrace,
     /// `Authorization: Bearer` with nothing (or only spaces) after it.
     Empty,
     /// A token was sent; kept secret.

@@ -276,7 +276,14 @@ impl Forbidden {
 /// user \"x\""` (before 1.12: a period, a colon and a Go-quoted string), with
 /// kubectl's ` (get pods)` hint and stray quotes or periods around it removed.
 fn reason(rest: &str) -> Option<String> {
-    let mut r = rest.trim();
+    // The server writes the reason after a colon (`.: "…"` before 1.12);
+    // anything else after the sentence is the client's own text.
+    let after = rest.trim_start();
+    let after = after.strip_prefix('.').unwrap_or(after);
+    if !after.starts_with(':') {
+        return None;
+    }
+    let mut r = after;
     // kubectl ≤1.11 appends `(VERB RESOURCE)`.
     if let Some(open) = r.rfind(" (")
         && r.ends_with(')')

@@ -20,6 +20,7 @@ use super::case::Case;
 use super::cause::Cause;
 use super::classification::Classification;
 use super::next::NextStep;
+use super::policy::{self, Basis};
 use super::support::{Support, SupportKind};
 use crate::wire::string_codes;
 
@@ -47,7 +48,8 @@ impl Confidence {
         }
     }
 
-    fn lowered(self) -> Self {
+    /// One level lower (low stays low).
+    pub fn lowered(self) -> Self {
         match self {
             Confidence::High => Confidence::Medium,
             _ => Confidence::Low,
@@ -60,6 +62,8 @@ impl Confidence {
 pub struct Candidate {
     pub cause: Cause,
     pub confidence: Confidence,
+    /// What the confidence was earned on (see [`super::policy`]).
+    pub basis: Basis,
     pub support: Vec<Support>,
     pub next: Vec<NextStep>,
 }
@@ -100,62 +104,98 @@ impl Diagnosis {
     pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
         Diagnosis {
             classification,
-            candidates: vec![candidate(Cause::Unknown, Confidence::Low, Vec::new(), case)],
+            candidates: vec![candidate(
+                Cause::Unknown,
+                Confidence::Low,
+                Basis::Possible,
+                Vec::new(),
+                case,
+            )],
             notes: Vec::new(),
         }
     }
 }
 
+/// One cause a rule found, before merging.
+#[derive(Debug)]
+struct Found {
+    cause: Cause,
+    basis: Basis,
+    support: Vec<Support>,
+}
+
 /// What the rules found about one case, before merging.
 #[derive(Debug, Default)]
 pub struct Findings {
-    found: Vec<(Cause, Confidence, Vec<Support>)>,
+    found: Vec<Found>,
+    /// Facts of the same input that speak against a cause.
+    against: Vec<(Cause, Support)>,
     ruled_out: Vec<Cause>,
     tell_apart: Vec<(Vec<Cause>, NextStep)>,
     notes: Vec<Support>,
 }
 
 impl Findings {
-    /// The evidence points at `cause` this strongly.
-    pub fn add(&mut self, cause: Cause, confidence: Confidence, support: Vec<Support>) {
-        match self.found.iter_mut().find(|(c, ..)| *c == cause) {
-            Some((_, conf, existing)) => {
-                *conf = (*conf).max(confidence);
+    /// The evidence points at `cause`, on this basis (the policy makes it a
+    /// confidence).
+    pub fn add(&mut self, cause: Cause, basis: Basis, support: Vec<Support>) {
+        match self.found.iter_mut().find(|f| f.cause == cause) {
+            Some(found) => {
+                found.basis = found.basis.max(basis);
                 for s in support {
-                    if !existing.contains(&s) {
-                        existing.push(s);
+                    if !found.support.contains(&s) {
+                        found.support.push(s);
                     }
                 }
             }
-            None => self.found.push((cause, confidence, support)),
+            None => self.found.push(Found {
+                cause,
+                basis,
+                support,
+            }),
+        }
+    }
+
+    /// A fact of the same input that contradicts `cause`: it lowers the
+    /// cause one level, and is shown with it.
+    pub fn contradict(&mut self, cause: Cause, why: Support) {
+        if !self.against.iter().any(|(c, s)| *c == cause && *s == why) {
+            self.against.push((cause, why));
         }
     }
 
     /// More support for a cause already found (nothing if it was not).
     pub fn support(&mut self, cause: Cause, support: Support) {
-        if let Some((_, _, existing)) = self.found.iter_mut().find(|(c, ..)| *c == cause)
-            && !existing.contains(&support)
+        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause)
+            && !found.support.contains(&support)
         {
-            existing.push(support);
+            found.support.push(support);
         }
     }
 
     /// Whether `cause` was found.
     pub fn has(&self, cause: Cause) -> bool {
-        self.found.iter().any(|(c, ..)| *c == cause)
+        self.found.iter().any(|f| f.cause == cause)
+    }
+
+    fn confidence_of_found(&self, found: &Found) -> Confidence {
+        let against = self.against.iter().filter(|(c, _)| *c == found.cause);
+        policy::confidence(found.basis, against.count())
     }
 
     /// The strongest claim for `cause` so far.
     pub fn confidence_of(&self, cause: Cause) -> Option<Confidence> {
         self.found
             .iter()
-            .find(|(c, ..)| *c == cause)
-            .map(|(_, conf, _)| *conf)
+            .find(|f| f.cause == cause)
+            .map(|f| self.confidence_of_found(f))
     }
 
     /// Whether anything was found at `confidence` or above.
     pub fn any_at_least(&self, confidence: Confidence) -> bool {
-        self.found.iter().any(|(_, c, _)| *c >= confidence)
+        self.found
+            .iter()
+            .any(|f| self.confidence_of_found(f) >= confidence)
     }
 
     /// An API read showed `cause` is not it: guesses of it are dropped.
@@ -179,42 +219,58 @@ impl Findings {
 
     /// Merges and ranks: the one algorithm (see the module header).
     pub fn rank(self, case: &Case<'_>) -> Diagnosis {
+        // Each cause's confidence under the policy, with what spoke against it.
+        let mut found: Vec<(Cause, Confidence, Basis, Vec<Support>)> = self
+            .found
+            .iter()
+            .map(|f| {
+                let mut support = f.support.clone();
+                support.extend(
+                    self.against
+                        .iter()
+                        .filter(|(c, _)| *c == f.cause)
+                        .map(|(_, s)| s.clone()),
+                );
+                (f.cause, self.confidence_of_found(f), f.basis, support)
+            })
+            .collect();
         let Findings {
-            mut found,
             ruled_out,
             tell_apart,
             notes,
+            ..
         } = self;
-        found.retain(|(cause, conf, _)| !(ruled_out.contains(cause) && *conf < Confidence::High));
+        found.retain(|(cause, conf, ..)| !(ruled_out.contains(cause) && *conf < Confidence::High));
         // Once a cause stands out, the "evidence does not say" guess goes; and
         // "nothing wrong" is the answer only when nothing else was found.
-        if found.iter().any(|(_, c, _)| *c >= Confidence::Medium) {
-            found
-                .retain(|(cause, conf, _)| !(*cause == Cause::Unknown && *conf == Confidence::Low));
+        if found.iter().any(|(_, c, ..)| *c >= Confidence::Medium) {
+            found.retain(|(cause, conf, ..)| {
+                !(*cause == Cause::Unknown && *conf == Confidence::Low)
+            });
         }
         if found
             .iter()
-            .any(|(cause, c, _)| *cause != Cause::None && *c >= Confidence::Medium)
+            .any(|(cause, c, ..)| *cause != Cause::None && *c >= Confidence::Medium)
         {
             found.retain(|(cause, ..)| *cause != Cause::None);
         }
         // Stable: among equals the rule that spoke first (the more authoritative
         // source) stays first.
-        found.sort_by_key(|(_, conf, _)| std::cmp::Reverse(*conf));
+        found.sort_by_key(|(_, conf, ..)| std::cmp::Reverse(*conf));
         let classification = case.classification();
-        let top = found.first().map(|(_, c, _)| *c);
+        let top = found.first().map(|(_, c, ..)| *c);
         let mut candidates: Vec<Candidate> = Vec::new();
         match top {
             Some(top) if top >= Confidence::Medium => {
-                let tied = found.iter().filter(|(_, c, _)| *c == top).count();
-                for (i, (cause, conf, support)) in found.into_iter().enumerate() {
+                let tied = found.iter().filter(|(_, c, ..)| *c == top).count();
+                for (i, (cause, conf, basis, support)) in found.into_iter().enumerate() {
                     // Two causes the best evidence fits equally: neither is certain.
                     let conf = if tied > 1 && i < tied && conf == Confidence::High {
                         conf.lowered()
                     } else {
                         conf
                     };
-                    candidates.push(candidate(cause, conf, support, case));
+                    candidates.push(candidate(cause, conf, basis, support, case));
                 }
                 if tied > 1 {
                     let causes: Vec<Cause> = candidates[..tied].iter().map(|c| c.cause).collect();
@@ -227,14 +283,26 @@ impl Findings {
                 // Nothing stands out: say so rather than promote a guess.
                 let mut unknown_support = Vec::new();
                 let mut guesses = Vec::new();
-                for (cause, conf, support) in found {
+                for (cause, conf, basis, support) in found {
                     if cause == Cause::Unknown {
                         unknown_support.extend(support);
                     } else {
-                        guesses.push(candidate(cause, conf.min(Confidence::Low), support, case));
+                        guesses.push(candidate(
+                            cause,
+                            conf.min(Confidence::Low),
+                            basis,
+                            support,
+                            case,
+                        ));
                     }
                 }
-                let mut unknown = candidate(Cause::Unknown, Confidence::Low, unknown_support, case);
+                let mut unknown = candidate(
+                    Cause::Unknown,
+                    Confidence::Low,
+                    Basis::Possible,
+                    unknown_support,
+                    case,
+                );
                 let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
                 let mut steps = discriminators(&causes, &tell_apart);
                 steps.append(&mut unknown.next);
@@ -255,12 +323,14 @@ impl Findings {
 fn candidate(
     cause: Cause,
     confidence: Confidence,
+    basis: Basis,
     support: Vec<Support>,
     case: &Case<'_>,
 ) -> Candidate {
     Candidate {
         cause,
         confidence,
+        basis,
         support,
         next: cause.def().next(case),
     }
@@ -372,9 +442,9 @@ mod tests {
     #[test]
     fn the_most_confident_wins_and_causes_merge() {
         let mut f = Findings::default();
-        f.add(Cause::KeyMismatch, Confidence::Low, s("a"));
-        f.add(Cause::ClockSkew, Confidence::Medium, s("b"));
-        f.add(Cause::ClockSkew, Confidence::Low, s("c"));
+        f.add(Cause::KeyMismatch, Basis::Possible, s("a"));
+        f.add(Cause::ClockSkew, Basis::Inferred, s("b"));
+        f.add(Cause::ClockSkew, Basis::Possible, s("c"));
         let d = f.rank(&case_401());
         assert_eq!(d.cause(), Cause::ClockSkew);
         assert_eq!(d.confidence(), Confidence::Medium);
@@ -386,8 +456,8 @@ mod tests {
     #[test]
     fn two_authoritative_causes_lower_each_other() {
         let mut f = Findings::default();
-        f.add(Cause::PodDeleted, Confidence::High, s("a"));
-        f.add(Cause::SecretDeleted, Confidence::High, s("b"));
+        f.add(Cause::PodDeleted, Basis::Said, s("a"));
+        f.add(Cause::SecretDeleted, Basis::Said, s("b"));
         f.tell_apart(
             &[Cause::PodDeleted, Cause::SecretDeleted],
             NextStep::say("look at the token's binding"),
@@ -402,8 +472,8 @@ mod tests {
     #[test]
     fn guesses_alone_make_an_unknown_and_reads_rule_guesses_out() {
         let mut f = Findings::default();
-        f.add(Cause::ServiceAccountRecreated, Confidence::Low, s("a"));
-        f.add(Cause::PodDeleted, Confidence::Low, s("b"));
+        f.add(Cause::ServiceAccountRecreated, Basis::Possible, s("a"));
+        f.add(Cause::PodDeleted, Basis::Possible, s("b"));
         f.rule_out(Cause::PodDeleted);
         let d = f.rank(&case_401());
         assert_eq!(d.cause(), Cause::Unknown);
@@ -416,9 +486,24 @@ mod tests {
     }
 
     #[test]
+    fn a_contradicting_fact_lowers_a_cause_and_is_shown_with_it() {
+        let mut f = Findings::default();
+        f.add(Cause::ServiceAccountRecreated, Basis::Said, s("a"));
+        f.contradict(
+            Cause::ServiceAccountRecreated,
+            Support::new(SupportKind::Audit, "the uid did not change"),
+        );
+        let d = f.rank(&case_401());
+        assert_eq!(d.cause(), Cause::ServiceAccountRecreated);
+        assert_eq!(d.confidence(), Confidence::Medium);
+        assert_eq!(d.top().basis, Basis::Said);
+        assert!(d.top().support.iter().any(|s| s.text == "the uid did not change"));
+    }
+
+    #[test]
     fn an_authoritative_cause_survives_a_contradicting_read() {
         let mut f = Findings::default();
-        f.add(Cause::ServiceAccountRecreated, Confidence::High, s("a"));
+        f.add(Cause::ServiceAccountRecreated, Basis::Said, s("a"));
         f.rule_out(Cause::ServiceAccountRecreated);
         assert_eq!(f.rank(&case_401()).cause(), Cause::ServiceAccountRecreated);
     }

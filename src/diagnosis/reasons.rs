@@ -176,6 +176,9 @@ pub struct AuthReason {
     /// The message as it appeared.
     pub message: String,
     pub values: ReasonValues,
+    /// A JWT authenticator's own reason, read (`oidc: …`).
+    #[serde(skip)]
+    pub jwt: Option<super::wordings::JwtRejection>,
 }
 
 impl AuthReason {
@@ -294,6 +297,45 @@ const PATTERNS: &[Pattern] = &[
         Cause::SignatureInvalid,
         "≤1.32",
         L("square/go-jose: error in cryptographic primitive"),
+    ),
+    // go-jose's own time checks (jwt/validation.go, "validation field" is
+    // its spelling), as checkers that validate with go-jose print them: time
+    // causes, not a malformed token.
+    p(
+        K::Expired,
+        Cause::Expired,
+        "go-jose v3+",
+        L("go-jose/go-jose/jwt: validation failed, token is expired (exp)"),
+    ),
+    p(
+        K::Expired,
+        Cause::Expired,
+        "go-jose v2",
+        L("square/go-jose/jwt: validation failed, token is expired (exp)"),
+    ),
+    p(
+        K::NotValidYet,
+        Cause::ClockSkew,
+        "go-jose v3+",
+        L("go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)"),
+    ),
+    p(
+        K::NotValidYet,
+        Cause::ClockSkew,
+        "go-jose v2",
+        L("square/go-jose/jwt: validation failed, token not valid yet (nbf)"),
+    ),
+    p(
+        K::IssuedInFuture,
+        Cause::ClockSkew,
+        "go-jose v3+",
+        L("go-jose/go-jose/jwt: validation field, token issued in the future (iat)"),
+    ),
+    p(
+        K::IssuedInFuture,
+        Cause::ClockSkew,
+        "go-jose v2",
+        L("square/go-jose/jwt: validation field, token issued in the future (iat)"),
     ),
     p(
         K::JoseError,
@@ -584,6 +626,7 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
             era: "unknown",
             message: unparsed.to_owned(),
             values: ReasonValues::default(),
+            jwt: None,
         });
     }
     reasons
@@ -657,6 +700,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                         era: "unknown",
                         message: rest[..len].to_owned(),
                         values: ReasonValues::default(),
+                        jwt: None,
                     },
                     len,
                 )
@@ -674,6 +718,9 @@ fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> 
         era: pattern.era,
         message: message.to_owned(),
         values,
+        jwt: (pattern.era == OIDC_ERA)
+            .then(|| super::wordings::JwtRejection::parse(message))
+            .flatten(),
     }
 }
 

@@ -349,7 +349,9 @@ mod tests {
         let d = &report.diagnosis;
         assert_eq!(d.classification, Classification::Unauthorized);
         assert_eq!(d.cause(), Cause::ClockSkew);
-        assert_eq!(d.confidence(), Confidence::Medium);
+        // The token probe sent, outside its window on that server's measured
+        // clock: proven.
+        assert_eq!(d.confidence(), Confidence::High);
         let text = text(d);
         assert!(
             text.contains("(-89.5 s ± 0.6 s from this machine"),

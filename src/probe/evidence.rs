@@ -192,6 +192,7 @@ pub fn case<'t>(
         answer,
         request,
         server: Some(observation.url.clone()),
+        witness: case::Witness::Probe,
         reasons,
         reasons_from,
         token,

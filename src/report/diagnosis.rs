@@ -13,7 +13,7 @@ use super::TableStyle;
 use super::sanitize::sanitize;
 use crate::diagnosis::reasons::{AuthReason, ReasonKind, ReasonValues};
 use crate::diagnosis::{
-    Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
+    Basis, Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
     SupportKind,
 };
 
@@ -25,9 +25,14 @@ pub struct DiagnosisJson<'a> {
     pub classification: Classification,
     /// The most likely cause (`kubectl satoken explain CAUSE` says more).
     pub cause: Cause,
-    /// How sure: high when an authoritative source said so, medium on strong
-    /// circumstantial evidence, low for one guess among several.
+    /// How sure (docs/classify.md, "How sure"): high when the party that
+    /// decided said so, satoken saw it, or the protocol proves it; medium on a
+    /// client's words or facts that do not quite meet; low for one guess
+    /// among several.
     pub confidence: Confidence,
+    /// What the confidence was earned on: `said`, `observed`, `proven`,
+    /// `inferred` or `possible`.
+    pub basis: Basis,
     /// The cause's one-line summary.
     pub summary: &'static str,
     /// The facts behind the cause.
@@ -47,6 +52,8 @@ pub struct CandidateJson<'a> {
     pub cause: Cause,
     /// How sure.
     pub confidence: Confidence,
+    /// What the confidence was earned on.
+    pub basis: Basis,
     /// The cause's one-line summary.
     pub summary: &'static str,
     /// The facts behind this cause.
@@ -102,6 +109,7 @@ impl<'a> DiagnosisJson<'a> {
             classification: d.classification,
             cause: top.cause,
             confidence: top.confidence,
+            basis: top.basis,
             summary: top.cause.summary(),
             support: top.support.iter().map(SupportJson::new).collect(),
             next: &top.next,
@@ -116,6 +124,7 @@ impl<'a> CandidateJson<'a> {
         CandidateJson {
             cause: c.cause,
             confidence: c.confidence,
+            basis: c.basis,
             summary: c.cause.summary(),
             support: c.support.iter().map(SupportJson::new).collect(),
             next: &c.next,

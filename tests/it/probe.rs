@@ -259,7 +259,8 @@ fn expired_token_is_401_expired_with_numbers() {
     );
     let d = &run.json["diagnosis"];
     assert_eq!(d["cause"], "expired");
-    assert_eq!(d["confidence"], "medium");
+    // The token probe sent, past its exp on the server's measured clock.
+    assert_eq!(d["confidence"], "high");
     assert!(evidence(d).contains("expired at 2025-12-31T23:00:00Z"));
     assert_eq!(
         server.rejections(),
@@ -293,7 +294,7 @@ fn two_servers_90s_apart_one_401_clock_skew_one_ok() {
     let d = &run.json["diagnosis"];
     assert_eq!(d["classification"], "401-invalid-token");
     assert_eq!(d["cause"], "clock-skew");
-    assert_eq!(d["confidence"], "medium");
+    assert_eq!(d["confidence"], "high");
     let evidence = evidence(d);
     assert!(evidence.contains("servers disagree"), "{evidence}");
     assert!(evidence.contains(&format!("{offset:+.1} s")), "{evidence}");

@@ -591,7 +591,8 @@ fn confidence_rises_with_the_authority_of_the_source() {
     assert!(rank(read.confidence_of(c)) > rank(guess.confidence_of(c)));
     assert!(rank(review.confidence_of(c)) >= rank(read.confidence_of(c)));
     assert_eq!(review.cause(), c);
-    // Clock arithmetic (medium) < TokenReview (high).
+    // Clock arithmetic on the token probe sent and the server's measured
+    // clock is proof (high), as is the TokenReview's word.
     let mut skew = Config::new(base());
     skew.offset = TimeDelta::seconds(-90);
     let token = tokens::sign(&tokens::projected(base(), 3607));
@@ -599,7 +600,7 @@ fn confidence_rises_with_the_authority_of_the_source() {
     let review = probe_with(skew, &["--token-review"], &token);
     assert_eq!(
         arithmetic.confidence_of("clock-skew").as_deref(),
-        Some("medium")
+        Some("high")
     );
     assert_eq!(review.confidence_of("clock-skew").as_deref(), Some("high"));
     // A kid guess (low) < the JWKS read (high).

@@ -176,7 +176,7 @@ pub fn find(line: &str) -> Option<Found> {
         let headers = &t[i + 11..];
         let headers = headers.split(']').next().unwrap_or("");
         if !headers.contains("Authorization") {
-            found.bearer = Some(BearerSeen::Absent);
+            found.bearer = Some(BearerSeen::NotInTrace);
         }
     }
     if found.request.is_none()
@@ -267,7 +267,7 @@ mod tests {
         let f = find("Dashboard reported Internal Server Error (500):").unwrap();
         assert_eq!(f.http.unwrap().relay_code, Some(500));
         let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
-        assert_eq!(f.bearer, Some(BearerSeen::Absent));
+        assert_eq!(f.bearer, Some(BearerSeen::NotInTrace));
         assert!(find("all pods are ready").is_none());
         assert_eq!(
             label("  [cause]: Error: unable to verify the first certificate"),

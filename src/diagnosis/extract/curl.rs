@@ -63,6 +63,8 @@ pub struct Curl {
     failure: Option<(usize, Cause, String)>,
     /// A curl line was seen: `*` lines are curl's from now on.
     seen: bool,
+    /// Notes about the connection, for the request that follows it.
+    held: Vec<String>,
 }
 
 /// What only curl writes after `* ` (other programs list items with `* `,
@@ -183,7 +185,12 @@ impl Curl {
                     Kind::Bearer(self.request.bearer.clone().unwrap_or(BearerSeen::Absent)),
                 ));
             }
-            if !self.answered
+            if rest.ends_with("continuing anyway.") {
+                // `curl -k`: the verification failed and curl went on.
+                self.held.push(format!(
+                    "curl was told not to verify the server (-k): \"{rest}\" did not stop the request"
+                ));
+            } else if !self.answered
                 && self.failure.is_none()
                 && let Some(cause) = transport::detect_line(rest)
             {
@@ -229,7 +236,17 @@ impl Curl {
             && method.chars().all(|c| c.is_ascii_uppercase())
             && let Some((path, _)) = tail.rsplit_once(' ')
         {
+            // A request is written only over an established connection, after
+            // the TLS handshake: a failure curl logged before it did not stop it.
+            if !self.answered
+                && let Some((_, _, text)) = self.failure.take()
+            {
+                self.held.push(format!(
+                    "\"{text}\" did not stop the request: it was sent, so the connection and the TLS handshake succeeded"
+                ));
+            }
             self.flush(out);
+            let held = std::mem::take(&mut self.held);
             *self = Curl {
                 tls: self.tls.take(),
                 request: Request {
@@ -240,6 +257,7 @@ impl Curl {
                 ..Curl::default()
             };
             out.push((number, Kind::Boundary));
+            out.extend(held.into_iter().map(|n| (number, Kind::Note(n))));
             let mut info = request_from_url(Some(method), path);
             if info.path.is_some() && info.verb.is_none() {
                 info.verb = Some(method.to_owned());
@@ -308,6 +326,35 @@ mod tests {
         assert_eq!(bearer_of(" Bearer  eyJ.x.y"), BearerSeen::Empty);
         assert!(matches!(bearer_of(" Bearer eyJ.x.y"), BearerSeen::Token(_)));
         assert_eq!(bearer_of(" Basic abc"), BearerSeen::Absent);
+    }
+
+    #[test]
+    fn a_tls_complaint_before_a_request_that_was_sent_is_not_the_failure() {
+        for verify in [
+            "* SSL certificate verify result: unable to get local issuer certificate (20), continuing anyway.",
+            "* SSL certificate problem: unable to get local issuer certificate",
+        ] {
+            let mut c = Curl::default();
+            let mut all = Vec::new();
+            for (i, l) in [
+                "* ALPN, offering h2",
+                verify,
+                "> GET /api/v1/namespaces/x/pods/y HTTP/2",
+                "> authorization: Bearer abc.def.ghi",
+                "< HTTP/2 401",
+            ]
+            .iter()
+            .enumerate()
+            {
+                all.extend(c.feed(i + 1, l).unwrap());
+            }
+            c.flush(&mut all);
+            assert!(
+                !all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })),
+                "{verify}: {all:?}"
+            );
+            assert!(all.iter().any(|(_, k)| matches!(k, Kind::Http(_))));
+        }
     }
 
     #[test]

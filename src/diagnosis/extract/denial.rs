@@ -56,14 +56,34 @@ pub enum Denial {
 pub enum Authorizer {
     /// No reason: RBAC's deny carries none (and other authorizers' look the same).
     Unnamed,
-    /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`).
+    /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`,
+    /// 1.5's `rules not allow`, OpenShift's RBAC).
     Rbac(String),
     /// The Node authorizer (`no relationship found between node …`, `no path found to object`).
     Node(String),
-    /// Another reason: ABAC's or a webhook authorizer's (`Unknown user "…"`,
-    /// a managed cluster's policy text).
+    /// Another authorizer that had no opinion before RBAC refused (GKE's
+    /// `Unknown user "…"`): a grant is what allows the request.
+    NoOpinion(String),
+    /// Another reason: another authorizer's (a managed cluster's policy, a
+    /// webhook, ABAC), which denied the request or had no opinion on it.
     Other(String),
 }
+
+/// Reasons whose authorizer is known, by their opening words: (words, whose).
+/// The union authorizer returns a denying authorizer's reason alone, and the
+/// reasons of every authorizer with no opinion joined, RBAC's empty one among
+/// them (k8s.io/apiserver pkg/authorization/union).
+const AUTHORIZER_WORDINGS: &[(&str, fn(String) -> Authorizer)] = &[
+    ("RBAC:", Authorizer::Rbac),
+    // 1.5's RBAC authorizer (kubernetes#39193).
+    ("rules not allow", Authorizer::Rbac),
+    // OpenShift 3's RBAC.
+    ("no RBAC policy matched", Authorizer::Rbac),
+    ("no relationship found between node", Authorizer::Node),
+    ("no path found to object", Authorizer::Node),
+    // GKE's authorizer before RBAC, for identities it does not know.
+    ("Unknown user", Authorizer::NoOpinion),
+];
 
 /// Reads a refusal message; `None` when it is none of the above.
 pub fn parse(message: &str) -> Option<Denial> {
@@ -102,14 +122,20 @@ pub fn parse(message: &str) -> Option<Denial> {
     if let Some(forbidden) = Forbidden::parse(m) {
         let by = match forbidden.reason.as_deref() {
             None => Authorizer::Unnamed,
-            Some(r) if r.starts_with("RBAC:") => Authorizer::Rbac(r.to_owned()),
-            Some(r)
-                if r.contains("no relationship found between node")
-                    || r.contains("no path found to object") =>
-            {
-                Authorizer::Node(r.to_owned())
-            }
-            Some(r) => Authorizer::Other(r.to_owned()),
+            Some(r) => AUTHORIZER_WORDINGS
+                .iter()
+                .find(|(words, _)| r.starts_with(words))
+                .map_or_else(
+                    || {
+                        // OpenShift 3's authorizer restates the sentence with its projects.
+                        if r.contains(" cannot ") && r.contains(" in project \"") {
+                            Authorizer::Rbac(r.to_owned())
+                        } else {
+                            Authorizer::Other(r.to_owned())
+                        }
+                    },
+                    |(_, by)| by(r.to_owned()),
+                ),
         };
         return Some(Denial::Authorizer { forbidden, by });
     }

@@ -328,3 +328,28 @@ fn a_long_run_of_oidc_messages_is_read_one_by_one() {
     );
     assert_eq!(reasons[64].kind, ReasonKind::Unrecognised);
 }
+
+#[test]
+fn go_jose_s_time_errors_are_time_causes_not_a_malformed_token() {
+    for (text, cause) in [
+        (
+            "square/go-jose/jwt: validation failed, token is expired (exp)",
+            Cause::Expired,
+        ),
+        (
+            "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)",
+            Cause::ClockSkew,
+        ),
+        (
+            "[invalid bearer token, square/go-jose/jwt: validation field, token issued in the future (iat)]",
+            Cause::ClockSkew,
+        ),
+    ] {
+        assert_eq!(only_specific(text).cause, cause, "{text}");
+    }
+    // Another go-jose error is still one of the token's shape.
+    assert_eq!(
+        only_specific("square/go-jose: compact JWS format must have three parts").cause,
+        Cause::TokenMalformed
+    );
+}

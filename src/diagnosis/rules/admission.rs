@@ -3,12 +3,13 @@
 //! Each has its own message (`extract::denial` reads them) and its own fix;
 //! none of them is about a token, and none is fixed by an RBAC grant.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::Denial;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -323,31 +324,31 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     "the ServiceAccount admission plugin found no ServiceAccount {who}: \"{message}\""
                 )
             };
-            (Cause::ServiceAccountAdmission, Confidence::High, why)
+            (Cause::ServiceAccountAdmission, Basis::Said, why)
         }
         Denial::PodSecurity { policy, message } => (
             Cause::PodSecurityDenied,
-            Confidence::High,
+            Basis::Said,
             format!("Pod Security admission enforces {policy}: \"{message}\""),
         ),
         Denial::NodeRestriction { message } => (
             Cause::NodeRestrictionDenied,
-            Confidence::High,
+            Basis::Said,
             format!("the NodeRestriction admission plugin: \"{message}\""),
         ),
         Denial::Webhook { webhook, message } => (
             Cause::WebhookDenied,
-            Confidence::High,
+            Basis::Said,
             format!("admission webhook {webhook}: \"{message}\""),
         ),
         Denial::Quota { message } => (
             Cause::QuotaExceeded,
-            Confidence::High,
+            Basis::Said,
             format!("ResourceQuota admission: \"{message}\""),
         ),
         Denial::Other { message } => (
             Cause::AdmissionDenied,
-            Confidence::Medium,
+            Basis::Inferred,
             format!(
                 "refused without RBAC's \"User … cannot …\" text: an admission plugin (or another authorizer) said \"{message}\""
             ),
@@ -371,6 +372,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

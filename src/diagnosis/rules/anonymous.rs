@@ -8,12 +8,13 @@
 //! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
 //! a token that went missing.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -143,7 +144,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     format!("your token ({sub}) was not sent with this request"),
                 ));
             }
-            f.add(Cause::TokenNotSent, Confidence::High, support);
+            f.add(Cause::TokenNotSent, Basis::Said, support);
         }
         C::Unauthorized if case.reasons.is_empty() => {
             if let Answer::Http(h) = &case.answer
@@ -154,7 +155,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             {
                 f.add(
                     Cause::TokenNotSent,
-                    Confidence::High,
+                    Basis::Said,
                     vec![Support::new(
                         SupportKind::Audit,
                         format!(
@@ -164,9 +165,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 );
             }
             match &case.bearer {
+                // The request's own lines (curl -v, the command line) show
+                // every header it carried.
                 Some(BearerSeen::Absent) => f.add(
                     Cause::TokenNotSent,
-                    Confidence::High,
+                    Basis::Proven,
                     vec![Support::new(
                         SupportKind::Answer,
                         "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
@@ -174,7 +177,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
                 Some(BearerSeen::Empty) => f.add(
                     Cause::TokenNotSent,
-                    Confidence::High,
+                    Basis::Proven,
                     vec![Support::new(
                         SupportKind::Answer,
                         "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
@@ -182,10 +185,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
                 Some(BearerSeen::NoneExpected(why)) => f.add(
                     Cause::TokenNotSent,
-                    Confidence::Medium,
+                    Basis::Inferred,
                     vec![Support::new(
                         SupportKind::Answer,
                         format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
+                    )],
+                ),
+                // A client's debug trace is taken above the layers that add
+                // credentials (client-go's exec plugins and auth providers):
+                // no header there proves nothing.
+                Some(BearerSeen::NotInTrace) => f.add(
+                    Cause::TokenNotSent,
+                    Basis::Possible,
+                    vec![Support::new(
+                        SupportKind::Answer,
+                        "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
                     )],
                 ),
                 _ => {}
@@ -223,7 +237,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
                     None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
                 },
             ));
-            f.add(Cause::AnonymousForbidden, Confidence::High, support);
+            f.add(Cause::AnonymousForbidden, Basis::Observed, support);
         }
         C::Unauthorized => {
             let mut support: Vec<Support> = shown().into_iter().collect();
@@ -231,7 +245,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
                 SupportKind::Answer,
                 "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)",
             ));
-            f.add(Cause::AnonymousRefused, Confidence::High, support);
+            f.add(Cause::AnonymousRefused, Basis::Observed, support);
         }
         _ => {}
     }
@@ -240,6 +254,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

@@ -4,6 +4,7 @@
 //! answers that did not come from kube-apiserver at all. Also the definition
 //! of `unknown`, the cause named when the evidence does not say.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::{CauseDef, no_steps};
@@ -291,7 +292,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match &case.answer {
         Answer::Authenticated(how) => f.add(
             Cause::None,
-            Confidence::High,
+            Basis::Said,
             vec![Support::new(SupportKind::Answer, how.clone())],
         ),
         Answer::Access(a) if a.allowed => {
@@ -309,7 +310,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     case.request.clone().unwrap_or_default().describe()
                 ),
             ));
-            f.add(Cause::None, Confidence::High, support);
+            f.add(Cause::None, Basis::Said, support);
         }
         Answer::Http(h) if !h.from_kubernetes() => {
             let why = match &h.origin {
@@ -318,7 +319,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             };
             f.add(
                 Cause::NotApiServer,
-                Confidence::High,
+                case.witness.basis(),
                 vec![
                     Support::new(SupportKind::Answer, shown(case)),
                     Support::new(SupportKind::Answer, why),
@@ -343,13 +344,13 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 SupportKind::Answer,
                 format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
             ));
-            f.add(Cause::Unknown, Confidence::Medium, support);
+            f.add(Cause::Unknown, Basis::Inferred, support);
         }
         Answer::Http(h) if h.relay.is_some() => {}
         Answer::Http(h) => match h.code() {
             Some(200..=299) => f.add(
                 Cause::None,
-                Confidence::High,
+                Basis::Proven,
                 vec![Support::new(
                     SupportKind::Answer,
                     match &case.user {
@@ -361,7 +362,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Some(404) => not_found(case, h, f),
             Some(code @ 300..=399) => f.add(
                 Cause::Redirected,
-                Confidence::High,
+                Basis::Said,
                 vec![
                     Support::new(
                         SupportKind::Answer,
@@ -379,19 +380,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ),
             Some(429) => f.add(
                 Cause::Throttled,
-                Confidence::High,
+                Basis::Said,
                 vec![Support::new(SupportKind::Answer, shown(case))],
             ),
             Some(500..=599) => {
                 onward(case, f);
-                let confidence = if f.any_at_least(Confidence::Medium) {
-                    Confidence::Low
+                let basis = if f.any_at_least(Confidence::Medium) {
+                    Basis::Possible
                 } else {
-                    Confidence::High
+                    Basis::Said
                 };
                 f.add(
                     Cause::ServerError,
-                    confidence,
+                    basis,
                     vec![Support::new(SupportKind::Answer, shown(case))],
                 );
             }
@@ -413,7 +414,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         format!("server message: {m}"),
                     ));
                 }
-                f.add(Cause::Unknown, Confidence::Medium, support);
+                f.add(Cause::Unknown, Basis::Inferred, support);
             }
         },
         _ => {}
@@ -438,9 +439,9 @@ fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Fi
         f.add(
             Cause::ApiNotServed,
             if generic {
-                Confidence::High
+                Basis::Said
             } else {
-                Confidence::Medium
+                Basis::Inferred
             },
             vec![
                 Support::new(SupportKind::Answer, shown(case)),
@@ -457,7 +458,7 @@ fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Fi
         if !generic {
             f.add(
                 Cause::ObjectNotFound,
-                Confidence::Low,
+                Basis::Possible,
                 vec![Support::new(
                     SupportKind::Answer,
                     "or a namespace or parent object in the path does not exist",
@@ -468,7 +469,7 @@ fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Fi
     }
     f.add(
         Cause::ObjectNotFound,
-        Confidence::High,
+        if named { Basis::Said } else { Basis::Inferred },
         vec![
             Support::new(SupportKind::Answer, shown(case)),
             Support::new(
@@ -487,7 +488,7 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
     };
     f.add(
         cause,
-        Confidence::High,
+        Basis::Said,
         vec![
             Support::new(SupportKind::Answer, shown(case)),
             Support::new(
@@ -549,7 +550,7 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
     for (cause, why) in candidates {
         f.add(
             cause,
-            Confidence::Low,
+            Basis::Possible,
             vec![Support::new(
                 SupportKind::Answer,
                 format!("fits a 401 with no reason: {why}"),
@@ -639,7 +640,8 @@ mod tests {
                 Confidence::High,
             ),
             (http(400, Some("bad")), Cause::Unknown, Confidence::Medium),
-            (other, Cause::NotApiServer, Confidence::High),
+            // A pasted client's rendering: what answered is inferred.
+            (other, Cause::NotApiServer, Confidence::Medium),
             (
                 Answer::Authenticated("TokenReview".into()),
                 Cause::None,

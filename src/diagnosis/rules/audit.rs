@@ -3,11 +3,12 @@
 //! sees it from the mounted token's age), and what audit events say besides
 //! the answer (legacy tokens, credential ids, the authorisation decision).
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, Degradation};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -106,7 +107,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if accepted && let Some(value) = &case.audit.stale_token {
         f.add(
             Cause::StaleToken,
-            Confidence::High,
+            Basis::Said,
             vec![Support::new(
                 SupportKind::Audit,
                 format!(
@@ -119,7 +120,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         if let (true, Degradation::Stale(text)) = (accepted, d) {
             f.add(
                 Cause::StaleToken,
-                Confidence::Medium,
+                Basis::Inferred,
                 vec![Support::new(SupportKind::Token, text.clone())],
             );
         }
@@ -138,7 +139,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ),
         );
         if accepted {
-            f.add(Cause::LegacyTokenInUse, Confidence::High, vec![support]);
+            f.add(Cause::LegacyTokenInUse, Basis::Said, vec![support]);
         } else {
             f.note(support);
         }
@@ -178,6 +179,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

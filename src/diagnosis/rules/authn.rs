@@ -12,10 +12,11 @@
 //! - Before 1.31 an unknown kid reads as a failed signature; with the server's
 //!   keys in the case, that is a key mismatch.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BindingKind, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
@@ -47,7 +48,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     let specific = reasons::specific(&case.reasons);
     let kind_binding = case.token_kind();
-    let several = specific.len() > 1;
     let who = speaker(case);
     let kid_unknown = case
         .keys
@@ -57,7 +57,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         if r.kind == ReasonKind::Unrecognised {
             f.add(
                 Cause::Unknown,
-                Confidence::Low,
+                Basis::Possible,
                 vec![Support::new(
                     SupportKind::ServerReason,
                     format!(
@@ -72,8 +72,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             generic(case, f, &who);
             continue;
         }
-        // A JWT authenticator's own rule, read in full by its rule.
-        if r.kind == ReasonKind::JwtAuthenticatorRule && case.jwt_rejection.is_some() {
+        // A JWT authenticator's own reason, read in full by its rule.
+        if r.jwt.is_some() && case.jwt_rejection.is_some() {
             continue;
         }
         let era = if r.era == "all" {
@@ -99,21 +99,18 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 .into_iter()
                 .map(|t| Support::new(SupportKind::ServerReason, t)),
         );
-        // With several authenticators answering, the legacy one's complaints
-        // about a bound token's claims are noise.
-        let confidence = if several
-            && (r.kind == ReasonKind::LegacyClaimInvalid || r.era == reasons::OIDC_ERA)
-        {
-            Confidence::Low
-        } else if r.kind == ReasonKind::JwtAuthenticatorNotInitialized {
-            // Said only for tokens of its issuer, and its steps are its own.
-            Confidence::High
-        } else if r.era == reasons::OIDC_ERA {
-            // The OIDC authenticator judged a token of its issuer: not a
-            // ServiceAccount token, whose steps may not apply.
-            Confidence::Medium
+        // In an aggregate every authenticator reports. A reason only the
+        // token's own authenticator gives outranks what the others say of any
+        // token they try (a signature they cannot verify, a legacy token's
+        // claims, an issuer that is not theirs).
+        let confidence = if owned_elsewhere(r, &specific) {
+            support.push(Support::new(
+                SupportKind::ServerReason,
+                "another authenticator's reason is specific to this token: this one is what an authenticator says of any token it tries",
+            ));
+            Basis::Possible
         } else {
-            Confidence::High
+            Basis::Said
         };
         if r.kind == ReasonKind::CryptographicPrimitive && kid_unknown {
             support.push(Support::new(
@@ -137,10 +134,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 SupportKind::ServerReason,
                 "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
             ));
-            f.add(Cause::SignatureInvalid, Confidence::Medium, support);
+            let basis = confidence.min(Basis::Inferred);
+            f.add(Cause::SignatureInvalid, basis, support);
             f.add(
                 Cause::KeyMismatch,
-                Confidence::Medium,
+                basis,
                 vec![Support::new(
                     SupportKind::ServerReason,
                     format!(
@@ -167,7 +165,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if let Some(secret) = &case.audit.legacy_token_invalidated {
         f.add(
             Cause::LegacyTokenInvalidated,
-            Confidence::High,
+            Basis::Said,
             vec![Support::new(
                 SupportKind::Audit,
                 format!(
@@ -180,23 +178,42 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let _ = kind_binding;
 }
 
+/// Whether `r` is what an authenticator says of any token it tries while
+/// another reason of the same aggregate could only come from the token's own
+/// authenticator (its issuer matched): then `r` is noise.
+fn owned_elsewhere(r: &AuthReason, specific: &[&AuthReason]) -> bool {
+    let tries_any = |r: &AuthReason| {
+        matches!(
+            r.kind,
+            ReasonKind::CryptographicPrimitive
+                | ReasonKind::RsaVerification
+                | ReasonKind::JoseError
+                | ReasonKind::LegacyClaimInvalid
+        ) || (r.era == reasons::OIDC_ERA && r.kind == ReasonKind::IssuerInvalid)
+    };
+    tries_any(r)
+        && specific
+            .iter()
+            .any(|o| !tries_any(o) && o.kind != ReasonKind::Unrecognised)
+}
+
 /// `x509: certificate has expired or is not yet valid[: current time X is
 /// after|before Y]`: which one, when Go said.
 fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>) {
     let detail = r.values.detail.as_deref().unwrap_or("");
     if detail.contains(" is after ") {
-        f.add(Cause::ClientCertificateExpired, Confidence::High, support);
+        f.add(Cause::ClientCertificateExpired, Basis::Said, support);
     } else if detail.contains(" is before ") {
         support.push(Support::new(
             SupportKind::ServerReason,
             "the client certificate is not valid yet on the API server's clock: a clock is off",
         ));
-        f.add(Cause::ClockSkew, Confidence::High, support);
+        f.add(Cause::ClockSkew, Basis::Said, support);
     } else {
-        f.add(Cause::ClientCertificateExpired, Confidence::Medium, support);
+        f.add(Cause::ClientCertificateExpired, Basis::Inferred, support);
         f.add(
             Cause::ClockSkew,
-            Confidence::Low,
+            Basis::Possible,
             vec![Support::new(
                 SupportKind::ServerReason,
                 "the same words fit a certificate not yet valid on the server's clock (a clock off)",
@@ -211,7 +228,7 @@ fn invalidated(
     case: &Case<'_>,
     f: &mut Findings,
     support: Vec<Support>,
-    confidence: Confidence,
+    confidence: Basis,
 ) {
     let cause = match case.token_kind() {
         Some((TokenKind::LegacySecret, _)) => Some(Cause::SecretDeleted),
@@ -237,7 +254,7 @@ fn invalidated(
             SupportKind::ServerReason,
             format!("a server logged {what} \"{name}\" as not found next to it: the token was bound to it"),
         ));
-        f.add(cause, Confidence::Medium, support);
+        f.add(cause, Basis::Inferred, support);
         return;
     }
     // Without the token the wording allows several objects: 1.23+ "service
@@ -264,7 +281,7 @@ fn invalidated(
                 }
             ),
         ));
-        f.add(*cause, Confidence::Medium, s);
+        f.add(*cause, Basis::Inferred, s);
     }
     f.tell_apart(
         causes,
@@ -300,10 +317,10 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
     } else {
         (Cause::IssuerMismatch, Cause::TokenMalformed)
     };
-    f.add(first, Confidence::Medium, support);
+    f.add(first, Basis::Inferred, support);
     f.add(
         second,
-        Confidence::Low,
+        Basis::Possible,
         vec![Support::new(
             SupportKind::ServerReason,
             if second == Cause::TokenMalformed {
@@ -433,6 +450,7 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{bound_to, case, legacy, pod_bound, run};
 
     fn rejected<'t>(text: &str, token: Option<&'t crate::token::Token>) -> Case<'t> {

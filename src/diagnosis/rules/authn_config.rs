@@ -11,11 +11,12 @@
 //! `decode`/`verify --authentication-config` evaluate the configuration
 //! offline and report it themselves.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::diagnosis::wordings::JwtRejection;
@@ -82,7 +83,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if case.classification() != C::Unauthorized {
         return;
     }
-    let confidence = Confidence::High;
+    let confidence = Basis::Said;
     let mut support = vec![Support::new(
         SupportKind::ServerReason,
         format!(
@@ -115,6 +116,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::JwtRejectionSeen;
     use crate::diagnosis::testing::{case, http, token};
     use serde_json::json;

@@ -8,13 +8,14 @@
 //! object is gone). Without a read, each binding the token names is a guess
 //! for a 401, with the command that reads its live uid.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{
     BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
 };
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -365,9 +366,9 @@ fn from_audit_log(seen: &ObjectSeen, f: &mut Findings) {
     f.add(
         cause,
         if seen.guessed {
-            Confidence::Low
+            Basis::Possible
         } else {
-            Confidence::Medium
+            Basis::Inferred
         },
         vec![Support::new(
             SupportKind::Audit,
@@ -399,7 +400,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             f.rule_out(Cause::ServiceAccountDeleted);
             (
                 Cause::ServiceAccountRecreated,
-                Confidence::High,
+                Basis::Observed,
                 format!(
                     "{what} was deleted and recreated: the token names uid {claim}, the live object has uid {live} ({from}); kube-apiserver logs \"service account UID ({live}) does not match claim ({claim})\""
                 ),
@@ -409,7 +410,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             f.rule_out(Cause::ServiceAccountRecreated);
             (
                 Cause::ServiceAccountDeleted,
-                Confidence::High,
+                Basis::Observed,
                 format!(
                     "{what} does not exist ({from}: 404): every token for it is rejected with serviceaccounts \"{}\" not found",
                     t.name
@@ -418,35 +419,35 @@ fn read(c: &BindingCheck, f: &mut Findings) {
         }
         (BindingState::Deleting, BindingKind::ServiceAccount) => (
             Cause::ServiceAccountDeleted,
-            Confidence::High,
+            Basis::Observed,
             format!(
                 "{what} is being deleted (deletionTimestamp {deletion}, {from}); tokens fail once that is more than 60 s ago"
             ),
         ),
         (BindingState::Missing, BindingKind::Pod) => (
             Cause::PodDeleted,
-            Confidence::High,
+            Basis::Observed,
             format!(
                 "the token is bound to {what} uid {claim}, which no longer exists ({from}: 404): \"service account token has been invalidated\""
             ),
         ),
         (BindingState::UidDiffers, BindingKind::Pod) => (
             Cause::PodDeleted,
-            Confidence::High,
+            Basis::Observed,
             format!(
                 "the token is bound to {what} uid {claim}; the pod of that name now has uid {live} ({from}): it was recreated, and the old pod's tokens died with it"
             ),
         ),
         (BindingState::Deleting, BindingKind::Pod) => (
             Cause::PodDeleted,
-            Confidence::Medium,
+            Basis::Inferred,
             format!(
                 "{what} is terminating (deletionTimestamp {deletion}, {from}); its tokens fail 60 s after that instant or when the pod is gone"
             ),
         ),
         (BindingState::Missing, BindingKind::Secret) => (
             Cause::SecretDeleted,
-            Confidence::High,
+            Basis::Observed,
             if t.legacy {
                 format!(
                     "the legacy token's {what} no longer exists ({from}: 404): \"Token has been invalidated\""
@@ -459,7 +460,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
         ),
         (BindingState::UidDiffers, BindingKind::Secret) => (
             Cause::SecretDeleted,
-            Confidence::High,
+            Basis::Observed,
             format!(
                 "the token is bound to {what} uid {claim}; the Secret of that name now has uid {live} ({from})"
             ),
@@ -467,9 +468,9 @@ fn read(c: &BindingCheck, f: &mut Findings) {
         (BindingState::Deleting, BindingKind::Secret) => (
             Cause::SecretDeleted,
             if t.legacy {
-                Confidence::High
+                Basis::Observed
             } else {
-                Confidence::Medium
+                Basis::Inferred
             },
             format!(
                 "{what} is being deleted (deletionTimestamp {deletion}, {from}){}",
@@ -484,7 +485,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             f.rule_out(Cause::NodeRecreated);
             (
                 Cause::NodeDeleted,
-                Confidence::High,
+                Basis::Observed,
                 format!(
                     "the token is bound to {what} uid {claim}, which no longer exists ({from}: 404): \"service account token has been invalidated\""
                 ),
@@ -494,7 +495,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             f.rule_out(Cause::NodeDeleted);
             (
                 Cause::NodeRecreated,
-                Confidence::High,
+                Basis::Observed,
                 format!(
                     "{what} was deleted and recreated: the token names uid {claim}, the live Node has uid {live} ({from}); servers that validate node bindings log \"node UID ({live}) does not match service account node ref claim ({claim})\""
                 ),
@@ -502,12 +503,12 @@ fn read(c: &BindingCheck, f: &mut Findings) {
         }
         (BindingState::Deleting, BindingKind::Node) => (
             Cause::NodeDeleted,
-            Confidence::Medium,
+            Basis::Inferred,
             format!("{what} is being deleted (deletionTimestamp {deletion}, {from})"),
         ),
         (BindingState::InvalidSince, _) => (
             Cause::LegacyTokenInvalidated,
-            Confidence::High,
+            Basis::Observed,
             format!(
                 "{what} carries the label {INVALID_SINCE_LABEL}={} ({from}): the legacy token cleaner invalidated this unused token",
                 c.invalid_since.as_deref().unwrap_or("-")
@@ -552,7 +553,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     let add = |f: &mut Findings, cause: Cause, kind: BindingKind, text: String| {
         let mut support = vec![Support::new(SupportKind::Token, text)];
         support.extend(unreadable(kind));
-        f.add(cause, Confidence::Low, support);
+        f.add(cause, Basis::Possible, support);
     };
     if kind == TokenKind::LegacySecret {
         let text = "your token is a legacy Secret token: never time-checked; it dies with its Secret or ServiceAccount".to_owned();
@@ -644,6 +645,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::BindingTarget;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 

@@ -5,12 +5,13 @@
 //! caller's token was never looked at: the fix is the checker's RBAC, token or
 //! network, not the caller's token.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -168,15 +169,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         },
     ));
     let confidence = if failure.certain {
-        Confidence::High
+        Basis::Said
     } else {
-        Confidence::Medium
+        Basis::Inferred
     };
     f.add(failure.cause, confidence, support);
     if !failure.certain {
         f.add(
             Cause::Unknown,
-            Confidence::Low,
+            Basis::Possible,
             vec![Support::new(
                 SupportKind::Answer,
                 "when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's",
@@ -188,6 +189,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::CheckerFailure;
     use crate::diagnosis::testing::{case, run};
 

@@ -7,11 +7,12 @@
 //! kubelet's TokenRequest, logged by the kubelet, and the image is pulled
 //! without credentials (ImagePullBackOff).
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -150,7 +151,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     f.add(
         Cause::NodeAudienceNotAllowed,
-        Confidence::High,
+        Basis::Said,
         vec![
             Support::new(SupportKind::ServerReason, text),
             Support::new(
@@ -167,6 +168,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::testing::{case, http};
     use crate::diagnosis::wordings::NodeAudienceRefusal;

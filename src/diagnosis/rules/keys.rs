@@ -9,11 +9,12 @@
 //! audiences default to the issuers, so issuer and audience findings from it
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::support::{Support, SupportKind};
@@ -260,7 +261,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             // An external signer may keep a key out of discovery that still
             // verifies: the published list does not settle it.
             Cause::KeyMismatch,
-            Confidence::Medium,
+            Basis::Inferred,
             vec![
                 Support::new(
                     SupportKind::Keys,
@@ -274,7 +275,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
         (Some(false), _) => f.add(
             Cause::KeyMismatch,
-            Confidence::High,
+            Basis::Observed,
             vec![Support::new(
                 SupportKind::Keys,
                 format!(
@@ -285,7 +286,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
         (_, Some(false)) => f.add(
             Cause::SignatureInvalid,
-            Confidence::High,
+            Basis::Observed,
             vec![Support::new(
                 SupportKind::Keys,
                 format!(
@@ -307,7 +308,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match keys.issuer_ok {
         Some(false) => f.add(
             Cause::IssuerMismatch,
-            Confidence::Medium,
+            Basis::Inferred,
             vec![Support::new(
                 SupportKind::Keys,
                 format!(
@@ -325,7 +326,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if keys.audience_ok == Some(false) {
         f.add(
             Cause::AudienceMismatch,
-            Confidence::Medium,
+            Basis::Inferred,
             vec![Support::new(
                 SupportKind::Keys,
                 format!(
@@ -350,7 +351,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     {
         f.add(
             Cause::IssuerMismatch,
-            Confidence::Low,
+            Basis::Possible,
             vec![Support::new(
                 SupportKind::Token,
                 format!(
@@ -363,7 +364,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     }
     f.add(
         Cause::KeyMismatch,
-        Confidence::Low,
+        Basis::Possible,
         vec![Support::new(
             SupportKind::Token,
             match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
@@ -379,7 +380,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     );
     f.add(
         Cause::IssuerMismatch,
-        Confidence::Low,
+        Basis::Possible,
         vec![Support::new(
             SupportKind::Token,
             format!(
@@ -390,7 +391,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     );
     f.add(
         Cause::AudienceMismatch,
-        Confidence::Low,
+        Basis::Possible,
         vec![Support::new(
             SupportKind::Token,
             format!(
@@ -404,6 +405,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::KeyCheck;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 

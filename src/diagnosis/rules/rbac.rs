@@ -7,13 +7,14 @@
 //! a 403 without RBAC's `User "…" cannot …` text is admission or another
 //! authoriser, and stays `unknown` here.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, RequestInfo};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -230,7 +231,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 format!("evaluation error: {e}"),
             ));
         }
-        f.add(Cause::RbacDenied, Confidence::High, support);
+        f.add(Cause::RbacDenied, Basis::Said, support);
         return;
     }
     let message = match &case.answer {
@@ -287,7 +288,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             } else {
                 Cause::RbacDenied
             };
-            f.add(cause, Confidence::High, support);
+            f.add(cause, Basis::Said, support);
         }
         Authorizer::Node(reason) => {
             support.push(Support::new(
@@ -298,31 +299,72 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 SupportKind::Answer,
                 "a node may read only what pods bound to it reference; an RBAC grant does not change the Node authorizer's answer",
             ));
-            f.add(Cause::NonRbacAuthorizerDenied, Confidence::High, support);
+            f.add(Cause::NonRbacAuthorizerDenied, Basis::Said, support);
         }
-        Authorizer::Unnamed | Authorizer::Other(_) => {
-            let other = match &by {
-                Authorizer::Other(reason) => format!(
-                    "the reason \"{reason}\" is not RBAC's: ABAC or a webhook authorizer took part, and may be the one that refused"
+        // A reason that is not RBAC's is another authorizer's: it denied the
+        // request, or had no opinion before RBAC refused. The text does not
+        // say which; `kubectl auth can-i` after a grant does.
+        Authorizer::Other(reason) => {
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!(
+                    "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
                 ),
-                _ => "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers".to_owned(),
-            };
-            f.add(Cause::RbacDenied, Confidence::Medium, support);
+            ));
+            f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
+            f.add(
+                Cause::RbacDenied,
+                Basis::Inferred,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
+                )],
+            );
+            tell_rbac_apart(&d, f);
+        }
+        Authorizer::NoOpinion(reason) => {
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!(
+                    "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
+                ),
+            ));
+            f.add(Cause::RbacDenied, Basis::Inferred, support);
             f.add(
                 Cause::NonRbacAuthorizerDenied,
-                Confidence::Low,
-                vec![Support::new(SupportKind::Answer, other)],
+                Basis::Possible,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    format!("the other authorizer may refuse as well: \"{reason}\""),
+                )],
             );
-            if let Some(can_i) = d.can_i() {
-                f.tell_apart(
-                    &[Cause::RbacDenied, Cause::NonRbacAuthorizerDenied],
-                    NextStep::run(
-                        "kubectl auth can-i asks the same authorizers: after an RBAC grant it says yes unless another authorizer refuses",
-                        can_i,
-                    ),
-                );
-            }
+            tell_rbac_apart(&d, f);
         }
+        Authorizer::Unnamed => {
+            f.add(Cause::RbacDenied, Basis::Inferred, support);
+            f.add(
+                Cause::NonRbacAuthorizerDenied,
+                Basis::Possible,
+                vec![Support::new(
+                    SupportKind::Answer,
+                    "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
+                )],
+            );
+            tell_rbac_apart(&d, f);
+        }
+    }
+}
+
+/// `kubectl auth can-i` asks the same authorizers as the request did.
+fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
+    if let Some(can_i) = d.can_i() {
+        f.tell_apart(
+            &[Cause::RbacDenied, Cause::NonRbacAuthorizerDenied],
+            NextStep::run(
+                "kubectl auth can-i asks the same authorizers: after an RBAC grant it says yes unless another authorizer refuses",
+                can_i,
+            ),
+        );
     }
 }
 
@@ -331,7 +373,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
         Some(m) => f.add(
             Cause::Unknown,
-            Confidence::Medium,
+            Basis::Inferred,
             vec![Support::new(
                 SupportKind::Answer,
                 format!(
@@ -342,7 +384,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
         None => {
             f.add(
                 Cause::RbacDenied,
-                Confidence::Medium,
+                Basis::Inferred,
                 vec![Support::new(
                     SupportKind::Answer,
                     "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
@@ -350,7 +392,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
             );
             f.add(
                 Cause::TokenNotSent,
-                Confidence::Low,
+                Basis::Possible,
                 vec![Support::new(
                     SupportKind::Answer,
                     "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
@@ -377,6 +419,7 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::AccessVerdict;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 
@@ -401,10 +444,11 @@ mod tests {
                 Cause::RbacDenied,
                 Confidence::High,
             ),
-            // "RBAC" elsewhere in the text is not RBAC's own reason.
+            // "RBAC" elsewhere in the text is not RBAC's own reason: another
+            // authorizer gave it.
             (
                 Some(format!("{DENIED}: webhook RBAC-sync: not found")),
-                Cause::RbacDenied,
+                Cause::NonRbacAuthorizerDenied,
                 Confidence::Medium,
             ),
             (

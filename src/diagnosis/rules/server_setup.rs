@@ -8,11 +8,12 @@
 //! (extraction reads the log lines); the 401 reason `oidc: authenticator not
 //! initialized` comes through the reasons parser and names the same cause.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -141,7 +142,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     f.add(
         failure.cause,
-        Confidence::High,
+        Basis::Said,
         vec![Support::new(
             SupportKind::ServerReason,
             format!("{} logged: {what}: {}", failure.component, failure.detail),
@@ -153,6 +154,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::ServerFailure;
 
     fn failed(cause: Cause, component: &'static str, detail: &str) -> Case<'static> {

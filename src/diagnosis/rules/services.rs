@@ -5,11 +5,12 @@
 //! auth method checks a reviewed token's ServiceAccount against its role.
 //! Their refusal names a setting of that service, not a fault of the token.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -149,7 +150,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     f.add(
         v.cause,
-        Confidence::High,
+        Basis::Said,
         vec![
             Support::new(
                 SupportKind::Answer,
@@ -163,6 +164,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::artefact::ServiceVerdict;
     use crate::diagnosis::case::HttpAnswer;
     use crate::diagnosis::testing::{case, run};

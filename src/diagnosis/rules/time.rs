@@ -9,8 +9,9 @@
 //! server's (this machine's, `--at`, now) or the measurement straddles the
 //! window's edge.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, ClockSource, Degradation, ServerClock};
+use crate::diagnosis::case::{Case, ClockSource, Degradation, ServerClock, TokenSent};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
@@ -161,12 +162,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             match d {
                 Degradation::ClockOff(text) => f.add(
                     Cause::ClockSkew,
-                    Confidence::Medium,
+                    Basis::Inferred,
                     vec![Support::new(SupportKind::TokenTimes, text.clone())],
                 ),
                 Degradation::ExpiresSoon(text) => f.add(
                     Cause::Expired,
-                    Confidence::Medium,
+                    Basis::Inferred,
                     vec![Support::new(
                         SupportKind::TokenTimes,
                         format!("accepted now, but: {text}"),
@@ -216,10 +217,13 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let mut support = answer_line(case);
     let certain = at_low.verdict == at_high.verdict;
     let trusted = clock.source.is_server_clock();
-    let confidence = if certain && trusted {
-        Confidence::Medium
-    } else {
-        Confidence::Low
+    // The token the request carried, outside its window on the answering
+    // server's own clock: the protocol leaves no other reading. The same
+    // token given apart from the evidence may not be the one that was sent.
+    let confidence = match (certain && trusted, case.token_sent) {
+        (true, TokenSent::Yes) => Basis::Proven,
+        (true, _) => Basis::Inferred,
+        (false, _) => Basis::Possible,
     };
     let (start, end) = window::window(claims, leeway);
     let claim = |s: Option<i64>| s.map_or("-".to_owned(), |s| rfc3339(window::at_seconds(s)));
@@ -330,7 +334,7 @@ fn accepted(
     } else {
         let mut support = answer_line(case);
         support.push(Support::new(SupportKind::TokenTimes, fine));
-        f.add(Cause::Unknown, Confidence::Low, support);
+        f.add(Cause::Unknown, Basis::Possible, support);
     }
 }
 

@@ -2,11 +2,12 @@
 //! listened, or nothing answered in time. The token was never judged (after a
 //! TLS failure it was never even sent), so none of these is a token problem.
 
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -298,10 +299,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::Transport(failure) = &case.answer else {
         return;
     };
+    // A client's pasted words about its own connection are a client's
+    // words; probe's own handshake is an observation.
     let confidence = if failure.cause == Cause::Unknown {
-        Confidence::Medium
+        case.witness.basis().min(Basis::Inferred)
     } else {
-        Confidence::High
+        case.witness.basis()
     };
     let mut support = vec![Support::new(SupportKind::Transport, failure.detail.clone())];
     support.push(Support::new(
@@ -339,9 +342,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             )]
         };
         let confidence = if i < 2 {
-            Confidence::Medium
+            Basis::Inferred
         } else {
-            Confidence::Low
+            Basis::Possible
         };
         f.add(*cause, confidence, s);
     }
@@ -357,7 +360,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::TransportFailure;
+    use crate::diagnosis::merge::Confidence;
+    use crate::diagnosis::case::{TransportFailure, Witness};
     use crate::diagnosis::testing::{case, run};
 
     #[test]
@@ -373,7 +377,7 @@ mod tests {
             (Cause::Timeout, Confidence::High, C::NetworkError),
             (Cause::Unknown, Confidence::Medium, C::NetworkError),
         ] {
-            let c = case(
+            let mut c = case(
                 Answer::Transport(TransportFailure {
                     cause,
                     detail: "x".into(),
@@ -382,7 +386,12 @@ mod tests {
                 None,
             );
             assert_eq!(c.classification(), class);
+            // Probe's own connection: observed.
+            c.witness = Witness::Probe;
             assert_eq!(run(&c), (cause, confidence));
+            // A client's pasted words about its connection: medium at most.
+            c.witness = Witness::Client;
+            assert_eq!(run(&c), (cause, confidence.min(Confidence::Medium)));
         }
     }
 }

@@ -1,0 +1,101 @@
+//! Confidence, earned: the one written policy every diagnosis follows.
+//!
+//! A rule never picks a confidence. It says on what [`Basis`] it believes a
+//! cause, and what in the same evidence speaks against it; this module turns
+//! that into the confidence shown:
+//!
+//! | basis | confidence | what it takes |
+//! |---|---|---|
+//! | [`Basis::Said`] | high | the party that decided said why, in its own words: kube-apiserver's reason (its log line, a TokenReview's `status.error`, the Status message a client quotes, an audit annotation), or a checker or cloud service about its own refusal |
+//! | [`Basis::Observed`] | high | satoken saw it itself: probe's own handshake and answers, its reads of the bound objects and published keys, the clocks it measured |
+//! | [`Basis::Proven`] | high | the protocol leaves no other reading: the token the request carried lies outside its window on the answering server's own clock; a 403 naming `system:anonymous` got no token |
+//! | [`Basis::Inferred`] | medium at most | a client's own words about what happened to it (a pasted TLS or network error, a client's rendering without the server's text), or facts that do not quite meet (a token given apart from the evidence, a clock that is not the server's) |
+//! | [`Basis::Possible`] | low | one of several causes the evidence allows |
+//!
+//! Then, over every fact of the same input:
+//! - a fact that contradicts a cause lowers it one level, and says so
+//!   ([`super::Findings::contradict`]);
+//! - two causes at the top level that the evidence fits equally lower each
+//!   other one level, and the command that tells them apart comes first;
+//! - when nothing rises above a guess, no cause is named (`unknown`, low) and
+//!   the guesses are listed as the candidates to check.
+//!
+//! docs/classify.md says the same for users; the tests below hold one case per tier.
+
+use super::merge::Confidence;
+use crate::wire::string_codes;
+
+/// Why a rule believes a cause: what its confidence is computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Basis {
+    /// One of several causes the evidence allows.
+    Possible,
+    /// A client's own words, or facts that do not quite meet.
+    Inferred,
+    /// The protocol leaves no other reading of the facts.
+    Proven,
+    /// satoken observed it itself.
+    Observed,
+    /// The party that decided said why.
+    Said,
+}
+
+string_codes!(Basis: Possible, Inferred, Proven, Observed, Said);
+
+impl Basis {
+    /// Stable lowercase name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Possible => "possible",
+            Basis::Inferred => "inferred",
+            Basis::Proven => "proven",
+            Basis::Observed => "observed",
+            Basis::Said => "said",
+        }
+    }
+
+    /// The confidence this basis earns before anything speaks against it.
+    pub fn confidence(self) -> Confidence {
+        match self {
+            Basis::Said | Basis::Observed | Basis::Proven => Confidence::High,
+            Basis::Inferred => Confidence::Medium,
+            Basis::Possible => Confidence::Low,
+        }
+    }
+}
+
+/// The confidence a cause ends with: its basis, lowered one level for each
+/// fact of the same input that contradicts it.
+pub fn confidence(basis: Basis, contradictions: usize) -> Confidence {
+    (0..contradictions).fold(basis.confidence(), |c, _| c.lowered())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_decider_said_probe_saw_or_the_protocol_proves_is_high() {
+        for basis in [Basis::Said, Basis::Observed, Basis::Proven] {
+            assert_eq!(confidence(basis, 0), Confidence::High, "{basis:?}");
+        }
+    }
+
+    #[test]
+    fn a_client_s_own_words_are_medium_at_most() {
+        assert_eq!(confidence(Basis::Inferred, 0), Confidence::Medium);
+    }
+
+    #[test]
+    fn a_possibility_is_low() {
+        assert_eq!(confidence(Basis::Possible, 0), Confidence::Low);
+    }
+
+    #[test]
+    fn each_contradiction_lowers_one_level_and_low_stays_low() {
+        assert_eq!(confidence(Basis::Said, 1), Confidence::Medium);
+        assert_eq!(confidence(Basis::Said, 2), Confidence::Low);
+        assert_eq!(confidence(Basis::Inferred, 1), Confidence::Low);
+        assert_eq!(confidence(Basis::Possible, 3), Confidence::Low);
+    }
+}
