@@ -1,8 +1,9 @@
 //! Real clients, live: kubectl, `curl -v`, Python's `requests` and
 //! `kubernetes` clients, the JavaScript `@kubernetes/client-node`, the Rust
 //! `kube` client and the Ruby `kubeclient` are run against the test API
-//! server in each failure scenario; `classify` must diagnose what each of
-//! them really printed. How each client runs: clients/run.rs.
+//! server in each failure scenario, and boto3 and the AWS CLI against its STS
+//! stand-in in each STS refusal (clients/aws.rs); `classify` must diagnose
+//! what each of them really printed. How each client runs: clients/run.rs.
 //!
 //! A client that is not installed is skipped with a note, unless
 //! `SATOKEN_REQUIRE_CLIENTS` is set: `.ci/run` installs them all and sets it,
@@ -14,6 +15,7 @@
 //! instant, what was wanted and what classify said), written by a run with
 //! `SATOKEN_UPDATE_LIVE=1`.
 
+mod aws;
 mod run;
 
 use std::path::{Path, PathBuf};
@@ -50,7 +52,15 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
         "404",
         "`pods \"no-such-pod\" not found (Kubeclient::ResourceNotFoundError)` read as a DNS failure at high beside the right 404",
     ),
+    ("boto3", "STS trust policy", STS_ACCESS_DENIED),
+    ("aws cli", "STS trust policy", STS_ACCESS_DENIED),
+    ("boto3", "STS expired", STS_EXPIRED),
+    ("aws cli", "STS expired", STS_EXPIRED),
 ];
+
+// STS's refusals `classify` does not read yet, as both AWS clients print them.
+const STS_ACCESS_DENIED: &str = "unrecognised: STS's `AccessDenied` `Not authorized to perform sts:AssumeRoleWithWebIdentity` is the role trust policy's refusal";
+const STS_EXPIRED: &str = "unrecognised: STS's `ExpiredTokenException` `Token expired: current date/time N must be before the expiration date/time M`";
 
 /// One failure scenario: the server, the token, the request and the answer
 /// `classify` must find.
@@ -241,6 +251,26 @@ fn clients() -> Vec<Client> {
             false,
             run::kubeclient,
         ),
+    ]
+}
+
+/// The clients of the STS scenarios: what they print never shows a `Date`.
+fn sts_clients() -> Vec<Client> {
+    vec![
+        Client {
+            name: "boto3",
+            available: aws::boto3_installed,
+            anonymous: false,
+            shows_date: false,
+            run: aws::boto3,
+        },
+        Client {
+            name: "aws cli",
+            available: aws::aws_cli_installed,
+            anonymous: false,
+            shows_date: false,
+            run: aws::aws_cli,
+        },
     ]
 }
 
@@ -513,11 +543,21 @@ fn every_client_s_real_output_is_diagnosed() {
     run_all(scenarios(now), &clients(), now);
 }
 
+#[test]
+fn every_aws_client_s_real_output_of_an_sts_refusal_is_diagnosed() {
+    let now = real_now();
+    run_all(aws::scenarios(now), &sts_clients(), now);
+}
+
 /// Every known miss has its output kept, and every output kept is a known
 /// miss's.
 #[test]
 fn known_misses_and_their_kept_output_agree() {
-    let names: Vec<&str> = clients().iter().map(|c| c.name).collect();
+    let names: Vec<&str> = clients()
+        .iter()
+        .chain(sts_clients().iter())
+        .map(|c| c.name)
+        .collect();
     for (client, scenario, why) in KNOWN_MISSES {
         assert!(names.contains(client), "{client}: no such client");
         assert!(!why.is_empty(), "{client} / {scenario}: no reason");
