@@ -1,33 +1,66 @@
 //! Real clients, live: kubectl, `curl -v`, Python's `requests` and
-//! `kubernetes` clients and the JavaScript `@kubernetes/client-node` are run
-//! against the test API server in each failure scenario, and `classify` must
-//! diagnose what each of them really printed. A client that is not installed
-//! is skipped with a note (`.ci/run` installs them all).
+//! `kubernetes` clients, the JavaScript `@kubernetes/client-node`, the Rust
+//! `kube` client and the Ruby `kubeclient` are run against the test API
+//! server in each failure scenario, and boto3 and the AWS CLI against its STS
+//! stand-in in each STS refusal (clients/aws.rs); `classify` must diagnose
+//! what each of them really printed. How each client runs: clients/run.rs.
 //!
-//! The JavaScript client lives in its own directory, `$SATOKEN_CLIENT_NODE`
-//! or else `<target dir>/clients/node`: `npm ci` of `clients/package.json`
-//! and its lock file there, which pin client-node and the Node it needs (its
-//! `node_modules/.bin/node`; the system's Node may be too old). `.ci/run`
-//! installs it and sets the variable; a directory named by the variable that
-//! has no client fails the test instead of skipping it.
+//! A client that is not installed is skipped with a note, unless
+//! `SATOKEN_REQUIRE_CLIENTS` is set: `.ci/run` installs them all and sets it,
+//! so that in CI a missing client fails instead.
+//!
+//! A miss `classify` is known for is listed in [`KNOWN_MISSES`] with its
+//! reason, and what the client printed is kept in testdata/evidence/live/
+//! (CLIENT/SCENARIO.txt, as printed, with a .json beside it: the token, the
+//! instant, what was wanted and what classify said), written by a run with
+//! `SATOKEN_UPDATE_LIVE=1`.
+
+mod aws;
+mod run;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::apiserver::{ApiServer, Config};
 use crate::support::pki::Pki;
 use crate::support::tokens;
 
-/// (client, scenario) pairs `classify` does not yet get right, each for a
-/// reason of its own; the test fails on any other miss, and when one of these
-/// starts passing (then take it off the list).
+/// (client, scenario, reason) `classify` does not yet get right; the test
+/// fails on any other miss, and when one of these starts passing (then take
+/// it off the list, and its files off testdata/evidence/live).
 const KNOWN_MISSES: &[(&str, &str, &str)] = &[
     // `403 Client Error: Forbidden` shows no body: anonymous cannot be told.
-    ("python requests", "anonymous 403", "no body"),
+    (
+        "python requests",
+        "anonymous 403",
+        "no body: the text cannot carry the cause",
+    ),
+    (
+        "kube-rs",
+        "404",
+        "unrecognised: `ApiError: pods \"no-such-pod\" not found: NotFound (Status { … code: 404 …})` carries the 404 and its Status",
+    ),
+    (
+        "kube-rs",
+        "TLS failure",
+        "unrecognised: rustls' `invalid peer certificate: UnknownIssuer` under `ServiceError: client error (Connect)` is the untrusted CA",
+    ),
+    (
+        "kubeclient",
+        "404",
+        "`pods \"no-such-pod\" not found (Kubeclient::ResourceNotFoundError)` read as a DNS failure at high beside the right 404",
+    ),
+    ("boto3", "STS trust policy", STS_ACCESS_DENIED),
+    ("aws cli", "STS trust policy", STS_ACCESS_DENIED),
+    ("boto3", "STS expired", STS_EXPIRED),
+    ("aws cli", "STS expired", STS_EXPIRED),
 ];
+
+// STS's refusals `classify` does not read yet, as both AWS clients print them.
+const STS_ACCESS_DENIED: &str = "unrecognised: STS's `AccessDenied` `Not authorized to perform sts:AssumeRoleWithWebIdentity` is the role trust policy's refusal";
+const STS_EXPIRED: &str = "unrecognised: STS's `ExpiredTokenException` `Token expired: current date/time N must be before the expiration date/time M`";
 
 /// One failure scenario: the server, the token, the request and the answer
 /// `classify` must find.
@@ -153,7 +186,7 @@ fn scenarios(now: DateTime<Utc>) -> Vec<Scenario> {
 }
 
 /// A client: its name, whether it is installed, and how it makes one request
-/// (URL, CA file or none, token or none) -> what it printed.
+/// (scratch dir, URL, CA file or none, token or none) -> what it printed.
 struct Client {
     name: &'static str,
     available: fn() -> bool,
@@ -165,209 +198,78 @@ struct Client {
     run: fn(&Path, &str, Option<&Path>, Option<&str>) -> String,
 }
 
-fn succeeds(program: &str, args: &[&str]) -> bool {
-    Command::new(program)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// What a terminal shows: stdout and stderr through one pipe, in the order
-/// they were written.
-fn printed(mut cmd: Command) -> String {
-    let (mut reader, writer) = std::io::pipe().expect("a pipe");
-    cmd.stdin(Stdio::null())
-        .stdout(writer.try_clone().expect("a pipe"))
-        .stderr(writer);
-    let mut child = cmd.spawn().expect("the client runs");
-    // The parent's copies of the writing end must close for the read to end.
-    drop(cmd);
-    let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut reader, &mut out).expect("the client's output");
-    child.wait().expect("the client ends");
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn kubectl(dir: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
-    let (server, path) = split(url);
-    let kubeconfig = dir.join("kubeconfig");
-    std::fs::write(&kubeconfig, "").unwrap();
-    let mut cmd = Command::new("kubectl");
-    cmd.env("KUBECONFIG", &kubeconfig)
-        .env("HOME", dir)
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .args(["--server", server, "--request-timeout", "10s"]);
-    if let Some(ca) = ca {
-        cmd.arg("--certificate-authority").arg(ca);
-    }
-    if let Some(t) = token {
-        cmd.args(["--token", t]);
-    }
-    cmd.args(["get", "--raw", path]);
-    printed(cmd)
-}
-
-fn curl(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
-    let mut cmd = Command::new("curl");
-    cmd.args(["-sv", "--max-time", "10"]);
-    if let Some(ca) = ca {
-        cmd.arg("--cacert").arg(ca);
-    }
-    if let Some(t) = token {
-        cmd.args(["-H", &format!("Authorization: Bearer {t}")]);
-    }
-    cmd.arg(url);
-    printed(cmd)
-}
-
-/// Python: `requests` with `raise_for_status()`, as scripts use it.
-fn requests(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
-    let script = "import os, requests\n\
-        h = {'Authorization': 'Bearer ' + os.environ['T']} if os.environ.get('T') else {}\n\
-        r = requests.get(os.environ['U'], headers=h, verify=os.environ.get('CA') or True, timeout=10)\n\
-        r.raise_for_status()\n";
-    let mut cmd = Command::new("python3");
-    cmd.args(["-c", script]).env("U", url);
-    env_for_python(&mut cmd, ca, token);
-    printed(cmd)
-}
-
-/// Python: the `kubernetes` client's `CoreV1Api`, its exceptions uncaught.
-fn python_kubernetes(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
-    let (server, path) = split(url);
-    let name = path.rsplit_once("/pods/").map(|(_, n)| n).unwrap_or("");
-    let script = "import os, kubernetes\n\
-        c = kubernetes.client.Configuration()\n\
-        c.host = os.environ['U']\n\
-        c.ssl_ca_cert = os.environ.get('CA') or None\n\
-        c.retries = 0\n\
-        if os.environ.get('T'): c.api_key = {'authorization': 'Bearer ' + os.environ['T']}\n\
-        api = kubernetes.client.CoreV1Api(kubernetes.client.ApiClient(c))\n\
-        ns, name = os.environ['NS'], os.environ['NAME']\n\
-        api.read_namespaced_pod(name, ns, _request_timeout=10) if name else api.list_namespaced_pod(ns, _request_timeout=10)\n";
-    let mut cmd = Command::new("python3");
-    cmd.args(["-c", script])
-        .env("U", server)
-        .env("NS", tokens::NAMESPACE)
-        .env("NAME", name);
-    env_for_python(&mut cmd, ca, token);
-    printed(cmd)
-}
-
-/// JavaScript: `@kubernetes/client-node`'s `CoreV1Api` in a small program
-/// (clients/client-node.mjs), run by the pinned Node beside the library.
-fn client_node(_: &Path, url: &str, ca: Option<&Path>, token: Option<&str>) -> String {
-    let (server, path) = split(url);
-    let name = path.rsplit_once("/pods/").map(|(_, n)| n).unwrap_or("");
-    let dir = client_node_dir();
-    // Node finds the library from the program's own directory.
-    let program = dir.join("client-node.mjs");
-    std::fs::write(&program, include_str!("clients/client-node.mjs")).unwrap();
-    let mut cmd = Command::new(dir.join("node_modules/.bin/node"));
-    cmd.arg(&program)
-        .env("U", server)
-        .env("NS", tokens::NAMESPACE)
-        .env("NAME", name)
-        .env_remove("NODE_EXTRA_CA_CERTS")
-        .env_remove("NODE_OPTIONS");
-    if let Some(ca) = ca {
-        cmd.env("CA", ca);
-    }
-    if let Some(t) = token {
-        cmd.env("T", t);
-    }
-    printed(cmd)
-}
-
-/// Where the JavaScript client is installed (see the header).
-fn client_node_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SATOKEN_CLIENT_NODE") {
-        return dir.into();
-    }
-    let bin = Path::new(env!("CARGO_BIN_EXE_kubectl-satoken"));
-    // <target dir>/<profile>/kubectl-satoken
-    let target = bin
-        .ancestors()
-        .nth(2)
-        .expect("the binary is in a target dir");
-    target.join("clients/node")
-}
-
-/// Whether the JavaScript client is there to run; a directory named by
-/// `SATOKEN_CLIENT_NODE` (as CI names it) must have it.
-fn client_node_installed() -> bool {
-    let dir = client_node_dir();
-    let ok = dir
-        .join("node_modules/@kubernetes/client-node/package.json")
-        .is_file()
-        && succeeds(
-            dir.join("node_modules/.bin/node").to_str().unwrap(),
-            &["--version"],
-        );
-    assert!(
-        ok || std::env::var_os("SATOKEN_CLIENT_NODE").is_none(),
-        "SATOKEN_CLIENT_NODE={} has no @kubernetes/client-node and Node (npm ci there)",
-        dir.display()
-    );
-    ok
-}
-
-fn env_for_python(cmd: &mut Command, ca: Option<&Path>, token: Option<&str>) {
-    cmd.env_remove("REQUESTS_CA_BUNDLE")
-        .env_remove("CURL_CA_BUNDLE");
-    if let Some(ca) = ca {
-        cmd.env("CA", ca);
-    }
-    if let Some(t) = token {
-        cmd.env("T", t);
-    }
-}
-
-/// `https://host:port/path` -> (`https://host:port`, `/path`).
-fn split(url: &str) -> (&str, &str) {
-    let after = url.find("://").map_or(0, |i| i + 3);
-    let at = url[after..].find('/').map_or(url.len(), |i| after + i);
-    (&url[..at], &url[at..])
-}
-
+/// The clients of the API server's scenarios.
 fn clients() -> Vec<Client> {
+    let client = |name, available, anonymous, shows_date, run| Client {
+        name,
+        available,
+        anonymous,
+        shows_date,
+        run,
+    };
+    vec![
+        client(
+            "kubectl",
+            || run::succeeds("kubectl", &["version", "--client"]),
+            false,
+            false,
+            run::kubectl,
+        ),
+        client(
+            "curl -v",
+            || run::succeeds("curl", &["--version"]),
+            true,
+            true,
+            run::curl,
+        ),
+        client(
+            "python requests",
+            || run::succeeds("python3", &["-c", "import requests"]),
+            true,
+            false,
+            run::requests,
+        ),
+        client(
+            "python kubernetes",
+            || run::succeeds("python3", &["-c", "import kubernetes"]),
+            true,
+            true,
+            run::python_kubernetes,
+        ),
+        client(
+            "client-node",
+            run::client_node_installed,
+            true,
+            true,
+            run::client_node,
+        ),
+        client("kube-rs", run::kube_rs_installed, true, false, run::kube_rs),
+        client(
+            "kubeclient",
+            || run::succeeds("ruby", &["-e", "require 'kubeclient'"]),
+            true,
+            false,
+            run::kubeclient,
+        ),
+    ]
+}
+
+/// The clients of the STS scenarios: what they print never shows a `Date`.
+fn sts_clients() -> Vec<Client> {
     vec![
         Client {
-            name: "kubectl",
-            shows_date: false,
-            available: || succeeds("kubectl", &["version", "--client"]),
+            name: "boto3",
+            available: aws::boto3_installed,
             anonymous: false,
-            run: kubectl,
-        },
-        Client {
-            name: "curl -v",
-            shows_date: true,
-            available: || succeeds("curl", &["--version"]),
-            anonymous: true,
-            run: curl,
-        },
-        Client {
-            name: "python requests",
             shows_date: false,
-            available: || succeeds("python3", &["-c", "import requests"]),
-            anonymous: true,
-            run: requests,
+            run: aws::boto3,
         },
         Client {
-            name: "python kubernetes",
-            shows_date: true,
-            available: || succeeds("python3", &["-c", "import kubernetes"]),
-            anonymous: true,
-            run: python_kubernetes,
-        },
-        Client {
-            name: "client-node",
-            shows_date: true,
-            available: client_node_installed,
-            anonymous: true,
-            run: client_node,
+            name: "aws cli",
+            available: aws::aws_cli_installed,
+            anonymous: false,
+            shows_date: false,
+            run: aws::aws_cli,
         },
     ]
 }
@@ -396,14 +298,12 @@ fn classify(
     })
 }
 
-/// What is wrong with `doc` for `s`, if anything. Without the server's
-/// `Date` a bare 401 cannot be judged at the server's time: the right answer
-/// then claims no cause above low, names the scenario's cause among the
-/// candidates and has a step that checks the token's times.
-fn judge(s: &Scenario, doc: &Value, dated: bool) -> Option<String> {
-    let results = doc["results"].as_array()?;
-    let said: Vec<String> = results
-        .iter()
+/// "classification cause (confidence)" per result of `doc`.
+fn said(doc: &Value) -> Vec<String> {
+    doc["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
         .map(|r| {
             let d = &r["diagnosis"];
             format!(
@@ -411,7 +311,16 @@ fn judge(s: &Scenario, doc: &Value, dated: bool) -> Option<String> {
                 d["classification"], d["cause"], d["confidence"]
             )
         })
-        .collect();
+        .collect()
+}
+
+/// What is wrong with `doc` for `s`, if anything. Without the server's
+/// `Date` a bare 401 cannot be judged at the server's time: the right answer
+/// then claims no cause above low, names the scenario's cause among the
+/// candidates and has a step that checks the token's times.
+fn judge(s: &Scenario, doc: &Value, dated: bool) -> Option<String> {
+    let results = doc["results"].as_array()?;
+    let said = said(doc);
     let Some(r) = results
         .iter()
         .find(|r| r["diagnosis"]["classification"] == s.class)
@@ -455,70 +364,233 @@ fn undated(s: &Scenario, d: &Value) -> Option<String> {
     (!checks_times).then(|| "no step checks the token's times".to_owned())
 }
 
-#[test]
-fn every_client_s_real_output_is_diagnosed() {
-    let clients = clients();
-    let installed: Vec<&Client> = clients
+/// The clients that are there to run; with `SATOKEN_REQUIRE_CLIENTS` set,
+/// every one must be.
+fn installed(clients: &[Client]) -> Vec<&Client> {
+    let required = std::env::var_os("SATOKEN_REQUIRE_CLIENTS").is_some();
+    clients
         .iter()
         .filter(|c| {
             let ok = (c.available)();
+            assert!(
+                ok || !required,
+                "{}: not installed, and SATOKEN_REQUIRE_CLIENTS is set (.ci/run installs it)",
+                c.name
+            );
             if !ok {
                 eprintln!("{}: not installed, skipped (.ci/run installs it)", c.name);
             }
             ok
         })
-        .collect();
+        .collect()
+}
+
+/// The known miss for (client, scenario), if listed: its reason.
+fn known_miss(client: &str, scenario: &str) -> Option<&'static str> {
+    KNOWN_MISSES
+        .iter()
+        .find(|(c, s, _)| *c == client && *s == scenario)
+        .map(|(.., why)| *why)
+}
+
+/// `python requests` -> `python-requests`: a name as a file name.
+fn slug(name: &str) -> String {
+    name.to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// testdata/evidence/live/CLIENT/SCENARIO (without its extension).
+fn evidence_path(client: &str, scenario: &str) -> PathBuf {
+    tokens::testdata("evidence/live")
+        .join(slug(client))
+        .join(slug(scenario))
+}
+
+/// One run of a client in a scenario, for the record of a known miss.
+struct Run<'a> {
+    client: &'a Client,
+    scenario: &'a Scenario,
+    text: &'a str,
+    /// `classify`'s answer, or its complaint when it found nothing.
+    doc: Result<&'a Value, &'a str>,
+    now: DateTime<Utc>,
+}
+
+/// Keeps a known miss's output (as printed) and its facts for the lead.
+fn save_evidence(run: &Run, why: &str) {
+    let path = evidence_path(run.client.name, run.scenario.name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path.with_extension("txt"), run.text).unwrap();
+    let facts = json!({
+        "client": run.client.name,
+        "scenario": run.scenario.name,
+        "now": run.now.to_rfc3339(),
+        "token": run.scenario.token,
+        "want": {"classification": run.scenario.class, "cause": run.scenario.cause},
+        // null: classify found nothing (its complaint is the miss).
+        "classify_said": run.doc.ok().map(said),
+        "miss": why,
+        "known_because": known_miss(run.client.name, run.scenario.name),
+    });
+    let text = serde_json::to_string_pretty(&facts).unwrap() + "\n";
+    std::fs::write(path.with_extension("json"), text).unwrap();
+}
+
+/// Failures, known misses and the number of runs of `clients` in `scenarios`.
+#[derive(Default)]
+struct Tally {
+    failures: Vec<String>,
+    known: Vec<String>,
+    runs: usize,
+}
+
+impl Tally {
+    /// Judges one run and files the verdict.
+    fn file(&mut self, run: &Run) {
+        let verdict = match run.doc {
+            Ok(doc) => judge(run.scenario, doc, run.client.shows_date),
+            Err(why) => Some(why.to_owned()),
+        };
+        self.runs += 1;
+        let (client, scenario) = (run.client.name, run.scenario.name);
+        match (verdict, known_miss(client, scenario)) {
+            (Some(why), None) => self.failures.push(format!(
+                "{client} / {scenario}: {why}\n--- printed:\n{}",
+                run.text
+            )),
+            (Some(why), Some(_)) => {
+                if std::env::var_os("SATOKEN_UPDATE_LIVE").is_some() {
+                    save_evidence(run, &why);
+                }
+                self.known.push(format!("{client} / {scenario}: {why}"));
+            }
+            (None, Some(_)) => self.failures.push(format!(
+                "{client} / {scenario}: right now, take it off KNOWN_MISSES"
+            )),
+            (None, None) => {}
+        }
+    }
+}
+
+/// Runs every installed client in every scenario it applies to, each
+/// scenario on a server of its own, and asserts `classify` on what they
+/// printed.
+fn run_all(scenarios: Vec<Scenario>, clients: &[Client], now: DateTime<Utc>) {
+    let installed = installed(clients);
     if installed.is_empty() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("satoken-test-ca");
     let ca = pki.write_ca(dir.path(), "ca.crt");
-    // The clients run on the real clock, so the server's base is "now".
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "real clients cannot be given --now"
-    )]
-    let now: DateTime<Utc> = Utc::now();
-    let mut failures = Vec::new();
-    let mut known = Vec::new();
-    let mut runs = 0;
-    for s in scenarios(now) {
+    let mut tally = Tally::default();
+    for s in scenarios {
         let server = ApiServer::start(s.config.clone(), &pki);
         let url = format!("{}{}", server.url(), s.path);
         for c in installed
             .iter()
             .filter(|c| c.anonymous || s.token.is_some())
         {
+            let before = server.seen().len();
             let text = (c.run)(
                 dir.path(),
                 &url,
                 s.trusted.then_some(ca.as_path()),
                 s.token.as_deref(),
             );
-            let verdict = match classify(dir.path(), &text, s.token.as_deref(), now) {
-                Ok(doc) => judge(&s, &doc, c.shows_date),
-                Err(why) => Some(why),
-            };
-            runs += 1;
-            let listed = KNOWN_MISSES
-                .iter()
-                .any(|(client, scenario, _)| *client == c.name && *scenario == s.name);
-            match (verdict, listed) {
-                (Some(why), false) => failures.push(format!(
-                    "{} / {}: {why}\n--- printed:\n{text}",
+            // What it printed is about this server only if it asked it.
+            if s.trusted && server.seen().len() == before {
+                tally.failures.push(format!(
+                    "{} / {}: never reached the test server\n--- printed:\n{text}",
                     c.name, s.name
-                )),
-                (Some(why), true) => known.push(format!("{} / {}: {why}", c.name, s.name)),
-                (None, true) => failures.push(format!(
-                    "{} / {}: right now, take it off KNOWN_MISSES",
-                    c.name, s.name
-                )),
-                (None, false) => {}
+                ));
             }
+            let doc = classify(dir.path(), &text, s.token.as_deref(), now);
+            tally.file(&Run {
+                client: c,
+                scenario: &s,
+                text: &text,
+                doc: doc.as_ref().map_err(String::as_str),
+                now,
+            });
         }
     }
-    assert!(runs > 0);
-    eprintln!("{runs} runs; known misses:\n  {}", known.join("\n  "));
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(tally.runs > 0);
+    eprintln!(
+        "{} runs; known misses:\n  {}",
+        tally.runs,
+        tally.known.join("\n  ")
+    );
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n\n"));
+}
+
+/// The instant the clients run at: they cannot be given `--now`, so the
+/// servers' base is the real clock.
+fn real_now() -> DateTime<Utc> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "real clients cannot be given --now"
+    )]
+    Utc::now()
+}
+
+#[test]
+fn every_client_s_real_output_is_diagnosed() {
+    let now = real_now();
+    run_all(scenarios(now), &clients(), now);
+}
+
+#[test]
+fn every_aws_client_s_real_output_of_an_sts_refusal_is_diagnosed() {
+    let now = real_now();
+    run_all(aws::scenarios(now), &sts_clients(), now);
+}
+
+/// Every known miss has its output kept, and every output kept is a known
+/// miss's.
+#[test]
+fn known_misses_and_their_kept_output_agree() {
+    let names: Vec<&str> = clients()
+        .iter()
+        .chain(sts_clients().iter())
+        .map(|c| c.name)
+        .collect();
+    for (client, scenario, why) in KNOWN_MISSES {
+        assert!(names.contains(client), "{client}: no such client");
+        assert!(!why.is_empty(), "{client} / {scenario}: no reason");
+        let path = evidence_path(client, scenario);
+        for ext in ["txt", "json"] {
+            assert!(
+                path.with_extension(ext).is_file(),
+                "{client} / {scenario}: no {}.{ext} (SATOKEN_UPDATE_LIVE=1)",
+                path.display()
+            );
+        }
+    }
+    let live = tokens::testdata("evidence/live");
+    for entry in walk(&live) {
+        let rel = entry.strip_prefix(&live).unwrap();
+        if rel == Path::new("README.md") {
+            continue;
+        }
+        let listed = KNOWN_MISSES.iter().any(|(c, s, _)| {
+            let p = evidence_path(c, s);
+            entry == p.with_extension("txt") || entry == p.with_extension("json")
+        });
+        assert!(listed, "{}: no known miss of that name", rel.display());
+    }
+}
+
+/// The files under `dir`, at any depth.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .flat_map(|p| if p.is_dir() { walk(&p) } else { vec![p] })
+        .collect()
 }

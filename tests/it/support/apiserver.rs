@@ -79,6 +79,10 @@ pub enum Mode {
     DenySelfSubjectReview,
     /// Every answer carries this `Date` header instead of the server's clock.
     DateHeader(String),
+    /// AWS STS in the API server's place: every request is an
+    /// `AssumeRoleWithWebIdentity` judged against this trust and refused in
+    /// STS's words ([`super::sts`]), on the server's clock.
+    Sts(super::sts::Trust),
 }
 
 /// An object the server knows: `(resource, namespace, name) -> uid`.
@@ -712,6 +716,10 @@ async fn answer(
         .unwrap_or_default();
     match &state.config.mode {
         Mode::Normal => {}
+        Mode::Sts(trust) => {
+            let n = state.audit.fetch_add(1, Ordering::SeqCst);
+            return Ok(super::sts::answer(trust, state.now(), &body, n));
+        }
         Mode::Redirect(location) => {
             let mut response = respond(&state, StatusCode::FOUND, String::new(), false);
             response

@@ -1,12 +1,14 @@
 //! Shared test support: the one way to run the binary ([`satoken`]), the test
-//! API server ([`apiserver`]), certificates ([`pki`]), token signing ([`tokens`])
-//! and an HTTP CONNECT proxy ([`proxy`]).
+//! API server ([`apiserver`]) and the AWS STS it can stand in for ([`sts`]),
+//! certificates ([`pki`]), token signing ([`tokens`]) and an HTTP CONNECT
+//! proxy ([`proxy`]).
 #![allow(dead_code)]
 
 pub mod apiserver;
 pub mod diagnosis;
 pub mod pki;
 pub mod proxy;
+pub mod sts;
 pub mod tokens;
 
 use chrono::{DateTime, Utc};
