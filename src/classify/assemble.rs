@@ -20,8 +20,12 @@ use std::collections::VecDeque;
 use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, HttpFacts, Kind, Provenance};
-use crate::diagnosis::case::{BearerSeen, BindingKind, ClockSource, ReasonSource, RequestInfo};
+use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
+use crate::diagnosis::case::HttpAnswer;
+use crate::diagnosis::case::{
+    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo,
+    ServerFailure, TransportFailure,
+};
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification};
@@ -49,7 +53,7 @@ struct Open {
     last: usize,
     /// The artefact that speaks for the answer.
     lead: Option<Lead>,
-    http: Option<HttpFacts>,
+    http: Option<HttpAnswer>,
     /// Formats of the strong HTTP artefacts seen: a second one of a format
     /// (two status lines, two kubectl error lines) is a new answer, while a
     /// client's log line and the error it then prints are one.
@@ -217,16 +221,13 @@ impl Iterator for Assembler<'_> {
 /// then the caller's token rejected. Both readings are reported; the note
 /// names the setting that tells them apart.
 fn caller_reading(ev: &Evidence) -> Option<Evidence> {
-    let Answer::CheckerFailed {
-        cause: Cause::CheckerUnauthorized,
-        checker,
-        certain: false,
-        ..
-    } = &ev.answer
-    else {
+    let Answer::CheckerFailed(failure) = &ev.answer else {
         return None;
     };
-    let who = checker.as_deref().unwrap_or("the checker");
+    if failure.cause != Cause::CheckerUnauthorized || failure.certain {
+        return None;
+    }
+    let who = failure.checker.as_deref().unwrap_or("the checker");
     let mut other = Evidence::new(ev.line, ev.source, ev.format, &ev.excerpt, Answer::Rejected);
     other.stamp = ev.stamp;
     other.request = ev.request.clone();
@@ -268,7 +269,7 @@ fn joins(open: &Open, a: &Artefact) -> bool {
                 return h.own_code().is_none();
             }
             match (
-                open.http.as_ref().and_then(HttpFacts::own_code),
+                open.http.as_ref().and_then(HttpAnswer::own_code),
                 h.own_code(),
             ) {
                 (Some(a), Some(b)) if a != b => false,
@@ -396,24 +397,24 @@ fn evidence(open: Open) -> Option<Evidence> {
         audit_facts = a.facts;
         Answer::Http(a.http)
     } else if let Some((cause, component, detail)) = server {
-        Answer::ServerFailed {
+        Answer::ServerFailed(ServerFailure {
             cause,
             component,
             detail,
-        }
+        })
     } else if let Some((cause, checker, detail, certain)) = checker {
-        Answer::CheckerFailed {
+        Answer::CheckerFailed(CheckerFailure {
             cause,
             checker,
             detail,
             certain,
-        }
+        })
     } else if let Some((cause, also, detail)) = transport {
-        Answer::Transport {
+        Answer::Transport(TransportFailure {
             cause,
             also,
             detail,
-        }
+        })
     } else if let Some(h) = http {
         Answer::Http(h)
     } else if let Some((true, u, audiences)) = &review {
@@ -424,7 +425,7 @@ fn evidence(open: Open) -> Option<Evidence> {
                 audiences.join(", ")
             ));
         }
-        Answer::Authenticated
+        Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
     } else if reasons.is_some() {
         Answer::Rejected
     } else {
@@ -435,7 +436,7 @@ fn evidence(open: Open) -> Option<Evidence> {
     if let Some((reasons, from)) = reasons
         && !matches!(
             ev.answer,
-            Answer::CheckerFailed { .. } | Answer::Transport { .. }
+            Answer::CheckerFailed(_) | Answer::Transport(_)
         )
     {
         ev.reasons = reasons;

@@ -6,10 +6,7 @@
 //! from.
 
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
-use crate::diagnosis::case::{
-    self, AnswerOrigin, Case, CheckerFailure, ClockSource, HttpAnswer, Peer, ServerClock,
-    ServerFailure, TokenSent, TransportFailure, Witness,
-};
+use crate::diagnosis::case::{Case, ClockSource, Peer, ServerClock, TokenSent, Witness};
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
 use crate::token::{self, Token, TokenKind};
@@ -65,60 +62,9 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
     (diagnosis, token_check(&case))
 }
 
-/// The engine's answer for one piece of evidence.
-pub fn answer_of(ev: &Evidence) -> case::Answer {
-    match &ev.answer {
-        Answer::Http(h) => case::Answer::Http(HttpAnswer {
-            status: h.code.or(h.relay_code),
-            reason: h.reason.clone(),
-            message: h.message.clone(),
-            origin: match &h.not_kubernetes {
-                Some(why) => AnswerOrigin::Other(why.clone()),
-                None => AnswerOrigin::Unknown,
-            },
-            relay: h.relay.clone().filter(|_| h.own_code().is_none()),
-            verdict: h.verdict.clone(),
-            ..HttpAnswer::default()
-        }),
-        Answer::Rejected => case::Answer::Rejected,
-        Answer::Authenticated => {
-            case::Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
-        }
-        Answer::Transport {
-            cause,
-            also,
-            detail,
-        } => case::Answer::Transport(TransportFailure {
-            cause: *cause,
-            detail: detail.clone(),
-            also: also.clone(),
-        }),
-        Answer::CheckerFailed {
-            cause,
-            checker,
-            detail,
-            certain,
-        } => case::Answer::CheckerFailed(CheckerFailure {
-            cause: *cause,
-            checker: checker.clone(),
-            detail: detail.clone(),
-            certain: *certain,
-        }),
-        Answer::ServerFailed {
-            cause,
-            component,
-            detail,
-        } => case::Answer::ServerFailed(ServerFailure {
-            cause: *cause,
-            component,
-            detail: detail.clone(),
-        }),
-    }
-}
-
 /// The typed case for one event.
 fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
-    let answer = answer_of(ev);
+    let answer = ev.answer.clone();
     let mut notes = vec![Support::new(
         SupportKind::Context,
         format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt),
@@ -129,8 +75,8 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             .map(|n| Support::new(SupportKind::Context, n.clone())),
     );
     if let Answer::Http(h) = &ev.answer
-        && let (Some(relay), Some(code)) = (&h.relay, h.relay_code)
-        && h.code.is_some_and(|c| c != code)
+        && let (Some(relay), Some(code)) = (&h.relay, h.relay_status)
+        && h.status.is_some_and(|c| c != code)
     {
         notes.push(Support::new(
             SupportKind::Context,

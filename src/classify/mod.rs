@@ -18,7 +18,6 @@ pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::artefact::HttpFacts;
 use crate::diagnosis::case::ReasonSource;
 use crate::diagnosis::extract::NearMiss;
 use crate::diagnosis::reasons::AuthReason;
@@ -29,49 +28,7 @@ use crate::window::Judgement;
 /// Where an evidence timestamp came from, and so whose clock it is.
 pub use crate::diagnosis::case::ClockSource as StampSource;
 
-/// What the request got.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
-    /// An HTTP answer; any part may be missing.
-    Http(HttpFacts),
-    /// An authenticator's own account of a rejected token: a 401 (its reasons
-    /// are in [`Evidence::reasons`]).
-    Rejected,
-    /// A TokenReview that authenticated the token.
-    Authenticated,
-    /// No HTTP answer: TLS, DNS, refused, timeout.
-    Transport {
-        cause: Cause,
-        also: Vec<Cause>,
-        detail: String,
-    },
-    /// A checker could not complete its own TokenReview.
-    CheckerFailed {
-        cause: Cause,
-        checker: Option<String>,
-        detail: String,
-        certain: bool,
-    },
-    /// A server logged that a part of its own setup failed.
-    ServerFailed {
-        cause: Cause,
-        component: &'static str,
-        detail: String,
-    },
-}
-
-impl Answer {
-    /// The HTTP status code, when known.
-    pub fn code(&self) -> Option<u16> {
-        match self {
-            Answer::Http(h) => h.implied_code(),
-            Answer::Rejected => Some(401),
-            _ => None,
-        }
-    }
-}
-
-pub use crate::diagnosis::case::{AuditFacts, BearerSeen, BindingKind, RequestInfo};
+pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
 /// One answer found in the input, with everything around it that speaks to it.
 #[derive(Debug, Clone)]
@@ -133,7 +90,7 @@ impl Evidence {
 
     /// The class of the answer.
     pub fn classification(&self) -> Classification {
-        case::answer_of(self).classification()
+        self.answer.classification()
     }
 }
 

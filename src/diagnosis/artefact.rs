@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::case::{AuditFacts, BearerSeen, BindingKind, RequestInfo};
+use super::case::{AuditFacts, BearerSeen, BindingKind, HttpAnswer, RequestInfo};
 use super::cause::Cause;
 use super::reasons::AuthReason;
 
@@ -119,7 +119,7 @@ pub enum Kind {
     /// An HTTP answer: a status line, a Status body, a client's error text.
     /// Any part may be missing (a client prints only the reason, a body has
     /// no code).
-    Http(HttpFacts),
+    Http(HttpAnswer),
     /// kube-apiserver's authentication error aggregate (or one of its
     /// messages alone): the reasons a token was rejected, and the program
     /// that passed them on (`None`: the authenticator itself).
@@ -200,89 +200,10 @@ pub struct ServiceVerdict {
     pub detail: String,
 }
 
-/// The parts of an HTTP answer a text shows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HttpFacts {
-    pub code: Option<u16>,
-    /// The Status `reason` (`Forbidden`) or the reason phrase.
-    pub reason: Option<String>,
-    /// The Status `message`, or the client's rendering of it.
-    pub message: Option<String>,
-    /// Who answered, when it was not kube-apiserver (a dashboard's own
-    /// error, a proxy); `None`: kube-apiserver or not known.
-    pub not_kubernetes: Option<String>,
-    /// Who relayed or wrapped the answer (Vault's `Code: 500. Errors:`, the
-    /// Dashboard's `Dashboard reported … (500):`), with its own status: that
-    /// status counts only when kube-apiserver's is not in the evidence.
-    pub relay: Option<String>,
-    pub relay_code: Option<u16>,
-    /// A service other than kube-apiserver that judged the token and said
-    /// why it refused it (a cloud's token exchange, Vault's role).
-    pub verdict: Option<ServiceVerdict>,
-    /// How strongly this artefact speaks for the answer it belongs to: the
-    /// client's own error line (3) over a status line (2) over a body or a
-    /// verbose log's request line (1). The strongest gives the answer's line.
-    pub weight: u8,
-}
-
-impl HttpFacts {
-    /// An answer with this status code.
-    pub fn code(code: u16, weight: u8) -> Self {
-        HttpFacts {
-            code: Some(code),
-            weight,
-            ..HttpFacts::default()
-        }
-    }
-
-    /// The code, or the one the Status reason implies, or the relay's.
-    pub fn implied_code(&self) -> Option<u16> {
-        self.code
-            .or_else(|| {
-                self.reason
-                    .as_deref()
-                    .and_then(crate::diagnosis::extract::status::code_for_reason)
-            })
-            .or(self.relay_code)
-    }
-
-    /// kube-apiserver's code, stated or implied by the reason (not a relay's).
-    pub fn own_code(&self) -> Option<u16> {
-        self.code.or_else(|| {
-            self.reason
-                .as_deref()
-                .and_then(crate::diagnosis::extract::status::code_for_reason)
-        })
-    }
-
-    /// Takes in another view of the same answer: the stronger artefact's
-    /// values first, the other's where it has none.
-    pub fn absorb(&mut self, other: HttpFacts) {
-        let (mut base, extra) = if other.weight > self.weight {
-            (other, std::mem::take(self))
-        } else {
-            (std::mem::take(self), other)
-        };
-        base.code = base.code.or(extra.code);
-        base.reason = base.reason.or(extra.reason);
-        base.message = match (base.message, extra.message) {
-            // A message that names more wins over a bare reason word.
-            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => Some(b),
-            (Some(a), _) => Some(a),
-            (None, b) => b,
-        };
-        base.not_kubernetes = base.not_kubernetes.or(extra.not_kubernetes);
-        base.relay = base.relay.or(extra.relay);
-        base.relay_code = base.relay_code.or(extra.relay_code);
-        base.verdict = base.verdict.or(extra.verdict);
-        *self = base;
-    }
-}
-
 /// An audit event, read (audit.k8s.io/v1 `Event`, or its annotations alone).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AuditAnswer {
-    pub http: HttpFacts,
+    pub http: HttpAnswer,
     pub user: Option<String>,
     pub request: Option<RequestInfo>,
     pub facts: AuditFacts,

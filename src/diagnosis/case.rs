@@ -233,12 +233,14 @@ impl Answer {
     }
 }
 
-/// An HTTP answer, reduced to what the rules use.
+/// An HTTP answer, as far as the evidence shows it: any part may be missing
+/// (a client prints only the reason, a body has no code).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HttpAnswer {
-    /// The status code (a client may print only the reason).
+    /// The answering server's status code.
     pub status: Option<u16>,
-    /// `reason` of a Kubernetes Status body (`Forbidden`, `NotFound`…).
+    /// `reason` of a Kubernetes Status body (`Forbidden`, `NotFound`…), or
+    /// the reason phrase.
     pub reason: Option<String>,
     /// `message` of a Status body, or the client's rendering of it.
     pub message: Option<String>,
@@ -248,28 +250,83 @@ pub struct HttpAnswer {
     pub origin: AnswerOrigin,
     /// The request as shown (`POST selfsubjectreviews (authentication.k8s.io/v1)`).
     pub request_line: Option<String>,
-    /// A program that answered its own caller with this status (Vault, the
-    /// Dashboard) when kube-apiserver's own status is not in the evidence:
-    /// the status is that program's.
+    /// Who relayed or wrapped the answer (Vault's `Code: 500. Errors:`, the
+    /// Dashboard's `Dashboard reported … (500):`), with the status it gave
+    /// its own caller: that status counts only when kube-apiserver's is not
+    /// in the evidence.
     pub relay: Option<String>,
+    pub relay_status: Option<u16>,
     /// A service that judged the token itself said why it refused it.
     pub verdict: Option<crate::diagnosis::artefact::ServiceVerdict>,
+    /// How strongly the text that showed it speaks for the answer (for
+    /// assembling one answer from several views): the client's own error
+    /// line (3) over a status line (2) over a body or a verbose log's
+    /// request line (1).
+    pub weight: u8,
 }
 
 impl HttpAnswer {
-    /// The code, or the one the Status reason implies.
-    pub fn code(&self) -> Option<u16> {
-        self.status.or(match self.reason.as_deref() {
-            Some("Unauthorized") => Some(401),
-            Some("Forbidden") => Some(403),
-            Some("NotFound") => Some(404),
-            _ => None,
+    /// An answer with this status code, seen with this weight.
+    pub fn with_status(status: u16, weight: u8) -> Self {
+        HttpAnswer {
+            status: Some(status),
+            weight,
+            ..HttpAnswer::default()
+        }
+    }
+
+    /// kube-apiserver's code, stated or implied by the Status reason (not a
+    /// relay's).
+    pub fn own_code(&self) -> Option<u16> {
+        self.status.or_else(|| {
+            self.reason
+                .as_deref()
+                .and_then(crate::diagnosis::extract::status::code_for_reason)
         })
+    }
+
+    /// The code the answer stands for: the server's, else the relay's, else
+    /// the one the Status reason implies.
+    pub fn code(&self) -> Option<u16> {
+        self.status.or(self.relay_status).or_else(|| self.own_code())
+    }
+
+    /// The relay whose own status stands for the answer, when
+    /// kube-apiserver's is not in the evidence.
+    pub fn relay_only(&self) -> Option<&str> {
+        self.relay.as_deref().filter(|_| self.own_code().is_none())
     }
 
     /// Whether the answer is kube-apiserver's (or may be: not known otherwise).
     pub fn from_kubernetes(&self) -> bool {
         !matches!(self.origin, AnswerOrigin::Other(_))
+    }
+
+    /// Takes in another view of the same answer: the stronger view's values
+    /// first, the other's where it has none.
+    pub fn absorb(&mut self, other: HttpAnswer) {
+        let (mut base, extra) = if other.weight > self.weight {
+            (other, std::mem::take(self))
+        } else {
+            (std::mem::take(self), other)
+        };
+        base.status = base.status.or(extra.status);
+        base.reason = base.reason.or(extra.reason);
+        base.message = match (base.message, extra.message) {
+            // A message that names more wins over a bare reason word.
+            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        if base.from_kubernetes() {
+            base.origin = extra.origin;
+        }
+        base.location = base.location.or(extra.location);
+        base.request_line = base.request_line.or(extra.request_line);
+        base.relay = base.relay.or(extra.relay);
+        base.relay_status = base.relay_status.or(extra.relay_status);
+        base.verdict = base.verdict.or(extra.verdict);
+        *self = base;
     }
 }
 

@@ -297,9 +297,15 @@ fn reason(rest: &str) -> Option<String> {
     let r = r
         .trim_start_matches(['.', ':', ' '])
         .trim_end_matches(['.', ' ']);
+    // kube-rs prints `{message}: {reason} ({status:?})`: the Status's reason
+    // word, not an authorizer's.
+    let r = r.split(" (Status {").next().unwrap_or(r);
+    if r == "Forbidden" {
+        return None;
+    }
     let r = match r.strip_prefix('"').and_then(|q| q.strip_suffix('"')) {
         Some(quoted) => quoted.replace("\\\"", "\"").replace("\\n", "; "),
-        None => r.trim_matches('"').to_owned(),
+        None => r.to_owned(),
     };
     let r = r.trim();
     (!r.is_empty() && r.chars().any(char::is_alphanumeric)).then(|| r.to_owned())
@@ -339,6 +345,25 @@ fn slug(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_client_appends_after_the_sentence_is_no_reason() {
+        for text in [
+            // kube-rs: `{message}: {reason} ({status:?})`.
+            r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a": Forbidden (Status { code: 403 })"#,
+            // Node's print of the body, then the error again.
+            r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" at the cluster scope Error: pods is forbidden"#,
+            // logr's key/value pairs after the quoted message.
+            r#"x.y is forbidden: User "system:serviceaccount:a:b" cannot create resource "x" in API group "y" at the cluster scope" "key"="a/b""#,
+        ] {
+            assert_eq!(Forbidden::parse(text).unwrap().reason, None, "{text}");
+        }
+        let f = Forbidden::parse(
+            r#"pods is forbidden: User "u" cannot list resource "pods" in API group "" at the cluster scope: Unknown user "u""#,
+        )
+        .unwrap();
+        assert_eq!(f.reason.as_deref(), Some(r#"Unknown user "u""#));
+    }
 
     #[test]
     fn namespaced_resource() {

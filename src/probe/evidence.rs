@@ -286,8 +286,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         location: answer.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
-        relay: None,
-        verdict: None,
+        ..HttpAnswer::default()
     })
 }
 

@@ -14,7 +14,8 @@
 use chrono::DateTime;
 use serde_json::Value;
 
-use super::super::artefact::{AuditAnswer, HttpFacts, Stamp};
+use super::super::artefact::{AuditAnswer, Stamp};
+use super::super::case::HttpAnswer;
 use super::super::case::{ClockSource, RequestInfo};
 use super::url::request_from_url;
 
@@ -70,12 +71,12 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
         code.map_or("?".to_owned(), |c| c.to_string())
     );
     let mut a = AuditAnswer {
-        http: HttpFacts {
-            code,
+        http: HttpAnswer {
+            status: code,
             reason: s("/responseStatus/reason"),
             message: s("/responseStatus/message"),
             weight: 3,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         },
         user: s("/user/username").filter(|u| !u.is_empty()),
         request: Some(request_of(v, verb.as_deref())),
@@ -166,15 +167,15 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
             _ => return None,
         }
     };
-    a.http = HttpFacts {
-        code: Some(code),
+    a.http = HttpAnswer {
+        status: Some(code),
         message: inner
             .get("authorization.k8s.io/reason")
             .and_then(Value::as_str)
             .filter(|r| !r.is_empty())
             .map(str::to_owned),
         weight: 2,
-        ..HttpFacts::default()
+        ..HttpAnswer::default()
     };
     a.notes
         .push("an audit event's annotations alone: the decision stands for the answer".to_owned());
@@ -226,9 +227,9 @@ mod tests {
         )
         .unwrap();
         assert!(is_annotations(&v));
-        assert_eq!(answer(&v).unwrap().0.http.code, Some(403));
+        assert_eq!(answer(&v).unwrap().0.http.status, Some(403));
         let v: Value = serde_json::from_str(r#"{"annotations":{"authentication.k8s.io/legacy-token-invalidated":"old-token/shop"}}"#).unwrap();
-        assert_eq!(answer(&v).unwrap().0.http.code, Some(401));
+        assert_eq!(answer(&v).unwrap().0.http.status, Some(401));
         let v: Value = serde_json::from_str(r#"{"app":"x"}"#).unwrap();
         assert!(!is_annotations(&v));
     }

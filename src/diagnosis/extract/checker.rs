@@ -7,7 +7,7 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::artefact::HttpFacts;
+use super::super::case::HttpAnswer;
 use super::super::cause::Cause;
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
@@ -26,7 +26,7 @@ pub struct Failure {
 pub struct Found {
     pub failure: Option<Failure>,
     /// The status the checker answered its own caller with, and its message.
-    pub http: Option<HttpFacts>,
+    pub http: Option<HttpAnswer>,
     /// The checker's own check of the token's claims.
     pub reasons: Vec<AuthReason>,
     /// The checker's request (Vault's `URL: PUT …`).
@@ -71,11 +71,11 @@ pub fn find(line: &str) -> Option<Found> {
         && let Some(code) = rest.get(..3).and_then(|c| c.parse::<u16>().ok())
         && rest[3..].starts_with(". Errors")
     {
-        found.http = Some(HttpFacts {
+        found.http = Some(HttpAnswer {
             relay: Some("Vault".to_owned()),
-            relay_code: Some(code),
+            relay_status: Some(code),
             weight: 2,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         });
         return Some(found);
     }
@@ -90,10 +90,10 @@ pub fn find(line: &str) -> Option<Found> {
         if t.contains(needle) {
             found.reasons = parse_auth_error(reason);
             // Vault's own check: it answered its caller, not kube-apiserver.
-            found.http = Some(HttpFacts {
+            found.http = Some(HttpAnswer {
                 relay: Some("Vault".to_owned()),
                 weight: 0,
-                ..HttpFacts::default()
+                ..HttpAnswer::default()
             });
             return Some(found);
         }
@@ -106,11 +106,11 @@ pub fn find(line: &str) -> Option<Found> {
                 | "service account name not authorized"
                 | "namespace not authorized"
         ) {
-            found.http = Some(HttpFacts {
+            found.http = Some(HttpAnswer {
                 message: Some(item.to_owned()),
                 relay: Some("Vault".to_owned()),
                 weight: 0,
-                ..HttpFacts::default()
+                ..HttpAnswer::default()
             });
             if item != "permission denied" {
                 found.note = Some(format!(
@@ -133,14 +133,14 @@ pub fn find(line: &str) -> Option<Found> {
     // The review was answered: `authenticated: false` with no error. The
     // caller's token was rejected, and kube-apiserver gave Vault no reason.
     if t.contains("lookup failed: service account jwt not valid") {
-        found.http = Some(HttpFacts {
-            code: Some(401),
+        found.http = Some(HttpAnswer {
+            status: Some(401),
             reason: Some("Unauthorized".to_owned()),
             message: Some(
                 "Vault's TokenReview: the token is not authenticated (no reason given)".to_owned(),
             ),
             weight: 1,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         });
         return Some(found);
     }
@@ -197,7 +197,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            find("Code: 500. Errors:").unwrap().http.unwrap().relay_code,
+            find("Code: 500. Errors:").unwrap().http.unwrap().relay_status,
             Some(500)
         );
         assert_eq!(
@@ -215,7 +215,7 @@ mod tests {
         .unwrap();
         assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
         let f = find("* lookup failed: service account jwt not valid").unwrap();
-        assert_eq!(f.http.unwrap().code, Some(401));
+        assert_eq!(f.http.unwrap().status, Some(401));
         let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
         assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
         let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();

@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::artefact::HttpFacts;
+use super::super::case::HttpAnswer;
 use super::super::case::{BearerSeen, RequestInfo};
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_code};
@@ -21,7 +21,7 @@ use super::url::{method_and_url, request_from_url};
 /// What a client line gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Found {
-    pub http: Option<HttpFacts>,
+    pub http: Option<HttpAnswer>,
     pub format: &'static str,
     pub note: Option<String>,
     pub bearer: Option<BearerSeen>,
@@ -87,11 +87,11 @@ pub fn find(line: &str) -> Option<Found> {
                 .get(..3)
                 .and_then(|c| c.parse::<u16>().ok())
         {
-            found.http = Some(HttpFacts {
+            found.http = Some(HttpAnswer {
                 relay: Some("the Kubernetes Dashboard".to_owned()),
-                relay_code: Some(code),
+                relay_status: Some(code),
                 weight: 3,
-                ..HttpFacts::default()
+                ..HttpAnswer::default()
             });
             return Some(found);
         }
@@ -100,20 +100,20 @@ pub fn find(line: &str) -> Option<Found> {
     // reason of the status above it: no answer of its own.
     if let Some(reason) = t.strip_prefix("Reason: ") {
         found.format = "python-kubernetes";
-        found.http = Some(HttpFacts {
+        found.http = Some(HttpAnswer {
             reason: Some(reason.trim().to_owned()),
             weight: 1,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         });
         return Some(found);
     }
-    let mut facts = HttpFacts::default();
+    let mut facts = HttpAnswer::default();
     // fabric8's stock texts carry the status.
     if t.contains("Unauthorized!") {
-        facts.code = Some(401);
+        facts.status = Some(401);
         facts.weight = 3;
     } else if t.contains("Forbidden!Configured service account") || t.contains("Forbidden! ") {
-        facts.code = Some(403);
+        facts.status = Some(403);
         facts.weight = 3;
     }
     if t.contains("Service account may have been revoked") || t.contains("Token may have expired!")
@@ -133,7 +133,7 @@ pub fn find(line: &str) -> Option<Found> {
         {
             let rest = &t[at + kind.len()..];
             let (reason, url) = rest.split_once(" for url: ").unwrap_or((rest, ""));
-            facts.code = Some(code);
+            facts.status = Some(code);
             facts.reason = Some(reason.trim().to_owned());
             facts.weight = 3;
             if !url.is_empty() {
@@ -144,10 +144,10 @@ pub fn find(line: &str) -> Option<Found> {
             }
         }
     }
-    if facts.code.is_none()
+    if facts.status.is_none()
         && let Some(code) = stated_code(t)
     {
-        facts.code = Some(code);
+        facts.status = Some(code);
         facts.weight = if t.contains("Exception") || t.contains("Error: (") {
             3
         } else {
@@ -155,11 +155,11 @@ pub fn find(line: &str) -> Option<Found> {
         };
     }
     if let Some((code, text)) = generic_text(t) {
-        facts.code = facts.code.or(Some(code));
+        facts.status = facts.status.or(Some(code));
         facts.message = Some(text.to_owned());
         facts.weight = facts.weight.max(2);
-    } else if facts.code.is_none() && ends_unauthorized(t) {
-        facts.code = Some(401);
+    } else if facts.status.is_none() && ends_unauthorized(t) {
+        facts.status = Some(401);
         facts.reason = Some("Unauthorized".to_owned());
         facts.message = Some("Unauthorized".to_owned());
         facts.weight = 2;
@@ -184,7 +184,7 @@ pub fn find(line: &str) -> Option<Found> {
     {
         found.request = Some(request_from_url(method, url));
     }
-    if facts != HttpFacts::default() {
+    if facts != HttpAnswer::default() {
         found.http = Some(facts);
     }
     (found.http.is_some()
@@ -259,13 +259,13 @@ mod tests {
         ] {
             let f = find(line).unwrap();
             assert_eq!(
-                (f.http.unwrap().implied_code(), f.format),
+                (f.http.unwrap().code(), f.format),
                 (Some(code), format),
                 "{line}"
             );
         }
         let f = find("Dashboard reported Internal Server Error (500):").unwrap();
-        assert_eq!(f.http.unwrap().relay_code, Some(500));
+        assert_eq!(f.http.unwrap().relay_status, Some(500));
         let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
         assert_eq!(f.bearer, Some(BearerSeen::NotInTrace));
         assert!(find("all pods are ready").is_none());

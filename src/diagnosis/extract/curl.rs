@@ -9,7 +9,8 @@
 //! on a `*` line is an answer only if no response follows before the next
 //! request (curl tries every address; one refused does not mean all were).
 
-use super::super::artefact::{HttpFacts, Kind};
+use super::super::artefact::Kind;
+use super::super::case::HttpAnswer;
 use super::super::case::BearerSeen;
 use super::super::cause::Cause;
 use super::status::status_line;
@@ -128,7 +129,7 @@ impl Curl {
                     out.push((number, Kind::Bearer(BearerSeen::Absent)));
                     self.request.bearer = Some(BearerSeen::Absent);
                 }
-                out.push((number, Kind::Http(HttpFacts::code(code, 2))));
+                out.push((number, Kind::Http(HttpAnswer::with_status(code, 2))));
                 if let Some(tls) = &self.tls {
                     out.push((
                         number,

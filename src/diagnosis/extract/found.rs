@@ -1,7 +1,8 @@
 //! What one segment of a line gave the [`Scanner`](super::Scanner) before it
 //! becomes artefacts: each extractor's hit with its provenance and weight.
 
-use crate::diagnosis::artefact::{HttpFacts, Kind, Provenance, SourceType, Stamp};
+use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
+use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::BindingKind;
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
@@ -22,7 +23,7 @@ pub(super) struct Found {
     pub(super) number: usize,
     pub(super) stamp: Option<Stamp>,
     pub(super) boundary: bool,
-    pub(super) http: Option<Hit<HttpFacts>>,
+    pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
     pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
     pub(super) checker: Option<(Cause, Option<&'static str>, String, bool)>,
@@ -69,7 +70,7 @@ impl Found {
 
     /// Another view of the segment's HTTP answer: merged, the strongest
     /// artefact naming the format.
-    pub(super) fn http(&mut self, facts: HttpFacts, source: SourceType, format: &'static str) {
+    pub(super) fn http(&mut self, facts: HttpAnswer, source: SourceType, format: &'static str) {
         let weight = facts.weight;
         match &mut self.http {
             Some(hit) => {

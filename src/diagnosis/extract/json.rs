@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::super::artefact::HttpFacts;
+use super::super::case::{AnswerOrigin, HttpAnswer};
 
 /// Largest object parsed (a Status body, an audit event or a log line is far
 /// smaller; a larger one is read leniently instead).
@@ -118,7 +118,7 @@ impl Balance {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Doc {
     /// A Kubernetes `Status` (or the Dashboard's `ErrStatus`).
-    Status(HttpFacts),
+    Status(HttpAnswer),
     /// A TokenReview with a status.
     Review {
         authenticated: bool,
@@ -177,7 +177,7 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                 if let Some(m) = facts.message.as_deref()
                     && m.starts_with("MSG_")
                 {
-                    facts.not_kubernetes = Some(format!(
+                    facts.origin = AnswerOrigin::Other(format!(
                         "the Kubernetes Dashboard answered with its own error ({m}), not kube-apiserver"
                     ));
                 }
@@ -214,15 +214,15 @@ fn is_text_field(key: &str) -> bool {
     )
 }
 
-fn status_of(obj: &serde_json::Map<String, Value>) -> HttpFacts {
+fn status_of(obj: &serde_json::Map<String, Value>) -> HttpAnswer {
     let s = |k: &str| {
         obj.get(k)
             .and_then(Value::as_str)
             .filter(|v| !v.is_empty())
             .map(str::to_owned)
     };
-    HttpFacts {
-        code: obj
+    HttpAnswer {
+        status: obj
             .get("code")
             .and_then(Value::as_u64)
             .and_then(|c| u16::try_from(c).ok())
@@ -230,7 +230,7 @@ fn status_of(obj: &serde_json::Map<String, Value>) -> HttpFacts {
         reason: s("reason"),
         message: s("message"),
         weight: 1,
-        ..HttpFacts::default()
+        ..HttpAnswer::default()
     }
 }
 
@@ -299,7 +299,7 @@ pub fn interesting(text: &str) -> bool {
 /// A Status read leniently: a Python `repr` (`{'kind': 'Status', … 'code': 401}`),
 /// a Java dump (`Status(…, code=403, …, kind=Status, message=…, reason=…)`),
 /// JSON cut short or escaped. `None` without a `kind` of `Status`.
-pub fn lenient_status(text: &str) -> Option<HttpFacts> {
+pub fn lenient_status(text: &str) -> Option<HttpAnswer> {
     const MARKERS: &[&str] = &[
         "'kind': 'Status'",
         "kind=Status",
@@ -326,12 +326,12 @@ pub fn lenient_status(text: &str) -> Option<HttpFacts> {
         .filter(|c| (100..=599).contains(c));
     let reason = field(window, "reason");
     let message = field(window, "message");
-    Some(HttpFacts {
-        code,
+    Some(HttpAnswer {
+        status: code,
         reason,
         message,
         weight: 1,
-        ..HttpFacts::default()
+        ..HttpAnswer::default()
     })
 }
 
@@ -411,8 +411,8 @@ mod tests {
         let mut docs = Vec::new();
         documents(&v, &mut docs);
         let Doc::Status(f) = &docs[0] else { panic!() };
-        assert_eq!(f.code, Some(401));
-        assert!(f.not_kubernetes.is_some());
+        assert_eq!(f.status, Some(401));
+        assert!(!f.from_kubernetes());
         // An audit EventList is its events, not one event.
         let v = parse(r#"{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a"},{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"b"}]}"#).unwrap();
         let mut docs = Vec::new();
@@ -421,11 +421,11 @@ mod tests {
         assert!(docs.iter().all(|d| matches!(d, Doc::Audit(_))));
         let f = lenient_status("HTTP response body: {'kind': 'Status', 'apiVersion': 'v1', 'code': 401, 'reason': 'Unauthorized'").unwrap();
         assert_eq!(
-            (f.code, f.reason.as_deref()),
+            (f.status, f.reason.as_deref()),
             (Some(401), Some("Unauthorized"))
         );
         let f = lenient_status("Received status: Status(apiVersion=v1, code=403, details=null, kind=Status, message=pods is forbidden: User \"a\" cannot list, metadata=ListMeta(), reason=Forbidden, status=Failure)").unwrap();
-        assert_eq!(f.code, Some(403));
+        assert_eq!(f.status, Some(403));
         assert_eq!(
             f.message.as_deref(),
             Some("pods is forbidden: User \"a\" cannot list")

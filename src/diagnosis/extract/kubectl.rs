@@ -9,7 +9,7 @@
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! apimachinery `StatusError`.
 
-use super::super::artefact::HttpFacts;
+use super::super::case::HttpAnswer;
 use super::super::case::RequestInfo;
 use super::status::code_for_reason;
 use super::url::{not_found, request_from_url};
@@ -17,7 +17,7 @@ use super::url::{not_found, request_from_url};
 /// What a kubectl line gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Found {
-    pub http: Option<HttpFacts>,
+    pub http: Option<HttpAnswer>,
     /// `Unable to connect to the server: …`: the text after it.
     pub transport: Option<String>,
     pub request: Option<RequestInfo>,
@@ -42,12 +42,12 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
                     .to_owned(),
             );
         }
-        found.http = Some(HttpFacts {
-            code: Some(401),
+        found.http = Some(HttpAnswer {
+            status: Some(401),
             reason: Some("Unauthorized".to_owned()),
             message: Some(message.to_owned()),
             weight: 3,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         });
         return Some(found);
     }
@@ -62,25 +62,25 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         let (message, hint) = split_hint(message.trim());
         found.request = hint;
         let message = strip_operation(message);
-        let mut facts = HttpFacts {
-            code: reason.and_then(code_for_reason),
+        let mut facts = HttpAnswer {
+            status: reason.and_then(code_for_reason),
             reason: reason.map(str::to_owned),
             message: Some(message.to_owned()),
             weight: 3,
-            ..HttpFacts::default()
+            ..HttpAnswer::default()
         };
         // Old kubectl prints no reason: the message shows it.
         if reason.is_none() {
             if not_found(message).is_some() {
-                facts.code = Some(404);
+                facts.status = Some(404);
                 facts.reason = Some("NotFound".to_owned());
             } else if message.contains(" is forbidden: ") || message.contains("forbidden: User \"")
             {
-                facts.code = Some(403);
+                facts.status = Some(403);
                 facts.reason = Some("Forbidden".to_owned());
             }
         }
-        if facts.code == Some(404) && found.request.is_none() {
+        if facts.status == Some(404) && found.request.is_none() {
             found.request = super::url::not_found_request(message);
         }
         found.http = Some(facts);
@@ -105,7 +105,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
     {
         found.verbose = true;
         found.request = Some(request_from_url(Some(method), url));
-        found.http = Some(HttpFacts::code(code, 1));
+        found.http = Some(HttpAnswer::with_status(code, 1));
         return Some(found);
     }
     None
@@ -183,13 +183,13 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(f.http.unwrap().code, Some(401));
+        assert_eq!(f.http.unwrap().status, Some(401));
         let f = find(
             r#"Error from server (NotFound): pods "web-0" not found"#,
             None,
         )
         .unwrap();
-        assert_eq!(f.http.unwrap().code, Some(404));
+        assert_eq!(f.http.unwrap().status, Some(404));
         assert_eq!(f.request.unwrap().name.as_deref(), Some("web-0"));
         let f = find("Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)", None).unwrap();
         let r = f.request.unwrap();
@@ -202,13 +202,13 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!(f.http.unwrap().code, Some(404));
+        assert_eq!(f.http.unwrap().status, Some(404));
         let f = find(r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#, None).unwrap();
         let h = f.http.unwrap();
-        assert_eq!(h.code, Some(403));
+        assert_eq!(h.status, Some(403));
         assert!(h.message.unwrap().starts_with("pods \"m\" is forbidden"));
         let f = find("Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)", None).unwrap();
-        assert_eq!(f.http.unwrap().code, Some(401));
+        assert_eq!(f.http.unwrap().status, Some(401));
         assert!(
             find(
                 "Unable to connect to the server: dial tcp: i/o timeout",
@@ -227,7 +227,7 @@ mod tests {
         )
         .unwrap();
         assert!(f.verbose);
-        assert_eq!(f.http.unwrap().code, Some(401));
+        assert_eq!(f.http.unwrap().status, Some(401));
         assert!(find("all good", None).is_none());
     }
 }

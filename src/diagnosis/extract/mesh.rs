@@ -10,7 +10,7 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::artefact::HttpFacts;
+use super::super::case::HttpAnswer;
 use super::super::cause::Cause;
 use super::checker::{Failure, Found};
 use super::needles::Needles;
@@ -48,14 +48,14 @@ pub fn find(line: &str) -> Option<Found> {
     if let Some(i) = NOT_AUTHENTICATED_NEEDLES.first(t) {
         let who = NOT_AUTHENTICATED[i].1;
         return Some(Found {
-            http: Some(HttpFacts {
-                code: Some(401),
+            http: Some(HttpAnswer {
+                status: Some(401),
                 reason: Some("Unauthorized".to_owned()),
                 message: Some(format!(
                     "{who}'s TokenReview: the sidecar's token is not authenticated (kube-apiserver gave the mesh no reason)"
                 )),
                 weight: 1,
-                ..HttpFacts::default()
+                ..HttpAnswer::default()
             }),
             note: Some(format!(
                 "{who} reviewed the sidecar's ServiceAccount token and kube-apiserver rejected it; its own log line \"Unable to authenticate the request\" at that instant says why (an expired or unbound projected token, a deleted pod or ServiceAccount, a key the server no longer has)"
@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn reviews_that_rejected_the_sidecar_token() {
         let f = find(r#"2021-09-09T09:13:00Z error ads Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster "Kubernetes": the token is not authenticated"#).unwrap();
-        assert_eq!(f.http.unwrap().code, Some(401));
+        assert_eq!(f.http.unwrap().status, Some(401));
         let f = find(r#"[ 3.1s] WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#).unwrap();
         assert!(f.note.unwrap().contains("Linkerd identity"));
     }

@@ -43,7 +43,8 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::artefact::{Artefact, HttpFacts, Kind, Provenance, SourceType, Stamp};
+use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
+use super::case::HttpAnswer;
 use super::case::{BearerSeen, ClockSource};
 use super::cause::Cause;
 pub use excerpt::{excerpt, redact_tokens};
@@ -328,11 +329,11 @@ impl<'a> Scanner<'a> {
         if let Some(v) = exchange::find(text) {
             // A body: the status, when shown, is on the client's own line.
             found.http(
-                HttpFacts {
+                HttpAnswer {
                     relay: Some(v.service.to_owned()),
                     verdict: Some(v),
                     weight: 1,
-                    ..HttpFacts::default()
+                    ..HttpAnswer::default()
                 },
                 SourceType::ClientError,
                 clients::label(text),
@@ -607,19 +608,19 @@ impl<'a> Scanner<'a> {
             if r.tokenreviews {
                 found.review_refused(checker::name(line), r.message);
             } else {
-                let facts = HttpFacts {
-                    code: r.code,
+                let facts = HttpAnswer {
+                    status: r.code,
                     reason: (r.code == Some(403)).then(|| "Forbidden".to_owned()),
                     message: Some(r.message),
                     weight: 1,
-                    ..HttpFacts::default()
+                    ..HttpAnswer::default()
                 };
                 found.http(facts, SourceType::ClientError, clients::label(line));
             }
         }
         if let Some((method, path, code)) = status::httplog(line) {
             found.http(
-                HttpFacts::code(code, 2),
+                HttpAnswer::with_status(code, 2),
                 SourceType::ApiserverLog,
                 "httplog",
             );
@@ -631,12 +632,12 @@ impl<'a> Scanner<'a> {
             ));
         } else if let Some((code, _)) = status::status_line(line) {
             found.http(
-                HttpFacts::code(code, 2),
+                HttpAnswer::with_status(code, 2),
                 SourceType::Status,
                 "http-response",
             );
         } else if let Some(code) = status::bare_code(line) {
-            found.http(HttpFacts::code(code, 2), SourceType::Status, "status-code");
+            found.http(HttpAnswer::with_status(code, 2), SourceType::Status, "status-code");
         } else if let Some((name, value)) = line.trim().split_once(':')
             && name.eq_ignore_ascii_case("audit-id")
         {

@@ -1,35 +1,70 @@
 //! Many wordings, one scan: which of a list of needles occur in a line.
 //! The extractors look for dozens of wordings in every line of a log; one
 //! Aho-Corasick pass replaces a substring search per wording.
+//!
+//! [`Needles::words`] lists wordings that start a word: a needle that begins
+//! with a letter or digit does not match inside another word (Node's
+//! `ENOTFOUND` is not in Ruby's `ResourceNotFoundError`), and may end inside
+//! one (`ConnectTimeout` in `ConnectTimeoutError`). [`Needles::new`] lists
+//! fragments that may stand anywhere (`Exception: (` ends a class name).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 /// A list of needles searched at once.
-pub struct Needles(AhoCorasick);
+pub struct Needles(AhoCorasick, Vec<bool>);
 
 impl Needles {
     /// `ignore_case`: ASCII letters match either case.
     pub fn new<'a>(words: impl IntoIterator<Item = &'a str>, ignore_case: bool) -> Self {
+        Needles::build(words, ignore_case, false)
+    }
+
+    /// Needles that each start a word (see the module header).
+    pub fn words<'a>(words: impl IntoIterator<Item = &'a str>, ignore_case: bool) -> Self {
+        Needles::build(words, ignore_case, true)
+    }
+
+    fn build<'a>(
+        words: impl IntoIterator<Item = &'a str>,
+        ignore_case: bool,
+        start_words: bool,
+    ) -> Self {
+        let words: Vec<&str> = words.into_iter().collect();
+        let starts_word = words
+            .iter()
+            .map(|w| start_words && w.starts_with(|c: char| c.is_ascii_alphanumeric()))
+            .collect();
         Needles(
             AhoCorasickBuilder::new()
                 .match_kind(MatchKind::Standard)
                 .ascii_case_insensitive(ignore_case)
                 .build(words)
                 .expect("a few short needles always build"),
+            starts_word,
         )
+    }
+
+    /// The needles that occur in `text` at the start of a word, by index.
+    fn found<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+        self.0.find_overlapping_iter(text).filter_map(move |m| {
+            let index = m.pattern().as_usize();
+            let inside_word = self.1[index]
+                && text[..m.start()]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric());
+            (!inside_word).then_some(index)
+        })
     }
 
     /// Whether any needle occurs in `text`.
     pub fn any(&self, text: &str) -> bool {
-        self.0.is_match(text)
+        self.found(text).next().is_some()
     }
 
     /// The first needle in list order that occurs in `text` (by its index).
     pub fn first(&self, text: &str) -> Option<usize> {
-        self.0
-            .find_overlapping_iter(text)
-            .map(|m| m.pattern().as_usize())
-            .min()
+        self.found(text).min()
     }
 }
 
@@ -44,5 +79,13 @@ mod tests {
         assert_eq!(n.first("remote error: tls: bad"), Some(1));
         assert_eq!(n.first("fine"), None);
         assert!(n.any("x TIMED OUT"));
+    }
+
+    #[test]
+    fn a_wording_starts_a_word_and_may_end_inside_one() {
+        let n = Needles::words(["enotfound", "connecttimeout"], true);
+        assert_eq!(n.first("Kubeclient::ResourceNotFoundError"), None);
+        assert_eq!(n.first("getaddrinfo ENOTFOUND kubernetes"), Some(0));
+        assert_eq!(n.first("urllib3 ConnectTimeoutError(...)"), Some(1));
     }
 }

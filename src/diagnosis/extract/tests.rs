@@ -55,7 +55,7 @@ fn a_pretty_status_after_a_prompt() {
     let Kind::Http(h) = &http[0].1 else {
         unreachable!()
     };
-    assert_eq!(h.code, Some(403));
+    assert_eq!(h.status, Some(403));
     // The command glued after the closing brace starts the next request.
     assert!(
         k.iter()
@@ -73,7 +73,7 @@ fn escaped_and_wrapped_and_dumped() {
     let Some((_, Kind::Http(h))) = k.first() else {
         panic!("{k:?}")
     };
-    assert_eq!(h.code, Some(403));
+    assert_eq!(h.status, Some(403));
     assert!(
         h.message
             .as_deref()

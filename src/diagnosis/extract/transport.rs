@@ -29,6 +29,9 @@ const RULES: &[(Cause, &[&str])] = &[
             "no subject alternative dns name matching",
             "doesn't match any of the subject alternative names",
             "does not match certificate's altnames",
+            // rustls (kube-rs and other Rust clients).
+            "invalid peer certificate: NotValidForName",
+            "certificate not valid for name",
         ],
     ),
     (
@@ -38,6 +41,8 @@ const RULES: &[(Cause, &[&str])] = &[
             "certificate is not yet valid",
             "certificateexpiredexception",
             "certificatenotyetvalidexception",
+            "invalid peer certificate: Expired",
+            "invalid peer certificate: NotValidYet",
         ],
     ),
     (
@@ -56,6 +61,7 @@ const RULES: &[(Cause, &[&str])] = &[
             "certificate_verify_failed",
             "ssl certificate problem",
             "failed to verify certificate",
+            "invalid peer certificate: UnknownIssuer",
         ],
     ),
     (
@@ -69,6 +75,7 @@ const RULES: &[(Cause, &[&str])] = &[
             "ssl_connect",
             "wrong version number",
             "curl: (35)",
+            "invalid peer certificate",
         ],
     ),
     (
@@ -140,10 +147,10 @@ static NEEDLES: LazyLock<(Needles, Vec<Cause>)> = LazyLock::new(|| {
         .iter()
         .flat_map(|(c, n)| n.iter().map(|_| *c))
         .collect();
-    (Needles::new(words, true), causes)
+    (Needles::words(words, true), causes)
 });
 static EXCLUDED: LazyLock<Needles> =
-    LazyLock::new(|| Needles::new(NOT_TRANSPORT.iter().copied(), true));
+    LazyLock::new(|| Needles::words(NOT_TRANSPORT.iter().copied(), true));
 
 /// The transport failure a line describes, if any. In a chain of exceptions
 /// on one line (urllib3's `… (Caused by SSLError(SSLCertVerificationError(…)))`,
