@@ -391,6 +391,7 @@ fn finding(
             (FindingKind::LegacyToken, format!("legacy-token|{user}|{s}"))
         }
     };
+    case.read_answer("the audit log");
     let diagnosis = diagnosis::diagnose(&case);
     Finding {
         kind,

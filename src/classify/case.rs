@@ -131,6 +131,9 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         degraded: Vec::new(),
         jwt_rejection: None,
         node_audience: None,
+        refusal: None,
+        onward: None,
+        not_found: None,
         leeway: ctx.leeway,
         notes,
         missing: ev.missing.clone(),
@@ -140,8 +143,7 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
     } else {
         "kube-apiserver said"
     };
-    case.jwt_rejection = case.jwt_rejection_in_reasons(from);
-    case.node_audience = case.node_audience_in_answer();
+    case.read_answer(from);
     case
 }
 

@@ -62,6 +62,14 @@ pub struct Case<'a> {
     /// NodeRestriction refused the kubelet a token for an audience (image
     /// pulls with ServiceAccount tokens, CSI drivers).
     pub node_audience: Option<NodeAudienceRefusal>,
+    /// What refused the request, read from the answer's message: an
+    /// authorizer (with the 403's parts), an admission plugin, quota.
+    pub refusal: Option<Denial>,
+    /// The server's own onward call (to an admission webhook, to a kubelet)
+    /// failed, as the answer's message states it: that failure's cause.
+    pub onward: Option<Cause>,
+    /// What a 404's message says is missing.
+    pub not_found: Option<NotFound>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,
     /// Facts noticed while reading the evidence, shown with the diagnosis.
@@ -113,58 +121,67 @@ impl Case<'_> {
             })
     }
 
-    /// A JWT authenticator's reason (`oidc: …`) among the server's reasons.
-    pub fn jwt_rejection_in_reasons(&self, from: &str) -> Option<JwtRejectionSeen> {
-        self.reasons.iter().find_map(|r| {
+    /// Reads once what the answer's message and the server's reasons say,
+    /// into the facts the rules read: a JWT authenticator's rejection (`from`
+    /// says who reported it), NodeRestriction's refusal of an audience, who
+    /// refused the request, the server's onward call that failed.
+    pub fn read_answer(&mut self, from: &str) {
+        if let Some(seen) = self.reasons.iter().find_map(|r| {
             Some(JwtRejectionSeen {
                 issuer: None,
                 rejection: r.jwt.clone()?,
                 from: from.to_owned(),
             })
-        })
-    }
-
-    /// NodeRestriction's refusal of a token audience, when the answer is its 403.
-    pub fn node_audience_in_answer(&self) -> Option<NodeAudienceRefusal> {
-        match &self.answer {
-            Answer::Http(h) if h.code() == Some(403) => {
-                NodeAudienceRefusal::parse(h.message.as_deref()?)
-            }
-            _ => None,
+        }) {
+            self.jwt_rejection = Some(seen);
+        }
+        // A checker's review refused by authorization names the checker.
+        if let Answer::CheckerFailed(failure) = &self.answer {
+            self.refusal = super::extract::denial::parse(&failure.detail);
+            return;
+        }
+        let Answer::Http(h) = &self.answer else {
+            return;
+        };
+        let Some(message) = h.message.as_deref() else {
+            return;
+        };
+        let code = h.code();
+        if code == Some(403) {
+            self.node_audience = NodeAudienceRefusal::parse(message);
+        }
+        if !matches!(code, Some(200..=299 | 401 | 404)) {
+            self.refusal = super::extract::denial::parse(message);
+        }
+        if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
+            self.onward = super::extract::transport::detect_line(message);
+        }
+        if code == Some(404) {
+            self.not_found = if super::extract::status::api_not_served(message) {
+                Some(NotFound::Api)
+            } else {
+                super::extract::url::not_found(message).map(|_| NotFound::Object)
+            };
         }
     }
 
-    /// The 403 message, parsed, when the answer is a kube-apiserver 403.
-    pub fn forbidden(&self) -> Option<Forbidden> {
-        match &self.answer {
-            Answer::Http(h) if h.code() == Some(403) => Forbidden::parse(h.message.as_deref()?),
+    /// The 403's parts, when an authorizer refused.
+    pub fn forbidden(&self) -> Option<&Forbidden> {
+        match &self.refusal {
+            Some(Denial::Authorizer { forbidden, .. }) => Some(forbidden),
             _ => None,
         }
     }
+}
 
-    /// What refused the request, from the answer's message: an authorizer, an
-    /// admission plugin, quota (whatever the status: a webhook answers 400,
-    /// old servers a 504, and some clients print no status).
-    pub fn denial(&self) -> Option<Denial> {
-        match &self.answer {
-            Answer::Http(h) if !matches!(h.code(), Some(200..=299 | 401 | 404)) => {
-                super::extract::denial::parse(h.message.as_deref()?)
-            }
-            _ => None,
-        }
-    }
-
-    /// A failure of the server's own onward call (to an admission webhook, to
-    /// a kubelet for exec or logs), as the answer's message states it: the
-    /// server answered, with an error about a connection of its own.
-    pub fn onward(&self) -> Option<Cause> {
-        match &self.answer {
-            Answer::Http(h) if !matches!(h.code(), Some(200..=299 | 401 | 403 | 404)) => {
-                super::extract::transport::detect_line(h.message.as_deref()?)
-            }
-            _ => None,
-        }
-    }
+/// What a 404's message says is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotFound {
+    /// `the server could not find the requested resource`: the server does
+    /// not serve the API (group, version or endpoint), no object is named.
+    Api,
+    /// `pods "x" not found`: a Status naming the object.
+    Object,
 }
 
 /// What the request got: an HTTP answer, an authenticator's account, or none.

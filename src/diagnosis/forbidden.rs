@@ -151,6 +151,11 @@ impl Forbidden {
         )
     }
 
+    /// The node, when the user is a kubelet (`system:node:NAME`).
+    pub fn node(&self) -> Option<&str> {
+        self.user.strip_prefix("system:node:")
+    }
+
     /// Whether no token reached the server.
     pub fn is_anonymous(&self) -> bool {
         self.user == ANONYMOUS

@@ -58,9 +58,12 @@ pub enum ReasonKind {
     ServiceAccountUidMismatch,
     /// `service account NS/NAME has been deleted`.
     ServiceAccountDeleted,
-    /// `service account token has been invalidated` (bound pod/Secret/node gone)
-    /// or `Token has been invalidated` (legacy Secret gone; ≤1.22 bound object gone).
+    /// `service account token has been invalidated` (1.23+: a bound pod,
+    /// Secret or node gone).
     TokenInvalidated,
+    /// `Token has been invalidated` (a legacy token's Secret gone; before
+    /// 1.23 any bound object gone).
+    TokenInvalidatedOldWording,
     /// `pod UID (LIVE) does not match service account pod ref claim (CLAIM)`.
     PodUidMismatch,
     /// `secret UID (LIVE) does not match service account secret ref claim (CLAIM)`.
@@ -76,8 +79,13 @@ pub enum ReasonKind {
     /// Legacy: a required claim is missing or `sub` is inconsistent.
     LegacyClaimInvalid,
     /// A client certificate that failed its validity check (the x509
-    /// authenticator): expired, or not yet valid on the server's clock.
+    /// authenticator), without saying which end: expired, or not yet valid
+    /// on the server's clock.
     ClientCertificateInvalid,
+    /// A client certificate past its notAfter on the server's clock.
+    ClientCertificateExpired,
+    /// A client certificate before its notBefore on the server's clock.
+    ClientCertificateNotYetValid,
     /// A client certificate not signed by a CA in `--client-ca-file`.
     ClientCertificateUntrusted,
     /// Before go-jose (≤1.5, dgrijalva/jwt-go): no key verifies the signature.
@@ -99,7 +107,7 @@ pub enum ReasonKind {
     Unrecognised,
 }
 
-string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, JwtAuthenticatorNotInitialized, JwtKeysUnreachable, JwtAuthenticatorRule, JwtAuthenticatorOther, Unrecognised);
+string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, TokenInvalidatedOldWording, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateExpired, ClientCertificateNotYetValid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, JwtAuthenticatorNotInitialized, JwtKeysUnreachable, JwtAuthenticatorRule, JwtAuthenticatorOther, Unrecognised);
 
 impl ReasonKind {
     /// Stable kebab-case name, as in JSON.
@@ -122,6 +130,7 @@ impl ReasonKind {
             ReasonKind::ServiceAccountUidMismatch => "service-account-uid-mismatch",
             ReasonKind::ServiceAccountDeleted => "service-account-deleted",
             ReasonKind::TokenInvalidated => "token-invalidated",
+            ReasonKind::TokenInvalidatedOldWording => "token-invalidated-old-wording",
             ReasonKind::PodUidMismatch => "pod-uid-mismatch",
             ReasonKind::SecretUidMismatch => "secret-uid-mismatch",
             ReasonKind::NodeUidMismatch => "node-uid-mismatch",
@@ -130,6 +139,8 @@ impl ReasonKind {
             ReasonKind::LegacyTokenMarkedInvalid => "legacy-token-marked-invalid",
             ReasonKind::LegacyClaimInvalid => "legacy-claim-invalid",
             ReasonKind::ClientCertificateInvalid => "client-certificate-invalid",
+            ReasonKind::ClientCertificateExpired => "client-certificate-expired",
+            ReasonKind::ClientCertificateNotYetValid => "client-certificate-not-yet-valid",
             ReasonKind::ClientCertificateUntrusted => "client-certificate-untrusted",
             ReasonKind::RsaVerification => "rsa-verification",
             ReasonKind::CheckerClaimInvalid => "checker-claim-invalid",
@@ -186,6 +197,17 @@ impl AuthReason {
     /// precedes every specific reason and adds nothing when one is present.
     pub fn is_generic(&self) -> bool {
         self.kind == ReasonKind::InvalidBearerToken
+    }
+
+    /// A failed signature in the wording of a server that tries every key
+    /// (before the 1.31 kid lookup; dgrijalva/jwt-go before go-jose): an
+    /// unknown kid and a bad signature read the same.
+    pub fn tries_every_key(&self) -> bool {
+        match self.kind {
+            ReasonKind::RsaVerification => true,
+            ReasonKind::CryptographicPrimitive => self.era.starts_with('≤'),
+            _ => false,
+        }
     }
 }
 
@@ -474,7 +496,7 @@ const PATTERNS: &[Pattern] = &[
         L("service account token has been invalidated"),
     ),
     p(
-        K::TokenInvalidated,
+        K::TokenInvalidatedOldWording,
         Cause::SecretDeleted,
         "≤1.22 for bound tokens, every version for legacy ones",
         L("Token has been invalidated"),
@@ -538,6 +560,19 @@ const PATTERNS: &[Pattern] = &[
     ),
     // The x509 client-certificate authenticator (k8s.io/apiserver
     // pkg/authentication/request/x509): Go's crypto/x509 verify errors.
+    // Go says which end with the times: `: current time X is after Y`.
+    p(
+        K::ClientCertificateExpired,
+        Cause::ClientCertificateExpired,
+        "all",
+        C(|t| cert_window(t, " is after ")),
+    ),
+    p(
+        K::ClientCertificateNotYetValid,
+        Cause::ClockSkew,
+        "all",
+        C(|t| cert_window(t, " is before ")),
+    ),
     p(
         K::ClientCertificateInvalid,
         Cause::ClientCertificateExpired,
@@ -877,6 +912,23 @@ fn node_uid(t: &str) -> Option<(Extent, ReasonValues)> {
 }
 
 /// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
+/// `x509: certificate has expired or is not yet valid: current time X is
+/// after Y` (or `is before`), with `which` the words between the times.
+fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
+    let times =
+        text.strip_prefix("x509: certificate has expired or is not yet valid: current time ")?;
+    let end = times.find(", ").unwrap_or(times.len());
+    times[..end].contains(which).then(|| {
+        (
+            Extent::ToBoundary,
+            ReasonValues {
+                detail: Some(times[..end].to_owned()),
+                ..ReasonValues::default()
+            },
+        )
+    })
+}
+
 fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
     Some((

@@ -94,5 +94,12 @@ pub fn verdict(d: &Diagnosis) -> (Cause, Confidence) {
 
 /// Diagnoses and returns (cause, confidence).
 pub fn run(case: &Case<'_>) -> (Cause, Confidence) {
-    verdict(&diagnose(case))
+    verdict(&diagnosed(case))
+}
+
+/// Diagnoses, after reading the answer as every caller of the engine does.
+pub fn diagnosed(case: &Case<'_>) -> Diagnosis {
+    let mut case = case.clone();
+    case.read_answer("kube-apiserver said");
+    diagnose(&case)
 }

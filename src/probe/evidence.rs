@@ -213,13 +213,14 @@ pub fn case<'t>(
         degraded: extras.degraded,
         jwt_rejection: None,
         node_audience: None,
+        refusal: None,
+        onward: None,
+        not_found: None,
         leeway,
         notes: Vec::new(),
         missing: Vec::new(),
     };
-    case.jwt_rejection =
-        case.jwt_rejection_in_reasons(&format!("TokenReview on {}", observation.url));
-    case.node_audience = case.node_audience_in_answer();
+    case.read_answer(&format!("TokenReview on {}", observation.url));
     case
 }
 

@@ -148,7 +148,13 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
         Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
     ) {
         for w in reasons::wordings()
-            .filter(|w| w.kind == reasons::ReasonKind::TokenInvalidated && w.cause != cause)
+            .filter(|w| {
+                matches!(
+                    w.kind,
+                    reasons::ReasonKind::TokenInvalidated
+                        | reasons::ReasonKind::TokenInvalidatedOldWording
+                ) && w.cause != cause
+            })
         {
             out.push(WordingJson {
                 text: w.text,

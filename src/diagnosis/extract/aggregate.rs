@@ -266,7 +266,7 @@ mod tests {
     fn passed_on_or_alone() {
         let f = bracketed("login unauthorized due to: lookup failed: [invalid bearer token, Token has been invalidated]").unwrap();
         assert_eq!(f.from, Some("Vault"));
-        assert_eq!(f.reasons[1].kind, ReasonKind::TokenInvalidated);
+        assert_eq!(f.reasons[1].kind, ReasonKind::TokenInvalidatedOldWording);
         let f = alone("    Token is invalid: square/go-jose: error in cryptographic primitive")
             .unwrap();
         assert_eq!(f.reasons[0].kind, ReasonKind::CryptographicPrimitive);

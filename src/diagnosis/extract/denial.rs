@@ -59,6 +59,9 @@ pub enum Authorizer {
     /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`,
     /// 1.5's `rules not allow`, OpenShift's RBAC).
     Rbac(String),
+    /// RBAC's reason that a binding names a role that is not there
+    /// (`RBAC: role.rbac.authorization.k8s.io "x" not found`).
+    RoleMissing(String),
     /// The Node authorizer (`no relationship found between node …`, `no path found to object`).
     Node(String),
     /// Another authorizer that had no opinion before RBAC refused (GKE's
@@ -134,7 +137,12 @@ pub fn parse(message: &str) -> Option<Denial> {
                             Authorizer::Other(r.to_owned())
                         }
                     },
-                    |(_, by)| by(r.to_owned()),
+                    |(_, by)| match by(r.to_owned()) {
+                        Authorizer::Rbac(r) if r.ends_with("\" not found") => {
+                            Authorizer::RoleMissing(r)
+                        }
+                        by => by,
+                    },
                 ),
         };
         return Some(Denial::Authorizer { forbidden, by });

@@ -239,6 +239,12 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
         .map(|(_, code, text)| (*code, *text))
 }
 
+/// Whether a 404's message is client-go's text for a 404 without a Status
+/// naming an object: the server does not serve the API.
+pub fn api_not_served(message: &str) -> bool {
+    message.contains("the server could not find the requested resource")
+}
+
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,
 /// `msg=Unauthorized`, `Error: Unauthorized`, `"Unauthorized\n"`), or alone.
 pub fn ends_unauthorized(line: &str) -> bool {

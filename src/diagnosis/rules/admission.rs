@@ -45,7 +45,7 @@ the pod, by a controller or by you.",
 };
 
 fn sa_names(case: &Case<'_>) -> (Option<String>, Option<String>, bool) {
-    match case.denial() {
+    match case.refusal.clone() {
         Some(Denial::ServiceAccount {
             namespace,
             name,
@@ -213,7 +213,7 @@ Authentication and RBAC had already allowed the request.",
 };
 
 fn webhook_name(case: &Case<'_>) -> Option<String> {
-    match case.denial() {
+    match case.refusal.clone() {
         Some(Denial::Webhook { webhook, .. }) => Some(webhook),
         _ => None,
     }
@@ -298,7 +298,9 @@ fn admission_fix(_: &Case<'_>) -> Vec<NextStep> {
 /// Admission and quota refusals, whatever the status (a webhook's 400, an old
 /// ServerTimeout, kubectl's `Error from server:` without one).
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
-    let Some(denial) = case.denial() else { return };
+    let Some(denial) = case.refusal.clone() else {
+        return;
+    };
     // A refused token audience has its own cause (`rules::image_pull`).
     if matches!(denial, Denial::NodeRestriction { .. }) && case.node_audience.is_some() {
         return;

@@ -147,23 +147,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             f.add(Cause::TokenNotSent, Basis::Said, support);
         }
         C::Unauthorized if case.reasons.is_empty() => {
-            if let Answer::Http(h) = &case.answer
-                && let Some(m) = h
-                    .message
-                    .as_deref()
-                    .filter(|m| m.contains("no credentials provided"))
-            {
-                f.add(
-                    Cause::TokenNotSent,
-                    Basis::Said,
-                    vec![Support::new(
-                        SupportKind::Audit,
-                        format!(
-                            "audit: \"{m}\": the request carried no credentials and anonymous access is off"
-                        ),
-                    )],
-                );
-            }
             match &case.bearer {
                 // The request's own lines (curl -v, the command line) show
                 // every header it carried.
@@ -226,7 +209,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
         C::Forbidden => {
             let user = case
                 .forbidden()
-                .map(|d| d.user)
+                .map(|d| d.user.clone())
                 .or_else(|| case.user.clone());
             let mut support: Vec<Support> = shown().into_iter().collect();
             support.push(Support::new(
@@ -267,11 +250,6 @@ mod tests {
             c.bearer = Some(bearer);
             assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::High));
         }
-        let c = case(
-            http(401, Some("Authentication failed: no credentials provided")),
-            None,
-        );
-        assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::High));
         // A plain 401 says nothing about the header.
         let c = case(http(401, None), None);
         assert_eq!(run(&c).0, Cause::Unknown);

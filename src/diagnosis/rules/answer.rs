@@ -6,7 +6,7 @@
 
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::case::{Answer, Case, NotFound};
 use crate::diagnosis::cause::{CauseDef, no_steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
@@ -326,14 +326,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ],
             );
         }
-        Answer::Http(h) if h.relay.is_some() && !f.any_at_least(Confidence::Medium) => {
+        Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
             // A checker's own status: not kube-apiserver's answer.
-            let relay = h.relay.as_deref().unwrap_or("a relay");
+            let relay = h.relay_only().unwrap_or("a relay");
             let mut support = vec![Support::new(
                 SupportKind::Answer,
                 format!(
                     "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
-                    h.status.map_or("an error".to_owned(), |c| format!("HTTP {c}")),
+                    h.code().map_or("an error".to_owned(), |c| format!("HTTP {c}")),
                     h.message
                         .as_deref()
                         .map(|m| format!(" \"{m}\""))
@@ -346,7 +346,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ));
             f.add(Cause::Unknown, Basis::Inferred, support);
         }
-        Answer::Http(h) if h.relay.is_some() => {}
+        Answer::Http(h) if h.relay_only().is_some() => {}
         Answer::Http(h) => match h.code() {
             Some(200..=299) => f.add(
                 Cause::None,
@@ -359,7 +359,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     },
                 )],
             ),
-            Some(404) => not_found(case, h, f),
+            Some(404) => not_found(case, f),
             Some(code @ 300..=399) => f.add(
                 Cause::Redirected,
                 Basis::Said,
@@ -422,16 +422,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 }
 
 /// A 404: a missing object, or an API the server does not serve.
-fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Findings) {
-    let generic = h
-        .message
-        .as_deref()
-        .is_some_and(|m| m.contains("the server could not find the requested resource"));
-    let named = h
-        .message
-        .as_deref()
-        .and_then(crate::diagnosis::extract::url::not_found)
-        .is_some();
+fn not_found(case: &Case<'_>, f: &mut Findings) {
+    let generic = case.not_found == Some(NotFound::Api);
+    let named = case.not_found == Some(NotFound::Object);
     let create = case.request.as_ref().is_some_and(|r| {
         r.verb.as_deref() == Some("create") && r.name.is_none() && r.path.is_none()
     });
@@ -483,7 +476,7 @@ fn not_found(case: &Case<'_>, h: &crate::diagnosis::case::HttpAnswer, f: &mut Fi
 /// The server answered with an error about its own onward call (to an
 /// admission webhook, to a kubelet): that call's failure is the cause.
 fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
-    let Some(cause) = case.onward() else {
+    let Some(cause) = case.onward else {
         return false;
     };
     f.add(

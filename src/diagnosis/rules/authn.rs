@@ -120,15 +120,16 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             f.add(Cause::KeyMismatch, confidence, support);
             continue;
         }
-        if r.kind == ReasonKind::TokenInvalidated {
+        if matches!(
+            r.kind,
+            ReasonKind::TokenInvalidated | ReasonKind::TokenInvalidatedOldWording
+        ) {
             invalidated(r, case, f, support, confidence);
             continue;
         }
         // Before 1.31 (and before go-jose) every key was tried: an unknown kid
         // and a bad signature read the same.
-        let old_signature = (r.kind == ReasonKind::CryptographicPrimitive
-            && r.era.starts_with('≤'))
-            || r.kind == ReasonKind::RsaVerification;
+        let old_signature = r.tries_every_key();
         if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
             support.push(Support::new(
                 SupportKind::ServerReason,
@@ -156,7 +157,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             );
             continue;
         }
-        if r.kind == ReasonKind::ClientCertificateInvalid {
+        if matches!(
+            r.kind,
+            ReasonKind::ClientCertificateInvalid
+                | ReasonKind::ClientCertificateExpired
+                | ReasonKind::ClientCertificateNotYetValid
+        ) {
             client_certificate(r, f, support);
             continue;
         }
@@ -200,10 +206,9 @@ fn owned_elsewhere(r: &AuthReason, specific: &[&AuthReason]) -> bool {
 /// `x509: certificate has expired or is not yet valid[: current time X is
 /// after|before Y]`: which one, when Go said.
 fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>) {
-    let detail = r.values.detail.as_deref().unwrap_or("");
-    if detail.contains(" is after ") {
+    if r.kind == ReasonKind::ClientCertificateExpired {
         f.add(Cause::ClientCertificateExpired, Basis::Said, support);
-    } else if detail.contains(" is before ") {
+    } else if r.kind == ReasonKind::ClientCertificateNotYetValid {
         support.push(Support::new(
             SupportKind::ServerReason,
             "the client certificate is not valid yet on the API server's clock: a clock is off",
@@ -261,7 +266,7 @@ fn invalidated(
     // account token has been invalidated" is a bound pod, Secret or node gone;
     // "Token has been invalidated" is a legacy Secret gone, or before 1.23 any
     // bound object.
-    let legacy_wording = r.message.starts_with("Token has been invalidated");
+    let legacy_wording = r.kind == ReasonKind::TokenInvalidatedOldWording;
     let causes: &[Cause] = if legacy_wording {
         &[Cause::SecretDeleted, Cause::PodDeleted]
     } else {
@@ -548,7 +553,7 @@ mod tests {
 
     #[test]
     fn a_tie_comes_with_the_command_that_settles_it() {
-        let d = crate::diagnosis::diagnose(&rejected(
+        let d = crate::diagnosis::testing::diagnosed(&rejected(
             "[invalid bearer token, Token has been invalidated]",
             None,
         ));

@@ -131,7 +131,7 @@ mod tests {
             rejection: JwtRejection::parse(reason).unwrap(),
             from: "kube-apiserver said".into(),
         });
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::JwtAuthenticatorRejected, Confidence::High)

@@ -769,7 +769,7 @@ mod tests {
     fn reads_rule_guesses_out_and_guesses_carry_their_command() {
         let token = pod_bound(-60, 3600);
         let mut c = case(http(401, None), Some(&token));
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.cause(), Cause::Unknown);
         let pod = d
             .candidates
@@ -782,7 +782,7 @@ mod tests {
             Some("the token names uid pod-uid: another uid means recreated, NotFound deleted")
         );
         c.bindings = vec![check(BindingKind::Pod, BindingState::Matches, false)];
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::PodDeleted));
     }
 }

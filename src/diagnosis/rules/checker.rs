@@ -52,10 +52,10 @@ refused token is theirs.",
 
 /// The checker's identity, when a 403 about tokenreviews names it.
 fn reviewer(case: &Case<'_>) -> Option<Forbidden> {
-    let Answer::CheckerFailed(failure) = &case.answer else {
+    let Answer::CheckerFailed(_) = &case.answer else {
         return None;
     };
-    Forbidden::parse(&failure.detail).filter(|f| !f.is_anonymous())
+    case.forbidden().filter(|f| !f.is_anonymous()).cloned()
 }
 
 fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
@@ -204,7 +204,7 @@ mod tests {
         let c = case(answer, None);
         assert_eq!(c.classification(), C::CheckerFailure);
         assert_eq!(run(&c), (Cause::CheckerUnauthorized, Confidence::High));
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         let shells: Vec<String> = d
             .top()
             .next

@@ -178,7 +178,7 @@ mod tests {
         let message = "serviceaccounts \"builder\" is forbidden: audience \"registry.example\" not found in pod spec volume, system:node:node-a is not authorized to request tokens for this audience";
         let mut c = case(http(403, Some(message)), None);
         c.node_audience = NodeAudienceRefusal::parse(message);
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.cause(), Cause::NodeAudienceNotAllowed);
         assert_eq!(d.confidence(), Confidence::High);
         let shell: Vec<String> = d
@@ -196,7 +196,7 @@ mod tests {
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
         assert_ne!(
-            crate::diagnosis::diagnose(&plain).cause(),
+            crate::diagnosis::testing::diagnosed(&plain).cause(),
             Cause::NodeAudienceNotAllowed
         );
     }

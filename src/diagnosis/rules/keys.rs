@@ -489,7 +489,7 @@ mod tests {
         for (keys, cause, confidence) in table {
             let mut c = case(http(401, None), Some(&token));
             c.keys = Some(keys.clone());
-            let d = crate::diagnosis::diagnose(&c);
+            let d = crate::diagnosis::testing::diagnosed(&c);
             assert_eq!((d.cause(), d.confidence()), (cause, confidence), "{keys:?}");
             if cause == Cause::Unknown {
                 assert!(
@@ -509,7 +509,7 @@ mod tests {
             signature_ok: None,
             ..base.clone()
         });
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::KeyMismatch, Confidence::Medium)

@@ -86,7 +86,7 @@ Granting RBAC to a node identity to work around the Node authorizer defeats its 
 fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let node = case
         .forbidden()
-        .and_then(|f| f.user.strip_prefix("system:node:").map(str::to_owned));
+        .and_then(|f| f.node().map(str::to_owned));
     match node {
         Some(node) => vec![NextStep::run(
             "the pods bound to this node (the Node authorizer follows their references)",
@@ -112,7 +112,7 @@ fn non_rbac_fix(_: &Case<'_>) -> Vec<NextStep> {
 /// access review's question and the user.
 fn denied(case: &Case<'_>) -> Option<Forbidden> {
     if let Some(f) = case.forbidden() {
-        return Some(f);
+        return Some(f.clone());
     }
     let Answer::Access(verdict) = &case.answer else {
         return None;
@@ -238,7 +238,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Answer::Http(h) => h.message.clone(),
         _ => None,
     };
-    let (d, by) = match case.denial() {
+    let (d, by) = match case.refusal.clone() {
         Some(Denial::Authorizer { forbidden, by }) => (forbidden, by),
         // Admission or quota: `rules::admission`.
         Some(_) => return,
@@ -274,21 +274,18 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     match by {
         Authorizer::Rbac(reason) => {
-            let role_missing = reason.contains("not found");
             support.push(Support::new(
                 SupportKind::Answer,
-                if role_missing {
-                    format!("a binding names a role that does not exist: {reason}")
-                } else {
-                    format!("RBAC's reason: {reason}")
-                },
+                format!("RBAC's reason: {reason}"),
             ));
-            let cause = if role_missing {
-                Cause::RbacRoleMissing
-            } else {
-                Cause::RbacDenied
-            };
-            f.add(cause, Basis::Said, support);
+            f.add(Cause::RbacDenied, Basis::Said, support);
+        }
+        Authorizer::RoleMissing(reason) => {
+            support.push(Support::new(
+                SupportKind::Answer,
+                format!("a binding names a role that does not exist: {reason}"),
+            ));
+            f.add(Cause::RbacRoleMissing, Basis::Said, support);
         }
         Authorizer::Node(reason) => {
             support.push(Support::new(
@@ -497,7 +494,7 @@ mod tests {
             name: Some("web-0".into()),
             ..RequestInfo::default()
         });
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.cause(), Cause::RbacDenied);
         let shells: Vec<String> = d
             .top()

@@ -175,7 +175,7 @@ mod tests {
             "kube-apiserver",
             "404 Not Found",
         );
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.classification, C::ServerConfig);
         assert_eq!(
             (d.cause(), d.confidence()),
@@ -191,7 +191,7 @@ mod tests {
             "kubelet",
             "failed to validate credential provider config: [providers.apiVersion: Required value]",
         );
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.cause(), Cause::CredentialProviderConfigInvalid);
         assert!(d.top().support[0].text.starts_with("kubelet logged"));
     }

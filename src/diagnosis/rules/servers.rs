@@ -140,7 +140,7 @@ mod tests {
             offset: Some((0.0, 0.5)),
             kids: None,
         }];
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert_eq!(d.cause(), Cause::Unknown);
         let skew = d
             .candidates

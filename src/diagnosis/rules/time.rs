@@ -472,7 +472,7 @@ mod tests {
         // Legacy tokens are never time-checked.
         let old = legacy();
         let c = case(http(401, None), Some(&old));
-        let d = crate::diagnosis::diagnose(&c);
+        let d = crate::diagnosis::testing::diagnosed(&c);
         assert!(
             d.notes
                 .iter()
@@ -486,7 +486,7 @@ mod tests {
         let says = |token: &Token| {
             let mut c = case(http(401, None), Some(token));
             c.clock = Some(ServerClock::at(at(0), ClockSource::AuditTimestamp));
-            let d = crate::diagnosis::diagnose(&c);
+            let d = crate::diagnosis::testing::diagnosed(&c);
             assert_eq!(verdict(&d), (Cause::Expired, Confidence::Medium));
             d.candidates[0]
                 .support
