@@ -21,81 +21,44 @@
 use serde::Serialize;
 
 use super::Cause;
-use crate::wire::string_codes;
 
-/// Who prints a wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SaidBy {
-    /// A warning header on kube-apiserver's answer (kubectl prints `Warning: …`,
-    /// client-go logs `warnings.go:… ] …`).
-    ApiserverWarning,
-    /// The NodeRestriction admission plugin's 403 on a kubelet's TokenRequest.
-    NodeRestriction,
-    /// The kubelet's log.
-    Kubelet,
-    /// A JWT authenticator of `--authentication-config` (its reason appears in
-    /// kube-apiserver's log and a TokenReview's `status.error`).
-    JwtAuthenticator,
-    /// kube-apiserver minting a token through an external signer.
-    ExternalSigner,
-}
-
-string_codes!(SaidBy: ApiserverWarning, NodeRestriction, Kubelet, JwtAuthenticator, ExternalSigner);
-
-impl SaidBy {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SaidBy::ApiserverWarning => "apiserver-warning",
-            SaidBy::NodeRestriction => "node-restriction",
-            SaidBy::Kubelet => "kubelet",
-            SaidBy::JwtAuthenticator => "jwt-authenticator",
-            SaidBy::ExternalSigner => "external-signer",
-        }
-    }
-
-    /// As people name it.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SaidBy::ApiserverWarning => "kube-apiserver's warning",
-            SaidBy::NodeRestriction => "the NodeRestriction admission plugin",
-            SaidBy::Kubelet => "the kubelet's log",
-            SaidBy::JwtAuthenticator => "a JWT authenticator (--authentication-config)",
-            SaidBy::ExternalSigner => "kube-apiserver with an external signer",
-        }
-    }
-}
-
-/// One known message.
+/// One wording a program prints, and the cause it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wording {
-    /// Who prints it.
-    pub said_by: SaidBy,
-    /// The message, with UPPERCASE placeholders where values go.
+    /// Who prints it, as people name it (`kube-apiserver`, `the kubelet`,
+    /// `Go crypto/x509`, `curl`, `AWS STS`…).
+    pub printed_by: &'static str,
+    /// The words, as printed; UPPERCASE placeholders where values go.
     pub text: &'static str,
-    /// The Kubernetes versions that print it.
+    /// The versions that print it (`all` when it never changed).
     pub versions: &'static str,
-    /// The cause it means, or `None` when it reports no failure.
+    /// The cause it names, or `None` when it names no failure.
     pub cause: Option<Cause>,
-    /// The file that prints it.
+    /// Where the words come from (a source file, an API reference).
     pub source: &'static str,
 }
 
 const fn w(
-    said_by: SaidBy,
+    printed_by: &'static str,
     text: &'static str,
     versions: &'static str,
     cause: Option<Cause>,
     source: &'static str,
 ) -> Wording {
     Wording {
-        said_by,
+        printed_by,
         text,
         versions,
         cause,
         source,
     }
 }
+
+const APISERVER_WARNING: &str = "kube-apiserver (a warning on its answer)";
+const NODE_RESTRICTION_PLUGIN: &str = "the NodeRestriction admission plugin";
+const KUBELET: &str = "the kubelet";
+const JWT_AUTHENTICATOR: &str = "a JWT authenticator (--authentication-config)";
+const EXTERNAL_SIGNER: &str = "kube-apiserver with an external signer";
 
 const TOKEN_GO: &str = "pkg/registry/core/serviceaccount/storage/token.go";
 const NODE_RESTRICTION: &str = "plugin/pkg/admission/noderestriction/admission.go";
@@ -111,7 +74,7 @@ const SHORTENED_MIDDLE: &str = " seconds shortened to ";
 /// The TokenRequest warning when `--service-account-max-token-expiration` (or a
 /// managed cluster's cap) shortens a requested lifetime.
 pub const LIFETIME_SHORTENED: Wording = w(
-    SaidBy::ApiserverWarning,
+    APISERVER_WARNING,
     "requested expiration of REQUESTED seconds shortened to ISSUED seconds",
     // The clamp exists since 1.11 (PR #63653); the warning is seen from 1.24
     // (GKE 1.24.7 prints it); older servers shorten silently.
@@ -125,112 +88,112 @@ pub const LIFETIME_SHORTENED: Wording = w(
 pub const WORDINGS: &[Wording] = &[
     LIFETIME_SHORTENED,
     w(
-        SaidBy::NodeRestriction,
+        NODE_RESTRICTION_PLUGIN,
         "serviceaccounts \"SERVICE_ACCOUNT\" is forbidden: audience \"AUDIENCE\" not found in pod spec volume, system:node:NODE is not authorized to request tokens for this audience",
         "1.32+ with ServiceAccountNodeAudienceRestriction (alpha 1.32, beta and on by default 1.33)",
         Some(Cause::NodeAudienceNotAllowed),
         NODE_RESTRICTION,
     ),
     w(
-        SaidBy::NodeRestriction,
+        NODE_RESTRICTION_PLUGIN,
         "node may only request 0 or 1 audiences",
         "1.32+ with ServiceAccountNodeAudienceRestriction",
         Some(Cause::NodeAudienceNotAllowed),
         NODE_RESTRICTION,
     ),
     w(
-        SaidBy::Kubelet,
+        KUBELET,
         "Error getting service account token NAMESPACE/SERVICE_ACCOUNT: REASON",
         "1.33+ with KubeletServiceAccountTokenForCredentialProviders (alpha 1.33, beta 1.34)",
         Some(Cause::NodeAudienceNotAllowed),
         KUBELET_PLUGIN,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: verify token: oidc: expected audience in [\"AUDIENCE\"] got [\"TOKEN_AUDIENCE\"]",
         "1.30+ (structured authentication configuration)",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: required claim CLAIM not present in ID token",
         "1.29+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: required claim CLAIM value does not match. Got = VALUE, want = REQUIRED",
         "1.29+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: error evaluating claim validation expression: validation expression 'EXPRESSION' failed: MESSAGE",
         "1.30+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: claim validation expression failed: MESSAGE",
         "1.29 (v1alpha1)",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: error evaluating user info validation rule: validation expression 'EXPRESSION' failed: MESSAGE",
         "1.30+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: error evaluating username claim expression: ERROR",
         "1.29+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: empty username via CEL expression is not allowed",
         "1.29+",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: parse username claims \"CLAIM\": claim not present",
         "all",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc: email not verified",
         "all",
         Some(Cause::JwtAuthenticatorRejected),
         OIDC_GO,
     ),
     w(
-        SaidBy::JwtAuthenticator,
+        JWT_AUTHENTICATOR,
         "oidc authenticator: initializing plugin: ERROR",
         "all (kube-apiserver's log, retried every 10 seconds)",
         Some(Cause::JwtIssuerUnreachable),
         OIDC_GO,
     ),
     w(
-        SaidBy::Kubelet,
+        KUBELET,
         "Failed to register CRI auth plugins (then err=ERROR)",
         "1.20+ (image credential providers; the kubelet then exits)",
         Some(Cause::CredentialProviderConfigInvalid),
         KUBERUNTIME,
     ),
     w(
-        SaidBy::ExternalSigner,
+        EXTERNAL_SIGNER,
         "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs",
         "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)",
         None,
@@ -238,10 +201,154 @@ pub const WORDINGS: &[Wording] = &[
     ),
 ];
 
+/// Every wording of the table: what other components say, transport
+/// failures, and the services that judge a token themselves.
+pub fn all() -> impl Iterator<Item = &'static Wording> {
+    WORDINGS
+        .iter()
+        .chain(TRANSPORT)
+        .chain(NOT_A_FAILURE)
+        .chain(SERVICES)
+}
+
 /// The wordings that mean `cause`.
 pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
-    WORDINGS.iter().filter(move |w| w.cause == Some(cause))
+    all().filter(move |w| w.cause == Some(cause))
 }
+
+const GO_X509: &str = "Go crypto/x509 (kubectl, client-go)";
+const GO_NET: &str = "Go net (kubectl, client-go)";
+const GO_TLS: &str = "Go crypto/tls";
+const OPENSSL: &str = "OpenSSL (curl, Python, Node.js, Ruby)";
+const CURL: &str = "curl";
+const PYTHON: &str = "Python (urllib3, requests, ssl)";
+const JAVA: &str = "Java (OkHttp, the JDK: fabric8, the Java client)";
+const NODE: &str = "Node.js";
+const RUSTLS: &str = "rustls (Rust clients: kube-rs)";
+const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
+
+/// Failures before any HTTP answer, as clients print them: matched in this
+/// order (a TLS handshake timeout is a timeout, a name mismatch is more
+/// specific than "verify failed"), without regard to case, each starting a
+/// word. In a chain of exceptions on one line the innermost cause decides.
+pub const TRANSPORT: &[Wording] = &[
+    w(GO_TLS, "TLS handshake timeout", "all", Some(Cause::Timeout), "crypto/tls"),
+    w(PYTHON, "handshake timed out", "all", Some(Cause::Timeout), "ssl"),
+    w(OPENSSL, "no alternative certificate subject name matches", "all", Some(Cause::TlsNameMismatch), "curl's OpenSSL backend"),
+    w(GO_X509, "x509: certificate is valid for", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError"),
+    w(GO_X509, "x509: cannot validate certificate for ADDRESS because it doesn't contain any IP SANs", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError"),
+    w(GO_X509, "certificate is not valid for any names", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError"),
+    w(PYTHON, "hostname mismatch", "all", Some(Cause::TlsNameMismatch), "ssl"),
+    w(PYTHON, "IP address mismatch", "all", Some(Cause::TlsNameMismatch), "ssl"),
+    w(JAVA, "No subject alternative names matching", "all", Some(Cause::TlsNameMismatch), "sun.security.util.HostnameChecker"),
+    w(JAVA, "No subject alternative DNS name matching", "all", Some(Cause::TlsNameMismatch), "sun.security.util.HostnameChecker"),
+    w(PYTHON, "doesn't match any of the subject alternative names", "all", Some(Cause::TlsNameMismatch), "urllib3"),
+    w(NODE, "does not match certificate's altnames", "all", Some(Cause::TlsNameMismatch), "tls.checkServerIdentity"),
+    w(RUSTLS, "invalid peer certificate: NotValidForName", "all", Some(Cause::TlsNameMismatch), "rustls CertificateError"),
+    w(RUSTLS, "certificate not valid for name", "all", Some(Cause::TlsNameMismatch), "rustls CertificateError"),
+    w(OPENSSL, "certificate has expired", "all", Some(Cause::TlsCertificateExpired), "X509_V_ERR_CERT_HAS_EXPIRED"),
+    w(OPENSSL, "certificate is not yet valid", "all", Some(Cause::TlsCertificateExpired), "X509_V_ERR_CERT_NOT_YET_VALID"),
+    w(JAVA, "CertificateExpiredException", "all", Some(Cause::TlsCertificateExpired), "java.security.cert"),
+    w(JAVA, "CertificateNotYetValidException", "all", Some(Cause::TlsCertificateExpired), "java.security.cert"),
+    w(RUSTLS, "invalid peer certificate: Expired", "all", Some(Cause::TlsCertificateExpired), "rustls CertificateError"),
+    w(RUSTLS, "invalid peer certificate: NotValidYet", "all", Some(Cause::TlsCertificateExpired), "rustls CertificateError"),
+    w(GO_X509, "certificate signed by unknown authority", "all", Some(Cause::TlsUntrustedCa), "crypto/x509 UnknownAuthorityError"),
+    w(OPENSSL, "unable to get local issuer certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY"),
+    // The server sent only its own certificate and its issuer is not trusted.
+    w(OPENSSL, "unable to verify the first certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE"),
+    w(OPENSSL, "unable to get issuer certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT"),
+    w(OPENSSL, "self-signed certificate", "OpenSSL 3", Some(Cause::TlsUntrustedCa), "X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
+    w(OPENSSL, "self signed certificate", "OpenSSL 1.1", Some(Cause::TlsUntrustedCa), "X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
+    w(JAVA, "PKIX path building failed", "all", Some(Cause::TlsUntrustedCa), "sun.security.validator"),
+    w(JAVA, "unable to find valid certification path", "all", Some(Cause::TlsUntrustedCa), "sun.security.provider.certpath"),
+    w(PYTHON, "CERTIFICATE_VERIFY_FAILED", "all", Some(Cause::TlsUntrustedCa), "ssl"),
+    w(CURL, "SSL certificate problem", "all", Some(Cause::TlsUntrustedCa), "curl: (60)"),
+    w(GO_X509, "failed to verify certificate", "Go 1.20+", Some(Cause::TlsUntrustedCa), "crypto/tls"),
+    w(RUSTLS, "invalid peer certificate: UnknownIssuer", "all", Some(Cause::TlsUntrustedCa), "rustls CertificateError"),
+    w(GO_TLS, "remote error: tls:", "all", Some(Cause::TlsOther), "crypto/tls alert"),
+    w(GO_TLS, "tls: ", "all", Some(Cause::TlsOther), "crypto/tls"),
+    w(JAVA, "SSLHandshakeException", "all", Some(Cause::TlsOther), "javax.net.ssl"),
+    w(PYTHON, "SSLError", "all", Some(Cause::TlsOther), "ssl"),
+    w(OPENSSL, "SSL routines", "all", Some(Cause::TlsOther), "OpenSSL error queue"),
+    w(OPENSSL, "SSL_connect", "all", Some(Cause::TlsOther), "OpenSSL"),
+    w(OPENSSL, "wrong version number", "all", Some(Cause::TlsOther), "SSL_R_WRONG_VERSION_NUMBER: not TLS on that port"),
+    w(CURL, "curl: (35)", "all", Some(Cause::TlsOther), "CURLE_SSL_CONNECT_ERROR"),
+    w(RUSTLS, "invalid peer certificate", "all", Some(Cause::TlsOther), "rustls CertificateError"),
+    w(GO_NET, "no such host", "all", Some(Cause::DnsFailure), "net.DNSError"),
+    w(CURL, "Could not resolve host", "all", Some(Cause::DnsFailure), "CURLE_COULDNT_RESOLVE_HOST"),
+    w(GETADDRINFO, "Name or service not known", "all", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GETADDRINFO, "nodename nor servname provided", "macOS", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GETADDRINFO, "Temporary failure in name resolution", "all", Some(Cause::DnsFailure), "EAI_AGAIN"),
+    w(JAVA, "UnknownHostException", "all", Some(Cause::DnsFailure), "java.net"),
+    w(NODE, "getaddrinfo", "all", Some(Cause::DnsFailure), "dns.lookup"),
+    w(PYTHON, "Failed to resolve", "urllib3 2", Some(Cause::DnsFailure), "NameResolutionError"),
+    w(GETADDRINFO, "Name does not resolve", "musl", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GO_NET, ": server misbehaving", "all", Some(Cause::DnsFailure), "net.DNSError"),
+    w(GETADDRINFO, "No address associated with hostname", "all", Some(Cause::DnsFailure), "EAI_NODATA"),
+    w(PYTHON, "name resolution failed", "all", Some(Cause::DnsFailure), "urllib3"),
+    w(NODE, "ENOTFOUND", "all", Some(Cause::DnsFailure), "dns error code"),
+    w(NODE, "EAI_AGAIN", "all", Some(Cause::DnsFailure), "dns error code"),
+    w(GO_NET, "connection refused", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
+    w(JAVA, "ConnectException", "all", Some(Cause::ConnectionRefused), "java.net"),
+    w(NODE, "ECONNREFUSED", "all", Some(Cause::ConnectionRefused), "error code"),
+    w(PYTHON, "[Errno 111]", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
+    w(RUSTLS, "Connection refused (os error 111)", "all", Some(Cause::ConnectionRefused), "std::io"),
+    w("kubectl", "was refused - did you specify the right host or port", "all", Some(Cause::ConnectionRefused), "kubectl"),
+    w(GO_NET, "i/o timeout", "all", Some(Cause::Timeout), "net.OpError"),
+    w(GO_NET, "timed out", "all", Some(Cause::Timeout), "net"),
+    w(GO_NET, "deadline exceeded", "all", Some(Cause::Timeout), "context.DeadlineExceeded"),
+    w(GO_NET, "timeout awaiting", "all", Some(Cause::Timeout), "net/http: timeout awaiting response headers"),
+    w("Go net/http", "Client.Timeout exceeded while awaiting headers", "all", Some(Cause::Timeout), "net/http"),
+    w(JAVA, "SocketTimeoutException", "all", Some(Cause::Timeout), "java.net"),
+    w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
+    w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "error code"),
+    w(CURL, "curl: (28)", "all", Some(Cause::Timeout), "CURLE_OPERATION_TIMEDOUT"),
+    w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
+    w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
+    w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
+    // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
+    w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
+];
+
+/// Texts that contain a transport failure's words and are no failure of the
+/// client's connection.
+pub const NOT_A_FAILURE: &[Wording] = &[
+    w("client-go (kubectl wait, informers)", "timed out waiting for the condition", "all", None, "k8s.io/apimachinery wait.ErrWaitTimeout"),
+    w("kube-apiserver, the kubelet", "TLS handshake error from", "all", None, "net/http server log: a client aborted its handshake"),
+    w("a pod spec's probe", "timeoutSeconds", "all", None, "a field, not an error"),
+    w(CURL, "continuing anyway", "all", None, "curl -k: verification failed and curl went on"),
+];
+
+/// Services other than kube-apiserver that judge a ServiceAccount token and
+/// say why they refused it: the clouds' token exchanges and Vault's role
+/// bindings. The first a line contains wins.
+pub const SERVICES: &[Wording] = &[
+    // The token's aud is not a client ID of the account's OIDC provider
+    // (sts.amazonaws.com by default).
+    w(AWS_STS, "Incorrect token audience", "all", Some(Cause::CloudFederationMismatch), STS_API),
+    w(AWS_STS, "No OpenIDConnect provider found in your account", "all", Some(Cause::CloudOidcProviderMissing), STS_API),
+    // Entra ID: no federated identity credential matches the token's issuer,
+    // subject and audience (70021), or one of them (700211-700213).
+    w(ENTRA, "AADSTS70021:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700211:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700212:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700213:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    // The assertion (the projected token) is outside its nbf..exp.
+    w(ENTRA, "AADSTS700024:", "all", Some(Cause::Expired), ENTRA_CODES),
+    // Vault's role: bound_service_account_names / _namespaces.
+    w(VAULT, "service account name not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
+    w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
+];
+
+/// Who a [`SERVICES`] wording is.
+pub const AWS_STS: &str = "AWS STS";
+/// Who a [`SERVICES`] wording is.
+pub const ENTRA: &str = "Microsoft Entra ID";
+/// Who a [`SERVICES`] wording is.
+pub const VAULT: &str = "Vault";
+const STS_API: &str = "AWS STS API reference, AssumeRoleWithWebIdentity errors";
+const ENTRA_CODES: &str = "Microsoft Entra authentication and authorization error codes";
+const VAULT_LOGIN: &str = "hashicorp/vault-plugin-auth-kubernetes path_login.go";
 
 /// kube-apiserver's warning that it shortened a TokenRequest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::TableStyle;
 use super::diagnosis::wrap;
 use crate::diagnosis::reasons::{self, ReasonKind};
-use crate::diagnosis::wordings::{self as other, SaidBy};
+use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
 
 /// `explain -o json CAUSE`: everything said about one cause.
@@ -37,8 +37,9 @@ pub struct ExplainJson {
     pub fix: Vec<NextStep>,
     /// kube-apiserver's messages that mean this cause, with their versions.
     pub wordings: Vec<WordingJson>,
-    /// What other components (kubelet, NodeRestriction, JWT authenticators)
-    /// say when this is the cause, with their versions.
+    /// What other programs say when this is the cause (the kubelet,
+    /// NodeRestriction, JWT authenticators, clients' TLS and network
+    /// libraries, cloud token exchanges, checkers), with their versions.
     pub other_wordings: Vec<OtherWordingJson>,
     /// Upstream sources (Kubernetes files, KEPs) the rule follows.
     pub sources: &'static [&'static str],
@@ -55,11 +56,11 @@ pub struct WordingJson {
     pub kind: ReasonKind,
 }
 
-/// One wording of another component.
+/// One wording of another program.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct OtherWordingJson {
     /// Who prints it.
-    pub said_by: SaidBy,
+    pub said_by: &'static str,
     /// The message, with UPPERCASE placeholders where values go.
     pub text: &'static str,
     /// Which Kubernetes versions print it.
@@ -169,7 +170,7 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
 fn other_wordings(cause: Cause) -> Vec<OtherWordingJson> {
     other::for_cause(cause)
         .map(|w| OtherWordingJson {
-            said_by: w.said_by,
+            said_by: w.printed_by,
             text: w.text,
             versions: w.versions,
             source: w.source,
@@ -265,9 +266,9 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     let others = other_wordings(cause);
     if !others.is_empty() {
         writeln!(out)?;
-        writeln!(out, "{}", "What other components say:".style(s.bold))?;
+        writeln!(out, "{}", "What other programs say:".style(s.bold))?;
         for w in others {
-            let line = format!("{}: \"{}\" ({})", w.said_by.describe(), w.text, w.versions);
+            let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
             for (i, part) in wrap(&line, width.saturating_sub(2)).iter().enumerate() {
                 writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
             }
@@ -353,12 +354,12 @@ pub fn markdown() -> String {
         }
         let others = other_wordings(cause);
         if !others.is_empty() {
-            md.push_str("\nWhat other components say:\n\n");
+            md.push_str("\nWhat other programs say:\n\n");
             for w in others {
                 let _ = writeln!(
                     md,
                     "- {}: `{}` ({}; `{}`)",
-                    w.said_by.describe(),
+                    w.said_by,
                     w.text,
                     w.versions,
                     w.source

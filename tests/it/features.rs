@@ -278,7 +278,8 @@ fn the_new_causes_list_their_wordings() {
         .map(|w| w["said_by"].as_str().unwrap())
         .collect();
     assert!(
-        others.contains(&"kubelet") && others.contains(&"node-restriction"),
+        others.contains(&"the kubelet")
+            && others.contains(&"the NodeRestriction admission plugin"),
         "{others:?}"
     );
     let (_, docs) = json(&["explain", "jwt-authenticator-rejected"]);

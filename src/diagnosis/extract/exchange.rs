@@ -12,73 +12,22 @@
 use std::sync::LazyLock;
 
 use super::super::artefact::ServiceVerdict;
-use super::super::cause::Cause;
+use super::super::wordings::SERVICES;
 use super::excerpt;
 use super::needles::Needles;
-
-/// (text, service, cause): the first that a line contains wins.
-const WORDINGS: &[(&str, &str, Cause)] = &[
-    // AWS STS: the token's aud is not a client ID of the account's OIDC
-    // provider (sts.amazonaws.com by default).
-    (
-        "Incorrect token audience",
-        "AWS STS",
-        Cause::CloudFederationMismatch,
-    ),
-    (
-        "No OpenIDConnect provider found in your account",
-        "AWS STS",
-        Cause::CloudOidcProviderMissing,
-    ),
-    // Entra ID: no federated identity credential matches the token's
-    // issuer, subject and audience (70021), or one of them (700211-700213).
-    (
-        "AADSTS70021:",
-        "Microsoft Entra ID",
-        Cause::CloudFederationMismatch,
-    ),
-    (
-        "AADSTS700211:",
-        "Microsoft Entra ID",
-        Cause::CloudFederationMismatch,
-    ),
-    (
-        "AADSTS700212:",
-        "Microsoft Entra ID",
-        Cause::CloudFederationMismatch,
-    ),
-    (
-        "AADSTS700213:",
-        "Microsoft Entra ID",
-        Cause::CloudFederationMismatch,
-    ),
-    // The assertion (the projected token) is outside its nbf..exp.
-    ("AADSTS700024:", "Microsoft Entra ID", Cause::Expired),
-    // Vault's role: bound_service_account_names / _namespaces.
-    (
-        "service account name not authorized",
-        "Vault",
-        Cause::CheckerPolicyDenied,
-    ),
-    (
-        "namespace not authorized",
-        "Vault",
-        Cause::CheckerPolicyDenied,
-    ),
-];
 
 /// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
     static ANY: LazyLock<Needles> =
-        LazyLock::new(|| Needles::new(WORDINGS.iter().map(|(text, ..)| *text), false));
+        LazyLock::new(|| Needles::new(SERVICES.iter().map(|w| w.text), false));
     if !ANY.any(line) {
         return None;
     }
-    WORDINGS.iter().find_map(|(text, service, cause)| {
-        let at = line.find(text)?;
+    SERVICES.iter().find_map(|w| {
+        let at = line.find(w.text)?;
         Some(ServiceVerdict {
-            cause: *cause,
-            service,
+            cause: w.cause?,
+            service: w.printed_by,
             detail: excerpt(&line[at..]),
         })
     })
@@ -87,6 +36,7 @@ pub fn find(line: &str) -> Option<ServiceVerdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::Cause;
 
     #[test]
     fn exchanges_and_role_bindings() {

@@ -7,150 +7,16 @@
 use std::sync::LazyLock;
 
 use super::needles::Needles;
+use crate::diagnosis::wordings;
 use crate::diagnosis::Cause;
 use crate::http::{TlsReason, TransportError};
 
-/// Substrings (lowercase) per cause, checked in this order: a TLS handshake
-/// *timeout* is a timeout, a name mismatch is more specific than "verify failed".
-const RULES: &[(Cause, &[&str])] = &[
-    (
-        Cause::Timeout,
-        &["tls handshake timeout", "handshake timed out"],
-    ),
-    (
-        Cause::TlsNameMismatch,
-        &[
-            "no alternative certificate subject name matches",
-            "x509: certificate is valid for",
-            "certificate is not valid for any names",
-            "hostname mismatch",
-            "ip address mismatch",
-            "no subject alternative names matching",
-            "no subject alternative dns name matching",
-            "doesn't match any of the subject alternative names",
-            "does not match certificate's altnames",
-            // rustls (kube-rs and other Rust clients).
-            "invalid peer certificate: NotValidForName",
-            "certificate not valid for name",
-        ],
-    ),
-    (
-        Cause::TlsCertificateExpired,
-        &[
-            "certificate has expired",
-            "certificate is not yet valid",
-            "certificateexpiredexception",
-            "certificatenotyetvalidexception",
-            "invalid peer certificate: Expired",
-            "invalid peer certificate: NotValidYet",
-        ],
-    ),
-    (
-        Cause::TlsUntrustedCa,
-        &[
-            "certificate signed by unknown authority",
-            "unable to get local issuer certificate",
-            // OpenSSL's words when the server sent only its own certificate
-            // and its issuer is not trusted (Node, Ruby, PHP print them).
-            "unable to verify the first certificate",
-            "unable to get issuer certificate",
-            "self-signed certificate",
-            "self signed certificate",
-            "pkix path building failed",
-            "unable to find valid certification path",
-            "certificate_verify_failed",
-            "ssl certificate problem",
-            "failed to verify certificate",
-            "invalid peer certificate: UnknownIssuer",
-        ],
-    ),
-    (
-        Cause::TlsOther,
-        &[
-            "remote error: tls:",
-            "tls: ",
-            "sslhandshakeexception",
-            "sslerror",
-            "ssl routines",
-            "ssl_connect",
-            "wrong version number",
-            "curl: (35)",
-            "invalid peer certificate",
-        ],
-    ),
-    (
-        Cause::DnsFailure,
-        &[
-            "no such host",
-            "could not resolve host",
-            "name or service not known",
-            "nodename nor servname",
-            "temporary failure in name resolution",
-            "unknownhostexception",
-            "getaddrinfo",
-            "failed to resolve",
-            "name does not resolve",
-            ": server misbehaving",
-            "no address associated with hostname",
-            "name resolution failed",
-            "enotfound",
-            "eai_again",
-        ],
-    ),
-    (
-        Cause::ConnectionRefused,
-        &[
-            "connection refused",
-            "connectexception",
-            "econnrefused",
-            "[errno 111]",
-            "connection refused (os error 111)",
-            "was refused - did you specify the right host or port",
-        ],
-    ),
-    (
-        Cause::Timeout,
-        &[
-            "i/o timeout",
-            "timed out",
-            "deadline exceeded",
-            "timeout awaiting",
-            "sockettimeoutexception",
-            "connecttimeout",
-            "etimedout",
-            "curl: (28)",
-        ],
-    ),
-    (
-        Cause::Unknown,
-        &[
-            "no route to host",
-            "network is unreachable",
-            "connection reset by peer",
-            // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
-            "cannot assign requested address",
-        ],
-    ),
-];
-
-/// Texts that contain a transport word but are no transport failure.
-const NOT_TRANSPORT: &[&str] = &[
-    "timed out waiting for the condition",
-    "tls handshake error from",
-    "timeoutseconds",
-];
-
-/// Every rule's needles in rule order, and the rule each belongs to.
-static NEEDLES: LazyLock<(Needles, Vec<Cause>)> = LazyLock::new(|| {
-    let words = RULES.iter().flat_map(|(_, n)| n.iter().copied());
-    let causes = RULES
-        .iter()
-        .flat_map(|(c, n)| n.iter().map(|_| *c))
-        .collect();
-    (Needles::words(words, true), causes)
-});
+/// The table's transport wordings (`wordings::TRANSPORT`, in its order), and
+/// the texts that only look like failures (`wordings::NOT_A_FAILURE`).
+static NEEDLES: LazyLock<Needles> =
+    LazyLock::new(|| Needles::words(wordings::TRANSPORT.iter().map(|w| w.text), true));
 static EXCLUDED: LazyLock<Needles> =
-    LazyLock::new(|| Needles::words(NOT_TRANSPORT.iter().copied(), true));
+    LazyLock::new(|| Needles::words(wordings::NOT_A_FAILURE.iter().map(|w| w.text), true));
 
 /// The transport failure a line describes, if any. In a chain of exceptions
 /// on one line (urllib3's `… (Caused by SSLError(SSLCertVerificationError(…)))`,
@@ -162,16 +28,15 @@ pub fn detect_line(line: &str) -> Option<Cause> {
     if line.trim_start().starts_with("code: '") {
         return None;
     }
-    let (needles, causes) = &*NEEDLES;
-    let outer = needles.first(line)?;
+    let outer = NEEDLES.first(line)?;
     if EXCLUDED.any(line) {
         return None;
     }
     let lower = line.to_ascii_lowercase();
     let inner = lower
         .rmatch_indices("caused by")
-        .find_map(|(i, _)| needles.first(&line[i..]));
-    Some(causes[inner.unwrap_or(outer)])
+        .find_map(|(i, _)| NEEDLES.first(&line[i..]));
+    wordings::TRANSPORT[inner.unwrap_or(outer)].cause
 }
 
 /// The transport failure a line describes, and the other causes its words
