@@ -614,3 +614,42 @@ fn other_authorization_schemes_are_named_not_called_line_wrapped() {
         assert!(!stderr.contains(credential), "{stderr}");
     }
 }
+
+/// The OS's own words for a missing file are said once, however many layers
+/// of context name the file.
+#[test]
+fn a_missing_file_names_the_os_error_once() {
+    for args in [
+        &["decode", "-f", "/nonexistent/token"][..],
+        &["audit", "--no-progress", "/nonexistent/audit.log"],
+    ] {
+        let out = satoken().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("No such file or directory").count(),
+            1,
+            "{stderr}"
+        );
+    }
+}
+
+/// A text file given where a token belongs is text, not a token that was
+/// line-wrapped when copied; a token with a space inside still is.
+#[test]
+fn a_sentence_is_not_called_a_line_wrapped_token() {
+    for text in ["hello world, this is a note\n", "apiVersion: v1\n"] {
+        let out = satoken()
+            .args(["decode", "--now", NOW])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(!stderr.contains("line-wrapped"), "{stderr}");
+        assert!(stderr.contains("not a token"), "{stderr}");
+    }
+    let token = read_fixture("projected.jwt");
+    let wrapped = format!("{} {}", &token[..300], &token[300..]);
+    expect_bad_input(wrapped, "line-wrapped");
+}
