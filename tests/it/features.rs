@@ -302,3 +302,30 @@ fn classify_reads_a_jwt_authenticators_reason_and_node_restrictions_refusal() {
         assert_eq!(diagnosis["confidence"], "high", "{file}: {diagnosis}");
     }
 }
+
+/// A federated credential with no audience matches no token (Azure requires
+/// one): it is refused as a credential, never reported as a match.
+#[test]
+fn a_federated_credential_without_audiences_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, audiences) in [("empty.json", r#""audiences": [], "#), ("none.json", "")] {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{{audiences}"issuer": "https://kubernetes.default.svc.cluster.local", "subject": "system:serviceaccount:shop:checkout", "name": "x"}}"#
+            ),
+        )
+        .unwrap();
+        let out = satoken()
+            .args(["verify", "--now", NOW, "--jwks", "testdata/jwks.json"])
+            .args(["-f", "testdata/features/azure-workload.jwt"])
+            .arg("--federated-credential")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("no audience"), "{name}: {stderr}");
+    }
+}
