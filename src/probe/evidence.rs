@@ -79,7 +79,8 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
-            .and_then(|a| user_info(a.json.as_ref()?)),
+            .and_then(|a| user_info(a.json.as_ref()?))
+            .or_else(|| forbidden_user(observation)),
         review_version: review.and_then(|r| r.api_version.clone()),
         server_time: answers.iter().filter_map(|a| a.date).max(),
         offset: offset::estimate(&samples),
@@ -465,6 +466,23 @@ fn tls_status(observation: &ServerObservation) -> TlsStatus {
             error: None,
         },
     }
+}
+
+/// The user a 403 to the token names (`User "…" cannot …`) when no review
+/// said who it is: past authentication, RBAC's message names the user.
+fn forbidden_user(observation: &ServerObservation) -> Option<UserInfo> {
+    observation
+        .requests
+        .iter()
+        .filter(|r| r.anonymous != observation.token_sent && !r.operator)
+        .filter_map(|r| r.result.as_ref().ok())
+        .filter(|a| a.status == 403)
+        .filter_map(|a| Forbidden::parse(a.status_body.as_ref()?.message.as_deref()?))
+        .find(|f| !f.is_anonymous())
+        .map(|f| UserInfo {
+            username: f.user,
+            ..UserInfo::default()
+        })
 }
 
 /// `status.userInfo` of a SelfSubjectReview response.
