@@ -765,3 +765,29 @@ fn docs_walkthrough() {
             .write_stdin(tokens::sign(&tokens::projected(base(), 3607))),
     );
 }
+
+/// A `Location` header on a 401 (a login page) is not a redirect: the
+/// table shows the Status, not "redirect to … (not followed)".
+#[test]
+fn a_location_on_a_401_is_not_called_a_redirect() {
+    let (dir, pki, ca) = setup();
+    let mut config = Config::new(base());
+    config.mode = Mode::LoginLocation("https://login.example/".to_owned());
+    let server = ApiServer::start(config, &pki);
+    let output = command(dir.path())
+        .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+        .arg(&ca)
+        .args(["-s", &server.url()])
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{table}");
+    assert!(!table.contains("redirect to"), "{table}");
+    let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+    assert!(
+        run.json["servers"][0]["requests"][1]["location"].is_null(),
+        "{:#}",
+        run.json
+    );
+}
