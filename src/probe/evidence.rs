@@ -26,7 +26,8 @@ use crate::token::Token;
 /// What one server's requests establish before any rule runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerFacts {
-    pub tls: TlsStatus,
+    /// None over plain HTTP: nothing to have verified.
+    pub tls: Option<TlsStatus>,
     pub user: Option<UserInfo>,
     /// Which SelfSubjectReview version answered.
     pub review_version: Option<String>,
@@ -448,8 +449,11 @@ pub fn describe_request(request: &RequestObservation) -> String {
     }
 }
 
-fn tls_status(observation: &ServerObservation) -> TlsStatus {
-    match observation.requests.first().map(|r| &r.result) {
+fn tls_status(observation: &ServerObservation) -> Option<TlsStatus> {
+    if observation.url.starts_with("http://") {
+        return None;
+    }
+    Some(match observation.requests.first().map(|r| &r.result) {
         Some(Ok(_)) => TlsStatus {
             verified: observation.verifies_tls,
             reason: None,
@@ -465,7 +469,7 @@ fn tls_status(observation: &ServerObservation) -> TlsStatus {
             reason: None,
             error: None,
         },
-    }
+    })
 }
 
 /// The user a 403 to the token names (`User "…" cannot …`) when no review
