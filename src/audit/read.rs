@@ -12,7 +12,7 @@
 //! [`MAX_EVENT_BYTES`]) and the aggregates.
 
 use std::cell::Cell;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -199,14 +199,7 @@ pub fn read_all(
         let mut seq = 0u64;
         'sources: for (i, source) in sources.iter().enumerate() {
             let what = source.describe();
-            let reader = match open(source, stdin) {
-                Ok(r) => r,
-                Err(e) => {
-                    reader_error = Some(e);
-                    break;
-                }
-            };
-            let mut reader = match decompress(reader, &what) {
+            let mut reader = match open(source, stdin) {
                 Ok(r) => r,
                 Err(e) => {
                     reader_error = Some(e);
@@ -359,51 +352,30 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usi
 }
 
 fn read_error(what: &str, e: &io::Error) -> AuditInputError {
-    let detail = match e.kind() {
-        io::ErrorKind::UnexpectedEof => "the gzip stream is truncated".to_owned(),
-        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
-            format!("not a valid gzip stream ({e})")
-        }
-        _ => e.to_string(),
-    };
     AuditInputError::Read {
         what: what.to_owned(),
-        detail,
+        detail: e.to_string(),
     }
 }
 
+/// The source as text ([`crate::input::file`]: gzip, UTF-16, binary refused).
 fn open(
     source: &Source,
     stdin: &mut dyn FnMut() -> Box<dyn Read>,
-) -> Result<Box<dyn Read>, AuditInputError> {
-    match source {
-        Source::Stdin => Ok(stdin()),
-        Source::File(p) => std::fs::File::open(p)
-            .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| AuditInputError::Open {
-                what: source.describe(),
-                source: e,
-            }),
-    }
-}
-
-/// The stream, gunzipped when it starts with gzip's magic bytes.
-fn decompress(
-    reader: Box<dyn Read>,
-    what: &str,
-) -> Result<BufReader<Box<dyn Read>>, AuditInputError> {
-    let mut buffered = BufReader::with_capacity(256 * 1024, reader);
-    let head = buffered.fill_buf().map_err(|e| read_error(what, &e))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
-        return Ok(BufReader::with_capacity(256 * 1024, Box::new(gz)));
-    }
-    Ok(buffered)
+) -> Result<Box<dyn BufRead>, AuditInputError> {
+    let reader = match source {
+        Source::Stdin => stdin(),
+        Source::File(p) => Box::new(std::fs::File::open(p).map_err(|e| AuditInputError::Open {
+            what: source.describe(),
+            source: e,
+        })?),
+    };
+    crate::input::file::text(reader).map_err(|e| read_error(&source.describe(), &e))
 }
 
 /// Whether the stream is one JSON document (an array, or an object that does
 /// not end on its first line) rather than JSON Lines.
-fn is_document(reader: &mut BufReader<Box<dyn Read>>, what: &str) -> Result<bool, AuditInputError> {
+fn is_document(reader: &mut Box<dyn BufRead>, what: &str) -> Result<bool, AuditInputError> {
     let head = reader.fill_buf().map_err(|e| read_error(what, &e))?;
     let Some(first) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Ok(false);

@@ -166,7 +166,7 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
         },
     };
     let raw: RawConfig = serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| shape(e.to_string().lines().next().unwrap_or("").to_owned()))?;
+        .map_err(|e| shape(crate::input::yaml_error(&e)))?;
     if raw.kind.as_deref() != Some("AuthenticationConfiguration") {
         return Err(shape(format!(
             "its kind is {:?}, not AuthenticationConfiguration",

@@ -76,7 +76,8 @@ pub fn parse_federated_credential(
     // leaving the claim unchecked would call any token a match.
     if fc.audiences.is_empty() {
         return Err(error(
-            "it has no audience (Azure requires one, usually api://AzureADTokenExchange)".to_owned(),
+            "it has no audience (Azure requires one, usually api://AzureADTokenExchange)"
+                .to_owned(),
         ));
     }
     Ok(TrustExpectation {

@@ -329,3 +329,52 @@ fn a_federated_credential_without_audiences_is_refused() {
         assert!(stderr.contains("no audience"), "{name}: {stderr}");
     }
 }
+
+/// A YAML error names where and what in words: never the YAML library's
+/// Debug output or its advice to programmers.
+#[test]
+fn yaml_errors_are_said_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb: String = std::iter::once("a: &a [1,1,1,1,1,1,1,1,1]\n".to_owned())
+        .chain((b'b'..=b'g').map(|c| {
+            let prev = (c - 1) as char;
+            let c = c as char;
+            format!("{c}: &{c} [{}]\n", vec![format!("*{prev}"); 9].join(","))
+        }))
+        .collect();
+    for (yaml, want) in [
+        (bomb.as_str(), "over this tool's bounds"),
+        (
+            "kind: AuthenticationConfiguration\nkind: x\n",
+            "duplicate mapping key `kind`",
+        ),
+    ] {
+        let path = dir.path().join("config.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        for flag in ["--authentication-config", "--kubeconfig"] {
+            let sub = if flag == "--kubeconfig" {
+                "probe"
+            } else {
+                "decode"
+            };
+            let out = satoken()
+                .args([
+                    sub,
+                    "--now",
+                    NOW,
+                    "-f",
+                    "testdata/features/oidc-ok.jwt",
+                    flag,
+                ])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(stderr.contains(want), "{flag}: {stderr}");
+            for internal in ["Events {", "Options", "budget breached", "error: line"] {
+                assert!(!stderr.contains(internal), "{flag}: {stderr}");
+            }
+        }
+    }
+}

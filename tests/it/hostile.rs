@@ -573,3 +573,59 @@ fn audit_refuses_a_truncated_gzip_stream() {
         64,
     );
 }
+
+/// `--apiserver-log /dev/zero` (or `/dev/urandom`) used to be read forever:
+/// every file flag reads through the one reader, which refuses binary data
+/// at its first block.
+#[test]
+fn audit_refuses_a_binary_apiserver_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.log");
+    std::fs::write(&log, format!("{AUDIT_LINE}\n")).unwrap();
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let ended = run(
+            &[
+                "audit",
+                "--now",
+                NOW,
+                "--no-progress",
+                "--apiserver-log",
+                device,
+                log.to_str().unwrap(),
+            ],
+            bytes(Vec::new()),
+        );
+        assert_refused(&ended, "binary data", 64);
+    }
+}
+
+/// Trailing zero bytes after the last gzip member (block-device padding) are
+/// skipped as gzip skips them, in audit logs and API server logs alike.
+#[test]
+fn audit_reads_gzip_with_trailing_zero_padding() {
+    use flate2::write::GzEncoder;
+    let gzip = |text: &str| {
+        let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let mut data = gz.finish().unwrap();
+        data.extend([0u8; 4096]);
+        data
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("apiserver.log.gz");
+    std::fs::write(&log, gzip("I0101 00:00:00.000000 1 x.go:1] started\n")).unwrap();
+    let ended = run(
+        &[
+            "audit",
+            "--now",
+            NOW,
+            "--no-progress",
+            "-o",
+            "json",
+            "--apiserver-log",
+            log.to_str().unwrap(),
+        ],
+        bytes(gzip(&format!("{AUDIT_LINE}\n"))),
+    );
+    assert_eq!(ended.code, 0, "{ended:?}");
+}

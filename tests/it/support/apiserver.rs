@@ -502,7 +502,9 @@ async fn accept_loop(
                 let service =
                     hyper::service::service_fn(move |req| handle(state.clone(), req, None));
                 let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-                let _ = builder.serve_connection(TokioIo::new(stream), service).await;
+                let _ = builder
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
                 return;
             }
             let tls = match acceptor.accept(stream).await {
