@@ -13,7 +13,7 @@ use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::report::audit::{AuditJson, merge, write_table};
+use crate::report::audit::{AuditJson, merge, shard, write_table};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
@@ -168,11 +168,11 @@ fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<
         }
         let reader = crate::input::file::text(Box::new(file))
             .with_context(|| format!("cannot read {what}"))?;
-        let doc: AuditJson = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
+        let value: serde_json::Value = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
             .with_context(|| format!("{what} is not an `audit -o json` document"))?;
-        docs.push(doc);
+        docs.push(shard::read(value, &what)?);
     }
-    Ok(merge(docs, evaluated_at))
+    Ok(merge(docs, evaluated_at)?)
 }
 
 /// The API server logs' authentication failures, by time.

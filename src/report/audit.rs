@@ -24,11 +24,12 @@ use crate::timefmt::rfc3339;
 
 mod credentials;
 mod merge;
+pub mod shard;
 mod table;
 
 pub use credentials::{BoundJson, CredentialJson, FollowedJson, MintJson};
 
-pub use merge::merge;
+pub use merge::{Overflow, merge};
 pub use table::write_table;
 
 /// `audit -o json`: every failing, stale or legacy identity in the audit
