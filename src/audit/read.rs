@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::aggregate::Aggregate;
+use super::aggregate::{AGGREGATE_BYTES, Aggregate};
 use super::apiserver::ReasonIndex;
 use super::event::{RawEvent, Scan, scan_line};
 
@@ -31,6 +31,9 @@ use super::event::{RawEvent, Scan, scan_line};
 pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 4 * 1024 * 1024;
+/// The blocks in memory at once, read or being read, however many workers:
+/// past it the reader waits for a worker to hand one back.
+pub const BLOCKS_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why audit input could not be read. Every variant is one line and exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -150,13 +153,17 @@ pub fn read_all(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Aggregate, Volume), AuditInputError> {
     let workers = workers.max(1);
+    // The aggregation budget, shared by the workers and the documents.
+    let share = AGGREGATE_BYTES / (workers + 1);
     let events = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let mut volume = Volume {
         bytes: 0,
         sources: sources.len(),
     };
-    let mut document_aggs = Vec::new();
+    let mut documents = Aggregate::following(follow, share);
+    // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
+    let mut allocated = 0usize;
     // (seq of the block that would have held it, source): a line too long.
     let mut too_long: Option<(u64, usize)> = None;
     let mut reader_error = None;
@@ -175,7 +182,7 @@ pub fn read_all(
                 let (events, stop) = (&events, &stop);
                 scope.spawn(move || {
                     let mut r = WorkerResult {
-                        agg: Aggregate::following(follow),
+                        agg: Aggregate::following(follow, share),
                         ..WorkerResult::default()
                     };
                     for block in rx {
@@ -208,16 +215,15 @@ pub fn read_all(
             };
             match is_document(&mut reader, &what) {
                 Ok(true) => {
-                    let mut agg = Aggregate::following(follow);
+                    let before = documents.events;
                     let counted = LimitedRead::new(&mut reader);
                     let read = counted.read.clone();
-                    if let Err(e) = read_document(counted, &what, &mut agg, index) {
+                    if let Err(e) = read_document(counted, &what, &mut documents, index) {
                         reader_error = Some(e);
                         break;
                     }
                     volume.bytes += read.get();
-                    events.fetch_add(agg.events, Ordering::Relaxed);
-                    document_aggs.push(agg);
+                    events.fetch_add(documents.events - before, Ordering::Relaxed);
                     continue;
                 }
                 Ok(false) => {}
@@ -231,7 +237,12 @@ pub fn read_all(
                 if stop.load(Ordering::Relaxed) {
                     break 'sources;
                 }
-                let mut buf = free_rx.try_recv().unwrap_or_default();
+                let mut buf = match free_rx.try_recv() {
+                    Ok(buf) => buf,
+                    Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
+                    Err(_) => free_rx.recv().unwrap_or_default(),
+                };
+                let capacity = buf.capacity();
                 buf.clear();
                 buf.extend_from_slice(&carry);
                 carry.clear();
@@ -257,6 +268,7 @@ pub fn read_all(
                     }
                     size = (size * 2).min(MAX_EVENT_BYTES + 1);
                 }
+                allocated += buf.capacity() - capacity;
                 if !eof && let Some(cut) = memchr::memrchr(b'\n', &buf) {
                     carry.extend_from_slice(&buf[cut + 1..]);
                     buf.truncate(cut + 1);
@@ -320,13 +332,11 @@ pub fn read_all(
             line: line_of(seq, source, line),
         });
     }
-    let mut agg = Aggregate::following(follow);
+    let mut agg = Aggregate::following(follow, 0);
     for r in results {
         agg.merge(r.agg);
     }
-    for d in document_aggs {
-        agg.merge(d);
-    }
+    agg.merge(documents);
     Ok((agg, volume))
 }
 

@@ -629,3 +629,48 @@ fn audit_reads_gzip_with_trailing_zero_padding() {
     );
     assert_eq!(ended.code, 0, "{ended:?}");
 }
+
+/// A 401 audit event from `ip` with user agent `agent`, one line.
+fn unauthorized_line(i: u64, ip: &str, agent: &str) -> String {
+    format!(
+        r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a-{i}","stage":"ResponseStarted","requestURI":"/api/v1/pods","verb":"list","user":{{}},"sourceIPs":["{ip}"],"userAgent":"{agent}","responseStatus":{{"metadata":{{}},"status":"Failure","message":"Authentication failed, attempted: bearer","reason":"Unauthorized","code":401}},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:{:02}:{:02}.000000Z"}}"#,
+        i / 60 % 60,
+        i % 60
+    ) + "\n"
+}
+
+/// Audit memory is bounded by bytes, not by counts: 3,000 401s with
+/// distinct 1 MiB user agents (a 4 MB gzip log; it grew past 5.9 GB and
+/// aborted), and scanner traffic from 100,000 source IPs (2.7 GB). Each
+/// stored string is cut with a marker, and past the findings listed the
+/// rest are counted in `other`.
+#[test]
+fn audit_memory_is_bounded_by_bytes() {
+    use flate2::write::GzEncoder;
+    let args = ["audit", "--now", NOW, "--no-progress", "-o", "json"];
+    let agents = move |w: &mut dyn Write| -> io::Result<()> {
+        let mut gz = GzEncoder::new(w, flate2::Compression::fast());
+        let big = "a".repeat(MIB as usize);
+        for i in 0..3_000 {
+            gz.write_all(unauthorized_line(i, "10.0.0.1", &format!("{i}/{big}")).as_bytes())?;
+        }
+        gz.finish().map(|_| ())
+    };
+    let scanners = move |w: &mut dyn Write| -> io::Result<()> {
+        let mut gz = GzEncoder::new(w, flate2::Compression::fast());
+        for i in 0..100_000u64 {
+            let ip = format!("10.{}.{}.{}", i >> 16 & 255, i >> 8 & 255, i & 255);
+            gz.write_all(unauthorized_line(i, &ip, "scanner/1.0").as_bytes())?;
+        }
+        gz.finish().map(|_| ())
+    };
+    for (name, ended) in [
+        ("user agents", run(&args, agents)),
+        ("source IPs", run(&args, scanners)),
+    ] {
+        eprintln!("{name}: {} KiB peak", ended.peak_kib);
+        assert_eq!(ended.code, 1, "{name}: {ended:?}");
+        assert!(ended.peak_kib < 256 * 1024, "{name}: {ended:?}");
+        assert!(ended.stdout_bytes < 16 * MIB, "{name}: {ended:?}");
+    }
+}

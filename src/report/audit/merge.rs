@@ -34,7 +34,10 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     let mut minting_events = 0;
     let mut credentials = BTreeMap::new();
     let mut credential = None;
+    let mut other = OtherJson::default();
     for d in docs {
+        add(&mut other.identities, d.other.identities)?;
+        add(&mut other.events, d.other.events)?;
         add(&mut minting_events, d.minting_events)?;
         credentials::merge_credentials(&mut credentials, d.credentials);
         credential = credentials::merge_followed(credential, d.credential)?;
@@ -90,6 +93,18 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
             &b.key,
         ))
     });
+    // Past the findings a report lists, the rest fold into `other`.
+    for f in findings.split_off(findings.len().min(crate::audit::MAX_FINDINGS)) {
+        add(&mut other.identities, 1)?;
+        add(&mut other.events, f.events)?;
+    }
+    notes.retain(|n| !n.contains("counted in `other`"));
+    if other.events > 0 {
+        notes.push(crate::audit::analyse::other_note(&crate::audit::Other {
+            identities: other.identities,
+            events: other.events,
+        }));
+    }
     Ok(AuditJson {
         input,
         evaluated_at,
@@ -102,6 +117,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         minting_events,
         credentials: credentials.into_values().collect(),
         credential,
+        other,
         notes,
     })
 }
