@@ -78,7 +78,7 @@ pub fn run(
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
     if let Some(config) = &config {
-        report.add_authn(crate::authconfig::evaluate(config, &token));
+        report.add_authn(crate::authconfig::evaluate(config, &token)?);
     }
     if let Some(expect) = trust {
         let (check, findings) = trust::check(&token, &expect);

@@ -378,3 +378,55 @@ fn yaml_errors_are_said_in_words() {
         }
     }
 }
+
+/// CEL bombs in an authentication configuration are refused within
+/// kube-apiserver's per-call cost limit, naming the rule: one line, exit 2,
+/// in decode and verify alike (each used to allocate gigabytes or never end).
+#[test]
+fn cel_bombs_are_over_the_cost_limit() {
+    let replace = format!("'a'{}.size() > 0", ".replace('a', 'aaaaaaaaaa')".repeat(10));
+    let bombs = [
+        replace.as_str(),
+        "lists.range(1000000).distinct().size() > 0",
+        "lists.range(1000000).all(i, lists.range(1000000).size() > 0)",
+        "lists.range(100000).map(i, lists.range(100000).map(j, i * j)).size() > 0",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, bomb) in bombs.iter().enumerate() {
+        let config = std::fs::read_to_string("testdata/features/authn-config.yaml")
+            .unwrap()
+            .replacen(
+                "claims.email_verified == true",
+                &bomb.replace('"', "\\\""),
+                1,
+            );
+        let path = dir.path().join(format!("bomb-{i}.yaml"));
+        std::fs::write(&path, config).unwrap();
+        for sub in [
+            &["decode"][..],
+            &["verify", "--jwks", "testdata/features/signer-jwks.json"],
+        ] {
+            let started = std::time::Instant::now();
+            let out = satoken()
+                .args(sub)
+                .args(["--now", NOW, "-f", "testdata/features/oidc-ok.jwt"])
+                .arg("--authentication-config")
+                .arg(&path)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            eprintln!("{bomb}: {:?}", started.elapsed());
+            assert_eq!(out.status.code(), Some(2), "{bomb}: {stderr}");
+            assert!(
+                stderr.contains("jwt[0].claimValidationRules[1].expression"),
+                "{bomb}: {stderr}"
+            );
+            assert!(
+                stderr.contains("per-call limit of 1000000"),
+                "{bomb}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+}
