@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use cel::extractors::This;
 use cel::objects::Map as CelMap;
 use cel::{Context, Env, ExecutionError, Value};
 use serde_json::Value as Json;
@@ -168,6 +169,8 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
     };
     let mut context = Context::with_env(env);
     context.add_variable_from_value(input.name, value);
+    // `matches`, with RE2's classes (cel-rust's would use Rust's Unicode ones).
+    let _ = context.add_function("matches", re2_matches);
     match program.execute(&context) {
         Ok(v) => Outcome::Value(v),
         Err(ExecutionError::UndeclaredReference(name)) if name.as_str() != input.name => {
@@ -391,6 +394,87 @@ fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
     }
 }
 
+/// `s.matches(re)` and `matches(s, re)` as kube-apiserver's CEL (RE2) does.
+fn re2_matches(
+    This(text): This<Arc<String>>,
+    pattern: Arc<String>,
+) -> Result<bool, ExecutionError> {
+    regex::RegexBuilder::new(&re2(&pattern))
+        .size_limit(1 << 20)
+        .build()
+        .map(|re| re.is_match(&text))
+        .map_err(|e| {
+            let e = e.to_string();
+            ExecutionError::function_error(
+                "matches",
+                format!(
+                    "{pattern:?} is not a valid regex: {}",
+                    e.lines().last().unwrap_or("")
+                ),
+            )
+        })
+}
+
+/// A pattern with RE2's meaning in Rust's regex syntax: `\d`, `\w`, `\s` and
+/// `\b` are ASCII in RE2 (`[0-9]`, `[0-9A-Za-z_]`, `[\t\n\f\r ]`, an ASCII word
+/// boundary) and Unicode in Rust, where `\d` also matches `٣`; and a `[`
+/// inside a class is a literal in RE2, not a nested class.
+fn re2(pattern: &str) -> String {
+    const DIGIT: &str = "0-9";
+    const WORD: &str = "0-9A-Za-z_";
+    const SPACE: &str = "\\t\\n\\x0C\\r ";
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut class = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let set = match e.to_ascii_lowercase() {
+                    'd' => Some(DIGIT),
+                    'w' => Some(WORD),
+                    's' => Some(SPACE),
+                    _ => None,
+                };
+                match (set, e.is_ascii_uppercase(), class) {
+                    (Some(set), false, true) => out.push_str(set),
+                    (Some(set), false, false) => out.push_str(&format!("[{set}]")),
+                    (Some(set), true, _) => out.push_str(&format!("[^{set}]")),
+                    (None, _, false) if e == 'b' || e == 'B' => {
+                        out.push_str(&format!("(?-u:\\{e})"));
+                    }
+                    (None, _, _) => {
+                        out.push(c);
+                        out.push(e);
+                    }
+                }
+            }
+            '[' if class && chars.peek() != Some(&':') => out.push_str("\\["),
+            '[' if !class => {
+                class = true;
+                out.push(c);
+                // A `]` or `^]` right after the opening bracket is a literal.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            ']' if class => {
+                class = false;
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn longest_collection(v: &Json, depth: usize) -> usize {
     if depth > MAX_JSON_DEPTH {
         return 0;
@@ -560,6 +644,26 @@ mod tests {
         assert!(matches!(eval(&chain), Outcome::Refused(m) if m.contains("per-call limit")));
         let three = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(3));
         assert_eq!(eval(&three), Outcome::Value(Value::Int(1000)));
+    }
+
+    #[test]
+    fn regex_classes_are_re2s_ascii_ones() {
+        for (expr, want) in [
+            ("'٣'.matches('^\\\\d$')", false),
+            ("'3'.matches('^\\\\d$')", true),
+            ("matches('é', '^\\\\w$')", false),
+            ("'\\u00a0'.matches('\\\\s')", false),
+            ("'a1_'.matches('^[\\\\w]+$')", true),
+            ("'éa'.matches('\\\\ba')", true),
+            ("'x]'.matches('^[]x]+$')", true),
+            ("'[a'.matches('^[[a]+$')", true),
+            ("'٣'.matches('^\\\\D$')", true),
+        ] {
+            assert_eq!(eval(expr), Outcome::Value(Value::Bool(want)), "{expr}");
+        }
+        assert!(
+            matches!(eval("'a'.matches('(')"), Outcome::Error(m) if m.contains("not a valid regex"))
+        );
     }
 
     #[test]
