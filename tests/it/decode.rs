@@ -637,15 +637,7 @@ fn a_missing_file_names_the_os_error_once() {
 #[test]
 fn a_sentence_is_not_called_a_line_wrapped_token() {
     for text in ["hello world, this is a note\n", "apiVersion: v1\n"] {
-        let out = satoken()
-            .args(["decode", "--now", NOW])
-            .write_stdin(text)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(!stderr.contains("line-wrapped"), "{stderr}");
-        assert!(stderr.contains("not a token"), "{stderr}");
+        expect_bad_input(text, "not a token: this is text with spaces");
     }
     let token = read_fixture("projected.jwt");
     let wrapped = format!("{} {}", &token[..300], &token[300..]);
