@@ -325,7 +325,11 @@ pub fn server_step(server: &ServerReport) -> Step {
             StepStatus::Fail,
             format!(
                 "{url}: TLS verification failed ({}); the token was not sent",
-                server.tls.error.as_deref().unwrap_or("handshake failed")
+                server
+                    .tls
+                    .as_ref()
+                    .and_then(|t| t.error.as_deref())
+                    .unwrap_or("handshake failed")
             ),
         ),
         Classification::NetworkError => (

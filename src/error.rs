@@ -48,6 +48,12 @@ pub enum TokenError {
     /// Whitespace inside the token, usually a line-wrapped copy and paste.
     #[error("token contains whitespace at offset {offset}: was it line-wrapped when copied?")]
     InnerWhitespace { offset: usize },
+    /// Words with spaces between them (a sentence, a config line): a text
+    /// file given where a token belongs.
+    #[error(
+        "not a token: this is text with spaces in it, and a token is one unbroken word (header.payload.signature)"
+    )]
+    Text,
     /// Five segments: an encrypted JWE, which Kubernetes never issues.
     #[error(
         "this is a JWE (encrypted token, 5 segments), not a signed JWT: ServiceAccount tokens are never encrypted"

@@ -67,6 +67,24 @@ pub fn outcome_for_error(error: &anyhow::Error) -> Outcome {
     Outcome::Usage
 }
 
+/// The error as one line: its chain joined by `: `, as `{:#}` joins it, but a
+/// cause whose words the line already ends with is left out (a typed error
+/// that quotes its own `source`, as most say the OS error they wrap).
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +103,20 @@ mod tests {
         assert_eq!(outcome_for_error(&e), Outcome::Usage);
         let e = anyhow::Error::new(Unreachable("refused".into())).context("probing");
         assert_eq!(outcome_for_error(&e), Outcome::Unreachable);
+    }
+
+    #[test]
+    fn a_quoted_cause_is_said_once() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let said = os.to_string();
+        let e = anyhow::Error::new(InputError::ReadFile {
+            path: "/x".into(),
+            source: os,
+        })
+        .context("cannot read a token from file /x");
+        assert_eq!(
+            one_line(&e),
+            format!("cannot read a token from file /x: cannot read token file /x: {said}")
+        );
     }
 }

@@ -49,7 +49,7 @@ fn run(
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = out.finish();
-            let message = format!("{e:#}");
+            let message = exit::one_line(&e);
             let hint = cli::misplaced_token_hint(args, accepted.as_ref(), &message)
                 .map(|h| format!(" ({h})"))
                 .unwrap_or_default();

@@ -13,7 +13,7 @@ use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::report::audit::{AuditJson, merge, write_table};
+use crate::report::audit::{AuditJson, merge, shard, write_table};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
@@ -166,12 +166,13 @@ fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<
                 MAX_MERGE_BYTES >> 20
             );
         }
-        let doc: AuditJson =
-            serde_json::from_reader(io::BufReader::new(file.take(MAX_MERGE_BYTES)))
-                .with_context(|| format!("{what} is not an `audit -o json` document"))?;
-        docs.push(doc);
+        let reader = crate::input::file::text(Box::new(file))
+            .with_context(|| format!("cannot read {what}"))?;
+        let value: serde_json::Value = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
+            .with_context(|| format!("{what} is not an `audit -o json` document"))?;
+        docs.push(shard::read(value, &what)?);
     }
-    Ok(merge(docs, evaluated_at))
+    Ok(merge(docs, evaluated_at)?)
 }
 
 /// The API server logs' authentication failures, by time.
@@ -196,15 +197,7 @@ fn read_log(
     now: chrono::DateTime<chrono::Utc>,
     index: &mut ReasonIndex,
 ) -> io::Result<()> {
-    let mut reader = io::BufReader::with_capacity(256 * 1024, std::fs::File::open(path)?);
-    let gz = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-    let mut reader: Box<dyn BufRead> = if gz {
-        Box::new(io::BufReader::new(flate2::bufread::MultiGzDecoder::new(
-            reader,
-        )))
-    } else {
-        Box::new(reader)
-    };
+    let mut reader = crate::input::file::open(path)?;
     let mut line = Vec::new();
     loop {
         line.clear();

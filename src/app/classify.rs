@@ -124,19 +124,14 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
 
 /// The whole evidence as text (invalid UTF-8 replaced: logs carry stray bytes).
 fn read_evidence(file: Option<&Path>) -> anyhow::Result<String> {
-    let (mut reader, what): (Box<dyn io::Read>, String) = match file {
-        Some(p) if p != Path::new("-") => (
-            Box::new(
-                std::fs::File::open(p)
-                    .with_context(|| format!("cannot read evidence file {}", p.display()))?,
-            ),
-            format!("evidence file {}", p.display()),
-        ),
-        _ => (
-            Box::new(io::stdin().lock()),
-            "evidence from stdin".to_owned(),
-        ),
+    let path = file.unwrap_or(Path::new("-"));
+    let what = if path == Path::new("-") {
+        "evidence from stdin".to_owned()
+    } else {
+        format!("evidence file {}", path.display())
     };
+    let mut reader =
+        crate::input::file::open(path).with_context(|| format!("cannot read {what}"))?;
     let mut bytes = Vec::new();
     reader
         .by_ref()

@@ -31,18 +31,18 @@ pub fn run(
     let analyse = |token, shaped: &ShapedToken| {
         let mut report = decode::analyse(token, shaped, now, settings.leeway);
         if let Some(config) = &config {
-            let authn = authconfig::evaluate(config, &report.token);
+            let authn = authconfig::evaluate(config, &report.token)?;
             report.findings.extend(authn.findings.iter().cloned());
             crate::findings::sort(&mut report.findings);
             report.authn = Some(authn);
         }
-        report
+        Ok::<_, authconfig::AuthnConfigError>(report)
     };
     match input {
         TokenInput::Single(shaped) => {
             let token = token::parse(&shaped.token)
                 .with_context(|| format!("cannot decode the token from {what}"))?;
-            let report = analyse(token, &shaped);
+            let report = analyse(token, &shaped)?;
             match settings.format.data() {
                 Some(data) => write_data(out, data, &DecodeJson::new(&report, None))?,
                 None => table::write_decode(out, &report, &settings.table)?,
@@ -59,7 +59,10 @@ pub fn run(
 fn decode_many(
     tokens: Vec<ShapedToken>,
     what: &str,
-    analyse: &dyn Fn(token::Token, &ShapedToken) -> DecodeReport,
+    analyse: &dyn Fn(
+        token::Token,
+        &ShapedToken,
+    ) -> Result<DecodeReport, authconfig::AuthnConfigError>,
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
@@ -72,7 +75,7 @@ fn decode_many(
                 crate::report::sanitize::sanitize(audience)
             )
         })?;
-        let report = analyse(token, shaped);
+        let report = analyse(token, shaped)?;
         outcome = outcome.merge(decode_outcome(&report));
         match settings.format.data() {
             Some(data) => write_record(out, data, &DecodeJson::new(&report, Some(i + 1)))?,
@@ -108,7 +111,10 @@ pub const MAX_ERROR_LINES: usize = 100;
 fn decode_batch(
     lines: BatchReader,
     settings: &Settings,
-    analyse: &dyn Fn(token::Token, &ShapedToken) -> DecodeReport,
+    analyse: &dyn Fn(
+        token::Token,
+        &ShapedToken,
+    ) -> Result<DecodeReport, authconfig::AuthnConfigError>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
@@ -127,7 +133,7 @@ fn decode_batch(
             .and_then(|shaped| Ok((token::parse(&shaped.token)?, shaped)));
         match parsed {
             Ok((token, shaped)) => {
-                let report = analyse(token, &shaped);
+                let report = analyse(token, &shaped)?;
                 let line_outcome = decode_outcome(&report);
                 with_errors += usize::from(line_outcome == Outcome::Problem);
                 outcome = outcome.merge(line_outcome);

@@ -179,26 +179,16 @@ pub(crate) fn client_config(
 /// bundle is ~200 KiB; a kubeconfig with hundreds of contexts a few MiB).
 pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// A whole file, refused past [`MAX_FILE_BYTES`]: `--cacert /dev/zero` must not
-/// exhaust memory. Errors keep their kind (`NotFound` stays `NotFound`).
+/// A whole file as text ([`input::file`]), refused past [`MAX_FILE_BYTES`]:
+/// `--cacert /dev/zero` must not exhaust memory. Errors keep their kind
+/// (`NotFound` stays `NotFound`).
 pub(crate) fn read_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io::Error::other(format!(
-            "over the {MAX_FILE_BYTES}-byte limit"
-        )));
-    }
-    Ok(bytes)
+    Ok(read_file_text(path)?.into_bytes())
 }
 
-/// [`read_file`] as UTF-8 text.
+/// [`read_file`] as a `String`.
 pub(crate) fn read_file_text(path: &std::path::Path) -> io::Result<String> {
-    String::from_utf8(read_file(path)?)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+    input::file::read_to_string(path, MAX_FILE_BYTES)
 }
 
 /// `--authentication-config FILE`, read and parsed (bounded, YAML or JSON).

@@ -1,7 +1,7 @@
 //! `skew`: read the token (optional when another clock source is given) and the
 //! Lease/Node documents -> clock readings -> analyse -> render.
 
-use std::io::{self, Read as _, Write};
+use std::io::{Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -191,13 +191,13 @@ fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> 
 
 /// A Lease or Node list from a file or stdin, with a size bound.
 fn read_document(path: &Path, flag: &str) -> anyhow::Result<(String, String)> {
-    let (what, reader): (String, Box<dyn io::Read>) = if path.as_os_str() == "-" {
-        (format!("stdin ({flag} -)"), Box::new(io::stdin().lock()))
+    let what = if path.as_os_str() == "-" {
+        format!("stdin ({flag} -)")
     } else {
-        let file = std::fs::File::open(path)
-            .with_context(|| format!("{flag}: cannot read file {}", path.display()))?;
-        (format!("file {}", path.display()), Box::new(file))
+        format!("file {}", path.display())
     };
+    let reader =
+        crate::input::file::open(path).with_context(|| format!("{flag}: cannot read {what}"))?;
     let mut bytes = Vec::new();
     reader
         .take(MAX_LIST_BYTES + 1)
@@ -209,11 +209,6 @@ fn read_document(path: &Path, flag: &str) -> anyhow::Result<(String, String)> {
             MAX_LIST_BYTES / 1024 / 1024
         );
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{flag}: {what} is not UTF-8 text (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
+    let text = crate::input::file::utf8_string(bytes).with_context(|| format!("{flag}: {what}"))?;
     Ok((text, what))
 }

@@ -2,7 +2,7 @@
 //! Key files are read here, or fetched (`verify::fetch`), and handed to the pure
 //! parsers in `verify::keys` as bytes.
 
-use std::io::{self, Read as _, Write};
+use std::io::{Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -78,7 +78,7 @@ pub fn run(
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
     if let Some(config) = &config {
-        report.add_authn(crate::authconfig::evaluate(config, &token));
+        report.add_authn(crate::authconfig::evaluate(config, &token)?);
     }
     if let Some(expect) = trust {
         let (check, findings) = trust::check(&token, &expect);
@@ -187,13 +187,8 @@ fn load_keys(args: &VerifyArgs, jwks_is_url: bool) -> anyhow::Result<KeySet> {
 
 /// A file (or stdin for `-`), bounded by [`MAX_KEY_DOCUMENT_BYTES`].
 fn read_key_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let reader: Box<dyn io::Read> = if is_stdin(path) {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(
-            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?,
-        )
-    };
+    let reader = crate::input::file::open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
     let mut bytes = Vec::new();
     reader
         .take(MAX_KEY_DOCUMENT_BYTES as u64 + 1)

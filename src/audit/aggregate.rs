@@ -1,7 +1,12 @@
 //! Pure: the tallies one worker keeps while events stream by, and how two
 //! workers' tallies merge. Memory grows with the distinct identities, clients
 //! and failing requests, never with the events: each is a counter, a first
-//! and last instant, hourly buckets and a few examples, under hard caps.
+//! and last instant, hourly buckets and a few examples. It is bounded by
+//! bytes: every stored string is cut at [`MAX_STRING_BYTES`] (a list's values
+//! at [`MAX_VALUE_BYTES`]) with a marker saying so, and every group, client,
+//! object event and minting event is charged against one budget of
+//! [`AGGREGATE_BYTES`] shared by the workers; past it new ones are counted,
+//! not kept (a group's events fold into a counted "other").
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -18,12 +23,40 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Distinct values kept per list (source IPs, user agents, pods…).
 pub const FEW: usize = 8;
-/// Groups (failing or stale identities) kept; past it, events are counted only.
-pub const MAX_GROUPS: usize = 100_000;
-/// Clients (source IP, user agent, user, pod) kept for attributing 401s.
-pub const MAX_CLIENTS: usize = 500_000;
-/// ServiceAccount, pod and Secret deletions and creations kept.
-pub const MAX_OBJECT_EVENTS: usize = 100_000;
+/// The memory of one run's aggregation (all workers together): groups,
+/// clients, object events and minting events. With the blocks being read
+/// and the report, a run stays well under 256 MB whatever its input.
+pub const AGGREGATE_BYTES: usize = 96 * 1024 * 1024;
+/// Longest string kept (a user agent, a name, a message); longer ones are
+/// cut, and say so.
+pub const MAX_STRING_BYTES: usize = 512;
+/// Longest value kept in a list of values ([`Few`]).
+pub const MAX_VALUE_BYTES: usize = 128;
+/// What a group costs at most: its key and example (strings at most
+/// [`MAX_STRING_BYTES`]), its lists (values at most [`MAX_VALUE_BYTES`]), a
+/// week of hourly buckets.
+const GROUP_BYTES: usize = 16 * 1024;
+/// What a client, an object event or a minting event costs besides its
+/// strings (struct, map entry, its few uids).
+const ENTRY_BYTES: usize = 1024;
+
+/// `text`, or its first [`MAX_STRING_BYTES`] with "… (N more bytes)".
+pub fn kept(text: &str) -> String {
+    cut(text, MAX_STRING_BYTES)
+}
+
+/// `text`, or its first `max` bytes (at a character boundary) with "… (N more
+/// bytes)": the same text always cuts the same way, so keys stay keys.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let at = (0..=max)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}… ({} more bytes)", &text[..at], text.len() - at)
+}
 /// Microseconds in one timeline bucket (an hour).
 pub const BUCKET: Micros = 3_600_000_000;
 
@@ -66,11 +99,15 @@ pub struct Few {
 
 impl Few {
     pub fn add(&mut self, value: &str) {
-        if value.is_empty() || self.items.iter().any(|v| v == value) {
+        if value.is_empty() {
+            return;
+        }
+        let value = cut(value, MAX_VALUE_BYTES);
+        if self.items.contains(&value) {
             return;
         }
         if self.items.len() < FEW {
-            self.items.push(value.to_owned());
+            self.items.push(value);
         } else {
             self.more = true;
         }
@@ -238,9 +275,10 @@ fn note_value(list: &mut Vec<(String, Seen)>, value: &str, at: Micros) {
     if value.is_empty() {
         return;
     }
-    match list.iter().position(|(v, _)| v == value) {
+    let value = cut(value, MAX_VALUE_BYTES);
+    match list.iter().position(|(v, _)| *v == value) {
         Some(i) => list[i].1.add(at),
-        None if list.len() < 4 => list.push((value.to_owned(), Seen::at(at))),
+        None if list.len() < 4 => list.push((value, Seen::at(at))),
         None => {}
     }
 }
@@ -284,11 +322,16 @@ pub struct Aggregate {
     pub first: Option<Micros>,
     pub last: Option<Micros>,
     pub groups: Map<GroupKey, Group>,
-    /// Events of new groups past [`MAX_GROUPS`].
+    /// Events of new groups past the budget: counted, not kept.
     pub dropped_groups: u64,
     /// Keyed by `ip \0 agent \0 user \0 pod`.
     pub clients: Map<Box<str>, Client>,
     pub dropped_clients: u64,
+    /// Object events past the budget.
+    pub dropped_objects: u64,
+    /// Bytes charged so far, and this worker's share of [`AGGREGATE_BYTES`].
+    pub bytes: usize,
+    pub budget: usize,
     pub objects: Vec<ObjectEvent>,
     /// TokenRequest events by the credential id they issued (mint.rs).
     pub mints: Map<Box<str>, Mint>,
@@ -343,27 +386,41 @@ impl Followed {
 }
 
 impl Aggregate {
-    /// A worker's empty tallies, following one credential id when given.
-    pub fn following(id: Option<&str>) -> Self {
+    /// A worker's empty tallies with `budget` bytes (its share of
+    /// [`AGGREGATE_BYTES`]), following one credential id when given.
+    pub fn following(id: Option<&str>, budget: usize) -> Self {
         Aggregate {
             follow: id.map(|id| Followed {
-                id: id.to_owned(),
+                id: kept(id),
                 ..Followed::default()
             }),
+            budget,
             ..Aggregate::default()
         }
     }
 
-    /// Keeps a minting event, under the cap (the earliest when seen twice).
+    /// Charges `bytes` when the budget has room for them (clients, which
+    /// only help attribute 401s, get half of it at most).
+    fn afford(&mut self, bytes: usize, client: bool) -> bool {
+        let limit = if client { self.budget / 2 } else { self.budget };
+        if self.bytes + bytes > limit {
+            return false;
+        }
+        self.bytes += bytes;
+        true
+    }
+
+    /// Keeps a minting event, within the budget and the cap (the earliest
+    /// when seen twice).
     fn keep_mint(&mut self, id: &str, m: Mint) {
-        let full = self.mints.len() >= MAX_MINTS;
-        match self.mints.get_mut(id) {
-            Some(mine) if (m.at, &m.audit_id) < (mine.at, &mine.audit_id) => *mine = m,
-            Some(_) => {}
-            None if full => self.dropped_mints += 1,
-            None => {
-                self.mints.insert(id.into(), m);
+        if let Some(mine) = self.mints.get_mut(id) {
+            if (m.at, &m.audit_id) < (mine.at, &mine.audit_id) {
+                *mine = m;
             }
+        } else if self.mints.len() >= MAX_MINTS || !self.afford(ENTRY_BYTES + id.len(), false) {
+            self.dropped_mints += 1;
+        } else {
+            self.mints.insert(id.into(), m);
         }
     }
 
@@ -416,17 +473,21 @@ impl Aggregate {
             if i > 0 {
                 self.key.push('\0');
             }
-            self.key.push_str(part);
+            if part.len() > MAX_STRING_BYTES {
+                self.key.push_str(&kept(part));
+            } else {
+                self.key.push_str(part);
+            }
         }
-        let full = self.clients.len() >= MAX_CLIENTS;
+        let known = self.clients.contains_key(self.key.as_str());
+        if !known && !self.afford(ENTRY_BYTES + self.key.len() + node.len(), true) {
+            self.dropped_clients += 1;
+            return;
+        }
         let client = match self.clients.get_mut(self.key.as_str()) {
             Some(c) => {
                 c.seen.add(at);
                 c
-            }
-            None if full => {
-                self.dropped_clients += 1;
-                return;
             }
             None => self
                 .clients
@@ -435,7 +496,7 @@ impl Aggregate {
                     seen: Seen::at(at),
                     uids: Vec::new(),
                     pod_uids: Vec::new(),
-                    node: node.to_owned(),
+                    node: kept(node),
                 }),
         };
         note_value(&mut client.uids, uid, at);
@@ -444,7 +505,7 @@ impl Aggregate {
 
     fn group(&mut self, key: GroupKey, at: Micros) -> Option<&mut Group> {
         if !self.groups.contains_key(&key) {
-            if self.groups.len() >= MAX_GROUPS {
+            if !self.afford(GROUP_BYTES, false) {
                 self.dropped_groups += 1;
                 return None;
             }
@@ -533,26 +594,26 @@ impl Aggregate {
             f.nodes.add(node);
         }
         let example = |ev: &RawEvent<'_>, annotation: Option<&str>| Example {
-            audit_id: ev.audit_id.as_deref().unwrap_or("").to_owned(),
+            audit_id: kept(ev.audit_id.as_deref().unwrap_or("")),
             at,
             message: ev
                 .response_status
                 .as_ref()
                 .and_then(|s| s.message.as_deref())
-                .map(str::to_owned),
-            annotation: annotation.map(str::to_owned),
-            verb: ev.verb.as_deref().map(str::to_owned),
-            request_uri: ev.request_uri.as_deref().map(str::to_owned),
+                .map(kept),
+            annotation: annotation.map(kept),
+            verb: ev.verb.as_deref().map(kept),
+            request_uri: ev.request_uri.as_deref().map(kept),
             name: ev
                 .object_ref
                 .as_ref()
                 .and_then(|o| o.name.as_deref())
-                .map(str::to_owned),
+                .map(kept),
         };
         let failing = match code {
             401 => Some(GroupKey::Unauthorized {
-                source_ip: ip.to_owned(),
-                user_agent: agent.to_owned(),
+                source_ip: kept(ip),
+                user_agent: kept(agent),
             }),
             403 => Some(forbidden_key(ev, user, ip, agent)),
             _ => None,
@@ -561,8 +622,10 @@ impl Aggregate {
             let is_401 = code == 401;
             if let Some(g) = self.group(key, at) {
                 note(g, ev, ip, agent, user, pod, node);
-                let ex = example(ev, None);
-                keep_earliest(g, ex);
+                if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id)
+                {
+                    keep_earliest(g, example(ev, None));
+                }
                 if let Some(m) = ev
                     .response_status
                     .as_ref()
@@ -572,7 +635,7 @@ impl Aggregate {
                 }
                 if is_401 {
                     if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
-                        g.invalidated = Some(v.to_owned());
+                        g.invalidated = Some(kept(v));
                     }
                     match index.map(|i| i.join(at)) {
                         Some(Join::One(set)) => *g.reasons.entry(set).or_default() += 1,
@@ -584,8 +647,8 @@ impl Aggregate {
         }
         if let Some(value) = ev.annotation(STALE_TOKEN) {
             let key = GroupKey::Stale {
-                user: user.to_owned(),
-                pod: pod.to_owned(),
+                user: kept(user),
+                pod: kept(pod),
             };
             let seconds = stale_seconds(value);
             if let Some(g) = self.group(key, at) {
@@ -605,8 +668,8 @@ impl Aggregate {
                 .unwrap_or("");
             let who = if user.is_empty() { subject } else { user };
             let key = GroupKey::Legacy {
-                user: who.to_owned(),
-                secret: secret.to_owned(),
+                user: kept(who),
+                secret: kept(secret),
             };
             if let Some(g) = self.group(key, at) {
                 note(g, ev, ip, agent, who, pod, node);
@@ -617,7 +680,7 @@ impl Aggregate {
 
     fn object_event(&mut self, ev: &RawEvent<'_>, at: Micros) {
         let verb = ev.verb.as_deref().unwrap_or("");
-        if !matches!(verb, "delete" | "create") || self.objects.len() >= MAX_OBJECT_EVENTS {
+        if !matches!(verb, "delete" | "create") {
             return;
         }
         let Some(o) = &ev.object_ref else { return };
@@ -630,12 +693,17 @@ impl Aggregate {
         let Some(name) = o.name.as_deref().filter(|n| !n.is_empty()) else {
             return;
         };
+        let namespace = o.namespace.as_deref().unwrap_or("");
+        if !self.afford(ENTRY_BYTES + namespace.len() + name.len(), false) {
+            self.dropped_objects += 1;
+            return;
+        }
         self.objects.push(ObjectEvent {
             at,
             verb: verb.to_owned(),
             resource: resource.to_owned(),
-            namespace: o.namespace.as_deref().unwrap_or("").to_owned(),
-            name: name.to_owned(),
+            namespace: kept(namespace),
+            name: kept(name),
         });
     }
 
@@ -658,13 +726,14 @@ impl Aggregate {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+        // Each worker kept within its share: together they fit the budget.
+        self.bytes += o.bytes;
+        self.budget += o.budget;
         for (k, g) in o.groups {
             if let Some(mine) = self.groups.get_mut(&k) {
                 mine.merge(g);
-            } else if self.groups.len() < MAX_GROUPS {
-                self.groups.insert(k, g);
             } else {
-                self.dropped_groups += g.seen.count;
+                self.groups.insert(k, g);
             }
         }
         self.dropped_groups += o.dropped_groups;
@@ -673,15 +742,13 @@ impl Aggregate {
                 mine.seen.merge(&c.seen);
                 merge_values(&mut mine.uids, c.uids);
                 merge_values(&mut mine.pod_uids, c.pod_uids);
-            } else if self.clients.len() < MAX_CLIENTS {
-                self.clients.insert(k, c);
             } else {
-                self.dropped_clients += 1;
+                self.clients.insert(k, c);
             }
         }
         self.dropped_clients += o.dropped_clients;
-        let room = MAX_OBJECT_EVENTS.saturating_sub(self.objects.len());
-        self.objects.extend(o.objects.into_iter().take(room));
+        self.dropped_objects += o.dropped_objects;
+        self.objects.extend(o.objects);
         for (id, m) in o.mints {
             self.keep_mint(&id, m);
         }
@@ -743,28 +810,28 @@ fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupK
     };
     if anonymous {
         return GroupKey::Anonymous {
-            source_ip: ip.to_owned(),
-            user_agent: agent.to_owned(),
+            source_ip: kept(ip),
+            user_agent: kept(agent),
         };
     }
     if let Some(f) = parsed {
         return GroupKey::Forbidden(Box::new(ForbiddenKey {
-            user: f.user,
-            verb: f.verb,
-            resource: f.resource,
-            subresource: f.subresource,
-            api_group: f.api_group,
-            namespace: f.namespace,
-            path: f.path,
+            user: kept(&f.user),
+            verb: kept(&f.verb),
+            resource: f.resource.as_deref().map(kept),
+            subresource: f.subresource.as_deref().map(kept),
+            api_group: f.api_group.as_deref().map(kept),
+            namespace: f.namespace.as_deref().map(kept),
+            path: f.path.as_deref().map(kept),
             rbac: true,
             shape: String::new(),
         }));
     }
     let o = ev.object_ref.as_ref();
-    let s = |v: Option<&std::borrow::Cow<'_, str>>| v.map(|v| v.to_string());
+    let s = |v: Option<&std::borrow::Cow<'_, str>>| v.map(|v| kept(v));
     GroupKey::Forbidden(Box::new(ForbiddenKey {
-        user: user.to_owned(),
-        verb: ev.verb.as_deref().unwrap_or("").to_owned(),
+        user: kept(user),
+        verb: kept(ev.verb.as_deref().unwrap_or("")),
         resource: o.and_then(|o| s(o.resource.as_ref())),
         subresource: o.and_then(|o| s(o.subresource.as_ref())),
         api_group: o.map(|o| s(o.api_group.as_ref()).unwrap_or_default()),
@@ -772,7 +839,7 @@ fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupK
         path: if o.is_none() {
             ev.request_uri
                 .as_deref()
-                .map(|u| u.split('?').next().unwrap_or(u).to_owned())
+                .map(|u| kept(u.split('?').next().unwrap_or(u)))
         } else {
             None
         },
@@ -842,6 +909,19 @@ mod tests {
             ),
             Some(3593)
         );
+    }
+
+    #[test]
+    fn long_strings_are_cut_and_say_so() {
+        assert_eq!(kept("short"), "short");
+        let long = "é".repeat(MAX_STRING_BYTES);
+        let cut = kept(&long);
+        assert!(cut.len() < MAX_STRING_BYTES + 32, "{}", cut.len());
+        assert!(cut.ends_with(&format!("… ({} more bytes)", long.len() - MAX_STRING_BYTES)));
+        assert_eq!(kept(&long), cut, "the same text cuts the same way");
+        let mut few = Few::default();
+        few.add(&"u".repeat(10_000));
+        assert!(few.items[0].len() < MAX_VALUE_BYTES + 32);
     }
 
     #[test]

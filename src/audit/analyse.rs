@@ -13,7 +13,7 @@ use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
     ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
-    Identity, Reasons, Totals, instant,
+    Identity, MAX_FINDINGS, Other, Reasons, Totals, instant,
 };
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::case::{
@@ -66,9 +66,23 @@ pub fn analyse(
     }
     let mut objects = agg.objects.clone();
     objects.sort();
-    let mut findings: Vec<Finding> = agg
-        .groups
-        .iter()
+    // The most impact first; past MAX_FINDINGS the rest fold into `other`.
+    let mut ranked: Vec<(&GroupKey, &Group)> = agg.groups.iter().collect();
+    ranked.sort_by(|a, b| {
+        (tier(a.0), std::cmp::Reverse(a.1.seen.count), a.0).cmp(&(
+            tier(b.0),
+            std::cmp::Reverse(b.1.seen.count),
+            b.0,
+        ))
+    });
+    let folded = ranked.split_off(ranked.len().min(MAX_FINDINGS));
+    // With the events of groups past the aggregation's budget, never kept.
+    let other = Other {
+        identities: folded.len() as u64,
+        events: folded.iter().map(|(_, g)| g.seen.count).sum::<u64>() + agg.dropped_groups,
+    };
+    let mut findings: Vec<Finding> = ranked
+        .into_iter()
         .map(|(key, group)| finding(key, group, &by_origin, &history, &objects, index, leeway))
         .collect();
     findings.sort_by(|a, b| {
@@ -79,18 +93,26 @@ pub fn analyse(
         ))
     });
     let mut notes = Vec::new();
+    if other.events > 0 {
+        notes.push(other_note(&other));
+    }
+    let budget = super::aggregate::AGGREGATE_BYTES >> 20;
     if agg.dropped_groups > 0 {
         notes.push(format!(
-            "over {} failing or stale identities: {} events of further ones are counted but not listed",
-            super::aggregate::MAX_GROUPS,
+            "over the {budget} MiB the aggregation keeps: {} events of further failing or stale identities are counted but not listed",
             agg.dropped_groups
         ));
     }
     if agg.dropped_clients > 0 {
         notes.push(format!(
-            "over {} clients: {} accepted requests of further ones were not kept for attributing 401s",
-            super::aggregate::MAX_CLIENTS,
+            "over the {budget} MiB the aggregation keeps: {} accepted requests of further clients were not kept for attributing 401s",
             agg.dropped_clients
+        ));
+    }
+    if agg.dropped_objects > 0 {
+        notes.push(format!(
+            "over the {budget} MiB the aggregation keeps: {} deletions and creations were not kept",
+            agg.dropped_objects
         ));
     }
     if agg.dropped_mints > 0 {
@@ -148,8 +170,26 @@ pub fn analyse(
         mints: agg.mints.len() as u64,
         credentials,
         followed,
+        other,
         notes,
     }
+}
+
+/// The ranking tier of a group's kind (failing, stale, legacy).
+fn tier(key: &GroupKey) -> u8 {
+    match key {
+        GroupKey::Stale { .. } => 1,
+        GroupKey::Legacy { .. } => 2,
+        _ => 0,
+    }
+}
+
+/// The note on the findings folded into `other`.
+pub fn other_note(other: &Other) -> String {
+    format!(
+        "{} more failing or stale identities ({} events, with those past the aggregation's memory) are over the {MAX_FINDINGS} findings listed: counted in `other` and the totals, not listed",
+        other.identities, other.events
+    )
 }
 
 /// Every credential id the findings name, with its minting event.

@@ -24,6 +24,10 @@ const MESSAGE: &str = "Unable to authenticate the request";
 pub const WINDOW: Micros = 1_000_000;
 /// Failure lines kept (16 bytes each).
 pub const MAX_LINES: usize = 4_000_000;
+/// Distinct reason sets kept; a line with another one is counted, not kept.
+pub const MAX_SETS: usize = 4_096;
+/// Longest error text read from one line (longer ones are cut, and say so).
+const MAX_ERROR_BYTES: usize = 4_096;
 
 /// The failure lines of the API server logs, by time, with their reasons.
 #[derive(Debug, Default)]
@@ -63,13 +67,17 @@ impl ReasonIndex {
             self.undated += 1;
             return;
         };
-        let reasons = parse_auth_error(&err);
+        let reasons = parse_auth_error(&super::aggregate::cut(&err, MAX_ERROR_BYTES));
         if self.lines.len() >= MAX_LINES {
             self.dropped += 1;
             return;
         }
         let set = match self.sets.iter().position(|s| same(s, &reasons)) {
             Some(i) => i,
+            None if self.sets.len() >= MAX_SETS => {
+                self.dropped += 1;
+                return;
+            }
             None => {
                 self.sets.push(reasons);
                 self.sets.len() - 1

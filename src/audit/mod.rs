@@ -182,6 +182,17 @@ pub struct FollowedCredential {
     pub requests: Followed,
 }
 
+/// Findings listed at most, most impact first: a report is read by people.
+pub const MAX_FINDINGS: usize = 1_000;
+
+/// The failing or stale identities past [`MAX_FINDINGS`]: how many, and
+/// their events.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Other {
+    pub identities: u64,
+    pub events: u64,
+}
+
 /// The fleet view.
 #[derive(Debug, Clone)]
 pub struct AuditReport {
@@ -197,6 +208,8 @@ pub struct AuditReport {
     pub credentials: Vec<Credential>,
     /// The one credential asked about, when one was.
     pub followed: Option<FollowedCredential>,
+    /// The identities past [`MAX_FINDINGS`], counted but not listed.
+    pub other: Other,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
 }

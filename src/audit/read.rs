@@ -12,7 +12,7 @@
 //! [`MAX_EVENT_BYTES`]) and the aggregates.
 
 use std::cell::Cell;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::aggregate::Aggregate;
+use super::aggregate::{AGGREGATE_BYTES, Aggregate};
 use super::apiserver::ReasonIndex;
 use super::event::{RawEvent, Scan, scan_line};
 
@@ -31,6 +31,9 @@ use super::event::{RawEvent, Scan, scan_line};
 pub const MAX_EVENT_BYTES: usize = 32 * 1024 * 1024;
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 4 * 1024 * 1024;
+/// The blocks in memory at once, read or being read, however many workers:
+/// past it the reader waits for a worker to hand one back.
+pub const BLOCKS_BYTES: usize = 64 * 1024 * 1024;
 
 /// Why audit input could not be read. Every variant is one line and exit 2.
 #[derive(Debug, thiserror::Error)]
@@ -150,13 +153,17 @@ pub fn read_all(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Aggregate, Volume), AuditInputError> {
     let workers = workers.max(1);
+    // The aggregation budget, shared by the workers and the documents.
+    let share = AGGREGATE_BYTES / (workers + 1);
     let events = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let mut volume = Volume {
         bytes: 0,
         sources: sources.len(),
     };
-    let mut document_aggs = Vec::new();
+    let mut documents = Aggregate::following(follow, share);
+    // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
+    let mut allocated = 0usize;
     // (seq of the block that would have held it, source): a line too long.
     let mut too_long: Option<(u64, usize)> = None;
     let mut reader_error = None;
@@ -175,7 +182,7 @@ pub fn read_all(
                 let (events, stop) = (&events, &stop);
                 scope.spawn(move || {
                     let mut r = WorkerResult {
-                        agg: Aggregate::following(follow),
+                        agg: Aggregate::following(follow, share),
                         ..WorkerResult::default()
                     };
                     for block in rx {
@@ -199,14 +206,7 @@ pub fn read_all(
         let mut seq = 0u64;
         'sources: for (i, source) in sources.iter().enumerate() {
             let what = source.describe();
-            let reader = match open(source, stdin) {
-                Ok(r) => r,
-                Err(e) => {
-                    reader_error = Some(e);
-                    break;
-                }
-            };
-            let mut reader = match decompress(reader, &what) {
+            let mut reader = match open(source, stdin) {
                 Ok(r) => r,
                 Err(e) => {
                     reader_error = Some(e);
@@ -215,16 +215,15 @@ pub fn read_all(
             };
             match is_document(&mut reader, &what) {
                 Ok(true) => {
-                    let mut agg = Aggregate::following(follow);
+                    let before = documents.events;
                     let counted = LimitedRead::new(&mut reader);
                     let read = counted.read.clone();
-                    if let Err(e) = read_document(counted, &what, &mut agg, index) {
+                    if let Err(e) = read_document(counted, &what, &mut documents, index) {
                         reader_error = Some(e);
                         break;
                     }
                     volume.bytes += read.get();
-                    events.fetch_add(agg.events, Ordering::Relaxed);
-                    document_aggs.push(agg);
+                    events.fetch_add(documents.events - before, Ordering::Relaxed);
                     continue;
                 }
                 Ok(false) => {}
@@ -238,7 +237,12 @@ pub fn read_all(
                 if stop.load(Ordering::Relaxed) {
                     break 'sources;
                 }
-                let mut buf = free_rx.try_recv().unwrap_or_default();
+                let mut buf = match free_rx.try_recv() {
+                    Ok(buf) => buf,
+                    Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
+                    Err(_) => free_rx.recv().unwrap_or_default(),
+                };
+                let capacity = buf.capacity();
                 buf.clear();
                 buf.extend_from_slice(&carry);
                 carry.clear();
@@ -264,6 +268,7 @@ pub fn read_all(
                     }
                     size = (size * 2).min(MAX_EVENT_BYTES + 1);
                 }
+                allocated += buf.capacity() - capacity;
                 if !eof && let Some(cut) = memchr::memrchr(b'\n', &buf) {
                     carry.extend_from_slice(&buf[cut + 1..]);
                     buf.truncate(cut + 1);
@@ -327,13 +332,11 @@ pub fn read_all(
             line: line_of(seq, source, line),
         });
     }
-    let mut agg = Aggregate::following(follow);
+    let mut agg = Aggregate::following(follow, 0);
     for r in results {
         agg.merge(r.agg);
     }
-    for d in document_aggs {
-        agg.merge(d);
-    }
+    agg.merge(documents);
     Ok((agg, volume))
 }
 
@@ -359,51 +362,30 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usi
 }
 
 fn read_error(what: &str, e: &io::Error) -> AuditInputError {
-    let detail = match e.kind() {
-        io::ErrorKind::UnexpectedEof => "the gzip stream is truncated".to_owned(),
-        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
-            format!("not a valid gzip stream ({e})")
-        }
-        _ => e.to_string(),
-    };
     AuditInputError::Read {
         what: what.to_owned(),
-        detail,
+        detail: e.to_string(),
     }
 }
 
+/// The source as text ([`crate::input::file`]: gzip, UTF-16, binary refused).
 fn open(
     source: &Source,
     stdin: &mut dyn FnMut() -> Box<dyn Read>,
-) -> Result<Box<dyn Read>, AuditInputError> {
-    match source {
-        Source::Stdin => Ok(stdin()),
-        Source::File(p) => std::fs::File::open(p)
-            .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| AuditInputError::Open {
-                what: source.describe(),
-                source: e,
-            }),
-    }
-}
-
-/// The stream, gunzipped when it starts with gzip's magic bytes.
-fn decompress(
-    reader: Box<dyn Read>,
-    what: &str,
-) -> Result<BufReader<Box<dyn Read>>, AuditInputError> {
-    let mut buffered = BufReader::with_capacity(256 * 1024, reader);
-    let head = buffered.fill_buf().map_err(|e| read_error(what, &e))?;
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
-        return Ok(BufReader::with_capacity(256 * 1024, Box::new(gz)));
-    }
-    Ok(buffered)
+) -> Result<Box<dyn BufRead>, AuditInputError> {
+    let reader = match source {
+        Source::Stdin => stdin(),
+        Source::File(p) => Box::new(std::fs::File::open(p).map_err(|e| AuditInputError::Open {
+            what: source.describe(),
+            source: e,
+        })?),
+    };
+    crate::input::file::text(reader).map_err(|e| read_error(&source.describe(), &e))
 }
 
 /// Whether the stream is one JSON document (an array, or an object that does
 /// not end on its first line) rather than JSON Lines.
-fn is_document(reader: &mut BufReader<Box<dyn Read>>, what: &str) -> Result<bool, AuditInputError> {
+fn is_document(reader: &mut Box<dyn BufRead>, what: &str) -> Result<bool, AuditInputError> {
     let head = reader.fill_buf().map_err(|e| read_error(what, &e))?;
     let Some(first) = head.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Ok(false);

@@ -6,16 +6,25 @@
 //! (k8s.io/apiserver pkg/authentication/cel).
 //!
 //! The work is bounded before anything runs: the expression's length, its
-//! number of nodes and its comprehension nesting, and an estimated cost (nodes
-//! × the longest list or map in the input to the power of the nesting) in
-//! the spirit of Kubernetes' own cost estimate. Functions of Kubernetes' CEL
+//! number of nodes and its comprehension nesting, and its cost estimated the
+//! way cel-go estimates it (checker/cost.go), with the sizes of this token's
+//! claims: one unit per node and per comprehension iteration, a tenth of a
+//! unit per byte a string function reads or writes (cel-go's
+//! `StringTraversalCostFactor`), the elements `lists.range` makes, the pairs
+//! `distinct` compares, what `replace`, `join` and `+` can build. Over
+//! kube-apiserver's per-call limit ([`PER_CALL_LIMIT`]) the expression is
+//! refused before it runs ([`over_budget`]): `'a'.replace('a', 'aaaaaaaaaa')`
+//! chained ten times, `lists.range(1000000).distinct()`. kube-apiserver
+//! counts the same units as it evaluates (base.go `cel.CostLimit`); with the
+//! input known, the estimate is that count's bound. Functions of Kubernetes' CEL
 //! libraries that cel-rust lacks (`sets.*`, `url`, `ip`, `cidr`, `quantity`,
 //! `semver`…) are reported by name rather than guessed.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use cel::extractors::This;
 use cel::objects::Map as CelMap;
 use cel::{Context, Env, ExecutionError, Value};
 use serde_json::Value as Json;
@@ -26,13 +35,27 @@ pub const MAX_EXPRESSION_BYTES: usize = 4096;
 pub const MAX_NODES: usize = 1000;
 /// Deepest nesting of comprehensions (`all`, `exists`, `map`, `filter`).
 pub const MAX_COMPREHENSION_DEPTH: usize = 2;
-/// Largest estimated cost: nodes × longest collection ^ nesting.
-pub const MAX_COST: u64 = 2_000_000;
+/// kube-apiserver's cost limit for one evaluation of one expression
+/// (k8s.io/apiserver pkg/apis/cel/config.go `PerCallLimit`, "roughly 0.1
+/// second"), set on every program of its base CEL environment
+/// (pkg/cel/environment/base.go `cel.CostLimit(celconfig.PerCallLimit)`), the
+/// authentication configuration's included (pkg/authentication/cel
+/// compile.go). The whole of one object's validation gets ten times that
+/// (`RuntimeCELCostBudget`, 10,000,000); authentication has no static limit
+/// (a CRD's rule has `StaticEstimatedCostLimit`, 10,000,000).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The most elements `lists.range` makes (cel-go's and cel-rust's bound).
+const MAX_RANGE: u64 = 1_000_000;
 /// Deepest JSON nesting turned into CEL values.
 const MAX_JSON_DEPTH: usize = 32;
 
 /// Functions of Kubernetes' CEL libraries (k8s.io/apiserver pkg/cel/library)
 /// that the `cel` crate does not provide.
+/// CEL standard functions this tool refuses by name: they need a time zone
+/// database this binary does not carry (claims' times are numbers: compare
+/// `claims.exp` and `claims.iat` as they are).
+const NOT_EVALUATED: &[&str] = &["timestamp", "duration"];
+
 const KUBERNETES_ONLY: &[&str] = &[
     "sets.contains",
     "sets.equivalent",
@@ -113,9 +136,15 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
     if let Some(name) = shape.unsupported.first() {
-        return Outcome::Unsupported(format!(
-            "{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate"
-        ));
+        return Outcome::Unsupported(if NOT_EVALUATED.contains(&name.as_str()) {
+            format!(
+                "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
+            )
+        } else {
+            format!(
+                "{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate"
+            )
+        });
     }
     if shape.nodes > MAX_NODES {
         return Outcome::Refused(format!(
@@ -129,13 +158,8 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
             shape.depth
         ));
     }
-    let longest = longest_collection(input.value, 0).max(1) as u64;
-    let cost = (shape.nodes as u64).saturating_mul(longest.saturating_pow(shape.depth as u32));
-    if cost > MAX_COST {
-        return Outcome::Refused(format!(
-            "estimated cost {cost} (nodes × longest list {longest} ^ nesting {}) is over the bound of {MAX_COST}",
-            shape.depth
-        ));
+    if let Some(why) = budget(program.expression(), input) {
+        return Outcome::Refused(why);
     }
     let Some(value) = to_cel(input.value, 0) else {
         return Outcome::Refused(format!(
@@ -145,6 +169,8 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
     };
     let mut context = Context::with_env(env);
     context.add_variable_from_value(input.name, value);
+    // `matches`, with RE2's classes (cel-rust's would use Rust's Unicode ones).
+    let _ = context.add_function("matches", re2_matches);
     match program.execute(&context) {
         Ok(v) => Outcome::Value(v),
         Err(ExecutionError::UndeclaredReference(name)) if name.as_str() != input.name => {
@@ -184,6 +210,7 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
             };
             if KUBERNETES_ONLY.contains(&qualified.as_str())
                 || KUBERNETES_ONLY.contains(&call.func_name.as_str())
+                || (call.target.is_none() && NOT_EVALUATED.contains(&call.func_name.as_str()))
             {
                 shape.unsupported.push(qualified);
             }
@@ -226,6 +253,228 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
     }
 }
 
+/// Why `source` is over kube-apiserver's per-call cost limit on `input`, if it
+/// is (a parse error is not this function's to tell).
+pub fn over_budget(source: &str, input: &Input<'_>) -> Option<String> {
+    let program = env().compile(source).ok()?;
+    budget(program.expression(), input)
+}
+
+fn budget(expr: &IdedExpr, input: &Input<'_>) -> Option<String> {
+    let longest = longest_collection(input.value, 0) as u64;
+    let cost = estimate(expr, longest).cost;
+    (cost > PER_CALL_LIMIT).then(|| {
+        format!(
+            "its estimated CEL cost {cost} is over kube-apiserver's per-call limit of {PER_CALL_LIMIT}"
+        )
+    })
+}
+
+/// An expression's estimated cost, and the size (bytes of a string, elements
+/// of a list or map) of what it may give.
+#[derive(Clone, Copy, Default)]
+struct Estimate {
+    cost: u64,
+    size: u64,
+}
+
+/// cel-go's string traversal factor: a tenth of a unit per byte.
+fn bytes(n: u64) -> u64 {
+    n.div_ceil(10)
+}
+
+/// The estimate of `e` when every value it can read is at most `bound` in
+/// size (the input's longest string or collection, or a range iterated).
+fn estimate(e: &IdedExpr, bound: u64) -> Estimate {
+    let sum = |items: &mut dyn Iterator<Item = Estimate>| {
+        items.fold(Estimate::default(), |a, b| Estimate {
+            cost: a.cost.saturating_add(b.cost),
+            size: a.size.max(b.size),
+        })
+    };
+    match &e.expr {
+        Expr::Literal(LiteralValue::String(s)) => Estimate {
+            cost: 0,
+            size: s.inner().len() as u64,
+        },
+        Expr::Literal(_) | Expr::Unspecified => Estimate { cost: 0, size: 1 },
+        Expr::Ident(_) => Estimate {
+            cost: 1,
+            size: bound,
+        },
+        Expr::Select(s) => Estimate {
+            cost: estimate(&s.operand, bound).cost.saturating_add(1),
+            size: bound,
+        },
+        Expr::List(l) => {
+            let all = sum(&mut l.elements.iter().map(|x| estimate(x, bound)));
+            Estimate {
+                cost: all.cost.saturating_add(1),
+                size: all.size.max(l.elements.len() as u64),
+            }
+        }
+        Expr::Map(_) | Expr::Struct(_) => Estimate {
+            cost: 1,
+            size: bound,
+        },
+        Expr::Comprehension(c) => {
+            let range = estimate(&c.iter_range, bound);
+            let inner = bound.max(range.size);
+            let step = estimate(&c.loop_step, inner);
+            let body = estimate(&c.loop_cond, inner)
+                .cost
+                .saturating_add(step.cost)
+                .saturating_add(1);
+            Estimate {
+                cost: range
+                    .cost
+                    .saturating_add(estimate(&c.accu_init, bound).cost)
+                    .saturating_add(range.size.saturating_mul(body))
+                    .saturating_add(estimate(&c.result, inner).cost),
+                size: range.size.max(step.size),
+            }
+        }
+        Expr::Call(call) => call_estimate(call, bound),
+    }
+}
+
+fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
+    let parts: Vec<Estimate> = call
+        .target
+        .iter()
+        .map(|t| estimate(t, bound))
+        .chain(call.args.iter().map(|a| estimate(a, bound)))
+        .collect();
+    let size = |i: usize| parts.get(i).map_or(0, |p| p.size);
+    let read: u64 = parts.iter().fold(0, |n, p| n.saturating_add(p.size));
+    let cost = parts
+        .iter()
+        .fold(1u64, |n, p| n.saturating_add(p.cost))
+        .saturating_add(bytes(read));
+    let of = |size: u64, work: u64| Estimate {
+        cost: cost.saturating_add(work),
+        size,
+    };
+    let target = size(0);
+    match call.func_name.as_str() {
+        // Every match of the old string (an empty one matches between
+        // every two characters) replaced by the new one.
+        "replace" if call.target.is_some() => {
+            let made = target.saturating_add(target.saturating_add(1).saturating_mul(size(2)));
+            of(made, bytes(made))
+        }
+        "range" if matches!(call.target.as_deref().map(|t| &t.expr), Some(Expr::Ident(n)) if n == "lists") =>
+        {
+            let n = match call.args.first().map(|a| &a.expr) {
+                Some(Expr::Literal(LiteralValue::Int(n))) => {
+                    (*n.inner()).clamp(0, MAX_RANGE as i64) as u64
+                }
+                _ => MAX_RANGE,
+            };
+            of(n, n)
+        }
+        // cel-rust compares each element with every one kept so far.
+        "distinct" => of(target, target.saturating_mul(target) / 2),
+        "join" => {
+            let made = target.saturating_mul(target.saturating_add(size(1)));
+            of(made, bytes(made))
+        }
+        "_+_" | "format" => of(read, bytes(read)),
+        // cel-rust's indexOf compares the needle at every position.
+        "indexOf" | "lastIndexOf" => of(1, bytes(target.saturating_mul(size(1)))),
+        "sort" | "sortBy" | "flatten" => of(
+            target.saturating_mul(if call.func_name == "flatten" {
+                bound.max(1)
+            } else {
+                1
+            }),
+            target.saturating_mul(64 - target.leading_zeros() as u64),
+        ),
+        _ => of(parts.iter().map(|p| p.size).max().unwrap_or(1), 0),
+    }
+}
+
+/// `s.matches(re)` and `matches(s, re)` as kube-apiserver's CEL (RE2) does.
+fn re2_matches(
+    This(text): This<Arc<String>>,
+    pattern: Arc<String>,
+) -> Result<bool, ExecutionError> {
+    regex::RegexBuilder::new(&re2(&pattern))
+        .size_limit(1 << 20)
+        .build()
+        .map(|re| re.is_match(&text))
+        .map_err(|e| {
+            let e = e.to_string();
+            ExecutionError::function_error(
+                "matches",
+                format!(
+                    "{pattern:?} is not a valid regex: {}",
+                    e.lines().last().unwrap_or("")
+                ),
+            )
+        })
+}
+
+/// A pattern with RE2's meaning in Rust's regex syntax: `\d`, `\w`, `\s` and
+/// `\b` are ASCII in RE2 (`[0-9]`, `[0-9A-Za-z_]`, `[\t\n\f\r ]`, an ASCII word
+/// boundary) and Unicode in Rust, where `\d` also matches `٣`; and a `[`
+/// inside a class is a literal in RE2, not a nested class.
+fn re2(pattern: &str) -> String {
+    const DIGIT: &str = "0-9";
+    const WORD: &str = "0-9A-Za-z_";
+    const SPACE: &str = "\\t\\n\\x0C\\r ";
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut class = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let set = match e.to_ascii_lowercase() {
+                    'd' => Some(DIGIT),
+                    'w' => Some(WORD),
+                    's' => Some(SPACE),
+                    _ => None,
+                };
+                match (set, e.is_ascii_uppercase(), class) {
+                    (Some(set), false, true) => out.push_str(set),
+                    (Some(set), false, false) => out.push_str(&format!("[{set}]")),
+                    (Some(set), true, _) => out.push_str(&format!("[^{set}]")),
+                    (None, _, false) if e == 'b' || e == 'B' => {
+                        out.push_str(&format!("(?-u:\\{e})"));
+                    }
+                    (None, _, _) => {
+                        out.push(c);
+                        out.push(e);
+                    }
+                }
+            }
+            '[' if class && chars.peek() != Some(&':') => out.push_str("\\["),
+            '[' if !class => {
+                class = true;
+                out.push(c);
+                // A `]` or `^]` right after the opening bracket is a literal.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            ']' if class => {
+                class = false;
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn longest_collection(v: &Json, depth: usize) -> usize {
     if depth > MAX_JSON_DEPTH {
         return 0;
@@ -243,7 +492,7 @@ fn longest_collection(v: &Json, depth: usize) -> usize {
             .max()
             .unwrap_or(0)
             .max(o.len()),
-        Json::String(s) => s.len().min(64),
+        Json::String(s) => s.len(),
         _ => 0,
     }
 }
@@ -386,6 +635,35 @@ mod tests {
             evaluate(pairs, &Input { name: "claims", value: &claims }),
             Outcome::Refused(m) if m.contains("cost")
         ));
+        assert!(matches!(
+            eval("timestamp('2026-01-01T00:00:00Z') < timestamp(claims.exp)"),
+            Outcome::Unsupported(m) if m.starts_with("timestamp()")
+        ));
+        // Each replace makes ten of one character: ten of them, 10^10 bytes.
+        let chain = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(10));
+        assert!(matches!(eval(&chain), Outcome::Refused(m) if m.contains("per-call limit")));
+        let three = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(3));
+        assert_eq!(eval(&three), Outcome::Value(Value::Int(1000)));
+    }
+
+    #[test]
+    fn regex_classes_are_re2s_ascii_ones() {
+        for (expr, want) in [
+            ("'٣'.matches('^\\\\d$')", false),
+            ("'3'.matches('^\\\\d$')", true),
+            ("matches('é', '^\\\\w$')", false),
+            ("'\\u00a0'.matches('\\\\s')", false),
+            ("'a1_'.matches('^[\\\\w]+$')", true),
+            ("'éa'.matches('\\\\ba')", true),
+            ("'x]'.matches('^[]x]+$')", true),
+            ("'[a'.matches('^[[a]+$')", true),
+            ("'٣'.matches('^\\\\D$')", true),
+        ] {
+            assert_eq!(eval(expr), Outcome::Value(Value::Bool(want)), "{expr}");
+        }
+        assert!(
+            matches!(eval("'a'.matches('(')"), Outcome::Error(m) if m.contains("not a valid regex"))
+        );
     }
 
     #[test]

@@ -49,6 +49,13 @@ pub enum AuthnConfigError {
     /// Over [`MAX_CONFIG_BYTES`] or [`MAX_AUTHENTICATORS`].
     #[error("{file} is too large: {detail}")]
     TooLarge { file: String, detail: String },
+    /// A CEL expression over kube-apiserver's cost limit on this token.
+    #[error("{file}: {rule}: {detail}")]
+    OverBudget {
+        file: String,
+        rule: String,
+        detail: String,
+    },
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -166,7 +173,7 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
         },
     };
     let raw: RawConfig = serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| shape(e.to_string().lines().next().unwrap_or("").to_owned()))?;
+        .map_err(|e| shape(crate::input::yaml_error(&e)))?;
     if raw.kind.as_deref() != Some("AuthenticationConfiguration") {
         return Err(shape(format!(
             "its kind is {:?}, not AuthenticationConfiguration",
@@ -322,8 +329,76 @@ fn routed_issuer(iss: &str) -> &str {
     }
 }
 
-/// Evaluates the configuration on `token`.
-pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
+/// Refuses the routed authenticator's first CEL expression whose estimated
+/// cost on this token is over kube-apiserver's per-call limit
+/// ([`cel::PER_CALL_LIMIT`]), naming it. User validation rules read the user
+/// the mappings build from the claims: the claims' sizes bound theirs.
+fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(), AuthnConfigError> {
+    let a = &config.jwt[index];
+    let m = &a.claim_mappings;
+    let named = |what: &str, e: &Option<String>| {
+        e.clone()
+            .map(|e| (format!("claimMappings.{what}.expression"), e))
+    };
+    let expressions = [
+        named("username", &m.username.expression),
+        named("groups", &m.groups.expression),
+        named("uid", &m.uid.expression),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(m.extra.iter().enumerate().map(|(i, x)| {
+        (
+            format!("claimMappings.extra[{i}].valueExpression"),
+            x.value_expression.clone(),
+        )
+    }))
+    .chain(
+        a.claim_validation_rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                Some((
+                    format!("claimValidationRules[{i}].expression"),
+                    r.expression.clone()?,
+                ))
+            }),
+    )
+    .chain(a.user_validation_rules.iter().enumerate().map(|(i, r)| {
+        (
+            format!("userValidationRules[{i}].expression"),
+            r.expression.clone(),
+        )
+    }));
+    for (path, expression) in expressions {
+        let input = Input {
+            name: if path.starts_with("user") {
+                "user"
+            } else {
+                "claims"
+            },
+            value: claims,
+        };
+        if let Some(detail) = cel::over_budget(&expression, &input) {
+            return Err(AuthnConfigError::OverBudget {
+                file: config.source.clone(),
+                rule: format!(
+                    "jwt[{index}].{path} `{}`",
+                    crate::report::sanitize::sanitize(&expression)
+                ),
+                detail,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Evaluates the configuration on `token`; an expression over
+/// kube-apiserver's CEL cost limit is an error, as it is there.
+pub fn evaluate(
+    config: &AuthnConfig,
+    token: &Token,
+) -> Result<AuthnConfigReport, AuthnConfigError> {
     let mut report = AuthnConfigReport {
         source: config.source.clone(),
         api_version: config.api_version.clone(),
@@ -360,7 +435,7 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
                 ),
             )
         });
-        return report;
+        return Ok(report);
     };
     let authenticator = &config.jwt[index];
     if kind != TokenKind::NotKubernetes {
@@ -372,6 +447,7 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
         ));
     }
     let claims = Json::Object(token.raw_claims.clone());
+    check_budget(config, index, &claims)?;
     let mut routed = Routed {
         index,
         issuer: authenticator.issuer.url.clone(),
@@ -686,7 +762,7 @@ pub fn evaluate(config: &AuthnConfig, token: &Token) -> AuthnConfigReport {
         ));
     }
     report.routed = Some(routed);
-    report
+    Ok(report)
 }
 
 /// The one failure a validation rule can record.

@@ -45,7 +45,7 @@ fn claims(extra: serde_json::Value) -> Token {
 #[test]
 fn a_true_a_false_and_an_erroring_rule() {
     let config = parse(CONFIG, "authn.yaml").unwrap();
-    let r = evaluate(&config, &claims(json!({"hd": "other.com"})));
+    let r = evaluate(&config, &claims(json!({"hd": "other.com"}))).unwrap();
     let routed = r.routed.as_ref().unwrap();
     let outcome = |rule: &str| {
         routed
@@ -84,14 +84,14 @@ fn routing_audiences_and_user_rules() {
     let config = parse(CONFIG, "authn.yaml").unwrap();
     // Another issuer: nothing routes; a ServiceAccount token is left to its authenticator.
     let other = token(json!({"iss": "https://elsewhere.example", "aud": "x"}));
-    let r = evaluate(&config, &other);
+    let r = evaluate(&config, &other).unwrap();
     assert!(r.routed.is_none());
     assert_eq!(r.findings[0].code, Code::AuthnNoAuthenticator);
-    let r = evaluate(&config, &claims(json!({"aud": ["vault"]})));
+    let r = evaluate(&config, &claims(json!({"aud": ["vault"]}))).unwrap();
     assert!(matches!(r.rejection, Some(JwtRejection::Audience { .. })));
     assert!(r.findings[0].message.contains("oidc: verify token: oidc: expected audience in [\"kubernetes\" \"other\"] got [\"vault\"]"), "{}", r.findings[0].message);
     let config = CONFIG.replace("'oidc:' + claims.email", "'system:' + claims.email");
-    let r = evaluate(&parse(&config, "f").unwrap(), &claims(json!({})));
+    let r = evaluate(&parse(&config, "f").unwrap(), &claims(json!({}))).unwrap();
     assert!(
         matches!(r.rejection, Some(JwtRejection::ClaimRule { ref expression, .. }) if expression.as_deref() == Some("claims.nope == 'x'"))
     );

@@ -539,7 +539,9 @@ impl HttpClient {
             status: parts.status.as_u16(),
             date: date_header.as_deref().and_then(parse_http_date),
             date_header,
-            location: header("location"),
+            // A `Location` on any other status (a 401 naming a login page)
+            // is not a redirect.
+            location: header("location").filter(|_| parts.status.is_redirection()),
             content_type: header("content-type"),
             www_authenticate: header("www-authenticate"),
             body,

@@ -11,6 +11,7 @@
 //! token lines. Two or more non-blank lines make a batch, read line by line with a
 //! per-line bound, so memory stays flat however long the input.
 
+pub mod file;
 pub mod shape;
 
 use std::io::{self, BufRead};
@@ -80,7 +81,12 @@ impl TokenSource {
             TokenSource::Argument(text) => {
                 Ok(Box::new(io::Cursor::new(text.expose().as_bytes().to_vec())))
             }
-            TokenSource::Stdin => Ok(stdin()),
+            TokenSource::Stdin => {
+                file::text(Box::new(stdin())).map_err(|source| InputError::Read {
+                    what: "stdin".to_owned(),
+                    source,
+                })
+            }
             TokenSource::File(path) => open_file(path, false),
             TokenSource::InPodDefault(path) => open_file(path, true),
         }
@@ -88,8 +94,8 @@ impl TokenSource {
 }
 
 fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, InputError> {
-    match std::fs::File::open(path) {
-        Ok(f) => Ok(Box::new(io::BufReader::with_capacity(64 * 1024, f))),
+    match file::open(path) {
+        Ok(reader) => Ok(reader),
         Err(e) if in_pod_default && e.kind() == io::ErrorKind::NotFound => {
             Err(InputError::NoToken {
                 path: path.to_owned(),
@@ -443,6 +449,30 @@ fn binary_error(bytes: &[u8], error: std::str::Utf8Error) -> TokenError {
         byte: bytes[offset],
         offset,
     }
+}
+
+/// A YAML parse error in words, on one line: serde-saphyr's messages for
+/// users ("duplicate mapping key `kind` is not allowed here at line 2
+/// column 1"), with its own limits said plainly instead of in its Debug form.
+pub fn yaml_error(e: &serde_saphyr::Error) -> String {
+    use serde_saphyr::{Error, MessageFormatter, UserMessageFormatter};
+    use std::borrow::Cow;
+    struct Plain;
+    impl MessageFormatter for Plain {
+        fn format_message<'a>(&self, err: &'a Error) -> Cow<'a, str> {
+            match err {
+                Error::Budget { .. } => Cow::Borrowed(
+                    "the YAML is over this tool's bounds (nodes, aliases, anchors or nesting)",
+                ),
+                _ => UserMessageFormatter.format_message(err),
+            }
+        }
+    }
+    let text = e.render_with_options(serde_saphyr::render_options! {
+        formatter: &Plain,
+        snippets: serde_saphyr::SnippetMode::Off,
+    });
+    text.lines().next().unwrap_or("").to_owned()
 }
 
 #[cfg(test)]

@@ -577,8 +577,9 @@ mod tests {
             crate::exit::Outcome::Unreachable
         );
         assert_eq!(report.diagnosis.cause(), Cause::TlsUntrustedCa);
-        assert_eq!(report.servers[0].tls.reason, Some(TlsReason::UnknownCa));
-        assert!(!report.servers[0].tls.verified);
+        let tls = report.servers[0].tls.as_ref().unwrap();
+        assert_eq!(tls.reason, Some(TlsReason::UnknownCa));
+        assert!(!tls.verified);
     }
 
     fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {

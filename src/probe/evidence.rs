@@ -26,7 +26,8 @@ use crate::token::Token;
 /// What one server's requests establish before any rule runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerFacts {
-    pub tls: TlsStatus,
+    /// None over plain HTTP: nothing to have verified.
+    pub tls: Option<TlsStatus>,
     pub user: Option<UserInfo>,
     /// Which SelfSubjectReview version answered.
     pub review_version: Option<String>,
@@ -79,7 +80,8 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
-            .and_then(|a| user_info(a.json.as_ref()?)),
+            .and_then(|a| user_info(a.json.as_ref()?))
+            .or_else(|| forbidden_user(observation)),
         review_version: review.and_then(|r| r.api_version.clone()),
         server_time: answers.iter().filter_map(|a| a.date).max(),
         offset: offset::estimate(&samples),
@@ -448,8 +450,11 @@ pub fn describe_request(request: &RequestObservation) -> String {
     }
 }
 
-fn tls_status(observation: &ServerObservation) -> TlsStatus {
-    match observation.requests.first().map(|r| &r.result) {
+fn tls_status(observation: &ServerObservation) -> Option<TlsStatus> {
+    if observation.url.starts_with("http://") {
+        return None;
+    }
+    Some(match observation.requests.first().map(|r| &r.result) {
         Some(Ok(_)) => TlsStatus {
             verified: observation.verifies_tls,
             reason: None,
@@ -465,7 +470,24 @@ fn tls_status(observation: &ServerObservation) -> TlsStatus {
             reason: None,
             error: None,
         },
-    }
+    })
+}
+
+/// The user a 403 to the token names (`User "…" cannot …`) when no review
+/// said who it is: past authentication, RBAC's message names the user.
+fn forbidden_user(observation: &ServerObservation) -> Option<UserInfo> {
+    observation
+        .requests
+        .iter()
+        .filter(|r| r.anonymous != observation.token_sent && !r.operator)
+        .filter_map(|r| r.result.as_ref().ok())
+        .filter(|a| a.status == 403)
+        .filter_map(|a| Forbidden::parse(a.status_body.as_ref()?.message.as_deref()?))
+        .find(|f| !f.is_anonymous())
+        .map(|f| UserInfo {
+            username: f.user,
+            ..UserInfo::default()
+        })
 }
 
 /// `status.userInfo` of a SelfSubjectReview response.

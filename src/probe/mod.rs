@@ -201,7 +201,8 @@ pub struct TlsStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerReport {
     pub observation: ServerObservation,
-    pub tls: TlsStatus,
+    /// None over plain HTTP (`--allow-plain-http`): there was no TLS.
+    pub tls: Option<TlsStatus>,
     pub classification: Classification,
     pub user: Option<UserInfo>,
     /// Which SelfSubjectReview version answered.

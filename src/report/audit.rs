@@ -24,11 +24,12 @@ use crate::timefmt::rfc3339;
 
 mod credentials;
 mod merge;
+pub mod shard;
 mod table;
 
 pub use credentials::{BoundJson, CredentialJson, FollowedJson, MintJson};
 
-pub use merge::merge;
+pub use merge::{Overflow, merge};
 pub use table::write_table;
 
 /// `audit -o json`: every failing, stale or legacy identity in the audit
@@ -64,8 +65,21 @@ pub struct AuditJson {
     /// requests made with it; null otherwise.
     #[serde(default)]
     pub credential: Option<FollowedJson>,
+    /// The failing or stale identities past the 1,000 listed (most impact
+    /// first), counted but not listed.
+    #[serde(default)]
+    pub other: OtherJson,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
+}
+
+/// Findings counted but not listed.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct OtherJson {
+    /// Identities not listed.
+    pub identities: u64,
+    /// Their events.
+    pub events: u64,
 }
 
 /// What was read.
@@ -390,6 +404,10 @@ impl AuditJson {
                 .map(credentials::credential_json)
                 .collect(),
             credential: r.followed.as_ref().map(credentials::followed_json),
+            other: OtherJson {
+                identities: r.other.identities,
+                events: r.other.events,
+            },
             notes: r.notes.clone(),
         }
     }

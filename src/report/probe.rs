@@ -49,8 +49,9 @@ pub struct ProbeJson<'a> {
 pub struct ServerJson<'a> {
     /// The server URL.
     pub url: &'a str,
-    /// TLS result.
-    pub tls: TlsJson<'a>,
+    /// TLS result; null over plain HTTP (`--allow-plain-http`), where there
+    /// was none.
+    pub tls: Option<TlsJson<'a>>,
     /// Every request sent, in order.
     pub requests: Vec<RequestJson<'a>>,
     /// What kind of answer this server gave.
@@ -325,11 +326,11 @@ impl<'a> ProbeJson<'a> {
 fn server_json(server: &ServerReport) -> ServerJson<'_> {
     ServerJson {
         url: &server.observation.url,
-        tls: TlsJson {
-            verified: server.tls.verified,
-            reason: server.tls.reason,
-            error: server.tls.error.as_deref(),
-        },
+        tls: server.tls.as_ref().map(|tls| TlsJson {
+            verified: tls.verified,
+            reason: tls.reason,
+            error: tls.error.as_deref(),
+        }),
         requests: server
             .observation
             .requests
@@ -537,9 +538,14 @@ pub fn write_probe(
             "Server".to_owned()
         };
         row(&title, sanitize(&server.observation.url).into_owned());
-        let tls = if server.tls.verified {
+        let tls = server.tls.as_ref();
+        let tls = if tls.is_none() {
+            "none: plain HTTP (--allow-plain-http)"
+                .style(s.warning)
+                .to_string()
+        } else if tls.is_some_and(|t| t.verified) {
             "verified".to_owned()
-        } else if let Some(reason) = server.tls.reason {
+        } else if let Some(reason) = tls.and_then(|t| t.reason) {
             format!("failed: {}", reason.as_str())
                 .style(s.error)
                 .to_string()

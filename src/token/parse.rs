@@ -113,13 +113,29 @@ fn check_characters(text: &str) -> Result<(), TokenError> {
     }
     for (offset, byte) in text.bytes().enumerate() {
         if byte.is_ascii_whitespace() {
-            return Err(TokenError::InnerWhitespace { offset });
+            return Err(if wrapped_token(text) {
+                TokenError::InnerWhitespace { offset }
+            } else {
+                TokenError::Text
+            });
         }
         if !byte.is_ascii_graphic() {
             return Err(TokenError::Binary { byte, offset });
         }
     }
     Ok(())
+}
+
+/// Whether text with whitespace in it is a token broken by it: every other
+/// byte is of the token's alphabet (base64url, `.`, `=`) and there are its two
+/// dots. A sentence or a config line is not.
+fn wrapped_token(text: &str) -> bool {
+    let mut dots = 0;
+    let alphabet = text.bytes().filter(|b| !b.is_ascii_whitespace()).all(|b| {
+        dots += usize::from(b == b'.');
+        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'=')
+    });
+    alphabet && dots == 2
 }
 
 fn decode_segment(segment: Segment, text: &str) -> Result<Vec<u8>, TokenError> {

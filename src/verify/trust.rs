@@ -72,6 +72,14 @@ pub fn parse_federated_credential(
     if fc.issuer.is_none() && fc.subject.is_none() {
         return Err(error("it has neither issuer nor subject".to_owned()));
     }
+    // Azure requires exactly one audience: with none, no token can match, and
+    // leaving the claim unchecked would call any token a match.
+    if fc.audiences.is_empty() {
+        return Err(error(
+            "it has no audience (Azure requires one, usually api://AzureADTokenExchange)"
+                .to_owned(),
+        ));
+    }
     Ok(TrustExpectation {
         source: match fc.name {
             Some(name) => format!("federated credential {name:?} ({source})"),

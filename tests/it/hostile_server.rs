@@ -454,4 +454,12 @@ fn a_selfsubjectreview_403_naming_the_user_means_authenticated() {
         !causes(&json).iter().any(|c| c == "rbac-denied"),
         "{json:#}"
     );
+    // Who it is authenticated as is the user the 403 named.
+    let table = against("doctor", dir.path(), &server, &ca, &[]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(!text.contains("authenticated as ?"), "{text}");
+    assert!(
+        text.contains("system:serviceaccount:debug-lab:reporter"),
+        "{text}"
+    );
 }

@@ -766,3 +766,65 @@ fn docs_walkthrough() {
             .write_stdin(tokens::sign(&tokens::projected(base(), 3607))),
     );
 }
+
+/// A `Location` header on a 401 (a login page) is not a redirect: the
+/// table shows the Status, not "redirect to … (not followed)".
+#[test]
+fn a_location_on_a_401_is_not_called_a_redirect() {
+    let (dir, pki, ca) = setup();
+    let mut config = Config::new(base());
+    config.mode = Mode::LoginLocation("https://login.example/".to_owned());
+    let server = ApiServer::start(config, &pki);
+    let output = command(dir.path())
+        .args(["probe", "--now", BASE, "-f", "-", "--cacert"])
+        .arg(&ca)
+        .args(["-s", &server.url()])
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{table}");
+    assert!(!table.contains("redirect to"), "{table}");
+    let run = probe(dir.path(), &ca, &[&server], &[], &fresh_token());
+    assert!(
+        run.json["servers"][0]["requests"][1]["location"].is_null(),
+        "{:#}",
+        run.json
+    );
+}
+
+/// Runs `SUBCOMMAND --allow-plain-http -s URL` (no CA) with the fresh token,
+/// in `format`; returns the exit code and stdout.
+fn plain(dir: &Path, sub: &str, server: &ApiServer, format: &str) -> (i32, String) {
+    let output = command(dir)
+        .args([sub, "--now", BASE, "-f", "-", "--allow-plain-http"])
+        .args(["-s", &server.url(), "-o", format])
+        .write_stdin(fresh_token())
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap();
+    (code, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Over plain HTTP there is no TLS to have verified: the JSON of probe and
+/// doctor says `tls: null`, the table says plain HTTP.
+#[test]
+fn plain_http_makes_no_tls_claim() {
+    let (dir, pki, _ca) = setup();
+    let mut config = Config::new(base());
+    config.plain_http = true;
+    let server = ApiServer::start(config, &pki);
+    for sub in ["probe", "doctor"] {
+        let (code, out) = plain(dir.path(), sub, &server, "json");
+        assert!([0, 1].contains(&code), "{sub}: {out}");
+        let json: Value = serde_json::from_str(&out).unwrap();
+        let servers = match sub {
+            "probe" => json["servers"].clone(),
+            _ => json["probe"]["servers"].clone(),
+        };
+        assert!(servers[0]["tls"].is_null(), "{sub}: {servers:#}");
+    }
+    let (_, table) = plain(dir.path(), "probe", &server, "table");
+    assert!(table.contains("none: plain HTTP"), "{table}");
+    assert!(!table.contains("verified"), "{table}");
+}

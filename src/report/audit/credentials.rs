@@ -196,15 +196,15 @@ pub(super) fn merge_credentials(
 pub(super) fn merge_followed(
     a: Option<FollowedJson>,
     b: Option<FollowedJson>,
-) -> Option<FollowedJson> {
+) -> Result<Option<FollowedJson>, merge::Overflow> {
     let (mut a, b) = match (a, b) {
         (Some(a), Some(b)) if a.id == b.id => (a, b),
-        (a, b) => return a.or(b),
+        (a, b) => return Ok(a.or(b)),
     };
     a.minted = earlier(a.minted.take(), b.minted);
-    a.requests += b.requests;
+    merge::add(&mut a.requests, b.requests)?;
     for (c, n) in b.by_status {
-        *a.by_status.entry(c).or_default() += n;
+        merge::add(a.by_status.entry(c).or_default(), n)?;
     }
     if b.first_seen.is_some() && (a.first_seen.is_none() || b.first_seen < a.first_seen) {
         a.first_seen = b.first_seen;
@@ -221,7 +221,7 @@ pub(super) fn merge_followed(
     ] {
         merge::unite(mine, theirs, &mut more);
     }
-    Some(a)
+    Ok(Some(a))
 }
 
 /// `3607s (1h 0m 7s)`.

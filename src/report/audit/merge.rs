@@ -3,11 +3,22 @@
 
 use super::*;
 
+/// Counts that add up past what a u64 holds: no shards of one log do.
+#[derive(Debug, thiserror::Error)]
+#[error("the documents' counts add up to more than 2^64: they are not shards of one log")]
+pub struct Overflow;
+
+/// `*into += n`, or [`Overflow`].
+pub(super) fn add(into: &mut u64, n: u64) -> Result<(), Overflow> {
+    *into = into.checked_add(n).ok_or(Overflow)?;
+    Ok(())
+}
+
 /// Several shards' documents as one: sources and counts added up, findings
 /// with the same key joined (events added, first and last widened, timelines
 /// added, lists united; the diagnosis of the more confident side, else of the
-/// side with more events), then ranked again.
-pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
+/// side with more events), then ranked again. Every sum is checked.
+pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Overflow> {
     let mut input = AuditInputJson {
         sources: Vec::new(),
         bytes: 0,
@@ -23,21 +34,24 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
     let mut minting_events = 0;
     let mut credentials = BTreeMap::new();
     let mut credential = None;
+    let mut other = OtherJson::default();
     for d in docs {
-        minting_events += d.minting_events;
+        add(&mut other.identities, d.other.identities)?;
+        add(&mut other.events, d.other.events)?;
+        add(&mut minting_events, d.minting_events)?;
         credentials::merge_credentials(&mut credentials, d.credentials);
-        credential = credentials::merge_followed(credential, d.credential);
+        credential = credentials::merge_followed(credential, d.credential)?;
         input.sources.extend(d.input.sources);
-        input.bytes += d.input.bytes;
-        input.lines += d.input.lines;
-        input.not_events += d.input.not_events;
+        add(&mut input.bytes, d.input.bytes)?;
+        add(&mut input.lines, d.input.lines)?;
+        add(&mut input.not_events, d.input.not_events)?;
         if let Some(a) = d.input.apiserver_log {
             let m = input.apiserver_log.get_or_insert(ApiserverLogJson {
                 lines: 0,
                 failures: 0,
             });
-            m.lines += a.lines;
-            m.failures += a.failures;
+            add(&mut m.lines, a.lines)?;
+            add(&mut m.failures, a.failures)?;
         }
         span = match (span, d.span) {
             (Some(a), Some(b)) => Some(SpanJson {
@@ -46,14 +60,14 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
             }),
             (a, b) => a.or(b),
         };
-        events += d.events;
+        add(&mut events, d.events)?;
         for (code, n) in d.by_status {
-            *by_status.entry(code).or_default() += n;
+            add(by_status.entry(code).or_default(), n)?;
         }
         for f in d.findings {
             match findings.remove(&f.key) {
                 Some(mine) => {
-                    findings.insert(f.key.clone(), merge_finding(mine, f));
+                    findings.insert(f.key.clone(), merge_finding(mine, f)?);
                 }
                 None => {
                     findings.insert(f.key.clone(), f);
@@ -67,6 +81,11 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
         }
     }
     let mut findings: Vec<FindingJson> = findings.into_values().collect();
+    // The summary adds the findings' events up.
+    findings
+        .iter()
+        .try_fold(0u64, |sum, f| sum.checked_add(f.events))
+        .ok_or(Overflow)?;
     findings.sort_by(|a, b| {
         (tier(&a.kind), std::cmp::Reverse(a.events), &a.key).cmp(&(
             tier(&b.kind),
@@ -74,7 +93,19 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
             &b.key,
         ))
     });
-    AuditJson {
+    // Past the findings a report lists, the rest fold into `other`.
+    for f in findings.split_off(findings.len().min(crate::audit::MAX_FINDINGS)) {
+        add(&mut other.identities, 1)?;
+        add(&mut other.events, f.events)?;
+    }
+    notes.retain(|n| !n.contains("counted in `other`"));
+    if other.events > 0 {
+        notes.push(crate::audit::analyse::other_note(&crate::audit::Other {
+            identities: other.identities,
+            events: other.events,
+        }));
+    }
+    Ok(AuditJson {
         input,
         evaluated_at,
         span,
@@ -86,8 +117,9 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> AuditJson {
         minting_events,
         credentials: credentials.into_values().collect(),
         credential,
+        other,
         notes,
-    }
+    })
 }
 
 fn tier(kind: &str) -> u8 {
@@ -119,12 +151,12 @@ pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
     a.sort();
 }
 
-fn merge_finding(a: FindingJson, b: FindingJson) -> FindingJson {
+fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow> {
     let b_wins = (confidence_rank(&b.diagnosis.confidence), b.events)
         > (confidence_rank(&a.diagnosis.confidence), a.events);
     let (mut keep, other) = if b_wins { (b, a) } else { (a, b) };
     let first_is_other = other.first_seen < keep.first_seen;
-    keep.events += other.events;
+    add(&mut keep.events, other.events)?;
     if first_is_other {
         keep.first_seen = other.first_seen.clone();
         keep.example_audit_id = other.example_audit_id.clone();
@@ -134,7 +166,7 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> FindingJson {
     let mut hours: BTreeMap<String, u64> =
         keep.timeline.drain(..).map(|b| (b.at, b.count)).collect();
     for b in other.timeline {
-        *hours.entry(b.at).or_default() += b.count;
+        add(hours.entry(b.at).or_default(), b.count)?;
     }
     keep.timeline = hours
         .into_iter()
@@ -169,11 +201,11 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> FindingJson {
     }
     match (&mut keep.reasons, other.reasons) {
         (Some(r), Some(or)) => {
-            r.ambiguous += or.ambiguous;
-            r.unjoined += or.unjoined;
+            add(&mut r.ambiguous, or.ambiguous)?;
+            add(&mut r.unjoined, or.unjoined)?;
             for j in or.joined {
                 match r.joined.iter_mut().find(|x| x.error == j.error) {
-                    Some(x) => x.events += j.events,
+                    Some(x) => add(&mut x.events, j.events)?,
                     None => r.joined.push(j),
                 }
             }
@@ -183,5 +215,5 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> FindingJson {
         (None, Some(or)) => keep.reasons = Some(or),
         _ => {}
     }
-    keep
+    Ok(keep)
 }

