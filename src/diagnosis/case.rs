@@ -218,15 +218,14 @@ impl Answer {
     pub fn classification(&self) -> Classification {
         match self {
             Answer::Http(h) if !h.from_kubernetes() => Classification::NotKubernetes,
-            Answer::Http(h) => match h.status {
-                Some(code) => Classification::from_status(code),
-                None => match h.reason.as_deref() {
-                    Some("Unauthorized") => Classification::Unauthorized,
-                    Some("Forbidden") => Classification::Forbidden,
-                    Some("NotFound") => Classification::NotFound,
-                    _ => Classification::OtherStatus,
-                },
-            },
+            // A service that judged the token itself answered with its own
+            // status, when the text shows one.
+            Answer::Http(h) if h.verdict.is_some() && h.relay_status.is_none() => {
+                Classification::OtherStatus
+            }
+            Answer::Http(h) => h
+                .code()
+                .map_or(Classification::OtherStatus, Classification::from_status),
             Answer::Access(a) if a.allowed => Classification::Ok,
             Answer::Access(_) => Classification::Forbidden,
             Answer::Rejected => Classification::Unauthorized,
@@ -823,10 +822,8 @@ pub struct JwtRejectionSeen {
 /// Why a token checker could not complete its own review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckerFailure {
-    /// `checker-unauthorized` (its own credentials refused, or it may not
-    /// create tokenreviews) or `checker-unreachable` (no answer from the API
-    /// server or the identity service it needs).
-    pub cause: Cause,
+    /// How its own call failed.
+    pub call: CheckerCall,
     /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
     pub checker: Option<String>,
     /// What the checker said.
@@ -834,6 +831,20 @@ pub struct CheckerFailure {
     /// Whether the text says so outright (`false`: the wording also fits
     /// another reading, e.g. Vault reviewing with the caller's own token).
     pub certain: bool,
+}
+
+/// How a checker's own call (its TokenReview, its identity service) failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckerCall {
+    /// kube-apiserver refused it: the checker's credentials (401), or its
+    /// permission to create tokenreviews (403).
+    Refused,
+    /// No answer: a transport failure, with the cause its words name (TLS,
+    /// DNS, refused, timeout), when they name one.
+    Unanswered(Option<Cause>),
+    /// The server does not serve the API the checker asked (a 404 on
+    /// tokenreviews: an API version it no longer serves).
+    NotServed,
 }
 
 /// A part of a server's own setup that failed, as the server logged it.

@@ -45,7 +45,7 @@ use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
-use super::case::{BearerSeen, ClockSource};
+use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
 pub use excerpt::{excerpt, redact_tokens};
 use found::Found;
@@ -456,7 +456,7 @@ impl<'a> Scanner<'a> {
                 json::Doc::Status(facts) => {
                     let refusal = facts.message.as_deref().and_then(refusal::find);
                     if let Some(r) = refusal.filter(|r| r.tokenreviews) {
-                        found.review_refused(checker::name(line), r.message);
+                        found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
                     } else {
                         let format = if whole {
                             "status-json"
@@ -535,7 +535,12 @@ impl<'a> Scanner<'a> {
                 }
                 _ => None,
             });
-            found.review_refused(who, format!("its own TokenReview request failed: {err}"));
+            found.checker_failed(
+                who,
+                format!("its own TokenReview request failed: {err}"),
+                checker::call(&err),
+                true,
+            );
             return;
         }
         let (provenance, source) = match a.from {
@@ -581,7 +586,7 @@ impl<'a> Scanner<'a> {
         };
         if let Some(c) = checked {
             if let Some(f) = c.failure {
-                found.checker(f.cause, f.checker, f.detail, f.certain);
+                found.checker_failed(f.checker, f.detail, f.call, f.certain);
             }
             if let Some(h) = c.http {
                 found.http(h, SourceType::Checker, format);
@@ -606,7 +611,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(r) = refusal::find(line) {
             if r.tokenreviews {
-                found.review_refused(checker::name(line), r.message);
+                found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
             } else {
                 let facts = HttpAnswer {
                     status: r.code,
@@ -755,20 +760,15 @@ impl<'a> Scanner<'a> {
             );
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
-        if let Some((cause, checker, detail, certain)) = checker {
+        if let Some((failure, format)) = checker {
             self.push(
                 number,
                 line,
                 stamp,
                 Provenance::Answer,
                 SourceType::Checker,
-                checker.unwrap_or("checker"),
-                Kind::CheckerFailure {
-                    cause,
-                    checker: checker.map(str::to_owned),
-                    detail,
-                    certain,
-                },
+                format,
+                Kind::CheckerFailure(failure),
             );
         } else if let Some(hit) = http {
             self.push(

@@ -66,7 +66,7 @@ pub const API_NOT_SERVED: CauseDef = CauseDef {
     code: "api-not-served",
     title: "The API is not served",
     summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
-    explains: &[C::NotFound],
+    explains: &[C::NotFound, C::CheckerFailure],
     explanation: "\
 A missing object gets a Status naming it (pods \"web-0\" not found). A request for an API \
 the server does not serve gets a 404 without one, which clients print as \"the server \
