@@ -311,9 +311,10 @@ mod tests {
         assert_eq!(d.confidence(), crate::diagnosis::Confidence::Medium);
         // The other reading, the caller's token refused, is named with it.
         assert!(
-            d.candidates
+            d.candidates.iter().any(|c| c
+                .support
                 .iter()
-                .any(|c| c.support.iter().any(|s| s.text.contains("caller's own token"))),
+                .any(|s| s.text.contains("caller's own token"))),
             "{d:?}"
         );
         // A review refused with a reason of its own has one reading.

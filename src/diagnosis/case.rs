@@ -154,7 +154,13 @@ impl Case<'_> {
             self.refusal = super::extract::denial::parse(message);
         }
         if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
-            self.onward = super::extract::transport::detect_line(message);
+            // The server's own call failed; `unknown` when the message names
+            // the call but not how it failed (cut short, or in words of its own).
+            let named = super::wordings::ONWARD_CALLS
+                .iter()
+                .any(|w| message.contains(w.text));
+            self.onward =
+                super::extract::transport::detect_line(message).or(named.then_some(Cause::Unknown));
         }
         if code == Some(404) {
             self.not_found = if super::extract::status::api_not_served(message) {
@@ -304,7 +310,9 @@ impl HttpAnswer {
     /// The code the answer stands for: the server's, else the relay's, else
     /// the one the Status reason implies.
     pub fn code(&self) -> Option<u16> {
-        self.status.or(self.relay_status).or_else(|| self.own_code())
+        self.status
+            .or(self.relay_status)
+            .or_else(|| self.own_code())
     }
 
     /// The relay whose own status stands for the answer, when

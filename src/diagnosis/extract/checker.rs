@@ -206,7 +206,11 @@ mod tests {
             ))
         );
         assert_eq!(
-            find("Code: 500. Errors:").unwrap().http.unwrap().relay_status,
+            find("Code: 500. Errors:")
+                .unwrap()
+                .http
+                .unwrap()
+                .relay_status,
             Some(500)
         );
         assert_eq!(
@@ -226,9 +230,15 @@ mod tests {
         let f = find("* lookup failed: service account jwt not valid").unwrap();
         assert_eq!(f.http.unwrap().status, Some(401));
         let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
-        assert!(matches!(f.failure.unwrap().call, CheckerCall::Unanswered(_)));
+        assert!(matches!(
+            f.failure.unwrap().call,
+            CheckerCall::Unanswered(_)
+        ));
         let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();
-        assert!(matches!(f.failure.unwrap().call, CheckerCall::Unanswered(_)));
+        assert!(matches!(
+            f.failure.unwrap().call,
+            CheckerCall::Unanswered(_)
+        ));
         let f = find(
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",
         )

@@ -124,7 +124,7 @@ struct Block {
 
 /// Reads a text into artefacts, line by line.
 pub struct Scanner<'a> {
-    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    lines: layers::Unwrapped<'a>,
     now: DateTime<Utc>,
     queue: VecDeque<Artefact>,
     curl: curl::Curl,
@@ -142,7 +142,7 @@ impl<'a> Scanner<'a> {
     /// A scanner over `text`; `now` places year-less log stamps.
     pub fn new(text: &'a str, now: DateTime<Utc>) -> Self {
         Scanner {
-            lines: text.lines().enumerate(),
+            lines: layers::Unwrapped::new(text),
             now,
             queue: VecDeque::new(),
             curl: curl::Curl::default(),
@@ -456,7 +456,12 @@ impl<'a> Scanner<'a> {
                 json::Doc::Status(facts) => {
                     let refusal = facts.message.as_deref().and_then(refusal::find);
                     if let Some(r) = refusal.filter(|r| r.tokenreviews) {
-                        found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
+                        found.checker_failed(
+                            checker::name(line),
+                            r.message,
+                            CheckerCall::Refused,
+                            true,
+                        );
                     } else {
                         let format = if whole {
                             "status-json"
@@ -512,12 +517,23 @@ impl<'a> Scanner<'a> {
         {
             self.aggregate(found, a, caller, raw);
         }
+        let had_http = found.http.is_some();
         let unescaped = layers::unescape(raw);
         for logical in unescaped.split('\n') {
             if logical.trim().is_empty() {
                 continue;
             }
             self.logical(found, logical, caller);
+        }
+        // A status inside an authenticator's reasons is its own onward
+        // call's (a webhook authenticator's 404), not the client's answer.
+        if !had_http
+            && found
+                .reasons
+                .as_ref()
+                .is_some_and(|r| r.provenance == Provenance::Authenticator)
+        {
+            found.http = None;
         }
     }
 
@@ -561,6 +577,12 @@ impl<'a> Scanner<'a> {
 
     /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+        if found.audits.is_empty()
+            && let Some(a) = audit::stale_token_value(line)
+        {
+            found.audits.push((Box::new(a), None, excerpt(line)));
+            return;
+        }
         if let Some(failure) = server_failure(line) {
             found.server.get_or_insert(failure);
             return;
@@ -642,7 +664,11 @@ impl<'a> Scanner<'a> {
                 "http-response",
             );
         } else if let Some(code) = status::bare_code(line) {
-            found.http(HttpAnswer::with_status(code, 2), SourceType::Status, "status-code");
+            found.http(
+                HttpAnswer::with_status(code, 2),
+                SourceType::Status,
+                "status-code",
+            );
         } else if let Some((name, value)) = line.trim().split_once(':')
             && name.eq_ignore_ascii_case("audit-id")
         {
@@ -934,7 +960,7 @@ impl Iterator for Scanner<'_> {
                 return None;
             }
             match self.lines.next() {
-                Some((i, line)) => self.feed(i + 1, line),
+                Some((number, line)) => self.feed(number, &line),
                 None => {
                     self.finish();
                     self.done = true;
