@@ -46,7 +46,7 @@ use chrono::{DateTime, Utc};
 use super::artefact::{Artefact, HttpFacts, Kind, Provenance, SourceType, Stamp};
 use super::case::{BearerSeen, ClockSource};
 use super::cause::Cause;
-pub use excerpt::{excerpt, redact_tokens};
+pub use excerpt::excerpt;
 use found::Found;
 use server_log::{missing, server_failure, server_note};
 
