@@ -43,12 +43,11 @@ use crate::secret::fingerprint;
 /// five-letter word would garble output and protect little.
 pub const MIN_SECRET_BYTES: usize = 8;
 
-/// Token texts (a whole token or its signature) remembered besides the
-/// pinned credentials: the last two tokens. Output about a token is written
-/// right after it is read (batches stream), and anything older that is
-/// token-shaped is still masked by shape. Kept small: every output line is
-/// searched for each.
-const RECENT_SECRETS: usize = 4;
+/// Tokens remembered besides the pinned credentials: the last two. Output
+/// about a token is written right after it is read (batches stream, one line
+/// ahead), and anything older that is token-shaped is still masked by shape.
+/// Kept small: every output line is searched for each.
+const RECENT_SECRETS: usize = 2;
 
 /// A line longer than this is written in pieces even without a newline, cut
 /// where no token can be split (see [`Redacted`]).
@@ -61,36 +60,70 @@ const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
 /// batch).
 const ANCHOR_BYTES: usize = 32;
 
-/// One secret text and what its mask calls it. The fingerprint in the mask is
-/// computed when a match is found (rare), not when the secret is registered.
+/// One secret text and what its mask calls it, and perhaps a secret of its
+/// own at its end (a token's signature), masked where it shows without the
+/// rest. Both are found by one search, for an anchor inside the end. The
+/// fingerprint in the mask is computed when a match is found (rare), not when
+/// the secret is registered.
 struct Secret {
     text: Vec<u8>,
-    /// Searches for the last [`ANCHOR_BYTES`] of `text`.
+    /// Length of the secret suffix of `text`, if any.
+    tail: Option<usize>,
+    /// Searches for the last [`ANCHOR_BYTES`] of `text` (of the tail, if shorter).
     anchor: memmem::Finder<'static>,
     label: &'static str,
 }
 
+/// Where a [`Secret`] shows: the start and the length, and whether only its tail.
+struct Occurrence {
+    start: usize,
+    len: usize,
+    tail: bool,
+}
+
 impl Secret {
-    fn new(text: &[u8], label: &'static str) -> Secret {
+    fn new(text: &[u8], tail: Option<usize>, label: &'static str) -> Secret {
+        let anchor = ANCHOR_BYTES.min(tail.unwrap_or(text.len()));
         Secret {
             text: text.to_vec(),
-            anchor: memmem::Finder::new(&text[text.len().saturating_sub(ANCHOR_BYTES)..])
-                .into_owned(),
+            tail,
+            anchor: memmem::Finder::new(&text[text.len() - anchor..]).into_owned(),
             label,
         }
     }
 
-    fn mask(&self) -> String {
-        format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+    fn mask(&self, occurrence: &Occurrence) -> String {
+        if occurrence.tail {
+            let tail = &self.text[self.text.len() - occurrence.len..];
+            format!("[{} signature sha256:{}]", self.label, fingerprint(tail))
+        } else {
+            format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+        }
     }
 
-    /// Start of each whole occurrence in `haystack`, in order.
-    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
-        let before = self.text.len() - self.anchor.needle().len();
-        self.anchor
-            .find_iter(haystack)
-            .filter_map(move |hit| hit.checked_sub(before))
-            .filter(|&start| haystack[start..].starts_with(&self.text))
+    /// Each whole occurrence in `haystack` (or of the tail alone), in order.
+    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = Occurrence> + 'h {
+        let anchor = self.anchor.needle().len();
+        self.anchor.find_iter(haystack).filter_map(move |hit| {
+            let end = hit + anchor;
+            let found = |len: usize| {
+                let start = end.checked_sub(len)?;
+                (haystack[start..end] == self.text[self.text.len() - len..]).then_some(start)
+            };
+            if let Some(start) = found(self.text.len()) {
+                return Some(Occurrence {
+                    start,
+                    len: self.text.len(),
+                    tail: false,
+                });
+            }
+            let len = self.tail?;
+            found(len).map(|start| Occurrence {
+                start,
+                len,
+                tail: true,
+            })
+        })
     }
 }
 
@@ -98,8 +131,7 @@ impl Secret {
 struct Registry {
     /// Kubeconfig credentials: kept for the whole run.
     pinned: Vec<Secret>,
-    /// Tokens as they are read, oldest first; a token's whole text comes
-    /// before its signature, so it is masked whole first.
+    /// Tokens as they are read, oldest first.
     recent: std::collections::VecDeque<Secret>,
 }
 
@@ -111,11 +143,11 @@ impl Registry {
             .any(|s| s.text == text)
     }
 
-    fn add(&mut self, text: &[u8], label: &'static str, pinned: bool) {
+    fn add(&mut self, text: &[u8], tail: Option<usize>, label: &'static str, pinned: bool) {
         if text.len() < MIN_SECRET_BYTES || self.knows(text) {
             return;
         }
-        let secret = Secret::new(text, label);
+        let secret = Secret::new(text, tail, label);
         if pinned {
             self.pinned.push(secret);
         } else {
@@ -138,19 +170,17 @@ pub fn mask(text: &[u8]) -> String {
 }
 
 /// Registers a token as it is read: the whole text, and its signature (the
-/// base64url run after the last `.`) on its own.
+/// base64url run after the last `.`, when it ends the token) as a secret of
+/// its own.
 pub fn register_token(text: &str) {
     let text = text.trim().as_bytes();
+    let signature = memchr::memrchr(b'.', text)
+        .map(|dot| text.len() - dot - 1)
+        .filter(|&len| {
+            len >= MIN_SECRET_BYTES && text[text.len() - len..].iter().all(|&b| is_token_byte(b))
+        });
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    registry.add(text, "token", false);
-    if let Some(dot) = memchr::memrchr(b'.', text) {
-        let signature = &text[dot + 1..];
-        let end = signature
-            .iter()
-            .position(|&b| !is_token_byte(b))
-            .unwrap_or(signature.len());
-        registry.add(&signature[..end], "token signature", false);
-    }
+    registry.add(text, signature, "token", false);
 }
 
 /// Registers a credential that is not a bearer token (a client key), kept for
@@ -161,11 +191,11 @@ pub fn register_credential(text: &[u8]) {
         for line in text.split(|&b| b == b'\n') {
             let line = line.trim_ascii();
             if !line.starts_with(b"-----") {
-                registry.add(line, "credential", true);
+                registry.add(line, None, "credential", true);
             }
         }
     } else {
-        registry.add(text.trim_ascii(), "credential", true);
+        registry.add(text.trim_ascii(), None, "credential", true);
     }
 }
 
@@ -173,7 +203,7 @@ pub fn register_credential(text: &[u8]) {
 /// tokenFile's contents), kept for the whole run.
 pub fn register_bearer(text: &str) {
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    registry.add(text.trim().as_bytes(), "token", true);
+    registry.add(text.trim().as_bytes(), None, "token", true);
 }
 
 /// base64url plus the JWS separator and padding: the bytes a token is made of.
@@ -214,22 +244,19 @@ fn shape_matches(text: &[u8]) -> Vec<(usize, usize)> {
 /// Base64url characters of the shortest JWS signature (HS256's 32 bytes).
 const MIN_SIGNATURE_CHARS: usize = 43;
 
+/// Base64url characters of the shortest JWS header, `{"alg":""}`: shorter
+/// runs before a dot (host names, versions, words) are not tried.
+const MIN_HEADER_CHARS: usize = 14;
+
 /// The JWS whose header ends at `dot`: two more base64url segments (each
 /// perhaps `=`-padded, the signature perhaps empty) and a header found by
 /// [`header_start`] in the base64url run before the dot. Also what is left of
 /// a token cut at its header's `=` padding (`key=value` parsers do that):
 /// `payload.signature`, the second segment as long as a signature.
 fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
-    let (second, after_second) = segment_end(text, dot + 1);
-    let end = if second == dot + 1 {
+    if !text.get(dot + 1).is_some_and(|&b| is_b64url(b)) {
         return None;
-    } else if text.get(after_second) == Some(&b'.') {
-        segment_end(text, after_second + 1).1
-    } else if second - (dot + 1) >= MIN_SIGNATURE_CHARS {
-        after_second
-    } else {
-        return None;
-    };
+    }
     let header_end = dot - text[..dot].iter().rev().take_while(|&&b| b == b'=').count();
     let run = header_end
         - text[..header_end]
@@ -237,6 +264,17 @@ fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
             .rev()
             .take_while(|&&b| is_b64url(b))
             .count();
+    if header_end - run < MIN_HEADER_CHARS {
+        return None;
+    }
+    let (second, after_second) = segment_end(text, dot + 1);
+    let end = if text.get(after_second) == Some(&b'.') {
+        segment_end(text, after_second + 1).1
+    } else if second - (dot + 1) >= MIN_SIGNATURE_CHARS {
+        after_second
+    } else {
+        return None;
+    };
     let start = run + header_start(&text[run..header_end])?;
     Some((start, end))
 }
@@ -249,22 +287,14 @@ fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
 /// text is one of three, by alignment), then decoded to find where the object
 /// opens.
 fn header_start(run: &[u8]) -> Option<usize> {
-    static EYJ: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    static ALG: OnceLock<[memmem::Finder<'static>; 3]> = OnceLock::new();
-    if run.len() < 3 {
-        return None;
-    }
-    let eyj = EYJ.get_or_init(|| memmem::Finder::new(b"eyJ"));
-    if let Some(at) = eyj.find(run) {
+    let find = |needle: &[u8]| run.windows(needle.len()).position(|w| w == needle);
+    if let Some(at) = find(b"eyJ") {
         return Some(at);
     }
-    let alg = ALG.get_or_init(|| {
-        [b"ImFsZy", b"JhbGci", b"iYWxnI"].map(|m: &[u8; 6]| memmem::Finder::new(m).into_owned())
-    });
-    if alg.iter().all(|m| m.find(run).is_none()) {
-        return None;
-    }
-    decoded_object_start(run)
+    [b"ImFsZy", b"JhbGci", b"iYWxnI"]
+        .iter()
+        .any(|marker| find(*marker).is_some())
+        .then(|| decoded_object_start(run))?
 }
 
 /// The first offset of `run` (a base64url header glued to what precedes it)
@@ -378,17 +408,16 @@ fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
 }
 
 fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
-    let mask = secret.mask();
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
-    for start in secret.occurrences(text) {
+    for occurrence in secret.occurrences(text) {
         // Overlapping occurrences: the earlier one was already masked whole.
-        if start < copied {
+        if occurrence.start < copied {
             continue;
         }
-        out.extend_from_slice(&text[copied..start]);
-        out.extend_from_slice(mask.as_bytes());
-        copied = start + secret.text.len();
+        out.extend_from_slice(&text[copied..occurrence.start]);
+        out.extend_from_slice(secret.mask(&occurrence).as_bytes());
+        copied = occurrence.start + occurrence.len;
     }
     out.extend_from_slice(&text[copied..]);
     out
