@@ -98,18 +98,16 @@ fn planted() -> impl Strategy<Value = [Planted; 3]> {
 /// (before, after) pairs: every delimiter and prefix before, every delimiter
 /// and suffix after, paired differently for each `rotation`.
 fn contexts(rotation: usize) -> Vec<(String, String)> {
-    let before: Vec<String> = DELIMITERS
-        .chars()
-        .map(String::from)
-        .chain(PREFIXES.iter().map(|s| s.to_string()))
-        .chain([String::new()])
-        .collect();
-    let after: Vec<String> = DELIMITERS
-        .chars()
-        .map(String::from)
-        .chain(SUFFIXES.iter().map(|s| s.to_string()))
-        .chain([String::new()])
-        .collect();
+    // Each delimiter alone, the words, and nothing.
+    let with_delimiters = |words: &[&str]| -> Vec<String> {
+        DELIMITERS
+            .chars()
+            .map(String::from)
+            .chain(words.iter().map(|s| s.to_string()))
+            .chain([String::new()])
+            .collect()
+    };
+    let (before, after) = (with_delimiters(&PREFIXES), with_delimiters(&SUFFIXES));
     (0..before.len().max(after.len()))
         .map(|i| {
             (
