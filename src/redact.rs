@@ -206,14 +206,33 @@ pub fn register_bearer(text: &str) {
     registry.add(text.trim().as_bytes(), None, "token", true);
 }
 
+/// Byte classes, looked up rather than compared: the shape scan asks them of
+/// the bytes around every dot of the output.
+const B64URL: u8 = 1;
+const TOKEN: u8 = 2;
+const CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            classes[i] = B64URL | TOKEN;
+        } else if b == b'.' || b == b'=' {
+            classes[i] = TOKEN;
+        }
+        i += 1;
+    }
+    classes
+};
+
 /// base64url plus the JWS separator and padding: the bytes a token is made of.
 fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'=')
+    CLASSES[usize::from(b)] & TOKEN != 0
 }
 
-/// Bytes that may end a base64url run (the `=` padding).
+/// base64url's alphabet (`A-Za-z0-9-_`).
 fn is_b64url(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_')
+    CLASSES[usize::from(b)] & B64URL != 0
 }
 
 /// Index after the base64url run starting at `at`, and after its `=` padding.
@@ -258,13 +277,10 @@ fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
         return None;
     }
     let header_end = dot - text[..dot].iter().rev().take_while(|&&b| b == b'=').count();
-    let run = header_end
-        - text[..header_end]
-            .iter()
-            .rev()
-            .take_while(|&&b| is_b64url(b))
-            .count();
-    if header_end - run < MIN_HEADER_CHARS {
+    // A header-long run before the dot, tested from its far end: most words
+    // and host names fail at once.
+    let shortest = header_end.checked_sub(MIN_HEADER_CHARS)?;
+    if !text[shortest..header_end].iter().all(|&b| is_b64url(b)) {
         return None;
     }
     let (second, after_second) = segment_end(text, dot + 1);
@@ -275,6 +291,12 @@ fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
     } else {
         return None;
     };
+    let run = shortest
+        - text[..shortest]
+            .iter()
+            .rev()
+            .take_while(|&&b| is_b64url(b))
+            .count();
     let start = run + header_start(&text[run..header_end])?;
     Some((start, end))
 }
