@@ -363,9 +363,11 @@ fn unescape_html(text: &str) -> String {
         .replace("&amp;", "&")
 }
 
-/// A lowercase DNS-label-ish fragment for generated role names.
+/// A lowercase DNS-label-ish fragment for generated role names. Tokens in
+/// `text` are masked first: the output redactor cannot recognise a token
+/// whose dots became dashes.
 fn slug(text: &str) -> String {
-    let s: String = text
+    let s: String = crate::redact::redact(text)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {

@@ -47,7 +47,7 @@ use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
-pub use excerpt::{excerpt, redact_tokens};
+pub use excerpt::excerpt;
 use found::Found;
 use server_log::{missing, server_failure, server_note};
 
