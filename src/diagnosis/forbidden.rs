@@ -38,6 +38,65 @@ pub struct Forbidden {
     pub kubelet: bool,
 }
 
+/// What a grant of a denied request would give beyond the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantRisk {
+    /// The request named `*` (what it stood for): a grant of it is a grant of
+    /// everything of the kind, secrets included.
+    Wildcard(&'static str),
+    /// The grant lets its holder gain privileges it was not given.
+    Escalation(Escalation),
+}
+
+/// The grants Kubernetes' RBAC good practices name as paths to privilege
+/// escalation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalation {
+    Impersonate,
+    EscalateOrBind,
+    Approve,
+    NodesProxy,
+    MintTokens,
+    SecretsEverywhere,
+    WritesRbac,
+}
+
+impl Escalation {
+    /// What the grant gives, and the narrower way to the same end.
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Escalation::Impersonate => (
+                "impersonate lets the holder act as that user, group or ServiceAccount, with every permission it has",
+                "grant the identity the permissions it needs itself; if it must impersonate, limit the grant to one name with --resource-name",
+            ),
+            Escalation::EscalateOrBind => (
+                "escalate and bind let the holder create or bind roles with permissions it does not have",
+                "bind the roles it needs yourself; if it must bind, limit the grant to those roles with --resource-name",
+            ),
+            Escalation::Approve => (
+                "approving certificate signing requests issues client certificates for any identity, system:masters included",
+                "approve the requests by hand (kubectl certificate approve), or limit the grant to one signer with --resource-name",
+            ),
+            Escalation::NodesProxy => (
+                "nodes/proxy reaches the kubelet's whole API: exec into any pod on the node, past admission and audit",
+                "for metrics and stats grant get on nodes/metrics or nodes/stats instead",
+            ),
+            Escalation::MintTokens => (
+                "serviceaccounts/token mints tokens for ServiceAccounts, and with them their permissions",
+                "limit the grant to the one ServiceAccount with --resource-name",
+            ),
+            Escalation::SecretsEverywhere => (
+                "secrets at the cluster scope are every Secret in every namespace, ServiceAccount tokens and credentials among them",
+                "grant it with a Role in the namespace that holds the Secret, with --resource-name for the one it reads",
+            ),
+            Escalation::WritesRbac => (
+                "writing RBAC objects lets the holder grant itself anything",
+                "create the roles and bindings it needs yourself, ahead of time",
+            ),
+        }
+    }
+}
+
 /// The username of anonymous requests: no token (or an empty one) reached the server.
 pub const ANONYMOUS: &str = "system:anonymous";
 
@@ -200,10 +259,46 @@ impl Forbidden {
             .split_once(':')
     }
 
+    /// What granting exactly this request would give beyond it; `None` when
+    /// the grant is as narrow as the request.
+    pub fn grant_risk(&self) -> Option<GrantRisk> {
+        let star = |v: Option<&str>| v.is_some_and(|v| v.contains('*'));
+        if self.verb.contains('*') {
+            return Some(GrantRisk::Wildcard("every verb"));
+        }
+        if star(self.resource.as_deref()) || star(self.subresource.as_deref()) {
+            return Some(GrantRisk::Wildcard("every resource"));
+        }
+        if star(self.api_group.as_deref()) {
+            return Some(GrantRisk::Wildcard("every API group"));
+        }
+        if star(self.path.as_deref()) {
+            return Some(GrantRisk::Wildcard("every path under it"));
+        }
+        let resource = self.resource.as_deref().unwrap_or_default();
+        let sub = self.subresource.as_deref();
+        let writes = !matches!(self.verb.as_str(), "get" | "list" | "watch");
+        let risk = match (self.verb.as_str(), resource, sub) {
+            ("impersonate", ..) => Escalation::Impersonate,
+            ("escalate" | "bind", ..) => Escalation::EscalateOrBind,
+            ("approve", ..) => Escalation::Approve,
+            (_, "nodes", Some("proxy")) => Escalation::NodesProxy,
+            (_, "serviceaccounts", Some("token")) => Escalation::MintTokens,
+            (_, "secrets", _) if self.namespace.is_none() => Escalation::SecretsEverywhere,
+            _ if writes && self.api_group.as_deref() == Some("rbac.authorization.k8s.io") => {
+                Escalation::WritesRbac
+            }
+            _ => return None,
+        };
+        Some(GrantRisk::Escalation(risk))
+    }
+
     /// The `kubectl create role|clusterrole` and `… rolebinding|clusterrolebinding`
-    /// commands that grant exactly this request to this user. Empty for anonymous.
+    /// commands that grant exactly this request to this user. Empty for
+    /// anonymous, and for a request for `*`: RBAC reads a `*` grant as every
+    /// verb, resource or group, so none is suggested.
     pub fn grant_commands(&self) -> Vec<Command> {
-        if self.is_anonymous() {
+        if self.is_anonymous() || matches!(self.grant_risk(), Some(GrantRisk::Wildcard(_))) {
             return Vec::new();
         }
         let subject = |c: Command| match self.service_account() {
@@ -469,6 +564,85 @@ mod tests {
         assert_eq!(f.namespace.as_deref(), Some("default"));
         assert!(f.grant_commands()[1].shell().contains("--user=jane"));
         assert!(Forbidden::parse("Unauthorized").is_none());
+    }
+
+    #[test]
+    fn a_request_for_star_gets_no_grant() {
+        for (message, what) in [
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot list resource "*" in API group "*" at the cluster scope"#,
+                "every resource",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot * resource "pods" in API group "" in the namespace "ci""#,
+                "every verb",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot list resource "deployments" in API group "*" in the namespace "ci""#,
+                "every API group",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot get path "/apis/*""#,
+                "every path under it",
+            ),
+        ] {
+            let f = Forbidden::parse(message).unwrap();
+            assert_eq!(f.grant_risk(), Some(GrantRisk::Wildcard(what)), "{message}");
+            assert!(f.grant_commands().is_empty(), "{message}");
+        }
+    }
+
+    #[test]
+    fn escalating_grants_are_named_and_narrow_ones_are_not() {
+        let risk = |m: &str| Forbidden::parse(m).unwrap().grant_risk();
+        let sa = r#"User "system:serviceaccount:ci:deployer" cannot"#;
+        for (rest, want) in [
+            (
+                r#"impersonate resource "users" in API group "" at the cluster scope"#,
+                Escalation::Impersonate,
+            ),
+            (
+                r#"escalate resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope"#,
+                Escalation::EscalateOrBind,
+            ),
+            (
+                r#"bind resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+                Escalation::EscalateOrBind,
+            ),
+            (
+                r#"create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+                Escalation::WritesRbac,
+            ),
+            (
+                r#"get resource "nodes/proxy" in API group "" at the cluster scope"#,
+                Escalation::NodesProxy,
+            ),
+            (
+                r#"create resource "serviceaccounts/token" in API group "" in the namespace "ci""#,
+                Escalation::MintTokens,
+            ),
+            (
+                r#"list resource "secrets" in API group "" at the cluster scope"#,
+                Escalation::SecretsEverywhere,
+            ),
+            (
+                r#"approve resource "signers" in API group "certificates.k8s.io" at the cluster scope"#,
+                Escalation::Approve,
+            ),
+        ] {
+            let f = Forbidden::parse(&format!("{sa} {rest}")).unwrap();
+            assert_eq!(f.grant_risk(), Some(GrantRisk::Escalation(want)), "{rest}");
+            // Still granted exactly, with the warning beside it.
+            assert_eq!(f.grant_commands().len(), 2, "{rest}");
+        }
+        for rest in [
+            r#"list resource "secrets" in API group "" in the namespace "ci""#,
+            r#"get resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+            r#"get resource "nodes/stats" in API group "" at the cluster scope"#,
+            r#"list resource "pods" in API group "" in the namespace "ci""#,
+        ] {
+            assert_eq!(risk(&format!("{sa} {rest}")), None, "{rest}");
+        }
     }
 
     #[test]
