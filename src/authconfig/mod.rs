@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::Value as Json;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::wordings::JwtRejection;
 use crate::findings::{Code, Finding};
@@ -218,7 +219,8 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
 }
 
 /// Which step of the authenticator a check is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Stage {
     Audience,
     Username,
@@ -230,26 +232,11 @@ pub enum Stage {
     UserRule,
 }
 
-string_codes!(Stage: Audience, Username, Groups, Uid, Extra, RequiredClaim, ClaimRule, UserRule);
-
-impl Stage {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Audience => "audience",
-            Stage::Username => "username",
-            Stage::Groups => "groups",
-            Stage::Uid => "uid",
-            Stage::Extra => "extra",
-            Stage::RequiredClaim => "required-claim",
-            Stage::ClaimRule => "claim-rule",
-            Stage::UserRule => "user-rule",
-        }
-    }
-}
+string_codes!(Stage);
 
 /// How a check went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CheckOutcome {
     /// Passed (a rule was true; a mapping gave a value).
     Pass,
@@ -259,18 +246,7 @@ pub enum CheckOutcome {
     NotEvaluated,
 }
 
-string_codes!(CheckOutcome: Pass, Fail, NotEvaluated);
-
-impl CheckOutcome {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckOutcome::Pass => "pass",
-            CheckOutcome::Fail => "fail",
-            CheckOutcome::NotEvaluated => "not-evaluated",
-        }
-    }
-}
+string_codes!(CheckOutcome);
 
 /// One check of the routed authenticator.
 #[derive(Debug, Clone, PartialEq, Eq)]

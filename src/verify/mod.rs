@@ -23,6 +23,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
 use jsonwebtoken::{Algorithm, Validation};
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::LEGACY_ISSUER;
 use crate::findings::{self, Code, Finding};
@@ -44,7 +45,8 @@ pub struct Expectations {
 }
 
 /// The five checks, in the order they are reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CheckName {
     Signature,
     Key,
@@ -57,22 +59,7 @@ pub enum CheckName {
     TrustPolicy,
 }
 
-string_codes!(CheckName: Signature, Key, Issuer, Audience, Time, AuthnConfig, TrustPolicy);
-
-impl CheckName {
-    /// Stable lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckName::Signature => "signature",
-            CheckName::Key => "key",
-            CheckName::Issuer => "issuer",
-            CheckName::Audience => "audience",
-            CheckName::Time => "time",
-            CheckName::AuthnConfig => "authn-config",
-            CheckName::TrustPolicy => "trust-policy",
-        }
-    }
-}
+string_codes!(CheckName);
 
 /// One check's outcome: `ok` is `None` when it was not (or could not be) made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +70,8 @@ pub struct Check {
 }
 
 /// How the verifying key was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum MatchedBy {
     /// The header's `kid` names it (published kid or Kubernetes key id).
     Kid,
@@ -91,20 +79,11 @@ pub enum MatchedBy {
     Trial,
 }
 
-string_codes!(MatchedBy: Kid, Trial);
-
-impl MatchedBy {
-    /// Stable lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MatchedBy::Kid => "kid",
-            MatchedBy::Trial => "trial",
-        }
-    }
-}
+string_codes!(MatchedBy);
 
 /// What happened with one key of the set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum KeyOutcome {
     /// Not tried (wrong type for the algorithm, or no signature to check).
     NotTried,
@@ -114,18 +93,7 @@ pub enum KeyOutcome {
     Verified,
 }
 
-string_codes!(KeyOutcome: NotTried, Failed, Verified);
-
-impl KeyOutcome {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyOutcome::Verified => "verified",
-            KeyOutcome::Failed => "failed",
-            KeyOutcome::NotTried => "not-tried",
-        }
-    }
-}
+string_codes!(KeyOutcome);
 
 /// The result of `verify`.
 #[derive(Debug, Clone)]
