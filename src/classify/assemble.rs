@@ -23,8 +23,8 @@ use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo,
-    ServerFailure, TransportFailure,
+    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
+    TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
@@ -434,10 +434,7 @@ fn evidence(open: Open) -> Option<Evidence> {
     let mut ev = Evidence::new(line, source, format, &excerpt, answer);
     ev.excerpt = excerpt;
     if let Some((reasons, from)) = reasons
-        && !matches!(
-            ev.answer,
-            Answer::CheckerFailed(_) | Answer::Transport(_)
-        )
+        && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
     {
         ev.reasons = reasons;
         ev.reasons_from = from;

@@ -306,7 +306,9 @@ impl HttpAnswer {
     /// The code the answer stands for: the server's, else the relay's, else
     /// the one the Status reason implies.
     pub fn code(&self) -> Option<u16> {
-        self.status.or(self.relay_status).or_else(|| self.own_code())
+        self.status
+            .or(self.relay_status)
+            .or_else(|| self.own_code())
     }
 
     /// The relay whose own status stands for the answer, when

@@ -197,7 +197,11 @@ mod tests {
             ))
         );
         assert_eq!(
-            find("Code: 500. Errors:").unwrap().http.unwrap().relay_status,
+            find("Code: 500. Errors:")
+                .unwrap()
+                .http
+                .unwrap()
+                .relay_status,
             Some(500)
         );
         assert_eq!(

@@ -2,8 +2,8 @@
 //! becomes artefacts: each extractor's hit with its provenance and weight.
 
 use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
-use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 

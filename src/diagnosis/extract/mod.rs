@@ -637,7 +637,11 @@ impl<'a> Scanner<'a> {
                 "http-response",
             );
         } else if let Some(code) = status::bare_code(line) {
-            found.http(HttpAnswer::with_status(code, 2), SourceType::Status, "status-code");
+            found.http(
+                HttpAnswer::with_status(code, 2),
+                SourceType::Status,
+                "status-code",
+            );
         } else if let Some((name, value)) = line.trim().split_once(':')
             && name.eq_ignore_ascii_case("audit-id")
         {

@@ -8,7 +8,6 @@
 //! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
 //! a token that went missing.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
 use crate::diagnosis::cause::CauseDef;
@@ -16,6 +15,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {

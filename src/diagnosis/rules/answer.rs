@@ -4,13 +4,13 @@
 //! answers that did not come from kube-apiserver at all. Also the definition
 //! of `unknown`, the cause named when the evidence does not say.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, NotFound};
 use crate::diagnosis::cause::{CauseDef, no_steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const NONE: CauseDef = CauseDef {

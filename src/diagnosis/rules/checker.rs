@@ -5,7 +5,6 @@
 //! caller's token was never looked at: the fix is the checker's RBAC, token or
 //! network, not the caller's token.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
@@ -13,6 +12,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
@@ -189,8 +189,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::CheckerFailure;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]

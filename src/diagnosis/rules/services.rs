@@ -5,13 +5,13 @@
 //! auth method checks a reviewed token's ServiceAccount against its role.
 //! Their refusal names a setting of that service, not a fault of the token.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
@@ -164,9 +164,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::artefact::ServiceVerdict;
     use crate::diagnosis::case::HttpAnswer;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]

@@ -2,13 +2,13 @@
 //! listened, or nothing answered in time. The token was never judged (after a
 //! TLS failure it was never even sent), so none of these is a token problem.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 const SA_CA: &str = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
@@ -360,8 +360,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::{TransportFailure, Witness};
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]

@@ -74,11 +74,7 @@ impl Calibration {
                 share
             );
         }
-        let _ = writeln!(
-            out,
-            "{name:<24} {:<7} {:>6}",
-            "no cause", self.none_claimed
-        );
+        let _ = writeln!(out, "{name:<24} {:<7} {:>6}", "no cause", self.none_claimed);
     }
 }
 
@@ -121,9 +117,18 @@ fn generated() -> Calibration {
     for expected_path in names {
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
-        let name = expected_path.to_string_lossy().replace(".expected.json", "");
+        let name = expected_path
+            .to_string_lossy()
+            .replace(".expected.json", "");
         let mut cmd = crate::support::satoken();
-        cmd.args(["classify", "--now", crate::support::BASE, "-o", "json", &name]);
+        cmd.args([
+            "classify",
+            "--now",
+            crate::support::BASE,
+            "-o",
+            "json",
+            &name,
+        ]);
         for arg in expected["args"].as_array().unwrap() {
             cmd.arg(arg.as_str().unwrap());
         }

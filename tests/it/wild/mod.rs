@@ -197,7 +197,11 @@ pub fn score(case: &Case) -> Scored {
                             c.cause.as_str() == case.cause && c.confidence == d.confidence()
                         }))
             };
-            if right { Verdict::Right } else { Verdict::Wrong }
+            if right {
+                Verdict::Right
+            } else {
+                Verdict::Wrong
+            }
         }
     };
     Scored {
