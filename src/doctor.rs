@@ -259,9 +259,15 @@ pub fn server_step(server: &ServerReport) -> Step {
                 "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
             ),
         ),
+        // Who said no is the engine's finding (RBAC, another authorizer,
+        // admission), with its confidence: never assumed from the status.
         Classification::Forbidden => (
             StepStatus::Fail,
-            format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),
+            format!(
+                "{url}: 403 Forbidden: the token was accepted; {} ({} confidence)",
+                server.diagnosis.cause().as_str(),
+                server.diagnosis.confidence().as_str()
+            ),
         ),
         Classification::Unauthorized => (
             StepStatus::Fail,
