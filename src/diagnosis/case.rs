@@ -351,6 +351,11 @@ impl HttpAnswer {
         base.relay = base.relay.or(extra.relay);
         base.relay_status = base.relay_status.or(extra.relay_status);
         base.verdict = base.verdict.or(extra.verdict);
+        // A service that judged the token itself answered with the status
+        // shown beside its refusal; kube-apiserver was never asked.
+        if base.verdict.is_some() && base.relay_status.is_none() {
+            base.relay_status = base.status.take();
+        }
         *self = base;
     }
 }
