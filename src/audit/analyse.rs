@@ -380,13 +380,7 @@ fn finding(
                     .and_then(|p| p.reason);
                 let denied = Forbidden {
                     user: f.user.clone(),
-                    verb: f.verb.clone(),
-                    resource: f.resource.clone(),
-                    subresource: f.subresource.clone(),
-                    api_group: f.api_group.clone(),
-                    namespace: f.namespace.clone(),
-                    name,
-                    path: f.path.clone(),
+                    request: info.clone(),
                     reason,
                     kubelet: false,
                 };

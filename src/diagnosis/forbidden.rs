@@ -12,26 +12,15 @@
 //! ```
 //! `&`, `<`, `>`, `'` and `"` inside the core are HTML-escaped by the server.
 
-use serde::Serialize;
-
+use super::case::RequestInfo;
 use super::next::Command;
 
-/// The parts of a 403 message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// The parts of a 403 message: who, the request refused, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Forbidden {
     pub user: String,
-    pub verb: String,
-    /// Resource without subresource (`pods`); `None` for a non-resource path.
-    pub resource: Option<String>,
-    pub subresource: Option<String>,
-    /// API group; `""` is the core group.
-    pub api_group: Option<String>,
-    /// `None` at the cluster scope.
-    pub namespace: Option<String>,
-    /// The object's name, when the request named one.
-    pub name: Option<String>,
-    /// Non-resource URL (`/api`, `/healthz`…).
-    pub path: Option<String>,
+    /// The request as the message names it; its verb is always known.
+    pub request: RequestInfo,
     /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
     pub reason: Option<String>,
     /// The kubelet refused (its own authorizer's wording), not kube-apiserver.
@@ -116,14 +105,17 @@ impl Forbidden {
         let (verb, rest) = rest.split_once(' ')?;
         let parsed = Forbidden {
             user,
-            verb: verb.to_owned(),
-            name: name_from_prefix(prefix),
+            request: RequestInfo {
+                verb: Some(verb.to_owned()),
+                name: name_from_prefix(prefix),
+                ..RequestInfo::default()
+            },
             ..Forbidden::default()
         };
         // A message cut short (a paste, a truncated body) still names the
         // user and the verb.
         let mut partial = parsed.clone();
-        partial.resource = None;
+        partial.request.resource = None;
         Some(parsed.tail(rest).unwrap_or(partial))
     }
 
@@ -142,16 +134,16 @@ impl Forbidden {
             let value = Some(value.to_owned()).filter(|v| !v.is_empty());
             match key {
                 "user" => f.user = value?,
-                "verb" => f.verb = value?,
-                "resource" => f.resource = value,
-                "subresource" => f.subresource = value,
-                "path" => f.path = value,
+                "verb" => f.request.verb = Some(value?),
+                "resource" => f.request.resource = value,
+                "subresource" => f.request.subresource = value,
+                "path" => f.request.path = value,
                 _ => {}
             }
         }
         // The kubelet's resources are the node's: nodes/proxy, nodes/stats…
-        f.api_group = f.resource.is_some().then(String::new);
-        (!f.user.is_empty() && !f.verb.is_empty()).then_some(f)
+        f.request.api_group = f.request.resource.is_some().then(String::new);
+        (!f.user.is_empty() && !f.verb().is_empty()).then_some(f)
     }
 
     /// What follows `cannot VERB `: the resource or path, the scope, the reason.
@@ -159,14 +151,14 @@ impl Forbidden {
         let parsed = &mut self;
         let rest = if let Some(rest) = rest.strip_prefix("path \"") {
             let (path, rest) = rest.split_once('"')?;
-            parsed.path = Some(path.to_owned());
+            parsed.request.path = Some(path.to_owned());
             rest
         } else if let Some(rest) = rest.strip_prefix("resource \"") {
             let (resource, rest) = rest.split_once('"')?;
             parsed.set_resource(resource);
             let rest = rest.strip_prefix(" in API group \"")?;
             let (group, rest) = rest.split_once('"')?;
-            parsed.api_group = Some(group.to_owned());
+            parsed.request.api_group = Some(group.to_owned());
             parsed.scope(rest)?
         } else {
             // Pre-1.12: `cannot list pods in the namespace "ns"`.
@@ -181,10 +173,10 @@ impl Forbidden {
     fn set_resource(&mut self, resource: &str) {
         match resource.split_once('/') {
             Some((res, sub)) => {
-                self.resource = Some(res.to_owned());
-                self.subresource = Some(sub.to_owned());
+                self.request.resource = Some(res.to_owned());
+                self.request.subresource = Some(sub.to_owned());
             }
-            None => self.resource = Some(resource.to_owned()),
+            None => self.request.resource = Some(resource.to_owned()),
         }
     }
 
@@ -192,7 +184,7 @@ impl Forbidden {
     fn scope<'a>(&mut self, rest: &'a str) -> Option<&'a str> {
         if let Some(rest) = rest.strip_prefix(" in the namespace \"") {
             let (ns, rest) = rest.split_once('"')?;
-            self.namespace = Some(ns.to_owned());
+            self.request.namespace = Some(ns.to_owned());
             Some(rest)
         } else {
             rest.strip_prefix(" at the cluster scope")
@@ -202,11 +194,11 @@ impl Forbidden {
     /// The message kube-apiserver (1.12+) writes for this denial: the
     /// inverse of [`Forbidden::parse`], for a request seen many times.
     pub fn message(&self) -> String {
-        let mut prefix = self.resource.clone().unwrap_or_default();
-        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+        let mut prefix = self.request.resource.clone().unwrap_or_default();
+        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
             prefix = format!("{prefix}.{group}");
         }
-        if let Some(name) = &self.name {
+        if let Some(name) = &self.request.name {
             prefix = format!("{prefix} \"{name}\"");
         }
         let prefix = if prefix.is_empty() {
@@ -214,20 +206,20 @@ impl Forbidden {
         } else {
             format!("{prefix} is forbidden")
         };
-        let what = match &self.path {
+        let what = match &self.request.path {
             Some(path) => format!("path \"{path}\""),
             None => {
-                let mut resource = self.resource.clone().unwrap_or_default();
-                if let Some(sub) = &self.subresource {
+                let mut resource = self.request.resource.clone().unwrap_or_default();
+                if let Some(sub) = &self.request.subresource {
                     resource = format!("{resource}/{sub}");
                 }
-                let scope = match &self.namespace {
+                let scope = match &self.request.namespace {
                     Some(ns) => format!("in the namespace \"{ns}\""),
                     None => "at the cluster scope".to_owned(),
                 };
                 format!(
                     "resource \"{resource}\" in API group \"{}\" {scope}",
-                    self.api_group.as_deref().unwrap_or("")
+                    self.request.api_group.as_deref().unwrap_or("")
                 )
             }
         };
@@ -238,8 +230,14 @@ impl Forbidden {
             .unwrap_or_default();
         format!(
             "{prefix}: User \"{}\" cannot {} {what}{reason}",
-            self.user, self.verb
+            self.user,
+            self.verb()
         )
+    }
+
+    /// The verb refused.
+    pub fn verb(&self) -> &str {
+        self.request.verb.as_deref().unwrap_or_default()
     }
 
     /// The node, when the user is a kubelet (`system:node:NAME`).
@@ -263,29 +261,31 @@ impl Forbidden {
     /// the grant is as narrow as the request.
     pub fn grant_risk(&self) -> Option<GrantRisk> {
         let star = |v: Option<&str>| v.is_some_and(|v| v.contains('*'));
-        if self.verb.contains('*') {
+        if self.verb().contains('*') {
             return Some(GrantRisk::Wildcard("every verb"));
         }
-        if star(self.resource.as_deref()) || star(self.subresource.as_deref()) {
+        if star(self.request.resource.as_deref()) || star(self.request.subresource.as_deref()) {
             return Some(GrantRisk::Wildcard("every resource"));
         }
-        if star(self.api_group.as_deref()) {
+        if star(self.request.api_group.as_deref()) {
             return Some(GrantRisk::Wildcard("every API group"));
         }
-        if star(self.path.as_deref()) {
+        if star(self.request.path.as_deref()) {
             return Some(GrantRisk::Wildcard("every path under it"));
         }
-        let resource = self.resource.as_deref().unwrap_or_default();
-        let sub = self.subresource.as_deref();
-        let writes = !matches!(self.verb.as_str(), "get" | "list" | "watch");
-        let risk = match (self.verb.as_str(), resource, sub) {
+        let resource = self.request.resource.as_deref().unwrap_or_default();
+        let sub = self.request.subresource.as_deref();
+        let writes = !matches!(self.verb(), "get" | "list" | "watch");
+        let risk = match (self.verb(), resource, sub) {
             ("impersonate", ..) => Escalation::Impersonate,
             ("escalate" | "bind", ..) => Escalation::EscalateOrBind,
             ("approve", ..) => Escalation::Approve,
             (_, "nodes", Some("proxy")) => Escalation::NodesProxy,
             (_, "serviceaccounts", Some("token")) => Escalation::MintTokens,
-            (_, "secrets", _) if self.namespace.is_none() => Escalation::SecretsEverywhere,
-            _ if writes && self.api_group.as_deref() == Some("rbac.authorization.k8s.io") => {
+            (_, "secrets", _) if self.request.namespace.is_none() => Escalation::SecretsEverywhere,
+            _ if writes
+                && self.request.api_group.as_deref() == Some("rbac.authorization.k8s.io") =>
+            {
                 Escalation::WritesRbac
             }
             _ => return None,
@@ -308,9 +308,9 @@ impl Forbidden {
         let who = self
             .service_account()
             .map_or_else(|| slug(&self.user), |(_, name)| slug(name));
-        let verb = |c: Command| c.flag_value("--verb", Some(&self.verb), "VERB");
-        if let Some(path) = &self.path {
-            let role = format!("{who}-{}-{}", slug(&self.verb), slug(path));
+        let verb = |c: Command| c.flag_value("--verb", Some(self.verb()), "VERB");
+        if let Some(path) = &self.request.path {
+            let role = format!("{who}-{}-{}", slug(self.verb()), slug(path));
             return vec![
                 verb(
                     Command::kubectl()
@@ -326,16 +326,16 @@ impl Forbidden {
                 ),
             ];
         }
-        let Some(resource) = &self.resource else {
+        let Some(resource) = &self.request.resource else {
             return Vec::new();
         };
         // A role for pods/log is not the role for pods: the name says so.
-        let what = match &self.subresource {
+        let what = match &self.request.subresource {
             Some(sub) => format!("{resource}-{sub}"),
             None => resource.clone(),
         };
-        let role = format!("{who}-{}-{}", slug(&self.verb), slug(&what));
-        let (kind, binding, role_flag) = match &self.namespace {
+        let role = format!("{who}-{}-{}", slug(self.verb()), slug(&what));
+        let (kind, binding, role_flag) = match &self.request.namespace {
             Some(_) => ("role", "rolebinding", "--role"),
             None => ("clusterrole", "clusterrolebinding", "--clusterrole"),
         };
@@ -349,7 +349,7 @@ impl Forbidden {
             Some(&self.qualified_resource(true)),
             "RESOURCE",
         );
-        if let Some(name) = &self.name {
+        if let Some(name) = &self.request.name {
             create = create.flag_value("--resource-name", Some(name), "NAME");
         }
         let mut bind = subject(
@@ -358,7 +358,7 @@ impl Forbidden {
                 .value(Some(&role), "ROLE")
                 .flag_value(role_flag, Some(&role), "ROLE"),
         );
-        if let Some(ns) = &self.namespace {
+        if let Some(ns) = &self.request.namespace {
             create = create.namespace(Some(ns));
             bind = bind.namespace(Some(ns));
         }
@@ -367,11 +367,11 @@ impl Forbidden {
 
     /// `resource[.group][/subresource]`, as `kubectl create role --resource` takes it.
     fn qualified_resource(&self, with_subresource: bool) -> String {
-        let mut qualified = self.resource.clone().unwrap_or_default();
-        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+        let mut qualified = self.request.resource.clone().unwrap_or_default();
+        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
             qualified = format!("{qualified}.{group}");
         }
-        if with_subresource && let Some(sub) = &self.subresource {
+        if with_subresource && let Some(sub) = &self.request.subresource {
             qualified = format!("{qualified}/{sub}");
         }
         qualified
@@ -383,20 +383,20 @@ impl Forbidden {
     pub fn can_i(&self) -> Option<Command> {
         let mut c = Command::kubectl()
             .words(&["auth", "can-i"])
-            .value(Some(&self.verb), "VERB");
-        if let Some(path) = &self.path {
+            .value(Some(self.verb()), "VERB");
+        if let Some(path) = &self.request.path {
             c = c.value(Some(path), "PATH");
         } else {
-            self.resource.as_ref()?;
+            self.request.resource.as_ref()?;
             let mut target = self.qualified_resource(false);
-            if let Some(name) = &self.name {
+            if let Some(name) = &self.request.name {
                 target = format!("{target}/{name}");
             }
             c = c.value(Some(&target), "RESOURCE");
-            if let Some(sub) = &self.subresource {
+            if let Some(sub) = &self.request.subresource {
                 c = c.flag_value("--subresource", Some(sub), "SUBRESOURCE");
             }
-            if let Some(ns) = &self.namespace {
+            if let Some(ns) = &self.request.namespace {
                 c = c.namespace(Some(ns));
             }
         }
@@ -506,10 +506,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.user, "system:serviceaccount:debug-lab:reporter");
-        assert_eq!(f.verb, "list");
-        assert_eq!(f.resource.as_deref(), Some("pods"));
-        assert_eq!(f.api_group.as_deref(), Some(""));
-        assert_eq!(f.namespace.as_deref(), Some("debug-lab"));
+        assert_eq!(f.verb(), "list");
+        assert_eq!(f.request.resource.as_deref(), Some("pods"));
+        assert_eq!(f.request.api_group.as_deref(), Some(""));
+        assert_eq!(f.request.namespace.as_deref(), Some("debug-lab"));
         assert_eq!(f.reason, None);
         assert_eq!(
             f.grant_commands()
@@ -529,8 +529,8 @@ mod tests {
             r#"rayclusters.ray.io "raycluster-kuberay" is forbidden: User "system:serviceaccount:ml:ray-job" cannot get resource "rayclusters/status" in API group "ray.io" in the namespace "ml": RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#,
         )
         .unwrap();
-        assert_eq!(f.name.as_deref(), Some("raycluster-kuberay"));
-        assert_eq!(f.subresource.as_deref(), Some("status"));
+        assert_eq!(f.request.name.as_deref(), Some("raycluster-kuberay"));
+        assert_eq!(f.request.subresource.as_deref(), Some("status"));
         assert_eq!(
             f.reason.as_deref(),
             Some(r#"RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#)
@@ -547,7 +547,7 @@ mod tests {
             r#"nodes is forbidden: User "system:serviceaccount:shop:checkout" cannot list resource "nodes" in API group "" at the cluster scope"#,
         )
         .unwrap();
-        assert_eq!(f.namespace, None);
+        assert_eq!(f.request.namespace, None);
         assert!(
             f.grant_commands()[0]
                 .shell()
@@ -556,12 +556,12 @@ mod tests {
         let f = Forbidden::parse(r#"forbidden: User "system:anonymous" cannot get path "/api""#)
             .unwrap();
         assert!(f.is_anonymous());
-        assert_eq!(f.path.as_deref(), Some("/api"));
+        assert_eq!(f.request.path.as_deref(), Some("/api"));
         assert!(f.grant_commands().is_empty());
         let f =
             Forbidden::parse(r#"User "jane" cannot list pods in the namespace "default""#).unwrap();
-        assert_eq!(f.resource.as_deref(), Some("pods"));
-        assert_eq!(f.namespace.as_deref(), Some("default"));
+        assert_eq!(f.request.resource.as_deref(), Some("pods"));
+        assert_eq!(f.request.namespace.as_deref(), Some("default"));
         assert!(f.grant_commands()[1].shell().contains("--user=jane"));
         assert!(Forbidden::parse("Unauthorized").is_none());
     }
@@ -718,6 +718,6 @@ mod tests {
         let f =
             Forbidden::parse(r#"forbidden: User "a&amp;b" cannot get path "/x&lt;y&gt;""#).unwrap();
         assert_eq!(f.user, "a&b");
-        assert_eq!(f.path.as_deref(), Some("/x<y>"));
+        assert_eq!(f.request.path.as_deref(), Some("/x<y>"));
     }
 }

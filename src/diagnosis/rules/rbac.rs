@@ -115,7 +115,6 @@ fn denied(case: &Case<'_>) -> Option<Forbidden> {
     let Answer::Access(verdict) = &case.answer else {
         return None;
     };
-    let request = case.request.clone().unwrap_or_default();
     let user = case
         .user
         .clone()
@@ -123,13 +122,7 @@ fn denied(case: &Case<'_>) -> Option<Forbidden> {
         .unwrap_or_default();
     Some(Forbidden {
         user,
-        verb: request.verb.unwrap_or_default(),
-        resource: request.resource,
-        subresource: request.subresource,
-        api_group: request.api_group,
-        namespace: request.namespace,
-        name: request.name,
-        path: request.path,
+        request: case.request.clone().unwrap_or_default(),
         reason: verdict.reason.clone(),
         kubelet: false,
     })
@@ -224,7 +217,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             format!(
                 "SelfSubjectAccessReview: {} may not {} {}{}",
                 d.user,
-                d.verb,
+                d.verb(),
                 target_words(&d),
                 verdict
                     .reason
@@ -271,7 +264,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             format!(
                 "the token was accepted (user {}); authorization allows no {} {}",
                 d.user,
-                d.verb,
+                d.verb(),
                 target_words(&d)
             ),
         ),
@@ -431,12 +424,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
 fn target_words(d: &Forbidden) -> String {
     let request = RequestInfo {
         verb: None,
-        resource: d.resource.clone(),
-        subresource: d.subresource.clone(),
-        api_group: d.api_group.clone(),
-        namespace: d.namespace.clone(),
-        name: d.name.clone(),
-        path: d.path.clone(),
+        ..d.request.clone()
     };
     request.describe().trim_start_matches("? ").to_owned()
 }
