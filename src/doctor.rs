@@ -11,7 +11,7 @@ use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
-use crate::diagnosis::case::Degradation;
+use crate::diagnosis::case::{Degradation, OffClock};
 use crate::diagnosis::{self, Cause, Classification, Diagnosis};
 use crate::exit::Outcome;
 use crate::findings::{Code, Severity};
@@ -89,8 +89,8 @@ impl Step {
         }
     }
 
-    fn at_risk(mut self, risk: fn(String) -> Degradation) -> Step {
-        self.risk = Some(risk(self.summary.clone()));
+    fn at_risk(mut self, risk: Degradation) -> Step {
+        self.risk = Some(risk);
         self
     }
 
@@ -204,10 +204,20 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
             });
             match soon {
                 Some(f) => {
-                    let risk = if f.code == Code::ExpiresSoon {
-                        Degradation::ExpiresSoon as fn(String) -> Degradation
-                    } else {
-                        Degradation::ClockOff
+                    let seconds = |t: Option<i64>| TimeDelta::seconds(t.unwrap_or_default());
+                    let at = now.timestamp();
+                    let risk = match f.code {
+                        Code::ExpiresSoon => Degradation::ExpiresSoon {
+                            left: seconds(times.expires_at) - TimeDelta::seconds(at),
+                        },
+                        Code::NotYetValid => Degradation::ClockOff {
+                            clock: OffClock::Pod,
+                            by: seconds(times.not_before) - TimeDelta::seconds(at),
+                        },
+                        _ => Degradation::ClockOff {
+                            clock: OffClock::Pod,
+                            by: TimeDelta::seconds(at) - seconds(times.expires_at),
+                        },
                     };
                     return Step::new(StepName::PodClock, StepStatus::Warn, f.message.clone())
                         .at_risk(risk);
@@ -350,7 +360,10 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
             StepStatus::Warn,
             format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
         )
-        .at_risk(Degradation::ClockOff)
+        .at_risk(Degradation::ClockOff {
+            clock: OffClock::ApiServer,
+            by: estimate,
+        })
         .with_details(vec![
             "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
         ]),
@@ -464,15 +477,17 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
                 relative(due, now)
             ),
         )
-        .at_risk(Degradation::Stale)
+        .at_risk(Degradation::Stale { overdue: now - due })
         .with_details(vec![
             "the kubelet cannot refresh it (TokenRequest failing): look for \"Couldn't update token\" in the kubelet's log on this node".to_owned(),
             compare,
         ]);
     }
     if let Some(f) = stale {
+        let warn_after = claims.kubernetes.as_ref().and_then(|k| k.warn_after);
+        let overdue = warn_after.map_or(TimeDelta::zero(), |w| now - at_seconds(w));
         return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
-            .at_risk(Degradation::Stale)
+            .at_risk(Degradation::Stale { overdue })
             .with_details(vec![compare]);
     }
     // Without the one-year grace the file's token dies an hour after issue: a

@@ -780,13 +780,23 @@ pub struct Peer {
 /// Why an accepted token is at risk (what `doctor` warns about).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Degradation {
-    /// Past `warnafter`: the client holds a token the kubelet already replaced.
-    Stale(String),
-    /// A clock is off by more than the leeway: tokens minted elsewhere will
-    /// look not-yet-valid here, or this server's tokens elsewhere.
-    ClockOff(String),
-    /// The token expires soon and nothing will replace it in time.
-    ExpiresSoon(String),
+    /// Past the kubelet's refresh by this long: the client holds a token the
+    /// kubelet already replaced.
+    Stale { overdue: TimeDelta },
+    /// A clock is off by this much, more than the leeway: tokens minted
+    /// elsewhere will look not-yet-valid here, or this server's elsewhere.
+    ClockOff { clock: OffClock, by: TimeDelta },
+    /// The token expires in this long and nothing will replace it in time.
+    ExpiresSoon { left: TimeDelta },
+}
+
+/// Which clock [`Degradation::ClockOff`] measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffClock {
+    /// This pod's, against the token's own times.
+    Pod,
+    /// The API server's, against this pod's.
+    ApiServer,
 }
 
 /// A JWT authenticator's rejection, and how it is known.

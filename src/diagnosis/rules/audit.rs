@@ -11,6 +11,7 @@ use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
+use crate::timefmt::human_seconds;
 
 pub const STALE_TOKEN: CauseDef = CauseDef {
     code: "stale-token",
@@ -117,11 +118,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
     }
     for d in &case.degraded {
-        if let (true, Degradation::Stale(text)) = (accepted, d) {
+        if let (true, Degradation::Stale { overdue }) = (accepted, d) {
             f.add(
                 Cause::StaleToken,
                 Basis::Inferred,
-                vec![Support::new(SupportKind::Token, text.clone())],
+                vec![Support::new(
+                    SupportKind::Token,
+                    format!(
+                        "the token is {} past the time the kubelet replaces it",
+                        human_seconds(overdue.num_seconds().max(0))
+                    ),
+                )],
             );
         }
     }
@@ -188,7 +195,9 @@ mod tests {
         c.audit.stale_token = Some("subject: x, seconds after warning threshold: 60".into());
         assert_eq!(run(&c), (Cause::StaleToken, Confidence::High));
         let mut c = case(http(200, None), None);
-        c.degraded = vec![Degradation::Stale("2h old".into())];
+        c.degraded = vec![Degradation::Stale {
+            overdue: chrono::TimeDelta::hours(2),
+        }];
         assert_eq!(run(&c), (Cause::StaleToken, Confidence::Medium));
         let c = case(http(200, None), None);
         assert_eq!(run(&c), (Cause::None, Confidence::High));

@@ -10,7 +10,7 @@
 //! window's edge.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, ClockSource, Degradation, ServerClock, TokenSent};
+use crate::diagnosis::case::{Case, ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
@@ -160,20 +160,33 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if matches!(case.classification(), C::Ok | C::NotFound) {
         for d in &case.degraded {
             match d {
-                Degradation::ClockOff(text) => f.add(
+                Degradation::ClockOff { clock, by } => f.add(
                     Cause::ClockSkew,
                     Basis::Inferred,
-                    vec![Support::new(SupportKind::TokenTimes, text.clone())],
+                    vec![Support::new(
+                        SupportKind::TokenTimes,
+                        format!(
+                            "{} is off by {}, more than the leeway",
+                            match clock {
+                                OffClock::Pod => "this pod's clock, against the token's times,",
+                                OffClock::ApiServer => "the API server's clock, against this pod's,",
+                            },
+                            human_seconds(by.num_seconds().abs())
+                        ),
+                    )],
                 ),
-                Degradation::ExpiresSoon(text) => f.add(
+                Degradation::ExpiresSoon { left } => f.add(
                     Cause::Expired,
                     Basis::Inferred,
                     vec![Support::new(
                         SupportKind::TokenTimes,
-                        format!("accepted now, but: {text}"),
+                        format!(
+                            "accepted now, but the token expires in {} and nothing replaces it in time",
+                            human_seconds(left.num_seconds().max(0))
+                        ),
                     )],
                 ),
-                Degradation::Stale(_) => {}
+                Degradation::Stale { .. } => {}
             }
         }
     }
