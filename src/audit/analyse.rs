@@ -306,6 +306,7 @@ fn finding(
     };
     let mut request = None;
     let mut reasons_out = None;
+    let mut escalation = None;
     let mut stale = None;
     let mut secret = None;
     let (kind, key_text) = match key {
@@ -385,6 +386,7 @@ fn finding(
                     kubelet: false,
                 };
                 case.answer = http(403, Some(denied.message()));
+                escalation = denied.grant_risk().map(|r| r.words());
                 FindingKind::Forbidden
             } else {
                 case.answer = http(403, message.clone());
@@ -447,6 +449,7 @@ fn finding(
         stale,
         secret,
         reasons: reasons_out,
+        escalation,
         diagnosis,
     }
 }

@@ -131,6 +131,10 @@ pub struct Finding {
     pub secret: Option<String>,
     /// 401s: what the API server log said (when given).
     pub reasons: Option<Reasons>,
+    /// 403s: what a grant of the request would give beyond it (a request
+    /// for `*`, impersonation, `nodes/proxy`…): something asked for more
+    /// than most workloads should have.
+    pub escalation: Option<String>,
     pub diagnosis: Diagnosis,
 }
 

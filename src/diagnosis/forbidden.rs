@@ -37,6 +37,16 @@ pub enum GrantRisk {
     Escalation(Escalation),
 }
 
+impl GrantRisk {
+    /// What a grant of the request would give, in words.
+    pub fn words(self) -> String {
+        match self {
+            GrantRisk::Wildcard(what) => format!("a request for `*`: {what}"),
+            GrantRisk::Escalation(e) => e.words().0.to_owned(),
+        }
+    }
+}
+
 /// The grants Kubernetes' RBAC good practices name as paths to privilege
 /// escalation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -169,6 +169,10 @@ pub struct FindingJson {
     /// 401s with --apiserver-log: kube-apiserver's reasons, joined by time;
     /// null otherwise.
     pub reasons: Option<ReasonsJson>,
+    /// 403s: what a grant of the request would give beyond it (a request for
+    /// `*`, impersonation, `nodes/proxy`…); null otherwise.
+    #[serde(default)]
+    pub escalation: Option<String>,
     /// The cause and what to do, from the diagnosis engine.
     pub diagnosis: FindingDiagnosisJson,
 }
@@ -539,6 +543,7 @@ fn finding_json(f: &Finding) -> FindingJson {
             ambiguous: r.ambiguous,
             unjoined: r.unjoined,
         }),
+        escalation: f.escalation.clone(),
         diagnosis: FindingDiagnosisJson {
             cause: top.cause.as_str().to_owned(),
             confidence: top.confidence.as_str().to_owned(),

@@ -644,3 +644,55 @@ fn a_403_with_another_authorizer_s_reason_is_not_rbac_s() {
     assert_eq!(f["diagnosis"]["cause"], "non-rbac-authorizer-denied");
     assert!(!f["diagnosis"]["next"].to_string().contains("create role"));
 }
+
+/// A 403 for a request that a grant would turn into escalation is itself
+/// named: something asked for more than a workload should have.
+#[test]
+fn a_request_for_escalation_is_named_and_its_grant_comes_after_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut event: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::tokens::testdata("evidence/audit-403.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let user = event["user"]["username"].as_str().unwrap().to_owned();
+    event["verb"] = "get".into();
+    event["objectRef"] = serde_json::json!({"resource": "nodes", "subresource": "proxy", "name": "n1", "apiVersion": "v1"});
+    event["responseStatus"]["message"] = format!(
+        "nodes \"n1\" is forbidden: User \"{user}\" cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope"
+    )
+    .into();
+    let path = dir.path().join("event.json");
+    std::fs::write(&path, event.to_string()).unwrap();
+    let (code, doc) = audit_json(&[path.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let f = finding(&doc, "forbidden", &user);
+    assert!(
+        f["escalation"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("nodes/proxy reaches the kubelet's whole API")),
+        "{f:#}"
+    );
+    let next: Vec<&str> = f["diagnosis"]["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["why"].as_str().unwrap())
+        .collect();
+    let warning = next
+        .iter()
+        .position(|w| w.starts_with("warning, privilege escalation"))
+        .unwrap();
+    let grant = next.iter().position(|w| w.starts_with("grant:")).unwrap();
+    assert!(warning < grant, "{next:?}");
+    let out = crate::support::satoken()
+        .args(["audit", "--now", NOW])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("asks for more than most workloads should have"),
+        "{text}"
+    );
+}

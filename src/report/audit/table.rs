@@ -342,6 +342,11 @@ fn write_details(
     if let Some(u) = &id.user {
         facts.push(format!("user {u}"));
     }
+    if let Some(e) = &f.escalation {
+        facts.push(format!(
+            "asks for more than most workloads should have: {e}"
+        ));
+    }
     if let Some(basis) = &id.attribution.basis {
         let mut text = format!("a guess: {basis}");
         if !id.attribution.others.is_empty() {
