@@ -199,9 +199,25 @@ pub fn stated_code(line: &str) -> Option<u16> {
         if let Some((code, _)) = status_line(&line[from + i..]) {
             return Some(code);
         }
+        if let Some(code) = access_log_status(&line[from + i + 5..]) {
+            return Some(code);
+        }
         from += i + 5;
     }
     None
+}
+
+/// An access log's status (the common log format of nginx, Apache, a proxy
+/// or an ingress): the number after the quoted request line,
+/// `"GET /version HTTP/2.0" 401 62`. `after` follows `HTTP/`.
+fn access_log_status(after: &str) -> Option<u16> {
+    let version_end = after.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let rest = after[version_end..].strip_prefix('"')?;
+    // A CSV export doubles the quotes.
+    let rest = rest.strip_prefix('"').unwrap_or(rest).strip_prefix(' ')?;
+    let code = code_at(rest)?;
+    // The size (or `-`) follows the status.
+    rest[3..].starts_with(' ').then_some(code)
 }
 
 /// `…Exception: Forbidden`, `…Error: Unauthorized`: an exception whose whole
@@ -409,6 +425,11 @@ mod tests {
             ),
             ("code: 403, statusCode: 403 } pods is forbidden", 403),
             ("reply status code was 401:", 401),
+            (
+                r#"10.1.2.3 - - [07/Mar/2019:15:41:53 +0000] "GET /k8s/clusters/c-1/version?timeout=32s HTTP/2.0" 401 62 "-" "argocd-server""#,
+                401,
+            ),
+            (r#"log: ""GET /api/v1/pods HTTP/1.1"" 403 312 ""-"""#, 403),
             ("] failed (401) 401 Unauthorized: Unauthorized", 401),
             (
                 "WebSocketBadStatusException: Handshake status 403 Forbidden",
