@@ -115,6 +115,8 @@ const BEFORE_CODE: &[&str] = &[
     "HTTP probe failed with statuscode: ",
     "statuscode: ",
     "StatusCode: ",
+    // Go's `%#v` of an `http.Response`.
+    "StatusCode:",
     "statusCode: ",
     "status code: ",
     "status code ",
@@ -425,6 +427,10 @@ mod tests {
             ),
             ("code: 403, statusCode: 403 } pods is forbidden", 403),
             ("reply status code was 401:", 401),
+            (
+                r#"failed to get successful response: &http.Response{Status:"500 Internal  Server Error", StatusCode:500, Proto:"HTTP/2.0""#,
+                500,
+            ),
             (
                 r#"10.1.2.3 - - [07/Mar/2019:15:41:53 +0000] "GET /k8s/clusters/c-1/version?timeout=32s HTTP/2.0" 401 62 "-" "argocd-server""#,
                 401,

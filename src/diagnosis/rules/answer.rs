@@ -385,10 +385,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ),
             Some(500..=599) => {
                 onward(case, f);
+                // A status alone does not say who failed, nor that nothing
+                // but its failure stands behind it (a checker may answer 500
+                // for a refusal): the server's own words do.
                 let basis = if f.any_at_least(Confidence::Medium) {
                     Basis::Possible
-                } else {
+                } else if h.message.is_some() || h.reason.is_some() {
                     Basis::Said
+                } else {
+                    Basis::Inferred
                 };
                 f.add(
                     Cause::ServerError,
