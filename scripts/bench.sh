@@ -12,6 +12,8 @@
 #                 the same way) instead of the static glibc one
 #        scripts/bench.sh audit [SIZE…]          `audit`'s MB/s next to grep -c and a jq
 #                                                pipeline, and its peak RSS (bench_audit.sh)
+#        scripts/bench.sh classify [SIZE]        only the classify-on-a-log benchmark below
+#        BENCH_CLASSIFY_SIZE=20M scripts/bench.sh  its log's size (default 200M)
 #
 # Each benchmark runs ROUNDS times (default 5), every program RUNS times per round
 # (default 20). A VM's speed drifts by tens of percent from minute to minute, so
@@ -26,13 +28,21 @@
 #             (`floor-static`) for a like-for-like ratio with `shipped`
 #   jwt-cli   `jwt decode -j`, when `jwt` is on PATH (cargo install jwt-cli)
 # Times: one-token `decode -o json`, 10,000 tokens on stdin, one-token
-# `verify --jwks`, a 256 KB token decoded as a table; then peak RSS (/usr/bin/time,
-# else bench_timer.py --rss) at 10k and 100k tokens, sizes.
+# `verify --jwks`, `classify` on a generated kube-apiserver log
+# (scripts/gen_apiserver_log.py) next to `grep -c -E 'Unable to authenticate|resp=40[13]'`
+# on the same file, a 256 KB token decoded as a table; then peak RSS (/usr/bin/time,
+# else bench_timer.py --rss) at 10k and 100k tokens and of classify on the log, sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = audit ]; then
   shift
   exec scripts/bench_audit.sh "$@"
+fi
+only_classify=
+if [ "${1:-}" = classify ]; then
+  only_classify=1
+  BENCH_CLASSIFY_SIZE=${2:-${BENCH_CLASSIFY_SIZE:-200M}}
+  set -- 3 "${BENCH_ROUNDS:-3}"
 fi
 runs=${1:-20}
 rounds=${2:-5}
@@ -60,7 +70,7 @@ target=${CARGO_TARGET_DIR:-target}
 dyn=$target/release/kubectl-satoken
 floor=$target/release/examples/minimal_decode
 vfloor=$target/release/examples/minimal_verify
-if [ -z "${BENCH_DYNAMIC_ONLY:-}" ]; then
+if [ -z "${BENCH_DYNAMIC_ONLY:-}" ] && [ -z "$only_classify" ]; then
   built=$(scripts/build-static.sh --target "${BENCH_STATIC_TARGET:-x86_64-unknown-linux-gnu}" --floors)
   shipped=$(sed -n 's/^path: *//p' <<<"$built")
   sfloors=$(sed -n 's/^floors: *//p' <<<"$built")
@@ -82,6 +92,17 @@ for n in (10_000, 100_000):
         for i in range(n):
             f.write(tokens[i % len(tokens)] + "\n")
 PY
+
+# A day of kube-apiserver log with 0.3 % authentication failures (the counts
+# planted are in $log.counts.json), read once so both programs read it from the
+# page cache. Outputs go to files: GNU grep stops at the first match when its
+# output is /dev/null.
+log=$work/apiserver.log
+python3 scripts/gen_apiserver_log.py --size "${BENCH_CLASSIFY_SIZE:-200M}" --seed 1 -o "$log"
+cat "$log" >/dev/null
+classify_cmd="$dyn classify -o table --now $now $log"
+classify=("$classify_cmd > $work/classify.out 2>&1"
+  "grep -c -E 'Unable to authenticate|resp=40[13]' $log > $work/grep.out")
 
 # name<TAB>command lines, per benchmark; hyperfine keeps their order.
 decode_one=() batch=() verify=() names=()
@@ -112,10 +133,50 @@ printf '%s\n' "${names[@]}" > "$work/names"
 
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds" >&2
+  time_commands shell 3 1 "$work/classify-$round.json" "${classify[@]}"
+  [ -n "$only_classify" ] && continue
   time_commands direct "$runs" 5 "$work/one-$round.json" "${decode_one[@]}" "${jwt_cmd[@]}"
   time_commands shell 5 1 "$work/batch-$round.json" "${batch[@]}"
   time_commands direct "$runs" 5 "$work/verify-$round.json" "${verify[@]}"
 done
+set +e
+sh -c "${classify[0]}"
+echo "$?" > "$work/classify.exit"
+set -e
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f "%M" -o "$work/classify.rss" $classify_cmd >/dev/null 2>&1 || true
+else
+  python3 scripts/bench_timer.py --rss "$classify_cmd" < /dev/null > "$work/classify.rss"
+fi
+report_classify() {
+  python3 - "$work" "$rounds" "$log" <<'PY'
+import json, os, statistics, sys
+w, rounds, log = sys.argv[1:4]
+med = statistics.median
+cpu = lambda r: r["user"] + r["system"]
+runs = [json.load(open(f"{w}/classify-{i}.json"))["results"] for i in range(1, int(rounds) + 1)]
+size = os.path.getsize(log)
+planted = json.load(open(f"{log}.counts.json"))
+print(f"classify on a {size / 1e6:,.0f} MB kube-apiserver log ({planted['lines']:,} lines, "
+      f"{sum(planted['planted'].values()):,} failures planted; median of {rounds} rounds)")
+print(f"  {'':<10}{'wall':>9}{'cpu':>9}{'MB/s cpu':>10}   cpu ratio to grep -c")
+for i, name in enumerate(("classify", "grep -c")):
+    wall = med(r[i]["median"] for r in runs)
+    c = med(cpu(r[i]) for r in runs)
+    ratio = med(cpu(r[i]) / cpu(r[1]) for r in runs)
+    print(f"  {name:<10}{wall:8.2f}s{c:8.2f}s{size / 1e6 / c:10,.0f}   {ratio:6.2f}x")
+out = open(f"{w}/classify.out", errors="replace").read()
+rss = int(open(f"{w}/classify.rss").read().split()[-1])
+code = open(f"{w}/classify.exit").read().strip()
+print(f"  classify: exit {code}, {out.count(chr(10)):,} output lines, peak RSS {rss / 1024:.1f} MiB"
+      + (f" ({out.splitlines()[0][:100]})" if code == "2" and out else ""))
+print(f"  grep -c: {open(f'{w}/grep.out').read().strip()} lines (planted: {planted['grep_c']})")
+PY
+}
+if [ -n "$only_classify" ]; then
+  report_classify
+  exit 0
+fi
 
 main=${shipped:-$dyn}
 for n in 10000 100000; do
@@ -174,3 +235,4 @@ for label, path in (("shipped (static)", main), ("dynamic", dyn), ("floor", floo
     if label != "shipped (static)" or main != dyn:
         print(f"size: {label:<17}{os.path.getsize(path):>12,} bytes")
 PY
+report_classify

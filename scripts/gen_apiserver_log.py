@@ -39,6 +39,8 @@ import random
 import sys
 import uuid
 
+from gen_audit import parse_size
+
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 API_AUD = "https://kubernetes.default.svc.cluster.local"
 
@@ -289,17 +291,10 @@ def failure(log, t, version, causes):
     log.httplog(t, version, rng.choice(["GET", "LIST", "WATCH"]), path(res, group, ns), agent, ip, 401)
 
 
-def parse_size(text):
-    units = {"K": 10**3, "M": 10**6, "G": 10**9}
-    if text[-1].upper() in units:
-        return int(float(text[:-1]) * units[text[-1].upper()])
-    return int(text)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", help="target size in bytes (K, M, G suffixes)")
-    ap.add_argument("--lines", type=int, help="number of lines instead of --size")
+    ap.add_argument("--lines", type=int, help="about this many lines instead of --size (a failure at the end adds its second)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hours", type=float, default=24)
     ap.add_argument("--failures", type=float, default=0.003, help="share of requests that fail authentication with a reason line (default 0.003)")

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     let args = Cli::invocation_args();
     let mut out = Redacted::new(io::BufWriter::new(io::stdout().lock()));
     let mut err = Redacted::new(io::stderr());
-    let code = match <Cli as clap::Parser>::try_parse_from(&args) {
+    let code = match Cli::try_parse_args(&args) {
         Ok(cli) => run(cli, &args, &env, &mut out, &mut err),
         Err(e) => usage(&e, &args, &env, &mut out, &mut err),
     };

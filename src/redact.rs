@@ -8,14 +8,21 @@
 //!   (the token under test, a kubeconfig token or tokenFile's contents) and its
 //!   signature segment, and kubeconfig credentials that are not tokens (a client
 //!   key's PEM lines). Found wherever they appear, whatever surrounds them.
-//! - **Anything token-shaped**: a JWS compact serialisation (three base64url
-//!   segments, `=`-padded or not, the header starting `eyJ`, i.e. `{"`) and a
-//!   bootstrap token (`[a-z0-9]{6}.[a-z0-9]{16}`, standing alone).
+//! - **Anything token-shaped**, whatever delimits it (`token=…`, `--token=…`,
+//!   `?token=…`, quotes, a sentence's full stop, a JSON escape): a JWS compact
+//!   serialisation (three base64url segments, `=`-padded or not, the signature
+//!   perhaps empty) whose header is a JSON object, `eyJ…` (`{"`) or any other
+//!   (whitespace first, `{ "alg"`: found by its `"alg"`), or such a token's
+//!   `payload.signature` left by a cut at its header's padding; and a bootstrap token
+//!   (`[a-z0-9]{6}.[a-z0-9]{16}`, no letter or digit either side).
 //!
 //! Each is replaced by `[token sha256:1a2b3c4d]`, the fingerprint the reports
 //! already show ([`crate::secret::fingerprint`]), so a masked value can still be
-//! told apart from another. Both passes are linear: `memchr::memmem` per known
-//! secret (a handful at a time), one `regex` scan for the shapes.
+//! told apart from another. This is the only redactor: evidence excerpts
+//! (classify) and stored messages (audit) call [`redact`] too. Both passes are
+//! linear: `memchr::memmem` per known secret (a handful at a time), and the
+//! shapes tried from each `.` (memchr), looking only at the base64url runs
+//! around it.
 //!
 //! What this does not do: it cannot recognise a secret it was never told about
 //! that has no token shape (a static token typed where a path belongs), nor a
@@ -29,7 +36,6 @@ use std::io::{self, Write};
 use std::sync::{OnceLock, PoisonError, RwLock};
 
 use memchr::memmem;
-use regex::bytes::Regex;
 
 use crate::secret::fingerprint;
 
@@ -37,12 +43,11 @@ use crate::secret::fingerprint;
 /// five-letter word would garble output and protect little.
 pub const MIN_SECRET_BYTES: usize = 8;
 
-/// Token texts (a whole token or its signature) remembered besides the
-/// pinned credentials: the last two tokens. Output about a token is written
-/// right after it is read (batches stream), and anything older that is
-/// token-shaped is still masked by shape. Kept small: every output line is
-/// searched for each.
-const RECENT_SECRETS: usize = 4;
+/// Tokens remembered besides the pinned credentials: the last two. Output
+/// about a token is written right after it is read (batches stream, one line
+/// ahead), and anything older that is token-shaped is still masked by shape.
+/// Kept small: every output line is searched for each.
+const RECENT_SECRETS: usize = 2;
 
 /// A line longer than this is written in pieces even without a newline, cut
 /// where no token can be split (see [`Redacted`]).
@@ -55,36 +60,70 @@ const MAX_PENDING_BYTES: usize = 4 * 1024 * 1024;
 /// batch).
 const ANCHOR_BYTES: usize = 32;
 
-/// One secret text and what its mask calls it. The fingerprint in the mask is
-/// computed when a match is found (rare), not when the secret is registered.
+/// One secret text and what its mask calls it, and perhaps a secret of its
+/// own at its end (a token's signature), masked where it shows without the
+/// rest. Both are found by one search, for an anchor inside the end. The
+/// fingerprint in the mask is computed when a match is found (rare), not when
+/// the secret is registered.
 struct Secret {
     text: Vec<u8>,
-    /// Searches for the last [`ANCHOR_BYTES`] of `text`.
+    /// Length of the secret suffix of `text`, if any.
+    tail: Option<usize>,
+    /// Searches for the last [`ANCHOR_BYTES`] of `text` (of the tail, if shorter).
     anchor: memmem::Finder<'static>,
     label: &'static str,
 }
 
+/// Where a [`Secret`] shows: the start and the length, and whether only its tail.
+struct Occurrence {
+    start: usize,
+    len: usize,
+    tail: bool,
+}
+
 impl Secret {
-    fn new(text: &[u8], label: &'static str) -> Secret {
+    fn new(text: &[u8], tail: Option<usize>, label: &'static str) -> Secret {
+        let anchor = ANCHOR_BYTES.min(tail.unwrap_or(text.len()));
         Secret {
             text: text.to_vec(),
-            anchor: memmem::Finder::new(&text[text.len().saturating_sub(ANCHOR_BYTES)..])
-                .into_owned(),
+            tail,
+            anchor: memmem::Finder::new(&text[text.len() - anchor..]).into_owned(),
             label,
         }
     }
 
-    fn mask(&self) -> String {
-        format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+    fn mask(&self, occurrence: &Occurrence) -> String {
+        if occurrence.tail {
+            let tail = &self.text[self.text.len() - occurrence.len..];
+            format!("[{} signature sha256:{}]", self.label, fingerprint(tail))
+        } else {
+            format!("[{} sha256:{}]", self.label, fingerprint(&self.text))
+        }
     }
 
-    /// Start of each whole occurrence in `haystack`, in order.
-    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
-        let before = self.text.len() - self.anchor.needle().len();
-        self.anchor
-            .find_iter(haystack)
-            .filter_map(move |hit| hit.checked_sub(before))
-            .filter(|&start| haystack[start..].starts_with(&self.text))
+    /// Each whole occurrence in `haystack` (or of the tail alone), in order.
+    fn occurrences<'h>(&'h self, haystack: &'h [u8]) -> impl Iterator<Item = Occurrence> + 'h {
+        let anchor = self.anchor.needle().len();
+        self.anchor.find_iter(haystack).filter_map(move |hit| {
+            let end = hit + anchor;
+            let found = |len: usize| {
+                let start = end.checked_sub(len)?;
+                (haystack[start..end] == self.text[self.text.len() - len..]).then_some(start)
+            };
+            if let Some(start) = found(self.text.len()) {
+                return Some(Occurrence {
+                    start,
+                    len: self.text.len(),
+                    tail: false,
+                });
+            }
+            let len = self.tail?;
+            found(len).map(|start| Occurrence {
+                start,
+                len,
+                tail: true,
+            })
+        })
     }
 }
 
@@ -92,8 +131,7 @@ impl Secret {
 struct Registry {
     /// Kubeconfig credentials: kept for the whole run.
     pinned: Vec<Secret>,
-    /// Tokens as they are read, oldest first; a token's whole text comes
-    /// before its signature, so it is masked whole first.
+    /// Tokens as they are read, oldest first.
     recent: std::collections::VecDeque<Secret>,
 }
 
@@ -105,11 +143,11 @@ impl Registry {
             .any(|s| s.text == text)
     }
 
-    fn add(&mut self, text: &[u8], label: &'static str, pinned: bool) {
+    fn add(&mut self, text: &[u8], tail: Option<usize>, label: &'static str, pinned: bool) {
         if text.len() < MIN_SECRET_BYTES || self.knows(text) {
             return;
         }
-        let secret = Secret::new(text, label);
+        let secret = Secret::new(text, tail, label);
         if pinned {
             self.pinned.push(secret);
         } else {
@@ -132,19 +170,17 @@ pub fn mask(text: &[u8]) -> String {
 }
 
 /// Registers a token as it is read: the whole text, and its signature (the
-/// base64url run after the last `.`) on its own.
+/// base64url run after the last `.`, when it ends the token) as a secret of
+/// its own.
 pub fn register_token(text: &str) {
     let text = text.trim().as_bytes();
+    let signature = memchr::memrchr(b'.', text)
+        .map(|dot| text.len() - dot - 1)
+        .filter(|&len| {
+            len >= MIN_SECRET_BYTES && text[text.len() - len..].iter().all(|&b| is_token_byte(b))
+        });
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    registry.add(text, "token", false);
-    if let Some(dot) = memchr::memrchr(b'.', text) {
-        let signature = &text[dot + 1..];
-        let end = signature
-            .iter()
-            .position(|&b| !is_token_byte(b))
-            .unwrap_or(signature.len());
-        registry.add(&signature[..end], "token signature", false);
-    }
+    registry.add(text, signature, "token", false);
 }
 
 /// Registers a credential that is not a bearer token (a client key), kept for
@@ -155,11 +191,11 @@ pub fn register_credential(text: &[u8]) {
         for line in text.split(|&b| b == b'\n') {
             let line = line.trim_ascii();
             if !line.starts_with(b"-----") {
-                registry.add(line, "credential", true);
+                registry.add(line, None, "credential", true);
             }
         }
     } else {
-        registry.add(text.trim_ascii(), "credential", true);
+        registry.add(text.trim_ascii(), None, "credential", true);
     }
 }
 
@@ -167,85 +203,173 @@ pub fn register_credential(text: &[u8]) {
 /// tokenFile's contents), kept for the whole run.
 pub fn register_bearer(text: &str) {
     let mut registry = registry().write().unwrap_or_else(PoisonError::into_inner);
-    registry.add(text.trim().as_bytes(), "token", true);
+    registry.add(text.trim().as_bytes(), None, "token", true);
 }
+
+/// Byte classes, looked up rather than compared: the shape scan asks them of
+/// the bytes around every dot of the output.
+const B64URL: u8 = 1;
+const TOKEN: u8 = 2;
+const CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            classes[i] = B64URL | TOKEN;
+        } else if b == b'.' || b == b'=' {
+            classes[i] = TOKEN;
+        }
+        i += 1;
+    }
+    classes
+};
 
 /// base64url plus the JWS separator and padding: the bytes a token is made of.
 fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'=')
+    CLASSES[usize::from(b)] & TOKEN != 0
 }
 
-/// JWS compact: header `eyJ…` (`{"`), each segment optionally `=`-padded, the
-/// signature possibly empty. Tried only where `eyJ` is (found by `memmem`),
-/// anchored there.
-fn jws() -> &'static Regex {
-    static JWS: OnceLock<Regex> = OnceLock::new();
-    JWS.get_or_init(|| {
-        Regex::new(r"\AeyJ[A-Za-z0-9_-]*=*\.[A-Za-z0-9_-]+=*\.[A-Za-z0-9_-]*=*")
-            .expect("the JWS shape is a valid regex")
-    })
+/// base64url's alphabet (`A-Za-z0-9-_`).
+fn is_b64url(b: u8) -> bool {
+    CLASSES[usize::from(b)] & B64URL != 0
 }
 
-/// A bootstrap token, tried only where a `.` is (it has no literal to search
-/// for, and a DFA over every byte of the output would cost more than the rest
-/// of a batch). Boundaries are checked by hand: the regex crate has no
-/// look-around.
-fn bootstrap() -> &'static Regex {
-    static BOOTSTRAP: OnceLock<Regex> = OnceLock::new();
-    BOOTSTRAP.get_or_init(|| {
-        Regex::new(r"\A[a-z0-9]{6}\.[a-z0-9]{16}\z").expect("the bootstrap shape is a valid regex")
-    })
+/// Index after the base64url run starting at `at`, and after its `=` padding.
+fn segment_end(text: &[u8], at: usize) -> (usize, usize) {
+    let run = at + text[at..].iter().take_while(|&&b| is_b64url(b)).count();
+    let padded = run + text[run..].iter().take_while(|&&b| b == b'=').count();
+    (run, padded)
 }
 
-/// Token-shaped ranges of `text`, in order, not overlapping.
+/// Token-shaped ranges of `text`, in order, not overlapping. Every candidate
+/// holds a `.`: a JWS (`header.payload.signature`, found at its first dot) or
+/// a bootstrap token, whatever delimits it.
 fn shape_matches(text: &[u8]) -> Vec<(usize, usize)> {
-    // Built once: building a searcher costs more than searching a line.
-    static EYJ: OnceLock<memmem::Finder<'static>> = OnceLock::new();
-    let eyj = EYJ.get_or_init(|| memmem::Finder::new(b"eyJ"));
     let mut found: Vec<(usize, usize)> = Vec::new();
-    for at in eyj.find_iter(text) {
-        if found.last().is_some_and(|&(_, end)| at < end) {
-            continue;
-        }
-        if let Some(m) = jws().find(&text[at..]) {
-            found.push((at, at + m.end()));
-        }
-    }
-    let mut bootstraps = Vec::new();
-    let lower_alnum = |i: usize| {
-        text.get(i)
-            .is_some_and(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9'))
-    };
-    // A bootstrap token stands alone: no token byte right before or after.
-    let token_byte_at = |i: Option<usize>| {
-        i.and_then(|i| text.get(i))
-            .is_some_and(|&b| is_token_byte(b))
-    };
+    let mut done = 0;
     for dot in memchr::memchr_iter(b'.', text) {
-        // Most dots (host names, versions, sentences) fail these at once; the
-        // regex decides for the rest.
-        let Some(start) = dot.checked_sub(6) else {
-            continue;
-        };
-        let end = dot + 17;
-        if !lower_alnum(start)
-            || !lower_alnum(end - 1)
-            || token_byte_at(start.checked_sub(1))
-            || token_byte_at(Some(end))
-        {
+        if dot < done {
             continue;
         }
-        if bootstrap().is_match(&text[start..end])
-            && !found.iter().any(|&(s, e)| start < e && s < end)
-        {
-            bootstraps.push((start, end));
+        if let Some((start, end)) = jws_at(text, dot).or_else(|| bootstrap_at(text, dot)) {
+            found.push((start.max(done), end));
+            done = end;
         }
-    }
-    if !bootstraps.is_empty() {
-        found.extend(bootstraps);
-        found.sort_unstable();
     }
     found
+}
+
+/// Base64url characters of the shortest JWS signature (HS256's 32 bytes).
+const MIN_SIGNATURE_CHARS: usize = 43;
+
+/// Base64url characters of the shortest JWS header, `{"alg":""}`: shorter
+/// runs before a dot (host names, versions, words) are not tried.
+const MIN_HEADER_CHARS: usize = 14;
+
+/// The JWS whose header ends at `dot`: two more base64url segments (each
+/// perhaps `=`-padded, the signature perhaps empty) and a header found by
+/// [`header_start`] in the base64url run before the dot. Also what is left of
+/// a token cut at its header's `=` padding (`key=value` parsers do that):
+/// `payload.signature`, the second segment as long as a signature.
+fn jws_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
+    if !text.get(dot + 1).is_some_and(|&b| is_b64url(b)) {
+        return None;
+    }
+    let header_end = dot - text[..dot].iter().rev().take_while(|&&b| b == b'=').count();
+    // A header-long run before the dot, tested from its far end: most words
+    // and host names fail at once.
+    let shortest = header_end.checked_sub(MIN_HEADER_CHARS)?;
+    if !text[shortest..header_end].iter().all(|&b| is_b64url(b)) {
+        return None;
+    }
+    let (second, after_second) = segment_end(text, dot + 1);
+    let end = if text.get(after_second) == Some(&b'.') {
+        segment_end(text, after_second + 1).1
+    } else if second - (dot + 1) >= MIN_SIGNATURE_CHARS {
+        after_second
+    } else {
+        return None;
+    };
+    let run = shortest
+        - text[..shortest]
+            .iter()
+            .rev()
+            .take_while(|&&b| is_b64url(b))
+            .count();
+    let start = run + header_start(&text[run..header_end])?;
+    Some((start, end))
+}
+
+/// Where a JWS header starts in `run`, the base64url run before a token's
+/// first dot, which may be glued to what precedes the token (`--token-`,
+/// `x_`, a JSON escape's `\u001b`). A header is a JSON object holding `alg`
+/// (RFC 7515 §4.1.1): most begin `{"`, base64url `eyJ`; others open with
+/// whitespace or `{ ` and are recognised by their `"alg"` (whose base64url
+/// text is one of three, by alignment), then decoded to find where the object
+/// opens.
+fn header_start(run: &[u8]) -> Option<usize> {
+    let find = |needle: &[u8]| run.windows(needle.len()).position(|w| w == needle);
+    if let Some(at) = find(b"eyJ") {
+        return Some(at);
+    }
+    [b"ImFsZy", b"JhbGci", b"iYWxnI"]
+        .iter()
+        .any(|marker| find(*marker).is_some())
+        .then(|| decoded_object_start(run))?
+}
+
+/// The first offset of `run` (a base64url header glued to what precedes it)
+/// from which it decodes to whitespace, `{`, and then `"alg"`. Offsets four
+/// apart decode alike from there on, so one decode per alignment suffices.
+fn decoded_object_start(run: &[u8]) -> Option<usize> {
+    use base64::Engine as _;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    (0..4.min(run.len()))
+        .filter_map(|align| {
+            let decoded = LENIENT.decode(&run[align..]).ok()?;
+            let alg = memmem::find(&decoded, br#""alg""#)?;
+            (0..=alg / 3).find_map(|group| {
+                let rest = &decoded[group * 3..alg];
+                let open = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                (rest[open] == b'{').then_some(align + group * 4)
+            })
+        })
+        .min()
+}
+
+/// The bootstrap token (`[a-z0-9]{6}.[a-z0-9]{16}`, kubeadm's
+/// `bootstraputil.BootstrapTokenRegexp`) around `dot`, delimited by anything
+/// but a letter or digit. A letter right before it may end a string escape
+/// (`\t`, `\u001b`, `\x1b`, as JSON and YAML write control characters), which
+/// does not join the token either.
+fn bootstrap_at(text: &[u8], dot: usize) -> Option<(usize, usize)> {
+    let start = dot.checked_sub(6)?;
+    let end = dot + 17;
+    let lower_alnum = |b: &u8| matches!(b, b'a'..=b'z' | b'0'..=b'9');
+    if end > text.len()
+        || !text[start..dot].iter().all(lower_alnum)
+        || !text[dot + 1..end].iter().all(lower_alnum)
+        || text.get(end).is_some_and(u8::is_ascii_alphanumeric)
+    {
+        return None;
+    }
+    let glued = text[..start]
+        .iter()
+        .rev()
+        .take(10)
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    let escaped = glued > 0
+        && glued < 10
+        && (start - glued).checked_sub(1).and_then(|i| text.get(i)) == Some(&b'\\');
+    (glued == 0 || escaped).then_some((start, end))
 }
 
 /// Whether `text` as a whole is a token (JWS or bootstrap), optionally after
@@ -306,17 +430,16 @@ fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
 }
 
 fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
-    let mask = secret.mask();
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
-    for start in secret.occurrences(text) {
+    for occurrence in secret.occurrences(text) {
         // Overlapping occurrences: the earlier one was already masked whole.
-        if start < copied {
+        if occurrence.start < copied {
             continue;
         }
-        out.extend_from_slice(&text[copied..start]);
-        out.extend_from_slice(mask.as_bytes());
-        copied = start + secret.text.len();
+        out.extend_from_slice(&text[copied..occurrence.start]);
+        out.extend_from_slice(secret.mask(&occurrence).as_bytes());
+        copied = occurrence.start + occurrence.len;
     }
     out.extend_from_slice(&text[copied..]);
     out
@@ -440,6 +563,66 @@ mod tests {
     }
 
     #[test]
+    fn tokens_are_masked_whatever_delimits_them() {
+        let bootstrap = "07401b.f395accd246ae52d";
+        let other_header = "eyAiYWxnIjogIlJTMjU2IiB9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLWRlbGltaXRlcnM";
+        for token in [JWS, bootstrap, other_header] {
+            for (before, after) in [
+                ("token=", ""),
+                ("--token=", " "),
+                ("https://h/?token=", "&watch=1"),
+                ("it was ", "."),
+                ("x-", "-x"),
+                ("x_", "_x"),
+                ("x.", ".x"),
+                ("=", "="),
+                ("\\t", "\\n"),
+                ("\\u001b", ""),
+            ] {
+                let text = format!("{before}{token}{after}");
+                let out = redact(&text);
+                // A JWS's signature takes base64url and `=` after it along.
+                let secret = token.rsplit('.').next().unwrap();
+                assert!(
+                    out.starts_with(&format!("{before}[token sha256:")) && !out.contains(secret),
+                    "{text} -> {out}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn headers_that_do_not_begin_eyj_are_found_by_their_alg() {
+        let b64 = |s: &str| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+        };
+        for header in [
+            r#"{ "alg": "RS256" }"#,
+            "{\n  \"kid\": \"k\",\n  \"alg\": \"ES256\"\n}",
+            r#"  {"alg":"none"}"#,
+            "\t{\"typ\":\"JWT\",\"alg\":\"HS256\"}",
+        ] {
+            let token = format!("{}.{}.c2lnbmF0dXJlLWhlYWRlcnM", b64(header), b64("{}"));
+            assert!(!token.starts_with("eyJ"), "{token}");
+            for glued in ["", "a", "ab-", "abc_", "--token-"] {
+                let text = format!("{glued}{token}.");
+                assert_eq!(redact(&text), format!("{glued}{}.", mask(token.as_bytes())));
+            }
+        }
+    }
+
+    #[test]
+    fn a_token_cut_at_its_headers_padding_keeps_its_signature_masked() {
+        let rest = "eyJzdWIiOiJjdXQifQ.c2lnbmF0dXJlLW9mLWEtdG9rZW4tY3V0LWF0LWl0cy1wYWRkaW5n";
+        let text = format!("name \"=.{rest}\" is not a duration");
+        assert_eq!(
+            redact(&text),
+            format!("name \"=.{}\" is not a duration", mask(rest.as_bytes()))
+        );
+    }
+
+    #[test]
     fn near_misses_stay() {
         for text in [
             "v1.34.1",
@@ -447,8 +630,9 @@ mod tests {
             "kid mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU",
             "uid 8f7c4c44-7f2e-4f3a-9a59-0b7d1f2b8a11",
             "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0",
-            "node-abcdef.0123456789abcdef.example.com",
             "abcdef.0123456789abcdefg",
+            "xabcdef.0123456789abcdef",
+            "kube-system.example.com.svc",
             "ABCDEF.0123456789ABCDEF",
             "system:serviceaccount:default:builder",
             "https://kubernetes.default.svc.cluster.local",

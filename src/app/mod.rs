@@ -97,6 +97,29 @@ fn is_empty_input(error: &anyhow::Error) -> bool {
 
 /// Reads exactly one token (a batch is refused) and parses it.
 pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let (shaped, what) = read_one_shaped(args, env)?;
+    let token = token::parse(&shaped.token)
+        .with_context(|| format!("cannot decode the token from {what}"))?;
+    Ok((shaped, token))
+}
+
+/// Reads exactly one bearer token; a JWT is parsed, and any other one word
+/// (a bootstrap token, an opaque OIDC access token, a wrong value) is kept
+/// opaque: the server is the judge of those.
+pub fn read_one_bearer(
+    args: &TokenArgs,
+    env: &Env,
+) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
+    use crate::error::TokenError;
+    let (shaped, what) = read_one_shaped(args, env)?;
+    match token::parse(&shaped.token) {
+        Ok(token) => Ok((shaped, Some(token))),
+        Err(TokenError::SegmentCount { found: 1 }) => Ok((shaped, None)),
+        Err(e) => Err(e).with_context(|| format!("cannot decode the token from {what}")),
+    }
+}
+
+fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
     let (input, what) = open_tokens(args, env)?;
     let shaped = match input {
         TokenInput::Single(shaped) => shaped,
@@ -114,9 +137,7 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
             "{what} holds several lines; this subcommand takes one token (decode takes many)"
         ),
     };
-    let token = token::parse(&shaped.token)
-        .with_context(|| format!("cannot decode the token from {what}"))?;
-    Ok((shaped, token))
+    Ok((shaped, what))
 }
 
 /// Trust as the connection flags select it: `--insecure-skip-tls-verify`, else

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::{access_query, client_config_with, read_one_token, trust_from_flags};
+use super::{access_query, client_config_with, read_one_bearer, trust_from_flags};
 use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -48,7 +48,7 @@ pub fn run(
             "--anonymous with no token sends no credentials at all; --token-review, --use-kubeconfig-credentials and --all-endpoints need a token (give one as TOKEN, --token, -f or on stdin)"
         );
     }
-    let token = given.as_ref().map(|(_, t)| t);
+    let token = given.as_ref().and_then(|(_, t)| t.as_ref());
     let raw = given.as_ref().map(|(s, _)| &s.token);
     let sa_dir = &args.token.sa_dir;
     let kube = load_kubeconfig(&args, env)?;
@@ -177,10 +177,10 @@ pub fn run(
 fn token_unless_anonymous(
     args: &ProbeArgs,
     env: &Env,
-) -> anyhow::Result<Option<(ShapedToken, Token)>> {
+) -> anyhow::Result<Option<(ShapedToken, Option<Token>)>> {
     let implicit = args.token.argument().is_none() && args.token.token_file.is_none();
     if !(args.anonymous && implicit) {
-        return read_one_token(&args.token, env).map(Some);
+        return read_one_bearer(&args.token, env).map(Some);
     }
     let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
     let no_stdin = Env {
@@ -188,13 +188,13 @@ fn token_unless_anonymous(
         ..env.clone()
     };
     if env.stdin_readable {
-        match read_one_token(&args.token, env) {
+        match read_one_bearer(&args.token, env) {
             Err(e) if super::is_empty_input(&e) => {}
             result => return result.map(Some),
         }
     }
     if mounted {
-        read_one_token(&args.token, &no_stdin).map(Some)
+        read_one_bearer(&args.token, &no_stdin).map(Some)
     } else {
         Ok(None)
     }

@@ -388,6 +388,7 @@ fn finding(
                     name,
                     path: f.path.clone(),
                     reason,
+                    kubelet: false,
                 };
                 case.answer = http(403, Some(denied.message()));
                 FindingKind::Forbidden

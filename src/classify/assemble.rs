@@ -23,8 +23,8 @@ use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo,
-    ServerFailure, TransportFailure,
+    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
+    TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
@@ -60,7 +60,7 @@ struct Open {
     strong_http: Vec<&'static str>,
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
     transport: Option<(Cause, Vec<Cause>, String)>,
-    checker: Option<(Cause, Option<String>, String, bool)>,
+    checker: Option<CheckerFailure>,
     server: Option<(Cause, &'static str, String)>,
     review: Option<(bool, Option<String>, Vec<String>)>,
     audit: Option<Box<AuditAnswer>>,
@@ -159,10 +159,8 @@ impl<'a> Assembler<'a> {
             return;
         };
         if let Some(mut ev) = evidence(open) {
-            let caller = caller_reading(&ev);
             self.disagreement(&mut ev);
             self.out.push_back(ev);
-            self.out.extend(caller);
         }
     }
 
@@ -215,28 +213,6 @@ impl Iterator for Assembler<'_> {
     }
 }
 
-/// The other reading of a checker's refused review that does not say whose
-/// token was refused: Vault without a token_reviewer_jwt sends the caller's
-/// own JWT as the review's bearer, so kube-apiserver's 401 on the review is
-/// then the caller's token rejected. Both readings are reported; the note
-/// names the setting that tells them apart.
-fn caller_reading(ev: &Evidence) -> Option<Evidence> {
-    let Answer::CheckerFailed(failure) = &ev.answer else {
-        return None;
-    };
-    if failure.cause != Cause::CheckerUnauthorized || failure.certain {
-        return None;
-    }
-    let who = failure.checker.as_deref().unwrap_or("the checker");
-    let mut other = Evidence::new(ev.line, ev.source, ev.format, &ev.excerpt, Answer::Rejected);
-    other.stamp = ev.stamp;
-    other.request = ev.request.clone();
-    other.notes = vec![format!(
-        "the other reading of this line: {who} had no reviewer token of its own and sent the caller's token as the review's bearer, so kube-apiserver rejected the caller's token (Vault: `vault read auth/kubernetes/config` shows token_reviewer_jwt_set; with false and no local token, this reading holds)"
-    )];
-    Some(other)
-}
-
 /// Whether an answer artefact is another view of the open answer.
 fn joins(open: &Open, a: &Artefact) -> bool {
     // A client's log line of a failed connection and the verdict it then
@@ -285,7 +261,7 @@ fn joins(open: &Open, a: &Artefact) -> bool {
                     .as_ref()
                     .is_none_or(|h| h.relay.is_some() || h.own_code().is_none_or(|c| c == 401))
         }
-        Kind::CheckerFailure { .. } => {
+        Kind::CheckerFailure(_) => {
             open.checker.is_none()
                 && open.reasons.is_none()
                 && open
@@ -350,12 +326,7 @@ fn add(open: &mut Open, a: Artefact) {
             also,
             detail,
         } => open.transport = Some((cause, also, detail)),
-        Kind::CheckerFailure {
-            cause,
-            checker,
-            detail,
-            certain,
-        } => open.checker = Some((cause, checker, detail, certain)),
+        Kind::CheckerFailure(failure) => open.checker = Some(failure),
         Kind::ServerFailure {
             cause,
             component,
@@ -402,13 +373,8 @@ fn evidence(open: Open) -> Option<Evidence> {
             component,
             detail,
         })
-    } else if let Some((cause, checker, detail, certain)) = checker {
-        Answer::CheckerFailed(CheckerFailure {
-            cause,
-            checker,
-            detail,
-            certain,
-        })
+    } else if let Some(failure) = checker {
+        Answer::CheckerFailed(failure)
     } else if let Some((cause, also, detail)) = transport {
         Answer::Transport(TransportFailure {
             cause,
@@ -434,10 +400,7 @@ fn evidence(open: Open) -> Option<Evidence> {
     let mut ev = Evidence::new(line, source, format, &excerpt, answer);
     ev.excerpt = excerpt;
     if let Some((reasons, from)) = reasons
-        && !matches!(
-            ev.answer,
-            Answer::CheckerFailed(_) | Answer::Transport(_)
-        )
+        && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
     {
         ev.reasons = reasons;
         ev.reasons_from = from;

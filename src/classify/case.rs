@@ -55,7 +55,7 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
         .flat_map(|c| c.support.iter_mut())
         .chain(diagnosis.notes.iter_mut())
     {
-        if let std::borrow::Cow::Owned(clean) = crate::diagnosis::extract::redact_tokens(&s.text) {
+        if let std::borrow::Cow::Owned(clean) = crate::redact::redact(&s.text) {
             s.text = clean;
         }
     }

@@ -303,29 +303,22 @@ mod tests {
     }
 
     #[test]
-    fn a_review_refused_without_saying_whose_token_has_both_readings() {
+    fn a_review_refused_without_saying_whose_token_is_one_answer_with_both_readings() {
         let line = "[ERROR] auth.kubernetes.auth_kubernetes_1: login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token";
         let r = classify(line, None, ctx()).unwrap();
-        let got: Vec<(Classification, Cause, crate::diagnosis::Confidence)> = r
-            .results
-            .iter()
-            .map(|r| {
-                (
-                    r.diagnosis.classification,
-                    r.diagnosis.cause(),
-                    r.diagnosis.confidence(),
-                )
-            })
-            .collect();
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert_eq!(got[0].0, Classification::CheckerFailure);
-        assert_eq!(got[1].0, Classification::Unauthorized);
+        assert_eq!(r.results.len(), 1, "one line, one answer");
+        let d = &r.results[0].diagnosis;
+        assert_eq!(d.classification, Classification::CheckerFailure);
+        assert_eq!(d.cause(), Cause::CheckerUnauthorized);
+        assert_eq!(d.confidence(), crate::diagnosis::Confidence::Medium);
+        // The other reading, the caller's token refused, is named with it.
         assert!(
-            got.iter()
-                .all(|g| g.2 != crate::diagnosis::Confidence::High),
-            "{got:?}"
+            d.candidates.iter().any(|c| c
+                .support
+                .iter()
+                .any(|s| s.text.contains("caller's own token"))),
+            "{d:?}"
         );
-        assert!(r.results[1].evidence.notes[0].contains("token_reviewer_jwt_set"));
         // A review refused with a reason of its own has one reading.
         let r = classify(
             r#"Failed to make webhook authenticator request: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:x:y" cannot create resource "tokenreviews""#,

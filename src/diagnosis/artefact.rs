@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::case::{AuditFacts, BearerSeen, BindingKind, HttpAnswer, RequestInfo};
+use super::case::{AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo};
 use super::cause::Cause;
 use super::reasons::AuthReason;
 
@@ -143,12 +143,7 @@ pub enum Kind {
         detail: String,
     },
     /// A checker could not complete its own TokenReview.
-    CheckerFailure {
-        cause: Cause,
-        checker: Option<String>,
-        detail: String,
-        certain: bool,
-    },
+    CheckerFailure(CheckerFailure),
     /// A server logged that a part of its own setup failed (the OIDC
     /// authenticator cannot fetch its issuer's discovery document, the
     /// kubelet refused its credential provider configuration): no request's
@@ -184,7 +179,7 @@ impl Kind {
                 | Kind::Review { .. }
                 | Kind::Audit(_)
                 | Kind::Transport { .. }
-                | Kind::CheckerFailure { .. }
+                | Kind::CheckerFailure(_)
                 | Kind::ServerFailure { .. }
         )
     }

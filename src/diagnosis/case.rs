@@ -154,7 +154,13 @@ impl Case<'_> {
             self.refusal = super::extract::denial::parse(message);
         }
         if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
-            self.onward = super::extract::transport::detect_line(message);
+            // The server's own call failed; `unknown` when the message names
+            // the call but not how it failed (cut short, or in words of its own).
+            let named = super::wordings::ONWARD_CALLS
+                .iter()
+                .any(|w| message.contains(w.text));
+            self.onward =
+                super::extract::transport::detect_line(message).or(named.then_some(Cause::Unknown));
         }
         if code == Some(404) {
             self.not_found = if super::extract::status::api_not_served(message) {
@@ -218,15 +224,14 @@ impl Answer {
     pub fn classification(&self) -> Classification {
         match self {
             Answer::Http(h) if !h.from_kubernetes() => Classification::NotKubernetes,
-            Answer::Http(h) => match h.status {
-                Some(code) => Classification::from_status(code),
-                None => match h.reason.as_deref() {
-                    Some("Unauthorized") => Classification::Unauthorized,
-                    Some("Forbidden") => Classification::Forbidden,
-                    Some("NotFound") => Classification::NotFound,
-                    _ => Classification::OtherStatus,
-                },
-            },
+            // A service that judged the token itself answered with its own
+            // status, when the text shows one.
+            Answer::Http(h) if h.verdict.is_some() && h.relay_status.is_none() => {
+                Classification::OtherStatus
+            }
+            Answer::Http(h) => h
+                .code()
+                .map_or(Classification::OtherStatus, Classification::from_status),
             Answer::Access(a) if a.allowed => Classification::Ok,
             Answer::Access(_) => Classification::Forbidden,
             Answer::Rejected => Classification::Unauthorized,
@@ -305,7 +310,9 @@ impl HttpAnswer {
     /// The code the answer stands for: the server's, else the relay's, else
     /// the one the Status reason implies.
     pub fn code(&self) -> Option<u16> {
-        self.status.or(self.relay_status).or_else(|| self.own_code())
+        self.status
+            .or(self.relay_status)
+            .or_else(|| self.own_code())
     }
 
     /// The relay whose own status stands for the answer, when
@@ -823,10 +830,8 @@ pub struct JwtRejectionSeen {
 /// Why a token checker could not complete its own review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckerFailure {
-    /// `checker-unauthorized` (its own credentials refused, or it may not
-    /// create tokenreviews) or `checker-unreachable` (no answer from the API
-    /// server or the identity service it needs).
-    pub cause: Cause,
+    /// How its own call failed.
+    pub call: CheckerCall,
     /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
     pub checker: Option<String>,
     /// What the checker said.
@@ -834,6 +839,20 @@ pub struct CheckerFailure {
     /// Whether the text says so outright (`false`: the wording also fits
     /// another reading, e.g. Vault reviewing with the caller's own token).
     pub certain: bool,
+}
+
+/// How a checker's own call (its TokenReview, its identity service) failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckerCall {
+    /// kube-apiserver refused it: the checker's credentials (401), or its
+    /// permission to create tokenreviews (403).
+    Refused,
+    /// No answer: a transport failure, with the cause its words name (TLS,
+    /// DNS, refused, timeout), when they name one.
+    Unanswered(Option<Cause>),
+    /// The server does not serve the API the checker asked (a 404 on
+    /// tokenreviews: an API version it no longer serves).
+    NotServed,
 }
 
 /// A part of a server's own setup that failed, as the server logged it.

@@ -34,6 +34,8 @@ pub struct Forbidden {
     pub path: Option<String>,
     /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
     pub reason: Option<String>,
+    /// The kubelet refused (its own authorizer's wording), not kube-apiserver.
+    pub kubelet: bool,
 }
 
 /// The username of anonymous requests: no token (or an empty one) reached the server.
@@ -42,6 +44,9 @@ pub const ANONYMOUS: &str = "system:anonymous";
 impl Forbidden {
     /// Parses a 403 `message`; `None` if it does not follow the grammar.
     pub fn parse(message: &str) -> Option<Forbidden> {
+        if let Some(f) = Forbidden::parse_kubelet(message) {
+            return Some(f);
+        }
         let message = unescape_html(message.trim());
         let user_at = message.find("User \"")?;
         let prefix = message[..user_at].trim_end().trim_end_matches(':');
@@ -61,6 +66,33 @@ impl Forbidden {
         let mut partial = parsed.clone();
         partial.resource = None;
         Some(parsed.tail(rest).unwrap_or(partial))
+    }
+
+    /// The kubelet's own authorizer (pkg/kubelet/server/auth.go), which asks
+    /// kube-apiserver with a SubjectAccessReview: `Forbidden (user=U,
+    /// verb=V, resource=R, subresource=S)`.
+    fn parse_kubelet(message: &str) -> Option<Forbidden> {
+        let i = message.find("Forbidden (user=")?;
+        let inner = message[i + 11..].split(')').next()?;
+        let mut f = Forbidden {
+            kubelet: true,
+            ..Forbidden::default()
+        };
+        for field in inner.split(", ") {
+            let (key, value) = field.split_once('=')?;
+            let value = Some(value.to_owned()).filter(|v| !v.is_empty());
+            match key {
+                "user" => f.user = value?,
+                "verb" => f.verb = value?,
+                "resource" => f.resource = value,
+                "subresource" => f.subresource = value,
+                "path" => f.path = value,
+                _ => {}
+            }
+        }
+        // The kubelet's resources are the node's: nodes/proxy, nodes/stats…
+        f.api_group = f.resource.is_some().then(String::new);
+        (!f.user.is_empty() && !f.verb.is_empty()).then_some(f)
     }
 
     /// What follows `cannot VERB `: the resource or path, the scope, the reason.
@@ -331,9 +363,11 @@ fn unescape_html(text: &str) -> String {
         .replace("&amp;", "&")
 }
 
-/// A lowercase DNS-label-ish fragment for generated role names.
+/// A lowercase DNS-label-ish fragment for generated role names. Tokens in
+/// `text` are masked first: the output redactor cannot recognise a token
+/// whose dots became dashes.
 fn slug(text: &str) -> String {
-    let s: String = text
+    let s: String = crate::redact::redact(text)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {

@@ -497,7 +497,12 @@ mod tests {
         assert_eq!(d.cause(), Cause::ServiceAccountRecreated);
         assert_eq!(d.confidence(), Confidence::Medium);
         assert_eq!(d.top().basis, Basis::Said);
-        assert!(d.top().support.iter().any(|s| s.text == "the uid did not change"));
+        assert!(
+            d.top()
+                .support
+                .iter()
+                .any(|s| s.text == "the uid did not change")
+        );
     }
 
     #[test]

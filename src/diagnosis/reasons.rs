@@ -190,6 +190,10 @@ pub struct AuthReason {
     /// A JWT authenticator's own reason, read (`oidc: …`).
     #[serde(skip)]
     pub jwt: Option<super::wordings::JwtRejection>,
+    /// The message is cut short in the evidence (the last of an aggregate
+    /// whose end is missing), so its end, which would say more, is not known.
+    #[serde(skip)]
+    pub cut: bool,
 }
 
 impl AuthReason {
@@ -197,6 +201,17 @@ impl AuthReason {
     /// precedes every specific reason and adds nothing when one is present.
     pub fn is_generic(&self) -> bool {
         self.kind == ReasonKind::InvalidBearerToken
+    }
+
+    /// The x509 client-certificate authenticator's reason.
+    pub fn is_client_certificate(&self) -> bool {
+        matches!(
+            self.kind,
+            ReasonKind::ClientCertificateInvalid
+                | ReasonKind::ClientCertificateExpired
+                | ReasonKind::ClientCertificateNotYetValid
+                | ReasonKind::ClientCertificateUntrusted
+        )
     }
 
     /// A failed signature in the wording of a server that tries every key
@@ -662,6 +677,7 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
             message: unparsed.to_owned(),
             values: ReasonValues::default(),
             jwt: None,
+            cut: true,
         });
     }
     reasons
@@ -704,7 +720,10 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                 detail: Some("cut short in the evidence".to_owned()),
                 ..ReasonValues::default()
             };
-            reasons.push(reason_of(pattern, rest, values));
+            let mut reason = reason_of(pattern, rest, values);
+            reason.cut = true;
+            reason.jwt = None;
+            reasons.push(reason);
             break;
         }
         let (reason, used) = match match_at(rest) {
@@ -724,7 +743,16 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                     let detail = rest[open.min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
-                (reason_of(pattern, &rest[..len], values), len)
+                let mut reason = reason_of(pattern, &rest[..len], values);
+                // The last message of an aggregate cut short, read only by
+                // its opening words: what it went on to say is lost.
+                reason.cut = cut
+                    && len == rest.len()
+                    && matches!(pattern.matcher, Matcher::Prefix(_) | Matcher::Custom(_));
+                if reason.cut {
+                    reason.jwt = None;
+                }
+                (reason, len)
             }
             None => {
                 let len = next_boundary(rest);
@@ -736,6 +764,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                         message: rest[..len].to_owned(),
                         values: ReasonValues::default(),
                         jwt: None,
+                        cut: false,
                     },
                     len,
                 )
@@ -756,6 +785,7 @@ fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> 
         jwt: (pattern.era == OIDC_ERA)
             .then(|| super::wordings::JwtRejection::parse(message))
             .flatten(),
+        cut: false,
     }
 }
 

@@ -389,7 +389,7 @@ fn read_bounded_line(
             return Ok(read_any.then_some(too_long));
         }
         read_any = true;
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+        let (chunk, used, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (&available[..i], i + 1, true),
             None => (available, available.len(), false),
         };

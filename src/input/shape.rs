@@ -103,6 +103,10 @@ pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since"
 /// Most tokens a CSI map may carry (one per audience; drivers ask for a few).
 pub const MAX_CSI_TOKENS: usize = 64;
 
+/// Where an `Authorization:` header's colon can be: the name and the
+/// whitespace a paste puts around it.
+const AUTHORIZATION_PREFIX_BYTES: usize = 32;
+
 /// Detects a token in one line of text (raw JWT, `Bearer`, `Authorization:`).
 /// The line is expected to be non-empty after trimming.
 pub fn detect_line(line: &str) -> ShapedToken {
@@ -115,11 +119,15 @@ pub fn detect_line(line: &str) -> ShapedToken {
         text = strip_quotes(rest.trim());
     }
     let mut shape = Shape::Raw;
-    if let Some((name, value)) = text.split_once(':')
-        && name.trim().eq_ignore_ascii_case("authorization")
+    // The header's name is near the start: a token line has no colon to find.
+    if let Some(colon) = text
+        .bytes()
+        .take(AUTHORIZATION_PREFIX_BYTES)
+        .position(|b| b == b':')
+        && text[..colon].trim().eq_ignore_ascii_case("authorization")
     {
         shape = Shape::AuthorizationHeader;
-        text = value.trim_start();
+        text = text[colon + 1..].trim_start();
     }
     let mut extra_space = false;
     // `get` rather than slicing: the input may hold multi-byte characters anywhere.

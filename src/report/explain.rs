@@ -148,15 +148,13 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
         cause,
         Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
     ) {
-        for w in reasons::wordings()
-            .filter(|w| {
-                matches!(
-                    w.kind,
-                    reasons::ReasonKind::TokenInvalidated
-                        | reasons::ReasonKind::TokenInvalidatedOldWording
-                ) && w.cause != cause
-            })
-        {
+        for w in reasons::wordings().filter(|w| {
+            matches!(
+                w.kind,
+                reasons::ReasonKind::TokenInvalidated
+                    | reasons::ReasonKind::TokenInvalidatedOldWording
+            ) && w.cause != cause
+        }) {
             out.push(WordingJson {
                 text: w.text,
                 versions: w.era,
@@ -359,10 +357,7 @@ pub fn markdown() -> String {
                 let _ = writeln!(
                     md,
                     "- {}: `{}` ({}; `{}`)",
-                    w.said_by,
-                    w.text,
-                    w.versions,
-                    w.source
+                    w.said_by, w.text, w.versions, w.source
                 );
             }
         }

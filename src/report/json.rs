@@ -303,7 +303,8 @@ pub fn escape_raw(json: &str) -> std::borrow::Cow<'_, str> {
 /// The bytes serde_json wrote, escaped by [`escape_raw`].
 fn escaped(doc: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     // serde_json writes UTF-8; raw dangerous characters are never ASCII but DEL.
-    if !doc.iter().any(|&b| b >= 0x7f) {
+    // (`is_ascii` checks a word at a time; a byte loop with an early exit does not.)
+    if doc.is_ascii() && memchr::memchr(0x7f, doc).is_none() {
         return std::borrow::Cow::Borrowed(doc);
     }
     match std::str::from_utf8(doc).map(escape_raw) {

@@ -37,30 +37,7 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[
         "anonymous 403",
         "no body: the text cannot carry the cause",
     ),
-    (
-        "kube-rs",
-        "404",
-        "unrecognised: `ApiError: pods \"no-such-pod\" not found: NotFound (Status { … code: 404 …})` carries the 404 and its Status",
-    ),
-    (
-        "kube-rs",
-        "TLS failure",
-        "unrecognised: rustls' `invalid peer certificate: UnknownIssuer` under `ServiceError: client error (Connect)` is the untrusted CA",
-    ),
-    (
-        "kubeclient",
-        "404",
-        "`pods \"no-such-pod\" not found (Kubeclient::ResourceNotFoundError)` read as a DNS failure at high beside the right 404",
-    ),
-    ("boto3", "STS trust policy", STS_ACCESS_DENIED),
-    ("aws cli", "STS trust policy", STS_ACCESS_DENIED),
-    ("boto3", "STS expired", STS_EXPIRED),
-    ("aws cli", "STS expired", STS_EXPIRED),
 ];
-
-// STS's refusals `classify` does not read yet, as both AWS clients print them.
-const STS_ACCESS_DENIED: &str = "unrecognised: STS's `AccessDenied` `Not authorized to perform sts:AssumeRoleWithWebIdentity` is the role trust policy's refusal";
-const STS_EXPIRED: &str = "unrecognised: STS's `ExpiredTokenException` `Token expired: current date/time N must be before the expiration date/time M`";
 
 /// One failure scenario: the server, the token, the request and the answer
 /// `classify` must find.

@@ -278,8 +278,7 @@ fn the_new_causes_list_their_wordings() {
         .map(|w| w["said_by"].as_str().unwrap())
         .collect();
     assert!(
-        others.contains(&"the kubelet")
-            && others.contains(&"the NodeRestriction admission plugin"),
+        others.contains(&"the kubelet") && others.contains(&"the NodeRestriction admission plugin"),
         "{others:?}"
     );
     let (_, docs) = json(&["explain", "jwt-authenticator-rejected"]);

@@ -26,6 +26,7 @@ mod probe_anonymous;
 mod probe_cluster;
 mod probe_kubectl;
 mod props;
+mod redaction;
 mod schema;
 mod secrets;
 mod seeds;

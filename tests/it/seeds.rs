@@ -18,8 +18,8 @@ fn run(args: &[&str]) -> (i32, Value, String) {
         .output()
         .unwrap();
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.code().unwrap(), json, text)
 }
 
@@ -171,7 +171,9 @@ fn no_token_is_403_as_anonymous_and_a_wrong_token_is_401() {
     let anonymous = probe(None);
     assert_eq!(anonymous["diagnosis"]["classification"], "403-forbidden");
     assert!(
-        anonymous["diagnosis"].to_string().contains("system:anonymous"),
+        anonymous["diagnosis"]
+            .to_string()
+            .contains("system:anonymous"),
         "{anonymous:#}"
     );
     let wrong = probe(Some("WRONG_TOKEN"));

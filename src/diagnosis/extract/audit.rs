@@ -150,6 +150,28 @@ fn read_annotations(annotations: Option<&Value>, a: &mut AuditAnswer) {
 
 /// An event's annotations alone: the decision is the answer (`forbid`: 403,
 /// `allow`: 2xx), an invalidated legacy token a 401.
+/// The stale-token annotation's value pasted alone (or in a fragment cut
+/// short): `subject: USER, seconds after warning threshold: N`
+/// (pkg/serviceaccount/claims.go). It is written on accepted requests only.
+pub fn stale_token_value(line: &str) -> Option<AuditAnswer> {
+    let end = line.find(", seconds after warning threshold: ")?;
+    let start = line[..end].rfind("subject: ")?;
+    let digits = &line[end + 35..];
+    let n = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    if n == 0 {
+        return None;
+    }
+    let mut a = AuditAnswer::default();
+    a.facts.stale_token = Some(line[start..end + 35 + n].to_owned());
+    a.http = HttpAnswer::with_status(200, 2);
+    a.notes.push(
+        "the authentication.k8s.io/stale-token annotation's value: kube-apiserver writes it on requests it accepted".to_owned(),
+    );
+    Some(a)
+}
+
 fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     let inner = v.get("annotations").unwrap_or(v);
     let mut a = AuditAnswer::default();

@@ -7,7 +7,7 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::case::HttpAnswer;
+use super::super::case::{CheckerCall, HttpAnswer};
 use super::super::cause::Cause;
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
@@ -15,10 +15,23 @@ use super::transport;
 /// A checker that could not complete its review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    pub cause: Cause,
+    pub call: CheckerCall,
     pub checker: Option<&'static str>,
     pub detail: String,
     pub certain: bool,
+}
+
+/// How a checker's own call failed, from what it printed about it: a status
+/// word is a refusal, client-go's 404 text an API not served, a transport
+/// failure's words the transport failure.
+pub fn call(detail: &str) -> CheckerCall {
+    if super::status::api_not_served(detail) {
+        CheckerCall::NotServed
+    } else if let Some(cause) = transport::detect_line(detail) {
+        CheckerCall::Unanswered(Some(cause))
+    } else {
+        CheckerCall::Refused
+    }
 }
 
 /// What a checker line gave.
@@ -123,7 +136,7 @@ pub fn find(line: &str) -> Option<Found> {
     if t.contains("service account unauthorized; this could mean it has been deleted or recreated")
     {
         found.failure = Some(Failure {
-            cause: Cause::CheckerUnauthorized,
+            call: CheckerCall::Refused,
             checker: Some("Vault"),
             detail: "Vault's TokenReview request got 401: \"service account unauthorized; this could mean it has been deleted or recreated with a new token\"".to_owned(),
             certain: false,
@@ -146,12 +159,8 @@ pub fn find(line: &str) -> Option<Found> {
     }
     if let Some(i) = t.find("Failed to make webhook authenticator request: ") {
         let err = t[i + 46..].trim();
-        let cause = match transport::detect_line(err) {
-            Some(_) => Cause::CheckerUnreachable,
-            None => Cause::CheckerUnauthorized,
-        };
         found.failure = Some(Failure {
-            cause,
+            call: call(err),
             checker: name(t).or(Some("a webhook token authenticator")),
             detail: format!("its TokenReview request failed: {err}"),
             certain: true,
@@ -167,7 +176,7 @@ pub fn find(line: &str) -> Option<Found> {
         })
     {
         found.failure = Some(Failure {
-            cause: Cause::CheckerUnreachable,
+            call: CheckerCall::Unanswered((cause != Cause::Unknown).then_some(cause)),
             checker: name(t),
             detail: if cause == Cause::Unknown {
                 t.to_owned()
@@ -197,7 +206,11 @@ mod tests {
             ))
         );
         assert_eq!(
-            find("Code: 500. Errors:").unwrap().http.unwrap().relay_status,
+            find("Code: 500. Errors:")
+                .unwrap()
+                .http
+                .unwrap()
+                .relay_status,
             Some(500)
         );
         assert_eq!(
@@ -217,14 +230,20 @@ mod tests {
         let f = find("* lookup failed: service account jwt not valid").unwrap();
         assert_eq!(f.http.unwrap().status, Some(401));
         let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
-        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
+        assert!(matches!(
+            f.failure.unwrap().call,
+            CheckerCall::Unanswered(_)
+        ));
         let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();
-        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnreachable);
+        assert!(matches!(
+            f.failure.unwrap().call,
+            CheckerCall::Unanswered(_)
+        ));
         let f = find(
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",
         )
         .unwrap();
-        assert_eq!(f.failure.unwrap().cause, Cause::CheckerUnauthorized);
+        assert_eq!(f.failure.unwrap().call, CheckerCall::Refused);
         let f = find(r#"linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast""#).unwrap();
         assert_eq!(f.failure.unwrap().checker, Some("Linkerd"));
         assert!(find("all good").is_none());

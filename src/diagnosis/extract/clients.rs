@@ -156,7 +156,12 @@ pub fn find(line: &str) -> Option<Found> {
     }
     if let Some((code, text)) = generic_text(t) {
         facts.status = facts.status.or(Some(code));
-        facts.message = Some(text.to_owned());
+        facts.message = (!text.is_empty()).then(|| text.to_owned());
+        // The kubelet's refusal names who and what: its message is the answer's.
+        if let Some(i) = t.find("Forbidden (user=") {
+            let end = t[i..].find(')').map_or(t.len(), |e| i + e + 1);
+            facts.message = Some(t[i..end].to_owned());
+        }
         facts.weight = facts.weight.max(2);
     } else if facts.status.is_none() && ends_unauthorized(t) {
         facts.status = Some(401);

@@ -10,8 +10,8 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::case::HttpAnswer;
 use super::super::case::BearerSeen;
+use super::super::case::HttpAnswer;
 use super::super::cause::Cause;
 use super::status::status_line;
 use super::transport;

@@ -72,11 +72,14 @@ pub enum Authorizer {
     Other(String),
 }
 
+/// Builds the authorizer a reason names, from the reason.
+type Whose = fn(String) -> Authorizer;
+
 /// Reasons whose authorizer is known, by their opening words: (words, whose).
 /// The union authorizer returns a denying authorizer's reason alone, and the
 /// reasons of every authorizer with no opinion joined, RBAC's empty one among
 /// them (k8s.io/apiserver pkg/authorization/union).
-const AUTHORIZER_WORDINGS: &[(&str, fn(String) -> Authorizer)] = &[
+const AUTHORIZER_WORDINGS: &[(&str, Whose)] = &[
     ("RBAC:", Authorizer::Rbac),
     // 1.5's RBAC authorizer (kubernetes#39193).
     ("rules not allow", Authorizer::Rbac),
@@ -101,7 +104,7 @@ pub fn parse(message: &str) -> Option<Denial> {
             });
         }
     }
-    if m.contains("exceeded quota: ") {
+    if m.contains("exceeded quota: ") || m.contains("failed quota: ") {
         return Some(Denial::Quota {
             message: m.to_owned(),
         });

@@ -18,13 +18,24 @@ use super::needles::Needles;
 
 /// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
-    static ANY: LazyLock<Needles> =
-        LazyLock::new(|| Needles::new(SERVICES.iter().map(|w| w.text), false));
+    static ANY: LazyLock<Needles> = LazyLock::new(|| {
+        Needles::new(
+            SERVICES
+                .iter()
+                .map(|w| w.text.split(" … ").next().unwrap_or(w.text)),
+            false,
+        )
+    });
     if !ANY.any(line) {
         return None;
     }
     SERVICES.iter().find_map(|w| {
-        let at = line.find(w.text)?;
+        let mut parts = w.text.split(" … ");
+        let at = line.find(parts.next()?)?;
+        let mut from = at;
+        for part in parts {
+            from += line[from..].find(part)? + part.len();
+        }
         Some(ServiceVerdict {
             cause: w.cause?,
             service: w.printed_by,

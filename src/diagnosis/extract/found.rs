@@ -3,7 +3,7 @@
 
 use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::case::{BindingKind, CheckerCall, CheckerFailure};
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 
@@ -26,7 +26,8 @@ pub(super) struct Found {
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
     pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
-    pub(super) checker: Option<(Cause, Option<&'static str>, String, bool)>,
+    /// A checker's own failure, and the checker's name as the format.
+    pub(super) checker: Option<(CheckerFailure, &'static str)>,
     pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
     /// A part of the server's own setup that failed: (cause, component, detail).
     pub(super) server: Option<(Cause, &'static str, String)>,
@@ -131,21 +132,23 @@ impl Found {
         }
     }
 
-    /// A checker's own TokenReview refused (its identity may not create
-    /// tokenreviews, or kube-apiserver rejected its token): certain.
-    pub(super) fn review_refused(&mut self, checker: Option<&'static str>, detail: String) {
-        self.checker(Cause::CheckerUnauthorized, checker, detail, true);
-    }
-
-    pub(super) fn checker(
+    /// A checker's own call failed, as `call` says; `certain` unless the
+    /// words fit another reading.
+    pub(super) fn checker_failed(
         &mut self,
-        cause: Cause,
         checker: Option<&'static str>,
         detail: String,
+        call: CheckerCall,
         certain: bool,
     ) {
         if self.checker.is_none() {
-            self.checker = Some((cause, checker, detail, certain));
+            let failure = CheckerFailure {
+                call,
+                checker: checker.map(str::to_owned),
+                detail,
+                certain,
+            };
+            self.checker = Some((failure, checker.unwrap_or("checker")));
         }
     }
 }

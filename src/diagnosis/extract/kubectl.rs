@@ -62,10 +62,13 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         let (message, hint) = split_hint(message.trim());
         found.request = hint;
         let message = strip_operation(message);
+        // kubectl's own framing: the server's message follows on the lines
+        // below (`from server for: "FILE": …`).
+        let framing = message.starts_with("error when retrieving current configuration of:");
         let mut facts = HttpAnswer {
             status: reason.and_then(code_for_reason),
             reason: reason.map(str::to_owned),
-            message: Some(message.to_owned()),
+            message: (!framing).then(|| message.to_owned()),
             weight: 3,
             ..HttpAnswer::default()
         };

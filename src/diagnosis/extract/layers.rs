@@ -111,6 +111,108 @@ fn box_border(t: &str) -> Option<&str> {
     )
 }
 
+/// The widths terminals and log viewers wrap long lines at.
+const WRAP_WIDTHS: &[usize] = &[
+    80, 100, 120, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256,
+];
+
+/// Lines as they were printed, with a terminal's hard wraps joined back: a
+/// line exactly as long as a wrap width, followed by a line that starts no
+/// record of its own, was cut there (and so on, while the pieces keep that
+/// width). Each item is the 1-based number of its first line and its text.
+pub struct Unwrapped<'a> {
+    lines: std::iter::Peekable<std::str::Lines<'a>>,
+    number: usize,
+}
+
+impl<'a> Unwrapped<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Unwrapped {
+            lines: text.lines().peekable(),
+            number: 0,
+        }
+    }
+}
+
+impl<'a> Iterator for Unwrapped<'a> {
+    type Item = (usize, std::borrow::Cow<'a, str>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let first = self.lines.next()?;
+        self.number += 1;
+        let start = self.number;
+        let width = first.chars().count();
+        if !WRAP_WIDTHS.contains(&width) {
+            return Some((start, first.into()));
+        }
+        let mut joined = std::borrow::Cow::Borrowed(first);
+        while let Some(next) = self.lines.peek() {
+            if next.is_empty() || starts_record(next) || joined.len() > super::MAX_JOINED {
+                break;
+            }
+            let next = self.lines.next().expect("peeked");
+            self.number += 1;
+            joined.to_mut().push_str(next);
+            if next.chars().count() != width {
+                break;
+            }
+        }
+        Some((start, joined))
+    }
+}
+
+/// Whether a line starts something of its own (a log record, a transcript
+/// line, a frame, a value): then the line before it was not cut there.
+fn starts_record(line: &str) -> bool {
+    let Some(first) = line.chars().next() else {
+        return true;
+    };
+    if first.is_whitespace()
+        || matches!(
+            first,
+            '{' | '}' | '[' | ']' | '*' | '>' | '<' | '$' | '#' | '"' | '|'
+        )
+    {
+        return true;
+    }
+    // klog (`E0101 `), dates, syslog months, levels and the usual openers.
+    let b = line.as_bytes();
+    let klog = b.len() > 5 && b"IWEF".contains(&b[0]) && b[1..5].iter().all(u8::is_ascii_digit);
+    let date = b.len() > 4 && b[..4].iter().all(u8::is_ascii_digit);
+    const OPENERS: &[&str] = &[
+        "Jan ",
+        "Feb ",
+        "Mar ",
+        "Apr ",
+        "May ",
+        "Jun ",
+        "Jul ",
+        "Aug ",
+        "Sep ",
+        "Oct ",
+        "Nov ",
+        "Dec ",
+        "at ",
+        "Caused by",
+        "Error",
+        "error",
+        "ERROR",
+        "WARN",
+        "INFO",
+        "DEBUG",
+        "TRACE",
+        "Warning",
+        "HTTP/",
+        "curl:",
+        "Traceback",
+        "File ",
+        "Unable to",
+        "time=",
+        "level=",
+    ];
+    klog || date || OPENERS.iter().any(|o| line.starts_with(o))
+}
+
 /// Whether a box pane line was wrapped: its text reaches the right border.
 pub fn box_wrapped(line: &str) -> Option<(&str, bool)> {
     let t = line.trim_start();

@@ -10,8 +10,7 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::case::HttpAnswer;
-use super::super::cause::Cause;
+use super::super::case::{CheckerCall, HttpAnswer};
 use super::checker::{Failure, Found};
 use super::needles::Needles;
 use std::sync::LazyLock;
@@ -91,7 +90,7 @@ pub fn find(line: &str) -> Option<Found> {
     }
     Some(Found {
         failure: Some(Failure {
-            cause: Cause::CheckerUnauthorized,
+            call: CheckerCall::Refused,
             checker: Some(who),
             detail: format!(
                 "{who}'s own TokenReview request was refused ({}): the mesh reviews with its own ServiceAccount token",
@@ -126,7 +125,7 @@ mod tests {
     fn reviews_the_mesh_could_not_make() {
         let f = find("Authentication failed for 10.0.0.1:1234: Authenticator KubeJWTAuthenticator at index 1 got error: failed to validate the JWT from cluster \"Kubernetes\": invalid review response status code 401").unwrap();
         let failure = f.failure.unwrap();
-        assert_eq!(failure.cause, Cause::CheckerUnauthorized);
+        assert_eq!(failure.call, CheckerCall::Refused);
         assert!(failure.certain);
         assert!(
             find(r#"Authenticator KubeJWTAuthenticator: failed to validate the JWT from cluster "c1": Unauthorized"#)

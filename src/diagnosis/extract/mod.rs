@@ -45,9 +45,9 @@ use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
-use super::case::{BearerSeen, ClockSource};
+use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
-pub use excerpt::{excerpt, redact_tokens};
+pub use excerpt::excerpt;
 use found::Found;
 use server_log::{missing, server_failure, server_note};
 
@@ -124,7 +124,7 @@ struct Block {
 
 /// Reads a text into artefacts, line by line.
 pub struct Scanner<'a> {
-    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    lines: layers::Unwrapped<'a>,
     now: DateTime<Utc>,
     queue: VecDeque<Artefact>,
     curl: curl::Curl,
@@ -142,7 +142,7 @@ impl<'a> Scanner<'a> {
     /// A scanner over `text`; `now` places year-less log stamps.
     pub fn new(text: &'a str, now: DateTime<Utc>) -> Self {
         Scanner {
-            lines: text.lines().enumerate(),
+            lines: layers::Unwrapped::new(text),
             now,
             queue: VecDeque::new(),
             curl: curl::Curl::default(),
@@ -456,7 +456,12 @@ impl<'a> Scanner<'a> {
                 json::Doc::Status(facts) => {
                     let refusal = facts.message.as_deref().and_then(refusal::find);
                     if let Some(r) = refusal.filter(|r| r.tokenreviews) {
-                        found.review_refused(checker::name(line), r.message);
+                        found.checker_failed(
+                            checker::name(line),
+                            r.message,
+                            CheckerCall::Refused,
+                            true,
+                        );
                     } else {
                         let format = if whole {
                             "status-json"
@@ -512,12 +517,23 @@ impl<'a> Scanner<'a> {
         {
             self.aggregate(found, a, caller, raw);
         }
+        let had_http = found.http.is_some();
         let unescaped = layers::unescape(raw);
         for logical in unescaped.split('\n') {
             if logical.trim().is_empty() {
                 continue;
             }
             self.logical(found, logical, caller);
+        }
+        // A status inside an authenticator's reasons is its own onward
+        // call's (a webhook authenticator's 404), not the client's answer.
+        if !had_http
+            && found
+                .reasons
+                .as_ref()
+                .is_some_and(|r| r.provenance == Provenance::Authenticator)
+        {
+            found.http = None;
         }
     }
 
@@ -535,7 +551,12 @@ impl<'a> Scanner<'a> {
                 }
                 _ => None,
             });
-            found.review_refused(who, format!("its own TokenReview request failed: {err}"));
+            found.checker_failed(
+                who,
+                format!("its own TokenReview request failed: {err}"),
+                checker::call(&err),
+                true,
+            );
             return;
         }
         let (provenance, source) = match a.from {
@@ -556,6 +577,12 @@ impl<'a> Scanner<'a> {
 
     /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+        if found.audits.is_empty()
+            && let Some(a) = audit::stale_token_value(line)
+        {
+            found.audits.push((Box::new(a), None, excerpt(line)));
+            return;
+        }
         if let Some(failure) = server_failure(line) {
             found.server.get_or_insert(failure);
             return;
@@ -581,7 +608,7 @@ impl<'a> Scanner<'a> {
         };
         if let Some(c) = checked {
             if let Some(f) = c.failure {
-                found.checker(f.cause, f.checker, f.detail, f.certain);
+                found.checker_failed(f.checker, f.detail, f.call, f.certain);
             }
             if let Some(h) = c.http {
                 found.http(h, SourceType::Checker, format);
@@ -606,7 +633,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(r) = refusal::find(line) {
             if r.tokenreviews {
-                found.review_refused(checker::name(line), r.message);
+                found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
             } else {
                 let facts = HttpAnswer {
                     status: r.code,
@@ -637,7 +664,11 @@ impl<'a> Scanner<'a> {
                 "http-response",
             );
         } else if let Some(code) = status::bare_code(line) {
-            found.http(HttpAnswer::with_status(code, 2), SourceType::Status, "status-code");
+            found.http(
+                HttpAnswer::with_status(code, 2),
+                SourceType::Status,
+                "status-code",
+            );
         } else if let Some((name, value)) = line.trim().split_once(':')
             && name.eq_ignore_ascii_case("audit-id")
         {
@@ -755,20 +786,15 @@ impl<'a> Scanner<'a> {
             );
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
-        if let Some((cause, checker, detail, certain)) = checker {
+        if let Some((failure, format)) = checker {
             self.push(
                 number,
                 line,
                 stamp,
                 Provenance::Answer,
                 SourceType::Checker,
-                checker.unwrap_or("checker"),
-                Kind::CheckerFailure {
-                    cause,
-                    checker: checker.map(str::to_owned),
-                    detail,
-                    certain,
-                },
+                format,
+                Kind::CheckerFailure(failure),
             );
         } else if let Some(hit) = http {
             self.push(
@@ -934,7 +960,7 @@ impl Iterator for Scanner<'_> {
                 return None;
             }
             match self.lines.next() {
-                Some((i, line)) => self.feed(i + 1, line),
+                Some((number, line)) => self.feed(number, &line),
                 None => {
                     self.finish();
                     self.done = true;

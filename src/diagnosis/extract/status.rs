@@ -142,6 +142,7 @@ const BEFORE_CODE: &[&str] = &[
     "HTTP-Code: ",
     "returned error: ",
     "response status code ",
+    "HTTP Status: ",
 ];
 
 /// Where a status code is stated in `line` (not a status line at its start):
@@ -180,6 +181,18 @@ pub fn stated_code(line: &str) -> Option<u16> {
             return Some(code);
         }
     }
+    // A Rust or Go debug print of a Status: `Status { …, code: 404, … }`.
+    if let Some(i) = line.find("Status {")
+        && let Some(j) = line[i..].find("code: ")
+        && let Some(code) = code_at(&line[i + j + 6..])
+    {
+        return Some(code);
+    }
+    // An exception named for its status, or whose message is the status's
+    // reason: `ApiException: Forbidden`, `HttpError: Unauthorized`.
+    if let Some(code) = exception_reason(line) {
+        return Some(code);
+    }
     // Anywhere in a line: `HTTP/1.1 401` (wget, OkHttp, a pasted response).
     let mut from = 0;
     while let Some(i) = line[from..].find("HTTP/") {
@@ -187,6 +200,30 @@ pub fn stated_code(line: &str) -> Option<u16> {
             return Some(code);
         }
         from += i + 5;
+    }
+    None
+}
+
+/// `…Exception: Forbidden`, `…Error: Unauthorized`: an exception whose whole
+/// message is a status's reason.
+fn exception_reason(line: &str) -> Option<u16> {
+    const REASONS: &[(&str, u16)] = &[
+        ("Unauthorized", 401),
+        ("Forbidden", 403),
+        ("NotFound", 404),
+        ("Not Found", 404),
+    ];
+    for (reason, code) in REASONS {
+        for (i, _) in line.match_indices(reason) {
+            let before = line[..i].trim_end_matches([' ', ':']);
+            let after = &line[i + reason.len()..];
+            let exception = before.ends_with("Exception") || before.ends_with("Error");
+            let whole =
+                after.is_empty() || after.starts_with(|c: char| !c.is_alphanumeric() && c != '!');
+            if exception && whole && line[..i].ends_with([' ', ':']) {
+                return Some(*code);
+            }
+        }
     }
     None
 }
@@ -228,10 +265,19 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
             "authentication failure",
         ),
         ("code = PermissionDenied", 403, "PermissionDenied"),
-        // The C# client (KubernetesClient): `Operation returned an invalid status code 'Forbidden'`.
-        ("invalid status code 'Unauthorized'", 401, "Unauthorized"),
-        ("invalid status code 'Forbidden'", 403, "Forbidden"),
-        ("invalid status code 'NotFound'", 404, "NotFound"),
+        // The C# client (KubernetesClient): `Operation returned an invalid
+        // status code 'Forbidden'`: the status alone, no message.
+        ("invalid status code 'Unauthorized'", 401, ""),
+        ("invalid status code 'Forbidden'", 403, ""),
+        ("invalid status code 'NotFound'", 404, ""),
+        // The kubelet's own authorizer (pkg/kubelet/server/auth.go).
+        ("Forbidden (user=", 403, ""),
+        // The kubelet's words for a 404 on TokenRequest.
+        (
+            "the API server does not have TokenRequest endpoints enabled",
+            404,
+            "the server could not find the requested resource",
+        ),
     ];
     TEXTS
         .iter()
@@ -242,7 +288,9 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
 /// Whether a 404's message is client-go's text for a 404 without a Status
 /// naming an object: the server does not serve the API.
 pub fn api_not_served(message: &str) -> bool {
+    // client-go's text, and the Go mux's body for a path no API serves.
     message.contains("the server could not find the requested resource")
+        || message.trim() == "404 page not found"
 }
 
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,

@@ -85,10 +85,10 @@ fn escaped_and_wrapped_and_dumped() {
     assert!(
         k.iter().any(|(_, k)| matches!(
             k,
-            Kind::CheckerFailure {
-                cause: Cause::CheckerUnauthorized,
+            Kind::CheckerFailure(crate::diagnosis::case::CheckerFailure {
+                call: crate::diagnosis::case::CheckerCall::Refused,
                 ..
-            }
+            })
         )),
         "{k:?}"
     );

@@ -7,8 +7,8 @@
 use std::sync::LazyLock;
 
 use super::needles::Needles;
-use crate::diagnosis::wordings;
 use crate::diagnosis::Cause;
+use crate::diagnosis::wordings;
 use crate::http::{TlsReason, TransportError};
 
 /// The table's transport wordings (`wordings::TRANSPORT`, in its order), and

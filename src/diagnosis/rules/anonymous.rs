@@ -8,7 +8,6 @@
 //! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
 //! a token that went missing.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
 use crate::diagnosis::cause::CauseDef;
@@ -16,6 +15,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {
@@ -49,6 +49,45 @@ fn confirm(case: &Case<'_>) -> Vec<NextStep> {
 fn fix(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::say(
         "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
+    )]
+}
+
+pub const KUBELET_TOKEN_NOT_REVIEWED: CauseDef = CauseDef {
+    code: "kubelet-token-not-reviewed",
+    title: "The kubelet did not review the token",
+    summary: "The kubelet answered as if no token were sent: it does not authenticate bearer tokens, or could not review this one",
+    explains: &[C::Forbidden, C::Unauthorized],
+    explanation: "\
+The kubelet's own API (metrics, logs, exec through its port 10250) authenticates a bearer \
+token only when its authentication.webhook is enabled (--authentication-token-webhook): it \
+then asks kube-apiserver with a TokenReview. Without it, a request without a client \
+certificate is system:anonymous whatever token it carries: 403 \"Forbidden \
+(user=system:anonymous, …)\" from the kubelet's authorizer, or 401 with anonymous \
+authentication off. So system:anonymous from a kubelet after a request that carried a \
+token says nothing of the token: the kubelet never looked at it.",
+    confirm: kubelet_confirm,
+    fix: kubelet_fix,
+    sources: &[
+        "k8s.io/kubernetes pkg/kubelet/server/auth.go",
+        "k8s.io/kubelet config/v1beta1 KubeletAuthentication (webhook.enabled)",
+    ],
+};
+
+fn kubelet_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
+        crate::diagnosis::next::Command::kubectl()
+            .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
+            .with_placeholders()
+            .pipe_into(
+                crate::diagnosis::next::Command::new("jq").word(".kubeletconfig.authentication"),
+            ),
+    )]
+}
+
+fn kubelet_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
     )]
 }
 
@@ -112,6 +151,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             };
             if !anonymous {
                 return;
+            }
+            if case.forbidden().is_some_and(|d| d.kubelet) {
+                return kubelet_anonymous(case, f);
             }
             let mut support = Vec::new();
             if let Answer::Http(h) = &case.answer
@@ -190,6 +232,47 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         _ => {}
     }
+}
+
+/// The kubelet named the user system:anonymous: after a request that
+/// carried a token, the kubelet never reviewed it.
+fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
+    let carried =
+        case.token_sent == TokenSent::Yes || matches!(case.bearer, Some(BearerSeen::Token(_)));
+    let shown = Support::new(SupportKind::Answer, super::answer::shown(case));
+    if carried {
+        f.add(
+            Cause::KubeletTokenNotReviewed,
+            Basis::Proven,
+            vec![
+                shown,
+                Support::new(
+                    SupportKind::Answer,
+                    "the request carried a token, and the kubelet refused it as system:anonymous: the kubelet did not review the token (its token webhook is off), which says nothing of the token itself",
+                ),
+            ],
+        );
+        return;
+    }
+    f.add(
+        Cause::TokenNotSent,
+        Basis::Inferred,
+        vec![
+            shown,
+            Support::new(
+                SupportKind::Answer,
+                "the kubelet saw system:anonymous: no token reached it, or it does not review tokens",
+            ),
+        ],
+    );
+    f.add(
+        Cause::KubeletTokenNotReviewed,
+        Basis::Inferred,
+        vec![Support::new(
+            SupportKind::Answer,
+            "a kubelet without its token webhook treats every token as absent",
+        )],
+    );
 }
 
 /// `probe --anonymous` with no token: what the server does with anonymous

@@ -4,13 +4,13 @@
 //! answers that did not come from kube-apiserver at all. Also the definition
 //! of `unknown`, the cause named when the evidence does not say.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, NotFound};
 use crate::diagnosis::cause::{CauseDef, no_steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const NONE: CauseDef = CauseDef {
@@ -66,7 +66,7 @@ pub const API_NOT_SERVED: CauseDef = CauseDef {
     code: "api-not-served",
     title: "The API is not served",
     summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
-    explains: &[C::NotFound],
+    explains: &[C::NotFound, C::CheckerFailure],
     explanation: "\
 A missing object gets a Status naming it (pods \"web-0\" not found). A request for an API \
 the server does not serve gets a 404 without one, which clients print as \"the server \
@@ -471,6 +471,29 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
             ),
         ],
     );
+    if !named {
+        // A 404 with no message naming an object: a missing object and an
+        // API the server does not serve answer the same.
+        f.add(
+            Cause::ApiNotServed,
+            Basis::Inferred,
+            vec![Support::new(
+                SupportKind::Answer,
+                "or the server does not serve this API (group, version or endpoint): the message that would name an object is not in the evidence",
+            )],
+        );
+        f.tell_apart(
+            &[Cause::ObjectNotFound, Cause::ApiNotServed],
+            NextStep::run(
+                "does the server serve the API at all? (a list of the group's resources; NotFound means the API is not served)",
+                Command::kubectl().word("api-resources").flag_value(
+                    "--api-group",
+                    case.request.as_ref().and_then(|r| r.api_group.as_deref()),
+                    "GROUP",
+                ),
+            ),
+        );
+    }
 }
 
 /// The server answered with an error about its own onward call (to an
@@ -479,6 +502,20 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
     let Some(cause) = case.onward else {
         return false;
     };
+    if cause == Cause::Unknown {
+        f.add(
+            Cause::ServerError,
+            Basis::Inferred,
+            vec![
+                Support::new(SupportKind::Answer, shown(case)),
+                Support::new(
+                    SupportKind::Answer,
+                    "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
+                ),
+            ],
+        );
+        return true;
+    }
     f.add(
         cause,
         Basis::Said,
@@ -503,6 +540,10 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
         Cause::Expired,
         "the commonest: the token's exp has passed (projected tokens last about an hour and the client must re-read the file; cloud exec tokens 15 minutes): a client that worked for a while and then gets 401 fits",
     )];
+    candidates.push((
+        Cause::ClockSkew,
+        "a clock that runs ahead or behind: a token minted where the clock is ahead is not yet valid (nbf, iat) on a server whose clock is behind, for the seconds of the difference; a 401 that goes away on retry fits",
+    ));
     if case.bearer.is_none() {
         candidates.push((
             Cause::TokenNotSent,

@@ -3,13 +3,13 @@
 //! sees it from the mounted token's age), and what audit events say besides
 //! the answer (legacy tokens, credential ids, the authorisation decision).
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, Degradation};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const STALE_TOKEN: CauseDef = CauseDef {

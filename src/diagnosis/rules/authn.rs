@@ -12,12 +12,12 @@
 //! - Before 1.31 an unknown kid reads as a failed signature; with the server's
 //!   keys in the case, that is a key mismatch.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BindingKind, Case, ReasonSource, ReviewSeen};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
@@ -103,7 +103,13 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // token's own authenticator gives outranks what the others say of any
         // token they try (a signature they cannot verify, a legacy token's
         // claims, an issuer that is not theirs).
-        let confidence = if owned_elsewhere(r, &specific) {
+        let confidence = if r.cut {
+            support.push(Support::new(
+                SupportKind::ServerReason,
+                "the message is cut short in the evidence: its end, which says more, is missing",
+            ));
+            Basis::Possible
+        } else if owned_elsewhere(r, &specific) {
             support.push(Support::new(
                 SupportKind::ServerReason,
                 "another authenticator's reason is specific to this token: this one is what an authenticator says of any token it tries",
@@ -155,6 +161,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     super::keys::verify_against_published_keys(),
                 ),
             );
+            continue;
+        }
+        // The x509 authenticator speaks only of a client certificate; beside
+        // a bearer token's reasons the same words are another
+        // authenticator's own TLS call (fetching an issuer's keys).
+        if r.is_client_certificate() && case.reasons.iter().any(AuthReason::is_generic) {
+            support.push(Support::new(
+                SupportKind::ServerReason,
+                "the request carried a bearer token (\"invalid bearer token\" beside it): these x509 words may be another authenticator's own TLS call, not a client certificate",
+            ));
+            f.add(r.cause, Basis::Possible, support);
             continue;
         }
         if matches!(

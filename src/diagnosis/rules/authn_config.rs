@@ -11,13 +11,13 @@
 //! `decode`/`verify --authentication-config` evaluate the configuration
 //! offline and report it themselves.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::diagnosis::wordings::JwtRejection;
 
@@ -116,8 +116,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::JwtRejectionSeen;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, token};
     use serde_json::json;
 

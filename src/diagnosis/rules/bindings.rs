@@ -8,7 +8,6 @@
 //! object is gone). Without a read, each binding the token names is a guess
 //! for a 401, with the command that reads its live uid.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{
     BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
@@ -17,6 +16,7 @@ use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
 
@@ -645,8 +645,8 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::BindingTarget;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 
     fn check(kind: BindingKind, state: BindingState, legacy: bool) -> BindingCheck {

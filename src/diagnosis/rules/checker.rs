@@ -5,14 +5,14 @@
 //! caller's token was never looked at: the fix is the checker's RBAC, token or
 //! network, not the caller's token.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
+use crate::diagnosis::case::{Answer, Case, CheckerCall};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
@@ -150,6 +150,17 @@ fn unreachable_fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
+fn is_tls(cause: Cause) -> bool {
+    matches!(
+        cause,
+        Cause::TlsUntrustedCa
+            | Cause::TlsNameMismatch
+            | Cause::TlsCertificateExpired
+            | Cause::TlsCertificateNotYetValid
+            | Cause::TlsOther
+    )
+}
+
 /// A checker that could not complete its review.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::CheckerFailed(failure) = &case.answer else {
@@ -160,43 +171,53 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         SupportKind::Answer,
         format!("{who}: {}", failure.detail),
     )];
-    support.push(Support::new(
-        SupportKind::Answer,
-        if failure.cause == Cause::CheckerUnreachable {
-            "the checker got no answer for its own review, so the token under review was never judged"
-        } else {
-            "the checker's own TokenReview was refused, so the token under review was never judged"
-        },
-    ));
+    // The checker's own call: a TLS failure is its trust setting (its CA),
+    // no answer its network path, a refusal its credentials, a 404 an API
+    // version the server no longer serves.
+    let (cause, why) = match failure.call {
+        CheckerCall::Refused => (
+            Cause::CheckerUnauthorized,
+            "the checker's own TokenReview was refused, so the token under review was never judged",
+        ),
+        CheckerCall::NotServed => (
+            Cause::ApiNotServed,
+            "the server does not serve the TokenReview version the checker asked for (authentication.k8s.io/v1beta1 went in 1.22), so the token under review was never judged",
+        ),
+        CheckerCall::Unanswered(Some(tls)) if is_tls(tls) => (
+            tls,
+            "the checker's own TLS handshake with the API server failed: its CA setting (Vault's kubernetes_ca_cert, the proxy's --kubeconfig or service account CA) does not fit the server's certificate, and the token under review was never judged",
+        ),
+        CheckerCall::Unanswered(_) => (
+            Cause::CheckerUnreachable,
+            "the checker got no answer for its own review, so the token under review was never judged",
+        ),
+    };
+    support.push(Support::new(SupportKind::Answer, why));
     let confidence = if failure.certain {
         Basis::Said
     } else {
         Basis::Inferred
     };
-    f.add(failure.cause, confidence, support);
     if !failure.certain {
-        f.add(
-            Cause::Unknown,
-            Basis::Possible,
-            vec![Support::new(
-                SupportKind::Answer,
-                "when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's",
-            )],
-        );
+        support.push(Support::new(
+            SupportKind::Answer,
+            "or, when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's; the first step tells the two apart",
+        ));
     }
+    f.add(cause, confidence, support);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::CheckerFailure;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]
     fn a_checker_that_could_not_review() {
         let answer = Answer::CheckerFailed(CheckerFailure {
-            cause: Cause::CheckerUnauthorized,
+            call: CheckerCall::Refused,
             checker: Some("istiod".into()),
             detail: r#"tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:istio-system:reader" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope"#.into(),
             certain: true,
@@ -216,7 +237,7 @@ mod tests {
             "{shells:?}"
         );
         let answer = Answer::CheckerFailed(CheckerFailure {
-            cause: Cause::CheckerUnauthorized,
+            call: CheckerCall::Refused,
             checker: Some("Vault".into()),
             detail: "service account unauthorized".into(),
             certain: false,

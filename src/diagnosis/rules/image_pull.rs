@@ -7,13 +7,13 @@
 //! kubelet's TokenRequest, logged by the kubelet, and the image is pulled
 //! without credentials (ImagePullBackOff).
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 /// The RBAC verb that lets a node request a token for an audience its pods do
@@ -168,8 +168,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::Answer;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http};
     use crate::diagnosis::wordings::NodeAudienceRefusal;
 

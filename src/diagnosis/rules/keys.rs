@@ -9,13 +9,13 @@
 //! audiences default to the issuers, so issuer and audience findings from it
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
@@ -405,8 +405,8 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::KeyCheck;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 
     #[test]

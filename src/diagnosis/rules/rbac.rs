@@ -7,7 +7,6 @@
 //! a 403 without RBAC's `User "…" cannot …` text is admission or another
 //! authoriser, and stays `unknown` here.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, RequestInfo};
 use crate::diagnosis::cause::CauseDef;
@@ -16,6 +15,7 @@ use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const RBAC_DENIED: CauseDef = CauseDef {
@@ -84,9 +84,7 @@ Granting RBAC to a node identity to work around the Node authorizer defeats its 
 };
 
 fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let node = case
-        .forbidden()
-        .and_then(|f| f.node().map(str::to_owned));
+    let node = case.forbidden().and_then(|f| f.node().map(str::to_owned));
     match node {
         Some(node) => vec![NextStep::run(
             "the pods bound to this node (the Node authorizer follows their references)",
@@ -133,6 +131,7 @@ fn denied(case: &Case<'_>) -> Option<Forbidden> {
         name: request.name,
         path: request.path,
         reason: verdict.reason.clone(),
+        kubelet: false,
     })
 }
 
@@ -416,8 +415,8 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::AccessVerdict;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, pod_bound, run};
 
     const DENIED: &str = r#"pods is forbidden: User "system:serviceaccount:shop:web" cannot list resource "pods" in API group "" in the namespace "shop""#;

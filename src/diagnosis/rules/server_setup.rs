@@ -8,13 +8,13 @@
 //! (extraction reads the log lines); the 401 reason `oidc: authenticator not
 //! initialized` comes through the reasons parser and names the same cause.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
@@ -154,8 +154,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::ServerFailure;
+    use crate::diagnosis::merge::Confidence;
 
     fn failed(cause: Cause, component: &'static str, detail: &str) -> Case<'static> {
         Case {

@@ -3,11 +3,11 @@
 //! replicas with different keys; with `--all-endpoints` the disagreement is the
 //! diagnosis itself (`replica-dependent`).
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Diagnosis, Findings};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {

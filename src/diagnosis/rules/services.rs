@@ -5,13 +5,13 @@
 //! auth method checks a reviewed token's ServiceAccount against its role.
 //! Their refusal names a setting of that service, not a fault of the token.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
@@ -55,6 +55,102 @@ cluster with a new issuer, a role in another account.",
     confirm: provider_confirm,
     fix: provider_fix,
     sources: &["AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)"],
+};
+
+pub const CLOUD_TRUST_POLICY_DENIED: CauseDef = CauseDef {
+    code: "cloud-trust-policy-denied",
+    title: "The role's trust policy does not admit this token",
+    summary: "AWS refused to let the ServiceAccount token assume the role: the role's trust policy (its OIDC principal, or its condition on sub or aud) does not match",
+    explains: &[C::OtherStatus, C::Forbidden],
+    explanation: "\
+IRSA's AssumeRoleWithWebIdentity (and EKS Pod Identity's AssumeRoleForPodIdentity) hands \
+the projected token to AWS, which checks it against the role's trust policy. \"AccessDenied: \
+Not authorized to perform sts:AssumeRoleWithWebIdentity\" means the token itself was \
+accepted (issuer known, audience right) and the trust policy did not admit it: its \
+Federated principal names another OIDC provider (another cluster, a typo in the ARN), or \
+its Condition on \"ISSUER:sub\" names another namespace or ServiceAccount (the most common \
+mistake), or its condition on aud expects another audience. A wrong or deleted role ARN \
+in the ServiceAccount's eks.amazonaws.com/role-arn annotation answers the same.",
+    confirm: trust_confirm,
+    fix: trust_fix,
+    sources: &[
+        "AWS STS API reference: AssumeRoleWithWebIdentity errors (AccessDenied)",
+        "Amazon EKS: IAM roles for service accounts, configuring the trust policy",
+    ],
+};
+
+pub const CLOUD_CALLER_DENIED: CauseDef = CauseDef {
+    code: "cloud-caller-denied",
+    title: "The cloud identity may not make this call",
+    summary: "The cloud identity the workload has (or is) may not perform the call it made: a missing IAM permission, not a token problem",
+    explains: &[C::OtherStatus, C::Forbidden],
+    explanation: "\
+After a token exchange succeeds, the workload calls the cloud with the identity it got; \
+that identity's own permissions decide. AWS says \"User: ARN is not authorized to \
+perform: ACTION on resource: RESOURCE\" (an IAM policy allows no such action, for example \
+eks:DescribeCluster for aws eks update-kubeconfig, or sts:AssumeRole from a root \
+account: \"Roles may not be assumed by root accounts\"); Google says \"Permission 'PERMISSION' \
+denied on resource\". The ServiceAccount token did its part; the fix is a permission of \
+the cloud identity.",
+    confirm: caller_confirm,
+    fix: caller_fix,
+    sources: &[
+        "AWS IAM: troubleshooting access denied error messages",
+        "Google Cloud IAM: permission denied errors",
+    ],
+};
+
+pub const CLOUD_OIDC_DISCOVERY_FAILED: CauseDef = CauseDef {
+    code: "cloud-oidc-discovery-failed",
+    title: "The cloud cannot read the cluster's issuer",
+    summary: "The cloud's token exchange could not fetch the cluster issuer's discovery document or keys, so it cannot verify the token",
+    explains: &[C::OtherStatus, C::Unauthorized],
+    explanation: "\
+To verify a projected ServiceAccount token, the cloud fetches the issuer's \
+/.well-known/openid-configuration and its jwks_uri from the public internet. A \
+private issuer URL (the API server's own address), a bucket or endpoint that was \
+deleted, or a firewall in front of it make the exchange fail before any trust is \
+checked: Entra ID's AADSTS501661 (\"Request to External OIDC endpoint failed\"), AWS \
+STS's \"Couldn't retrieve verification key from your identity provider\".",
+    confirm: discovery_confirm,
+    fix: discovery_fix,
+    sources: &[
+        "Microsoft Entra authentication and authorization error codes (AADSTS501661)",
+        "AWS STS API reference: AssumeRoleWithWebIdentity errors (IDPCommunicationError)",
+    ],
+};
+
+pub const CLOUD_CLIENT_NOT_FOUND: CauseDef = CauseDef {
+    code: "cloud-client-not-found",
+    title: "The cloud identity named does not exist",
+    summary: "The token exchange names an application or identity the cloud does not know: a wrong client ID (Entra AADSTS700016)",
+    explains: &[C::OtherStatus, C::Unauthorized],
+    explanation: "\
+Azure workload identity sends the projected token with a client ID (the \
+azure.workload.identity/client-id annotation, AZURE_CLIENT_ID): the application or \
+user-assigned managed identity whose federated credentials should admit it. AADSTS700016 \
+(\"Application with identifier 'ID' was not found in the directory\") means no such client \
+in that tenant: a resource ID or object ID given where the client ID belongs, another \
+tenant, or a deleted identity.",
+    confirm: client_confirm,
+    fix: client_fix,
+    sources: &["Microsoft Entra authentication and authorization error codes (AADSTS700016)"],
+};
+
+pub const POD_IDENTITY_ASSOCIATION_MISSING: CauseDef = CauseDef {
+    code: "pod-identity-association-missing",
+    title: "No EKS Pod Identity association for this ServiceAccount",
+    summary: "EKS Pod Identity has no association for the pod's namespace and ServiceAccount, so the agent gets no credentials for it",
+    explains: &[C::OtherStatus, C::Forbidden],
+    explanation: "\
+EKS Pod Identity's agent (a DaemonSet) trades the pod's projected token for credentials \
+with the EKS Auth API (AssumeRoleForPodIdentity). The role comes from a pod identity \
+association for the cluster, namespace and ServiceAccount; without one the call fails \
+with ResourceNotFoundException. An association made for another namespace or \
+ServiceAccount name, or in another cluster, answers the same.",
+    confirm: association_confirm,
+    fix: association_fix,
+    sources: &["Amazon EKS Auth API reference: AssumeRoleForPodIdentity errors"],
 };
 
 pub const CHECKER_POLICY_DENIED: CauseDef = CauseDef {
@@ -113,6 +209,90 @@ fn provider_fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
+fn trust_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        decode_step(),
+        NextStep::run(
+            "the role's trust policy: its Federated principal and its sub and aud conditions must match the token",
+            Command::new("aws")
+                .words(&["iam", "get-role", "--role-name"])
+                .value(None, "ROLE")
+                .words(&["--query", "Role.AssumeRolePolicyDocument"]),
+        ),
+    ]
+}
+
+fn trust_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "make the trust policy's condition name the token's sub (system:serviceaccount:NAMESPACE:NAME) and aud (sts.amazonaws.com), and its Federated principal the cluster's OIDC provider; or fix the role ARN in the ServiceAccount's eks.amazonaws.com/role-arn annotation",
+    )]
+}
+
+fn caller_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "who the workload is to AWS (the ARN the refusal names)",
+        Command::new("aws").words(&["sts", "get-caller-identity"]),
+    )]
+}
+
+fn caller_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding), or make the call with an identity that has it",
+    )]
+}
+
+fn discovery_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![
+        decode_step(),
+        NextStep::run(
+            "the discovery document must answer from the public internet at the token's iss",
+            Command::new("curl")
+                .words(&["-sS"])
+                .value(None, "ISSUER/.well-known/openid-configuration"),
+        ),
+    ]
+}
+
+fn discovery_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "publish the issuer's discovery document and keys where the cloud can read them (the service account issuer discovery URL, a public bucket), and set --service-account-issuer to that URL",
+    )]
+}
+
+fn client_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the ServiceAccount's client ID annotation",
+        Command::kubectl()
+            .words(&["get", "serviceaccount"])
+            .value(None, "NAME")
+            .words(&[
+                "-o",
+                "jsonpath={.metadata.annotations.azure\\.workload\\.identity/client-id}",
+            ]),
+    )]
+}
+
+fn client_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
+    )]
+}
+
+fn association_confirm(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::run(
+        "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
+        Command::new("aws")
+            .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
+            .value(None, "CLUSTER"),
+    )]
+}
+
+fn association_fix(_: &Case<'_>) -> Vec<NextStep> {
+    vec![NextStep::say(
+        "create a pod identity association for the pod's namespace and ServiceAccount (aws eks create-pod-identity-association), with a role whose trust policy allows pods.eks.amazonaws.com",
+    )]
+}
+
 fn policy_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![
         decode_step(),
@@ -164,9 +344,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::artefact::ServiceVerdict;
     use crate::diagnosis::case::HttpAnswer;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]

@@ -9,13 +9,13 @@
 //! server's (this machine's, `--at`, now) or the measurement straddles the
 //! window's edge.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, ClockSource, Degradation, ServerClock, TokenSent};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;

@@ -2,13 +2,13 @@
 //! listened, or nothing answered in time. The token was never judged (after a
 //! TLS failure it was never even sent), so none of these is a token problem.
 
-use crate::diagnosis::policy::Basis;
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 const SA_CA: &str = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
@@ -26,11 +26,22 @@ fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
         .pipe_into(Command::new("openssl").word("x509").words(x509))
 }
 
+/// A checker's own TLS failure: its trust setting is the fix, not its path.
+fn checker_trust(case: &Case<'_>) -> Option<NextStep> {
+    let Answer::CheckerFailed(failure) = &case.answer else {
+        return None;
+    };
+    let who = failure.checker.as_deref().unwrap_or("the checker");
+    Some(NextStep::say(format!(
+        "give {who} the cluster's CA and an address the API server's certificate names: Vault's kubernetes_ca_cert and kubernetes_host (vault read auth/kubernetes/config), a proxy's kubeconfig or its pod's ca.crt; its network path is fine, the handshake happened"
+    )))
+}
+
 pub const TLS_UNTRUSTED_CA: CauseDef = CauseDef {
     code: "tls-untrusted-ca",
     title: "Server certificate not trusted",
     summary: "The client does not trust the CA that signed the API server's certificate; no token was sent",
-    explains: &[C::TlsError],
+    explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The TLS handshake failed because the API server's certificate does not chain to a CA \
 the client trusts: the wrong CA file, the system trust store instead of the cluster's CA, \
@@ -54,7 +65,10 @@ fn untrusted_confirm(case: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn untrusted_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = checker_trust(case) {
+        return vec![step];
+    }
     vec![
         NextStep::say(format!(
             "trust the cluster's CA: in a pod {SA_CA} (curl --cacert, kubeconfig certificate-authority, satoken --cacert)"
@@ -80,7 +94,7 @@ pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
     code: "tls-name-mismatch",
     title: "Certificate does not name the host",
     summary: "The API server's certificate does not list the name or IP the client connected to; no token was sent",
-    explains: &[C::TlsError],
+    explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate is trusted but issued for other names: the client connected by an IP or \
 host name that is not among its subject alternative names (a load balancer's address, a \
@@ -100,7 +114,10 @@ fn name_confirm(case: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn name_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = checker_trust(case) {
+        return vec![step];
+    }
     vec![NextStep::say(
         "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
     )]
@@ -110,7 +127,7 @@ pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
     code: "tls-certificate-expired",
     title: "Server certificate expired",
     summary: "The API server's certificate has expired (or the client's clock is ahead); no token was sent",
-    explains: &[C::TlsError],
+    explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate's notAfter is in the past on the client's clock: the API server \
 certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
@@ -138,7 +155,7 @@ pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
     code: "tls-certificate-not-yet-valid",
     title: "Server certificate not yet valid",
     summary: "The API server's certificate is not valid yet on the client's clock (a clock behind, or a fresh certificate); no token was sent",
-    explains: &[C::TlsError],
+    explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate's notBefore is in the future on the client's clock: the client's clock is \
 behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
@@ -159,7 +176,7 @@ pub const TLS_OTHER: CauseDef = CauseDef {
     code: "tls-other",
     title: "TLS handshake failed",
     summary: "The TLS handshake failed for another reason (not TLS on that port, a proxy, protocol versions); no token was sent",
-    explains: &[C::TlsError],
+    explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
 different service), a proxy may be in between, or client and server share no protocol \
@@ -360,8 +377,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::case::{TransportFailure, Witness};
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 
     #[test]

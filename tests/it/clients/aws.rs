@@ -54,7 +54,7 @@ pub fn scenarios(now: DateTime<Utc>) -> Vec<Scenario> {
             "STS trust policy",
             other_subject,
             &fresh,
-            "cloud-federation-mismatch",
+            "cloud-trust-policy-denied",
         ),
         scenario(
             "STS audience",

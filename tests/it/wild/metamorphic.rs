@@ -102,7 +102,10 @@ fn high(report: &Option<ClassifyReport>) -> BTreeSet<(String, Cause)> {
 }
 
 /// What a mutation did wrong, if anything.
-fn violation(original: &Option<ClassifyReport>, mutated: &Option<ClassifyReport>) -> Option<String> {
+fn violation(
+    original: &Option<ClassifyReport>,
+    mutated: &Option<ClassifyReport>,
+) -> Option<String> {
     let (before, after) = (strongest(original), strongest(mutated));
     if after > before {
         return Some(format!(
