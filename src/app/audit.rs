@@ -52,8 +52,11 @@ pub fn run(
             || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
             usize::from,
         );
-        let mut progress =
-            super::classify_log::ProgressLine::new(err, env.stderr_tty && !args.no_progress, "events");
+        let mut progress = super::classify_log::ProgressLine::new(
+            err,
+            env.stderr_tty && !args.no_progress,
+            "events",
+        );
         let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
         let result = audit::read::read_all(
             &sources,

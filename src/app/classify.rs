@@ -26,7 +26,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let evidence_from_stdin = args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
+    let evidence_from_stdin =
+        args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
     if args.files.is_empty() && !env.stdin_readable {
         anyhow::bail!("no evidence given: pass FILE, or pipe the evidence on stdin");
     }

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, open};
-use crate::classify::log::{LogEvent, LogGroups, LogScan};
 use crate::classify::Context;
+use crate::classify::log::{LogEvent, LogGroups, LogScan};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;

@@ -88,8 +88,7 @@ fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
             c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
         })
     };
-    if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.'
-    {
+    if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.' {
         return None;
     }
     let (month, day, hour, minute) = (n(1..3)?, n(3..5)?, n(6..8)?, n(9..11)?);
@@ -153,17 +152,27 @@ pub struct Request<'a> {
     pub audit_id: Option<&'a str>,
 }
 
-static HTTPLOG: std::sync::LazyLock<[memmem::Finder<'static>; 3]> = std::sync::LazyLock::new(|| {
-    [
-        memmem::Finder::new(b"\"HTTP\" verb=\""),
-        memmem::Finder::new(b"\"msg\":\"HTTP\""),
-        memmem::Finder::new(b"wrap.go:"),
-    ]
-});
+static HTTPLOG: std::sync::LazyLock<[memmem::Finder<'static>; 3]> =
+    std::sync::LazyLock::new(|| {
+        [
+            memmem::Finder::new(b"\"HTTP\" verb=\""),
+            memmem::Finder::new(b"\"msg\":\"HTTP\""),
+            memmem::Finder::new(b"wrap.go:"),
+        ]
+    });
 
 /// The request a record's text logs, if it is httplog's line.
 pub fn request(text: &[u8]) -> Option<Request<'_>> {
-    let which = HTTPLOG.iter().position(|f| f.find(text).is_some())?;
+    // ≤1.17's form may stand without its `wrap.go:` header in a cut log:
+    // `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
+    let which = HTTPLOG
+        .iter()
+        .position(|f| f.find(text).is_some())
+        .or_else(|| {
+            text.first()
+                .is_some_and(u8::is_ascii_uppercase)
+                .then_some(2)
+        })?;
     let text = std::str::from_utf8(text).ok()?;
     let str_field = |key: &str| {
         let v = field(text.as_bytes(), key.as_bytes())?;
@@ -286,17 +295,29 @@ mod tests {
         let at = |s: &str| crate::timefmt::parse_instant(s).unwrap().timestamp_micros();
         let line = br#"[pod/kube-apiserver-cp-1/kube-apiserver] 2026-01-01T10:00:00.100000123Z stderr F I0101 10:00:00.200000       1 httplog.go:134] "HTTP" verb="LIST" URI="/api/v1/pods" latency="1ms" userAgent="worker/v1 (linux)" audit-ID="a-1" srcIP="10.0.0.7:4321" resp=401"#;
         let r = record(line, now);
-        assert_eq!(r.stream, Some(&b"pod/kube-apiserver-cp-1/kube-apiserver"[..]));
-        assert_eq!(r.at, Some((at("2026-01-01T10:00:00.1Z"), ClockSource::LogTimestamp)));
+        assert_eq!(
+            r.stream,
+            Some(&b"pod/kube-apiserver-cp-1/kube-apiserver"[..])
+        );
+        assert_eq!(
+            r.at,
+            Some((at("2026-01-01T10:00:00.1Z"), ClockSource::LogTimestamp))
+        );
         let req = request(r.text).unwrap();
         assert_eq!((req.verb, req.uri, req.code), ("LIST", "/api/v1/pods", 401));
         assert_eq!(req.source_ip, Some("10.0.0.7"));
         assert_eq!(req.user_agent, Some("worker/v1 (linux)"));
         assert_eq!(req.audit_id, Some("a-1"));
-        let klog = record(b"E1231 23:59:59.500000       1 authentication.go:75] x", now);
+        let klog = record(
+            b"E1231 23:59:59.500000       1 authentication.go:75] x",
+            now,
+        );
         assert_eq!(
             klog.at,
-            Some((at("2025-12-31T23:59:59.5Z"), ClockSource::LogTimestampYearInferred))
+            Some((
+                at("2025-12-31T23:59:59.5Z"),
+                ClockSource::LogTimestampYearInferred
+            ))
         );
         assert_eq!(klog.text, b"x");
         let json = br#"{"ts":1767261612.5,"msg":"HTTP","verb":"GET","URI":"/api","srcIP":"[::1]:80","resp":403}"#;
@@ -304,7 +325,10 @@ mod tests {
         assert_eq!(r.at.unwrap().0, at("2026-01-01T10:00:12.5Z"));
         let req = request(r.text).unwrap();
         assert_eq!((req.code, req.source_ip), (403, Some("::1")));
-        assert_eq!(request(b"I0101 cacher.go:847] cacher (pods): 6 objects queued"), None);
+        assert_eq!(
+            request(b"I0101 cacher.go:847] cacher (pods): 6 objects queued"),
+            None
+        );
     }
 
     #[test]

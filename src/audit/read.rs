@@ -384,7 +384,9 @@ impl<R: Read> Blocks<R> {
             size = (size * 2).min(MAX_EVENT_BYTES + 1);
         }
         let cut = memchr::memrchr(b'\n', buf);
-        if !self.done && let Some(cut) = cut {
+        if !self.done
+            && let Some(cut) = cut
+        {
             self.carry.extend_from_slice(&buf[cut + 1..]);
             buf.truncate(cut + 1);
         }

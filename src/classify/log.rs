@@ -50,7 +50,10 @@ pub fn is_log(head: &[u8], now: DateTime<Utc>) -> bool {
         return true;
     }
     let (mut lines, mut dated) = (0, 0);
-    for line in head.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty()) {
+    for line in head
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+    {
         lines += 1;
         dated += usize::from(apiserver::record(line, now).at.is_some());
     }
@@ -190,7 +193,7 @@ impl<'c> LogScan<'c> {
             if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
                 self.request(source, number, line, &record, &request);
             }
-        } else if !self.prefilter || super::prefilter::candidate(line, self.ctx.now) {
+        } else if !self.prefilter || super::prefilter::candidate(line) {
             self.read(source, number, line, &record);
         }
         self.settle(false);
@@ -269,19 +272,19 @@ impl<'c> LogScan<'c> {
             if reasons {
                 self.wait_or_settle(Side::Reasons, source, record, item);
             } else {
-                self.settle_one(source, record.at.map(|(at, _)| at), Side::Request, item, None);
+                self.settle_one(
+                    source,
+                    record.at.map(|(at, _)| at),
+                    Side::Request,
+                    item,
+                    None,
+                );
             }
         }
     }
 
     /// Waits for a join (a reason line, a 401 with a time) or settles now.
-    fn wait_or_settle(
-        &mut self,
-        side: Side,
-        source: usize,
-        record: &Record<'_>,
-        item: Item,
-    ) {
+    fn wait_or_settle(&mut self, side: Side, source: usize, record: &Record<'_>, item: Item) {
         let joinable = side == Side::Reasons || item.ev.answer.code() == Some(401);
         match record.at {
             Some((at, _)) if joinable => self.pending.push_back(Pending {
@@ -316,8 +319,8 @@ impl<'c> LogScan<'c> {
             i += 1;
         }
         while let Some(front) = self.pending.front() {
-            let spent = front.item.is_none()
-                && (all || front.at.saturating_add(4 * WINDOW) < self.clock);
+            let spent =
+                front.item.is_none() && (all || front.at.saturating_add(4 * WINDOW) < self.clock);
             if !spent && self.pending.len() <= MAX_PENDING {
                 return;
             }
@@ -380,7 +383,14 @@ impl<'c> LogScan<'c> {
             // the answer, the request and who sent it.
             let (reasons, request) = match side {
                 Side::Reasons => (ev, other),
-                Side::Request => (other.ev, Item { ev, origin, audit_id }),
+                Side::Request => (
+                    other.ev,
+                    Item {
+                        ev,
+                        origin,
+                        audit_id,
+                    },
+                ),
             };
             ev = reasons;
             ev.answer = request.ev.answer;
@@ -414,9 +424,7 @@ impl<'c> LogScan<'c> {
 }
 
 fn stream(record: &Record<'_>) -> Option<String> {
-    record
-        .stream
-        .map(|s| kept(&String::from_utf8_lossy(s)))
+    record.stream.map(|s| kept(&String::from_utf8_lossy(s)))
 }
 
 /// What events of one group share.
@@ -491,7 +499,11 @@ impl LogGroups {
         let tally = SourceTally {
             events: 0,
             seen: None,
-            example: (ev.source, ev.result.evidence.line as u64, ev.audit_id.clone()),
+            example: (
+                ev.source,
+                ev.result.evidence.line as u64,
+                ev.audit_id.clone(),
+            ),
             guessed: 0,
         };
         let (at, join) = (ev.at, ev.join);
@@ -528,11 +540,16 @@ impl LogGroups {
     pub fn report(self, scan: &LogScan<'_>, sources: Vec<String>, bytes: u64) -> LogReport {
         let mut groups: Vec<Group> = self.groups.into_values().collect();
         groups.sort_by(|a, b| {
-            (rank(a.key.class), std::cmp::Reverse(a.events), a.example.result.evidence.line).cmp(&(
-                rank(b.key.class),
-                std::cmp::Reverse(b.events),
-                b.example.result.evidence.line,
-            ))
+            (
+                rank(a.key.class),
+                std::cmp::Reverse(a.events),
+                a.example.result.evidence.line,
+            )
+                .cmp(&(
+                    rank(b.key.class),
+                    std::cmp::Reverse(b.events),
+                    b.example.result.evidence.line,
+                ))
         });
         let mut notes = Vec::new();
         if self.other.events > 0 {

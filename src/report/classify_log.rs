@@ -240,13 +240,23 @@ impl<'a> ClassifyLogJson<'a> {
 fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
     let ev = &g.example;
     let listed = ranked_sources(g);
-    let shown: u64 = listed.iter().take(JSON_SOURCES).map(|(_, s)| s.events).sum();
+    let shown: u64 = listed
+        .iter()
+        .take(JSON_SOURCES)
+        .map(|(_, s)| s.events)
+        .sum();
     GroupJson {
         classification: g.key.class,
         cause: g.key.cause,
         confidence: g.key.confidence,
         status: g.key.status,
-        reasons: ev.result.evidence.reasons.iter().map(ReasonJson::new).collect(),
+        reasons: ev
+            .result
+            .evidence
+            .reasons
+            .iter()
+            .map(ReasonJson::new)
+            .collect(),
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),
@@ -266,7 +276,8 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
         },
         joins: g.joins.iter().map(|(j, n)| (j.as_str(), *n)).collect(),
         other_sources: OtherSourcesJson {
-            sources: (listed.len().saturating_sub(JSON_SOURCES)) as u64 + g.other_sources.identities,
+            sources: (listed.len().saturating_sub(JSON_SOURCES)) as u64
+                + g.other_sources.identities,
             events: g.events - shown,
         },
         sources: listed
@@ -295,7 +306,9 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
 /// A group's sources, most events first.
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
-    v.sort_by(|a, b| (std::cmp::Reverse(a.1.events), a.0).cmp(&(std::cmp::Reverse(b.1.events), b.0)));
+    v.sort_by(|a, b| {
+        (std::cmp::Reverse(a.1.events), a.0).cmp(&(std::cmp::Reverse(b.1.events), b.0))
+    });
     v
 }
 
@@ -363,8 +376,16 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
     if failing == 0 {
         writeln!(out, "{} no failing event", "Found:".style(s.bold))?;
     } else {
-        let joined: u64 = r.groups.iter().filter_map(|g| g.joins.get(&Join::Exact)).sum();
-        let guessed: u64 = r.groups.iter().filter_map(|g| g.joins.get(&Join::Guess)).sum();
+        let joined: u64 = r
+            .groups
+            .iter()
+            .filter_map(|g| g.joins.get(&Join::Exact))
+            .sum();
+        let guessed: u64 = r
+            .groups
+            .iter()
+            .filter_map(|g| g.joins.get(&Join::Guess))
+            .sum();
         let joins = if joined + guessed > 0 {
             format!(
                 "; {} reason lines joined to their request's 401 ({} by a guess)",
@@ -400,7 +421,8 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
         writeln!(
             out,
             "\n{}",
-            "The other groups' sources and next steps: -o json; every event: --events.".style(s.dim)
+            "The other groups' sources and next steps: -o json; every event: --events."
+                .style(s.dim)
         )?;
     }
     Ok(())
@@ -432,14 +454,20 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
             cause.push_str(&format!(" [{era}]"));
         }
         let from = match g.sources.len() as u64 + g.other_sources.identities {
-            1 => g.sources.keys().next().map(origin_words).unwrap_or_default(),
+            1 => g
+                .sources
+                .keys()
+                .next()
+                .map(origin_words)
+                .unwrap_or_default(),
             n => format!("{} sources", thousands(n)),
         };
         table.add_row(vec![
             (i + 1).to_string(),
             thousands(g.events),
-            axis.as_ref()
-                .map_or(String::new(), |a| a.sparkline(g.hours.iter().map(|(h, n)| (*h, *n)))),
+            axis.as_ref().map_or(String::new(), |a| {
+                a.sparkline(g.hours.iter().map(|(h, n)| (*h, *n)))
+            }),
             format!("{answer} {cause}"),
             cut(&sanitize(&from), room),
         ]);
@@ -461,7 +489,10 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         .map(|(c, n)| format!("{} {}", thousands(*n as u64), c.as_str()))
         .collect();
     let width = usize::from(style.width).saturating_sub(4).max(30);
-    for (i, line) in super::diagnosis::wrap(&causes.join(", "), width).iter().enumerate() {
+    for (i, line) in super::diagnosis::wrap(&causes.join(", "), width)
+        .iter()
+        .enumerate()
+    {
         writeln!(out, "{}{line}", if i == 0 { "Causes: " } else { "  " })?;
     }
     Ok(())
@@ -492,7 +523,9 @@ fn write_group(
         .style(s.bold)
     )?;
     let when = match g.seen {
-        Some(seen) if seen.first == seen.last => format!("at {}; ", style.time(instant(seen.first))),
+        Some(seen) if seen.first == seen.last => {
+            format!("at {}; ", style.time(instant(seen.first)))
+        }
         Some(seen) => format!(
             "from {} to {}; ",
             style.time(instant(seen.first)),

@@ -40,7 +40,12 @@ fn read(text: &str, prefilter: bool) -> (Vec<String>, String) {
     let mut events = Vec::new();
     let mut keep = |ev: LogEvent| {
         let r = &ev.result;
-        let reasons: Vec<&str> = r.evidence.reasons.iter().map(|x| x.message.as_str()).collect();
+        let reasons: Vec<&str> = r
+            .evidence
+            .reasons
+            .iter()
+            .map(|x| x.message.as_str())
+            .collect();
         events.push(format!(
             "line {} {} {} {} join {} {:?} {:?} {:?} {:?} {}",
             r.evidence.line,
@@ -61,7 +66,10 @@ fn read(text: &str, prefilter: bool) -> (Vec<String>, String) {
     }
     scan.finish();
     scan.events().for_each(&mut keep);
-    (events, format!("{} lines, requests {:?}", scan.lines, scan.requests))
+    (
+        events,
+        format!("{} lines, requests {:?}", scan.lines, scan.requests),
+    )
 }
 
 fn sample() -> String {
@@ -159,8 +167,15 @@ fn classify_json(args: &[&str]) -> (i32, Value) {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    (out.status.code().unwrap(), serde_json::from_slice(&out.stdout).unwrap())
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.status.code().unwrap(),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
 }
 
 /// Events per cause as the generator names them: a 401's cause, or
@@ -190,18 +205,33 @@ fn the_counts_per_cause_are_what_the_generator_planted() {
     let dir = tempfile::tempdir().unwrap();
     let (log, counts) = generate(
         dir.path(),
-        &["--lines", "30000", "--seed", "11", "--failures", "0.01", "--no-reason", "0.002"],
+        &[
+            "--lines",
+            "30000",
+            "--seed",
+            "11",
+            "--failures",
+            "0.01",
+            "--no-reason",
+            "0.002",
+        ],
     );
     let (code, doc) = classify_json(&[log.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(per_planted_cause(&doc), planted(&counts));
     assert_eq!(doc["input"]["lines"], counts["lines"]);
-    let requests: u64 = doc["requests"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
+    let requests: u64 = doc["requests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
     assert_eq!(requests, counts["requests"].as_u64().unwrap());
     // The shipped sample, as the README reads it.
-    let counts: Value =
-        serde_json::from_slice(&std::fs::read(repo("testdata/logs/apiserver-day.counts.json")).unwrap())
-            .unwrap();
+    let counts: Value = serde_json::from_slice(
+        &std::fs::read(repo("testdata/logs/apiserver-day.counts.json")).unwrap(),
+    )
+    .unwrap();
     let (_, doc) = classify_json(&[&repo(SAMPLE).display().to_string()]);
     assert_eq!(per_planted_cause(&doc), planted(&counts));
 }
@@ -209,11 +239,15 @@ fn the_counts_per_cause_are_what_the_generator_planted() {
 #[test]
 fn reason_lines_join_their_request_by_time_within_one_replica() {
     let line = |pod: &str, at: &str, text: &str| {
-        format!("[pod/{pod}/kube-apiserver] 2026-01-01T10:00:{at}Z stderr F E0101 10:00:{at}       1 {text}\n")
+        format!(
+            "[pod/{pod}/kube-apiserver] 2026-01-01T10:00:{at}Z stderr F E0101 10:00:{at}       1 {text}\n"
+        )
     };
     let reason = r#"authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#;
     let request = |ip: &str| {
-        format!(r#"httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a" srcIP="{ip}:4000" resp=401"#)
+        format!(
+            r#"httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a" srcIP="{ip}:4000" resp=401"#
+        )
     };
     // cp-1: one reason and one 401 (exact); cp-2: two of each in one second
     // (guesses); cp-3's 401 has no reason on its own replica.
@@ -244,7 +278,12 @@ fn reason_lines_join_their_request_by_time_within_one_replica() {
         })
         .collect();
     let row = |ip: &str, join: &str, cause: &str, conf: &str| {
-        (ip.to_owned(), join.to_owned(), cause.to_owned(), conf.to_owned())
+        (
+            ip.to_owned(),
+            join.to_owned(),
+            cause.to_owned(),
+            conf.to_owned(),
+        )
     };
     assert_eq!(
         got,
@@ -271,11 +310,26 @@ fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let (_, doc) = classify_json(&[&repo(SAMPLE).display().to_string()]);
-    assert_eq!(lines.len() as u64, doc["summary"]["events"].as_u64().unwrap());
-    assert!(lines.iter().any(|l| l["join"] == "exact" && l["source_ip"].is_string()));
-    assert!(lines.iter().all(|l| l["diagnosis"]["classification"] != "ok"));
+    assert_eq!(
+        lines.len() as u64,
+        doc["summary"]["events"].as_u64().unwrap()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["join"] == "exact" && l["source_ip"].is_string())
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["diagnosis"]["classification"] != "ok")
+    );
     // The same lines cut to a paste's size are answered one by one.
-    let head: String = sample().lines().take(40).map(|l| format!("{l}\n")).collect();
+    let head: String = sample()
+        .lines()
+        .take(40)
+        .map(|l| format!("{l}\n"))
+        .collect();
     let out = crate::support::satoken()
         .args(["classify", "--now", NOW, "-o", "json"])
         .write_stdin(head.clone())
@@ -284,7 +338,11 @@ fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["results"].is_array(), "{doc}");
     // Past 100 log lines it is a log, and --log makes any text one.
-    let lines: String = sample().lines().take(101).map(|l| format!("{l}\n")).collect();
+    let lines: String = sample()
+        .lines()
+        .take(101)
+        .map(|l| format!("{l}\n"))
+        .collect();
     let out = crate::support::satoken()
         .args(["classify", "--now", NOW, "-o", "json"])
         .write_stdin(lines)
