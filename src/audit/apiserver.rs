@@ -161,7 +161,8 @@ static HTTPLOG: std::sync::LazyLock<[memmem::Finder<'static>; 3]> =
         ]
     });
 
-/// The request a record's text logs, if it is httplog's line.
+/// The request a record's text logs, if it is httplog's line; who sent it
+/// only when it failed (4xx, 5xx).
 pub fn request(text: &[u8]) -> Option<Request<'_>> {
     // ≤1.17's form may stand without its `wrap.go:` header in a cut log:
     // `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
@@ -184,6 +185,18 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
     } else {
         status::httplog(text)?
     };
+    if code < 400 {
+        // Most of a log: a success is only counted, so its client's fields
+        // are not looked for.
+        return Some(Request {
+            verb,
+            uri,
+            code,
+            source_ip: None,
+            user_agent: None,
+            audit_id: None,
+        });
+    }
     Some(Request {
         verb,
         uri,
