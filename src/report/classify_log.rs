@@ -432,10 +432,10 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
 fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Result<()> {
     let axis = r.span.map(|(f, l)| Axis::new(f, l, axis_width(style)));
     let header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
-    let mut table = list_table(style, &["#", "EVENTS", &header, "PROBLEM", "FROM"]);
+    let mut table = list_table(style, &["#", "EVENTS", &header, "PROBLEM", "LINE", "FROM"]);
     // What is left for FROM after the other columns (their widest cells).
     let room = usize::from(style.width)
-        .saturating_sub(4 + 8 + axis.as_ref().map_or(10, |a| a.cells.max(8) + 2) + 48)
+        .saturating_sub(4 + 8 + axis.as_ref().map_or(10, |a| a.cells.max(8) + 2) + 48 + 8)
         .max(16);
     for (i, g) in r.groups.iter().enumerate().take(TABLE_GROUPS) {
         let answer = match (g.key.class, g.key.status) {
@@ -453,14 +453,15 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         if let Some((_, era)) = g.key.wording.first().filter(|(_, era)| *era != "all") {
             cause.push_str(&format!(" [{era}]"));
         }
-        let from = match g.sources.len() as u64 + g.other_sources.identities {
-            1 => g
-                .sources
-                .keys()
-                .next()
-                .map(origin_words)
-                .unwrap_or_default(),
-            n => format!("{} sources", thousands(n)),
+        // The source with the most events, and how many others there are.
+        let others = (g.sources.len() as u64 + g.other_sources.identities).saturating_sub(1);
+        let top = ranked_sources(g)
+            .first()
+            .map(|(o, _)| cut(&sanitize(&origin_words(o)), room.saturating_sub(8)))
+            .unwrap_or_default();
+        let from = match others {
+            0 => top,
+            n => format!("{top} +{}", thousands(n)),
         };
         table.add_row(vec![
             (i + 1).to_string(),
@@ -469,7 +470,8 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
                 a.sparkline(g.hours.iter().map(|(h, n)| (*h, *n)))
             }),
             format!("{answer} {cause}"),
-            cut(&sanitize(&from), room),
+            g.example.result.evidence.line.to_string(),
+            from,
         ]);
     }
     write_table(out, &table)?;

@@ -1,6 +1,7 @@
 //! `classify` of a log: the prefilter changes nothing on any corpus (every
-//! evidence file, the wild corpus, the seeds, the live clients' output and
-//! the generated sample, each read as a log with and without it), the counts
+//! evidence file, the wild corpus, the seeds, the live clients' output, the
+//! shipped sample and a log generated through every version, each read as a
+//! log with and without it), the counts
 //! per cause equal what scripts/gen_apiserver_log.py planted, reason lines
 //! join their request's 401 by time (a guess when another is in reach, never
 //! across replicas), `--events` streams every failing event, and a paste
@@ -113,6 +114,20 @@ fn corpora() -> Vec<(String, Set, String)> {
         out.push((format!("wild {}", case.id), case.set, case.text));
     }
     out.push((SAMPLE.to_owned(), Set::Development, sample()));
+    // A generated log through every version's wordings, with every kind of
+    // failure the generator plants.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--lines", "20000", "--seed", "3", "--failures", "0.02"];
+    let (log, _) = generate(
+        dir.path(),
+        &[&args[..], &["--no-reason", "0.005", "--forbidden", "0.01"]].concat(),
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    out.push((
+        "generated (every version)".to_owned(),
+        Set::Development,
+        text,
+    ));
     out
 }
 

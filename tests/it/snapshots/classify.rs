@@ -66,6 +66,11 @@ fn a_log_as_a_report() {
     check(
         "classify",
         "log-apiserver-day",
-        &Invocation::new(&["classify", "--now", NOW, "testdata/logs/apiserver-day.log.gz"]),
+        &Invocation::new(&[
+            "classify",
+            "--now",
+            NOW,
+            "testdata/logs/apiserver-day.log.gz",
+        ]),
     );
 }
