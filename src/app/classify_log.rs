@@ -90,13 +90,20 @@ pub fn read_log(
                     return Err(e).with_context(|| format!("cannot read {what}"));
                 }
             }
-            let lines = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            for line in lines.split(|&b| b == b'\n') {
+            let mut start = 0;
+            let ends = memchr::memchr_iter(b'\n', &buf).chain(
+                // The last line, when the input ends without a newline.
+                (buf.last() != Some(&b'\n')).then_some(buf.len()),
+            );
+            for end in ends {
                 number += 1;
-                scan.line(i, number, line);
-            }
-            for ev in scan.events() {
-                take(ev)?;
+                scan.line(i, number, &buf[start..end]);
+                start = end + 1;
+                // Handed out line by line: a block dense with failures
+                // never holds all its events at once.
+                for ev in scan.events() {
+                    take(ev)?;
+                }
             }
             progress.show(bytes, scan.lines);
         }

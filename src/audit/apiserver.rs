@@ -103,7 +103,9 @@ fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
         at = at_year(now.year() - 1)?;
     }
     let rest = &line[21..];
-    let rest = memmem::find(rest, b"] ").map_or(rest, |i| &rest[i + 2..]);
+    // The header ends at `file.go:N] `; a `]` alone (`Trace[123]`) does not.
+    let end = memchr::memchr_iter(b']', rest).find(|&i| rest.get(i + 1) == Some(&b' '));
+    let rest = end.map_or(rest, |i| &rest[i + 2..]);
     Some((at.timestamp_micros(), rest))
 }
 
@@ -152,38 +154,38 @@ pub struct Request<'a> {
     pub audit_id: Option<&'a str>,
 }
 
-static HTTPLOG: std::sync::LazyLock<[memmem::Finder<'static>; 3]> =
+/// httplog's 1.18+ line opens with this; [`structured`] reads it.
+const STRUCTURED: &[u8] = b"\"HTTP\" verb=\"";
+
+static FINDERS: std::sync::LazyLock<[memmem::Finder<'static>; 5]> =
     std::sync::LazyLock::new(|| {
         [
-            memmem::Finder::new(b"\"HTTP\" verb=\""),
+            memmem::Finder::new(STRUCTURED),
             memmem::Finder::new(b"\"msg\":\"HTTP\""),
             memmem::Finder::new(b"wrap.go:"),
+            memmem::Finder::new(b"URI=\""),
+            memmem::Finder::new(b" resp="),
         ]
     });
 
 /// The request a record's text logs, if it is httplog's line; who sent it
 /// only when it failed (4xx, 5xx).
 pub fn request(text: &[u8]) -> Option<Request<'_>> {
-    // ≤1.17's form may stand without its `wrap.go:` header in a cut log:
-    // `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
-    let which = HTTPLOG
-        .iter()
-        .position(|f| f.find(text).is_some())
-        .or_else(|| {
-            text.first()
-                .is_some_and(u8::is_ascii_uppercase)
-                .then_some(2)
-        })?;
-    let text = std::str::from_utf8(text).ok()?;
-    let str_field = |key: &str| {
-        let v = field(text.as_bytes(), key.as_bytes())?;
-        std::str::from_utf8(v).ok().filter(|v| !v.is_empty())
-    };
-    let (verb, uri, code) = if which == 1 {
-        let code = str_field("resp")?.parse().ok()?;
-        (str_field("verb")?, str_field("URI")?, code)
+    let [open, json, wrap, ..] = &*FINDERS;
+    let (verb, uri, code) = if let Some(at) = open.find(text) {
+        structured(&text[at + STRUCTURED.len()..])?
+    } else if json.find(text).is_some() {
+        let text = std::str::from_utf8(text).ok()?;
+        let code = str_field(text, "resp")?.parse().ok()?;
+        (str_field(text, "verb")?, str_field(text, "URI")?, code)
+    } else if wrap.find(text).is_some()
+        // ≤1.17's form may stand without its `wrap.go:` header in a cut
+        // log: `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
+        || text.first().is_some_and(u8::is_ascii_uppercase)
+    {
+        status::httplog(std::str::from_utf8(text).ok()?)?
     } else {
-        status::httplog(text)?
+        return None;
     };
     if code < 400 {
         // Most of a log: a success is only counted, so its client's fields
@@ -197,6 +199,8 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
             audit_id: None,
         });
     }
+    let text = std::str::from_utf8(text).ok()?;
+    let str_field = |key| str_field(text, key);
     Some(Request {
         verb,
         uri,
@@ -211,6 +215,28 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
         user_agent: str_field("userAgent"),
         audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
     })
+}
+
+/// A field's non-empty value as text.
+fn str_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let v = field(text.as_bytes(), key.as_bytes())?;
+    std::str::from_utf8(v).ok().filter(|v| !v.is_empty())
+}
+
+/// Verb, URI and status of httplog's 1.18+ line, from just after its
+/// `"HTTP" verb="`: what [`status::httplog`] reads, with searchers built once
+/// (this is most lines of a log).
+fn structured(rest: &[u8]) -> Option<(&str, &str, u16)> {
+    let text = |b| std::str::from_utf8(b).ok();
+    let end = memchr::memchr(b'"', rest)?;
+    let verb = text(&rest[..end])?;
+    let rest = &rest[end + 1..];
+    let [.., uri_key, resp_key] = &*FINDERS;
+    let from = uri_key.find(rest)? + b"URI=\"".len();
+    let uri = &rest[from..];
+    let uri = text(&uri[..memchr::memchr(b'"', uri).unwrap_or(uri.len())])?;
+    let code = rest.get(resp_key.find(rest)? + b" resp=".len()..)?;
+    Some((verb, uri, text(code.get(..3)?)?.parse().ok()?))
 }
 
 /// The failure lines of the API server logs, by time, with their reasons.

@@ -539,17 +539,15 @@ impl LogGroups {
     /// The report: groups ranked (the token's failures first, then by events).
     pub fn report(self, scan: &LogScan<'_>, sources: Vec<String>, bytes: u64) -> LogReport {
         let mut groups: Vec<Group> = self.groups.into_values().collect();
-        groups.sort_by(|a, b| {
+        // The surest first within a class: a known cause before the
+        // candidates of an unexplained 401.
+        groups.sort_by_key(|g| {
             (
-                rank(a.key.class),
-                std::cmp::Reverse(a.events),
-                a.example.result.evidence.line,
+                rank(g.key.class),
+                std::cmp::Reverse(g.key.confidence),
+                std::cmp::Reverse(g.events),
+                g.example.result.evidence.line,
             )
-                .cmp(&(
-                    rank(b.key.class),
-                    std::cmp::Reverse(b.events),
-                    b.example.result.evidence.line,
-                ))
         });
         let mut notes = Vec::new();
         if self.other.events > 0 {
@@ -625,4 +623,83 @@ pub struct LogReport {
     /// Events of groups past [`MAX_GROUPS`].
     pub other: Other,
     pub notes: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> DateTime<Utc> {
+        crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap()
+    }
+
+    #[test]
+    fn a_paste_is_not_a_log_and_many_log_lines_are() {
+        let kubectl = "error: You must be logged in to the server (Unauthorized)\n";
+        assert!(!is_log(kubectl.as_bytes(), now()));
+        let klog = "I0101 00:00:00.000000       1 get.go:262] \"Starting watch\"\n";
+        assert!(!is_log(klog.repeat(LOG_LINES).as_bytes(), now()));
+        assert!(is_log(klog.repeat(LOG_LINES + 1).as_bytes(), now()));
+        // Undated lines are a log only past a paste's size.
+        assert!(!is_log(kubectl.repeat(LOG_LINES + 1).as_bytes(), now()));
+        assert!(is_log(kubectl.repeat(PASTE_LINES + 1).as_bytes(), now()));
+    }
+
+    #[test]
+    fn failures_group_by_cause_with_their_sources_and_successes_are_counted() {
+        let ctx = Context {
+            token: None,
+            at: None,
+            now: now(),
+            leeway: TimeDelta::seconds(60),
+        };
+        let reason = r#"E0101 10:00:0S.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#;
+        let request = |s: &str, ip: &str, code: u16| {
+            format!(
+                r#"I0101 10:00:0{s}.000000       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a" srcIP="{ip}:4000" resp={code}"#
+            )
+        };
+        let lines = [
+            reason.replace('S', "1"),
+            request("1", "10.0.0.1", 401),
+            request("4", "10.0.0.9", 200),
+            reason.replace('S', "7"),
+            request("7", "10.0.0.2", 401),
+            request("9", "10.0.0.3", 403),
+        ];
+        let mut scan = LogScan::new(ctx, None, true);
+        let mut groups = LogGroups::default();
+        for (i, line) in lines.iter().enumerate() {
+            scan.line(0, i as u64 + 1, line.as_bytes());
+            scan.events().for_each(|ev| groups.add(ev));
+        }
+        scan.finish();
+        scan.events().for_each(|ev| groups.add(ev));
+        let report = groups.report(&scan, vec!["stdin".into()], 0);
+        assert_eq!(
+            report.requests,
+            BTreeMap::from([(200, 1), (401, 2), (403, 1)])
+        );
+        let got: Vec<(Cause, u64, usize, Option<u64>)> = report
+            .groups
+            .iter()
+            .map(|g| {
+                (
+                    g.key.cause,
+                    g.events,
+                    g.sources.len(),
+                    g.joins.get(&Join::Exact).copied(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Cause::Expired, 2, 2, Some(2)),
+                (Cause::RbacDenied, 1, 1, None)
+            ]
+        );
+        assert_eq!(report.groups[0].example.result.evidence.line, 1);
+        assert_eq!(report.groups[0].example.request_line, Some(2));
+    }
 }

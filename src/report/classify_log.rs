@@ -13,7 +13,9 @@ use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
-use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body, write_item};
+use super::diagnosis::{
+    DiagnosisJson, ReasonJson, cause_words, support_text, wrap, write_item, write_step,
+};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table};
@@ -28,6 +30,8 @@ use crate::token::Token;
 pub const JSON_SOURCES: usize = 20;
 /// Groups listed as rows in the table; the rest are counted.
 pub const TABLE_GROUPS: usize = 40;
+/// The widest source a row names (an IPv4 address, a user's first words).
+const FROM_CHARS: usize = 24;
 /// Groups whose details (sources, diagnosis, next steps) the table shows.
 pub const TABLE_DETAILS: usize = 3;
 
@@ -335,6 +339,15 @@ fn origin_words(o: &Origin) -> String {
     }
 }
 
+/// A source in one word: the user, else the address, the stream or the
+/// client.
+fn origin_short(o: &Origin) -> String {
+    [&o.user, &o.source_ip, &o.stream, &o.user_agent]
+        .into_iter()
+        .find_map(|v| v.clone())
+        .unwrap_or_else(|| "(no source)".to_owned())
+}
+
 /// The table: what was read, one row per group, then the first groups' details.
 pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
@@ -433,10 +446,6 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
     let axis = r.span.map(|(f, l)| Axis::new(f, l, axis_width(style)));
     let header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
     let mut table = list_table(style, &["#", "EVENTS", &header, "PROBLEM", "LINE", "FROM"]);
-    // What is left for FROM after the other columns (their widest cells).
-    let room = usize::from(style.width)
-        .saturating_sub(4 + 8 + axis.as_ref().map_or(10, |a| a.cells.max(8) + 2) + 48 + 8)
-        .max(16);
     for (i, g) in r.groups.iter().enumerate().take(TABLE_GROUPS) {
         let answer = match (g.key.class, g.key.status) {
             (Classification::Unauthorized, _) => "401".to_owned(),
@@ -450,18 +459,25 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
             c => format!("{} ({})", g.key.cause.as_str(), c.as_str()),
         };
         // Two wordings of one cause (two versions') are two groups: say which.
+        // (The era's first words: `≤1.22, and every version for legacy
+        // tokens` is `≤1.22` in a row; the details and JSON have it whole.)
         if let Some((_, era)) = g.key.wording.first().filter(|(_, era)| *era != "all") {
-            cause.push_str(&format!(" [{era}]"));
+            let short = era.split([',', ' ']).next().unwrap_or_default();
+            cause.push_str(&format!(" [{short}]"));
         }
-        // The source with the most events, and how many others there are.
-        let others = (g.sources.len() as u64 + g.other_sources.identities).saturating_sub(1);
-        let top = ranked_sources(g)
-            .first()
-            .map(|(o, _)| cut(&sanitize(&origin_words(o)), room.saturating_sub(8)))
-            .unwrap_or_default();
-        let from = match others {
-            0 => top,
-            n => format!("{top} +{}", thousands(n)),
+        // The source with the most events when it sent most of them (and how
+        // many others there are), else how many sources there are.
+        let count = g.sources.len() as u64 + g.other_sources.identities;
+        let ranked = ranked_sources(g);
+        let from = match ranked.first() {
+            Some((o, t)) if t.events * 2 >= g.events => {
+                let top = cut(&sanitize(&origin_short(o)), FROM_CHARS);
+                match count - 1 {
+                    0 => top,
+                    n => format!("{top} +{}", thousands(n)),
+                }
+            }
+            _ => format!("{} sources", thousands(count)),
         };
         table.add_row(vec![
             (i + 1).to_string(),
@@ -576,5 +592,46 @@ fn write_group(
         d.classification.as_str(),
         cause_words(d.cause(), d.confidence()).style(s.bold)
     )?;
-    write_body(out, d, style)
+    write_brief(out, d, style, width)
+}
+
+/// A group's diagnosis in brief: its summary, evidence and next steps, and
+/// the other candidates by name (`-o json` has each in full; the line is
+/// quoted above).
+fn write_brief(
+    out: &mut dyn Write,
+    d: &crate::diagnosis::Diagnosis,
+    style: &TableStyle,
+    width: usize,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let top = d.top();
+    for line in wrap(top.cause.summary(), width + 2) {
+        writeln!(out, "  {}", line.style(s.dim))?;
+    }
+    if !top.support.is_empty() {
+        writeln!(out, "{}", "Evidence:".style(s.bold))?;
+        for item in &top.support {
+            write_item(out, &support_text(item), width)?;
+        }
+    }
+    if !top.next.is_empty() {
+        writeln!(out, "{}", "Next steps:".style(s.bold))?;
+        for step in &top.next {
+            write_step(out, step, width)?;
+        }
+    }
+    let others: Vec<&str> = d
+        .alternatives()
+        .iter()
+        .filter(|c| c.cause != Cause::None)
+        .map(|c| c.cause.as_str())
+        .collect();
+    if !others.is_empty() {
+        let text = format!("Other candidates: {} (-o json has each)", others.join(", "));
+        for line in wrap(&text, width + 2) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
 }
