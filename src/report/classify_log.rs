@@ -30,6 +30,9 @@ use crate::token::Token;
 pub const JSON_SOURCES: usize = 20;
 /// Groups listed as rows in the table; the rest are counted.
 pub const TABLE_GROUPS: usize = 40;
+/// Groups of one classification listed as rows: the rest of a class's
+/// groups are counted, so that every class has rows.
+pub const TABLE_GROUPS_PER_CLASS: usize = 16;
 /// The widest source a row names (an IPv4 address, a user's first words).
 const FROM_CHARS: usize = 24;
 /// Groups whose details (sources, diagnosis, next steps) the table shows.
@@ -441,12 +444,22 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
     Ok(())
 }
 
-/// One row per group (the first [`TABLE_GROUPS`]), then the causes.
+/// One row per group (the first [`TABLE_GROUPS`], at most
+/// [`TABLE_GROUPS_PER_CLASS`] of a classification), then the causes.
 fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Result<()> {
     let axis = r.span.map(|(f, l)| Axis::new(f, l, axis_width(style)));
     let header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
     let mut table = list_table(style, &["#", "EVENTS", &header, "PROBLEM", "LINE", "FROM"]);
-    for (i, g) in r.groups.iter().enumerate().take(TABLE_GROUPS) {
+    let mut per_class: BTreeMap<Classification, usize> = BTreeMap::new();
+    let mut hidden: Vec<&Group> = Vec::new();
+    let mut shown = 0;
+    for (i, g) in r.groups.iter().enumerate() {
+        let listed = per_class.entry(g.key.class).or_default();
+        if shown >= TABLE_GROUPS || *listed >= TABLE_GROUPS_PER_CLASS {
+            hidden.push(g);
+            continue;
+        }
+        (shown, *listed) = (shown + 1, *listed + 1);
         let answer = match (g.key.class, g.key.status) {
             (Classification::Unauthorized, _) => "401".to_owned(),
             (Classification::Forbidden, _) => "403".to_owned(),
@@ -491,13 +504,12 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         ]);
     }
     write_table(out, &table)?;
-    if r.groups.len() > TABLE_GROUPS {
-        let rest = &r.groups[TABLE_GROUPS..];
+    if !hidden.is_empty() {
         writeln!(
             out,
             "{} more groups ({} events): -o json lists every one",
-            rest.len(),
-            thousands(rest.iter().map(|g| g.events).sum())
+            hidden.len(),
+            thousands(hidden.iter().map(|g| g.events).sum())
         )?;
     }
     let causes: Vec<String> = r

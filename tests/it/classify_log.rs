@@ -4,8 +4,9 @@
 //! log with and without it), the counts
 //! per cause equal what scripts/gen_apiserver_log.py planted, reason lines
 //! join their request's 401 by time (a guess when another is in reach, never
-//! across replicas), `--events` streams every failing event, and a paste
-//! stays a paste.
+//! across replicas), `--events` streams every failing event, a paste stays
+//! a paste, and every reader (gzip, stdin, globbed parts, `kubectl logs
+//! --prefix`) gives the same report.
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
@@ -372,4 +373,95 @@ fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["groups"].is_array(), "{doc}");
+}
+
+/// The counts of a report: events per group key, and requests.
+fn counts(doc: &Value) -> (Vec<(String, String, String, u64)>, Value, Value) {
+    let mut groups: Vec<(String, String, String, u64)> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["classification"].as_str().unwrap().to_owned(),
+                g["cause"].as_str().unwrap().to_owned(),
+                g["confidence"].as_str().unwrap().to_owned(),
+                g["events"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    groups.sort();
+    (groups, doc["requests"].clone(), doc["summary"].clone())
+}
+
+#[test]
+fn every_reader_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = sample();
+    let (_, from_gz) = classify_json(&[&repo(SAMPLE).display().to_string()]);
+    // stdin, decompressed.
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let from_stdin: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(counts(&from_stdin), counts(&from_gz));
+    // Two files, cut between lines at a quiet moment (no request is split
+    // from its reason line), read as one log through a quoted glob.
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| !lines[i - 1].contains("Unable to authenticate"))
+        .unwrap();
+    let part = |name: &str, range: &[&str]| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            range.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        )
+        .unwrap();
+    };
+    part("apiserver-1.log", &lines[..cut]);
+    part("apiserver-2.log", &lines[cut..]);
+    let glob = dir.path().join("apiserver-*.log").display().to_string();
+    let (_, from_parts) = classify_json(&[&glob]);
+    assert_eq!(counts(&from_parts), counts(&from_gz));
+    assert_eq!(from_parts["input"]["sources"].as_array().unwrap().len(), 2);
+    // `kubectl logs --prefix`: the replica's tag before each line.
+    let prefixed: String = lines
+        .iter()
+        .map(|l| format!("[pod/kube-apiserver-cp-1/kube-apiserver] {l}\n"))
+        .collect();
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json"])
+        .write_stdin(prefixed)
+        .output()
+        .unwrap();
+    let from_prefixed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(counts(&from_prefixed), counts(&from_gz));
+    let source = &from_prefixed["groups"][0]["sources"][0];
+    assert_eq!(
+        source["stream"], "pod/kube-apiserver-cp-1/kube-apiserver",
+        "{source}"
+    );
+}
+
+#[test]
+fn a_log_that_is_not_text_or_not_there_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("binary.log");
+    let mut bytes = "I0101 00:00:00.000000       1 get.go:262] \"Starting watch\"\n".repeat(200);
+    bytes.push('\0');
+    std::fs::write(&binary, bytes).unwrap();
+    for file in [binary, dir.path().join("missing.log")] {
+        let out = crate::support::satoken()
+            .args(["classify", "--now", NOW, "--log"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", file.display());
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("kubectl-satoken: error: "), "{stderr}");
+    }
 }
