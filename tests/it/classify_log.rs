@@ -375,9 +375,12 @@ fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
     assert!(doc["groups"].is_array(), "{doc}");
 }
 
+/// A group's classification, cause, confidence and events.
+type GroupCount = (String, String, String, u64);
+
 /// The counts of a report: events per group key, and requests.
-fn counts(doc: &Value) -> (Vec<(String, String, String, u64)>, Value, Value) {
-    let mut groups: Vec<(String, String, String, u64)> = doc["groups"]
+fn counts(doc: &Value) -> (Vec<GroupCount>, Value, Value) {
+    let mut groups: Vec<GroupCount> = doc["groups"]
         .as_array()
         .unwrap()
         .iter()
