@@ -8,6 +8,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
 use crate::diagnosis::case::Degradation;
@@ -23,7 +24,8 @@ use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
 use crate::wire::string_codes;
 
 /// How a step went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum StepStatus {
     Pass,
     Skip,
@@ -31,22 +33,11 @@ pub enum StepStatus {
     Fail,
 }
 
-string_codes!(StepStatus: Pass, Skip, Warn, Fail);
-
-impl StepStatus {
-    /// Lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepStatus::Pass => "pass",
-            StepStatus::Skip => "skip",
-            StepStatus::Warn => "warn",
-            StepStatus::Fail => "fail",
-        }
-    }
-}
+string_codes!(StepStatus);
 
 /// Which check a step is, in the order they run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum StepName {
     /// The token's own times and shape, on this pod's clock.
     Token,
@@ -62,21 +53,7 @@ pub enum StepName {
     Freshness,
 }
 
-string_codes!(StepName: Token, PodClock, ApiServer, ServerClock, Keys, Freshness);
-
-impl StepName {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepName::Token => "token",
-            StepName::PodClock => "pod-clock",
-            StepName::ApiServer => "api-server",
-            StepName::ServerClock => "server-clock",
-            StepName::Keys => "keys",
-            StepName::Freshness => "freshness",
-        }
-    }
-}
+string_codes!(StepName);
 
 impl std::fmt::Display for StepName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -124,7 +101,8 @@ impl Step {
 }
 
 /// The one-word answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum DoctorVerdict {
     /// Every step passed.
     Healthy,
@@ -136,19 +114,9 @@ pub enum DoctorVerdict {
     Unreachable,
 }
 
-string_codes!(DoctorVerdict: Healthy, Degraded, Broken, Unreachable);
+string_codes!(DoctorVerdict);
 
 impl DoctorVerdict {
-    /// Stable name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DoctorVerdict::Healthy => "healthy",
-            DoctorVerdict::Degraded => "degraded",
-            DoctorVerdict::Broken => "broken",
-            DoctorVerdict::Unreachable => "unreachable",
-        }
-    }
-
     /// The exit code: 0 healthy or degraded, 1 broken, 3 unreachable.
     pub fn outcome(self) -> Outcome {
         match self {
@@ -291,9 +259,15 @@ pub fn server_step(server: &ServerReport) -> Step {
                 "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
             ),
         ),
+        // Who said no is the engine's finding (RBAC, another authorizer,
+        // admission), with its confidence: never assumed from the status.
         Classification::Forbidden => (
             StepStatus::Fail,
-            format!("{url}: 403 Forbidden: the token was accepted, RBAC said no"),
+            format!(
+                "{url}: 403 Forbidden: the token was accepted; {} ({} confidence)",
+                server.diagnosis.cause().as_str(),
+                server.diagnosis.confidence().as_str()
+            ),
         ),
         Classification::Unauthorized => (
             StepStatus::Fail,

@@ -4,11 +4,13 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::wire::string_codes;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Severity {
     /// Worth knowing; nothing is wrong.
     Info,
@@ -18,174 +20,148 @@ pub enum Severity {
     Error,
 }
 
-impl Severity {
-    /// Lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-macro_rules! codes {
-    ($($(#[$doc:meta])* $variant:ident => $text:literal,)*) => {
-        /// Every finding code, with its stable text.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Code { $($(#[$doc])* $variant,)* }
-
-        impl Code {
-            /// All codes, for documentation tests.
-            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
-
-            /// The stable kebab-case code.
-            pub fn as_str(self) -> &'static str {
-                match self { $(Code::$variant => $text,)* }
-            }
-        }
-    };
-}
-
-codes! {
+/// Every finding code. Its stable text is its name in kebab-case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Code {
     /// Past `exp` (+ leeway where the severity is error).
-    Expired => "expired",
+    Expired,
     /// Before `nbf` (- leeway where the severity is error).
-    NotYetValid => "not-yet-valid",
+    NotYetValid,
     /// `iat` later than now (+ leeway where the severity is error).
-    IssuedInFuture => "issued-in-future",
+    IssuedInFuture,
     /// No `exp`: valid until its binding goes.
-    NoExpiry => "no-expiry",
+    NoExpiry,
     /// A legacy Secret-based token.
-    LegacyToken => "legacy-token",
+    LegacyToken,
     /// The kubelet's extended (one-year) projected token.
-    ExtendedExpiry => "extended-expiry",
+    ExtendedExpiry,
     /// Now past `warnafter`: accepted, but audited as stale.
-    StaleToken => "stale-token",
+    StaleToken,
     /// Expires within min(10 min, 20 % of its lifetime).
-    ExpiresSoon => "expires-soon",
+    ExpiresSoon,
     /// `alg: none`, or no `alg` at all.
-    AlgNone => "alg-none",
+    AlgNone,
     /// Empty signature segment.
-    Unsigned => "unsigned",
+    Unsigned,
     /// HMAC algorithm: never used for ServiceAccount tokens.
-    HmacAlgorithm => "hmac-algorithm",
+    HmacAlgorithm,
     /// Algorithm kube-apiserver does not sign with.
-    UnusualAlgorithm => "unusual-algorithm",
+    UnusualAlgorithm,
     /// Not a Kubernetes ServiceAccount token.
-    UnknownKind => "unknown-kind",
+    UnknownKind,
     /// base64 `=` padding: kube-apiserver decodes unpadded base64url only.
-    PaddedBase64 => "padded-base64",
+    PaddedBase64,
     /// `sub` is not `system:serviceaccount:<ns>:<name>` of its own claims.
-    SubjectMismatch => "subject-mismatch",
+    SubjectMismatch,
     /// Legacy claims with an issuer other than `kubernetes/serviceaccount`.
-    LegacyIssuer => "legacy-issuer",
+    LegacyIssuer,
     /// A legacy token lacks a claim the legacy validator requires.
-    LegacyClaimsMissing => "legacy-claims-missing",
+    LegacyClaimsMissing,
     /// No `kid` in the header.
-    NoKeyId => "no-key-id",
+    NoKeyId,
     /// Bound token without `aud`.
-    NoAudience => "no-audience",
+    NoAudience,
     /// Unknown keys under `kubernetes.io`.
-    NewerTokenFormat => "newer-token-format",
+    NewerTokenFormat,
     /// A NumericDate with a fraction (truncated by the server).
-    FractionalTimes => "fractional-times",
+    FractionalTimes,
     /// `Authorization: Bearer  x`: an extra space makes the request anonymous.
-    BearerExtraSpace => "bearer-extra-space",
+    BearerExtraSpace,
     /// Issued for less than was asked: `--service-account-max-token-expiration`
     /// or a managed cluster's cap shortened it.
-    LifetimeShortened => "lifetime-shortened",
+    LifetimeShortened,
     /// A kubelet token without the one-year grace: clients that never re-read
     /// the file fail after an hour.
-    NoExtendedExpiry => "no-extended-expiry",
+    NoExtendedExpiry,
     /// A legacy Secret's `kubernetes.io/legacy-token-last-used` label.
-    LegacyTokenLastUsed => "legacy-token-last-used",
+    LegacyTokenLastUsed,
     /// A legacy Secret's `kubernetes.io/legacy-token-invalid-since` label.
-    LegacyTokenInvalidSince => "legacy-token-invalid-since",
+    LegacyTokenInvalidSince,
     /// A token the kubelet gave a CSI driver, with its audience.
-    CsiToken => "csi-token",
+    CsiToken,
     /// A CSI token whose `aud` does not carry the audience the map keys it by.
-    CsiAudienceMismatch => "csi-audience-mismatch",
+    CsiAudienceMismatch,
     /// A token the kubelet gave its image credential provider.
-    ImagePullToken => "image-pull-token",
+    ImagePullToken,
     // --authentication-config (decode, verify)
     /// The issuer routes to one JWT authenticator of the configuration.
-    AuthnRouted => "authn-routed",
+    AuthnRouted,
     /// No JWT authenticator has the token's issuer.
-    AuthnNoAuthenticator => "authn-no-authenticator",
+    AuthnNoAuthenticator,
     /// A JWT authenticator's issuer is also the ServiceAccount issuer.
-    AuthnIssuerCollision => "authn-issuer-collision",
+    AuthnIssuerCollision,
     /// No audience in common with the authenticator's audiences.
-    AuthnAudienceMismatch => "authn-audience-mismatch",
+    AuthnAudienceMismatch,
     /// A `claimValidationRules` entry fails.
-    AuthnClaimRuleFailed => "authn-claim-rule-failed",
+    AuthnClaimRuleFailed,
     /// A claim mapping cannot build the user.
-    AuthnMappingFailed => "authn-mapping-failed",
+    AuthnMappingFailed,
     /// A `userValidationRules` entry fails.
-    AuthnUserRuleFailed => "authn-user-rule-failed",
+    AuthnUserRuleFailed,
     /// A CEL expression could not be evaluated here (unsupported, or over the bounds).
-    AuthnNotEvaluated => "authn-not-evaluated",
+    AuthnNotEvaluated,
     // skew
     /// Two clocks are further apart than the leeway.
-    ClockSkew => "clock-skew",
+    ClockSkew,
     /// A clock's uncertainty straddles an edge of the token's window.
-    VerdictUncertain => "verdict-uncertain",
+    VerdictUncertain,
     /// A kubelet's clock is further from its API server's than the leeway.
-    KubeletClockSkew => "kubelet-clock-skew",
+    KubeletClockSkew,
     /// A Lease or Node has not been renewed for long: the node is down, not skewed.
-    NodeDown => "node-down",
+    NodeDown,
     /// An item of a Lease or Node list was unknown or incomplete and was skipped.
-    ItemSkipped => "item-skipped",
+    ItemSkipped,
     /// Lease or Node JSON without managedFields (kubectl hides them by default).
-    NoManagedFields => "no-managed-fields",
+    NoManagedFields,
     /// Node heartbeats place a clock only coarsely.
-    CoarseClock => "coarse-clock",
+    CoarseClock,
     /// The issuing API server's clock was estimated from the token's own `iat`.
-    IatEstimate => "iat-estimate",
+    IatEstimate,
     /// Every lease is stale: the snapshot is probably older than the reference time.
-    SnapshotOld => "snapshot-old",
+    SnapshotOld,
     /// No token: clocks are measured but nothing is judged.
-    NoToken => "no-token",
+    NoToken,
     /// Each kubelet's clock against the API server that stored its Lease or Node.
-    KubeletOffsets => "kubelet-offsets",
+    KubeletOffsets,
     /// A `--server` could not be reached (network or TLS): its clock is unknown.
-    ServerUnreachable => "server-unreachable",
+    ServerUnreachable,
     /// A `--server` answered without a usable `Date` header.
-    NoDateHeader => "no-date-header",
+    NoDateHeader,
     // verify
     /// The signature verifies with no key of the right type.
-    SignatureInvalid => "signature-invalid",
+    SignatureInvalid,
     /// The header's `kid` names no key in the set, and no key verifies the token.
-    KidNotFound => "kid-not-found",
+    KidNotFound,
     /// The token verifies with a key other than the one its `kid` names.
-    KidMismatch => "kid-mismatch",
+    KidMismatch,
     /// No key in the set fits the token's algorithm.
-    NoUsableKey => "no-usable-key",
+    NoUsableKey,
     /// `iss` is not one of the expected issuers.
-    IssuerMismatch => "issuer-mismatch",
+    IssuerMismatch,
     /// No audience in common with the expected audiences.
-    AudienceMismatch => "audience-mismatch",
+    AudienceMismatch,
     /// A JWKS key or PEM block that is not an RSA/EC signing key was skipped.
-    KeySkipped => "key-skipped",
+    KeySkipped,
     /// A published kid that is not the key's Kubernetes key id.
-    KidNotKubernetes => "kid-not-kubernetes",
+    KidNotKubernetes,
     /// Several keys answer to one kid.
-    DuplicateKid => "duplicate-kid",
+    DuplicateKid,
     /// A private key was given; its public half is used.
-    PrivateKeyGiven => "private-key-given",
+    PrivateKeyGiven,
     /// An `RSA PUBLIC KEY` (PKCS#1) block, which kube-apiserver skips.
-    Pkcs1PublicKey => "pkcs1-public-key",
+    Pkcs1PublicKey,
     /// Keys fetched from a URL (and the discovery document's issuer).
-    KeysFetched => "keys-fetched",
+    KeysFetched,
     /// `iss` is not the issuer the cluster's discovery document names.
-    IssuerNotDiscovered => "issuer-not-discovered",
+    IssuerNotDiscovered,
     /// A field of the token differs from what a cloud trust policy expects.
-    TrustPolicyMismatch => "trust-policy-mismatch",
+    TrustPolicyMismatch,
     /// The token matches what a cloud trust policy expects.
-    TrustPolicyMatch => "trust-policy-match",
+    TrustPolicyMatch,
 }
 
-string_codes!(Severity: Info, Warning, Error);
+string_codes!(Severity);
 string_codes!(Code as "FindingCode");
 
 /// One observation of a subcommand.

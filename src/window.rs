@@ -12,6 +12,7 @@
 //! Missing claims are not checked. Legacy Secret tokens are never time-checked.
 
 use chrono::{DateTime, TimeDelta, Utc};
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::token::Claims;
 use crate::wire::string_codes;
@@ -34,30 +35,23 @@ impl From<&Claims> for TimeClaims {
     }
 }
 
-/// What one clock would do with the token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What one clock would do with the token. Its code is `accept`, or why not, in
+/// the same words as the finding codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Verdict {
     Accept,
+    #[strum(serialize = "not-yet-valid")]
     RejectNotYetValid,
+    #[strum(serialize = "issued-in-future")]
     RejectIssuedInFuture,
+    #[strum(serialize = "expired")]
     RejectExpired,
 }
 
-string_codes!(Verdict: Accept, RejectNotYetValid, RejectIssuedInFuture, RejectExpired);
+string_codes!(Verdict);
 
 impl Verdict {
-    /// Stable kebab-case name, as in JSON output: `accept`, or why not, in the
-    /// same words as the finding codes (`not-yet-valid`, `issued-in-future`,
-    /// `expired`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Accept => "accept",
-            Verdict::RejectNotYetValid => "not-yet-valid",
-            Verdict::RejectIssuedInFuture => "issued-in-future",
-            Verdict::RejectExpired => "expired",
-        }
-    }
-
     /// The error text kube-apiserver 1.27+ logs and puts in TokenReview `status.error`.
     pub fn server_message(self) -> Option<&'static str> {
         match self {

@@ -817,12 +817,12 @@ fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupK
     if let Some(f) = parsed {
         return GroupKey::Forbidden(Box::new(ForbiddenKey {
             user: kept(&f.user),
-            verb: kept(&f.verb),
-            resource: f.resource.as_deref().map(kept),
-            subresource: f.subresource.as_deref().map(kept),
-            api_group: f.api_group.as_deref().map(kept),
-            namespace: f.namespace.as_deref().map(kept),
-            path: f.path.as_deref().map(kept),
+            verb: kept(f.verb()),
+            resource: f.request.resource.as_deref().map(kept),
+            subresource: f.request.subresource.as_deref().map(kept),
+            api_group: f.request.api_group.as_deref().map(kept),
+            namespace: f.request.namespace.as_deref().map(kept),
+            path: f.request.path.as_deref().map(kept),
             rbac: true,
             shape: String::new(),
         }));

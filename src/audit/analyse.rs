@@ -22,7 +22,7 @@ use crate::diagnosis::case::{
 };
 use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden};
 use crate::diagnosis::reasons::{self, AuthReason};
-use crate::diagnosis::{self, Support, SupportKind};
+use crate::diagnosis::{self, Cause, Support, SupportKind};
 use crate::timefmt::rfc3339;
 
 /// A client as the attribution sees it: who, which pod, and its tallies.
@@ -380,13 +380,7 @@ fn finding(
                     .and_then(|p| p.reason);
                 let denied = Forbidden {
                     user: f.user.clone(),
-                    verb: f.verb.clone(),
-                    resource: f.resource.clone(),
-                    subresource: f.subresource.clone(),
-                    api_group: f.api_group.clone(),
-                    namespace: f.namespace.clone(),
-                    name,
-                    path: f.path.clone(),
+                    request: info.clone(),
                     reason,
                     kubelet: false,
                 };
@@ -434,6 +428,13 @@ fn finding(
     };
     case.read_answer("the audit log");
     let diagnosis = diagnosis::diagnose(&case);
+    // The authorization sentence is every authorizer's: whose refusal it was
+    // is the engine's finding.
+    let kind = match diagnosis.cause() {
+        Cause::RbacDenied | Cause::RbacRoleMissing => kind,
+        _ if kind == FindingKind::Forbidden => FindingKind::ForbiddenOther,
+        _ => kind,
+    };
     Finding {
         kind,
         key: key_text,

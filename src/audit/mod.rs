@@ -30,12 +30,15 @@ pub use analyse::analyse;
 pub use apiserver::ReasonIndex;
 pub use read::{AuditInputError, Progress, Source, Volume};
 
+use strum::{IntoStaticStr, VariantArray};
+
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::{Cause, Diagnosis};
 use crate::wire::string_codes;
 
 /// What kind of problem a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FindingKind {
     /// 401: the token was rejected.
     Unauthorized,
@@ -51,21 +54,9 @@ pub enum FindingKind {
     LegacyToken,
 }
 
-string_codes!(FindingKind: Unauthorized, Anonymous, Forbidden, ForbiddenOther, StaleToken, LegacyToken);
+string_codes!(FindingKind);
 
 impl FindingKind {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::Unauthorized => "unauthorized",
-            FindingKind::Anonymous => "anonymous",
-            FindingKind::Forbidden => "forbidden",
-            FindingKind::ForbiddenOther => "forbidden-other",
-            FindingKind::StaleToken => "stale-token",
-            FindingKind::LegacyToken => "legacy-token",
-        }
-    }
-
     /// Ranking tier: failing first, then stale, then legacy.
     pub fn tier(self) -> u8 {
         match self {

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde_json::Value as Json;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::wordings::JwtRejection;
 use crate::findings::{Code, Finding};
@@ -218,7 +219,8 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
 }
 
 /// Which step of the authenticator a check is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Stage {
     Audience,
     Username,
@@ -230,26 +232,11 @@ pub enum Stage {
     UserRule,
 }
 
-string_codes!(Stage: Audience, Username, Groups, Uid, Extra, RequiredClaim, ClaimRule, UserRule);
-
-impl Stage {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Audience => "audience",
-            Stage::Username => "username",
-            Stage::Groups => "groups",
-            Stage::Uid => "uid",
-            Stage::Extra => "extra",
-            Stage::RequiredClaim => "required-claim",
-            Stage::ClaimRule => "claim-rule",
-            Stage::UserRule => "user-rule",
-        }
-    }
-}
+string_codes!(Stage);
 
 /// How a check went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CheckOutcome {
     /// Passed (a rule was true; a mapping gave a value).
     Pass,
@@ -259,18 +246,7 @@ pub enum CheckOutcome {
     NotEvaluated,
 }
 
-string_codes!(CheckOutcome: Pass, Fail, NotEvaluated);
-
-impl CheckOutcome {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckOutcome::Pass => "pass",
-            CheckOutcome::Fail => "fail",
-            CheckOutcome::NotEvaluated => "not-evaluated",
-        }
-    }
-}
+string_codes!(CheckOutcome);
 
 /// One check of the routed authenticator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,27 +390,7 @@ pub fn evaluate(
         .iter()
         .position(|a| a.issuer.url == routed_issuer(iss));
     let Some(index) = found else {
-        let issuers: Vec<&str> = config.jwt.iter().map(|a| a.issuer.url.as_str()).collect();
-        report.findings.push(if kind == TokenKind::NotKubernetes {
-            Finding::error(
-                Code::AuthnNoAuthenticator,
-                format!(
-                    "none of the {} JWT authenticators of {} has issuer {iss:?} (they have {}), and it is not a ServiceAccount token: no authenticator takes it (401, \"invalid bearer token\")",
-                    config.jwt.len(),
-                    config.source,
-                    list(&issuers)
-                ),
-            )
-        } else {
-            Finding::info(
-                Code::AuthnNoAuthenticator,
-                format!(
-                    "none of the {} JWT authenticators of {} has issuer {iss:?}: it is left to the ServiceAccount authenticator, which takes it if --service-account-issuer lists {iss:?}",
-                    config.jwt.len(),
-                    config.source
-                ),
-            )
-        });
+        report.findings.push(no_authenticator(config, iss, kind));
         return Ok(report);
     };
     let authenticator = &config.jwt[index];
@@ -448,387 +404,381 @@ pub fn evaluate(
     }
     let claims = Json::Object(token.raw_claims.clone());
     check_budget(config, index, &claims)?;
-    let mut routed = Routed {
-        index,
-        issuer: authenticator.issuer.url.clone(),
-        audiences: authenticator.issuer.audiences.clone(),
-        checks: Vec::new(),
-        user: MappedUser::default(),
-    };
-    let mut first: Option<(JwtRejection, Finding)> = None;
-    let mut fail = |check: &RuleCheck,
-                    rejection: JwtRejection,
-                    code: Code,
-                    checks: &mut Vec<RuleCheck>| {
-        checks.push(check.clone());
-        if first.is_none() {
-            let wording = kube_wording(&rejection);
-            first = Some((
-                rejection,
-                Finding::error(
-                    code,
-                    format!(
-                        "jwt[{index}] ({}) rejects it: {} `{}` {}; kube-apiserver logs \"{wording}\"",
-                        authenticator.issuer.url,
-                        check.stage.as_str(),
-                        check.rule,
-                        check.detail
-                    ),
-                ),
-            ));
-        }
-    };
-    let mut not_evaluated = Vec::new();
-
-    // Audiences (MatchAny: one in common is enough).
-    let audiences = &authenticator.issuer.audiences;
-    let aud_check = RuleCheck {
-        stage: Stage::Audience,
-        rule: format!(
-            "audiences {} ({})",
-            list(audiences),
-            authenticator
-                .issuer
-                .audience_match_policy
-                .as_deref()
-                .unwrap_or("MatchAny")
-        ),
-        outcome: CheckOutcome::Pass,
-        detail: format!("the token has {}", list(&token.claims.audiences)),
-        message: None,
-    };
-    if token.claims.audiences.iter().any(|a| audiences.contains(a)) {
-        routed.checks.push(aud_check);
-    } else {
-        let check = RuleCheck {
-            outcome: CheckOutcome::Fail,
-            ..aud_check
-        };
-        fail(
-            &check,
-            JwtRejection::Audience {
-                expected: sorted(audiences),
-                got: token.claims.audiences.clone(),
-            },
-            Code::AuthnAudienceMismatch,
-            &mut routed.checks,
-        );
-    }
-
-    let m = &authenticator.claim_mappings;
-    // Username.
-    let username = map_username(&m.username, &claims);
-    match username {
-        Mapped::Ok(name, rule) => {
-            routed.user.username = Some(name.clone());
-            routed
-                .checks
-                .push(pass(Stage::Username, rule, format!("{name:?}")));
-        }
-        Mapped::Fail(rule, detail) => {
-            let check = failed(Stage::Username, rule, detail.clone());
-            let rejection = if detail == EMAIL_NOT_VERIFIED {
-                JwtRejection::EmailNotVerified
-            } else {
-                JwtRejection::Mapping {
-                    what: "username".into(),
-                    detail,
-                }
-            };
-            fail(
-                &check,
-                rejection,
-                Code::AuthnMappingFailed,
-                &mut routed.checks,
-            );
-        }
-        Mapped::NotEvaluated(rule, why) => {
-            not_evaluated.push(why.clone());
-            routed.checks.push(skipped(Stage::Username, rule, why));
-        }
-    }
-    // Groups, uid, extra.
-    for (stage, mapping) in [(Stage::Groups, &m.groups), (Stage::Uid, &m.uid)] {
-        match map_list(stage, mapping, &claims) {
-            Mapped::Ok(values, rule) => {
-                if stage == Stage::Groups {
-                    routed.user.groups = values.clone();
-                } else {
-                    routed.user.uid = values.first().cloned();
-                }
-                if !rule.is_empty() {
-                    routed.checks.push(pass(stage, rule, list(&values)));
-                }
-            }
-            Mapped::Fail(rule, detail) => {
-                let check = failed(stage, rule, detail.clone());
-                fail(
-                    &check,
-                    JwtRejection::Mapping {
-                        what: stage.as_str().into(),
-                        detail,
-                    },
-                    Code::AuthnMappingFailed,
-                    &mut routed.checks,
-                );
-            }
-            Mapped::NotEvaluated(rule, why) => {
-                not_evaluated.push(why.clone());
-                routed.checks.push(skipped(stage, rule, why));
-            }
-        }
-    }
-    for extra in &m.extra {
-        let rule = format!("{}: {}", extra.key, extra.value_expression);
-        match cel::evaluate(
-            &extra.value_expression,
-            &Input {
-                name: "claims",
-                value: &claims,
-            },
-        ) {
-            Outcome::Value(v) => match cel::string_list(&v) {
-                Ok(values) => {
-                    if !values.is_empty() {
-                        routed.user.extra.insert(extra.key.clone(), values.clone());
-                    }
-                    routed.checks.push(pass(Stage::Extra, rule, list(&values)));
-                }
-                Err(e) => {
-                    let check = failed(Stage::Extra, rule, e.to_owned());
-                    fail(
-                        &check,
-                        JwtRejection::Mapping {
-                            what: "extra".into(),
-                            detail: format!("{}: {e}", extra.value_expression),
-                        },
-                        Code::AuthnMappingFailed,
-                        &mut routed.checks,
-                    );
-                }
-            },
-            Outcome::Error(e) => {
-                let check = failed(Stage::Extra, rule, e.clone());
-                fail(
-                    &check,
-                    JwtRejection::Mapping {
-                        what: "extra".into(),
-                        detail: format!("{}: {e}", extra.value_expression),
-                    },
-                    Code::AuthnMappingFailed,
-                    &mut routed.checks,
-                );
-            }
-            Outcome::Unsupported(why) | Outcome::Refused(why) => {
-                not_evaluated.push(why.clone());
-                routed.checks.push(skipped(Stage::Extra, rule, why));
-            }
-        }
-    }
-    // Claim validation: required claims, then expressions.
-    let obj = claims.as_object();
+    let mut run = Run::new(index, authenticator);
+    run.check_audiences(&authenticator.issuer, &token.claims.audiences);
+    run.map_user(&authenticator.claim_mappings, &claims);
     for r in &authenticator.claim_validation_rules {
         if let Some(claim) = r.claim.as_deref().filter(|c| !c.is_empty()) {
             let required = r.required_value.clone().unwrap_or_default();
-            let rule = format!("claim {claim} = {required:?}");
-            match obj.and_then(|o| o.get(claim)) {
-                None => {
-                    let check = failed(Stage::RequiredClaim, rule, "the claim is missing".into());
-                    fail(
-                        &check,
-                        JwtRejection::RequiredClaim {
-                            claim: claim.to_owned(),
-                            found: None,
-                            required: Some(required),
-                        },
-                        Code::AuthnClaimRuleFailed,
-                        &mut routed.checks,
-                    );
-                }
-                Some(Json::String(v)) if *v == required => {
-                    routed
-                        .checks
-                        .push(pass(Stage::RequiredClaim, rule, format!("{v:?}")));
-                }
-                Some(v) => {
-                    let found = v
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| v.to_string());
-                    let check = failed(Stage::RequiredClaim, rule, format!("it is {found:?}"));
-                    fail(
-                        &check,
-                        JwtRejection::RequiredClaim {
-                            claim: claim.to_owned(),
-                            found: Some(found),
-                            required: Some(required),
-                        },
-                        Code::AuthnClaimRuleFailed,
-                        &mut routed.checks,
-                    );
-                }
-            }
+            run.check_required_claim(claim, required, &claims);
         }
     }
     for r in &authenticator.claim_validation_rules {
-        let Some(expression) = r.expression.as_deref().filter(|e| !e.is_empty()) else {
-            continue;
-        };
-        let outcome = cel::evaluate(
-            expression,
-            &Input {
-                name: "claims",
-                value: &claims,
-            },
-        );
-        validation(
-            Stage::ClaimRule,
-            expression,
-            r.message.as_deref(),
-            outcome,
-            &mut routed.checks,
-            &mut not_evaluated,
-            &mut |check, rejection, checks| {
-                fail(check, rejection, Code::AuthnClaimRuleFailed, checks)
-            },
-        );
-    }
-    // User validation, over the user the mappings built.
-    if !authenticator.user_validation_rules.is_empty() {
-        let user = serde_json::json!({
-            "username": routed.user.username.clone().unwrap_or_default(),
-            "uid": routed.user.uid.clone().unwrap_or_default(),
-            "groups": routed.user.groups,
-            "extra": routed.user.extra,
-        });
-        for r in &authenticator.user_validation_rules {
-            let outcome = cel::evaluate(
-                &r.expression,
-                &Input {
-                    name: "user",
-                    value: &user,
-                },
-            );
-            validation(
-                Stage::UserRule,
-                &r.expression,
-                r.message.as_deref(),
-                outcome,
-                &mut routed.checks,
-                &mut not_evaluated,
-                &mut |check, rejection, checks| {
-                    fail(check, rejection, Code::AuthnUserRuleFailed, checks)
-                },
+        if let Some(expression) = r.expression.as_deref().filter(|e| !e.is_empty()) {
+            let message = r.message.as_deref();
+            run.validate(
+                Stage::ClaimRule,
+                expression,
+                message,
+                &claims_input(&claims),
             );
         }
     }
-
-    match first {
-        Some((rejection, finding)) => {
-            report.findings.push(finding);
-            report.rejection = Some(rejection);
-        }
-        None => report.findings.push(Finding::info(
-            Code::AuthnRouted,
-            format!(
-                "jwt[{index}] ({}) of {} takes it{}: user {}, groups {}{}",
-                authenticator.issuer.url,
-                config.source,
-                if not_evaluated.is_empty() {
-                    ""
-                } else {
-                    " as far as evaluated"
-                },
-                routed
-                    .user
-                    .username
-                    .as_deref()
-                    .map(|u| format!("{u:?}"))
-                    .unwrap_or_else(|| "-".into()),
-                list(&routed.user.groups),
-                routed
-                    .user
-                    .uid
-                    .as_deref()
-                    .map(|u| format!(", uid {u:?}"))
-                    .unwrap_or_default(),
-            ),
-        )),
-    }
-    for why in not_evaluated {
-        report.findings.push(Finding::warning(
-            Code::AuthnNotEvaluated,
-            format!("a rule of jwt[{index}] was not evaluated: {why}; kube-apiserver evaluates it"),
-        ));
-    }
-    report.routed = Some(routed);
+    run.check_user_rules(&authenticator.user_validation_rules);
+    run.report_to(&mut report, &config.source);
     Ok(report)
 }
 
-/// The one failure a validation rule can record.
-type OnFail<'f> = dyn FnMut(&RuleCheck, JwtRejection, &mut Vec<RuleCheck>) + 'f;
+/// The finding for a token whose issuer no JWT authenticator has.
+fn no_authenticator(config: &AuthnConfig, iss: &str, kind: TokenKind) -> Finding {
+    if kind == TokenKind::NotKubernetes {
+        let issuers: Vec<&str> = config.jwt.iter().map(|a| a.issuer.url.as_str()).collect();
+        Finding::error(
+            Code::AuthnNoAuthenticator,
+            format!(
+                "none of the {} JWT authenticators of {} has issuer {iss:?} (they have {}), and it is not a ServiceAccount token: no authenticator takes it (401, \"invalid bearer token\")",
+                config.jwt.len(),
+                config.source,
+                list(&issuers)
+            ),
+        )
+    } else {
+        Finding::info(
+            Code::AuthnNoAuthenticator,
+            format!(
+                "none of the {} JWT authenticators of {} has issuer {iss:?}: it is left to the ServiceAccount authenticator, which takes it if --service-account-issuer lists {iss:?}",
+                config.jwt.len(),
+                config.source
+            ),
+        )
+    }
+}
 
-fn validation(
-    stage: Stage,
-    expression: &str,
-    message: Option<&str>,
-    outcome: Outcome,
-    checks: &mut Vec<RuleCheck>,
-    not_evaluated: &mut Vec<String>,
-    fail: &mut OnFail<'_>,
-) {
-    let rejection = |message: String| match stage {
-        Stage::UserRule => JwtRejection::UserRule {
-            expression: Some(expression.to_owned()),
-            message,
-        },
-        _ => JwtRejection::ClaimRule {
-            expression: Some(expression.to_owned()),
-            message,
-        },
-    };
-    let mut check = RuleCheck {
-        stage,
-        rule: expression.to_owned(),
-        outcome: CheckOutcome::Pass,
-        detail: "true".into(),
-        message: message.map(str::to_owned),
-    };
-    match outcome {
-        Outcome::Value(cel_value) => match cel_value {
-            ::cel::Value::Bool(true) => checks.push(check),
-            ::cel::Value::Bool(false) => {
-                check.outcome = CheckOutcome::Fail;
+/// The claims, as CEL expressions of claim mappings and rules read them.
+fn claims_input(claims: &Json) -> Input<'_> {
+    Input {
+        name: "claims",
+        value: claims,
+    }
+}
+
+/// The checks of the routed authenticator, in kube-apiserver's order: every
+/// check is recorded, and the first failure is the one the server reports.
+struct Run {
+    routed: Routed,
+    first: Option<(JwtRejection, Finding)>,
+    not_evaluated: Vec<String>,
+}
+
+impl Run {
+    fn new(index: usize, authenticator: &JwtAuthenticator) -> Self {
+        Run {
+            routed: Routed {
+                index,
+                issuer: authenticator.issuer.url.clone(),
+                audiences: authenticator.issuer.audiences.clone(),
+                checks: Vec::new(),
+                user: MappedUser::default(),
+            },
+            first: None,
+            not_evaluated: Vec::new(),
+        }
+    }
+
+    /// Records a failed check; the first one is the rejection.
+    fn fail(&mut self, check: RuleCheck, rejection: JwtRejection, code: Code) {
+        if self.first.is_none() {
+            let wording = kube_wording(&rejection);
+            let finding = Finding::error(
+                code,
+                format!(
+                    "jwt[{}] ({}) rejects it: {} `{}` {}; kube-apiserver logs \"{wording}\"",
+                    self.routed.index,
+                    self.routed.issuer,
+                    check.stage.as_str(),
+                    check.rule,
+                    check.detail
+                ),
+            );
+            self.first = Some((rejection, finding));
+        }
+        self.routed.checks.push(check);
+    }
+
+    /// Records a check that could not be evaluated here, and why.
+    fn skip(&mut self, check: RuleCheck, why: String) {
+        self.not_evaluated.push(why);
+        self.routed.checks.push(check);
+    }
+
+    /// Audiences (MatchAny: one in common is enough).
+    fn check_audiences(&mut self, issuer: &Issuer, got: &[String]) {
+        let policy = issuer.audience_match_policy.as_deref();
+        let rule = format!(
+            "audiences {} ({})",
+            list(&issuer.audiences),
+            policy.unwrap_or("MatchAny")
+        );
+        let detail = format!("the token has {}", list(got));
+        if got.iter().any(|a| issuer.audiences.contains(a)) {
+            self.routed.checks.push(pass(Stage::Audience, rule, detail));
+        } else {
+            let rejection = JwtRejection::Audience {
+                expected: sorted(&issuer.audiences),
+                got: got.to_vec(),
+            };
+            let check = failed(Stage::Audience, rule, detail);
+            self.fail(check, rejection, Code::AuthnAudienceMismatch);
+        }
+    }
+
+    /// The claim mappings: username, groups, uid, extra.
+    fn map_user(&mut self, m: &ClaimMappings, claims: &Json) {
+        let username = map_username(&m.username, claims);
+        let email_not_verified = |detail: String| {
+            if detail == EMAIL_NOT_VERIFIED {
+                JwtRejection::EmailNotVerified
+            } else {
+                mapping_failed(Stage::Username, detail)
+            }
+        };
+        self.routed.user.username = self.mapping(
+            Stage::Username,
+            username,
+            |n| format!("{n:?}"),
+            email_not_verified,
+        );
+        let groups = map_list(Stage::Groups, &m.groups, claims);
+        let groups = self.mapping(
+            Stage::Groups,
+            groups,
+            |v| list(v),
+            |detail| mapping_failed(Stage::Groups, detail),
+        );
+        if let Some(groups) = groups {
+            self.routed.user.groups = groups;
+        }
+        let uid = map_list(Stage::Uid, &m.uid, claims);
+        let uid = self.mapping(
+            Stage::Uid,
+            uid,
+            |v| list(v),
+            |detail| mapping_failed(Stage::Uid, detail),
+        );
+        if let Some(uid) = uid {
+            self.routed.user.uid = uid.first().cloned();
+        }
+        for extra in &m.extra {
+            let values = map_extra(extra, claims);
+            let prefixed = |detail| format!("{}: {detail}", extra.value_expression);
+            let values = self.mapping(
+                Stage::Extra,
+                values,
+                |v| list(v),
+                |detail| mapping_failed(Stage::Extra, prefixed(detail)),
+            );
+            if let Some(values) = values.filter(|v| !v.is_empty()) {
+                self.routed.user.extra.insert(extra.key.clone(), values);
+            }
+        }
+    }
+
+    /// Records one mapping's check; its value, where it gave one.
+    fn mapping<T>(
+        &mut self,
+        stage: Stage,
+        mapped: Mapped<T>,
+        show: impl FnOnce(&T) -> String,
+        rejection: impl FnOnce(String) -> JwtRejection,
+    ) -> Option<T> {
+        match mapped {
+            Mapped::Ok(value, rule) => {
+                // A mapping with neither claim nor expression is no check.
+                if !rule.is_empty() {
+                    let detail = show(&value);
+                    self.routed.checks.push(pass(stage, rule, detail));
+                }
+                Some(value)
+            }
+            Mapped::Fail(rule, detail) => {
+                let check = failed(stage, rule, detail.clone());
+                self.fail(check, rejection(detail), Code::AuthnMappingFailed);
+                None
+            }
+            Mapped::NotEvaluated(rule, why) => {
+                self.skip(skipped(stage, rule, why.clone()), why);
+                None
+            }
+        }
+    }
+
+    /// `claim` + `requiredValue`: the claim must be that string.
+    fn check_required_claim(&mut self, claim: &str, required: String, claims: &Json) {
+        let rule = format!("claim {claim} = {required:?}");
+        let (detail, found) = match claims.get(claim) {
+            Some(Json::String(v)) if *v == required => {
+                let check = pass(Stage::RequiredClaim, rule, format!("{v:?}"));
+                self.routed.checks.push(check);
+                return;
+            }
+            None => ("the claim is missing".to_owned(), None),
+            Some(v) => {
+                let found = v
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| v.to_string());
+                (format!("it is {found:?}"), Some(found))
+            }
+        };
+        let rejection = JwtRejection::RequiredClaim {
+            claim: claim.to_owned(),
+            found,
+            required: Some(required),
+        };
+        let check = failed(Stage::RequiredClaim, rule, detail);
+        self.fail(check, rejection, Code::AuthnClaimRuleFailed);
+    }
+
+    /// User validation, over the user the mappings built.
+    fn check_user_rules(&mut self, rules: &[UserValidationRule]) {
+        if rules.is_empty() {
+            return;
+        }
+        let user = &self.routed.user;
+        let user = serde_json::json!({
+            "username": user.username.clone().unwrap_or_default(),
+            "uid": user.uid.clone().unwrap_or_default(),
+            "groups": user.groups,
+            "extra": user.extra,
+        });
+        let input = Input {
+            name: "user",
+            value: &user,
+        };
+        for r in rules {
+            let message = r.message.as_deref();
+            self.validate(Stage::UserRule, &r.expression, message, &input);
+        }
+    }
+
+    /// Evaluates one validation rule (a CEL expression that must be true) and
+    /// records its check.
+    fn validate(&mut self, stage: Stage, expression: &str, message: Option<&str>, input: &Input) {
+        let code = match stage {
+            Stage::UserRule => Code::AuthnUserRuleFailed,
+            _ => Code::AuthnClaimRuleFailed,
+        };
+        let rejection = |message: String| {
+            let expression = Some(expression.to_owned());
+            match stage {
+                Stage::UserRule => JwtRejection::UserRule {
+                    expression,
+                    message,
+                },
+                _ => JwtRejection::ClaimRule {
+                    expression,
+                    message,
+                },
+            }
+        };
+        let mut check = RuleCheck {
+            stage,
+            rule: expression.to_owned(),
+            outcome: CheckOutcome::Fail,
+            detail: String::new(),
+            message: message.map(str::to_owned),
+        };
+        match cel::evaluate(expression, input) {
+            Outcome::Value(::cel::Value::Bool(true)) => {
+                check.outcome = CheckOutcome::Pass;
+                check.detail = "true".into();
+                self.routed.checks.push(check);
+            }
+            Outcome::Value(::cel::Value::Bool(false)) => {
                 check.detail = match message {
                     Some(m) => format!("is false: {m:?}"),
                     None => "is false".into(),
                 };
-                fail(&check, rejection(message.unwrap_or("").to_owned()), checks);
+                let rejection = rejection(message.unwrap_or("").to_owned());
+                self.fail(check, rejection, code);
             }
-            other => {
-                check.outcome = CheckOutcome::Fail;
+            Outcome::Value(other) => {
                 check.detail = format!(
                     "gives {}: validation expression must return a boolean",
                     cel::show(&other)
                 );
-                fail(
-                    &check,
-                    rejection("validation expression must return a boolean".into()),
-                    checks,
-                );
+                let rejection = rejection("validation expression must return a boolean".into());
+                self.fail(check, rejection, code);
             }
-        },
-        Outcome::Error(e) => {
-            check.outcome = CheckOutcome::Fail;
-            check.detail = format!("fails to evaluate: {e}");
-            fail(&check, rejection(e), checks);
+            Outcome::Error(e) => {
+                check.detail = format!("fails to evaluate: {e}");
+                self.fail(check, rejection(e), code);
+            }
+            Outcome::Unsupported(why) | Outcome::Refused(why) => {
+                check.outcome = CheckOutcome::NotEvaluated;
+                check.detail = why.clone();
+                self.skip(check, format!("`{expression}`: {why}"));
+            }
         }
-        Outcome::Unsupported(why) | Outcome::Refused(why) => {
-            check.outcome = CheckOutcome::NotEvaluated;
-            check.detail = why.clone();
-            not_evaluated.push(format!("`{expression}`: {why}"));
-            checks.push(check);
+    }
+
+    /// The rejection, or the user the authenticator makes, and the rules not
+    /// evaluated.
+    fn report_to(self, report: &mut AuthnConfigReport, source: &str) {
+        let Run {
+            routed,
+            first,
+            not_evaluated,
+        } = self;
+        let index = routed.index;
+        match first {
+            Some((rejection, finding)) => {
+                report.findings.push(finding);
+                report.rejection = Some(rejection);
+            }
+            None => report.findings.push(Finding::info(
+                Code::AuthnRouted,
+                format!(
+                    "jwt[{index}] ({}) of {source} takes it{}: user {}, groups {}{}",
+                    routed.issuer,
+                    if not_evaluated.is_empty() {
+                        ""
+                    } else {
+                        " as far as evaluated"
+                    },
+                    routed
+                        .user
+                        .username
+                        .as_deref()
+                        .map(|u| format!("{u:?}"))
+                        .unwrap_or_else(|| "-".into()),
+                    list(&routed.user.groups),
+                    routed
+                        .user
+                        .uid
+                        .as_deref()
+                        .map(|u| format!(", uid {u:?}"))
+                        .unwrap_or_default(),
+                ),
+            )),
         }
+        for why in not_evaluated {
+            report.findings.push(Finding::warning(
+                Code::AuthnNotEvaluated,
+                format!(
+                    "a rule of jwt[{index}] was not evaluated: {why}; kube-apiserver evaluates it"
+                ),
+            ));
+        }
+        report.routed = Some(routed);
+    }
+}
+
+/// A claim mapping that cannot build the user.
+fn mapping_failed(stage: Stage, detail: String) -> JwtRejection {
+    JwtRejection::Mapping {
+        what: stage.as_str().into(),
+        detail,
     }
 }
 
@@ -843,13 +793,7 @@ enum Mapped<T> {
 fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     if let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) {
         let rule = expr.to_owned();
-        return match cel::evaluate(
-            expr,
-            &Input {
-                name: "claims",
-                value: claims,
-            },
-        ) {
+        return match cel::evaluate(expr, &claims_input(claims)) {
             Outcome::Value(::cel::Value::String(s)) if s.is_empty() => {
                 Mapped::Fail(rule, "the expression gives an empty username".into())
             }
@@ -882,6 +826,23 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
         return Mapped::Fail(rule, EMAIL_NOT_VERIFIED.into());
     }
     Mapped::Ok(format!("{prefix}{name}"), rule)
+}
+
+fn map_extra(extra: &ExtraMapping, claims: &Json) -> Mapped<Vec<String>> {
+    let rule = format!("{}: {}", extra.key, extra.value_expression);
+    match cel::evaluate(&extra.value_expression, &claims_input(claims)) {
+        Outcome::Value(v) => string_list(v, rule),
+        Outcome::Error(e) => Mapped::Fail(rule, e),
+        Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
+    }
+}
+
+/// A mapping whose value must be a list of strings.
+fn string_list(value: ::cel::Value, rule: String) -> Mapped<Vec<String>> {
+    match cel::string_list(&value) {
+        Ok(values) => Mapped::Ok(values, rule),
+        Err(e) => Mapped::Fail(rule, e.to_owned()),
+    }
 }
 
 fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<String>> {
@@ -922,13 +883,7 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
         return Mapped::Ok(Vec::new(), String::new());
     };
     let rule = expr.to_owned();
-    match cel::evaluate(
-        expr,
-        &Input {
-            name: "claims",
-            value: claims,
-        },
-    ) {
+    match cel::evaluate(expr, &claims_input(claims)) {
         Outcome::Value(v) if stage == Stage::Uid => match v {
             ::cel::Value::String(s) => Mapped::Ok(vec![s.as_str().to_owned()], rule),
             other => Mapped::Fail(
@@ -939,10 +894,7 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
                 ),
             ),
         },
-        Outcome::Value(v) => match cel::string_list(&v) {
-            Ok(values) => Mapped::Ok(values, rule),
-            Err(e) => Mapped::Fail(rule, e.to_owned()),
-        },
+        Outcome::Value(v) => string_list(v, rule),
         Outcome::Error(e) => Mapped::Fail(rule, e),
         Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
     }

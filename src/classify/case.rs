@@ -23,15 +23,7 @@ pub fn enrich(ev: &mut Evidence) {
     if let Some(f) = Forbidden::parse(message) {
         ev.user.get_or_insert_with(|| f.user.clone());
         if ev.request.as_ref().is_none_or(|r| r.is_empty()) {
-            ev.request = Some(super::RequestInfo {
-                verb: Some(f.verb.clone()),
-                resource: f.resource.clone(),
-                subresource: f.subresource.clone(),
-                api_group: f.api_group.clone(),
-                namespace: f.namespace.clone(),
-                name: f.name.clone(),
-                path: f.path.clone(),
-            });
+            ev.request = Some(f.request);
         }
     } else if ev.answer.code() == Some(404) && ev.request.is_none() {
         ev.request = crate::diagnosis::extract::url::not_found_request(message);

@@ -68,7 +68,19 @@ pub const MAX_GROUPS: usize = 1_000;
 pub const MAX_SOURCES: usize = 256;
 
 /// How an event's reasons and its request were put together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Join {
     /// A reason line or a 401 with nothing to join in reach, or another answer.
     None,
@@ -78,18 +90,7 @@ pub enum Join {
     Guess,
 }
 
-crate::wire::string_codes!(Join: None, Exact, Guess);
-
-impl Join {
-    /// Stable name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Join::None => "none",
-            Join::Exact => "exact",
-            Join::Guess => "guess",
-        }
-    }
-}
+crate::wire::string_codes!(Join);
 
 /// Who sent the request, as far as its lines say.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

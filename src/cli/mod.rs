@@ -43,7 +43,8 @@ Tells you why a Kubernetes ServiceAccount token is rejected.
 
 401 Unauthorized means the API server rejected the token itself (expired, not yet
 valid on that server's clock, wrong key, issuer or audience, or its ServiceAccount,
-pod or Secret is gone). 403 Forbidden means the token was accepted and RBAC said no.
+pod or Secret is gone). 403 Forbidden means the token was accepted and authorization
+(RBAC, another authorizer) or admission said no.
 
 Run inside a pod, every subcommand reads the mounted token by default.";
 

@@ -7,6 +7,7 @@
 //! never see artefacts, only the [`super::Case`] built from one answer.
 
 use chrono::{DateTime, Utc};
+use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo};
 use super::cause::Cause;
@@ -33,7 +34,8 @@ pub enum Provenance {
 
 /// The kinds of evidence `classify` reads (`--type`), by where the text
 /// comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SourceType {
     /// An HTTP status line or code, with or without headers and a Status body.
     Status,
@@ -56,22 +58,9 @@ pub enum SourceType {
     Checker,
 }
 
-crate::wire::string_codes!(SourceType: Status, Curl, Kubectl, ClientError, ApiserverLog, Audit, Checker);
+crate::wire::string_codes!(SourceType);
 
 impl SourceType {
-    /// Stable kebab-case name, as in JSON and `--type`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceType::Status => "status",
-            SourceType::Curl => "curl",
-            SourceType::Kubectl => "kubectl",
-            SourceType::ClientError => "client-error",
-            SourceType::ApiserverLog => "apiserver-log",
-            SourceType::Audit => "audit",
-            SourceType::Checker => "checker",
-        }
-    }
-
     /// What a user would call it, for messages.
     pub fn describe(self) -> &'static str {
         match self {

@@ -6,6 +6,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
+use strum::{IntoStaticStr, VariantArray};
 
 use super::cause::Cause;
 use super::classification::Classification;
@@ -350,6 +351,11 @@ impl HttpAnswer {
         base.relay = base.relay.or(extra.relay);
         base.relay_status = base.relay_status.or(extra.relay_status);
         base.verdict = base.verdict.or(extra.verdict);
+        // A service that judged the token itself answered with the status
+        // shown beside its refusal; kube-apiserver was never asked.
+        if base.verdict.is_some() && base.relay_status.is_none() {
+            base.relay_status = base.status.take();
+        }
         *self = base;
     }
 }
@@ -459,7 +465,8 @@ impl ServerClock {
 }
 
 /// Where a clock reading came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ClockSource {
     /// The server's `Date` headers around the request, corrected for the round
     /// trip (probe): the server's clock within a measured uncertainty.
@@ -482,24 +489,9 @@ pub enum ClockSource {
     Now,
 }
 
-string_codes!(ClockSource: Measured, DateHeader, LogTimestamp, LogTimestampYearInferred, AuditTimestamp, LocalClock, LocalClockBadDate, AtFlag, Now);
+string_codes!(ClockSource);
 
 impl ClockSource {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClockSource::Measured => "measured",
-            ClockSource::DateHeader => "date-header",
-            ClockSource::LogTimestamp => "log-timestamp",
-            ClockSource::LogTimestampYearInferred => "log-timestamp-year-inferred",
-            ClockSource::AuditTimestamp => "audit-timestamp",
-            ClockSource::LocalClock => "local-clock",
-            ClockSource::LocalClockBadDate => "local-clock-bad-date",
-            ClockSource::AtFlag => "at-flag",
-            ClockSource::Now => "now",
-        }
-    }
-
     /// Whether the reading is the validating API server's own clock.
     pub fn is_server_clock(self) -> bool {
         matches!(
@@ -629,15 +621,18 @@ pub enum ObjectChange {
 }
 
 /// Which kind of object a token is bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BindingKind {
+    // As kubectl names it.
+    #[strum(serialize = "serviceaccount")]
     ServiceAccount,
     Pod,
     Secret,
     Node,
 }
 
-string_codes!(BindingKind: ServiceAccount, Pod, Secret, Node);
+string_codes!(BindingKind);
 
 impl BindingKind {
     /// Plural resource (API path).
@@ -647,16 +642,6 @@ impl BindingKind {
             BindingKind::Pod => "pods",
             BindingKind::Secret => "secrets",
             BindingKind::Node => "nodes",
-        }
-    }
-
-    /// As kubectl and people name it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BindingKind::ServiceAccount => "serviceaccount",
-            BindingKind::Pod => "pod",
-            BindingKind::Secret => "secret",
-            BindingKind::Node => "node",
         }
     }
 
@@ -705,7 +690,8 @@ impl BindingTarget {
 }
 
 /// What a read of a bound object showed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum BindingState {
     /// Exists, same uid, not being deleted: not the cause.
     Matches,
@@ -721,21 +707,7 @@ pub enum BindingState {
     Unreadable,
 }
 
-string_codes!(BindingState: Matches, Missing, UidDiffers, Deleting, InvalidSince, Unreadable);
-
-impl BindingState {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BindingState::Matches => "matches",
-            BindingState::Missing => "missing",
-            BindingState::UidDiffers => "uid-differs",
-            BindingState::Deleting => "deleting",
-            BindingState::InvalidSince => "invalid-since",
-            BindingState::Unreadable => "unreadable",
-        }
-    }
-}
+string_codes!(BindingState);
 
 /// One bound object, read and compared with the token's claim.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -159,7 +159,7 @@ impl fmt::Display for Cause {
     }
 }
 
-string_codes!(Cause);
+string_codes!(Cause, with ALL and as_str);
 
 /// `explain` with a code that is not a cause.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,19 +1,25 @@
 //! What kind of answer a request got (or could not get): the first thing every
 //! diagnosis states, before any cause.
 
+use strum::{IntoStaticStr, VariantArray};
+
 use crate::wire::string_codes;
 
 /// What kind of answer a request got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Classification {
     /// 2xx: authenticated and authorised.
     Ok,
     /// 404: authenticated *and* authorised; the object is missing.
+    #[strum(serialize = "404-not-found")]
     NotFound,
     /// 403: the token was accepted (or none was sent), and authorisation or
     /// admission said no.
+    #[strum(serialize = "403-forbidden")]
     Forbidden,
     /// 401: the token itself was rejected (or none was sent and anonymous is off).
+    #[strum(serialize = "401-invalid-token")]
     Unauthorized,
     /// Another HTTP status (429, 5xx…): not an authentication answer.
     OtherStatus,
@@ -39,8 +45,7 @@ pub enum Classification {
     ReplicaDependent,
 }
 
-string_codes!(Classification: Ok, NotFound, Forbidden, Unauthorized, OtherStatus,
-    NotKubernetes, TlsError, NetworkError, CheckerFailure, ServerConfig, ReplicaDependent);
+string_codes!(Classification);
 
 impl Classification {
     /// The classifications one request (or one logged event) can have: all but
@@ -57,23 +62,6 @@ impl Classification {
         Classification::CheckerFailure,
         Classification::ServerConfig,
     ];
-
-    /// Stable name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Classification::Ok => "ok",
-            Classification::NotFound => "404-not-found",
-            Classification::Forbidden => "403-forbidden",
-            Classification::Unauthorized => "401-invalid-token",
-            Classification::OtherStatus => "other-status",
-            Classification::NotKubernetes => "not-kubernetes",
-            Classification::TlsError => "tls-error",
-            Classification::NetworkError => "network-error",
-            Classification::CheckerFailure => "checker-failure",
-            Classification::ServerConfig => "server-config",
-            Classification::ReplicaDependent => "replica-dependent",
-        }
-    }
 
     /// From a kube-apiserver HTTP status code.
     pub fn from_status(status: u16) -> Self {

@@ -7,7 +7,7 @@
 //! then the other servers, and the guesses last, only when nothing
 //! authoritative explains a 401.
 
-use super::case::Case;
+use super::case::{Answer, Case};
 use super::classification::Classification;
 use super::merge::{Confidence, Diagnosis, Findings};
 use super::rules;
@@ -20,6 +20,14 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
         f.note(note.clone());
     }
     rules::transport::rule(case, &mut f);
+    // A service that judged the token itself (a cloud's token exchange,
+    // Vault's role) answered: its status is its own, and kube-apiserver's
+    // authenticators and authorizers never saw the request.
+    if matches!(&case.answer, Answer::Http(h) if h.verdict.is_some()) {
+        rules::services::rule(case, &mut f);
+        rules::time::rule(case, &mut f);
+        return f.rank(case);
+    }
     rules::checker::rule(case, &mut f);
     rules::server_setup::rule(case, &mut f);
     rules::services::rule(case, &mut f);

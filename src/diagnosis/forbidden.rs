@@ -12,30 +12,78 @@
 //! ```
 //! `&`, `<`, `>`, `'` and `"` inside the core are HTML-escaped by the server.
 
-use serde::Serialize;
-
+use super::case::RequestInfo;
 use super::next::Command;
 
-/// The parts of a 403 message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// The parts of a 403 message: who, the request refused, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Forbidden {
     pub user: String,
-    pub verb: String,
-    /// Resource without subresource (`pods`); `None` for a non-resource path.
-    pub resource: Option<String>,
-    pub subresource: Option<String>,
-    /// API group; `""` is the core group.
-    pub api_group: Option<String>,
-    /// `None` at the cluster scope.
-    pub namespace: Option<String>,
-    /// The object's name, when the request named one.
-    pub name: Option<String>,
-    /// Non-resource URL (`/api`, `/healthz`…).
-    pub path: Option<String>,
+    /// The request as the message names it; its verb is always known.
+    pub request: RequestInfo,
     /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
     pub reason: Option<String>,
     /// The kubelet refused (its own authorizer's wording), not kube-apiserver.
     pub kubelet: bool,
+}
+
+/// What a grant of a denied request would give beyond the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrantRisk {
+    /// The request named `*` (what it stood for): a grant of it is a grant of
+    /// everything of the kind, secrets included.
+    Wildcard(&'static str),
+    /// The grant lets its holder gain privileges it was not given.
+    Escalation(Escalation),
+}
+
+/// The grants Kubernetes' RBAC good practices name as paths to privilege
+/// escalation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalation {
+    Impersonate,
+    EscalateOrBind,
+    Approve,
+    NodesProxy,
+    MintTokens,
+    SecretsEverywhere,
+    WritesRbac,
+}
+
+impl Escalation {
+    /// What the grant gives, and the narrower way to the same end.
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Escalation::Impersonate => (
+                "impersonate lets the holder act as that user, group or ServiceAccount, with every permission it has",
+                "grant the identity the permissions it needs itself; if it must impersonate, limit the grant to one name with --resource-name",
+            ),
+            Escalation::EscalateOrBind => (
+                "escalate and bind let the holder create or bind roles with permissions it does not have",
+                "bind the roles it needs yourself; if it must bind, limit the grant to those roles with --resource-name",
+            ),
+            Escalation::Approve => (
+                "approving certificate signing requests issues client certificates for any identity, system:masters included",
+                "approve the requests by hand (kubectl certificate approve), or limit the grant to one signer with --resource-name",
+            ),
+            Escalation::NodesProxy => (
+                "nodes/proxy reaches the kubelet's whole API: exec into any pod on the node, past admission and audit",
+                "for metrics and stats grant get on nodes/metrics or nodes/stats instead",
+            ),
+            Escalation::MintTokens => (
+                "serviceaccounts/token mints tokens for ServiceAccounts, and with them their permissions",
+                "limit the grant to the one ServiceAccount with --resource-name",
+            ),
+            Escalation::SecretsEverywhere => (
+                "secrets at the cluster scope are every Secret in every namespace, ServiceAccount tokens and credentials among them",
+                "grant it with a Role in the namespace that holds the Secret, with --resource-name for the one it reads",
+            ),
+            Escalation::WritesRbac => (
+                "writing RBAC objects lets the holder grant itself anything",
+                "create the roles and bindings it needs yourself, ahead of time",
+            ),
+        }
+    }
 }
 
 /// The username of anonymous requests: no token (or an empty one) reached the server.
@@ -57,14 +105,17 @@ impl Forbidden {
         let (verb, rest) = rest.split_once(' ')?;
         let parsed = Forbidden {
             user,
-            verb: verb.to_owned(),
-            name: name_from_prefix(prefix),
+            request: RequestInfo {
+                verb: Some(verb.to_owned()),
+                name: name_from_prefix(prefix),
+                ..RequestInfo::default()
+            },
             ..Forbidden::default()
         };
         // A message cut short (a paste, a truncated body) still names the
         // user and the verb.
         let mut partial = parsed.clone();
-        partial.resource = None;
+        partial.request.resource = None;
         Some(parsed.tail(rest).unwrap_or(partial))
     }
 
@@ -83,16 +134,16 @@ impl Forbidden {
             let value = Some(value.to_owned()).filter(|v| !v.is_empty());
             match key {
                 "user" => f.user = value?,
-                "verb" => f.verb = value?,
-                "resource" => f.resource = value,
-                "subresource" => f.subresource = value,
-                "path" => f.path = value,
+                "verb" => f.request.verb = Some(value?),
+                "resource" => f.request.resource = value,
+                "subresource" => f.request.subresource = value,
+                "path" => f.request.path = value,
                 _ => {}
             }
         }
         // The kubelet's resources are the node's: nodes/proxy, nodes/stats…
-        f.api_group = f.resource.is_some().then(String::new);
-        (!f.user.is_empty() && !f.verb.is_empty()).then_some(f)
+        f.request.api_group = f.request.resource.is_some().then(String::new);
+        (!f.user.is_empty() && !f.verb().is_empty()).then_some(f)
     }
 
     /// What follows `cannot VERB `: the resource or path, the scope, the reason.
@@ -100,14 +151,14 @@ impl Forbidden {
         let parsed = &mut self;
         let rest = if let Some(rest) = rest.strip_prefix("path \"") {
             let (path, rest) = rest.split_once('"')?;
-            parsed.path = Some(path.to_owned());
+            parsed.request.path = Some(path.to_owned());
             rest
         } else if let Some(rest) = rest.strip_prefix("resource \"") {
             let (resource, rest) = rest.split_once('"')?;
             parsed.set_resource(resource);
             let rest = rest.strip_prefix(" in API group \"")?;
             let (group, rest) = rest.split_once('"')?;
-            parsed.api_group = Some(group.to_owned());
+            parsed.request.api_group = Some(group.to_owned());
             parsed.scope(rest)?
         } else {
             // Pre-1.12: `cannot list pods in the namespace "ns"`.
@@ -122,10 +173,10 @@ impl Forbidden {
     fn set_resource(&mut self, resource: &str) {
         match resource.split_once('/') {
             Some((res, sub)) => {
-                self.resource = Some(res.to_owned());
-                self.subresource = Some(sub.to_owned());
+                self.request.resource = Some(res.to_owned());
+                self.request.subresource = Some(sub.to_owned());
             }
-            None => self.resource = Some(resource.to_owned()),
+            None => self.request.resource = Some(resource.to_owned()),
         }
     }
 
@@ -133,7 +184,7 @@ impl Forbidden {
     fn scope<'a>(&mut self, rest: &'a str) -> Option<&'a str> {
         if let Some(rest) = rest.strip_prefix(" in the namespace \"") {
             let (ns, rest) = rest.split_once('"')?;
-            self.namespace = Some(ns.to_owned());
+            self.request.namespace = Some(ns.to_owned());
             Some(rest)
         } else {
             rest.strip_prefix(" at the cluster scope")
@@ -143,11 +194,11 @@ impl Forbidden {
     /// The message kube-apiserver (1.12+) writes for this denial: the
     /// inverse of [`Forbidden::parse`], for a request seen many times.
     pub fn message(&self) -> String {
-        let mut prefix = self.resource.clone().unwrap_or_default();
-        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+        let mut prefix = self.request.resource.clone().unwrap_or_default();
+        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
             prefix = format!("{prefix}.{group}");
         }
-        if let Some(name) = &self.name {
+        if let Some(name) = &self.request.name {
             prefix = format!("{prefix} \"{name}\"");
         }
         let prefix = if prefix.is_empty() {
@@ -155,20 +206,20 @@ impl Forbidden {
         } else {
             format!("{prefix} is forbidden")
         };
-        let what = match &self.path {
+        let what = match &self.request.path {
             Some(path) => format!("path \"{path}\""),
             None => {
-                let mut resource = self.resource.clone().unwrap_or_default();
-                if let Some(sub) = &self.subresource {
+                let mut resource = self.request.resource.clone().unwrap_or_default();
+                if let Some(sub) = &self.request.subresource {
                     resource = format!("{resource}/{sub}");
                 }
-                let scope = match &self.namespace {
+                let scope = match &self.request.namespace {
                     Some(ns) => format!("in the namespace \"{ns}\""),
                     None => "at the cluster scope".to_owned(),
                 };
                 format!(
                     "resource \"{resource}\" in API group \"{}\" {scope}",
-                    self.api_group.as_deref().unwrap_or("")
+                    self.request.api_group.as_deref().unwrap_or("")
                 )
             }
         };
@@ -179,8 +230,14 @@ impl Forbidden {
             .unwrap_or_default();
         format!(
             "{prefix}: User \"{}\" cannot {} {what}{reason}",
-            self.user, self.verb
+            self.user,
+            self.verb()
         )
+    }
+
+    /// The verb refused.
+    pub fn verb(&self) -> &str {
+        self.request.verb.as_deref().unwrap_or_default()
     }
 
     /// The node, when the user is a kubelet (`system:node:NAME`).
@@ -200,10 +257,48 @@ impl Forbidden {
             .split_once(':')
     }
 
+    /// What granting exactly this request would give beyond it; `None` when
+    /// the grant is as narrow as the request.
+    pub fn grant_risk(&self) -> Option<GrantRisk> {
+        let star = |v: Option<&str>| v.is_some_and(|v| v.contains('*'));
+        if self.verb().contains('*') {
+            return Some(GrantRisk::Wildcard("every verb"));
+        }
+        if star(self.request.resource.as_deref()) || star(self.request.subresource.as_deref()) {
+            return Some(GrantRisk::Wildcard("every resource"));
+        }
+        if star(self.request.api_group.as_deref()) {
+            return Some(GrantRisk::Wildcard("every API group"));
+        }
+        if star(self.request.path.as_deref()) {
+            return Some(GrantRisk::Wildcard("every path under it"));
+        }
+        let resource = self.request.resource.as_deref().unwrap_or_default();
+        let sub = self.request.subresource.as_deref();
+        let writes = !matches!(self.verb(), "get" | "list" | "watch");
+        let risk = match (self.verb(), resource, sub) {
+            ("impersonate", ..) => Escalation::Impersonate,
+            ("escalate" | "bind", ..) => Escalation::EscalateOrBind,
+            ("approve", ..) => Escalation::Approve,
+            (_, "nodes", Some("proxy")) => Escalation::NodesProxy,
+            (_, "serviceaccounts", Some("token")) => Escalation::MintTokens,
+            (_, "secrets", _) if self.request.namespace.is_none() => Escalation::SecretsEverywhere,
+            _ if writes
+                && self.request.api_group.as_deref() == Some("rbac.authorization.k8s.io") =>
+            {
+                Escalation::WritesRbac
+            }
+            _ => return None,
+        };
+        Some(GrantRisk::Escalation(risk))
+    }
+
     /// The `kubectl create role|clusterrole` and `… rolebinding|clusterrolebinding`
-    /// commands that grant exactly this request to this user. Empty for anonymous.
+    /// commands that grant exactly this request to this user. Empty for
+    /// anonymous, and for a request for `*`: RBAC reads a `*` grant as every
+    /// verb, resource or group, so none is suggested.
     pub fn grant_commands(&self) -> Vec<Command> {
-        if self.is_anonymous() {
+        if self.is_anonymous() || matches!(self.grant_risk(), Some(GrantRisk::Wildcard(_))) {
             return Vec::new();
         }
         let subject = |c: Command| match self.service_account() {
@@ -213,9 +308,9 @@ impl Forbidden {
         let who = self
             .service_account()
             .map_or_else(|| slug(&self.user), |(_, name)| slug(name));
-        let verb = |c: Command| c.flag_value("--verb", Some(&self.verb), "VERB");
-        if let Some(path) = &self.path {
-            let role = format!("{who}-{}-{}", slug(&self.verb), slug(path));
+        let verb = |c: Command| c.flag_value("--verb", Some(self.verb()), "VERB");
+        if let Some(path) = &self.request.path {
+            let role = format!("{who}-{}-{}", slug(self.verb()), slug(path));
             return vec![
                 verb(
                     Command::kubectl()
@@ -231,16 +326,16 @@ impl Forbidden {
                 ),
             ];
         }
-        let Some(resource) = &self.resource else {
+        let Some(resource) = &self.request.resource else {
             return Vec::new();
         };
         // A role for pods/log is not the role for pods: the name says so.
-        let what = match &self.subresource {
+        let what = match &self.request.subresource {
             Some(sub) => format!("{resource}-{sub}"),
             None => resource.clone(),
         };
-        let role = format!("{who}-{}-{}", slug(&self.verb), slug(&what));
-        let (kind, binding, role_flag) = match &self.namespace {
+        let role = format!("{who}-{}-{}", slug(self.verb()), slug(&what));
+        let (kind, binding, role_flag) = match &self.request.namespace {
             Some(_) => ("role", "rolebinding", "--role"),
             None => ("clusterrole", "clusterrolebinding", "--clusterrole"),
         };
@@ -254,7 +349,7 @@ impl Forbidden {
             Some(&self.qualified_resource(true)),
             "RESOURCE",
         );
-        if let Some(name) = &self.name {
+        if let Some(name) = &self.request.name {
             create = create.flag_value("--resource-name", Some(name), "NAME");
         }
         let mut bind = subject(
@@ -263,7 +358,7 @@ impl Forbidden {
                 .value(Some(&role), "ROLE")
                 .flag_value(role_flag, Some(&role), "ROLE"),
         );
-        if let Some(ns) = &self.namespace {
+        if let Some(ns) = &self.request.namespace {
             create = create.namespace(Some(ns));
             bind = bind.namespace(Some(ns));
         }
@@ -272,11 +367,11 @@ impl Forbidden {
 
     /// `resource[.group][/subresource]`, as `kubectl create role --resource` takes it.
     fn qualified_resource(&self, with_subresource: bool) -> String {
-        let mut qualified = self.resource.clone().unwrap_or_default();
-        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+        let mut qualified = self.request.resource.clone().unwrap_or_default();
+        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
             qualified = format!("{qualified}.{group}");
         }
-        if with_subresource && let Some(sub) = &self.subresource {
+        if with_subresource && let Some(sub) = &self.request.subresource {
             qualified = format!("{qualified}/{sub}");
         }
         qualified
@@ -288,20 +383,20 @@ impl Forbidden {
     pub fn can_i(&self) -> Option<Command> {
         let mut c = Command::kubectl()
             .words(&["auth", "can-i"])
-            .value(Some(&self.verb), "VERB");
-        if let Some(path) = &self.path {
+            .value(Some(self.verb()), "VERB");
+        if let Some(path) = &self.request.path {
             c = c.value(Some(path), "PATH");
         } else {
-            self.resource.as_ref()?;
+            self.request.resource.as_ref()?;
             let mut target = self.qualified_resource(false);
-            if let Some(name) = &self.name {
+            if let Some(name) = &self.request.name {
                 target = format!("{target}/{name}");
             }
             c = c.value(Some(&target), "RESOURCE");
-            if let Some(sub) = &self.subresource {
+            if let Some(sub) = &self.request.subresource {
                 c = c.flag_value("--subresource", Some(sub), "SUBRESOURCE");
             }
-            if let Some(ns) = &self.namespace {
+            if let Some(ns) = &self.request.namespace {
                 c = c.namespace(Some(ns));
             }
         }
@@ -411,10 +506,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.user, "system:serviceaccount:debug-lab:reporter");
-        assert_eq!(f.verb, "list");
-        assert_eq!(f.resource.as_deref(), Some("pods"));
-        assert_eq!(f.api_group.as_deref(), Some(""));
-        assert_eq!(f.namespace.as_deref(), Some("debug-lab"));
+        assert_eq!(f.verb(), "list");
+        assert_eq!(f.request.resource.as_deref(), Some("pods"));
+        assert_eq!(f.request.api_group.as_deref(), Some(""));
+        assert_eq!(f.request.namespace.as_deref(), Some("debug-lab"));
         assert_eq!(f.reason, None);
         assert_eq!(
             f.grant_commands()
@@ -434,8 +529,8 @@ mod tests {
             r#"rayclusters.ray.io "raycluster-kuberay" is forbidden: User "system:serviceaccount:ml:ray-job" cannot get resource "rayclusters/status" in API group "ray.io" in the namespace "ml": RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#,
         )
         .unwrap();
-        assert_eq!(f.name.as_deref(), Some("raycluster-kuberay"));
-        assert_eq!(f.subresource.as_deref(), Some("status"));
+        assert_eq!(f.request.name.as_deref(), Some("raycluster-kuberay"));
+        assert_eq!(f.request.subresource.as_deref(), Some("status"));
         assert_eq!(
             f.reason.as_deref(),
             Some(r#"RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#)
@@ -452,7 +547,7 @@ mod tests {
             r#"nodes is forbidden: User "system:serviceaccount:shop:checkout" cannot list resource "nodes" in API group "" at the cluster scope"#,
         )
         .unwrap();
-        assert_eq!(f.namespace, None);
+        assert_eq!(f.request.namespace, None);
         assert!(
             f.grant_commands()[0]
                 .shell()
@@ -461,14 +556,93 @@ mod tests {
         let f = Forbidden::parse(r#"forbidden: User "system:anonymous" cannot get path "/api""#)
             .unwrap();
         assert!(f.is_anonymous());
-        assert_eq!(f.path.as_deref(), Some("/api"));
+        assert_eq!(f.request.path.as_deref(), Some("/api"));
         assert!(f.grant_commands().is_empty());
         let f =
             Forbidden::parse(r#"User "jane" cannot list pods in the namespace "default""#).unwrap();
-        assert_eq!(f.resource.as_deref(), Some("pods"));
-        assert_eq!(f.namespace.as_deref(), Some("default"));
+        assert_eq!(f.request.resource.as_deref(), Some("pods"));
+        assert_eq!(f.request.namespace.as_deref(), Some("default"));
         assert!(f.grant_commands()[1].shell().contains("--user=jane"));
         assert!(Forbidden::parse("Unauthorized").is_none());
+    }
+
+    #[test]
+    fn a_request_for_star_gets_no_grant() {
+        for (message, what) in [
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot list resource "*" in API group "*" at the cluster scope"#,
+                "every resource",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot * resource "pods" in API group "" in the namespace "ci""#,
+                "every verb",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot list resource "deployments" in API group "*" in the namespace "ci""#,
+                "every API group",
+            ),
+            (
+                r#"User "system:serviceaccount:ci:deployer" cannot get path "/apis/*""#,
+                "every path under it",
+            ),
+        ] {
+            let f = Forbidden::parse(message).unwrap();
+            assert_eq!(f.grant_risk(), Some(GrantRisk::Wildcard(what)), "{message}");
+            assert!(f.grant_commands().is_empty(), "{message}");
+        }
+    }
+
+    #[test]
+    fn escalating_grants_are_named_and_narrow_ones_are_not() {
+        let risk = |m: &str| Forbidden::parse(m).unwrap().grant_risk();
+        let sa = r#"User "system:serviceaccount:ci:deployer" cannot"#;
+        for (rest, want) in [
+            (
+                r#"impersonate resource "users" in API group "" at the cluster scope"#,
+                Escalation::Impersonate,
+            ),
+            (
+                r#"escalate resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope"#,
+                Escalation::EscalateOrBind,
+            ),
+            (
+                r#"bind resource "roles" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+                Escalation::EscalateOrBind,
+            ),
+            (
+                r#"create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+                Escalation::WritesRbac,
+            ),
+            (
+                r#"get resource "nodes/proxy" in API group "" at the cluster scope"#,
+                Escalation::NodesProxy,
+            ),
+            (
+                r#"create resource "serviceaccounts/token" in API group "" in the namespace "ci""#,
+                Escalation::MintTokens,
+            ),
+            (
+                r#"list resource "secrets" in API group "" at the cluster scope"#,
+                Escalation::SecretsEverywhere,
+            ),
+            (
+                r#"approve resource "signers" in API group "certificates.k8s.io" at the cluster scope"#,
+                Escalation::Approve,
+            ),
+        ] {
+            let f = Forbidden::parse(&format!("{sa} {rest}")).unwrap();
+            assert_eq!(f.grant_risk(), Some(GrantRisk::Escalation(want)), "{rest}");
+            // Still granted exactly, with the warning beside it.
+            assert_eq!(f.grant_commands().len(), 2, "{rest}");
+        }
+        for rest in [
+            r#"list resource "secrets" in API group "" in the namespace "ci""#,
+            r#"get resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "ci""#,
+            r#"get resource "nodes/stats" in API group "" at the cluster scope"#,
+            r#"list resource "pods" in API group "" in the namespace "ci""#,
+        ] {
+            assert_eq!(risk(&format!("{sa} {rest}")), None, "{rest}");
+        }
     }
 
     #[test]
@@ -544,6 +718,6 @@ mod tests {
         let f =
             Forbidden::parse(r#"forbidden: User "a&amp;b" cannot get path "/x&lt;y&gt;""#).unwrap();
         assert_eq!(f.user, "a&b");
-        assert_eq!(f.path.as_deref(), Some("/x<y>"));
+        assert_eq!(f.request.path.as_deref(), Some("/x<y>"));
     }
 }

@@ -15,6 +15,7 @@
 //! ([`super::cause::CauseDef::next`]), filled in from the case.
 
 use serde::Serialize;
+use strum::{IntoStaticStr, VariantArray};
 
 use super::case::Case;
 use super::cause::Cause;
@@ -29,25 +30,17 @@ use crate::wire::string_codes;
 /// the API). `Medium`: strong circumstantial evidence (the token is outside its
 /// window on that server's clock), or two causes the evidence cannot tell
 /// apart. `Low`: one of several causes the evidence allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Confidence {
     Low,
     Medium,
     High,
 }
 
-string_codes!(Confidence: Low, Medium, High);
+string_codes!(Confidence);
 
 impl Confidence {
-    /// Stable lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
-    }
-
     /// One level lower (low stays low).
     pub fn lowered(self) -> Self {
         match self {

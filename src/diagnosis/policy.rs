@@ -22,11 +22,14 @@
 //!
 //! docs/classify.md says the same for users; the tests below hold one case per tier.
 
+use strum::{IntoStaticStr, VariantArray};
+
 use super::merge::Confidence;
 use crate::wire::string_codes;
 
 /// Why a rule believes a cause: what its confidence is computed from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Basis {
     /// One of several causes the evidence allows.
     Possible,
@@ -40,20 +43,9 @@ pub enum Basis {
     Said,
 }
 
-string_codes!(Basis: Possible, Inferred, Proven, Observed, Said);
+string_codes!(Basis);
 
 impl Basis {
-    /// Stable lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Basis::Possible => "possible",
-            Basis::Inferred => "inferred",
-            Basis::Proven => "proven",
-            Basis::Observed => "observed",
-            Basis::Said => "said",
-        }
-    }
-
     /// The confidence this basis earns before anything speaks against it.
     pub fn confidence(self) -> Confidence {
         match self {

@@ -19,11 +19,13 @@
 //! `explain`'s listing of the wordings in `reasons/listing.rs`.
 
 use serde::Serialize;
+use strum::{IntoStaticStr, VariantArray};
 
 use super::Cause;
 
 /// Which known message a reason is. Stable kebab-case names (JSON `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ReasonKind {
     /// `invalid bearer token`: the loopback authenticator's answer to every other
     /// token; alone, it means no authenticator recognised the token at all.
@@ -31,6 +33,7 @@ pub enum ReasonKind {
     /// Past `exp` + leeway.
     Expired,
     /// Before `nbf` - leeway.
+    #[strum(serialize = "not-yet-valid")]
     NotValidYet,
     /// `iat` after now + leeway (token without `nbf`).
     IssuedInFuture,
@@ -107,51 +110,7 @@ pub enum ReasonKind {
     Unrecognised,
 }
 
-string_codes!(ReasonKind: InvalidBearerToken, Expired, NotValidYet, IssuedInFuture, UnexpectedValidationError, CouldNotBeValidated, ClaimsNotValidated, NoKeysFound, CryptographicPrimitive, JoseError, IssuerInvalid, AudienceInvalid, AudienceNotMatched, ServiceAccountNotFound, ServiceAccountUidMismatch, ServiceAccountDeleted, TokenInvalidated, TokenInvalidatedOldWording, PodUidMismatch, SecretUidMismatch, NodeUidMismatch, NodeBindingValidationDisabled, LegacyTokenMismatch, LegacyTokenMarkedInvalid, LegacyClaimInvalid, ClientCertificateInvalid, ClientCertificateExpired, ClientCertificateNotYetValid, ClientCertificateUntrusted, RsaVerification, CheckerClaimInvalid, JwtAuthenticatorNotInitialized, JwtKeysUnreachable, JwtAuthenticatorRule, JwtAuthenticatorOther, Unrecognised);
-
-impl ReasonKind {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReasonKind::InvalidBearerToken => "invalid-bearer-token",
-            ReasonKind::Expired => "expired",
-            ReasonKind::NotValidYet => "not-yet-valid",
-            ReasonKind::IssuedInFuture => "issued-in-future",
-            ReasonKind::UnexpectedValidationError => "unexpected-validation-error",
-            ReasonKind::CouldNotBeValidated => "could-not-be-validated",
-            ReasonKind::ClaimsNotValidated => "claims-not-validated",
-            ReasonKind::NoKeysFound => "no-keys-found",
-            ReasonKind::CryptographicPrimitive => "cryptographic-primitive",
-            ReasonKind::JoseError => "jose-error",
-            ReasonKind::IssuerInvalid => "issuer-invalid",
-            ReasonKind::AudienceInvalid => "audience-invalid",
-            ReasonKind::AudienceNotMatched => "audience-not-matched",
-            ReasonKind::ServiceAccountNotFound => "service-account-not-found",
-            ReasonKind::ServiceAccountUidMismatch => "service-account-uid-mismatch",
-            ReasonKind::ServiceAccountDeleted => "service-account-deleted",
-            ReasonKind::TokenInvalidated => "token-invalidated",
-            ReasonKind::TokenInvalidatedOldWording => "token-invalidated-old-wording",
-            ReasonKind::PodUidMismatch => "pod-uid-mismatch",
-            ReasonKind::SecretUidMismatch => "secret-uid-mismatch",
-            ReasonKind::NodeUidMismatch => "node-uid-mismatch",
-            ReasonKind::NodeBindingValidationDisabled => "node-binding-validation-disabled",
-            ReasonKind::LegacyTokenMismatch => "legacy-token-mismatch",
-            ReasonKind::LegacyTokenMarkedInvalid => "legacy-token-marked-invalid",
-            ReasonKind::LegacyClaimInvalid => "legacy-claim-invalid",
-            ReasonKind::ClientCertificateInvalid => "client-certificate-invalid",
-            ReasonKind::ClientCertificateExpired => "client-certificate-expired",
-            ReasonKind::ClientCertificateNotYetValid => "client-certificate-not-yet-valid",
-            ReasonKind::ClientCertificateUntrusted => "client-certificate-untrusted",
-            ReasonKind::RsaVerification => "rsa-verification",
-            ReasonKind::CheckerClaimInvalid => "checker-claim-invalid",
-            ReasonKind::JwtAuthenticatorNotInitialized => "jwt-authenticator-not-initialized",
-            ReasonKind::JwtKeysUnreachable => "jwt-keys-unreachable",
-            ReasonKind::JwtAuthenticatorRule => "jwt-authenticator-rule",
-            ReasonKind::JwtAuthenticatorOther => "jwt-authenticator-other",
-            ReasonKind::Unrecognised => "unrecognised",
-        }
-    }
-}
+string_codes!(ReasonKind);
 
 /// Values a message carries, where it carries them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -1,11 +1,14 @@
 //! The facts behind a candidate cause, typed by where they come from, so that
 //! renderers and the merge can group and order them without reading the text.
 
+use strum::{IntoStaticStr, VariantArray};
+
 use crate::wire::string_codes;
 use serde::Serialize;
 
 /// What kind of evidence a sentence states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SupportKind {
     /// The answer the client got (status, Status body, access review).
     Answer,
@@ -32,26 +35,7 @@ pub enum SupportKind {
     Context,
 }
 
-string_codes!(SupportKind: Answer, ServerReason, TokenTimes, Token, Binding, Keys, Transport, Audit, Servers, Anonymous, Context);
-
-impl SupportKind {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SupportKind::Answer => "answer",
-            SupportKind::ServerReason => "server-reason",
-            SupportKind::TokenTimes => "token-times",
-            SupportKind::Token => "token",
-            SupportKind::Binding => "binding",
-            SupportKind::Keys => "keys",
-            SupportKind::Transport => "transport",
-            SupportKind::Audit => "audit",
-            SupportKind::Servers => "servers",
-            SupportKind::Anonymous => "anonymous",
-            SupportKind::Context => "context",
-        }
-    }
-}
+string_codes!(SupportKind);
 
 /// One fact, in words, with its kind and (for probes of several servers) the
 /// server it is about.

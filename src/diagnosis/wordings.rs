@@ -944,7 +944,8 @@ pub const ENTRA: &str = "Microsoft Entra ID";
 pub const VAULT: &str = "Vault";
 const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
-const GOOGLE_IAM: &str = "Google Cloud IAM";
+/// Who a [`SERVICES`] wording is.
+pub const GOOGLE_IAM: &str = "Google Cloud IAM";
 const IAM_DENIED: &str = "AWS IAM: troubleshooting access denied error messages";
 const EKS_AUTH_API: &str = "Amazon EKS Auth API reference: AssumeRoleForPodIdentity";
 const STS_API: &str = "AWS STS API reference, AssumeRoleWithWebIdentity errors";

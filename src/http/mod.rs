@@ -51,6 +51,8 @@ use url::Url;
 pub use clock::RunClock;
 pub use tls::reason_of;
 
+use strum::{IntoStaticStr, VariantArray};
+
 use crate::secret::SecretToken;
 use crate::wire::string_codes;
 
@@ -179,7 +181,8 @@ pub enum ConfigError {
 }
 
 /// Why a TLS handshake failed, as people act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TlsReason {
     /// The certificate is not signed by a trusted CA (wrong `--cacert`).
     UnknownCa,
@@ -194,20 +197,7 @@ pub enum TlsReason {
     Other,
 }
 
-string_codes!(TlsReason: UnknownCa, NameMismatch, Expired, NotYetValid, Other);
-
-impl TlsReason {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TlsReason::UnknownCa => "unknown-ca",
-            TlsReason::NameMismatch => "name-mismatch",
-            TlsReason::Expired => "expired",
-            TlsReason::NotYetValid => "not-yet-valid",
-            TlsReason::Other => "other",
-        }
-    }
-}
+string_codes!(TlsReason);
 
 /// Why no HTTP response came back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -234,23 +224,14 @@ pub enum TransportError {
 }
 
 /// HTTP methods we use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "UPPERCASE")]
 pub enum Method {
     Get,
     Post,
 }
 
-string_codes!(Method: Get, Post);
-
-impl Method {
-    /// As on the request line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-        }
-    }
-}
+string_codes!(Method);
 
 impl std::fmt::Display for Method {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

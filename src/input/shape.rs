@@ -13,6 +13,7 @@
 
 use base64::Engine as _;
 use serde_json::Value;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::error::InputError;
 use crate::secret::SecretToken;
@@ -20,7 +21,8 @@ use crate::wire::string_codes;
 
 /// How the token was wrapped in the input; shown in the report so a user can
 /// check that the tool read what they meant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Shape {
     /// The bare JWT.
     Raw,
@@ -40,23 +42,7 @@ pub enum Shape {
     CsiTokens,
 }
 
-string_codes!(Shape: Raw, Bearer, AuthorizationHeader, TokenRequest, ExecCredential, Secret, CredentialProviderRequest, CsiTokens);
-
-impl Shape {
-    /// Stable kebab-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Shape::Raw => "raw",
-            Shape::Bearer => "bearer",
-            Shape::AuthorizationHeader => "authorization-header",
-            Shape::TokenRequest => "token-request",
-            Shape::ExecCredential => "exec-credential",
-            Shape::Secret => "secret",
-            Shape::CredentialProviderRequest => "credential-provider-request",
-            Shape::CsiTokens => "csi-tokens",
-        }
-    }
-}
+string_codes!(Shape);
 
 /// Token text found in the input, plus what we noticed about its wrapping.
 #[derive(Debug, Clone)]

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::{Classification, Diagnosis};
 use crate::http::{Method, TlsReason, TransportError};
@@ -43,7 +44,8 @@ use offset::OffsetInterval;
 pub use analyse::{Context, analyse};
 
 /// What a request was for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum RequestKind {
     /// Token-less `GET /version`: reachability, TLS, a first `Date`.
     Version,
@@ -68,25 +70,9 @@ pub enum RequestKind {
     Endpoints,
 }
 
-string_codes!(RequestKind: Version, SelfSubjectReview, SelfSubjectAccessReview, Get, TokenReview, AudienceReview, Jwks, Discovery, ReadObject, Endpoints);
+string_codes!(RequestKind);
 
 impl RequestKind {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RequestKind::Version => "version",
-            RequestKind::SelfSubjectReview => "self-subject-review",
-            RequestKind::SelfSubjectAccessReview => "self-subject-access-review",
-            RequestKind::Get => "get",
-            RequestKind::TokenReview => "token-review",
-            RequestKind::AudienceReview => "audience-review",
-            RequestKind::Jwks => "jwks",
-            RequestKind::Discovery => "discovery",
-            RequestKind::ReadObject => "read-object",
-            RequestKind::Endpoints => "endpoints",
-        }
-    }
-
     /// The requests that decide a server's classification: the ones about the
     /// token under test (the others are side requests that explain it).
     pub fn decides(self) -> bool {

@@ -8,6 +8,7 @@ use owo_colors::OwoColorize as _;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
+use strum::{IntoStaticStr, VariantArray};
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
@@ -160,7 +161,8 @@ pub struct TokenReviewJson<'a> {
 }
 
 /// What a TokenReview said, in one word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ReviewAnswer {
     /// The server accepts the token.
     Authenticated,
@@ -170,18 +172,7 @@ pub enum ReviewAnswer {
     NotAllowed,
 }
 
-string_codes!(ReviewAnswer: Authenticated, Rejected, NotAllowed);
-
-impl ReviewAnswer {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewAnswer::Authenticated => "authenticated",
-            ReviewAnswer::Rejected => "rejected",
-            ReviewAnswer::NotAllowed => "not-allowed",
-        }
-    }
-}
+string_codes!(ReviewAnswer);
 
 /// One bound object.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -14,6 +14,7 @@ pub mod render;
 pub mod sources;
 
 use chrono::{DateTime, TimeDelta, Utc};
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::exit::Outcome;
 use crate::findings::{self, Code, Finding};
@@ -25,7 +26,8 @@ use crate::wire::string_codes;
 pub use sources::{ClockSpec, ClockValue, SourceError};
 
 /// Where a clock reading came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ClockSource {
     /// The reference clock itself: the local system clock, or `--now`.
     Reference,
@@ -43,22 +45,7 @@ pub enum ClockSource {
     HttpDate,
 }
 
-string_codes!(ClockSource as "SkewClockSource": Reference, Flag, NodeLease, ApiserverLease, NodeStatus, TokenIat, HttpDate);
-
-impl ClockSource {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClockSource::Reference => "reference",
-            ClockSource::Flag => "flag",
-            ClockSource::NodeLease => "node-lease",
-            ClockSource::ApiserverLease => "apiserver-lease",
-            ClockSource::NodeStatus => "node-status",
-            ClockSource::TokenIat => "token-iat",
-            ClockSource::HttpDate => "http-date",
-        }
-    }
-}
+string_codes!(ClockSource as "SkewClockSource");
 
 /// One clock, read as an interval: its true offset from the reference clock lies
 /// in `offset ± uncertainty`.

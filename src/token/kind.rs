@@ -2,11 +2,14 @@
 //! may run bound tokens with `--service-account-issuer=kubernetes/serviceaccount`.
 //! Rules from pkg/serviceaccount/{claims,legacy}.go (see docs/decode.md).
 
+use strum::{IntoStaticStr, VariantArray};
+
 use super::Claims;
 use crate::wire::string_codes;
 
 /// The token families `decode` tells apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum TokenKind {
     /// Bound to a pod: the kubelet's projected `kube-api-access-*` volume.
     Projected,
@@ -19,10 +22,11 @@ pub enum TokenKind {
     NotKubernetes,
 }
 
-string_codes!(TokenKind: Projected, TokenRequest, LegacySecret, NotKubernetes);
+string_codes!(TokenKind);
 
 /// The object a bound token dies with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Binding {
     Pod,
     Secret,
@@ -31,7 +35,7 @@ pub enum Binding {
     None,
 }
 
-string_codes!(Binding: Pod, Secret, Node, None);
+string_codes!(Binding);
 
 /// Whether a header `kid` has the shape of a key id kube-apiserver computes
 /// for its own keys: unpadded base64url of a SHA-256 (43 characters), as
@@ -47,30 +51,6 @@ pub fn is_kubernetes_key_id(kid: &str) -> bool {
 
 /// What a `kid` that is not a Kubernetes key id means, in one sentence.
 pub const FOREIGN_KID_MEANING: &str = "kube-apiserver names its own keys by the base64url SHA-256 of the public key (43 characters); any other kid comes from an external signer (ExternalServiceAccountTokenSigner, KEP-740: alpha 1.32, beta 1.34) that names its keys itself, or from another issuer. With an external signer, keys it marks excludeFromOidcDiscovery are missing from /openid/v1/jwks yet still verify, and while the signer is down kube-apiserver mints no tokens, so mounted tokens stop being refreshed";
-
-impl TokenKind {
-    /// Stable kebab-case name, as in JSON output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TokenKind::Projected => "projected",
-            TokenKind::TokenRequest => "token-request",
-            TokenKind::LegacySecret => "legacy-secret",
-            TokenKind::NotKubernetes => "not-kubernetes",
-        }
-    }
-}
-
-impl Binding {
-    /// Stable kebab-case name, as in JSON output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Binding::Pod => "pod",
-            Binding::Secret => "secret",
-            Binding::Node => "node",
-            Binding::None => "none",
-        }
-    }
-}
 
 /// Classifies claims: flat legacy claims win; nested `kubernetes.io` with a
 /// ServiceAccount is the bound family, told apart by what it is bound to (`node`

@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use strum::{EnumString, IntoStaticStr, VariantArray};
+
 use crate::wire::string_codes;
 use aws_lc_rs::encoding::AsDer as _;
 use aws_lc_rs::signature::{self as lc, KeyPair as _};
@@ -67,26 +69,21 @@ pub enum KeyError {
     NotDiscovery(String),
 }
 
-/// The EC curves Kubernetes signs with, one per JWS algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The EC curves Kubernetes signs with, one per JWS algorithm, by their JWK
+/// `crv` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray, EnumString)]
 pub enum Curve {
+    #[strum(serialize = "P-256")]
     P256,
+    #[strum(serialize = "P-384")]
     P384,
+    #[strum(serialize = "P-521")]
     P521,
 }
 
-string_codes!(Curve: P256, P384, P521);
+string_codes!(Curve);
 
 impl Curve {
-    /// The JWK `crv` name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Curve::P256 => "P-256",
-            Curve::P384 => "P-384",
-            Curve::P521 => "P-521",
-        }
-    }
-
     /// The JWS algorithm kube-apiserver signs with on this curve (jwt.go `signerFromECDSAPrivateKey`).
     pub fn algorithm(self) -> &'static str {
         match self {
@@ -94,12 +91,6 @@ impl Curve {
             Curve::P384 => "ES384",
             Curve::P521 => "ES512",
         }
-    }
-
-    fn from_crv(crv: &str) -> Option<Curve> {
-        [Curve::P256, Curve::P384, Curve::P521]
-            .into_iter()
-            .find(|c| c.as_str() == crv)
     }
 
     /// Bytes of one coordinate.
@@ -165,7 +156,8 @@ impl fmt::Display for KeyKind {
 }
 
 /// How a PEM key was given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PemForm {
     /// `PUBLIC KEY` (SubjectPublicKeyInfo).
     PublicKey,
@@ -177,19 +169,7 @@ pub enum PemForm {
     PrivateKey,
 }
 
-string_codes!(PemForm: PublicKey, RsaPublicKey, Certificate, PrivateKey);
-
-impl PemForm {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PemForm::PublicKey => "public-key",
-            PemForm::RsaPublicKey => "rsa-public-key",
-            PemForm::Certificate => "certificate",
-            PemForm::PrivateKey => "private-key",
-        }
-    }
-}
+string_codes!(PemForm);
 
 /// One verification key.
 #[derive(Clone)]
@@ -496,7 +476,7 @@ fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
         .get("crv")
         .and_then(Value::as_str)
         .ok_or("no \"crv\" string")?;
-    let curve = Curve::from_crv(crv).ok_or_else(|| {
+    let curve: Curve = crv.parse().map_err(|_| {
         format!("curve {crv:?} is not one Kubernetes signs with (P-256, P-384, P-521)")
     })?;
     let (x, y) = (jwk_bytes(jwk, "x")?, jwk_bytes(jwk, "y")?);

@@ -23,6 +23,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
 use jsonwebtoken::{Algorithm, Validation};
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::LEGACY_ISSUER;
 use crate::findings::{self, Code, Finding};
@@ -44,7 +45,8 @@ pub struct Expectations {
 }
 
 /// The five checks, in the order they are reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CheckName {
     Signature,
     Key,
@@ -57,22 +59,7 @@ pub enum CheckName {
     TrustPolicy,
 }
 
-string_codes!(CheckName: Signature, Key, Issuer, Audience, Time, AuthnConfig, TrustPolicy);
-
-impl CheckName {
-    /// Stable lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckName::Signature => "signature",
-            CheckName::Key => "key",
-            CheckName::Issuer => "issuer",
-            CheckName::Audience => "audience",
-            CheckName::Time => "time",
-            CheckName::AuthnConfig => "authn-config",
-            CheckName::TrustPolicy => "trust-policy",
-        }
-    }
-}
+string_codes!(CheckName);
 
 /// One check's outcome: `ok` is `None` when it was not (or could not be) made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +69,40 @@ pub struct Check {
     pub detail: String,
 }
 
+impl Check {
+    fn passed(name: CheckName, detail: impl Into<String>) -> Check {
+        let detail = detail.into();
+        Check {
+            name,
+            ok: Some(true),
+            detail,
+        }
+    }
+
+    /// Not made, or not decidable here.
+    fn unchecked(name: CheckName, detail: impl Into<String>) -> Check {
+        let detail = detail.into();
+        Check {
+            name,
+            ok: None,
+            detail,
+        }
+    }
+
+    /// Failed: its detail is also an error finding.
+    fn failed(name: CheckName, code: Code, message: String, findings: &mut Vec<Finding>) -> Check {
+        findings.push(Finding::error(code, message.clone()));
+        Check {
+            name,
+            ok: Some(false),
+            detail: message,
+        }
+    }
+}
+
 /// How the verifying key was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum MatchedBy {
     /// The header's `kid` names it (published kid or Kubernetes key id).
     Kid,
@@ -91,20 +110,11 @@ pub enum MatchedBy {
     Trial,
 }
 
-string_codes!(MatchedBy: Kid, Trial);
-
-impl MatchedBy {
-    /// Stable lowercase name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MatchedBy::Kid => "kid",
-            MatchedBy::Trial => "trial",
-        }
-    }
-}
+string_codes!(MatchedBy);
 
 /// What happened with one key of the set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum KeyOutcome {
     /// Not tried (wrong type for the algorithm, or no signature to check).
     NotTried,
@@ -114,18 +124,7 @@ pub enum KeyOutcome {
     Verified,
 }
 
-string_codes!(KeyOutcome: NotTried, Failed, Verified);
-
-impl KeyOutcome {
-    /// Stable kebab-case name, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyOutcome::Verified => "verified",
-            KeyOutcome::Failed => "failed",
-            KeyOutcome::NotTried => "not-tried",
-        }
-    }
-}
+string_codes!(KeyOutcome);
 
 /// The result of `verify`.
 #[derive(Debug, Clone)]
@@ -381,62 +380,11 @@ fn check_signing(
     outcomes: &mut [KeyOutcome],
     findings: &mut Vec<Finding>,
 ) -> (Check, Check, Matched) {
-    let fail = |name, detail: String| Check {
-        name,
-        ok: Some(false),
-        detail,
-    };
-    let skip = |detail: &str| Check {
-        name: CheckName::Key,
-        ok: None,
-        detail: detail.to_owned(),
-    };
     let alg_text = token.header.alg.as_deref().unwrap_or("");
-    // Refusals that need no key.
-    let refusal = match alg_text {
-        "" => Some((
-            Code::AlgNone,
-            "the header has no \"alg\": nothing to verify; kube-apiserver rejects it".to_owned(),
-        )),
-        a if a.eq_ignore_ascii_case("none") => Some((
-            Code::AlgNone,
-            "\"alg\" is \"none\": the token is unsigned, and no ServiceAccount token is; kube-apiserver rejects it".to_owned(),
-        )),
-        a if a.starts_with("HS") => Some((
-            Code::HmacAlgorithm,
-            format!(
-                "\"alg\" is {a}, an HMAC (shared-secret) algorithm: a ServiceAccount token is never HMAC-signed (RS256, or ES256/ES384/ES512), so it was not minted by kube-apiserver and no public key can verify it"
-            ),
-        )),
-        a => SigningAlg::parse(a).is_none().then(|| {
-            (
-                Code::UnusualAlgorithm,
-                format!(
-                    "\"alg\" is {a:?}: this tool verifies the algorithms kube-apiserver signs with (RS256 for RSA keys, ES256/ES384/ES512 for EC keys) and not {a:?}"
-                ),
-            )
-        }),
-    };
-    if let Some((code, message)) = refusal {
-        findings.push(Finding::error(code, message.clone()));
-        return (
-            fail(CheckName::Signature, message),
-            skip("not looked up: the signature cannot be checked"),
-            None,
-        );
-    }
-    let alg = SigningAlg::parse(alg_text).unwrap_or(SigningAlg::Rs256);
-    let signing_input_end = raw.rfind('.').unwrap_or(raw.len());
-    if token.signature_len == 0 {
-        let message =
-            "the signature segment is empty: the token is unsigned; kube-apiserver rejects it"
-                .to_owned();
-        findings.push(Finding::error(Code::Unsigned, message.clone()));
-        return (
-            fail(CheckName::Signature, message),
-            skip("not looked up: there is no signature"),
-            None,
-        );
+    if let Some((code, message, why_no_key)) = unverifiable(alg_text, token.signature_len) {
+        let signature = Check::failed(CheckName::Signature, code, message, findings);
+        let key = Check::unchecked(CheckName::Key, why_no_key);
+        return (signature, key, None);
     }
     if token.padded {
         findings.push(Finding::error(
@@ -444,211 +392,285 @@ fn check_signing(
             "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")",
         ));
     }
+    let alg = SigningAlg::parse(alg_text).unwrap_or(SigningAlg::Rs256);
+    let trial = KeyTrial::run(raw, alg, token_kid, keys, outcomes);
+    let signature = trial.signature_check(alg_text, findings);
+    let key = trial.key_check(alg_text, token_kid, findings);
+    (signature, key, trial.matched)
+}
 
-    let fitting: Vec<usize> = (0..keys.keys.len())
-        .filter(|&i| alg.fits(keys.keys[i].kind))
-        .collect();
-    let by_kid: Vec<usize> = token_kid
-        .map(|kid| {
-            (0..keys.keys.len())
-                .filter(|&i| keys.keys[i].answers_to(kid))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut try_key = |i: usize| -> bool {
-        let ok = verify_with(raw, signing_input_end, alg, &keys.keys[i]);
-        outcomes[i] = if ok {
-            KeyOutcome::Verified
-        } else {
-            KeyOutcome::Failed
+/// Why no key can verify the token (an algorithm kube-apiserver does not sign
+/// with, or no signature): the finding's code and message, and why no key was
+/// looked up.
+fn unverifiable(alg: &str, signature_len: usize) -> Option<(Code, String, &'static str)> {
+    const UNCHECKABLE: &str = "not looked up: the signature cannot be checked";
+    Some(match alg {
+        "" => (
+            Code::AlgNone,
+            "the header has no \"alg\": nothing to verify; kube-apiserver rejects it".to_owned(),
+            UNCHECKABLE,
+        ),
+        a if a.eq_ignore_ascii_case("none") => (
+            Code::AlgNone,
+            "\"alg\" is \"none\": the token is unsigned, and no ServiceAccount token is; kube-apiserver rejects it".to_owned(),
+            UNCHECKABLE,
+        ),
+        a if a.starts_with("HS") => (
+            Code::HmacAlgorithm,
+            format!(
+                "\"alg\" is {a}, an HMAC (shared-secret) algorithm: a ServiceAccount token is never HMAC-signed (RS256, or ES256/ES384/ES512), so it was not minted by kube-apiserver and no public key can verify it"
+            ),
+            UNCHECKABLE,
+        ),
+        a if SigningAlg::parse(a).is_none() => (
+            Code::UnusualAlgorithm,
+            format!(
+                "\"alg\" is {a:?}: this tool verifies the algorithms kube-apiserver signs with (RS256 for RSA keys, ES256/ES384/ES512 for EC keys) and not {a:?}"
+            ),
+            UNCHECKABLE,
+        ),
+        _ if signature_len == 0 => (
+            Code::Unsigned,
+            "the signature segment is empty: the token is unsigned; kube-apiserver rejects it"
+                .to_owned(),
+            "not looked up: there is no signature",
+        ),
+        _ => return None,
+    })
+}
+
+/// The keys tried on the signature, and which one verifies it.
+struct KeyTrial<'k> {
+    keys: &'k KeySet,
+    alg: SigningAlg,
+    /// The keys of the algorithm's type.
+    fitting: Vec<usize>,
+    /// The keys the header's kid names, of any type.
+    by_kid: Vec<usize>,
+    matched: Matched,
+    /// How many keys were tried.
+    tried: usize,
+}
+
+impl<'k> KeyTrial<'k> {
+    /// Tries the kid's candidates first (as kube-apiserver 1.31+), then every
+    /// other key of the right type, so that "right key, wrong kid" is told
+    /// apart from "no key".
+    fn run(
+        raw: &str,
+        alg: SigningAlg,
+        token_kid: Option<&str>,
+        keys: &'k KeySet,
+        outcomes: &mut [KeyOutcome],
+    ) -> Self {
+        let signing_input_end = raw.rfind('.').unwrap_or(raw.len());
+        let all = 0..keys.keys.len();
+        let fitting: Vec<usize> = all
+            .clone()
+            .filter(|&i| alg.fits(keys.keys[i].kind))
+            .collect();
+        let by_kid: Vec<usize> = token_kid
+            .map(|kid| all.filter(|&i| keys.keys[i].answers_to(kid)).collect())
+            .unwrap_or_default();
+        let mut tried = 0;
+        let mut try_key = |i: usize| -> bool {
+            let ok = verify_with(raw, signing_input_end, alg, &keys.keys[i]);
+            outcomes[i] = if ok {
+                KeyOutcome::Verified
+            } else {
+                KeyOutcome::Failed
+            };
+            tried += 1;
+            ok
         };
-        ok
-    };
-    // kid candidates first (as kube-apiserver 1.31+), then every other key of the
-    // right type, so that "right key, wrong kid" is told apart from "no key".
-    let kid_candidates: Vec<usize> = by_kid
-        .iter()
-        .copied()
-        .filter(|i| fitting.contains(i))
-        .collect();
-    let mut matched: Matched = kid_candidates
-        .iter()
-        .copied()
-        .find(|&i| try_key(i))
-        .map(|i| (i, MatchedBy::Kid));
-    if matched.is_none() {
-        matched = fitting
+        let kid_candidates: Vec<usize> = by_kid
             .iter()
             .copied()
-            .filter(|i| !kid_candidates.contains(i))
+            .filter(|i| fitting.contains(i))
+            .collect();
+        let mut matched: Matched = kid_candidates
+            .iter()
+            .copied()
             .find(|&i| try_key(i))
-            .map(|i| (i, MatchedBy::Trial));
-    }
-    let tried = outcomes
-        .iter()
-        .filter(|o| **o != KeyOutcome::NotTried)
-        .count();
-    let key_desc = alg.key_description();
-    let present = || {
-        let kids = keys.kids();
-        if kids.is_empty() {
-            "none".to_owned()
-        } else {
-            kids.join(", ")
-        }
-    };
-    let describe = |key: &PublicKey| format!("{} ({})", key.source, key.kind);
-
-    // The signature check: does any key of the right type verify it?
-    let signature = match matched {
-        Some((i, _)) => Check {
-            name: CheckName::Signature,
-            ok: Some(true),
-            detail: format!(
-                "{alg_text} signature verifies with {}",
-                describe(&keys.keys[i])
-            ),
-        },
-        None if fitting.is_empty() => {
-            let have: Vec<String> = keys.keys.iter().map(|k| k.kind.to_string()).collect();
-            let message = format!(
-                "the token is {alg_text}, which needs an {key_desc} key, and the key set has none (it has: {})",
-                have.join(", ")
-            );
-            findings.push(Finding::error(Code::NoUsableKey, message.clone()));
-            fail(CheckName::Signature, message)
-        }
-        None => {
-            // aws-lc-rs verifies RSA keys of 2048 to 8192 bits; Go accepts 1024 and up.
-            let small: Vec<&str> = fitting
+            .map(|i| (i, MatchedBy::Kid));
+        if matched.is_none() {
+            matched = fitting
                 .iter()
-                .filter(|&&i| matches!(keys.keys[i].kind, KeyKind::Rsa { bits } if bits < 2048))
-                .map(|&i| keys.keys[i].source.as_str())
-                .collect();
-            let caveat = if small.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (this tool cannot verify with RSA keys under 2048 bits, as {} is; kube-apiserver can)",
-                    small.join(", ")
-                )
-            };
-            let message = format!(
-                "the {alg_text} signature does not verify with any of the {tried} {key_desc} key(s): the token was altered after signing, or was signed by a key not in this set; kube-apiserver: \"{CRYPTO_FAILURE}\"{caveat}"
-            );
-            findings.push(Finding::error(Code::SignatureInvalid, message.clone()));
-            fail(CheckName::Signature, message)
+                .copied()
+                .filter(|i| !kid_candidates.contains(i))
+                .find(|&i| try_key(i))
+                .map(|i| (i, MatchedBy::Trial));
         }
-    };
+        KeyTrial {
+            keys,
+            alg,
+            fitting,
+            by_kid,
+            matched,
+            tried,
+        }
+    }
 
-    // The key check: would kube-apiserver 1.31+ find the key by kid?
-    let key = match (token_kid, matched) {
-        (None, Some((i, _))) => Check {
-            name: CheckName::Key,
-            ok: Some(true),
-            detail: format!(
-                "no kid in the header: kube-apiserver tries every key, and {} verifies it",
-                keys.keys[i].source
-            ),
-        },
-        (None, None) => Check {
-            name: CheckName::Key,
-            ok: Some(false),
-            detail: format!(
-                "no kid in the header, and none of the {tried} {key_desc} key(s) verifies the token"
-            ),
-        },
-        (Some(kid), Some((i, MatchedBy::Kid))) => Check {
-            name: CheckName::Key,
-            ok: Some(true),
-            detail: format!(
-                "the header's kid names {}{}",
-                describe(&keys.keys[i]),
-                if keys.keys[i].published_kid.as_deref() == Some(kid) {
+    fn describe(&self, i: usize) -> String {
+        let key = &self.keys.keys[i];
+        format!("{} ({})", key.source, key.kind)
+    }
+
+    /// The signature check: does any key of the right type verify it?
+    fn signature_check(&self, alg_text: &str, findings: &mut Vec<Finding>) -> Check {
+        let (keys, tried) = (&self.keys.keys, self.tried);
+        let key_desc = self.alg.key_description();
+        let (code, message) = match self.matched {
+            Some((i, _)) => {
+                let detail = format!("{alg_text} signature verifies with {}", self.describe(i));
+                return Check::passed(CheckName::Signature, detail);
+            }
+            None if self.fitting.is_empty() => {
+                let have: Vec<String> = keys.iter().map(|k| k.kind.to_string()).collect();
+                let message = format!(
+                    "the token is {alg_text}, which needs an {key_desc} key, and the key set has none (it has: {})",
+                    have.join(", ")
+                );
+                (Code::NoUsableKey, message)
+            }
+            None => {
+                // aws-lc-rs verifies RSA keys of 2048 to 8192 bits; Go accepts 1024 and up.
+                let small: Vec<&str> = self
+                    .fitting
+                    .iter()
+                    .filter(|&&i| matches!(keys[i].kind, KeyKind::Rsa { bits } if bits < 2048))
+                    .map(|&i| keys[i].source.as_str())
+                    .collect();
+                let caveat = if small.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (this tool cannot verify with RSA keys under 2048 bits, as {} is; kube-apiserver can)",
+                        small.join(", ")
+                    )
+                };
+                let message = format!(
+                    "the {alg_text} signature does not verify with any of the {tried} {key_desc} key(s): the token was altered after signing, or was signed by a key not in this set; kube-apiserver: \"{CRYPTO_FAILURE}\"{caveat}"
+                );
+                (Code::SignatureInvalid, message)
+            }
+        };
+        Check::failed(CheckName::Signature, code, message, findings)
+    }
+
+    /// The key check: would kube-apiserver 1.31+ find the key by kid?
+    fn key_check(
+        &self,
+        alg_text: &str,
+        token_kid: Option<&str>,
+        findings: &mut Vec<Finding>,
+    ) -> Check {
+        let (keys, tried, by_kid) = (&self.keys.keys, self.tried, &self.by_kid);
+        let key_desc = self.alg.key_description();
+        let (code, message) = match (token_kid, self.matched) {
+            (None, Some((i, _))) => {
+                let detail = format!(
+                    "no kid in the header: kube-apiserver tries every key, and {} verifies it",
+                    keys[i].source
+                );
+                return Check::passed(CheckName::Key, detail);
+            }
+            (None, None) => {
+                let detail = format!(
+                    "no kid in the header, and none of the {tried} {key_desc} key(s) verifies the token"
+                );
+                return Check {
+                    name: CheckName::Key,
+                    ok: Some(false),
+                    detail,
+                };
+            }
+            (Some(kid), Some((i, MatchedBy::Kid))) => {
+                let detail = format!(
+                    "the header's kid names {}{}",
+                    self.describe(i),
+                    if keys[i].published_kid.as_deref() == Some(kid) {
+                        ""
+                    } else {
+                        ", by its Kubernetes key id"
+                    }
+                );
+                return Check::passed(CheckName::Key, detail);
+            }
+            (Some(kid), Some((i, MatchedBy::Trial)))
+                if by_kid.is_empty()
+                    && keys[i].published_kid.is_none()
+                    && !crate::token::kind::is_kubernetes_key_id(kid) =>
+            {
+                // An external signer names its keys itself; a PEM file carries no
+                // name, so whether the signer calls this key `kid` is not known here.
+                findings.push(Finding::info(
+                    Code::KidNotKubernetes,
+                    format!(
+                        "kid {kid:?} is not a Kubernetes key id: {}",
+                        crate::token::kind::FOREIGN_KID_MEANING
+                    ),
+                ));
+                let detail = format!(
+                    "the signature verifies with {}, a key without a published kid; the token's kid {kid:?} is an external signer's name for its key, which a PEM file does not carry: check that the signer lists kid {kid:?} (its key list, or /openid/v1/jwks unless the key is excluded from discovery)",
+                    self.describe(i)
+                );
+                return Check::unchecked(CheckName::Key, detail);
+            }
+            (Some(kid), Some((i, MatchedBy::Trial))) => {
+                let found = self.describe(i);
+                let message = if by_kid.is_empty() {
+                    format!(
+                        "right key, kid mismatch: no key has kid {kid}, but the token verifies with {found}. kube-apiserver 1.31+ looks keys up by kid and rejects it (\"{NO_KEYS_FOUND}\"); 1.30 and older try every key and accept it"
+                    )
+                } else {
+                    format!(
+                        "kid {kid} names {}, which does not verify the token, but {found} does: the header names the wrong key; kube-apiserver 1.31+ rejects it (\"{CRYPTO_FAILURE}\")",
+                        by_kid
+                            .iter()
+                            .map(|&j| keys[j].source.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                (Code::KidMismatch, message)
+            }
+            (Some(kid), None) if by_kid.is_empty() => {
+                let external = if crate::token::kind::is_kubernetes_key_id(kid) {
                     ""
                 } else {
-                    ", by its Kubernetes key id"
-                }
-            ),
-        },
-        (Some(kid), Some((i, MatchedBy::Trial)))
-            if by_kid.is_empty()
-                && keys.keys[i].published_kid.is_none()
-                && !crate::token::kind::is_kubernetes_key_id(kid) =>
-        {
-            // An external signer names its keys itself; a PEM file carries no
-            // name, so whether the signer calls this key `kid` is not known here.
-            findings.push(Finding::info(
-                Code::KidNotKubernetes,
-                format!(
-                    "kid {kid:?} is not a Kubernetes key id: {}",
-                    crate::token::kind::FOREIGN_KID_MEANING
-                ),
-            ));
-            Check {
-                name: CheckName::Key,
-                ok: None,
-                detail: format!(
-                    "the signature verifies with {}, a key without a published kid; the token's kid {kid:?} is an external signer's name for its key, which a PEM file does not carry: check that the signer lists kid {kid:?} (its key list, or /openid/v1/jwks unless the key is excluded from discovery)",
-                    describe(&keys.keys[i])
-                ),
+                    ". The kid is not a Kubernetes key id: an external signer's key, which may be excluded from /openid/v1/jwks and still verify; verify against the signer's full key list"
+                };
+                let kids = self.keys.kids();
+                let present = if kids.is_empty() {
+                    "none".to_owned()
+                } else {
+                    kids.join(", ")
+                };
+                let message = format!(
+                    "no key has kid {kid} (kids present: {present}) and no {key_desc} key verifies the token: it was signed by a key this set does not hold (rotated out, or another cluster's); kube-apiserver 1.31+: \"{NO_KEYS_FOUND}\"{external}"
+                );
+                (Code::KidNotFound, message)
             }
-        }
-        (Some(kid), Some((i, MatchedBy::Trial))) => {
-            let found = describe(&keys.keys[i]);
-            let message = if by_kid.is_empty() {
-                format!(
-                    "right key, kid mismatch: no key has kid {kid}, but the token verifies with {found}. kube-apiserver 1.31+ looks keys up by kid and rejects it (\"{NO_KEYS_FOUND}\"); 1.30 and older try every key and accept it"
-                )
-            } else {
-                format!(
-                    "kid {kid} names {}, which does not verify the token, but {found} does: the header names the wrong key; kube-apiserver 1.31+ rejects it (\"{CRYPTO_FAILURE}\")",
-                    by_kid
-                        .iter()
-                        .map(|&j| keys.keys[j].source.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            findings.push(Finding::error(Code::KidMismatch, message.clone()));
-            fail(CheckName::Key, message)
-        }
-        (Some(kid), None) if by_kid.is_empty() => {
-            let external = if crate::token::kind::is_kubernetes_key_id(kid) {
-                ""
-            } else {
-                ". The kid is not a Kubernetes key id: an external signer's key, which may be excluded from /openid/v1/jwks and still verify; verify against the signer's full key list"
-            };
-            let message = format!(
-                "no key has kid {kid} (kids present: {}) and no {key_desc} key verifies the token: it was signed by a key this set does not hold (rotated out, or another cluster's); kube-apiserver 1.31+: \"{NO_KEYS_FOUND}\"{external}",
-                present()
-            );
-            findings.push(Finding::error(Code::KidNotFound, message.clone()));
-            fail(CheckName::Key, message)
-        }
-        (Some(kid), None) => {
-            let names = by_kid
-                .iter()
-                .map(|&j| describe(&keys.keys[j]))
-                .collect::<Vec<_>>()
-                .join(", ");
-            if kid_candidates.is_empty() {
+            (Some(kid), None) => {
+                let names = by_kid
+                    .iter()
+                    .map(|&j| self.describe(j))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if by_kid.iter().any(|i| self.fitting.contains(i)) {
+                    // The key was found; the signature check tells what is wrong.
+                    let detail = format!("the header's kid names {names}");
+                    return Check::passed(CheckName::Key, detail);
+                }
                 let message = format!(
                     "kid {kid} names {names}, which cannot verify {alg_text} (it needs an {key_desc} key)"
                 );
-                findings.push(Finding::error(Code::KidMismatch, message.clone()));
-                fail(CheckName::Key, message)
-            } else {
-                // The key was found; the signature check tells what is wrong.
-                Check {
-                    name: CheckName::Key,
-                    ok: Some(true),
-                    detail: format!("the header's kid names {names}"),
-                }
+                (Code::KidMismatch, message)
             }
-        }
-    };
-    (signature, key, matched)
+        };
+        Check::failed(CheckName::Key, code, message, findings)
+    }
 }
 
 /// Whether `key` verifies the JWS `raw` (signing input `raw[..end]`) with `alg`.
@@ -694,40 +716,29 @@ fn check_issuer(
     // Legacy Secret tokens go to the legacy authenticator, whose issuer is fixed
     // (pkg/kubeapiserver/authenticator/config.go; pkg/serviceaccount/legacy.go).
     if kind == TokenKind::LegacySecret && iss == Some(LEGACY_ISSUER) {
-        return Check {
-            name: CheckName::Issuer,
-            ok: Some(true),
-            detail: format!(
+        return Check::passed(
+            CheckName::Issuer,
+            format!(
                 "{shown}: a legacy Secret token, checked by the legacy authenticator whatever --service-account-issuer says"
             ),
-        };
+        );
     }
     if expect.issuers.is_empty() {
-        return Check {
-            name: CheckName::Issuer,
-            ok: None,
-            detail: format!(
+        return Check::unchecked(
+            CheckName::Issuer,
+            format!(
                 "not checked (no --issuer); the token's issuer is {shown}. The cluster's is in kubectl get --raw /.well-known/openid-configuration"
             ),
-        };
+        );
     }
     if iss.is_some_and(|i| expect.issuers.iter().any(|e| e == i)) {
-        return Check {
-            name: CheckName::Issuer,
-            ok: Some(true),
-            detail: format!("{shown} is an expected issuer"),
-        };
+        return Check::passed(CheckName::Issuer, format!("{shown} is an expected issuer"));
     }
     let message = format!(
         "the token's issuer is {shown}, not {}: kube-apiserver does not recognise it as its own (401, \"invalid bearer token\"). Another cluster's token, or --service-account-issuer changed (keep the old value as a second --service-account-issuer while tokens roll over)",
         go_quote_list(&expect.issuers)
     );
-    findings.push(Finding::error(Code::IssuerMismatch, message.clone()));
-    Check {
-        name: CheckName::Issuer,
-        ok: Some(false),
-        detail: message,
-    }
+    Check::failed(CheckName::Issuer, Code::IssuerMismatch, message, findings)
 }
 
 fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Finding>) -> Check {
@@ -746,25 +757,23 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         };
     }
     if expect.audiences.is_empty() {
-        return Check {
-            name: CheckName::Audience,
-            ok: None,
-            detail: format!(
+        return Check::unchecked(
+            CheckName::Audience,
+            format!(
                 "not checked (no --audience); the token's audiences are {}",
                 go_quote_list(auds)
             ),
-        };
+        );
     }
     let shared: Vec<&String> = auds
         .iter()
         .filter(|a| expect.audiences.contains(a))
         .collect();
     if let Some(first) = shared.first() {
-        return Check {
-            name: CheckName::Audience,
-            ok: Some(true),
-            detail: format!("shares {first:?} with the expected audiences"),
-        };
+        return Check::passed(
+            CheckName::Audience,
+            format!("shares {first:?} with the expected audiences"),
+        );
     }
     // The exact wording kube-apiserver logs (jwt.go, Go %q of two string slices).
     let message = format!(
@@ -772,12 +781,12 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         go_quote_list(auds),
         go_quote_list(&expect.audiences)
     );
-    findings.push(Finding::error(Code::AudienceMismatch, message.clone()));
-    Check {
-        name: CheckName::Audience,
-        ok: Some(false),
-        detail: message,
-    }
+    Check::failed(
+        CheckName::Audience,
+        Code::AudienceMismatch,
+        message,
+        findings,
+    )
 }
 
 /// Go's `%q` of a `[]string`: `["a" "b"]`.
@@ -795,11 +804,7 @@ fn check_time(
 ) -> Check {
     if kind == TokenKind::LegacySecret {
         // pkg/serviceaccount/legacy.go never looks at time claims.
-        return Check {
-            name: CheckName::Time,
-            ok: Some(true),
-            detail: "a legacy Secret token: never time-checked".to_owned(),
-        };
+        return Check::passed(CheckName::Time, "a legacy Secret token: never time-checked");
     }
     let claims = &token.claims;
     let judgement = window::judge(TimeClaims::from(claims), now, leeway);
@@ -820,11 +825,7 @@ fn check_time(
                 ),
                 _ => format!("inside the window at {}: no exp", rfc3339(now)),
             };
-            return Check {
-                name: CheckName::Time,
-                ok: Some(true),
-                detail,
-            };
+            return Check::passed(CheckName::Time, detail);
         }
         Verdict::RejectNotYetValid => (
             Code::NotYetValid,
@@ -849,12 +850,7 @@ fn check_time(
             ),
         ),
     };
-    findings.push(Finding::error(code, message.clone()));
-    Check {
-        name: CheckName::Time,
-        ok: Some(false),
-        detail: message,
-    }
+    Check::failed(CheckName::Time, code, message, findings)
 }
 
 #[cfg(test)]

@@ -614,3 +614,33 @@ fn merge_treats_shards_as_untrusted_input() {
         assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
     }
 }
+
+/// The authorization sentence is every authorizer's: a reason after it that
+/// is not RBAC's keeps the 403 out of RBAC's findings, and the step is no Role.
+#[test]
+fn a_403_with_another_authorizer_s_reason_is_not_rbac_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut event: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::tokens::testdata("evidence/audit-403.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let user = event["user"]["username"].as_str().unwrap().to_owned();
+    event["verb"] = "list".into();
+    event["objectRef"] =
+        serde_json::json!({"resource": "secrets", "namespace": "kube-system", "apiVersion": "v1"});
+    event["responseStatus"]["message"] = format!(
+        "secrets is forbidden: User \"{user}\" cannot list resource \"secrets\" in API group \"\" in the namespace \"kube-system\": access denied by the workspace authorizer"
+    )
+    .into();
+    if let Some(a) = event["annotations"].as_object_mut() {
+        a.remove("authorization.k8s.io/reason");
+    }
+    let path = dir.path().join("event.json");
+    std::fs::write(&path, event.to_string()).unwrap();
+    let (code, doc) = audit_json(&[path.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let f = finding(&doc, "forbidden-other", &user);
+    assert_eq!(f["diagnosis"]["cause"], "non-rbac-authorizer-denied");
+    assert!(!f["diagnosis"]["next"].to_string().contains("create role"));
+}

@@ -331,6 +331,7 @@ impl<'a> Scanner<'a> {
             found.http(
                 HttpAnswer {
                     relay: Some(v.service.to_owned()),
+                    relay_status: status::stated_code(text),
                     verdict: Some(v),
                     weight: 1,
                     ..HttpAnswer::default()

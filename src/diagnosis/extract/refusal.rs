@@ -112,7 +112,9 @@ pub fn find(line: &str) -> Option<Refusal> {
         return None;
     }
     let tokenreviews = Forbidden::parse(&message).is_some_and(|f| {
-        f.resource.as_deref() == Some("tokenreviews") && f.verb == "create" && !f.is_anonymous()
+        f.request.resource.as_deref() == Some("tokenreviews")
+            && f.verb() == "create"
+            && !f.is_anonymous()
     }) || (message.contains("tokenreviews.authentication.k8s.io")
         && message.contains("cannot create"));
     Some(Refusal {

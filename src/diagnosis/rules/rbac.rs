@@ -12,7 +12,7 @@ use crate::diagnosis::case::{Answer, Case, RequestInfo};
 use crate::diagnosis::cause::CauseDef;
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
-use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::forbidden::{Forbidden, GrantRisk};
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
@@ -115,7 +115,6 @@ fn denied(case: &Case<'_>) -> Option<Forbidden> {
     let Answer::Access(verdict) = &case.answer else {
         return None;
     };
-    let request = case.request.clone().unwrap_or_default();
     let user = case
         .user
         .clone()
@@ -123,13 +122,7 @@ fn denied(case: &Case<'_>) -> Option<Forbidden> {
         .unwrap_or_default();
     Some(Forbidden {
         user,
-        verb: request.verb.unwrap_or_default(),
-        resource: request.resource,
-        subresource: request.subresource,
-        api_group: request.api_group,
-        namespace: request.namespace,
-        name: request.name,
-        path: request.path,
+        request: case.request.clone().unwrap_or_default(),
         reason: verdict.reason.clone(),
         kubelet: false,
     })
@@ -152,26 +145,40 @@ fn denied_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn denied_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let grants = denied(case).map(|f| f.grant_commands()).unwrap_or_default();
-    if grants.is_empty() {
-        return vec![NextStep::say(
-            "grant the verb on the resource to the user with a Role (or ClusterRole) and a binding",
-        )];
+    let denied = denied(case);
+    let mut steps = Vec::new();
+    match denied.as_ref().and_then(Forbidden::grant_risk) {
+        Some(GrantRisk::Wildcard(what)) => {
+            return vec![NextStep::say(format!(
+                "no grant: the request was for `*`, and RBAC reads a grant of `*` as {what}, secrets included; grant only the verbs and resources the workload needs, named one by one"
+            ))];
+        }
+        Some(GrantRisk::Escalation(e)) => {
+            let (gives, instead) = e.words();
+            steps.push(NextStep::say(format!(
+                "warning, privilege escalation: {gives}; {instead}"
+            )));
+        }
+        None => {}
     }
-    grants
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            NextStep::run(
-                if i == 0 {
-                    "grant: a role allowing exactly this request"
-                } else {
-                    "grant: bind it to the identity"
-                },
-                c,
-            )
-        })
-        .collect()
+    let grants = denied.map(|f| f.grant_commands()).unwrap_or_default();
+    if grants.is_empty() {
+        steps.push(NextStep::say(
+            "grant the verb on the resource to the user with a Role (or ClusterRole) and a binding",
+        ));
+        return steps;
+    }
+    steps.extend(grants.into_iter().enumerate().map(|(i, c)| {
+        NextStep::run(
+            if i == 0 {
+                "grant: a role allowing exactly this request"
+            } else {
+                "grant: bind it to the identity"
+            },
+            c,
+        )
+    }));
+    steps
 }
 
 fn missing_confirm(case: &Case<'_>) -> Vec<NextStep> {
@@ -210,7 +217,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             format!(
                 "SelfSubjectAccessReview: {} may not {} {}{}",
                 d.user,
-                d.verb,
+                d.verb(),
                 target_words(&d),
                 verdict
                     .reason
@@ -257,11 +264,26 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             format!(
                 "the token was accepted (user {}); authorization allows no {} {}",
                 d.user,
-                d.verb,
+                d.verb(),
                 target_words(&d)
             ),
         ),
     ];
+    // A kubelet's own requests are the Node authorizer's to judge, not a grant's.
+    match d.grant_risk().filter(|_| d.node().is_none()) {
+        Some(GrantRisk::Wildcard(what)) => support.push(Support::new(
+            SupportKind::Answer,
+            format!("the request was for `*`: {what}"),
+        )),
+        Some(GrantRisk::Escalation(e)) => support.push(Support::new(
+            SupportKind::Answer,
+            format!(
+                "the request asks for a privilege few workloads need: {}",
+                e.words().0
+            ),
+        )),
+        None => {}
+    }
     if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
         support.push(Support::new(
             SupportKind::Token,
@@ -402,12 +424,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
 fn target_words(d: &Forbidden) -> String {
     let request = RequestInfo {
         verb: None,
-        resource: d.resource.clone(),
-        subresource: d.subresource.clone(),
-        api_group: d.api_group.clone(),
-        namespace: d.namespace.clone(),
-        name: d.name.clone(),
-        path: d.path.clone(),
+        ..d.request.clone()
     };
     request.describe().trim_start_matches("? ").to_owned()
 }
@@ -506,5 +523,43 @@ mod tests {
             shells[0],
             "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:web"
         );
+    }
+
+    #[test]
+    fn no_grant_for_star_and_a_warning_before_an_escalating_one() {
+        let steps = |message: &str| {
+            let d = crate::diagnosis::testing::diagnosed(&case(http(403, Some(message)), None));
+            assert_eq!(d.cause(), Cause::RbacDenied, "{message}");
+            d.top().next.clone()
+        };
+        let star = steps(
+            r#"User "system:serviceaccount:shop:web" cannot list resource "*" in API group "*" at the cluster scope"#,
+        );
+        assert!(
+            star.iter()
+                .filter_map(|n| n.command.as_ref())
+                .all(|c| !c.shell().contains("create")),
+            "{star:?}"
+        );
+        assert!(
+            star.iter()
+                .any(|n| n.why.starts_with("no grant: the request was for `*`"))
+        );
+        let proxy = steps(
+            r#"User "system:serviceaccount:shop:web" cannot get resource "nodes/proxy" in API group "" at the cluster scope"#,
+        );
+        let warning = proxy
+            .iter()
+            .position(|n| n.why.starts_with("warning, privilege escalation"))
+            .expect("a warning");
+        let grant = proxy
+            .iter()
+            .position(|n| {
+                n.command
+                    .as_ref()
+                    .is_some_and(|c| c.shell().contains("create clusterrole"))
+            })
+            .expect("the exact grant");
+        assert!(warning < grant, "{proxy:?}");
     }
 }

@@ -228,7 +228,15 @@ fn trust_fix(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn caller_confirm(_: &Case<'_>) -> Vec<NextStep> {
+fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
+    let google = matches!(&case.answer, Answer::Http(h)
+        if h.verdict.as_ref().is_some_and(|v| v.service == crate::diagnosis::wordings::GOOGLE_IAM));
+    if google {
+        return vec![NextStep::run(
+            "who the workload is to Google Cloud (the service account its calls are made as)",
+            Command::new("gcloud").words(&["auth", "list"]),
+        )];
+    }
     vec![NextStep::run(
         "who the workload is to AWS (the ARN the refusal names)",
         Command::new("aws").words(&["sts", "get-caller-identity"]),
