@@ -31,7 +31,8 @@
 # `verify --jwks`, `classify` on a generated kube-apiserver log
 # (scripts/gen_apiserver_log.py) next to `grep -c -E 'Unable to authenticate|resp=40[13]'`
 # on the same file, a 256 KB token decoded as a table; then peak RSS (/usr/bin/time,
-# else bench_timer.py --rss) at 10k and 100k tokens and of classify on the log, sizes.
+# else bench_timer.py --rss) at 10k and 100k tokens and of classify on the log, sizes;
+# classify's output lines, its JSON's size and its counts per cause next to those planted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = audit ]; then
@@ -143,6 +144,8 @@ set +e
 sh -c "${classify[0]}"
 echo "$?" > "$work/classify.exit"
 set -e
+# The report as JSON: its size, and its counts per cause next to those planted.
+$dyn classify -o json --now $now "$log" > "$work/classify.json" 2>/dev/null || true
 if [ -x /usr/bin/time ]; then
   /usr/bin/time -f "%M" -o "$work/classify.rss" $classify_cmd >/dev/null 2>&1 || true
 else
@@ -171,6 +174,27 @@ code = open(f"{w}/classify.exit").read().strip()
 print(f"  classify: exit {code}, {out.count(chr(10)):,} output lines, peak RSS {rss / 1024:.1f} MiB"
       + (f" ({out.splitlines()[0][:100]})" if code == "2" and out else ""))
 print(f"  grep -c: {open(f'{w}/grep.out').read().strip()} lines (planted: {planted['grep_c']})")
+# Events per cause as the generator names them: a 401's cause, `401-no-reason`
+# for a 401 without the server's reason, `403`.
+found = {}
+try:
+    doc = json.load(open(f"{w}/classify.json"))
+except ValueError:
+    doc = {"groups": []}
+for g in doc["groups"]:
+    if g["classification"] == "401-invalid-token":
+        key = g["cause"] if g["reasons"] else "401-no-reason"
+    elif g["classification"] == "403-forbidden":
+        key = "403"
+    else:
+        continue
+    found[key] = found.get(key, 0) + g["events"]
+print(f"  classify -o json: {os.path.getsize(f'{w}/classify.json'):,} bytes, "
+      f"{len(doc['groups'])} groups")
+print(f"  {'cause':<28}{'planted':>9}{'found':>9}")
+for cause in sorted(set(planted["planted"]) | set(found)):
+    p, f = planted["planted"].get(cause, 0), found.get(cause, 0)
+    print(f"  {cause:<28}{p:9,}{f:9,}{'' if p == f else '   differs'}")
 PY
 }
 if [ -n "$only_classify" ]; then

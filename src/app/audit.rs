@@ -3,14 +3,14 @@
 //! `audit -o json` documents. The progress line goes to stderr, only on a
 //! terminal.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
 use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
+use crate::diagnosis::case::ReasonSource;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
@@ -20,8 +20,6 @@ use crate::timefmt::rfc3339;
 
 /// Largest `audit -o json` document read by `--merge`.
 const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
-/// Longest API server log line kept (longer ones are skipped).
-const MAX_LOG_LINE: usize = 1024 * 1024;
 
 /// `audit`.
 pub fn run(
@@ -49,31 +47,16 @@ pub fn run(
             );
         }
         let follow = followed_id(&args, env)?;
-        let index = read_index(&args.apiserver_log, now)?;
+        let index = read_index(&args.apiserver_log, settings)?;
         let workers = args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
             usize::from,
         );
-        let show = env.stderr_tty && !args.no_progress;
-        let started = Instant::now();
-        let mut shown = Duration::ZERO;
-        let mut progress = |p: audit::Progress| {
-            let elapsed = started.elapsed();
-            if !show || elapsed < shown + Duration::from_millis(500) {
-                return;
-            }
-            shown = elapsed;
-            let secs = elapsed.as_secs_f64().max(1e-3);
-            let _ = write!(
-                err,
-                "\r\x1b[Kreading: {:.0} MB, {} events, {:.0} MB/s, {:.0}k events/s",
-                p.bytes as f64 / 1e6,
-                p.events,
-                p.bytes as f64 / 1e6 / secs,
-                p.events as f64 / 1e3 / secs
-            );
-            let _ = err.flush();
-        };
+        let mut progress = super::classify_log::ProgressLine::new(
+            err,
+            env.stderr_tty && !args.no_progress,
+            "events",
+        );
         let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
         let result = audit::read::read_all(
             &sources,
@@ -81,11 +64,9 @@ pub fn run(
             index.as_ref(),
             follow.as_deref(),
             workers,
-            &mut progress,
+            &mut |p| progress.show(p.bytes, p.events),
         );
-        if show {
-            let _ = write!(err, "\r\x1b[K");
-        }
+        progress.clear();
         let (agg, volume) = result?;
         let described: Vec<String> = sources.iter().map(Source::describe).collect();
         if agg.events == 0 {
@@ -175,52 +156,35 @@ fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<
     Ok(merge(docs, evaluated_at)?)
 }
 
-/// The API server logs' authentication failures, by time.
+/// The API server logs' authentication failures, by time, as `classify`
+/// reads a log.
 fn read_index(
     files: &[std::path::PathBuf],
-    now: chrono::DateTime<chrono::Utc>,
+    settings: &Settings,
 ) -> anyhow::Result<Option<ReasonIndex>> {
     if files.is_empty() {
         return Ok(None);
     }
+    let sources: Vec<Source> = files.iter().cloned().map(Source::File).collect();
+    let ctx = crate::classify::Context {
+        token: None,
+        at: None,
+        now: settings.clock.now(),
+        leeway: settings.leeway,
+    };
+    let mut scan = crate::classify::log::LogScan::new(ctx, None, true);
     let mut index = ReasonIndex::default();
-    for path in files {
-        read_log(path, now, &mut index)
-            .with_context(|| format!("cannot read API server log {}", path.display()))?;
-    }
+    let mut quiet = io::sink();
+    let mut progress = super::classify_log::ProgressLine::new(&mut quiet, false, "lines");
+    super::classify_log::read_log(&sources, None, &mut scan, &mut progress, &mut |ev| {
+        let from_log = ev.result.evidence.reasons_from == Some(ReasonSource::ApiserverLog);
+        if from_log {
+            index.add(ev.at, ev.result.evidence.reasons);
+        }
+        Ok(())
+    })
+    .context("cannot read the API server log")?;
+    index.read = scan.lines;
     index.finish();
     Ok(Some(index))
-}
-
-fn read_log(
-    path: &Path,
-    now: chrono::DateTime<chrono::Utc>,
-    index: &mut ReasonIndex,
-) -> io::Result<()> {
-    let mut reader = crate::input::file::open(path)?;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(MAX_LOG_LINE as u64)
-            .read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(());
-        }
-        if line.last() != Some(&b'\n') && n == MAX_LOG_LINE {
-            // Overlong: skip to the end of the line.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                let m = (&mut reader)
-                    .take(MAX_LOG_LINE as u64)
-                    .read_until(b'\n', &mut rest)?;
-                if m == 0 || rest.last() == Some(&b'\n') {
-                    break;
-                }
-            }
-            continue;
-        }
-        index.add_line(&String::from_utf8_lossy(&line), now);
-    }
 }

@@ -1,11 +1,13 @@
 //! `classify`: read the evidence (and optionally a token) -> detect and parse ->
-//! diagnose and render one event at a time.
+//! diagnose and render one event at a time; a log goes to
+//! [`super::classify_log`].
 
 use std::io::{self, BufRead, Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
 
+use crate::audit::read::{Source, open, sources};
 use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
@@ -16,33 +18,47 @@ use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
 use crate::token::{self, Token};
 
-/// Largest evidence read (a day of apiserver log lines fits; more is refused).
-pub const MAX_EVIDENCE_BYTES: u64 = 64 * 1024 * 1024;
-
 /// `classify`.
 pub fn run(
     args: ClassifyArgs,
     settings: &Settings,
     env: &Env,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let evidence_from_stdin = args.file.as_deref().is_none_or(|f| f == Path::new("-"));
-    if evidence_from_stdin && args.file.is_none() && !env.stdin_readable {
+    let evidence_from_stdin =
+        args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
+    if args.files.is_empty() && !env.stdin_readable {
         anyhow::bail!("no evidence given: pass FILE, or pipe the evidence on stdin");
     }
     let token = read_token(&args, evidence_from_stdin)?;
-    let text = read_evidence(args.file.as_deref())?;
     let ctx = Context {
         token: token.as_ref(),
         at: args.at,
         now: settings.clock.now(),
         leeway: settings.leeway,
     };
-    let what = args
-        .file
-        .as_deref()
-        .filter(|f| *f != Path::new("-"))
-        .map_or("stdin".to_owned(), |f| format!("file {}", f.display()));
+    let sources = match args.files.is_empty() {
+        true => vec![Source::Stdin],
+        false => sources(&args.files)?,
+    };
+    let what = sources[0].describe();
+    let mut stdin = || Box::new(io::stdin()) as Box<dyn io::Read>;
+    let mut reader = open(&sources[0], &mut stdin)?;
+    // A paste is read whole; past a paste's size, or shaped as a log, the
+    // evidence is a log, streamed.
+    let mut head = Vec::new();
+    (&mut reader)
+        .take(classify::log::PASTE_BYTES + 1)
+        .read_to_end(&mut head)
+        .with_context(|| format!("cannot read evidence from {what}"))?;
+    if args.log || args.events || sources.len() > 1 || classify::log::is_log(&head, ctx.now) {
+        let first = Box::new(io::Cursor::new(head).chain(reader));
+        return super::classify_log::run(&args, settings, env, ctx, &sources, first, out, err);
+    }
+    // Valid UTF-8 is taken as is (no second copy); stray bytes are replaced.
+    let text = String::from_utf8(head)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let stream = classify::start(&text, args.source_type, ctx.now)
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
@@ -120,31 +136,4 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok(Some(token))
-}
-
-/// The whole evidence as text (invalid UTF-8 replaced: logs carry stray bytes).
-fn read_evidence(file: Option<&Path>) -> anyhow::Result<String> {
-    let path = file.unwrap_or(Path::new("-"));
-    let what = if path == Path::new("-") {
-        "evidence from stdin".to_owned()
-    } else {
-        format!("evidence file {}", path.display())
-    };
-    let mut reader =
-        crate::input::file::open(path).with_context(|| format!("cannot read {what}"))?;
-    let mut bytes = Vec::new();
-    reader
-        .by_ref()
-        .take(MAX_EVIDENCE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {what}"))?;
-    if bytes.len() as u64 > MAX_EVIDENCE_BYTES {
-        anyhow::bail!(
-            "{what} is over the {} MiB limit: cut it to the time of the failure (grep, tail)",
-            MAX_EVIDENCE_BYTES / 1024 / 1024
-        );
-    }
-    // Valid UTF-8 is taken as is (no second copy of up to 64 MiB).
-    Ok(String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }

@@ -4,6 +4,7 @@
 
 mod audit;
 mod classify;
+mod classify_log;
 mod completion;
 mod decode;
 mod doctor;
@@ -36,7 +37,7 @@ pub fn run(
         Command::Skew(args) => skew::run(args, &settings, env, out),
         Command::Verify(args) => verify::run(args, &settings, env, out, err),
         Command::Probe(args) => probe::run(*args, &settings, env, out, err),
-        Command::Classify(args) => classify::run(args, &settings, env, out),
+        Command::Classify(args) => classify::run(args, &settings, env, out, err),
         Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Explain(args) => explain::run(args, &settings, out),

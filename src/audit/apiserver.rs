@@ -1,33 +1,243 @@
-//! Pure: kube-apiserver's own reasons for 401s, from its log, joined to the
-//! audit log's 401 events by time.
+//! Pure: kube-apiserver's log lines as records, and its reasons for 401s
+//! indexed by time for the audit view's join.
+//!
+//! A record is one line as `kubectl logs` and CRI files show it: a
+//! `kubectl logs --prefix` tag (`[pod/NAME/CONTAINER] `, which replica or
+//! container wrote it), an RFC 3339 prefix (`--timestamps`, CRI's `<time>
+//! stderr F `), klog's `Lmmdd hh:mm:ss.uuuuuu` header (the year inferred from
+//! `now`), or a `--logging-format=json` object's `ts`. A request line is
+//! httplog's record of one answer (k8s.io/apiserver pkg/server/httplog:
+//! `"HTTP" verb=… URI=… userAgent=… audit-ID=… srcIP=… resp=…`, the same
+//! fields in JSON, or ≤1.17's `wrap.go` form).
 //!
 //! An audit 401 event says only `Authentication failed, attempted: bearer`;
 //! the reason (expired, key, ServiceAccount gone…) is in the API server's log,
-//! `"Unable to authenticate the request" err="[…]"` (structured, 1.21+), `…
-//! due to an error: […]` (klog, ≤1.20) or a `--logging-format=json` object,
-//! read here with their time (RFC 3339 prefix, klog header, or `ts`). That line carries
-//! no audit ID and no address (k8s.io/apiserver
+//! on a line with no audit ID and no address (k8s.io/apiserver
 //! pkg/endpoints/filters/authentication.go), so the join is by time: an event
 //! takes the reasons of the failure lines logged within [`WINDOW`] of it when
-//! they all agree, and is counted as ambiguous when they do not.
+//! they all agree, and is counted as ambiguous when they do not. The lines
+//! are read by `classify`'s log reader ([`crate::classify::log`]).
 
-use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, TimeDelta, Utc};
-use serde::Deserialize;
+use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
+use memchr::memmem;
 
 use super::event::{Micros, parse_time};
-use crate::diagnosis::reasons::{AuthReason, parse_auth_error};
+use crate::diagnosis::case::ClockSource;
+use crate::diagnosis::extract::status;
+use crate::diagnosis::reasons::AuthReason;
 
-/// What k8s.io/apiserver pkg/endpoints/filters/authentication.go logs.
-const MESSAGE: &str = "Unable to authenticate the request";
-
-/// How far from an audit event a log line may be and still be its.
+/// How far apart two lines (or a line and an audit event) may be and still
+/// be about one request.
 pub const WINDOW: Micros = 1_000_000;
 /// Failure lines kept (16 bytes each).
 pub const MAX_LINES: usize = 4_000_000;
 /// Distinct reason sets kept; a line with another one is counted, not kept.
 pub const MAX_SETS: usize = 4_096;
-/// Longest error text read from one line (longer ones are cut, and say so).
-const MAX_ERROR_BYTES: usize = 4_096;
+
+/// One log line: who wrote it, when, and the text after its prefixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The `kubectl logs --prefix` tag, without its brackets.
+    pub stream: Option<&'a [u8]>,
+    /// The line's time, and whose clock says so.
+    pub at: Option<(Micros, ClockSource)>,
+    /// The line after its prefixes.
+    pub text: &'a [u8],
+}
+
+/// Reads a line's prefixes; see the module documentation.
+pub fn record(line: &[u8], now: DateTime<Utc>) -> Record<'_> {
+    let mut text = line.trim_ascii_end();
+    let mut stream = None;
+    if let Some(rest) = text.strip_prefix(b"[pod/")
+        && let Some(end) = memchr::memchr(b']', rest)
+        && rest.get(end + 1) == Some(&b' ')
+    {
+        stream = Some(&text[1..end + 5]);
+        text = &rest[end + 2..];
+    }
+    let mut at = None;
+    let first = memchr::memchr(b' ', text).unwrap_or(text.len());
+    if text.first().is_some_and(u8::is_ascii_digit)
+        && let Some(t) = parse_time(&text[..first])
+    {
+        at = Some((t, ClockSource::LogTimestamp));
+        text = text[first..].trim_ascii_start();
+        for cri in [b"stderr F ", b"stdout F ", b"stderr P ", b"stdout P "] {
+            text = text.strip_prefix(cri).unwrap_or(text);
+        }
+    }
+    if let Some((t, rest)) = klog_header(text, now) {
+        at = at.or(Some((t, ClockSource::LogTimestampYearInferred)));
+        text = rest;
+    } else if at.is_none() && text.first() == Some(&b'{') {
+        at = field(text, b"ts")
+            .and_then(|ts| std::str::from_utf8(ts).ok()?.parse::<f64>().ok())
+            .map(|ts| ((ts * 1e6).round() as Micros, ClockSource::LogTimestamp));
+    }
+    Record { stream, at, text }
+}
+
+/// klog's `Lmmdd hh:mm:ss.uuuuuu` header: the instant (this year, or last year
+/// when that would be more than a day ahead of `now`) and the text after the
+/// header's `file.go:N] `.
+fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
+    let h = line.get(..21)?;
+    let n = |r: std::ops::Range<usize>| -> Option<u32> {
+        h[r].iter().try_fold(0u32, |v, &c| {
+            c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
+        })
+    };
+    if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.' {
+        return None;
+    }
+    let (month, day, hour, minute) = (n(1..3)?, n(3..5)?, n(6..8)?, n(9..11)?);
+    let (second, micros) = (n(12..14)?, n(15..21)?);
+    let at_year = |year| {
+        NaiveDate::from_ymd_opt(year, month, day)?
+            .and_hms_micro_opt(hour, minute, second, micros)
+            .map(|t| t.and_utc())
+    };
+    let mut at = at_year(now.year())?;
+    if at > now + TimeDelta::days(1) {
+        at = at_year(now.year() - 1)?;
+    }
+    let rest = &line[21..];
+    // The header ends at `file.go:N] `; a `]` alone (`Trace[123]`) does not.
+    let end = memchr::memchr_iter(b']', rest).find(|&i| rest.get(i + 1) == Some(&b' '));
+    let rest = end.map_or(rest, |i| &rest[i + 2..]);
+    Some((at.timestamp_micros(), rest))
+}
+
+/// A field's value: klog's `key="value"` or `key=value`, or JSON's
+/// `"key":"value"` or `"key":value` (escapes left as they are).
+pub fn field<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let mut at = 0;
+    while let Some(i) = memmem::find(&text[at..], key) {
+        let start = at + i;
+        at = start + key.len();
+        let before = start.checked_sub(1).map(|b| text[b]);
+        let rest = &text[at..];
+        let value = match (before, rest) {
+            (Some(b'"'), [b'"', b':', v @ ..]) => v.trim_ascii_start(),
+            (None | Some(b' ' | b'{' | b','), [b'=', v @ ..]) => v,
+            _ => continue,
+        };
+        return Some(match value.strip_prefix(b"\"") {
+            Some(quoted) => {
+                let mut end = 0;
+                while end < quoted.len() && (quoted[end] != b'"' || quoted[end - 1] == b'\\') {
+                    end += 1;
+                }
+                &quoted[..end]
+            }
+            None => {
+                let end = value
+                    .iter()
+                    .position(|&c| c == b' ' || c == b',' || c == b'}')
+                    .unwrap_or(value.len());
+                &value[..end]
+            }
+        });
+    }
+    None
+}
+
+/// One request as httplog logs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request<'a> {
+    pub verb: &'a str,
+    pub uri: &'a str,
+    pub code: u16,
+    pub source_ip: Option<&'a str>,
+    pub user_agent: Option<&'a str>,
+    pub audit_id: Option<&'a str>,
+}
+
+/// httplog's 1.18+ line opens with this; [`structured`] reads it.
+const STRUCTURED: &[u8] = b"\"HTTP\" verb=\"";
+
+static FINDERS: std::sync::LazyLock<[memmem::Finder<'static>; 5]> =
+    std::sync::LazyLock::new(|| {
+        [
+            memmem::Finder::new(STRUCTURED),
+            memmem::Finder::new(b"\"msg\":\"HTTP\""),
+            memmem::Finder::new(b"wrap.go:"),
+            memmem::Finder::new(b"URI=\""),
+            memmem::Finder::new(b" resp="),
+        ]
+    });
+
+/// The request a record's text logs, if it is httplog's line; who sent it
+/// only when it failed (4xx, 5xx).
+pub fn request(text: &[u8]) -> Option<Request<'_>> {
+    let [open, json, wrap, ..] = &*FINDERS;
+    let (verb, uri, code) = if let Some(at) = open.find(text) {
+        structured(&text[at + STRUCTURED.len()..])?
+    } else if json.find(text).is_some() {
+        let text = std::str::from_utf8(text).ok()?;
+        let code = str_field(text, "resp")?.parse().ok()?;
+        (str_field(text, "verb")?, str_field(text, "URI")?, code)
+    } else if wrap.find(text).is_some()
+        // ≤1.17's form may stand without its `wrap.go:` header in a cut
+        // log: `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
+        || text.first().is_some_and(u8::is_ascii_uppercase)
+    {
+        status::httplog(std::str::from_utf8(text).ok()?)?
+    } else {
+        return None;
+    };
+    if code < 400 {
+        // Most of a log: a success is only counted, so its client's fields
+        // are not looked for.
+        return Some(Request {
+            verb,
+            uri,
+            code,
+            source_ip: None,
+            user_agent: None,
+            audit_id: None,
+        });
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    let str_field = |key| str_field(text, key);
+    Some(Request {
+        verb,
+        uri,
+        code,
+        // `srcIP="10.0.0.1:4321"`: the address without its port.
+        source_ip: str_field("srcIP").map(|ip| match ip.rsplit_once(':') {
+            Some((host, port)) if port.bytes().all(|c| c.is_ascii_digit()) => {
+                host.trim_start_matches('[').trim_end_matches(']')
+            }
+            _ => ip,
+        }),
+        user_agent: str_field("userAgent"),
+        audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
+    })
+}
+
+/// A field's non-empty value as text.
+fn str_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let v = field(text.as_bytes(), key.as_bytes())?;
+    std::str::from_utf8(v).ok().filter(|v| !v.is_empty())
+}
+
+/// Verb, URI and status of httplog's 1.18+ line, from just after its
+/// `"HTTP" verb="`: what [`status::httplog`] reads, with searchers built once
+/// (this is most lines of a log).
+fn structured(rest: &[u8]) -> Option<(&str, &str, u16)> {
+    let text = |b| std::str::from_utf8(b).ok();
+    let end = memchr::memchr(b'"', rest)?;
+    let verb = text(&rest[..end])?;
+    let rest = &rest[end + 1..];
+    let [.., uri_key, resp_key] = &*FINDERS;
+    let from = uri_key.find(rest)? + b"URI=\"".len();
+    let uri = &rest[from..];
+    let uri = text(&uri[..memchr::memchr(b'"', uri).unwrap_or(uri.len())])?;
+    let code = rest.get(resp_key.find(rest)? + b" resp=".len()..)?;
+    Some((verb, uri, text(code.get(..3)?)?.parse().ok()?))
+}
 
 /// The failure lines of the API server logs, by time, with their reasons.
 #[derive(Debug, Default)]
@@ -56,18 +266,13 @@ pub enum Join {
 }
 
 impl ReasonIndex {
-    /// Adds one log line (others than failure lines are skipped).
-    pub fn add_line(&mut self, line: &str, now: DateTime<Utc>) {
-        self.read += 1;
-        let Some((at, err)) = failure(line, now) else {
-            return;
-        };
+    /// Adds one failure line: its time and reasons.
+    pub fn add(&mut self, at: Option<Micros>, reasons: Vec<AuthReason>) {
         self.failures += 1;
         let Some(at) = at else {
             self.undated += 1;
             return;
         };
-        let reasons = parse_auth_error(&super::aggregate::cut(&err, MAX_ERROR_BYTES));
         if self.lines.len() >= MAX_LINES {
             self.dropped += 1;
             return;
@@ -115,88 +320,6 @@ impl ReasonIndex {
     }
 }
 
-/// A failure line's time (when it has one) and error text.
-fn failure(line: &str, now: DateTime<Utc>) -> Option<(Option<Micros>, String)> {
-    if !line.contains(MESSAGE) {
-        return None;
-    }
-    let line = line.trim();
-    if line.starts_with('{') {
-        #[derive(Deserialize)]
-        struct JsonLine {
-            ts: Option<f64>,
-            msg: Option<String>,
-            err: Option<String>,
-        }
-        let j: JsonLine = serde_json::from_str(line).ok()?;
-        if j.msg.as_deref() != Some(MESSAGE) {
-            return None;
-        }
-        let at = j.ts.map(|ts| (ts * 1e6).round() as Micros);
-        return Some((at, j.err?));
-    }
-    // CRI files and `kubectl logs --timestamps`: `<RFC 3339> [stderr F ]`,
-    // usually followed by the klog header too (the prefix's time is the exact one).
-    let (mut at, mut rest) = match line.split_once(' ') {
-        Some((first, rest)) => match parse_time(first.as_bytes()) {
-            Some(t) => (Some(t), rest.trim_start()),
-            None => (None, line),
-        },
-        None => (None, line),
-    };
-    rest = rest
-        .strip_prefix("stderr F ")
-        .or_else(|| rest.strip_prefix("stdout F "))
-        .unwrap_or(rest);
-    if let Some((klog, after)) = klog_header(rest, now) {
-        at = at.or(Some(klog));
-        rest = after;
-    }
-    let err = if let Some(i) = rest.find("err=\"") {
-        go_unquote(&rest[i + 5..])?
-    } else {
-        let i = rest.find("due to an error: ")?;
-        rest[i + 17..].trim().to_owned()
-    };
-    Some((at, err))
-}
-
-/// klog's `Lmmdd hh:mm:ss.uuuuuu` header: the instant (this year, or last year
-/// when that would be more than a day ahead of `now`) and the rest of the line.
-fn klog_header(line: &str, now: DateTime<Utc>) -> Option<(Micros, &str)> {
-    if !line.starts_with(['I', 'W', 'E', 'F']) {
-        return None;
-    }
-    let month: u32 = line.get(1..3)?.parse().ok()?;
-    let day: u32 = line.get(3..5)?.parse().ok()?;
-    let clock = NaiveTime::parse_from_str(line.get(6..21)?, "%H:%M:%S%.f").ok()?;
-    let at_year =
-        |year: i32| NaiveDate::from_ymd_opt(year, month, day).map(|d| d.and_time(clock).and_utc());
-    let mut at = at_year(now.year())?;
-    if at > now + TimeDelta::days(1) {
-        at = at_year(now.year() - 1)?;
-    }
-    Some((at.timestamp_micros(), &line[21..]))
-}
-
-/// The Go-quoted string that `text` continues (after its opening quote).
-fn go_unquote(text: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(out),
-            '\\' => out.push(match chars.next()? {
-                'n' => '\n',
-                't' => '\t',
-                other => other,
-            }),
-            c => out.push(c),
-        }
-    }
-    None
-}
-
 fn same(a: &[AuthReason], b: &[AuthReason]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.message == y.message)
 }
@@ -206,27 +329,64 @@ mod tests {
     use super::*;
 
     #[test]
-    fn joins_by_time_and_says_when_lines_disagree() {
+    fn records_read_every_prefix_and_httplog_its_fields() {
         let now = crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap();
-        let mut index = ReasonIndex::default();
-        for line in [
-            r#"2026-01-01T10:00:00.100000Z stderr F E0101 10:00:00.100000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#,
-            r#"2026-01-01T10:00:05.000000Z stderr F E0101 10:00:05.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#,
-            r#"2026-01-01T10:00:05.500000Z stderr F E0101 10:00:05.500000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, serviceaccounts \"x\" not found]""#,
-            "I0101 10:00:06.000000       1 trace.go:236] unrelated",
-            r#"E0101 10:00:09.000000       1 authentication.go:53] Unable to authenticate the request due to an error: [invalid bearer token, Token has expired.]"#,
-            r#"{"ts":1767261612.5,"caller":"filters/authentication.go:73","msg":"Unable to authenticate the request","err":"[invalid bearer token, service account token has expired]"}"#,
-        ] {
-            index.add_line(line, now);
-        }
-        index.finish();
-        assert_eq!((index.read, index.failures, index.sets.len()), (6, 5, 3));
         let at = |s: &str| crate::timefmt::parse_instant(s).unwrap().timestamp_micros();
-        assert_eq!(index.join(at("2026-01-01T10:00:00.500Z")), Join::One(0));
-        assert_eq!(index.join(at("2026-01-01T10:00:05.200Z")), Join::Several);
+        let line = br#"[pod/kube-apiserver-cp-1/kube-apiserver] 2026-01-01T10:00:00.100000123Z stderr F I0101 10:00:00.200000       1 httplog.go:134] "HTTP" verb="LIST" URI="/api/v1/pods" latency="1ms" userAgent="worker/v1 (linux)" audit-ID="a-1" srcIP="10.0.0.7:4321" resp=401"#;
+        let r = record(line, now);
+        assert_eq!(
+            r.stream,
+            Some(&b"pod/kube-apiserver-cp-1/kube-apiserver"[..])
+        );
+        assert_eq!(
+            r.at,
+            Some((at("2026-01-01T10:00:00.1Z"), ClockSource::LogTimestamp))
+        );
+        let req = request(r.text).unwrap();
+        assert_eq!((req.verb, req.uri, req.code), ("LIST", "/api/v1/pods", 401));
+        assert_eq!(req.source_ip, Some("10.0.0.7"));
+        assert_eq!(req.user_agent, Some("worker/v1 (linux)"));
+        assert_eq!(req.audit_id, Some("a-1"));
+        let klog = record(
+            b"E1231 23:59:59.500000       1 authentication.go:75] x",
+            now,
+        );
+        assert_eq!(
+            klog.at,
+            Some((
+                at("2025-12-31T23:59:59.5Z"),
+                ClockSource::LogTimestampYearInferred
+            ))
+        );
+        assert_eq!(klog.text, b"x");
+        let json = br#"{"ts":1767261612.5,"msg":"HTTP","verb":"GET","URI":"/api","srcIP":"[::1]:80","resp":403}"#;
+        let r = record(json, now);
+        assert_eq!(r.at.unwrap().0, at("2026-01-01T10:00:12.5Z"));
+        let req = request(r.text).unwrap();
+        assert_eq!((req.code, req.source_ip), (403, Some("::1")));
+        assert_eq!(
+            request(b"I0101 cacher.go:847] cacher (pods): 6 objects queued"),
+            None
+        );
+    }
+
+    #[test]
+    fn joins_by_time_and_says_when_lines_disagree() {
+        let at = |s: &str| crate::timefmt::parse_instant(s).unwrap().timestamp_micros();
+        let reasons = crate::diagnosis::reasons::parse_auth_error;
+        let mut index = ReasonIndex::default();
+        let expired = "[invalid bearer token, service account token has expired]";
+        index.add(Some(at("2026-01-01T10:00:00.1Z")), reasons(expired));
+        index.add(Some(at("2026-01-01T10:00:05Z")), reasons(expired));
+        index.add(
+            Some(at("2026-01-01T10:00:05.5Z")),
+            reasons(r#"[invalid bearer token, serviceaccounts "x" not found]"#),
+        );
+        index.add(None, reasons(expired));
+        index.finish();
+        assert_eq!((index.failures, index.undated, index.sets.len()), (4, 1, 2));
+        assert_eq!(index.join(at("2026-01-01T10:00:00.5Z")), Join::One(0));
+        assert_eq!(index.join(at("2026-01-01T10:00:05.2Z")), Join::Several);
         assert_eq!(index.join(at("2026-01-01T11:00:00Z")), Join::None);
-        // The klog header's year is inferred; `ts` is seconds since the epoch.
-        assert_eq!(index.join(at("2026-01-01T10:00:09Z")), Join::One(2));
-        assert_eq!(index.join(at("2026-01-01T10:00:12.5Z")), Join::One(0));
     }
 }

@@ -232,7 +232,7 @@ pub fn read_all(
                     break;
                 }
             }
-            let mut carry: Vec<u8> = Vec::new();
+            let mut blocks = Blocks::new(&mut reader);
             loop {
                 if stop.load(Ordering::Relaxed) {
                     break 'sources;
@@ -243,58 +243,30 @@ pub fn read_all(
                     Err(_) => free_rx.recv().unwrap_or_default(),
                 };
                 let capacity = buf.capacity();
-                buf.clear();
-                buf.extend_from_slice(&carry);
-                carry.clear();
-                let mut size = BLOCK_BYTES.max(buf.len() * 2);
-                let mut eof;
-                loop {
-                    match fill(&mut reader, &mut buf, size) {
-                        Ok(n) => {
-                            volume.bytes += n as u64;
-                            eof = buf.len() < size;
-                        }
-                        Err(e) => {
-                            reader_error = Some(read_error(&what, &e));
-                            break 'sources;
-                        }
-                    }
-                    if eof || memchr::memrchr(b'\n', &buf).is_some() {
-                        break;
-                    }
-                    if size > MAX_EVENT_BYTES {
+                let next = blocks.next_into(&mut buf);
+                allocated += buf.capacity().saturating_sub(capacity);
+                match next {
+                    Ok(Some(n)) => volume.bytes += n,
+                    Ok(None) => break,
+                    Err(BlockError::TooLong) => {
                         too_long = Some((seq, i));
                         break 'sources;
                     }
-                    size = (size * 2).min(MAX_EVENT_BYTES + 1);
-                }
-                allocated += buf.capacity() - capacity;
-                if !eof && let Some(cut) = memchr::memrchr(b'\n', &buf) {
-                    carry.extend_from_slice(&buf[cut + 1..]);
-                    buf.truncate(cut + 1);
-                }
-                if eof
-                    && buf.len() > MAX_EVENT_BYTES
-                    && memchr::memrchr(b'\n', &buf).is_none_or(|c| buf.len() - c > MAX_EVENT_BYTES)
-                {
-                    too_long = Some((seq, i));
-                    break 'sources;
-                }
-                if !buf.is_empty() {
-                    let block = Block { seq, buf };
-                    block_sources.push(i);
-                    seq += 1;
-                    if tx.send(block).is_err() {
+                    Err(BlockError::Io(e)) => {
+                        reader_error = Some(read_error(&what, &e));
                         break 'sources;
                     }
+                }
+                let block = Block { seq, buf };
+                block_sources.push(i);
+                seq += 1;
+                if tx.send(block).is_err() {
+                    break 'sources;
                 }
                 progress(Progress {
                     bytes: volume.bytes,
                     events: events.load(Ordering::Relaxed),
                 });
-                if eof {
-                    break;
-                }
             }
         }
         drop(tx);
@@ -361,6 +333,73 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usi
     Ok(at - start)
 }
 
+/// Why [`Blocks`] gave no block.
+#[derive(Debug)]
+pub enum BlockError {
+    /// Reading failed.
+    Io(io::Error),
+    /// A line longer than [`MAX_EVENT_BYTES`].
+    TooLong,
+}
+
+/// A text stream cut into blocks of whole lines (about [`BLOCK_BYTES`],
+/// more when one line is longer, up to [`MAX_EVENT_BYTES`]): what every
+/// log reader takes its lines from.
+pub struct Blocks<R> {
+    reader: R,
+    /// The start of a line the last block cut off.
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl<R: Read> Blocks<R> {
+    pub fn new(reader: R) -> Self {
+        Blocks {
+            reader,
+            carry: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Replaces `buf`'s content with the next whole lines (the last one
+    /// without its newline when the input ends so); the bytes read for them,
+    /// or `None` at the end.
+    pub fn next_into(&mut self, buf: &mut Vec<u8>) -> Result<Option<u64>, BlockError> {
+        buf.clear();
+        if self.done {
+            return Ok(None);
+        }
+        buf.append(&mut self.carry);
+        let mut size = BLOCK_BYTES.max(buf.len() * 2);
+        let mut read = 0u64;
+        loop {
+            read += fill(&mut self.reader, buf, size).map_err(BlockError::Io)? as u64;
+            self.done = buf.len() < size;
+            if self.done || memchr::memrchr(b'\n', buf).is_some() {
+                break;
+            }
+            if size > MAX_EVENT_BYTES {
+                return Err(BlockError::TooLong);
+            }
+            size = (size * 2).min(MAX_EVENT_BYTES + 1);
+        }
+        let cut = memchr::memrchr(b'\n', buf);
+        if !self.done
+            && let Some(cut) = cut
+        {
+            self.carry.extend_from_slice(&buf[cut + 1..]);
+            buf.truncate(cut + 1);
+        }
+        if self.done
+            && buf.len() > MAX_EVENT_BYTES
+            && cut.is_none_or(|c| buf.len() - c > MAX_EVENT_BYTES)
+        {
+            return Err(BlockError::TooLong);
+        }
+        Ok((!buf.is_empty()).then_some(read))
+    }
+}
+
 fn read_error(what: &str, e: &io::Error) -> AuditInputError {
     AuditInputError::Read {
         what: what.to_owned(),
@@ -369,7 +408,7 @@ fn read_error(what: &str, e: &io::Error) -> AuditInputError {
 }
 
 /// The source as text ([`crate::input::file`]: gzip, UTF-16, binary refused).
-fn open(
+pub fn open(
     source: &Source,
     stdin: &mut dyn FnMut() -> Box<dyn Read>,
 ) -> Result<Box<dyn BufRead>, AuditInputError> {

@@ -12,6 +12,8 @@
 
 pub mod assemble;
 pub mod case;
+pub mod log;
+pub mod prefilter;
 
 pub use crate::diagnosis::artefact::{SourceType, Stamp};
 pub use crate::diagnosis::extract::transport;

@@ -15,12 +15,15 @@ Evidence (auto-detected; --type forces one): an HTTP status line, code or
 Kubernetes Status body; a curl -v transcript; kubectl errors; client-go, fabric8,
 Python kubernetes/requests and Ray errors; kube-apiserver log lines
 (\"Unable to authenticate the request\") or a TokenReview; audit events (JSON or
-JSON lines). A log file gives one result per recognised event and a summary.
+JSON lines). A log (over 1,000 lines or 1 MiB, over 100 lines that are mostly
+log lines, several files, or --log) is a report: its failing events in groups
+with counts and timelines, its successful requests counted.
 
 Examples:
   kubectl logs -n kube-system kube-apiserver-cp1 | kubectl satoken classify
   kubectl satoken classify curl.txt --token-file token.jwt
-  kubectl satoken classify audit.log -o json
+  kubectl satoken classify 'kube-apiserver-*.log.gz'
+  kubectl satoken classify --events apiserver.log | jq -c 'select(.join == \"guess\")'
   echo 'error: You must be logged in to the server (Unauthorized)' | kubectl satoken classify
 
 Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
@@ -29,9 +32,24 @@ Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the eviden
 // The arguments of `classify` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
-    /// The evidence file (`-` or nothing: stdin).
+    /// The evidence: files (plain or gzip), quoted globs, `-` or nothing for
+    /// stdin. Several are read as one log.
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
+
+    /// Read the evidence as a log whatever its size: each line on its own,
+    /// the failing events in groups.
+    #[arg(long)]
+    pub log: bool,
+
+    /// With a log: one JSON line per failing event instead of the report.
+    #[arg(long)]
+    pub events: bool,
+
+    /// Never print the progress line of a log (printed only when stderr is a
+    /// terminal).
+    #[arg(long)]
+    pub no_progress: bool,
 
     /// Read the evidence as this type instead of detecting it.
     #[arg(short = 't', long = "type", value_enum, value_name = "TYPE")]

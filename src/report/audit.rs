@@ -25,7 +25,7 @@ use crate::timefmt::rfc3339;
 mod credentials;
 mod merge;
 pub mod shard;
-mod table;
+pub(crate) mod table;
 
 pub use credentials::{BoundJson, CredentialJson, FollowedJson, MintJson};
 

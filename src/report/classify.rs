@@ -161,7 +161,7 @@ impl<'a> ClassifyJson<'a> {
     }
 }
 
-fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
+pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
     let reasons = ev.reasons.iter().map(ReasonJson::new).collect();
     ResultJson {

@@ -206,7 +206,7 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
 }
 
 /// `server: text` when the fact is about one of several servers.
-fn support_text(s: &Support) -> String {
+pub(crate) fn support_text(s: &Support) -> String {
     match &s.server {
         Some(server) => format!("{server}: {}", s.text),
         None => s.text.clone(),
@@ -220,7 +220,7 @@ pub(crate) fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::R
     Ok(())
 }
 
-fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> io::Result<()> {
+pub(crate) fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> io::Result<()> {
     write_item(out, &step.why, width)?;
     write_command(out, step.command.as_ref(), "    ")
 }

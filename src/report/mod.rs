@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod authconfig;
 pub mod classify;
+pub mod classify_log;
 pub mod diagnosis;
 pub mod doctor;
 pub mod explain;

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use super::audit::AuditJson;
 use super::classify::ClassifyJson;
+use super::classify_log::{ClassifyLogJson, LogEventJson};
 use super::doctor::DoctorJson;
 use super::explain::{CauseListJson, ExplainJson};
 use super::json::{DecodeJson, LineErrorJson};
@@ -52,7 +53,8 @@ enum ExplainDocument {
 }
 
 /// Every schema file: (subcommand, schema), the file being
-/// `docs/schema/<subcommand>.schema.json`.
+/// `docs/schema/<subcommand>.schema.json`; `classify` of a log has two, its
+/// report (`classify-log`) and each line of `--events` (`classify-events`).
 pub fn all() -> Vec<(&'static str, Value)> {
     vec![
         document::<DecodeLine>("decode"),
@@ -60,6 +62,8 @@ pub fn all() -> Vec<(&'static str, Value)> {
         document::<VerifyJson>("verify"),
         document::<ProbeJson>("probe"),
         document::<ClassifyJson>("classify"),
+        document::<ClassifyLogJson>("classify-log"),
+        document::<LogEventJson>("classify-events"),
         document::<AuditJson>("audit"),
         document::<DoctorJson>("doctor"),
         document::<ExplainDocument>("explain"),

@@ -6,6 +6,7 @@ mod support;
 
 mod audit;
 mod classify;
+mod classify_log;
 mod clients;
 mod decode;
 mod diagnosis;

@@ -449,7 +449,23 @@ fn classify_json_matches_its_schema() {
     }
     // About half the corpus is evidence classify reads (95 of 182 today).
     assert!(wild >= 80, "only {wild} wild cases are evidence");
-    c.finish(seen + wild);
+    // A log: its report, and its events one JSON line each.
+    let log = "testdata/logs/apiserver-day.log.gz";
+    let mut cmd = bin(dir.path());
+    cmd.args(["classify", "--now", NOW, "-o", "json", log])
+        .write_stdin("");
+    c.run("classify-log", &format!("classify {log}"), &mut cmd, false);
+    let mut cmd = bin(dir.path());
+    cmd.args(["classify", "--now", NOW, "--events", log])
+        .write_stdin("");
+    let (_, events) = c.run(
+        "classify-events",
+        &format!("classify --events {log}"),
+        &mut cmd,
+        true,
+    );
+    assert!(events.len() > 50, "{}", events.len());
+    c.finish(seen + wild + 1 + events.len());
 }
 
 #[test]

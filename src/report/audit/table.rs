@@ -3,43 +3,53 @@
 //! `sanitize`.
 
 use super::*;
+use crate::audit::aggregate::BUCKET;
+use crate::audit::event::Micros;
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
-/// The hours of the span, grouped into at most `width` cells.
-struct Axis {
+/// The hours of a span, grouped into at most `width` cells: the x axis of
+/// every sparkline of one report (`audit`'s and a log's).
+pub(crate) struct Axis {
     start: i64,
-    hours_per_cell: i64,
-    cells: usize,
+    pub(crate) hours_per_cell: i64,
+    pub(crate) cells: usize,
 }
 
 impl Axis {
-    fn new(span: Option<&SpanJson>, width: usize) -> Option<Axis> {
-        let span = span?;
-        let hour = |t: &str| {
-            crate::audit::event::parse_time(t.as_bytes())
-                .map(|m| m.div_euclid(crate::audit::aggregate::BUCKET))
-        };
-        let (start, end) = (hour(&span.first)?, hour(&span.last)?);
+    /// The axis from the first to the last instant.
+    pub(crate) fn new(first: Micros, last: Micros, width: usize) -> Axis {
+        let (start, end) = (first.div_euclid(BUCKET), last.div_euclid(BUCKET));
         let hours = (end - start + 1).max(1);
         let hours_per_cell = (hours + width as i64 - 1) / width as i64;
-        Some(Axis {
+        Axis {
             start,
             hours_per_cell,
             cells: ((hours + hours_per_cell - 1) / hours_per_cell) as usize,
-        })
+        }
     }
 
-    fn sparkline(&self, timeline: &[BucketJson]) -> String {
+    fn of(span: Option<&SpanJson>, width: usize) -> Option<Axis> {
+        let span = span?;
+        let (first, last) = (parse(&span.first)?, parse(&span.last)?);
+        Some(Axis::new(first, last, width))
+    }
+
+    /// `PER HOUR`, `PER 2h`: the header of the sparkline column.
+    pub(crate) fn header(&self) -> String {
+        match self.hours_per_cell {
+            1 => "PER HOUR".to_owned(),
+            n => format!("PER {n}h"),
+        }
+    }
+
+    /// Events per hour (hours since the epoch) as one line of bars.
+    pub(crate) fn sparkline(&self, hours: impl IntoIterator<Item = (i64, u64)>) -> String {
         let mut cells = vec![0u64; self.cells];
-        for b in timeline {
-            let Some(m) = crate::audit::event::parse_time(b.at.as_bytes()) else {
-                continue;
-            };
-            let i =
-                (m.div_euclid(crate::audit::aggregate::BUCKET) - self.start) / self.hours_per_cell;
+        for (hour, count) in hours {
+            let i = (hour - self.start) / self.hours_per_cell;
             if let Some(c) = usize::try_from(i).ok().and_then(|i| cells.get_mut(i)) {
-                *c += b.count;
+                *c += count;
             }
         }
         let max = cells.iter().copied().max().unwrap_or(0).max(1);
@@ -54,6 +64,18 @@ impl Axis {
             })
             .collect()
     }
+
+    fn of_timeline(&self, timeline: &[BucketJson]) -> String {
+        self.sparkline(
+            timeline
+                .iter()
+                .filter_map(|b| Some((parse(&b.at)?.div_euclid(BUCKET), b.count))),
+        )
+    }
+}
+
+fn parse(t: &str) -> Option<Micros> {
+    crate::audit::event::parse_time(t.as_bytes())
 }
 
 /// `sa shop/checkout`, `node worker-1`, or the user as it is.
@@ -85,7 +107,12 @@ fn kind_words(kind: &str) -> &'static str {
     }
 }
 
-pub(super) fn thousands(n: u64) -> String {
+/// A day in 24 cells on a wide terminal, in 12 on 80 columns.
+pub(crate) fn axis_width(style: &TableStyle) -> usize {
+    if style.width >= 110 { 24 } else { 12 }
+}
+
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -97,7 +124,7 @@ pub(super) fn thousands(n: u64) -> String {
     out
 }
 
-fn bytes_words(n: u64) -> String {
+pub(crate) fn bytes_words(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = n as f64;
     let mut unit = 0;
@@ -247,12 +274,8 @@ pub fn write_table(
     }
     writeln!(out)?;
     // A day in 24 cells on a wide terminal, in 12 on 80 columns.
-    let axis = Axis::new(doc.span.as_ref(), if style.width >= 110 { 24 } else { 12 });
-    let timeline_header = match &axis {
-        Some(a) if a.hours_per_cell == 1 => "PER HOUR".to_owned(),
-        Some(a) => format!("PER {}h", a.hours_per_cell),
-        None => "TIMELINE".to_owned(),
-    };
+    let axis = Axis::of(doc.span.as_ref(), axis_width(style));
+    let timeline_header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
     let mut table = list_table(
         style,
         &["#", "EVENTS", &timeline_header, "PROBLEM", "CAUSE"],
@@ -277,7 +300,7 @@ pub fn write_table(
             (i + 1).to_string(),
             thousands(f.events),
             axis.as_ref()
-                .map_or(String::new(), |a| a.sparkline(&f.timeline)),
+                .map_or(String::new(), |a| a.of_timeline(&f.timeline)),
             sanitize(problem.trim_end_matches([' ', ':'])).into_owned(),
             cause,
         ]);
@@ -462,13 +485,13 @@ mod tests {
             first: "2026-01-01T00:00:00Z".into(),
             last: "2026-01-01T03:59:59Z".into(),
         };
-        let axis = Axis::new(Some(&span), 24).unwrap();
+        let axis = Axis::of(Some(&span), 24).unwrap();
         assert_eq!((axis.cells, axis.hours_per_cell), (4, 1));
         let b = |at: &str, count| BucketJson {
             at: at.into(),
             count,
         };
-        let line = axis.sparkline(&[b("2026-01-01T00:00:00Z", 1), b("2026-01-01T03:00:00Z", 8)]);
+        let line = axis.of_timeline(&[b("2026-01-01T00:00:00Z", 1), b("2026-01-01T03:00:00Z", 8)]);
         assert_eq!(line, "▁  █");
         assert_eq!(thousands(1234567), "1,234,567");
     }

@@ -2,7 +2,8 @@
 //! token file and arguments its `NAME.expected.json` gives, and every
 //! development case of the wild corpus in testdata/evidence/wild/ (as its
 //! manifest lists them, with no token or arguments; the sealed evaluation
-//! cases are only scored, never shown). One case per file, named after it.
+//! cases are only scored, never shown). One case per file, named after it;
+//! and the shipped sample log, read as a report.
 
 use serde_json::Value;
 
@@ -56,4 +57,20 @@ fn every_wild_evidence_file() {
             &Invocation::new(&["classify", "--now", NOW, &path]),
         );
     }
+}
+
+/// A log is a report: the shipped sample day (testdata/logs/README.md) as
+/// groups with counts and timelines, and its successful requests counted.
+#[test]
+fn a_log_as_a_report() {
+    check(
+        "classify",
+        "log-apiserver-day",
+        &Invocation::new(&[
+            "classify",
+            "--now",
+            NOW,
+            "testdata/logs/apiserver-day.log.gz",
+        ]),
+    );
 }

@@ -1,0 +1,165 @@
+//! `classify` of a log: stream the sources line by line into the log reader
+//! ([`crate::classify::log`]) -> group the events (or write each with
+//! `--events`) -> render. [`read_log`] is also how `audit --apiserver-log`
+//! reads API server logs; [`ProgressLine`] is both subcommands' progress line.
+
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, open};
+use crate::classify::Context;
+use crate::classify::log::{LogEvent, LogGroups, LogScan};
+use crate::cli::ClassifyArgs;
+use crate::env::Env;
+use crate::exit::Outcome;
+use crate::report::classify_log::{ClassifyLogJson, LogEventJson, write_log_table};
+use crate::report::write_data;
+use crate::settings::Settings;
+
+/// `classify` of a log; `first` is the first source, opened and partly read.
+#[expect(clippy::too_many_arguments, reason = "the edge gathers what was read")]
+pub fn run(
+    args: &ClassifyArgs,
+    settings: &Settings,
+    env: &Env,
+    ctx: Context<'_>,
+    sources: &[Source],
+    first: Box<dyn Read>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let described: Vec<String> = sources.iter().map(Source::describe).collect();
+    let mut scan = LogScan::new(ctx, args.source_type, true);
+    let mut groups = LogGroups::default();
+    let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
+    let bytes = read_log(sources, Some(first), &mut scan, &mut progress, &mut |ev| {
+        if args.events {
+            serde_json::to_writer(&mut *out, &LogEventJson::new(&ev, &described))?;
+            writeln!(out)?;
+        }
+        groups.add(ev);
+        Ok(())
+    });
+    progress.clear();
+    let bytes = bytes?;
+    let outcome = groups.tally.outcome();
+    if args.events {
+        return Ok(outcome);
+    }
+    let report = groups.report(&scan, described, bytes);
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &ClassifyLogJson::new(&report, ctx.token))?,
+        None => write_log_table(out, &report, &settings.table)?,
+    }
+    Ok(outcome)
+}
+
+/// Reads `sources` (the first already opened when `first` is given) line by
+/// line into `scan`, handing every event to `take` as it settles; the bytes
+/// read.
+pub fn read_log(
+    sources: &[Source],
+    mut first: Option<Box<dyn Read>>,
+    scan: &mut LogScan<'_>,
+    progress: &mut ProgressLine<'_>,
+    take: &mut dyn FnMut(LogEvent) -> io::Result<()>,
+) -> anyhow::Result<u64> {
+    let mut bytes = 0u64;
+    let mut buf = Vec::new();
+    let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
+    for (i, source) in sources.iter().enumerate() {
+        let what = source.describe();
+        let reader = match first.take() {
+            Some(r) => r,
+            None => Box::new(open(source, &mut stdin)?),
+        };
+        let mut blocks = Blocks::new(reader);
+        let mut number = 0u64;
+        loop {
+            match blocks.next_into(&mut buf) {
+                Ok(Some(n)) => bytes += n,
+                Ok(None) => break,
+                Err(BlockError::TooLong) => anyhow::bail!(
+                    "{what}: line {} is over the {} MiB limit for one line",
+                    number + 1,
+                    MAX_EVENT_BYTES >> 20
+                ),
+                Err(BlockError::Io(e)) => {
+                    return Err(e).with_context(|| format!("cannot read {what}"));
+                }
+            }
+            let mut start = 0;
+            let ends = memchr::memchr_iter(b'\n', &buf).chain(
+                // The last line, when the input ends without a newline.
+                (buf.last() != Some(&b'\n')).then_some(buf.len()),
+            );
+            for end in ends {
+                number += 1;
+                scan.line(i, number, &buf[start..end]);
+                start = end + 1;
+                // Handed out line by line: a block dense with failures
+                // never holds all its events at once.
+                for ev in scan.events() {
+                    take(ev)?;
+                }
+            }
+            progress.show(bytes, scan.lines);
+        }
+    }
+    scan.finish();
+    for ev in scan.events() {
+        take(ev)?;
+    }
+    Ok(bytes)
+}
+
+/// `reading: 120 MB, 412345 lines, 600 MB/s, …` on stderr, at most twice a
+/// second, only when asked (stderr is a terminal and not `--no-progress`).
+pub struct ProgressLine<'e> {
+    err: &'e mut dyn Write,
+    on: bool,
+    what: &'static str,
+    started: Instant,
+    shown: Duration,
+}
+
+impl<'e> ProgressLine<'e> {
+    pub fn new(err: &'e mut dyn Write, on: bool, what: &'static str) -> Self {
+        ProgressLine {
+            err,
+            on,
+            what,
+            started: Instant::now(),
+            shown: Duration::ZERO,
+        }
+    }
+
+    /// Shows how far reading has come: bytes read and `what` counted.
+    pub fn show(&mut self, bytes: u64, count: u64) {
+        let elapsed = self.started.elapsed();
+        if !self.on || elapsed < self.shown + Duration::from_millis(500) {
+            return;
+        }
+        self.shown = elapsed;
+        let secs = elapsed.as_secs_f64().max(1e-3);
+        let _ = write!(
+            self.err,
+            "\r\x1b[Kreading: {:.0} MB, {count} {}, {:.0} MB/s, {:.0}k {}/s",
+            bytes as f64 / 1e6,
+            self.what,
+            bytes as f64 / 1e6 / secs,
+            count as f64 / 1e3 / secs,
+            self.what
+        );
+        let _ = self.err.flush();
+    }
+
+    /// Clears the line.
+    pub fn clear(&mut self) {
+        if self.on {
+            let _ = write!(self.err, "\r\x1b[K");
+        }
+    }
+}

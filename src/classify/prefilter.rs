@@ -1,0 +1,187 @@
+//! Pure: which lines of a log the engine must read. Most of a day's API
+//! server log is routine (watches, caches, traces, leases); the engine reads
+//! a line only when it holds an anchor: a word every failure the engine
+//! reads from one line carries (a status's words, an error's, the reasons'
+//! `token`, and the literal words of every wording in
+//! [`crate::diagnosis::wordings`]), found by one case-insensitive
+//! Aho-Corasick pass; or when it holds a number that may stand for a status
+//! (`401`, `(500):`). tests/it/classify_log.rs reads
+//! every corpus line by line with and without this test and requires the
+//! same events.
+
+use std::sync::LazyLock;
+
+use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
+use aho_corasick::AhoCorasick;
+
+/// The anchors besides the wordings tables (matched in any case).
+const WORDS: &[&str] = &[
+    // Answers and their status words (`Unauthorized`, `Forbidden`, Status
+    // reasons, the phrases beside a code, `code = Unauthenticated`).
+    "unauthori",
+    "authenticat",
+    "forbidden",
+    "denied",
+    "deny",
+    "permission",
+    "credential",
+    "logged in",
+    "status",
+    "code",
+    "http/1.",
+    "http/2 ",
+    "http/2.0 ",
+    "http/3",
+    "not found",
+    "notfound",
+    "conflict",
+    "already exists",
+    "alreadyexists",
+    "too many",
+    "toomany",
+    "too large",
+    "unavailable",
+    "bad gateway",
+    "bad request",
+    "badrequest",
+    "unprocessable",
+    "not allowed",
+    "notallowed",
+    "not acceptable",
+    "not supported",
+    "unsupported",
+    "not implemented",
+    // The reasons and what judges tokens.
+    "token",
+    "jose",
+    "oidc",
+    "invalid",
+    "expired",
+    "not match",
+    "not valid",
+    "x509",
+    "certificate",
+    "tls",
+    "ssl",
+    "tokenreview",
+    "audit.k8s.io",
+    "aadsts",
+    "webidentity",
+    // What a failure says of itself.
+    "error",
+    "fail",
+    "exception",
+    "refused",
+    "unable",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "not authorized",
+    "unreachable",
+];
+
+static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(WORDS.iter().copied().chain(wordings))
+        .expect("short anchors always build")
+});
+
+/// The longest part of a wording that is printed as it stands: the text
+/// between its UPPERCASE placeholders and its ` … ` gaps, which every line
+/// of the wording holds whatever the values.
+fn literal(w: &Wording) -> &'static str {
+    let text = w.text;
+    let (mut best, mut start, mut at) = ("", 0, 0);
+    for word in text.split_inclusive(' ') {
+        if placeholder(word) {
+            best = longer(best, &text[start..at]);
+            start = at + word.len();
+        }
+        at += word.len();
+    }
+    best = longer(best, &text[start..]);
+    // A wording made only of placeholders: the whole text (never matched, so
+    // the generic words must carry it; the unit test says when they do not).
+    if best.is_empty() { text } else { best }
+}
+
+fn longer<'t>(best: &'t str, part: &'t str) -> &'t str {
+    let part = part.trim();
+    if part.len() > best.len() { part } else { best }
+}
+
+/// `SERVICE_ACCOUNT`, `"AUDIENCE"`, ` … `: where a wording's values go.
+fn placeholder(word: &str) -> bool {
+    let bare = word
+        .trim()
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+    (bare.len() > 1 && bare.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'))
+        || word.trim() == "…"
+}
+
+/// Whether the engine must read `line` (see the module documentation).
+pub fn candidate(line: &[u8]) -> bool {
+    ANCHORS.is_match(line) || status_number(line)
+}
+
+/// A number that may be an HTTP status the engine reads without a word
+/// beside it (`401`, `(500):`, `) 403 [[`): three digits from 300 to 599
+/// standing apart, not part of a decimal, an address, a `file.go:NNN` or a
+/// longer number.
+fn status_number(line: &[u8]) -> bool {
+    memchr::memchr3_iter(b'3', b'4', b'5', line).any(|i| {
+        let before = i.checked_sub(1).map(|b| line[b]);
+        let apart = |c: Option<&u8>| c.is_none_or(|c| !c.is_ascii_alphanumeric());
+        before.is_none_or(|b| !b.is_ascii_alphanumeric() && b != b'.' && b != b':')
+            && line.get(i + 1..i + 3).is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+            && apart(line.get(i + 3))
+            // `401.5ms` is a duration; `401.` ends a sentence.
+            && !(line.get(i + 3) == Some(&b'.') && line.get(i + 4).is_some_and(u8::is_ascii_digit))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_wording_of_a_failure_is_a_candidate() {
+        for w in wordings::all() {
+            assert!(
+                w.cause.is_none() || candidate(w.text.as_bytes()),
+                "{}",
+                w.text
+            );
+            // A wording's line with other values in its placeholders.
+            let filled: String = w
+                .text
+                .split_inclusive(' ')
+                .map(|word| if placeholder(word) { "x " } else { word })
+                .collect();
+            assert!(
+                w.cause.is_none() || !w.text.contains(' ') || candidate(filled.as_bytes()),
+                "{filled}"
+            );
+        }
+        for line in [
+            "401",
+            "E0101 00:00:00.000000 1 x.go:1] 403 Forbidden",
+            "HTTP 503",
+            "Dashboard reported (500):",
+            "GET /api: (484.044µs) 401 [[kubectl/v1.10.2] 10.0.0.1:52998]",
+        ] {
+            assert!(candidate(line.as_bytes()), "{line}");
+        }
+        for routine in [
+            r#"I0101 00:00:00.000000       1 get.go:262] "Starting watch" path="/api/v1/pods" timeout="7m40s""#,
+            "Trace[454033495]: [474.219ms] [774.255ms] END",
+            "I0101 00:00:00.000000       1 controller.go:401] Lease renewed in 4.401s",
+            "I0101 00:00:00.000000       1 cacher.go:847] cacher (pods): 6 objects queued in incoming channel.",
+        ] {
+            assert!(!candidate(routine.as_bytes()), "{routine}");
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! `classify` of a log: the prefilter changes nothing on any corpus (every
+//! evidence file, the wild corpus, the seeds, the live clients' output, the
+//! shipped sample and a log generated through every version, each read as a
+//! log with and without it), the counts
+//! per cause equal what scripts/gen_apiserver_log.py planted, reason lines
+//! join their request's 401 by time (a guess when another is in reach, never
+//! across replicas), `--events` streams every failing event, a paste stays
+//! a paste, and every reader (gzip, stdin, globbed parts, `kubectl logs
+//! --prefix`) gives the same report.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use satoken::classify::Context;
+use satoken::classify::log::{LogEvent, LogScan};
+use serde_json::Value;
+
+use crate::wild::{Set, corpus};
+
+const SAMPLE: &str = "testdata/logs/apiserver-day.log.gz";
+const NOW: &str = "2026-01-02T00:00:00Z";
+
+fn ctx() -> Context<'static> {
+    Context {
+        token: None,
+        at: None,
+        now: satoken::timefmt::parse_instant(NOW).unwrap(),
+        leeway: chrono::TimeDelta::seconds(60),
+    }
+}
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// Every event of `text` read as one log, in words that change when any
+/// part of a result does, and the requests counted.
+fn read(text: &str, prefilter: bool) -> (Vec<String>, String) {
+    let mut scan = LogScan::new(ctx(), None, prefilter);
+    let mut events = Vec::new();
+    let mut keep = |ev: LogEvent| {
+        let r = &ev.result;
+        let reasons: Vec<&str> = r
+            .evidence
+            .reasons
+            .iter()
+            .map(|x| x.message.as_str())
+            .collect();
+        events.push(format!(
+            "line {} {} {} {} join {} {:?} {:?} {:?} {:?} {}",
+            r.evidence.line,
+            r.diagnosis.classification.as_str(),
+            r.diagnosis.cause().as_str(),
+            r.diagnosis.confidence().as_str(),
+            ev.join.as_str(),
+            ev.request_line,
+            ev.origin,
+            ev.at,
+            reasons,
+            r.evidence.excerpt
+        ));
+    };
+    for (i, line) in text.split('\n').enumerate() {
+        scan.line(0, i as u64 + 1, line.as_bytes());
+        scan.events().for_each(&mut keep);
+    }
+    scan.finish();
+    scan.events().for_each(&mut keep);
+    (
+        events,
+        format!("{} lines, requests {:?}", scan.lines, scan.requests),
+    )
+}
+
+fn sample() -> String {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(repo(SAMPLE)).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// Every text of a corpus: (name, set, text); the wild corpus's evaluation
+/// cases are sealed, so nothing of theirs is printed.
+fn corpora() -> Vec<(String, Set, String)> {
+    let mut out = Vec::new();
+    let mut files = |dir: &str, keep: &dyn Fn(&Path) -> bool| {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(repo(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file() && keep(p))
+            .collect();
+        paths.sort();
+        for p in paths {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            out.push((p.display().to_string(), Set::Development, text));
+        }
+    };
+    let plain = |p: &Path| {
+        let name = p.file_name().unwrap().to_string_lossy();
+        !name.ends_with(".json") && !name.ends_with(".md") && !name.ends_with(".jwt")
+    };
+    files("testdata/evidence", &plain);
+    files("testdata/seeds", &plain);
+    for client in std::fs::read_dir(repo("testdata/evidence/live")).unwrap() {
+        let dir = client.unwrap().path();
+        if dir.is_dir() {
+            let rel = dir.strip_prefix(repo("")).unwrap().display().to_string();
+            files(&rel, &plain);
+        }
+    }
+    for case in corpus() {
+        out.push((format!("wild {}", case.id), case.set, case.text));
+    }
+    out.push((SAMPLE.to_owned(), Set::Development, sample()));
+    // A generated log through every version's wordings, with every kind of
+    // failure the generator plants.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--lines", "20000", "--seed", "3", "--failures", "0.02"];
+    let (log, _) = generate(
+        dir.path(),
+        &[&args[..], &["--no-reason", "0.005", "--forbidden", "0.01"]].concat(),
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    out.push((
+        "generated (every version)".to_owned(),
+        Set::Development,
+        text,
+    ));
+    out
+}
+
+#[test]
+fn the_prefilter_changes_nothing_on_any_corpus() {
+    let mut differ = Vec::new();
+    let mut sealed = 0;
+    let mut events = 0;
+    for (name, set, text) in corpora() {
+        let with = read(&text, true);
+        let without = read(&text, false);
+        events += without.0.len();
+        if with != without {
+            match set {
+                Set::Development => {
+                    let missed: Vec<&String> =
+                        without.0.iter().filter(|e| !with.0.contains(e)).collect();
+                    differ.push(format!("{name}: without the prefilter also {missed:#?}"));
+                }
+                Set::Evaluation => sealed += 1,
+            }
+        }
+    }
+    assert!(events > 1_000, "the corpora hold events: {events}");
+    assert!(
+        differ.is_empty() && sealed == 0,
+        "{sealed} sealed cases differ; {}",
+        differ.join("\n")
+    );
+}
+
+fn generate(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
+    let log = dir.join("apiserver.log");
+    let counts = dir.join("counts.json");
+    let status = Command::new("python3")
+        .arg(repo("scripts/gen_apiserver_log.py"))
+        .args(args)
+        .arg("-o")
+        .arg(&log)
+        .arg("--counts")
+        .arg(&counts)
+        .status()
+        .expect("python3 runs the generator");
+    assert!(status.success());
+    let counts = serde_json::from_slice(&std::fs::read(counts).unwrap()).unwrap();
+    (log, counts)
+}
+
+fn classify_json(args: &[&str]) -> (i32, Value) {
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.status.code().unwrap(),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
+}
+
+/// Events per cause as the generator names them: a 401's cause, or
+/// `401-no-reason` without the server's reason, or `403`.
+fn per_planted_cause(doc: &Value) -> BTreeMap<String, u64> {
+    let mut counts = BTreeMap::new();
+    for g in doc["groups"].as_array().unwrap() {
+        let key = match g["classification"].as_str().unwrap() {
+            "401-invalid-token" if g["reasons"].as_array().unwrap().is_empty() => {
+                "401-no-reason".to_owned()
+            }
+            "401-invalid-token" => g["cause"].as_str().unwrap().to_owned(),
+            "403-forbidden" => "403".to_owned(),
+            _ => continue,
+        };
+        *counts.entry(key).or_default() += g["events"].as_u64().unwrap();
+    }
+    counts
+}
+
+fn planted(counts: &Value) -> BTreeMap<String, u64> {
+    serde_json::from_value(counts["planted"].clone()).unwrap()
+}
+
+#[test]
+fn the_counts_per_cause_are_what_the_generator_planted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, counts) = generate(
+        dir.path(),
+        &[
+            "--lines",
+            "30000",
+            "--seed",
+            "11",
+            "--failures",
+            "0.01",
+            "--no-reason",
+            "0.002",
+        ],
+    );
+    let (code, doc) = classify_json(&[log.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(per_planted_cause(&doc), planted(&counts));
+    assert_eq!(doc["input"]["lines"], counts["lines"]);
+    let requests: u64 = doc["requests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(requests, counts["requests"].as_u64().unwrap());
+    // The shipped sample, as the README reads it.
+    let counts: Value = serde_json::from_slice(
+        &std::fs::read(repo("testdata/logs/apiserver-day.counts.json")).unwrap(),
+    )
+    .unwrap();
+    let (_, doc) = classify_json(&[&repo(SAMPLE).display().to_string()]);
+    assert_eq!(per_planted_cause(&doc), planted(&counts));
+}
+
+#[test]
+fn reason_lines_join_their_request_by_time_within_one_replica() {
+    let line = |pod: &str, at: &str, text: &str| {
+        format!(
+            "[pod/{pod}/kube-apiserver] 2026-01-01T10:00:{at}Z stderr F E0101 10:00:{at}       1 {text}\n"
+        )
+    };
+    let reason = r#"authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#;
+    let request = |ip: &str| {
+        format!(
+            r#"httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a" srcIP="{ip}:4000" resp=401"#
+        )
+    };
+    // cp-1: one reason and one 401 (exact); cp-2: two of each in one second
+    // (guesses); cp-3's 401 has no reason on its own replica.
+    let text = [
+        line("cp-1", "00.100000", reason),
+        line("cp-2", "00.200000", reason),
+        line("cp-1", "00.100000", &request("10.0.0.1")),
+        line("cp-2", "00.300000", reason),
+        line("cp-2", "00.200000", &request("10.0.0.2")),
+        line("cp-2", "00.300000", &request("10.0.0.3")),
+        line("cp-3", "00.100000", &request("10.0.0.4")),
+    ]
+    .concat();
+    let mut scan = LogScan::new(ctx(), None, true);
+    for (i, l) in text.lines().enumerate() {
+        scan.line(0, i as u64 + 1, l.as_bytes());
+    }
+    scan.finish();
+    let got: Vec<(String, String, String, String)> = scan
+        .events()
+        .map(|e| {
+            (
+                e.origin.source_ip.unwrap_or_default(),
+                e.join.as_str().to_owned(),
+                e.result.diagnosis.cause().as_str().to_owned(),
+                e.result.diagnosis.confidence().as_str().to_owned(),
+            )
+        })
+        .collect();
+    let row = |ip: &str, join: &str, cause: &str, conf: &str| {
+        (
+            ip.to_owned(),
+            join.to_owned(),
+            cause.to_owned(),
+            conf.to_owned(),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            row("10.0.0.1", "exact", "expired", "high"),
+            row("10.0.0.2", "guess", "expired", "medium"),
+            row("10.0.0.3", "guess", "expired", "medium"),
+            row("10.0.0.4", "none", "unknown", "low"),
+        ]
+    );
+}
+
+#[test]
+fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--events", SAMPLE])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (_, doc) = classify_json(&[&repo(SAMPLE).display().to_string()]);
+    assert_eq!(
+        lines.len() as u64,
+        doc["summary"]["events"].as_u64().unwrap()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["join"] == "exact" && l["source_ip"].is_string())
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["diagnosis"]["classification"] != "ok")
+    );
+    // The same lines cut to a paste's size are answered one by one.
+    let head: String = sample()
+        .lines()
+        .take(40)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json"])
+        .write_stdin(head.clone())
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["results"].is_array(), "{doc}");
+    // Past 100 log lines it is a log, and --log makes any text one.
+    let lines: String = sample()
+        .lines()
+        .take(101)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json"])
+        .write_stdin(lines)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["groups"].is_array(), "{doc}");
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json", "--log"])
+        .write_stdin(head)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["groups"].is_array(), "{doc}");
+}
+
+/// A group's classification, cause, confidence and events.
+type GroupCount = (String, String, String, u64);
+
+/// The counts of a report: events per group key, and requests.
+fn counts(doc: &Value) -> (Vec<GroupCount>, Value, Value) {
+    let mut groups: Vec<GroupCount> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["classification"].as_str().unwrap().to_owned(),
+                g["cause"].as_str().unwrap().to_owned(),
+                g["confidence"].as_str().unwrap().to_owned(),
+                g["events"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    groups.sort();
+    (groups, doc["requests"].clone(), doc["summary"].clone())
+}
+
+#[test]
+fn every_reader_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = sample();
+    let (_, from_gz) = classify_json(&[&repo(SAMPLE).display().to_string()]);
+    // stdin, decompressed.
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let from_stdin: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(counts(&from_stdin), counts(&from_gz));
+    // Two files, cut between lines at a quiet moment (no request is split
+    // from its reason line), read as one log through a quoted glob.
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| !lines[i - 1].contains("Unable to authenticate"))
+        .unwrap();
+    let part = |name: &str, range: &[&str]| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            range.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        )
+        .unwrap();
+    };
+    part("apiserver-1.log", &lines[..cut]);
+    part("apiserver-2.log", &lines[cut..]);
+    let glob = dir.path().join("apiserver-*.log").display().to_string();
+    let (_, from_parts) = classify_json(&[&glob]);
+    assert_eq!(counts(&from_parts), counts(&from_gz));
+    assert_eq!(from_parts["input"]["sources"].as_array().unwrap().len(), 2);
+    // `kubectl logs --prefix`: the replica's tag before each line.
+    let prefixed: String = lines
+        .iter()
+        .map(|l| format!("[pod/kube-apiserver-cp-1/kube-apiserver] {l}\n"))
+        .collect();
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "-o", "json"])
+        .write_stdin(prefixed)
+        .output()
+        .unwrap();
+    let from_prefixed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(counts(&from_prefixed), counts(&from_gz));
+    let source = &from_prefixed["groups"][0]["sources"][0];
+    assert_eq!(
+        source["stream"], "pod/kube-apiserver-cp-1/kube-apiserver",
+        "{source}"
+    );
+}
+
+#[test]
+fn a_log_that_is_not_text_or_not_there_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("binary.log");
+    let mut bytes = "I0101 00:00:00.000000       1 get.go:262] \"Starting watch\"\n".repeat(200);
+    bytes.push('\0');
+    std::fs::write(&binary, bytes).unwrap();
+    for file in [binary, dir.path().join("missing.log")] {
+        let out = crate::support::satoken()
+            .args(["classify", "--now", NOW, "--log"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", file.display());
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("kubectl-satoken: error: "), "{stderr}");
+    }
+}
