@@ -110,6 +110,15 @@ pub enum ClockValue {
 
 /// The clap value parser for `--clock`: `NAME=RFC3339` or `NAME=±DURATION`.
 pub fn parse_clock_spec(text: &str) -> Result<ClockSpec, String> {
+    // An error quotes the value or a part of it; a part of a token is not
+    // recognisable as one, so a value that holds a token is quoted by none.
+    clock_spec(text).map_err(|e| match crate::redact::redact(text) {
+        std::borrow::Cow::Owned(_) => "the value holds what looks like a token, and is not NAME=TIME or NAME=OFFSET (node-a=2026-01-01T00:01:30Z, node-a=+90s, node-a=-1m30s)".to_owned(),
+        std::borrow::Cow::Borrowed(_) => e,
+    })
+}
+
+fn clock_spec(text: &str) -> Result<ClockSpec, String> {
     let usage = || {
         format!(
             "{text:?} is not NAME=TIME or NAME=OFFSET (node-a=2026-01-01T00:01:30Z, node-a=+90s, node-a=-1m30s)"

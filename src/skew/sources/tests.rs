@@ -353,3 +353,20 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn a_clock_value_holding_a_token_is_quoted_by_no_part() {
+    let signature = "OEOqyNbpbtyR8itQ9hZgHNjwG0ugEfIRP0coTaHmGDkWAGsqtPP3f85A-VU4JCAp4mQ=";
+    let value = format!(
+        "/eyAiYWxnIjogIlJTMjU2IiwgImtpZCI6ICJrIiB9.eyJleHAiOjE3NjcyMjkyMDAsImlzcyI6Imh0dHBzOi8vaXNzdWVyLmV4YW1wbGUiLCJzdWIiOiIifQ==.{signature}|"
+    );
+    let e = parse_clock_spec(&value).unwrap_err();
+    assert!(!e.contains("OEOqyNbp"), "{e}");
+    assert!(e.contains("looks like a token"), "{e}");
+    // An ordinary mistake is still quoted.
+    assert!(
+        parse_clock_spec("node-a=yesterday")
+            .unwrap_err()
+            .contains("yesterday")
+    );
+}
