@@ -620,24 +620,12 @@ fn merge_treats_shards_as_untrusted_input() {
 #[test]
 fn a_403_with_another_authorizer_s_reason_is_not_rbac_s() {
     let dir = tempfile::tempdir().unwrap();
-    let mut event: Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::tokens::testdata("evidence/audit-403.json"))
-            .unwrap(),
-    )
-    .unwrap();
-    let user = event["user"]["username"].as_str().unwrap().to_owned();
-    event["verb"] = "list".into();
-    event["objectRef"] =
-        serde_json::json!({"resource": "secrets", "namespace": "kube-system", "apiVersion": "v1"});
-    event["responseStatus"]["message"] = format!(
-        "secrets is forbidden: User \"{user}\" cannot list resource \"secrets\" in API group \"\" in the namespace \"kube-system\": access denied by the workspace authorizer"
-    )
-    .into();
-    if let Some(a) = event["annotations"].as_object_mut() {
-        a.remove("authorization.k8s.io/reason");
-    }
-    let path = dir.path().join("event.json");
-    std::fs::write(&path, event.to_string()).unwrap();
+    let (path, user) = one_403(
+        dir.path(),
+        "list",
+        serde_json::json!({"resource": "secrets", "namespace": "kube-system", "apiVersion": "v1"}),
+        r#"secrets is forbidden: User "USER" cannot list resource "secrets" in API group "" in the namespace "kube-system": access denied by the workspace authorizer"#,
+    );
     let (code, doc) = audit_json(&[path.to_str().unwrap()]);
     assert_eq!(code, 1);
     let f = finding(&doc, "forbidden-other", &user);
@@ -650,20 +638,12 @@ fn a_403_with_another_authorizer_s_reason_is_not_rbac_s() {
 #[test]
 fn a_request_for_escalation_is_named_and_its_grant_comes_after_a_warning() {
     let dir = tempfile::tempdir().unwrap();
-    let mut event: Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::support::tokens::testdata("evidence/audit-403.json"))
-            .unwrap(),
-    )
-    .unwrap();
-    let user = event["user"]["username"].as_str().unwrap().to_owned();
-    event["verb"] = "get".into();
-    event["objectRef"] = serde_json::json!({"resource": "nodes", "subresource": "proxy", "name": "n1", "apiVersion": "v1"});
-    event["responseStatus"]["message"] = format!(
-        "nodes \"n1\" is forbidden: User \"{user}\" cannot get resource \"nodes/proxy\" in API group \"\" at the cluster scope"
-    )
-    .into();
-    let path = dir.path().join("event.json");
-    std::fs::write(&path, event.to_string()).unwrap();
+    let (path, user) = one_403(
+        dir.path(),
+        "get",
+        serde_json::json!({"resource": "nodes", "subresource": "proxy", "name": "n1", "apiVersion": "v1"}),
+        r#"nodes "n1" is forbidden: User "USER" cannot get resource "nodes/proxy" in API group "" at the cluster scope"#,
+    );
     let (code, doc) = audit_json(&[path.to_str().unwrap()]);
     assert_eq!(code, 1);
     let f = finding(&doc, "forbidden", &user);
@@ -695,4 +675,30 @@ fn a_request_for_escalation_is_named_and_its_grant_comes_after_a_warning() {
         text.contains("asks for more than most workloads should have"),
         "{text}"
     );
+}
+
+/// testdata's one 403 event as a file, for `verb` on `object`, with
+/// `message` (its `USER` replaced by the event's user) and no authorization
+/// reason annotation: the path and the user.
+fn one_403(
+    dir: &std::path::Path,
+    verb: &str,
+    object: Value,
+    message: &str,
+) -> (std::path::PathBuf, String) {
+    let mut event: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::support::tokens::testdata("evidence/audit-403.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let user = event["user"]["username"].as_str().unwrap().to_owned();
+    event["verb"] = verb.into();
+    event["objectRef"] = object;
+    event["responseStatus"]["message"] = message.replace("USER", &user).into();
+    if let Some(a) = event["annotations"].as_object_mut() {
+        a.remove("authorization.k8s.io/reason");
+    }
+    let path = dir.join("event.json");
+    std::fs::write(&path, event.to_string()).unwrap();
+    (path, user)
 }
