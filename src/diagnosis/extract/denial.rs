@@ -104,7 +104,17 @@ pub fn parse(message: &str) -> Option<Denial> {
             });
         }
     }
-    if m.contains("exceeded quota: ") || m.contains("failed quota: ") {
+    // Capitalised before the Go convention reached the plugin (1.2-era
+    // servers, OpenShift 3.x): `Failed quota: NAME: must specify cpu`.
+    if [
+        "exceeded quota: ",
+        "failed quota: ",
+        "Exceeded quota: ",
+        "Failed quota: ",
+    ]
+    .iter()
+    .any(|w| m.contains(w))
+    {
         return Some(Denial::Quota {
             message: m.to_owned(),
         });
@@ -273,6 +283,10 @@ mod tests {
         ));
         assert!(matches!(
             parse(r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#),
+            Some(Denial::Quota { .. })
+        ));
+        assert!(matches!(
+            parse(r#"pods "p0" is forbidden: Failed quota: default: must specify cpu,memory"#),
             Some(Denial::Quota { .. })
         ));
         assert!(matches!(
