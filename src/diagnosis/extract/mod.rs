@@ -456,7 +456,7 @@ impl<'a> Scanner<'a> {
             match doc {
                 json::Doc::Status(facts) => {
                     let refusal = facts.message.as_deref().and_then(refusal::find);
-                    if let Some(r) = refusal.filter(|r| r.tokenreviews) {
+                    if let Some(r) = refusal.filter(|r| r.review_call) {
                         found.checker_failed(
                             checker::name(line),
                             r.message,
@@ -633,7 +633,7 @@ impl<'a> Scanner<'a> {
             }
         }
         if let Some(r) = refusal::find(line) {
-            if r.tokenreviews {
+            if r.review_call {
                 found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
             } else {
                 let facts = HttpAnswer {

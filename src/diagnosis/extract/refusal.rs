@@ -16,8 +16,9 @@ pub struct Refusal {
     /// 403 for `is forbidden` texts; `None` where the status is not stated by
     /// the words (a webhook's denial, the ServerTimeout of old servers).
     pub code: Option<u16>,
-    /// The message is a checker's own refusal: `create tokenreviews`.
-    pub tokenreviews: bool,
+    /// The message is a checker's own refusal: `create tokenreviews` or
+    /// `create subjectaccessreviews`.
+    pub review_call: bool,
 }
 
 /// Where a message that runs to the end of a log field ends.
@@ -91,7 +92,7 @@ pub fn find(line: &str) -> Option<Refusal> {
         return Some(Refusal {
             message: cut(&line[i..]).to_owned(),
             code: None,
-            tokenreviews: false,
+            review_call: false,
         });
     }
     let (start, code) = if let Some(i) = line.find(" is forbidden: ") {
@@ -111,16 +112,22 @@ pub fn find(line: &str) -> Option<Refusal> {
     if message.is_empty() {
         return None;
     }
-    let tokenreviews = Forbidden::parse(&message).is_some_and(|f| {
-        f.request.resource.as_deref() == Some("tokenreviews")
-            && f.verb() == "create"
+    // Creating a TokenReview or a SubjectAccessReview is what a checker
+    // does to judge someone else's request (delegated authentication and
+    // authorization): its refusal is the checker's, not the caller's.
+    let review_call = Forbidden::parse(&message).is_some_and(|f| {
+        matches!(
+            f.request.resource.as_deref(),
+            Some("tokenreviews" | "subjectaccessreviews")
+        ) && f.verb() == "create"
             && !f.is_anonymous()
-    }) || (message.contains("tokenreviews.authentication.k8s.io")
+    }) || ((message.contains("tokenreviews.authentication.k8s.io")
+        || message.contains("subjectaccessreviews.authorization.k8s.io"))
         && message.contains("cannot create"));
     Some(Refusal {
         message,
         code,
-        tokenreviews,
+        review_call,
     })
 }
 
@@ -164,7 +171,12 @@ mod tests {
             assert_eq!(find(line).unwrap().message, message, "{line}");
         }
         let r = find(r#"failed to validate the JWT: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:i:r" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope. Authenticator"#).unwrap();
-        assert!(r.tokenreviews);
+        assert!(r.review_call);
+        let r = find(r#"E0611 webhook.go:192] Failed to make webhook authorizer request: subjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:kube-system:hpa-metrics-server" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope"#).unwrap();
+        assert!(r.review_call);
+        // A workload's own request for a review is no checker's.
+        let r = find(r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#).unwrap();
+        assert!(!r.review_call);
         let r = find(r#"Error from server: error when creating "x": admission webhook "my.app" denied the request: no"#).unwrap();
         assert_eq!(
             (r.code, r.message.as_str()),

@@ -18,7 +18,7 @@ use crate::diagnosis::support::{Support, SupportKind};
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
     code: "checker-unauthorized",
     title: "The checker's own credentials were refused",
-    summary: "A token checker's own TokenReview was refused (it may not create tokenreviews, or its own token was rejected): the caller's token was never judged",
+    summary: "A token checker's own TokenReview (or SubjectAccessReview) was refused (it may not create them, or its own token was rejected): the caller's request was never judged",
     explains: &[C::CheckerFailure],
     explanation: "\
 Vault, kube-rbac-proxy, istiod, webhook token authenticators and other services judge a \
@@ -28,7 +28,9 @@ refused, they report a failure although the caller's token was never looked at:
 
 - 403 \"tokenreviews.authentication.k8s.io is forbidden: User … cannot create resource \
 \\\"tokenreviews\\\"\": the checker's identity lacks the create verb on tokenreviews (the \
-system:auth-delegator ClusterRole grants it);
+system:auth-delegator ClusterRole grants it); the same for subjectaccessreviews, which an \
+aggregated API server or metrics-server creates to ask kube-apiserver whether its caller \
+may make the request (delegated authorization, the same ClusterRole);
 - 401 (\"Failed to make webhook authenticator request: Unauthorized\", Vault's \
 \"service account unauthorized; this could mean it has been deleted or recreated with a \
 new token\"): the checker's own token was rejected: expired, invalidated with the pod it \
@@ -59,7 +61,14 @@ fn reviewer(case: &Case<'_>) -> Option<Forbidden> {
 }
 
 fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let user = reviewer(case).map(|f| f.user);
+    let refused = reviewer(case);
+    // The review the checker was refused: a TokenReview unless the 403 names
+    // a SubjectAccessReview (delegated authorization).
+    let sar = refused
+        .as_ref()
+        .and_then(|f| f.request.resource.as_deref())
+        .is_some_and(|r| r.starts_with("subjectaccessreviews"));
+    let user = refused.map(|f| f.user);
     let mut steps = Vec::new();
     if let Answer::CheckerFailed(failure) = &case.answer
         && !failure.certain
@@ -77,15 +86,21 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
                 .with_placeholders(),
         ));
     }
+    let (question, resource) = if sar {
+        (
+            "may the checker's identity create SubjectAccessReviews?",
+            "subjectaccessreviews.authorization.k8s.io",
+        )
+    } else {
+        (
+            "may the checker's identity create TokenReviews?",
+            "tokenreviews.authentication.k8s.io",
+        )
+    };
     steps.push(NextStep::run(
-        "may the checker's identity create TokenReviews?",
+        question,
         Command::kubectl()
-            .words(&[
-                "auth",
-                "can-i",
-                "create",
-                "tokenreviews.authentication.k8s.io",
-            ])
+            .words(&["auth", "can-i", "create", resource])
             .flag_value("--as", user.as_deref(), "CHECKER_USER"),
     ));
     steps
@@ -99,7 +114,7 @@ fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
         let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
         let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
         steps.push(NextStep::run(
-            "grant the checker's ServiceAccount the right to review tokens",
+            "grant the checker's ServiceAccount the right to review tokens and access (system:auth-delegator)",
             Command::kubectl()
                 .words(&["create", "clusterrolebinding"])
                 .value(name.as_deref(), "CHECKER-tokenreview")
