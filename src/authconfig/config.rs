@@ -1,0 +1,196 @@
+//! The configuration file itself: `--authentication-config` read and
+//! checked the way kube-apiserver reads it, into the JWT authenticators a
+//! token is evaluated against ([`super::evaluate`]).
+
+use serde::Deserialize;
+
+/// Largest configuration file read.
+pub const MAX_CONFIG_BYTES: usize = 1024 * 1024;
+/// Most JWT authenticators considered (kube-apiserver sets no limit; real files have a few).
+pub const MAX_AUTHENTICATORS: usize = 64;
+/// Most rules and mappings of one authenticator evaluated.
+pub const MAX_RULES: usize = 64;
+
+/// The API versions of AuthenticationConfiguration.
+pub const API_VERSIONS: &[&str] = &[
+    "apiserver.config.k8s.io/v1alpha1",
+    "apiserver.config.k8s.io/v1beta1",
+    "apiserver.config.k8s.io/v1",
+];
+
+/// A configuration that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthnConfigError {
+    /// Neither YAML nor JSON of the expected shape.
+    #[error("{file} is not an AuthenticationConfiguration: {detail}")]
+    Shape { file: String, detail: String },
+    /// Over [`MAX_CONFIG_BYTES`] or [`MAX_AUTHENTICATORS`].
+    #[error("{file} is too large: {detail}")]
+    TooLarge { file: String, detail: String },
+    /// A CEL expression over kube-apiserver's cost limit on this token.
+    #[error("{file}: {rule}: {detail}")]
+    OverBudget {
+        file: String,
+        rule: String,
+        detail: String,
+    },
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawConfig {
+    api_version: Option<String>,
+    kind: Option<String>,
+    #[serde(default)]
+    jwt: Vec<JwtAuthenticator>,
+}
+
+/// One `jwt` entry.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct JwtAuthenticator {
+    pub issuer: Issuer,
+    #[serde(default)]
+    pub claim_validation_rules: Vec<ClaimValidationRule>,
+    #[serde(default)]
+    pub claim_mappings: ClaimMappings,
+    #[serde(default)]
+    pub user_validation_rules: Vec<UserValidationRule>,
+}
+
+/// `issuer`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Issuer {
+    #[serde(default)]
+    pub url: String,
+    #[serde(default, rename = "discoveryURL")]
+    pub discovery_url: Option<String>,
+    #[serde(default)]
+    pub audiences: Vec<String>,
+    #[serde(default)]
+    pub audience_match_policy: Option<String>,
+}
+
+/// `claimValidationRules[]`: `claim` + `requiredValue`, or `expression` + `message`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimValidationRule {
+    pub claim: Option<String>,
+    pub required_value: Option<String>,
+    pub expression: Option<String>,
+    pub message: Option<String>,
+}
+
+/// `claimMappings`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimMappings {
+    #[serde(default)]
+    pub username: ClaimOrExpression,
+    #[serde(default)]
+    pub groups: ClaimOrExpression,
+    #[serde(default)]
+    pub uid: ClaimOrExpression,
+    #[serde(default)]
+    pub extra: Vec<ExtraMapping>,
+}
+
+/// A mapping: `claim` (with `prefix` for username and groups) or `expression`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimOrExpression {
+    pub claim: Option<String>,
+    pub prefix: Option<String>,
+    pub expression: Option<String>,
+}
+
+/// `claimMappings.extra[]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtraMapping {
+    pub key: String,
+    pub value_expression: String,
+}
+
+/// `userValidationRules[]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct UserValidationRule {
+    pub expression: String,
+    pub message: Option<String>,
+}
+
+/// A configuration, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthnConfig {
+    /// The file it came from, for messages.
+    pub source: String,
+    pub api_version: String,
+    pub jwt: Vec<JwtAuthenticator>,
+}
+
+/// Reads a configuration (YAML or JSON) from `text`.
+pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> {
+    let shape = |detail: String| AuthnConfigError::Shape {
+        file: source.to_owned(),
+        detail,
+    };
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(AuthnConfigError::TooLarge {
+            file: source.to_owned(),
+            detail: format!("over {MAX_CONFIG_BYTES} bytes"),
+        });
+    }
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_events: 200_000,
+            max_aliases: 100,
+            max_anchors: 100,
+            max_depth: 32,
+        },
+    };
+    let raw: RawConfig = serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| shape(crate::input::yaml_error(&e)))?;
+    if raw.kind.as_deref() != Some("AuthenticationConfiguration") {
+        return Err(shape(format!(
+            "its kind is {:?}, not AuthenticationConfiguration",
+            raw.kind.as_deref().unwrap_or("")
+        )));
+    }
+    let api_version = raw.api_version.unwrap_or_default();
+    if !API_VERSIONS.contains(&api_version.as_str()) {
+        return Err(shape(format!(
+            "apiVersion {api_version:?} is none of {}",
+            API_VERSIONS.join(", ")
+        )));
+    }
+    if raw.jwt.len() > MAX_AUTHENTICATORS {
+        return Err(AuthnConfigError::TooLarge {
+            file: source.to_owned(),
+            detail: format!(
+                "{} JWT authenticators, over {MAX_AUTHENTICATORS}",
+                raw.jwt.len()
+            ),
+        });
+    }
+    for (i, a) in raw.jwt.iter().enumerate() {
+        if a.issuer.url.is_empty() {
+            return Err(shape(format!("jwt[{i}].issuer.url is empty")));
+        }
+        let rules = a.claim_validation_rules.len()
+            + a.user_validation_rules.len()
+            + a.claim_mappings.extra.len();
+        if rules > MAX_RULES {
+            return Err(AuthnConfigError::TooLarge {
+                file: source.to_owned(),
+                detail: format!("jwt[{i}] has {rules} rules, over {MAX_RULES}"),
+            });
+        }
+    }
+    Ok(AuthnConfig {
+        source: source.to_owned(),
+        api_version,
+        jwt: raw.jwt,
+    })
+}
