@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_table};
@@ -548,13 +548,7 @@ fn write_result(
         row("Token check", text);
     }
     write_table(out, &table)?;
-    writeln!(
-        out,
-        "{} {}: {}",
-        "Diagnosis:".style(s.bold),
-        d.classification.as_str(),
-        cause_words(d.cause(), d.confidence()).style(s.bold)
-    )?;
+    write_heading(out, d, style)?;
     write_body(out, d, style)
 }
 

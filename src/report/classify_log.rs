@@ -14,7 +14,8 @@ use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
 use super::diagnosis::{
-    DiagnosisJson, ReasonJson, cause_words, support_text, wrap, write_item, write_step,
+    DiagnosisJson, ReasonJson, cause_words, support_text, wrap, write_heading, write_item,
+    write_step,
 };
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
@@ -597,13 +598,7 @@ fn write_group(
             width,
         )?;
     }
-    writeln!(
-        out,
-        "{} {}: {}",
-        "Diagnosis:".style(s.bold),
-        d.classification.as_str(),
-        cause_words(d.cause(), d.confidence()).style(s.bold)
-    )?;
+    write_heading(out, d, style)?;
     write_brief(out, d, style, width)
 }
 

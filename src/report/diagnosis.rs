@@ -142,6 +142,19 @@ impl<'a> SupportJson<'a> {
     }
 }
 
+/// `Diagnosis: 401-invalid-token: clock-skew (medium confidence)`, the
+/// heading every table of a diagnosis opens with.
+pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    writeln!(
+        out,
+        "{} {}: {}",
+        "Diagnosis:".style(s.bold),
+        d.classification.as_str(),
+        cause_words(d.cause(), d.confidence()).style(s.bold)
+    )
+}
+
 /// `clock-skew (medium confidence)`.
 pub fn cause_words(cause: Cause, confidence: Confidence) -> String {
     format!("{} ({} confidence)", cause.as_str(), confidence.as_str())

@@ -11,7 +11,7 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, write_body};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::write_table;
@@ -689,13 +689,6 @@ fn plain_table(style: &TableStyle) -> Table {
 }
 
 fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
-    let s = &style.styles;
-    writeln!(
-        out,
-        "{} {}: {}",
-        "Diagnosis:".style(s.bold),
-        d.classification.as_str(),
-        cause_words(d.cause(), d.confidence()).style(s.bold)
-    )?;
+    write_heading(out, d, style)?;
     write_body(out, d, style)
 }
