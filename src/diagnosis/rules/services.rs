@@ -332,21 +332,32 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Cause::CheckerPolicyDenied => {
             "the token was reviewed; the checker's own role does not allow its ServiceAccount"
         }
+        Cause::CloudCallerDenied => {
+            "the cloud knew the caller; its policy does not allow the call (not a fault of the token)"
+        }
         _ => {
             "the exchange judged the token against its own federation settings, not kube-apiserver"
         }
     };
-    f.add(
-        v.cause,
-        Basis::Said,
-        vec![
-            Support::new(
-                SupportKind::Answer,
-                format!("{} refused the token: {}", v.service, v.detail),
-            ),
-            Support::new(SupportKind::Answer, why),
-        ],
-    );
+    let mut support = vec![
+        Support::new(
+            SupportKind::Answer,
+            format!("{} refused the token: {}", v.service, v.detail),
+        ),
+        Support::new(SupportKind::Answer, why),
+    ];
+    // Google's refusal says itself that the resource may not exist: the
+    // caller may be allowed and the name wrong.
+    let basis = if v.service == crate::diagnosis::wordings::GOOGLE_IAM {
+        support.push(Support::new(
+            SupportKind::Answer,
+            "Google answers the same when the resource does not exist: check its name as well as the caller's role",
+        ));
+        Basis::Inferred
+    } else {
+        Basis::Said
+    };
+    f.add(v.cause, basis, support);
 }
 
 #[cfg(test)]
@@ -380,6 +391,21 @@ mod tests {
             );
             assert_eq!(run(&c), (cause, Confidence::High), "{status:?}");
         }
+        // Google's "denied on resource (or it may not exist)" fits a wrong
+        // name too.
+        let c = case(
+            Answer::Http(HttpAnswer {
+                relay_status: Some(403),
+                verdict: Some(ServiceVerdict {
+                    cause: Cause::CloudCallerDenied,
+                    service: crate::diagnosis::wordings::GOOGLE_IAM,
+                    detail: "denied on resource (or it may not exist).".into(),
+                }),
+                ..HttpAnswer::default()
+            }),
+            None,
+        );
+        assert_eq!(run(&c), (Cause::CloudCallerDenied, Confidence::Medium));
         // Without a verdict, a 400 says nothing of the kind.
         let c = case(
             Answer::Http(HttpAnswer {
