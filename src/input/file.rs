@@ -44,14 +44,12 @@ pub fn text(reader: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
     } else {
         Box::new(buffered)
     };
-    Ok(Box::new(BufReader::with_capacity(
-        BUFFER,
-        NoNul {
-            inner: utf8(decoded)?,
-            offset: 0,
-            newlines: 0,
-        },
-    )))
+    Ok(Box::new(NoNul {
+        inner: utf8(decoded)?,
+        checked: 0,
+        offset: 0,
+        newlines: 0,
+    }))
 }
 
 /// The whole of `path` (`-`: stdin) as text, refused past `limit` bytes
@@ -149,29 +147,57 @@ impl Read for Utf16 {
     }
 }
 
-/// Fails at the first NUL byte (text has none), naming its line.
+/// Fails at the first NUL byte (text has none), naming its line. It reads
+/// through its source's buffer: a buffer of its own would copy every byte of a
+/// gigabyte log once more, and zero 256 KiB before a one-line token is read.
 struct NoNul {
     inner: Box<dyn BufRead>,
+    /// Bytes at the start of `inner`'s buffer already found free of NUL.
+    checked: usize,
+    /// Bytes consumed so far.
     offset: u64,
-    /// Newlines before `offset`.
+    /// Newlines consumed so far.
     newlines: u64,
 }
 
-impl Read for NoNul {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let read = &buf[..n];
-        let nul = memchr::memchr(0, read);
-        let before = &read[..nul.unwrap_or(n)];
-        self.newlines += memchr::memchr_iter(b'\n', before).count() as u64;
-        if let Some(i) = nul {
+impl BufRead for NoNul {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let buf = self.inner.fill_buf()?;
+        if let Some(i) = memchr::memchr(0, &buf[self.checked..]) {
+            let at = self.checked + i;
+            let newlines = memchr::memchr_iter(b'\n', &buf[..at]).count() as u64;
             return Err(invalid(format!(
                 "line {} is binary data (a NUL byte at offset {}), not text",
-                self.newlines + 1,
-                self.offset + i as u64
+                self.newlines + newlines + 1,
+                self.offset + at as u64
             )));
         }
+        self.checked = buf.len();
+        Ok(buf)
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        // The bytes consumed are the ones `fill_buf` just returned, still in
+        // `inner`'s buffer: this `fill_buf` reads nothing.
+        if let Ok(buf) = self.inner.fill_buf() {
+            let n = n.min(buf.len());
+            self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        }
+        self.inner.consume(n);
         self.offset += n as u64;
+        self.checked = self.checked.saturating_sub(n);
+    }
+}
+
+impl Read for NoNul {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
@@ -292,6 +318,17 @@ mod tests {
         let err = read(b"text\nmore\0".to_vec()).unwrap_err();
         assert!(err.to_string().contains("line 2 is binary data"), "{err}");
         assert!(err.to_string().contains("offset 9"), "{err}");
+        // Past the first buffer, read line by line: the line and offset still count
+        // every byte before the NUL.
+        let mut bytes = b"ab\n".repeat(100_000);
+        bytes.extend_from_slice(b"c\0");
+        let lines = super::text(Box::new(io::Cursor::new(bytes)))
+            .unwrap()
+            .lines()
+            .collect::<io::Result<Vec<_>>>();
+        let err = lines.unwrap_err().to_string();
+        assert!(err.contains("line 100001 is binary data"), "{err}");
+        assert!(err.contains("offset 300001"), "{err}");
         assert!(
             utf8_string(vec![b'a', 0xe9])
                 .unwrap_err()
