@@ -331,16 +331,33 @@ fn accepted(
         case.leeway.num_seconds()
     );
     if server_says_time {
+        // On the server's own clock, the token the request carried was inside
+        // its window: the server's word was about another request or token, and
+        // this paste speaks against it. On any other clock the two agree if
+        // that clock differs from the server's.
+        let against = clock.source.is_server_clock() && case.token_sent == TokenSent::Yes;
         for cause in [Cause::ClockSkew, Cause::Expired] {
-            f.support(
-                cause,
-                Support::new(
-                    SupportKind::TokenTimes,
-                    format!(
-                        "{fine}; so the server was judging another token (an older copy the client still holds?) or its clock differs"
+            if against {
+                f.contradict(
+                    cause,
+                    Support::new(
+                        SupportKind::TokenTimes,
+                        format!(
+                            "{fine}, for the token this request carried: the server's words were about another request or token (an older copy the client still holds?)"
+                        ),
                     ),
-                ),
-            );
+                );
+            } else {
+                f.support(
+                    cause,
+                    Support::new(
+                        SupportKind::TokenTimes,
+                        format!(
+                            "{fine}; so the server was judging another token (an older copy the client still holds?) or its clock differs"
+                        ),
+                    ),
+                );
+            }
         }
     } else if f.any_at_least(Confidence::Medium) {
         f.note(Support::new(SupportKind::TokenTimes, fine));
@@ -492,6 +509,24 @@ mod tests {
                 .any(|n| n.text.contains("never time-checked"))
         );
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+    }
+
+    #[test]
+    fn the_servers_word_against_the_sent_token_on_its_own_clock_is_not_certain() {
+        let token = pod_bound(-60, 3600);
+        let mut c = case(http(401, None), Some(&token));
+        c.reasons =
+            reasons::parse_auth_error("[invalid bearer token, service account token has expired]");
+        c.clock = Some(ServerClock::at(at(0), ClockSource::DateHeader));
+        c.token_sent = TokenSent::Yes;
+        assert_eq!(run(&c), (Cause::Expired, Confidence::Medium));
+        // A token only given to compare may not be the one the server judged.
+        c.token_sent = TokenSent::Assumed;
+        assert_eq!(run(&c), (Cause::Expired, Confidence::High));
+        // Nor does a clock that is not the server's speak against its word.
+        c.token_sent = TokenSent::Yes;
+        c.clock = Some(ServerClock::at(at(0), ClockSource::Now));
+        assert_eq!(run(&c), (Cause::Expired, Confidence::High));
     }
 
     #[test]
