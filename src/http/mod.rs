@@ -391,11 +391,6 @@ impl HttpClient {
         self.verifies
     }
 
-    /// The server's base URL.
-    pub fn base(&self) -> &Url {
-        &self.base
-    }
-
     /// A token-less request (`skew --server`, `verify --jwks`, anonymous probes).
     pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
         self.execute(request, None)
