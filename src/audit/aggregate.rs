@@ -310,14 +310,10 @@ pub struct Aggregate {
     pub lines: u64,
     /// Requests counted (once each; see [`event::counted`]).
     pub events: u64,
-    /// Events at other stages (`RequestReceived`, a watch's `ResponseStarted`).
-    pub not_counted: u64,
     /// Lines that are not audit events (another JSON, a log prefix without JSON).
     pub not_events: u64,
     /// The first line that was not an audit event, for the message when none is.
     pub first_not_event: Option<u64>,
-    /// Events without a timestamp (counted, not placed on the timeline).
-    pub undated: u64,
     pub by_code: BTreeMap<u16, u64>,
     pub first: Option<Micros>,
     pub last: Option<Micros>,
@@ -429,12 +425,9 @@ impl Aggregate {
         if let Some(c) = code {
             *self.by_code.entry(c).or_default() += 1;
         }
-        match at {
-            Some(at) => {
-                self.first = Some(self.first.map_or(at, |f| f.min(at)));
-                self.last = Some(self.last.map_or(at, |l| l.max(at)));
-            }
-            None => self.undated += 1,
+        if let Some(at) = at {
+            self.first = Some(self.first.map_or(at, |f| f.min(at)));
+            self.last = Some(self.last.map_or(at, |l| l.max(at)));
         }
     }
 
@@ -520,14 +513,6 @@ impl Aggregate {
         Some(g)
     }
 
-    /// A line that is not an audit event.
-    pub fn not_an_event(&mut self, line: u64) {
-        self.not_events += 1;
-        if self.first_not_event.is_none_or(|l| line < l) {
-            self.first_not_event = Some(line);
-        }
-    }
-
     /// An event parsed in full (or an `EventList`'s items).
     pub fn add_event(&mut self, ev: &RawEvent<'_>, index: Option<&ReasonIndex>) {
         if let Some(items) = &ev.items {
@@ -539,7 +524,6 @@ impl Aggregate {
         let code = ev.code();
         let stage = ev.stage.as_deref().unwrap_or("ResponseComplete");
         if ev.response_status.is_none() || !event::counted(stage, code) {
-            self.not_counted += 1;
             return;
         }
         let at = ev.at();
@@ -711,13 +695,11 @@ impl Aggregate {
     pub fn merge(&mut self, o: Aggregate) {
         self.lines += o.lines;
         self.events += o.events;
-        self.not_counted += o.not_counted;
         self.not_events += o.not_events;
         self.first_not_event = match (self.first_not_event, o.first_not_event) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        self.undated += o.undated;
         for (c, n) in o.by_code {
             *self.by_code.entry(c).or_default() += n;
         }

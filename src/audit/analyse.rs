@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::aggregate::{Aggregate, Client, Few, ForbiddenKey, Group, GroupKey, ObjectEvent};
+use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent};
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
@@ -155,9 +155,7 @@ pub fn analyse(
         totals: Totals {
             lines: agg.lines,
             events: agg.events,
-            not_counted: agg.not_counted,
             not_events: agg.not_events,
-            undated: agg.undated,
             by_code: agg.by_code.clone(),
             first: agg.first.map(instant),
             last: agg.last.map(instant),
@@ -633,13 +631,4 @@ fn join_words(r: &Reasons, events: u64) -> String {
         ));
     }
     text
-}
-
-/// A [`Few`] as a list with "…" when there were more.
-pub fn few_words(f: &Few) -> String {
-    let mut items = f.sorted();
-    if f.more {
-        items.push("…".to_owned());
-    }
-    items.join(", ")
 }

@@ -313,11 +313,6 @@ impl ReasonIndex {
         }
         found.map_or(Join::None, Join::One)
     }
-
-    /// Whether any failure line was read.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
 }
 
 fn same(a: &[AuthReason], b: &[AuthReason]) -> bool {

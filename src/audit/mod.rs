@@ -25,10 +25,10 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-pub use aggregate::{Aggregate, Few, Followed, Seen};
+pub use aggregate::{Few, Followed, Seen};
 pub use analyse::analyse;
 pub use apiserver::ReasonIndex;
-pub use read::{AuditInputError, Progress, Source, Volume};
+pub use read::Source;
 
 use strum::{IntoStaticStr, VariantArray};
 
@@ -143,9 +143,7 @@ pub struct Finding {
 pub struct Totals {
     pub lines: u64,
     pub events: u64,
-    pub not_counted: u64,
     pub not_events: u64,
-    pub undated: u64,
     pub by_code: BTreeMap<u16, u64>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
@@ -207,13 +205,6 @@ pub struct AuditReport {
     pub other: Other,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
-}
-
-impl AuditReport {
-    /// Whether anything failing, stale or legacy was found (exit 1).
-    pub fn has_findings(&self) -> bool {
-        !self.findings.is_empty()
-    }
 }
 
 /// Microseconds since the epoch as an instant.

@@ -122,8 +122,6 @@ pub struct Progress {
 pub struct Volume {
     /// Bytes read (after decompression).
     pub bytes: u64,
-    /// Sources read.
-    pub sources: usize,
 }
 
 struct Block {
@@ -157,10 +155,7 @@ pub fn read_all(
     let share = AGGREGATE_BYTES / (workers + 1);
     let events = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let mut volume = Volume {
-        bytes: 0,
-        sources: sources.len(),
-    };
+    let mut volume = Volume { bytes: 0 };
     let mut documents = Aggregate::following(follow, share);
     // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
     let mut allocated = 0usize;
@@ -477,7 +472,7 @@ fn scan_block(
         };
         match scan {
             Scan::Accepted(a) => agg.add_accepted(&a),
-            Scan::NotCounted => agg.not_counted += 1,
+            Scan::NotCounted => {}
             Scan::Parse => match serde_json::from_slice::<RawEvent<'_>>(json) {
                 Ok(ev) if ev.is_event() || ev.is_list() => agg.add_event(&ev, index),
                 _ => agg.not_events += 1,

@@ -574,7 +574,6 @@ impl LogGroups {
             span: scan.span,
             tally: self.tally,
             groups,
-            other: self.other,
             notes,
         }
     }
@@ -621,8 +620,6 @@ pub struct LogReport {
     pub tally: Tally,
     /// Ranked: the token's failures first, then by events.
     pub groups: Vec<Group>,
-    /// Events of groups past [`MAX_GROUPS`].
-    pub other: Other,
     pub notes: Vec<String>,
 }
 

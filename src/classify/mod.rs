@@ -16,7 +16,6 @@ pub mod log;
 pub mod prefilter;
 
 pub use crate::diagnosis::artefact::{SourceType, Stamp};
-pub use crate::diagnosis::extract::transport;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
@@ -120,15 +119,6 @@ pub struct ClassifyReport {
     pub results: Vec<ClassifyResult>,
     pub evaluated_at: DateTime<Utc>,
     pub leeway: TimeDelta,
-}
-
-impl ClassifyReport {
-    /// Whether a problem was classified: anything but ok and 404.
-    pub fn has_problem(&self) -> bool {
-        self.results
-            .iter()
-            .any(|r| r.diagnosis.classification.is_problem())
-    }
 }
 
 /// Counts of results as they stream by: what the summary shows and what the

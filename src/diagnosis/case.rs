@@ -418,8 +418,6 @@ pub enum ReasonSource {
     TokenReview,
     /// Another program passing the aggregate on (Vault, a mesh, a proxy).
     Forwarded(String),
-    /// An audit event's annotation.
-    Audit,
 }
 
 /// Whether the token in the case is the one the request carried.

@@ -176,14 +176,6 @@ impl Findings {
         policy::confidence(found.basis, against.count())
     }
 
-    /// The strongest claim for `cause` so far.
-    pub fn confidence_of(&self, cause: Cause) -> Option<Confidence> {
-        self.found
-            .iter()
-            .find(|f| f.cause == cause)
-            .map(|f| self.confidence_of_found(f))
-    }
-
     /// Whether anything was found at `confidence` or above.
     pub fn any_at_least(&self, confidence: Confidence) -> bool {
         self.found

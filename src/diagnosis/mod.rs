@@ -39,10 +39,10 @@ pub(crate) mod testing;
 pub mod wordings;
 
 pub use case::Case;
-pub use cause::{Cause, CauseDef};
+pub use cause::Cause;
 pub use classification::Classification;
 pub use engine::diagnose;
-pub use merge::{Candidate, Confidence, Diagnosis, Findings};
+pub use merge::{Candidate, Confidence, Diagnosis};
 pub use next::{Command, NextStep};
 pub use policy::Basis;
 pub use support::{Support, SupportKind};

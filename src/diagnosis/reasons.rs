@@ -807,7 +807,7 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
 }
 
 mod listing;
-pub use listing::{Wording, wordings};
+pub use listing::wordings;
 
 #[cfg(test)]
 mod tests;

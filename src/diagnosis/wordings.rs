@@ -8,8 +8,8 @@
 //!
 //! [`WORDINGS`] is the one table: `explain` lists each cause's entries, and the
 //! parsers below turn one message into the typed artefact a rule reads
-//! ([`NodeAudienceRefusal`], [`LifetimeShortened`], [`JwtRejection`]), for
-//! whichever extractor finds the text.
+//! ([`NodeAudienceRefusal`], [`JwtRejection`]), for whichever extractor finds
+//! the text; [`LifetimeShortened`] words the warning for `decode`.
 //!
 //! Sources (each entry names its file): pkg/registry/core/serviceaccount/
 //! storage/token.go, plugin/pkg/admission/noderestriction/admission.go (and
@@ -293,19 +293,6 @@ pub struct LifetimeShortened {
 }
 
 impl LifetimeShortened {
-    /// Finds the warning in a line (after `Warning: ` or a klog header).
-    pub fn parse(text: &str) -> Option<LifetimeShortened> {
-        let at = text.find(SHORTENED_OPEN)?;
-        let rest = &text[at + SHORTENED_OPEN.len()..];
-        let (requested, rest) = rest.split_once(SHORTENED_MIDDLE)?;
-        let issued = rest.strip_suffix(" seconds").unwrap_or(rest);
-        let issued = issued.split(" seconds").next()?;
-        Some(LifetimeShortened {
-            requested_seconds: requested.trim().parse().ok()?,
-            issued_seconds: issued.trim().parse().ok()?,
-        })
-    }
-
     /// The warning, as kube-apiserver words it.
     pub fn text(&self) -> String {
         format!(
@@ -563,11 +550,10 @@ mod tests {
         );
         let warning =
             "Warning: requested expiration of 31536000 seconds shortened to 172800 seconds";
-        let s = LifetimeShortened::parse(warning).unwrap();
-        assert_eq!(
-            (s.requested_seconds, s.issued_seconds),
-            (31_536_000, 172_800)
-        );
+        let s = LifetimeShortened {
+            requested_seconds: 31_536_000,
+            issued_seconds: 172_800,
+        };
         assert!(warning.ends_with(&s.text()));
         for (text, want) in [
             (

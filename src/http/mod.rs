@@ -391,11 +391,6 @@ impl HttpClient {
         self.verifies
     }
 
-    /// The server's base URL.
-    pub fn base(&self) -> &Url {
-        &self.base
-    }
-
     /// A token-less request (`skew --server`, `verify --jwks`, anonymous probes).
     pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
         self.execute(request, None)
@@ -646,21 +641,15 @@ pub fn parse_http_date(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// Formats an instant as an HTTP `Date` (RFC 1123, whole seconds, GMT).
-pub fn format_http_date(at: DateTime<Utc>) -> String {
-    at.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::clock::Clock;
 
     #[test]
-    fn http_dates_round_trip() {
+    fn http_dates_parse() {
         let at = parse_http_date("Sun, 05 Oct 2025 12:34:56 GMT").unwrap();
         assert_eq!(at.to_rfc3339(), "2025-10-05T12:34:56+00:00");
-        assert_eq!(format_http_date(at), "Sun, 05 Oct 2025 12:34:56 GMT");
         assert_eq!(parse_http_date("yesterday"), None);
     }
 

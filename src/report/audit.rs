@@ -27,9 +27,9 @@ mod merge;
 pub mod shard;
 pub(crate) mod table;
 
-pub use credentials::{BoundJson, CredentialJson, FollowedJson, MintJson};
+pub use credentials::{CredentialJson, FollowedJson};
 
-pub use merge::{Overflow, merge};
+pub use merge::merge;
 pub use table::write_table;
 
 /// `audit -o json`: every failing, stale or legacy identity in the audit

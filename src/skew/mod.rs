@@ -23,7 +23,7 @@ use crate::token::{Token, TokenKind};
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds};
 use crate::wire::string_codes;
 
-pub use sources::{ClockSpec, ClockValue, SourceError};
+pub use sources::ClockSpec;
 
 /// Where a clock reading came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]

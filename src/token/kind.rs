@@ -80,7 +80,8 @@ pub fn classify(claims: &Claims) -> (TokenKind, Binding) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::token::{KubernetesClaims, LegacyClaims, ObjectRef};
+    use crate::token::ObjectRef;
+    use crate::token::claims::{KubernetesClaims, LegacyClaims};
 
     fn bound(pod: bool, secret: bool, node: bool) -> Claims {
         let r = || Some(ObjectRef::default());

@@ -5,7 +5,7 @@ pub mod claims;
 pub mod kind;
 pub mod parse;
 
-pub use claims::{Claims, KubernetesClaims, LegacyClaims, ObjectRef};
+pub use claims::{Claims, ObjectRef};
 pub use kind::{Binding, TokenKind};
 pub use parse::parse;
 

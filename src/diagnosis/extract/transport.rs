@@ -60,19 +60,6 @@ pub fn detect_all(line: &str) -> Option<(Cause, Vec<Cause>)> {
     })
 }
 
-/// The first line of `text` that describes a transport failure: (cause, 0-based
-/// line index, the line).
-pub fn detect(text: &str) -> Option<(Cause, usize, &str)> {
-    text.lines()
-        .enumerate()
-        .find_map(|(i, line)| detect_line(line).map(|c| (c, i, line)))
-}
-
-/// The cause a line describes, `unknown` when it names none.
-pub fn cause_of_line(line: &str) -> Cause {
-    detect_line(line).unwrap_or(Cause::Unknown)
-}
-
 /// The cause of one of satoken's own transport errors.
 pub fn cause_of_error(error: &TransportError) -> Cause {
     match error {

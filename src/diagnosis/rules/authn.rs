@@ -30,7 +30,6 @@ fn speaker(case: &Case<'_>) -> String {
             None => "TokenReview said".to_owned(),
         },
         Some(ReasonSource::Forwarded(who)) => format!("{who} passed on kube-apiserver's reason"),
-        Some(ReasonSource::Audit) => "the audit event says".to_owned(),
         Some(ReasonSource::ApiserverLog) | None => "kube-apiserver said".to_owned(),
     }
 }
