@@ -652,10 +652,15 @@ mod tests {
 
     const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
-    fn report(header: Value, claims: Value, now_offset: i64) -> DecodeReport {
+    /// The compact form of an unsigned test token (the signature is not checked here).
+    fn compact(header: &Value, claims: &Value) -> String {
         let b64 =
             |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-        let text = format!("{}.{}.c2lnbmF0dXJl", b64(&header), b64(&claims));
+        format!("{}.{}.c2lnbmF0dXJl", b64(header), b64(claims))
+    }
+
+    fn report(header: Value, claims: Value, now_offset: i64) -> DecodeReport {
+        let text = compact(&header, &claims);
         let input = crate::input::shape::detect_line(&text);
         let token = crate::token::parse(&SecretToken::new(text)).unwrap();
         analyse(
@@ -693,9 +698,7 @@ mod tests {
     const KID: &str = "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o";
 
     fn with_context(claims: Value, context: InputContext, shape: Shape) -> DecodeReport {
-        let b64 =
-            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-        let text = format!("{}.{}.c2lnbmF0dXJl", b64(&rs256()), b64(&claims));
+        let text = compact(&rs256(), &claims);
         let mut input = crate::input::shape::detect_line(&text);
         input.context = context;
         input.shape = shape;
@@ -833,16 +836,17 @@ mod tests {
 
     #[test]
     fn time_findings_at_and_beyond_the_leeway() {
-        let r = report(rs256(), projected(NOW + 61, NOW + 3661), 0);
-        assert_eq!(codes(&r), [("not-yet-valid", Severity::Error)]);
-        let r = report(rs256(), projected(NOW + 60, NOW + 3660), 0);
-        assert_eq!(codes(&r), [("not-yet-valid", Severity::Warning)]);
-        let r = report(rs256(), projected(NOW - 3661, NOW - 61), 0);
-        assert_eq!(codes(&r), [("expired", Severity::Error)]);
-        let r = report(rs256(), projected(NOW - 3660, NOW - 60), 0);
-        assert_eq!(codes(&r), [("expired", Severity::Warning)]);
-        let r = report(rs256(), projected(NOW - 3000, NOW + 300), 0);
-        assert_eq!(codes(&r), [("expires-soon", Severity::Warning)]);
+        // (iat and nbf, exp, both relative to NOW; the one finding expected)
+        for (iat, exp, want) in [
+            (61, 3661, ("not-yet-valid", Severity::Error)),
+            (60, 3660, ("not-yet-valid", Severity::Warning)),
+            (-3661, -61, ("expired", Severity::Error)),
+            (-3660, -60, ("expired", Severity::Warning)),
+            (-3000, 300, ("expires-soon", Severity::Warning)),
+        ] {
+            let r = report(rs256(), projected(NOW + iat, NOW + exp), 0);
+            assert_eq!(codes(&r), [want], "iat {iat:+}, exp {exp:+}");
+        }
     }
 
     #[test]
@@ -861,14 +865,14 @@ mod tests {
 
     #[test]
     fn unsigned_and_hmac() {
-        let r = report(json!({"alg": "none"}), projected(NOW, NOW + 3600), 0);
-        assert!(codes(&r).contains(&("alg-none", Severity::Error)));
-        let r = report(
-            json!({"alg": "HS256", "kid": "k"}),
-            projected(NOW, NOW + 3600),
-            0,
-        );
-        assert!(codes(&r).contains(&("hmac-algorithm", Severity::Error)));
+        for (header, want) in [
+            (json!({"alg": "none"}), "alg-none"),
+            (json!({"alg": "HS256", "kid": "k"}), "hmac-algorithm"),
+        ] {
+            let r = report(header.clone(), projected(NOW, NOW + 3600), 0);
+            let got = codes(&r);
+            assert!(got.contains(&(want, Severity::Error)), "{header}: {got:?}");
+        }
     }
 
     #[test]

@@ -556,10 +556,14 @@ mod tests {
 
     #[test]
     fn bootstrap_tokens_are_masked() {
-        let out = redact("join with abcdef.0123456789abcdef now");
-        assert!(!out.contains("0123456789abcdef"), "{out}");
-        let out = redact("token=\"07401b.f395accd246ae52d\"");
-        assert!(!out.contains("f395accd246ae52d"), "{out}");
+        // (text, the token's secret half)
+        for (text, secret) in [
+            ("join with abcdef.0123456789abcdef now", "0123456789abcdef"),
+            ("token=\"07401b.f395accd246ae52d\"", "f395accd246ae52d"),
+        ] {
+            let out = redact(text);
+            assert!(!out.contains(secret), "{text} -> {out}");
+        }
     }
 
     #[test]
@@ -637,7 +641,7 @@ mod tests {
             "system:serviceaccount:default:builder",
             "https://kubernetes.default.svc.cluster.local",
         ] {
-            assert_eq!(redact(text), text);
+            assert_eq!(redact(text), text, "{text}");
         }
     }
 
@@ -708,11 +712,15 @@ mod tests {
 
     #[test]
     fn looks_like_token_wants_the_whole_argument() {
-        assert!(looks_like_token(JWS));
-        assert!(looks_like_token(&format!("Bearer {JWS}")));
-        assert!(looks_like_token("abcdef.0123456789abcdef"));
-        assert!(!looks_like_token("token.jwt"));
-        assert!(!looks_like_token(&format!("{JWS}.txt/x")));
-        assert!(!looks_like_token("/var/run/secrets/token"));
+        for (text, want) in [
+            (JWS.to_owned(), true),
+            (format!("Bearer {JWS}"), true),
+            ("abcdef.0123456789abcdef".to_owned(), true),
+            ("token.jwt".to_owned(), false),
+            (format!("{JWS}.txt/x"), false),
+            ("/var/run/secrets/token".to_owned(), false),
+        ] {
+            assert_eq!(looks_like_token(&text), want, "{text}");
+        }
     }
 }

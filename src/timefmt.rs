@@ -220,21 +220,28 @@ mod tests {
 
     #[test]
     fn durations_and_offsets() {
-        assert_eq!(parse_duration("60s").unwrap(), TimeDelta::seconds(60));
-        assert_eq!(parse_duration("1m30s").unwrap(), TimeDelta::seconds(90));
-        assert_eq!(parse_duration("90").unwrap(), TimeDelta::seconds(90));
-        assert_eq!(parse_offset("-1m30s").unwrap(), TimeDelta::seconds(-90));
-        assert_eq!(parse_offset("+90s").unwrap(), TimeDelta::seconds(90));
+        for (text, want) in [("60s", 60), ("1m30s", 90), ("90", 90)] {
+            let got = parse_duration(text).unwrap();
+            assert_eq!(got, TimeDelta::seconds(want), "{text}");
+        }
+        for (text, want) in [("-1m30s", -90), ("+90s", 90)] {
+            let got = parse_offset(text).unwrap();
+            assert_eq!(got, TimeDelta::seconds(want), "{text}");
+        }
         assert!(parse_duration("soon").is_err());
     }
 
     #[test]
     fn relative_text() {
         let now = t("2026-01-01T00:00:00Z");
-        assert_eq!(relative(t("2026-01-01T00:47:00Z"), now), "in 47m");
-        assert_eq!(relative(t("2025-12-29T00:00:00Z"), now), "3d ago");
-        assert_eq!(relative(t("2025-12-28T22:00:05Z"), now), "3d 1h ago");
-        assert_eq!(relative(now, now), "now");
+        for (at, want) in [
+            ("2026-01-01T00:47:00Z", "in 47m"),
+            ("2025-12-29T00:00:00Z", "3d ago"),
+            ("2025-12-28T22:00:05Z", "3d 1h ago"),
+            ("2026-01-01T00:00:00Z", "now"),
+        ] {
+            assert_eq!(relative(t(at), now), want, "{at}");
+        }
         assert_eq!(human_seconds(3607), "1h 7s");
         assert_eq!(human_seconds(31_536_000), "365d");
     }

@@ -190,13 +190,17 @@ mod tests {
 
     #[test]
     fn boundaries_are_inclusive_as_in_go_jose() {
-        let v = |offset| judge(claims(), at(offset), L).verdict;
-        assert_eq!(v(-61), Verdict::RejectNotYetValid);
-        assert_eq!(v(-60), Verdict::Accept);
-        assert_eq!(v(-59), Verdict::Accept);
-        assert_eq!(v(3600 + 59), Verdict::Accept);
-        assert_eq!(v(3600 + 60), Verdict::Accept);
-        assert_eq!(v(3600 + 61), Verdict::RejectExpired);
+        for (offset, want) in [
+            (-61, Verdict::RejectNotYetValid),
+            (-60, Verdict::Accept),
+            (-59, Verdict::Accept),
+            (3600 + 59, Verdict::Accept),
+            (3600 + 60, Verdict::Accept),
+            (3600 + 61, Verdict::RejectExpired),
+        ] {
+            let got = judge(claims(), at(offset), L).verdict;
+            assert_eq!(got, want, "at {offset:+}");
+        }
     }
 
     #[test]

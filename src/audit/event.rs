@@ -525,10 +525,11 @@ mod tests {
         for line in &cases {
             assert_eq!(scan_line(line.as_bytes()), Scan::Parse, "{line}");
         }
-        let received = OK.replace("ResponseComplete", "RequestReceived");
-        assert_eq!(scan_line(received.as_bytes()), Scan::NotCounted);
-        let watch = OK.replace("ResponseComplete", "ResponseStarted");
-        assert_eq!(scan_line(watch.as_bytes()), Scan::NotCounted);
+        // Stages before the response is complete (a watch's is ResponseStarted).
+        for stage in ["RequestReceived", "ResponseStarted"] {
+            let line = OK.replace("ResponseComplete", stage);
+            assert_eq!(scan_line(line.as_bytes()), Scan::NotCounted, "{stage}");
+        }
     }
 
     #[test]

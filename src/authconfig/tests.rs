@@ -47,17 +47,14 @@ fn a_true_a_false_and_an_erroring_rule() {
     let config = parse(CONFIG, "authn.yaml").unwrap();
     let r = evaluate(&config, &claims(json!({"hd": "other.com"}))).unwrap();
     let routed = r.routed.as_ref().unwrap();
-    let outcome = |rule: &str| {
-        routed
-            .checks
-            .iter()
-            .find(|c| c.rule == rule)
-            .unwrap()
-            .outcome
-    };
-    assert_eq!(outcome("claims.email_verified == true"), CheckOutcome::Pass);
-    assert_eq!(outcome("claims.hd == 'example.com'"), CheckOutcome::Fail);
-    assert_eq!(outcome("claims.nope == 'x'"), CheckOutcome::Fail);
+    for (rule, want) in [
+        ("claims.email_verified == true", CheckOutcome::Pass),
+        ("claims.hd == 'example.com'", CheckOutcome::Fail),
+        ("claims.nope == 'x'", CheckOutcome::Fail),
+    ] {
+        let check = routed.checks.iter().find(|c| c.rule == rule).unwrap();
+        assert_eq!(check.outcome, want, "{rule}");
+    }
     // The first failure is the one kube-apiserver logs, with its message.
     assert_eq!(
         r.rejection,

@@ -694,24 +694,23 @@ mod tests {
 
     #[test]
     fn old_reasons_and_kubectl_hints() {
-        let f = Forbidden::parse(
-            r#"User "system:serviceaccount:kube-system:default" cannot list pods in the namespace "default".: "Unknown user \"system:serviceaccount:kube-system:default\"" (get pods)"#,
-        )
-        .unwrap();
-        assert_eq!(
-            f.reason.as_deref(),
-            Some(r#"Unknown user "system:serviceaccount:kube-system:default""#)
-        );
-        let f = Forbidden::parse(
-            r#"configmaps "kube-dns" is forbidden: User "system:node:127.0.0.1" cannot get configmaps in the namespace "kube-system".: "no path found to object""#,
-        )
-        .unwrap();
-        assert_eq!(f.reason.as_deref(), Some("no path found to object"));
-        let f = Forbidden::parse(
-            r#"User "system:serviceaccount:default:default" cannot get pods in the namespace "default".."#,
-        )
-        .unwrap();
-        assert_eq!(f.reason, None);
+        for (message, reason) in [
+            (
+                r#"User "system:serviceaccount:kube-system:default" cannot list pods in the namespace "default".: "Unknown user \"system:serviceaccount:kube-system:default\"" (get pods)"#,
+                Some(r#"Unknown user "system:serviceaccount:kube-system:default""#),
+            ),
+            (
+                r#"configmaps "kube-dns" is forbidden: User "system:node:127.0.0.1" cannot get configmaps in the namespace "kube-system".: "no path found to object""#,
+                Some("no path found to object"),
+            ),
+            (
+                r#"User "system:serviceaccount:default:default" cannot get pods in the namespace "default".."#,
+                None,
+            ),
+        ] {
+            let f = Forbidden::parse(message).unwrap();
+            assert_eq!(f.reason.as_deref(), reason, "{message}");
+        }
         let f = Forbidden::parse(
             r#"User "system:anonymous" cannot get endpoints at the cluster scope.: "No policy matched.\nUnknown user \"system:anonymous\"""#,
         )

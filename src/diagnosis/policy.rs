@@ -67,27 +67,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_the_decider_said_probe_saw_or_the_protocol_proves_is_high() {
-        for basis in [Basis::Said, Basis::Observed, Basis::Proven] {
-            assert_eq!(confidence(basis, 0), Confidence::High, "{basis:?}");
+    fn confidence_by_basis_and_contradictions() {
+        // (basis, contradictions, confidence)
+        for (basis, contradictions, want) in [
+            // What the decider said, probe saw or the protocol proves is high.
+            (Basis::Said, 0, Confidence::High),
+            (Basis::Observed, 0, Confidence::High),
+            (Basis::Proven, 0, Confidence::High),
+            // A client's own words are medium at most.
+            (Basis::Inferred, 0, Confidence::Medium),
+            // A possibility is low.
+            (Basis::Possible, 0, Confidence::Low),
+            // Each contradiction lowers one level, and low stays low.
+            (Basis::Said, 1, Confidence::Medium),
+            (Basis::Said, 2, Confidence::Low),
+            (Basis::Inferred, 1, Confidence::Low),
+            (Basis::Possible, 3, Confidence::Low),
+        ] {
+            let got = confidence(basis, contradictions);
+            assert_eq!(got, want, "{basis:?} with {contradictions} contradictions");
         }
-    }
-
-    #[test]
-    fn a_client_s_own_words_are_medium_at_most() {
-        assert_eq!(confidence(Basis::Inferred, 0), Confidence::Medium);
-    }
-
-    #[test]
-    fn a_possibility_is_low() {
-        assert_eq!(confidence(Basis::Possible, 0), Confidence::Low);
-    }
-
-    #[test]
-    fn each_contradiction_lowers_one_level_and_low_stays_low() {
-        assert_eq!(confidence(Basis::Said, 1), Confidence::Medium);
-        assert_eq!(confidence(Basis::Said, 2), Confidence::Low);
-        assert_eq!(confidence(Basis::Inferred, 1), Confidence::Low);
-        assert_eq!(confidence(Basis::Possible, 3), Confidence::Low);
     }
 }

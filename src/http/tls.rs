@@ -261,30 +261,19 @@ mod tests {
     #[test]
     fn reasons() {
         let cert = |e| rustls::Error::InvalidCertificate(e);
-        assert_eq!(
-            reason_of(&cert(CertificateError::UnknownIssuer)),
-            TlsReason::UnknownCa
-        );
-        assert_eq!(
-            reason_of(&cert(CertificateError::NotValidForName)),
-            TlsReason::NameMismatch
-        );
-        assert_eq!(
-            reason_of(&cert(CertificateError::Expired)),
-            TlsReason::Expired
-        );
-        assert_eq!(
-            reason_of(&cert(CertificateError::NotValidYet)),
-            TlsReason::NotYetValid
-        );
-        assert_eq!(
-            reason_of(&cert(CertificateError::Revoked)),
-            TlsReason::Other
-        );
-        assert_eq!(
-            reason_of(&rustls::Error::HandshakeNotComplete),
-            TlsReason::Other
-        );
+        for (error, want) in [
+            (cert(CertificateError::UnknownIssuer), TlsReason::UnknownCa),
+            (
+                cert(CertificateError::NotValidForName),
+                TlsReason::NameMismatch,
+            ),
+            (cert(CertificateError::Expired), TlsReason::Expired),
+            (cert(CertificateError::NotValidYet), TlsReason::NotYetValid),
+            (cert(CertificateError::Revoked), TlsReason::Other),
+            (rustls::Error::HandshakeNotComplete, TlsReason::Other),
+        ] {
+            assert_eq!(reason_of(&error), want, "{error:?}");
+        }
     }
 
     #[test]

@@ -479,8 +479,8 @@ pub fn yaml_error(e: &serde_saphyr::Error) -> String {
 mod tests {
     use super::*;
 
-    fn reader(bytes: &[u8]) -> Box<dyn BufRead> {
-        Box::new(io::Cursor::new(bytes.to_vec()))
+    fn tokens(bytes: &[u8]) -> Result<TokenInput, InputError> {
+        read_tokens(Box::new(io::Cursor::new(bytes.to_vec())), "t")
     }
 
     #[test]
@@ -505,11 +505,10 @@ mod tests {
     #[test]
     fn one_line_is_single_two_are_a_batch() {
         assert!(matches!(
-            read_tokens(reader(b"\n  a.b.c  \n\n"), "t").unwrap(),
+            tokens(b"\n  a.b.c  \n\n").unwrap(),
             TokenInput::Single(_)
         ));
-        let TokenInput::Batch(batch) = read_tokens(reader(b"a.b.c\n\nd.e.f\ng.h.i"), "t").unwrap()
-        else {
+        let TokenInput::Batch(batch) = tokens(b"a.b.c\n\nd.e.f\ng.h.i").unwrap() else {
             panic!("expected a batch");
         };
         let lines: Vec<usize> = batch.map(|i| i.unwrap().line).collect();
@@ -518,7 +517,7 @@ mod tests {
 
     #[test]
     fn empty_input_is_an_error() {
-        let err = read_tokens(reader(b" \n\t\n"), "t").err().unwrap();
+        let err = tokens(b" \n\t\n").err().unwrap();
         assert!(matches!(err, InputError::Token(TokenError::Empty)));
     }
 
@@ -526,7 +525,7 @@ mod tests {
     fn overlong_line_is_consumed_not_kept() {
         let mut input = vec![b'a'; MAX_TOKEN_BYTES + 10];
         input.extend_from_slice(b"\nx.y.z\n");
-        let TokenInput::Batch(mut batch) = read_tokens(reader(&input), "t").unwrap() else {
+        let TokenInput::Batch(mut batch) = tokens(&input).unwrap() else {
             panic!("expected a batch");
         };
         let first = batch.next().unwrap().unwrap();
@@ -539,25 +538,21 @@ mod tests {
         let mut doc = b"{\"status\":{\"token\":\"".to_vec();
         doc.extend(std::iter::repeat_n(b'a', MAX_DOCUMENT_BYTES));
         doc.extend_from_slice(b"\"}}");
-        let err = read_tokens(reader(&doc), "t").err().unwrap();
+        let err = tokens(&doc).err().unwrap();
         assert!(matches!(err, InputError::DocumentTooLarge { .. }), "{err}");
     }
 
     #[test]
     fn binary_line_names_the_byte() {
-        let err = read_tokens(reader(b"ab\xffcd"), "t").err().unwrap();
+        let err = tokens(b"ab\xffcd").err().unwrap();
         assert!(err.to_string().contains("0xff at offset 2"), "{err}");
     }
 
     #[test]
     fn binary_input_is_refused_not_batched() {
-        let err = read_tokens(reader(b"\x8f\x01\n\xfe\n\x00\n"), "t")
-            .err()
-            .unwrap();
+        let err = tokens(b"\x8f\x01\n\xfe\n\x00\n").err().unwrap();
         assert!(matches!(err, InputError::Binary { line: 1, .. }), "{err}");
-        let TokenInput::Batch(mut batch) =
-            read_tokens(reader(b"a.b.c\nd.e.f\nx\x00y\ng.h.i\n"), "t").unwrap()
-        else {
+        let TokenInput::Batch(mut batch) = tokens(b"a.b.c\nd.e.f\nx\x00y\ng.h.i\n").unwrap() else {
             panic!("expected a batch");
         };
         assert!(batch.next().unwrap().is_ok());

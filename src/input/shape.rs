@@ -480,17 +480,13 @@ mod tests {
 
     #[test]
     fn unknown_json_is_named() {
-        let err = detect_json(r#"{"kind":"ConfigMap"}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("ConfigMap"), "{err}");
-        let err = detect_json(r#"{"kind":"Secret","data":{}}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("without data.token"), "{err}");
-        let err = detect_json(r#"{"data":{"token":"!!!"}}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not valid base64"), "{err}");
+        for (doc, want) in [
+            (r#"{"kind":"ConfigMap"}"#, "ConfigMap"),
+            (r#"{"kind":"Secret","data":{}}"#, "without data.token"),
+            (r#"{"data":{"token":"!!!"}}"#, "not valid base64"),
+        ] {
+            let err = detect_json(doc).unwrap_err().to_string();
+            assert!(err.contains(want), "{doc}: {err}");
+        }
     }
 }

@@ -290,6 +290,28 @@ mod tests {
             "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
     }
 
+    /// The token's SelfSubjectReview, refused with a 401.
+    fn rejected() -> RequestObservation {
+        request(
+            RequestKind::SelfSubjectReview,
+            false,
+            answer(401, 0, unauthorized()),
+        )
+    }
+
+    /// The token's SelfSubjectReview, answered with the token's user.
+    fn accepted() -> RequestObservation {
+        request(
+            RequestKind::SelfSubjectReview,
+            false,
+            answer(201, 0, review()),
+        )
+    }
+
+    fn causes(d: &Diagnosis) -> Vec<Cause> {
+        d.candidates.iter().map(|c| c.cause).collect()
+    }
+
     fn review() -> Value {
         serde_json::json!({"status": {"userInfo": {"username": "system:serviceaccount:shop:checkout",
             "uid": "uid-old", "groups": ["system:authenticated"]}}})
@@ -364,14 +386,7 @@ mod tests {
     #[test]
     fn expired_on_the_servers_clock() {
         let token = bound(NOW - 7200, NOW - 3600);
-        let s = server(
-            "https://a",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, 0, unauthorized()),
-            )],
-        );
+        let s = server("https://a", vec![rejected()]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Expired);
         assert!(text(&d).contains("59m before"), "{}", text(&d));
@@ -380,18 +395,11 @@ mod tests {
     #[test]
     fn a_401_in_time_lists_bindings_and_keys_with_low_confidence() {
         let token = bound(NOW - 60, NOW + 3600);
-        let s = server(
-            "https://a",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, 0, unauthorized()),
-            )],
-        );
+        let s = server("https://a", vec![rejected()]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
         assert_eq!(d.confidence(), Confidence::Low);
-        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        let causes = causes(&d);
         for cause in [
             Cause::ServiceAccountRecreated,
             Cause::PodDeleted,
@@ -426,14 +434,17 @@ mod tests {
                 "pods is forbidden: User \"{user}\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\""),
                 "reason": "Forbidden", "code": 403})
         };
-        let s = server(
-            "https://a",
-            vec![request(
-                RequestKind::Get,
-                false,
-                answer(403, 0, forbidden("system:serviceaccount:shop:checkout")),
-            )],
-        );
+        let denied = |user: &str| {
+            server(
+                "https://a",
+                vec![request(
+                    RequestKind::Get,
+                    false,
+                    answer(403, 0, forbidden(user)),
+                )],
+            )
+        };
+        let s = denied("system:serviceaccount:shop:checkout");
         let d = probe(vec![s], &token).diagnosis;
         // The 403 names no authorizer: RBAC, most likely, and can-i tells.
         assert_eq!(
@@ -455,14 +466,7 @@ mod tests {
             shells[1].starts_with("kubectl create role checkout-list-pods"),
             "{shells:?}"
         );
-        let s = server(
-            "https://a",
-            vec![request(
-                RequestKind::Get,
-                false,
-                answer(403, 0, forbidden("system:anonymous")),
-            )],
-        );
+        let s = denied("system:anonymous");
         assert_eq!(
             probe(vec![s], &token).diagnosis.cause(),
             Cause::TokenNotSent
@@ -470,11 +474,7 @@ mod tests {
         let mut s = server(
             "https://a",
             vec![
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(201, 0, review()),
-                ),
+                accepted(),
                 request(
                     RequestKind::SelfSubjectAccessReview,
                     false,
@@ -506,19 +506,12 @@ mod tests {
             "kubernetes.io/serviceaccount/service-account.name": "old",
             "kubernetes.io/serviceaccount/service-account.uid": "uid-1"
         }));
-        let s = server(
-            "https://a",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, 0, unauthorized()),
-            )],
-        );
+        let s = server("https://a", vec![rejected()]);
         let report = probe(vec![s], &token);
         let d = &report.diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
         assert!(text(d).contains("never time-checked"), "{}", text(d));
-        let causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        let causes = causes(d);
         assert!(causes.contains(&Cause::SecretDeleted), "{causes:?}");
         assert!(
             causes.contains(&Cause::LegacyTokenInvalidated),
@@ -537,11 +530,7 @@ mod tests {
         let s = server(
             "https://a",
             vec![
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(201, 0, review()),
-                ),
+                accepted(),
                 request(
                     RequestKind::Get,
                     false,
@@ -612,13 +601,6 @@ mod tests {
     #[test]
     fn token_review_and_reads_outrank_guesses_without_repeating_causes() {
         let token = bound(NOW - 60, NOW + 3600);
-        let rejected = || {
-            request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, 0, unauthorized()),
-            )
-        };
         let sa_path = "/api/v1/namespaces/shop/serviceaccounts/checkout";
         let sa_read = || {
             side(
@@ -676,7 +658,7 @@ mod tests {
             "{}",
             text(d)
         );
-        let mut causes: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        let mut causes = causes(d);
         causes.sort();
         let n = causes.len();
         causes.dedup();
@@ -689,14 +671,7 @@ mod tests {
     #[test]
     fn replicas_that_disagree_are_replica_dependent() {
         let token = bound(NOW, NOW + 3600);
-        let ok = server(
-            "https://10.0.0.1:6443",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(201, 0, review()),
-            )],
-        );
+        let ok = server("https://10.0.0.1:6443", vec![accepted()]);
         let behind = server(
             "https://10.0.0.2:6443",
             vec![request(

@@ -85,52 +85,51 @@ mod tests {
 
     #[test]
     fn in_pod_ipv4_ipv6_and_ports() {
-        let url = |h, p| in_pod_server(Some(h), Some(p)).map(|u| display(&u));
-        assert_eq!(url("10.96.0.1", "443").unwrap(), "https://10.96.0.1");
-        assert_eq!(url("10.96.0.1", "6443").unwrap(), "https://10.96.0.1:6443");
+        for (host, port, want) in [
+            ("10.96.0.1", "443", "https://10.96.0.1"),
+            ("10.96.0.1", "6443", "https://10.96.0.1:6443"),
+            ("fd00:10:96::1", "443", "https://[fd00:10:96::1]"),
+            ("[fd00::1]", "8443", "https://[fd00::1]:8443"),
+            (
+                "kubernetes.default.svc",
+                "443",
+                "https://kubernetes.default.svc",
+            ),
+        ] {
+            let got = in_pod_server(Some(host), Some(port)).map(|u| display(&u));
+            assert_eq!(got.as_deref(), Ok(want), "{host} {port}");
+        }
         assert_eq!(
-            url("fd00:10:96::1", "443").unwrap(),
-            "https://[fd00:10:96::1]"
-        );
-        assert_eq!(url("[fd00::1]", "8443").unwrap(), "https://[fd00::1]:8443");
-        assert_eq!(
-            url("kubernetes.default.svc", "443").unwrap(),
-            "https://kubernetes.default.svc"
-        );
-        assert_eq!(
-            url("10.96.0.1", "https"),
+            in_pod_server(Some("10.96.0.1"), Some("https")).map(|u| display(&u)),
             Err(TargetError::BadPort("https".into()))
         );
-        assert_eq!(
-            in_pod_server(Some("10.96.0.1"), None),
-            Err(TargetError::NotInPod)
-        );
-        assert_eq!(in_pod_server(None, Some("443")), Err(TargetError::NotInPod));
-        assert_eq!(
-            in_pod_server(Some(" "), Some("443")),
-            Err(TargetError::NotInPod)
-        );
+        for (host, port) in [
+            (Some("10.96.0.1"), None),
+            (None, Some("443")),
+            (Some(" "), Some("443")),
+        ] {
+            let got = in_pod_server(host, port);
+            assert_eq!(got, Err(TargetError::NotInPod), "{host:?} {port:?}");
+        }
     }
 
     #[test]
     fn server_flag_values() {
-        let parsed = |t| parse_server(t).map(|u| display(&u));
-        assert_eq!(
-            parsed("https://127.0.0.1:6443").unwrap(),
-            "https://127.0.0.1:6443"
-        );
-        assert_eq!(parsed("10.0.0.5:6443").unwrap(), "https://10.0.0.5:6443");
-        assert_eq!(parsed("https://10.0.0.5:443").unwrap(), "https://10.0.0.5");
-        assert_eq!(parsed("https://[::1]:6443/").unwrap(), "https://[::1]:6443");
-        assert_eq!(
-            parsed("http://127.0.0.1:8080").unwrap(),
-            "http://127.0.0.1:8080"
-        );
-        // kubectl keeps a path prefix (servers behind a proxy path).
-        assert_eq!(
-            parsed("https://proxy.example/k8s/c1").unwrap(),
-            "https://proxy.example/k8s/c1"
-        );
+        for (text, want) in [
+            ("https://127.0.0.1:6443", "https://127.0.0.1:6443"),
+            ("10.0.0.5:6443", "https://10.0.0.5:6443"),
+            ("https://10.0.0.5:443", "https://10.0.0.5"),
+            ("https://[::1]:6443/", "https://[::1]:6443"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            // kubectl keeps a path prefix (servers behind a proxy path).
+            (
+                "https://proxy.example/k8s/c1",
+                "https://proxy.example/k8s/c1",
+            ),
+        ] {
+            let got = parse_server(text).map(|u| display(&u));
+            assert_eq!(got.as_deref(), Ok(want), "{text}");
+        }
         for bad in [
             "https://",
             "https://u:p@h:1",

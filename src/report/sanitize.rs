@@ -65,12 +65,16 @@ mod tests {
 
     #[test]
     fn escapes_terminal_controls_and_bidi() {
-        assert_eq!(sanitize("plain"), "plain");
-        assert_eq!(sanitize("a\x1b[31mb"), "a\\u{1b}[31mb");
-        assert_eq!(sanitize("x\u{202e}y"), "x\\u{202e}y");
-        assert_eq!(sanitize("\u{9b}"), "\\u{9b}");
-        assert_eq!(sanitize("tab\there"), "tab\\u{9}here");
-        assert_eq!(sanitize("a\u{2028}b\u{61c}c"), "a\\u{2028}b\\u{61c}c");
+        for (text, want) in [
+            ("plain", "plain"),
+            ("a\x1b[31mb", "a\\u{1b}[31mb"),
+            ("x\u{202e}y", "x\\u{202e}y"),
+            ("\u{9b}", "\\u{9b}"),
+            ("tab\there", "tab\\u{9}here"),
+            ("a\u{2028}b\u{61c}c", "a\\u{2028}b\\u{61c}c"),
+        ] {
+            assert_eq!(sanitize(text), want, "{text:?}");
+        }
     }
 
     #[test]

@@ -532,10 +532,14 @@ mod tests {
 
     #[test]
     fn text_helpers() {
-        assert_eq!(offset_text(TimeDelta::seconds(90)), "+90s");
-        assert_eq!(offset_text(TimeDelta::seconds(-150)), "-2m 30s");
-        assert_eq!(offset_text(TimeDelta::milliseconds(-500)), "-0.5s");
-        assert_eq!(offset_text(TimeDelta::zero()), "0s");
+        for (offset, want) in [
+            (TimeDelta::seconds(90), "+90s"),
+            (TimeDelta::seconds(-150), "-2m 30s"),
+            (TimeDelta::milliseconds(-500), "-0.5s"),
+            (TimeDelta::zero(), "0s"),
+        ] {
+            assert_eq!(offset_text(offset), want, "{offset:?}");
+        }
         assert_eq!(seconds_text(TimeDelta::milliseconds(5_500)), "5.5s");
         assert_eq!(as_seconds_f64(TimeDelta::milliseconds(-1_250)), -1.25);
     }

@@ -116,19 +116,16 @@ mod tests {
     fn kinds_by_shape() {
         use Binding as B;
         use TokenKind as K;
-        assert_eq!(classify(&bound(true, false, true)), (K::Projected, B::Pod));
-        assert_eq!(
-            classify(&bound(false, true, false)),
-            (K::TokenRequest, B::Secret)
-        );
-        assert_eq!(
-            classify(&bound(false, false, true)),
-            (K::TokenRequest, B::Node)
-        );
-        assert_eq!(
-            classify(&bound(false, false, false)),
-            (K::TokenRequest, B::None)
-        );
+        // (pod, secret, node bound; kind and binding)
+        for (pod, secret, node, want) in [
+            (true, false, true, (K::Projected, B::Pod)),
+            (false, true, false, (K::TokenRequest, B::Secret)),
+            (false, false, true, (K::TokenRequest, B::Node)),
+            (false, false, false, (K::TokenRequest, B::None)),
+        ] {
+            let got = classify(&bound(pod, secret, node));
+            assert_eq!(got, want, "pod {pod}, secret {secret}, node {node}");
+        }
         let legacy = Claims {
             legacy: Some(LegacyClaims::default()),
             ..Default::default()

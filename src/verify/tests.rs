@@ -29,6 +29,11 @@ fn run(raw: &str, keys: &KeySet, expect: &Expectations) -> VerifyReport {
     )
 }
 
+/// `run` expecting no issuer or audience in particular.
+fn run_any(raw: &str, keys: &KeySet) -> VerifyReport {
+    run(raw, keys, &Expectations::default())
+}
+
 fn fixture(name: &str) -> String {
     String::from_utf8(read(&format!("tokens/{name}")))
         .unwrap()
@@ -73,7 +78,7 @@ fn every_fixture_algorithm_verifies_by_kid() {
         ("projected-es256.jwt", "EC P-256"),
         ("token-request-es384.jwt", "EC P-384"),
     ] {
-        let r = run(&fixture(file), &jwks(), &Expectations::default());
+        let r = run_any(&fixture(file), &jwks());
         assert!(r.valid, "{file}: {:?}", r.checks);
         assert_eq!(r.matched_by, Some(MatchedBy::Kid), "{file}");
         assert_eq!(r.matched().unwrap().kind.to_string(), kind);
@@ -94,7 +99,7 @@ fn issuer_and_audience_are_checked_when_asked() {
             ("time", Some(true))
         ]
     );
-    let r = run(&fixture("projected.jwt"), &jwks(), &Expectations::default());
+    let r = run_any(&fixture("projected.jwt"), &jwks());
     assert_eq!(r.check(CheckName::Issuer).ok, None);
     assert_eq!(r.check(CheckName::Audience).ok, None);
     let wrong = Expectations {
@@ -126,7 +131,7 @@ fn tampering_breaks_the_signature_but_not_the_key_lookup() {
         URL_SAFE_NO_PAD.encode(payload.to_string()),
         parts[2]
     );
-    let r = run(&forged, &jwks(), &Expectations::default());
+    let r = run_any(&forged, &jwks());
     assert!(!r.valid);
     assert_eq!(r.check(CheckName::Signature).ok, Some(false));
     assert_eq!(r.check(CheckName::Key).ok, Some(true));
@@ -137,7 +142,7 @@ fn tampering_breaks_the_signature_but_not_the_key_lookup() {
     let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
     sig[10] ^= 1;
     let forged = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
-    let r = run(&forged, &jwks(), &Expectations::default());
+    let r = run_any(&forged, &jwks());
     assert_eq!(codes(&r), ["signature-invalid"]);
 }
 
@@ -189,13 +194,13 @@ fn refused_algorithms() {
         ("alg-none.jwt", "alg-none"),
         ("hs256.jwt", "hmac-algorithm"),
     ] {
-        let r = run(&fixture(file), &jwks(), &Expectations::default());
+        let r = run_any(&fixture(file), &jwks());
         assert!(!r.valid);
         assert_eq!(codes(&r), [code], "{file}");
         assert_eq!(r.check(CheckName::Key).ok, None);
         assert!(r.keys.iter().all(|k| k.1 == KeyOutcome::NotTried));
     }
-    let r = run(&fixture("unsigned.jwt"), &jwks(), &Expectations::default());
+    let r = run_any(&fixture("unsigned.jwt"), &jwks());
     assert_eq!(codes(&r), ["unsigned"]);
     // A real algorithm, just not one kube-apiserver signs with.
     let parts: Vec<String> = fixture("projected.jwt")
@@ -204,7 +209,7 @@ fn refused_algorithms() {
         .collect();
     let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"PS256","kid":"x"}"#);
     let raw = format!("{header}.{}.{}", parts[1], parts[2]);
-    let r = run(&raw, &jwks(), &Expectations::default());
+    let r = run_any(&raw, &jwks());
     assert_eq!(codes(&r), ["unusual-algorithm"]);
 }
 
@@ -233,11 +238,7 @@ fn kid_naming_a_key_of_another_type() {
 #[test]
 fn no_key_of_the_right_type() {
     let ec_only = keys::parse_pem_keys(&read("keys/ec256.pub.pem")).unwrap();
-    let r = run(
-        &fixture("projected.jwt"),
-        &ec_only,
-        &Expectations::default(),
-    );
+    let r = run_any(&fixture("projected.jwt"), &ec_only);
     assert_eq!(codes(&r), ["no-usable-key", "kid-not-found"]);
 }
 
@@ -253,7 +254,7 @@ fn pem_keys_verify_by_computed_kid() {
         "projected-es256.jwt",
         "token-request-es384.jwt",
     ] {
-        let r = run(&fixture(file), &set, &Expectations::default());
+        let r = run_any(&fixture(file), &set);
         assert!(r.valid, "{file}");
         assert_eq!(r.matched_by, Some(MatchedBy::Kid));
         assert!(r.check(CheckName::Key).detail.contains("Kubernetes key id"));
@@ -282,11 +283,7 @@ fn es512_verifies_through_aws_lc() {
     assert!(r.valid, "{:?}", r.checks);
     assert_eq!(r.matched().unwrap().kind.to_string(), "EC P-521");
     // Same key set, a P-256 token: no key of that curve.
-    let r = run(
-        &fixture("projected-es256.jwt"),
-        &set,
-        &Expectations::default(),
-    );
+    let r = run_any(&fixture("projected-es256.jwt"), &set);
     assert!(codes(&r).contains(&"no-usable-key"));
 }
 
@@ -325,7 +322,7 @@ fn key_set_remarks() {
         .unwrap()
         .push(json!({"kty": "OKP", "crv": "Ed25519", "x": "AA"}));
     let set = keys::parse_jwks(doc.to_string().as_bytes()).unwrap();
-    let r = run(&fixture("projected.jwt"), &set, &Expectations::default());
+    let r = run_any(&fixture("projected.jwt"), &set);
     assert!(r.valid);
     assert_eq!(
         codes(&r),
@@ -342,13 +339,9 @@ fn key_set_remarks() {
         keys::parse_pem_keys(&read("keys/rsa.pub.pem")).unwrap(),
         "rsa.pub.pem",
     );
-    let r2 = run(&fixture("projected.jwt"), &both, &Expectations::default());
+    let r2 = run_any(&fixture("projected.jwt"), &both);
     assert!(codes(&r2).is_empty(), "{:?}", r2.findings);
     // A token whose kid is the Kubernetes key id still finds a renamed key.
-    let r = run(
-        &fixture("projected-es256.jwt"),
-        &set,
-        &Expectations::default(),
-    );
+    let r = run_any(&fixture("projected-es256.jwt"), &set);
     assert_eq!(r.matched_by, Some(MatchedBy::Kid));
 }

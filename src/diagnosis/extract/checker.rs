@@ -194,57 +194,52 @@ pub fn find(line: &str) -> Option<Found> {
 mod tests {
     use super::*;
 
+    /// What a line gives; it must give something.
+    fn found(line: &str) -> Found {
+        find(line).unwrap()
+    }
+
     #[test]
     fn vault_and_proxies() {
         assert_eq!(
-            find("URL: PUT https://vault:8200/v1/auth/kubernetes/login")
-                .unwrap()
-                .url,
+            found("URL: PUT https://vault:8200/v1/auth/kubernetes/login").url,
             Some((
                 "PUT".into(),
                 "https://vault:8200/v1/auth/kubernetes/login".into()
             ))
         );
         assert_eq!(
-            find("Code: 500. Errors:")
-                .unwrap()
-                .http
-                .unwrap()
-                .relay_status,
+            found("Code: 500. Errors:").http.unwrap().relay_status,
             Some(500)
         );
         assert_eq!(
-            find("* claim \"iss\" is invalid\" backoff=2.16")
-                .unwrap()
-                .reasons[0]
-                .cause,
+            found("* claim \"iss\" is invalid\" backoff=2.16").reasons[0].cause,
             Cause::IssuerMismatch
         );
-        let f = find("login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token").unwrap();
+        let f = found(
+            "login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token",
+        );
         assert!(!f.failure.unwrap().certain);
-        let f = find(
+        let f = found(
             "* invalid audience (aud) claim: audience claim does not match any expected audience",
-        )
-        .unwrap();
+        );
         assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
-        let f = find("* lookup failed: service account jwt not valid").unwrap();
+        let f = found("* lookup failed: service account jwt not valid");
         assert_eq!(f.http.unwrap().status, Some(401));
-        let f = find(r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#).unwrap();
-        assert!(matches!(
-            f.failure.unwrap().call,
-            CheckerCall::Unanswered(_)
-        ));
-        let f = find("warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address").unwrap();
-        assert!(matches!(
-            f.failure.unwrap().call,
-            CheckerCall::Unanswered(_)
-        ));
-        let f = find(
+        for line in [
+            r#"login unauthorized: err="Post "https://10.0.0.1:57741/apis/authentication.k8s.io/v1/tokenreviews": dial tcp 10.0.0.1:57741: i/o timeout""#,
+            "warn\tAuthentication failed: failed to validate the JWT: failed to get a token review response: failed to send the HTTP request: Post https://kubernetes.default.svc/apis/authentication.k8s.io/v1/tokenreviews: dial tcp 10.39.240.1:443: connect: cannot assign requested address",
+        ] {
+            let call = found(line).failure.unwrap().call;
+            assert!(matches!(call, CheckerCall::Unanswered(_)), "{line}");
+        }
+        let f = found(
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",
-        )
-        .unwrap();
+        );
         assert_eq!(f.failure.unwrap().call, CheckerCall::Refused);
-        let f = find(r#"linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast""#).unwrap();
+        let f = found(
+            r#"linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast""#,
+        );
         assert_eq!(f.failure.unwrap().checker, Some("Linkerd"));
         assert!(find("all good").is_none());
     }

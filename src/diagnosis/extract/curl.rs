@@ -321,6 +321,19 @@ pub fn bearer_of(value: &str) -> BearerSeen {
 mod tests {
     use super::*;
 
+    /// What a fresh reader makes of `lines`, numbered from 1; flushed if asked.
+    fn read(lines: &[&str], flush: bool) -> Out {
+        let mut c = Curl::default();
+        let mut all = Out::default();
+        for (i, l) in lines.iter().enumerate() {
+            all.extend(c.feed(i + 1, l).unwrap());
+        }
+        if flush {
+            c.flush(&mut all);
+        }
+        all
+    }
+
     #[test]
     fn bearer_values() {
         assert_eq!(bearer_of(" Bearer "), BearerSeen::Empty);
@@ -335,21 +348,14 @@ mod tests {
             "* SSL certificate verify result: unable to get local issuer certificate (20), continuing anyway.",
             "* SSL certificate problem: unable to get local issuer certificate",
         ] {
-            let mut c = Curl::default();
-            let mut all = Vec::new();
-            for (i, l) in [
+            let lines = [
                 "* ALPN, offering h2",
                 verify,
                 "> GET /api/v1/namespaces/x/pods/y HTTP/2",
                 "> authorization: Bearer abc.def.ghi",
                 "< HTTP/2 401",
-            ]
-            .iter()
-            .enumerate()
-            {
-                all.extend(c.feed(i + 1, l).unwrap());
-            }
-            c.flush(&mut all);
+            ];
+            let all = read(&lines, true);
             assert!(
                 !all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })),
                 "{verify}: {all:?}"
@@ -360,31 +366,20 @@ mod tests {
 
     #[test]
     fn a_refused_address_is_not_the_answer_when_another_answers() {
-        let mut c = Curl::default();
         let lines = [
             "> GET /api HTTP/1.1",
             "* connect to ::1 port 6443 failed: Connection refused",
             "*   Trying 127.0.0.1:6443...",
             "< HTTP/1.1 401 Unauthorized",
         ];
-        let mut all = Vec::new();
-        for (i, l) in lines.iter().enumerate() {
-            all.extend(c.feed(i + 1, l).unwrap());
-        }
-        c.flush(&mut all);
+        let all = read(&lines, true);
         assert!(!all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })));
-        let mut c = Curl::default();
-        let mut all = Vec::new();
-        for (i, l) in [
+        let lines = [
             "*   Trying 10.96.0.1:6443...",
             "* connect to 10.96.0.1 port 6443 failed: Connection refused",
             "curl: (7) Failed to connect to 10.96.0.1 port 6443 after 2 ms: Couldn't connect to server",
-        ]
-        .iter()
-        .enumerate()
-        {
-            all.extend(c.feed(i + 1, l).unwrap());
-        }
+        ];
+        let all = read(&lines, false);
         let (n, kind) = &all[0];
         assert_eq!(*n, 2);
         assert!(matches!(

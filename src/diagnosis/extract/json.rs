@@ -380,6 +380,13 @@ fn field(window: &str, key: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The documents in `text`, which must be JSON.
+    fn docs_of(text: &str) -> Vec<Doc> {
+        let mut docs = Vec::new();
+        documents(&parse(text).unwrap(), &mut docs);
+        docs
+    }
+
     #[test]
     fn spans_are_balanced_and_string_aware() {
         let s = spans(r#"x {"a":"}{"} y {"b":{}} z ["#);
@@ -400,23 +407,21 @@ mod tests {
 
     #[test]
     fn documents_and_lenient_statuses() {
-        let v = parse(r#"{"errors":["lookup failed: [invalid bearer token]"]}"#).unwrap();
-        let mut docs = Vec::new();
-        documents(&v, &mut docs);
+        let docs = docs_of(r#"{"errors":["lookup failed: [invalid bearer token]"]}"#);
         assert_eq!(
             docs,
             [Doc::Text("lookup failed: [invalid bearer token]".into())]
         );
-        let v = parse(r#"{"status":401,"plugins":[],"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#).unwrap();
-        let mut docs = Vec::new();
-        documents(&v, &mut docs);
+        let docs = docs_of(
+            r#"{"status":401,"plugins":[],"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#,
+        );
         let Doc::Status(f) = &docs[0] else { panic!() };
         assert_eq!(f.status, Some(401));
         assert!(!f.from_kubernetes());
         // An audit EventList is its events, not one event.
-        let v = parse(r#"{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a"},{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"b"}]}"#).unwrap();
-        let mut docs = Vec::new();
-        documents(&v, &mut docs);
+        let docs = docs_of(
+            r#"{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a"},{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"b"}]}"#,
+        );
         assert_eq!(docs.len(), 2);
         assert!(docs.iter().all(|d| matches!(d, Doc::Audit(_))));
         let f = lenient_status("HTTP response body: {'kind': 'Status', 'apiVersion': 'v1', 'code': 401, 'reason': 'Unauthorized'").unwrap();

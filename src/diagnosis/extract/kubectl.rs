@@ -179,49 +179,46 @@ fn strip_operation(message: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// What a line read without a caller gives; it must give something.
+    fn found(line: &str) -> Found {
+        find(line, None).unwrap()
+    }
+
     #[test]
     fn kubectl_lines() {
-        let f = find(
-            "error: You must be logged in to the server (Unauthorized)",
-            None,
-        )
-        .unwrap();
+        let f = found("error: You must be logged in to the server (Unauthorized)");
         assert_eq!(f.http.unwrap().status, Some(401));
-        let f = find(
-            r#"Error from server (NotFound): pods "web-0" not found"#,
-            None,
-        )
-        .unwrap();
+        let f = found(r#"Error from server (NotFound): pods "web-0" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
         assert_eq!(f.request.unwrap().name.as_deref(), Some("web-0"));
-        let f = find("Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)", None).unwrap();
+        let f = found(
+            "Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)",
+        );
         let r = f.request.unwrap();
         assert_eq!(
             (r.verb.as_deref(), r.api_group.as_deref()),
             (Some("create"), Some("extensions"))
         );
-        let f = find(
-            r#"Error from server: serviceaccounts "default" not found"#,
-            None,
-        )
-        .unwrap();
+        let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
-        let f = find(r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#, None).unwrap();
+        let f = found(
+            r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#,
+        );
         let h = f.http.unwrap();
         assert_eq!(h.status, Some(403));
         assert!(h.message.unwrap().starts_with("pods \"m\" is forbidden"));
-        let f = find("Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)", None).unwrap();
+        let f = found(
+            "Failed to read [namespace] from : error: You must be logged in to the server (Unauthorized)",
+        );
         assert_eq!(f.http.unwrap().status, Some(401));
         assert!(
-            find(
-                "Unable to connect to the server: dial tcp: i/o timeout",
-                None
-            )
-            .unwrap()
-            .transport
-            .is_some()
+            found("Unable to connect to the server: dial tcp: i/o timeout")
+                .transport
+                .is_some()
         );
-        let f = find("I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds", None).unwrap();
+        let f = found(
+            "I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds",
+        );
         assert!(f.verbose);
         // The same line with its klog header already stripped.
         let f = find(

@@ -389,19 +389,21 @@ mod tests {
 
     #[test]
     fn status_lines_and_codes() {
-        assert_eq!(
-            status_line("HTTP/1.1 401 Unauthorized"),
-            Some((401, "Unauthorized"))
-        );
-        assert_eq!(status_line("HTTP/2 403 "), Some((403, "")));
-        assert_eq!(status_line("HTTP/2 4033"), None);
-        assert_eq!(bare_code("401"), Some(401));
-        assert_eq!(bare_code("HTTP 403 Forbidden"), Some(403));
-        assert_eq!(bare_code("status code: 404"), Some(404));
-        assert_eq!(
-            bare_code("401 errors in the last hour were caused by"),
-            None
-        );
+        for (line, want) in [
+            ("HTTP/1.1 401 Unauthorized", Some((401, "Unauthorized"))),
+            ("HTTP/2 403 ", Some((403, ""))),
+            ("HTTP/2 4033", None),
+        ] {
+            assert_eq!(status_line(line), want, "{line}");
+        }
+        for (text, want) in [
+            ("401", Some(401)),
+            ("HTTP 403 Forbidden", Some(403)),
+            ("status code: 404", Some(404)),
+            ("401 errors in the last hour were caused by", None),
+        ] {
+            assert_eq!(bare_code(text), want, "{text}");
+        }
     }
 
     #[test]
@@ -452,18 +454,18 @@ mod tests {
         ] {
             assert_eq!(stated_code(line), None, "{line}");
         }
-        assert_eq!(
-            httplog(
-                "I0921 14:11:10.551011 5 wrap.go:42] POST /apis/authentication.k8s.io/v1/tokenreviews: (1.354755ms) 404 [[Go-http-client/1.1] 35.197.223.167:59958]"
+        for (line, want) in [
+            (
+                "I0921 14:11:10.551011 5 wrap.go:42] POST /apis/authentication.k8s.io/v1/tokenreviews: (1.354755ms) 404 [[Go-http-client/1.1] 35.197.223.167:59958]",
+                ("POST", "/apis/authentication.k8s.io/v1/tokenreviews", 404),
             ),
-            Some(("POST", "/apis/authentication.k8s.io/v1/tokenreviews", 404))
-        );
-        assert_eq!(
-            httplog(
-                r#"I0101 httplog.go:89] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" resp=403"#
+            (
+                r#"I0101 httplog.go:89] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" resp=403"#,
+                ("GET", "/api/v1/pods", 403),
             ),
-            Some(("GET", "/api/v1/pods", 403))
-        );
+        ] {
+            assert_eq!(httplog(line), Some(want), "{line}");
+        }
         assert!(ends_unauthorized(
             "Failed to list *v1.Service: Unauthorized"
         ));

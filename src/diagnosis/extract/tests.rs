@@ -13,17 +13,21 @@ fn kinds(text: &str) -> Vec<(usize, Kind)> {
         .collect()
 }
 
-#[test]
-fn a_traceback_s_source_lines_are_not_output() {
-    let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/requests/adapters.py\", line 727, in send\n    raise SSLError(e, request=request)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nrequests.exceptions.SSLError: HTTPSConnectionPool(host='127.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))\n";
-    let causes: Vec<(usize, Cause)> = kinds(text)
+/// The transport failures found, with their line numbers.
+fn transport_causes(text: &str) -> Vec<(usize, Cause)> {
+    kinds(text)
         .into_iter()
         .filter_map(|(n, k)| match k {
             Kind::Transport { cause, .. } => Some((n, cause)),
             _ => None,
         })
-        .collect();
-    assert_eq!(causes, [(5, Cause::TlsUntrustedCa)]);
+        .collect()
+}
+
+#[test]
+fn a_traceback_s_source_lines_are_not_output() {
+    let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/requests/adapters.py\", line 727, in send\n    raise SSLError(e, request=request)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nrequests.exceptions.SSLError: HTTPSConnectionPool(host='127.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))\n";
+    assert_eq!(transport_causes(text), [(5, Cause::TlsUntrustedCa)]);
 }
 
 /// Node prints a failed `fetch` with its cause below it, and the cause's
@@ -31,14 +35,7 @@ fn a_traceback_s_source_lines_are_not_output() {
 #[test]
 fn node_s_fetch_failure_is_one_transport_failure() {
     let text = "TypeError: fetch failed\n    at async file:///app/list-pods.mjs:25:11 {\n  [cause]: Error: connect ECONNREFUSED 10.0.0.1:6443\n      at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1637:16) {\n    errno: -111,\n    code: 'ECONNREFUSED',\n    syscall: 'connect'\n  }\n}\n";
-    let causes: Vec<(usize, Cause)> = kinds(text)
-        .into_iter()
-        .filter_map(|(n, k)| match k {
-            Kind::Transport { cause, .. } => Some((n, cause)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(causes, [(3, Cause::ConnectionRefused)]);
+    assert_eq!(transport_causes(text), [(3, Cause::ConnectionRefused)]);
 }
 
 #[test]

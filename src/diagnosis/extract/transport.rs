@@ -149,53 +149,47 @@ mod tests {
         ] {
             assert_eq!(detect_line(line), Some(cause), "{line}");
         }
-        // A chain: the innermost cause decides, not the wrapper's wording.
-        assert_eq!(
-            detect_line(
-                "KubernetesClientException: failed to verify certificate chain. Caused by: java.net.SocketTimeoutException: Read timed out"
+        for (line, want) in [
+            // A chain: the innermost cause decides, not the wrapper's wording.
+            (
+                "KubernetesClientException: failed to verify certificate chain. Caused by: java.net.SocketTimeoutException: Read timed out",
+                Some(Cause::Timeout),
             ),
-            Some(Cause::Timeout)
-        );
-        assert_eq!(
-            detect_line(
-                "requests.exceptions.SSLError: HTTPSConnectionPool(host='10.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, certificate is not valid for '10.0.0.1'. (_ssl.c:1006)\")))"
+            (
+                "requests.exceptions.SSLError: HTTPSConnectionPool(host='10.0.0.1', port=6443): Max retries exceeded with url: /api (Caused by SSLError(SSLCertVerificationError(1, \"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, certificate is not valid for '10.0.0.1'. (_ssl.c:1006)\")))",
+                Some(Cause::TlsNameMismatch),
             ),
-            Some(Cause::TlsNameMismatch)
-        );
-        assert_eq!(
-            detect_line("error: You must be logged in to the server (Unauthorized)"),
-            None
-        );
-        // Node's code property repeats the message line above it.
-        assert_eq!(detect_line("    code: 'ECONNREFUSED',"), None);
-        assert_eq!(
-            detect_line("    code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'"),
-            None
-        );
-        assert_eq!(
-            detect_line("failed to sync configmap cache: timed out waiting for the condition"),
-            None
-        );
-        assert_eq!(
-            detect_line(
-                "Get https://kubernetes/api: dial tcp: lookup kubernetes on 100.64.0.10:53: server misbehaving"
+            (
+                "error: You must be logged in to the server (Unauthorized)",
+                None,
             ),
-            Some(Cause::DnsFailure)
-        );
-        assert_eq!(
-            detect_all(
-                "x509: certificate has expired or is not yet valid: current time 2021-04-01T14:43:32+02:00 is before 2021-04-01T15:31:09Z"
+            // Node's code property repeats the message line above it.
+            ("    code: 'ECONNREFUSED',", None),
+            ("    code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'", None),
+            (
+                "failed to sync configmap cache: timed out waiting for the condition",
+                None,
             ),
-            Some((Cause::TlsCertificateNotYetValid, vec![Cause::ClockSkew]))
-        );
-        assert_eq!(
-            detect_all(
-                "Unable to connect to the server: x509: certificate has expired or is not yet valid"
+            (
+                "Get https://kubernetes/api: dial tcp: lookup kubernetes on 100.64.0.10:53: server misbehaving",
+                Some(Cause::DnsFailure),
             ),
-            Some((
+        ] {
+            assert_eq!(detect_line(line), want, "{line}");
+        }
+        for (line, cause, also) in [
+            (
+                "x509: certificate has expired or is not yet valid: current time 2021-04-01T14:43:32+02:00 is before 2021-04-01T15:31:09Z",
+                Cause::TlsCertificateNotYetValid,
+                vec![Cause::ClockSkew],
+            ),
+            (
+                "Unable to connect to the server: x509: certificate has expired or is not yet valid",
                 Cause::TlsCertificateExpired,
-                vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid]
-            ))
-        );
+                vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid],
+            ),
+        ] {
+            assert_eq!(detect_all(line), Some((cause, also)), "{line}");
+        }
     }
 }

@@ -344,12 +344,12 @@ fn go_jose_s_time_errors_are_time_causes_not_a_malformed_token() {
             "[invalid bearer token, square/go-jose/jwt: validation field, token issued in the future (iat)]",
             Cause::ClockSkew,
         ),
+        // Another go-jose error is still one of the token's shape.
+        (
+            "square/go-jose: compact JWS format must have three parts",
+            Cause::TokenMalformed,
+        ),
     ] {
         assert_eq!(only_specific(text).cause, cause, "{text}");
     }
-    // Another go-jose error is still one of the token's shape.
-    assert_eq!(
-        only_specific("square/go-jose: compact JWS format must have three parts").cause,
-        Cause::TokenMalformed
-    );
 }

@@ -407,7 +407,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::KeyCheck;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, http, pod_bound};
 
     #[test]
     fn a_checkers_own_audience_asks_for_a_token_of_that_audience() {
@@ -499,7 +499,6 @@ mod tests {
                 );
             }
         }
-        let _ = run;
         // An external signer's kid missing from the published keys: medium.
         let mut c = case(http(401, None), Some(&token));
         c.keys = Some(KeyCheck {

@@ -402,13 +402,18 @@ mod tests {
                 }),
                 None,
             );
-            assert_eq!(c.classification(), class);
+            assert_eq!(c.classification(), class, "{cause:?}");
             // Probe's own connection: observed.
             c.witness = Witness::Probe;
-            assert_eq!(run(&c), (cause, confidence));
+            assert_eq!(run(&c), (cause, confidence), "{cause:?} seen by probe");
             // A client's pasted words about its connection: medium at most.
             c.witness = Witness::Client;
-            assert_eq!(run(&c), (cause, confidence.min(Confidence::Medium)));
+            let medium_at_most = confidence.min(Confidence::Medium);
+            assert_eq!(
+                run(&c),
+                (cause, medium_at_most),
+                "{cause:?} told by a client"
+            );
         }
     }
 }

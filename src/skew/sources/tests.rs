@@ -43,14 +43,16 @@ fn list(items: Vec<Value>) -> String {
 
 #[test]
 fn clock_flags() {
-    let spec = parse_clock_spec("node-a=-1m30s").unwrap();
-    assert_eq!(spec.value, ClockValue::Offset(TimeDelta::seconds(-90)));
-    let spec = parse_clock_spec("b=2026-01-01T00:01:30Z").unwrap();
-    assert_eq!(spec.value, ClockValue::At(t("2026-01-01T00:01:30Z")));
-    assert_eq!(
-        parse_clock_spec("c=90s").unwrap().value,
-        ClockValue::Offset(TimeDelta::seconds(90))
-    );
+    for (text, want) in [
+        ("node-a=-1m30s", ClockValue::Offset(TimeDelta::seconds(-90))),
+        (
+            "b=2026-01-01T00:01:30Z",
+            ClockValue::At(t("2026-01-01T00:01:30Z")),
+        ),
+        ("c=90s", ClockValue::Offset(TimeDelta::seconds(90))),
+    ] {
+        assert_eq!(parse_clock_spec(text).unwrap().value, want, "{text}");
+    }
     for bad in ["node-a", "=+5s", "a=", "a=soon", "a=2026-13-01T00:00:00Z"] {
         assert!(parse_clock_spec(bad).is_err(), "{bad}");
     }
@@ -215,8 +217,8 @@ fn bad_items_are_skipped_bad_documents_are_errors() {
         (r#"{"items":{}}"#, "items is an object"),
     ] {
         let err = from_leases(text, "file l.json", now(), L).unwrap_err();
-        assert!(err.to_string().contains(fragment), "{err}");
-        assert!(!err.to_string().contains('\n'));
+        assert!(err.to_string().contains(fragment), "{text}: {err}");
+        assert!(!err.to_string().contains('\n'), "{text}: {err}");
     }
 }
 
