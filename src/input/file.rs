@@ -156,36 +156,28 @@ struct NoNul {
     checked: usize,
     /// Bytes consumed so far.
     offset: u64,
-    /// Newlines consumed so far.
+    /// Newlines in every byte checked so far.
     newlines: u64,
 }
 
 impl BufRead for NoNul {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let buf = self.inner.fill_buf()?;
-        if let Some(i) = memchr::memchr(0, &buf[self.checked..]) {
-            let at = self.checked + i;
-            let newlines = memchr::memchr_iter(b'\n', &buf[..at]).count() as u64;
+        let fresh = &buf[self.checked..];
+        if let Some(i) = memchr::memchr(0, fresh) {
+            let newlines = memchr::memchr_iter(b'\n', &fresh[..i]).count() as u64;
             return Err(invalid(format!(
                 "line {} is binary data (a NUL byte at offset {}), not text",
                 self.newlines + newlines + 1,
-                self.offset + at as u64
+                self.offset + (self.checked + i) as u64
             )));
         }
+        self.newlines += memchr::memchr_iter(b'\n', fresh).count() as u64;
         self.checked = buf.len();
         Ok(buf)
     }
 
     fn consume(&mut self, n: usize) {
-        if n == 0 {
-            return;
-        }
-        // The bytes consumed are the ones `fill_buf` just returned, still in
-        // `inner`'s buffer: this `fill_buf` reads nothing.
-        if let Ok(buf) = self.inner.fill_buf() {
-            let n = n.min(buf.len());
-            self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
-        }
         self.inner.consume(n);
         self.offset += n as u64;
         self.checked = self.checked.saturating_sub(n);
