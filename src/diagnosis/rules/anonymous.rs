@@ -10,7 +10,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
@@ -31,8 +31,10 @@ anonymous. So system:anonymous in a 403 means the Authorization header did not a
 \"Bearer <token>\": the client sent none (wrong kubeconfig user, empty token file, the \
 token read before it was mounted), sent it malformed (two spaces after Bearer, a newline \
 inside), or a proxy or ingress removed it on the way.",
-    confirm,
-    fix,
+    confirm: Steps::For(confirm),
+    fix: Steps::Say(
+        "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
+    ),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/bearertoken/bearertoken.go",
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -43,12 +45,6 @@ fn confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
         super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
-    )]
-}
-
-fn fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
     )]
 }
 
@@ -65,8 +61,10 @@ certificate is system:anonymous whatever token it carries: 403 \"Forbidden \
 (user=system:anonymous, …)\" from the kubelet's authorizer, or 401 with anonymous \
 authentication off. So system:anonymous from a kubelet after a request that carried a \
 token says nothing of the token: the kubelet never looked at it.",
-    confirm: kubelet_confirm,
-    fix: kubelet_fix,
+    confirm: Steps::For(kubelet_confirm),
+    fix: Steps::Say(
+        "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/kubelet/server/auth.go",
         "k8s.io/kubelet config/v1beta1 KubeletAuthentication (webhook.enabled)",
@@ -85,12 +83,6 @@ fn kubelet_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn kubelet_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
-    )]
-}
-
 pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
     code: "anonymous-forbidden",
     title: "Anonymous requests are on, and this one is not allowed",
@@ -104,8 +96,8 @@ system:anonymous (group system:unauthenticated), and authorisation (RBAC) does n
 this request. Anonymous requests may do what roles bound to system:anonymous or \
 system:unauthenticated allow: by default only /version and the health endpoints \
 (system:public-info-viewer).",
-    confirm: anonymous_confirm,
-    fix: crate::diagnosis::cause::no_steps,
+    confirm: Steps::For(anonymous_confirm),
+    fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
         "k8s.io/apiserver pkg/authentication/user (system:anonymous, system:unauthenticated)",
@@ -123,8 +115,8 @@ anonymous request gets. A 401 to a request that carried no credentials means ano
 authentication is off (--anonymous-auth=false, or an AuthenticationConfiguration that \
 allows anonymous requests only on other paths): this server refuses anonymous requests, \
 and only a token or a client certificate gets an answer.",
-    confirm: anonymous_confirm,
-    fix: crate::diagnosis::cause::no_steps,
+    confirm: Steps::For(anonymous_confirm),
+    fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
         "k8s.io/apiserver pkg/endpoints/filters/authentication.go",

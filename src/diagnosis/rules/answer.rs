@@ -6,7 +6,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, NotFound};
-use crate::diagnosis::cause::{CauseDef, no_steps};
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
@@ -25,8 +25,8 @@ request.
 
 If a workload still fails, it is not sending this token (compare fingerprints with \
 kubectl satoken decode), or it fails later, in code that reads the answer.",
-    confirm: no_steps,
-    fix: no_steps,
+    confirm: Steps::None,
+    fix: Steps::None,
     sources: &["k8s.io/apiserver pkg/endpoints/filters (authentication, authorization)"],
 };
 
@@ -44,8 +44,10 @@ type was not there.
 Look at the request itself: the name, the namespace and the API group in the path, and \
 whether the resource type is served by this cluster (a CRD that is not installed, an API \
 version that was removed).",
-    confirm: not_found_confirm,
-    fix: not_found_fix,
+    confirm: Steps::For(not_found_confirm),
+    fix: Steps::Say(
+        "the token and RBAC are fine: correct the name, namespace or API group in the request",
+    ),
     sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
 };
 
@@ -53,12 +55,6 @@ fn not_found_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "check that the resource type is served by this cluster",
         Command::kubectl().word("api-resources"),
-    )]
-}
-
-fn not_found_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "the token and RBAC are fine: correct the name, namespace or API group in the request",
     )]
 }
 
@@ -79,8 +75,10 @@ projected tokens then gets. A create (POST to a collection) that gets 404 is the
 there is no object yet that could be missing.
 
 Authentication and authorization passed; the token is fine.",
-    confirm: not_served_confirm,
-    fix: not_served_fix,
+    confirm: Steps::For(not_served_confirm),
+    fix: Steps::Say(
+        "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
+    ),
     sources: &[
         "k8s.io/apimachinery pkg/api/errors NewGenericServerResponse",
         "k8s.io/apiserver pkg/server/mux (NotFoundHandler)",
@@ -100,12 +98,6 @@ fn not_served_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn not_served_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
-    )]
-}
-
 pub const REDIRECTED: CauseDef = CauseDef {
     code: "redirected",
     title: "Redirected",
@@ -116,8 +108,10 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 (a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
-    confirm: redirect_confirm,
-    fix: redirect_fix,
+    confirm: Steps::For(redirect_confirm),
+    fix: Steps::Say(
+        "point the client at the API server itself, not at a proxy or load balancer that redirects",
+    ),
     sources: &["kubectl-satoken: tokens never cross a redirect (docs/probe.md)"],
 };
 
@@ -125,12 +119,6 @@ fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the API server URL your kubeconfig uses",
         super::commands::kubeconfig_server(),
-    )]
-}
-
-fn redirect_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "point the client at the API server itself, not at a proxy or load balancer that redirects",
     )]
 }
 
@@ -143,8 +131,10 @@ pub const THROTTLED: CauseDef = CauseDef {
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
 already succeeded by then), or a proxy in front of it rate-limited the client.",
-    confirm: throttled_confirm,
-    fix: throttled_fix,
+    confirm: Steps::For(throttled_confirm),
+    fix: Steps::Say(
+        "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
+    ),
     sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
 };
 
@@ -152,12 +142,6 @@ fn throttled_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "see which priority levels reject requests",
         Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"]),
-    )]
-}
-
-fn throttled_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
     )]
 }
 
@@ -170,8 +154,10 @@ pub const SERVER_ERROR: CauseDef = CauseDef {
 A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
 webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
 it. Authentication problems are always 401, never 5xx.",
-    confirm: server_error_confirm,
-    fix: server_error_fix,
+    confirm: Steps::For(server_error_confirm),
+    fix: Steps::Say(
+        "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
+    ),
     sources: &["k8s.io/apiserver pkg/endpoints/handlers/responsewriters"],
 };
 
@@ -179,12 +165,6 @@ fn server_error_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "ask the API server which of its checks fail",
         Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
-
-fn server_error_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
     )]
 }
 
@@ -203,8 +183,10 @@ service.
 
 Check the URL: the port, a path prefix, and whatever sits between the client and the API \
 server (ingress, auth proxy, load balancer).",
-    confirm: not_api_confirm,
-    fix: not_api_fix,
+    confirm: Steps::For(not_api_confirm),
+    fix: Steps::Say(
+        "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
+    ),
     sources: &[
         "k8s.io/apimachinery pkg/apis/meta/v1 Status",
         "kubectl-satoken docs/probe.md",
@@ -215,12 +197,6 @@ fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "a real API server answers /version with its gitVersion (no token needed)",
         super::commands::curl_version(case, &[]),
-    )]
-}
-
-fn not_api_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
     )]
 }
 
@@ -243,8 +219,8 @@ satoken lists them with the command that checks each.
 To get the reason: run classify on the API server's log lines from the time of the \
 request, or ask for a TokenReview with credentials allowed to create one (probe \
 --token-review). Giving the token lets satoken check its times and bindings too.",
-    confirm: unknown_confirm,
-    fix: no_steps,
+    confirm: Steps::For(unknown_confirm),
+    fix: Steps::None,
     sources: &["k8s.io/apiserver pkg/endpoints/filters/authentication.go"],
 };
 

@@ -11,7 +11,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -56,8 +56,8 @@ excludeFromOidcDiscovery, which kube-apiserver still verifies with but does not 
 a kid missing from /openid/v1/jwks is then only a medium-confidence key mismatch. While \
 the signer is unreachable kube-apiserver mints no tokens: the kubelet keeps the mounted \
 tokens it has until they expire.",
-    confirm: key_confirm,
-    fix: key_fix,
+    confirm: Steps::For(key_confirm),
+    fix: Steps::For(key_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
         "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
@@ -75,8 +75,8 @@ pub const SIGNATURE_INVALID: CauseDef = CauseDef {
 The signature does not verify with any key the API server has: the token was altered (a \
 truncated or re-encoded copy, a tampered payload), or it was signed by a key that reuses \
 a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
-    confirm: key_confirm,
-    fix: key_fix,
+    confirm: Steps::For(key_confirm),
+    fix: Steps::For(key_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go",
         "go-jose v2 ErrCryptoFailure",
@@ -98,8 +98,10 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: issuer_confirm,
-    fix: issuer_fix,
+    confirm: Steps::For(issuer_confirm),
+    fix: Steps::Say(
+        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (issuer pre-check)",
         "k8s.io/kubernetes pkg/kubeapiserver/options/authentication.go",
@@ -118,8 +120,8 @@ server: kube-apiserver accepts only tokens with one of its API audiences \
 (--api-audiences, by default the issuers) and logs \"token audiences [...] is invalid \
 for the target audiences [...]\". Use a token without --audience for the API server, and \
 the audience-bound one only with its service.",
-    confirm: audience_confirm,
-    fix: audience_fix,
+    confirm: Steps::For(audience_confirm),
+    fix: Steps::For(audience_fix),
     sources: &["k8s.io/apiserver pkg/authentication/authenticator/audiences.go"],
 };
 
@@ -132,8 +134,8 @@ pub const TOKEN_MALFORMED: CauseDef = CauseDef {
 \"invalid bearer token\" alone means no authenticator claimed the token: it is not a \
 well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the token), or a \
 JWT for another system whose issuer no authenticator handles.",
-    confirm: malformed_confirm,
-    fix: malformed_fix,
+    confirm: Steps::For(malformed_confirm),
+    fix: Steps::Say("send the token exactly as issued: no quotes, line breaks or base64 around it"),
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],
 };
 
@@ -171,12 +173,6 @@ fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
         Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
-    )]
-}
-
-fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
     )]
 }
 
@@ -239,12 +235,6 @@ fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "check it is one complete JWT meant for this cluster",
         super::commands::decode_token(),
-    )]
-}
-
-fn malformed_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "send the token exactly as issued: no quotes, line breaks or base64 around it",
     )]
 }
 

@@ -9,7 +9,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, RequestInfo};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::{Forbidden, GrantRisk};
@@ -33,8 +33,8 @@ The fix is a Role (or ClusterRole, for cluster-scoped resources and non-resource
 with that verb on that resource, bound to the ServiceAccount. Check the identity in the \
 message first: if it is not the one you expect, the client sends another token than you \
 think.",
-    confirm: denied_confirm,
-    fix: denied_fix,
+    confirm: Steps::For(denied_confirm),
+    fix: Steps::For(denied_fix),
     sources: &[
         "k8s.io/apiserver pkg/endpoints/handlers/responsewriters/errors.go",
         "k8s.io/apimachinery pkg/api/errors NewForbidden",
@@ -51,8 +51,8 @@ The RBAC authoriser appends its own reason to the 403 when a binding for this us
 a role that is not there: RBAC: role.rbac.authorization.k8s.io \"NAME\" not found. The \
 binding exists, so the intent was to allow the request; the role was deleted, renamed, \
 created in another namespace, or is a ClusterRole referenced as a Role.",
-    confirm: missing_confirm,
-    fix: missing_fix,
+    confirm: Steps::For(missing_confirm),
+    fix: Steps::For(missing_fix),
     sources: &["k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac"],
 };
 
@@ -75,8 +75,10 @@ being scheduled, and a bug when it persists.
 authorizer (GKE, EKS, AKS add their own).
 
 Granting RBAC to a node identity to work around the Node authorizer defeats its purpose.",
-    confirm: non_rbac_confirm,
-    fix: non_rbac_fix,
+    confirm: Steps::For(non_rbac_confirm),
+    fix: Steps::Say(
+        "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
+    ),
     sources: &[
         "k8s.io/kubernetes plugin/pkg/auth/authorizer/node/node_authorizer.go",
         "k8s.io/apiserver pkg/authorization/union",
@@ -98,12 +100,6 @@ fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
         )],
         None => denied_confirm(case),
     }
-}
-
-fn non_rbac_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
-    )]
 }
 
 /// The denied request as a [`Forbidden`]: from the 403 message, or from the
