@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
@@ -541,8 +541,7 @@ fn write_result(
         row("Token check", text);
     }
     write_table(out, &table)?;
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
+    write_diagnosis(out, d, style)
 }
 
 /// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.

@@ -14,8 +14,7 @@ use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
 use super::diagnosis::{
-    DiagnosisJson, ReasonJson, cause_words, support_text, wrap, write_heading, write_item,
-    write_step,
+    DiagnosisJson, ReasonJson, cause_words, wrap, write_heading, write_item, write_lead,
 };
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
@@ -601,23 +600,7 @@ fn write_brief(
     style: &TableStyle,
     width: usize,
 ) -> io::Result<()> {
-    let s = &style.styles;
-    let top = d.top();
-    for line in wrap(top.cause.summary(), width + 2) {
-        writeln!(out, "  {}", line.style(s.dim))?;
-    }
-    if !top.support.is_empty() {
-        writeln!(out, "{}", "Evidence:".style(s.bold))?;
-        for item in &top.support {
-            write_item(out, &support_text(item), width)?;
-        }
-    }
-    if !top.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in &top.next {
-            write_step(out, step, width)?;
-        }
-    }
+    write_lead(out, d, style, width)?;
     let others: Vec<&str> = d
         .alternatives()
         .iter()

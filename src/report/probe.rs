@@ -10,12 +10,12 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
 use super::table::{key_value_table, write_table};
+use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
-use crate::diagnosis::{Classification, Diagnosis};
 use crate::http::{Method, TlsReason};
 use crate::probe::review::ReviewOutcome;
 use crate::probe::{ProbeReport, RequestKind, RequestObservation, ServerReport};
@@ -675,9 +675,4 @@ fn short_path(path: &str) -> &str {
     } else {
         path
     }
-}
-
-fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
 }

@@ -440,9 +440,7 @@ fn write_details(
         d.cause,
         d.confidence
     )?;
-    for line in wrap(&d.summary, width + 2) {
-        writeln!(out, "  {}", line.style(s.dim))?;
-    }
+    write_summary(out, &d.summary, style, width)?;
     for fact in d.support.iter().filter(|x| x.kind != "answer") {
         write_item(out, &fact.text, width)?;
     }
@@ -451,12 +449,7 @@ fn write_details(
         for step in &d.next {
             write_item(out, &step.why, width)?;
             if let Some(c) = &step.command {
-                let expect = c
-                    .expect
-                    .as_deref()
-                    .map(|e| format!("   # {e}"))
-                    .unwrap_or_default();
-                writeln!(out, "    $ {}{}", sanitize(&c.shell), sanitize(&expect))?;
+                write_shell(out, "    ", &c.shell, c.expect.as_deref())?;
             }
         }
     }
