@@ -184,40 +184,32 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             match &case.bearer {
                 // The request's own lines (curl -v, the command line) show
                 // every header it carried.
-                Some(BearerSeen::Absent) => f.add(
+                Some(BearerSeen::Absent) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Proven,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
-                    )],
+                    SupportKind::Answer,
+                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
                 ),
-                Some(BearerSeen::Empty) => f.add(
+                Some(BearerSeen::Empty) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Proven,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
-                    )],
+                    SupportKind::Answer,
+                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
                 ),
-                Some(BearerSeen::NoneExpected(why)) => f.add(
+                Some(BearerSeen::NoneExpected(why)) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
-                    )],
+                    SupportKind::Answer,
+                    format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
                 ),
                 // A client's debug trace is taken above the layers that add
                 // credentials (client-go's exec plugins and auth providers):
                 // no header there proves nothing.
-                Some(BearerSeen::NotInTrace) => f.add(
+                Some(BearerSeen::NotInTrace) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Possible,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
-                    )],
+                    SupportKind::Answer,
+                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
                 ),
                 _ => {}
             }
@@ -257,13 +249,11 @@ fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
             ),
         ],
     );
-    f.add(
+    f.add_fact(
         Cause::KubeletTokenNotReviewed,
         Basis::Inferred,
-        vec![Support::new(
-            SupportKind::Answer,
-            "a kubelet without its token webhook treats every token as absent",
-        )],
+        SupportKind::Answer,
+        "a kubelet without its token webhook treats every token as absent",
     );
 }
 

@@ -266,10 +266,11 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
 /// 2xx, 404, 3xx, 429, 5xx and answers from something else.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match &case.answer {
-        Answer::Authenticated(how) => f.add(
+        Answer::Authenticated(how) => f.add_fact(
             Cause::None,
             Basis::Said,
-            vec![Support::new(SupportKind::Answer, how.clone())],
+            SupportKind::Answer,
+            how.clone(),
         ),
         Answer::Access(a) if a.allowed => {
             let mut support = Vec::new();
@@ -324,16 +325,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         Answer::Http(h) if h.relay_only().is_some() => {}
         Answer::Http(h) => match h.code() {
-            Some(200..=299) => f.add(
+            Some(200..=299) => f.add_fact(
                 Cause::None,
                 Basis::Proven,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    match &case.user {
-                        Some(user) => format!("{}: authenticated as {user}", shown(case)),
-                        None => format!("{}: authenticated and authorised", shown(case)),
-                    },
-                )],
+                SupportKind::Answer,
+                match &case.user {
+                    Some(user) => format!("{}: authenticated as {user}", shown(case)),
+                    None => format!("{}: authenticated and authorised", shown(case)),
+                },
             ),
             Some(404) => not_found(case, f),
             Some(code @ 300..=399) => f.add(
@@ -354,10 +353,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     ),
                 ],
             ),
-            Some(429) => f.add(
+            Some(429) => f.add_fact(
                 Cause::Throttled,
                 Basis::Said,
-                vec![Support::new(SupportKind::Answer, shown(case))],
+                SupportKind::Answer,
+                shown(case),
             ),
             Some(500..=599) => {
                 onward(case, f);
@@ -371,10 +371,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 } else {
                     Basis::Inferred
                 };
-                f.add(
+                f.add_fact(
                     Cause::ServerError,
                     basis,
-                    vec![Support::new(SupportKind::Answer, shown(case))],
+                    SupportKind::Answer,
+                    shown(case),
                 );
             }
             Some(401 | 403) => {}
@@ -430,13 +431,11 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
             ],
         );
         if !generic {
-            f.add(
+            f.add_fact(
                 Cause::ObjectNotFound,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "or a namespace or parent object in the path does not exist",
-                )],
+                SupportKind::Answer,
+                "or a namespace or parent object in the path does not exist",
             );
         }
         return;
@@ -455,13 +454,11 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
     if !named {
         // A 404 with no message naming an object: a missing object and an
         // API the server does not serve answer the same.
-        f.add(
+        f.add_fact(
             Cause::ApiNotServed,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Answer,
-                "or the server does not serve this API (group, version or endpoint): the message that would name an object is not in the evidence",
-            )],
+            SupportKind::Answer,
+            "or the server does not serve this API (group, version or endpoint): the message that would name an object is not in the evidence",
         );
         f.tell_apart(
             &[Cause::ObjectNotFound, Cause::ApiNotServed],
@@ -563,13 +560,11 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
     ]);
     let causes: Vec<Cause> = candidates.iter().map(|(c, _)| *c).collect();
     for (cause, why) in candidates {
-        f.add(
+        f.add_fact(
             cause,
             Basis::Possible,
-            vec![Support::new(
-                SupportKind::Answer,
-                format!("fits a 401 with no reason: {why}"),
-            )],
+            SupportKind::Answer,
+            format!("fits a 401 with no reason: {why}"),
         );
     }
     f.tell_apart(

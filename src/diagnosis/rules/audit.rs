@@ -102,29 +102,25 @@ fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let accepted = matches!(case.classification(), C::Ok | C::NotFound | C::Forbidden);
     if accepted && let Some(value) = &case.audit.stale_token {
-        f.add(
+        f.add_fact(
             Cause::StaleToken,
             Basis::Said,
-            vec![Support::new(
-                SupportKind::Audit,
-                format!(
-                    "audit annotation authentication.k8s.io/stale-token: \"{value}\": accepted, but the client still sends a token past its warnafter (it does not re-read the projected token file)"
-                ),
-            )],
+            SupportKind::Audit,
+            format!(
+                "audit annotation authentication.k8s.io/stale-token: \"{value}\": accepted, but the client still sends a token past its warnafter (it does not re-read the projected token file)"
+            ),
         );
     }
     for d in &case.degraded {
         if let (true, Degradation::Stale { overdue }) = (accepted, d) {
-            f.add(
+            f.add_fact(
                 Cause::StaleToken,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Token,
-                    format!(
-                        "the token is {} past the time the kubelet replaces it",
-                        human_seconds(overdue.num_seconds().max(0))
-                    ),
-                )],
+                SupportKind::Token,
+                format!(
+                    "the token is {} past the time the kubelet replaces it",
+                    human_seconds(overdue.num_seconds().max(0))
+                ),
             );
         }
     }

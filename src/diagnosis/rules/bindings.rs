@@ -359,20 +359,18 @@ fn from_audit_log(seen: &ObjectSeen, f: &mut Findings) {
     } else {
         "the client these 401s are attributed to (the only identity accepted from their source IP and user agent)"
     };
-    f.add(
+    f.add_fact(
         cause,
         if seen.guessed {
             Basis::Possible
         } else {
             Basis::Inferred
         },
-        vec![Support::new(
-            SupportKind::Audit,
-            format!(
-                "{what}; {who} was last accepted with it at {}",
-                seen.last_accepted
-            ),
-        )],
+        SupportKind::Audit,
+        format!(
+            "{what}; {who} was last accepted with it at {}",
+            seen.last_accepted
+        ),
     );
 }
 
@@ -511,11 +509,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             ),
         ),
     };
-    f.add(
-        cause,
-        confidence,
-        vec![Support::new(SupportKind::Binding, text)],
-    );
+    f.add_fact(cause, confidence, SupportKind::Binding, text);
 }
 
 /// For a 401 nothing authoritative explains: every binding the token names is

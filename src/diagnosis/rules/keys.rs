@@ -263,31 +263,27 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 Support::new(SupportKind::Token, FOREIGN_KID_MEANING),
             ],
         ),
-        (Some(false), _) => f.add(
+        (Some(false), _) => f.add_fact(
             Cause::KeyMismatch,
             Basis::Observed,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
-                    keys.from
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
+                keys.from
+            ),
         ),
-        (_, Some(false)) => f.add(
+        (_, Some(false)) => f.add_fact(
             Cause::SignatureInvalid,
             Basis::Observed,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "no key the server publishes ({}) verifies the token's signature{}: altered, or signed by a key with a reused kid",
-                    keys.from,
-                    keys.signature_detail
-                        .as_deref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "no key the server publishes ({}) verifies the token's signature{}: altered, or signed by a key with a reused kid",
+                keys.from,
+                keys.signature_detail
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            ),
         ),
         (_, Some(true)) => {
             f.rule_out(Cause::KeyMismatch);
@@ -296,37 +292,33 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         _ => {}
     }
     match keys.issuer_ok {
-        Some(false) => f.add(
+        Some(false) => f.add_fact(
             Cause::IssuerMismatch,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
-                    case.token
-                        .and_then(|t| t.claims.issuer.as_deref())
-                        .unwrap_or("(none)"),
-                    keys.issuer.as_deref().unwrap_or("-")
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
+                case.token
+                    .and_then(|t| t.claims.issuer.as_deref())
+                    .unwrap_or("(none)"),
+                keys.issuer.as_deref().unwrap_or("-")
+            ),
         ),
         Some(true) => f.rule_out(Cause::IssuerMismatch),
         None => {}
     }
     if keys.audience_ok == Some(false) {
-        f.add(
+        f.add_fact(
             Cause::AudienceMismatch,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's audiences [{}] do not include this server's issuer {}, its API audience unless --api-audiences says otherwise",
-                    case.token
-                        .map(|t| t.claims.audiences.join(", "))
-                        .unwrap_or_default(),
-                    keys.issuer.as_deref().unwrap_or("-")
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's audiences [{}] do not include this server's issuer {}, its API audience unless --api-audiences says otherwise",
+                case.token
+                    .map(|t| t.claims.audiences.join(", "))
+                    .unwrap_or_default(),
+                keys.issuer.as_deref().unwrap_or("-")
+            ),
         );
     }
 }
@@ -339,56 +331,48 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         .token_kind()
         .is_some_and(|(k, _)| k == TokenKind::NotKubernetes)
     {
-        f.add(
+        f.add_fact(
             Cause::IssuerMismatch,
             Basis::Possible,
-            vec![Support::new(
-                SupportKind::Token,
-                format!(
-                    "the token is not a Kubernetes ServiceAccount token (iss {})",
-                    token.claims.issuer.as_deref().unwrap_or("none")
-                ),
-            )],
+            SupportKind::Token,
+            format!(
+                "the token is not a Kubernetes ServiceAccount token (iss {})",
+                token.claims.issuer.as_deref().unwrap_or("none")
+            ),
         );
         return;
     }
-    f.add(
+    f.add_fact(
         Cause::KeyMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
-                Some(k) if !is_kubernetes_key_id(k) => format!(
-                    "the token was signed with key id {k}, which is not a Kubernetes key id: an external signer's key (or another issuer's); if the server cannot verify with it, it is rejected"
-                ),
-                k => format!(
-                    "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
-                    k.unwrap_or("(none)")
-                ),
-            },
-        )],
+        SupportKind::Token,
+        match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
+            Some(k) if !is_kubernetes_key_id(k) => format!(
+                "the token was signed with key id {k}, which is not a Kubernetes key id: an external signer's key (or another issuer's); if the server cannot verify with it, it is rejected"
+            ),
+            k => format!(
+                "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
+                k.unwrap_or("(none)")
+            ),
+        },
     );
-    f.add(
+    f.add_fact(
         Cause::IssuerMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            format!(
-                "the token's issuer is {}; it must be one of the server's --service-account-issuer values",
-                token.claims.issuer.as_deref().unwrap_or("(none)")
-            ),
-        )],
+        SupportKind::Token,
+        format!(
+            "the token's issuer is {}; it must be one of the server's --service-account-issuer values",
+            token.claims.issuer.as_deref().unwrap_or("(none)")
+        ),
     );
-    f.add(
+    f.add_fact(
         Cause::AudienceMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            format!(
-                "the token's audiences are [{}]; at least one must be among the server's API audiences",
-                token.claims.audiences.join(", ")
-            ),
-        )],
+        SupportKind::Token,
+        format!(
+            "the token's audiences are [{}]; at least one must be among the server's API audiences",
+            token.claims.audiences.join(", ")
+        ),
     );
 }
 

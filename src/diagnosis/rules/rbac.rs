@@ -326,13 +326,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ));
             f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::RbacDenied,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
-                )],
+                SupportKind::Answer,
+                "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
             );
             tell_rbac_apart(&d, f);
         }
@@ -344,25 +342,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ));
             f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    format!("the other authorizer may refuse as well: \"{reason}\""),
-                )],
+                SupportKind::Answer,
+                format!("the other authorizer may refuse as well: \"{reason}\""),
             );
             tell_rbac_apart(&d, f);
         }
         Authorizer::Unnamed => {
             f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
-                )],
+                SupportKind::Answer,
+                "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
             );
             tell_rbac_apart(&d, f);
         }
@@ -385,32 +379,26 @@ fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
 /// A 403 whose message names no authorizer, or no message at all.
 fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
-        Some(m) => f.add(
+        Some(m) => f.add_fact(
             Cause::Unknown,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Answer,
-                format!(
-                    "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": refused by admission, another authorizer, or something in front of kube-apiserver"
-                ),
-            )],
+            SupportKind::Answer,
+            format!(
+                "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": refused by admission, another authorizer, or something in front of kube-apiserver"
+            ),
         ),
         None => {
-            f.add(
+            f.add_fact(
                 Cause::RbacDenied,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
-                )],
+                SupportKind::Answer,
+                "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
             );
-            f.add(
+            f.add_fact(
                 Cause::TokenNotSent,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
-                )],
+                SupportKind::Answer,
+                "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
             );
         }
     }

@@ -15,7 +15,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::SupportKind;
 
 pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
     code: "jwt-issuer-unreachable",
@@ -132,13 +132,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         _ => "a part of its setup failed",
     };
-    f.add(
+    f.add_fact(
         failure.cause,
         Basis::Said,
-        vec![Support::new(
-            SupportKind::ServerReason,
-            format!("{} logged: {what}: {}", failure.component, failure.detail),
-        )],
+        SupportKind::ServerReason,
+        format!("{} logged: {what}: {}", failure.component, failure.detail),
     );
     f.rule_out(Cause::Unknown);
 }

@@ -160,31 +160,27 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if matches!(case.classification(), C::Ok | C::NotFound) {
         for d in &case.degraded {
             match d {
-                Degradation::ClockOff { clock, by } => f.add(
+                Degradation::ClockOff { clock, by } => f.add_fact(
                     Cause::ClockSkew,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "{} is off by {}, more than the leeway",
-                            match clock {
-                                OffClock::Pod => "this pod's clock, against the token's times,",
-                                OffClock::ApiServer => "the API server's clock, against this pod's,",
-                            },
-                            human_seconds(by.num_seconds().abs())
-                        ),
-                    )],
+                    SupportKind::TokenTimes,
+                    format!(
+                        "{} is off by {}, more than the leeway",
+                        match clock {
+                            OffClock::Pod => "this pod's clock, against the token's times,",
+                            OffClock::ApiServer => "the API server's clock, against this pod's,",
+                        },
+                        human_seconds(by.num_seconds().abs())
+                    ),
                 ),
-                Degradation::ExpiresSoon { left } => f.add(
+                Degradation::ExpiresSoon { left } => f.add_fact(
                     Cause::Expired,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "accepted now, but the token expires in {} and nothing replaces it in time",
-                            human_seconds(left.num_seconds().max(0))
-                        ),
-                    )],
+                    SupportKind::TokenTimes,
+                    format!(
+                        "accepted now, but the token expires in {} and nothing replaces it in time",
+                        human_seconds(left.num_seconds().max(0))
+                    ),
                 ),
                 Degradation::Stale { .. } => {}
             }
