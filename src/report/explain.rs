@@ -227,16 +227,17 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
             writeln!(out, "  {line}")?;
         }
     }
+    // A blank line, then the section's title.
+    let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
     let generic = Case::default();
     for (title, steps) in [
-        ("How to confirm", def.confirm.for_case(&generic)),
-        ("How to fix", def.fix.for_case(&generic)),
+        ("How to confirm:", def.confirm.for_case(&generic)),
+        ("How to fix:", def.fix.for_case(&generic)),
     ] {
         if steps.is_empty() {
             continue;
         }
-        writeln!(out)?;
-        writeln!(out, "{}", format!("{title}:").style(s.bold))?;
+        section(out, title)?;
         for step in steps {
             write_bullet(out, &step.why, width.saturating_sub(2))?;
             if let Some(c) = &step.command {
@@ -246,12 +247,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     }
     let wordings = wordings(cause);
     if !wordings.is_empty() {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{}",
-            "What kube-apiserver says (log, TokenReview):".style(s.bold)
-        )?;
+        section(out, "What kube-apiserver says (log, TokenReview):")?;
         for w in wordings {
             let line = format!("\"{}\" ({})", w.text, w.versions);
             write_bullet(out, &line, width.saturating_sub(2))?;
@@ -259,15 +255,13 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     }
     let others = other_wordings(cause);
     if !others.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "{}", "What other programs say:".style(s.bold))?;
+        section(out, "What other programs say:")?;
         for w in others {
             let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
             write_bullet(out, &line, width.saturating_sub(2))?;
         }
     }
-    writeln!(out)?;
-    writeln!(out, "{}", "Sources:".style(s.bold))?;
+    section(out, "Sources:")?;
     for source in def.sources {
         writeln!(out, "  - {source}")?;
     }
