@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{support_text, write_item, write_shell, write_summary};
+use super::diagnosis::{support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{Attribution, AuditReport, Few, Finding, FindingKind};

@@ -219,7 +219,9 @@ pub(crate) fn write_lead(
 ) -> io::Result<()> {
     let s = &style.styles;
     let top = d.top();
-    write_summary(out, top.cause.summary(), style, width)?;
+    for line in wrap(top.cause.summary(), width + 2) {
+        writeln!(out, "  {}", line.style(s.dim))?;
+    }
     if !top.support.is_empty() {
         writeln!(out, "{}", "Evidence:".style(s.bold))?;
         for item in &top.support {
@@ -231,19 +233,6 @@ pub(crate) fn write_lead(
         for step in &top.next {
             write_step(out, step, width)?;
         }
-    }
-    Ok(())
-}
-
-/// A cause's summary, dim, indented under its heading.
-pub(crate) fn write_summary(
-    out: &mut dyn Write,
-    summary: &str,
-    style: &TableStyle,
-    width: usize,
-) -> io::Result<()> {
-    for line in wrap(summary, width + 2) {
-        writeln!(out, "  {}", line.style(style.styles.dim))?;
     }
     Ok(())
 }

@@ -440,7 +440,9 @@ fn write_details(
         d.cause,
         d.confidence
     )?;
-    write_summary(out, &d.summary, style, width)?;
+    for line in wrap(&d.summary, width + 2) {
+        writeln!(out, "  {}", line.style(s.dim))?;
+    }
     for fact in d.support.iter().filter(|x| x.kind != "answer") {
         write_item(out, &fact.text, width)?;
     }
