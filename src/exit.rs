@@ -30,7 +30,14 @@ impl Outcome {
     pub fn of(classification: crate::diagnosis::Classification) -> Outcome {
         if classification.is_unanswered() {
             Outcome::Unreachable
-        } else if classification.is_problem() {
+        } else {
+            Outcome::problem_if(classification.is_problem())
+        }
+    }
+
+    /// 1 when `problem`, else 0.
+    pub fn problem_if(problem: bool) -> Outcome {
+        if problem {
             Outcome::Problem
         } else {
             Outcome::Healthy

@@ -14,7 +14,7 @@ use crate::diagnosis::case::ReasonSource;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
-use crate::report::{DataFormat, write_data};
+use crate::report::write_data;
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
@@ -86,15 +86,10 @@ pub fn run(
         AuditJson::new(&report)
     };
     match settings.format.data() {
-        Some(DataFormat::Json) => write_data(out, DataFormat::Json, &doc)?,
-        Some(DataFormat::Yaml) => write_data(out, DataFormat::Yaml, &doc)?,
+        Some(data) => write_data(out, data, &doc)?,
         None => write_table(out, &doc, &settings.table, args.details)?,
     }
-    Ok(if doc.has_findings() {
-        Outcome::Problem
-    } else {
-        Outcome::Healthy
-    })
+    Ok(Outcome::problem_if(doc.has_findings()))
 }
 
 /// Longest credential id taken from --jti (kube-apiserver's are UUIDs).

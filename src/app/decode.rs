@@ -92,11 +92,7 @@ fn decode_many(
 }
 
 fn decode_outcome(report: &DecodeReport) -> Outcome {
-    if report.worst() == Some(Severity::Error) {
-        Outcome::Problem
-    } else {
-        Outcome::Healthy
-    }
+    Outcome::problem_if(report.worst() == Some(Severity::Error))
 }
 
 /// Unreadable lines a batch reports one by one; past this they are counted

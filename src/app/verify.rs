@@ -88,11 +88,7 @@ pub fn run(
         Some(data) => write_data(out, data, &VerifyJson::new(&report, &token))?,
         None => write_verify(out, &report, &settings.table)?,
     }
-    Ok(if report.valid {
-        Outcome::Healthy
-    } else {
-        Outcome::Problem
-    })
+    Ok(Outcome::problem_if(!report.valid))
 }
 
 /// `--federated-credential` and `--expect-*`: what a cloud trust policy

@@ -291,43 +291,31 @@ fn watched_resource(resource: &str) -> bool {
 
 /// The byte-level look at one line (`line` starts at its `{`).
 pub fn scan_line(line: &[u8]) -> Scan<'_> {
+    scan_fields(line).unwrap_or(Scan::Parse)
+}
+
+/// [`scan_line`], with `None` for every line that needs the full parse.
+fn scan_fields(line: &[u8]) -> Option<Scan<'_>> {
     if !line.starts_with(CANONICAL) {
-        return Scan::Parse;
+        return None;
     }
     let f = finders();
     let start = CANONICAL.len();
-    let Some((stage, after_stage)) = field(&f.stage, line, start, line.len()) else {
-        return Scan::Parse;
-    };
+    let (stage, after_stage) = field(&f.stage, line, start, line.len())?;
     if stage == "RequestReceived" {
-        return Scan::NotCounted;
+        return Some(Scan::NotCounted);
     }
     if stage != "ResponseComplete" && stage != "ResponseStarted" {
-        return Scan::Parse;
+        return None;
     }
-    let Some((verb, after_verb)) = field(&f.verb, line, after_stage, line.len()) else {
-        return Scan::Parse;
-    };
+    let (verb, after_verb) = field(&f.verb, line, after_stage, line.len())?;
     // Who and from where: in Go's order, between `user` and `objectRef`.
-    let Some(user_at) = f.user.find(&line[after_verb..]).map(|i| after_verb + i) else {
-        return Scan::Parse;
-    };
-    let Some((username, after_username)) = string_at(line, user_at + f.user.needle().len()) else {
-        return Scan::Parse;
-    };
-    let Some(ips_at) = f
-        .source_ips
-        .find(&line[after_username..])
-        .map(|i| after_username + i)
-    else {
-        return Scan::Parse;
-    };
+    let user_at = after_verb + f.user.find(&line[after_verb..])?;
+    let (username, after_username) = string_at(line, user_at + f.user.needle().len())?;
+    let ips_at = after_username + f.source_ips.find(&line[after_username..])?;
     let user_object = &line[after_username..ips_at];
     let uid = match user_object.strip_prefix(b",\"uid\":\"") {
-        Some(_) => match string_at(line, after_username + 8) {
-            Some((uid, _)) => uid,
-            None => return Scan::Parse,
-        },
+        Some(_) => string_at(line, after_username + 8)?.0,
         None => "",
     };
     let mut pod_name = "";
@@ -340,69 +328,47 @@ pub fn scan_line(line: &[u8]) -> Scan<'_> {
             (&f.node_name, &mut node_name),
         ] {
             if let Some(i) = finder.find(user_object) {
-                match string_at(line, after_username + i + finder.needle().len()) {
-                    Some((value, _)) => *slot = value,
-                    None => return Scan::Parse,
-                }
+                *slot = string_at(line, after_username + i + finder.needle().len())?.0;
             }
         }
     }
-    let Some((source_ip, after_ip)) = string_at(line, ips_at + f.source_ips.needle().len()) else {
-        return Scan::Parse;
-    };
+    let (source_ip, after_ip) = string_at(line, ips_at + f.source_ips.needle().len())?;
     // No user agent is fine; one with an escape goes to the full parse.
     let (user_agent, after_agent) = match f.user_agent.find(&line[after_ip..]) {
-        Some(i) => match string_at(line, after_ip + i + f.user_agent.needle().len()) {
-            Some(found) => found,
-            None => return Scan::Parse,
-        },
+        Some(i) => string_at(line, after_ip + i + f.user_agent.needle().len())?,
         None => ("", after_ip),
     };
     if matches!(verb, "delete" | "create" | "deletecollection")
         && let Some((resource, _)) = field(&f.object_resource, line, after_agent, line.len())
         && watched_resource(resource)
     {
-        return Scan::Parse;
+        return None;
     }
-    let Some(status_at) = f.status.find(&line[after_agent..]).map(|i| after_agent + i) else {
-        return Scan::Parse;
-    };
-    let Some(code_at) = f.code.find(&line[status_at..]).map(|i| status_at + i + 7) else {
-        return Scan::Parse;
-    };
+    let status_at = after_agent + f.status.find(&line[after_agent..])?;
+    let code_at = status_at + f.code.find(&line[status_at..])? + 7;
     let digits = line[code_at..]
         .iter()
         .take_while(|b| b.is_ascii_digit())
         .count();
-    let Some(code) = std::str::from_utf8(&line[code_at..code_at + digits])
-        .ok()
-        .and_then(|d| d.parse::<u16>().ok())
-    else {
-        return Scan::Parse;
-    };
+    let code = std::str::from_utf8(&line[code_at..code_at + digits])
+        .ok()?
+        .parse::<u16>()
+        .ok()?;
     if !(200..400).contains(&code) {
-        return Scan::Parse;
+        return None;
     }
     if stage == "ResponseStarted" {
-        return Scan::NotCounted;
+        return Some(Scan::NotCounted);
     }
     if f.authn_annotation.find(&line[code_at..]).is_some() {
-        return Scan::Parse;
+        return None;
     }
-    let Some(ts_at) = f
-        .stage_timestamp
-        .rfind(&line[code_at..])
-        .map(|i| code_at + i)
-    else {
-        return Scan::Parse;
-    };
-    let Some(at) = string_at(line, ts_at + 18).and_then(|(t, _)| parse_time(t.as_bytes())) else {
-        return Scan::Parse;
-    };
+    let ts_at = code_at + f.stage_timestamp.rfind(&line[code_at..])?;
+    let at = string_at(line, ts_at + 18).and_then(|(t, _)| parse_time(t.as_bytes()))?;
     if username.is_empty() {
-        return Scan::Parse;
+        return None;
     }
-    Scan::Accepted(Accepted {
+    Some(Scan::Accepted(Accepted {
         username,
         uid,
         pod_name,
@@ -412,7 +378,7 @@ pub fn scan_line(line: &[u8]) -> Scan<'_> {
         user_agent,
         code,
         at,
-    })
+    }))
 }
 
 /// RFC 3339 in UTC as kube-apiserver writes it (`2026-01-01T00:00:00.004213Z`),

@@ -146,11 +146,7 @@ impl Tally {
 
     /// The exit code.
     pub fn outcome(&self) -> crate::exit::Outcome {
-        if self.problems > 0 {
-            crate::exit::Outcome::Problem
-        } else {
-            crate::exit::Outcome::Healthy
-        }
+        crate::exit::Outcome::problem_if(self.problems > 0)
     }
 }
 

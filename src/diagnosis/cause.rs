@@ -30,10 +30,10 @@ pub struct CauseDef {
     /// The long explanation: why it happens and how kube-apiserver decides it
     /// (paragraphs separated by blank lines; `explain` wraps them).
     pub explanation: &'static str,
-    /// Steps that confirm it, filled in from the case (placeholders where unknown).
-    pub confirm: fn(&Case<'_>) -> Vec<NextStep>,
+    /// Steps that confirm it.
+    pub confirm: Steps,
     /// Steps that fix it.
-    pub fix: fn(&Case<'_>) -> Vec<NextStep>,
+    pub fix: Steps,
     /// Upstream sources (Kubernetes files, KEPs, go-jose) the rule follows.
     pub sources: &'static [&'static str],
 }
@@ -41,15 +41,32 @@ pub struct CauseDef {
 impl CauseDef {
     /// Confirm, then fix: what a diagnosis lists for this cause.
     pub fn next(&self, case: &Case<'_>) -> Vec<NextStep> {
-        let mut steps = (self.confirm)(case);
-        steps.extend((self.fix)(case));
+        let mut steps = self.confirm.for_case(case);
+        steps.extend(self.fix.for_case(case));
         steps
     }
 }
 
-/// A `confirm` or `fix` that has nothing to say.
-pub fn no_steps(_: &Case<'_>) -> Vec<NextStep> {
-    Vec::new()
+/// A cause's `confirm` or `fix`.
+#[derive(Debug, Clone, Copy)]
+pub enum Steps {
+    /// Nothing to say.
+    None,
+    /// One step in words, the same for every case.
+    Say(&'static str),
+    /// Steps filled in from the case (placeholders where unknown).
+    For(fn(&Case<'_>) -> Vec<NextStep>),
+}
+
+impl Steps {
+    /// The steps for `case`.
+    pub fn for_case(self, case: &Case<'_>) -> Vec<NextStep> {
+        match self {
+            Steps::None => Vec::new(),
+            Steps::Say(why) => vec![NextStep::say(why)],
+            Steps::For(steps) => steps(case),
+        }
+    }
 }
 
 macro_rules! causes {

@@ -149,6 +149,17 @@ impl Findings {
         }
     }
 
+    /// [`Findings::add`] with one fact.
+    pub fn add_fact(
+        &mut self,
+        cause: Cause,
+        basis: Basis,
+        kind: SupportKind,
+        text: impl Into<String>,
+    ) {
+        self.add(cause, basis, vec![Support::new(kind, text)]);
+    }
+
     /// A fact of the same input that contradicts `cause`: it lowers the
     /// cause one level, and is shown with it.
     pub fn contradict(&mut self, cause: Cause, why: Support) {

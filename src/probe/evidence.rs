@@ -18,6 +18,7 @@ use crate::diagnosis::case::{
     self, AccessVerdict, AnonymousAnswer, AnswerOrigin, Case, ClockSource, HttpAnswer, KeyCheck,
     Peer, ReasonSource, RequestInfo, ReviewSeen, ServerClock, TokenSent, TransportFailure,
 };
+use crate::diagnosis::extract::json::strings;
 use crate::diagnosis::extract::transport;
 use crate::diagnosis::forbidden::Forbidden;
 use crate::http::TransportError;
@@ -496,16 +497,7 @@ fn user_info(body: &Value) -> Option<UserInfo> {
     Some(UserInfo {
         username: info.get("username")?.as_str()?.to_owned(),
         uid: info.get("uid").and_then(Value::as_str).map(str::to_owned),
-        groups: info
-            .get("groups")
-            .and_then(Value::as_array)
-            .map(|g| {
-                g.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        groups: strings(info.get("groups")),
         extra: info.get("extra").cloned(),
     })
 }

@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use crate::diagnosis::extract::json::strings;
 use crate::diagnosis::reasons::{self, AuthReason};
 use crate::http::Request;
 use crate::secret::SecretToken;
@@ -121,16 +122,7 @@ pub fn parse(status: u16, body: Option<&Value>) -> ReviewOutcome {
         return ReviewOutcome::Authenticated {
             username: text(user.and_then(|u| u.get("username"))).unwrap_or_default(),
             uid: text(user.and_then(|u| u.get("uid"))),
-            audiences: st
-                .and_then(|s| s.get("audiences"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            audiences: strings(st.and_then(|s| s.get("audiences"))),
         };
     }
     let error = text(st.and_then(|s| s.get("error"))).unwrap_or_default();

@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{wrap, write_item};
+use super::diagnosis::{support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{Attribution, AuditReport, Few, Finding, FindingKind};
@@ -472,10 +472,7 @@ fn finding_json(f: &Finding) -> FindingJson {
     let top = d.top();
     let fact = |s: &crate::diagnosis::Support| FactJson {
         kind: s.kind.as_str().to_owned(),
-        text: match &s.server {
-            Some(server) => format!("{server}: {}", s.text),
-            None => s.text.clone(),
-        },
+        text: support_text(s),
     };
     FindingJson {
         kind: f.kind.as_str().to_owned(),

@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::classify::StampSource as ClockSource;
 use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
@@ -454,14 +454,7 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let excerpt = sanitize(&what).into_owned();
-    let excerpt = if excerpt.chars().count() > room {
-        let mut cut: String = excerpt.chars().take(room - 1).collect();
-        cut.push('…');
-        cut
-    } else {
-        excerpt
-    };
+    let excerpt = ellipsize(&sanitize(&what), room);
     writeln!(
         out,
         "{:>6}  {}  {:<25}  {:<6}  {excerpt}",
@@ -548,8 +541,7 @@ fn write_result(
         row("Token check", text);
     }
     write_table(out, &table)?;
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
+    write_diagnosis(out, d, style)
 }
 
 /// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.

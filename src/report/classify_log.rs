@@ -14,11 +14,10 @@ use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
 use super::diagnosis::{
-    DiagnosisJson, ReasonJson, cause_words, support_text, wrap, write_heading, write_item,
-    write_step,
+    DiagnosisJson, ReasonJson, cause_words, wrap, write_heading, write_item, write_lead,
 };
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
 use crate::audit::aggregate::BUCKET;
 use crate::audit::instant;
@@ -320,16 +319,6 @@ fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     v
 }
 
-/// `text`, or its first `max - 1` characters and `…`.
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 /// `10.0.0.7 worker/v1`, `sa shop/api`, `pod/x/c`: a source in a few words.
 fn origin_words(o: &Origin) -> String {
     let words: Vec<&str> = [&o.stream, &o.user, &o.source_ip, &o.user_agent]
@@ -485,7 +474,7 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         let ranked = ranked_sources(g);
         let from = match ranked.first() {
             Some((o, t)) if t.events * 2 >= g.events => {
-                let top = cut(&sanitize(&origin_short(o)), FROM_CHARS);
+                let top = ellipsize(&sanitize(&origin_short(o)), FROM_CHARS);
                 match count - 1 {
                     0 => top,
                     n => format!("{top} +{}", thousands(n)),
@@ -611,23 +600,7 @@ fn write_brief(
     style: &TableStyle,
     width: usize,
 ) -> io::Result<()> {
-    let s = &style.styles;
-    let top = d.top();
-    for line in wrap(top.cause.summary(), width + 2) {
-        writeln!(out, "  {}", line.style(s.dim))?;
-    }
-    if !top.support.is_empty() {
-        writeln!(out, "{}", "Evidence:".style(s.bold))?;
-        for item in &top.support {
-            write_item(out, &support_text(item), width)?;
-        }
-    }
-    if !top.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in &top.next {
-            write_step(out, step, width)?;
-        }
-    }
+    write_lead(out, d, style, width)?;
     let others: Vec<&str> = d
         .alternatives()
         .iter()

@@ -142,6 +142,12 @@ impl<'a> SupportJson<'a> {
     }
 }
 
+/// A diagnosis in full: its heading and its body.
+pub fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
+    write_heading(out, d, style)?;
+    write_body(out, d, style)
+}
+
 /// `Diagnosis: 401-invalid-token: clock-skew (medium confidence)`, the
 /// heading every table of a diagnosis opens with.
 pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
@@ -165,23 +171,8 @@ pub fn cause_words(cause: Cause, confidence: Confidence) -> String {
 pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     let width = usize::from(style.width).saturating_sub(4).max(30);
-    let top = d.top();
-    for line in wrap(top.cause.summary(), width + 2) {
-        writeln!(out, "  {}", line.style(s.dim))?;
-    }
+    write_lead(out, d, style, width)?;
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "{}", title.style(s.bold));
-    if !top.support.is_empty() {
-        section(out, "Evidence:")?;
-        for item in &top.support {
-            write_item(out, &support_text(item), width)?;
-        }
-    }
-    if !top.next.is_empty() {
-        section(out, "Next steps:")?;
-        for step in &top.next {
-            write_step(out, step, width)?;
-        }
-    }
     let others: Vec<&Candidate> = d
         .alternatives()
         .iter()
@@ -218,6 +209,34 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
     Ok(())
 }
 
+/// The most likely cause's summary, Evidence and Next steps, each item
+/// wrapped to `width`: what every table of a diagnosis shows in full.
+pub(crate) fn write_lead(
+    out: &mut dyn Write,
+    d: &Diagnosis,
+    style: &TableStyle,
+    width: usize,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let top = d.top();
+    for line in wrap(top.cause.summary(), width + 2) {
+        writeln!(out, "  {}", line.style(s.dim))?;
+    }
+    if !top.support.is_empty() {
+        writeln!(out, "{}", "Evidence:".style(s.bold))?;
+        for item in &top.support {
+            write_item(out, &support_text(item), width)?;
+        }
+    }
+    if !top.next.is_empty() {
+        writeln!(out, "{}", "Next steps:".style(s.bold))?;
+        for step in &top.next {
+            write_step(out, step, width)?;
+        }
+    }
+    Ok(())
+}
+
 /// `server: text` when the fact is about one of several servers.
 pub(crate) fn support_text(s: &Support) -> String {
     match &s.server {
@@ -227,7 +246,12 @@ pub(crate) fn support_text(s: &Support) -> String {
 }
 
 pub(crate) fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
-    for (i, line) in wrap(&sanitize(text), width).iter().enumerate() {
+    write_bullet(out, &sanitize(text), width)
+}
+
+/// `  - text`, wrapped to `width`, its further lines under the text.
+pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+    for (i, line) in wrap(text, width).iter().enumerate() {
         writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
     }
     Ok(())
@@ -241,17 +265,18 @@ pub(crate) fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> 
 /// `$ command   # expect`, on one line however long.
 fn write_command(out: &mut dyn Write, command: Option<&Command>, indent: &str) -> io::Result<()> {
     let Some(c) = command else { return Ok(()) };
-    let expect = c
-        .expect
-        .as_deref()
-        .map(|e| format!("   # {e}"))
-        .unwrap_or_default();
-    writeln!(
-        out,
-        "{indent}$ {}{}",
-        sanitize(&c.shell()),
-        sanitize(&expect)
-    )
+    write_shell(out, indent, &c.shell(), c.expect.as_deref())
+}
+
+/// `$ shell   # expect`, on one line however long.
+pub(crate) fn write_shell(
+    out: &mut dyn Write,
+    indent: &str,
+    shell: &str,
+    expect: Option<&str>,
+) -> io::Result<()> {
+    let expect = expect.map(|e| format!("   # {e}")).unwrap_or_default();
+    writeln!(out, "{indent}$ {}{}", sanitize(shell), sanitize(&expect))
 }
 
 /// Word wrap (linear), words longer than the width on a line of their own.

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
-use super::diagnosis::wrap;
+use super::diagnosis::{wrap, write_bullet};
 use crate::diagnosis::reasons::{self, ReasonKind};
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
@@ -97,8 +97,8 @@ impl ExplainJson {
             summary: def.summary,
             explains: def.explains.to_vec(),
             explanation: paragraphs(def.explanation),
-            confirm: (def.confirm)(&generic),
-            fix: (def.fix)(&generic),
+            confirm: def.confirm.for_case(&generic),
+            fix: def.fix.for_case(&generic),
             wordings: wordings(cause),
             other_wordings: other_wordings(cause),
             sources: def.sources,
@@ -227,20 +227,19 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
             writeln!(out, "  {line}")?;
         }
     }
+    // A blank line, then the section's title.
+    let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
     let generic = Case::default();
     for (title, steps) in [
-        ("How to confirm", (def.confirm)(&generic)),
-        ("How to fix", (def.fix)(&generic)),
+        ("How to confirm:", def.confirm.for_case(&generic)),
+        ("How to fix:", def.fix.for_case(&generic)),
     ] {
         if steps.is_empty() {
             continue;
         }
-        writeln!(out)?;
-        writeln!(out, "{}", format!("{title}:").style(s.bold))?;
+        section(out, title)?;
         for step in steps {
-            for (i, line) in wrap(&step.why, width.saturating_sub(2)).iter().enumerate() {
-                writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
-            }
+            write_bullet(out, &step.why, width.saturating_sub(2))?;
             if let Some(c) = &step.command {
                 writeln!(out, "    $ {}", c.shell())?;
             }
@@ -248,32 +247,21 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     }
     let wordings = wordings(cause);
     if !wordings.is_empty() {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{}",
-            "What kube-apiserver says (log, TokenReview):".style(s.bold)
-        )?;
+        section(out, "What kube-apiserver says (log, TokenReview):")?;
         for w in wordings {
             let line = format!("\"{}\" ({})", w.text, w.versions);
-            for (i, part) in wrap(&line, width.saturating_sub(2)).iter().enumerate() {
-                writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
-            }
+            write_bullet(out, &line, width.saturating_sub(2))?;
         }
     }
     let others = other_wordings(cause);
     if !others.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "{}", "What other programs say:".style(s.bold))?;
+        section(out, "What other programs say:")?;
         for w in others {
             let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
-            for (i, part) in wrap(&line, width.saturating_sub(2)).iter().enumerate() {
-                writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
-            }
+            write_bullet(out, &line, width.saturating_sub(2))?;
         }
     }
-    writeln!(out)?;
-    writeln!(out, "{}", "Sources:".style(s.bold))?;
+    section(out, "Sources:")?;
     for source in def.sources {
         writeln!(out, "  - {source}")?;
     }
@@ -327,8 +315,8 @@ pub fn markdown() -> String {
         }
         let generic = Case::default();
         for (title, steps) in [
-            ("How to confirm", (def.confirm)(&generic)),
-            ("How to fix", (def.fix)(&generic)),
+            ("How to confirm", def.confirm.for_case(&generic)),
+            ("How to fix", def.fix.for_case(&generic)),
         ] {
             if steps.is_empty() {
                 continue;

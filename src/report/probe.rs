@@ -3,7 +3,6 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -11,12 +10,12 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_body, write_heading};
+use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
-use super::table::write_table;
+use super::table::{key_value_table, write_table};
+use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
-use crate::diagnosis::{Classification, Diagnosis};
 use crate::http::{Method, TlsReason};
 use crate::probe::review::ReviewOutcome;
 use crate::probe::{ProbeReport, RequestKind, RequestObservation, ServerReport};
@@ -519,7 +518,7 @@ pub fn write_probe(
         )?;
     }
     for (i, server) in report.servers.iter().enumerate() {
-        let mut table = super::table::key_value_table(style);
+        let mut table = key_value_table(style);
         let mut row = |key: &str, value: String| {
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
         };
@@ -597,11 +596,11 @@ pub fn write_probe(
     }
     writeln!(out)?;
 
-    let mut requests = plain_table(style);
     let mut header = vec!["REQUEST", "TOKEN", "STATUS", "ANSWER", "TIME"];
     if several {
         header.insert(0, "#");
     }
+    let mut requests = key_value_table(style);
     requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
@@ -676,19 +675,4 @@ fn short_path(path: &str) -> &str {
     } else {
         path
     }
-}
-
-fn plain_table(style: &TableStyle) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::NOTHING)
-        .force_no_tty()
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width);
-    table
-}
-
-fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
 }

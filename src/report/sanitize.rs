@@ -46,6 +46,16 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text`, or its first `max - 1` characters and `…`: a cell cut to its column.
+pub fn ellipsize(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// Characters that must not reach a terminal raw (also escaped by the JSON
 /// and YAML writers).
 pub fn is_dangerous(c: char) -> bool {

@@ -8,7 +8,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
 
 use super::TableStyle;
-use super::sanitize::sanitize;
+use super::sanitize::{ellipsize, sanitize};
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
@@ -17,31 +17,38 @@ use crate::window::{Verdict, at_seconds};
 
 /// A borderless two-column table, like `kubectl describe`.
 pub fn key_value_table(style: &TableStyle) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::NOTHING)
-        .force_no_tty()
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width);
-    table
+    table_of(style, presets::NOTHING, &[])
 }
 
 /// A borderless list with bold column headers, like `kubectl get`: two spaces
 /// between columns and none at the edges, so 80 columns go further.
 pub fn list_table(style: &TableStyle, headers: &[&str]) -> Table {
+    let mut table = table_of(style, presets::NOTHING, headers);
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    table
+}
+
+/// A table with borders and bold column headers.
+pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
+    table_of(style, presets::UTF8_FULL_CONDENSED, headers)
+}
+
+/// A table of `preset` that fits the width, with bold `headers` if any.
+fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
     let mut table = Table::new();
     table
-        .load_preset(presets::NOTHING)
+        .load_preset(preset)
         .force_no_tty()
         .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width)
-        .set_header(
+        .set_width(style.width);
+    if !headers.is_empty() {
+        table.set_header(
             headers
                 .iter()
                 .map(|h| h.style(style.styles.bold).to_string()),
         );
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 2));
     }
     table
 }
@@ -56,13 +63,7 @@ pub fn write_findings(
         return Ok(());
     }
     let s = &style.styles;
-    let mut table = Table::new();
-    table
-        .load_preset(presets::UTF8_FULL_CONDENSED)
-        .force_no_tty()
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width)
-        .set_header(["SEVERITY", "CODE", "MESSAGE"].map(|h| h.style(s.bold).to_string()));
+    let mut table = bordered_table(style, &["SEVERITY", "CODE", "MESSAGE"]);
     for f in findings {
         table.add_row([
             severity_label(f.severity)
@@ -329,7 +330,7 @@ pub fn write_batch_row(
         "{line:>5}  {:<8}  {:<14}  {:<WHO_WIDTH$}  {:<12}  ",
         report.token.fingerprint,
         report.kind.as_str(),
-        truncate(&sanitize(&who), WHO_WIDTH),
+        ellipsize(&sanitize(&who), WHO_WIDTH),
         expires
     );
     if prefix.chars().count() + plain_len <= usize::from(style.width) {
@@ -353,14 +354,4 @@ pub fn write_batch_error(
         "-",
         format!("error: {}", sanitize(error)).style(style.styles.error)
     )
-}
-
-fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_owned()
-    } else {
-        let mut t: String = text.chars().take(width - 1).collect();
-        t.push('…');
-        t
-    }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width, presets};
+use comfy_table::{ColumnConstraint, Width};
 use owo_colors::OwoColorize as _;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::TableStyle;
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::sanitize;
-use super::table::{key_value_table, write_findings, write_table};
+use super::table::{bordered_table, key_value_table, write_findings, write_table};
 use crate::findings::Finding;
 use crate::token::Token;
 use crate::verify::keys::{Curve, KeyKind, PemForm};
@@ -213,7 +213,7 @@ pub fn write_verify(
     };
     writeln!(out, "Verdict: {verdict}")?;
 
-    let mut checks = bordered(style, ["CHECK", "RESULT", "DETAIL"]);
+    let mut checks = bordered_table(style, &["CHECK", "RESULT", "DETAIL"]);
     for check in &report.checks {
         let result = match check.ok {
             Some(true) => "pass".style(s.ok).to_string(),
@@ -233,7 +233,7 @@ pub fn write_verify(
     }
 
     if !report.keys.is_empty() {
-        let mut keys = bordered(style, ["KEY", "KID (* = its Kubernetes key id)", "TRIED"]);
+        let mut keys = bordered_table(style, &["KEY", "KID (* = its Kubernetes key id)", "TRIED"]);
         if style.width >= 72
             && let Some(column) = keys.column_mut(1)
         {
@@ -277,15 +277,4 @@ pub fn write_verify(
         .cloned()
         .collect();
     write_findings(out, &rest, style)
-}
-
-fn bordered<const N: usize>(style: &TableStyle, header: [&str; N]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::UTF8_FULL_CONDENSED)
-        .force_no_tty()
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(style.width)
-        .set_header(header.map(|h| h.style(style.styles.bold).to_string()));
-    table
 }

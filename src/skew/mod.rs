@@ -154,11 +154,7 @@ impl SkewReport {
     /// 1 when a clock rejects the token or a pair is further apart than the leeway.
     pub fn outcome(&self) -> Outcome {
         let skewed = self.max_pair.as_ref().is_some_and(|p| p.skew > self.leeway);
-        if skewed || self.clocks.iter().any(ClockResult::rejects) {
-            Outcome::Problem
-        } else {
-            Outcome::Healthy
-        }
+        Outcome::problem_if(skewed || self.clocks.iter().any(ClockResult::rejects))
     }
 }
 

@@ -255,17 +255,21 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
             .pointer("/user/username")
             .and_then(Value::as_str)
             .map(str::to_owned),
-        audiences: status
-            .get("audiences")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        audiences: strings(status.get("audiences")),
     })
+}
+
+/// The strings of a JSON array (other items skipped); empty when it is not one.
+pub fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Parses `text` as one JSON value (bounded size and depth).

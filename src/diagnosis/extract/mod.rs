@@ -231,9 +231,7 @@ impl<'a> Scanner<'a> {
         if let Some(out) = self.curl.feed(number, s.text) {
             for (n, kind) in out {
                 self.push(
-                    n,
-                    s.text,
-                    s.stamp,
+                    (n, s.text, s.stamp),
                     Provenance::Answer,
                     SourceType::Curl,
                     "curl -v",
@@ -775,11 +773,10 @@ impl<'a> Scanner<'a> {
             context,
             missing,
         } = found;
+        let at = (number, line, stamp);
         if boundary {
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 Provenance::Answer,
                 SourceType::Status,
                 "shell",
@@ -789,9 +786,7 @@ impl<'a> Scanner<'a> {
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
         if let Some((failure, format)) = checker {
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 Provenance::Answer,
                 SourceType::Checker,
                 format,
@@ -799,9 +794,7 @@ impl<'a> Scanner<'a> {
             );
         } else if let Some(hit) = http {
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 hit.provenance,
                 hit.source,
                 hit.format,
@@ -811,9 +804,7 @@ impl<'a> Scanner<'a> {
         if let Some(hit) = reasons {
             let (reasons, from) = hit.value;
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 hit.provenance,
                 hit.source,
                 hit.format,
@@ -822,9 +813,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some((authenticated, user, audiences)) = review {
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 Provenance::Authenticator,
                 SourceType::ApiserverLog,
                 "token-review",
@@ -838,9 +827,7 @@ impl<'a> Scanner<'a> {
         if !answered && let Some(hit) = transport {
             let (cause, also, detail) = hit.value;
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 hit.provenance,
                 hit.source,
                 hit.format,
@@ -853,9 +840,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some((cause, component, detail)) = server {
             self.push(
-                number,
-                line,
-                stamp,
+                at,
                 Provenance::ServerLog,
                 SourceType::ApiserverLog,
                 component,
@@ -868,9 +853,7 @@ impl<'a> Scanner<'a> {
         }
         for (answer, audit_stamp, excerpt_text) in audits {
             self.push(
-                number,
-                &excerpt_text,
-                audit_stamp,
+                (number, &excerpt_text, audit_stamp),
                 Provenance::Answer,
                 SourceType::Audit,
                 "audit-event",
@@ -878,22 +861,12 @@ impl<'a> Scanner<'a> {
             );
         }
         for kind in context {
-            self.push(
-                number,
-                line,
-                stamp,
-                Provenance::Answer,
-                SourceType::Status,
-                "context",
-                kind,
-            );
+            self.push(at, Provenance::Answer, SourceType::Status, "context", kind);
         }
         if !answered {
             for (kind, name) in missing {
                 self.push(
-                    number,
-                    line,
-                    stamp,
+                    at,
                     Provenance::ServerLog,
                     SourceType::ApiserverLog,
                     "log",
@@ -903,12 +876,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Queues an artefact found on `line` (its number, text and instant).
     fn push(
         &mut self,
-        line: usize,
-        text: &str,
-        stamp: Option<Stamp>,
+        (line, text, stamp): (usize, &str, Option<Stamp>),
         provenance: Provenance,
         source: SourceType,
         format: &'static str,
@@ -937,9 +908,7 @@ impl<'a> Scanner<'a> {
         self.curl.flush(&mut out);
         for (n, kind) in out {
             self.push(
-                n,
-                "",
-                None,
+                (n, "", None),
                 Provenance::Answer,
                 SourceType::Curl,
                 "curl -v",

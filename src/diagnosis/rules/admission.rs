@@ -5,7 +5,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::Denial;
 use crate::diagnosis::merge::Findings;
@@ -36,8 +36,8 @@ kube-controller-manager has not created its token: it is not running, or runs wi
 
 No token was rejected and RBAC was not asked: the request that failed is the creation of \
 the pod, by a controller or by you.",
-    confirm: sa_confirm,
-    fix: sa_fix,
+    confirm: Steps::For(sa_confirm),
+    fix: Steps::For(sa_fix),
     sources: &[
         "k8s.io/kubernetes plugin/pkg/admission/serviceaccount/admission.go",
         "k8s.io/kubernetes pkg/controller/serviceaccount/tokens_controller.go (before 1.24)",
@@ -120,8 +120,8 @@ pods are refused one by one (FailedCreate events), a kubectl create directly.
 
 The fix is in the pod's securityContext, or (for a workload that needs more) in the \
 namespace's level; RBAC and tokens have nothing to do with it.",
-    confirm: pss_confirm,
-    fix: pss_fix,
+    confirm: Steps::For(pss_confirm),
+    fix: Steps::For(pss_fix),
     sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
 };
 
@@ -166,8 +166,8 @@ match the UID in record\" means the pod was deleted and recreated while the kube
 still asked for the old one (it settles once the kubelet sees the new pod).
 
 No token was rejected and RBAC cannot grant this: the limit is admission's.",
-    confirm: nr_confirm,
-    fix: nr_fix,
+    confirm: Steps::For(nr_confirm),
+    fix: Steps::For(nr_fix),
     sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
 };
 
@@ -207,8 +207,10 @@ ValidatingWebhookConfigurations and MutatingWebhookConfigurations (Gatekeeper, K
 your own). \"admission webhook \\\"NAME\\\" denied the request: REASON\" is that webhook's \
 answer (HTTP 400 unless the webhook chose a code): the object breaks a policy it enforces. \
 Authentication and RBAC had already allowed the request.",
-    confirm: webhook_confirm,
-    fix: webhook_fix,
+    confirm: Steps::For(webhook_confirm),
+    fix: Steps::Say(
+        "change the object to satisfy the policy in the message, or exempt it in the webhook's configuration (namespaceSelector, objectSelector) or in the policy engine",
+    ),
     sources: &["k8s.io/apiserver pkg/admission/plugin/webhook/errors/statuserror.go"],
 };
 
@@ -233,12 +235,6 @@ fn webhook_confirm(case: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn webhook_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "change the object to satisfy the policy in the message, or exempt it in the webhook's configuration (namespaceSelector, objectSelector) or in the policy engine",
-    )]
-}
-
 pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
     code: "quota-exceeded",
     title: "A ResourceQuota has no room",
@@ -248,8 +244,8 @@ pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
 ResourceQuota admission adds up what the namespace already uses and refuses a request \
 that would go over a quota: \"exceeded quota: NAME, requested: X, used: Y, limited: Z\". \
 Smaller requests still pass, which is why it fails only for some pods or sizes.",
-    confirm: quota_confirm,
-    fix: quota_fix,
+    confirm: Steps::For(quota_confirm),
+    fix: Steps::Say("lower the request (or free what others use), or raise the quota"),
     sources: &["k8s.io/apiserver pkg/admission/plugin/resourcequota"],
 };
 
@@ -259,12 +255,6 @@ fn quota_confirm(case: &Case<'_>) -> Vec<NextStep> {
         Command::kubectl()
             .words(&["describe", "resourcequota"])
             .namespace(case.namespace()),
-    )]
-}
-
-fn quota_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "lower the request (or free what others use), or raise the quota",
     )]
 }
 
@@ -278,22 +268,14 @@ After authentication and authorization, admission plugins check (and may refuse)
 write: \"KIND \\\"NAME\\\" is forbidden: REASON\" without RBAC's \"User … cannot …\" is one \
 of them (LimitRanger, NamespaceLifecycle, PodNodeSelector, an OpenShift or vendor \
 plugin). The text after \"is forbidden:\" is the plugin's reason.",
-    confirm: admission_confirm,
-    fix: admission_fix,
+    confirm: Steps::Say(
+        "read the plugin's reason after \"is forbidden:\"; the kube-apiserver flag --enable-admission-plugins lists the plugins in play",
+    ),
+    fix: Steps::Say(
+        "change the request to meet the plugin's condition; do not grant RBAC for it, authorization already said yes",
+    ),
     sources: &["k8s.io/apiserver pkg/admission"],
 };
-
-fn admission_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "read the plugin's reason after \"is forbidden:\"; the kube-apiserver flag --enable-admission-plugins lists the plugins in play",
-    )]
-}
-
-fn admission_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "change the request to meet the plugin's condition; do not grant RBAC for it, authorization already said yes",
-    )]
-}
 
 /// Admission and quota refusals, whatever the status (a webhook's 400, an old
 /// ServerTimeout, kubectl's `Error from server:` without one).

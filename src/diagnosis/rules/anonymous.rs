@@ -10,7 +10,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
@@ -31,8 +31,10 @@ anonymous. So system:anonymous in a 403 means the Authorization header did not a
 \"Bearer <token>\": the client sent none (wrong kubeconfig user, empty token file, the \
 token read before it was mounted), sent it malformed (two spaces after Bearer, a newline \
 inside), or a proxy or ingress removed it on the way.",
-    confirm,
-    fix,
+    confirm: Steps::For(confirm),
+    fix: Steps::Say(
+        "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
+    ),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/bearertoken/bearertoken.go",
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -43,12 +45,6 @@ fn confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
         super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
-    )]
-}
-
-fn fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
     )]
 }
 
@@ -65,8 +61,10 @@ certificate is system:anonymous whatever token it carries: 403 \"Forbidden \
 (user=system:anonymous, …)\" from the kubelet's authorizer, or 401 with anonymous \
 authentication off. So system:anonymous from a kubelet after a request that carried a \
 token says nothing of the token: the kubelet never looked at it.",
-    confirm: kubelet_confirm,
-    fix: kubelet_fix,
+    confirm: Steps::For(kubelet_confirm),
+    fix: Steps::Say(
+        "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/kubelet/server/auth.go",
         "k8s.io/kubelet config/v1beta1 KubeletAuthentication (webhook.enabled)",
@@ -85,12 +83,6 @@ fn kubelet_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn kubelet_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
-    )]
-}
-
 pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
     code: "anonymous-forbidden",
     title: "Anonymous requests are on, and this one is not allowed",
@@ -104,8 +96,8 @@ system:anonymous (group system:unauthenticated), and authorisation (RBAC) does n
 this request. Anonymous requests may do what roles bound to system:anonymous or \
 system:unauthenticated allow: by default only /version and the health endpoints \
 (system:public-info-viewer).",
-    confirm: anonymous_confirm,
-    fix: crate::diagnosis::cause::no_steps,
+    confirm: Steps::For(anonymous_confirm),
+    fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
         "k8s.io/apiserver pkg/authentication/user (system:anonymous, system:unauthenticated)",
@@ -123,8 +115,8 @@ anonymous request gets. A 401 to a request that carried no credentials means ano
 authentication is off (--anonymous-auth=false, or an AuthenticationConfiguration that \
 allows anonymous requests only on other paths): this server refuses anonymous requests, \
 and only a token or a client certificate gets an answer.",
-    confirm: anonymous_confirm,
-    fix: crate::diagnosis::cause::no_steps,
+    confirm: Steps::For(anonymous_confirm),
+    fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
         "k8s.io/apiserver pkg/endpoints/filters/authentication.go",
@@ -192,40 +184,32 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             match &case.bearer {
                 // The request's own lines (curl -v, the command line) show
                 // every header it carried.
-                Some(BearerSeen::Absent) => f.add(
+                Some(BearerSeen::Absent) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Proven,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
-                    )],
+                    SupportKind::Answer,
+                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
                 ),
-                Some(BearerSeen::Empty) => f.add(
+                Some(BearerSeen::Empty) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Proven,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
-                    )],
+                    SupportKind::Answer,
+                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
                 ),
-                Some(BearerSeen::NoneExpected(why)) => f.add(
+                Some(BearerSeen::NoneExpected(why)) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
-                    )],
+                    SupportKind::Answer,
+                    format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
                 ),
                 // A client's debug trace is taken above the layers that add
                 // credentials (client-go's exec plugins and auth providers):
                 // no header there proves nothing.
-                Some(BearerSeen::NotInTrace) => f.add(
+                Some(BearerSeen::NotInTrace) => f.add_fact(
                     Cause::TokenNotSent,
                     Basis::Possible,
-                    vec![Support::new(
-                        SupportKind::Answer,
-                        "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
-                    )],
+                    SupportKind::Answer,
+                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
                 ),
                 _ => {}
             }
@@ -265,13 +249,11 @@ fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
             ),
         ],
     );
-    f.add(
+    f.add_fact(
         Cause::KubeletTokenNotReviewed,
         Basis::Inferred,
-        vec![Support::new(
-            SupportKind::Answer,
-            "a kubelet without its token webhook treats every token as absent",
-        )],
+        SupportKind::Answer,
+        "a kubelet without its token webhook treats every token as absent",
     );
 }
 

@@ -6,7 +6,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, NotFound};
-use crate::diagnosis::cause::{CauseDef, no_steps};
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
@@ -25,8 +25,8 @@ request.
 
 If a workload still fails, it is not sending this token (compare fingerprints with \
 kubectl satoken decode), or it fails later, in code that reads the answer.",
-    confirm: no_steps,
-    fix: no_steps,
+    confirm: Steps::None,
+    fix: Steps::None,
     sources: &["k8s.io/apiserver pkg/endpoints/filters (authentication, authorization)"],
 };
 
@@ -44,8 +44,10 @@ type was not there.
 Look at the request itself: the name, the namespace and the API group in the path, and \
 whether the resource type is served by this cluster (a CRD that is not installed, an API \
 version that was removed).",
-    confirm: not_found_confirm,
-    fix: not_found_fix,
+    confirm: Steps::For(not_found_confirm),
+    fix: Steps::Say(
+        "the token and RBAC are fine: correct the name, namespace or API group in the request",
+    ),
     sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
 };
 
@@ -53,12 +55,6 @@ fn not_found_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "check that the resource type is served by this cluster",
         Command::kubectl().word("api-resources"),
-    )]
-}
-
-fn not_found_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "the token and RBAC are fine: correct the name, namespace or API group in the request",
     )]
 }
 
@@ -79,8 +75,10 @@ projected tokens then gets. A create (POST to a collection) that gets 404 is the
 there is no object yet that could be missing.
 
 Authentication and authorization passed; the token is fine.",
-    confirm: not_served_confirm,
-    fix: not_served_fix,
+    confirm: Steps::For(not_served_confirm),
+    fix: Steps::Say(
+        "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
+    ),
     sources: &[
         "k8s.io/apimachinery pkg/api/errors NewGenericServerResponse",
         "k8s.io/apiserver pkg/server/mux (NotFoundHandler)",
@@ -100,12 +98,6 @@ fn not_served_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn not_served_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
-    )]
-}
-
 pub const REDIRECTED: CauseDef = CauseDef {
     code: "redirected",
     title: "Redirected",
@@ -116,8 +108,10 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 (a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
-    confirm: redirect_confirm,
-    fix: redirect_fix,
+    confirm: Steps::For(redirect_confirm),
+    fix: Steps::Say(
+        "point the client at the API server itself, not at a proxy or load balancer that redirects",
+    ),
     sources: &["kubectl-satoken: tokens never cross a redirect (docs/probe.md)"],
 };
 
@@ -125,12 +119,6 @@ fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the API server URL your kubeconfig uses",
         super::commands::kubeconfig_server(),
-    )]
-}
-
-fn redirect_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "point the client at the API server itself, not at a proxy or load balancer that redirects",
     )]
 }
 
@@ -143,8 +131,10 @@ pub const THROTTLED: CauseDef = CauseDef {
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
 already succeeded by then), or a proxy in front of it rate-limited the client.",
-    confirm: throttled_confirm,
-    fix: throttled_fix,
+    confirm: Steps::For(throttled_confirm),
+    fix: Steps::Say(
+        "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
+    ),
     sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
 };
 
@@ -152,12 +142,6 @@ fn throttled_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "see which priority levels reject requests",
         Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"]),
-    )]
-}
-
-fn throttled_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
     )]
 }
 
@@ -170,8 +154,10 @@ pub const SERVER_ERROR: CauseDef = CauseDef {
 A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
 webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
 it. Authentication problems are always 401, never 5xx.",
-    confirm: server_error_confirm,
-    fix: server_error_fix,
+    confirm: Steps::For(server_error_confirm),
+    fix: Steps::Say(
+        "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
+    ),
     sources: &["k8s.io/apiserver pkg/endpoints/handlers/responsewriters"],
 };
 
@@ -179,12 +165,6 @@ fn server_error_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "ask the API server which of its checks fail",
         Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
-
-fn server_error_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
     )]
 }
 
@@ -203,8 +183,10 @@ service.
 
 Check the URL: the port, a path prefix, and whatever sits between the client and the API \
 server (ingress, auth proxy, load balancer).",
-    confirm: not_api_confirm,
-    fix: not_api_fix,
+    confirm: Steps::For(not_api_confirm),
+    fix: Steps::Say(
+        "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
+    ),
     sources: &[
         "k8s.io/apimachinery pkg/apis/meta/v1 Status",
         "kubectl-satoken docs/probe.md",
@@ -215,12 +197,6 @@ fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "a real API server answers /version with its gitVersion (no token needed)",
         super::commands::curl_version(case, &[]),
-    )]
-}
-
-fn not_api_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
     )]
 }
 
@@ -243,8 +219,8 @@ satoken lists them with the command that checks each.
 To get the reason: run classify on the API server's log lines from the time of the \
 request, or ask for a TokenReview with credentials allowed to create one (probe \
 --token-review). Giving the token lets satoken check its times and bindings too.",
-    confirm: unknown_confirm,
-    fix: no_steps,
+    confirm: Steps::For(unknown_confirm),
+    fix: Steps::None,
     sources: &["k8s.io/apiserver pkg/endpoints/filters/authentication.go"],
 };
 
@@ -290,10 +266,11 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
 /// 2xx, 404, 3xx, 429, 5xx and answers from something else.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match &case.answer {
-        Answer::Authenticated(how) => f.add(
+        Answer::Authenticated(how) => f.add_fact(
             Cause::None,
             Basis::Said,
-            vec![Support::new(SupportKind::Answer, how.clone())],
+            SupportKind::Answer,
+            how.clone(),
         ),
         Answer::Access(a) if a.allowed => {
             let mut support = Vec::new();
@@ -348,16 +325,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         Answer::Http(h) if h.relay_only().is_some() => {}
         Answer::Http(h) => match h.code() {
-            Some(200..=299) => f.add(
+            Some(200..=299) => f.add_fact(
                 Cause::None,
                 Basis::Proven,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    match &case.user {
-                        Some(user) => format!("{}: authenticated as {user}", shown(case)),
-                        None => format!("{}: authenticated and authorised", shown(case)),
-                    },
-                )],
+                SupportKind::Answer,
+                match &case.user {
+                    Some(user) => format!("{}: authenticated as {user}", shown(case)),
+                    None => format!("{}: authenticated and authorised", shown(case)),
+                },
             ),
             Some(404) => not_found(case, f),
             Some(code @ 300..=399) => f.add(
@@ -378,10 +353,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     ),
                 ],
             ),
-            Some(429) => f.add(
+            Some(429) => f.add_fact(
                 Cause::Throttled,
                 Basis::Said,
-                vec![Support::new(SupportKind::Answer, shown(case))],
+                SupportKind::Answer,
+                shown(case),
             ),
             Some(500..=599) => {
                 onward(case, f);
@@ -395,10 +371,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 } else {
                     Basis::Inferred
                 };
-                f.add(
+                f.add_fact(
                     Cause::ServerError,
                     basis,
-                    vec![Support::new(SupportKind::Answer, shown(case))],
+                    SupportKind::Answer,
+                    shown(case),
                 );
             }
             Some(401 | 403) => {}
@@ -454,13 +431,11 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
             ],
         );
         if !generic {
-            f.add(
+            f.add_fact(
                 Cause::ObjectNotFound,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "or a namespace or parent object in the path does not exist",
-                )],
+                SupportKind::Answer,
+                "or a namespace or parent object in the path does not exist",
             );
         }
         return;
@@ -479,13 +454,11 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
     if !named {
         // A 404 with no message naming an object: a missing object and an
         // API the server does not serve answer the same.
-        f.add(
+        f.add_fact(
             Cause::ApiNotServed,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Answer,
-                "or the server does not serve this API (group, version or endpoint): the message that would name an object is not in the evidence",
-            )],
+            SupportKind::Answer,
+            "or the server does not serve this API (group, version or endpoint): the message that would name an object is not in the evidence",
         );
         f.tell_apart(
             &[Cause::ObjectNotFound, Cause::ApiNotServed],
@@ -587,13 +560,11 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
     ]);
     let causes: Vec<Cause> = candidates.iter().map(|(c, _)| *c).collect();
     for (cause, why) in candidates {
-        f.add(
+        f.add_fact(
             cause,
             Basis::Possible,
-            vec![Support::new(
-                SupportKind::Answer,
-                format!("fits a 401 with no reason: {why}"),
-            )],
+            SupportKind::Answer,
+            format!("fits a 401 with no reason: {why}"),
         );
     }
     f.tell_apart(

@@ -5,7 +5,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, Degradation};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -29,8 +29,10 @@ the old token.
 It works today and fails the day extended expiry is turned off (managed clusters and \
 --service-account-extend-token-expiration=false do), or when the pod is deleted. Upgrade \
 the client library or make it re-read the file (client-go does every minute).",
-    confirm: stale_confirm,
-    fix: stale_fix,
+    confirm: Steps::For(stale_confirm),
+    fix: Steps::Say(
+        "make the client re-read the projected token file periodically (client-go does every minute), or upgrade the client library",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go (warnafter, stale-token audit annotation)",
         "KEP-542 (TokenRequest / bound tokens)",
@@ -41,12 +43,6 @@ fn stale_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "decode the token the client actually sends: past warnafter it is stale",
         super::commands::decode_token(),
-    )]
-}
-
-fn stale_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the client re-read the projected token file periodically (client-go does every minute), or upgrade the client library",
     )]
 }
 
@@ -70,8 +66,8 @@ Secret kubernetes.io/legacy-token-invalid-since, and deletes the Secret a year l
 that uses it rarely (a yearly job, a break-glass script) fails then. Move the client to a \
 projected token (a pod's mounted token) or a TokenRequest (kubectl create token), then \
 delete the Secret.",
-    confirm: legacy_confirm,
-    fix: legacy_fix,
+    confirm: Steps::For(legacy_confirm),
+    fix: Steps::For(legacy_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go (legacy-token audit annotations, last-used label)",
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
@@ -106,29 +102,25 @@ fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let accepted = matches!(case.classification(), C::Ok | C::NotFound | C::Forbidden);
     if accepted && let Some(value) = &case.audit.stale_token {
-        f.add(
+        f.add_fact(
             Cause::StaleToken,
             Basis::Said,
-            vec![Support::new(
-                SupportKind::Audit,
-                format!(
-                    "audit annotation authentication.k8s.io/stale-token: \"{value}\": accepted, but the client still sends a token past its warnafter (it does not re-read the projected token file)"
-                ),
-            )],
+            SupportKind::Audit,
+            format!(
+                "audit annotation authentication.k8s.io/stale-token: \"{value}\": accepted, but the client still sends a token past its warnafter (it does not re-read the projected token file)"
+            ),
         );
     }
     for d in &case.degraded {
         if let (true, Degradation::Stale { overdue }) = (accepted, d) {
-            f.add(
+            f.add_fact(
                 Cause::StaleToken,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Token,
-                    format!(
-                        "the token is {} past the time the kubelet replaces it",
-                        human_seconds(overdue.num_seconds().max(0))
-                    ),
-                )],
+                SupportKind::Token,
+                format!(
+                    "the token is {} past the time the kubelet replaces it",
+                    human_seconds(overdue.num_seconds().max(0))
+                ),
             );
         }
     }

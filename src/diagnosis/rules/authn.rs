@@ -54,16 +54,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         .is_some_and(|k| k.kid_found == Some(false));
     for r in &specific {
         if r.kind == ReasonKind::Unrecognised {
-            f.add(
+            f.add_fact(
                 Cause::Unknown,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::ServerReason,
-                    format!(
-                        "an authenticator said: {} (not a message this tool knows)",
-                        r.message
-                    ),
-                )],
+                SupportKind::ServerReason,
+                format!(
+                    "an authenticator said: {} (not a message this tool knows)",
+                    r.message
+                ),
             );
             continue;
         }
@@ -142,16 +140,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             ));
             let basis = confidence.min(Basis::Inferred);
             f.add(Cause::SignatureInvalid, basis, support);
-            f.add(
+            f.add_fact(
                 Cause::KeyMismatch,
                 basis,
-                vec![Support::new(
-                    SupportKind::ServerReason,
-                    format!(
-                        "\"{}\" is also what a token signed by a key the server does not have gets",
-                        r.message
-                    ),
-                )],
+                SupportKind::ServerReason,
+                format!(
+                    "\"{}\" is also what a token signed by a key the server does not have gets",
+                    r.message
+                ),
             );
             f.tell_apart(
                 &[Cause::SignatureInvalid, Cause::KeyMismatch],
@@ -185,15 +181,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         f.add(r.cause, confidence, support);
     }
     if let Some(secret) = &case.audit.legacy_token_invalidated {
-        f.add(
+        f.add_fact(
             Cause::LegacyTokenInvalidated,
             Basis::Said,
-            vec![Support::new(
-                SupportKind::Audit,
-                format!(
-                    "audit annotation authentication.k8s.io/legacy-token-invalidated: {secret}"
-                ),
-            )],
+            SupportKind::Audit,
+            format!("audit annotation authentication.k8s.io/legacy-token-invalidated: {secret}"),
         );
     }
     review_notes(case, f);
@@ -232,13 +224,11 @@ fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support
         f.add(Cause::ClockSkew, Basis::Said, support);
     } else {
         f.add(Cause::ClientCertificateExpired, Basis::Inferred, support);
-        f.add(
+        f.add_fact(
             Cause::ClockSkew,
             Basis::Possible,
-            vec![Support::new(
-                SupportKind::ServerReason,
-                "the same words fit a certificate not yet valid on the server's clock (a clock off)",
-            )],
+            SupportKind::ServerReason,
+            "the same words fit a certificate not yet valid on the server's clock (a clock off)",
         );
     }
 }
@@ -339,17 +329,15 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
         (Cause::IssuerMismatch, Cause::TokenMalformed)
     };
     f.add(first, Basis::Inferred, support);
-    f.add(
+    f.add_fact(
         second,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::ServerReason,
-            if second == Cause::TokenMalformed {
-                "a token that is cut, wrapped, quoted or base64-encoded once more also gets only \"invalid bearer token\""
-            } else {
-                "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
-            },
-        )],
+        SupportKind::ServerReason,
+        if second == Cause::TokenMalformed {
+            "a token that is cut, wrapped, quoted or base64-encoded once more also gets only \"invalid bearer token\""
+        } else {
+            "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
+        },
     );
 }
 

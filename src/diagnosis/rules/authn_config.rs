@@ -13,7 +13,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -43,8 +43,10 @@ kubectl satoken decode --authentication-config FILE evaluates all of it offline 
 token's claims (CEL included) and quotes the failing rule; the fix is in the token (ask \
 the identity provider for the claim) or in the configuration, which kube-apiserver \
 reloads on its own when the file changes.",
-    confirm,
-    fix,
+    confirm: Steps::For(confirm),
+    fix: Steps::Say(
+        "get a token that satisfies the rule (the claim, audience or email_verified the rule wants), or change the rule in --authentication-config; kube-apiserver reloads the file by itself",
+    ),
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go (AuthenticateToken, checkValidationRulesEvaluation)",
         "k8s.io/apiserver pkg/apis/apiserver/v1/types.go (AuthenticationConfiguration)",
@@ -65,12 +67,6 @@ fn confirm(_: &Case<'_>) -> Vec<NextStep> {
                 "AUTHENTICATION_CONFIG_FILE",
             ])
             .with_placeholders(),
-    )]
-}
-
-fn fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "get a token that satisfies the rule (the claim, audience or email_verified the rule wants), or change the rule in --authentication-config; kube-apiserver reloads the file by itself",
     )]
 }
 

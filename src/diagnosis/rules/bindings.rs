@@ -12,7 +12,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{
     BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
 };
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -34,8 +34,8 @@ request and rejects the token when it is gone (serviceaccounts \"NAME\" not foun
 been terminating for more than 60 s (\"service account NAMESPACE/NAME has been \
 deleted\"). Typical causes: a namespace or Helm release deleted and redeployed, GitOps \
 pruning, a cleanup job.",
-    confirm: sa_confirm,
-    fix: sa_fix,
+    confirm: Steps::For(sa_confirm),
+    fix: Steps::For(sa_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
         "pkg/serviceaccount/legacy.go",
@@ -57,8 +57,8 @@ them against the new object (it may keep failing until the pod is restarted).
 
 Find what deleted it (GitOps prune, a Helm upgrade with replace, namespace cleanup) so it \
 does not happen again.",
-    confirm: sa_confirm,
-    fix: sa_fix,
+    confirm: Steps::For(sa_confirm),
+    fix: Steps::For(sa_fix),
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (UID check)"],
 };
 
@@ -74,8 +74,10 @@ its deletion is more than 60 s old (\"service account token has been invalidated
 \"pod UID (NEW) does not match service account pod ref claim (OLD)\" for a pod recreated \
 under the same name, as StatefulSets do). A token copied out of a pod (into a CI \
 variable, another pod, a laptop) dies with that pod.",
-    confirm: pod_confirm,
-    fix: pod_fix,
+    confirm: Steps::For(pod_confirm),
+    fix: Steps::Say(
+        "use the token mounted in the running pod; a client that copied a token out of a pod must read it again from the current pod",
+    ),
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (pod ref)"],
 };
 
@@ -89,8 +91,8 @@ A legacy token lives in a kubernetes.io/service-account-token Secret and dies wh
 Secret is deleted (\"Token has been invalidated\"; a regenerated Secret gives \"Token does \
 not match server's copy\"). A TokenRequest token bound to a Secret (kubectl create token \
 --bound-object-kind Secret) dies with that Secret's name and uid.",
-    confirm: secret_confirm,
-    fix: secret_fix,
+    confirm: Steps::For(secret_confirm),
+    fix: Steps::For(secret_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
         "pkg/serviceaccount/claims.go",
@@ -107,8 +109,8 @@ Tokens bound to a Node object (kubectl create token --bound-object-kind Node, 1.
 checked against that Node: when it is deleted, the token is rejected (\"service account \
 token has been invalidated\"). Autoscalers delete and create nodes all the time, so a \
 node-bound token has the lifetime of its node.",
-    confirm: node_confirm,
-    fix: node_fix,
+    confirm: Steps::For(node_confirm),
+    fix: Steps::For(node_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref, ServiceAccountTokenNodeBinding)",
     ],
@@ -124,8 +126,8 @@ A node that leaves and joins again under the same name is a new Node object with
 uid; tokens bound to the old one fail with \"node UID (NEW) does not match service account \
 node ref claim (OLD)\" on servers that validate node bindings \
 (ServiceAccountTokenNodeBindingValidation, on by default since 1.32).",
-    confirm: node_confirm,
-    fix: node_fix,
+    confirm: Steps::For(node_confirm),
+    fix: Steps::For(node_fix),
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref)"],
 };
 
@@ -141,8 +143,8 @@ kubernetes.io/legacy-token-invalid-since; from then on kube-apiserver rejects th
 and a year later the Secret is deleted. A Secret whose data.token was regenerated gives \
 \"Token does not match server's copy\". Legacy tokens never expire otherwise, so old \
 automation is what hits this.",
-    confirm: legacy_confirm,
-    fix: legacy_fix,
+    confirm: Steps::For(legacy_confirm),
+    fix: Steps::For(legacy_fix),
     sources: &[
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
@@ -244,12 +246,6 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
 
 fn pod_confirm(case: &Case<'_>) -> Vec<NextStep> {
     read_step(case, BindingKind::Pod, "POD", "read the live pod")
-}
-
-fn pod_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use the token mounted in the running pod; a client that copied a token out of a pod must read it again from the current pod",
-    )]
 }
 
 fn secret_confirm(case: &Case<'_>) -> Vec<NextStep> {
@@ -363,20 +359,18 @@ fn from_audit_log(seen: &ObjectSeen, f: &mut Findings) {
     } else {
         "the client these 401s are attributed to (the only identity accepted from their source IP and user agent)"
     };
-    f.add(
+    f.add_fact(
         cause,
         if seen.guessed {
             Basis::Possible
         } else {
             Basis::Inferred
         },
-        vec![Support::new(
-            SupportKind::Audit,
-            format!(
-                "{what}; {who} was last accepted with it at {}",
-                seen.last_accepted
-            ),
-        )],
+        SupportKind::Audit,
+        format!(
+            "{what}; {who} was last accepted with it at {}",
+            seen.last_accepted
+        ),
     );
 }
 
@@ -515,11 +509,7 @@ fn read(c: &BindingCheck, f: &mut Findings) {
             ),
         ),
     };
-    f.add(
-        cause,
-        confidence,
-        vec![Support::new(SupportKind::Binding, text)],
-    );
+    f.add_fact(cause, confidence, SupportKind::Binding, text);
 }
 
 /// For a 401 nothing authoritative explains: every binding the token names is

@@ -7,7 +7,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, CheckerCall};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::Findings;
@@ -41,8 +41,8 @@ tells them apart. istiod (\"invalid review response status code 401\", \"failed 
 validate the JWT from cluster …: Unauthorized\") and Linkerd's identity service (\"error \
 validating token for …: Unauthorized\") review with their own ServiceAccount, so there the \
 refused token is theirs.",
-    confirm: unauthorized_confirm,
-    fix: unauthorized_fix,
+    confirm: Steps::For(unauthorized_confirm),
+    fix: Steps::For(unauthorized_fix),
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
         "hashicorp/vault-plugin-auth-kubernetes token_review.go",
@@ -141,8 +141,10 @@ refused connection, a TLS failure or a service without ready endpoints on that c
 (\"dial tcp …/tokenreviews: i/o timeout\", Linkerd's \"service in fail-fast\") means the \
 caller's token was never looked at. The fix is the checker's configuration (Vault's \
 kubernetes_host and kubernetes_ca_cert) or the network between them.",
-    confirm: unreachable_confirm,
-    fix: unreachable_fix,
+    confirm: Steps::For(unreachable_confirm),
+    fix: Steps::Say(
+        "point the checker at an address of the API server it can reach (Vault: kubernetes_host in auth/kubernetes/config) and open the path (NetworkPolicy, firewall); for a mesh, make the identity service ready",
+    ),
     sources: &[
         "hashicorp/vault-plugin-auth-kubernetes token_review.go",
         "linkerd2-proxy identity client",
@@ -156,12 +158,6 @@ fn unreachable_confirm(_: &Case<'_>) -> Vec<NextStep> {
             .words(&["-sS", "--max-time", "5", "--cacert"])
             .value(None, "CA_FILE")
             .value(None, "https://KUBERNETES_HOST/version"),
-    )]
-}
-
-fn unreachable_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "point the checker at an address of the API server it can reach (Vault: kubernetes_host in auth/kubernetes/config) and open the path (NetworkPolicy, firewall); for a mesh, make the identity service ready",
     )]
 }
 

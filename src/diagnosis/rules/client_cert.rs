@@ -5,7 +5,7 @@
 //! `authn` (the reasons table maps the wordings); here are the definitions.
 
 use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::next::{Command, NextStep};
 
@@ -37,8 +37,8 @@ token. Go's verification checks its validity window against the server's clock: 
 when expired, \"is before\" when not yet valid) is logged and the request gets 401. \
 kubeadm's client certificates (admin.conf, the kubelet's, the controller-manager's) \
 last a year; a node whose clock is far off sees fresh certificates as not yet valid.",
-    confirm: expired_confirm,
-    fix: expired_fix,
+    confirm: Steps::For(expired_confirm),
+    fix: Steps::For(expired_fix),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/x509/x509.go",
         "Go crypto/x509 CertificateInvalidError (Expired)",
@@ -74,8 +74,10 @@ The API server verifies a client certificate against --client-ca-file. \"x509: \
 certificate signed by unknown authority\" in its authentication log means the \
 certificate comes from another CA: a kubeconfig of an earlier cluster, a CA rotated \
 without reissuing client certificates, or a certificate meant for another cluster.",
-    confirm: untrusted_confirm,
-    fix: untrusted_fix,
+    confirm: Steps::For(untrusted_confirm),
+    fix: Steps::Say(
+        "use a kubeconfig issued by this cluster's CA (on kubeadm: /etc/kubernetes/admin.conf, or kubeadm kubeconfig user)",
+    ),
     sources: &["k8s.io/apiserver pkg/authentication/request/x509/x509.go"],
 };
 
@@ -83,11 +85,5 @@ fn untrusted_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "who issued the kubeconfig's client certificate (compare with the cluster's CA)",
         kubeconfig_cert(&["-noout", "-issuer", "-subject"]),
-    )]
-}
-
-fn untrusted_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use a kubeconfig issued by this cluster's CA (on kubeadm: /etc/kubernetes/admin.conf, or kubeadm kubeconfig user)",
     )]
 }

@@ -9,7 +9,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -41,8 +41,8 @@ kubelet logs \"Error getting service account token\", skips the provider, pulls 
 credentials and the pod goes to ImagePullBackOff with a generic \"pull access denied\" or \
 \"unauthorized\" from the registry. The same applies to a node asking for two audiences \
 at once (\"node may only request 0 or 1 audiences\").",
-    confirm: audience_confirm,
-    fix: audience_fix,
+    confirm: Steps::For(audience_confirm),
+    fix: Steps::For(audience_fix),
     sources: &[
         "k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go (ServiceAccountNodeAudienceRestriction)",
         "k8s.io/kubernetes test/integration/auth/node_test.go (the message in full)",

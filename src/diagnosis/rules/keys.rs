@@ -11,7 +11,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -56,8 +56,8 @@ excludeFromOidcDiscovery, which kube-apiserver still verifies with but does not 
 a kid missing from /openid/v1/jwks is then only a medium-confidence key mismatch. While \
 the signer is unreachable kube-apiserver mints no tokens: the kubelet keeps the mounted \
 tokens it has until they expire.",
-    confirm: key_confirm,
-    fix: key_fix,
+    confirm: Steps::For(key_confirm),
+    fix: Steps::For(key_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
         "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
@@ -75,8 +75,8 @@ pub const SIGNATURE_INVALID: CauseDef = CauseDef {
 The signature does not verify with any key the API server has: the token was altered (a \
 truncated or re-encoded copy, a tampered payload), or it was signed by a key that reuses \
 a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
-    confirm: key_confirm,
-    fix: key_fix,
+    confirm: Steps::For(key_confirm),
+    fix: Steps::For(key_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go",
         "go-jose v2 ErrCryptoFailure",
@@ -98,8 +98,10 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: issuer_confirm,
-    fix: issuer_fix,
+    confirm: Steps::For(issuer_confirm),
+    fix: Steps::Say(
+        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (issuer pre-check)",
         "k8s.io/kubernetes pkg/kubeapiserver/options/authentication.go",
@@ -118,8 +120,8 @@ server: kube-apiserver accepts only tokens with one of its API audiences \
 (--api-audiences, by default the issuers) and logs \"token audiences [...] is invalid \
 for the target audiences [...]\". Use a token without --audience for the API server, and \
 the audience-bound one only with its service.",
-    confirm: audience_confirm,
-    fix: audience_fix,
+    confirm: Steps::For(audience_confirm),
+    fix: Steps::For(audience_fix),
     sources: &["k8s.io/apiserver pkg/authentication/authenticator/audiences.go"],
 };
 
@@ -132,8 +134,8 @@ pub const TOKEN_MALFORMED: CauseDef = CauseDef {
 \"invalid bearer token\" alone means no authenticator claimed the token: it is not a \
 well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the token), or a \
 JWT for another system whose issuer no authenticator handles.",
-    confirm: malformed_confirm,
-    fix: malformed_fix,
+    confirm: Steps::For(malformed_confirm),
+    fix: Steps::Say("send the token exactly as issued: no quotes, line breaks or base64 around it"),
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],
 };
 
@@ -171,12 +173,6 @@ fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
         Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
-    )]
-}
-
-fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
     )]
 }
 
@@ -242,12 +238,6 @@ fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn malformed_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "send the token exactly as issued: no quotes, line breaks or base64 around it",
-    )]
-}
-
 /// What the server's keys say about a rejected token.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if case.classification() != C::Unauthorized {
@@ -273,31 +263,27 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 Support::new(SupportKind::Token, FOREIGN_KID_MEANING),
             ],
         ),
-        (Some(false), _) => f.add(
+        (Some(false), _) => f.add_fact(
             Cause::KeyMismatch,
             Basis::Observed,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
-                    keys.from
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
+                keys.from
+            ),
         ),
-        (_, Some(false)) => f.add(
+        (_, Some(false)) => f.add_fact(
             Cause::SignatureInvalid,
             Basis::Observed,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "no key the server publishes ({}) verifies the token's signature{}: altered, or signed by a key with a reused kid",
-                    keys.from,
-                    keys.signature_detail
-                        .as_deref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "no key the server publishes ({}) verifies the token's signature{}: altered, or signed by a key with a reused kid",
+                keys.from,
+                keys.signature_detail
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
+            ),
         ),
         (_, Some(true)) => {
             f.rule_out(Cause::KeyMismatch);
@@ -306,37 +292,33 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         _ => {}
     }
     match keys.issuer_ok {
-        Some(false) => f.add(
+        Some(false) => f.add_fact(
             Cause::IssuerMismatch,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
-                    case.token
-                        .and_then(|t| t.claims.issuer.as_deref())
-                        .unwrap_or("(none)"),
-                    keys.issuer.as_deref().unwrap_or("-")
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's issuer {} is not the issuer this server announces ({}); only the first --service-account-issuer is shown, so check the flag's other values",
+                case.token
+                    .and_then(|t| t.claims.issuer.as_deref())
+                    .unwrap_or("(none)"),
+                keys.issuer.as_deref().unwrap_or("-")
+            ),
         ),
         Some(true) => f.rule_out(Cause::IssuerMismatch),
         None => {}
     }
     if keys.audience_ok == Some(false) {
-        f.add(
+        f.add_fact(
             Cause::AudienceMismatch,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Keys,
-                format!(
-                    "the token's audiences [{}] do not include this server's issuer {}, its API audience unless --api-audiences says otherwise",
-                    case.token
-                        .map(|t| t.claims.audiences.join(", "))
-                        .unwrap_or_default(),
-                    keys.issuer.as_deref().unwrap_or("-")
-                ),
-            )],
+            SupportKind::Keys,
+            format!(
+                "the token's audiences [{}] do not include this server's issuer {}, its API audience unless --api-audiences says otherwise",
+                case.token
+                    .map(|t| t.claims.audiences.join(", "))
+                    .unwrap_or_default(),
+                keys.issuer.as_deref().unwrap_or("-")
+            ),
         );
     }
 }
@@ -349,56 +331,48 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         .token_kind()
         .is_some_and(|(k, _)| k == TokenKind::NotKubernetes)
     {
-        f.add(
+        f.add_fact(
             Cause::IssuerMismatch,
             Basis::Possible,
-            vec![Support::new(
-                SupportKind::Token,
-                format!(
-                    "the token is not a Kubernetes ServiceAccount token (iss {})",
-                    token.claims.issuer.as_deref().unwrap_or("none")
-                ),
-            )],
+            SupportKind::Token,
+            format!(
+                "the token is not a Kubernetes ServiceAccount token (iss {})",
+                token.claims.issuer.as_deref().unwrap_or("none")
+            ),
         );
         return;
     }
-    f.add(
+    f.add_fact(
         Cause::KeyMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
-                Some(k) if !is_kubernetes_key_id(k) => format!(
-                    "the token was signed with key id {k}, which is not a Kubernetes key id: an external signer's key (or another issuer's); if the server cannot verify with it, it is rejected"
-                ),
-                k => format!(
-                    "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
-                    k.unwrap_or("(none)")
-                ),
-            },
-        )],
+        SupportKind::Token,
+        match token.header.kid.as_deref().filter(|k| !k.is_empty()) {
+            Some(k) if !is_kubernetes_key_id(k) => format!(
+                "the token was signed with key id {k}, which is not a Kubernetes key id: an external signer's key (or another issuer's); if the server cannot verify with it, it is rejected"
+            ),
+            k => format!(
+                "the token was signed with key id {}; if the server no longer has that key (rotated, or another cluster) it is rejected",
+                k.unwrap_or("(none)")
+            ),
+        },
     );
-    f.add(
+    f.add_fact(
         Cause::IssuerMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            format!(
-                "the token's issuer is {}; it must be one of the server's --service-account-issuer values",
-                token.claims.issuer.as_deref().unwrap_or("(none)")
-            ),
-        )],
+        SupportKind::Token,
+        format!(
+            "the token's issuer is {}; it must be one of the server's --service-account-issuer values",
+            token.claims.issuer.as_deref().unwrap_or("(none)")
+        ),
     );
-    f.add(
+    f.add_fact(
         Cause::AudienceMismatch,
         Basis::Possible,
-        vec![Support::new(
-            SupportKind::Token,
-            format!(
-                "the token's audiences are [{}]; at least one must be among the server's API audiences",
-                token.claims.audiences.join(", ")
-            ),
-        )],
+        SupportKind::Token,
+        format!(
+            "the token's audiences are [{}]; at least one must be among the server's API audiences",
+            token.claims.audiences.join(", ")
+        ),
     );
 }
 

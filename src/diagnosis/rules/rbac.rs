@@ -9,7 +9,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, RequestInfo};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::{Forbidden, GrantRisk};
@@ -33,8 +33,8 @@ The fix is a Role (or ClusterRole, for cluster-scoped resources and non-resource
 with that verb on that resource, bound to the ServiceAccount. Check the identity in the \
 message first: if it is not the one you expect, the client sends another token than you \
 think.",
-    confirm: denied_confirm,
-    fix: denied_fix,
+    confirm: Steps::For(denied_confirm),
+    fix: Steps::For(denied_fix),
     sources: &[
         "k8s.io/apiserver pkg/endpoints/handlers/responsewriters/errors.go",
         "k8s.io/apimachinery pkg/api/errors NewForbidden",
@@ -51,8 +51,8 @@ The RBAC authoriser appends its own reason to the 403 when a binding for this us
 a role that is not there: RBAC: role.rbac.authorization.k8s.io \"NAME\" not found. The \
 binding exists, so the intent was to allow the request; the role was deleted, renamed, \
 created in another namespace, or is a ClusterRole referenced as a Role.",
-    confirm: missing_confirm,
-    fix: missing_fix,
+    confirm: Steps::For(missing_confirm),
+    fix: Steps::For(missing_fix),
     sources: &["k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac"],
 };
 
@@ -75,8 +75,10 @@ being scheduled, and a bug when it persists.
 authorizer (GKE, EKS, AKS add their own).
 
 Granting RBAC to a node identity to work around the Node authorizer defeats its purpose.",
-    confirm: non_rbac_confirm,
-    fix: non_rbac_fix,
+    confirm: Steps::For(non_rbac_confirm),
+    fix: Steps::Say(
+        "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
+    ),
     sources: &[
         "k8s.io/kubernetes plugin/pkg/auth/authorizer/node/node_authorizer.go",
         "k8s.io/apiserver pkg/authorization/union",
@@ -98,12 +100,6 @@ fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
         )],
         None => denied_confirm(case),
     }
-}
-
-fn non_rbac_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
-    )]
 }
 
 /// The denied request as a [`Forbidden`]: from the 403 message, or from the
@@ -330,13 +326,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ));
             f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::RbacDenied,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
-                )],
+                SupportKind::Answer,
+                "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
             );
             tell_rbac_apart(&d, f);
         }
@@ -348,25 +342,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ));
             f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    format!("the other authorizer may refuse as well: \"{reason}\""),
-                )],
+                SupportKind::Answer,
+                format!("the other authorizer may refuse as well: \"{reason}\""),
             );
             tell_rbac_apart(&d, f);
         }
         Authorizer::Unnamed => {
             f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add(
+            f.add_fact(
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
-                )],
+                SupportKind::Answer,
+                "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
             );
             tell_rbac_apart(&d, f);
         }
@@ -389,32 +379,26 @@ fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
 /// A 403 whose message names no authorizer, or no message at all.
 fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
-        Some(m) => f.add(
+        Some(m) => f.add_fact(
             Cause::Unknown,
             Basis::Inferred,
-            vec![Support::new(
-                SupportKind::Answer,
-                format!(
-                    "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": refused by admission, another authorizer, or something in front of kube-apiserver"
-                ),
-            )],
+            SupportKind::Answer,
+            format!(
+                "a 403 without RBAC's \"User … cannot …\" text: \"{m}\": refused by admission, another authorizer, or something in front of kube-apiserver"
+            ),
         ),
         None => {
-            f.add(
+            f.add_fact(
                 Cause::RbacDenied,
                 Basis::Inferred,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
-                )],
+                SupportKind::Answer,
+                "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
             );
-            f.add(
+            f.add_fact(
                 Cause::TokenNotSent,
                 Basis::Possible,
-                vec![Support::new(
-                    SupportKind::Answer,
-                    "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
-                )],
+                SupportKind::Answer,
+                "an anonymous request (no token sent) also gets 403; the message would say User \"system:anonymous\"",
             );
         }
     }

@@ -10,12 +10,12 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::SupportKind;
 
 pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
     code: "jwt-issuer-unreachable",
@@ -40,8 +40,10 @@ cannot resolve cluster-internal Service names), connection refused or a timeout 
 provider is down, or a network policy or firewall stops the API server), \"issuer did not \
 match the issuer returned by provider\" (the document's issuer differs from the URL by \
 even a trailing slash). No restart is needed once it is fixed: the next retry picks it up.",
-    confirm: issuer_confirm,
-    fix: issuer_fix,
+    confirm: Steps::For(issuer_confirm),
+    fix: Steps::Say(
+        "make the issuer reachable from kube-apiserver as it reports: the exact issuer URL (no trailing-slash difference), the CA that signs the provider's certificate, a name the API server's own resolver knows (it runs with hostNetwork); it retries by itself every 10 seconds",
+    ),
     sources: &[
         "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go (initializing plugin, authenticator not initialized)",
         "github.com/coreos/go-oidc oidc.go (NewProvider: the discovery document and its issuer check)",
@@ -78,12 +80,6 @@ fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn issuer_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the issuer reachable from kube-apiserver as it reports: the exact issuer URL (no trailing-slash difference), the CA that signs the provider's certificate, a name the API server's own resolver knows (it runs with hostNetwork); it retries by itself every 10 seconds",
-    )]
-}
-
 pub const CREDENTIAL_PROVIDER_CONFIG_INVALID: CauseDef = CauseDef {
     code: "credential-provider-config-invalid",
     title: "The kubelet refused its image credential provider configuration",
@@ -102,8 +98,10 @@ tokenAttributes with an API version older than credentialprovider.kubelet.k8s.io
 tokenAttributes without the KubeletServiceAccountTokenForCredentialProviders feature gate, \
 a plugin binary directory or configuration file that does not exist, or a provider whose \
 name has no binary in that directory.",
-    confirm: provider_confirm,
-    fix: provider_fix,
+    confirm: Steps::For(provider_confirm),
+    fix: Steps::Say(
+        "correct the CredentialProviderConfig as the error lists (apiVersion credentialprovider.kubelet.k8s.io/v1 for tokenAttributes, defaultCacheDuration, each provider's name matching a binary in --image-credential-provider-bin-dir) and restart the kubelet",
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go (Failed to register CRI auth plugins, os.Exit)",
         "k8s.io/kubernetes pkg/credentialprovider/plugin/config.go (validateCredentialProviderConfig)",
@@ -117,12 +115,6 @@ fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
         Command::new("journalctl")
             .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
             .pipe_into(Command::new("grep").words(&["CRI auth plugins"])),
-    )]
-}
-
-fn provider_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "correct the CredentialProviderConfig as the error lists (apiVersion credentialprovider.kubelet.k8s.io/v1 for tokenAttributes, defaultCacheDuration, each provider's name matching a binary in --image-credential-provider-bin-dir) and restart the kubelet",
     )]
 }
 
@@ -140,13 +132,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         _ => "a part of its setup failed",
     };
-    f.add(
+    f.add_fact(
         failure.cause,
         Basis::Said,
-        vec![Support::new(
-            SupportKind::ServerReason,
-            format!("{} logged: {what}: {}", failure.component, failure.detail),
-        )],
+        SupportKind::ServerReason,
+        format!("{} logged: {what}: {}", failure.component, failure.detail),
     );
     f.rule_out(Cause::Unknown);
 }

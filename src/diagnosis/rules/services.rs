@@ -7,7 +7,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -32,8 +32,10 @@ application matches the token's issuer, subject (system:serviceaccount:NAMESPACE
 and audience (api://AzureADTokenExchange), and AADSTS700211/700212/700213 when the \
 issuer, audience or subject alone does not match. The token is fine for Kubernetes; the \
 fix is the federation setting or the token's audience and ServiceAccount.",
-    confirm: federation_confirm,
-    fix: federation_fix,
+    confirm: Steps::For(federation_confirm),
+    fix: Steps::Say(
+        "make the role's trust policy (AWS) or the federated identity credential (Azure) name the token's issuer, subject system:serviceaccount:NAMESPACE:NAME and audience, or project the token with the audience they expect",
+    ),
     sources: &[
         "AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)",
         "Microsoft Entra authentication and authorization error codes (AADSTS70021, AADSTS700211-700213)",
@@ -52,8 +54,8 @@ Connect provider whose URL is the cluster's issuer (the token's iss). Without it
 answers \"InvalidIdentityToken: No OpenIDConnect provider found in your account for \
 ISSUER\": a new cluster without `eksctl utils associate-iam-oidc-provider`, a recreated \
 cluster with a new issuer, a role in another account.",
-    confirm: provider_confirm,
-    fix: provider_fix,
+    confirm: Steps::For(provider_confirm),
+    fix: Steps::For(provider_fix),
     sources: &["AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)"],
 };
 
@@ -71,8 +73,10 @@ Federated principal names another OIDC provider (another cluster, a typo in the 
 its Condition on \"ISSUER:sub\" names another namespace or ServiceAccount (the most common \
 mistake), or its condition on aud expects another audience. A wrong or deleted role ARN \
 in the ServiceAccount's eks.amazonaws.com/role-arn annotation answers the same.",
-    confirm: trust_confirm,
-    fix: trust_fix,
+    confirm: Steps::For(trust_confirm),
+    fix: Steps::Say(
+        "make the trust policy's condition name the token's sub (system:serviceaccount:NAMESPACE:NAME) and aud (sts.amazonaws.com), and its Federated principal the cluster's OIDC provider; or fix the role ARN in the ServiceAccount's eks.amazonaws.com/role-arn annotation",
+    ),
     sources: &[
         "AWS STS API reference: AssumeRoleWithWebIdentity errors (AccessDenied)",
         "Amazon EKS: IAM roles for service accounts, configuring the trust policy",
@@ -92,8 +96,10 @@ eks:DescribeCluster for aws eks update-kubeconfig, or sts:AssumeRole from a root
 account: \"Roles may not be assumed by root accounts\"); Google says \"Permission 'PERMISSION' \
 denied on resource\". The ServiceAccount token did its part; the fix is a permission of \
 the cloud identity.",
-    confirm: caller_confirm,
-    fix: caller_fix,
+    confirm: Steps::For(caller_confirm),
+    fix: Steps::Say(
+        "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding), or make the call with an identity that has it",
+    ),
     sources: &[
         "AWS IAM: troubleshooting access denied error messages",
         "Google Cloud IAM: permission denied errors",
@@ -112,8 +118,10 @@ private issuer URL (the API server's own address), a bucket or endpoint that was
 deleted, or a firewall in front of it make the exchange fail before any trust is \
 checked: Entra ID's AADSTS501661 (\"Request to External OIDC endpoint failed\"), AWS \
 STS's \"Couldn't retrieve verification key from your identity provider\".",
-    confirm: discovery_confirm,
-    fix: discovery_fix,
+    confirm: Steps::For(discovery_confirm),
+    fix: Steps::Say(
+        "publish the issuer's discovery document and keys where the cloud can read them (the service account issuer discovery URL, a public bucket), and set --service-account-issuer to that URL",
+    ),
     sources: &[
         "Microsoft Entra authentication and authorization error codes (AADSTS501661)",
         "AWS STS API reference: AssumeRoleWithWebIdentity errors (IDPCommunicationError)",
@@ -132,8 +140,10 @@ user-assigned managed identity whose federated credentials should admit it. AADS
 (\"Application with identifier 'ID' was not found in the directory\") means no such client \
 in that tenant: a resource ID or object ID given where the client ID belongs, another \
 tenant, or a deleted identity.",
-    confirm: client_confirm,
-    fix: client_fix,
+    confirm: Steps::For(client_confirm),
+    fix: Steps::Say(
+        "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
+    ),
     sources: &["Microsoft Entra authentication and authorization error codes (AADSTS700016)"],
 };
 
@@ -148,8 +158,10 @@ with the EKS Auth API (AssumeRoleForPodIdentity). The role comes from a pod iden
 association for the cluster, namespace and ServiceAccount; without one the call fails \
 with ResourceNotFoundException. An association made for another namespace or \
 ServiceAccount name, or in another cluster, answers the same.",
-    confirm: association_confirm,
-    fix: association_fix,
+    confirm: Steps::For(association_confirm),
+    fix: Steps::Say(
+        "create a pod identity association for the pod's namespace and ServiceAccount (aws eks create-pod-identity-association), with a role whose trust policy allows pods.eks.amazonaws.com",
+    ),
     sources: &["Amazon EKS Auth API reference: AssumeRoleForPodIdentity errors"],
 };
 
@@ -165,8 +177,10 @@ bound_service_account_names and bound_service_account_namespaces. \"service acco
 name not authorized\" and \"namespace not authorized\" mean the token is valid and the \
 role does not list that name or namespace: the fix is the role (or logging in with \
 another role), not the token.",
-    confirm: policy_confirm,
-    fix: policy_fix,
+    confirm: Steps::For(policy_confirm),
+    fix: Steps::Say(
+        "add the ServiceAccount's name and namespace to the role's bound_service_account_names and bound_service_account_namespaces, or log in with the role meant for it",
+    ),
     sources: &["hashicorp/vault-plugin-auth-kubernetes path_login.go"],
 };
 
@@ -181,12 +195,6 @@ fn decode_step() -> NextStep {
 
 fn federation_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![decode_step()]
-}
-
-fn federation_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the role's trust policy (AWS) or the federated identity credential (Azure) name the token's issuer, subject system:serviceaccount:NAMESPACE:NAME and audience, or project the token with the audience they expect",
-    )]
 }
 
 fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
@@ -222,12 +230,6 @@ fn trust_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn trust_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "make the trust policy's condition name the token's sub (system:serviceaccount:NAMESPACE:NAME) and aud (sts.amazonaws.com), and its Federated principal the cluster's OIDC provider; or fix the role ARN in the ServiceAccount's eks.amazonaws.com/role-arn annotation",
-    )]
-}
-
 fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let google = matches!(&case.answer, Answer::Http(h)
         if h.verdict.as_ref().is_some_and(|v| v.service == crate::diagnosis::wordings::GOOGLE_IAM));
@@ -243,12 +245,6 @@ fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn caller_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding), or make the call with an identity that has it",
-    )]
-}
-
 fn discovery_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![
         decode_step(),
@@ -259,12 +255,6 @@ fn discovery_confirm(_: &Case<'_>) -> Vec<NextStep> {
                 .value(None, "ISSUER/.well-known/openid-configuration"),
         ),
     ]
-}
-
-fn discovery_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "publish the issuer's discovery document and keys where the cloud can read them (the service account issuer discovery URL, a public bucket), and set --service-account-issuer to that URL",
-    )]
 }
 
 fn client_confirm(_: &Case<'_>) -> Vec<NextStep> {
@@ -280,24 +270,12 @@ fn client_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn client_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
-    )]
-}
-
 fn association_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
         Command::new("aws")
             .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
             .value(None, "CLUSTER"),
-    )]
-}
-
-fn association_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "create a pod identity association for the pod's namespace and ServiceAccount (aws eks create-pod-identity-association), with a role whose trust policy allows pods.eks.amazonaws.com",
     )]
 }
 
@@ -311,12 +289,6 @@ fn policy_confirm(_: &Case<'_>) -> Vec<NextStep> {
                 .value(None, "auth/kubernetes/role/ROLE"),
         ),
     ]
-}
-
-fn policy_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "add the ServiceAccount's name and namespace to the role's bound_service_account_names and bound_service_account_namespaces, or log in with the role meant for it",
-    )]
 }
 
 /// A service that judged the token said why it refused it.

@@ -11,7 +11,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, ClockSource, Degradation, OffClock, ServerClock, TokenSent};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
 use crate::diagnosis::next::{Command, NextStep};
@@ -43,8 +43,8 @@ Certificates fail the same way: a client whose clock is behind the one that issu
 API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
 not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
 wrong time or time zone.",
-    confirm: skew_confirm,
-    fix: skew_fix,
+    confirm: Steps::For(skew_confirm),
+    fix: Steps::For(skew_fix),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
@@ -72,8 +72,8 @@ kube-apiserver then warns \"requested expiration of N seconds shortened to M sec
 the two). Clusters that turn off the extended expiry of kubelet tokens \
 (--service-account-extend-token-expiration=false) make a one-hour-old copy of the \
 mounted token fail too: the diagnosis says so when the token shows it.",
-    confirm: expired_confirm,
-    fix: expired_fix,
+    confirm: Steps::For(expired_confirm),
+    fix: Steps::For(expired_fix),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
@@ -160,31 +160,27 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if matches!(case.classification(), C::Ok | C::NotFound) {
         for d in &case.degraded {
             match d {
-                Degradation::ClockOff { clock, by } => f.add(
+                Degradation::ClockOff { clock, by } => f.add_fact(
                     Cause::ClockSkew,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "{} is off by {}, more than the leeway",
-                            match clock {
-                                OffClock::Pod => "this pod's clock, against the token's times,",
-                                OffClock::ApiServer => "the API server's clock, against this pod's,",
-                            },
-                            human_seconds(by.num_seconds().abs())
-                        ),
-                    )],
+                    SupportKind::TokenTimes,
+                    format!(
+                        "{} is off by {}, more than the leeway",
+                        match clock {
+                            OffClock::Pod => "this pod's clock, against the token's times,",
+                            OffClock::ApiServer => "the API server's clock, against this pod's,",
+                        },
+                        human_seconds(by.num_seconds().abs())
+                    ),
                 ),
-                Degradation::ExpiresSoon { left } => f.add(
+                Degradation::ExpiresSoon { left } => f.add_fact(
                     Cause::Expired,
                     Basis::Inferred,
-                    vec![Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "accepted now, but the token expires in {} and nothing replaces it in time",
-                            human_seconds(left.num_seconds().max(0))
-                        ),
-                    )],
+                    SupportKind::TokenTimes,
+                    format!(
+                        "accepted now, but the token expires in {} and nothing replaces it in time",
+                        human_seconds(left.num_seconds().max(0))
+                    ),
                 ),
                 Degradation::Stale { .. } => {}
             }

@@ -4,7 +4,7 @@
 
 use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::CauseDef;
+use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
@@ -50,8 +50,8 @@ was never judged.
 
 In a pod, the cluster CA is mounted next to the token (ca.crt); from a laptop it is in the \
 kubeconfig (certificate-authority-data).",
-    confirm: untrusted_confirm,
-    fix: untrusted_fix,
+    confirm: Steps::For(untrusted_confirm),
+    fix: Steps::For(untrusted_fix),
     sources: &[
         "rustls / webpki UnknownIssuer",
         "Go crypto/x509 UnknownAuthorityError",
@@ -99,8 +99,8 @@ pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
 The certificate is trusted but issued for other names: the client connected by an IP or \
 host name that is not among its subject alternative names (a load balancer's address, a \
 node IP, a new DNS name). Nothing was sent.",
-    confirm: name_confirm,
-    fix: name_fix,
+    confirm: Steps::For(name_confirm),
+    fix: Steps::For(name_fix),
     sources: &[
         "rustls / webpki NotValidForName",
         "Go crypto/x509 HostnameError",
@@ -132,8 +132,8 @@ pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
 The certificate's notAfter is in the past on the client's clock: the API server \
 certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
 far ahead. Nothing was sent.",
-    confirm: expired_cert_confirm,
-    fix: expired_cert_fix,
+    confirm: Steps::For(expired_cert_confirm),
+    fix: Steps::For(expired_cert_fix),
     sources: &["rustls / webpki CertExpired"],
 };
 
@@ -160,8 +160,8 @@ pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
 The certificate's notBefore is in the future on the client's clock: the client's clock is \
 behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
 between the client and the machine that issued the certificate. Nothing was sent.",
-    confirm: expired_cert_confirm,
-    fix: not_yet_cert_fix,
+    confirm: Steps::For(expired_cert_confirm),
+    fix: Steps::For(not_yet_cert_fix),
     sources: &["rustls / webpki CertNotValidYet"],
 };
 
@@ -181,8 +181,10 @@ pub const TLS_OTHER: CauseDef = CauseDef {
 The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
 different service), a proxy may be in between, or client and server share no protocol \
 version or cipher. Nothing was sent.",
-    confirm: other_tls_confirm,
-    fix: other_tls_fix,
+    confirm: Steps::For(other_tls_confirm),
+    fix: Steps::Say(
+        "check that the URL's port is the API server's TLS port and that no proxy terminates or alters TLS in between",
+    ),
     sources: &["rustls"],
 };
 
@@ -190,12 +192,6 @@ fn other_tls_confirm(case: &Case<'_>) -> Vec<NextStep> {
     vec![NextStep::run(
         "see what the port answers during the handshake",
         openssl(case, &["-noout", "-subject"]),
-    )]
-}
-
-fn other_tls_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::say(
-        "check that the URL's port is the API server's TLS port and that no proxy terminates or alters TLS in between",
     )]
 }
 
@@ -212,8 +208,8 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: dns_confirm,
-    fix: dns_fix,
+    confirm: Steps::For(dns_confirm),
+    fix: Steps::For(dns_fix),
     sources: &["Go net: no such host"],
 };
 
@@ -247,8 +243,8 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: refused_confirm,
-    fix: refused_fix,
+    confirm: Steps::For(refused_confirm),
+    fix: Steps::For(refused_fix),
     sources: &["Go net: connection refused"],
 };
 
@@ -281,8 +277,8 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: timeout_confirm,
-    fix: timeout_fix,
+    confirm: Steps::For(timeout_confirm),
+    fix: Steps::For(timeout_fix),
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
 };
 

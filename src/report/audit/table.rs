@@ -451,12 +451,7 @@ fn write_details(
         for step in &d.next {
             write_item(out, &step.why, width)?;
             if let Some(c) = &step.command {
-                let expect = c
-                    .expect
-                    .as_deref()
-                    .map(|e| format!("   # {e}"))
-                    .unwrap_or_default();
-                writeln!(out, "    $ {}{}", sanitize(&c.shell), sanitize(&expect))?;
+                write_shell(out, "    ", &c.shell, c.expect.as_deref())?;
             }
         }
     }
