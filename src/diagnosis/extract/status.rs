@@ -145,6 +145,9 @@ const BEFORE_CODE: &[&str] = &[
     "returned error: ",
     "response status code ",
     "HTTP Status: ",
+    // JAX-RS's `WebApplicationException: HTTP 403 "/path" is forbidden…` and
+    // any other client's `HTTP 401 …`.
+    "HTTP ",
 ];
 
 /// Where a status code is stated in `line` (not a status line at its start):
@@ -288,6 +291,8 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
         ("invalid status code 'Unauthorized'", 401, ""),
         ("invalid status code 'Forbidden'", 403, ""),
         ("invalid status code 'NotFound'", 404, ""),
+        // OpenShift's oc, for a 401 to the token it was given (oc login --token).
+        ("The token provided is invalid or expired", 401, ""),
         // The kubelet's own authorizer (pkg/kubelet/server/auth.go).
         ("Forbidden (user=", 403, ""),
         // The kubelet's words for a 404 on TokenRequest.
@@ -312,8 +317,17 @@ pub fn api_not_served(message: &str) -> bool {
 }
 
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,
-/// `msg=Unauthorized`, `Error: Unauthorized`, `"Unauthorized\n"`), or alone.
+/// `msg=Unauthorized`, `Error: Unauthorized`, `"Unauthorized\n"`), alone, or
+/// as the whole error wrapped in parentheses at the end (`… cached value.
+/// (Unauthorized)`: Go programs' `(%v)` of client-go's error for a 401).
 pub fn ends_unauthorized(line: &str) -> bool {
+    if line
+        .trim_end()
+        .trim_end_matches(['"', '\'', '.', ','])
+        .ends_with("(Unauthorized)")
+    {
+        return true;
+    }
     let t = line
         .trim()
         .trim_end_matches(['"', '\'', '.', ')', ',', ' ']);
@@ -443,6 +457,10 @@ mod tests {
                 "WebSocketBadStatusException: Handshake status 403 Forbidden",
                 403,
             ),
+            (
+                r#"javax.ws.rs.WebApplicationException: HTTP 403 "/osapi/v1beta3/namespaces/default/routes" is forbidden"#,
+                403,
+            ),
         ] {
             assert_eq!(stated_code(line), Some(code), "{line}");
         }
@@ -451,6 +469,7 @@ mod tests {
             "Code: 403 things",
             "line 4011 of file",
             "retry after 500 seconds",
+            "HTTP 1.1 is older than HTTP 2",
         ] {
             assert_eq!(stated_code(line), None, "{line}");
         }
@@ -473,5 +492,9 @@ mod tests {
         assert!(ends_unauthorized("│ Error: Unauthorized"));
         assert!(!ends_unauthorized("MSG_LOGIN_UNAUTHORIZED_ERROR"));
         assert!(!ends_unauthorized("the user is Unauthorized"));
+        assert!(ends_unauthorized(
+            "memcache.go:138] couldn't get current server API group list; will keep using cached value. (Unauthorized)"
+        ));
+        assert!(!ends_unauthorized("a note (Unauthorized) in the middle"));
     }
 }

@@ -38,7 +38,7 @@ use serde_json::Value;
 
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers improve.
-const DEVELOPMENT_FLOOR: usize = 325;
+const DEVELOPMENT_FLOOR: usize = 327;
 /// Evaluation cases right at least.
 const EVALUATION_FLOOR: usize = 122;
 
@@ -143,6 +143,9 @@ pub struct Scored {
     pub wrong_high: bool,
     /// A specific cause claimed at high where the thread established none.
     pub unverified_high: bool,
+    /// Wrong, but the answer named no cause and listed the established one
+    /// among the candidates to check (a bare 401 cannot say which it was).
+    pub listed: bool,
     pub said: String,
 }
 
@@ -173,6 +176,7 @@ pub fn score(case: &Case) -> Scored {
                 verdict: Verdict::Unrecognised,
                 wrong_high: false,
                 unverified_high: false,
+                listed: false,
                 said: e.to_string(),
             };
         }
@@ -190,11 +194,11 @@ pub fn score(case: &Case) -> Scored {
         })
     };
     let (wrong_high, unverified_high) = (high_elsewhere(true), high_elsewhere(false));
-    let verdict = match report
+    let answer = report
         .results
         .iter()
-        .find(|r| r.diagnosis.classification.as_str() == case.class())
-    {
+        .find(|r| r.diagnosis.classification.as_str() == case.class());
+    let verdict = match answer {
         None => Verdict::Wrong,
         Some(r) => {
             let d = &r.diagnosis;
@@ -216,10 +220,19 @@ pub fn score(case: &Case) -> Scored {
             }
         }
     };
+    let listed = verdict == Verdict::Wrong
+        && answer.is_some_and(|r| {
+            r.diagnosis.cause() == Cause::Unknown
+                && r.diagnosis
+                    .candidates
+                    .iter()
+                    .any(|c| c.cause.as_str() == case.cause)
+        });
     Scored {
         verdict,
         wrong_high,
         unverified_high,
+        listed,
         said: said(&report),
     }
 }
@@ -238,10 +251,10 @@ fn group(answer: &str) -> &'static str {
 }
 
 /// One set's counts: group -> [right, wrong, unrecognised, wrong-high,
-/// unverified-high].
+/// unverified-high, wrong but listed].
 #[derive(Default)]
 struct Tally {
-    by_group: BTreeMap<&'static str, [usize; 5]>,
+    by_group: BTreeMap<&'static str, [usize; 6]>,
     cases: usize,
 }
 
@@ -256,10 +269,11 @@ impl Tally {
         }] += 1;
         row[3] += usize::from(s.wrong_high);
         row[4] += usize::from(s.unverified_high);
+        row[5] += usize::from(s.listed);
     }
 
-    fn total(&self) -> [usize; 5] {
-        let mut total = [0; 5];
+    fn total(&self) -> [usize; 6] {
+        let mut total = [0; 6];
         for row in self.by_group.values() {
             for (t, r) in total.iter_mut().zip(row) {
                 *t += r;
@@ -274,26 +288,27 @@ impl Tally {
 
     fn table(&self, name: &str) -> String {
         let mut table = format!(
-            "{name}\n{:<16} {:>5} {:>5} {:>12} {:>10} {:>15}\n",
-            "class", "right", "wrong", "unrecognised", "wrong-high", "unverified-high"
+            "{name}\n{:<16} {:>5} {:>5} {:>12} {:>10} {:>15} {:>7}\n",
+            "class", "right", "wrong", "unrecognised", "wrong-high", "unverified-high", "listed"
         );
         for (g, row) in &self.by_group {
             let _ = writeln!(
                 table,
-                "{g:<16} {:>5} {:>5} {:>12} {:>10} {:>15}",
-                row[0], row[1], row[2], row[3], row[4]
+                "{g:<16} {:>5} {:>5} {:>12} {:>10} {:>15} {:>7}",
+                row[0], row[1], row[2], row[3], row[4], row[5]
             );
         }
         let total = self.total();
         let _ = writeln!(
             table,
-            "{:<16} {:>5} {:>5} {:>12} {:>10} {:>15}  ({} cases, {:.1} % right)",
+            "{:<16} {:>5} {:>5} {:>12} {:>10} {:>15} {:>7}  ({} cases, {:.1} % right)",
             "all",
             total[0],
             total[1],
             total[2],
             total[3],
             total[4],
+            total[5],
             self.cases,
             self.percent()
         );
@@ -341,7 +356,7 @@ fn wild_cases_score_at_least_the_floors_and_never_wrong_with_high_confidence() {
     let dev = tallies.remove(&Set::Development).unwrap_or_default();
     let eval = tallies.remove(&Set::Evaluation).unwrap_or_default();
     let report = format!(
-        "{}\n{}\ngap (development − evaluation): {:.1} points\n\ndevelopment misses:\n{misses}({sealed_misses} evaluation misses, sealed)",
+        "{}\n{}\ngap (development − evaluation): {:.1} points\n(listed: wrong, but no cause was named and the established one is among the candidates)\n\ndevelopment misses:\n{misses}({sealed_misses} evaluation misses, sealed)",
         dev.table("development set"),
         eval.table("evaluation set (sealed)"),
         dev.percent() - eval.percent()
