@@ -259,6 +259,9 @@ pub const SERVICES: &[Wording] = &[
     w(AWS_STS, "Couldn't retrieve verification key from your identity provider", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     w(AWS_IAM, "Roles may not be assumed by root accounts", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
     w(AWS_IAM, "is not authorized to perform: ", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // botocore's form of an AWS API's refusal of the caller; STS, the one that
+    // judges the projected token, says `AccessDenied` instead.
+    w(AWS_IAM, "(AccessDeniedException) when calling the", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
     w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ResourceNotFoundException", "all", Some(Cause::PodIdentityAssociationMissing), EKS_AUTH_API),
     w(EKS_POD_IDENTITY, "Service account token cannot be parsed", "all", Some(Cause::TokenMalformed), "aws/eks-pod-identity-agent"),
     w(ENTRA, "AADSTS700016:", "all", Some(Cause::CloudClientNotFound), ENTRA_CODES),

@@ -314,7 +314,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let mut support = vec![
         Support::new(
             SupportKind::Answer,
-            format!("{} refused the token: {}", v.service, v.detail),
+            format!(
+                "{} refused {}: {}",
+                v.service,
+                // A caller denied got past the token: the call was refused.
+                if v.cause == Cause::CloudCallerDenied {
+                    "the call"
+                } else {
+                    "the token"
+                },
+                v.detail
+            ),
         ),
         Support::new(SupportKind::Answer, why),
     ];
