@@ -501,3 +501,24 @@ fn the_token_may_come_on_stdin_when_the_evidence_is_a_file() {
     assert_eq!(doc["results"][0]["diagnosis"]["cause"], "expired");
     assert_eq!(doc["token"]["kind"], "projected");
 }
+
+#[test]
+fn a_tls_failure_inside_the_servers_internal_error_is_its_own_call() {
+    // The API server answered (its InternalError), so the client's handshake
+    // happened: the failed check is the server's call to the webhook.
+    let line = r#"Error from server (InternalError): error when creating "app.yaml": Internal error occurred: failed calling webhook "mutate.example.io": Post "https://example-webhook.apps.svc:443/mutate?timeout=10s": x509: certificate signed by unknown authority"#;
+    let out = classify(&["-o", "json"])
+        .write_stdin(line)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let d = &json_of(&out)["results"][0]["diagnosis"];
+    assert_eq!(d["classification"], "other-status", "{d}");
+    assert_eq!(d["cause"], "tls-untrusted-ca", "{d}");
+    let text = d.to_string();
+    assert!(text.contains("own call failed the check"), "{text}");
+    assert!(!text.contains("trust the cluster's CA"), "{text}");
+    assert!(!text.contains("token was not sent"), "{text}");
+}

@@ -162,6 +162,11 @@ pub fn find(line: &str) -> Option<Found> {
             let end = t[i..].find(')').map_or(t.len(), |e| i + e + 1);
             facts.message = Some(t[i..end].to_owned());
         }
+        // So does the server's InternalError, to the end of the line (the call of
+        // its own that failed, and how).
+        if let Some(i) = t.find("Internal error occurred: ") {
+            facts.message = Some(t[i..].to_owned());
+        }
         facts.weight = facts.weight.max(2);
     } else if facts.status.is_none() && ends_unauthorized(t) {
         facts.status = Some(401);

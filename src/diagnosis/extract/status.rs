@@ -291,6 +291,9 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
         ("invalid status code 'Unauthorized'", 401, ""),
         ("invalid status code 'Forbidden'", 403, ""),
         ("invalid status code 'NotFound'", 404, ""),
+        // kube-apiserver's InternalError Status (apimachinery NewInternalError),
+        // whatever the client: its message names what failed on the server.
+        ("Internal error occurred: ", 500, ""),
         // OpenShift's oc, for a 401 to the token it was given (oc login --token).
         ("The token provided is invalid or expired", 401, ""),
         // The kubelet's own authorizer (pkg/kubelet/server/auth.go).

@@ -26,8 +26,22 @@ fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
         .pipe_into(Command::new("openssl").word("x509").words(x509))
 }
 
-/// A checker's own TLS failure: its trust setting is the fix, not its path.
+/// The API server's own call (to an admission webhook, an aggregated API or a
+/// kubelet) failed its TLS check: that call's trust setting is the fix, not the client's.
+fn onward_trust(case: &Case<'_>) -> Option<NextStep> {
+    (case.classification() == C::OtherStatus).then(|| {
+        NextStep::say(
+            "the API server's own call failed the check, not the client's: fix the certificate of what it called. An admission webhook or an APIService: its caBundle must hold the CA that signed its serving certificate, which must name the Service (NAME.NAMESPACE.svc) and be within its dates (cert-manager's cainjector keeps caBundle in step). A kubelet (logs, exec, port-forward): its serving certificate must name the node's address and be signed by the CA of --kubelet-certificate-authority (kubelet serverTLSBootstrap)",
+        )
+    })
+}
+
+/// A checker's own TLS failure, or the API server's own call's: that caller's
+/// trust setting is the fix, not its path.
 fn checker_trust(case: &Case<'_>) -> Option<NextStep> {
+    if let Some(step) = onward_trust(case) {
+        return Some(step);
+    }
     let Answer::CheckerFailed(failure) = &case.answer else {
         return None;
     };
@@ -40,7 +54,7 @@ fn checker_trust(case: &Case<'_>) -> Option<NextStep> {
 pub const TLS_UNTRUSTED_CA: CauseDef = CauseDef {
     code: "tls-untrusted-ca",
     title: "Server certificate not trusted",
-    summary: "The client does not trust the CA that signed the API server's certificate; no token was sent",
+    summary: "The caller does not trust the CA that signed the server's certificate",
     explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The TLS handshake failed because the API server's certificate does not chain to a CA \
@@ -93,7 +107,7 @@ fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
     code: "tls-name-mismatch",
     title: "Certificate does not name the host",
-    summary: "The API server's certificate does not list the name or IP the client connected to; no token was sent",
+    summary: "The server's certificate does not list the name or IP the caller connected to",
     explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate is trusted but issued for other names: the client connected by an IP or \
@@ -126,7 +140,7 @@ fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
     code: "tls-certificate-expired",
     title: "Server certificate expired",
-    summary: "The API server's certificate has expired (or the client's clock is ahead); no token was sent",
+    summary: "The server's certificate has expired (or the caller's clock is ahead)",
     explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate's notAfter is in the past on the client's clock: the API server \
@@ -144,7 +158,10 @@ fn expired_cert_confirm(case: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn expired_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn expired_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = onward_trust(case) {
+        return vec![step];
+    }
     vec![NextStep::run(
         "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
         Command::new("kubeadm").words(&["certs", "renew", "all"]),
@@ -154,7 +171,7 @@ fn expired_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
 pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
     code: "tls-certificate-not-yet-valid",
     title: "Server certificate not yet valid",
-    summary: "The API server's certificate is not valid yet on the client's clock (a clock behind, or a fresh certificate); no token was sent",
+    summary: "The server's certificate is not valid yet on the caller's clock (a clock behind, or a fresh certificate)",
     explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The certificate's notBefore is in the future on the client's clock: the client's clock is \
@@ -165,7 +182,10 @@ between the client and the machine that issued the certificate. Nothing was sent
     sources: &["rustls / webpki CertNotValidYet"],
 };
 
-fn not_yet_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
+fn not_yet_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
+    if let Some(step) = onward_trust(case) {
+        return vec![step];
+    }
     vec![NextStep::run(
         "fix this machine's clock (NTP/chrony), then retry",
         Command::new("timedatectl").word("status"),
@@ -175,7 +195,7 @@ fn not_yet_cert_fix(_: &Case<'_>) -> Vec<NextStep> {
 pub const TLS_OTHER: CauseDef = CauseDef {
     code: "tls-other",
     title: "TLS handshake failed",
-    summary: "The TLS handshake failed for another reason (not TLS on that port, a proxy, protocol versions); no token was sent",
+    summary: "The TLS handshake failed for another reason (not TLS on that port, a proxy, protocol versions)",
     explains: &[C::TlsError, C::CheckerFailure],
     explanation: "\
 The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
@@ -198,7 +218,7 @@ fn other_tls_confirm(case: &Case<'_>) -> Vec<NextStep> {
 pub const DNS_FAILURE: CauseDef = CauseDef {
     code: "dns-failure",
     title: "Name does not resolve",
-    summary: "The API server's host name does not resolve; nothing was sent",
+    summary: "The server's host name does not resolve",
     explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The client could not look up the server's name: a typo in the kubeconfig, a cluster DNS \
@@ -232,7 +252,7 @@ fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
     code: "connection-refused",
     title: "Connection refused",
-    summary: "Nothing listens at that address and port; nothing was sent",
+    summary: "Nothing listens at that address and port",
     explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The host answered but nothing listens on the port: the wrong port (kube-apiserver listens \
@@ -267,7 +287,7 @@ fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
 pub const TIMEOUT: CauseDef = CauseDef {
     code: "timeout",
     title: "No answer in time",
-    summary: "No answer within the timeout; the token was not judged",
+    summary: "No answer within the timeout",
     explains: &[C::NetworkError, C::OtherStatus],
     explanation: "\
 The connection, the handshake or the answer did not complete in time: a network policy \
