@@ -514,7 +514,10 @@ fn a_tls_failure_inside_the_servers_internal_error_is_its_own_call() {
         .get_output()
         .stdout
         .clone();
-    let d = &json_of(&out)["results"][0]["diagnosis"];
+    let r = &json_of(&out)["results"][0];
+    // The URL in the message is the server's call, not the client's request.
+    assert!(r["request"].is_null(), "{r}");
+    let d = &r["diagnosis"];
     assert_eq!(d["classification"], "other-status", "{d}");
     assert_eq!(d["cause"], "tls-untrusted-ca", "{d}");
     let text = d.to_string();

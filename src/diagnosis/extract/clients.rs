@@ -189,8 +189,15 @@ pub fn find(line: &str) -> Option<Found> {
             found.bearer = Some(BearerSeen::NotInTrace);
         }
     }
+    // A URL after kube-apiserver's words about a call of its own is that call's
+    // (the webhook's, the kubelet's), not the client's request.
+    let own_call = super::super::wordings::ONWARD_CALLS
+        .iter()
+        .filter_map(|w| t.find(w.text))
+        .min()
+        .unwrap_or(t.len());
     if found.request.is_none()
-        && let Some((method, url)) = method_and_url(t)
+        && let Some((method, url)) = method_and_url(&t[..own_call])
     {
         found.request = Some(request_from_url(method, url));
     }
