@@ -212,6 +212,8 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
     w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
     w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
+    // The caller gave up (its own deadline, a shutdown) before any answer came.
+    w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "context.Canceled"),
     // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
     w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
 ];

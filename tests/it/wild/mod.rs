@@ -38,9 +38,9 @@ use serde_json::Value;
 
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers improve.
-const DEVELOPMENT_FLOOR: usize = 329;
+const DEVELOPMENT_FLOOR: usize = 330;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 122;
+const EVALUATION_FLOOR: usize = 123;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
