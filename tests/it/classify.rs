@@ -31,6 +31,18 @@ fn json_of(output: &[u8]) -> Value {
     serde_json::from_slice(output).expect("classify -o json prints one JSON document")
 }
 
+/// `classify -o json ARGS` on `stdin`, which must diagnose a problem (exit 1).
+fn diagnosed_json(args: &[&str], stdin: &str) -> Value {
+    let out = classify(&[args, &["-o", "json"]].concat())
+        .write_stdin(stdin.to_owned())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    json_of(&out)
+}
+
 /// (line, classification, cause, confidence) per result.
 fn summary_of(doc: &Value) -> Vec<Value> {
     doc["results"]
@@ -368,14 +380,7 @@ fn a_log_line_about_another_token_says_so() {
     // The server says "expired", but the token given is fine at that instant.
     let token = bound_token(NOW_SECS - 600, NOW_SECS + 3000);
     let line = r#"2025-12-31T23:59:58.000000000Z stderr F E1231 23:59:58.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#;
-    let out = classify(&["--token", &token, "-o", "json"])
-        .write_stdin(line)
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let r = &json_of(&out)["results"][0];
+    let r = &diagnosed_json(&["--token", &token], line)["results"][0];
     assert_eq!(r["diagnosis"]["cause"], "expired");
     assert_eq!(r["diagnosis"]["confidence"], "high");
     let evidence = r["diagnosis"].to_string();
@@ -507,14 +512,7 @@ fn a_tls_failure_inside_the_servers_internal_error_is_its_own_call() {
     // The API server answered (its InternalError), so the client's handshake
     // happened: the failed check is the server's call to the webhook.
     let line = r#"Error from server (InternalError): error when creating "app.yaml": Internal error occurred: failed calling webhook "mutate.example.io": Post "https://example-webhook.apps.svc:443/mutate?timeout=10s": x509: certificate signed by unknown authority"#;
-    let out = classify(&["-o", "json"])
-        .write_stdin(line)
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let r = &json_of(&out)["results"][0];
+    let r = &diagnosed_json(&[], line)["results"][0];
     // The URL in the message is the server's call, not the client's request.
     assert!(r["request"].is_null(), "{r}");
     let d = &r["diagnosis"];
