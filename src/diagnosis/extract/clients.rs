@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use super::super::case::HttpAnswer;
 use super::super::case::{BearerSeen, RequestInfo};
 use super::needles::Needles;
-use super::status::{ends_unauthorized, generic_text, stated_code};
+use super::status::{INTERNAL_ERROR, ends_unauthorized, generic_text, stated_code};
 use super::url::{method_and_url, request_from_url};
 
 /// What a client line gave.
@@ -164,7 +164,7 @@ pub fn find(line: &str) -> Option<Found> {
         }
         // So does the server's InternalError, to the end of the line (the call of
         // its own that failed, and how).
-        if let Some(i) = t.find("Internal error occurred: ") {
+        if let Some(i) = t.find(INTERNAL_ERROR) {
             facts.message = Some(t[i..].to_owned());
         }
         facts.weight = facts.weight.max(2);

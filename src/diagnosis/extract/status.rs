@@ -249,6 +249,10 @@ fn exception_reason(line: &str) -> Option<u16> {
     None
 }
 
+/// kube-apiserver's InternalError message (apimachinery `NewInternalError`):
+/// what follows is the server's own failure, often a call it made.
+pub const INTERNAL_ERROR: &str = "Internal error occurred: ";
+
 /// Client texts that stand for a status when no Status body was read:
 /// client-go's `NewGenericServerResponse` wordings and other clients' own.
 pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
@@ -293,7 +297,7 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
         ("invalid status code 'NotFound'", 404, ""),
         // kube-apiserver's InternalError Status (apimachinery NewInternalError),
         // whatever the client: its message names what failed on the server.
-        ("Internal error occurred: ", 500, ""),
+        (INTERNAL_ERROR, 500, ""),
         // OpenShift's oc, for a 401 to the token it was given (oc login --token).
         ("The token provided is invalid or expired", 401, ""),
         // The kubelet's own authorizer (pkg/kubelet/server/auth.go).

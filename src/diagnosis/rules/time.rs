@@ -332,27 +332,21 @@ fn accepted(
         // this paste speaks against it. On any other clock the two agree if
         // that clock differs from the server's.
         let against = clock.source.is_server_clock() && case.token_sent == TokenSent::Yes;
+        let why = if against {
+            format!(
+                "{fine}, for the token this request carried: the server's words were about another request or token (an older copy the client still holds?)"
+            )
+        } else {
+            format!(
+                "{fine}; so the server was judging another token (an older copy the client still holds?) or its clock differs"
+            )
+        };
         for cause in [Cause::ClockSkew, Cause::Expired] {
+            let support = Support::new(SupportKind::TokenTimes, why.clone());
             if against {
-                f.contradict(
-                    cause,
-                    Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "{fine}, for the token this request carried: the server's words were about another request or token (an older copy the client still holds?)"
-                        ),
-                    ),
-                );
+                f.contradict(cause, support);
             } else {
-                f.support(
-                    cause,
-                    Support::new(
-                        SupportKind::TokenTimes,
-                        format!(
-                            "{fine}; so the server was judging another token (an older copy the client still holds?) or its clock differs"
-                        ),
-                    ),
-                );
+                f.support(cause, support);
             }
         }
     } else if f.any_at_least(Confidence::Medium) {

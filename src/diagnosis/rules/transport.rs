@@ -29,11 +29,10 @@ fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
 /// The API server's own call (to an admission webhook, an aggregated API or a
 /// kubelet) failed its TLS check: that call's trust setting is the fix, not the client's.
 fn onward_trust(case: &Case<'_>) -> Option<NextStep> {
-    (case.classification() == C::OtherStatus).then(|| {
-        NextStep::say(
-            "the API server's own call failed the check, not the client's: fix the certificate of what it called. An admission webhook or an APIService: its caBundle must hold the CA that signed its serving certificate, which must name the Service (NAME.NAMESPACE.svc) and be within its dates (cert-manager's cainjector keeps caBundle in step). A kubelet (logs, exec, port-forward): its serving certificate must name the node's address and be signed by the CA of --kubelet-certificate-authority (kubelet serverTLSBootstrap)",
-        )
-    })
+    for_own_call(
+        case,
+        "the API server's own call failed the check, not the client's: fix the certificate of what it called. An admission webhook or an APIService: its caBundle must hold the CA that signed its serving certificate, which must name the Service (NAME.NAMESPACE.svc) and be within its dates (cert-manager's cainjector keeps caBundle in step). A kubelet (logs, exec, port-forward): its serving certificate must name the node's address and be signed by the CA of --kubelet-certificate-authority (kubelet serverTLSBootstrap)",
+    )
 }
 
 /// A checker's own TLS failure, or the API server's own call's: that caller's
@@ -320,11 +319,16 @@ fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
 
 /// For a server's own onward call: where to look instead of the client's path.
 fn onward_step(case: &Case<'_>) -> Option<NextStep> {
-    (case.classification() == C::OtherStatus).then(|| {
-        NextStep::say(
-            "the API server's own call failed: make the kubelet's node name resolvable from the control plane (exec, logs), or the admission webhook's Service reachable and ready (or set its failurePolicy to Ignore while it is down)",
-        )
-    })
+    for_own_call(
+        case,
+        "the API server's own call failed: make the kubelet's node name resolvable from the control plane (exec, logs), or the admission webhook's Service reachable and ready (or set its failurePolicy to Ignore while it is down)",
+    )
+}
+
+/// `step`, when the failure is the API server's own call (its answer is an
+/// error status about that call), not the client's connection.
+fn for_own_call(case: &Case<'_>, step: &'static str) -> Option<NextStep> {
+    (case.classification() == C::OtherStatus).then(|| NextStep::say(step))
 }
 
 /// A failure before any HTTP answer.
