@@ -171,9 +171,16 @@ impl Forbidden {
             parsed.request.api_group = Some(group.to_owned());
             parsed.scope(rest)?
         } else {
-            // Pre-1.12: `cannot list pods in the namespace "ns"`.
+            // Pre-1.12: `cannot list pods in the namespace "ns"`, the group
+            // after the resource's name (`deployments.apps`).
             let space = rest.find(' ')?;
-            parsed.set_resource(&rest[..space]);
+            match rest[..space].split_once('.') {
+                Some((resource, group)) => {
+                    parsed.set_resource(resource);
+                    parsed.request.api_group = Some(group.to_owned());
+                }
+                None => parsed.set_resource(&rest[..space]),
+            }
             parsed.scope(&rest[space..])?
         };
         parsed.reason = reason(rest);
@@ -573,6 +580,13 @@ mod tests {
         assert_eq!(f.request.resource.as_deref(), Some("pods"));
         assert_eq!(f.request.namespace.as_deref(), Some("default"));
         assert!(f.grant_commands()[1].shell().contains("--user=jane"));
+        // The old wording puts the group after the resource's name.
+        let f = Forbidden::parse(
+            r#"User "system:serviceaccount:ci:x" cannot create subjectaccessreviews.authorization.k8s.io at the cluster scope"#,
+        )
+        .unwrap();
+        assert_eq!(f.request.resource.as_deref(), Some("subjectaccessreviews"));
+        assert_eq!(f.request.api_group.as_deref(), Some("authorization.k8s.io"));
         assert!(Forbidden::parse("Unauthorized").is_none());
     }
 

@@ -560,3 +560,34 @@ fn doctor_names_one_key_cause_at_one_confidence() {
         "{causes:?}"
     );
 }
+
+/// Rules read the typed facts extraction made; none of them matches text.
+/// Their unit tests (after `#[cfg(test)]`) may check the words they print.
+#[test]
+fn rules_match_no_strings() {
+    const TEXT_MATCHES: &[&str] = &[
+        ".contains(\"",
+        ".contains('",
+        ".starts_with(\"",
+        ".ends_with(\"",
+        ".find(\"",
+        ".split(\"",
+        "Regex::new(",
+    ];
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("src/diagnosis/rules").expect("the rules folder") {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            if TEXT_MATCHES.iter().any(|m| line.contains(m)) {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "rules matching text:\n{}",
+        found.join("\n")
+    );
+}

@@ -67,7 +67,7 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let sar = refused
         .as_ref()
         .and_then(|f| f.request.resource.as_deref())
-        .is_some_and(|r| r.starts_with("subjectaccessreviews"));
+        .is_some_and(|r| r == "subjectaccessreviews");
     let user = refused.map(|f| f.user);
     let mut steps = Vec::new();
     if let Answer::CheckerFailed(failure) = &case.answer
