@@ -186,6 +186,17 @@ pub fn stated_code(line: &str) -> Option<u16> {
             return Some(code);
         }
     }
+    // An error that ends in its status code alone, in parentheses: `… to
+    // cache logs ((401)`, `…: (403)`. Only an error status: a count or a
+    // size in parentheses is no answer.
+    if let Some(inner) = line.trim_end().strip_suffix(')')
+        && let Some(cut) = inner.len().checked_sub(3)
+        && inner.get(..cut).is_some_and(|before| before.ends_with('('))
+        && let Some(code) = inner.get(cut..).and_then(code_at)
+        && code >= 400
+    {
+        return Some(code);
+    }
     // A Rust or Go debug print of a Status: `Status { …, code: 404, … }`.
     if let Some(i) = line.find("Status {")
         && let Some(j) = line[i..].find("code: ")
@@ -461,6 +472,10 @@ mod tests {
             (r#"log: ""GET /api/v1/pods HTTP/1.1"" 403 312 ""-"""#, 403),
             ("] failed (401) 401 Unauthorized: Unauthorized", 401),
             (
+                r#"Unable to get pods for namespace "x" to cache logs ((401)"#,
+                401,
+            ),
+            (
                 "WebSocketBadStatusException: Handshake status 403 Forbidden",
                 403,
             ),
@@ -477,6 +492,8 @@ mod tests {
             "line 4011 of file",
             "retry after 500 seconds",
             "HTTP 1.1 is older than HTTP 2",
+            "retried the call (200)",
+            "files copied (1024)",
         ] {
             assert_eq!(stated_code(line), None, "{line}");
         }
