@@ -146,12 +146,7 @@ impl Curl {
             if let Some((name, value)) = rest.split_once(':') {
                 let (name, value) = (name.trim(), value.trim());
                 if name.eq_ignore_ascii_case("audit-id") {
-                    out.push((
-                        number,
-                        Kind::Note(format!(
-                            "Audit-Id {value}: grep the audit log for this auditID to see the user and annotations"
-                        )),
-                    ));
+                    out.push((number, super::audit_id_note(value)));
                 } else if name.eq_ignore_ascii_case("warning") {
                     out.push((number, Kind::Note(format!("server warning: {value}"))));
                 } else if name.eq_ignore_ascii_case("date")

@@ -590,127 +590,15 @@ impl<'a> Scanner<'a> {
             found.context.push(Kind::Note(note));
             return;
         }
-        if found.reasons.is_none() {
-            if let Some(a) = aggregate::bracketed(line) {
-                self.aggregate(found, a, None, line);
-            } else if let Some(a) = aggregate::alone(line) {
-                self.aggregate(found, a, None, line);
-            }
-        }
-        let mesh = mesh::find(line);
-        // A mesh's verdict on a token is the answer, whatever words of a
-        // transport failure its log line also has ("Failed to resolve …").
-        let reviewed = mesh.is_some();
-        let (checked, format) = match checker::find(line) {
-            Some(c) => (Some(c), "vault"),
-            None => (mesh, "mesh"),
-        };
-        if let Some(c) = checked {
-            if let Some(f) = c.failure {
-                found.checker_failed(f.checker, f.detail, f.call, f.certain);
-            }
-            if let Some(h) = c.http {
-                found.http(h, SourceType::Checker, format);
-            }
-            if !c.reasons.is_empty() {
-                found.reasons(
-                    c.reasons,
-                    Some("Vault".to_owned()),
-                    Provenance::Forwarded,
-                    SourceType::Checker,
-                    "vault",
-                );
-            }
-            if let Some((method, u)) = c.url {
-                found
-                    .context
-                    .push(Kind::Request(url::request_from_url(Some(&method), &u)));
-            }
-            if let Some(note) = c.note {
-                found.context.push(Kind::Note(note));
-            }
-        }
-        if let Some(r) = refusal::find(line) {
-            if r.review_call {
-                found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
-            } else {
-                let facts = HttpAnswer {
-                    status: r.code,
-                    reason: (r.code == Some(403)).then(|| "Forbidden".to_owned()),
-                    message: Some(r.message),
-                    weight: 1,
-                    ..HttpAnswer::default()
-                };
-                found.http(facts, SourceType::ClientError, clients::label(line));
-            }
-        }
-        if let Some((method, path, code)) = status::httplog(line) {
-            found.http(
-                HttpAnswer::with_status(code, 2),
-                SourceType::ApiserverLog,
-                "httplog",
-            );
-            found
-                .context
-                .push(Kind::Request(url::request_from_url(Some(method), path)));
-            found.context.push(Kind::Note(
-                "kube-apiserver's own record of the status it answered".to_owned(),
-            ));
-        } else if let Some((code, _)) = status::status_line(line) {
-            found.http(
-                HttpAnswer::with_status(code, 2),
-                SourceType::Status,
-                "http-response",
-            );
-        } else if let Some(code) = status::bare_code(line) {
-            found.http(
-                HttpAnswer::with_status(code, 2),
-                SourceType::Status,
-                "status-code",
-            );
-        } else if let Some((name, value)) = line.trim().split_once(':')
-            && name.eq_ignore_ascii_case("audit-id")
+        if found.reasons.is_none()
+            && let Some(a) = aggregate::bracketed(line).or_else(|| aggregate::alone(line))
         {
-            found.context.push(Kind::Note(format!(
-                "Audit-Id {}: grep the audit log for this auditID to see the user and annotations",
-                value.trim()
-            )));
+            self.aggregate(found, a, None, line);
         }
-        let mut request_log = false;
-        if let Some(k) = kubectl::find(line, caller) {
-            request_log = k.verbose;
-            let format = if k.verbose { "kubectl -v" } else { "kubectl" };
-            if let Some(h) = k.http {
-                found.http(h, SourceType::Kubectl, format);
-            }
-            if let Some(t) = k.transport {
-                let (cause, also) =
-                    transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-                found.transport(cause, also, t, SourceType::Kubectl, "kubectl");
-            }
-            if let Some(r) = k.request {
-                found.context.push(Kind::Request(r));
-            }
-            if let Some(n) = k.note {
-                found.context.push(Kind::Note(n));
-            }
-        }
-        if let Some(c) = clients::find(line) {
-            // kubectl's `-v` request log states the status of a request whose
-            // answer follows; it is not a client's error of its own.
-            if let Some(h) = c.http.filter(|_| !request_log) {
-                found.http(h, SourceType::ClientError, c.format);
-            }
-            if let Some(b) = c.bearer {
-                found.context.push(Kind::Bearer(b));
-            }
-            if let Some(r) = c.request {
-                found.context.push(Kind::Request(r));
-            }
-            if let Some(n) = c.note {
-                found.context.push(Kind::Note(n));
-            }
-        }
+        let reviewed = checked(found, line);
+        refused(found, line);
+        stated_status(found, line);
+        kubectl_or_client(found, line, caller);
         if found.http.is_none()
             && let Some(facts) = json::lenient_status(line)
         {
@@ -718,9 +606,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(i) = line.find("'Audit-Id': '") {
             let id = line[i + 13..].split('\'').next().unwrap_or("");
-            found.context.push(Kind::Note(format!(
-                "Audit-Id {id}: grep the audit log for this auditID to see the user and annotations"
-            )));
+            found.context.push(audit_id_note(id));
         }
         if let Some(at) = status::date_header(line) {
             found.context.push(Kind::Date(at));
@@ -938,6 +824,132 @@ impl Iterator for Scanner<'_> {
             }
         }
     }
+}
+
+/// A token checker's or a mesh's verdict in `line`; whether a mesh reviewed
+/// a token (its verdict is the answer, whatever transport words it has).
+fn checked(found: &mut Found, line: &str) -> bool {
+    let mesh = mesh::find(line);
+    let reviewed = mesh.is_some();
+    let (checked, format) = match checker::find(line) {
+        Some(c) => (Some(c), "vault"),
+        None => (mesh, "mesh"),
+    };
+    let Some(c) = checked else {
+        return reviewed;
+    };
+    if let Some(f) = c.failure {
+        found.checker_failed(f.checker, f.detail, f.call, f.certain);
+    }
+    if let Some(h) = c.http {
+        found.http(h, SourceType::Checker, format);
+    }
+    if !c.reasons.is_empty() {
+        found.reasons(
+            c.reasons,
+            Some("Vault".to_owned()),
+            Provenance::Forwarded,
+            SourceType::Checker,
+            "vault",
+        );
+    }
+    if let Some((method, u)) = c.url {
+        found
+            .context
+            .push(Kind::Request(url::request_from_url(Some(&method), &u)));
+    }
+    if let Some(note) = c.note {
+        found.context.push(Kind::Note(note));
+    }
+    reviewed
+}
+
+/// A refusal's wording (RBAC, admission, quota) in `line`.
+fn refused(found: &mut Found, line: &str) {
+    let Some(r) = refusal::find(line) else {
+        return;
+    };
+    if r.review_call {
+        found.checker_failed(checker::name(line), r.message, CheckerCall::Refused, true);
+        return;
+    }
+    let facts = HttpAnswer {
+        status: r.code,
+        reason: (r.code == Some(403)).then(|| "Forbidden".to_owned()),
+        message: Some(r.message),
+        weight: 1,
+        ..HttpAnswer::default()
+    };
+    found.http(facts, SourceType::ClientError, clients::label(line));
+}
+
+/// A status stated on its own: kube-apiserver's httplog, a status line, a
+/// bare code, or an `Audit-Id` header.
+fn stated_status(found: &mut Found, line: &str) {
+    if let Some((method, path, code)) = status::httplog(line) {
+        found.http(
+            HttpAnswer::with_status(code, 2),
+            SourceType::ApiserverLog,
+            "httplog",
+        );
+        found
+            .context
+            .push(Kind::Request(url::request_from_url(Some(method), path)));
+        found.context.push(Kind::Note(
+            "kube-apiserver's own record of the status it answered".to_owned(),
+        ));
+    } else if let Some((code, _)) = status::status_line(line) {
+        found.http(
+            HttpAnswer::with_status(code, 2),
+            SourceType::Status,
+            "http-response",
+        );
+    } else if let Some(code) = status::bare_code(line) {
+        found.http(
+            HttpAnswer::with_status(code, 2),
+            SourceType::Status,
+            "status-code",
+        );
+    } else if let Some((name, value)) = line.trim().split_once(':')
+        && name.eq_ignore_ascii_case("audit-id")
+    {
+        found.context.push(audit_id_note(value.trim()));
+    }
+}
+
+/// What kubectl or another client printed in `line`.
+fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
+    let mut request_log = false;
+    if let Some(k) = kubectl::find(line, caller) {
+        request_log = k.verbose;
+        let format = if k.verbose { "kubectl -v" } else { "kubectl" };
+        if let Some(h) = k.http {
+            found.http(h, SourceType::Kubectl, format);
+        }
+        if let Some(t) = k.transport {
+            let (cause, also) = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
+            found.transport(cause, also, t, SourceType::Kubectl, "kubectl");
+        }
+        found.context.extend(k.request.map(Kind::Request));
+        found.context.extend(k.note.map(Kind::Note));
+    }
+    if let Some(c) = clients::find(line) {
+        // kubectl's `-v` request log states the status of a request whose
+        // answer follows; it is not a client's error of its own.
+        if let Some(h) = c.http.filter(|_| !request_log) {
+            found.http(h, SourceType::ClientError, c.format);
+        }
+        found.context.extend(c.bearer.map(Kind::Bearer));
+        found.context.extend(c.request.map(Kind::Request));
+        found.context.extend(c.note.map(Kind::Note));
+    }
+}
+
+/// Where to look up an `Audit-Id` the paste shows.
+fn audit_id_note(id: &str) -> Kind {
+    Kind::Note(format!(
+        "Audit-Id {id}: grep the audit log for this auditID to see the user and annotations"
+    ))
 }
 
 #[cfg(test)]
