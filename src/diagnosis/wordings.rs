@@ -236,6 +236,7 @@ pub const ONWARD_CALLS: &[Wording] = &[
     w("kube-apiserver", "failed calling webhook", "all", None, "k8s.io/apiserver pkg/admission/plugin/webhook/errors"),
     w("kube-apiserver", "error dialing backend", "all", None, "k8s.io/apiserver proxy (exec, logs, port-forward to a kubelet)"),
     w("kube-apiserver", "error trying to reach service", "all", None, "k8s.io/apiserver proxy (aggregated APIs, services/proxy)"),
+    w("kube-apiserver", "Trying to reach: '", "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
 ];
 
 /// Services other than kube-apiserver that judge a ServiceAccount token and

@@ -523,3 +523,19 @@ fn a_tls_failure_inside_the_servers_internal_error_is_its_own_call() {
     assert!(!text.contains("trust the cluster's CA"), "{text}");
     assert!(!text.contains("token was not sent"), "{text}");
 }
+
+#[test]
+fn the_api_servers_proxy_error_body_is_its_own_call() {
+    // kube-apiserver's proxy answers 503 with a two-line body when its call to
+    // the Service or pod fails: the client's handshake happened.
+    let body = "Error: 'x509: certificate has expired or is not yet valid'\nTrying to reach: 'https://10.0.0.6:8443/'";
+    let r = &diagnosed_json(&[], body)["results"][0];
+    assert_eq!(r["status"], 503, "{r}");
+    assert!(r["request"].is_null(), "{r}");
+    let d = &r["diagnosis"];
+    assert_eq!(d["classification"], "other-status", "{d}");
+    assert_eq!(d["cause"], "tls-certificate-expired", "{d}");
+    let text = d.to_string();
+    assert!(text.contains("through its proxy"), "{text}");
+    assert!(!text.contains("token was not sent"), "{text}");
+}

@@ -167,6 +167,10 @@ pub fn find(line: &str) -> Option<Found> {
         if let Some(i) = t.find(INTERNAL_ERROR) {
             facts.message = Some(t[i..].to_owned());
         }
+        // The proxy's body is the whole line, from its `Error: '…'`.
+        if t.contains(super::layers::PROXY_TARGET) {
+            facts.message = Some(t[t.find("Error: '").unwrap_or(0)..].to_owned());
+        }
         facts.weight = facts.weight.max(2);
     } else if facts.status.is_none() && ends_unauthorized(t) {
         facts.status = Some(401);

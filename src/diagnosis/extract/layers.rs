@@ -111,6 +111,10 @@ fn box_border(t: &str) -> Option<&str> {
     )
 }
 
+/// The second line of kube-apiserver's proxy error body
+/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
+pub const PROXY_TARGET: &str = "Trying to reach: '";
+
 /// The widths terminals and log viewers wrap long lines at.
 const WRAP_WIDTHS: &[usize] = &[
     80, 100, 120, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256,
@@ -141,6 +145,16 @@ impl<'a> Iterator for Unwrapped<'a> {
         let first = self.lines.next()?;
         self.number += 1;
         let start = self.number;
+        // kube-apiserver's proxy answers a failed call of its own with a
+        // two-line body: `Error: 'ERR'` then `Trying to reach: 'URL'`.
+        if first.trim_start().starts_with("Error: '")
+            && let Some(next) = self
+                .lines
+                .next_if(|l| l.trim_start().starts_with(PROXY_TARGET))
+        {
+            self.number += 1;
+            return Some((start, format!("{first} {}", next.trim_start()).into()));
+        }
         let width = first.chars().count();
         if !WRAP_WIDTHS.contains(&width) {
             return Some((start, first.into()));

@@ -309,6 +309,9 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
         // kube-apiserver's InternalError Status (apimachinery NewInternalError),
         // whatever the client: its message names what failed on the server.
         (INTERNAL_ERROR, 500, ""),
+        // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
+        // body names the failed call and its target.
+        (super::layers::PROXY_TARGET, 503, ""),
         // OpenShift's oc, for a 401 to the token it was given (oc login --token).
         ("The token provided is invalid or expired", 401, ""),
         // The kubelet's own authorizer (pkg/kubelet/server/auth.go).

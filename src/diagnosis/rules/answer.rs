@@ -501,7 +501,7 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
             Support::new(SupportKind::Answer, shown(case)),
             Support::new(
                 SupportKind::Answer,
-                "kube-apiserver answered, with an error about a call of its own (to an admission webhook, or to a kubelet for exec, logs or port-forward): that connection failed, not the client's, and the token was accepted",
+                "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
             ),
         ],
     );

@@ -26,12 +26,12 @@ fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
         .pipe_into(Command::new("openssl").word("x509").words(x509))
 }
 
-/// The API server's own call (to an admission webhook, an aggregated API or a
-/// kubelet) failed its TLS check: that call's trust setting is the fix, not the client's.
+/// The API server's own call (to an admission webhook, an aggregated API, a
+/// kubelet or a proxied Service) failed its TLS check: that call's trust setting is the fix, not the client's.
 fn onward_trust(case: &Case<'_>) -> Option<NextStep> {
     for_own_call(
         case,
-        "the API server's own call failed the check, not the client's: fix the certificate of what it called. An admission webhook or an APIService: its caBundle must hold the CA that signed its serving certificate, which must name the Service (NAME.NAMESPACE.svc) and be within its dates (cert-manager's cainjector keeps caBundle in step). A kubelet (logs, exec, port-forward): its serving certificate must name the node's address and be signed by the CA of --kubelet-certificate-authority (kubelet serverTLSBootstrap)",
+        "the API server's own call failed the check, not the client's: fix the certificate of what it called. An admission webhook or an APIService: its caBundle must hold the CA that signed its serving certificate, which must name the Service (NAME.NAMESPACE.svc) and be within its dates (cert-manager's cainjector keeps caBundle in step). A kubelet (logs, exec, port-forward): its serving certificate must name the node's address and be signed by the CA of --kubelet-certificate-authority (kubelet serverTLSBootstrap). A Service or pod reached through the API server's proxy (Trying to reach: URL): the certificate that URL serves",
     )
 }
 
