@@ -332,14 +332,15 @@ impl Run {
         );
         let detail = format!("the token has {}", list(got));
         if got.iter().any(|a| issuer.audiences.contains(a)) {
-            self.routed.checks.push(pass(Stage::Audience, rule, detail));
+            let pass = check(Stage::Audience, CheckOutcome::Pass, rule, detail);
+            self.routed.checks.push(pass);
         } else {
             let rejection = JwtRejection::Audience {
                 expected: sorted(&issuer.audiences),
                 got: got.to_vec(),
             };
-            let check = failed(Stage::Audience, rule, detail);
-            self.fail(check, rejection, Code::AuthnAudienceMismatch);
+            let failed = check(Stage::Audience, CheckOutcome::Fail, rule, detail);
+            self.fail(failed, rejection, Code::AuthnAudienceMismatch);
         }
     }
 
@@ -407,17 +408,19 @@ impl Run {
                 // A mapping with neither claim nor expression is no check.
                 if !rule.is_empty() {
                     let detail = show(&value);
-                    self.routed.checks.push(pass(stage, rule, detail));
+                    let pass = check(stage, CheckOutcome::Pass, rule, detail);
+                    self.routed.checks.push(pass);
                 }
                 Some(value)
             }
             Mapped::Fail(rule, detail) => {
-                let check = failed(stage, rule, detail.clone());
-                self.fail(check, rejection(detail), Code::AuthnMappingFailed);
+                let failed = check(stage, CheckOutcome::Fail, rule, detail.clone());
+                self.fail(failed, rejection(detail), Code::AuthnMappingFailed);
                 None
             }
             Mapped::NotEvaluated(rule, why) => {
-                self.skip(skipped(stage, rule, why.clone()), why);
+                let skipped = check(stage, CheckOutcome::NotEvaluated, rule, why.clone());
+                self.skip(skipped, why);
                 None
             }
         }
@@ -428,8 +431,13 @@ impl Run {
         let rule = format!("claim {claim} = {required:?}");
         let (detail, found) = match claims.get(claim) {
             Some(Json::String(v)) if *v == required => {
-                let check = pass(Stage::RequiredClaim, rule, format!("{v:?}"));
-                self.routed.checks.push(check);
+                let pass = check(
+                    Stage::RequiredClaim,
+                    CheckOutcome::Pass,
+                    rule,
+                    format!("{v:?}"),
+                );
+                self.routed.checks.push(pass);
                 return;
             }
             None => ("the claim is missing".to_owned(), None),
@@ -446,8 +454,8 @@ impl Run {
             found,
             required: Some(required),
         };
-        let check = failed(Stage::RequiredClaim, rule, detail);
-        self.fail(check, rejection, Code::AuthnClaimRuleFailed);
+        let failed = check(Stage::RequiredClaim, CheckOutcome::Fail, rule, detail);
+        self.fail(failed, rejection, Code::AuthnClaimRuleFailed);
     }
 
     /// User validation, over the user the mappings built.
@@ -711,32 +719,13 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
     }
 }
 
-fn pass(stage: Stage, rule: String, detail: String) -> RuleCheck {
+/// A check of a rule without a `message` of its own.
+fn check(stage: Stage, outcome: CheckOutcome, rule: String, detail: String) -> RuleCheck {
     RuleCheck {
         stage,
         rule,
-        outcome: CheckOutcome::Pass,
+        outcome,
         detail,
-        message: None,
-    }
-}
-
-fn failed(stage: Stage, rule: String, detail: String) -> RuleCheck {
-    RuleCheck {
-        stage,
-        rule,
-        outcome: CheckOutcome::Fail,
-        detail,
-        message: None,
-    }
-}
-
-fn skipped(stage: Stage, rule: String, why: String) -> RuleCheck {
-    RuleCheck {
-        stage,
-        rule,
-        outcome: CheckOutcome::NotEvaluated,
-        detail: why,
         message: None,
     }
 }
@@ -761,15 +750,7 @@ fn list<S: AsRef<str>>(values: &[S]) -> String {
 /// kube-apiserver's words for a rejection (oidc.go; see
 /// `diagnosis::wordings::WORDINGS`).
 pub fn kube_wording(r: &JwtRejection) -> String {
-    let go = |v: &[String]| {
-        format!(
-            "[{}]",
-            v.iter()
-                .map(|s| format!("{s:?}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )
-    };
+    let go = crate::verify::go_quote_list;
     match r {
         JwtRejection::Audience { expected, got } => {
             format!(
