@@ -68,7 +68,7 @@ pub fn analyse(
 ) -> DecodeReport {
     let (kind, binding) = token::kind::classify(&token.claims);
     let claims = &token.claims;
-    let lifetime_seconds = claims.expires_at.zip(claims.issued_at).map(|(e, i)| e - i);
+    let lifetime_seconds = claims.lifetime();
     let expires_in_seconds = claims
         .expires_at
         .map(|exp| floor_seconds(at_seconds(exp) - now));
@@ -225,13 +225,9 @@ fn check_lifetime(
     findings: &mut Vec<Finding>,
 ) {
     let claims = &token.claims;
-    let Some(lifetime) = claims.expires_at.zip(claims.issued_at).map(|(e, i)| e - i) else {
+    let Some(lifetime) = claims.lifetime() else {
         return;
     };
-    let extended = claims
-        .kubernetes
-        .as_ref()
-        .is_some_and(|k| k.warn_after.is_some());
     let shortened = |requested: i64, who: &str| {
         let warning = crate::diagnosis::wordings::LifetimeShortened {
             requested_seconds: requested.unsigned_abs(),
@@ -249,7 +245,7 @@ fn check_lifetime(
         )
     };
     if let Some(requested) = context.requested_seconds {
-        if lifetime < requested && !extended {
+        if lifetime < requested && !claims.extended() {
             findings.push(shortened(requested, "the TokenRequest asked for"));
         }
         return;
@@ -283,21 +279,15 @@ pub fn kubelet_token_without_grace(
     binding: Binding,
 ) -> Option<i64> {
     let claims = &token.claims;
-    let extended = claims
-        .kubernetes
-        .as_ref()
-        .is_some_and(|k| k.warn_after.is_some());
     let api_audience = claims
         .issuer
         .as_deref()
         .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
-    if kind != TokenKind::Projected || binding != Binding::Pod || extended || !api_audience {
+    if kind != TokenKind::Projected || binding != Binding::Pod || claims.extended() || !api_audience
+    {
         return None;
     }
-    let lifetime = claims
-        .expires_at
-        .zip(claims.issued_at)
-        .map(|(e, i)| e - i)?;
+    let lifetime = claims.lifetime()?;
     (lifetime <= KUBELET_TOKEN_SECONDS).then_some(lifetime)
 }
 
@@ -496,10 +486,8 @@ fn check_bound(token: &Token, now: DateTime<Utc>, findings: &mut Vec<Finding>) {
     }
     if let Some(warn_after) = k8s.warn_after {
         let lifetime = claims
-            .expires_at
-            .zip(claims.issued_at)
-            .map(|(e, i)| human_seconds(e - i))
-            .unwrap_or_else(|| "?".to_owned());
+            .lifetime()
+            .map_or_else(|| "?".to_owned(), human_seconds);
         let warn_at = at_seconds(warn_after);
         findings.push(Finding::info(
             Code::ExtendedExpiry,
