@@ -141,9 +141,7 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
                 "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
             )
         } else {
-            format!(
-                "{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate"
-            )
+            kubernetes_only(name)
         });
     }
     if shape.nodes > MAX_NODES {
@@ -180,13 +178,14 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
             ))
         }
         Err(ExecutionError::NoSuchOverload(e)) if KUBERNETES_ONLY.contains(&e.function()) => {
-            Outcome::Unsupported(format!(
-                "{} is a function of Kubernetes' CEL libraries that this tool does not evaluate",
-                e.function()
-            ))
+            Outcome::Unsupported(kubernetes_only(e.function()))
         }
         Err(e) => Outcome::Error(e.to_string()),
     }
+}
+
+fn kubernetes_only(name: &str) -> String {
+    format!("{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate")
 }
 
 /// What a walk of the AST found.

@@ -485,19 +485,14 @@ impl<'k> KeyTrial<'k> {
             .copied()
             .filter(|i| fitting.contains(i))
             .collect();
-        let mut matched: Matched = kid_candidates
-            .iter()
-            .copied()
-            .find(|&i| try_key(i))
-            .map(|i| (i, MatchedBy::Kid));
-        if matched.is_none() {
-            matched = fitting
-                .iter()
+        let by_trial = fitting.iter().filter(|i| !kid_candidates.contains(i));
+        let matched: Matched = match kid_candidates.iter().find(|&&i| try_key(i)) {
+            Some(&i) => Some((i, MatchedBy::Kid)),
+            None => by_trial
                 .copied()
-                .filter(|i| !kid_candidates.contains(i))
                 .find(|&i| try_key(i))
-                .map(|i| (i, MatchedBy::Trial));
-        }
+                .map(|i| (i, MatchedBy::Trial)),
+        };
         KeyTrial {
             keys,
             alg,
