@@ -81,7 +81,7 @@ pub fn rfc3339(at: DateTime<Utc>) -> String {
     if at.nanosecond() != 0 || !(0..=9999).contains(&year) {
         return at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
     }
-    let mut out = [0u8; 20];
+    let mut out = *b"0000-00-00T00:00:00Z";
     let mut put = |at: usize, value: u32, width: usize| {
         let mut v = value;
         for i in (0..width).rev() {
@@ -95,16 +95,6 @@ pub fn rfc3339(at: DateTime<Utc>) -> String {
     put(11, at.hour(), 2);
     put(14, at.minute(), 2);
     put(17, at.second(), 2);
-    for (i, c) in [
-        (4, b'-'),
-        (7, b'-'),
-        (10, b'T'),
-        (13, b':'),
-        (16, b':'),
-        (19, b'Z'),
-    ] {
-        out[i] = c;
-    }
     out.iter().map(|&b| char::from(b)).collect()
 }
 

@@ -663,12 +663,7 @@ fn skipped(reason: String) -> Finding {
 
 fn list_some(names: &[String]) -> String {
     const SHOWN: usize = 5;
-    let mut text = names
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
     if names.len() > SHOWN {
         text.push_str(&format!(" and {} more", names.len() - SHOWN));
     }

@@ -71,21 +71,19 @@ pub struct Check {
 
 impl Check {
     fn passed(name: CheckName, detail: impl Into<String>) -> Check {
-        let detail = detail.into();
         Check {
             name,
             ok: Some(true),
-            detail,
+            detail: detail.into(),
         }
     }
 
     /// Not made, or not decidable here.
     fn unchecked(name: CheckName, detail: impl Into<String>) -> Check {
-        let detail = detail.into();
         Check {
             name,
             ok: None,
-            detail,
+            detail: detail.into(),
         }
     }
 
