@@ -601,6 +601,10 @@ fn check_time(
             }
             if let Some(exp) = claims.expires_at.map(at_seconds) {
                 let left = exp - now;
+                let soon = lifetime_seconds
+                    .filter(|l| *l > 0)
+                    .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
+                    .unwrap_or(EXPIRES_SOON);
                 if left <= TimeDelta::zero() {
                     findings.push(Finding::warning(
                         Code::Expired,
@@ -610,20 +614,14 @@ fn check_time(
                             judgement.remaining.map(floor_seconds).unwrap_or_default()
                         ),
                     ));
-                } else {
-                    let soon = lifetime_seconds
-                        .filter(|l| *l > 0)
-                        .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
-                        .unwrap_or(EXPIRES_SOON);
-                    if left <= soon {
-                        findings.push(Finding::warning(
-                            Code::ExpiresSoon,
-                            format!(
-                                "expires {}: a client that does not refresh its token gets 401 after that",
-                                relative(exp, now)
-                            ),
-                        ));
-                    }
+                } else if left <= soon {
+                    findings.push(Finding::warning(
+                        Code::ExpiresSoon,
+                        format!(
+                            "expires {}: a client that does not refresh its token gets 401 after that",
+                            relative(exp, now)
+                        ),
+                    ));
                 }
             }
         }
