@@ -390,11 +390,7 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
             kid: kid_text.clone(),
             detail,
         };
-        let kty = match jwk.get("kty") {
-            Some(Value::String(kty)) => kty.as_str(),
-            Some(_) => return Err(bad("\"kty\" is not a string".to_owned())),
-            None => return Err(bad("no \"kty\"".to_owned())),
-        };
+        let kty = jwk_string(jwk, "kty").map_err(bad)?;
         if jwk.get("use").and_then(Value::as_str) == Some("enc") {
             set.skipped.push(Skipped {
                 source,
@@ -426,12 +422,16 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
     Ok(set)
 }
 
+fn jwk_string<'a>(jwk: &'a Map<String, Value>, member: &str) -> Result<&'a str, String> {
+    match jwk.get(member) {
+        Some(Value::String(text)) => Ok(text),
+        Some(_) => Err(format!("\"{member}\" is not a string")),
+        None => Err(format!("no \"{member}\"")),
+    }
+}
+
 fn jwk_bytes(jwk: &Map<String, Value>, member: &str) -> Result<Vec<u8>, String> {
-    let text = match jwk.get(member) {
-        Some(Value::String(text)) => text,
-        Some(_) => return Err(format!("\"{member}\" is not a string")),
-        None => return Err(format!("no \"{member}\"")),
-    };
+    let text = jwk_string(jwk, member)?;
     // RFC 7518 says unpadded base64url; tolerate padding, which some tools add.
     URL_SAFE_NO_PAD
         .decode(text.trim_end_matches('='))
