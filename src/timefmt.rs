@@ -64,12 +64,10 @@ pub fn parse_duration(text: &str) -> Result<TimeDelta, String> {
 /// A signed offset: `+90s`, `-1m30s`, `90s` (positive), `-5`.
 pub fn parse_offset(text: &str) -> Result<TimeDelta, String> {
     let text = text.trim();
-    let (sign, rest) = match text.as_bytes().first() {
-        Some(b'-') => (-1, &text[1..]),
-        Some(b'+') => (1, &text[1..]),
-        _ => (1, text),
-    };
-    Ok(parse_duration(rest)? * sign)
+    match text.strip_prefix('-') {
+        Some(rest) => parse_duration(rest).map(|d| -d),
+        None => parse_duration(text.strip_prefix('+').unwrap_or(text)),
+    }
 }
 
 /// RFC 3339 in UTC, whole seconds unless the instant has a fraction.
