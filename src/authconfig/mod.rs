@@ -347,61 +347,34 @@ impl Run {
     /// The claim mappings: username, groups, uid, extra.
     fn map_user(&mut self, m: &ClaimMappings, claims: &Json) {
         let username = map_username(&m.username, claims);
-        let email_not_verified = |detail: String| {
-            if detail == EMAIL_NOT_VERIFIED {
-                JwtRejection::EmailNotVerified
-            } else {
-                mapping_failed(Stage::Username, detail)
-            }
-        };
-        self.routed.user.username = self.mapping(
-            Stage::Username,
-            username,
-            |n| format!("{n:?}"),
-            email_not_verified,
-        );
+        let show = |n: &String| format!("{n:?}");
+        self.routed.user.username = self.mapping(Stage::Username, username, show, None);
         let groups = map_list(Stage::Groups, &m.groups, claims);
-        let groups = self.mapping(
-            Stage::Groups,
-            groups,
-            |v| list(v),
-            |detail| mapping_failed(Stage::Groups, detail),
-        );
-        if let Some(groups) = groups {
+        if let Some(groups) = self.mapping(Stage::Groups, groups, |v| list(v), None) {
             self.routed.user.groups = groups;
         }
         let uid = map_list(Stage::Uid, &m.uid, claims);
-        let uid = self.mapping(
-            Stage::Uid,
-            uid,
-            |v| list(v),
-            |detail| mapping_failed(Stage::Uid, detail),
-        );
-        if let Some(uid) = uid {
+        if let Some(uid) = self.mapping(Stage::Uid, uid, |v| list(v), None) {
             self.routed.user.uid = uid.first().cloned();
         }
         for extra in &m.extra {
             let values = map_extra(extra, claims);
-            let prefixed = |detail| format!("{}: {detail}", extra.value_expression);
-            let values = self.mapping(
-                Stage::Extra,
-                values,
-                |v| list(v),
-                |detail| mapping_failed(Stage::Extra, prefixed(detail)),
-            );
+            let expression = Some(extra.value_expression.as_str());
+            let values = self.mapping(Stage::Extra, values, |v| list(v), expression);
             if let Some(values) = values.filter(|v| !v.is_empty()) {
                 self.routed.user.extra.insert(extra.key.clone(), values);
             }
         }
     }
 
-    /// Records one mapping's check; its value, where it gave one.
+    /// Records one mapping's check; its value, where it gave one. The
+    /// rejection of a failed extra mapping names its `expression`.
     fn mapping<T>(
         &mut self,
         stage: Stage,
         mapped: Mapped<T>,
         show: impl FnOnce(&T) -> String,
-        rejection: impl FnOnce(String) -> JwtRejection,
+        expression: Option<&str>,
     ) -> Option<T> {
         match mapped {
             Mapped::Ok(value, rule) => {
@@ -414,8 +387,15 @@ impl Run {
                 Some(value)
             }
             Mapped::Fail(rule, detail) => {
-                let failed = check(stage, CheckOutcome::Fail, rule, detail.clone());
-                self.fail(failed, rejection(detail), Code::AuthnMappingFailed);
+                let rejection = match expression {
+                    _ if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED => {
+                        JwtRejection::EmailNotVerified
+                    }
+                    Some(e) => mapping_failed(stage, format!("{e}: {detail}")),
+                    None => mapping_failed(stage, detail.clone()),
+                };
+                let failed = check(stage, CheckOutcome::Fail, rule, detail);
+                self.fail(failed, rejection, Code::AuthnMappingFailed);
                 None
             }
             Mapped::NotEvaluated(rule, why) => {
