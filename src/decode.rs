@@ -68,7 +68,7 @@ pub fn analyse(
 ) -> DecodeReport {
     let (kind, binding) = token::kind::classify(&token.claims);
     let claims = &token.claims;
-    let lifetime_seconds = claims.expires_at.zip(claims.issued_at).map(|(e, i)| e - i);
+    let lifetime_seconds = claims.lifetime();
     let expires_in_seconds = claims
         .expires_at
         .map(|exp| floor_seconds(at_seconds(exp) - now));
@@ -225,13 +225,9 @@ fn check_lifetime(
     findings: &mut Vec<Finding>,
 ) {
     let claims = &token.claims;
-    let Some(lifetime) = claims.expires_at.zip(claims.issued_at).map(|(e, i)| e - i) else {
+    let Some(lifetime) = claims.lifetime() else {
         return;
     };
-    let extended = claims
-        .kubernetes
-        .as_ref()
-        .is_some_and(|k| k.warn_after.is_some());
     let shortened = |requested: i64, who: &str| {
         let warning = crate::diagnosis::wordings::LifetimeShortened {
             requested_seconds: requested.unsigned_abs(),
@@ -249,7 +245,7 @@ fn check_lifetime(
         )
     };
     if let Some(requested) = context.requested_seconds {
-        if lifetime < requested && !extended {
+        if lifetime < requested && !claims.extended() {
             findings.push(shortened(requested, "the TokenRequest asked for"));
         }
         return;
@@ -283,21 +279,15 @@ pub fn kubelet_token_without_grace(
     binding: Binding,
 ) -> Option<i64> {
     let claims = &token.claims;
-    let extended = claims
-        .kubernetes
-        .as_ref()
-        .is_some_and(|k| k.warn_after.is_some());
     let api_audience = claims
         .issuer
         .as_deref()
         .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
-    if kind != TokenKind::Projected || binding != Binding::Pod || extended || !api_audience {
+    if kind != TokenKind::Projected || binding != Binding::Pod || claims.extended() || !api_audience
+    {
         return None;
     }
-    let lifetime = claims
-        .expires_at
-        .zip(claims.issued_at)
-        .map(|(e, i)| e - i)?;
+    let lifetime = claims.lifetime()?;
     (lifetime <= KUBELET_TOKEN_SECONDS).then_some(lifetime)
 }
 
@@ -496,10 +486,8 @@ fn check_bound(token: &Token, now: DateTime<Utc>, findings: &mut Vec<Finding>) {
     }
     if let Some(warn_after) = k8s.warn_after {
         let lifetime = claims
-            .expires_at
-            .zip(claims.issued_at)
-            .map(|(e, i)| human_seconds(e - i))
-            .unwrap_or_else(|| "?".to_owned());
+            .lifetime()
+            .map_or_else(|| "?".to_owned(), human_seconds);
         let warn_at = at_seconds(warn_after);
         findings.push(Finding::info(
             Code::ExtendedExpiry,
@@ -613,6 +601,10 @@ fn check_time(
             }
             if let Some(exp) = claims.expires_at.map(at_seconds) {
                 let left = exp - now;
+                let soon = lifetime_seconds
+                    .filter(|l| *l > 0)
+                    .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
+                    .unwrap_or(EXPIRES_SOON);
                 if left <= TimeDelta::zero() {
                     findings.push(Finding::warning(
                         Code::Expired,
@@ -622,20 +614,14 @@ fn check_time(
                             judgement.remaining.map(floor_seconds).unwrap_or_default()
                         ),
                     ));
-                } else {
-                    let soon = lifetime_seconds
-                        .filter(|l| *l > 0)
-                        .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
-                        .unwrap_or(EXPIRES_SOON);
-                    if left <= soon {
-                        findings.push(Finding::warning(
-                            Code::ExpiresSoon,
-                            format!(
-                                "expires {}: a client that does not refresh its token gets 401 after that",
-                                relative(exp, now)
-                            ),
-                        ));
-                    }
+                } else if left <= soon {
+                    findings.push(Finding::warning(
+                        Code::ExpiresSoon,
+                        format!(
+                            "expires {}: a client that does not refresh its token gets 401 after that",
+                            relative(exp, now)
+                        ),
+                    ));
                 }
             }
         }
@@ -706,6 +692,23 @@ mod tests {
         analyse(token, &input, at_seconds(NOW), TimeDelta::seconds(60))
     }
 
+    /// The report's finding of `code`, which it must have.
+    fn finding(r: &DecodeReport, code: Code) -> &Finding {
+        let found = r.findings.iter().find(|f| f.code == code);
+        found.unwrap_or_else(|| panic!("no {code:?} in {:?}", r.findings))
+    }
+
+    /// The claims of a legacy Secret token with subject `sub`.
+    fn legacy(sub: &str) -> Value {
+        json!({
+            "iss": "kubernetes/serviceaccount", "sub": sub,
+            "kubernetes.io/serviceaccount/namespace": "ns",
+            "kubernetes.io/serviceaccount/secret.name": "sa-token-x",
+            "kubernetes.io/serviceaccount/service-account.name": "sa",
+            "kubernetes.io/serviceaccount/service-account.uid": "u"
+        })
+    }
+
     #[test]
     fn the_kubelets_token_without_its_grace_or_shortened() {
         let mut c = projected(NOW - 60, NOW - 60 + 3607);
@@ -714,23 +717,13 @@ mod tests {
         assert_eq!(codes(&r), [("no-extended-expiry", Severity::Info)]);
         c["exp"] = json!(NOW - 60 + 3600);
         let r = report(rs256(), c.clone(), 0);
-        let got = codes(&r);
-        assert!(
-            got.contains(&("lifetime-shortened", Severity::Warning)),
-            "{got:?}"
+        assert_eq!(
+            finding(&r, Code::LifetimeShortened).severity,
+            Severity::Warning
         );
-        let shortened = r
-            .findings
-            .iter()
-            .find(|f| f.code == Code::LifetimeShortened)
-            .unwrap();
-        assert!(
-            shortened
-                .message
-                .contains("\"requested expiration of 3607 seconds shortened to 3600 seconds\""),
-            "{}",
-            shortened.message
-        );
+        let message = &finding(&r, Code::LifetimeShortened).message;
+        let wording = "\"requested expiration of 3607 seconds shortened to 3600 seconds\"";
+        assert!(message.contains(wording), "{message}");
         // With warnafter the grace is there: neither finding.
         c["exp"] = json!(NOW - 60 + 31_536_000);
         c["kubernetes.io"]["warnafter"] = json!(NOW - 60 + 3607);
@@ -747,15 +740,9 @@ mod tests {
             ..InputContext::default()
         };
         let r = with_context(c, ctx, Shape::TokenRequest);
-        let f = r
-            .findings
-            .iter()
-            .find(|f| f.code == Code::LifetimeShortened)
-            .unwrap();
-        assert!(
-            f.message
-                .contains("requested expiration of 31536000 seconds shortened to 172800 seconds")
-        );
+        let message = &finding(&r, Code::LifetimeShortened).message;
+        let wording = "requested expiration of 31536000 seconds shortened to 172800 seconds";
+        assert!(message.contains(wording), "{message}");
     }
 
     #[test]
@@ -765,30 +752,12 @@ mod tests {
             legacy_last_used: Some("2024-05-30".into()),
             ..InputContext::default()
         };
-        let legacy = json!({
-            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:ns:sa",
-            "kubernetes.io/serviceaccount/namespace": "ns",
-            "kubernetes.io/serviceaccount/secret.name": "sa-token-x",
-            "kubernetes.io/serviceaccount/service-account.name": "sa",
-            "kubernetes.io/serviceaccount/service-account.uid": "u"
-        });
-        let r = with_context(legacy, ctx, Shape::Secret);
-        let invalid = r
-            .findings
-            .iter()
-            .find(|f| f.code == Code::LegacyTokenInvalidSince)
-            .unwrap();
+        let r = with_context(legacy("system:serviceaccount:ns:sa"), ctx, Shape::Secret);
+        let invalid = finding(&r, Code::LegacyTokenInvalidSince);
         assert_eq!(invalid.severity, Severity::Error);
-        assert!(
-            invalid.message.contains("after 2026-06-01"),
-            "{}",
-            invalid.message
-        );
-        assert!(
-            r.findings
-                .iter()
-                .any(|f| f.code == Code::LegacyTokenLastUsed && f.message.contains("2024-05-30"))
-        );
+        assert!(invalid.message.contains("after 2026-06-01"), "{invalid:?}");
+        let last_used = finding(&r, Code::LegacyTokenLastUsed);
+        assert!(last_used.message.contains("2024-05-30"), "{last_used:?}");
         let csi = InputContext {
             csi_audience: Some("vault".into()),
             csi_field: Some("secrets"),
@@ -811,16 +780,9 @@ mod tests {
 
     #[test]
     fn a_kid_that_is_not_a_kubernetes_key_id() {
-        let r = report(
-            json!({"alg": "RS256", "kid": "signer-key-1"}),
-            projected(NOW - 60, NOW + 3540),
-            0,
-        );
-        let f = r
-            .findings
-            .iter()
-            .find(|f| f.code == Code::KidNotKubernetes)
-            .unwrap();
+        let header = json!({"alg": "RS256", "kid": "signer-key-1"});
+        let r = report(header, projected(NOW - 60, NOW + 3540), 0);
+        let f = finding(&r, Code::KidNotKubernetes);
         assert!(f.message.contains("excludeFromOidcDiscovery") && f.message.contains("refreshed"));
     }
 
@@ -877,14 +839,8 @@ mod tests {
 
     #[test]
     fn legacy_token_is_never_time_checked() {
-        let claims = json!({
-            "iss": "kubernetes/serviceaccount", "exp": NOW - 100_000,
-            "kubernetes.io/serviceaccount/namespace": "ns",
-            "kubernetes.io/serviceaccount/secret.name": "sa-token-x",
-            "kubernetes.io/serviceaccount/service-account.name": "sa",
-            "kubernetes.io/serviceaccount/service-account.uid": "u",
-            "sub": "system:serviceaccount:ns:other"
-        });
+        let mut claims = legacy("system:serviceaccount:ns:other");
+        claims["exp"] = json!(NOW - 100_000);
         let r = report(json!({"alg": "RS256", "kid": ""}), claims, 0);
         assert_eq!(r.verdict, None);
         let c = codes(&r);

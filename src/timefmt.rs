@@ -64,12 +64,10 @@ pub fn parse_duration(text: &str) -> Result<TimeDelta, String> {
 /// A signed offset: `+90s`, `-1m30s`, `90s` (positive), `-5`.
 pub fn parse_offset(text: &str) -> Result<TimeDelta, String> {
     let text = text.trim();
-    let (sign, rest) = match text.as_bytes().first() {
-        Some(b'-') => (-1, &text[1..]),
-        Some(b'+') => (1, &text[1..]),
-        _ => (1, text),
-    };
-    Ok(parse_duration(rest)? * sign)
+    match text.strip_prefix('-') {
+        Some(rest) => parse_duration(rest).map(|d| -d),
+        None => parse_duration(text.strip_prefix('+').unwrap_or(text)),
+    }
 }
 
 /// RFC 3339 in UTC, whole seconds unless the instant has a fraction.
@@ -81,7 +79,7 @@ pub fn rfc3339(at: DateTime<Utc>) -> String {
     if at.nanosecond() != 0 || !(0..=9999).contains(&year) {
         return at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
     }
-    let mut out = [0u8; 20];
+    let mut out = *b"0000-00-00T00:00:00Z";
     let mut put = |at: usize, value: u32, width: usize| {
         let mut v = value;
         for i in (0..width).rev() {
@@ -95,16 +93,6 @@ pub fn rfc3339(at: DateTime<Utc>) -> String {
     put(11, at.hour(), 2);
     put(14, at.minute(), 2);
     put(17, at.second(), 2);
-    for (i, c) in [
-        (4, b'-'),
-        (7, b'-'),
-        (10, b'T'),
-        (13, b':'),
-        (16, b':'),
-        (19, b'Z'),
-    ] {
-        out[i] = c;
-    }
     out.iter().map(|&b| char::from(b)).collect()
 }
 

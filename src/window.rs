@@ -88,12 +88,8 @@ pub fn plus(at: DateTime<Utc>, delta: TimeDelta) -> DateTime<Utc> {
 
 /// `at - delta`, saturating (see [`plus`]).
 pub fn minus(at: DateTime<Utc>, delta: TimeDelta) -> DateTime<Utc> {
-    at.checked_sub_signed(delta)
-        .unwrap_or(if delta < TimeDelta::zero() {
-            DateTime::<Utc>::MAX_UTC
-        } else {
-            DateTime::<Utc>::MIN_UTC
-        })
+    // TimeDelta's range is symmetric: every delta has a negation.
+    plus(at, -delta)
 }
 
 /// Start and end of the accepting window (either may be unbounded).
@@ -132,25 +128,21 @@ pub fn judge(claims: TimeClaims, at: DateTime<Utc>, leeway: TimeDelta) -> Judgem
     } else {
         Verdict::Accept
     };
-    let mut judgement = Judgement {
-        verdict,
-        accepted_in: None,
-        remaining: None,
-        rejected_for: None,
-    };
-    match verdict {
-        Verdict::Accept => judgement.remaining = end.map(|end| end - at),
-        Verdict::RejectExpired => judgement.rejected_for = end.map(|end| at - end),
+    let (accepted_in, remaining, rejected_for) = match verdict {
+        Verdict::Accept => (None, end.map(|end| end - at), None),
+        Verdict::RejectExpired => (None, None, end.map(|end| at - end)),
+        // Accepted once past the window start, unless it has expired by then.
         Verdict::RejectNotYetValid | Verdict::RejectIssuedInFuture => {
-            // Accepted once past the window start, unless it has expired by then.
-            if let Some(start) = start
-                && end.is_none_or(|end| start <= end)
-            {
-                judgement.accepted_in = Some(start - at);
-            }
+            let start = start.filter(|&start| end.is_none_or(|end| start <= end));
+            (start.map(|start| start - at), None, None)
         }
+    };
+    Judgement {
+        verdict,
+        accepted_in,
+        remaining,
+        rejected_for,
     }
-    judgement
 }
 
 /// An instant from whole epoch seconds (range-checked when claims were parsed).

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, MapExpr, StructExpr};
 use cel::extractors::This;
 use cel::objects::Map as CelMap;
 use cel::{Context, Env, ExecutionError, Value};
@@ -49,13 +49,13 @@ const MAX_RANGE: u64 = 1_000_000;
 /// Deepest JSON nesting turned into CEL values.
 const MAX_JSON_DEPTH: usize = 32;
 
-/// Functions of Kubernetes' CEL libraries (k8s.io/apiserver pkg/cel/library)
-/// that the `cel` crate does not provide.
 /// CEL standard functions this tool refuses by name: they need a time zone
 /// database this binary does not carry (claims' times are numbers: compare
 /// `claims.exp` and `claims.iat` as they are).
 const NOT_EVALUATED: &[&str] = &["timestamp", "duration"];
 
+/// Functions of Kubernetes' CEL libraries (k8s.io/apiserver pkg/cel/library)
+/// that the `cel` crate does not provide.
 const KUBERNETES_ONLY: &[&str] = &[
     "sets.contains",
     "sets.equivalent",
@@ -141,9 +141,7 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
                 "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
             )
         } else {
-            format!(
-                "{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate"
-            )
+            kubernetes_only(name)
         });
     }
     if shape.nodes > MAX_NODES {
@@ -180,13 +178,14 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
             ))
         }
         Err(ExecutionError::NoSuchOverload(e)) if KUBERNETES_ONLY.contains(&e.function()) => {
-            Outcome::Unsupported(format!(
-                "{} is a function of Kubernetes' CEL libraries that this tool does not evaluate",
-                e.function()
-            ))
+            Outcome::Unsupported(kubernetes_only(e.function()))
         }
         Err(e) => Outcome::Error(e.to_string()),
     }
+}
+
+fn kubernetes_only(name: &str) -> String {
+    format!("{name} is a function of Kubernetes' CEL libraries that this tool does not evaluate")
 }
 
 /// What a walk of the AST found.
@@ -234,20 +233,15 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
             .elements
             .iter()
             .for_each(|x| walk(x, depth, variable, shape)),
-        Expr::Map(m) => m.entries.iter().for_each(|x| match &x.expr {
-            EntryExpr::MapEntry(me) => {
-                walk(&me.key, depth, variable, shape);
-                walk(&me.value, depth, variable, shape);
-            }
-            EntryExpr::StructField(f) => walk(&f.value, depth, variable, shape),
-        }),
-        Expr::Struct(s) => s.entries.iter().for_each(|x| match &x.expr {
-            EntryExpr::MapEntry(me) => {
-                walk(&me.key, depth, variable, shape);
-                walk(&me.value, depth, variable, shape);
-            }
-            EntryExpr::StructField(f) => walk(&f.value, depth, variable, shape),
-        }),
+        Expr::Map(MapExpr { entries }) | Expr::Struct(StructExpr { entries, .. }) => {
+            entries.iter().for_each(|x| match &x.expr {
+                EntryExpr::MapEntry(me) => {
+                    walk(&me.key, depth, variable, shape);
+                    walk(&me.value, depth, variable, shape);
+                }
+                EntryExpr::StructField(f) => walk(&f.value, depth, variable, shape),
+            })
+        }
         Expr::Select(s) => walk(&s.operand, depth, variable, shape),
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
     }
@@ -479,19 +473,15 @@ fn longest_collection(v: &Json, depth: usize) -> usize {
     if depth > MAX_JSON_DEPTH {
         return 0;
     }
+    let longest = |items: &mut dyn ExactSizeIterator<Item = &Json>| {
+        let len = items.len();
+        items
+            .map(|x| longest_collection(x, depth + 1))
+            .fold(len, usize::max)
+    };
     match v {
-        Json::Array(a) => a
-            .iter()
-            .map(|x| longest_collection(x, depth + 1))
-            .max()
-            .unwrap_or(0)
-            .max(a.len()),
-        Json::Object(o) => o
-            .values()
-            .map(|x| longest_collection(x, depth + 1))
-            .max()
-            .unwrap_or(0)
-            .max(o.len()),
+        Json::Array(a) => longest(&mut a.iter()),
+        Json::Object(o) => longest(&mut o.values()),
         Json::String(s) => s.len(),
         _ => 0,
     }

@@ -136,11 +136,12 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
         file: source.to_owned(),
         detail,
     };
+    let too_large = |detail: String| AuthnConfigError::TooLarge {
+        file: source.to_owned(),
+        detail,
+    };
     if text.len() > MAX_CONFIG_BYTES {
-        return Err(AuthnConfigError::TooLarge {
-            file: source.to_owned(),
-            detail: format!("over {MAX_CONFIG_BYTES} bytes"),
-        });
+        return Err(too_large(format!("over {MAX_CONFIG_BYTES} bytes")));
     }
     let options = serde_saphyr::options! {
         budget: serde_saphyr::budget! {
@@ -166,13 +167,10 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
         )));
     }
     if raw.jwt.len() > MAX_AUTHENTICATORS {
-        return Err(AuthnConfigError::TooLarge {
-            file: source.to_owned(),
-            detail: format!(
-                "{} JWT authenticators, over {MAX_AUTHENTICATORS}",
-                raw.jwt.len()
-            ),
-        });
+        let count = raw.jwt.len();
+        return Err(too_large(format!(
+            "{count} JWT authenticators, over {MAX_AUTHENTICATORS}"
+        )));
     }
     for (i, a) in raw.jwt.iter().enumerate() {
         if a.issuer.url.is_empty() {
@@ -182,10 +180,9 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
             + a.user_validation_rules.len()
             + a.claim_mappings.extra.len();
         if rules > MAX_RULES {
-            return Err(AuthnConfigError::TooLarge {
-                file: source.to_owned(),
-                detail: format!("jwt[{i}] has {rules} rules, over {MAX_RULES}"),
-            });
+            return Err(too_large(format!(
+                "jwt[{i}] has {rules} rules, over {MAX_RULES}"
+            )));
         }
     }
     Ok(AuthnConfig {

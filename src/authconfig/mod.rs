@@ -332,92 +332,75 @@ impl Run {
         );
         let detail = format!("the token has {}", list(got));
         if got.iter().any(|a| issuer.audiences.contains(a)) {
-            self.routed.checks.push(pass(Stage::Audience, rule, detail));
+            let pass = check(Stage::Audience, CheckOutcome::Pass, rule, detail);
+            self.routed.checks.push(pass);
         } else {
             let rejection = JwtRejection::Audience {
                 expected: sorted(&issuer.audiences),
                 got: got.to_vec(),
             };
-            let check = failed(Stage::Audience, rule, detail);
-            self.fail(check, rejection, Code::AuthnAudienceMismatch);
+            let failed = check(Stage::Audience, CheckOutcome::Fail, rule, detail);
+            self.fail(failed, rejection, Code::AuthnAudienceMismatch);
         }
     }
 
     /// The claim mappings: username, groups, uid, extra.
     fn map_user(&mut self, m: &ClaimMappings, claims: &Json) {
         let username = map_username(&m.username, claims);
-        let email_not_verified = |detail: String| {
-            if detail == EMAIL_NOT_VERIFIED {
-                JwtRejection::EmailNotVerified
-            } else {
-                mapping_failed(Stage::Username, detail)
-            }
-        };
-        self.routed.user.username = self.mapping(
-            Stage::Username,
-            username,
-            |n| format!("{n:?}"),
-            email_not_verified,
-        );
+        let show = |n: &String| format!("{n:?}");
+        self.routed.user.username = self.mapping(Stage::Username, username, show, None);
         let groups = map_list(Stage::Groups, &m.groups, claims);
-        let groups = self.mapping(
-            Stage::Groups,
-            groups,
-            |v| list(v),
-            |detail| mapping_failed(Stage::Groups, detail),
-        );
-        if let Some(groups) = groups {
+        if let Some(groups) = self.mapping(Stage::Groups, groups, |v| list(v), None) {
             self.routed.user.groups = groups;
         }
         let uid = map_list(Stage::Uid, &m.uid, claims);
-        let uid = self.mapping(
-            Stage::Uid,
-            uid,
-            |v| list(v),
-            |detail| mapping_failed(Stage::Uid, detail),
-        );
-        if let Some(uid) = uid {
+        if let Some(uid) = self.mapping(Stage::Uid, uid, |v| list(v), None) {
             self.routed.user.uid = uid.first().cloned();
         }
         for extra in &m.extra {
             let values = map_extra(extra, claims);
-            let prefixed = |detail| format!("{}: {detail}", extra.value_expression);
-            let values = self.mapping(
-                Stage::Extra,
-                values,
-                |v| list(v),
-                |detail| mapping_failed(Stage::Extra, prefixed(detail)),
-            );
+            let expression = Some(extra.value_expression.as_str());
+            let values = self.mapping(Stage::Extra, values, |v| list(v), expression);
             if let Some(values) = values.filter(|v| !v.is_empty()) {
                 self.routed.user.extra.insert(extra.key.clone(), values);
             }
         }
     }
 
-    /// Records one mapping's check; its value, where it gave one.
+    /// Records one mapping's check; its value, where it gave one. The
+    /// rejection of a failed extra mapping names its `expression`.
     fn mapping<T>(
         &mut self,
         stage: Stage,
         mapped: Mapped<T>,
         show: impl FnOnce(&T) -> String,
-        rejection: impl FnOnce(String) -> JwtRejection,
+        expression: Option<&str>,
     ) -> Option<T> {
         match mapped {
             Mapped::Ok(value, rule) => {
                 // A mapping with neither claim nor expression is no check.
                 if !rule.is_empty() {
                     let detail = show(&value);
-                    self.routed.checks.push(pass(stage, rule, detail));
+                    let pass = check(stage, CheckOutcome::Pass, rule, detail);
+                    self.routed.checks.push(pass);
                 }
                 Some(value)
             }
             Mapped::Fail(rule, detail) => {
-                let check = failed(stage, rule, detail.clone());
-                self.fail(check, rejection(detail), Code::AuthnMappingFailed);
+                let rejection = match expression {
+                    _ if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED => {
+                        JwtRejection::EmailNotVerified
+                    }
+                    Some(e) => mapping_failed(stage, format!("{e}: {detail}")),
+                    None => mapping_failed(stage, detail.clone()),
+                };
+                let failed = check(stage, CheckOutcome::Fail, rule, detail);
+                self.fail(failed, rejection, Code::AuthnMappingFailed);
                 None
             }
             Mapped::NotEvaluated(rule, why) => {
-                self.skip(skipped(stage, rule, why.clone()), why);
+                let skipped = check(stage, CheckOutcome::NotEvaluated, rule, why.clone());
+                self.skip(skipped, why);
                 None
             }
         }
@@ -428,8 +411,13 @@ impl Run {
         let rule = format!("claim {claim} = {required:?}");
         let (detail, found) = match claims.get(claim) {
             Some(Json::String(v)) if *v == required => {
-                let check = pass(Stage::RequiredClaim, rule, format!("{v:?}"));
-                self.routed.checks.push(check);
+                let pass = check(
+                    Stage::RequiredClaim,
+                    CheckOutcome::Pass,
+                    rule,
+                    format!("{v:?}"),
+                );
+                self.routed.checks.push(pass);
                 return;
             }
             None => ("the claim is missing".to_owned(), None),
@@ -446,8 +434,8 @@ impl Run {
             found,
             required: Some(required),
         };
-        let check = failed(Stage::RequiredClaim, rule, detail);
-        self.fail(check, rejection, Code::AuthnClaimRuleFailed);
+        let failed = check(Stage::RequiredClaim, CheckOutcome::Fail, rule, detail);
+        self.fail(failed, rejection, Code::AuthnClaimRuleFailed);
     }
 
     /// User validation, over the user the mappings built.
@@ -711,32 +699,13 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
     }
 }
 
-fn pass(stage: Stage, rule: String, detail: String) -> RuleCheck {
+/// A check of a rule without a `message` of its own.
+fn check(stage: Stage, outcome: CheckOutcome, rule: String, detail: String) -> RuleCheck {
     RuleCheck {
         stage,
         rule,
-        outcome: CheckOutcome::Pass,
+        outcome,
         detail,
-        message: None,
-    }
-}
-
-fn failed(stage: Stage, rule: String, detail: String) -> RuleCheck {
-    RuleCheck {
-        stage,
-        rule,
-        outcome: CheckOutcome::Fail,
-        detail,
-        message: None,
-    }
-}
-
-fn skipped(stage: Stage, rule: String, why: String) -> RuleCheck {
-    RuleCheck {
-        stage,
-        rule,
-        outcome: CheckOutcome::NotEvaluated,
-        detail: why,
         message: None,
     }
 }
@@ -761,15 +730,7 @@ fn list<S: AsRef<str>>(values: &[S]) -> String {
 /// kube-apiserver's words for a rejection (oidc.go; see
 /// `diagnosis::wordings::WORDINGS`).
 pub fn kube_wording(r: &JwtRejection) -> String {
-    let go = |v: &[String]| {
-        format!(
-            "[{}]",
-            v.iter()
-                .map(|s| format!("{s:?}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )
-    };
+    let go = crate::verify::go_quote_list;
     match r {
         JwtRejection::Audience { expected, got } => {
             format!(

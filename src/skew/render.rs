@@ -321,23 +321,20 @@ fn write_timeline(
         "iat"
     };
     let leeway = seconds_text(report.leeway);
-    let mut notes = Vec::new();
     for (edge, mark, name) in [
         (start, '[', format!("{edge_label}-{leeway}")),
         (end, ']', format!("exp+{leeway}")),
     ] {
         let Some(edge) = edge else { continue };
-        if axis.contains(edge) {
-            notes.push(format!("{mark} {name} {}", axis.label(edge)));
+        let note = if axis.contains(edge) {
+            format!("{mark} {name} {}", axis.label(edge))
         } else {
-            notes.push(format!(
+            format!(
                 "{name} {} ({}, off the chart)",
                 style.time(edge),
                 relative(edge, report.reference)
-            ));
-        }
-    }
-    for note in notes {
+            )
+        };
         writeln!(out, "{:name_width$} {note}", "")?;
     }
     writeln!(

@@ -174,7 +174,7 @@ pub fn from_specs(
 }
 
 /// An offset with its uncertainty, for a clock that is not itself a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Estimate {
     /// That clock minus the reference clock.
     pub offset: TimeDelta,
@@ -206,7 +206,7 @@ pub fn from_leases(
     let doc = parse_json(text, what, EXPECTED)?;
     let items = list_items(&doc, "Lease", what, EXPECTED)?;
     let mut obs = Observation::default();
-    let mut nodes: Vec<NodeLease> = Vec::new();
+    let mut nodes: Vec<LeaseItem> = Vec::new();
     let (mut total, mut stale, mut others, mut without_fields) = (0, 0, Vec::new(), 0);
     for (index, item) in items.iter().enumerate() {
         let lease = match read_lease(item, index + 1) {
@@ -246,25 +246,14 @@ pub fn from_leases(
             ));
             continue;
         }
-        let interval = lease.renew_interval();
         if lease.apiserver {
             // Self-stamped through the loopback client, so managedFields says
             // nothing new: only renewTime's age places this clock.
-            obs.readings.push(age_reading(
-                &lease.name,
-                ClockSource::ApiserverLease,
-                lease.renew,
-                interval,
-                now,
-            ));
+            obs.readings
+                .push(age_reading(&lease, ClockSource::ApiserverLease, now));
         } else {
             without_fields += usize::from(lease.kubelet_stamp.is_none());
-            nodes.push(NodeLease {
-                name: lease.name,
-                renew: lease.renew,
-                stamp: lease.kubelet_stamp,
-                interval,
-            });
+            nodes.push(lease);
         }
     }
 
@@ -273,8 +262,8 @@ pub fn from_leases(
     let per_lease: Vec<Estimate> = nodes
         .iter()
         .filter_map(|n| {
-            let m = n.stamp?;
-            let half = (TimeDelta::seconds(1) + n.interval) / 2;
+            let m = n.kubelet_stamp?;
+            let half = (TimeDelta::seconds(1) + n.renew_interval()) / 2;
             Some(Estimate {
                 offset: m + half - now,
                 uncertainty: half + LISTING_SLACK,
@@ -285,7 +274,7 @@ pub fn from_leases(
 
     let mut kubelets = Vec::new();
     for node in &nodes {
-        let reading = match (node.stamp, obs.apiserver) {
+        let reading = match (node.kubelet_stamp, obs.apiserver) {
             (Some(m), Some(apiserver)) => {
                 // kubelet − API server ≈ renewTime − (M + 0.5 s), ±1 s: 0.5 s of
                 // truncation plus the request's trip from kubelet to API server.
@@ -308,13 +297,7 @@ pub fn from_leases(
                     uncertainty: TimeDelta::seconds(1) + apiserver.uncertainty,
                 }
             }
-            _ => age_reading(
-                &node.name,
-                ClockSource::NodeLease,
-                node.renew,
-                node.interval,
-                now,
-            ),
+            _ => age_reading(node, ClockSource::NodeLease, now),
         };
         obs.readings.push(reading);
     }
@@ -413,10 +396,7 @@ pub fn from_nodes(
                 stamp,
             ));
         }
-        let base = apiserver.unwrap_or(Estimate {
-            offset: TimeDelta::zero(),
-            uncertainty: TimeDelta::zero(),
-        });
+        let base = apiserver.unwrap_or_default();
         obs.readings.push(ClockReading {
             name: node.name,
             source: ClockSource::NodeStatus,
@@ -516,13 +496,6 @@ pub fn from_date_interval(name: impl Into<String>, interval: OffsetInterval) -> 
 
 // ---------------------------------------------------------------------------
 
-struct NodeLease {
-    name: String,
-    renew: DateTime<Utc>,
-    stamp: Option<DateTime<Utc>>,
-    interval: TimeDelta,
-}
-
 struct LeaseItem {
     name: String,
     apiserver: bool,
@@ -542,19 +515,14 @@ impl LeaseItem {
     }
 }
 
-/// A reading from renewTime's age alone: renewed within the last `interval`,
-/// so the clock is in `[renew − now, renew − now + interval]`.
-fn age_reading(
-    name: &str,
-    source: ClockSource,
-    renew: DateTime<Utc>,
-    interval: TimeDelta,
-    now: DateTime<Utc>,
-) -> ClockReading {
+/// A reading from renewTime's age alone: renewed within the last renew
+/// interval, so the clock is in `[renew − now, renew − now + interval]`.
+fn age_reading(lease: &LeaseItem, source: ClockSource, now: DateTime<Utc>) -> ClockReading {
+    let interval = lease.renew_interval();
     ClockReading {
-        name: name.to_owned(),
+        name: lease.name.clone(),
         source,
-        offset: renew - now + interval / 2,
+        offset: lease.renew - now + interval / 2,
         uncertainty: interval / 2 + LISTING_SLACK,
     }
 }
@@ -675,8 +643,12 @@ fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(value, |v, key| v.get(key))
 }
 
+fn item_name(item: &Value) -> Option<&str> {
+    get(item, &["metadata", "name"]).and_then(Value::as_str)
+}
+
 fn item_label(item: &Value, index: usize) -> String {
-    let name = get(item, &["metadata", "name"]).and_then(Value::as_str);
+    let name = item_name(item);
     let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
     match (namespace, name) {
         (Some(ns), Some(name)) => format!("item {index} ({ns}/{name})"),
@@ -691,12 +663,7 @@ fn skipped(reason: String) -> Finding {
 
 fn list_some(names: &[String]) -> String {
     const SHOWN: usize = 5;
-    let mut text = names
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
     if names.len() > SHOWN {
         text.push_str(&format!(" and {} more", names.len() - SHOWN));
     }
@@ -722,8 +689,8 @@ fn time_field(
     }
 }
 
-/// Checks `kind` and returns the item's label.
-fn check_kind(item: &Value, index: usize, kind: &str) -> Result<String, String> {
+/// Checks `kind` and returns the item's label and name.
+fn check_kind<'a>(item: &'a Value, index: usize, kind: &str) -> Result<(String, &'a str), String> {
     let label = item_label(item, index);
     if !item.is_object() {
         return Err(format!(
@@ -736,13 +703,10 @@ fn check_kind(item: &Value, index: usize, kind: &str) -> Result<String, String> 
         Some(Value::String(k)) if k == kind => {}
         Some(other) => return Err(format!("{label}: kind is {other}, not {kind:?}")),
     }
-    if get(item, &["metadata", "name"])
-        .and_then(Value::as_str)
-        .is_none()
-    {
-        return Err(format!("{label}: metadata.name is missing"));
+    match item_name(item) {
+        Some(name) => Ok((label, name)),
+        None => Err(format!("{label}: metadata.name is missing")),
     }
-    Ok(label)
 }
 
 /// The latest managedFields time of a kubelet `Update`, optionally only for
@@ -778,7 +742,7 @@ fn kubelet_stamp(
 
 /// `Ok(None)`: a Lease of another kind (leader election…), not an error.
 fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
-    let label = check_kind(item, index, "Lease")?;
+    let (label, lease_name) = check_kind(item, index, "Lease")?;
     let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
     let labels = get(item, &["metadata", "labels"]);
     let label_value = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
@@ -786,9 +750,6 @@ fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
     if !apiserver && namespace != Some(NODE_LEASE_NAMESPACE) {
         return Ok(None);
     }
-    let lease_name = get(item, &["metadata", "name"])
-        .and_then(Value::as_str)
-        .unwrap_or_default();
     let holder = get(item, &["spec", "holderIdentity"]).and_then(Value::as_str);
     let name = if apiserver {
         // The holder is "<APIServerID>_<uuid>" (pkg/controlplane/instance.go); its
@@ -836,11 +797,7 @@ struct NodeItem {
 }
 
 fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
-    let label = check_kind(item, index, "Node")?;
-    let name = get(item, &["metadata", "name"])
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let (label, name) = check_kind(item, index, "Node")?;
     let Some(conditions) = get(item, &["status", "conditions"]).and_then(Value::as_array) else {
         return Err(format!("{label}: status.conditions is missing"));
     };
@@ -864,7 +821,7 @@ fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
     let heartbeat =
         heartbeat.ok_or_else(|| format!("{label}: no condition has a lastHeartbeatTime"))?;
     Ok(NodeItem {
-        name,
+        name: name.to_owned(),
         heartbeat,
         ready_unknown,
         kubelet_stamp: kubelet_stamp(item, &label, true)?,

@@ -104,6 +104,18 @@ impl Claims {
         })
     }
 
+    /// `exp - iat`, when both are present.
+    pub fn lifetime(&self) -> Option<i64> {
+        self.expires_at.zip(self.issued_at).map(|(e, i)| e - i)
+    }
+
+    /// kube-apiserver extended the token's expiry (it set `warnafter`).
+    pub fn extended(&self) -> bool {
+        self.kubernetes
+            .as_ref()
+            .is_some_and(|k| k.warn_after.is_some())
+    }
+
     /// Namespace from whichever family of claims the token carries.
     pub fn namespace(&self) -> Option<&str> {
         self.kubernetes

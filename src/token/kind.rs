@@ -84,10 +84,9 @@ mod tests {
     use crate::token::claims::{KubernetesClaims, LegacyClaims};
 
     fn bound(pod: bool, secret: bool, node: bool) -> Claims {
-        let r = || Some(ObjectRef::default());
         Claims {
             kubernetes: Some(KubernetesClaims {
-                service_account: r(),
+                service_account: Some(ObjectRef::default()),
                 pod: pod.then(ObjectRef::default),
                 secret: secret.then(ObjectRef::default),
                 node: node.then(ObjectRef::default),

@@ -153,17 +153,16 @@ fn decode_segment(segment: Segment, text: &str) -> Result<Vec<u8>, TokenError> {
 fn signature_length(text: &str) -> Result<usize, TokenError> {
     let mut buf = [0u8; 1024];
     if base64::decoded_len_estimate(text.len()) <= buf.len() {
-        BASE64URL.decode_slice(text, &mut buf).map_err(|e| match e {
-            base64::DecodeSliceError::DecodeError(e) => TokenError::Base64 {
+        BASE64URL
+            .decode_slice(text, &mut buf)
+            .map_err(|e| TokenError::Base64 {
                 segment: Segment::Signature,
-                detail: describe_base64_error(&e),
-            },
-            // Unreachable: the buffer holds the estimate, an upper bound.
-            base64::DecodeSliceError::OutputSliceTooSmall => TokenError::Base64 {
-                segment: Segment::Signature,
-                detail: "too long".to_owned(),
-            },
-        })
+                detail: match e {
+                    base64::DecodeSliceError::DecodeError(e) => describe_base64_error(&e),
+                    // Unreachable: the buffer holds the estimate, an upper bound.
+                    base64::DecodeSliceError::OutputSliceTooSmall => "too long".to_owned(),
+                },
+            })
     } else {
         decode_segment(Segment::Signature, text).map(|bytes| bytes.len())
     }

@@ -107,11 +107,7 @@ impl Origin {
 
     /// GET without a token; on 401/403, again with `token` if one may be sent here.
     fn get(&self, url: &Url, token: Option<&SecretToken>) -> Result<Exchange, FetchError> {
-        let mut path = url.path().to_owned();
-        if let Some(query) = url.query() {
-            path = format!("{path}?{query}");
-        }
-        let request = Request::get(path);
+        let request = Request::get(&url[url::Position::BeforePath..url::Position::AfterQuery]);
         let transport = |error| FetchError::Transport {
             url: url.to_string(),
             error,

@@ -172,7 +172,7 @@ pub enum PemForm {
 string_codes!(PemForm);
 
 /// One verification key.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct PublicKey {
     /// Where it came from: `keys[0]` in a JWKS, `block 2` in a PEM file; the edge
     /// prefixes the file name ([`KeySet::extend`]).
@@ -190,17 +190,6 @@ pub struct PublicKey {
     pub(crate) spki: Vec<u8>,
     /// jsonwebtoken's handle; `None` for P-521 (jsonwebtoken has no ES512).
     pub(crate) decoding: Option<DecodingKey>,
-}
-
-impl fmt::Debug for PublicKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PublicKey")
-            .field("source", &self.source)
-            .field("published_kid", &self.published_kid)
-            .field("computed_kid", &self.computed_kid)
-            .field("kind", &self.kind)
-            .finish_non_exhaustive()
-    }
 }
 
 impl PublicKey {
@@ -247,28 +236,26 @@ fn rsa_key(n: &[u8], e: &[u8], spki: Vec<u8>) -> PublicKey {
     let bits = n
         .first()
         .map_or(0, |b| n.len() * 8 - b.leading_zeros() as usize);
-    PublicKey {
-        source: String::new(),
-        published_kid: None,
-        computed_kid: kubernetes_key_id(&spki),
-        kind: KeyKind::Rsa { bits },
-        jwk_alg: None,
-        pem_form: None,
-        decoding: Some(DecodingKey::from_rsa_raw_components(n, e)),
-        spki,
-    }
+    let decoding = DecodingKey::from_rsa_raw_components(n, e);
+    new_key(KeyKind::Rsa { bits }, spki, Some(decoding))
 }
 
 fn ec_key(curve: Curve, spki: Vec<u8>) -> PublicKey {
+    // aws-lc-rs reads SubjectPublicKeyInfo as well as a bare point.
+    let decoding = (curve != Curve::P521).then(|| DecodingKey::from_ec_der(&spki));
+    new_key(KeyKind::Ec(curve), spki, decoding)
+}
+
+/// A key of no source yet, its Kubernetes key id computed.
+fn new_key(kind: KeyKind, spki: Vec<u8>, decoding: Option<DecodingKey>) -> PublicKey {
     PublicKey {
         source: String::new(),
         published_kid: None,
         computed_kid: kubernetes_key_id(&spki),
-        kind: KeyKind::Ec(curve),
+        kind,
         jwk_alg: None,
         pem_form: None,
-        // aws-lc-rs reads SubjectPublicKeyInfo as well as a bare point.
-        decoding: (curve != Curve::P521).then(|| DecodingKey::from_ec_der(&spki)),
+        decoding,
         spki,
     }
 }
@@ -298,16 +285,16 @@ pub struct Skipped {
 }
 
 /// A key worth a remark although it is used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyNote {
     /// Public half of a private key; kube-apiserver reads those too.
-    FromPrivateKey { source: String },
+    FromPrivateKey,
     /// A PKCS#8 EC private key: client-go keyutil reads EC private keys only in
     /// SEC 1 form, so kube-apiserver would skip this block.
-    Pkcs8EcPrivateKey { source: String },
+    Pkcs8EcPrivateKey,
     /// `RSA PUBLIC KEY` (PKCS#1): kube-apiserver reads only SubjectPublicKeyInfo
     /// and certificates, so it would skip this block.
-    Pkcs1PublicKey { source: String },
+    Pkcs1PublicKey,
 }
 
 /// Every key from every source, plus what was passed over.
@@ -315,7 +302,8 @@ pub enum KeyNote {
 pub struct KeySet {
     pub keys: Vec<PublicKey>,
     pub skipped: Vec<Skipped>,
-    pub notes: Vec<KeyNote>,
+    /// Each remark with the source of the key it is about.
+    pub notes: Vec<(String, KeyNote)>,
 }
 
 impl KeySet {
@@ -330,17 +318,15 @@ impl KeySet {
             s.source = name(&s.source);
             s
         }));
-        self.notes.extend(other.notes.into_iter().map(|n| match n {
-            KeyNote::FromPrivateKey { source } => KeyNote::FromPrivateKey {
-                source: name(&source),
-            },
-            KeyNote::Pkcs8EcPrivateKey { source } => KeyNote::Pkcs8EcPrivateKey {
-                source: name(&source),
-            },
-            KeyNote::Pkcs1PublicKey { source } => KeyNote::Pkcs1PublicKey {
-                source: name(&source),
-            },
-        }));
+        let notes = other.notes.into_iter();
+        self.notes
+            .extend(notes.map(|(source, note)| (name(&source), note)));
+    }
+
+    /// What was skipped, for the error when nothing else was found.
+    fn skipped_list(&self) -> String {
+        let whats: Vec<&str> = self.skipped.iter().map(|s| s.what.as_str()).collect();
+        whats.join(", ")
     }
 
     /// The ids keys answer to, in order, without repeats.
@@ -404,11 +390,7 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
             kid: kid_text.clone(),
             detail,
         };
-        let kty = match jwk.get("kty") {
-            Some(Value::String(kty)) => kty.as_str(),
-            Some(_) => return Err(bad("\"kty\" is not a string".to_owned())),
-            None => return Err(bad("no \"kty\"".to_owned())),
-        };
+        let kty = jwk_string(jwk, "kty").map_err(bad)?;
         if jwk.get("use").and_then(Value::as_str) == Some("enc") {
             set.skipped.push(Skipped {
                 source,
@@ -435,23 +417,21 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
         set.keys.push(key);
     }
     if set.keys.is_empty() {
-        let skipped = set
-            .skipped
-            .iter()
-            .map(|s| s.what.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(KeyError::NoUsableJwk(skipped));
+        return Err(KeyError::NoUsableJwk(set.skipped_list()));
     }
     Ok(set)
 }
 
+fn jwk_string<'a>(jwk: &'a Map<String, Value>, member: &str) -> Result<&'a str, String> {
+    match jwk.get(member) {
+        Some(Value::String(text)) => Ok(text),
+        Some(_) => Err(format!("\"{member}\" is not a string")),
+        None => Err(format!("no \"{member}\"")),
+    }
+}
+
 fn jwk_bytes(jwk: &Map<String, Value>, member: &str) -> Result<Vec<u8>, String> {
-    let text = match jwk.get(member) {
-        Some(Value::String(text)) => text,
-        Some(_) => return Err(format!("\"{member}\" is not a string")),
-        None => return Err(format!("no \"{member}\"")),
-    };
+    let text = jwk_string(jwk, member)?;
     // RFC 7518 says unpadded base64url; tolerate padding, which some tools add.
     URL_SAFE_NO_PAD
         .decode(text.trim_end_matches('='))
@@ -540,9 +520,7 @@ pub fn parse_pem_keys(bytes: &[u8]) -> Result<KeySet, KeyError> {
                         PublicKey::from_public_der(rsa.as_ref())
                             .map_err(|e| bad(format!("unusable RSA key: {e}")))
                     })?;
-                set.notes.push(KeyNote::Pkcs1PublicKey {
-                    source: source.clone(),
-                });
+                set.notes.push((source.clone(), KeyNote::Pkcs1PublicKey));
                 (key, PemForm::RsaPublicKey)
             }
             "CERTIFICATE" | "X509 CERTIFICATE" => {
@@ -555,16 +533,8 @@ pub fn parse_pem_keys(bytes: &[u8]) -> Result<KeySet, KeyError> {
                 (key, PemForm::Certificate)
             }
             "RSA PRIVATE KEY" | "EC PRIVATE KEY" | "PRIVATE KEY" => {
-                let (key, pkcs8_ec) = public_half(label, der).map_err(bad)?;
-                set.notes.push(if pkcs8_ec {
-                    KeyNote::Pkcs8EcPrivateKey {
-                        source: source.clone(),
-                    }
-                } else {
-                    KeyNote::FromPrivateKey {
-                        source: source.clone(),
-                    }
-                });
+                let (key, note) = public_half(label, der).map_err(bad)?;
+                set.notes.push((source.clone(), note));
                 (key, PemForm::PrivateKey)
             }
             other => {
@@ -584,19 +554,14 @@ pub fn parse_pem_keys(bytes: &[u8]) -> Result<KeySet, KeyError> {
         });
     }
     if set.keys.is_empty() {
-        let skipped = set
-            .skipped
-            .iter()
-            .map(|s| s.what.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let skipped = set.skipped_list();
         return Err(KeyError::NoPemKey(format!(" (found only {skipped})")));
     }
     Ok(set)
 }
 
-/// The public half of a private key block; `true` when it is a PKCS#8 EC key.
-fn public_half(label: &str, der: &[u8]) -> Result<(PublicKey, bool), String> {
+/// The public half of a private key block, and the remark it calls for.
+fn public_half(label: &str, der: &[u8]) -> Result<(PublicKey, KeyNote), String> {
     let rsa = match label {
         "RSA PRIVATE KEY" => aws_lc_rs::rsa::KeyPair::from_der(der).ok(),
         "PRIVATE KEY" => aws_lc_rs::rsa::KeyPair::from_pkcs8(der).ok(),
@@ -607,7 +572,7 @@ fn public_half(label: &str, der: &[u8]) -> Result<(PublicKey, bool), String> {
             .public_key()
             .as_der()
             .map_err(|_| "cannot encode the RSA public key")?;
-        return PublicKey::from_public_der(spki.as_ref()).map(|k| (k, false));
+        return PublicKey::from_public_der(spki.as_ref()).map(|k| (k, KeyNote::FromPrivateKey));
     }
     if label != "RSA PRIVATE KEY" {
         for curve in [Curve::P256, Curve::P384, Curve::P521] {
@@ -618,7 +583,12 @@ fn public_half(label: &str, der: &[u8]) -> Result<(PublicKey, bool), String> {
                     .as_der()
                     .map_err(|_| "cannot encode the EC public key")?;
                 let key = PublicKey::from_public_der(spki.as_ref())?;
-                return Ok((key, label == "PRIVATE KEY"));
+                let note = if label == "PRIVATE KEY" {
+                    KeyNote::Pkcs8EcPrivateKey
+                } else {
+                    KeyNote::FromPrivateKey
+                };
+                return Ok((key, note));
             }
         }
     }
@@ -703,7 +673,7 @@ mod tests {
     }
 
     #[test]
-    fn pem_spki_hash_equals_the_jwks_kid() {
+    fn pem_spki_hash_and_private_keys_equal_the_jwks_kid() {
         // `openssl pkey -pubin -outform DER | sha256 | base64url`: the PEM body is
         // that DER, so hashing it directly must give the same ids as the JWKS.
         let published = published_kids();
@@ -714,20 +684,14 @@ mod tests {
             assert_eq!(set.keys.len(), 1);
             assert_eq!(&set.keys[0].computed_kid, kid, "{file}");
             assert_eq!(set.keys[0].spki_der(), pem.contents(), "{file}");
-        }
-    }
-
-    #[test]
-    fn private_keys_give_their_public_half() {
-        let published = published_kids();
-        for (file, kid) in ["rsa", "ec256", "ec384"].iter().zip(&published) {
+            // A private key gives its public half.
             let set = parse_pem_keys(&read(&format!("keys/{file}.key.pem"))).unwrap();
             assert_eq!(&set.keys[0].computed_kid, kid, "{file}");
             assert_eq!(set.keys[0].pem_form, Some(PemForm::PrivateKey));
         }
         // rcgen writes PKCS#8: for EC keys kube-apiserver would skip the block.
         let set = parse_pem_keys(&read("keys/ec256.key.pem")).unwrap();
-        assert!(matches!(set.notes[0], KeyNote::Pkcs8EcPrivateKey { .. }));
+        assert_eq!(set.notes[0].1, KeyNote::Pkcs8EcPrivateKey);
     }
 
     #[test]
@@ -767,7 +731,7 @@ mod tests {
         let pkcs1 = pem::encode(&pem::Pem::new("RSA PUBLIC KEY", rsa.as_ref().to_vec()));
         let set = parse_pem_keys(pkcs1.as_bytes()).unwrap();
         assert_eq!(set.keys[0].computed_kid, published_kids()[0]);
-        assert!(matches!(set.notes[0], KeyNote::Pkcs1PublicKey { .. }));
+        assert_eq!(set.notes[0].1, KeyNote::Pkcs1PublicKey);
     }
 
     #[test]

@@ -71,21 +71,19 @@ pub struct Check {
 
 impl Check {
     fn passed(name: CheckName, detail: impl Into<String>) -> Check {
-        let detail = detail.into();
         Check {
             name,
             ok: Some(true),
-            detail,
+            detail: detail.into(),
         }
     }
 
     /// Not made, or not decidable here.
     fn unchecked(name: CheckName, detail: impl Into<String>) -> Check {
-        let detail = detail.into();
         Check {
             name,
             ok: None,
-            detail,
+            detail: detail.into(),
         }
     }
 
@@ -224,14 +222,11 @@ enum SigningAlg {
 
 impl SigningAlg {
     fn parse(alg: &str) -> Option<SigningAlg> {
-        use keys::Curve::*;
-        match alg {
-            "RS256" => Some(SigningAlg::Rs256),
-            "ES256" => Some(SigningAlg::Es(P256)),
-            "ES384" => Some(SigningAlg::Es(P384)),
-            "ES512" => Some(SigningAlg::Es(P521)),
-            _ => None,
+        if alg == "RS256" {
+            return Some(SigningAlg::Rs256);
         }
+        let curve = keys::Curve::VARIANTS.iter().find(|c| c.algorithm() == alg);
+        curve.map(|&c| SigningAlg::Es(c))
     }
 
     fn fits(self, kind: KeyKind) -> bool {
@@ -317,19 +312,19 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
             ),
         ));
     }
-    for note in &keys.notes {
+    for (source, note) in &keys.notes {
         findings.push(match note {
-            KeyNote::FromPrivateKey { source } => Finding::info(
+            KeyNote::FromPrivateKey => Finding::info(
                 Code::PrivateKeyGiven,
                 format!("{source} is a private key: only its public half is used"),
             ),
-            KeyNote::Pkcs8EcPrivateKey { source } => Finding::warning(
+            KeyNote::Pkcs8EcPrivateKey => Finding::warning(
                 Code::PrivateKeyGiven,
                 format!(
                     "{source} is a PKCS#8 EC private key: used here, but kube-apiserver's --service-account-key-file skips it (client-go keyutil reads EC private keys in SEC 1 form only, \"EC PRIVATE KEY\")"
                 ),
             ),
-            KeyNote::Pkcs1PublicKey { source } => Finding::warning(
+            KeyNote::Pkcs1PublicKey => Finding::warning(
                 Code::Pkcs1PublicKey,
                 format!(
                     "{source} is an \"RSA PUBLIC KEY\" (PKCS#1): used here, but kube-apiserver's --service-account-key-file skips it (client-go keyutil reads \"PUBLIC KEY\" and certificates); convert it with openssl rsa -RSAPublicKey_in -pubout"
@@ -488,19 +483,14 @@ impl<'k> KeyTrial<'k> {
             .copied()
             .filter(|i| fitting.contains(i))
             .collect();
-        let mut matched: Matched = kid_candidates
-            .iter()
-            .copied()
-            .find(|&i| try_key(i))
-            .map(|i| (i, MatchedBy::Kid));
-        if matched.is_none() {
-            matched = fitting
-                .iter()
+        let by_trial = fitting.iter().filter(|i| !kid_candidates.contains(i));
+        let matched: Matched = match kid_candidates.iter().find(|&&i| try_key(i)) {
+            Some(&i) => Some((i, MatchedBy::Kid)),
+            None => by_trial
                 .copied()
-                .filter(|i| !kid_candidates.contains(i))
                 .find(|&i| try_key(i))
-                .map(|i| (i, MatchedBy::Trial));
-        }
+                .map(|i| (i, MatchedBy::Trial)),
+        };
         KeyTrial {
             keys,
             alg,
@@ -790,7 +780,7 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
 }
 
 /// Go's `%q` of a `[]string`: `["a" "b"]`.
-fn go_quote_list(items: &[String]) -> String {
+pub(crate) fn go_quote_list(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
     format!("[{}]", quoted.join(" "))
 }

@@ -129,34 +129,24 @@ pub fn check(token: &Token, expect: &TrustExpectation) -> (Check, Vec<Finding>) 
             expect.audiences.join(", ")
         ));
     }
-    if mismatches.is_empty() {
+    let (detail, findings) = if mismatches.is_empty() {
         let detail = format!("matches {}", expect.source);
-        return (
-            Check {
-                name: CheckName::TrustPolicy,
-                ok: Some(true),
-                detail: detail.clone(),
-            },
+        (
+            detail.clone(),
             vec![Finding::info(Code::TrustPolicyMatch, detail)],
-        );
-    }
-    let findings = mismatches
-        .iter()
-        .map(|m| {
-            Finding::error(
-                Code::TrustPolicyMismatch,
-                format!("{m}: {} refuses the exchange", expect.source),
-            )
-        })
-        .collect();
-    (
-        Check {
-            name: CheckName::TrustPolicy,
-            ok: Some(false),
-            detail: mismatches.join("; "),
-        },
-        findings,
-    )
+        )
+    } else {
+        let refused = |m: &String| format!("{m}: {} refuses the exchange", expect.source);
+        let findings = mismatches.iter().map(refused);
+        let findings = findings.map(|m| Finding::error(Code::TrustPolicyMismatch, m));
+        (mismatches.join("; "), findings.collect())
+    };
+    let check = Check {
+        name: CheckName::TrustPolicy,
+        ok: Some(mismatches.is_empty()),
+        detail,
+    };
+    (check, findings)
 }
 
 /// Which part of `system:serviceaccount:NS:NAME` differs.
