@@ -398,45 +398,30 @@ fn review_text(outcome: &ReviewOutcome) -> String {
 }
 
 fn request_json(request: &RequestObservation) -> RequestJson<'_> {
-    let mut json = RequestJson {
+    let answer = request.result.as_ref().ok();
+    let body = answer.and_then(|a| a.status_body.as_ref());
+    let review_status = answer
+        .and_then(|a| a.json.as_ref()?.get("status"))
+        .filter(|s| s.is_object());
+    RequestJson {
         kind: request.kind,
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
         operator: request.operator,
         api_version: request.api_version.as_deref(),
-        status: None,
-        reason: None,
-        message: None,
-        details: None,
-        allowed: None,
-        location: None,
-        date: None,
-        latency_ms: None,
-        error: None,
-    };
-    match &request.result {
-        Ok(answer) => {
-            json.status = Some(answer.status);
-            if let Some(body) = &answer.status_body {
-                json.reason = body.reason.as_deref();
-                json.message = body.message.as_deref();
-                json.details = body.details.as_ref();
-            }
-            let review_status = answer.json.as_ref().and_then(|j| j.get("status"));
-            if let Some(status) = review_status.filter(|s| s.is_object()) {
-                json.allowed = status.get("allowed").and_then(Value::as_bool);
-                if json.reason.is_none() {
-                    json.reason = status.get("reason").and_then(Value::as_str);
-                }
-            }
-            json.location = answer.location.as_deref();
-            json.date = answer.date.map(Time::new);
-            json.latency_ms = Some(u64::try_from(answer.latency.as_millis()).unwrap_or(u64::MAX));
-        }
-        Err(error) => json.error = Some(error.to_string()),
+        status: answer.map(|a| a.status),
+        reason: body
+            .and_then(|b| b.reason.as_deref())
+            .or_else(|| review_status?.get("reason")?.as_str()),
+        message: body.and_then(|b| b.message.as_deref()),
+        details: body.and_then(|b| b.details.as_ref()),
+        allowed: review_status.and_then(|s| s.get("allowed")?.as_bool()),
+        location: answer.and_then(|a| a.location.as_deref()),
+        date: answer.and_then(|a| a.date).map(Time::new),
+        latency_ms: answer.map(|a| u64::try_from(a.latency.as_millis()).unwrap_or(u64::MAX)),
+        error: request.result.as_ref().err().map(ToString::to_string),
     }
-    json
 }
 
 /// The table view: one block per server, the requests, then the diagnosis.
@@ -604,14 +589,14 @@ pub fn write_probe(
     requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
-            let what = match request
+            let mut what = format!("{} {}", request.method, short_path(&request.path));
+            if let Some(v) = request
                 .api_version
                 .as_deref()
                 .and_then(|v| v.rsplit('/').next())
             {
-                Some(v) => format!("{} {} {v}", request.method, short_path(&request.path)),
-                None => format!("{} {}", request.method, short_path(&request.path)),
-            };
+                what.push_str(&format!(" {v}"));
+            }
             let (status, answer, time) = match &request.result {
                 Ok(a) => {
                     let mut text = a

@@ -188,26 +188,23 @@ pub fn write_verify(
     write_table(out, &head)?;
     writeln!(out)?;
 
-    let skipped: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.ok.is_none())
-        .map(|c| c.name.as_str())
-        .collect();
+    let names = |ok: Option<bool>| -> Vec<&str> {
+        report
+            .checks
+            .iter()
+            .filter(|c| c.ok == ok)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
     let verdict = if report.valid {
         let mut text = "VALID".to_owned();
+        let skipped = names(None);
         if !skipped.is_empty() {
             text.push_str(&format!(" ({} not checked)", skipped.join(", ")));
         }
         text.style(s.ok).to_string()
     } else {
-        let failed: Vec<&str> = report
-            .checks
-            .iter()
-            .filter(|c| c.ok == Some(false))
-            .map(|c| c.name.as_str())
-            .collect();
-        format!("INVALID: {} failed", failed.join(", "))
+        format!("INVALID: {} failed", names(Some(false)).join(", "))
             .style(s.error)
             .to_string()
     };
@@ -264,16 +261,16 @@ pub fn write_verify(
         write_table(out, &keys)?;
     }
     // Failed checks already show their reason above; list only the other findings.
-    let failed: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.ok == Some(false))
-        .map(|c| c.detail.as_str())
-        .collect();
+    let failed = |f: &Finding| {
+        report
+            .checks
+            .iter()
+            .any(|c| c.ok == Some(false) && c.detail == f.message)
+    };
     let rest: Vec<Finding> = report
         .findings
         .iter()
-        .filter(|f| !failed.contains(&f.message.as_str()))
+        .filter(|f| !failed(f))
         .cloned()
         .collect();
     write_findings(out, &rest, style)
