@@ -2,7 +2,7 @@
 //! diagnose and render one event at a time; a log goes to
 //! [`super::classify_log`].
 
-use std::io::{self, BufRead, Read as _, Write};
+use std::io::{self, Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -12,7 +12,7 @@ use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::input::{self, TokenInput, TokenSource};
+use crate::input::{TokenInput, TokenSource};
 use crate::report::classify::{InputJson, JsonStream, TableStream};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
@@ -124,13 +124,8 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
         (None, Some(p)) => TokenSource::File(p.clone()),
         (None, None) => return Ok(None),
     };
-    let what = source.describe();
-    let reader = source
-        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
-        .with_context(|| format!("cannot read a token from {what}"))?;
-    let TokenInput::Single(shaped) = input::read_tokens(reader, &what)
-        .with_context(|| format!("cannot read a token from {what}"))?
-    else {
+    let (input, what) = super::read_tokens(source)?;
+    let TokenInput::Single(shaped) = input else {
         anyhow::bail!("{what} holds several lines; classify takes one token");
     };
     let token = token::parse(&shaped.token)

@@ -137,12 +137,7 @@ pub fn run(
 
 /// When the token file was last written (the kubelet rewrites it on refresh).
 fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let source = TokenSource::choose(
-        args.token.argument(),
-        args.token.token_file.clone(),
-        env.stdin_readable,
-        &args.token.sa_dir,
-    );
+    let source = super::token_source(&args.token, env);
     let path = match source {
         TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
         _ => return None,

@@ -35,8 +35,8 @@ pub fn run(
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
         Command::Skew(args) => skew::run(args, &settings, env, out),
-        Command::Verify(args) => verify::run(args, &settings, env, out, err),
-        Command::Probe(args) => probe::run(*args, &settings, env, out, err),
+        Command::Verify(args) => verify::run(args, &settings, env, out),
+        Command::Probe(args) => probe::run(*args, &settings, env, out),
         Command::Classify(args) => classify::run(args, &settings, env, out, err),
         Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
@@ -46,14 +46,19 @@ pub fn run(
     }
 }
 
-/// Opens the token source the flags and environment select.
-pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenInput, String)> {
-    let source = TokenSource::choose(
+/// The token source the flags and environment select.
+fn token_source(args: &TokenArgs, env: &Env) -> TokenSource {
+    TokenSource::choose(
         args.argument(),
         args.token_file.clone(),
         env.stdin_readable,
         &args.sa_dir,
-    );
+    )
+}
+
+/// Opens `source` and reads it far enough to tell one token from several;
+/// with the source as messages name it.
+fn read_tokens(source: TokenSource) -> anyhow::Result<(TokenInput, String)> {
     let what = source.describe();
     let reader = source
         .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
@@ -120,7 +125,7 @@ pub fn read_one_bearer(
 }
 
 fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
-    let (input, what) = open_tokens(args, env)?;
+    let (input, what) = read_tokens(token_source(args, env))?;
     let shaped = match input {
         TokenInput::Single(shaped) => shaped,
         TokenInput::Many(tokens) => anyhow::bail!(

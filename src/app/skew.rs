@@ -157,12 +157,7 @@ fn server_name(url: &Url) -> String {
 /// The token, or `None` when no token was given, none is mounted, and another
 /// clock source makes the run worthwhile without one.
 fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> {
-    let source = TokenSource::choose(
-        args.token.argument(),
-        args.token.token_file.clone(),
-        env.stdin_readable,
-        &args.token.sa_dir,
-    );
+    let source = super::token_source(&args.token, env);
     if let TokenSource::InPodDefault(path) = &source
         && args.has_clock_source()
         && !path.exists()

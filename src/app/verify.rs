@@ -30,7 +30,6 @@ pub fn run(
     settings: &Settings,
     env: &Env,
     out: &mut dyn Write,
-    _err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let jwks_on_stdin = args.jwks.as_deref().is_some_and(is_stdin);
     if jwks_on_stdin && args.token.token_file.as_deref().is_some_and(is_stdin) {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::TableStyle;
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{or_dash, sanitize};
 use super::table::{bordered_table, key_value_table, write_findings, write_table};
 use crate::findings::Finding;
 use crate::token::Token;
@@ -154,21 +154,17 @@ pub fn write_verify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let text = |v: Option<&str>| {
-        v.map(|v| sanitize(v).into_owned())
-            .unwrap_or_else(|| "-".to_owned())
-    };
     let mut head = key_value_table(style);
     let mut row = |key: &str, value: String| {
         head.add_row([format!("{key}:").style(s.bold).to_string(), value]);
     };
-    let mut alg = text(report.alg.as_deref());
+    let mut alg = or_dash(report.alg.as_deref());
     if let Some(kid) = report.token_kid.as_deref() {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
     }
     row("Algorithm", alg);
     row("Kind", report.kind.as_str().to_owned());
-    row("Issuer", text(report.issuer.as_deref()));
+    row("Issuer", or_dash(report.issuer.as_deref()));
     row(
         "Audiences",
         if report.audiences.is_empty() {
