@@ -83,7 +83,7 @@ pub struct OtherJson {
 }
 
 /// What was read.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AuditInputJson {
     /// `file PATH` or `stdin`, in order (for a merge: every shard's).
     pub sources: Vec<String>,
@@ -98,7 +98,7 @@ pub struct AuditInputJson {
 }
 
 /// The API server log read for the 401 join.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ApiserverLogJson {
     /// Lines read.
     pub lines: u64,

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use owo_colors::OwoColorize as _;
+use owo_colors::{OwoColorize as _, Style};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -513,31 +513,24 @@ pub fn write_probe(
             "Server".to_owned()
         };
         row(&title, sanitize(&server.observation.url).into_owned());
-        let tls = server.tls.as_ref();
-        let tls = if tls.is_none() {
-            "none: plain HTTP (--allow-plain-http)"
-                .style(s.warning)
-                .to_string()
-        } else if tls.is_some_and(|t| t.verified) {
-            "verified".to_owned()
-        } else if let Some(reason) = tls.and_then(|t| t.reason) {
-            format!("failed: {}", reason.as_str())
-                .style(s.error)
-                .to_string()
-        } else if !server.observation.verifies_tls
-            && server
-                .observation
-                .requests
-                .first()
-                .is_some_and(|r| r.result.is_ok())
-        {
-            "NOT verified (--insecure-skip-tls-verify)"
-                .style(s.warning)
-                .to_string()
-        } else {
-            "-".to_owned()
+        let requests = &server.observation.requests;
+        let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
+        let (tls, look) = match &server.tls {
+            None => (
+                "none: plain HTTP (--allow-plain-http)".to_owned(),
+                s.warning,
+            ),
+            Some(t) if t.verified => ("verified".to_owned(), Style::new()),
+            Some(t) => match t.reason {
+                Some(reason) => (format!("failed: {}", reason.as_str()), s.error),
+                None if !server.observation.verifies_tls && first_answered => (
+                    "NOT verified (--insecure-skip-tls-verify)".to_owned(),
+                    s.warning,
+                ),
+                None => ("-".to_owned(), Style::new()),
+            },
         };
-        row("TLS", tls);
+        row("TLS", tls.style(look).to_string());
         let class = server.classification;
         let class_style = match class {
             Classification::Ok | Classification::NotFound => s.ok,
