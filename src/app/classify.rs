@@ -63,8 +63,7 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    let mut tally = classify::Tally::default();
-    match settings.format.data() {
+    let tally = match settings.format.data() {
         Some(data) => {
             let input = InputJson {
                 source: what,
@@ -80,15 +79,14 @@ pub fn run(
             };
             let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
             for event in stream.events {
-                let result = classify::diagnose_one(event, ctx);
-                tally.add(&result);
-                w.push(&result)?;
+                w.push(&classify::diagnose_one(event, ctx))?;
             }
-            w.finish(&tally)?;
+            let tally = w.finish()?;
             if data == DataFormat::Yaml {
                 let document: serde_json::Value = serde_json::from_slice(&buffer)?;
                 write_data(out, data, &document)?;
             }
+            tally
         }
         None => {
             let mut w = TableStream::begin(
@@ -99,13 +97,11 @@ pub fn run(
                 token.as_ref(),
             )?;
             for event in stream.events {
-                let result = classify::diagnose_one(event, ctx);
-                tally.add(&result);
-                w.push(result)?;
+                w.push(classify::diagnose_one(event, ctx))?;
             }
-            w.finish(&tally)?;
+            w.finish()?
         }
-    }
+    };
     Ok(tally.outcome())
 }
 

@@ -204,7 +204,7 @@ fn summary(report: &ClassifyReport) -> SummaryJson {
 /// serialising [`ClassifyJson`], without holding every result in memory.
 pub struct JsonStream<'w> {
     out: &'w mut dyn Write,
-    written: usize,
+    tally: Tally,
 }
 
 impl<'w> JsonStream<'w> {
@@ -222,24 +222,28 @@ impl<'w> JsonStream<'w> {
         write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
         write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
         write!(out, "  \"results\": [")?;
-        Ok(JsonStream { out, written: 0 })
+        Ok(JsonStream {
+            out,
+            tally: Tally::default(),
+        })
     }
 
     /// Writes one result.
     pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.written == 0 { "\n" } else { ",\n" };
-        self.written += 1;
+        let sep = if self.tally.events == 0 { "\n" } else { ",\n" };
+        self.tally.add(r);
         write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
     }
 
-    /// Closes the results and writes the summary of `tally`.
-    pub fn finish(self, tally: &Tally) -> io::Result<()> {
-        if self.written > 0 {
+    /// Closes the results and writes their summary; their tally.
+    pub fn finish(self) -> io::Result<Tally> {
+        if self.tally.events > 0 {
             write!(self.out, "\n  ")?;
         }
         writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &SummaryJson::new(tally), false)?;
-        writeln!(self.out, "}}")
+        write_field(self.out, "summary", &SummaryJson::new(&self.tally), false)?;
+        writeln!(self.out, "}}")?;
+        Ok(self.tally)
     }
 }
 
@@ -277,6 +281,7 @@ pub struct TableStream<'w> {
     /// Results held until we know whether there are more than `DETAILED_MAX`.
     pending: Vec<ClassifyResult>,
     compact: bool,
+    tally: Tally,
 }
 
 impl<'w> TableStream<'w> {
@@ -316,11 +321,13 @@ impl<'w> TableStream<'w> {
             style: *style,
             pending: Vec::new(),
             compact: false,
+            tally: Tally::default(),
         })
     }
 
     /// Adds one result.
     pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
+        self.tally.add(&r);
         if self.compact {
             return write_row(self.out, &r, &self.style);
         }
@@ -336,15 +343,15 @@ impl<'w> TableStream<'w> {
         Ok(())
     }
 
-    /// Writes what is held and the summary of `tally`.
-    pub fn finish(self, tally: &Tally) -> io::Result<()> {
+    /// Writes what is held and the summary; the tally of every result.
+    pub fn finish(self) -> io::Result<Tally> {
         let s = &self.style.styles;
         for (n, r) in self.pending.iter().enumerate() {
             writeln!(self.out)?;
             write_result(self.out, n + 1, r, &self.style)?;
         }
         writeln!(self.out)?;
-        let summary = SummaryJson::new(tally);
+        let summary = SummaryJson::new(&self.tally);
         let counts: Vec<String> = summary
             .by_classification
             .iter()
@@ -357,12 +364,8 @@ impl<'w> TableStream<'w> {
             if summary.events == 1 { "" } else { "s" },
             counts.join(", ")
         );
-        let styled = if summary.problems > 0 {
-            line.style(s.error).to_string()
-        } else {
-            line.style(s.ok).to_string()
-        };
-        writeln!(self.out, "{styled}")?;
+        let look = if summary.problems > 0 { s.error } else { s.ok };
+        writeln!(self.out, "{}", line.style(look))?;
         if self.compact {
             let causes: Vec<String> = summary
                 .by_cause
@@ -378,7 +381,7 @@ impl<'w> TableStream<'w> {
                 "Details: -o json, or classify one line at a time.".style(s.dim)
             )?;
         }
-        Ok(())
+        Ok(self.tally)
     }
 }
 
@@ -390,12 +393,10 @@ pub fn write_classify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
-    let mut tally = Tally::default();
     for r in &report.results {
-        tally.add(r);
         stream.push(r.clone())?;
     }
-    stream.finish(&tally)
+    stream.finish().map(drop)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -603,12 +604,10 @@ mod tests {
             let mut w =
                 JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
                     .unwrap();
-            let mut tally = Tally::default();
             for r in &report.results {
-                tally.add(r);
                 w.push(r).unwrap();
             }
-            w.finish(&tally).unwrap();
+            w.finish().unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(streamed, whole);
             assert_eq!(streamed["summary"]["events"], report.results.len());
