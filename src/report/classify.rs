@@ -385,20 +385,6 @@ impl<'w> TableStream<'w> {
     }
 }
 
-/// `classify` as tables, for a report already in memory.
-pub fn write_classify(
-    out: &mut dyn Write,
-    report: &ClassifyReport,
-    token: Option<&Token>,
-    style: &TableStyle,
-) -> io::Result<()> {
-    let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
-    for r in &report.results {
-        stream.push(r.clone())?;
-    }
-    stream.finish().map(drop)
-}
-
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
 fn wrap(text: &str, width: u16) -> Vec<String> {
     let width = usize::from(width);
@@ -617,18 +603,26 @@ mod tests {
     #[test]
     fn many_events_become_compact_rows() {
         let style = TableStyle::plain(100);
-        let mut out = Vec::new();
-        write_classify(&mut out, &report(MIXED), None, &style).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let table = |text| {
+            let report = report(text);
+            let mut out = Vec::new();
+            let mut w =
+                TableStream::begin(&mut out, &style, report.source_type, report.detected, None)
+                    .unwrap();
+            for r in report.results {
+                w.push(r).unwrap();
+            }
+            w.finish().unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = table(MIXED);
         assert!(text.contains("LINE  CLASSIFICATION"), "{text}");
         assert!(
             text.contains("Summary: 17 events: 17 401-invalid-token"),
             "{text}"
         );
         assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
-        let mut out = Vec::new();
-        write_classify(&mut out, &report("401\n"), None, &style).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = table("401\n");
         assert!(
             text.contains("Answer:") && text.contains("Diagnosis:"),
             "{text}"
