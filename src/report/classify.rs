@@ -471,13 +471,6 @@ fn write_result(
         format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
     )?;
     let mut table = key_value_table(style);
-    let list = |items: &[String]| {
-        items
-            .iter()
-            .map(|i| format!("- {}", sanitize(i)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let mut row = |key: &str, value: String| {
         if !value.is_empty() {
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
@@ -503,14 +496,13 @@ fn write_result(
     if let Some(req) = ev.request.as_ref().filter(|r| !r.is_empty()) {
         row("Request", sanitize(&request_words(req)).into_owned());
     }
-    if !ev.reasons.is_empty() {
-        let lines: Vec<String> = ev
-            .reasons
-            .iter()
-            .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
-            .collect();
-        row("Server said", list(&lines));
-    }
+    let said: Vec<String> = ev
+        .reasons
+        .iter()
+        .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
+        .map(|line| format!("- {}", sanitize(&line)))
+        .collect();
+    row("Server said", said.join("\n"));
     if let Some(c) = r.token_check {
         let j = c.judgement;
         let mut text = format!(

@@ -197,17 +197,13 @@ pub fn write_table(
         .as_ref()
         .map(|sp| format!(", {} to {}", sp.first, sp.last))
         .unwrap_or_default();
+    let sources = doc.input.sources.len();
     writeln!(
         out,
-        "{} {} events in {} source{} ({}){span}",
+        "{} {} events in {sources} source{} ({}){span}",
         "Audit:".style(s.bold),
         thousands(doc.events),
-        doc.input.sources.len(),
-        if doc.input.sources.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
+        if sources == 1 { "" } else { "s" },
         bytes_words(doc.input.bytes)
     )?;
     let mut classes: BTreeMap<&str, u64> = BTreeMap::new();
@@ -330,16 +326,12 @@ pub fn write_table(
         writeln!(out)?;
         write_details(out, i + 1, f, style, width)?;
     }
-    if doc.findings.len() > details {
+    let more = doc.findings.len().saturating_sub(details);
+    if more > 0 {
         writeln!(
             out,
-            "\n{} more finding{} in the list above: -o json has every one, or raise --details",
-            doc.findings.len() - details,
-            if doc.findings.len() - details == 1 {
-                ""
-            } else {
-                "s"
-            }
+            "\n{more} more finding{} in the list above: -o json has every one, or raise --details",
+            if more == 1 { "" } else { "s" }
         )?;
     }
     Ok(())
