@@ -253,6 +253,15 @@ pub struct BucketJson {
     pub count: u64,
 }
 
+/// Events per hour (hours since the epoch) as a timeline.
+pub(crate) fn timeline(hours: &BTreeMap<i64, u64>) -> Vec<BucketJson> {
+    let bucket = |(h, n): (&i64, &u64)| BucketJson {
+        at: rfc3339(crate::audit::instant(h * crate::audit::aggregate::BUCKET)),
+        count: *n,
+    };
+    hours.iter().map(bucket).collect()
+}
+
 /// A stale token.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StaleJson {
@@ -503,14 +512,7 @@ fn finding_json(f: &Finding) -> FindingJson {
         last_seen: rfc3339(crate::audit::instant(f.seen.last)),
         example_audit_id: f.example_audit_id.clone(),
         example_message: f.example_message.clone(),
-        timeline: f
-            .hours
-            .iter()
-            .map(|(h, n)| BucketJson {
-                at: rfc3339(crate::audit::instant(h * crate::audit::aggregate::BUCKET)),
-                count: *n,
-            })
-            .collect(),
+        timeline: timeline(&f.hours),
         stale: f.stale.map(|(max, since)| StaleJson {
             max_seconds_past_warnafter: max,
             stale_since: rfc3339(since),
