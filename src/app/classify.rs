@@ -63,13 +63,13 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
+    let input = InputJson {
+        source: what,
+        source_type: stream.source_type,
+        detected: stream.detected,
+    };
     let tally = match settings.format.data() {
         Some(data) => {
-            let input = InputJson {
-                source: what,
-                source_type: stream.source_type,
-                detected: stream.detected,
-            };
             // YAML is the JSON document re-encoded: it is built in memory, the
             // JSON is streamed.
             let mut buffer = Vec::new();
@@ -89,13 +89,7 @@ pub fn run(
             tally
         }
         None => {
-            let mut w = TableStream::begin(
-                out,
-                &settings.table,
-                stream.source_type,
-                stream.detected,
-                token.as_ref(),
-            )?;
+            let mut w = TableStream::begin(out, &settings.table, &input, token.as_ref())?;
             for event in stream.events {
                 w.push(classify::diagnose_one(event, ctx))?;
             }

@@ -145,13 +145,9 @@ impl SummaryJson {
 
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&'a Token>) -> Self {
+    pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
         ClassifyJson {
-            input: InputJson {
-                source: source.to_owned(),
-                source_type: report.source_type,
-                detected: report.detected,
-            },
+            input,
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
@@ -289,8 +285,7 @@ impl<'w> TableStream<'w> {
     pub fn begin(
         out: &'w mut dyn Write,
         style: &TableStyle,
-        source_type: crate::classify::SourceType,
-        detected: bool,
+        input: &InputJson,
         token: Option<&Token>,
     ) -> io::Result<Self> {
         let s = &style.styles;
@@ -298,8 +293,8 @@ impl<'w> TableStream<'w> {
             out,
             "{} {} ({})",
             "Input:".style(s.bold),
-            source_type.as_str(),
-            if detected {
+            input.source_type.as_str(),
+            if input.detected {
                 "detected"
             } else {
                 "forced with --type"
@@ -554,6 +549,14 @@ mod tests {
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
 
+    fn input(report: &ClassifyReport) -> InputJson {
+        InputJson {
+            source: "stdin".to_owned(),
+            source_type: report.source_type,
+            detected: report.detected,
+        }
+    }
+
     fn report(text: &str) -> ClassifyReport {
         let ctx = Context {
             token: None,
@@ -572,16 +575,11 @@ mod tests {
             "Error from server (NotFound): pods \"x\" not found",
         ] {
             let report = report(text);
-            let whole = serde_json::to_value(ClassifyJson::new(&report, "stdin", None)).unwrap();
+            let whole = ClassifyJson::new(&report, input(&report), None);
+            let whole = serde_json::to_value(whole).unwrap();
             let mut out = Vec::new();
-            let input = InputJson {
-                source: "stdin".to_owned(),
-                source_type: report.source_type,
-                detected: report.detected,
-            };
-            let mut w =
-                JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
-                    .unwrap();
+            let (at, leeway) = (report.evaluated_at, report.leeway);
+            let mut w = JsonStream::begin(&mut out, input(&report), at, leeway, None).unwrap();
             for r in &report.results {
                 w.push(r).unwrap();
             }
@@ -598,9 +596,7 @@ mod tests {
         let table = |text| {
             let report = report(text);
             let mut out = Vec::new();
-            let mut w =
-                TableStream::begin(&mut out, &style, report.source_type, report.detected, None)
-                    .unwrap();
+            let mut w = TableStream::begin(&mut out, &style, &input(&report), None).unwrap();
             for r in report.results {
                 w.push(r).unwrap();
             }
