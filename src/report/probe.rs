@@ -12,7 +12,7 @@ use strum::{IntoStaticStr, VariantArray};
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{or_dash, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
@@ -432,76 +432,7 @@ pub fn write_probe(
 ) -> io::Result<()> {
     let s = &style.styles;
     let several = report.servers.len() > 1;
-    if !report.token_sent {
-        writeln!(
-            out,
-            "Token:      none sent (--anonymous with no token): every request below is anonymous"
-        )?;
-    }
-    if let Some(k) = &report.kubeconfig {
-        writeln!(
-            out,
-            "Kubeconfig: context {} (cluster {}{}) from {}",
-            sanitize(&k.context),
-            sanitize(&k.cluster),
-            k.credentials
-                .map(|c| format!(
-                    ", user {} by {c}",
-                    sanitize(k.user.as_deref().unwrap_or("-"))
-                ))
-                .unwrap_or_default(),
-            sanitize(&k.files.join(":"))
-        )?;
-        if let Some(proxy) = &k.proxy {
-            writeln!(
-                out,
-                "Proxy:      {} (kubeconfig proxy-url)",
-                sanitize(proxy)
-            )?;
-        }
-    }
-    if let Some(e) = &report.endpoints {
-        match &e.error {
-            Some(error) => writeln!(out, "Endpoints: {}", sanitize(error))?,
-            None => writeln!(
-                out,
-                "Endpoints: {} replicas from the kubernetes Service's {} (via {}){}",
-                e.replicas.len(),
-                e.source.unwrap_or("-"),
-                sanitize(&e.via),
-                if e.omitted > 0 {
-                    format!(
-                        "; {} more listed, not probed (at most {} are)",
-                        e.omitted,
-                        crate::probe::endpoints::MAX_REPLICAS
-                    )
-                } else {
-                    String::new()
-                }
-            )?,
-        }
-    }
-    for b in &report.bindings {
-        writeln!(
-            out,
-            "Binding: {} {}/{}: {}{}{}",
-            b.target.kind.as_str(),
-            sanitize(&b.target.namespace),
-            sanitize(&b.target.name),
-            b.state.as_str(),
-            match (&b.state, b.status) {
-                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
-                    format!(" (HTTP {status} via {})", sanitize(&b.via))
-                }
-                _ => String::new(),
-            },
-            match (&b.target.claim_uid, &b.live_uid) {
-                (Some(c), Some(l)) if c != l =>
-                    format!("\n  token uid {}\n  live uid  {}", sanitize(c), sanitize(l)),
-                _ => String::new(),
-            }
-        )?;
-    }
+    write_context(out, report)?;
     for (i, server) in report.servers.iter().enumerate() {
         let mut table = key_value_table(style);
         let mut row = |key: &str, value: String| {
@@ -642,6 +573,79 @@ pub fn write_probe(
     write_table(out, &requests)?;
     writeln!(out)?;
     write_diagnosis(out, &report.diagnosis, style)
+}
+
+/// The lines above the servers: the token not sent, the kubeconfig, the
+/// replicas found and the bound objects read.
+fn write_context(out: &mut dyn Write, report: &ProbeReport) -> io::Result<()> {
+    if !report.token_sent {
+        writeln!(
+            out,
+            "Token:      none sent (--anonymous with no token): every request below is anonymous"
+        )?;
+    }
+    if let Some(k) = &report.kubeconfig {
+        writeln!(
+            out,
+            "Kubeconfig: context {} (cluster {}{}) from {}",
+            sanitize(&k.context),
+            sanitize(&k.cluster),
+            k.credentials
+                .map(|c| format!(", user {} by {c}", or_dash(k.user.as_deref())))
+                .unwrap_or_default(),
+            sanitize(&k.files.join(":"))
+        )?;
+        if let Some(proxy) = &k.proxy {
+            writeln!(
+                out,
+                "Proxy:      {} (kubeconfig proxy-url)",
+                sanitize(proxy)
+            )?;
+        }
+    }
+    if let Some(e) = &report.endpoints {
+        match &e.error {
+            Some(error) => writeln!(out, "Endpoints: {}", sanitize(error))?,
+            None => writeln!(
+                out,
+                "Endpoints: {} replicas from the kubernetes Service's {} (via {}){}",
+                e.replicas.len(),
+                e.source.unwrap_or("-"),
+                sanitize(&e.via),
+                if e.omitted > 0 {
+                    format!(
+                        "; {} more listed, not probed (at most {} are)",
+                        e.omitted,
+                        crate::probe::endpoints::MAX_REPLICAS
+                    )
+                } else {
+                    String::new()
+                }
+            )?,
+        }
+    }
+    for b in &report.bindings {
+        writeln!(
+            out,
+            "Binding: {} {}/{}: {}{}{}",
+            b.target.kind.as_str(),
+            sanitize(&b.target.namespace),
+            sanitize(&b.target.name),
+            b.state.as_str(),
+            match (&b.state, b.status) {
+                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
+                    format!(" (HTTP {status} via {})", sanitize(&b.via))
+                }
+                _ => String::new(),
+            },
+            match (&b.target.claim_uid, &b.live_uid) {
+                (Some(c), Some(l)) if c != l =>
+                    format!("\n  token uid {}\n  live uid  {}", sanitize(c), sanitize(l)),
+                _ => String::new(),
+            }
+        )?;
+    }
+    Ok(())
 }
 
 /// Review paths are long; the resource name says enough.

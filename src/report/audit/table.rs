@@ -260,16 +260,15 @@ pub fn write_table(
     for n in &doc.notes {
         writeln!(out, "{} {}", "Note:".style(s.dim), sanitize(n))?;
     }
+    let width = usize::from(style.width).saturating_sub(4).max(30);
     if let Some(f) = &doc.credential {
         writeln!(out)?;
-        let width = usize::from(style.width).saturating_sub(4).max(30);
         credentials::write_followed(out, f, doc.span.as_ref(), width)?;
     }
     if doc.findings.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
-    // A day in 24 cells on a wide terminal, in 12 on 80 columns.
     let axis = Axis::of(doc.span.as_ref(), axis_width(style));
     let timeline_header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
     let mut table = list_table(
@@ -320,7 +319,6 @@ pub fn write_table(
             "~ a guess: 401 events name no user; the identity is the one last accepted from the same source IP and user agent".style(s.dim)
         )?;
     }
-    let width = usize::from(style.width).saturating_sub(4).max(30);
     credentials::write_credentials(out, doc, width)?;
     for (i, f) in doc.findings.iter().enumerate().take(details) {
         writeln!(out)?;
