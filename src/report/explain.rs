@@ -326,9 +326,7 @@ pub fn markdown() -> String {
                 );
             }
         }
-        md.push_str("\nSources: ");
-        md.push_str(&page.sources.join("; "));
-        md.push_str(".\n");
+        let _ = writeln!(md, "\nSources: {}.", page.sources.join("; "));
     }
     md
 }

@@ -352,9 +352,7 @@ fn write_details(
     writeln!(out, "{}", sanitize(heading.trim_end()).style(s.bold))?;
     let id = &f.identity;
     let mut facts: Vec<String> = Vec::new();
-    if let Some(u) = &id.user {
-        facts.push(format!("user {u}"));
-    }
+    facts.extend(id.user.as_ref().map(|u| format!("user {u}")));
     if let Some(e) = &f.escalation {
         facts.push(format!(
             "asks for more than most workloads should have: {e}"
@@ -400,9 +398,7 @@ fn write_details(
             human(st.max_seconds_past_warnafter)
         ));
     }
-    if let Some(m) = &f.example_message {
-        facts.push(format!("message: {m}"));
-    }
+    facts.extend(f.example_message.as_ref().map(|m| format!("message: {m}")));
     if let Some(r) = &f.reasons {
         for j in &r.joined {
             facts.push(format!(
