@@ -3,7 +3,6 @@
 //! steps and the verdict come from the pure `crate::doctor`.
 
 use std::io::Write;
-use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -142,8 +141,7 @@ fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
         TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
         _ => return None,
     };
-    let modified: SystemTime = std::fs::metadata(path).ok()?.modified().ok()?;
-    Some(DateTime::<Utc>::from(modified))
+    Some(std::fs::metadata(path).ok()?.modified().ok()?.into())
 }
 
 /// Fetches `/openid/v1/jwks` from the server and checks the token against it.
