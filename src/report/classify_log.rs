@@ -305,9 +305,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
 /// A group's sources, most events first.
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
-    v.sort_by(|a, b| {
-        (std::cmp::Reverse(a.1.events), a.0).cmp(&(std::cmp::Reverse(b.1.events), b.0))
-    });
+    v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));
     v
 }
 

@@ -158,14 +158,9 @@ pub(super) fn followed_json(f: &FollowedCredential) -> FollowedJson {
 /// The earlier of two minting events of one credential (the same event, when
 /// two shards both hold it).
 fn earlier(a: Option<MintJson>, b: Option<MintJson>) -> Option<MintJson> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if (&b.at, &b.audit_id) < (&a.at, &a.audit_id) {
-            b
-        } else {
-            a
-        }),
-        (a, b) => a.or(b),
-    }
+    a.into_iter()
+        .chain(b)
+        .min_by(|x, y| (&x.at, &x.audit_id).cmp(&(&y.at, &y.audit_id)))
 }
 
 /// Shards' credential lists as one: findings united, the minting event taken
