@@ -2,7 +2,7 @@
 //! diagnose and render one event at a time; a log goes to
 //! [`super::classify_log`].
 
-use std::io::{self, BufRead, Read as _, Write};
+use std::io::{self, Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -12,7 +12,7 @@ use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::input::{self, TokenInput, TokenSource};
+use crate::input::{TokenInput, TokenSource};
 use crate::report::classify::{InputJson, JsonStream, TableStream};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
@@ -63,14 +63,13 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    let mut tally = classify::Tally::default();
-    match settings.format.data() {
+    let input = InputJson {
+        source: what,
+        source_type: stream.source_type,
+        detected: stream.detected,
+    };
+    let tally = match settings.format.data() {
         Some(data) => {
-            let input = InputJson {
-                source: what,
-                source_type: stream.source_type,
-                detected: stream.detected,
-            };
             // YAML is the JSON document re-encoded: it is built in memory, the
             // JSON is streamed.
             let mut buffer = Vec::new();
@@ -80,32 +79,23 @@ pub fn run(
             };
             let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
             for event in stream.events {
-                let result = classify::diagnose_one(event, ctx);
-                tally.add(&result);
-                w.push(&result)?;
+                w.push(&classify::diagnose_one(event, ctx))?;
             }
-            w.finish(&tally)?;
+            let tally = w.finish()?;
             if data == DataFormat::Yaml {
                 let document: serde_json::Value = serde_json::from_slice(&buffer)?;
                 write_data(out, data, &document)?;
             }
+            tally
         }
         None => {
-            let mut w = TableStream::begin(
-                out,
-                &settings.table,
-                stream.source_type,
-                stream.detected,
-                token.as_ref(),
-            )?;
+            let mut w = TableStream::begin(out, &settings.table, &input, token.as_ref())?;
             for event in stream.events {
-                let result = classify::diagnose_one(event, ctx);
-                tally.add(&result);
-                w.push(result)?;
+                w.push(classify::diagnose_one(event, ctx))?;
             }
-            w.finish(&tally)?;
+            w.finish()?
         }
-    }
+    };
     Ok(tally.outcome())
 }
 
@@ -124,13 +114,8 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
         (None, Some(p)) => TokenSource::File(p.clone()),
         (None, None) => return Ok(None),
     };
-    let what = source.describe();
-    let reader = source
-        .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
-        .with_context(|| format!("cannot read a token from {what}"))?;
-    let TokenInput::Single(shaped) = input::read_tokens(reader, &what)
-        .with_context(|| format!("cannot read a token from {what}"))?
-    else {
+    let (input, what) = super::read_tokens(source)?;
+    let TokenInput::Single(shaped) = input else {
         anyhow::bail!("{what} holds several lines; classify takes one token");
     };
     let token = token::parse(&shaped.token)

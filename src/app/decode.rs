@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use super::open_tokens;
+use super::{read_tokens, token_source};
 use crate::authconfig;
 use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
@@ -26,7 +26,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let config = super::read_authn_config(args.authentication_config.as_deref())?;
-    let (input, what) = open_tokens(&args.token, env)?;
+    let (input, what) = read_tokens(token_source(&args.token, env))?;
     let now = settings.clock.now();
     let analyse = |token, shaped: &ShapedToken| {
         let mut report = decode::analyse(token, shaped, now, settings.leeway);
@@ -54,15 +54,16 @@ pub fn run(
     }
 }
 
+/// Decodes one token, and evaluates it against `--authentication-config` if given.
+type Analyse<'a> =
+    dyn Fn(token::Token, &ShapedToken) -> Result<DecodeReport, authconfig::AuthnConfigError> + 'a;
+
 /// One document with several tokens (a CSI map): each decoded in full, one
 /// after another (JSON Lines with `-o json`, numbered from 1).
 fn decode_many(
     tokens: Vec<ShapedToken>,
     what: &str,
-    analyse: &dyn Fn(
-        token::Token,
-        &ShapedToken,
-    ) -> Result<DecodeReport, authconfig::AuthnConfigError>,
+    analyse: &Analyse,
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
@@ -107,10 +108,7 @@ pub const MAX_ERROR_LINES: usize = 100;
 fn decode_batch(
     lines: BatchReader,
     settings: &Settings,
-    analyse: &dyn Fn(
-        token::Token,
-        &ShapedToken,
-    ) -> Result<DecodeReport, authconfig::AuthnConfigError>,
+    analyse: &Analyse,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
@@ -163,32 +161,20 @@ fn decode_batch(
     }
     out.flush()?;
     if !bad_lines.is_empty() || with_errors > 0 {
-        let lines = bad_lines
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        writeln!(
-            err,
-            "kubectl-satoken: {total} tokens: {with_errors} with errors{}{}",
-            if bad_lines.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", unreadable lines: {lines}{}",
-                    if unreadable > bad_lines.len() {
-                        format!(" and {} more", unreadable - bad_lines.len())
-                    } else {
-                        String::new()
-                    }
-                )
-            },
-            if unreadable > MAX_ERROR_LINES {
-                format!(" (the first {MAX_ERROR_LINES} are shown above; is this a list of tokens?)")
-            } else {
-                String::new()
+        let mut summary = format!("{total} tokens: {with_errors} with errors");
+        if !bad_lines.is_empty() {
+            let lines: Vec<String> = bad_lines.iter().map(ToString::to_string).collect();
+            summary.push_str(&format!(", unreadable lines: {}", lines.join(", ")));
+            if unreadable > bad_lines.len() {
+                summary.push_str(&format!(" and {} more", unreadable - bad_lines.len()));
             }
-        )?;
+        }
+        if unreadable > MAX_ERROR_LINES {
+            summary.push_str(&format!(
+                " (the first {MAX_ERROR_LINES} are shown above; is this a list of tokens?)"
+            ));
+        }
+        writeln!(err, "kubectl-satoken: {summary}")?;
     }
     Ok(outcome)
 }

@@ -3,7 +3,6 @@
 //! steps and the verdict come from the pure `crate::doctor`.
 
 use std::io::Write;
-use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -137,18 +136,12 @@ pub fn run(
 
 /// When the token file was last written (the kubelet rewrites it on refresh).
 fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let source = TokenSource::choose(
-        args.token.argument(),
-        args.token.token_file.clone(),
-        env.stdin_readable,
-        &args.token.sa_dir,
-    );
+    let source = super::token_source(&args.token, env);
     let path = match source {
         TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
         _ => return None,
     };
-    let modified: SystemTime = std::fs::metadata(path).ok()?.modified().ok()?;
-    Some(DateTime::<Utc>::from(modified))
+    Some(std::fs::metadata(path).ok()?.modified().ok()?.into())
 }
 
 /// Fetches `/openid/v1/jwks` from the server and checks the token against it.

@@ -12,14 +12,12 @@ use crate::settings::Settings;
 
 /// `explain`.
 pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let cause = match &args.cause {
-        Some(code) => Some(code.parse::<Cause>().map_err(InputError::from)?),
-        None => None,
-    };
+    let cause = args.cause.as_deref().map(str::parse::<Cause>);
+    let cause = cause.transpose().map_err(InputError::from)?;
     match (cause, settings.format.data()) {
         (Some(c), Some(data)) => write_data(out, data, &ExplainJson::new(c))?,
         (Some(c), None) => write_page(out, c, &settings.table)?,
-        (None, Some(data)) => write_data(out, data, &CauseListJson::new())?,
+        (None, Some(data)) => write_data(out, data, &CauseListJson::all())?,
         (None, None) => write_list(out, &settings.table)?,
     }
     Ok(Outcome::Healthy)

@@ -14,13 +14,18 @@ mod skew;
 mod verify;
 
 use std::io::{self, BufRead, Write};
+use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::cli::{Cli, Command, TokenArgs};
+use crate::authconfig::{self, AuthnConfig};
+use crate::cli::{AccessArgs, Cli, Command, TlsArgs, TokenArgs};
 use crate::env::Env;
+use crate::error::{InputError, TokenError};
 use crate::exit::Outcome;
+use crate::http::{self, ClientConfig, Trust};
 use crate::input::{self, ShapedToken, TokenInput, TokenSource};
+use crate::probe::AccessQuery;
 use crate::settings::Settings;
 use crate::token;
 
@@ -35,8 +40,8 @@ pub fn run(
     match cli.command {
         Command::Decode(args) => decode::run(args, &settings, env, out, err),
         Command::Skew(args) => skew::run(args, &settings, env, out),
-        Command::Verify(args) => verify::run(args, &settings, env, out, err),
-        Command::Probe(args) => probe::run(*args, &settings, env, out, err),
+        Command::Verify(args) => verify::run(args, &settings, env, out),
+        Command::Probe(args) => probe::run(*args, &settings, env, out),
         Command::Classify(args) => classify::run(args, &settings, env, out, err),
         Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
@@ -46,14 +51,19 @@ pub fn run(
     }
 }
 
-/// Opens the token source the flags and environment select.
-pub(crate) fn open_tokens(args: &TokenArgs, env: &Env) -> anyhow::Result<(TokenInput, String)> {
-    let source = TokenSource::choose(
+/// The token source the flags and environment select.
+fn token_source(args: &TokenArgs, env: &Env) -> TokenSource {
+    TokenSource::choose(
         args.argument(),
         args.token_file.clone(),
         env.stdin_readable,
         &args.sa_dir,
-    );
+    )
+}
+
+/// Opens `source` and reads it far enough to tell one token from several;
+/// with the source as messages name it.
+fn read_tokens(source: TokenSource) -> anyhow::Result<(TokenInput, String)> {
     let what = source.describe();
     let reader = source
         .open(|| Box::new(io::stdin().lock()) as Box<dyn BufRead>)
@@ -85,7 +95,6 @@ pub fn read_one_token_or_mounted(
 }
 
 fn is_empty_input(error: &anyhow::Error) -> bool {
-    use crate::error::{InputError, TokenError};
     error.chain().any(|cause| {
         matches!(cause.downcast_ref::<TokenError>(), Some(TokenError::Empty))
             || matches!(
@@ -110,7 +119,6 @@ pub fn read_one_bearer(
     args: &TokenArgs,
     env: &Env,
 ) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
-    use crate::error::TokenError;
     let (shaped, what) = read_one_shaped(args, env)?;
     match token::parse(&shaped.token) {
         Ok(token) => Ok((shaped, Some(token))),
@@ -120,7 +128,7 @@ pub fn read_one_bearer(
 }
 
 fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
-    let (input, what) = open_tokens(args, env)?;
+    let (input, what) = read_tokens(token_source(args, env))?;
     let shaped = match input {
         TokenInput::Single(shaped) => shaped,
         TokenInput::Many(tokens) => anyhow::bail!(
@@ -143,11 +151,7 @@ fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, 
 /// Trust as the connection flags select it: `--insecure-skip-tls-verify`, else
 /// `--cacert`, else `ca.crt` in the ServiceAccount directory, plus the OS roots
 /// with `--system-roots`.
-pub(crate) fn trust_from_flags(
-    tls: &crate::cli::TlsArgs,
-    sa_dir: &std::path::Path,
-) -> anyhow::Result<crate::http::Trust> {
-    use crate::http::Trust;
+pub(crate) fn trust_from_flags(tls: &TlsArgs, sa_dir: &Path) -> anyhow::Result<Trust> {
     if tls.insecure_skip_tls_verify {
         return Ok(Trust::InsecureSkipVerify);
     }
@@ -176,24 +180,18 @@ pub(crate) fn trust_from_flags(
 
 /// The client configuration: `trust`, plus the flags' timeout and plain-HTTP
 /// choice, and the command's overall deadline (counted from now).
-pub(crate) fn client_config_with(
-    tls: &crate::cli::TlsArgs,
-    trust: crate::http::Trust,
-) -> crate::http::ClientConfig {
-    let timeout = tls.timeout.to_std().unwrap_or(crate::http::DEFAULT_TIMEOUT);
-    crate::http::ClientConfig {
+pub(crate) fn client_config_with(tls: &TlsArgs, trust: Trust) -> ClientConfig {
+    let timeout = tls.timeout.to_std().unwrap_or(http::DEFAULT_TIMEOUT);
+    ClientConfig {
         timeout,
-        deadline: Some(crate::http::overall_deadline(timeout)),
+        deadline: Some(http::overall_deadline(timeout)),
         allow_plain_http: tls.allow_plain_http,
-        ..crate::http::ClientConfig::new(trust)
+        ..ClientConfig::new(trust)
     }
 }
 
 /// The client configuration the connection flags select (no kubeconfig).
-pub(crate) fn client_config(
-    tls: &crate::cli::TlsArgs,
-    sa_dir: &std::path::Path,
-) -> anyhow::Result<crate::http::ClientConfig> {
+pub(crate) fn client_config(tls: &TlsArgs, sa_dir: &Path) -> anyhow::Result<ClientConfig> {
     Ok(client_config_with(tls, trust_from_flags(tls, sa_dir)?))
 }
 
@@ -204,30 +202,25 @@ pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// A whole file as text ([`input::file`]), refused past [`MAX_FILE_BYTES`]:
 /// `--cacert /dev/zero` must not exhaust memory. Errors keep their kind
 /// (`NotFound` stays `NotFound`).
-pub(crate) fn read_file(path: &std::path::Path) -> io::Result<Vec<u8>> {
+pub(crate) fn read_file(path: &Path) -> io::Result<Vec<u8>> {
     Ok(read_file_text(path)?.into_bytes())
 }
 
 /// [`read_file`] as a `String`.
-pub(crate) fn read_file_text(path: &std::path::Path) -> io::Result<String> {
+pub(crate) fn read_file_text(path: &Path) -> io::Result<String> {
     input::file::read_to_string(path, MAX_FILE_BYTES)
 }
 
 /// `--authentication-config FILE`, read and parsed (bounded, YAML or JSON).
-pub(crate) fn read_authn_config(
-    path: Option<&std::path::Path>,
-) -> anyhow::Result<Option<crate::authconfig::AuthnConfig>> {
+pub(crate) fn read_authn_config(path: Option<&Path>) -> anyhow::Result<Option<AuthnConfig>> {
     let Some(path) = path else { return Ok(None) };
     let text = read_file_text(path)
         .with_context(|| format!("cannot read --authentication-config {}", path.display()))?;
-    Ok(Some(crate::authconfig::parse(
-        &text,
-        &path.display().to_string(),
-    )?))
+    Ok(Some(authconfig::parse(&text, &path.display().to_string())?))
 }
 
 /// A file's bytes, or `None` if it does not exist.
-pub(crate) fn read_if_present(path: &std::path::Path) -> anyhow::Result<Option<Vec<u8>>> {
+pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     match read_file(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -239,11 +232,11 @@ pub(crate) fn read_if_present(path: &std::path::Path) -> anyhow::Result<Option<V
 /// to the kubeconfig context's (`probe`), then the mounted `namespace` file, then
 /// the token's namespace, then `default`.
 pub(crate) fn access_query(
-    access: &crate::cli::AccessArgs,
+    access: &AccessArgs,
     kube_namespace: Option<&str>,
-    sa_dir: &std::path::Path,
+    sa_dir: &Path,
     token: Option<&token::Token>,
-) -> anyhow::Result<(Option<crate::probe::AccessQuery>, Option<String>)> {
+) -> anyhow::Result<(Option<AccessQuery>, Option<String>)> {
     let namespace = match (&access.namespace, kube_namespace) {
         (Some(ns), _) => Some(ns.clone()),
         (None, Some(ns)) => Some(ns.to_owned()),
@@ -252,7 +245,7 @@ pub(crate) fn access_query(
             .filter(|ns| !ns.is_empty())
             .or_else(|| token?.claims.namespace().map(str::to_owned)),
     };
-    let query = access.verb.as_ref().map(|verb| crate::probe::AccessQuery {
+    let query = access.verb.as_ref().map(|verb| AccessQuery {
         verb: verb.clone(),
         resource: access.resource.clone().unwrap_or_default(),
         subresource: access.subresource.clone(),

@@ -38,7 +38,6 @@ pub fn run(
     settings: &Settings,
     env: &Env,
     out: &mut dyn Write,
-    _err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let given = token_unless_anonymous(&args, env)?;
     if given.is_none()

@@ -85,7 +85,7 @@ pub fn run(
         readings.extend(obs.readings);
         findings.extend(obs.findings);
     }
-    let mut unreachable = false;
+    let mut unreachable = Outcome::Healthy;
     if !args.servers.is_empty() {
         let urls = args
             .servers
@@ -110,7 +110,7 @@ pub fn run(
                     ),
                 )),
                 ServerClock::Unreachable(e) => {
-                    unreachable = true;
+                    unreachable = Outcome::Unreachable;
                     findings.push(Finding::error(
                         Code::ServerUnreachable,
                         format!("{name}: {e}; its clock is unknown"),
@@ -137,12 +137,7 @@ pub fn run(
         Some(data) => write_data(out, data, &SkewJson::new(&report))?,
         None => write_skew(out, &report, &settings.table)?,
     }
-    let outcome = report.outcome();
-    Ok(if unreachable {
-        outcome.merge(Outcome::Unreachable)
-    } else {
-        outcome
-    })
+    Ok(report.outcome().merge(unreachable))
 }
 
 /// `host:port` of a server URL: short enough for the clock table.
@@ -157,12 +152,7 @@ fn server_name(url: &Url) -> String {
 /// The token, or `None` when no token was given, none is mounted, and another
 /// clock source makes the run worthwhile without one.
 fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> {
-    let source = TokenSource::choose(
-        args.token.argument(),
-        args.token.token_file.clone(),
-        env.stdin_readable,
-        &args.token.sa_dir,
-    );
+    let source = super::token_source(&args.token, env);
     if let TokenSource::InPodDefault(path) = &source
         && args.has_clock_source()
         && !path.exists()

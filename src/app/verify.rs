@@ -30,7 +30,6 @@ pub fn run(
     settings: &Settings,
     env: &Env,
     out: &mut dyn Write,
-    _err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let jwks_on_stdin = args.jwks.as_deref().is_some_and(is_stdin);
     if jwks_on_stdin && args.token.token_file.as_deref().is_some_and(is_stdin) {
@@ -106,12 +105,8 @@ fn trust_expectation(args: &VerifyArgs) -> anyhow::Result<Option<TrustExpectatio
             ..TrustExpectation::default()
         },
     };
-    if let Some(iss) = &args.expect_issuer {
-        expect.issuer = Some(iss.clone());
-    }
-    if let Some(sub) = &args.expect_subject {
-        expect.subject = Some(sub.clone());
-    }
+    expect.issuer = args.expect_issuer.clone().or(expect.issuer);
+    expect.subject = args.expect_subject.clone().or(expect.subject);
     if !args.expect_audiences.is_empty() {
         expect.audiences = args.expect_audiences.clone();
     }

@@ -18,7 +18,7 @@ use super::TableStyle;
 use super::diagnosis::{support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
-use crate::audit::{Attribution, AuditReport, Few, Finding, FindingKind};
+use crate::audit::{Attribution, AuditReport, Finding, FindingKind};
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 
@@ -83,7 +83,7 @@ pub struct OtherJson {
 }
 
 /// What was read.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AuditInputJson {
     /// `file PATH` or `stdin`, in order (for a merge: every shard's).
     pub sources: Vec<String>,
@@ -98,7 +98,7 @@ pub struct AuditInputJson {
 }
 
 /// The API server log read for the 401 join.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ApiserverLogJson {
     /// Lines read.
     pub lines: u64,
@@ -253,6 +253,15 @@ pub struct BucketJson {
     pub count: u64,
 }
 
+/// Events per hour (hours since the epoch) as a timeline.
+pub(crate) fn timeline(hours: &BTreeMap<i64, u64>) -> Vec<BucketJson> {
+    let bucket = |(h, n): (&i64, &u64)| BucketJson {
+        at: rfc3339(crate::audit::instant(h * crate::audit::aggregate::BUCKET)),
+        count: *n,
+    };
+    hours.iter().map(bucket).collect()
+}
+
 /// A stale token.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StaleJson {
@@ -363,14 +372,6 @@ pub struct AlternativeJson {
     pub summary: String,
 }
 
-fn list(f: &Few) -> Vec<String> {
-    f.sorted()
-}
-
-fn time(at: chrono::DateTime<chrono::Utc>) -> String {
-    rfc3339(at)
-}
-
 impl AuditJson {
     /// The wire form of a report.
     pub fn new(r: &AuditReport) -> Self {
@@ -386,10 +387,10 @@ impl AuditJson {
                     failures: a.failures,
                 }),
             },
-            evaluated_at: time(r.evaluated_at),
+            evaluated_at: rfc3339(r.evaluated_at),
             span: r.totals.first.zip(r.totals.last).map(|(f, l)| SpanJson {
-                first: time(f),
-                last: time(l),
+                first: rfc3339(f),
+                last: rfc3339(l),
             }),
             bucket_seconds: 3600,
             events: r.totals.events,
@@ -451,18 +452,17 @@ fn summary(findings: &[FindingJson]) -> AuditSummaryJson {
 
 fn finding_json(f: &Finding) -> FindingJson {
     let id = &f.identity;
-    let mut truncated = Vec::new();
-    for (name, few) in [
+    let truncated = [
         ("pods", &id.pods),
         ("nodes", &id.nodes),
         ("source_ips", &id.source_ips),
         ("user_agents", &id.user_agents),
         ("credential_ids", &id.credential_ids),
-    ] {
-        if few.more {
-            truncated.push(name.to_owned());
-        }
-    }
+    ]
+    .into_iter()
+    .filter(|(_, few)| few.more)
+    .map(|(name, _)| name.to_owned())
+    .collect();
     let (method, basis, others) = match &id.attribution {
         Attribution::Exact => ("exact", None, Vec::new()),
         Attribution::Guess { basis, others } => ("guess", Some(basis.clone()), others.clone()),
@@ -491,11 +491,11 @@ fn finding_json(f: &Finding) -> FindingJson {
                 basis,
                 others,
             },
-            pods: list(&id.pods),
-            nodes: list(&id.nodes),
-            source_ips: list(&id.source_ips),
-            user_agents: list(&id.user_agents),
-            credential_ids: list(&id.credential_ids),
+            pods: id.pods.sorted(),
+            nodes: id.nodes.sorted(),
+            source_ips: id.source_ips.sorted(),
+            user_agents: id.user_agents.sorted(),
+            credential_ids: id.credential_ids.sorted(),
             truncated,
         },
         request: f.request.as_ref().map(|r| AuditRequestJson {
@@ -508,21 +508,14 @@ fn finding_json(f: &Finding) -> FindingJson {
             path: r.path.clone(),
         }),
         events: f.seen.count,
-        first_seen: time(crate::audit::instant(f.seen.first)),
-        last_seen: time(crate::audit::instant(f.seen.last)),
+        first_seen: rfc3339(crate::audit::instant(f.seen.first)),
+        last_seen: rfc3339(crate::audit::instant(f.seen.last)),
         example_audit_id: f.example_audit_id.clone(),
         example_message: f.example_message.clone(),
-        timeline: f
-            .hours
-            .iter()
-            .map(|(h, n)| BucketJson {
-                at: time(crate::audit::instant(h * crate::audit::aggregate::BUCKET)),
-                count: *n,
-            })
-            .collect(),
+        timeline: timeline(&f.hours),
         stale: f.stale.map(|(max, since)| StaleJson {
             max_seconds_past_warnafter: max,
-            stale_since: time(since),
+            stale_since: rfc3339(since),
         }),
         legacy: (f.kind == FindingKind::LegacyToken).then(|| LegacyJson {
             secret: f.secret.clone(),

@@ -145,13 +145,9 @@ impl SummaryJson {
 
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, source: &str, token: Option<&'a Token>) -> Self {
+    pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
         ClassifyJson {
-            input: InputJson {
-                source: source.to_owned(),
-                source_type: report.source_type,
-                detected: report.detected,
-            },
+            input,
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
@@ -204,7 +200,7 @@ fn summary(report: &ClassifyReport) -> SummaryJson {
 /// serialising [`ClassifyJson`], without holding every result in memory.
 pub struct JsonStream<'w> {
     out: &'w mut dyn Write,
-    written: usize,
+    tally: Tally,
 }
 
 impl<'w> JsonStream<'w> {
@@ -222,24 +218,28 @@ impl<'w> JsonStream<'w> {
         write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
         write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
         write!(out, "  \"results\": [")?;
-        Ok(JsonStream { out, written: 0 })
+        Ok(JsonStream {
+            out,
+            tally: Tally::default(),
+        })
     }
 
     /// Writes one result.
     pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.written == 0 { "\n" } else { ",\n" };
-        self.written += 1;
+        let sep = if self.tally.events == 0 { "\n" } else { ",\n" };
+        self.tally.add(r);
         write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
     }
 
-    /// Closes the results and writes the summary of `tally`.
-    pub fn finish(self, tally: &Tally) -> io::Result<()> {
-        if self.written > 0 {
+    /// Closes the results and writes their summary; their tally.
+    pub fn finish(self) -> io::Result<Tally> {
+        if self.tally.events > 0 {
             write!(self.out, "\n  ")?;
         }
         writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &SummaryJson::new(tally), false)?;
-        writeln!(self.out, "}}")
+        write_field(self.out, "summary", &SummaryJson::new(&self.tally), false)?;
+        writeln!(self.out, "}}")?;
+        Ok(self.tally)
     }
 }
 
@@ -277,6 +277,7 @@ pub struct TableStream<'w> {
     /// Results held until we know whether there are more than `DETAILED_MAX`.
     pending: Vec<ClassifyResult>,
     compact: bool,
+    tally: Tally,
 }
 
 impl<'w> TableStream<'w> {
@@ -284,8 +285,7 @@ impl<'w> TableStream<'w> {
     pub fn begin(
         out: &'w mut dyn Write,
         style: &TableStyle,
-        source_type: crate::classify::SourceType,
-        detected: bool,
+        input: &InputJson,
         token: Option<&Token>,
     ) -> io::Result<Self> {
         let s = &style.styles;
@@ -293,8 +293,8 @@ impl<'w> TableStream<'w> {
             out,
             "{} {} ({})",
             "Input:".style(s.bold),
-            source_type.as_str(),
-            if detected {
+            input.source_type.as_str(),
+            if input.detected {
                 "detected"
             } else {
                 "forced with --type"
@@ -316,11 +316,13 @@ impl<'w> TableStream<'w> {
             style: *style,
             pending: Vec::new(),
             compact: false,
+            tally: Tally::default(),
         })
     }
 
     /// Adds one result.
     pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
+        self.tally.add(&r);
         if self.compact {
             return write_row(self.out, &r, &self.style);
         }
@@ -336,15 +338,15 @@ impl<'w> TableStream<'w> {
         Ok(())
     }
 
-    /// Writes what is held and the summary of `tally`.
-    pub fn finish(self, tally: &Tally) -> io::Result<()> {
+    /// Writes what is held and the summary; the tally of every result.
+    pub fn finish(self) -> io::Result<Tally> {
         let s = &self.style.styles;
         for (n, r) in self.pending.iter().enumerate() {
             writeln!(self.out)?;
             write_result(self.out, n + 1, r, &self.style)?;
         }
         writeln!(self.out)?;
-        let summary = SummaryJson::new(tally);
+        let summary = SummaryJson::new(&self.tally);
         let counts: Vec<String> = summary
             .by_classification
             .iter()
@@ -357,12 +359,8 @@ impl<'w> TableStream<'w> {
             if summary.events == 1 { "" } else { "s" },
             counts.join(", ")
         );
-        let styled = if summary.problems > 0 {
-            line.style(s.error).to_string()
-        } else {
-            line.style(s.ok).to_string()
-        };
-        writeln!(self.out, "{styled}")?;
+        let look = if summary.problems > 0 { s.error } else { s.ok };
+        writeln!(self.out, "{}", line.style(look))?;
         if self.compact {
             let causes: Vec<String> = summary
                 .by_cause
@@ -378,24 +376,8 @@ impl<'w> TableStream<'w> {
                 "Details: -o json, or classify one line at a time.".style(s.dim)
             )?;
         }
-        Ok(())
+        Ok(self.tally)
     }
-}
-
-/// `classify` as tables, for a report already in memory.
-pub fn write_classify(
-    out: &mut dyn Write,
-    report: &ClassifyReport,
-    token: Option<&Token>,
-    style: &TableStyle,
-) -> io::Result<()> {
-    let mut stream = TableStream::begin(out, style, report.source_type, report.detected, token)?;
-    let mut tally = Tally::default();
-    for r in &report.results {
-        tally.add(r);
-        stream.push(r.clone())?;
-    }
-    stream.finish(&tally)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -484,13 +466,6 @@ fn write_result(
         format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
     )?;
     let mut table = key_value_table(style);
-    let list = |items: &[String]| {
-        items
-            .iter()
-            .map(|i| format!("- {}", sanitize(i)))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let mut row = |key: &str, value: String| {
         if !value.is_empty() {
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
@@ -516,14 +491,13 @@ fn write_result(
     if let Some(req) = ev.request.as_ref().filter(|r| !r.is_empty()) {
         row("Request", sanitize(&request_words(req)).into_owned());
     }
-    if !ev.reasons.is_empty() {
-        let lines: Vec<String> = ev
-            .reasons
-            .iter()
-            .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
-            .collect();
-        row("Server said", list(&lines));
-    }
+    let said: Vec<String> = ev
+        .reasons
+        .iter()
+        .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
+        .map(|line| format!("- {}", sanitize(&line)))
+        .collect();
+    row("Server said", said.join("\n"));
     if let Some(c) = r.token_check {
         let j = c.judgement;
         let mut text = format!(
@@ -575,6 +549,14 @@ mod tests {
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
 
+    fn input(report: &ClassifyReport) -> InputJson {
+        InputJson {
+            source: "stdin".to_owned(),
+            source_type: report.source_type,
+            detected: report.detected,
+        }
+    }
+
     fn report(text: &str) -> ClassifyReport {
         let ctx = Context {
             token: None,
@@ -593,22 +575,15 @@ mod tests {
             "Error from server (NotFound): pods \"x\" not found",
         ] {
             let report = report(text);
-            let whole = serde_json::to_value(ClassifyJson::new(&report, "stdin", None)).unwrap();
+            let whole = ClassifyJson::new(&report, input(&report), None);
+            let whole = serde_json::to_value(whole).unwrap();
             let mut out = Vec::new();
-            let input = InputJson {
-                source: "stdin".to_owned(),
-                source_type: report.source_type,
-                detected: report.detected,
-            };
-            let mut w =
-                JsonStream::begin(&mut out, input, report.evaluated_at, report.leeway, None)
-                    .unwrap();
-            let mut tally = Tally::default();
+            let (at, leeway) = (report.evaluated_at, report.leeway);
+            let mut w = JsonStream::begin(&mut out, input(&report), at, leeway, None).unwrap();
             for r in &report.results {
-                tally.add(r);
                 w.push(r).unwrap();
             }
-            w.finish(&tally).unwrap();
+            w.finish().unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(streamed, whole);
             assert_eq!(streamed["summary"]["events"], report.results.len());
@@ -618,18 +593,24 @@ mod tests {
     #[test]
     fn many_events_become_compact_rows() {
         let style = TableStyle::plain(100);
-        let mut out = Vec::new();
-        write_classify(&mut out, &report(MIXED), None, &style).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let table = |text| {
+            let report = report(text);
+            let mut out = Vec::new();
+            let mut w = TableStream::begin(&mut out, &style, &input(&report), None).unwrap();
+            for r in report.results {
+                w.push(r).unwrap();
+            }
+            w.finish().unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = table(MIXED);
         assert!(text.contains("LINE  CLASSIFICATION"), "{text}");
         assert!(
             text.contains("Summary: 17 events: 17 401-invalid-token"),
             "{text}"
         );
         assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
-        let mut out = Vec::new();
-        write_classify(&mut out, &report("401\n"), None, &style).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = table("401\n");
         assert!(
             text.contains("Answer:") && text.contains("Diagnosis:"),
             "{text}"

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
-use super::audit::{BucketJson, SpanJson};
+use super::audit::{BucketJson, SpanJson, timeline};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
 use super::diagnosis::{
     DiagnosisJson, ReasonJson, cause_words, wrap, write_heading, write_item, write_lead,
@@ -19,7 +19,6 @@ use super::diagnosis::{
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
-use crate::audit::aggregate::BUCKET;
 use crate::audit::instant;
 use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally};
 use crate::diagnosis::{Cause, Classification, Confidence};
@@ -267,14 +266,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),
-        timeline: g
-            .hours
-            .iter()
-            .map(|(h, n)| BucketJson {
-                at: rfc3339(instant(h * BUCKET)),
-                count: *n,
-            })
-            .collect(),
+        timeline: timeline(&g.hours),
         example: ExampleJson {
             input: input(sources, ev.source),
             line: ev.result.evidence.line,
@@ -313,9 +305,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
 /// A group's sources, most events first.
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
-    v.sort_by(|a, b| {
-        (std::cmp::Reverse(a.1.events), a.0).cmp(&(std::cmp::Reverse(b.1.events), b.0))
-    });
+    v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));
     v
 }
 

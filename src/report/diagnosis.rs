@@ -191,13 +191,11 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
                 .find(|s| s.kind != SupportKind::Answer)
                 .or(c.support.first());
             if let Some(first) = first {
-                text.push_str(": ");
-                text.push_str(&support_text(first));
+                text.push_str(&format!(": {}", support_text(first)));
             }
             write_item(out, &text, width)?;
-            for step in c.next.iter().filter(|n| n.command.is_some()).take(1) {
-                write_command(out, step.command.as_ref(), "    ")?;
-            }
+            let command = c.next.iter().find_map(|n| n.command.as_ref());
+            write_command(out, command, "    ")?;
         }
     }
     if !d.notes.is_empty() {

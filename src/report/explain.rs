@@ -107,7 +107,7 @@ impl ExplainJson {
 }
 
 impl CauseListJson {
-    pub fn new() -> Self {
+    pub fn all() -> Self {
         CauseListJson {
             causes: Cause::ALL
                 .iter()
@@ -121,12 +121,6 @@ impl CauseListJson {
     }
 }
 
-impl Default for CauseListJson {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 fn paragraphs(text: &'static str) -> Vec<&'static str> {
     text.split("\n\n")
         .map(str::trim)
@@ -135,34 +129,27 @@ fn paragraphs(text: &'static str) -> Vec<&'static str> {
 }
 
 fn wordings(cause: Cause) -> Vec<WordingJson> {
-    let mut out: Vec<WordingJson> = reasons::wordings()
-        .filter(|w| w.cause == cause && !w.text.is_empty())
+    let own = reasons::wordings().filter(|w| w.cause == cause && !w.text.is_empty());
+    // "has been invalidated" names no object: it belongs to every bound object.
+    let bound = matches!(
+        cause,
+        Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
+    );
+    let invalidated = reasons::wordings().filter(|w| {
+        bound
+            && matches!(
+                w.kind,
+                ReasonKind::TokenInvalidated | ReasonKind::TokenInvalidatedOldWording
+            )
+            && w.cause != cause
+    });
+    own.chain(invalidated)
         .map(|w| WordingJson {
             text: w.text,
             versions: w.era,
             kind: w.kind,
         })
-        .collect();
-    // "has been invalidated" names no object: it belongs to every bound object.
-    if matches!(
-        cause,
-        Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
-    ) {
-        for w in reasons::wordings().filter(|w| {
-            matches!(
-                w.kind,
-                reasons::ReasonKind::TokenInvalidated
-                    | reasons::ReasonKind::TokenInvalidatedOldWording
-            ) && w.cause != cause
-        }) {
-            out.push(WordingJson {
-                text: w.text,
-                versions: w.era,
-                kind: w.kind,
-            });
-        }
-    }
-    out
+        .collect()
 }
 
 fn other_wordings(cause: Cause) -> Vec<OtherWordingJson> {
@@ -209,19 +196,19 @@ pub fn write_list(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
 /// `explain CAUSE`: the cause's page.
 pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let def = cause.def();
+    let page = ExplainJson::new(cause);
     let width = usize::from(style.width).saturating_sub(2).max(30);
-    writeln!(out, "{} — {}", cause.as_str().style(s.bold), def.title)?;
-    for line in wrap(def.summary, width) {
+    writeln!(out, "{} — {}", cause.as_str().style(s.bold), page.title)?;
+    for line in wrap(page.summary, width) {
         writeln!(out, "  {line}")?;
     }
-    let explains: Vec<&str> = def.explains.iter().map(|c| c.as_str()).collect();
+    let explains: Vec<&str> = page.explains.iter().map(|c| c.as_str()).collect();
     writeln!(
         out,
         "  {}",
         format!("Answers: {}", explains.join(", ")).style(s.dim)
     )?;
-    for para in paragraphs(def.explanation) {
+    for para in page.explanation {
         writeln!(out)?;
         for line in wrap(&unbreak(para), width) {
             writeln!(out, "  {line}")?;
@@ -229,11 +216,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     }
     // A blank line, then the section's title.
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
-    let generic = Case::default();
-    for (title, steps) in [
-        ("How to confirm:", def.confirm.for_case(&generic)),
-        ("How to fix:", def.fix.for_case(&generic)),
-    ] {
+    for (title, steps) in [("How to confirm:", page.confirm), ("How to fix:", page.fix)] {
         if steps.is_empty() {
             continue;
         }
@@ -245,24 +228,22 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
             }
         }
     }
-    let wordings = wordings(cause);
-    if !wordings.is_empty() {
+    if !page.wordings.is_empty() {
         section(out, "What kube-apiserver says (log, TokenReview):")?;
-        for w in wordings {
+        for w in page.wordings {
             let line = format!("\"{}\" ({})", w.text, w.versions);
             write_bullet(out, &line, width.saturating_sub(2))?;
         }
     }
-    let others = other_wordings(cause);
-    if !others.is_empty() {
+    if !page.other_wordings.is_empty() {
         section(out, "What other programs say:")?;
-        for w in others {
+        for w in page.other_wordings {
             let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
             write_bullet(out, &line, width.saturating_sub(2))?;
         }
     }
     section(out, "Sources:")?;
-    for source in def.sources {
+    for source in page.sources {
         writeln!(out, "  - {source}")?;
     }
     Ok(())
@@ -304,20 +285,18 @@ pub fn markdown() -> String {
         );
     }
     for &cause in Cause::ALL {
-        let def = cause.def();
+        let page = ExplainJson::new(cause);
         let _ = write!(
             md,
             "\n## {}\n\n**{}.** {}.\n",
-            def.code, def.title, def.summary
+            cause.as_str(),
+            page.title,
+            page.summary
         );
-        for para in paragraphs(def.explanation) {
+        for para in page.explanation {
             let _ = write!(md, "\n{}\n", unbreak(para));
         }
-        let generic = Case::default();
-        for (title, steps) in [
-            ("How to confirm", def.confirm.for_case(&generic)),
-            ("How to fix", def.fix.for_case(&generic)),
-        ] {
+        for (title, steps) in [("How to confirm", page.confirm), ("How to fix", page.fix)] {
             if steps.is_empty() {
                 continue;
             }
@@ -329,19 +308,17 @@ pub fn markdown() -> String {
                 }
             }
         }
-        let wordings = wordings(cause);
-        if !wordings.is_empty() {
+        if !page.wordings.is_empty() {
             md.push_str(
                 "\nWhat kube-apiserver says (its log, a TokenReview's `status.error`):\n\n",
             );
-            for w in wordings {
+            for w in page.wordings {
                 let _ = writeln!(md, "- `{}` ({})", w.text, w.versions);
             }
         }
-        let others = other_wordings(cause);
-        if !others.is_empty() {
+        if !page.other_wordings.is_empty() {
             md.push_str("\nWhat other programs say:\n\n");
-            for w in others {
+            for w in page.other_wordings {
                 let _ = writeln!(
                     md,
                     "- {}: `{}` ({}; `{}`)",
@@ -349,9 +326,7 @@ pub fn markdown() -> String {
                 );
             }
         }
-        md.push_str("\nSources: ");
-        md.push_str(&def.sources.join("; "));
-        md.push_str(".\n");
+        let _ = writeln!(md, "\nSources: {}.", page.sources.join("; "));
     }
     md
 }

@@ -282,11 +282,11 @@ impl<'a> DecodeJson<'a> {
 /// as `\uXXXX`. They can only occur inside strings (JSON's own syntax is ASCII
 /// and its layout only space, tab and newline), so the replacement is always
 /// an escape inside a string literal.
-pub fn escape_raw(json: &str) -> std::borrow::Cow<'_, str> {
+pub fn escape_raw(json: &str) -> Cow<'_, str> {
     // ASCII controls: serde_json escaped those in strings; the rest is layout.
     let raw = |c: char| c >= '\u{7f}' && is_dangerous(c);
     if !json.chars().any(raw) {
-        return std::borrow::Cow::Borrowed(json);
+        return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
@@ -297,19 +297,19 @@ pub fn escape_raw(json: &str) -> std::borrow::Cow<'_, str> {
             out.push(c);
         }
     }
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
 }
 
 /// The bytes serde_json wrote, escaped by [`escape_raw`].
-fn escaped(doc: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+fn escaped(doc: &[u8]) -> Cow<'_, [u8]> {
     // serde_json writes UTF-8; raw dangerous characters are never ASCII but DEL.
     // (`is_ascii` checks a word at a time; a byte loop with an early exit does not.)
     if doc.is_ascii() && memchr::memchr(0x7f, doc).is_none() {
-        return std::borrow::Cow::Borrowed(doc);
+        return Cow::Borrowed(doc);
     }
     match std::str::from_utf8(doc).map(escape_raw) {
-        Ok(std::borrow::Cow::Owned(text)) => std::borrow::Cow::Owned(text.into_bytes()),
-        _ => std::borrow::Cow::Borrowed(doc),
+        Ok(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
+        _ => Cow::Borrowed(doc),
     }
 }
 

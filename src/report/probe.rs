@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use owo_colors::OwoColorize as _;
+use owo_colors::{OwoColorize as _, Style};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -12,7 +12,7 @@ use strum::{IntoStaticStr, VariantArray};
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{or_dash, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
@@ -398,45 +398,30 @@ fn review_text(outcome: &ReviewOutcome) -> String {
 }
 
 fn request_json(request: &RequestObservation) -> RequestJson<'_> {
-    let mut json = RequestJson {
+    let answer = request.result.as_ref().ok();
+    let body = answer.and_then(|a| a.status_body.as_ref());
+    let review_status = answer
+        .and_then(|a| a.json.as_ref()?.get("status"))
+        .filter(|s| s.is_object());
+    RequestJson {
         kind: request.kind,
         method: request.method,
         path: &request.path,
         anonymous: request.anonymous,
         operator: request.operator,
         api_version: request.api_version.as_deref(),
-        status: None,
-        reason: None,
-        message: None,
-        details: None,
-        allowed: None,
-        location: None,
-        date: None,
-        latency_ms: None,
-        error: None,
-    };
-    match &request.result {
-        Ok(answer) => {
-            json.status = Some(answer.status);
-            if let Some(body) = &answer.status_body {
-                json.reason = body.reason.as_deref();
-                json.message = body.message.as_deref();
-                json.details = body.details.as_ref();
-            }
-            let review_status = answer.json.as_ref().and_then(|j| j.get("status"));
-            if let Some(status) = review_status.filter(|s| s.is_object()) {
-                json.allowed = status.get("allowed").and_then(Value::as_bool);
-                if json.reason.is_none() {
-                    json.reason = status.get("reason").and_then(Value::as_str);
-                }
-            }
-            json.location = answer.location.as_deref();
-            json.date = answer.date.map(Time::new);
-            json.latency_ms = Some(u64::try_from(answer.latency.as_millis()).unwrap_or(u64::MAX));
-        }
-        Err(error) => json.error = Some(error.to_string()),
+        status: answer.map(|a| a.status),
+        reason: body
+            .and_then(|b| b.reason.as_deref())
+            .or_else(|| review_status?.get("reason")?.as_str()),
+        message: body.and_then(|b| b.message.as_deref()),
+        details: body.and_then(|b| b.details.as_ref()),
+        allowed: review_status.and_then(|s| s.get("allowed")?.as_bool()),
+        location: answer.and_then(|a| a.location.as_deref()),
+        date: answer.and_then(|a| a.date).map(Time::new),
+        latency_ms: answer.map(|a| u64::try_from(a.latency.as_millis()).unwrap_or(u64::MAX)),
+        error: request.result.as_ref().err().map(ToString::to_string),
     }
-    json
 }
 
 /// The table view: one block per server, the requests, then the diagnosis.
@@ -447,6 +432,152 @@ pub fn write_probe(
 ) -> io::Result<()> {
     let s = &style.styles;
     let several = report.servers.len() > 1;
+    write_context(out, report)?;
+    for (i, server) in report.servers.iter().enumerate() {
+        let mut table = key_value_table(style);
+        let mut row = |key: &str, value: String| {
+            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
+        };
+        let title = if several {
+            format!("Server {}", i + 1)
+        } else {
+            "Server".to_owned()
+        };
+        row(&title, sanitize(&server.observation.url).into_owned());
+        let requests = &server.observation.requests;
+        let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
+        let (tls, look) = match &server.tls {
+            None => (
+                "none: plain HTTP (--allow-plain-http)".to_owned(),
+                s.warning,
+            ),
+            Some(t) if t.verified => ("verified".to_owned(), Style::new()),
+            Some(t) => match t.reason {
+                Some(reason) => (format!("failed: {}", reason.as_str()), s.error),
+                None if !server.observation.verifies_tls && first_answered => (
+                    "NOT verified (--insecure-skip-tls-verify)".to_owned(),
+                    s.warning,
+                ),
+                None => ("-".to_owned(), Style::new()),
+            },
+        };
+        row("TLS", tls.style(look).to_string());
+        let class = server.classification;
+        let class_style = match class {
+            Classification::Ok | Classification::NotFound => s.ok,
+            Classification::Unauthorized | Classification::Forbidden => s.error,
+            _ => s.warning,
+        };
+        row("Result", class.as_str().style(class_style).to_string());
+        if let Some(user) = &server.user {
+            let version = server
+                .review_version
+                .as_deref()
+                .and_then(|v| v.rsplit('/').next())
+                .map(|v| format!(" (SelfSubjectReview {v})"))
+                .unwrap_or_default();
+            row("User", format!("{}{version}", sanitize(&user.username)));
+        }
+        if let Some(review) = &server.token_review {
+            row("TokenReview", sanitize(&review_text(review)).into_owned());
+        }
+        if let Some(a) = &server.audience_review {
+            row("Checker view", sanitize(&a.checker_sees()).into_owned());
+        }
+        if let Some(kids) = &server.jwks_kids {
+            row("Keys", sanitize(&kids.join(", ")).into_owned());
+        }
+        if let Some(offset) = server.offset {
+            let date = server
+                .server_time
+                .map(|t| format!(", Date {}", style.time(t)))
+                .unwrap_or_default();
+            row(
+                "Clock",
+                format!(
+                    "{:+.1} s ± {:.1} s from this machine{date}",
+                    offset.estimate_seconds(),
+                    offset.uncertainty_seconds()
+                ),
+            );
+        }
+        write_table(out, &table)?;
+    }
+    writeln!(out)?;
+
+    let mut header = vec!["REQUEST", "TOKEN", "STATUS", "ANSWER", "TIME"];
+    if several {
+        header.insert(0, "#");
+    }
+    let mut requests = key_value_table(style);
+    requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
+    for (i, server) in report.servers.iter().enumerate() {
+        for request in &server.observation.requests {
+            let mut what = format!("{} {}", request.method, short_path(&request.path));
+            if let Some(v) = request
+                .api_version
+                .as_deref()
+                .and_then(|v| v.rsplit('/').next())
+            {
+                what.push_str(&format!(" {v}"));
+            }
+            let (status, answer, time) = match &request.result {
+                Ok(a) => {
+                    let mut text = a
+                        .status_body
+                        .as_ref()
+                        .and_then(|b| b.reason.clone())
+                        .unwrap_or_default();
+                    if let Some(allowed) = a
+                        .json
+                        .as_ref()
+                        .and_then(|j| j.get("status")?.get("allowed")?.as_bool())
+                    {
+                        text = if allowed { "allowed" } else { "denied" }.to_owned();
+                    }
+                    if let Some(location) = &a.location {
+                        text = format!("redirect to {location} (not followed)");
+                    }
+                    (
+                        a.status.to_string(),
+                        sanitize(&text).into_owned(),
+                        format!("{}ms", a.latency.as_millis()),
+                    )
+                }
+                Err(e) => (
+                    "-".to_owned(),
+                    sanitize(&e.to_string()).into_owned(),
+                    "-".to_owned(),
+                ),
+            };
+            let mut row = vec![
+                sanitize(&what).into_owned(),
+                if request.operator {
+                    "kubeconfig"
+                } else if request.anonymous {
+                    "no"
+                } else {
+                    "yes"
+                }
+                .to_owned(),
+                status,
+                answer,
+                time,
+            ];
+            if several {
+                row.insert(0, (i + 1).to_string());
+            }
+            requests.add_row(row);
+        }
+    }
+    write_table(out, &requests)?;
+    writeln!(out)?;
+    write_diagnosis(out, &report.diagnosis, style)
+}
+
+/// The lines above the servers: the token not sent, the kubeconfig, the
+/// replicas found and the bound objects read.
+fn write_context(out: &mut dyn Write, report: &ProbeReport) -> io::Result<()> {
     if !report.token_sent {
         writeln!(
             out,
@@ -460,10 +591,7 @@ pub fn write_probe(
             sanitize(&k.context),
             sanitize(&k.cluster),
             k.credentials
-                .map(|c| format!(
-                    ", user {} by {c}",
-                    sanitize(k.user.as_deref().unwrap_or("-"))
-                ))
+                .map(|c| format!(", user {} by {c}", or_dash(k.user.as_deref())))
                 .unwrap_or_default(),
             sanitize(&k.files.join(":"))
         )?;
@@ -517,153 +645,7 @@ pub fn write_probe(
             }
         )?;
     }
-    for (i, server) in report.servers.iter().enumerate() {
-        let mut table = key_value_table(style);
-        let mut row = |key: &str, value: String| {
-            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-        };
-        let title = if several {
-            format!("Server {}", i + 1)
-        } else {
-            "Server".to_owned()
-        };
-        row(&title, sanitize(&server.observation.url).into_owned());
-        let tls = server.tls.as_ref();
-        let tls = if tls.is_none() {
-            "none: plain HTTP (--allow-plain-http)"
-                .style(s.warning)
-                .to_string()
-        } else if tls.is_some_and(|t| t.verified) {
-            "verified".to_owned()
-        } else if let Some(reason) = tls.and_then(|t| t.reason) {
-            format!("failed: {}", reason.as_str())
-                .style(s.error)
-                .to_string()
-        } else if !server.observation.verifies_tls
-            && server
-                .observation
-                .requests
-                .first()
-                .is_some_and(|r| r.result.is_ok())
-        {
-            "NOT verified (--insecure-skip-tls-verify)"
-                .style(s.warning)
-                .to_string()
-        } else {
-            "-".to_owned()
-        };
-        row("TLS", tls);
-        let class = server.classification;
-        let class_style = match class {
-            Classification::Ok | Classification::NotFound => s.ok,
-            Classification::Unauthorized | Classification::Forbidden => s.error,
-            _ => s.warning,
-        };
-        row("Result", class.as_str().style(class_style).to_string());
-        if let Some(user) = &server.user {
-            let version = server
-                .review_version
-                .as_deref()
-                .and_then(|v| v.rsplit('/').next())
-                .map(|v| format!(" (SelfSubjectReview {v})"))
-                .unwrap_or_default();
-            row("User", format!("{}{version}", sanitize(&user.username)));
-        }
-        if let Some(review) = &server.token_review {
-            row("TokenReview", sanitize(&review_text(review)).into_owned());
-        }
-        if let Some(a) = &server.audience_review {
-            row("Checker view", sanitize(&a.checker_sees()).into_owned());
-        }
-        if let Some(kids) = &server.jwks_kids {
-            row("Keys", sanitize(&kids.join(", ")).into_owned());
-        }
-        if let Some(offset) = server.offset {
-            let date = server
-                .server_time
-                .map(|t| format!(", Date {}", style.time(t)))
-                .unwrap_or_default();
-            row(
-                "Clock",
-                format!(
-                    "{:+.1} s ± {:.1} s from this machine{date}",
-                    offset.estimate_seconds(),
-                    offset.uncertainty_seconds()
-                ),
-            );
-        }
-        write_table(out, &table)?;
-    }
-    writeln!(out)?;
-
-    let mut header = vec!["REQUEST", "TOKEN", "STATUS", "ANSWER", "TIME"];
-    if several {
-        header.insert(0, "#");
-    }
-    let mut requests = key_value_table(style);
-    requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
-    for (i, server) in report.servers.iter().enumerate() {
-        for request in &server.observation.requests {
-            let what = match request
-                .api_version
-                .as_deref()
-                .and_then(|v| v.rsplit('/').next())
-            {
-                Some(v) => format!("{} {} {v}", request.method, short_path(&request.path)),
-                None => format!("{} {}", request.method, short_path(&request.path)),
-            };
-            let (status, answer, time) = match &request.result {
-                Ok(a) => {
-                    let mut text = a
-                        .status_body
-                        .as_ref()
-                        .and_then(|b| b.reason.clone())
-                        .unwrap_or_default();
-                    if let Some(allowed) = a
-                        .json
-                        .as_ref()
-                        .and_then(|j| j.get("status")?.get("allowed")?.as_bool())
-                    {
-                        text = if allowed { "allowed" } else { "denied" }.to_owned();
-                    }
-                    if let Some(location) = &a.location {
-                        text = format!("redirect to {location} (not followed)");
-                    }
-                    (
-                        a.status.to_string(),
-                        sanitize(&text).into_owned(),
-                        format!("{}ms", a.latency.as_millis()),
-                    )
-                }
-                Err(e) => (
-                    "-".to_owned(),
-                    sanitize(&e.to_string()).into_owned(),
-                    "-".to_owned(),
-                ),
-            };
-            let mut row = vec![
-                sanitize(&what).into_owned(),
-                if request.operator {
-                    "kubeconfig"
-                } else if request.anonymous {
-                    "no"
-                } else {
-                    "yes"
-                }
-                .to_owned(),
-                status,
-                answer,
-                time,
-            ];
-            if several {
-                row.insert(0, (i + 1).to_string());
-            }
-            requests.add_row(row);
-        }
-    }
-    write_table(out, &requests)?;
-    writeln!(out)?;
-    write_diagnosis(out, &report.diagnosis, style)
+    Ok(())
 }
 
 /// Review paths are long; the resource name says enough.

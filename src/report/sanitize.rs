@@ -46,6 +46,11 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A cell's value [`sanitize`]d, or `-` without one.
+pub fn or_dash(value: Option<&str>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| sanitize(v).into_owned())
+}
+
 /// `text`, or its first `max - 1` characters and `…`: a cell cut to its column.
 pub fn ellipsize(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -8,7 +8,7 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
 
 use super::TableStyle;
-use super::sanitize::{ellipsize, sanitize};
+use super::sanitize::{ellipsize, or_dash, sanitize};
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
@@ -66,7 +66,9 @@ pub fn write_findings(
     let mut table = bordered_table(style, &["SEVERITY", "CODE", "MESSAGE"]);
     for f in findings {
         table.add_row([
-            severity_label(f.severity)
+            f.severity
+                .as_str()
+                .to_uppercase()
                 .style(s.severity(f.severity))
                 .to_string(),
             f.code.as_str().to_owned(),
@@ -84,14 +86,6 @@ pub fn write_table(out: &mut dyn Write, table: &Table) -> io::Result<()> {
     Ok(())
 }
 
-fn severity_label(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "ERROR",
-        Severity::Warning => "WARNING",
-        Severity::Info => "INFO",
-    }
-}
-
 /// `decode` for one token: identity, times, then findings.
 pub fn write_decode(
     out: &mut dyn Write,
@@ -105,10 +99,6 @@ pub fn write_decode(
     let mut table = key_value_table(style);
     let mut row = |key: &str, value: String| {
         table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
-    let text = |v: Option<&str>| {
-        v.map(|v| sanitize(v).into_owned())
-            .unwrap_or_else(|| "-".to_owned())
     };
 
     row(
@@ -126,7 +116,7 @@ pub fn write_decode(
         Binding::None => " (bound to no object)",
     };
     row("Kind", format!("{}{bound_to}", report.kind.as_str()));
-    let mut alg = text(token.header.alg.as_deref());
+    let mut alg = or_dash(token.header.alg.as_deref());
     if let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
     }
@@ -134,8 +124,8 @@ pub fn write_decode(
         alg.push_str(&format!("  typ {}", sanitize(typ)));
     }
     row("Algorithm", alg);
-    row("Issuer", text(claims.issuer.as_deref()));
-    row("Subject", text(claims.subject.as_deref()));
+    row("Issuer", or_dash(claims.issuer.as_deref()));
+    row("Subject", or_dash(claims.subject.as_deref()));
     if !claims.audiences.is_empty() {
         row(
             "Audiences",
@@ -147,7 +137,7 @@ pub fn write_decode(
     }
     let object = |r: Option<ObjectRef>| {
         r.map(|r| {
-            let name = text(r.name.as_deref());
+            let name = or_dash(r.name.as_deref());
             match r.uid {
                 Some(uid) => format!("{name}  {}", format!("uid {}", sanitize(&uid)).style(s.dim)),
                 None => name,
@@ -238,19 +228,15 @@ fn write_verdict_line(
         style.time(report.evaluated_at),
         report.leeway.num_seconds()
     );
-    let verdict = match report.verdict {
-        None => "legacy token: never time-checked"
-            .style(s.warning)
-            .to_string(),
-        Some(Verdict::Accept) => "accepted (within its time window)".style(s.ok).to_string(),
-        Some(Verdict::RejectNotYetValid) => "rejected: not valid yet".style(s.error).to_string(),
-        Some(Verdict::RejectExpired) => "rejected: expired".style(s.error).to_string(),
-        Some(Verdict::RejectIssuedInFuture) => {
-            "rejected: issued in the future".style(s.error).to_string()
-        }
+    let (verdict, look) = match report.verdict {
+        None => ("legacy token: never time-checked", s.warning),
+        Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),
+        Some(Verdict::RejectNotYetValid) => ("rejected: not valid yet", s.error),
+        Some(Verdict::RejectExpired) => ("rejected: expired", s.error),
+        Some(Verdict::RejectIssuedInFuture) => ("rejected: issued in the future", s.error),
     };
     let summary = counts(&report.findings);
-    writeln!(out, "Verdict {at}: {verdict}{summary}")
+    writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))
 }
 
 fn counts(findings: &[Finding]) -> String {

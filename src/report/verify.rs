@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::TableStyle;
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::sanitize;
+use super::sanitize::{or_dash, sanitize};
 use super::table::{bordered_table, key_value_table, write_findings, write_table};
 use crate::findings::Finding;
 use crate::token::Token;
@@ -154,21 +154,17 @@ pub fn write_verify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let text = |v: Option<&str>| {
-        v.map(|v| sanitize(v).into_owned())
-            .unwrap_or_else(|| "-".to_owned())
-    };
     let mut head = key_value_table(style);
     let mut row = |key: &str, value: String| {
         head.add_row([format!("{key}:").style(s.bold).to_string(), value]);
     };
-    let mut alg = text(report.alg.as_deref());
+    let mut alg = or_dash(report.alg.as_deref());
     if let Some(kid) = report.token_kid.as_deref() {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
     }
     row("Algorithm", alg);
     row("Kind", report.kind.as_str().to_owned());
-    row("Issuer", text(report.issuer.as_deref()));
+    row("Issuer", or_dash(report.issuer.as_deref()));
     row(
         "Audiences",
         if report.audiences.is_empty() {
@@ -188,26 +184,23 @@ pub fn write_verify(
     write_table(out, &head)?;
     writeln!(out)?;
 
-    let skipped: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.ok.is_none())
-        .map(|c| c.name.as_str())
-        .collect();
+    let names = |ok: Option<bool>| -> Vec<&str> {
+        report
+            .checks
+            .iter()
+            .filter(|c| c.ok == ok)
+            .map(|c| c.name.as_str())
+            .collect()
+    };
     let verdict = if report.valid {
         let mut text = "VALID".to_owned();
+        let skipped = names(None);
         if !skipped.is_empty() {
             text.push_str(&format!(" ({} not checked)", skipped.join(", ")));
         }
         text.style(s.ok).to_string()
     } else {
-        let failed: Vec<&str> = report
-            .checks
-            .iter()
-            .filter(|c| c.ok == Some(false))
-            .map(|c| c.name.as_str())
-            .collect();
-        format!("INVALID: {} failed", failed.join(", "))
+        format!("INVALID: {} failed", names(Some(false)).join(", "))
             .style(s.error)
             .to_string()
     };
@@ -264,16 +257,16 @@ pub fn write_verify(
         write_table(out, &keys)?;
     }
     // Failed checks already show their reason above; list only the other findings.
-    let failed: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.ok == Some(false))
-        .map(|c| c.detail.as_str())
-        .collect();
+    let failed = |f: &Finding| {
+        report
+            .checks
+            .iter()
+            .any(|c| c.ok == Some(false) && c.detail == f.message)
+    };
     let rest: Vec<Finding> = report
         .findings
         .iter()
-        .filter(|f| !failed.contains(&f.message.as_str()))
+        .filter(|f| !failed(f))
         .cloned()
         .collect();
     write_findings(out, &rest, style)

@@ -14,7 +14,7 @@
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::sanitize::is_dangerous;
 
@@ -31,10 +31,9 @@ fn needs_mark(c: char) -> bool {
 pub fn to_string(value: &impl Serialize) -> Result<String, serde_saphyr::ser::Error> {
     let mut text = render(value)?;
     if text.chars().any(needs_mark) {
-        let json = serde_json::to_vec(value)
-            .map_err(|e| <serde_saphyr::ser::Error as serde::ser::Error>::custom(e.to_string()))?;
-        let marked: Ordered = serde_json::from_slice(&json)
-            .map_err(|e| <serde_saphyr::ser::Error as serde::ser::Error>::custom(e.to_string()))?;
+        let error = |e: serde_json::Error| serde_saphyr::ser::Error::custom(e);
+        let json = serde_json::to_vec(value).map_err(error)?;
+        let marked: Ordered = serde_json::from_slice(&json).map_err(error)?;
         text = unmark(&render(&marked)?);
     }
     if !text.ends_with('\n') {

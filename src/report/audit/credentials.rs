@@ -106,7 +106,7 @@ impl FollowedJson {
 }
 
 pub(super) fn mint_json(m: &Mint) -> MintJson {
-    let at = |micros| time(crate::audit::instant(micros));
+    let at = |micros| rfc3339(crate::audit::instant(micros));
     MintJson {
         at: at(m.at),
         audit_id: m.audit_id.clone(),
@@ -144,28 +144,23 @@ pub(super) fn followed_json(f: &FollowedCredential) -> FollowedJson {
         minted: f.mint.as_ref().map(mint_json),
         requests: r.seen.map_or(0, |s| s.count),
         by_status: r.by_code.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-        first_seen: r.seen.map(|s| time(crate::audit::instant(s.first))),
-        last_seen: r.seen.map(|s| time(crate::audit::instant(s.last))),
+        first_seen: r.seen.map(|s| rfc3339(crate::audit::instant(s.first))),
+        last_seen: r.seen.map(|s| rfc3339(crate::audit::instant(s.last))),
         first_audit_id: r.seen.map(|_| r.first_audit_id.clone()),
-        users: list(&r.users),
-        pods: list(&r.pods),
-        nodes: list(&r.nodes),
-        source_ips: list(&r.source_ips),
-        user_agents: list(&r.user_agents),
+        users: r.users.sorted(),
+        pods: r.pods.sorted(),
+        nodes: r.nodes.sorted(),
+        source_ips: r.source_ips.sorted(),
+        user_agents: r.user_agents.sorted(),
     }
 }
 
 /// The earlier of two minting events of one credential (the same event, when
 /// two shards both hold it).
 fn earlier(a: Option<MintJson>, b: Option<MintJson>) -> Option<MintJson> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if (&b.at, &b.audit_id) < (&a.at, &a.audit_id) {
-            b
-        } else {
-            a
-        }),
-        (a, b) => a.or(b),
-    }
+    a.into_iter()
+        .chain(b)
+        .min_by(|x, y| (&x.at, &x.audit_id).cmp(&(&y.at, &y.audit_id)))
 }
 
 /// Shards' credential lists as one: findings united, the minting event taken

@@ -19,13 +19,7 @@ pub(super) fn add(into: &mut u64, n: u64) -> Result<(), Overflow> {
 /// added, lists united; the diagnosis of the more confident side, else of the
 /// side with more events), then ranked again. Every sum is checked.
 pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Overflow> {
-    let mut input = AuditInputJson {
-        sources: Vec::new(),
-        bytes: 0,
-        lines: 0,
-        not_events: 0,
-        apiserver_log: None,
-    };
+    let mut input = AuditInputJson::default();
     let mut span: Option<SpanJson> = None;
     let mut events = 0;
     let mut by_status: BTreeMap<String, u64> = BTreeMap::new();
@@ -46,10 +40,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         add(&mut input.lines, d.input.lines)?;
         add(&mut input.not_events, d.input.not_events)?;
         if let Some(a) = d.input.apiserver_log {
-            let m = input.apiserver_log.get_or_insert(ApiserverLogJson {
-                lines: 0,
-                failures: 0,
-            });
+            let m = input.apiserver_log.get_or_insert_default();
             add(&mut m.lines, a.lines)?;
             add(&mut m.failures, a.failures)?;
         }
@@ -65,14 +56,11 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
             add(by_status.entry(code).or_default(), n)?;
         }
         for f in d.findings {
-            match findings.remove(&f.key) {
-                Some(mine) => {
-                    findings.insert(f.key.clone(), merge_finding(mine, f)?);
-                }
-                None => {
-                    findings.insert(f.key.clone(), f);
-                }
-            }
+            let f = match findings.remove(&f.key) {
+                Some(mine) => merge_finding(mine, f)?,
+                None => f,
+            };
+            findings.insert(f.key.clone(), f);
         }
         for n in d.notes {
             if !notes.contains(&n) {
@@ -86,13 +74,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         .iter()
         .try_fold(0u64, |sum, f| sum.checked_add(f.events))
         .ok_or(Overflow)?;
-    findings.sort_by(|a, b| {
-        (tier(&a.kind), std::cmp::Reverse(a.events), &a.key).cmp(&(
-            tier(&b.kind),
-            std::cmp::Reverse(b.events),
-            &b.key,
-        ))
-    });
+    findings.sort_by_cached_key(|f| (tier(&f.kind), std::cmp::Reverse(f.events), f.key.clone()));
     // Past the findings a report lists, the rest fold into `other`.
     for f in findings.split_off(findings.len().min(crate::audit::MAX_FINDINGS)) {
         add(&mut other.identities, 1)?;

@@ -57,13 +57,6 @@ fn clean(value: &mut Value) {
 /// The codes, times and commands of a document; the commands' lines and the
 /// causes' summaries rebuilt from what this version knows.
 fn check(doc: &mut AuditJson) -> Result<(), String> {
-    let known = |field: &str, value: &str, ok: bool| {
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("{field} {value:?} is not one this version knows"))
-        }
-    };
     time("evaluated_at", &doc.evaluated_at)?;
     if let Some(span) = &doc.span {
         time("span.first", &span.first)?;
@@ -126,10 +119,15 @@ fn cause(name: &str) -> Result<Cause, String> {
 }
 
 fn confidence(name: &str) -> Result<(), String> {
-    if Confidence::ALL.iter().any(|c| c.as_str() == name) {
+    let ok = Confidence::ALL.iter().any(|c| c.as_str() == name);
+    known("confidence", name, ok)
+}
+
+fn known(field: &str, value: &str, ok: bool) -> Result<(), String> {
+    if ok {
         Ok(())
     } else {
-        Err(format!("confidence {name:?} is not one this version knows"))
+        Err(format!("{field} {value:?} is not one this version knows"))
     }
 }
 

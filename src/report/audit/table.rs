@@ -197,17 +197,13 @@ pub fn write_table(
         .as_ref()
         .map(|sp| format!(", {} to {}", sp.first, sp.last))
         .unwrap_or_default();
+    let sources = doc.input.sources.len();
     writeln!(
         out,
-        "{} {} events in {} source{} ({}){span}",
+        "{} {} events in {sources} source{} ({}){span}",
         "Audit:".style(s.bold),
         thousands(doc.events),
-        doc.input.sources.len(),
-        if doc.input.sources.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
+        if sources == 1 { "" } else { "s" },
         bytes_words(doc.input.bytes)
     )?;
     let mut classes: BTreeMap<&str, u64> = BTreeMap::new();
@@ -264,16 +260,15 @@ pub fn write_table(
     for n in &doc.notes {
         writeln!(out, "{} {}", "Note:".style(s.dim), sanitize(n))?;
     }
+    let width = usize::from(style.width).saturating_sub(4).max(30);
     if let Some(f) = &doc.credential {
         writeln!(out)?;
-        let width = usize::from(style.width).saturating_sub(4).max(30);
         credentials::write_followed(out, f, doc.span.as_ref(), width)?;
     }
     if doc.findings.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
-    // A day in 24 cells on a wide terminal, in 12 on 80 columns.
     let axis = Axis::of(doc.span.as_ref(), axis_width(style));
     let timeline_header = axis.as_ref().map_or("TIMELINE".to_owned(), Axis::header);
     let mut table = list_table(
@@ -324,22 +319,17 @@ pub fn write_table(
             "~ a guess: 401 events name no user; the identity is the one last accepted from the same source IP and user agent".style(s.dim)
         )?;
     }
-    let width = usize::from(style.width).saturating_sub(4).max(30);
     credentials::write_credentials(out, doc, width)?;
     for (i, f) in doc.findings.iter().enumerate().take(details) {
         writeln!(out)?;
         write_details(out, i + 1, f, style, width)?;
     }
-    if doc.findings.len() > details {
+    let more = doc.findings.len().saturating_sub(details);
+    if more > 0 {
         writeln!(
             out,
-            "\n{} more finding{} in the list above: -o json has every one, or raise --details",
-            doc.findings.len() - details,
-            if doc.findings.len() - details == 1 {
-                ""
-            } else {
-                "s"
-            }
+            "\n{more} more finding{} in the list above: -o json has every one, or raise --details",
+            if more == 1 { "" } else { "s" }
         )?;
     }
     Ok(())
@@ -362,9 +352,7 @@ fn write_details(
     writeln!(out, "{}", sanitize(heading.trim_end()).style(s.bold))?;
     let id = &f.identity;
     let mut facts: Vec<String> = Vec::new();
-    if let Some(u) = &id.user {
-        facts.push(format!("user {u}"));
-    }
+    facts.extend(id.user.as_ref().map(|u| format!("user {u}")));
     if let Some(e) = &f.escalation {
         facts.push(format!(
             "asks for more than most workloads should have: {e}"
@@ -410,9 +398,7 @@ fn write_details(
             human(st.max_seconds_past_warnafter)
         ));
     }
-    if let Some(m) = &f.example_message {
-        facts.push(format!("message: {m}"));
-    }
+    facts.extend(f.example_message.as_ref().map(|m| format!("message: {m}")));
     if let Some(r) = &f.reasons {
         for j in &r.joined {
             facts.push(format!(
