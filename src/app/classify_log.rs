@@ -36,8 +36,7 @@ pub fn run(
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
     let bytes = read_log(sources, Some(first), &mut scan, &mut progress, &mut |ev| {
         if args.events {
-            serde_json::to_writer(&mut *out, &LogEventJson::new(&ev, &described))?;
-            writeln!(out)?;
+            crate::report::json::write_line(out, &LogEventJson::new(&ev, &described))?;
         }
         groups.add(ev);
         Ok(())

@@ -119,3 +119,29 @@ fn terminal_tricks_in_claims_are_escaped_in_every_format() {
         assert_eq!(sub, tricky, "-o {format}: the data survives the escaping");
     }
 }
+
+/// A hostile log line reaches `classify --events` escaped, like every other
+/// JSON output, and parses back to the same text.
+#[test]
+fn terminal_tricks_in_a_log_are_escaped_in_streamed_events() {
+    let line = "E0101 00:00:00.000000       1 authentication.go:63] \"Unable to authenticate the request\" err=\"[invalid bearer token, \u{202e}gnp.exe\u{2028}x]\"\n";
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--log", "--events"])
+        .write_stdin(line)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains('\u{202e}') && !text.contains('\u{2028}'),
+        "{text}"
+    );
+    let event: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+    assert!(
+        event["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("\u{202e}gnp.exe"),
+        "{event}"
+    );
+}
