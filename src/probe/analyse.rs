@@ -200,9 +200,10 @@ fn read_bindings(
 mod tests {
     use super::*;
     use crate::diagnosis::{Cause, Confidence};
+    use crate::http::Exchange;
     use crate::http::{Method, TlsReason, TransportError};
+    use crate::probe::AccessQuery;
     use crate::probe::bindings::BindingState;
-    use crate::probe::{AccessQuery, StatusBody};
     use crate::secret::SecretToken;
     use serde_json::Value;
     use std::time::Duration;
@@ -235,31 +236,19 @@ mod tests {
     }
 
     fn answer(status: u16, date_offset_s: i64, body: Value) -> Answer {
-        let status_body = (body.get("kind") == Some(&Value::from("Status"))).then(|| StatusBody {
-            reason: body
-                .get("reason")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            message: body
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            details: None,
-        });
-        Answer {
+        crate::probe::observe::answer(Exchange {
             status,
-            status_body,
-            json: Some(body),
+            date_header: None,
             date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
             location: None,
             content_type: Some("application/json".to_owned()),
             www_authenticate: None,
-            date_unreadable: false,
+            body: body.to_string().into_bytes(),
             body_over_limit: false,
             sent_at: at(0),
             received_at: at(100),
             latency: Duration::from_millis(100),
-        }
+        })
     }
 
     fn request(kind: RequestKind, anonymous: bool, answer: Answer) -> RequestObservation {
@@ -290,22 +279,28 @@ mod tests {
             "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
     }
 
-    /// The token's SelfSubjectReview, refused with a 401.
-    fn rejected() -> RequestObservation {
+    /// The token's SelfSubjectReview, answered `status` by a clock `offset_s` off.
+    fn ssr(status: u16, offset_s: i64) -> RequestObservation {
+        let body = if status == 401 {
+            unauthorized()
+        } else {
+            review()
+        };
         request(
             RequestKind::SelfSubjectReview,
             false,
-            answer(401, 0, unauthorized()),
+            answer(status, offset_s, body),
         )
+    }
+
+    /// The token's SelfSubjectReview, refused with a 401.
+    fn rejected() -> RequestObservation {
+        ssr(401, 0)
     }
 
     /// The token's SelfSubjectReview, answered with the token's user.
     fn accepted() -> RequestObservation {
-        request(
-            RequestKind::SelfSubjectReview,
-            false,
-            answer(201, 0, review()),
-        )
+        ssr(201, 0)
     }
 
     fn causes(d: &Diagnosis) -> Vec<Cause> {
@@ -318,13 +313,7 @@ mod tests {
     }
 
     fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
-        analyse(
-            servers,
-            Some(token),
-            Context::default(),
-            at(0),
-            TimeDelta::seconds(60),
-        )
+        probe_of_servers(servers, token, false)
     }
 
     fn text(d: &Diagnosis) -> String {
@@ -340,28 +329,10 @@ mod tests {
     #[test]
     fn a_server_90s_behind_rejects_a_fresh_token_as_clock_skew() {
         let token = bound(NOW, NOW + 3600);
-        let behind = server(
-            "https://b",
-            vec![
-                request(RequestKind::Version, true, answer(200, -90, review())),
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(401, -90, unauthorized()),
-                ),
-            ],
-        );
-        let fine = server(
-            "https://a",
-            vec![
-                request(RequestKind::Version, true, answer(200, 0, review())),
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(201, 0, review()),
-                ),
-            ],
-        );
+        let version =
+            |offset_s| request(RequestKind::Version, true, answer(200, offset_s, review()));
+        let behind = server("https://b", vec![version(-90), ssr(401, -90)]);
+        let fine = server("https://a", vec![version(0), ssr(201, 0)]);
         let report = probe(vec![fine, behind], &token);
         assert_eq!(report.servers[0].classification, Classification::Ok);
         assert_eq!(
@@ -547,19 +518,12 @@ mod tests {
             (d.classification, d.cause()),
             (Classification::NotFound, Cause::ObjectNotFound)
         );
-        let mut s = server("https://a", vec![]);
-        s.requests.push(RequestObservation {
-            kind: RequestKind::Version,
-            method: Method::Get,
-            path: "/version".into(),
-            anonymous: true,
-            operator: false,
-            api_version: None,
-            result: Err(TransportError::Tls {
-                reason: TlsReason::UnknownCa,
-                detail: "invalid peer certificate: UnknownIssuer".into(),
-            }),
+        let mut version = request(RequestKind::Version, true, answer(200, 0, review()));
+        version.result = Err(TransportError::Tls {
+            reason: TlsReason::UnknownCa,
+            detail: "invalid peer certificate: UnknownIssuer".into(),
         });
+        let s = server("https://a", vec![version]);
         let report = probe(vec![s], &token);
         assert_eq!(
             crate::probe::outcome(&report),
@@ -573,13 +537,10 @@ mod tests {
 
     fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
         RequestObservation {
-            kind,
             method: Method::Get,
             path: path.to_owned(),
-            anonymous: false,
             operator: true,
-            api_version: None,
-            result: Ok(answer),
+            ..request(kind, false, answer)
         }
     }
 
@@ -672,14 +633,7 @@ mod tests {
     fn replicas_that_disagree_are_replica_dependent() {
         let token = bound(NOW, NOW + 3600);
         let ok = server("https://10.0.0.1:6443", vec![accepted()]);
-        let behind = server(
-            "https://10.0.0.2:6443",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, -90, unauthorized()),
-            )],
-        );
+        let behind = server("https://10.0.0.2:6443", vec![ssr(401, -90)]);
         let report = probe_of_servers(vec![ok.clone(), behind.clone()], &token, true);
         assert_eq!(
             report.diagnosis.classification,
