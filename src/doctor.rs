@@ -248,80 +248,60 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
 
 /// The API server's answer: who it thinks the token is.
 pub fn server_step(server: &ServerReport) -> Step {
-    let url = &server.observation.url;
-    let user = server.user.as_ref().map(|u| u.username.as_str());
-    let (status, summary) = match server.classification {
-        Classification::Ok => (
-            StepStatus::Pass,
-            format!("{url}: authenticated as {}", user.unwrap_or("?")),
+    let cause = server.diagnosis.cause();
+    let summary = match server.classification {
+        Classification::Ok => format!(
+            "authenticated as {}",
+            server.user.as_ref().map_or("?", |u| u.username.as_str())
         ),
-        Classification::NotFound => (
-            StepStatus::Pass,
-            format!(
-                "{url}: authenticated and authorised; the object asked for does not exist (404)"
-            ),
-        ),
+        Classification::NotFound => {
+            "authenticated and authorised; the object asked for does not exist (404)".to_owned()
+        }
         // A token that arrives is either accepted or 401; a 403 as
         // system:anonymous means it never arrived (the probe's diagnosis says so).
-        Classification::Forbidden if server.diagnosis.cause() == Cause::TokenNotSent => (
-            StepStatus::Fail,
-            format!(
-                "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
-            ),
-        ),
+        Classification::Forbidden if cause == Cause::TokenNotSent => {
+            "403 Forbidden as system:anonymous: the token did not reach the API server".to_owned()
+        }
         // Who said no is the engine's finding (RBAC, another authorizer,
         // admission), with its confidence: never assumed from the status.
-        Classification::Forbidden => (
-            StepStatus::Fail,
-            format!(
-                "{url}: 403 Forbidden: the token was accepted; {} ({} confidence)",
-                server.diagnosis.cause().as_str(),
-                server.diagnosis.confidence().as_str()
-            ),
+        Classification::Forbidden => format!(
+            "403 Forbidden: the token was accepted; {} ({} confidence)",
+            cause.as_str(),
+            server.diagnosis.confidence().as_str()
         ),
-        Classification::Unauthorized => (
-            StepStatus::Fail,
-            format!("{url}: 401 Unauthorized: the API server rejected the token itself"),
-        ),
+        Classification::Unauthorized => {
+            "401 Unauthorized: the API server rejected the token itself".to_owned()
+        }
         // A run-level class (probe --all-endpoints); one server never has it.
-        Classification::ReplicaDependent => (
-            StepStatus::Fail,
-            format!("{url}: the API server replicas disagree about the token"),
-        ),
-        Classification::OtherStatus => (
-            StepStatus::Fail,
-            format!("{url}: answered with an unexpected status"),
-        ),
-        Classification::NotKubernetes => (
-            StepStatus::Fail,
-            format!("{url}: something other than kube-apiserver answered"),
-        ),
+        Classification::ReplicaDependent => {
+            "the API server replicas disagree about the token".to_owned()
+        }
+        Classification::OtherStatus => "answered with an unexpected status".to_owned(),
+        Classification::NotKubernetes => "something other than kube-apiserver answered".to_owned(),
         // Pasted evidence only (classify; these two): doctor asks the API server itself.
-        Classification::CheckerFailure => (
-            StepStatus::Fail,
-            format!("{url}: a token checker could not complete its review"),
+        Classification::CheckerFailure => {
+            "a token checker could not complete its review".to_owned()
+        }
+        Classification::ServerConfig => "a part of the server's own setup failed".to_owned(),
+        Classification::TlsError => format!(
+            "TLS verification failed ({}); the token was not sent",
+            server
+                .tls
+                .as_ref()
+                .and_then(|t| t.error.as_deref())
+                .unwrap_or("handshake failed")
         ),
-        Classification::ServerConfig => (
-            StepStatus::Fail,
-            format!("{url}: a part of the server's own setup failed"),
-        ),
-        Classification::TlsError => (
-            StepStatus::Fail,
-            format!(
-                "{url}: TLS verification failed ({}); the token was not sent",
-                server
-                    .tls
-                    .as_ref()
-                    .and_then(|t| t.error.as_deref())
-                    .unwrap_or("handshake failed")
-            ),
-        ),
-        Classification::NetworkError => (
-            StepStatus::Fail,
-            format!("{url}: no answer ({})", server.diagnosis.cause().as_str()),
-        ),
+        Classification::NetworkError => format!("no answer ({})", cause.as_str()),
     };
-    Step::new(StepName::ApiServer, status, summary)
+    let status = match server.classification {
+        Classification::Ok | Classification::NotFound => StepStatus::Pass,
+        _ => StepStatus::Fail,
+    };
+    Step::new(
+        StepName::ApiServer,
+        status,
+        format!("{}: {summary}", server.observation.url),
+    )
 }
 
 /// The API server's clock against this pod's, and the token on the server's clock.
@@ -387,8 +367,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
     match keys {
-        KeysObservation::Skipped(why) => Step::new(StepName::Keys, StepStatus::Skip, why.clone()),
-        KeysObservation::NotReadable(why) => {
+        KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
             Step::new(StepName::Keys, StepStatus::Skip, why.clone())
         }
         KeysObservation::Verified(report) => {
