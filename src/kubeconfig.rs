@@ -70,15 +70,13 @@ pub enum KubeconfigError {
     },
 }
 
+// Missing fields are `None` (serde's default for an `Option`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawConfig {
-    #[serde(default)]
     clusters: Option<Vec<Named<RawCluster>>>,
-    #[serde(default)]
     contexts: Option<Vec<Named<RawContext>>>,
-    #[serde(default)]
     users: Option<Vec<Named<RawUser>>>,
-    #[serde(default, rename = "current-context")]
     current_context: Option<String>,
 }
 
@@ -86,55 +84,39 @@ struct RawConfig {
 struct Named<T> {
     name: String,
     #[serde(alias = "cluster", alias = "context", alias = "user")]
-    #[serde(default)]
     value: Option<T>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawCluster {
-    #[serde(default)]
     server: Option<String>,
-    #[serde(default, rename = "certificate-authority")]
     certificate_authority: Option<String>,
-    #[serde(default, rename = "certificate-authority-data")]
     certificate_authority_data: Option<String>,
-    #[serde(default, rename = "tls-server-name")]
     tls_server_name: Option<String>,
-    #[serde(default, rename = "insecure-skip-tls-verify")]
     insecure_skip_tls_verify: Option<bool>,
-    #[serde(default, rename = "proxy-url")]
     proxy_url: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
 struct RawContext {
-    #[serde(default)]
     cluster: Option<String>,
-    #[serde(default)]
     user: Option<String>,
-    #[serde(default)]
     namespace: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawUser {
-    #[serde(default)]
     token: Option<String>,
-    #[serde(default, rename = "tokenFile")]
+    #[serde(rename = "tokenFile")]
     token_file: Option<String>,
-    #[serde(default, rename = "client-certificate")]
     client_certificate: Option<String>,
-    #[serde(default, rename = "client-certificate-data")]
     client_certificate_data: Option<String>,
-    #[serde(default, rename = "client-key")]
     client_key: Option<String>,
-    #[serde(default, rename = "client-key-data")]
     client_key_data: Option<String>,
-    #[serde(default)]
     exec: Option<serde_json::Value>,
-    #[serde(default, rename = "auth-provider")]
     auth_provider: Option<serde_json::Value>,
-    #[serde(default)]
     username: Option<String>,
 }
 
