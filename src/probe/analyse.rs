@@ -199,30 +199,17 @@ fn read_bindings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::testing::{NOW, legacy, token};
     use crate::diagnosis::{Cause, Confidence};
     use crate::http::Exchange;
     use crate::http::{Method, TlsReason, TransportError};
     use crate::probe::AccessQuery;
     use crate::probe::bindings::BindingState;
-    use crate::secret::SecretToken;
     use serde_json::Value;
     use std::time::Duration;
 
-    const NOW: i64 = 1_767_225_600;
-
     fn at(offset_ms: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(NOW, 0).unwrap() + TimeDelta::milliseconds(offset_ms)
-    }
-
-    /// Unsigned test token with the given claims (signature irrelevant here).
-    fn token(claims: Value) -> Token {
-        use base64::Engine as _;
-        let b64 = |v: &Value| {
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
-        };
-        let header = serde_json::json!({"alg": "RS256", "kid": "k1"});
-        let text = format!("{}.{}.c2ln", b64(&header), b64(&claims));
-        crate::token::parse(&SecretToken::new(text)).unwrap()
     }
 
     fn bound(nbf: i64, exp: i64) -> Token {
@@ -470,13 +457,7 @@ mod tests {
     #[test]
     fn legacy_tokens_are_never_judged_on_time() {
         // Legacy Secret tokens carry no exp; pkg/serviceaccount/legacy.go never checks time.
-        let token = token(serde_json::json!({
-            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:shop:old",
-            "kubernetes.io/serviceaccount/namespace": "shop",
-            "kubernetes.io/serviceaccount/secret.name": "old-token-x1",
-            "kubernetes.io/serviceaccount/service-account.name": "old",
-            "kubernetes.io/serviceaccount/service-account.uid": "uid-1"
-        }));
+        let token = legacy();
         let s = server("https://a", vec![rejected()]);
         let report = probe(vec![s], &token);
         let d = &report.diagnosis;
