@@ -74,15 +74,9 @@ pub fn analyse(
             evaluated_at,
             leeway,
         );
-        let peers: Vec<Peer> = everyone
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, p)| p.clone())
-            .collect();
         let extras = Extras {
             bindings: bindings.clone(),
-            peers,
+            peers: [&everyone[..i], &everyone[i + 1..]].concat(),
             keys: found.check.clone(),
             degraded: Vec::new(),
         };
@@ -266,7 +260,8 @@ mod tests {
             "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
     }
 
-    /// The token's SelfSubjectReview, answered `status` by a clock `offset_s` off.
+    /// The token's SelfSubjectReview, answered `status` (a 401, or the token's
+    /// user) by a clock `offset_s` off.
     fn ssr(status: u16, offset_s: i64) -> RequestObservation {
         let body = if status == 401 {
             unauthorized()
@@ -278,16 +273,6 @@ mod tests {
             false,
             answer(status, offset_s, body),
         )
-    }
-
-    /// The token's SelfSubjectReview, refused with a 401.
-    fn rejected() -> RequestObservation {
-        ssr(401, 0)
-    }
-
-    /// The token's SelfSubjectReview, answered with the token's user.
-    fn accepted() -> RequestObservation {
-        ssr(201, 0)
     }
 
     fn causes(d: &Diagnosis) -> Vec<Cause> {
@@ -344,7 +329,7 @@ mod tests {
     #[test]
     fn expired_on_the_servers_clock() {
         let token = bound(NOW - 7200, NOW - 3600);
-        let s = server("https://a", vec![rejected()]);
+        let s = server("https://a", vec![ssr(401, 0)]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Expired);
         assert!(text(&d).contains("59m before"), "{}", text(&d));
@@ -353,7 +338,7 @@ mod tests {
     #[test]
     fn a_401_in_time_lists_bindings_and_keys_with_low_confidence() {
         let token = bound(NOW - 60, NOW + 3600);
-        let s = server("https://a", vec![rejected()]);
+        let s = server("https://a", vec![ssr(401, 0)]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
         assert_eq!(d.confidence(), Confidence::Low);
@@ -432,7 +417,7 @@ mod tests {
         let mut s = server(
             "https://a",
             vec![
-                accepted(),
+                ssr(201, 0),
                 request(
                     RequestKind::SelfSubjectAccessReview,
                     false,
@@ -458,7 +443,7 @@ mod tests {
     fn legacy_tokens_are_never_judged_on_time() {
         // Legacy Secret tokens carry no exp; pkg/serviceaccount/legacy.go never checks time.
         let token = legacy();
-        let s = server("https://a", vec![rejected()]);
+        let s = server("https://a", vec![ssr(401, 0)]);
         let report = probe(vec![s], &token);
         let d = &report.diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
@@ -482,7 +467,7 @@ mod tests {
         let s = server(
             "https://a",
             vec![
-                accepted(),
+                ssr(201, 0),
                 request(
                     RequestKind::Get,
                     false,
@@ -572,14 +557,14 @@ mod tests {
                 .find(|c| c.cause == Cause::ServiceAccountRecreated)
                 .map(|c| c.confidence)
         };
-        let guess = probe_of_servers(vec![server("https://a", vec![rejected()])], &token, false);
+        let guess = probe_of_servers(vec![server("https://a", vec![ssr(401, 0)])], &token, false);
         let read = probe_of_servers(
-            vec![server("https://a", vec![rejected(), sa_read()])],
+            vec![server("https://a", vec![ssr(401, 0), sa_read()])],
             &token,
             false,
         );
         let reviewed = probe_of_servers(
-            vec![server("https://a", vec![rejected(), review, sa_read()])],
+            vec![server("https://a", vec![ssr(401, 0), review, sa_read()])],
             &token,
             false,
         );
@@ -613,7 +598,7 @@ mod tests {
     #[test]
     fn replicas_that_disagree_are_replica_dependent() {
         let token = bound(NOW, NOW + 3600);
-        let ok = server("https://10.0.0.1:6443", vec![accepted()]);
+        let ok = server("https://10.0.0.1:6443", vec![ssr(201, 0)]);
         let behind = server("https://10.0.0.2:6443", vec![ssr(401, -90)]);
         let report = probe_of_servers(vec![ok.clone(), behind.clone()], &token, true);
         assert_eq!(
