@@ -35,8 +35,9 @@ pub enum StepStatus {
 
 string_codes!(StepStatus);
 
-/// Which check a step is, in the order they run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+/// Which check a step is, in the order they run. Displayed padded to the
+/// width asked (the step column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, strum::Display)]
 #[strum(serialize_all = "kebab-case")]
 pub enum StepName {
     /// The token's own times and shape, on this pod's clock.
@@ -54,13 +55,6 @@ pub enum StepName {
 }
 
 string_codes!(StepName);
-
-impl std::fmt::Display for StepName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // `pad`, so that width and alignment apply (the step column).
-        f.pad(self.as_str())
-    }
-}
 
 /// One check of the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
