@@ -307,14 +307,20 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
     })
 }
 
+/// The first file's entry of this name (`what`: context, cluster or user).
 fn first<'a, T>(
     files: &'a [File],
     pick: impl Fn(&'a File) -> &'a [(String, T)],
+    what: &'static str,
     name: &str,
-) -> Option<&'a T> {
+) -> Result<&'a T, KubeconfigError> {
     files
         .iter()
         .find_map(|f| pick(f).iter().find(|(n, _)| n == name).map(|(_, v)| v))
+        .ok_or_else(|| KubeconfigError::Missing {
+            what,
+            name: name.to_owned(),
+        })
 }
 
 /// Merges the files (first definition of a name wins) and resolves `context`
@@ -341,17 +347,9 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                 })
             })?,
     };
-    let ctx =
-        first(&files, |f| &f.contexts, &context_name).ok_or_else(|| KubeconfigError::Missing {
-            what: "context",
-            name: context_name.clone(),
-        })?;
+    let ctx = first(&files, |f| &f.contexts, "context", &context_name)?;
     let cluster_name = ctx.cluster.clone().unwrap_or_default();
-    let raw_cluster =
-        first(&files, |f| &f.clusters, &cluster_name).ok_or_else(|| KubeconfigError::Missing {
-            what: "cluster",
-            name: cluster_name.clone(),
-        })?;
+    let raw_cluster = first(&files, |f| &f.clusters, "cluster", &cluster_name)?;
     let server_text = raw_cluster.server.clone().unwrap_or_default();
     let server = crate::probe::target::parse_server(&server_text).map_err(|e| {
         KubeconfigError::BadServer {
@@ -404,11 +402,7 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
     let credentials = match &user_name {
         None => Credentials::default(),
         Some(name) => {
-            let user =
-                first(&files, |f| &f.users, name).ok_or_else(|| KubeconfigError::Missing {
-                    what: "user",
-                    name: name.clone(),
-                })?;
+            let user = first(&files, |f| &f.users, "user", name)?;
             Credentials {
                 token: user
                     .token
