@@ -77,15 +77,13 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
 
 /// Renders the protocol's output.
 pub fn render(candidates: &[(String, String)], directive: u8) -> String {
-    let mut out = String::new();
-    for (value, description) in candidates {
-        let description = description.lines().next().unwrap_or("");
-        if description.is_empty() {
-            out.push_str(&format!("{value}\n"));
-        } else {
-            out.push_str(&format!("{value}\t{description}\n"));
-        }
-    }
+    let mut out: String = candidates
+        .iter()
+        .map(|(value, description)| match description.lines().next() {
+            Some(first) if !first.is_empty() => format!("{value}\t{first}\n"),
+            _ => format!("{value}\n"),
+        })
+        .collect();
     out.push_str(&format!(":{directive}\n"));
     out
 }
