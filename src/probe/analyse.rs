@@ -62,8 +62,7 @@ pub fn analyse(
         })
         .collect();
     let mut servers = Vec::with_capacity(observations.len());
-    for (i, observation) in observations.into_iter().enumerate() {
-        let fact = facts[i].clone();
+    for (i, (observation, fact)) in observations.into_iter().zip(facts).enumerate() {
         let rejected = classes[i] == Classification::Unauthorized;
         let found = keys::analyse(
             body(&observation, RequestKind::Jwks).as_deref(),
@@ -516,11 +515,9 @@ mod tests {
         replicas: bool,
     ) -> ProbeReport {
         let context = Context {
-            raw: None,
             replicas,
-            endpoints: None,
             bindings: bindings::targets(token),
-            review_audiences: Vec::new(),
+            ..Context::default()
         };
         analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }
