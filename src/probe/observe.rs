@@ -2,6 +2,9 @@
 //! server, so N servers cost about one round trip), and records what came back.
 //! No judgement here: that is [`super::classify`].
 
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use serde_json::{Value, json};
 use url::Url;
 
@@ -156,31 +159,26 @@ pub fn observe(
 ) -> Vec<ServerObservation> {
     // A small pool of workers, each taking the next server: memory and threads
     // stay bounded however many replicas there are.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<ServerObservation>>> = clients
-        .iter()
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Vec<OnceLock<ServerObservation>> =
+        clients.iter().map(|_| OnceLock::new()).collect();
     std::thread::scope(|scope| {
         for _ in 0..clients.len().min(super::endpoints::CONCURRENCY) {
             scope.spawn(|| {
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = clients.get(i) else { break };
-                    let observation = observe_one(plan, c, token);
-                    *results[i]
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(observation);
+                    let _ = results[i].set(observe_one(plan, c, token));
                 }
             });
         }
     });
+    // A server whose worker panicked has an observation with no requests.
     let mut observations: Vec<ServerObservation> = results
         .into_iter()
         .zip(clients)
         .map(|(slot, c)| {
             slot.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .unwrap_or_else(|| finish(plan, c, Vec::new(), token.is_some()))
         })
         .collect();
