@@ -184,8 +184,9 @@ fn is_time_code(code: Code) -> bool {
 pub fn pod_clock_step(decode: &DecodeReport) -> Step {
     let now = decode.evaluated_at;
     let times = TimeClaims::from(&decode.token.claims);
-    let (status, summary) = match decode.verdict {
-        None => (
+    let step = |status, summary: String| Step::new(StepName::PodClock, status, summary);
+    match decode.verdict {
+        None => step(
             StepStatus::Pass,
             "legacy token: never time-checked".to_owned(),
         ),
@@ -196,31 +197,28 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                     Code::ExpiresSoon | Code::NotYetValid | Code::Expired
                 )
             });
-            match soon {
-                Some(f) => {
-                    let seconds = |t: Option<i64>| TimeDelta::seconds(t.unwrap_or_default());
-                    let at = now.timestamp();
-                    let risk = match f.code {
-                        Code::ExpiresSoon => Degradation::ExpiresSoon {
-                            left: seconds(times.expires_at) - TimeDelta::seconds(at),
-                        },
-                        Code::NotYetValid => Degradation::ClockOff {
-                            clock: OffClock::Pod,
-                            by: seconds(times.not_before) - TimeDelta::seconds(at),
-                        },
-                        _ => Degradation::ClockOff {
-                            clock: OffClock::Pod,
-                            by: TimeDelta::seconds(at) - seconds(times.expires_at),
-                        },
-                    };
-                    return Step::new(StepName::PodClock, StepStatus::Warn, f.message.clone())
-                        .at_risk(risk);
-                }
-                None => (
-                    StepStatus::Pass,
-                    format!("accepted on this pod's clock ({})", rfc3339(now)),
-                ),
-            }
+            let Some(f) = soon else {
+                let summary = format!("accepted on this pod's clock ({})", rfc3339(now));
+                return step(StepStatus::Pass, summary);
+            };
+            // From now to the claim.
+            let until = |t: Option<i64>| {
+                TimeDelta::seconds(t.unwrap_or_default()) - TimeDelta::seconds(now.timestamp())
+            };
+            let risk = match f.code {
+                Code::ExpiresSoon => Degradation::ExpiresSoon {
+                    left: until(times.expires_at),
+                },
+                Code::NotYetValid => Degradation::ClockOff {
+                    clock: OffClock::Pod,
+                    by: until(times.not_before),
+                },
+                _ => Degradation::ClockOff {
+                    clock: OffClock::Pod,
+                    by: -until(times.expires_at),
+                },
+            };
+            step(StepStatus::Warn, f.message.clone()).at_risk(risk)
         }
         Some(verdict) => {
             let j = window::judge(times, now, decode.leeway);
@@ -234,10 +232,9 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                     j.accepted_in.map(ceil_seconds).unwrap_or_default()
                 ),
             };
-            (StepStatus::Fail, text)
+            step(StepStatus::Fail, text)
         }
-    };
-    Step::new(StepName::PodClock, status, summary)
+    }
 }
 
 /// The API server's answer: who it thinks the token is.
@@ -328,34 +325,35 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
     let j = window::judge(times, at, leeway);
-    match j.verdict {
-        Verdict::Accept if estimate.abs() > leeway => Step::new(
-            StepName::ServerClock,
-            StepStatus::Warn,
-            format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
-        )
-        .at_risk(Degradation::ClockOff {
-            clock: OffClock::ApiServer,
-            by: estimate,
-        })
-        .with_details(vec![
-            "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
-        ]),
-        Verdict::Accept => Step::new(StepName::ServerClock, StepStatus::Pass, format!("{measured}: the token is within its window there")),
-        Verdict::RejectExpired => Step::new(
-            StepName::ServerClock,
-            StepStatus::Fail,
-            format!("{measured}: on its clock the token has expired"),
+    let (status, text) = match j.verdict {
+        Verdict::Accept if estimate.abs() > leeway => {
+            let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
+            return Step::new(StepName::ServerClock, StepStatus::Warn, text)
+                .at_risk(Degradation::ClockOff {
+                    clock: OffClock::ApiServer,
+                    by: estimate,
+                })
+                .with_details(vec![
+                    "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
+                ]);
+        }
+        Verdict::Accept => (
+            StepStatus::Pass,
+            "the token is within its window there".to_owned(),
         ),
-        _ => Step::new(
-            StepName::ServerClock,
+        Verdict::RejectExpired => (
+            StepStatus::Fail,
+            "on its clock the token has expired".to_owned(),
+        ),
+        _ => (
             StepStatus::Fail,
             format!(
-                "{measured}: on its clock the token is not valid yet, for {}s more",
+                "on its clock the token is not valid yet, for {}s more",
                 j.accepted_in.map(ceil_seconds).unwrap_or_default()
             ),
         ),
-    }
+    };
+    Step::new(StepName::ServerClock, status, format!("{measured}: {text}"))
 }
 
 /// The token against the keys this API server publishes.
