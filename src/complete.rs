@@ -20,28 +20,31 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
     let mut command = root;
     let mut expects_value: Option<&clap::Arg> = None;
     for word in done {
-        if let Some(arg) = expects_value.take() {
-            let _ = arg;
+        if expects_value.take().is_some() {
             continue;
         }
         if let Some(flag) = word.strip_prefix("--") {
             if !flag.contains('=') {
-                expects_value = find_long(command, root, flag).filter(|a| takes_value(a));
+                expects_value = find(command, root, |a| {
+                    a.get_long() == Some(flag)
+                        || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
+                });
             }
         } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
             let c = short.chars().next().unwrap_or('-');
-            expects_value = find_short(command, root, c).filter(|a| takes_value(a));
+            expects_value = find(command, root, |a| a.get_short() == Some(c));
         } else if let Some(sub) = command.find_subcommand(word) {
             command = sub;
         }
     }
     if let Some(arg) = expects_value {
         let values = possible_values(arg, current);
-        return if values.is_empty() {
-            (values, DEFAULT)
+        let directive = if values.is_empty() {
+            DEFAULT
         } else {
-            (values, NO_FILE_COMPLETION)
+            NO_FILE_COMPLETION
         };
+        return (values, directive);
     }
     if current.starts_with('-') {
         let mut flags: Vec<(String, String)> = command
@@ -74,37 +77,28 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
 
 /// Renders the protocol's output.
 pub fn render(candidates: &[(String, String)], directive: u8) -> String {
-    let mut out = String::new();
-    for (value, description) in candidates {
-        let description = description.lines().next().unwrap_or("");
-        if description.is_empty() {
-            out.push_str(&format!("{value}\n"));
-        } else {
-            out.push_str(&format!("{value}\t{description}\n"));
-        }
-    }
+    let mut out: String = candidates
+        .iter()
+        .map(|(value, description)| match description.lines().next() {
+            Some(first) if !first.is_empty() => format!("{value}\t{first}\n"),
+            _ => format!("{value}\n"),
+        })
+        .collect();
     out.push_str(&format!(":{directive}\n"));
     out
 }
 
-fn find_long<'a>(command: &'a Command, root: &'a Command, flag: &str) -> Option<&'a clap::Arg> {
+/// The flag of `command` (or a global one) that `is`, if it takes a value.
+fn find<'a>(
+    command: &'a Command,
+    root: &'a Command,
+    is: impl Fn(&clap::Arg) -> bool,
+) -> Option<&'a clap::Arg> {
     command
         .get_arguments()
         .chain(root.get_arguments())
-        .find(|a| {
-            a.get_long() == Some(flag) || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
-        })
-}
-
-fn find_short<'a>(command: &'a Command, root: &'a Command, c: char) -> Option<&'a clap::Arg> {
-    command
-        .get_arguments()
-        .chain(root.get_arguments())
-        .find(|a| a.get_short() == Some(c))
-}
-
-fn takes_value(arg: &clap::Arg) -> bool {
-    arg.get_num_args().is_some_and(|n| n.takes_values())
+        .find(|a| is(a))
+        .filter(|a| a.get_num_args().is_some_and(|n| n.takes_values()))
 }
 
 fn possible_values(arg: &clap::Arg, current: &str) -> Vec<(String, String)> {

@@ -35,8 +35,9 @@ pub enum StepStatus {
 
 string_codes!(StepStatus);
 
-/// Which check a step is, in the order they run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+/// Which check a step is, in the order they run. Displayed padded to the
+/// width asked (the step column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, strum::Display)]
 #[strum(serialize_all = "kebab-case")]
 pub enum StepName {
     /// The token's own times and shape, on this pod's clock.
@@ -54,13 +55,6 @@ pub enum StepName {
 }
 
 string_codes!(StepName);
-
-impl std::fmt::Display for StepName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // `pad`, so that width and alignment apply (the step column).
-        f.pad(self.as_str())
-    }
-}
 
 /// One check of the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -190,8 +184,9 @@ fn is_time_code(code: Code) -> bool {
 pub fn pod_clock_step(decode: &DecodeReport) -> Step {
     let now = decode.evaluated_at;
     let times = TimeClaims::from(&decode.token.claims);
-    let (status, summary) = match decode.verdict {
-        None => (
+    let step = |status, summary: String| Step::new(StepName::PodClock, status, summary);
+    match decode.verdict {
+        None => step(
             StepStatus::Pass,
             "legacy token: never time-checked".to_owned(),
         ),
@@ -202,31 +197,28 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                     Code::ExpiresSoon | Code::NotYetValid | Code::Expired
                 )
             });
-            match soon {
-                Some(f) => {
-                    let seconds = |t: Option<i64>| TimeDelta::seconds(t.unwrap_or_default());
-                    let at = now.timestamp();
-                    let risk = match f.code {
-                        Code::ExpiresSoon => Degradation::ExpiresSoon {
-                            left: seconds(times.expires_at) - TimeDelta::seconds(at),
-                        },
-                        Code::NotYetValid => Degradation::ClockOff {
-                            clock: OffClock::Pod,
-                            by: seconds(times.not_before) - TimeDelta::seconds(at),
-                        },
-                        _ => Degradation::ClockOff {
-                            clock: OffClock::Pod,
-                            by: TimeDelta::seconds(at) - seconds(times.expires_at),
-                        },
-                    };
-                    return Step::new(StepName::PodClock, StepStatus::Warn, f.message.clone())
-                        .at_risk(risk);
-                }
-                None => (
-                    StepStatus::Pass,
-                    format!("accepted on this pod's clock ({})", rfc3339(now)),
-                ),
-            }
+            let Some(f) = soon else {
+                let summary = format!("accepted on this pod's clock ({})", rfc3339(now));
+                return step(StepStatus::Pass, summary);
+            };
+            // From now to the claim.
+            let until = |t: Option<i64>| {
+                TimeDelta::seconds(t.unwrap_or_default()) - TimeDelta::seconds(now.timestamp())
+            };
+            let risk = match f.code {
+                Code::ExpiresSoon => Degradation::ExpiresSoon {
+                    left: until(times.expires_at),
+                },
+                Code::NotYetValid => Degradation::ClockOff {
+                    clock: OffClock::Pod,
+                    by: until(times.not_before),
+                },
+                _ => Degradation::ClockOff {
+                    clock: OffClock::Pod,
+                    by: -until(times.expires_at),
+                },
+            };
+            step(StepStatus::Warn, f.message.clone()).at_risk(risk)
         }
         Some(verdict) => {
             let j = window::judge(times, now, decode.leeway);
@@ -240,88 +232,67 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
                     j.accepted_in.map(ceil_seconds).unwrap_or_default()
                 ),
             };
-            (StepStatus::Fail, text)
+            step(StepStatus::Fail, text)
         }
-    };
-    Step::new(StepName::PodClock, status, summary)
+    }
 }
 
 /// The API server's answer: who it thinks the token is.
 pub fn server_step(server: &ServerReport) -> Step {
-    let url = &server.observation.url;
-    let user = server.user.as_ref().map(|u| u.username.as_str());
-    let (status, summary) = match server.classification {
-        Classification::Ok => (
-            StepStatus::Pass,
-            format!("{url}: authenticated as {}", user.unwrap_or("?")),
+    let cause = server.diagnosis.cause();
+    let summary = match server.classification {
+        Classification::Ok => format!(
+            "authenticated as {}",
+            server.user.as_ref().map_or("?", |u| u.username.as_str())
         ),
-        Classification::NotFound => (
-            StepStatus::Pass,
-            format!(
-                "{url}: authenticated and authorised; the object asked for does not exist (404)"
-            ),
-        ),
+        Classification::NotFound => {
+            "authenticated and authorised; the object asked for does not exist (404)".to_owned()
+        }
         // A token that arrives is either accepted or 401; a 403 as
         // system:anonymous means it never arrived (the probe's diagnosis says so).
-        Classification::Forbidden if server.diagnosis.cause() == Cause::TokenNotSent => (
-            StepStatus::Fail,
-            format!(
-                "{url}: 403 Forbidden as system:anonymous: the token did not reach the API server"
-            ),
-        ),
+        Classification::Forbidden if cause == Cause::TokenNotSent => {
+            "403 Forbidden as system:anonymous: the token did not reach the API server".to_owned()
+        }
         // Who said no is the engine's finding (RBAC, another authorizer,
         // admission), with its confidence: never assumed from the status.
-        Classification::Forbidden => (
-            StepStatus::Fail,
-            format!(
-                "{url}: 403 Forbidden: the token was accepted; {} ({} confidence)",
-                server.diagnosis.cause().as_str(),
-                server.diagnosis.confidence().as_str()
-            ),
+        Classification::Forbidden => format!(
+            "403 Forbidden: the token was accepted; {} ({} confidence)",
+            cause.as_str(),
+            server.diagnosis.confidence().as_str()
         ),
-        Classification::Unauthorized => (
-            StepStatus::Fail,
-            format!("{url}: 401 Unauthorized: the API server rejected the token itself"),
-        ),
+        Classification::Unauthorized => {
+            "401 Unauthorized: the API server rejected the token itself".to_owned()
+        }
         // A run-level class (probe --all-endpoints); one server never has it.
-        Classification::ReplicaDependent => (
-            StepStatus::Fail,
-            format!("{url}: the API server replicas disagree about the token"),
-        ),
-        Classification::OtherStatus => (
-            StepStatus::Fail,
-            format!("{url}: answered with an unexpected status"),
-        ),
-        Classification::NotKubernetes => (
-            StepStatus::Fail,
-            format!("{url}: something other than kube-apiserver answered"),
-        ),
+        Classification::ReplicaDependent => {
+            "the API server replicas disagree about the token".to_owned()
+        }
+        Classification::OtherStatus => "answered with an unexpected status".to_owned(),
+        Classification::NotKubernetes => "something other than kube-apiserver answered".to_owned(),
         // Pasted evidence only (classify; these two): doctor asks the API server itself.
-        Classification::CheckerFailure => (
-            StepStatus::Fail,
-            format!("{url}: a token checker could not complete its review"),
+        Classification::CheckerFailure => {
+            "a token checker could not complete its review".to_owned()
+        }
+        Classification::ServerConfig => "a part of the server's own setup failed".to_owned(),
+        Classification::TlsError => format!(
+            "TLS verification failed ({}); the token was not sent",
+            server
+                .tls
+                .as_ref()
+                .and_then(|t| t.error.as_deref())
+                .unwrap_or("handshake failed")
         ),
-        Classification::ServerConfig => (
-            StepStatus::Fail,
-            format!("{url}: a part of the server's own setup failed"),
-        ),
-        Classification::TlsError => (
-            StepStatus::Fail,
-            format!(
-                "{url}: TLS verification failed ({}); the token was not sent",
-                server
-                    .tls
-                    .as_ref()
-                    .and_then(|t| t.error.as_deref())
-                    .unwrap_or("handshake failed")
-            ),
-        ),
-        Classification::NetworkError => (
-            StepStatus::Fail,
-            format!("{url}: no answer ({})", server.diagnosis.cause().as_str()),
-        ),
+        Classification::NetworkError => format!("no answer ({})", cause.as_str()),
     };
-    Step::new(StepName::ApiServer, status, summary)
+    let status = match server.classification {
+        Classification::Ok | Classification::NotFound => StepStatus::Pass,
+        _ => StepStatus::Fail,
+    };
+    Step::new(
+        StepName::ApiServer,
+        status,
+        format!("{}: {summary}", server.observation.url),
+    )
 }
 
 /// The API server's clock against this pod's, and the token on the server's clock.
@@ -354,41 +325,41 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
     let j = window::judge(times, at, leeway);
-    match j.verdict {
-        Verdict::Accept if estimate.abs() > leeway => Step::new(
-            StepName::ServerClock,
-            StepStatus::Warn,
-            format!("{measured}: more than the {}s leeway", leeway.num_seconds()),
-        )
-        .at_risk(Degradation::ClockOff {
-            clock: OffClock::ApiServer,
-            by: estimate,
-        })
-        .with_details(vec![
-            "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
-        ]),
-        Verdict::Accept => Step::new(StepName::ServerClock, StepStatus::Pass, format!("{measured}: the token is within its window there")),
-        Verdict::RejectExpired => Step::new(
-            StepName::ServerClock,
-            StepStatus::Fail,
-            format!("{measured}: on its clock the token has expired"),
+    let (status, text) = match j.verdict {
+        Verdict::Accept if estimate.abs() > leeway => {
+            let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
+            return Step::new(StepName::ServerClock, StepStatus::Warn, text)
+                .at_risk(Degradation::ClockOff {
+                    clock: OffClock::ApiServer,
+                    by: estimate,
+                })
+                .with_details(vec![
+                    "tokens minted by this API server look not-yet-valid to a clock this far behind it, and the kubelet refreshes tokens by its own clock: fix NTP/chrony on the nodes".to_owned(),
+                ]);
+        }
+        Verdict::Accept => (
+            StepStatus::Pass,
+            "the token is within its window there".to_owned(),
         ),
-        _ => Step::new(
-            StepName::ServerClock,
+        Verdict::RejectExpired => (
+            StepStatus::Fail,
+            "on its clock the token has expired".to_owned(),
+        ),
+        _ => (
             StepStatus::Fail,
             format!(
-                "{measured}: on its clock the token is not valid yet, for {}s more",
+                "on its clock the token is not valid yet, for {}s more",
                 j.accepted_in.map(ceil_seconds).unwrap_or_default()
             ),
         ),
-    }
+    };
+    Step::new(StepName::ServerClock, status, format!("{measured}: {text}"))
 }
 
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
     match keys {
-        KeysObservation::Skipped(why) => Step::new(StepName::Keys, StepStatus::Skip, why.clone()),
-        KeysObservation::NotReadable(why) => {
+        KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
             Step::new(StepName::Keys, StepStatus::Skip, why.clone())
         }
         KeysObservation::Verified(report) => {

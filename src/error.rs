@@ -4,25 +4,17 @@
 //! Messages are lowercase sentence fragments that name what is wrong and never
 //! contain the token itself.
 
-use std::fmt;
 use std::path::PathBuf;
 
 /// Which part of a compact JWS a problem is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
 pub enum Segment {
+    #[strum(to_string = "header (segment 1)")]
     Header,
+    #[strum(to_string = "payload (segment 2)")]
     Payload,
+    #[strum(to_string = "signature (segment 3)")]
     Signature,
-}
-
-impl fmt::Display for Segment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Segment::Header => "header (segment 1)",
-            Segment::Payload => "payload (segment 2)",
-            Segment::Signature => "signature (segment 3)",
-        })
-    }
 }
 
 /// A token text that is not a well-formed JWT with usable claims.

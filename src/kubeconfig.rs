@@ -70,15 +70,13 @@ pub enum KubeconfigError {
     },
 }
 
+// Missing fields are `None` (serde's default for an `Option`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawConfig {
-    #[serde(default)]
     clusters: Option<Vec<Named<RawCluster>>>,
-    #[serde(default)]
     contexts: Option<Vec<Named<RawContext>>>,
-    #[serde(default)]
     users: Option<Vec<Named<RawUser>>>,
-    #[serde(default, rename = "current-context")]
     current_context: Option<String>,
 }
 
@@ -86,55 +84,39 @@ struct RawConfig {
 struct Named<T> {
     name: String,
     #[serde(alias = "cluster", alias = "context", alias = "user")]
-    #[serde(default)]
     value: Option<T>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawCluster {
-    #[serde(default)]
     server: Option<String>,
-    #[serde(default, rename = "certificate-authority")]
     certificate_authority: Option<String>,
-    #[serde(default, rename = "certificate-authority-data")]
     certificate_authority_data: Option<String>,
-    #[serde(default, rename = "tls-server-name")]
     tls_server_name: Option<String>,
-    #[serde(default, rename = "insecure-skip-tls-verify")]
     insecure_skip_tls_verify: Option<bool>,
-    #[serde(default, rename = "proxy-url")]
     proxy_url: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
 struct RawContext {
-    #[serde(default)]
     cluster: Option<String>,
-    #[serde(default)]
     user: Option<String>,
-    #[serde(default)]
     namespace: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 struct RawUser {
-    #[serde(default)]
     token: Option<String>,
-    #[serde(default, rename = "tokenFile")]
+    #[serde(rename = "tokenFile")]
     token_file: Option<String>,
-    #[serde(default, rename = "client-certificate")]
     client_certificate: Option<String>,
-    #[serde(default, rename = "client-certificate-data")]
     client_certificate_data: Option<String>,
-    #[serde(default, rename = "client-key")]
     client_key: Option<String>,
-    #[serde(default, rename = "client-key-data")]
     client_key_data: Option<String>,
-    #[serde(default)]
     exec: Option<serde_json::Value>,
-    #[serde(default, rename = "auth-provider")]
     auth_provider: Option<serde_json::Value>,
-    #[serde(default)]
     username: Option<String>,
 }
 
@@ -325,14 +307,20 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
     })
 }
 
+/// The first file's entry of this name (`what`: context, cluster or user).
 fn first<'a, T>(
     files: &'a [File],
     pick: impl Fn(&'a File) -> &'a [(String, T)],
+    what: &'static str,
     name: &str,
-) -> Option<&'a T> {
+) -> Result<&'a T, KubeconfigError> {
     files
         .iter()
         .find_map(|f| pick(f).iter().find(|(n, _)| n == name).map(|(_, v)| v))
+        .ok_or_else(|| KubeconfigError::Missing {
+            what,
+            name: name.to_owned(),
+        })
 }
 
 /// Merges the files (first definition of a name wins) and resolves `context`
@@ -359,17 +347,9 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                 })
             })?,
     };
-    let ctx =
-        first(&files, |f| &f.contexts, &context_name).ok_or_else(|| KubeconfigError::Missing {
-            what: "context",
-            name: context_name.clone(),
-        })?;
+    let ctx = first(&files, |f| &f.contexts, "context", &context_name)?;
     let cluster_name = ctx.cluster.clone().unwrap_or_default();
-    let raw_cluster =
-        first(&files, |f| &f.clusters, &cluster_name).ok_or_else(|| KubeconfigError::Missing {
-            what: "cluster",
-            name: cluster_name.clone(),
-        })?;
+    let raw_cluster = first(&files, |f| &f.clusters, "cluster", &cluster_name)?;
     let server_text = raw_cluster.server.clone().unwrap_or_default();
     let server = crate::probe::target::parse_server(&server_text).map_err(|e| {
         KubeconfigError::BadServer {
@@ -422,11 +402,7 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
     let credentials = match &user_name {
         None => Credentials::default(),
         Some(name) => {
-            let user =
-                first(&files, |f| &f.users, name).ok_or_else(|| KubeconfigError::Missing {
-                    what: "user",
-                    name: name.clone(),
-                })?;
+            let user = first(&files, |f| &f.users, "user", name)?;
             Credentials {
                 token: user
                     .token

@@ -56,26 +56,22 @@ mod tests {
 
     #[test]
     fn colour_only_on_a_terminal_and_when_not_refused() {
-        let tty = Env {
-            stdout_tty: true,
+        let env = |no_color, term_dumb, stdout_tty| Env {
+            no_color,
+            term_dumb,
+            stdout_tty,
             ..Env::default()
         };
-        assert!(should_colorize(false, &tty));
-        assert!(!should_colorize(true, &tty));
-        assert!(!should_colorize(
-            false,
-            &Env {
-                no_color: true,
-                ..tty.clone()
-            }
-        ));
-        assert!(!should_colorize(
-            false,
-            &Env {
-                term_dumb: true,
-                ..tty.clone()
-            }
-        ));
-        assert!(!should_colorize(false, &Env::default()));
+        // (--no-color, NO_COLOR, TERM=dumb, a terminal, colour)
+        for (flag, no_color, dumb, tty, want) in [
+            (false, false, false, true, true),
+            (true, false, false, true, false),
+            (false, true, false, true, false),
+            (false, false, true, true, false),
+            (false, false, false, false, false),
+        ] {
+            let env = env(no_color, dumb, tty);
+            assert_eq!(should_colorize(flag, &env), want, "{env:?}");
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
+use super::secret_token;
 use crate::classify::SourceType;
 use crate::secret::SecretToken;
 use crate::timefmt;
@@ -68,8 +69,4 @@ pub struct ClassifyArgs {
     /// Unix seconds); default: --now.
     #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant)]
     pub at: Option<DateTime<Utc>>,
-}
-
-fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
-    Ok(SecretToken::new(text))
 }

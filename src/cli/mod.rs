@@ -282,7 +282,7 @@ impl TokenArgs {
     }
 }
 
-fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
+pub(super) fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {
     Ok(SecretToken::new(text))
 }
 

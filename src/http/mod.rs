@@ -224,7 +224,7 @@ pub enum TransportError {
 }
 
 /// HTTP methods we use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, strum::Display)]
 #[strum(serialize_all = "UPPERCASE")]
 pub enum Method {
     Get,
@@ -232,12 +232,6 @@ pub enum Method {
 }
 
 string_codes!(Method);
-
-impl std::fmt::Display for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One request: method, a path on the server (starting with `/`), and a JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -202,7 +202,7 @@ fn read_rest_bounded(
             limit: MAX_DOCUMENT_BYTES,
         });
     }
-    doc.push_str(&text_or_binary_error(rest)?);
+    doc.push_str(text_or_binary(&rest)?);
     Ok(())
 }
 
@@ -293,6 +293,61 @@ impl LineReader {
         limit: usize,
         stop_when_too_long: bool,
     ) -> Result<Option<RawLine>, InputError> {
+        let Some(too_long) = self.next_line(reader, what, limit, stop_when_too_long)? else {
+            return Ok(None);
+        };
+        if too_long {
+            let starts_json = self.buf.first() == Some(&b'{');
+            return Ok(Some(RawLine::TooLong(self.number, starts_json)));
+        }
+        Ok(Some(match text_or_binary(&self.buf) {
+            Ok(text) => RawLine::Text(self.number, text.to_owned()),
+            Err(e) => RawLine::NotText(self.number, e),
+        }))
+    }
+
+    /// The next non-blank line of a batch, shaped straight from the line buffer
+    /// (the same results as [`RawLine::into_shaped`], one copy fewer per token).
+    fn next_shaped(
+        &mut self,
+        reader: &mut Box<dyn BufRead>,
+        what: &str,
+    ) -> Result<Option<BatchItem>, InputError> {
+        let Some(too_long) = self.next_line(reader, what, MAX_TOKEN_BYTES, false)? else {
+            return Ok(None);
+        };
+        let result = if too_long {
+            Err(InputError::LineTooLarge {
+                limit: MAX_TOKEN_BYTES,
+            })
+        } else {
+            match text_or_binary(&self.buf) {
+                Ok(text) => Ok(shape::detect_line(text)),
+                Err(TokenError::Binary { byte, offset }) => {
+                    return Err(InputError::Binary {
+                        line: self.number,
+                        byte,
+                        offset,
+                    });
+                }
+                Err(e) => Err(e.into()),
+            }
+        };
+        Ok(Some(BatchItem {
+            line: self.number,
+            result,
+        }))
+    }
+
+    /// Reads the next line that is too long or not blank into `buf`; whether
+    /// it was too long (see [`read_bounded_line`]), `None` at end of input.
+    fn next_line(
+        &mut self,
+        reader: &mut Box<dyn BufRead>,
+        what: &str,
+        limit: usize,
+        stop_when_too_long: bool,
+    ) -> Result<Option<bool>, InputError> {
         loop {
             let too_long = read_bounded_line(reader, &mut self.buf, limit, stop_when_too_long)
                 .map_err(|source| InputError::Read {
@@ -303,65 +358,9 @@ impl LineReader {
                 return Ok(None);
             };
             self.number += 1;
-            let too_long = too_long.then_some(self.buf.first() == Some(&b'{'));
-            if let Some(starts_json) = too_long {
-                return Ok(Some(RawLine::TooLong(self.number, starts_json)));
+            if too_long || !self.buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some(too_long));
             }
-            if self.buf.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            // Copy out (one exact allocation) and keep the buffer's capacity for the
-            // next line, instead of regrowing it from empty every time.
-            let bytes = self.buf.clone();
-            return Ok(Some(match text_or_binary_error(bytes) {
-                Ok(text) => RawLine::Text(self.number, text),
-                Err(e) => RawLine::NotText(self.number, e),
-            }));
-        }
-    }
-}
-
-impl LineReader {
-    /// The next non-blank line of a batch, shaped straight from the line buffer
-    /// (the same results as [`RawLine::into_shaped`], one copy fewer per token).
-    fn next_shaped(
-        &mut self,
-        reader: &mut Box<dyn BufRead>,
-        what: &str,
-    ) -> Result<Option<BatchItem>, InputError> {
-        loop {
-            let too_long = read_bounded_line(reader, &mut self.buf, MAX_TOKEN_BYTES, false)
-                .map_err(|source| InputError::Read {
-                    what: what.to_owned(),
-                    source,
-                })?;
-            let Some(too_long) = too_long else {
-                return Ok(None);
-            };
-            self.number += 1;
-            let result = if too_long {
-                Err(InputError::LineTooLarge {
-                    limit: MAX_TOKEN_BYTES,
-                })
-            } else if self.buf.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            } else {
-                match text_or_binary(&self.buf) {
-                    Ok(text) => Ok(shape::detect_line(text)),
-                    Err(TokenError::Binary { byte, offset }) => {
-                        return Err(InputError::Binary {
-                            line: self.number,
-                            byte,
-                            offset,
-                        });
-                    }
-                    Err(e) => Err(e.into()),
-                }
-            };
-            return Ok(Some(BatchItem {
-                line: self.number,
-                result,
-            }));
         }
     }
 }
@@ -419,14 +418,7 @@ fn read_bounded_line(
     }
 }
 
-/// UTF-8 text without NUL (git's and grep's test for binary), or the byte
-/// that makes it binary.
-fn text_or_binary_error(bytes: Vec<u8>) -> Result<String, TokenError> {
-    text_or_binary(&bytes)?;
-    String::from_utf8(bytes).map_err(|e| binary_error(e.as_bytes(), e.utf8_error()))
-}
-
-/// [`text_or_binary_error`] without taking ownership: the text, or the first
+/// UTF-8 text without NUL (git's and grep's test for binary), or the first
 /// byte that makes it binary (not UTF-8, or NUL).
 fn text_or_binary(bytes: &[u8]) -> Result<&str, TokenError> {
     let (text, valid) = match std::str::from_utf8(bytes) {
@@ -440,15 +432,6 @@ fn text_or_binary(bytes: &[u8]) -> Result<&str, TokenError> {
         byte: bytes[valid],
         offset: valid,
     })
-}
-
-/// Names the first byte that is not UTF-8.
-fn binary_error(bytes: &[u8], error: std::str::Utf8Error) -> TokenError {
-    let offset = error.valid_up_to();
-    TokenError::Binary {
-        byte: bytes[offset],
-        offset,
-    }
 }
 
 /// A YAML parse error in words, on one line: serde-saphyr's messages for

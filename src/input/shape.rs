@@ -164,14 +164,7 @@ pub fn detect_json_all(text: &str) -> Result<Vec<ShapedToken>, InputError> {
         )));
     };
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    let one = |token: &str, shape: Shape, context: InputContext| {
-        Ok(vec![ShapedToken {
-            token: SecretToken::new(token.trim()),
-            shape,
-            extra_space_after_bearer: false,
-            context,
-        }])
-    };
+    let one = |token: &str, shape, context| Ok(vec![carried(token, shape, context)]);
     if let Some(token) = doc.pointer("/status/token") {
         let token = token.as_str().ok_or_else(|| {
             InputError::UnknownJson("its status.token is not a string".to_owned())
@@ -315,22 +308,28 @@ fn csi_tokens(
                     "has a CSI entry for audience {audience:?} without a token"
                 ))
             })?;
-            Ok(ShapedToken {
-                token: SecretToken::new(token.trim()),
-                shape: Shape::CsiTokens,
-                extra_space_after_bearer: false,
-                context: InputContext {
-                    csi_audience: Some(audience.clone()),
-                    csi_expiration: entry
-                        .get("expirationTimestamp")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                    csi_field: Some(field),
-                    ..InputContext::default()
-                },
-            })
+            let context = InputContext {
+                csi_audience: Some(audience.clone()),
+                csi_expiration: entry
+                    .get("expirationTimestamp")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                csi_field: Some(field),
+                ..InputContext::default()
+            };
+            Ok(carried(token, Shape::CsiTokens, context))
         })
         .collect()
+}
+
+/// A token a JSON document carries.
+fn carried(token: &str, shape: Shape, context: InputContext) -> ShapedToken {
+    ShapedToken {
+        token: SecretToken::new(token.trim()),
+        shape,
+        extra_space_after_bearer: false,
+        context,
+    }
 }
 
 /// Whether text that starts a document is JSON rather than a token line.

@@ -62,8 +62,7 @@ pub fn analyse(
         })
         .collect();
     let mut servers = Vec::with_capacity(observations.len());
-    for (i, observation) in observations.into_iter().enumerate() {
-        let fact = facts[i].clone();
+    for (i, (observation, fact)) in observations.into_iter().zip(facts).enumerate() {
         let rejected = classes[i] == Classification::Unauthorized;
         let found = keys::analyse(
             body(&observation, RequestKind::Jwks).as_deref(),
@@ -74,15 +73,9 @@ pub fn analyse(
             evaluated_at,
             leeway,
         );
-        let peers: Vec<Peer> = everyone
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, p)| p.clone())
-            .collect();
         let extras = Extras {
             bindings: bindings.clone(),
-            peers,
+            peers: [&everyone[..i], &everyone[i + 1..]].concat(),
             keys: found.check.clone(),
             degraded: Vec::new(),
         };
@@ -199,29 +192,17 @@ fn read_bindings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::testing::{NOW, legacy, token};
     use crate::diagnosis::{Cause, Confidence};
+    use crate::http::Exchange;
     use crate::http::{Method, TlsReason, TransportError};
+    use crate::probe::AccessQuery;
     use crate::probe::bindings::BindingState;
-    use crate::probe::{AccessQuery, StatusBody};
-    use crate::secret::SecretToken;
     use serde_json::Value;
     use std::time::Duration;
 
-    const NOW: i64 = 1_767_225_600;
-
     fn at(offset_ms: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(NOW, 0).unwrap() + TimeDelta::milliseconds(offset_ms)
-    }
-
-    /// Unsigned test token with the given claims (signature irrelevant here).
-    fn token(claims: Value) -> Token {
-        use base64::Engine as _;
-        let b64 = |v: &Value| {
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
-        };
-        let header = serde_json::json!({"alg": "RS256", "kid": "k1"});
-        let text = format!("{}.{}.c2ln", b64(&header), b64(&claims));
-        crate::token::parse(&SecretToken::new(text)).unwrap()
     }
 
     fn bound(nbf: i64, exp: i64) -> Token {
@@ -235,31 +216,19 @@ mod tests {
     }
 
     fn answer(status: u16, date_offset_s: i64, body: Value) -> Answer {
-        let status_body = (body.get("kind") == Some(&Value::from("Status"))).then(|| StatusBody {
-            reason: body
-                .get("reason")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            message: body
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            details: None,
-        });
-        Answer {
+        crate::probe::observe::answer(Exchange {
             status,
-            status_body,
-            json: Some(body),
+            date_header: None,
             date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
             location: None,
             content_type: Some("application/json".to_owned()),
             www_authenticate: None,
-            date_unreadable: false,
+            body: body.to_string().into_bytes(),
             body_over_limit: false,
             sent_at: at(0),
             received_at: at(100),
             latency: Duration::from_millis(100),
-        }
+        })
     }
 
     fn request(kind: RequestKind, anonymous: bool, answer: Answer) -> RequestObservation {
@@ -290,21 +259,18 @@ mod tests {
             "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
     }
 
-    /// The token's SelfSubjectReview, refused with a 401.
-    fn rejected() -> RequestObservation {
+    /// The token's SelfSubjectReview, answered `status` (a 401, or the token's
+    /// user) by a clock `offset_s` off.
+    fn ssr(status: u16, offset_s: i64) -> RequestObservation {
+        let body = if status == 401 {
+            unauthorized()
+        } else {
+            review()
+        };
         request(
             RequestKind::SelfSubjectReview,
             false,
-            answer(401, 0, unauthorized()),
-        )
-    }
-
-    /// The token's SelfSubjectReview, answered with the token's user.
-    fn accepted() -> RequestObservation {
-        request(
-            RequestKind::SelfSubjectReview,
-            false,
-            answer(201, 0, review()),
+            answer(status, offset_s, body),
         )
     }
 
@@ -318,13 +284,7 @@ mod tests {
     }
 
     fn probe(servers: Vec<ServerObservation>, token: &Token) -> ProbeReport {
-        analyse(
-            servers,
-            Some(token),
-            Context::default(),
-            at(0),
-            TimeDelta::seconds(60),
-        )
+        probe_of_servers(servers, token, false)
     }
 
     fn text(d: &Diagnosis) -> String {
@@ -340,28 +300,10 @@ mod tests {
     #[test]
     fn a_server_90s_behind_rejects_a_fresh_token_as_clock_skew() {
         let token = bound(NOW, NOW + 3600);
-        let behind = server(
-            "https://b",
-            vec![
-                request(RequestKind::Version, true, answer(200, -90, review())),
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(401, -90, unauthorized()),
-                ),
-            ],
-        );
-        let fine = server(
-            "https://a",
-            vec![
-                request(RequestKind::Version, true, answer(200, 0, review())),
-                request(
-                    RequestKind::SelfSubjectReview,
-                    false,
-                    answer(201, 0, review()),
-                ),
-            ],
-        );
+        let version =
+            |offset_s| request(RequestKind::Version, true, answer(200, offset_s, review()));
+        let behind = server("https://b", vec![version(-90), ssr(401, -90)]);
+        let fine = server("https://a", vec![version(0), ssr(201, 0)]);
         let report = probe(vec![fine, behind], &token);
         assert_eq!(report.servers[0].classification, Classification::Ok);
         assert_eq!(
@@ -386,7 +328,7 @@ mod tests {
     #[test]
     fn expired_on_the_servers_clock() {
         let token = bound(NOW - 7200, NOW - 3600);
-        let s = server("https://a", vec![rejected()]);
+        let s = server("https://a", vec![ssr(401, 0)]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Expired);
         assert!(text(&d).contains("59m before"), "{}", text(&d));
@@ -395,7 +337,7 @@ mod tests {
     #[test]
     fn a_401_in_time_lists_bindings_and_keys_with_low_confidence() {
         let token = bound(NOW - 60, NOW + 3600);
-        let s = server("https://a", vec![rejected()]);
+        let s = server("https://a", vec![ssr(401, 0)]);
         let d = probe(vec![s], &token).diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
         assert_eq!(d.confidence(), Confidence::Low);
@@ -474,7 +416,7 @@ mod tests {
         let mut s = server(
             "https://a",
             vec![
-                accepted(),
+                ssr(201, 0),
                 request(
                     RequestKind::SelfSubjectAccessReview,
                     false,
@@ -499,14 +441,8 @@ mod tests {
     #[test]
     fn legacy_tokens_are_never_judged_on_time() {
         // Legacy Secret tokens carry no exp; pkg/serviceaccount/legacy.go never checks time.
-        let token = token(serde_json::json!({
-            "iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:shop:old",
-            "kubernetes.io/serviceaccount/namespace": "shop",
-            "kubernetes.io/serviceaccount/secret.name": "old-token-x1",
-            "kubernetes.io/serviceaccount/service-account.name": "old",
-            "kubernetes.io/serviceaccount/service-account.uid": "uid-1"
-        }));
-        let s = server("https://a", vec![rejected()]);
+        let token = legacy();
+        let s = server("https://a", vec![ssr(401, 0)]);
         let report = probe(vec![s], &token);
         let d = &report.diagnosis;
         assert_eq!(d.cause(), Cause::Unknown);
@@ -530,7 +466,7 @@ mod tests {
         let s = server(
             "https://a",
             vec![
-                accepted(),
+                ssr(201, 0),
                 request(
                     RequestKind::Get,
                     false,
@@ -547,19 +483,12 @@ mod tests {
             (d.classification, d.cause()),
             (Classification::NotFound, Cause::ObjectNotFound)
         );
-        let mut s = server("https://a", vec![]);
-        s.requests.push(RequestObservation {
-            kind: RequestKind::Version,
-            method: Method::Get,
-            path: "/version".into(),
-            anonymous: true,
-            operator: false,
-            api_version: None,
-            result: Err(TransportError::Tls {
-                reason: TlsReason::UnknownCa,
-                detail: "invalid peer certificate: UnknownIssuer".into(),
-            }),
+        let mut version = request(RequestKind::Version, true, answer(200, 0, review()));
+        version.result = Err(TransportError::Tls {
+            reason: TlsReason::UnknownCa,
+            detail: "invalid peer certificate: UnknownIssuer".into(),
         });
+        let s = server("https://a", vec![version]);
         let report = probe(vec![s], &token);
         assert_eq!(
             crate::probe::outcome(&report),
@@ -573,13 +502,10 @@ mod tests {
 
     fn side(kind: RequestKind, path: &str, answer: Answer) -> RequestObservation {
         RequestObservation {
-            kind,
             method: Method::Get,
             path: path.to_owned(),
-            anonymous: false,
             operator: true,
-            api_version: None,
-            result: Ok(answer),
+            ..request(kind, false, answer)
         }
     }
 
@@ -589,11 +515,9 @@ mod tests {
         replicas: bool,
     ) -> ProbeReport {
         let context = Context {
-            raw: None,
             replicas,
-            endpoints: None,
             bindings: bindings::targets(token),
-            review_audiences: Vec::new(),
+            ..Context::default()
         };
         analyse(servers, Some(token), context, at(0), TimeDelta::seconds(60))
     }
@@ -630,14 +554,14 @@ mod tests {
                 .find(|c| c.cause == Cause::ServiceAccountRecreated)
                 .map(|c| c.confidence)
         };
-        let guess = probe_of_servers(vec![server("https://a", vec![rejected()])], &token, false);
+        let guess = probe_of_servers(vec![server("https://a", vec![ssr(401, 0)])], &token, false);
         let read = probe_of_servers(
-            vec![server("https://a", vec![rejected(), sa_read()])],
+            vec![server("https://a", vec![ssr(401, 0), sa_read()])],
             &token,
             false,
         );
         let reviewed = probe_of_servers(
-            vec![server("https://a", vec![rejected(), review, sa_read()])],
+            vec![server("https://a", vec![ssr(401, 0), review, sa_read()])],
             &token,
             false,
         );
@@ -671,15 +595,8 @@ mod tests {
     #[test]
     fn replicas_that_disagree_are_replica_dependent() {
         let token = bound(NOW, NOW + 3600);
-        let ok = server("https://10.0.0.1:6443", vec![accepted()]);
-        let behind = server(
-            "https://10.0.0.2:6443",
-            vec![request(
-                RequestKind::SelfSubjectReview,
-                false,
-                answer(401, -90, unauthorized()),
-            )],
-        );
+        let ok = server("https://10.0.0.1:6443", vec![ssr(201, 0)]);
+        let behind = server("https://10.0.0.2:6443", vec![ssr(401, -90)]);
         let report = probe_of_servers(vec![ok.clone(), behind.clone()], &token, true);
         assert_eq!(
             report.diagnosis.classification,

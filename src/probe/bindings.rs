@@ -116,50 +116,42 @@ mod tests {
 
     #[test]
     fn states() {
-        let sa = target(BindingKind::ServiceAccount, false);
+        use BindingKind::*;
+        use BindingState::*;
         let deleting = json!({"deletionTimestamp": "2026-01-01T00:00:00Z"});
         let labelled = json!({"labels": {INVALID_SINCE_LABEL: "2025-12-01"}});
+        // (object, legacy, status, the uid and metadata read, state)
         let cases = [
             (
-                check(&sa, Some(200), Some(&obj("uid-old", json!({}))), "a"),
-                BindingState::Matches,
+                ServiceAccount,
+                false,
+                Some(200),
+                Some(("uid-old", json!({}))),
+                Matches,
             ),
             (
-                check(&sa, Some(200), Some(&obj("uid-new", json!({}))), "a"),
-                BindingState::UidDiffers,
+                ServiceAccount,
+                false,
+                Some(200),
+                Some(("uid-new", json!({}))),
+                UidDiffers,
             ),
-            (check(&sa, Some(404), None, "a"), BindingState::Missing),
-            (check(&sa, Some(403), None, "a"), BindingState::Unreadable),
-            (check(&sa, None, None, "a"), BindingState::Unreadable),
+            (ServiceAccount, false, Some(404), None, Missing),
+            (ServiceAccount, false, Some(403), None, Unreadable),
+            (ServiceAccount, false, None, None, Unreadable),
+            (Pod, false, Some(200), Some(("uid-old", deleting)), Deleting),
+            (Secret, true, Some(200), Some(("x", labelled)), InvalidSince),
             (
-                check(
-                    &target(BindingKind::Pod, false),
-                    Some(200),
-                    Some(&obj("uid-old", deleting)),
-                    "a",
-                ),
-                BindingState::Deleting,
-            ),
-            (
-                check(
-                    &target(BindingKind::Secret, true),
-                    Some(200),
-                    Some(&obj("x", labelled)),
-                    "a",
-                ),
-                BindingState::InvalidSince,
-            ),
-            (
-                check(
-                    &target(BindingKind::Node, false),
-                    Some(200),
-                    Some(&obj("uid-new", json!({}))),
-                    "a",
-                ),
-                BindingState::UidDiffers,
+                Node,
+                false,
+                Some(200),
+                Some(("uid-new", json!({}))),
+                UidDiffers,
             ),
         ];
-        for (c, state) in cases {
+        for (kind, legacy, status, read, state) in cases {
+            let body = read.map(|(uid, extra)| obj(uid, extra));
+            let c = check(&target(kind, legacy), status, body.as_ref(), "a");
             assert_eq!(c.state, state, "{c:?}");
         }
     }

@@ -48,6 +48,15 @@ fn pick_port(ports: Option<&Vec<Value>>) -> Option<u16> {
         .or_else(|| (ports.len() == 1).then(|| port(&ports[0])).flatten())
 }
 
+/// The items of the array at `key`, if it is one.
+fn array<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
 fn push(out: &mut Vec<Replica>, ip: &str, port: u16, not_ready: bool) {
     let Ok(ip) = ip.parse::<IpAddr>() else {
         return;
@@ -66,23 +75,12 @@ pub fn from_slices(body: &Value) -> Option<Vec<Replica>> {
         let Some(port) = pick_port(slice.get("ports").and_then(Value::as_array)) else {
             continue;
         };
-        for endpoint in slice
-            .get("endpoints")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for endpoint in array(slice, "endpoints") {
             let not_ready = endpoint
                 .pointer("/conditions/ready")
                 .and_then(Value::as_bool)
                 == Some(false);
-            for ip in endpoint
-                .get("addresses")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
+            for ip in array(endpoint, "addresses").filter_map(Value::as_str) {
                 push(&mut out, ip, port, not_ready);
             }
         }
@@ -99,13 +97,7 @@ pub fn from_endpoints(body: &Value) -> Option<Vec<Replica>> {
             continue;
         };
         for (key, not_ready) in [("addresses", false), ("notReadyAddresses", true)] {
-            for ip in subset
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a.get("ip")?.as_str())
-            {
+            for ip in array(subset, key).filter_map(|a| a.get("ip")?.as_str()) {
                 push(&mut out, ip, port, not_ready);
             }
         }

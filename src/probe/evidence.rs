@@ -64,20 +64,16 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
                 .as_ref()
                 .is_ok_and(|a| (200..300).contains(&a.status))
     });
-    let token_review = observation
-        .requests
-        .iter()
-        .find(|r| r.kind == RequestKind::TokenReview)
-        .and_then(|r| r.result.as_ref().ok())
-        .map(|a| review::parse(a.status, a.json.as_ref()));
-    let audience_review = observation
-        .requests
-        .iter()
-        .find(|r| r.kind == RequestKind::AudienceReview)
-        .and_then(|r| r.result.as_ref().ok())
-        .map(|a| review::parse(a.status, a.json.as_ref()));
+    let review_of = |kind| {
+        observation
+            .requests
+            .iter()
+            .find(|r| r.kind == kind)
+            .and_then(|r| r.result.as_ref().ok())
+            .map(|a| review::parse(a.status, a.json.as_ref()))
+    };
     ServerFacts {
-        audience_review,
+        audience_review: review_of(RequestKind::AudienceReview),
         tls: tls_status(observation),
         user: review
             .and_then(|r| r.result.as_ref().ok())
@@ -86,7 +82,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         review_version: review.and_then(|r| r.api_version.clone()),
         server_time: answers.iter().filter_map(|a| a.date).max(),
         offset: offset::estimate(&samples),
-        token_review,
+        token_review: review_of(RequestKind::TokenReview),
     }
 }
 
@@ -159,37 +155,31 @@ pub fn case<'t>(
     {
         user = Some(f.user);
     }
-    let request = match (decisive, &answer) {
-        (_, case::Answer::Access(_)) => observation.access.as_ref().map(request_of),
-        _ => None,
-    };
+    let request = observation
+        .access
+        .as_ref()
+        .filter(|_| matches!(answer, case::Answer::Access(_)))
+        .map(request_of);
     let clock = decisive
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| server_clock(a, facts.offset));
-    let (reasons, reasons_from, review) = match &facts.token_review {
-        Some(ReviewOutcome::Rejected { error, reasons }) => (
-            reasons.clone(),
-            Some(ReasonSource::TokenReview),
-            Some(ReviewSeen::Rejected {
-                error: error.clone(),
-            }),
-        ),
-        Some(ReviewOutcome::Authenticated { username, .. }) => (
-            Vec::new(),
-            None,
-            Some(ReviewSeen::Authenticated {
-                username: username.clone(),
-            }),
-        ),
-        Some(ReviewOutcome::NotAllowed { status, message }) => (
-            Vec::new(),
-            None,
-            Some(ReviewSeen::NotAllowed {
-                status: *status,
-                message: message.clone(),
-            }),
-        ),
-        None => (Vec::new(), None, None),
+    let review = facts.token_review.as_ref().map(|r| match r {
+        ReviewOutcome::Rejected { error, .. } => ReviewSeen::Rejected {
+            error: error.clone(),
+        },
+        ReviewOutcome::Authenticated { username, .. } => ReviewSeen::Authenticated {
+            username: username.clone(),
+        },
+        ReviewOutcome::NotAllowed { status, message } => ReviewSeen::NotAllowed {
+            status: *status,
+            message: message.clone(),
+        },
+    });
+    let (reasons, reasons_from) = match &facts.token_review {
+        Some(ReviewOutcome::Rejected { reasons, .. }) => {
+            (reasons.clone(), Some(ReasonSource::TokenReview))
+        }
+        _ => (Vec::new(), None),
     };
     let mut case = Case {
         answer,
@@ -327,37 +317,34 @@ fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
             AnswerOrigin::Kubernetes
         };
     }
-    let status = answer.json.as_ref().and_then(|j| j.get("status"));
-    match (answer.status, request.kind) {
-        (200..=299, RequestKind::SelfSubjectReview) => {
-            let named = status
-                .and_then(|s| s.get("userInfo"))
-                .and_then(|u| u.get("username"))
-                .is_some_and(Value::is_string);
-            if named {
-                AnswerOrigin::Kubernetes
-            } else {
-                AnswerOrigin::Other(format!(
-                    "HTTP {} to a SelfSubjectReview without status.userInfo.username ({}): not kube-apiserver's answer",
-                    answer.status,
-                    what()
-                ))
-            }
-        }
-        (200..=299, RequestKind::SelfSubjectAccessReview) => {
-            if status
-                .and_then(|s| s.get("allowed"))
-                .is_some_and(Value::is_boolean)
-            {
-                AnswerOrigin::Kubernetes
-            } else {
-                AnswerOrigin::Other(format!(
-                    "HTTP {} to a SelfSubjectAccessReview without status.allowed ({}): not kube-apiserver's answer",
-                    answer.status,
-                    what()
-                ))
-            }
-        }
+    // A review's answer always carries its result.
+    let has = |pointer: &str, is: fn(&Value) -> bool| {
+        answer
+            .json
+            .as_ref()
+            .and_then(|j| j.pointer(pointer))
+            .is_some_and(is)
+    };
+    let review = match request.kind {
+        RequestKind::SelfSubjectReview => Some((
+            "SelfSubjectReview",
+            "status.userInfo.username",
+            has("/status/userInfo/username", Value::is_string),
+        )),
+        RequestKind::SelfSubjectAccessReview => Some((
+            "SelfSubjectAccessReview",
+            "status.allowed",
+            has("/status/allowed", Value::is_boolean),
+        )),
+        _ => None,
+    };
+    match (answer.status, review) {
+        (200..=299, Some((_, _, true))) => AnswerOrigin::Kubernetes,
+        (200..=299, Some((kind, field, false))) => AnswerOrigin::Other(format!(
+            "HTTP {} to a {kind} without {field} ({}): not kube-apiserver's answer",
+            answer.status,
+            what()
+        )),
         // kube-apiserver answers every authentication and authorisation
         // failure with a Status (k8s.io/apiserver responsewriters).
         (401 | 403, _) => AnswerOrigin::Other(format!(
@@ -455,22 +442,15 @@ fn tls_status(observation: &ServerObservation) -> Option<TlsStatus> {
     if observation.url.starts_with("http://") {
         return None;
     }
-    Some(match observation.requests.first().map(|r| &r.result) {
-        Some(Ok(_)) => TlsStatus {
-            verified: observation.verifies_tls,
-            reason: None,
-            error: None,
-        },
-        Some(Err(TransportError::Tls { reason, detail })) => TlsStatus {
-            verified: false,
-            reason: Some(*reason),
-            error: Some(detail.clone()),
-        },
-        _ => TlsStatus {
-            verified: false,
-            reason: None,
-            error: None,
-        },
+    let first = observation.requests.first().map(|r| &r.result);
+    let (reason, error) = match first {
+        Some(Err(TransportError::Tls { reason, detail })) => (Some(*reason), Some(detail.clone())),
+        _ => (None, None),
+    };
+    Some(TlsStatus {
+        verified: matches!(first, Some(Ok(_))) && observation.verifies_tls,
+        reason,
+        error,
     })
 }
 

@@ -39,27 +39,24 @@ pub fn analyse(
     let kids: Option<Vec<String>> = set
         .as_ref()
         .map(|s| s.kids().into_iter().map(str::to_owned).collect());
-    let mut finding = KeysFinding {
-        kids: kids.clone(),
-        issuer: issuer.clone(),
-        check: None,
+    let check = match (set.as_ref(), raw, token) {
+        (Some(set), Some(raw), Some(token)) if rejected => {
+            // The discovery issuer is the first issuer; API audiences default to the issuers.
+            let expect = Expectations {
+                issuers: issuer.iter().cloned().collect(),
+                audiences: issuer.iter().cloned().collect(),
+            };
+            let report = verify::verify(raw, token, set, &expect, now, leeway);
+            let kids = kids.clone().unwrap_or_default();
+            Some(key_check(&report, "/openid/v1/jwks", kids, issuer.clone()))
+        }
+        _ => None,
     };
-    let (Some(set), Some(raw), Some(token), true) = (set.as_ref(), raw, token, rejected) else {
-        return finding;
-    };
-    // The discovery issuer is the first issuer; API audiences default to the issuers.
-    let expect = Expectations {
-        issuers: issuer.iter().cloned().collect(),
-        audiences: issuer.iter().cloned().collect(),
-    };
-    let report = verify::verify(raw, token, set, &expect, now, leeway);
-    finding.check = Some(key_check(
-        &report,
-        "/openid/v1/jwks",
-        kids.unwrap_or_default(),
+    KeysFinding {
+        kids,
         issuer,
-    ));
-    finding
+        check,
+    }
 }
 
 /// A verify report against a server's published keys, as the rules read it.

@@ -2,6 +2,9 @@
 //! server, so N servers cost about one round trip), and records what came back.
 //! No judgement here: that is [`super::classify`].
 
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use serde_json::{Value, json};
 use url::Url;
 
@@ -12,8 +15,8 @@ use super::{
     StatusBody,
 };
 use crate::http::{
-    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Method, Request,
-    RunClock,
+    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
+    TransportError,
 };
 use crate::secret::SecretToken;
 
@@ -156,39 +159,27 @@ pub fn observe(
 ) -> Vec<ServerObservation> {
     // A small pool of workers, each taking the next server: memory and threads
     // stay bounded however many replicas there are.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<ServerObservation>>> = clients
-        .iter()
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Vec<OnceLock<ServerObservation>> =
+        clients.iter().map(|_| OnceLock::new()).collect();
     std::thread::scope(|scope| {
         for _ in 0..clients.len().min(super::endpoints::CONCURRENCY) {
             scope.spawn(|| {
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = clients.get(i) else { break };
-                    let observation = observe_one(plan, c, token);
-                    *results[i]
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(observation);
+                    let _ = results[i].set(observe_one(plan, c, token));
                 }
             });
         }
     });
+    // A server whose worker panicked has an observation with no requests.
     let mut observations: Vec<ServerObservation> = results
         .into_iter()
         .zip(clients)
         .map(|(slot, c)| {
             slot.into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .unwrap_or_else(|| ServerObservation {
-                    url: c.target.shown.clone(),
-                    verifies_tls: c.main.verifies(),
-                    requests: Vec::new(),
-                    access: plan.access.clone(),
-                    verify_name: c.target.verify_name.clone(),
-                    token_sent: token.is_some(),
-                })
+                .unwrap_or_else(|| finish(plan, c, Vec::new(), token.is_some()))
         })
         .collect();
     let Some(token) = token else {
@@ -209,16 +200,14 @@ pub fn observe(
         if let Ok((connected, _)) = clients[i].main.preflight(&version) {
             for target in &plan.bindings {
                 let request = Request::get(target.path());
-                let result = connected.send_with_token(&request, token).map(answer);
-                observations[i].requests.push(RequestObservation {
-                    kind: RequestKind::ReadObject,
-                    method: Method::Get,
-                    path: request.path.clone(),
-                    anonymous: false,
-                    operator: false,
-                    api_version: None,
+                let result = connected.send_with_token(&request, token);
+                observations[i].requests.push(observed(
+                    RequestKind::ReadObject,
+                    &request,
+                    As::Token,
+                    None,
                     result,
-                });
+                ));
             }
         }
     }
@@ -226,7 +215,7 @@ pub fn observe(
 }
 
 /// The status of the last request that decides the classification.
-pub fn token_status(o: &ServerObservation) -> Option<u16> {
+fn token_status(o: &ServerObservation) -> Option<u16> {
     let decisive: Vec<&RequestObservation> = o
         .requests
         .iter()
@@ -244,7 +233,7 @@ pub fn token_status(o: &ServerObservation) -> Option<u16> {
         .map(|a| a.status)
 }
 
-/// Who sends a side request.
+/// Who sends a request.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum As {
     Token,
@@ -252,48 +241,45 @@ enum As {
     Nobody,
 }
 
-fn observe_one(
+/// One request and its result, as recorded.
+fn observed(
+    kind: RequestKind,
+    request: &Request,
+    who: As,
+    api_version: Option<String>,
+    result: Result<Exchange, TransportError>,
+) -> RequestObservation {
+    RequestObservation {
+        kind,
+        method: request.method,
+        path: request.path.clone(),
+        anonymous: who == As::Nobody,
+        operator: who == As::Operator,
+        api_version,
+        result: result.map(answer),
+    }
+}
+
+/// The operator's certificate client, after its own token-less preflight.
+fn certificate_client<'a>(
     plan: &Plan,
-    clients: &ServerClients,
+    clients: &'a ServerClients,
+    version: &Request,
+) -> Option<Connected<'a>> {
+    match (&plan.operator, &clients.operator) {
+        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(version).ok().map(|(c, _)| c),
+        _ => None,
+    }
+}
+
+/// The requests about the token, recorded in `requests`; false when one got
+/// no answer (nothing more is sent then).
+fn ask(
+    plan: &Plan,
+    connected: &Connected<'_>,
     token: Option<&SecretToken>,
-) -> ServerObservation {
-    let client = &clients.main;
-    let mut requests = Vec::new();
-    let mut record = |kind,
-                      request: &Request,
-                      who: As,
-                      api_version: Option<String>,
-                      result: Result<Exchange, crate::http::TransportError>| {
-        let observation = RequestObservation {
-            kind,
-            method: request.method,
-            path: request.path.clone(),
-            anonymous: who == As::Nobody,
-            operator: who == As::Operator,
-            api_version,
-            result: result.map(answer),
-        };
-        let ok = observation.result.is_ok();
-        requests.push(observation);
-        ok
-    };
-    let version = Request::get("/version");
-    let connected = match client.preflight(&version) {
-        Ok((connected, exchange)) => {
-            record(
-                RequestKind::Version,
-                &version,
-                As::Nobody,
-                None,
-                Ok(exchange),
-            );
-            connected
-        }
-        Err(e) => {
-            record(RequestKind::Version, &version, As::Nobody, None, Err(e));
-            return finish(plan, clients, requests, token.is_some());
-        }
-    };
+    requests: &mut Vec<RequestObservation>,
+) -> bool {
     // With the token, then (with --anonymous) the same without it; with no
     // token, only without.
     let passes: &[Option<&SecretToken>] = match token {
@@ -307,63 +293,72 @@ fn observe_one(
         } else {
             As::Nobody
         };
-        let send = |c: &Connected<'_>, request: &Request| match pass {
-            Some(token) => c.send_with_token(request, token),
-            None => c.send(request),
+        // Whether the request got an answer, and whether that was a 404.
+        let mut send = |kind, request: &Request, api_version: Option<String>| {
+            let result = match pass {
+                Some(token) => connected.send_with_token(request, token),
+                None => connected.send(request),
+            };
+            let not_found = matches!(&result, Ok(e) if e.status == 404);
+            let answered = result.is_ok();
+            requests.push(observed(kind, request, who, api_version, result));
+            answered.then_some(not_found)
         };
         for version in REVIEW_VERSIONS {
             let request = self_subject_review(version);
-            let result = send(&connected, &request);
-            let not_found = matches!(&result, Ok(e) if e.status == 404);
-            let ok = record(
-                RequestKind::SelfSubjectReview,
-                &request,
-                who,
-                Some(format!("authentication.k8s.io/{version}")),
-                result,
-            );
-            if !ok {
-                return finish(plan, clients, requests, token.is_some());
-            }
-            if !not_found {
-                break;
+            let api_version = Some(format!("authentication.k8s.io/{version}"));
+            match send(RequestKind::SelfSubjectReview, &request, api_version) {
+                None => return false,
+                Some(true) => continue,
+                Some(false) => break,
             }
         }
         if let Some(query) = &plan.access {
             let request = self_subject_access_review(query);
-            let result = send(&connected, &request);
-            if !record(
-                RequestKind::SelfSubjectAccessReview,
-                &request,
-                who,
-                Some("authorization.k8s.io/v1".to_owned()),
-                result,
-            ) {
-                return finish(plan, clients, requests, token.is_some());
+            let api_version = Some("authorization.k8s.io/v1".to_owned());
+            if send(RequestKind::SelfSubjectAccessReview, &request, api_version).is_none() {
+                return false;
             }
         }
-        if let Some(path) = &plan.path {
-            let request = Request::get(path.clone());
-            let result = send(&connected, &request);
-            if !record(RequestKind::Get, &request, who, None, result) {
-                return finish(plan, clients, requests, token.is_some());
-            }
+        if let Some(path) = &plan.path
+            && send(RequestKind::Get, &Request::get(path.clone()), None).is_none()
+        {
+            return false;
         }
     }
+    true
+}
+
+fn observe_one(
+    plan: &Plan,
+    clients: &ServerClients,
+    token: Option<&SecretToken>,
+) -> ServerObservation {
+    let version = Request::get("/version");
+    let (connected, result) = match clients.main.preflight(&version) {
+        Ok((connected, exchange)) => (Some(connected), Ok(exchange)),
+        Err(e) => (None, Err(e)),
+    };
+    let mut requests = vec![observed(
+        RequestKind::Version,
+        &version,
+        As::Nobody,
+        None,
+        result,
+    )];
+    let complete = connected
+        .as_ref()
+        .is_some_and(|c| ask(plan, c, token, &mut requests));
     let mut done = finish(plan, clients, requests, token.is_some());
     // Side requests are about the token under test: none without one.
-    let Some(token) = token else {
+    let (Some(connected), true, Some(token)) = (connected, complete, token) else {
         return done;
     };
     let rejected = token_status(&done) == Some(401);
-    let mut side = Vec::new();
     // The operator's handle: the main client with a bearer token, or the
     // certificate client after its own token-less preflight.
-    let operator_connected = match (&plan.operator, &clients.operator) {
-        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(&version).ok().map(|(c, _)| c),
-        _ => None,
-    };
-    let send_as = |who: As, request: &Request| -> Result<Exchange, crate::http::TransportError> {
+    let operator_connected = certificate_client(plan, clients, &version);
+    let send_as = |who: As, request: &Request| -> Result<Exchange, TransportError> {
         match (who, &plan.operator, &operator_connected) {
             (As::Operator, Some(Operator::Bearer(t)), _) => connected.send_with_token(request, t),
             (As::Operator, _, Some(c)) => c.send(request),
@@ -377,65 +372,54 @@ fn observe_one(
         None => false,
     };
     let mut push = |kind, request: &Request, who: As, api_version: Option<String>| {
-        let result = send_as(who, request).map(answer);
-        let status = result.as_ref().ok().map(|a| a.status);
-        side.push(RequestObservation {
-            kind,
-            method: request.method,
-            path: request.path.clone(),
-            anonymous: who == As::Nobody,
-            operator: who == As::Operator,
-            api_version,
-            result,
-        });
-        status
+        let result = send_as(who, request);
+        done.requests
+            .push(observed(kind, request, who, api_version, result));
     };
-    if plan.token_review && has_operator {
-        push(
-            RequestKind::TokenReview,
-            &super::review::request(token, &[]),
-            As::Operator,
-            Some("authentication.k8s.io/v1".to_owned()),
-        );
-    }
-    if !plan.review_audiences.is_empty() && has_operator {
-        push(
-            RequestKind::AudienceReview,
-            &super::review::request(token, &plan.review_audiences),
-            As::Operator,
-            Some("authentication.k8s.io/v1".to_owned()),
-        );
+    if has_operator {
+        let review_version = Some("authentication.k8s.io/v1".to_owned());
+        if plan.token_review {
+            let request = super::review::request(token, &[]);
+            push(
+                RequestKind::TokenReview,
+                &request,
+                As::Operator,
+                review_version.clone(),
+            );
+        }
+        if !plan.review_audiences.is_empty() {
+            let request = super::review::request(token, &plan.review_audiences);
+            push(
+                RequestKind::AudienceReview,
+                &request,
+                As::Operator,
+                review_version,
+            );
+        }
     }
     if rejected || plan.always_keys {
         // ServiceAccounts may read these by default (system:service-account-
         // issuer-discovery); a rejected token cannot, so try without one.
-        let readers: Vec<As> = if has_operator {
-            vec![As::Operator]
+        let reader = if has_operator {
+            As::Operator
         } else if rejected {
-            vec![As::Nobody]
+            As::Nobody
         } else {
-            vec![As::Token]
+            As::Token
         };
         for (kind, path) in [
             (RequestKind::Discovery, "/.well-known/openid-configuration"),
             (RequestKind::Jwks, "/openid/v1/jwks"),
         ] {
-            for &who in &readers {
-                push(kind, &Request::get(path), who, None);
-            }
+            push(kind, &Request::get(path), reader, None);
         }
     }
     if rejected && has_operator {
         for target in &plan.bindings {
-            push(
-                RequestKind::ReadObject,
-                &Request::get(target.path()),
-                As::Operator,
-                None,
-            );
+            let request = Request::get(target.path());
+            push(RequestKind::ReadObject, &request, As::Operator, None);
         }
     }
-    done.requests.extend(side);
     done
 }
 
@@ -462,23 +446,22 @@ pub fn discover_endpoints(
             return discovery;
         }
     };
-    let operator_connected = match (&plan.operator, &clients.operator) {
-        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(&version).ok().map(|(c, _)| c),
-        _ => None,
-    };
+    let operator_connected = certificate_client(plan, clients, &version);
     let mut failures = Vec::new();
     for (path, source) in [
         (super::endpoints::SLICES_PATH, "endpointslices"),
         (super::endpoints::ENDPOINTS_PATH, "endpoints"),
     ] {
         let request = Request::get(path);
-        let (result, operator) = match (&plan.operator, &operator_connected) {
-            (Some(Operator::Bearer(t)), _) => (connected.send_with_token(&request, t), true),
-            (_, Some(c)) => (c.send(&request), true),
-            _ => (connected.send_with_token(&request, token), false),
+        let (result, who) = match (&plan.operator, &operator_connected) {
+            (Some(Operator::Bearer(t)), _) => {
+                (connected.send_with_token(&request, t), As::Operator)
+            }
+            (_, Some(c)) => (c.send(&request), As::Operator),
+            _ => (connected.send_with_token(&request, token), As::Token),
         };
-        let result = result.map(answer);
-        let parsed = match &result {
+        let observation = observed(RequestKind::Endpoints, &request, who, None, result);
+        let parsed = match &observation.result {
             Ok(a) if (200..300).contains(&a.status) => a.json.as_ref().and_then(|j| {
                 if source == "endpointslices" {
                     super::endpoints::from_slices(j)
@@ -488,19 +471,11 @@ pub fn discover_endpoints(
             }),
             _ => None,
         };
-        failures.push(match &result {
+        failures.push(match &observation.result {
             Ok(a) => format!("GET {source}: HTTP {}", a.status),
             Err(e) => format!("GET {source}: {e}"),
         });
-        discovery.requests.push(RequestObservation {
-            kind: RequestKind::Endpoints,
-            method: Method::Get,
-            path: path.to_owned(),
-            anonymous: false,
-            operator,
-            api_version: None,
-            result,
-        });
+        discovery.requests.push(observation);
         if let Some(mut replicas) = parsed.filter(|r| !r.is_empty()) {
             discovery.source = Some(source);
             discovery.omitted = replicas

@@ -52,19 +52,17 @@ fn millis(delta: TimeDelta) -> f64 {
     delta.num_milliseconds() as f64 / 1000.0
 }
 
-/// The interval one sample allows.
-pub fn from_sample(sample: &DateSample) -> OffsetInterval {
-    OffsetInterval {
-        low: sample.date - sample.received_at,
-        high: sample.date + TimeDelta::seconds(1) - sample.sent_at,
-    }
-}
-
 /// Intersects every sample's interval. If they do not overlap (a clock stepped
 /// mid-run, or a proxy rewrote `Date`), the narrowest single interval is kept
 /// rather than inventing precision.
 pub fn estimate(samples: &[DateSample]) -> Option<OffsetInterval> {
-    let intervals: Vec<OffsetInterval> = samples.iter().map(from_sample).collect();
+    let intervals: Vec<OffsetInterval> = samples
+        .iter()
+        .map(|s| OffsetInterval {
+            low: s.date - s.received_at,
+            high: s.date + TimeDelta::seconds(1) - s.sent_at,
+        })
+        .collect();
     let low = intervals.iter().map(|i| i.low).max()?;
     let high = intervals.iter().map(|i| i.high).min()?;
     if low <= high {

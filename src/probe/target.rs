@@ -50,26 +50,21 @@ pub fn in_pod_server(host: Option<&str>, port: Option<&str>) -> Result<Url, Targ
 /// The scheme is checked when the client is built (plain http needs a flag).
 pub fn parse_server(text: &str) -> Result<Url, TargetError> {
     let text = text.trim();
+    let bad = |detail: String| TargetError::BadUrl {
+        text: text.to_owned(),
+        detail,
+    };
     let with_scheme = if text.contains("://") {
         text.to_owned()
     } else {
         format!("https://{text}")
     };
-    let url = Url::parse(&with_scheme).map_err(|e| TargetError::BadUrl {
-        text: text.to_owned(),
-        detail: e.to_string(),
-    })?;
+    let url = Url::parse(&with_scheme).map_err(|e| bad(e.to_string()))?;
     if url.host().is_none() {
-        return Err(TargetError::BadUrl {
-            text: text.to_owned(),
-            detail: "no host".to_owned(),
-        });
+        return Err(bad("no host".to_owned()));
     }
     if url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
-        return Err(TargetError::BadUrl {
-            text: text.to_owned(),
-            detail: "a server URL has no user, query or fragment".to_owned(),
-        });
+        return Err(bad("a server URL has no user, query or fragment".to_owned()));
     }
     Ok(url)
 }
