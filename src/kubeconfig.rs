@@ -335,11 +335,16 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
             .iter()
             .find_map(|f| f.current_context.clone())
             .ok_or_else(|| {
-                let mut names: Vec<&str> = files
+                // client-go merges files first-wins: each name once, in order.
+                let mut names: Vec<&str> = Vec::new();
+                for name in files
                     .iter()
                     .flat_map(|f| f.contexts.iter().map(|(n, _)| n.as_str()))
-                    .collect();
-                names.dedup();
+                {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
                 KubeconfigError::NoContext(if names.is_empty() {
                     "none".to_owned()
                 } else {
@@ -564,6 +569,18 @@ users:
             Err(KubeconfigError::NoContext(_))
         ));
         assert_eq!(resolve(Vec::new(), None), Err(KubeconfigError::NoFile));
+        // Each context once, though two files define it apart from each other.
+        let ctx = |names: &str| {
+            let list: String = names
+                .split(' ')
+                .map(|n| format!("- name: {n}\n  context: {{cluster: c}}\n"))
+                .collect();
+            parse_file(Path::new("/x"), &format!("contexts:\n{list}")).unwrap()
+        };
+        assert_eq!(
+            resolve(vec![ctx("a b"), ctx("a")], None),
+            Err(KubeconfigError::NoContext("a, b".to_owned()))
+        );
     }
 
     #[test]
