@@ -195,23 +195,17 @@ pub fn case<'t>(
             TokenSent::No
         },
         clock,
-        bearer: None,
         bindings: extras.bindings,
         keys: extras.keys,
         review,
-        audit: Default::default(),
         anonymous: anonymous_answers(observation),
         peers: extras.peers,
         user,
         degraded: extras.degraded,
-        jwt_rejection: None,
-        node_audience: None,
-        refusal: None,
-        onward: None,
-        not_found: None,
         leeway,
-        notes: Vec::new(),
-        missing: Vec::new(),
+        // What only a pasted text shows (a bearer trace, audit annotations,
+        // refusal words) is read from the answer below, or not there.
+        ..Case::default()
     };
     case.read_answer(&format!("TokenReview on {}", observation.url));
     case
