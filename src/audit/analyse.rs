@@ -42,6 +42,7 @@ pub fn analyse(
     leeway: chrono::TimeDelta,
 ) -> AuditReport {
     let mut by_origin: HashMap<(&str, &str), Vec<Known<'_>>> = HashMap::new();
+    let mut history = History::default();
     for (key, client) in &agg.clients {
         let mut parts = key.splitn(4, '\0');
         let (Some(ip), Some(agent), Some(user), Some(pod)) =
@@ -53,28 +54,13 @@ pub fn analyse(
             .entry((ip, agent))
             .or_default()
             .push(Known { user, pod, client });
-    }
-    let mut history = History::default();
-    for (key, client) in &agg.clients {
-        let mut parts = key.splitn(4, '\0');
-        let (_, _, Some(user), Some(pod)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
         history.add(user, pod, client);
     }
     let mut objects = agg.objects.clone();
     objects.sort();
     // The most impact first; past MAX_FINDINGS the rest fold into `other`.
     let mut ranked: Vec<(&GroupKey, &Group)> = agg.groups.iter().collect();
-    ranked.sort_by(|a, b| {
-        (tier(a.0), std::cmp::Reverse(a.1.seen.count), a.0).cmp(&(
-            tier(b.0),
-            std::cmp::Reverse(b.1.seen.count),
-            b.0,
-        ))
-    });
+    ranked.sort_by_key(|&(k, g)| (tier(k), std::cmp::Reverse(g.seen.count), k));
     let folded = ranked.split_off(ranked.len().min(MAX_FINDINGS));
     // With the events of groups past the aggregation's budget, never kept.
     let other = Other {
@@ -85,35 +71,29 @@ pub fn analyse(
         .into_iter()
         .map(|(key, group)| finding(key, group, &by_origin, &history, &objects, index, leeway))
         .collect();
-    findings.sort_by(|a, b| {
-        (a.kind.tier(), std::cmp::Reverse(a.seen.count), &a.key).cmp(&(
-            b.kind.tier(),
-            std::cmp::Reverse(b.seen.count),
-            &b.key,
-        ))
-    });
+    let rank = |f: &Finding| (f.kind.tier(), std::cmp::Reverse(f.seen.count));
+    findings.sort_by(|a, b| (rank(a), &a.key).cmp(&(rank(b), &b.key)));
     let mut notes = Vec::new();
     if other.events > 0 {
         notes.push(other_note(&other));
     }
-    let budget = super::aggregate::AGGREGATE_BYTES >> 20;
-    if agg.dropped_groups > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} events of further failing or stale identities are counted but not listed",
-            agg.dropped_groups
-        ));
-    }
-    if agg.dropped_clients > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} accepted requests of further clients were not kept for attributing 401s",
-            agg.dropped_clients
-        ));
-    }
-    if agg.dropped_objects > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} deletions and creations were not kept",
-            agg.dropped_objects
-        ));
+    for (dropped, what) in [
+        (
+            agg.dropped_groups,
+            "events of further failing or stale identities are counted but not listed",
+        ),
+        (
+            agg.dropped_clients,
+            "accepted requests of further clients were not kept for attributing 401s",
+        ),
+        (agg.dropped_objects, "deletions and creations were not kept"),
+    ] {
+        if dropped > 0 {
+            notes.push(format!(
+                "over the {} MiB the aggregation keeps: {dropped} {what}",
+                super::aggregate::AGGREGATE_BYTES >> 20
+            ));
+        }
     }
     if agg.dropped_mints > 0 {
         notes.push(format!(
@@ -502,10 +482,8 @@ fn objects_seen(
     last_accepted: Micros,
     guessed: bool,
 ) -> Vec<ObjectSeen> {
-    let mut out = Vec::new();
-    let accepted = rfc3339(instant(last_accepted));
     let Some((ns, name)) = sa_parts(k.user) else {
-        return out;
+        return Vec::new();
     };
     let deleted = |resource: &str, object: &str| {
         objects
@@ -520,61 +498,43 @@ fn objects_seen(
             })
             .map(|o| o.at)
             .min()
+            .map(|at| ObjectChange::Deleted {
+                at: rfc3339(instant(at)),
+            })
     };
-    let target = |kind, name: &str, uid: &str| BindingTarget {
-        kind,
-        namespace: ns.to_owned(),
-        name: name.to_owned(),
-        claim_uid: (!uid.is_empty()).then(|| uid.to_owned()),
-        legacy: false,
+    let recreated = |(new_uid, at): (String, Micros)| ObjectChange::Recreated {
+        new_uid,
+        at: rfc3339(instant(at)),
     };
     let sa_uid = last_value(&k.client.uids);
-    if let Some((new_uid, at)) = History::newer(history.sa.get(k.user), sa_uid) {
-        out.push(ObjectSeen {
-            target: target(BindingKind::ServiceAccount, name, sa_uid),
-            change: ObjectChange::Recreated {
-                new_uid,
-                at: rfc3339(instant(at)),
-            },
-            last_accepted: accepted.clone(),
-            guessed,
-        });
-    } else if let Some(at) = deleted("serviceaccounts", name) {
-        out.push(ObjectSeen {
-            target: target(BindingKind::ServiceAccount, name, sa_uid),
-            change: ObjectChange::Deleted {
-                at: rfc3339(instant(at)),
-            },
-            last_accepted: accepted.clone(),
-            guessed,
-        });
-    }
+    let sa = History::newer(history.sa.get(k.user), sa_uid)
+        .map(recreated)
+        .or_else(|| deleted("serviceaccounts", name));
+    let mut changes = vec![(BindingKind::ServiceAccount, name, sa_uid, sa)];
     if !k.pod.is_empty() {
         let pod_uid = last_value(&k.client.pod_uids);
-        if let Some(at) = deleted("pods", k.pod) {
-            out.push(ObjectSeen {
-                target: target(BindingKind::Pod, k.pod, pod_uid),
-                change: ObjectChange::Deleted {
-                    at: rfc3339(instant(at)),
+        let pod = deleted("pods", k.pod)
+            .or_else(|| History::newer(history.pods.get(&(k.user, k.pod)), pod_uid).map(recreated));
+        changes.push((BindingKind::Pod, k.pod, pod_uid, pod));
+    }
+    let accepted = rfc3339(instant(last_accepted));
+    changes
+        .into_iter()
+        .filter_map(|(kind, name, uid, change)| {
+            Some(ObjectSeen {
+                target: BindingTarget {
+                    kind,
+                    namespace: ns.to_owned(),
+                    name: name.to_owned(),
+                    claim_uid: (!uid.is_empty()).then(|| uid.to_owned()),
+                    legacy: false,
                 },
+                change: change?,
                 last_accepted: accepted.clone(),
                 guessed,
-            });
-        } else if let Some((new_uid, at)) =
-            History::newer(history.pods.get(&(k.user, k.pod)), pod_uid)
-        {
-            out.push(ObjectSeen {
-                target: target(BindingKind::Pod, k.pod, pod_uid),
-                change: ObjectChange::Recreated {
-                    new_uid,
-                    at: rfc3339(instant(at)),
-                },
-                last_accepted: accepted,
-                guessed,
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 /// The dominant reason set of a group's joined 401s (for the engine), and
