@@ -144,7 +144,7 @@ pub fn field<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// One request as httplog logs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request<'a> {
     pub verb: &'a str,
     pub uri: &'a str,
@@ -187,24 +187,20 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
     } else {
         return None;
     };
+    let request = Request {
+        verb,
+        uri,
+        code,
+        ..Request::default()
+    };
     if code < 400 {
         // Most of a log: a success is only counted, so its client's fields
         // are not looked for.
-        return Some(Request {
-            verb,
-            uri,
-            code,
-            source_ip: None,
-            user_agent: None,
-            audit_id: None,
-        });
+        return Some(request);
     }
     let text = std::str::from_utf8(text).ok()?;
     let str_field = |key| str_field(text, key);
     Some(Request {
-        verb,
-        uri,
-        code,
         // `srcIP="10.0.0.1:4321"`: the address without its port.
         source_ip: str_field("srcIP").map(|ip| match ip.rsplit_once(':') {
             Some((host, port)) if port.bytes().all(|c| c.is_ascii_digit()) => {
@@ -214,6 +210,7 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
         }),
         user_agent: str_field("userAgent"),
         audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
+        ..request
     })
 }
 

@@ -112,8 +112,6 @@ pub struct RawStatus<'a> {
     pub code: Option<i64>,
     #[serde(borrow, default)]
     pub message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub reason: Option<Cow<'a, str>>,
 }
 
 pub const STALE_TOKEN: &str = "authentication.k8s.io/stale-token";
@@ -166,14 +164,9 @@ impl<'a> RawEvent<'a> {
 
     /// When the API server wrote this stage (else when it received the request).
     pub fn at(&self) -> Option<Micros> {
-        self.stage_timestamp
-            .as_deref()
-            .and_then(|t| parse_time(t.as_bytes()))
-            .or_else(|| {
-                self.request_received_timestamp
-                    .as_deref()
-                    .and_then(|t| parse_time(t.as_bytes()))
-            })
+        [&self.stage_timestamp, &self.request_received_timestamp]
+            .into_iter()
+            .find_map(|t| parse_time(t.as_deref()?.as_bytes()))
     }
 
     /// The username, when the event names one.
