@@ -14,7 +14,6 @@
 use std::cell::Cell;
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Deserialize;
@@ -117,13 +116,6 @@ pub struct Progress {
     pub events: u64,
 }
 
-/// What was read.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Volume {
-    /// Bytes read (after decompression).
-    pub bytes: u64,
-}
-
 struct Block {
     seq: u64,
     buf: Vec<u8>,
@@ -139,7 +131,8 @@ struct WorkerResult {
 }
 
 /// Reads every source into one aggregate with `workers` threads (JSON Lines;
-/// documents are read on this thread). `progress` is called after each block.
+/// documents are read on this thread), and the bytes read (after
+/// decompression). `progress` is called after each block.
 /// With `follow` (a credential id, `JTI=…`), the requests made with it are
 /// counted too: a line holding it always takes the full parse.
 pub fn read_all(
@@ -149,13 +142,13 @@ pub fn read_all(
     follow: Option<&str>,
     workers: usize,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Aggregate, Volume), AuditInputError> {
+) -> Result<(Aggregate, u64), AuditInputError> {
     let workers = workers.max(1);
     // The aggregation budget, shared by the workers and the documents.
     let share = AGGREGATE_BYTES / (workers + 1);
     let events = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let mut volume = Volume { bytes: 0 };
+    let mut bytes = 0u64;
     let mut documents = Aggregate::following(follow, share);
     // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
     let mut allocated = 0usize;
@@ -201,31 +194,29 @@ pub fn read_all(
         let mut seq = 0u64;
         'sources: for (i, source) in sources.iter().enumerate() {
             let what = source.describe();
-            let mut reader = match open(source, stdin) {
-                Ok(r) => r,
+            let opened = open(source, stdin).and_then(|mut r| Ok((is_document(&mut r, &what)?, r)));
+            let (document, mut reader) = match opened {
+                Ok(opened) => opened,
                 Err(e) => {
                     reader_error = Some(e);
                     break;
                 }
             };
-            match is_document(&mut reader, &what) {
-                Ok(true) => {
-                    let before = documents.events;
-                    let counted = LimitedRead::new(&mut reader);
-                    let read = counted.read.clone();
-                    if let Err(e) = read_document(counted, &what, &mut documents, index) {
-                        reader_error = Some(e);
-                        break;
-                    }
-                    volume.bytes += read.get();
-                    events.fetch_add(documents.events - before, Ordering::Relaxed);
-                    continue;
-                }
-                Ok(false) => {}
-                Err(e) => {
+            if document {
+                let before = documents.events;
+                let since = Cell::new(0);
+                let mut counted = LimitedRead {
+                    inner: &mut reader,
+                    since: &since,
+                    read: 0,
+                };
+                if let Err(e) = read_document(&mut counted, &what, &mut documents, index) {
                     reader_error = Some(e);
                     break;
                 }
+                bytes += counted.read;
+                events.fetch_add(documents.events - before, Ordering::Relaxed);
+                continue;
             }
             let mut blocks = Blocks::new(&mut reader);
             loop {
@@ -241,7 +232,7 @@ pub fn read_all(
                 let next = blocks.next_into(&mut buf);
                 allocated += buf.capacity().saturating_sub(capacity);
                 match next {
-                    Ok(Some(n)) => volume.bytes += n,
+                    Ok(Some(n)) => bytes += n,
                     Ok(None) => break,
                     Err(BlockError::TooLong) => {
                         too_long = Some((seq, i));
@@ -259,7 +250,7 @@ pub fn read_all(
                     break 'sources;
                 }
                 progress(Progress {
-                    bytes: volume.bytes,
+                    bytes,
                     events: events.load(Ordering::Relaxed),
                 });
             }
@@ -304,7 +295,7 @@ pub fn read_all(
         agg.merge(r.agg);
     }
     agg.merge(documents);
-    Ok((agg, volume))
+    Ok((agg, bytes))
 }
 
 /// Appends from `reader` until `buf` holds `size` bytes or the input ends;
@@ -483,28 +474,18 @@ fn scan_block(
 }
 
 /// A reader that counts bytes, and refuses more than [`MAX_EVENT_BYTES`]
-/// since the last [`LimitedRead::reset`] (one event of a document).
-struct LimitedRead<R> {
+/// since `since` was last set to 0 (one event of a document).
+struct LimitedRead<'s, R> {
     inner: R,
-    since: Rc<Cell<usize>>,
-    read: Rc<Cell<u64>>,
+    since: &'s Cell<usize>,
+    read: u64,
 }
 
-impl<R> LimitedRead<R> {
-    fn new(inner: R) -> Self {
-        LimitedRead {
-            inner,
-            since: Rc::new(Cell::new(0)),
-            read: Rc::new(Cell::new(0)),
-        }
-    }
-}
-
-impl<R: Read> Read for LimitedRead<R> {
+impl<R: Read> Read for LimitedRead<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.since.set(self.since.get() + n);
-        self.read.set(self.read.get() + n as u64);
+        self.read += n as u64;
         if self.since.get() > MAX_EVENT_BYTES {
             return Err(io::Error::other(format!(
                 "an event is over the {} MiB limit for one audit event",
@@ -517,20 +498,16 @@ impl<R: Read> Read for LimitedRead<R> {
 
 /// One JSON document, streamed: each event is read, counted and dropped.
 fn read_document<R: Read>(
-    reader: LimitedRead<R>,
+    reader: &mut LimitedRead<'_, R>,
     what: &str,
     agg: &mut Aggregate,
     index: Option<&ReasonIndex>,
 ) -> Result<(), AuditInputError> {
-    let since = reader.since.clone();
+    let since = reader.since;
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = Document {
-        agg: &mut *agg,
-        index,
-        since: &since,
-    }
-    .deserialize(&mut de)
-    .and_then(|()| de.end());
+    let result = Document { agg, index, since }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
     result.map_err(|e| AuditInputError::NotJson {
         what: what.to_owned(),
         detail: match e.io_error_kind() {
