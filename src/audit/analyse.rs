@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent};
+use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent, Seen};
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
@@ -188,8 +188,8 @@ fn credentials(findings: &[Finding], agg: &Aggregate) -> Vec<Credential> {
         .collect()
 }
 
-/// A uid, first and last seen.
-type UidSeen<'a> = (&'a str, Micros, Micros);
+/// A uid, and when it was seen.
+type UidSeen<'a> = (&'a str, Seen);
 
 /// Every uid each ServiceAccount user and each pod was seen with.
 #[derive(Default)]
@@ -202,37 +202,26 @@ struct History<'a> {
 
 impl<'a> History<'a> {
     fn add(&mut self, user: &'a str, pod: &'a str, c: &'a Client) {
-        let put = |list: &mut Vec<UidSeen<'a>>, uid: &'a str, first, last| match list
-            .iter_mut()
-            .find(|(u, ..)| *u == uid)
-        {
-            Some((_, f, l)) => {
-                *f = (*f).min(first);
-                *l = (*l).max(last);
+        let put = |list: &mut Vec<UidSeen<'a>>, values: &'a [(String, Seen)]| {
+            for (uid, seen) in values {
+                match list.iter_mut().find(|(u, _)| u == uid) {
+                    Some((_, s)) => s.merge(seen),
+                    None => list.push((uid, *seen)),
+                }
             }
-            None => list.push((uid, first, last)),
         };
         if user.starts_with("system:serviceaccount:") {
-            for (uid, s) in &c.uids {
-                put(self.sa.entry(user).or_default(), uid, s.first, s.last);
-            }
+            put(self.sa.entry(user).or_default(), &c.uids);
         }
         if !pod.is_empty() {
-            for (uid, s) in &c.pod_uids {
-                put(
-                    self.pods.entry((user, pod)).or_default(),
-                    uid,
-                    s.first,
-                    s.last,
-                );
-            }
+            put(self.pods.entry((user, pod)).or_default(), &c.pod_uids);
         }
     }
 
     /// The uid seen last, with when it was first seen, if it is not `mine`.
     fn newer(list: Option<&Vec<UidSeen<'a>>>, mine: &str) -> Option<(String, Micros)> {
-        let newest = list?.iter().max_by_key(|(_, _, last)| *last)?;
-        (newest.0 != mine && !mine.is_empty()).then(|| (newest.0.to_owned(), newest.1))
+        let (uid, seen) = list?.iter().max_by_key(|(_, s)| s.last)?;
+        (*uid != mine && !mine.is_empty()).then(|| (uid.to_string(), seen.first))
     }
 }
 
@@ -241,7 +230,7 @@ fn sa_parts(user: &str) -> Option<(&str, &str)> {
 }
 
 /// The uid a client used last.
-fn last_value(list: &[(String, super::Seen)]) -> &str {
+fn last_value(list: &[(String, Seen)]) -> &str {
     list.iter()
         .max_by_key(|(_, s)| s.last)
         .map_or("", |(v, _)| v.as_str())
