@@ -479,32 +479,29 @@ impl Aggregate {
         let at = ev.at();
         self.count(code, at);
         let Some(at) = at else { return };
-        let user = ev.username().unwrap_or("");
-        let ip = ev
-            .source_ips
-            .as_ref()
-            .and_then(|ips| ips.first())
-            .map_or("", |ip| ip.as_ref());
-        let agent = ev.user_agent.as_deref().unwrap_or("");
-        let pod = ev.extra(EXTRA_POD_NAME).unwrap_or("");
-        let node = ev.extra(EXTRA_NODE_NAME).unwrap_or("");
         let code = code.unwrap_or(0);
+        let a = Accepted {
+            username: ev.username().unwrap_or(""),
+            uid: ev
+                .user
+                .as_ref()
+                .and_then(|u| u.uid.as_deref())
+                .unwrap_or(""),
+            pod_name: ev.extra(EXTRA_POD_NAME).unwrap_or(""),
+            pod_uid: ev.extra(EXTRA_POD_UID).unwrap_or(""),
+            node_name: ev.extra(EXTRA_NODE_NAME).unwrap_or(""),
+            source_ip: ev
+                .source_ips
+                .as_ref()
+                .and_then(|ips| ips.first())
+                .map_or("", |ip| ip.as_ref()),
+            user_agent: ev.user_agent.as_deref().unwrap_or(""),
+            code,
+            at,
+        };
+        let (user, pod) = (a.username, a.pod_name);
         if code != 401 {
-            self.client(&Accepted {
-                username: user,
-                uid: ev
-                    .user
-                    .as_ref()
-                    .and_then(|u| u.uid.as_deref())
-                    .unwrap_or(""),
-                pod_name: pod,
-                pod_uid: ev.extra(EXTRA_POD_UID).unwrap_or(""),
-                node_name: node,
-                source_ip: ip,
-                user_agent: agent,
-                code,
-                at,
-            });
+            self.client(&a);
         }
         if (200..300).contains(&code) {
             self.object_event(ev, at);
@@ -521,10 +518,10 @@ impl Aggregate {
             see(&mut f.seen, at);
             *f.by_code.entry(code).or_default() += 1;
             f.users.add(user);
-            f.source_ips.add(ip);
-            f.user_agents.add(agent);
+            f.source_ips.add(a.source_ip);
+            f.user_agents.add(a.user_agent);
             f.pods.add(pod);
-            f.nodes.add(node);
+            f.nodes.add(a.node_name);
         }
         let example = |ev: &RawEvent<'_>, annotation: Option<&str>| Example {
             audit_id: kept(ev.audit_id.as_deref().unwrap_or("")),
@@ -538,29 +535,27 @@ impl Aggregate {
         };
         let failing = match code {
             401 => Some(GroupKey::Unauthorized {
-                source_ip: kept(ip),
-                user_agent: kept(agent),
+                source_ip: kept(a.source_ip),
+                user_agent: kept(a.user_agent),
             }),
-            403 => Some(forbidden_key(ev, user, ip, agent)),
+            403 => Some(forbidden_key(ev, &a)),
             _ => None,
         };
-        if let Some(key) = failing {
-            let is_401 = code == 401;
-            if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, user, pod, node);
-                if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id)
-                {
-                    keep_earliest(g, example(ev, None));
+        if let Some(key) = failing
+            && let Some(g) = self.group(key, at)
+        {
+            note(g, ev, &a);
+            if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id) {
+                keep_earliest(g, example(ev, None));
+            }
+            if code == 401 {
+                if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
+                    g.invalidated = Some(kept(v));
                 }
-                if is_401 {
-                    if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
-                        g.invalidated = Some(kept(v));
-                    }
-                    match index.map(|i| i.join(at)) {
-                        Some(Join::One(set)) => *g.reasons.entry(set).or_default() += 1,
-                        Some(Join::Several) => g.ambiguous += 1,
-                        Some(Join::None) | None => g.unjoined += 1,
-                    }
+                match index.map(|i| i.join(at)) {
+                    Some(Join::One(set)) => *g.reasons.entry(set).or_default() += 1,
+                    Some(Join::Several) => g.ambiguous += 1,
+                    Some(Join::None) | None => g.unjoined += 1,
                 }
             }
         }
@@ -569,11 +564,10 @@ impl Aggregate {
                 user: kept(user),
                 pod: kept(pod),
             };
-            let seconds = stale_seconds(value);
             if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, user, pod, node);
+                note(g, ev, &a);
                 keep_earliest(g, example(ev, Some(value)));
-                if let Some(s) = seconds {
+                if let Some(s) = stale_seconds(value) {
                     g.stale_max_seconds = g.stale_max_seconds.max(s);
                     let since = at - i64::try_from(s).unwrap_or(i64::MAX / 2_000_000) * 1_000_000;
                     g.stale_since = g.stale_since.into_iter().chain([since]).min();
@@ -591,7 +585,7 @@ impl Aggregate {
                 secret: kept(secret),
             };
             if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, who, pod, node);
+                note(g, ev, &Accepted { username: who, ..a });
                 keep_earliest(g, example(ev, Some(subject)));
             }
         }
@@ -604,7 +598,7 @@ impl Aggregate {
         }
         let Some(o) = &ev.object_ref else { return };
         let resource = o.resource.as_deref().unwrap_or("");
-        if !matches!(resource, "serviceaccounts" | "pods" | "secrets") || o.subresource.is_some() {
+        if !event::watched_resource(resource) || o.subresource.is_some() {
             return;
         }
         // A create names its object in the response only; the URI of a create
@@ -681,20 +675,12 @@ fn keep_earliest(g: &mut Group, ex: Example) {
     }
 }
 
-fn note(
-    g: &mut Group,
-    ev: &RawEvent<'_>,
-    ip: &str,
-    agent: &str,
-    user: &str,
-    pod: &str,
-    node: &str,
-) {
-    g.users.add(user);
-    g.source_ips.add(ip);
-    g.user_agents.add(agent);
-    g.pods.add(pod);
-    g.nodes.add(node);
+fn note(g: &mut Group, ev: &RawEvent<'_>, a: &Accepted<'_>) {
+    g.users.add(a.username);
+    g.source_ips.add(a.source_ip);
+    g.user_agents.add(a.user_agent);
+    g.pods.add(a.pod_name);
+    g.nodes.add(a.node_name);
     if let Some(id) = ev.extra(EXTRA_CREDENTIAL_ID) {
         g.credential_ids.add(id);
     }
@@ -704,7 +690,8 @@ fn note(
 }
 
 /// The group of a 403: anonymous, RBAC's (from its message), or another's.
-fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupKey {
+fn forbidden_key(ev: &RawEvent<'_>, a: &Accepted<'_>) -> GroupKey {
+    let user = a.username;
     let message = ev
         .response_status
         .as_ref()
@@ -717,8 +704,8 @@ fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupK
     };
     if anonymous {
         return GroupKey::Anonymous {
-            source_ip: kept(ip),
-            user_agent: kept(agent),
+            source_ip: kept(a.source_ip),
+            user_agent: kept(a.user_agent),
         };
     }
     if let Some(f) = parsed {

@@ -192,8 +192,9 @@ pub fn counted(stage: &str, code: Option<u16>) -> bool {
     }
 }
 
-/// The fields of an accepted request that the byte-level path takes.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// Who sent a request, and its code and time: all the byte-level path takes
+/// of an accepted request (the full parse reads them of any).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Accepted<'a> {
     pub username: &'a str,
     pub uid: &'a str,
@@ -278,7 +279,7 @@ fn field<'l>(
 }
 
 /// Resources whose deletion or creation the fleet view records.
-fn watched_resource(resource: &str) -> bool {
+pub fn watched_resource(resource: &str) -> bool {
     matches!(resource, "serviceaccounts" | "pods" | "secrets")
 }
 
