@@ -60,7 +60,7 @@ pub fn analyse(
     objects.sort();
     // The most impact first; past MAX_FINDINGS the rest fold into `other`.
     let mut ranked: Vec<(&GroupKey, &Group)> = agg.groups.iter().collect();
-    ranked.sort_by_key(|&(k, g)| (tier(k), std::cmp::Reverse(g.seen.count), k));
+    ranked.sort_by_key(|&(k, g)| (kind_of(k).tier(), std::cmp::Reverse(g.seen.count), k));
     let folded = ranked.split_off(ranked.len().min(MAX_FINDINGS));
     // With the events of groups past the aggregation's budget, never kept.
     let other = Other {
@@ -153,12 +153,16 @@ pub fn analyse(
     }
 }
 
-/// The ranking tier of a group's kind (failing, stale, legacy).
-fn tier(key: &GroupKey) -> u8 {
+/// The kind of finding a group makes (the diagnosis may still tell a 403
+/// from RBAC apart from another).
+fn kind_of(key: &GroupKey) -> FindingKind {
     match key {
-        GroupKey::Stale { .. } => 1,
-        GroupKey::Legacy { .. } => 2,
-        _ => 0,
+        GroupKey::Unauthorized { .. } => FindingKind::Unauthorized,
+        GroupKey::Anonymous { .. } => FindingKind::Anonymous,
+        GroupKey::Forbidden(f) if f.rbac => FindingKind::Forbidden,
+        GroupKey::Forbidden(_) => FindingKind::ForbiddenOther,
+        GroupKey::Stale { .. } => FindingKind::StaleToken,
+        GroupKey::Legacy { .. } => FindingKind::LegacyToken,
     }
 }
 
@@ -276,7 +280,8 @@ fn finding(
     let mut escalation = None;
     let mut stale = None;
     let mut secret = None;
-    let (kind, key_text) = match key {
+    let kind = kind_of(key);
+    let key_text = match key {
         GroupKey::Unauthorized {
             source_ip,
             user_agent,
@@ -307,10 +312,7 @@ fn finding(
                 ));
                 reasons_out = Some(joined);
             }
-            (
-                FindingKind::Unauthorized,
-                format!("unauthorized|{source_ip}|{user_agent}"),
-            )
+            format!("{source_ip}|{user_agent}")
         }
         GroupKey::Anonymous {
             source_ip,
@@ -319,10 +321,7 @@ fn finding(
             case.answer = http(403, message.clone());
             case.user = Some(ANONYMOUS.to_owned());
             identity.user = Some(ANONYMOUS.to_owned());
-            (
-                FindingKind::Anonymous,
-                format!("anonymous|{source_ip}|{user_agent}"),
-            )
+            format!("{source_ip}|{user_agent}")
         }
         GroupKey::Forbidden(f) => {
             let ForbiddenKey { user, rbac, .. } = f.as_ref();
@@ -339,7 +338,7 @@ fn finding(
                 name: name.clone(),
                 path: f.path.clone(),
             };
-            let kind = if *rbac {
+            if *rbac {
                 // One message for the whole group: the object named only when
                 // every event named the same one.
                 let reason = message
@@ -354,27 +353,21 @@ fn finding(
                 };
                 case.answer = http(403, Some(denied.message()));
                 escalation = denied.grant_risk().map(|r| r.words());
-                FindingKind::Forbidden
             } else {
                 case.answer = http(403, message.clone());
                 case.request = Some(info.clone());
-                FindingKind::ForbiddenOther
-            };
+            }
             request = Some(info);
-            (
-                kind,
-                format!(
-                    "{}|{}|{}|{}/{}/{}|{}|{}|{}",
-                    kind.as_str(),
-                    f.user,
-                    f.verb,
-                    f.api_group.as_deref().unwrap_or(""),
-                    f.resource.as_deref().unwrap_or(""),
-                    f.subresource.as_deref().unwrap_or(""),
-                    f.namespace.as_deref().unwrap_or(""),
-                    f.path.as_deref().unwrap_or(""),
-                    f.shape
-                ),
+            format!(
+                "{}|{}|{}/{}/{}|{}|{}|{}",
+                f.user,
+                f.verb,
+                f.api_group.as_deref().unwrap_or(""),
+                f.resource.as_deref().unwrap_or(""),
+                f.subresource.as_deref().unwrap_or(""),
+                f.namespace.as_deref().unwrap_or(""),
+                f.path.as_deref().unwrap_or(""),
+                f.shape
             )
         }
         GroupKey::Stale { user, pod } => {
@@ -384,7 +377,7 @@ fn finding(
             stale = g
                 .stale_since
                 .map(|since| (g.stale_max_seconds, instant(since)));
-            (FindingKind::StaleToken, format!("stale-token|{user}|{pod}"))
+            format!("{user}|{pod}")
         }
         GroupKey::Legacy { user, secret: s } => {
             case.answer = http(200, None);
@@ -392,9 +385,10 @@ fn finding(
             case.audit.legacy_token = g.example.annotation.clone();
             case.audit.legacy_secret = (!s.is_empty()).then(|| s.clone());
             secret = case.audit.legacy_secret.clone();
-            (FindingKind::LegacyToken, format!("legacy-token|{user}|{s}"))
+            format!("{user}|{s}")
         }
     };
+    let key_text = format!("{}|{key_text}", kind.as_str());
     case.read_answer("the audit log");
     let diagnosis = diagnosis::diagnose(&case);
     // The authorization sentence is every authorizer's: whose refusal it was
