@@ -21,7 +21,7 @@
 use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
 use memchr::memmem;
 
-use super::event::{Micros, parse_time};
+use super::event::{Micros, digits, parse_time};
 use crate::diagnosis::case::ClockSource;
 use crate::diagnosis::extract::status;
 use crate::diagnosis::reasons::AuthReason;
@@ -83,11 +83,7 @@ pub fn record(line: &[u8], now: DateTime<Utc>) -> Record<'_> {
 /// header's `file.go:N] `.
 fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
     let h = line.get(..21)?;
-    let n = |r: std::ops::Range<usize>| -> Option<u32> {
-        h[r].iter().try_fold(0u32, |v, &c| {
-            c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
-        })
-    };
+    let n = |r: std::ops::Range<usize>| digits(&h[r]).map(|v| v as u32);
     if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.' {
         return None;
     }
