@@ -154,7 +154,6 @@ pub fn read_all(
     let mut allocated = 0usize;
     // (seq of the block that would have held it, source): a line too long.
     let mut too_long: Option<(u64, usize)> = None;
-    let mut reader_error = None;
     let mut block_sources: Vec<usize> = Vec::new();
     // Quoted, so that `JTI=ab` does not pick up `JTI=abc`.
     let needle = follow.map(|id| format!("\"{id}\""));
@@ -191,82 +190,67 @@ pub fn read_all(
             })
             .collect();
         drop(rx);
-        let mut seq = 0u64;
-        'sources: for (i, source) in sources.iter().enumerate() {
-            let what = source.describe();
-            let opened = open(source, stdin).and_then(|mut r| Ok((is_document(&mut r, &what)?, r)));
-            let (document, mut reader) = match opened {
-                Ok(opened) => opened,
-                Err(e) => {
-                    reader_error = Some(e);
-                    break;
+        // Stops at the first error; a line too long is reported once the
+        // workers say how many lines came before it.
+        let read = (|| -> Result<(), AuditInputError> {
+            let mut seq = 0u64;
+            for (i, source) in sources.iter().enumerate() {
+                let what = source.describe();
+                let mut reader = open(source, stdin)?;
+                if is_document(&mut reader, &what)? {
+                    let before = documents.events;
+                    let since = Cell::new(0);
+                    let mut counted = LimitedRead {
+                        inner: &mut reader,
+                        since: &since,
+                        read: 0,
+                    };
+                    read_document(&mut counted, &what, &mut documents, index)?;
+                    bytes += counted.read;
+                    events.fetch_add(documents.events - before, Ordering::Relaxed);
+                    continue;
                 }
-            };
-            if document {
-                let before = documents.events;
-                let since = Cell::new(0);
-                let mut counted = LimitedRead {
-                    inner: &mut reader,
-                    since: &since,
-                    read: 0,
-                };
-                if let Err(e) = read_document(&mut counted, &what, &mut documents, index) {
-                    reader_error = Some(e);
-                    break;
-                }
-                bytes += counted.read;
-                events.fetch_add(documents.events - before, Ordering::Relaxed);
-                continue;
-            }
-            let mut blocks = Blocks::new(&mut reader);
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    break 'sources;
-                }
-                let mut buf = match free_rx.try_recv() {
-                    Ok(buf) => buf,
-                    Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
-                    Err(_) => free_rx.recv().unwrap_or_default(),
-                };
-                let capacity = buf.capacity();
-                let next = blocks.next_into(&mut buf);
-                allocated += buf.capacity().saturating_sub(capacity);
-                match next {
-                    Ok(Some(n)) => bytes += n,
-                    Ok(None) => break,
-                    Err(BlockError::TooLong) => {
-                        too_long = Some((seq, i));
-                        break 'sources;
+                let mut blocks = Blocks::new(&mut reader);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return Ok(());
                     }
-                    Err(BlockError::Io(e)) => {
-                        reader_error = Some(read_error(&what, &e));
-                        break 'sources;
+                    let mut buf = match free_rx.try_recv() {
+                        Ok(buf) => buf,
+                        Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
+                        Err(_) => free_rx.recv().unwrap_or_default(),
+                    };
+                    let capacity = buf.capacity();
+                    let next = blocks.next_into(&mut buf);
+                    allocated += buf.capacity().saturating_sub(capacity);
+                    match next {
+                        Ok(Some(n)) => bytes += n,
+                        Ok(None) => break,
+                        Err(BlockError::TooLong) => {
+                            too_long = Some((seq, i));
+                            return Ok(());
+                        }
+                        Err(BlockError::Io(e)) => return Err(read_error(&what, &e)),
                     }
+                    block_sources.push(i);
+                    if tx.send(Block { seq, buf }).is_err() {
+                        return Ok(());
+                    }
+                    seq += 1;
+                    progress(Progress {
+                        bytes,
+                        events: events.load(Ordering::Relaxed),
+                    });
                 }
-                let block = Block { seq, buf };
-                block_sources.push(i);
-                seq += 1;
-                if tx.send(block).is_err() {
-                    break 'sources;
-                }
-                progress(Progress {
-                    bytes,
-                    events: events.load(Ordering::Relaxed),
-                });
             }
-        }
+            Ok(())
+        })();
         drop(tx);
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    // Line numbers: the lines of a source's earlier blocks, plus one.
-    let mut lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
-    lines_in.sort_unstable();
-    if let Some(e) = reader_error {
-        return Err(e);
-    }
+        let results = handles.into_iter().map(|h| h.join().unwrap_or_default());
+        let results = results.collect();
+        read.map(|()| results)
+    })?;
+    let lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
     // Blocks are numbered in reading order; a line's number counts the lines
     // of its own source's earlier blocks.
     let line_of = |seq: u64, source: usize, within: u64| -> u64 {
