@@ -523,16 +523,14 @@ fn objects_seen(
 /// The dominant reason set of a group's joined 401s (for the engine), and
 /// every joined cause with its count.
 fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Reasons) {
-    let mut joined: Vec<(crate::diagnosis::Cause, String, u64)> = Vec::new();
+    let mut joined: Vec<(Cause, String, u64)> = Vec::new();
     let mut dominant: Option<(u64, u32)> = None;
     for (&set, &n) in &g.reasons {
         let Some(reasons) = index.sets.get(set as usize) else {
             continue;
         };
         let specific = reasons::specific(reasons);
-        let cause = specific
-            .first()
-            .map_or(crate::diagnosis::Cause::Unknown, |r| r.cause);
+        let cause = specific.first().map_or(Cause::Unknown, |r| r.cause);
         let text = reasons
             .iter()
             .map(|r| r.message.as_str())

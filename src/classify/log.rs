@@ -439,7 +439,7 @@ pub struct GroupKey {
 }
 
 /// One source of a group's events.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SourceTally {
     pub events: u64,
     pub seen: Option<Seen>,
@@ -496,14 +496,12 @@ impl LogGroups {
         }
         let origin = ev.origin.clone();
         let tally = SourceTally {
-            events: 0,
-            seen: None,
             example: (
                 ev.source,
                 ev.result.evidence.line as u64,
                 ev.audit_id.clone(),
             ),
-            guessed: 0,
+            ..SourceTally::default()
         };
         let (at, join) = (ev.at, ev.join);
         let g = self.groups.entry(key.clone()).or_insert_with(|| Group {
