@@ -293,18 +293,15 @@ impl ReasonIndex {
     /// The reasons for a 401 at `at`.
     pub fn join(&self, at: Micros) -> Join {
         let from = self.lines.partition_point(|(t, _)| *t < at - WINDOW);
-        let mut found = None;
-        for &(t, set) in &self.lines[from..] {
-            if t > at + WINDOW {
-                break;
-            }
-            match found {
-                None => found = Some(set),
-                Some(s) if s != set => return Join::Several,
-                Some(_) => {}
-            }
+        let mut sets = self.lines[from..]
+            .iter()
+            .take_while(|(t, _)| *t <= at + WINDOW)
+            .map(|&(_, set)| set);
+        match sets.next() {
+            None => Join::None,
+            Some(first) if sets.all(|set| set == first) => Join::One(first),
+            Some(_) => Join::Several,
         }
-        found.map_or(Join::None, Join::One)
     }
 }
 
