@@ -67,7 +67,7 @@ pub fn run(
             &mut |p| progress.show(p.bytes, p.events),
         );
         progress.clear();
-        let (agg, volume) = result?;
+        let (agg, bytes) = result?;
         let described: Vec<String> = sources.iter().map(Source::describe).collect();
         if agg.events == 0 {
             anyhow::bail!(
@@ -75,14 +75,7 @@ pub fn run(
                 described.join(", ")
             );
         }
-        let report = audit::analyse(
-            agg,
-            index.as_ref(),
-            described,
-            volume.bytes,
-            now,
-            settings.leeway,
-        );
+        let report = audit::analyse(agg, index.as_ref(), described, bytes, now, settings.leeway);
         AuditJson::new(&report)
     };
     match settings.format.data() {

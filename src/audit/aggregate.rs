@@ -61,7 +61,7 @@ pub fn cut(text: &str, max: usize) -> String {
 pub const BUCKET: Micros = 3_600_000_000;
 
 /// How often, and when first and last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Seen {
     pub first: Micros,
     pub last: Micros,
@@ -87,6 +87,14 @@ impl Seen {
         self.first = self.first.min(other.first);
         self.last = self.last.max(other.last);
         self.count += other.count;
+    }
+}
+
+/// Adds an event at `at` to `seen`, the first one when it is `None`.
+pub fn see(seen: &mut Option<Seen>, at: Micros) {
+    match seen {
+        Some(s) => s.add(at),
+        None => *seen = Some(Seen::at(at)),
     }
 }
 
@@ -174,13 +182,10 @@ pub struct Example {
     pub message: Option<String>,
     /// The stale-token annotation, or the legacy-token subject.
     pub annotation: Option<String>,
-    pub verb: Option<String>,
-    pub request_uri: Option<String>,
-    pub name: Option<String>,
 }
 
 /// One failing or stale identity's events.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Group {
     pub seen: Seen,
     pub example: Example,
@@ -193,7 +198,6 @@ pub struct Group {
     pub nodes: Few,
     pub names: Few,
     pub credential_ids: Few,
-    pub messages: Few,
     /// Stale tokens: the most seconds past `warnafter`, and the earliest
     /// `warnafter` passed (event time minus those seconds).
     pub stale_max_seconds: u64,
@@ -208,28 +212,6 @@ pub struct Group {
 }
 
 impl Group {
-    fn new(at: Micros) -> Self {
-        Group {
-            seen: Seen::at(at),
-            example: Example::default(),
-            hours: BTreeMap::new(),
-            users: Few::default(),
-            source_ips: Few::default(),
-            user_agents: Few::default(),
-            pods: Few::default(),
-            nodes: Few::default(),
-            names: Few::default(),
-            credential_ids: Few::default(),
-            messages: Few::default(),
-            stale_max_seconds: 0,
-            stale_since: None,
-            invalidated: None,
-            reasons: BTreeMap::new(),
-            ambiguous: 0,
-            unjoined: 0,
-        }
-    }
-
     fn merge(&mut self, o: Group) {
         self.seen.merge(&o.seen);
         if (o.example.at, &o.example.audit_id) < (self.example.at, &self.example.audit_id) {
@@ -245,12 +227,8 @@ impl Group {
         self.nodes.merge(&o.nodes);
         self.names.merge(&o.names);
         self.credential_ids.merge(&o.credential_ids);
-        self.messages.merge(&o.messages);
         self.stale_max_seconds = self.stale_max_seconds.max(o.stale_max_seconds);
-        self.stale_since = match (self.stale_since, o.stale_since) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        self.stale_since = self.stale_since.into_iter().chain(o.stale_since).min();
         self.invalidated = self.invalidated.take().or(o.invalidated);
         for (r, n) in o.reasons {
             *self.reasons.entry(r).or_default() += n;
@@ -271,25 +249,12 @@ pub struct Client {
     pub node: String,
 }
 
-fn note_value(list: &mut Vec<(String, Seen)>, value: &str, at: Micros) {
-    if value.is_empty() {
-        return;
-    }
-    let value = cut(value, MAX_VALUE_BYTES);
+/// Adds a value seen so often to a client's list of at most four.
+fn note_value(list: &mut Vec<(String, Seen)>, value: String, seen: Seen) {
     match list.iter().position(|(v, _)| *v == value) {
-        Some(i) => list[i].1.add(at),
-        None if list.len() < 4 => list.push((value, Seen::at(at))),
+        Some(i) => list[i].1.merge(&seen),
+        None if list.len() < 4 => list.push((value, seen)),
         None => {}
-    }
-}
-
-fn merge_values(list: &mut Vec<(String, Seen)>, other: Vec<(String, Seen)>) {
-    for (v, s) in other {
-        match list.iter().position(|(x, _)| *x == v) {
-            Some(i) => list[i].1.merge(&s),
-            None if list.len() < 4 => list.push((v, s)),
-            None => {}
-        }
     }
 }
 
@@ -312,8 +277,6 @@ pub struct Aggregate {
     pub events: u64,
     /// Lines that are not audit events (another JSON, a log prefix without JSON).
     pub not_events: u64,
-    /// The first line that was not an audit event, for the message when none is.
-    pub first_not_event: Option<u64>,
     pub by_code: BTreeMap<u16, u64>,
     pub first: Option<Micros>,
     pub last: Option<Micros>,
@@ -357,18 +320,11 @@ pub struct Followed {
 
 impl Followed {
     fn merge(&mut self, o: Followed) {
-        match (&mut self.seen, o.seen) {
-            (Some(a), Some(b)) => {
-                if b.first < a.first {
-                    self.first_audit_id = o.first_audit_id;
-                }
-                a.merge(&b);
-            }
-            (a @ None, b) => {
-                *a = b;
+        if let Some(b) = o.seen {
+            if self.seen.is_none_or(|a| b.first < a.first) {
                 self.first_audit_id = o.first_audit_id;
             }
-            (Some(_), None) => {}
+            self.seen.get_or_insert(Seen { count: 0, ..b }).merge(&b);
         }
         for (c, n) in o.by_code {
             *self.by_code.entry(c).or_default() += n;
@@ -425,44 +381,30 @@ impl Aggregate {
         if let Some(c) = code {
             *self.by_code.entry(c).or_default() += 1;
         }
-        if let Some(at) = at {
-            self.first = Some(self.first.map_or(at, |f| f.min(at)));
-            self.last = Some(self.last.map_or(at, |l| l.max(at)));
-        }
+        self.first = self.first.into_iter().chain(at).min();
+        self.last = self.last.max(at);
     }
 
     /// An accepted request read by the byte-level path.
     pub fn add_accepted(&mut self, a: &Accepted<'_>) {
         self.count(Some(a.code), Some(a.at));
-        self.client(
-            a.source_ip,
-            a.user_agent,
-            a.username,
-            a.pod_name,
-            a.uid,
-            a.pod_uid,
-            a.node_name,
-            a.at,
-        );
+        self.client(a);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn client(
-        &mut self,
-        ip: &str,
-        agent: &str,
-        user: &str,
-        pod: &str,
-        uid: &str,
-        pod_uid: &str,
-        node: &str,
-        at: Micros,
-    ) {
+    /// The client of a request that authenticated (the code is not read).
+    fn client(&mut self, a: &Accepted<'_>) {
+        let Accepted {
+            username: user,
+            source_ip: ip,
+            user_agent: agent,
+            at,
+            ..
+        } = *a;
         if user.is_empty() || user == ANONYMOUS {
             return;
         }
         self.key.clear();
-        for (i, part) in [ip, agent, user, pod].into_iter().enumerate() {
+        for (i, part) in [ip, agent, user, a.pod_name].into_iter().enumerate() {
             if i > 0 {
                 self.key.push('\0');
             }
@@ -473,7 +415,7 @@ impl Aggregate {
             }
         }
         let known = self.clients.contains_key(self.key.as_str());
-        if !known && !self.afford(ENTRY_BYTES + self.key.len() + node.len(), true) {
+        if !known && !self.afford(ENTRY_BYTES + self.key.len() + a.node_name.len(), true) {
             self.dropped_clients += 1;
             return;
         }
@@ -489,25 +431,33 @@ impl Aggregate {
                     seen: Seen::at(at),
                     uids: Vec::new(),
                     pod_uids: Vec::new(),
-                    node: kept(node),
+                    node: kept(a.node_name),
                 }),
         };
-        note_value(&mut client.uids, uid, at);
-        note_value(&mut client.pod_uids, pod_uid, at);
+        for (list, value) in [(&mut client.uids, a.uid), (&mut client.pod_uids, a.pod_uid)] {
+            if !value.is_empty() {
+                note_value(list, cut(value, MAX_VALUE_BYTES), Seen::at(at));
+            }
+        }
     }
 
     fn group(&mut self, key: GroupKey, at: Micros) -> Option<&mut Group> {
-        if !self.groups.contains_key(&key) {
-            if !self.afford(GROUP_BYTES, false) {
-                self.dropped_groups += 1;
-                return None;
-            }
-            let mut g = Group::new(at);
-            g.seen.count = 0;
-            g.example.at = Micros::MAX;
-            self.groups.insert(key.clone(), g);
+        if !self.groups.contains_key(&key) && !self.afford(GROUP_BYTES, false) {
+            self.dropped_groups += 1;
+            return None;
         }
-        let g = self.groups.get_mut(&key)?;
+        let g = self.groups.entry(key).or_insert_with(|| Group {
+            seen: Seen {
+                first: at,
+                last: at,
+                count: 0,
+            },
+            example: Example {
+                at: Micros::MAX,
+                ..Example::default()
+            },
+            ..Group::default()
+        });
         g.seen.add(at);
         *g.hours.entry(at.div_euclid(BUCKET)).or_default() += 1;
         Some(g)
@@ -529,24 +479,29 @@ impl Aggregate {
         let at = ev.at();
         self.count(code, at);
         let Some(at) = at else { return };
-        let user = ev.username().unwrap_or("");
-        let ip = ev
-            .source_ips
-            .as_ref()
-            .and_then(|ips| ips.first())
-            .map_or("", |ip| ip.as_ref());
-        let agent = ev.user_agent.as_deref().unwrap_or("");
-        let pod = ev.extra(EXTRA_POD_NAME).unwrap_or("");
-        let node = ev.extra(EXTRA_NODE_NAME).unwrap_or("");
         let code = code.unwrap_or(0);
-        if code != 401 {
-            let uid = ev
+        let a = Accepted {
+            username: ev.username().unwrap_or(""),
+            uid: ev
                 .user
                 .as_ref()
                 .and_then(|u| u.uid.as_deref())
-                .unwrap_or("");
-            let pod_uid = ev.extra(EXTRA_POD_UID).unwrap_or("");
-            self.client(ip, agent, user, pod, uid, pod_uid, node, at);
+                .unwrap_or(""),
+            pod_name: ev.extra(EXTRA_POD_NAME).unwrap_or(""),
+            pod_uid: ev.extra(EXTRA_POD_UID).unwrap_or(""),
+            node_name: ev.extra(EXTRA_NODE_NAME).unwrap_or(""),
+            source_ip: ev
+                .source_ips
+                .as_ref()
+                .and_then(|ips| ips.first())
+                .map_or("", |ip| ip.as_ref()),
+            user_agent: ev.user_agent.as_deref().unwrap_or(""),
+            code,
+            at,
+        };
+        let (user, pod) = (a.username, a.pod_name);
+        if code != 401 {
+            self.client(&a);
         }
         if (200..300).contains(&code) {
             self.object_event(ev, at);
@@ -557,25 +512,16 @@ impl Aggregate {
         if let Some(f) = &mut self.follow
             && ev.extra(EXTRA_CREDENTIAL_ID) == Some(f.id.as_str())
         {
-            match &mut f.seen {
-                Some(s) if at >= s.first => s.add(at),
-                seen => {
-                    let mut s = seen.take().unwrap_or(Seen {
-                        first: at,
-                        last: at,
-                        count: 0,
-                    });
-                    s.add(at);
-                    *seen = Some(s);
-                    f.first_audit_id = ev.audit_id.as_deref().unwrap_or("").to_owned();
-                }
+            if f.seen.is_none_or(|s| at < s.first) {
+                f.first_audit_id = ev.audit_id.as_deref().unwrap_or("").to_owned();
             }
+            see(&mut f.seen, at);
             *f.by_code.entry(code).or_default() += 1;
             f.users.add(user);
-            f.source_ips.add(ip);
-            f.user_agents.add(agent);
+            f.source_ips.add(a.source_ip);
+            f.user_agents.add(a.user_agent);
             f.pods.add(pod);
-            f.nodes.add(node);
+            f.nodes.add(a.node_name);
         }
         let example = |ev: &RawEvent<'_>, annotation: Option<&str>| Example {
             audit_id: kept(ev.audit_id.as_deref().unwrap_or("")),
@@ -586,46 +532,30 @@ impl Aggregate {
                 .and_then(|s| s.message.as_deref())
                 .map(kept),
             annotation: annotation.map(kept),
-            verb: ev.verb.as_deref().map(kept),
-            request_uri: ev.request_uri.as_deref().map(kept),
-            name: ev
-                .object_ref
-                .as_ref()
-                .and_then(|o| o.name.as_deref())
-                .map(kept),
         };
         let failing = match code {
             401 => Some(GroupKey::Unauthorized {
-                source_ip: kept(ip),
-                user_agent: kept(agent),
+                source_ip: kept(a.source_ip),
+                user_agent: kept(a.user_agent),
             }),
-            403 => Some(forbidden_key(ev, user, ip, agent)),
+            403 => Some(forbidden_key(ev, &a)),
             _ => None,
         };
-        if let Some(key) = failing {
-            let is_401 = code == 401;
-            if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, user, pod, node);
-                if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id)
-                {
-                    keep_earliest(g, example(ev, None));
+        if let Some(key) = failing
+            && let Some(g) = self.group(key, at)
+        {
+            note(g, ev, &a);
+            if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id) {
+                keep_earliest(g, example(ev, None));
+            }
+            if code == 401 {
+                if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
+                    g.invalidated = Some(kept(v));
                 }
-                if let Some(m) = ev
-                    .response_status
-                    .as_ref()
-                    .and_then(|s| s.message.as_deref())
-                {
-                    g.messages.add(m);
-                }
-                if is_401 {
-                    if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
-                        g.invalidated = Some(kept(v));
-                    }
-                    match index.map(|i| i.join(at)) {
-                        Some(Join::One(set)) => *g.reasons.entry(set).or_default() += 1,
-                        Some(Join::Several) => g.ambiguous += 1,
-                        Some(Join::None) | None => g.unjoined += 1,
-                    }
+                match index.map(|i| i.join(at)) {
+                    Some(Join::One(set)) => *g.reasons.entry(set).or_default() += 1,
+                    Some(Join::Several) => g.ambiguous += 1,
+                    Some(Join::None) | None => g.unjoined += 1,
                 }
             }
         }
@@ -634,14 +564,13 @@ impl Aggregate {
                 user: kept(user),
                 pod: kept(pod),
             };
-            let seconds = stale_seconds(value);
             if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, user, pod, node);
+                note(g, ev, &a);
                 keep_earliest(g, example(ev, Some(value)));
-                if let Some(s) = seconds {
+                if let Some(s) = stale_seconds(value) {
                     g.stale_max_seconds = g.stale_max_seconds.max(s);
                     let since = at - i64::try_from(s).unwrap_or(i64::MAX / 2_000_000) * 1_000_000;
-                    g.stale_since = Some(g.stale_since.map_or(since, |x| x.min(since)));
+                    g.stale_since = g.stale_since.into_iter().chain([since]).min();
                 }
             }
         }
@@ -656,7 +585,7 @@ impl Aggregate {
                 secret: kept(secret),
             };
             if let Some(g) = self.group(key, at) {
-                note(g, ev, ip, agent, who, pod, node);
+                note(g, ev, &Accepted { username: who, ..a });
                 keep_earliest(g, example(ev, Some(subject)));
             }
         }
@@ -669,7 +598,7 @@ impl Aggregate {
         }
         let Some(o) = &ev.object_ref else { return };
         let resource = o.resource.as_deref().unwrap_or("");
-        if !matches!(resource, "serviceaccounts" | "pods" | "secrets") || o.subresource.is_some() {
+        if !event::watched_resource(resource) || o.subresource.is_some() {
             return;
         }
         // A create names its object in the response only; the URI of a create
@@ -696,18 +625,11 @@ impl Aggregate {
         self.lines += o.lines;
         self.events += o.events;
         self.not_events += o.not_events;
-        self.first_not_event = match (self.first_not_event, o.first_not_event) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         for (c, n) in o.by_code {
             *self.by_code.entry(c).or_default() += n;
         }
-        self.first = min_opt(self.first, o.first);
-        self.last = match (self.last, o.last) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        self.first = self.first.into_iter().chain(o.first).min();
+        self.last = self.last.max(o.last);
         // Each worker kept within its share: together they fit the budget.
         self.bytes += o.bytes;
         self.budget += o.budget;
@@ -722,8 +644,12 @@ impl Aggregate {
         for (k, c) in o.clients {
             if let Some(mine) = self.clients.get_mut(&k) {
                 mine.seen.merge(&c.seen);
-                merge_values(&mut mine.uids, c.uids);
-                merge_values(&mut mine.pod_uids, c.pod_uids);
+                for (v, s) in c.uids {
+                    note_value(&mut mine.uids, v, s);
+                }
+                for (v, s) in c.pod_uids {
+                    note_value(&mut mine.pod_uids, v, s);
+                }
             } else {
                 self.clients.insert(k, c);
             }
@@ -743,33 +669,18 @@ impl Aggregate {
     }
 }
 
-fn min_opt(a: Option<Micros>, b: Option<Micros>) -> Option<Micros> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 fn keep_earliest(g: &mut Group, ex: Example) {
     if (ex.at, &ex.audit_id) < (g.example.at, &g.example.audit_id) {
         g.example = ex;
     }
 }
 
-fn note(
-    g: &mut Group,
-    ev: &RawEvent<'_>,
-    ip: &str,
-    agent: &str,
-    user: &str,
-    pod: &str,
-    node: &str,
-) {
-    g.users.add(user);
-    g.source_ips.add(ip);
-    g.user_agents.add(agent);
-    g.pods.add(pod);
-    g.nodes.add(node);
+fn note(g: &mut Group, ev: &RawEvent<'_>, a: &Accepted<'_>) {
+    g.users.add(a.username);
+    g.source_ips.add(a.source_ip);
+    g.user_agents.add(a.user_agent);
+    g.pods.add(a.pod_name);
+    g.nodes.add(a.node_name);
     if let Some(id) = ev.extra(EXTRA_CREDENTIAL_ID) {
         g.credential_ids.add(id);
     }
@@ -779,7 +690,8 @@ fn note(
 }
 
 /// The group of a 403: anonymous, RBAC's (from its message), or another's.
-fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupKey {
+fn forbidden_key(ev: &RawEvent<'_>, a: &Accepted<'_>) -> GroupKey {
+    let user = a.username;
     let message = ev
         .response_status
         .as_ref()
@@ -792,8 +704,8 @@ fn forbidden_key(ev: &RawEvent<'_>, user: &str, ip: &str, agent: &str) -> GroupK
     };
     if anonymous {
         return GroupKey::Anonymous {
-            source_ip: kept(ip),
-            user_agent: kept(agent),
+            source_ip: kept(a.source_ip),
+            user_agent: kept(a.user_agent),
         };
     }
     if let Some(f) = parsed {

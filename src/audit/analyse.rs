@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent};
+use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent, Seen};
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
@@ -42,6 +42,7 @@ pub fn analyse(
     leeway: chrono::TimeDelta,
 ) -> AuditReport {
     let mut by_origin: HashMap<(&str, &str), Vec<Known<'_>>> = HashMap::new();
+    let mut history = History::default();
     for (key, client) in &agg.clients {
         let mut parts = key.splitn(4, '\0');
         let (Some(ip), Some(agent), Some(user), Some(pod)) =
@@ -53,28 +54,13 @@ pub fn analyse(
             .entry((ip, agent))
             .or_default()
             .push(Known { user, pod, client });
-    }
-    let mut history = History::default();
-    for (key, client) in &agg.clients {
-        let mut parts = key.splitn(4, '\0');
-        let (_, _, Some(user), Some(pod)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
         history.add(user, pod, client);
     }
     let mut objects = agg.objects.clone();
     objects.sort();
     // The most impact first; past MAX_FINDINGS the rest fold into `other`.
     let mut ranked: Vec<(&GroupKey, &Group)> = agg.groups.iter().collect();
-    ranked.sort_by(|a, b| {
-        (tier(a.0), std::cmp::Reverse(a.1.seen.count), a.0).cmp(&(
-            tier(b.0),
-            std::cmp::Reverse(b.1.seen.count),
-            b.0,
-        ))
-    });
+    ranked.sort_by_key(|&(k, g)| (kind_of(k).tier(), std::cmp::Reverse(g.seen.count), k));
     let folded = ranked.split_off(ranked.len().min(MAX_FINDINGS));
     // With the events of groups past the aggregation's budget, never kept.
     let other = Other {
@@ -85,35 +71,29 @@ pub fn analyse(
         .into_iter()
         .map(|(key, group)| finding(key, group, &by_origin, &history, &objects, index, leeway))
         .collect();
-    findings.sort_by(|a, b| {
-        (a.kind.tier(), std::cmp::Reverse(a.seen.count), &a.key).cmp(&(
-            b.kind.tier(),
-            std::cmp::Reverse(b.seen.count),
-            &b.key,
-        ))
-    });
+    let rank = |f: &Finding| (f.kind.tier(), std::cmp::Reverse(f.seen.count));
+    findings.sort_by(|a, b| (rank(a), &a.key).cmp(&(rank(b), &b.key)));
     let mut notes = Vec::new();
     if other.events > 0 {
         notes.push(other_note(&other));
     }
-    let budget = super::aggregate::AGGREGATE_BYTES >> 20;
-    if agg.dropped_groups > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} events of further failing or stale identities are counted but not listed",
-            agg.dropped_groups
-        ));
-    }
-    if agg.dropped_clients > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} accepted requests of further clients were not kept for attributing 401s",
-            agg.dropped_clients
-        ));
-    }
-    if agg.dropped_objects > 0 {
-        notes.push(format!(
-            "over the {budget} MiB the aggregation keeps: {} deletions and creations were not kept",
-            agg.dropped_objects
-        ));
+    for (dropped, what) in [
+        (
+            agg.dropped_groups,
+            "events of further failing or stale identities are counted but not listed",
+        ),
+        (
+            agg.dropped_clients,
+            "accepted requests of further clients were not kept for attributing 401s",
+        ),
+        (agg.dropped_objects, "deletions and creations were not kept"),
+    ] {
+        if dropped > 0 {
+            notes.push(format!(
+                "over the {} MiB the aggregation keeps: {dropped} {what}",
+                super::aggregate::AGGREGATE_BYTES >> 20
+            ));
+        }
     }
     if agg.dropped_mints > 0 {
         notes.push(format!(
@@ -173,12 +153,16 @@ pub fn analyse(
     }
 }
 
-/// The ranking tier of a group's kind (failing, stale, legacy).
-fn tier(key: &GroupKey) -> u8 {
+/// The kind of finding a group makes (the diagnosis may still tell a 403
+/// from RBAC apart from another).
+fn kind_of(key: &GroupKey) -> FindingKind {
     match key {
-        GroupKey::Stale { .. } => 1,
-        GroupKey::Legacy { .. } => 2,
-        _ => 0,
+        GroupKey::Unauthorized { .. } => FindingKind::Unauthorized,
+        GroupKey::Anonymous { .. } => FindingKind::Anonymous,
+        GroupKey::Forbidden(f) if f.rbac => FindingKind::Forbidden,
+        GroupKey::Forbidden(_) => FindingKind::ForbiddenOther,
+        GroupKey::Stale { .. } => FindingKind::StaleToken,
+        GroupKey::Legacy { .. } => FindingKind::LegacyToken,
     }
 }
 
@@ -208,8 +192,8 @@ fn credentials(findings: &[Finding], agg: &Aggregate) -> Vec<Credential> {
         .collect()
 }
 
-/// A uid, first and last seen.
-type UidSeen<'a> = (&'a str, Micros, Micros);
+/// A uid, and when it was seen.
+type UidSeen<'a> = (&'a str, Seen);
 
 /// Every uid each ServiceAccount user and each pod was seen with.
 #[derive(Default)]
@@ -222,37 +206,26 @@ struct History<'a> {
 
 impl<'a> History<'a> {
     fn add(&mut self, user: &'a str, pod: &'a str, c: &'a Client) {
-        let put = |list: &mut Vec<UidSeen<'a>>, uid: &'a str, first, last| match list
-            .iter_mut()
-            .find(|(u, ..)| *u == uid)
-        {
-            Some((_, f, l)) => {
-                *f = (*f).min(first);
-                *l = (*l).max(last);
+        let put = |list: &mut Vec<UidSeen<'a>>, values: &'a [(String, Seen)]| {
+            for (uid, seen) in values {
+                match list.iter_mut().find(|(u, _)| u == uid) {
+                    Some((_, s)) => s.merge(seen),
+                    None => list.push((uid, *seen)),
+                }
             }
-            None => list.push((uid, first, last)),
         };
         if user.starts_with("system:serviceaccount:") {
-            for (uid, s) in &c.uids {
-                put(self.sa.entry(user).or_default(), uid, s.first, s.last);
-            }
+            put(self.sa.entry(user).or_default(), &c.uids);
         }
         if !pod.is_empty() {
-            for (uid, s) in &c.pod_uids {
-                put(
-                    self.pods.entry((user, pod)).or_default(),
-                    uid,
-                    s.first,
-                    s.last,
-                );
-            }
+            put(self.pods.entry((user, pod)).or_default(), &c.pod_uids);
         }
     }
 
     /// The uid seen last, with when it was first seen, if it is not `mine`.
     fn newer(list: Option<&Vec<UidSeen<'a>>>, mine: &str) -> Option<(String, Micros)> {
-        let newest = list?.iter().max_by_key(|(_, _, last)| *last)?;
-        (newest.0 != mine && !mine.is_empty()).then(|| (newest.0.to_owned(), newest.1))
+        let (uid, seen) = list?.iter().max_by_key(|(_, s)| s.last)?;
+        (*uid != mine && !mine.is_empty()).then(|| (uid.to_string(), seen.first))
     }
 }
 
@@ -261,7 +234,7 @@ fn sa_parts(user: &str) -> Option<(&str, &str)> {
 }
 
 /// The uid a client used last.
-fn last_value(list: &[(String, super::Seen)]) -> &str {
+fn last_value(list: &[(String, Seen)]) -> &str {
     list.iter()
         .max_by_key(|(_, s)| s.last)
         .map_or("", |(v, _)| v.as_str())
@@ -307,7 +280,8 @@ fn finding(
     let mut escalation = None;
     let mut stale = None;
     let mut secret = None;
-    let (kind, key_text) = match key {
+    let kind = kind_of(key);
+    let key_text = match key {
         GroupKey::Unauthorized {
             source_ip,
             user_agent,
@@ -338,10 +312,7 @@ fn finding(
                 ));
                 reasons_out = Some(joined);
             }
-            (
-                FindingKind::Unauthorized,
-                format!("unauthorized|{source_ip}|{user_agent}"),
-            )
+            format!("{source_ip}|{user_agent}")
         }
         GroupKey::Anonymous {
             source_ip,
@@ -350,10 +321,7 @@ fn finding(
             case.answer = http(403, message.clone());
             case.user = Some(ANONYMOUS.to_owned());
             identity.user = Some(ANONYMOUS.to_owned());
-            (
-                FindingKind::Anonymous,
-                format!("anonymous|{source_ip}|{user_agent}"),
-            )
+            format!("{source_ip}|{user_agent}")
         }
         GroupKey::Forbidden(f) => {
             let ForbiddenKey { user, rbac, .. } = f.as_ref();
@@ -370,7 +338,7 @@ fn finding(
                 name: name.clone(),
                 path: f.path.clone(),
             };
-            let kind = if *rbac {
+            if *rbac {
                 // One message for the whole group: the object named only when
                 // every event named the same one.
                 let reason = message
@@ -385,27 +353,21 @@ fn finding(
                 };
                 case.answer = http(403, Some(denied.message()));
                 escalation = denied.grant_risk().map(|r| r.words());
-                FindingKind::Forbidden
             } else {
                 case.answer = http(403, message.clone());
                 case.request = Some(info.clone());
-                FindingKind::ForbiddenOther
-            };
+            }
             request = Some(info);
-            (
-                kind,
-                format!(
-                    "{}|{}|{}|{}/{}/{}|{}|{}|{}",
-                    kind.as_str(),
-                    f.user,
-                    f.verb,
-                    f.api_group.as_deref().unwrap_or(""),
-                    f.resource.as_deref().unwrap_or(""),
-                    f.subresource.as_deref().unwrap_or(""),
-                    f.namespace.as_deref().unwrap_or(""),
-                    f.path.as_deref().unwrap_or(""),
-                    f.shape
-                ),
+            format!(
+                "{}|{}|{}/{}/{}|{}|{}|{}",
+                f.user,
+                f.verb,
+                f.api_group.as_deref().unwrap_or(""),
+                f.resource.as_deref().unwrap_or(""),
+                f.subresource.as_deref().unwrap_or(""),
+                f.namespace.as_deref().unwrap_or(""),
+                f.path.as_deref().unwrap_or(""),
+                f.shape
             )
         }
         GroupKey::Stale { user, pod } => {
@@ -415,7 +377,7 @@ fn finding(
             stale = g
                 .stale_since
                 .map(|since| (g.stale_max_seconds, instant(since)));
-            (FindingKind::StaleToken, format!("stale-token|{user}|{pod}"))
+            format!("{user}|{pod}")
         }
         GroupKey::Legacy { user, secret: s } => {
             case.answer = http(200, None);
@@ -423,9 +385,10 @@ fn finding(
             case.audit.legacy_token = g.example.annotation.clone();
             case.audit.legacy_secret = (!s.is_empty()).then(|| s.clone());
             secret = case.audit.legacy_secret.clone();
-            (FindingKind::LegacyToken, format!("legacy-token|{user}|{s}"))
+            format!("{user}|{s}")
         }
     };
+    let key_text = format!("{}|{key_text}", kind.as_str());
     case.read_answer("the audit log");
     let diagnosis = diagnosis::diagnose(&case);
     // The authorization sentence is every authorizer's: whose refusal it was
@@ -502,10 +465,8 @@ fn objects_seen(
     last_accepted: Micros,
     guessed: bool,
 ) -> Vec<ObjectSeen> {
-    let mut out = Vec::new();
-    let accepted = rfc3339(instant(last_accepted));
     let Some((ns, name)) = sa_parts(k.user) else {
-        return out;
+        return Vec::new();
     };
     let deleted = |resource: &str, object: &str| {
         objects
@@ -520,76 +481,56 @@ fn objects_seen(
             })
             .map(|o| o.at)
             .min()
+            .map(|at| ObjectChange::Deleted {
+                at: rfc3339(instant(at)),
+            })
     };
-    let target = |kind, name: &str, uid: &str| BindingTarget {
-        kind,
-        namespace: ns.to_owned(),
-        name: name.to_owned(),
-        claim_uid: (!uid.is_empty()).then(|| uid.to_owned()),
-        legacy: false,
+    let recreated = |(new_uid, at): (String, Micros)| ObjectChange::Recreated {
+        new_uid,
+        at: rfc3339(instant(at)),
     };
     let sa_uid = last_value(&k.client.uids);
-    if let Some((new_uid, at)) = History::newer(history.sa.get(k.user), sa_uid) {
-        out.push(ObjectSeen {
-            target: target(BindingKind::ServiceAccount, name, sa_uid),
-            change: ObjectChange::Recreated {
-                new_uid,
-                at: rfc3339(instant(at)),
-            },
-            last_accepted: accepted.clone(),
-            guessed,
-        });
-    } else if let Some(at) = deleted("serviceaccounts", name) {
-        out.push(ObjectSeen {
-            target: target(BindingKind::ServiceAccount, name, sa_uid),
-            change: ObjectChange::Deleted {
-                at: rfc3339(instant(at)),
-            },
-            last_accepted: accepted.clone(),
-            guessed,
-        });
-    }
+    let sa = History::newer(history.sa.get(k.user), sa_uid)
+        .map(recreated)
+        .or_else(|| deleted("serviceaccounts", name));
+    let mut changes = vec![(BindingKind::ServiceAccount, name, sa_uid, sa)];
     if !k.pod.is_empty() {
         let pod_uid = last_value(&k.client.pod_uids);
-        if let Some(at) = deleted("pods", k.pod) {
-            out.push(ObjectSeen {
-                target: target(BindingKind::Pod, k.pod, pod_uid),
-                change: ObjectChange::Deleted {
-                    at: rfc3339(instant(at)),
+        let pod = deleted("pods", k.pod)
+            .or_else(|| History::newer(history.pods.get(&(k.user, k.pod)), pod_uid).map(recreated));
+        changes.push((BindingKind::Pod, k.pod, pod_uid, pod));
+    }
+    let accepted = rfc3339(instant(last_accepted));
+    changes
+        .into_iter()
+        .filter_map(|(kind, name, uid, change)| {
+            Some(ObjectSeen {
+                target: BindingTarget {
+                    kind,
+                    namespace: ns.to_owned(),
+                    name: name.to_owned(),
+                    claim_uid: (!uid.is_empty()).then(|| uid.to_owned()),
+                    legacy: false,
                 },
+                change: change?,
                 last_accepted: accepted.clone(),
                 guessed,
-            });
-        } else if let Some((new_uid, at)) =
-            History::newer(history.pods.get(&(k.user, k.pod)), pod_uid)
-        {
-            out.push(ObjectSeen {
-                target: target(BindingKind::Pod, k.pod, pod_uid),
-                change: ObjectChange::Recreated {
-                    new_uid,
-                    at: rfc3339(instant(at)),
-                },
-                last_accepted: accepted,
-                guessed,
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 /// The dominant reason set of a group's joined 401s (for the engine), and
 /// every joined cause with its count.
 fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Reasons) {
-    let mut joined: Vec<(crate::diagnosis::Cause, String, u64)> = Vec::new();
+    let mut joined: Vec<(Cause, String, u64)> = Vec::new();
     let mut dominant: Option<(u64, u32)> = None;
     for (&set, &n) in &g.reasons {
         let Some(reasons) = index.sets.get(set as usize) else {
             continue;
         };
         let specific = reasons::specific(reasons);
-        let cause = specific
-            .first()
-            .map_or(crate::diagnosis::Cause::Unknown, |r| r.cause);
+        let cause = specific.first().map_or(Cause::Unknown, |r| r.cause);
         let text = reasons
             .iter()
             .map(|r| r.message.as_str())

@@ -21,7 +21,7 @@
 use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
 use memchr::memmem;
 
-use super::event::{Micros, parse_time};
+use super::event::{Micros, digits, parse_time};
 use crate::diagnosis::case::ClockSource;
 use crate::diagnosis::extract::status;
 use crate::diagnosis::reasons::AuthReason;
@@ -83,11 +83,7 @@ pub fn record(line: &[u8], now: DateTime<Utc>) -> Record<'_> {
 /// header's `file.go:N] `.
 fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
     let h = line.get(..21)?;
-    let n = |r: std::ops::Range<usize>| -> Option<u32> {
-        h[r].iter().try_fold(0u32, |v, &c| {
-            c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
-        })
-    };
+    let n = |r: std::ops::Range<usize>| digits(&h[r]).map(|v| v as u32);
     if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.' {
         return None;
     }
@@ -144,7 +140,7 @@ pub fn field<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// One request as httplog logs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request<'a> {
     pub verb: &'a str,
     pub uri: &'a str,
@@ -187,24 +183,20 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
     } else {
         return None;
     };
+    let request = Request {
+        verb,
+        uri,
+        code,
+        ..Request::default()
+    };
     if code < 400 {
         // Most of a log: a success is only counted, so its client's fields
         // are not looked for.
-        return Some(Request {
-            verb,
-            uri,
-            code,
-            source_ip: None,
-            user_agent: None,
-            audit_id: None,
-        });
+        return Some(request);
     }
     let text = std::str::from_utf8(text).ok()?;
     let str_field = |key| str_field(text, key);
     Some(Request {
-        verb,
-        uri,
-        code,
         // `srcIP="10.0.0.1:4321"`: the address without its port.
         source_ip: str_field("srcIP").map(|ip| match ip.rsplit_once(':') {
             Some((host, port)) if port.bytes().all(|c| c.is_ascii_digit()) => {
@@ -214,6 +206,7 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
         }),
         user_agent: str_field("userAgent"),
         audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
+        ..request
     })
 }
 
@@ -300,18 +293,15 @@ impl ReasonIndex {
     /// The reasons for a 401 at `at`.
     pub fn join(&self, at: Micros) -> Join {
         let from = self.lines.partition_point(|(t, _)| *t < at - WINDOW);
-        let mut found = None;
-        for &(t, set) in &self.lines[from..] {
-            if t > at + WINDOW {
-                break;
-            }
-            match found {
-                None => found = Some(set),
-                Some(s) if s != set => return Join::Several,
-                Some(_) => {}
-            }
+        let mut sets = self.lines[from..]
+            .iter()
+            .take_while(|(t, _)| *t <= at + WINDOW)
+            .map(|&(_, set)| set);
+        match sets.next() {
+            None => Join::None,
+            Some(first) if sets.all(|set| set == first) => Join::One(first),
+            Some(_) => Join::Several,
         }
-        found.map_or(Join::None, Join::One)
     }
 }
 

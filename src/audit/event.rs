@@ -108,12 +108,9 @@ pub struct RawObjectRef<'a> {
 /// `responseStatus`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawStatus<'a> {
-    #[serde(default)]
     pub code: Option<i64>,
     #[serde(borrow, default)]
     pub message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub reason: Option<Cow<'a, str>>,
 }
 
 pub const STALE_TOKEN: &str = "authentication.k8s.io/stale-token";
@@ -166,14 +163,9 @@ impl<'a> RawEvent<'a> {
 
     /// When the API server wrote this stage (else when it received the request).
     pub fn at(&self) -> Option<Micros> {
-        self.stage_timestamp
-            .as_deref()
-            .and_then(|t| parse_time(t.as_bytes()))
-            .or_else(|| {
-                self.request_received_timestamp
-                    .as_deref()
-                    .and_then(|t| parse_time(t.as_bytes()))
-            })
+        [&self.stage_timestamp, &self.request_received_timestamp]
+            .into_iter()
+            .find_map(|t| parse_time(t.as_deref()?.as_bytes()))
     }
 
     /// The username, when the event names one.
@@ -199,8 +191,9 @@ pub fn counted(stage: &str, code: Option<u16>) -> bool {
     }
 }
 
-/// The fields of an accepted request that the byte-level path takes.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// Who sent a request, and its code and time: all the byte-level path takes
+/// of an accepted request (the full parse reads them of any).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Accepted<'a> {
     pub username: &'a str,
     pub uid: &'a str,
@@ -273,19 +266,15 @@ fn string_at(line: &[u8], from: usize) -> Option<(&str, usize)> {
     Some((value, from + end + 1))
 }
 
-/// The value of the string field found by `finder` in `line[from..to]`.
-fn field<'l>(
-    finder: &memmem::Finder<'_>,
-    line: &'l [u8],
-    from: usize,
-    to: usize,
-) -> Option<(&'l str, usize)> {
-    let at = from + finder.find(line.get(from..to)?)?;
+/// The value of the string field found by `finder` in `line[from..]`, and
+/// where it ends.
+fn field<'l>(finder: &memmem::Finder<'_>, line: &'l [u8], from: usize) -> Option<(&'l str, usize)> {
+    let at = from + finder.find(line.get(from..)?)?;
     string_at(line, at + finder.needle().len())
 }
 
 /// Resources whose deletion or creation the fleet view records.
-fn watched_resource(resource: &str) -> bool {
+pub fn watched_resource(resource: &str) -> bool {
     matches!(resource, "serviceaccounts" | "pods" | "secrets")
 }
 
@@ -300,18 +289,16 @@ fn scan_fields(line: &[u8]) -> Option<Scan<'_>> {
         return None;
     }
     let f = finders();
-    let start = CANONICAL.len();
-    let (stage, after_stage) = field(&f.stage, line, start, line.len())?;
+    let (stage, after_stage) = field(&f.stage, line, CANONICAL.len())?;
     if stage == "RequestReceived" {
         return Some(Scan::NotCounted);
     }
     if stage != "ResponseComplete" && stage != "ResponseStarted" {
         return None;
     }
-    let (verb, after_verb) = field(&f.verb, line, after_stage, line.len())?;
+    let (verb, after_verb) = field(&f.verb, line, after_stage)?;
     // Who and from where: in Go's order, between `user` and `objectRef`.
-    let user_at = after_verb + f.user.find(&line[after_verb..])?;
-    let (username, after_username) = string_at(line, user_at + f.user.needle().len())?;
+    let (username, after_username) = field(&f.user, line, after_verb)?;
     let ips_at = after_username + f.source_ips.find(&line[after_username..])?;
     let user_object = &line[after_username..ips_at];
     let uid = match user_object.strip_prefix(b",\"uid\":\"") {
@@ -339,7 +326,7 @@ fn scan_fields(line: &[u8]) -> Option<Scan<'_>> {
         None => ("", after_ip),
     };
     if matches!(verb, "delete" | "create" | "deletecollection")
-        && let Some((resource, _)) = field(&f.object_resource, line, after_agent, line.len())
+        && let Some((resource, _)) = field(&f.object_resource, line, after_agent)
         && watched_resource(resource)
     {
         return None;
@@ -384,11 +371,6 @@ fn scan_fields(line: &[u8]) -> Option<Scan<'_>> {
 /// RFC 3339 in UTC as kube-apiserver writes it (`2026-01-01T00:00:00.004213Z`),
 /// fast; any other offset or shape through chrono.
 pub fn parse_time(t: &[u8]) -> Option<Micros> {
-    fn digits(b: &[u8]) -> Option<i64> {
-        b.iter().try_fold(0i64, |n, &c| {
-            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
-        })
-    }
     let fast = || -> Option<Micros> {
         if t.len() < 20
             || t[4] != b'-'
@@ -434,6 +416,13 @@ pub fn parse_time(t: &[u8]) -> Option<Micros> {
         chrono::DateTime::parse_from_rfc3339(text)
             .ok()
             .map(|d| d.timestamp_micros())
+    })
+}
+
+/// The number a few ASCII digits write (0 for none), or `None` for any other byte.
+pub fn digits(b: &[u8]) -> Option<i64> {
+    b.iter().try_fold(0i64, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
     })
 }
 

@@ -33,195 +33,121 @@ pub const MAX_MINTS: usize = 200_000;
 
 /// A scalar value (string, number, bool), or `None` when the JSON holds
 /// another shape there (which is skipped).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scalar<T>(pub Option<T>);
 
 /// An object read as `T` (whose fields are all [`Scalar`], [`Object`] or
 /// [`List`], so it cannot fail on shape), or `None` for any other shape.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Object<T>(pub Option<T>);
 
 /// The scalars of an array (other elements skipped), or empty.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct List<T>(pub Vec<T>);
 
-impl<T> Default for Scalar<T> {
-    fn default() -> Self {
-        Scalar(None)
+/// A value read from the one JSON shape it takes; any other shape is
+/// skipped and leaves it empty (the defaults below).
+trait Lenient<'de>: Default {
+    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(_: V) -> Self {
+        Self::default()
     }
-}
-impl<T> Default for Object<T> {
-    fn default() -> Self {
-        Object(None)
-    }
-}
-impl<T> Default for List<T> {
-    fn default() -> Self {
-        List(Vec::new())
-    }
-}
-
-/// `T` from one scalar, its own error dropped: a mismatch is just `None`.
-fn from_scalar<'de, T: Deserialize<'de>, V: IntoDeserializer<'de, de::value::Error>>(
-    v: V,
-) -> Option<T> {
-    T::deserialize(v.into_deserializer()).ok()
-}
-
-struct ScalarVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ScalarVisitor<T> {
-    type Value = Scalar<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v)))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v)))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v)))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v)))
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Scalar(
-            T::deserialize(de::value::BorrowedStrDeserializer::<de::value::Error>::new(
-                v,
-            ))
-            .ok(),
-        ))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Scalar(from_scalar(v)))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Scalar(None))
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Scalar(None))
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
-        Ok(Scalar(None))
-    }
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
         IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(Scalar(None))
+        Ok(Self::default())
+    }
+    fn seq<A: de::SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
+        Ok(Self::default())
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Scalar<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ScalarVisitor(PhantomData))
+impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Scalar<T> {
+    /// `T` from one scalar, its own error dropped: a mismatch is just `None`.
+    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(v: V) -> Self {
+        Scalar(T::deserialize(v.into_deserializer()).ok())
     }
 }
 
-struct ObjectVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-    type Value = Object<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Object<T> {
+    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
         T::deserialize(MapAccessDeserializer::new(map)).map(|t| Object(Some(t)))
     }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
-        Ok(Object(None))
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Object(None))
-    }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ObjectVisitor(PhantomData))
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ListVisitor<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
-            type Value = List<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<List<T>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(Scalar(v)) = seq.next_element::<Scalar<T>>()? {
-                    // A hostile list is long: its first few values say enough.
-                    if out.len() < 16 {
-                        out.extend(v);
-                    }
-                }
-                Ok(List(out))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<List<T>, A::Error> {
-                IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
-                Ok(List::default())
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<List<T>, D::Error> {
-                d.deserialize_any(self)
-            }
-            fn visit_none<E: de::Error>(self) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<List<T>, E> {
-                Ok(List::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<List<T>, E> {
-                Ok(List::default())
+impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for List<T> {
+    fn seq<A: de::SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Scalar(v)) = seq.next_element::<Scalar<T>>()? {
+            // A hostile list is long: its first few values say enough.
+            if out.len() < 16 {
+                out.extend(v);
             }
         }
-        d.deserialize_any(ListVisitor(PhantomData))
+        Ok(List(out))
+    }
+}
+
+struct LenientVisitor<L>(PhantomData<L>);
+
+impl<'de, L: Lenient<'de>> Visitor<'de> for LenientVisitor<L> {
+    type Value = L;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<L, E> {
+        Ok(L::scalar(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<L, E> {
+        Ok(L::scalar(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<L, E> {
+        Ok(L::scalar(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<L, E> {
+        Ok(L::scalar(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<L, E> {
+        Ok(L::scalar(de::value::BorrowedStrDeserializer::new(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<L, E> {
+        Ok(L::scalar(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<L, E> {
+        Ok(L::scalar(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<L, E> {
+        Ok(L::default())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<L, E> {
+        Ok(L::default())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<L, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<L, A::Error> {
+        L::seq(seq)
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<L, A::Error> {
+        L::map(map)
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Scalar<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LenientVisitor(PhantomData))
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LenientVisitor(PhantomData))
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for List<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LenientVisitor(PhantomData))
     }
 }
 

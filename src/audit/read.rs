@@ -14,7 +14,6 @@
 use std::cell::Cell;
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Deserialize;
@@ -117,13 +116,6 @@ pub struct Progress {
     pub events: u64,
 }
 
-/// What was read.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Volume {
-    /// Bytes read (after decompression).
-    pub bytes: u64,
-}
-
 struct Block {
     seq: u64,
     buf: Vec<u8>,
@@ -139,7 +131,8 @@ struct WorkerResult {
 }
 
 /// Reads every source into one aggregate with `workers` threads (JSON Lines;
-/// documents are read on this thread). `progress` is called after each block.
+/// documents are read on this thread), and the bytes read (after
+/// decompression). `progress` is called after each block.
 /// With `follow` (a credential id, `JTI=…`), the requests made with it are
 /// counted too: a line holding it always takes the full parse.
 pub fn read_all(
@@ -149,19 +142,18 @@ pub fn read_all(
     follow: Option<&str>,
     workers: usize,
     progress: &mut dyn FnMut(Progress),
-) -> Result<(Aggregate, Volume), AuditInputError> {
+) -> Result<(Aggregate, u64), AuditInputError> {
     let workers = workers.max(1);
     // The aggregation budget, shared by the workers and the documents.
     let share = AGGREGATE_BYTES / (workers + 1);
     let events = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let mut volume = Volume { bytes: 0 };
+    let mut bytes = 0u64;
     let mut documents = Aggregate::following(follow, share);
     // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
     let mut allocated = 0usize;
     // (seq of the block that would have held it, source): a line too long.
     let mut too_long: Option<(u64, usize)> = None;
-    let mut reader_error = None;
     let mut block_sources: Vec<usize> = Vec::new();
     // Quoted, so that `JTI=ab` does not pick up `JTI=abc`.
     let needle = follow.map(|id| format!("\"{id}\""));
@@ -198,84 +190,67 @@ pub fn read_all(
             })
             .collect();
         drop(rx);
-        let mut seq = 0u64;
-        'sources: for (i, source) in sources.iter().enumerate() {
-            let what = source.describe();
-            let mut reader = match open(source, stdin) {
-                Ok(r) => r,
-                Err(e) => {
-                    reader_error = Some(e);
-                    break;
-                }
-            };
-            match is_document(&mut reader, &what) {
-                Ok(true) => {
+        // Stops at the first error; a line too long is reported once the
+        // workers say how many lines came before it.
+        let read = (|| -> Result<(), AuditInputError> {
+            let mut seq = 0u64;
+            for (i, source) in sources.iter().enumerate() {
+                let what = source.describe();
+                let mut reader = open(source, stdin)?;
+                if is_document(&mut reader, &what)? {
                     let before = documents.events;
-                    let counted = LimitedRead::new(&mut reader);
-                    let read = counted.read.clone();
-                    if let Err(e) = read_document(counted, &what, &mut documents, index) {
-                        reader_error = Some(e);
-                        break;
-                    }
-                    volume.bytes += read.get();
+                    let since = Cell::new(0);
+                    let mut counted = LimitedRead {
+                        inner: &mut reader,
+                        since: &since,
+                        read: 0,
+                    };
+                    read_document(&mut counted, &what, &mut documents, index)?;
+                    bytes += counted.read;
                     events.fetch_add(documents.events - before, Ordering::Relaxed);
                     continue;
                 }
-                Ok(false) => {}
-                Err(e) => {
-                    reader_error = Some(e);
-                    break;
+                let mut blocks = Blocks::new(&mut reader);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return Ok(());
+                    }
+                    let mut buf = match free_rx.try_recv() {
+                        Ok(buf) => buf,
+                        Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
+                        Err(_) => free_rx.recv().unwrap_or_default(),
+                    };
+                    let capacity = buf.capacity();
+                    let next = blocks.next_into(&mut buf);
+                    allocated += buf.capacity().saturating_sub(capacity);
+                    match next {
+                        Ok(Some(n)) => bytes += n,
+                        Ok(None) => break,
+                        Err(BlockError::TooLong) => {
+                            too_long = Some((seq, i));
+                            return Ok(());
+                        }
+                        Err(BlockError::Io(e)) => return Err(read_error(&what, &e)),
+                    }
+                    block_sources.push(i);
+                    if tx.send(Block { seq, buf }).is_err() {
+                        return Ok(());
+                    }
+                    seq += 1;
+                    progress(Progress {
+                        bytes,
+                        events: events.load(Ordering::Relaxed),
+                    });
                 }
             }
-            let mut blocks = Blocks::new(&mut reader);
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    break 'sources;
-                }
-                let mut buf = match free_rx.try_recv() {
-                    Ok(buf) => buf,
-                    Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
-                    Err(_) => free_rx.recv().unwrap_or_default(),
-                };
-                let capacity = buf.capacity();
-                let next = blocks.next_into(&mut buf);
-                allocated += buf.capacity().saturating_sub(capacity);
-                match next {
-                    Ok(Some(n)) => volume.bytes += n,
-                    Ok(None) => break,
-                    Err(BlockError::TooLong) => {
-                        too_long = Some((seq, i));
-                        break 'sources;
-                    }
-                    Err(BlockError::Io(e)) => {
-                        reader_error = Some(read_error(&what, &e));
-                        break 'sources;
-                    }
-                }
-                let block = Block { seq, buf };
-                block_sources.push(i);
-                seq += 1;
-                if tx.send(block).is_err() {
-                    break 'sources;
-                }
-                progress(Progress {
-                    bytes: volume.bytes,
-                    events: events.load(Ordering::Relaxed),
-                });
-            }
-        }
+            Ok(())
+        })();
         drop(tx);
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    // Line numbers: the lines of a source's earlier blocks, plus one.
-    let mut lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
-    lines_in.sort_unstable();
-    if let Some(e) = reader_error {
-        return Err(e);
-    }
+        let results = handles.into_iter().map(|h| h.join().unwrap_or_default());
+        let results = results.collect();
+        read.map(|()| results)
+    })?;
+    let lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
     // Blocks are numbered in reading order; a line's number counts the lines
     // of its own source's earlier blocks.
     let line_of = |seq: u64, source: usize, within: u64| -> u64 {
@@ -304,7 +279,7 @@ pub fn read_all(
         agg.merge(r.agg);
     }
     agg.merge(documents);
-    Ok((agg, volume))
+    Ok((agg, bytes))
 }
 
 /// Appends from `reader` until `buf` holds `size` bytes or the input ends;
@@ -483,28 +458,18 @@ fn scan_block(
 }
 
 /// A reader that counts bytes, and refuses more than [`MAX_EVENT_BYTES`]
-/// since the last [`LimitedRead::reset`] (one event of a document).
-struct LimitedRead<R> {
+/// since `since` was last set to 0 (one event of a document).
+struct LimitedRead<'s, R> {
     inner: R,
-    since: Rc<Cell<usize>>,
-    read: Rc<Cell<u64>>,
+    since: &'s Cell<usize>,
+    read: u64,
 }
 
-impl<R> LimitedRead<R> {
-    fn new(inner: R) -> Self {
-        LimitedRead {
-            inner,
-            since: Rc::new(Cell::new(0)),
-            read: Rc::new(Cell::new(0)),
-        }
-    }
-}
-
-impl<R: Read> Read for LimitedRead<R> {
+impl<R: Read> Read for LimitedRead<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.since.set(self.since.get() + n);
-        self.read.set(self.read.get() + n as u64);
+        self.read += n as u64;
         if self.since.get() > MAX_EVENT_BYTES {
             return Err(io::Error::other(format!(
                 "an event is over the {} MiB limit for one audit event",
@@ -517,20 +482,16 @@ impl<R: Read> Read for LimitedRead<R> {
 
 /// One JSON document, streamed: each event is read, counted and dropped.
 fn read_document<R: Read>(
-    reader: LimitedRead<R>,
+    reader: &mut LimitedRead<'_, R>,
     what: &str,
     agg: &mut Aggregate,
     index: Option<&ReasonIndex>,
 ) -> Result<(), AuditInputError> {
-    let since = reader.since.clone();
+    let since = reader.since;
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = Document {
-        agg: &mut *agg,
-        index,
-        since: &since,
-    }
-    .deserialize(&mut de)
-    .and_then(|()| de.end());
+    let result = Document { agg, index, since }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
     result.map_err(|e| AuditInputError::NotJson {
         what: what.to_owned(),
         detail: match e.io_error_kind() {

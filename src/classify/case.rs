@@ -56,7 +56,6 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
 
 /// The typed case for one event.
 fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
-    let answer = ev.answer.clone();
     let mut notes = vec![Support::new(
         SupportKind::Context,
         format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt),
@@ -87,9 +86,8 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         ));
     }
     let mut case = Case {
-        answer,
+        answer: ev.answer.clone(),
         request: ev.request.clone().filter(|r| !r.is_empty()),
-        server: None,
         witness: match ev.source {
             super::SourceType::Audit | super::SourceType::ApiserverLog => Witness::Server,
             _ => Witness::Client,
@@ -104,11 +102,7 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         },
         clock: Some(clock(ev, ctx)),
         bearer: ev.bearer.clone(),
-        bindings: Vec::new(),
-        keys: None,
-        review: None,
         audit: ev.audit.clone(),
-        anonymous: Vec::new(),
         peers: ev
             .disagrees_with
             .iter()
@@ -120,15 +114,10 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             })
             .collect(),
         user: ev.user.clone(),
-        degraded: Vec::new(),
-        jwt_rejection: None,
-        node_audience: None,
-        refusal: None,
-        onward: None,
-        not_found: None,
         leeway: ctx.leeway,
         notes,
         missing: ev.missing.clone(),
+        ..Case::default()
     };
     let from = if ev.format == "token-review" {
         "the TokenReview's reason"

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
-use crate::audit::aggregate::{BUCKET, Seen, kept};
+use crate::audit::aggregate::{BUCKET, Seen, kept, see};
 use crate::audit::apiserver::{self, Record, WINDOW};
 use crate::audit::event::Micros;
 use crate::audit::{Other, instant};
@@ -373,32 +373,30 @@ impl<'c> LogScan<'c> {
         item: Item,
         partner: Option<(Item, Join)>,
     ) {
-        let Item {
-            mut ev,
-            mut origin,
-            mut audit_id,
-        } = item;
         let (mut join, mut request_line) = (Join::None, None);
-        if let Some((other, how)) = partner {
-            // The reason line speaks for the event; the request line gives
-            // the answer, the request and who sent it.
-            let (reasons, request) = match side {
-                Side::Reasons => (ev, other),
-                Side::Request => (
-                    other.ev,
-                    Item {
-                        ev,
-                        origin,
-                        audit_id,
-                    },
-                ),
-            };
-            ev = reasons;
-            ev.answer = request.ev.answer;
-            ev.request = request.ev.request.or(ev.request.take());
-            (origin, audit_id) = (request.origin, request.audit_id);
-            (join, request_line) = (how, Some(request.ev.line as u64));
-        }
+        let Item {
+            ev,
+            origin,
+            audit_id,
+        } = match partner {
+            None => item,
+            Some((other, how)) => {
+                // The reason line speaks for the event; the request line gives
+                // the answer, the request and who sent it.
+                let (Item { mut ev, .. }, request) = match side {
+                    Side::Reasons => (item, other),
+                    Side::Request => (other, item),
+                };
+                ev.answer = request.ev.answer;
+                ev.request = request.ev.request.or(ev.request.take());
+                (join, request_line) = (how, Some(request.ev.line as u64));
+                Item {
+                    ev,
+                    origin: request.origin,
+                    audit_id: request.audit_id,
+                }
+            }
+        };
         let mut result = diagnose_one(ev, self.ctx);
         if join == Join::Guess {
             let top = &mut result.diagnosis.candidates[0];
@@ -441,7 +439,7 @@ pub struct GroupKey {
 }
 
 /// One source of a group's events.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SourceTally {
     pub events: u64,
     pub seen: Option<Seen>,
@@ -498,14 +496,12 @@ impl LogGroups {
         }
         let origin = ev.origin.clone();
         let tally = SourceTally {
-            events: 0,
-            seen: None,
             example: (
                 ev.source,
                 ev.result.evidence.line as u64,
                 ev.audit_id.clone(),
             ),
-            guessed: 0,
+            ..SourceTally::default()
         };
         let (at, join) = (ev.at, ev.join);
         let g = self.groups.entry(key.clone()).or_insert_with(|| Group {
@@ -576,13 +572,6 @@ impl LogGroups {
             groups,
             notes,
         }
-    }
-}
-
-fn see(seen: &mut Option<Seen>, at: Micros) {
-    match seen {
-        Some(s) => s.add(at),
-        None => *seen = Some(Seen::at(at)),
     }
 }
 

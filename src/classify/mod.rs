@@ -216,24 +216,17 @@ pub fn start(
         return Err(ClassifyError::Empty);
     }
     let mut assembler = assemble::Assembler::new(text, now);
+    let wanted = move |e: &Evidence| forced.is_none_or(|t| e.source == t);
     // Peek the first answer before handing the iterator over: its absence is
     // the error, and the near miss is known only then.
-    let first = match forced {
-        Some(t) => assembler.by_ref().find(|e| e.source == t),
-        None => assembler.next(),
-    };
-    let Some(first) = first else {
+    let Some(first) = assembler.by_ref().find(wanted) else {
         return Err(match forced {
             Some(t) => ClassifyError::NothingOfType(t),
             None => ClassifyError::Unrecognised(assembler.near_miss()),
         });
     };
     let source_type = forced.unwrap_or(first.source);
-    let rest: Events<'_> = match forced {
-        Some(t) => Box::new(assembler.filter(move |e| e.source == t)),
-        None => Box::new(assembler),
-    };
-    let events: Events<'_> = Box::new(std::iter::once(first).chain(rest));
+    let events: Events<'_> = Box::new(std::iter::once(first).chain(assembler.filter(wanted)));
     Ok(Stream {
         source_type,
         detected: forced.is_none(),
