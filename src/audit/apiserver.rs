@@ -122,7 +122,9 @@ pub fn field<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
         return Some(match value.strip_prefix(b"\"") {
             Some(quoted) => {
                 let mut end = 0;
-                while end < quoted.len() && (quoted[end] != b'"' || quoted[end - 1] == b'\\') {
+                while end < quoted.len()
+                    && (quoted[end] != b'"' || (end > 0 && quoted[end - 1] == b'\\'))
+                {
                     end += 1;
                 }
                 &quoted[..end]
@@ -353,6 +355,12 @@ mod tests {
             request(b"I0101 cacher.go:847] cacher (pods): 6 objects queued"),
             None
         );
+        // An empty quoted value is no value (and no panic); an escaped quote
+        // stays inside.
+        let line = br#"I0101 httplog.go:134] "HTTP" verb="GET" URI="/api" userAgent="" audit-ID="a \"b\"" resp=401"#;
+        let req = request(line).unwrap();
+        assert_eq!((req.user_agent, req.code), (None, 401));
+        assert_eq!(req.audit_id, Some(r#"a \"b\""#));
     }
 
     #[test]
