@@ -136,9 +136,7 @@ impl Findings {
             Some(found) => {
                 found.basis = found.basis.max(basis);
                 for s in support {
-                    if !found.support.contains(&s) {
-                        found.support.push(s);
-                    }
+                    push_new(&mut found.support, s);
                 }
             }
             None => self.found.push(Found {
@@ -163,17 +161,13 @@ impl Findings {
     /// A fact of the same input that contradicts `cause`: it lowers the
     /// cause one level, and is shown with it.
     pub fn contradict(&mut self, cause: Cause, why: Support) {
-        if !self.against.iter().any(|(c, s)| *c == cause && *s == why) {
-            self.against.push((cause, why));
-        }
+        push_new(&mut self.against, (cause, why));
     }
 
     /// More support for a cause already found (nothing if it was not).
     pub fn support(&mut self, cause: Cause, support: Support) {
-        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause)
-            && !found.support.contains(&support)
-        {
-            found.support.push(support);
+        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause) {
+            push_new(&mut found.support, support);
         }
     }
 
@@ -196,9 +190,7 @@ impl Findings {
 
     /// An API read showed `cause` is not it: guesses of it are dropped.
     pub fn rule_out(&mut self, cause: Cause) {
-        if !self.ruled_out.contains(&cause) {
-            self.ruled_out.push(cause);
-        }
+        push_new(&mut self.ruled_out, cause);
     }
 
     /// When these causes tie, this step tells them apart.
@@ -208,9 +200,7 @@ impl Findings {
 
     /// A fact about the case that supports no cause in particular.
     pub fn note(&mut self, support: Support) {
-        if !self.notes.contains(&support) {
-            self.notes.push(support);
-        }
+        push_new(&mut self.notes, support);
     }
 
     /// Merges and ranks: the one algorithm (see the module header).
@@ -342,13 +332,18 @@ fn discriminators(causes: &[Cause], tell_apart: &[(Vec<Cause>, NextStep)]) -> Ve
 }
 
 fn dedup(steps: Vec<NextStep>) -> Vec<NextStep> {
-    let mut out: Vec<NextStep> = Vec::with_capacity(steps.len());
+    let mut out = Vec::with_capacity(steps.len());
     for s in steps {
-        if !out.contains(&s) {
-            out.push(s);
-        }
+        push_new(&mut out, s);
     }
     out
+}
+
+/// Appends `item` unless an equal one is there already.
+fn push_new<T: PartialEq>(items: &mut Vec<T>, item: T) {
+    if !items.contains(&item) {
+        items.push(item);
+    }
 }
 
 /// Several servers' diagnoses as one: the worst class, with the candidates of
@@ -391,9 +386,7 @@ pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagno
                     m.confidence = m.confidence.max(c.confidence);
                     m.support.extend(support);
                     for step in &c.next {
-                        if !m.next.contains(step) {
-                            m.next.push(step.clone());
-                        }
+                        push_new(&mut m.next, step.clone());
                     }
                 }
                 None => candidates.push(Candidate {

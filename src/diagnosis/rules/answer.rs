@@ -629,42 +629,33 @@ mod tests {
 
     #[test]
     fn answers_that_settle_it() {
+        use Confidence::{High, Medium};
         let other = Answer::Http(HttpAnswer {
             status: Some(200),
             origin: AnswerOrigin::Other("an HTML page".to_owned()),
             ..HttpAnswer::default()
         });
+        let not_found = http(404, Some("pods \"x\" not found"));
+        let allowed = Answer::Access(AccessVerdict {
+            allowed: true,
+            ..AccessVerdict::default()
+        });
         let table = [
-            (http(200, None), Cause::None, Confidence::High),
-            (http(201, None), Cause::None, Confidence::High),
-            (
-                http(404, Some("pods \"x\" not found")),
-                Cause::ObjectNotFound,
-                Confidence::High,
-            ),
-            (http(302, None), Cause::Redirected, Confidence::High),
-            (http(429, None), Cause::Throttled, Confidence::High),
-            (
-                http(503, Some("etcd")),
-                Cause::ServerError,
-                Confidence::High,
-            ),
-            (http(400, Some("bad")), Cause::Unknown, Confidence::Medium),
+            (http(200, None), Cause::None, High),
+            (http(201, None), Cause::None, High),
+            (not_found, Cause::ObjectNotFound, High),
+            (http(302, None), Cause::Redirected, High),
+            (http(429, None), Cause::Throttled, High),
+            (http(503, Some("etcd")), Cause::ServerError, High),
+            (http(400, Some("bad")), Cause::Unknown, Medium),
             // A pasted client's rendering: what answered is inferred.
-            (other, Cause::NotApiServer, Confidence::Medium),
+            (other, Cause::NotApiServer, Medium),
             (
                 Answer::Authenticated("TokenReview".into()),
                 Cause::None,
-                Confidence::High,
+                High,
             ),
-            (
-                Answer::Access(AccessVerdict {
-                    allowed: true,
-                    ..AccessVerdict::default()
-                }),
-                Cause::None,
-                Confidence::High,
-            ),
+            (allowed, Cause::None, High),
         ];
         for (answer, cause, confidence) in table {
             let c = case(answer.clone(), None);

@@ -46,7 +46,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         return;
     }
     let specific = reasons::specific(&case.reasons);
-    let kind_binding = case.token_kind();
     let who = speaker(case);
     let kid_unknown = case
         .keys
@@ -189,7 +188,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
     }
     review_notes(case, f);
-    let _ = kind_binding;
 }
 
 /// Whether `r` is what an authenticator says of any token it tries while

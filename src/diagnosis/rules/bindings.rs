@@ -546,26 +546,12 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         f.add(cause, Basis::Possible, support);
     };
     if kind == TokenKind::LegacySecret {
-        let text = "your token is a legacy Secret token: never time-checked; it dies with its Secret or ServiceAccount".to_owned();
-        add(f, Cause::SecretDeleted, BindingKind::Secret, text.clone());
-        add(
-            f,
-            Cause::LegacyTokenInvalidated,
-            BindingKind::Secret,
-            text.clone(),
-        );
-        add(
-            f,
-            Cause::ServiceAccountRecreated,
-            BindingKind::ServiceAccount,
-            text.clone(),
-        );
-        add(
-            f,
-            Cause::ServiceAccountDeleted,
-            BindingKind::ServiceAccount,
-            text,
-        );
+        for kind in [BindingKind::Secret, BindingKind::ServiceAccount] {
+            for &cause in causes_of(kind, true) {
+                let text = "your token is a legacy Secret token: never time-checked; it dies with its Secret or ServiceAccount";
+                add(f, cause, kind, text.to_owned());
+            }
+        }
         return;
     }
     let k8s = claims.kubernetes.as_ref();
@@ -661,91 +647,44 @@ mod tests {
     fn what_a_read_establishes() {
         use BindingKind as K;
         use BindingState as S;
+        use Confidence::{High, Medium};
         let table = [
             (
                 K::ServiceAccount,
                 S::UidDiffers,
                 false,
                 Cause::ServiceAccountRecreated,
-                Confidence::High,
+                High,
             ),
             (
                 K::ServiceAccount,
                 S::Missing,
                 false,
                 Cause::ServiceAccountDeleted,
-                Confidence::High,
+                High,
             ),
             (
                 K::ServiceAccount,
                 S::Deleting,
                 false,
                 Cause::ServiceAccountDeleted,
-                Confidence::High,
+                High,
             ),
-            (
-                K::Pod,
-                S::Missing,
-                false,
-                Cause::PodDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Pod,
-                S::UidDiffers,
-                false,
-                Cause::PodDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Pod,
-                S::Deleting,
-                false,
-                Cause::PodDeleted,
-                Confidence::Medium,
-            ),
-            (
-                K::Secret,
-                S::Missing,
-                true,
-                Cause::SecretDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Secret,
-                S::Deleting,
-                true,
-                Cause::SecretDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Secret,
-                S::Deleting,
-                false,
-                Cause::SecretDeleted,
-                Confidence::Medium,
-            ),
+            (K::Pod, S::Missing, false, Cause::PodDeleted, High),
+            (K::Pod, S::UidDiffers, false, Cause::PodDeleted, High),
+            (K::Pod, S::Deleting, false, Cause::PodDeleted, Medium),
+            (K::Secret, S::Missing, true, Cause::SecretDeleted, High),
+            (K::Secret, S::Deleting, true, Cause::SecretDeleted, High),
+            (K::Secret, S::Deleting, false, Cause::SecretDeleted, Medium),
             (
                 K::Secret,
                 S::InvalidSince,
                 true,
                 Cause::LegacyTokenInvalidated,
-                Confidence::High,
+                High,
             ),
-            (
-                K::Node,
-                S::Missing,
-                false,
-                Cause::NodeDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Node,
-                S::UidDiffers,
-                false,
-                Cause::NodeRecreated,
-                Confidence::High,
-            ),
+            (K::Node, S::Missing, false, Cause::NodeDeleted, High),
+            (K::Node, S::UidDiffers, false, Cause::NodeRecreated, High),
         ];
         let token = pod_bound(-60, 3600);
         for (kind, state, legacy, cause, confidence) in table {

@@ -161,17 +161,6 @@ fn unreachable_confirm(_: &Case<'_>) -> Vec<NextStep> {
     )]
 }
 
-fn is_tls(cause: Cause) -> bool {
-    matches!(
-        cause,
-        Cause::TlsUntrustedCa
-            | Cause::TlsNameMismatch
-            | Cause::TlsCertificateExpired
-            | Cause::TlsCertificateNotYetValid
-            | Cause::TlsOther
-    )
-}
-
 /// A checker that could not complete its review.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::CheckerFailed(failure) = &case.answer else {
@@ -194,7 +183,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Cause::ApiNotServed,
             "the server does not serve the TokenReview version the checker asked for (authentication.k8s.io/v1beta1 went in 1.22), so the token under review was never judged",
         ),
-        CheckerCall::Unanswered(Some(tls)) if is_tls(tls) => (
+        CheckerCall::Unanswered(Some(tls)) if tls.is_tls() => (
             tls,
             "the checker's own TLS handshake with the API server failed: its CA setting (Vault's kubernetes_ca_cert, the proxy's --kubeconfig or service account CA) does not fit the server's certificate, and the token under review was never judged",
         ),

@@ -427,42 +427,21 @@ mod tests {
 
     #[test]
     fn the_token_on_the_servers_clock() {
+        use ClockSource as S;
+        use Confidence::{Low, Medium};
+        // (nbf, the clock, what it shows): the token valid for an hour from nbf.
         let table = [
             // nbf 90 s ahead of the Date header: not valid yet, in 30 s.
-            (
-                pod_bound(90, 3600),
-                ClockSource::DateHeader,
-                Cause::ClockSkew,
-                Confidence::Medium,
-            ),
-            (
-                pod_bound(-7200, 3600),
-                ClockSource::AuditTimestamp,
-                Cause::Expired,
-                Confidence::Medium,
-            ),
+            (90, S::DateHeader, Cause::ClockSkew, Medium),
+            (-7200, S::AuditTimestamp, Cause::Expired, Medium),
             // Inside the window: time is ruled out, nothing else is known.
-            (
-                pod_bound(-60, 3600),
-                ClockSource::DateHeader,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
+            (-60, S::DateHeader, Cause::Unknown, Low),
             // Not the server's clock: only a guess.
-            (
-                pod_bound(90, 3600),
-                ClockSource::AtFlag,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
-            (
-                pod_bound(90, 3600),
-                ClockSource::Now,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
+            (90, S::AtFlag, Cause::Unknown, Low),
+            (90, S::Now, Cause::Unknown, Low),
         ];
-        for (token, source, cause, confidence) in table {
+        for (nbf, source, cause, confidence) in table {
+            let token = pod_bound(nbf, 3600);
             let mut c = case(http(401, None), Some(&token));
             c.clock = Some(ServerClock::at(at(0), source));
             assert_eq!(run(&c), (cause, confidence), "{source:?}");

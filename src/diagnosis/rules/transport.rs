@@ -128,12 +128,9 @@ fn name_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = checker_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![checker_trust(case).unwrap_or_else(|| NextStep::say(
         "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
-    )]
+    ))]
 }
 
 pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
@@ -158,13 +155,10 @@ fn expired_cert_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn expired_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::run(
+    vec![onward_trust(case).unwrap_or_else(|| NextStep::run(
         "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
         Command::new("kubeadm").words(&["certs", "renew", "all"]),
-    )]
+    ))]
 }
 
 pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
@@ -182,13 +176,12 @@ between the client and the machine that issued the certificate. Nothing was sent
 };
 
 fn not_yet_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::run(
-        "fix this machine's clock (NTP/chrony), then retry",
-        Command::new("timedatectl").word("status"),
-    )]
+    vec![onward_trust(case).unwrap_or_else(|| {
+        NextStep::run(
+            "fix this machine's clock (NTP/chrony), then retry",
+            Command::new("timedatectl").word("status"),
+        )
+    })]
 }
 
 pub const TLS_OTHER: CauseDef = CauseDef {
@@ -240,12 +233,9 @@ fn dns_confirm(_: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
-    )]
+    ))]
 }
 
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
@@ -275,12 +265,9 @@ fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
-    )]
+    ))]
 }
 
 pub const TIMEOUT: CauseDef = CauseDef {
@@ -309,12 +296,9 @@ fn timeout_confirm(_: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
-    )]
+    ))]
 }
 
 /// For a server's own onward call: where to look instead of the client's path.
@@ -346,7 +330,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let mut support = vec![Support::new(SupportKind::Transport, failure.detail.clone())];
     support.push(Support::new(
         SupportKind::Transport,
-        if failure.is_tls() {
+        if failure.cause.is_tls() {
             "the TLS handshake failed before any request: the token was not sent"
         } else {
             "no HTTP answer: the token was never judged"
