@@ -206,7 +206,7 @@ impl Findings {
     /// Merges and ranks: the one algorithm (see the module header).
     pub fn rank(self, case: &Case<'_>) -> Diagnosis {
         // Each cause's confidence under the policy, with what spoke against it.
-        let mut found: Vec<(Cause, Confidence, Basis, Vec<Support>)> = self
+        let mut found: Vec<Candidate> = self
             .found
             .iter()
             .map(|f| {
@@ -217,7 +217,7 @@ impl Findings {
                         .filter(|(c, _)| *c == f.cause)
                         .map(|(_, s)| s.clone()),
                 );
-                (f.cause, self.confidence_of_found(f), f.basis, support)
+                candidate(f.cause, self.confidence_of_found(f), f.basis, support, case)
             })
             .collect();
         let Findings {
@@ -226,79 +226,63 @@ impl Findings {
             notes,
             ..
         } = self;
-        found.retain(|(cause, conf, ..)| !(ruled_out.contains(cause) && *conf < Confidence::High));
+        found.retain(|c| !(ruled_out.contains(&c.cause) && c.confidence < Confidence::High));
         // Once a cause stands out, the "evidence does not say" guess goes; and
         // "nothing wrong" is the answer only when nothing else was found.
-        if found.iter().any(|(_, c, ..)| *c >= Confidence::Medium) {
-            found.retain(|(cause, conf, ..)| {
-                !(*cause == Cause::Unknown && *conf == Confidence::Low)
-            });
+        if found.iter().any(|c| c.confidence >= Confidence::Medium) {
+            found.retain(|c| !(c.cause == Cause::Unknown && c.confidence == Confidence::Low));
         }
         if found
             .iter()
-            .any(|(cause, c, ..)| *cause != Cause::None && *c >= Confidence::Medium)
+            .any(|c| c.cause != Cause::None && c.confidence >= Confidence::Medium)
         {
-            found.retain(|(cause, ..)| *cause != Cause::None);
+            found.retain(|c| c.cause != Cause::None);
         }
         // Stable: among equals the rule that spoke first (the more authoritative
         // source) stays first.
-        found.sort_by_key(|(_, conf, ..)| std::cmp::Reverse(*conf));
-        let classification = case.classification();
-        let top = found.first().map(|(_, c, ..)| *c);
-        let mut candidates: Vec<Candidate> = Vec::new();
-        match top {
+        found.sort_by_key(|c| std::cmp::Reverse(c.confidence));
+        let top = found.first().map(|c| c.confidence);
+        let candidates = match top {
             Some(top) if top >= Confidence::Medium => {
-                let tied = found.iter().filter(|(_, c, ..)| *c == top).count();
-                for (i, (cause, conf, basis, support)) in found.into_iter().enumerate() {
-                    // Two causes the best evidence fits equally: neither is certain.
-                    let conf = if tied > 1 && i < tied && conf == Confidence::High {
-                        conf.lowered()
-                    } else {
-                        conf
-                    };
-                    candidates.push(candidate(cause, conf, basis, support, case));
-                }
+                let tied = found.iter().filter(|c| c.confidence == top).count();
                 if tied > 1 {
-                    let causes: Vec<Cause> = candidates[..tied].iter().map(|c| c.cause).collect();
+                    // Two causes the best evidence fits equally: neither is certain.
+                    for c in &mut found[..tied] {
+                        if c.confidence == Confidence::High {
+                            c.confidence = c.confidence.lowered();
+                        }
+                    }
+                    let causes: Vec<Cause> = found[..tied].iter().map(|c| c.cause).collect();
                     let mut steps = discriminators(&causes, &tell_apart);
-                    steps.append(&mut candidates[0].next);
-                    candidates[0].next = dedup(steps);
+                    steps.append(&mut found[0].next);
+                    found[0].next = dedup(steps);
                 }
+                found
             }
             _ => {
                 // Nothing stands out: say so rather than promote a guess.
-                let mut unknown_support = Vec::new();
-                let mut guesses = Vec::new();
-                for (cause, conf, basis, support) in found {
-                    if cause == Cause::Unknown {
-                        unknown_support.extend(support);
-                    } else {
-                        guesses.push(candidate(
-                            cause,
-                            conf.min(Confidence::Low),
-                            basis,
-                            support,
-                            case,
-                        ));
-                    }
+                let (unknowns, mut guesses): (Vec<Candidate>, Vec<Candidate>) =
+                    found.into_iter().partition(|c| c.cause == Cause::Unknown);
+                for guess in &mut guesses {
+                    guess.confidence = guess.confidence.min(Confidence::Low);
                 }
+                let support = unknowns.into_iter().flat_map(|c| c.support).collect();
                 let mut unknown = candidate(
                     Cause::Unknown,
                     Confidence::Low,
                     Basis::Possible,
-                    unknown_support,
+                    support,
                     case,
                 );
                 let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
                 let mut steps = discriminators(&causes, &tell_apart);
                 steps.append(&mut unknown.next);
                 unknown.next = dedup(steps);
-                candidates.push(unknown);
-                candidates.extend(guesses);
+                std::iter::once(unknown).chain(guesses).collect()
             }
-        }
+        };
         Diagnosis {
-            classification,
+            classification: case.classification(),
             candidates,
             notes,
         }
