@@ -79,7 +79,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if case.classification() != C::Unauthorized {
         return;
     }
-    let confidence = Basis::Said;
     let mut support = vec![Support::new(
         SupportKind::ServerReason,
         format!(
@@ -98,7 +97,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "a JWT authenticator matches audiences itself (MatchAny over issuer.audiences), not the API server's --api-audiences",
         ));
     }
-    f.add(Cause::JwtAuthenticatorRejected, confidence, support);
+    f.add(Cause::JwtAuthenticatorRejected, Basis::Said, support);
     // The ServiceAccount authenticator never saw the token: its causes go.
     for other in [
         Cause::IssuerMismatch,

@@ -18,6 +18,7 @@ use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
+use crate::token::claims::{Claims, ObjectRef};
 use crate::token::{Binding, TokenKind};
 
 /// The label the legacy token cleaner (1.29+) puts on a Secret it invalidated.
@@ -174,18 +175,20 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
         // The audit annotation is `<secret>/<namespace>`.
         return (Some(secret.to_owned()), None);
     }
-    let Some(token) = case.token else {
-        return (None, None);
-    };
-    let claims = &token.claims;
+    case.token
+        .and_then(|t| claimed(&t.claims, kind))
+        .map_or((None, None), |r| (r.name, r.uid))
+}
+
+/// The object of this kind the token's claims name.
+pub fn claimed(claims: &Claims, kind: BindingKind) -> Option<ObjectRef> {
     let k8s = claims.kubernetes.as_ref();
-    let r = match kind {
+    match kind {
         BindingKind::ServiceAccount => claims.service_account(),
         BindingKind::Pod => k8s.and_then(|k| k.pod.clone()),
         BindingKind::Secret => claims.secret(),
         BindingKind::Node => k8s.and_then(|k| k.node.clone()),
-    };
-    r.map_or((None, None), |r| (r.name, r.uid))
+    }
 }
 
 /// `kubectl get KIND NAME [-n NS] -o jsonpath={.metadata.uid}`, and what its
@@ -554,12 +557,11 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         }
         return;
     }
-    let k8s = claims.kubernetes.as_ref();
     let none = "(none in the token)";
     // The object the token is bound to first: it is the likelier loss.
     match binding {
         Binding::Pod => {
-            let pod = k8s.and_then(|k| k.pod.clone()).unwrap_or_default();
+            let pod = claimed(claims, BindingKind::Pod).unwrap_or_default();
             add(
                 f,
                 Cause::PodDeleted,
@@ -572,7 +574,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             );
         }
         Binding::Secret => {
-            let secret = claims.secret().unwrap_or_default();
+            let secret = claimed(claims, BindingKind::Secret).unwrap_or_default();
             add(
                 f,
                 Cause::SecretDeleted,
@@ -585,7 +587,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             );
         }
         Binding::Node => {
-            let node = k8s.and_then(|k| k.node.clone()).unwrap_or_default();
+            let node = claimed(claims, BindingKind::Node).unwrap_or_default();
             let text = format!(
                 "the token is bound to node {} uid {}: it dies with that Node object",
                 node.name.as_deref().unwrap_or("?"),

@@ -411,6 +411,7 @@ mod tests {
 
     #[test]
     fn what_the_servers_keys_say() {
+        use Confidence::{High, Low, Medium};
         let base = KeyCheck {
             from: "/openid/v1/jwks".into(),
             // Kubernetes key ids (43 characters): no external signer here.
@@ -422,42 +423,34 @@ mod tests {
             audience_ok: Some(true),
             ..KeyCheck::default()
         };
+        let with = |change: fn(&mut KeyCheck)| {
+            let mut keys = base.clone();
+            change(&mut keys);
+            keys
+        };
         let table = [
             (
-                KeyCheck {
-                    kid_found: Some(false),
-                    signature_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| (k.kid_found, k.signature_ok) = (Some(false), Some(false))),
                 Cause::KeyMismatch,
-                Confidence::High,
+                High,
             ),
             (
-                KeyCheck {
-                    signature_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.signature_ok = Some(false)),
                 Cause::SignatureInvalid,
-                Confidence::High,
+                High,
             ),
             (
-                KeyCheck {
-                    issuer_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.issuer_ok = Some(false)),
                 Cause::IssuerMismatch,
-                Confidence::Medium,
+                Medium,
             ),
             (
-                KeyCheck {
-                    audience_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.audience_ok = Some(false)),
                 Cause::AudienceMismatch,
-                Confidence::Medium,
+                Medium,
             ),
             // Everything checks out: the key families are ruled out.
-            (base.clone(), Cause::Unknown, Confidence::Low),
+            (base.clone(), Cause::Unknown, Low),
         ];
         let token = pod_bound(-60, 3600);
         for (keys, cause, confidence) in table {

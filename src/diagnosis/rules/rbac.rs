@@ -426,34 +426,31 @@ mod tests {
     fn who_said_no_decides_the_cause() {
         let missing =
             format!("{DENIED}: RBAC: role.rbac.authorization.k8s.io \"reader\" not found");
+        use Confidence::{High, Medium};
         let table = [
             // The 403 does not name the authorizer: RBAC, most likely.
-            (
-                Some(DENIED.to_owned()),
-                Cause::RbacDenied,
-                Confidence::Medium,
-            ),
-            (Some(missing), Cause::RbacRoleMissing, Confidence::High),
+            (Some(DENIED.to_owned()), Cause::RbacDenied, Medium),
+            (Some(missing), Cause::RbacRoleMissing, High),
             (
                 Some(format!(
                     "{DENIED}: RBAC: clusterrole.rbac.authorization.k8s.io \"x\" is being deleted"
                 )),
                 Cause::RbacDenied,
-                Confidence::High,
+                High,
             ),
             // "RBAC" elsewhere in the text is not RBAC's own reason: another
             // authorizer gave it.
             (
                 Some(format!("{DENIED}: webhook RBAC-sync: not found")),
                 Cause::NonRbacAuthorizerDenied,
-                Confidence::Medium,
+                Medium,
             ),
             (
                 Some(format!(
                     "{DENIED}: no relationship found between node 'n' and this object"
                 )),
                 Cause::NonRbacAuthorizerDenied,
-                Confidence::High,
+                High,
             ),
             (
                 Some(
@@ -461,14 +458,10 @@ mod tests {
                         .to_owned(),
                 ),
                 Cause::PodSecurityDenied,
-                Confidence::High,
+                High,
             ),
-            (
-                Some("permission denied".to_owned()),
-                Cause::Unknown,
-                Confidence::Medium,
-            ),
-            (None, Cause::RbacDenied, Confidence::Medium),
+            (Some("permission denied".to_owned()), Cause::Unknown, Medium),
+            (None, Cause::RbacDenied, Medium),
         ];
         for (message, cause, confidence) in table {
             let c = case(http(403, message.as_deref()), None);
