@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use super::case::Case;
 use super::classification::Classification;
-use super::next::NextStep;
+use super::next::{Command, NextStep};
 use super::rules;
 use crate::wire::string_codes;
 
@@ -54,6 +54,8 @@ pub enum Steps {
     None,
     /// One step in words, the same for every case.
     Say(&'static str),
+    /// One step with a command, the same for every case.
+    Run(&'static str, fn() -> Command),
     /// Steps filled in from the case (placeholders where unknown).
     For(fn(&Case<'_>) -> Vec<NextStep>),
 }
@@ -64,6 +66,7 @@ impl Steps {
         match self {
             Steps::None => Vec::new(),
             Steps::Say(why) => vec![NextStep::say(why)],
+            Steps::Run(why, command) => vec![NextStep::run(why, command())],
             Steps::For(steps) => steps(case),
         }
     }

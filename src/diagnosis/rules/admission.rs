@@ -166,20 +166,15 @@ match the UID in record\" means the pod was deleted and recreated while the kube
 still asked for the old one (it settles once the kubelet sees the new pod).
 
 No token was rejected and RBAC cannot grant this: the limit is admission's.",
-    confirm: Steps::For(nr_confirm),
-    fix: Steps::For(nr_fix),
-    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
-};
-
-fn nr_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the node's labels as they are",
+    confirm: Steps::Run("the node's labels as they are", || {
         Command::kubectl()
             .words(&["get", "node"])
             .value(None, "NODE")
-            .word("--show-labels"),
-    )]
-}
+            .word("--show-labels")
+    }),
+    fix: Steps::For(nr_fix),
+    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
+};
 
 fn nr_fix(_: &Case<'_>) -> Vec<NextStep> {
     vec![

@@ -44,19 +44,15 @@ type was not there.
 Look at the request itself: the name, the namespace and the API group in the path, and \
 whether the resource type is served by this cluster (a CRD that is not installed, an API \
 version that was removed).",
-    confirm: Steps::For(not_found_confirm),
+    confirm: Steps::Run(
+        "check that the resource type is served by this cluster",
+        || Command::kubectl().word("api-resources"),
+    ),
     fix: Steps::Say(
         "the token and RBAC are fine: correct the name, namespace or API group in the request",
     ),
     sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
 };
-
-fn not_found_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "check that the resource type is served by this cluster",
-        Command::kubectl().word("api-resources"),
-    )]
-}
 
 pub const API_NOT_SERVED: CauseDef = CauseDef {
     code: "api-not-served",
@@ -108,19 +104,15 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 (a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
-    confirm: Steps::For(redirect_confirm),
+    confirm: Steps::Run(
+        "the API server URL your kubeconfig uses",
+        super::commands::kubeconfig_server,
+    ),
     fix: Steps::Say(
         "point the client at the API server itself, not at a proxy or load balancer that redirects",
     ),
     sources: &["kubectl-satoken: tokens never cross a redirect (docs/probe.md)"],
 };
-
-fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the API server URL your kubeconfig uses",
-        super::commands::kubeconfig_server(),
-    )]
-}
 
 pub const THROTTLED: CauseDef = CauseDef {
     code: "throttled",
@@ -131,19 +123,14 @@ pub const THROTTLED: CauseDef = CauseDef {
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
 already succeeded by then), or a proxy in front of it rate-limited the client.",
-    confirm: Steps::For(throttled_confirm),
+    confirm: Steps::Run("see which priority levels reject requests", || {
+        Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"])
+    }),
     fix: Steps::Say(
         "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
     ),
     sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
 };
-
-fn throttled_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see which priority levels reject requests",
-        Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"]),
-    )]
-}
 
 pub const SERVER_ERROR: CauseDef = CauseDef {
     code: "server-error",
@@ -154,19 +141,14 @@ pub const SERVER_ERROR: CauseDef = CauseDef {
 A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
 webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
 it. Authentication problems are always 401, never 5xx.",
-    confirm: Steps::For(server_error_confirm),
+    confirm: Steps::Run("ask the API server which of its checks fail", || {
+        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"])
+    }),
     fix: Steps::Say(
         "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
     ),
     sources: &["k8s.io/apiserver pkg/endpoints/handlers/responsewriters"],
 };
-
-fn server_error_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "ask the API server which of its checks fail",
-        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
 
 pub const NOT_API_SERVER: CauseDef = CauseDef {
     code: "not-api-server",

@@ -29,7 +29,10 @@ the old token.
 It works today and fails the day extended expiry is turned off (managed clusters and \
 --service-account-extend-token-expiration=false do), or when the pod is deleted. Upgrade \
 the client library or make it re-read the file (client-go does every minute).",
-    confirm: Steps::For(stale_confirm),
+    confirm: Steps::Run(
+        "decode the token the client actually sends: past warnafter it is stale",
+        super::commands::decode_token,
+    ),
     fix: Steps::Say(
         "make the client re-read the projected token file periodically (client-go does every minute), or upgrade the client library",
     ),
@@ -38,13 +41,6 @@ the client library or make it re-read the file (client-go does every minute).",
         "KEP-542 (TokenRequest / bound tokens)",
     ],
 };
-
-fn stale_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "decode the token the client actually sends: past warnafter it is stale",
-        super::commands::decode_token(),
-    )]
-}
 
 pub const LEGACY_TOKEN_IN_USE: CauseDef = CauseDef {
     code: "legacy-token-in-use",

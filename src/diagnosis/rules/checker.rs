@@ -141,7 +141,15 @@ refused connection, a TLS failure or a service without ready endpoints on that c
 (\"dial tcp …/tokenreviews: i/o timeout\", Linkerd's \"service in fail-fast\") means the \
 caller's token was never looked at. The fix is the checker's configuration (Vault's \
 kubernetes_host and kubernetes_ca_cert) or the network between them.",
-    confirm: Steps::For(unreachable_confirm),
+    confirm: Steps::Run(
+        "from the checker's pod, the API server must answer (any status; no answer is the failure)",
+        || {
+            Command::new("curl")
+                .words(&["-sS", "--max-time", "5", "--cacert"])
+                .value(None, "CA_FILE")
+                .value(None, "https://KUBERNETES_HOST/version")
+        },
+    ),
     fix: Steps::Say(
         "point the checker at an address of the API server it can reach (Vault: kubernetes_host in auth/kubernetes/config) and open the path (NetworkPolicy, firewall); for a mesh, make the identity service ready",
     ),
@@ -150,16 +158,6 @@ kubernetes_host and kubernetes_ca_cert) or the network between them.",
         "linkerd2-proxy identity client",
     ],
 };
-
-fn unreachable_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "from the checker's pod, the API server must answer (any status; no answer is the failure)",
-        Command::new("curl")
-            .words(&["-sS", "--max-time", "5", "--cacert"])
-            .value(None, "CA_FILE")
-            .value(None, "https://KUBERNETES_HOST/version"),
-    )]
-}
 
 /// A checker that could not complete its review.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {

@@ -37,20 +37,16 @@ token. Go's verification checks its validity window against the server's clock: 
 when expired, \"is before\" when not yet valid) is logged and the request gets 401. \
 kubeadm's client certificates (admin.conf, the kubelet's, the controller-manager's) \
 last a year; a node whose clock is far off sees fresh certificates as not yet valid.",
-    confirm: Steps::For(expired_confirm),
+    confirm: Steps::Run(
+        "the validity of the kubeconfig's client certificate (compare with the server's date)",
+        || kubeconfig_cert(&["-noout", "-dates", "-subject"]),
+    ),
     fix: Steps::For(expired_fix),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/x509/x509.go",
         "Go crypto/x509 CertificateInvalidError (Expired)",
     ],
 };
-
-fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the validity of the kubeconfig's client certificate (compare with the server's date)",
-        kubeconfig_cert(&["-noout", "-dates", "-subject"]),
-    )]
-}
 
 fn expired_fix(_: &Case<'_>) -> Vec<NextStep> {
     vec![

@@ -98,7 +98,10 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: Steps::For(issuer_confirm),
+    confirm: Steps::Run(
+        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
+        || Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+    ),
     fix: Steps::Say(
         "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
     ),
@@ -134,7 +137,10 @@ pub const TOKEN_MALFORMED: CauseDef = CauseDef {
 \"invalid bearer token\" alone means no authenticator claimed the token: it is not a \
 well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the token), or a \
 JWT for another system whose issuer no authenticator handles.",
-    confirm: Steps::For(malformed_confirm),
+    confirm: Steps::Run(
+        "check it is one complete JWT meant for this cluster",
+        super::commands::decode_token,
+    ),
     fix: Steps::Say("send the token exactly as issued: no quotes, line breaks or base64 around it"),
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],
 };
@@ -167,13 +173,6 @@ fn key_fix(case: &Case<'_>) -> Vec<NextStep> {
             "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
         ),
     ]
-}
-
-fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
-        Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
-    )]
 }
 
 /// A checker that reviewed the token for audiences of its own (istiod's
@@ -228,13 +227,6 @@ fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
     }
     vec![NextStep::say(
         "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
-    )]
-}
-
-fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "check it is one complete JWT meant for this cluster",
-        super::commands::decode_token(),
     )]
 }
 

@@ -98,7 +98,11 @@ tokenAttributes with an API version older than credentialprovider.kubelet.k8s.io
 tokenAttributes without the KubeletServiceAccountTokenForCredentialProviders feature gate, \
 a plugin binary directory or configuration file that does not exist, or a provider whose \
 name has no binary in that directory.",
-    confirm: Steps::For(provider_confirm),
+    confirm: Steps::Run("the kubelet's own words at start-up, on the node", || {
+        Command::new("journalctl")
+            .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
+            .pipe_into(Command::new("grep").words(&["CRI auth plugins"]))
+    }),
     fix: Steps::Say(
         "correct the CredentialProviderConfig as the error lists (apiVersion credentialprovider.kubelet.k8s.io/v1 for tokenAttributes, defaultCacheDuration, each provider's name matching a binary in --image-credential-provider-bin-dir) and restart the kubelet",
     ),
@@ -108,15 +112,6 @@ name has no binary in that directory.",
         "KEP-4412 keps/sig-node/4412-projected-service-account-tokens-for-kubelet-image-credential-providers",
     ],
 };
-
-fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the kubelet's own words at start-up, on the node",
-        Command::new("journalctl")
-            .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
-            .pipe_into(Command::new("grep").words(&["CRI auth plugins"])),
-    )]
-}
 
 /// A server logged that a part of its own setup failed.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {

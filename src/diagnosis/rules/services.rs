@@ -55,7 +55,15 @@ answers \"InvalidIdentityToken: No OpenIDConnect provider found in your account 
 ISSUER\": a new cluster without `eksctl utils associate-iam-oidc-provider`, a recreated \
 cluster with a new issuer, a role in another account.",
     confirm: Steps::For(provider_confirm),
-    fix: Steps::For(provider_fix),
+    fix: Steps::Run(
+        "register the cluster's issuer as an IAM OIDC provider",
+        || {
+            Command::new("eksctl")
+                .words(&["utils", "associate-iam-oidc-provider", "--cluster"])
+                .value(None, "CLUSTER")
+                .word("--approve")
+        },
+    ),
     sources: &["AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)"],
 };
 
@@ -140,7 +148,15 @@ user-assigned managed identity whose federated credentials should admit it. AADS
 (\"Application with identifier 'ID' was not found in the directory\") means no such client \
 in that tenant: a resource ID or object ID given where the client ID belongs, another \
 tenant, or a deleted identity.",
-    confirm: Steps::For(client_confirm),
+    confirm: Steps::Run("the ServiceAccount's client ID annotation", || {
+        Command::kubectl()
+            .words(&["get", "serviceaccount"])
+            .value(None, "NAME")
+            .words(&[
+                "-o",
+                "jsonpath={.metadata.annotations.azure\\.workload\\.identity/client-id}",
+            ])
+    }),
     fix: Steps::Say(
         "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
     ),
@@ -158,7 +174,14 @@ with the EKS Auth API (AssumeRoleForPodIdentity). The role comes from a pod iden
 association for the cluster, namespace and ServiceAccount; without one the call fails \
 with ResourceNotFoundException. An association made for another namespace or \
 ServiceAccount name, or in another cluster, answers the same.",
-    confirm: Steps::For(association_confirm),
+    confirm: Steps::Run(
+        "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
+        || {
+            Command::new("aws")
+                .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
+                .value(None, "CLUSTER")
+        },
+    ),
     fix: Steps::Say(
         "create a pod identity association for the pod's namespace and ServiceAccount (aws eks create-pod-identity-association), with a role whose trust policy allows pods.eks.amazonaws.com",
     ),
@@ -207,16 +230,6 @@ fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn provider_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "register the cluster's issuer as an IAM OIDC provider",
-        Command::new("eksctl")
-            .words(&["utils", "associate-iam-oidc-provider", "--cluster"])
-            .value(None, "CLUSTER")
-            .word("--approve"),
-    )]
-}
-
 fn trust_confirm(_: &Case<'_>) -> Vec<NextStep> {
     vec![
         decode_step(),
@@ -255,28 +268,6 @@ fn discovery_confirm(_: &Case<'_>) -> Vec<NextStep> {
                 .value(None, "ISSUER/.well-known/openid-configuration"),
         ),
     ]
-}
-
-fn client_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the ServiceAccount's client ID annotation",
-        Command::kubectl()
-            .words(&["get", "serviceaccount"])
-            .value(None, "NAME")
-            .words(&[
-                "-o",
-                "jsonpath={.metadata.annotations.azure\\.workload\\.identity/client-id}",
-            ]),
-    )]
-}
-
-fn association_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
-        Command::new("aws")
-            .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
-            .value(None, "CLUSTER"),
-    )]
 }
 
 fn policy_confirm(_: &Case<'_>) -> Vec<NextStep> {

@@ -72,7 +72,10 @@ kube-apiserver then warns \"requested expiration of N seconds shortened to M sec
 the two). Clusters that turn off the extended expiry of kubelet tokens \
 (--service-account-extend-token-expiration=false) make a one-hour-old copy of the \
 mounted token fail too: the diagnosis says so when the token shows it.",
-    confirm: Steps::For(expired_confirm),
+    confirm: Steps::Run(
+        "decode the token the client actually sends and compare its exp",
+        super::commands::decode_token,
+    ),
     fix: Steps::For(expired_fix),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
@@ -133,13 +136,6 @@ fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
         "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
     ));
     steps
-}
-
-fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "decode the token the client actually sends and compare its exp",
-        super::commands::decode_token(),
-    )]
 }
 
 fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {

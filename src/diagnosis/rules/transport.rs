@@ -220,17 +220,12 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(dns_confirm),
+    confirm: Steps::Run("inside a pod, check the cluster DNS is running", || {
+        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"])
+    }),
     fix: Steps::For(dns_fix),
     sources: &["Go net: no such host"],
 };
-
-fn dns_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "inside a pod, check the cluster DNS is running",
-        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"]),
-    )]
-}
 
 fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![onward_step(case).unwrap_or_else(|| NextStep::say(
@@ -252,17 +247,13 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(refused_confirm),
+    confirm: Steps::Run(
+        "the server URL the client uses",
+        super::commands::kubeconfig_server,
+    ),
     fix: Steps::For(refused_fix),
     sources: &["Go net: connection refused"],
 };
-
-fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the server URL the client uses",
-        super::commands::kubeconfig_server(),
-    )]
-}
 
 fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![onward_step(case).unwrap_or_else(|| NextStep::say(
@@ -283,17 +274,13 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(timeout_confirm),
+    confirm: Steps::Run(
+        "ask the API server whether it is ready (from somewhere that reaches it)",
+        || Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+    ),
     fix: Steps::For(timeout_fix),
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
 };
-
-fn timeout_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "ask the API server whether it is ready (from somewhere that reaches it)",
-        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
 
 fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![onward_step(case).unwrap_or_else(|| NextStep::say(
