@@ -61,7 +61,18 @@ certificate is system:anonymous whatever token it carries: 403 \"Forbidden \
 (user=system:anonymous, …)\" from the kubelet's authorizer, or 401 with anonymous \
 authentication off. So system:anonymous from a kubelet after a request that carried a \
 token says nothing of the token: the kubelet never looked at it.",
-    confirm: Steps::For(kubelet_confirm),
+    confirm: Steps::Run(
+        "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
+        || {
+            crate::diagnosis::next::Command::kubectl()
+                .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
+                .with_placeholders()
+                .pipe_into(
+                    crate::diagnosis::next::Command::new("jq")
+                        .word(".kubeletconfig.authentication"),
+                )
+        },
+    ),
     fix: Steps::Say(
         "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
     ),
@@ -70,18 +81,6 @@ token says nothing of the token: the kubelet never looked at it.",
         "k8s.io/kubelet config/v1beta1 KubeletAuthentication (webhook.enabled)",
     ],
 };
-
-fn kubelet_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
-        crate::diagnosis::next::Command::kubectl()
-            .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
-            .with_placeholders()
-            .pipe_into(
-                crate::diagnosis::next::Command::new("jq").word(".kubeletconfig.authentication"),
-            ),
-    )]
-}
 
 pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
     code: "anonymous-forbidden",
@@ -181,38 +180,31 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             f.add(Cause::TokenNotSent, Basis::Said, support);
         }
         C::Unauthorized if case.reasons.is_empty() => {
-            match &case.bearer {
+            let (basis, text) = match &case.bearer {
                 // The request's own lines (curl -v, the command line) show
                 // every header it carried.
-                Some(BearerSeen::Absent) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::Absent) => (
                     Basis::Proven,
-                    SupportKind::Answer,
-                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
+                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)".to_owned(),
                 ),
-                Some(BearerSeen::Empty) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::Empty) => (
                     Basis::Proven,
-                    SupportKind::Answer,
-                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
+                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials".to_owned(),
                 ),
-                Some(BearerSeen::NoneExpected(why)) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::NoneExpected(why)) => (
                     Basis::Inferred,
-                    SupportKind::Answer,
                     format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
                 ),
                 // A client's debug trace is taken above the layers that add
                 // credentials (client-go's exec plugins and auth providers):
                 // no header there proves nothing.
-                Some(BearerSeen::NotInTrace) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::NotInTrace) => (
                     Basis::Possible,
-                    SupportKind::Answer,
-                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
+                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent".to_owned(),
                 ),
-                _ => {}
-            }
+                _ => return,
+            };
+            f.add_fact(Cause::TokenNotSent, basis, SupportKind::Answer, text);
         }
         _ => {}
     }

@@ -75,7 +75,7 @@ its deletion is more than 60 s old (\"service account token has been invalidated
 \"pod UID (NEW) does not match service account pod ref claim (OLD)\" for a pod recreated \
 under the same name, as StatefulSets do). A token copied out of a pod (into a CI \
 variable, another pod, a laptop) dies with that pod.",
-    confirm: Steps::For(pod_confirm),
+    confirm: Steps::For(|case| read_step(case, BindingKind::Pod, "POD", "read the live pod")),
     fix: Steps::Say(
         "use the token mounted in the running pod; a client that copied a token out of a pod must read it again from the current pod",
     ),
@@ -92,7 +92,9 @@ A legacy token lives in a kubernetes.io/service-account-token Secret and dies wh
 Secret is deleted (\"Token has been invalidated\"; a regenerated Secret gives \"Token does \
 not match server's copy\"). A TokenRequest token bound to a Secret (kubectl create token \
 --bound-object-kind Secret) dies with that Secret's name and uid.",
-    confirm: Steps::For(secret_confirm),
+    confirm: Steps::For(|case| {
+        read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
+    }),
     fix: Steps::For(secret_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
@@ -245,14 +247,6 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
             "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
         ),
     ]
-}
-
-fn pod_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Pod, "POD", "read the live pod")
-}
-
-fn secret_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
 }
 
 fn secret_fix(case: &Case<'_>) -> Vec<NextStep> {
