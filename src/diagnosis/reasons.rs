@@ -14,9 +14,8 @@
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
-//! Near 1,000 lines because the pattern table holds every wording of every
-//! version; its tests (one aggregate per wording) are in `reasons/tests.rs` and
-//! `explain`'s listing of the wordings in `reasons/listing.rs`.
+//! The pattern table holds every wording of every version; its tests are in
+//! `reasons/tests.rs` and `explain`'s listing of the wordings in `reasons/listing.rs`.
 
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -527,36 +526,28 @@ fn at_separator(rest: &str) -> bool {
 
 /// Length up to the next `, ` followed by a known message, or the whole text.
 fn next_boundary(text: &str) -> usize {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(", ") {
-        let at = from + i;
-        if text[at + 2..].starts_with('[') || match_at(&text[at + 2..]).is_some() {
-            return at;
-        }
-        from = at + 2;
-    }
-    text.len()
+    boundary(text, |next| match_at(next).is_some())
 }
 
 /// [`next_boundary`] by the fixed openings only (literals and prefixes): what
 /// a structured matcher uses, so that finding one message's end never
 /// structures the next one (which would recurse along a long aggregate).
 fn fixed_boundary(text: &str) -> usize {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(", ") {
-        let at = from + i;
-        let next = &text[at + 2..];
-        if next.starts_with('[')
-            || PATTERNS.iter().any(|p| match p.matcher {
-                Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
-                Matcher::Uid(_) | Matcher::Custom(..) => false,
-            })
-        {
-            return at;
-        }
-        from = at + 2;
-    }
-    text.len()
+    boundary(text, |next| {
+        PATTERNS.iter().any(|p| match p.matcher {
+            Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
+            Matcher::Uid(_) | Matcher::Custom(..) => false,
+        })
+    })
+}
+
+/// Length up to the next `, ` followed by a nested aggregate or a message
+/// `known` accepts, or the whole text.
+fn boundary(text: &str, known: impl Fn(&str) -> bool) -> usize {
+    text.match_indices(", ")
+        .map(|(at, _)| at)
+        .find(|&at| text[at + 2..].starts_with('[') || known(&text[at + 2..]))
+        .unwrap_or(text.len())
 }
 
 /// `<open>A<mid>B<close>`, as in `service account UID (A) does not match claim (B)`.
