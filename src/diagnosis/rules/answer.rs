@@ -553,9 +553,7 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
         &causes,
         NextStep::run(
             "the token's exp, iss, aud, kid and bound objects tell most of these apart",
-            Command::satoken()
-                .words(&["decode", "-f", "TOKEN_FILE"])
-                .with_placeholders(),
+            super::commands::decode_token(),
         ),
     );
 }

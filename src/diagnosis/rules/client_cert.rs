@@ -12,16 +12,7 @@ use crate::diagnosis::next::{Command, NextStep};
 /// `kubectl config view` piped into `base64 -d | openssl x509 …`: the
 /// kubeconfig's client certificate, read.
 fn kubeconfig_cert(x509: &[&str]) -> Command {
-    Command::kubectl()
-        .words(&[
-            "config",
-            "view",
-            "--raw",
-            "--minify",
-            "-o",
-            "jsonpath={.users[0].user.client-certificate-data}",
-        ])
-        .pipe_into(Command::new("base64").word("-d"))
+    super::commands::kubeconfig_data("jsonpath={.users[0].user.client-certificate-data}")
         .pipe_into(Command::new("openssl").word("x509").words(x509))
 }
 

@@ -210,9 +210,7 @@ another role), not the token.",
 fn decode_step() -> NextStep {
     NextStep::run(
         "the token's iss, sub and aud are what the federation setting must match",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
+        super::commands::decode_token(),
     )
 }
 

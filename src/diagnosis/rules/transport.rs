@@ -88,17 +88,10 @@ fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
         )),
         NextStep::run(
             "from a laptop, write the kubeconfig's CA to a file",
-            Command::kubectl()
-                .words(&[
-                    "config",
-                    "view",
-                    "--raw",
-                    "--minify",
-                    "-o",
-                    "jsonpath={.clusters[0].cluster.certificate-authority-data}",
-                ])
-                .pipe_into(Command::new("base64").word("-d"))
-                .writing_to("ca.crt"),
+            super::commands::kubeconfig_data(
+                "jsonpath={.clusters[0].cluster.certificate-authority-data}",
+            )
+            .writing_to("ca.crt"),
         ),
     ]
 }
