@@ -107,26 +107,22 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let f = reviewer(case);
-    let sa = f.as_ref().and_then(|f| f.service_account());
-    let mut steps = Vec::new();
-    if f.is_some() || sa.is_some() {
-        let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
-        let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
-        steps.push(NextStep::run(
-            "grant the checker's ServiceAccount the right to review tokens and access (system:auth-delegator)",
-            Command::kubectl()
-                .words(&["create", "clusterrolebinding"])
-                .value(name.as_deref(), "CHECKER-tokenreview")
-                .word("--clusterrole=system:auth-delegator")
-                .flag_value("--serviceaccount", subject.as_deref(), "NAMESPACE:NAME"),
-        ));
-    } else {
-        steps.push(NextStep::say(
+    let Some(f) = reviewer(case) else {
+        return vec![NextStep::say(
             "give the checker a token kube-apiserver accepts (Vault: a current token_reviewer_jwt, or none so that it uses its pod's projected token; a proxy: its pod's ServiceAccount), with create on tokenreviews (the system:auth-delegator ClusterRole)",
-        ));
-    }
-    steps
+        )];
+    };
+    let sa = f.service_account();
+    let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
+    let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
+    vec![NextStep::run(
+        "grant the checker's ServiceAccount the right to review tokens and access (system:auth-delegator)",
+        Command::kubectl()
+            .words(&["create", "clusterrolebinding"])
+            .value(name.as_deref(), "CHECKER-tokenreview")
+            .word("--clusterrole=system:auth-delegator")
+            .flag_value("--serviceaccount", subject.as_deref(), "NAMESPACE:NAME"),
+    )]
 }
 
 pub const CHECKER_UNREACHABLE: CauseDef = CauseDef {

@@ -125,17 +125,18 @@ fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
             "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
         )];
     }
-    let mut steps = vec![NextStep::run(
-        "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
-        Command::new("chronyc").word("tracking"),
-    )];
-    steps.push(NextStep::say(
-        "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
-    ));
-    steps.push(NextStep::say(
-        "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
-    ));
-    steps
+    vec![
+        NextStep::run(
+            "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
+            Command::new("chronyc").word("tracking"),
+        ),
+        NextStep::say(
+            "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+        ),
+        NextStep::say(
+            "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
+        ),
+    ]
 }
 
 fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
