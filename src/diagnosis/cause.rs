@@ -54,8 +54,9 @@ pub enum Steps {
     None,
     /// One step in words, the same for every case.
     Say(&'static str),
-    /// One step with a command, the same for every case.
-    Run(&'static str, fn() -> Command),
+    /// One step, its words the same for every case, its command filled in
+    /// from the case.
+    Run(&'static str, fn(&Case<'_>) -> Command),
     /// Steps filled in from the case (placeholders where unknown).
     For(fn(&Case<'_>) -> Vec<NextStep>),
 }
@@ -66,7 +67,7 @@ impl Steps {
         match self {
             Steps::None => Vec::new(),
             Steps::Say(why) => vec![NextStep::say(why)],
-            Steps::Run(why, command) => vec![NextStep::run(why, command())],
+            Steps::Run(why, command) => vec![NextStep::run(why, command(case))],
             Steps::For(steps) => steps(case),
         }
     }

@@ -120,20 +120,18 @@ pods are refused one by one (FailedCreate events), a kubectl create directly.
 
 The fix is in the pod's securityContext, or (for a workload that needs more) in the \
 namespace's level; RBAC and tokens have nothing to do with it.",
-    confirm: Steps::For(pss_confirm),
+    confirm: Steps::Run(
+        "the level the namespace enforces (pod-security.kubernetes.io/enforce)",
+        |case| {
+            Command::kubectl()
+                .words(&["get", "namespace"])
+                .value(case.namespace(), "NAMESPACE")
+                .word("--show-labels")
+        },
+    ),
     fix: Steps::For(pss_fix),
     sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
 };
-
-fn pss_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the level the namespace enforces (pod-security.kubernetes.io/enforce)",
-        Command::kubectl()
-            .words(&["get", "namespace"])
-            .value(case.namespace(), "NAMESPACE")
-            .word("--show-labels"),
-    )]
-}
 
 fn pss_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
@@ -166,7 +164,7 @@ match the UID in record\" means the pod was deleted and recreated while the kube
 still asked for the old one (it settles once the kubelet sees the new pod).
 
 No token was rejected and RBAC cannot grant this: the limit is admission's.",
-    confirm: Steps::Run("the node's labels as they are", || {
+    confirm: Steps::Run("the node's labels as they are", |_| {
         Command::kubectl()
             .words(&["get", "node"])
             .value(None, "NODE")
@@ -239,19 +237,14 @@ pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
 ResourceQuota admission adds up what the namespace already uses and refuses a request \
 that would go over a quota: \"exceeded quota: NAME, requested: X, used: Y, limited: Z\". \
 Smaller requests still pass, which is why it fails only for some pods or sizes.",
-    confirm: Steps::For(quota_confirm),
+    confirm: Steps::Run("what the quotas allow and what is used", |case| {
+        Command::kubectl()
+            .words(&["describe", "resourcequota"])
+            .namespace(case.namespace())
+    }),
     fix: Steps::Say("lower the request (or free what others use), or raise the quota"),
     sources: &["k8s.io/apiserver pkg/admission/plugin/resourcequota"],
 };
-
-fn quota_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "what the quotas allow and what is used",
-        Command::kubectl()
-            .words(&["describe", "resourcequota"])
-            .namespace(case.namespace()),
-    )]
-}
 
 pub const ADMISSION_DENIED: CauseDef = CauseDef {
     code: "admission-denied",

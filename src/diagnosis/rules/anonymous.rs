@@ -63,7 +63,7 @@ authentication off. So system:anonymous from a kubelet after a request that carr
 token says nothing of the token: the kubelet never looked at it.",
     confirm: Steps::Run(
         "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
-        || {
+        |_| {
             crate::diagnosis::next::Command::kubectl()
                 .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
                 .with_placeholders()

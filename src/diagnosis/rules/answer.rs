@@ -46,7 +46,7 @@ whether the resource type is served by this cluster (a CRD that is not installed
 version that was removed).",
     confirm: Steps::Run(
         "check that the resource type is served by this cluster",
-        || Command::kubectl().word("api-resources"),
+        |_| Command::kubectl().word("api-resources"),
     ),
     fix: Steps::Say(
         "the token and RBAC are fine: correct the name, namespace or API group in the request",
@@ -104,10 +104,9 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 (a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
-    confirm: Steps::Run(
-        "the API server URL your kubeconfig uses",
-        super::commands::kubeconfig_server,
-    ),
+    confirm: Steps::Run("the API server URL your kubeconfig uses", |_| {
+        super::commands::kubeconfig_server()
+    }),
     fix: Steps::Say(
         "point the client at the API server itself, not at a proxy or load balancer that redirects",
     ),
@@ -123,7 +122,7 @@ pub const THROTTLED: CauseDef = CauseDef {
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
 already succeeded by then), or a proxy in front of it rate-limited the client.",
-    confirm: Steps::Run("see which priority levels reject requests", || {
+    confirm: Steps::Run("see which priority levels reject requests", |_| {
         Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"])
     }),
     fix: Steps::Say(
@@ -141,7 +140,7 @@ pub const SERVER_ERROR: CauseDef = CauseDef {
 A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
 webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
 it. Authentication problems are always 401, never 5xx.",
-    confirm: Steps::Run("ask the API server which of its checks fail", || {
+    confirm: Steps::Run("ask the API server which of its checks fail", |_| {
         Command::kubectl().words(&["get", "--raw", "/readyz?verbose"])
     }),
     fix: Steps::Say(
@@ -165,7 +164,10 @@ service.
 
 Check the URL: the port, a path prefix, and whatever sits between the client and the API \
 server (ingress, auth proxy, load balancer).",
-    confirm: Steps::For(not_api_confirm),
+    confirm: Steps::Run(
+        "a real API server answers /version with its gitVersion (no token needed)",
+        |case| super::commands::curl_version(case, &[]),
+    ),
     fix: Steps::Say(
         "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
     ),
@@ -174,13 +176,6 @@ server (ingress, auth proxy, load balancer).",
         "kubectl-satoken docs/probe.md",
     ],
 };
-
-fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "a real API server answers /version with its gitVersion (no token needed)",
-        super::commands::curl_version(case, &[]),
-    )]
-}
 
 pub const UNKNOWN: CauseDef = CauseDef {
     code: "unknown",

@@ -31,7 +31,7 @@ It works today and fails the day extended expiry is turned off (managed clusters
 the client library or make it re-read the file (client-go does every minute).",
     confirm: Steps::Run(
         "decode the token the client actually sends: past warnafter it is stale",
-        super::commands::decode_token,
+        |_| super::commands::decode_token(),
     ),
     fix: Steps::Say(
         "make the client re-read the projected token file periodically (client-go does every minute), or upgrade the client library",
@@ -62,24 +62,20 @@ Secret kubernetes.io/legacy-token-invalid-since, and deletes the Secret a year l
 that uses it rarely (a yearly job, a break-glass script) fails then. Move the client to a \
 projected token (a pod's mounted token) or a TokenRequest (kubectl create token), then \
 delete the Secret.",
-    confirm: Steps::For(legacy_confirm),
+    confirm: Steps::Run(
+"read the Secret's legacy-token labels: last used, and invalid since (once cleanup has marked it)",
+|case| Command::kubectl()
+            .words(&["get", "secret"])
+            .value(case.audit.legacy_secret.as_deref(), "SECRET")
+            .namespace(case.namespace())
+            .words(&["-o", "jsonpath={.metadata.labels}"]),
+),
     fix: Steps::For(legacy_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go (legacy-token audit annotations, last-used label)",
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
     ],
 };
-
-fn legacy_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "read the Secret's legacy-token labels: last used, and invalid since (once cleanup has marked it)",
-        Command::kubectl()
-            .words(&["get", "secret"])
-            .value(case.audit.legacy_secret.as_deref(), "SECRET")
-            .namespace(case.namespace())
-            .words(&["-o", "jsonpath={.metadata.labels}"]),
-    )]
-}
 
 fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![

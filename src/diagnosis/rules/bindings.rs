@@ -95,7 +95,10 @@ not match server's copy\"). A TokenRequest token bound to a Secret (kubectl crea
     confirm: Steps::For(|case| {
         read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
     }),
-    fix: Steps::For(secret_fix),
+    fix: Steps::Run(
+        "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
+        super::commands::create_token,
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
         "pkg/serviceaccount/claims.go",
@@ -146,7 +149,19 @@ kubernetes.io/legacy-token-invalid-since; from then on kube-apiserver rejects th
 and a year later the Secret is deleted. A Secret whose data.token was regenerated gives \
 \"Token does not match server's copy\". Legacy tokens never expire otherwise, so old \
 automation is what hits this.",
-    confirm: Steps::For(legacy_confirm),
+    confirm: Steps::Run(
+        "whether the Secret carries the cleaner's label (and since when)",
+        |case| {
+            Command::kubectl()
+                .words(&["get", "secret"])
+                .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
+                .namespace(case.namespace())
+                .words(&[
+                    "-o",
+                    "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
+                ])
+        },
+    ),
     fix: Steps::For(legacy_fix),
     sources: &[
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
@@ -249,13 +264,6 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
     ]
 }
 
-fn secret_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
-        super::commands::create_token(case),
-    )]
-}
-
 fn node_confirm(case: &Case<'_>) -> Vec<NextStep> {
     read_step(case, BindingKind::Node, "NODE", "read the live Node")
 }
@@ -266,20 +274,6 @@ fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
         super::commands::create_token(case)
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
             .value(None, "NODE"),
-    )]
-}
-
-fn legacy_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "whether the Secret carries the cleaner's label (and since when)",
-        Command::kubectl()
-            .words(&["get", "secret"])
-            .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-            .namespace(case.namespace())
-            .words(&[
-                "-o",
-                "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
-            ]),
     )]
 }
 

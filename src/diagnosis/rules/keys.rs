@@ -100,7 +100,7 @@ The discovery document (/.well-known/openid-configuration) shows only the first 
 all configured issuers are accepted.",
     confirm: Steps::Run(
         "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
-        || Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+        |_| Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
     ),
     fix: Steps::Say(
         "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
@@ -139,7 +139,7 @@ well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the toke
 JWT for another system whose issuer no authenticator handles.",
     confirm: Steps::Run(
         "check it is one complete JWT meant for this cluster",
-        super::commands::decode_token,
+        |_| super::commands::decode_token(),
     ),
     fix: Steps::Say("send the token exactly as issued: no quotes, line breaks or base64 around it"),
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],

@@ -98,7 +98,7 @@ tokenAttributes with an API version older than credentialprovider.kubelet.k8s.io
 tokenAttributes without the KubeletServiceAccountTokenForCredentialProviders feature gate, \
 a plugin binary directory or configuration file that does not exist, or a provider whose \
 name has no binary in that directory.",
-    confirm: Steps::Run("the kubelet's own words at start-up, on the node", || {
+    confirm: Steps::Run("the kubelet's own words at start-up, on the node", |_| {
         Command::new("journalctl")
             .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
             .pipe_into(Command::new("grep").words(&["CRI auth plugins"]))

@@ -57,7 +57,7 @@ cluster with a new issuer, a role in another account.",
     confirm: Steps::For(provider_confirm),
     fix: Steps::Run(
         "register the cluster's issuer as an IAM OIDC provider",
-        || {
+        |_| {
             Command::new("eksctl")
                 .words(&["utils", "associate-iam-oidc-provider", "--cluster"])
                 .value(None, "CLUSTER")
@@ -148,7 +148,7 @@ user-assigned managed identity whose federated credentials should admit it. AADS
 (\"Application with identifier 'ID' was not found in the directory\") means no such client \
 in that tenant: a resource ID or object ID given where the client ID belongs, another \
 tenant, or a deleted identity.",
-    confirm: Steps::Run("the ServiceAccount's client ID annotation", || {
+    confirm: Steps::Run("the ServiceAccount's client ID annotation", |_| {
         Command::kubectl()
             .words(&["get", "serviceaccount"])
             .value(None, "NAME")
@@ -176,7 +176,7 @@ with ResourceNotFoundException. An association made for another namespace or \
 ServiceAccount name, or in another cluster, answers the same.",
     confirm: Steps::Run(
         "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
-        || {
+        |_| {
             Command::new("aws")
                 .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
                 .value(None, "CLUSTER")

@@ -74,7 +74,7 @@ the two). Clusters that turn off the extended expiry of kubelet tokens \
 mounted token fail too: the diagnosis says so when the token shows it.",
     confirm: Steps::Run(
         "decode the token the client actually sends and compare its exp",
-        super::commands::decode_token,
+        |_| super::commands::decode_token(),
     ),
     fix: Steps::For(expired_fix),
     sources: &[

@@ -63,20 +63,16 @@ was never judged.
 
 In a pod, the cluster CA is mounted next to the token (ca.crt); from a laptop it is in the \
 kubeconfig (certificate-authority-data).",
-    confirm: Steps::For(untrusted_confirm),
+    confirm: Steps::Run(
+        "who issued the certificate the server presents (compare with your CA)",
+        |case| openssl(case, &["-noout", "-issuer", "-subject"]),
+    ),
     fix: Steps::For(untrusted_fix),
     sources: &[
         "rustls / webpki UnknownIssuer",
         "Go crypto/x509 UnknownAuthorityError",
     ],
 };
-
-fn untrusted_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "who issued the certificate the server presents (compare with your CA)",
-        openssl(case, &["-noout", "-issuer", "-subject"]),
-    )]
-}
 
 fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
     if let Some(step) = checker_trust(case) {
@@ -105,20 +101,15 @@ pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
 The certificate is trusted but issued for other names: the client connected by an IP or \
 host name that is not among its subject alternative names (a load balancer's address, a \
 node IP, a new DNS name). Nothing was sent.",
-    confirm: Steps::For(name_confirm),
+    confirm: Steps::Run("the names and IPs the certificate is valid for", |case| {
+        openssl(case, &["-noout", "-ext", "subjectAltName"])
+    }),
     fix: Steps::For(name_fix),
     sources: &[
         "rustls / webpki NotValidForName",
         "Go crypto/x509 HostnameError",
     ],
 };
-
-fn name_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the names and IPs the certificate is valid for",
-        openssl(case, &["-noout", "-ext", "subjectAltName"]),
-    )]
-}
 
 fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![checker_trust(case).unwrap_or_else(|| NextStep::say(
@@ -186,19 +177,14 @@ pub const TLS_OTHER: CauseDef = CauseDef {
 The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
 different service), a proxy may be in between, or client and server share no protocol \
 version or cipher. Nothing was sent.",
-    confirm: Steps::For(other_tls_confirm),
+    confirm: Steps::Run("see what the port answers during the handshake", |case| {
+        openssl(case, &["-noout", "-subject"])
+    }),
     fix: Steps::Say(
         "check that the URL's port is the API server's TLS port and that no proxy terminates or alters TLS in between",
     ),
     sources: &["rustls"],
 };
-
-fn other_tls_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see what the port answers during the handshake",
-        openssl(case, &["-noout", "-subject"]),
-    )]
-}
 
 pub const DNS_FAILURE: CauseDef = CauseDef {
     code: "dns-failure",
@@ -213,7 +199,7 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::Run("inside a pod, check the cluster DNS is running", || {
+    confirm: Steps::Run("inside a pod, check the cluster DNS is running", |_| {
         Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"])
     }),
     fix: Steps::For(dns_fix),
@@ -240,10 +226,9 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::Run(
-        "the server URL the client uses",
-        super::commands::kubeconfig_server,
-    ),
+    confirm: Steps::Run("the server URL the client uses", |_| {
+        super::commands::kubeconfig_server()
+    }),
     fix: Steps::For(refused_fix),
     sources: &["Go net: connection refused"],
 };
@@ -269,7 +254,7 @@ kubelet (exec, logs, port-forward) or to an admission webhook. The address to ch
 that one; the token was accepted.",
     confirm: Steps::Run(
         "ask the API server whether it is ready (from somewhere that reaches it)",
-        || Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+        |_| Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
     ),
     fix: Steps::For(timeout_fix),
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
