@@ -35,7 +35,9 @@ request and rejects the token when it is gone (serviceaccounts \"NAME\" not foun
 been terminating for more than 60 s (\"service account NAMESPACE/NAME has been \
 deleted\"). Typical causes: a namespace or Helm release deleted and redeployed, GitOps \
 pruning, a cleanup job.",
-    confirm: Steps::For(sa_confirm),
+    confirm: Steps::Run("read the live ServiceAccount", |case| {
+        uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
+    }),
     fix: Steps::For(sa_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
@@ -58,7 +60,9 @@ them against the new object (it may keep failing until the pod is restarted).
 
 Find what deleted it (GitOps prune, a Helm upgrade with replace, namespace cleanup) so it \
 does not happen again.",
-    confirm: Steps::For(sa_confirm),
+    confirm: Steps::Run("read the live ServiceAccount", |case| {
+        uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
+    }),
     fix: Steps::For(sa_fix),
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (UID check)"],
 };
@@ -75,7 +79,9 @@ its deletion is more than 60 s old (\"service account token has been invalidated
 \"pod UID (NEW) does not match service account pod ref claim (OLD)\" for a pod recreated \
 under the same name, as StatefulSets do). A token copied out of a pod (into a CI \
 variable, another pod, a laptop) dies with that pod.",
-    confirm: Steps::For(|case| read_step(case, BindingKind::Pod, "POD", "read the live pod")),
+    confirm: Steps::Run("read the live pod", |case| {
+        uid_command(case, BindingKind::Pod, "POD")
+    }),
     fix: Steps::Say(
         "use the token mounted in the running pod; a client that copied a token out of a pod must read it again from the current pod",
     ),
@@ -92,8 +98,8 @@ A legacy token lives in a kubernetes.io/service-account-token Secret and dies wh
 Secret is deleted (\"Token has been invalidated\"; a regenerated Secret gives \"Token does \
 not match server's copy\"). A TokenRequest token bound to a Secret (kubectl create token \
 --bound-object-kind Secret) dies with that Secret's name and uid.",
-    confirm: Steps::For(|case| {
-        read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
+    confirm: Steps::Run("read the live Secret", |case| {
+        uid_command(case, BindingKind::Secret, "SECRET")
     }),
     fix: Steps::Run(
         "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
@@ -115,7 +121,9 @@ Tokens bound to a Node object (kubectl create token --bound-object-kind Node, 1.
 checked against that Node: when it is deleted, the token is rejected (\"service account \
 token has been invalidated\"). Autoscalers delete and create nodes all the time, so a \
 node-bound token has the lifetime of its node.",
-    confirm: Steps::For(node_confirm),
+    confirm: Steps::Run("read the live Node", |case| {
+        uid_command(case, BindingKind::Node, "NODE")
+    }),
     fix: Steps::For(node_fix),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref, ServiceAccountTokenNodeBinding)",
@@ -132,7 +140,9 @@ A node that leaves and joins again under the same name is a new Node object with
 uid; tokens bound to the old one fail with \"node UID (NEW) does not match service account \
 node ref claim (OLD)\" on servers that validate node bindings \
 (ServiceAccountTokenNodeBindingValidation, on by default since 1.32).",
-    confirm: Steps::For(node_confirm),
+    confirm: Steps::Run("read the live Node", |case| {
+        uid_command(case, BindingKind::Node, "NODE")
+    }),
     fix: Steps::For(node_fix),
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref)"],
 };
@@ -209,7 +219,10 @@ pub fn claimed(claims: &Claims, kind: BindingKind) -> Option<ObjectRef> {
 }
 
 /// `kubectl get KIND NAME [-n NS] -o jsonpath={.metadata.uid}`, and what its
-/// output means against the token's claim.
+/// output means against the token's claim: each binding's confirming read
+/// (kept even when a read settled it: the same failure gets the same steps
+/// whichever subcommand saw it, and this one is the check a person repeats
+/// after the fix).
 fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command {
     let (name, uid) = named(case, kind);
     let mut c = Command::kubectl()
@@ -230,22 +243,6 @@ fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command
     }
 }
 
-/// The confirming read (kept even when a read settled it: the same failure
-/// gets the same steps whichever subcommand saw it, and this one is the check
-/// a person repeats after the fix).
-fn read_step(case: &Case<'_>, kind: BindingKind, placeholder: &str, why: &str) -> Vec<NextStep> {
-    vec![NextStep::run(why, uid_command(case, kind, placeholder))]
-}
-
-fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(
-        case,
-        BindingKind::ServiceAccount,
-        "SERVICE_ACCOUNT",
-        "read the live ServiceAccount",
-    )
-}
-
 fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::say(
@@ -262,10 +259,6 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
             "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
         ),
     ]
-}
-
-fn node_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Node, "NODE", "read the live Node")
 }
 
 fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
