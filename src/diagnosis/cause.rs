@@ -57,6 +57,8 @@ pub enum Steps {
     /// One step, its words the same for every case, its command filled in
     /// from the case.
     Run(&'static str, fn(&Case<'_>) -> Command),
+    /// These steps, in order.
+    All(&'static [Steps]),
     /// Steps filled in from the case (placeholders where unknown).
     For(fn(&Case<'_>) -> Vec<NextStep>),
 }
@@ -68,6 +70,7 @@ impl Steps {
             Steps::None => Vec::new(),
             Steps::Say(why) => vec![NextStep::say(why)],
             Steps::Run(why, command) => vec![NextStep::run(why, command(case))],
+            Steps::All(steps) => steps.iter().flat_map(|s| s.for_case(case)).collect(),
             Steps::For(steps) => steps(case),
         }
     }

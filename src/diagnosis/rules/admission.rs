@@ -129,24 +129,22 @@ namespace's level; RBAC and tokens have nothing to do with it.",
                 .word("--show-labels")
         },
     ),
-    fix: Steps::For(pss_fix),
-    sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
-};
-
-fn pss_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::say(
+    fix: Steps::All(&[
+        Steps::Say(
             "set what the message lists in the pod's securityContext (allowPrivilegeEscalation: false, capabilities.drop: [ALL], runAsNonRoot: true, seccompProfile.type: RuntimeDefault)",
         ),
-        NextStep::run(
+        Steps::Run(
             "or, for a workload that needs more, enforce a lower level on its namespace",
-            Command::kubectl()
-                .words(&["label", "namespace"])
-                .value(case.namespace(), "NAMESPACE")
-                .words(&["pod-security.kubernetes.io/enforce=baseline", "--overwrite"]),
+            |case| {
+                Command::kubectl()
+                    .words(&["label", "namespace"])
+                    .value(case.namespace(), "NAMESPACE")
+                    .words(&["pod-security.kubernetes.io/enforce=baseline", "--overwrite"])
+            },
         ),
-    ]
-}
+    ]),
+    sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
+};
 
 pub const NODE_RESTRICTION_DENIED: CauseDef = CauseDef {
     code: "node-restriction-denied",
@@ -170,24 +168,22 @@ No token was rejected and RBAC cannot grant this: the limit is admission's.",
             .value(None, "NODE")
             .word("--show-labels")
     }),
-    fix: Steps::For(nr_fix),
-    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
-};
-
-fn nr_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
+    fix: Steps::All(&[
+        Steps::Run(
             "set a reserved label with an administrator's credentials, not the kubelet's (or use kubelet --node-labels with an allowed prefix)",
-            Command::kubectl()
-                .words(&["label", "node"])
-                .value(None, "NODE")
-                .value(None, "KEY=VALUE"),
+            |_| {
+                Command::kubectl()
+                    .words(&["label", "node"])
+                    .value(None, "NODE")
+                    .value(None, "KEY=VALUE")
+            },
         ),
-        NextStep::say(
+        Steps::Say(
             "a bound-object UID mismatch clears when the kubelet picks up the recreated pod; delete the pod if it persists",
         ),
-    ]
-}
+    ]),
+    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
+};
 
 pub const WEBHOOK_DENIED: CauseDef = CauseDef {
     code: "webhook-denied",

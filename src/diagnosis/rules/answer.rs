@@ -71,7 +71,15 @@ projected tokens then gets. A create (POST to a collection) that gets 404 is the
 there is no object yet that could be missing.
 
 Authentication and authorization passed; the token is fine.",
-    confirm: Steps::For(not_served_confirm),
+    confirm: Steps::All(&[
+        Steps::Run("the groups and versions this server serves", |_| {
+            Command::kubectl().word("api-versions")
+        }),
+        Steps::Run(
+            "client and server versions (a client far from the server asks for APIs it does not have)",
+            |_| Command::kubectl().word("version"),
+        ),
+    ]),
     fix: Steps::Say(
         "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
     ),
@@ -80,19 +88,6 @@ Authentication and authorization passed; the token is fine.",
         "k8s.io/apiserver pkg/server/mux (NotFoundHandler)",
     ],
 };
-
-fn not_served_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "the groups and versions this server serves",
-            Command::kubectl().word("api-versions"),
-        ),
-        NextStep::run(
-            "client and server versions (a client far from the server asks for APIs it does not have)",
-            Command::kubectl().word("version"),
-        ),
-    ]
-}
 
 pub const REDIRECTED: CauseDef = CauseDef {
     code: "redirected",

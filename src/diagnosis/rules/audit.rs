@@ -8,7 +8,7 @@ use crate::diagnosis::case::{Case, Degradation};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::timefmt::human_seconds;
@@ -70,24 +70,15 @@ delete the Secret.",
             .namespace(case.namespace())
             .words(&["-o", "jsonpath={.metadata.labels}"]),
 ),
-    fix: Steps::For(legacy_fix),
+    fix: Steps::All(&[
+Steps::Run("give the client a bound token instead: a pod's projected token, or a TokenRequest", super::commands::create_token),
+Steps::Say("then delete the Secret, so nothing keeps depending on a token that never expires"),
+]),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go (legacy-token audit annotations, last-used label)",
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
     ],
 };
-
-fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "give the client a bound token instead: a pod's projected token, or a TokenRequest",
-            super::commands::create_token(case),
-        ),
-        NextStep::say(
-            "then delete the Secret, so nothing keeps depending on a token that never expires",
-        ),
-    ]
-}
 
 /// Stale tokens, legacy tokens still in use, and the audit facts that name
 /// no cause by themselves.

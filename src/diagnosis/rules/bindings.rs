@@ -172,7 +172,22 @@ automation is what hits this.",
                 ])
         },
     ),
-    fix: Steps::For(legacy_fix),
+    fix: Steps::All(&[
+        Steps::Run(
+            "move the client to a TokenRequest token (projected volume, or kubectl create token)",
+            super::commands::create_token,
+        ),
+        Steps::Run(
+            "or, to allow the old token for now, remove the label",
+            |case| {
+                Command::kubectl()
+                    .words(&["label", "secret"])
+                    .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
+                    .namespace(case.namespace())
+                    .word(&format!("{INVALID_SINCE_LABEL}-"))
+            },
+        ),
+    ]),
     sources: &[
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
@@ -268,23 +283,6 @@ fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
             .value(None, "NODE"),
     )]
-}
-
-fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "move the client to a TokenRequest token (projected volume, or kubectl create token)",
-            super::commands::create_token(case),
-        ),
-        NextStep::run(
-            "or, to allow the old token for now, remove the label",
-            Command::kubectl()
-                .words(&["label", "secret"])
-                .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-                .namespace(case.namespace())
-                .word(&format!("{INVALID_SINCE_LABEL}-")),
-        ),
-    ]
 }
 
 /// The causes a binding of this kind can be.

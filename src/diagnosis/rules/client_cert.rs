@@ -4,10 +4,9 @@
 //! valid`) and answers 401; no token is involved. The rule lives in
 //! `authn` (the reasons table maps the wordings); here are the definitions.
 
-use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 
 /// `kubectl config view` piped into `base64 -d | openssl x509 …`: the
 /// kubeconfig's client certificate, read.
@@ -32,24 +31,20 @@ last a year; a node whose clock is far off sees fresh certificates as not yet va
         "the validity of the kubeconfig's client certificate (compare with the server's date)",
         |_| kubeconfig_cert(&["-noout", "-dates", "-subject"]),
     ),
-    fix: Steps::For(expired_fix),
+    fix: Steps::All(&[
+        Steps::Run(
+            "on a kubeadm control plane, see which certificates expire and renew them",
+            |_| Command::new("kubeadm").words(&["certs", "check-expiration"]),
+        ),
+        Steps::Say(
+            "then use a kubeconfig with the renewed certificate; if the certificate is valid, the server's clock is off: fix time sync",
+        ),
+    ]),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/x509/x509.go",
         "Go crypto/x509 CertificateInvalidError (Expired)",
     ],
 };
-
-fn expired_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "on a kubeadm control plane, see which certificates expire and renew them",
-            Command::new("kubeadm").words(&["certs", "check-expiration"]),
-        ),
-        NextStep::say(
-            "then use a kubeconfig with the renewed certificate; if the certificate is valid, the server's clock is off: fix time sync",
-        ),
-    ]
-}
 
 pub const CLIENT_CERTIFICATE_UNTRUSTED: CauseDef = CauseDef {
     code: "client-certificate-untrusted",

@@ -76,7 +76,15 @@ mounted token fail too: the diagnosis says so when the token shows it.",
         "decode the token the client actually sends and compare its exp",
         |_| super::commands::decode_token(),
     ),
-    fix: Steps::For(expired_fix),
+    fix: Steps::All(&[
+        Steps::Say(
+            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
+        ),
+        Steps::Run(
+            "outside a pod, mint a fresh token (a longer --duration if needed)",
+            super::commands::create_token,
+        ),
+    ]),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
@@ -135,18 +143,6 @@ fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
         ),
         NextStep::say(
             "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
-        ),
-    ]
-}
-
-fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::say(
-            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
-        ),
-        NextStep::run(
-            "outside a pod, mint a fresh token (a longer --duration if needed)",
-            super::commands::create_token(case),
         ),
     ]
 }
