@@ -95,7 +95,7 @@ system:anonymous (group system:unauthenticated), and authorisation (RBAC) does n
 this request. Anonymous requests may do what roles bound to system:anonymous or \
 system:unauthenticated allow: by default only /version and the health endpoints \
 (system:public-info-viewer).",
-    confirm: Steps::For(anonymous_confirm),
+    confirm: ANONYMOUS_CONFIRM,
     fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -114,7 +114,7 @@ anonymous request gets. A 401 to a request that carried no credentials means ano
 authentication is off (--anonymous-auth=false, or an AuthenticationConfiguration that \
 allows anonymous requests only on other paths): this server refuses anonymous requests, \
 and only a token or a client certificate gets an answer.",
-    confirm: Steps::For(anonymous_confirm),
+    confirm: ANONYMOUS_CONFIRM,
     fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -122,12 +122,10 @@ and only a token or a client certificate gets an answer.",
     ],
 };
 
-fn anonymous_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
-        super::commands::curl_version(case, &[]),
-    )]
-}
+const ANONYMOUS_CONFIRM: Steps = Steps::Run(
+    "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
+    |case| super::commands::curl_version(case, &[]),
+);
 
 /// Anonymous 403s, and 401s whose request carried no credentials.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {

@@ -15,7 +15,7 @@ use crate::diagnosis::case::{
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::claims::{Claims, ObjectRef};
@@ -23,6 +23,14 @@ use crate::token::{Binding, TokenKind};
 
 /// The label the legacy token cleaner (1.29+) puts on a Secret it invalidated.
 pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
+
+const SA_CONFIRM: Steps = Steps::Run("read the live ServiceAccount", |case| {
+    uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
+});
+
+const NODE_CONFIRM: Steps = Steps::Run("read the live Node", |case| {
+    uid_command(case, BindingKind::Node, "NODE")
+});
 
 pub const SERVICE_ACCOUNT_DELETED: CauseDef = CauseDef {
     code: "service-account-deleted",
@@ -35,10 +43,8 @@ request and rejects the token when it is gone (serviceaccounts \"NAME\" not foun
 been terminating for more than 60 s (\"service account NAMESPACE/NAME has been \
 deleted\"). Typical causes: a namespace or Helm release deleted and redeployed, GitOps \
 pruning, a cleanup job.",
-    confirm: Steps::Run("read the live ServiceAccount", |case| {
-        uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
-    }),
-    fix: Steps::For(sa_fix),
+    confirm: SA_CONFIRM,
+    fix: SA_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
         "pkg/serviceaccount/legacy.go",
@@ -60,10 +66,8 @@ them against the new object (it may keep failing until the pod is restarted).
 
 Find what deleted it (GitOps prune, a Helm upgrade with replace, namespace cleanup) so it \
 does not happen again.",
-    confirm: Steps::Run("read the live ServiceAccount", |case| {
-        uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
-    }),
-    fix: Steps::For(sa_fix),
+    confirm: SA_CONFIRM,
+    fix: SA_FIX,
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (UID check)"],
 };
 
@@ -121,10 +125,8 @@ Tokens bound to a Node object (kubectl create token --bound-object-kind Node, 1.
 checked against that Node: when it is deleted, the token is rejected (\"service account \
 token has been invalidated\"). Autoscalers delete and create nodes all the time, so a \
 node-bound token has the lifetime of its node.",
-    confirm: Steps::Run("read the live Node", |case| {
-        uid_command(case, BindingKind::Node, "NODE")
-    }),
-    fix: Steps::For(node_fix),
+    confirm: NODE_CONFIRM,
+    fix: NODE_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref, ServiceAccountTokenNodeBinding)",
     ],
@@ -140,10 +142,8 @@ A node that leaves and joins again under the same name is a new Node object with
 uid; tokens bound to the old one fail with \"node UID (NEW) does not match service account \
 node ref claim (OLD)\" on servers that validate node bindings \
 (ServiceAccountTokenNodeBindingValidation, on by default since 1.32).",
-    confirm: Steps::Run("read the live Node", |case| {
-        uid_command(case, BindingKind::Node, "NODE")
-    }),
-    fix: Steps::For(node_fix),
+    confirm: NODE_CONFIRM,
+    fix: NODE_FIX,
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref)"],
 };
 
@@ -258,32 +258,28 @@ fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command
     }
 }
 
-fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::say(
-            "restart the workloads that use it, so the kubelet mints tokens for the current ServiceAccount (recreate the ServiceAccount first if it is gone)",
-        ),
-        NextStep::run(
-            "or mint a token for the current ServiceAccount",
-            super::commands::create_token_for(
-                case,
-                named(case, BindingKind::ServiceAccount).0.as_deref(),
-            ),
-        ),
-        NextStep::say(
-            "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
-        ),
-    ]
-}
-
-fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "mint a new token bound to a current node (or to a pod, which outlives no node either)",
+const SA_FIX: Steps = Steps::All(&[
+    Steps::Say(
+        "restart the workloads that use it, so the kubelet mints tokens for the current ServiceAccount (recreate the ServiceAccount first if it is gone)",
+    ),
+    Steps::Run("or mint a token for the current ServiceAccount", |case| {
+        super::commands::create_token_for(
+            case,
+            named(case, BindingKind::ServiceAccount).0.as_deref(),
+        )
+    }),
+    Steps::Say(
+        "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
+    ),
+]);
+const NODE_FIX: Steps = Steps::Run(
+    "mint a new token bound to a current node (or to a pod, which outlives no node either)",
+    |case| {
         super::commands::create_token(case)
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
-            .value(None, "NODE"),
-    )]
-}
+            .value(None, "NODE")
+    },
+);
 
 /// The causes a binding of this kind can be.
 fn causes_of(kind: BindingKind, legacy: bool) -> &'static [Cause] {

@@ -56,8 +56,8 @@ excludeFromOidcDiscovery, which kube-apiserver still verifies with but does not 
 a kid missing from /openid/v1/jwks is then only a medium-confidence key mismatch. While \
 the signer is unreachable kube-apiserver mints no tokens: the kubelet keeps the mounted \
 tokens it has until they expire.",
-    confirm: Steps::For(key_confirm),
-    fix: Steps::For(key_fix),
+    confirm: KEY_CONFIRM,
+    fix: KEY_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
         "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
@@ -75,8 +75,8 @@ pub const SIGNATURE_INVALID: CauseDef = CauseDef {
 The signature does not verify with any key the API server has: the token was altered (a \
 truncated or re-encoded copy, a tampered payload), or it was signed by a key that reuses \
 a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
-    confirm: Steps::For(key_confirm),
-    fix: Steps::For(key_fix),
+    confirm: KEY_CONFIRM,
+    fix: KEY_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go",
         "go-jose v2 ErrCryptoFailure",
@@ -156,25 +156,20 @@ pub(crate) fn verify_against_published_keys() -> Command {
         )
 }
 
-fn key_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "verify the token against the keys the cluster publishes (the kid must be listed)",
-        verify_against_published_keys(),
-    )]
-}
+const KEY_CONFIRM: Steps = Steps::Run(
+    "verify the token against the keys the cluster publishes (the kid must be listed)",
+    |_| verify_against_published_keys(),
+);
 
-fn key_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "get a token from this cluster's current key (in a pod: delete the pod)",
-            super::commands::create_token(case),
-        ),
-        NextStep::say(
-            "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
-        ),
-    ]
-}
-
+const KEY_FIX: Steps = Steps::All(&[
+    Steps::Run(
+        "get a token from this cluster's current key (in a pod: delete the pod)",
+        super::commands::create_token,
+    ),
+    Steps::Say(
+        "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
+    ),
+]);
 /// A checker that reviewed the token for audiences of its own (istiod's
 /// istio-ca, Vault's role audience): who, and what it asked for.
 fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> {

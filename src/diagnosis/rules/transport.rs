@@ -126,17 +126,15 @@ pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
 The certificate's notAfter is in the past on the client's clock: the API server \
 certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
 far ahead. Nothing was sent.",
-    confirm: Steps::For(expired_cert_confirm),
+    confirm: EXPIRED_CERT_CONFIRM,
     fix: Steps::For(expired_cert_fix),
     sources: &["rustls / webpki CertExpired"],
 };
 
-fn expired_cert_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the certificate's validity dates (and check this machine's clock: date -u)",
-        openssl(case, &["-noout", "-dates"]),
-    )]
-}
+const EXPIRED_CERT_CONFIRM: Steps = Steps::Run(
+    "the certificate's validity dates (and check this machine's clock: date -u)",
+    |case| openssl(case, &["-noout", "-dates"]),
+);
 
 fn expired_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![onward_trust(case).unwrap_or_else(|| NextStep::run(
@@ -154,7 +152,7 @@ pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
 The certificate's notBefore is in the future on the client's clock: the client's clock is \
 behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
 between the client and the machine that issued the certificate. Nothing was sent.",
-    confirm: Steps::For(expired_cert_confirm),
+    confirm: EXPIRED_CERT_CONFIRM,
     fix: Steps::For(not_yet_cert_fix),
     sources: &["rustls / webpki CertNotValidYet"],
 };
