@@ -14,7 +14,6 @@ use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::NextStep;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -31,7 +30,10 @@ anonymous. So system:anonymous in a 403 means the Authorization header did not a
 \"Bearer <token>\": the client sent none (wrong kubeconfig user, empty token file, the \
 token read before it was mounted), sent it malformed (two spaces after Bearer, a newline \
 inside), or a proxy or ingress removed it on the way.",
-    confirm: Steps::For(confirm),
+    confirm: Steps::Run(
+        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
+        |case| super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
+    ),
     fix: Steps::Say(
         "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
     ),
@@ -40,13 +42,6 @@ inside), or a proxy or ingress removed it on the way.",
         "k8s.io/apiserver pkg/authentication/request/anonymous",
     ],
 };
-
-fn confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
-        super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
-    )]
-}
 
 pub const KUBELET_TOKEN_NOT_REVIEWED: CauseDef = CauseDef {
     code: "kubelet-token-not-reviewed",
@@ -134,10 +129,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     match case.classification() {
         C::Forbidden => {
-            let anonymous = match case.forbidden() {
-                Some(d) => d.is_anonymous(),
-                None => case.user.as_deref() == Some(ANONYMOUS),
-            };
+            let anonymous = case
+                .forbidden()
+                .map_or(case.user.as_deref() == Some(ANONYMOUS), |d| {
+                    d.is_anonymous()
+                });
             if !anonymous {
                 return;
             }
