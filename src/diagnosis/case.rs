@@ -11,7 +11,7 @@ use strum::{IntoStaticStr, VariantArray};
 use super::cause::Cause;
 use super::classification::Classification;
 use super::extract::denial::Denial;
-use super::forbidden::Forbidden;
+use super::forbidden::{Forbidden, service_account_of};
 use super::reasons::AuthReason;
 use super::support::Support;
 use super::wordings::{JwtRejection, NodeAudienceRefusal};
@@ -98,14 +98,7 @@ impl Case<'_> {
         self.token
             .and_then(|t| t.claims.namespace())
             .or_else(|| self.request.as_ref()?.namespace.as_deref())
-            .or_else(|| {
-                let user = self.user.as_deref()?;
-                Some(
-                    user.strip_prefix("system:serviceaccount:")?
-                        .split_once(':')?
-                        .0,
-                )
-            })
+            .or_else(|| Some(service_account_of(self.user.as_deref()?)?.0))
     }
 
     /// The ServiceAccount name the token (or the 403's user) names.
@@ -113,13 +106,7 @@ impl Case<'_> {
         self.token
             .and_then(|t| t.claims.service_account())
             .and_then(|s| s.name)
-            .or_else(|| {
-                let user = self.user.as_deref()?;
-                let (_, name) = user
-                    .strip_prefix("system:serviceaccount:")?
-                    .split_once(':')?;
-                Some(name.to_owned())
-            })
+            .or_else(|| Some(service_account_of(self.user.as_deref()?)?.1.to_owned()))
     }
 
     /// Reads once what the answer's message and the server's reasons say,
@@ -237,7 +224,7 @@ impl Answer {
             Answer::Access(_) => Classification::Forbidden,
             Answer::Rejected => Classification::Unauthorized,
             Answer::Authenticated(_) => Classification::Ok,
-            Answer::Transport(t) if t.is_tls() => Classification::TlsError,
+            Answer::Transport(t) if t.cause.is_tls() => Classification::TlsError,
             Answer::Transport(_) => Classification::NetworkError,
             Answer::CheckerFailed(_) => Classification::CheckerFailure,
             Answer::ServerFailed(_) => Classification::ServerConfig,
@@ -528,6 +515,18 @@ impl RequestInfo {
         *self == RequestInfo::default()
     }
 
+    /// `resource[.group][/subresource]`, as `kubectl create role --resource` takes it.
+    pub fn qualified_resource(&self, with_subresource: bool) -> String {
+        let mut qualified = self.resource.clone().unwrap_or_default();
+        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
+            qualified = format!("{qualified}.{group}");
+        }
+        if with_subresource && let Some(sub) = &self.subresource {
+            qualified = format!("{qualified}/{sub}");
+        }
+        qualified
+    }
+
     /// What was asked, in words: `list pods in namespace "shop"`,
     /// `get nodes at the cluster scope`, `get path /healthz`.
     pub fn describe(&self) -> String {
@@ -535,13 +534,7 @@ impl RequestInfo {
         if let Some(path) = &self.path {
             return format!("{verb} path {path}");
         }
-        let mut what = self.resource.clone().unwrap_or_default();
-        if let Some(group) = self.api_group.as_deref().filter(|g| !g.is_empty()) {
-            what = format!("{what}.{group}");
-        }
-        if let Some(sub) = &self.subresource {
-            what = format!("{what}/{sub}");
-        }
+        let mut what = self.qualified_resource(true);
         if let Some(name) = &self.name {
             what = format!("{what} {name:?}");
         }
@@ -858,18 +851,4 @@ pub struct TransportFailure {
     /// or is not yet valid` without the times: an expired certificate, or a
     /// clock off), most likely first.
     pub also: Vec<Cause>,
-}
-
-impl TransportFailure {
-    /// A TLS handshake failure.
-    pub fn is_tls(&self) -> bool {
-        matches!(
-            self.cause,
-            Cause::TlsUntrustedCa
-                | Cause::TlsNameMismatch
-                | Cause::TlsCertificateExpired
-                | Cause::TlsCertificateNotYetValid
-                | Cause::TlsOther
-        )
-    }
 }

@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use super::case::Case;
 use super::classification::Classification;
-use super::next::NextStep;
+use super::next::{Command, NextStep};
 use super::rules;
 use crate::wire::string_codes;
 
@@ -54,6 +54,11 @@ pub enum Steps {
     None,
     /// One step in words, the same for every case.
     Say(&'static str),
+    /// One step, its words the same for every case, its command filled in
+    /// from the case.
+    Run(&'static str, fn(&Case<'_>) -> Command),
+    /// These steps, in order.
+    All(&'static [Steps]),
     /// Steps filled in from the case (placeholders where unknown).
     For(fn(&Case<'_>) -> Vec<NextStep>),
 }
@@ -64,6 +69,8 @@ impl Steps {
         match self {
             Steps::None => Vec::new(),
             Steps::Say(why) => vec![NextStep::say(why)],
+            Steps::Run(why, command) => vec![NextStep::run(why, command(case))],
+            Steps::All(steps) => steps.iter().flat_map(|s| s.for_case(case)).collect(),
             Steps::For(steps) => steps(case),
         }
     }
@@ -167,6 +174,18 @@ impl Cause {
     /// The one-line summary.
     pub fn summary(self) -> &'static str {
         self.def().summary
+    }
+
+    /// A TLS handshake failure.
+    pub fn is_tls(self) -> bool {
+        matches!(
+            self,
+            Cause::TlsUntrustedCa
+                | Cause::TlsNameMismatch
+                | Cause::TlsCertificateExpired
+                | Cause::TlsCertificateNotYetValid
+                | Cause::TlsOther
+        )
     }
 }
 

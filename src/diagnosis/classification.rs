@@ -50,18 +50,12 @@ string_codes!(Classification);
 impl Classification {
     /// The classifications one request (or one logged event) can have: all but
     /// `replica-dependent`, which describes a whole `probe --all-endpoints` run.
-    pub const PER_REQUEST: [Classification; 10] = [
-        Classification::Ok,
-        Classification::NotFound,
-        Classification::Forbidden,
-        Classification::Unauthorized,
-        Classification::OtherStatus,
-        Classification::NotKubernetes,
-        Classification::TlsError,
-        Classification::NetworkError,
-        Classification::CheckerFailure,
-        Classification::ServerConfig,
-    ];
+    pub fn per_request() -> impl Iterator<Item = Classification> {
+        Classification::VARIANTS
+            .iter()
+            .copied()
+            .filter(|c| *c != Classification::ReplicaDependent)
+    }
 
     /// From a kube-apiserver HTTP status code.
     pub fn from_status(status: u16) -> Self {
@@ -101,9 +95,9 @@ impl Classification {
         match self {
             Classification::ReplicaDependent => 9,
             Classification::Unauthorized => 8,
-            Classification::Forbidden => 7,
-            Classification::CheckerFailure => 7,
-            Classification::ServerConfig => 7,
+            Classification::Forbidden
+            | Classification::CheckerFailure
+            | Classification::ServerConfig => 7,
             Classification::NotKubernetes => 6,
             Classification::TlsError => 5,
             Classification::NetworkError => 4,

@@ -99,6 +99,11 @@ impl Escalation {
 /// The username of anonymous requests: no token (or an empty one) reached the server.
 pub const ANONYMOUS: &str = "system:anonymous";
 
+/// `(namespace, name)` when `user` is a ServiceAccount's.
+pub fn service_account_of(user: &str) -> Option<(&str, &str)> {
+    user.strip_prefix("system:serviceaccount:")?.split_once(':')
+}
+
 impl Forbidden {
     /// Parses a 403 `message`; `None` if it does not follow the grammar.
     pub fn parse(message: &str) -> Option<Forbidden> {
@@ -211,10 +216,7 @@ impl Forbidden {
     /// The message kube-apiserver (1.12+) writes for this denial: the
     /// inverse of [`Forbidden::parse`], for a request seen many times.
     pub fn message(&self) -> String {
-        let mut prefix = self.request.resource.clone().unwrap_or_default();
-        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
-            prefix = format!("{prefix}.{group}");
-        }
+        let mut prefix = self.request.qualified_resource(false);
         if let Some(name) = &self.request.name {
             prefix = format!("{prefix} \"{name}\"");
         }
@@ -269,9 +271,7 @@ impl Forbidden {
 
     /// `(namespace, name)` when the user is a ServiceAccount.
     pub fn service_account(&self) -> Option<(&str, &str)> {
-        self.user
-            .strip_prefix("system:serviceaccount:")?
-            .split_once(':')
+        service_account_of(&self.user)
     }
 
     /// What granting exactly this request would give beyond it; `None` when
@@ -363,7 +363,7 @@ impl Forbidden {
         )
         .flag_value(
             "--resource",
-            Some(&self.qualified_resource(true)),
+            Some(&self.request.qualified_resource(true)),
             "RESOURCE",
         );
         if let Some(name) = &self.request.name {
@@ -382,18 +382,6 @@ impl Forbidden {
         vec![create, bind]
     }
 
-    /// `resource[.group][/subresource]`, as `kubectl create role --resource` takes it.
-    fn qualified_resource(&self, with_subresource: bool) -> String {
-        let mut qualified = self.request.resource.clone().unwrap_or_default();
-        if let Some(group) = self.request.api_group.as_deref().filter(|g| !g.is_empty()) {
-            qualified = format!("{qualified}.{group}");
-        }
-        if with_subresource && let Some(sub) = &self.request.subresource {
-            qualified = format!("{qualified}/{sub}");
-        }
-        qualified
-    }
-
     /// `kubectl auth can-i` for exactly this request, as this user: re-checks
     /// after a grant. A subresource goes in `--subresource` (kubectl reads
     /// `pods/log/NAME` as resource `pods` named `log/NAME`).
@@ -405,7 +393,7 @@ impl Forbidden {
             c = c.value(Some(path), "PATH");
         } else {
             self.request.resource.as_ref()?;
-            let mut target = self.qualified_resource(false);
+            let mut target = self.request.qualified_resource(false);
             if let Some(name) = &self.request.name {
                 target = format!("{target}/{name}");
             }

@@ -136,9 +136,7 @@ impl Findings {
             Some(found) => {
                 found.basis = found.basis.max(basis);
                 for s in support {
-                    if !found.support.contains(&s) {
-                        found.support.push(s);
-                    }
+                    push_new(&mut found.support, s);
                 }
             }
             None => self.found.push(Found {
@@ -163,17 +161,13 @@ impl Findings {
     /// A fact of the same input that contradicts `cause`: it lowers the
     /// cause one level, and is shown with it.
     pub fn contradict(&mut self, cause: Cause, why: Support) {
-        if !self.against.iter().any(|(c, s)| *c == cause && *s == why) {
-            self.against.push((cause, why));
-        }
+        push_new(&mut self.against, (cause, why));
     }
 
     /// More support for a cause already found (nothing if it was not).
     pub fn support(&mut self, cause: Cause, support: Support) {
-        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause)
-            && !found.support.contains(&support)
-        {
-            found.support.push(support);
+        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause) {
+            push_new(&mut found.support, support);
         }
     }
 
@@ -196,9 +190,7 @@ impl Findings {
 
     /// An API read showed `cause` is not it: guesses of it are dropped.
     pub fn rule_out(&mut self, cause: Cause) {
-        if !self.ruled_out.contains(&cause) {
-            self.ruled_out.push(cause);
-        }
+        push_new(&mut self.ruled_out, cause);
     }
 
     /// When these causes tie, this step tells them apart.
@@ -208,15 +200,13 @@ impl Findings {
 
     /// A fact about the case that supports no cause in particular.
     pub fn note(&mut self, support: Support) {
-        if !self.notes.contains(&support) {
-            self.notes.push(support);
-        }
+        push_new(&mut self.notes, support);
     }
 
     /// Merges and ranks: the one algorithm (see the module header).
     pub fn rank(self, case: &Case<'_>) -> Diagnosis {
         // Each cause's confidence under the policy, with what spoke against it.
-        let mut found: Vec<(Cause, Confidence, Basis, Vec<Support>)> = self
+        let mut found: Vec<Candidate> = self
             .found
             .iter()
             .map(|f| {
@@ -227,7 +217,7 @@ impl Findings {
                         .filter(|(c, _)| *c == f.cause)
                         .map(|(_, s)| s.clone()),
                 );
-                (f.cause, self.confidence_of_found(f), f.basis, support)
+                candidate(f.cause, self.confidence_of_found(f), f.basis, support, case)
             })
             .collect();
         let Findings {
@@ -236,79 +226,63 @@ impl Findings {
             notes,
             ..
         } = self;
-        found.retain(|(cause, conf, ..)| !(ruled_out.contains(cause) && *conf < Confidence::High));
+        found.retain(|c| !(ruled_out.contains(&c.cause) && c.confidence < Confidence::High));
         // Once a cause stands out, the "evidence does not say" guess goes; and
         // "nothing wrong" is the answer only when nothing else was found.
-        if found.iter().any(|(_, c, ..)| *c >= Confidence::Medium) {
-            found.retain(|(cause, conf, ..)| {
-                !(*cause == Cause::Unknown && *conf == Confidence::Low)
-            });
+        if found.iter().any(|c| c.confidence >= Confidence::Medium) {
+            found.retain(|c| !(c.cause == Cause::Unknown && c.confidence == Confidence::Low));
         }
         if found
             .iter()
-            .any(|(cause, c, ..)| *cause != Cause::None && *c >= Confidence::Medium)
+            .any(|c| c.cause != Cause::None && c.confidence >= Confidence::Medium)
         {
-            found.retain(|(cause, ..)| *cause != Cause::None);
+            found.retain(|c| c.cause != Cause::None);
         }
         // Stable: among equals the rule that spoke first (the more authoritative
         // source) stays first.
-        found.sort_by_key(|(_, conf, ..)| std::cmp::Reverse(*conf));
-        let classification = case.classification();
-        let top = found.first().map(|(_, c, ..)| *c);
-        let mut candidates: Vec<Candidate> = Vec::new();
-        match top {
+        found.sort_by_key(|c| std::cmp::Reverse(c.confidence));
+        let top = found.first().map(|c| c.confidence);
+        let candidates = match top {
             Some(top) if top >= Confidence::Medium => {
-                let tied = found.iter().filter(|(_, c, ..)| *c == top).count();
-                for (i, (cause, conf, basis, support)) in found.into_iter().enumerate() {
-                    // Two causes the best evidence fits equally: neither is certain.
-                    let conf = if tied > 1 && i < tied && conf == Confidence::High {
-                        conf.lowered()
-                    } else {
-                        conf
-                    };
-                    candidates.push(candidate(cause, conf, basis, support, case));
-                }
+                let tied = found.iter().filter(|c| c.confidence == top).count();
                 if tied > 1 {
-                    let causes: Vec<Cause> = candidates[..tied].iter().map(|c| c.cause).collect();
+                    // Two causes the best evidence fits equally: neither is certain.
+                    for c in &mut found[..tied] {
+                        if c.confidence == Confidence::High {
+                            c.confidence = c.confidence.lowered();
+                        }
+                    }
+                    let causes: Vec<Cause> = found[..tied].iter().map(|c| c.cause).collect();
                     let mut steps = discriminators(&causes, &tell_apart);
-                    steps.append(&mut candidates[0].next);
-                    candidates[0].next = dedup(steps);
+                    steps.append(&mut found[0].next);
+                    found[0].next = dedup(steps);
                 }
+                found
             }
             _ => {
                 // Nothing stands out: say so rather than promote a guess.
-                let mut unknown_support = Vec::new();
-                let mut guesses = Vec::new();
-                for (cause, conf, basis, support) in found {
-                    if cause == Cause::Unknown {
-                        unknown_support.extend(support);
-                    } else {
-                        guesses.push(candidate(
-                            cause,
-                            conf.min(Confidence::Low),
-                            basis,
-                            support,
-                            case,
-                        ));
-                    }
+                let (unknowns, mut guesses): (Vec<Candidate>, Vec<Candidate>) =
+                    found.into_iter().partition(|c| c.cause == Cause::Unknown);
+                for guess in &mut guesses {
+                    guess.confidence = guess.confidence.min(Confidence::Low);
                 }
+                let support = unknowns.into_iter().flat_map(|c| c.support).collect();
                 let mut unknown = candidate(
                     Cause::Unknown,
                     Confidence::Low,
                     Basis::Possible,
-                    unknown_support,
+                    support,
                     case,
                 );
                 let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
                 let mut steps = discriminators(&causes, &tell_apart);
                 steps.append(&mut unknown.next);
                 unknown.next = dedup(steps);
-                candidates.push(unknown);
-                candidates.extend(guesses);
+                std::iter::once(unknown).chain(guesses).collect()
             }
-        }
+        };
         Diagnosis {
-            classification,
+            classification: case.classification(),
             candidates,
             notes,
         }
@@ -342,13 +316,18 @@ fn discriminators(causes: &[Cause], tell_apart: &[(Vec<Cause>, NextStep)]) -> Ve
 }
 
 fn dedup(steps: Vec<NextStep>) -> Vec<NextStep> {
-    let mut out: Vec<NextStep> = Vec::with_capacity(steps.len());
+    let mut out = Vec::with_capacity(steps.len());
     for s in steps {
-        if !out.contains(&s) {
-            out.push(s);
-        }
+        push_new(&mut out, s);
     }
     out
+}
+
+/// Appends `item` unless an equal one is there already.
+fn push_new<T: PartialEq>(items: &mut Vec<T>, item: T) {
+    if !items.contains(&item) {
+        items.push(item);
+    }
 }
 
 /// Several servers' diagnoses as one: the worst class, with the candidates of
@@ -391,9 +370,7 @@ pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagno
                     m.confidence = m.confidence.max(c.confidence);
                     m.support.extend(support);
                     for step in &c.next {
-                        if !m.next.contains(step) {
-                            m.next.push(step.clone());
-                        }
+                        push_new(&mut m.next, step.clone());
                     }
                 }
                 None => candidates.push(Candidate {

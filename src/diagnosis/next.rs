@@ -42,7 +42,7 @@ impl NextStep {
 
 /// A command line as words, with an optional pipeline and what its output
 /// should show. In JSON it also carries `shell`, the line to paste.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Command {
     /// The words, unquoted (`["kubectl", "get", "serviceaccount", "web", …]`).
     pub argv: Vec<String>,
@@ -71,10 +71,7 @@ impl Command {
     pub fn new(program: &str) -> Self {
         Command {
             argv: vec![program.to_owned()],
-            pipe: Vec::new(),
-            output: None,
-            expect: None,
-            placeholders: false,
+            ..Command::default()
         }
     }
 

@@ -14,9 +14,8 @@
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
-//! Near 1,000 lines because the pattern table holds every wording of every
-//! version; its tests (one aggregate per wording) are in `reasons/tests.rs` and
-//! `explain`'s listing of the wordings in `reasons/listing.rs`.
+//! The pattern table holds every wording of every version; its tests are in
+//! `reasons/tests.rs` and `explain`'s listing of the wordings in `reasons/listing.rs`.
 
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -156,6 +155,19 @@ pub struct AuthReason {
 }
 
 impl AuthReason {
+    /// A message this parser does not know, kept verbatim.
+    fn unrecognised(message: &str) -> AuthReason {
+        AuthReason {
+            kind: ReasonKind::Unrecognised,
+            cause: Cause::Unknown,
+            era: "unknown",
+            message: message.to_owned(),
+            values: ReasonValues::default(),
+            jwt: None,
+            cut: false,
+        }
+    }
+
     /// Whether this is the loopback authenticator's `invalid bearer token`, which
     /// precedes every specific reason and adds nothing when one is present.
     pub fn is_generic(&self) -> bool {
@@ -199,13 +211,17 @@ type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
 /// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
 pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
 
+/// Each matcher carries the message's text as `explain` lists it (values as
+/// UPPERCASE placeholders; empty: not listed).
 enum Matcher {
     /// The whole message.
     Literal(&'static str),
     /// A known opening; the message runs to the next boundary.
     Prefix(&'static str),
-    /// A structured message.
-    Custom(Custom),
+    /// A uid mismatch, `<open>LIVE<mid>CLAIM)`, given in that shape.
+    Uid(&'static str),
+    /// A structured message, and its shape.
+    Custom(Custom, &'static str),
 }
 
 struct Pattern {
@@ -225,7 +241,7 @@ const fn p(kind: ReasonKind, cause: Cause, era: &'static str, matcher: Matcher) 
 }
 
 use crate::wire::string_codes;
-use Matcher::{Custom as C, Literal as L, Prefix as P};
+use Matcher::{Custom as C, Literal as L, Prefix as P, Uid as U};
 use ReasonKind as K;
 
 /// Every known message, most specific first where two share an opening.
@@ -256,8 +272,8 @@ const PATTERNS: &[Pattern] = &[
     p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2", L("square/go-jose/jwt: validation field, token issued in the future (iat)")),
     p(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose")),
     p(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose")),
-    p(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", C(issuer_invalid)),
-    p(K::AudienceInvalid, Cause::AudienceMismatch, "1.13+", C(audience_invalid)),
+    p(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", C(issuer_invalid, "token issuer \"ISSUER\" is invalid")),
+    p(K::AudienceInvalid, Cause::AudienceMismatch, "1.13+", C(audience_invalid, "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]")),
     p(K::AudienceNotMatched, Cause::AudienceMismatch, "all", P("unable to match the audience")),
     // The OIDC authenticator (oidc.go, go-oidc's verify.go) judging a token of
     // its issuer: only tokens whose iss is its issuer reach it.
@@ -270,22 +286,22 @@ const PATTERNS: &[Pattern] = &[
     p(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: verify token: oidc: id token issued by a different provider")),
     p(K::JoseError, Cause::TokenMalformed, OIDC_ERA, P("oidc: verify token: oidc: malformed jwt")),
     p(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: verify token: oidc: expected audience")),
-    p(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, C(jwt_authenticator_rule)),
+    p(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, C(jwt_authenticator_rule, "")),
     p(K::JwtAuthenticatorOther, Cause::JwtAuthenticatorRejected, OIDC_ERA, P("oidc: ")),
     // claims.go / legacy.go: ServiceAccount lookups.
-    p(K::ServiceAccountNotFound, Cause::ServiceAccountDeleted, "all", C(sa_not_found)),
-    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "1.23+", C(sa_uid_current)),
-    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "≤1.22, and every version for legacy tokens", C(sa_uid_old)),
-    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "1.23+", C(sa_deleted_current)),
-    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "≤1.22, and every version for legacy tokens", C(sa_deleted_old)),
+    p(K::ServiceAccountNotFound, Cause::ServiceAccountDeleted, "all", C(sa_not_found, "serviceaccounts \"NAME\" not found")),
+    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "1.23+", U("service account UID (LIVE) does not match claim (CLAIM)")),
+    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "≤1.22, and every version for legacy tokens", U("ServiceAccount UID (LIVE) does not match claim (CLAIM)")),
+    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "1.23+", C(|t| sa_deleted(t, "service account "), "service account NAMESPACE/NAME has been deleted")),
+    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "≤1.22, and every version for legacy tokens", C(|t| sa_deleted(t, "ServiceAccount "), "ServiceAccount NAMESPACE/NAME has been deleted")),
     // Bound objects.
     p(K::TokenInvalidated, Cause::PodDeleted, "1.23+", L("service account token has been invalidated")),
     p(K::TokenInvalidatedOldWording, Cause::SecretDeleted, "≤1.22 for bound tokens, every version for legacy ones", L("Token has been invalidated")),
-    p(K::PodUidMismatch, Cause::PodDeleted, "1.23+", C(pod_uid_current)),
-    p(K::PodUidMismatch, Cause::PodDeleted, "≤1.22", C(pod_uid_old)),
-    p(K::SecretUidMismatch, Cause::SecretDeleted, "1.23+", C(secret_uid_current)),
-    p(K::SecretUidMismatch, Cause::SecretDeleted, "≤1.22", C(secret_uid_old)),
-    p(K::NodeUidMismatch, Cause::NodeRecreated, "1.29+", C(node_uid)),
+    p(K::PodUidMismatch, Cause::PodDeleted, "1.23+", U("pod UID (LIVE) does not match service account pod ref claim (CLAIM)")),
+    p(K::PodUidMismatch, Cause::PodDeleted, "≤1.22", U("Pod UID (LIVE) does not match claim (CLAIM)")),
+    p(K::SecretUidMismatch, Cause::SecretDeleted, "1.23+", U("secret UID (LIVE) does not match service account secret ref claim (CLAIM)")),
+    p(K::SecretUidMismatch, Cause::SecretDeleted, "≤1.22", U("Secret UID (LIVE) does not match claim (CLAIM)")),
+    p(K::NodeUidMismatch, Cause::NodeRecreated, "1.29+", U("node UID (LIVE) does not match service account node ref claim (CLAIM)")),
     p(
         K::NodeBindingValidationDisabled,
         Cause::Unknown,
@@ -296,13 +312,13 @@ const PATTERNS: &[Pattern] = &[
     ),
     // legacy.go.
     p(K::LegacyTokenMismatch, Cause::LegacyTokenInvalidated, "all", L("Token does not match server's copy")),
-    p(K::LegacyTokenMarkedInvalid, Cause::LegacyTokenInvalidated, "1.29+", C(legacy_marked_invalid)),
-    p(K::LegacyClaimInvalid, Cause::TokenMalformed, "all", C(legacy_claim)),
+    p(K::LegacyTokenMarkedInvalid, Cause::LegacyTokenInvalidated, "1.29+", C(legacy_marked_invalid, "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token")),
+    p(K::LegacyClaimInvalid, Cause::TokenMalformed, "all", C(legacy_claim, "CLAIM claim is missing (or: CLAIM claim is invalid)")),
     // The x509 client-certificate authenticator (k8s.io/apiserver
     // pkg/authentication/request/x509): Go's crypto/x509 verify errors.
     // Go says which end with the times: `: current time X is after Y`.
-    p(K::ClientCertificateExpired, Cause::ClientCertificateExpired, "all", C(|t| cert_window(t, " is after "))),
-    p(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", C(|t| cert_window(t, " is before "))),
+    p(K::ClientCertificateExpired, Cause::ClientCertificateExpired, "all", C(|t| cert_window(t, " is after "), "")),
+    p(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", C(|t| cert_window(t, " is before "), "")),
     p(K::ClientCertificateInvalid, Cause::ClientCertificateExpired, "all", P("x509: certificate has expired or is not yet valid")),
     p(K::ClientCertificateUntrusted, Cause::ClientCertificateUntrusted, "all", P("x509: certificate signed by unknown authority")),
     // dgrijalva/jwt-go, before go-jose (≤1.5).
@@ -353,24 +369,14 @@ pub fn parse_auth_error(text: &str) -> Vec<AuthReason> {
         text = inner.trim();
     }
     let (text, unparsed) = split_at_most(text, MAX_PARSED_BYTES);
-    let mut reasons = parse_bounded(text);
+    let mut reasons = Vec::new();
+    parse_into(text, &mut reasons, 0);
     if !unparsed.is_empty() {
         reasons.push(AuthReason {
-            kind: ReasonKind::Unrecognised,
-            cause: Cause::Unknown,
-            era: "unknown",
-            message: unparsed.to_owned(),
-            values: ReasonValues::default(),
-            jwt: None,
             cut: true,
+            ..AuthReason::unrecognised(unparsed)
         });
     }
-    reasons
-}
-
-fn parse_bounded(text: &str) -> Vec<AuthReason> {
-    let mut reasons = Vec::new();
-    parse_into(text.trim(), &mut reasons, 0);
     reasons
 }
 
@@ -412,28 +418,22 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
             break;
         }
         let (reason, used) = match match_at(rest) {
-            Some((pattern, extent, values)) => {
+            Some((pattern, extent, mut values)) => {
                 let len = match extent {
                     // A known whole message must end at a separator or the end;
                     // otherwise it was only the start of something longer.
                     Extent::Exact(len) if at_separator(&rest[len..]) => len,
                     _ => next_boundary(rest),
                 };
-                let mut values = values;
-                if matches!(pattern.matcher, Matcher::Prefix(_)) {
-                    let open = match pattern.matcher {
-                        Matcher::Prefix(open) => open.len(),
-                        _ => 0,
-                    };
-                    let detail = rest[open.min(len)..len].trim_start_matches([':', ' ']);
+                if let Matcher::Prefix(open) = pattern.matcher {
+                    let detail = rest[open.len().min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
                 let mut reason = reason_of(pattern, &rest[..len], values);
                 // The last message of an aggregate cut short, read only by
                 // its opening words: what it went on to say is lost.
-                reason.cut = cut
-                    && len == rest.len()
-                    && matches!(pattern.matcher, Matcher::Prefix(_) | Matcher::Custom(_));
+                reason.cut =
+                    cut && len == rest.len() && !matches!(pattern.matcher, Matcher::Literal(_));
                 if reason.cut {
                     reason.jwt = None;
                 }
@@ -441,18 +441,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
             }
             None => {
                 let len = next_boundary(rest);
-                (
-                    AuthReason {
-                        kind: ReasonKind::Unrecognised,
-                        cause: Cause::Unknown,
-                        era: "unknown",
-                        message: rest[..len].to_owned(),
-                        values: ReasonValues::default(),
-                        jwt: None,
-                        cut: false,
-                    },
-                    len,
-                )
+                (AuthReason::unrecognised(&rest[..len]), len)
             }
         };
         reasons.push(reason);
@@ -524,7 +513,8 @@ fn match_at(text: &str) -> Option<(&'static Pattern, Extent, ReasonValues)> {
             Matcher::Prefix(open) => text
                 .starts_with(open)
                 .then(|| (Extent::ToBoundary, ReasonValues::default()))?,
-            Matcher::Custom(f) => f(text)?,
+            Matcher::Uid(shape) => uid_mismatch(text, shape)?,
+            Matcher::Custom(f, _) => f(text)?,
         };
         Some((pattern, extent, values))
     })
@@ -536,36 +526,28 @@ fn at_separator(rest: &str) -> bool {
 
 /// Length up to the next `, ` followed by a known message, or the whole text.
 fn next_boundary(text: &str) -> usize {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(", ") {
-        let at = from + i;
-        if text[at + 2..].starts_with('[') || match_at(&text[at + 2..]).is_some() {
-            return at;
-        }
-        from = at + 2;
-    }
-    text.len()
+    boundary(text, |next| match_at(next).is_some())
 }
 
 /// [`next_boundary`] by the fixed openings only (literals and prefixes): what
 /// a structured matcher uses, so that finding one message's end never
 /// structures the next one (which would recurse along a long aggregate).
 fn fixed_boundary(text: &str) -> usize {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(", ") {
-        let at = from + i;
-        let next = &text[at + 2..];
-        if next.starts_with('[')
-            || PATTERNS.iter().any(|p| match p.matcher {
-                Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
-                Matcher::Custom(_) => false,
-            })
-        {
-            return at;
-        }
-        from = at + 2;
-    }
-    text.len()
+    boundary(text, |next| {
+        PATTERNS.iter().any(|p| match p.matcher {
+            Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
+            Matcher::Uid(_) | Matcher::Custom(..) => false,
+        })
+    })
+}
+
+/// Length up to the next `, ` followed by a nested aggregate or a message
+/// `known` accepts, or the whole text.
+fn boundary(text: &str, known: impl Fn(&str) -> bool) -> usize {
+    text.match_indices(", ")
+        .map(|(at, _)| at)
+        .find(|&at| text[at + 2..].starts_with('[') || known(&text[at + 2..]))
+        .unwrap_or(text.len())
 }
 
 /// `<open>A<mid>B<close>`, as in `service account UID (A) does not match claim (B)`.
@@ -580,8 +562,11 @@ fn two_values(text: &str, open: &str, mid: &str, close: &str) -> Option<(usize, 
     Some((len, a.to_owned(), b.to_owned()))
 }
 
-fn uid_mismatch(text: &str, open: &str, mid: &str) -> Option<(Extent, ReasonValues)> {
-    let (len, live, claim) = two_values(text, open, mid, ")")?;
+/// `<open>LIVE<mid>CLAIM<close>`, with `shape` the message in that form.
+fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
+    let (open, rest) = shape.split_once("LIVE")?;
+    let (mid, close) = rest.split_once("CLAIM")?;
+    let (len, live, claim) = two_values(text, open, mid, close)?;
     Some((
         Extent::Exact(len),
         ReasonValues {
@@ -592,41 +577,6 @@ fn uid_mismatch(text: &str, open: &str, mid: &str) -> Option<(Extent, ReasonValu
     ))
 }
 
-fn sa_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(t, "service account UID (", ") does not match claim (")
-}
-fn sa_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(t, "ServiceAccount UID (", ") does not match claim (")
-}
-fn pod_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(
-        t,
-        "pod UID (",
-        ") does not match service account pod ref claim (",
-    )
-}
-fn pod_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(t, "Pod UID (", ") does not match claim (")
-}
-fn secret_uid_current(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(
-        t,
-        "secret UID (",
-        ") does not match service account secret ref claim (",
-    )
-}
-fn secret_uid_old(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(t, "Secret UID (", ") does not match claim (")
-}
-fn node_uid(t: &str) -> Option<(Extent, ReasonValues)> {
-    uid_mismatch(
-        t,
-        "node UID (",
-        ") does not match service account node ref claim (",
-    )
-}
-
-/// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
 /// `x509: certificate has expired or is not yet valid: current time X is
 /// after Y` (or `is before`), with `which` the words between the times.
 fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
@@ -644,6 +594,7 @@ fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
     })
 }
 
+/// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
 fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
     Some((
@@ -670,12 +621,6 @@ fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
             ..ReasonValues::default()
         },
     ))
-}
-fn sa_deleted_current(t: &str) -> Option<(Extent, ReasonValues)> {
-    sa_deleted(t, "service account ")
-}
-fn sa_deleted_old(t: &str) -> Option<(Extent, ReasonValues)> {
-    sa_deleted(t, "ServiceAccount ")
 }
 
 /// `token issuer "ISS" is invalid`.

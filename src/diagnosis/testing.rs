@@ -69,7 +69,6 @@ pub fn legacy() -> Token {
 pub fn http(status: u16, message: Option<&str>) -> Answer {
     Answer::Http(HttpAnswer {
         status: Some(status),
-        reason: None,
         message: message.map(str::to_owned),
         origin: super::case::AnswerOrigin::Kubernetes,
         ..HttpAnswer::default()

@@ -129,8 +129,7 @@ pub(crate) fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
 impl SummaryJson {
     /// The wire summary of a tally (every classification, zeros included).
     pub fn new(t: &Tally) -> Self {
-        let mut by_classification: BTreeMap<&'static str, usize> = Classification::PER_REQUEST
-            .iter()
+        let mut by_classification: BTreeMap<&'static str, usize> = Classification::per_request()
             .map(|c| (c.as_str(), 0))
             .collect();
         by_classification.extend(t.by_classification.iter().map(|(k, v)| (k.as_str(), *v)));

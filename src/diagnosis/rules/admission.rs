@@ -120,35 +120,31 @@ pods are refused one by one (FailedCreate events), a kubectl create directly.
 
 The fix is in the pod's securityContext, or (for a workload that needs more) in the \
 namespace's level; RBAC and tokens have nothing to do with it.",
-    confirm: Steps::For(pss_confirm),
-    fix: Steps::For(pss_fix),
-    sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
-};
-
-fn pss_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
+    confirm: Steps::Run(
         "the level the namespace enforces (pod-security.kubernetes.io/enforce)",
-        Command::kubectl()
-            .words(&["get", "namespace"])
-            .value(case.namespace(), "NAMESPACE")
-            .word("--show-labels"),
-    )]
-}
-
-fn pss_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::say(
+        |case| {
+            Command::kubectl()
+                .words(&["get", "namespace"])
+                .value(case.namespace(), "NAMESPACE")
+                .word("--show-labels")
+        },
+    ),
+    fix: Steps::All(&[
+        Steps::Say(
             "set what the message lists in the pod's securityContext (allowPrivilegeEscalation: false, capabilities.drop: [ALL], runAsNonRoot: true, seccompProfile.type: RuntimeDefault)",
         ),
-        NextStep::run(
+        Steps::Run(
             "or, for a workload that needs more, enforce a lower level on its namespace",
-            Command::kubectl()
-                .words(&["label", "namespace"])
-                .value(case.namespace(), "NAMESPACE")
-                .words(&["pod-security.kubernetes.io/enforce=baseline", "--overwrite"]),
+            |case| {
+                Command::kubectl()
+                    .words(&["label", "namespace"])
+                    .value(case.namespace(), "NAMESPACE")
+                    .words(&["pod-security.kubernetes.io/enforce=baseline", "--overwrite"])
+            },
         ),
-    ]
-}
+    ]),
+    sources: &["k8s.io/pod-security-admission (staging/src/k8s.io/pod-security-admission)"],
+};
 
 pub const NODE_RESTRICTION_DENIED: CauseDef = CauseDef {
     code: "node-restriction-denied",
@@ -166,35 +162,28 @@ match the UID in record\" means the pod was deleted and recreated while the kube
 still asked for the old one (it settles once the kubelet sees the new pod).
 
 No token was rejected and RBAC cannot grant this: the limit is admission's.",
-    confirm: Steps::For(nr_confirm),
-    fix: Steps::For(nr_fix),
-    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
-};
-
-fn nr_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the node's labels as they are",
+    confirm: Steps::Run("the node's labels as they are", |_| {
         Command::kubectl()
             .words(&["get", "node"])
             .value(None, "NODE")
-            .word("--show-labels"),
-    )]
-}
-
-fn nr_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
+            .word("--show-labels")
+    }),
+    fix: Steps::All(&[
+        Steps::Run(
             "set a reserved label with an administrator's credentials, not the kubelet's (or use kubelet --node-labels with an allowed prefix)",
-            Command::kubectl()
-                .words(&["label", "node"])
-                .value(None, "NODE")
-                .value(None, "KEY=VALUE"),
+            |_| {
+                Command::kubectl()
+                    .words(&["label", "node"])
+                    .value(None, "NODE")
+                    .value(None, "KEY=VALUE")
+            },
         ),
-        NextStep::say(
+        Steps::Say(
             "a bound-object UID mismatch clears when the kubelet picks up the recreated pod; delete the pod if it persists",
         ),
-    ]
-}
+    ]),
+    sources: &["k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go"],
+};
 
 pub const WEBHOOK_DENIED: CauseDef = CauseDef {
     code: "webhook-denied",
@@ -244,19 +233,14 @@ pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
 ResourceQuota admission adds up what the namespace already uses and refuses a request \
 that would go over a quota: \"exceeded quota: NAME, requested: X, used: Y, limited: Z\". \
 Smaller requests still pass, which is why it fails only for some pods or sizes.",
-    confirm: Steps::For(quota_confirm),
+    confirm: Steps::Run("what the quotas allow and what is used", |case| {
+        Command::kubectl()
+            .words(&["describe", "resourcequota"])
+            .namespace(case.namespace())
+    }),
     fix: Steps::Say("lower the request (or free what others use), or raise the quota"),
     sources: &["k8s.io/apiserver pkg/admission/plugin/resourcequota"],
 };
-
-fn quota_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "what the quotas allow and what is used",
-        Command::kubectl()
-            .words(&["describe", "resourcequota"])
-            .namespace(case.namespace()),
-    )]
-}
 
 pub const ADMISSION_DENIED: CauseDef = CauseDef {
     code: "admission-denied",

@@ -14,7 +14,6 @@ use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::NextStep;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -31,7 +30,10 @@ anonymous. So system:anonymous in a 403 means the Authorization header did not a
 \"Bearer <token>\": the client sent none (wrong kubeconfig user, empty token file, the \
 token read before it was mounted), sent it malformed (two spaces after Bearer, a newline \
 inside), or a proxy or ingress removed it on the way.",
-    confirm: Steps::For(confirm),
+    confirm: Steps::Run(
+        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
+        |case| super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
+    ),
     fix: Steps::Say(
         "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
     ),
@@ -40,13 +42,6 @@ inside), or a proxy or ingress removed it on the way.",
         "k8s.io/apiserver pkg/authentication/request/anonymous",
     ],
 };
-
-fn confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
-        super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
-    )]
-}
 
 pub const KUBELET_TOKEN_NOT_REVIEWED: CauseDef = CauseDef {
     code: "kubelet-token-not-reviewed",
@@ -61,7 +56,18 @@ certificate is system:anonymous whatever token it carries: 403 \"Forbidden \
 (user=system:anonymous, …)\" from the kubelet's authorizer, or 401 with anonymous \
 authentication off. So system:anonymous from a kubelet after a request that carried a \
 token says nothing of the token: the kubelet never looked at it.",
-    confirm: Steps::For(kubelet_confirm),
+    confirm: Steps::Run(
+        "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
+        |_| {
+            crate::diagnosis::next::Command::kubectl()
+                .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
+                .with_placeholders()
+                .pipe_into(
+                    crate::diagnosis::next::Command::new("jq")
+                        .word(".kubeletconfig.authentication"),
+                )
+        },
+    ),
     fix: Steps::Say(
         "enable the kubelet's token authentication (authentication.webhook.enabled: true in its configuration, or --authentication-token-webhook) and restart it; kubeadm sets it, some distributions do not",
     ),
@@ -70,18 +76,6 @@ token says nothing of the token: the kubelet never looked at it.",
         "k8s.io/kubelet config/v1beta1 KubeletAuthentication (webhook.enabled)",
     ],
 };
-
-fn kubelet_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the kubelet's authentication settings (webhook.enabled false: bearer tokens are not reviewed)",
-        crate::diagnosis::next::Command::kubectl()
-            .words(&["get", "--raw", "/api/v1/nodes/NODE/proxy/configz"])
-            .with_placeholders()
-            .pipe_into(
-                crate::diagnosis::next::Command::new("jq").word(".kubeletconfig.authentication"),
-            ),
-    )]
-}
 
 pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
     code: "anonymous-forbidden",
@@ -96,7 +90,7 @@ system:anonymous (group system:unauthenticated), and authorisation (RBAC) does n
 this request. Anonymous requests may do what roles bound to system:anonymous or \
 system:unauthenticated allow: by default only /version and the health endpoints \
 (system:public-info-viewer).",
-    confirm: Steps::For(anonymous_confirm),
+    confirm: ANONYMOUS_CONFIRM,
     fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -115,7 +109,7 @@ anonymous request gets. A 401 to a request that carried no credentials means ano
 authentication is off (--anonymous-auth=false, or an AuthenticationConfiguration that \
 allows anonymous requests only on other paths): this server refuses anonymous requests, \
 and only a token or a client certificate gets an answer.",
-    confirm: Steps::For(anonymous_confirm),
+    confirm: ANONYMOUS_CONFIRM,
     fix: Steps::None,
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/anonymous",
@@ -123,12 +117,10 @@ and only a token or a client certificate gets an answer.",
     ],
 };
 
-fn anonymous_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
-        super::commands::curl_version(case, &[]),
-    )]
-}
+const ANONYMOUS_CONFIRM: Steps = Steps::Run(
+    "see whether the server takes requests without credentials: /version answers 200 when anonymous authentication is on, 401 when it is off",
+    |case| super::commands::curl_version(case, &[]),
+);
 
 /// Anonymous 403s, and 401s whose request carried no credentials.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
@@ -137,10 +129,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     match case.classification() {
         C::Forbidden => {
-            let anonymous = match case.forbidden() {
-                Some(d) => d.is_anonymous(),
-                None => case.user.as_deref() == Some(ANONYMOUS),
-            };
+            let anonymous = case
+                .forbidden()
+                .map_or(case.user.as_deref() == Some(ANONYMOUS), |d| {
+                    d.is_anonymous()
+                });
             if !anonymous {
                 return;
             }
@@ -181,38 +174,31 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             f.add(Cause::TokenNotSent, Basis::Said, support);
         }
         C::Unauthorized if case.reasons.is_empty() => {
-            match &case.bearer {
+            let (basis, text) = match &case.bearer {
                 // The request's own lines (curl -v, the command line) show
                 // every header it carried.
-                Some(BearerSeen::Absent) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::Absent) => (
                     Basis::Proven,
-                    SupportKind::Answer,
-                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)",
+                    "the request lines show no Authorization header, and anonymous access is off (or not allowed on this path)".to_owned(),
                 ),
-                Some(BearerSeen::Empty) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::Empty) => (
                     Basis::Proven,
-                    SupportKind::Answer,
-                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials",
+                    "the Authorization header has no token after \"Bearer\" (or two spaces): kube-apiserver treats that as no credentials".to_owned(),
                 ),
-                Some(BearerSeen::NoneExpected(why)) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::NoneExpected(why)) => (
                     Basis::Inferred,
-                    SupportKind::Answer,
                     format!("{why}: with anonymous access off (or not allowed on this path) such a request gets 401"),
                 ),
                 // A client's debug trace is taken above the layers that add
                 // credentials (client-go's exec plugins and auth providers):
                 // no header there proves nothing.
-                Some(BearerSeen::NotInTrace) => f.add_fact(
-                    Cause::TokenNotSent,
+                Some(BearerSeen::NotInTrace) => (
                     Basis::Possible,
-                    SupportKind::Answer,
-                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent",
+                    "the client's trace shows no Authorization header; client-go adds credentials from exec plugins and auth providers below the layer that traces, so this does not show that none was sent".to_owned(),
                 ),
-                _ => {}
-            }
+                _ => return,
+            };
+            f.add_fact(Cause::TokenNotSent, basis, SupportKind::Answer, text);
         }
         _ => {}
     }

@@ -44,19 +44,15 @@ type was not there.
 Look at the request itself: the name, the namespace and the API group in the path, and \
 whether the resource type is served by this cluster (a CRD that is not installed, an API \
 version that was removed).",
-    confirm: Steps::For(not_found_confirm),
+    confirm: Steps::Run(
+        "check that the resource type is served by this cluster",
+        |_| Command::kubectl().word("api-resources"),
+    ),
     fix: Steps::Say(
         "the token and RBAC are fine: correct the name, namespace or API group in the request",
     ),
     sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
 };
-
-fn not_found_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "check that the resource type is served by this cluster",
-        Command::kubectl().word("api-resources"),
-    )]
-}
 
 pub const API_NOT_SERVED: CauseDef = CauseDef {
     code: "api-not-served",
@@ -75,7 +71,15 @@ projected tokens then gets. A create (POST to a collection) that gets 404 is the
 there is no object yet that could be missing.
 
 Authentication and authorization passed; the token is fine.",
-    confirm: Steps::For(not_served_confirm),
+    confirm: Steps::All(&[
+        Steps::Run("the groups and versions this server serves", |_| {
+            Command::kubectl().word("api-versions")
+        }),
+        Steps::Run(
+            "client and server versions (a client far from the server asks for APIs it does not have)",
+            |_| Command::kubectl().word("version"),
+        ),
+    ]),
     fix: Steps::Say(
         "use an API version the server serves (upgrade the client or plugin, migrate manifests to current versions), install the CRD, or enable the API on the server",
     ),
@@ -84,19 +88,6 @@ Authentication and authorization passed; the token is fine.",
         "k8s.io/apiserver pkg/server/mux (NotFoundHandler)",
     ],
 };
-
-fn not_served_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "the groups and versions this server serves",
-            Command::kubectl().word("api-versions"),
-        ),
-        NextStep::run(
-            "client and server versions (a client far from the server asks for APIs it does not have)",
-            Command::kubectl().word("version"),
-        ),
-    ]
-}
 
 pub const REDIRECTED: CauseDef = CauseDef {
     code: "redirected",
@@ -108,19 +99,14 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 (a proxy or load balancer with a login page, an HTTP-to-HTTPS redirect). satoken never \
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
-    confirm: Steps::For(redirect_confirm),
+    confirm: Steps::Run("the API server URL your kubeconfig uses", |_| {
+        super::commands::kubeconfig_server()
+    }),
     fix: Steps::Say(
         "point the client at the API server itself, not at a proxy or load balancer that redirects",
     ),
     sources: &["kubectl-satoken: tokens never cross a redirect (docs/probe.md)"],
 };
-
-fn redirect_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the API server URL your kubeconfig uses",
-        super::commands::kubeconfig_server(),
-    )]
-}
 
 pub const THROTTLED: CauseDef = CauseDef {
     code: "throttled",
@@ -131,19 +117,14 @@ pub const THROTTLED: CauseDef = CauseDef {
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
 already succeeded by then), or a proxy in front of it rate-limited the client.",
-    confirm: Steps::For(throttled_confirm),
+    confirm: Steps::Run("see which priority levels reject requests", |_| {
+        Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"])
+    }),
     fix: Steps::Say(
         "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
     ),
     sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
 };
-
-fn throttled_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see which priority levels reject requests",
-        Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"]),
-    )]
-}
 
 pub const SERVER_ERROR: CauseDef = CauseDef {
     code: "server-error",
@@ -154,19 +135,14 @@ pub const SERVER_ERROR: CauseDef = CauseDef {
 A 5xx answer means the server side failed: kube-apiserver itself (etcd unavailable, a \
 webhook that times out), an aggregated API server, or a proxy or load balancer in front of \
 it. Authentication problems are always 401, never 5xx.",
-    confirm: Steps::For(server_error_confirm),
+    confirm: Steps::Run("ask the API server which of its checks fail", |_| {
+        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"])
+    }),
     fix: Steps::Say(
         "read the kube-apiserver log (and the aggregated API's or proxy's) at the time of the request",
     ),
     sources: &["k8s.io/apiserver pkg/endpoints/handlers/responsewriters"],
 };
-
-fn server_error_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "ask the API server which of its checks fail",
-        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
 
 pub const NOT_API_SERVER: CauseDef = CauseDef {
     code: "not-api-server",
@@ -183,7 +159,10 @@ service.
 
 Check the URL: the port, a path prefix, and whatever sits between the client and the API \
 server (ingress, auth proxy, load balancer).",
-    confirm: Steps::For(not_api_confirm),
+    confirm: Steps::Run(
+        "a real API server answers /version with its gitVersion (no token needed)",
+        |case| super::commands::curl_version(case, &[]),
+    ),
     fix: Steps::Say(
         "point the client at the API server itself (the kubeconfig's cluster.server, or https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT in a pod)",
     ),
@@ -192,13 +171,6 @@ server (ingress, auth proxy, load balancer).",
         "kubectl-satoken docs/probe.md",
     ],
 };
-
-fn not_api_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "a real API server answers /version with its gitVersion (no token needed)",
-        super::commands::curl_version(case, &[]),
-    )]
-}
 
 pub const UNKNOWN: CauseDef = CauseDef {
     code: "unknown",
@@ -571,9 +543,7 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
         &causes,
         NextStep::run(
             "the token's exp, iss, aud, kid and bound objects tell most of these apart",
-            Command::satoken()
-                .words(&["decode", "-f", "TOKEN_FILE"])
-                .with_placeholders(),
+            super::commands::decode_token(),
         ),
     );
 }
@@ -629,42 +599,33 @@ mod tests {
 
     #[test]
     fn answers_that_settle_it() {
+        use Confidence::{High, Medium};
         let other = Answer::Http(HttpAnswer {
             status: Some(200),
             origin: AnswerOrigin::Other("an HTML page".to_owned()),
             ..HttpAnswer::default()
         });
+        let not_found = http(404, Some("pods \"x\" not found"));
+        let allowed = Answer::Access(AccessVerdict {
+            allowed: true,
+            ..AccessVerdict::default()
+        });
         let table = [
-            (http(200, None), Cause::None, Confidence::High),
-            (http(201, None), Cause::None, Confidence::High),
-            (
-                http(404, Some("pods \"x\" not found")),
-                Cause::ObjectNotFound,
-                Confidence::High,
-            ),
-            (http(302, None), Cause::Redirected, Confidence::High),
-            (http(429, None), Cause::Throttled, Confidence::High),
-            (
-                http(503, Some("etcd")),
-                Cause::ServerError,
-                Confidence::High,
-            ),
-            (http(400, Some("bad")), Cause::Unknown, Confidence::Medium),
+            (http(200, None), Cause::None, High),
+            (http(201, None), Cause::None, High),
+            (not_found, Cause::ObjectNotFound, High),
+            (http(302, None), Cause::Redirected, High),
+            (http(429, None), Cause::Throttled, High),
+            (http(503, Some("etcd")), Cause::ServerError, High),
+            (http(400, Some("bad")), Cause::Unknown, Medium),
             // A pasted client's rendering: what answered is inferred.
-            (other, Cause::NotApiServer, Confidence::Medium),
+            (other, Cause::NotApiServer, Medium),
             (
                 Answer::Authenticated("TokenReview".into()),
                 Cause::None,
-                Confidence::High,
+                High,
             ),
-            (
-                Answer::Access(AccessVerdict {
-                    allowed: true,
-                    ..AccessVerdict::default()
-                }),
-                Cause::None,
-                Confidence::High,
-            ),
+            (allowed, Cause::None, High),
         ];
         for (answer, cause, confidence) in table {
             let c = case(answer.clone(), None);

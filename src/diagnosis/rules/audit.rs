@@ -8,7 +8,7 @@ use crate::diagnosis::case::{Case, Degradation};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::timefmt::human_seconds;
@@ -29,7 +29,10 @@ the old token.
 It works today and fails the day extended expiry is turned off (managed clusters and \
 --service-account-extend-token-expiration=false do), or when the pod is deleted. Upgrade \
 the client library or make it re-read the file (client-go does every minute).",
-    confirm: Steps::For(stale_confirm),
+    confirm: Steps::Run(
+        "decode the token the client actually sends: past warnafter it is stale",
+        |_| super::commands::decode_token(),
+    ),
     fix: Steps::Say(
         "make the client re-read the projected token file periodically (client-go does every minute), or upgrade the client library",
     ),
@@ -38,13 +41,6 @@ the client library or make it re-read the file (client-go does every minute).",
         "KEP-542 (TokenRequest / bound tokens)",
     ],
 };
-
-fn stale_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "decode the token the client actually sends: past warnafter it is stale",
-        super::commands::decode_token(),
-    )]
-}
 
 pub const LEGACY_TOKEN_IN_USE: CauseDef = CauseDef {
     code: "legacy-token-in-use",
@@ -66,36 +62,23 @@ Secret kubernetes.io/legacy-token-invalid-since, and deletes the Secret a year l
 that uses it rarely (a yearly job, a break-glass script) fails then. Move the client to a \
 projected token (a pod's mounted token) or a TokenRequest (kubectl create token), then \
 delete the Secret.",
-    confirm: Steps::For(legacy_confirm),
-    fix: Steps::For(legacy_fix),
+    confirm: Steps::Run(
+"read the Secret's legacy-token labels: last used, and invalid since (once cleanup has marked it)",
+|case| Command::kubectl()
+            .words(&["get", "secret"])
+            .value(case.audit.legacy_secret.as_deref(), "SECRET")
+            .namespace(case.namespace())
+            .words(&["-o", "jsonpath={.metadata.labels}"]),
+),
+    fix: Steps::All(&[
+Steps::Run("give the client a bound token instead: a pod's projected token, or a TokenRequest", super::commands::create_token),
+Steps::Say("then delete the Secret, so nothing keeps depending on a token that never expires"),
+]),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go (legacy-token audit annotations, last-used label)",
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
     ],
 };
-
-fn legacy_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "read the Secret's legacy-token labels: last used, and invalid since (once cleanup has marked it)",
-        Command::kubectl()
-            .words(&["get", "secret"])
-            .value(case.audit.legacy_secret.as_deref(), "SECRET")
-            .namespace(case.namespace())
-            .words(&["-o", "jsonpath={.metadata.labels}"]),
-    )]
-}
-
-fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "give the client a bound token instead: a pod's projected token, or a TokenRequest",
-            super::commands::create_token(case),
-        ),
-        NextStep::say(
-            "then delete the Secret, so nothing keeps depending on a token that never expires",
-        ),
-    ]
-}
 
 /// Stale tokens, legacy tokens still in use, and the audit facts that name
 /// no cause by themselves.

@@ -46,7 +46,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         return;
     }
     let specific = reasons::specific(&case.reasons);
-    let kind_binding = case.token_kind();
     let who = speaker(case);
     let kid_unknown = case
         .keys
@@ -189,7 +188,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
     }
     review_notes(case, f);
-    let _ = kind_binding;
 }
 
 /// Whether `r` is what an authenticator says of any token it tries while
@@ -380,11 +378,13 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
         | ReasonKind::PodUidMismatch
         | ReasonKind::SecretUidMismatch
         | ReasonKind::NodeUidMismatch => {
-            let what = match r.kind {
-                ReasonKind::ServiceAccountUidMismatch => "ServiceAccount",
-                ReasonKind::PodUidMismatch => "pod",
-                ReasonKind::SecretUidMismatch => "Secret",
-                _ => "node",
+            let (what, kind) = match r.kind {
+                ReasonKind::ServiceAccountUidMismatch => {
+                    ("ServiceAccount", BindingKind::ServiceAccount)
+                }
+                ReasonKind::PodUidMismatch => ("pod", BindingKind::Pod),
+                ReasonKind::SecretUidMismatch => ("Secret", BindingKind::Secret),
+                _ => ("node", BindingKind::Node),
             };
             out.push(format!(
                 "the {what} was deleted and recreated: the token names uid {}, the live object has uid {}",
@@ -392,15 +392,7 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
                 v.live_uid.as_deref().unwrap_or("?")
             ));
             if let Some(t) = case.token {
-                let k8s = t.claims.kubernetes.as_ref();
-                let mine = match r.kind {
-                    ReasonKind::ServiceAccountUidMismatch => {
-                        t.claims.service_account().and_then(|s| s.uid)
-                    }
-                    ReasonKind::PodUidMismatch => k8s.and_then(|k| k.pod.clone()).and_then(|p| p.uid),
-                    ReasonKind::SecretUidMismatch => t.claims.secret().and_then(|s| s.uid),
-                    _ => k8s.and_then(|k| k.node.clone()).and_then(|n| n.uid),
-                };
+                let mine = super::bindings::claimed(&t.claims, kind).and_then(|o| o.uid);
                 out.push(match mine {
                     Some(uid) if Some(&uid) == v.claim_uid.as_ref() => {
                         format!("your token's {what} uid is {uid}: this reason is about your token")
@@ -475,74 +467,52 @@ mod tests {
         let secret = bound_to("secret");
         let node = bound_to("node");
         let old = legacy();
+        use Confidence::{High, Low, Medium};
+        const INVALIDATED: &str =
+            "[invalid bearer token, service account token has been invalidated]";
         let table: [(&str, Option<&crate::token::Token>, Cause, Confidence); 11] = [
             (
                 "[invalid bearer token, service account token has expired]",
                 None,
                 Cause::Expired,
-                Confidence::High,
+                High,
             ),
             (
                 "[invalid bearer token, Token could not be validated.]",
                 None,
                 Cause::ClockSkew,
-                Confidence::High,
+                High,
             ),
             (
                 "[invalid bearer token, service account UID (b) does not match claim (a)]",
                 None,
                 Cause::ServiceAccountRecreated,
-                Confidence::High,
+                High,
             ),
-            (
-                "[invalid bearer token, service account token has been invalidated]",
-                Some(&pod),
-                Cause::PodDeleted,
-                Confidence::High,
-            ),
-            (
-                "[invalid bearer token, service account token has been invalidated]",
-                Some(&secret),
-                Cause::SecretDeleted,
-                Confidence::High,
-            ),
-            (
-                "[invalid bearer token, service account token has been invalidated]",
-                Some(&node),
-                Cause::NodeDeleted,
-                Confidence::High,
-            ),
+            (INVALIDATED, Some(&pod), Cause::PodDeleted, High),
+            (INVALIDATED, Some(&secret), Cause::SecretDeleted, High),
+            (INVALIDATED, Some(&node), Cause::NodeDeleted, High),
             // Without the token the wording names no object: a tie, told apart.
-            (
-                "[invalid bearer token, service account token has been invalidated]",
-                None,
-                Cause::PodDeleted,
-                Confidence::Medium,
-            ),
+            (INVALIDATED, None, Cause::PodDeleted, Medium),
             (
                 "[invalid bearer token, Token has been invalidated]",
                 Some(&old),
                 Cause::SecretDeleted,
-                Confidence::High,
+                High,
             ),
-            (
-                "invalid bearer token",
-                None,
-                Cause::IssuerMismatch,
-                Confidence::Medium,
-            ),
+            ("invalid bearer token", None, Cause::IssuerMismatch, Medium),
             (
                 "[invalid bearer token, something new]",
                 None,
                 Cause::Unknown,
-                Confidence::Low,
+                Low,
             ),
             // Two authoritative reasons that disagree: neither is certain.
             (
                 "[invalid bearer token, service account token has expired, Token does not match server's copy]",
                 None,
                 Cause::Expired,
-                Confidence::Medium,
+                Medium,
             ),
         ];
         for (text, token, cause, confidence) in table {

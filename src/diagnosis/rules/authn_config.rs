@@ -16,7 +16,7 @@ use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::diagnosis::wordings::JwtRejection;
@@ -43,7 +43,20 @@ kubectl satoken decode --authentication-config FILE evaluates all of it offline 
 token's claims (CEL included) and quotes the failing rule; the fix is in the token (ask \
 the identity provider for the claim) or in the configuration, which kube-apiserver \
 reloads on its own when the file changes.",
-    confirm: Steps::For(confirm),
+    confirm: Steps::Run(
+        "evaluate the configuration on the token offline: which authenticator takes it, and which rule fails",
+        |_| {
+            Command::satoken()
+                .words(&[
+                    "decode",
+                    "-f",
+                    "TOKEN_FILE",
+                    "--authentication-config",
+                    "AUTHENTICATION_CONFIG_FILE",
+                ])
+                .with_placeholders()
+        },
+    ),
     fix: Steps::Say(
         "get a token that satisfies the rule (the claim, audience or email_verified the rule wants), or change the rule in --authentication-config; kube-apiserver reloads the file by itself",
     ),
@@ -55,21 +68,6 @@ reloads on its own when the file changes.",
     ],
 };
 
-fn confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "evaluate the configuration on the token offline: which authenticator takes it, and which rule fails",
-        Command::satoken()
-            .words(&[
-                "decode",
-                "-f",
-                "TOKEN_FILE",
-                "--authentication-config",
-                "AUTHENTICATION_CONFIG_FILE",
-            ])
-            .with_placeholders(),
-    )]
-}
-
 /// A JWT authenticator rejected the token.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Some(seen) = &case.jwt_rejection else {
@@ -79,7 +77,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if case.classification() != C::Unauthorized {
         return;
     }
-    let confidence = Basis::Said;
     let mut support = vec![Support::new(
         SupportKind::ServerReason,
         format!(
@@ -98,7 +95,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "a JWT authenticator matches audiences itself (MatchAny over issuer.audiences), not the API server's --api-audiences",
         ));
     }
-    f.add(Cause::JwtAuthenticatorRejected, confidence, support);
+    f.add(Cause::JwtAuthenticatorRejected, Basis::Said, support);
     // The ServiceAccount authenticator never saw the token: its causes go.
     for other in [
         Cause::IssuerMismatch,

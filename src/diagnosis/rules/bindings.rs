@@ -15,13 +15,22 @@ use crate::diagnosis::case::{
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
+use crate::token::claims::{Claims, ObjectRef};
 use crate::token::{Binding, TokenKind};
 
 /// The label the legacy token cleaner (1.29+) puts on a Secret it invalidated.
 pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
+
+const SA_CONFIRM: Steps = Steps::Run("read the live ServiceAccount", |case| {
+    uid_command(case, BindingKind::ServiceAccount, "SERVICE_ACCOUNT")
+});
+
+const NODE_CONFIRM: Steps = Steps::Run("read the live Node", |case| {
+    uid_command(case, BindingKind::Node, "NODE")
+});
 
 pub const SERVICE_ACCOUNT_DELETED: CauseDef = CauseDef {
     code: "service-account-deleted",
@@ -34,8 +43,8 @@ request and rejects the token when it is gone (serviceaccounts \"NAME\" not foun
 been terminating for more than 60 s (\"service account NAMESPACE/NAME has been \
 deleted\"). Typical causes: a namespace or Helm release deleted and redeployed, GitOps \
 pruning, a cleanup job.",
-    confirm: Steps::For(sa_confirm),
-    fix: Steps::For(sa_fix),
+    confirm: SA_CONFIRM,
+    fix: SA_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
         "pkg/serviceaccount/legacy.go",
@@ -57,8 +66,8 @@ them against the new object (it may keep failing until the pod is restarted).
 
 Find what deleted it (GitOps prune, a Helm upgrade with replace, namespace cleanup) so it \
 does not happen again.",
-    confirm: Steps::For(sa_confirm),
-    fix: Steps::For(sa_fix),
+    confirm: SA_CONFIRM,
+    fix: SA_FIX,
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (UID check)"],
 };
 
@@ -74,7 +83,9 @@ its deletion is more than 60 s old (\"service account token has been invalidated
 \"pod UID (NEW) does not match service account pod ref claim (OLD)\" for a pod recreated \
 under the same name, as StatefulSets do). A token copied out of a pod (into a CI \
 variable, another pod, a laptop) dies with that pod.",
-    confirm: Steps::For(pod_confirm),
+    confirm: Steps::Run("read the live pod", |case| {
+        uid_command(case, BindingKind::Pod, "POD")
+    }),
     fix: Steps::Say(
         "use the token mounted in the running pod; a client that copied a token out of a pod must read it again from the current pod",
     ),
@@ -91,8 +102,13 @@ A legacy token lives in a kubernetes.io/service-account-token Secret and dies wh
 Secret is deleted (\"Token has been invalidated\"; a regenerated Secret gives \"Token does \
 not match server's copy\"). A TokenRequest token bound to a Secret (kubectl create token \
 --bound-object-kind Secret) dies with that Secret's name and uid.",
-    confirm: Steps::For(secret_confirm),
-    fix: Steps::For(secret_fix),
+    confirm: Steps::Run("read the live Secret", |case| {
+        uid_command(case, BindingKind::Secret, "SECRET")
+    }),
+    fix: Steps::Run(
+        "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
+        super::commands::create_token,
+    ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
         "pkg/serviceaccount/claims.go",
@@ -109,8 +125,8 @@ Tokens bound to a Node object (kubectl create token --bound-object-kind Node, 1.
 checked against that Node: when it is deleted, the token is rejected (\"service account \
 token has been invalidated\"). Autoscalers delete and create nodes all the time, so a \
 node-bound token has the lifetime of its node.",
-    confirm: Steps::For(node_confirm),
-    fix: Steps::For(node_fix),
+    confirm: NODE_CONFIRM,
+    fix: NODE_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref, ServiceAccountTokenNodeBinding)",
     ],
@@ -126,8 +142,8 @@ A node that leaves and joins again under the same name is a new Node object with
 uid; tokens bound to the old one fail with \"node UID (NEW) does not match service account \
 node ref claim (OLD)\" on servers that validate node bindings \
 (ServiceAccountTokenNodeBindingValidation, on by default since 1.32).",
-    confirm: Steps::For(node_confirm),
-    fix: Steps::For(node_fix),
+    confirm: NODE_CONFIRM,
+    fix: NODE_FIX,
     sources: &["k8s.io/kubernetes pkg/serviceaccount/claims.go (node ref)"],
 };
 
@@ -143,8 +159,35 @@ kubernetes.io/legacy-token-invalid-since; from then on kube-apiserver rejects th
 and a year later the Secret is deleted. A Secret whose data.token was regenerated gives \
 \"Token does not match server's copy\". Legacy tokens never expire otherwise, so old \
 automation is what hits this.",
-    confirm: Steps::For(legacy_confirm),
-    fix: Steps::For(legacy_fix),
+    confirm: Steps::Run(
+        "whether the Secret carries the cleaner's label (and since when)",
+        |case| {
+            Command::kubectl()
+                .words(&["get", "secret"])
+                .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
+                .namespace(case.namespace())
+                .words(&[
+                    "-o",
+                    "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
+                ])
+        },
+    ),
+    fix: Steps::All(&[
+        Steps::Run(
+            "move the client to a TokenRequest token (projected volume, or kubectl create token)",
+            super::commands::create_token,
+        ),
+        Steps::Run(
+            "or, to allow the old token for now, remove the label",
+            |case| {
+                Command::kubectl()
+                    .words(&["label", "secret"])
+                    .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
+                    .namespace(case.namespace())
+                    .word(&format!("{INVALID_SINCE_LABEL}-"))
+            },
+        ),
+    ]),
     sources: &[
         "k8s.io/kubernetes pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go",
         "k8s.io/kubernetes pkg/serviceaccount/legacy.go",
@@ -174,22 +217,27 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
         // The audit annotation is `<secret>/<namespace>`.
         return (Some(secret.to_owned()), None);
     }
-    let Some(token) = case.token else {
-        return (None, None);
-    };
-    let claims = &token.claims;
+    case.token
+        .and_then(|t| claimed(&t.claims, kind))
+        .map_or((None, None), |r| (r.name, r.uid))
+}
+
+/// The object of this kind the token's claims name.
+pub fn claimed(claims: &Claims, kind: BindingKind) -> Option<ObjectRef> {
     let k8s = claims.kubernetes.as_ref();
-    let r = match kind {
+    match kind {
         BindingKind::ServiceAccount => claims.service_account(),
         BindingKind::Pod => k8s.and_then(|k| k.pod.clone()),
         BindingKind::Secret => claims.secret(),
         BindingKind::Node => k8s.and_then(|k| k.node.clone()),
-    };
-    r.map_or((None, None), |r| (r.name, r.uid))
+    }
 }
 
 /// `kubectl get KIND NAME [-n NS] -o jsonpath={.metadata.uid}`, and what its
-/// output means against the token's claim.
+/// output means against the token's claim: each binding's confirming read
+/// (kept even when a read settled it: the same failure gets the same steps
+/// whichever subcommand saw it, and this one is the check a person repeats
+/// after the fix).
 fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command {
     let (name, uid) = named(case, kind);
     let mut c = Command::kubectl()
@@ -210,98 +258,28 @@ fn uid_command(case: &Case<'_>, kind: BindingKind, placeholder: &str) -> Command
     }
 }
 
-/// The confirming read (kept even when a read settled it: the same failure
-/// gets the same steps whichever subcommand saw it, and this one is the check
-/// a person repeats after the fix).
-fn read_step(case: &Case<'_>, kind: BindingKind, placeholder: &str, why: &str) -> Vec<NextStep> {
-    vec![NextStep::run(why, uid_command(case, kind, placeholder))]
-}
-
-fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(
-        case,
-        BindingKind::ServiceAccount,
-        "SERVICE_ACCOUNT",
-        "read the live ServiceAccount",
-    )
-}
-
-fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::say(
-            "restart the workloads that use it, so the kubelet mints tokens for the current ServiceAccount (recreate the ServiceAccount first if it is gone)",
-        ),
-        NextStep::run(
-            "or mint a token for the current ServiceAccount",
-            super::commands::create_token_for(
-                case,
-                named(case, BindingKind::ServiceAccount).0.as_deref(),
-            ),
-        ),
-        NextStep::say(
-            "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
-        ),
-    ]
-}
-
-fn pod_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Pod, "POD", "read the live pod")
-}
-
-fn secret_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Secret, "SECRET", "read the live Secret")
-}
-
-fn secret_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "mint a new token (or create a new kubernetes.io/service-account-token Secret)",
-        super::commands::create_token(case),
-    )]
-}
-
-fn node_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    read_step(case, BindingKind::Node, "NODE", "read the live Node")
-}
-
-fn node_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "mint a new token bound to a current node (or to a pod, which outlives no node either)",
+const SA_FIX: Steps = Steps::All(&[
+    Steps::Say(
+        "restart the workloads that use it, so the kubelet mints tokens for the current ServiceAccount (recreate the ServiceAccount first if it is gone)",
+    ),
+    Steps::Run("or mint a token for the current ServiceAccount", |case| {
+        super::commands::create_token_for(
+            case,
+            named(case, BindingKind::ServiceAccount).0.as_deref(),
+        )
+    }),
+    Steps::Say(
+        "find what deleted it (GitOps prune, Helm, namespace cleanup) so it does not happen again",
+    ),
+]);
+const NODE_FIX: Steps = Steps::Run(
+    "mint a new token bound to a current node (or to a pod, which outlives no node either)",
+    |case| {
         super::commands::create_token(case)
             .words(&["--bound-object-kind", "Node", "--bound-object-name"])
-            .value(None, "NODE"),
-    )]
-}
-
-fn legacy_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "whether the Secret carries the cleaner's label (and since when)",
-        Command::kubectl()
-            .words(&["get", "secret"])
-            .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-            .namespace(case.namespace())
-            .words(&[
-                "-o",
-                "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
-            ]),
-    )]
-}
-
-fn legacy_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "move the client to a TokenRequest token (projected volume, or kubectl create token)",
-            super::commands::create_token(case),
-        ),
-        NextStep::run(
-            "or, to allow the old token for now, remove the label",
-            Command::kubectl()
-                .words(&["label", "secret"])
-                .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-                .namespace(case.namespace())
-                .word(&format!("{INVALID_SINCE_LABEL}-")),
-        ),
-    ]
-}
+            .value(None, "NODE")
+    },
+);
 
 /// The causes a binding of this kind can be.
 fn causes_of(kind: BindingKind, legacy: bool) -> &'static [Cause] {
@@ -546,34 +524,19 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
         f.add(cause, Basis::Possible, support);
     };
     if kind == TokenKind::LegacySecret {
-        let text = "your token is a legacy Secret token: never time-checked; it dies with its Secret or ServiceAccount".to_owned();
-        add(f, Cause::SecretDeleted, BindingKind::Secret, text.clone());
-        add(
-            f,
-            Cause::LegacyTokenInvalidated,
-            BindingKind::Secret,
-            text.clone(),
-        );
-        add(
-            f,
-            Cause::ServiceAccountRecreated,
-            BindingKind::ServiceAccount,
-            text.clone(),
-        );
-        add(
-            f,
-            Cause::ServiceAccountDeleted,
-            BindingKind::ServiceAccount,
-            text,
-        );
+        for kind in [BindingKind::Secret, BindingKind::ServiceAccount] {
+            for &cause in causes_of(kind, true) {
+                let text = "your token is a legacy Secret token: never time-checked; it dies with its Secret or ServiceAccount";
+                add(f, cause, kind, text.to_owned());
+            }
+        }
         return;
     }
-    let k8s = claims.kubernetes.as_ref();
     let none = "(none in the token)";
     // The object the token is bound to first: it is the likelier loss.
     match binding {
         Binding::Pod => {
-            let pod = k8s.and_then(|k| k.pod.clone()).unwrap_or_default();
+            let pod = claimed(claims, BindingKind::Pod).unwrap_or_default();
             add(
                 f,
                 Cause::PodDeleted,
@@ -586,7 +549,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             );
         }
         Binding::Secret => {
-            let secret = claims.secret().unwrap_or_default();
+            let secret = claimed(claims, BindingKind::Secret).unwrap_or_default();
             add(
                 f,
                 Cause::SecretDeleted,
@@ -599,7 +562,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             );
         }
         Binding::Node => {
-            let node = k8s.and_then(|k| k.node.clone()).unwrap_or_default();
+            let node = claimed(claims, BindingKind::Node).unwrap_or_default();
             let text = format!(
                 "the token is bound to node {} uid {}: it dies with that Node object",
                 node.name.as_deref().unwrap_or("?"),
@@ -661,91 +624,44 @@ mod tests {
     fn what_a_read_establishes() {
         use BindingKind as K;
         use BindingState as S;
+        use Confidence::{High, Medium};
         let table = [
             (
                 K::ServiceAccount,
                 S::UidDiffers,
                 false,
                 Cause::ServiceAccountRecreated,
-                Confidence::High,
+                High,
             ),
             (
                 K::ServiceAccount,
                 S::Missing,
                 false,
                 Cause::ServiceAccountDeleted,
-                Confidence::High,
+                High,
             ),
             (
                 K::ServiceAccount,
                 S::Deleting,
                 false,
                 Cause::ServiceAccountDeleted,
-                Confidence::High,
+                High,
             ),
-            (
-                K::Pod,
-                S::Missing,
-                false,
-                Cause::PodDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Pod,
-                S::UidDiffers,
-                false,
-                Cause::PodDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Pod,
-                S::Deleting,
-                false,
-                Cause::PodDeleted,
-                Confidence::Medium,
-            ),
-            (
-                K::Secret,
-                S::Missing,
-                true,
-                Cause::SecretDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Secret,
-                S::Deleting,
-                true,
-                Cause::SecretDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Secret,
-                S::Deleting,
-                false,
-                Cause::SecretDeleted,
-                Confidence::Medium,
-            ),
+            (K::Pod, S::Missing, false, Cause::PodDeleted, High),
+            (K::Pod, S::UidDiffers, false, Cause::PodDeleted, High),
+            (K::Pod, S::Deleting, false, Cause::PodDeleted, Medium),
+            (K::Secret, S::Missing, true, Cause::SecretDeleted, High),
+            (K::Secret, S::Deleting, true, Cause::SecretDeleted, High),
+            (K::Secret, S::Deleting, false, Cause::SecretDeleted, Medium),
             (
                 K::Secret,
                 S::InvalidSince,
                 true,
                 Cause::LegacyTokenInvalidated,
-                Confidence::High,
+                High,
             ),
-            (
-                K::Node,
-                S::Missing,
-                false,
-                Cause::NodeDeleted,
-                Confidence::High,
-            ),
-            (
-                K::Node,
-                S::UidDiffers,
-                false,
-                Cause::NodeRecreated,
-                Confidence::High,
-            ),
+            (K::Node, S::Missing, false, Cause::NodeDeleted, High),
+            (K::Node, S::UidDiffers, false, Cause::NodeRecreated, High),
         ];
         let token = pod_bound(-60, 3600);
         for (kind, state, legacy, cause, confidence) in table {

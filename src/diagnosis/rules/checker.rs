@@ -107,26 +107,22 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let f = reviewer(case);
-    let sa = f.as_ref().and_then(|f| f.service_account());
-    let mut steps = Vec::new();
-    if f.is_some() || sa.is_some() {
-        let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
-        let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
-        steps.push(NextStep::run(
-            "grant the checker's ServiceAccount the right to review tokens and access (system:auth-delegator)",
-            Command::kubectl()
-                .words(&["create", "clusterrolebinding"])
-                .value(name.as_deref(), "CHECKER-tokenreview")
-                .word("--clusterrole=system:auth-delegator")
-                .flag_value("--serviceaccount", subject.as_deref(), "NAMESPACE:NAME"),
-        ));
-    } else {
-        steps.push(NextStep::say(
+    let Some(f) = reviewer(case) else {
+        return vec![NextStep::say(
             "give the checker a token kube-apiserver accepts (Vault: a current token_reviewer_jwt, or none so that it uses its pod's projected token; a proxy: its pod's ServiceAccount), with create on tokenreviews (the system:auth-delegator ClusterRole)",
-        ));
-    }
-    steps
+        )];
+    };
+    let sa = f.service_account();
+    let name = sa.map(|(_, n)| format!("{n}-tokenreview"));
+    let subject = sa.map(|(ns, n)| format!("{ns}:{n}"));
+    vec![NextStep::run(
+        "grant the checker's ServiceAccount the right to review tokens and access (system:auth-delegator)",
+        Command::kubectl()
+            .words(&["create", "clusterrolebinding"])
+            .value(name.as_deref(), "CHECKER-tokenreview")
+            .word("--clusterrole=system:auth-delegator")
+            .flag_value("--serviceaccount", subject.as_deref(), "NAMESPACE:NAME"),
+    )]
 }
 
 pub const CHECKER_UNREACHABLE: CauseDef = CauseDef {
@@ -141,7 +137,15 @@ refused connection, a TLS failure or a service without ready endpoints on that c
 (\"dial tcp …/tokenreviews: i/o timeout\", Linkerd's \"service in fail-fast\") means the \
 caller's token was never looked at. The fix is the checker's configuration (Vault's \
 kubernetes_host and kubernetes_ca_cert) or the network between them.",
-    confirm: Steps::For(unreachable_confirm),
+    confirm: Steps::Run(
+        "from the checker's pod, the API server must answer (any status; no answer is the failure)",
+        |_| {
+            Command::new("curl")
+                .words(&["-sS", "--max-time", "5", "--cacert"])
+                .value(None, "CA_FILE")
+                .value(None, "https://KUBERNETES_HOST/version")
+        },
+    ),
     fix: Steps::Say(
         "point the checker at an address of the API server it can reach (Vault: kubernetes_host in auth/kubernetes/config) and open the path (NetworkPolicy, firewall); for a mesh, make the identity service ready",
     ),
@@ -150,27 +154,6 @@ kubernetes_host and kubernetes_ca_cert) or the network between them.",
         "linkerd2-proxy identity client",
     ],
 };
-
-fn unreachable_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "from the checker's pod, the API server must answer (any status; no answer is the failure)",
-        Command::new("curl")
-            .words(&["-sS", "--max-time", "5", "--cacert"])
-            .value(None, "CA_FILE")
-            .value(None, "https://KUBERNETES_HOST/version"),
-    )]
-}
-
-fn is_tls(cause: Cause) -> bool {
-    matches!(
-        cause,
-        Cause::TlsUntrustedCa
-            | Cause::TlsNameMismatch
-            | Cause::TlsCertificateExpired
-            | Cause::TlsCertificateNotYetValid
-            | Cause::TlsOther
-    )
-}
 
 /// A checker that could not complete its review.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
@@ -194,7 +177,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Cause::ApiNotServed,
             "the server does not serve the TokenReview version the checker asked for (authentication.k8s.io/v1beta1 went in 1.22), so the token under review was never judged",
         ),
-        CheckerCall::Unanswered(Some(tls)) if is_tls(tls) => (
+        CheckerCall::Unanswered(Some(tls)) if tls.is_tls() => (
             tls,
             "the checker's own TLS handshake with the API server failed: its CA setting (Vault's kubernetes_ca_cert, the proxy's --kubeconfig or service account CA) does not fit the server's certificate, and the token under review was never judged",
         ),

@@ -4,24 +4,14 @@
 //! valid`) and answers 401; no token is involved. The rule lives in
 //! `authn` (the reasons table maps the wordings); here are the definitions.
 
-use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 
 /// `kubectl config view` piped into `base64 -d | openssl x509 …`: the
 /// kubeconfig's client certificate, read.
 fn kubeconfig_cert(x509: &[&str]) -> Command {
-    Command::kubectl()
-        .words(&[
-            "config",
-            "view",
-            "--raw",
-            "--minify",
-            "-o",
-            "jsonpath={.users[0].user.client-certificate-data}",
-        ])
-        .pipe_into(Command::new("base64").word("-d"))
+    super::commands::kubeconfig_data("jsonpath={.users[0].user.client-certificate-data}")
         .pipe_into(Command::new("openssl").word("x509").words(x509))
 }
 
@@ -37,32 +27,24 @@ token. Go's verification checks its validity window against the server's clock: 
 when expired, \"is before\" when not yet valid) is logged and the request gets 401. \
 kubeadm's client certificates (admin.conf, the kubelet's, the controller-manager's) \
 last a year; a node whose clock is far off sees fresh certificates as not yet valid.",
-    confirm: Steps::For(expired_confirm),
-    fix: Steps::For(expired_fix),
+    confirm: Steps::Run(
+        "the validity of the kubeconfig's client certificate (compare with the server's date)",
+        |_| kubeconfig_cert(&["-noout", "-dates", "-subject"]),
+    ),
+    fix: Steps::All(&[
+        Steps::Run(
+            "on a kubeadm control plane, see which certificates expire and renew them",
+            |_| Command::new("kubeadm").words(&["certs", "check-expiration"]),
+        ),
+        Steps::Say(
+            "then use a kubeconfig with the renewed certificate; if the certificate is valid, the server's clock is off: fix time sync",
+        ),
+    ]),
     sources: &[
         "k8s.io/apiserver pkg/authentication/request/x509/x509.go",
         "Go crypto/x509 CertificateInvalidError (Expired)",
     ],
 };
-
-fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the validity of the kubeconfig's client certificate (compare with the server's date)",
-        kubeconfig_cert(&["-noout", "-dates", "-subject"]),
-    )]
-}
-
-fn expired_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "on a kubeadm control plane, see which certificates expire and renew them",
-            Command::new("kubeadm").words(&["certs", "check-expiration"]),
-        ),
-        NextStep::say(
-            "then use a kubeconfig with the renewed certificate; if the certificate is valid, the server's clock is off: fix time sync",
-        ),
-    ]
-}
 
 pub const CLIENT_CERTIFICATE_UNTRUSTED: CauseDef = CauseDef {
     code: "client-certificate-untrusted",
@@ -74,16 +56,12 @@ The API server verifies a client certificate against --client-ca-file. \"x509: \
 certificate signed by unknown authority\" in its authentication log means the \
 certificate comes from another CA: a kubeconfig of an earlier cluster, a CA rotated \
 without reissuing client certificates, or a certificate meant for another cluster.",
-    confirm: Steps::For(untrusted_confirm),
+    confirm: Steps::Run(
+        "who issued the kubeconfig's client certificate (compare with the cluster's CA)",
+        |_| kubeconfig_cert(&["-noout", "-issuer", "-subject"]),
+    ),
     fix: Steps::Say(
         "use a kubeconfig issued by this cluster's CA (on kubeadm: /etc/kubernetes/admin.conf, or kubeadm kubeconfig user)",
     ),
     sources: &["k8s.io/apiserver pkg/authentication/request/x509/x509.go"],
 };
-
-fn untrusted_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "who issued the kubeconfig's client certificate (compare with the cluster's CA)",
-        kubeconfig_cert(&["-noout", "-issuer", "-subject"]),
-    )]
-}

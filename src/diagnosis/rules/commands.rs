@@ -36,6 +36,14 @@ pub fn kubeconfig_server() -> Command {
     ])
 }
 
+/// `kubectl config view --raw --minify -o JSONPATH | base64 -d`: a
+/// base64 field of the kubeconfig's current context, decoded.
+pub fn kubeconfig_data(jsonpath: &str) -> Command {
+    Command::kubectl()
+        .words(&["config", "view", "--raw", "--minify", "-o", jsonpath])
+        .pipe_into(Command::new("base64").word("-d"))
+}
+
 /// `curl -sv --cacert CA_FILE [ARGS] https://SERVER/version`: one request by
 /// hand to the server of the case.
 pub fn curl_version(case: &Case<'_>, args: &[&str]) -> Command {

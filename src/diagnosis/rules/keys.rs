@@ -56,8 +56,8 @@ excludeFromOidcDiscovery, which kube-apiserver still verifies with but does not 
 a kid missing from /openid/v1/jwks is then only a medium-confidence key mismatch. While \
 the signer is unreachable kube-apiserver mints no tokens: the kubelet keeps the mounted \
 tokens it has until they expire.",
-    confirm: Steps::For(key_confirm),
-    fix: Steps::For(key_fix),
+    confirm: KEY_CONFIRM,
+    fix: KEY_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (kid lookup, PR #125177)",
         "k8s.io/kubernetes pkg/serviceaccount/openidmetadata.go",
@@ -75,8 +75,8 @@ pub const SIGNATURE_INVALID: CauseDef = CauseDef {
 The signature does not verify with any key the API server has: the token was altered (a \
 truncated or re-encoded copy, a tampered payload), or it was signed by a key that reuses \
 a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
-    confirm: Steps::For(key_confirm),
-    fix: Steps::For(key_fix),
+    confirm: KEY_CONFIRM,
+    fix: KEY_FIX,
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go",
         "go-jose v2 ErrCryptoFailure",
@@ -98,7 +98,10 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: Steps::For(issuer_confirm),
+    confirm: Steps::Run(
+        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
+        |_| Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+    ),
     fix: Steps::Say(
         "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
     ),
@@ -134,7 +137,10 @@ pub const TOKEN_MALFORMED: CauseDef = CauseDef {
 \"invalid bearer token\" alone means no authenticator claimed the token: it is not a \
 well-formed JWT (cut, wrapped, quoted, a base64 of the token instead of the token), or a \
 JWT for another system whose issuer no authenticator handles.",
-    confirm: Steps::For(malformed_confirm),
+    confirm: Steps::Run(
+        "check it is one complete JWT meant for this cluster",
+        |_| super::commands::decode_token(),
+    ),
     fix: Steps::Say("send the token exactly as issued: no quotes, line breaks or base64 around it"),
     sources: &["k8s.io/apiserver pkg/authentication/token/union"],
 };
@@ -150,32 +156,20 @@ pub(crate) fn verify_against_published_keys() -> Command {
         )
 }
 
-fn key_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "verify the token against the keys the cluster publishes (the kid must be listed)",
-        verify_against_published_keys(),
-    )]
-}
+const KEY_CONFIRM: Steps = Steps::Run(
+    "verify the token against the keys the cluster publishes (the kid must be listed)",
+    |_| verify_against_published_keys(),
+);
 
-fn key_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "get a token from this cluster's current key (in a pod: delete the pod)",
-            super::commands::create_token(case),
-        ),
-        NextStep::say(
-            "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
-        ),
-    ]
-}
-
-fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
-        Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
-    )]
-}
-
+const KEY_FIX: Steps = Steps::All(&[
+    Steps::Run(
+        "get a token from this cluster's current key (in a pod: delete the pod)",
+        super::commands::create_token,
+    ),
+    Steps::Say(
+        "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
+    ),
+]);
 /// A checker that reviewed the token for audiences of its own (istiod's
 /// istio-ca, Vault's role audience): who, and what it asked for.
 fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> {
@@ -228,13 +222,6 @@ fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
     }
     vec![NextStep::say(
         "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
-    )]
-}
-
-fn malformed_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "check it is one complete JWT meant for this cluster",
-        super::commands::decode_token(),
     )]
 }
 
@@ -411,6 +398,7 @@ mod tests {
 
     #[test]
     fn what_the_servers_keys_say() {
+        use Confidence::{High, Low, Medium};
         let base = KeyCheck {
             from: "/openid/v1/jwks".into(),
             // Kubernetes key ids (43 characters): no external signer here.
@@ -422,42 +410,34 @@ mod tests {
             audience_ok: Some(true),
             ..KeyCheck::default()
         };
+        let with = |change: fn(&mut KeyCheck)| {
+            let mut keys = base.clone();
+            change(&mut keys);
+            keys
+        };
         let table = [
             (
-                KeyCheck {
-                    kid_found: Some(false),
-                    signature_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| (k.kid_found, k.signature_ok) = (Some(false), Some(false))),
                 Cause::KeyMismatch,
-                Confidence::High,
+                High,
             ),
             (
-                KeyCheck {
-                    signature_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.signature_ok = Some(false)),
                 Cause::SignatureInvalid,
-                Confidence::High,
+                High,
             ),
             (
-                KeyCheck {
-                    issuer_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.issuer_ok = Some(false)),
                 Cause::IssuerMismatch,
-                Confidence::Medium,
+                Medium,
             ),
             (
-                KeyCheck {
-                    audience_ok: Some(false),
-                    ..base.clone()
-                },
+                with(|k| k.audience_ok = Some(false)),
                 Cause::AudienceMismatch,
-                Confidence::Medium,
+                Medium,
             ),
             // Everything checks out: the key families are ruled out.
-            (base.clone(), Cause::Unknown, Confidence::Low),
+            (base.clone(), Cause::Unknown, Low),
         ];
         let token = pod_bound(-60, 3600);
         for (keys, cause, confidence) in table {

@@ -51,8 +51,22 @@ The RBAC authoriser appends its own reason to the 403 when a binding for this us
 a role that is not there: RBAC: role.rbac.authorization.k8s.io \"NAME\" not found. The \
 binding exists, so the intent was to allow the request; the role was deleted, renamed, \
 created in another namespace, or is a ClusterRole referenced as a Role.",
-    confirm: Steps::For(missing_confirm),
-    fix: Steps::For(missing_fix),
+    confirm: Steps::All(&[
+        Steps::Run("find the bindings and the roles they name", |_| {
+            Command::kubectl().words(&[
+                "get",
+                "rolebindings,clusterrolebindings",
+                "-A",
+                "-o",
+                "wide",
+            ])
+        }),
+        Steps::For(denied_confirm),
+    ]),
+    fix: Steps::All(&[
+        Steps::Say("create the missing role, or point the binding's roleRef at one that exists"),
+        Steps::For(denied_fix),
+    ]),
     sources: &["k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac"],
 };
 
@@ -174,29 +188,6 @@ fn denied_fix(case: &Case<'_>) -> Vec<NextStep> {
             c,
         )
     }));
-    steps
-}
-
-fn missing_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let mut steps = vec![NextStep::run(
-        "find the bindings and the roles they name",
-        Command::kubectl().words(&[
-            "get",
-            "rolebindings,clusterrolebindings",
-            "-A",
-            "-o",
-            "wide",
-        ]),
-    )];
-    steps.extend(denied_confirm(case));
-    steps
-}
-
-fn missing_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let mut steps = vec![NextStep::say(
-        "create the missing role, or point the binding's roleRef at one that exists",
-    )];
-    steps.extend(denied_fix(case));
     steps
 }
 
@@ -426,34 +417,31 @@ mod tests {
     fn who_said_no_decides_the_cause() {
         let missing =
             format!("{DENIED}: RBAC: role.rbac.authorization.k8s.io \"reader\" not found");
+        use Confidence::{High, Medium};
         let table = [
             // The 403 does not name the authorizer: RBAC, most likely.
-            (
-                Some(DENIED.to_owned()),
-                Cause::RbacDenied,
-                Confidence::Medium,
-            ),
-            (Some(missing), Cause::RbacRoleMissing, Confidence::High),
+            (Some(DENIED.to_owned()), Cause::RbacDenied, Medium),
+            (Some(missing), Cause::RbacRoleMissing, High),
             (
                 Some(format!(
                     "{DENIED}: RBAC: clusterrole.rbac.authorization.k8s.io \"x\" is being deleted"
                 )),
                 Cause::RbacDenied,
-                Confidence::High,
+                High,
             ),
             // "RBAC" elsewhere in the text is not RBAC's own reason: another
             // authorizer gave it.
             (
                 Some(format!("{DENIED}: webhook RBAC-sync: not found")),
                 Cause::NonRbacAuthorizerDenied,
-                Confidence::Medium,
+                Medium,
             ),
             (
                 Some(format!(
                     "{DENIED}: no relationship found between node 'n' and this object"
                 )),
                 Cause::NonRbacAuthorizerDenied,
-                Confidence::High,
+                High,
             ),
             (
                 Some(
@@ -461,14 +449,10 @@ mod tests {
                         .to_owned(),
                 ),
                 Cause::PodSecurityDenied,
-                Confidence::High,
+                High,
             ),
-            (
-                Some("permission denied".to_owned()),
-                Cause::Unknown,
-                Confidence::Medium,
-            ),
-            (None, Cause::RbacDenied, Confidence::Medium),
+            (Some("permission denied".to_owned()), Cause::Unknown, Medium),
+            (None, Cause::RbacDenied, Medium),
         ];
         for (message, cause, confidence) in table {
             let c = case(http(403, message.as_deref()), None);

@@ -13,7 +13,7 @@ use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::SupportKind;
 
@@ -40,7 +40,36 @@ cannot resolve cluster-internal Service names), connection refused or a timeout 
 provider is down, or a network policy or firewall stops the API server), \"issuer did not \
 match the issuer returned by provider\" (the document's issuer differs from the URL by \
 even a trailing slash). No restart is needed once it is fixed: the next retry picks it up.",
-    confirm: Steps::For(issuer_confirm),
+    confirm: Steps::All(&[
+        Steps::Run(
+            "fetch the discovery document from where kube-apiserver runs (a control-plane node, its network): the error is the one to fix",
+            |_| {
+                Command::new("curl")
+                    .words(&[
+                        "-sS",
+                        "--cacert",
+                        "ISSUER_CA_FILE",
+                        "ISSUER_URL/.well-known/openid-configuration",
+                    ])
+                    .with_placeholders()
+            },
+        ),
+        Steps::Run(
+            "the authenticator's last start-up error, in kube-apiserver's log",
+            |_| {
+                Command::kubectl()
+                    .words(&[
+                        "logs",
+                        "-n",
+                        "kube-system",
+                        "-l",
+                        "component=kube-apiserver",
+                        "--tail=2000",
+                    ])
+                    .pipe_into(Command::new("grep").words(&["oidc authenticator"]))
+            },
+        ),
+    ]),
     fix: Steps::Say(
         "make the issuer reachable from kube-apiserver as it reports: the exact issuer URL (no trailing-slash difference), the CA that signs the provider's certificate, a name the API server's own resolver knows (it runs with hostNetwork); it retries by itself every 10 seconds",
     ),
@@ -50,35 +79,6 @@ even a trailing slash). No restart is needed once it is fixed: the next retry pi
         "KEP-3331 keps/sig-auth/3331-structured-authentication-configuration",
     ],
 };
-
-fn issuer_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        NextStep::run(
-            "fetch the discovery document from where kube-apiserver runs (a control-plane node, its network): the error is the one to fix",
-            Command::new("curl")
-                .words(&[
-                    "-sS",
-                    "--cacert",
-                    "ISSUER_CA_FILE",
-                    "ISSUER_URL/.well-known/openid-configuration",
-                ])
-                .with_placeholders(),
-        ),
-        NextStep::run(
-            "the authenticator's last start-up error, in kube-apiserver's log",
-            Command::kubectl()
-                .words(&[
-                    "logs",
-                    "-n",
-                    "kube-system",
-                    "-l",
-                    "component=kube-apiserver",
-                    "--tail=2000",
-                ])
-                .pipe_into(Command::new("grep").words(&["oidc authenticator"])),
-        ),
-    ]
-}
 
 pub const CREDENTIAL_PROVIDER_CONFIG_INVALID: CauseDef = CauseDef {
     code: "credential-provider-config-invalid",
@@ -98,7 +98,11 @@ tokenAttributes with an API version older than credentialprovider.kubelet.k8s.io
 tokenAttributes without the KubeletServiceAccountTokenForCredentialProviders feature gate, \
 a plugin binary directory or configuration file that does not exist, or a provider whose \
 name has no binary in that directory.",
-    confirm: Steps::For(provider_confirm),
+    confirm: Steps::Run("the kubelet's own words at start-up, on the node", |_| {
+        Command::new("journalctl")
+            .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
+            .pipe_into(Command::new("grep").words(&["CRI auth plugins"]))
+    }),
     fix: Steps::Say(
         "correct the CredentialProviderConfig as the error lists (apiVersion credentialprovider.kubelet.k8s.io/v1 for tokenAttributes, defaultCacheDuration, each provider's name matching a binary in --image-credential-provider-bin-dir) and restart the kubelet",
     ),
@@ -108,15 +112,6 @@ name has no binary in that directory.",
         "KEP-4412 keps/sig-node/4412-projected-service-account-tokens-for-kubelet-image-credential-providers",
     ],
 };
-
-fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the kubelet's own words at start-up, on the node",
-        Command::new("journalctl")
-            .words(&["-u", "kubelet", "--since", "-15min", "--no-pager"])
-            .pipe_into(Command::new("grep").words(&["CRI auth plugins"])),
-    )]
-}
 
 /// A server logged that a part of its own setup failed.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {

@@ -128,7 +128,7 @@ pub struct ReplicaView<'a> {
 mod tests {
     use super::*;
     use crate::diagnosis::case::Peer;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, http, pod_bound};
 
     #[test]
     fn a_peer_that_accepts_the_token_makes_skew_a_candidate() {
@@ -148,6 +148,5 @@ mod tests {
             .find(|c| c.cause == Cause::ClockSkew)
             .unwrap();
         assert!(skew.support[0].text.contains("servers disagree"));
-        let _ = run;
     }
 }

@@ -32,7 +32,7 @@ application matches the token's issuer, subject (system:serviceaccount:NAMESPACE
 and audience (api://AzureADTokenExchange), and AADSTS700211/700212/700213 when the \
 issuer, audience or subject alone does not match. The token is fine for Kubernetes; the \
 fix is the federation setting or the token's audience and ServiceAccount.",
-    confirm: Steps::For(federation_confirm),
+    confirm: DECODE,
     fix: Steps::Say(
         "make the role's trust policy (AWS) or the federated identity credential (Azure) name the token's issuer, subject system:serviceaccount:NAMESPACE:NAME and audience, or project the token with the audience they expect",
     ),
@@ -54,8 +54,22 @@ Connect provider whose URL is the cluster's issuer (the token's iss). Without it
 answers \"InvalidIdentityToken: No OpenIDConnect provider found in your account for \
 ISSUER\": a new cluster without `eksctl utils associate-iam-oidc-provider`, a recreated \
 cluster with a new issuer, a role in another account.",
-    confirm: Steps::For(provider_confirm),
-    fix: Steps::For(provider_fix),
+    confirm: Steps::All(&[
+        DECODE,
+        Steps::Run(
+            "the account's OIDC providers: one must have the token's iss as its URL",
+            |_| Command::new("aws").words(&["iam", "list-open-id-connect-providers"]),
+        ),
+    ]),
+    fix: Steps::Run(
+        "register the cluster's issuer as an IAM OIDC provider",
+        |_| {
+            Command::new("eksctl")
+                .words(&["utils", "associate-iam-oidc-provider", "--cluster"])
+                .value(None, "CLUSTER")
+                .word("--approve")
+        },
+    ),
     sources: &["AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)"],
 };
 
@@ -73,7 +87,18 @@ Federated principal names another OIDC provider (another cluster, a typo in the 
 its Condition on \"ISSUER:sub\" names another namespace or ServiceAccount (the most common \
 mistake), or its condition on aud expects another audience. A wrong or deleted role ARN \
 in the ServiceAccount's eks.amazonaws.com/role-arn annotation answers the same.",
-    confirm: Steps::For(trust_confirm),
+    confirm: Steps::All(&[
+        DECODE,
+        Steps::Run(
+            "the role's trust policy: its Federated principal and its sub and aud conditions must match the token",
+            |_| {
+                Command::new("aws")
+                    .words(&["iam", "get-role", "--role-name"])
+                    .value(None, "ROLE")
+                    .words(&["--query", "Role.AssumeRolePolicyDocument"])
+            },
+        ),
+    ]),
     fix: Steps::Say(
         "make the trust policy's condition name the token's sub (system:serviceaccount:NAMESPACE:NAME) and aud (sts.amazonaws.com), and its Federated principal the cluster's OIDC provider; or fix the role ARN in the ServiceAccount's eks.amazonaws.com/role-arn annotation",
     ),
@@ -118,7 +143,17 @@ private issuer URL (the API server's own address), a bucket or endpoint that was
 deleted, or a firewall in front of it make the exchange fail before any trust is \
 checked: Entra ID's AADSTS501661 (\"Request to External OIDC endpoint failed\"), AWS \
 STS's \"Couldn't retrieve verification key from your identity provider\".",
-    confirm: Steps::For(discovery_confirm),
+    confirm: Steps::All(&[
+        DECODE,
+        Steps::Run(
+            "the discovery document must answer from the public internet at the token's iss",
+            |_| {
+                Command::new("curl")
+                    .words(&["-sS"])
+                    .value(None, "ISSUER/.well-known/openid-configuration")
+            },
+        ),
+    ]),
     fix: Steps::Say(
         "publish the issuer's discovery document and keys where the cloud can read them (the service account issuer discovery URL, a public bucket), and set --service-account-issuer to that URL",
     ),
@@ -140,7 +175,15 @@ user-assigned managed identity whose federated credentials should admit it. AADS
 (\"Application with identifier 'ID' was not found in the directory\") means no such client \
 in that tenant: a resource ID or object ID given where the client ID belongs, another \
 tenant, or a deleted identity.",
-    confirm: Steps::For(client_confirm),
+    confirm: Steps::Run("the ServiceAccount's client ID annotation", |_| {
+        Command::kubectl()
+            .words(&["get", "serviceaccount"])
+            .value(None, "NAME")
+            .words(&[
+                "-o",
+                "jsonpath={.metadata.annotations.azure\\.workload\\.identity/client-id}",
+            ])
+    }),
     fix: Steps::Say(
         "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
     ),
@@ -158,7 +201,14 @@ with the EKS Auth API (AssumeRoleForPodIdentity). The role comes from a pod iden
 association for the cluster, namespace and ServiceAccount; without one the call fails \
 with ResourceNotFoundException. An association made for another namespace or \
 ServiceAccount name, or in another cluster, answers the same.",
-    confirm: Steps::For(association_confirm),
+    confirm: Steps::Run(
+        "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
+        |_| {
+            Command::new("aws")
+                .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
+                .value(None, "CLUSTER")
+        },
+    ),
     fix: Steps::Say(
         "create a pod identity association for the pod's namespace and ServiceAccount (aws eks create-pod-identity-association), with a role whose trust policy allows pods.eks.amazonaws.com",
     ),
@@ -177,58 +227,25 @@ bound_service_account_names and bound_service_account_namespaces. \"service acco
 name not authorized\" and \"namespace not authorized\" mean the token is valid and the \
 role does not list that name or namespace: the fix is the role (or logging in with \
 another role), not the token.",
-    confirm: Steps::For(policy_confirm),
+    confirm: Steps::All(&[
+        DECODE,
+        Steps::Run("the names and namespaces the role allows", |_| {
+            Command::new("vault")
+                .words(&["read"])
+                .value(None, "auth/kubernetes/role/ROLE")
+        }),
+    ]),
     fix: Steps::Say(
         "add the ServiceAccount's name and namespace to the role's bound_service_account_names and bound_service_account_namespaces, or log in with the role meant for it",
     ),
     sources: &["hashicorp/vault-plugin-auth-kubernetes path_login.go"],
 };
 
-fn decode_step() -> NextStep {
-    NextStep::run(
-        "the token's iss, sub and aud are what the federation setting must match",
-        Command::satoken()
-            .words(&["decode", "-f", "TOKEN_FILE"])
-            .with_placeholders(),
-    )
-}
-
-fn federation_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![decode_step()]
-}
-
-fn provider_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        decode_step(),
-        NextStep::run(
-            "the account's OIDC providers: one must have the token's iss as its URL",
-            Command::new("aws").words(&["iam", "list-open-id-connect-providers"]),
-        ),
-    ]
-}
-
-fn provider_fix(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "register the cluster's issuer as an IAM OIDC provider",
-        Command::new("eksctl")
-            .words(&["utils", "associate-iam-oidc-provider", "--cluster"])
-            .value(None, "CLUSTER")
-            .word("--approve"),
-    )]
-}
-
-fn trust_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        decode_step(),
-        NextStep::run(
-            "the role's trust policy: its Federated principal and its sub and aud conditions must match the token",
-            Command::new("aws")
-                .words(&["iam", "get-role", "--role-name"])
-                .value(None, "ROLE")
-                .words(&["--query", "Role.AssumeRolePolicyDocument"]),
-        ),
-    ]
-}
+/// What every federation cause confirms first.
+const DECODE: Steps = Steps::Run(
+    "the token's iss, sub and aud are what the federation setting must match",
+    |_| super::commands::decode_token(),
+);
 
 fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let google = matches!(&case.answer, Answer::Http(h)
@@ -243,52 +260,6 @@ fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
         "who the workload is to AWS (the ARN the refusal names)",
         Command::new("aws").words(&["sts", "get-caller-identity"]),
     )]
-}
-
-fn discovery_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        decode_step(),
-        NextStep::run(
-            "the discovery document must answer from the public internet at the token's iss",
-            Command::new("curl")
-                .words(&["-sS"])
-                .value(None, "ISSUER/.well-known/openid-configuration"),
-        ),
-    ]
-}
-
-fn client_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the ServiceAccount's client ID annotation",
-        Command::kubectl()
-            .words(&["get", "serviceaccount"])
-            .value(None, "NAME")
-            .words(&[
-                "-o",
-                "jsonpath={.metadata.annotations.azure\\.workload\\.identity/client-id}",
-            ]),
-    )]
-}
-
-fn association_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the cluster's pod identity associations: one must name the pod's namespace and ServiceAccount",
-        Command::new("aws")
-            .words(&["eks", "list-pod-identity-associations", "--cluster-name"])
-            .value(None, "CLUSTER"),
-    )]
-}
-
-fn policy_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![
-        decode_step(),
-        NextStep::run(
-            "the names and namespaces the role allows",
-            Command::new("vault")
-                .words(&["read"])
-                .value(None, "auth/kubernetes/role/ROLE"),
-        ),
-    ]
 }
 
 /// A service that judged the token said why it refused it.

@@ -72,8 +72,19 @@ kube-apiserver then warns \"requested expiration of N seconds shortened to M sec
 the two). Clusters that turn off the extended expiry of kubelet tokens \
 (--service-account-extend-token-expiration=false) make a one-hour-old copy of the \
 mounted token fail too: the diagnosis says so when the token shows it.",
-    confirm: Steps::For(expired_confirm),
-    fix: Steps::For(expired_fix),
+    confirm: Steps::Run(
+        "decode the token the client actually sends and compare its exp",
+        |_| super::commands::decode_token(),
+    ),
+    fix: Steps::All(&[
+        Steps::Say(
+            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
+        ),
+        Steps::Run(
+            "outside a pod, mint a fresh token (a longer --duration if needed)",
+            super::commands::create_token,
+        ),
+    ]),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
@@ -122,34 +133,16 @@ fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
             "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
         )];
     }
-    let mut steps = vec![NextStep::run(
-        "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
-        Command::new("chronyc").word("tracking"),
-    )];
-    steps.push(NextStep::say(
-        "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
-    ));
-    steps.push(NextStep::say(
-        "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
-    ));
-    steps
-}
-
-fn expired_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "decode the token the client actually sends and compare its exp",
-        super::commands::decode_token(),
-    )]
-}
-
-fn expired_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
-        NextStep::say(
-            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
-        ),
         NextStep::run(
-            "outside a pod, mint a fresh token (a longer --duration if needed)",
-            super::commands::create_token(case),
+            "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
+            Command::new("chronyc").word("tracking"),
+        ),
+        NextStep::say(
+            "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+        ),
+        NextStep::say(
+            "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
         ),
     ]
 }
@@ -427,42 +420,21 @@ mod tests {
 
     #[test]
     fn the_token_on_the_servers_clock() {
+        use ClockSource as S;
+        use Confidence::{Low, Medium};
+        // (nbf, the clock, what it shows): the token valid for an hour from nbf.
         let table = [
             // nbf 90 s ahead of the Date header: not valid yet, in 30 s.
-            (
-                pod_bound(90, 3600),
-                ClockSource::DateHeader,
-                Cause::ClockSkew,
-                Confidence::Medium,
-            ),
-            (
-                pod_bound(-7200, 3600),
-                ClockSource::AuditTimestamp,
-                Cause::Expired,
-                Confidence::Medium,
-            ),
+            (90, S::DateHeader, Cause::ClockSkew, Medium),
+            (-7200, S::AuditTimestamp, Cause::Expired, Medium),
             // Inside the window: time is ruled out, nothing else is known.
-            (
-                pod_bound(-60, 3600),
-                ClockSource::DateHeader,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
+            (-60, S::DateHeader, Cause::Unknown, Low),
             // Not the server's clock: only a guess.
-            (
-                pod_bound(90, 3600),
-                ClockSource::AtFlag,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
-            (
-                pod_bound(90, 3600),
-                ClockSource::Now,
-                Cause::Unknown,
-                Confidence::Low,
-            ),
+            (90, S::AtFlag, Cause::Unknown, Low),
+            (90, S::Now, Cause::Unknown, Low),
         ];
-        for (token, source, cause, confidence) in table {
+        for (nbf, source, cause, confidence) in table {
+            let token = pod_bound(nbf, 3600);
             let mut c = case(http(401, None), Some(&token));
             c.clock = Some(ServerClock::at(at(0), source));
             assert_eq!(run(&c), (cause, confidence), "{source:?}");

@@ -63,20 +63,16 @@ was never judged.
 
 In a pod, the cluster CA is mounted next to the token (ca.crt); from a laptop it is in the \
 kubeconfig (certificate-authority-data).",
-    confirm: Steps::For(untrusted_confirm),
+    confirm: Steps::Run(
+        "who issued the certificate the server presents (compare with your CA)",
+        |case| openssl(case, &["-noout", "-issuer", "-subject"]),
+    ),
     fix: Steps::For(untrusted_fix),
     sources: &[
         "rustls / webpki UnknownIssuer",
         "Go crypto/x509 UnknownAuthorityError",
     ],
 };
-
-fn untrusted_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "who issued the certificate the server presents (compare with your CA)",
-        openssl(case, &["-noout", "-issuer", "-subject"]),
-    )]
-}
 
 fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
     if let Some(step) = checker_trust(case) {
@@ -88,17 +84,10 @@ fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
         )),
         NextStep::run(
             "from a laptop, write the kubeconfig's CA to a file",
-            Command::kubectl()
-                .words(&[
-                    "config",
-                    "view",
-                    "--raw",
-                    "--minify",
-                    "-o",
-                    "jsonpath={.clusters[0].cluster.certificate-authority-data}",
-                ])
-                .pipe_into(Command::new("base64").word("-d"))
-                .writing_to("ca.crt"),
+            super::commands::kubeconfig_data(
+                "jsonpath={.clusters[0].cluster.certificate-authority-data}",
+            )
+            .writing_to("ca.crt"),
         ),
     ]
 }
@@ -112,7 +101,9 @@ pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
 The certificate is trusted but issued for other names: the client connected by an IP or \
 host name that is not among its subject alternative names (a load balancer's address, a \
 node IP, a new DNS name). Nothing was sent.",
-    confirm: Steps::For(name_confirm),
+    confirm: Steps::Run("the names and IPs the certificate is valid for", |case| {
+        openssl(case, &["-noout", "-ext", "subjectAltName"])
+    }),
     fix: Steps::For(name_fix),
     sources: &[
         "rustls / webpki NotValidForName",
@@ -120,20 +111,10 @@ node IP, a new DNS name). Nothing was sent.",
     ],
 };
 
-fn name_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the names and IPs the certificate is valid for",
-        openssl(case, &["-noout", "-ext", "subjectAltName"]),
-    )]
-}
-
 fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = checker_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![checker_trust(case).unwrap_or_else(|| NextStep::say(
         "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
-    )]
+    ))]
 }
 
 pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
@@ -145,26 +126,21 @@ pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
 The certificate's notAfter is in the past on the client's clock: the API server \
 certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
 far ahead. Nothing was sent.",
-    confirm: Steps::For(expired_cert_confirm),
+    confirm: EXPIRED_CERT_CONFIRM,
     fix: Steps::For(expired_cert_fix),
     sources: &["rustls / webpki CertExpired"],
 };
 
-fn expired_cert_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the certificate's validity dates (and check this machine's clock: date -u)",
-        openssl(case, &["-noout", "-dates"]),
-    )]
-}
+const EXPIRED_CERT_CONFIRM: Steps = Steps::Run(
+    "the certificate's validity dates (and check this machine's clock: date -u)",
+    |case| openssl(case, &["-noout", "-dates"]),
+);
 
 fn expired_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::run(
+    vec![onward_trust(case).unwrap_or_else(|| NextStep::run(
         "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
         Command::new("kubeadm").words(&["certs", "renew", "all"]),
-    )]
+    ))]
 }
 
 pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
@@ -176,19 +152,18 @@ pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
 The certificate's notBefore is in the future on the client's clock: the client's clock is \
 behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
 between the client and the machine that issued the certificate. Nothing was sent.",
-    confirm: Steps::For(expired_cert_confirm),
+    confirm: EXPIRED_CERT_CONFIRM,
     fix: Steps::For(not_yet_cert_fix),
     sources: &["rustls / webpki CertNotValidYet"],
 };
 
 fn not_yet_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_trust(case) {
-        return vec![step];
-    }
-    vec![NextStep::run(
-        "fix this machine's clock (NTP/chrony), then retry",
-        Command::new("timedatectl").word("status"),
-    )]
+    vec![onward_trust(case).unwrap_or_else(|| {
+        NextStep::run(
+            "fix this machine's clock (NTP/chrony), then retry",
+            Command::new("timedatectl").word("status"),
+        )
+    })]
 }
 
 pub const TLS_OTHER: CauseDef = CauseDef {
@@ -200,19 +175,14 @@ pub const TLS_OTHER: CauseDef = CauseDef {
 The handshake failed before any request: the port may not speak TLS (plain HTTP, a \
 different service), a proxy may be in between, or client and server share no protocol \
 version or cipher. Nothing was sent.",
-    confirm: Steps::For(other_tls_confirm),
+    confirm: Steps::Run("see what the port answers during the handshake", |case| {
+        openssl(case, &["-noout", "-subject"])
+    }),
     fix: Steps::Say(
         "check that the URL's port is the API server's TLS port and that no proxy terminates or alters TLS in between",
     ),
     sources: &["rustls"],
 };
-
-fn other_tls_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "see what the port answers during the handshake",
-        openssl(case, &["-noout", "-subject"]),
-    )]
-}
 
 pub const DNS_FAILURE: CauseDef = CauseDef {
     code: "dns-failure",
@@ -227,25 +197,17 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(dns_confirm),
+    confirm: Steps::Run("inside a pod, check the cluster DNS is running", |_| {
+        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"])
+    }),
     fix: Steps::For(dns_fix),
     sources: &["Go net: no such host"],
 };
 
-fn dns_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "inside a pod, check the cluster DNS is running",
-        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"]),
-    )]
-}
-
 fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
-    )]
+    ))]
 }
 
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
@@ -262,25 +224,17 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(refused_confirm),
+    confirm: Steps::Run("the server URL the client uses", |_| {
+        super::commands::kubeconfig_server()
+    }),
     fix: Steps::For(refused_fix),
     sources: &["Go net: connection refused"],
 };
 
-fn refused_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "the server URL the client uses",
-        super::commands::kubeconfig_server(),
-    )]
-}
-
 fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
-    )]
+    ))]
 }
 
 pub const TIMEOUT: CauseDef = CauseDef {
@@ -296,25 +250,18 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::For(timeout_confirm),
+    confirm: Steps::Run(
+        "ask the API server whether it is ready (from somewhere that reaches it)",
+        |_| Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+    ),
     fix: Steps::For(timeout_fix),
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
 };
 
-fn timeout_confirm(_: &Case<'_>) -> Vec<NextStep> {
-    vec![NextStep::run(
-        "ask the API server whether it is ready (from somewhere that reaches it)",
-        Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
-    )]
-}
-
 fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = onward_step(case) {
-        return vec![step];
-    }
-    vec![NextStep::say(
+    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
         "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
-    )]
+    ))]
 }
 
 /// For a server's own onward call: where to look instead of the client's path.
@@ -346,7 +293,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let mut support = vec![Support::new(SupportKind::Transport, failure.detail.clone())];
     support.push(Support::new(
         SupportKind::Transport,
-        if failure.is_tls() {
+        if failure.cause.is_tls() {
             "the TLS handshake failed before any request: the token was not sent"
         } else {
             "no HTTP answer: the token was never judged"
