@@ -324,51 +324,11 @@ fn finding(
             format!("{source_ip}|{user_agent}")
         }
         GroupKey::Forbidden(f) => {
-            let ForbiddenKey { user, rbac, .. } = f.as_ref();
-            identity.user = Some(user.clone());
-            case.user = Some(user.clone());
-            let name =
-                (g.names.items.len() == 1 && !g.names.more).then(|| g.names.items[0].clone());
-            let info = RequestInfo {
-                verb: Some(f.verb.clone()),
-                resource: f.resource.clone(),
-                subresource: f.subresource.clone(),
-                api_group: f.api_group.clone(),
-                namespace: f.namespace.clone(),
-                name: name.clone(),
-                path: f.path.clone(),
-            };
-            if *rbac {
-                // One message for the whole group: the object named only when
-                // every event named the same one.
-                let reason = message
-                    .as_deref()
-                    .and_then(Forbidden::parse)
-                    .and_then(|p| p.reason);
-                let denied = Forbidden {
-                    user: f.user.clone(),
-                    request: info.clone(),
-                    reason,
-                    kubelet: false,
-                };
-                case.answer = http(403, Some(denied.message()));
-                escalation = denied.grant_risk().map(|r| r.words());
-            } else {
-                case.answer = http(403, message.clone());
-                case.request = Some(info.clone());
-            }
+            identity.user = Some(f.user.clone());
+            let (info, risk, key) = forbidden(f, g, message.as_deref(), &mut case);
+            escalation = risk;
             request = Some(info);
-            format!(
-                "{}|{}|{}/{}/{}|{}|{}|{}",
-                f.user,
-                f.verb,
-                f.api_group.as_deref().unwrap_or(""),
-                f.resource.as_deref().unwrap_or(""),
-                f.subresource.as_deref().unwrap_or(""),
-                f.namespace.as_deref().unwrap_or(""),
-                f.path.as_deref().unwrap_or(""),
-                f.shape
-            )
+            key
         }
         GroupKey::Stale { user, pod } => {
             case.answer = http(200, None);
@@ -413,6 +373,63 @@ fn finding(
         escalation,
         diagnosis,
     }
+}
+
+/// A 403 group's case: its request, the answer as the engine reads it (one
+/// message for the whole group), a grant's risk and the group's key text.
+fn forbidden(
+    f: &ForbiddenKey,
+    g: &Group,
+    message: Option<&str>,
+    case: &mut Case<'_>,
+) -> (RequestInfo, Option<String>, String) {
+    case.user = Some(f.user.clone());
+    let name = (g.names.items.len() == 1 && !g.names.more).then(|| g.names.items[0].clone());
+    let info = RequestInfo {
+        verb: Some(f.verb.clone()),
+        resource: f.resource.clone(),
+        subresource: f.subresource.clone(),
+        api_group: f.api_group.clone(),
+        namespace: f.namespace.clone(),
+        name,
+        path: f.path.clone(),
+    };
+    let http = |message: Option<String>| {
+        Answer::Http(HttpAnswer {
+            status: Some(403),
+            message,
+            origin: AnswerOrigin::Kubernetes,
+            ..HttpAnswer::default()
+        })
+    };
+    let mut escalation = None;
+    if f.rbac {
+        // The object named only when every event named the same one.
+        let reason = message.and_then(Forbidden::parse).and_then(|p| p.reason);
+        let denied = Forbidden {
+            user: f.user.clone(),
+            request: info.clone(),
+            reason,
+            kubelet: false,
+        };
+        case.answer = http(Some(denied.message()));
+        escalation = denied.grant_risk().map(|r| r.words());
+    } else {
+        case.answer = http(message.map(str::to_owned));
+        case.request = Some(info.clone());
+    }
+    let key = format!(
+        "{}|{}|{}/{}/{}|{}|{}|{}",
+        f.user,
+        f.verb,
+        f.api_group.as_deref().unwrap_or(""),
+        f.resource.as_deref().unwrap_or(""),
+        f.subresource.as_deref().unwrap_or(""),
+        f.namespace.as_deref().unwrap_or(""),
+        f.path.as_deref().unwrap_or(""),
+        f.shape
+    );
+    (info, escalation, key)
 }
 
 /// The identity last accepted from a 401 group's source IP and user agent

@@ -133,28 +133,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // and a bad signature read the same.
         let old_signature = r.tries_every_key();
         if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
-            support.push(Support::new(
-                SupportKind::ServerReason,
-                "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
-            ));
-            let basis = confidence.min(Basis::Inferred);
-            f.add(Cause::SignatureInvalid, basis, support);
-            f.add_fact(
-                Cause::KeyMismatch,
-                basis,
-                SupportKind::ServerReason,
-                format!(
-                    "\"{}\" is also what a token signed by a key the server does not have gets",
-                    r.message
-                ),
-            );
-            f.tell_apart(
-                &[Cause::SignatureInvalid, Cause::KeyMismatch],
-                NextStep::run(
-                    "is the token's kid among the server's keys? (no: key mismatch; yes: the signature itself is bad)",
-                    super::keys::verify_against_published_keys(),
-                ),
-            );
+            every_key_tried(r, f, support, confidence);
             continue;
         }
         // The x509 authenticator speaks only of a client certificate; beside
@@ -188,6 +167,33 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         );
     }
     review_notes(case, f);
+}
+
+/// A signature failure from a server that tries every key (before 1.31): a
+/// bad signature and a key the server does not have read the same.
+fn every_key_tried(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>, confidence: Basis) {
+    support.push(Support::new(
+        SupportKind::ServerReason,
+        "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
+    ));
+    let basis = confidence.min(Basis::Inferred);
+    f.add(Cause::SignatureInvalid, basis, support);
+    f.add_fact(
+        Cause::KeyMismatch,
+        basis,
+        SupportKind::ServerReason,
+        format!(
+            "\"{}\" is also what a token signed by a key the server does not have gets",
+            r.message
+        ),
+    );
+    f.tell_apart(
+        &[Cause::SignatureInvalid, Cause::KeyMismatch],
+        NextStep::run(
+            "is the token's kid among the server's keys? (no: key mismatch; yes: the signature itself is bad)",
+            super::keys::verify_against_published_keys(),
+        ),
+    );
 }
 
 /// Whether `r` is what an authenticator says of any token it tries while

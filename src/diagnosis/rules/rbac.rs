@@ -198,33 +198,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     let subject = case.token.and_then(|t| t.claims.subject.clone());
     if let Answer::Access(verdict) = &case.answer {
-        let Some(d) = denied(case) else { return };
-        let mut support = vec![Support::new(
-            SupportKind::Answer,
-            format!(
-                "SelfSubjectAccessReview: {} may not {} {}{}",
-                d.user,
-                d.verb(),
-                target_words(&d),
-                verdict
-                    .reason
-                    .as_deref()
-                    .filter(|r| !r.is_empty())
-                    .map(|r| format!(" (reason: {r})"))
-                    .unwrap_or_default()
-            ),
-        )];
-        if let Some(e) = verdict
-            .evaluation_error
-            .as_deref()
-            .filter(|e| !e.is_empty())
-        {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("evaluation error: {e}"),
-            ));
-        }
-        f.add(Cause::RbacDenied, Basis::Said, support);
+        access_review(case, verdict, f);
         return;
     }
     let message = match &case.answer {
@@ -352,6 +326,41 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             tell_rbac_apart(&d, f);
         }
     }
+}
+
+/// A SelfSubjectAccessReview's denial: authorization's own verdict.
+fn access_review(
+    case: &Case<'_>,
+    verdict: &crate::diagnosis::case::AccessVerdict,
+    f: &mut Findings,
+) {
+    let Some(d) = denied(case) else { return };
+    let mut support = vec![Support::new(
+        SupportKind::Answer,
+        format!(
+            "SelfSubjectAccessReview: {} may not {} {}{}",
+            d.user,
+            d.verb(),
+            target_words(&d),
+            verdict
+                .reason
+                .as_deref()
+                .filter(|r| !r.is_empty())
+                .map(|r| format!(" (reason: {r})"))
+                .unwrap_or_default()
+        ),
+    )];
+    if let Some(e) = verdict
+        .evaluation_error
+        .as_deref()
+        .filter(|e| !e.is_empty())
+    {
+        support.push(Support::new(
+            SupportKind::Answer,
+            format!("evaluation error: {e}"),
+        ));
+    }
+    f.add(Cause::RbacDenied, Basis::Said, support);
 }
 
 /// `kubectl auth can-i` asks the same authorizers as the request did.
