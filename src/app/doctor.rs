@@ -136,7 +136,7 @@ pub fn run(
 
 /// When the token file was last written (the kubelet rewrites it on refresh).
 fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let source = super::token_source(&args.token, env);
+    let source = args.token.source(env);
     let path = match source {
         TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
         _ => return None,

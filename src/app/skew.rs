@@ -152,7 +152,7 @@ fn server_name(url: &Url) -> String {
 /// The token, or `None` when no token was given, none is mounted, and another
 /// clock source makes the run worthwhile without one.
 fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> {
-    let source = super::token_source(&args.token, env);
+    let source = args.token.source(env);
     if let TokenSource::InPodDefault(path) = &source
         && args.has_clock_source()
         && !path.exists()

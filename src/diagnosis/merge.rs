@@ -93,6 +93,13 @@ impl Diagnosis {
         &self.candidates[1..]
     }
 
+    /// The other candidates worth listing beside the top one: "none" is not.
+    pub fn others(&self) -> impl Iterator<Item = &Candidate> {
+        self.alternatives()
+            .iter()
+            .filter(|c| c.cause != Cause::None)
+    }
+
     /// A diagnosis that names no cause.
     pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
         Diagnosis {

@@ -591,12 +591,7 @@ fn write_brief(
     width: usize,
 ) -> io::Result<()> {
     write_lead(out, d, style, width)?;
-    let others: Vec<&str> = d
-        .alternatives()
-        .iter()
-        .filter(|c| c.cause != Cause::None)
-        .map(|c| c.cause.as_str())
-        .collect();
+    let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
         let text = format!("Other candidates: {} (-o json has each)", others.join(", "));
         for line in wrap(&text, width + 2) {
