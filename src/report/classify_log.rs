@@ -372,20 +372,12 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
     if failing == 0 {
         writeln!(out, "{} no failing event", "Found:".style(s.bold))?;
     } else {
-        let joined: u64 = r
-            .groups
-            .iter()
-            .filter_map(|g| g.joins.get(&Join::Exact))
-            .sum();
-        let guessed: u64 = r
-            .groups
-            .iter()
-            .filter_map(|g| g.joins.get(&Join::Guess))
-            .sum();
-        let joins = if joined + guessed > 0 {
+        let count = |j| -> u64 { r.groups.iter().filter_map(|g| g.joins.get(&j)).sum() };
+        let (exact, guessed) = (count(Join::Exact), count(Join::Guess));
+        let joins = if exact + guessed > 0 {
             format!(
                 "; {} reason lines joined to their request's 401 ({} by a guess)",
-                thousands(joined + guessed),
+                thousands(exact + guessed),
                 thousands(guessed)
             )
         } else {
