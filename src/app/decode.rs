@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use super::{read_tokens, token_source};
+use super::read_tokens;
 use crate::authconfig;
 use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
@@ -26,7 +26,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let config = super::read_authn_config(args.authentication_config.as_deref())?;
-    let (input, what) = read_tokens(token_source(&args.token, env))?;
+    let (input, what) = read_tokens(args.token.source(env))?;
     let now = settings.clock.now();
     let analyse = |token, shaped: &ShapedToken| {
         let mut report = decode::analyse(token, shaped, now, settings.leeway);

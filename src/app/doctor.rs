@@ -136,10 +136,8 @@ pub fn run(
 
 /// When the token file was last written (the kubelet rewrites it on refresh).
 fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let source = super::token_source(&args.token, env);
-    let path = match source {
-        TokenSource::File(p) | TokenSource::InPodDefault(p) => p,
-        _ => return None,
+    let (TokenSource::File(path) | TokenSource::InPodDefault(path)) = args.token.source(env) else {
+        return None;
     };
     Some(std::fs::metadata(path).ok()?.modified().ok()?.into())
 }

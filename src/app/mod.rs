@@ -51,16 +51,6 @@ pub fn run(
     }
 }
 
-/// The token source the flags and environment select.
-fn token_source(args: &TokenArgs, env: &Env) -> TokenSource {
-    TokenSource::choose(
-        args.argument(),
-        args.token_file.clone(),
-        env.stdin_readable,
-        &args.sa_dir,
-    )
-}
-
 /// Opens `source` and reads it far enough to tell one token from several;
 /// with the source as messages name it.
 fn read_tokens(source: TokenSource) -> anyhow::Result<(TokenInput, String)> {
@@ -128,7 +118,7 @@ pub fn read_one_bearer(
 }
 
 fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
-    let (input, what) = read_tokens(token_source(args, env))?;
+    let (input, what) = read_tokens(args.source(env))?;
     let shaped = match input {
         TokenInput::Single(shaped) => shaped,
         TokenInput::Many(tokens) => anyhow::bail!(

@@ -11,7 +11,6 @@ use url::Url;
 use super::{client_config, read_one_token};
 use crate::cli::SkewArgs;
 use crate::env::Env;
-use crate::error::{InputError, TokenError};
 use crate::exit::Outcome;
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
@@ -152,7 +151,7 @@ fn server_name(url: &Url) -> String {
 /// The token, or `None` when no token was given, none is mounted, and another
 /// clock source makes the run worthwhile without one.
 fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> {
-    let source = super::token_source(&args.token, env);
+    let source = args.token.source(env);
     if let TokenSource::InPodDefault(path) = &source
         && args.has_clock_source()
         && !path.exists()
@@ -163,16 +162,7 @@ fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> 
     let implicit_stdin = source == TokenSource::Stdin && args.token.token_file.is_none();
     match read_one_token(&args.token, env) {
         Ok((_, token)) => Ok(Some(TokenTimes::from_token(&token))),
-        Err(e)
-            if implicit_stdin
-                && args.has_clock_source()
-                && e.chain().any(|c| {
-                    matches!(
-                        c.downcast_ref::<InputError>(),
-                        Some(InputError::Token(TokenError::Empty))
-                    )
-                }) =>
-        {
+        Err(e) if implicit_stdin && args.has_clock_source() && super::is_empty_input(&e) => {
             Ok(None)
         }
         Err(e) => Err(e),

@@ -152,17 +152,17 @@ impl Tally {
 
 /// What an unrecognised input nearly was, for its one line.
 fn near_words(near: &Option<NearMiss>) -> String {
-    match near {
-        Some(n) => format!(
+    near.as_ref().map_or(String::new(), |n| {
+        let try_type = n
+            .try_type
+            .map(|t| format!(" (--type {} reads it)", t.as_str()));
+        format!(
             "; nearest: line {} has {}{}",
             n.line,
             n.what,
-            n.try_type
-                .map(|t| format!(" (--type {} reads it)", t.as_str()))
-                .unwrap_or_default()
-        ),
-        None => String::new(),
-    }
+            try_type.unwrap_or_default()
+        )
+    })
 }
 
 /// Why evidence could not be classified (exit 2).
@@ -202,7 +202,7 @@ pub struct Stream<'a> {
     pub source_type: SourceType,
     /// Whether the type was detected (`false`: forced with `--type`).
     pub detected: bool,
-    pub events: std::iter::Peekable<Events<'a>>,
+    pub events: Events<'a>,
 }
 
 /// Reads `text` into answers (only those of the forced type, if one is);
@@ -226,11 +226,10 @@ pub fn start(
         });
     };
     let source_type = forced.unwrap_or(first.source);
-    let events: Events<'_> = Box::new(std::iter::once(first).chain(assembler.filter(wanted)));
     Ok(Stream {
         source_type,
         detected: forced.is_none(),
-        events: events.peekable(),
+        events: Box::new(std::iter::once(first).chain(assembler.filter(wanted))),
     })
 }
 

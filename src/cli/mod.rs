@@ -280,6 +280,16 @@ impl TokenArgs {
     pub fn argument(&self) -> Option<SecretToken> {
         self.token.clone().or_else(|| self.token_flag.clone())
     }
+
+    /// The token source the flags and environment select.
+    pub fn source(&self, env: &crate::env::Env) -> crate::input::TokenSource {
+        crate::input::TokenSource::choose(
+            self.argument(),
+            self.token_file.clone(),
+            env.stdin_readable,
+            &self.sa_dir,
+        )
+    }
 }
 
 pub(super) fn secret_token(text: &str) -> Result<SecretToken, std::convert::Infallible> {

@@ -93,6 +93,13 @@ impl Diagnosis {
         &self.candidates[1..]
     }
 
+    /// The other candidates worth listing beside the top one: "none" is not.
+    pub fn others(&self) -> impl Iterator<Item = &Candidate> {
+        self.alternatives()
+            .iter()
+            .filter(|c| c.cause != Cause::None)
+    }
+
     /// A diagnosis that names no cause.
     pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
         Diagnosis {
@@ -253,9 +260,7 @@ impl Findings {
                         }
                     }
                     let causes: Vec<Cause> = found[..tied].iter().map(|c| c.cause).collect();
-                    let mut steps = discriminators(&causes, &tell_apart);
-                    steps.append(&mut found[0].next);
-                    found[0].next = dedup(steps);
+                    lead_with_discriminators(&mut found[0], &causes, &tell_apart);
                 }
                 found
             }
@@ -275,9 +280,7 @@ impl Findings {
                     case,
                 );
                 let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
-                let mut steps = discriminators(&causes, &tell_apart);
-                steps.append(&mut unknown.next);
-                unknown.next = dedup(steps);
+                lead_with_discriminators(&mut unknown, &causes, &tell_apart);
                 std::iter::once(unknown).chain(guesses).collect()
             }
         };
@@ -306,21 +309,21 @@ fn candidate(
     }
 }
 
-/// The steps registered for telling apart causes that are all among `causes`.
-fn discriminators(causes: &[Cause], tell_apart: &[(Vec<Cause>, NextStep)]) -> Vec<NextStep> {
-    tell_apart
+/// Puts the steps registered for telling apart two or more of `causes`
+/// before `c`'s own steps, each step once.
+fn lead_with_discriminators(
+    c: &mut Candidate,
+    causes: &[Cause],
+    tell_apart: &[(Vec<Cause>, NextStep)],
+) {
+    let own = std::mem::take(&mut c.next);
+    let discriminators = tell_apart
         .iter()
         .filter(|(set, _)| set.iter().filter(|c| causes.contains(c)).count() >= 2)
-        .map(|(_, step)| step.clone())
-        .collect()
-}
-
-fn dedup(steps: Vec<NextStep>) -> Vec<NextStep> {
-    let mut out = Vec::with_capacity(steps.len());
-    for s in steps {
-        push_new(&mut out, s);
+        .map(|(_, step)| step.clone());
+    for step in discriminators.chain(own) {
+        push_new(&mut c.next, step);
     }
-    out
 }
 
 /// Appends `item` unless an equal one is there already.

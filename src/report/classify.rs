@@ -18,7 +18,7 @@ use super::sanitize::{ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::classify::StampSource as ClockSource;
 use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
-use crate::diagnosis::{Cause, Classification};
+use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::{self, Token};
 use crate::window::Verdict;
 use crate::window::{ceil_seconds, floor_seconds};
@@ -412,15 +412,19 @@ fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
     )
 }
 
-/// One compact row (streamed: no table is kept in memory).
-fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io::Result<()> {
+/// Red for a problem, green otherwise.
+fn class_style(d: &Diagnosis, style: &TableStyle) -> owo_colors::Style {
     let s = &style.styles;
-    let d = &r.diagnosis;
-    let class_style = if d.classification.is_problem() {
+    if d.classification.is_problem() {
         s.error
     } else {
         s.ok
-    };
+    }
+}
+
+/// One compact row (streamed: no table is kept in memory).
+fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io::Result<()> {
+    let d = &r.diagnosis;
     // What is left of the width after the fixed columns.
     let room = usize::from(style.width)
         .saturating_sub(6 + 2 + 17 + 2 + 25 + 2 + 6 + 2)
@@ -440,7 +444,7 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         out,
         "{:>6}  {}  {:<25}  {:<6}  {excerpt}",
         r.evidence.line,
-        format!("{:<17}", d.classification.as_str()).style(class_style),
+        format!("{:<17}", d.classification.as_str()).style(class_style(d, style)),
         d.cause().as_str(),
         d.confidence().as_str(),
     )
@@ -470,11 +474,6 @@ fn write_result(
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
         }
     };
-    let class_style = if d.classification.is_problem() {
-        s.error
-    } else {
-        s.ok
-    };
     let status = ev
         .answer
         .code()
@@ -482,7 +481,10 @@ fn write_result(
         .unwrap_or_default();
     row(
         "Answer",
-        format!("{}{status}", d.classification.as_str().style(class_style)),
+        format!(
+            "{}{status}",
+            d.classification.as_str().style(class_style(d, style))
+        ),
     );
     if let Some(user) = &ev.user {
         row("User", sanitize(user).into_owned());

@@ -372,20 +372,12 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
     if failing == 0 {
         writeln!(out, "{} no failing event", "Found:".style(s.bold))?;
     } else {
-        let joined: u64 = r
-            .groups
-            .iter()
-            .filter_map(|g| g.joins.get(&Join::Exact))
-            .sum();
-        let guessed: u64 = r
-            .groups
-            .iter()
-            .filter_map(|g| g.joins.get(&Join::Guess))
-            .sum();
-        let joins = if joined + guessed > 0 {
+        let count = |j| -> u64 { r.groups.iter().filter_map(|g| g.joins.get(&j)).sum() };
+        let (exact, guessed) = (count(Join::Exact), count(Join::Guess));
+        let joins = if exact + guessed > 0 {
             format!(
                 "; {} reason lines joined to their request's 401 ({} by a guess)",
-                thousands(joined + guessed),
+                thousands(exact + guessed),
                 thousands(guessed)
             )
         } else {
@@ -591,12 +583,7 @@ fn write_brief(
     width: usize,
 ) -> io::Result<()> {
     write_lead(out, d, style, width)?;
-    let others: Vec<&str> = d
-        .alternatives()
-        .iter()
-        .filter(|c| c.cause != Cause::None)
-        .map(|c| c.cause.as_str())
-        .collect();
+    let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
         let text = format!("Other candidates: {} (-o json has each)", others.join(", "));
         for line in wrap(&text, width + 2) {

@@ -173,12 +173,7 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
     let width = usize::from(style.width).saturating_sub(4).max(30);
     write_lead(out, d, style, width)?;
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "{}", title.style(s.bold));
-    let others: Vec<&Candidate> = d
-        .alternatives()
-        .iter()
-        // "none" is not a cause worth listing beside a real one.
-        .filter(|c| c.cause != Cause::None)
-        .collect();
+    let others: Vec<&Candidate> = d.others().collect();
     if !others.is_empty() {
         section(out, "Other candidates:")?;
         for c in others {

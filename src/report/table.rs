@@ -145,16 +145,6 @@ pub fn write_decode(
         })
     };
     let k8s = claims.kubernetes.as_ref();
-    for (key, value) in [
-        ("ServiceAccount", object(claims.service_account())),
-        ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
-        ("Node", object(k8s.and_then(|k| k.node.clone()))),
-        ("Secret", object(claims.secret())),
-    ] {
-        if let Some(value) = value {
-            row(key, value);
-        }
-    }
     let when = |secs: Option<i64>| {
         secs.map(|secs| {
             let at = at_seconds(secs);
@@ -166,6 +156,10 @@ pub fn write_decode(
         })
     };
     for (key, value) in [
+        ("ServiceAccount", object(claims.service_account())),
+        ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
+        ("Node", object(k8s.and_then(|k| k.node.clone()))),
+        ("Secret", object(claims.secret())),
         ("Issued at", when(claims.issued_at)),
         ("Not before", when(claims.not_before)),
         (
