@@ -12,7 +12,7 @@ use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::input::{TokenInput, TokenSource};
+use crate::input::TokenSource;
 use crate::report::classify::{InputJson, JsonStream, TableStream};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
@@ -115,9 +115,7 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
         (None, None) => return Ok(None),
     };
     let (input, what) = super::read_tokens(source)?;
-    let TokenInput::Single(shaped) = input else {
-        anyhow::bail!("{what} holds several lines; classify takes one token");
-    };
+    let shaped = super::one_token(input, &what)?;
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok(Some(token))

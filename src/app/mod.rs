@@ -119,8 +119,13 @@ pub fn read_one_bearer(
 
 fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
     let (input, what) = read_tokens(args.source(env))?;
-    let shaped = match input {
-        TokenInput::Single(shaped) => shaped,
+    Ok((one_token(input, &what)?, what))
+}
+
+/// The one token a subcommand other than decode takes, or why not.
+fn one_token(input: TokenInput, what: &str) -> anyhow::Result<ShapedToken> {
+    match input {
+        TokenInput::Single(shaped) => Ok(shaped),
         TokenInput::Many(tokens) => anyhow::bail!(
             "{what} holds {} tokens (CSI audiences {}); this subcommand takes one token (decode takes many)",
             tokens.len(),
@@ -134,8 +139,7 @@ fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, 
         TokenInput::Batch(_) => anyhow::bail!(
             "{what} holds several lines; this subcommand takes one token (decode takes many)"
         ),
-    };
-    Ok((shaped, what))
+    }
 }
 
 /// Trust as the connection flags select it: `--insecure-skip-tls-verify`, else
