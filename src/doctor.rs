@@ -243,7 +243,11 @@ pub fn server_step(server: &ServerReport) -> Step {
     let summary = match server.classification {
         Classification::Ok => format!(
             "authenticated as {}",
-            server.user.as_ref().map_or("?", |u| u.username.as_str())
+            server
+                .facts
+                .user
+                .as_ref()
+                .map_or("?", |u| u.username.as_str())
         ),
         Classification::NotFound => {
             "authenticated and authorised; the object asked for does not exist (404)".to_owned()
@@ -277,6 +281,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         Classification::TlsError => format!(
             "TLS verification failed ({}); the token was not sent",
             server
+                .facts
                 .tls
                 .as_ref()
                 .and_then(|t| t.error.as_deref())
@@ -297,7 +302,7 @@ pub fn server_step(server: &ServerReport) -> Step {
 
 /// The API server's clock against this pod's, and the token on the server's clock.
 pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
-    let Some(offset) = server.offset else {
+    let Some(offset) = server.facts.offset else {
         return Step::new(
             StepName::ServerClock,
             StepStatus::Skip,
@@ -508,7 +513,6 @@ pub fn diagnose(
 ) -> DoctorReport {
     let diagnosis = match probe.servers.first() {
         Some(server) => {
-            let facts = evidence::facts(&server.observation);
             let extras = Extras {
                 bindings: probe.bindings.clone(),
                 peers: Vec::new(),
@@ -533,7 +537,7 @@ pub fn diagnose(
             };
             diagnosis::diagnose(&evidence::case(
                 &server.observation,
-                &facts,
+                &server.facts,
                 Some(token),
                 leeway,
                 extras,

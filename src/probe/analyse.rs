@@ -82,17 +82,15 @@ pub fn analyse(
         let case = evidence::case(&observation, &fact, token, leeway, extras);
         let diagnosis = diagnosis::diagnose(&case);
         servers.push(ServerReport {
-            tls: fact.tls,
             classification: diagnosis.classification,
-            user: fact.user,
-            review_version: fact.review_version,
-            server_time: fact.server_time,
-            offset: fact.offset,
-            token_review: fact.token_review,
-            audience_review: fact.audience_review.map(|outcome| review::AudienceReview {
-                audiences: context.review_audiences.clone(),
-                outcome,
-            }),
+            audience_review: fact
+                .audience_review
+                .clone()
+                .map(|outcome| review::AudienceReview {
+                    audiences: context.review_audiences.clone(),
+                    outcome,
+                }),
+            facts: fact,
             jwks_kids: found.kids,
             issuer: found.issuer,
             diagnosis,
@@ -107,6 +105,7 @@ pub fn analyse(
                 url: &s.observation.url,
                 classification: s.classification,
                 offset: s
+                    .facts
                     .offset
                     .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
                 kids: s.jwks_kids.as_deref(),
@@ -134,7 +133,7 @@ fn overall(servers: &[ServerReport]) -> Diagnosis {
             (
                 s.observation.url.clone(),
                 s.diagnosis.clone(),
-                s.user.as_ref().map(|u| u.username.clone()),
+                s.facts.user.as_ref().map(|u| u.username.clone()),
             )
         })
         .collect();
@@ -495,7 +494,7 @@ mod tests {
             crate::exit::Outcome::Unreachable
         );
         assert_eq!(report.diagnosis.cause(), Cause::TlsUntrustedCa);
-        let tls = report.servers[0].tls.as_ref().unwrap();
+        let tls = report.servers[0].facts.tls.as_ref().unwrap();
         assert_eq!(tls.reason, Some(TlsReason::UnknownCa));
         assert!(!tls.verified);
     }

@@ -316,7 +316,7 @@ impl<'a> ProbeJson<'a> {
 fn server_json(server: &ServerReport) -> ServerJson<'_> {
     ServerJson {
         url: &server.observation.url,
-        tls: server.tls.as_ref().map(|tls| TlsJson {
+        tls: server.facts.tls.as_ref().map(|tls| TlsJson {
             verified: tls.verified,
             reason: tls.reason,
             error: tls.error.as_deref(),
@@ -328,18 +328,18 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
             .map(request_json)
             .collect(),
         classification: server.classification,
-        user: server.user.as_ref().map(|u| UserJson {
+        user: server.facts.user.as_ref().map(|u| UserJson {
             username: &u.username,
             uid: u.uid.as_deref(),
             groups: &u.groups,
             extra: u.extra.as_ref(),
         }),
-        review_version: server.review_version.as_deref(),
-        server_time: server.server_time.map(Time::new),
-        clock_offset_seconds: server.offset.map(|o| o.estimate_seconds()),
-        clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
+        review_version: server.facts.review_version.as_deref(),
+        server_time: server.facts.server_time.map(Time::new),
+        clock_offset_seconds: server.facts.offset.map(|o| o.estimate_seconds()),
+        clock_offset_uncertainty_seconds: server.facts.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
-        token_review: server.token_review.as_ref().map(review_json),
+        token_review: server.facts.token_review.as_ref().map(review_json),
         audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
             audiences: &a.audiences,
             review: review_json(&a.outcome),
@@ -434,6 +434,7 @@ pub fn write_probe(
     let several = report.servers.len() > 1;
     write_context(out, report)?;
     for (i, server) in report.servers.iter().enumerate() {
+        let facts = &server.facts;
         let mut table = key_value_table(style);
         let mut row = |key: &str, value: String| {
             table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
@@ -446,7 +447,7 @@ pub fn write_probe(
         row(&title, sanitize(&server.observation.url).into_owned());
         let requests = &server.observation.requests;
         let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
-        let (tls, look) = match &server.tls {
+        let (tls, look) = match &facts.tls {
             None => (
                 "none: plain HTTP (--allow-plain-http)".to_owned(),
                 s.warning,
@@ -469,8 +470,8 @@ pub fn write_probe(
             _ => s.warning,
         };
         row("Result", class.as_str().style(class_style).to_string());
-        if let Some(user) = &server.user {
-            let version = server
+        if let Some(user) = &facts.user {
+            let version = facts
                 .review_version
                 .as_deref()
                 .and_then(|v| v.rsplit('/').next())
@@ -478,7 +479,7 @@ pub fn write_probe(
                 .unwrap_or_default();
             row("User", format!("{}{version}", sanitize(&user.username)));
         }
-        if let Some(review) = &server.token_review {
+        if let Some(review) = &facts.token_review {
             row("TokenReview", sanitize(&review_text(review)).into_owned());
         }
         if let Some(a) = &server.audience_review {
@@ -487,8 +488,8 @@ pub fn write_probe(
         if let Some(kids) = &server.jwks_kids {
             row("Keys", sanitize(&kids.join(", ")).into_owned());
         }
-        if let Some(offset) = server.offset {
-            let date = server
+        if let Some(offset) = facts.offset {
+            let date = facts
                 .server_time
                 .map(|t| format!(", Date {}", style.time(t)))
                 .unwrap_or_default();
