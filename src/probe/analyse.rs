@@ -18,7 +18,7 @@ use super::{
     ServerReport,
 };
 use crate::diagnosis::case::Peer;
-use crate::diagnosis::rules::servers::{self, ReplicaView};
+use crate::diagnosis::rules::servers;
 use crate::diagnosis::{self, Classification, Diagnosis, merge};
 use crate::token::Token;
 
@@ -99,16 +99,16 @@ pub fn analyse(
     }
     let mut diagnosis = overall(&servers);
     if context.replicas {
-        let views: Vec<ReplicaView<'_>> = servers
+        let views: Vec<Peer> = servers
             .iter()
-            .map(|s| ReplicaView {
-                url: &s.observation.url,
+            .map(|s| Peer {
+                url: s.observation.url.clone(),
                 classification: s.classification,
                 offset: s
                     .facts
                     .offset
                     .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
-                kids: s.jwks_kids.as_deref(),
+                kids: s.jwks_kids.clone(),
             })
             .collect();
         servers::replicas(&views, &mut diagnosis);
