@@ -213,7 +213,7 @@ pub struct KubeconfigInfo {
 }
 
 /// How the `--all-endpoints` replicas were found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndpointDiscovery {
     /// The server asked.
     pub via: String,
