@@ -302,11 +302,11 @@ pub fn server_step(server: &ServerReport) -> Step {
 
 /// The API server's clock against this pod's, and the token on the server's clock.
 pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
+    let step = |status, summary: String| Step::new(StepName::ServerClock, status, summary);
     let Some(offset) = server.facts.offset else {
-        return Step::new(
-            StepName::ServerClock,
+        return step(
             StepStatus::Skip,
-            "no Date header to measure the API server's clock",
+            "no Date header to measure the API server's clock".into(),
         );
     };
     let leeway = decode.leeway;
@@ -325,7 +325,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         offset.uncertainty_seconds()
     );
     if decode.verdict.is_none() {
-        return Step::new(StepName::ServerClock, StepStatus::Pass, measured);
+        return step(StepStatus::Pass, measured);
     }
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
@@ -333,7 +333,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let (status, text) = match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => {
             let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
-            return Step::new(StepName::ServerClock, StepStatus::Warn, text)
+            return step(StepStatus::Warn, text)
                 .at_risk(Degradation::ClockOff {
                     clock: OffClock::ApiServer,
                     by: estimate,
@@ -358,14 +358,15 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
             ),
         ),
     };
-    Step::new(StepName::ServerClock, status, format!("{measured}: {text}"))
+    step(status, format!("{measured}: {text}"))
 }
 
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
+    let step = |status, summary: String| Step::new(StepName::Keys, status, summary);
     match keys {
         KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
-            Step::new(StepName::Keys, StepStatus::Skip, why.clone())
+            step(StepStatus::Skip, why.clone())
         }
         KeysObservation::Verified(report) => {
             let check = |name| report.checks.iter().find(|c| c.name == name);
@@ -373,19 +374,16 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
             let key = check(CheckName::Key);
             let kid = report.token_kid.as_deref().unwrap_or("(none)");
             match (signature.and_then(|c| c.ok), report.matched_by) {
-                (Some(true), Some(MatchedBy::Kid)) => Step::new(
-                    StepName::Keys,
+                (Some(true), Some(MatchedBy::Kid)) => step(
                     StepStatus::Pass,
                     format!("the signature verifies with the server's key {kid}"),
                 ),
-                (Some(true), _) => Step::new(
-                    StepName::Keys,
+                (Some(true), _) => step(
                     StepStatus::Warn,
                     format!("the signature verifies, but not with the key its kid {kid} names"),
                 )
                 .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
-                _ => Step::new(
-                    StepName::Keys,
+                _ => step(
                     StepStatus::Fail,
                     format!("no key the server publishes verifies the token (kid {kid})"),
                 )
@@ -404,6 +402,7 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
 /// Whether the kubelet keeps the mounted token fresh, and how to tell whether the
 /// client sends the mounted token or an older copy.
 pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>) -> Step {
+    let step = |status, summary: String| Step::new(StepName::Freshness, status, summary);
     let claims = &decode.token.claims;
     let now = decode.evaluated_at;
     let fingerprint = &decode.token.fingerprint;
@@ -416,8 +415,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             .unwrap_or_default()
     );
     if decode.kind != TokenKind::Projected {
-        return Step::new(
-            StepName::Freshness,
+        return step(
             StepStatus::Pass,
             format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
         )
@@ -444,8 +442,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         .map(|t| format!("; the file was written {}", relative(t, now)))
         .unwrap_or_default();
     if let Some(due) = overdue {
-        return Step::new(
-            StepName::Freshness,
+        return step(
             StepStatus::Warn,
             format!(
                 "the mounted token is {} old: the kubelet should have replaced it {}{written}",
@@ -462,7 +459,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     if let Some(f) = stale {
         let warn_after = claims.kubernetes.as_ref().and_then(|k| k.warn_after);
         let overdue = warn_after.map_or(TimeDelta::zero(), |w| now - at_seconds(w));
-        return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
+        return step(StepStatus::Warn, f.message.clone())
             .at_risk(Degradation::Stale { overdue })
             .with_details(vec![compare]);
     }
@@ -478,9 +475,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         details.push(f.message.clone());
     }
     details.push(compare);
-    Step::new(
-        StepName::Freshness,
-        StepStatus::Pass,
+    step(StepStatus::Pass,
         format!(
             "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",
             claims
