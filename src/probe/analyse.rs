@@ -553,17 +553,10 @@ mod tests {
                 .find(|c| c.cause == Cause::ServiceAccountRecreated)
                 .map(|c| c.confidence)
         };
-        let guess = probe_of_servers(vec![server("https://a", vec![ssr(401, 0)])], &token, false);
-        let read = probe_of_servers(
-            vec![server("https://a", vec![ssr(401, 0), sa_read()])],
-            &token,
-            false,
-        );
-        let reviewed = probe_of_servers(
-            vec![server("https://a", vec![ssr(401, 0), review, sa_read()])],
-            &token,
-            false,
-        );
+        let probed = |requests| probe(vec![server("https://a", requests)], &token);
+        let guess = probed(vec![ssr(401, 0)]);
+        let read = probed(vec![ssr(401, 0), sa_read()]);
+        let reviewed = probed(vec![ssr(401, 0), review, sa_read()]);
         assert_eq!(confidence(&guess), Some(Confidence::Low));
         assert_eq!(confidence(&read), Some(Confidence::High));
         assert_eq!(confidence(&reviewed), Some(Confidence::High));
@@ -612,7 +605,7 @@ mod tests {
             crate::exit::Outcome::Problem
         );
         // Servers the user named are not assumed to be replicas.
-        let report = probe_of_servers(vec![ok, behind], &token, false);
+        let report = probe(vec![ok, behind], &token);
         assert_eq!(
             report.diagnosis.classification,
             Classification::Unauthorized
