@@ -76,7 +76,7 @@ pub fn analyse(
         let extras = Extras {
             bindings: bindings.clone(),
             peers: [&everyone[..i], &everyone[i + 1..]].concat(),
-            keys: found.check.clone(),
+            keys: found.check,
             degraded: Vec::new(),
         };
         let case = evidence::case(&observation, &fact, token, leeway, extras);

@@ -648,7 +648,7 @@ fn write_context(out: &mut dyn Write, report: &ProbeReport) -> io::Result<()> {
             sanitize(&b.target.name),
             b.state.as_str(),
             match (&b.state, b.status) {
-                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
+                (BindingState::Unreadable, Some(status)) => {
                     format!(" (HTTP {status} via {})", sanitize(&b.via))
                 }
                 _ => String::new(),
