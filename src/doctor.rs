@@ -466,16 +466,13 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     // Without the one-year grace the file's token dies an hour after issue: a
     // client that read it once at start stops working then. The kubelet still
     // replaces the file in time, so the pod is fine; the client may not be.
-    let mut details = Vec::new();
-    if let Some(f) = decode
+    let no_extended = decode
         .findings
         .iter()
-        .find(|f| f.code == Code::NoExtendedExpiry)
-    {
-        details.push(f.message.clone());
-    }
-    details.push(compare);
-    step(StepStatus::Pass,
+        .find(|f| f.code == Code::NoExtendedExpiry);
+    let details = no_extended.map(|f| f.message.clone()).into_iter();
+    step(
+        StepStatus::Pass,
         format!(
             "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",
             claims
@@ -485,7 +482,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             human_seconds(refresh_after.num_seconds())
         ),
     )
-    .with_details(details)
+    .with_details(details.chain([compare]).collect())
 }
 
 /// Everything `doctor` concluded.
