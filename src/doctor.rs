@@ -243,7 +243,11 @@ pub fn server_step(server: &ServerReport) -> Step {
     let summary = match server.classification {
         Classification::Ok => format!(
             "authenticated as {}",
-            server.user.as_ref().map_or("?", |u| u.username.as_str())
+            server
+                .facts
+                .user
+                .as_ref()
+                .map_or("?", |u| u.username.as_str())
         ),
         Classification::NotFound => {
             "authenticated and authorised; the object asked for does not exist (404)".to_owned()
@@ -277,6 +281,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         Classification::TlsError => format!(
             "TLS verification failed ({}); the token was not sent",
             server
+                .facts
                 .tls
                 .as_ref()
                 .and_then(|t| t.error.as_deref())
@@ -297,11 +302,11 @@ pub fn server_step(server: &ServerReport) -> Step {
 
 /// The API server's clock against this pod's, and the token on the server's clock.
 pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
-    let Some(offset) = server.offset else {
-        return Step::new(
-            StepName::ServerClock,
+    let step = |status, summary: String| Step::new(StepName::ServerClock, status, summary);
+    let Some(offset) = server.facts.offset else {
+        return step(
             StepStatus::Skip,
-            "no Date header to measure the API server's clock",
+            "no Date header to measure the API server's clock".into(),
         );
     };
     let leeway = decode.leeway;
@@ -320,7 +325,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         offset.uncertainty_seconds()
     );
     if decode.verdict.is_none() {
-        return Step::new(StepName::ServerClock, StepStatus::Pass, measured);
+        return step(StepStatus::Pass, measured);
     }
     let times = TimeClaims::from(&decode.token.claims);
     let at = decode.evaluated_at + estimate;
@@ -328,7 +333,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     let (status, text) = match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => {
             let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
-            return Step::new(StepName::ServerClock, StepStatus::Warn, text)
+            return step(StepStatus::Warn, text)
                 .at_risk(Degradation::ClockOff {
                     clock: OffClock::ApiServer,
                     by: estimate,
@@ -353,14 +358,15 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
             ),
         ),
     };
-    Step::new(StepName::ServerClock, status, format!("{measured}: {text}"))
+    step(status, format!("{measured}: {text}"))
 }
 
 /// The token against the keys this API server publishes.
 pub fn keys_step(keys: &KeysObservation) -> Step {
+    let step = |status, summary: String| Step::new(StepName::Keys, status, summary);
     match keys {
         KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
-            Step::new(StepName::Keys, StepStatus::Skip, why.clone())
+            step(StepStatus::Skip, why.clone())
         }
         KeysObservation::Verified(report) => {
             let check = |name| report.checks.iter().find(|c| c.name == name);
@@ -368,19 +374,16 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
             let key = check(CheckName::Key);
             let kid = report.token_kid.as_deref().unwrap_or("(none)");
             match (signature.and_then(|c| c.ok), report.matched_by) {
-                (Some(true), Some(MatchedBy::Kid)) => Step::new(
-                    StepName::Keys,
+                (Some(true), Some(MatchedBy::Kid)) => step(
                     StepStatus::Pass,
                     format!("the signature verifies with the server's key {kid}"),
                 ),
-                (Some(true), _) => Step::new(
-                    StepName::Keys,
+                (Some(true), _) => step(
                     StepStatus::Warn,
                     format!("the signature verifies, but not with the key its kid {kid} names"),
                 )
                 .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
-                _ => Step::new(
-                    StepName::Keys,
+                _ => step(
                     StepStatus::Fail,
                     format!("no key the server publishes verifies the token (kid {kid})"),
                 )
@@ -399,6 +402,7 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
 /// Whether the kubelet keeps the mounted token fresh, and how to tell whether the
 /// client sends the mounted token or an older copy.
 pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>) -> Step {
+    let step = |status, summary: String| Step::new(StepName::Freshness, status, summary);
     let claims = &decode.token.claims;
     let now = decode.evaluated_at;
     let fingerprint = &decode.token.fingerprint;
@@ -411,8 +415,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             .unwrap_or_default()
     );
     if decode.kind != TokenKind::Projected {
-        return Step::new(
-            StepName::Freshness,
+        return step(
             StepStatus::Pass,
             format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
         )
@@ -439,8 +442,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         .map(|t| format!("; the file was written {}", relative(t, now)))
         .unwrap_or_default();
     if let Some(due) = overdue {
-        return Step::new(
-            StepName::Freshness,
+        return step(
             StepStatus::Warn,
             format!(
                 "the mounted token is {} old: the kubelet should have replaced it {}{written}",
@@ -457,24 +459,19 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     if let Some(f) = stale {
         let warn_after = claims.kubernetes.as_ref().and_then(|k| k.warn_after);
         let overdue = warn_after.map_or(TimeDelta::zero(), |w| now - at_seconds(w));
-        return Step::new(StepName::Freshness, StepStatus::Warn, f.message.clone())
+        return step(StepStatus::Warn, f.message.clone())
             .at_risk(Degradation::Stale { overdue })
             .with_details(vec![compare]);
     }
     // Without the one-year grace the file's token dies an hour after issue: a
     // client that read it once at start stops working then. The kubelet still
     // replaces the file in time, so the pod is fine; the client may not be.
-    let mut details = Vec::new();
-    if let Some(f) = decode
+    let no_extended = decode
         .findings
         .iter()
-        .find(|f| f.code == Code::NoExtendedExpiry)
-    {
-        details.push(f.message.clone());
-    }
-    details.push(compare);
-    Step::new(
-        StepName::Freshness,
+        .find(|f| f.code == Code::NoExtendedExpiry);
+    let details = no_extended.map(|f| f.message.clone()).into_iter();
+    step(
         StepStatus::Pass,
         format!(
             "the mounted token was issued {}; the kubelet replaces it about {} after issue{written}",
@@ -485,7 +482,7 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
             human_seconds(refresh_after.num_seconds())
         ),
     )
-    .with_details(details)
+    .with_details(details.chain([compare]).collect())
 }
 
 /// Everything `doctor` concluded.
@@ -508,7 +505,6 @@ pub fn diagnose(
 ) -> DoctorReport {
     let diagnosis = match probe.servers.first() {
         Some(server) => {
-            let facts = evidence::facts(&server.observation);
             let extras = Extras {
                 bindings: probe.bindings.clone(),
                 peers: Vec::new(),
@@ -533,7 +529,7 @@ pub fn diagnose(
             };
             diagnosis::diagnose(&evidence::case(
                 &server.observation,
-                &facts,
+                &server.facts,
                 Some(token),
                 leeway,
                 extras,

@@ -758,13 +758,15 @@ pub struct AnonymousAnswer {
     pub as_anonymous: bool,
 }
 
-/// Another server asked with the same token.
+/// A server asked with the same token (the case's other servers, or a
+/// replica).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Peer {
     pub url: String,
     pub classification: Classification,
     /// Its clock minus this machine's, estimate and uncertainty in seconds.
     pub offset: Option<(f64, f64)>,
+    /// The kids it publishes, when read (replicas only).
     pub kids: Option<Vec<String>>,
 }
 

@@ -18,7 +18,7 @@ use super::{
     ServerReport,
 };
 use crate::diagnosis::case::Peer;
-use crate::diagnosis::rules::servers::{self, ReplicaView};
+use crate::diagnosis::rules::servers;
 use crate::diagnosis::{self, Classification, Diagnosis, merge};
 use crate::token::Token;
 
@@ -76,23 +76,21 @@ pub fn analyse(
         let extras = Extras {
             bindings: bindings.clone(),
             peers: [&everyone[..i], &everyone[i + 1..]].concat(),
-            keys: found.check.clone(),
+            keys: found.check,
             degraded: Vec::new(),
         };
         let case = evidence::case(&observation, &fact, token, leeway, extras);
         let diagnosis = diagnosis::diagnose(&case);
         servers.push(ServerReport {
-            tls: fact.tls,
             classification: diagnosis.classification,
-            user: fact.user,
-            review_version: fact.review_version,
-            server_time: fact.server_time,
-            offset: fact.offset,
-            token_review: fact.token_review,
-            audience_review: fact.audience_review.map(|outcome| review::AudienceReview {
-                audiences: context.review_audiences.clone(),
-                outcome,
-            }),
+            audience_review: fact
+                .audience_review
+                .clone()
+                .map(|outcome| review::AudienceReview {
+                    audiences: context.review_audiences.clone(),
+                    outcome,
+                }),
+            facts: fact,
             jwks_kids: found.kids,
             issuer: found.issuer,
             diagnosis,
@@ -101,15 +99,16 @@ pub fn analyse(
     }
     let mut diagnosis = overall(&servers);
     if context.replicas {
-        let views: Vec<ReplicaView<'_>> = servers
+        let views: Vec<Peer> = servers
             .iter()
-            .map(|s| ReplicaView {
-                url: &s.observation.url,
+            .map(|s| Peer {
+                url: s.observation.url.clone(),
                 classification: s.classification,
                 offset: s
+                    .facts
                     .offset
                     .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
-                kids: s.jwks_kids.as_deref(),
+                kids: s.jwks_kids.clone(),
             })
             .collect();
         servers::replicas(&views, &mut diagnosis);
@@ -134,7 +133,7 @@ fn overall(servers: &[ServerReport]) -> Diagnosis {
             (
                 s.observation.url.clone(),
                 s.diagnosis.clone(),
-                s.user.as_ref().map(|u| u.username.clone()),
+                s.facts.user.as_ref().map(|u| u.username.clone()),
             )
         })
         .collect();
@@ -495,7 +494,7 @@ mod tests {
             crate::exit::Outcome::Unreachable
         );
         assert_eq!(report.diagnosis.cause(), Cause::TlsUntrustedCa);
-        let tls = report.servers[0].tls.as_ref().unwrap();
+        let tls = report.servers[0].facts.tls.as_ref().unwrap();
         assert_eq!(tls.reason, Some(TlsReason::UnknownCa));
         assert!(!tls.verified);
     }
@@ -554,17 +553,10 @@ mod tests {
                 .find(|c| c.cause == Cause::ServiceAccountRecreated)
                 .map(|c| c.confidence)
         };
-        let guess = probe_of_servers(vec![server("https://a", vec![ssr(401, 0)])], &token, false);
-        let read = probe_of_servers(
-            vec![server("https://a", vec![ssr(401, 0), sa_read()])],
-            &token,
-            false,
-        );
-        let reviewed = probe_of_servers(
-            vec![server("https://a", vec![ssr(401, 0), review, sa_read()])],
-            &token,
-            false,
-        );
+        let probed = |requests| probe(vec![server("https://a", requests)], &token);
+        let guess = probed(vec![ssr(401, 0)]);
+        let read = probed(vec![ssr(401, 0), sa_read()]);
+        let reviewed = probed(vec![ssr(401, 0), review, sa_read()]);
         assert_eq!(confidence(&guess), Some(Confidence::Low));
         assert_eq!(confidence(&read), Some(Confidence::High));
         assert_eq!(confidence(&reviewed), Some(Confidence::High));
@@ -613,7 +605,7 @@ mod tests {
             crate::exit::Outcome::Problem
         );
         // Servers the user named are not assumed to be replicas.
-        let report = probe_of_servers(vec![ok, behind], &token, false);
+        let report = probe(vec![ok, behind], &token);
         assert_eq!(
             report.diagnosis.classification,
             Classification::Unauthorized

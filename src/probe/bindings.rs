@@ -52,17 +52,11 @@ pub fn check(
     via: &str,
 ) -> BindingCheck {
     let meta = body.and_then(|b| b.get("metadata"));
-    let text = |key: &str| {
-        meta.and_then(|m| m.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
+    let text = |key: &str| meta.and_then(|m| m.get(key)?.as_str()).map(str::to_owned);
     let live_uid = text("uid");
     let deletion_timestamp = text("deletionTimestamp");
     let invalid_since = meta
-        .and_then(|m| m.get("labels"))
-        .and_then(|l| l.get(INVALID_SINCE_LABEL))
-        .and_then(Value::as_str)
+        .and_then(|m| m.get("labels")?.get(INVALID_SINCE_LABEL)?.as_str())
         .map(str::to_owned);
     let state = match status {
         Some(404) => BindingState::Missing,

@@ -226,14 +226,10 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
     let ok = (200..300).contains(&answer.status);
     if ok && request.kind == RequestKind::SelfSubjectAccessReview && access.is_some() {
         let status = answer.json.as_ref().and_then(|j| j.get("status"));
-        if let Some(allowed) = status
-            .and_then(|s| s.get("allowed"))
-            .and_then(Value::as_bool)
-        {
+        if let Some(allowed) = status.and_then(|s| s.get("allowed")?.as_bool()) {
             let text = |key: &str| {
                 status
-                    .and_then(|s| s.get(key))
-                    .and_then(Value::as_str)
+                    .and_then(|s| s.get(key)?.as_str())
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
             };

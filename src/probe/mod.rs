@@ -39,7 +39,6 @@ use strum::{IntoStaticStr, VariantArray};
 use crate::diagnosis::{Classification, Diagnosis};
 use crate::http::{Method, TlsReason, TransportError};
 use crate::wire::string_codes;
-use offset::OffsetInterval;
 
 pub use analyse::{Context, analyse};
 
@@ -187,17 +186,8 @@ pub struct TlsStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerReport {
     pub observation: ServerObservation,
-    /// None over plain HTTP (`--allow-plain-http`): there was no TLS.
-    pub tls: Option<TlsStatus>,
+    pub facts: evidence::ServerFacts,
     pub classification: Classification,
-    pub user: Option<UserInfo>,
-    /// Which SelfSubjectReview version answered.
-    pub review_version: Option<String>,
-    /// The latest `Date` the server sent.
-    pub server_time: Option<DateTime<Utc>>,
-    pub offset: Option<OffsetInterval>,
-    /// TokenReview's answer, when one was asked.
-    pub token_review: Option<review::ReviewOutcome>,
     /// `--audience`: the TokenReview with those audiences, and its answer.
     pub audience_review: Option<review::AudienceReview>,
     /// The kids this server publishes, when its JWKS was readable.
@@ -223,7 +213,7 @@ pub struct KubeconfigInfo {
 }
 
 /// How the `--all-endpoints` replicas were found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndpointDiscovery {
     /// The server asked.
     pub via: String,

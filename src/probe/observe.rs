@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::bindings::BindingTarget;
+use super::endpoints;
 use super::target::display;
 use super::{
     AccessQuery, Answer, EndpointDiscovery, RequestKind, RequestObservation, ServerObservation,
@@ -55,7 +56,7 @@ impl Target {
     /// address with reqwest's `resolve`, so SNI carries it too; an IP (no SNI
     /// exists for IPs) is verified through the name override.
     pub fn replica(original: &Target, addr: std::net::SocketAddr) -> Self {
-        let shown = super::endpoints::replica_url(addr);
+        let shown = endpoints::replica_url(addr);
         let host = original.url.host_str().unwrap_or_default().to_owned();
         let is_dns = matches!(original.url.host(), Some(url::Host::Domain(_)));
         let (url, resolve) = if is_dns {
@@ -163,7 +164,7 @@ pub fn observe(
     let results: Vec<OnceLock<ServerObservation>> =
         clients.iter().map(|_| OnceLock::new()).collect();
     std::thread::scope(|scope| {
-        for _ in 0..clients.len().min(super::endpoints::CONCURRENCY) {
+        for _ in 0..clients.len().min(endpoints::CONCURRENCY) {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -376,25 +377,20 @@ fn observe_one(
         done.requests
             .push(observed(kind, request, who, api_version, result));
     };
-    if has_operator {
-        let review_version = Some("authentication.k8s.io/v1".to_owned());
-        if plan.token_review {
-            let request = super::review::request(token, &[]);
-            push(
-                RequestKind::TokenReview,
-                &request,
-                As::Operator,
-                review_version.clone(),
-            );
-        }
-        if !plan.review_audiences.is_empty() {
-            let request = super::review::request(token, &plan.review_audiences);
-            push(
-                RequestKind::AudienceReview,
-                &request,
-                As::Operator,
-                review_version,
-            );
+    // The plain TokenReview, then the one asking for `--audience`.
+    let reviews = [
+        (plan.token_review, RequestKind::TokenReview, &[][..]),
+        (
+            !plan.review_audiences.is_empty(),
+            RequestKind::AudienceReview,
+            &plan.review_audiences,
+        ),
+    ];
+    for (asked, kind, audiences) in reviews {
+        if has_operator && asked {
+            let request = super::review::request(token, audiences);
+            let api_version = Some("authentication.k8s.io/v1".to_owned());
+            push(kind, &request, As::Operator, api_version);
         }
     }
     if rejected || plan.always_keys {
@@ -432,11 +428,7 @@ pub fn discover_endpoints(
 ) -> EndpointDiscovery {
     let mut discovery = EndpointDiscovery {
         via: clients.target.shown.clone(),
-        requests: Vec::new(),
-        source: None,
-        replicas: Vec::new(),
-        omitted: 0,
-        error: None,
+        ..EndpointDiscovery::default()
     };
     let version = Request::get("/version");
     let connected = match clients.main.preflight(&version) {
@@ -448,10 +440,19 @@ pub fn discover_endpoints(
     };
     let operator_connected = certificate_client(plan, clients, &version);
     let mut failures = Vec::new();
-    for (path, source) in [
-        (super::endpoints::SLICES_PATH, "endpointslices"),
-        (super::endpoints::ENDPOINTS_PATH, "endpoints"),
-    ] {
+    let readers: [(_, _, fn(&Value) -> _); 2] = [
+        (
+            endpoints::SLICES_PATH,
+            "endpointslices",
+            endpoints::from_slices,
+        ),
+        (
+            endpoints::ENDPOINTS_PATH,
+            "endpoints",
+            endpoints::from_endpoints,
+        ),
+    ];
+    for (path, source, read) in readers {
         let request = Request::get(path);
         let (result, who) = match (&plan.operator, &operator_connected) {
             (Some(Operator::Bearer(t)), _) => {
@@ -462,13 +463,7 @@ pub fn discover_endpoints(
         };
         let observation = observed(RequestKind::Endpoints, &request, who, None, result);
         let parsed = match &observation.result {
-            Ok(a) if (200..300).contains(&a.status) => a.json.as_ref().and_then(|j| {
-                if source == "endpointslices" {
-                    super::endpoints::from_slices(j)
-                } else {
-                    super::endpoints::from_endpoints(j)
-                }
-            }),
+            Ok(a) if (200..300).contains(&a.status) => a.json.as_ref().and_then(read),
             _ => None,
         };
         failures.push(match &observation.result {
@@ -478,10 +473,8 @@ pub fn discover_endpoints(
         discovery.requests.push(observation);
         if let Some(mut replicas) = parsed.filter(|r| !r.is_empty()) {
             discovery.source = Some(source);
-            discovery.omitted = replicas
-                .len()
-                .saturating_sub(super::endpoints::MAX_REPLICAS);
-            replicas.truncate(super::endpoints::MAX_REPLICAS);
+            discovery.omitted = replicas.len().saturating_sub(endpoints::MAX_REPLICAS);
+            replicas.truncate(endpoints::MAX_REPLICAS);
             discovery.replicas = replicas;
             return discovery;
         }

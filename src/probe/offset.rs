@@ -39,16 +39,17 @@ impl OffsetInterval {
 
     /// Seconds, to the millisecond, for output.
     pub fn estimate_seconds(&self) -> f64 {
-        millis(self.estimate())
+        as_seconds_f64(self.estimate())
     }
 
     /// Seconds, to the millisecond, for output.
     pub fn uncertainty_seconds(&self) -> f64 {
-        millis(self.uncertainty())
+        as_seconds_f64(self.uncertainty())
     }
 }
 
-fn millis(delta: TimeDelta) -> f64 {
+/// Fractional seconds of a duration, millisecond precision, for output.
+pub fn as_seconds_f64(delta: TimeDelta) -> f64 {
     delta.num_milliseconds() as f64 / 1000.0
 }
 

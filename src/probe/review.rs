@@ -99,33 +99,20 @@ pub enum ReviewOutcome {
 
 /// Reads a TokenReview answer (`status` HTTP code, JSON body).
 pub fn parse(status: u16, body: Option<&Value>) -> ReviewOutcome {
-    let message = || {
-        body.and_then(|b| b.get("message"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
+    let at = |pointer: &str| body.and_then(|b| b.pointer(pointer));
+    let text = |pointer: &str| at(pointer).and_then(Value::as_str).map(str::to_owned);
     if !(200..300).contains(&status) {
-        return ReviewOutcome::NotAllowed {
-            status,
-            message: message(),
-        };
+        let message = text("/message").unwrap_or_default();
+        return ReviewOutcome::NotAllowed { status, message };
     }
-    let st = body.and_then(|b| b.get("status"));
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-    if st
-        .and_then(|s| s.get("authenticated"))
-        .and_then(Value::as_bool)
-        == Some(true)
-    {
-        let user = st.and_then(|s| s.get("user"));
+    if at("/status/authenticated").and_then(Value::as_bool) == Some(true) {
         return ReviewOutcome::Authenticated {
-            username: text(user.and_then(|u| u.get("username"))).unwrap_or_default(),
-            uid: text(user.and_then(|u| u.get("uid"))),
-            audiences: strings(st.and_then(|s| s.get("audiences"))),
+            username: text("/status/user/username").unwrap_or_default(),
+            uid: text("/status/user/uid"),
+            audiences: strings(at("/status/audiences")),
         };
     }
-    let error = text(st.and_then(|s| s.get("error"))).unwrap_or_default();
+    let error = text("/status/error").unwrap_or_default();
     let reasons = if error.is_empty() {
         Vec::new()
     } else {

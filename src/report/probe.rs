@@ -316,7 +316,7 @@ impl<'a> ProbeJson<'a> {
 fn server_json(server: &ServerReport) -> ServerJson<'_> {
     ServerJson {
         url: &server.observation.url,
-        tls: server.tls.as_ref().map(|tls| TlsJson {
+        tls: server.facts.tls.as_ref().map(|tls| TlsJson {
             verified: tls.verified,
             reason: tls.reason,
             error: tls.error.as_deref(),
@@ -328,18 +328,18 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
             .map(request_json)
             .collect(),
         classification: server.classification,
-        user: server.user.as_ref().map(|u| UserJson {
+        user: server.facts.user.as_ref().map(|u| UserJson {
             username: &u.username,
             uid: u.uid.as_deref(),
             groups: &u.groups,
             extra: u.extra.as_ref(),
         }),
-        review_version: server.review_version.as_deref(),
-        server_time: server.server_time.map(Time::new),
-        clock_offset_seconds: server.offset.map(|o| o.estimate_seconds()),
-        clock_offset_uncertainty_seconds: server.offset.map(|o| o.uncertainty_seconds()),
+        review_version: server.facts.review_version.as_deref(),
+        server_time: server.facts.server_time.map(Time::new),
+        clock_offset_seconds: server.facts.offset.map(|o| o.estimate_seconds()),
+        clock_offset_uncertainty_seconds: server.facts.offset.map(|o| o.uncertainty_seconds()),
         tls_server_name: server.observation.verify_name.as_deref(),
-        token_review: server.token_review.as_ref().map(review_json),
+        token_review: server.facts.token_review.as_ref().map(review_json),
         audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
             audiences: &a.audiences,
             review: review_json(&a.outcome),
@@ -430,78 +430,10 @@ pub fn write_probe(
     report: &ProbeReport,
     style: &TableStyle,
 ) -> io::Result<()> {
-    let s = &style.styles;
     let several = report.servers.len() > 1;
     write_context(out, report)?;
     for (i, server) in report.servers.iter().enumerate() {
-        let mut table = key_value_table(style);
-        let mut row = |key: &str, value: String| {
-            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-        };
-        let title = if several {
-            format!("Server {}", i + 1)
-        } else {
-            "Server".to_owned()
-        };
-        row(&title, sanitize(&server.observation.url).into_owned());
-        let requests = &server.observation.requests;
-        let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
-        let (tls, look) = match &server.tls {
-            None => (
-                "none: plain HTTP (--allow-plain-http)".to_owned(),
-                s.warning,
-            ),
-            Some(t) if t.verified => ("verified".to_owned(), Style::new()),
-            Some(t) => match t.reason {
-                Some(reason) => (format!("failed: {}", reason.as_str()), s.error),
-                None if !server.observation.verifies_tls && first_answered => (
-                    "NOT verified (--insecure-skip-tls-verify)".to_owned(),
-                    s.warning,
-                ),
-                None => ("-".to_owned(), Style::new()),
-            },
-        };
-        row("TLS", tls.style(look).to_string());
-        let class = server.classification;
-        let class_style = match class {
-            Classification::Ok | Classification::NotFound => s.ok,
-            Classification::Unauthorized | Classification::Forbidden => s.error,
-            _ => s.warning,
-        };
-        row("Result", class.as_str().style(class_style).to_string());
-        if let Some(user) = &server.user {
-            let version = server
-                .review_version
-                .as_deref()
-                .and_then(|v| v.rsplit('/').next())
-                .map(|v| format!(" (SelfSubjectReview {v})"))
-                .unwrap_or_default();
-            row("User", format!("{}{version}", sanitize(&user.username)));
-        }
-        if let Some(review) = &server.token_review {
-            row("TokenReview", sanitize(&review_text(review)).into_owned());
-        }
-        if let Some(a) = &server.audience_review {
-            row("Checker view", sanitize(&a.checker_sees()).into_owned());
-        }
-        if let Some(kids) = &server.jwks_kids {
-            row("Keys", sanitize(&kids.join(", ")).into_owned());
-        }
-        if let Some(offset) = server.offset {
-            let date = server
-                .server_time
-                .map(|t| format!(", Date {}", style.time(t)))
-                .unwrap_or_default();
-            row(
-                "Clock",
-                format!(
-                    "{:+.1} s ± {:.1} s from this machine{date}",
-                    offset.estimate_seconds(),
-                    offset.uncertainty_seconds()
-                ),
-            );
-        }
-        write_table(out, &table)?;
+        write_server(out, server, several.then_some(i + 1), style)?;
     }
     writeln!(out)?;
 
@@ -510,60 +442,11 @@ pub fn write_probe(
         header.insert(0, "#");
     }
     let mut requests = key_value_table(style);
-    requests.set_header(header.into_iter().map(|h| h.style(s.bold).to_string()));
+    let bold = style.styles.bold;
+    requests.set_header(header.into_iter().map(|h| h.style(bold).to_string()));
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
-            let mut what = format!("{} {}", request.method, short_path(&request.path));
-            if let Some(v) = request
-                .api_version
-                .as_deref()
-                .and_then(|v| v.rsplit('/').next())
-            {
-                what.push_str(&format!(" {v}"));
-            }
-            let (status, answer, time) = match &request.result {
-                Ok(a) => {
-                    let mut text = a
-                        .status_body
-                        .as_ref()
-                        .and_then(|b| b.reason.clone())
-                        .unwrap_or_default();
-                    if let Some(allowed) = a
-                        .json
-                        .as_ref()
-                        .and_then(|j| j.get("status")?.get("allowed")?.as_bool())
-                    {
-                        text = if allowed { "allowed" } else { "denied" }.to_owned();
-                    }
-                    if let Some(location) = &a.location {
-                        text = format!("redirect to {location} (not followed)");
-                    }
-                    (
-                        a.status.to_string(),
-                        sanitize(&text).into_owned(),
-                        format!("{}ms", a.latency.as_millis()),
-                    )
-                }
-                Err(e) => (
-                    "-".to_owned(),
-                    sanitize(&e.to_string()).into_owned(),
-                    "-".to_owned(),
-                ),
-            };
-            let mut row = vec![
-                sanitize(&what).into_owned(),
-                if request.operator {
-                    "kubeconfig"
-                } else if request.anonymous {
-                    "no"
-                } else {
-                    "yes"
-                }
-                .to_owned(),
-                status,
-                answer,
-                time,
-            ];
+            let mut row = request_row(request);
             if several {
                 row.insert(0, (i + 1).to_string());
             }
@@ -573,6 +456,138 @@ pub fn write_probe(
     write_table(out, &requests)?;
     writeln!(out)?;
     write_diagnosis(out, &report.diagnosis, style)
+}
+
+/// One server's block (numbered when there are several): its TLS, its answer,
+/// who it says the token is, the reviews, its keys and its clock.
+fn write_server(
+    out: &mut dyn Write,
+    server: &ServerReport,
+    number: Option<usize>,
+    style: &TableStyle,
+) -> io::Result<()> {
+    let s = &style.styles;
+    let facts = &server.facts;
+    let mut table = key_value_table(style);
+    let mut row = |key: &str, value: String| {
+        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
+    };
+    let title = number.map_or("Server".to_owned(), |n| format!("Server {n}"));
+    row(&title, sanitize(&server.observation.url).into_owned());
+    let requests = &server.observation.requests;
+    let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
+    let (tls, look) = match &facts.tls {
+        None => (
+            "none: plain HTTP (--allow-plain-http)".to_owned(),
+            s.warning,
+        ),
+        Some(t) if t.verified => ("verified".to_owned(), Style::new()),
+        Some(t) => match t.reason {
+            Some(reason) => (format!("failed: {}", reason.as_str()), s.error),
+            None if !server.observation.verifies_tls && first_answered => (
+                "NOT verified (--insecure-skip-tls-verify)".to_owned(),
+                s.warning,
+            ),
+            None => ("-".to_owned(), Style::new()),
+        },
+    };
+    row("TLS", tls.style(look).to_string());
+    let class = server.classification;
+    let class_style = match class {
+        Classification::Ok | Classification::NotFound => s.ok,
+        Classification::Unauthorized | Classification::Forbidden => s.error,
+        _ => s.warning,
+    };
+    row("Result", class.as_str().style(class_style).to_string());
+    if let Some(user) = &facts.user {
+        let version = facts
+            .review_version
+            .as_deref()
+            .and_then(|v| v.rsplit('/').next())
+            .map(|v| format!(" (SelfSubjectReview {v})"))
+            .unwrap_or_default();
+        row("User", format!("{}{version}", sanitize(&user.username)));
+    }
+    if let Some(review) = &facts.token_review {
+        row("TokenReview", sanitize(&review_text(review)).into_owned());
+    }
+    if let Some(a) = &server.audience_review {
+        row("Checker view", sanitize(&a.checker_sees()).into_owned());
+    }
+    if let Some(kids) = &server.jwks_kids {
+        row("Keys", sanitize(&kids.join(", ")).into_owned());
+    }
+    if let Some(offset) = facts.offset {
+        let date = facts
+            .server_time
+            .map(|t| format!(", Date {}", style.time(t)))
+            .unwrap_or_default();
+        row(
+            "Clock",
+            format!(
+                "{:+.1} s ± {:.1} s from this machine{date}",
+                offset.estimate_seconds(),
+                offset.uncertainty_seconds()
+            ),
+        );
+    }
+    write_table(out, &table)
+}
+
+/// One row of the requests table: what was asked, with which credential, and
+/// what came back.
+fn request_row(request: &RequestObservation) -> Vec<String> {
+    let mut what = format!("{} {}", request.method, short_path(&request.path));
+    if let Some(v) = request
+        .api_version
+        .as_deref()
+        .and_then(|v| v.rsplit('/').next())
+    {
+        what.push_str(&format!(" {v}"));
+    }
+    let (status, answer, time) = match &request.result {
+        Ok(a) => {
+            let mut text = a
+                .status_body
+                .as_ref()
+                .and_then(|b| b.reason.clone())
+                .unwrap_or_default();
+            if let Some(allowed) = a
+                .json
+                .as_ref()
+                .and_then(|j| j.get("status")?.get("allowed")?.as_bool())
+            {
+                text = if allowed { "allowed" } else { "denied" }.to_owned();
+            }
+            if let Some(location) = &a.location {
+                text = format!("redirect to {location} (not followed)");
+            }
+            (
+                a.status.to_string(),
+                sanitize(&text).into_owned(),
+                format!("{}ms", a.latency.as_millis()),
+            )
+        }
+        Err(e) => (
+            "-".to_owned(),
+            sanitize(&e.to_string()).into_owned(),
+            "-".to_owned(),
+        ),
+    };
+    vec![
+        sanitize(&what).into_owned(),
+        if request.operator {
+            "kubeconfig"
+        } else if request.anonymous {
+            "no"
+        } else {
+            "yes"
+        }
+        .to_owned(),
+        status,
+        answer,
+        time,
+    ]
 }
 
 /// The lines above the servers: the token not sent, the kubeconfig, the
@@ -633,7 +648,7 @@ fn write_context(out: &mut dyn Write, report: &ProbeReport) -> io::Result<()> {
             sanitize(&b.target.name),
             b.state.as_str(),
             match (&b.state, b.status) {
-                (crate::probe::bindings::BindingState::Unreadable, Some(status)) => {
+                (BindingState::Unreadable, Some(status)) => {
                     format!(" (HTTP {status} via {})", sanitize(&b.via))
                 }
                 _ => String::new(),

@@ -165,14 +165,8 @@ pub fn write_verify(
     row("Algorithm", alg);
     row("Kind", report.kind.as_str().to_owned());
     row("Issuer", or_dash(report.issuer.as_deref()));
-    row(
-        "Audiences",
-        if report.audiences.is_empty() {
-            "-".to_owned()
-        } else {
-            sanitize(&report.audiences.join(", ")).into_owned()
-        },
-    );
+    let audiences = (!report.audiences.is_empty()).then(|| report.audiences.join(", "));
+    row("Audiences", or_dash(audiences.as_deref()));
     row(
         "Evaluated",
         format!(

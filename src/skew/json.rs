@@ -5,8 +5,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{ClockResult, ClockSource, SkewReport, as_seconds_f64};
+use super::{ClockResult, ClockSource, SkewReport};
 use crate::findings::Finding;
+use crate::probe::offset::as_seconds_f64;
 use crate::report::json::Time;
 use crate::window::{Verdict, ceil_seconds, floor_seconds};
 

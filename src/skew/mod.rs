@@ -317,13 +317,11 @@ fn max_pair(clocks: &[ClockResult]) -> Option<PairSkew> {
     let mut best: Option<PairSkew> = None;
     for ahead in clocks {
         let behind = if ahead.reading.name == first.reading.name {
-            match second {
-                Some(second) => second,
-                None => continue,
-            }
+            second
         } else {
-            first
+            Some(first)
         };
+        let Some(behind) = behind else { continue };
         let skew = ahead.reading.offset - behind.reading.offset;
         if best.as_ref().is_none_or(|p| skew > p.skew) {
             best = Some(PairSkew {
@@ -371,11 +369,6 @@ pub fn offset_text(delta: TimeDelta) -> String {
     } else {
         seconds_text(delta)
     }
-}
-
-/// Fractional seconds of a duration, millisecond precision, for JSON.
-pub fn as_seconds_f64(delta: TimeDelta) -> f64 {
-    delta.num_milliseconds() as f64 / 1000.0
 }
 
 #[cfg(test)]
@@ -537,6 +530,9 @@ mod tests {
             assert_eq!(offset_text(offset), want, "{offset:?}");
         }
         assert_eq!(seconds_text(TimeDelta::milliseconds(5_500)), "5.5s");
-        assert_eq!(as_seconds_f64(TimeDelta::milliseconds(-1_250)), -1.25);
+        assert_eq!(
+            crate::probe::offset::as_seconds_f64(TimeDelta::milliseconds(-1_250)),
+            -1.25
+        );
     }
 }

@@ -3,7 +3,6 @@
 //! per clock, then the findings. Plain ASCII in the timeline, so it reads the
 //! same without colour; everything fits the width it is given (80 by default).
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -206,30 +205,10 @@ fn write_timeline(
     }
     let nows: Vec<DateTime<Utc>> = report.clocks.iter().map(|c| c.time).collect();
     let axis = Axis::fit([start, end], &nows);
-    // One node seen through its Lease and its Node: tell the rows apart.
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for c in &report.clocks {
-        *seen.entry(c.reading.name.as_str()).or_default() += 1;
-    }
     let row_labels: Vec<String> = report
         .clocks
         .iter()
-        .map(|c| {
-            let name = &c.reading.name;
-            if seen[name.as_str()] > 1 {
-                let tag = match c.reading.source {
-                    ClockSource::NodeLease | ClockSource::ApiserverLease => "lease",
-                    ClockSource::NodeStatus => "status",
-                    ClockSource::TokenIat => "iat",
-                    ClockSource::HttpDate => "date",
-                    ClockSource::Flag => "flag",
-                    ClockSource::Reference => "ref",
-                };
-                format!("{name} ({tag})")
-            } else {
-                name.clone()
-            }
-        })
+        .map(|c| row_label(c, &report.clocks))
         .collect();
     let name_width = row_labels
         .iter()
@@ -268,27 +247,7 @@ fn write_timeline(
         String::from_utf8_lossy(&labels).trim_end()
     )?;
 
-    let inside = |t: DateTime<Utc>| start.is_none_or(|s| t >= s) && end.is_none_or(|e| t <= e);
-    let mut base: Vec<char> = (0..width)
-        .map(|col| {
-            if inside(axis.at(col, width)) {
-                '='
-            } else {
-                '.'
-            }
-        })
-        .collect();
-    for (edge, mark) in [(start, '['), (end, ']')] {
-        if let Some(edge) = edge.filter(|e| axis.contains(*e)) {
-            base[axis.column(edge, width)] = mark;
-        }
-    }
-    if end.is_some_and(|e| e > axis.hi) || (end.is_none() && inside(axis.hi)) {
-        base[width - 1] = '>';
-    }
-    if start.is_some_and(|s| s < axis.lo) || (start.is_none() && inside(axis.lo)) {
-        base[0] = '<';
-    }
+    let base = window_bar(&axis, start, end, width);
     for (clock, label) in report.clocks.iter().zip(&row_labels) {
         let mut row = base.clone();
         let marker = match (clock.uncertain, clock.rejects()) {
@@ -341,6 +300,56 @@ fn write_timeline(
         out,
         "Key: = accepted  . rejected  | its now, accepts  X its now, rejects  ? unsure"
     )
+}
+
+/// A clock's row label: its name, with its source when the name has several
+/// rows (one node seen through its Lease and its Node).
+fn row_label(clock: &ClockResult, clocks: &[ClockResult]) -> String {
+    let name = &clock.reading.name;
+    if clocks.iter().filter(|c| &c.reading.name == name).count() < 2 {
+        return name.clone();
+    }
+    let tag = match clock.reading.source {
+        ClockSource::NodeLease | ClockSource::ApiserverLease => "lease",
+        ClockSource::NodeStatus => "status",
+        ClockSource::TokenIat => "iat",
+        ClockSource::HttpDate => "date",
+        ClockSource::Flag => "flag",
+        ClockSource::Reference => "ref",
+    };
+    format!("{name} ({tag})")
+}
+
+/// The token's window along the axis: `=` accepted, `.` rejected, `[` and `]`
+/// its edges, `<` and `>` where it runs on past the chart.
+fn window_bar(
+    axis: &Axis,
+    start: Option<DateTime<Utc>>,
+    end: Option<DateTime<Utc>>,
+    width: usize,
+) -> Vec<char> {
+    let inside = |t: DateTime<Utc>| start.is_none_or(|s| t >= s) && end.is_none_or(|e| t <= e);
+    let mut base: Vec<char> = (0..width)
+        .map(|col| {
+            if inside(axis.at(col, width)) {
+                '='
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    for (edge, mark) in [(start, '['), (end, ']')] {
+        if let Some(edge) = edge.filter(|e| axis.contains(*e)) {
+            base[axis.column(edge, width)] = mark;
+        }
+    }
+    if end.is_some_and(|e| e > axis.hi) || (end.is_none() && inside(axis.hi)) {
+        base[width - 1] = '>';
+    }
+    if start.is_some_and(|s| s < axis.lo) || (start.is_none() && inside(axis.lo)) {
+        base[0] = '<';
+    }
+    base
 }
 
 fn fit_name(name: &str, width: usize) -> String {

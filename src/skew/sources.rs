@@ -302,9 +302,8 @@ pub fn from_leases(
         obs.readings.push(reading);
     }
 
-    if let Some(finding) = kubelet_offsets(kubelets, "spec.renewTime", TimeDelta::seconds(1)) {
-        obs.findings.push(finding);
-    }
+    let offsets = kubelet_offsets(kubelets, "spec.renewTime", TimeDelta::seconds(1));
+    obs.findings.extend(offsets);
     if without_fields > 0 {
         obs.findings.push(Finding::info(
             Code::NoManagedFields,
@@ -404,9 +403,8 @@ pub fn from_nodes(
             uncertainty: uncertainty + base.uncertainty,
         });
     }
-    if let Some(finding) = kubelet_offsets(kubelets, "lastHeartbeatTime", TimeDelta::seconds(2)) {
-        obs.findings.push(finding);
-    }
+    let offsets = kubelet_offsets(kubelets, "lastHeartbeatTime", TimeDelta::seconds(2));
+    obs.findings.extend(offsets);
     if !obs.readings.is_empty() {
         obs.findings.push(Finding::info(
             Code::CoarseClock,

@@ -4,7 +4,7 @@
 //! diagnosis itself (`replica-dependent`).
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
+use crate::diagnosis::case::{Case, Peer};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Diagnosis, Findings};
 use crate::diagnosis::policy::Basis;
@@ -60,7 +60,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 
 /// `--all-endpoints`: replicas that disagree make the answer depend on which
 /// replica a request reaches.
-pub fn replicas(servers: &[ReplicaView<'_>], diagnosis: &mut Diagnosis) {
+pub fn replicas(servers: &[Peer], diagnosis: &mut Diagnosis) {
     let accepted = servers.iter().any(|s| s.classification.authenticated());
     let rejected = servers
         .iter()
@@ -83,25 +83,25 @@ pub fn replicas(servers: &[ReplicaView<'_>], diagnosis: &mut Diagnosis) {
                 SupportKind::Servers,
                 format!("{} ({})", s.classification.as_str(), offset_words(s.offset)),
             )
-            .about(s.url),
+            .about(&s.url),
         );
     }
     let mut kid_sets: Vec<Vec<&str>> = servers
         .iter()
-        .filter_map(|s| s.kids.map(|k| k.iter().map(String::as_str).collect()))
+        .filter_map(|s| Some(s.kids.as_ref()?.iter().map(String::as_str).collect()))
         .collect();
     for set in &mut kid_sets {
         set.sort_unstable();
     }
     if kid_sets.windows(2).any(|w| w[0] != w[1]) {
         for s in servers {
-            if let Some(kids) = s.kids {
+            if let Some(kids) = &s.kids {
                 lines.push(
                     Support::new(
                         SupportKind::Servers,
                         format!("serves kids [{}]", kids.join(", ")),
                     )
-                    .about(s.url),
+                    .about(&s.url),
                 );
             }
         }
@@ -115,19 +115,9 @@ pub fn replicas(servers: &[ReplicaView<'_>], diagnosis: &mut Diagnosis) {
     top.support = lines;
 }
 
-/// What [`replicas`] needs of each server.
-#[derive(Debug, Clone, Copy)]
-pub struct ReplicaView<'a> {
-    pub url: &'a str,
-    pub classification: C,
-    pub offset: Option<(f64, f64)>,
-    pub kids: Option<&'a [String]>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::Peer;
     use crate::diagnosis::testing::{case, http, pod_bound};
 
     #[test]
