@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
+use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
@@ -28,7 +29,6 @@ use crate::diagnosis::case::{
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
-use crate::diagnosis::{Cause, Classification};
 
 /// How many lines apart two artefacts of one answer may be.
 pub const WINDOW: usize = 16;
@@ -59,9 +59,9 @@ struct Open {
     /// client's log line and the error it then prints are one.
     strong_http: Vec<&'static str>,
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
-    transport: Option<(Cause, Vec<Cause>, String)>,
+    transport: Option<TransportFailure>,
     checker: Option<CheckerFailure>,
-    server: Option<(Cause, &'static str, String)>,
+    server: Option<ServerFailure>,
     review: Option<(bool, Option<String>, Vec<String>)>,
     audit: Option<Box<AuditAnswer>>,
     context: Context,
@@ -217,8 +217,8 @@ impl Iterator for Assembler<'_> {
 fn joins(open: &Open, a: &Artefact) -> bool {
     // A client's log line of a failed connection and the verdict it then
     // prints (client-go's klog line, kubectl's `Unable to connect`).
-    if let (Some((cause, ..)), Kind::Transport { cause: next, .. }) = (&open.transport, &a.kind) {
-        return cause == next
+    if let (Some(open_t), Kind::Transport(t)) = (&open.transport, &a.kind) {
+        return open_t.cause == t.cause
             && open.lead.as_ref().is_some_and(|lead| lead.3 != a.format)
             && open.http.is_none()
             && open.reasons.is_none()
@@ -233,10 +233,7 @@ fn joins(open: &Open, a: &Artefact) -> bool {
     }
     match &a.kind {
         // A server's own failure is never another view of a request's answer.
-        Kind::Audit(_)
-        | Kind::Review { .. }
-        | Kind::Transport { .. }
-        | Kind::ServerFailure { .. } => false,
+        Kind::Audit(_) | Kind::Review { .. } | Kind::Transport(_) | Kind::ServerFailure(_) => false,
         Kind::Http(h) => {
             if h.weight >= 2 && open.strong_http.contains(&a.format) {
                 return false;
@@ -280,7 +277,7 @@ fn weight(a: &Artefact) -> u8 {
         Kind::Reasons { .. } if a.provenance == Provenance::Authenticator => 3,
         Kind::Reasons { .. } => 2,
         // kubectl's verdict speaks for the client-go log lines before it.
-        Kind::Transport { .. } if a.source == SourceType::Kubectl => 5,
+        Kind::Transport(_) if a.source == SourceType::Kubectl => 5,
         _ => 4,
     }
 }
@@ -321,17 +318,9 @@ fn add(open: &mut Open, a: Artefact) {
             };
             open.reasons = Some((reasons, Some(source)));
         }
-        Kind::Transport {
-            cause,
-            also,
-            detail,
-        } => open.transport = Some((cause, also, detail)),
+        Kind::Transport(failure) => open.transport = Some(failure),
         Kind::CheckerFailure(failure) => open.checker = Some(failure),
-        Kind::ServerFailure {
-            cause,
-            component,
-            detail,
-        } => open.server = Some((cause, component, detail)),
+        Kind::ServerFailure(failure) => open.server = Some(failure),
         Kind::Review {
             authenticated,
             user,
@@ -367,20 +356,12 @@ fn evidence(open: Open) -> Option<Evidence> {
         notes.extend(a.notes);
         audit_facts = a.facts;
         Answer::Http(a.http)
-    } else if let Some((cause, component, detail)) = server {
-        Answer::ServerFailed(ServerFailure {
-            cause,
-            component,
-            detail,
-        })
+    } else if let Some(failure) = server {
+        Answer::ServerFailed(failure)
     } else if let Some(failure) = checker {
         Answer::CheckerFailed(failure)
-    } else if let Some((cause, also, detail)) = transport {
-        Answer::Transport(TransportFailure {
-            cause,
-            also,
-            detail,
-        })
+    } else if let Some(failure) = transport {
+        Answer::Transport(failure)
     } else if let Some(h) = http {
         Answer::Http(h)
     } else if let Some((true, u, audiences)) = &review {

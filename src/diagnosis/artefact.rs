@@ -9,7 +9,10 @@
 use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::{AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo};
+use super::case::{
+    AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo, ServerFailure,
+    TransportFailure,
+};
 use super::cause::Cause;
 use super::reasons::AuthReason;
 
@@ -126,23 +129,14 @@ pub enum Kind {
     Audit(Box<AuditAnswer>),
     /// No answer: TLS, DNS, refused, timeout (and the other causes its
     /// words fit as well).
-    Transport {
-        cause: Cause,
-        also: Vec<Cause>,
-        detail: String,
-    },
+    Transport(TransportFailure),
     /// A checker could not complete its own TokenReview.
     CheckerFailure(CheckerFailure),
     /// A server logged that a part of its own setup failed (the OIDC
     /// authenticator cannot fetch its issuer's discovery document, the
     /// kubelet refused its credential provider configuration): no request's
     /// answer, but every request that part serves fails until it is fixed.
-    ServerFailure {
-        cause: Cause,
-        /// Who logged it (`kube-apiserver`, `kubelet`).
-        component: &'static str,
-        detail: String,
-    },
+    ServerFailure(ServerFailure),
     /// The request that was made.
     Request(RequestInfo),
     /// What the request carried as `Authorization`.
@@ -167,9 +161,9 @@ impl Kind {
                 | Kind::Reasons { .. }
                 | Kind::Review { .. }
                 | Kind::Audit(_)
-                | Kind::Transport { .. }
+                | Kind::Transport(_)
                 | Kind::CheckerFailure(_)
-                | Kind::ServerFailure { .. }
+                | Kind::ServerFailure(_)
         )
     }
 }

@@ -3,7 +3,9 @@
 
 use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{BindingKind, CheckerCall, CheckerFailure};
+use crate::diagnosis::case::{
+    BindingKind, CheckerCall, CheckerFailure, ServerFailure, TransportFailure,
+};
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 
@@ -25,12 +27,12 @@ pub(super) struct Found {
     pub(super) boundary: bool,
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
-    pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
+    pub(super) transport: Option<Hit<TransportFailure>>,
     /// A checker's own failure, and the checker's name as the format.
     pub(super) checker: Option<(CheckerFailure, &'static str)>,
     pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
-    /// A part of the server's own setup that failed: (cause, component, detail).
-    pub(super) server: Option<(Cause, &'static str, String)>,
+    /// A part of the server's own setup that failed.
+    pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
         Box<crate::diagnosis::artefact::AuditAnswer>,
         Option<Stamp>,
@@ -123,7 +125,11 @@ impl Found {
     ) {
         if self.transport.is_none() {
             self.transport = Some(Hit {
-                value: (cause, also, detail),
+                value: TransportFailure {
+                    cause,
+                    detail,
+                    also,
+                },
                 provenance: Provenance::Answer,
                 source,
                 format,

@@ -711,30 +711,21 @@ impl<'a> Scanner<'a> {
             );
         }
         if !answered && let Some(hit) = transport {
-            let (cause, also, detail) = hit.value;
             self.push(
                 at,
                 hit.provenance,
                 hit.source,
                 hit.format,
-                Kind::Transport {
-                    cause,
-                    also,
-                    detail,
-                },
+                Kind::Transport(hit.value),
             );
         }
-        if let Some((cause, component, detail)) = server {
+        if let Some(failure) = server {
             self.push(
                 at,
                 Provenance::ServerLog,
                 SourceType::ApiserverLog,
-                component,
-                Kind::ServerFailure {
-                    cause,
-                    component,
-                    detail,
-                },
+                failure.component,
+                Kind::ServerFailure(failure),
             );
         }
         for (answer, audit_stamp, excerpt_text) in audits {

@@ -18,7 +18,7 @@ fn transport_causes(text: &str) -> Vec<(usize, Cause)> {
     kinds(text)
         .into_iter()
         .filter_map(|(n, k)| match k {
-            Kind::Transport { cause, .. } => Some((n, cause)),
+            Kind::Transport(t) => Some((n, t.cause)),
             _ => None,
         })
         .collect()
