@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::Classification;
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
+use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
     BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
@@ -62,7 +62,7 @@ struct Open {
     transport: Option<TransportFailure>,
     checker: Option<CheckerFailure>,
     server: Option<ServerFailure>,
-    review: Option<(bool, Option<String>, Vec<String>)>,
+    review: Option<Review>,
     audit: Option<Box<AuditAnswer>>,
     context: Context,
 }
@@ -233,7 +233,7 @@ fn joins(open: &Open, a: &Artefact) -> bool {
     }
     match &a.kind {
         // A server's own failure is never another view of a request's answer.
-        Kind::Audit(_) | Kind::Review { .. } | Kind::Transport(_) | Kind::ServerFailure(_) => false,
+        Kind::Audit(_) | Kind::Review(_) | Kind::Transport(_) | Kind::ServerFailure(_) => false,
         Kind::Http(h) => {
             if h.weight >= 2 && open.strong_http.contains(&a.format) {
                 return false;
@@ -321,11 +321,7 @@ fn add(open: &mut Open, a: Artefact) {
         Kind::Transport(failure) => open.transport = Some(failure),
         Kind::CheckerFailure(failure) => open.checker = Some(failure),
         Kind::ServerFailure(failure) => open.server = Some(failure),
-        Kind::Review {
-            authenticated,
-            user,
-            audiences,
-        } => open.review = Some((authenticated, user, audiences)),
+        Kind::Review(review) => open.review = Some(review),
         Kind::Audit(answer) => open.audit = Some(answer),
         other => open.context.take(other),
     }
@@ -364,12 +360,12 @@ fn evidence(open: Open) -> Option<Evidence> {
         Answer::Transport(failure)
     } else if let Some(h) = http {
         Answer::Http(h)
-    } else if let Some((true, u, audiences)) = &review {
-        user = u.clone();
-        if !audiences.is_empty() {
+    } else if let Some(r) = review.as_ref().filter(|r| r.authenticated) {
+        user = r.user.clone();
+        if !r.audiences.is_empty() {
             notes.push(format!(
                 "audiences the server accepted: {}",
-                audiences.join(", ")
+                r.audiences.join(", ")
             ));
         }
         Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
@@ -387,7 +383,7 @@ fn evidence(open: Open) -> Option<Evidence> {
         ev.reasons_from = from;
     }
     if user.is_none() {
-        user = review.and_then(|r| r.1);
+        user = review.and_then(|r| r.user);
     }
     ev.user = user;
     ev.request = request.or(context.request.take());

@@ -120,11 +120,7 @@ pub enum Kind {
         from: Option<String>,
     },
     /// A TokenReview's verdict.
-    Review {
-        authenticated: bool,
-        user: Option<String>,
-        audiences: Vec<String>,
-    },
+    Review(Review),
     /// An audit event: a whole answer with its own request, user and facts.
     Audit(Box<AuditAnswer>),
     /// No answer: TLS, DNS, refused, timeout (and the other causes its
@@ -159,13 +155,22 @@ impl Kind {
             self,
             Kind::Http(_)
                 | Kind::Reasons { .. }
-                | Kind::Review { .. }
+                | Kind::Review(_)
                 | Kind::Audit(_)
                 | Kind::Transport(_)
                 | Kind::CheckerFailure(_)
                 | Kind::ServerFailure(_)
         )
     }
+}
+
+/// A TokenReview's verdict: whether it authenticated the token, as whom, for
+/// which audiences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Review {
+    pub authenticated: bool,
+    pub user: Option<String>,
+    pub audiences: Vec<String>,
 }
 
 /// A refusal of the token by a service that judges it itself, with its reason.

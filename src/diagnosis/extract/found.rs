@@ -1,7 +1,7 @@
 //! What one segment of a line gave the [`Scanner`](super::Scanner) before it
 //! becomes artefacts: each extractor's hit with its provenance and weight.
 
-use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
+use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
     BindingKind, CheckerCall, CheckerFailure, ServerFailure, TransportFailure,
@@ -19,8 +19,17 @@ pub(super) struct Hit<T> {
     pub(super) weight: u8,
 }
 
+impl<T> Hit<T> {
+    pub(super) fn origin(&self) -> Origin {
+        (self.provenance, self.source, self.format)
+    }
+}
+
+/// Who said an artefact, the evidence type it counts as, and its format.
+pub(super) type Origin = (Provenance, SourceType, &'static str);
+
 /// What one segment gave, before it becomes artefacts.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Found {
     pub(super) number: usize,
     pub(super) stamp: Option<Stamp>,
@@ -30,7 +39,7 @@ pub(super) struct Found {
     pub(super) transport: Option<Hit<TransportFailure>>,
     /// A checker's own failure, and the checker's name as the format.
     pub(super) checker: Option<(CheckerFailure, &'static str)>,
-    pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
+    pub(super) review: Option<Review>,
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
@@ -47,16 +56,7 @@ impl Found {
         Found {
             number,
             stamp,
-            boundary: false,
-            http: None,
-            reasons: None,
-            transport: None,
-            checker: None,
-            review: None,
-            server: None,
-            audits: Vec::new(),
-            context: Vec::new(),
-            missing: Vec::new(),
+            ..Found::default()
         }
     }
 

@@ -48,7 +48,7 @@ use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
 pub use excerpt::excerpt;
-use found::Found;
+use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note};
 
 /// Lines a pretty-printed JSON value may span before it is read as lines.
@@ -57,6 +57,19 @@ const MAX_BLOCK_LINES: usize = 4000;
 const MAX_HEX_BYTES: usize = 64 * 1024;
 /// Bytes of wrapped pane lines joined into one.
 const MAX_JOINED: usize = 256 * 1024;
+
+/// Where the artefacts of a shell line, a TokenReview, an audit event, a
+/// segment's context, a server's log line and a curl transcript come from.
+const SHELL: Origin = (Provenance::Answer, SourceType::Status, "shell");
+const TOKEN_REVIEW: Origin = (
+    Provenance::Authenticator,
+    SourceType::ApiserverLog,
+    "token-review",
+);
+const AUDIT_EVENT: Origin = (Provenance::Answer, SourceType::Audit, "audit-event");
+const CONTEXT: Origin = (Provenance::Answer, SourceType::Status, "context");
+const SERVER_LOG: Origin = (Provenance::ServerLog, SourceType::ApiserverLog, "log");
+const CURL: Origin = (Provenance::Answer, SourceType::Curl, "curl -v");
 
 /// A signal that did not make an artefact: what an unrecognised input nearly
 /// was, for the one line that says so.
@@ -230,13 +243,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(out) = self.curl.feed(number, s.text) {
             for (n, kind) in out {
-                self.push(
-                    (n, s.text, s.stamp),
-                    Provenance::Answer,
-                    SourceType::Curl,
-                    "curl -v",
-                    kind,
-                );
+                self.push((n, s.text, s.stamp), CURL, kind);
             }
             return;
         }
@@ -475,13 +482,8 @@ impl<'a> Scanner<'a> {
                         found.http(facts, source, format);
                     }
                 }
-                json::Doc::Review {
-                    authenticated,
-                    error,
-                    user,
-                    audiences,
-                } => {
-                    found.review = Some((authenticated, user, audiences));
+                json::Doc::Review(review, error) => {
+                    found.review = Some(review);
                     if let Some(error) = error {
                         found.reasons(
                             super::reasons::parse_auth_error(&error),
@@ -661,94 +663,44 @@ impl<'a> Scanner<'a> {
         } = found;
         let at = (number, line, stamp);
         if boundary {
-            self.push(
-                at,
-                Provenance::Answer,
-                SourceType::Status,
-                "shell",
-                Kind::Boundary,
-            );
+            self.push(at, SHELL, Kind::Boundary);
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
         if let Some((failure, format)) = checker {
-            self.push(
-                at,
-                Provenance::Answer,
-                SourceType::Checker,
-                format,
-                Kind::CheckerFailure(failure),
-            );
+            let origin = (Provenance::Answer, SourceType::Checker, format);
+            self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Http(hit.value),
-            );
+            self.push(at, hit.origin(), Kind::Http(hit.value));
         }
         if let Some(hit) = reasons {
+            let origin = hit.origin();
             let (reasons, from) = hit.value;
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Reasons { reasons, from },
-            );
+            self.push(at, origin, Kind::Reasons { reasons, from });
         }
-        if let Some((authenticated, user, audiences)) = review {
-            self.push(
-                at,
-                Provenance::Authenticator,
-                SourceType::ApiserverLog,
-                "token-review",
-                Kind::Review {
-                    authenticated,
-                    user,
-                    audiences,
-                },
-            );
+        if let Some(review) = review {
+            self.push(at, TOKEN_REVIEW, Kind::Review(review));
         }
         if !answered && let Some(hit) = transport {
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Transport(hit.value),
-            );
+            self.push(at, hit.origin(), Kind::Transport(hit.value));
         }
         if let Some(failure) = server {
-            self.push(
-                at,
+            let origin = (
                 Provenance::ServerLog,
                 SourceType::ApiserverLog,
                 failure.component,
-                Kind::ServerFailure(failure),
             );
+            self.push(at, origin, Kind::ServerFailure(failure));
         }
         for (answer, audit_stamp, excerpt_text) in audits {
-            self.push(
-                (number, &excerpt_text, audit_stamp),
-                Provenance::Answer,
-                SourceType::Audit,
-                "audit-event",
-                Kind::Audit(answer),
-            );
+            let at = (number, excerpt_text.as_str(), audit_stamp);
+            self.push(at, AUDIT_EVENT, Kind::Audit(answer));
         }
         for kind in context {
-            self.push(at, Provenance::Answer, SourceType::Status, "context", kind);
+            self.push(at, CONTEXT, kind);
         }
         if !answered {
             for (kind, name) in missing {
-                self.push(
-                    at,
-                    Provenance::ServerLog,
-                    SourceType::ApiserverLog,
-                    "log",
-                    Kind::Missing { kind, name },
-                );
+                self.push(at, SERVER_LOG, Kind::Missing { kind, name });
             }
         }
     }
@@ -757,9 +709,7 @@ impl<'a> Scanner<'a> {
     fn push(
         &mut self,
         (line, text, stamp): (usize, &str, Option<Stamp>),
-        provenance: Provenance,
-        source: SourceType,
-        format: &'static str,
+        (provenance, source, format): Origin,
         kind: Kind,
     ) {
         self.queue.push_back(Artefact {
@@ -784,13 +734,7 @@ impl<'a> Scanner<'a> {
         let mut out = Vec::new();
         self.curl.flush(&mut out);
         for (n, kind) in out {
-            self.push(
-                (n, "", None),
-                Provenance::Answer,
-                SourceType::Curl,
-                "curl -v",
-                kind,
-            );
+            self.push((n, "", None), CURL, kind);
         }
     }
 }
