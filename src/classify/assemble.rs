@@ -396,10 +396,7 @@ fn evidence(open: Open) -> Option<Evidence> {
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
     ev.stamp = match context.date {
-        Some(at) => Some(Stamp {
-            at,
-            source: ClockSource::DateHeader,
-        }),
+        Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
         None => stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
                 || provenance == Provenance::Authenticator

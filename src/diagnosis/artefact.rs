@@ -88,6 +88,12 @@ pub struct Stamp {
     pub source: ClockSource,
 }
 
+impl Stamp {
+    pub fn new(at: DateTime<Utc>, source: ClockSource) -> Self {
+        Stamp { at, source }
+    }
+}
+
 /// One artefact, where it was found.
 #[derive(Debug, Clone)]
 pub struct Artefact {

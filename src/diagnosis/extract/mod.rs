@@ -439,11 +439,8 @@ impl<'a> Scanner<'a> {
                 "json-log",
             );
             if let Some(ts) = value.get("ts").and_then(serde_json::Value::as_f64) {
-                found.stamp =
-                    DateTime::from_timestamp_millis((ts * 1000.0).round() as i64).map(|at| Stamp {
-                        at,
-                        source: ClockSource::LogTimestamp,
-                    });
+                let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
+                found.stamp = at.map(|at| Stamp::new(at, ClockSource::LogTimestamp));
             }
             if let Some(era) = value
                 .get("caller")
