@@ -1,5 +1,5 @@
 //! What one segment of a line gave the [`Scanner`](super::Scanner) before it
-//! becomes artefacts: each extractor's hit with its provenance and weight.
+//! becomes artefacts: each extractor's hit with its provenance.
 
 use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
@@ -16,7 +16,6 @@ pub(super) struct Hit<T> {
     pub(super) provenance: Provenance,
     pub(super) source: SourceType,
     pub(super) format: &'static str,
-    pub(super) weight: u8,
 }
 
 impl<T> Hit<T> {
@@ -74,13 +73,11 @@ impl Found {
     /// Another view of the segment's HTTP answer: merged, the strongest
     /// artefact naming the format.
     pub(super) fn http(&mut self, facts: HttpAnswer, source: SourceType, format: &'static str) {
-        let weight = facts.weight;
         match &mut self.http {
             Some(hit) => {
-                if weight > hit.weight {
+                if facts.weight > hit.value.weight {
                     hit.source = source;
                     hit.format = format;
-                    hit.weight = weight;
                 }
                 hit.value.absorb(facts);
             }
@@ -90,7 +87,6 @@ impl Found {
                     provenance: Provenance::Answer,
                     source,
                     format,
-                    weight,
                 });
             }
         }
@@ -110,7 +106,6 @@ impl Found {
                 provenance,
                 source,
                 format,
-                weight: 0,
             });
         }
     }
@@ -133,7 +128,6 @@ impl Found {
                 provenance: Provenance::Answer,
                 source,
                 format,
-                weight: 0,
             });
         }
     }
