@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::Classification;
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance, Review};
+use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
     BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
@@ -35,24 +35,12 @@ pub const WINDOW: usize = 16;
 /// Requests remembered for spotting disagreeing answers.
 const MAX_REQUESTS: usize = 256;
 
-/// The artefact that speaks for an answer: (weight, line, source, format,
-/// excerpt, stamp, provenance).
-type Lead = (
-    u8,
-    usize,
-    SourceType,
-    &'static str,
-    String,
-    Option<Stamp>,
-    Provenance,
-);
-
 /// The parts of an answer being gathered.
 #[derive(Debug, Default)]
 struct Open {
     last: usize,
-    /// The artefact that speaks for the answer.
-    lead: Option<Lead>,
+    /// Where the artefact that speaks for the answer was found, and its weight.
+    lead: Option<(u8, Place)>,
     http: Option<HttpAnswer>,
     /// Formats of the strong HTTP artefacts seen: a second one of a format
     /// (two status lines, two kubectl error lines) is a new answer, while a
@@ -132,7 +120,7 @@ impl<'a> Assembler<'a> {
                 return;
             }
             match self.open.as_mut() {
-                Some(open) if a.line <= open.last + WINDOW => open.context.take(a.kind),
+                Some(open) if a.at.line <= open.last + WINDOW => open.context.take(a.kind),
                 _ => self.pending.take(a.kind),
             }
             return;
@@ -140,11 +128,11 @@ impl<'a> Assembler<'a> {
         let joins = self
             .open
             .as_ref()
-            .is_some_and(|open| a.line <= open.last + WINDOW && joins(open, &a));
+            .is_some_and(|open| a.at.line <= open.last + WINDOW && joins(open, &a));
         if !joins {
             self.flush();
             let mut open = Open {
-                last: a.line,
+                last: a.at.line,
                 ..Open::default()
             };
             open.context = std::mem::take(&mut self.pending);
@@ -219,7 +207,10 @@ fn joins(open: &Open, a: &Artefact) -> bool {
     // prints (client-go's klog line, kubectl's `Unable to connect`).
     if let (Some(open_t), Kind::Transport(t)) = (&open.transport, &a.kind) {
         return open_t.cause == t.cause
-            && open.lead.as_ref().is_some_and(|lead| lead.3 != a.format)
+            && open
+                .lead
+                .as_ref()
+                .is_some_and(|(_, lead)| lead.format != a.at.format)
             && open.http.is_none()
             && open.reasons.is_none()
             && open.checker.is_none();
@@ -235,7 +226,7 @@ fn joins(open: &Open, a: &Artefact) -> bool {
         // A server's own failure is never another view of a request's answer.
         Kind::Audit(_) | Kind::Review(_) | Kind::Transport(_) | Kind::ServerFailure(_) => false,
         Kind::Http(h) => {
-            if h.weight >= 2 && open.strong_http.contains(&a.format) {
+            if h.weight >= 2 && open.strong_http.contains(&a.at.format) {
                 return false;
             }
             if open.checker.is_some() {
@@ -274,36 +265,30 @@ fn joins(open: &Open, a: &Artefact) -> bool {
 fn weight(a: &Artefact) -> u8 {
     match &a.kind {
         Kind::Http(h) => h.weight,
-        Kind::Reasons { .. } if a.provenance == Provenance::Authenticator => 3,
+        Kind::Reasons { .. } if a.at.provenance == Provenance::Authenticator => 3,
         Kind::Reasons { .. } => 2,
         // kubectl's verdict speaks for the client-go log lines before it.
-        Kind::Transport(_) if a.source == SourceType::Kubectl => 5,
+        Kind::Transport(_) if a.at.source == SourceType::Kubectl => 5,
         _ => 4,
     }
 }
 
 fn add(open: &mut Open, a: Artefact) {
-    open.last = open.last.max(a.line);
+    open.last = open.last.max(a.at.line);
     let w = weight(&a);
-    if open.lead.as_ref().is_none_or(|lead| w > lead.0) {
-        open.lead = Some((
-            w,
-            a.line,
-            a.source,
-            a.format,
-            a.excerpt,
-            a.stamp,
-            a.provenance,
-        ));
-    } else if let Some(lead) = open.lead.as_mut()
-        && lead.5.is_none()
+    let Artefact { at, kind } = a;
+    let (format, provenance) = (at.format, at.provenance);
+    if open.lead.as_ref().is_none_or(|(lead, _)| w > *lead) {
+        open.lead = Some((w, at));
+    } else if let Some((_, lead)) = open.lead.as_mut()
+        && lead.stamp.is_none()
     {
-        lead.5 = a.stamp;
+        lead.stamp = at.stamp;
     }
-    match a.kind {
+    match kind {
         Kind::Http(h) => {
-            if h.weight >= 2 && !open.strong_http.contains(&a.format) {
-                open.strong_http.push(a.format);
+            if h.weight >= 2 && !open.strong_http.contains(&format) {
+                open.strong_http.push(format);
             }
             match open.http.as_mut() {
                 Some(existing) => existing.absorb(h),
@@ -311,9 +296,9 @@ fn add(open: &mut Open, a: Artefact) {
             }
         }
         Kind::Reasons { reasons, from } => {
-            let source = match (a.provenance, from) {
+            let source = match (provenance, from) {
                 (Provenance::Forwarded, Some(who)) => ReasonSource::Forwarded(who),
-                _ if a.format == "token-review" => ReasonSource::TokenReview,
+                _ if format == "token-review" => ReasonSource::TokenReview,
                 _ => ReasonSource::ApiserverLog,
             };
             open.reasons = Some((reasons, Some(source)));
@@ -329,7 +314,7 @@ fn add(open: &mut Open, a: Artefact) {
 
 /// The answer the parts make.
 fn evidence(open: Open) -> Option<Evidence> {
-    let (_, line, source, format, excerpt, stamp, provenance) = open.lead?;
+    let (_, lead) = open.lead?;
     let Open {
         http,
         reasons,
@@ -374,8 +359,8 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else {
         return None;
     };
-    let mut ev = Evidence::new(line, source, format, &excerpt, answer);
-    ev.excerpt = excerpt;
+    let mut ev = Evidence::new(lead.line, lead.source, lead.format, &lead.excerpt, answer);
+    ev.excerpt = lead.excerpt;
     if let Some((reasons, from)) = reasons
         && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
     {
@@ -397,10 +382,10 @@ fn evidence(open: Open) -> Option<Evidence> {
     // header is the client's clock, and its year a guess).
     ev.stamp = match context.date {
         Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
-        None => stamp.filter(|s| {
+        None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
-                || provenance == Provenance::Authenticator
-                || source == SourceType::Audit
+                || lead.provenance == Provenance::Authenticator
+                || lead.source == SourceType::Audit
         }),
     };
     Some(ev)

@@ -97,6 +97,13 @@ impl Stamp {
 /// One artefact, where it was found.
 #[derive(Debug, Clone)]
 pub struct Artefact {
+    pub at: Place,
+    pub kind: Kind,
+}
+
+/// Where an artefact was found, and who said it.
+#[derive(Debug, Clone)]
+pub struct Place {
     /// 1-based line of the input where it starts.
     pub line: usize,
     /// The (unwrapped) line it was found in, trimmed and cut for display.
@@ -108,7 +115,6 @@ pub struct Artefact {
     pub source: SourceType,
     /// The concrete format (`kubectl`, `curl -v`, `structured`, `vault`…).
     pub format: &'static str,
-    pub kind: Kind,
 }
 
 /// What was found.

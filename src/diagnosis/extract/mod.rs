@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
+use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
@@ -709,15 +709,15 @@ impl<'a> Scanner<'a> {
         (provenance, source, format): Origin,
         kind: Kind,
     ) {
-        self.queue.push_back(Artefact {
+        let at = Place {
             line,
             excerpt: excerpt(text),
             stamp,
             provenance,
             source,
             format,
-            kind,
-        });
+        };
+        self.queue.push_back(Artefact { at, kind });
     }
 
     fn finish(&mut self) {

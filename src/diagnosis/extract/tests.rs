@@ -9,7 +9,7 @@ fn now() -> DateTime<Utc> {
 
 fn kinds(text: &str) -> Vec<(usize, Kind)> {
     Scanner::new(text, now())
-        .map(|a| (a.line, a.kind))
+        .map(|a| (a.at.line, a.kind))
         .collect()
 }
 
