@@ -91,7 +91,6 @@ pub struct Assembler<'a> {
     pending: Context,
     out: VecDeque<Evidence>,
     requests: VecDeque<(String, usize, Classification)>,
-    done: bool,
 }
 
 impl<'a> Assembler<'a> {
@@ -103,7 +102,6 @@ impl<'a> Assembler<'a> {
             pending: Context::default(),
             out: VecDeque::new(),
             requests: VecDeque::new(),
-            done: false,
         }
     }
 
@@ -187,16 +185,12 @@ impl Iterator for Assembler<'_> {
             if let Some(ev) = self.out.pop_front() {
                 return Some(ev);
             }
-            if self.done {
-                return None;
-            }
-            match self.scanner.next() {
-                Some(a) => self.take(a),
-                None => {
-                    self.flush();
-                    self.done = true;
-                }
-            }
+            // Flushing again once the artefacts are out finds no open answer.
+            let Some(a) = self.scanner.next() else {
+                self.flush();
+                return self.out.pop_front();
+            };
+            self.take(a);
         }
     }
 }

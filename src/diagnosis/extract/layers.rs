@@ -444,38 +444,22 @@ pub fn unescape_once(text: &str) -> Cow<'_, str> {
             out.push(c);
             continue;
         }
-        match chars.peek().map(|&(_, n)| n) {
-            Some('"') | Some('\\') | Some('/') | Some('\'') => {
-                out.push(chars.next().map(|(_, n)| n).unwrap_or('\\'));
-            }
-            Some('n') => {
-                chars.next();
-                out.push('\n');
-            }
-            Some('t') => {
-                chars.next();
-                out.push('\t');
-            }
-            Some('r') => {
-                chars.next();
-            }
-            Some('u') => {
-                let hex = text.get(i + 2..i + 6);
-                match hex
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .and_then(char::from_u32)
-                {
-                    Some(ch) => {
-                        out.push(ch);
-                        for _ in 0..5 {
-                            chars.next();
-                        }
-                    }
-                    None => out.push('\\'),
-                }
-            }
-            _ => out.push('\\'),
-        }
+        let code = text
+            .get(i + 2..i + 6)
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32);
+        // What the escape stands for, and how many characters after the
+        // backslash it took.
+        let (unescaped, took) = match (chars.peek().map(|&(_, n)| n), code) {
+            (Some(n @ ('"' | '\\' | '/' | '\'')), _) => (Some(n), 1),
+            (Some('n'), _) => (Some('\n'), 1),
+            (Some('t'), _) => (Some('\t'), 1),
+            (Some('r'), _) => (None, 1),
+            (Some('u'), Some(ch)) => (Some(ch), 5),
+            _ => (Some('\\'), 0),
+        };
+        out.extend(unescaped);
+        (&mut chars).take(took).for_each(drop);
     }
     Cow::Owned(out)
 }

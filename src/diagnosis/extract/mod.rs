@@ -148,7 +148,6 @@ pub struct Scanner<'a> {
     /// The indentation of a Python traceback's `File "…", line N` frame line
     /// just read: the more indented line after it is the source it ran.
     frame: Option<usize>,
-    done: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -164,7 +163,6 @@ impl<'a> Scanner<'a> {
             joined: None,
             near: None,
             frame: None,
-            done: false,
         }
     }
 
@@ -744,16 +742,12 @@ impl Iterator for Scanner<'_> {
             if let Some(a) = self.queue.pop_front() {
                 return Some(a);
             }
-            if self.done {
-                return None;
-            }
-            match self.lines.next() {
-                Some((number, line)) => self.feed(number, &line),
-                None => {
-                    self.finish();
-                    self.done = true;
-                }
-            }
+            // Finishing again once the lines are out finds nothing more.
+            let Some((number, line)) = self.lines.next() else {
+                self.finish();
+                return self.queue.pop_front();
+            };
+            self.feed(number, &line);
         }
     }
 }
