@@ -464,15 +464,10 @@ impl<'a> Scanner<'a> {
                             true,
                         );
                     } else {
-                        let format = if whole {
-                            "status-json"
+                        let (source, format) = if whole {
+                            (SourceType::Status, "status-json")
                         } else {
-                            clients::label(line)
-                        };
-                        let source = if whole {
-                            SourceType::Status
-                        } else {
-                            SourceType::ClientError
+                            (SourceType::ClientError, clients::label(line))
                         };
                         found.http(facts, source, format);
                     }
