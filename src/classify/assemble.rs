@@ -20,7 +20,8 @@ use std::collections::VecDeque;
 use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Provenance};
+use crate::diagnosis::Classification;
+use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
     BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
@@ -28,41 +29,28 @@ use crate::diagnosis::case::{
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
-use crate::diagnosis::{Cause, Classification};
 
 /// How many lines apart two artefacts of one answer may be.
 pub const WINDOW: usize = 16;
 /// Requests remembered for spotting disagreeing answers.
 const MAX_REQUESTS: usize = 256;
 
-/// The artefact that speaks for an answer: (weight, line, source, format,
-/// excerpt, stamp, provenance).
-type Lead = (
-    u8,
-    usize,
-    SourceType,
-    &'static str,
-    String,
-    Option<Stamp>,
-    Provenance,
-);
-
 /// The parts of an answer being gathered.
 #[derive(Debug, Default)]
 struct Open {
     last: usize,
-    /// The artefact that speaks for the answer.
-    lead: Option<Lead>,
+    /// Where the artefact that speaks for the answer was found, and its weight.
+    lead: Option<(u8, Place)>,
     http: Option<HttpAnswer>,
     /// Formats of the strong HTTP artefacts seen: a second one of a format
     /// (two status lines, two kubectl error lines) is a new answer, while a
     /// client's log line and the error it then prints are one.
     strong_http: Vec<&'static str>,
     reasons: Option<(Vec<AuthReason>, Option<ReasonSource>)>,
-    transport: Option<(Cause, Vec<Cause>, String)>,
+    transport: Option<TransportFailure>,
     checker: Option<CheckerFailure>,
-    server: Option<(Cause, &'static str, String)>,
-    review: Option<(bool, Option<String>, Vec<String>)>,
+    server: Option<ServerFailure>,
+    review: Option<Review>,
     audit: Option<Box<AuditAnswer>>,
     context: Context,
 }
@@ -103,7 +91,6 @@ pub struct Assembler<'a> {
     pending: Context,
     out: VecDeque<Evidence>,
     requests: VecDeque<(String, usize, Classification)>,
-    done: bool,
 }
 
 impl<'a> Assembler<'a> {
@@ -115,7 +102,6 @@ impl<'a> Assembler<'a> {
             pending: Context::default(),
             out: VecDeque::new(),
             requests: VecDeque::new(),
-            done: false,
         }
     }
 
@@ -132,7 +118,7 @@ impl<'a> Assembler<'a> {
                 return;
             }
             match self.open.as_mut() {
-                Some(open) if a.line <= open.last + WINDOW => open.context.take(a.kind),
+                Some(open) if a.at.line <= open.last + WINDOW => open.context.take(a.kind),
                 _ => self.pending.take(a.kind),
             }
             return;
@@ -140,11 +126,11 @@ impl<'a> Assembler<'a> {
         let joins = self
             .open
             .as_ref()
-            .is_some_and(|open| a.line <= open.last + WINDOW && joins(open, &a));
+            .is_some_and(|open| a.at.line <= open.last + WINDOW && joins(open, &a));
         if !joins {
             self.flush();
             let mut open = Open {
-                last: a.line,
+                last: a.at.line,
                 ..Open::default()
             };
             open.context = std::mem::take(&mut self.pending);
@@ -199,16 +185,12 @@ impl Iterator for Assembler<'_> {
             if let Some(ev) = self.out.pop_front() {
                 return Some(ev);
             }
-            if self.done {
-                return None;
-            }
-            match self.scanner.next() {
-                Some(a) => self.take(a),
-                None => {
-                    self.flush();
-                    self.done = true;
-                }
-            }
+            // Flushing again once the artefacts are out finds no open answer.
+            let Some(a) = self.scanner.next() else {
+                self.flush();
+                return self.out.pop_front();
+            };
+            self.take(a);
         }
     }
 }
@@ -217,9 +199,12 @@ impl Iterator for Assembler<'_> {
 fn joins(open: &Open, a: &Artefact) -> bool {
     // A client's log line of a failed connection and the verdict it then
     // prints (client-go's klog line, kubectl's `Unable to connect`).
-    if let (Some((cause, ..)), Kind::Transport { cause: next, .. }) = (&open.transport, &a.kind) {
-        return cause == next
-            && open.lead.as_ref().is_some_and(|lead| lead.3 != a.format)
+    if let (Some(open_t), Kind::Transport(t)) = (&open.transport, &a.kind) {
+        return open_t.cause == t.cause
+            && open
+                .lead
+                .as_ref()
+                .is_some_and(|(_, lead)| lead.format != a.at.format)
             && open.http.is_none()
             && open.reasons.is_none()
             && open.checker.is_none();
@@ -233,12 +218,9 @@ fn joins(open: &Open, a: &Artefact) -> bool {
     }
     match &a.kind {
         // A server's own failure is never another view of a request's answer.
-        Kind::Audit(_)
-        | Kind::Review { .. }
-        | Kind::Transport { .. }
-        | Kind::ServerFailure { .. } => false,
+        Kind::Audit(_) | Kind::Review(_) | Kind::Transport(_) | Kind::ServerFailure(_) => false,
         Kind::Http(h) => {
-            if h.weight >= 2 && open.strong_http.contains(&a.format) {
+            if h.weight >= 2 && open.strong_http.contains(&a.at.format) {
                 return false;
             }
             if open.checker.is_some() {
@@ -277,36 +259,30 @@ fn joins(open: &Open, a: &Artefact) -> bool {
 fn weight(a: &Artefact) -> u8 {
     match &a.kind {
         Kind::Http(h) => h.weight,
-        Kind::Reasons { .. } if a.provenance == Provenance::Authenticator => 3,
+        Kind::Reasons { .. } if a.at.provenance == Provenance::Authenticator => 3,
         Kind::Reasons { .. } => 2,
         // kubectl's verdict speaks for the client-go log lines before it.
-        Kind::Transport { .. } if a.source == SourceType::Kubectl => 5,
+        Kind::Transport(_) if a.at.source == SourceType::Kubectl => 5,
         _ => 4,
     }
 }
 
 fn add(open: &mut Open, a: Artefact) {
-    open.last = open.last.max(a.line);
+    open.last = open.last.max(a.at.line);
     let w = weight(&a);
-    if open.lead.as_ref().is_none_or(|lead| w > lead.0) {
-        open.lead = Some((
-            w,
-            a.line,
-            a.source,
-            a.format,
-            a.excerpt,
-            a.stamp,
-            a.provenance,
-        ));
-    } else if let Some(lead) = open.lead.as_mut()
-        && lead.5.is_none()
+    let Artefact { at, kind } = a;
+    let (format, provenance) = (at.format, at.provenance);
+    if open.lead.as_ref().is_none_or(|(lead, _)| w > *lead) {
+        open.lead = Some((w, at));
+    } else if let Some((_, lead)) = open.lead.as_mut()
+        && lead.stamp.is_none()
     {
-        lead.5 = a.stamp;
+        lead.stamp = at.stamp;
     }
-    match a.kind {
+    match kind {
         Kind::Http(h) => {
-            if h.weight >= 2 && !open.strong_http.contains(&a.format) {
-                open.strong_http.push(a.format);
+            if h.weight >= 2 && !open.strong_http.contains(&format) {
+                open.strong_http.push(format);
             }
             match open.http.as_mut() {
                 Some(existing) => existing.absorb(h),
@@ -314,29 +290,17 @@ fn add(open: &mut Open, a: Artefact) {
             }
         }
         Kind::Reasons { reasons, from } => {
-            let source = match (a.provenance, from) {
+            let source = match (provenance, from) {
                 (Provenance::Forwarded, Some(who)) => ReasonSource::Forwarded(who),
-                _ if a.format == "token-review" => ReasonSource::TokenReview,
+                _ if format == "token-review" => ReasonSource::TokenReview,
                 _ => ReasonSource::ApiserverLog,
             };
             open.reasons = Some((reasons, Some(source)));
         }
-        Kind::Transport {
-            cause,
-            also,
-            detail,
-        } => open.transport = Some((cause, also, detail)),
+        Kind::Transport(failure) => open.transport = Some(failure),
         Kind::CheckerFailure(failure) => open.checker = Some(failure),
-        Kind::ServerFailure {
-            cause,
-            component,
-            detail,
-        } => open.server = Some((cause, component, detail)),
-        Kind::Review {
-            authenticated,
-            user,
-            audiences,
-        } => open.review = Some((authenticated, user, audiences)),
+        Kind::ServerFailure(failure) => open.server = Some(failure),
+        Kind::Review(review) => open.review = Some(review),
         Kind::Audit(answer) => open.audit = Some(answer),
         other => open.context.take(other),
     }
@@ -344,7 +308,7 @@ fn add(open: &mut Open, a: Artefact) {
 
 /// The answer the parts make.
 fn evidence(open: Open) -> Option<Evidence> {
-    let (_, line, source, format, excerpt, stamp, provenance) = open.lead?;
+    let (_, lead) = open.lead?;
     let Open {
         http,
         reasons,
@@ -367,28 +331,20 @@ fn evidence(open: Open) -> Option<Evidence> {
         notes.extend(a.notes);
         audit_facts = a.facts;
         Answer::Http(a.http)
-    } else if let Some((cause, component, detail)) = server {
-        Answer::ServerFailed(ServerFailure {
-            cause,
-            component,
-            detail,
-        })
+    } else if let Some(failure) = server {
+        Answer::ServerFailed(failure)
     } else if let Some(failure) = checker {
         Answer::CheckerFailed(failure)
-    } else if let Some((cause, also, detail)) = transport {
-        Answer::Transport(TransportFailure {
-            cause,
-            also,
-            detail,
-        })
+    } else if let Some(failure) = transport {
+        Answer::Transport(failure)
     } else if let Some(h) = http {
         Answer::Http(h)
-    } else if let Some((true, u, audiences)) = &review {
-        user = u.clone();
-        if !audiences.is_empty() {
+    } else if let Some(r) = review.as_ref().filter(|r| r.authenticated) {
+        user = r.user.clone();
+        if !r.audiences.is_empty() {
             notes.push(format!(
                 "audiences the server accepted: {}",
-                audiences.join(", ")
+                r.audiences.join(", ")
             ));
         }
         Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
@@ -397,8 +353,8 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else {
         return None;
     };
-    let mut ev = Evidence::new(line, source, format, &excerpt, answer);
-    ev.excerpt = excerpt;
+    let mut ev = Evidence::new(lead.line, lead.source, lead.format, &lead.excerpt, answer);
+    ev.excerpt = lead.excerpt;
     if let Some((reasons, from)) = reasons
         && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
     {
@@ -406,7 +362,7 @@ fn evidence(open: Open) -> Option<Evidence> {
         ev.reasons_from = from;
     }
     if user.is_none() {
-        user = review.and_then(|r| r.1);
+        user = review.and_then(|r| r.user);
     }
     ev.user = user;
     ev.request = request.or(context.request.take());
@@ -419,14 +375,11 @@ fn evidence(open: Open) -> Option<Evidence> {
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
     ev.stamp = match context.date {
-        Some(at) => Some(Stamp {
-            at,
-            source: ClockSource::DateHeader,
-        }),
-        None => stamp.filter(|s| {
+        Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
+        None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
-                || provenance == Provenance::Authenticator
-                || source == SourceType::Audit
+                || lead.provenance == Provenance::Authenticator
+                || lead.source == SourceType::Audit
         }),
     };
     Some(ev)

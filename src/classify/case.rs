@@ -152,10 +152,7 @@ fn token_check(case: &Case<'_>) -> Option<TokenCheck> {
     }
     let clock = case.clock?;
     Some(TokenCheck {
-        stamp: super::Stamp {
-            at: clock.low,
-            source: clock.source,
-        },
+        stamp: super::Stamp::new(clock.low, clock.source),
         judgement: window::judge(TimeClaims::from(&token.claims), clock.low, case.leeway),
     })
 }

@@ -9,7 +9,10 @@
 use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::{AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo};
+use super::case::{
+    AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo, ServerFailure,
+    TransportFailure,
+};
 use super::cause::Cause;
 use super::reasons::AuthReason;
 
@@ -85,9 +88,22 @@ pub struct Stamp {
     pub source: ClockSource,
 }
 
+impl Stamp {
+    pub fn new(at: DateTime<Utc>, source: ClockSource) -> Self {
+        Stamp { at, source }
+    }
+}
+
 /// One artefact, where it was found.
 #[derive(Debug, Clone)]
 pub struct Artefact {
+    pub at: Place,
+    pub kind: Kind,
+}
+
+/// Where an artefact was found, and who said it.
+#[derive(Debug, Clone)]
+pub struct Place {
     /// 1-based line of the input where it starts.
     pub line: usize,
     /// The (unwrapped) line it was found in, trimmed and cut for display.
@@ -99,7 +115,6 @@ pub struct Artefact {
     pub source: SourceType,
     /// The concrete format (`kubectl`, `curl -v`, `structured`, `vault`…).
     pub format: &'static str,
-    pub kind: Kind,
 }
 
 /// What was found.
@@ -117,32 +132,19 @@ pub enum Kind {
         from: Option<String>,
     },
     /// A TokenReview's verdict.
-    Review {
-        authenticated: bool,
-        user: Option<String>,
-        audiences: Vec<String>,
-    },
+    Review(Review),
     /// An audit event: a whole answer with its own request, user and facts.
     Audit(Box<AuditAnswer>),
     /// No answer: TLS, DNS, refused, timeout (and the other causes its
     /// words fit as well).
-    Transport {
-        cause: Cause,
-        also: Vec<Cause>,
-        detail: String,
-    },
+    Transport(TransportFailure),
     /// A checker could not complete its own TokenReview.
     CheckerFailure(CheckerFailure),
     /// A server logged that a part of its own setup failed (the OIDC
     /// authenticator cannot fetch its issuer's discovery document, the
     /// kubelet refused its credential provider configuration): no request's
     /// answer, but every request that part serves fails until it is fixed.
-    ServerFailure {
-        cause: Cause,
-        /// Who logged it (`kube-apiserver`, `kubelet`).
-        component: &'static str,
-        detail: String,
-    },
+    ServerFailure(ServerFailure),
     /// The request that was made.
     Request(RequestInfo),
     /// What the request carried as `Authorization`.
@@ -165,13 +167,22 @@ impl Kind {
             self,
             Kind::Http(_)
                 | Kind::Reasons { .. }
-                | Kind::Review { .. }
+                | Kind::Review(_)
                 | Kind::Audit(_)
-                | Kind::Transport { .. }
+                | Kind::Transport(_)
                 | Kind::CheckerFailure(_)
-                | Kind::ServerFailure { .. }
+                | Kind::ServerFailure(_)
         )
     }
+}
+
+/// A TokenReview's verdict: whether it authenticated the token, as whom, for
+/// which audiences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Review {
+    pub authenticated: bool,
+    pub user: Option<String>,
+    pub audiences: Vec<String>,
 }
 
 /// A refusal of the token by a service that judges it itself, with its reason.

@@ -85,10 +85,7 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     let stamp = s("/stageTimestamp")
         .or_else(|| s("/requestReceivedTimestamp"))
         .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| Stamp {
-            at: t.to_utc(),
-            source: ClockSource::AuditTimestamp,
-        });
+        .map(|t| Stamp::new(t.to_utc(), ClockSource::AuditTimestamp));
     if let Some(id) = s("/auditID") {
         a.notes.push(format!("auditID {id}"));
     }

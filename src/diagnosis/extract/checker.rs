@@ -146,15 +146,8 @@ pub fn find(line: &str) -> Option<Found> {
     // The review was answered: `authenticated: false` with no error. The
     // caller's token was rejected, and kube-apiserver gave Vault no reason.
     if t.contains("lookup failed: service account jwt not valid") {
-        found.http = Some(HttpAnswer {
-            status: Some(401),
-            reason: Some("Unauthorized".to_owned()),
-            message: Some(
-                "Vault's TokenReview: the token is not authenticated (no reason given)".to_owned(),
-            ),
-            weight: 1,
-            ..HttpAnswer::default()
-        });
+        let message = "Vault's TokenReview: the token is not authenticated (no reason given)";
+        found.http = Some(super::status::unauthorized(message.to_owned(), 1));
         return Some(found);
     }
     if let Some(i) = t.find("Failed to make webhook authenticator request: ") {

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use super::super::case::HttpAnswer;
 use super::super::case::{BearerSeen, RequestInfo};
 use super::needles::Needles;
-use super::status::{INTERNAL_ERROR, ends_unauthorized, generic_text, stated_code};
+use super::status::{INTERNAL_ERROR, ends_unauthorized, generic_text, stated_code, unauthorized};
 use super::url::{method_and_url, request_from_url};
 
 /// What a client line gave.
@@ -173,10 +173,7 @@ pub fn find(line: &str) -> Option<Found> {
         }
         facts.weight = facts.weight.max(2);
     } else if facts.status.is_none() && ends_unauthorized(t) {
-        facts.status = Some(401);
-        facts.reason = Some("Unauthorized".to_owned());
-        facts.message = Some("Unauthorized".to_owned());
-        facts.weight = 2;
+        facts = unauthorized("Unauthorized".to_owned(), 2);
     }
     // A kubelet HTTP probe sends no credentials unless httpHeaders sets some.
     if t.contains("probe failed with statuscode: ") {

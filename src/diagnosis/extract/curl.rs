@@ -10,8 +10,7 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::case::BearerSeen;
-use super::super::case::HttpAnswer;
+use super::super::case::{BearerSeen, HttpAnswer, TransportFailure};
 use super::super::cause::Cause;
 use super::status::status_line;
 use super::transport;
@@ -206,17 +205,11 @@ impl Curl {
             if !self.answered {
                 // curl's own summary names the failure; when it does not, the
                 // `*` line that did is the answer.
-                let (n, cause, text) = match (transport::detect_line(l), self.failure.take()) {
-                    (Some(cause), _) => (number, cause, l.to_owned()),
-                    (None, Some(kept)) => kept,
-                    (None, None) => (number, Cause::Unknown, l.to_owned()),
-                };
-                out.push((
-                    n,
-                    Kind::Transport {
-                        cause,
-                        also: Vec::new(),
-                        detail: text,
+                out.push(failed(
+                    match (transport::detect_line(l), self.failure.take()) {
+                        (Some(cause), _) => (number, cause, l.to_owned()),
+                        (None, Some(kept)) => kept,
+                        (None, None) => (number, Cause::Unknown, l.to_owned()),
                     },
                 ));
             }
@@ -275,19 +268,25 @@ impl Curl {
     /// A kept connection failure becomes the answer when no response came.
     pub fn flush(&mut self, out: &mut Out) {
         if !self.answered
-            && let Some((n, cause, text)) = self.failure.take()
+            && let Some(kept) = self.failure.take()
         {
-            out.push((
-                n,
-                Kind::Transport {
-                    cause,
-                    also: Vec::new(),
-                    detail: text,
-                },
-            ));
+            out.push(failed(kept));
         }
         self.answered = false;
     }
+}
+
+/// A connection failure on `line`: (line, cause, text).
+fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
+    let also = Vec::new();
+    (
+        line,
+        Kind::Transport(TransportFailure {
+            cause,
+            detail,
+            also,
+        }),
+    )
 }
 
 /// What an `Authorization` value carries. kube-apiserver splits on single spaces,
@@ -352,7 +351,7 @@ mod tests {
             ];
             let all = read(&lines, true);
             assert!(
-                !all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })),
+                !all.iter().any(|(_, k)| matches!(k, Kind::Transport(_))),
                 "{verify}: {all:?}"
             );
             assert!(all.iter().any(|(_, k)| matches!(k, Kind::Http(_))));
@@ -368,7 +367,7 @@ mod tests {
             "< HTTP/1.1 401 Unauthorized",
         ];
         let all = read(&lines, true);
-        assert!(!all.iter().any(|(_, k)| matches!(k, Kind::Transport { .. })));
+        assert!(!all.iter().any(|(_, k)| matches!(k, Kind::Transport(_))));
         let lines = [
             "*   Trying 10.96.0.1:6443...",
             "* connect to 10.96.0.1 port 6443 failed: Connection refused",
@@ -377,12 +376,6 @@ mod tests {
         let all = read(&lines, false);
         let (n, kind) = &all[0];
         assert_eq!(*n, 2);
-        assert!(matches!(
-            kind,
-            Kind::Transport {
-                cause: Cause::ConnectionRefused,
-                ..
-            }
-        ));
+        assert!(matches!(kind, Kind::Transport(t) if t.cause == Cause::ConnectionRefused));
     }
 }

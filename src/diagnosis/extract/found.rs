@@ -1,9 +1,11 @@
 //! What one segment of a line gave the [`Scanner`](super::Scanner) before it
-//! becomes artefacts: each extractor's hit with its provenance and weight.
+//! becomes artefacts: each extractor's hit with its provenance.
 
-use crate::diagnosis::artefact::{Kind, Provenance, SourceType, Stamp};
+use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{BindingKind, CheckerCall, CheckerFailure};
+use crate::diagnosis::case::{
+    BindingKind, CheckerCall, CheckerFailure, ServerFailure, TransportFailure,
+};
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 
@@ -14,23 +16,31 @@ pub(super) struct Hit<T> {
     pub(super) provenance: Provenance,
     pub(super) source: SourceType,
     pub(super) format: &'static str,
-    pub(super) weight: u8,
 }
 
+impl<T> Hit<T> {
+    pub(super) fn origin(&self) -> Origin {
+        (self.provenance, self.source, self.format)
+    }
+}
+
+/// Who said an artefact, the evidence type it counts as, and its format.
+pub(super) type Origin = (Provenance, SourceType, &'static str);
+
 /// What one segment gave, before it becomes artefacts.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Found {
     pub(super) number: usize,
     pub(super) stamp: Option<Stamp>,
     pub(super) boundary: bool,
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
-    pub(super) transport: Option<Hit<(Cause, Vec<Cause>, String)>>,
+    pub(super) transport: Option<Hit<TransportFailure>>,
     /// A checker's own failure, and the checker's name as the format.
     pub(super) checker: Option<(CheckerFailure, &'static str)>,
-    pub(super) review: Option<(bool, Option<String>, Vec<String>)>,
-    /// A part of the server's own setup that failed: (cause, component, detail).
-    pub(super) server: Option<(Cause, &'static str, String)>,
+    pub(super) review: Option<Review>,
+    /// A part of the server's own setup that failed.
+    pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
         Box<crate::diagnosis::artefact::AuditAnswer>,
         Option<Stamp>,
@@ -45,16 +55,7 @@ impl Found {
         Found {
             number,
             stamp,
-            boundary: false,
-            http: None,
-            reasons: None,
-            transport: None,
-            checker: None,
-            review: None,
-            server: None,
-            audits: Vec::new(),
-            context: Vec::new(),
-            missing: Vec::new(),
+            ..Found::default()
         }
     }
 
@@ -72,13 +73,11 @@ impl Found {
     /// Another view of the segment's HTTP answer: merged, the strongest
     /// artefact naming the format.
     pub(super) fn http(&mut self, facts: HttpAnswer, source: SourceType, format: &'static str) {
-        let weight = facts.weight;
         match &mut self.http {
             Some(hit) => {
-                if weight > hit.weight {
+                if facts.weight > hit.value.weight {
                     hit.source = source;
                     hit.format = format;
-                    hit.weight = weight;
                 }
                 hit.value.absorb(facts);
             }
@@ -88,7 +87,6 @@ impl Found {
                     provenance: Provenance::Answer,
                     source,
                     format,
-                    weight,
                 });
             }
         }
@@ -108,7 +106,6 @@ impl Found {
                 provenance,
                 source,
                 format,
-                weight: 0,
             });
         }
     }
@@ -123,11 +120,14 @@ impl Found {
     ) {
         if self.transport.is_none() {
             self.transport = Some(Hit {
-                value: (cause, also, detail),
+                value: TransportFailure {
+                    cause,
+                    detail,
+                    also,
+                },
                 provenance: Provenance::Answer,
                 source,
                 format,
-                weight: 0,
             });
         }
     }

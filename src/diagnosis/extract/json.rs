@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use super::super::artefact::Review;
 use super::super::case::{AnswerOrigin, HttpAnswer};
 
 /// Largest object parsed (a Status body, an audit event or a log line is far
@@ -119,13 +120,8 @@ impl Balance {
 pub enum Doc {
     /// A Kubernetes `Status` (or the Dashboard's `ErrStatus`).
     Status(HttpAnswer),
-    /// A TokenReview with a status.
-    Review {
-        authenticated: bool,
-        error: Option<String>,
-        user: Option<String>,
-        audiences: Vec<String>,
-    },
+    /// A TokenReview with a status, and its `status.error`.
+    Review(Review, Option<String>),
     /// An audit event (or an annotations object alone).
     Audit(Value),
     /// Text a program put in a string field (a structured log's `msg`/`error`,
@@ -248,15 +244,17 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
     if !authenticated && error.is_none() {
         return None;
     }
-    Some(Doc::Review {
+    let user = status
+        .pointer("/user/username")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let audiences = strings(status.get("audiences"));
+    let review = Review {
         authenticated,
-        error,
-        user: status
-            .pointer("/user/username")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        audiences: strings(status.get("audiences")),
-    })
+        user,
+        audiences,
+    };
+    Some(Doc::Review(review, error))
 }
 
 /// The strings of a JSON array (other items skipped); empty when it is not one.

@@ -11,7 +11,7 @@
 
 use super::super::case::HttpAnswer;
 use super::super::case::RequestInfo;
-use super::status::code_for_reason;
+use super::status::{code_for_reason, unauthorized};
 use super::url::{not_found, request_from_url};
 
 /// What a kubectl line gave.
@@ -42,13 +42,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
                     .to_owned(),
             );
         }
-        found.http = Some(HttpAnswer {
-            status: Some(401),
-            reason: Some("Unauthorized".to_owned()),
-            message: Some(message.to_owned()),
-            weight: 3,
-            ..HttpAnswer::default()
-        });
+        found.http = Some(unauthorized(message.to_owned(), 3));
         return Some(found);
     }
     if let Some(i) = line.find("Error from server") {

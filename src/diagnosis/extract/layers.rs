@@ -193,19 +193,10 @@ fn starts_record(line: &str) -> bool {
     let b = line.as_bytes();
     let klog = b.len() > 5 && b"IWEF".contains(&b[0]) && b[1..5].iter().all(u8::is_ascii_digit);
     let date = b.len() > 4 && b[..4].iter().all(u8::is_ascii_digit);
+    let month = MONTHS
+        .iter()
+        .any(|m| line.strip_prefix(m).is_some_and(|r| r.starts_with(' ')));
     const OPENERS: &[&str] = &[
-        "Jan ",
-        "Feb ",
-        "Mar ",
-        "Apr ",
-        "May ",
-        "Jun ",
-        "Jul ",
-        "Aug ",
-        "Sep ",
-        "Oct ",
-        "Nov ",
-        "Dec ",
         "at ",
         "Caused by",
         "Error",
@@ -224,7 +215,7 @@ fn starts_record(line: &str) -> bool {
         "time=",
         "level=",
     ];
-    klog || date || OPENERS.iter().any(|o| line.starts_with(o))
+    klog || date || month || OPENERS.iter().any(|o| line.starts_with(o))
 }
 
 /// Whether a box pane line was wrapped: its text reaches the right border.
@@ -304,13 +295,7 @@ fn journald(t: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
         return None;
     }
     let at = year_inferred(month, day, time, now)?;
-    Some((
-        Stamp {
-            at,
-            source: ClockSource::LogTimestampYearInferred,
-        },
-        rest,
-    ))
+    Some((Stamp::new(at, ClockSource::LogTimestampYearInferred), rest))
 }
 
 /// The instant of a year-less date: this year, or last year if that would be
@@ -335,10 +320,7 @@ fn year_inferred(
 /// `YYYY-MM-DD HH:MM:SS[,.]fff` (Python, zap console; read as UTC), the same
 /// in brackets (Airflow), `YYYY/MM/DD HH:MM:SS[.ffffff]` (Go's log).
 pub fn full_timestamp(t: &str) -> Option<(Stamp, &str)> {
-    let stamp = |at: DateTime<Utc>| Stamp {
-        at,
-        source: ClockSource::LogTimestamp,
-    };
+    let stamp = |at: DateTime<Utc>| Stamp::new(at, ClockSource::LogTimestamp);
     let (inner, bracketed) = match t.strip_prefix('[') {
         Some(r) => (r, true),
         None => (t, false),
@@ -404,14 +386,8 @@ pub fn klog(t: &str, now: DateTime<Utc>) -> Option<(Stamp, Option<&str>, &str)> 
         Some((file, msg)) if file.contains(".go:") && !file.contains(' ') => (Some(file), msg),
         _ => (None, rest),
     };
-    Some((
-        Stamp {
-            at,
-            source: ClockSource::LogTimestampYearInferred,
-        },
-        caller,
-        rest,
-    ))
+    let stamp = Stamp::new(at, ClockSource::LogTimestampYearInferred);
+    Some((stamp, caller, rest))
 }
 
 /// A container or program name, then a klog line (`kube-rbac-proxy I0204 …`).
@@ -434,13 +410,8 @@ fn logrus_time(t: &str) -> Option<(Stamp, &str)> {
     let rest = t.strip_prefix("time=\"")?;
     let (value, rest) = rest.split_once('"')?;
     let at = DateTime::parse_from_rfc3339(value).ok()?;
-    Some((
-        Stamp {
-            at: at.to_utc(),
-            source: ClockSource::LogTimestamp,
-        },
-        rest.trim_start(),
-    ))
+    let stamp = Stamp::new(at.to_utc(), ClockSource::LogTimestamp);
+    Some((stamp, rest.trim_start()))
 }
 
 /// Docker's json-file line: `{"log":"…\n","stream":"stdout","time":"…"}` ->
@@ -456,10 +427,7 @@ pub fn docker_json(t: &str) -> Option<(Option<Stamp>, String)> {
         .get("time")
         .and_then(serde_json::Value::as_str)
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-        .map(|at| Stamp {
-            at: at.to_utc(),
-            source: ClockSource::LogTimestamp,
-        });
+        .map(|at| Stamp::new(at.to_utc(), ClockSource::LogTimestamp));
     Some((stamp, log))
 }
 
@@ -476,38 +444,22 @@ pub fn unescape_once(text: &str) -> Cow<'_, str> {
             out.push(c);
             continue;
         }
-        match chars.peek().map(|&(_, n)| n) {
-            Some('"') | Some('\\') | Some('/') | Some('\'') => {
-                out.push(chars.next().map(|(_, n)| n).unwrap_or('\\'));
-            }
-            Some('n') => {
-                chars.next();
-                out.push('\n');
-            }
-            Some('t') => {
-                chars.next();
-                out.push('\t');
-            }
-            Some('r') => {
-                chars.next();
-            }
-            Some('u') => {
-                let hex = text.get(i + 2..i + 6);
-                match hex
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .and_then(char::from_u32)
-                {
-                    Some(ch) => {
-                        out.push(ch);
-                        for _ in 0..5 {
-                            chars.next();
-                        }
-                    }
-                    None => out.push('\\'),
-                }
-            }
-            _ => out.push('\\'),
-        }
+        let code = text
+            .get(i + 2..i + 6)
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32);
+        // What the escape stands for, and how many characters after the
+        // backslash it took.
+        let (unescaped, took) = match (chars.peek().map(|&(_, n)| n), code) {
+            (Some(n @ ('"' | '\\' | '/' | '\'')), _) => (Some(n), 1),
+            (Some('n'), _) => (Some('\n'), 1),
+            (Some('t'), _) => (Some('\t'), 1),
+            (Some('r'), _) => (None, 1),
+            (Some('u'), Some(ch)) => (Some(ch), 5),
+            _ => (Some('\\'), 0),
+        };
+        out.extend(unescaped);
+        (&mut chars).take(took).for_each(drop);
     }
     Cow::Owned(out)
 }

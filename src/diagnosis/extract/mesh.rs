@@ -10,7 +10,7 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::case::{CheckerCall, HttpAnswer};
+use super::super::case::CheckerCall;
 use super::checker::{Failure, Found};
 use super::needles::Needles;
 use std::sync::LazyLock;
@@ -47,15 +47,12 @@ pub fn find(line: &str) -> Option<Found> {
     if let Some(i) = NOT_AUTHENTICATED_NEEDLES.first(t) {
         let who = NOT_AUTHENTICATED[i].1;
         return Some(Found {
-            http: Some(HttpAnswer {
-                status: Some(401),
-                reason: Some("Unauthorized".to_owned()),
-                message: Some(format!(
+            http: Some(super::status::unauthorized(
+                format!(
                     "{who}'s TokenReview: the sidecar's token is not authenticated (kube-apiserver gave the mesh no reason)"
-                )),
-                weight: 1,
-                ..HttpAnswer::default()
-            }),
+                ),
+                1,
+            )),
             note: Some(format!(
                 "{who} reviewed the sidecar's ServiceAccount token and kube-apiserver rejected it; its own log line \"Unable to authenticate the request\" at that instant says why (an expired or unbound projected token, a deleted pod or ServiceAccount, a key the server no longer has)"
             )),

@@ -43,12 +43,12 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::artefact::{Artefact, Kind, Provenance, SourceType, Stamp};
+use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
 pub use excerpt::excerpt;
-use found::Found;
+use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note};
 
 /// Lines a pretty-printed JSON value may span before it is read as lines.
@@ -57,6 +57,19 @@ const MAX_BLOCK_LINES: usize = 4000;
 const MAX_HEX_BYTES: usize = 64 * 1024;
 /// Bytes of wrapped pane lines joined into one.
 const MAX_JOINED: usize = 256 * 1024;
+
+/// Where the artefacts of a shell line, a TokenReview, an audit event, a
+/// segment's context, a server's log line and a curl transcript come from.
+const SHELL: Origin = (Provenance::Answer, SourceType::Status, "shell");
+const TOKEN_REVIEW: Origin = (
+    Provenance::Authenticator,
+    SourceType::ApiserverLog,
+    "token-review",
+);
+const AUDIT_EVENT: Origin = (Provenance::Answer, SourceType::Audit, "audit-event");
+const CONTEXT: Origin = (Provenance::Answer, SourceType::Status, "context");
+const SERVER_LOG: Origin = (Provenance::ServerLog, SourceType::ApiserverLog, "log");
+const CURL: Origin = (Provenance::Answer, SourceType::Curl, "curl -v");
 
 /// A signal that did not make an artefact: what an unrecognised input nearly
 /// was, for the one line that says so.
@@ -135,7 +148,6 @@ pub struct Scanner<'a> {
     /// The indentation of a Python traceback's `File "…", line N` frame line
     /// just read: the more indented line after it is the source it ran.
     frame: Option<usize>,
-    done: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -151,7 +163,6 @@ impl<'a> Scanner<'a> {
             joined: None,
             near: None,
             frame: None,
-            done: false,
         }
     }
 
@@ -230,13 +241,7 @@ impl<'a> Scanner<'a> {
         }
         if let Some(out) = self.curl.feed(number, s.text) {
             for (n, kind) in out {
-                self.push(
-                    (n, s.text, s.stamp),
-                    Provenance::Answer,
-                    SourceType::Curl,
-                    "curl -v",
-                    kind,
-                );
+                self.push((n, s.text, s.stamp), CURL, kind);
             }
             return;
         }
@@ -432,11 +437,8 @@ impl<'a> Scanner<'a> {
                 "json-log",
             );
             if let Some(ts) = value.get("ts").and_then(serde_json::Value::as_f64) {
-                found.stamp =
-                    DateTime::from_timestamp_millis((ts * 1000.0).round() as i64).map(|at| Stamp {
-                        at,
-                        source: ClockSource::LogTimestamp,
-                    });
+                let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
+                found.stamp = at.map(|at| Stamp::new(at, ClockSource::LogTimestamp));
             }
             if let Some(era) = value
                 .get("caller")
@@ -462,26 +464,16 @@ impl<'a> Scanner<'a> {
                             true,
                         );
                     } else {
-                        let format = if whole {
-                            "status-json"
+                        let (source, format) = if whole {
+                            (SourceType::Status, "status-json")
                         } else {
-                            clients::label(line)
-                        };
-                        let source = if whole {
-                            SourceType::Status
-                        } else {
-                            SourceType::ClientError
+                            (SourceType::ClientError, clients::label(line))
                         };
                         found.http(facts, source, format);
                     }
                 }
-                json::Doc::Review {
-                    authenticated,
-                    error,
-                    user,
-                    audiences,
-                } => {
-                    found.review = Some((authenticated, user, audiences));
+                json::Doc::Review(review, error) => {
+                    found.review = Some(review);
                     if let Some(error) = error {
                         found.reasons(
                             super::reasons::parse_auth_error(&error),
@@ -661,103 +653,44 @@ impl<'a> Scanner<'a> {
         } = found;
         let at = (number, line, stamp);
         if boundary {
-            self.push(
-                at,
-                Provenance::Answer,
-                SourceType::Status,
-                "shell",
-                Kind::Boundary,
-            );
+            self.push(at, SHELL, Kind::Boundary);
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
         if let Some((failure, format)) = checker {
-            self.push(
-                at,
-                Provenance::Answer,
-                SourceType::Checker,
-                format,
-                Kind::CheckerFailure(failure),
-            );
+            let origin = (Provenance::Answer, SourceType::Checker, format);
+            self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Http(hit.value),
-            );
+            self.push(at, hit.origin(), Kind::Http(hit.value));
         }
         if let Some(hit) = reasons {
+            let origin = hit.origin();
             let (reasons, from) = hit.value;
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Reasons { reasons, from },
-            );
+            self.push(at, origin, Kind::Reasons { reasons, from });
         }
-        if let Some((authenticated, user, audiences)) = review {
-            self.push(
-                at,
-                Provenance::Authenticator,
-                SourceType::ApiserverLog,
-                "token-review",
-                Kind::Review {
-                    authenticated,
-                    user,
-                    audiences,
-                },
-            );
+        if let Some(review) = review {
+            self.push(at, TOKEN_REVIEW, Kind::Review(review));
         }
         if !answered && let Some(hit) = transport {
-            let (cause, also, detail) = hit.value;
-            self.push(
-                at,
-                hit.provenance,
-                hit.source,
-                hit.format,
-                Kind::Transport {
-                    cause,
-                    also,
-                    detail,
-                },
-            );
+            self.push(at, hit.origin(), Kind::Transport(hit.value));
         }
-        if let Some((cause, component, detail)) = server {
-            self.push(
-                at,
+        if let Some(failure) = server {
+            let origin = (
                 Provenance::ServerLog,
                 SourceType::ApiserverLog,
-                component,
-                Kind::ServerFailure {
-                    cause,
-                    component,
-                    detail,
-                },
+                failure.component,
             );
+            self.push(at, origin, Kind::ServerFailure(failure));
         }
         for (answer, audit_stamp, excerpt_text) in audits {
-            self.push(
-                (number, &excerpt_text, audit_stamp),
-                Provenance::Answer,
-                SourceType::Audit,
-                "audit-event",
-                Kind::Audit(answer),
-            );
+            let at = (number, excerpt_text.as_str(), audit_stamp);
+            self.push(at, AUDIT_EVENT, Kind::Audit(answer));
         }
         for kind in context {
-            self.push(at, Provenance::Answer, SourceType::Status, "context", kind);
+            self.push(at, CONTEXT, kind);
         }
         if !answered {
             for (kind, name) in missing {
-                self.push(
-                    at,
-                    Provenance::ServerLog,
-                    SourceType::ApiserverLog,
-                    "log",
-                    Kind::Missing { kind, name },
-                );
+                self.push(at, SERVER_LOG, Kind::Missing { kind, name });
             }
         }
     }
@@ -766,20 +699,18 @@ impl<'a> Scanner<'a> {
     fn push(
         &mut self,
         (line, text, stamp): (usize, &str, Option<Stamp>),
-        provenance: Provenance,
-        source: SourceType,
-        format: &'static str,
+        (provenance, source, format): Origin,
         kind: Kind,
     ) {
-        self.queue.push_back(Artefact {
+        let at = Place {
             line,
             excerpt: excerpt(text),
             stamp,
             provenance,
             source,
             format,
-            kind,
-        });
+        };
+        self.queue.push_back(Artefact { at, kind });
     }
 
     fn finish(&mut self) {
@@ -793,13 +724,7 @@ impl<'a> Scanner<'a> {
         let mut out = Vec::new();
         self.curl.flush(&mut out);
         for (n, kind) in out {
-            self.push(
-                (n, "", None),
-                Provenance::Answer,
-                SourceType::Curl,
-                "curl -v",
-                kind,
-            );
+            self.push((n, "", None), CURL, kind);
         }
     }
 }
@@ -812,16 +737,12 @@ impl Iterator for Scanner<'_> {
             if let Some(a) = self.queue.pop_front() {
                 return Some(a);
             }
-            if self.done {
-                return None;
-            }
-            match self.lines.next() {
-                Some((number, line)) => self.feed(number, &line),
-                None => {
-                    self.finish();
-                    self.done = true;
-                }
-            }
+            // Finishing again once the lines are out finds nothing more.
+            let Some((number, line)) = self.lines.next() else {
+                self.finish();
+                return self.queue.pop_front();
+            };
+            self.feed(number, &line);
         }
     }
 }

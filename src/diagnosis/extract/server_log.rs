@@ -3,7 +3,7 @@
 //! a part of the server's own setup that failed is a result of its own.
 
 use super::excerpt;
-use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::case::{BindingKind, ServerFailure};
 use crate::diagnosis::cause::Cause;
 
 /// A server's log line about its own work (an authorizer's trace, an
@@ -32,35 +32,29 @@ const CRI_AUTH: &str = "ailed to register CRI auth plugins";
 
 /// A server's log line saying a part of its own setup failed: the cause,
 /// who logged it and what it said.
-pub(super) fn server_failure(line: &str) -> Option<(Cause, &'static str, String)> {
-    if let Some(i) = line.find(OIDC_INIT) {
+pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
+    let (cause, component, detail) = if let Some(i) = line.find(OIDC_INIT) {
         let detail = line[i + OIDC_INIT.len()..].trim();
-        return Some((
-            Cause::JwtIssuerUnreachable,
-            "kube-apiserver",
-            excerpt(if detail.is_empty() {
-                "(no error text)"
-            } else {
-                detail
-            }),
-        ));
-    }
-    let i = line.find(CRI_AUTH)?;
-    let rest = &line[i + CRI_AUTH.len()..];
-    // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
-    let detail = match rest.find("err=") {
-        Some(j) => rest[j + 4..].trim().trim_matches('"'),
-        None => rest.trim_start_matches(['"', ':', ' ']),
+        (Cause::JwtIssuerUnreachable, "kube-apiserver", detail)
+    } else {
+        let i = line.find(CRI_AUTH)?;
+        let rest = &line[i + CRI_AUTH.len()..];
+        // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
+        let detail = match rest.find("err=") {
+            Some(j) => rest[j + 4..].trim().trim_matches('"'),
+            None => rest.trim_start_matches(['"', ':', ' ']),
+        };
+        (Cause::CredentialProviderConfigInvalid, "kubelet", detail)
     };
-    Some((
-        Cause::CredentialProviderConfigInvalid,
-        "kubelet",
-        excerpt(if detail.is_empty() {
+    Some(ServerFailure {
+        cause,
+        component,
+        detail: excerpt(if detail.is_empty() {
             "(no error text)"
         } else {
             detail
         }),
-    ))
+    })
 }
 
 /// `KIND "NAME" not found` in a server's log line: a clue, not an answer.

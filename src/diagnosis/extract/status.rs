@@ -11,7 +11,19 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 
+use super::super::case::HttpAnswer;
 use super::needles::Needles;
+
+/// A 401 `Unauthorized` answer with `message`, as strong as `weight`.
+pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
+    HttpAnswer {
+        status: Some(401),
+        reason: Some("Unauthorized".to_owned()),
+        message: Some(message),
+        weight,
+        ..HttpAnswer::default()
+    }
+}
 
 /// HTTP code for a Status `reason` (apimachinery `metav1.StatusReason`).
 pub fn code_for_reason(reason: &str) -> Option<u16> {

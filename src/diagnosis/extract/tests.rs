@@ -9,7 +9,7 @@ fn now() -> DateTime<Utc> {
 
 fn kinds(text: &str) -> Vec<(usize, Kind)> {
     Scanner::new(text, now())
-        .map(|a| (a.line, a.kind))
+        .map(|a| (a.at.line, a.kind))
         .collect()
 }
 
@@ -18,7 +18,7 @@ fn transport_causes(text: &str) -> Vec<(usize, Cause)> {
     kinds(text)
         .into_iter()
         .filter_map(|(n, k)| match k {
-            Kind::Transport { cause, .. } => Some((n, cause)),
+            Kind::Transport(t) => Some((n, t.cause)),
             _ => None,
         })
         .collect()
