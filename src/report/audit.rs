@@ -140,8 +140,7 @@ pub struct AuditSummaryJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindingJson {
     /// What kind of problem.
-    #[schemars(with = "FindingKind")]
-    pub kind: String,
+    pub kind: FindingKind,
     /// Stable across runs and shards: `--merge` joins findings on it.
     pub key: String,
     /// Who.
@@ -294,8 +293,7 @@ pub struct ReasonsJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct JoinedJson {
     /// The cause the reasons name.
-    #[schemars(with = "Cause")]
-    pub cause: String,
+    pub cause: Cause,
     /// The error aggregate as logged.
     pub error: String,
     /// 401s joined to it.
@@ -306,11 +304,9 @@ pub struct JoinedJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindingDiagnosisJson {
     /// The most likely cause (`kubectl satoken explain CAUSE`).
-    #[schemars(with = "Cause")]
-    pub cause: String,
+    pub cause: Cause,
     /// How sure.
-    #[schemars(with = "Confidence")]
-    pub confidence: String,
+    pub confidence: Confidence,
     /// The cause's one-line summary.
     pub summary: String,
     /// The facts behind it.
@@ -327,8 +323,7 @@ pub struct FindingDiagnosisJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FactJson {
     /// Where the fact comes from.
-    #[schemars(with = "SupportKind")]
-    pub kind: String,
+    pub kind: SupportKind,
     /// The fact, in words.
     pub text: String,
 }
@@ -363,11 +358,9 @@ pub struct StepCommandJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AlternativeJson {
     /// The cause.
-    #[schemars(with = "Cause")]
-    pub cause: String,
+    pub cause: Cause,
     /// How sure.
-    #[schemars(with = "Confidence")]
-    pub confidence: String,
+    pub confidence: Confidence,
     /// The cause in one line.
     pub summary: String,
 }
@@ -432,11 +425,15 @@ fn summary(findings: &[FindingJson]) -> AuditSummaryJson {
     let mut by_cause = BTreeMap::new();
     let (mut failing, mut stale, mut legacy) = (0, 0, 0);
     for f in findings {
-        *events_by_kind.entry(f.kind.clone()).or_default() += f.events;
-        *by_cause.entry(f.diagnosis.cause.clone()).or_default() += 1;
-        match f.kind.as_str() {
-            "stale-token" => stale += 1,
-            "legacy-token" => legacy += 1,
+        *events_by_kind
+            .entry(f.kind.as_str().to_owned())
+            .or_default() += f.events;
+        *by_cause
+            .entry(f.diagnosis.cause.as_str().to_owned())
+            .or_default() += 1;
+        match f.kind {
+            FindingKind::StaleToken => stale += 1,
+            FindingKind::LegacyToken => legacy += 1,
             _ => failing += 1,
         }
     }
@@ -471,11 +468,11 @@ fn finding_json(f: &Finding) -> FindingJson {
     let d = &f.diagnosis;
     let top = d.top();
     let fact = |s: &crate::diagnosis::Support| FactJson {
-        kind: s.kind.as_str().to_owned(),
+        kind: s.kind,
         text: support_text(s),
     };
     FindingJson {
-        kind: f.kind.as_str().to_owned(),
+        kind: f.kind,
         key: f.key.clone(),
         identity: IdentityJson {
             user: id.user.clone(),
@@ -525,7 +522,7 @@ fn finding_json(f: &Finding) -> FindingJson {
                 .joined
                 .iter()
                 .map(|(cause, error, n)| JoinedJson {
-                    cause: cause.as_str().to_owned(),
+                    cause: *cause,
                     error: error.clone(),
                     events: *n,
                 })
@@ -535,8 +532,8 @@ fn finding_json(f: &Finding) -> FindingJson {
         }),
         escalation: f.escalation.clone(),
         diagnosis: FindingDiagnosisJson {
-            cause: top.cause.as_str().to_owned(),
-            confidence: top.confidence.as_str().to_owned(),
+            cause: top.cause,
+            confidence: top.confidence,
             summary: top.cause.summary().to_owned(),
             support: top.support.iter().map(fact).collect(),
             next: top
@@ -559,8 +556,8 @@ fn finding_json(f: &Finding) -> FindingJson {
                 .iter()
                 .filter(|c| c.cause != Cause::None)
                 .map(|c| AlternativeJson {
-                    cause: c.cause.as_str().to_owned(),
-                    confidence: c.confidence.as_str().to_owned(),
+                    cause: c.cause,
+                    confidence: c.confidence,
                     summary: c.cause.summary().to_owned(),
                 })
                 .collect(),

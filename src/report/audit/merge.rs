@@ -74,7 +74,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         .iter()
         .try_fold(0u64, |sum, f| sum.checked_add(f.events))
         .ok_or(Overflow)?;
-    findings.sort_by_cached_key(|f| (tier(&f.kind), std::cmp::Reverse(f.events), f.key.clone()));
+    findings.sort_by_cached_key(|f| (f.kind.tier(), std::cmp::Reverse(f.events), f.key.clone()));
     // Past the findings a report lists, the rest fold into `other`.
     for f in findings.split_off(findings.len().min(crate::audit::MAX_FINDINGS)) {
         add(&mut other.identities, 1)?;
@@ -104,22 +104,6 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     })
 }
 
-fn tier(kind: &str) -> u8 {
-    match kind {
-        "stale-token" => 1,
-        "legacy-token" => 2,
-        _ => 0,
-    }
-}
-
-fn confidence_rank(c: &str) -> u8 {
-    match c {
-        "high" => 2,
-        "medium" => 1,
-        _ => 0,
-    }
-}
-
 pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
     for v in b {
         if !a.contains(&v) {
@@ -134,8 +118,7 @@ pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
 }
 
 fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow> {
-    let b_wins = (confidence_rank(&b.diagnosis.confidence), b.events)
-        > (confidence_rank(&a.diagnosis.confidence), a.events);
+    let b_wins = (b.diagnosis.confidence, b.events) > (a.diagnosis.confidence, a.events);
     let (mut keep, other) = if b_wins { (b, a) } else { (a, b) };
     let first_is_other = other.first_seen < keep.first_seen;
     add(&mut keep.events, other.events)?;
