@@ -20,7 +20,7 @@ use crate::diagnosis::case::{
     Answer, AnswerOrigin, BindingKind, BindingTarget, Case, HttpAnswer, ObjectChange, ObjectSeen,
     ReasonSource,
 };
-use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden};
+use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden, service_account_of};
 use crate::diagnosis::reasons::{self, AuthReason};
 use crate::diagnosis::{self, Cause, Support, SupportKind};
 use crate::timefmt::rfc3339;
@@ -227,10 +227,6 @@ impl<'a> History<'a> {
         let (uid, seen) = list?.iter().max_by_key(|(_, s)| s.last)?;
         (*uid != mine && !mine.is_empty()).then(|| (uid.to_string(), seen.first))
     }
-}
-
-fn sa_parts(user: &str) -> Option<(&str, &str)> {
-    user.strip_prefix("system:serviceaccount:")?.split_once(':')
 }
 
 /// The uid a client used last.
@@ -482,7 +478,7 @@ fn objects_seen(
     last_accepted: Micros,
     guessed: bool,
 ) -> Vec<ObjectSeen> {
-    let Some((ns, name)) = sa_parts(k.user) else {
+    let Some((ns, name)) = service_account_of(k.user) else {
         return Vec::new();
     };
     let deleted = |resource: &str, object: &str| {

@@ -19,6 +19,7 @@ use super::diagnosis::{support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{Attribution, AuditReport, Finding, FindingKind};
+use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 
@@ -477,7 +478,7 @@ fn finding_json(f: &Finding) -> FindingJson {
         identity: IdentityJson {
             user: id.user.clone(),
             service_account: id.user.as_deref().and_then(|u| {
-                let (ns, name) = u.strip_prefix("system:serviceaccount:")?.split_once(':')?;
+                let (ns, name) = service_account_of(u)?;
                 Some(ServiceAccountJson {
                     namespace: ns.to_owned(),
                     name: name.to_owned(),

@@ -5,6 +5,7 @@
 use super::*;
 use crate::audit::aggregate::BUCKET;
 use crate::audit::event::Micros;
+use crate::diagnosis::forbidden::service_account_of;
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -83,10 +84,7 @@ fn short_user(user: Option<&str>) -> String {
     let Some(user) = user else {
         return "(unknown)".to_owned();
     };
-    if let Some((ns, name)) = user
-        .strip_prefix("system:serviceaccount:")
-        .and_then(|r| r.split_once(':'))
-    {
+    if let Some((ns, name)) = service_account_of(user) {
         return format!("sa {ns}/{name}");
     }
     if let Some(node) = user.strip_prefix("system:node:") {
