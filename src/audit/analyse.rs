@@ -263,19 +263,9 @@ fn finding(
         leeway,
         ..Case::default()
     };
-    let http = |status: u16, message: Option<String>| {
-        Answer::Http(HttpAnswer {
-            status: Some(status),
-            message,
-            origin: AnswerOrigin::Kubernetes,
-            ..HttpAnswer::default()
-        })
-    };
     let mut request = None;
     let mut reasons_out = None;
     let mut escalation = None;
-    let mut stale = None;
-    let mut secret = None;
     let kind = kind_of(key);
     let key_text = match key {
         GroupKey::Unauthorized {
@@ -330,9 +320,6 @@ fn finding(
             case.answer = http(200, None);
             case.user = Some(user.clone());
             case.audit.stale_token = g.example.annotation.clone();
-            stale = g
-                .stale_since
-                .map(|since| (g.stale_max_seconds, instant(since)));
             format!("{user}|{pod}")
         }
         GroupKey::Legacy { user, secret: s } => {
@@ -340,7 +327,6 @@ fn finding(
             case.user = Some(user.clone());
             case.audit.legacy_token = g.example.annotation.clone();
             case.audit.legacy_secret = (!s.is_empty()).then(|| s.clone());
-            secret = case.audit.legacy_secret.clone();
             format!("{user}|{s}")
         }
     };
@@ -363,12 +349,26 @@ fn finding(
         example_audit_id: g.example.audit_id.clone(),
         example_message: message,
         hours: g.hours.clone(),
-        stale,
-        secret,
+        // Only a stale-token group has a `stale_since`, and only a legacy
+        // one a Secret.
+        stale: g
+            .stale_since
+            .map(|since| (g.stale_max_seconds, instant(since))),
+        secret: case.audit.legacy_secret.clone(),
         reasons: reasons_out,
         escalation,
         diagnosis,
     }
+}
+
+/// The answer an audit event logs.
+fn http(status: u16, message: Option<String>) -> Answer {
+    Answer::Http(HttpAnswer {
+        status: Some(status),
+        message,
+        origin: AnswerOrigin::Kubernetes,
+        ..HttpAnswer::default()
+    })
 }
 
 /// A 403 group's case: its request, the answer as the engine reads it (one
@@ -390,16 +390,8 @@ fn forbidden(
         name,
         path: f.path.clone(),
     };
-    let http = |message: Option<String>| {
-        Answer::Http(HttpAnswer {
-            status: Some(403),
-            message,
-            origin: AnswerOrigin::Kubernetes,
-            ..HttpAnswer::default()
-        })
-    };
     let mut escalation = None;
-    if f.rbac {
+    let message = if f.rbac {
         // The object named only when every event named the same one.
         let reason = message.and_then(Forbidden::parse).and_then(|p| p.reason);
         let denied = Forbidden {
@@ -408,12 +400,13 @@ fn forbidden(
             reason,
             kubelet: false,
         };
-        case.answer = http(Some(denied.message()));
         escalation = denied.grant_risk().map(|r| r.words());
+        Some(denied.message())
     } else {
-        case.answer = http(message.map(str::to_owned));
         case.request = Some(info.clone());
-    }
+        message.map(str::to_owned)
+    };
+    case.answer = http(403, message);
     let key = format!(
         "{}|{}|{}/{}/{}|{}|{}|{}",
         f.user,
