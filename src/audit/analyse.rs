@@ -12,8 +12,8 @@ use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectE
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
-    ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
-    Identity, MAX_FINDINGS, Other, Reasons, Totals, instant,
+    ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
+    Identity, Joined, MAX_FINDINGS, Other, Reasons, Totals, instant,
 };
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::case::{
@@ -141,7 +141,7 @@ pub fn analyse(
             last: agg.last.map(instant),
         },
         findings,
-        apiserver: index.map(|i| ApiserverStats {
+        apiserver: index.map(|i| ApiserverLog {
             lines: i.read,
             failures: i.failures,
         }),
@@ -529,7 +529,7 @@ fn objects_seen(
 /// The dominant reason set of a group's joined 401s (for the engine), and
 /// every joined cause with its count.
 fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Reasons) {
-    let mut joined: Vec<(Cause, String, u64)> = Vec::new();
+    let mut joined = Vec::new();
     let mut dominant: Option<(u64, u32)> = None;
     for (&set, &n) in &g.reasons {
         let Some(reasons) = index.sets.get(set as usize) else {
@@ -542,12 +542,16 @@ fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Rea
             .map(|r| r.message.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        joined.push((cause, format!("[{text}]"), n));
+        joined.push(Joined {
+            cause,
+            error: format!("[{text}]"),
+            events: n,
+        });
         if dominant.is_none_or(|(m, _)| n > m) {
             dominant = Some((n, set));
         }
     }
-    joined.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    joined.sort_by(|a, b| b.events.cmp(&a.events).then_with(|| a.error.cmp(&b.error)));
     let reasons = dominant.and_then(|(_, set)| index.sets.get(set as usize).cloned());
     (
         reasons,
@@ -560,7 +564,7 @@ fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Rea
 }
 
 fn join_words(r: &Reasons, events: u64) -> String {
-    let joined: u64 = r.joined.iter().map(|(_, _, n)| n).sum();
+    let joined: u64 = r.joined.iter().map(|j| j.events).sum();
     let mut text = format!(
         "{joined} of {events} 401s matched kube-apiserver \"Unable to authenticate the request\" lines within {} s (joined by time: the line names no client)",
         super::apiserver::WINDOW / 1_000_000

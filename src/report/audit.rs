@@ -18,7 +18,7 @@ use super::TableStyle;
 use super::diagnosis::{support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
-use crate::audit::{Attribution, AuditReport, Finding, FindingKind};
+use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
 use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
@@ -69,18 +69,9 @@ pub struct AuditJson {
     /// The failing or stale identities past the 1,000 listed (most impact
     /// first), counted but not listed.
     #[serde(default)]
-    pub other: OtherJson,
+    pub other: Other,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
-}
-
-/// Findings counted but not listed.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
-pub struct OtherJson {
-    /// Identities not listed.
-    pub identities: u64,
-    /// Their events.
-    pub events: u64,
 }
 
 /// What was read.
@@ -95,16 +86,7 @@ pub struct AuditInputJson {
     /// Lines that were not audit events.
     pub not_events: u64,
     /// The API server log given with --apiserver-log, or null.
-    pub apiserver_log: Option<ApiserverLogJson>,
-}
-
-/// The API server log read for the 401 join.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-pub struct ApiserverLogJson {
-    /// Lines read.
-    pub lines: u64,
-    /// "Unable to authenticate the request" lines among them.
-    pub failures: u64,
+    pub apiserver_log: Option<ApiserverLog>,
 }
 
 /// The first and last event.
@@ -168,7 +150,7 @@ pub struct FindingJson {
     pub legacy: Option<LegacyJson>,
     /// 401s with --apiserver-log: kube-apiserver's reasons, joined by time;
     /// null otherwise.
-    pub reasons: Option<ReasonsJson>,
+    pub reasons: Option<Reasons>,
     /// 403s: what a grant of the request would give beyond it (a request for
     /// `*`, impersonation, `nodes/proxy`…); null otherwise.
     #[serde(default)]
@@ -279,28 +261,6 @@ pub struct LegacyJson {
     pub secret: Option<String>,
 }
 
-/// kube-apiserver's reasons for a group of 401s.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ReasonsJson {
-    /// Each reason set with the events it was joined to.
-    pub joined: Vec<JoinedJson>,
-    /// Events with failure lines in reach that disagree.
-    pub ambiguous: u64,
-    /// Events with no failure line in reach.
-    pub unjoined: u64,
-}
-
-/// One reason set.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct JoinedJson {
-    /// The cause the reasons name.
-    pub cause: Cause,
-    /// The error aggregate as logged.
-    pub error: String,
-    /// 401s joined to it.
-    pub events: u64,
-}
-
 /// The engine's diagnosis of a finding.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindingDiagnosisJson {
@@ -376,10 +336,7 @@ impl AuditJson {
                 bytes: r.bytes,
                 lines: r.totals.lines,
                 not_events: r.totals.not_events,
-                apiserver_log: r.apiserver.map(|a| ApiserverLogJson {
-                    lines: a.lines,
-                    failures: a.failures,
-                }),
+                apiserver_log: r.apiserver,
             },
             evaluated_at: rfc3339(r.evaluated_at),
             span: r.totals.first.zip(r.totals.last).map(|(f, l)| SpanJson {
@@ -403,10 +360,7 @@ impl AuditJson {
                 .map(credentials::credential_json)
                 .collect(),
             credential: r.followed.as_ref().map(credentials::followed_json),
-            other: OtherJson {
-                identities: r.other.identities,
-                events: r.other.events,
-            },
+            other: r.other,
             notes: r.notes.clone(),
         }
     }
@@ -518,19 +472,7 @@ fn finding_json(f: &Finding) -> FindingJson {
         legacy: (f.kind == FindingKind::LegacyToken).then(|| LegacyJson {
             secret: f.secret.clone(),
         }),
-        reasons: f.reasons.as_ref().map(|r| ReasonsJson {
-            joined: r
-                .joined
-                .iter()
-                .map(|(cause, error, n)| JoinedJson {
-                    cause: *cause,
-                    error: error.clone(),
-                    events: *n,
-                })
-                .collect(),
-            ambiguous: r.ambiguous,
-            unjoined: r.unjoined,
-        }),
+        reasons: f.reasons.clone(),
         escalation: f.escalation.clone(),
         diagnosis: FindingDiagnosisJson {
             cause: top.cause,

@@ -28,7 +28,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     let mut minting_events = 0;
     let mut credentials = BTreeMap::new();
     let mut credential = None;
-    let mut other = OtherJson::default();
+    let mut other = Other::default();
     for d in docs {
         add(&mut other.identities, d.other.identities)?;
         add(&mut other.events, d.other.events)?;
@@ -82,10 +82,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     }
     notes.retain(|n| !n.contains("counted in `other`"));
     if other.events > 0 {
-        notes.push(crate::audit::analyse::other_note(&crate::audit::Other {
-            identities: other.identities,
-            events: other.events,
-        }));
+        notes.push(crate::audit::analyse::other_note(&other));
     }
     Ok(AuditJson {
         input,
