@@ -1,6 +1,8 @@
 //! Several shards' `audit -o json` documents merged into one (docs/audit.md,
 //! "Sharded logs").
 
+use std::collections::BTreeSet;
+
 use super::*;
 
 /// Counts that add up past what a u64 holds: no shards of one log do.
@@ -101,17 +103,21 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     })
 }
 
-pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
+/// `b`'s values added to `a` (up to [`FEW`](crate::audit::aggregate::FEW)),
+/// sorted; whether some did not fit.
+pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>) -> bool {
+    let mut truncated = false;
     for v in b {
         if !a.contains(&v) {
             if a.len() < crate::audit::aggregate::FEW {
                 a.push(v);
             } else {
-                *truncated = true;
+                truncated = true;
             }
         }
     }
     a.sort();
+    truncated
 }
 
 fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow> {
@@ -136,6 +142,7 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow
         .collect();
     let id = &mut keep.identity;
     let o = other.identity;
+    let mut truncated: BTreeSet<String> = id.truncated.drain(..).chain(o.truncated).collect();
     for (name, mine, theirs) in [
         ("pods", &mut id.pods, o.pods),
         ("nodes", &mut id.nodes, o.nodes),
@@ -143,18 +150,11 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow
         ("user_agents", &mut id.user_agents, o.user_agents),
         ("credential_ids", &mut id.credential_ids, o.credential_ids),
     ] {
-        let mut more = false;
-        unite(mine, theirs, &mut more);
-        if more && !id.truncated.iter().any(|t| t == name) {
-            id.truncated.push(name.to_owned());
+        if unite(mine, theirs) {
+            truncated.insert(name.to_owned());
         }
     }
-    for t in o.truncated {
-        if !id.truncated.contains(&t) {
-            id.truncated.push(t);
-        }
-    }
-    id.truncated.sort();
+    id.truncated = truncated.into_iter().collect();
     if let (Some(s), Some(os)) = (&mut keep.stale, other.stale) {
         s.max_seconds_past_warnafter = s
             .max_seconds_past_warnafter

@@ -418,10 +418,9 @@ fn write_details(
     let d = &f.diagnosis;
     writeln!(
         out,
-        "{} {} ({} confidence)",
+        "{} {}",
         "Cause:".style(s.bold),
-        d.cause,
-        d.confidence.as_str()
+        cause_words(d.cause, d.confidence)
     )?;
     for line in wrap(&d.summary, width + 2) {
         writeln!(out, "  {}", line.style(s.dim))?;
