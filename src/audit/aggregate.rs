@@ -446,9 +446,8 @@ impl Aggregate {
         }
         let g = self.groups.entry(key).or_insert_with(|| Group {
             seen: Seen {
-                first: at,
-                last: at,
                 count: 0,
+                ..Seen::at(at)
             },
             example: Example {
                 at: Micros::MAX,
