@@ -5,11 +5,37 @@
 //! [`crate::report::schema`].
 
 use schemars::{Schema, json_schema};
+use serde::{Deserialize, Deserializer, de::Error as _};
 
 /// The schema of a string code: `{"type": "string", "enum": [every code]}`.
 pub fn code_schema<'a>(codes: impl IntoIterator<Item = &'a str>) -> Schema {
     let codes: Vec<&str> = codes.into_iter().collect();
     json_schema!({ "type": "string", "enum": codes })
+}
+
+/// The variant of `all` whose code is the string `d` holds; any other string
+/// is an error naming the type in words (`FindingKind`: `finding kind "x" is
+/// not one this version knows`).
+pub fn code_of<'de, T: Copy, D: Deserializer<'de>>(
+    d: D,
+    all: &[T],
+    code: impl Fn(T) -> &'static str,
+    type_name: &str,
+) -> Result<T, D::Error> {
+    let text = String::deserialize(d)?;
+    if let Some(&found) = all.iter().find(|&&c| code(c) == text) {
+        return Ok(found);
+    }
+    let mut what = String::new();
+    for c in type_name.chars() {
+        if c.is_uppercase() && !what.is_empty() {
+            what.push(' ');
+        }
+        what.push(c.to_ascii_lowercase());
+    }
+    Err(D::Error::custom(format!(
+        "{what} {text:?} is not one this version knows"
+    )))
 }
 
 /// For a fieldless enum that derives `strum::IntoStaticStr` (its codes, with
@@ -39,6 +65,12 @@ macro_rules! string_codes {
         impl ::serde::Serialize for $ty {
             fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <$ty as ::schemars::JsonSchema>::schema_name();
+                $crate::wire::code_of(d, $ty::ALL, $ty::as_str, &name)
             }
         }
         impl ::schemars::JsonSchema for $ty {

@@ -214,9 +214,7 @@ pub struct Group {
 impl Group {
     fn merge(&mut self, o: Group) {
         self.seen.merge(&o.seen);
-        if (o.example.at, &o.example.audit_id) < (self.example.at, &self.example.audit_id) {
-            self.example = o.example;
-        }
+        keep_earliest(self, o.example);
         for (h, n) in o.hours {
             *self.hours.entry(h).or_default() += n;
         }
@@ -448,9 +446,8 @@ impl Aggregate {
         }
         let g = self.groups.entry(key).or_insert_with(|| Group {
             seen: Seen {
-                first: at,
-                last: at,
                 count: 0,
+                ..Seen::at(at)
             },
             example: Example {
                 at: Micros::MAX,

@@ -12,15 +12,15 @@ use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectE
 use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
-    ApiserverStats, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
-    Identity, MAX_FINDINGS, Other, Reasons, Totals, instant,
+    ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
+    Identity, Joined, MAX_FINDINGS, Other, Reasons, Totals, instant,
 };
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::case::{
     Answer, AnswerOrigin, BindingKind, BindingTarget, Case, HttpAnswer, ObjectChange, ObjectSeen,
     ReasonSource,
 };
-use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden};
+use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden, service_account_of};
 use crate::diagnosis::reasons::{self, AuthReason};
 use crate::diagnosis::{self, Cause, Support, SupportKind};
 use crate::timefmt::rfc3339;
@@ -141,7 +141,7 @@ pub fn analyse(
             last: agg.last.map(instant),
         },
         findings,
-        apiserver: index.map(|i| ApiserverStats {
+        apiserver: index.map(|i| ApiserverLog {
             lines: i.read,
             failures: i.failures,
         }),
@@ -229,10 +229,6 @@ impl<'a> History<'a> {
     }
 }
 
-fn sa_parts(user: &str) -> Option<(&str, &str)> {
-    user.strip_prefix("system:serviceaccount:")?.split_once(':')
-}
-
 /// The uid a client used last.
 fn last_value(list: &[(String, Seen)]) -> &str {
     list.iter()
@@ -267,19 +263,9 @@ fn finding(
         leeway,
         ..Case::default()
     };
-    let http = |status: u16, message: Option<String>| {
-        Answer::Http(HttpAnswer {
-            status: Some(status),
-            message,
-            origin: AnswerOrigin::Kubernetes,
-            ..HttpAnswer::default()
-        })
-    };
     let mut request = None;
     let mut reasons_out = None;
     let mut escalation = None;
-    let mut stale = None;
-    let mut secret = None;
     let kind = kind_of(key);
     let key_text = match key {
         GroupKey::Unauthorized {
@@ -334,9 +320,6 @@ fn finding(
             case.answer = http(200, None);
             case.user = Some(user.clone());
             case.audit.stale_token = g.example.annotation.clone();
-            stale = g
-                .stale_since
-                .map(|since| (g.stale_max_seconds, instant(since)));
             format!("{user}|{pod}")
         }
         GroupKey::Legacy { user, secret: s } => {
@@ -344,7 +327,6 @@ fn finding(
             case.user = Some(user.clone());
             case.audit.legacy_token = g.example.annotation.clone();
             case.audit.legacy_secret = (!s.is_empty()).then(|| s.clone());
-            secret = case.audit.legacy_secret.clone();
             format!("{user}|{s}")
         }
     };
@@ -367,12 +349,26 @@ fn finding(
         example_audit_id: g.example.audit_id.clone(),
         example_message: message,
         hours: g.hours.clone(),
-        stale,
-        secret,
+        // Only a stale-token group has a `stale_since`, and only a legacy
+        // one a Secret.
+        stale: g
+            .stale_since
+            .map(|since| (g.stale_max_seconds, instant(since))),
+        secret: case.audit.legacy_secret.clone(),
         reasons: reasons_out,
         escalation,
         diagnosis,
     }
+}
+
+/// The answer an audit event logs.
+fn http(status: u16, message: Option<String>) -> Answer {
+    Answer::Http(HttpAnswer {
+        status: Some(status),
+        message,
+        origin: AnswerOrigin::Kubernetes,
+        ..HttpAnswer::default()
+    })
 }
 
 /// A 403 group's case: its request, the answer as the engine reads it (one
@@ -394,16 +390,8 @@ fn forbidden(
         name,
         path: f.path.clone(),
     };
-    let http = |message: Option<String>| {
-        Answer::Http(HttpAnswer {
-            status: Some(403),
-            message,
-            origin: AnswerOrigin::Kubernetes,
-            ..HttpAnswer::default()
-        })
-    };
     let mut escalation = None;
-    if f.rbac {
+    let message = if f.rbac {
         // The object named only when every event named the same one.
         let reason = message.and_then(Forbidden::parse).and_then(|p| p.reason);
         let denied = Forbidden {
@@ -412,12 +400,13 @@ fn forbidden(
             reason,
             kubelet: false,
         };
-        case.answer = http(Some(denied.message()));
         escalation = denied.grant_risk().map(|r| r.words());
+        Some(denied.message())
     } else {
-        case.answer = http(message.map(str::to_owned));
         case.request = Some(info.clone());
-    }
+        message.map(str::to_owned)
+    };
+    case.answer = http(403, message);
     let key = format!(
         "{}|{}|{}/{}/{}|{}|{}|{}",
         f.user,
@@ -482,7 +471,7 @@ fn objects_seen(
     last_accepted: Micros,
     guessed: bool,
 ) -> Vec<ObjectSeen> {
-    let Some((ns, name)) = sa_parts(k.user) else {
+    let Some((ns, name)) = service_account_of(k.user) else {
         return Vec::new();
     };
     let deleted = |resource: &str, object: &str| {
@@ -540,7 +529,7 @@ fn objects_seen(
 /// The dominant reason set of a group's joined 401s (for the engine), and
 /// every joined cause with its count.
 fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Reasons) {
-    let mut joined: Vec<(Cause, String, u64)> = Vec::new();
+    let mut joined = Vec::new();
     let mut dominant: Option<(u64, u32)> = None;
     for (&set, &n) in &g.reasons {
         let Some(reasons) = index.sets.get(set as usize) else {
@@ -553,12 +542,16 @@ fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Rea
             .map(|r| r.message.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        joined.push((cause, format!("[{text}]"), n));
+        joined.push(Joined {
+            cause,
+            error: format!("[{text}]"),
+            events: n,
+        });
         if dominant.is_none_or(|(m, _)| n > m) {
             dominant = Some((n, set));
         }
     }
-    joined.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    joined.sort_by(|a, b| b.events.cmp(&a.events).then_with(|| a.error.cmp(&b.error)));
     let reasons = dominant.and_then(|(_, set)| index.sets.get(set as usize).cloned());
     (
         reasons,
@@ -571,7 +564,7 @@ fn join_reasons(g: &Group, index: &ReasonIndex) -> (Option<Vec<AuthReason>>, Rea
 }
 
 fn join_words(r: &Reasons, events: u64) -> String {
-    let joined: u64 = r.joined.iter().map(|(_, _, n)| n).sum();
+    let joined: u64 = r.joined.iter().map(|j| j.events).sum();
     let mut text = format!(
         "{joined} of {events} 401s matched kube-apiserver \"Unable to authenticate the request\" lines within {} s (joined by time: the line names no client)",
         super::apiserver::WINDOW / 1_000_000

@@ -193,12 +193,16 @@ pub struct TokenRequestStatus<'a> {
     pub expiration_timestamp: Scalar<Cow<'a, str>>,
 }
 
-/// The object a token is bound to (`spec.boundObjectRef`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// The object a token is bound to.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Bound {
     /// `Pod`, `Secret` or `Node`.
     pub kind: String,
+    /// Its name.
     pub name: String,
+    /// Its uid.
     pub uid: String,
 }
 

@@ -30,6 +30,8 @@ pub use analyse::analyse;
 pub use apiserver::ReasonIndex;
 pub use read::Source;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::case::RequestInfo;
@@ -99,15 +101,26 @@ pub struct Identity {
     pub credential_ids: Few,
 }
 
-/// 401s' reasons from the API server log.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// kube-apiserver's reasons for a group of 401s.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Reasons {
-    /// (the cause the reasons name, the log's error text, events).
-    pub joined: Vec<(Cause, String, u64)>,
+    /// Each reason set with the events it was joined to.
+    pub joined: Vec<Joined>,
     /// Events with failure lines in reach that disagree.
     pub ambiguous: u64,
     /// Events with no failure line in reach.
     pub unjoined: u64,
+}
+
+/// One reason set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Joined {
+    /// The cause the reasons name.
+    pub cause: Cause,
+    /// The error aggregate as logged.
+    pub error: String,
+    /// 401s joined to it.
+    pub events: u64,
 }
 
 /// One failing or stale identity.
@@ -149,10 +162,12 @@ pub struct Totals {
     pub last: Option<DateTime<Utc>>,
 }
 
-/// The API server log as read for the 401 join.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ApiserverStats {
+/// The API server log read for the 401 join.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct ApiserverLog {
+    /// Lines read.
     pub lines: u64,
+    /// "Unable to authenticate the request" lines among them.
     pub failures: u64,
 }
 
@@ -178,11 +193,12 @@ pub struct FollowedCredential {
 /// Findings listed at most, most impact first: a report is read by people.
 pub const MAX_FINDINGS: usize = 1_000;
 
-/// The failing or stale identities past [`MAX_FINDINGS`]: how many, and
-/// their events.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Findings counted but not listed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Other {
+    /// Identities not listed.
     pub identities: u64,
+    /// Their events.
     pub events: u64,
 }
 
@@ -194,7 +210,7 @@ pub struct AuditReport {
     pub bytes: u64,
     pub totals: Totals,
     pub findings: Vec<Finding>,
-    pub apiserver: Option<ApiserverStats>,
+    pub apiserver: Option<ApiserverLog>,
     /// TokenRequest events indexed by the credential id they issued.
     pub mints: u64,
     /// Credential ids seen on findings, sorted, each with its minting event.

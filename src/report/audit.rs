@@ -15,10 +15,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{support_text, wrap, write_item, write_shell};
+use super::diagnosis::{cause_words, support_text, wrap, write_item, write_shell};
 use super::sanitize::sanitize;
 use super::table::{list_table, write_table as write_list};
-use crate::audit::{Attribution, AuditReport, Finding, FindingKind};
+use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
+use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 
@@ -68,18 +69,9 @@ pub struct AuditJson {
     /// The failing or stale identities past the 1,000 listed (most impact
     /// first), counted but not listed.
     #[serde(default)]
-    pub other: OtherJson,
+    pub other: Other,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
-}
-
-/// Findings counted but not listed.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
-pub struct OtherJson {
-    /// Identities not listed.
-    pub identities: u64,
-    /// Their events.
-    pub events: u64,
 }
 
 /// What was read.
@@ -94,16 +86,7 @@ pub struct AuditInputJson {
     /// Lines that were not audit events.
     pub not_events: u64,
     /// The API server log given with --apiserver-log, or null.
-    pub apiserver_log: Option<ApiserverLogJson>,
-}
-
-/// The API server log read for the 401 join.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-pub struct ApiserverLogJson {
-    /// Lines read.
-    pub lines: u64,
-    /// "Unable to authenticate the request" lines among them.
-    pub failures: u64,
+    pub apiserver_log: Option<ApiserverLog>,
 }
 
 /// The first and last event.
@@ -140,8 +123,7 @@ pub struct AuditSummaryJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindingJson {
     /// What kind of problem.
-    #[schemars(with = "FindingKind")]
-    pub kind: String,
+    pub kind: FindingKind,
     /// Stable across runs and shards: `--merge` joins findings on it.
     pub key: String,
     /// Who.
@@ -168,7 +150,7 @@ pub struct FindingJson {
     pub legacy: Option<LegacyJson>,
     /// 401s with --apiserver-log: kube-apiserver's reasons, joined by time;
     /// null otherwise.
-    pub reasons: Option<ReasonsJson>,
+    pub reasons: Option<Reasons>,
     /// 403s: what a grant of the request would give beyond it (a request for
     /// `*`, impersonation, `nodes/proxy`…); null otherwise.
     #[serde(default)]
@@ -279,38 +261,13 @@ pub struct LegacyJson {
     pub secret: Option<String>,
 }
 
-/// kube-apiserver's reasons for a group of 401s.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ReasonsJson {
-    /// Each reason set with the events it was joined to.
-    pub joined: Vec<JoinedJson>,
-    /// Events with failure lines in reach that disagree.
-    pub ambiguous: u64,
-    /// Events with no failure line in reach.
-    pub unjoined: u64,
-}
-
-/// One reason set.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct JoinedJson {
-    /// The cause the reasons name.
-    #[schemars(with = "Cause")]
-    pub cause: String,
-    /// The error aggregate as logged.
-    pub error: String,
-    /// 401s joined to it.
-    pub events: u64,
-}
-
 /// The engine's diagnosis of a finding.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FindingDiagnosisJson {
     /// The most likely cause (`kubectl satoken explain CAUSE`).
-    #[schemars(with = "Cause")]
-    pub cause: String,
+    pub cause: Cause,
     /// How sure.
-    #[schemars(with = "Confidence")]
-    pub confidence: String,
+    pub confidence: Confidence,
     /// The cause's one-line summary.
     pub summary: String,
     /// The facts behind it.
@@ -327,8 +284,7 @@ pub struct FindingDiagnosisJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct FactJson {
     /// Where the fact comes from.
-    #[schemars(with = "SupportKind")]
-    pub kind: String,
+    pub kind: SupportKind,
     /// The fact, in words.
     pub text: String,
 }
@@ -363,11 +319,9 @@ pub struct StepCommandJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AlternativeJson {
     /// The cause.
-    #[schemars(with = "Cause")]
-    pub cause: String,
+    pub cause: Cause,
     /// How sure.
-    #[schemars(with = "Confidence")]
-    pub confidence: String,
+    pub confidence: Confidence,
     /// The cause in one line.
     pub summary: String,
 }
@@ -382,10 +336,7 @@ impl AuditJson {
                 bytes: r.bytes,
                 lines: r.totals.lines,
                 not_events: r.totals.not_events,
-                apiserver_log: r.apiserver.map(|a| ApiserverLogJson {
-                    lines: a.lines,
-                    failures: a.failures,
-                }),
+                apiserver_log: r.apiserver,
             },
             evaluated_at: rfc3339(r.evaluated_at),
             span: r.totals.first.zip(r.totals.last).map(|(f, l)| SpanJson {
@@ -409,10 +360,7 @@ impl AuditJson {
                 .map(credentials::credential_json)
                 .collect(),
             credential: r.followed.as_ref().map(credentials::followed_json),
-            other: OtherJson {
-                identities: r.other.identities,
-                events: r.other.events,
-            },
+            other: r.other,
             notes: r.notes.clone(),
         }
     }
@@ -432,11 +380,15 @@ fn summary(findings: &[FindingJson]) -> AuditSummaryJson {
     let mut by_cause = BTreeMap::new();
     let (mut failing, mut stale, mut legacy) = (0, 0, 0);
     for f in findings {
-        *events_by_kind.entry(f.kind.clone()).or_default() += f.events;
-        *by_cause.entry(f.diagnosis.cause.clone()).or_default() += 1;
-        match f.kind.as_str() {
-            "stale-token" => stale += 1,
-            "legacy-token" => legacy += 1,
+        *events_by_kind
+            .entry(f.kind.as_str().to_owned())
+            .or_default() += f.events;
+        *by_cause
+            .entry(f.diagnosis.cause.as_str().to_owned())
+            .or_default() += 1;
+        match f.kind {
+            FindingKind::StaleToken => stale += 1,
+            FindingKind::LegacyToken => legacy += 1,
             _ => failing += 1,
         }
     }
@@ -471,16 +423,16 @@ fn finding_json(f: &Finding) -> FindingJson {
     let d = &f.diagnosis;
     let top = d.top();
     let fact = |s: &crate::diagnosis::Support| FactJson {
-        kind: s.kind.as_str().to_owned(),
+        kind: s.kind,
         text: support_text(s),
     };
     FindingJson {
-        kind: f.kind.as_str().to_owned(),
+        kind: f.kind,
         key: f.key.clone(),
         identity: IdentityJson {
             user: id.user.clone(),
             service_account: id.user.as_deref().and_then(|u| {
-                let (ns, name) = u.strip_prefix("system:serviceaccount:")?.split_once(':')?;
+                let (ns, name) = service_account_of(u)?;
                 Some(ServiceAccountJson {
                     namespace: ns.to_owned(),
                     name: name.to_owned(),
@@ -520,23 +472,11 @@ fn finding_json(f: &Finding) -> FindingJson {
         legacy: (f.kind == FindingKind::LegacyToken).then(|| LegacyJson {
             secret: f.secret.clone(),
         }),
-        reasons: f.reasons.as_ref().map(|r| ReasonsJson {
-            joined: r
-                .joined
-                .iter()
-                .map(|(cause, error, n)| JoinedJson {
-                    cause: cause.as_str().to_owned(),
-                    error: error.clone(),
-                    events: *n,
-                })
-                .collect(),
-            ambiguous: r.ambiguous,
-            unjoined: r.unjoined,
-        }),
+        reasons: f.reasons.clone(),
         escalation: f.escalation.clone(),
         diagnosis: FindingDiagnosisJson {
-            cause: top.cause.as_str().to_owned(),
-            confidence: top.confidence.as_str().to_owned(),
+            cause: top.cause,
+            confidence: top.confidence,
             summary: top.cause.summary().to_owned(),
             support: top.support.iter().map(fact).collect(),
             next: top
@@ -559,8 +499,8 @@ fn finding_json(f: &Finding) -> FindingJson {
                 .iter()
                 .filter(|c| c.cause != Cause::None)
                 .map(|c| AlternativeJson {
-                    cause: c.cause.as_str().to_owned(),
-                    confidence: c.confidence.as_str().to_owned(),
+                    cause: c.cause,
+                    confidence: c.confidence,
                     summary: c.cause.summary().to_owned(),
                 })
                 .collect(),

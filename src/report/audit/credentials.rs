@@ -4,7 +4,7 @@
 //! events goes through `sanitize`.
 
 use super::*;
-use crate::audit::mint::Mint;
+use crate::audit::mint::{Bound, Mint};
 use crate::audit::{Credential, FollowedCredential};
 
 /// A credential id seen on findings, with the event that minted it.
@@ -43,23 +43,12 @@ pub struct MintJson {
     /// `spec.expirationSeconds` asked (level Request and up).
     pub requested_seconds: Option<i64>,
     /// `spec.boundObjectRef` (level Request and up), or null.
-    pub bound: Option<BoundJson>,
+    pub bound: Option<Bound>,
     /// `status.expirationTimestamp` (level RequestResponse), or null.
     #[schemars(with = "Option<super::super::json::Time>")]
     pub expires: Option<String>,
     /// Seconds issued (expiry minus minting time), or null.
     pub issued_seconds: Option<i64>,
-}
-
-/// The object a token is bound to.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct BoundJson {
-    /// `Pod`, `Secret` or `Node`.
-    pub kind: String,
-    /// Its name.
-    pub name: String,
-    /// Its uid.
-    pub uid: String,
 }
 
 /// `--jti` / `--token-file`: one credential and the requests made with it.
@@ -119,11 +108,7 @@ pub(super) fn mint_json(m: &Mint) -> MintJson {
         level: m.level.clone(),
         audiences: m.audiences.clone(),
         requested_seconds: m.requested_seconds,
-        bound: m.bound.as_ref().map(|b| BoundJson {
-            kind: b.kind.clone(),
-            name: b.name.clone(),
-            uid: b.uid.clone(),
-        }),
+        bound: m.bound.clone(),
         expires: m.expires.map(at),
         issued_seconds: m.issued_seconds(),
     }
@@ -206,7 +191,6 @@ pub(super) fn merge_followed(
         a.first_audit_id = b.first_audit_id;
     }
     a.last_seen = a.last_seen.max(b.last_seen);
-    let mut more = false;
     for (mine, theirs) in [
         (&mut a.users, b.users),
         (&mut a.pods, b.pods),
@@ -214,7 +198,7 @@ pub(super) fn merge_followed(
         (&mut a.source_ips, b.source_ips),
         (&mut a.user_agents, b.user_agents),
     ] {
-        merge::unite(mine, theirs, &mut more);
+        merge::unite(mine, theirs);
     }
     Ok(Some(a))
 }

@@ -1,6 +1,8 @@
 //! Several shards' `audit -o json` documents merged into one (docs/audit.md,
 //! "Sharded logs").
 
+use std::collections::BTreeSet;
+
 use super::*;
 
 /// Counts that add up past what a u64 holds: no shards of one log do.
@@ -28,7 +30,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     let mut minting_events = 0;
     let mut credentials = BTreeMap::new();
     let mut credential = None;
-    let mut other = OtherJson::default();
+    let mut other = Other::default();
     for d in docs {
         add(&mut other.identities, d.other.identities)?;
         add(&mut other.events, d.other.events)?;
@@ -74,7 +76,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         .iter()
         .try_fold(0u64, |sum, f| sum.checked_add(f.events))
         .ok_or(Overflow)?;
-    findings.sort_by_cached_key(|f| (tier(&f.kind), std::cmp::Reverse(f.events), f.key.clone()));
+    findings.sort_by_cached_key(|f| (f.kind.tier(), std::cmp::Reverse(f.events), f.key.clone()));
     // Past the findings a report lists, the rest fold into `other`.
     for f in findings.split_off(findings.len().min(crate::audit::MAX_FINDINGS)) {
         add(&mut other.identities, 1)?;
@@ -82,10 +84,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     }
     notes.retain(|n| !n.contains("counted in `other`"));
     if other.events > 0 {
-        notes.push(crate::audit::analyse::other_note(&crate::audit::Other {
-            identities: other.identities,
-            events: other.events,
-        }));
+        notes.push(crate::audit::analyse::other_note(&other));
     }
     Ok(AuditJson {
         input,
@@ -104,38 +103,25 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
     })
 }
 
-fn tier(kind: &str) -> u8 {
-    match kind {
-        "stale-token" => 1,
-        "legacy-token" => 2,
-        _ => 0,
-    }
-}
-
-fn confidence_rank(c: &str) -> u8 {
-    match c {
-        "high" => 2,
-        "medium" => 1,
-        _ => 0,
-    }
-}
-
-pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>, truncated: &mut bool) {
+/// `b`'s values added to `a` (up to [`FEW`](crate::audit::aggregate::FEW)),
+/// sorted; whether some did not fit.
+pub(super) fn unite(a: &mut Vec<String>, b: Vec<String>) -> bool {
+    let mut truncated = false;
     for v in b {
         if !a.contains(&v) {
             if a.len() < crate::audit::aggregate::FEW {
                 a.push(v);
             } else {
-                *truncated = true;
+                truncated = true;
             }
         }
     }
     a.sort();
+    truncated
 }
 
 fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow> {
-    let b_wins = (confidence_rank(&b.diagnosis.confidence), b.events)
-        > (confidence_rank(&a.diagnosis.confidence), a.events);
+    let b_wins = (b.diagnosis.confidence, b.events) > (a.diagnosis.confidence, a.events);
     let (mut keep, other) = if b_wins { (b, a) } else { (a, b) };
     let first_is_other = other.first_seen < keep.first_seen;
     add(&mut keep.events, other.events)?;
@@ -156,6 +142,7 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow
         .collect();
     let id = &mut keep.identity;
     let o = other.identity;
+    let mut truncated: BTreeSet<String> = id.truncated.drain(..).chain(o.truncated).collect();
     for (name, mine, theirs) in [
         ("pods", &mut id.pods, o.pods),
         ("nodes", &mut id.nodes, o.nodes),
@@ -163,18 +150,11 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow
         ("user_agents", &mut id.user_agents, o.user_agents),
         ("credential_ids", &mut id.credential_ids, o.credential_ids),
     ] {
-        let mut more = false;
-        unite(mine, theirs, &mut more);
-        if more && !id.truncated.iter().any(|t| t == name) {
-            id.truncated.push(name.to_owned());
+        if unite(mine, theirs) {
+            truncated.insert(name.to_owned());
         }
     }
-    for t in o.truncated {
-        if !id.truncated.contains(&t) {
-            id.truncated.push(t);
-        }
-    }
-    id.truncated.sort();
+    id.truncated = truncated.into_iter().collect();
     if let (Some(s), Some(os)) = (&mut keep.stale, other.stale) {
         s.max_seconds_past_warnafter = s
             .max_seconds_past_warnafter

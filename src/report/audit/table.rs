@@ -5,6 +5,7 @@
 use super::*;
 use crate::audit::aggregate::BUCKET;
 use crate::audit::event::Micros;
+use crate::diagnosis::forbidden::service_account_of;
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -83,10 +84,7 @@ fn short_user(user: Option<&str>) -> String {
     let Some(user) = user else {
         return "(unknown)".to_owned();
     };
-    if let Some((ns, name)) = user
-        .strip_prefix("system:serviceaccount:")
-        .and_then(|r| r.split_once(':'))
-    {
+    if let Some((ns, name)) = service_account_of(user) {
         return format!("sa {ns}/{name}");
     }
     if let Some(node) = user.strip_prefix("system:node:") {
@@ -95,15 +93,14 @@ fn short_user(user: Option<&str>) -> String {
     user.to_owned()
 }
 
-fn kind_words(kind: &str) -> &'static str {
+fn kind_words(kind: FindingKind) -> &'static str {
     match kind {
-        "unauthorized" => "401",
-        "anonymous" => "403 anonymous",
-        "forbidden" => "403 rbac",
-        "forbidden-other" => "403 other",
-        "stale-token" => "stale token",
-        "legacy-token" => "legacy token",
-        _ => "?",
+        FindingKind::Unauthorized => "401",
+        FindingKind::Anonymous => "403 anonymous",
+        FindingKind::Forbidden => "403 rbac",
+        FindingKind::ForbiddenOther => "403 other",
+        FindingKind::StaleToken => "stale token",
+        FindingKind::LegacyToken => "legacy token",
     }
 }
 
@@ -159,17 +156,17 @@ fn what(f: &FindingJson) -> String {
                 .map_or(String::new(), |ns| format!(" in {ns}"));
             format!("{} {target}{scope}", r.verb.as_deref().unwrap_or("?"))
         }
-        None => match f.kind.as_str() {
-            "unauthorized" | "anonymous" => format!(
+        None => match f.kind {
+            FindingKind::Unauthorized | FindingKind::Anonymous => format!(
                 "from {}",
                 f.identity.source_ips.first().map_or("?", String::as_str)
             ),
-            "stale-token" => f
+            FindingKind::StaleToken => f
                 .stale
                 .as_ref()
                 .map(|s| format!("{} past warnafter", human(s.max_seconds_past_warnafter)))
                 .unwrap_or_default(),
-            "legacy-token" => f
+            FindingKind::LegacyToken => f
                 .legacy
                 .as_ref()
                 .and_then(|l| l.secret.clone())
@@ -283,13 +280,13 @@ pub fn write_table(
         };
         let problem = format!(
             "{} {guess}{}: {}",
-            kind_words(&f.kind),
+            kind_words(f.kind),
             short_user(f.identity.user.as_deref()),
             what(f)
         );
-        let cause = match f.diagnosis.confidence.as_str() {
-            "high" => f.diagnosis.cause.clone(),
-            c => format!("{} ({c})", f.diagnosis.cause),
+        let cause = match f.diagnosis.confidence {
+            Confidence::High => f.diagnosis.cause.to_string(),
+            c => format!("{} ({})", f.diagnosis.cause, c.as_str()),
         };
         table.add_row(vec![
             (i + 1).to_string(),
@@ -345,7 +342,7 @@ fn write_details(
     let s = &style.styles;
     let heading = format!(
         "{n}. {} {} {}",
-        kind_words(&f.kind),
+        kind_words(f.kind),
         short_user(f.identity.user.as_deref()),
         what(f)
     );
@@ -421,15 +418,14 @@ fn write_details(
     let d = &f.diagnosis;
     writeln!(
         out,
-        "{} {} ({} confidence)",
+        "{} {}",
         "Cause:".style(s.bold),
-        d.cause,
-        d.confidence
+        cause_words(d.cause, d.confidence)
     )?;
     for line in wrap(&d.summary, width + 2) {
         writeln!(out, "  {}", line.style(s.dim))?;
     }
-    for fact in d.support.iter().filter(|x| x.kind != "answer") {
+    for fact in d.support.iter().filter(|x| x.kind != SupportKind::Answer) {
         write_item(out, &fact.text, width)?;
     }
     if !d.next.is_empty() {
@@ -445,7 +441,7 @@ fn write_details(
         let alts: Vec<String> = d
             .alternatives
             .iter()
-            .map(|a| format!("{} ({})", a.cause, a.confidence))
+            .map(|a| format!("{} ({})", a.cause, a.confidence.as_str()))
             .collect();
         write_item(
             out,
