@@ -495,9 +495,7 @@ fn finding_json(f: &Finding) -> FindingJson {
                 })
                 .collect(),
             alternatives: d
-                .alternatives()
-                .iter()
-                .filter(|c| c.cause != Cause::None)
+                .others()
                 .map(|c| AlternativeJson {
                     cause: c.cause,
                     confidence: c.confidence,
