@@ -591,3 +591,61 @@ fn rules_match_no_strings() {
         found.join("\n")
     );
 }
+
+/// No function in `src/` runs over 150 lines (rustfmt puts a body's closing
+/// brace at its `fn`'s indentation, so that brace ends it).
+#[test]
+fn no_function_is_longer_than_150_lines() {
+    const MOST: usize = 150;
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    files(std::path::Path::new("src"), &mut paths);
+    let mut long = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let body = line.trim_start();
+            let indent = &line[..line.len() - body.len()];
+            let signature = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "const fn ",
+            ]
+            .iter()
+            .any(|p| body.starts_with(p));
+            // A declaration without a body ends at its `;`.
+            let Some(open) = lines[n..]
+                .iter()
+                .position(|l| l.ends_with('{') || l.ends_with(';'))
+            else {
+                continue;
+            };
+            if !signature || lines[n + open].ends_with(';') {
+                continue;
+            }
+            let closing = format!("{indent}}}");
+            if let Some(end) = lines[n..].iter().position(|l| *l == closing)
+                && end + 1 > MOST
+            {
+                long.push(format!("{}:{}: {} lines", path.display(), n + 1, end + 1));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MOST} lines:\n{}",
+        long.join("\n")
+    );
+}
