@@ -229,10 +229,9 @@ impl<'c> LogScan<'c> {
             answer,
         );
         ev.request = Some(request_from_url(Some(r.verb), r.uri));
-        ev.stamp = record.at.map(|(at, source)| Stamp {
-            at: instant(at),
-            source,
-        });
+        ev.stamp = record
+            .at
+            .map(|(at, source)| Stamp::new(instant(at), source));
         let origin = Origin {
             stream: stream(record),
             user: None,

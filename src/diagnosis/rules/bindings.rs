@@ -162,14 +162,10 @@ automation is what hits this.",
     confirm: Steps::Run(
         "whether the Secret carries the cleaner's label (and since when)",
         |case| {
-            Command::kubectl()
-                .words(&["get", "secret"])
-                .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-                .namespace(case.namespace())
-                .words(&[
-                    "-o",
-                    "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
-                ])
+            on_secret(case, "get").words(&[
+                "-o",
+                "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-invalid-since}",
+            ])
         },
     ),
     fix: Steps::All(&[
@@ -179,13 +175,7 @@ automation is what hits this.",
         ),
         Steps::Run(
             "or, to allow the old token for now, remove the label",
-            |case| {
-                Command::kubectl()
-                    .words(&["label", "secret"])
-                    .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
-                    .namespace(case.namespace())
-                    .word(&format!("{INVALID_SINCE_LABEL}-"))
-            },
+            |case| on_secret(case, "label").word(&format!("{INVALID_SINCE_LABEL}-")),
         ),
     ]),
     sources: &[
@@ -195,6 +185,14 @@ automation is what hits this.",
 };
 
 /// The object named in the token (or the read) of this kind.
+/// `kubectl VERB secret NAME -n NAMESPACE` for the token's Secret.
+fn on_secret(case: &Case<'_>, verb: &str) -> Command {
+    Command::kubectl()
+        .words(&[verb, "secret"])
+        .value(named(case, BindingKind::Secret).0.as_deref(), "SECRET")
+        .namespace(case.namespace())
+}
+
 fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>) {
     if let Some(b) = case.bindings.iter().find(|b| b.target.kind == kind) {
         return (Some(b.target.name.clone()), b.target.claim_uid.clone());
