@@ -132,7 +132,7 @@ far ahead. Nothing was sent.",
 };
 
 const EXPIRED_CERT_CONFIRM: Steps = Steps::Run(
-    "the certificate's validity dates (and check this machine's clock: date -u)",
+    "the certificate's validity dates (and the clock of the machine that checked it, with date -u: yours, or the API server's for a call of its own)",
     |case| openssl(case, &["-noout", "-dates"]),
 );
 
