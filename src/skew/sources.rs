@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::{ClockReading, ClockSource, TokenTimes, offset_text, seconds_text};
 use crate::findings::{Code, Finding};
+use crate::input::shape::json_type_name;
 use crate::probe::offset::OffsetInterval;
 use crate::timefmt::{parse_offset, rfc3339};
 use crate::window::at_seconds;
@@ -617,37 +618,32 @@ fn list_items<'a>(
     let Value::Object(map) = doc else {
         return Err(shape(format!(
             "expected a List object with items, found {}",
-            crate::input::shape::json_type_name(doc)
+            json_type_name(doc)
         )));
     };
-    match map.get("items") {
-        Some(Value::Array(items)) => Ok(items.iter().collect()),
-        Some(other) => Err(shape(format!(
+    match (map.get("items"), map.get("kind").and_then(Value::as_str)) {
+        (Some(Value::Array(items)), _) => Ok(items.iter().collect()),
+        (Some(other), _) => Err(shape(format!(
             "items is {}, not an array",
-            crate::input::shape::json_type_name(other)
+            json_type_name(other)
         ))),
-        None if map.get("kind").and_then(Value::as_str) == Some(kind) => Ok(vec![doc]),
-        None => Err(shape(format!(
-            "expected a List with items, found {}",
-            match map.get("kind").and_then(Value::as_str) {
-                Some(k) => format!("kind {k:?}"),
-                None => "an object without kind or items".to_owned(),
-            }
+        (None, Some(k)) if k == kind => Ok(vec![doc]),
+        (None, Some(k)) => Err(shape(format!(
+            "expected a List with items, found kind {k:?}"
         ))),
+        (None, None) => Err(shape(
+            "expected a List with items, found an object without kind or items".to_owned(),
+        )),
     }
 }
 
-fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter().try_fold(value, |v, key| v.get(key))
-}
-
 fn item_name(item: &Value) -> Option<&str> {
-    get(item, &["metadata", "name"]).and_then(Value::as_str)
+    item.pointer("/metadata/name").and_then(Value::as_str)
 }
 
 fn item_label(item: &Value, index: usize) -> String {
     let name = item_name(item);
-    let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
+    let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str);
     match (namespace, name) {
         (Some(ns), Some(name)) => format!("item {index} ({ns}/{name})"),
         (None, Some(name)) => format!("item {index} ({name})"),
@@ -668,21 +664,21 @@ fn list_some(names: &[String]) -> String {
     text
 }
 
-/// The time at `path` in `item`; `field` names it in messages.
+/// The time at JSON `pointer` in `item`; `field` names it in messages.
 fn time_field(
     item: &Value,
-    path: &[&str],
+    pointer: &str,
     label: &str,
     field: &str,
 ) -> Result<DateTime<Utc>, String> {
-    match get(item, path) {
+    match item.pointer(pointer) {
         None | Some(Value::Null) => Err(format!("{label}: {field} is missing")),
         Some(Value::String(s)) => DateTime::parse_from_rfc3339(s)
             .map(|t| t.with_timezone(&Utc))
             .map_err(|_| format!("{label}: {field} {s:?} is not an RFC 3339 time")),
         Some(other) => Err(format!(
             "{label}: {field} is {}, not a time",
-            crate::input::shape::json_type_name(other)
+            json_type_name(other)
         )),
     }
 }
@@ -693,7 +689,7 @@ fn check_kind<'a>(item: &'a Value, index: usize, kind: &str) -> Result<(String, 
     if !item.is_object() {
         return Err(format!(
             "{label}: it is {}, not an object",
-            crate::input::shape::json_type_name(item)
+            json_type_name(item)
         ));
     }
     match item.get("kind") {
@@ -714,7 +710,7 @@ fn kubelet_stamp(
     label: &str,
     status_only: bool,
 ) -> Result<Option<DateTime<Utc>>, String> {
-    let Some(entries) = get(item, &["metadata", "managedFields"]) else {
+    let Some(entries) = item.pointer("/metadata/managedFields") else {
         return Ok(None);
     };
     let Some(entries) = entries.as_array() else {
@@ -728,11 +724,11 @@ fn kubelet_stamp(
             continue;
         }
         let manages_status =
-            text("subresource") == "status" || get(entry, &["fieldsV1", "f:status"]).is_some();
+            text("subresource") == "status" || entry.pointer("/fieldsV1/f:status").is_some();
         if status_only && !manages_status {
             continue;
         }
-        let time = time_field(entry, &["time"], label, "metadata.managedFields[].time")?;
+        let time = time_field(entry, "/time", label, "metadata.managedFields[].time")?;
         latest = latest.max(Some(time));
     }
     Ok(latest)
@@ -741,14 +737,14 @@ fn kubelet_stamp(
 /// `Ok(None)`: a Lease of another kind (leader election…), not an error.
 fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
     let (label, lease_name) = check_kind(item, index, "Lease")?;
-    let namespace = get(item, &["metadata", "namespace"]).and_then(Value::as_str);
-    let labels = get(item, &["metadata", "labels"]);
+    let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str);
+    let labels = item.pointer("/metadata/labels");
     let label_value = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
     let apiserver = label_value(IDENTITY_LABEL) == Some(IDENTITY_VALUE);
     if !apiserver && namespace != Some(NODE_LEASE_NAMESPACE) {
         return Ok(None);
     }
-    let holder = get(item, &["spec", "holderIdentity"]).and_then(Value::as_str);
+    let holder = item.pointer("/spec/holderIdentity").and_then(Value::as_str);
     let name = if apiserver {
         // The holder is "<APIServerID>_<uuid>" (pkg/controlplane/instance.go); its
         // host label is the readable part of that identity.
@@ -762,8 +758,8 @@ fn read_lease(item: &Value, index: usize) -> Result<Option<LeaseItem>, String> {
     } else {
         holder.unwrap_or(lease_name).to_owned()
     };
-    let renew = time_field(item, &["spec", "renewTime"], &label, "spec.renewTime")?;
-    let duration = match get(item, &["spec", "leaseDurationSeconds"]) {
+    let renew = time_field(item, "/spec/renewTime", &label, "spec.renewTime")?;
+    let duration = match item.pointer("/spec/leaseDurationSeconds") {
         None | Some(Value::Null) if apiserver => DEFAULT_APISERVER_LEASE_SECONDS,
         None | Some(Value::Null) => DEFAULT_NODE_LEASE_SECONDS,
         Some(v) => v
@@ -796,7 +792,7 @@ struct NodeItem {
 
 fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
     let (label, name) = check_kind(item, index, "Node")?;
-    let Some(conditions) = get(item, &["status", "conditions"]).and_then(Value::as_array) else {
+    let Some(conditions) = item.pointer("/status/conditions").and_then(Value::as_array) else {
         return Err(format!("{label}: status.conditions is missing"));
     };
     let mut heartbeat: Option<DateTime<Utc>> = None;
@@ -809,7 +805,7 @@ fn read_node(item: &Value, index: usize) -> Result<NodeItem, String> {
         if condition.get("lastHeartbeatTime").is_some() {
             let at = time_field(
                 condition,
-                &["lastHeartbeatTime"],
+                "/lastHeartbeatTime",
                 &label,
                 "status.conditions[].lastHeartbeatTime",
             )?;
