@@ -14,6 +14,7 @@
 use serde::Deserialize;
 
 use super::{Check, CheckName};
+use crate::diagnosis::forbidden::service_account_of;
 use crate::findings::{Code, Finding};
 use crate::token::Token;
 
@@ -151,12 +152,7 @@ pub fn check(token: &Token, expect: &TrustExpectation) -> (Check, Vec<Finding>) 
 
 /// Which part of `system:serviceaccount:NS:NAME` differs.
 fn subject_hint(got: &str, want: &str) -> String {
-    let parts = |s: &str| -> Option<(String, String)> {
-        let rest = s.strip_prefix("system:serviceaccount:")?;
-        let (ns, name) = rest.split_once(':')?;
-        Some((ns.to_owned(), name.to_owned()))
-    };
-    match (parts(got), parts(want)) {
+    match (service_account_of(got), service_account_of(want)) {
         (Some((gn, gs)), Some((wn, ws))) if gn != wn && gs == ws => {
             format!(" (another namespace: {gn} instead of {wn})")
         }
