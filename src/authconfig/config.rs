@@ -37,11 +37,10 @@ pub enum AuthnConfigError {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 struct RawConfig {
     api_version: Option<String>,
     kind: Option<String>,
-    #[serde(default)]
     jwt: Vec<JwtAuthenticator>,
 }
 
@@ -60,15 +59,12 @@ pub struct JwtAuthenticator {
 
 /// `issuer`.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct Issuer {
-    #[serde(default)]
     pub url: String,
-    #[serde(default, rename = "discoveryURL")]
+    #[serde(rename = "discoveryURL")]
     pub discovery_url: Option<String>,
-    #[serde(default)]
     pub audiences: Vec<String>,
-    #[serde(default)]
     pub audience_match_policy: Option<String>,
 }
 
@@ -84,15 +80,11 @@ pub struct ClaimValidationRule {
 
 /// `claimMappings`.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ClaimMappings {
-    #[serde(default)]
     pub username: ClaimOrExpression,
-    #[serde(default)]
     pub groups: ClaimOrExpression,
-    #[serde(default)]
     pub uid: ClaimOrExpression,
-    #[serde(default)]
     pub extra: Vec<ExtraMapping>,
 }
 
