@@ -182,8 +182,6 @@ pub struct PublicKey {
     /// Kubernetes' key id for it: base64url(SHA-256(DER SubjectPublicKeyInfo)).
     pub computed_kid: String,
     pub kind: KeyKind,
-    /// The JWK `alg` member, if any (informational).
-    pub jwk_alg: Option<String>,
     /// PEM keys: the form it was given in.
     pub pem_form: Option<PemForm>,
     /// Canonical DER SubjectPublicKeyInfo.
@@ -218,7 +216,7 @@ impl PublicKey {
                 spki.as_ref().to_vec(),
             ));
         }
-        for curve in [Curve::P256, Curve::P384, Curve::P521] {
+        for &curve in Curve::VARIANTS {
             if let Ok(parsed) = lc::ParsedPublicKey::new(curve.verification(), der) {
                 let spki = parsed.as_der().map_err(|_| "cannot re-encode the EC key")?;
                 return Ok(ec_key(curve, spki.as_ref().to_vec()));
@@ -253,7 +251,6 @@ fn new_key(kind: KeyKind, spki: Vec<u8>, decoding: Option<DecodingKey>) -> Publi
         published_kid: None,
         computed_kid: kubernetes_key_id(&spki),
         kind,
-        jwk_alg: None,
         pem_form: None,
         decoding,
         spki,
@@ -413,7 +410,6 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
         };
         key.source = source;
         key.published_kid = kid;
-        key.jwk_alg = jwk.get("alg").and_then(Value::as_str).map(str::to_owned);
         set.keys.push(key);
     }
     if set.keys.is_empty() {
@@ -575,7 +571,7 @@ fn public_half(label: &str, der: &[u8]) -> Result<(PublicKey, KeyNote), String> 
         return PublicKey::from_public_der(spki.as_ref()).map(|k| (k, KeyNote::FromPrivateKey));
     }
     if label != "RSA PRIVATE KEY" {
-        for curve in [Curve::P256, Curve::P384, Curve::P521] {
+        for &curve in Curve::VARIANTS {
             // `from_private_key_der` reads both PKCS#8 and SEC 1 (RFC 5915).
             if let Ok(pair) = lc::EcdsaKeyPair::from_private_key_der(curve.signing(), der) {
                 let spki = pair
@@ -636,12 +632,7 @@ pub fn parse_openid_configuration(bytes: &[u8]) -> Result<OpenIdConfiguration, K
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-
-    fn read(path: &str) -> Vec<u8> {
-        std::fs::read(format!("{TESTDATA}/{path}")).unwrap()
-    }
+    use crate::verify::tests::read;
 
     fn published_kids() -> Vec<String> {
         let doc: Value = serde_json::from_slice(&read("jwks.json")).unwrap();

@@ -9,7 +9,8 @@ const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
-fn read(path: &str) -> Vec<u8> {
+/// A file of testdata/ (also read by the key parsers' tests).
+pub(super) fn read(path: &str) -> Vec<u8> {
     std::fs::read(format!("{TESTDATA}/{path}")).unwrap()
 }
 
