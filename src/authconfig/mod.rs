@@ -335,8 +335,10 @@ impl Run {
             let pass = check(Stage::Audience, CheckOutcome::Pass, rule, detail);
             self.routed.checks.push(pass);
         } else {
+            let mut expected = issuer.audiences.clone();
+            expected.sort();
             let rejection = JwtRejection::Audience {
-                expected: sorted(&issuer.audiences),
+                expected,
                 got: got.to_vec(),
             };
             let failed = check(Stage::Audience, CheckOutcome::Fail, rule, detail);
@@ -710,21 +712,8 @@ fn check(stage: Stage, outcome: CheckOutcome, rule: String, detail: String) -> R
     }
 }
 
-fn sorted(values: &[String]) -> Vec<String> {
-    let mut v = values.to_vec();
-    v.sort();
-    v
-}
-
-fn list<S: AsRef<str>>(values: &[S]) -> String {
-    format!(
-        "[{}]",
-        values
-            .iter()
-            .map(|v| v.as_ref())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+fn list<S: std::borrow::Borrow<str>>(values: &[S]) -> String {
+    format!("[{}]", values.join(", "))
 }
 
 /// kube-apiserver's words for a rejection (oidc.go; see
