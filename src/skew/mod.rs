@@ -376,15 +376,16 @@ mod tests {
     use super::*;
     use crate::window::at_seconds;
 
+    // Also the fixtures of sources' and render's tests.
     const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
-    const L: TimeDelta = TimeDelta::seconds(60);
+    pub(super) const L: TimeDelta = TimeDelta::seconds(60);
 
-    fn now() -> DateTime<Utc> {
+    pub(super) fn now() -> DateTime<Utc> {
         at_seconds(NOW)
     }
 
     /// A token minted at NOW (+ `minted_at`) on the reference clock, an hour long.
-    fn token(minted_at: i64, nbf: bool) -> TokenTimes {
+    pub(super) fn token(minted_at: i64, nbf: bool) -> TokenTimes {
         let iat = NOW + minted_at;
         TokenTimes {
             fingerprint: "abcd1234".into(),

@@ -366,12 +366,8 @@ fn fit_name(name: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skew::tests::{L, now, token};
     use crate::skew::{ClockReading, ClockSource, analyse};
-    use crate::window::{TimeClaims, at_seconds};
-
-    fn at(offset: i64) -> DateTime<Utc> {
-        at_seconds(1_767_225_600 + offset)
-    }
 
     fn render(report: &SkewReport, width: u16) -> String {
         let mut out = Vec::new();
@@ -381,21 +377,13 @@ mod tests {
     }
 
     fn report(exp_after: i64, offsets: &[(&str, i64)]) -> SkewReport {
-        let iat = at(0).timestamp();
-        let token = TokenTimes {
-            fingerprint: "abcd1234".into(),
-            claims: TimeClaims {
-                not_before: Some(iat),
-                issued_at: Some(iat),
-                expires_at: Some(iat + exp_after),
-            },
-            time_checked: true,
-        };
+        let mut token = token(0, true);
+        token.claims.expires_at = Some(now().timestamp() + exp_after);
         let readings = offsets
             .iter()
             .map(|(n, o)| ClockReading::exact(*n, ClockSource::Flag, TimeDelta::seconds(*o)))
             .collect();
-        analyse(Some(token), readings, vec![], at(0), TimeDelta::seconds(60))
+        analyse(Some(token), readings, vec![], now(), L)
     }
 
     fn timeline_row<'a>(text: &'a str, name: &str) -> &'a str {

@@ -1,17 +1,12 @@
 //! Unit tests of `crate::skew::sources`.
 
 use super::*;
+use crate::skew::tests::{L, now, token};
 use crate::timefmt::parse_instant;
 use serde_json::json;
 
-const L: TimeDelta = TimeDelta::seconds(60);
-
 fn t(s: &str) -> DateTime<Utc> {
     parse_instant(s).unwrap()
-}
-
-fn now() -> DateTime<Utc> {
-    t("2026-01-01T00:00:00Z")
 }
 
 fn reading<'a>(obs: &'a Observation, name: &str) -> &'a ClockReading {
@@ -264,21 +259,11 @@ fn nodes_heartbeat_against_managed_fields() {
 
 #[test]
 fn iat_estimate_only_for_a_fresh_token() {
-    let token = |iat: i64| TokenTimes {
-        fingerprint: "f".into(),
-        claims: crate::window::TimeClaims {
-            not_before: Some(iat),
-            issued_at: Some(iat),
-            expires_at: Some(iat + 3600),
-        },
-        time_checked: true,
-    };
-    let base = now().timestamp();
-    let (r, _) = from_token_iat(&token(base + 90), now(), L);
+    let (r, _) = from_token_iat(&token(90, true), now(), L);
     assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(90_500));
-    let (r, _) = from_token_iat(&token(base - 2), now(), L);
+    let (r, _) = from_token_iat(&token(-2, true), now(), L);
     assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(-1_500));
-    let (r, f) = from_token_iat(&token(base - 600), now(), L);
+    let (r, f) = from_token_iat(&token(-600, true), now(), L);
     assert!(r.is_none());
     assert!(f.message.contains("too old"), "{}", f.message);
 }
