@@ -737,11 +737,7 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         // jwt.go: an empty aud is treated as the API audiences (audited as legacy-token).
         return Check {
             name: CheckName::Audience,
-            ok: if expect.audiences.is_empty() {
-                None
-            } else {
-                Some(true)
-            },
+            ok: (!expect.audiences.is_empty()).then_some(true),
             detail: "no aud: kube-apiserver treats the token as carrying its API audiences"
                 .to_owned(),
         };
