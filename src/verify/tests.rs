@@ -131,68 +131,6 @@ fn issuer_and_audience_are_checked_when_asked() {
 }
 
 #[test]
-fn tampering_breaks_the_signature_but_not_the_key_lookup() {
-    let raw = fixture("projected.jwt");
-    let parts: Vec<&str> = raw.split('.').collect();
-    let mut payload: Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
-    payload["sub"] = json!("system:serviceaccount:kube-system:admin");
-    let forged = format!(
-        "{}.{}.{}",
-        parts[0],
-        URL_SAFE_NO_PAD.encode(payload.to_string()),
-        parts[2]
-    );
-    let r = run_any(&forged, &jwks());
-    assert!(!r.valid);
-    assert_eq!(r.check(CheckName::Signature).ok, Some(false));
-    assert_eq!(r.check(CheckName::Key).ok, Some(true));
-    assert_eq!(codes(&r), ["signature-invalid"]);
-    assert_eq!(r.keys[0].1, KeyOutcome::Failed);
-    assert_eq!(r.keys[1].1, KeyOutcome::NotTried);
-
-    let mut sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
-    sig[10] ^= 1;
-    let forged = format!("{}.{}.{}", parts[0], parts[1], URL_SAFE_NO_PAD.encode(sig));
-    let r = run_any(&forged, &jwks());
-    assert_eq!(codes(&r), ["signature-invalid"]);
-}
-
-#[test]
-fn right_key_with_an_unknown_kid_is_found_by_trial() {
-    let raw = sign_rsa(Some("not-a-published-kid"), &claims(0));
-    let r = run(&raw, &jwks(), &expected());
-    assert!(!r.valid);
-    assert_eq!(r.matched_by, Some(MatchedBy::Trial));
-    assert_eq!(r.check(CheckName::Signature).ok, Some(true));
-    assert_eq!(r.check(CheckName::Key).ok, Some(false));
-    assert_eq!(codes(&r), ["kid-mismatch"]);
-    assert!(r.check(CheckName::Key).detail.contains(NO_KEYS_FOUND));
-}
-
-#[test]
-fn unknown_kid_and_no_key_lists_the_kids() {
-    let r = run(&fixture("rotated-key.jwt"), &jwks(), &expected());
-    assert!(!r.valid);
-    assert_eq!(r.matched_by, None);
-    assert_eq!(codes(&r), ["signature-invalid", "kid-not-found"]);
-    let detail = &r.check(CheckName::Key).detail;
-    for kid in jwks().kids() {
-        assert!(detail.contains(kid), "{detail}");
-    }
-    // Only the one RSA key was tried.
-    let tried: Vec<KeyOutcome> = r.keys.iter().map(|k| k.1).collect();
-    assert_eq!(
-        tried,
-        [
-            KeyOutcome::Failed,
-            KeyOutcome::NotTried,
-            KeyOutcome::NotTried
-        ]
-    );
-}
-
-#[test]
 fn no_kid_tries_every_key_as_kube_apiserver_does() {
     let raw = sign_rsa(None, &claims(0));
     let r = run(&raw, &jwks(), &expected());
@@ -201,17 +139,8 @@ fn no_kid_tries_every_key_as_kube_apiserver_does() {
 }
 
 #[test]
-fn refused_algorithms() {
-    for (file, code) in [
-        ("alg-none.jwt", "alg-none"),
-        ("hs256.jwt", "hmac-algorithm"),
-    ] {
-        let r = run_any(&fixture(file), &jwks());
-        assert!(!r.valid);
-        assert_eq!(codes(&r), [code], "{file}");
-        assert_eq!(r.check(CheckName::Key).ok, None);
-        assert!(r.keys.iter().all(|k| k.1 == KeyOutcome::NotTried));
-    }
+fn unsigned_and_unusual_algorithms_are_refused() {
+    // alg none and HS256: it::verify::alg_none_and_hs256_are_refused.
     let r = run_any(&fixture("unsigned.jwt"), &jwks());
     assert_eq!(codes(&r), ["unsigned"]);
     // A real algorithm, just not one kube-apiserver signs with.
