@@ -121,12 +121,9 @@ pub fn field<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
         };
         return Some(match value.strip_prefix(b"\"") {
             Some(quoted) => {
-                let mut end = 0;
-                while end < quoted.len()
-                    && (quoted[end] != b'"' || (end > 0 && quoted[end - 1] == b'\\'))
-                {
-                    end += 1;
-                }
+                let end = (0..quoted.len())
+                    .find(|&i| quoted[i] == b'"' && (i == 0 || quoted[i - 1] != b'\\'))
+                    .unwrap_or(quoted.len());
                 &quoted[..end]
             }
             None => {
