@@ -203,9 +203,8 @@ pub fn from_leases(
     now: DateTime<Utc>,
     leeway: TimeDelta,
 ) -> Result<Observation, SourceError> {
-    const EXPECTED: &str = "kubectl get leases -n kube-node-lease -o json";
-    let doc = parse_json(text, what, EXPECTED)?;
-    let items = list_items(&doc, "Lease", what, EXPECTED)?;
+    let expected = "kubectl get leases -n kube-node-lease -o json";
+    let items = list_items(text, "Lease", what, expected)?;
     let mut obs = Observation::default();
     let mut nodes: Vec<LeaseItem> = Vec::new();
     let (mut total, mut stale, mut others, mut without_fields) = (0, 0, Vec::new(), 0);
@@ -350,9 +349,7 @@ pub fn from_nodes(
     leeway: TimeDelta,
     apiserver: Option<Estimate>,
 ) -> Result<Observation, SourceError> {
-    const EXPECTED: &str = "kubectl get nodes -o json";
-    let doc = parse_json(text, what, EXPECTED)?;
-    let items = list_items(&doc, "Node", what, EXPECTED)?;
+    let items = list_items(text, "Node", what, "kubectl get nodes -o json")?;
     let mut obs = Observation::default();
     let mut without_fields = Vec::new();
     let mut kubelets = Vec::new();
@@ -595,39 +592,36 @@ fn median(estimates: &[Estimate]) -> Option<Estimate> {
     })
 }
 
-fn parse_json(text: &str, what: &str, expected: &'static str) -> Result<Value, SourceError> {
-    serde_json::from_str(text).map_err(|e| SourceError::Json {
-        what: what.to_owned(),
-        expected,
-        detail: e.to_string(),
-    })
-}
-
-/// The items of a `List` (or `LeaseList`, `NodeList`), or one object of `kind`.
-fn list_items<'a>(
-    doc: &'a Value,
+/// The items of `text`: a `List` (or `LeaseList`, `NodeList`), or one object of `kind`.
+fn list_items(
+    text: &str,
     kind: &str,
     what: &str,
     expected: &'static str,
-) -> Result<Vec<&'a Value>, SourceError> {
+) -> Result<Vec<Value>, SourceError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| SourceError::Json {
+        what: what.to_owned(),
+        expected,
+        detail: e.to_string(),
+    })?;
     let shape = |detail: String| SourceError::Shape {
         what: what.to_owned(),
         expected,
         detail,
     };
-    let Value::Object(map) = doc else {
+    let Value::Object(mut map) = doc else {
         return Err(shape(format!(
             "expected a List object with items, found {}",
-            json_type_name(doc)
+            json_type_name(&doc)
         )));
     };
-    match (map.get("items"), map.get("kind").and_then(Value::as_str)) {
-        (Some(Value::Array(items)), _) => Ok(items.iter().collect()),
+    match (map.remove("items"), map.get("kind").and_then(Value::as_str)) {
+        (Some(Value::Array(items)), _) => Ok(items),
         (Some(other), _) => Err(shape(format!(
             "items is {}, not an array",
-            json_type_name(other)
+            json_type_name(&other)
         ))),
-        (None, Some(k)) if k == kind => Ok(vec![doc]),
+        (None, Some(k)) if k == kind => Ok(vec![Value::Object(map)]),
         (None, Some(k)) => Err(shape(format!(
             "expected a List with items, found kind {k:?}"
         ))),
