@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+const LEEWAY: TimeDelta = TimeDelta::seconds(60);
 
 /// A file of testdata/ (also read by the key parsers' tests).
 pub(super) fn read(path: &str) -> Vec<u8> {
@@ -20,14 +21,7 @@ fn jwks() -> KeySet {
 
 fn run(raw: &str, keys: &KeySet, expect: &Expectations) -> VerifyReport {
     let token = token::parse(&SecretToken::new(raw)).unwrap();
-    verify(
-        raw,
-        &token,
-        keys,
-        expect,
-        at_seconds(NOW),
-        TimeDelta::seconds(60),
-    )
+    verify(raw, &token, keys, expect, at_seconds(NOW), LEEWAY)
 }
 
 /// `run` expecting no issuer or audience in particular.
