@@ -543,8 +543,7 @@ impl<'de> Visitor<'de> for Document<'_> {
                 listed = true;
                 map.next_value_seed(Document {
                     agg: &mut *self.agg,
-                    index: self.index,
-                    since: self.since,
+                    ..self
                 })?;
             } else {
                 fields.insert(key, map.next_value()?);
