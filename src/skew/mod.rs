@@ -398,12 +398,8 @@ mod tests {
         }
     }
 
-    fn flag(name: &str, offset: i64) -> ClockReading {
+    pub(super) fn flag(name: &str, offset: i64) -> ClockReading {
         ClockReading::exact(name, ClockSource::Flag, TimeDelta::seconds(offset))
-    }
-
-    fn clock<'a>(r: &'a SkewReport, name: &str) -> &'a ClockResult {
-        r.clocks.iter().find(|c| c.reading.name == name).unwrap()
     }
 
     #[test]
@@ -421,7 +417,7 @@ mod tests {
         let mut reading = flag("n", -58);
         reading.uncertainty = TimeDelta::seconds(5);
         let r = analyse(Some(token(0, true)), vec![reading], vec![], now(), L);
-        let c = clock(&r, "n");
+        let c = &r.clocks[1];
         assert_eq!(c.judgement.unwrap().verdict, Verdict::Accept);
         assert!(c.uncertain);
         assert!(r.findings.iter().any(|f| f.code == Code::VerdictUncertain));

@@ -366,8 +366,8 @@ fn fit_name(name: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skew::tests::{L, now, token};
-    use crate::skew::{ClockReading, ClockSource, analyse};
+    use crate::skew::analyse;
+    use crate::skew::tests::{L, flag, now, token};
 
     fn render(report: &SkewReport, width: u16) -> String {
         let mut out = Vec::new();
@@ -379,10 +379,7 @@ mod tests {
     fn report(exp_after: i64, offsets: &[(&str, i64)]) -> SkewReport {
         let mut token = token(0, true);
         token.claims.expires_at = Some(now().timestamp() + exp_after);
-        let readings = offsets
-            .iter()
-            .map(|(n, o)| ClockReading::exact(*n, ClockSource::Flag, TimeDelta::seconds(*o)))
-            .collect();
+        let readings = offsets.iter().map(|(n, o)| flag(n, *o)).collect();
         analyse(Some(token), readings, vec![], now(), L)
     }
 
