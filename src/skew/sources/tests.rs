@@ -83,22 +83,6 @@ fn clock_flags() {
 }
 
 #[test]
-fn http_date_interval_is_a_reading() {
-    use crate::probe::offset::{DateSample, estimate};
-    // Sent 00:00:00.000, received 00:00:00.400; server wrote "00:01:30".
-    let interval = estimate(&[DateSample {
-        sent_at: now(),
-        received_at: now() + TimeDelta::milliseconds(400),
-        date: now() + TimeDelta::seconds(90),
-    }])
-    .unwrap();
-    let r = from_date_interval("https://cp-1:6443", interval);
-    assert_eq!(r.offset, TimeDelta::milliseconds(90_300));
-    assert_eq!(r.uncertainty, TimeDelta::milliseconds(700));
-    assert_eq!(r.source, ClockSource::HttpDate);
-}
-
-#[test]
 fn lease_offsets_skew_and_staleness() {
     let doc = list(vec![
         node_lease(
