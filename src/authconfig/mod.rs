@@ -465,23 +465,7 @@ impl Run {
     /// Evaluates one validation rule (a CEL expression that must be true) and
     /// records its check.
     fn validate(&mut self, stage: Stage, expression: &str, message: Option<&str>, input: &Input) {
-        let code = match stage {
-            Stage::UserRule => Code::AuthnUserRuleFailed,
-            _ => Code::AuthnClaimRuleFailed,
-        };
-        let rejection = |message: String| {
-            let expression = Some(expression.to_owned());
-            match stage {
-                Stage::UserRule => JwtRejection::UserRule {
-                    expression,
-                    message,
-                },
-                _ => JwtRejection::ClaimRule {
-                    expression,
-                    message,
-                },
-            }
-        };
+        const NOT_BOOLEAN: &str = "validation expression must return a boolean";
         let mut check = RuleCheck {
             stage,
             rule: expression.to_owned(),
@@ -489,38 +473,48 @@ impl Run {
             detail: String::new(),
             message: message.map(str::to_owned),
         };
-        match cel::evaluate(expression, input) {
+        let (detail, reason) = match cel::evaluate(expression, input) {
             Outcome::Value(::cel::Value::Bool(true)) => {
                 check.outcome = CheckOutcome::Pass;
                 check.detail = "true".into();
                 self.routed.checks.push(check);
+                return;
             }
-            Outcome::Value(::cel::Value::Bool(false)) => {
-                check.detail = match message {
-                    Some(m) => format!("is false: {m:?}"),
-                    None => "is false".into(),
-                };
-                let rejection = rejection(message.unwrap_or("").to_owned());
-                self.fail(check, rejection, code);
-            }
-            Outcome::Value(other) => {
-                check.detail = format!(
-                    "gives {}: validation expression must return a boolean",
-                    cel::show(&other)
-                );
-                let rejection = rejection("validation expression must return a boolean".into());
-                self.fail(check, rejection, code);
-            }
-            Outcome::Error(e) => {
-                check.detail = format!("fails to evaluate: {e}");
-                self.fail(check, rejection(e), code);
-            }
+            Outcome::Value(::cel::Value::Bool(false)) => match message {
+                Some(m) => (format!("is false: {m:?}"), m.to_owned()),
+                None => ("is false".into(), String::new()),
+            },
+            Outcome::Value(other) => (
+                format!("gives {}: {NOT_BOOLEAN}", cel::show(&other)),
+                NOT_BOOLEAN.into(),
+            ),
+            Outcome::Error(e) => (format!("fails to evaluate: {e}"), e),
             Outcome::Unsupported(why) | Outcome::Refused(why) => {
                 check.outcome = CheckOutcome::NotEvaluated;
                 check.detail = why.clone();
                 self.skip(check, format!("`{expression}`: {why}"));
+                return;
             }
-        }
+        };
+        check.detail = detail;
+        let expression = Some(expression.to_owned());
+        let (rejection, code) = match stage {
+            Stage::UserRule => (
+                JwtRejection::UserRule {
+                    expression,
+                    message: reason,
+                },
+                Code::AuthnUserRuleFailed,
+            ),
+            _ => (
+                JwtRejection::ClaimRule {
+                    expression,
+                    message: reason,
+                },
+                Code::AuthnClaimRuleFailed,
+            ),
+        };
+        self.fail(check, rejection, code);
     }
 
     /// The rejection, or the user the authenticator makes, and the rules not
