@@ -389,12 +389,14 @@ impl Run {
                 Some(value)
             }
             Mapped::Fail(rule, detail) => {
-                let rejection = match expression {
-                    _ if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED => {
-                        JwtRejection::EmailNotVerified
+                let rejection = if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED {
+                    JwtRejection::EmailNotVerified
+                } else {
+                    JwtRejection::Mapping {
+                        what: stage.as_str().into(),
+                        detail: expression
+                            .map_or_else(|| detail.clone(), |e| format!("{e}: {detail}")),
                     }
-                    Some(e) => mapping_failed(stage, format!("{e}: {detail}")),
-                    None => mapping_failed(stage, detail.clone()),
                 };
                 let failed = check(stage, CheckOutcome::Fail, rule, detail);
                 self.fail(failed, rejection, Code::AuthnMappingFailed);
@@ -566,14 +568,6 @@ impl Run {
             ));
         }
         report.routed = Some(routed);
-    }
-}
-
-/// A claim mapping that cannot build the user.
-fn mapping_failed(stage: Stage, detail: String) -> JwtRejection {
-    JwtRejection::Mapping {
-        what: stage.as_str().into(),
-        detail,
     }
 }
 
