@@ -242,14 +242,14 @@ pub fn evaluate(
 
 /// The finding for a token whose issuer no JWT authenticator has.
 fn no_authenticator(config: &AuthnConfig, iss: &str, kind: TokenKind) -> Finding {
+    let (count, source) = (config.jwt.len(), &config.source);
+    let none = format!("none of the {count} JWT authenticators of {source} has issuer {iss:?}");
     if kind == TokenKind::NotKubernetes {
         let issuers: Vec<&str> = config.jwt.iter().map(|a| a.issuer.url.as_str()).collect();
         Finding::error(
             Code::AuthnNoAuthenticator,
             format!(
-                "none of the {} JWT authenticators of {} has issuer {iss:?} (they have {}), and it is not a ServiceAccount token: no authenticator takes it (401, \"invalid bearer token\")",
-                config.jwt.len(),
-                config.source,
+                "{none} (they have {}), and it is not a ServiceAccount token: no authenticator takes it (401, \"invalid bearer token\")",
                 list(&issuers)
             ),
         )
@@ -257,9 +257,7 @@ fn no_authenticator(config: &AuthnConfig, iss: &str, kind: TokenKind) -> Finding
         Finding::info(
             Code::AuthnNoAuthenticator,
             format!(
-                "none of the {} JWT authenticators of {} has issuer {iss:?}: it is left to the ServiceAccount authenticator, which takes it if --service-account-issuer lists {iss:?}",
-                config.jwt.len(),
-                config.source
+                "{none}: it is left to the ServiceAccount authenticator, which takes it if --service-account-issuer lists {iss:?}"
             ),
         )
     }
