@@ -24,6 +24,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use chrono::Datelike;
 use memchr::memmem;
 use serde::Deserialize;
 
@@ -399,16 +400,16 @@ pub fn parse_time(t: &[u8]) -> Option<Micros> {
         } else {
             rest
         };
-        if rest != b"Z"
-            || !(1..=12).contains(&mo)
-            || !(1..=31).contains(&d)
-            || h > 23
-            || mi > 59
-            || s > 60
-        {
+        if rest != b"Z" || h > 23 || mi > 59 || s > 60 {
             return None;
         }
-        let days = days_from_civil(y, mo, d);
+        // chrono checks the day against its month, as the RFC 3339 path does.
+        let date = chrono::NaiveDate::from_ymd_opt(
+            i32::try_from(y).ok()?,
+            u32::try_from(mo).ok()?,
+            u32::try_from(d).ok()?,
+        )?;
+        let days = i64::from(date.num_days_from_ce()) - UNIX_EPOCH_DAYS_FROM_CE;
         Some(((days * 86_400 + h * 3600 + mi * 60 + s) * 1_000_000) + micros)
     };
     fast().or_else(|| {
@@ -426,17 +427,8 @@ pub fn digits(b: &[u8]) -> Option<i64> {
     })
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+/// 1970-01-01 counted from 0001-01-01 (chrono's `num_days_from_ce`).
+const UNIX_EPOCH_DAYS_FROM_CE: i64 = 719_163;
 
 #[cfg(test)]
 mod tests {
@@ -497,5 +489,8 @@ mod tests {
             Some(1_709_251_199_000_000)
         );
         assert_eq!(parse_time(b"garbage"), None);
+        // A day its month does not have is refused on both paths.
+        assert_eq!(parse_time(b"2026-02-31T00:00:00Z"), None);
+        assert_eq!(parse_time(b"2025-02-29T00:00:00.5Z"), None);
     }
 }

@@ -15,7 +15,7 @@
 //!
 //! Over 800 lines: one small reader per clock source (flags, node and API
 //! server Leases, Node heartbeats, a token's iat), kept together because they
-//! share one reading-and-uncertainty model, and their tests.
+//! share one reading-and-uncertainty model.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;

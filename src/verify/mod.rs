@@ -11,9 +11,6 @@
 //! keys found"; before 1.31 every key was tried), signature ("go-jose/go-jose:
 //! error in cryptographic primitive", `square/go-jose:` up to 1.32), audiences
 //! ("token audiences … is invalid for the target audiences …"), then time.
-//!
-//! Over 800 lines because the checks' tests (every Done-when case of verify)
-//! sit beside them; the code is under 800.
 
 pub mod fetch;
 pub mod keys;
