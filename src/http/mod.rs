@@ -573,34 +573,24 @@ impl Connected<'_> {
 
 /// Sorts an error chain into DNS, refused, timeout, TLS or other.
 fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> TransportError {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = cause {
-        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+    for e in std::iter::successors(Some(error), |e| e.source()) {
+        if e.is::<connect::DnsError>() {
+            return TransportError::Dns(detail);
+        }
+        let io = e.downcast_ref::<std::io::Error>();
+        match io.map(std::io::Error::kind) {
+            Some(std::io::ErrorKind::ConnectionRefused) => return TransportError::Refused(detail),
+            Some(std::io::ErrorKind::TimedOut) => return TransportError::Timeout(detail),
+            _ => {}
+        }
+        // rustls's own error, or one an I/O error carries.
+        let inner = io.and_then(|io| io.get_ref()?.downcast_ref::<rustls::Error>());
+        if let Some(tls) = e.downcast_ref::<rustls::Error>().or(inner) {
             return TransportError::Tls {
                 reason: reason_of(tls),
                 detail,
             };
         }
-        if e.downcast_ref::<connect::DnsError>().is_some() {
-            return TransportError::Dns(detail);
-        }
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => return TransportError::Refused(detail),
-                std::io::ErrorKind::TimedOut => return TransportError::Timeout(detail),
-                _ => {}
-            }
-            if let Some(tls) = io
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            {
-                return TransportError::Tls {
-                    reason: reason_of(tls),
-                    detail,
-                };
-            }
-        }
-        cause = e.source();
     }
     // hyper-util's connector names a resolver failure "dns error"; getaddrinfo's
     // own text follows ("failed to lookup address information").
@@ -616,14 +606,12 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
 /// The error and its sources as one line.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
+    for e in std::iter::successors(error.source(), |e| e.source()) {
         let part = e.to_string();
         if !text.contains(&part) {
             text.push_str(": ");
             text.push_str(&part);
         }
-        cause = e.source();
     }
     text
 }
