@@ -629,11 +629,10 @@ fn check_time(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::diagnosis::testing::NOW;
     use crate::secret::SecretToken;
     use base64::Engine as _;
     use serde_json::{Value, json};
-
-    pub(crate) const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
     /// The report on an unsigned token (the signature is not checked here)
     /// at [`NOW`], its shaped input adjusted by `input` first.

@@ -558,7 +558,7 @@ pub fn diagnose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::tests::NOW;
+    use crate::diagnosis::testing::NOW;
     use serde_json::{Value, json};
 
     fn decoded(claims: Value) -> DecodeReport {
