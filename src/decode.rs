@@ -579,20 +579,18 @@ fn check_time(
         )),
         Verdict::Accept => {
             let within = |secs: Option<i64>| secs.map(at_seconds).filter(|t| *t > now);
-            if let Some(nbf) = within(claims.not_before) {
+            let ahead = [
+                (within(claims.not_before), "nbf", Code::NotYetValid),
+                (within(claims.issued_at), "iat", Code::IssuedInFuture),
+            ]
+            .into_iter()
+            .find_map(|(at, name, code)| Some((at?, name, code)));
+            if let Some((at, name, code)) = ahead {
                 findings.push(Finding::warning(
-                    Code::NotYetValid,
+                    code,
                     format!(
-                        "nbf is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                        ceil_seconds(nbf - now)
-                    ),
-                ));
-            } else if let Some(iat) = within(claims.issued_at) {
-                findings.push(Finding::warning(
-                    Code::IssuedInFuture,
-                    format!(
-                        "iat is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                        ceil_seconds(iat - now)
+                        "{name} is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
+                        ceil_seconds(at - now)
                     ),
                 ));
             }
