@@ -208,7 +208,7 @@ fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, 
 }
 
 /// Names the claim in a [`TokenError::ClaimType`] made without one.
-fn with_claim(error: TokenError, path: String) -> TokenError {
+pub(super) fn with_claim(error: TokenError, path: String) -> TokenError {
     match error {
         TokenError::ClaimType {
             expected, found, ..
@@ -225,7 +225,7 @@ fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, TokenEr
     string_at(map, key, key)
 }
 
-fn string_at(
+pub(super) fn string_at(
     map: &Map<String, Value>,
     key: &str,
     path: &str,
