@@ -99,16 +99,13 @@ pub fn analyse(
     }
     let mut diagnosis = overall(&servers);
     if context.replicas {
-        let views: Vec<Peer> = servers
-            .iter()
-            .map(|s| Peer {
-                url: s.observation.url.clone(),
+        let views: Vec<Peer> = everyone
+            .into_iter()
+            .zip(&servers)
+            .map(|(peer, s)| Peer {
                 classification: s.classification,
-                offset: s
-                    .facts
-                    .offset
-                    .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
                 kids: s.jwks_kids.clone(),
+                ..peer
             })
             .collect();
         servers::replicas(&views, &mut diagnosis);
