@@ -260,7 +260,7 @@ impl Request {
 }
 
 /// One response, with the instants around it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Exchange {
     pub status: u16,
     /// The `Date` header as sent.
