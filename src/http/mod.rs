@@ -421,10 +421,7 @@ impl HttpClient {
             )));
         }
         let mut builder = hyper::Request::builder()
-            .method(match request.method {
-                Method::Get => hyper::Method::GET,
-                Method::Post => hyper::Method::POST,
-            })
+            .method(request.method.as_str())
             .uri(url.as_str())
             .header(hyper::header::ACCEPT, "application/json")
             .header(
