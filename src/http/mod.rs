@@ -625,6 +625,16 @@ mod tests {
     use super::*;
     use crate::clock::Clock;
 
+    /// A client for `url` that trusts any certificate.
+    fn client(url: &str, deadline: Option<Instant>) -> Result<HttpClient, ConfigError> {
+        let config = ClientConfig {
+            deadline,
+            ..ClientConfig::new(Trust::InsecureSkipVerify)
+        };
+        let clock = RunClock::start(Clock::System);
+        HttpClient::new(&Url::parse(url).unwrap(), &config, clock)
+    }
+
     #[test]
     fn http_dates_parse() {
         let at = parse_http_date("Sun, 05 Oct 2025 12:34:56 GMT").unwrap();
@@ -634,26 +644,15 @@ mod tests {
 
     #[test]
     fn plain_http_and_odd_schemes_are_refused() {
-        let clock = RunClock::start(Clock::System);
-        let config = ClientConfig::new(Trust::InsecureSkipVerify);
-        let url = Url::parse("http://127.0.0.1:1/").unwrap();
-        assert!(matches!(
-            HttpClient::new(&url, &config, clock),
-            Err(ConfigError::PlainHttp(_))
-        ));
-        let url = Url::parse("ftp://127.0.0.1/").unwrap();
-        assert!(matches!(
-            HttpClient::new(&url, &config, clock),
-            Err(ConfigError::Scheme { .. })
-        ));
+        let plain = client("http://127.0.0.1:1/", None);
+        assert!(matches!(plain, Err(ConfigError::PlainHttp(_))));
+        let ftp = client("ftp://127.0.0.1/", None);
+        assert!(matches!(ftp, Err(ConfigError::Scheme { .. })));
     }
 
     #[test]
     fn paths_never_leave_the_origin() {
-        let clock = RunClock::start(Clock::System);
-        let config = ClientConfig::new(Trust::InsecureSkipVerify);
-        let base = Url::parse("https://10.0.0.1:6443/prefix/").unwrap();
-        let client = HttpClient::new(&base, &config, clock).unwrap();
+        let client = client("https://10.0.0.1:6443/prefix/", None).unwrap();
         assert_eq!(
             client.url("/api").unwrap().as_str(),
             "https://10.0.0.1:6443/prefix/api"
@@ -667,11 +666,7 @@ mod tests {
     /// all (so nothing connects: the address here has no server).
     #[test]
     fn nothing_is_sent_after_the_overall_deadline() {
-        let clock = RunClock::start(Clock::System);
-        let mut config = ClientConfig::new(Trust::InsecureSkipVerify);
-        config.deadline = Some(Instant::now());
-        let base = Url::parse("https://127.0.0.1:1/").unwrap();
-        let client = HttpClient::new(&base, &config, clock).unwrap();
+        let client = client("https://127.0.0.1:1/", Some(Instant::now())).unwrap();
         match client.preflight(&Request::get("/version")) {
             Err(TransportError::Timeout(detail)) => {
                 assert!(detail.starts_with("not sent"), "{detail}");
