@@ -52,13 +52,6 @@ pub struct DecodeReport {
     pub authn: Option<AuthnConfigReport>,
 }
 
-impl DecodeReport {
-    /// The worst finding's severity.
-    pub fn worst(&self) -> Option<Severity> {
-        findings::worst(&self.findings)
-    }
-}
-
 /// Analyses a parsed token at `now` with kube-apiserver's `leeway`.
 pub fn analyse(
     token: Token,
