@@ -130,7 +130,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
         return Err(TokenError::Empty.into());
     };
     if let RawLine::Text(_, text) = &first
-        && shape::looks_like_json(text)
+        && text.trim_start().starts_with('{')
     {
         let mut doc = text.clone();
         doc.push('\n');

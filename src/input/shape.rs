@@ -330,11 +330,6 @@ fn carried(token: &str, shape: Shape, context: InputContext) -> ShapedToken {
     }
 }
 
-/// Whether text that starts a document is JSON rather than a token line.
-pub fn looks_like_json(first_line: &str) -> bool {
-    first_line.trim_start().starts_with('{')
-}
-
 fn strip_quotes(text: &str) -> &str {
     for q in ['"', '\''] {
         if let Some(inner) = text.strip_prefix(q).and_then(|t| t.strip_suffix(q)) {
