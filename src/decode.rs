@@ -144,12 +144,14 @@ impl Finding {
 }
 
 fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
-    match token.header.alg.as_deref() {
+    let alg = token.header.alg.as_deref();
+    let alg_none = alg.is_some_and(|a| a.eq_ignore_ascii_case("none"));
+    match alg {
         None => findings.push(Finding::error(
             Code::AlgNone,
             "the header has no \"alg\": no verifier accepts an unsigned token",
         )),
-        Some(alg) if alg.eq_ignore_ascii_case("none") => findings.push(Finding::error(
+        Some(_) if alg_none => findings.push(Finding::error(
             Code::AlgNone,
             "\"alg\" is \"none\": the token is unsigned and kube-apiserver rejects it (401)",
         )),
@@ -169,13 +171,7 @@ fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
         )),
         Some(_) => {}
     }
-    if token.signature_len == 0
-        && !token
-            .header
-            .alg
-            .as_deref()
-            .is_some_and(|a| a.eq_ignore_ascii_case("none"))
-    {
+    if token.signature_len == 0 && !alg_none {
         findings.push(Finding::error(
             Code::Unsigned,
             "the signature segment is empty: the token is unsigned and will be rejected (401)",
