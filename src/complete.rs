@@ -53,7 +53,8 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
             .filter(|a| !a.is_hide_set())
             .filter_map(|a| {
                 let long = format!("--{}", a.get_long()?);
-                long.starts_with(current).then(|| (long, help(a)))
+                let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                long.starts_with(current).then_some((long, help))
             })
             .collect();
         flags.sort();
@@ -110,10 +111,6 @@ fn possible_values(arg: &clap::Arg, current: &str) -> Vec<(String, String)> {
             (v.get_name().to_owned(), help)
         })
         .collect()
-}
-
-fn help(arg: &clap::Arg) -> String {
-    arg.get_help().map(|h| h.to_string()).unwrap_or_default()
 }
 
 #[cfg(test)]

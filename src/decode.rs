@@ -52,13 +52,6 @@ pub struct DecodeReport {
     pub authn: Option<AuthnConfigReport>,
 }
 
-impl DecodeReport {
-    /// The worst finding's severity.
-    pub fn worst(&self) -> Option<Severity> {
-        findings::worst(&self.findings)
-    }
-}
-
 /// Analyses a parsed token at `now` with kube-apiserver's `leeway`.
 pub fn analyse(
     token: Token,
@@ -151,12 +144,14 @@ impl Finding {
 }
 
 fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
-    match token.header.alg.as_deref() {
+    let alg = token.header.alg.as_deref();
+    let alg_none = alg.is_some_and(|a| a.eq_ignore_ascii_case("none"));
+    match alg {
         None => findings.push(Finding::error(
             Code::AlgNone,
             "the header has no \"alg\": no verifier accepts an unsigned token",
         )),
-        Some(alg) if alg.eq_ignore_ascii_case("none") => findings.push(Finding::error(
+        Some(_) if alg_none => findings.push(Finding::error(
             Code::AlgNone,
             "\"alg\" is \"none\": the token is unsigned and kube-apiserver rejects it (401)",
         )),
@@ -176,13 +171,7 @@ fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
         )),
         Some(_) => {}
     }
-    if token.signature_len == 0
-        && !token
-            .header
-            .alg
-            .as_deref()
-            .is_some_and(|a| a.eq_ignore_ascii_case("none"))
-    {
+    if token.signature_len == 0 && !alg_none {
         findings.push(Finding::error(
             Code::Unsigned,
             "the signature segment is empty: the token is unsigned and will be rejected (401)",
@@ -531,10 +520,7 @@ fn check_subject(
     };
     if expected != actual {
         let message = format!("sub is {actual:?} but its claims name {expected:?}: {consequence}");
-        findings.push(match severity {
-            Severity::Error => Finding::error(Code::SubjectMismatch, message),
-            _ => Finding::warning(Code::SubjectMismatch, message),
-        });
+        findings.push(Finding::new(severity, Code::SubjectMismatch, message));
     }
 }
 
@@ -582,20 +568,18 @@ fn check_time(
         )),
         Verdict::Accept => {
             let within = |secs: Option<i64>| secs.map(at_seconds).filter(|t| *t > now);
-            if let Some(nbf) = within(claims.not_before) {
+            let ahead = [
+                (within(claims.not_before), "nbf", Code::NotYetValid),
+                (within(claims.issued_at), "iat", Code::IssuedInFuture),
+            ]
+            .into_iter()
+            .find_map(|(at, name, code)| Some((at?, name, code)));
+            if let Some((at, name, code)) = ahead {
                 findings.push(Finding::warning(
-                    Code::NotYetValid,
+                    code,
                     format!(
-                        "nbf is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                        ceil_seconds(nbf - now)
-                    ),
-                ));
-            } else if let Some(iat) = within(claims.issued_at) {
-                findings.push(Finding::warning(
-                    Code::IssuedInFuture,
-                    format!(
-                        "iat is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                        ceil_seconds(iat - now)
+                        "{name} is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
+                        ceil_seconds(at - now)
                     ),
                 ));
             }
@@ -630,31 +614,31 @@ fn check_time(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::diagnosis::testing::NOW;
     use crate::secret::SecretToken;
     use base64::Engine as _;
     use serde_json::{Value, json};
 
-    const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
-
-    /// The compact form of an unsigned test token (the signature is not checked here).
-    fn compact(header: &Value, claims: &Value) -> String {
+    /// The report on an unsigned token (the signature is not checked here)
+    /// at [`NOW`], its shaped input adjusted by `input` first.
+    pub(crate) fn report_with(
+        header: &Value,
+        claims: &Value,
+        input: impl FnOnce(&mut ShapedToken),
+    ) -> DecodeReport {
         let b64 =
             |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-        format!("{}.{}.c2lnbmF0dXJl", b64(header), b64(claims))
+        let text = format!("{}.{}.c2lnbmF0dXJl", b64(header), b64(claims));
+        let mut shaped = crate::input::shape::detect_line(&text);
+        input(&mut shaped);
+        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
+        analyse(token, &shaped, at_seconds(NOW), TimeDelta::seconds(60))
     }
 
-    fn report(header: Value, claims: Value, now_offset: i64) -> DecodeReport {
-        let text = compact(&header, &claims);
-        let input = crate::input::shape::detect_line(&text);
-        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
-        analyse(
-            token,
-            &input,
-            at_seconds(NOW + now_offset),
-            TimeDelta::seconds(60),
-        )
+    fn report(header: Value, claims: Value) -> DecodeReport {
+        report_with(&header, &claims, |_| {})
     }
 
     /// A pod-bound token of a projected volume with its own audience (the
@@ -684,12 +668,10 @@ mod tests {
     const KID: &str = "JVlzkQ3DJ7rPBaRClvKS2IFvW1ZxBxL8oVxFG4E1b1o";
 
     fn with_context(claims: Value, context: InputContext, shape: Shape) -> DecodeReport {
-        let text = compact(&rs256(), &claims);
-        let mut input = crate::input::shape::detect_line(&text);
-        input.context = context;
-        input.shape = shape;
-        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
-        analyse(token, &input, at_seconds(NOW), TimeDelta::seconds(60))
+        report_with(&rs256(), &claims, |input| {
+            input.context = context;
+            input.shape = shape;
+        })
     }
 
     /// The report's finding of `code`, which it must have.
@@ -713,10 +695,10 @@ mod tests {
     fn the_kubelets_token_without_its_grace_or_shortened() {
         let mut c = projected(NOW - 60, NOW - 60 + 3607);
         c["aud"] = c["iss"].clone();
-        let r = report(rs256(), c.clone(), 0);
+        let r = report(rs256(), c.clone());
         assert_eq!(codes(&r), [("no-extended-expiry", Severity::Info)]);
         c["exp"] = json!(NOW - 60 + 3600);
-        let r = report(rs256(), c.clone(), 0);
+        let r = report(rs256(), c.clone());
         assert_eq!(
             finding(&r, Code::LifetimeShortened).severity,
             Severity::Warning
@@ -727,7 +709,7 @@ mod tests {
         // With warnafter the grace is there: neither finding.
         c["exp"] = json!(NOW - 60 + 31_536_000);
         c["kubernetes.io"]["warnafter"] = json!(NOW - 60 + 3607);
-        let r = report(rs256(), c, 0);
+        let r = report(rs256(), c);
         assert!(!codes(&r).iter().any(|(c, _)| *c == "no-extended-expiry"));
     }
 
@@ -781,14 +763,14 @@ mod tests {
     #[test]
     fn a_kid_that_is_not_a_kubernetes_key_id() {
         let header = json!({"alg": "RS256", "kid": "signer-key-1"});
-        let r = report(header, projected(NOW - 60, NOW + 3540), 0);
+        let r = report(header, projected(NOW - 60, NOW + 3540));
         let f = finding(&r, Code::KidNotKubernetes);
         assert!(f.message.contains("excludeFromOidcDiscovery") && f.message.contains("refreshed"));
     }
 
     #[test]
     fn fresh_projected_token_is_clean() {
-        let r = report(rs256(), projected(NOW - 60, NOW + 3540), 0);
+        let r = report(rs256(), projected(NOW - 60, NOW + 3540));
         assert_eq!(r.kind, TokenKind::Projected);
         assert_eq!(r.verdict, Some(Verdict::Accept));
         assert!(r.findings.is_empty(), "{:?}", r.findings);
@@ -806,7 +788,7 @@ mod tests {
             (-3660, -60, ("expired", Severity::Warning)),
             (-3000, 300, ("expires-soon", Severity::Warning)),
         ] {
-            let r = report(rs256(), projected(NOW + iat, NOW + exp), 0);
+            let r = report(rs256(), projected(NOW + iat, NOW + exp));
             assert_eq!(codes(&r), [want], "iat {iat:+}, exp {exp:+}");
         }
     }
@@ -815,7 +797,7 @@ mod tests {
     fn extended_token_goes_stale_after_warnafter() {
         let mut claims = projected(NOW - 4000, NOW - 4000 + 31_536_000);
         claims["kubernetes.io"]["warnafter"] = json!(NOW - 4000 + 3607);
-        let r = report(rs256(), claims, 0);
+        let r = report(rs256(), claims);
         assert_eq!(
             codes(&r),
             [
@@ -831,7 +813,7 @@ mod tests {
             (json!({"alg": "none"}), "alg-none"),
             (json!({"alg": "HS256", "kid": "k"}), "hmac-algorithm"),
         ] {
-            let r = report(header.clone(), projected(NOW, NOW + 3600), 0);
+            let r = report(header.clone(), projected(NOW, NOW + 3600));
             let got = codes(&r);
             assert!(got.contains(&(want, Severity::Error)), "{header}: {got:?}");
         }
@@ -841,7 +823,7 @@ mod tests {
     fn legacy_token_is_never_time_checked() {
         let mut claims = legacy("system:serviceaccount:ns:other");
         claims["exp"] = json!(NOW - 100_000);
-        let r = report(json!({"alg": "RS256", "kid": ""}), claims, 0);
+        let r = report(json!({"alg": "RS256", "kid": ""}), claims);
         assert_eq!(r.verdict, None);
         let c = codes(&r);
         assert!(c.contains(&("subject-mismatch", Severity::Error)), "{c:?}");
@@ -854,7 +836,6 @@ mod tests {
         let r = report(
             json!({"alg": "RS256"}),
             json!({"iss": "https://accounts.example.com", "exp": NOW + 100_000, "iat": NOW}),
-            0,
         );
         assert_eq!(r.kind, TokenKind::NotKubernetes);
         assert_eq!(codes(&r), [("unknown-kind", Severity::Info)]);

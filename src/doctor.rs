@@ -558,23 +558,12 @@ pub fn diagnose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::secret::SecretToken;
-    use base64::Engine as _;
+    use crate::diagnosis::testing::NOW;
     use serde_json::{Value, json};
 
-    const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
-
     fn decoded(claims: Value) -> DecodeReport {
-        let b64 =
-            |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
-        let text = format!(
-            "{}.{}.c2ln",
-            b64(&json!({"alg": "RS256", "kid": "k"})),
-            b64(&claims)
-        );
-        let shaped = crate::input::shape::detect_line(&text);
-        let token = crate::token::parse(&SecretToken::new(text)).unwrap();
-        crate::decode::analyse(token, &shaped, at_seconds(NOW), TimeDelta::seconds(60))
+        let header = json!({"alg": "RS256", "kid": "k"});
+        crate::decode::tests::report_with(&header, &claims, |_| {})
     }
 
     /// A kubelet token issued `age` seconds before NOW (extended, warnafter iat+3607).

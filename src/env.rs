@@ -53,6 +53,15 @@ impl Env {
             home: var("HOME").map(std::path::PathBuf::from),
         }
     }
+
+    /// This environment with stdin not read for the token when `elsewhere`
+    /// (stdin holds other input, or was found empty).
+    pub fn without_stdin_if(&self, elsewhere: bool) -> Env {
+        Env {
+            stdin_readable: self.stdin_readable && !elsewhere,
+            ..self.clone()
+        }
+    }
 }
 
 #[cfg(unix)]

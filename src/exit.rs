@@ -4,8 +4,6 @@
 
 use std::process::ExitCode;
 
-use crate::error::{InputError, TokenError};
-
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
@@ -61,17 +59,14 @@ impl From<Outcome> for ExitCode {
 #[error("{0}")]
 pub struct Unreachable(pub String);
 
-/// The exit code for an error that ended the run.
+/// The exit code for an error that ended the run: 3 if [`Unreachable`] is in
+/// its chain, else 2.
 pub fn outcome_for_error(error: &anyhow::Error) -> Outcome {
-    for cause in error.chain() {
-        if cause.is::<Unreachable>() {
-            return Outcome::Unreachable;
-        }
-        if cause.is::<InputError>() || cause.is::<TokenError>() {
-            return Outcome::Usage;
-        }
+    if error.chain().any(|cause| cause.is::<Unreachable>()) {
+        Outcome::Unreachable
+    } else {
+        Outcome::Usage
     }
-    Outcome::Usage
 }
 
 /// The error as one line: its chain joined by `: `, as `{:#}` joins it, but a
@@ -95,6 +90,7 @@ pub fn one_line(error: &anyhow::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{InputError, TokenError};
 
     #[test]
     fn merge_takes_the_worst() {

@@ -188,7 +188,7 @@ impl Finding {
         Self::new(Severity::Info, code, message)
     }
 
-    fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Finding {
             severity,
             code,

@@ -270,41 +270,32 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
             }
         })
     };
-    let clusters = raw
-        .clusters
-        .unwrap_or_default()
-        .into_iter()
-        .map(|n: Named<RawCluster>| {
-            let mut c = n.value.unwrap_or_default();
+    Ok(File {
+        path: path.to_owned(),
+        clusters: entries(raw.clusters, |c| {
             c.certificate_authority = resolve(&c.certificate_authority);
-            (n.name, c)
-        })
-        .collect();
-    let users = raw
-        .users
-        .unwrap_or_default()
-        .into_iter()
-        .map(|n: Named<RawUser>| {
-            let mut u = n.value.unwrap_or_default();
+        }),
+        contexts: entries(raw.contexts, |_| {}),
+        users: entries(raw.users, |u| {
             u.client_certificate = resolve(&u.client_certificate);
             u.client_key = resolve(&u.client_key);
             u.token_file = resolve(&u.token_file);
-            (n.name, u)
-        })
-        .collect();
-    let contexts = raw
-        .contexts
-        .unwrap_or_default()
-        .into_iter()
-        .map(|n: Named<RawContext>| (n.name, n.value.unwrap_or_default()))
-        .collect();
-    Ok(File {
-        path: path.to_owned(),
-        clusters,
-        contexts,
-        users,
+        }),
         current_context: raw.current_context.filter(|c| !c.is_empty()),
     })
+}
+
+/// A list's entries by name (an entry without a value is an empty one), each
+/// passed through `fix`.
+fn entries<T: Default>(list: Option<Vec<Named<T>>>, fix: impl Fn(&mut T)) -> Vec<(String, T)> {
+    list.unwrap_or_default()
+        .into_iter()
+        .map(|n| {
+            let mut value = n.value.unwrap_or_default();
+            fix(&mut value);
+            (n.name, value)
+        })
+        .collect()
 }
 
 /// The first file's entry of this name (`what`: context, cluster or user).
@@ -337,11 +328,8 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
             .ok_or_else(|| {
                 // client-go merges files first-wins: each name once, in order.
                 let mut names: Vec<&str> = Vec::new();
-                for name in files
-                    .iter()
-                    .flat_map(|f| f.contexts.iter().map(|(n, _)| n.as_str()))
-                {
-                    if !names.contains(&name) {
+                for (name, _) in files.iter().flat_map(|f| &f.contexts) {
+                    if !names.contains(&name.as_str()) {
                         names.push(name);
                     }
                 }

@@ -403,7 +403,10 @@ pub fn redact_bytes(text: &[u8]) -> Cow<'_, [u8]> {
     let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
     for secret in registry.pinned.iter().chain(&registry.recent) {
         if secret.occurrences(&current).next().is_some() {
-            current = Cow::Owned(replace_all(&current, secret));
+            let masks = secret
+                .occurrences(&current)
+                .map(|o| (o.start, o.start + o.len, secret.mask(&o)));
+            current = Cow::Owned(splice(&current, masks));
         }
     }
     current
@@ -418,28 +421,22 @@ fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
     if found.is_empty() {
         return Cow::Borrowed(text);
     }
-    let mut out = Vec::with_capacity(text.len());
-    let mut copied = 0;
-    for (start, end) in found {
-        out.extend_from_slice(&text[copied..start]);
-        out.extend_from_slice(mask(&text[start..end]).as_bytes());
-        copied = end;
-    }
-    out.extend_from_slice(&text[copied..]);
-    Cow::Owned(out)
+    let masks = found.into_iter().map(|(s, e)| (s, e, mask(&text[s..e])));
+    Cow::Owned(splice(text, masks))
 }
 
-fn replace_all(text: &[u8], secret: &Secret) -> Vec<u8> {
+/// `text` with each `(start, end, mask)` range replaced by its mask, in order.
+fn splice(text: &[u8], masks: impl Iterator<Item = (usize, usize, String)>) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
-    for occurrence in secret.occurrences(text) {
+    for (start, end, mask) in masks {
         // Overlapping occurrences: the earlier one was already masked whole.
-        if occurrence.start < copied {
+        if start < copied {
             continue;
         }
-        out.extend_from_slice(&text[copied..occurrence.start]);
-        out.extend_from_slice(secret.mask(&occurrence).as_bytes());
-        copied = occurrence.start + occurrence.len;
+        out.extend_from_slice(&text[copied..start]);
+        out.extend_from_slice(mask.as_bytes());
+        copied = end;
     }
     out.extend_from_slice(&text[copied..]);
     out

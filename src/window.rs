@@ -110,20 +110,15 @@ pub fn window(
 /// The go-jose verdict at clock reading `at`.
 pub fn judge(claims: TimeClaims, at: DateTime<Utc>, leeway: TimeDelta) -> Judgement {
     let (start, end) = window(claims, leeway);
-    let verdict = if claims
-        .not_before
-        .is_some_and(|nbf| plus(at, leeway) < at_seconds(nbf))
-    {
+    let ahead = |claim: Option<i64>| claim.is_some_and(|c| plus(at, leeway) < at_seconds(c));
+    let verdict = if ahead(claims.not_before) {
         Verdict::RejectNotYetValid
     } else if claims
         .expires_at
         .is_some_and(|exp| minus(at, leeway) > at_seconds(exp))
     {
         Verdict::RejectExpired
-    } else if claims
-        .issued_at
-        .is_some_and(|iat| plus(at, leeway) < at_seconds(iat))
-    {
+    } else if ahead(claims.issued_at) {
         Verdict::RejectIssuedInFuture
     } else {
         Verdict::Accept

@@ -10,7 +10,7 @@ use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::findings::Severity;
+use crate::findings::{self, Severity};
 use crate::input::{BatchReader, ShapedToken, TokenInput};
 use crate::report::json::{DecodeJson, LineErrorJson};
 use crate::report::{table, write_data, write_record};
@@ -93,7 +93,7 @@ fn decode_many(
 }
 
 fn decode_outcome(report: &DecodeReport) -> Outcome {
-    Outcome::problem_if(report.worst() == Some(Severity::Error))
+    Outcome::problem_if(findings::worst(&report.findings) == Some(Severity::Error))
 }
 
 /// Unreadable lines a batch reports one by one; past this they are counted

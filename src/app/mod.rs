@@ -74,11 +74,7 @@ pub fn read_one_token_or_mounted(
         args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
     match read_one_token(args, env) {
         Err(e) if implicit_stdin && is_empty_input(&e) => {
-            let no_stdin = Env {
-                stdin_readable: false,
-                ..env.clone()
-            };
-            read_one_token(args, &no_stdin)
+            read_one_token(args, &env.without_stdin_if(true))
         }
         result => result,
     }

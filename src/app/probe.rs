@@ -182,10 +182,7 @@ fn token_unless_anonymous(
         return read_one_bearer(&args.token, env).map(Some);
     }
     let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
-    let no_stdin = Env {
-        stdin_readable: false,
-        ..env.clone()
-    };
+    let no_stdin = env.without_stdin_if(true);
     if env.stdin_readable {
         match read_one_bearer(&args.token, env) {
             Err(e) if super::is_empty_input(&e) => {}

@@ -56,12 +56,8 @@ pub fn run(
         );
     }
     // Leases or Nodes on stdin: the token must come from elsewhere.
-    let token_env = Env {
-        stdin_readable: env.stdin_readable
-            && !is_stdin(args.leases.as_deref())
-            && !is_stdin(args.nodes.as_deref()),
-        ..env.clone()
-    };
+    let token_env =
+        env.without_stdin_if(is_stdin(args.leases.as_deref()) || is_stdin(args.nodes.as_deref()));
     let token = read_token(&args, &token_env)?;
 
     // One run clock: `now` and every --server's send/receive instants share it.

@@ -42,10 +42,7 @@ pub fn run(
     let trust = trust_expectation(&args)?;
     let mut keys = load_keys(&args, jwks_url.is_some())?;
     // With the JWKS on stdin, stdin is not the token: fall back to the in-pod default.
-    let token_env = Env {
-        stdin_readable: env.stdin_readable && !jwks_on_stdin,
-        ..env.clone()
-    };
+    let token_env = env.without_stdin_if(jwks_on_stdin);
     let (shaped, token) = read_one_token(&args.token, &token_env)?;
     let mut notes = Vec::new();
     if let Some(url) = &jwks_url {

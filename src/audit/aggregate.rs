@@ -51,10 +51,7 @@ pub fn cut(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
-    let at = (0..=max)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
+    let at = text.floor_char_boundary(max);
     format!("{}… ({} more bytes)", &text[..at], text.len() - at)
 }
 /// Microseconds in one timeline bucket (an hour).

@@ -343,14 +343,7 @@ const MAX_MESSAGE_BYTES: usize = 2 * 1024;
 
 /// The longest prefix of `text` that is at most `limit` bytes, and the rest.
 fn split_at_most(text: &str, limit: usize) -> (&str, &str) {
-    if text.len() <= limit {
-        return (text, "");
-    }
-    let cut = (0..=limit)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    text.split_at(cut)
+    text.split_at(text.floor_char_boundary(limit))
 }
 
 /// Parses an authentication error aggregate (`[a, b]` or a single message).

@@ -260,7 +260,7 @@ impl Request {
 }
 
 /// One response, with the instants around it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Exchange {
     pub status: u16,
     /// The `Date` header as sent.
@@ -421,10 +421,7 @@ impl HttpClient {
             )));
         }
         let mut builder = hyper::Request::builder()
-            .method(match request.method {
-                Method::Get => hyper::Method::GET,
-                Method::Post => hyper::Method::POST,
-            })
+            .method(request.method.as_str())
             .uri(url.as_str())
             .header(hyper::header::ACCEPT, "application/json")
             .header(
@@ -573,34 +570,24 @@ impl Connected<'_> {
 
 /// Sorts an error chain into DNS, refused, timeout, TLS or other.
 fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> TransportError {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = cause {
-        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+    for e in std::iter::successors(Some(error), |e| e.source()) {
+        if e.is::<connect::DnsError>() {
+            return TransportError::Dns(detail);
+        }
+        let io = e.downcast_ref::<std::io::Error>();
+        match io.map(std::io::Error::kind) {
+            Some(std::io::ErrorKind::ConnectionRefused) => return TransportError::Refused(detail),
+            Some(std::io::ErrorKind::TimedOut) => return TransportError::Timeout(detail),
+            _ => {}
+        }
+        // rustls's own error, or one an I/O error carries.
+        let inner = io.and_then(|io| io.get_ref()?.downcast_ref::<rustls::Error>());
+        if let Some(tls) = e.downcast_ref::<rustls::Error>().or(inner) {
             return TransportError::Tls {
                 reason: reason_of(tls),
                 detail,
             };
         }
-        if e.downcast_ref::<connect::DnsError>().is_some() {
-            return TransportError::Dns(detail);
-        }
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => return TransportError::Refused(detail),
-                std::io::ErrorKind::TimedOut => return TransportError::Timeout(detail),
-                _ => {}
-            }
-            if let Some(tls) = io
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            {
-                return TransportError::Tls {
-                    reason: reason_of(tls),
-                    detail,
-                };
-            }
-        }
-        cause = e.source();
     }
     // hyper-util's connector names a resolver failure "dns error"; getaddrinfo's
     // own text follows ("failed to lookup address information").
@@ -616,14 +603,12 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
 /// The error and its sources as one line.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
+    for e in std::iter::successors(error.source(), |e| e.source()) {
         let part = e.to_string();
         if !text.contains(&part) {
             text.push_str(": ");
             text.push_str(&part);
         }
-        cause = e.source();
     }
     text
 }
@@ -640,6 +625,16 @@ mod tests {
     use super::*;
     use crate::clock::Clock;
 
+    /// A client for `url` that trusts any certificate.
+    fn client(url: &str, deadline: Option<Instant>) -> Result<HttpClient, ConfigError> {
+        let config = ClientConfig {
+            deadline,
+            ..ClientConfig::new(Trust::InsecureSkipVerify)
+        };
+        let clock = RunClock::start(Clock::System);
+        HttpClient::new(&Url::parse(url).unwrap(), &config, clock)
+    }
+
     #[test]
     fn http_dates_parse() {
         let at = parse_http_date("Sun, 05 Oct 2025 12:34:56 GMT").unwrap();
@@ -649,26 +644,15 @@ mod tests {
 
     #[test]
     fn plain_http_and_odd_schemes_are_refused() {
-        let clock = RunClock::start(Clock::System);
-        let config = ClientConfig::new(Trust::InsecureSkipVerify);
-        let url = Url::parse("http://127.0.0.1:1/").unwrap();
-        assert!(matches!(
-            HttpClient::new(&url, &config, clock),
-            Err(ConfigError::PlainHttp(_))
-        ));
-        let url = Url::parse("ftp://127.0.0.1/").unwrap();
-        assert!(matches!(
-            HttpClient::new(&url, &config, clock),
-            Err(ConfigError::Scheme { .. })
-        ));
+        let plain = client("http://127.0.0.1:1/", None);
+        assert!(matches!(plain, Err(ConfigError::PlainHttp(_))));
+        let ftp = client("ftp://127.0.0.1/", None);
+        assert!(matches!(ftp, Err(ConfigError::Scheme { .. })));
     }
 
     #[test]
     fn paths_never_leave_the_origin() {
-        let clock = RunClock::start(Clock::System);
-        let config = ClientConfig::new(Trust::InsecureSkipVerify);
-        let base = Url::parse("https://10.0.0.1:6443/prefix/").unwrap();
-        let client = HttpClient::new(&base, &config, clock).unwrap();
+        let client = client("https://10.0.0.1:6443/prefix/", None).unwrap();
         assert_eq!(
             client.url("/api").unwrap().as_str(),
             "https://10.0.0.1:6443/prefix/api"
@@ -682,11 +666,7 @@ mod tests {
     /// all (so nothing connects: the address here has no server).
     #[test]
     fn nothing_is_sent_after_the_overall_deadline() {
-        let clock = RunClock::start(Clock::System);
-        let mut config = ClientConfig::new(Trust::InsecureSkipVerify);
-        config.deadline = Some(Instant::now());
-        let base = Url::parse("https://127.0.0.1:1/").unwrap();
-        let client = HttpClient::new(&base, &config, clock).unwrap();
+        let client = client("https://127.0.0.1:1/", Some(Instant::now())).unwrap();
         match client.preflight(&Request::get("/version")) {
             Err(TransportError::Timeout(detail)) => {
                 assert!(detail.starts_with("not sent"), "{detail}");

@@ -43,15 +43,13 @@ pub(super) fn client_config(
         Trust::Roots { ca_pem, system } => {
             let mut roots = RootCertStore::empty();
             if let Some(pem) = ca_pem {
-                let mut added = 0;
                 for cert in CertificateDer::pem_slice_iter(pem) {
                     let cert = cert.map_err(|e| ConfigError::CaBundle(e.to_string()))?;
                     roots
                         .add(cert)
                         .map_err(|e| ConfigError::CaBundle(e.to_string()))?;
-                    added += 1;
                 }
-                if added == 0 {
+                if roots.is_empty() {
                     return Err(ConfigError::CaBundle(
                         "no PEM certificate found in it".to_owned(),
                     ));
@@ -76,15 +74,11 @@ pub(super) fn client_config(
                 verify_name,
             })
         }
-        Trust::InsecureSkipVerify => Arc::new(NoVerification {
+        // With PlainHttpOnly only plain HTTP is spoken; refusing every
+        // certificate is the belt to that brace.
+        Trust::InsecureSkipVerify | Trust::PlainHttpOnly => Arc::new(NoVerification {
             algorithms: provider.signature_verification_algorithms,
-            accept: true,
-        }),
-        // Only plain HTTP is spoken; refusing every certificate is the belt to
-        // that brace.
-        Trust::PlainHttpOnly => Arc::new(NoVerification {
-            algorithms: provider.signature_verification_algorithms,
-            accept: false,
+            accept: *trust == Trust::InsecureSkipVerify,
         }),
     };
     let builder = builder
@@ -133,22 +127,15 @@ fn system_roots() -> Vec<CertificateDer<'static>> {
 
 /// Sorts a rustls refusal into the reasons people act on differently.
 pub fn reason_of(error: &rustls::Error) -> TlsReason {
-    match error {
-        rustls::Error::InvalidCertificate(cert) => match cert {
-            CertificateError::UnknownIssuer | CertificateError::BadSignature => {
-                TlsReason::UnknownCa
-            }
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
-                TlsReason::NameMismatch
-            }
-            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-                TlsReason::Expired
-            }
-            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
-                TlsReason::NotYetValid
-            }
-            _ => TlsReason::Other,
-        },
+    use CertificateError as E;
+    let rustls::Error::InvalidCertificate(cert) = error else {
+        return TlsReason::Other;
+    };
+    match cert {
+        E::UnknownIssuer | E::BadSignature => TlsReason::UnknownCa,
+        E::NotValidForName | E::NotValidForNameContext { .. } => TlsReason::NameMismatch,
+        E::Expired | E::ExpiredContext { .. } => TlsReason::Expired,
+        E::NotValidYet | E::NotValidYetContext { .. } => TlsReason::NotYetValid,
         _ => TlsReason::Other,
     }
 }

@@ -94,18 +94,14 @@ impl TokenSource {
 }
 
 fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, InputError> {
-    match file::open(path) {
-        Ok(reader) => Ok(reader),
-        Err(e) if in_pod_default && e.kind() == io::ErrorKind::NotFound => {
-            Err(InputError::NoToken {
-                path: path.to_owned(),
-            })
+    file::open(path).map_err(|source| {
+        let path = path.to_owned();
+        if in_pod_default && source.kind() == io::ErrorKind::NotFound {
+            InputError::NoToken { path }
+        } else {
+            InputError::ReadFile { path, source }
         }
-        Err(source) => Err(InputError::ReadFile {
-            path: path.to_owned(),
-            source,
-        }),
-    }
+    })
 }
 
 /// What the input turned out to hold.
@@ -134,7 +130,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
         return Err(TokenError::Empty.into());
     };
     if let RawLine::Text(_, text) = &first
-        && shape::looks_like_json(text)
+        && text.trim_start().starts_with('{')
     {
         let mut doc = text.clone();
         doc.push('\n');

@@ -246,7 +246,7 @@ type CsiMap = (&'static str, serde_json::Map<String, Value>);
 /// `volume_context`/`volumeContext`, in `secrets`, or the map itself (every
 /// value an object with a `token`). The value may be the map or its JSON text.
 fn csi_map(obj: &serde_json::Map<String, Value>) -> Result<Option<CsiMap>, InputError> {
-    let places: [(&'static str, Option<&Value>); 4] = [
+    let places = [
         ("volume_context", obj.get(CSI_TOKENS_KEY)),
         (
             "volume_context",
@@ -258,10 +258,8 @@ fn csi_map(obj: &serde_json::Map<String, Value>) -> Result<Option<CsiMap>, Input
             "secrets",
             obj.get("secrets").and_then(|v| v.get(CSI_TOKENS_KEY)),
         ),
-        ("map", None),
     ];
-    for (field, value) in places {
-        let Some(value) = value else { continue };
+    if let Some((field, value)) = places.into_iter().find_map(|(f, v)| Some((f, v?))) {
         let map = match value {
             Value::String(text) => serde_json::from_str::<Value>(text).map_err(|e| {
                 InputError::UnknownJson(format!("has a {CSI_TOKENS_KEY} that does not parse: {e}"))
@@ -330,11 +328,6 @@ fn carried(token: &str, shape: Shape, context: InputContext) -> ShapedToken {
         extra_space_after_bearer: false,
         context,
     }
-}
-
-/// Whether text that starts a document is JSON rather than a token line.
-pub fn looks_like_json(first_line: &str) -> bool {
-    first_line.trim_start().starts_with('{')
 }
 
 fn strip_quotes(text: &str) -> &str {

@@ -99,16 +99,13 @@ pub fn analyse(
     }
     let mut diagnosis = overall(&servers);
     if context.replicas {
-        let views: Vec<Peer> = servers
-            .iter()
-            .map(|s| Peer {
-                url: s.observation.url.clone(),
+        let views: Vec<Peer> = everyone
+            .into_iter()
+            .zip(&servers)
+            .map(|(peer, s)| Peer {
                 classification: s.classification,
-                offset: s
-                    .facts
-                    .offset
-                    .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
                 kids: s.jwks_kids.clone(),
+                ..peer
             })
             .collect();
         servers::replicas(&views, &mut diagnosis);
@@ -217,16 +214,13 @@ mod tests {
     fn answer(status: u16, date_offset_s: i64, body: Value) -> Answer {
         crate::probe::observe::answer(Exchange {
             status,
-            date_header: None,
             date: Some(DateTime::from_timestamp(NOW + date_offset_s, 0).unwrap()),
-            location: None,
             content_type: Some("application/json".to_owned()),
-            www_authenticate: None,
             body: body.to_string().into_bytes(),
-            body_over_limit: false,
             sent_at: at(0),
             received_at: at(100),
             latency: Duration::from_millis(100),
+            ..Exchange::default()
         })
     }
 
@@ -316,12 +310,13 @@ mod tests {
         // clock: proven.
         assert_eq!(d.confidence(), Confidence::High);
         let text = text(d);
-        assert!(
-            text.contains("(-89.5 s ± 0.6 s from this machine"),
-            "{text}"
-        );
-        assert!(text.contains("servers disagree"), "{text}");
-        assert!(text.contains("in about 30 s"), "{text}");
+        for want in [
+            "(-89.5 s ± 0.6 s from this machine",
+            "servers disagree",
+            "in about 30 s",
+        ] {
+            assert!(text.contains(want), "{want}: {text}");
+        }
     }
 
     #[test]
@@ -562,17 +557,12 @@ mod tests {
         assert_eq!(confidence(&reviewed), Some(Confidence::High));
         let d = &reviewed.diagnosis;
         assert_eq!(d.cause(), Cause::ServiceAccountRecreated);
+        let shown = text(d);
+        let first = &d.top().support[0].text;
+        assert!(first.starts_with("TokenReview on https://a"), "{shown}");
         assert!(
-            d.top().support[0]
-                .text
-                .starts_with("TokenReview on https://a"),
-            "{}",
-            text(d)
-        );
-        assert!(
-            text(d).contains("≤1.22, and every version for legacy tokens"),
-            "{}",
-            text(d)
+            shown.contains("≤1.22, and every version for legacy tokens"),
+            "{shown}"
         );
         let mut causes = causes(d);
         causes.sort();

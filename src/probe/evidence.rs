@@ -107,20 +107,18 @@ pub fn decisive(observation: &ServerObservation) -> Option<&RequestObservation> 
     let last_review = with_token
         .iter()
         .rposition(|r| r.kind == RequestKind::SelfSubjectReview);
-    let mut worst: Option<(u8, &RequestObservation)> = None;
-    for (i, request) in with_token.iter().enumerate() {
-        if request.kind == RequestKind::SelfSubjectReview && Some(i) != last_review {
-            continue;
-        }
-        let rank = answer_of(request, observation.access.as_ref())
-            .classification()
-            .severity();
-        // Among equals the later request, the more specific question, decides.
-        if worst.is_none_or(|(w, _)| rank >= w) {
-            worst = Some((rank, request));
-        }
-    }
-    worst.map(|(_, r)| r)
+    // Among equals the later request, the more specific question, decides
+    // (max_by_key keeps the last of equals).
+    with_token
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| r.kind != RequestKind::SelfSubjectReview || Some(i) == last_review)
+        .max_by_key(|(_, r)| {
+            answer_of(r, observation.access.as_ref())
+                .classification()
+                .severity()
+        })
+        .map(|(_, r)| *r)
 }
 
 /// Everything else a case needs besides the observation.

@@ -83,19 +83,15 @@ pub fn key_check(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::testing::{NOW, at};
     use crate::secret::SecretToken;
 
-    const NOW: i64 = 1_767_225_600;
+    const LEEWAY: TimeDelta = TimeDelta::seconds(60);
     const RSA_KID: &str = "mbTcd_bTq-VEyLxWg1fU5YSdvr3TZTXIJULVYeBr_HU";
     const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
     fn testdata(path: &str) -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("testdata")
-                .join(path),
-        )
-        .unwrap()
+        std::fs::read(format!("{}/testdata/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
     }
 
     /// A token signed at test time with testdata/keys/rsa.key.pem.
@@ -119,15 +115,15 @@ mod tests {
     }
 
     fn run(jwks: &[u8], raw: &str, token: &Token) -> KeysFinding {
-        let now = DateTime::from_timestamp(NOW, 0).unwrap();
+        let discovery = discovery();
         analyse(
             Some(jwks),
-            Some(&discovery()),
+            Some(&discovery),
             Some(raw),
             Some(token),
             true,
-            now,
-            TimeDelta::seconds(60),
+            at(0),
+            LEEWAY,
         )
     }
 
@@ -158,19 +154,18 @@ mod tests {
         assert_eq!(check.audience_ok, Some(false));
         assert_eq!(check.token_kid.as_deref(), Some(RSA_KID));
         // Nothing is concluded for a token the server accepted, or without the JWKS.
-        let now = DateTime::from_timestamp(NOW, 0).unwrap();
-        let leeway = TimeDelta::seconds(60);
+        let set = set.to_string();
         let accepted = analyse(
-            Some(set.to_string().as_bytes()),
+            Some(set.as_bytes()),
             None,
             Some(&raw),
             Some(&token),
             false,
-            now,
-            leeway,
+            at(0),
+            LEEWAY,
         );
         assert!(accepted.check.is_none());
-        let unread = analyse(None, None, Some(&raw), Some(&token), true, now, leeway);
+        let unread = analyse(None, None, Some(&raw), Some(&token), true, at(0), LEEWAY);
         assert!(unread.check.is_none() && unread.kids.is_none());
     }
 }

@@ -19,14 +19,7 @@ pub const MAX_CELL_BYTES: usize = 2048;
 /// the text at [`MAX_CELL_BYTES`] with "… (N more bytes)".
 pub fn sanitize(text: &str) -> Cow<'_, str> {
     let redacted = crate::redact::redact(text);
-    let cut = if redacted.len() > MAX_CELL_BYTES {
-        (0..=MAX_CELL_BYTES)
-            .rev()
-            .find(|&i| redacted.is_char_boundary(i))
-            .unwrap_or(0)
-    } else {
-        redacted.len()
-    };
+    let cut = redacted.floor_char_boundary(MAX_CELL_BYTES);
     let hidden = redacted.len() - cut;
     if hidden == 0 && !redacted.chars().any(is_dangerous) {
         return redacted;

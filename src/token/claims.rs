@@ -77,19 +77,18 @@ impl Claims {
             Some(Value::Object(k8s)) => Some(KubernetesClaims::from_object(k8s, &mut fractional)?),
             Some(other) => return Err(wrong_type("kubernetes.io", "an object", other)),
         };
-        let has_legacy = payload
+        let legacy = payload
             .keys()
-            .any(|k| k.starts_with("kubernetes.io/serviceaccount/"));
-        let legacy = if has_legacy {
-            Some(LegacyClaims {
-                namespace: string(payload, legacy_keys::NAMESPACE)?,
-                secret_name: string(payload, legacy_keys::SECRET_NAME)?,
-                service_account_name: string(payload, legacy_keys::SA_NAME)?,
-                service_account_uid: string(payload, legacy_keys::SA_UID)?,
+            .any(|k| k.starts_with("kubernetes.io/serviceaccount/"))
+            .then(|| {
+                Ok::<_, TokenError>(LegacyClaims {
+                    namespace: string(payload, legacy_keys::NAMESPACE)?,
+                    secret_name: string(payload, legacy_keys::SECRET_NAME)?,
+                    service_account_name: string(payload, legacy_keys::SA_NAME)?,
+                    service_account_uid: string(payload, legacy_keys::SA_UID)?,
+                })
             })
-        } else {
-            None
-        };
+            .transpose()?;
         Ok(Claims {
             issuer: string(payload, "iss")?,
             subject: string(payload, "sub")?,
@@ -147,11 +146,8 @@ impl Claims {
         if let Some(secret) = self.kubernetes.as_ref().and_then(|k| k.secret.clone()) {
             return Some(secret);
         }
-        let name = self.legacy.as_ref()?.secret_name.clone()?;
-        Some(ObjectRef {
-            name: Some(name),
-            uid: None,
-        })
+        let name = self.legacy.as_ref()?.secret_name.clone();
+        name.is_some().then_some(ObjectRef { name, uid: None })
     }
 
     /// The subject kube-apiserver expects for these claims:
@@ -212,7 +208,7 @@ fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, 
 }
 
 /// Names the claim in a [`TokenError::ClaimType`] made without one.
-fn with_claim(error: TokenError, path: String) -> TokenError {
+pub(super) fn with_claim(error: TokenError, path: String) -> TokenError {
     match error {
         TokenError::ClaimType {
             expected, found, ..
@@ -229,7 +225,7 @@ fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, TokenEr
     string_at(map, key, key)
 }
 
-fn string_at(
+pub(super) fn string_at(
     map: &Map<String, Value>,
     key: &str,
     path: &str,

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Map, Value};
 
-use super::{Claims, Header, Token};
+use super::{Claims, Header, Token, claims};
 use crate::error::{Segment, TokenError};
 use crate::input::MAX_TOKEN_BYTES;
 use crate::input::shape::json_type_name;
@@ -209,15 +209,7 @@ fn parse_object(segment: Segment, bytes: &[u8]) -> Result<Map<String, Value>, To
 }
 
 fn header_string(header: &Map<String, Value>, name: &str) -> Result<Option<String>, TokenError> {
-    match header.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(TokenError::ClaimType {
-            claim: format!("header.{name}"),
-            expected: "a string",
-            found: json_type_name(other).to_owned(),
-        }),
-    }
+    claims::string_at(header, name, "").map_err(|e| claims::with_claim(e, format!("header.{name}")))
 }
 
 #[cfg(test)]
@@ -299,12 +291,10 @@ mod tests {
                 "claim `kubernetes.io` must be an object",
             ),
         ] {
-            let err = parse(&jwt(r#"{"alg":"RS256"}"#, payload))
-                .unwrap_err()
-                .to_string();
+            let err = err_of(jwt(r#"{"alg":"RS256"}"#, payload).expose());
             assert!(err.contains(want), "{payload}: {err}");
         }
-        let err = parse(&jwt(r#"{"alg":7}"#, "{}")).unwrap_err().to_string();
+        let err = err_of(jwt(r#"{"alg":7}"#, "{}").expose());
         assert!(err.contains("header.alg"), "{err}");
     }
 

@@ -309,14 +309,8 @@ pub fn lenient_status(text: &str) -> Option<HttpAnswer> {
         "\"kind\": \"Status\"",
     ];
     let at = MARKERS.iter().filter_map(|m| text.find(m)).min()?;
-    let mut lo = at.saturating_sub(2048);
-    while !text.is_char_boundary(lo) {
-        lo -= 1;
-    }
-    let mut hi = (at + 8192).min(text.len());
-    while !text.is_char_boundary(hi) {
-        hi += 1;
-    }
+    let lo = text.floor_char_boundary(at.saturating_sub(2048));
+    let hi = text.ceil_char_boundary(at + 8192);
     let window = &text[lo..hi];
     let code = ["\"code\":", "\"code\": ", "'code': ", "code="]
         .iter()

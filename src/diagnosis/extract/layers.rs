@@ -337,10 +337,7 @@ pub fn full_timestamp(t: &str) -> Option<(Stamp, &str)> {
             .unwrap_or(rest);
         return Some((stamp(at.to_utc()), rest));
     }
-    if inner.len() < 19 || !inner.is_char_boundary(19) {
-        return None;
-    }
-    let head = &inner[..19];
+    let head = inner.get(..19)?;
     let naive = NaiveDateTime::parse_from_str(head, "%Y-%m-%d %H:%M:%S")
         .or_else(|_| NaiveDateTime::parse_from_str(head, "%Y/%m/%d %H:%M:%S"))
         .or_else(|_| NaiveDateTime::parse_from_str(head, "%Y-%m-%dT%H:%M:%S"))

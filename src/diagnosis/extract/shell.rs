@@ -69,11 +69,7 @@ pub fn command(text: &str) -> Option<CommandLine<'_>> {
 /// Where a shell prompt ends: `user@host:dir$ `, `[root@host dir]# `, `$ `,
 /// `# `, `> `, `PS C:\dir> `, `path # ` (busybox), `host ~ (branch) $ `.
 fn prompt_end(t: &str) -> Option<usize> {
-    let mut cut = t.len().min(160);
-    while !t.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let head = &t[..cut];
+    let head = &t[..t.floor_char_boundary(160)];
     for marker in ["$ ", "# ", "> "] {
         if let Some(i) = head.find(marker) {
             let before = &head[..i];
