@@ -23,6 +23,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use chrono::{DateTime, TimeDelta, Utc};
+use strum::{IntoStaticStr, VariantArray};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
 use crate::audit::aggregate::{BUCKET, Seen, kept, see};
@@ -68,18 +69,7 @@ pub const MAX_GROUPS: usize = 1_000;
 pub const MAX_SOURCES: usize = 256;
 
 /// How an event's reasons and its request were put together.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Join {
     /// A reason line or a 401 with nothing to join in reach, or another answer.

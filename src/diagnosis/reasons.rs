@@ -411,10 +411,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                 detail: Some("cut short in the evidence".to_owned()),
                 ..ReasonValues::default()
             };
-            let mut reason = reason_of(pattern, rest, values);
-            reason.cut = true;
-            reason.jwt = None;
-            reasons.push(reason);
+            reasons.push(reason_of(pattern, rest, values, true));
             break;
         }
         let (reason, used) = match match_at(rest) {
@@ -429,15 +426,11 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                     let detail = rest[open.len().min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
-                let mut reason = reason_of(pattern, &rest[..len], values);
                 // The last message of an aggregate cut short, read only by
                 // its opening words: what it went on to say is lost.
-                reason.cut =
+                let cut =
                     cut && len == rest.len() && !matches!(pattern.matcher, Matcher::Literal(_));
-                if reason.cut {
-                    reason.jwt = None;
-                }
-                (reason, len)
+                (reason_of(pattern, &rest[..len], values, cut), len)
             }
             None => {
                 let len = next_boundary(rest);
@@ -449,17 +442,18 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
     }
 }
 
-fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> AuthReason {
+/// A message of `pattern`; one `cut` short is not read as a JWT authenticator's.
+fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) -> AuthReason {
     AuthReason {
         kind: pattern.kind,
         cause: pattern.cause,
         era: pattern.era,
         message: message.to_owned(),
         values,
-        jwt: (pattern.era == OIDC_ERA)
+        jwt: (pattern.era == OIDC_ERA && !cut)
             .then(|| super::wordings::JwtRejection::parse(message))
             .flatten(),
-        cut: false,
+        cut,
     }
 }
 
@@ -562,19 +556,22 @@ fn two_values(text: &str, open: &str, mid: &str, close: &str) -> Option<(usize, 
     Some((len, a.to_owned(), b.to_owned()))
 }
 
+/// A matched message of this extent, with the values `fill` sets.
+fn found(extent: Extent, fill: impl FnOnce(&mut ReasonValues)) -> Option<(Extent, ReasonValues)> {
+    let mut values = ReasonValues::default();
+    fill(&mut values);
+    Some((extent, values))
+}
+
 /// `<open>LIVE<mid>CLAIM<close>`, with `shape` the message in that form.
 fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
     let (open, rest) = shape.split_once("LIVE")?;
     let (mid, close) = rest.split_once("CLAIM")?;
     let (len, live, claim) = two_values(text, open, mid, close)?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            live_uid: Some(live),
-            claim_uid: Some(claim),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| {
+        v.live_uid = Some(live);
+        v.claim_uid = Some(claim);
+    })
 }
 
 /// `x509: certificate has expired or is not yet valid: current time X is
@@ -582,28 +579,17 @@ fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
 fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
     let times =
         text.strip_prefix("x509: certificate has expired or is not yet valid: current time ")?;
-    let end = times.find(", ").unwrap_or(times.len());
-    times[..end].contains(which).then(|| {
-        (
-            Extent::ToBoundary,
-            ReasonValues {
-                detail: Some(times[..end].to_owned()),
-                ..ReasonValues::default()
-            },
-        )
-    })
+    let times = &times[..times.find(", ").unwrap_or(times.len())];
+    if !times.contains(which) {
+        return None;
+    }
+    found(Extent::ToBoundary, |v| v.detail = Some(times.to_owned()))
 }
 
 /// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
 fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            name: Some(name),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| v.name = Some(name))
 }
 
 fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
@@ -613,26 +599,17 @@ fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
     if who.contains(' ') {
         return None;
     }
-    Some((
-        Extent::Exact(open.len() + who.len() + " has been deleted".len()),
-        ReasonValues {
-            namespace: Some(ns.to_owned()),
-            name: Some(name.to_owned()),
-            ..ReasonValues::default()
-        },
-    ))
+    let len = open.len() + who.len() + " has been deleted".len();
+    found(Extent::Exact(len), |v| {
+        v.namespace = Some(ns.to_owned());
+        v.name = Some(name.to_owned());
+    })
 }
 
 /// `token issuer "ISS" is invalid`.
 fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, issuer, _) = two_values(text, "token issuer \"", "\" is invalid", "")?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            issuer: Some(issuer),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| v.issuer = Some(issuer))
 }
 
 /// A JWT authenticator's own rule (`oidc: required claim …`, `oidc: error
@@ -643,13 +620,9 @@ fn jwt_authenticator_rule(text: &str) -> Option<(Extent, ReasonValues)> {
     }
     let message = &text[..fixed_boundary(text)];
     let rejection = crate::diagnosis::wordings::JwtRejection::parse(message)?;
-    Some((
-        Extent::ToBoundary,
-        ReasonValues {
-            detail: Some(rejection.describe()),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::ToBoundary, |v| {
+        v.detail = Some(rejection.describe())
+    })
 }
 
 /// `token audiences ["a" "b"] is invalid for the target audiences ["c"]`; the
@@ -661,14 +634,13 @@ fn audience_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
     let (token, used_a) = go_string_list(rest)?;
     let rest = rest[used_a..].strip_prefix(MID)?;
     let (target, used_b) = go_string_list(rest)?;
-    Some((
+    found(
         Extent::Exact(OPEN.len() + used_a + MID.len() + used_b),
-        ReasonValues {
-            token_audiences: token,
-            target_audiences: target,
-            ..ReasonValues::default()
+        |v| {
+            v.token_audiences = token;
+            v.target_audiences = target;
         },
-    ))
+    )
 }
 
 /// `["a" "b"]` -> (["a", "b"], bytes used).
@@ -714,15 +686,11 @@ fn legacy_marked_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
         Some(i) => Extent::Exact(i + END.len()),
         None => Extent::ToBoundary,
     };
-    Some((
-        extent,
-        ReasonValues {
-            namespace: Some(ns.to_owned()),
-            name: Some(name.to_owned()),
-            secret: Some(secret.to_owned()),
-            ..ReasonValues::default()
-        },
-    ))
+    found(extent, |v| {
+        v.namespace = Some(ns.to_owned());
+        v.name = Some(name.to_owned());
+        v.secret = Some(secret.to_owned());
+    })
 }
 
 /// legacy.go claim checks: `<claim> claim is missing`, `sub claim is invalid`.
@@ -734,21 +702,11 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
         "serviceAccountName",
         "serviceAccountUID",
     ];
-    for claim in CLAIMS {
-        for tail in [" claim is missing", " claim is invalid"] {
-            let whole = format!("{claim}{tail}");
-            if text.starts_with(&whole) {
-                return Some((
-                    Extent::Exact(whole.len()),
-                    ReasonValues {
-                        detail: Some(whole),
-                        ..ReasonValues::default()
-                    },
-                ));
-            }
-        }
-    }
-    None
+    let whole = CLAIMS
+        .iter()
+        .flat_map(|claim| [" claim is missing", " claim is invalid"].map(|t| format!("{claim}{t}")))
+        .find(|whole| text.starts_with(whole))?;
+    found(Extent::Exact(whole.len()), |v| v.detail = Some(whole))
 }
 
 mod listing;
