@@ -215,7 +215,7 @@ impl<'c> LogScan<'c> {
             usize::try_from(number).unwrap_or(usize::MAX),
             SourceType::ApiserverLog,
             "httplog",
-            &text,
+            crate::diagnosis::extract::excerpt(&text),
             answer,
         );
         ev.request = Some(request_from_url(Some(r.verb), r.uri));

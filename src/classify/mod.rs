@@ -62,19 +62,20 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// A new answer with only the essentials; the assembler fills in the rest.
+    /// A new answer with only the essentials (`excerpt` made by
+    /// [`crate::diagnosis::extract::excerpt`]); the assembler fills in the rest.
     pub fn new(
         line: usize,
         source: SourceType,
         format: &'static str,
-        excerpt: &str,
+        excerpt: String,
         answer: Answer,
     ) -> Self {
         Evidence {
             line,
             source,
             format,
-            excerpt: crate::diagnosis::extract::excerpt(excerpt),
+            excerpt,
             answer,
             reasons: Vec::new(),
             reasons_from: None,
