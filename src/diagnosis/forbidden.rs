@@ -129,9 +129,7 @@ impl Forbidden {
         };
         // A message cut short (a paste, a truncated body) still names the
         // user and the verb.
-        let mut partial = parsed.clone();
-        partial.request.resource = None;
-        Some(parsed.tail(rest).unwrap_or(partial))
+        Some(parsed.clone().tail(rest).unwrap_or(parsed))
     }
 
     /// The kubelet's own authorizer (pkg/kubelet/server/auth.go), which asks
@@ -178,28 +176,20 @@ impl Forbidden {
         } else {
             // Pre-1.12: `cannot list pods in the namespace "ns"`, the group
             // after the resource's name (`deployments.apps`).
-            let space = rest.find(' ')?;
-            match rest[..space].split_once('.') {
-                Some((resource, group)) => {
-                    parsed.set_resource(resource);
-                    parsed.request.api_group = Some(group.to_owned());
-                }
-                None => parsed.set_resource(&rest[..space]),
-            }
-            parsed.scope(&rest[space..])?
+            let (resource, rest) = rest.split_at(rest.find(' ')?);
+            let (resource, group) = split_off(resource, '.');
+            parsed.set_resource(resource);
+            parsed.request.api_group = group.map(str::to_owned);
+            parsed.scope(rest)?
         };
         parsed.reason = reason(rest);
         Some(self)
     }
 
     fn set_resource(&mut self, resource: &str) {
-        match resource.split_once('/') {
-            Some((res, sub)) => {
-                self.request.resource = Some(res.to_owned());
-                self.request.subresource = Some(sub.to_owned());
-            }
-            None => self.request.resource = Some(resource.to_owned()),
-        }
+        let (resource, sub) = split_off(resource, '/');
+        self.request.resource = Some(resource.to_owned());
+        self.request.subresource = sub.map(str::to_owned);
     }
 
     /// Reads ` in the namespace "<ns>"` or ` at the cluster scope`; returns the rest.
@@ -430,6 +420,12 @@ fn reason(rest: &str) -> Option<String> {
     };
     let r = r.trim();
     (!r.is_empty() && r.chars().any(char::is_alphanumeric)).then(|| r.to_owned())
+}
+
+/// `text` up to `at`, and what follows it, if it is there.
+fn split_off(text: &str, at: char) -> (&str, Option<&str>) {
+    text.split_once(at)
+        .map_or((text, None), |(a, b)| (a, Some(b)))
 }
 
 /// `pods "web-0" is forbidden` -> `web-0`.

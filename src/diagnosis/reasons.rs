@@ -302,14 +302,7 @@ const PATTERNS: &[Pattern] = &[
     p(K::SecretUidMismatch, Cause::SecretDeleted, "1.23+", U("secret UID (LIVE) does not match service account secret ref claim (CLAIM)")),
     p(K::SecretUidMismatch, Cause::SecretDeleted, "≤1.22", U("Secret UID (LIVE) does not match claim (CLAIM)")),
     p(K::NodeUidMismatch, Cause::NodeRecreated, "1.29+", U("node UID (LIVE) does not match service account node ref claim (CLAIM)")),
-    p(
-        K::NodeBindingValidationDisabled,
-        Cause::Unknown,
-        "1.29–1.31",
-        L(
-            "token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled",
-        ),
-    ),
+    p(K::NodeBindingValidationDisabled, Cause::Unknown, "1.29–1.31", L("token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled")),
     // legacy.go.
     p(K::LegacyTokenMismatch, Cause::LegacyTokenInvalidated, "all", L("Token does not match server's copy")),
     p(K::LegacyTokenMarkedInvalid, Cause::LegacyTokenInvalidated, "1.29+", C(legacy_marked_invalid, "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token")),
