@@ -14,8 +14,8 @@
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
-//! The pattern table holds every wording of every version; its tests are in
-//! `reasons/tests.rs` and `explain`'s listing of the wordings in `reasons/listing.rs`.
+//! The pattern table holds every wording of every version ([`wordings`] lists
+//! them for `explain`); its tests are in `reasons/tests.rs`.
 
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -205,8 +205,6 @@ enum Extent {
     ToBoundary,
 }
 
-type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
-
 /// The era of the OIDC authenticator's own wordings: it answers for tokens
 /// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
 pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
@@ -221,7 +219,7 @@ enum Matcher {
     /// A uid mismatch, `<open>LIVE<mid>CLAIM)`, given in that shape.
     Uid(&'static str),
     /// A structured message, and its shape.
-    Custom(Custom, &'static str),
+    Custom(fn(&str) -> Option<(Extent, ReasonValues)>, &'static str),
 }
 
 struct Pattern {
@@ -702,8 +700,35 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
     found(Extent::Exact(whole.len()), |v| v.detail = Some(whole))
 }
 
-mod listing;
-pub use listing::wordings;
+/// One wording kube-apiserver prints, as `explain` lists it: the text (values
+/// as UPPERCASE placeholders), the versions that print it, and its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub kind: ReasonKind,
+    pub cause: Cause,
+    pub era: &'static str,
+    pub text: &'static str,
+}
+
+/// Every wording this parser knows, in its matching order. A JWT
+/// authenticator's rules are listed with their placeholders by
+/// `diagnosis::wordings`, and the catch-all `oidc: ` is no wording.
+pub fn wordings() -> impl Iterator<Item = Wording> {
+    PATTERNS
+        .iter()
+        .filter(|p| !matches!(p.kind, K::JwtAuthenticatorRule | K::JwtAuthenticatorOther))
+        .map(|p| Wording {
+            kind: p.kind,
+            cause: p.cause,
+            era: p.era,
+            text: match p.matcher {
+                Matcher::Literal(text)
+                | Matcher::Prefix(text)
+                | Matcher::Uid(text)
+                | Matcher::Custom(_, text) => text,
+            },
+        })
+}
 
 #[cfg(test)]
 mod tests;

@@ -2,13 +2,6 @@
 
 use super::*;
 
-fn kinds(text: &str) -> Vec<(ReasonKind, Cause, &'static str)> {
-    parse_auth_error(text)
-        .into_iter()
-        .map(|r| (r.kind, r.cause, r.era))
-        .collect()
-}
-
 fn only_specific(text: &str) -> AuthReason {
     let reasons = parse_auth_error(text);
     let specific = specific(&reasons);
@@ -86,11 +79,11 @@ fn audiences_issuer_and_several_reasons() {
     let r = only_specific(r#"token issuer "https://old.example" is invalid"#);
     assert_eq!(r.values.issuer.as_deref(), Some("https://old.example"));
     // Legacy and bound authenticators both claimed the token.
-    let k = kinds(
+    let reasons = parse_auth_error(
         "[invalid bearer token, namespace claim is missing, service account token has expired]",
     );
     assert_eq!(
-        k.iter().map(|k| k.0).collect::<Vec<_>>(),
+        reasons.iter().map(|r| r.kind).collect::<Vec<_>>(),
         [K::InvalidBearerToken, K::LegacyClaimInvalid, K::Expired]
     );
 }
