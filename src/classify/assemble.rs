@@ -156,7 +156,7 @@ impl<'a> Assembler<'a> {
             return;
         };
         let key = request.describe();
-        let class = ev.classification();
+        let class = ev.answer.classification();
         let mut seen = Vec::new();
         for (k, line, c) in &self.requests {
             if *k == key && *c != class && !seen.iter().any(|(_, s)| s == c) {

@@ -243,7 +243,7 @@ impl<'c> LogScan<'c> {
             return;
         };
         for mut ev in stream.events {
-            if ev.classification() == Classification::Ok {
+            if ev.answer.classification() == Classification::Ok {
                 continue;
             }
             ev.line = usize::try_from(number).unwrap_or(usize::MAX);

@@ -89,11 +89,6 @@ impl Evidence {
             disagrees_with: Vec::new(),
         }
     }
-
-    /// The class of the answer.
-    pub fn classification(&self) -> Classification {
-        self.answer.classification()
-    }
 }
 
 /// How a token was checked against the evidence's instant.

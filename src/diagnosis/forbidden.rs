@@ -111,15 +111,12 @@ impl Forbidden {
             return Some(f);
         }
         let message = unescape_html(message.trim());
-        let user_at = message.find("User \"")?;
-        let prefix = message[..user_at].trim_end().trim_end_matches(':');
-        let rest = &message[user_at + 6..];
-        let user_end = rest.find("\" cannot ")?;
-        let user = rest[..user_end].to_owned();
-        let rest = &rest[user_end + 9..];
+        let (prefix, rest) = message.split_once("User \"")?;
+        let prefix = prefix.trim_end().trim_end_matches(':');
+        let (user, rest) = rest.split_once("\" cannot ")?;
         let (verb, rest) = rest.split_once(' ')?;
         let parsed = Forbidden {
-            user,
+            user: user.to_owned(),
             request: RequestInfo {
                 verb: Some(verb.to_owned()),
                 name: name_from_prefix(prefix),
