@@ -610,10 +610,8 @@ fn jwt_authenticator_rule(text: &str) -> Option<(Extent, ReasonValues)> {
         return None;
     }
     let message = &text[..fixed_boundary(text)];
-    let rejection = crate::diagnosis::wordings::JwtRejection::parse(message)?;
-    found(Extent::ToBoundary, |v| {
-        v.detail = Some(rejection.describe())
-    })
+    let detail = crate::diagnosis::wordings::JwtRejection::parse(message)?.describe();
+    found(Extent::ToBoundary, |v| v.detail = Some(detail))
 }
 
 /// `token audiences ["a" "b"] is invalid for the target audiences ["c"]`; the
@@ -625,13 +623,11 @@ fn audience_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
     let (token, used_a) = go_string_list(rest)?;
     let rest = rest[used_a..].strip_prefix(MID)?;
     let (target, used_b) = go_string_list(rest)?;
-    found(
-        Extent::Exact(OPEN.len() + used_a + MID.len() + used_b),
-        |v| {
-            v.token_audiences = token;
-            v.target_audiences = target;
-        },
-    )
+    let len = OPEN.len() + used_a + MID.len() + used_b;
+    found(Extent::Exact(len), |v| {
+        v.token_audiences = token;
+        v.target_audiences = target;
+    })
 }
 
 /// `["a" "b"]` -> (["a", "b"], bytes used).
