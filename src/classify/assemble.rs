@@ -235,21 +235,15 @@ fn joins(open: &Open, a: &Artefact) -> bool {
                 _ => true,
             }
         }
-        Kind::Reasons { .. } => {
+        // Either joins a relayed answer or one without a status of its own,
+        // reasons a 401 too; an answer holds one of them at most.
+        Kind::Reasons { .. } | Kind::CheckerFailure(_) => {
+            let reasons = matches!(a.kind, Kind::Reasons { .. });
             open.reasons.is_none()
                 && open.checker.is_none()
-                && open
-                    .http
-                    .as_ref()
-                    .is_none_or(|h| h.relay.is_some() || h.own_code().is_none_or(|c| c == 401))
-        }
-        Kind::CheckerFailure(_) => {
-            open.checker.is_none()
-                && open.reasons.is_none()
-                && open
-                    .http
-                    .as_ref()
-                    .is_none_or(|h| h.own_code().is_none() || h.relay.is_some())
+                && open.http.as_ref().is_none_or(|h| {
+                    h.relay.is_some() || h.own_code().is_none_or(|c| reasons && c == 401)
+                })
         }
         _ => false,
     }
