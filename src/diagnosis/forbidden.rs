@@ -207,11 +207,9 @@ impl Forbidden {
         if let Some(name) = &self.request.name {
             prefix = format!("{prefix} \"{name}\"");
         }
-        let prefix = if prefix.is_empty() {
-            "forbidden".to_owned()
-        } else {
-            format!("{prefix} is forbidden")
-        };
+        if !prefix.is_empty() {
+            prefix.push_str(" is ");
+        }
         let what = match &self.request.path {
             Some(path) => format!("path \"{path}\""),
             None => {
@@ -235,7 +233,7 @@ impl Forbidden {
             .map(|r| format!(": {r}"))
             .unwrap_or_default();
         format!(
-            "{prefix}: User \"{}\" cannot {} {what}{reason}",
+            "{prefix}forbidden: User \"{}\" cannot {} {what}{reason}",
             self.user,
             self.verb()
         )

@@ -389,8 +389,7 @@ pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagno
         .is_some_and(|c| c.cause != Cause::Unknown && c.confidence == Confidence::Low)
         && let Some(at) = candidates.iter().position(|c| c.cause == Cause::Unknown)
     {
-        let unknown = candidates.remove(at);
-        candidates.insert(0, unknown);
+        candidates[..=at].rotate_right(1);
     }
     Some(Diagnosis {
         classification: worst,
