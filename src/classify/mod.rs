@@ -26,9 +26,6 @@ use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
 
-/// Where an evidence timestamp came from, and so whose clock it is.
-pub use crate::diagnosis::case::ClockSource as StampSource;
-
 pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
 /// One answer found in the input, with everything around it that speaks to it.
