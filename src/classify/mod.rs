@@ -186,16 +186,14 @@ pub struct Context<'a> {
     pub leeway: TimeDelta,
 }
 
-/// Recognised answers, produced lazily.
-pub type Events<'a> = Box<dyn Iterator<Item = Evidence> + 'a>;
-
 /// The evidence type and its answers, at least one; the start of a streamed run.
 pub struct Stream<'a> {
     /// The type of the first answer (or the forced one).
     pub source_type: SourceType,
     /// Whether the type was detected (`false`: forced with `--type`).
     pub detected: bool,
-    pub events: Events<'a>,
+    /// The recognised answers, produced lazily.
+    pub events: Box<dyn Iterator<Item = Evidence> + 'a>,
 }
 
 /// Reads `text` into answers (only those of the forced type, if one is);
