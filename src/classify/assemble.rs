@@ -156,7 +156,7 @@ impl<'a> Assembler<'a> {
             return;
         };
         let key = request.describe();
-        let class = ev.classification();
+        let class = ev.answer.classification();
         let mut seen = Vec::new();
         for (k, line, c) in &self.requests {
             if *k == key && *c != class && !seen.iter().any(|(_, s)| s == c) {
@@ -235,21 +235,15 @@ fn joins(open: &Open, a: &Artefact) -> bool {
                 _ => true,
             }
         }
-        Kind::Reasons { .. } => {
+        // Either joins a relayed answer or one without a status of its own,
+        // reasons a 401 too; an answer holds one of them at most.
+        Kind::Reasons { .. } | Kind::CheckerFailure(_) => {
+            let reasons = matches!(a.kind, Kind::Reasons { .. });
             open.reasons.is_none()
                 && open.checker.is_none()
-                && open
-                    .http
-                    .as_ref()
-                    .is_none_or(|h| h.relay.is_some() || h.own_code().is_none_or(|c| c == 401))
-        }
-        Kind::CheckerFailure(_) => {
-            open.checker.is_none()
-                && open.reasons.is_none()
-                && open
-                    .http
-                    .as_ref()
-                    .is_none_or(|h| h.own_code().is_none() || h.relay.is_some())
+                && open.http.as_ref().is_none_or(|h| {
+                    h.relay.is_some() || h.own_code().is_none_or(|c| reasons && c == 401)
+                })
         }
         _ => false,
     }
@@ -317,19 +311,19 @@ fn evidence(open: Open) -> Option<Evidence> {
         server,
         review,
         audit,
-        mut context,
+        context,
         ..
     } = open;
-    let mut user = None;
-    let mut notes = Vec::new();
-    let mut audit_facts = Default::default();
-    let mut request = None;
-    let answer = if let Some(a) = audit {
+    let mut ev = Evidence::new(
+        lead.line,
+        lead.source,
+        lead.format,
+        lead.excerpt,
+        Answer::Nothing,
+    );
+    ev.answer = if let Some(a) = audit {
         let a = *a;
-        user = a.user;
-        request = a.request;
-        notes.extend(a.notes);
-        audit_facts = a.facts;
+        (ev.user, ev.request, ev.notes, ev.audit) = (a.user, a.request, a.notes, a.facts);
         Answer::Http(a.http)
     } else if let Some(failure) = server {
         Answer::ServerFailed(failure)
@@ -340,9 +334,9 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else if let Some(h) = http {
         Answer::Http(h)
     } else if let Some(r) = review.as_ref().filter(|r| r.authenticated) {
-        user = r.user.clone();
+        ev.user = r.user.clone();
         if !r.audiences.is_empty() {
-            notes.push(format!(
+            ev.notes.push(format!(
                 "audiences the server accepted: {}",
                 r.audiences.join(", ")
             ));
@@ -353,24 +347,17 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else {
         return None;
     };
-    let mut ev = Evidence::new(lead.line, lead.source, lead.format, &lead.excerpt, answer);
-    ev.excerpt = lead.excerpt;
     if let Some((reasons, from)) = reasons
         && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
     {
         ev.reasons = reasons;
         ev.reasons_from = from;
     }
-    if user.is_none() {
-        user = review.and_then(|r| r.user);
-    }
-    ev.user = user;
-    ev.request = request.or(context.request.take());
-    ev.bearer = context.bearer.take();
-    ev.audit = audit_facts;
-    ev.missing = std::mem::take(&mut context.missing);
-    notes.extend(context.notes);
-    ev.notes = notes;
+    ev.user = ev.user.or_else(|| review.and_then(|r| r.user));
+    ev.request = ev.request.or(context.request);
+    ev.bearer = context.bearer;
+    ev.missing = context.missing;
+    ev.notes.extend(context.notes);
     // The server's clock: a `Date` header; else the line's own stamp, but a
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).

@@ -56,15 +56,11 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
 
 /// The typed case for one event.
 fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
-    let mut notes = vec![Support::new(
-        SupportKind::Context,
-        format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt),
-    )];
-    notes.extend(
-        ev.notes
-            .iter()
-            .map(|n| Support::new(SupportKind::Context, n.clone())),
-    );
+    let line = format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt);
+    let mut notes: Vec<Support> = std::iter::once(line)
+        .chain(ev.notes.iter().cloned())
+        .map(|n| Support::new(SupportKind::Context, n))
+        .collect();
     if let Answer::Http(h) = &ev.answer
         && let (Some(relay), Some(code)) = (&h.relay, h.relay_status)
         && h.status.is_some_and(|c| c != code)

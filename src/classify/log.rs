@@ -23,6 +23,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use chrono::{DateTime, TimeDelta, Utc};
+use strum::{IntoStaticStr, VariantArray};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
 use crate::audit::aggregate::{BUCKET, Seen, kept, see};
@@ -68,18 +69,7 @@ pub const MAX_GROUPS: usize = 1_000;
 pub const MAX_SOURCES: usize = 256;
 
 /// How an event's reasons and its request were put together.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Join {
     /// A reason line or a 401 with nothing to join in reach, or another answer.
@@ -225,7 +215,7 @@ impl<'c> LogScan<'c> {
             usize::try_from(number).unwrap_or(usize::MAX),
             SourceType::ApiserverLog,
             "httplog",
-            &text,
+            crate::diagnosis::extract::excerpt(&text),
             answer,
         );
         ev.request = Some(request_from_url(Some(r.verb), r.uri));
@@ -253,7 +243,7 @@ impl<'c> LogScan<'c> {
             return;
         };
         for mut ev in stream.events {
-            if ev.classification() == Classification::Ok {
+            if ev.answer.classification() == Classification::Ok {
                 continue;
             }
             ev.line = usize::try_from(number).unwrap_or(usize::MAX);

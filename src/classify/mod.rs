@@ -26,9 +26,6 @@ use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
 
-/// Where an evidence timestamp came from, and so whose clock it is.
-pub use crate::diagnosis::case::ClockSource as StampSource;
-
 pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
 /// One answer found in the input, with everything around it that speaks to it.
@@ -62,19 +59,20 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// A new answer with only the essentials; the assembler fills in the rest.
+    /// A new answer with only the essentials (`excerpt` made by
+    /// [`crate::diagnosis::extract::excerpt`]); the assembler fills in the rest.
     pub fn new(
         line: usize,
         source: SourceType,
         format: &'static str,
-        excerpt: &str,
+        excerpt: String,
         answer: Answer,
     ) -> Self {
         Evidence {
             line,
             source,
             format,
-            excerpt: crate::diagnosis::extract::excerpt(excerpt),
+            excerpt,
             answer,
             reasons: Vec::new(),
             reasons_from: None,
@@ -87,11 +85,6 @@ impl Evidence {
             missing: Vec::new(),
             disagrees_with: Vec::new(),
         }
-    }
-
-    /// The class of the answer.
-    pub fn classification(&self) -> Classification {
-        self.answer.classification()
     }
 }
 
@@ -193,16 +186,14 @@ pub struct Context<'a> {
     pub leeway: TimeDelta,
 }
 
-/// Recognised answers, produced lazily.
-pub type Events<'a> = Box<dyn Iterator<Item = Evidence> + 'a>;
-
 /// The evidence type and its answers, at least one; the start of a streamed run.
 pub struct Stream<'a> {
     /// The type of the first answer (or the forced one).
     pub source_type: SourceType,
     /// Whether the type was detected (`false`: forced with `--type`).
     pub detected: bool,
-    pub events: Events<'a>,
+    /// The recognised answers, produced lazily.
+    pub events: Box<dyn Iterator<Item = Evidence> + 'a>,
 }
 
 /// Reads `text` into answers (only those of the forced type, if one is);

@@ -114,14 +114,12 @@ impl Case<'_> {
     /// says who reported it), NodeRestriction's refusal of an audience, who
     /// refused the request, the server's onward call that failed.
     pub fn read_answer(&mut self, from: &str) {
-        if let Some(seen) = self.reasons.iter().find_map(|r| {
-            Some(JwtRejectionSeen {
+        if let Some(rejection) = self.reasons.iter().find_map(|r| r.jwt.clone()) {
+            self.jwt_rejection = Some(JwtRejectionSeen {
                 issuer: None,
-                rejection: r.jwt.clone()?,
+                rejection,
                 from: from.to_owned(),
-            })
-        }) {
-            self.jwt_rejection = Some(seen);
+            });
         }
         // A checker's review refused by authorization names the checker.
         if let Answer::CheckerFailed(failure) = &self.answer {

@@ -104,13 +104,7 @@ impl Diagnosis {
     pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
         Diagnosis {
             classification,
-            candidates: vec![candidate(
-                Cause::Unknown,
-                Confidence::Low,
-                Basis::Possible,
-                Vec::new(),
-                case,
-            )],
+            candidates: vec![unknown(Vec::new(), case)],
             notes: Vec::new(),
         }
     }
@@ -272,16 +266,10 @@ impl Findings {
                     guess.confidence = guess.confidence.min(Confidence::Low);
                 }
                 let support = unknowns.into_iter().flat_map(|c| c.support).collect();
-                let mut unknown = candidate(
-                    Cause::Unknown,
-                    Confidence::Low,
-                    Basis::Possible,
-                    support,
-                    case,
-                );
+                let mut top = unknown(support, case);
                 let causes: Vec<Cause> = guesses.iter().map(|c| c.cause).collect();
-                lead_with_discriminators(&mut unknown, &causes, &tell_apart);
-                std::iter::once(unknown).chain(guesses).collect()
+                lead_with_discriminators(&mut top, &causes, &tell_apart);
+                std::iter::once(top).chain(guesses).collect()
             }
         };
         Diagnosis {
@@ -307,6 +295,17 @@ fn candidate(
         support,
         next: cause.def().next(case),
     }
+}
+
+/// The candidate that names no cause, with this support.
+fn unknown(support: Vec<Support>, case: &Case<'_>) -> Candidate {
+    candidate(
+        Cause::Unknown,
+        Confidence::Low,
+        Basis::Possible,
+        support,
+        case,
+    )
 }
 
 /// Puts the steps registered for telling apart two or more of `causes`
@@ -390,8 +389,7 @@ pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagno
         .is_some_and(|c| c.cause != Cause::Unknown && c.confidence == Confidence::Low)
         && let Some(at) = candidates.iter().position(|c| c.cause == Cause::Unknown)
     {
-        let unknown = candidates.remove(at);
-        candidates.insert(0, unknown);
+        candidates[..=at].rotate_right(1);
     }
     Some(Diagnosis {
         classification: worst,

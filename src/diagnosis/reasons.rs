@@ -14,8 +14,8 @@
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
-//! The pattern table holds every wording of every version; its tests are in
-//! `reasons/tests.rs` and `explain`'s listing of the wordings in `reasons/listing.rs`.
+//! The pattern table holds every wording of every version ([`wordings`] lists
+//! them for `explain`); its tests are in `reasons/tests.rs`.
 
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -205,8 +205,6 @@ enum Extent {
     ToBoundary,
 }
 
-type Custom = fn(&str) -> Option<(Extent, ReasonValues)>;
-
 /// The era of the OIDC authenticator's own wordings: it answers for tokens
 /// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
 pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
@@ -221,7 +219,7 @@ enum Matcher {
     /// A uid mismatch, `<open>LIVE<mid>CLAIM)`, given in that shape.
     Uid(&'static str),
     /// A structured message, and its shape.
-    Custom(Custom, &'static str),
+    Custom(fn(&str) -> Option<(Extent, ReasonValues)>, &'static str),
 }
 
 struct Pattern {
@@ -302,14 +300,7 @@ const PATTERNS: &[Pattern] = &[
     p(K::SecretUidMismatch, Cause::SecretDeleted, "1.23+", U("secret UID (LIVE) does not match service account secret ref claim (CLAIM)")),
     p(K::SecretUidMismatch, Cause::SecretDeleted, "≤1.22", U("Secret UID (LIVE) does not match claim (CLAIM)")),
     p(K::NodeUidMismatch, Cause::NodeRecreated, "1.29+", U("node UID (LIVE) does not match service account node ref claim (CLAIM)")),
-    p(
-        K::NodeBindingValidationDisabled,
-        Cause::Unknown,
-        "1.29–1.31",
-        L(
-            "token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled",
-        ),
-    ),
+    p(K::NodeBindingValidationDisabled, Cause::Unknown, "1.29–1.31", L("token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled")),
     // legacy.go.
     p(K::LegacyTokenMismatch, Cause::LegacyTokenInvalidated, "all", L("Token does not match server's copy")),
     p(K::LegacyTokenMarkedInvalid, Cause::LegacyTokenInvalidated, "1.29+", C(legacy_marked_invalid, "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token")),
@@ -404,10 +395,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                 detail: Some("cut short in the evidence".to_owned()),
                 ..ReasonValues::default()
             };
-            let mut reason = reason_of(pattern, rest, values);
-            reason.cut = true;
-            reason.jwt = None;
-            reasons.push(reason);
+            reasons.push(reason_of(pattern, rest, values, true));
             break;
         }
         let (reason, used) = match match_at(rest) {
@@ -422,15 +410,11 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                     let detail = rest[open.len().min(len)..len].trim_start_matches([':', ' ']);
                     values.detail = (!detail.is_empty()).then(|| detail.to_owned());
                 }
-                let mut reason = reason_of(pattern, &rest[..len], values);
                 // The last message of an aggregate cut short, read only by
                 // its opening words: what it went on to say is lost.
-                reason.cut =
+                let cut =
                     cut && len == rest.len() && !matches!(pattern.matcher, Matcher::Literal(_));
-                if reason.cut {
-                    reason.jwt = None;
-                }
-                (reason, len)
+                (reason_of(pattern, &rest[..len], values, cut), len)
             }
             None => {
                 let len = next_boundary(rest);
@@ -442,17 +426,18 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
     }
 }
 
-fn reason_of(pattern: &'static Pattern, message: &str, values: ReasonValues) -> AuthReason {
+/// A message of `pattern`; one `cut` short is not read as a JWT authenticator's.
+fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) -> AuthReason {
     AuthReason {
         kind: pattern.kind,
         cause: pattern.cause,
         era: pattern.era,
         message: message.to_owned(),
         values,
-        jwt: (pattern.era == OIDC_ERA)
+        jwt: (pattern.era == OIDC_ERA && !cut)
             .then(|| super::wordings::JwtRejection::parse(message))
             .flatten(),
-        cut: false,
+        cut,
     }
 }
 
@@ -555,19 +540,22 @@ fn two_values(text: &str, open: &str, mid: &str, close: &str) -> Option<(usize, 
     Some((len, a.to_owned(), b.to_owned()))
 }
 
+/// A matched message of this extent, with the values `fill` sets.
+fn found(extent: Extent, fill: impl FnOnce(&mut ReasonValues)) -> Option<(Extent, ReasonValues)> {
+    let mut values = ReasonValues::default();
+    fill(&mut values);
+    Some((extent, values))
+}
+
 /// `<open>LIVE<mid>CLAIM<close>`, with `shape` the message in that form.
 fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
     let (open, rest) = shape.split_once("LIVE")?;
     let (mid, close) = rest.split_once("CLAIM")?;
     let (len, live, claim) = two_values(text, open, mid, close)?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            live_uid: Some(live),
-            claim_uid: Some(claim),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| {
+        v.live_uid = Some(live);
+        v.claim_uid = Some(claim);
+    })
 }
 
 /// `x509: certificate has expired or is not yet valid: current time X is
@@ -575,28 +563,17 @@ fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
 fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
     let times =
         text.strip_prefix("x509: certificate has expired or is not yet valid: current time ")?;
-    let end = times.find(", ").unwrap_or(times.len());
-    times[..end].contains(which).then(|| {
-        (
-            Extent::ToBoundary,
-            ReasonValues {
-                detail: Some(times[..end].to_owned()),
-                ..ReasonValues::default()
-            },
-        )
-    })
+    let times = &times[..times.find(", ").unwrap_or(times.len())];
+    if !times.contains(which) {
+        return None;
+    }
+    found(Extent::ToBoundary, |v| v.detail = Some(times.to_owned()))
 }
 
 /// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
 fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            name: Some(name),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| v.name = Some(name))
 }
 
 fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
@@ -606,26 +583,17 @@ fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
     if who.contains(' ') {
         return None;
     }
-    Some((
-        Extent::Exact(open.len() + who.len() + " has been deleted".len()),
-        ReasonValues {
-            namespace: Some(ns.to_owned()),
-            name: Some(name.to_owned()),
-            ..ReasonValues::default()
-        },
-    ))
+    let len = open.len() + who.len() + " has been deleted".len();
+    found(Extent::Exact(len), |v| {
+        v.namespace = Some(ns.to_owned());
+        v.name = Some(name.to_owned());
+    })
 }
 
 /// `token issuer "ISS" is invalid`.
 fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
     let (len, issuer, _) = two_values(text, "token issuer \"", "\" is invalid", "")?;
-    Some((
-        Extent::Exact(len),
-        ReasonValues {
-            issuer: Some(issuer),
-            ..ReasonValues::default()
-        },
-    ))
+    found(Extent::Exact(len), |v| v.issuer = Some(issuer))
 }
 
 /// A JWT authenticator's own rule (`oidc: required claim …`, `oidc: error
@@ -635,14 +603,8 @@ fn jwt_authenticator_rule(text: &str) -> Option<(Extent, ReasonValues)> {
         return None;
     }
     let message = &text[..fixed_boundary(text)];
-    let rejection = crate::diagnosis::wordings::JwtRejection::parse(message)?;
-    Some((
-        Extent::ToBoundary,
-        ReasonValues {
-            detail: Some(rejection.describe()),
-            ..ReasonValues::default()
-        },
-    ))
+    let detail = crate::diagnosis::wordings::JwtRejection::parse(message)?.describe();
+    found(Extent::ToBoundary, |v| v.detail = Some(detail))
 }
 
 /// `token audiences ["a" "b"] is invalid for the target audiences ["c"]`; the
@@ -654,14 +616,11 @@ fn audience_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
     let (token, used_a) = go_string_list(rest)?;
     let rest = rest[used_a..].strip_prefix(MID)?;
     let (target, used_b) = go_string_list(rest)?;
-    Some((
-        Extent::Exact(OPEN.len() + used_a + MID.len() + used_b),
-        ReasonValues {
-            token_audiences: token,
-            target_audiences: target,
-            ..ReasonValues::default()
-        },
-    ))
+    let len = OPEN.len() + used_a + MID.len() + used_b;
+    found(Extent::Exact(len), |v| {
+        v.token_audiences = token;
+        v.target_audiences = target;
+    })
 }
 
 /// `["a" "b"]` -> (["a", "b"], bytes used).
@@ -707,15 +666,11 @@ fn legacy_marked_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
         Some(i) => Extent::Exact(i + END.len()),
         None => Extent::ToBoundary,
     };
-    Some((
-        extent,
-        ReasonValues {
-            namespace: Some(ns.to_owned()),
-            name: Some(name.to_owned()),
-            secret: Some(secret.to_owned()),
-            ..ReasonValues::default()
-        },
-    ))
+    found(extent, |v| {
+        v.namespace = Some(ns.to_owned());
+        v.name = Some(name.to_owned());
+        v.secret = Some(secret.to_owned());
+    })
 }
 
 /// legacy.go claim checks: `<claim> claim is missing`, `sub claim is invalid`.
@@ -727,25 +682,42 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
         "serviceAccountName",
         "serviceAccountUID",
     ];
-    for claim in CLAIMS {
-        for tail in [" claim is missing", " claim is invalid"] {
-            let whole = format!("{claim}{tail}");
-            if text.starts_with(&whole) {
-                return Some((
-                    Extent::Exact(whole.len()),
-                    ReasonValues {
-                        detail: Some(whole),
-                        ..ReasonValues::default()
-                    },
-                ));
-            }
-        }
-    }
-    None
+    let whole = CLAIMS
+        .iter()
+        .flat_map(|claim| [" claim is missing", " claim is invalid"].map(|t| format!("{claim}{t}")))
+        .find(|whole| text.starts_with(whole))?;
+    found(Extent::Exact(whole.len()), |v| v.detail = Some(whole))
 }
 
-mod listing;
-pub use listing::wordings;
+/// One wording kube-apiserver prints, as `explain` lists it: the text (values
+/// as UPPERCASE placeholders), the versions that print it, and its cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wording {
+    pub kind: ReasonKind,
+    pub cause: Cause,
+    pub era: &'static str,
+    pub text: &'static str,
+}
+
+/// Every wording this parser knows, in its matching order. A JWT
+/// authenticator's rules are listed with their placeholders by
+/// `diagnosis::wordings`, and the catch-all `oidc: ` is no wording.
+pub fn wordings() -> impl Iterator<Item = Wording> {
+    PATTERNS
+        .iter()
+        .filter(|p| !matches!(p.kind, K::JwtAuthenticatorRule | K::JwtAuthenticatorOther))
+        .map(|p| Wording {
+            kind: p.kind,
+            cause: p.cause,
+            era: p.era,
+            text: match p.matcher {
+                Matcher::Literal(text)
+                | Matcher::Prefix(text)
+                | Matcher::Uid(text)
+                | Matcher::Custom(_, text) => text,
+            },
+        })
+}
 
 #[cfg(test)]
 mod tests;

@@ -29,29 +29,27 @@ pub fn token(claims: Value) -> Token {
     .unwrap()
 }
 
-/// A pod-bound token valid from `nbf` for `seconds` (offsets from [`NOW`]).
-pub fn pod_bound(nbf: i64, seconds: i64) -> Token {
-    token(json!({
+/// A token bound to the `kind` object `name`, valid from `nbf` for `seconds`
+/// (offsets from [`NOW`]).
+fn bound(kind: &str, name: &str, nbf: i64, seconds: i64) -> Token {
+    let mut claims = json!({
         "aud": ["https://kubernetes.default.svc"], "iss": "https://kubernetes.default.svc",
         "sub": "system:serviceaccount:shop:web", "nbf": NOW + nbf, "iat": NOW + nbf,
         "exp": NOW + nbf + seconds,
-        "kubernetes.io": {"namespace": "shop",
-            "serviceaccount": {"name": "web", "uid": "sa-uid"},
-            "pod": {"name": "web-0", "uid": "pod-uid"}}
-    }))
+        "kubernetes.io": {"namespace": "shop", "serviceaccount": {"name": "web", "uid": "sa-uid"}}
+    });
+    claims["kubernetes.io"][kind] = json!({"name": name, "uid": format!("{kind}-uid")});
+    token(claims)
+}
+
+/// A pod-bound token valid from `nbf` for `seconds` (offsets from [`NOW`]).
+pub fn pod_bound(nbf: i64, seconds: i64) -> Token {
+    bound("pod", "web-0", nbf, seconds)
 }
 
 /// A Secret-bound or node-bound TokenRequest token.
 pub fn bound_to(kind: &str) -> Token {
-    let mut claims = json!({
-        "aud": ["https://kubernetes.default.svc"], "iss": "https://kubernetes.default.svc",
-        "sub": "system:serviceaccount:shop:web", "nbf": NOW - 60, "iat": NOW - 60,
-        "exp": NOW + 3600,
-        "kubernetes.io": {"namespace": "shop", "serviceaccount": {"name": "web", "uid": "sa-uid"}}
-    });
-    claims["kubernetes.io"][kind] =
-        json!({"name": format!("{kind}-a"), "uid": format!("{kind}-uid")});
-    token(claims)
+    bound(kind, &format!("{kind}-a"), -60, 3660)
 }
 
 /// A legacy Secret token (no exp, flat claims).
