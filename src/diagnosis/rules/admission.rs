@@ -323,18 +323,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
         Denial::Authorizer { .. } => return,
     };
-    f.add(
-        cause,
-        confidence,
-        vec![
-            Support::new(SupportKind::Answer, super::answer::shown(case)),
-            Support::new(SupportKind::Answer, text),
-            Support::new(
-                SupportKind::Answer,
-                "no token was rejected and no RBAC grant will change this",
-            ),
-        ],
-    );
+    let mut support = super::answer::shown_meaning(case, text);
+    support.push(Support::new(
+        SupportKind::Answer,
+        "no token was rejected and no RBAC grant will change this",
+    ));
+    f.add(cause, confidence, support);
 }
 
 #[cfg(test)]

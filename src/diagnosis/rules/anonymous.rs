@@ -209,31 +209,24 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
     let carried =
         case.token_sent == TokenSent::Yes || matches!(case.bearer, Some(BearerSeen::Token(_)));
-    let shown = Support::new(SupportKind::Answer, super::answer::shown(case));
     if carried {
         f.add(
             Cause::KubeletTokenNotReviewed,
             Basis::Proven,
-            vec![
-                shown,
-                Support::new(
-                    SupportKind::Answer,
-                    "the request carried a token, and the kubelet refused it as system:anonymous: the kubelet did not review the token (its token webhook is off), which says nothing of the token itself",
-                ),
-            ],
+            super::answer::shown_meaning(
+                case,
+                "the request carried a token, and the kubelet refused it as system:anonymous: the kubelet did not review the token (its token webhook is off), which says nothing of the token itself",
+            ),
         );
         return;
     }
     f.add(
         Cause::TokenNotSent,
         Basis::Inferred,
-        vec![
-            shown,
-            Support::new(
-                SupportKind::Answer,
-                "the kubelet saw system:anonymous: no token reached it, or it does not review tokens",
-            ),
-        ],
+        super::answer::shown_meaning(
+            case,
+            "the kubelet saw system:anonymous: no token reached it, or it does not review tokens",
+        ),
     );
     f.add_fact(
         Cause::KubeletTokenNotReviewed,

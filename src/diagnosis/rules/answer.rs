@@ -266,19 +266,13 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 crate::diagnosis::case::AnswerOrigin::Other(why) => why.clone(),
                 _ => String::new(),
             };
-            f.add(
-                Cause::NotApiServer,
-                case.witness.basis(),
-                vec![
-                    Support::new(SupportKind::Answer, shown(case)),
-                    Support::new(SupportKind::Answer, why),
-                ],
-            );
+            f.add(Cause::NotApiServer, case.witness.basis(), shown_meaning(case, why));
         }
         Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
             // A checker's own status: not kube-apiserver's answer.
             let relay = h.relay_only().unwrap_or("a relay");
-            let mut support = vec![Support::new(
+            let support = vec![
+                Support::new(
                 SupportKind::Answer,
                 format!(
                     "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
@@ -288,11 +282,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         .map(|m| format!(" \"{m}\""))
                         .unwrap_or_default()
                 ),
-            )];
-            support.push(Support::new(
+            ),
+                Support::new(
                 SupportKind::Answer,
                 format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
-            ));
+            )];
             f.add(Cause::Unknown, Basis::Inferred, support);
         }
         Answer::Http(h) if h.relay_only().is_some() => {}
@@ -390,17 +384,14 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
             } else {
                 Basis::Inferred
             },
-            vec![
-                Support::new(SupportKind::Answer, shown(case)),
-                Support::new(
-                    SupportKind::Answer,
-                    if generic {
-                        "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
-                    } else {
-                        "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
-                    },
-                ),
-            ],
+            shown_meaning(
+                case,
+                if generic {
+                    "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
+                } else {
+                    "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
+                },
+            ),
         );
         if !generic {
             f.add_fact(
@@ -415,13 +406,10 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
     f.add(
         Cause::ObjectNotFound,
         if named { Basis::Said } else { Basis::Inferred },
-        vec![
-            Support::new(SupportKind::Answer, shown(case)),
-            Support::new(
-                SupportKind::Answer,
-                "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
-            ),
-        ],
+        shown_meaning(
+            case,
+            "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
+        ),
     );
     if !named {
         // A 404 with no message naming an object: a missing object and an
@@ -456,26 +444,20 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
         f.add(
             Cause::ServerError,
             Basis::Inferred,
-            vec![
-                Support::new(SupportKind::Answer, shown(case)),
-                Support::new(
-                    SupportKind::Answer,
-                    "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
-                ),
-            ],
+            shown_meaning(
+                case,
+                "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
+            ),
         );
         return true;
     }
     f.add(
         cause,
         Basis::Said,
-        vec![
-            Support::new(SupportKind::Answer, shown(case)),
-            Support::new(
-                SupportKind::Answer,
-                "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
-            ),
-        ],
+        shown_meaning(
+            case,
+            "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
+        ),
     );
     true
 }
@@ -578,6 +560,14 @@ pub fn shown_request(case: &Case<'_>) -> String {
         Answer::Http(h) => h.request_line.clone().unwrap_or_else(|| "HTTP".to_owned()),
         _ => "the request".to_owned(),
     }
+}
+
+/// The request and its status as shown, then what it means.
+pub fn shown_meaning(case: &Case<'_>, meaning: impl Into<String>) -> Vec<Support> {
+    vec![
+        Support::new(SupportKind::Answer, shown(case)),
+        Support::new(SupportKind::Answer, meaning),
+    ]
 }
 
 /// The request and its status: `GET /api/v1/…: 404 NotFound: …`.

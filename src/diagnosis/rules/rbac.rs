@@ -218,18 +218,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if d.is_anonymous() {
         return;
     }
-    let mut support = vec![
-        Support::new(SupportKind::Answer, super::answer::shown(case)),
-        Support::new(
-            SupportKind::Answer,
-            format!(
-                "the token was accepted (user {}); authorization allows no {} {}",
-                d.user,
-                d.verb(),
-                target_words(&d)
-            ),
+    let mut support = super::answer::shown_meaning(
+        case,
+        format!(
+            "the token was accepted (user {}); authorization allows no {} {}",
+            d.user,
+            d.verb(),
+            target_words(&d)
         ),
-    ];
+    );
     // A kubelet's own requests are the Node authorizer's to judge, not a grant's.
     match d.grant_risk().filter(|_| d.node().is_none()) {
         Some(GrantRisk::Wildcard(what)) => support.push(Support::new(
