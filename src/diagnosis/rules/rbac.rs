@@ -89,7 +89,7 @@ being scheduled, and a bug when it persists.
 authorizer (GKE, EKS, AKS add their own).
 
 Granting RBAC to a node identity to work around the Node authorizer defeats its purpose.",
-    confirm: Steps::For(non_rbac_confirm),
+    confirm: Steps::Or(node_pods, &Steps::For(denied_confirm)),
     fix: Steps::Say(
         "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
     ),
@@ -99,21 +99,19 @@ Granting RBAC to a node identity to work around the Node authorizer defeats its 
     ],
 };
 
-fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let node = case.forbidden().and_then(|f| f.node().map(str::to_owned));
-    match node {
-        Some(node) => vec![NextStep::run(
-            "the pods bound to this node (the Node authorizer follows their references)",
-            Command::kubectl()
-                .words(&["get", "pods", "-A", "-o", "wide"])
-                .flag_value(
-                    "--field-selector",
-                    Some(&format!("spec.nodeName={node}")),
-                    "spec.nodeName=NODE",
-                ),
-        )],
-        None => denied_confirm(case),
-    }
+/// A node refused by the Node authorizer: the pods bound to it.
+fn node_pods(case: &Case<'_>) -> Option<NextStep> {
+    let node = case.forbidden()?.node()?;
+    Some(NextStep::run(
+        "the pods bound to this node (the Node authorizer follows their references)",
+        Command::kubectl()
+            .words(&["get", "pods", "-A", "-o", "wide"])
+            .flag_value(
+                "--field-selector",
+                Some(&format!("spec.nodeName={node}")),
+                "spec.nodeName=NODE",
+            ),
+    ))
 }
 
 /// The denied request as a [`Forbidden`]: from the 403 message, or from the

@@ -43,8 +43,59 @@ Certificates fail the same way: a client whose clock is behind the one that issu
 API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
 not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
 wrong time or time zone.",
-    confirm: Steps::For(skew_confirm),
-    fix: Steps::For(skew_fix),
+    confirm: Steps::Or(
+        |case| {
+            (case.classification() == C::TlsError).then(|| NextStep::run(
+                "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
+                Command::new("date").word("-u"),
+            ))
+        },
+        &Steps::All(&[
+            Steps::Run(
+                "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
+                |_| {
+                    Command::kubectl().words(&[
+                        "get",
+                        "leases",
+                        "-n",
+                        "kube-system",
+                        "-l",
+                        "apiserver.kubernetes.io/identity=kube-apiserver",
+                        "-o",
+                        "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
+                    ])
+                },
+            ),
+            Steps::Run("or judge the token on every clock at once", |_| {
+                Command::kubectl()
+                    .words(&["get", "leases", "-A", "-o", "json"])
+                    .pipe_into(
+                        Command::satoken()
+                            .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
+                            .with_placeholders(),
+                    )
+            }),
+        ]),
+    ),
+    fix: Steps::Or(
+        |case| {
+            (case.classification() == C::TlsError).then(|| NextStep::say(
+                "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
+            ))
+        },
+        &Steps::All(&[
+            Steps::Run(
+                "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
+                |_| Command::new("chronyc").word("tracking"),
+            ),
+            Steps::Say(
+                "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+            ),
+            Steps::Say(
+                "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
+            ),
+        ]),
+    ),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
@@ -92,60 +143,6 @@ mounted token fail too: the diagnosis says so when the token shows it.",
         "k8s.io/kubernetes pkg/registry/core/serviceaccount/storage/token.go (the cap, its warning, the extension)",
     ],
 };
-
-fn skew_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    if case.classification() == C::TlsError {
-        return vec![NextStep::run(
-            "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
-            Command::new("date").word("-u"),
-        )];
-    }
-    vec![
-        NextStep::run(
-            "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
-            Command::kubectl().words(&[
-                "get",
-                "leases",
-                "-n",
-                "kube-system",
-                "-l",
-                "apiserver.kubernetes.io/identity=kube-apiserver",
-                "-o",
-                "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
-            ]),
-        ),
-        NextStep::run(
-            "or judge the token on every clock at once",
-            Command::kubectl()
-                .words(&["get", "leases", "-A", "-o", "json"])
-                .pipe_into(
-                    Command::satoken()
-                        .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
-                        .with_placeholders(),
-                ),
-        ),
-    ]
-}
-
-fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if case.classification() == C::TlsError {
-        return vec![NextStep::say(
-            "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
-        )];
-    }
-    vec![
-        NextStep::run(
-            "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
-            Command::new("chronyc").word("tracking"),
-        ),
-        NextStep::say(
-            "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
-        ),
-        NextStep::say(
-            "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
-        ),
-    ]
-}
 
 /// A 401 with the token and the server's clock: is it outside its window there?
 /// And for an accepted token, a clock or an expiry that will make it fail.
