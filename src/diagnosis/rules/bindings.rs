@@ -532,44 +532,37 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     }
     let none = "(none in the token)";
     // The object the token is bound to first: it is the likelier loss.
-    match binding {
-        Binding::Pod => {
-            let pod = claimed(claims, BindingKind::Pod).unwrap_or_default();
-            add(
-                f,
-                Cause::PodDeleted,
-                BindingKind::Pod,
-                format!(
-                    "the token is bound to pod {ns}/{} uid {}: it dies with that pod (deleted, or recreated under the same name)",
-                    pod.name.as_deref().unwrap_or("?"),
-                    pod.uid.as_deref().unwrap_or(none)
-                ),
-            );
+    let bound: Option<(_, _, _, &[Cause])> = match binding {
+        Binding::Pod => Some((
+            BindingKind::Pod,
+            format!("pod {ns}/"),
+            "that pod (deleted, or recreated under the same name)",
+            &[Cause::PodDeleted],
+        )),
+        Binding::Secret => Some((
+            BindingKind::Secret,
+            format!("Secret {ns}/"),
+            "that Secret",
+            &[Cause::SecretDeleted],
+        )),
+        Binding::Node => Some((
+            BindingKind::Node,
+            "node ".to_owned(),
+            "that Node object",
+            &[Cause::NodeDeleted, Cause::NodeRecreated],
+        )),
+        Binding::None => None,
+    };
+    if let Some((kind, what, dies_with, causes)) = bound {
+        let object = claimed(claims, kind).unwrap_or_default();
+        let text = format!(
+            "the token is bound to {what}{} uid {}: it dies with {dies_with}",
+            object.name.as_deref().unwrap_or("?"),
+            object.uid.as_deref().unwrap_or(none)
+        );
+        for &cause in causes {
+            add(f, cause, kind, text.clone());
         }
-        Binding::Secret => {
-            let secret = claimed(claims, BindingKind::Secret).unwrap_or_default();
-            add(
-                f,
-                Cause::SecretDeleted,
-                BindingKind::Secret,
-                format!(
-                    "the token is bound to Secret {ns}/{} uid {}: it dies with that Secret",
-                    secret.name.as_deref().unwrap_or("?"),
-                    secret.uid.as_deref().unwrap_or(none)
-                ),
-            );
-        }
-        Binding::Node => {
-            let node = claimed(claims, BindingKind::Node).unwrap_or_default();
-            let text = format!(
-                "the token is bound to node {} uid {}: it dies with that Node object",
-                node.name.as_deref().unwrap_or("?"),
-                node.uid.as_deref().unwrap_or(none)
-            );
-            add(f, Cause::NodeDeleted, BindingKind::Node, text.clone());
-            add(f, Cause::NodeRecreated, BindingKind::Node, text);
-        }
-        Binding::None => {}
     }
     if let Some(sa) = claims.service_account() {
         let name = sa.name.as_deref().unwrap_or("?");
