@@ -11,7 +11,7 @@ use crate::diagnosis::extract::denial::Denial;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 
 pub const SERVICE_ACCOUNT_ADMISSION: CauseDef = CauseDef {
     code: "service-account-admission",
@@ -324,8 +324,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Denial::Authorizer { .. } => return,
     };
     let mut support = super::answer::shown_meaning(case, text);
-    support.push(Support::new(
-        SupportKind::Answer,
+    support.push(Support::answer(
         "no token was rejected and no RBAC grant will change this",
     ));
     f.add(cause, confidence, support);

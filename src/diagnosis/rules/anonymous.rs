@@ -144,13 +144,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             if let Answer::Http(h) = &case.answer
                 && let Some(m) = &h.message
             {
-                support.push(Support::new(
-                    SupportKind::Answer,
-                    format!("{}: {m}", super::answer::shown_request(case)),
-                ));
+                support.push(Support::answer(format!(
+                    "{}: {m}",
+                    super::answer::shown_request(case)
+                )));
             }
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
                     "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)"
                 } else {
@@ -158,18 +157,16 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 },
             ));
             if case.bearer == Some(BearerSeen::Empty) {
-                support.push(Support::new(
-                    SupportKind::Answer,
+                support.push(Support::answer(
                     "the Authorization header carries no token after \"Bearer\" (an empty token or two spaces count as none)",
                 ));
             }
             if case.token_sent == TokenSent::Assumed
                 && let Some(sub) = case.token.and_then(|t| t.claims.subject.as_deref())
             {
-                support.push(Support::new(
-                    SupportKind::Token,
-                    format!("your token ({sub}) was not sent with this request"),
-                ));
+                support.push(Support::token(format!(
+                    "your token ({sub}) was not sent with this request"
+                )));
             }
             f.add(Cause::TokenNotSent, Basis::Said, support);
         }
@@ -240,13 +237,10 @@ fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
 /// requests (a 2xx needs no cause: anonymous requests may do this).
 fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
     let shown = || match &case.answer {
-        Answer::Http(h) => Some(Support::new(
-            SupportKind::Answer,
-            match &h.message {
-                Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
-                None => super::answer::shown(case),
-            },
-        )),
+        Answer::Http(h) => Some(Support::answer(match &h.message {
+            Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
+            None => super::answer::shown(case),
+        })),
         _ => None,
     };
     match case.classification() {
@@ -256,8 +250,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
                 .map(|d| d.user.clone())
                 .or_else(|| case.user.clone());
             let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 match user.as_deref() {
                     Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
                     Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
@@ -268,8 +261,7 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
         }
         C::Unauthorized => {
             let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)",
             ));
             f.add(Cause::AnonymousRefused, Basis::Observed, support);

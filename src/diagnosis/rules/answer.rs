@@ -247,13 +247,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Answer::Access(a) if a.allowed => {
             let mut support = Vec::new();
             if let Some(user) = &case.user {
-                support.push(Support::new(
-                    SupportKind::Answer,
+                support.push(Support::answer(
                     format!("authenticated as {user}"),
                 ));
             }
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 format!(
                     "SelfSubjectAccessReview: allowed to {}",
                     case.request.clone().unwrap_or_default().describe()
@@ -272,8 +270,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             // A checker's own status: not kube-apiserver's answer.
             let relay = h.relay_only().unwrap_or("a relay");
             let support = vec![
-                Support::new(
-                SupportKind::Answer,
+                Support::answer(
                 format!(
                     "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
                     h.code().map_or("an error".to_owned(), |c| format!("HTTP {c}")),
@@ -283,8 +280,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         .unwrap_or_default()
                 ),
             ),
-                Support::new(
-                SupportKind::Answer,
+                Support::answer(
                 format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
             )];
             f.add(Cause::Unknown, Basis::Inferred, support);
@@ -305,16 +301,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 Cause::Redirected,
                 Basis::Said,
                 vec![
-                    Support::new(
-                        SupportKind::Answer,
+                    Support::answer(
                         format!(
                             "{}: HTTP {code} redirect to {}",
                             shown(case),
                             h.location.as_deref().unwrap_or("(no Location)")
                         ),
                     ),
-                    Support::new(
-                        SupportKind::Answer,
+                    Support::answer(
                         "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests",
                     ),
                 ],
@@ -348,8 +342,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
             _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
             code => {
-                let mut support = vec![Support::new(
-                    SupportKind::Answer,
+                let mut support = vec![Support::answer(
                     format!(
                         "{}: {} is not an authentication answer: the token was accepted or never judged",
                         shown(case),
@@ -357,8 +350,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     ),
                 )];
                 if let Some(m) = &h.message {
-                    support.push(Support::new(
-                        SupportKind::Answer,
+                    support.push(Support::answer(
                         format!("server message: {m}"),
                     ));
                 }
@@ -564,10 +556,7 @@ pub fn shown_request(case: &Case<'_>) -> String {
 
 /// The request and its status as shown, then what it means.
 pub fn shown_meaning(case: &Case<'_>, meaning: impl Into<String>) -> Vec<Support> {
-    vec![
-        Support::new(SupportKind::Answer, shown(case)),
-        Support::new(SupportKind::Answer, meaning),
-    ]
+    vec![Support::answer(shown(case)), Support::answer(meaning)]
 }
 
 /// The request and its status: `GET /api/v1/…: 404 NotFound: …`.

@@ -89,25 +89,23 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         } else {
             format!("{who} \"{}\" (wording of {era})", r.message)
         };
-        let mut support = vec![Support::new(SupportKind::ServerReason, said)];
+        let mut support = vec![Support::server_reason(said)];
         support.extend(
             detail(r, case)
                 .into_iter()
-                .map(|t| Support::new(SupportKind::ServerReason, t)),
+                .map(|t| Support::server_reason(t)),
         );
         // In an aggregate every authenticator reports. A reason only the
         // token's own authenticator gives outranks what the others say of any
         // token they try (a signature they cannot verify, a legacy token's
         // claims, an issuer that is not theirs).
         let confidence = if r.cut {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "the message is cut short in the evidence: its end, which says more, is missing",
             ));
             Basis::Possible
         } else if owned_elsewhere(r, &specific) {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "another authenticator's reason is specific to this token: this one is what an authenticator says of any token it tries",
             ));
             Basis::Possible
@@ -115,8 +113,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Basis::Said
         };
         if r.kind == ReasonKind::CryptographicPrimitive && kid_unknown {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "servers before 1.31 try every key, so an unknown kid reads as a failed signature",
             ));
             f.add(Cause::KeyMismatch, confidence, support);
@@ -140,8 +137,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // a bearer token's reasons the same words are another
         // authenticator's own TLS call (fetching an issuer's keys).
         if r.is_client_certificate() && case.reasons.iter().any(AuthReason::is_generic) {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "the request carried a bearer token (\"invalid bearer token\" beside it): these x509 words may be another authenticator's own TLS call, not a client certificate",
             ));
             f.add(r.cause, Basis::Possible, support);
@@ -172,8 +168,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 /// A signature failure from a server that tries every key (before 1.31): a
 /// bad signature and a key the server does not have read the same.
 fn every_key_tried(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>, confidence: Basis) {
-    support.push(Support::new(
-        SupportKind::ServerReason,
+    support.push(Support::server_reason(
         "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
     ));
     let basis = confidence.min(Basis::Inferred);
@@ -221,8 +216,7 @@ fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support
     if r.kind == ReasonKind::ClientCertificateExpired {
         f.add(Cause::ClientCertificateExpired, Basis::Said, support);
     } else if r.kind == ReasonKind::ClientCertificateNotYetValid {
-        support.push(Support::new(
-            SupportKind::ServerReason,
+        support.push(Support::server_reason(
             "the client certificate is not valid yet on the API server's clock: a clock is off",
         ));
         f.add(Cause::ClockSkew, Basis::Said, support);
@@ -265,10 +259,9 @@ fn invalidated(
     });
     if let Some((cause, what, name)) = missing {
         let mut support = support;
-        support.push(Support::new(
-            SupportKind::ServerReason,
-            format!("a server logged {what} \"{name}\" as not found next to it: the token was bound to it"),
-        ));
+        support.push(Support::server_reason(format!(
+            "a server logged {what} \"{name}\" as not found next to it: the token was bound to it"
+        )));
         f.add(cause, Basis::Inferred, support);
         return;
     }
@@ -284,8 +277,7 @@ fn invalidated(
     };
     for (i, cause) in causes.iter().enumerate() {
         let mut s = if i == 0 { support.clone() } else { Vec::new() };
-        s.push(Support::new(
-            SupportKind::ServerReason,
+        s.push(Support::server_reason(
             format!(
                 "\"{}\" names no object: {}",
                 r.message,
@@ -309,20 +301,14 @@ fn invalidated(
 
 /// "invalid bearer token" alone: no authenticator recognised the token.
 fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
-    let mut support = vec![Support::new(
-        SupportKind::ServerReason,
-        format!(
-            "{who} \"invalid bearer token\" and nothing else: no authenticator recognised the token (unknown issuer, not a JWT, or a token for another system)"
-        ),
-    )];
+    let mut support = vec![Support::server_reason(format!(
+        "{who} \"invalid bearer token\" and nothing else: no authenticator recognised the token (unknown issuer, not a JWT, or a token for another system)"
+    ))];
     if let Some(t) = case.token {
-        support.push(Support::new(
-            SupportKind::Token,
-            format!(
-                "your token's iss is {}",
-                t.claims.issuer.as_deref().unwrap_or("(none)")
-            ),
-        ));
+        support.push(Support::token(format!(
+            "your token's iss is {}",
+            t.claims.issuer.as_deref().unwrap_or("(none)")
+        )));
     }
     let not_k8s = case
         .token_kind()
@@ -351,16 +337,14 @@ fn review_notes(case: &Case<'_>, f: &mut Findings) {
         Some(ReviewSeen::Authenticated { username })
             if case.classification() == C::Unauthorized =>
         {
-            f.note(Support::new(
-                SupportKind::ServerReason,
+            f.note(Support::server_reason(
                 format!(
                     "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
                 ),
             ));
         }
         Some(ReviewSeen::NotAllowed { status, message }) => {
-            f.note(Support::new(
-                SupportKind::ServerReason,
+            f.note(Support::server_reason(
                 format!(
                     "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
                     if message.is_empty() {

@@ -517,7 +517,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             })
     };
     let add = |f: &mut Findings, cause: Cause, kind: BindingKind, text: String| {
-        let mut support = vec![Support::new(SupportKind::Token, text)];
+        let mut support = vec![Support::token(text)];
         support.extend(unreadable(kind));
         f.add(cause, Basis::Possible, support);
     };

@@ -153,7 +153,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Cause::NodeAudienceNotAllowed,
         Basis::Said,
         vec![
-            Support::new(SupportKind::ServerReason, text),
+            Support::server_reason(text),
             Support::new(
                 SupportKind::Context,
                 "the kubelet then pulls the image without credentials: expect ImagePullBackOff with the registry's \"unauthorized\" or \"pull access denied\"",

@@ -241,7 +241,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                         keys.from
                     ),
                 ),
-                Support::new(SupportKind::Token, FOREIGN_KID_MEANING),
+                Support::token(FOREIGN_KID_MEANING),
             ],
         ),
         (Some(false), _) => f.add_fact(

@@ -227,22 +227,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     );
     // A kubelet's own requests are the Node authorizer's to judge, not a grant's.
     match d.grant_risk().filter(|_| d.node().is_none()) {
-        Some(GrantRisk::Wildcard(what)) => support.push(Support::new(
-            SupportKind::Answer,
-            format!("the request was for `*`: {what}"),
-        )),
-        Some(GrantRisk::Escalation(e)) => support.push(Support::new(
-            SupportKind::Answer,
-            format!(
-                "the request asks for a privilege few workloads need: {}",
-                e.words().0
-            ),
-        )),
+        Some(GrantRisk::Wildcard(what)) => {
+            support.push(Support::answer(format!("the request was for `*`: {what}")))
+        }
+        Some(GrantRisk::Escalation(e)) => support.push(Support::answer(format!(
+            "the request asks for a privilege few workloads need: {}",
+            e.words().0
+        ))),
         None => {}
     }
     if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
-        support.push(Support::new(
-            SupportKind::Token,
+        support.push(Support::token(
             format!(
                 "the 403 names {}, but your token is for {sub}: this request was not made with your token",
                 d.user
@@ -251,26 +246,20 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     match by {
         Authorizer::Rbac(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("RBAC's reason: {reason}"),
-            ));
+            support.push(Support::answer(format!("RBAC's reason: {reason}")));
             f.add(Cause::RbacDenied, Basis::Said, support);
         }
         Authorizer::RoleMissing(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("a binding names a role that does not exist: {reason}"),
-            ));
+            support.push(Support::answer(format!(
+                "a binding names a role that does not exist: {reason}"
+            )));
             f.add(Cause::RbacRoleMissing, Basis::Said, support);
         }
         Authorizer::Node(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("the Node authorizer's reason: {reason}"),
-            ));
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(format!(
+                "the Node authorizer's reason: {reason}"
+            )));
+            support.push(Support::answer(
                 "a node may read only what pods bound to it reference; an RBAC grant does not change the Node authorizer's answer",
             ));
             f.add(Cause::NonRbacAuthorizerDenied, Basis::Said, support);
@@ -279,8 +268,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // request, or had no opinion before RBAC refused. The text does not
         // say which; `kubectl auth can-i` after a grant does.
         Authorizer::Other(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 format!(
                     "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
                 ),
@@ -295,8 +283,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             tell_rbac_apart(&d, f);
         }
         Authorizer::NoOpinion(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(
                 format!(
                     "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
                 ),
@@ -330,30 +317,24 @@ fn access_review(
     f: &mut Findings,
 ) {
     let Some(d) = denied(case) else { return };
-    let mut support = vec![Support::new(
-        SupportKind::Answer,
-        format!(
-            "SelfSubjectAccessReview: {} may not {} {}{}",
-            d.user,
-            d.verb(),
-            target_words(&d),
-            verdict
-                .reason
-                .as_deref()
-                .filter(|r| !r.is_empty())
-                .map(|r| format!(" (reason: {r})"))
-                .unwrap_or_default()
-        ),
-    )];
+    let mut support = vec![Support::answer(format!(
+        "SelfSubjectAccessReview: {} may not {} {}{}",
+        d.user,
+        d.verb(),
+        target_words(&d),
+        verdict
+            .reason
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(" (reason: {r})"))
+            .unwrap_or_default()
+    ))];
     if let Some(e) = verdict
         .evaluation_error
         .as_deref()
         .filter(|e| !e.is_empty())
     {
-        support.push(Support::new(
-            SupportKind::Answer,
-            format!("evaluation error: {e}"),
-        ));
+        support.push(Support::answer(format!("evaluation error: {e}")));
     }
     f.add(Cause::RbacDenied, Basis::Said, support);
 }

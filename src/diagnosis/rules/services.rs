@@ -12,7 +12,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
     code: "cloud-federation-mismatch",
@@ -286,27 +286,23 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
     };
     let mut support = vec![
-        Support::new(
-            SupportKind::Answer,
-            format!(
-                "{} refused {}: {}",
-                v.service,
-                // A caller denied got past the token: the call was refused.
-                if v.cause == Cause::CloudCallerDenied {
-                    "the call"
-                } else {
-                    "the token"
-                },
-                v.detail
-            ),
-        ),
-        Support::new(SupportKind::Answer, why),
+        Support::answer(format!(
+            "{} refused {}: {}",
+            v.service,
+            // A caller denied got past the token: the call was refused.
+            if v.cause == Cause::CloudCallerDenied {
+                "the call"
+            } else {
+                "the token"
+            },
+            v.detail
+        )),
+        Support::answer(why),
     ];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
     let basis = if v.service == crate::diagnosis::wordings::GOOGLE_IAM {
-        support.push(Support::new(
-            SupportKind::Answer,
+        support.push(Support::answer(
             "Google answers the same when the resource does not exist: check its name as well as the caller's role",
         ));
         Basis::Inferred

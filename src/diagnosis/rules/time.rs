@@ -184,8 +184,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         .token_kind()
         .is_some_and(|(k, _)| k == TokenKind::LegacySecret)
     {
-        f.note(Support::new(
-            SupportKind::Token,
+        f.note(Support::token(
             "legacy Secret tokens are never time-checked (pkg/serviceaccount/legacy.go): time is not the cause",
         ));
         return;
@@ -267,8 +266,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         && let Some((kind, binding)) = case.token_kind()
         && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
     {
-        support.push(Support::new(
-            SupportKind::Token,
+        support.push(Support::token(
             format!(
                 "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
             ),
@@ -351,10 +349,9 @@ fn accepted(
 /// The answer itself, first: `POST selfsubjectreviews (…): 401 Unauthorized`.
 fn answer_line(case: &Case<'_>) -> Vec<Support> {
     match &case.answer {
-        crate::diagnosis::case::Answer::Http(_) => vec![Support::new(
-            SupportKind::Answer,
-            super::answer::shown(case),
-        )],
+        crate::diagnosis::case::Answer::Http(_) => {
+            vec![Support::answer(super::answer::shown(case))]
+        }
         _ => Vec::new(),
     }
 }
