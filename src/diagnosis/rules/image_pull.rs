@@ -90,9 +90,7 @@ fn audience_confirm(case: &Case<'_>) -> Vec<NextStep> {
             "jsonpath={.status.allowed}",
         ]))
         .expecting("true");
-    if placeholders {
-        command = command.with_placeholders();
-    }
+    command.placeholders |= placeholders;
     vec![NextStep::run(
         "ask the authorizer what NodeRestriction asks: may the node request a token for this audience? (false: the grant is missing)",
         command,
@@ -112,9 +110,7 @@ fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
     let mut command = Command::new("echo")
         .value(Some(&grant), "GRANT_JSON")
         .pipe_into(Command::kubectl().words(&["apply", "-f", "-"]));
-    if placeholders {
-        command = command.with_placeholders();
-    }
+    command.placeholders |= placeholders;
     vec![
         NextStep::run(
             "grant the nodes this audience (kubectl create clusterrole refuses the verb, so apply the objects; add resourceNames to allow only some ServiceAccounts)",
