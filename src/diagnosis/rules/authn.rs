@@ -90,11 +90,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             format!("{who} \"{}\" (wording of {era})", r.message)
         };
         let mut support = vec![Support::server_reason(said)];
-        support.extend(
-            detail(r, case)
-                .into_iter()
-                .map(|t| Support::server_reason(t)),
-        );
+        support.extend(detail(r, case).into_iter().map(Support::server_reason));
         // In an aggregate every authenticator reports. A reason only the
         // token's own authenticator gives outranks what the others say of any
         // token they try (a signature they cannot verify, a legacy token's
@@ -128,8 +124,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         // Before 1.31 (and before go-jose) every key was tried: an unknown kid
         // and a bad signature read the same.
-        let old_signature = r.tries_every_key();
-        if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
+        if r.tries_every_key() && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
             every_key_tried(r, f, support, confidence);
             continue;
         }
