@@ -238,25 +238,18 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
 /// 2xx, 404, 3xx, 429, 5xx and answers from something else.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match &case.answer {
-        Answer::Authenticated(how) => f.add_fact(
-            Cause::None,
-            Basis::Said,
-            SupportKind::Answer,
-            how.clone(),
-        ),
+        Answer::Authenticated(how) => {
+            f.add_fact(Cause::None, Basis::Said, SupportKind::Answer, how.clone())
+        }
         Answer::Access(a) if a.allowed => {
             let mut support = Vec::new();
             if let Some(user) = &case.user {
-                support.push(Support::answer(
-                    format!("authenticated as {user}"),
-                ));
+                support.push(Support::answer(format!("authenticated as {user}")));
             }
-            support.push(Support::answer(
-                format!(
-                    "SelfSubjectAccessReview: allowed to {}",
-                    case.request.clone().unwrap_or_default().describe()
-                ),
-            ));
+            support.push(Support::answer(format!(
+                "SelfSubjectAccessReview: allowed to {}",
+                case.request.clone().unwrap_or_default().describe()
+            )));
             f.add(Cause::None, Basis::Said, support);
         }
         Answer::Http(h) if !h.from_kubernetes() => {
@@ -264,25 +257,28 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 crate::diagnosis::case::AnswerOrigin::Other(why) => why.clone(),
                 _ => String::new(),
             };
-            f.add(Cause::NotApiServer, case.witness.basis(), shown_meaning(case, why));
+            f.add(
+                Cause::NotApiServer,
+                case.witness.basis(),
+                shown_meaning(case, why),
+            );
         }
         Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
             // A checker's own status: not kube-apiserver's answer.
             let relay = h.relay_only().unwrap_or("a relay");
-            let support = vec![
-                Support::answer(
-                format!(
-                    "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
-                    h.code().map_or("an error".to_owned(), |c| format!("HTTP {c}")),
-                    h.message
-                        .as_deref()
-                        .map(|m| format!(" \"{m}\""))
-                        .unwrap_or_default()
-                ),
-            ),
-                Support::answer(
-                format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
-            )];
+            let status = format!(
+                "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
+                h.code()
+                    .map_or("an error".to_owned(), |c| format!("HTTP {c}")),
+                h.message
+                    .as_deref()
+                    .map(|m| format!(" \"{m}\""))
+                    .unwrap_or_default()
+            );
+            let log = format!(
+                "{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"
+            );
+            let support = vec![Support::answer(status), Support::answer(log)];
             f.add(Cause::Unknown, Basis::Inferred, support);
         }
         Answer::Http(h) if h.relay_only().is_some() => {}
@@ -297,22 +293,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 },
             ),
             Some(404) => not_found(case, f),
-            Some(code @ 300..=399) => f.add(
-                Cause::Redirected,
-                Basis::Said,
-                vec![
-                    Support::answer(
-                        format!(
-                            "{}: HTTP {code} redirect to {}",
-                            shown(case),
-                            h.location.as_deref().unwrap_or("(no Location)")
-                        ),
-                    ),
-                    Support::answer(
-                        "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests",
-                    ),
-                ],
-            ),
+            Some(code @ 300..=399) => {
+                let to = h.location.as_deref().unwrap_or("(no Location)");
+                let not_followed = "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests";
+                let support = vec![
+                    Support::answer(format!("{}: HTTP {code} redirect to {to}", shown(case))),
+                    Support::answer(not_followed),
+                ];
+                f.add(Cause::Redirected, Basis::Said, support);
+            }
             Some(429) => f.add_fact(
                 Cause::Throttled,
                 Basis::Said,
@@ -331,28 +320,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 } else {
                     Basis::Inferred
                 };
-                f.add_fact(
-                    Cause::ServerError,
-                    basis,
-                    SupportKind::Answer,
-                    shown(case),
-                );
+                f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
             }
             Some(401 | 403) => {}
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
             _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
             code => {
-                let mut support = vec![Support::answer(
-                    format!(
-                        "{}: {} is not an authentication answer: the token was accepted or never judged",
-                        shown(case),
-                        code.map_or("this status".to_owned(), |c| format!("HTTP {c}"))
-                    ),
-                )];
+                let mut support = vec![Support::answer(format!(
+                    "{}: {} is not an authentication answer: the token was accepted or never judged",
+                    shown(case),
+                    code.map_or("this status".to_owned(), |c| format!("HTTP {c}"))
+                ))];
                 if let Some(m) = &h.message {
-                    support.push(Support::answer(
-                        format!("server message: {m}"),
-                    ));
+                    support.push(Support::answer(format!("server message: {m}")));
                 }
                 f.add(Cause::Unknown, Basis::Inferred, support);
             }

@@ -272,17 +272,15 @@ fn invalidated(
     };
     for (i, cause) in causes.iter().enumerate() {
         let mut s = if i == 0 { support.clone() } else { Vec::new() };
-        s.push(Support::server_reason(
-            format!(
-                "\"{}\" names no object: {}",
-                r.message,
-                if legacy_wording {
-                    "a legacy token whose Secret is gone, or (before 1.23) a bound token whose pod or Secret is gone"
-                } else {
-                    "the pod, Secret or node the token is bound to is gone"
-                }
-            ),
-        ));
+        s.push(Support::server_reason(format!(
+            "\"{}\" names no object: {}",
+            r.message,
+            if legacy_wording {
+                "a legacy token whose Secret is gone, or (before 1.23) a bound token whose pod or Secret is gone"
+            } else {
+                "the pod, Secret or node the token is bound to is gone"
+            }
+        )));
         f.add(*cause, Basis::Inferred, s);
     }
     f.tell_apart(
@@ -332,23 +330,19 @@ fn review_notes(case: &Case<'_>, f: &mut Findings) {
         Some(ReviewSeen::Authenticated { username })
             if case.classification() == C::Unauthorized =>
         {
-            f.note(Support::server_reason(
-                format!(
-                    "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
-                ),
-            ));
+            f.note(Support::server_reason(format!(
+                "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
+            )));
         }
         Some(ReviewSeen::NotAllowed { status, message }) => {
-            f.note(Support::server_reason(
-                format!(
-                    "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
-                    if message.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {message}")
-                    }
-                ),
-            ));
+            f.note(Support::server_reason(format!(
+                "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                }
+            )));
         }
         _ => {}
     }

@@ -237,12 +237,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         None => {}
     }
     if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
-        support.push(Support::token(
-            format!(
-                "the 403 names {}, but your token is for {sub}: this request was not made with your token",
-                d.user
-            ),
-        ));
+        support.push(Support::token(format!(
+            "the 403 names {}, but your token is for {sub}: this request was not made with your token",
+            d.user
+        )));
     }
     match by {
         Authorizer::Rbac(reason) => {
@@ -268,11 +266,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // request, or had no opinion before RBAC refused. The text does not
         // say which; `kubectl auth can-i` after a grant does.
         Authorizer::Other(reason) => {
-            support.push(Support::answer(
-                format!(
-                    "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
-                ),
-            ));
+            support.push(Support::answer(format!(
+                "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
+            )));
             f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
             f.add_fact(
                 Cause::RbacDenied,
@@ -283,11 +279,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             tell_rbac_apart(&d, f);
         }
         Authorizer::NoOpinion(reason) => {
-            support.push(Support::answer(
-                format!(
-                    "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
-                ),
-            ));
+            support.push(Support::answer(format!(
+                "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
+            )));
             f.add(Cause::RbacDenied, Basis::Inferred, support);
             f.add_fact(
                 Cause::NonRbacAuthorizerDenied,

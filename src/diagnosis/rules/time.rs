@@ -266,11 +266,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         && let Some((kind, binding)) = case.token_kind()
         && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
     {
-        support.push(Support::token(
-            format!(
-                "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
-            ),
-        ));
+        support.push(Support::token(format!(
+            "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
+        )));
     }
     if !certain {
         support.push(Support::new(
