@@ -242,16 +242,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             d.user
         )));
     }
-    match by {
+    // A reason that is not RBAC's is another authorizer's: it denied the
+    // request, or had no opinion before RBAC refused. The text does not say
+    // which; `kubectl auth can-i` after a grant does.
+    let (cause, basis, also): (_, _, Option<(_, _, String)>) = match by {
         Authorizer::Rbac(reason) => {
             support.push(Support::answer(format!("RBAC's reason: {reason}")));
-            f.add(Cause::RbacDenied, Basis::Said, support);
+            (Cause::RbacDenied, Basis::Said, None)
         }
         Authorizer::RoleMissing(reason) => {
             support.push(Support::answer(format!(
                 "a binding names a role that does not exist: {reason}"
             )));
-            f.add(Cause::RbacRoleMissing, Basis::Said, support);
+            (Cause::RbacRoleMissing, Basis::Said, None)
         }
         Authorizer::Node(reason) => {
             support.push(Support::answer(format!(
@@ -260,47 +263,38 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             support.push(Support::answer(
                 "a node may read only what pods bound to it reference; an RBAC grant does not change the Node authorizer's answer",
             ));
-            f.add(Cause::NonRbacAuthorizerDenied, Basis::Said, support);
+            (Cause::NonRbacAuthorizerDenied, Basis::Said, None)
         }
-        // A reason that is not RBAC's is another authorizer's: it denied the
-        // request, or had no opinion before RBAC refused. The text does not
-        // say which; `kubectl auth can-i` after a grant does.
         Authorizer::Other(reason) => {
             support.push(Support::answer(format!(
                 "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
             )));
-            f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
-            f.add_fact(
-                Cause::RbacDenied,
-                Basis::Inferred,
-                SupportKind::Answer,
-                "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
-            );
-            tell_rbac_apart(&d, f);
+            let rbac = "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied";
+            let also = (Cause::RbacDenied, Basis::Inferred, rbac.to_owned());
+            (Cause::NonRbacAuthorizerDenied, Basis::Inferred, Some(also))
         }
         Authorizer::NoOpinion(reason) => {
             support.push(Support::answer(format!(
                 "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
             )));
-            f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add_fact(
-                Cause::NonRbacAuthorizerDenied,
-                Basis::Possible,
-                SupportKind::Answer,
-                format!("the other authorizer may refuse as well: \"{reason}\""),
-            );
-            tell_rbac_apart(&d, f);
+            let other = format!("the other authorizer may refuse as well: \"{reason}\"");
+            let also = (Cause::NonRbacAuthorizerDenied, Basis::Possible, other);
+            (Cause::RbacDenied, Basis::Inferred, Some(also))
         }
         Authorizer::Unnamed => {
-            f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add_fact(
+            let other = "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers";
+            let also = (
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                SupportKind::Answer,
-                "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
+                other.to_owned(),
             );
-            tell_rbac_apart(&d, f);
+            (Cause::RbacDenied, Basis::Inferred, Some(also))
         }
+    };
+    f.add(cause, basis, support);
+    if let Some((cause, basis, text)) = also {
+        f.add_fact(cause, basis, SupportKind::Answer, text);
+        tell_rbac_apart(&d, f);
     }
 }
 
