@@ -184,7 +184,6 @@ automation is what hits this.",
     ],
 };
 
-/// The object named in the token (or the read) of this kind.
 /// `kubectl VERB secret NAME -n NAMESPACE` for the token's Secret.
 fn on_secret(case: &Case<'_>, verb: &str) -> Command {
     Command::kubectl()
@@ -193,27 +192,25 @@ fn on_secret(case: &Case<'_>, verb: &str) -> Command {
         .namespace(case.namespace())
 }
 
+/// The object named in the token (or the read) of this kind.
 fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>) {
-    if let Some(b) = case.bindings.iter().find(|b| b.target.kind == kind) {
-        return (Some(b.target.name.clone()), b.target.claim_uid.clone());
-    }
-    if let Some(o) = case.audit.objects.iter().find(|o| o.target.kind == kind) {
-        return (Some(o.target.name.clone()), o.target.claim_uid.clone());
-    }
-    if kind == BindingKind::Secret
-        && let Some(secret) = &case.audit.legacy_secret
-    {
-        return (Some(secret.clone()), None);
+    let read = case.bindings.iter().map(|b| &b.target);
+    let audited = case.audit.objects.iter().map(|o| &o.target);
+    if let Some(t) = read.chain(audited).find(|t| t.kind == kind) {
+        return (Some(t.name.clone()), t.claim_uid.clone());
     }
     if kind == BindingKind::Secret
-        && let Some((secret, _)) = case
-            .audit
-            .legacy_token_invalidated
-            .as_deref()
-            .and_then(|v| v.split_once('/'))
+        && let Some(secret) = case.audit.legacy_secret.clone().or_else(|| {
+            // The audit annotation is `<secret>/<namespace>`.
+            let (secret, _) = case
+                .audit
+                .legacy_token_invalidated
+                .as_deref()?
+                .split_once('/')?;
+            Some(secret.to_owned())
+        })
     {
-        // The audit annotation is `<secret>/<namespace>`.
-        return (Some(secret.to_owned()), None);
+        return (Some(secret), None);
     }
     case.token
         .and_then(|t| claimed(&t.claims, kind))
