@@ -44,30 +44,30 @@ the pod, by a controller or by you.",
     ],
 };
 
-fn sa_names(case: &Case<'_>) -> (Option<String>, Option<String>, bool) {
-    match case.refusal.clone() {
+/// `kubectl VERB serviceaccount NAME -n NAMESPACE` for the ServiceAccount
+/// admission looked for, and whether it waited for its token Secret instead.
+fn on_service_account(case: &Case<'_>, verb: &str) -> (Command, bool) {
+    let (namespace, name, no_token) = match &case.refusal {
         Some(Denial::ServiceAccount {
             namespace,
             name,
             no_token,
             ..
-        }) => (
-            namespace.or_else(|| case.namespace().map(str::to_owned)),
-            name,
-            no_token,
-        ),
-        _ => (case.namespace().map(str::to_owned), None, false),
-    }
+        }) => (namespace.as_deref(), name.as_deref(), *no_token),
+        _ => (None, None, false),
+    };
+    let command = Command::kubectl()
+        .words(&[verb, "serviceaccount"])
+        .value(name, "NAME")
+        .namespace(namespace.or(case.namespace()));
+    (command, no_token)
 }
 
 fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let (ns, name, no_token) = sa_names(case);
+    let (get, no_token) = on_service_account(case, "get");
     let mut steps = vec![NextStep::run(
         "does the ServiceAccount exist in the pod's namespace?",
-        Command::kubectl()
-            .words(&["get", "serviceaccount"])
-            .value(name.as_deref(), "NAME")
-            .namespace(ns.as_deref()),
+        get,
     )];
     if no_token {
         steps.push(NextStep::run(
@@ -86,7 +86,7 @@ fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let (ns, name, no_token) = sa_names(case);
+    let (create, no_token) = on_service_account(case, "create");
     if no_token {
         return vec![NextStep::say(
             "start kube-controller-manager with --service-account-private-key-file (the key matching the API server's --service-account-key-file); the pod is admitted once the token Secret exists",
@@ -95,10 +95,7 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::run(
             "create the ServiceAccount (or correct serviceAccountName and the namespace in the workload)",
-            Command::kubectl()
-                .words(&["create", "serviceaccount"])
-                .value(name.as_deref(), "NAME")
-                .namespace(ns.as_deref()),
+            create,
         ),
         NextStep::say(
             "the controller (ReplicaSet, StatefulSet, Job) retries by itself once the ServiceAccount exists",
@@ -203,20 +200,13 @@ Authentication and RBAC had already allowed the request.",
     sources: &["k8s.io/apiserver pkg/admission/plugin/webhook/errors/statuserror.go"],
 };
 
-fn webhook_name(case: &Case<'_>) -> Option<String> {
-    match case.refusal.clone() {
-        Some(Denial::Webhook { webhook, .. }) => Some(webhook),
-        _ => None,
-    }
-}
-
 fn webhook_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let name = webhook_name(case);
+    let name = match &case.refusal {
+        Some(Denial::Webhook { webhook, .. }) => webhook.as_str(),
+        _ => "the webhook",
+    };
     vec![NextStep::run(
-        format!(
-            "find the configuration that registers {}",
-            name.as_deref().unwrap_or("the webhook")
-        ),
+        format!("find the configuration that registers {name}"),
         Command::kubectl().words(&[
             "get",
             "validatingwebhookconfigurations,mutatingwebhookconfigurations",
