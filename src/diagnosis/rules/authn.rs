@@ -431,7 +431,7 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{bound_to, case, legacy, pod_bound, run};
+    use crate::diagnosis::testing::{bound_to, case, diagnosed, legacy, pod_bound, run};
 
     fn rejected<'t>(text: &str, token: Option<&'t crate::token::Token>) -> Case<'t> {
         let mut c = case(Answer::Rejected, token);
@@ -506,7 +506,7 @@ mod tests {
 
     #[test]
     fn a_tie_comes_with_the_command_that_settles_it() {
-        let d = crate::diagnosis::testing::diagnosed(&rejected(
+        let d = diagnosed(&rejected(
             "[invalid bearer token, Token has been invalidated]",
             None,
         ));

@@ -107,7 +107,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::JwtRejectionSeen;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, token};
+    use crate::diagnosis::testing::{case, diagnosed, http, token};
     use serde_json::json;
 
     #[test]
@@ -120,7 +120,7 @@ mod tests {
             rejection: JwtRejection::parse(reason).unwrap(),
             from: "kube-apiserver said".into(),
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::JwtAuthenticatorRejected, Confidence::High)

@@ -588,7 +588,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::BindingTarget;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound, run};
 
     fn check(kind: BindingKind, state: BindingState, legacy: bool) -> BindingCheck {
         BindingCheck {
@@ -663,7 +663,7 @@ mod tests {
     fn reads_rule_guesses_out_and_guesses_carry_their_command() {
         let token = pod_bound(-60, 3600);
         let mut c = case(http(401, None), Some(&token));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::Unknown);
         let pod = d
             .candidates
@@ -676,7 +676,7 @@ mod tests {
             Some("the token names uid pod-uid: another uid means recreated, NotFound deleted")
         );
         c.bindings = vec![check(BindingKind::Pod, BindingState::Matches, false)];
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::PodDeleted));
     }
 }

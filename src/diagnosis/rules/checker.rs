@@ -202,7 +202,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::CheckerFailure;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, run};
+    use crate::diagnosis::testing::{case, diagnosed, run};
 
     #[test]
     fn a_checker_that_could_not_review() {
@@ -215,7 +215,7 @@ mod tests {
         let c = case(answer, None);
         assert_eq!(c.classification(), C::CheckerFailure);
         assert_eq!(run(&c), (Cause::CheckerUnauthorized, Confidence::High));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         let shells: Vec<String> = d
             .top()
             .next

@@ -166,7 +166,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http};
+    use crate::diagnosis::testing::{case, diagnosed, http};
     use crate::diagnosis::wordings::NodeAudienceRefusal;
 
     #[test]
@@ -174,7 +174,7 @@ mod tests {
         let message = "serviceaccounts \"builder\" is forbidden: audience \"registry.example\" not found in pod spec volume, system:node:node-a is not authorized to request tokens for this audience";
         let mut c = case(http(403, Some(message)), None);
         c.node_audience = NodeAudienceRefusal::parse(message);
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::NodeAudienceNotAllowed);
         assert_eq!(d.confidence(), Confidence::High);
         let shell: Vec<String> = d
@@ -191,9 +191,6 @@ mod tests {
         assert_eq!(d.candidates.len(), 1, "{:?}", d.candidates);
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
-        assert_ne!(
-            crate::diagnosis::testing::diagnosed(&plain).cause(),
-            Cause::NodeAudienceNotAllowed
-        );
+        assert_ne!(diagnosed(&plain).cause(), Cause::NodeAudienceNotAllowed);
     }
 }

@@ -362,7 +362,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::KeyCheck;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound};
 
     #[test]
     fn a_checkers_own_audience_asks_for_a_token_of_that_audience() {
@@ -437,7 +437,7 @@ mod tests {
         for (keys, cause, confidence) in table {
             let mut c = case(http(401, None), Some(&token));
             c.keys = Some(keys.clone());
-            let d = crate::diagnosis::testing::diagnosed(&c);
+            let d = diagnosed(&c);
             assert_eq!((d.cause(), d.confidence()), (cause, confidence), "{keys:?}");
             if cause == Cause::Unknown {
                 assert!(
@@ -456,7 +456,7 @@ mod tests {
             signature_ok: None,
             ..base.clone()
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::KeyMismatch, Confidence::Medium)

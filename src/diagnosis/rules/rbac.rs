@@ -382,7 +382,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::AccessVerdict;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound, run};
 
     const DENIED: &str = r#"pods is forbidden: User "system:serviceaccount:shop:web" cannot list resource "pods" in API group "" in the namespace "shop""#;
 
@@ -451,7 +451,7 @@ mod tests {
             name: Some("web-0".into()),
             ..RequestInfo::default()
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::RbacDenied);
         let shells: Vec<String> = d
             .top()
@@ -469,7 +469,7 @@ mod tests {
     #[test]
     fn no_grant_for_star_and_a_warning_before_an_escalating_one() {
         let steps = |message: &str| {
-            let d = crate::diagnosis::testing::diagnosed(&case(http(403, Some(message)), None));
+            let d = diagnosed(&case(http(403, Some(message)), None));
             assert_eq!(d.cause(), Cause::RbacDenied, "{message}");
             d.top().next.clone()
         };

@@ -141,6 +141,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::ServerFailure;
     use crate::diagnosis::merge::Confidence;
+    use crate::diagnosis::testing::diagnosed;
 
     #[test]
     fn a_failed_setup_is_the_cause_in_its_servers_words() {
@@ -167,7 +168,7 @@ mod tests {
                 }),
                 ..Case::default()
             };
-            let d = crate::diagnosis::testing::diagnosed(&c);
+            let d = diagnosed(&c);
             assert_eq!(d.classification, C::ServerConfig, "{cause}");
             assert_eq!((d.cause(), d.confidence()), (cause, Confidence::High));
             let first = &d.top().support[0].text;

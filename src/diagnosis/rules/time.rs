@@ -407,7 +407,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::reasons;
-    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run, verdict};
+    use crate::diagnosis::testing::{at, case, diagnosed, http, legacy, pod_bound, run, verdict};
     use crate::token::Token;
 
     #[test]
@@ -456,7 +456,7 @@ mod tests {
         // Legacy tokens are never time-checked.
         let old = legacy();
         let c = case(http(401, None), Some(&old));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert!(
             d.notes
                 .iter()
@@ -488,7 +488,7 @@ mod tests {
         let says = |token: &Token| {
             let mut c = case(http(401, None), Some(token));
             c.clock = Some(ServerClock::at(at(0), ClockSource::AuditTimestamp));
-            let d = crate::diagnosis::testing::diagnosed(&c);
+            let d = diagnosed(&c);
             assert_eq!(verdict(&d), (Cause::Expired, Confidence::Medium));
             d.candidates[0]
                 .support
