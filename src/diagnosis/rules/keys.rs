@@ -225,22 +225,20 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         return;
     }
     let Some(keys) = &case.keys else { return };
-    let kid = keys.token_kid.as_deref().unwrap_or("(none)");
-    let kids = keys.kids.join(", ");
+    let missing = format!(
+        "the token's kid {} is not among the keys the server publishes ({}: {})",
+        keys.token_kid.as_deref().unwrap_or("(none)"),
+        keys.from,
+        keys.kids.join(", ")
+    );
     match (keys.kid_found, keys.signature_ok) {
+        // An external signer may keep a key out of discovery that still
+        // verifies: the published list does not settle it.
         (Some(false), _) if external_kid(keys) => f.add(
-            // An external signer may keep a key out of discovery that still
-            // verifies: the published list does not settle it.
             Cause::KeyMismatch,
             Basis::Inferred,
             vec![
-                Support::new(
-                    SupportKind::Keys,
-                    format!(
-                        "the token's kid {kid} is not among the keys the server publishes ({}: {kids})",
-                        keys.from
-                    ),
-                ),
+                Support::new(SupportKind::Keys, missing),
                 Support::token(FOREIGN_KID_MEANING),
             ],
         ),
@@ -249,8 +247,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Basis::Observed,
             SupportKind::Keys,
             format!(
-                "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
-                keys.from
+                "{missing}: its signing key was rotated away, or the token is from another cluster"
             ),
         ),
         (_, Some(false)) => f.add_fact(
