@@ -231,13 +231,12 @@ fn invalidated(
     r: &AuthReason,
     case: &Case<'_>,
     f: &mut Findings,
-    support: Vec<Support>,
+    mut support: Vec<Support>,
     confidence: Basis,
 ) {
     let cause = match case.token_kind() {
-        Some((TokenKind::LegacySecret, _)) => Some(Cause::SecretDeleted),
+        Some((TokenKind::LegacySecret, _) | (_, Binding::Secret)) => Some(Cause::SecretDeleted),
         Some((_, Binding::Pod)) => Some(Cause::PodDeleted),
-        Some((_, Binding::Secret)) => Some(Cause::SecretDeleted),
         Some((_, Binding::Node)) => Some(Cause::NodeDeleted),
         _ => None,
     };
@@ -253,7 +252,6 @@ fn invalidated(
         BindingKind::ServiceAccount => None,
     });
     if let Some((cause, what, name)) = missing {
-        let mut support = support;
         support.push(Support::server_reason(format!(
             "a server logged {what} \"{name}\" as not found next to it: the token was bound to it"
         )));
