@@ -72,14 +72,10 @@ fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
     if no_token {
         steps.push(NextStep::run(
             "before 1.24 kube-controller-manager creates the token Secret: is it running, with --service-account-private-key-file?",
-            Command::kubectl().words(&[
-                "get",
-                "pods",
-                "-n",
-                "kube-system",
-                "-l",
-                "component=kube-controller-manager",
-            ]),
+            Command::kubectl()
+                .words(&["get", "pods"])
+                .namespace(Some("kube-system"))
+                .words(&["-l", "component=kube-controller-manager"]),
         ));
     }
     steps

@@ -58,14 +58,9 @@ even a trailing slash). No restart is needed once it is fixed: the next retry pi
             "the authenticator's last start-up error, in kube-apiserver's log",
             |_| {
                 Command::kubectl()
-                    .words(&[
-                        "logs",
-                        "-n",
-                        "kube-system",
-                        "-l",
-                        "component=kube-apiserver",
-                        "--tail=2000",
-                    ])
+                    .word("logs")
+                    .namespace(Some("kube-system"))
+                    .words(&["-l", "component=kube-apiserver", "--tail=2000"])
                     .pipe_into(Command::new("grep").words(&["oidc authenticator"]))
             },
         ),

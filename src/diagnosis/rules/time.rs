@@ -54,16 +54,15 @@ wrong time or time zone.",
             Steps::Run(
                 "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
                 |_| {
-                    Command::kubectl().words(&[
-                        "get",
-                        "leases",
-                        "-n",
-                        "kube-system",
-                        "-l",
-                        "apiserver.kubernetes.io/identity=kube-apiserver",
-                        "-o",
-                        "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
-                    ])
+                    Command::kubectl()
+                        .words(&["get", "leases"])
+                        .namespace(Some("kube-system"))
+                        .words(&[
+                            "-l",
+                            "apiserver.kubernetes.io/identity=kube-apiserver",
+                            "-o",
+                            "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
+                        ])
                 },
             ),
             Steps::Run("or judge the token on every clock at once", |_| {
