@@ -187,13 +187,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let confidence = if failure.certain {
         Basis::Said
     } else {
-        Basis::Inferred
-    };
-    if !failure.certain {
         support.push(Support::answer(
             "or, when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's; the first step tells the two apart",
         ));
-    }
+        Basis::Inferred
+    };
     f.add(cause, confidence, support);
 }
 
