@@ -236,38 +236,34 @@ fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
 /// `probe --anonymous` with no token: what the server does with anonymous
 /// requests (a 2xx needs no cause: anonymous requests may do this).
 fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
-    let shown = || match &case.answer {
-        Answer::Http(h) => Some(Support::answer(match &h.message {
-            Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
-            None => super::answer::shown(case),
-        })),
-        _ => None,
-    };
-    match case.classification() {
+    let (cause, meaning) = match case.classification() {
         C::Forbidden => {
             let user = case
                 .forbidden()
                 .map(|d| d.user.clone())
                 .or_else(|| case.user.clone());
-            let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::answer(
-                match user.as_deref() {
-                    Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
-                    Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
-                    None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
-                },
-            ));
-            f.add(Cause::AnonymousForbidden, Basis::Observed, support);
+            let meaning = match user.as_deref() {
+                Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
+                Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
+                None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
+            };
+            (Cause::AnonymousForbidden, meaning)
         }
-        C::Unauthorized => {
-            let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::answer(
-                "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)",
-            ));
-            f.add(Cause::AnonymousRefused, Basis::Observed, support);
-        }
-        _ => {}
-    }
+        C::Unauthorized => (
+            Cause::AnonymousRefused,
+            "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)".to_owned(),
+        ),
+        _ => return,
+    };
+    let mut support = match &case.answer {
+        Answer::Http(h) => vec![Support::answer(match &h.message {
+            Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
+            None => super::answer::shown(case),
+        })],
+        _ => Vec::new(),
+    };
+    support.push(Support::answer(meaning));
+    f.add(cause, Basis::Observed, support);
 }
 
 #[cfg(test)]
