@@ -198,7 +198,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         .reasons
         .iter()
         .any(|r| matches!(r.cause, Cause::ClockSkew | Cause::Expired));
-    let when = clock_words(&clock);
     let Some(verdict) = [at_low.verdict, at_high.verdict]
         .into_iter()
         .find(|v| *v != Verdict::Accept)
@@ -224,7 +223,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     let (start, end) = window::window(claims, leeway);
     let claim = |s: Option<i64>| s.map_or("-".to_owned(), |s| rfc3339(window::at_seconds(s)));
-    support.push(Support::new(SupportKind::TokenTimes, when.clone()));
+    support.push(Support::new(SupportKind::TokenTimes, clock_words(&clock)));
     support.push(Support::new(
         SupportKind::TokenTimes,
         match verdict {

@@ -290,8 +290,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     // A wording that fits several causes: none is certain. A certificate
     // not yet valid is nearly always a clock off (certificates are issued
     // valid from the moment they are made).
-    let mut causes = vec![failure.cause];
-    causes.extend(failure.also.iter().copied());
+    let mut causes = [&[failure.cause], failure.also.as_slice()].concat();
     if failure.cause == Cause::TlsCertificateNotYetValid
         && let Some(i) = causes.iter().position(|c| *c == Cause::ClockSkew)
     {
