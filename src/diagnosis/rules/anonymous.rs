@@ -140,15 +140,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             if case.forbidden().is_some_and(|d| d.kubelet) {
                 return kubelet_anonymous(case, f);
             }
-            let mut support = Vec::new();
-            if let Answer::Http(h) = &case.answer
-                && let Some(m) = &h.message
-            {
-                support.push(Support::answer(format!(
-                    "{}: {m}",
-                    super::answer::shown_request(case)
-                )));
-            }
+            let mut support: Vec<Support> = super::answer::request_message(case)
+                .map(Support::answer)
+                .into_iter()
+                .collect();
             support.push(Support::answer(
                 if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
                     "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)"
@@ -256,10 +251,9 @@ fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
         _ => return,
     };
     let mut support = match &case.answer {
-        Answer::Http(h) => vec![Support::answer(match &h.message {
-            Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
-            None => super::answer::shown(case),
-        })],
+        Answer::Http(_) => vec![Support::answer(
+            super::answer::request_message(case).unwrap_or_else(|| super::answer::shown(case)),
+        )],
         _ => Vec::new(),
     };
     support.push(Support::answer(meaning));

@@ -526,12 +526,16 @@ pub fn status_text(case: &Case<'_>) -> String {
     }
 }
 
-/// The request as shown, or `HTTP`.
-pub fn shown_request(case: &Case<'_>) -> String {
-    match &case.answer {
-        Answer::Http(h) => h.request_line.clone().unwrap_or_else(|| "HTTP".to_owned()),
-        _ => "the request".to_owned(),
-    }
+/// The request as shown (or `HTTP`) and the server's message, when it sent one.
+pub fn request_message(case: &Case<'_>) -> Option<String> {
+    let Answer::Http(h) = &case.answer else {
+        return None;
+    };
+    let message = h.message.as_ref()?;
+    Some(format!(
+        "{}: {message}",
+        h.request_line.as_deref().unwrap_or("HTTP")
+    ))
 }
 
 /// The request and its status as shown, then what it means.
