@@ -503,17 +503,15 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
 }
 
 /// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
-pub fn status_text(case: &Case<'_>) -> String {
+fn status_text(case: &Case<'_>) -> String {
     match &case.answer {
         Answer::Http(h) => {
             let code = h.code().map_or(String::new(), |c| c.to_string());
             let reason = h.reason.as_deref().unwrap_or("");
-            let head = format!("{code} {reason}").trim().to_owned();
-            let head = if head.is_empty() {
-                "HTTP".to_owned()
-            } else {
-                head
-            };
+            let mut head = format!("{code} {reason}").trim().to_owned();
+            if head.is_empty() {
+                head = "HTTP".to_owned();
+            }
             match h.message.as_deref() {
                 Some(m) if Some(m) != h.reason.as_deref() && !m.is_empty() => {
                     format!("{head}: {m}")
