@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{
-    AuditFacts, BearerSeen, BindingKind, CheckerFailure, HttpAnswer, RequestInfo, ServerFailure,
-    TransportFailure,
+    AuditFacts, BearerSeen, BindingKind, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
+    ServerFailure, TransportFailure,
 };
 use super::cause::Cause;
 use super::reasons::AuthReason;
@@ -77,9 +77,6 @@ impl SourceType {
         }
     }
 }
-
-/// Where an instant came from.
-pub use super::case::ClockSource;
 
 /// An instant and whose clock it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

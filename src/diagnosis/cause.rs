@@ -61,6 +61,8 @@ pub enum Steps {
     All(&'static [Steps]),
     /// Steps filled in from the case (placeholders where unknown).
     For(fn(&Case<'_>) -> Vec<NextStep>),
+    /// The one step the case calls for, if any; these steps otherwise.
+    Or(fn(&Case<'_>) -> Option<NextStep>, &'static Steps),
 }
 
 impl Steps {
@@ -72,6 +74,9 @@ impl Steps {
             Steps::Run(why, command) => vec![NextStep::run(why, command(case))],
             Steps::All(steps) => steps.iter().flat_map(|s| s.for_case(case)).collect(),
             Steps::For(steps) => steps(case),
+            Steps::Or(step, otherwise) => {
+                step(case).map_or_else(|| otherwise.for_case(case), |s| vec![s])
+            }
         }
     }
 }

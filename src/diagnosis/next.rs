@@ -145,16 +145,14 @@ impl Command {
 
     /// The command as one line for a POSIX shell: every word quoted as needed.
     pub fn shell(&self) -> String {
-        let mut line = join(&self.argv);
-        for stage in &self.pipe {
-            line.push_str(" | ");
-            line.push_str(&join(stage));
+        let stages: Vec<String> = std::iter::once(&self.argv)
+            .chain(&self.pipe)
+            .map(|words| words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "))
+            .collect();
+        match &self.output {
+            Some(path) => format!("{} > {}", stages.join(" | "), quote(path)),
+            None => stages.join(" | "),
         }
-        if let Some(path) = &self.output {
-            line.push_str(" > ");
-            line.push_str(&quote(path));
-        }
-        line
     }
 }
 
@@ -178,22 +176,17 @@ struct CommandJson<'a> {
     placeholders: bool,
 }
 
-impl Command {
-    fn json(&self) -> CommandJson<'_> {
-        CommandJson {
+impl Serialize for Command {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let json = CommandJson {
             argv: &self.argv,
             pipe: &self.pipe,
             output: self.output.as_deref(),
             shell: self.shell(),
             expect: self.expect.as_deref(),
             placeholders: self.placeholders,
-        }
-    }
-}
-
-impl Serialize for Command {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.json().serialize(s)
+        };
+        json.serialize(s)
     }
 }
 
@@ -222,10 +215,6 @@ fn printable(value: &str) -> bool {
                     '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
                     | '\u{061C}' | '\u{FEFF}')
         })
-}
-
-fn join(words: &[String]) -> String {
-    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
 }
 
 /// A word as it must be typed: bare when every shell reads it literally

@@ -57,6 +57,21 @@ impl Support {
         }
     }
 
+    /// What the answer says ([`SupportKind::Answer`]), the commonest fact.
+    pub fn answer(text: impl Into<String>) -> Self {
+        Support::new(SupportKind::Answer, text)
+    }
+
+    /// What the authenticator said ([`SupportKind::ServerReason`]).
+    pub fn server_reason(text: impl Into<String>) -> Self {
+        Support::new(SupportKind::ServerReason, text)
+    }
+
+    /// What the token says ([`SupportKind::Token`]).
+    pub fn token(text: impl Into<String>) -> Self {
+        Support::new(SupportKind::Token, text)
+    }
+
     /// The same fact, attributed to `server`.
     pub fn about(mut self, server: &str) -> Self {
         self.server = Some(server.to_owned());

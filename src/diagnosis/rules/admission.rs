@@ -11,7 +11,7 @@ use crate::diagnosis::extract::denial::Denial;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 
 pub const SERVICE_ACCOUNT_ADMISSION: CauseDef = CauseDef {
     code: "service-account-admission",
@@ -44,49 +44,45 @@ the pod, by a controller or by you.",
     ],
 };
 
-fn sa_names(case: &Case<'_>) -> (Option<String>, Option<String>, bool) {
-    match case.refusal.clone() {
+/// `kubectl VERB serviceaccount NAME -n NAMESPACE` for the ServiceAccount
+/// admission looked for, and whether it waited for its token Secret instead.
+fn on_service_account(case: &Case<'_>, verb: &str) -> (Command, bool) {
+    let (namespace, name, no_token) = match &case.refusal {
         Some(Denial::ServiceAccount {
             namespace,
             name,
             no_token,
             ..
-        }) => (
-            namespace.or_else(|| case.namespace().map(str::to_owned)),
-            name,
-            no_token,
-        ),
-        _ => (case.namespace().map(str::to_owned), None, false),
-    }
+        }) => (namespace.as_deref(), name.as_deref(), *no_token),
+        _ => (None, None, false),
+    };
+    let command = Command::kubectl()
+        .words(&[verb, "serviceaccount"])
+        .value(name, "NAME")
+        .namespace(namespace.or(case.namespace()));
+    (command, no_token)
 }
 
 fn sa_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let (ns, name, no_token) = sa_names(case);
+    let (get, no_token) = on_service_account(case, "get");
     let mut steps = vec![NextStep::run(
         "does the ServiceAccount exist in the pod's namespace?",
-        Command::kubectl()
-            .words(&["get", "serviceaccount"])
-            .value(name.as_deref(), "NAME")
-            .namespace(ns.as_deref()),
+        get,
     )];
     if no_token {
         steps.push(NextStep::run(
             "before 1.24 kube-controller-manager creates the token Secret: is it running, with --service-account-private-key-file?",
-            Command::kubectl().words(&[
-                "get",
-                "pods",
-                "-n",
-                "kube-system",
-                "-l",
-                "component=kube-controller-manager",
-            ]),
+            Command::kubectl()
+                .words(&["get", "pods"])
+                .namespace(Some("kube-system"))
+                .words(&["-l", "component=kube-controller-manager"]),
         ));
     }
     steps
 }
 
 fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let (ns, name, no_token) = sa_names(case);
+    let (create, no_token) = on_service_account(case, "create");
     if no_token {
         return vec![NextStep::say(
             "start kube-controller-manager with --service-account-private-key-file (the key matching the API server's --service-account-key-file); the pod is admitted once the token Secret exists",
@@ -95,10 +91,7 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
     vec![
         NextStep::run(
             "create the ServiceAccount (or correct serviceAccountName and the namespace in the workload)",
-            Command::kubectl()
-                .words(&["create", "serviceaccount"])
-                .value(name.as_deref(), "NAME")
-                .namespace(ns.as_deref()),
+            create,
         ),
         NextStep::say(
             "the controller (ReplicaSet, StatefulSet, Job) retries by itself once the ServiceAccount exists",
@@ -203,20 +196,13 @@ Authentication and RBAC had already allowed the request.",
     sources: &["k8s.io/apiserver pkg/admission/plugin/webhook/errors/statuserror.go"],
 };
 
-fn webhook_name(case: &Case<'_>) -> Option<String> {
-    match case.refusal.clone() {
-        Some(Denial::Webhook { webhook, .. }) => Some(webhook),
-        _ => None,
-    }
-}
-
 fn webhook_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let name = webhook_name(case);
+    let name = match &case.refusal {
+        Some(Denial::Webhook { webhook, .. }) => webhook.as_str(),
+        _ => "the webhook",
+    };
     vec![NextStep::run(
-        format!(
-            "find the configuration that registers {}",
-            name.as_deref().unwrap_or("the webhook")
-        ),
+        format!("find the configuration that registers {name}"),
         Command::kubectl().words(&[
             "get",
             "validatingwebhookconfigurations,mutatingwebhookconfigurations",
@@ -323,18 +309,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
         Denial::Authorizer { .. } => return,
     };
-    f.add(
-        cause,
-        confidence,
-        vec![
-            Support::new(SupportKind::Answer, super::answer::shown(case)),
-            Support::new(SupportKind::Answer, text),
-            Support::new(
-                SupportKind::Answer,
-                "no token was rejected and no RBAC grant will change this",
-            ),
-        ],
-    );
+    let mut support = super::answer::shown_meaning(case, text);
+    support.push(Support::answer(
+        "no token was rejected and no RBAC grant will change this",
+    ));
+    f.add(cause, confidence, support);
 }
 
 #[cfg(test)]

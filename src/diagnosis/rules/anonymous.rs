@@ -140,17 +140,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             if case.forbidden().is_some_and(|d| d.kubelet) {
                 return kubelet_anonymous(case, f);
             }
-            let mut support = Vec::new();
-            if let Answer::Http(h) = &case.answer
-                && let Some(m) = &h.message
-            {
-                support.push(Support::new(
-                    SupportKind::Answer,
-                    format!("{}: {m}", super::answer::shown_request(case)),
-                ));
-            }
-            support.push(Support::new(
-                SupportKind::Answer,
+            let mut support: Vec<Support> = super::answer::request_message(case)
+                .map(Support::answer)
+                .into_iter()
+                .collect();
+            support.push(Support::answer(
                 if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
                     "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)"
                 } else {
@@ -158,18 +152,16 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 },
             ));
             if case.bearer == Some(BearerSeen::Empty) {
-                support.push(Support::new(
-                    SupportKind::Answer,
+                support.push(Support::answer(
                     "the Authorization header carries no token after \"Bearer\" (an empty token or two spaces count as none)",
                 ));
             }
             if case.token_sent == TokenSent::Assumed
                 && let Some(sub) = case.token.and_then(|t| t.claims.subject.as_deref())
             {
-                support.push(Support::new(
-                    SupportKind::Token,
-                    format!("your token ({sub}) was not sent with this request"),
-                ));
+                support.push(Support::token(format!(
+                    "your token ({sub}) was not sent with this request"
+                )));
             }
             f.add(Cause::TokenNotSent, Basis::Said, support);
         }
@@ -209,31 +201,24 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
     let carried =
         case.token_sent == TokenSent::Yes || matches!(case.bearer, Some(BearerSeen::Token(_)));
-    let shown = Support::new(SupportKind::Answer, super::answer::shown(case));
     if carried {
         f.add(
             Cause::KubeletTokenNotReviewed,
             Basis::Proven,
-            vec![
-                shown,
-                Support::new(
-                    SupportKind::Answer,
-                    "the request carried a token, and the kubelet refused it as system:anonymous: the kubelet did not review the token (its token webhook is off), which says nothing of the token itself",
-                ),
-            ],
+            super::answer::shown_meaning(
+                case,
+                "the request carried a token, and the kubelet refused it as system:anonymous: the kubelet did not review the token (its token webhook is off), which says nothing of the token itself",
+            ),
         );
         return;
     }
     f.add(
         Cause::TokenNotSent,
         Basis::Inferred,
-        vec![
-            shown,
-            Support::new(
-                SupportKind::Answer,
-                "the kubelet saw system:anonymous: no token reached it, or it does not review tokens",
-            ),
-        ],
+        super::answer::shown_meaning(
+            case,
+            "the kubelet saw system:anonymous: no token reached it, or it does not review tokens",
+        ),
     );
     f.add_fact(
         Cause::KubeletTokenNotReviewed,
@@ -246,43 +231,33 @@ fn kubelet_anonymous(case: &Case<'_>, f: &mut Findings) {
 /// `probe --anonymous` with no token: what the server does with anonymous
 /// requests (a 2xx needs no cause: anonymous requests may do this).
 fn asked_anonymously(case: &Case<'_>, f: &mut Findings) {
-    let shown = || match &case.answer {
-        Answer::Http(h) => Some(Support::new(
-            SupportKind::Answer,
-            match &h.message {
-                Some(m) => format!("{}: {m}", super::answer::shown_request(case)),
-                None => super::answer::shown(case),
-            },
-        )),
-        _ => None,
-    };
-    match case.classification() {
+    let (cause, meaning) = match case.classification() {
         C::Forbidden => {
             let user = case
                 .forbidden()
                 .map(|d| d.user.clone())
                 .or_else(|| case.user.clone());
-            let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::new(
-                SupportKind::Answer,
-                match user.as_deref() {
-                    Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
-                    Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
-                    None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
-                },
-            ));
-            f.add(Cause::AnonymousForbidden, Basis::Observed, support);
+            let meaning = match user.as_deref() {
+                Some(ANONYMOUS) => "no token was sent and the server named the user system:anonymous: anonymous authentication is on, and this request is not allowed to anonymous users".to_owned(),
+                Some(other) => format!("no token was sent, yet the 403 names the user {other}: something between here and the server adds credentials"),
+                None => "no token was sent and the server answered 403: anonymous requests get past authentication here, and this one is not allowed".to_owned(),
+            };
+            (Cause::AnonymousForbidden, meaning)
         }
-        C::Unauthorized => {
-            let mut support: Vec<Support> = shown().into_iter().collect();
-            support.push(Support::new(
-                SupportKind::Answer,
-                "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)",
-            ));
-            f.add(Cause::AnonymousRefused, Basis::Observed, support);
-        }
-        _ => {}
-    }
+        C::Unauthorized => (
+            Cause::AnonymousRefused,
+            "no token was sent and the server answered 401: this server refuses anonymous requests (anonymous authentication is off)".to_owned(),
+        ),
+        _ => return,
+    };
+    let mut support = match &case.answer {
+        Answer::Http(_) => vec![Support::answer(
+            super::answer::request_message(case).unwrap_or_else(|| super::answer::shown(case)),
+        )],
+        _ => Vec::new(),
+    };
+    support.push(Support::answer(meaning));
+    f.add(cause, Basis::Observed, support);
 }
 
 #[cfg(test)]

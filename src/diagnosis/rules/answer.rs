@@ -238,27 +238,18 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
 /// 2xx, 404, 3xx, 429, 5xx and answers from something else.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     match &case.answer {
-        Answer::Authenticated(how) => f.add_fact(
-            Cause::None,
-            Basis::Said,
-            SupportKind::Answer,
-            how.clone(),
-        ),
+        Answer::Authenticated(how) => {
+            f.add_fact(Cause::None, Basis::Said, SupportKind::Answer, how.clone())
+        }
         Answer::Access(a) if a.allowed => {
             let mut support = Vec::new();
             if let Some(user) = &case.user {
-                support.push(Support::new(
-                    SupportKind::Answer,
-                    format!("authenticated as {user}"),
-                ));
+                support.push(Support::answer(format!("authenticated as {user}")));
             }
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!(
-                    "SelfSubjectAccessReview: allowed to {}",
-                    case.request.clone().unwrap_or_default().describe()
-                ),
-            ));
+            support.push(Support::answer(format!(
+                "SelfSubjectAccessReview: allowed to {}",
+                case.request.clone().unwrap_or_default().describe()
+            )));
             f.add(Cause::None, Basis::Said, support);
         }
         Answer::Http(h) if !h.from_kubernetes() => {
@@ -269,30 +260,25 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             f.add(
                 Cause::NotApiServer,
                 case.witness.basis(),
-                vec![
-                    Support::new(SupportKind::Answer, shown(case)),
-                    Support::new(SupportKind::Answer, why),
-                ],
+                shown_meaning(case, why),
             );
         }
         Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
             // A checker's own status: not kube-apiserver's answer.
             let relay = h.relay_only().unwrap_or("a relay");
-            let mut support = vec![Support::new(
-                SupportKind::Answer,
-                format!(
-                    "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
-                    h.code().map_or("an error".to_owned(), |c| format!("HTTP {c}")),
-                    h.message
-                        .as_deref()
-                        .map(|m| format!(" \"{m}\""))
-                        .unwrap_or_default()
-                ),
-            )];
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"),
-            ));
+            let status = format!(
+                "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
+                h.code()
+                    .map_or("an error".to_owned(), |c| format!("HTTP {c}")),
+                h.message
+                    .as_deref()
+                    .map(|m| format!(" \"{m}\""))
+                    .unwrap_or_default()
+            );
+            let log = format!(
+                "{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"
+            );
+            let support = vec![Support::answer(status), Support::answer(log)];
             f.add(Cause::Unknown, Basis::Inferred, support);
         }
         Answer::Http(h) if h.relay_only().is_some() => {}
@@ -307,24 +293,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 },
             ),
             Some(404) => not_found(case, f),
-            Some(code @ 300..=399) => f.add(
-                Cause::Redirected,
-                Basis::Said,
-                vec![
-                    Support::new(
-                        SupportKind::Answer,
-                        format!(
-                            "{}: HTTP {code} redirect to {}",
-                            shown(case),
-                            h.location.as_deref().unwrap_or("(no Location)")
-                        ),
-                    ),
-                    Support::new(
-                        SupportKind::Answer,
-                        "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests",
-                    ),
-                ],
-            ),
+            Some(code @ 300..=399) => {
+                let to = h.location.as_deref().unwrap_or("(no Location)");
+                let not_followed = "redirects are not followed, so the token was not sent to the new location; kube-apiserver itself does not redirect API requests";
+                let support = vec![
+                    Support::answer(format!("{}: HTTP {code} redirect to {to}", shown(case))),
+                    Support::answer(not_followed),
+                ];
+                f.add(Cause::Redirected, Basis::Said, support);
+            }
             Some(429) => f.add_fact(
                 Cause::Throttled,
                 Basis::Said,
@@ -343,30 +320,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 } else {
                     Basis::Inferred
                 };
-                f.add_fact(
-                    Cause::ServerError,
-                    basis,
-                    SupportKind::Answer,
-                    shown(case),
-                );
+                f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
             }
             Some(401 | 403) => {}
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
             _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
             code => {
-                let mut support = vec![Support::new(
-                    SupportKind::Answer,
-                    format!(
-                        "{}: {} is not an authentication answer: the token was accepted or never judged",
-                        shown(case),
-                        code.map_or("this status".to_owned(), |c| format!("HTTP {c}"))
-                    ),
-                )];
+                let mut support = vec![Support::answer(format!(
+                    "{}: {} is not an authentication answer: the token was accepted or never judged",
+                    shown(case),
+                    code.map_or("this status".to_owned(), |c| format!("HTTP {c}"))
+                ))];
                 if let Some(m) = &h.message {
-                    support.push(Support::new(
-                        SupportKind::Answer,
-                        format!("server message: {m}"),
-                    ));
+                    support.push(Support::answer(format!("server message: {m}")));
                 }
                 f.add(Cause::Unknown, Basis::Inferred, support);
             }
@@ -390,17 +356,14 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
             } else {
                 Basis::Inferred
             },
-            vec![
-                Support::new(SupportKind::Answer, shown(case)),
-                Support::new(
-                    SupportKind::Answer,
-                    if generic {
-                        "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
-                    } else {
-                        "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
-                    },
-                ),
-            ],
+            shown_meaning(
+                case,
+                if generic {
+                    "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
+                } else {
+                    "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
+                },
+            ),
         );
         if !generic {
             f.add_fact(
@@ -415,13 +378,10 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
     f.add(
         Cause::ObjectNotFound,
         if named { Basis::Said } else { Basis::Inferred },
-        vec![
-            Support::new(SupportKind::Answer, shown(case)),
-            Support::new(
-                SupportKind::Answer,
-                "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
-            ),
-        ],
+        shown_meaning(
+            case,
+            "the token was accepted and the request authorised (authorisation runs before routing, so a 404 is never an authentication failure); the object does not exist",
+        ),
     );
     if !named {
         // A 404 with no message naming an object: a missing object and an
@@ -456,26 +416,20 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
         f.add(
             Cause::ServerError,
             Basis::Inferred,
-            vec![
-                Support::new(SupportKind::Answer, shown(case)),
-                Support::new(
-                    SupportKind::Answer,
-                    "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
-                ),
-            ],
+            shown_meaning(
+                case,
+                "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
+            ),
         );
         return true;
     }
     f.add(
         cause,
         Basis::Said,
-        vec![
-            Support::new(SupportKind::Answer, shown(case)),
-            Support::new(
-                SupportKind::Answer,
-                "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
-            ),
-        ],
+        shown_meaning(
+            case,
+            "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
+        ),
     );
     true
 }
@@ -549,17 +503,15 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
 }
 
 /// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
-pub fn status_text(case: &Case<'_>) -> String {
+fn status_text(case: &Case<'_>) -> String {
     match &case.answer {
         Answer::Http(h) => {
             let code = h.code().map_or(String::new(), |c| c.to_string());
             let reason = h.reason.as_deref().unwrap_or("");
-            let head = format!("{code} {reason}").trim().to_owned();
-            let head = if head.is_empty() {
-                "HTTP".to_owned()
-            } else {
-                head
-            };
+            let mut head = format!("{code} {reason}").trim().to_owned();
+            if head.is_empty() {
+                head = "HTTP".to_owned();
+            }
             match h.message.as_deref() {
                 Some(m) if Some(m) != h.reason.as_deref() && !m.is_empty() => {
                     format!("{head}: {m}")
@@ -572,12 +524,21 @@ pub fn status_text(case: &Case<'_>) -> String {
     }
 }
 
-/// The request as shown, or `HTTP`.
-pub fn shown_request(case: &Case<'_>) -> String {
-    match &case.answer {
-        Answer::Http(h) => h.request_line.clone().unwrap_or_else(|| "HTTP".to_owned()),
-        _ => "the request".to_owned(),
-    }
+/// The request as shown (or `HTTP`) and the server's message, when it sent one.
+pub fn request_message(case: &Case<'_>) -> Option<String> {
+    let Answer::Http(h) = &case.answer else {
+        return None;
+    };
+    let message = h.message.as_ref()?;
+    Some(format!(
+        "{}: {message}",
+        h.request_line.as_deref().unwrap_or("HTTP")
+    ))
+}
+
+/// The request and its status as shown, then what it means.
+pub fn shown_meaning(case: &Case<'_>, meaning: impl Into<String>) -> Vec<Support> {
+    vec![Support::answer(shown(case)), Support::answer(meaning)]
 }
 
 /// The request and its status: `GET /api/v1/…: 404 NotFound: …`.

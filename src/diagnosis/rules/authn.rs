@@ -89,25 +89,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         } else {
             format!("{who} \"{}\" (wording of {era})", r.message)
         };
-        let mut support = vec![Support::new(SupportKind::ServerReason, said)];
-        support.extend(
-            detail(r, case)
-                .into_iter()
-                .map(|t| Support::new(SupportKind::ServerReason, t)),
-        );
+        let mut support = vec![Support::server_reason(said)];
+        support.extend(detail(r, case).into_iter().map(Support::server_reason));
         // In an aggregate every authenticator reports. A reason only the
         // token's own authenticator gives outranks what the others say of any
         // token they try (a signature they cannot verify, a legacy token's
         // claims, an issuer that is not theirs).
         let confidence = if r.cut {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "the message is cut short in the evidence: its end, which says more, is missing",
             ));
             Basis::Possible
         } else if owned_elsewhere(r, &specific) {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "another authenticator's reason is specific to this token: this one is what an authenticator says of any token it tries",
             ));
             Basis::Possible
@@ -115,8 +109,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Basis::Said
         };
         if r.kind == ReasonKind::CryptographicPrimitive && kid_unknown {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "servers before 1.31 try every key, so an unknown kid reads as a failed signature",
             ));
             f.add(Cause::KeyMismatch, confidence, support);
@@ -131,8 +124,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         // Before 1.31 (and before go-jose) every key was tried: an unknown kid
         // and a bad signature read the same.
-        let old_signature = r.tries_every_key();
-        if old_signature && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
+        if r.tries_every_key() && case.keys.as_ref().is_none_or(|k| k.kid_found != Some(true)) {
             every_key_tried(r, f, support, confidence);
             continue;
         }
@@ -140,8 +132,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // a bearer token's reasons the same words are another
         // authenticator's own TLS call (fetching an issuer's keys).
         if r.is_client_certificate() && case.reasons.iter().any(AuthReason::is_generic) {
-            support.push(Support::new(
-                SupportKind::ServerReason,
+            support.push(Support::server_reason(
                 "the request carried a bearer token (\"invalid bearer token\" beside it): these x509 words may be another authenticator's own TLS call, not a client certificate",
             ));
             f.add(r.cause, Basis::Possible, support);
@@ -172,8 +163,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 /// A signature failure from a server that tries every key (before 1.31): a
 /// bad signature and a key the server does not have read the same.
 fn every_key_tried(r: &AuthReason, f: &mut Findings, mut support: Vec<Support>, confidence: Basis) {
-    support.push(Support::new(
-        SupportKind::ServerReason,
+    support.push(Support::server_reason(
         "servers before 1.31 try every key: a token signed by a key they do not have (another cluster, a rotated key) reads the same as a bad signature",
     ));
     let basis = confidence.min(Basis::Inferred);
@@ -221,8 +211,7 @@ fn client_certificate(r: &AuthReason, f: &mut Findings, mut support: Vec<Support
     if r.kind == ReasonKind::ClientCertificateExpired {
         f.add(Cause::ClientCertificateExpired, Basis::Said, support);
     } else if r.kind == ReasonKind::ClientCertificateNotYetValid {
-        support.push(Support::new(
-            SupportKind::ServerReason,
+        support.push(Support::server_reason(
             "the client certificate is not valid yet on the API server's clock: a clock is off",
         ));
         f.add(Cause::ClockSkew, Basis::Said, support);
@@ -242,13 +231,12 @@ fn invalidated(
     r: &AuthReason,
     case: &Case<'_>,
     f: &mut Findings,
-    support: Vec<Support>,
+    mut support: Vec<Support>,
     confidence: Basis,
 ) {
     let cause = match case.token_kind() {
-        Some((TokenKind::LegacySecret, _)) => Some(Cause::SecretDeleted),
+        Some((TokenKind::LegacySecret, _) | (_, Binding::Secret)) => Some(Cause::SecretDeleted),
         Some((_, Binding::Pod)) => Some(Cause::PodDeleted),
-        Some((_, Binding::Secret)) => Some(Cause::SecretDeleted),
         Some((_, Binding::Node)) => Some(Cause::NodeDeleted),
         _ => None,
     };
@@ -264,11 +252,9 @@ fn invalidated(
         BindingKind::ServiceAccount => None,
     });
     if let Some((cause, what, name)) = missing {
-        let mut support = support;
-        support.push(Support::new(
-            SupportKind::ServerReason,
-            format!("a server logged {what} \"{name}\" as not found next to it: the token was bound to it"),
-        ));
+        support.push(Support::server_reason(format!(
+            "a server logged {what} \"{name}\" as not found next to it: the token was bound to it"
+        )));
         f.add(cause, Basis::Inferred, support);
         return;
     }
@@ -284,18 +270,15 @@ fn invalidated(
     };
     for (i, cause) in causes.iter().enumerate() {
         let mut s = if i == 0 { support.clone() } else { Vec::new() };
-        s.push(Support::new(
-            SupportKind::ServerReason,
-            format!(
-                "\"{}\" names no object: {}",
-                r.message,
-                if legacy_wording {
-                    "a legacy token whose Secret is gone, or (before 1.23) a bound token whose pod or Secret is gone"
-                } else {
-                    "the pod, Secret or node the token is bound to is gone"
-                }
-            ),
-        ));
+        s.push(Support::server_reason(format!(
+            "\"{}\" names no object: {}",
+            r.message,
+            if legacy_wording {
+                "a legacy token whose Secret is gone, or (before 1.23) a bound token whose pod or Secret is gone"
+            } else {
+                "the pod, Secret or node the token is bound to is gone"
+            }
+        )));
         f.add(*cause, Basis::Inferred, s);
     }
     f.tell_apart(
@@ -309,20 +292,14 @@ fn invalidated(
 
 /// "invalid bearer token" alone: no authenticator recognised the token.
 fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
-    let mut support = vec![Support::new(
-        SupportKind::ServerReason,
-        format!(
-            "{who} \"invalid bearer token\" and nothing else: no authenticator recognised the token (unknown issuer, not a JWT, or a token for another system)"
-        ),
-    )];
+    let mut support = vec![Support::server_reason(format!(
+        "{who} \"invalid bearer token\" and nothing else: no authenticator recognised the token (unknown issuer, not a JWT, or a token for another system)"
+    ))];
     if let Some(t) = case.token {
-        support.push(Support::new(
-            SupportKind::Token,
-            format!(
-                "your token's iss is {}",
-                t.claims.issuer.as_deref().unwrap_or("(none)")
-            ),
-        ));
+        support.push(Support::token(format!(
+            "your token's iss is {}",
+            t.claims.issuer.as_deref().unwrap_or("(none)")
+        )));
     }
     let not_k8s = case
         .token_kind()
@@ -351,25 +328,19 @@ fn review_notes(case: &Case<'_>, f: &mut Findings) {
         Some(ReviewSeen::Authenticated { username })
             if case.classification() == C::Unauthorized =>
         {
-            f.note(Support::new(
-                SupportKind::ServerReason,
-                format!(
-                    "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
-                ),
-            ));
+            f.note(Support::server_reason(format!(
+                "yet a TokenReview on the same server accepts the token now (as {username}): the state changed between the two requests (a binding deleted or restored, a clock step), so repeat the probe"
+            )));
         }
         Some(ReviewSeen::NotAllowed { status, message }) => {
-            f.note(Support::new(
-                SupportKind::ServerReason,
-                format!(
-                    "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
-                    if message.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {message}")
-                    }
-                ),
-            ));
+            f.note(Support::server_reason(format!(
+                "TokenReview not possible with the kubeconfig credentials (HTTP {status}{}): they need create tokenreviews (e.g. the system:auth-delegator ClusterRole); continuing without it",
+                if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                }
+            )));
         }
         _ => {}
     }
@@ -458,7 +429,7 @@ fn detail(r: &AuthReason, case: &Case<'_>) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{bound_to, case, legacy, pod_bound, run};
+    use crate::diagnosis::testing::{bound_to, case, diagnosed, legacy, pod_bound, run};
 
     fn rejected<'t>(text: &str, token: Option<&'t crate::token::Token>) -> Case<'t> {
         let mut c = case(Answer::Rejected, token);
@@ -533,7 +504,7 @@ mod tests {
 
     #[test]
     fn a_tie_comes_with_the_command_that_settles_it() {
-        let d = crate::diagnosis::testing::diagnosed(&rejected(
+        let d = diagnosed(&rejected(
             "[invalid bearer token, Token has been invalidated]",
             None,
         ));

@@ -18,7 +18,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 use crate::diagnosis::wordings::JwtRejection;
 
 pub const JWT_AUTHENTICATOR_REJECTED: CauseDef = CauseDef {
@@ -77,21 +77,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if case.classification() != C::Unauthorized {
         return;
     }
-    let mut support = vec![Support::new(
-        SupportKind::ServerReason,
-        format!(
-            "{}: the JWT authenticator{} rejects it: {}",
-            seen.from,
-            seen.issuer
-                .as_deref()
-                .map(|i| format!(" for issuer {i}"))
-                .unwrap_or_default(),
-            seen.rejection.describe()
-        ),
-    )];
+    let mut support = vec![Support::server_reason(format!(
+        "{}: the JWT authenticator{} rejects it: {}",
+        seen.from,
+        seen.issuer
+            .as_deref()
+            .map(|i| format!(" for issuer {i}"))
+            .unwrap_or_default(),
+        seen.rejection.describe()
+    ))];
     if let JwtRejection::Audience { .. } = seen.rejection {
-        support.push(Support::new(
-            SupportKind::Token,
+        support.push(Support::token(
             "a JWT authenticator matches audiences itself (MatchAny over issuer.audiences), not the API server's --api-audiences",
         ));
     }
@@ -111,7 +107,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::JwtRejectionSeen;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, token};
+    use crate::diagnosis::testing::{case, diagnosed, http, token};
     use serde_json::json;
 
     #[test]
@@ -124,7 +120,7 @@ mod tests {
             rejection: JwtRejection::parse(reason).unwrap(),
             from: "kube-apiserver said".into(),
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::JwtAuthenticatorRejected, Confidence::High)

@@ -184,7 +184,6 @@ automation is what hits this.",
     ],
 };
 
-/// The object named in the token (or the read) of this kind.
 /// `kubectl VERB secret NAME -n NAMESPACE` for the token's Secret.
 fn on_secret(case: &Case<'_>, verb: &str) -> Command {
     Command::kubectl()
@@ -193,27 +192,25 @@ fn on_secret(case: &Case<'_>, verb: &str) -> Command {
         .namespace(case.namespace())
 }
 
+/// The object named in the token (or the read) of this kind.
 fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>) {
-    if let Some(b) = case.bindings.iter().find(|b| b.target.kind == kind) {
-        return (Some(b.target.name.clone()), b.target.claim_uid.clone());
-    }
-    if let Some(o) = case.audit.objects.iter().find(|o| o.target.kind == kind) {
-        return (Some(o.target.name.clone()), o.target.claim_uid.clone());
-    }
-    if kind == BindingKind::Secret
-        && let Some(secret) = &case.audit.legacy_secret
-    {
-        return (Some(secret.clone()), None);
+    let read = case.bindings.iter().map(|b| &b.target);
+    let audited = case.audit.objects.iter().map(|o| &o.target);
+    if let Some(t) = read.chain(audited).find(|t| t.kind == kind) {
+        return (Some(t.name.clone()), t.claim_uid.clone());
     }
     if kind == BindingKind::Secret
-        && let Some((secret, _)) = case
-            .audit
-            .legacy_token_invalidated
-            .as_deref()
-            .and_then(|v| v.split_once('/'))
+        && let Some(secret) = case.audit.legacy_secret.clone().or_else(|| {
+            // The audit annotation is `<secret>/<namespace>`.
+            let (secret, _) = case
+                .audit
+                .legacy_token_invalidated
+                .as_deref()?
+                .split_once('/')?;
+            Some(secret.to_owned())
+        })
     {
-        // The audit annotation is `<secret>/<namespace>`.
-        return (Some(secret.to_owned()), None);
+        return (Some(secret), None);
     }
     case.token
         .and_then(|t| claimed(&t.claims, kind))
@@ -517,7 +514,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
             })
     };
     let add = |f: &mut Findings, cause: Cause, kind: BindingKind, text: String| {
-        let mut support = vec![Support::new(SupportKind::Token, text)];
+        let mut support = vec![Support::token(text)];
         support.extend(unreadable(kind));
         f.add(cause, Basis::Possible, support);
     };
@@ -532,44 +529,37 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
     }
     let none = "(none in the token)";
     // The object the token is bound to first: it is the likelier loss.
-    match binding {
-        Binding::Pod => {
-            let pod = claimed(claims, BindingKind::Pod).unwrap_or_default();
-            add(
-                f,
-                Cause::PodDeleted,
-                BindingKind::Pod,
-                format!(
-                    "the token is bound to pod {ns}/{} uid {}: it dies with that pod (deleted, or recreated under the same name)",
-                    pod.name.as_deref().unwrap_or("?"),
-                    pod.uid.as_deref().unwrap_or(none)
-                ),
-            );
+    let bound: Option<(_, _, _, &[Cause])> = match binding {
+        Binding::Pod => Some((
+            BindingKind::Pod,
+            format!("pod {ns}/"),
+            "that pod (deleted, or recreated under the same name)",
+            &[Cause::PodDeleted],
+        )),
+        Binding::Secret => Some((
+            BindingKind::Secret,
+            format!("Secret {ns}/"),
+            "that Secret",
+            &[Cause::SecretDeleted],
+        )),
+        Binding::Node => Some((
+            BindingKind::Node,
+            "node ".to_owned(),
+            "that Node object",
+            &[Cause::NodeDeleted, Cause::NodeRecreated],
+        )),
+        Binding::None => None,
+    };
+    if let Some((kind, what, dies_with, causes)) = bound {
+        let object = claimed(claims, kind).unwrap_or_default();
+        let text = format!(
+            "the token is bound to {what}{} uid {}: it dies with {dies_with}",
+            object.name.as_deref().unwrap_or("?"),
+            object.uid.as_deref().unwrap_or(none)
+        );
+        for &cause in causes {
+            add(f, cause, kind, text.clone());
         }
-        Binding::Secret => {
-            let secret = claimed(claims, BindingKind::Secret).unwrap_or_default();
-            add(
-                f,
-                Cause::SecretDeleted,
-                BindingKind::Secret,
-                format!(
-                    "the token is bound to Secret {ns}/{} uid {}: it dies with that Secret",
-                    secret.name.as_deref().unwrap_or("?"),
-                    secret.uid.as_deref().unwrap_or(none)
-                ),
-            );
-        }
-        Binding::Node => {
-            let node = claimed(claims, BindingKind::Node).unwrap_or_default();
-            let text = format!(
-                "the token is bound to node {} uid {}: it dies with that Node object",
-                node.name.as_deref().unwrap_or("?"),
-                node.uid.as_deref().unwrap_or(none)
-            );
-            add(f, Cause::NodeDeleted, BindingKind::Node, text.clone());
-            add(f, Cause::NodeRecreated, BindingKind::Node, text);
-        }
-        Binding::None => {}
     }
     if let Some(sa) = claims.service_account() {
         let name = sa.name.as_deref().unwrap_or("?");
@@ -598,7 +588,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::BindingTarget;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound, run};
 
     fn check(kind: BindingKind, state: BindingState, legacy: bool) -> BindingCheck {
         BindingCheck {
@@ -673,7 +663,7 @@ mod tests {
     fn reads_rule_guesses_out_and_guesses_carry_their_command() {
         let token = pod_bound(-60, 3600);
         let mut c = case(http(401, None), Some(&token));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::Unknown);
         let pod = d
             .candidates
@@ -686,7 +676,7 @@ mod tests {
             Some("the token names uid pod-uid: another uid means recreated, NotFound deleted")
         );
         c.bindings = vec![check(BindingKind::Pod, BindingState::Matches, false)];
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert!(!d.candidates.iter().any(|c| c.cause == Cause::PodDeleted));
     }
 }

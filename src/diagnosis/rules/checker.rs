@@ -13,7 +13,7 @@ use crate::diagnosis::forbidden::Forbidden;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
     code: "checker-unauthorized",
@@ -161,10 +161,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         return;
     };
     let who = failure.checker.as_deref().unwrap_or("the checker");
-    let mut support = vec![Support::new(
-        SupportKind::Answer,
-        format!("{who}: {}", failure.detail),
-    )];
+    let mut support = vec![Support::answer(format!("{who}: {}", failure.detail))];
     // The checker's own call: a TLS failure is its trust setting (its CA),
     // no answer its network path, a refusal its credentials, a 404 an API
     // version the server no longer serves.
@@ -186,18 +183,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "the checker got no answer for its own review, so the token under review was never judged",
         ),
     };
-    support.push(Support::new(SupportKind::Answer, why));
+    support.push(Support::answer(why));
     let confidence = if failure.certain {
         Basis::Said
     } else {
-        Basis::Inferred
-    };
-    if !failure.certain {
-        support.push(Support::new(
-            SupportKind::Answer,
+        support.push(Support::answer(
             "or, when the checker reviews with the caller's own token (Vault without a token_reviewer_jwt), this refusal is the caller's token being rejected: its cause is one of a 401's; the first step tells the two apart",
         ));
-    }
+        Basis::Inferred
+    };
     f.add(cause, confidence, support);
 }
 
@@ -206,7 +200,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::CheckerFailure;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, run};
+    use crate::diagnosis::testing::{case, diagnosed, run};
 
     #[test]
     fn a_checker_that_could_not_review() {
@@ -219,7 +213,7 @@ mod tests {
         let c = case(answer, None);
         assert_eq!(c.classification(), C::CheckerFailure);
         assert_eq!(run(&c), (Cause::CheckerUnauthorized, Confidence::High));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         let shells: Vec<String> = d
             .top()
             .next

@@ -12,7 +12,7 @@ use crate::diagnosis::case::Case;
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
+use crate::diagnosis::next::Command;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -41,8 +41,19 @@ kubelet logs \"Error getting service account token\", skips the provider, pulls 
 credentials and the pod goes to ImagePullBackOff with a generic \"pull access denied\" or \
 \"unauthorized\" from the registry. The same applies to a node asking for two audiences \
 at once (\"node may only request 0 or 1 audiences\").",
-    confirm: Steps::For(audience_confirm),
-    fix: Steps::For(audience_fix),
+    confirm: Steps::Run(
+        "ask the authorizer what NodeRestriction asks: may the node request a token for this audience? (false: the grant is missing)",
+        ask_review,
+    ),
+    fix: Steps::All(&[
+        Steps::Run(
+            "grant the nodes this audience (kubectl create clusterrole refuses the verb, so apply the objects; add resourceNames to allow only some ServiceAccounts)",
+            grant,
+        ),
+        Steps::Say(
+            "or name the audience in the pod's own spec (a projected serviceAccountToken volume with that audience), which NodeRestriction accepts without RBAC",
+        ),
+    ]),
     sources: &[
         "k8s.io/kubernetes plugin/pkg/admission/noderestriction/admission.go (ServiceAccountNodeAudienceRestriction)",
         "k8s.io/kubernetes test/integration/auth/node_test.go (the message in full)",
@@ -52,8 +63,9 @@ at once (\"node may only request 0 or 1 audiences\").",
     ],
 };
 
-/// The SubjectAccessReview the NodeRestriction plugin asks, as JSON.
-fn access_review(case: &Case<'_>) -> (String, bool) {
+/// The SubjectAccessReview the NodeRestriction plugin asks, put to the
+/// authorizer.
+fn ask_review(case: &Case<'_>) -> Command {
     let refusal = case.node_audience.as_ref();
     let mut placeholders = false;
     let mut pick = |v: Option<&str>, p: &'static str| -> String {
@@ -72,14 +84,9 @@ fn access_review(case: &Case<'_>) -> (String, bool) {
         .or_else(|| refusal.and_then(|r| r.service_account.clone()));
     let sa = pick(sa.as_deref(), "SERVICE_ACCOUNT");
     let ns = pick(case.namespace(), "NAMESPACE");
-    let json = format!(
+    let review = format!(
         r#"{{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{{"user":"system:node:{node}","groups":["system:nodes","system:authenticated"],"resourceAttributes":{{"verb":"{AUDIENCE_VERB}","group":"","resource":"{audience}","namespace":"{ns}","name":"{sa}"}}}}}}"#
     );
-    (json, placeholders)
-}
-
-fn audience_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let (review, placeholders) = access_review(case);
     let mut command = Command::new("echo")
         .value(Some(&review), "SUBJECT_ACCESS_REVIEW_JSON")
         .pipe_into(Command::kubectl().words(&[
@@ -90,18 +97,15 @@ fn audience_confirm(case: &Case<'_>) -> Vec<NextStep> {
             "jsonpath={.status.allowed}",
         ]))
         .expecting("true");
-    if placeholders {
-        command = command.with_placeholders();
-    }
-    vec![NextStep::run(
-        "ask the authorizer what NodeRestriction asks: may the node request a token for this audience? (false: the grant is missing)",
-        command,
-    )]
+    command.placeholders |= placeholders;
+    command
 }
 
-fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
-    let refusal = case.node_audience.as_ref();
-    let audience = refusal
+/// The ClusterRole and binding that grant the nodes the audience, applied.
+fn grant(case: &Case<'_>) -> Command {
+    let audience = case
+        .node_audience
+        .as_ref()
         .and_then(|r| r.audience.as_deref())
         .filter(|a| !a.contains(['"', '\\']));
     let placeholders = audience.is_none();
@@ -112,18 +116,8 @@ fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
     let mut command = Command::new("echo")
         .value(Some(&grant), "GRANT_JSON")
         .pipe_into(Command::kubectl().words(&["apply", "-f", "-"]));
-    if placeholders {
-        command = command.with_placeholders();
-    }
-    vec![
-        NextStep::run(
-            "grant the nodes this audience (kubectl create clusterrole refuses the verb, so apply the objects; add resourceNames to allow only some ServiceAccounts)",
-            command,
-        ),
-        NextStep::say(
-            "or name the audience in the pod's own spec (a projected serviceAccountToken volume with that audience), which NodeRestriction accepts without RBAC",
-        ),
-    ]
+    command.placeholders |= placeholders;
+    command
 }
 
 /// NodeRestriction refused the kubelet a token audience.
@@ -153,7 +147,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Cause::NodeAudienceNotAllowed,
         Basis::Said,
         vec![
-            Support::new(SupportKind::ServerReason, text),
+            Support::server_reason(text),
             Support::new(
                 SupportKind::Context,
                 "the kubelet then pulls the image without credentials: expect ImagePullBackOff with the registry's \"unauthorized\" or \"pull access denied\"",
@@ -170,7 +164,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http};
+    use crate::diagnosis::testing::{case, diagnosed, http};
     use crate::diagnosis::wordings::NodeAudienceRefusal;
 
     #[test]
@@ -178,7 +172,7 @@ mod tests {
         let message = "serviceaccounts \"builder\" is forbidden: audience \"registry.example\" not found in pod spec volume, system:node:node-a is not authorized to request tokens for this audience";
         let mut c = case(http(403, Some(message)), None);
         c.node_audience = NodeAudienceRefusal::parse(message);
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::NodeAudienceNotAllowed);
         assert_eq!(d.confidence(), Confidence::High);
         let shell: Vec<String> = d
@@ -195,9 +189,6 @@ mod tests {
         assert_eq!(d.candidates.len(), 1, "{:?}", d.candidates);
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
-        assert_ne!(
-            crate::diagnosis::testing::diagnosed(&plain).cause(),
-            Cause::NodeAudienceNotAllowed
-        );
+        assert_ne!(diagnosed(&plain).cause(), Cause::NodeAudienceNotAllowed);
     }
 }

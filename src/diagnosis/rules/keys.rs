@@ -123,8 +123,20 @@ server: kube-apiserver accepts only tokens with one of its API audiences \
 (--api-audiences, by default the issuers) and logs \"token audiences [...] is invalid \
 for the target audiences [...]\". Use a token without --audience for the API server, and \
 the audience-bound one only with its service.",
-    confirm: Steps::For(audience_confirm),
-    fix: Steps::For(audience_fix),
+    confirm: Steps::Or(
+        checker_audience_confirm,
+        &Steps::Run("a fresh token's aud is what the API server expects", |_| {
+            Command::kubectl()
+                .words(&["create", "token", "default", "--duration", "10m"])
+                .pipe_into(Command::satoken().word("decode"))
+        }),
+    ),
+    fix: Steps::Or(
+        checker_audience_fix,
+        &Steps::Say(
+            "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
+        ),
+    ),
     sources: &["k8s.io/apiserver pkg/authentication/authenticator/audiences.go"],
 };
 
@@ -182,47 +194,29 @@ fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> 
         .map(|r| (who.as_str(), r.values.target_audiences.as_slice()))
 }
 
-fn audience_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some((who, audiences)) = checker_audiences(case) {
-        return vec![NextStep::run(
-            format!(
-                "decode the token the client presents to {who}: its aud must include {}",
-                audiences.join(" or ")
-            ),
-            super::commands::decode_token(),
-        )];
-    }
-    vec![NextStep::run(
-        "a fresh token's aud is what the API server expects",
-        Command::kubectl()
-            .words(&["create", "token", "default", "--duration", "10m"])
-            .pipe_into(Command::satoken().word("decode")),
-    )]
+/// A checker's audience: decode the token the client presents to it.
+fn checker_audience_confirm(case: &Case<'_>) -> Option<NextStep> {
+    let (who, audiences) = checker_audiences(case)?;
+    Some(NextStep::run(
+        format!(
+            "decode the token the client presents to {who}: its aud must include {}",
+            audiences.join(" or ")
+        ),
+        super::commands::decode_token(),
+    ))
 }
 
-fn audience_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some((who, audiences)) = checker_audiences(case) {
-        let audience = audiences.first().map(String::as_str);
-        let mut command = Command::kubectl()
-            .words(&["create", "token"])
-            .value(case.service_account().as_deref(), "SERVICE_ACCOUNT")
-            .words(&["-n"])
-            .value(case.namespace(), "NAMESPACE")
-            .words(&["--audience"])
-            .value(audience, "AUDIENCE");
-        if case.service_account().is_none() || case.namespace().is_none() {
-            command = command.with_placeholders();
-        }
-        return vec![NextStep::run(
-            format!(
-                "{who} reviews tokens for the audience it is configured with: give the client a token requested for it (in a pod, a projected serviceAccountToken volume with that audience), not the default token meant for the API server; or, if the client's audience is the intended one, change the audience {who} asks for (a Vault role's audience, istiod's jwtPolicy)"
-            ),
-            command,
-        )];
-    }
-    vec![NextStep::say(
-        "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
-    )]
+/// A checker's audience: a token requested for it.
+fn checker_audience_fix(case: &Case<'_>) -> Option<NextStep> {
+    let (who, audiences) = checker_audiences(case)?;
+    Some(NextStep::run(
+        format!(
+            "{who} reviews tokens for the audience it is configured with: give the client a token requested for it (in a pod, a projected serviceAccountToken volume with that audience), not the default token meant for the API server; or, if the client's audience is the intended one, change the audience {who} asks for (a Vault role's audience, istiod's jwtPolicy)"
+        ),
+        super::commands::create_token(case)
+            .word("--audience")
+            .value(audiences.first().map(String::as_str), "AUDIENCE"),
+    ))
 }
 
 /// What the server's keys say about a rejected token.
@@ -231,23 +225,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         return;
     }
     let Some(keys) = &case.keys else { return };
-    let kid = keys.token_kid.as_deref().unwrap_or("(none)");
-    let kids = keys.kids.join(", ");
+    let missing = format!(
+        "the token's kid {} is not among the keys the server publishes ({}: {})",
+        keys.token_kid.as_deref().unwrap_or("(none)"),
+        keys.from,
+        keys.kids.join(", ")
+    );
     match (keys.kid_found, keys.signature_ok) {
+        // An external signer may keep a key out of discovery that still
+        // verifies: the published list does not settle it.
         (Some(false), _) if external_kid(keys) => f.add(
-            // An external signer may keep a key out of discovery that still
-            // verifies: the published list does not settle it.
             Cause::KeyMismatch,
             Basis::Inferred,
             vec![
-                Support::new(
-                    SupportKind::Keys,
-                    format!(
-                        "the token's kid {kid} is not among the keys the server publishes ({}: {kids})",
-                        keys.from
-                    ),
-                ),
-                Support::new(SupportKind::Token, FOREIGN_KID_MEANING),
+                Support::new(SupportKind::Keys, missing),
+                Support::token(FOREIGN_KID_MEANING),
             ],
         ),
         (Some(false), _) => f.add_fact(
@@ -255,8 +247,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             Basis::Observed,
             SupportKind::Keys,
             format!(
-                "the token's kid {kid} is not among the keys the server publishes ({}: {kids}): its signing key was rotated away, or the token is from another cluster",
-                keys.from
+                "{missing}: its signing key was rotated away, or the token is from another cluster"
             ),
         ),
         (_, Some(false)) => f.add_fact(
@@ -368,7 +359,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::KeyCheck;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound};
 
     #[test]
     fn a_checkers_own_audience_asks_for_a_token_of_that_audience() {
@@ -443,7 +434,7 @@ mod tests {
         for (keys, cause, confidence) in table {
             let mut c = case(http(401, None), Some(&token));
             c.keys = Some(keys.clone());
-            let d = crate::diagnosis::testing::diagnosed(&c);
+            let d = diagnosed(&c);
             assert_eq!((d.cause(), d.confidence()), (cause, confidence), "{keys:?}");
             if cause == Cause::Unknown {
                 assert!(
@@ -462,7 +453,7 @@ mod tests {
             signature_ok: None,
             ..base.clone()
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(
             (d.cause(), d.confidence()),
             (Cause::KeyMismatch, Confidence::Medium)

@@ -89,7 +89,7 @@ being scheduled, and a bug when it persists.
 authorizer (GKE, EKS, AKS add their own).
 
 Granting RBAC to a node identity to work around the Node authorizer defeats its purpose.",
-    confirm: Steps::For(non_rbac_confirm),
+    confirm: Steps::Or(node_pods, &Steps::For(denied_confirm)),
     fix: Steps::Say(
         "for the Node authorizer: make sure the pod that uses the object is bound to that node (a refusal during scheduling clears by itself); for another authorizer: change its policy (the cloud's IAM mapping, the ABAC file), not RBAC",
     ),
@@ -99,21 +99,19 @@ Granting RBAC to a node identity to work around the Node authorizer defeats its 
     ],
 };
 
-fn non_rbac_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    let node = case.forbidden().and_then(|f| f.node().map(str::to_owned));
-    match node {
-        Some(node) => vec![NextStep::run(
-            "the pods bound to this node (the Node authorizer follows their references)",
-            Command::kubectl()
-                .words(&["get", "pods", "-A", "-o", "wide"])
-                .flag_value(
-                    "--field-selector",
-                    Some(&format!("spec.nodeName={node}")),
-                    "spec.nodeName=NODE",
-                ),
-        )],
-        None => denied_confirm(case),
-    }
+/// A node refused by the Node authorizer: the pods bound to it.
+fn node_pods(case: &Case<'_>) -> Option<NextStep> {
+    let node = case.forbidden()?.node()?;
+    Some(NextStep::run(
+        "the pods bound to this node (the Node authorizer follows their references)",
+        Command::kubectl()
+            .words(&["get", "pods", "-A", "-o", "wide"])
+            .flag_value(
+                "--field-selector",
+                Some(&format!("spec.nodeName={node}")),
+                "spec.nodeName=NODE",
+            ),
+    ))
 }
 
 /// The denied request as a [`Forbidden`]: from the 403 message, or from the
@@ -218,113 +216,85 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if d.is_anonymous() {
         return;
     }
-    let mut support = vec![
-        Support::new(SupportKind::Answer, super::answer::shown(case)),
-        Support::new(
-            SupportKind::Answer,
-            format!(
-                "the token was accepted (user {}); authorization allows no {} {}",
-                d.user,
-                d.verb(),
-                target_words(&d)
-            ),
+    let mut support = super::answer::shown_meaning(
+        case,
+        format!(
+            "the token was accepted (user {}); authorization allows no {} {}",
+            d.user,
+            d.verb(),
+            target_words(&d)
         ),
-    ];
+    );
     // A kubelet's own requests are the Node authorizer's to judge, not a grant's.
     match d.grant_risk().filter(|_| d.node().is_none()) {
-        Some(GrantRisk::Wildcard(what)) => support.push(Support::new(
-            SupportKind::Answer,
-            format!("the request was for `*`: {what}"),
-        )),
-        Some(GrantRisk::Escalation(e)) => support.push(Support::new(
-            SupportKind::Answer,
-            format!(
-                "the request asks for a privilege few workloads need: {}",
-                e.words().0
-            ),
-        )),
+        Some(GrantRisk::Wildcard(what)) => {
+            support.push(Support::answer(format!("the request was for `*`: {what}")))
+        }
+        Some(GrantRisk::Escalation(e)) => support.push(Support::answer(format!(
+            "the request asks for a privilege few workloads need: {}",
+            e.words().0
+        ))),
         None => {}
     }
     if let Some(sub) = subject.as_deref().filter(|s| *s != d.user) {
-        support.push(Support::new(
-            SupportKind::Token,
-            format!(
-                "the 403 names {}, but your token is for {sub}: this request was not made with your token",
-                d.user
-            ),
-        ));
+        support.push(Support::token(format!(
+            "the 403 names {}, but your token is for {sub}: this request was not made with your token",
+            d.user
+        )));
     }
-    match by {
+    // A reason that is not RBAC's is another authorizer's: it denied the
+    // request, or had no opinion before RBAC refused. The text does not say
+    // which; `kubectl auth can-i` after a grant does.
+    let (cause, basis, also): (_, _, Option<(_, _, String)>) = match by {
         Authorizer::Rbac(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("RBAC's reason: {reason}"),
-            ));
-            f.add(Cause::RbacDenied, Basis::Said, support);
+            support.push(Support::answer(format!("RBAC's reason: {reason}")));
+            (Cause::RbacDenied, Basis::Said, None)
         }
         Authorizer::RoleMissing(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("a binding names a role that does not exist: {reason}"),
-            ));
-            f.add(Cause::RbacRoleMissing, Basis::Said, support);
+            support.push(Support::answer(format!(
+                "a binding names a role that does not exist: {reason}"
+            )));
+            (Cause::RbacRoleMissing, Basis::Said, None)
         }
         Authorizer::Node(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!("the Node authorizer's reason: {reason}"),
-            ));
-            support.push(Support::new(
-                SupportKind::Answer,
+            support.push(Support::answer(format!(
+                "the Node authorizer's reason: {reason}"
+            )));
+            support.push(Support::answer(
                 "a node may read only what pods bound to it reference; an RBAC grant does not change the Node authorizer's answer",
             ));
-            f.add(Cause::NonRbacAuthorizerDenied, Basis::Said, support);
+            (Cause::NonRbacAuthorizerDenied, Basis::Said, None)
         }
-        // A reason that is not RBAC's is another authorizer's: it denied the
-        // request, or had no opinion before RBAC refused. The text does not
-        // say which; `kubectl auth can-i` after a grant does.
         Authorizer::Other(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!(
-                    "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
-                ),
-            ));
-            f.add(Cause::NonRbacAuthorizerDenied, Basis::Inferred, support);
-            f.add_fact(
-                Cause::RbacDenied,
-                Basis::Inferred,
-                SupportKind::Answer,
-                "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied",
-            );
-            tell_rbac_apart(&d, f);
+            support.push(Support::answer(format!(
+                "the reason \"{reason}\" is not RBAC's: another authorizer (a managed cluster's, a webhook, ABAC) answered this request"
+            )));
+            let rbac = "RBAC had no rule for it either: a grant allows the request if the other authorizer had no opinion, and changes nothing if it denied";
+            let also = (Cause::RbacDenied, Basis::Inferred, rbac.to_owned());
+            (Cause::NonRbacAuthorizerDenied, Basis::Inferred, Some(also))
         }
         Authorizer::NoOpinion(reason) => {
-            support.push(Support::new(
-                SupportKind::Answer,
-                format!(
-                    "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
-                ),
-            ));
-            f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add_fact(
-                Cause::NonRbacAuthorizerDenied,
-                Basis::Possible,
-                SupportKind::Answer,
-                format!("the other authorizer may refuse as well: \"{reason}\""),
-            );
-            tell_rbac_apart(&d, f);
+            support.push(Support::answer(format!(
+                "\"{reason}\" is another authorizer having no opinion on this identity; RBAC then found no rule that allows the request"
+            )));
+            let other = format!("the other authorizer may refuse as well: \"{reason}\"");
+            let also = (Cause::NonRbacAuthorizerDenied, Basis::Possible, other);
+            (Cause::RbacDenied, Basis::Inferred, Some(also))
         }
         Authorizer::Unnamed => {
-            f.add(Cause::RbacDenied, Basis::Inferred, support);
-            f.add_fact(
+            let other = "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers";
+            let also = (
                 Cause::NonRbacAuthorizerDenied,
                 Basis::Possible,
-                SupportKind::Answer,
-                "the 403 does not name the authorizer: RBAC's refusals carry no reason, and neither do those of some webhook authorizers",
+                other.to_owned(),
             );
-            tell_rbac_apart(&d, f);
+            (Cause::RbacDenied, Basis::Inferred, Some(also))
         }
+    };
+    f.add(cause, basis, support);
+    if let Some((cause, basis, text)) = also {
+        f.add_fact(cause, basis, SupportKind::Answer, text);
+        tell_rbac_apart(&d, f);
     }
 }
 
@@ -335,30 +305,24 @@ fn access_review(
     f: &mut Findings,
 ) {
     let Some(d) = denied(case) else { return };
-    let mut support = vec![Support::new(
-        SupportKind::Answer,
-        format!(
-            "SelfSubjectAccessReview: {} may not {} {}{}",
-            d.user,
-            d.verb(),
-            target_words(&d),
-            verdict
-                .reason
-                .as_deref()
-                .filter(|r| !r.is_empty())
-                .map(|r| format!(" (reason: {r})"))
-                .unwrap_or_default()
-        ),
-    )];
+    let mut support = vec![Support::answer(format!(
+        "SelfSubjectAccessReview: {} may not {} {}{}",
+        d.user,
+        d.verb(),
+        target_words(&d),
+        verdict
+            .reason
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(" (reason: {r})"))
+            .unwrap_or_default()
+    ))];
     if let Some(e) = verdict
         .evaluation_error
         .as_deref()
         .filter(|e| !e.is_empty())
     {
-        support.push(Support::new(
-            SupportKind::Answer,
-            format!("evaluation error: {e}"),
-        ));
+        support.push(Support::answer(format!("evaluation error: {e}")));
     }
     f.add(Cause::RbacDenied, Basis::Said, support);
 }
@@ -418,7 +382,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::AccessVerdict;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, pod_bound, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound, run};
 
     const DENIED: &str = r#"pods is forbidden: User "system:serviceaccount:shop:web" cannot list resource "pods" in API group "" in the namespace "shop""#;
 
@@ -487,7 +451,7 @@ mod tests {
             name: Some("web-0".into()),
             ..RequestInfo::default()
         });
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::RbacDenied);
         let shells: Vec<String> = d
             .top()
@@ -505,7 +469,7 @@ mod tests {
     #[test]
     fn no_grant_for_star_and_a_warning_before_an_escalating_one() {
         let steps = |message: &str| {
-            let d = crate::diagnosis::testing::diagnosed(&case(http(403, Some(message)), None));
+            let d = diagnosed(&case(http(403, Some(message)), None));
             assert_eq!(d.cause(), Cause::RbacDenied, "{message}");
             d.top().next.clone()
         };

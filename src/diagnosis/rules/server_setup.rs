@@ -58,14 +58,9 @@ even a trailing slash). No restart is needed once it is fixed: the next retry pi
             "the authenticator's last start-up error, in kube-apiserver's log",
             |_| {
                 Command::kubectl()
-                    .words(&[
-                        "logs",
-                        "-n",
-                        "kube-system",
-                        "-l",
-                        "component=kube-apiserver",
-                        "--tail=2000",
-                    ])
+                    .word("logs")
+                    .namespace(Some("kube-system"))
+                    .words(&["-l", "component=kube-apiserver", "--tail=2000"])
                     .pipe_into(Command::new("grep").words(&["oidc authenticator"]))
             },
         ),
@@ -141,43 +136,38 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::ServerFailure;
     use crate::diagnosis::merge::Confidence;
+    use crate::diagnosis::testing::diagnosed;
 
-    fn failed(cause: Cause, component: &'static str, detail: &str) -> Case<'static> {
-        Case {
-            answer: Answer::ServerFailed(ServerFailure {
-                cause,
-                component,
-                detail: detail.to_owned(),
-            }),
-            ..Case::default()
+    #[test]
+    fn a_failed_setup_is_the_cause_in_its_servers_words() {
+        // (cause, component, detail, the first support line starts with)
+        for (cause, component, detail, said) in [
+            (
+                Cause::JwtIssuerUnreachable,
+                "kube-apiserver",
+                "404 Not Found",
+                "kube-apiserver logged",
+            ),
+            (
+                Cause::CredentialProviderConfigInvalid,
+                "kubelet",
+                "failed to validate credential provider config: [providers.apiVersion: Required value]",
+                "kubelet logged",
+            ),
+        ] {
+            let c = Case {
+                answer: Answer::ServerFailed(ServerFailure {
+                    cause,
+                    component,
+                    detail: detail.to_owned(),
+                }),
+                ..Case::default()
+            };
+            let d = diagnosed(&c);
+            assert_eq!(d.classification, C::ServerConfig, "{cause}");
+            assert_eq!((d.cause(), d.confidence()), (cause, Confidence::High));
+            let first = &d.top().support[0].text;
+            assert!(first.starts_with(said) && first.contains(detail), "{first}");
         }
-    }
-
-    #[test]
-    fn an_authenticator_that_cannot_start_is_the_cause_with_its_error() {
-        let c = failed(
-            Cause::JwtIssuerUnreachable,
-            "kube-apiserver",
-            "404 Not Found",
-        );
-        let d = crate::diagnosis::testing::diagnosed(&c);
-        assert_eq!(d.classification, C::ServerConfig);
-        assert_eq!(
-            (d.cause(), d.confidence()),
-            (Cause::JwtIssuerUnreachable, Confidence::High)
-        );
-        assert!(d.top().support[0].text.contains("404 Not Found"));
-    }
-
-    #[test]
-    fn a_refused_provider_configuration_is_the_kubelets() {
-        let c = failed(
-            Cause::CredentialProviderConfigInvalid,
-            "kubelet",
-            "failed to validate credential provider config: [providers.apiVersion: Required value]",
-        );
-        let d = crate::diagnosis::testing::diagnosed(&c);
-        assert_eq!(d.cause(), Cause::CredentialProviderConfigInvalid);
-        assert!(d.top().support[0].text.starts_with("kubelet logged"));
     }
 }

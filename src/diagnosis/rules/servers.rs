@@ -118,7 +118,7 @@ pub fn replicas(servers: &[Peer], diagnosis: &mut Diagnosis) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::testing::{case, http, pod_bound};
+    use crate::diagnosis::testing::{case, diagnosed, http, pod_bound};
 
     #[test]
     fn a_peer_that_accepts_the_token_makes_skew_a_candidate() {
@@ -130,7 +130,7 @@ mod tests {
             offset: Some((0.0, 0.5)),
             kids: None,
         }];
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert_eq!(d.cause(), Cause::Unknown);
         let skew = d
             .candidates

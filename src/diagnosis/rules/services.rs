@@ -12,7 +12,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use crate::diagnosis::support::Support;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
     code: "cloud-federation-mismatch",
@@ -121,7 +121,13 @@ eks:DescribeCluster for aws eks update-kubeconfig, or sts:AssumeRole from a root
 account: \"Roles may not be assumed by root accounts\"); Google says \"Permission 'PERMISSION' \
 denied on resource\". The ServiceAccount token did its part; the fix is a permission of \
 the cloud identity.",
-    confirm: Steps::For(caller_confirm),
+    confirm: Steps::Or(
+        google_caller,
+        &Steps::Run(
+            "who the workload is to AWS (the ARN the refusal names)",
+            |_| Command::new("aws").words(&["sts", "get-caller-identity"]),
+        ),
+    ),
     fix: Steps::Say(
         "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding), or make the call with an identity that has it",
     ),
@@ -247,19 +253,16 @@ const DECODE: Steps = Steps::Run(
     |_| super::commands::decode_token(),
 );
 
-fn caller_confirm(case: &Case<'_>) -> Vec<NextStep> {
+/// Google refused the call: who the workload is to Google.
+fn google_caller(case: &Case<'_>) -> Option<NextStep> {
     let google = matches!(&case.answer, Answer::Http(h)
         if h.verdict.as_ref().is_some_and(|v| v.service == crate::diagnosis::wordings::GOOGLE_IAM));
-    if google {
-        return vec![NextStep::run(
+    google.then(|| {
+        NextStep::run(
             "who the workload is to Google Cloud (the service account its calls are made as)",
             Command::new("gcloud").words(&["auth", "list"]),
-        )];
-    }
-    vec![NextStep::run(
-        "who the workload is to AWS (the ARN the refusal names)",
-        Command::new("aws").words(&["sts", "get-caller-identity"]),
-    )]
+        )
+    })
 }
 
 /// A service that judged the token said why it refused it.
@@ -283,27 +286,23 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
     };
     let mut support = vec![
-        Support::new(
-            SupportKind::Answer,
-            format!(
-                "{} refused {}: {}",
-                v.service,
-                // A caller denied got past the token: the call was refused.
-                if v.cause == Cause::CloudCallerDenied {
-                    "the call"
-                } else {
-                    "the token"
-                },
-                v.detail
-            ),
-        ),
-        Support::new(SupportKind::Answer, why),
+        Support::answer(format!(
+            "{} refused {}: {}",
+            v.service,
+            // A caller denied got past the token: the call was refused.
+            if v.cause == Cause::CloudCallerDenied {
+                "the call"
+            } else {
+                "the token"
+            },
+            v.detail
+        )),
+        Support::answer(why),
     ];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
     let basis = if v.service == crate::diagnosis::wordings::GOOGLE_IAM {
-        support.push(Support::new(
-            SupportKind::Answer,
+        support.push(Support::answer(
             "Google answers the same when the resource does not exist: check its name as well as the caller's role",
         ));
         Basis::Inferred

@@ -43,8 +43,58 @@ Certificates fail the same way: a client whose clock is behind the one that issu
 API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
 not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
 wrong time or time zone.",
-    confirm: Steps::For(skew_confirm),
-    fix: Steps::For(skew_fix),
+    confirm: Steps::Or(
+        |case| {
+            (case.classification() == C::TlsError).then(|| NextStep::run(
+                "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
+                Command::new("date").word("-u"),
+            ))
+        },
+        &Steps::All(&[
+            Steps::Run(
+                "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
+                |_| {
+                    Command::kubectl()
+                        .words(&["get", "leases"])
+                        .namespace(Some("kube-system"))
+                        .words(&[
+                            "-l",
+                            "apiserver.kubernetes.io/identity=kube-apiserver",
+                            "-o",
+                            "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
+                        ])
+                },
+            ),
+            Steps::Run("or judge the token on every clock at once", |_| {
+                Command::kubectl()
+                    .words(&["get", "leases", "-A", "-o", "json"])
+                    .pipe_into(
+                        Command::satoken()
+                            .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
+                            .with_placeholders(),
+                    )
+            }),
+        ]),
+    ),
+    fix: Steps::Or(
+        |case| {
+            (case.classification() == C::TlsError).then(|| NextStep::say(
+                "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
+            ))
+        },
+        &Steps::All(&[
+            Steps::Run(
+                "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
+                |_| Command::new("chronyc").word("tracking"),
+            ),
+            Steps::Say(
+                "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
+            ),
+            Steps::Say(
+                "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
+            ),
+        ]),
+    ),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/serviceaccount/claims.go",
@@ -93,60 +143,6 @@ mounted token fail too: the diagnosis says so when the token shows it.",
     ],
 };
 
-fn skew_confirm(case: &Case<'_>) -> Vec<NextStep> {
-    if case.classification() == C::TlsError {
-        return vec![NextStep::run(
-            "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
-            Command::new("date").word("-u"),
-        )];
-    }
-    vec![
-        NextStep::run(
-            "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
-            Command::kubectl().words(&[
-                "get",
-                "leases",
-                "-n",
-                "kube-system",
-                "-l",
-                "apiserver.kubernetes.io/identity=kube-apiserver",
-                "-o",
-                "custom-columns=NAME:.metadata.name,RENEWED:.spec.renewTime",
-            ]),
-        ),
-        NextStep::run(
-            "or judge the token on every clock at once",
-            Command::kubectl()
-                .words(&["get", "leases", "-A", "-o", "json"])
-                .pipe_into(
-                    Command::satoken()
-                        .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
-                        .with_placeholders(),
-                ),
-        ),
-    ]
-}
-
-fn skew_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if case.classification() == C::TlsError {
-        return vec![NextStep::say(
-            "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
-        )];
-    }
-    vec![
-        NextStep::run(
-            "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
-            Command::new("chronyc").word("tracking"),
-        ),
-        NextStep::say(
-            "or retry once that server's clock has caught up with the token's nbf (the evidence says when)",
-        ),
-        NextStep::say(
-            "a pod stuck with a future-dated token: delete the pod so the kubelet mints a new one (it does not refresh such a token early)",
-        ),
-    ]
-}
-
 /// A 401 with the token and the server's clock: is it outside its window there?
 /// And for an accepted token, a clock or an expiry that will make it fail.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
@@ -187,8 +183,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         .token_kind()
         .is_some_and(|(k, _)| k == TokenKind::LegacySecret)
     {
-        f.note(Support::new(
-            SupportKind::Token,
+        f.note(Support::token(
             "legacy Secret tokens are never time-checked (pkg/serviceaccount/legacy.go): time is not the cause",
         ));
         return;
@@ -203,7 +198,6 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         .reasons
         .iter()
         .any(|r| matches!(r.cause, Cause::ClockSkew | Cause::Expired));
-    let when = clock_words(&clock);
     let Some(verdict) = [at_low.verdict, at_high.verdict]
         .into_iter()
         .find(|v| *v != Verdict::Accept)
@@ -229,7 +223,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     let (start, end) = window::window(claims, leeway);
     let claim = |s: Option<i64>| s.map_or("-".to_owned(), |s| rfc3339(window::at_seconds(s)));
-    support.push(Support::new(SupportKind::TokenTimes, when.clone()));
+    support.push(Support::new(SupportKind::TokenTimes, clock_words(&clock)));
     support.push(Support::new(
         SupportKind::TokenTimes,
         match verdict {
@@ -270,12 +264,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         && let Some((kind, binding)) = case.token_kind()
         && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
     {
-        support.push(Support::new(
-            SupportKind::Token,
-            format!(
-                "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
-            ),
-        ));
+        support.push(Support::token(format!(
+            "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
+        )));
     }
     if !certain {
         support.push(Support::new(
@@ -354,10 +345,9 @@ fn accepted(
 /// The answer itself, first: `POST selfsubjectreviews (…): 401 Unauthorized`.
 fn answer_line(case: &Case<'_>) -> Vec<Support> {
     match &case.answer {
-        crate::diagnosis::case::Answer::Http(_) => vec![Support::new(
-            SupportKind::Answer,
-            super::answer::shown(case),
-        )],
+        crate::diagnosis::case::Answer::Http(_) => {
+            vec![Support::answer(super::answer::shown(case))]
+        }
         _ => Vec::new(),
     }
 }
@@ -415,7 +405,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
     use crate::diagnosis::reasons;
-    use crate::diagnosis::testing::{at, case, http, legacy, pod_bound, run, verdict};
+    use crate::diagnosis::testing::{at, case, diagnosed, http, legacy, pod_bound, run, verdict};
     use crate::token::Token;
 
     #[test]
@@ -464,7 +454,7 @@ mod tests {
         // Legacy tokens are never time-checked.
         let old = legacy();
         let c = case(http(401, None), Some(&old));
-        let d = crate::diagnosis::testing::diagnosed(&c);
+        let d = diagnosed(&c);
         assert!(
             d.notes
                 .iter()
@@ -496,7 +486,7 @@ mod tests {
         let says = |token: &Token| {
             let mut c = case(http(401, None), Some(token));
             c.clock = Some(ServerClock::at(at(0), ClockSource::AuditTimestamp));
-            let d = crate::diagnosis::testing::diagnosed(&c);
+            let d = diagnosed(&c);
             assert_eq!(verdict(&d), (Cause::Expired, Confidence::Medium));
             d.candidates[0]
                 .support

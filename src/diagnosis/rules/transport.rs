@@ -11,8 +11,6 @@ use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
-const SA_CA: &str = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
-
 /// `openssl s_client -connect HOST:PORT` piped into `openssl x509 …`.
 fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
     let host_port = case
@@ -67,30 +65,25 @@ kubeconfig (certificate-authority-data).",
         "who issued the certificate the server presents (compare with your CA)",
         |case| openssl(case, &["-noout", "-issuer", "-subject"]),
     ),
-    fix: Steps::For(untrusted_fix),
+    fix: Steps::Or(
+        checker_trust,
+        &Steps::All(&[
+            Steps::Say(
+                "trust the cluster's CA: in a pod /var/run/secrets/kubernetes.io/serviceaccount/ca.crt (curl --cacert, kubeconfig certificate-authority, satoken --cacert)",
+            ),
+            Steps::Run("from a laptop, write the kubeconfig's CA to a file", |_| {
+                super::commands::kubeconfig_data(
+                    "jsonpath={.clusters[0].cluster.certificate-authority-data}",
+                )
+                .writing_to("ca.crt")
+            }),
+        ]),
+    ),
     sources: &[
         "rustls / webpki UnknownIssuer",
         "Go crypto/x509 UnknownAuthorityError",
     ],
 };
-
-fn untrusted_fix(case: &Case<'_>) -> Vec<NextStep> {
-    if let Some(step) = checker_trust(case) {
-        return vec![step];
-    }
-    vec![
-        NextStep::say(format!(
-            "trust the cluster's CA: in a pod {SA_CA} (curl --cacert, kubeconfig certificate-authority, satoken --cacert)"
-        )),
-        NextStep::run(
-            "from a laptop, write the kubeconfig's CA to a file",
-            super::commands::kubeconfig_data(
-                "jsonpath={.clusters[0].cluster.certificate-authority-data}",
-            )
-            .writing_to("ca.crt"),
-        ),
-    ]
-}
 
 pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
     code: "tls-name-mismatch",
@@ -104,18 +97,17 @@ node IP, a new DNS name). Nothing was sent.",
     confirm: Steps::Run("the names and IPs the certificate is valid for", |case| {
         openssl(case, &["-noout", "-ext", "subjectAltName"])
     }),
-    fix: Steps::For(name_fix),
+    fix: Steps::Or(
+        checker_trust,
+        &Steps::Say(
+            "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
+        ),
+    ),
     sources: &[
         "rustls / webpki NotValidForName",
         "Go crypto/x509 HostnameError",
     ],
 };
-
-fn name_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![checker_trust(case).unwrap_or_else(|| NextStep::say(
-        "connect with a name the certificate lists (kubernetes.default.svc in a pod, the cluster's API endpoint), or add the name to the API server certificate (--tls-san, kubeadm certSANs)",
-    ))]
-}
 
 pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
     code: "tls-certificate-expired",
@@ -127,7 +119,13 @@ The certificate's notAfter is in the past on the client's clock: the API server 
 certificate was not renewed (kubeadm certificates last a year), or the client's clock is \
 far ahead. Nothing was sent.",
     confirm: EXPIRED_CERT_CONFIRM,
-    fix: Steps::For(expired_cert_fix),
+    fix: Steps::Or(
+        onward_trust,
+        &Steps::Run(
+            "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
+            |_| Command::new("kubeadm").words(&["certs", "renew", "all"]),
+        ),
+    ),
     sources: &["rustls / webpki CertExpired"],
 };
 
@@ -135,13 +133,6 @@ const EXPIRED_CERT_CONFIRM: Steps = Steps::Run(
     "the certificate's validity dates (and the clock of the machine that checked it, with date -u: yours, or the API server's for a call of its own)",
     |case| openssl(case, &["-noout", "-dates"]),
 );
-
-fn expired_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![onward_trust(case).unwrap_or_else(|| NextStep::run(
-        "on kubeadm clusters, renew the certificates on each control-plane node, then restart kube-apiserver",
-        Command::new("kubeadm").words(&["certs", "renew", "all"]),
-    ))]
-}
 
 pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
     code: "tls-certificate-not-yet-valid",
@@ -153,18 +144,14 @@ The certificate's notBefore is in the future on the client's clock: the client's
 behind, or the certificate was issued on a clock that runs ahead. This is a clock problem \
 between the client and the machine that issued the certificate. Nothing was sent.",
     confirm: EXPIRED_CERT_CONFIRM,
-    fix: Steps::For(not_yet_cert_fix),
+    fix: Steps::Or(
+        onward_trust,
+        &Steps::Run("fix this machine's clock (NTP/chrony), then retry", |_| {
+            Command::new("timedatectl").word("status")
+        }),
+    ),
     sources: &["rustls / webpki CertNotValidYet"],
 };
-
-fn not_yet_cert_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![onward_trust(case).unwrap_or_else(|| {
-        NextStep::run(
-            "fix this machine's clock (NTP/chrony), then retry",
-            Command::new("timedatectl").word("status"),
-        )
-    })]
-}
 
 pub const TLS_OTHER: CauseDef = CauseDef {
     code: "tls-other",
@@ -200,15 +187,14 @@ that one; the token was accepted.",
     confirm: Steps::Run("inside a pod, check the cluster DNS is running", |_| {
         Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"])
     }),
-    fix: Steps::For(dns_fix),
+    fix: Steps::Or(
+        onward_step,
+        &Steps::Say(
+            "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
+        ),
+    ),
     sources: &["Go net: no such host"],
 };
-
-fn dns_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
-        "check the host name in the kubeconfig's server URL; inside a pod use $KUBERNETES_SERVICE_HOST or kubernetes.default.svc",
-    ))]
-}
 
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
     code: "connection-refused",
@@ -227,15 +213,14 @@ that one; the token was accepted.",
     confirm: Steps::Run("the server URL the client uses", |_| {
         super::commands::kubeconfig_server()
     }),
-    fix: Steps::For(refused_fix),
+    fix: Steps::Or(
+        onward_step,
+        &Steps::Say(
+            "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
+        ),
+    ),
     sources: &["Go net: connection refused"],
 };
-
-fn refused_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
-        "check the port and that kube-apiserver is running (crictl ps / the static pod on the control-plane node)",
-    ))]
-}
 
 pub const TIMEOUT: CauseDef = CauseDef {
     code: "timeout",
@@ -254,15 +239,14 @@ that one; the token was accepted.",
         "ask the API server whether it is ready (from somewhere that reaches it)",
         |_| Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
     ),
-    fix: Steps::For(timeout_fix),
+    fix: Steps::Or(
+        onward_step,
+        &Steps::Say(
+            "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
+        ),
+    ),
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
 };
-
-fn timeout_fix(case: &Case<'_>) -> Vec<NextStep> {
-    vec![onward_step(case).unwrap_or_else(|| NextStep::say(
-        "check network policies, firewalls and proxies between the client and the API server, or raise the client's timeout",
-    ))]
-}
 
 /// For a server's own onward call: where to look instead of the client's path.
 fn onward_step(case: &Case<'_>) -> Option<NextStep> {
@@ -306,8 +290,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     // A wording that fits several causes: none is certain. A certificate
     // not yet valid is nearly always a clock off (certificates are issued
     // valid from the moment they are made).
-    let mut causes = vec![failure.cause];
-    causes.extend(failure.also.iter().copied());
+    let mut causes = [&[failure.cause], failure.also.as_slice()].concat();
     if failure.cause == Cause::TlsCertificateNotYetValid
         && let Some(i) = causes.iter().position(|c| *c == Cause::ClockSkew)
     {
