@@ -234,21 +234,19 @@ fn write_verdict_line(
 }
 
 fn counts(findings: &[Finding]) -> String {
-    let n = |sev| findings.iter().filter(|f| f.severity == sev).count();
-    let parts: Vec<String> = [
-        (n(Severity::Error), "error"),
-        (n(Severity::Warning), "warning"),
-        (n(Severity::Info), "info"),
-    ]
-    .into_iter()
-    .filter(|(count, _)| *count > 0)
-    .map(|(count, name)| {
-        format!(
-            "{count} {name}{}",
-            if count > 1 && name != "info" { "s" } else { "" }
-        )
-    })
-    .collect();
+    let parts: Vec<String> = Severity::ALL
+        .iter()
+        .rev()
+        .filter_map(|&severity| {
+            let n = findings.iter().filter(|f| f.severity == severity).count();
+            let plural = if n > 1 && severity != Severity::Info {
+                "s"
+            } else {
+                ""
+            };
+            (n > 0).then(|| format!("{n} {}{plural}", severity.as_str()))
+        })
+        .collect();
     if parts.is_empty() {
         "; no findings".to_owned()
     } else {
