@@ -72,13 +72,13 @@ pub fn read_one_token_or_mounted(
 ) -> anyhow::Result<(ShapedToken, token::Token)> {
     let implicit_stdin =
         args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
-    match read_one_token(args, env) {
+    match read_one_token(args.source(env)) {
         Err(e) if implicit_stdin && is_empty_input(&e) => {
             let no_stdin = Env {
                 stdin_readable: false,
                 ..env.clone()
             };
-            read_one_token(args, &no_stdin)
+            read_one_token(args.source(&no_stdin))
         }
         result => result,
     }
@@ -95,8 +95,8 @@ fn is_empty_input(error: &anyhow::Error) -> bool {
 }
 
 /// Reads exactly one token (a batch is refused) and parses it.
-pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
-    let (shaped, what) = read_one_shaped(args, env)?;
+pub fn read_one_token(source: TokenSource) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let (shaped, what) = read_one_shaped(source)?;
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok((shaped, token))
@@ -105,11 +105,8 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
 /// Reads exactly one bearer token; a JWT is parsed, and any other one word
 /// (a bootstrap token, an opaque OIDC access token, a wrong value) is kept
 /// opaque: the server is the judge of those.
-pub fn read_one_bearer(
-    args: &TokenArgs,
-    env: &Env,
-) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
-    let (shaped, what) = read_one_shaped(args, env)?;
+pub fn read_one_bearer(source: TokenSource) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
+    let (shaped, what) = read_one_shaped(source)?;
     match token::parse(&shaped.token) {
         Ok(token) => Ok((shaped, Some(token))),
         Err(TokenError::SegmentCount { found: 1 }) => Ok((shaped, None)),
@@ -117,8 +114,8 @@ pub fn read_one_bearer(
     }
 }
 
-fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
-    let (input, what) = read_tokens(args.source(env))?;
+fn read_one_shaped(source: TokenSource) -> anyhow::Result<(ShapedToken, String)> {
+    let (input, what) = read_tokens(source)?;
     Ok((one_token(input, &what)?, what))
 }
 

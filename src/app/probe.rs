@@ -179,7 +179,7 @@ fn token_unless_anonymous(
 ) -> anyhow::Result<Option<(ShapedToken, Option<Token>)>> {
     let implicit = args.token.argument().is_none() && args.token.token_file.is_none();
     if !(args.anonymous && implicit) {
-        return read_one_bearer(&args.token, env).map(Some);
+        return read_one_bearer(args.token.source(env)).map(Some);
     }
     let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
     let no_stdin = Env {
@@ -187,13 +187,13 @@ fn token_unless_anonymous(
         ..env.clone()
     };
     if env.stdin_readable {
-        match read_one_bearer(&args.token, env) {
+        match read_one_bearer(args.token.source(env)) {
             Err(e) if super::is_empty_input(&e) => {}
             result => return result.map(Some),
         }
     }
     if mounted {
-        read_one_bearer(&args.token, &no_stdin).map(Some)
+        read_one_bearer(args.token.source(&no_stdin)).map(Some)
     } else {
         Ok(None)
     }

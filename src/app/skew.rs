@@ -160,7 +160,7 @@ fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> 
     }
     // Implicit stdin that turns out empty (a CI runner's stdin) is no token either.
     let implicit_stdin = source == TokenSource::Stdin && args.token.token_file.is_none();
-    match read_one_token(&args.token, env) {
+    match read_one_token(source) {
         Ok((_, token)) => Ok(Some(TokenTimes::from_token(&token))),
         Err(e) if implicit_stdin && args.has_clock_source() && super::is_empty_input(&e) => {
             Ok(None)

@@ -46,7 +46,7 @@ pub fn run(
         stdin_readable: env.stdin_readable && !jwks_on_stdin,
         ..env.clone()
     };
-    let (shaped, token) = read_one_token(&args.token, &token_env)?;
+    let (shaped, token) = read_one_token(args.token.source(&token_env))?;
     let mut notes = Vec::new();
     if let Some(url) = &jwks_url {
         let config = client_config(&args.tls, &args.token.sa_dir)?;
