@@ -245,43 +245,34 @@ impl<'a> ClassifyLogJson<'a> {
 
 fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
     let ev = &g.example;
-    let listed = ranked_sources(g);
-    let shown: u64 = listed
-        .iter()
-        .take(JSON_SOURCES)
-        .map(|(_, s)| s.events)
-        .sum();
+    let evidence = &ev.result.evidence;
+    let mut listed = ranked_sources(g);
+    let unlisted = listed.len().saturating_sub(JSON_SOURCES) as u64;
+    listed.truncate(JSON_SOURCES);
+    let shown: u64 = listed.iter().map(|(_, s)| s.events).sum();
     GroupJson {
         classification: g.key.class,
         cause: g.key.cause,
         confidence: g.key.confidence,
         status: g.key.status,
-        reasons: ev
-            .result
-            .evidence
-            .reasons
-            .iter()
-            .map(ReasonJson::new)
-            .collect(),
+        reasons: evidence.reasons.iter().map(ReasonJson::new).collect(),
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),
         timeline: timeline(&g.hours),
         example: ExampleJson {
             input: input(sources, ev.source),
-            line: ev.result.evidence.line,
-            excerpt: &ev.result.evidence.excerpt,
+            line: evidence.line,
+            excerpt: &evidence.excerpt,
             request_line: ev.request_line,
         },
         joins: g.joins.iter().map(|(j, n)| (j.as_str(), *n)).collect(),
         other_sources: OtherSourcesJson {
-            sources: (listed.len().saturating_sub(JSON_SOURCES)) as u64
-                + g.other_sources.identities,
+            sources: unlisted + g.other_sources.identities,
             events: g.events - shown,
         },
         sources: listed
             .into_iter()
-            .take(JSON_SOURCES)
             .map(|(o, s)| SourceJson {
                 stream: o.stream.as_deref(),
                 user: o.user.as_deref(),
