@@ -170,8 +170,8 @@ pub fn cause_words(cause: Cause, confidence: Confidence) -> String {
 /// Other candidates and Notes, each item wrapped to the width.
 pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let width = usize::from(style.width).saturating_sub(4).max(30);
-    write_lead(out, d, style, width)?;
+    let width = style.text_width();
+    write_lead(out, d, style)?;
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "{}", title.style(s.bold));
     let others: Vec<&Candidate> = d.others().collect();
     if !others.is_empty() {
@@ -203,14 +203,10 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
 }
 
 /// The most likely cause's summary, Evidence and Next steps, each item
-/// wrapped to `width`: what every table of a diagnosis shows in full.
-pub(crate) fn write_lead(
-    out: &mut dyn Write,
-    d: &Diagnosis,
-    style: &TableStyle,
-    width: usize,
-) -> io::Result<()> {
+/// wrapped to the text width: what every table of a diagnosis shows in full.
+pub(crate) fn write_lead(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
+    let width = style.text_width();
     let top = d.top();
     for line in wrap(top.cause.summary(), width + 2) {
         writeln!(out, "  {}", line.style(s.dim))?;

@@ -157,6 +157,12 @@ impl TableStyle {
         }
     }
 
+    /// Columns for text wrapped under a heading (bullets, their commands):
+    /// the width less an indent, and never under 30.
+    pub fn text_width(&self) -> usize {
+        usize::from(self.width).saturating_sub(4).max(30)
+    }
+
     /// An instant as the table shows it: RFC 3339 in UTC, or in the local time
     /// zone with its offset under `--local-time`.
     pub fn time(&self, at: chrono::DateTime<chrono::Utc>) -> String {
