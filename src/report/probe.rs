@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use comfy_table::presets;
 use owo_colors::{OwoColorize as _, Style};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -13,7 +14,7 @@ use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{or_dash, sanitize};
-use super::table::{key_value_table, write_table};
+use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
 use crate::http::{Method, TlsReason};
@@ -441,9 +442,7 @@ pub fn write_probe(
     if several {
         header.insert(0, "#");
     }
-    let mut requests = key_value_table(style);
-    let bold = style.styles.bold;
-    requests.set_header(header.into_iter().map(|h| h.style(bold).to_string()));
+    let mut requests = table_of(style, presets::NOTHING, &header);
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
             let mut row = request_row(request);

@@ -36,7 +36,7 @@ pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
 }
 
 /// A table of `preset` that fits the width, with bold `headers` if any.
-fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
+pub(crate) fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_preset(preset)
