@@ -315,32 +315,28 @@ impl<'a> ProbeJson<'a> {
 }
 
 fn server_json(server: &ServerReport) -> ServerJson<'_> {
+    let (observation, facts) = (&server.observation, &server.facts);
     ServerJson {
-        url: &server.observation.url,
-        tls: server.facts.tls.as_ref().map(|tls| TlsJson {
+        url: &observation.url,
+        tls: facts.tls.as_ref().map(|tls| TlsJson {
             verified: tls.verified,
             reason: tls.reason,
             error: tls.error.as_deref(),
         }),
-        requests: server
-            .observation
-            .requests
-            .iter()
-            .map(request_json)
-            .collect(),
+        requests: observation.requests.iter().map(request_json).collect(),
         classification: server.classification,
-        user: server.facts.user.as_ref().map(|u| UserJson {
+        user: facts.user.as_ref().map(|u| UserJson {
             username: &u.username,
             uid: u.uid.as_deref(),
             groups: &u.groups,
             extra: u.extra.as_ref(),
         }),
-        review_version: server.facts.review_version.as_deref(),
-        server_time: server.facts.server_time.map(Time::new),
-        clock_offset_seconds: server.facts.offset.map(|o| o.estimate_seconds()),
-        clock_offset_uncertainty_seconds: server.facts.offset.map(|o| o.uncertainty_seconds()),
-        tls_server_name: server.observation.verify_name.as_deref(),
-        token_review: server.facts.token_review.as_ref().map(review_json),
+        review_version: facts.review_version.as_deref(),
+        server_time: facts.server_time.map(Time::new),
+        clock_offset_seconds: facts.offset.map(|o| o.estimate_seconds()),
+        clock_offset_uncertainty_seconds: facts.offset.map(|o| o.uncertainty_seconds()),
+        tls_server_name: observation.verify_name.as_deref(),
+        token_review: facts.token_review.as_ref().map(review_json),
         audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
             audiences: &a.audiences,
             review: review_json(&a.outcome),
