@@ -190,7 +190,7 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
             }
             write_item(out, &text, width)?;
             let command = c.next.iter().find_map(|n| n.command.as_ref());
-            write_command(out, command, "    ")?;
+            write_command(out, command)?;
         }
     }
     if !d.notes.is_empty() {
@@ -220,7 +220,8 @@ pub(crate) fn write_lead(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle)
     if !top.next.is_empty() {
         writeln!(out, "{}", "Next steps:".style(s.bold))?;
         for step in &top.next {
-            write_step(out, step, width)?;
+            write_item(out, &step.why, width)?;
+            write_command(out, step.command.as_ref())?;
         }
     }
     Ok(())
@@ -246,26 +247,20 @@ pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io:
     Ok(())
 }
 
-pub(crate) fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> io::Result<()> {
-    write_item(out, &step.why, width)?;
-    write_command(out, step.command.as_ref(), "    ")
-}
-
-/// `$ command   # expect`, on one line however long.
-fn write_command(out: &mut dyn Write, command: Option<&Command>, indent: &str) -> io::Result<()> {
+/// `    $ command   # expect`, under its bullet, on one line however long.
+fn write_command(out: &mut dyn Write, command: Option<&Command>) -> io::Result<()> {
     let Some(c) = command else { return Ok(()) };
-    write_shell(out, indent, &c.shell(), c.expect.as_deref())
+    write_shell(out, &c.shell(), c.expect.as_deref())
 }
 
-/// `$ shell   # expect`, on one line however long.
+/// `    $ shell   # expect`, under its bullet, on one line however long.
 pub(crate) fn write_shell(
     out: &mut dyn Write,
-    indent: &str,
     shell: &str,
     expect: Option<&str>,
 ) -> io::Result<()> {
     let expect = expect.map(|e| format!("   # {e}")).unwrap_or_default();
-    writeln!(out, "{indent}$ {}{}", sanitize(shell), sanitize(&expect))
+    writeln!(out, "    $ {}{}", sanitize(shell), sanitize(&expect))
 }
 
 /// Word wrap (linear), words longer than the width on a line of their own.
@@ -303,10 +298,10 @@ mod tests {
             .value(Some("a b"), "NAME")
             .expecting("a uid");
         let mut out = Vec::new();
-        write_command(&mut out, Some(&c), "  ").unwrap();
+        write_command(&mut out, Some(&c)).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "  $ kubectl get pods 'a b'   # a uid\n"
+            "    $ kubectl get pods 'a b'   # a uid\n"
         );
     }
 }

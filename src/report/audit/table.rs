@@ -433,7 +433,7 @@ fn write_details(
         for step in &d.next {
             write_item(out, &step.why, width)?;
             if let Some(c) = &step.command {
-                write_shell(out, "    ", &c.shell, c.expect.as_deref())?;
+                write_shell(out, &c.shell, c.expect.as_deref())?;
             }
         }
     }
