@@ -15,7 +15,6 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
@@ -79,10 +78,8 @@ pub fn run(
         let report = audit::analyse(agg, index.as_ref(), described, bytes, now, settings.leeway);
         AuditJson::new(&report)
     };
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &doc)?,
-        None => write_table(out, &doc, &settings.table, args.details)?,
-    }
+    let table = |out: &mut dyn Write, doc, style: &_| write_table(out, doc, style, args.details);
+    super::render(out, settings, &doc, |doc| doc, table)?;
     Ok(Outcome::problem_if(doc.has_findings()))
 }
 

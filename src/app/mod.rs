@@ -17,6 +17,7 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
+use serde::Serialize;
 
 use crate::authconfig::{self, AuthnConfig};
 use crate::cli::{AccessArgs, Cli, Command, TlsArgs, TokenArgs};
@@ -26,6 +27,7 @@ use crate::exit::Outcome;
 use crate::http::{self, ClientConfig, Trust};
 use crate::input::{self, ShapedToken, TokenInput, TokenSource};
 use crate::probe::AccessQuery;
+use crate::report::{TableStyle, write_data};
 use crate::settings::Settings;
 use crate::token;
 
@@ -48,6 +50,21 @@ pub fn run(
         Command::Explain(args) => explain::run(args, &settings, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
+    }
+}
+
+/// Writes `report` as `-o` asks: the wire document `json` makes of it, as
+/// JSON or YAML, or `table`'s tables.
+fn render<'a, R, J: Serialize>(
+    out: &mut dyn Write,
+    settings: &Settings,
+    report: &'a R,
+    json: impl FnOnce(&'a R) -> J,
+    table: impl FnOnce(&mut dyn Write, &'a R, &TableStyle) -> io::Result<()>,
+) -> io::Result<()> {
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &json(report)),
+        None => table(out, report, &settings.table),
     }
 }
 

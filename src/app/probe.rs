@@ -27,7 +27,6 @@ use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
 use crate::report::probe::{ProbeJson, write_probe};
-use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
 use crate::token::Token;
@@ -163,10 +162,8 @@ pub fn run(
         credentials,
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &ProbeJson::new(&report, token))?,
-        None => write_probe(out, &report, &settings.table)?,
-    }
+    let json = |r| ProbeJson::new(r, token);
+    super::render(out, settings, &report, json, write_probe)?;
     Ok(probe::outcome(&report))
 }
 

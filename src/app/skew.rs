@@ -16,7 +16,6 @@ use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::input::TokenSource;
 use crate::probe::target;
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::skew::json::SkewJson;
 use crate::skew::observe::{self, ServerClock};
@@ -132,10 +131,7 @@ pub fn run(
     }
 
     let report = skew::analyse(token, readings, findings, now, leeway);
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &SkewJson::new(&report))?,
-        None => write_skew(out, &report, &settings.table)?,
-    }
+    super::render(out, settings, &report, SkewJson::new, write_skew)?;
     Ok(report.outcome().merge(unreachable))
 }
 

@@ -16,7 +16,6 @@ use crate::exit::{Outcome, Unreachable};
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::report::verify::{VerifyJson, write_verify};
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
@@ -83,10 +82,8 @@ pub fn run(
         let (check, findings) = trust::check(&token, &expect);
         report.add_trust(check, findings);
     }
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &VerifyJson::new(&report, &token))?,
-        None => write_verify(out, &report, &settings.table)?,
-    }
+    let json = |r| VerifyJson::new(r, &token);
+    super::render(out, settings, &report, json, write_verify)?;
     Ok(Outcome::problem_if(!report.valid))
 }
 
