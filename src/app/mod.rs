@@ -87,15 +87,11 @@ pub fn read_one_token_or_mounted(
     args: &TokenArgs,
     env: &Env,
 ) -> anyhow::Result<(ShapedToken, token::Token)> {
-    let implicit_stdin =
-        args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
-    match read_one_token(args.source(env)) {
+    let source = args.source(env);
+    let implicit_stdin = source == TokenSource::Stdin && args.token_file.is_none();
+    match read_one_token(source) {
         Err(e) if implicit_stdin && is_empty_input(&e) => {
-            let no_stdin = Env {
-                stdin_readable: false,
-                ..env.clone()
-            };
-            read_one_token(args.source(&no_stdin))
+            read_one_token(TokenSource::InPodDefault(args.sa_dir.join("token")))
         }
         result => result,
     }

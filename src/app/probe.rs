@@ -22,7 +22,7 @@ use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
-use crate::input::ShapedToken;
+use crate::input::{ShapedToken, TokenSource};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
@@ -178,22 +178,17 @@ fn token_unless_anonymous(
     if !(args.anonymous && implicit) {
         return read_one_bearer(args.token.source(env)).map(Some);
     }
-    let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
-    let no_stdin = Env {
-        stdin_readable: false,
-        ..env.clone()
-    };
     if env.stdin_readable {
         match read_one_bearer(args.token.source(env)) {
             Err(e) if super::is_empty_input(&e) => {}
             result => return result.map(Some),
         }
     }
-    if mounted {
-        read_one_bearer(args.token.source(&no_stdin)).map(Some)
-    } else {
-        Ok(None)
+    let mounted = args.token.sa_dir.join("token");
+    if matches!(mounted.try_exists(), Ok(false)) {
+        return Ok(None);
     }
+    read_one_bearer(TokenSource::InPodDefault(mounted)).map(Some)
 }
 
 /// The kubeconfig, when one is in play (see the module docs).
