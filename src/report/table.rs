@@ -217,11 +217,7 @@ fn write_verdict_line(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let at = format!(
-        "at {} (leeway {}s)",
-        style.time(report.evaluated_at),
-        report.leeway.num_seconds()
-    );
+    let at = style.judged_at(report.evaluated_at, report.leeway);
     let (verdict, look) = match report.verdict {
         None => ("legacy token: never time-checked", s.warning),
         Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),

@@ -169,11 +169,7 @@ pub fn write_verify(
     row("Audiences", or_dash(audiences.as_deref()));
     row(
         "Evaluated",
-        format!(
-            "at {} (leeway {}s)",
-            style.time(report.evaluated_at),
-            report.leeway.num_seconds()
-        ),
+        style.judged_at(report.evaluated_at, report.leeway),
     );
     write_table(out, &head)?;
     writeln!(out)?;
