@@ -145,13 +145,15 @@ impl SummaryJson {
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
     pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
+        let mut tally = Tally::default();
+        report.results.iter().for_each(|r| tally.add(r));
         ClassifyJson {
             input,
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
             results: report.results.iter().map(result_json).collect(),
-            summary: summary(report),
+            summary: SummaryJson::new(&tally),
         }
     }
 }
@@ -185,14 +187,6 @@ fn check_json(c: TokenCheck) -> TokenCheckJson {
         rejected_for_seconds: j.rejected_for.map(ceil_seconds),
         remaining_seconds: j.remaining.map(floor_seconds),
     }
-}
-
-fn summary(report: &ClassifyReport) -> SummaryJson {
-    let mut tally = Tally::default();
-    for r in &report.results {
-        tally.add(r);
-    }
-    SummaryJson::new(&tally)
 }
 
 /// Writes `classify -o json` one result at a time: the same document as
