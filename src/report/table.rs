@@ -96,18 +96,10 @@ pub fn write_decode(
     let token = &report.token;
     let claims = &token.claims;
     let now = report.evaluated_at;
-    let mut table = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
-
-    row(
-        "Token",
-        format!(
-            "sha256:{} (read as {})",
-            token.fingerprint,
-            report.shape.as_str()
-        ),
+    let token_line = format!(
+        "sha256:{} (read as {})",
+        token.fingerprint,
+        report.shape.as_str()
     );
     let bound_to = match report.binding {
         Binding::Pod => " (bound to a pod)",
@@ -115,7 +107,6 @@ pub fn write_decode(
         Binding::Node => " (bound to a node)",
         Binding::None => " (bound to no object)",
     };
-    row("Kind", format!("{}{bound_to}", report.kind.as_str()));
     let mut alg = or_dash(token.header.alg.as_deref());
     if let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
@@ -123,18 +114,7 @@ pub fn write_decode(
     if let Some(typ) = token.header.typ.as_deref() {
         alg.push_str(&format!("  typ {}", sanitize(typ)));
     }
-    row("Algorithm", alg);
-    row("Issuer", or_dash(claims.issuer.as_deref()));
-    row("Subject", or_dash(claims.subject.as_deref()));
-    if !claims.audiences.is_empty() {
-        row(
-            "Audiences",
-            sanitize(&claims.audiences.join(", ")).into_owned(),
-        );
-    }
-    if let Some(ns) = claims.namespace() {
-        row("Namespace", sanitize(ns).into_owned());
-    }
+    let audiences = (!claims.audiences.is_empty()).then(|| claims.audiences.join(", "));
     let object = |r: Option<ObjectRef>| {
         r.map(|r| {
             let name = or_dash(r.name.as_deref());
@@ -155,7 +135,27 @@ pub fn write_decode(
             )
         })
     };
+    let jti = claims
+        .jwt_id
+        .as_deref()
+        .map(|j| format!("JTI={}", sanitize(j)));
+    let signature = if token.signature_len == 0 {
+        "none".style(s.error).to_string()
+    } else {
+        format!("{} bytes (not shown)", token.signature_len)
+    };
+    let mut table = key_value_table(style);
     for (key, value) in [
+        ("Token", Some(token_line)),
+        ("Kind", Some(format!("{}{bound_to}", report.kind.as_str()))),
+        ("Algorithm", Some(alg)),
+        ("Issuer", Some(or_dash(claims.issuer.as_deref()))),
+        ("Subject", Some(or_dash(claims.subject.as_deref()))),
+        ("Audiences", audiences.map(|a| sanitize(&a).into_owned())),
+        (
+            "Namespace",
+            claims.namespace().map(|n| sanitize(n).into_owned()),
+        ),
         ("ServiceAccount", object(claims.service_account())),
         ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
         ("Node", object(k8s.and_then(|k| k.node.clone()))),
@@ -167,25 +167,14 @@ pub fn write_decode(
             when(claims.expires_at).or(Some("never (no exp)".to_owned())),
         ),
         ("Warn after", when(k8s.and_then(|k| k.warn_after))),
+        ("Lifetime", report.lifetime_seconds.map(human_seconds)),
+        ("Credential ID", jti),
+        ("Signature", Some(signature)),
     ] {
         if let Some(value) = value {
-            row(key, value);
+            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
         }
     }
-    if let Some(lifetime) = report.lifetime_seconds {
-        row("Lifetime", human_seconds(lifetime));
-    }
-    if let Some(jti) = claims.jwt_id.as_deref() {
-        row("Credential ID", format!("JTI={}", sanitize(jti)));
-    }
-    row(
-        "Signature",
-        if token.signature_len == 0 {
-            "none".style(s.error).to_string()
-        } else {
-            format!("{} bytes (not shown)", token.signature_len)
-        },
-    );
     write_table(out, &table)?;
     writeln!(out)?;
     if let Some(authn) = &report.authn {
