@@ -13,7 +13,7 @@ use strum::{IntoStaticStr, VariantArray};
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::{or_dash, sanitize};
+use super::sanitize::{cell, or_dash, sanitize};
 use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
@@ -463,12 +463,7 @@ fn write_server(
 ) -> io::Result<()> {
     let s = &style.styles;
     let facts = &server.facts;
-    let mut table = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
     let title = number.map_or("Server".to_owned(), |n| format!("Server {n}"));
-    row(&title, sanitize(&server.observation.url).into_owned());
     let requests = &server.observation.requests;
     let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
     let (tls, look) = match &facts.tls {
@@ -486,47 +481,47 @@ fn write_server(
             None => ("-".to_owned(), Style::new()),
         },
     };
-    row("TLS", tls.style(look).to_string());
     let class = server.classification;
     let class_style = match class {
         Classification::Ok | Classification::NotFound => s.ok,
         Classification::Unauthorized | Classification::Forbidden => s.error,
         _ => s.warning,
     };
-    row("Result", class.as_str().style(class_style).to_string());
-    if let Some(user) = &facts.user {
+    let user = facts.user.as_ref().map(|user| {
         let version = facts
             .review_version
             .as_deref()
             .and_then(|v| v.rsplit('/').next())
             .map(|v| format!(" (SelfSubjectReview {v})"))
             .unwrap_or_default();
-        row("User", format!("{}{version}", sanitize(&user.username)));
-    }
-    if let Some(review) = &facts.token_review {
-        row("TokenReview", sanitize(&review_text(review)).into_owned());
-    }
-    if let Some(a) = &server.audience_review {
-        row("Checker view", sanitize(&a.checker_sees()).into_owned());
-    }
-    if let Some(kids) = &server.jwks_kids {
-        row("Keys", sanitize(&kids.join(", ")).into_owned());
-    }
-    if let Some(offset) = facts.offset {
+        format!("{}{version}", sanitize(&user.username))
+    });
+    let clock = facts.offset.map(|offset| {
         let date = facts
             .server_time
             .map(|t| format!(", Date {}", style.time(t)))
             .unwrap_or_default();
-        row(
-            "Clock",
-            format!(
-                "{:+.1} s ± {:.1} s from this machine{date}",
-                offset.estimate_seconds(),
-                offset.uncertainty_seconds()
-            ),
-        );
-    }
-    write_table(out, &table)
+        format!(
+            "{:+.1} s ± {:.1} s from this machine{date}",
+            offset.estimate_seconds(),
+            offset.uncertainty_seconds()
+        )
+    });
+    let result = class.as_str().style(class_style).to_string();
+    let review = facts.token_review.as_ref().map(review_text);
+    let checker = server.audience_review.as_ref();
+    let kids = server.jwks_kids.as_ref().map(|k| k.join(", "));
+    let rows = [
+        (title.as_str(), Some(cell(&server.observation.url))),
+        ("TLS", Some(tls.style(look).to_string())),
+        ("Result", Some(result)),
+        ("User", user),
+        ("TokenReview", review.as_deref().map(cell)),
+        ("Checker view", checker.map(|a| cell(&a.checker_sees()))),
+        ("Keys", kids.as_deref().map(cell)),
+        ("Clock", clock),
+    ];
+    write_table(out, &key_value_table(style, rows))
 }
 
 /// One row of the requests table: what was asked, with which credential, and
@@ -559,18 +554,14 @@ fn request_row(request: &RequestObservation) -> Vec<String> {
             }
             (
                 a.status.to_string(),
-                sanitize(&text).into_owned(),
+                cell(&text),
                 format!("{}ms", a.latency.as_millis()),
             )
         }
-        Err(e) => (
-            "-".to_owned(),
-            sanitize(&e.to_string()).into_owned(),
-            "-".to_owned(),
-        ),
+        Err(e) => ("-".to_owned(), cell(&e.to_string()), "-".to_owned()),
     };
     vec![
-        sanitize(&what).into_owned(),
+        cell(&what),
         if request.operator {
             "kubeconfig"
         } else if request.anonymous {

@@ -8,16 +8,25 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
 
 use super::TableStyle;
-use super::sanitize::{ellipsize, or_dash, sanitize};
+use super::sanitize::{cell, ellipsize, or_dash, sanitize};
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
 use crate::window::{Verdict, at_seconds};
 
-/// A borderless two-column table, like `kubectl describe`.
-pub fn key_value_table(style: &TableStyle) -> Table {
-    table_of(style, presets::NOTHING, &[])
+/// A borderless two-column table, like `kubectl describe`: a row for each
+/// key that has a value, the key in bold with a colon.
+pub fn key_value_table<'k>(
+    style: &TableStyle,
+    rows: impl IntoIterator<Item = (&'k str, Option<String>)>,
+) -> Table {
+    let mut table = table_of(style, presets::NOTHING, &[]);
+    let bold = style.styles.bold;
+    for (key, value) in rows.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+        table.add_row([format!("{key}:").style(bold).to_string(), value]);
+    }
+    table
 }
 
 /// A borderless list with bold column headers, like `kubectl get`: two spaces
@@ -72,7 +81,7 @@ pub fn write_findings(
                 .style(s.severity(f.severity))
                 .to_string(),
             f.code.as_str().to_owned(),
-            sanitize(&f.message).into_owned(),
+            cell(&f.message),
         ]);
     }
     write_table(out, &table)
@@ -144,18 +153,14 @@ pub fn write_decode(
     } else {
         format!("{} bytes (not shown)", token.signature_len)
     };
-    let mut table = key_value_table(style);
-    for (key, value) in [
+    let rows = [
         ("Token", Some(token_line)),
         ("Kind", Some(format!("{}{bound_to}", report.kind.as_str()))),
         ("Algorithm", Some(alg)),
         ("Issuer", Some(or_dash(claims.issuer.as_deref()))),
         ("Subject", Some(or_dash(claims.subject.as_deref()))),
-        ("Audiences", audiences.map(|a| sanitize(&a).into_owned())),
-        (
-            "Namespace",
-            claims.namespace().map(|n| sanitize(n).into_owned()),
-        ),
+        ("Audiences", audiences.as_deref().map(cell)),
+        ("Namespace", claims.namespace().map(cell)),
         ("ServiceAccount", object(claims.service_account())),
         ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
         ("Node", object(k8s.and_then(|k| k.node.clone()))),
@@ -170,12 +175,8 @@ pub fn write_decode(
         ("Lifetime", report.lifetime_seconds.map(human_seconds)),
         ("Credential ID", jti),
         ("Signature", Some(signature)),
-    ] {
-        if let Some(value) = value {
-            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-        }
-    }
-    write_table(out, &table)?;
+    ];
+    write_table(out, &key_value_table(style, rows))?;
     writeln!(out)?;
     if let Some(authn) = &report.authn {
         super::authconfig::write_authn(out, authn, style)?;

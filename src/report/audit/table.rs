@@ -293,7 +293,7 @@ pub fn write_table(
             thousands(f.events),
             axis.as_ref()
                 .map_or(String::new(), |a| a.of_timeline(&f.timeline)),
-            sanitize(problem.trim_end_matches([' ', ':'])).into_owned(),
+            cell(problem.trim_end_matches([' ', ':'])),
             cause,
         ]);
     }
