@@ -127,15 +127,12 @@ pub fn read_one_bearer(source: TokenSource) -> anyhow::Result<(ShapedToken, Opti
     }
 }
 
+/// The one token a subcommand other than decode takes, or why not; with the
+/// source as messages name it.
 fn read_one_shaped(source: TokenSource) -> anyhow::Result<(ShapedToken, String)> {
     let (input, what) = read_tokens(source)?;
-    Ok((one_token(input, &what)?, what))
-}
-
-/// The one token a subcommand other than decode takes, or why not.
-fn one_token(input: TokenInput, what: &str) -> anyhow::Result<ShapedToken> {
     match input {
-        TokenInput::Single(shaped) => Ok(shaped),
+        TokenInput::Single(shaped) => Ok((shaped, what)),
         TokenInput::Many(tokens) => anyhow::bail!(
             "{what} holds {} tokens (CSI audiences {}); this subcommand takes one token (decode takes many)",
             tokens.len(),
