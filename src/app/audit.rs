@@ -13,8 +13,8 @@ use crate::cli::AuditArgs;
 use crate::diagnosis::case::ReasonSource;
 use crate::env::Env;
 use crate::exit::Outcome;
+use crate::input::TokenSource;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
@@ -46,7 +46,7 @@ pub fn run(
                 "--token-file - reads the token from stdin: give the audit logs as files"
             );
         }
-        let follow = followed_id(&args, env)?;
+        let follow = followed_id(&args)?;
         let index = read_index(&args.apiserver_log, settings)?;
         let workers = args.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
@@ -78,10 +78,8 @@ pub fn run(
         let report = audit::analyse(agg, index.as_ref(), described, bytes, now, settings.leeway);
         AuditJson::new(&report)
     };
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &doc)?,
-        None => write_table(out, &doc, &settings.table, args.details)?,
-    }
+    let table = |out: &mut dyn Write, doc, style: &_| write_table(out, doc, style, args.details);
+    super::render(out, settings, &doc, |doc| doc, table)?;
     Ok(Outcome::problem_if(doc.has_findings()))
 }
 
@@ -89,17 +87,12 @@ pub fn run(
 const MAX_JTI: usize = 256;
 
 /// The credential id (`JTI=<jti>`) that --jti or --token-file names.
-fn followed_id(args: &AuditArgs, env: &Env) -> anyhow::Result<Option<String>> {
+fn followed_id(args: &AuditArgs) -> anyhow::Result<Option<String>> {
     let jti = match (&args.jti, &args.token_file) {
         (Some(jti), _) => jti.strip_prefix("JTI=").unwrap_or(jti).to_owned(),
         (None, Some(path)) => {
-            let token_args = crate::cli::TokenArgs {
-                token: None,
-                token_flag: None,
-                token_file: Some(path.clone()),
-                sa_dir: crate::input::IN_POD_SA_DIR.into(),
-            };
-            let (_, token) = super::read_one_token(&token_args, env)?;
+            let source = TokenSource::choose(None, Some(path.clone()), false, Path::new(""));
+            let (_, token) = super::read_one_token(source)?;
             token.claims.jwt_id.ok_or_else(|| {
                 anyhow::anyhow!(
                     "the token in {} has no jti claim (a legacy Secret token, or minted before 1.29): its requests cannot be linked to a TokenRequest",

@@ -16,7 +16,7 @@ use crate::input::TokenSource;
 use crate::report::classify::{InputJson, JsonStream, TableStream};
 use crate::report::{DataFormat, write_data};
 use crate::settings::Settings;
-use crate::token::{self, Token};
+use crate::token::Token;
 
 /// `classify`.
 pub fn run(
@@ -114,9 +114,5 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
         (None, Some(p)) => TokenSource::File(p.clone()),
         (None, None) => return Ok(None),
     };
-    let (input, what) = super::read_tokens(source)?;
-    let shaped = super::one_token(input, &what)?;
-    let token = token::parse(&shaped.token)
-        .with_context(|| format!("cannot decode the token from {what}"))?;
-    Ok(Some(token))
+    Ok(Some(super::read_one_token(source)?.1))
 }

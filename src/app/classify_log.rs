@@ -15,7 +15,6 @@ use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::report::classify_log::{ClassifyLogJson, LogEventJson, write_log_table};
-use crate::report::write_data;
 use crate::settings::Settings;
 
 /// `classify` of a log; `first` is the first source, opened and partly read.
@@ -48,10 +47,8 @@ pub fn run(
         return Ok(outcome);
     }
     let report = groups.report(&scan, described, bytes);
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &ClassifyLogJson::new(&report, ctx.token))?,
-        None => write_log_table(out, &report, &settings.table)?,
-    }
+    let json = |r| ClassifyLogJson::new(r, ctx.token);
+    super::render(out, settings, &report, json, write_log_table)?;
     Ok(outcome)
 }
 

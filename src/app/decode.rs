@@ -13,7 +13,7 @@ use crate::exit::Outcome;
 use crate::findings::{self, Severity};
 use crate::input::{BatchReader, ShapedToken, TokenInput};
 use crate::report::json::{DecodeJson, LineErrorJson};
-use crate::report::{table, write_data, write_record};
+use crate::report::{table, write_record};
 use crate::settings::Settings;
 use crate::token;
 
@@ -43,10 +43,8 @@ pub fn run(
             let token = token::parse(&shaped.token)
                 .with_context(|| format!("cannot decode the token from {what}"))?;
             let report = analyse(token, &shaped)?;
-            match settings.format.data() {
-                Some(data) => write_data(out, data, &DecodeJson::new(&report, None))?,
-                None => table::write_decode(out, &report, &settings.table)?,
-            }
+            let json = |r| DecodeJson::new(r, None);
+            super::render(out, settings, &report, json, table::write_decode)?;
             Ok(decode_outcome(&report))
         }
         TokenInput::Many(tokens) => decode_many(tokens, &what, &analyse, settings, out),

@@ -20,7 +20,6 @@ use crate::input::TokenSource;
 use crate::probe::observe::{self, Plan, Target};
 use crate::probe::{self, target};
 use crate::report::doctor::{DoctorJson, write_step, write_verdict};
-use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
 use crate::token::Token;
@@ -123,14 +122,8 @@ pub fn run(
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
     let report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
-    match settings.format.data() {
-        Some(data) => write_data(
-            out,
-            data,
-            &DoctorJson::new(&report, &decoded, &probed, &keys),
-        )?,
-        None => write_verdict(out, &report, &settings.table)?,
-    }
+    let json = |r| DoctorJson::new(r, &decoded, &probed, &keys);
+    super::render(out, settings, &report, json, write_verdict)?;
     Ok(report.verdict.outcome())
 }
 

@@ -17,6 +17,7 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
+use serde::Serialize;
 
 use crate::authconfig::{self, AuthnConfig};
 use crate::cli::{AccessArgs, Cli, Command, TlsArgs, TokenArgs};
@@ -26,6 +27,7 @@ use crate::exit::Outcome;
 use crate::http::{self, ClientConfig, Trust};
 use crate::input::{self, ShapedToken, TokenInput, TokenSource};
 use crate::probe::AccessQuery;
+use crate::report::{TableStyle, write_data};
 use crate::settings::Settings;
 use crate::token;
 
@@ -51,6 +53,21 @@ pub fn run(
     }
 }
 
+/// Writes `report` as `-o` asks: the wire document `json` makes of it, as
+/// JSON or YAML, or `table`'s tables.
+fn render<'a, R, J: Serialize>(
+    out: &mut dyn Write,
+    settings: &Settings,
+    report: &'a R,
+    json: impl FnOnce(&'a R) -> J,
+    table: impl FnOnce(&mut dyn Write, &'a R, &TableStyle) -> io::Result<()>,
+) -> io::Result<()> {
+    match settings.format.data() {
+        Some(data) => write_data(out, data, &json(report)),
+        None => table(out, report, &settings.table),
+    }
+}
+
 /// Opens `source` and reads it far enough to tell one token from several;
 /// with the source as messages name it.
 fn read_tokens(source: TokenSource) -> anyhow::Result<(TokenInput, String)> {
@@ -70,11 +87,11 @@ pub fn read_one_token_or_mounted(
     args: &TokenArgs,
     env: &Env,
 ) -> anyhow::Result<(ShapedToken, token::Token)> {
-    let implicit_stdin =
-        args.argument().is_none() && args.token_file.is_none() && env.stdin_readable;
-    match read_one_token(args, env) {
+    let source = args.source(env);
+    let implicit_stdin = source == TokenSource::Stdin && args.token_file.is_none();
+    match read_one_token(source) {
         Err(e) if implicit_stdin && is_empty_input(&e) => {
-            read_one_token(args, &env.without_stdin_if(true))
+            read_one_token(TokenSource::InPodDefault(args.sa_dir.join("token")))
         }
         result => result,
     }
@@ -91,8 +108,8 @@ fn is_empty_input(error: &anyhow::Error) -> bool {
 }
 
 /// Reads exactly one token (a batch is refused) and parses it.
-pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, token::Token)> {
-    let (shaped, what) = read_one_shaped(args, env)?;
+pub fn read_one_token(source: TokenSource) -> anyhow::Result<(ShapedToken, token::Token)> {
+    let (shaped, what) = read_one_shaped(source)?;
     let token = token::parse(&shaped.token)
         .with_context(|| format!("cannot decode the token from {what}"))?;
     Ok((shaped, token))
@@ -101,11 +118,8 @@ pub fn read_one_token(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToke
 /// Reads exactly one bearer token; a JWT is parsed, and any other one word
 /// (a bootstrap token, an opaque OIDC access token, a wrong value) is kept
 /// opaque: the server is the judge of those.
-pub fn read_one_bearer(
-    args: &TokenArgs,
-    env: &Env,
-) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
-    let (shaped, what) = read_one_shaped(args, env)?;
+pub fn read_one_bearer(source: TokenSource) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
+    let (shaped, what) = read_one_shaped(source)?;
     match token::parse(&shaped.token) {
         Ok(token) => Ok((shaped, Some(token))),
         Err(TokenError::SegmentCount { found: 1 }) => Ok((shaped, None)),
@@ -113,15 +127,12 @@ pub fn read_one_bearer(
     }
 }
 
-fn read_one_shaped(args: &TokenArgs, env: &Env) -> anyhow::Result<(ShapedToken, String)> {
-    let (input, what) = read_tokens(args.source(env))?;
-    Ok((one_token(input, &what)?, what))
-}
-
-/// The one token a subcommand other than decode takes, or why not.
-fn one_token(input: TokenInput, what: &str) -> anyhow::Result<ShapedToken> {
+/// The one token a subcommand other than decode takes, or why not; with the
+/// source as messages name it.
+fn read_one_shaped(source: TokenSource) -> anyhow::Result<(ShapedToken, String)> {
+    let (input, what) = read_tokens(source)?;
     match input {
-        TokenInput::Single(shaped) => Ok(shaped),
+        TokenInput::Single(shaped) => Ok((shaped, what)),
         TokenInput::Many(tokens) => anyhow::bail!(
             "{what} holds {} tokens (CSI audiences {}); this subcommand takes one token (decode takes many)",
             tokens.len(),

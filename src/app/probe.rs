@@ -22,12 +22,11 @@ use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
-use crate::input::ShapedToken;
+use crate::input::{ShapedToken, TokenSource};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
 use crate::report::probe::{ProbeJson, write_probe};
-use crate::report::write_data;
 use crate::secret::SecretToken;
 use crate::settings::Settings;
 use crate::token::Token;
@@ -163,10 +162,8 @@ pub fn run(
         credentials,
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &ProbeJson::new(&report, token))?,
-        None => write_probe(out, &report, &settings.table)?,
-    }
+    let json = |r| ProbeJson::new(r, token);
+    super::render(out, settings, &report, json, write_probe)?;
     Ok(probe::outcome(&report))
 }
 
@@ -179,21 +176,19 @@ fn token_unless_anonymous(
 ) -> anyhow::Result<Option<(ShapedToken, Option<Token>)>> {
     let implicit = args.token.argument().is_none() && args.token.token_file.is_none();
     if !(args.anonymous && implicit) {
-        return read_one_bearer(&args.token, env).map(Some);
+        return read_one_bearer(args.token.source(env)).map(Some);
     }
-    let mounted = !matches!(args.token.sa_dir.join("token").try_exists(), Ok(false));
-    let no_stdin = env.without_stdin_if(true);
     if env.stdin_readable {
-        match read_one_bearer(&args.token, env) {
+        match read_one_bearer(args.token.source(env)) {
             Err(e) if super::is_empty_input(&e) => {}
             result => return result.map(Some),
         }
     }
-    if mounted {
-        read_one_bearer(&args.token, &no_stdin).map(Some)
-    } else {
-        Ok(None)
+    let mounted = args.token.sa_dir.join("token");
+    if matches!(mounted.try_exists(), Ok(false)) {
+        return Ok(None);
     }
+    read_one_bearer(TokenSource::InPodDefault(mounted)).map(Some)
 }
 
 /// The kubeconfig, when one is in play (see the module docs).

@@ -16,7 +16,6 @@ use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::input::TokenSource;
 use crate::probe::target;
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::skew::json::SkewJson;
 use crate::skew::observe::{self, ServerClock};
@@ -128,10 +127,7 @@ pub fn run(
     }
 
     let report = skew::analyse(token, readings, findings, now, leeway);
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &SkewJson::new(&report))?,
-        None => write_skew(out, &report, &settings.table)?,
-    }
+    super::render(out, settings, &report, SkewJson::new, write_skew)?;
     Ok(report.outcome().merge(unreachable))
 }
 
@@ -156,7 +152,7 @@ fn read_token(args: &SkewArgs, env: &Env) -> anyhow::Result<Option<TokenTimes>> 
     }
     // Implicit stdin that turns out empty (a CI runner's stdin) is no token either.
     let implicit_stdin = source == TokenSource::Stdin && args.token.token_file.is_none();
-    match read_one_token(&args.token, env) {
+    match read_one_token(source) {
         Ok((_, token)) => Ok(Some(TokenTimes::from_token(&token))),
         Err(e) if implicit_stdin && args.has_clock_source() && super::is_empty_input(&e) => {
             Ok(None)

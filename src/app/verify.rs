@@ -16,7 +16,6 @@ use crate::exit::{Outcome, Unreachable};
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::report::verify::{VerifyJson, write_verify};
-use crate::report::write_data;
 use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
@@ -43,7 +42,7 @@ pub fn run(
     let mut keys = load_keys(&args, jwks_url.is_some())?;
     // With the JWKS on stdin, stdin is not the token: fall back to the in-pod default.
     let token_env = env.without_stdin_if(jwks_on_stdin);
-    let (shaped, token) = read_one_token(&args.token, &token_env)?;
+    let (shaped, token) = read_one_token(args.token.source(&token_env))?;
     let mut notes = Vec::new();
     if let Some(url) = &jwks_url {
         let config = client_config(&args.tls, &args.token.sa_dir)?;
@@ -80,10 +79,8 @@ pub fn run(
         let (check, findings) = trust::check(&token, &expect);
         report.add_trust(check, findings);
     }
-    match settings.format.data() {
-        Some(data) => write_data(out, data, &VerifyJson::new(&report, &token))?,
-        None => write_verify(out, &report, &settings.table)?,
-    }
+    let json = |r| VerifyJson::new(r, &token);
+    super::render(out, settings, &report, json, write_verify)?;
     Ok(Outcome::problem_if(!report.valid))
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
 use super::diagnosis::{cause_words, support_text, wrap, write_item, write_shell};
-use super::sanitize::sanitize;
+use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
 use crate::diagnosis::forbidden::service_account_of;

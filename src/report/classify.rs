@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::{ellipsize, sanitize};
+use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
 use crate::diagnosis::case::ClockSource;
@@ -145,13 +145,15 @@ impl SummaryJson {
 impl<'a> ClassifyJson<'a> {
     /// The wire form of a report.
     pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
+        let mut tally = Tally::default();
+        report.results.iter().for_each(|r| tally.add(r));
         ClassifyJson {
             input,
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
             results: report.results.iter().map(result_json).collect(),
-            summary: summary(report),
+            summary: SummaryJson::new(&tally),
         }
     }
 }
@@ -185,14 +187,6 @@ fn check_json(c: TokenCheck) -> TokenCheckJson {
         rejected_for_seconds: j.rejected_for.map(ceil_seconds),
         remaining_seconds: j.remaining.map(floor_seconds),
     }
-}
-
-fn summary(report: &ClassifyReport) -> SummaryJson {
-    let mut tally = Tally::default();
-    for r in &report.results {
-        tally.add(r);
-    }
-    SummaryJson::new(&tally)
 }
 
 /// Writes `classify -o json` one result at a time: the same document as
@@ -468,38 +462,25 @@ fn write_result(
         "{}",
         format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
     )?;
-    let mut table = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        if !value.is_empty() {
-            table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-        }
-    };
     let status = ev
         .answer
         .code()
         .map(|c| format!(" (HTTP {c})"))
         .unwrap_or_default();
-    row(
-        "Answer",
-        format!(
-            "{}{status}",
-            d.classification.as_str().style(class_style(d, style))
-        ),
-    );
-    if let Some(user) = &ev.user {
-        row("User", sanitize(user).into_owned());
-    }
-    if let Some(req) = ev.request.as_ref().filter(|r| !r.is_empty()) {
-        row("Request", sanitize(&request_words(req)).into_owned());
-    }
+    let class = d.classification.as_str();
+    let answer = format!("{}{status}", class.style(class_style(d, style)));
+    let request = ev
+        .request
+        .as_ref()
+        .filter(|r| !r.is_empty())
+        .map(request_words);
     let said: Vec<String> = ev
         .reasons
         .iter()
         .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
         .map(|line| format!("- {}", sanitize(&line)))
         .collect();
-    row("Server said", said.join("\n"));
-    if let Some(c) = r.token_check {
+    let check = r.token_check.map(|c| {
         let j = c.judgement;
         let mut text = format!(
             "{} at {} ({})",
@@ -513,9 +494,18 @@ fn write_result(
         if let Some(d) = j.rejected_for {
             text.push_str(&format!(", rejected for {} s", ceil_seconds(d)));
         }
-        row("Token check", text);
-    }
-    write_table(out, &table)?;
+        text
+    });
+    let rows = [
+        ("Answer", Some(answer)),
+        ("User", ev.user.as_deref().map(cell)),
+        ("Request", request.as_deref().map(cell)),
+        ("Server said", Some(said.join("\n"))),
+        ("Token check", check),
+    ];
+    // An empty value (no reasons, an empty user) makes no row.
+    let rows = rows.map(|(key, value)| (key, value.filter(|v| !v.is_empty())));
+    write_table(out, &key_value_table(style, rows))?;
     write_diagnosis(out, d, style)
 }
 

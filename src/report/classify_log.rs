@@ -245,43 +245,34 @@ impl<'a> ClassifyLogJson<'a> {
 
 fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
     let ev = &g.example;
-    let listed = ranked_sources(g);
-    let shown: u64 = listed
-        .iter()
-        .take(JSON_SOURCES)
-        .map(|(_, s)| s.events)
-        .sum();
+    let evidence = &ev.result.evidence;
+    let mut listed = ranked_sources(g);
+    let unlisted = listed.len().saturating_sub(JSON_SOURCES) as u64;
+    listed.truncate(JSON_SOURCES);
+    let shown: u64 = listed.iter().map(|(_, s)| s.events).sum();
     GroupJson {
         classification: g.key.class,
         cause: g.key.cause,
         confidence: g.key.confidence,
         status: g.key.status,
-        reasons: ev
-            .result
-            .evidence
-            .reasons
-            .iter()
-            .map(ReasonJson::new)
-            .collect(),
+        reasons: evidence.reasons.iter().map(ReasonJson::new).collect(),
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),
         timeline: timeline(&g.hours),
         example: ExampleJson {
             input: input(sources, ev.source),
-            line: ev.result.evidence.line,
-            excerpt: &ev.result.evidence.excerpt,
+            line: evidence.line,
+            excerpt: &evidence.excerpt,
             request_line: ev.request_line,
         },
         joins: g.joins.iter().map(|(j, n)| (j.as_str(), *n)).collect(),
         other_sources: OtherSourcesJson {
-            sources: (listed.len().saturating_sub(JSON_SOURCES)) as u64
-                + g.other_sources.identities,
+            sources: unlisted + g.other_sources.identities,
             events: g.events - shown,
         },
         sources: listed
             .into_iter()
-            .take(JSON_SOURCES)
             .map(|(o, s)| SourceJson {
                 stream: o.stream.as_deref(),
                 user: o.user.as_deref(),
@@ -400,10 +391,9 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
     }
     writeln!(out)?;
     write_rows(out, r, style)?;
-    let width = usize::from(style.width).saturating_sub(4).max(30);
     for (i, g) in r.groups.iter().enumerate().take(TABLE_DETAILS) {
         writeln!(out)?;
-        write_group(out, i + 1, g, r, style, width)?;
+        write_group(out, i + 1, g, r, style)?;
     }
     if r.groups.len() > TABLE_DETAILS {
         writeln!(
@@ -490,8 +480,7 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         .iter()
         .map(|(c, n)| format!("{} {}", thousands(*n as u64), c.as_str()))
         .collect();
-    let width = usize::from(style.width).saturating_sub(4).max(30);
-    for (i, line) in super::diagnosis::wrap(&causes.join(", "), width)
+    for (i, line) in wrap(&causes.join(", "), style.text_width())
         .iter()
         .enumerate()
     {
@@ -507,9 +496,9 @@ fn write_group(
     g: &Group,
     r: &LogReport,
     style: &TableStyle,
-    width: usize,
 ) -> io::Result<()> {
     let s = &style.styles;
+    let width = style.text_width();
     let ev = &g.example;
     let d = &ev.result.diagnosis;
     writeln!(
@@ -569,20 +558,10 @@ fn write_group(
             width,
         )?;
     }
+    // The diagnosis in brief: the other candidates by name (`-o json` has
+    // each in full; the line is quoted above).
     write_heading(out, d, style)?;
-    write_brief(out, d, style, width)
-}
-
-/// A group's diagnosis in brief: its summary, evidence and next steps, and
-/// the other candidates by name (`-o json` has each in full; the line is
-/// quoted above).
-fn write_brief(
-    out: &mut dyn Write,
-    d: &crate::diagnosis::Diagnosis,
-    style: &TableStyle,
-    width: usize,
-) -> io::Result<()> {
-    write_lead(out, d, style, width)?;
+    write_lead(out, d, style)?;
     let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
         let text = format!("Other candidates: {} (-o json has each)", others.join(", "));

@@ -170,8 +170,8 @@ pub fn cause_words(cause: Cause, confidence: Confidence) -> String {
 /// Other candidates and Notes, each item wrapped to the width.
 pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
-    let width = usize::from(style.width).saturating_sub(4).max(30);
-    write_lead(out, d, style, width)?;
+    let width = style.text_width();
+    write_lead(out, d, style)?;
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "{}", title.style(s.bold));
     let others: Vec<&Candidate> = d.others().collect();
     if !others.is_empty() {
@@ -190,7 +190,7 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
             }
             write_item(out, &text, width)?;
             let command = c.next.iter().find_map(|n| n.command.as_ref());
-            write_command(out, command, "    ")?;
+            write_command(out, command)?;
         }
     }
     if !d.notes.is_empty() {
@@ -203,14 +203,10 @@ pub fn write_body(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io:
 }
 
 /// The most likely cause's summary, Evidence and Next steps, each item
-/// wrapped to `width`: what every table of a diagnosis shows in full.
-pub(crate) fn write_lead(
-    out: &mut dyn Write,
-    d: &Diagnosis,
-    style: &TableStyle,
-    width: usize,
-) -> io::Result<()> {
+/// wrapped to the text width: what every table of a diagnosis shows in full.
+pub(crate) fn write_lead(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
+    let width = style.text_width();
     let top = d.top();
     for line in wrap(top.cause.summary(), width + 2) {
         writeln!(out, "  {}", line.style(s.dim))?;
@@ -224,7 +220,8 @@ pub(crate) fn write_lead(
     if !top.next.is_empty() {
         writeln!(out, "{}", "Next steps:".style(s.bold))?;
         for step in &top.next {
-            write_step(out, step, width)?;
+            write_item(out, &step.why, width)?;
+            write_command(out, step.command.as_ref())?;
         }
     }
     Ok(())
@@ -250,26 +247,20 @@ pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io:
     Ok(())
 }
 
-pub(crate) fn write_step(out: &mut dyn Write, step: &NextStep, width: usize) -> io::Result<()> {
-    write_item(out, &step.why, width)?;
-    write_command(out, step.command.as_ref(), "    ")
-}
-
-/// `$ command   # expect`, on one line however long.
-fn write_command(out: &mut dyn Write, command: Option<&Command>, indent: &str) -> io::Result<()> {
+/// `    $ command   # expect`, under its bullet, on one line however long.
+fn write_command(out: &mut dyn Write, command: Option<&Command>) -> io::Result<()> {
     let Some(c) = command else { return Ok(()) };
-    write_shell(out, indent, &c.shell(), c.expect.as_deref())
+    write_shell(out, &c.shell(), c.expect.as_deref())
 }
 
-/// `$ shell   # expect`, on one line however long.
+/// `    $ shell   # expect`, under its bullet, on one line however long.
 pub(crate) fn write_shell(
     out: &mut dyn Write,
-    indent: &str,
     shell: &str,
     expect: Option<&str>,
 ) -> io::Result<()> {
     let expect = expect.map(|e| format!("   # {e}")).unwrap_or_default();
-    writeln!(out, "{indent}$ {}{}", sanitize(shell), sanitize(&expect))
+    writeln!(out, "    $ {}{}", sanitize(shell), sanitize(&expect))
 }
 
 /// Word wrap (linear), words longer than the width on a line of their own.
@@ -307,10 +298,10 @@ mod tests {
             .value(Some("a b"), "NAME")
             .expecting("a uid");
         let mut out = Vec::new();
-        write_command(&mut out, Some(&c), "  ").unwrap();
+        write_command(&mut out, Some(&c)).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "  $ kubectl get pods 'a b'   # a uid\n"
+            "    $ kubectl get pods 'a b'   # a uid\n"
         );
     }
 }

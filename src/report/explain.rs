@@ -214,7 +214,6 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
             writeln!(out, "  {line}")?;
         }
     }
-    // A blank line, then the section's title.
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
     for (title, steps) in [("How to confirm:", page.confirm), ("How to fix:", page.fix)] {
         if steps.is_empty() {

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -165,10 +165,10 @@ pub struct TokenSummaryJson<'a> {
 /// A token's fingerprint: 8 lowercase hex digits.
 const FINGERPRINT: &str = "^[0-9a-f]{8}$";
 
-/// An instant as every `-o json` document writes it: RFC 3339 in UTC
-/// (`2026-01-01T00:00:00Z`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(transparent)]
+#[schemars(extend("format" = "date-time"))]
 pub struct Time(String);
 
 impl Time {
@@ -179,20 +179,6 @@ impl Time {
     /// A time claim (seconds since the epoch).
     pub fn seconds(s: Option<i64>) -> Option<Self> {
         s.map(|s| Time::new(at_seconds(s)))
-    }
-}
-
-impl JsonSchema for Time {
-    fn schema_name() -> Cow<'static, str> {
-        "Time".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "format": "date-time",
-            "description": "An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`)."
-        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod table;
 pub mod verify;
 pub mod yaml;
 
+use chrono::{DateTime, TimeDelta, Utc};
 use owo_colors::Style;
 
 /// `-o` choices.
@@ -157,13 +158,24 @@ impl TableStyle {
         }
     }
 
+    /// Columns for text wrapped under a heading (bullets, their commands):
+    /// the width less an indent, and never under 30.
+    pub fn text_width(&self) -> usize {
+        usize::from(self.width).saturating_sub(4).max(30)
+    }
+
     /// An instant as the table shows it: RFC 3339 in UTC, or in the local time
     /// zone with its offset under `--local-time`.
-    pub fn time(&self, at: chrono::DateTime<chrono::Utc>) -> String {
+    pub fn time(&self, at: DateTime<Utc>) -> String {
         if self.local_time {
             local(at).to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)
         } else {
             crate::timefmt::rfc3339(at)
         }
+    }
+
+    /// `at <instant> (leeway 60s)`: when, and how leniently, a token was judged.
+    pub fn judged_at(&self, at: DateTime<Utc>, leeway: TimeDelta) -> String {
+        format!("at {} (leeway {}s)", self.time(at), leeway.num_seconds())
     }
 }

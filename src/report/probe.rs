@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use comfy_table::presets;
 use owo_colors::{OwoColorize as _, Style};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -12,8 +13,8 @@ use strum::{IntoStaticStr, VariantArray};
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::{or_dash, sanitize};
-use super::table::{key_value_table, write_table};
+use super::sanitize::{cell, or_dash, sanitize};
+use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
 use crate::http::{Method, TlsReason};
@@ -314,32 +315,28 @@ impl<'a> ProbeJson<'a> {
 }
 
 fn server_json(server: &ServerReport) -> ServerJson<'_> {
+    let (observation, facts) = (&server.observation, &server.facts);
     ServerJson {
-        url: &server.observation.url,
-        tls: server.facts.tls.as_ref().map(|tls| TlsJson {
+        url: &observation.url,
+        tls: facts.tls.as_ref().map(|tls| TlsJson {
             verified: tls.verified,
             reason: tls.reason,
             error: tls.error.as_deref(),
         }),
-        requests: server
-            .observation
-            .requests
-            .iter()
-            .map(request_json)
-            .collect(),
+        requests: observation.requests.iter().map(request_json).collect(),
         classification: server.classification,
-        user: server.facts.user.as_ref().map(|u| UserJson {
+        user: facts.user.as_ref().map(|u| UserJson {
             username: &u.username,
             uid: u.uid.as_deref(),
             groups: &u.groups,
             extra: u.extra.as_ref(),
         }),
-        review_version: server.facts.review_version.as_deref(),
-        server_time: server.facts.server_time.map(Time::new),
-        clock_offset_seconds: server.facts.offset.map(|o| o.estimate_seconds()),
-        clock_offset_uncertainty_seconds: server.facts.offset.map(|o| o.uncertainty_seconds()),
-        tls_server_name: server.observation.verify_name.as_deref(),
-        token_review: server.facts.token_review.as_ref().map(review_json),
+        review_version: facts.review_version.as_deref(),
+        server_time: facts.server_time.map(Time::new),
+        clock_offset_seconds: facts.offset.map(|o| o.estimate_seconds()),
+        clock_offset_uncertainty_seconds: facts.offset.map(|o| o.uncertainty_seconds()),
+        tls_server_name: observation.verify_name.as_deref(),
+        token_review: facts.token_review.as_ref().map(review_json),
         audience_review: server.audience_review.as_ref().map(|a| AudienceReviewJson {
             audiences: &a.audiences,
             review: review_json(&a.outcome),
@@ -441,9 +438,7 @@ pub fn write_probe(
     if several {
         header.insert(0, "#");
     }
-    let mut requests = key_value_table(style);
-    let bold = style.styles.bold;
-    requests.set_header(header.into_iter().map(|h| h.style(bold).to_string()));
+    let mut requests = table_of(style, presets::NOTHING, &header);
     for (i, server) in report.servers.iter().enumerate() {
         for request in &server.observation.requests {
             let mut row = request_row(request);
@@ -468,12 +463,7 @@ fn write_server(
 ) -> io::Result<()> {
     let s = &style.styles;
     let facts = &server.facts;
-    let mut table = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
     let title = number.map_or("Server".to_owned(), |n| format!("Server {n}"));
-    row(&title, sanitize(&server.observation.url).into_owned());
     let requests = &server.observation.requests;
     let first_answered = requests.first().is_some_and(|r| r.result.is_ok());
     let (tls, look) = match &facts.tls {
@@ -491,47 +481,47 @@ fn write_server(
             None => ("-".to_owned(), Style::new()),
         },
     };
-    row("TLS", tls.style(look).to_string());
     let class = server.classification;
     let class_style = match class {
         Classification::Ok | Classification::NotFound => s.ok,
         Classification::Unauthorized | Classification::Forbidden => s.error,
         _ => s.warning,
     };
-    row("Result", class.as_str().style(class_style).to_string());
-    if let Some(user) = &facts.user {
+    let user = facts.user.as_ref().map(|user| {
         let version = facts
             .review_version
             .as_deref()
             .and_then(|v| v.rsplit('/').next())
             .map(|v| format!(" (SelfSubjectReview {v})"))
             .unwrap_or_default();
-        row("User", format!("{}{version}", sanitize(&user.username)));
-    }
-    if let Some(review) = &facts.token_review {
-        row("TokenReview", sanitize(&review_text(review)).into_owned());
-    }
-    if let Some(a) = &server.audience_review {
-        row("Checker view", sanitize(&a.checker_sees()).into_owned());
-    }
-    if let Some(kids) = &server.jwks_kids {
-        row("Keys", sanitize(&kids.join(", ")).into_owned());
-    }
-    if let Some(offset) = facts.offset {
+        format!("{}{version}", sanitize(&user.username))
+    });
+    let clock = facts.offset.map(|offset| {
         let date = facts
             .server_time
             .map(|t| format!(", Date {}", style.time(t)))
             .unwrap_or_default();
-        row(
-            "Clock",
-            format!(
-                "{:+.1} s ± {:.1} s from this machine{date}",
-                offset.estimate_seconds(),
-                offset.uncertainty_seconds()
-            ),
-        );
-    }
-    write_table(out, &table)
+        format!(
+            "{:+.1} s ± {:.1} s from this machine{date}",
+            offset.estimate_seconds(),
+            offset.uncertainty_seconds()
+        )
+    });
+    let result = class.as_str().style(class_style).to_string();
+    let review = facts.token_review.as_ref().map(review_text);
+    let checker = server.audience_review.as_ref();
+    let kids = server.jwks_kids.as_ref().map(|k| k.join(", "));
+    let rows = [
+        (title.as_str(), Some(cell(&server.observation.url))),
+        ("TLS", Some(tls.style(look).to_string())),
+        ("Result", Some(result)),
+        ("User", user),
+        ("TokenReview", review.as_deref().map(cell)),
+        ("Checker view", checker.map(|a| cell(&a.checker_sees()))),
+        ("Keys", kids.as_deref().map(cell)),
+        ("Clock", clock),
+    ];
+    write_table(out, &key_value_table(style, rows))
 }
 
 /// One row of the requests table: what was asked, with which credential, and
@@ -564,18 +554,14 @@ fn request_row(request: &RequestObservation) -> Vec<String> {
             }
             (
                 a.status.to_string(),
-                sanitize(&text).into_owned(),
+                cell(&text),
                 format!("{}ms", a.latency.as_millis()),
             )
         }
-        Err(e) => (
-            "-".to_owned(),
-            sanitize(&e.to_string()).into_owned(),
-            "-".to_owned(),
-        ),
+        Err(e) => ("-".to_owned(), cell(&e.to_string()), "-".to_owned()),
     };
     vec![
-        sanitize(&what).into_owned(),
+        cell(&what),
         if request.operator {
             "kubeconfig"
         } else if request.anonymous {

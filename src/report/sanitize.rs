@@ -39,9 +39,14 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A cell's value: the text [`sanitize`]d.
+pub fn cell(text: &str) -> String {
+    sanitize(text).into_owned()
+}
+
 /// A cell's value [`sanitize`]d, or `-` without one.
 pub fn or_dash(value: Option<&str>) -> String {
-    value.map_or_else(|| "-".to_owned(), |v| sanitize(v).into_owned())
+    value.map_or_else(|| "-".to_owned(), cell)
 }
 
 /// `text`, or its first `max - 1` characters and `…`: a cell cut to its column.

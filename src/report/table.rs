@@ -8,16 +8,25 @@ use comfy_table::{ContentArrangement, Table, presets};
 use owo_colors::OwoColorize as _;
 
 use super::TableStyle;
-use super::sanitize::{ellipsize, or_dash, sanitize};
+use super::sanitize::{cell, ellipsize, or_dash, sanitize};
 use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
 use crate::window::{Verdict, at_seconds};
 
-/// A borderless two-column table, like `kubectl describe`.
-pub fn key_value_table(style: &TableStyle) -> Table {
-    table_of(style, presets::NOTHING, &[])
+/// A borderless two-column table, like `kubectl describe`: a row for each
+/// key that has a value, the key in bold with a colon.
+pub fn key_value_table<'k>(
+    style: &TableStyle,
+    rows: impl IntoIterator<Item = (&'k str, Option<String>)>,
+) -> Table {
+    let mut table = table_of(style, presets::NOTHING, &[]);
+    let bold = style.styles.bold;
+    for (key, value) in rows.into_iter().filter_map(|(k, v)| Some((k, v?))) {
+        table.add_row([format!("{key}:").style(bold).to_string(), value]);
+    }
+    table
 }
 
 /// A borderless list with bold column headers, like `kubectl get`: two spaces
@@ -36,7 +45,7 @@ pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
 }
 
 /// A table of `preset` that fits the width, with bold `headers` if any.
-fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
+pub(crate) fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_preset(preset)
@@ -72,7 +81,7 @@ pub fn write_findings(
                 .style(s.severity(f.severity))
                 .to_string(),
             f.code.as_str().to_owned(),
-            sanitize(&f.message).into_owned(),
+            cell(&f.message),
         ]);
     }
     write_table(out, &table)
@@ -96,18 +105,10 @@ pub fn write_decode(
     let token = &report.token;
     let claims = &token.claims;
     let now = report.evaluated_at;
-    let mut table = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        table.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
-
-    row(
-        "Token",
-        format!(
-            "sha256:{} (read as {})",
-            token.fingerprint,
-            report.shape.as_str()
-        ),
+    let token_line = format!(
+        "sha256:{} (read as {})",
+        token.fingerprint,
+        report.shape.as_str()
     );
     let bound_to = match report.binding {
         Binding::Pod => " (bound to a pod)",
@@ -115,7 +116,6 @@ pub fn write_decode(
         Binding::Node => " (bound to a node)",
         Binding::None => " (bound to no object)",
     };
-    row("Kind", format!("{}{bound_to}", report.kind.as_str()));
     let mut alg = or_dash(token.header.alg.as_deref());
     if let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
@@ -123,18 +123,7 @@ pub fn write_decode(
     if let Some(typ) = token.header.typ.as_deref() {
         alg.push_str(&format!("  typ {}", sanitize(typ)));
     }
-    row("Algorithm", alg);
-    row("Issuer", or_dash(claims.issuer.as_deref()));
-    row("Subject", or_dash(claims.subject.as_deref()));
-    if !claims.audiences.is_empty() {
-        row(
-            "Audiences",
-            sanitize(&claims.audiences.join(", ")).into_owned(),
-        );
-    }
-    if let Some(ns) = claims.namespace() {
-        row("Namespace", sanitize(ns).into_owned());
-    }
+    let audiences = (!claims.audiences.is_empty()).then(|| claims.audiences.join(", "));
     let object = |r: Option<ObjectRef>| {
         r.map(|r| {
             let name = or_dash(r.name.as_deref());
@@ -155,7 +144,23 @@ pub fn write_decode(
             )
         })
     };
-    for (key, value) in [
+    let jti = claims
+        .jwt_id
+        .as_deref()
+        .map(|j| format!("JTI={}", sanitize(j)));
+    let signature = if token.signature_len == 0 {
+        "none".style(s.error).to_string()
+    } else {
+        format!("{} bytes (not shown)", token.signature_len)
+    };
+    let rows = [
+        ("Token", Some(token_line)),
+        ("Kind", Some(format!("{}{bound_to}", report.kind.as_str()))),
+        ("Algorithm", Some(alg)),
+        ("Issuer", Some(or_dash(claims.issuer.as_deref()))),
+        ("Subject", Some(or_dash(claims.subject.as_deref()))),
+        ("Audiences", audiences.as_deref().map(cell)),
+        ("Namespace", claims.namespace().map(cell)),
         ("ServiceAccount", object(claims.service_account())),
         ("Pod", object(k8s.and_then(|k| k.pod.clone()))),
         ("Node", object(k8s.and_then(|k| k.node.clone()))),
@@ -167,26 +172,11 @@ pub fn write_decode(
             when(claims.expires_at).or(Some("never (no exp)".to_owned())),
         ),
         ("Warn after", when(k8s.and_then(|k| k.warn_after))),
-    ] {
-        if let Some(value) = value {
-            row(key, value);
-        }
-    }
-    if let Some(lifetime) = report.lifetime_seconds {
-        row("Lifetime", human_seconds(lifetime));
-    }
-    if let Some(jti) = claims.jwt_id.as_deref() {
-        row("Credential ID", format!("JTI={}", sanitize(jti)));
-    }
-    row(
-        "Signature",
-        if token.signature_len == 0 {
-            "none".style(s.error).to_string()
-        } else {
-            format!("{} bytes (not shown)", token.signature_len)
-        },
-    );
-    write_table(out, &table)?;
+        ("Lifetime", report.lifetime_seconds.map(human_seconds)),
+        ("Credential ID", jti),
+        ("Signature", Some(signature)),
+    ];
+    write_table(out, &key_value_table(style, rows))?;
     writeln!(out)?;
     if let Some(authn) = &report.authn {
         super::authconfig::write_authn(out, authn, style)?;
@@ -217,11 +207,7 @@ fn write_verdict_line(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let at = format!(
-        "at {} (leeway {}s)",
-        style.time(report.evaluated_at),
-        report.leeway.num_seconds()
-    );
+    let at = style.judged_at(report.evaluated_at, report.leeway);
     let (verdict, look) = match report.verdict {
         None => ("legacy token: never time-checked", s.warning),
         Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),
@@ -234,21 +220,19 @@ fn write_verdict_line(
 }
 
 fn counts(findings: &[Finding]) -> String {
-    let n = |sev| findings.iter().filter(|f| f.severity == sev).count();
-    let parts: Vec<String> = [
-        (n(Severity::Error), "error"),
-        (n(Severity::Warning), "warning"),
-        (n(Severity::Info), "info"),
-    ]
-    .into_iter()
-    .filter(|(count, _)| *count > 0)
-    .map(|(count, name)| {
-        format!(
-            "{count} {name}{}",
-            if count > 1 && name != "info" { "s" } else { "" }
-        )
-    })
-    .collect();
+    let parts: Vec<String> = Severity::ALL
+        .iter()
+        .rev()
+        .filter_map(|&severity| {
+            let n = findings.iter().filter(|f| f.severity == severity).count();
+            let plural = if n > 1 && severity != Severity::Info {
+                "s"
+            } else {
+                ""
+            };
+            (n > 0).then(|| format!("{n} {}{plural}", severity.as_str()))
+        })
+        .collect();
     if parts.is_empty() {
         "; no findings".to_owned()
     } else {

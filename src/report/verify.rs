@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::TableStyle;
 use super::json::{Time, TokenSummaryJson};
-use super::sanitize::{or_dash, sanitize};
+use super::sanitize::{cell, or_dash, sanitize};
 use super::table::{bordered_table, key_value_table, write_findings, write_table};
 use crate::findings::Finding;
 use crate::token::Token;
@@ -154,28 +154,20 @@ pub fn write_verify(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let mut head = key_value_table(style);
-    let mut row = |key: &str, value: String| {
-        head.add_row([format!("{key}:").style(s.bold).to_string(), value]);
-    };
     let mut alg = or_dash(report.alg.as_deref());
     if let Some(kid) = report.token_kid.as_deref() {
         alg.push_str(&format!("  kid {}", sanitize(kid)));
     }
-    row("Algorithm", alg);
-    row("Kind", report.kind.as_str().to_owned());
-    row("Issuer", or_dash(report.issuer.as_deref()));
     let audiences = (!report.audiences.is_empty()).then(|| report.audiences.join(", "));
-    row("Audiences", or_dash(audiences.as_deref()));
-    row(
-        "Evaluated",
-        format!(
-            "at {} (leeway {}s)",
-            style.time(report.evaluated_at),
-            report.leeway.num_seconds()
-        ),
-    );
-    write_table(out, &head)?;
+    let evaluated = style.judged_at(report.evaluated_at, report.leeway);
+    let head = [
+        ("Algorithm", Some(alg)),
+        ("Kind", Some(report.kind.as_str().to_owned())),
+        ("Issuer", Some(or_dash(report.issuer.as_deref()))),
+        ("Audiences", Some(or_dash(audiences.as_deref()))),
+        ("Evaluated", Some(evaluated)),
+    ];
+    write_table(out, &key_value_table(style, head))?;
     writeln!(out)?;
 
     let names = |ok: Option<bool>| -> Vec<&str> {
@@ -207,11 +199,7 @@ pub fn write_verify(
             Some(false) => "FAIL".style(s.error).to_string(),
             None => "skip".style(s.dim).to_string(),
         };
-        checks.add_row([
-            check.name.as_str().to_owned(),
-            result,
-            sanitize(&check.detail).into_owned(),
-        ]);
+        checks.add_row([check.name.as_str().to_owned(), result, cell(&check.detail)]);
     }
     write_table(out, &checks)?;
     if let Some(authn) = &report.authn {

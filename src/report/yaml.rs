@@ -14,7 +14,7 @@
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{Error as _, Serialize, Serializer};
 
 use super::sanitize::is_dangerous;
 
@@ -95,20 +95,8 @@ impl Serialize for Ordered {
             Ordered::Bool(b) => s.serialize_bool(*b),
             Ordered::Number(n) => n.serialize(s),
             Ordered::String(t) => s.serialize_str(t),
-            Ordered::Seq(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            Ordered::Map(entries) => {
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, v)?;
-                }
-                map.end()
-            }
+            Ordered::Seq(items) => s.collect_seq(items),
+            Ordered::Map(entries) => s.collect_map(entries.iter().map(|(k, v)| (k, v))),
         }
     }
 }

@@ -295,7 +295,7 @@ pub(super) fn write_credentials(
         let mut ids: Vec<String> = unminted
             .iter()
             .take(CREDENTIAL_LINES)
-            .map(|c| sanitize(&c.id).into_owned())
+            .map(|c| cell(&c.id))
             .collect();
         if unminted.len() > CREDENTIAL_LINES {
             ids.push(format!("… {} more", unminted.len() - CREDENTIAL_LINES));
@@ -326,11 +326,7 @@ pub(super) fn write_followed(
         Some(m) => {
             write_item(out, &mint_words(m), width)?;
             if !m.audiences.is_empty() {
-                let auds: Vec<String> = m
-                    .audiences
-                    .iter()
-                    .map(|a| sanitize(a).into_owned())
-                    .collect();
+                let auds: Vec<String> = m.audiences.iter().map(|a| cell(a)).collect();
                 write_item(out, &format!("audiences {}", auds.join(", ")), width)?;
             }
             write_item(
@@ -375,7 +371,7 @@ pub(super) fn write_followed(
             ("user agents", &f.user_agents),
         ] {
             if !values.is_empty() {
-                let v: Vec<String> = values.iter().map(|v| sanitize(v).into_owned()).collect();
+                let v: Vec<String> = values.iter().map(|v| cell(v)).collect();
                 write_item(out, &format!("{what} {}", v.join(", ")), width)?;
             }
         }

@@ -257,7 +257,7 @@ pub fn write_table(
     for n in &doc.notes {
         writeln!(out, "{} {}", "Note:".style(s.dim), sanitize(n))?;
     }
-    let width = usize::from(style.width).saturating_sub(4).max(30);
+    let width = style.text_width();
     if let Some(f) = &doc.credential {
         writeln!(out)?;
         credentials::write_followed(out, f, doc.span.as_ref(), width)?;
@@ -293,7 +293,7 @@ pub fn write_table(
             thousands(f.events),
             axis.as_ref()
                 .map_or(String::new(), |a| a.of_timeline(&f.timeline)),
-            sanitize(problem.trim_end_matches([' ', ':'])).into_owned(),
+            cell(problem.trim_end_matches([' ', ':'])),
             cause,
         ]);
     }
@@ -319,7 +319,7 @@ pub fn write_table(
     credentials::write_credentials(out, doc, width)?;
     for (i, f) in doc.findings.iter().enumerate().take(details) {
         writeln!(out)?;
-        write_details(out, i + 1, f, style, width)?;
+        write_details(out, i + 1, f, style)?;
     }
     let more = doc.findings.len().saturating_sub(details);
     if more > 0 {
@@ -337,9 +337,9 @@ fn write_details(
     n: usize,
     f: &FindingJson,
     style: &TableStyle,
-    width: usize,
 ) -> io::Result<()> {
     let s = &style.styles;
+    let width = style.text_width();
     let heading = format!(
         "{n}. {} {} {}",
         kind_words(f.kind),
@@ -433,7 +433,7 @@ fn write_details(
         for step in &d.next {
             write_item(out, &step.why, width)?;
             if let Some(c) = &step.command {
-                write_shell(out, "    ", &c.shell, c.expect.as_deref())?;
+                write_shell(out, &c.shell, c.expect.as_deref())?;
             }
         }
     }
