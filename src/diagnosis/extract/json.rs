@@ -30,49 +30,27 @@ pub struct Spans {
     pub unclosed: Option<usize>,
 }
 
-/// String-aware brace matching, in one pass.
+/// String-aware brace matching, in one pass: each value read by a [`Balance`]
+/// from its opening brace.
 pub fn spans(text: &str) -> Spans {
-    let bytes = text.as_bytes();
     let mut out = Spans::default();
-    let mut depth = 0usize;
-    let mut start = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    let mut from = 0;
+    while let Some(i) = text[from..].find(['{', '[']) {
+        let start = from + i;
+        let Some(len) = Balance::default().feed(&text[start..]) else {
+            // Only what looks like the start of a JSON value continues on the
+            // next lines (`{`, `[{`, `{"kind": …`); `[invalid bearer token, …`
+            // cut short does not.
+            let after = text[start + 1..].trim_start();
+            if after.is_empty() || after.starts_with(['{', '[', '"', '}', ']']) {
+                out.unclosed = Some(start);
             }
-            continue;
+            break;
+        };
+        if out.objects.len() < MAX_SPANS {
+            out.objects.push((start, start + len));
         }
-        match b {
-            b'"' if depth > 0 => in_string = true,
-            b'{' | b'[' => {
-                if depth == 0 {
-                    start = i;
-                }
-                depth += 1;
-            }
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 && out.objects.len() < MAX_SPANS {
-                    out.objects.push((start, i + 1));
-                }
-            }
-            _ => {}
-        }
-    }
-    // Only what looks like the start of a JSON value continues on the next
-    // lines (`{`, `[{`, `{"kind": …`); `[invalid bearer token, …` cut short
-    // does not.
-    if depth > 0 {
-        let after = text[start + 1..].trim_start();
-        if after.is_empty() || after.starts_with(['{', '[', '"', '}', ']']) {
-            out.unclosed = Some(start);
-        }
+        from = start + len;
     }
     out
 }
@@ -130,8 +108,10 @@ pub enum Doc {
 }
 
 /// The documents in a parsed value, walked to a bounded depth.
-pub fn documents(value: &Value, out: &mut Vec<Doc>) {
-    walk(value, 0, out);
+pub fn documents(value: &Value) -> Vec<Doc> {
+    let mut out = Vec::new();
+    walk(value, 0, &mut out);
+    out
 }
 
 fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
@@ -145,23 +125,17 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
             }
         }
         Value::Object(obj) => {
-            let kind = obj.get("kind").and_then(Value::as_str);
-            if kind == Some("Status") {
-                out.push(Doc::Status(status_of(obj)));
-                return;
-            }
-            if kind == Some("TokenReview") {
-                if let Some(doc) = review_of(obj) {
-                    out.push(doc);
+            match obj.get("kind").and_then(Value::as_str) {
+                Some("Status") => return out.push(Doc::Status(status_of(obj))),
+                Some("TokenReview") => return out.extend(review_of(obj)),
+                // Before the event test: a list shares the events' apiVersion.
+                Some("EventList") => {
+                    if let Some(items) = obj.get("items") {
+                        walk(items, depth + 1, out);
+                    }
+                    return;
                 }
-                return;
-            }
-            // Before the event test: a list shares the events' apiVersion.
-            if kind == Some("EventList") {
-                if let Some(items) = obj.get("items") {
-                    walk(items, depth + 1, out);
-                }
-                return;
+                _ => {}
             }
             if super::audit::is_event(value) || super::audit::is_annotations(value) {
                 out.push(Doc::Audit(value.clone()));
@@ -244,15 +218,13 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
     if !authenticated && error.is_none() {
         return None;
     }
-    let user = status
-        .pointer("/user/username")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let audiences = strings(status.get("audiences"));
     let review = Review {
         authenticated,
-        user,
-        audiences,
+        user: status
+            .pointer("/user/username")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        audiences: strings(status.get("audiences")),
     };
     Some(Doc::Review(review, error))
 }
@@ -261,13 +233,11 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
 pub fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Parses `text` as one JSON value (bounded size and depth).
@@ -384,9 +354,7 @@ mod tests {
 
     /// The documents in `text`, which must be JSON.
     fn docs_of(text: &str) -> Vec<Doc> {
-        let mut docs = Vec::new();
-        documents(&parse(text).unwrap(), &mut docs);
-        docs
+        documents(&parse(text).unwrap())
     }
 
     #[test]
