@@ -13,15 +13,7 @@ use crate::diagnosis::reasons::AuthReason;
 #[derive(Debug)]
 pub(super) struct Hit<T> {
     pub(super) value: T,
-    pub(super) provenance: Provenance,
-    pub(super) source: SourceType,
-    pub(super) format: &'static str,
-}
-
-impl<T> Hit<T> {
-    pub(super) fn origin(&self) -> Origin {
-        (self.provenance, self.source, self.format)
-    }
+    pub(super) origin: Origin,
 }
 
 /// Who said an artefact, the evidence type it counts as, and its format.
@@ -76,17 +68,14 @@ impl Found {
         match &mut self.http {
             Some(hit) => {
                 if facts.weight > hit.value.weight {
-                    hit.source = source;
-                    hit.format = format;
+                    hit.origin = (Provenance::Answer, source, format);
                 }
                 hit.value.absorb(facts);
             }
             None => {
                 self.http = Some(Hit {
                     value: facts,
-                    provenance: Provenance::Answer,
-                    source,
-                    format,
+                    origin: (Provenance::Answer, source, format),
                 });
             }
         }
@@ -96,39 +85,32 @@ impl Found {
         &mut self,
         reasons: Vec<AuthReason>,
         from: Option<String>,
-        provenance: Provenance,
-        source: SourceType,
-        format: &'static str,
+        origin: Origin,
     ) {
         if self.reasons.is_none() && !reasons.is_empty() {
             self.reasons = Some(Hit {
                 value: (reasons, from),
-                provenance,
-                source,
-                format,
+                origin,
             });
         }
     }
 
+    /// A transport failure: its cause and the others its words fit.
     pub(super) fn transport(
         &mut self,
-        cause: Cause,
-        also: Vec<Cause>,
+        (cause, also): (Cause, Vec<Cause>),
         detail: String,
         source: SourceType,
         format: &'static str,
     ) {
         if self.transport.is_none() {
-            self.transport = Some(Hit {
-                value: TransportFailure {
-                    cause,
-                    detail,
-                    also,
-                },
-                provenance: Provenance::Answer,
-                source,
-                format,
-            });
+            let value = TransportFailure {
+                cause,
+                detail,
+                also,
+            };
+            let origin = (Provenance::Answer, source, format);
+            self.transport = Some(Hit { value, origin });
         }
     }
 

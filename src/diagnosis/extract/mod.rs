@@ -254,11 +254,8 @@ impl<'a> Scanner<'a> {
         };
         let t = text.trim_start();
         let continues = t.is_empty()
-            || t.starts_with(['"', '}', ']', '{', '[', ',', '-'])
-            || t.starts_with(|c: char| c.is_ascii_digit())
-            || t.starts_with("true")
-            || t.starts_with("false")
-            || t.starts_with("null");
+            || t.starts_with(|c: char| c.is_ascii_digit() || "\"}]{[,-".contains(c))
+            || ["true", "false", "null"].iter().any(|w| t.starts_with(w));
         if !continues || block.lines.len() >= MAX_BLOCK_LINES || block.bytes > json::MAX_DOC {
             self.abort_block();
             return false;
@@ -346,10 +343,9 @@ impl<'a> Scanner<'a> {
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
             if let Some(u) = url::url_in_command(cmd.line) {
-                let post = cmd.line.contains(" -XPOST")
-                    || cmd.line.contains(" -X POST")
-                    || cmd.line.contains(" -d ")
-                    || cmd.line.contains(" --data");
+                let post = [" -XPOST", " -X POST", " -d ", " --data"]
+                    .iter()
+                    .any(|flag| cmd.line.contains(flag));
                 let method = if post { "POST" } else { "GET" };
                 found.context.push(Kind::Request(url::request_from_url(
                     (cmd.program != "kubectl").then_some(method),
@@ -429,13 +425,12 @@ impl<'a> Scanner<'a> {
             && let Some(err) = value.get("err").and_then(serde_json::Value::as_str)
         {
             let reasons = super::reasons::parse_auth_error(err);
-            found.reasons(
-                reasons,
-                None,
+            let origin = (
                 Provenance::Authenticator,
                 SourceType::ApiserverLog,
                 "json-log",
             );
+            found.reasons(reasons, None, origin);
             if let Some(ts) = value.get("ts").and_then(serde_json::Value::as_f64) {
                 let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
                 found.stamp = at.map(|at| Stamp::new(at, ClockSource::LogTimestamp));
@@ -449,8 +444,7 @@ impl<'a> Scanner<'a> {
             }
             return true;
         }
-        let mut docs = Vec::new();
-        json::documents(value, &mut docs);
+        let docs = json::documents(value);
         let any = !docs.is_empty();
         for doc in docs {
             match doc {
@@ -475,13 +469,8 @@ impl<'a> Scanner<'a> {
                 json::Doc::Review(review, error) => {
                     found.review = Some(review);
                     if let Some(error) = error {
-                        found.reasons(
-                            super::reasons::parse_auth_error(&error),
-                            None,
-                            Provenance::Authenticator,
-                            SourceType::ApiserverLog,
-                            "token-review",
-                        );
+                        let reasons = super::reasons::parse_auth_error(&error);
+                        found.reasons(reasons, None, TOKEN_REVIEW);
                     }
                 }
                 json::Doc::Audit(v) => {
@@ -522,7 +511,7 @@ impl<'a> Scanner<'a> {
             && found
                 .reasons
                 .as_ref()
-                .is_some_and(|r| r.provenance == Provenance::Authenticator)
+                .is_some_and(|r| r.origin.0 == Provenance::Authenticator)
         {
             found.http = None;
         }
@@ -550,17 +539,15 @@ impl<'a> Scanner<'a> {
             );
             return;
         }
-        let (provenance, source) = match a.from {
-            Some(_) => (Provenance::Forwarded, SourceType::Checker),
-            None => (Provenance::Authenticator, SourceType::ApiserverLog),
+        let origin = match a.from {
+            Some(_) => (Provenance::Forwarded, SourceType::Checker, a.format),
+            None => (
+                Provenance::Authenticator,
+                SourceType::ApiserverLog,
+                a.format,
+            ),
         };
-        found.reasons(
-            a.reasons,
-            a.from.map(str::to_owned),
-            provenance,
-            source,
-            a.format,
-        );
+        found.reasons(a.reasons, a.from.map(str::to_owned), origin);
         if let Some(era) = caller.and_then(aggregate::era_of_caller) {
             found.context.push(Kind::Note(era));
         }
@@ -608,14 +595,9 @@ impl<'a> Scanner<'a> {
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if !reviewed && let Some((cause, also)) = transport::detect_all(line) {
-            found.transport(
-                cause,
-                also,
-                line.trim().to_owned(),
-                SourceType::ClientError,
-                clients::label(line),
-            );
+        } else if !reviewed && let Some(failure) = transport::detect_all(line) {
+            let (detail, format) = (line.trim().to_owned(), clients::label(line));
+            found.transport(failure, detail, SourceType::ClientError, format);
         }
         if let Some((kind, name)) = missing(line) {
             found.missing.push((kind, name));
@@ -660,18 +642,17 @@ impl<'a> Scanner<'a> {
             let origin = (Provenance::Answer, SourceType::Checker, format);
             self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
-            self.push(at, hit.origin(), Kind::Http(hit.value));
+            self.push(at, hit.origin, Kind::Http(hit.value));
         }
         if let Some(hit) = reasons {
-            let origin = hit.origin();
             let (reasons, from) = hit.value;
-            self.push(at, origin, Kind::Reasons { reasons, from });
+            self.push(at, hit.origin, Kind::Reasons { reasons, from });
         }
         if let Some(review) = review {
             self.push(at, TOKEN_REVIEW, Kind::Review(review));
         }
         if !answered && let Some(hit) = transport {
-            self.push(at, hit.origin(), Kind::Transport(hit.value));
+            self.push(at, hit.origin, Kind::Transport(hit.value));
         }
         if let Some(failure) = server {
             let origin = (
@@ -766,13 +747,8 @@ fn checked(found: &mut Found, line: &str) -> bool {
         found.http(h, SourceType::Checker, format);
     }
     if !c.reasons.is_empty() {
-        found.reasons(
-            c.reasons,
-            Some("Vault".to_owned()),
-            Provenance::Forwarded,
-            SourceType::Checker,
-            "vault",
-        );
+        let origin = (Provenance::Forwarded, SourceType::Checker, "vault");
+        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
     }
     if let Some((method, u)) = c.url {
         found
@@ -848,8 +824,8 @@ fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
             found.http(h, SourceType::Kubectl, format);
         }
         if let Some(t) = k.transport {
-            let (cause, also) = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(cause, also, t, SourceType::Kubectl, "kubectl");
+            let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
+            found.transport(failure, t, SourceType::Kubectl, "kubectl");
         }
         found.context.extend(k.request.map(Kind::Request));
         found.context.extend(k.note.map(Kind::Note));
