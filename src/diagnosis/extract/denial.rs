@@ -136,34 +136,34 @@ pub fn parse(message: &str) -> Option<Denial> {
         });
     }
     if let Some(forbidden) = Forbidden::parse(m) {
-        let by = match forbidden.reason.as_deref() {
-            None => Authorizer::Unnamed,
-            Some(r) => AUTHORIZER_WORDINGS
-                .iter()
-                .find(|(words, _)| r.starts_with(words))
-                .map_or_else(
-                    || {
-                        // OpenShift 3's authorizer restates the sentence with its projects.
-                        if r.contains(" cannot ") && r.contains(" in project \"") {
-                            Authorizer::Rbac(r.to_owned())
-                        } else {
-                            Authorizer::Other(r.to_owned())
-                        }
-                    },
-                    |(_, by)| match by(r.to_owned()) {
-                        Authorizer::Rbac(r) if r.ends_with("\" not found") => {
-                            Authorizer::RoleMissing(r)
-                        }
-                        by => by,
-                    },
-                ),
-        };
+        let by = forbidden
+            .reason
+            .as_deref()
+            .map_or(Authorizer::Unnamed, authorizer);
         return Some(Denial::Authorizer { forbidden, by });
     }
     let i = m.find(" is forbidden: ")?;
     Some(Denial::Other {
         message: m[i + 15..].trim().to_owned(),
     })
+}
+
+/// The authorizer a 403's reason names.
+fn authorizer(r: &str) -> Authorizer {
+    match AUTHORIZER_WORDINGS
+        .iter()
+        .find(|(words, _)| r.starts_with(words))
+    {
+        Some((_, by)) => match by(r.to_owned()) {
+            Authorizer::Rbac(r) if r.ends_with("\" not found") => Authorizer::RoleMissing(r),
+            by => by,
+        },
+        // OpenShift 3's authorizer restates the sentence with its projects.
+        None if r.contains(" cannot ") && r.contains(" in project \"") => {
+            Authorizer::Rbac(r.to_owned())
+        }
+        None => Authorizer::Other(r.to_owned()),
+    }
 }
 
 /// The ServiceAccount admission plugin's wordings.
@@ -180,44 +180,27 @@ fn service_account(m: &str) -> Option<Denial> {
             None => (None, None),
         }
     };
-    let lower_no = m.find("no API token found for service account ");
-    let upper_no = m.find("No API token found for service account ");
-    if let Some(i) = lower_no.or(upper_no) {
-        let (namespace, name) = who(&m[i + 39..]);
-        return Some(Denial::ServiceAccount {
-            namespace,
-            name,
-            no_token: true,
-            message: m.to_owned(),
-        });
-    }
-    for open in [
-        "error looking up service account ",
-        "Missing service account ",
-    ] {
-        if let Some(i) = m.find(open) {
-            let (namespace, name) = who(&m[i + open.len()..]);
-            return Some(Denial::ServiceAccount {
-                namespace,
-                name,
-                no_token: false,
-                message: m.to_owned(),
-            });
-        }
-    }
+    let opened = [
+        ("no API token found for service account ", true),
+        ("No API token found for service account ", true),
+        ("error looking up service account ", false),
+        ("Missing service account ", false),
+    ]
+    .iter()
+    .find_map(|&(open, no_token)| Some((&m[m.find(open)? + open.len()..], no_token)));
     // ≤1.8: `service account NS/NAME was not found, retry after the service account is created`.
-    let i = m.find("service account ")?;
-    let rest = &m[i + 16..];
-    if rest.contains(" was not found, retry after the service account is created") {
-        let (namespace, name) = who(rest);
-        return Some(Denial::ServiceAccount {
-            namespace,
-            name,
-            no_token: false,
-            message: m.to_owned(),
-        });
-    }
-    None
+    let (rest, no_token) = opened.or_else(|| {
+        let rest = &m[m.find("service account ")? + 16..];
+        rest.contains(" was not found, retry after the service account is created")
+            .then_some((rest, false))
+    })?;
+    let (namespace, name) = who(rest);
+    Some(Denial::ServiceAccount {
+        namespace,
+        name,
+        no_token,
+        message: m.to_owned(),
+    })
 }
 
 /// The NodeRestriction admission plugin's wordings (a kubelet's own request).
