@@ -37,8 +37,6 @@ pub struct Stripped<'a> {
     pub caller: Option<&'a str>,
     /// The program's text.
     pub text: &'a str,
-    /// The line was behind a Markdown quote marker.
-    pub quoted: bool,
 }
 
 /// A Python traceback's frame line: `  File "path", line 12, in func`.
@@ -55,16 +53,12 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
     let mut stamp: Option<Stamp> = None;
     let mut weak: Option<Stamp> = None;
     let mut caller = None;
-    let mut quoted = false;
     for _ in 0..8 {
         let before = text;
         let t = text.trim_start();
         if let Some(rest) = box_border(t) {
             text = rest;
-        } else if let Some(rest) = markdown_quote(t) {
-            quoted = true;
-            text = rest;
-        } else if let Some(rest) = gutter(t) {
+        } else if let Some(rest) = markdown_quote(t).or_else(|| gutter(t)) {
             text = rest;
         } else if let Some((s, rest)) = journald(t, now) {
             weak.get_or_insert(s);
@@ -74,11 +68,7 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
         } else if let Some((s, rest)) = full_timestamp(t) {
             stamp.get_or_insert(s);
             text = rest;
-        } else if let Some((s, file, rest)) = klog(t, now) {
-            weak.get_or_insert(s);
-            caller = caller.or(file);
-            text = rest;
-        } else if let Some((s, file, rest)) = named_klog(t, now) {
+        } else if let Some((s, file, rest)) = klog(t, now).or_else(|| named_klog(t, now)) {
             weak.get_or_insert(s);
             caller = caller.or(file);
             text = rest;
@@ -96,19 +86,13 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
         stamp: stamp.or(weak),
         caller,
         text,
-        quoted,
     }
 }
 
 /// `│ text │` or `│ text` (terraform, k9s panes), `╷`/`╵` alone.
 fn box_border(t: &str) -> Option<&str> {
     let rest = t.strip_prefix('│')?;
-    let rest = rest.strip_prefix(' ').unwrap_or(rest);
-    Some(
-        rest.trim_end()
-            .strip_suffix('│')
-            .map_or(rest, |r| r.strip_suffix(' ').unwrap_or(r)),
-    )
+    Some(box_wrapped(t).map_or(rest.strip_prefix(' ').unwrap_or(rest), |(inner, _)| inner))
 }
 
 /// The second line of kube-apiserver's proxy error body
