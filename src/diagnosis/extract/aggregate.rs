@@ -124,8 +124,7 @@ fn relayed_by(before: &str) -> Option<&'static str> {
         ("TokenReview", "a TokenReview caller"),
     ]
     .iter()
-    .find(|(needle, _)| before.contains(needle))
-    .map(|(_, who)| *who)
+    .find_map(|&(needle, who)| before.contains(needle).then_some(who))
 }
 
 /// An aggregate (`[invalid bearer token, …]`) anywhere in an unwrapped line.

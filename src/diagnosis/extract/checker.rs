@@ -62,8 +62,7 @@ pub fn name(line: &str) -> Option<&'static str> {
         ("webhook authenticator", "a webhook token authenticator"),
     ]
     .iter()
-    .find(|(needle, _)| line.contains(needle))
-    .map(|(_, who)| *who)
+    .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
 /// Reads one unwrapped line.

@@ -279,32 +279,21 @@ pub const INTERNAL_ERROR: &str = "Internal error occurred: ";
 /// Client texts that stand for a status when no Status body was read:
 /// client-go's `NewGenericServerResponse` wordings and other clients' own.
 pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
-    const TEXTS: &[(&str, u16, &str)] = &[
+    // client-go's wordings, each its own message; they are looked for first.
+    const OWN: &[(&str, u16)] = &[
         (
             "the server has asked for the client to provide credentials",
             401,
-            "the server has asked for the client to provide credentials",
         ),
-        (
-            "You must be logged in to the server",
-            401,
-            "You must be logged in to the server",
-        ),
+        ("You must be logged in to the server", 401),
         (
             "the server does not allow access to the requested resource",
             403,
-            "the server does not allow access to the requested resource",
         ),
-        (
-            "the server could not find the requested resource",
-            404,
-            "the server could not find the requested resource",
-        ),
-        (
-            "the server is currently unable to handle the request",
-            503,
-            "the server is currently unable to handle the request",
-        ),
+        ("the server could not find the requested resource", 404),
+        ("the server is currently unable to handle the request", 503),
+    ];
+    const TEXTS: &[(&str, u16, &str)] = &[
         ("Unauthorized! Token may have expired", 401, "Unauthorized"),
         ("code = Unauthenticated", 401, "Unauthenticated"),
         (
@@ -335,10 +324,11 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
             "the server could not find the requested resource",
         ),
     ];
-    TEXTS
-        .iter()
+    OWN.iter()
+        .map(|&(text, code)| (text, code, text))
+        .chain(TEXTS.iter().copied())
         .find(|(needle, ..)| line.contains(needle))
-        .map(|(_, code, text)| (*code, *text))
+        .map(|(_, code, text)| (code, text))
 }
 
 /// Whether a 404's message is client-go's text for a 404 without a Status
@@ -413,13 +403,11 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
             .ok()
             .map(|t| t.with_timezone(&Utc))
     };
-    if let Some(i) = line.find("'Date': '") {
-        let rest = &line[i + 9..];
-        return rest.find('\'').and_then(|end| parse(&rest[..end]));
-    }
-    if let Some(i) = line.find("\"Date\": \"") {
-        let rest = &line[i + 9..];
-        return rest.find('"').and_then(|end| parse(&rest[..end]));
+    for (open, quote) in [("'Date': '", '\''), ("\"Date\": \"", '"')] {
+        if let Some(i) = line.find(open) {
+            let rest = &line[i + 9..];
+            return rest.find(quote).and_then(|end| parse(&rest[..end]));
+        }
     }
     let l = line.trim_start_matches(['<', ' ', '\t']);
     if l.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("date:")) {
