@@ -24,8 +24,6 @@ pub const MESSAGE: &str = "Unable to authenticate the request";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub reasons: Vec<AuthReason>,
-    /// The authenticator's own log line (`true`), or text passed on.
-    pub own_line: bool,
     /// The program that passed it on, when the text names it.
     pub from: Option<&'static str>,
     pub format: &'static str,
@@ -57,10 +55,10 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
     if err.is_empty() {
         return None;
     }
-    Some(found(err, true, None, format))
+    Some(found(err, None, format))
 }
 
-fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static str) -> Found {
+fn found(err: &str, from: Option<&'static str>, format: &'static str) -> Found {
     let status_word = matches!(err, "Unauthorized" | "Forbidden")
         || err.starts_with("Unauthorized:")
         || err.starts_with("the server has asked for the client to provide credentials");
@@ -70,7 +68,6 @@ fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static
         } else {
             parse_auth_error(err)
         },
-        own_line,
         from,
         format,
         own_call_failed: status_word.then(|| err.to_owned()),
@@ -132,14 +129,7 @@ pub fn bracketed(line: &str) -> Option<Found> {
     let at = line.find("[invalid bearer token")?;
     let rest = &line[at..];
     let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
-    let before = &line[..at];
-    let from = relayed_by(before);
-    Some(found(
-        &rest[..end],
-        from.is_none() && before.trim().is_empty(),
-        from,
-        "aggregate",
-    ))
+    Some(found(&rest[..end], relayed_by(&line[..at]), "aggregate"))
 }
 
 /// Messages of the aggregate that stand for it alone (where each starts).
@@ -194,12 +184,9 @@ pub fn alone(line: &str) -> Option<Found> {
     if !known {
         return None;
     }
-    let before = &line[..at];
-    let from = relayed_by(before);
     Some(Found {
         reasons,
-        own_line: before.trim().is_empty(),
-        from,
+        from: relayed_by(&line[..at]),
         format: "reason",
         own_call_failed: None,
     })
