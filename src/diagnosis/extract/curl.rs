@@ -174,11 +174,9 @@ impl Curl {
                 && h.to_ascii_lowercase().starts_with("authorization:")
                 && self.request.bearer.is_none()
             {
-                self.request.bearer = Some(bearer_of(&h["authorization:".len()..]));
-                out.push((
-                    number,
-                    Kind::Bearer(self.request.bearer.clone().unwrap_or(BearerSeen::Absent)),
-                ));
+                let bearer = bearer_of(&h["authorization:".len()..]);
+                self.request.bearer = Some(bearer.clone());
+                out.push((number, Kind::Bearer(bearer)));
             }
             if rest.ends_with("continuing anyway.") {
                 // `curl -k`: the verification failed and curl went on.
@@ -279,14 +277,12 @@ impl Curl {
 /// A connection failure on `line`: (line, cause, text).
 fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
     let also = Vec::new();
-    (
-        line,
-        Kind::Transport(TransportFailure {
-            cause,
-            detail,
-            also,
-        }),
-    )
+    let failure = TransportFailure {
+        cause,
+        detail,
+        also,
+    };
+    (line, Kind::Transport(failure))
 }
 
 /// What an `Authorization` value carries. kube-apiserver splits on single spaces,
