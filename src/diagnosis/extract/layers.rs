@@ -453,13 +453,8 @@ pub fn unescape(text: &str) -> Cow<'_, str> {
     let mut current = Cow::Borrowed(text);
     for _ in 0..MAX_UNESCAPE {
         match unescape_once(&current) {
-            Cow::Borrowed(_) => break,
-            Cow::Owned(next) => {
-                if next == *current {
-                    break;
-                }
-                current = Cow::Owned(next);
-            }
+            Cow::Owned(next) if next != *current => current = Cow::Owned(next),
+            _ => break,
         }
     }
     current
@@ -474,13 +469,14 @@ pub fn hexdump_bytes(t: &str) -> Option<Vec<u8>> {
         return None;
     }
     let hex = rest.split('|').next()?;
-    let mut bytes = Vec::with_capacity(16);
-    for word in hex.split_whitespace() {
-        if word.len() != 2 {
-            return None;
-        }
-        bytes.push(u8::from_str_radix(word, 16).ok()?);
-    }
+    let bytes = hex
+        .split_whitespace()
+        .map(|word| {
+            u8::from_str_radix(word, 16)
+                .ok()
+                .filter(|_| word.len() == 2)
+        })
+        .collect::<Option<Vec<u8>>>()?;
     (!bytes.is_empty() && bytes.len() <= 16).then_some(bytes)
 }
 
