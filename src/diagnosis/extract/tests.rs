@@ -43,23 +43,17 @@ fn a_pretty_status_after_a_prompt() {
     let text = "$ curl -k https://h/api/v1/namespaces/default/services\n{\n  \"kind\": \"Status\",\n  \"metadata\": {\n    \n  },\n  \"message\": \"services is forbidden: User \\\"system:anonymous\\\" cannot list\",\n  \"reason\": \"Forbidden\",\n  \"code\": 403\n}root@pod:/# curl https://h/x\n";
     let k = kinds(text);
     assert!(matches!(k[0].1, Kind::Boundary));
-    let http: Vec<&(usize, Kind)> = k
+    let http: Vec<_> = k
         .iter()
-        .filter(|(_, k)| matches!(k, Kind::Http(_)))
+        .filter_map(|(n, k)| match k {
+            Kind::Http(h) => Some((*n, h.status)),
+            _ => None,
+        })
         .collect();
-    assert_eq!(http.len(), 1);
-    assert_eq!(http[0].0, 2);
-    let Kind::Http(h) = &http[0].1 else {
-        unreachable!()
-    };
-    assert_eq!(h.status, Some(403));
+    assert_eq!(http, [(2, Some(403))]);
     // The command glued after the closing brace starts the next request.
-    assert!(
-        k.iter()
-            .filter(|(_, k)| matches!(k, Kind::Boundary))
-            .count()
-            == 2
-    );
+    let boundaries = k.iter().filter(|(_, k)| matches!(k, Kind::Boundary));
+    assert_eq!(boundaries.count(), 2);
 }
 
 #[test]
