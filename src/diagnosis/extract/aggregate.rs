@@ -38,7 +38,7 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
     let at = raw.find(MESSAGE)?;
     let rest = &raw[at + MESSAGE.len()..];
     let (err, format) = if let Some(i) = rest.find("err=\"") {
-        (lenient_go_unquote(&rest[i + 4..]), "structured")
+        (read_quoted(&rest[i + 5..], '"'), "structured")
     } else if let Some(i) = rest.find("due to an error: ") {
         let text = rest[i + 17..].trim();
         (text.trim_end_matches('"').to_owned(), "klog")
@@ -47,7 +47,7 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
         .or_else(|| rest.find("\"error\":\""))
     {
         let start = rest[i..].find(": \"").map_or(i + 9, |j| i + j + 3);
-        (lenient_go_unquote(&format!("\"{}", &rest[start..])), "zap")
+        (read_quoted(&rest[start..], '"'), "zap")
     } else {
         return None;
     };
@@ -74,17 +74,9 @@ fn found(err: &str, from: Option<&'static str>, format: &'static str) -> Found {
     }
 }
 
-/// Reads a Go-quoted string at the start of `text` (`"a \"b\""`), or what
-/// there is of it when the line was cut short.
-pub fn lenient_go_unquote(text: &str) -> String {
-    match text.strip_prefix('"') {
-        Some(rest) => read_quoted(rest, '"'),
-        None => text.to_owned(),
-    }
-}
-
-/// The text up to the first `quote` not escaped by a backslash, with `\n`,
-/// `\t` and other escapes undone; all of it when the closing quote was cut off.
+/// A quoted string read after its opening quote (`a \"b\""`): the text up to
+/// the first `quote` not escaped by a backslash, with `\n`, `\t` and other
+/// escapes undone; all of it when the line was cut short.
 pub(super) fn read_quoted(rest: &str, quote: char) -> String {
     let mut out = String::new();
     let mut escaped = false;
