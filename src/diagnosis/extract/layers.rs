@@ -491,10 +491,7 @@ pub fn bytes_as_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn now() -> DateTime<Utc> {
-        crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap()
-    }
+    use crate::diagnosis::extract::tests::now;
 
     #[test]
     fn prefixes_of_every_kind() {

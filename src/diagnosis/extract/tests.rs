@@ -3,7 +3,8 @@
 use super::*;
 use crate::diagnosis::case::BindingKind;
 
-fn now() -> DateTime<Utc> {
+/// The instant the tests read year-less stamps against.
+pub(super) fn now() -> DateTime<Utc> {
     crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap()
 }
 
