@@ -323,29 +323,24 @@ fn field(window: &str, key: &str) -> Option<String> {
         }
     }
     let open = format!("{key}=");
-    let mut from = 0;
-    while let Some(i) = window[from..].find(&open) {
-        let at = from + i;
-        // A field of its own: after `(` or `, `.
-        if at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('(') {
-            let rest = &window[at + open.len()..];
-            let end = [
-                ", metadata=",
-                ", reason=",
-                ", status=",
-                ", additionalProperties=",
-            ]
-            .iter()
-            .filter_map(|e| rest.find(e))
-            .min()
-            .or_else(|| rest.find([',', ')']))
-            .unwrap_or(rest.len());
-            let value = rest[..end].trim();
-            return (!value.is_empty() && value != "null").then(|| value.to_owned());
-        }
-        from = at + open.len();
-    }
-    None
+    // A field of its own: after `(` or `, `.
+    let (at, _) = window
+        .match_indices(&open)
+        .find(|&(at, _)| at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('('))?;
+    let rest = &window[at + open.len()..];
+    let end = [
+        ", metadata=",
+        ", reason=",
+        ", status=",
+        ", additionalProperties=",
+    ]
+    .iter()
+    .filter_map(|e| rest.find(e))
+    .min()
+    .or_else(|| rest.find([',', ')']))
+    .unwrap_or(rest.len());
+    let value = rest[..end].trim();
+    (!value.is_empty() && value != "null").then(|| value.to_owned())
 }
 
 #[cfg(test)]

@@ -169,18 +169,12 @@ pub fn stated_code(line: &str) -> Option<u16> {
         LazyLock::new(|| Needles::new(BEFORE_CODE.iter().copied(), false));
     let phrases: &[&str] = if PHRASES.any(line) { BEFORE_CODE } else { &[] };
     for phrase in phrases {
-        let mut from = 0;
-        while let Some(i) = line[from..].find(phrase) {
-            let at = from + i + phrase.len();
-            if let Some(code) = code_at(&line[at..]) {
-                // `status=200` needs a word boundary before it.
-                if *phrase == "status=" && !line[..from + i].ends_with([' ', '\t']) {
-                    from = at;
-                    continue;
-                }
+        for (i, _) in line.match_indices(phrase) {
+            // `status=200` needs a word boundary before it.
+            let bounded = *phrase != "status=" || line[..i].ends_with([' ', '\t']);
+            if let Some(code) = code_at(&line[i + phrase.len()..]).filter(|_| bounded) {
                 return Some(code);
             }
-            from = at;
         }
     }
     // `401 Unauthorized`, `403 Forbidden` anywhere (a code and its phrase).
@@ -222,17 +216,10 @@ pub fn stated_code(line: &str) -> Option<u16> {
         return Some(code);
     }
     // Anywhere in a line: `HTTP/1.1 401` (wget, OkHttp, a pasted response).
-    let mut from = 0;
-    while let Some(i) = line[from..].find("HTTP/") {
-        if let Some((code, _)) = status_line(&line[from + i..]) {
-            return Some(code);
-        }
-        if let Some(code) = access_log_status(&line[from + i + 5..]) {
-            return Some(code);
-        }
-        from += i + 5;
-    }
-    None
+    line.match_indices("HTTP/").find_map(|(i, _)| {
+        let code = status_line(&line[i..]).map(|(code, _)| code);
+        code.or_else(|| access_log_status(&line[i + 5..]))
+    })
 }
 
 /// An access log's status (the common log format of nginx, Apache, a proxy
