@@ -44,17 +44,12 @@ pub fn is_request_line(rest: &str) -> bool {
     .any(|h| name == *h || (h.ends_with('-') && name.starts_with(h)))
 }
 
-/// The request being read from `>` lines.
-#[derive(Debug, Default)]
-struct Request {
-    bearer: Option<BearerSeen>,
-    seen: bool,
-}
-
 /// The state of a transcript between lines.
 #[derive(Debug, Default)]
 pub struct Curl {
-    request: Request,
+    /// A `>` request line was read, and the credentials its headers carry.
+    requested: bool,
+    bearer: Option<BearerSeen>,
     tls: Option<String>,
     /// A response was seen since the last request.
     answered: bool,
@@ -124,9 +119,9 @@ impl Curl {
                 self.seen = true;
                 self.answered = true;
                 self.failure = None;
-                if self.request.seen && self.request.bearer.is_none() {
+                if self.requested && self.bearer.is_none() {
                     out.push((number, Kind::Bearer(BearerSeen::Absent)));
-                    self.request.bearer = Some(BearerSeen::Absent);
+                    self.bearer = Some(BearerSeen::Absent);
                 }
                 out.push((number, Kind::Http(HttpAnswer::with_status(code, 2))));
                 if let Some(tls) = &self.tls {
@@ -172,10 +167,10 @@ impl Curl {
                 .and_then(|r| r.split_once("] ["))
                 .map(|(_, h)| h.trim_end_matches(']'))
                 && h.to_ascii_lowercase().starts_with("authorization:")
-                && self.request.bearer.is_none()
+                && self.bearer.is_none()
             {
                 let bearer = bearer_of(&h["authorization:".len()..]);
-                self.request.bearer = Some(bearer.clone());
+                self.bearer = Some(bearer.clone());
                 out.push((number, Kind::Bearer(bearer)));
             }
             if rest.ends_with("continuing anyway.") {
@@ -236,10 +231,7 @@ impl Curl {
             let held = std::mem::take(&mut self.held);
             *self = Curl {
                 tls: self.tls.take(),
-                request: Request {
-                    seen: true,
-                    bearer: None,
-                },
+                requested: true,
                 seen: true,
                 ..Curl::default()
             };
@@ -255,7 +247,7 @@ impl Curl {
         if let Some((name, value)) = rest.split_once(':') {
             if name.eq_ignore_ascii_case("authorization") {
                 let bearer = bearer_of(value);
-                self.request.bearer = Some(bearer.clone());
+                self.bearer = Some(bearer.clone());
                 out.push((number, Kind::Bearer(bearer)));
             } else if name.eq_ignore_ascii_case("host") {
                 out.push((number, Kind::Note(format!("host {}", value.trim()))));

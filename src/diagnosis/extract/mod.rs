@@ -499,10 +499,7 @@ impl<'a> Scanner<'a> {
         }
         let had_http = found.http.is_some();
         let unescaped = layers::unescape(raw);
-        for logical in unescaped.split('\n') {
-            if logical.trim().is_empty() {
-                continue;
-            }
+        for logical in unescaped.split('\n').filter(|l| !l.trim().is_empty()) {
             self.logical(found, logical, caller);
         }
         // A status inside an authenticator's reasons is its own onward
