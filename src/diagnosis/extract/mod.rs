@@ -82,45 +82,30 @@ pub struct NearMiss {
     pub try_type: Option<SourceType>,
 }
 
-/// Words that suggest evidence without making an answer.
-const SIGNALS: &[(&str, &str, Option<SourceType>)] = &[
+/// Words that suggest evidence without making an answer, and what was seen.
+/// The numbers are status codes, which `--type status` reads more leniently.
+const SIGNALS: &[(&str, &str)] = &[
     (
         "Unauthorized",
         "the word \"Unauthorized\" without an answer around it",
-        None,
     ),
     (
         "Forbidden",
         "the word \"Forbidden\" without an answer around it",
-        None,
     ),
     (
         "forbidden",
         "the word \"forbidden\" without a refusal's wording",
-        None,
     ),
-    (
-        "401",
-        "the number 401 without an HTTP status around it",
-        Some(SourceType::Status),
-    ),
-    (
-        "403",
-        "the number 403 without an HTTP status around it",
-        Some(SourceType::Status),
-    ),
-    ("x509", "an x509 text that is not a TLS failure's", None),
+    ("401", "the number 401 without an HTTP status around it"),
+    ("403", "the number 403 without an HTTP status around it"),
+    ("x509", "an x509 text that is not a TLS failure's"),
     (
         "TokenReview",
         "a TokenReview that is neither accepted nor rejected",
-        None,
     ),
-    ("token", "the word \"token\" without a known message", None),
-    (
-        "denied",
-        "the word \"denied\" without a known refusal",
-        None,
-    ),
+    ("token", "the word \"token\" without a known message"),
+    ("denied", "the word \"denied\" without a known refusal"),
 ];
 
 /// A pretty-printed JSON value being read over several lines.
@@ -605,11 +590,12 @@ impl<'a> Scanner<'a> {
         if self.near.is_some() {
             return;
         }
-        if let Some((_, what, try_type)) = SIGNALS.iter().find(|(w, ..)| text.contains(w)) {
+        if let Some(&(word, what)) = SIGNALS.iter().find(|(w, _)| text.contains(w)) {
+            let code = word.bytes().all(|b| b.is_ascii_digit());
             self.near = Some(NearMiss {
                 line: number,
                 what,
-                try_type: *try_type,
+                try_type: code.then_some(SourceType::Status),
             });
         }
     }
