@@ -733,14 +733,11 @@ fn checked(found: &mut Found, line: &str) -> bool {
         let origin = (Provenance::Forwarded, SourceType::Checker, "vault");
         found.reasons(c.reasons, Some("Vault".to_owned()), origin);
     }
-    if let Some((method, u)) = c.url {
-        found
-            .context
-            .push(Kind::Request(url::request_from_url(Some(&method), &u)));
-    }
-    if let Some(note) = c.note {
-        found.context.push(Kind::Note(note));
-    }
+    let request = c
+        .url
+        .map(|(method, u)| url::request_from_url(Some(&method), &u));
+    found.context.extend(request.map(Kind::Request));
+    found.context.extend(c.note.map(Kind::Note));
     reviewed
 }
 
@@ -766,35 +763,25 @@ fn refused(found: &mut Found, line: &str) {
 /// A status stated on its own: kube-apiserver's httplog, a status line, a
 /// bare code, or an `Audit-Id` header.
 fn stated_status(found: &mut Found, line: &str) {
-    if let Some((method, path, code)) = status::httplog(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::ApiserverLog,
-            "httplog",
-        );
-        found
-            .context
-            .push(Kind::Request(url::request_from_url(Some(method), path)));
-        found.context.push(Kind::Note(
-            "kube-apiserver's own record of the status it answered".to_owned(),
-        ));
+    let (code, source, format) = if let Some((method, path, code)) = status::httplog(line) {
+        let request = url::request_from_url(Some(method), path);
+        found.context.push(Kind::Request(request));
+        let note = "kube-apiserver's own record of the status it answered";
+        found.context.push(Kind::Note(note.to_owned()));
+        (code, SourceType::ApiserverLog, "httplog")
     } else if let Some((code, _)) = status::status_line(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::Status,
-            "http-response",
-        );
+        (code, SourceType::Status, "http-response")
     } else if let Some(code) = status::bare_code(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::Status,
-            "status-code",
-        );
-    } else if let Some((name, value)) = line.trim().split_once(':')
-        && name.eq_ignore_ascii_case("audit-id")
-    {
-        found.context.push(audit_id_note(value.trim()));
-    }
+        (code, SourceType::Status, "status-code")
+    } else {
+        if let Some((name, value)) = line.trim().split_once(':')
+            && name.eq_ignore_ascii_case("audit-id")
+        {
+            found.context.push(audit_id_note(value.trim()));
+        }
+        return;
+    };
+    found.http(HttpAnswer::with_status(code, 2), source, format);
 }
 
 /// What kubectl or another client printed in `line`.
