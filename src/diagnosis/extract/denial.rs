@@ -244,56 +244,48 @@ mod tests {
             panic!()
         };
         assert_eq!((name.as_deref(), no_token), (Some("default"), true));
-        assert!(matches!(
-            parse(
-                r#"Pod "busybox" is forbidden: service account default/default was not found, retry after the service account is created"#
+        type IsKind = fn(&Denial) -> bool;
+        let kinds: &[(&str, IsKind)] = &[
+            (
+                r#"Pod "busybox" is forbidden: service account default/default was not found, retry after the service account is created"#,
+                |d| matches!(d, Denial::ServiceAccount { .. }),
             ),
-            Some(Denial::ServiceAccount { .. })
-        ));
-        assert!(matches!(
-            parse(r#"pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged"#),
-            Some(Denial::PodSecurity { policy, .. }) if policy == "restricted:latest"
-        ));
-        assert!(matches!(
-            parse(
-                r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#
+            (
+                r#"pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged"#,
+                |d| matches!(d, Denial::PodSecurity { policy, .. } if policy == "restricted:latest"),
             ),
-            Some(Denial::NodeRestriction { .. })
-        ));
-        assert!(matches!(
-            parse(r#"admission webhook "my.app" denied the request: phone-number not in labels"#),
-            Some(Denial::Webhook { webhook, .. }) if webhook == "my.app"
-        ));
-        assert!(matches!(
-            parse(r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#),
-            Some(Denial::Quota { .. })
-        ));
-        assert!(matches!(
-            parse(r#"pods "p0" is forbidden: Failed quota: default: must specify cpu,memory"#),
-            Some(Denial::Quota { .. })
-        ));
-        assert!(matches!(
-            parse(
-                r#"configmaps "kube-proxy" is forbidden: User "system:node:m" cannot list resource "configmaps" in API group "" in the namespace "kube-system": no relationship found between node 'm' and this object"#
+            (
+                r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#,
+                |d| matches!(d, Denial::NodeRestriction { .. }),
             ),
-            Some(Denial::Authorizer {
-                by: Authorizer::Node(_),
-                ..
-            })
-        ));
-        assert!(matches!(
-            parse(
-                r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#
+            (
+                r#"admission webhook "my.app" denied the request: phone-number not in labels"#,
+                |d| matches!(d, Denial::Webhook { webhook, .. } if webhook == "my.app"),
             ),
-            Some(Denial::Authorizer {
-                by: Authorizer::Unnamed,
-                ..
-            })
-        ));
-        assert!(matches!(
-            parse(r#"pods "x" is forbidden: some plugin said no"#),
-            Some(Denial::Other { .. })
-        ));
+            (
+                r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#,
+                |d| matches!(d, Denial::Quota { .. }),
+            ),
+            (
+                r#"pods "p0" is forbidden: Failed quota: default: must specify cpu,memory"#,
+                |d| matches!(d, Denial::Quota { .. }),
+            ),
+            (
+                r#"configmaps "kube-proxy" is forbidden: User "system:node:m" cannot list resource "configmaps" in API group "" in the namespace "kube-system": no relationship found between node 'm' and this object"#,
+                |d| matches!(d, Denial::Authorizer { by, .. } if matches!(by, Authorizer::Node(_))),
+            ),
+            (
+                r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#,
+                |d| matches!(d, Denial::Authorizer { by, .. } if matches!(by, Authorizer::Unnamed)),
+            ),
+            (r#"pods "x" is forbidden: some plugin said no"#, |d| {
+                matches!(d, Denial::Other { .. })
+            }),
+        ];
+        for (message, kind) in kinds {
+            let d = parse(message);
+            assert!(d.as_ref().is_some_and(kind), "{message}: {d:?}");
+        }
         assert_eq!(parse("Unauthorized"), None);
     }
 }
