@@ -164,12 +164,8 @@ pub fn alone(line: &str) -> Option<Found> {
     let at = ALONE.iter().filter_map(|m| line.find(m)).min()?;
     let text = line[at..].trim_end_matches(['"', '\'', '}', ')', ' ', '.']);
     // Keep a literal's own final period ("Token has expired.").
-    let text = if line[at..].starts_with(text) && line[at + text.len()..].starts_with('.') {
-        &line[at..at + text.len() + 1]
-    } else {
-        text
-    };
-    let reasons = parse_auth_error(text);
+    let end = at + text.len() + usize::from(line[at + text.len()..].starts_with('.'));
+    let reasons = parse_auth_error(&line[at..end]);
     let known = reasons
         .first()
         .is_some_and(|r| r.kind != super::super::reasons::ReasonKind::Unrecognised);
