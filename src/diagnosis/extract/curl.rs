@@ -31,17 +31,11 @@ pub fn is_request_line(rest: &str) -> bool {
         return false;
     };
     let name = name.to_ascii_lowercase();
-    [
-        "host",
-        "authorization",
-        "user-agent",
-        "accept",
-        "content-type",
-        "content-length",
-        "x-",
-    ]
-    .iter()
-    .any(|h| name == *h || (h.ends_with('-') && name.starts_with(h)))
+    name.starts_with("x-")
+        || matches!(
+            name.as_str(),
+            "host" | "authorization" | "user-agent" | "accept" | "content-type" | "content-length"
+        )
 }
 
 /// The state of a transcript between lines.
@@ -138,16 +132,14 @@ impl Curl {
                 return None;
             }
             if let Some((name, value)) = rest.split_once(':') {
-                let (name, value) = (name.trim(), value.trim());
-                if name.eq_ignore_ascii_case("audit-id") {
-                    out.push((number, super::audit_id_note(value)));
-                } else if name.eq_ignore_ascii_case("warning") {
-                    out.push((number, Kind::Note(format!("server warning: {value}"))));
-                } else if name.eq_ignore_ascii_case("date")
-                    && let Some(at) = super::status::date_header(&format!("Date: {value}"))
-                {
-                    out.push((number, Kind::Date(at)));
-                }
+                let value = value.trim();
+                let kind = match name.trim().to_ascii_lowercase().as_str() {
+                    "audit-id" => Some(super::audit_id_note(value)),
+                    "warning" => Some(Kind::Note(format!("server warning: {value}"))),
+                    "date" => super::status::date_header(&format!("Date: {value}")).map(Kind::Date),
+                    _ => None,
+                };
+                out.extend(kind.map(|kind| (number, kind)));
                 return Some(out);
             }
             return rest.trim().is_empty().then_some(out);
