@@ -165,12 +165,7 @@ fn starts_record(line: &str) -> bool {
     let Some(first) = line.chars().next() else {
         return true;
     };
-    if first.is_whitespace()
-        || matches!(
-            first,
-            '{' | '}' | '[' | ']' | '*' | '>' | '<' | '$' | '#' | '"' | '|'
-        )
-    {
+    if first.is_whitespace() || "{}[]*><$#\"|".contains(first) {
         return true;
     }
     // klog (`E0101 `), dates, syslog months, levels and the usual openers.
@@ -267,10 +262,8 @@ const MONTHS: [&str; 12] = [
 fn journald(t: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
     let month = MONTHS.iter().position(|m| t.starts_with(m))? as u32 + 1;
     let rest = t.get(3..)?.strip_prefix(' ')?;
-    let rest = rest.trim_start();
-    let day_len = rest.find(' ')?;
-    let day: u32 = rest[..day_len].parse().ok()?;
-    let rest = &rest[day_len + 1..];
+    let (day, rest) = rest.trim_start().split_once(' ')?;
+    let day: u32 = day.parse().ok()?;
     let time = chrono::NaiveTime::parse_from_str(rest.get(..8)?, "%H:%M:%S").ok()?;
     let rest = rest[8..].strip_prefix(' ')?;
     let (_host, rest) = rest.split_once(' ')?;
