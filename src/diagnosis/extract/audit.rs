@@ -168,15 +168,12 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     let decision = inner
         .get("authorization.k8s.io/decision")
         .and_then(Value::as_str);
-    let code = if a.facts.legacy_token_invalidated.is_some() {
-        401
-    } else {
-        match decision {
-            Some("forbid") => 403,
-            Some("allow") => 200,
-            _ if a.facts.stale_token.is_some() => 200,
-            _ => return None,
-        }
+    let code = match decision {
+        _ if a.facts.legacy_token_invalidated.is_some() => 401,
+        Some("forbid") => 403,
+        Some("allow") => 200,
+        _ if a.facts.stale_token.is_some() => 200,
+        _ => return None,
     };
     a.http = HttpAnswer {
         status: Some(code),
@@ -190,15 +187,13 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     };
     a.notes
         .push("an audit event's annotations alone: the decision stands for the answer".to_owned());
-    let excerpt = format!(
-        "annotations: {}",
-        a.facts
-            .authorization
-            .clone()
-            .or_else(|| a.facts.legacy_token_invalidated.clone())
-            .or_else(|| a.facts.stale_token.clone())
-            .unwrap_or_default()
-    );
+    let facts = &a.facts;
+    let shown = facts
+        .authorization
+        .as_deref()
+        .or(facts.legacy_token_invalidated.as_deref())
+        .or(facts.stale_token.as_deref());
+    let excerpt = format!("annotations: {}", shown.unwrap_or_default());
     Some((a, None, excerpt))
 }
 
