@@ -24,7 +24,6 @@ pub mod checker;
 pub mod clients;
 pub mod curl;
 pub mod denial;
-mod excerpt;
 pub mod exchange;
 mod found;
 pub mod json;
@@ -47,10 +46,11 @@ use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
-pub use excerpt::excerpt;
 use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note};
 
+/// Longest excerpt kept from a line.
+const EXCERPT_CHARS: usize = 240;
 /// Lines a pretty-printed JSON value may span before it is read as lines.
 const MAX_BLOCK_LINES: usize = 4000;
 /// Bytes of a hexdump decoded into one line.
@@ -111,10 +111,9 @@ const SIGNALS: &[(&str, &str)] = &[
 /// A pretty-printed JSON value being read over several lines.
 #[derive(Debug)]
 struct Block {
-    first: usize,
     stamp: Option<Stamp>,
-    /// The lines as read (the first from its opening brace), for reading
-    /// them one by one again if the value turns out not to be one.
+    /// The lines as read (the first from its opening brace, never none), for
+    /// reading them one by one again if the value turns out not to be one.
     lines: Vec<(usize, String)>,
     bytes: usize,
     balance: json::Balance,
@@ -265,21 +264,15 @@ impl<'a> Scanner<'a> {
 
     /// A JSON value that closed: read it as a document, or line by line.
     fn end_block(&mut self, block: Block) {
-        let text: String = block
-            .lines
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut found = Found::new(block.first, block.stamp);
+        let lines: Vec<&str> = block.lines.iter().map(|(_, l)| l.as_str()).collect();
+        let text = lines.join("\n");
+        let mut found = Found::new(block.lines[0].0, block.stamp);
         if json::interesting(&text)
             && let Some(value) = json::parse(&text)
+            && self.documents(&mut found, &value, lines[0], true)
         {
-            let first_line = block.lines.first().map_or("", |(_, l)| l.as_str());
-            if self.documents(&mut found, &value, first_line, true) {
-                self.emit(found, first_line);
-                return;
-            }
+            self.emit(found, lines[0]);
+            return;
         }
         self.replay(block);
     }
@@ -337,9 +330,9 @@ impl<'a> Scanner<'a> {
                     u,
                 )));
             }
-            if let Some(b) = shell::credentials(&cmd) {
-                found.context.push(Kind::Bearer(b));
-            }
+            found
+                .context
+                .extend(shell::credentials(&cmd).map(Kind::Bearer));
             self.emit(found, text);
             return;
         }
@@ -380,7 +373,6 @@ impl<'a> Scanner<'a> {
             let _ = balance.feed(part);
             self.emit(found, text);
             self.block = Some(Block {
-                first: number,
                 stamp,
                 lines: vec![(number, part.to_owned())],
                 bytes: part.len(),
@@ -507,12 +499,9 @@ impl<'a> Scanner<'a> {
         line: &str,
     ) {
         if let Some(err) = a.own_call_failed {
-            let who = checker::name(line).or(match caller {
-                Some(c) if !c.starts_with("authentication.go") => {
-                    Some("an authenticator (kubelet, proxy)")
-                }
-                _ => None,
-            });
+            let elsewhere = caller.is_some_and(|c| !c.starts_with("authentication.go"));
+            let who =
+                checker::name(line).or(elsewhere.then_some("an authenticator (kubelet, proxy)"));
             found.checker_failed(
                 who,
                 format!("its own TokenReview request failed: {err}"),
@@ -569,9 +558,9 @@ impl<'a> Scanner<'a> {
             let id = line[i + 13..].split('\'').next().unwrap_or("");
             found.context.push(audit_id_note(id));
         }
-        if let Some(at) = status::date_header(line) {
-            found.context.push(Kind::Date(at));
-        }
+        found
+            .context
+            .extend(status::date_header(line).map(Kind::Date));
         if line.contains("TLS handshake error from") {
             found.context.push(Kind::Note(format!(
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
@@ -581,9 +570,7 @@ impl<'a> Scanner<'a> {
             let (detail, format) = (line.trim().to_owned(), clients::label(line));
             found.transport(failure, detail, SourceType::ClientError, format);
         }
-        if let Some((kind, name)) = missing(line) {
-            found.missing.push((kind, name));
-        }
+        found.missing.extend(missing(line));
     }
 
     fn signal(&mut self, number: usize, text: &str) {
@@ -810,6 +797,16 @@ fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
         found.context.extend(c.request.map(Kind::Request));
         found.context.extend(c.note.map(Kind::Note));
     }
+}
+
+/// What of a line may be shown: trimmed, tokens redacted, cut to a readable
+/// length. Every excerpt and note built from evidence goes through here.
+pub fn excerpt(line: &str) -> String {
+    let line = crate::redact::redact(line.trim());
+    if line.chars().count() <= EXCERPT_CHARS {
+        return line.into_owned();
+    }
+    line.chars().take(EXCERPT_CHARS - 1).chain(['…']).collect()
 }
 
 /// Where to look up an `Audit-Id` the paste shows.
