@@ -213,13 +213,8 @@ impl<'a> Scanner<'a> {
         if let Some((stamp, log)) = layers::docker_json(s.text) {
             for part in log.split('\n').filter(|p| !p.trim().is_empty()) {
                 let inner = layers::strip(part, self.now);
-                self.segment(
-                    number,
-                    inner.text,
-                    stamp.or(inner.stamp),
-                    inner.caller,
-                    false,
-                );
+                let stamp = stamp.or(inner.stamp);
+                self.segment(number, inner.text, stamp, inner.caller, false);
             }
             return;
         }
@@ -245,13 +240,10 @@ impl<'a> Scanner<'a> {
             return false;
         }
         let end = block.balance.feed(text);
-        let (part, rest) = match end {
-            Some(i) => (&text[..i], Some(&text[i..])),
-            None => (text, None),
-        };
+        let (part, rest) = text.split_at(end.unwrap_or(text.len()));
         block.bytes += part.len() + 1;
         block.lines.push((number, part.to_owned()));
-        if let Some(rest) = rest {
+        if end.is_some() {
             let block = self.block.take().expect("a block is open");
             self.end_block(block);
             if !rest.trim().is_empty() {
@@ -306,17 +298,14 @@ impl<'a> Scanner<'a> {
         // body around them is often cut short.
         if let Some(v) = exchange::find(text) {
             // A body: the status, when shown, is on the client's own line.
-            found.http(
-                HttpAnswer {
-                    relay: Some(v.service.to_owned()),
-                    relay_status: status::stated_code(text),
-                    verdict: Some(v),
-                    weight: 1,
-                    ..HttpAnswer::default()
-                },
-                SourceType::ClientError,
-                clients::label(text),
-            );
+            let facts = HttpAnswer {
+                relay: Some(v.service.to_owned()),
+                relay_status: status::stated_code(text),
+                verdict: Some(v),
+                weight: 1,
+                ..HttpAnswer::default()
+            };
+            found.http(facts, SourceType::ClientError, clients::label(text));
         }
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
@@ -350,10 +339,9 @@ impl<'a> Scanner<'a> {
         let mut consumed = false;
         for &(a, b) in &spans.objects {
             let span = &text[a..b];
-            if !json::interesting(span) {
-                continue;
-            }
-            if let Some(value) = json::parse(span) {
+            if json::interesting(span)
+                && let Some(value) = json::parse(span)
+            {
                 let whole = text[..a].trim().is_empty() && text[b..].trim().is_empty();
                 if self.documents(&mut found, &value, text, whole) {
                     consumed |= whole;
