@@ -498,14 +498,11 @@ impl<'a> Scanner<'a> {
             );
             return;
         }
-        let origin = match a.from {
-            Some(_) => (Provenance::Forwarded, SourceType::Checker, a.format),
-            None => (
-                Provenance::Authenticator,
-                SourceType::ApiserverLog,
-                a.format,
-            ),
+        let (provenance, source) = match a.from {
+            Some(_) => (Provenance::Forwarded, SourceType::Checker),
+            None => (Provenance::Authenticator, SourceType::ApiserverLog),
         };
+        let origin = (provenance, source, a.format);
         found.reasons(a.reasons, a.from.map(str::to_owned), origin);
         if let Some(era) = caller.and_then(aggregate::era_of_caller) {
             found.context.push(Kind::Note(era));
