@@ -161,8 +161,7 @@ pub fn find(line: &str) -> Option<Found> {
     }
     // A review that got no answer: a transport failure on a tokenreviews URL,
     // or an identity service that is not there.
-    let tokenreviews = t.contains("/tokenreviews");
-    if (tokenreviews || t.contains("Failed to obtain identity"))
+    if (t.contains("/tokenreviews") || t.contains("Failed to obtain identity"))
         && let Some(cause) = transport::detect_line(t).or_else(|| {
             (t.contains("fail-fast") || t.contains("Unavailable")).then_some(Cause::Unknown)
         })

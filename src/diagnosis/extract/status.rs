@@ -347,8 +347,7 @@ pub fn ends_unauthorized(line: &str) -> bool {
     let before = before.trim_end_matches(['"', '\'', '(']);
     before.is_empty()
         || before.ends_with(": ")
-        || before.ends_with(':')
-        || before.ends_with('=')
+        || before.ends_with([':', '='])
         || before.ends_with("error ")
         || before.ends_with("Error ")
 }
