@@ -65,18 +65,19 @@ impl Found {
     /// Another view of the segment's HTTP answer: merged, the strongest
     /// artefact naming the format.
     pub(super) fn http(&mut self, facts: HttpAnswer, source: SourceType, format: &'static str) {
+        let origin = (Provenance::Answer, source, format);
         match &mut self.http {
             Some(hit) => {
                 if facts.weight > hit.value.weight {
-                    hit.origin = (Provenance::Answer, source, format);
+                    hit.origin = origin;
                 }
                 hit.value.absorb(facts);
             }
             None => {
                 self.http = Some(Hit {
                     value: facts,
-                    origin: (Provenance::Answer, source, format),
-                });
+                    origin,
+                })
             }
         }
     }
@@ -88,10 +89,8 @@ impl Found {
         origin: Origin,
     ) {
         if self.reasons.is_none() && !reasons.is_empty() {
-            self.reasons = Some(Hit {
-                value: (reasons, from),
-                origin,
-            });
+            let value = (reasons, from);
+            self.reasons = Some(Hit { value, origin });
         }
     }
 

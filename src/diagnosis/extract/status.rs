@@ -77,10 +77,9 @@ pub fn status_line(line: &str) -> Option<(u16, &str)> {
     let rest = rest.trim_start();
     let code: u16 = rest.get(..3)?.parse().ok()?;
     let after = rest.get(3..).unwrap_or("");
-    if !after.is_empty() && !after.starts_with(' ') {
-        return None;
-    }
-    (100..=599).contains(&code).then_some((code, after.trim()))
+    // The code alone, or a space and its reason phrase.
+    let alone = !after.starts_with(|c: char| c != ' ');
+    (alone && (100..=599).contains(&code)).then_some((code, after.trim()))
 }
 
 /// `401`, `401 Unauthorized`, `HTTP 403 Forbidden`, `status code: 404` as a
