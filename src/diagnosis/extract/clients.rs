@@ -197,9 +197,7 @@ pub fn find(line: &str) -> Option<Found> {
     {
         found.request = Some(request_from_url(method, url));
     }
-    if facts != HttpAnswer::default() {
-        found.http = Some(facts);
-    }
+    found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
         || found.bearer.is_some()
         || found.request.is_some()

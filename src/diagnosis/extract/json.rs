@@ -296,12 +296,10 @@ pub fn lenient_status(text: &str) -> Option<HttpAnswer> {
             rest.get(..3)?.parse::<u16>().ok()
         })
         .filter(|c| (100..=599).contains(c));
-    let reason = field(window, "reason");
-    let message = field(window, "message");
     Some(HttpAnswer {
         status: code,
-        reason,
-        message,
+        reason: field(window, "reason"),
+        message: field(window, "message"),
         weight: 1,
         ..HttpAnswer::default()
     })
