@@ -199,10 +199,8 @@ mod tests {
                 "https://vault:8200/v1/auth/kubernetes/login".into()
             ))
         );
-        assert_eq!(
-            found("Code: 500. Errors:").http.unwrap().relay_status,
-            Some(500)
-        );
+        let h = found("Code: 500. Errors:").http.unwrap();
+        assert_eq!(h.relay_status, Some(500));
         assert_eq!(
             found("* claim \"iss\" is invalid\" backoff=2.16").reasons[0].cause,
             Cause::IssuerMismatch

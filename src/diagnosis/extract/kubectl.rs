@@ -183,11 +183,8 @@ mod tests {
         let f = found(
             "Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)",
         );
-        let r = f.request.unwrap();
-        assert_eq!(
-            (r.verb.as_deref(), r.api_group.as_deref()),
-            (Some("create"), Some("extensions"))
-        );
+        let r = f.request.unwrap().describe();
+        assert_eq!(r, "create deployments.extensions at the cluster scope");
         let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
         let f = found(
