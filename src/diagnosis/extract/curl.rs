@@ -260,11 +260,10 @@ impl Curl {
 
 /// A connection failure on `line`: (line, cause, text).
 fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
-    let also = Vec::new();
     let failure = TransportFailure {
         cause,
         detail,
-        also,
+        also: Vec::new(),
     };
     (line, Kind::Transport(failure))
 }

@@ -168,18 +168,6 @@ fn authorizer(r: &str) -> Authorizer {
 
 /// The ServiceAccount admission plugin's wordings.
 fn service_account(m: &str) -> Option<Denial> {
-    let who = |rest: &str| -> (Option<String>, Option<String>) {
-        let word = rest
-            .split([':', ',', ' '])
-            .next()
-            .unwrap_or("")
-            .trim_matches('"');
-        match word.split_once('/') {
-            Some((ns, name)) => (Some(ns.to_owned()), Some(name.to_owned())),
-            None if !word.is_empty() => (None, Some(word.to_owned())),
-            None => (None, None),
-        }
-    };
     let opened = [
         ("no API token found for service account ", true),
         ("No API token found for service account ", true),
@@ -194,7 +182,13 @@ fn service_account(m: &str) -> Option<Denial> {
         rest.contains(" was not found, retry after the service account is created")
             .then_some((rest, false))
     })?;
-    let (namespace, name) = who(rest);
+    // `NS/NAME` or `"NAME"`, up to the punctuation after it.
+    let word = rest.split([':', ',', ' ']).next().unwrap_or("");
+    let word = word.trim_matches('"');
+    let (namespace, name) = match word.split_once('/') {
+        Some((ns, name)) => (Some(ns.to_owned()), Some(name.to_owned())),
+        None => (None, Some(word.to_owned()).filter(|w| !w.is_empty())),
+    };
     Some(Denial::ServiceAccount {
         namespace,
         name,
