@@ -560,8 +560,7 @@ mod tests {
         );
         assert_eq!(unescape(r"a\u0009b"), "a\tb");
         assert_eq!(unescape("plain"), "plain");
-        let (text, wrapped) = box_wrapped("│ abc-f │").unwrap();
-        assert_eq!((text, wrapped), ("abc-f", true));
+        assert_eq!(box_wrapped("│ abc-f │"), Some(("abc-f", true)));
         let (text, wrapped) = box_wrapped("│ done    │").unwrap();
         assert_eq!((text.trim_end(), wrapped), ("done", false));
         let bytes = hexdump_bytes(

@@ -160,11 +160,9 @@ fn method_of(word: &str) -> Option<&'static str> {
 /// The first `http(s)://…` URL in a command line, without shell quoting.
 pub fn url_in_command(line: &str) -> Option<&str> {
     let i = line.find("https://").or_else(|| line.find("http://"))?;
-    let rest = &line[i..];
-    let end = rest
-        .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-        .unwrap_or(rest.len());
-    Some(&rest[..end])
+    line[i..]
+        .split(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        .next()
 }
 
 #[cfg(test)]
