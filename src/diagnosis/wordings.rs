@@ -67,10 +67,6 @@ const OIDC_GO: &str = "staging/src/k8s.io/apiserver/plugin/pkg/authenticator/tok
 const KUBERUNTIME: &str = "pkg/kubelet/kuberuntime/kuberuntime_manager.go";
 const EXTERNAL_JWT: &str = "pkg/serviceaccount/externaljwt/plugin/plugin.go";
 
-/// The prefix of [`LIFETIME_SHORTENED`]'s text, up to the first number.
-const SHORTENED_OPEN: &str = "requested expiration of ";
-const SHORTENED_MIDDLE: &str = " seconds shortened to ";
-
 /// The TokenRequest warning when `--service-account-max-token-expiration` (or a
 /// managed cluster's cap) shortens a requested lifetime.
 pub const LIFETIME_SHORTENED: Wording = w(
@@ -275,12 +271,9 @@ pub const SERVICES: &[Wording] = &[
     w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
 ];
 
-/// Who a [`SERVICES`] wording is.
-pub const AWS_STS: &str = "AWS STS";
-/// Who a [`SERVICES`] wording is.
-pub const ENTRA: &str = "Microsoft Entra ID";
-/// Who a [`SERVICES`] wording is.
-pub const VAULT: &str = "Vault";
+const AWS_STS: &str = "AWS STS";
+const ENTRA: &str = "Microsoft Entra ID";
+const VAULT: &str = "Vault";
 const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
 /// Who a [`SERVICES`] wording is.
@@ -299,12 +292,10 @@ pub struct LifetimeShortened {
 }
 
 impl LifetimeShortened {
-    /// The warning, as kube-apiserver words it.
+    /// The warning, as kube-apiserver words it ([`LIFETIME_SHORTENED`]).
     pub fn text(&self) -> String {
-        format!(
-            "{SHORTENED_OPEN}{}{SHORTENED_MIDDLE}{} seconds",
-            self.requested_seconds, self.issued_seconds
-        )
+        let (requested, issued) = (self.requested_seconds, self.issued_seconds);
+        format!("requested expiration of {requested} seconds shortened to {issued} seconds")
     }
 }
 

@@ -24,8 +24,6 @@ pub const MESSAGE: &str = "Unable to authenticate the request";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub reasons: Vec<AuthReason>,
-    /// The authenticator's own log line (`true`), or text passed on.
-    pub own_line: bool,
     /// The program that passed it on, when the text names it.
     pub from: Option<&'static str>,
     pub format: &'static str,
@@ -40,7 +38,7 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
     let at = raw.find(MESSAGE)?;
     let rest = &raw[at + MESSAGE.len()..];
     let (err, format) = if let Some(i) = rest.find("err=\"") {
-        (lenient_go_unquote(&rest[i + 4..]), "structured")
+        (read_quoted(&rest[i + 5..], '"'), "structured")
     } else if let Some(i) = rest.find("due to an error: ") {
         let text = rest[i + 17..].trim();
         (text.trim_end_matches('"').to_owned(), "klog")
@@ -49,7 +47,7 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
         .or_else(|| rest.find("\"error\":\""))
     {
         let start = rest[i..].find(": \"").map_or(i + 9, |j| i + j + 3);
-        (lenient_go_unquote(&format!("\"{}", &rest[start..])), "zap")
+        (read_quoted(&rest[start..], '"'), "zap")
     } else {
         return None;
     };
@@ -57,10 +55,10 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
     if err.is_empty() {
         return None;
     }
-    Some(found(err, true, None, format))
+    Some(found(err, None, format))
 }
 
-fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static str) -> Found {
+fn found(err: &str, from: Option<&'static str>, format: &'static str) -> Found {
     let status_word = matches!(err, "Unauthorized" | "Forbidden")
         || err.starts_with("Unauthorized:")
         || err.starts_with("the server has asked for the client to provide credentials");
@@ -70,24 +68,15 @@ fn found(err: &str, own_line: bool, from: Option<&'static str>, format: &'static
         } else {
             parse_auth_error(err)
         },
-        own_line,
         from,
         format,
         own_call_failed: status_word.then(|| err.to_owned()),
     }
 }
 
-/// Reads a Go-quoted string at the start of `text` (`"a \"b\""`), or what
-/// there is of it when the line was cut short.
-pub fn lenient_go_unquote(text: &str) -> String {
-    match text.strip_prefix('"') {
-        Some(rest) => read_quoted(rest, '"'),
-        None => text.to_owned(),
-    }
-}
-
-/// The text up to the first `quote` not escaped by a backslash, with `\n`,
-/// `\t` and other escapes undone; all of it when the closing quote was cut off.
+/// A quoted string read after its opening quote (`a \"b\""`): the text up to
+/// the first `quote` not escaped by a backslash, with `\n`, `\t` and other
+/// escapes undone; all of it when the line was cut short.
 pub(super) fn read_quoted(rest: &str, quote: char) -> String {
     let mut out = String::new();
     let mut escaped = false;
@@ -124,8 +113,7 @@ fn relayed_by(before: &str) -> Option<&'static str> {
         ("TokenReview", "a TokenReview caller"),
     ]
     .iter()
-    .find(|(needle, _)| before.contains(needle))
-    .map(|(_, who)| *who)
+    .find_map(|&(needle, who)| before.contains(needle).then_some(who))
 }
 
 /// An aggregate (`[invalid bearer token, …]`) anywhere in an unwrapped line.
@@ -133,14 +121,7 @@ pub fn bracketed(line: &str) -> Option<Found> {
     let at = line.find("[invalid bearer token")?;
     let rest = &line[at..];
     let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
-    let before = &line[..at];
-    let from = relayed_by(before);
-    Some(found(
-        &rest[..end],
-        from.is_none() && before.trim().is_empty(),
-        from,
-        "aggregate",
-    ))
+    Some(found(&rest[..end], relayed_by(&line[..at]), "aggregate"))
 }
 
 /// Messages of the aggregate that stand for it alone (where each starts).
@@ -183,24 +164,17 @@ pub fn alone(line: &str) -> Option<Found> {
     let at = ALONE.iter().filter_map(|m| line.find(m)).min()?;
     let text = line[at..].trim_end_matches(['"', '\'', '}', ')', ' ', '.']);
     // Keep a literal's own final period ("Token has expired.").
-    let text = if line[at..].starts_with(text) && line[at + text.len()..].starts_with('.') {
-        &line[at..at + text.len() + 1]
-    } else {
-        text
-    };
-    let reasons = parse_auth_error(text);
+    let end = at + text.len() + usize::from(line[at + text.len()..].starts_with('.'));
+    let reasons = parse_auth_error(&line[at..end]);
     let known = reasons
         .first()
         .is_some_and(|r| r.kind != super::super::reasons::ReasonKind::Unrecognised);
     if !known {
         return None;
     }
-    let before = &line[..at];
-    let from = relayed_by(before);
     Some(Found {
         reasons,
-        own_line: before.trim().is_empty(),
-        from,
+        from: relayed_by(&line[..at]),
         format: "reason",
         own_call_failed: None,
     })

@@ -90,38 +90,30 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
         a.notes.push(format!("auditID {id}"));
     }
     read_annotations(v.get("annotations"), &mut a);
-    a.facts.credential_id = v
-        .pointer("/user/extra")
-        .and_then(|e| e.get(CREDENTIAL_ID_EXTRA))
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    // The first value of a `user.extra` entry.
+    let extra = |key: &str| {
+        v.pointer("/user/extra")?
+            .get(key)?
+            .as_array()?
+            .first()?
+            .as_str()
+    };
+    a.facts.credential_id = extra(CREDENTIAL_ID_EXTRA).map(str::to_owned);
     if a.facts.credential_id.is_none()
-        && let Some(id) = v
-            .pointer("/annotations")
-            .and_then(|an| an.get("authentication.k8s.io/credential-id"))
-            .and_then(Value::as_str)
+        && let Some(id) = s("/annotations/authentication.k8s.io~1credential-id")
     {
-        a.facts.credential_id = Some(id.to_owned());
+        a.facts.credential_id = Some(id);
         a.facts.credential_id_from_annotation = true;
     }
-    if let Some(pod) = v
-        .pointer("/user/extra/authentication.kubernetes.io~1pod-name")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str)
-    {
+    if let Some(pod) = extra("authentication.kubernetes.io/pod-name") {
         a.notes.push(format!("token bound to pod {pod}"));
     }
     if let Some(agent) = s("/userAgent") {
         a.notes.push(format!("user agent {agent}"));
     }
-    if let Some(ips) = v.get("sourceIPs").and_then(Value::as_array) {
-        let ips: Vec<&str> = ips.iter().filter_map(Value::as_str).collect();
-        if !ips.is_empty() {
-            a.notes.push(format!("source IPs {}", ips.join(", ")));
-        }
+    let ips = super::json::strings(v.get("sourceIPs"));
+    if !ips.is_empty() {
+        a.notes.push(format!("source IPs {}", ips.join(", ")));
     }
     Some((a, stamp, excerpt))
 }
@@ -145,8 +137,6 @@ fn read_annotations(annotations: Option<&Value>, a: &mut AuditAnswer) {
     }
 }
 
-/// An event's annotations alone: the decision is the answer (`forbid`: 403,
-/// `allow`: 2xx), an invalidated legacy token a 401.
 /// The stale-token annotation's value pasted alone (or in a fragment cut
 /// short): `subject: USER, seconds after warning threshold: N`
 /// (pkg/serviceaccount/claims.go). It is written on accepted requests only.
@@ -169,6 +159,8 @@ pub fn stale_token_value(line: &str) -> Option<AuditAnswer> {
     Some(a)
 }
 
+/// An event's annotations alone: the decision is the answer (`forbid`: 403,
+/// `allow`: 2xx), an invalidated legacy token a 401.
 fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     let inner = v.get("annotations").unwrap_or(v);
     let mut a = AuditAnswer::default();
@@ -176,15 +168,12 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     let decision = inner
         .get("authorization.k8s.io/decision")
         .and_then(Value::as_str);
-    let code = if a.facts.legacy_token_invalidated.is_some() {
-        401
-    } else {
-        match decision {
-            Some("forbid") => 403,
-            Some("allow") => 200,
-            _ if a.facts.stale_token.is_some() => 200,
-            _ => return None,
-        }
+    let code = match decision {
+        _ if a.facts.legacy_token_invalidated.is_some() => 401,
+        Some("forbid") => 403,
+        Some("allow") => 200,
+        _ if a.facts.stale_token.is_some() => 200,
+        _ => return None,
     };
     a.http = HttpAnswer {
         status: Some(code),
@@ -198,15 +187,13 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     };
     a.notes
         .push("an audit event's annotations alone: the decision stands for the answer".to_owned());
-    let excerpt = format!(
-        "annotations: {}",
-        a.facts
-            .authorization
-            .clone()
-            .or_else(|| a.facts.legacy_token_invalidated.clone())
-            .or_else(|| a.facts.stale_token.clone())
-            .unwrap_or_default()
-    );
+    let facts = &a.facts;
+    let shown = facts
+        .authorization
+        .as_deref()
+        .or(facts.legacy_token_invalidated.as_deref())
+        .or(facts.stale_token.as_deref());
+    let excerpt = format!("annotations: {}", shown.unwrap_or_default());
     Some((a, None, excerpt))
 }
 

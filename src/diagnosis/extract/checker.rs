@@ -62,8 +62,7 @@ pub fn name(line: &str) -> Option<&'static str> {
         ("webhook authenticator", "a webhook token authenticator"),
     ]
     .iter()
-    .find(|(needle, _)| line.contains(needle))
-    .map(|(_, who)| *who)
+    .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
 /// Reads one unwrapped line.
@@ -162,8 +161,7 @@ pub fn find(line: &str) -> Option<Found> {
     }
     // A review that got no answer: a transport failure on a tokenreviews URL,
     // or an identity service that is not there.
-    let tokenreviews = t.contains("/tokenreviews");
-    if (tokenreviews || t.contains("Failed to obtain identity"))
+    if (t.contains("/tokenreviews") || t.contains("Failed to obtain identity"))
         && let Some(cause) = transport::detect_line(t).or_else(|| {
             (t.contains("fail-fast") || t.contains("Unavailable")).then_some(Cause::Unknown)
         })
@@ -201,10 +199,8 @@ mod tests {
                 "https://vault:8200/v1/auth/kubernetes/login".into()
             ))
         );
-        assert_eq!(
-            found("Code: 500. Errors:").http.unwrap().relay_status,
-            Some(500)
-        );
+        let h = found("Code: 500. Errors:").http.unwrap();
+        assert_eq!(h.relay_status, Some(500));
         assert_eq!(
             found("* claim \"iss\" is invalid\" backoff=2.16").reasons[0].cause,
             Cause::IssuerMismatch

@@ -80,21 +80,17 @@ pub fn find(line: &str) -> Option<Found> {
     };
     // The Dashboard prints the status it got (or its own), the message on
     // the next line.
-    if let Some(i) = t.find("Dashboard reported ") {
-        let rest = &t[i + 19..];
-        if let Some(open) = rest.rfind('(')
-            && let Some(code) = rest[open + 1..]
-                .get(..3)
-                .and_then(|c| c.parse::<u16>().ok())
-        {
-            found.http = Some(HttpAnswer {
-                relay: Some("the Kubernetes Dashboard".to_owned()),
-                relay_status: Some(code),
-                weight: 3,
-                ..HttpAnswer::default()
-            });
-            return Some(found);
-        }
+    if let Some(i) = t.find("Dashboard reported ")
+        && let Some(open) = t[i..].rfind('(')
+        && let Some(code) = t[i + open + 1..].get(..3).and_then(|c| c.parse().ok())
+    {
+        found.http = Some(HttpAnswer {
+            relay: Some("the Kubernetes Dashboard".to_owned()),
+            relay_status: Some(code),
+            weight: 3,
+            ..HttpAnswer::default()
+        });
+        return Some(found);
     }
     // Python's `Reason: Forbidden` line under an ApiException names the
     // reason of the status above it: no answer of its own.
@@ -183,9 +179,8 @@ pub fn find(line: &str) -> Option<Found> {
         ));
     }
     // Go's request dump: `Header:map[]` carries no Authorization.
-    if let Some(i) = t.find("Header:map[") {
-        let headers = &t[i + 11..];
-        let headers = headers.split(']').next().unwrap_or("");
+    if let Some((_, rest)) = t.split_once("Header:map[") {
+        let headers = rest.split(']').next().unwrap_or("");
         if !headers.contains("Authorization") {
             found.bearer = Some(BearerSeen::NotInTrace);
         }
@@ -202,9 +197,7 @@ pub fn find(line: &str) -> Option<Found> {
     {
         found.request = Some(request_from_url(method, url));
     }
-    if facts != HttpAnswer::default() {
-        found.http = Some(facts);
-    }
+    found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
         || found.bearer.is_some()
         || found.request.is_some()

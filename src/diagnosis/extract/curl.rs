@@ -31,30 +31,19 @@ pub fn is_request_line(rest: &str) -> bool {
         return false;
     };
     let name = name.to_ascii_lowercase();
-    [
-        "host",
-        "authorization",
-        "user-agent",
-        "accept",
-        "content-type",
-        "content-length",
-        "x-",
-    ]
-    .iter()
-    .any(|h| name == *h || (h.ends_with('-') && name.starts_with(h)))
-}
-
-/// The request being read from `>` lines.
-#[derive(Debug, Default)]
-struct Request {
-    bearer: Option<BearerSeen>,
-    seen: bool,
+    name.starts_with("x-")
+        || matches!(
+            name.as_str(),
+            "host" | "authorization" | "user-agent" | "accept" | "content-type" | "content-length"
+        )
 }
 
 /// The state of a transcript between lines.
 #[derive(Debug, Default)]
 pub struct Curl {
-    request: Request,
+    /// A `>` request line was read, and the credentials its headers carry.
+    requested: bool,
+    bearer: Option<BearerSeen>,
     tls: Option<String>,
     /// A response was seen since the last request.
     answered: bool,
@@ -124,9 +113,9 @@ impl Curl {
                 self.seen = true;
                 self.answered = true;
                 self.failure = None;
-                if self.request.seen && self.request.bearer.is_none() {
+                if self.requested && self.bearer.is_none() {
                     out.push((number, Kind::Bearer(BearerSeen::Absent)));
-                    self.request.bearer = Some(BearerSeen::Absent);
+                    self.bearer = Some(BearerSeen::Absent);
                 }
                 out.push((number, Kind::Http(HttpAnswer::with_status(code, 2))));
                 if let Some(tls) = &self.tls {
@@ -143,16 +132,14 @@ impl Curl {
                 return None;
             }
             if let Some((name, value)) = rest.split_once(':') {
-                let (name, value) = (name.trim(), value.trim());
-                if name.eq_ignore_ascii_case("audit-id") {
-                    out.push((number, super::audit_id_note(value)));
-                } else if name.eq_ignore_ascii_case("warning") {
-                    out.push((number, Kind::Note(format!("server warning: {value}"))));
-                } else if name.eq_ignore_ascii_case("date")
-                    && let Some(at) = super::status::date_header(&format!("Date: {value}"))
-                {
-                    out.push((number, Kind::Date(at)));
-                }
+                let value = value.trim();
+                let kind = match name.trim().to_ascii_lowercase().as_str() {
+                    "audit-id" => Some(super::audit_id_note(value)),
+                    "warning" => Some(Kind::Note(format!("server warning: {value}"))),
+                    "date" => super::status::date_header(&format!("Date: {value}")).map(Kind::Date),
+                    _ => None,
+                };
+                out.extend(kind.map(|kind| (number, kind)));
                 return Some(out);
             }
             return rest.trim().is_empty().then_some(out);
@@ -172,13 +159,11 @@ impl Curl {
                 .and_then(|r| r.split_once("] ["))
                 .map(|(_, h)| h.trim_end_matches(']'))
                 && h.to_ascii_lowercase().starts_with("authorization:")
-                && self.request.bearer.is_none()
+                && self.bearer.is_none()
             {
-                self.request.bearer = Some(bearer_of(&h["authorization:".len()..]));
-                out.push((
-                    number,
-                    Kind::Bearer(self.request.bearer.clone().unwrap_or(BearerSeen::Absent)),
-                ));
+                let bearer = bearer_of(&h["authorization:".len()..]);
+                self.bearer = Some(bearer.clone());
+                out.push((number, Kind::Bearer(bearer)));
             }
             if rest.ends_with("continuing anyway.") {
                 // `curl -k`: the verification failed and curl went on.
@@ -238,10 +223,7 @@ impl Curl {
             let held = std::mem::take(&mut self.held);
             *self = Curl {
                 tls: self.tls.take(),
-                request: Request {
-                    seen: true,
-                    bearer: None,
-                },
+                requested: true,
                 seen: true,
                 ..Curl::default()
             };
@@ -257,7 +239,7 @@ impl Curl {
         if let Some((name, value)) = rest.split_once(':') {
             if name.eq_ignore_ascii_case("authorization") {
                 let bearer = bearer_of(value);
-                self.request.bearer = Some(bearer.clone());
+                self.bearer = Some(bearer.clone());
                 out.push((number, Kind::Bearer(bearer)));
             } else if name.eq_ignore_ascii_case("host") {
                 out.push((number, Kind::Note(format!("host {}", value.trim()))));
@@ -278,15 +260,12 @@ impl Curl {
 
 /// A connection failure on `line`: (line, cause, text).
 fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
-    let also = Vec::new();
-    (
-        line,
-        Kind::Transport(TransportFailure {
-            cause,
-            detail,
-            also,
-        }),
-    )
+    let failure = TransportFailure {
+        cause,
+        detail,
+        also: Vec::new(),
+    };
+    (line, Kind::Transport(failure))
 }
 
 /// What an `Authorization` value carries. kube-apiserver splits on single spaces,

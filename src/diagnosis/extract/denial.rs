@@ -136,28 +136,10 @@ pub fn parse(message: &str) -> Option<Denial> {
         });
     }
     if let Some(forbidden) = Forbidden::parse(m) {
-        let by = match forbidden.reason.as_deref() {
-            None => Authorizer::Unnamed,
-            Some(r) => AUTHORIZER_WORDINGS
-                .iter()
-                .find(|(words, _)| r.starts_with(words))
-                .map_or_else(
-                    || {
-                        // OpenShift 3's authorizer restates the sentence with its projects.
-                        if r.contains(" cannot ") && r.contains(" in project \"") {
-                            Authorizer::Rbac(r.to_owned())
-                        } else {
-                            Authorizer::Other(r.to_owned())
-                        }
-                    },
-                    |(_, by)| match by(r.to_owned()) {
-                        Authorizer::Rbac(r) if r.ends_with("\" not found") => {
-                            Authorizer::RoleMissing(r)
-                        }
-                        by => by,
-                    },
-                ),
-        };
+        let by = forbidden
+            .reason
+            .as_deref()
+            .map_or(Authorizer::Unnamed, authorizer);
         return Some(Denial::Authorizer { forbidden, by });
     }
     let i = m.find(" is forbidden: ")?;
@@ -166,58 +148,53 @@ pub fn parse(message: &str) -> Option<Denial> {
     })
 }
 
+/// The authorizer a 403's reason names.
+fn authorizer(r: &str) -> Authorizer {
+    match AUTHORIZER_WORDINGS
+        .iter()
+        .find(|(words, _)| r.starts_with(words))
+    {
+        Some((_, by)) => match by(r.to_owned()) {
+            Authorizer::Rbac(r) if r.ends_with("\" not found") => Authorizer::RoleMissing(r),
+            by => by,
+        },
+        // OpenShift 3's authorizer restates the sentence with its projects.
+        None if r.contains(" cannot ") && r.contains(" in project \"") => {
+            Authorizer::Rbac(r.to_owned())
+        }
+        None => Authorizer::Other(r.to_owned()),
+    }
+}
+
 /// The ServiceAccount admission plugin's wordings.
 fn service_account(m: &str) -> Option<Denial> {
-    let who = |rest: &str| -> (Option<String>, Option<String>) {
-        let word = rest
-            .split([':', ',', ' '])
-            .next()
-            .unwrap_or("")
-            .trim_matches('"');
-        match word.split_once('/') {
-            Some((ns, name)) => (Some(ns.to_owned()), Some(name.to_owned())),
-            None if !word.is_empty() => (None, Some(word.to_owned())),
-            None => (None, None),
-        }
-    };
-    let lower_no = m.find("no API token found for service account ");
-    let upper_no = m.find("No API token found for service account ");
-    if let Some(i) = lower_no.or(upper_no) {
-        let (namespace, name) = who(&m[i + 39..]);
-        return Some(Denial::ServiceAccount {
-            namespace,
-            name,
-            no_token: true,
-            message: m.to_owned(),
-        });
-    }
-    for open in [
-        "error looking up service account ",
-        "Missing service account ",
-    ] {
-        if let Some(i) = m.find(open) {
-            let (namespace, name) = who(&m[i + open.len()..]);
-            return Some(Denial::ServiceAccount {
-                namespace,
-                name,
-                no_token: false,
-                message: m.to_owned(),
-            });
-        }
-    }
+    let opened = [
+        ("no API token found for service account ", true),
+        ("No API token found for service account ", true),
+        ("error looking up service account ", false),
+        ("Missing service account ", false),
+    ]
+    .iter()
+    .find_map(|&(open, no_token)| Some((&m[m.find(open)? + open.len()..], no_token)));
     // ≤1.8: `service account NS/NAME was not found, retry after the service account is created`.
-    let i = m.find("service account ")?;
-    let rest = &m[i + 16..];
-    if rest.contains(" was not found, retry after the service account is created") {
-        let (namespace, name) = who(rest);
-        return Some(Denial::ServiceAccount {
-            namespace,
-            name,
-            no_token: false,
-            message: m.to_owned(),
-        });
-    }
-    None
+    let (rest, no_token) = opened.or_else(|| {
+        let rest = &m[m.find("service account ")? + 16..];
+        rest.contains(" was not found, retry after the service account is created")
+            .then_some((rest, false))
+    })?;
+    // `NS/NAME` or `"NAME"`, up to the punctuation after it.
+    let word = rest.split([':', ',', ' ']).next().unwrap_or("");
+    let word = word.trim_matches('"');
+    let (namespace, name) = match word.split_once('/') {
+        Some((ns, name)) => (Some(ns.to_owned()), Some(name.to_owned())),
+        None => (None, Some(word.to_owned()).filter(|w| !w.is_empty())),
+    };
+    Some(Denial::ServiceAccount {
+        namespace,
+        name,
+        no_token,
+        message: m.to_owned(),
+    })
 }
 
 /// The NodeRestriction admission plugin's wordings (a kubelet's own request).
@@ -261,56 +238,48 @@ mod tests {
             panic!()
         };
         assert_eq!((name.as_deref(), no_token), (Some("default"), true));
-        assert!(matches!(
-            parse(
-                r#"Pod "busybox" is forbidden: service account default/default was not found, retry after the service account is created"#
+        type IsKind = fn(&Denial) -> bool;
+        let kinds: &[(&str, IsKind)] = &[
+            (
+                r#"Pod "busybox" is forbidden: service account default/default was not found, retry after the service account is created"#,
+                |d| matches!(d, Denial::ServiceAccount { .. }),
             ),
-            Some(Denial::ServiceAccount { .. })
-        ));
-        assert!(matches!(
-            parse(r#"pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged"#),
-            Some(Denial::PodSecurity { policy, .. }) if policy == "restricted:latest"
-        ));
-        assert!(matches!(
-            parse(
-                r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#
+            (
+                r#"pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged"#,
+                |d| matches!(d, Denial::PodSecurity { policy, .. } if policy == "restricted:latest"),
             ),
-            Some(Denial::NodeRestriction { .. })
-        ));
-        assert!(matches!(
-            parse(r#"admission webhook "my.app" denied the request: phone-number not in labels"#),
-            Some(Denial::Webhook { webhook, .. }) if webhook == "my.app"
-        ));
-        assert!(matches!(
-            parse(r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#),
-            Some(Denial::Quota { .. })
-        ));
-        assert!(matches!(
-            parse(r#"pods "p0" is forbidden: Failed quota: default: must specify cpu,memory"#),
-            Some(Denial::Quota { .. })
-        ));
-        assert!(matches!(
-            parse(
-                r#"configmaps "kube-proxy" is forbidden: User "system:node:m" cannot list resource "configmaps" in API group "" in the namespace "kube-system": no relationship found between node 'm' and this object"#
+            (
+                r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#,
+                |d| matches!(d, Denial::NodeRestriction { .. }),
             ),
-            Some(Denial::Authorizer {
-                by: Authorizer::Node(_),
-                ..
-            })
-        ));
-        assert!(matches!(
-            parse(
-                r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#
+            (
+                r#"admission webhook "my.app" denied the request: phone-number not in labels"#,
+                |d| matches!(d, Denial::Webhook { webhook, .. } if webhook == "my.app"),
             ),
-            Some(Denial::Authorizer {
-                by: Authorizer::Unnamed,
-                ..
-            })
-        ));
-        assert!(matches!(
-            parse(r#"pods "x" is forbidden: some plugin said no"#),
-            Some(Denial::Other { .. })
-        ));
+            (
+                r#"pods "nb" is forbidden: exceeded quota: q, requested: limits.cpu=3"#,
+                |d| matches!(d, Denial::Quota { .. }),
+            ),
+            (
+                r#"pods "p0" is forbidden: Failed quota: default: must specify cpu,memory"#,
+                |d| matches!(d, Denial::Quota { .. }),
+            ),
+            (
+                r#"configmaps "kube-proxy" is forbidden: User "system:node:m" cannot list resource "configmaps" in API group "" in the namespace "kube-system": no relationship found between node 'm' and this object"#,
+                |d| matches!(d, Denial::Authorizer { by, .. } if matches!(by, Authorizer::Node(_))),
+            ),
+            (
+                r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" in the namespace "a""#,
+                |d| matches!(d, Denial::Authorizer { by, .. } if matches!(by, Authorizer::Unnamed)),
+            ),
+            (r#"pods "x" is forbidden: some plugin said no"#, |d| {
+                matches!(d, Denial::Other { .. })
+            }),
+        ];
+        for (message, kind) in kinds {
+            let d = parse(message);
+            assert!(d.as_ref().is_some_and(kind), "{message}: {d:?}");
+        }
         assert_eq!(parse("Unauthorized"), None);
     }
 }

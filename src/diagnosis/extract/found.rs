@@ -13,15 +13,7 @@ use crate::diagnosis::reasons::AuthReason;
 #[derive(Debug)]
 pub(super) struct Hit<T> {
     pub(super) value: T,
-    pub(super) provenance: Provenance,
-    pub(super) source: SourceType,
-    pub(super) format: &'static str,
-}
-
-impl<T> Hit<T> {
-    pub(super) fn origin(&self) -> Origin {
-        (self.provenance, self.source, self.format)
-    }
+    pub(super) origin: Origin,
 }
 
 /// Who said an artefact, the evidence type it counts as, and its format.
@@ -73,21 +65,19 @@ impl Found {
     /// Another view of the segment's HTTP answer: merged, the strongest
     /// artefact naming the format.
     pub(super) fn http(&mut self, facts: HttpAnswer, source: SourceType, format: &'static str) {
+        let origin = (Provenance::Answer, source, format);
         match &mut self.http {
             Some(hit) => {
                 if facts.weight > hit.value.weight {
-                    hit.source = source;
-                    hit.format = format;
+                    hit.origin = origin;
                 }
                 hit.value.absorb(facts);
             }
             None => {
                 self.http = Some(Hit {
                     value: facts,
-                    provenance: Provenance::Answer,
-                    source,
-                    format,
-                });
+                    origin,
+                })
             }
         }
     }
@@ -96,39 +86,30 @@ impl Found {
         &mut self,
         reasons: Vec<AuthReason>,
         from: Option<String>,
-        provenance: Provenance,
-        source: SourceType,
-        format: &'static str,
+        origin: Origin,
     ) {
         if self.reasons.is_none() && !reasons.is_empty() {
-            self.reasons = Some(Hit {
-                value: (reasons, from),
-                provenance,
-                source,
-                format,
-            });
+            let value = (reasons, from);
+            self.reasons = Some(Hit { value, origin });
         }
     }
 
+    /// A transport failure: its cause and the others its words fit.
     pub(super) fn transport(
         &mut self,
-        cause: Cause,
-        also: Vec<Cause>,
+        (cause, also): (Cause, Vec<Cause>),
         detail: String,
         source: SourceType,
         format: &'static str,
     ) {
         if self.transport.is_none() {
-            self.transport = Some(Hit {
-                value: TransportFailure {
-                    cause,
-                    detail,
-                    also,
-                },
-                provenance: Provenance::Answer,
-                source,
-                format,
-            });
+            let value = TransportFailure {
+                cause,
+                detail,
+                also,
+            };
+            let origin = (Provenance::Answer, source, format);
+            self.transport = Some(Hit { value, origin });
         }
     }
 

@@ -30,49 +30,27 @@ pub struct Spans {
     pub unclosed: Option<usize>,
 }
 
-/// String-aware brace matching, in one pass.
+/// String-aware brace matching, in one pass: each value read by a [`Balance`]
+/// from its opening brace.
 pub fn spans(text: &str) -> Spans {
-    let bytes = text.as_bytes();
     let mut out = Spans::default();
-    let mut depth = 0usize;
-    let mut start = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    let mut from = 0;
+    while let Some(i) = text[from..].find(['{', '[']) {
+        let start = from + i;
+        let Some(len) = Balance::default().feed(&text[start..]) else {
+            // Only what looks like the start of a JSON value continues on the
+            // next lines (`{`, `[{`, `{"kind": …`); `[invalid bearer token, …`
+            // cut short does not.
+            let after = text[start + 1..].trim_start();
+            if after.is_empty() || after.starts_with(['{', '[', '"', '}', ']']) {
+                out.unclosed = Some(start);
             }
-            continue;
+            break;
+        };
+        if out.objects.len() < MAX_SPANS {
+            out.objects.push((start, start + len));
         }
-        match b {
-            b'"' if depth > 0 => in_string = true,
-            b'{' | b'[' => {
-                if depth == 0 {
-                    start = i;
-                }
-                depth += 1;
-            }
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 && out.objects.len() < MAX_SPANS {
-                    out.objects.push((start, i + 1));
-                }
-            }
-            _ => {}
-        }
-    }
-    // Only what looks like the start of a JSON value continues on the next
-    // lines (`{`, `[{`, `{"kind": …`); `[invalid bearer token, …` cut short
-    // does not.
-    if depth > 0 {
-        let after = text[start + 1..].trim_start();
-        if after.is_empty() || after.starts_with(['{', '[', '"', '}', ']']) {
-            out.unclosed = Some(start);
-        }
+        from = start + len;
     }
     out
 }
@@ -130,8 +108,10 @@ pub enum Doc {
 }
 
 /// The documents in a parsed value, walked to a bounded depth.
-pub fn documents(value: &Value, out: &mut Vec<Doc>) {
-    walk(value, 0, out);
+pub fn documents(value: &Value) -> Vec<Doc> {
+    let mut out = Vec::new();
+    walk(value, 0, &mut out);
+    out
 }
 
 fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
@@ -145,23 +125,17 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
             }
         }
         Value::Object(obj) => {
-            let kind = obj.get("kind").and_then(Value::as_str);
-            if kind == Some("Status") {
-                out.push(Doc::Status(status_of(obj)));
-                return;
-            }
-            if kind == Some("TokenReview") {
-                if let Some(doc) = review_of(obj) {
-                    out.push(doc);
+            match obj.get("kind").and_then(Value::as_str) {
+                Some("Status") => return out.push(Doc::Status(status_of(obj))),
+                Some("TokenReview") => return out.extend(review_of(obj)),
+                // Before the event test: a list shares the events' apiVersion.
+                Some("EventList") => {
+                    if let Some(items) = obj.get("items") {
+                        walk(items, depth + 1, out);
+                    }
+                    return;
                 }
-                return;
-            }
-            // Before the event test: a list shares the events' apiVersion.
-            if kind == Some("EventList") {
-                if let Some(items) = obj.get("items") {
-                    walk(items, depth + 1, out);
-                }
-                return;
+                _ => {}
             }
             if super::audit::is_event(value) || super::audit::is_annotations(value) {
                 out.push(Doc::Audit(value.clone()));
@@ -244,15 +218,13 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
     if !authenticated && error.is_none() {
         return None;
     }
-    let user = status
-        .pointer("/user/username")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let audiences = strings(status.get("audiences"));
     let review = Review {
         authenticated,
-        user,
-        audiences,
+        user: status
+            .pointer("/user/username")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        audiences: strings(status.get("audiences")),
     };
     Some(Doc::Review(review, error))
 }
@@ -261,13 +233,11 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
 pub fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Parses `text` as one JSON value (bounded size and depth).
@@ -320,12 +290,10 @@ pub fn lenient_status(text: &str) -> Option<HttpAnswer> {
             rest.get(..3)?.parse::<u16>().ok()
         })
         .filter(|c| (100..=599).contains(c));
-    let reason = field(window, "reason");
-    let message = field(window, "message");
     Some(HttpAnswer {
         status: code,
-        reason,
-        message,
+        reason: field(window, "reason"),
+        message: field(window, "message"),
         weight: 1,
         ..HttpAnswer::default()
     })
@@ -347,29 +315,24 @@ fn field(window: &str, key: &str) -> Option<String> {
         }
     }
     let open = format!("{key}=");
-    let mut from = 0;
-    while let Some(i) = window[from..].find(&open) {
-        let at = from + i;
-        // A field of its own: after `(` or `, `.
-        if at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('(') {
-            let rest = &window[at + open.len()..];
-            let end = [
-                ", metadata=",
-                ", reason=",
-                ", status=",
-                ", additionalProperties=",
-            ]
-            .iter()
-            .filter_map(|e| rest.find(e))
-            .min()
-            .or_else(|| rest.find([',', ')']))
-            .unwrap_or(rest.len());
-            let value = rest[..end].trim();
-            return (!value.is_empty() && value != "null").then(|| value.to_owned());
-        }
-        from = at + open.len();
-    }
-    None
+    // A field of its own: after `(` or `, `.
+    let (at, _) = window
+        .match_indices(&open)
+        .find(|&(at, _)| at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('('))?;
+    let rest = &window[at + open.len()..];
+    let end = [
+        ", metadata=",
+        ", reason=",
+        ", status=",
+        ", additionalProperties=",
+    ]
+    .iter()
+    .filter_map(|e| rest.find(e))
+    .min()
+    .or_else(|| rest.find([',', ')']))
+    .unwrap_or(rest.len());
+    let value = rest[..end].trim();
+    (!value.is_empty() && value != "null").then(|| value.to_owned())
 }
 
 #[cfg(test)]
@@ -378,9 +341,7 @@ mod tests {
 
     /// The documents in `text`, which must be JSON.
     fn docs_of(text: &str) -> Vec<Doc> {
-        let mut docs = Vec::new();
-        documents(&parse(text).unwrap(), &mut docs);
-        docs
+        documents(&parse(text).unwrap())
     }
 
     #[test]
@@ -421,10 +382,8 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert!(docs.iter().all(|d| matches!(d, Doc::Audit(_))));
         let f = lenient_status("HTTP response body: {'kind': 'Status', 'apiVersion': 'v1', 'code': 401, 'reason': 'Unauthorized'").unwrap();
-        assert_eq!(
-            (f.status, f.reason.as_deref()),
-            (Some(401), Some("Unauthorized"))
-        );
+        assert_eq!(f.status, Some(401));
+        assert_eq!(f.reason.as_deref(), Some("Unauthorized"));
         let f = lenient_status("Received status: Status(apiVersion=v1, code=403, details=null, kind=Status, message=pods is forbidden: User \"a\" cannot list, metadata=ListMeta(), reason=Forbidden, status=Failure)").unwrap();
         assert_eq!(f.status, Some(403));
         assert_eq!(

@@ -59,24 +59,19 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         // kubectl's own framing: the server's message follows on the lines
         // below (`from server for: "FILE": …`).
         let framing = message.starts_with("error when retrieving current configuration of:");
-        let mut facts = HttpAnswer {
+        // Old kubectl prints no reason: the message shows it.
+        let forbidden =
+            message.contains(" is forbidden: ") || message.contains("forbidden: User \"");
+        let reason = reason
+            .or(not_found(message).map(|_| "NotFound"))
+            .or(forbidden.then_some("Forbidden"));
+        let facts = HttpAnswer {
             status: reason.and_then(code_for_reason),
             reason: reason.map(str::to_owned),
             message: (!framing).then(|| message.to_owned()),
             weight: 3,
             ..HttpAnswer::default()
         };
-        // Old kubectl prints no reason: the message shows it.
-        if reason.is_none() {
-            if not_found(message).is_some() {
-                facts.status = Some(404);
-                facts.reason = Some("NotFound".to_owned());
-            } else if message.contains(" is forbidden: ") || message.contains("forbidden: User \"")
-            {
-                facts.status = Some(403);
-                facts.reason = Some("Forbidden".to_owned());
-            }
-        }
         if facts.status == Some(404) && found.request.is_none() {
             found.request = super::url::not_found_request(message);
         }
@@ -188,11 +183,8 @@ mod tests {
         let f = found(
             "Error from server (NotFound): the server could not find the requested resource (post deployments.extensions)",
         );
-        let r = f.request.unwrap();
-        assert_eq!(
-            (r.verb.as_deref(), r.api_group.as_deref()),
-            (Some("create"), Some("extensions"))
-        );
+        let r = f.request.unwrap().describe();
+        assert_eq!(r, "create deployments.extensions at the cluster scope");
         let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
         let f = found(

@@ -37,8 +37,6 @@ pub struct Stripped<'a> {
     pub caller: Option<&'a str>,
     /// The program's text.
     pub text: &'a str,
-    /// The line was behind a Markdown quote marker.
-    pub quoted: bool,
 }
 
 /// A Python traceback's frame line: `  File "path", line 12, in func`.
@@ -55,16 +53,12 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
     let mut stamp: Option<Stamp> = None;
     let mut weak: Option<Stamp> = None;
     let mut caller = None;
-    let mut quoted = false;
     for _ in 0..8 {
         let before = text;
         let t = text.trim_start();
         if let Some(rest) = box_border(t) {
             text = rest;
-        } else if let Some(rest) = markdown_quote(t) {
-            quoted = true;
-            text = rest;
-        } else if let Some(rest) = gutter(t) {
+        } else if let Some(rest) = markdown_quote(t).or_else(|| gutter(t)) {
             text = rest;
         } else if let Some((s, rest)) = journald(t, now) {
             weak.get_or_insert(s);
@@ -74,11 +68,7 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
         } else if let Some((s, rest)) = full_timestamp(t) {
             stamp.get_or_insert(s);
             text = rest;
-        } else if let Some((s, file, rest)) = klog(t, now) {
-            weak.get_or_insert(s);
-            caller = caller.or(file);
-            text = rest;
-        } else if let Some((s, file, rest)) = named_klog(t, now) {
+        } else if let Some((s, file, rest)) = klog(t, now).or_else(|| named_klog(t, now)) {
             weak.get_or_insert(s);
             caller = caller.or(file);
             text = rest;
@@ -96,19 +86,13 @@ pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
         stamp: stamp.or(weak),
         caller,
         text,
-        quoted,
     }
 }
 
 /// `│ text │` or `│ text` (terraform, k9s panes), `╷`/`╵` alone.
 fn box_border(t: &str) -> Option<&str> {
     let rest = t.strip_prefix('│')?;
-    let rest = rest.strip_prefix(' ').unwrap_or(rest);
-    Some(
-        rest.trim_end()
-            .strip_suffix('│')
-            .map_or(rest, |r| r.strip_suffix(' ').unwrap_or(r)),
-    )
+    Some(box_wrapped(t).map_or(rest.strip_prefix(' ').unwrap_or(rest), |(inner, _)| inner))
 }
 
 /// The second line of kube-apiserver's proxy error body
@@ -181,12 +165,7 @@ fn starts_record(line: &str) -> bool {
     let Some(first) = line.chars().next() else {
         return true;
     };
-    if first.is_whitespace()
-        || matches!(
-            first,
-            '{' | '}' | '[' | ']' | '*' | '>' | '<' | '$' | '#' | '"' | '|'
-        )
-    {
+    if first.is_whitespace() || "{}[]*><$#\"|".contains(first) {
         return true;
     }
     // klog (`E0101 `), dates, syslog months, levels and the usual openers.
@@ -283,10 +262,8 @@ const MONTHS: [&str; 12] = [
 fn journald(t: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
     let month = MONTHS.iter().position(|m| t.starts_with(m))? as u32 + 1;
     let rest = t.get(3..)?.strip_prefix(' ')?;
-    let rest = rest.trim_start();
-    let day_len = rest.find(' ')?;
-    let day: u32 = rest[..day_len].parse().ok()?;
-    let rest = &rest[day_len + 1..];
+    let (day, rest) = rest.trim_start().split_once(' ')?;
+    let day: u32 = day.parse().ok()?;
     let time = chrono::NaiveTime::parse_from_str(rest.get(..8)?, "%H:%M:%S").ok()?;
     let rest = rest[8..].strip_prefix(' ')?;
     let (_host, rest) = rest.split_once(' ')?;
@@ -466,13 +443,8 @@ pub fn unescape(text: &str) -> Cow<'_, str> {
     let mut current = Cow::Borrowed(text);
     for _ in 0..MAX_UNESCAPE {
         match unescape_once(&current) {
-            Cow::Borrowed(_) => break,
-            Cow::Owned(next) => {
-                if next == *current {
-                    break;
-                }
-                current = Cow::Owned(next);
-            }
+            Cow::Owned(next) if next != *current => current = Cow::Owned(next),
+            _ => break,
         }
     }
     current
@@ -487,13 +459,14 @@ pub fn hexdump_bytes(t: &str) -> Option<Vec<u8>> {
         return None;
     }
     let hex = rest.split('|').next()?;
-    let mut bytes = Vec::with_capacity(16);
-    for word in hex.split_whitespace() {
-        if word.len() != 2 {
-            return None;
-        }
-        bytes.push(u8::from_str_radix(word, 16).ok()?);
-    }
+    let bytes = hex
+        .split_whitespace()
+        .map(|word| {
+            u8::from_str_radix(word, 16)
+                .ok()
+                .filter(|_| word.len() == 2)
+        })
+        .collect::<Option<Vec<u8>>>()?;
     (!bytes.is_empty() && bytes.len() <= 16).then_some(bytes)
 }
 
@@ -508,10 +481,7 @@ pub fn bytes_as_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn now() -> DateTime<Utc> {
-        crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap()
-    }
+    use crate::diagnosis::extract::tests::now;
 
     #[test]
     fn prefixes_of_every_kind() {
@@ -587,8 +557,7 @@ mod tests {
         );
         assert_eq!(unescape(r"a\u0009b"), "a\tb");
         assert_eq!(unescape("plain"), "plain");
-        let (text, wrapped) = box_wrapped("│ abc-f │").unwrap();
-        assert_eq!((text, wrapped), ("abc-f", true));
+        assert_eq!(box_wrapped("│ abc-f │"), Some(("abc-f", true)));
         let (text, wrapped) = box_wrapped("│ done    │").unwrap();
         assert_eq!((text.trim_end(), wrapped), ("done", false));
         let bytes = hexdump_bytes(

@@ -12,8 +12,6 @@
 
 use super::super::case::CheckerCall;
 use super::checker::{Failure, Found};
-use super::needles::Needles;
-use std::sync::LazyLock;
 
 /// Wordings of a review that answered "not authenticated" with no reason:
 /// istiod's `tokenreview` package, Linkerd's `NotAuthenticated` error.
@@ -35,17 +33,13 @@ const OWN_REVIEW_REFUSED: [(&str, &str); 4] = [
     ("error validating token for ", "Linkerd identity"),
 ];
 
-static NOT_AUTHENTICATED_NEEDLES: LazyLock<Needles> =
-    LazyLock::new(|| Needles::new(NOT_AUTHENTICATED.iter().map(|(n, _)| *n), false));
-
 /// What istiod's audience means for the sidecar's token.
 const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
 
 /// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<Found> {
     let t = line.trim();
-    if let Some(i) = NOT_AUTHENTICATED_NEEDLES.first(t) {
-        let who = NOT_AUTHENTICATED[i].1;
+    if let Some((_, who)) = NOT_AUTHENTICATED.iter().find(|(n, _)| t.contains(n)) {
         return Some(Found {
             http: Some(super::status::unauthorized(
                 format!(

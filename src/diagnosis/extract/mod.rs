@@ -24,7 +24,6 @@ pub mod checker;
 pub mod clients;
 pub mod curl;
 pub mod denial;
-mod excerpt;
 pub mod exchange;
 mod found;
 pub mod json;
@@ -47,10 +46,11 @@ use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
 use super::case::{BearerSeen, CheckerCall, ClockSource};
 use super::cause::Cause;
-pub use excerpt::excerpt;
 use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note};
 
+/// Longest excerpt kept from a line.
+const EXCERPT_CHARS: usize = 240;
 /// Lines a pretty-printed JSON value may span before it is read as lines.
 const MAX_BLOCK_LINES: usize = 4000;
 /// Bytes of a hexdump decoded into one line.
@@ -82,54 +82,38 @@ pub struct NearMiss {
     pub try_type: Option<SourceType>,
 }
 
-/// Words that suggest evidence without making an answer.
-const SIGNALS: &[(&str, &str, Option<SourceType>)] = &[
+/// Words that suggest evidence without making an answer, and what was seen.
+/// The numbers are status codes, which `--type status` reads more leniently.
+const SIGNALS: &[(&str, &str)] = &[
     (
         "Unauthorized",
         "the word \"Unauthorized\" without an answer around it",
-        None,
     ),
     (
         "Forbidden",
         "the word \"Forbidden\" without an answer around it",
-        None,
     ),
     (
         "forbidden",
         "the word \"forbidden\" without a refusal's wording",
-        None,
     ),
-    (
-        "401",
-        "the number 401 without an HTTP status around it",
-        Some(SourceType::Status),
-    ),
-    (
-        "403",
-        "the number 403 without an HTTP status around it",
-        Some(SourceType::Status),
-    ),
-    ("x509", "an x509 text that is not a TLS failure's", None),
+    ("401", "the number 401 without an HTTP status around it"),
+    ("403", "the number 403 without an HTTP status around it"),
+    ("x509", "an x509 text that is not a TLS failure's"),
     (
         "TokenReview",
         "a TokenReview that is neither accepted nor rejected",
-        None,
     ),
-    ("token", "the word \"token\" without a known message", None),
-    (
-        "denied",
-        "the word \"denied\" without a known refusal",
-        None,
-    ),
+    ("token", "the word \"token\" without a known message"),
+    ("denied", "the word \"denied\" without a known refusal"),
 ];
 
 /// A pretty-printed JSON value being read over several lines.
 #[derive(Debug)]
 struct Block {
-    first: usize,
     stamp: Option<Stamp>,
-    /// The lines as read (the first from its opening brace), for reading
-    /// them one by one again if the value turns out not to be one.
+    /// The lines as read (the first from its opening brace, never none), for
+    /// reading them one by one again if the value turns out not to be one.
     lines: Vec<(usize, String)>,
     bytes: usize,
     balance: json::Balance,
@@ -229,13 +213,8 @@ impl<'a> Scanner<'a> {
         if let Some((stamp, log)) = layers::docker_json(s.text) {
             for part in log.split('\n').filter(|p| !p.trim().is_empty()) {
                 let inner = layers::strip(part, self.now);
-                self.segment(
-                    number,
-                    inner.text,
-                    stamp.or(inner.stamp),
-                    inner.caller,
-                    false,
-                );
+                let stamp = stamp.or(inner.stamp);
+                self.segment(number, inner.text, stamp, inner.caller, false);
             }
             return;
         }
@@ -254,23 +233,17 @@ impl<'a> Scanner<'a> {
         };
         let t = text.trim_start();
         let continues = t.is_empty()
-            || t.starts_with(['"', '}', ']', '{', '[', ',', '-'])
-            || t.starts_with(|c: char| c.is_ascii_digit())
-            || t.starts_with("true")
-            || t.starts_with("false")
-            || t.starts_with("null");
+            || t.starts_with(|c: char| c.is_ascii_digit() || "\"}]{[,-".contains(c))
+            || ["true", "false", "null"].iter().any(|w| t.starts_with(w));
         if !continues || block.lines.len() >= MAX_BLOCK_LINES || block.bytes > json::MAX_DOC {
             self.abort_block();
             return false;
         }
         let end = block.balance.feed(text);
-        let (part, rest) = match end {
-            Some(i) => (&text[..i], Some(&text[i..])),
-            None => (text, None),
-        };
+        let (part, rest) = text.split_at(end.unwrap_or(text.len()));
         block.bytes += part.len() + 1;
         block.lines.push((number, part.to_owned()));
-        if let Some(rest) = rest {
+        if end.is_some() {
             let block = self.block.take().expect("a block is open");
             self.end_block(block);
             if !rest.trim().is_empty() {
@@ -283,21 +256,15 @@ impl<'a> Scanner<'a> {
 
     /// A JSON value that closed: read it as a document, or line by line.
     fn end_block(&mut self, block: Block) {
-        let text: String = block
-            .lines
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut found = Found::new(block.first, block.stamp);
+        let lines: Vec<&str> = block.lines.iter().map(|(_, l)| l.as_str()).collect();
+        let text = lines.join("\n");
+        let mut found = Found::new(block.lines[0].0, block.stamp);
         if json::interesting(&text)
             && let Some(value) = json::parse(&text)
+            && self.documents(&mut found, &value, lines[0], true)
         {
-            let first_line = block.lines.first().map_or("", |(_, l)| l.as_str());
-            if self.documents(&mut found, &value, first_line, true) {
-                self.emit(found, first_line);
-                return;
-            }
+            self.emit(found, lines[0]);
+            return;
         }
         self.replay(block);
     }
@@ -331,34 +298,30 @@ impl<'a> Scanner<'a> {
         // body around them is often cut short.
         if let Some(v) = exchange::find(text) {
             // A body: the status, when shown, is on the client's own line.
-            found.http(
-                HttpAnswer {
-                    relay: Some(v.service.to_owned()),
-                    relay_status: status::stated_code(text),
-                    verdict: Some(v),
-                    weight: 1,
-                    ..HttpAnswer::default()
-                },
-                SourceType::ClientError,
-                clients::label(text),
-            );
+            let facts = HttpAnswer {
+                relay: Some(v.service.to_owned()),
+                relay_status: status::stated_code(text),
+                verdict: Some(v),
+                weight: 1,
+                ..HttpAnswer::default()
+            };
+            found.http(facts, SourceType::ClientError, clients::label(text));
         }
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
             if let Some(u) = url::url_in_command(cmd.line) {
-                let post = cmd.line.contains(" -XPOST")
-                    || cmd.line.contains(" -X POST")
-                    || cmd.line.contains(" -d ")
-                    || cmd.line.contains(" --data");
+                let post = [" -XPOST", " -X POST", " -d ", " --data"]
+                    .iter()
+                    .any(|flag| cmd.line.contains(flag));
                 let method = if post { "POST" } else { "GET" };
                 found.context.push(Kind::Request(url::request_from_url(
                     (cmd.program != "kubectl").then_some(method),
                     u,
                 )));
             }
-            if let Some(b) = shell::credentials(&cmd) {
-                found.context.push(Kind::Bearer(b));
-            }
+            found
+                .context
+                .extend(shell::credentials(&cmd).map(Kind::Bearer));
             self.emit(found, text);
             return;
         }
@@ -376,10 +339,9 @@ impl<'a> Scanner<'a> {
         let mut consumed = false;
         for &(a, b) in &spans.objects {
             let span = &text[a..b];
-            if !json::interesting(span) {
-                continue;
-            }
-            if let Some(value) = json::parse(span) {
+            if json::interesting(span)
+                && let Some(value) = json::parse(span)
+            {
                 let whole = text[..a].trim().is_empty() && text[b..].trim().is_empty();
                 if self.documents(&mut found, &value, text, whole) {
                     consumed |= whole;
@@ -399,7 +361,6 @@ impl<'a> Scanner<'a> {
             let _ = balance.feed(part);
             self.emit(found, text);
             self.block = Some(Block {
-                first: number,
                 stamp,
                 lines: vec![(number, part.to_owned())],
                 bytes: part.len(),
@@ -429,13 +390,12 @@ impl<'a> Scanner<'a> {
             && let Some(err) = value.get("err").and_then(serde_json::Value::as_str)
         {
             let reasons = super::reasons::parse_auth_error(err);
-            found.reasons(
-                reasons,
-                None,
+            let origin = (
                 Provenance::Authenticator,
                 SourceType::ApiserverLog,
                 "json-log",
             );
+            found.reasons(reasons, None, origin);
             if let Some(ts) = value.get("ts").and_then(serde_json::Value::as_f64) {
                 let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
                 found.stamp = at.map(|at| Stamp::new(at, ClockSource::LogTimestamp));
@@ -449,8 +409,7 @@ impl<'a> Scanner<'a> {
             }
             return true;
         }
-        let mut docs = Vec::new();
-        json::documents(value, &mut docs);
+        let docs = json::documents(value);
         let any = !docs.is_empty();
         for doc in docs {
             match doc {
@@ -475,13 +434,8 @@ impl<'a> Scanner<'a> {
                 json::Doc::Review(review, error) => {
                     found.review = Some(review);
                     if let Some(error) = error {
-                        found.reasons(
-                            super::reasons::parse_auth_error(&error),
-                            None,
-                            Provenance::Authenticator,
-                            SourceType::ApiserverLog,
-                            "token-review",
-                        );
+                        let reasons = super::reasons::parse_auth_error(&error);
+                        found.reasons(reasons, None, TOKEN_REVIEW);
                     }
                 }
                 json::Doc::Audit(v) => {
@@ -510,10 +464,7 @@ impl<'a> Scanner<'a> {
         }
         let had_http = found.http.is_some();
         let unescaped = layers::unescape(raw);
-        for logical in unescaped.split('\n') {
-            if logical.trim().is_empty() {
-                continue;
-            }
+        for logical in unescaped.split('\n').filter(|l| !l.trim().is_empty()) {
             self.logical(found, logical, caller);
         }
         // A status inside an authenticator's reasons is its own onward
@@ -522,7 +473,7 @@ impl<'a> Scanner<'a> {
             && found
                 .reasons
                 .as_ref()
-                .is_some_and(|r| r.provenance == Provenance::Authenticator)
+                .is_some_and(|r| r.origin.0 == Provenance::Authenticator)
         {
             found.http = None;
         }
@@ -536,12 +487,9 @@ impl<'a> Scanner<'a> {
         line: &str,
     ) {
         if let Some(err) = a.own_call_failed {
-            let who = checker::name(line).or(match caller {
-                Some(c) if !c.starts_with("authentication.go") => {
-                    Some("an authenticator (kubelet, proxy)")
-                }
-                _ => None,
-            });
+            let elsewhere = caller.is_some_and(|c| !c.starts_with("authentication.go"));
+            let who =
+                checker::name(line).or(elsewhere.then_some("an authenticator (kubelet, proxy)"));
             found.checker_failed(
                 who,
                 format!("its own TokenReview request failed: {err}"),
@@ -554,13 +502,8 @@ impl<'a> Scanner<'a> {
             Some(_) => (Provenance::Forwarded, SourceType::Checker),
             None => (Provenance::Authenticator, SourceType::ApiserverLog),
         };
-        found.reasons(
-            a.reasons,
-            a.from.map(str::to_owned),
-            provenance,
-            source,
-            a.format,
-        );
+        let origin = (provenance, source, a.format);
+        found.reasons(a.reasons, a.from.map(str::to_owned), origin);
         if let Some(era) = caller.and_then(aggregate::era_of_caller) {
             found.context.push(Kind::Note(era));
         }
@@ -600,37 +543,31 @@ impl<'a> Scanner<'a> {
             let id = line[i + 13..].split('\'').next().unwrap_or("");
             found.context.push(audit_id_note(id));
         }
-        if let Some(at) = status::date_header(line) {
-            found.context.push(Kind::Date(at));
-        }
+        found
+            .context
+            .extend(status::date_header(line).map(Kind::Date));
         if line.contains("TLS handshake error from") {
             found.context.push(Kind::Note(format!(
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if !reviewed && let Some((cause, also)) = transport::detect_all(line) {
-            found.transport(
-                cause,
-                also,
-                line.trim().to_owned(),
-                SourceType::ClientError,
-                clients::label(line),
-            );
+        } else if !reviewed && let Some(failure) = transport::detect_all(line) {
+            let (detail, format) = (line.trim().to_owned(), clients::label(line));
+            found.transport(failure, detail, SourceType::ClientError, format);
         }
-        if let Some((kind, name)) = missing(line) {
-            found.missing.push((kind, name));
-        }
+        found.missing.extend(missing(line));
     }
 
     fn signal(&mut self, number: usize, text: &str) {
         if self.near.is_some() {
             return;
         }
-        if let Some((_, what, try_type)) = SIGNALS.iter().find(|(w, ..)| text.contains(w)) {
+        if let Some(&(word, what)) = SIGNALS.iter().find(|(w, _)| text.contains(w)) {
+            let code = word.bytes().all(|b| b.is_ascii_digit());
             self.near = Some(NearMiss {
                 line: number,
                 what,
-                try_type: *try_type,
+                try_type: code.then_some(SourceType::Status),
             });
         }
     }
@@ -660,18 +597,17 @@ impl<'a> Scanner<'a> {
             let origin = (Provenance::Answer, SourceType::Checker, format);
             self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
-            self.push(at, hit.origin(), Kind::Http(hit.value));
+            self.push(at, hit.origin, Kind::Http(hit.value));
         }
         if let Some(hit) = reasons {
-            let origin = hit.origin();
             let (reasons, from) = hit.value;
-            self.push(at, origin, Kind::Reasons { reasons, from });
+            self.push(at, hit.origin, Kind::Reasons { reasons, from });
         }
         if let Some(review) = review {
             self.push(at, TOKEN_REVIEW, Kind::Review(review));
         }
         if !answered && let Some(hit) = transport {
-            self.push(at, hit.origin(), Kind::Transport(hit.value));
+            self.push(at, hit.origin, Kind::Transport(hit.value));
         }
         if let Some(failure) = server {
             let origin = (
@@ -766,22 +702,14 @@ fn checked(found: &mut Found, line: &str) -> bool {
         found.http(h, SourceType::Checker, format);
     }
     if !c.reasons.is_empty() {
-        found.reasons(
-            c.reasons,
-            Some("Vault".to_owned()),
-            Provenance::Forwarded,
-            SourceType::Checker,
-            "vault",
-        );
+        let origin = (Provenance::Forwarded, SourceType::Checker, "vault");
+        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
     }
-    if let Some((method, u)) = c.url {
-        found
-            .context
-            .push(Kind::Request(url::request_from_url(Some(&method), &u)));
-    }
-    if let Some(note) = c.note {
-        found.context.push(Kind::Note(note));
-    }
+    let request = c
+        .url
+        .map(|(method, u)| url::request_from_url(Some(&method), &u));
+    found.context.extend(request.map(Kind::Request));
+    found.context.extend(c.note.map(Kind::Note));
     reviewed
 }
 
@@ -807,35 +735,25 @@ fn refused(found: &mut Found, line: &str) {
 /// A status stated on its own: kube-apiserver's httplog, a status line, a
 /// bare code, or an `Audit-Id` header.
 fn stated_status(found: &mut Found, line: &str) {
-    if let Some((method, path, code)) = status::httplog(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::ApiserverLog,
-            "httplog",
-        );
-        found
-            .context
-            .push(Kind::Request(url::request_from_url(Some(method), path)));
-        found.context.push(Kind::Note(
-            "kube-apiserver's own record of the status it answered".to_owned(),
-        ));
+    let (code, source, format) = if let Some((method, path, code)) = status::httplog(line) {
+        let request = url::request_from_url(Some(method), path);
+        found.context.push(Kind::Request(request));
+        let note = "kube-apiserver's own record of the status it answered";
+        found.context.push(Kind::Note(note.to_owned()));
+        (code, SourceType::ApiserverLog, "httplog")
     } else if let Some((code, _)) = status::status_line(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::Status,
-            "http-response",
-        );
+        (code, SourceType::Status, "http-response")
     } else if let Some(code) = status::bare_code(line) {
-        found.http(
-            HttpAnswer::with_status(code, 2),
-            SourceType::Status,
-            "status-code",
-        );
-    } else if let Some((name, value)) = line.trim().split_once(':')
-        && name.eq_ignore_ascii_case("audit-id")
-    {
-        found.context.push(audit_id_note(value.trim()));
-    }
+        (code, SourceType::Status, "status-code")
+    } else {
+        if let Some((name, value)) = line.trim().split_once(':')
+            && name.eq_ignore_ascii_case("audit-id")
+        {
+            found.context.push(audit_id_note(value.trim()));
+        }
+        return;
+    };
+    found.http(HttpAnswer::with_status(code, 2), source, format);
 }
 
 /// What kubectl or another client printed in `line`.
@@ -848,8 +766,8 @@ fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
             found.http(h, SourceType::Kubectl, format);
         }
         if let Some(t) = k.transport {
-            let (cause, also) = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(cause, also, t, SourceType::Kubectl, "kubectl");
+            let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
+            found.transport(failure, t, SourceType::Kubectl, "kubectl");
         }
         found.context.extend(k.request.map(Kind::Request));
         found.context.extend(k.note.map(Kind::Note));
@@ -864,6 +782,16 @@ fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
         found.context.extend(c.request.map(Kind::Request));
         found.context.extend(c.note.map(Kind::Note));
     }
+}
+
+/// What of a line may be shown: trimmed, tokens redacted, cut to a readable
+/// length. Every excerpt and note built from evidence goes through here.
+pub fn excerpt(line: &str) -> String {
+    let line = crate::redact::redact(line.trim());
+    if line.chars().count() <= EXCERPT_CHARS {
+        return line.into_owned();
+    }
+    line.chars().take(EXCERPT_CHARS - 1).chain(['…']).collect()
 }
 
 /// Where to look up an `Audit-Id` the paste shows.

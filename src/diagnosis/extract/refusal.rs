@@ -23,8 +23,7 @@ pub struct Refusal {
 
 /// Where a message that runs to the end of a log field ends.
 fn cut(text: &str) -> &str {
-    let mut end = text.len();
-    for stop in [
+    let mut end = [
         "\"}",
         "\",\"",
         "\", \"",
@@ -35,11 +34,11 @@ fn cut(text: &str) -> &str {
         "', '",
         "'}",
         ". Authenticator ",
-    ] {
-        if let Some(i) = text.find(stop) {
-            end = end.min(i);
-        }
-    }
+    ]
+    .iter()
+    .filter_map(|stop| text.find(stop))
+    .min()
+    .unwrap_or(text.len());
     // `" key=` (logfmt, klog structured): the field ended.
     for (i, _) in text.match_indices("\" ") {
         let after = &text[i + 2..];

@@ -75,13 +75,10 @@ fn prompt_end(t: &str) -> Option<usize> {
             let before = &head[..i];
             let plausible = before.is_empty()
                 || before.contains('@')
-                || before.starts_with('[')
+                || before.starts_with(['[', '/'])
                 || before.starts_with("PS ")
-                || before.starts_with('/')
-                || before.ends_with('~')
-                || before.ends_with(')')
-                || before.ends_with(':');
-            if plausible && !before.contains('"') && !before.contains('=') {
+                || before.ends_with(['~', ')', ':']);
+            if plausible && !before.contains(['"', '=']) {
                 return Some(i + marker.len());
             }
         }

@@ -77,10 +77,9 @@ pub fn status_line(line: &str) -> Option<(u16, &str)> {
     let rest = rest.trim_start();
     let code: u16 = rest.get(..3)?.parse().ok()?;
     let after = rest.get(3..).unwrap_or("");
-    if !after.is_empty() && !after.starts_with(' ') {
-        return None;
-    }
-    (100..=599).contains(&code).then_some((code, after.trim()))
+    // The code alone, or a space and its reason phrase.
+    let alone = !after.starts_with(|c: char| c != ' ');
+    (alone && (100..=599).contains(&code)).then_some((code, after.trim()))
 }
 
 /// `401`, `401 Unauthorized`, `HTTP 403 Forbidden`, `status code: 404` as a
@@ -169,18 +168,12 @@ pub fn stated_code(line: &str) -> Option<u16> {
         LazyLock::new(|| Needles::new(BEFORE_CODE.iter().copied(), false));
     let phrases: &[&str] = if PHRASES.any(line) { BEFORE_CODE } else { &[] };
     for phrase in phrases {
-        let mut from = 0;
-        while let Some(i) = line[from..].find(phrase) {
-            let at = from + i + phrase.len();
-            if let Some(code) = code_at(&line[at..]) {
-                // `status=200` needs a word boundary before it.
-                if *phrase == "status=" && !line[..from + i].ends_with([' ', '\t']) {
-                    from = at;
-                    continue;
-                }
+        for (i, _) in line.match_indices(phrase) {
+            // `status=200` needs a word boundary before it.
+            let bounded = *phrase != "status=" || line[..i].ends_with([' ', '\t']);
+            if let Some(code) = code_at(&line[i + phrase.len()..]).filter(|_| bounded) {
                 return Some(code);
             }
-            from = at;
         }
     }
     // `401 Unauthorized`, `403 Forbidden` anywhere (a code and its phrase).
@@ -222,17 +215,10 @@ pub fn stated_code(line: &str) -> Option<u16> {
         return Some(code);
     }
     // Anywhere in a line: `HTTP/1.1 401` (wget, OkHttp, a pasted response).
-    let mut from = 0;
-    while let Some(i) = line[from..].find("HTTP/") {
-        if let Some((code, _)) = status_line(&line[from + i..]) {
-            return Some(code);
-        }
-        if let Some(code) = access_log_status(&line[from + i + 5..]) {
-            return Some(code);
-        }
-        from += i + 5;
-    }
-    None
+    line.match_indices("HTTP/").find_map(|(i, _)| {
+        let code = status_line(&line[i..]).map(|(code, _)| code);
+        code.or_else(|| access_log_status(&line[i + 5..]))
+    })
 }
 
 /// An access log's status (the common log format of nginx, Apache, a proxy
@@ -279,32 +265,21 @@ pub const INTERNAL_ERROR: &str = "Internal error occurred: ";
 /// Client texts that stand for a status when no Status body was read:
 /// client-go's `NewGenericServerResponse` wordings and other clients' own.
 pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
-    const TEXTS: &[(&str, u16, &str)] = &[
+    // client-go's wordings, each its own message; they are looked for first.
+    const OWN: &[(&str, u16)] = &[
         (
             "the server has asked for the client to provide credentials",
             401,
-            "the server has asked for the client to provide credentials",
         ),
-        (
-            "You must be logged in to the server",
-            401,
-            "You must be logged in to the server",
-        ),
+        ("You must be logged in to the server", 401),
         (
             "the server does not allow access to the requested resource",
             403,
-            "the server does not allow access to the requested resource",
         ),
-        (
-            "the server could not find the requested resource",
-            404,
-            "the server could not find the requested resource",
-        ),
-        (
-            "the server is currently unable to handle the request",
-            503,
-            "the server is currently unable to handle the request",
-        ),
+        ("the server could not find the requested resource", 404),
+        ("the server is currently unable to handle the request", 503),
+    ];
+    const TEXTS: &[(&str, u16, &str)] = &[
         ("Unauthorized! Token may have expired", 401, "Unauthorized"),
         ("code = Unauthenticated", 401, "Unauthenticated"),
         (
@@ -335,10 +310,11 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
             "the server could not find the requested resource",
         ),
     ];
-    TEXTS
-        .iter()
+    OWN.iter()
+        .map(|&(text, code)| (text, code, text))
+        .chain(TEXTS.iter().copied())
         .find(|(needle, ..)| line.contains(needle))
-        .map(|(_, code, text)| (*code, *text))
+        .map(|(_, code, text)| (code, text))
 }
 
 /// Whether a 404's message is client-go's text for a 404 without a Status
@@ -370,8 +346,7 @@ pub fn ends_unauthorized(line: &str) -> bool {
     let before = before.trim_end_matches(['"', '\'', '(']);
     before.is_empty()
         || before.ends_with(": ")
-        || before.ends_with(':')
-        || before.ends_with('=')
+        || before.ends_with([':', '='])
         || before.ends_with("error ")
         || before.ends_with("Error ")
 }
@@ -413,13 +388,11 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
             .ok()
             .map(|t| t.with_timezone(&Utc))
     };
-    if let Some(i) = line.find("'Date': '") {
-        let rest = &line[i + 9..];
-        return rest.find('\'').and_then(|end| parse(&rest[..end]));
-    }
-    if let Some(i) = line.find("\"Date\": \"") {
-        let rest = &line[i + 9..];
-        return rest.find('"').and_then(|end| parse(&rest[..end]));
+    for (open, quote) in [("'Date': '", '\''), ("\"Date\": \"", '"')] {
+        if let Some(i) = line.find(open) {
+            let rest = &line[i + 9..];
+            return rest.find(quote).and_then(|end| parse(&rest[..end]));
+        }
     }
     let l = line.trim_start_matches(['<', ' ', '\t']);
     if l.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("date:")) {

@@ -3,7 +3,8 @@
 use super::*;
 use crate::diagnosis::case::BindingKind;
 
-fn now() -> DateTime<Utc> {
+/// The instant the tests read year-less stamps against.
+pub(super) fn now() -> DateTime<Utc> {
     crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap()
 }
 
@@ -43,23 +44,17 @@ fn a_pretty_status_after_a_prompt() {
     let text = "$ curl -k https://h/api/v1/namespaces/default/services\n{\n  \"kind\": \"Status\",\n  \"metadata\": {\n    \n  },\n  \"message\": \"services is forbidden: User \\\"system:anonymous\\\" cannot list\",\n  \"reason\": \"Forbidden\",\n  \"code\": 403\n}root@pod:/# curl https://h/x\n";
     let k = kinds(text);
     assert!(matches!(k[0].1, Kind::Boundary));
-    let http: Vec<&(usize, Kind)> = k
+    let http: Vec<_> = k
         .iter()
-        .filter(|(_, k)| matches!(k, Kind::Http(_)))
+        .filter_map(|(n, k)| match k {
+            Kind::Http(h) => Some((*n, h.status)),
+            _ => None,
+        })
         .collect();
-    assert_eq!(http.len(), 1);
-    assert_eq!(http[0].0, 2);
-    let Kind::Http(h) = &http[0].1 else {
-        unreachable!()
-    };
-    assert_eq!(h.status, Some(403));
+    assert_eq!(http, [(2, Some(403))]);
     // The command glued after the closing brace starts the next request.
-    assert!(
-        k.iter()
-            .filter(|(_, k)| matches!(k, Kind::Boundary))
-            .count()
-            == 2
-    );
+    let boundaries = k.iter().filter(|(_, k)| matches!(k, Kind::Boundary));
+    assert_eq!(boundaries.count(), 2);
 }
 
 #[test]
@@ -80,13 +75,8 @@ fn escaped_and_wrapped_and_dumped() {
     let text = "│ x I0204 20:02:58.118029 1 request.go:1154] Response Body: {\"kind\":\"Status\",\"message\":\"tokenreviews.authentication.k8s.io is forbidden: User \\\"sys │\n│ tem:serviceaccount:r:o\\\" cannot create resource \\\"tokenreviews\\\" in API group \\\"authentication.k8s.io\\\" at the cluster scope\",\"code\":403}           │\n";
     let k = kinds(text);
     assert!(
-        k.iter().any(|(_, k)| matches!(
-            k,
-            Kind::CheckerFailure(crate::diagnosis::case::CheckerFailure {
-                call: crate::diagnosis::case::CheckerCall::Refused,
-                ..
-            })
-        )),
+        k.iter()
+            .any(|(_, k)| matches!(k, Kind::CheckerFailure(f) if f.call == CheckerCall::Refused)),
         "{k:?}"
     );
     let text = "Oct 10 10:11:38 n kubelet[1]: 00000460  48 5b 69 6e 76 61 6c 69  64 20 62 65 61 72 65 72  |H[invalid bearer|\nOct 10 10:11:38 n kubelet[1]: 00000470  20 74 6f 6b 65 6e 2c 20  73 71 75 61 72 65 2f 67  | token, square/g|\nOct 10 10:11:38 n kubelet[1]: 00000480  6f 2d 6a 6f 73 65 3a 20  65 72 72 6f 72 20 69 6e  |o-jose: error in|\nOct 10 10:11:38 n kubelet[1]: 00000490  20 63 72 79 70 74 6f 67  72 61 70 68 69 63 20 70  | cryptographic p|\nOct 10 10:11:38 n kubelet[1]: 000004a0  72 69 6d 69 74 69 76 65  5d 1a 00 22 00           |rimitive]..\".|\n";

@@ -160,11 +160,9 @@ fn method_of(word: &str) -> Option<&'static str> {
 /// The first `http(s)://…` URL in a command line, without shell quoting.
 pub fn url_in_command(line: &str) -> Option<&str> {
     let i = line.find("https://").or_else(|| line.find("http://"))?;
-    let rest = &line[i..];
-    let end = rest
-        .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-        .unwrap_or(rest.len());
-    Some(&rest[..end])
+    line[i..]
+        .split(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        .next()
 }
 
 #[cfg(test)]
@@ -173,35 +171,29 @@ mod tests {
 
     #[test]
     fn rest_paths() {
-        let r = request_from_url(
-            Some("GET"),
-            "https://10.96.0.1/api/v1/namespaces/shop/pods?limit=500",
-        );
-        assert_eq!(
+        // `describe` shows the verb, resource, group, subresource, name,
+        // namespace (or cluster scope) and a non-resource path.
+        for (url, want) in [
             (
-                r.verb.as_deref(),
-                r.resource.as_deref(),
-                r.namespace.as_deref()
+                "https://10.96.0.1/api/v1/namespaces/shop/pods?limit=500",
+                r#"list pods in namespace "shop""#,
             ),
-            (Some("list"), Some("pods"), Some("shop"))
-        );
-        let r = request_from_url(
-            Some("GET"),
-            "/apis/ray.io/v1/namespaces/ml/rayclusters/rc/status",
-        );
-        assert_eq!(r.api_group.as_deref(), Some("ray.io"));
-        assert_eq!(
-            (r.name.as_deref(), r.subresource.as_deref()),
-            (Some("rc"), Some("status"))
-        );
-        let r = request_from_url(Some("GET"), "/api/v1/nodes?watch=true");
-        assert_eq!((r.verb.as_deref(), r.namespace), (Some("watch"), None));
-        let r = request_from_url(Some("GET"), "/version");
-        assert_eq!(r.path.as_deref(), Some("/version"));
+            (
+                "/apis/ray.io/v1/namespaces/ml/rayclusters/rc/status",
+                r#"get rayclusters.ray.io/status "rc" in namespace "ml""#,
+            ),
+            (
+                "/api/v1/nodes?watch=true",
+                "watch nodes at the cluster scope",
+            ),
+            ("/version", "get path /version"),
+        ] {
+            assert_eq!(request_from_url(Some("GET"), url).describe(), want, "{url}");
+        }
         let r = not_found_request(r#"rayclusters.ray.io "rc" not found"#).unwrap();
         assert_eq!(
-            (r.resource.as_deref(), r.api_group.as_deref()),
-            (Some("rayclusters"), Some("ray.io"))
+            r.describe(),
+            r#"get rayclusters.ray.io "rc" at the cluster scope"#
         );
     }
 
