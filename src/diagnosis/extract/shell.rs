@@ -51,13 +51,13 @@ pub struct CommandLine<'a> {
 pub fn command(text: &str) -> Option<CommandLine<'_>> {
     let t = text.trim();
     let after_prompt = prompt_end(t).map_or(t, |i| t[i..].trim_start());
-    let program = after_prompt.split_whitespace().next()?;
-    let program = program.rsplit('/').next().unwrap_or(program);
+    let word = after_prompt.split_whitespace().next()?;
+    let program = word.rsplit('/').next().unwrap_or(word);
     if !PROGRAMS.contains(&program) && !program.starts_with("kubectl-") {
         return None;
     }
     // A bare line must look like a command (flags or arguments follow).
-    if after_prompt.len() == t.len() && !after_prompt[program.len()..].starts_with(' ') {
+    if after_prompt.len() == t.len() && !after_prompt[word.len()..].starts_with(' ') {
         return None;
     }
     Some(CommandLine {
@@ -141,6 +141,7 @@ mod tests {
             ),
             ("# journalctl -f -u kubelet.service", "journalctl"),
             ("> kubectl version", "kubectl"),
+            ("/usr/bin/curl -k https://10.0.0.1:6443/api", "curl"),
         ] {
             assert_eq!(command(line).map(|c| c.program), Some(program), "{line}");
         }
@@ -149,6 +150,7 @@ mod tests {
             "curl: (7) Failed to connect",
             "the kubectl binary",
             "msg=\"$ kubectl\"",
+            "/usr/bin/curl",
         ] {
             assert_eq!(command(line), None, "{line}");
         }
