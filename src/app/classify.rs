@@ -14,7 +14,7 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
 use crate::report::classify::{InputJson, JsonStream, TableStream};
-use crate::report::{DataFormat, write_data};
+use crate::report::{DataFormat, yaml};
 use crate::settings::Settings;
 use crate::token::Token;
 
@@ -83,8 +83,7 @@ pub fn run(
             }
             let tally = w.finish()?;
             if data == DataFormat::Yaml {
-                let document: serde_json::Value = serde_json::from_slice(&buffer)?;
-                write_data(out, data, &document)?;
+                out.write_all(yaml::from_json(&buffer)?.as_bytes())?;
             }
             tally
         }

@@ -29,17 +29,25 @@ fn needs_mark(c: char) -> bool {
 
 /// Renders `value` as YAML text ending in a newline.
 pub fn to_string(value: &impl Serialize) -> Result<String, serde_saphyr::ser::Error> {
-    let mut text = render(value)?;
+    let text = render(value)?;
     if text.chars().any(needs_mark) {
-        let error = |e: serde_json::Error| serde_saphyr::ser::Error::custom(e);
-        let json = serde_json::to_vec(value).map_err(error)?;
-        let marked: Ordered = serde_json::from_slice(&json).map_err(error)?;
-        text = unmark(&render(&marked)?);
+        let json = serde_json::to_vec(value).map_err(serde_saphyr::ser::Error::custom)?;
+        return from_json(&json);
     }
+    Ok(ending_in_newline(text))
+}
+
+/// Renders a JSON document as YAML, its keys in the document's order.
+pub fn from_json(json: &[u8]) -> Result<String, serde_saphyr::ser::Error> {
+    let marked: Ordered = serde_json::from_slice(json).map_err(serde_saphyr::ser::Error::custom)?;
+    Ok(ending_in_newline(unmark(&render(&marked)?)))
+}
+
+fn ending_in_newline(mut text: String) -> String {
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    Ok(text)
+    text
 }
 
 fn render(value: &impl Serialize) -> Result<String, serde_saphyr::ser::Error> {

@@ -37,10 +37,24 @@ fn yaml_equals_json() {
         &["classify", "testdata/evidence/kubectl-401-credentials.txt"],
     ];
     for args in cases {
-        let json: Value = serde_json::from_slice(&run(args, "json")).unwrap();
-        let yaml: Value = serde_saphyr::from_slice(&run(args, "yaml"))
+        let (json_text, yaml_text) = (run(args, "json"), run(args, "yaml"));
+        let json: Value = serde_json::from_slice(&json_text).unwrap();
+        let yaml: Value = serde_saphyr::from_slice(&yaml_text)
             .unwrap_or_else(|e| panic!("{args:?}: YAML does not parse: {e}"));
         assert_eq!(yaml, json, "{args:?}");
+        // Value compares maps unordered: the order is checked on the text.
+        let json_keys: Vec<_> = String::from_utf8(json_text)
+            .unwrap()
+            .lines()
+            .filter_map(|l| Some(l.strip_prefix("  \"")?.split_once('"')?.0.to_owned()))
+            .collect();
+        let yaml_keys: Vec<_> = String::from_utf8(yaml_text)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with([' ', '-']))
+            .filter_map(|l| Some(l.split_once(':')?.0.to_owned()))
+            .collect();
+        assert_eq!(yaml_keys, json_keys, "{args:?}: keys in the JSON's order");
     }
 }
 
