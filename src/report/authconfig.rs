@@ -41,7 +41,7 @@ pub struct RoutedJson<'a> {
     /// Every check, in kube-apiserver's order.
     pub checks: Vec<RuleCheckJson<'a>>,
     /// The user the mappings build.
-    pub user: UserJson<'a>,
+    pub user: MappedUserJson<'a>,
 }
 
 /// One check.
@@ -61,7 +61,7 @@ pub struct RuleCheckJson<'a> {
 
 /// The mapped user.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct UserJson<'a> {
+pub struct MappedUserJson<'a> {
     /// Username, or null when its mapping failed.
     pub username: Option<&'a str>,
     /// Uid, or null.
@@ -93,7 +93,7 @@ impl<'a> AuthnConfigJson<'a> {
                         message: c.message.as_deref(),
                     })
                     .collect(),
-                user: UserJson {
+                user: MappedUserJson {
                     username: x.user.username.as_deref(),
                     uid: x.user.uid.as_deref(),
                     groups: &x.user.groups,
