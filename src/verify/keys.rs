@@ -709,16 +709,7 @@ mod tests {
     #[test]
     fn malformed_pem_is_an_error() {
         let cases: &[(&str, &str)] = &[
-            ("", "no PEM block"),
             ("hello", "no PEM block"),
-            (
-                "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n",
-                "bad PEM",
-            ),
-            (
-                "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOC\n-----END PUBLIC KEY-----\n",
-                "PEM block 1 (PUBLIC KEY)",
-            ),
             (
                 "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOC\n",
                 "truncated",
@@ -741,25 +732,15 @@ mod tests {
     #[test]
     fn malformed_jwks_is_an_error() {
         let cases: &[(&str, &str)] = &[
-            ("{", "not JSON"),
             ("[]", "not an object"),
-            ("{}", "no \"keys\""),
             (r#"{"keys": {}}"#, "not an array"),
             (r#"{"keys": []}"#, "no keys"),
             (r#"{"kty": "RSA"}"#, "a single JWK"),
-            (
-                r#"{"jwks_uri": "https://h/openid/v1/jwks"}"#,
-                "jwks_uri https://h/openid/v1/jwks",
-            ),
             (
                 r#"{"keys": [{"kid": "a"}]}"#,
                 "keys[0] (kid \"a\"): no \"kty\"",
             ),
             (r#"{"keys": [{"kty": "RSA", "e": "AQAB"}]}"#, "no \"n\""),
-            (
-                r#"{"keys": [{"kty": "RSA", "n": "*", "e": "AQAB"}]}"#,
-                "not base64url",
-            ),
             (
                 r#"{"keys": [{"kty": "EC", "crv": "P-256", "x": "AAAA", "y": "AAAA"}]}"#,
                 "must be 32 bytes",
