@@ -283,24 +283,12 @@ pub fn read_all(
 }
 
 /// Appends from `reader` until `buf` holds `size` bytes or the input ends;
-/// returns the bytes read.
+/// returns the bytes read. The room is reserved exactly, so a block's
+/// capacity is its size.
 fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usize> {
-    let start = buf.len();
-    buf.resize(size, 0);
-    let mut at = start;
-    while at < size {
-        match reader.read(&mut buf[at..]) {
-            Ok(0) => break,
-            Ok(n) => at += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(at);
-                return Err(e);
-            }
-        }
-    }
-    buf.truncate(at);
-    Ok(at - start)
+    let room = size.saturating_sub(buf.len());
+    buf.reserve_exact(room);
+    reader.take(room as u64).read_to_end(buf)
 }
 
 /// Why [`Blocks`] gave no block.

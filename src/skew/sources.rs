@@ -686,10 +686,8 @@ fn check_kind<'a>(item: &'a Value, index: usize, kind: &str) -> Result<(String, 
             json_type_name(item)
         ));
     }
-    match item.get("kind") {
-        None => {}
-        Some(Value::String(k)) if k == kind => {}
-        Some(other) => return Err(format!("{label}: kind is {other}, not {kind:?}")),
+    if let Some(other) = item.get("kind").filter(|k| k.as_str() != Some(kind)) {
+        return Err(format!("{label}: kind is {other}, not {kind:?}"));
     }
     match item_name(item) {
         Some(name) => Ok((label, name)),

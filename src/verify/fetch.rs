@@ -147,17 +147,3 @@ impl Origin {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn discovery_urls() {
-        let url = |s| Url::parse(s).unwrap();
-        assert!(is_discovery_url(&url(
-            "https://k8s:6443/.well-known/openid-configuration"
-        )));
-        assert!(!is_discovery_url(&url("https://k8s:6443/openid/v1/jwks")));
-    }
-}

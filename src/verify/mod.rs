@@ -748,11 +748,7 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
             ),
         );
     }
-    let shared: Vec<&String> = auds
-        .iter()
-        .filter(|a| expect.audiences.contains(a))
-        .collect();
-    if let Some(first) = shared.first() {
+    if let Some(first) = auds.iter().find(|a| expect.audiences.contains(a)) {
         return Check::passed(
             CheckName::Audience,
             format!("shares {first:?} with the expected audiences"),

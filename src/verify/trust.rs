@@ -190,13 +190,6 @@ mod tests {
                 .message
                 .contains("another namespace: shop instead of prod")
         );
-        let ok = TrustExpectation {
-            source: "--expect-*".into(),
-            issuer: Some("https://oidc.example/abc/".into()),
-            subject: Some("system:serviceaccount:shop:checkout".into()),
-            audiences: vec!["api://AzureADTokenExchange".into()],
-        };
-        assert_eq!(super::check(&t, &ok).0.ok, Some(true));
         assert!(parse_federated_credential("{}", "x").is_err());
     }
 }

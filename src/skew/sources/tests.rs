@@ -1,7 +1,7 @@
 //! Unit tests of `crate::skew::sources`.
 
 use super::*;
-use crate::skew::tests::{L, now, token};
+use crate::skew::tests::{L, now};
 use crate::timefmt::parse_instant;
 use serde_json::json;
 
@@ -16,20 +16,12 @@ fn reading<'a>(obs: &'a Observation, name: &str) -> &'a ClockReading {
         .unwrap_or_else(|| panic!("no clock {name}"))
 }
 
-fn node_lease(name: &str, renew: &str, stamp: Option<&str>) -> Value {
-    let mut lease = json!({
+fn node_lease(name: &str, renew: &str) -> Value {
+    json!({
         "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
         "metadata": {"name": name, "namespace": "kube-node-lease"},
         "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": renew},
-    });
-    if let Some(stamp) = stamp {
-        lease["metadata"]["managedFields"] = json!([{
-            "apiVersion": "coordination.k8s.io/v1", "fieldsType": "FieldsV1",
-            "fieldsV1": {"f:spec": {"f:renewTime": {}}},
-            "manager": "kubelet", "operation": "Update", "time": stamp,
-        }]);
-    }
-    lease
+    })
 }
 
 fn list(items: Vec<Value>) -> String {
@@ -83,60 +75,6 @@ fn clock_flags() {
 }
 
 #[test]
-fn lease_offsets_skew_and_staleness() {
-    let doc = list(vec![
-        node_lease(
-            "ok",
-            "2025-12-31T23:59:56.300000Z",
-            Some("2025-12-31T23:59:56Z"),
-        ),
-        node_lease(
-            "ok-2",
-            "2025-12-31T23:59:52.700000Z",
-            Some("2025-12-31T23:59:52Z"),
-        ),
-        // Kubelet 90 s ahead of the API server.
-        node_lease(
-            "fast",
-            "2026-01-01T00:01:27.600000Z",
-            Some("2025-12-31T23:59:57Z"),
-        ),
-        // Down for ten minutes: both stamps are old.
-        node_lease(
-            "down",
-            "2025-12-31T23:50:00.000000Z",
-            Some("2025-12-31T23:50:00Z"),
-        ),
-    ]);
-    let obs = from_leases(&doc, "leases", now(), L).unwrap();
-    let fast = reading(&obs, "fast");
-    let ok = reading(&obs, "ok");
-    // kubelet − API server: fast 90.6 − 0.5 = +90.1 s, ok 0.3 − 0.5 = −0.2 s.
-    assert_eq!(fast.offset - ok.offset, TimeDelta::milliseconds(90_300));
-    assert_eq!(fast.uncertainty, TimeDelta::seconds(7));
-    assert!(obs.readings.iter().all(|r| r.name != "down"));
-    let codes: Vec<Code> = obs.findings.iter().map(|f| f.code).collect();
-    assert!(codes.contains(&Code::NodeDown));
-    assert!(codes.contains(&Code::KubeletClockSkew));
-    let offsets = obs
-        .findings
-        .iter()
-        .find(|f| f.code == Code::KubeletOffsets)
-        .unwrap();
-    assert!(
-        offsets.message.ends_with(
-            "(spec.renewTime vs managedFields time, ±1s): fast +90.1s, ok -0.2s, ok-2 +0.2s"
-        ),
-        "{}",
-        offsets.message
-    );
-    let apiserver = obs.apiserver.unwrap();
-    assert_eq!(apiserver.uncertainty, TimeDelta::milliseconds(6_000));
-    // Median stamp 23:59:56 (+5.5 s for the truncated second and half an interval).
-    assert_eq!(apiserver.offset, TimeDelta::milliseconds(1_500));
-}
-
-#[test]
 fn apiserver_identity_leases_are_named_after_their_host() {
     let lease = |host: &str, renew: &str| {
         json!({
@@ -161,7 +99,7 @@ fn apiserver_identity_leases_are_named_after_their_host() {
 
 #[test]
 fn bad_items_are_skipped_bad_documents_are_errors() {
-    let mut missing_renew = node_lease("partial", "x", None);
+    let mut missing_renew = node_lease("partial", "x");
     missing_renew["spec"]
         .as_object_mut()
         .unwrap()
@@ -173,7 +111,7 @@ fn bad_items_are_skipped_bad_documents_are_errors() {
         json!({"kind": "Pod", "metadata": {"name": "p"}}),
         missing_renew,
         leader,
-        node_lease("nofields", "2025-12-31T23:59:58.000000Z", None),
+        node_lease("nofields", "2025-12-31T23:59:58.000000Z"),
     ]);
     let obs = from_leases(&doc, "leases", now(), L).unwrap();
     assert_eq!(obs.readings.len(), 1);
@@ -199,57 +137,6 @@ fn bad_items_are_skipped_bad_documents_are_errors() {
         assert!(err.to_string().contains(fragment), "{text}: {err}");
         assert!(!err.to_string().contains('\n'), "{text}: {err}");
     }
-}
-
-#[test]
-fn nodes_heartbeat_against_managed_fields() {
-    let node = |name: &str, heartbeat: &str, stamp: &str, ready: &str| {
-        json!({
-            "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "managedFields": [
-                {"manager": "kubelet", "operation": "Update", "subresource": "status",
-                 "time": stamp, "fieldsV1": {"f:status": {}}},
-                {"manager": "kubelet", "operation": "Update", "time": "2025-01-01T00:00:00Z",
-                 "fieldsV1": {"f:metadata": {}}}]},
-            "status": {"conditions": [
-                {"type": "MemoryPressure", "status": "False", "lastHeartbeatTime": heartbeat},
-                {"type": "Ready", "status": ready, "lastHeartbeatTime": heartbeat}]},
-        })
-    };
-    let doc = list(vec![
-        node("a", "2025-12-31T23:58:00Z", "2025-12-31T23:58:00Z", "True"),
-        node("b", "2025-12-31T23:59:30Z", "2025-12-31T23:58:00Z", "True"),
-        node(
-            "gone",
-            "2025-12-31T23:59:00Z",
-            "2025-12-31T23:59:00Z",
-            "Unknown",
-        ),
-    ]);
-    let obs = from_nodes(&doc, "nodes", now(), L, None).unwrap();
-    assert_eq!(reading(&obs, "a").offset, TimeDelta::zero());
-    assert_eq!(reading(&obs, "b").offset, TimeDelta::seconds(90));
-    assert_eq!(reading(&obs, "b").uncertainty, TimeDelta::seconds(2));
-    assert!(obs.readings.iter().all(|r| r.name != "gone"));
-    assert!(obs.findings.iter().any(|f| f.code == Code::CoarseClock));
-    assert!(obs.findings.iter().any(|f| f.code == Code::NodeDown));
-    let base = Estimate {
-        offset: TimeDelta::seconds(3),
-        uncertainty: TimeDelta::seconds(6),
-    };
-    let obs = from_nodes(&doc, "nodes", now(), L, Some(base)).unwrap();
-    assert_eq!(reading(&obs, "a").offset, TimeDelta::seconds(3));
-    assert_eq!(reading(&obs, "a").uncertainty, TimeDelta::seconds(8));
-}
-
-#[test]
-fn iat_estimate_only_for_a_fresh_token() {
-    let (r, _) = from_token_iat(&token(90, true), now(), L);
-    assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(90_500));
-    let (r, _) = from_token_iat(&token(-2, true), now(), L);
-    assert_eq!(r.unwrap().offset, TimeDelta::milliseconds(-1_500));
-    let (r, f) = from_token_iat(&token(-600, true), now(), L);
-    assert!(r.is_none());
-    assert!(f.message.contains("too old"), "{}", f.message);
 }
 
 mod fuzz {
