@@ -69,7 +69,7 @@ fn ask_review(case: &Case<'_>) -> Command {
     let refusal = case.node_audience.as_ref();
     let mut placeholders = false;
     let mut pick = |v: Option<&str>, p: &'static str| -> String {
-        match v.filter(|s| !s.is_empty() && !s.contains(['"', '\\'])) {
+        match fits_json(v) {
             Some(v) => v.to_owned(),
             None => {
                 placeholders = true;
@@ -101,13 +101,18 @@ fn ask_review(case: &Case<'_>) -> Command {
     command
 }
 
+/// A value that can stand in the JSON written below as it is: not empty, no
+/// quote or backslash to escape.
+fn fits_json(v: Option<&str>) -> Option<&str> {
+    v.filter(|s| !s.is_empty() && !s.contains(['"', '\\']))
+}
+
 /// The ClusterRole and binding that grant the nodes the audience, applied.
 fn grant(case: &Case<'_>) -> Command {
     let audience = case
         .node_audience
         .as_ref()
-        .and_then(|r| r.audience.as_deref())
-        .filter(|a| !a.contains(['"', '\\']));
+        .and_then(|r| fits_json(r.audience.as_deref()));
     let placeholders = audience.is_none();
     let audience = audience.unwrap_or("AUDIENCE");
     let grant = format!(
@@ -187,6 +192,25 @@ mod tests {
         );
         assert!(shell[1].contains(AUDIENCE_VERB) && shell[1].ends_with("kubectl apply -f -"));
         assert_eq!(d.candidates.len(), 1, "{:?}", d.candidates);
+        // An audience the refusal left empty is a placeholder in both commands.
+        let message = message.replace("\"registry.example\"", "\"\"");
+        let mut c = case(http(403, Some(&message)), None);
+        c.node_audience = NodeAudienceRefusal::parse(&message);
+        assert_eq!(
+            c.node_audience.as_ref().unwrap().audience.as_deref(),
+            Some("")
+        );
+        for step in diagnosed(&c)
+            .top()
+            .next
+            .iter()
+            .filter_map(|s| s.command.as_ref())
+        {
+            assert!(
+                step.placeholders && step.shell().contains("AUDIENCE"),
+                "{step:?}"
+            );
+        }
         // Without the refusal, a 403 of this shape is not this cause.
         let plain = case(Answer::Nothing, None);
         assert_ne!(diagnosed(&plain).cause(), Cause::NodeAudienceNotAllowed);
