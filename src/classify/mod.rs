@@ -309,52 +309,6 @@ mod tests {
     }
 
     #[test]
-    fn types_by_what_answered() {
-        for (text, want) in [
-            ("HTTP/1.1 403 Forbidden\r\n\r\n", SourceType::Status),
-            ("401 Unauthorized", SourceType::Status),
-            (r#"{"kind":"Status","code":404}"#, SourceType::Status),
-            (
-                "*   Trying 10.96.0.1:443...\ncurl: (7) Failed to connect: Connection refused",
-                SourceType::Curl,
-            ),
-            (
-                "Error from server (NotFound): pods \"x\" not found",
-                SourceType::Kubectl,
-            ),
-            (
-                "failed to list *v1.Pod: Unauthorized",
-                SourceType::ClientError,
-            ),
-            (
-                r#"E1231 00:00:00.000000 1 authentication.go:75] "Unable to authenticate the request" err="invalid bearer token""#,
-                SourceType::ApiserverLog,
-            ),
-            (
-                r#"{"kind":"TokenReview","status":{"error":"invalid bearer token"}}"#,
-                SourceType::ApiserverLog,
-            ),
-            (
-                r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"x","responseStatus":{"code":200}}"#,
-                SourceType::Audit,
-            ),
-        ] {
-            assert_eq!(first(text).0, want, "{text}");
-        }
-    }
-
-    #[test]
-    fn an_exception_s_status_headers_and_body_are_one_answer() {
-        let text = "  File \"/usr/lib/python3/kubernetes/client/exceptions.py\", line 144, in from_response\n    raise UnauthorizedException(http_resp=http_resp, body=body, data=data)\nkubernetes.client.exceptions.UnauthorizedException: (401)\nReason: Unauthorized\nHTTP response headers: HTTPHeaderDict({'Audit-Id': 'a', 'Date': 'Thu, 01 Jan 2026 00:00:00 GMT', 'Content-Length': '129'})\nHTTP response body: {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
-        let r = classify(text, None, ctx()).unwrap();
-        assert_eq!(r.results.len(), 1);
-        let ev = &r.results[0].evidence;
-        assert_eq!(ev.line, 3);
-        assert_eq!(ev.format, "python-kubernetes");
-        assert!(ev.stamp.is_some(), "the Date header joins the status");
-    }
-
-    #[test]
     fn unrecognised_and_empty_are_errors() {
         assert!(matches!(
             classify("hello", None, ctx()).unwrap_err(),
