@@ -110,14 +110,11 @@ fn generic_alone_and_unknown_text_are_kept() {
     assert_eq!(reasons.len(), 1);
 }
 
+/// Besides those the classify snapshots read (`authenticator not initialized`,
+/// `token is expired`, `expected audience`, `email not verified`).
 #[test]
 fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
     for (message, kind, cause) in [
-        (
-            "oidc: authenticator not initialized",
-            K::JwtAuthenticatorNotInitialized,
-            Cause::JwtIssuerUnreachable,
-        ),
         (
             "oidc: verify token: failed to verify signature: fetching keys oidc: get keys failed: 503 Service Unavailable",
             K::JwtKeysUnreachable,
@@ -134,19 +131,9 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             Cause::SignatureInvalid,
         ),
         (
-            "oidc: verify token: oidc: token is expired (Token Expiry: 2026-10-02 19:35:14 +0000 UTC)",
-            K::Expired,
-            Cause::Expired,
-        ),
-        (
             "oidc: verify token: oidc: current time 2026-01-01 00:00:00 +0000 UTC before the nbf (not before) time: 2026-01-01 00:05:00 +0000 UTC",
             K::NotValidYet,
             Cause::ClockSkew,
-        ),
-        (
-            r#"oidc: verify token: oidc: expected audience "spn:a" got ["a"]"#,
-            K::AudienceNotMatched,
-            Cause::AudienceMismatch,
         ),
         (
             r#"oidc: verify token: oidc: id token issued by a different provider, expected "https://a" got "https://b""#,
@@ -157,11 +144,6 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             "oidc: verify token: oidc: malformed jwt: square/go-jose: compact JWS format must have three parts",
             K::JoseError,
             Cause::TokenMalformed,
-        ),
-        (
-            "oidc: email not verified",
-            K::JwtAuthenticatorRule,
-            Cause::JwtAuthenticatorRejected,
         ),
         (
             "oidc: error evaluating claim validation expression: validation expression 'claims.hd == \"example.com\"' failed: hd must be example.com",
