@@ -470,6 +470,8 @@ mod tests {
 
     /// The server's reason after the sentence, in every version's wording;
     /// what a client appends after the sentence is no reason.
+    /// (logr's key/value pairs, the pre-1.12 wording with kubectl's hint and the
+    /// Node authorizer's reason are in the wild classify snapshots.)
     #[test]
     fn the_reason_is_the_authorizer_s_alone() {
         for (message, reason) in [
@@ -483,23 +485,9 @@ mod tests {
                 r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" at the cluster scope Error: pods is forbidden"#,
                 None,
             ),
-            // logr's key/value pairs after the quoted message.
-            (
-                r#"x.y is forbidden: User "system:serviceaccount:a:b" cannot create resource "x" in API group "y" at the cluster scope" "key"="a/b""#,
-                None,
-            ),
             (
                 r#"pods is forbidden: User "u" cannot list resource "pods" in API group "" at the cluster scope: Unknown user "u""#,
                 Some(r#"Unknown user "u""#),
-            ),
-            // Before 1.12, with kubectl's hint.
-            (
-                r#"User "system:serviceaccount:kube-system:default" cannot list pods in the namespace "default".: "Unknown user \"system:serviceaccount:kube-system:default\"" (get pods)"#,
-                Some(r#"Unknown user "system:serviceaccount:kube-system:default""#),
-            ),
-            (
-                r#"configmaps "kube-dns" is forbidden: User "system:node:127.0.0.1" cannot get configmaps in the namespace "kube-system".: "no path found to object""#,
-                Some("no path found to object"),
             ),
             (
                 r#"User "system:serviceaccount:default:default" cannot get pods in the namespace "default".."#,
