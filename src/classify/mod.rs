@@ -272,33 +272,6 @@ mod tests {
     }
 
     #[test]
-    fn a_review_refused_without_saying_whose_token_is_one_answer_with_both_readings() {
-        let line = "[ERROR] auth.kubernetes.auth_kubernetes_1: login unauthorized due to: lookup failed: service account unauthorized; this could mean it has been deleted or recreated with a new token";
-        let r = classify(line, None, ctx()).unwrap();
-        assert_eq!(r.results.len(), 1, "one line, one answer");
-        let d = &r.results[0].diagnosis;
-        assert_eq!(d.classification, Classification::CheckerFailure);
-        assert_eq!(d.cause(), Cause::CheckerUnauthorized);
-        assert_eq!(d.confidence(), crate::diagnosis::Confidence::Medium);
-        // The other reading, the caller's token refused, is named with it.
-        assert!(
-            d.candidates.iter().any(|c| c
-                .support
-                .iter()
-                .any(|s| s.text.contains("caller's own token"))),
-            "{d:?}"
-        );
-        // A review refused with a reason of its own has one reading.
-        let r = classify(
-            r#"Failed to make webhook authenticator request: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:x:y" cannot create resource "tokenreviews""#,
-            None,
-            ctx(),
-        )
-        .unwrap();
-        assert_eq!(r.results.len(), 1);
-    }
-
-    #[test]
     fn a_mesh_verdict_is_not_read_as_the_transport_words_around_it() {
         let line = r#"[     3.1s]  WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#;
         let (_, class, cause) = first(line);
