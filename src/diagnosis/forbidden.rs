@@ -262,21 +262,19 @@ impl Forbidden {
     /// What granting exactly this request would give beyond it; `None` when
     /// the grant is as narrow as the request.
     pub fn grant_risk(&self) -> Option<GrantRisk> {
-        let star = |v: Option<&str>| v.is_some_and(|v| v.contains('*'));
-        if self.verb().contains('*') {
-            return Some(GrantRisk::Wildcard("every verb"));
+        let r = &self.request;
+        let star = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains('*'));
+        let wildcard = [
+            (self.verb().contains('*'), "every verb"),
+            (star(&r.resource) || star(&r.subresource), "every resource"),
+            (star(&r.api_group), "every API group"),
+            (star(&r.path), "every path under it"),
+        ];
+        if let Some((_, what)) = wildcard.into_iter().find(|(starred, _)| *starred) {
+            return Some(GrantRisk::Wildcard(what));
         }
-        if star(self.request.resource.as_deref()) || star(self.request.subresource.as_deref()) {
-            return Some(GrantRisk::Wildcard("every resource"));
-        }
-        if star(self.request.api_group.as_deref()) {
-            return Some(GrantRisk::Wildcard("every API group"));
-        }
-        if star(self.request.path.as_deref()) {
-            return Some(GrantRisk::Wildcard("every path under it"));
-        }
-        let resource = self.request.resource.as_deref().unwrap_or_default();
-        let sub = self.request.subresource.as_deref();
+        let resource = r.resource.as_deref().unwrap_or_default();
+        let sub = r.subresource.as_deref();
         let writes = !matches!(self.verb(), "get" | "list" | "watch");
         let risk = match (self.verb(), resource, sub) {
             ("impersonate", ..) => Escalation::Impersonate,
@@ -284,10 +282,8 @@ impl Forbidden {
             ("approve", ..) => Escalation::Approve,
             (_, "nodes", Some("proxy")) => Escalation::NodesProxy,
             (_, "serviceaccounts", Some("token")) => Escalation::MintTokens,
-            (_, "secrets", _) if self.request.namespace.is_none() => Escalation::SecretsEverywhere,
-            _ if writes
-                && self.request.api_group.as_deref() == Some("rbac.authorization.k8s.io") =>
-            {
+            (_, "secrets", _) if r.namespace.is_none() => Escalation::SecretsEverywhere,
+            _ if writes && r.api_group.as_deref() == Some("rbac.authorization.k8s.io") => {
                 Escalation::WritesRbac
             }
             _ => return None,
