@@ -605,20 +605,10 @@ mod tests {
         }
     }
 
+    /// (A subresource as `--subresource`, beside the grant of pods/log, is in
+    /// probe/rbac-pods-log-path@json.snap.)
     #[test]
-    fn can_i_takes_a_subresource_as_a_flag() {
-        let f = parse(
-            r#"pods "web-0" is forbidden: User "system:serviceaccount:shop:ci" cannot get resource "pods/log" in API group "" in the namespace "shop""#,
-        );
-        // `pods/log/web-0` would be resource pods named log/web-0 to kubectl.
-        assert_eq!(
-            f.can_i().unwrap().shell(),
-            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:ci"
-        );
-        assert_eq!(
-            grants(&f)[0],
-            "kubectl create role ci-get-pods-log --verb=get --resource=pods/log --resource-name=web-0 -n shop"
-        );
+    fn can_i_names_a_path_as_it_is() {
         let f =
             parse(r#"forbidden: User "system:serviceaccount:shop:ci" cannot get path "/metrics""#);
         assert_eq!(
