@@ -262,21 +262,19 @@ impl Forbidden {
     /// What granting exactly this request would give beyond it; `None` when
     /// the grant is as narrow as the request.
     pub fn grant_risk(&self) -> Option<GrantRisk> {
-        let star = |v: Option<&str>| v.is_some_and(|v| v.contains('*'));
-        if self.verb().contains('*') {
-            return Some(GrantRisk::Wildcard("every verb"));
+        let r = &self.request;
+        let star = |v: &Option<String>| v.as_deref().is_some_and(|v| v.contains('*'));
+        let wildcard = [
+            (self.verb().contains('*'), "every verb"),
+            (star(&r.resource) || star(&r.subresource), "every resource"),
+            (star(&r.api_group), "every API group"),
+            (star(&r.path), "every path under it"),
+        ];
+        if let Some((_, what)) = wildcard.into_iter().find(|(starred, _)| *starred) {
+            return Some(GrantRisk::Wildcard(what));
         }
-        if star(self.request.resource.as_deref()) || star(self.request.subresource.as_deref()) {
-            return Some(GrantRisk::Wildcard("every resource"));
-        }
-        if star(self.request.api_group.as_deref()) {
-            return Some(GrantRisk::Wildcard("every API group"));
-        }
-        if star(self.request.path.as_deref()) {
-            return Some(GrantRisk::Wildcard("every path under it"));
-        }
-        let resource = self.request.resource.as_deref().unwrap_or_default();
-        let sub = self.request.subresource.as_deref();
+        let resource = r.resource.as_deref().unwrap_or_default();
+        let sub = r.subresource.as_deref();
         let writes = !matches!(self.verb(), "get" | "list" | "watch");
         let risk = match (self.verb(), resource, sub) {
             ("impersonate", ..) => Escalation::Impersonate,
@@ -284,10 +282,8 @@ impl Forbidden {
             ("approve", ..) => Escalation::Approve,
             (_, "nodes", Some("proxy")) => Escalation::NodesProxy,
             (_, "serviceaccounts", Some("token")) => Escalation::MintTokens,
-            (_, "secrets", _) if self.request.namespace.is_none() => Escalation::SecretsEverywhere,
-            _ if writes
-                && self.request.api_group.as_deref() == Some("rbac.authorization.k8s.io") =>
-            {
+            (_, "secrets", _) if r.namespace.is_none() => Escalation::SecretsEverywhere,
+            _ if writes && r.api_group.as_deref() == Some("rbac.authorization.k8s.io") => {
                 Escalation::WritesRbac
             }
             _ => return None,
@@ -470,6 +466,8 @@ mod tests {
 
     /// The server's reason after the sentence, in every version's wording;
     /// what a client appends after the sentence is no reason.
+    /// (logr's key/value pairs, the pre-1.12 wording with kubectl's hint and the
+    /// Node authorizer's reason are in the wild classify snapshots.)
     #[test]
     fn the_reason_is_the_authorizer_s_alone() {
         for (message, reason) in [
@@ -483,23 +481,9 @@ mod tests {
                 r#"pods is forbidden: User "system:serviceaccount:a:b" cannot list resource "pods" in API group "" at the cluster scope Error: pods is forbidden"#,
                 None,
             ),
-            // logr's key/value pairs after the quoted message.
-            (
-                r#"x.y is forbidden: User "system:serviceaccount:a:b" cannot create resource "x" in API group "y" at the cluster scope" "key"="a/b""#,
-                None,
-            ),
             (
                 r#"pods is forbidden: User "u" cannot list resource "pods" in API group "" at the cluster scope: Unknown user "u""#,
                 Some(r#"Unknown user "u""#),
-            ),
-            // Before 1.12, with kubectl's hint.
-            (
-                r#"User "system:serviceaccount:kube-system:default" cannot list pods in the namespace "default".: "Unknown user \"system:serviceaccount:kube-system:default\"" (get pods)"#,
-                Some(r#"Unknown user "system:serviceaccount:kube-system:default""#),
-            ),
-            (
-                r#"configmaps "kube-dns" is forbidden: User "system:node:127.0.0.1" cannot get configmaps in the namespace "kube-system".: "no path found to object""#,
-                Some("no path found to object"),
             ),
             (
                 r#"User "system:serviceaccount:default:default" cannot get pods in the namespace "default".."#,
@@ -519,36 +503,11 @@ mod tests {
     }
 
     #[test]
-    fn namespaced_resource() {
-        let f = parse(
-            r#"pods is forbidden: User "system:serviceaccount:debug-lab:reporter" cannot list resource "pods" in API group "" in the namespace "debug-lab""#,
-        );
-        assert_eq!(f.user, "system:serviceaccount:debug-lab:reporter");
-        assert_eq!(f.verb(), "list");
-        assert_eq!(f.request.resource.as_deref(), Some("pods"));
-        assert_eq!(f.request.api_group.as_deref(), Some(""));
-        assert_eq!(f.request.namespace.as_deref(), Some("debug-lab"));
-        assert_eq!(f.reason, None);
-        assert_eq!(
-            grants(&f),
-            [
-                "kubectl create role reporter-list-pods --verb=list --resource=pods -n debug-lab",
-                "kubectl create rolebinding reporter-list-pods --role=reporter-list-pods --serviceaccount=debug-lab:reporter -n debug-lab",
-            ]
-        );
-    }
-
-    #[test]
-    fn named_object_with_group_subresource_and_reason() {
+    fn named_object_with_group_and_subresource() {
         let f = parse(
             r#"rayclusters.ray.io "raycluster-kuberay" is forbidden: User "system:serviceaccount:ml:ray-job" cannot get resource "rayclusters/status" in API group "ray.io" in the namespace "ml": RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#,
         );
-        assert_eq!(f.request.name.as_deref(), Some("raycluster-kuberay"));
         assert_eq!(f.request.subresource.as_deref(), Some("status"));
-        assert_eq!(
-            f.reason.as_deref(),
-            Some(r#"RBAC: role.rbac.authorization.k8s.io "ray-reader" not found"#)
-        );
         assert_eq!(
             grants(&f)[0],
             "kubectl create role ray-job-get-rayclusters-status --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
@@ -556,16 +515,7 @@ mod tests {
     }
 
     #[test]
-    fn cluster_scope_path_anonymous_and_old_format() {
-        let f = parse(
-            r#"nodes is forbidden: User "system:serviceaccount:shop:checkout" cannot list resource "nodes" in API group "" at the cluster scope"#,
-        );
-        assert_eq!(f.request.namespace, None);
-        assert!(grants(&f)[0].starts_with("kubectl create clusterrole checkout-list-nodes"));
-        let f = parse(r#"forbidden: User "system:anonymous" cannot get path "/api""#);
-        assert!(f.is_anonymous());
-        assert_eq!(f.request.path.as_deref(), Some("/api"));
-        assert!(grants(&f).is_empty());
+    fn old_format() {
         let f = parse(r#"User "jane" cannot list pods in the namespace "default""#);
         assert_eq!(f.request.resource.as_deref(), Some("pods"));
         assert_eq!(f.request.namespace.as_deref(), Some("default"));
@@ -655,20 +605,10 @@ mod tests {
         }
     }
 
+    /// (A subresource as `--subresource`, beside the grant of pods/log, is in
+    /// probe/rbac-pods-log-path@json.snap.)
     #[test]
-    fn can_i_takes_a_subresource_as_a_flag() {
-        let f = parse(
-            r#"pods "web-0" is forbidden: User "system:serviceaccount:shop:ci" cannot get resource "pods/log" in API group "" in the namespace "shop""#,
-        );
-        // `pods/log/web-0` would be resource pods named log/web-0 to kubectl.
-        assert_eq!(
-            f.can_i().unwrap().shell(),
-            "kubectl auth can-i get pods/web-0 --subresource=log -n shop --as=system:serviceaccount:shop:ci"
-        );
-        assert_eq!(
-            grants(&f)[0],
-            "kubectl create role ci-get-pods-log --verb=get --resource=pods/log --resource-name=web-0 -n shop"
-        );
+    fn can_i_names_a_path_as_it_is() {
         let f =
             parse(r#"forbidden: User "system:serviceaccount:shop:ci" cannot get path "/metrics""#);
         assert_eq!(

@@ -273,15 +273,4 @@ mod tests {
             .value(Some("~root"), "NAME");
         assert_eq!(c.shell(), "kubectl create role --verb=list '=x' '~root'");
     }
-
-    #[test]
-    fn pipelines_join_with_a_bar() {
-        let c = Command::kubectl()
-            .words(&["create", "token", "default"])
-            .pipe_into(Command::satoken().word("decode"));
-        assert_eq!(
-            c.shell(),
-            "kubectl create token default | kubectl satoken decode"
-        );
-    }
 }

@@ -32,41 +32,21 @@ fn every_fixed_wording_reads_as_its_own_pattern() {
     }
 }
 
+/// The 1.23+ wording; `serviceaccounts "x" not found` and the `ServiceAccount`
+/// wording are read in the classify snapshots of apiserver-1.33-mixed.log and
+/// apiserver-1.20-klog.log.
 #[test]
-fn deleted_service_account_in_each_wording() {
-    let r = only_specific(r#"[invalid bearer token, serviceaccounts "reporter" not found]"#);
-    assert_eq!(r.cause, Cause::ServiceAccountDeleted);
-    assert_eq!(r.values.name.as_deref(), Some("reporter"));
+fn deleted_service_account_in_the_current_wording() {
     let r = only_specific(
         "[invalid bearer token, service account debug-lab/reporter has been deleted]",
     );
     assert_eq!((r.kind, r.era), (K::ServiceAccountDeleted, "1.23+"));
     assert_eq!(r.values.namespace.as_deref(), Some("debug-lab"));
     assert_eq!(r.values.name.as_deref(), Some("reporter"));
-    let r =
-        only_specific("[invalid bearer token, ServiceAccount debug-lab/reporter has been deleted]");
-    assert_eq!(
-        (r.cause, r.era),
-        (
-            Cause::ServiceAccountDeleted,
-            "≤1.22, and every version for legacy tokens"
-        )
-    );
 }
 
 #[test]
-fn the_legacy_cleaners_message_names_its_secret() {
-    let r = only_specific(
-        "[invalid bearer token, the token in secret shop/checkout-token-x7k2p for service account shop/checkout has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token]",
-    );
-    assert_eq!(r.kind, K::LegacyTokenMarkedInvalid);
-    assert_eq!(r.values.secret.as_deref(), Some("checkout-token-x7k2p"));
-    assert_eq!(r.values.name.as_deref(), Some("checkout"));
-    assert!(r.message.ends_with("use of this token"));
-}
-
-#[test]
-fn audiences_issuer_and_several_reasons() {
+fn audiences_and_several_reasons() {
     let r = only_specific(
         r#"[invalid bearer token, token audiences ["vault" "api"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]]"#,
     );
@@ -76,8 +56,6 @@ fn audiences_issuer_and_several_reasons() {
         r.values.target_audiences,
         ["https://kubernetes.default.svc.cluster.local"]
     );
-    let r = only_specific(r#"token issuer "https://old.example" is invalid"#);
-    assert_eq!(r.values.issuer.as_deref(), Some("https://old.example"));
     // Legacy and bound authenticators both claimed the token.
     let reasons = parse_auth_error(
         "[invalid bearer token, namespace claim is missing, service account token has expired]",
@@ -132,14 +110,11 @@ fn generic_alone_and_unknown_text_are_kept() {
     assert_eq!(reasons.len(), 1);
 }
 
+/// Besides those the classify snapshots read (`authenticator not initialized`,
+/// `token is expired`, `expected audience`, `email not verified`).
 #[test]
 fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
     for (message, kind, cause) in [
-        (
-            "oidc: authenticator not initialized",
-            K::JwtAuthenticatorNotInitialized,
-            Cause::JwtIssuerUnreachable,
-        ),
         (
             "oidc: verify token: failed to verify signature: fetching keys oidc: get keys failed: 503 Service Unavailable",
             K::JwtKeysUnreachable,
@@ -156,19 +131,9 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             Cause::SignatureInvalid,
         ),
         (
-            "oidc: verify token: oidc: token is expired (Token Expiry: 2026-10-02 19:35:14 +0000 UTC)",
-            K::Expired,
-            Cause::Expired,
-        ),
-        (
             "oidc: verify token: oidc: current time 2026-01-01 00:00:00 +0000 UTC before the nbf (not before) time: 2026-01-01 00:05:00 +0000 UTC",
             K::NotValidYet,
             Cause::ClockSkew,
-        ),
-        (
-            r#"oidc: verify token: oidc: expected audience "spn:a" got ["a"]"#,
-            K::AudienceNotMatched,
-            Cause::AudienceMismatch,
         ),
         (
             r#"oidc: verify token: oidc: id token issued by a different provider, expected "https://a" got "https://b""#,
@@ -179,11 +144,6 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             "oidc: verify token: oidc: malformed jwt: square/go-jose: compact JWS format must have three parts",
             K::JoseError,
             Cause::TokenMalformed,
-        ),
-        (
-            "oidc: email not verified",
-            K::JwtAuthenticatorRule,
-            Cause::JwtAuthenticatorRejected,
         ),
         (
             "oidc: error evaluating claim validation expression: validation expression 'claims.hd == \"example.com\"' failed: hd must be example.com",
