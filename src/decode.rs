@@ -539,75 +539,66 @@ fn check_time(
         let at = at_seconds(secs);
         format!("{} ({})", rfc3339(at), relative(at, now))
     };
-    match judgement.verdict {
-        Verdict::RejectNotYetValid => findings.push(Finding::error(
-            Code::NotYetValid,
-            format!(
-                "not valid yet: nbf is {}, more than the {leeway_s}s leeway ahead of this clock; kube-apiserver rejects it (\"{}\") for {}s more. The clock that issued it is ahead of this one",
+    if let Some(code) = judgement.verdict.code() {
+        let server = judgement.verdict.server_message().unwrap_or_default();
+        let wait = judgement.accepted_in.map(ceil_seconds).unwrap_or_default();
+        let message = match judgement.verdict {
+            Verdict::RejectNotYetValid => format!(
+                "not valid yet: nbf is {}, more than the {leeway_s}s leeway ahead of this clock; kube-apiserver rejects it (\"{server}\") for {wait}s more. The clock that issued it is ahead of this one",
                 when(claims.not_before.unwrap_or_default()),
-                Verdict::RejectNotYetValid.server_message().unwrap_or_default(),
-                judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
             ),
-        )),
-        Verdict::RejectExpired => findings.push(Finding::error(
-            Code::Expired,
-            format!(
-                "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver rejects it (\"{}\")",
+            Verdict::RejectExpired => format!(
+                "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver rejects it (\"{server}\")",
                 when(claims.expires_at.unwrap_or_default()),
-                Verdict::RejectExpired.server_message().unwrap_or_default()
             ),
-        )),
-        Verdict::RejectIssuedInFuture => findings.push(Finding::error(
-            Code::IssuedInFuture,
-            format!(
-                "issued in the future: iat is {}, more than the {leeway_s}s leeway ahead; kube-apiserver rejects it (\"{}\") for {}s more",
+            Verdict::RejectIssuedInFuture => format!(
+                "issued in the future: iat is {}, more than the {leeway_s}s leeway ahead; kube-apiserver rejects it (\"{server}\") for {wait}s more",
                 when(claims.issued_at.unwrap_or_default()),
-                Verdict::RejectIssuedInFuture.server_message().unwrap_or_default(),
-                judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
             ),
-        )),
-        Verdict::Accept => {
-            let within = |secs: Option<i64>| secs.map(at_seconds).filter(|t| *t > now);
-            let ahead = [
-                (within(claims.not_before), "nbf", Code::NotYetValid),
-                (within(claims.issued_at), "iat", Code::IssuedInFuture),
-            ]
-            .into_iter()
-            .find_map(|(at, name, code)| Some((at?, name, code)));
-            if let Some((at, name, code)) = ahead {
-                findings.push(Finding::warning(
-                    code,
-                    format!(
-                        "{name} is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                        ceil_seconds(at - now)
-                    ),
-                ));
-            }
-            if let Some(exp) = claims.expires_at.map(at_seconds) {
-                let left = exp - now;
-                let soon = lifetime_seconds
-                    .filter(|l| *l > 0)
-                    .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
-                    .unwrap_or(EXPIRES_SOON);
-                if left <= TimeDelta::zero() {
-                    findings.push(Finding::warning(
-                        Code::Expired,
-                        format!(
-                            "exp passed {}s ago: still accepted for {}s thanks to the {leeway_s}s leeway",
-                            ceil_seconds(-left),
-                            judgement.remaining.map(floor_seconds).unwrap_or_default()
-                        ),
-                    ));
-                } else if left <= soon {
-                    findings.push(Finding::warning(
-                        Code::ExpiresSoon,
-                        format!(
-                            "expires {}: a client that does not refresh its token gets 401 after that",
-                            relative(exp, now)
-                        ),
-                    ));
-                }
-            }
+            Verdict::Accept => unreachable!("a rejection has a code"),
+        };
+        findings.push(Finding::error(code, message));
+        return judgement.verdict;
+    }
+    let within = |secs: Option<i64>| secs.map(at_seconds).filter(|t| *t > now);
+    let ahead = [
+        (within(claims.not_before), "nbf", Code::NotYetValid),
+        (within(claims.issued_at), "iat", Code::IssuedInFuture),
+    ]
+    .into_iter()
+    .find_map(|(at, name, code)| Some((at?, name, code)));
+    if let Some((at, name, code)) = ahead {
+        findings.push(Finding::warning(
+            code,
+            format!(
+                "{name} is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
+                ceil_seconds(at - now)
+            ),
+        ));
+    }
+    if let Some(exp) = claims.expires_at.map(at_seconds) {
+        let left = exp - now;
+        let soon = lifetime_seconds
+            .filter(|l| *l > 0)
+            .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
+            .unwrap_or(EXPIRES_SOON);
+        if left <= TimeDelta::zero() {
+            findings.push(Finding::warning(
+                Code::Expired,
+                format!(
+                    "exp passed {}s ago: still accepted for {}s thanks to the {leeway_s}s leeway",
+                    ceil_seconds(-left),
+                    judgement.remaining.map(floor_seconds).unwrap_or_default()
+                ),
+            ));
+        } else if left <= soon {
+            findings.push(Finding::warning(
+                Code::ExpiresSoon,
+                format!(
+                    "expires {}: a client that does not refresh its token gets 401 after that",
+                    relative(exp, now)
+                ),
+            ));
         }
     }
     judgement.verdict
