@@ -29,7 +29,7 @@ use crate::window::Judgement;
 pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
 /// One answer found in the input, with everything around it that speaks to it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Evidence {
     /// 1-based line of the answer (of its strongest artefact).
     pub line: usize,
@@ -74,16 +74,7 @@ impl Evidence {
             format,
             excerpt,
             answer,
-            reasons: Vec::new(),
-            reasons_from: None,
-            stamp: None,
-            user: None,
-            request: None,
-            notes: Vec::new(),
-            bearer: None,
-            audit: AuditFacts::default(),
-            missing: Vec::new(),
-            disagrees_with: Vec::new(),
+            ..Evidence::default()
         }
     }
 }
