@@ -36,7 +36,8 @@ pub struct Evidence {
     pub source: SourceType,
     /// The concrete format (`curl -v`, `client-go`, `fabric8`, `klog`…).
     pub format: &'static str,
-    /// The line that carried the answer, trimmed.
+    /// The line that carried the answer, trimmed
+    /// ([`crate::diagnosis::extract::excerpt`]).
     pub excerpt: String,
     pub answer: Answer,
     /// The authenticator's reasons (its log line, a TokenReview, a checker
@@ -56,27 +57,6 @@ pub struct Evidence {
     /// Earlier answers to the same request in the same paste, by line, that
     /// got another class.
     pub disagrees_with: Vec<(usize, Classification)>,
-}
-
-impl Evidence {
-    /// A new answer with only the essentials (`excerpt` made by
-    /// [`crate::diagnosis::extract::excerpt`]); the assembler fills in the rest.
-    pub fn new(
-        line: usize,
-        source: SourceType,
-        format: &'static str,
-        excerpt: String,
-        answer: Answer,
-    ) -> Self {
-        Evidence {
-            line,
-            source,
-            format,
-            excerpt,
-            answer,
-            ..Evidence::default()
-        }
-    }
 }
 
 /// How a token was checked against the evidence's instant.
