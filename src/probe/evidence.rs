@@ -162,7 +162,7 @@ pub fn case<'t>(
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| server_clock(a, facts.offset));
     let review = facts.token_review.clone().map(|r| match r {
-        ReviewOutcome::Rejected { error, .. } => ReviewSeen::Rejected { error },
+        ReviewOutcome::Rejected { .. } => ReviewSeen::Rejected,
         ReviewOutcome::Authenticated { username, .. } => ReviewSeen::Authenticated { username },
         ReviewOutcome::NotAllowed { status, message } => ReviewSeen::NotAllowed { status, message },
     });
