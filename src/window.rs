@@ -14,6 +14,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
+use crate::findings::Code;
 use crate::token::Claims;
 use crate::wire::string_codes;
 
@@ -52,6 +53,16 @@ pub enum Verdict {
 string_codes!(Verdict);
 
 impl Verdict {
+    /// The finding code of a rejection.
+    pub fn code(self) -> Option<Code> {
+        match self {
+            Verdict::Accept => None,
+            Verdict::RejectNotYetValid => Some(Code::NotYetValid),
+            Verdict::RejectIssuedInFuture => Some(Code::IssuedInFuture),
+            Verdict::RejectExpired => Some(Code::Expired),
+        }
+    }
+
     /// The error text kube-apiserver 1.27+ logs and puts in TokenReview `status.error`.
     pub fn server_message(self) -> Option<&'static str> {
         match self {

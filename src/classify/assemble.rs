@@ -314,13 +314,13 @@ fn evidence(open: Open) -> Option<Evidence> {
         context,
         ..
     } = open;
-    let mut ev = Evidence::new(
-        lead.line,
-        lead.source,
-        lead.format,
-        lead.excerpt,
-        Answer::Nothing,
-    );
+    let mut ev = Evidence {
+        line: lead.line,
+        source: lead.source,
+        format: lead.format,
+        excerpt: lead.excerpt,
+        ..Evidence::default()
+    };
     ev.answer = if let Some(a) = audit {
         let a = *a;
         (ev.user, ev.request, ev.notes, ev.audit) = (a.user, a.request, a.notes, a.facts);

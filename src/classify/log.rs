@@ -210,18 +210,18 @@ impl<'c> LogScan<'c> {
         r: &apiserver::Request<'_>,
     ) {
         let text = String::from_utf8_lossy(line);
-        let answer = Answer::Http(HttpAnswer::with_status(r.code, 2));
-        let mut ev = Evidence::new(
-            usize::try_from(number).unwrap_or(usize::MAX),
-            SourceType::ApiserverLog,
-            "httplog",
-            crate::diagnosis::extract::excerpt(&text),
-            answer,
-        );
-        ev.request = Some(request_from_url(Some(r.verb), r.uri));
-        ev.stamp = record
-            .at
-            .map(|(at, source)| Stamp::new(instant(at), source));
+        let ev = Evidence {
+            line: usize::try_from(number).unwrap_or(usize::MAX),
+            source: SourceType::ApiserverLog,
+            format: "httplog",
+            excerpt: crate::diagnosis::extract::excerpt(&text),
+            answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
+            request: Some(request_from_url(Some(r.verb), r.uri)),
+            stamp: record
+                .at
+                .map(|(at, source)| Stamp::new(instant(at), source)),
+            ..Evidence::default()
+        };
         let origin = Origin {
             stream: stream(record),
             user: None,

@@ -29,14 +29,15 @@ use crate::window::Judgement;
 pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
 
 /// One answer found in the input, with everything around it that speaks to it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Evidence {
     /// 1-based line of the answer (of its strongest artefact).
     pub line: usize,
     pub source: SourceType,
     /// The concrete format (`curl -v`, `client-go`, `fabric8`, `klog`…).
     pub format: &'static str,
-    /// The line that carried the answer, trimmed.
+    /// The line that carried the answer, trimmed
+    /// ([`crate::diagnosis::extract::excerpt`]).
     pub excerpt: String,
     pub answer: Answer,
     /// The authenticator's reasons (its log line, a TokenReview, a checker
@@ -56,36 +57,6 @@ pub struct Evidence {
     /// Earlier answers to the same request in the same paste, by line, that
     /// got another class.
     pub disagrees_with: Vec<(usize, Classification)>,
-}
-
-impl Evidence {
-    /// A new answer with only the essentials (`excerpt` made by
-    /// [`crate::diagnosis::extract::excerpt`]); the assembler fills in the rest.
-    pub fn new(
-        line: usize,
-        source: SourceType,
-        format: &'static str,
-        excerpt: String,
-        answer: Answer,
-    ) -> Self {
-        Evidence {
-            line,
-            source,
-            format,
-            excerpt,
-            answer,
-            reasons: Vec::new(),
-            reasons_from: None,
-            stamp: None,
-            user: None,
-            request: None,
-            notes: Vec::new(),
-            bearer: None,
-            audit: AuditFacts::default(),
-            missing: Vec::new(),
-            disagrees_with: Vec::new(),
-        }
-    }
 }
 
 /// How a token was checked against the evidence's instant.

@@ -37,10 +37,13 @@ pub enum Provenance {
 
 /// The kinds of evidence `classify` reads (`--type`), by where the text
 /// comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, IntoStaticStr, VariantArray)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum, IntoStaticStr, VariantArray,
+)]
 #[strum(serialize_all = "kebab-case")]
 pub enum SourceType {
     /// An HTTP status line or code, with or without headers and a Status body.
+    #[default]
     Status,
     /// A `curl -v` transcript.
     Curl,

@@ -741,7 +741,7 @@ pub enum ReviewSeen {
     /// Accepted, now, as this user (its reasons are not in the case).
     Authenticated { username: String },
     /// Rejected: the case's `reasons` hold its `status.error`.
-    Rejected { error: String },
+    Rejected,
     /// The reviewer may not create TokenReviews (or its credentials failed).
     NotAllowed { status: u16, message: String },
 }

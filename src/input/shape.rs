@@ -401,43 +401,6 @@ mod tests {
     }
 
     #[test]
-    fn token_request_and_secret_json() {
-        let tr = format!(
-            r#"{{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","status":{{"token":"{JWT}","expirationTimestamp":"2026-01-01T01:00:00Z"}}}}"#
-        );
-        assert_eq!(detect_json(&tr).unwrap().shape, Shape::TokenRequest);
-        let b64 = base64::engine::general_purpose::STANDARD.encode(JWT);
-        let secret = format!(r#"{{"kind":"Secret","data":{{"token":"{b64}"}}}}"#);
-        let got = detect_json(&secret).unwrap();
-        assert_eq!(got.shape, Shape::Secret);
-        assert_eq!(got.token.expose(), JWT);
-    }
-
-    #[test]
-    fn documents_that_carry_context() {
-        let tr = format!(
-            r#"{{"kind":"TokenRequest","spec":{{"expirationSeconds":86400}},"status":{{"token":"{JWT}"}}}}"#
-        );
-        assert_eq!(
-            detect_json(&tr).unwrap().context.requested_seconds,
-            Some(86400)
-        );
-        let cpr = format!(
-            r#"{{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderRequest","image":"registry.example/app:1","serviceAccountToken":"{JWT}","serviceAccountAnnotations":{{}}}}"#
-        );
-        let got = detect_json(&cpr).unwrap();
-        assert_eq!(got.shape, Shape::CredentialProviderRequest);
-        assert_eq!(got.context.image.as_deref(), Some("registry.example/app:1"));
-        let b64 = base64::engine::general_purpose::STANDARD.encode(JWT);
-        let secret = format!(
-            r#"{{"kind":"Secret","metadata":{{"labels":{{"{INVALID_SINCE_LABEL}":"2025-06-01","{LAST_USED_LABEL}":"2024-05-30"}}}},"data":{{"token":"{b64}"}}}}"#
-        );
-        let ctx = detect_json(&secret).unwrap().context;
-        assert_eq!(ctx.legacy_invalid_since.as_deref(), Some("2025-06-01"));
-        assert_eq!(ctx.legacy_last_used.as_deref(), Some("2024-05-30"));
-    }
-
-    #[test]
     fn csi_maps_in_every_place_give_one_token_per_audience() {
         let map = format!(
             r#"{{"vault":{{"token":"{JWT}","expirationTimestamp":"2026-01-01T01:00:00Z"}},"api://AzureADTokenExchange":{{"token":"{JWT}","expirationTimestamp":"2026-01-01T01:00:00Z"}}}}"#

@@ -149,14 +149,4 @@ mod tests {
             assert_eq!(c.state, state, "{c:?}");
         }
     }
-
-    #[test]
-    fn node_paths_are_cluster_scoped() {
-        let node = target(BindingKind::Node, false);
-        assert_eq!(node.path(), "/api/v1/nodes/web");
-        assert_eq!(
-            target(BindingKind::Pod, false).path(),
-            "/api/v1/namespaces/shop/pods/web"
-        );
-    }
 }

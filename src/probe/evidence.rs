@@ -161,17 +161,10 @@ pub fn case<'t>(
     let clock = decisive
         .and_then(|r| r.result.as_ref().ok())
         .map(|a| server_clock(a, facts.offset));
-    let review = facts.token_review.as_ref().map(|r| match r {
-        ReviewOutcome::Rejected { error, .. } => ReviewSeen::Rejected {
-            error: error.clone(),
-        },
-        ReviewOutcome::Authenticated { username, .. } => ReviewSeen::Authenticated {
-            username: username.clone(),
-        },
-        ReviewOutcome::NotAllowed { status, message } => ReviewSeen::NotAllowed {
-            status: *status,
-            message: message.clone(),
-        },
+    let review = facts.token_review.clone().map(|r| match r {
+        ReviewOutcome::Rejected { .. } => ReviewSeen::Rejected,
+        ReviewOutcome::Authenticated { username, .. } => ReviewSeen::Authenticated { username },
+        ReviewOutcome::NotAllowed { status, message } => ReviewSeen::NotAllowed { status, message },
     });
     let (reasons, reasons_from) = match &facts.token_review {
         Some(ReviewOutcome::Rejected { reasons, .. }) => {

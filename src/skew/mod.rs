@@ -273,13 +273,7 @@ fn clock_findings(clock: &ClockResult, findings: &mut Vec<Finding>) {
         (None, None) if j.verdict != Verdict::Accept => "; it never accepts it".to_owned(),
         (None, None) => String::new(),
     };
-    let code = match j.verdict {
-        Verdict::Accept => None,
-        Verdict::RejectNotYetValid => Some(Code::NotYetValid),
-        Verdict::RejectExpired => Some(Code::Expired),
-        Verdict::RejectIssuedInFuture => Some(Code::IssuedInFuture),
-    };
-    if let (Some(code), Some(message)) = (code, j.verdict.server_message()) {
+    if let (Some(code), Some(message)) = (j.verdict.code(), j.verdict.server_message()) {
         findings.push(Finding::error(
             code,
             format!("clock {name} ({source}) rejects the token: \"{message}\"{when}"),

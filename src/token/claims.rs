@@ -332,22 +332,6 @@ mod tests {
     }
 
     #[test]
-    fn legacy_claims_are_read() {
-        let c = claims(json!({
-            "iss": "kubernetes/serviceaccount",
-            "kubernetes.io/serviceaccount/namespace": "ns",
-            "kubernetes.io/serviceaccount/secret.name": "sa-token-x",
-            "kubernetes.io/serviceaccount/service-account.name": "sa",
-            "kubernetes.io/serviceaccount/service-account.uid": "u",
-            "sub": "system:serviceaccount:ns:sa"
-        }))
-        .unwrap();
-        assert_eq!(c.namespace(), Some("ns"));
-        assert_eq!(c.service_account().unwrap().uid.as_deref(), Some("u"));
-        assert_eq!(c.secret().unwrap().name.as_deref(), Some("sa-token-x"));
-    }
-
-    #[test]
     fn fractional_dates_truncate_and_huge_ones_fail() {
         let c = claims(json!({"exp": 1700000000.9})).unwrap();
         assert_eq!(c.expires_at, Some(1_700_000_000));

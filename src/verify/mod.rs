@@ -793,41 +793,33 @@ fn check_time(
         format!("{} ({})", rfc3339(at), relative(at, now))
     };
     let server = judgement.verdict.server_message().unwrap_or_default();
-    let (code, message) = match judgement.verdict {
-        Verdict::Accept => {
-            let detail = match (claims.expires_at, judgement.remaining) {
-                (Some(exp), Some(left)) => format!(
-                    "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
-                    rfc3339(now),
-                    when(Some(exp)),
-                    human_seconds(floor_seconds(left))
-                ),
-                _ => format!("inside the window at {}: no exp", rfc3339(now)),
-            };
-            return Check::passed(CheckName::Time, detail);
-        }
-        Verdict::RejectNotYetValid => (
-            Code::NotYetValid,
-            format!(
-                "not valid yet: nbf is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\" for {}s more",
-                when(claims.not_before),
-                judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
+    let Some(code) = judgement.verdict.code() else {
+        let detail = match (claims.expires_at, judgement.remaining) {
+            (Some(exp), Some(left)) => format!(
+                "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
+                rfc3339(now),
+                when(Some(exp)),
+                human_seconds(floor_seconds(left))
             ),
+            _ => format!("inside the window at {}: no exp", rfc3339(now)),
+        };
+        return Check::passed(CheckName::Time, detail);
+    };
+    let message = match judgement.verdict {
+        Verdict::RejectNotYetValid => format!(
+            "not valid yet: nbf is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\" for {}s more",
+            when(claims.not_before),
+            judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
         ),
-        Verdict::RejectExpired => (
-            Code::Expired,
-            format!(
-                "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-                when(claims.expires_at)
-            ),
+        Verdict::RejectExpired => format!(
+            "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
+            when(claims.expires_at)
         ),
-        Verdict::RejectIssuedInFuture => (
-            Code::IssuedInFuture,
-            format!(
-                "issued in the future: iat is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-                when(claims.issued_at)
-            ),
+        Verdict::RejectIssuedInFuture => format!(
+            "issued in the future: iat is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
+            when(claims.issued_at)
         ),
+        Verdict::Accept => unreachable!("accepted above"),
     };
     Check::failed(CheckName::Time, code, message, findings)
 }
