@@ -283,6 +283,17 @@ impl HttpAnswer {
         }
     }
 
+    /// A relay's answer (a token checker, a proxy in front of the API server),
+    /// with the relay's own status when the evidence shows it.
+    pub fn relayed(relay: &str, relay_status: Option<u16>, weight: u8) -> Self {
+        HttpAnswer {
+            relay: Some(relay.to_owned()),
+            relay_status,
+            weight,
+            ..HttpAnswer::default()
+        }
+    }
+
     /// kube-apiserver's code, stated or implied by the Status reason (not a
     /// relay's).
     pub fn own_code(&self) -> Option<u16> {

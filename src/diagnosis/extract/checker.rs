@@ -83,12 +83,7 @@ pub fn find(line: &str) -> Option<Found> {
         && let Some(code) = rest.get(..3).and_then(|c| c.parse::<u16>().ok())
         && rest[3..].starts_with(". Errors")
     {
-        found.http = Some(HttpAnswer {
-            relay: Some("Vault".to_owned()),
-            relay_status: Some(code),
-            weight: 2,
-            ..HttpAnswer::default()
-        });
+        found.http = Some(HttpAnswer::relayed("Vault", Some(code), 2));
         return Some(found);
     }
     // Older releases check claims with go-jose (`claim "iss" is invalid`),
@@ -102,11 +97,7 @@ pub fn find(line: &str) -> Option<Found> {
         if t.contains(needle) {
             found.reasons = parse_auth_error(reason);
             // Vault's own check: it answered its caller, not kube-apiserver.
-            found.http = Some(HttpAnswer {
-                relay: Some("Vault".to_owned()),
-                weight: 0,
-                ..HttpAnswer::default()
-            });
+            found.http = Some(HttpAnswer::relayed("Vault", None, 0));
             return Some(found);
         }
     }
@@ -120,9 +111,7 @@ pub fn find(line: &str) -> Option<Found> {
         ) {
             found.http = Some(HttpAnswer {
                 message: Some(item.to_owned()),
-                relay: Some("Vault".to_owned()),
-                weight: 0,
-                ..HttpAnswer::default()
+                ..HttpAnswer::relayed("Vault", None, 0)
             });
             if item != "permission denied" {
                 found.note = Some(format!(

@@ -84,12 +84,11 @@ pub fn find(line: &str) -> Option<Found> {
         && let Some(open) = t[i..].rfind('(')
         && let Some(code) = t[i + open + 1..].get(..3).and_then(|c| c.parse().ok())
     {
-        found.http = Some(HttpAnswer {
-            relay: Some("the Kubernetes Dashboard".to_owned()),
-            relay_status: Some(code),
-            weight: 3,
-            ..HttpAnswer::default()
-        });
+        found.http = Some(HttpAnswer::relayed(
+            "the Kubernetes Dashboard",
+            Some(code),
+            3,
+        ));
         return Some(found);
     }
     // Python's `Reason: Forbidden` line under an ApiException names the

@@ -298,12 +298,10 @@ impl<'a> Scanner<'a> {
         // body around them is often cut short.
         if let Some(v) = exchange::find(text) {
             // A body: the status, when shown, is on the client's own line.
+            let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
             let facts = HttpAnswer {
-                relay: Some(v.service.to_owned()),
-                relay_status: status::stated_code(text),
                 verdict: Some(v),
-                weight: 1,
-                ..HttpAnswer::default()
+                ..relayed
             };
             found.http(facts, SourceType::ClientError, clients::label(text));
         }
