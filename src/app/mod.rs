@@ -229,15 +229,15 @@ pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     }
 }
 
-/// The access review and GET the flags ask for. The review's namespace defaults
-/// to the kubeconfig context's (`probe`), then the mounted `namespace` file, then
+/// The access review the flags ask for. Its namespace defaults to the
+/// kubeconfig context's (`probe`), then the mounted `namespace` file, then
 /// the token's namespace, then `default`.
 pub(crate) fn access_query(
     access: &AccessArgs,
     kube_namespace: Option<&str>,
     sa_dir: &Path,
     token: Option<&token::Token>,
-) -> anyhow::Result<(Option<AccessQuery>, Option<String>)> {
+) -> anyhow::Result<Option<AccessQuery>> {
     let namespace = match (&access.namespace, kube_namespace) {
         (Some(ns), _) => Some(ns.clone()),
         (None, Some(ns)) => Some(ns.to_owned()),
@@ -246,7 +246,7 @@ pub(crate) fn access_query(
             .filter(|ns| !ns.is_empty())
             .or_else(|| token?.claims.namespace().map(str::to_owned)),
     };
-    let query = access.verb.as_ref().map(|verb| AccessQuery {
+    Ok(access.verb.as_ref().map(|verb| AccessQuery {
         verb: verb.clone(),
         resource: access.resource.clone().unwrap_or_default(),
         subresource: access.subresource.clone(),
@@ -257,6 +257,5 @@ pub(crate) fn access_query(
             Some(namespace.unwrap_or_else(|| "default".to_owned()))
         },
         name: access.name.clone(),
-    });
-    Ok((query, access.path.clone()))
+    }))
 }

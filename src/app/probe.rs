@@ -76,7 +76,7 @@ pub fn run(
             "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
         );
     }
-    let (access, path) = access_query(
+    let access = access_query(
         &args.access,
         kube.as_ref().and_then(|k| k.namespace.as_deref()),
         sa_dir,
@@ -107,7 +107,7 @@ pub fn run(
             ..client_config_with(&args.tls, trust)
         },
         access,
-        path,
+        path: args.access.path.clone(),
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
