@@ -208,7 +208,7 @@ fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolve
     );
     let mut files = Vec::new();
     for path in &candidates {
-        let text = match super::read_file_text(path) {
+        let text = match super::read_file(path) {
             Ok(text) => text,
             // client-go skips missing KUBECONFIG entries; an explicit file must exist.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.kubeconfig.is_none() => {
@@ -250,6 +250,7 @@ fn material(m: &Material, what: &str) -> anyhow::Result<Vec<u8>> {
     match m {
         Material::Inline(bytes) => Ok(bytes.clone()),
         Material::File(path) => super::read_file(path)
+            .map(String::into_bytes)
             .with_context(|| format!("cannot read kubeconfig {what} {}", path.display())),
     }
 }
@@ -261,7 +262,7 @@ fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
         return Ok((Operator::Bearer(token.clone()), "token"));
     }
     if let Some(path) = &c.token_file {
-        let text = super::read_file_text(path).with_context(|| {
+        let text = super::read_file(path).with_context(|| {
             format!(
                 "cannot read the kubeconfig user's tokenFile {}",
                 path.display()
