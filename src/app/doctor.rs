@@ -65,12 +65,12 @@ pub fn run(
         )?,
     };
     let config = client_config(&args.tls, &args.token.sa_dir)?;
-    let (access, path) = access_query(&args.access, None, &args.token.sa_dir, Some(&token))?;
+    let access = access_query(&args.access, None, &args.token.sa_dir, Some(&token))?;
     let plan = Plan {
         targets: vec![Target::new(server.clone(), None)],
         client: config.clone(),
         access,
-        path,
+        path: args.access.path.clone(),
         anonymous: false,
         operator: None,
         token_review: false,

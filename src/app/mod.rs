@@ -159,9 +159,11 @@ pub(crate) fn trust_from_flags(tls: &TlsArgs, sa_dir: &Path) -> anyhow::Result<T
     let in_pod_ca = sa_dir.join("ca.crt");
     let ca_pem = match &tls.cacert {
         Some(path) => Some(
-            read_file(path).with_context(|| format!("cannot read CA bundle {}", path.display()))?,
+            read_file(path)
+                .with_context(|| format!("cannot read CA bundle {}", path.display()))?
+                .into_bytes(),
         ),
-        None => read_if_present(&in_pod_ca)?,
+        None => read_if_present(&in_pod_ca)?.map(String::into_bytes),
     };
     if ca_pem.is_none() && !tls.system_roots {
         if tls.allow_plain_http {
@@ -203,50 +205,45 @@ pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// A whole file as text ([`input::file`]), refused past [`MAX_FILE_BYTES`]:
 /// `--cacert /dev/zero` must not exhaust memory. Errors keep their kind
 /// (`NotFound` stays `NotFound`).
-pub(crate) fn read_file(path: &Path) -> io::Result<Vec<u8>> {
-    Ok(read_file_text(path)?.into_bytes())
-}
-
-/// [`read_file`] as a `String`.
-pub(crate) fn read_file_text(path: &Path) -> io::Result<String> {
+pub(crate) fn read_file(path: &Path) -> io::Result<String> {
     input::file::read_to_string(path, MAX_FILE_BYTES)
 }
 
 /// `--authentication-config FILE`, read and parsed (bounded, YAML or JSON).
 pub(crate) fn read_authn_config(path: Option<&Path>) -> anyhow::Result<Option<AuthnConfig>> {
     let Some(path) = path else { return Ok(None) };
-    let text = read_file_text(path)
+    let text = read_file(path)
         .with_context(|| format!("cannot read --authentication-config {}", path.display()))?;
     Ok(Some(authconfig::parse(&text, &path.display().to_string())?))
 }
 
-/// A file's bytes, or `None` if it does not exist.
-pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+/// A file's text, or `None` if it does not exist.
+pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<String>> {
     match read_file(path) {
-        Ok(bytes) => Ok(Some(bytes)),
+        Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
 }
 
-/// The access review and GET the flags ask for. The review's namespace defaults
-/// to the kubeconfig context's (`probe`), then the mounted `namespace` file, then
+/// The access review the flags ask for. Its namespace defaults to the
+/// kubeconfig context's (`probe`), then the mounted `namespace` file, then
 /// the token's namespace, then `default`.
 pub(crate) fn access_query(
     access: &AccessArgs,
     kube_namespace: Option<&str>,
     sa_dir: &Path,
     token: Option<&token::Token>,
-) -> anyhow::Result<(Option<AccessQuery>, Option<String>)> {
+) -> anyhow::Result<Option<AccessQuery>> {
     let namespace = match (&access.namespace, kube_namespace) {
         (Some(ns), _) => Some(ns.clone()),
         (None, Some(ns)) => Some(ns.to_owned()),
         (None, None) => read_if_present(&sa_dir.join("namespace"))?
-            .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+            .map(|ns| ns.trim().to_owned())
             .filter(|ns| !ns.is_empty())
             .or_else(|| token?.claims.namespace().map(str::to_owned)),
     };
-    let query = access.verb.as_ref().map(|verb| AccessQuery {
+    Ok(access.verb.as_ref().map(|verb| AccessQuery {
         verb: verb.clone(),
         resource: access.resource.clone().unwrap_or_default(),
         subresource: access.subresource.clone(),
@@ -257,6 +254,5 @@ pub(crate) fn access_query(
             Some(namespace.unwrap_or_else(|| "default".to_owned()))
         },
         name: access.name.clone(),
-    });
-    Ok((query, access.path.clone()))
+    }))
 }

@@ -76,7 +76,7 @@ pub fn run(
             "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
         );
     }
-    let (access, path) = access_query(
+    let access = access_query(
         &args.access,
         kube.as_ref().and_then(|k| k.namespace.as_deref()),
         sa_dir,
@@ -107,7 +107,7 @@ pub fn run(
             ..client_config_with(&args.tls, trust)
         },
         access,
-        path,
+        path: args.access.path.clone(),
         anonymous: args.anonymous,
         operator,
         token_review: args.token_review,
@@ -208,7 +208,7 @@ fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolve
     );
     let mut files = Vec::new();
     for path in &candidates {
-        let text = match super::read_file_text(path) {
+        let text = match super::read_file(path) {
             Ok(text) => text,
             // client-go skips missing KUBECONFIG entries; an explicit file must exist.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.kubeconfig.is_none() => {
@@ -250,6 +250,7 @@ fn material(m: &Material, what: &str) -> anyhow::Result<Vec<u8>> {
     match m {
         Material::Inline(bytes) => Ok(bytes.clone()),
         Material::File(path) => super::read_file(path)
+            .map(String::into_bytes)
             .with_context(|| format!("cannot read kubeconfig {what} {}", path.display())),
     }
 }
@@ -261,7 +262,7 @@ fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
         return Ok((Operator::Bearer(token.clone()), "token"));
     }
     if let Some(path) = &c.token_file {
-        let text = super::read_file_text(path).with_context(|| {
+        let text = super::read_file(path).with_context(|| {
             format!(
                 "cannot read the kubeconfig user's tokenFile {}",
                 path.display()

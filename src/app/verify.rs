@@ -89,7 +89,7 @@ pub fn run(
 fn trust_expectation(args: &VerifyArgs) -> anyhow::Result<Option<TrustExpectation>> {
     let mut expect = match &args.federated_credential {
         Some(path) => {
-            let text = super::read_file_text(path).with_context(|| {
+            let text = super::read_file(path).with_context(|| {
                 format!("cannot read --federated-credential {}", path.display())
             })?;
             trust::parse_federated_credential(&text, &path.display().to_string())?

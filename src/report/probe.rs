@@ -562,12 +562,10 @@ fn request_row(request: &RequestObservation) -> Vec<String> {
     };
     vec![
         cell(&what),
-        if request.operator {
-            "kubeconfig"
-        } else if request.anonymous {
-            "no"
-        } else {
-            "yes"
+        match (request.operator, request.anonymous) {
+            (true, _) => "kubeconfig",
+            (false, true) => "no",
+            (false, false) => "yes",
         }
         .to_owned(),
         status,
