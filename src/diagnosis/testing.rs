@@ -100,3 +100,11 @@ pub fn diagnosed(case: &Case<'_>) -> Diagnosis {
     case.read_answer("kube-apiserver said");
     diagnose(&case)
 }
+
+/// Whether `command` (or a command it pipes into) has `words` as consecutive
+/// arguments: a check on the argv, not on the quoted shell line.
+pub fn has_words(command: &super::next::Command, words: &[&str]) -> bool {
+    std::iter::once(&command.argv)
+        .chain(&command.pipe)
+        .any(|argv| argv.windows(words.len()).any(|w| w == words))
+}
