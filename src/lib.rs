@@ -43,5 +43,6 @@ pub mod skew;
 pub mod timefmt;
 pub mod token;
 pub mod verify;
+pub mod vocabulary;
 pub mod window;
 pub mod wire;

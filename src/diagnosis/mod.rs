@@ -36,7 +36,7 @@ pub mod rules;
 pub mod support;
 #[cfg(test)]
 pub(crate) mod testing;
-pub mod wordings;
+pub use crate::vocabulary::wordings;
 
 pub use case::Case;
 pub use cause::Cause;

@@ -4,7 +4,7 @@
 //! kubelet's token audience, the kubelet's own log line, the JWT
 //! authenticators of a structured authentication configuration, and an
 //! external signer's refusal. The ServiceAccount authenticator's aggregate is
-//! [`super::reasons`].
+//! [`crate::diagnosis::reasons`].
 //!
 //! [`WORDINGS`] is the one table: `explain` lists each cause's entries, and the
 //! parsers below turn one message into the typed artefact a rule reads
@@ -20,7 +20,7 @@
 
 use serde::Serialize;
 
-use super::Cause;
+use crate::diagnosis::Cause;
 
 /// One wording a program prints, and the cause it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,17 @@
+//! The producers' words: what the programs that print a token's fate say,
+//! each table taken from the producer's upstream source and citing it (file
+//! and versions). Detection, the log prefilter and `explain` read these rows;
+//! a wording lives nowhere else.
+//!
+//! Every paste was printed by one of a finite set of programs:
+//! kube-apiserver (apimachinery's Status, the authorizers, the
+//! authenticators), the client libraries (each renders a Status its own way),
+//! curl and the TLS stacks, and the clouds' token exchanges. Their
+//! vocabularies are finite and public, so they are enumerated here rather
+//! than collected from pastes.
+//!
+//! - [`wordings`]: components other than the ServiceAccount authenticator
+//!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
+//!   authenticators), and the transport failures of each TLS stack.
+
+pub mod wordings;
