@@ -76,6 +76,10 @@ fn with(mut claims: Value, patch: Value) -> Value {
     claims
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "the list of feature fixtures, one after another, read top to bottom"
+)]
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let dir = root.join("features");
