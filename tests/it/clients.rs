@@ -5,9 +5,9 @@
 //! stand-in in each STS refusal (clients/aws.rs); `classify` must diagnose
 //! what each of them really printed. How each client runs: clients/run.rs.
 //!
-//! A client that is not installed is skipped with a note, unless
-//! `SATOKEN_REQUIRE_CLIENTS` is set: `.ci/run` installs them all and sets it,
-//! so that in CI a missing client fails instead.
+//! A client that is not installed is skipped with a note, except in CI
+//! (`CI`, or `SATOKEN_REQUIRE_CLIENTS`): `.ci/run` installs them all, so there
+//! a missing client fails instead.
 //!
 //! A miss `classify` is known for is listed in [`KNOWN_MISSES`] with its
 //! reason, and what the client printed is kept in testdata/evidence/live/
@@ -344,21 +344,9 @@ fn undated(s: &Scenario, d: &Value) -> Option<String> {
 /// The clients that are there to run; with `SATOKEN_REQUIRE_CLIENTS` set,
 /// every one must be.
 fn installed(clients: &[Client]) -> Vec<&Client> {
-    let required = std::env::var_os("SATOKEN_REQUIRE_CLIENTS").is_some();
     clients
         .iter()
-        .filter(|c| {
-            let ok = (c.available)();
-            assert!(
-                ok || !required,
-                "{}: not installed, and SATOKEN_REQUIRE_CLIENTS is set (.ci/run installs it)",
-                c.name
-            );
-            if !ok {
-                eprintln!("{}: not installed, skipped (.ci/run installs it)", c.name);
-            }
-            ok
-        })
+        .filter(|c| crate::support::tool_available(c.name, (c.available)()))
         .collect()
 }
 
@@ -439,7 +427,7 @@ impl Tally {
                 run.text
             )),
             (Some(why), Some(_)) => {
-                if std::env::var_os("SATOKEN_UPDATE_LIVE").is_some() {
+                if crate::support::rewrite_requested("SATOKEN_UPDATE_LIVE") {
                     save_evidence(run, &why);
                 }
                 self.known.push(format!("{client} / {scenario}: {why}"));

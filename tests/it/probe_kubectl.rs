@@ -51,8 +51,7 @@ fn kubectl(dir: &Path, server: &ApiServer, ca: &Path, token: &str, args: &[&str]
 
 #[test]
 fn kubectl_sees_a_real_api_server() {
-    if !kubectl_available() {
-        eprintln!("kubectl not found: skipping the realism check");
+    if !crate::support::tool_available("kubectl", kubectl_available()) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -750,7 +750,7 @@ fn explain_json_matches_its_schema() {
 /// rewrites them (and removes files no subcommand has any more).
 #[test]
 fn checked_in_schemas_are_the_generated_ones() {
-    let update = std::env::var_os("SATOKEN_UPDATE_SCHEMAS").is_some();
+    let update = crate::support::rewrite_requested("SATOKEN_UPDATE_SCHEMAS");
     let generated = schema::all();
     let names: BTreeSet<String> = generated
         .iter()

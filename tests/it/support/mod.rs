@@ -13,6 +13,37 @@ pub mod tokens;
 
 use chrono::{DateTime, Utc};
 
+/// Whether `var` asks a test to rewrite the checked-in files it compares
+/// against. Never in CI: there a rewrite would make the check pass by
+/// replacing what it checks (`.ci/run` clears these variables).
+pub fn rewrite_requested(var: &str) -> bool {
+    let set = std::env::var_os(var).is_some();
+    assert!(
+        !(set && in_ci()),
+        "{var} is set in CI: the check would rewrite its own expectation and pass"
+    );
+    set
+}
+
+/// Whether a tool a test runs is there. In CI, where `.ci/run` installs every
+/// one, a missing tool fails the test instead of letting it pass having run
+/// nothing; elsewhere the test notes the skip.
+pub fn tool_available(what: &str, available: bool) -> bool {
+    assert!(
+        available || !in_ci(),
+        "{what} is not installed, and this is CI (.ci/run installs it)"
+    );
+    if !available {
+        eprintln!("{what} is not installed: skipped (.ci/run installs it)");
+    }
+    available
+}
+
+/// Running under CI (`.ci/run` is run with `CI=true`), or asked to behave so.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some() || std::env::var_os("SATOKEN_REQUIRE_CLIENTS").is_some()
+}
+
 /// The built binary in an environment that says nothing about this machine: no
 /// home (so no `~/.kube/config`), no `KUBECONFIG`, no in-pod variables or
 /// ServiceAccount directory (never a real mounted token), no colour preference
