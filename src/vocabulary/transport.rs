@@ -247,12 +247,14 @@ const CURL_H: &str = "curl include/curl/curl.h, lib/strerror.c";
 /// one, else `curl_easy_strerror`'s, the one given here. The code names the
 /// failure whatever the text: the backend's words refine the cause only
 /// within the code's class (a TLS code stays a TLS failure). The first row of
-/// a code is the one read.
+/// a code is the one read; a row naming no cause is an answer (22).
 #[rustfmt::skip]
 pub const CURL_CODES: &[Wording] = &[
     w(CURL, "curl: (5) Could not resolve proxy name", "all (`Couldn't resolve proxy name` before 7.83)", Some(Cause::DnsFailure), CURL_H),
     w(CURL, "curl: (6) Could not resolve hostname", "all (`Couldn't resolve host name` before 7.83)", Some(Cause::DnsFailure), CURL_H),
     w(CURL, "curl: (7) Could not connect to server", "all (`Couldn't connect to server` before 7.83)", Some(Cause::ConnectionRefused), CURL_H),
+    // `curl -f` (`--fail`): the server answered with a status of 400 or more.
+    w(CURL, "curl: (22) The requested URL returned error: STATUS", "all (with the reason phrase after STATUS over HTTP/1.1 in older curl)", None, CURL_H),
     w(CURL, "curl: (28) Timeout was reached", "all", Some(Cause::Timeout), CURL_H),
     w(CURL, "curl: (35) SSL connect error", "all", Some(Cause::TlsOther), CURL_H),
     // 51 was CURLE_PEER_FAILED_VERIFICATION before 7.62.0, which gave it

@@ -182,7 +182,7 @@ impl Curl {
             self.seen = true;
             let l = line.trim_start();
             // `curl -f`: an HTTP answer (`The requested URL returned error: 401`).
-            if l.contains("returned error: ") {
+            if transport::curl_answered(l) {
                 self.answered = true;
                 self.failure = None;
                 return None;
