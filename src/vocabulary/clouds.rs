@@ -75,8 +75,10 @@ pub const EXCHANGES: &[Wording] = &[
     // The SDK sent the agent no token (an empty or unread token file).
     w(EKS_POD_IDENTITY, "Service account token cannot be empty", "v0.1.17+", Some(Cause::TokenNotSent), POD_IDENTITY_AGENT),
     w(EKS_POD_IDENTITY, "Service account token cannot be parsed", "v0.1.17+", Some(Cause::TokenMalformed), POD_IDENTITY_AGENT),
-    // golang-jwt's registered claims: exp, nbf, iat.
-    w(EKS_POD_IDENTITY, "Service account token failed basic claim validations", "v0.1.17+", Some(Cause::Expired), POD_IDENTITY_AGENT),
+    // golang-jwt v5's registered claims: exp, then nbf and iat (a clock
+    // behind, or a token not yet valid), which name no cause alone.
+    w(EKS_POD_IDENTITY, "Service account token failed basic claim validations … token is expired", "v0.1.17+", Some(Cause::Expired), POD_IDENTITY_AGENT),
+    w(EKS_POD_IDENTITY, "Service account token failed basic claim validations", "v0.1.17+", Some(Cause::Unknown), POD_IDENTITY_AGENT),
     // Microsoft Entra ID, federated identity credentials (Azure workload
     // identity). No credential matches the token's issuer, subject and
     // audience (70021), or one of them (700211-700213).

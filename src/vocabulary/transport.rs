@@ -104,7 +104,7 @@ pub const TRANSPORT: &[Wording] = &[
     w(NODE, "CERT_NOT_YET_VALID", "all", Some(Cause::TlsCertificateNotYetValid), NODE_CODES),
     w(JAVA, "CertificateExpiredException", "all", Some(Cause::TlsCertificateExpired), "OpenJDK java/security/cert"),
     w(JAVA, "CertificateNotYetValidException", "all", Some(Cause::TlsCertificateNotYetValid), "OpenJDK java/security/cert"),
-    w(JAVA, "validity check failed", "all", Some(Cause::TlsCertificateExpired), "OpenJDK sun/security/provider/certpath/BasicChecker.java"),
+    w(JAVA, "CertPathValidatorException: validity check failed", "all", Some(Cause::TlsCertificateExpired), "OpenJDK sun/security/provider/certpath/BasicChecker.java"),
     w(RUSTLS, "invalid peer certificate: Expired", "rustls before 0.23.17", Some(Cause::TlsCertificateExpired), RUSTLS_ERROR),
     w(RUSTLS, "invalid peer certificate: certificate expired", "rustls 0.23.17+", Some(Cause::TlsCertificateExpired), RUSTLS_ERROR),
     w(RUSTLS, "invalid peer certificate: NotValidYet", "rustls before 0.23.17", Some(Cause::TlsCertificateNotYetValid), RUSTLS_ERROR),
