@@ -229,7 +229,42 @@ mod tests {
         ] {
             assert_eq!(detect_line(line), want, "{line}");
         }
+        // curl's code names the class; the backend's words the cause within it.
+        for (line, want) in [
+            (
+                "curl: (35) OpenSSL SSL_connect: Connection reset by peer in connection to 10.0.0.1:6443",
+                Cause::TlsOther,
+            ),
+            (
+                "curl: (28) Failed to connect to 10.0.0.1 port 6443 after 10001 ms: Timeout was reached",
+                Cause::Timeout,
+            ),
+            (
+                "curl: (7) Failed to connect to 10.0.0.1 port 6443 after 0 ms: Couldn't connect to server",
+                Cause::ConnectionRefused,
+            ),
+            (
+                "curl: (60) SSL certificate problem: certificate has expired",
+                Cause::TlsCertificateExpired,
+            ),
+            (
+                "curl: (56) OpenSSL SSL_read: Connection reset by peer, errno 104",
+                Cause::Unknown,
+            ),
+        ] {
+            assert_eq!(detect_line(line), Some(want), "{line}");
+        }
+        assert_eq!(
+            detect_line("curl: (22) The requested URL returned error: 401"),
+            None
+        );
         for (line, cause, also) in [
+            // Code 60 alone: any failed verification since 7.62.0.
+            (
+                "curl: (60) Apple SecTrust verification failed: error -67843",
+                Cause::TlsUntrustedCa,
+                vec![Cause::TlsNameMismatch, Cause::TlsCertificateExpired],
+            ),
             (
                 "x509: certificate has expired or is not yet valid: current time 2021-04-01T14:43:32+02:00 is before 2021-04-01T15:31:09Z",
                 Cause::TlsCertificateNotYetValid,
