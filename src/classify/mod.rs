@@ -14,6 +14,8 @@ pub mod assemble;
 pub mod case;
 pub mod log;
 pub mod prefilter;
+#[cfg(test)]
+mod vocabulary_tests;
 
 pub use crate::diagnosis::artefact::{SourceType, Stamp};
 

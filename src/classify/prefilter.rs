@@ -12,6 +12,7 @@
 use std::sync::LazyLock;
 
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
+use crate::vocabulary::transport::CURL_CODES;
 use aho_corasick::AhoCorasick;
 
 /// The anchors besides the wordings tables (matched in any case).
@@ -83,9 +84,14 @@ const WORDS: &[&str] = &[
 
 static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
+    // Every line curl ends with an exit code the table holds, whatever its
+    // backend's words: `curl: (52`.
+    let codes = CURL_CODES
+        .iter()
+        .filter_map(|w| w.text.split_once(')').map(|(code, _)| code));
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
-        .build(WORDS.iter().copied().chain(wordings))
+        .build(WORDS.iter().copied().chain(wordings).chain(codes))
         .expect("short anchors always build")
 });
 
@@ -172,6 +178,7 @@ mod tests {
             "HTTP 503",
             "Dashboard reported (500):",
             "GET /api: (484.044µs) 401 [[kubectl/v1.10.2] 10.0.0.1:52998]",
+            "curl: (52) Empty reply from server",
         ] {
             assert!(candidate(line.as_bytes()), "{line}");
         }

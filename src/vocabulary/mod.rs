@@ -12,6 +12,12 @@
 //!
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
-//!   authenticators), and the transport failures of each TLS stack.
+//!   authenticators), Vault's role bindings.
+//! - [`transport`]: failures before any HTTP answer: curl's exit codes and
+//!   each TLS backend's words, Go, Java, Python, Node.js, .NET, rustls.
+//! - [`clouds`]: the clouds' token exchanges (AWS STS, EKS Pod Identity,
+//!   Entra ID, Google STS and IAM Credentials).
 
+pub mod clouds;
+pub mod transport;
 pub mod wordings;

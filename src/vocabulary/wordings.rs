@@ -20,6 +20,7 @@
 
 use serde::Serialize;
 
+use super::{clouds, transport};
 use crate::diagnosis::Cause;
 
 /// One wording a program prints, and the cause it names.
@@ -38,7 +39,7 @@ pub struct Wording {
     pub source: &'static str,
 }
 
-const fn w(
+pub(crate) const fn w(
     printed_by: &'static str,
     text: &'static str,
     versions: &'static str,
@@ -107,8 +108,10 @@ pub const WORDINGS: &[Wording] = &[
 pub fn all() -> impl Iterator<Item = &'static Wording> {
     WORDINGS
         .iter()
-        .chain(TRANSPORT)
-        .chain(NOT_A_FAILURE)
+        .chain(transport::TRANSPORT)
+        .chain(transport::CURL_CODES)
+        .chain(transport::NOT_A_FAILURE)
+        .chain(clouds::EXCHANGES)
         .chain(SERVICES)
 }
 
@@ -116,113 +119,6 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
 pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
-
-const GO_X509: &str = "Go crypto/x509 (kubectl, client-go)";
-const GO_NET: &str = "Go net (kubectl, client-go)";
-const GO_TLS: &str = "Go crypto/tls";
-const OPENSSL: &str = "OpenSSL (curl, Python, Node.js, Ruby)";
-const CURL: &str = "curl";
-const PYTHON: &str = "Python (urllib3, requests, ssl)";
-const JAVA: &str = "Java (OkHttp, the JDK: fabric8, the Java client)";
-const NODE: &str = "Node.js";
-const RUSTLS: &str = "rustls (Rust clients: kube-rs)";
-const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
-
-/// Failures before any HTTP answer, as clients print them: matched in this
-/// order (a TLS handshake timeout is a timeout, a name mismatch is more
-/// specific than "verify failed"), without regard to case, each starting a
-/// word. In a chain of exceptions on one line the innermost cause decides.
-#[rustfmt::skip]
-pub const TRANSPORT: &[Wording] = &[
-    w(GO_TLS, "TLS handshake timeout", "all", Some(Cause::Timeout), "crypto/tls"),
-    w(PYTHON, "handshake timed out", "all", Some(Cause::Timeout), "ssl"),
-    w(OPENSSL, "no alternative certificate subject name matches", "all", Some(Cause::TlsNameMismatch), "curl's OpenSSL backend"),
-    w(GO_X509, "x509: certificate is valid for", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError"),
-    w(GO_X509, "because it doesn't contain any IP SANs", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError (x509: cannot validate certificate for ADDRESS because …)"),
-    w(GO_X509, "certificate is not valid for any names", "all", Some(Cause::TlsNameMismatch), "crypto/x509 HostnameError"),
-    w(PYTHON, "hostname mismatch", "all", Some(Cause::TlsNameMismatch), "ssl"),
-    w(PYTHON, "IP address mismatch", "all", Some(Cause::TlsNameMismatch), "ssl"),
-    w(JAVA, "No subject alternative names matching", "all", Some(Cause::TlsNameMismatch), "sun.security.util.HostnameChecker"),
-    w(JAVA, "No subject alternative DNS name matching", "all", Some(Cause::TlsNameMismatch), "sun.security.util.HostnameChecker"),
-    w(PYTHON, "doesn't match any of the subject alternative names", "all", Some(Cause::TlsNameMismatch), "urllib3"),
-    w(NODE, "does not match certificate's altnames", "all", Some(Cause::TlsNameMismatch), "tls.checkServerIdentity"),
-    w(RUSTLS, "invalid peer certificate: NotValidForName", "all", Some(Cause::TlsNameMismatch), "rustls CertificateError"),
-    w(RUSTLS, "certificate not valid for name", "all", Some(Cause::TlsNameMismatch), "rustls CertificateError"),
-    w(OPENSSL, "certificate has expired", "all", Some(Cause::TlsCertificateExpired), "X509_V_ERR_CERT_HAS_EXPIRED"),
-    w(OPENSSL, "certificate is not yet valid", "all", Some(Cause::TlsCertificateExpired), "X509_V_ERR_CERT_NOT_YET_VALID"),
-    w(JAVA, "CertificateExpiredException", "all", Some(Cause::TlsCertificateExpired), "java.security.cert"),
-    w(JAVA, "CertificateNotYetValidException", "all", Some(Cause::TlsCertificateExpired), "java.security.cert"),
-    w(RUSTLS, "invalid peer certificate: Expired", "all", Some(Cause::TlsCertificateExpired), "rustls CertificateError"),
-    w(RUSTLS, "invalid peer certificate: NotValidYet", "all", Some(Cause::TlsCertificateExpired), "rustls CertificateError"),
-    w(GO_X509, "certificate signed by unknown authority", "all", Some(Cause::TlsUntrustedCa), "crypto/x509 UnknownAuthorityError"),
-    w(OPENSSL, "unable to get local issuer certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY"),
-    // The server sent only its own certificate and its issuer is not trusted.
-    w(OPENSSL, "unable to verify the first certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE"),
-    w(OPENSSL, "unable to get issuer certificate", "all", Some(Cause::TlsUntrustedCa), "X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT"),
-    w(OPENSSL, "self-signed certificate", "OpenSSL 3", Some(Cause::TlsUntrustedCa), "X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
-    w(OPENSSL, "self signed certificate", "OpenSSL 1.1", Some(Cause::TlsUntrustedCa), "X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
-    w(JAVA, "PKIX path building failed", "all", Some(Cause::TlsUntrustedCa), "sun.security.validator"),
-    w(JAVA, "unable to find valid certification path", "all", Some(Cause::TlsUntrustedCa), "sun.security.provider.certpath"),
-    w(PYTHON, "CERTIFICATE_VERIFY_FAILED", "all", Some(Cause::TlsUntrustedCa), "ssl"),
-    w(CURL, "SSL certificate problem", "all", Some(Cause::TlsUntrustedCa), "curl: (60)"),
-    w(GO_X509, "failed to verify certificate", "Go 1.20+", Some(Cause::TlsUntrustedCa), "crypto/tls"),
-    w(RUSTLS, "invalid peer certificate: UnknownIssuer", "all", Some(Cause::TlsUntrustedCa), "rustls CertificateError"),
-    w(GO_TLS, "remote error: tls:", "all", Some(Cause::TlsOther), "crypto/tls alert"),
-    w(GO_TLS, "tls: ", "all", Some(Cause::TlsOther), "crypto/tls"),
-    w(JAVA, "SSLHandshakeException", "all", Some(Cause::TlsOther), "javax.net.ssl"),
-    w(PYTHON, "SSLError", "all", Some(Cause::TlsOther), "ssl"),
-    w(OPENSSL, "SSL routines", "all", Some(Cause::TlsOther), "OpenSSL error queue"),
-    w(OPENSSL, "SSL_connect", "all", Some(Cause::TlsOther), "OpenSSL"),
-    w(OPENSSL, "wrong version number", "all", Some(Cause::TlsOther), "SSL_R_WRONG_VERSION_NUMBER: not TLS on that port"),
-    w(CURL, "curl: (35)", "all", Some(Cause::TlsOther), "CURLE_SSL_CONNECT_ERROR"),
-    w(RUSTLS, "invalid peer certificate", "all", Some(Cause::TlsOther), "rustls CertificateError"),
-    w(GO_NET, "no such host", "all", Some(Cause::DnsFailure), "net.DNSError"),
-    w(CURL, "Could not resolve host", "all", Some(Cause::DnsFailure), "CURLE_COULDNT_RESOLVE_HOST"),
-    w(GETADDRINFO, "Name or service not known", "all", Some(Cause::DnsFailure), "EAI_NONAME"),
-    w(GETADDRINFO, "nodename nor servname provided", "macOS", Some(Cause::DnsFailure), "EAI_NONAME"),
-    w(GETADDRINFO, "Temporary failure in name resolution", "all", Some(Cause::DnsFailure), "EAI_AGAIN"),
-    w(JAVA, "UnknownHostException", "all", Some(Cause::DnsFailure), "java.net"),
-    w(NODE, "getaddrinfo", "all", Some(Cause::DnsFailure), "dns.lookup"),
-    w(PYTHON, "Failed to resolve", "urllib3 2", Some(Cause::DnsFailure), "NameResolutionError"),
-    w(GETADDRINFO, "Name does not resolve", "musl", Some(Cause::DnsFailure), "EAI_NONAME"),
-    w(GO_NET, ": server misbehaving", "all", Some(Cause::DnsFailure), "net.DNSError"),
-    w(GETADDRINFO, "No address associated with hostname", "all", Some(Cause::DnsFailure), "EAI_NODATA"),
-    w(PYTHON, "name resolution failed", "all", Some(Cause::DnsFailure), "urllib3"),
-    w(NODE, "ENOTFOUND", "all", Some(Cause::DnsFailure), "dns error code"),
-    w(NODE, "EAI_AGAIN", "all", Some(Cause::DnsFailure), "dns error code"),
-    w(GO_NET, "connection refused", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
-    w(JAVA, "ConnectException", "all", Some(Cause::ConnectionRefused), "java.net"),
-    w(NODE, "ECONNREFUSED", "all", Some(Cause::ConnectionRefused), "error code"),
-    w(PYTHON, "[Errno 111]", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
-    w(RUSTLS, "Connection refused (os error 111)", "all", Some(Cause::ConnectionRefused), "std::io"),
-    w("kubectl", "was refused - did you specify the right host or port", "all", Some(Cause::ConnectionRefused), "kubectl"),
-    w(GO_NET, "i/o timeout", "all", Some(Cause::Timeout), "net.OpError"),
-    w(GO_NET, "timed out", "all", Some(Cause::Timeout), "net"),
-    w(GO_NET, "deadline exceeded", "all", Some(Cause::Timeout), "context.DeadlineExceeded"),
-    w(GO_NET, "timeout awaiting", "all", Some(Cause::Timeout), "net/http: timeout awaiting response headers"),
-    w("Go net/http", "Client.Timeout exceeded while awaiting headers", "all", Some(Cause::Timeout), "net/http"),
-    w(JAVA, "SocketTimeoutException", "all", Some(Cause::Timeout), "java.net"),
-    w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
-    w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "error code"),
-    w(CURL, "curl: (28)", "all", Some(Cause::Timeout), "CURLE_OPERATION_TIMEDOUT"),
-    w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
-    w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
-    w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
-    // The caller gave up (its own deadline, a shutdown) before any answer came.
-    w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "context.Canceled"),
-    // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
-    w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
-];
-
-/// Texts that contain a transport failure's words and are no failure of the
-/// client's connection.
-#[rustfmt::skip]
-pub const NOT_A_FAILURE: &[Wording] = &[
-    w("client-go (kubectl wait, informers)", "timed out waiting for the condition", "all", None, "k8s.io/apimachinery wait.ErrWaitTimeout"),
-    w("kube-apiserver, the kubelet", "TLS handshake error from", "all", None, "net/http server log: a client aborted its handshake"),
-    w("a pod spec's probe", "timeoutSeconds", "all", None, "a field, not an error"),
-    w(CURL, "continuing anyway", "all", None, "curl -k: verification failed and curl went on"),
-];
 
 /// kube-apiserver's words for a call of its own that failed (to an admission
 /// webhook, to a kubelet, to an aggregated API): the client's request was
@@ -235,53 +131,18 @@ pub const ONWARD_CALLS: &[Wording] = &[
     w("kube-apiserver", "Trying to reach: '", "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
 ];
 
-/// Services other than kube-apiserver that judge a ServiceAccount token and
-/// say why they refused it: the clouds' token exchanges and Vault's role
-/// bindings. The first a line contains wins; ` … ` separates parts that
-/// stand in this order with anything between them.
+/// Services other than kube-apiserver and the clouds that judge a
+/// ServiceAccount token and say why they refused it: Vault's role bindings
+/// (the clouds' token exchanges are [`super::clouds::EXCHANGES`]). The first a
+/// line contains wins.
 #[rustfmt::skip]
 pub const SERVICES: &[Wording] = &[
-    // The token's aud is not a client ID of the account's OIDC provider
-    // (sts.amazonaws.com by default).
-    w(AWS_STS, "Incorrect token audience", "all", Some(Cause::CloudFederationMismatch), STS_API),
-    w(AWS_STS, "No OpenIDConnect provider found in your account", "all", Some(Cause::CloudOidcProviderMissing), STS_API),
-    // Entra ID: no federated identity credential matches the token's issuer,
-    // subject and audience (70021), or one of them (700211-700213).
-    w(ENTRA, "AADSTS70021:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
-    w(ENTRA, "AADSTS700211:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
-    w(ENTRA, "AADSTS700212:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
-    w(ENTRA, "AADSTS700213:", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
-    // The assertion (the projected token) is outside its nbf..exp.
-    w(ENTRA, "AADSTS700024:", "all", Some(Cause::Expired), ENTRA_CODES),
-    w(AWS_STS, "Not authorized to perform sts:AssumeRoleWithWebIdentity", "all", Some(Cause::CloudTrustPolicyDenied), STS_API),
-    w(AWS_STS, "Token expired: current date/time", "all", Some(Cause::Expired), STS_API),
-    w(AWS_STS, "Couldn't retrieve verification key from your identity provider", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
-    w(AWS_IAM, "Roles may not be assumed by root accounts", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
-    w(AWS_IAM, "is not authorized to perform: ", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
-    // botocore's form of an AWS API's refusal of the caller; STS, the one that
-    // judges the projected token, says `AccessDenied` instead.
-    w(AWS_IAM, "(AccessDeniedException) when calling the", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
-    w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ResourceNotFoundException", "all", Some(Cause::PodIdentityAssociationMissing), EKS_AUTH_API),
-    w(EKS_POD_IDENTITY, "Service account token cannot be parsed", "all", Some(Cause::TokenMalformed), "aws/eks-pod-identity-agent"),
-    w(ENTRA, "AADSTS700016:", "all", Some(Cause::CloudClientNotFound), ENTRA_CODES),
-    w(ENTRA, "AADSTS501661:", "all", Some(Cause::CloudOidcDiscoveryFailed), ENTRA_CODES),
-    w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "Google Cloud IAM"),
     // Vault's role: bound_service_account_names / _namespaces.
     w(VAULT, "service account name not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
     w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
 ];
 
-const AWS_STS: &str = "AWS STS";
-const ENTRA: &str = "Microsoft Entra ID";
 const VAULT: &str = "Vault";
-const AWS_IAM: &str = "AWS IAM";
-const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
-/// Who a [`SERVICES`] wording is.
-pub const GOOGLE_IAM: &str = "Google Cloud IAM";
-const IAM_DENIED: &str = "AWS IAM: troubleshooting access denied error messages";
-const EKS_AUTH_API: &str = "Amazon EKS Auth API reference: AssumeRoleForPodIdentity";
-const STS_API: &str = "AWS STS API reference, AssumeRoleWithWebIdentity errors";
-const ENTRA_CODES: &str = "Microsoft Entra authentication and authorization error codes";
 const VAULT_LOGIN: &str = "hashicorp/vault-plugin-auth-kubernetes path_login.go";
 
 /// kube-apiserver's warning that it shortened a TokenRequest.

@@ -182,21 +182,34 @@ impl Curl {
             self.seen = true;
             let l = line.trim_start();
             // `curl -f`: an HTTP answer (`The requested URL returned error: 401`).
-            if l.contains("returned error: ") {
+            if transport::curl_answered(l) {
                 self.answered = true;
                 self.failure = None;
                 return None;
             }
             if !self.answered {
-                // curl's own summary names the failure; when it does not, the
-                // `*` line that did is the answer.
-                out.push(failed(
-                    match (transport::detect_line(l), self.failure.take()) {
-                        (Some(cause), _) => (number, cause, l.to_owned()),
-                        (None, Some(kept)) => kept,
-                        (None, None) => (number, Cause::Unknown, l.to_owned()),
-                    },
-                ));
+                // curl's own summary names the failure; when its words do not,
+                // the `*` line that did is the answer. Its exit code names the
+                // class whatever the words.
+                let said = transport::named(l).filter(|c| *c != Cause::Unknown);
+                let (at, said, detail) = match (said, self.failure.take()) {
+                    (Some(cause), _) => (number, cause, l.to_owned()),
+                    (None, Some(kept)) => kept,
+                    (None, None) => (number, Cause::Unknown, l.to_owned()),
+                };
+                let (cause, also) = match transport::curl_exit(l) {
+                    Some(code) if said == Cause::Unknown => {
+                        transport::detect_all(l).unwrap_or((code, Vec::new()))
+                    }
+                    Some(code) => (transport::within(code, said), Vec::new()),
+                    None => (said, Vec::new()),
+                };
+                let failure = TransportFailure {
+                    cause,
+                    detail,
+                    also,
+                };
+                out.push((at, Kind::Transport(failure)));
             }
             self.answered = true;
             return Some(out);

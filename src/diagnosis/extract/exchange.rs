@@ -5,43 +5,70 @@
 //! bindings. Their reason is specific enough to name the cause; the status,
 //! when the text shows one, is read by the other extractors.
 //!
-//! Wordings: AWS STS API reference (`InvalidIdentityToken`), Microsoft Entra
-//! authentication error codes (AADSTS70021, 700211-700213, 700024),
-//! hashicorp/vault-plugin-auth-kubernetes `path_login.go`.
+//! Wordings: [`crate::vocabulary::clouds::EXCHANGES`] (each row cites its
+//! API reference or source file) and Vault's role bindings
+//! ([`crate::vocabulary::wordings::SERVICES`]).
 
 use std::sync::LazyLock;
 
 use super::super::artefact::ServiceVerdict;
-use super::super::wordings::SERVICES;
 use super::excerpt;
 use super::needles::Needles;
+use crate::vocabulary::clouds::EXCHANGES;
+use crate::vocabulary::wordings::{SERVICES, Wording};
+
+fn rows() -> impl Iterator<Item = &'static Wording> {
+    EXCHANGES.iter().chain(SERVICES)
+}
 
 /// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
     static ANY: LazyLock<Needles> = LazyLock::new(|| {
         Needles::new(
-            SERVICES
-                .iter()
-                .map(|w| w.text.split(" … ").next().unwrap_or(w.text)),
+            rows().map(|w| w.text.split(" … ").next().unwrap_or(w.text)),
             false,
         )
     });
     if !ANY.any(line) {
         return None;
     }
-    SERVICES.iter().find_map(|w| {
-        let mut parts = w.text.split(" … ");
-        let at = line.find(parts.next()?)?;
-        let mut from = at;
-        for part in parts {
-            from += line[from..].find(part)? + part.len();
-        }
+    rows().find_map(|w| {
+        let at = holds(line, w.text)?;
         Some(ServiceVerdict {
             cause: w.cause?,
             service: w.printed_by,
             detail: excerpt(&line[at..]),
         })
     })
+}
+
+/// Where `line` holds the row `text`: an Entra row by its code, any other by
+/// its parts in order.
+fn holds(line: &str, text: &str) -> Option<usize> {
+    if let Some(code) = entra_code(text) {
+        return line
+            .match_indices(ENTRA_PREFIX)
+            .map(|(i, _)| i)
+            .find(|&i| entra_code(&line[i..]) == Some(code));
+    }
+    let mut parts = text.split(" … ");
+    let at = line.find(parts.next()?)?;
+    let mut from = at;
+    for part in parts {
+        from += line[from..].find(part)? + part.len();
+    }
+    Some(at)
+}
+
+const ENTRA_PREFIX: &str = "AADSTS";
+
+/// The digits of the first `AADSTSNNN` in `text`.
+fn entra_code(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once(ENTRA_PREFIX)?;
+    let digits = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    (!digits.is_empty()).then_some(digits)
 }
 
 #[cfg(test)]
@@ -86,7 +113,11 @@ mod tests {
             let v = find(line).unwrap_or_else(|| panic!("{line}"));
             assert_eq!((v.service, v.cause), (service, cause), "{line}");
         }
-        assert!(find("AADSTS7000215: Invalid client secret provided").is_none());
+        // Entra's refusal without a cause of the token's: the app's secret.
+        assert_eq!(
+            find("AADSTS7000215: Invalid client secret provided").map(|v| v.cause),
+            Some(Cause::Unknown)
+        );
         assert!(find("error: You must be logged in to the server (Unauthorized)").is_none());
     }
 }

@@ -544,7 +544,7 @@ impl<'a> Scanner<'a> {
         found
             .context
             .extend(status::date_header(line).map(Kind::Date));
-        if line.contains("TLS handshake error from") {
+        if line.contains(crate::vocabulary::transport::SERVER_HANDSHAKE_LOG.text) {
             found.context.push(Kind::Note(format!(
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)

@@ -8,43 +8,99 @@ use std::sync::LazyLock;
 
 use super::needles::Needles;
 use crate::diagnosis::Cause;
-use crate::diagnosis::wordings;
 use crate::http::{TlsReason, TransportError};
+use crate::vocabulary::transport::{
+    CURL_CODES, CURL_PEER_VERIFICATION_ALSO, NOT_A_FAILURE, TRANSPORT,
+};
 
-/// The table's transport wordings (`wordings::TRANSPORT`, in its order), and
-/// the texts that only look like failures (`wordings::NOT_A_FAILURE`).
+/// The table's transport wordings (in its order), and the texts that only
+/// look like failures.
 static NEEDLES: LazyLock<Needles> =
-    LazyLock::new(|| Needles::words(wordings::TRANSPORT.iter().map(|w| w.text), true));
+    LazyLock::new(|| Needles::words(TRANSPORT.iter().map(|w| w.text), true));
 static EXCLUDED: LazyLock<Needles> =
-    LazyLock::new(|| Needles::words(wordings::NOT_A_FAILURE.iter().map(|w| w.text), true));
+    LazyLock::new(|| Needles::words(NOT_A_FAILURE.iter().map(|w| w.text), true));
 
-/// The transport failure a line describes, if any. In a chain of exceptions
-/// on one line (urllib3's `… (Caused by SSLError(SSLCertVerificationError(…)))`,
-/// Java's `Caused by: …`) the innermost cause decides: the outer ones only
-/// wrap it in a more general name.
+/// The transport failure a line describes, if any: its words, within the
+/// class curl's exit code names when the line carries one.
 pub fn detect_line(line: &str) -> Option<Cause> {
+    let said = named(line)?;
+    Some(match curl_exit(line) {
+        Some(code) => within(code, said),
+        None => said,
+    })
+}
+
+/// The failure a line's words name, whatever code stands beside them. In a
+/// chain of exceptions on one line (urllib3's `… (Caused by SSLError(…))`,
+/// Java's `Caused by: …`) the innermost cause decides: the outer ones only
+/// wrap it in a more general name. `Some(Unknown)` for a curl code the
+/// table holds and words it does not.
+pub fn named(line: &str) -> Option<Cause> {
     // Node prints an error's `code: 'ECONNREFUSED'` property under its
     // message: the same failure again, not a second one.
-    if line.trim_start().starts_with("code: '") {
+    if line.trim_start().starts_with("code: '") || EXCLUDED.any(line) {
         return None;
     }
-    let outer = NEEDLES.first(line)?;
-    if EXCLUDED.any(line) {
-        return None;
-    }
+    let Some(outer) = NEEDLES.first(line) else {
+        return curl_exit(line).map(|_| Cause::Unknown);
+    };
     let lower = line.to_ascii_lowercase();
     let inner = lower
         .rmatch_indices("caused by")
         .find_map(|(i, _)| NEEDLES.first(&line[i..]));
-    wordings::TRANSPORT[inner.unwrap_or(outer)].cause
+    TRANSPORT[inner.unwrap_or(outer)].cause
+}
+
+/// The cause curl's exit code names (`curl: (60) …`, libcurl wrappers'
+/// `curl#60`), when the table holds the code.
+pub fn curl_exit(line: &str) -> Option<Cause> {
+    code_row(Some(curl_code(line)?))?.cause
+}
+
+/// Whether curl's exit code says the server answered (`curl -f`'s 22: the
+/// status is the answer, read as one).
+pub fn curl_answered(line: &str) -> bool {
+    let code = curl_code(line);
+    code.is_some() && code_row(code).is_some_and(|w| w.cause.is_none())
+}
+
+fn code_row(code: Option<u16>) -> Option<&'static crate::vocabulary::wordings::Wording> {
+    CURL_CODES.iter().find(|w| curl_code(w.text) == code)
+}
+
+/// The words' cause when they name one of the code's class (a TLS code
+/// stays a TLS failure, a connection failure a connection failure); the
+/// code's otherwise.
+pub fn within(code: Cause, said: Cause) -> Cause {
+    if said != Cause::Unknown && (code == Cause::Unknown || said.is_tls() == code.is_tls()) {
+        said
+    } else {
+        code
+    }
+}
+
+/// The number in `curl: (N)` or `curl#N`.
+fn curl_code(text: &str) -> Option<u16> {
+    let (_, rest) = text
+        .split_once("curl: (")
+        .or_else(|| text.split_once("curl#"))?;
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
 }
 
 /// The transport failure a line describes, and the other causes its words
 /// fit as well (most likely first). Go's `x509: certificate has expired or is
 /// not yet valid` says which only with `: current time X is after Y` (expired)
-/// or `is before` (not yet valid: nearly always a clock off).
+/// or `is before` (not yet valid: nearly always a clock off). curl's code 60
+/// without words of the backend's that say which is any failed verification.
 pub fn detect_all(line: &str) -> Option<(Cause, Vec<Cause>)> {
     let cause = detect_line(line)?;
+    if cause == Cause::TlsUntrustedCa
+        && named(line) == Some(Cause::Unknown)
+        && curl_code(line) == Some(60)
+    {
+        return Some((cause, CURL_PEER_VERIFICATION_ALSO.to_vec()));
+    }
     if cause != Cause::TlsCertificateExpired || !line.contains("has expired or is not yet valid") {
         return Some((cause, Vec::new()));
     }
@@ -173,7 +229,42 @@ mod tests {
         ] {
             assert_eq!(detect_line(line), want, "{line}");
         }
+        // curl's code names the class; the backend's words the cause within it.
+        for (line, want) in [
+            (
+                "curl: (35) OpenSSL SSL_connect: Connection reset by peer in connection to 10.0.0.1:6443",
+                Cause::TlsOther,
+            ),
+            (
+                "curl: (28) Failed to connect to 10.0.0.1 port 6443 after 10001 ms: Timeout was reached",
+                Cause::Timeout,
+            ),
+            (
+                "curl: (7) Failed to connect to 10.0.0.1 port 6443 after 0 ms: Couldn't connect to server",
+                Cause::ConnectionRefused,
+            ),
+            (
+                "curl: (60) SSL certificate problem: certificate has expired",
+                Cause::TlsCertificateExpired,
+            ),
+            (
+                "curl: (56) OpenSSL SSL_read: Connection reset by peer, errno 104",
+                Cause::Unknown,
+            ),
+        ] {
+            assert_eq!(detect_line(line), Some(want), "{line}");
+        }
+        assert_eq!(
+            detect_line("curl: (22) The requested URL returned error: 401"),
+            None
+        );
         for (line, cause, also) in [
+            // Code 60 alone: any failed verification since 7.62.0.
+            (
+                "curl: (60) Apple SecTrust verification failed: error -67843",
+                Cause::TlsUntrustedCa,
+                vec![Cause::TlsNameMismatch, Cause::TlsCertificateExpired],
+            ),
             (
                 "x509: certificate has expired or is not yet valid: current time 2021-04-01T14:43:32+02:00 is before 2021-04-01T15:31:09Z",
                 Cause::TlsCertificateNotYetValid,

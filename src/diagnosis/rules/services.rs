@@ -256,7 +256,7 @@ const DECODE: Steps = Steps::Run(
 /// Google refused the call: who the workload is to Google.
 fn google_caller(case: &Case<'_>) -> Option<NextStep> {
     let google = matches!(&case.answer, Answer::Http(h)
-        if h.verdict.as_ref().is_some_and(|v| v.service == crate::diagnosis::wordings::GOOGLE_IAM));
+        if h.verdict.as_ref().is_some_and(|v| v.service == crate::vocabulary::clouds::GOOGLE_IAM));
     google.then(|| {
         NextStep::run(
             "who the workload is to Google Cloud (the service account its calls are made as)",
@@ -277,6 +277,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Cause::Expired => "the token was outside its validity window when the exchange judged it",
         Cause::CheckerPolicyDenied => {
             "the token was reviewed; the checker's own role does not allow its ServiceAccount"
+        }
+        Cause::Unknown => {
+            "the service's answer names no fault of the token or of its federation settings"
         }
         Cause::CloudCallerDenied => {
             "the cloud knew the caller; its policy does not allow the call (not a fault of the token)"
@@ -301,7 +304,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     ];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
-    let basis = if v.service == crate::diagnosis::wordings::GOOGLE_IAM {
+    let basis = if v.cause == Cause::Unknown {
+        // The service refused without saying what of the token or of its
+        // federation it refused.
+        Basis::Inferred
+    } else if v.service == crate::vocabulary::clouds::GOOGLE_IAM {
         support.push(Support::answer(
             "Google answers the same when the resource does not exist: check its name as well as the caller's role",
         ));
@@ -350,7 +357,7 @@ mod tests {
                 relay_status: Some(403),
                 verdict: Some(ServiceVerdict {
                     cause: Cause::CloudCallerDenied,
-                    service: crate::diagnosis::wordings::GOOGLE_IAM,
+                    service: crate::vocabulary::clouds::GOOGLE_IAM,
                     detail: "denied on resource (or it may not exist).".into(),
                 }),
                 ..HttpAnswer::default()

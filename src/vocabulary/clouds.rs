@@ -1,0 +1,109 @@
+//! The clouds' token exchanges: what AWS STS, the EKS Pod Identity Agent (and
+//! the EKS Auth API behind it), Microsoft Entra ID and Google's STS and IAM
+//! Credentials answer when they refuse a projected ServiceAccount token, each
+//! mapped to the cause it names.
+//!
+//! [`EXCHANGES`] is read in its order, the first row a line holds winning:
+//! a service's specific messages stand before its bare error codes. ` … `
+//! separates parts that stand in this order with anything between them. An
+//! Entra row is read by its code (`AADSTS70021` is not `AADSTS700211`), and
+//! a code the table does not list is still Entra's refusal: the last Entra
+//! row, with no cause named. A row whose cause is `unknown` is a refusal the
+//! service states without naming a fault of the token or of its federation.
+
+use super::wordings::{Wording, w};
+use crate::diagnosis::Cause;
+
+const AWS_STS: &str = "AWS STS";
+const AWS_IAM: &str = "AWS IAM";
+const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
+const ENTRA: &str = "Microsoft Entra ID";
+const GOOGLE_STS: &str = "Google Cloud STS";
+/// Who a Google IAM refusal is (its rule reads it: Google answers the same
+/// when the resource does not exist).
+pub const GOOGLE_IAM: &str = "Google Cloud IAM";
+
+const STS_API: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html (Errors)";
+const IAM_DENIED: &str =
+    "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
+const EKS_AUTH_API: &str = "https://docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html (Errors)";
+const POD_IDENTITY_AGENT: &str = "github.com/aws/eks-pod-identity-agent internal/validation/request.go, pkg/errors/errors.go (v0.1.17-v0.1.37)";
+const AGENT_ERRORS: &str = "github.com/aws/eks-pod-identity-agent pkg/errors/errors.go ((CODE): MESSAGE, fault: client), v0.1.17-v0.1.37; codes from the EKS Auth API reference";
+const ENTRA_CODES: &str =
+    "https://learn.microsoft.com/entra/identity-platform/reference-error-codes";
+const GOOGLE_STS_API: &str = "https://cloud.google.com/iam/docs/reference/sts/rest/v1/TopLevel/token; https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation";
+const IAM_CREDENTIALS_API: &str = "https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken";
+
+/// The clouds' refusals, in the order they are read.
+#[rustfmt::skip]
+pub const EXCHANGES: &[Wording] = &[
+    // AWS STS, AssumeRoleWithWebIdentity (IRSA). The token's aud is not a
+    // client ID of the account's OIDC provider (sts.amazonaws.com by default).
+    w(AWS_STS, "Incorrect token audience", "all (InvalidIdentityToken)", Some(Cause::CloudFederationMismatch), STS_API),
+    w(AWS_STS, "No OpenIDConnect provider found in your account", "all (InvalidIdentityToken)", Some(Cause::CloudOidcProviderMissing), STS_API),
+    w(AWS_STS, "Not authorized to perform sts:AssumeRoleWithWebIdentity", "all (AccessDenied)", Some(Cause::CloudTrustPolicyDenied), STS_API),
+    w(AWS_STS, "Token expired: current date/time", "all (ExpiredTokenException, InvalidIdentityToken)", Some(Cause::Expired), STS_API),
+    w(AWS_STS, "Couldn't retrieve verification key from your identity provider", "all (InvalidIdentityToken, IDPCommunicationError)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
+    w(AWS_STS, "OpenIDConnect provider's HTTPS certificate doesn't match configured thumbprint", "all (InvalidIdentityToken)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
+    w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
+    w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
+    // The identity provider's claims (iss, sub, aud) were refused.
+    w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),
+    // Codes that name no cause, read only with their message on the line
+    // (botocore's `(CODE) when calling the OPERATION operation: MESSAGE`, the
+    // Go SDKs' `CODE: MESSAGE`): in STS's XML the `<Message>` line beneath
+    // `<Code>` may name one.
+    w(AWS_STS, "(InvalidIdentityToken) when calling the", "all (a message the rows above do not hold)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "InvalidIdentityToken: ", "all (a message the rows above do not hold)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "(MalformedPolicyDocument) when calling the", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "MalformedPolicyDocument: ", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "(PackedPolicyTooLarge) when calling the", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "PackedPolicyTooLarge: ", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "(RegionDisabledException) when calling the", "all (STS not activated in the region)", Some(Cause::Unknown), STS_API),
+    w(AWS_STS, "RegionDisabledException: ", "all (STS not activated in the region)", Some(Cause::Unknown), STS_API),
+    w(AWS_IAM, "Roles may not be assumed by root accounts", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    w(AWS_IAM, "is not authorized to perform: ", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // botocore's form of an AWS API's refusal of the caller; STS, the one that
+    // judges the projected token, says `AccessDenied` instead.
+    w(AWS_IAM, "(AccessDeniedException) when calling the", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // EKS Pod Identity: the agent checks the token's form, EKS Auth the rest.
+    w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ResourceNotFoundException", "all", Some(Cause::PodIdentityAssociationMissing), EKS_AUTH_API),
+    w(EKS_POD_IDENTITY, "(ResourceNotFoundException): … fault: ", "v0.1.17+", Some(Cause::PodIdentityAssociationMissing), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(ExpiredTokenException): … fault: ", "v0.1.17+", Some(Cause::Expired), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(InvalidTokenException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(AccessDeniedException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    // The SDK sent the agent no token (an empty or unread token file).
+    w(EKS_POD_IDENTITY, "Service account token cannot be empty", "v0.1.17+", Some(Cause::TokenNotSent), POD_IDENTITY_AGENT),
+    w(EKS_POD_IDENTITY, "Service account token cannot be parsed", "v0.1.17+", Some(Cause::TokenMalformed), POD_IDENTITY_AGENT),
+    // golang-jwt v5's registered claims: exp, then nbf and iat (a clock
+    // behind, or a token not yet valid), which name no cause alone.
+    w(EKS_POD_IDENTITY, "Service account token failed basic claim validations … token is expired", "v0.1.17+", Some(Cause::Expired), POD_IDENTITY_AGENT),
+    w(EKS_POD_IDENTITY, "Service account token failed basic claim validations", "v0.1.17+", Some(Cause::Unknown), POD_IDENTITY_AGENT),
+    // Microsoft Entra ID, federated identity credentials (Azure workload
+    // identity). No credential matches the token's issuer, subject and
+    // audience (70021), or one of them (700211-700213).
+    w(ENTRA, "AADSTS70021: No matching federated identity record found for presented assertion.", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700211: No matching federated identity record found for presented assertion issuer.", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700212: No matching federated identity record found for presented assertion audience.", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    w(ENTRA, "AADSTS700213: No matching federated identity record found for presented assertion subject.", "all", Some(Cause::CloudFederationMismatch), ENTRA_CODES),
+    // The assertion (the projected token) is outside its nbf..exp.
+    w(ENTRA, "AADSTS700024: Client assertion is not within its valid time range.", "all", Some(Cause::Expired), ENTRA_CODES),
+    w(ENTRA, "AADSTS700016: Application with identifier 'CLIENT_ID' was not found in the directory 'TENANT'.", "all", Some(Cause::CloudClientNotFound), ENTRA_CODES),
+    w(ENTRA, "AADSTS501661: Request to External OIDC endpoint failed.", "all", Some(Cause::CloudOidcDiscoveryFailed), ENTRA_CODES),
+    w(ENTRA, "AADSTS50027: JWT token is invalid or malformed.", "all", Some(Cause::TokenMalformed), ENTRA_CODES),
+    // Not the ServiceAccount token: the app sent a secret, or named a
+    // tenant that does not exist, or the assertion's signature matched no
+    // key the issuer publishes.
+    w(ENTRA, "AADSTS7000215: Invalid client secret provided.", "all", Some(Cause::Unknown), ENTRA_CODES),
+    w(ENTRA, "AADSTS90002: Tenant 'TENANT' not found.", "all", Some(Cause::Unknown), ENTRA_CODES),
+    w(ENTRA, "AADSTS700027: Client assertion failed signature validation.", "all", Some(Cause::Unknown), ENTRA_CODES),
+    w(ENTRA, "AADSTS", "all (a code the rows above do not hold)", Some(Cause::Unknown), ENTRA_CODES),
+    // Google Cloud STS (workload identity federation) and IAM Credentials
+    // (impersonating a Google service account).
+    w(GOOGLE_STS, "The audience in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
+    w(GOOGLE_STS, "The issuer in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
+    w(GOOGLE_STS, "is stale to sign-in", "v1 (invalid_grant)", Some(Cause::Expired), GOOGLE_STS_API),
+    w(GOOGLE_STS, "rejected by the attribute condition", "v1 (unauthorized_client)", Some(Cause::CloudTrustPolicyDenied), GOOGLE_STS_API),
+    w(GOOGLE_IAM, "Permission 'iam.serviceAccounts.getAccessToken' denied", "v1", Some(Cause::CloudCallerDenied), IAM_CREDENTIALS_API),
+    w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/iam/docs/troubleshooting-access"),
+];

@@ -1,0 +1,306 @@
+//! Failures before any HTTP answer, in the words of each program that prints
+//! them: curl (its exit codes, and the text each TLS backend puts after
+//! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
+//! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
+//! `SslStream` and sockets, and rustls.
+//!
+//! [`TRANSPORT`] is matched in its order, without regard to case, each text
+//! starting a word: the more specific a text, the earlier it stands (a TLS
+//! handshake timeout is a timeout, a name mismatch is more specific than
+//! "verify failed"). [`CURL_CODES`] names the failure by curl's exit code
+//! alone: when the backend's text is one this table does not hold, the code
+//! still decides the class.
+//!
+//! Sources, each row naming its own: curl `include/curl/curl.h`,
+//! `lib/strerror.c` and `lib/vtls/` (`openssl.c`, `gtls.c`, `nss.c` until
+//! 8.2, `schannel.c` and `schannel_verify.c`, `sectransp.c` until 8.14,
+//! `wolfssl.c`, `mbedtls.c`, `rustls.c`) at curl-7_29_0 to 8.17; NSS
+//! `lib/util/SECerrs.h` and `lib/ssl/SSLerrs.h`; Windows `winerror.h`; Go
+//! `src/crypto/x509/verify.go`, `src/crypto/tls/`, `src/net/`; OpenJDK
+//! `sun/security/util/HostnameChecker.java` and
+//! `sun/security/validator/PKIXValidator.java`; CPython `Modules/_ssl.c` and
+//! `Lib/ssl.py`, urllib3 `connection.py`; Node.js `src/crypto/crypto_common.cc`
+//! and `lib/tls.js`; .NET `System.Net.Security` `SslPolicyErrors` and
+//! `X509ChainStatusFlags`; rustls `src/error.rs`.
+
+use super::wordings::{Wording, w};
+use crate::diagnosis::Cause;
+
+const GO_X509: &str = "Go crypto/x509 (kubectl, client-go)";
+const GO_NET: &str = "Go net (kubectl, client-go)";
+const GO_TLS: &str = "Go crypto/tls";
+const OPENSSL: &str = "OpenSSL (curl, Python, Node.js, Ruby)";
+const CURL: &str = "curl";
+const GNUTLS: &str = "curl with GnuTLS";
+const NSS: &str = "curl with NSS";
+const SCHANNEL: &str = "curl with Schannel (Windows)";
+const SECURE_TRANSPORT: &str = "curl with Secure Transport (macOS)";
+const WOLFSSL: &str = "curl with wolfSSL";
+const MBEDTLS: &str = "curl with mbedTLS";
+const PYTHON: &str = "Python (urllib3, requests, ssl)";
+const JAVA: &str = "Java (OkHttp, the JDK: fabric8, the Java client)";
+const NODE: &str = "Node.js";
+const DOTNET: &str = ".NET (KubernetesClient, HttpClient)";
+const RUSTLS: &str = "rustls (Rust clients: kube-rs)";
+const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
+
+const GTLS_C: &str = "curl lib/vtls/gtls.c";
+const NSS_ERRS: &str =
+    "NSS lib/util/SECerrs.h, lib/ssl/SSLerrs.h (curl lib/vtls/nss.c prints them)";
+const SCHANNEL_C: &str = "curl lib/vtls/schannel.c (Windows winerror.h texts)";
+const SCHANNEL_VERIFY_C: &str = "curl lib/vtls/schannel_verify.c";
+const SECTRANSP_C: &str = "curl lib/vtls/sectransp.c";
+const WOLFSSL_C: &str = "curl lib/vtls/wolfssl.c";
+const MBEDTLS_C: &str = "curl lib/vtls/mbedtls.c (mbedtls_x509_crt_verify_info)";
+const OPENSSL_C: &str = "curl lib/vtls/openssl.c";
+const X509_VERIFY: &str = "Go src/crypto/x509/verify.go";
+const HOSTNAME_CHECKER: &str = "OpenJDK sun/security/util/HostnameChecker.java";
+const NODE_CODES: &str = "Node.js src/crypto/crypto_common.cc (X509 verify error codes)";
+const SSL_POLICY: &str = ".NET System.Net.Security SslPolicyErrors, X509ChainStatusFlags";
+const RUSTLS_ERROR: &str = "rustls src/error.rs CertificateError";
+
+/// Failures before any HTTP answer, as clients print them, in the order they
+/// are matched (see the module documentation). In a chain of exceptions on
+/// one line the innermost cause decides.
+#[rustfmt::skip]
+pub const TRANSPORT: &[Wording] = &[
+    w(GO_TLS, "TLS handshake timeout", "all", Some(Cause::Timeout), "Go src/net/http/transport.go"),
+    w(PYTHON, "handshake timed out", "all", Some(Cause::Timeout), "CPython Lib/ssl.py"),
+    // The name the client connected to is not in the certificate.
+    w(OPENSSL, "no alternative certificate subject name matches", "curl 7.x-8.x", Some(Cause::TlsNameMismatch), OPENSSL_C),
+    w(CURL, "does not match target host", "curl 7.x-8.x (OpenSSL, GnuTLS: `certificate subject name 'NAME' does not match target host name 'HOST'`; `hostname` from 8.12)", Some(Cause::TlsNameMismatch), "curl lib/vtls/openssl.c, lib/vtls/gtls.c"),
+    w(GO_X509, "x509: certificate is valid for", "all", Some(Cause::TlsNameMismatch), X509_VERIFY),
+    w(GO_X509, "because it doesn't contain any IP SANs", "all", Some(Cause::TlsNameMismatch), X509_VERIFY),
+    w(GO_X509, "certificate is not valid for any names", "all", Some(Cause::TlsNameMismatch), X509_VERIFY),
+    w(GO_X509, "x509: certificate relies on legacy Common Name field", "Go 1.15+", Some(Cause::TlsNameMismatch), X509_VERIFY),
+    w(PYTHON, "hostname mismatch", "Python 3.7+", Some(Cause::TlsNameMismatch), "CPython Modules/_ssl.c"),
+    w(PYTHON, "IP address mismatch", "Python 3.7+", Some(Cause::TlsNameMismatch), "CPython Modules/_ssl.c"),
+    w(PYTHON, "doesn't match either of", "Python before 3.7 (ssl.match_hostname)", Some(Cause::TlsNameMismatch), "CPython Lib/ssl.py"),
+    w(PYTHON, "CertificateError(\"hostname", "Python before 3.7 (urllib3's repr of ssl.CertificateError)", Some(Cause::TlsNameMismatch), "CPython Lib/ssl.py"),
+    w(JAVA, "No subject alternative names matching", "all", Some(Cause::TlsNameMismatch), HOSTNAME_CHECKER),
+    w(JAVA, "No subject alternative DNS name matching", "all", Some(Cause::TlsNameMismatch), HOSTNAME_CHECKER),
+    w(JAVA, "No subject alternative names present", "all", Some(Cause::TlsNameMismatch), HOSTNAME_CHECKER),
+    w(JAVA, "No name matching", "all", Some(Cause::TlsNameMismatch), HOSTNAME_CHECKER),
+    w(JAVA, "SSLPeerUnverifiedException: Hostname", "OkHttp 3+", Some(Cause::TlsNameMismatch), "OkHttp RealConnection.kt"),
+    w(PYTHON, "doesn't match any of the subject alternative names", "urllib3", Some(Cause::TlsNameMismatch), "urllib3 connection.py"),
+    w(NODE, "does not match certificate's altnames", "all", Some(Cause::TlsNameMismatch), "Node.js lib/tls.js checkServerIdentity"),
+    w(NODE, "ERR_TLS_CERT_ALTNAME_INVALID", "all", Some(Cause::TlsNameMismatch), "Node.js lib/tls.js"),
+    w(DOTNET, "RemoteCertificateNameMismatch", "all", Some(Cause::TlsNameMismatch), SSL_POLICY),
+    w(RUSTLS, "invalid peer certificate: NotValidForName", "rustls before 0.23.17", Some(Cause::TlsNameMismatch), RUSTLS_ERROR),
+    w(RUSTLS, "certificate not valid for name", "rustls 0.23.17+", Some(Cause::TlsNameMismatch), RUSTLS_ERROR),
+    w(SECURE_TRANSPORT, "SSL certificate peer verification failed, the certificate did not match", "curl 7.x-8.14", Some(Cause::TlsNameMismatch), SECTRANSP_C),
+    w(NSS, "requested domain name does not match the server's certificate", "curl before 8.3", Some(Cause::TlsNameMismatch), NSS_ERRS),
+    w(NSS, "SSL_ERROR_BAD_CERT_DOMAIN", "curl before 8.3", Some(Cause::TlsNameMismatch), NSS_ERRS),
+    w(SCHANNEL, "SEC_E_WRONG_PRINCIPAL", "all", Some(Cause::TlsNameMismatch), SCHANNEL_C),
+    w(SCHANNEL, "CERT_E_CN_NO_MATCH", "all", Some(Cause::TlsNameMismatch), SCHANNEL_C),
+    w(SCHANNEL, "server certificate name verification failed", "curl 7.51+", Some(Cause::TlsNameMismatch), SCHANNEL_VERIFY_C),
+    w(WOLFSSL, "subject alt name(s) or common name do not match", "curl 7.x-8.x", Some(Cause::TlsNameMismatch), WOLFSSL_C),
+    w(MBEDTLS, "BADCERT_CN_MISMATCH", "curl before 8.10", Some(Cause::TlsNameMismatch), MBEDTLS_C),
+    w(MBEDTLS, "does not match with the expected CN", "curl 8.10+", Some(Cause::TlsNameMismatch), MBEDTLS_C),
+    // The certificate is outside its validity period.
+    w(OPENSSL, "certificate has expired", "all", Some(Cause::TlsCertificateExpired), "OpenSSL X509_V_ERR_CERT_HAS_EXPIRED; GnuTLS in curl 8.10+; wolfSSL in curl"),
+    w(OPENSSL, "certificate is not yet valid", "all", Some(Cause::TlsCertificateExpired), "OpenSSL X509_V_ERR_CERT_NOT_YET_VALID (Go's `has expired or is not yet valid` holds it)"),
+    w(NODE, "CERT_HAS_EXPIRED", "all", Some(Cause::TlsCertificateExpired), NODE_CODES),
+    w(NODE, "CERT_NOT_YET_VALID", "all", Some(Cause::TlsCertificateNotYetValid), NODE_CODES),
+    w(JAVA, "CertificateExpiredException", "all", Some(Cause::TlsCertificateExpired), "OpenJDK java/security/cert"),
+    w(JAVA, "CertificateNotYetValidException", "all", Some(Cause::TlsCertificateNotYetValid), "OpenJDK java/security/cert"),
+    w(JAVA, "CertPathValidatorException: validity check failed", "all", Some(Cause::TlsCertificateExpired), "OpenJDK sun/security/provider/certpath/BasicChecker.java"),
+    w(RUSTLS, "invalid peer certificate: Expired", "rustls before 0.23.17", Some(Cause::TlsCertificateExpired), RUSTLS_ERROR),
+    w(RUSTLS, "invalid peer certificate: certificate expired", "rustls 0.23.17+", Some(Cause::TlsCertificateExpired), RUSTLS_ERROR),
+    w(RUSTLS, "invalid peer certificate: NotValidYet", "rustls before 0.23.17", Some(Cause::TlsCertificateNotYetValid), RUSTLS_ERROR),
+    w(RUSTLS, "invalid peer certificate: certificate not valid yet", "rustls 0.23.17+", Some(Cause::TlsCertificateNotYetValid), RUSTLS_ERROR),
+    w(GNUTLS, "server certificate expiration date has passed", "curl 7.x-8.x", Some(Cause::TlsCertificateExpired), GTLS_C),
+    w(GNUTLS, "server cert expiration date verify failed", "curl 7.x-8.x", Some(Cause::TlsCertificateExpired), GTLS_C),
+    w(GNUTLS, "server certificate not activated yet", "curl 7.x-8.x", Some(Cause::TlsCertificateNotYetValid), GTLS_C),
+    w(GNUTLS, "server cert activation date verify failed", "curl 7.x-8.x", Some(Cause::TlsCertificateNotYetValid), GTLS_C),
+    w(NSS, "Peer's Certificate has expired", "curl before 8.3", Some(Cause::TlsCertificateExpired), NSS_ERRS),
+    w(NSS, "Peer's Certificate issuer has expired", "curl before 8.3", Some(Cause::TlsCertificateExpired), NSS_ERRS),
+    w(NSS, "SEC_ERROR_EXPIRED_CERTIFICATE", "curl before 8.3", Some(Cause::TlsCertificateExpired), NSS_ERRS),
+    w(SCHANNEL, "SEC_E_CERT_EXPIRED", "all", Some(Cause::TlsCertificateExpired), SCHANNEL_C),
+    w(SCHANNEL, "CERT_E_EXPIRED", "all", Some(Cause::TlsCertificateExpired), SCHANNEL_C),
+    w(SCHANNEL, "CERT_TRUST_IS_NOT_TIME_VALID", "curl 7.51-8.x", Some(Cause::TlsCertificateExpired), SCHANNEL_VERIFY_C),
+    w(SCHANNEL, "in the certificate chain is not time valid", "curl 7.51+", Some(Cause::TlsCertificateExpired), SCHANNEL_VERIFY_C),
+    w(SECURE_TRANSPORT, "Certificate chain had an expired certificate", "curl 7.x-8.14", Some(Cause::TlsCertificateExpired), SECTRANSP_C),
+    w(SECURE_TRANSPORT, "certificate that is not yet valid", "curl 7.x-8.14", Some(Cause::TlsCertificateNotYetValid), SECTRANSP_C),
+    w(WOLFSSL, "certificate not valid yet", "curl 7.x-8.x", Some(Cause::TlsCertificateNotYetValid), WOLFSSL_C),
+    w(MBEDTLS, "BADCERT_EXPIRED", "curl before 8.10", Some(Cause::TlsCertificateExpired), MBEDTLS_C),
+    w(MBEDTLS, "The certificate validity has expired", "curl 8.10+", Some(Cause::TlsCertificateExpired), MBEDTLS_C),
+    w(MBEDTLS, "BADCERT_FUTURE", "curl before 8.10", Some(Cause::TlsCertificateNotYetValid), MBEDTLS_C),
+    w(MBEDTLS, "The certificate validity starts in the future", "curl 8.10+", Some(Cause::TlsCertificateNotYetValid), MBEDTLS_C),
+    w(DOTNET, "NotTimeValid", "all", Some(Cause::TlsCertificateExpired), SSL_POLICY),
+    // The client does not trust the CA that signed the server's certificate.
+    w(GO_X509, "certificate signed by unknown authority", "all", Some(Cause::TlsUntrustedCa), X509_VERIFY),
+    w(GO_X509, "certificate is not trusted", "Go 1.18+ on macOS (the platform verifier)", Some(Cause::TlsUntrustedCa), "Go src/crypto/x509/root_darwin.go"),
+    w(OPENSSL, "unable to get local issuer certificate", "all", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY"),
+    // The server sent only its own certificate and its issuer is not trusted.
+    w(OPENSSL, "unable to verify the first certificate", "all", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE"),
+    w(OPENSSL, "unable to get issuer certificate", "all", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT"),
+    w(OPENSSL, "self-signed certificate", "OpenSSL 3", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
+    w(OPENSSL, "self signed certificate", "OpenSSL 1.1", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT"),
+    w(NODE, "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
+    w(NODE, "SELF_SIGNED_CERT_IN_CHAIN", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
+    w(NODE, "DEPTH_ZERO_SELF_SIGNED_CERT", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
+    w(NODE, "UNABLE_TO_GET_ISSUER_CERT", "all (and _LOCALLY)", Some(Cause::TlsUntrustedCa), NODE_CODES),
+    w(JAVA, "PKIX path building failed", "all", Some(Cause::TlsUntrustedCa), "OpenJDK sun/security/validator/PKIXValidator.java"),
+    w(JAVA, "unable to find valid certification path", "all", Some(Cause::TlsUntrustedCa), "OpenJDK sun/security/provider/certpath/SunCertPathBuilder.java"),
+    w(JAVA, "Trust anchor for certification path not found", "Android, OkHttp", Some(Cause::TlsUntrustedCa), "Android conscrypt TrustManagerImpl"),
+    w(PYTHON, "CERTIFICATE_VERIFY_FAILED", "all", Some(Cause::TlsUntrustedCa), "CPython Modules/_ssl.c"),
+    w(GNUTLS, "server certificate verification failed", "curl 7.x-8.9 (`… failed. CAfile: FILE CRLfile: FILE`)", Some(Cause::TlsUntrustedCa), GTLS_C),
+    w(GNUTLS, "certificate signer not trusted", "curl 8.10+", Some(Cause::TlsUntrustedCa), GTLS_C),
+    w(GNUTLS, "The certificate issuer is unknown", "GnuTLS gnutls_certificate_verification_status_print", Some(Cause::TlsUntrustedCa), "GnuTLS lib/cert-session.c"),
+    w(NSS, "Peer's Certificate issuer is not recognized", "curl before 8.3", Some(Cause::TlsUntrustedCa), NSS_ERRS),
+    w(NSS, "issuer has been marked as not trusted", "curl before 8.3", Some(Cause::TlsUntrustedCa), NSS_ERRS),
+    w(NSS, "SEC_ERROR_UNKNOWN_ISSUER", "curl before 8.3", Some(Cause::TlsUntrustedCa), NSS_ERRS),
+    w(NSS, "SEC_ERROR_UNTRUSTED_ISSUER", "curl before 8.3", Some(Cause::TlsUntrustedCa), NSS_ERRS),
+    w(SCHANNEL, "SEC_E_UNTRUSTED_ROOT", "all", Some(Cause::TlsUntrustedCa), SCHANNEL_C),
+    w(SCHANNEL, "CERT_E_UNTRUSTEDROOT", "all", Some(Cause::TlsUntrustedCa), SCHANNEL_C),
+    w(SCHANNEL, "CERT_TRUST_IS_UNTRUSTED_ROOT", "curl 7.51-8.x (`CertGetCertificateChain trust error …`)", Some(Cause::TlsUntrustedCa), SCHANNEL_VERIFY_C),
+    w(SCHANNEL, "CERT_TRUST_IS_PARTIAL_CHAIN", "curl 7.51-8.x", Some(Cause::TlsUntrustedCa), SCHANNEL_VERIFY_C),
+    w(SCHANNEL, "issued by an authority that is not trusted", "all (SEC_E_UNTRUSTED_ROOT's text)", Some(Cause::TlsUntrustedCa), SCHANNEL_C),
+    w(SCHANNEL, "based on an untrusted root", "curl 7.51+", Some(Cause::TlsUntrustedCa), SCHANNEL_VERIFY_C),
+    w(SCHANNEL, "the certificate chain is incomplete", "curl 7.51+", Some(Cause::TlsUntrustedCa), SCHANNEL_VERIFY_C),
+    w(SECURE_TRANSPORT, "Invalid certificate chain", "curl 7.x-8.14", Some(Cause::TlsUntrustedCa), SECTRANSP_C),
+    w(SECURE_TRANSPORT, "Untrusted root certificate", "curl 7.x-8.14", Some(Cause::TlsUntrustedCa), SECTRANSP_C),
+    w(SECURE_TRANSPORT, "No root certificate", "curl 7.x-8.14", Some(Cause::TlsUntrustedCa), SECTRANSP_C),
+    w(WOLFSSL, "CA signer not available for verification", "curl 7.x-8.x", Some(Cause::TlsUntrustedCa), WOLFSSL_C),
+    w(MBEDTLS, "BADCERT_NOT_TRUSTED", "curl before 8.10", Some(Cause::TlsUntrustedCa), MBEDTLS_C),
+    w(MBEDTLS, "not correctly signed by the trusted CA", "curl 8.10+", Some(Cause::TlsUntrustedCa), MBEDTLS_C),
+    w(DOTNET, "UntrustedRoot", "all", Some(Cause::TlsUntrustedCa), SSL_POLICY),
+    w(DOTNET, "PartialChain", "all", Some(Cause::TlsUntrustedCa), SSL_POLICY),
+    w(DOTNET, "RemoteCertificateChainErrors", "all", Some(Cause::TlsUntrustedCa), SSL_POLICY),
+    w(DOTNET, "errors in the certificate chain", ".NET 5+", Some(Cause::TlsUntrustedCa), SSL_POLICY),
+    w(CURL, "SSL certificate problem", "curl 7.x-8.x (OpenSSL, Secure Transport: the verification failed)", Some(Cause::TlsUntrustedCa), OPENSSL_C),
+    w(GO_X509, "failed to verify certificate", "Go 1.20+", Some(Cause::TlsUntrustedCa), "Go src/crypto/tls/handshake_client.go"),
+    w(RUSTLS, "invalid peer certificate: UnknownIssuer", "all", Some(Cause::TlsUntrustedCa), RUSTLS_ERROR),
+    // The handshake failed for another reason.
+    w(GO_TLS, "remote error: tls:", "all", Some(Cause::TlsOther), "Go src/crypto/tls/alert.go"),
+    w(GO_TLS, "tls: ", "all", Some(Cause::TlsOther), "Go src/crypto/tls"),
+    w("Go net/http", "server gave HTTP response to HTTPS client", "all", Some(Cause::TlsOther), "Go src/net/http/transport.go"),
+    w(JAVA, "SSLHandshakeException", "all", Some(Cause::TlsOther), "OpenJDK javax/net/ssl"),
+    w(JAVA, "PKIX path validation failed", "all", Some(Cause::TlsOther), "OpenJDK sun/security/validator/PKIXValidator.java"),
+    w(PYTHON, "SSLError", "all", Some(Cause::TlsOther), "CPython Lib/ssl.py"),
+    w(PYTHON, "EOF occurred in violation of protocol", "all", Some(Cause::TlsOther), "CPython Modules/_ssl.c (SSLEOFError)"),
+    w(OPENSSL, "SSL routines", "all", Some(Cause::TlsOther), "OpenSSL error queue"),
+    w(OPENSSL, "SSL_connect", "all", Some(Cause::TlsOther), OPENSSL_C),
+    w(OPENSSL, "wrong version number", "all", Some(Cause::TlsOther), "OpenSSL SSL_R_WRONG_VERSION_NUMBER: not TLS on that port"),
+    w(NODE, "EPROTO", "all", Some(Cause::TlsOther), "Node.js lib/_tls_wrap.js"),
+    w(GNUTLS, "gnutls_handshake() failed", "curl 7.x-8.x", Some(Cause::TlsOther), GTLS_C),
+    w(SCHANNEL, "SSL/TLS connection failed", "curl 7.x-8.x", Some(Cause::TlsOther), SCHANNEL_C),
+    w(SCHANNEL, "CERT_TRUST_IS_REVOKED", "curl 7.51-8.x", Some(Cause::TlsOther), SCHANNEL_VERIFY_C),
+    w(SCHANNEL, "CRYPT_E_REVOCATION_OFFLINE", "all", Some(Cause::TlsOther), SCHANNEL_C),
+    w(SCHANNEL, "CRYPT_E_NO_REVOCATION_CHECK", "all", Some(Cause::TlsOther), SCHANNEL_C),
+    w(DOTNET, "The SSL connection could not be established", ".NET Core 2.1+", Some(Cause::TlsOther), "dotnet/runtime System.Net.Http SR.net_http_ssl_connection_failed"),
+    w(DOTNET, "The remote certificate is invalid", "all", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security SR.net_ssl_io_cert_validation"),
+    w(RUSTLS, "invalid peer certificate", "all", Some(Cause::TlsOther), RUSTLS_ERROR),
+    // The name does not resolve.
+    w(GO_NET, "no such host", "all", Some(Cause::DnsFailure), "Go src/net/dnsclient.go (DNSError)"),
+    w(CURL, "Could not resolve host", "all", Some(Cause::DnsFailure), "curl lib/hostip.c"),
+    w(CURL, "Couldn't resolve host", "curl before 7.83", Some(Cause::DnsFailure), "curl lib/hostip.c"),
+    w(GETADDRINFO, "Name or service not known", "glibc", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GETADDRINFO, "nodename nor servname provided", "macOS", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GETADDRINFO, "Temporary failure in name resolution", "glibc", Some(Cause::DnsFailure), "EAI_AGAIN"),
+    w(JAVA, "UnknownHostException", "all", Some(Cause::DnsFailure), "OpenJDK java/net"),
+    w(NODE, "getaddrinfo", "all", Some(Cause::DnsFailure), "Node.js lib/dns.js"),
+    w(PYTHON, "Failed to resolve", "urllib3 2", Some(Cause::DnsFailure), "urllib3 NameResolutionError"),
+    w(GETADDRINFO, "Name does not resolve", "musl", Some(Cause::DnsFailure), "EAI_NONAME"),
+    w(GO_NET, ": server misbehaving", "all", Some(Cause::DnsFailure), "Go src/net/dnsclient_unix.go"),
+    w(GETADDRINFO, "No address associated with hostname", "glibc", Some(Cause::DnsFailure), "EAI_NODATA"),
+    w(PYTHON, "name resolution failed", "all", Some(Cause::DnsFailure), "urllib3"),
+    w(NODE, "ENOTFOUND", "all", Some(Cause::DnsFailure), "Node.js lib/dns.js"),
+    w(NODE, "EAI_AGAIN", "all", Some(Cause::DnsFailure), "Node.js lib/dns.js"),
+    w(DOTNET, "No such host is known", "Windows (WSAHOST_NOT_FOUND)", Some(Cause::DnsFailure), "Windows winerror.h"),
+    // Nothing listens there.
+    w(GO_NET, "connection refused", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
+    w(JAVA, "ConnectException", "all", Some(Cause::ConnectionRefused), "OpenJDK java/net"),
+    w(NODE, "ECONNREFUSED", "all", Some(Cause::ConnectionRefused), "Node.js error code"),
+    w(PYTHON, "[Errno 111]", "Linux", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
+    w(RUSTLS, "Connection refused (os error 111)", "Linux", Some(Cause::ConnectionRefused), "Rust std::io"),
+    w("kubectl", "was refused - did you specify the right host or port", "all", Some(Cause::ConnectionRefused), "kubectl"),
+    w(DOTNET, "actively refused it", "Windows (WSAECONNREFUSED)", Some(Cause::ConnectionRefused), "Windows winerror.h"),
+    // No answer in time.
+    w(GO_NET, "i/o timeout", "all", Some(Cause::Timeout), "Go src/net/net.go"),
+    w(GO_NET, "timed out", "all", Some(Cause::Timeout), "ETIMEDOUT"),
+    w(GO_NET, "deadline exceeded", "all", Some(Cause::Timeout), "Go context.DeadlineExceeded"),
+    w(GO_NET, "timeout awaiting", "all", Some(Cause::Timeout), "Go src/net/http/transport.go"),
+    w("Go net/http", "Client.Timeout exceeded while awaiting headers", "all", Some(Cause::Timeout), "Go src/net/http/client.go"),
+    w(JAVA, "SocketTimeoutException", "all", Some(Cause::Timeout), "OpenJDK java/net"),
+    w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
+    w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "Node.js error code"),
+    w(DOTNET, "did not properly respond after a period of time", "Windows (WSAETIMEDOUT)", Some(Cause::Timeout), "Windows winerror.h"),
+    // The connection failed in a way that names no cause of the engine's.
+    w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
+    w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
+    w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
+    w(NODE, "ECONNRESET", "all", Some(Cause::Unknown), "Node.js error code"),
+    w(NODE, "EHOSTUNREACH", "all", Some(Cause::Unknown), "Node.js error code"),
+    w(JAVA, "NoRouteToHostException", "all", Some(Cause::Unknown), "OpenJDK java/net"),
+    // The caller gave up (its own deadline, a shutdown) before any answer came.
+    w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "Go context.Canceled"),
+    // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
+    w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
+];
+
+const CURL_H: &str = "curl include/curl/curl.h, lib/strerror.c";
+
+/// curl's exit codes, `curl: (CODE) TEXT` (`curl#CODE` in libcurl's
+/// wrappers: yum, pycurl). TEXT is the backend's own message when it left
+/// one, else `curl_easy_strerror`'s, the one given here. The code names the
+/// failure whatever the text: the backend's words refine the cause only
+/// within the code's class (a TLS code stays a TLS failure). The first row of
+/// a code is the one read; a row naming no cause is an answer (22).
+#[rustfmt::skip]
+pub const CURL_CODES: &[Wording] = &[
+    w(CURL, "curl: (5) Could not resolve proxy name", "all (`Couldn't resolve proxy name` before 7.83)", Some(Cause::DnsFailure), CURL_H),
+    w(CURL, "curl: (6) Could not resolve hostname", "all (`Couldn't resolve host name` before 7.83)", Some(Cause::DnsFailure), CURL_H),
+    w(CURL, "curl: (7) Could not connect to server", "all (`Couldn't connect to server` before 7.83)", Some(Cause::ConnectionRefused), CURL_H),
+    // `curl -f` (`--fail`): the server answered with a status of 400 or more.
+    w(CURL, "curl: (22) The requested URL returned error: STATUS", "all (with the reason phrase after STATUS over HTTP/1.1 in older curl)", None, CURL_H),
+    w(CURL, "curl: (28) Timeout was reached", "all", Some(Cause::Timeout), CURL_H),
+    w(CURL, "curl: (35) SSL connect error", "all", Some(Cause::TlsOther), CURL_H),
+    // 51 was CURLE_PEER_FAILED_VERIFICATION before 7.62.0, which gave it
+    // for a name mismatch; 7.62.0 merged it into 60.
+    w(CURL, "curl: (51) SSL peer certificate or SSH remote key was not OK", "before 7.62.0", Some(Cause::TlsNameMismatch), CURL_H),
+    w(CURL, "curl: (52) Server returned nothing (no headers, no data)", "all (the tool says `Empty reply from server`)", Some(Cause::Unknown), CURL_H),
+    w(CURL, "curl: (55) Failed sending data to the peer", "all", Some(Cause::Unknown), CURL_H),
+    w(CURL, "curl: (56) Failure when receiving data from the peer", "all", Some(Cause::Unknown), CURL_H),
+    w(CURL, "curl: (58) Problem with the local SSL certificate", "all", Some(Cause::TlsOther), CURL_H),
+    w(CURL, "curl: (59) Could not use specified SSL cipher", "all", Some(Cause::TlsOther), CURL_H),
+    // 7.62.0+: any failed verification of the peer (the CA, the name, the
+    // dates); before, the CA only (CURLE_SSL_CACERT).
+    w(CURL, "curl: (60) SSL peer certificate or SSH remote key was not OK", "7.62.0+", Some(Cause::TlsUntrustedCa), CURL_H),
+    w(CURL, "curl: (60) Peer certificate cannot be authenticated with given CA certificates", "before 7.62.0", Some(Cause::TlsUntrustedCa), CURL_H),
+    w(CURL, "curl: (77) Problem with the SSL CA cert (path? access rights?)", "all", Some(Cause::TlsUntrustedCa), CURL_H),
+    w(CURL, "curl: (80) Failed to shut down the SSL connection", "all", Some(Cause::TlsOther), CURL_H),
+    w(CURL, "curl: (82) Failed to load CRL file (path? access rights?, format?)", "all", Some(Cause::TlsOther), CURL_H),
+    w(CURL, "curl: (83) Issuer check against peer certificate failed", "7.19.0+", Some(Cause::TlsUntrustedCa), CURL_H),
+    w(CURL, "curl: (90) SSL public key does not match pinned public key", "7.39.0+", Some(Cause::TlsOther), CURL_H),
+    w(CURL, "curl: (91) SSL server certificate status verification FAILED", "7.41.0+", Some(Cause::TlsOther), CURL_H),
+    w(CURL, "curl: (97) proxy handshake error", "7.73.0+", Some(Cause::Unknown), CURL_H),
+    w(CURL, "curl: (98) SSL Client Certificate required", "7.77.0+", Some(Cause::TlsOther), CURL_H),
+];
+
+/// What curl's code 60 stands for besides an untrusted CA since 7.62.0,
+/// when its text does not say which: the name and the dates are verified
+/// under the same code.
+pub const CURL_PEER_VERIFICATION_ALSO: &[Cause] =
+    &[Cause::TlsNameMismatch, Cause::TlsCertificateExpired];
+
+/// Texts that contain a transport failure's words and are no failure of the
+/// client's connection.
+#[rustfmt::skip]
+pub const NOT_A_FAILURE: &[Wording] = &[
+    w("client-go (kubectl wait, informers)", "timed out waiting for the condition", "all", None, "k8s.io/apimachinery wait.ErrWaitTimeout"),
+    SERVER_HANDSHAKE_LOG,
+    w("a pod spec's probe", "timeoutSeconds", "all", None, "a field, not an error"),
+    w(CURL, "continuing anyway", "all", None, "curl -k: verification failed and curl went on"),
+];
+
+/// A server's log of a client's failed handshake: the client's own error is
+/// the answer.
+pub const SERVER_HANDSHAKE_LOG: Wording = w(
+    "kube-apiserver, the kubelet",
+    "TLS handshake error from",
+    "all",
+    None,
+    "Go src/net/http/server.go: a client aborted its handshake",
+);
