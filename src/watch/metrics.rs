@@ -90,79 +90,79 @@ const REPLICA: &[&str] = &["replica"];
 pub const OFFSET: MetricDef = gauge(
     "replica_clock_offset_seconds",
     REPLICA,
-    "The replica's clock minus this process's, from its Date headers (positive: the replica is ahead).",
+    "The replica's clock minus this process's, from its Date headers (positive: the replica is ahead)",
 );
 pub const UNCERTAINTY: MetricDef = gauge(
     "replica_clock_offset_uncertainty_seconds",
     REPLICA,
-    "Half the width of the interval the offset is known to lie in: RTT/2 plus what is left of Date's one-second resolution.",
+    "Half the width of the interval the offset is known to lie in: RTT/2 plus what is left of Date's one-second resolution",
 );
 pub const ROUND_TRIP: MetricDef = gauge(
     "replica_round_trip_seconds",
     REPLICA,
-    "The shortest request round trip to the replica in the last cycle.",
+    "The shortest request round trip to the replica in the last cycle",
 );
 pub const SPREAD: MetricDef = gauge(
     "replicas_clock_spread_seconds",
     &[],
-    "The largest difference between two replicas' clock offsets in the last cycle.",
+    "The largest difference between two replicas' clock offsets in the last cycle",
 );
 pub const REVIEWS: MetricDef = counter(
     "replica_reviews",
     &["replica", "answer"],
-    "SelfSubjectReviews sent with the token, by replica and answer (ok, 401, 403, other, transport).",
+    "SelfSubjectReviews sent with the token, by replica and answer (ok, 401, 403, other, transport)",
 );
 pub const VALID: MetricDef = gauge(
     "token_valid_on_replica",
     REPLICA,
-    "1 when the token's nbf/iat/exp window (with the leeway) holds on the replica's measured clock, else 0.",
+    "1 when the token's nbf/iat/exp window (with the leeway) holds on the replica's measured clock, else 0",
 );
 pub const EXPIRY: MetricDef = gauge(
     "token_expiry_seconds",
     &[],
-    "Seconds until the token's exp on this process's clock (negative once past).",
+    "Seconds until the token's exp on this process's clock (negative once past)",
 );
 pub const PAST_WARN_AFTER: MetricDef = gauge(
     "token_past_warnafter",
     &[],
-    "1 when the token is past kubernetes.io.warnafter (still accepted, audited as stale), else 0.",
+    "1 when the token is past kubernetes.io.warnafter (still accepted, audited as stale), else 0",
 );
 pub const REFRESH_OVERDUE: MetricDef = gauge(
     "token_refresh_overdue",
     &[],
-    "1 when the token is older than 80 % of its requested lifetime or 24 h, when the kubelet should have replaced it, else 0.",
+    "1 when the token is older than 80 % of its requested lifetime or 24 h, when the kubelet should have replaced it, else 0",
 );
 pub const TOKEN_READABLE: MetricDef = gauge(
     "token_readable",
     &[],
-    "1 when the token file was read and holds one token this cycle, else 0.",
+    "1 when the token file was read and holds one token this cycle, else 0",
 );
 pub const TOKEN_CHANGES: MetricDef = counter(
     "token_file_changes",
     &[],
-    "Times the token file held another token than the cycle before.",
+    "Times the token file held another token than the cycle before",
 );
-pub const REPLICAS: MetricDef = gauge("replicas", &[], "Replicas measured in the last cycle.");
+pub const REPLICAS: MetricDef = gauge("replicas", &[], "Replicas measured in the last cycle");
 pub const OMITTED: MetricDef = gauge(
     "replicas_omitted",
     &[],
-    "Replica addresses listed past the cap and not measured (nor labelled) in the last cycle.",
+    "Replica addresses listed past the cap and not measured (nor labelled) in the last cycle",
 );
 pub const DISCOVERY_FAILURES: MetricDef = counter(
     "discovery_failures",
     &[],
-    "Cycles in which the kubernetes Service's endpoints were not readable (the servers as given were measured).",
+    "Cycles in which the kubernetes Service's endpoints were not readable (the servers as given were measured)",
 );
-pub const CYCLES: MetricDef = counter("cycles", &[], "Measurement cycles completed.");
+pub const CYCLES: MetricDef = counter("cycles", &[], "Measurement cycles completed");
 pub const CYCLE_DURATION: MetricDef = gauge(
     "cycle_duration_seconds",
     &[],
-    "How long the last cycle took.",
+    "How long the last cycle took",
 );
 pub const LAST_CYCLE: MetricDef = gauge(
     "last_cycle_timestamp_seconds",
     &[],
-    "When the last cycle started, Unix seconds on this process's clock.",
+    "When the last cycle started, Unix seconds on this process's clock",
 );
 
 /// Every metric, in the order scraped.
@@ -356,4 +356,30 @@ impl Metrics {
             });
         }
     }
+}
+
+/// The metric reference of docs/watch.md (between its `metrics` markers).
+pub fn reference() -> String {
+    let mut out = String::from("| Metric | Type | Labels | Meaning |\n| --- | --- | --- | --- |\n");
+    for def in DEFINITIONS {
+        let kind = match def.kind {
+            Kind::Gauge => "gauge",
+            Kind::Counter => "counter",
+        };
+        let labels = if def.labels.is_empty() {
+            "".to_owned()
+        } else {
+            def.labels
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {kind} | {labels} | {}. |\n",
+            def.name(),
+            def.help
+        ));
+    }
+    out
 }

@@ -16,9 +16,42 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use prometheus_client::registry::Registry;
 
-/// The exposition format served: OpenMetrics text, which prometheus-client
-/// writes and Prometheus scrapes.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// OpenMetrics text, which prometheus-client writes and Prometheus asks for.
+pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Prometheus' older text format, for any other client (curl, promtool).
+pub const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// OpenMetrics text as Prometheus' text format 0.0.4: a counter's `# HELP` and
+/// `# TYPE` name its samples' `_total` name (OpenMetrics names the family
+/// without it), and `# EOF` goes. The samples themselves are the same.
+pub fn to_text_format(openmetrics: &str) -> String {
+    let mut counters = std::collections::HashSet::new();
+    for line in openmetrics.lines() {
+        if let Some(name) = line
+            .strip_prefix("# TYPE ")
+            .and_then(|rest| rest.strip_suffix(" counter"))
+        {
+            counters.insert(name);
+        }
+    }
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in openmetrics.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let renamed = ["# HELP ", "# TYPE "].iter().find_map(|prefix| {
+            let rest = line.strip_prefix(prefix)?;
+            let (name, tail) = rest.split_once(' ')?;
+            counters
+                .contains(name)
+                .then(|| format!("{prefix}{name}_total {tail}"))
+        });
+        out.push_str(renamed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
 
 /// A client has this long to send its request headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -78,8 +111,14 @@ fn handle(
     match request.uri().path() {
         "/metrics" => {
             let mut body = String::new();
+            let openmetrics = request
+                .headers()
+                .get(hyper::header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.contains("application/openmetrics-text"));
             match prometheus_client::encoding::text::encode(&mut body, registry) {
-                Ok(()) => respond(StatusCode::OK, CONTENT_TYPE, body),
+                Ok(()) if openmetrics => respond(StatusCode::OK, OPENMETRICS, body),
+                Ok(()) => respond(StatusCode::OK, TEXT_FORMAT, to_text_format(&body)),
                 Err(_) => respond(StatusCode::INTERNAL_SERVER_ERROR, text, String::new()),
             }
         }
@@ -149,4 +188,18 @@ pub fn serve(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_named_by_their_samples_in_the_text_format() {
+        let om = "# HELP satoken_cycles Cycles.\n# TYPE satoken_cycles counter\nsatoken_cycles_total 5\n# HELP satoken_replicas Replicas.\n# TYPE satoken_replicas gauge\nsatoken_replicas 3\n# EOF\n";
+        assert_eq!(
+            to_text_format(om),
+            "# HELP satoken_cycles_total Cycles.\n# TYPE satoken_cycles_total counter\nsatoken_cycles_total 5\n# HELP satoken_replicas Replicas.\n# TYPE satoken_replicas gauge\nsatoken_replicas 3\n"
+        );
+    }
 }

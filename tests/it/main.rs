@@ -37,5 +37,6 @@ mod static_chroot;
 mod terminal;
 mod verify;
 mod verify_url;
+mod watch;
 mod wild;
 mod yaml;
