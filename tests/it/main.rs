@@ -38,5 +38,6 @@ mod terminal;
 mod verify;
 mod verify_url;
 mod watch;
+mod watch_prometheus;
 mod wild;
 mod yaml;
