@@ -362,7 +362,7 @@ fn metric_names_and_labels() {
     let mut typed: Vec<String> =
         s.0.lines()
             .filter(|l| l.starts_with("# TYPE "))
-            .map(|l| l.rsplitn(2, ' ').nth(1).unwrap().to_owned() + " ")
+            .map(|l| l.rsplit_once(' ').unwrap().0.to_owned() + " ")
             .collect();
     typed.sort();
     assert_eq!(typed, documented);
