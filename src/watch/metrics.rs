@@ -383,3 +383,50 @@ pub fn reference() -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::cycle::Discovery;
+    use crate::watch::measure::ReplicaMeasurement;
+
+    fn cycle(replicas: usize, omitted: usize) -> Cycle {
+        Cycle {
+            started_at: crate::window::at_seconds(1_767_225_600),
+            discovery: Discovery {
+                omitted,
+                ..Discovery::default()
+            },
+            replicas: (0..replicas)
+                .map(|i| ReplicaMeasurement {
+                    replica: format!("https://10.0.0.{i}:6443"),
+                    offset: None,
+                    round_trip: None,
+                    answer: AnswerClass::Transport,
+                    valid: None,
+                })
+                .collect(),
+        }
+    }
+
+    fn labelled(registry: &Registry) -> BTreeSet<String> {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
+        text.lines()
+            .filter_map(|l| l.split_once("replica=\"")?.1.split_once('"'))
+            .map(|(r, _)| r.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn replicas_past_the_cap_are_counted_and_gone_ones_removed() {
+        let (metrics, registry) = Metrics::register();
+        metrics.record_cycle(&cycle(40, 5), 0.1);
+        assert_eq!(labelled(&registry).len(), MAX_REPLICA_LABELS);
+        assert_eq!(metrics.omitted.get(), 13);
+        metrics.record_cycle(&cycle(2, 0), 0.1);
+        assert_eq!(labelled(&registry).len(), 2);
+        assert_eq!(metrics.omitted.get(), 0);
+        assert_eq!(metrics.cycles.get(), 2);
+    }
+}

@@ -142,7 +142,22 @@ fn one_cycle(
     ) {
         Ok(cycle) => cycle,
         Err(e) => {
-            log(format!("cannot measure: {e}"));
+            let failing = events::Change {
+                subject: "watch".to_owned(),
+                aspect: "measure",
+                from: None,
+                to: events::Observed {
+                    value: "failing",
+                    fields: [("error".to_owned(), e.to_string().into())]
+                        .into_iter()
+                        .collect(),
+                },
+            };
+            log(events::line(
+                &failing,
+                options.clock.now(),
+                options.text_logs,
+            ));
             return;
         }
     };
