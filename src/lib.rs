@@ -44,5 +44,6 @@ pub mod timefmt;
 pub mod token;
 pub mod verify;
 pub mod vocabulary;
+pub mod watch;
 pub mod window;
 pub mod wire;

@@ -12,6 +12,7 @@ mod explain;
 mod probe;
 mod skew;
 mod verify;
+mod watch;
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;
@@ -48,6 +49,7 @@ pub fn run(
         Command::Audit(args) => audit::run(args, &settings, env, out, err),
         Command::Doctor(args) => doctor::run(*args, &settings, env, out),
         Command::Explain(args) => explain::run(args, &settings, out),
+        Command::Watch(args) => watch::run(*args, &settings, env, out),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }

@@ -49,7 +49,15 @@ pub fn run(
     let token = given.as_ref().and_then(|(_, t)| t.as_ref());
     let raw = given.as_ref().map(|(s, _)| &s.token);
     let sa_dir = &args.token.sa_dir;
-    let kube = load_kubeconfig(&args, env)?;
+    let kube = load_kubeconfig(
+        KubeconfigFlags {
+            path: args.kubeconfig.as_deref(),
+            context: args.context.as_deref(),
+            credentials: args.use_kubeconfig_credentials || args.token_review,
+            servers_given: !args.servers.is_empty(),
+        },
+        env,
+    )?;
     // client-go: an explicit --server clears the kubeconfig's tls-server-name
     // (clientcmd getCluster: "setting a --server will effectively clear the
     // KUBECONFIG value of tls-server-name").
@@ -57,19 +65,7 @@ pub fn run(
         .as_ref()
         .filter(|_| args.servers.is_empty())
         .and_then(|k| k.cluster.tls_server_name.clone());
-    let servers = if !args.servers.is_empty() {
-        args.servers
-            .iter()
-            .map(|s| target::parse_server(s))
-            .collect::<Result<Vec<_>, _>>()?
-    } else if let Some(k) = &kube {
-        vec![k.cluster.server.clone()]
-    } else {
-        vec![target::in_pod_server(
-            env.kubernetes_service_host.as_deref(),
-            env.kubernetes_service_port.as_deref(),
-        )?]
-    };
+    let servers = servers(&args.servers, kube.as_ref(), env)?;
     let trust = trust(&args.tls, kube.as_ref(), sa_dir)?;
     if args.all_endpoints && trust == Trust::InsecureSkipVerify {
         anyhow::bail!(
@@ -191,27 +187,55 @@ fn token_unless_anonymous(
     read_one_bearer(TokenSource::InPodDefault(mounted)).map(Some)
 }
 
+/// The servers to ask: `--server`s, else the kubeconfig's, else the in-pod one.
+pub(crate) fn servers(
+    given: &[String],
+    kube: Option<&Resolved>,
+    env: &Env,
+) -> anyhow::Result<Vec<url::Url>> {
+    Ok(if !given.is_empty() {
+        given
+            .iter()
+            .map(|s| target::parse_server(s))
+            .collect::<Result<Vec<_>, _>>()?
+    } else if let Some(k) = kube {
+        vec![k.cluster.server.clone()]
+    } else {
+        vec![target::in_pod_server(
+            env.kubernetes_service_host.as_deref(),
+            env.kubernetes_service_port.as_deref(),
+        )?]
+    })
+}
+
+/// The flags that decide whether a kubeconfig is in play, and which.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KubeconfigFlags<'a> {
+    pub path: Option<&'a Path>,
+    pub context: Option<&'a str>,
+    /// The kubeconfig user's credentials are asked for.
+    pub credentials: bool,
+    pub servers_given: bool,
+}
+
 /// The kubeconfig, when one is in play (see the module docs).
-fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolved>> {
-    let asked = args.kubeconfig.is_some()
-        || args.context.is_some()
-        || args.use_kubeconfig_credentials
-        || args.token_review;
+pub(crate) fn load_kubeconfig(
+    flags: KubeconfigFlags<'_>,
+    env: &Env,
+) -> anyhow::Result<Option<Resolved>> {
+    let asked = flags.path.is_some() || flags.context.is_some() || flags.credentials;
     let in_pod = env.kubernetes_service_host.is_some();
-    if !asked && (in_pod || !args.servers.is_empty()) {
+    if !asked && (in_pod || flags.servers_given) {
         return Ok(None);
     }
-    let candidates = kubeconfig::candidate_files(
-        args.kubeconfig.as_deref(),
-        env.kubeconfig.as_deref(),
-        env.home.as_deref(),
-    );
+    let candidates =
+        kubeconfig::candidate_files(flags.path, env.kubeconfig.as_deref(), env.home.as_deref());
     let mut files = Vec::new();
     for path in &candidates {
         let text = match super::read_file(path) {
             Ok(text) => text,
             // client-go skips missing KUBECONFIG entries; an explicit file must exist.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.kubeconfig.is_none() => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && flags.path.is_none() => {
                 continue;
             }
             Err(e) => {
@@ -224,14 +248,18 @@ fn load_kubeconfig(args: &ProbeArgs, env: &Env) -> anyhow::Result<Option<Resolve
     if files.is_empty() && !asked {
         return Ok(None);
     }
-    let resolved = kubeconfig::resolve(files, args.context.as_deref())?;
+    let resolved = kubeconfig::resolve(files, flags.context)?;
     Ok(Some(resolved))
 }
 
 /// Trust: the connection flags when they say something (--insecure-skip-tls-verify,
 /// --cacert), else the kubeconfig (CA data or file, insecure-skip-tls-verify; no
 /// CA means the system roots, as client-go), else `<sa-dir>/ca.crt`.
-fn trust(tls: &TlsArgs, kube: Option<&Resolved>, sa_dir: &Path) -> anyhow::Result<Trust> {
+pub(crate) fn trust(
+    tls: &TlsArgs,
+    kube: Option<&Resolved>,
+    sa_dir: &Path,
+) -> anyhow::Result<Trust> {
     let Some(k) = kube.filter(|_| !tls.insecure_skip_tls_verify && tls.cacert.is_none()) else {
         return trust_from_flags(tls, sa_dir);
     };
@@ -256,7 +284,7 @@ fn material(m: &Material, what: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 /// The operator's credentials from the kubeconfig user.
-fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
+pub(crate) fn operator(k: &Resolved) -> anyhow::Result<(Operator, &'static str)> {
     let c = &k.credentials;
     if let Some(token) = &c.token {
         return Ok((Operator::Bearer(token.clone()), "token"));

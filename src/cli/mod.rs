@@ -13,6 +13,7 @@ mod probe;
 mod skew;
 mod tls;
 mod verify;
+mod watch;
 
 pub use access::AccessArgs;
 pub use audit::AuditArgs;
@@ -25,6 +26,7 @@ pub use probe::ProbeArgs;
 pub use skew::SkewArgs;
 pub use tls::TlsArgs;
 pub use verify::VerifyArgs;
+pub use watch::WatchArgs;
 
 use std::path::PathBuf;
 
@@ -123,6 +125,7 @@ impl Cli {
             Command::Doctor(a) => a.token.argument(),
             Command::Classify(a) => a.token.clone(),
             Command::Audit(_)
+            | Command::Watch(_)
             | Command::Explain(_)
             | Command::Completion(_)
             | Command::Complete(_) => None,
@@ -237,6 +240,9 @@ pub enum Command {
     /// Ask API servers over verified TLS who the token is: 401, 403 or 404, and why.
     #[command(after_help = probe::EXAMPLES)]
     Probe(Box<ProbeArgs>),
+    /// Watch the API server replicas' clocks and answers for the token: Prometheus metrics, alerts.
+    #[command(after_help = watch::EXAMPLES)]
+    Watch(Box<WatchArgs>),
     /// Say what an error, a curl -v transcript, an API server log or audit event means.
     #[command(after_help = classify::EXAMPLES)]
     Classify(ClassifyArgs),

@@ -76,3 +76,30 @@ fn every_subcommand_has_a_page() {
         );
     }
 }
+
+/// docs/watch.md's metric reference is generated from the metric definitions
+/// (src/watch/metrics.rs); `SATOKEN_UPDATE_DOCS=1` rewrites it.
+#[test]
+fn watch_md_metric_reference_is_the_code() {
+    const BEGIN: &str = "<!-- metrics:begin -->\n";
+    const END: &str = "<!-- metrics:end -->";
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/watch.md");
+    let got = std::fs::read_to_string(path).unwrap();
+    let (head, rest) = got
+        .split_once(BEGIN)
+        .expect("docs/watch.md has the begin marker");
+    let (_, tail) = rest
+        .split_once(END)
+        .expect("docs/watch.md has the end marker");
+    let want = format!(
+        "{head}{BEGIN}{}{END}{tail}",
+        satoken::watch::metrics::reference()
+    );
+    if std::env::var_os("SATOKEN_UPDATE_DOCS").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    assert!(
+        got == want,
+        "docs/watch.md's metric reference is stale: SATOKEN_UPDATE_DOCS=1 cargo nextest run --test it docs::"
+    );
+}

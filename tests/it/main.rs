@@ -37,5 +37,7 @@ mod static_chroot;
 mod terminal;
 mod verify;
 mod verify_url;
+mod watch;
+mod watch_prometheus;
 mod wild;
 mod yaml;

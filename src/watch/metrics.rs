@@ -1,0 +1,432 @@
+//! The metrics `watch` exports, defined once ([`DEFINITIONS`]: registered from
+//! here, and docs/watch.md's reference is generated from the same table), and
+//! their update from a [`Cycle`].
+//!
+//! Names follow Prometheus' conventions: the `satoken_` prefix, base units
+//! (`_seconds`), `_total` on counters (prometheus-client appends it), 0/1
+//! gauges for states. Label cardinality is bounded: `replica` takes at most
+//! [`MAX_REPLICA_LABELS`] values at a time (the discovery cap; the rest are
+//! counted in `satoken_replicas_omitted`), a replica that is gone has its
+//! series removed, and `answer` has five values.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+use super::cycle::Cycle;
+use super::measure::{self, AnswerClass, TokenStatus};
+use crate::probe::endpoints;
+use crate::probe::offset::as_seconds_f64;
+
+/// The prefix of every metric.
+pub const PREFIX: &str = "satoken";
+
+/// Most `replica` label values exported at once: probe's discovery cap.
+pub const MAX_REPLICA_LABELS: usize = endpoints::MAX_REPLICAS;
+
+/// A metric's type, as Prometheus names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Gauge,
+    Counter,
+}
+
+/// One metric: its name as exported, type, labels and help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricDef {
+    /// Without the prefix, and for a counter without `_total` (both added).
+    pub stem: &'static str,
+    pub kind: Kind,
+    pub labels: &'static [&'static str],
+    pub help: &'static str,
+}
+
+impl MetricDef {
+    /// The name as scraped.
+    pub fn name(&self) -> String {
+        let total = if self.kind == Kind::Counter {
+            "_total"
+        } else {
+            ""
+        };
+        format!("{PREFIX}_{}{total}", self.stem)
+    }
+}
+
+const fn gauge(
+    stem: &'static str,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> MetricDef {
+    MetricDef {
+        stem,
+        kind: Kind::Gauge,
+        labels,
+        help,
+    }
+}
+
+const fn counter(
+    stem: &'static str,
+    labels: &'static [&'static str],
+    help: &'static str,
+) -> MetricDef {
+    MetricDef {
+        stem,
+        kind: Kind::Counter,
+        labels,
+        help,
+    }
+}
+
+const REPLICA: &[&str] = &["replica"];
+
+pub const OFFSET: MetricDef = gauge(
+    "replica_clock_offset_seconds",
+    REPLICA,
+    "The replica's clock minus this process's, from its Date headers (positive: the replica is ahead)",
+);
+pub const UNCERTAINTY: MetricDef = gauge(
+    "replica_clock_offset_uncertainty_seconds",
+    REPLICA,
+    "Half the width of the interval the offset is known to lie in: RTT/2 plus what is left of Date's one-second resolution",
+);
+pub const ROUND_TRIP: MetricDef = gauge(
+    "replica_round_trip_seconds",
+    REPLICA,
+    "The shortest request round trip to the replica in the last cycle",
+);
+pub const SPREAD: MetricDef = gauge(
+    "replicas_clock_spread_seconds",
+    &[],
+    "The largest difference between two replicas' clock offsets in the last cycle",
+);
+pub const REVIEWS: MetricDef = counter(
+    "replica_reviews",
+    &["replica", "answer"],
+    "SelfSubjectReviews sent with the token, by replica and answer (ok, 401, 403, other, transport)",
+);
+pub const VALID: MetricDef = gauge(
+    "token_valid_on_replica",
+    REPLICA,
+    "1 when the token's nbf/iat/exp window (with the leeway) holds on the replica's measured clock, else 0",
+);
+pub const EXPIRY: MetricDef = gauge(
+    "token_expiry_seconds",
+    &[],
+    "Seconds until the token's exp on this process's clock (negative once past)",
+);
+pub const PAST_WARN_AFTER: MetricDef = gauge(
+    "token_past_warnafter",
+    &[],
+    "1 when the token is past kubernetes.io.warnafter (still accepted, audited as stale), else 0",
+);
+pub const REFRESH_OVERDUE: MetricDef = gauge(
+    "token_refresh_overdue",
+    &[],
+    "1 when the token is older than 80 % of its requested lifetime or 24 h, when the kubelet should have replaced it, else 0",
+);
+pub const TOKEN_READABLE: MetricDef = gauge(
+    "token_readable",
+    &[],
+    "1 when the token file was read and holds one token this cycle, else 0",
+);
+pub const TOKEN_CHANGES: MetricDef = counter(
+    "token_file_changes",
+    &[],
+    "Times the token file held another token than the cycle before",
+);
+pub const REPLICAS: MetricDef = gauge("replicas", &[], "Replicas measured in the last cycle");
+pub const OMITTED: MetricDef = gauge(
+    "replicas_omitted",
+    &[],
+    "Replica addresses listed past the cap and not measured (nor labelled) in the last cycle",
+);
+pub const DISCOVERY_FAILURES: MetricDef = counter(
+    "discovery_failures",
+    &[],
+    "Cycles in which the kubernetes Service's endpoints were not readable (the servers as given were measured)",
+);
+pub const CYCLES: MetricDef = counter("cycles", &[], "Measurement cycles completed");
+pub const CYCLE_DURATION: MetricDef = gauge(
+    "cycle_duration_seconds",
+    &[],
+    "How long the last cycle took",
+);
+pub const LAST_CYCLE: MetricDef = gauge(
+    "last_cycle_timestamp_seconds",
+    &[],
+    "When the last cycle started, Unix seconds on this process's clock",
+);
+
+/// Every metric, in the order scraped.
+pub const DEFINITIONS: &[MetricDef] = &[
+    OFFSET,
+    UNCERTAINTY,
+    ROUND_TRIP,
+    SPREAD,
+    REVIEWS,
+    VALID,
+    EXPIRY,
+    PAST_WARN_AFTER,
+    REFRESH_OVERDUE,
+    TOKEN_READABLE,
+    TOKEN_CHANGES,
+    REPLICAS,
+    OMITTED,
+    DISCOVERY_FAILURES,
+    CYCLES,
+    CYCLE_DURATION,
+    LAST_CYCLE,
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ReplicaLabel {
+    replica: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct AnswerLabels {
+    replica: String,
+    answer: String,
+}
+
+type FloatGauge = Gauge<f64, AtomicU64>;
+type PerReplica = Family<ReplicaLabel, FloatGauge>;
+
+/// The live metrics (cheap to clone: every metric is shared).
+#[derive(Debug, Clone, Default)]
+pub struct Metrics {
+    offset: PerReplica,
+    uncertainty: PerReplica,
+    round_trip: PerReplica,
+    spread: FloatGauge,
+    reviews: Family<AnswerLabels, Counter>,
+    valid: PerReplica,
+    expiry: FloatGauge,
+    past_warn_after: Gauge,
+    refresh_overdue: Gauge,
+    token_readable: Gauge,
+    token_changes: Counter,
+    replicas: Gauge,
+    omitted: Gauge,
+    discovery_failures: Counter,
+    cycles: Counter,
+    cycle_duration: FloatGauge,
+    last_cycle: FloatGauge,
+    /// The replica label values exported now.
+    labelled: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl Metrics {
+    /// The metrics, registered in a new registry.
+    pub fn register() -> (Metrics, Registry) {
+        let m = Metrics::default();
+        let mut registry = Registry::with_prefix(PREFIX);
+        macro_rules! add {
+            ($($def:ident $field:ident),*) => {
+                $(registry.register($def.stem, $def.help, m.$field.clone());)*
+            };
+        }
+        add!(
+            OFFSET offset,
+            UNCERTAINTY uncertainty,
+            ROUND_TRIP round_trip,
+            SPREAD spread,
+            REVIEWS reviews,
+            VALID valid,
+            EXPIRY expiry,
+            PAST_WARN_AFTER past_warn_after,
+            REFRESH_OVERDUE refresh_overdue,
+            TOKEN_READABLE token_readable,
+            TOKEN_CHANGES token_changes,
+            REPLICAS replicas,
+            OMITTED omitted,
+            DISCOVERY_FAILURES discovery_failures,
+            CYCLES cycles,
+            CYCLE_DURATION cycle_duration,
+            LAST_CYCLE last_cycle
+        );
+        (m, registry)
+    }
+
+    /// The token's state this cycle; `None` when it could not be read.
+    pub fn record_token(&self, status: Option<&TokenStatus>) {
+        let Some(s) = status else {
+            self.token_readable.set(0);
+            return;
+        };
+        self.token_readable.set(1);
+        self.expiry.set(s.seconds_to_expiry.unwrap_or(f64::NAN));
+        self.past_warn_after.set(i64::from(s.past_warn_after));
+        self.refresh_overdue.set(i64::from(s.refresh_overdue));
+        if s.changed {
+            self.token_changes.inc();
+        }
+    }
+
+    /// A cycle's measurements; series of replicas no longer measured go.
+    pub fn record_cycle(&self, cycle: &Cycle, duration_seconds: f64) {
+        let now: BTreeSet<String> = cycle
+            .replicas
+            .iter()
+            .take(MAX_REPLICA_LABELS)
+            .map(|r| r.replica.clone())
+            .collect();
+        {
+            let mut labelled = self.labelled.lock().unwrap_or_else(PoisonError::into_inner);
+            for gone in labelled.difference(&now) {
+                self.forget(gone);
+            }
+            *labelled = now;
+        }
+        for r in cycle.replicas.iter().take(MAX_REPLICA_LABELS) {
+            let label = ReplicaLabel {
+                replica: r.replica.clone(),
+            };
+            match &r.offset {
+                Some(o) => {
+                    self.offset.get_or_create(&label).set(o.estimate_seconds());
+                    self.uncertainty
+                        .get_or_create(&label)
+                        .set(o.uncertainty_seconds());
+                }
+                None => {
+                    self.offset.remove(&label);
+                    self.uncertainty.remove(&label);
+                }
+            }
+            if let Some(rtt) = r.round_trip {
+                self.round_trip.get_or_create(&label).set(rtt.as_secs_f64());
+            } else {
+                self.round_trip.remove(&label);
+            }
+            if let Some(valid) = r.valid {
+                self.valid
+                    .get_or_create(&label)
+                    .set(f64::from(u8::from(valid)));
+            } else {
+                self.valid.remove(&label);
+            }
+            self.reviews
+                .get_or_create(&AnswerLabels {
+                    replica: r.replica.clone(),
+                    answer: r.answer.as_str().to_owned(),
+                })
+                .inc();
+        }
+        let spread = measure::spread(cycle.replicas.iter().filter_map(|r| r.offset.as_ref()));
+        self.spread.set(spread.map_or(0.0, as_seconds_f64));
+        let measured = cycle.replicas.len().min(MAX_REPLICA_LABELS);
+        let dropped = cycle.replicas.len() - measured + cycle.discovery.omitted;
+        self.replicas.set(measured as i64);
+        self.omitted.set(dropped as i64);
+        if cycle.discovery.error.is_some() {
+            self.discovery_failures.inc();
+        }
+        self.cycles.inc();
+        self.cycle_duration.set(duration_seconds);
+        self.last_cycle
+            .set(cycle.started_at.timestamp_millis() as f64 / 1000.0);
+    }
+
+    /// Removes every series of a replica.
+    fn forget(&self, replica: &str) {
+        let label = ReplicaLabel {
+            replica: replica.to_owned(),
+        };
+        for family in [
+            &self.offset,
+            &self.uncertainty,
+            &self.round_trip,
+            &self.valid,
+        ] {
+            family.remove(&label);
+        }
+        for answer in AnswerClass::ALL {
+            self.reviews.remove(&AnswerLabels {
+                replica: replica.to_owned(),
+                answer: answer.as_str().to_owned(),
+            });
+        }
+    }
+}
+
+/// The metric reference of docs/watch.md (between its `metrics` markers).
+pub fn reference() -> String {
+    let mut out = String::from("| Metric | Type | Labels | Meaning |\n| --- | --- | --- | --- |\n");
+    for def in DEFINITIONS {
+        let kind = match def.kind {
+            Kind::Gauge => "gauge",
+            Kind::Counter => "counter",
+        };
+        let labels = if def.labels.is_empty() {
+            "".to_owned()
+        } else {
+            def.labels
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {kind} | {labels} | {}. |\n",
+            def.name(),
+            def.help
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::cycle::Discovery;
+    use crate::watch::measure::ReplicaMeasurement;
+
+    fn cycle(replicas: usize, omitted: usize) -> Cycle {
+        Cycle {
+            started_at: crate::window::at_seconds(1_767_225_600),
+            discovery: Discovery {
+                omitted,
+                ..Discovery::default()
+            },
+            replicas: (0..replicas)
+                .map(|i| ReplicaMeasurement {
+                    replica: format!("https://10.0.0.{i}:6443"),
+                    offset: None,
+                    round_trip: None,
+                    answer: AnswerClass::Transport,
+                    valid: None,
+                })
+                .collect(),
+        }
+    }
+
+    fn labelled(registry: &Registry) -> BTreeSet<String> {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
+        text.lines()
+            .filter_map(|l| l.split_once("replica=\"")?.1.split_once('"'))
+            .map(|(r, _)| r.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn replicas_past_the_cap_are_counted_and_gone_ones_removed() {
+        let (metrics, registry) = Metrics::register();
+        metrics.record_cycle(&cycle(40, 5), 0.1);
+        assert_eq!(labelled(&registry).len(), MAX_REPLICA_LABELS);
+        assert_eq!(metrics.omitted.get(), 13);
+        metrics.record_cycle(&cycle(2, 0), 0.1);
+        assert_eq!(labelled(&registry).len(), 2);
+        assert_eq!(metrics.omitted.get(), 0);
+        assert_eq!(metrics.cycles.get(), 2);
+    }
+}
