@@ -10,8 +10,14 @@
 //! vocabularies are finite and public, so they are enumerated here rather
 //! than collected from pastes.
 //!
+//! - [`apimachinery`]: kube-apiserver's Status reasons, apimachinery's message
+//!   templates, client-go's texts for an answer without a body, the
+//!   authorizer's sentence, and the HTTP reason phrases.
+//! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
 //!   authenticators), and the transport failures of each TLS stack.
 
+pub mod apimachinery;
+pub mod clients;
 pub mod wordings;
