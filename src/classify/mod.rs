@@ -223,6 +223,9 @@ pub fn classify(
 }
 
 #[cfg(test)]
+mod generated;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
