@@ -26,11 +26,6 @@ pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
     }
 }
 
-/// HTTP code for a Status `reason`, a reason phrase or a .NET status name.
-pub fn code_for_reason(reason: &str) -> Option<u16> {
-    apimachinery::code_of(reason)
-}
-
 /// `HTTP/1.1 401 Unauthorized`, `HTTP/2 403` at the start of `line` ->
 /// (code, reason phrase).
 pub fn status_line(line: &str) -> Option<(u16, &str)> {
