@@ -5,7 +5,9 @@
 use super::*;
 use crate::diagnosis::{Cause, Classification};
 use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
-use crate::vocabulary::clients::{JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering};
+use crate::vocabulary::clients::{
+    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering,
+};
 
 fn ctx() -> Context<'static> {
     Context {
@@ -132,6 +134,15 @@ fn a_json_parser_s_complaint_about_a_plain_body_names_the_status() {
     ] {
         let t = TEMPLATES.iter().find(|t| t.code == code).unwrap();
         assert_eq!(read(t, &JACKSON_PLAIN_BODY).unwrap().0, want);
+    }
+    for body in apimachinery::PLAIN_BODIES {
+        let want = Classification::from_status(body.code);
+        assert_eq!(
+            read(body, &GO_JSON_PLAIN_BODY).unwrap().0,
+            want,
+            "{}",
+            body.text
+        );
     }
 }
 

@@ -586,6 +586,19 @@ pub const GENERIC: &[Template] = &[
     ),
 ];
 
+/// kube-apiserver's plain-text bodies from before its filters answered with
+/// a Status: a JSON decoder that meets one quotes its first word (Jackson)
+/// or its first letter (Go's `encoding/json`).
+pub const PLAIN_BODIES: &[Template] = &[t(
+    "Unauthorized (authentication filter)",
+    "Unauthorized",
+    401,
+    "",
+    false,
+    "1.0–1.5",
+    "k8s.io/kubernetes pkg/auth/handlers/handlers.go (http.Error(w, \"Unauthorized\", 401))",
+)];
+
 /// The first template whose fixed words alone name an answer, found in
 /// `text`: client-go's generic texts first (each its own message), then
 /// kube-apiserver's.

@@ -225,6 +225,16 @@ pub const JACKSON_PLAIN_BODY: Rendering = r(
 /// The words Jackson puts before the token it could not read.
 pub const JACKSON_UNRECOGNIZED: &str = "Unrecognized token '";
 
+/// Go's `encoding/json` on a plain-text body: only the body's first letter
+/// is quoted (`invalid character 'U' looking for beginning of value`).
+pub const GO_JSON_PLAIN_BODY: Rendering = r(
+    "Go encoding/json on a plain-text body",
+    "invalid character '{first}' looking for beginning of value",
+    true,
+    "all",
+    "golang/go src/encoding/json/scanner.go (stateBeginValue: \"looking for beginning of value\")",
+);
+
 /// The parts of one answer a rendering is made of.
 #[derive(Debug, Clone, Copy)]
 pub struct Parts<'a> {
@@ -252,5 +262,6 @@ impl Rendering {
             .replace("{message_q}", &quoted)
             .replace("{message_j}", &json)
             .replace("{message}", p.message)
+            .replace("{first}", p.phrase.get(..1).unwrap_or(""))
     }
 }

@@ -298,6 +298,10 @@ fn stated_otherwise(line: &str) -> Option<u16> {
     {
         return Some(code);
     }
+    // A JSON decoder that met a plain-text body where a Status was due.
+    if let Some(code) = plain_body(line) {
+        return Some(code);
+    }
     // An exception named for its status, or whose message is the status's
     // reason: `ApiException: Forbidden`, `HttpError: Unauthorized`.
     if let Some(code) = exception_reason(line) {
@@ -308,6 +312,22 @@ fn stated_otherwise(line: &str) -> Option<u16> {
         let code = status_line(&line[i..]).map(|(code, _)| code);
         code.or_else(|| access_log_status(&line[i + 5..]))
     })
+}
+
+/// The code of an old kube-apiserver's plain-text body, from what a JSON
+/// decoder quotes of it: Go's first letter (`invalid character 'U' looking
+/// for beginning of value`).
+fn plain_body(line: &str) -> Option<u16> {
+    let (head, tail) = clients::GO_JSON_PLAIN_BODY.text.split_once("{first}")?;
+    let at = line.find(head)? + head.len();
+    let first = line[at..].chars().next()?;
+    line[at + first.len_utf8()..]
+        .starts_with(tail)
+        .then_some(())?;
+    apimachinery::PLAIN_BODIES
+        .iter()
+        .find(|b| b.text.starts_with(first))
+        .map(|b| b.code)
 }
 
 /// An access log's status (the common log format of nginx, Apache, a proxy
