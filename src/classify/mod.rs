@@ -225,6 +225,9 @@ pub fn classify(
 }
 
 #[cfg(test)]
+mod generated;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -300,7 +300,7 @@ impl HttpAnswer {
         self.status.or_else(|| {
             self.reason
                 .as_deref()
-                .and_then(crate::diagnosis::extract::status::code_for_reason)
+                .and_then(crate::vocabulary::apimachinery::code_of)
         })
     }
 

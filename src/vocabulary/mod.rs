@@ -10,6 +10,10 @@
 //! vocabularies are finite and public, so they are enumerated here rather
 //! than collected from pastes.
 //!
+//! - [`apimachinery`]: kube-apiserver's Status reasons, apimachinery's message
+//!   templates, client-go's texts for an answer without a body, the
+//!   authorizer's sentence, and the HTTP reason phrases.
+//! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
 //!   authenticators), Vault's role bindings.
@@ -18,6 +22,8 @@
 //! - [`clouds`]: the clouds' token exchanges (AWS STS, EKS Pod Identity,
 //!   Entra ID, Google STS and IAM Credentials).
 
+pub mod apimachinery;
+pub mod clients;
 pub mod clouds;
 pub mod transport;
 pub mod wordings;

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use super::super::case::HttpAnswer;
 use super::super::case::{BearerSeen, RequestInfo};
 use super::needles::Needles;
-use super::status::{INTERNAL_ERROR, ends_unauthorized, generic_text, stated_code, unauthorized};
+use super::status::{ends_unauthorized, generic_text, stated_in, unauthorized};
 use super::url::{method_and_url, request_from_url};
 
 /// What a client line gave.
@@ -140,10 +140,13 @@ pub fn find(line: &str) -> Option<Found> {
         }
     }
     if facts.status.is_none()
-        && let Some(code) = stated_code(t)
+        && let Some((code, field)) = stated_in(t)
     {
         facts.status = Some(code);
-        facts.weight = if t.contains("Exception") || t.contains("Error: (") {
+        // A Status dumped whole is a body's view of the answer.
+        facts.weight = if field {
+            1
+        } else if t.contains("Exception") || t.contains("Error: (") {
             3
         } else {
             2
@@ -156,11 +159,6 @@ pub fn find(line: &str) -> Option<Found> {
         if let Some(i) = t.find("Forbidden (user=") {
             let end = t[i..].find(')').map_or(t.len(), |e| i + e + 1);
             facts.message = Some(t[i..end].to_owned());
-        }
-        // So does the server's InternalError, to the end of the line (the call of
-        // its own that failed, and how).
-        if let Some(i) = t.find(INTERNAL_ERROR) {
-            facts.message = Some(t[i..].to_owned());
         }
         // The proxy's body is the whole line, from its `Error: '…'`.
         if t.contains(super::layers::PROXY_TARGET) {

@@ -11,8 +11,9 @@
 
 use super::super::case::HttpAnswer;
 use super::super::case::RequestInfo;
-use super::status::{code_for_reason, unauthorized};
+use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
+use crate::vocabulary::apimachinery::code_of;
 
 /// What a kubectl line gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,8 +66,14 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         let reason = reason
             .or(not_found(message).map(|_| "NotFound"))
             .or(forbidden.then_some("Forbidden"));
+        // client-go's own text for a bodiless answer states its code, which
+        // the reason of old versions did not (a 429 under `Timeout`).
+        let generic = crate::vocabulary::apimachinery::GENERIC
+            .iter()
+            .find(|t| message.starts_with(t.text))
+            .map(|t| t.code);
         let facts = HttpAnswer {
-            status: reason.and_then(code_for_reason),
+            status: generic.or_else(|| reason.and_then(code_of)),
             reason: reason.map(str::to_owned),
             message: (!framing).then(|| message.to_owned()),
             weight: 3,

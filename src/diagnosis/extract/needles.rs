@@ -46,6 +46,12 @@ impl Needles {
 
     /// The needles that occur in `text` at the start of a word, by index.
     fn found<'t>(&'t self, text: &'t str) -> impl Iterator<Item = usize> + 't {
+        self.spans(text).map(|(index, ..)| index)
+    }
+
+    /// Every needle found in `text` at the start of a word: its index and
+    /// byte range.
+    pub fn spans<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, usize, usize)> + 't {
         self.0.find_overlapping_iter(text).filter_map(move |m| {
             let index = m.pattern().as_usize();
             let inside_word = self.1[index]
@@ -53,7 +59,7 @@ impl Needles {
                     .chars()
                     .next_back()
                     .is_some_and(|c| c.is_alphanumeric());
-            (!inside_word).then_some(index)
+            (!inside_word).then_some((index, m.start(), m.end()))
         })
     }
 

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 
 use super::super::case::HttpAnswer;
 use super::needles::Needles;
+use crate::vocabulary::{apimachinery, clients};
 
 /// A 401 `Unauthorized` answer with `message`, as strong as `weight`.
 pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
@@ -23,47 +24,6 @@ pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
         weight,
         ..HttpAnswer::default()
     }
-}
-
-/// HTTP code for a Status `reason` (apimachinery `metav1.StatusReason`).
-pub fn code_for_reason(reason: &str) -> Option<u16> {
-    Some(match reason {
-        "Unauthorized" => 401,
-        "Forbidden" => 403,
-        "NotFound" => 404,
-        "MethodNotAllowed" => 405,
-        "NotAcceptable" => 406,
-        "AlreadyExists" | "Conflict" => 409,
-        "Gone" | "Expired" => 410,
-        "RequestEntityTooLarge" => 413,
-        "UnsupportedMediaType" => 415,
-        "Invalid" => 422,
-        "TooManyRequests" => 429,
-        "BadRequest" => 400,
-        "InternalError" => 500,
-        "ServiceUnavailable" => 503,
-        "Timeout" | "ServerTimeout" => 504,
-        _ => return None,
-    })
-}
-
-/// The reason phrase of a code, for the phrases clients print next to it.
-fn phrase(code: u16) -> Option<&'static str> {
-    Some(match code {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => return None,
-    })
 }
 
 /// `HTTP/1.1 401 Unauthorized`, `HTTP/2 403` at the start of `line` ->
@@ -121,76 +81,212 @@ fn code_at(text: &str) -> Option<u16> {
     (100..=599).contains(&code).then_some(code)
 }
 
-/// Phrases that put a status code right after them.
-const BEFORE_CODE: &[&str] = &[
-    "HTTP probe failed with statuscode: ",
-    "statuscode: ",
-    "StatusCode: ",
-    // Go's `%#v` of an `http.Response`.
-    "StatusCode:",
-    "statusCode: ",
-    "status code: ",
-    "status code ",
-    "status_code=",
-    "status code was ",
-    "Request failed with status code ",
-    "http error ",
-    "Handshake status ",
-    "rsp_status = ",
-    "\"status\": ",
-    "\"status\":",
-    "ApiException: (",
-    "ApiException (",
-    "Exception: (",
-    "Error: (",
-    " failed (",
-    "HTTP Error ",
-    "error code ",
-    "got status ",
-    "returned status ",
-    "unexpected status code ",
-    "status=",
-    "status_code: ",
-    "HTTP response code: ",
-    "HTTP-Code: ",
-    "returned error: ",
-    "response status code ",
-    "HTTP Status: ",
-    // JAX-RS's `WebApplicationException: HTTP 403 "/path" is forbidden…` and
-    // any other client's `HTTP 401 …`.
-    "HTTP ",
-];
+/// A status stated in a line: its code, and the reason (or reason phrase)
+/// stated beside it, when one agrees with it or is named as the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stated {
+    pub code: u16,
+    pub reason: Option<&'static str>,
+    /// Read from a record's fields (a Status dumped whole: `code: 404`,
+    /// `Reason:"NotFound"`), not from the client's own words about it.
+    pub field: bool,
+}
 
-/// Where a status code is stated in `line` (not a status line at its start):
-/// the code, and whether the phrase was one of the weak ones.
-pub fn stated_code(line: &str) -> Option<u16> {
-    static PHRASES: LazyLock<Needles> =
-        LazyLock::new(|| Needles::new(BEFORE_CODE.iter().copied(), false));
-    let phrases: &[&str] = if PHRASES.any(line) { BEFORE_CODE } else { &[] };
-    for phrase in phrases {
-        for (i, _) in line.match_indices(phrase) {
-            // `status=200` needs a word boundary before it.
-            let bounded = *phrase != "status=" || line[..i].ends_with([' ', '\t']);
-            if let Some(code) = code_at(&line[i + phrase.len()..]).filter(|_| bounded) {
-                return Some(code);
-            }
-        }
+/// Every name a status goes by (apimachinery's reasons, the reason phrases,
+/// .NET's names) with its code, for one scan of a line.
+static NAMES: LazyLock<(Needles, Vec<(&'static str, u16)>)> = LazyLock::new(|| {
+    let mut names: Vec<(&'static str, u16)> = apimachinery::REASONS
+        .iter()
+        .map(|r| (r.name, r.code))
+        .collect();
+    for s in apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400) {
+        names.push((s.phrase, s.code));
+        names.push((s.dotnet, s.code));
     }
-    // `401 Unauthorized`, `403 Forbidden` anywhere (a code and its phrase).
-    for (i, _) in line.match_indices(|c: char| c.is_ascii_digit()) {
-        if i > 0 && line[..i].ends_with(|c: char| c.is_ascii_alphanumeric()) {
+    let needles = Needles::words(names.iter().map(|(n, _)| *n), false);
+    (needles, names)
+});
+
+/// The names of statuses in `line`, whole words: (start, name, code).
+fn names_in(line: &str) -> Vec<(usize, &'static str, u16)> {
+    let (needles, names) = &*NAMES;
+    needles
+        .spans(line)
+        .filter(|&(_, _, end)| !line[end..].starts_with(|c: char| c.is_ascii_alphanumeric()))
+        .map(|(i, start, _)| (start, names[i].0, names[i].1))
+        .collect()
+}
+
+/// A word as a key: its letters and digits, lower case.
+fn key(word: &str) -> String {
+    word.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether a key's value is a status code: `status`, `statusCode`,
+/// `status_code`, `http_status`, `HTTP-Code`, `responseCode`, `HTTP`,
+/// `returned` (never a process's `exit status`).
+fn names_status(key: &str) -> bool {
+    !key.starts_with("exit")
+        && (key.ends_with("status")
+            || key.ends_with("statuscode")
+            || ["httpcode", "responsecode", "http", "returned"].contains(&key))
+}
+
+/// The two words before byte `i` (nearest first, `was`/`is` skipped), when
+/// only a key's separators (`: `, `=`, quotes, `(`) stand between the nearest
+/// and `i`; and whether a `(` is among them.
+fn keys_before(line: &str, i: usize) -> ([String; 2], bool) {
+    let b = line.as_bytes();
+    let mut out = [String::new(), String::new()];
+    let (mut n, mut end, mut paren) = (0, i, false);
+    while n < 2 {
+        let mut j = end;
+        while j > 0 && b" :=\"'(\t>".contains(&b[j - 1]) && end - j < 4 {
+            paren |= n == 0 && b[j - 1] == b'(';
+            j -= 1;
+        }
+        let word_end = j;
+        while j > 0 && (b[j - 1].is_ascii_alphanumeric() || b"_-".contains(&b[j - 1])) {
+            j -= 1;
+        }
+        if j == word_end {
+            break;
+        }
+        let word = key(&line[j..word_end]);
+        end = j;
+        if n == 0 && (word == "was" || word == "is") {
             continue;
         }
-        let Some(code) = code_at(&line[i..]) else {
+        out[n] = word;
+        n += 1;
+    }
+    (out, paren)
+}
+
+/// Whether a number ends at `end` of `line` as a status would: before a
+/// space, punctuation or the end, never a unit (`401ms`) or a decimal.
+fn ends_well(line: &str, end: usize) -> bool {
+    !line[end..].starts_with(|c: char| {
+        c.is_ascii_alphanumeric()
+            || c == '.' && line[end + 1..].starts_with(|d: char| d.is_ascii_digit())
+    })
+}
+
+/// A status stated anywhere in `line`, in any client's rendering: a code
+/// after a word that names one (`HTTP status 401`, `statusCode: 403`,
+/// `"status": 429`, `returned 401`, `ApiException: (403)`), a code and a
+/// reason that agree (`Some(NotFound)…Some(404)`, `403 Forbidden`), a
+/// record's `code` beside a reason (`Code:404`, `code=401`, `code: 404`),
+/// or a reason named as such (`Reason:"NotFound"`, `status code 'Forbidden'`).
+pub fn stated(line: &str) -> Option<Stated> {
+    let names = names_in(line);
+    let record = !names.is_empty()
+        || ["Status {", "Status(", "Status{"]
+            .iter()
+            .any(|r| line.contains(r))
+        || bare_field(line);
+    let mut best: Option<(u8, Stated)> = None;
+    for (i, _) in line.match_indices(|c: char| c.is_ascii_digit()) {
+        if i > 0 && line[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || "._-/".contains(c)) {
+            continue;
+        }
+        let Some(code) = code_at(&line[i..]).filter(|&c| apimachinery::http_status(c).is_some())
+        else {
             continue;
         };
-        if let Some(p) = phrase(code)
-            && line[i + 3..].starts_with(' ')
-            && line[i + 4..].starts_with(p)
+        if !ends_well(line, i + 3) {
+            continue;
+        }
+        let ([near, far], paren) = keys_before(line, i);
+        let agrees = names.iter().find(|n| n.2 == code).map(|n| n.1);
+        // A number right after `word:` with no key is a file's line or a port.
+        let loose = !line[..i].ends_with([':', '=']) && !line[i + 3..].starts_with(']');
+        let exception =
+            ["exception", "error"].iter().any(|e| near.ends_with(e)) || near == "failed";
+        // `401 Unauthorized`: the code and its name, as a client says it.
+        let named = agrees.is_some_and(|n| {
+            line[i + 3..]
+                .strip_prefix(' ')
+                .is_some_and(|r| r.starts_with(n))
+        });
+        let rank = if paren && exception {
+            0
+        } else if named
+            || names_status(&near)
+            || (["code", "error"].contains(&near.as_str())
+                && (names_status(&far)
+                    || ["error", "response", "unexpected"].contains(&far.as_str())))
         {
-            return Some(code);
+            1
+        } else if agrees.is_some() && (loose || near == "code" || near == "some") {
+            2
+        } else if (near == "code" || near == "some") && record {
+            3
+        } else {
+            continue;
+        };
+        if best.is_none_or(|(r, _)| rank < r) {
+            let reason = agrees.or_else(|| named_reason(line, &names).map(|(name, _)| name));
+            let field = rank >= 2;
+            best = Some((
+                rank,
+                Stated {
+                    code,
+                    reason,
+                    field,
+                },
+            ));
         }
     }
+    best.map(|(_, s)| s).or_else(|| {
+        named_reason(line, &names).map(|(name, code)| Stated {
+            code,
+            reason: Some(name),
+            field: true,
+        })
+    })
+}
+
+/// A line that is one record field: `code: 401`, `"code": 403,`.
+fn bare_field(line: &str) -> bool {
+    let t = line.trim().trim_end_matches(',');
+    t.split_once([':', '=']).is_some_and(|(k, v)| {
+        key(k) == "code" && v.trim().len() == 3 && v.trim().bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// A status name stated as the reason: after `reason`, a status key, or
+/// Jackson's `Unrecognized token '…'` (a plain-text body where JSON was due).
+fn named_reason(line: &str, names: &[(usize, &'static str, u16)]) -> Option<(&'static str, u16)> {
+    names.iter().find_map(|&(at, name, code)| {
+        let ([near, _], _) = keys_before(line, at);
+        let keyed = near == "reason" || near == "code" || names_status(&near);
+        let body = line[..at].ends_with(clients::JACKSON_UNRECOGNIZED);
+        (keyed || body).then_some((name, code))
+    })
+}
+
+/// Where a status code is stated in `line` (not a status line at its start),
+/// and whether only a record's fields stated it.
+pub fn stated_code(line: &str) -> Option<u16> {
+    stated_in(line).map(|(code, _)| code)
+}
+
+/// [`stated_code`], and whether only a record's fields stated it.
+pub fn stated_in(line: &str) -> Option<(u16, bool)> {
+    if let Some(s) = stated(line) {
+        return Some((s.code, s.field));
+    }
+    stated_otherwise(line).map(|code| (code, false))
+}
+
+/// The renderings [`stated`] does not read: a code alone in parentheses at
+/// the end, an exception whose message is a status's name, a status line
+/// or an access log's status anywhere.
+fn stated_otherwise(line: &str) -> Option<u16> {
     // An error that ends in its status code alone, in parentheses: `… to
     // cache logs ((401)`, `…: (403)`. Only an error status: a count or a
     // size in parentheses is no answer.
@@ -202,11 +298,8 @@ pub fn stated_code(line: &str) -> Option<u16> {
     {
         return Some(code);
     }
-    // A Rust or Go debug print of a Status: `Status { …, code: 404, … }`.
-    if let Some(i) = line.find("Status {")
-        && let Some(j) = line[i..].find("code: ")
-        && let Some(code) = code_at(&line[i + j + 6..])
-    {
+    // A JSON decoder that met a plain-text body where a Status was due.
+    if let Some(code) = plain_body(line) {
         return Some(code);
     }
     // An exception named for its status, or whose message is the status's
@@ -219,6 +312,22 @@ pub fn stated_code(line: &str) -> Option<u16> {
         let code = status_line(&line[i..]).map(|(code, _)| code);
         code.or_else(|| access_log_status(&line[i + 5..]))
     })
+}
+
+/// The code of an old kube-apiserver's plain-text body, from what a JSON
+/// decoder quotes of it: Go's first letter (`invalid character 'U' looking
+/// for beginning of value`).
+fn plain_body(line: &str) -> Option<u16> {
+    let (head, tail) = clients::GO_JSON_PLAIN_BODY.text.split_once("{first}")?;
+    let at = line.find(head)? + head.len();
+    let first = line[at..].chars().next()?;
+    line[at + first.len_utf8()..]
+        .starts_with(tail)
+        .then_some(())?;
+    apimachinery::PLAIN_BODIES
+        .iter()
+        .find(|b| b.text.starts_with(first))
+        .map(|b| b.code)
 }
 
 /// An access log's status (the common log format of nginx, Apache, a proxy
@@ -234,51 +343,37 @@ fn access_log_status(after: &str) -> Option<u16> {
     rest[3..].starts_with(' ').then_some(code)
 }
 
-/// `…Exception: Forbidden`, `…Error: Unauthorized`: an exception whose whole
-/// message is a status's reason.
+/// `…Exception: Forbidden`, `…Error: Too Many Requests`: an exception whose
+/// whole message is a status's name.
 fn exception_reason(line: &str) -> Option<u16> {
-    const REASONS: &[(&str, u16)] = &[
-        ("Unauthorized", 401),
-        ("Forbidden", 403),
-        ("NotFound", 404),
-        ("Not Found", 404),
-    ];
-    for (reason, code) in REASONS {
-        for (i, _) in line.match_indices(reason) {
-            let before = line[..i].trim_end_matches([' ', ':']);
-            let after = &line[i + reason.len()..];
-            let exception = before.ends_with("Exception") || before.ends_with("Error");
-            let whole =
-                after.is_empty() || after.starts_with(|c: char| !c.is_alphanumeric() && c != '!');
-            if exception && whole && line[..i].ends_with([' ', ':']) {
-                return Some(*code);
-            }
-        }
-    }
-    None
+    names_in(line).into_iter().find_map(|(i, name, code)| {
+        let before = line[..i].trim_end_matches([' ', ':']);
+        let after = line[i + name.len()..].trim_end();
+        let exception = before.ends_with("Exception") || before.ends_with("Error");
+        // The name is the message, or ends it before punctuation: not the
+        // first word of a sentence (`Error: Invalid value`).
+        let whole = after.is_empty()
+            || after.starts_with([':', ',', '.', '(', ')', '!', ';', '"', '\''])
+            || after.starts_with(" (");
+        (exception && whole && line[..i].ends_with([' ', ':'])).then_some(code)
+    })
 }
 
-/// kube-apiserver's InternalError message (apimachinery `NewInternalError`):
-/// what follows is the server's own failure, often a call it made.
-pub const INTERNAL_ERROR: &str = "Internal error occurred: ";
-
 /// Client texts that stand for a status when no Status body was read:
-/// client-go's `NewGenericServerResponse` wordings and other clients' own.
-pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
-    // client-go's wordings, each its own message; they are looked for first.
-    const OWN: &[(&str, u16)] = &[
-        (
-            "the server has asked for the client to provide credentials",
-            401,
-        ),
-        ("You must be logged in to the server", 401),
-        (
-            "the server does not allow access to the requested resource",
-            403,
-        ),
-        ("the server could not find the requested resource", 404),
-        ("the server is currently unable to handle the request", 503),
-    ];
+/// apimachinery's and client-go's own messages whose words alone name the
+/// answer (the vocabulary's distinctive templates), and other programs'.
+/// The message is the template's words, or the line from them on when the
+/// template holds values.
+pub fn generic_text(line: &str) -> Option<(u16, &str)> {
+    if let Some(t) = apimachinery::distinctive_in(line) {
+        let from = t.parts().next().and_then(|p| line.find(p)).unwrap_or(0);
+        let message = if t.text.contains('{') {
+            line[from..].trim_end()
+        } else {
+            t.text
+        };
+        return Some((t.code, message));
+    }
     const TEXTS: &[(&str, u16, &str)] = &[
         ("Unauthorized! Token may have expired", 401, "Unauthorized"),
         ("code = Unauthenticated", 401, "Unauthenticated"),
@@ -288,14 +383,6 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
             "authentication failure",
         ),
         ("code = PermissionDenied", 403, "PermissionDenied"),
-        // The C# client (KubernetesClient): `Operation returned an invalid
-        // status code 'Forbidden'`: the status alone, no message.
-        ("invalid status code 'Unauthorized'", 401, ""),
-        ("invalid status code 'Forbidden'", 403, ""),
-        ("invalid status code 'NotFound'", 404, ""),
-        // kube-apiserver's InternalError Status (apimachinery NewInternalError),
-        // whatever the client: its message names what failed on the server.
-        (INTERNAL_ERROR, 500, ""),
         // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
         // body names the failed call and its target.
         (super::layers::PROXY_TARGET, 503, ""),
@@ -310,11 +397,10 @@ pub fn generic_text(line: &str) -> Option<(u16, &'static str)> {
             "the server could not find the requested resource",
         ),
     ];
-    OWN.iter()
-        .map(|&(text, code)| (text, code, text))
-        .chain(TEXTS.iter().copied())
+    TEXTS
+        .iter()
         .find(|(needle, ..)| line.contains(needle))
-        .map(|(_, code, text)| (code, text))
+        .map(|&(_, code, text)| (code, text))
 }
 
 /// Whether a 404's message is client-go's text for a 404 without a Status
@@ -424,6 +510,70 @@ mod tests {
         ] {
             assert_eq!(bare_code(text), want, "{text}");
         }
+    }
+
+    /// Any client's serialisation of a Status: the code with its reason, a
+    /// code after a word naming it, or a reason named as such.
+    #[test]
+    fn the_status_reader_reads_any_serialisation() {
+        for (line, code, reason) in [
+            (
+                r#"&errors.StatusError{ErrStatus:v1.Status{Status:"Failure", Message:"pods \"x\" not found", Reason:"NotFound", Details:(*v1.StatusDetails)(0xc0004a2f00), Code:404}}"#,
+                404,
+                Some("NotFound"),
+            ),
+            (
+                r#"Api(ErrorResponse { status: "Failure", message: "x", reason: "NotFound", code: 404 })"#,
+                404,
+                Some("NotFound"),
+            ),
+            (
+                "Status(v1,Status,ListMeta(,,None),Some(Failure),Some(x),Some(NotFound),None,Some(404))",
+                404,
+                Some("NotFound"),
+            ),
+            // Before `TooManyRequests` a 429 came with the reason `Timeout`.
+            (r#"Reason:"Timeout", Code:429}"#, 429, None),
+            ("    code: 401", 401, None),
+            (
+                "Received a response with HTTP status 401 from GET",
+                401,
+                None,
+            ),
+            (
+                "HTTP status code 403, pods is forbidden for GET /x",
+                403,
+                None,
+            ),
+            (
+                "time=x level=error status_code=429 msg=throttled",
+                429,
+                None,
+            ),
+            ("the call returned 401", 401, None),
+            (
+                "Operation returned an invalid status code 'TooManyRequests'",
+                429,
+                Some("TooManyRequests"),
+            ),
+            ("    reason: Unauthorized", 401, Some("Unauthorized")),
+            (
+                "JsonParseException: Unrecognized token 'Forbidden': was expecting",
+                403,
+                Some("Forbidden"),
+            ),
+        ] {
+            let s = stated(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(s.code, code, "{line}");
+            if reason.is_some() {
+                assert_eq!(s.reason, reason, "{line}");
+            }
+        }
+        assert_eq!(
+            stated_code("java.lang.RuntimeException: ApiException: Too Many Requests"),
+            Some(429)
+        );
+        assert_eq!(stated_code("Error: Invalid value for the flag"), None);
     }
 
     #[test]

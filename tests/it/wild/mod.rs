@@ -38,9 +38,9 @@ use serde_json::Value;
 
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers improve.
-const DEVELOPMENT_FLOOR: usize = 331;
+const DEVELOPMENT_FLOOR: usize = 332;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 123;
+const EVALUATION_FLOOR: usize = 127;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

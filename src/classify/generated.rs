@@ -1,0 +1,180 @@
+//! Generated, not collected: every answer kube-apiserver (or client-go, for
+//! a bodiless answer) can word, printed the way every client prints it, is
+//! classified by its status; and numbers that are not statuses never are.
+
+use super::*;
+use crate::diagnosis::{Cause, Classification};
+use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
+use crate::vocabulary::clients::{
+    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering,
+};
+
+fn ctx() -> Context<'static> {
+    Context {
+        token: None,
+        at: None,
+        now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
+        leeway: TimeDelta::seconds(60),
+    }
+}
+
+/// A template's words with example values in its placeholders.
+fn instantiate(t: &Template) -> String {
+    const VALUES: &[(&str, &str)] = &[
+        ("{resource}", "serviceaccounts"),
+        ("{name}", "default"),
+        (
+            "{err}",
+            "the object has been modified; please apply your changes to the latest version and try again",
+        ),
+        ("{message}", "the request could not be served"),
+        ("{kind}", "ServiceAccount"),
+        ("{field}", "metadata.name"),
+        ("{value}", "\"Default\""),
+        (
+            "{detail}",
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
+        ),
+        ("{verb}", "deletecollection"),
+        ("{operation}", "get"),
+    ];
+    VALUES
+        .iter()
+        .fold(t.text.to_owned(), |text, (k, v)| text.replace(k, v))
+}
+
+/// What a rendering of `t` by `r` reads as, or why it does not.
+fn read(t: &Template, r: &Rendering) -> Result<(Classification, Cause), String> {
+    let status = apimachinery::http_status(t.code).unwrap();
+    let message = instantiate(t);
+    let parts = Parts {
+        code: t.code,
+        reason: t.reason,
+        phrase: status.phrase,
+        dotnet: status.dotnet,
+        message: &message,
+        verb: "GET",
+        url: "https://10.0.0.1:6443/api/v1/namespaces/a/serviceaccounts/default",
+    };
+    let text = r.render(&parts);
+    let report = classify(&text, None, ctx()).map_err(|e| format!("{e}\n{text}"))?;
+    let d = &report.results[0].diagnosis;
+    Ok((d.classification, d.cause()))
+}
+
+/// The cause the status alone fixes, whoever words it.
+fn cause_of(code: u16) -> Option<Cause> {
+    match code {
+        429 => Some(Cause::Throttled),
+        500..=599 => Some(Cause::ServerError),
+        // Not found, conflicts, invalid objects: the token was accepted.
+        400 | 404 | 405 | 406 | 409 | 410 | 413 | 415 | 422 => None,
+        _ => None,
+    }
+}
+
+#[test]
+fn every_template_in_every_client_s_rendering_reads_as_its_status() {
+    let mut wrong = Vec::new();
+    let mut read_count = 0;
+    for t in TEMPLATES.iter().chain(GENERIC) {
+        for r in RENDERINGS {
+            // A client that prints the message alone says what the words say.
+            if !r.states_status && !t.distinctive {
+                continue;
+            }
+            read_count += 1;
+            let want = Classification::from_status(t.code);
+            match read(t, r) {
+                Ok((class, cause)) => {
+                    let cause_ok = match cause_of(t.code) {
+                        Some(c) => cause == c,
+                        None if t.code == 404 => {
+                            matches!(
+                                cause,
+                                Cause::ObjectNotFound | Cause::ApiNotServed | Cause::Unknown
+                            )
+                        }
+                        // 409, 410, 422…: never a token's fault.
+                        None => {
+                            t.code < 400
+                                || t.code == 401
+                                || t.code == 403
+                                || cause == Cause::Unknown
+                        }
+                    };
+                    if class != want || !cause_ok {
+                        wrong.push(format!(
+                            "{} × {}: {class:?} {cause:?}, want {want:?} {:?}",
+                            t.by,
+                            r.client,
+                            cause_of(t.code)
+                        ));
+                    }
+                }
+                Err(e) => wrong.push(format!("{} × {}: {e}", t.by, r.client)),
+            }
+        }
+    }
+    assert!(read_count > 300, "{read_count}");
+    assert!(
+        wrong.is_empty(),
+        "{} of {read_count}:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// An old Java client reading a plain-text body as JSON quotes its word.
+#[test]
+fn a_json_parser_s_complaint_about_a_plain_body_names_the_status() {
+    for (code, want) in [
+        (401, Classification::Unauthorized),
+        (403, Classification::Forbidden),
+    ] {
+        let t = TEMPLATES.iter().find(|t| t.code == code).unwrap();
+        assert_eq!(read(t, &JACKSON_PLAIN_BODY).unwrap().0, want);
+    }
+    for body in apimachinery::PLAIN_BODIES {
+        let want = Classification::from_status(body.code);
+        assert_eq!(
+            read(body, &GO_JSON_PLAIN_BODY).unwrap().0,
+            want,
+            "{}",
+            body.text
+        );
+    }
+}
+
+/// Ports, line numbers, durations, sizes, versions, pids and instants are
+/// never statuses.
+#[test]
+fn numbers_that_are_not_statuses_are_never_read_as_one() {
+    for line in [
+        "listening on https://0.0.0.0:6443 and :443",
+        "I0101 00:00:00.000000 1 main.go:401] starting the controller",
+        "router.go:404] registered the NotFound handler",
+        "request took 401ms",
+        "wrote 403 bytes",
+        "kube-proxy version v1.403.0",
+        "process 404 exited",
+        "pid=429 worker started",
+        "2026-01-01T12:04:01.403Z started",
+        "retrying in 500 seconds",
+        "line 4011 of the file",
+        "exit status 255",
+    ] {
+        assert!(
+            matches!(
+                classify(line, None, ctx()),
+                Err(ClassifyError::Unrecognised(_))
+            ),
+            "{line}"
+        );
+        assert_eq!(
+            crate::diagnosis::extract::status::stated_code(line),
+            None,
+            "{line}"
+        );
+    }
+}
