@@ -540,16 +540,21 @@ impl RequestInfo {
     /// `get nodes at the cluster scope`, `get path /healthz`.
     pub fn describe(&self) -> String {
         let verb = self.verb.as_deref().unwrap_or("?");
+        format!("{verb} {}", self.target())
+    }
+
+    /// What was asked for, without the verb: `pods in namespace "shop"`.
+    pub fn target(&self) -> String {
         if let Some(path) = &self.path {
-            return format!("{verb} path {path}");
+            return format!("path {path}");
         }
         let mut what = self.qualified_resource(true);
         if let Some(name) = &self.name {
             what = format!("{what} {name:?}");
         }
         match &self.namespace {
-            Some(ns) => format!("{verb} {what} in namespace {ns:?}"),
-            None => format!("{verb} {what} at the cluster scope"),
+            Some(ns) => format!("{what} in namespace {ns:?}"),
+            None => format!("{what} at the cluster scope"),
         }
     }
 }
@@ -595,6 +600,14 @@ pub struct AuditFacts {
     /// token was bound to (the fleet view reads deletions and uid changes
     /// from the log's own events).
     pub objects: Vec<ObjectSeen>,
+}
+
+impl AuditFacts {
+    /// The Secret named by `legacy-token-invalidated` (`<secret>/<namespace>`).
+    pub fn invalidated_secret(&self) -> Option<&str> {
+        let (secret, _) = self.legacy_token_invalidated.as_deref()?.split_once('/')?;
+        Some(secret)
+    }
 }
 
 /// An object a client's token was bound to, as the audit log shows it.

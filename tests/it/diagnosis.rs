@@ -561,33 +561,225 @@ fn doctor_names_one_key_cause_at_one_confidence() {
     );
 }
 
-/// Rules read the typed facts extraction made; none of them matches text.
-/// Their unit tests (after `#[cfg(test)]`) may check the words they print.
+/// Rules read the typed facts extraction made; none of them matches text, in
+/// any form: a string or char literal (or a wording from the vocabulary)
+/// handed to a `str` method, compared with `==`/`!=`, or matched as a pattern,
+/// and no regex. Their unit tests (under `#[cfg(test)]`) may check the words
+/// they print. Read with syn, so wrapped lines and subfolders are seen.
 #[test]
 fn rules_match_no_strings() {
-    const TEXT_MATCHES: &[&str] = &[
-        ".contains(\"",
-        ".contains('",
-        ".starts_with(\"",
-        ".ends_with(\"",
-        ".find(\"",
-        ".split(\"",
-        "Regex::new(",
-    ];
     let mut found = Vec::new();
-    for entry in std::fs::read_dir("src/diagnosis/rules").expect("the rules folder") {
-        let path = entry.unwrap().path();
+    for path in rust_files(std::path::Path::new("src/diagnosis/rules")) {
         let text = std::fs::read_to_string(&path).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-        for (n, line) in code.lines().enumerate() {
-            if TEXT_MATCHES.iter().any(|m| line.contains(m)) {
-                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
-            }
-        }
+        let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut guard = StringGuard::default();
+        syn::visit::visit_file(&mut guard, &file);
+        found.extend(
+            guard
+                .found
+                .into_iter()
+                .map(|f| format!("{}: {f}", path.display())),
+        );
     }
     assert!(
         found.is_empty(),
         "rules matching text:\n{}",
         found.join("\n")
     );
+}
+
+/// The guard's own cases: each form it must see, and what it must let pass.
+#[test]
+fn the_string_guard_sees_every_form() {
+    let flags = |code: &str| {
+        let mut guard = StringGuard::default();
+        syn::visit::visit_file(&mut guard, &syn::parse_file(code).unwrap());
+        guard.found.len()
+    };
+    for code in [
+        r#"fn f(s: &str) -> bool { s.contains("x") }"#,
+        r#"fn f(s: &str) -> bool { s
+            .starts_with(
+                "wrapped",
+            ) }"#,
+        r#"fn f(s: &str) -> bool { s == "all" }"#,
+        r#"fn f(s: &str) -> bool { "all" != s }"#,
+        r#"fn f(s: &str) -> bool { s.ends_with(wordings::X) }"#,
+        r#"fn f(s: &str) -> bool { s == crate::vocabulary::Y }"#,
+        r#"fn f(s: &str) -> u8 { match s { "a" => 1, _ => 0 } }"#,
+        r#"fn f(s: &str) -> bool { matches!(s, "a" | "b") }"#,
+        r#"fn f(s: &str) -> Option<&str> { s.strip_prefix("p") }"#,
+        r#"fn f(s: &str) -> Option<(&str, &str)> { s.split_once('/') }"#,
+        r#"fn f() { let _ = Regex::new("x"); }"#,
+        r#"mod inner { fn f(s: &str) -> bool { s.eq_ignore_ascii_case("x") } }"#,
+    ] {
+        assert_eq!(flags(code), 1, "not seen: {code}");
+    }
+    for code in [
+        r#"fn f() -> String { format!("{} is {}", 1, "x") }"#,
+        r#"fn f(n: u16) -> bool { n == 401 }"#,
+        r#"fn f(s: &[u8]) -> bool { s.contains(&1) }"#,
+        r#"#[cfg(test)] mod tests { fn f(s: &str) -> bool { s.contains("x") } }"#,
+        r#"fn f(c: Cause) -> bool { c == Cause::Expired }"#,
+    ] {
+        assert_eq!(flags(code), 0, "flagged: {code}");
+    }
+}
+
+fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Finds text matching in non-test code.
+#[derive(Default)]
+struct StringGuard {
+    found: Vec<String>,
+}
+
+impl StringGuard {
+    const STR_METHODS: &[&str] = &[
+        "contains",
+        "starts_with",
+        "ends_with",
+        "find",
+        "rfind",
+        "split",
+        "rsplit",
+        "split_once",
+        "rsplit_once",
+        "strip_prefix",
+        "strip_suffix",
+        "matches",
+        "match_indices",
+        "eq_ignore_ascii_case",
+        "trim_start_matches",
+        "trim_end_matches",
+        "trim_matches",
+        "replace",
+    ];
+
+    /// A literal string or char, or a wording of the vocabulary, however
+    /// wrapped in references, parentheses or groups.
+    fn is_text(expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Str(_) | syn::Lit::Char(_)),
+            syn::Expr::Reference(r) => Self::is_text(&r.expr),
+            syn::Expr::Paren(p) => Self::is_text(&p.expr),
+            syn::Expr::Group(g) => Self::is_text(&g.expr),
+            syn::Expr::Path(p) => p
+                .path
+                .segments
+                .iter()
+                .any(|s| s.ident == "wordings" || s.ident == "vocabulary"),
+            _ => false,
+        }
+    }
+
+    fn pattern_has_text(pat: &syn::Pat) -> bool {
+        match pat {
+            syn::Pat::Lit(l) => matches!(l.lit, syn::Lit::Str(_) | syn::Lit::Char(_)),
+            syn::Pat::Or(o) => o.cases.iter().any(Self::pattern_has_text),
+            syn::Pat::Reference(r) => Self::pattern_has_text(&r.pat),
+            syn::Pat::Paren(p) => Self::pattern_has_text(&p.pat),
+            syn::Pat::Tuple(t) => t.elems.iter().any(Self::pattern_has_text),
+            syn::Pat::TupleStruct(t) => t.elems.iter().any(Self::pattern_has_text),
+            syn::Pat::Slice(s) => s.elems.iter().any(Self::pattern_has_text),
+            syn::Pat::Ident(i) => i
+                .subpat
+                .as_ref()
+                .is_some_and(|(_, p)| Self::pattern_has_text(p)),
+            _ => false,
+        }
+    }
+
+    fn note(&mut self, what: &str, tokens: &dyn quote::ToTokens) {
+        let text = tokens.to_token_stream().to_string();
+        let short: String = text.chars().take(100).collect();
+        self.found.push(format!("{what}: {short}"));
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for StringGuard {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if !is_test_only(&item.attrs) {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if !is_test_only(&item.attrs) {
+            syn::visit::visit_item_fn(self, item);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        if Self::STR_METHODS.contains(&name.as_str()) && call.args.iter().any(Self::is_text) {
+            self.note(&format!(".{name}(text)"), call);
+        }
+        syn::visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_binary(&mut self, bin: &'ast syn::ExprBinary) {
+        let compares = matches!(bin.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_));
+        if compares && (Self::is_text(&bin.left) || Self::is_text(&bin.right)) {
+            self.note("compared with text", bin);
+        }
+        syn::visit::visit_expr_binary(self, bin);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        if Self::pattern_has_text(&arm.pat) {
+            self.note("matched against text", &arm.pat);
+        }
+        syn::visit::visit_arm(self, arm);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac.path.is_ident("matches") {
+            let text = mac.tokens.clone().into_iter().any(|t| {
+                matches!(&t, proc_macro2::TokenTree::Literal(l)
+                    if matches!(syn::Lit::new(l.clone()), syn::Lit::Str(_) | syn::Lit::Char(_)))
+            });
+            if text {
+                self.note("matches!(text)", mac);
+            }
+        }
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            let names: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if names.ends_with(&["Regex".to_owned(), "new".to_owned()]) {
+                self.note("Regex::new", call);
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+}
+
+fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("test")
+            || (a.path().is_ident("cfg")
+                && a.parse_args::<syn::Meta>()
+                    .is_ok_and(|m| m.path().is_ident("test")))
+    })
 }

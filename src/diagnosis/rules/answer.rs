@@ -5,7 +5,7 @@
 //! of `unknown`, the cause named when the evidence does not say.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, NotFound};
+use crate::diagnosis::case::{Answer, Case, HttpAnswer, NotFound};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Confidence, Findings};
@@ -503,15 +503,18 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
 }
 
 /// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
+/// `404 NotFound`: the code and reason an answer has, if any.
+fn status_head(h: &HttpAnswer) -> Option<String> {
+    let code = h.code().map_or(String::new(), |c| c.to_string());
+    let reason = h.reason.as_deref().unwrap_or("");
+    let head = format!("{code} {reason}").trim().to_owned();
+    (!head.is_empty()).then_some(head)
+}
+
 fn status_text(case: &Case<'_>) -> String {
     match &case.answer {
         Answer::Http(h) => {
-            let code = h.code().map_or(String::new(), |c| c.to_string());
-            let reason = h.reason.as_deref().unwrap_or("");
-            let mut head = format!("{code} {reason}").trim().to_owned();
-            if head.is_empty() {
-                head = "HTTP".to_owned();
-            }
+            let head = status_head(h).unwrap_or_else(|| "HTTP".to_owned());
             match h.message.as_deref() {
                 Some(m) if Some(m) != h.reason.as_deref() && !m.is_empty() => {
                     format!("{head}: {m}")
@@ -546,7 +549,9 @@ pub fn shown(case: &Case<'_>) -> String {
     match &case.answer {
         Answer::Http(h) => match &h.request_line {
             Some(r) => format!("{r}: {}", status_text(case)),
-            None => format!("HTTP {}", status_text(case)).replace("HTTP HTTP", "HTTP"),
+            // Without a code or reason, the status text already says `HTTP`.
+            None if status_head(h).is_none() => status_text(case),
+            None => format!("HTTP {}", status_text(case)),
         },
         _ => status_text(case),
     }
@@ -555,7 +560,7 @@ pub fn shown(case: &Case<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{AccessVerdict, AnswerOrigin, HttpAnswer};
+    use crate::diagnosis::case::{AccessVerdict, AnswerOrigin};
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

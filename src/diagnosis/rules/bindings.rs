@@ -200,15 +200,11 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
         return (Some(t.name.clone()), t.claim_uid.clone());
     }
     if kind == BindingKind::Secret
-        && let Some(secret) = case.audit.legacy_secret.clone().or_else(|| {
-            // The audit annotation is `<secret>/<namespace>`.
-            let (secret, _) = case
-                .audit
-                .legacy_token_invalidated
-                .as_deref()?
-                .split_once('/')?;
-            Some(secret.to_owned())
-        })
+        && let Some(secret) = case
+            .audit
+            .legacy_secret
+            .clone()
+            .or_else(|| case.audit.invalidated_secret().map(str::to_owned))
     {
         return (Some(secret), None);
     }

@@ -8,7 +8,7 @@
 //! authoriser, and stays `unknown` here.
 
 use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, RequestInfo};
+use crate::diagnosis::case::{Answer, Case};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
@@ -370,11 +370,7 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
 
 /// `pods "web-0" in namespace "shop"`, `nodes at the cluster scope`, `path /healthz`.
 fn target_words(d: &Forbidden) -> String {
-    let request = RequestInfo {
-        verb: None,
-        ..d.request.clone()
-    };
-    request.describe().trim_start_matches("? ").to_owned()
+    d.request.target()
 }
 
 #[cfg(test)]
