@@ -750,12 +750,12 @@ fn class<'a>(mut rest: &'a str, out: &mut String) -> Result<&'a str, String> {
             return Ok(&rest[1..]);
         }
         first = false;
-        if rest.starts_with("[:") {
-            if let Some(end) = rest.find(":]") {
-                out.push_str(&rest[..end + 2]);
-                rest = &rest[end + 2..];
-                continue;
-            }
+        if rest.starts_with("[:")
+            && let Some(end) = rest.find(":]")
+        {
+            out.push_str(&rest[..end + 2]);
+            rest = &rest[end + 2..];
+            continue;
         }
         if let Some(e) = rest.strip_prefix('\\') {
             let e0 = e.chars().next().ok_or_else(missing)?;
