@@ -110,7 +110,7 @@ case "$file_verdict" in
     ;;
 esac
 case "$target:$file_verdict" in
-*-musl:*"static-pie linked"* | *"(file(1) not installed"* | *-gnu:*) ;;
+*"static-pie linked"* | *"(file(1) not installed"*) ;;
 *)
     echo "error: $bin is not position-independent: its code would load at a fixed address (file: $file_verdict)" >&2
     exit 1

@@ -20,8 +20,17 @@ fn main() -> ExitCode {
         let _ = writeln!(err, "kubectl-satoken: internal error{at}; please report it");
         let _ = err.finish();
     }));
-    let env = Env::capture();
     let args = Cli::invocation_args();
+    if args
+        .get(1)
+        .is_some_and(|a| a == satoken::authconfig::CHILD_ARGUMENT)
+    {
+        return satoken::authconfig::child_main(&args);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        satoken::authconfig::isolate_in(exe);
+    }
+    let env = Env::capture();
     let mut out = Redacted::new(io::BufWriter::new(io::stdout().lock()));
     let mut err = Redacted::new(io::stderr());
     let code = match Cli::try_parse_args(&args) {

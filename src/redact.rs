@@ -397,9 +397,14 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 }
 
 /// [`redact`] over bytes. Shapes first, so a whole JWS is named by its own
-/// fingerprint; then the known secrets, in what is left.
+/// fingerprint; then the known secrets, in what is left. Both are looked for
+/// in the text as written and as decoded ([`Decoded`]): a token whose dots
+/// are `%2E` or `\u002e`, or that follows a `%3D`, is still a token.
 pub fn redact_bytes(text: &[u8]) -> Cow<'_, [u8]> {
-    let mut current = mask_shapes(text);
+    let mut current = match Decoded::of(text) {
+        Some(view) => Cow::Owned(splice(text, view.masks(text).into_iter())),
+        None => mask_shapes(text),
+    };
     let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
     for secret in registry.pinned.iter().chain(&registry.recent) {
         if secret.occurrences(&current).next().is_some() {
@@ -423,6 +428,116 @@ fn mask_shapes(text: &[u8]) -> Cow<'_, [u8]> {
     }
     let masks = found.into_iter().map(|(s, e)| (s, e, mask(&text[s..e])));
     Cow::Owned(splice(text, masks))
+}
+
+/// Text with its percent-escapes (`%2E`) and JSON/JavaScript escapes
+/// (`\u002e`, `\\`) decoded, nested ones too (`%5Cu002e`, `\u00252E`,
+/// `%252E`), each decoded byte knowing the span of the text it came from.
+struct Decoded {
+    bytes: Vec<u8>,
+    /// For each byte of `bytes`, its `(start, end)` in the original text.
+    spans: Vec<(usize, usize)>,
+}
+
+/// Rounds of decoding: an escape inside an escape inside an escape.
+const DECODING_ROUNDS: usize = 4;
+
+impl Decoded {
+    /// The decoded view of `text`, if it holds an escape at all.
+    fn of(text: &[u8]) -> Option<Decoded> {
+        let escaped =
+            |t: &[u8]| memchr::memchr(b'%', t).is_some() || memmem::find(t, b"\\").is_some();
+        if !escaped(text) {
+            return None;
+        }
+        let mut view = Decoded {
+            bytes: text.to_vec(),
+            spans: (0..text.len()).map(|i| (i, i + 1)).collect(),
+        };
+        let mut changed = false;
+        for _ in 0..DECODING_ROUNDS {
+            if !escaped(&view.bytes) || !view.decode_once() {
+                break;
+            }
+            changed = true;
+        }
+        changed.then_some(view)
+    }
+
+    /// One round: every escape replaced by its byte. False when none was.
+    fn decode_once(&mut self) -> bool {
+        let hex = |b: &[u8]| {
+            std::str::from_utf8(b)
+                .ok()
+                .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        };
+        let (mut bytes, mut spans) = (
+            Vec::with_capacity(self.bytes.len()),
+            Vec::with_capacity(self.bytes.len()),
+        );
+        let mut i = 0;
+        let mut changed = false;
+        while i < self.bytes.len() {
+            let rest = &self.bytes[i..];
+            let (byte, len) = match rest {
+                [b'%', h1, h2, ..] => match hex(&[*h1, *h2]) {
+                    Some(b) => (b as u8, 3),
+                    None => (b'%', 1),
+                },
+                [b'\\', b'u', ..] if rest.len() >= 6 => {
+                    match hex(&rest[2..6]).filter(|&c| c < 0x80) {
+                        Some(b) => (b as u8, 6),
+                        None => (b'\\', 1),
+                    }
+                }
+                [b'\\', b'\\', ..] => (b'\\', 2),
+                [b, ..] => (*b, 1),
+                [] => break,
+            };
+            changed |= len > 1;
+            bytes.push(byte);
+            spans.push((self.spans[i].0, self.spans[i + len - 1].1));
+            i += len;
+        }
+        self.bytes = bytes;
+        self.spans = spans;
+        changed
+    }
+
+    /// The span of the original text that `start..end` of the view came from.
+    fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        (self.spans[start].0, self.spans[end - 1].1)
+    }
+
+    /// Masks for `text`: its tokens as written and as decoded, and the known
+    /// secrets that only its decoded form shows, overlapping ones merged.
+    fn masks(&self, text: &[u8]) -> Vec<(usize, usize, String)> {
+        let mut found: Vec<(usize, usize, String)> = shape_matches(text)
+            .into_iter()
+            .map(|(s, e)| (s, e, mask(&text[s..e])))
+            .chain(shape_matches(&self.bytes).into_iter().map(|(s, e)| {
+                let (from, to) = self.original(s, e);
+                (from, to, mask(&self.bytes[s..e]))
+            }))
+            .collect();
+        let registry = registry().read().unwrap_or_else(PoisonError::into_inner);
+        for secret in registry.pinned.iter().chain(&registry.recent) {
+            for o in secret.occurrences(&self.bytes) {
+                let (from, to) = self.original(o.start, o.start + o.len);
+                found.push((from, to, secret.mask(&o)));
+            }
+        }
+        found.sort_by_key(|&(s, e, _)| (s, std::cmp::Reverse(e)));
+        let mut merged: Vec<(usize, usize, String)> = Vec::with_capacity(found.len());
+        for (s, e, m) in found {
+            match merged.last_mut() {
+                Some(last) if s < last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e, m)),
+            }
+        }
+        merged
+    }
 }
 
 /// `text` with each `(start, end, mask)` range replaced by its mask, in order.
@@ -549,6 +664,47 @@ mod tests {
             out.starts_with("x [token sha256:") && out.ends_with("] y"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn tokens_are_found_through_percent_and_json_escapes() {
+        let (h, p, sig) = (
+            "eyJhbGciOiJSUzI1NiJ9",
+            "eyJzdWIiOiJlbmNvZGVkIn0",
+            "ZW5jb2RlZC1zaWduYXR1cmUtbG9uZy1lbm91Z2gtMTIzNDU2Nzg5",
+        );
+        for sep in [
+            "%2E",
+            "%2e",
+            "\\u002e",
+            "\\u002E",
+            "%5Cu002e",
+            "%252E",
+            "\\u00252E",
+            "\\\\u002e",
+        ] {
+            let text =
+                format!("GET /x?token={h}{sep}{p}{sep}{sig}&y=1 and \"{h}{sep}{p}{sep}{sig}\"");
+            let out = redact(&text).into_owned();
+            assert!(!out.contains(sig) && !out.contains(p), "{sep}: {out}");
+            assert!(
+                out.contains("&y=1") && out.starts_with("GET /x?token=[token sha256:"),
+                "{out}"
+            );
+        }
+        for text in [
+            "token%3Dabcdef.0123456789abcdef&x=1",
+            "token%253Dabcdef.0123456789abcdef",
+            "t=abcdef%2E0123456789abcdef",
+            "{\"t\":\"\\u003dabcdef\\u002e0123456789abcdef\"}",
+        ] {
+            let out = redact(text).into_owned();
+            assert!(!out.contains("0123456789abcdef"), "{out}");
+        }
+        // Escapes with no token behind them are left as they are.
+        for text in ["a%20b %2E %3D", "C:\\\\Users\\\\x", "\\u002e.\\u002e"] {
+            assert_eq!(redact(text), text);
+        }
     }
 
     #[test]

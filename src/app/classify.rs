@@ -45,6 +45,11 @@ pub fn run(
     let what = sources[0].describe();
     let mut stdin = || Box::new(io::stdin()) as Box<dyn io::Read>;
     let mut reader = open(&sources[0], &mut stdin)?;
+    // Asked for a log: streamed from the first byte (a live stream's events
+    // come out as they settle, not after a paste's worth of it).
+    if args.log || args.events || sources.len() > 1 {
+        return super::classify_log::run(&args, settings, env, ctx, &sources, reader, out, err);
+    }
     // A paste is read whole; past a paste's size, or shaped as a log, the
     // evidence is a log, streamed.
     let mut head = Vec::new();
@@ -52,7 +57,7 @@ pub fn run(
         .take(classify::log::PASTE_BYTES + 1)
         .read_to_end(&mut head)
         .with_context(|| format!("cannot read evidence from {what}"))?;
-    if args.log || args.events || sources.len() > 1 || classify::log::is_log(&head, ctx.now) {
+    if classify::log::is_log(&head, ctx.now) {
         let first = Box::new(io::Cursor::new(head).chain(reader));
         return super::classify_log::run(&args, settings, env, ctx, &sources, first, out, err);
     }

@@ -34,8 +34,12 @@ pub fn run(
     let mut groups = LogGroups::default();
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
     let bytes = read_log(sources, Some(first), &mut scan, &mut progress, &mut |ev| {
+        // Each event out as it settles, flushed (a live stream is followed);
+        // only its tally is kept.
         if args.events {
             crate::report::json::write_line(out, &LogEventJson::new(&ev, &described))?;
+            groups.tally.add(&ev.result);
+            return out.flush();
         }
         groups.add(ev);
         Ok(())
@@ -71,7 +75,7 @@ pub fn read_log(
             Some(r) => r,
             None => Box::new(open(source, &mut stdin)?),
         };
-        let mut blocks = Blocks::new(reader);
+        let mut blocks = Blocks::streaming(reader);
         let mut number = 0u64;
         loop {
             match blocks.next_into(&mut buf) {

@@ -73,6 +73,9 @@ pub fn run(
     report.findings.extend(notes);
     crate::findings::sort(&mut report.findings);
     if let Some(config) = &config {
+        if let Ok(bound) = args.tls.timeout.to_std() {
+            crate::authconfig::set_time_bound(bound);
+        }
         report.add_authn(crate::authconfig::evaluate(config, &token)?);
     }
     if let Some(expect) = trust {

@@ -291,6 +291,36 @@ fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<usi
     reader.take(room as u64).read_to_end(buf)
 }
 
+/// Like [`fill`], but back as soon as a read brings a line's end: a live
+/// stream's lines are taken as they are written. The bytes read, and whether
+/// the input ended.
+fn fill_lines(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Result<(usize, bool)> {
+    const CHUNK: usize = 64 * 1024;
+    let start = buf.len();
+    while buf.len() < size {
+        let old = buf.len();
+        buf.resize(size.min(old + CHUNK), 0);
+        match reader.read(&mut buf[old..]) {
+            Ok(0) => {
+                buf.truncate(old);
+                return Ok((old - start, true));
+            }
+            Ok(n) => {
+                buf.truncate(old + n);
+                if memchr::memchr(b'\n', &buf[old..]).is_some() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(old),
+            Err(e) => {
+                buf.truncate(old);
+                return Err(e);
+            }
+        }
+    }
+    Ok((buf.len() - start, false))
+}
+
 /// Why [`Blocks`] gave no block.
 #[derive(Debug)]
 pub enum BlockError {
@@ -308,6 +338,8 @@ pub struct Blocks<R> {
     /// The start of a line the last block cut off.
     carry: Vec<u8>,
     done: bool,
+    /// Blocks end at the last line a read brought ([`Blocks::streaming`]).
+    streaming: bool,
 }
 
 impl<R: Read> Blocks<R> {
@@ -316,6 +348,16 @@ impl<R: Read> Blocks<R> {
             reader,
             carry: Vec::new(),
             done: false,
+            streaming: false,
+        }
+    }
+
+    /// Blocks of the lines each read brings, not of a full block's worth:
+    /// for a reader that follows a live stream line by line.
+    pub fn streaming(reader: R) -> Self {
+        Blocks {
+            streaming: true,
+            ..Blocks::new(reader)
         }
     }
 
@@ -331,8 +373,14 @@ impl<R: Read> Blocks<R> {
         let mut size = BLOCK_BYTES.max(buf.len() * 2);
         let mut read = 0u64;
         loop {
-            read += fill(&mut self.reader, buf, size).map_err(BlockError::Io)? as u64;
-            self.done = buf.len() < size;
+            if self.streaming {
+                let (n, end) = fill_lines(&mut self.reader, buf, size).map_err(BlockError::Io)?;
+                read += n as u64;
+                self.done = end;
+            } else {
+                read += fill(&mut self.reader, buf, size).map_err(BlockError::Io)? as u64;
+                self.done = buf.len() < size;
+            }
             if self.done || memchr::memrchr(b'\n', buf).is_some() {
                 break;
             }

@@ -18,7 +18,10 @@
 //! counts the same units as it evaluates (base.go `cel.CostLimit`); with the
 //! input known, the estimate is that count's bound. Functions of Kubernetes' CEL
 //! libraries that cel-rust lacks (`sets.*`, `url`, `ip`, `cidr`, `quantity`,
-//! `semver`…) are reported by name rather than guessed.
+//! `semver`…) are reported by name rather than guessed, and so is any
+//! function without a rule for the size of what it makes ([`GROWTH`]).
+//! Behind the estimate, every evaluation runs under a run-time bound in time
+//! and memory ([`super::bounded`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -144,6 +147,11 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
             kubernetes_only(name)
         });
     }
+    if let Some(name) = shape.no_rule.first() {
+        return Outcome::Unsupported(format!(
+            "{name}() is not a function this tool evaluates: it has no rule for the size of what it makes, so its cost could not be bounded"
+        ));
+    }
     if shape.nodes > MAX_NODES {
         return Outcome::Refused(format!(
             "{} nodes, over the {MAX_NODES}-node bound",
@@ -159,11 +167,25 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
     if let Some(why) = budget(program.expression(), input) {
         return Outcome::Refused(why);
     }
-    let Some(value) = to_cel(input.value, 0) else {
+    if to_cel(input.value, 0).is_none() {
         return Outcome::Refused(format!(
             "{} is nested more than {MAX_JSON_DEPTH} levels deep",
             input.name
         ));
+    }
+    super::bounded::run(source, input)
+}
+
+/// Runs `source`, which [`evaluate`] has checked, here and now: in the child
+/// process that [`super::bounded`] starts, or in this one when none is.
+pub fn execute(source: &str, input: &Input<'_>) -> Outcome {
+    let env = env();
+    let program = match env.compile(source) {
+        Ok(p) => p,
+        Err(_) => return Outcome::Refused("it does not parse".to_owned()),
+    };
+    let Some(value) = to_cel(input.value, 0) else {
+        return Outcome::Refused(format!("{} is nested too deep", input.name));
     };
     let mut context = Context::with_env(env);
     context.add_variable_from_value(input.name, value);
@@ -194,6 +216,8 @@ struct Shape {
     nodes: usize,
     depth: usize,
     unsupported: Vec<String>,
+    /// Functions with no [`Growth`] rule.
+    no_rule: Vec<String>,
 }
 
 fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
@@ -212,6 +236,8 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
                 || (call.target.is_none() && NOT_EVALUATED.contains(&call.func_name.as_str()))
             {
                 shape.unsupported.push(qualified);
+            } else if growth(&qualified, &call.func_name).is_none() {
+                shape.no_rule.push(qualified);
             }
             if let Some(t) = &call.target {
                 walk(t, depth, variable, shape);
@@ -296,10 +322,13 @@ fn estimate(e: &IdedExpr, bound: u64) -> Estimate {
             cost: 1,
             size: bound,
         },
-        Expr::Select(s) => Estimate {
-            cost: estimate(&s.operand, bound).cost.saturating_add(1),
-            size: bound,
-        },
+        Expr::Select(s) => {
+            let operand = estimate(&s.operand, bound);
+            Estimate {
+                cost: operand.cost.saturating_add(1),
+                size: operand.size.max(bound),
+            }
+        }
         Expr::List(l) => {
             let all = sum(&mut l.elements.iter().map(|x| estimate(x, bound)));
             Estimate {
@@ -307,10 +336,20 @@ fn estimate(e: &IdedExpr, bound: u64) -> Estimate {
                 size: all.size.max(l.elements.len() as u64),
             }
         }
-        Expr::Map(_) | Expr::Struct(_) => Estimate {
-            cost: 1,
-            size: bound,
-        },
+        // Entries cost what list elements cost: a literal map or message
+        // builds every value it holds.
+        Expr::Map(MapExpr { entries }) | Expr::Struct(StructExpr { entries, .. }) => {
+            let all = sum(&mut entries.iter().flat_map(|x| match &x.expr {
+                EntryExpr::MapEntry(me) => {
+                    vec![estimate(&me.key, bound), estimate(&me.value, bound)]
+                }
+                EntryExpr::StructField(f) => vec![estimate(&f.value, bound)],
+            }));
+            Estimate {
+                cost: all.cost.saturating_add(1),
+                size: all.size.max(entries.len() as u64).max(bound),
+            }
+        }
         Expr::Comprehension(c) => {
             let range = estimate(&c.iter_range, bound);
             let inner = bound.max(range.size);
@@ -332,10 +371,71 @@ fn estimate(e: &IdedExpr, bound: u64) -> Estimate {
     }
 }
 
+/// How a function's result grows with its arguments: every function this
+/// tool evaluates has a rule; any other is refused by name before it runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Growth {
+    /// A number, a bool, a type or one character.
+    Constant,
+    /// At most its largest argument (a part, a copy, a conversion).
+    Largest,
+    /// Its own rule in [`call_estimate`].
+    Own,
+}
+
+/// Functions and operators of the `cel` crate's standard library and the
+/// extensions [`env`] adds, with their growth.
+#[rustfmt::skip]
+const GROWTH: &[(&str, Growth)] = {
+    use Growth::{Constant as C, Largest as L, Own as O};
+    &[
+        ("_==_", C), ("_!=_", C), ("_<_", C), ("_<=_", C), ("_>_", C), ("_>=_", C),
+        ("!_", C), ("-_", C), ("_&&_", C), ("_||_", C), ("@not_strictly_false", C),
+        ("_-_", C), ("_*_", C), ("_/_", C), ("_%_", C), ("@in", C), ("size", C),
+        ("contains", C), ("startsWith", C), ("endsWith", C), ("bool", C), ("int", C),
+        ("uint", C), ("double", C), ("type", C), ("hasValue", C), ("charAt", C),
+        ("optional.none", C), ("math.abs", C), ("math.bitAnd", C), ("math.bitNot", C),
+        ("math.bitOr", C), ("math.bitShiftLeft", C), ("math.bitShiftRight", C),
+        ("math.bitXor", C), ("math.ceil", C), ("math.floor", C), ("math.isFinite", C),
+        ("math.isInf", C), ("math.isNaN", C), ("math.round", C), ("math.sign", C),
+        ("math.sqrt", C), ("math.trunc", C),
+        ("_[_]", L), ("_[?_]", L), ("_?._", L), ("_?_:_", L), ("string", L), ("bytes", L),
+        ("dyn", L), ("lowerAscii", L), ("upperAscii", L), ("trim", L), ("reverse", L),
+        ("substring", L), ("slice", L), ("split", L), ("value", L), ("or", L),
+        ("orValue", L), ("optional.of", L), ("optional.ofNonZeroValue", L),
+        ("base64.decode", L),
+        ("_+_", O), ("replace", O), ("join", O), ("format", O), ("strings.quote", O),
+        ("base64.encode", O), ("lists.range", O), ("distinct", O), ("sort", O),
+        ("@sortByAssociatedKeys", O), ("flatten", O), ("indexOf", O),
+        ("lastIndexOf", O), ("matches", O),
+    ]
+};
+
+/// The growth of a call written `qualified` (`strings.quote`, `g.startsWith`)
+/// whose function is `bare` (`quote`, `startsWith`).
+fn growth(qualified: &str, bare: &str) -> Option<Growth> {
+    [qualified, bare]
+        .into_iter()
+        .find_map(|name| GROWTH.iter().find(|(n, _)| *n == name).map(|(_, g)| *g))
+}
+
+/// `ns.f` for a call on an identifier that is not the bound variable (a
+/// namespace or a comprehension's variable), else `f`.
+fn qualified_name(call: &cel::common::ast::CallExpr) -> String {
+    match call.target.as_deref().map(|t| &t.expr) {
+        Some(Expr::Ident(ns)) => format!("{ns}.{}", call.func_name),
+        _ => call.func_name.clone(),
+    }
+}
+
 fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
+    let name = qualified_name(call);
+    // `strings.quote(s)`: `strings` is a namespace, not a value read.
+    let namespaced = name.contains('.') && GROWTH.iter().any(|(n, _)| *n == name);
     let parts: Vec<Estimate> = call
         .target
         .iter()
+        .filter(|_| !namespaced)
         .map(|t| estimate(t, bound))
         .chain(call.args.iter().map(|a| estimate(a, bound)))
         .collect();
@@ -350,15 +450,21 @@ fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
         size,
     };
     let target = size(0);
-    match call.func_name.as_str() {
+    let largest = parts.iter().map(|p| p.size).max().unwrap_or(1);
+    match growth(&name, &call.func_name) {
+        Some(Growth::Constant) => return of(1, 0),
+        // A conversion to a string writes a number's 24 characters at most.
+        Some(Growth::Largest) | None => return of(largest.max(24), 0),
+        Some(Growth::Own) => {}
+    }
+    match name.rsplit('.').next().unwrap_or("") {
         // Every match of the old string (an empty one matches between
         // every two characters) replaced by the new one.
-        "replace" if call.target.is_some() => {
+        "replace" => {
             let made = target.saturating_add(target.saturating_add(1).saturating_mul(size(2)));
             of(made, bytes(made))
         }
-        "range" if matches!(call.target.as_deref().map(|t| &t.expr), Some(Expr::Ident(n)) if n == "lists") =>
-        {
+        "range" if name == "lists.range" => {
             let n = match call.args.first().map(|a| &a.expr) {
                 Some(Expr::Literal(LiteralValue::Int(n))) => {
                     (*n.inner()).clamp(0, MAX_RANGE as i64) as u64
@@ -373,100 +479,327 @@ fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
             let made = target.saturating_mul(target.saturating_add(size(1)));
             of(made, bytes(made))
         }
-        "_+_" | "format" => of(read, bytes(read)),
-        // cel-rust's indexOf compares the needle at every position.
-        "indexOf" | "lastIndexOf" => of(1, bytes(target.saturating_mul(size(1)))),
-        "sort" | "sortBy" | "flatten" => of(
-            target.saturating_mul(if call.func_name == "flatten" {
-                bound.max(1)
-            } else {
-                1
-            }),
-            target.saturating_mul(64 - target.leading_zeros() as u64),
+        // Each verb writes one argument.
+        "format" => {
+            let made = target.saturating_mul(size(1).saturating_add(1));
+            of(made, bytes(made))
+        }
+        "_+_" => of(read, bytes(read)),
+        // Every character escaped (`\\` for `\`) and two quotes.
+        "quote" => {
+            let made = target.saturating_mul(2).saturating_add(2);
+            of(made, bytes(made))
+        }
+        "encode" => {
+            let made = target.div_ceil(3).saturating_mul(4);
+            of(made, bytes(made))
+        }
+        // cel-rust's indexOf compares the needle at every position; a
+        // pattern is matched at every position of the text.
+        "indexOf" | "lastIndexOf" | "matches" => {
+            of(1, bytes(target.saturating_mul(size(1).max(1))))
+        }
+        "flatten" => of(
+            target.saturating_mul(bound.max(1)),
+            target.saturating_mul(bound.max(1)),
         ),
-        _ => of(parts.iter().map(|p| p.size).max().unwrap_or(1), 0),
+        _ => of(
+            largest,
+            largest.saturating_mul(64 - largest.leading_zeros() as u64),
+        ),
     }
 }
 
-/// `s.matches(re)` and `matches(s, re)` as kube-apiserver's CEL (RE2) does.
+/// `s.matches(re)` and `matches(s, re)` as kube-apiserver's CEL (Go's RE2)
+/// does: a pattern is compiled once, however many times it is matched.
 fn re2_matches(
     This(text): This<Arc<String>>,
     pattern: Arc<String>,
 ) -> Result<bool, ExecutionError> {
-    regex::RegexBuilder::new(&re2(&pattern))
-        .size_limit(1 << 20)
-        .build()
-        .map(|re| re.is_match(&text))
+    type Compiled = Result<regex::Regex, String>;
+    thread_local! {
+        static COMPILED: std::cell::RefCell<HashMap<Arc<String>, Compiled>> =
+            std::cell::RefCell::default();
+    }
+    let compile = || {
+        #[cfg(test)]
+        COMPILATIONS.with(|n| n.set(n.get() + 1));
+        let translated = re2(&pattern)?;
+        regex::RegexBuilder::new(&translated)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| e.to_string().lines().last().unwrap_or("").trim().to_owned())
+    };
+    COMPILED
+        .with_borrow_mut(|cache| {
+            // Patterns built at run time could each be new: keep a few.
+            if cache.len() > 64 {
+                cache.clear();
+            }
+            let compiled = cache.entry(pattern.clone()).or_insert_with(compile);
+            compiled
+                .as_ref()
+                .map(|re| re.is_match(&text))
+                .map_err(Clone::clone)
+        })
         .map_err(|e| {
-            let e = e.to_string();
             ExecutionError::function_error(
                 "matches",
-                format!(
-                    "{pattern:?} is not a valid regex: {}",
-                    e.lines().last().unwrap_or("")
-                ),
+                format!("{:?} is not a valid regex: {e}", pattern.as_str()),
             )
         })
 }
 
-/// A pattern with RE2's meaning in Rust's regex syntax: `\d`, `\w`, `\s` and
-/// `\b` are ASCII in RE2 (`[0-9]`, `[0-9A-Za-z_]`, `[\t\n\f\r ]`, an ASCII word
-/// boundary) and Unicode in Rust, where `\d` also matches `٣`; and a `[`
-/// inside a class is a literal in RE2, not a nested class.
-fn re2(pattern: &str) -> String {
-    const DIGIT: &str = "0-9";
-    const WORD: &str = "0-9A-Za-z_";
-    const SPACE: &str = "\\t\\n\\x0C\\r ";
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut class = false;
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
+#[cfg(test)]
+thread_local! {
+    static COMPILATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Go's RE2 pattern (regexp/syntax, Perl flags, as cel-go compiles it) in
+/// the regex crate's syntax, or Go's reason for refusing it (parse.go). Every
+/// literal is written `\x{…}`, so nothing means more than it does in Go: a
+/// `\<` is a `<` there and a word start here; `&&`, `--` and `~~` in a class
+/// are characters there and set operations here. `\d`, `\w`, `\s` and `\b`
+/// are ASCII in RE2 and Unicode here, where `\d` also matches `٣`. Go's
+/// `\Q…\E` and octal `\012` have no counterpart here and become literals;
+/// flags other than `imsU` (`(?x)`) are Go errors.
+fn re2(pattern: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(pattern.len() * 2);
+    let mut rest = pattern;
+    while let Some(c) = rest.chars().next() {
+        rest = &rest[c.len_utf8()..];
         match c {
-            '\\' => {
-                let Some(e) = chars.next() else {
-                    out.push(c);
-                    break;
-                };
-                let set = match e.to_ascii_lowercase() {
-                    'd' => Some(DIGIT),
-                    'w' => Some(WORD),
-                    's' => Some(SPACE),
-                    _ => None,
-                };
-                match (set, e.is_ascii_uppercase(), class) {
-                    (Some(set), false, true) => out.push_str(set),
-                    (Some(set), false, false) => out.push_str(&format!("[{set}]")),
-                    (Some(set), true, _) => out.push_str(&format!("[^{set}]")),
-                    (None, _, false) if e == 'b' || e == 'B' => {
-                        out.push_str(&format!("(?-u:\\{e})"));
-                    }
-                    (None, _, _) => {
-                        out.push(c);
-                        out.push(e);
-                    }
+            '\\' => rest = escape_outside(rest, &mut out)?,
+            '[' => rest = class(rest, &mut out)?,
+            '(' if rest.starts_with('?') => rest = group(rest, &mut out)?,
+            '{' => match repeat(rest)? {
+                Some(len) => {
+                    out.push('{');
+                    out.push_str(&rest[..len]);
+                    rest = &rest[len..];
                 }
-            }
-            '[' if class && chars.peek() != Some(&':') => out.push_str("\\["),
-            '[' if !class => {
-                class = true;
-                out.push(c);
-                // A `]` or `^]` right after the opening bracket is a literal.
-                if chars.peek() == Some(&'^') {
-                    out.push(chars.next().unwrap_or('^'));
-                }
-                if chars.peek() == Some(&']') {
-                    chars.next();
-                    out.push_str("\\]");
-                }
-            }
-            ']' if class => {
-                class = false;
-                out.push(c);
-            }
+                None => literal(&mut out, '{'),
+            },
             c => out.push(c),
         }
     }
-    out
+    Ok(out)
+}
+
+const RE2_DIGIT: &str = "0-9";
+const RE2_WORD: &str = "0-9A-Za-z_";
+const RE2_SPACE: &str = "\\t\\n\\x0C\\r ";
+
+fn literal(out: &mut String, c: char) {
+    if c.is_ascii_alphanumeric() {
+        out.push(c);
+    } else {
+        out.push_str(&format!("\\x{{{:X}}}", u32::from(c)));
+    }
+}
+
+fn perl_class(e: char) -> Option<(&'static str, bool)> {
+    let set = match e.to_ascii_lowercase() {
+        'd' => RE2_DIGIT,
+        'w' => RE2_WORD,
+        's' => RE2_SPACE,
+        _ => return None,
+    };
+    Some((set, e.is_ascii_uppercase()))
+}
+
+/// After a `\` outside a class: what it means, written to `out`.
+fn escape_outside<'a>(rest: &'a str, out: &mut String) -> Result<&'a str, String> {
+    let Some(e) = rest.chars().next() else {
+        return Err("trailing backslash at end of expression".to_owned());
+    };
+    let after = &rest[e.len_utf8()..];
+    match e {
+        'A' | 'z' => out.push_str(&format!("\\{e}")),
+        'b' | 'B' => out.push_str(&format!("(?-u:\\{e})")),
+        'Q' => {
+            let (quoted, tail) = after.split_once("\\E").unwrap_or((after, ""));
+            quoted.chars().for_each(|c| literal(out, c));
+            return Ok(tail);
+        }
+        'p' | 'P' => {
+            let len = if after.starts_with('{') {
+                after
+                    .find('}')
+                    .map(|i| i + 1)
+                    .ok_or_else(|| format!("invalid character class range: `\\{e}{after}`"))?
+            } else {
+                after.chars().next().map_or(0, char::len_utf8)
+            };
+            out.push_str(&format!("\\{e}{}", &after[..len]));
+            return Ok(&after[len..]);
+        }
+        e if perl_class(e).is_some() => {
+            let (set, negated) = perl_class(e).unwrap_or(("", false));
+            out.push_str(&format!("[{}{set}]", if negated { "^" } else { "" }));
+        }
+        _ => {
+            let (c, tail) = escaped_char(rest)?;
+            literal(out, c);
+            return Ok(tail);
+        }
+    }
+    Ok(after)
+}
+
+/// Go's `parseEscape`: the character a `\` escape stands for (after the `\`).
+fn escaped_char(rest: &str) -> Result<(char, &str), String> {
+    let invalid = |len: usize| format!("invalid escape sequence: `\\{}`", &rest[..len]);
+    let Some(e) = rest.chars().next() else {
+        return Err("trailing backslash at end of expression".to_owned());
+    };
+    let after = &rest[e.len_utf8()..];
+    let octal = |s: &str| s.bytes().take_while(|b| (b'0'..=b'7').contains(b)).count();
+    let c = match e {
+        // A single non-zero digit would be a back reference: not in RE2.
+        '1'..='7' if octal(after) == 0 => return Err(invalid(1)),
+        '0'..='7' => {
+            let len = 1 + octal(after).min(2);
+            let n = u32::from_str_radix(&rest[..len], 8).map_err(|_| invalid(len))?;
+            return Ok((char::from_u32(n).unwrap_or('\0'), &rest[len..]));
+        }
+        'x' => {
+            let (digits, len) = match after.strip_prefix('{') {
+                Some(inner) => {
+                    let end = inner.find('}').ok_or_else(|| invalid(rest.len()))?;
+                    (&inner[..end], end + 3)
+                }
+                None => (after.get(..2).ok_or_else(|| invalid(rest.len()))?, 3),
+            };
+            let c = u32::from_str_radix(digits, 16)
+                .ok()
+                .filter(|_| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(char::from_u32)
+                .ok_or_else(|| invalid(len.min(rest.len())))?;
+            return Ok((c, &rest[len..]));
+        }
+        'a' => '\x07',
+        'f' => '\x0C',
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        'v' => '\x0B',
+        c if c.is_ascii() && !c.is_ascii_alphanumeric() => c,
+        _ => return Err(invalid(e.len_utf8())),
+    };
+    Ok((c, after))
+}
+
+/// After `(`, at `?`: a named group or flags, which Go limits to `imsU`.
+fn group<'a>(rest: &'a str, out: &mut String) -> Result<&'a str, String> {
+    if rest.starts_with("?P<") || (rest.starts_with("?<") && !rest.starts_with("?<=")) {
+        out.push('(');
+        return Ok(rest);
+    }
+    let end = rest
+        .find([')', ':'])
+        .ok_or_else(|| format!("missing closing ): `({rest}`"))?;
+    let flags = &rest[1..end];
+    if flags.is_empty() && rest[end..].starts_with(')')
+        || !flags.chars().all(|c| "imsU-".contains(c))
+        || flags.matches('-').count() > 1
+        || flags.ends_with('-')
+    {
+        return Err(format!(
+            "invalid or unsupported Perl syntax: `({}`",
+            &rest[..=end.min(rest.len() - 1)]
+        ));
+    }
+    out.push('(');
+    Ok(rest)
+}
+
+/// After `{`: the length up to and with the `}` of a repetition Go takes
+/// (`{n}`, `{n,}`, `{n,m}`, counts to 1000), or `None` for a literal `{`.
+fn repeat(rest: &str) -> Result<Option<usize>, String> {
+    let Some(end) = rest.find('}') else {
+        return Ok(None);
+    };
+    let inner = &rest[..end];
+    let (min, max) = inner.split_once(',').unwrap_or((inner, inner));
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !number(min) || !(max.is_empty() || number(max)) {
+        return Ok(None);
+    }
+    let count = |s: &str| s.parse::<u32>().unwrap_or(u32::MAX);
+    if count(min) > 1000 || (!max.is_empty() && (count(max) > 1000 || count(max) < count(min))) {
+        return Err(format!("invalid repeat count: `{{{inner}}}`"));
+    }
+    Ok(Some(end + 1))
+}
+
+/// After `[`: a class as Go's `parseClass` reads it, each member written out.
+fn class<'a>(mut rest: &'a str, out: &mut String) -> Result<&'a str, String> {
+    let whole = rest;
+    let missing = || format!("missing closing ]: `[{whole}`");
+    out.push('[');
+    if let Some(tail) = rest.strip_prefix('^') {
+        out.push('^');
+        rest = tail;
+    }
+    let mut first = true;
+    loop {
+        let c = rest.chars().next().ok_or_else(missing)?;
+        if c == ']' && !first {
+            out.push(']');
+            return Ok(&rest[1..]);
+        }
+        first = false;
+        if rest.starts_with("[:")
+            && let Some(end) = rest.find(":]")
+        {
+            out.push_str(&rest[..end + 2]);
+            rest = &rest[end + 2..];
+            continue;
+        }
+        if let Some(e) = rest.strip_prefix('\\') {
+            let e0 = e.chars().next().ok_or_else(missing)?;
+            if let Some((set, negated)) = perl_class(e0) {
+                out.push_str(&if negated {
+                    format!("[^{set}]")
+                } else {
+                    set.to_owned()
+                });
+                rest = &e[1..];
+                continue;
+            }
+            if e0 == 'p' || e0 == 'P' {
+                let mut inner = String::new();
+                let tail = escape_outside(e, &mut inner)?;
+                out.push_str(&inner);
+                rest = tail;
+                continue;
+            }
+        }
+        let (lo, tail) = class_char(rest).ok_or_else(missing)??;
+        rest = tail;
+        literal(out, lo);
+        if let Some(range) = rest
+            .strip_prefix('-')
+            .filter(|r| !r.starts_with(']') && !r.is_empty())
+        {
+            let (hi, tail) = class_char(range).ok_or_else(missing)??;
+            if hi < lo {
+                return Err(format!("invalid character class range: `{lo}-{hi}`"));
+            }
+            out.push('-');
+            literal(out, hi);
+            rest = tail;
+        }
+    }
+}
+
+fn class_char(rest: &str) -> Option<Result<(char, &str), String>> {
+    let c = rest.chars().next()?;
+    Some(match c {
+        '\\' => escaped_char(&rest[1..]),
+        c => Ok((c, &rest[c.len_utf8()..])),
+    })
 }
 
 fn longest_collection(v: &Json, depth: usize) -> usize {
@@ -654,6 +987,154 @@ mod tests {
         assert!(
             matches!(eval("'a'.matches('(')"), Outcome::Error(m) if m.contains("not a valid regex"))
         );
+    }
+
+    #[test]
+    fn literal_maps_and_every_function_are_costed() {
+        let bomb = format!("'a'{}", ".replace('a', 'aaaaaaaaaa')".repeat(10));
+        for wrapped in [
+            format!("{{'k': {bomb}}}.k.size() > 0"),
+            format!("{{{bomb}: 1}}.size() > 0"),
+            format!("[{{'k': {bomb}}}].size() > 0"),
+        ] {
+            assert!(
+                matches!(eval(&wrapped), Outcome::Refused(m) if m.contains("per-call limit")),
+                "{wrapped}"
+            );
+        }
+        // Each quote doubles a string of backslashes: 2^30 times its size.
+        let quoted = format!(
+            "{}'\\\\'{}.size() > 0",
+            "strings.quote(".repeat(30),
+            ")".repeat(30)
+        );
+        assert!(matches!(eval(&quoted), Outcome::Refused(m) if m.contains("per-call limit")));
+        let two = format!("{}claims.sub{}", "strings.quote(".repeat(2), ")".repeat(2));
+        assert_eq!(eval(&two), Outcome::Value(Value::from(r#""\"alice\"""#)));
+        // A function with no rule for its size is refused by name.
+        assert!(matches!(
+            eval("claims.sub.nosuch()"),
+            Outcome::Unsupported(m) if m.starts_with("claims.sub.nosuch()") || m.starts_with("nosuch()")
+        ));
+        // Every function and operator the `cel` crate registers (its
+        // standard library, strings, lists, math, encoders) has a rule.
+        for name in [
+            "base64.decode",
+            "base64.encode",
+            "bool",
+            "bytes",
+            "charAt",
+            "contains",
+            "distinct",
+            "double",
+            "dyn",
+            "endsWith",
+            "flatten",
+            "format",
+            "hasValue",
+            "indexOf",
+            "int",
+            "join",
+            "lastIndexOf",
+            "lists.range",
+            "lowerAscii",
+            "matches",
+            "math.abs",
+            "math.bitAnd",
+            "math.bitNot",
+            "math.bitOr",
+            "math.bitShiftLeft",
+            "math.bitShiftRight",
+            "math.bitXor",
+            "math.ceil",
+            "math.floor",
+            "math.isFinite",
+            "math.isInf",
+            "math.isNaN",
+            "math.round",
+            "math.sign",
+            "math.sqrt",
+            "math.trunc",
+            "optional.none",
+            "optional.of",
+            "optional.ofNonZeroValue",
+            "or",
+            "orValue",
+            "replace",
+            "reverse",
+            "size",
+            "slice",
+            "sort",
+            "split",
+            "startsWith",
+            "string",
+            "strings.quote",
+            "substring",
+            "trim",
+            "type",
+            "uint",
+            "upperAscii",
+            "value",
+            "@sortByAssociatedKeys",
+            "@in",
+            "@not_strictly_false",
+            "_[_]",
+            "_+_",
+            "_?_:_",
+        ] {
+            assert!(growth(name, name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn patterns_follow_go_re2s_grammar() {
+        for (expr, want) in [
+            // \Q…\E quotes; \012 is octal; \< is a literal <.
+            ("'a.*b'.matches('^\\\\Qa.*\\\\E')", true),
+            ("'axxb'.matches('^\\\\Qa.*\\\\E')", false),
+            ("'\\n'.matches('^\\\\012$')", true),
+            ("'<a>'.matches('^\\\\<a\\\\>$')", true),
+            // && and ~~ in a class are characters, not set operations.
+            ("'~'.matches('^[a~~b]$')", true),
+            ("'&'.matches('^[a&&b]$')", true),
+            ("','.matches('^[+--]$')", true),
+            // A { that is no repetition is a literal.
+            ("'a{x}'.matches('^a{x}$')", true),
+            ("'aaa'.matches('^a{2,3}$')", true),
+        ] {
+            assert_eq!(eval(expr), Outcome::Value(Value::Bool(want)), "{expr}");
+        }
+        for (pattern, go_says) in [
+            ("(?x)a b", "invalid or unsupported Perl syntax"),
+            ("\\\\u0041", "invalid escape sequence"),
+            ("\\\\1", "invalid escape sequence"),
+            ("a{1001}", "invalid repeat count"),
+            ("[z-a]", "invalid character class range"),
+        ] {
+            let expr = format!("'a'.matches('{pattern}')");
+            assert!(
+                matches!(eval(&expr), Outcome::Error(ref m) if m.contains(go_says)),
+                "{expr}: {:?}",
+                eval(&expr)
+            );
+        }
+    }
+
+    #[test]
+    fn a_pattern_is_compiled_once() {
+        let many: Vec<String> = (0..500).map(|i| format!("g{i}")).collect();
+        let claims = json!({"groups": many});
+        let expr = "claims.groups.all(g, g.matches('^g[0-9]+$'))";
+        let before = COMPILATIONS.with(std::cell::Cell::get);
+        let outcome = evaluate(
+            expr,
+            &Input {
+                name: "claims",
+                value: &claims,
+            },
+        );
+        assert_eq!(outcome, Outcome::Value(Value::Bool(true)));
+        assert_eq!(COMPILATIONS.with(std::cell::Cell::get) - before, 1);
     }
 
     #[test]

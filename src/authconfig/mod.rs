@@ -13,7 +13,9 @@
 //! and reports every rule, naming the first failure as the one the server logs.
 //! Signatures are not checked here (`verify --jwks` does, with the issuer's keys).
 
+mod bounded;
 pub mod cel;
+pub use bounded::{CHILD_ARGUMENT, child_main, isolate_in, set_time_bound};
 mod config;
 
 pub use config::*;

@@ -67,6 +67,15 @@ pub const MAX_PENDING: usize = 4_096;
 pub const MAX_GROUPS: usize = 1_000;
 /// Sources kept per group; the events of others are counted.
 pub const MAX_SOURCES: usize = 256;
+/// The memory the groups and their sources may take, as `audit`'s
+/// aggregate may ([`crate::audit::aggregate::AGGREGATE_BYTES`]); past it
+/// the events of new groups and sources are counted, not kept.
+pub const LOG_BYTES: usize = crate::audit::aggregate::AGGREGATE_BYTES;
+/// What a group costs besides its strings: its key, maps, timeline and the
+/// example event with its diagnosis.
+const GROUP_BYTES: usize = 16 * 1024;
+/// What a source costs besides its strings (map entry, tally).
+const SOURCE_BYTES: usize = 512;
 
 /// How an event's reasons and its request were put together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
@@ -457,14 +466,55 @@ pub struct Group {
 }
 
 /// The groups of a log's events, as they stream by.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct LogGroups {
     pub tally: Tally,
     groups: HashMap<GroupKey, Group>,
     other: Other,
+    /// Bytes the groups and sources may still take.
+    budget: usize,
+    /// Events of groups or sources past the budget, counted, not kept.
+    over_budget: u64,
+}
+
+impl Default for LogGroups {
+    fn default() -> Self {
+        LogGroups::with_budget(LOG_BYTES)
+    }
+}
+
+impl Origin {
+    fn bytes(&self) -> usize {
+        [&self.stream, &self.user, &self.source_ip, &self.user_agent]
+            .iter()
+            .map(|s| s.as_deref().map_or(0, str::len))
+            .sum()
+    }
 }
 
 impl LogGroups {
+    /// Empty groups that may take `budget` bytes.
+    pub fn with_budget(budget: usize) -> Self {
+        LogGroups {
+            tally: Tally::default(),
+            groups: HashMap::new(),
+            other: Other::default(),
+            budget,
+            over_budget: 0,
+        }
+    }
+
+    /// Takes `bytes` from the budget when it has them.
+    fn charge(&mut self, bytes: usize) -> bool {
+        let fits = bytes <= self.budget;
+        if fits {
+            self.budget -= bytes;
+        } else {
+            self.over_budget += 1;
+        }
+        fits
+    }
+
     /// Counts one event.
     pub fn add(&mut self, ev: LogEvent) {
         self.tally.add(&ev.result);
@@ -479,7 +529,11 @@ impl LogGroups {
                 .map(|r| (r.kind, r.era))
                 .collect(),
         };
-        if !self.groups.contains_key(&key) && self.groups.len() >= MAX_GROUPS {
+        let origin_bytes = ev.origin.bytes() + SOURCE_BYTES;
+        if !self.groups.contains_key(&key)
+            && (self.groups.len() >= MAX_GROUPS
+                || !self.charge(GROUP_BYTES + origin_bytes + ev.result.evidence.excerpt.len()))
+        {
             self.other.events += 1;
             return;
         }
@@ -509,10 +563,19 @@ impl LogGroups {
             see(&mut g.seen, at);
             *g.hours.entry(at.div_euclid(BUCKET)).or_default() += 1;
         }
-        if !g.sources.contains_key(&origin) && g.sources.len() >= MAX_SOURCES {
-            g.other_sources.events += 1;
-            g.other_sources.identities += 1;
-            return;
+        if !g.sources.contains_key(&origin) {
+            let full = g.sources.len() >= MAX_SOURCES;
+            let fits = !full && {
+                let fits = origin_bytes <= self.budget;
+                self.budget = self.budget.saturating_sub(origin_bytes);
+                self.over_budget += u64::from(!fits);
+                fits
+            };
+            if !fits {
+                g.other_sources.events += 1;
+                g.other_sources.identities += 1;
+                return;
+            }
         }
         let s = g.sources.entry(origin).or_insert(tally);
         s.events += 1;
@@ -540,6 +603,13 @@ impl LogGroups {
             notes.push(format!(
                 "over {MAX_GROUPS} groups: {} events of further groups are counted, not listed",
                 self.other.events
+            ));
+        }
+        if self.over_budget > 0 {
+            notes.push(format!(
+                "the {} MiB memory budget was spent: {} events of further groups and sources are counted, not listed",
+                LOG_BYTES >> 20,
+                self.over_budget
             ));
         }
         if scan.crowded > 0 {
@@ -607,6 +677,47 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap()
+    }
+
+    /// 401s from `n` source addresses, each its own source of one group.
+    fn groups_of(n: usize, budget: usize) -> (LogGroups, u64) {
+        let ctx = Context {
+            token: None,
+            at: None,
+            now: now(),
+            leeway: TimeDelta::seconds(60),
+        };
+        let mut scan = LogScan::new(ctx, None, true);
+        let mut groups = LogGroups::with_budget(budget);
+        for i in 0..n {
+            let line = format!(
+                r#"I0101 10:00:00.{i:06}       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a{i}" srcIP="10.0.{}.{}:4000" resp=401"#,
+                i / 250,
+                i % 250
+            );
+            scan.line(0, i as u64 + 1, line.as_bytes());
+            scan.events().for_each(|ev| groups.add(ev));
+        }
+        scan.finish();
+        scan.events().for_each(|ev| groups.add(ev));
+        let kept = groups.groups.values().map(|g| g.sources.len() as u64).sum();
+        (groups, kept)
+    }
+
+    #[test]
+    fn groups_and_sources_are_held_to_a_byte_budget() {
+        let (groups, kept) = groups_of(200, LOG_BYTES);
+        assert_eq!((kept, groups.over_budget), (200, 0));
+        // Room for the group and about 50 sources: the rest are counted.
+        let (groups, kept) = groups_of(200, GROUP_BYTES + 50 * (SOURCE_BYTES + 20));
+        assert!((40..=60).contains(&kept), "{kept}");
+        assert_eq!(groups.over_budget, 200 - kept);
+        let g = groups.groups.values().next().unwrap();
+        assert_eq!(g.events, 200);
+        assert_eq!(g.other_sources.events, 200 - kept);
+        // Not even the group fits: every event is counted, none kept.
+        let (groups, kept) = groups_of(10, 100);
+        assert_eq!((kept, groups.other.events, groups.over_budget), (0, 10, 10));
     }
 
     #[test]

@@ -134,7 +134,10 @@ impl Command {
     }
 
     fn checked(&mut self, value: Option<&str>, placeholder: &str) -> String {
-        match value.filter(|v| printable(v)) {
+        // A value holding a token is not printed: quoted for the shell, its
+        // parts would stand apart, where the output redactor cannot see them.
+        let holds_token = |v: &str| matches!(crate::redact::redact(v), Cow::Owned(_));
+        match value.filter(|v| printable(v) && !holds_token(v)) {
             Some(v) => v.to_owned(),
             None => {
                 self.placeholders = true;
@@ -236,6 +239,20 @@ fn quote(word: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_holding_a_token_become_placeholders() {
+        for value in [
+            "x!abcdef\\\\u002e0123456789abcdef!",
+            "eyJhbGciOiJSUzI1NiJ9%2EeyJzdWIiOiJ4In0%2EZW5jb2RlZC1zaWduYXR1cmUtbG9uZy1lbm91Z2gtMTIz",
+        ] {
+            let c = Command::kubectl()
+                .words(&["get", "pods"])
+                .value(Some(value), "NAME");
+            assert_eq!(c.shell(), "kubectl get pods NAME");
+            assert!(c.placeholders);
+        }
+    }
 
     #[test]
     fn values_are_quoted_for_the_shell() {

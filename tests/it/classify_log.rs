@@ -468,3 +468,41 @@ fn a_log_that_is_not_text_or_not_there_is_one_line_and_exit_2() {
         assert!(stderr.starts_with("kubectl-satoken: error: "), "{stderr}");
     }
 }
+
+/// `--events` on a live stream: each event is written and flushed as it
+/// settles, while the input is still open (it used to wait for 1 MiB or EOF).
+#[test]
+fn events_stream_while_the_input_is_open() {
+    use std::io::{BufRead as _, Write as _};
+    let line = |at: &str, ip: &str| {
+        format!(
+            "I0101 10:{at}.000000       1 httplog.go:134] \"HTTP\" verb=\"GET\" URI=\"/api/v1/pods\" latency=\"1ms\" userAgent=\"app/1\" audit-ID=\"a\" srcIP=\"{ip}:4000\" resp=401\n"
+        )
+    };
+    let mut child = crate::support::satoken_std()
+        .args(["classify", "--events", "--now", "2026-01-02T00:00:00Z"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The second line, a minute later, settles the first (its join window passed).
+    stdin
+        .write_all((line("00:00", "10.0.0.1") + &line("01:00", "10.0.0.2")).as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut first);
+        let _ = tx.send(first);
+    });
+    // Liveness, not speed: without streaming nothing comes until stdin closes.
+    let first = rx.recv_timeout(std::time::Duration::from_secs(120));
+    drop(stdin);
+    let _ = child.wait();
+    let first = first.expect("no event while the input was open");
+    let event: Value = serde_json::from_str(&first).unwrap();
+    assert!(first.contains("10.0.0.1"), "{event}");
+}

@@ -391,6 +391,14 @@ fn cel_bombs_are_over_the_cost_limit() {
         "lists.range(1000000).all(i, lists.range(1000000).size() > 0)",
         "lists.range(100000).map(i, lists.range(100000).map(j, i * j)).size() > 0",
     ];
+    // The same, wrapped in a literal map; and 30 quotes doubling a string.
+    let wrapped = format!("{{'k': {}}}.k.size() > 0", &replace[..replace.len() - 11]);
+    let quoted = format!(
+        "{}claims.email{}.size() > 0",
+        "strings.quote(".repeat(30),
+        ")".repeat(30)
+    );
+    let bombs = [&bombs[..], &[wrapped.as_str(), quoted.as_str()]].concat();
     let dir = tempfile::tempdir().unwrap();
     for (i, bomb) in bombs.iter().enumerate() {
         let config = std::fs::read_to_string("testdata/features/authn-config.yaml")
@@ -429,4 +437,64 @@ fn cel_bombs_are_over_the_cost_limit() {
             assert_eq!(stderr.lines().count(), 1, "{stderr}");
         }
     }
+}
+
+/// Behind the estimate, each evaluation runs in a child process under a
+/// memory and CPU limit: what the estimate would refuse, given to the child
+/// directly, dies there (an allocation of gigabytes fails) and says nothing.
+#[test]
+fn cel_runs_in_a_child_under_limits() {
+    let bomb = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(10));
+    let request = serde_json::json!({"source": bomb, "name": "claims", "value": {}});
+    let out = satoken()
+        .args(["__evaluate-cel", "5"])
+        .write_stdin(request.to_string())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let small = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(3));
+    let request = serde_json::json!({"source": small, "name": "claims", "value": {}});
+    let out = satoken()
+        .args(["__evaluate-cel", "5"])
+        .write_stdin(request.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        r#"{"Value":{"Int":1000}}"#
+    );
+}
+
+/// All of a run's CEL together gets `--timeout`: spent, a rule is not
+/// evaluated, and says why.
+#[test]
+fn cel_is_bounded_by_the_timeout() {
+    let (_, docs) = json(&[
+        "verify",
+        "--jwks",
+        "testdata/features/signer-jwks.json",
+        "--timeout",
+        "1ns",
+        "-f",
+        "testdata/features/oidc-ok.jwt",
+        "--authentication-config",
+        CONFIG,
+    ]);
+    let text = docs[0].to_string();
+    assert!(
+        text.contains("time bound on CEL (1ns, --timeout)"),
+        "{text}"
+    );
+    let (code, docs) = json(&[
+        "decode",
+        "-f",
+        "testdata/features/oidc-ok.jwt",
+        "--authentication-config",
+        CONFIG,
+    ]);
+    assert_eq!(code, 0);
+    assert!(!docs[0].to_string().contains("time bound on CEL"));
 }

@@ -442,3 +442,22 @@ fn release_archives_are_laid_out_checked_and_run() {
         dist.display()
     );
 }
+
+/// The binary the tests run is position-independent (ELF type ET_DYN, not
+/// ET_EXEC): its code and static data load at a random address (ASLR), as
+/// the release archives' static-pie binaries do.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_built_binary_is_position_independent() {
+    let bin = assert_cmd::cargo::cargo_bin("kubectl-satoken");
+    let bytes = std::fs::read(&bin).unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF");
+    const ET_DYN: u16 = 3;
+    let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
+    assert_eq!(
+        e_type,
+        ET_DYN,
+        "{} is not position-independent",
+        bin.display()
+    );
+}

@@ -3,7 +3,8 @@
 //! after it (every printable delimiter, `key=`, `--flag=`, `?query=`, a
 //! sentence's full stop), wherever a subcommand may echo it (evidence, audit
 //! fields, API server log reasons, shards, flag values, error messages), in
-//! every output format: no output holds the token, its signature or secret,
+//! every output format, and written through URL and JSON escapes (dots as
+//! `%2E` or `\u002e`, nested): no output holds the token, its signature or secret,
 //! or any 24-byte piece of them. Nothing here is registered as a secret (no
 //! token under test is any of these): the output redactor finds each by shape.
 
@@ -73,7 +74,21 @@ fn jws(header: &str, sub: &str, signature: &[u8], padded: bool) -> Planted {
     }
 }
 
-fn planted() -> impl Strategy<Value = [Planted; 3]> {
+/// A token's dots as a URL, JSON or both write them, nested: each decodes to `.`.
+const ENCODED_DOTS: [&str; 8] = [
+    "%2E",
+    "%2e",
+    "\\u002e",
+    "\\u002E",
+    "%5Cu002e",
+    "%252E",
+    "\\u00252E",
+    "\\\\u002e",
+];
+/// What an `=` before a bootstrap token may be written as.
+const ENCODED_EQUALS: [&str; 4] = ["%3D", "%3d", "%253D", "\\u003d"];
+
+fn planted() -> impl Strategy<Value = [Planted; 5]> {
     (
         1..HEADERS.len(),
         "[ -~]{0,12}",
@@ -82,17 +97,48 @@ fn planted() -> impl Strategy<Value = [Planted; 3]> {
         any::<bool>(),
         "[a-z0-9]{6}",
         "[a-z0-9]{16}",
+        prop::collection::vec(any::<u8>(), 32..96),
+        0..ENCODED_DOTS.len(),
+        0..ENCODED_EQUALS.len(),
+        ("[a-z0-9]{6}", "[a-z0-9]{16}"),
     )
-        .prop_map(|(header, sub, sig_a, sig_b, padded, id, secret)| {
-            [
-                jws(HEADERS[0], &sub, &sig_a, padded),
-                jws(HEADERS[header], &sub, &sig_b, !padded),
-                Planted {
-                    text: format!("{id}.{secret}"),
-                    secret,
-                },
-            ]
-        })
+        .prop_map(
+            |(
+                header,
+                sub,
+                sig_a,
+                sig_b,
+                padded,
+                id,
+                secret,
+                sig_c,
+                dot,
+                equals,
+                (id_e, secret_e),
+            )| {
+                let encoded = jws(HEADERS[0], &sub, &sig_c, padded);
+                [
+                    jws(HEADERS[0], &sub, &sig_a, padded),
+                    jws(HEADERS[header], &sub, &sig_b, !padded),
+                    Planted {
+                        text: format!("{id}.{secret}"),
+                        secret,
+                    },
+                    // Joined by an escaped dot, as a URL or JSON would write it.
+                    Planted {
+                        text: encoded.text.replace('.', ENCODED_DOTS[dot]),
+                        secret: encoded.secret,
+                    },
+                    Planted {
+                        text: format!(
+                            "token{}{id_e}{}{secret_e}",
+                            ENCODED_EQUALS[equals], ENCODED_DOTS[dot]
+                        ),
+                        secret: secret_e,
+                    },
+                ]
+            },
+        )
 }
 
 /// (before, after) pairs: every delimiter and prefix before, every delimiter
@@ -131,7 +177,7 @@ fn evidence(texts: &[String]) -> String {
     let mut out = String::new();
     for (i, t) in texts.iter().enumerate() {
         let (m, s) = (i / 60 % 60, i % 60);
-        out.push_str(&match i % 4 {
+        out.push_str(&match i % 5 {
             0 => format!("{t}\n"),
             1 => format!(
                 "E0101 00:{m:02}:{s:02}.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"[invalid bearer token, {}]\"\n",
@@ -140,7 +186,12 @@ fn evidence(texts: &[String]) -> String {
             2 => format!(
                 "I0101 00:{m:02}:{s:02}.000000   12345 round_trippers.go:466] curl -v -XGET  -H \"Authorization: Bearer {t}\" 'https://10.96.0.1:443/api/v1/namespaces/default/pods'\n"
             ),
-            _ => format!("Error from server (Unauthorized): {t}\n"),
+            3 => format!("Error from server (Unauthorized): {t}\n"),
+            // A suggested Role is named after what was refused.
+            _ => format!(
+                "Error from server (Forbidden): configmaps \"{}\" is forbidden: User \"system:serviceaccount:app:{}\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"{}\"\n",
+                go_quoted(t), go_quoted(t), go_quoted(t)
+            ),
         });
     }
     out
@@ -308,6 +359,13 @@ proptest! {
                  "--cacert".into(), one.clone()],
             vec!["doctor".into(), "--sa-dir".into(), one.clone()],
             vec!["explain".into(), one.clone()],
+            vec!["classify".into(), "--at".into(), one.clone(), evidence.clone()],
+            vec!["classify".into(), "--type".into(), one.clone(), evidence.clone()],
+            vec!["audit".into(), "--jobs".into(), one.clone(), evidence.clone()],
+            vec!["probe".into(), "--kubeconfig".into(), one.clone(), "--context".into(), one.clone()],
+            vec!["probe".into(), "-f".into(), token.clone(), "-s".into(), "https://127.0.0.1:1".into(),
+                 "--timeout".into(), one.clone(), "--resource".into(), one.clone()],
+            vec!["verify".into(), "-f".into(), token.clone(), "--authentication-config".into(), one.clone()],
         ];
         for args in &runs {
             for format in ["table", "json", "yaml"] {
