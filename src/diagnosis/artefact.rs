@@ -191,6 +191,9 @@ pub struct ServiceVerdict {
     pub cause: Cause,
     /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
     pub service: &'static str,
+    /// Google Cloud IAM refused: it answers the same when the resource does
+    /// not exist, and `gcloud` tells who the caller is.
+    pub by_google_iam: bool,
     /// Its words, from the reason on.
     pub detail: String,
 }

@@ -536,6 +536,12 @@ impl RequestInfo {
         qualified
     }
 
+    /// A SubjectAccessReview: a checker asking kube-apiserver to authorize
+    /// for it (delegated authorization), not a TokenReview.
+    pub fn is_subject_access_review(&self) -> bool {
+        self.resource.as_deref() == Some("subjectaccessreviews")
+    }
+
     /// What was asked, in words: `list pods in namespace "shop"`,
     /// `get nodes at the cluster scope`, `get path /healthz`.
     pub fn describe(&self) -> String {

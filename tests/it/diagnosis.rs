@@ -608,6 +608,7 @@ fn the_string_guard_sees_every_form() {
         r#"fn f(s: &str) -> bool { s == crate::vocabulary::Y }"#,
         r#"fn f(s: &str) -> u8 { match s { "a" => 1, _ => 0 } }"#,
         r#"fn f(s: &str) -> bool { matches!(s, "a" | "b") }"#,
+        r#"fn f(a: &A) -> bool { matches!(a, A::H(h) if h.service == wordings::G) }"#,
         r#"fn f(s: &str) -> Option<&str> { s.strip_prefix("p") }"#,
         r#"fn f(s: &str) -> Option<(&str, &str)> { s.split_once('/') }"#,
         r#"fn f() { let _ = Regex::new("x"); }"#,
@@ -748,13 +749,26 @@ impl<'ast> syn::visit::Visit<'ast> for StringGuard {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        if mac.path.is_ident("matches") {
-            let text = mac.tokens.clone().into_iter().any(|t| {
-                matches!(&t, proc_macro2::TokenTree::Literal(l)
-                    if matches!(syn::Lit::new(l.clone()), syn::Lit::Str(_) | syn::Lit::Char(_)))
-            });
-            if text {
+        // `matches!(expr, pattern if guard)`: its parts are code like any other.
+        if mac.path.is_ident("matches")
+            && let Ok((expr, pat, guard)) = mac.parse_body_with(|input: syn::parse::ParseStream| {
+                let expr: syn::Expr = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let guard = match input.parse::<Option<syn::Token![if]>>()? {
+                    Some(_) => Some(input.parse::<syn::Expr>()?),
+                    None => None,
+                };
+                input.parse::<Option<syn::Token![,]>>()?;
+                Ok((expr, pat, guard))
+            })
+        {
+            if Self::pattern_has_text(&pat) {
                 self.note("matches!(text)", mac);
+            }
+            syn::visit::visit_expr(self, &expr);
+            if let Some(guard) = &guard {
+                syn::visit::visit_expr(self, guard);
             }
         }
     }

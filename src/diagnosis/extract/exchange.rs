@@ -37,6 +37,7 @@ pub fn find(line: &str) -> Option<ServiceVerdict> {
         Some(ServiceVerdict {
             cause: w.cause?,
             service: w.printed_by,
+            by_google_iam: w.printed_by == crate::vocabulary::clouds::GOOGLE_IAM,
             detail: excerpt(&line[at..]),
         })
     })

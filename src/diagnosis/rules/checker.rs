@@ -66,8 +66,7 @@ fn unauthorized_confirm(case: &Case<'_>) -> Vec<NextStep> {
     // a SubjectAccessReview (delegated authorization).
     let sar = refused
         .as_ref()
-        .and_then(|f| f.request.resource.as_deref())
-        .is_some_and(|r| r == "subjectaccessreviews");
+        .is_some_and(|f| f.request.is_subject_access_review());
     let user = refused.map(|f| f.user);
     let mut steps = Vec::new();
     if let Answer::CheckerFailed(failure) = &case.answer

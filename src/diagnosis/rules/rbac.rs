@@ -376,7 +376,7 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::AccessVerdict;
+    use crate::diagnosis::case::{AccessVerdict, RequestInfo};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, has_words, http, pod_bound, run};
 

@@ -256,7 +256,7 @@ const DECODE: Steps = Steps::Run(
 /// Google refused the call: who the workload is to Google.
 fn google_caller(case: &Case<'_>) -> Option<NextStep> {
     let google = matches!(&case.answer, Answer::Http(h)
-        if h.verdict.as_ref().is_some_and(|v| v.service == crate::vocabulary::clouds::GOOGLE_IAM));
+        if h.verdict.as_ref().is_some_and(|v| v.by_google_iam));
     google.then(|| {
         NextStep::run(
             "who the workload is to Google Cloud (the service account its calls are made as)",
@@ -308,7 +308,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // The service refused without saying what of the token or of its
         // federation it refused.
         Basis::Inferred
-    } else if v.service == crate::vocabulary::clouds::GOOGLE_IAM {
+    } else if v.by_google_iam {
         support.push(Support::answer(
             "Google answers the same when the resource does not exist: check its name as well as the caller's role",
         ));
@@ -342,6 +342,7 @@ mod tests {
                     verdict: Some(ServiceVerdict {
                         cause,
                         service: "X",
+                        by_google_iam: false,
                         detail: "no".into(),
                     }),
                     ..HttpAnswer::default()
@@ -358,6 +359,7 @@ mod tests {
                 verdict: Some(ServiceVerdict {
                     cause: Cause::CloudCallerDenied,
                     service: crate::vocabulary::clouds::GOOGLE_IAM,
+                    by_google_iam: true,
                     detail: "denied on resource (or it may not exist).".into(),
                 }),
                 ..HttpAnswer::default()
