@@ -111,6 +111,26 @@ pub enum ReasonKind {
 
 string_codes!(ReasonKind);
 
+/// Which authenticator a message is the answer of: the one whose keys,
+/// issuer and audiences the steps must name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Authenticator {
+    /// kube-apiserver's ServiceAccount token authenticator (its keys are
+    /// `--service-account-key-file`, its issuers `--service-account-issuer`).
+    ServiceAccount,
+    /// An OIDC (JWT) authenticator, `--oidc-*` or a JWT authenticator of
+    /// `--authentication-config`: its keys are the identity provider's.
+    Jwt,
+    /// The x509 client-certificate authenticator.
+    ClientCertificate,
+    /// A checker that validates the token itself (Vault's role).
+    Checker,
+    /// No single authenticator: the union's `invalid bearer token`, or a
+    /// message nobody here knows.
+    Any,
+}
+
 /// Values a message carries, where it carries them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReasonValues {
@@ -145,6 +165,9 @@ pub struct AuthReason {
     /// The message as it appeared.
     pub message: String,
     pub values: ReasonValues,
+    /// The authenticator that gave this reason.
+    #[serde(skip)]
+    pub authenticator: Authenticator,
     /// A JWT authenticator's own reason, read (`oidc: …`).
     #[serde(skip)]
     pub jwt: Option<super::wordings::JwtRejection>,
@@ -163,6 +186,7 @@ impl AuthReason {
             era: "unknown",
             message: message.to_owned(),
             values: ReasonValues::default(),
+            authenticator: Authenticator::Any,
             jwt: None,
             cut: false,
         }
@@ -176,13 +200,7 @@ impl AuthReason {
 
     /// The x509 client-certificate authenticator's reason.
     pub fn is_client_certificate(&self) -> bool {
-        matches!(
-            self.kind,
-            ReasonKind::ClientCertificateInvalid
-                | ReasonKind::ClientCertificateExpired
-                | ReasonKind::ClientCertificateNotYetValid
-                | ReasonKind::ClientCertificateUntrusted
-        )
+        self.authenticator == Authenticator::ClientCertificate
     }
 
     /// A failed signature in the wording of a server that tries every key
@@ -434,10 +452,29 @@ fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) 
         era: pattern.era,
         message: message.to_owned(),
         values,
+        authenticator: authenticator_of(pattern),
         jwt: (pattern.era == OIDC_ERA && !cut)
             .then(|| super::wordings::JwtRejection::parse(message))
             .flatten(),
         cut,
+    }
+}
+
+/// The authenticator whose answer a known message is: the OIDC wordings are
+/// the JWT authenticator's (oidc.go, go-oidc), the x509 ones the client
+/// certificate authenticator's, Vault's its own; the union's generic answer is
+/// nobody's in particular; the rest are the ServiceAccount authenticator's
+/// (pkg/serviceaccount) or go-jose's inside it.
+fn authenticator_of(pattern: &Pattern) -> Authenticator {
+    match pattern.kind {
+        _ if pattern.era == OIDC_ERA => Authenticator::Jwt,
+        K::InvalidBearerToken => Authenticator::Any,
+        K::CheckerClaimInvalid => Authenticator::Checker,
+        K::ClientCertificateInvalid
+        | K::ClientCertificateExpired
+        | K::ClientCertificateNotYetValid
+        | K::ClientCertificateUntrusted => Authenticator::ClientCertificate,
+        _ => Authenticator::ServiceAccount,
     }
 }
 

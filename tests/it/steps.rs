@@ -1,0 +1,79 @@
+//! Steps follow the facts: the party that rejected the token decides what the
+//! user is told to check, and a client-side view that cannot show a fact
+//! never proves its absence.
+
+use serde_json::Value;
+
+use crate::support::diagnosis::candidates;
+
+/// `classify -o json` of `text`: the first result's diagnosis.
+fn diagnosis_of(text: &str) -> Value {
+    let out = crate::support::satoken()
+        .args(["classify", "--now", "2026-01-01T00:00:00Z", "-o", "json"])
+        .write_stdin(text.to_owned())
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    doc["results"][0]["diagnosis"].clone()
+}
+
+/// Every step's words and argv of every candidate, as one text.
+fn steps_text(d: &Value) -> String {
+    candidates(d)
+        .iter()
+        .flat_map(|c| c["next"].as_array().cloned().unwrap_or_default())
+        .map(|n| format!("{} {}", n["why"], n["command"]["argv"]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// kube-apiserver's log line for an authenticator aggregate.
+fn logged(err: &str) -> String {
+    format!(
+        "E0101 00:00:00.000000       1 authentication.go:73] \"Unable to authenticate the request\" err=\"[invalid bearer token, {err}]\"\n"
+    )
+}
+
+/// An OIDC (JWT) authenticator's signature, issuer and audience failures:
+/// the identity provider's keys and the authenticator's configuration, never
+/// the cluster's ServiceAccount keys or a ServiceAccount token. Wordings:
+/// k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go wraps the
+/// verifier's error as `oidc: verify token: %v`; go-oidc v2/v3 oidc/verify.go
+/// and jwks.go print the rest.
+#[test]
+fn a_jwt_authenticators_failure_points_at_the_identity_provider() {
+    for (err, cause) in [
+        (
+            r#"oidc: verify token: failed to verify signature: failed to verify id token signature"#,
+            "signature-invalid",
+        ),
+        (
+            r#"oidc: verify token: oidc: id token issued by a different provider, expected \"https://idp.example\" got \"https://other.example\""#,
+            "issuer-mismatch",
+        ),
+        (
+            r#"oidc: verify token: oidc: expected audience \"kubernetes\" got [\"headlamp\"]"#,
+            "audience-mismatch",
+        ),
+    ] {
+        let d = diagnosis_of(&logged(err));
+        assert_eq!(d["cause"], cause, "{err}: {d:#}");
+        let steps = steps_text(&d);
+        for wrong in [
+            "/openid/v1/jwks",
+            "--service-account-key-file",
+            "delete the pod",
+        ] {
+            assert!(!steps.contains(wrong), "{err}: {wrong} in\n{steps}");
+        }
+        assert!(
+            !steps.contains(r#""create","token""#),
+            "{err}: kubectl create token in\n{steps}"
+        );
+        assert!(
+            steps.contains("identity provider"),
+            "{err}: the identity provider is not named in\n{steps}"
+        );
+    }
+}
