@@ -277,15 +277,15 @@ const PATTERNS: &[Pattern] = &[
     p(K::NoKeysFound, Cause::KeyMismatch, "1.31+", L("invalid signature, no keys found")),
     p(K::CryptographicPrimitive, Cause::SignatureInvalid, "1.33+", L("go-jose/go-jose: error in cryptographic primitive")),
     p(K::CryptographicPrimitive, Cause::SignatureInvalid, "≤1.32", L("square/go-jose: error in cryptographic primitive")),
-    // go-jose's own time checks (jwt/validation.go, "validation field" is
-    // its spelling), as checkers that validate with go-jose print them: time
-    // causes, not a malformed token.
-    p(K::Expired, Cause::Expired, "go-jose v3+", L("go-jose/go-jose/jwt: validation failed, token is expired (exp)")),
-    p(K::Expired, Cause::Expired, "go-jose v2", L("square/go-jose/jwt: validation failed, token is expired (exp)")),
-    p(K::NotValidYet, Cause::ClockSkew, "go-jose v3+", L("go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)")),
-    p(K::NotValidYet, Cause::ClockSkew, "go-jose v2", L("square/go-jose/jwt: validation failed, token not valid yet (nbf)")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v3+", L("go-jose/go-jose/jwt: validation field, token issued in the future (iat)")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2", L("square/go-jose/jwt: validation field, token issued in the future (iat)")),
+    // go-jose's own time checks (jwt/validation.go: ErrExpired,
+    // ErrNotValidYet, ErrIssuedInTheFuture; v2 `square/go-jose/jwt: `, v3+
+    // `go-jose/go-jose/jwt: `; "validation field" is its spelling for iat,
+    // "validation failed" for the others and in forks), as checkers that
+    // validate with go-jose print them: time causes, read by the claim each
+    // names, never a malformed token.
+    p(K::Expired, Cause::Expired, "go-jose v2+", C(|t| jose_time(t, "token is expired (exp)"), "go-jose/go-jose/jwt: validation failed, token is expired (exp)")),
+    p(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token not valid yet (nbf)"), "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)")),
+    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token issued in the future (iat)"), "go-jose/go-jose/jwt: validation field, token issued in the future (iat)")),
     p(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose")),
     p(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose")),
     p(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", C(issuer_invalid, "token issuer \"ISSUER\" is invalid")),
@@ -625,6 +625,20 @@ fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
         v.namespace = Some(ns.to_owned());
         v.name = Some(name.to_owned());
     })
+}
+
+/// go-jose's `<module>/jwt: validation f…, <claim's words>`, whichever
+/// module path (`square/go-jose`, `go-jose/go-jose`) and either spelling of
+/// "validation failed" printed it.
+fn jose_time(text: &str, claim: &str) -> Option<(Extent, ReasonValues)> {
+    let (module, rest) = text.split_once("/jwt: validation ")?;
+    let rest = rest
+        .strip_prefix("failed, ")
+        .or_else(|| rest.strip_prefix("field, "))?;
+    if !module.ends_with("go-jose") || module.contains([' ', ',']) || !rest.starts_with(claim) {
+        return None;
+    }
+    found(Extent::Exact(text.len() - rest.len() + claim.len()), |_| {})
 }
 
 /// `token issuer "ISS" is invalid`.

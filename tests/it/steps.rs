@@ -77,3 +77,64 @@ fn a_jwt_authenticators_failure_points_at_the_identity_provider() {
         );
     }
 }
+
+/// client-go's debug round-tripper (`kubectl -v=8`/`-v=9`, round_trippers.go)
+/// wraps the transport outside the exec-plugin and auth-provider wrappers
+/// (transport.HTTPWrappersForConfig: WrapTransport first, DebugWrappers
+/// around it), so the request it echoes never shows the header they add: no
+/// `Authorization` there proves nothing, and the step that tells the two
+/// apart is the kubeconfig user's credential source.
+#[test]
+fn a_debug_trace_without_the_header_proves_nothing() {
+    let trace = "\
+I0101 00:00:00.000000   12345 loader.go:372] Config loaded from file:  /home/u/.kube/config
+I0101 00:00:00.000000   12345 round_trippers.go:466] curl -v -XGET  -H \"Accept: application/json\" -H \"User-Agent: kubectl/v1.25.0 (linux/amd64) kubernetes/a866cbe\" 'https://10.0.0.1:6443/api/v1/namespaces/default/pods?limit=500'
+I0101 00:00:00.000000   12345 round_trippers.go:553] GET https://10.0.0.1:6443/api/v1/namespaces/default/pods?limit=500 401 Unauthorized in 5 milliseconds
+I0101 00:00:00.000000   12345 request.go:1154] Response Body: {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}
+";
+    let d = diagnosis_of(trace);
+    for c in candidates(&d) {
+        if c["cause"] == "token-not-sent" {
+            assert_ne!(c["confidence"], "high", "{d:#}");
+        }
+    }
+    let steps = steps_text(&d);
+    assert!(
+        steps.contains(r#""config","view","--minify""#) && steps.contains("exec"),
+        "no step reads the kubeconfig user's credential source:\n{steps}"
+    );
+}
+
+/// go-jose's claim-time errors (jwt/validation.go: ErrExpired, ErrNotValidYet,
+/// ErrIssuedInTheFuture; "validation field" in v2–v4, and the spelling
+/// corrected to "failed") name the clock, never a malformed token.
+#[test]
+fn go_joses_time_errors_are_the_clock() {
+    for (err, cause) in [
+        (
+            "square/go-jose/jwt: validation failed, token issued in the future (iat)",
+            "clock-skew",
+        ),
+        (
+            "go-jose/go-jose/jwt: validation failed, token issued in the future (iat)",
+            "clock-skew",
+        ),
+        (
+            "square/go-jose/jwt: validation field, token not valid yet (nbf)",
+            "clock-skew",
+        ),
+        (
+            "go-jose/go-jose/jwt: validation failed, token is expired (exp)",
+            "expired",
+        ),
+    ] {
+        let d = diagnosis_of(&logged(err));
+        assert_eq!(d["cause"], cause, "{err}: {d:#}");
+        for c in candidates(&d) {
+            assert!(
+                !(c["cause"] == "token-malformed" && c["confidence"] == "high"),
+                "{err}: {d:#}"
+            );
+        }
+    }
+}
