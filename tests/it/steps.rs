@@ -138,3 +138,34 @@ fn go_joses_time_errors_are_the_clock() {
         }
     }
 }
+
+/// A request whose credentials are not an `Authorization` header: a client
+/// certificate (`curl --cert`), or the bearer token kube-apiserver reads from
+/// a websocket subprotocol (k8s.io/apiserver pkg/authentication/request/
+/// websocket/protocol.go: `base64url.bearer.authorization.k8s.io.<token>`).
+/// No header line is then no proof that nothing was sent.
+#[test]
+fn credentials_outside_the_header_are_not_token_not_sent() {
+    let status = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#;
+    let cert = format!(
+        "$ curl -v --cacert ca.crt --cert client.crt --key client.key https://10.0.0.1:6443/api\n\
+         > GET /api HTTP/1.1\n> Host: 10.0.0.1:6443\n> User-Agent: curl/7.81.0\n> Accept: */*\n>\n\
+         < HTTP/1.1 401 Unauthorized\n< Content-Type: application/json\n<\n{status}\n"
+    );
+    let websocket = format!(
+        "> GET /api/v1/namespaces/default/pods/web/exec?command=sh&stdin=true HTTP/1.1\n\
+         > Host: 10.0.0.1:6443\n> Upgrade: websocket\n\
+         > Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io.ZXlKaGJHY2lPaUpTVXpJMU5pSjkuZXlKcGMzTWlPaUpyZFdKbGNtNWxkR1Z6SW4wLnNpZw, v4.channel.k8s.io\n\
+         >\n< HTTP/1.1 401 Unauthorized\n< Content-Type: application/json\n<\n{status}\n"
+    );
+    for (name, text) in [("curl --cert", cert), ("websocket", websocket)] {
+        let d = diagnosis_of(&text);
+        assert_eq!(d["classification"], "401-invalid-token", "{name}: {d:#}");
+        for c in candidates(&d) {
+            assert!(
+                !(c["cause"] == "token-not-sent" && c["confidence"] != "low"),
+                "{name}: {d:#}"
+            );
+        }
+    }
+}
