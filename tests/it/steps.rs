@@ -169,3 +169,27 @@ fn credentials_outside_the_header_are_not_token_not_sent() {
         }
     }
 }
+
+/// An audience a checker asked for (a TokenReview's spec.audiences) or checks
+/// itself (Vault's role `audience`, hashicorp/cap jwt: "invalid audience (aud)
+/// claim"): the token must be requested for that audience, the opposite of
+/// the API server's own audience fix.
+#[test]
+fn a_checkers_audience_asks_for_a_token_of_that_audience() {
+    let review = r#"{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"REDACTED","audiences":["vault"]},"status":{"user":{},"error":"[invalid bearer token, token audiences [\"https://kubernetes.default.svc.cluster.local\"] is invalid for the target audiences [\"vault\"]]"}}
+"#;
+    let vault = "Error writing data to auth/kubernetes/login: Error making API request.\n\nURL: PUT https://vault.example:8200/v1/auth/kubernetes/login\nCode: 403. Errors:\n\n* invalid audience (aud) claim: audience claim does not match any expected audience\n";
+    for (name, text) in [("review", review), ("vault", vault)] {
+        let d = diagnosis_of(text);
+        assert_eq!(d["cause"], "audience-mismatch", "{name}: {d:#}");
+        let steps = steps_text(&d);
+        assert!(
+            steps.contains(r#""--audience""#),
+            "{name}: no token for the checker's audience in\n{steps}"
+        );
+        assert!(
+            !steps.contains("without --audience"),
+            "{name}: the API server's fix in\n{steps}"
+        );
+    }
+}

@@ -283,14 +283,24 @@ fn jwt_audience_fix(case: &Case<'_>) -> Option<NextStep> {
 }
 /// A checker that reviewed the token for audiences of its own (istiod's
 /// istio-ca, Vault's role audience): who, and what it asked for.
+/// A TokenReview's target audiences are its caller's spec.audiences; a
+/// checker that checks `aud` itself (Vault's role audience) names none.
 fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> {
-    let Some(ReasonSource::Forwarded(who)) = &case.reasons_from else {
-        return None;
+    let who = match &case.reasons_from {
+        Some(ReasonSource::Forwarded(who)) => who.as_str(),
+        // probe's own review (a server named) asks for no audiences, so its
+        // targets are the API server's; a pasted review is its caller's.
+        Some(ReasonSource::TokenReview) if case.server.is_none() => "the TokenReview's caller",
+        _ if case.rejected_by() == Some(Authenticator::Checker) => "the checker",
+        _ => return None,
     };
+    if case.rejected_by() == Some(Authenticator::Checker) {
+        return Some((who, &[]));
+    }
     case.reasons
         .iter()
         .find(|r| r.kind == ReasonKind::AudienceInvalid && !r.values.target_audiences.is_empty())
-        .map(|r| (who.as_str(), r.values.target_audiences.as_slice()))
+        .map(|r| (who, r.values.target_audiences.as_slice()))
 }
 
 /// A checker's audience: decode the token the client presents to it.
@@ -299,7 +309,11 @@ fn checker_audience_confirm(case: &Case<'_>) -> Option<NextStep> {
     Some(NextStep::run(
         format!(
             "decode the token the client presents to {who}: its aud must include {}",
-            audiences.join(" or ")
+            if audiences.is_empty() {
+                "the audience it is configured with".to_owned()
+            } else {
+                audiences.join(" or ")
+            }
         ),
         super::commands::decode_token(),
     ))
