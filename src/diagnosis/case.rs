@@ -12,7 +12,7 @@ use super::cause::Cause;
 use super::classification::Classification;
 use super::extract::denial::Denial;
 use super::forbidden::{Forbidden, service_account_of};
-use super::reasons::AuthReason;
+use super::reasons::{AuthReason, Authenticator};
 use super::support::Support;
 use super::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::secret::SecretToken;
@@ -155,6 +155,18 @@ impl Case<'_> {
                 super::extract::url::not_found(message).map(|_| NotFound::Object)
             };
         }
+    }
+
+    /// The one authenticator whose reasons the server gave for rejecting the
+    /// token (the union's generic answer aside); `None` when none, or several
+    /// disagree.
+    pub fn rejected_by(&self) -> Option<Authenticator> {
+        let mut by = super::reasons::specific(&self.reasons)
+            .into_iter()
+            .map(|r| r.authenticator)
+            .filter(|a| *a != Authenticator::Any);
+        let first = by.next()?;
+        by.all(|a| a == first).then_some(first)
     }
 
     /// The 403's parts, when an authorizer refused.

@@ -111,6 +111,26 @@ pub enum ReasonKind {
 
 string_codes!(ReasonKind);
 
+/// Which authenticator a message is the answer of: the one whose keys,
+/// issuer and audiences the steps must name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Authenticator {
+    /// kube-apiserver's ServiceAccount token authenticator (its keys are
+    /// `--service-account-key-file`, its issuers `--service-account-issuer`).
+    ServiceAccount,
+    /// An OIDC (JWT) authenticator, `--oidc-*` or a JWT authenticator of
+    /// `--authentication-config`: its keys are the identity provider's.
+    Jwt,
+    /// The x509 client-certificate authenticator.
+    ClientCertificate,
+    /// A checker that validates the token itself (Vault's role).
+    Checker,
+    /// No single authenticator: the union's `invalid bearer token`, or a
+    /// message nobody here knows.
+    Any,
+}
+
 /// Values a message carries, where it carries them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ReasonValues {
@@ -145,6 +165,9 @@ pub struct AuthReason {
     /// The message as it appeared.
     pub message: String,
     pub values: ReasonValues,
+    /// The authenticator that gave this reason.
+    #[serde(skip)]
+    pub authenticator: Authenticator,
     /// A JWT authenticator's own reason, read (`oidc: …`).
     #[serde(skip)]
     pub jwt: Option<super::wordings::JwtRejection>,
@@ -163,6 +186,7 @@ impl AuthReason {
             era: "unknown",
             message: message.to_owned(),
             values: ReasonValues::default(),
+            authenticator: Authenticator::Any,
             jwt: None,
             cut: false,
         }
@@ -176,13 +200,7 @@ impl AuthReason {
 
     /// The x509 client-certificate authenticator's reason.
     pub fn is_client_certificate(&self) -> bool {
-        matches!(
-            self.kind,
-            ReasonKind::ClientCertificateInvalid
-                | ReasonKind::ClientCertificateExpired
-                | ReasonKind::ClientCertificateNotYetValid
-                | ReasonKind::ClientCertificateUntrusted
-        )
+        self.authenticator == Authenticator::ClientCertificate
     }
 
     /// A failed signature in the wording of a server that tries every key
@@ -259,15 +277,15 @@ const PATTERNS: &[Pattern] = &[
     p(K::NoKeysFound, Cause::KeyMismatch, "1.31+", L("invalid signature, no keys found")),
     p(K::CryptographicPrimitive, Cause::SignatureInvalid, "1.33+", L("go-jose/go-jose: error in cryptographic primitive")),
     p(K::CryptographicPrimitive, Cause::SignatureInvalid, "≤1.32", L("square/go-jose: error in cryptographic primitive")),
-    // go-jose's own time checks (jwt/validation.go, "validation field" is
-    // its spelling), as checkers that validate with go-jose print them: time
-    // causes, not a malformed token.
-    p(K::Expired, Cause::Expired, "go-jose v3+", L("go-jose/go-jose/jwt: validation failed, token is expired (exp)")),
-    p(K::Expired, Cause::Expired, "go-jose v2", L("square/go-jose/jwt: validation failed, token is expired (exp)")),
-    p(K::NotValidYet, Cause::ClockSkew, "go-jose v3+", L("go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)")),
-    p(K::NotValidYet, Cause::ClockSkew, "go-jose v2", L("square/go-jose/jwt: validation failed, token not valid yet (nbf)")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v3+", L("go-jose/go-jose/jwt: validation field, token issued in the future (iat)")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2", L("square/go-jose/jwt: validation field, token issued in the future (iat)")),
+    // go-jose's own time checks (jwt/validation.go: ErrExpired,
+    // ErrNotValidYet, ErrIssuedInTheFuture; v2 `square/go-jose/jwt: `, v3+
+    // `go-jose/go-jose/jwt: `; "validation field" is its spelling for iat,
+    // "validation failed" for the others and in forks), as checkers that
+    // validate with go-jose print them: time causes, read by the claim each
+    // names, never a malformed token.
+    p(K::Expired, Cause::Expired, "go-jose v2+", C(|t| jose_time(t, "token is expired (exp)"), "go-jose/go-jose/jwt: validation failed, token is expired (exp)")),
+    p(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token not valid yet (nbf)"), "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)")),
+    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token issued in the future (iat)"), "go-jose/go-jose/jwt: validation field, token issued in the future (iat)")),
     p(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose")),
     p(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose")),
     p(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", C(issuer_invalid, "token issuer \"ISSUER\" is invalid")),
@@ -434,10 +452,29 @@ fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) 
         era: pattern.era,
         message: message.to_owned(),
         values,
+        authenticator: authenticator_of(pattern),
         jwt: (pattern.era == OIDC_ERA && !cut)
             .then(|| super::wordings::JwtRejection::parse(message))
             .flatten(),
         cut,
+    }
+}
+
+/// The authenticator whose answer a known message is: the OIDC wordings are
+/// the JWT authenticator's (oidc.go, go-oidc), the x509 ones the client
+/// certificate authenticator's, Vault's its own; the union's generic answer is
+/// nobody's in particular; the rest are the ServiceAccount authenticator's
+/// (pkg/serviceaccount) or go-jose's inside it.
+fn authenticator_of(pattern: &Pattern) -> Authenticator {
+    match pattern.kind {
+        _ if pattern.era == OIDC_ERA => Authenticator::Jwt,
+        K::InvalidBearerToken => Authenticator::Any,
+        K::CheckerClaimInvalid => Authenticator::Checker,
+        K::ClientCertificateInvalid
+        | K::ClientCertificateExpired
+        | K::ClientCertificateNotYetValid
+        | K::ClientCertificateUntrusted => Authenticator::ClientCertificate,
+        _ => Authenticator::ServiceAccount,
     }
 }
 
@@ -588,6 +625,20 @@ fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
         v.namespace = Some(ns.to_owned());
         v.name = Some(name.to_owned());
     })
+}
+
+/// go-jose's `<module>/jwt: validation f…, <claim's words>`, whichever
+/// module path (`square/go-jose`, `go-jose/go-jose`) and either spelling of
+/// "validation failed" printed it.
+fn jose_time(text: &str, claim: &str) -> Option<(Extent, ReasonValues)> {
+    let (module, rest) = text.split_once("/jwt: validation ")?;
+    let rest = rest
+        .strip_prefix("failed, ")
+        .or_else(|| rest.strip_prefix("field, "))?;
+    if !module.ends_with("go-jose") || module.contains([' ', ',']) || !rest.starts_with(claim) {
+        return None;
+    }
+    found(Extent::Exact(text.len() - rest.len() + claim.len()), |_| {})
 }
 
 /// `token issuer "ISS" is invalid`.

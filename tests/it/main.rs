@@ -34,6 +34,7 @@ mod skew;
 mod skew_server;
 mod snapshots;
 mod static_chroot;
+mod steps;
 mod terminal;
 mod verify;
 mod verify_url;

@@ -34,7 +34,13 @@ pub fn is_request_line(rest: &str) -> bool {
     name.starts_with("x-")
         || matches!(
             name.as_str(),
-            "host" | "authorization" | "user-agent" | "accept" | "content-type" | "content-length"
+            "host"
+                | "authorization"
+                | "user-agent"
+                | "accept"
+                | "content-type"
+                | "content-length"
+                | "sec-websocket-protocol"
         )
 }
 
@@ -54,6 +60,9 @@ pub struct Curl {
     seen: bool,
     /// Notes about the connection, for the request that follows it.
     held: Vec<String>,
+    /// The command line passed credentials that are no `Authorization`
+    /// header (`--cert`, `-u`): no header line proves nothing was sent.
+    other_credentials: bool,
 }
 
 /// What only curl writes after `* ` (other programs list items with `* `,
@@ -113,9 +122,18 @@ impl Curl {
                 self.seen = true;
                 self.answered = true;
                 self.failure = None;
-                if self.requested && self.bearer.is_none() {
+                if self.requested && self.bearer.is_none() && !self.other_credentials {
                     out.push((number, Kind::Bearer(BearerSeen::Absent)));
                     self.bearer = Some(BearerSeen::Absent);
+                }
+                if self.other_credentials && self.bearer.is_none() && code == 401 {
+                    out.push((
+                        number,
+                        Kind::Note(
+                            "the command passed credentials that are no Authorization header (a client certificate, -u): a 401 then says the server did not accept those"
+                                .to_owned(),
+                        ),
+                    ));
                 }
                 out.push((number, Kind::Http(HttpAnswer::with_status(code, 2))));
                 if let Some(tls) = &self.tls {
@@ -238,6 +256,7 @@ impl Curl {
                 tls: self.tls.take(),
                 requested: true,
                 seen: true,
+                other_credentials: self.other_credentials,
                 ..Curl::default()
             };
             out.push((number, Kind::Boundary));
@@ -254,10 +273,21 @@ impl Curl {
                 let bearer = bearer_of(value);
                 self.bearer = Some(bearer.clone());
                 out.push((number, Kind::Bearer(bearer)));
+            } else if name.eq_ignore_ascii_case("sec-websocket-protocol")
+                && let Some(bearer) = websocket_bearer(value)
+            {
+                self.bearer = Some(bearer.clone());
+                out.push((number, Kind::Bearer(bearer)));
             } else if name.eq_ignore_ascii_case("host") {
                 out.push((number, Kind::Note(format!("host {}", value.trim()))));
             }
         }
+    }
+
+    /// The command line that starts the transcript: whether it passed
+    /// credentials other than an `Authorization` header.
+    pub fn command(&mut self, other_credentials: bool) {
+        self.other_credentials = other_credentials;
     }
 
     /// A kept connection failure becomes the answer when no response came.
@@ -279,6 +309,28 @@ fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
         also: Vec::new(),
     };
     (line, Kind::Transport(failure))
+}
+
+/// The bearer token a websocket client offers as a subprotocol, where
+/// browsers cannot set headers: kube-apiserver reads
+/// `base64url.bearer.authorization.k8s.io.<base64url token>` as the request's
+/// bearer token (k8s.io/apiserver pkg/authentication/request/websocket/protocol.go).
+fn websocket_bearer(value: &str) -> Option<BearerSeen> {
+    use base64::Engine as _;
+    const PREFIX: &str = "base64url.bearer.authorization.k8s.io.";
+    let encoded = value
+        .split(',')
+        .find_map(|p| p.trim().strip_prefix(PREFIX))?;
+    let token = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded.trim_end_matches('='))
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default();
+    Some(if token.trim().is_empty() {
+        BearerSeen::Empty
+    } else {
+        BearerSeen::Token(SecretToken::new(token.trim()))
+    })
 }
 
 /// What an `Authorization` value carries. kube-apiserver splits on single spaces,

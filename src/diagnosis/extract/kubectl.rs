@@ -98,8 +98,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         found.transport = Some(line.trim().to_owned());
         return Some(found);
     }
-    if (line.contains("round_trippers.go")
-        || caller.is_some_and(|c| c.starts_with("round_trippers.go")))
+    if is_round_tripper(line, caller)
         && let Some((method, url, code)) = round_tripper(line)
     {
         found.verbose = true;
@@ -108,6 +107,12 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         return Some(found);
     }
     None
+}
+
+/// A line of client-go's debug round-tripper (round_trippers.go), by its
+/// klog caller or, unparsed, in the line itself.
+pub fn is_round_tripper(line: &str, caller: Option<&str>) -> bool {
+    line.contains("round_trippers.go") || caller.is_some_and(|c| c.starts_with("round_trippers.go"))
 }
 
 /// kubectl -v=6+: `round_trippers.go:553] GET https://… 401 Unauthorized in 4

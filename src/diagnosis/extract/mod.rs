@@ -317,9 +317,23 @@ impl<'a> Scanner<'a> {
                     u,
                 )));
             }
-            found
-                .context
-                .extend(shell::credentials(&cmd).map(Kind::Bearer));
+            // curl's transcript that follows: credentials on the command
+            // line that no request header shows.
+            if cmd.program == "curl" {
+                self.curl.command(shell::other_credentials(&cmd));
+            }
+            // client-go's debug round-tripper echoes the request as a curl
+            // line from outside the exec-plugin and auth-provider wrappers:
+            // the header they add is never in it.
+            let echoed = kubectl::is_round_tripper(text, caller);
+            found.context.extend(
+                shell::credentials(&cmd)
+                    .map(|b| match b {
+                        BearerSeen::Absent if echoed => BearerSeen::NotInTrace,
+                        b => b,
+                    })
+                    .map(Kind::Bearer),
+            );
             self.emit(found, text);
             return;
         }

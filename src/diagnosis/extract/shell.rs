@@ -102,6 +102,18 @@ pub fn credentials(cmd: &CommandLine<'_>) -> Option<BearerSeen> {
     (!passes).then_some(BearerSeen::Absent)
 }
 
+/// For a curl command: whether it passes credentials that are no
+/// `Authorization` header (a client certificate, basic auth), which curl's
+/// `-v` request lines do not show.
+pub fn other_credentials(cmd: &CommandLine<'_>) -> bool {
+    let l = cmd.line.to_ascii_lowercase();
+    !l.contains("authorization")
+        && (l.contains("--cert")
+            || l.contains(" -e ")
+            || l.contains("--user ")
+            || l.contains(" -u "))
+}
+
 /// `cat: can't open '…/token': No such file or directory`: the token the
 /// command meant to send was empty.
 pub fn token_file_missing(text: &str) -> bool {

@@ -14,6 +14,7 @@ use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::forbidden::ANONYMOUS;
 use crate::diagnosis::merge::Findings;
+use crate::diagnosis::next::NextStep;
 use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
@@ -30,9 +31,12 @@ anonymous. So system:anonymous in a 403 means the Authorization header did not a
 \"Bearer <token>\": the client sent none (wrong kubeconfig user, empty token file, the \
 token read before it was mounted), sent it malformed (two spaces after Bearer, a newline \
 inside), or a proxy or ingress removed it on the way.",
-    confirm: Steps::Run(
-        "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
-        |case| super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
+    confirm: Steps::Or(
+        credential_source,
+        &Steps::Run(
+            "send one request by hand and read the request line: a client that sends no header, or a proxy, ingress or service mesh that drops or rewrites Authorization, shows there",
+            |case| super::commands::curl_version(case, &["-H", "Authorization: Bearer TOKEN"]),
+        ),
     ),
     fix: Steps::Say(
         "make the client send the header exactly as Authorization: Bearer <token> (one space, no newline); check its kubeconfig user or token-file setting, and any proxy or ingress that strips Authorization",
@@ -42,6 +46,15 @@ inside), or a proxy or ingress removed it on the way.",
         "k8s.io/apiserver pkg/authentication/request/anonymous",
     ],
 };
+
+/// A debug trace without the header: where the kubeconfig user's token
+/// comes from tells whether one was added beneath the trace.
+fn credential_source(case: &Case<'_>) -> Option<NextStep> {
+    (case.bearer == Some(BearerSeen::NotInTrace)).then(|| NextStep::run(
+        "the kubeconfig user's credential source: exec: or auth-provider: adds the Authorization header beneath the client's trace (it was sent: the token itself was refused); token: or tokenFile: shows in the trace, so with neither nothing was sent",
+        super::commands::kubeconfig_user(),
+    ))
+}
 
 pub const KUBELET_TOKEN_NOT_REVIEWED: CauseDef = CauseDef {
     code: "kubelet-token-not-reviewed",
@@ -191,6 +204,19 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 _ => return,
             };
             f.add_fact(Cause::TokenNotSent, basis, SupportKind::Answer, text);
+            if let Some(step) = credential_source(case) {
+                // Sent beneath the trace, the token itself was refused.
+                f.tell_apart(
+                    &[
+                        Cause::TokenNotSent,
+                        Cause::Expired,
+                        Cause::KeyMismatch,
+                        Cause::IssuerMismatch,
+                        Cause::AudienceMismatch,
+                    ],
+                    step,
+                );
+            }
         }
         _ => {}
     }

@@ -18,7 +18,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::NextStep;
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::reasons::{self, AuthReason, ReasonKind};
+use crate::diagnosis::reasons::{self, AuthReason, Authenticator, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
 
@@ -91,6 +91,20 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         };
         let mut support = vec![Support::server_reason(said)];
         support.extend(detail(r, case).into_iter().map(Support::server_reason));
+        // The causes the ServiceAccount authenticator shares names with.
+        if r.authenticator == Authenticator::Jwt
+            && matches!(
+                r.cause,
+                Cause::KeyMismatch
+                    | Cause::SignatureInvalid
+                    | Cause::IssuerMismatch
+                    | Cause::AudienceMismatch
+            )
+        {
+            support.push(Support::server_reason(
+                "an OIDC (JWT) authenticator answered: the keys, issuer and audiences it checks are the identity provider's and its own configuration's, not the ServiceAccount authenticator's",
+            ));
+        }
         // In an aggregate every authenticator reports. A reason only the
         // token's own authenticator gives outranks what the others say of any
         // token they try (a signature they cannot verify, a legacy token's
@@ -197,7 +211,7 @@ fn owned_elsewhere(r: &AuthReason, specific: &[&AuthReason]) -> bool {
                 | ReasonKind::RsaVerification
                 | ReasonKind::JoseError
                 | ReasonKind::LegacyClaimInvalid
-        ) || (r.era == reasons::OIDC_ERA && r.kind == ReasonKind::IssuerInvalid)
+        ) || (r.authenticator == Authenticator::Jwt && r.kind == ReasonKind::IssuerInvalid)
     };
     tries_any(r)
         && specific

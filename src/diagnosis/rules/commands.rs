@@ -25,6 +25,18 @@ pub fn decode_token() -> Command {
         .with_placeholders()
 }
 
+/// The current context's user as the kubeconfig defines it (`kubectl config
+/// view` redacts its secrets): `exec:`, `auth-provider:`, `token:`, `tokenFile:`.
+pub fn kubeconfig_user() -> Command {
+    Command::kubectl().words(&[
+        "config",
+        "view",
+        "--minify",
+        "-o",
+        "jsonpath={.users[0].user}",
+    ])
+}
+
 /// The server URL the kubeconfig's current context uses.
 pub fn kubeconfig_server() -> Command {
     Command::kubectl().words(&[

@@ -16,7 +16,7 @@ use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
 use crate::diagnosis::policy::Basis;
-use crate::diagnosis::reasons::ReasonKind;
+use crate::diagnosis::reasons::{Authenticator, ReasonKind};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
 use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
@@ -98,12 +98,18 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: Steps::Run(
-        "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
-        |_| Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+    confirm: Steps::Or(
+        jwt_issuer_confirm,
+        &Steps::Run(
+            "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
+            |_| Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
+        ),
     ),
-    fix: Steps::Say(
-        "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
+    fix: Steps::Or(
+        jwt_issuer_fix,
+        &Steps::Say(
+            "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
+        ),
     ),
     sources: &[
         "k8s.io/kubernetes pkg/serviceaccount/jwt.go (issuer pre-check)",
@@ -125,16 +131,22 @@ for the target audiences [...]\". Use a token without --audience for the API ser
 the audience-bound one only with its service.",
     confirm: Steps::Or(
         checker_audience_confirm,
-        &Steps::Run("a fresh token's aud is what the API server expects", |_| {
-            Command::kubectl()
-                .words(&["create", "token", "default", "--duration", "10m"])
-                .pipe_into(Command::satoken().word("decode"))
-        }),
+        &Steps::Or(
+            jwt_audience_confirm,
+            &Steps::Run("a fresh token's aud is what the API server expects", |_| {
+                Command::kubectl()
+                    .words(&["create", "token", "default", "--duration", "10m"])
+                    .pipe_into(Command::satoken().word("decode"))
+            }),
+        ),
     ),
     fix: Steps::Or(
         checker_audience_fix,
-        &Steps::Say(
-            "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
+        &Steps::Or(
+            jwt_audience_fix,
+            &Steps::Say(
+                "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
+            ),
         ),
     ),
     sources: &["k8s.io/apiserver pkg/authentication/authenticator/audiences.go"],
@@ -168,30 +180,127 @@ pub(crate) fn verify_against_published_keys() -> Command {
         )
 }
 
-const KEY_CONFIRM: Steps = Steps::Run(
-    "verify the token against the keys the cluster publishes (the kid must be listed)",
-    |_| verify_against_published_keys(),
+const KEY_CONFIRM: Steps = Steps::Or(
+    jwt_keys_confirm,
+    &Steps::Run(
+        "verify the token against the keys the cluster publishes (the kid must be listed)",
+        |_| verify_against_published_keys(),
+    ),
 );
 
-const KEY_FIX: Steps = Steps::All(&[
-    Steps::Run(
-        "get a token from this cluster's current key (in a pod: delete the pod)",
-        super::commands::create_token,
-    ),
-    Steps::Say(
-        "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
-    ),
-]);
+const KEY_FIX: Steps = Steps::Or(
+    jwt_keys_fix,
+    &Steps::All(&[
+        Steps::Run(
+            "get a token from this cluster's current key (in a pod: delete the pod)",
+            super::commands::create_token,
+        ),
+        Steps::Say(
+            "after a key rotation, keep the old public key in --service-account-key-file until the tokens it signed have expired",
+        ),
+    ]),
+);
+
+/// Whether an OIDC (JWT) authenticator rejected the token: its keys, issuer
+/// and audiences are the identity provider's and its own configuration's,
+/// not the ServiceAccount authenticator's.
+fn by_jwt_authenticator(case: &Case<'_>) -> bool {
+    case.rejected_by() == Some(Authenticator::Jwt)
+}
+
+/// The issuer's discovery document, from the token's iss when there is one.
+fn issuer_discovery(case: &Case<'_>) -> Command {
+    let discovery = case
+        .token
+        .and_then(|t| t.claims.issuer.as_deref())
+        .map(|iss| {
+            format!(
+                "{}/.well-known/openid-configuration",
+                iss.trim_end_matches('/')
+            )
+        });
+    Command::satoken()
+        .words(&["verify", "-f", "TOKEN_FILE", "--jwks"])
+        .value(
+            discovery.as_deref(),
+            "ISSUER_URL/.well-known/openid-configuration",
+        )
+        .with_placeholders()
+}
+
+/// A JWT authenticator's signature failure: the identity provider's keys.
+fn jwt_keys_confirm(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::run(
+            "an OIDC (JWT) authenticator verifies with the identity provider's keys (the jwks_uri of its issuer's discovery document), not the cluster's: the token's kid must be among them",
+            issuer_discovery(case),
+        )
+    })
+}
+
+fn jwt_keys_fix(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::say(
+            "get a fresh ID token from the identity provider (it rotated its signing key, or the token is another provider's or tenant's); check the authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) and allowed algorithms (--oidc-signing-algs)",
+        )
+    })
+}
+
+/// A JWT authenticator's issuer check: the token's iss against its issuer URL.
+fn jwt_issuer_confirm(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::run(
+            "compare the token's iss with the OIDC authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) character by character: scheme, host, path and trailing slash, as the identity provider's discovery document states it",
+            super::commands::decode_token(),
+        )
+    })
+}
+
+fn jwt_issuer_fix(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::say(
+            "make the authenticator's issuer URL exactly the iss the identity provider puts in its tokens; a token of another identity provider needs a JWT authenticator of its own (--authentication-config lists several)",
+        )
+    })
+}
+
+/// A JWT authenticator's audience check: the client ID it expects.
+fn jwt_audience_confirm(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::run(
+            "the token's aud, set by the identity provider, must include the OIDC authenticator's client ID (--oidc-client-id, or one of issuer.audiences in --authentication-config)",
+            super::commands::decode_token(),
+        )
+    })
+}
+
+fn jwt_audience_fix(case: &Case<'_>) -> Option<NextStep> {
+    by_jwt_authenticator(case).then(|| {
+        NextStep::say(
+            "log in with the client ID the authenticator expects (the identity provider then issues the token for it: kubelogin's --oidc-client-id), or add the token's audience to the authenticator (issuer.audiences in --authentication-config; --oidc-client-id holds one)",
+        )
+    })
+}
 /// A checker that reviewed the token for audiences of its own (istiod's
 /// istio-ca, Vault's role audience): who, and what it asked for.
+/// A TokenReview's target audiences are its caller's spec.audiences; a
+/// checker that checks `aud` itself (Vault's role audience) names none.
 fn checker_audiences<'c>(case: &'c Case<'_>) -> Option<(&'c str, &'c [String])> {
-    let Some(ReasonSource::Forwarded(who)) = &case.reasons_from else {
-        return None;
+    let who = match &case.reasons_from {
+        Some(ReasonSource::Forwarded(who)) => who.as_str(),
+        // probe's own review (a server named) asks for no audiences, so its
+        // targets are the API server's; a pasted review is its caller's.
+        Some(ReasonSource::TokenReview) if case.server.is_none() => "the TokenReview's caller",
+        _ if case.rejected_by() == Some(Authenticator::Checker) => "the checker",
+        _ => return None,
     };
+    if case.rejected_by() == Some(Authenticator::Checker) {
+        return Some((who, &[]));
+    }
     case.reasons
         .iter()
         .find(|r| r.kind == ReasonKind::AudienceInvalid && !r.values.target_audiences.is_empty())
-        .map(|r| (who.as_str(), r.values.target_audiences.as_slice()))
+        .map(|r| (who, r.values.target_audiences.as_slice()))
 }
 
 /// A checker's audience: decode the token the client presents to it.
@@ -200,7 +309,11 @@ fn checker_audience_confirm(case: &Case<'_>) -> Option<NextStep> {
     Some(NextStep::run(
         format!(
             "decode the token the client presents to {who}: its aud must include {}",
-            audiences.join(" or ")
+            if audiences.is_empty() {
+                "the audience it is configured with".to_owned()
+            } else {
+                audiences.join(" or ")
+            }
         ),
         super::commands::decode_token(),
     ))

@@ -99,7 +99,10 @@ def check(manifest):
             problems.append("%s: not an object" % where)
             continue
         missing = [k for k in FIELDS if k not in e]
-        extra = [k for k in e if k not in FIELDS]
+        # Optional: false when the text cannot carry its cause (wild_manifest.py).
+        extra = [k for k in e if k not in FIELDS and k != "text_carries_cause"]
+        if e.get("text_carries_cause", False) is not False:
+            problems.append("%s: text_carries_cause is only ever false" % where)
         if missing:
             problems.append("%s: missing fields %s" % (where, missing))
             continue
