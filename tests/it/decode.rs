@@ -442,9 +442,10 @@ fn missing_file_and_missing_in_pod_token() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("cannot read token file /nonexistent/token"),
+        stderr.contains("cannot read a token from file /nonexistent/token: No such file"),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("/nonexistent/token").count(), 1, "{stderr}");
 
     // No token, stdin not readable (null): the in-pod default, absent here.
     let out = satoken_null_stdin("/nonexistent/satoken-test".as_ref())
