@@ -30,6 +30,7 @@ pub fn pages() -> Vec<(String, Vec<u8>)> {
 }
 
 fn render(command: clap::Command) -> Vec<u8> {
+    let command = help_kept(command);
     let mut out = Vec::new();
     // The plain version, not the commit: pages must not change with every commit.
     clap_mangen::Man::new(
@@ -40,4 +41,19 @@ fn render(command: clap::Command) -> Vec<u8> {
     .render(&mut out)
     .expect("rendering into a Vec cannot fail");
     out
+}
+
+/// `hide_short_help` flags (left out of `-h`) with their help as the long
+/// help: clap_mangen prints an option's short help only when it is not hidden
+/// from `-h`.
+fn help_kept(mut command: clap::Command) -> clap::Command {
+    let hidden: Vec<_> = command
+        .get_arguments()
+        .filter(|a| a.is_hide_short_help_set() && a.get_long_help().is_none())
+        .filter_map(|a| Some((a.get_id().clone(), a.get_help()?.clone())))
+        .collect();
+    for (id, help) in hidden {
+        command = command.mut_arg(id, |a| a.long_help(help));
+    }
+    command
 }
