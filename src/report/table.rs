@@ -176,12 +176,12 @@ pub fn write_decode(
         ("Credential ID", jti),
         ("Signature", Some(signature)),
     ];
+    write_verdict_line(out, report, style)?;
     write_table(out, &key_value_table(style, rows))?;
     writeln!(out)?;
     if let Some(authn) = &report.authn {
         super::authconfig::write_authn(out, authn, style)?;
     }
-    write_verdict_line(out, report, style)?;
     write_findings(out, &report.findings, style)
 }
 
@@ -216,7 +216,23 @@ fn write_verdict_line(
         Some(Verdict::RejectIssuedInFuture) => ("rejected: issued in the future", s.error),
     };
     let summary = counts(&report.findings);
-    writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))
+    writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;
+    if matches!(report.verdict, None | Some(Verdict::Accept)) {
+        let bound = match report.binding {
+            Binding::Pod => " and its pod",
+            Binding::Secret => " and its Secret",
+            Binding::Node => " and its node",
+            Binding::None => "",
+        };
+        let exist = if bound.is_empty() { "exists" } else { "exist" };
+        let note = format!(
+            "Offline, not checked: the signature and key, and whether its ServiceAccount{bound} still {exist}. On a 401: kubectl satoken probe"
+        );
+        for line in super::diagnosis::wrap(&note, usize::from(style.width).max(30)) {
+            writeln!(out, "{}", line.style(s.dim))?;
+        }
+    }
+    writeln!(out)
 }
 
 fn counts(findings: &[Finding]) -> String {
