@@ -35,7 +35,12 @@ pub fn run(
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
     let bytes = read_log(sources, Some(first), &mut scan, &mut progress, &mut |ev| {
         if args.events {
-            crate::report::json::write_line(out, &LogEventJson::new(&ev, &described))?;
+            // JSON lines, or YAML documents with -o yaml.
+            let format = settings
+                .format
+                .data()
+                .unwrap_or(crate::report::DataFormat::Json);
+            crate::report::write_record(out, format, &LogEventJson::new(&ev, &described))?;
         }
         groups.add(ev);
         Ok(())

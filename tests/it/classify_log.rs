@@ -468,3 +468,25 @@ fn a_log_that_is_not_text_or_not_there_is_one_line_and_exit_2() {
         assert!(stderr.starts_with("kubectl-satoken: error: "), "{stderr}");
     }
 }
+
+/// `--events -o yaml`: one YAML document per event, not JSON lines.
+#[test]
+fn events_as_yaml_are_yaml_documents() {
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--events", "-o", "yaml", SAMPLE])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("---\n") && !text.contains("\n{"), "{text}");
+    let json = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--events", SAMPLE])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(
+        text.matches("\n---\n").count() + 1,
+        String::from_utf8(json.stdout).unwrap().lines().count()
+    );
+}
