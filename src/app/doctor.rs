@@ -121,7 +121,11 @@ pub fn run(
     // 4. Is the mounted token kept fresh, and does the client send it?
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
-    let report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
+    let mut report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
+    if let TokenSource::File(path) | TokenSource::InPodDefault(path) = args.token.source(env) {
+        let path = path.display().to_string();
+        report.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+    }
     let json = |r| DoctorJson::new(r, &decoded, &probed, &keys);
     super::render(out, settings, &report, json, write_verdict)?;
     Ok(report.verdict.outcome())
