@@ -98,7 +98,7 @@ pub enum InputError {
     },
     /// No token given and the in-pod default path is absent: we are not in a pod.
     #[error(
-        "no token given, and the in-pod default {path} does not exist: pass TOKEN, --token-file FILE, or pipe one on stdin"
+        "it does not exist: no token was given and none is mounted here (not in a pod?); pass TOKEN, --token-file FILE, or pipe one on stdin"
     )]
     NoToken { path: PathBuf },
     /// Reading stdin or a file failed midway.

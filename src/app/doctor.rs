@@ -44,6 +44,14 @@ pub fn run(
     };
 
     // 1. The token, on this pod's clock.
+    if let TokenSource::InPodDefault(path) = args.token.source(env)
+        && !path.exists()
+    {
+        anyhow::bail!(
+            "no token given and none mounted at {}: doctor checks a pod from inside it (kubectl exec POD -- kubectl-satoken doctor); from here, kubectl satoken probe --use-kubeconfig-credentials asks your kubeconfig's server, or give doctor a token (kubectl create token SERVICE_ACCOUNT | kubectl satoken doctor)",
+            path.display()
+        );
+    }
     let (shaped, token) = read_one_token_or_mounted(&args.token, env)?;
     // The file's mtime is on the real clock: meaningless against a pinned --now.
     let file_written = match settings.clock {

@@ -456,7 +456,12 @@ fn missing_file_and_missing_in_pod_token() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("/nonexistent/satoken-test/token does not exist"),
+        stderr.contains("/nonexistent/satoken-test/token: it does not exist"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("/nonexistent/satoken-test").count(),
+        1,
         "{stderr}"
     );
 }
