@@ -320,8 +320,8 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         "within measurement of"
     };
     let measured = format!(
-        "the API server's clock is {direction} this pod's ({:+.1}s ± {:.1}s)",
-        offset.estimate_seconds(),
+        "the API server's clock is {direction} this pod's ({}s ± {:.1}s)",
+        crate::timefmt::signed_tenths(offset.estimate_seconds()),
         offset.uncertainty_seconds()
     );
     if decode.verdict.is_none() {
@@ -345,6 +345,16 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         Verdict::Accept => (
             StepStatus::Pass,
             "the token is within its window there".to_owned(),
+        ),
+        // The token is rejected on both clocks alike: this clock is not the
+        // one at fault (pod-clock says what is).
+        Verdict::RejectExpired if estimate.abs() <= leeway => (
+            StepStatus::Pass,
+            "the clocks agree; the token has expired on both".to_owned(),
+        ),
+        _ if estimate.abs() <= leeway => (
+            StepStatus::Pass,
+            "the clocks agree; the token is not valid yet on either: the clock that minted it is ahead of both".to_owned(),
         ),
         Verdict::RejectExpired => (
             StepStatus::Fail,
@@ -418,6 +428,18 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
         return step(
             StepStatus::Pass,
             format!("not a kubelet-refreshed token ({})", decode.kind.as_str()),
+        )
+        .with_details(vec![compare]);
+    }
+    // A token from the future here says nothing of how fresh it is: the
+    // kubelet's schedule runs from an issue time this clock has not reached.
+    if let Some(iat) = claims.issued_at.filter(|&iat| at_seconds(iat) > now) {
+        return step(
+            StepStatus::Skip,
+            format!(
+                "cannot be judged: the mounted token was issued {} on this pod's clock (minted on a clock ahead of it)",
+                relative(at_seconds(iat), now)
+            ),
         )
         .with_details(vec![compare]);
     }
@@ -598,6 +620,13 @@ mod tests {
             "{:?}",
             step.details
         );
+    }
+
+    #[test]
+    fn freshness_is_not_judged_for_a_token_from_the_future() {
+        let step = freshness_step(&decoded(projected(-90)), None);
+        assert_eq!(step.status, StepStatus::Skip, "{step:?}");
+        assert!(step.summary.contains("in 1m 30s"), "{step:?}");
     }
 
     #[test]

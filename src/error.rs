@@ -89,7 +89,8 @@ pub enum TokenError {
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     /// A file named with `-f`, or the in-pod default, could not be read.
-    #[error("cannot read token file {path}: {source}")]
+    // The path is in the context every caller adds ("cannot read a token from file …").
+    #[error("{source}")]
     ReadFile {
         path: PathBuf,
         #[source]
@@ -97,7 +98,7 @@ pub enum InputError {
     },
     /// No token given and the in-pod default path is absent: we are not in a pod.
     #[error(
-        "no token given, and the in-pod default {path} does not exist: pass TOKEN, --token-file FILE, or pipe one on stdin"
+        "it does not exist: no token was given and none is mounted here (not in a pod?); pass TOKEN, --token-file FILE, or pipe one on stdin"
     )]
     NoToken { path: PathBuf },
     /// Reading stdin or a file failed midway.
@@ -124,6 +125,10 @@ pub enum InputError {
     /// JSON that is not one of the shapes we know.
     #[error("input looks like JSON but {0}")]
     UnknownJson(String),
+    /// Input that is plainly not token text, named (a PEM key, a kubeconfig
+    /// without a token, a log).
+    #[error("{0}")]
+    NotToken(String),
     /// `explain` with a code that names no cause.
     #[error(transparent)]
     UnknownCause(#[from] crate::diagnosis::cause::UnknownCause),

@@ -119,7 +119,7 @@ mod tests {
         .context("cannot read a token from file /x");
         assert_eq!(
             one_line(&e),
-            format!("cannot read a token from file /x: cannot read token file /x: {said}")
+            format!("cannot read a token from file /x: {said}")
         );
     }
 }

@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use strum::{IntoStaticStr, VariantArray};
+use strum::{EnumMessage, IntoStaticStr, VariantArray};
 
 use crate::wire::string_codes;
 
@@ -21,7 +21,7 @@ pub enum Severity {
 }
 
 /// Every finding code. Its stable text is its name in kebab-case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray, EnumMessage)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Code {
     /// Past `exp` (+ leeway where the severity is error).

@@ -26,17 +26,38 @@ pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, String> {
     };
     let at = if let Ok(seconds) = text.parse::<i64>() {
         DateTime::from_timestamp(seconds, 0).ok_or_else(out_of_range)?
+    } else if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        // A date alone: its first instant, in UTC as every --now is.
+        date.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc()
     } else {
         DateTime::parse_from_rfc3339(text)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                format!("{text:?} is neither RFC 3339 (2026-01-01T00:00:00Z) nor Unix seconds: {e}")
-            })?
+            .map_err(|_| instant_error(text))?
     };
     if !(MIN_INSTANT_SECONDS..=MAX_INSTANT_SECONDS).contains(&at.timestamp()) {
         return Err(out_of_range());
     }
     Ok(at)
+}
+
+/// Seconds with a sign, to a tenth; a value that rounds to zero is `+0.0`,
+/// never `-0.0`.
+pub fn signed_tenths(seconds: f64) -> String {
+    let tenths = (seconds * 10.0).round() / 10.0;
+    format!("{:+.1}", if tenths == 0.0 { 0.0 } else { tenths })
+}
+
+/// Why `text` is not an instant, in our words (chrono's "premature end of
+/// input" says nothing to a user).
+fn instant_error(text: &str) -> String {
+    let hint = if text.eq_ignore_ascii_case("now") {
+        "leave --now out to use this machine's clock"
+    } else if text.contains('T') && !text.ends_with(['Z', 'z']) && !text.contains(['+']) {
+        "add a zone: 2026-01-01T00:00:00Z for UTC"
+    } else {
+        "give 2026-01-01T00:00:00Z, 2026-01-01 (midnight UTC) or Unix seconds"
+    };
+    format!("{text:?} is not an instant: {hint}")
 }
 
 /// A non-negative duration as kubectl writes them: `60s`, `1m30s`, `5m`, `1h`, or
@@ -203,7 +224,22 @@ mod tests {
     fn instants() {
         assert_eq!(t("1767225600"), t("2026-01-01T00:00:00Z"));
         assert_eq!(t("2026-01-01T01:00:00+01:00"), t("2026-01-01T00:00:00Z"));
-        assert!(parse_instant("yesterday").unwrap_err().contains("RFC 3339"));
+        assert_eq!(t("2026-01-01"), t("2026-01-01T00:00:00Z"));
+        for (bad, want) in [
+            ("yesterday", "2026-01-01 (midnight UTC)"),
+            ("now", "leave --now out"),
+            ("2026-01-01T00:00:00", "add a zone"),
+        ] {
+            let e = parse_instant(bad).unwrap_err();
+            assert!(e.contains(want) && !e.contains("premature"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn signed_tenths_never_say_minus_zero() {
+        assert_eq!(signed_tenths(-0.04), "+0.0");
+        assert_eq!(signed_tenths(-0.06), "-0.1");
+        assert_eq!(signed_tenths(90.0), "+90.0");
     }
 
     #[test]

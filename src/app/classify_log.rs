@@ -37,7 +37,12 @@ pub fn run(
         // Each event out as it settles, flushed (a live stream is followed);
         // only its tally is kept.
         if args.events {
-            crate::report::json::write_line(out, &LogEventJson::new(&ev, &described))?;
+            // JSON lines, or YAML documents with -o yaml.
+            let format = settings
+                .format
+                .data()
+                .unwrap_or(crate::report::DataFormat::Json);
+            crate::report::write_record(out, format, &LogEventJson::new(&ev, &described))?;
             groups.tally.add(&ev.result);
             return out.flush();
         }

@@ -101,8 +101,8 @@ pub const MAX_ERROR_LINES: usize = 100;
 
 /// Streams a batch: one output line per input line, errors inline (the first
 /// [`MAX_ERROR_LINES`]), then a summary on stderr. Binary input ends the batch
-/// with an error. Exit 2 if any line could not be parsed, else 1 if any had an
-/// error-level finding.
+/// with an error. Exit 1 if any token had an error-level finding, else 2 if
+/// any line could not be parsed.
 fn decode_batch(
     lines: BatchReader,
     settings: &Settings,
@@ -138,7 +138,6 @@ fn decode_batch(
             }
             Err(e) => {
                 let message = format!("{e:#}");
-                outcome = outcome.merge(Outcome::Usage);
                 unreadable += 1;
                 if bad_lines.len() < 10 {
                     bad_lines.push(item.line);
@@ -173,6 +172,11 @@ fn decode_batch(
             ));
         }
         writeln!(err, "kubectl-satoken: {summary}")?;
+    }
+    // A diagnosed problem outranks an unreadable line: exit 2 would hide an
+    // expired token among readable ones.
+    if unreadable > 0 && outcome == Outcome::Healthy {
+        outcome = Outcome::Usage;
     }
     Ok(outcome)
 }

@@ -44,6 +44,14 @@ pub fn run(
     };
 
     // 1. The token, on this pod's clock.
+    if let TokenSource::InPodDefault(path) = args.token.source(env)
+        && !path.exists()
+    {
+        anyhow::bail!(
+            "no token given and none mounted at {}: doctor checks a pod from inside it (kubectl exec POD -- kubectl-satoken doctor); from here, kubectl satoken probe --use-kubeconfig-credentials asks your kubeconfig's server, or give doctor a token (kubectl create token SERVICE_ACCOUNT | kubectl satoken doctor)",
+            path.display()
+        );
+    }
     let (shaped, token) = read_one_token_or_mounted(&args.token, env)?;
     // The file's mtime is on the real clock: meaningless against a pinned --now.
     let file_written = match settings.clock {
@@ -121,7 +129,11 @@ pub fn run(
     // 4. Is the mounted token kept fresh, and does the client send it?
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
-    let report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
+    let mut report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
+    if let TokenSource::File(path) | TokenSource::InPodDefault(path) = args.token.source(env) {
+        let path = path.display().to_string();
+        report.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+    }
     let json = |r| DoctorJson::new(r, &decoded, &probed, &keys);
     super::render(out, settings, &report, json, write_verdict)?;
     Ok(report.verdict.outcome())

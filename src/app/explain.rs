@@ -1,24 +1,137 @@
-//! `explain [CAUSE]`: the cause registry, read back to the user.
+//! `explain [CODE]`: the cause registry read back to the user, and every other
+//! code the tool prints (an answer, a finding, a token kind) named with the
+//! causes behind it.
 
 use std::io::Write;
 
 use crate::cli::ExplainArgs;
-use crate::diagnosis::Cause;
-use crate::error::InputError;
+use crate::diagnosis::{Cause, Classification};
 use crate::exit::Outcome;
-use crate::report::explain::{CauseListJson, ExplainJson, write_list, write_page};
+use crate::findings::Code;
+use crate::report::explain::{
+    CauseListJson, CodeJson, ExplainJson, Explained, write_code_page, write_list, write_page,
+};
 use crate::report::write_data;
 use crate::settings::Settings;
+use crate::token::TokenKind;
+
+/// The findings a cause accounts for when the server judges the token.
+const FINDING_CAUSES: &[(Code, &str)] = &[
+    (Code::Expired, "expired"),
+    (Code::NotYetValid, "clock-skew"),
+    (Code::IssuedInFuture, "clock-skew"),
+    (Code::NoExtendedExpiry, "expired"),
+    (Code::StaleToken, "stale-token"),
+    (Code::LegacyToken, "legacy-token-in-use"),
+];
 
 /// `explain`.
 pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let cause = args.cause.as_deref().map(str::parse::<Cause>);
-    let cause = cause.transpose().map_err(InputError::from)?;
-    match (cause, settings.format.data()) {
-        (Some(c), Some(data)) => write_data(out, data, &ExplainJson::new(c))?,
-        (Some(c), None) => write_page(out, c, &settings.table)?,
-        (None, Some(data)) => write_data(out, data, &CauseListJson::all())?,
-        (None, None) => write_list(out, &settings.table)?,
+    let Some(wanted) = args.cause.as_deref() else {
+        match settings.format.data() {
+            Some(data) => write_data(out, data, &CauseListJson::all())?,
+            None => write_list(out, &settings.table)?,
+        }
+        return Ok(Outcome::Healthy);
+    };
+    let Some(explained) = lookup(wanted) else {
+        let shown = crate::report::sanitize::sanitize(&wanted.chars().take(64).collect::<String>())
+            .into_owned();
+        let hint = did_you_mean(wanted)
+            .map(|code| format!("did you mean {code}? "))
+            .unwrap_or_default();
+        anyhow::bail!(
+            "no code is called {shown:?}: {hint}kubectl satoken explain lists the causes"
+        );
+    };
+    match (explained, settings.format.data()) {
+        (Explained::Cause(c), Some(data)) => write_data(out, data, &ExplainJson::new(c))?,
+        (Explained::Cause(c), None) => write_page(out, c, &settings.table)?,
+        (other, Some(data)) => write_data(out, data, &CodeJson::new(other, &causes_of(other)))?,
+        (other, None) => write_code_page(
+            out,
+            &CodeJson::new(other, &causes_of(other)),
+            &settings.table,
+        )?,
     }
     Ok(Outcome::Healthy)
+}
+
+/// Every code the tool prints, as what it is; a cause first (`expired` is a
+/// cause and a finding).
+fn lookup(wanted: &str) -> Option<Explained> {
+    let wanted = wanted.trim().to_ascii_lowercase();
+    all_codes()
+        .find(|(code, _)| *code == wanted)
+        .map(|(_, explained)| explained)
+}
+
+fn all_codes() -> impl Iterator<Item = (&'static str, Explained)> {
+    let causes = Cause::ALL
+        .iter()
+        .map(|c| (c.as_str(), Explained::Cause(*c)));
+    let answers = Classification::ALL
+        .iter()
+        .map(|c| (c.as_str(), Explained::Answer(*c)));
+    let findings = Code::ALL
+        .iter()
+        .map(|c| (c.as_str(), Explained::Finding(*c)));
+    let kinds = TokenKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), Explained::TokenKind(*k)));
+    causes.chain(answers).chain(findings).chain(kinds)
+}
+
+/// The nearest code to a mistyped one, when it is near enough to be meant.
+fn did_you_mean(wanted: &str) -> Option<&'static str> {
+    let wanted = wanted.trim().to_ascii_lowercase();
+    all_codes()
+        .map(|(code, _)| (strsim::jaro_winkler(&wanted, code), code))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, code)| code)
+}
+
+/// The causes behind an answer or a finding.
+fn causes_of(explained: Explained) -> Vec<Cause> {
+    match explained {
+        Explained::Answer(answer) => Cause::ALL
+            .iter()
+            .copied()
+            .filter(|c| c.def().explains.contains(&answer))
+            .collect(),
+        Explained::Finding(code) => FINDING_CAUSES
+            .iter()
+            .filter(|(c, _)| *c == code)
+            .filter_map(|(_, cause)| cause.parse().ok())
+            .collect(),
+        Explained::Cause(_) | Explained::TokenKind(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_the_tool_prints_is_explained() {
+        for (code, _) in all_codes() {
+            assert!(lookup(code).is_some(), "{code}");
+        }
+        assert!(matches!(
+            lookup("401-invalid-token"),
+            Some(Explained::Answer(_))
+        ));
+        assert!(matches!(lookup("expired"), Some(Explained::Cause(_))));
+        for (code, cause) in FINDING_CAUSES {
+            assert!(cause.parse::<Cause>().is_ok(), "{code:?}: {cause}");
+        }
+    }
+
+    #[test]
+    fn a_mistyped_code_gets_the_nearest() {
+        assert_eq!(did_you_mean("clock-skw"), Some("clock-skew"));
+        assert_eq!(did_you_mean("not-yet-vaild"), Some("not-yet-valid"));
+        assert_eq!(did_you_mean("zzzz"), None);
+    }
 }

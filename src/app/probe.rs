@@ -159,6 +159,18 @@ pub fn run(
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
     let json = |r| ProbeJson::new(r, token);
+    if let Some(path) = args
+        .token
+        .token_file
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+    {
+        let path = path.display().to_string();
+        report.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+        for server in &mut report.servers {
+            server.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+        }
+    }
     super::render(out, settings, &report, json, write_probe)?;
     Ok(probe::outcome(&report))
 }

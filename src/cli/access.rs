@@ -6,23 +6,44 @@ use clap::Args;
 #[derive(Debug, Clone, Args)]
 pub struct AccessArgs {
     /// Also GET this path with the token (e.g. the object the workload needs).
-    #[arg(long, value_name = "PATH", value_parser = api_path)]
+    #[arg(hide_short_help = true, long, value_name = "PATH", value_parser = api_path)]
     pub path: Option<String>,
 
     /// Ask "can I VERB RESOURCE?" with a SelfSubjectAccessReview.
-    #[arg(long, value_name = "VERB", requires = "resource")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "VERB",
+        requires = "resource"
+    )]
     pub verb: Option<String>,
 
     /// Resource for --verb (plural, e.g. pods, rayclusters).
-    #[arg(long, value_name = "RESOURCE", requires = "verb")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "RESOURCE",
+        requires = "verb"
+    )]
     pub resource: Option<String>,
 
     /// Subresource for --verb (e.g. log, status).
-    #[arg(long, value_name = "SUBRESOURCE", requires = "verb")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "SUBRESOURCE",
+        requires = "verb"
+    )]
     pub subresource: Option<String>,
 
     /// API group for --resource (empty: the core group).
-    #[arg(long, value_name = "GROUP", default_value = "", requires = "verb")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "GROUP",
+        default_value = "",
+        requires = "verb"
+    )]
     pub group: String,
 
     /// Namespace for --verb. Default: the kubeconfig context's namespace (when a
@@ -31,11 +52,16 @@ pub struct AccessArgs {
     pub namespace: Option<String>,
 
     /// Object name for --verb.
-    #[arg(long, value_name = "NAME", requires = "verb")]
+    #[arg(hide_short_help = true, long, value_name = "NAME", requires = "verb")]
     pub name: Option<String>,
 
     /// Cluster-scoped --verb check (no namespace).
-    #[arg(long, requires = "verb", conflicts_with = "namespace")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        requires = "verb",
+        conflicts_with = "namespace"
+    )]
     pub cluster_scope: bool,
 }
 

@@ -33,16 +33,16 @@ pub struct AuditArgs {
 
     /// kube-apiserver logs: their "Unable to authenticate the request" lines give the
     /// 401s their reasons (joined by time, within 1 s).
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub apiserver_log: Vec<PathBuf>,
 
     /// Merge `audit -o json` documents (one per shard) into one report instead of
     /// reading audit logs.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub merge: bool,
 
     /// Show the details (evidence, next steps) of the first N findings in the table.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(hide_short_help = true, long, value_name = "N", default_value_t = 20)]
     pub details: usize,
 
     /// Worker threads (default: one per core).
@@ -50,7 +50,7 @@ pub struct AuditArgs {
     pub jobs: Option<u16>,
 
     /// Never print the progress line (it is printed only when stderr is a terminal).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub no_progress: bool,
 
     /// One credential: its minting TokenRequest event (who, when, for which pod or
@@ -60,6 +60,11 @@ pub struct AuditArgs {
 
     /// As --jti, with the jti read from this token (`-` for stdin; the token is
     /// never printed).
-    #[arg(long, value_name = "PATH", conflicts_with = "merge")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "PATH",
+        conflicts_with = "merge"
+    )]
     pub token_file: Option<PathBuf>,
 }

@@ -40,16 +40,16 @@ pub struct ClassifyArgs {
 
     /// Read the evidence as a log whatever its size: each line on its own,
     /// the failing events in groups.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub log: bool,
 
     /// With a log: one JSON line per failing event instead of the report.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub events: bool,
 
     /// Never print the progress line of a log (printed only when stderr is a
     /// terminal).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub no_progress: bool,
 
     /// Read the evidence as this type instead of detecting it.
@@ -58,7 +58,7 @@ pub struct ClassifyArgs {
 
     /// The token the failing request used: its times are judged at the evidence's
     /// own instant (Date header, log or audit timestamp). Prefer -f.
-    #[arg(long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token_file")]
+    #[arg(hide_short_help = true, long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token_file")]
     pub token: Option<SecretToken>,
 
     /// Read that token from a file (`-` for stdin, when the evidence is a FILE).
@@ -67,6 +67,6 @@ pub struct ClassifyArgs {
 
     /// When the evidence happened, for evidence without a timestamp (RFC 3339 or
     /// Unix seconds); default: --now.
-    #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant)]
+    #[arg(hide_short_help = true, long, value_name = "TIME", value_parser = timefmt::parse_instant)]
     pub at: Option<DateTime<Utc>>,
 }

@@ -30,6 +30,6 @@ pub struct DecodeArgs {
     /// kube-apiserver's --authentication-config file (AuthenticationConfiguration,
     /// YAML or JSON): which JWT authenticator the token's issuer routes to, its
     /// audiences, claim mappings and CEL validation rules, evaluated offline.
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub authentication_config: Option<PathBuf>,
 }

@@ -39,6 +39,6 @@ pub struct DoctorArgs {
     pub access: AccessArgs,
 
     /// Do not fetch the server's keys (/openid/v1/jwks) to check the signature.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub no_jwks: bool,
 }

@@ -50,6 +50,10 @@ pod or Secret is gone). 403 Forbidden means the token was accepted and authoriza
 
 Run inside a pod, every subcommand reads the mounted token by default.";
 
+/// What `-h` ends with: it lists the flags with a one-letter form; `--help`
+/// has every flag and the examples.
+const MORE_HELP: &str = "More options, and examples: --help";
+
 const EXAMPLES: &str = "\
 Examples:
   # Inside a pod: every check, one verdict, the fix
@@ -83,7 +87,8 @@ Exit codes: 0 nothing wrong, 1 a problem was diagnosed, 2 bad input or usage,
     long_version = env!("SATOKEN_LONG_VERSION"),
     about = ABOUT,
     long_about = LONG_ABOUT,
-    after_help = EXAMPLES,
+    after_help = MORE_HELP,
+    after_long_help = EXAMPLES,
     propagate_version = true
 )]
 pub struct Cli {
@@ -201,20 +206,20 @@ pub struct GlobalArgs {
     pub output: OutputFormat,
 
     /// Never colour the output (NO_COLOR=1 and TERM=dumb do the same).
-    #[arg(long, global = true)]
+    #[arg(hide_short_help = true, long, global = true)]
     pub no_color: bool,
 
     /// Evaluate every time-based check at this instant instead of the system clock:
     /// RFC 3339 (2026-01-01T00:00:00Z) or Unix seconds.
-    #[arg(long, value_name = "TIME", value_parser = timefmt::parse_instant, global = true)]
+    #[arg(hide_short_help = true, long, value_name = "TIME", value_parser = timefmt::parse_instant, global = true)]
     pub now: Option<DateTime<Utc>>,
 
     /// Show times in tables in the local time zone (JSON and YAML stay UTC).
-    #[arg(long, global = true)]
+    #[arg(hide_short_help = true, long, global = true)]
     pub local_time: bool,
 
     /// Clock-skew tolerance, as kube-apiserver applies it to nbf, iat and exp.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = timefmt::parse_duration, global = true)]
+    #[arg(hide_short_help = true, long, value_name = "DURATION", default_value = "60s", value_parser = timefmt::parse_duration, global = true)]
     pub leeway: TimeDelta,
 }
 
@@ -226,34 +231,34 @@ pub struct GlobalArgs {
 #[command(defer = true)]
 pub enum Command {
     /// The one command to run inside a pod: every check, one verdict, the fix.
-    #[command(after_help = doctor::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = doctor::EXAMPLES)]
     Doctor(Box<DoctorArgs>),
     /// Decode a token: kind, identity, bindings, times, and what is wrong with it.
-    #[command(after_help = decode::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = decode::EXAMPLES)]
     Decode(DecodeArgs),
     /// Judge a token on many clocks (nodes, API servers) and how far apart they are.
-    #[command(after_help = skew::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = skew::EXAMPLES)]
     Skew(SkewArgs),
     /// Check signature, key, issuer, audience and time against a JWKS or PEM keys.
-    #[command(after_help = verify::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = verify::EXAMPLES)]
     Verify(VerifyArgs),
     /// Ask API servers over verified TLS who the token is: 401, 403 or 404, and why.
-    #[command(after_help = probe::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = probe::EXAMPLES)]
     Probe(Box<ProbeArgs>),
     /// Watch the API server replicas' clocks and answers for the token: Prometheus metrics, alerts.
     #[command(after_help = watch::EXAMPLES)]
     Watch(Box<WatchArgs>),
     /// Say what an error, a curl -v transcript, an API server log or audit event means.
-    #[command(after_help = classify::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = classify::EXAMPLES)]
     Classify(ClassifyArgs),
     /// Every failing or stale identity in audit logs: 401s, 403s with the grant, stale and legacy tokens.
-    #[command(after_help = audit::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = audit::EXAMPLES)]
     Audit(AuditArgs),
     /// What a cause means, how to confirm it and how to fix it; every cause without one.
-    #[command(after_help = explain::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = explain::EXAMPLES)]
     Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    #[command(after_help = completion::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = completion::EXAMPLES)]
     Completion(CompletionArgs),
     /// kubectl's plugin completion protocol (used by `kubectl_complete-satoken`).
     #[command(name = "__complete", hide = true)]
@@ -269,7 +274,7 @@ pub struct TokenArgs {
     pub token: Option<SecretToken>,
 
     /// The token, as kubectl's --token takes it.
-    #[arg(long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token")]
+    #[arg(hide_short_help = true, long = "token", value_name = "TOKEN", value_parser = secret_token, conflicts_with = "token")]
     pub token_flag: Option<SecretToken>,
 
     /// Read the token from a file (`-` for stdin).
@@ -277,7 +282,7 @@ pub struct TokenArgs {
     pub token_file: Option<PathBuf>,
 
     /// The ServiceAccount directory whose `token` is read when no token is given.
-    #[arg(long, value_name = "DIR", env = "KUBECTL_SATOKEN_SA_DIR", default_value = IN_POD_SA_DIR)]
+    #[arg(hide_short_help = true, long, value_name = "DIR", env = "KUBECTL_SATOKEN_SA_DIR", default_value = IN_POD_SA_DIR)]
     pub sa_dir: PathBuf,
 }
 

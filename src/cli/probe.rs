@@ -57,41 +57,46 @@ pub struct ProbeArgs {
     /// Repeat the requests without the token, to contrast (anonymous is 403 as
     /// system:anonymous, or 401 when anonymous authentication is off). With no
     /// token anywhere, send only those: what an anonymous request gets.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub anonymous: bool,
 
     /// Kubeconfig file (instead of KUBECONFIG's list or ~/.kube/config). Using a
     /// kubeconfig gives the server, CA and tls-server-name; explicit flags win.
-    #[arg(long, value_name = "PATH")]
+    #[arg(hide_short_help = true, long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context (default: current-context). -n defaults to its namespace.
-    #[arg(long, value_name = "NAME")]
+    #[arg(hide_short_help = true, long, value_name = "NAME")]
     pub context: Option<String>,
 
     /// Send the kubeconfig user's own credentials (token, tokenFile, client
     /// certificate) for the side requests: TokenReview, JWKS, reading the
     /// token's ServiceAccount/pod/Secret and the Service's endpoints. The token
     /// under test still comes from TOKEN/--token/-f/stdin. exec plugins are not run.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub use_kubeconfig_credentials: bool,
 
     /// Ask the server why with a TokenReview, as the kubeconfig identity (needs
     /// create tokenreviews; implies --use-kubeconfig-credentials). The review's
     /// body carries the token, to the same verified server only.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub token_review: bool,
 
     /// With --token-review: ask a second TokenReview with these audiences
     /// (spec.audiences), as a third-party checker does (Vault's Kubernetes auth
     /// with a role audience, a cloud's token exchange), and say what it sees.
     /// Repeat for several.
-    #[arg(long = "audience", value_name = "AUD", requires = "token_review")]
+    #[arg(
+        hide_short_help = true,
+        long = "audience",
+        value_name = "AUD",
+        requires = "token_review"
+    )]
     pub audiences: Vec<String>,
 
     /// Probe every control-plane replica behind the kubernetes Service (its
     /// EndpointSlices in default, falling back to Endpoints), each verified
     /// against the original server's name.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub all_endpoints: bool,
 }

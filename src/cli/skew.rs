@@ -45,18 +45,18 @@ pub struct SkewArgs {
 
     /// Another clock: NAME=RFC3339 (what that clock reads now) or NAME=OFFSET from
     /// the reference clock (+90s, -1m30s). Repeatable.
-    #[arg(long = "clock", value_name = "NAME=TIME|OFFSET", value_parser = parse_clock_spec)]
+    #[arg(hide_short_help = true, long = "clock", value_name = "NAME=TIME|OFFSET", value_parser = parse_clock_spec)]
     pub clocks: Vec<ClockSpec>,
 
     /// `kubectl get leases -n kube-node-lease -o json --show-managed-fields` output
     /// (`-` for stdin): one clock per kubelet, and one per API server when the
     /// kube-system identity Leases are included (`-A`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub leases: Option<PathBuf>,
 
     /// `kubectl get nodes -o json --show-managed-fields` output (`-` for stdin): a
     /// coarser clock per kubelet, from condition heartbeats.
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub nodes: Option<PathBuf>,
 
     /// An API server whose HTTP Date header is a clock (GET /version, no token

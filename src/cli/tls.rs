@@ -13,12 +13,17 @@ use crate::timefmt;
 pub struct TlsArgs {
     /// CA bundle (PEM) to verify servers with; the only one trusted.
     /// Default: ca.crt in the ServiceAccount directory.
-    #[arg(long, visible_alias = "certificate-authority", value_name = "PATH")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        visible_alias = "certificate-authority",
+        value_name = "PATH"
+    )]
     pub cacert: Option<PathBuf>,
 
     /// Also trust the operating system's root certificates (on macOS,
     /// Mozilla's root list built into the binary, not the Keychain).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub system_roots: bool,
 
     /// Do not verify the server's certificate.
@@ -26,11 +31,11 @@ pub struct TlsArgs {
     pub insecure_skip_tls_verify: bool,
 
     /// Allow http:// URLs (anything sent crosses the network unencrypted).
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub allow_plain_http: bool,
 
     /// Per-request timeout (5s, 1m30s).
-    #[arg(long, visible_alias = "request-timeout", value_name = "DURATION", default_value = "5s", value_parser = positive_duration)]
+    #[arg(hide_short_help = true, long, visible_alias = "request-timeout", value_name = "DURATION", default_value = "5s", value_parser = positive_duration)]
     pub timeout: TimeDelta,
 }
 

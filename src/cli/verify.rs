@@ -40,48 +40,53 @@ pub struct VerifyArgs {
     /// the cluster's /openid/v1/jwks, or its /.well-known/openid-configuration,
     /// followed to jwks_uri. URLs are fetched without the token first, and with it
     /// (same origin, verified TLS) only if the server asks for authentication.
-    #[arg(long, value_name = "FILE|URL", required_unless_present = "keys")]
+    #[arg(
+        hide_short_help = true,
+        long,
+        value_name = "FILE|URL",
+        required_unless_present = "keys"
+    )]
     pub jwks: Option<PathBuf>,
 
     /// A PEM file of public keys (RSA or EC), certificates or private keys, as
     /// kube-apiserver's --service-account-key-file; repeat for several files.
-    #[arg(long = "key", value_name = "PEM_FILE")]
+    #[arg(hide_short_help = true, long = "key", value_name = "PEM_FILE")]
     pub keys: Vec<PathBuf>,
 
     /// An issuer the token may carry (kube-apiserver --service-account-issuer);
     /// repeat for several. Without it the issuer is not checked.
-    #[arg(long = "issuer", value_name = "ISS")]
+    #[arg(hide_short_help = true, long = "issuer", value_name = "ISS")]
     pub issuers: Vec<String>,
 
     /// An audience the API server accepts (--api-audiences); the token must share
     /// at least one. Repeat for several. Without it the audience is not checked.
-    #[arg(long = "audience", value_name = "AUD")]
+    #[arg(hide_short_help = true, long = "audience", value_name = "AUD")]
     pub audiences: Vec<String>,
 
     /// kube-apiserver's --authentication-config file: the JWT authenticator the
     /// token's issuer routes to, its audiences, claim mappings and CEL rules,
     /// evaluated offline (an added check, authn-config).
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub authentication_config: Option<PathBuf>,
 
     /// The issuer a cloud trust policy expects (exact match).
-    #[arg(long, value_name = "ISS")]
+    #[arg(hide_short_help = true, long, value_name = "ISS")]
     pub expect_issuer: Option<String>,
 
     /// The subject a cloud trust policy expects
     /// (system:serviceaccount:NAMESPACE:NAME, exact match).
-    #[arg(long, value_name = "SUB")]
+    #[arg(hide_short_help = true, long, value_name = "SUB")]
     pub expect_subject: Option<String>,
 
     /// An audience a cloud trust policy expects (the token must carry one);
     /// repeat for several.
-    #[arg(long = "expect-audience", value_name = "AUD")]
+    #[arg(hide_short_help = true, long = "expect-audience", value_name = "AUD")]
     pub expect_audiences: Vec<String>,
 
     /// An Azure federated identity credential as JSON (az identity
     /// federated-credential show): its issuer, subject and audiences are the
     /// expectations. --expect-* flags override its fields.
-    #[arg(long, value_name = "FILE")]
+    #[arg(hide_short_help = true, long, value_name = "FILE")]
     pub federated_credential: Option<PathBuf>,
 
     #[command(flatten)]

@@ -1,12 +1,24 @@
 //! What kind of answer a request got (or could not get): the first thing every
 //! diagnosis states, before any cause.
 
-use strum::{IntoStaticStr, VariantArray};
+use strum::{EnumMessage, IntoStaticStr, VariantArray};
 
 use crate::wire::string_codes;
 
 /// What kind of answer a request got.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    IntoStaticStr,
+    VariantArray,
+    EnumMessage,
+)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Classification {
     /// 2xx: authenticated and authorised.

@@ -79,6 +79,15 @@ impl Diagnosis {
     }
 
     /// The most likely cause's code.
+    /// Fills `placeholder` in every candidate's next steps with `value` (a
+    /// name the edge knows and the evidence does not: the token file given).
+    pub fn fill_placeholder(&mut self, placeholder: &str, value: &str) {
+        let steps = self.candidates.iter_mut().flat_map(|c| &mut c.next);
+        for command in steps.filter_map(|s| s.command.as_mut()) {
+            command.fill(placeholder, value);
+        }
+    }
+
     pub fn cause(&self) -> Cause {
         self.top().cause
     }

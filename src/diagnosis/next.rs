@@ -146,6 +146,32 @@ impl Command {
         }
     }
 
+    /// Puts `value` where the word `placeholder` is (`TOKEN_FILE` -> the file
+    /// the user passed); the command has placeholders after it only if a word
+    /// still looks like one (UPPERCASE, alone or after `=`).
+    pub fn fill(&mut self, placeholder: &str, value: &str) {
+        if !self.placeholders || !printable(value) {
+            return;
+        }
+        let mut filled = false;
+        for word in self.argv.iter_mut().chain(self.pipe.iter_mut().flatten()) {
+            if word == placeholder {
+                value.clone_into(word);
+                filled = true;
+            }
+        }
+        if !filled {
+            return;
+        }
+        let looks_like_one = |w: &str| {
+            w.len() > 1
+                && w.chars().any(|c| c.is_ascii_uppercase())
+                && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        };
+        self.placeholders = (self.argv.iter().chain(self.pipe.iter().flatten()))
+            .any(|w| w.split('=').any(looks_like_one));
+    }
+
     /// The command as one line for a POSIX shell: every word quoted as needed.
     pub fn shell(&self) -> String {
         let stages: Vec<String> = std::iter::once(&self.argv)
@@ -252,6 +278,24 @@ mod tests {
             assert_eq!(c.shell(), "kubectl get pods NAME");
             assert!(c.placeholders);
         }
+    }
+
+    #[test]
+    fn a_placeholder_the_edge_knows_is_filled() {
+        let mut c = Command::satoken()
+            .words(&["skew", "-f", "TOKEN_FILE", "--leases", "-"])
+            .with_placeholders();
+        c.fill("TOKEN_FILE", "/tmp/my token");
+        assert_eq!(
+            c.shell(),
+            "kubectl satoken skew -f '/tmp/my token' --leases -"
+        );
+        assert!(!c.placeholders);
+        let mut c = Command::satoken()
+            .words(&["probe", "-f", "TOKEN_FILE", "--as=USER"])
+            .with_placeholders();
+        c.fill("TOKEN_FILE", "t.jwt");
+        assert!(c.placeholders, "USER is still to fill");
     }
 
     #[test]

@@ -54,6 +54,10 @@ impl TokenSource {
         sa_dir: &Path,
     ) -> Self {
         match (argument, file) {
+            // `decode token.jwt`: a path where the token goes, read as the file it names.
+            (Some(text), _) if names_a_file(&text) => {
+                TokenSource::File(PathBuf::from(text.expose().trim()))
+            }
             (Some(text), _) => TokenSource::Argument(text),
             (None, Some(path)) if path.as_os_str() == "-" => TokenSource::Stdin,
             (None, Some(path)) => TokenSource::File(path),
@@ -93,6 +97,12 @@ impl TokenSource {
     }
 }
 
+/// An argument that is not token-shaped and names an existing file.
+fn names_a_file(text: &SecretToken) -> bool {
+    let text = text.expose().trim();
+    !crate::redact::looks_like_token(text) && Path::new(text).is_file()
+}
+
 fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, InputError> {
     file::open(path).map_err(|source| {
         let path = path.to_owned();
@@ -129,18 +139,27 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
     else {
         return Err(TokenError::Empty.into());
     };
+    // A first line that cannot be a token starts a document (JSON, YAML, PEM)
+    // or is not token input: read whole and named once, not line by line.
     if let RawLine::Text(_, text) = &first
-        && text.trim_start().starts_with('{')
+        && !shape::is_token_line(text)
     {
+        let json = text.trim_start().starts_with('{');
         let mut doc = text.clone();
         doc.push('\n');
-        read_rest_bounded(&mut reader, &mut doc, what)?;
-        let mut all = shape::detect_json_all(&doc)?;
-        return Ok(if all.len() == 1 {
-            TokenInput::Single(all.remove(0))
-        } else {
-            TokenInput::Many(all)
-        });
+        match read_rest_bounded(&mut reader, &mut doc, what) {
+            Err(InputError::DocumentTooLarge { .. }) if !json => return Err(shape::not_tokens()),
+            read => read?,
+        }
+        // One line of words is a token pasted badly: the token reader names how.
+        if json || doc.trim().contains('\n') {
+            let mut all = shape::detect_document(&doc)?;
+            return Ok(if all.len() == 1 {
+                TokenInput::Single(all.remove(0))
+            } else {
+                TokenInput::Many(all)
+            });
+        }
     }
     match first {
         // One binary line is a broken token; more are a binary file.
@@ -458,8 +477,44 @@ pub fn yaml_error(e: &serde_saphyr::Error) -> String {
 mod tests {
     use super::*;
 
+    const JWT: &str = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
+
     fn tokens(bytes: &[u8]) -> Result<TokenInput, InputError> {
         read_tokens(Box::new(io::Cursor::new(bytes.to_vec())), "t")
+    }
+
+    /// Every subcommand that takes TOKEN reads a path given there as its file.
+    #[test]
+    fn a_path_given_as_the_token_is_read_as_a_file() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tokens/projected.jwt");
+        let dir = Path::new("/sa");
+        let got = TokenSource::choose(Some(SecretToken::new(file)), None, false, dir);
+        assert_eq!(got, TokenSource::File(PathBuf::from(file)));
+        let absent = "/nonexistent/token.jwt";
+        let got = TokenSource::choose(Some(SecretToken::new(absent)), None, false, dir);
+        assert!(matches!(got, TokenSource::Argument(_)));
+    }
+
+    #[test]
+    fn documents_that_are_not_token_lists_are_named_once() {
+        let pem = b"-----BEGIN PUBLIC KEY-----\nMIIB\nIjAN\n-----END PUBLIC KEY-----\n";
+        let err = tokens(pem).err().unwrap().to_string();
+        assert!(
+            err.contains("PEM PUBLIC KEY") && err.contains("verify"),
+            "{err}"
+        );
+        let err = tokens(b"# notes\nsome words here\nmore words\n")
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("classify"), "{err}");
+        let yaml = format!(
+            "apiVersion: v1\nkind: Secret\ndata:\n  token: {}\n",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, JWT)
+        );
+        let Ok(TokenInput::Single(got)) = tokens(yaml.as_bytes()) else {
+            panic!("a YAML Secret is one token");
+        };
+        assert_eq!((got.token.expose(), got.shape), (JWT, Shape::Secret));
     }
 
     #[test]

@@ -9,13 +9,17 @@
 //! (credentialprovider.kubelet.k8s.io v1, `serviceAccountToken`, KEP-4412); a
 //! CSI driver's tokens (`csi.storage.k8s.io/serviceAccount.tokens`, a JSON map
 //! keyed by audience, in the volume context or, since 1.35, the `secrets` field),
-//! which holds one token per audience.
+//! which holds one token per audience. Any of these documents may be YAML too;
+//! a kubeconfig gives its current user's token; a JWT base64-encoded once
+//! more (a Secret's `.data.token` as kubectl prints it) is unwrapped.
+//! Anything else is named in one line (a PEM key, a log, prose).
 
 use base64::Engine as _;
 use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::error::InputError;
+use crate::report::sanitize::sanitize;
 use crate::secret::SecretToken;
 use crate::wire::string_codes;
 
@@ -40,6 +44,10 @@ pub enum Shape {
     CredentialProviderRequest,
     /// A CSI driver's `csi.storage.k8s.io/serviceAccount.tokens` map.
     CsiTokens,
+    /// A kubeconfig's current user's `token`.
+    Kubeconfig,
+    /// The JWT base64-encoded once more (a Secret's `.data.token` without `base64 -d`).
+    Base64,
 }
 
 string_codes!(Shape);
@@ -130,12 +138,129 @@ pub fn detect_line(line: &str) -> ShapedToken {
         extra_space = rest.starts_with([' ', '\t']);
         text = rest.trim();
     }
+    if shape == Shape::Raw
+        && let Some(inner) = unwrap_base64(text)
+    {
+        return carried(&inner, Shape::Base64, InputContext::default());
+    }
     ShapedToken {
         token: SecretToken::new(text),
         shape,
         extra_space_after_bearer: extra_space,
         context: InputContext::default(),
     }
+}
+
+/// `eyJ` (a JWT's first bytes) base64-encoded.
+const BASE64_JWT_PREFIX: &str = "ZXlK";
+
+/// The JWT inside `text` when `text` is a JWT base64-encoded once more, as a
+/// Secret's `.data.token` is (`kubectl get secret -o jsonpath='{.data.token}'`).
+fn unwrap_base64(text: &str) -> Option<String> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    if !text.starts_with(BASE64_JWT_PREFIX) || text.contains('.') {
+        return None;
+    }
+    let engine = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let inner = String::from_utf8(engine.decode(text).ok()?).ok()?;
+    let inner = inner.trim();
+    (inner.split('.').count() == 3 && !inner.contains(char::is_whitespace))
+        .then(|| inner.to_owned())
+}
+
+/// Whether `line` can be one token as [`detect_line`] reads it: one word once
+/// its wrapping is taken off. Anything else starts a document (YAML, PEM) or
+/// is not token input at all.
+pub fn is_token_line(line: &str) -> bool {
+    let trimmed = line.trim();
+    if trimmed == "---" || trimmed.starts_with('{') {
+        return false;
+    }
+    let shaped = detect_line(line);
+    let token = shaped.token.expose();
+    !token.is_empty() && !token.contains(char::is_whitespace)
+}
+
+/// Detects the tokens in a document that does not start with a token line:
+/// JSON ([`detect_json_all`]), the same documents as YAML, a kubeconfig (its
+/// current user's token); a PEM block, text or anything else is named.
+pub fn detect_document(text: &str) -> Result<Vec<ShapedToken>, InputError> {
+    let start = text.trim_start();
+    if start.starts_with('{') {
+        return detect_json_all(text);
+    }
+    if let Some(label) = start
+        .strip_prefix("-----BEGIN ")
+        .and_then(|rest| rest.split_once("-----"))
+        .map(|(label, _)| sanitize(label))
+    {
+        return Err(InputError::NotToken(format!(
+            "it is a PEM {label}, not a token; to check a token's signature with it: kubectl satoken verify -f TOKEN_FILE --key FILE"
+        )));
+    }
+    // A Kubernetes object names its kind; a log line may parse as YAML too.
+    let value = serde_saphyr::from_str::<Value>(text).ok().filter(|v| {
+        ["apiVersion", "kind", "users"]
+            .iter()
+            .any(|key| v.get(key).is_some())
+    });
+    let Some(Value::Object(obj)) = value else {
+        return Err(not_tokens());
+    };
+    if obj.get("kind").and_then(Value::as_str) == Some("Config")
+        || (obj.contains_key("users") && obj.contains_key("contexts"))
+    {
+        return kubeconfig_token(text);
+    }
+    detect_value(&Value::Object(obj)).map_err(|e| match e {
+        InputError::UnknownJson(detail) => {
+            InputError::NotToken(format!("it is a YAML document but {detail}"))
+        }
+        other => other,
+    })
+}
+
+/// Text that is neither a token, a list of them nor a document that carries one.
+pub fn not_tokens() -> InputError {
+    InputError::NotToken(
+        "it is text, not a token or a list of tokens (one per line); to read an error message or a log: kubectl satoken classify".to_owned(),
+    )
+}
+
+/// A kubeconfig's current user's token, or how to get one from what it holds.
+fn kubeconfig_token(text: &str) -> Result<Vec<ShapedToken>, InputError> {
+    let not_token = |detail: String| InputError::NotToken(format!("it is a kubeconfig {detail}"));
+    let file = crate::kubeconfig::parse_file(std::path::Path::new(""), text)
+        .map_err(|e| not_token(format!("that does not parse: {e}")))?;
+    let resolved = crate::kubeconfig::resolve(vec![file], None)
+        .map_err(|e| not_token(format!("without a usable current context: {e}")))?;
+    let user = sanitize(resolved.user_name.as_deref().unwrap_or(""));
+    let credentials = resolved.credentials;
+    if let Some(token) = credentials.token {
+        return Ok(vec![carried(
+            token.expose(),
+            Shape::Kubeconfig,
+            InputContext::default(),
+        )]);
+    }
+    let how = if let Some(path) = credentials.token_file {
+        format!(
+            "whose user {user} reads its token from a file: pass -f {}",
+            sanitize(&path.display().to_string())
+        )
+    } else if credentials.exec || credentials.auth_provider {
+        format!(
+            "whose user {user} gets its tokens from a plugin, not from the file; a ServiceAccount's: kubectl create token SERVICE_ACCOUNT | kubectl satoken decode"
+        )
+    } else if credentials.client_certificate.is_some() {
+        format!("whose user {user} signs in with a client certificate, not a token")
+    } else {
+        format!("whose user {user} holds no token")
+    };
+    Err(not_token(how))
 }
 
 /// Detects the token in a JSON document that carries exactly one (see
@@ -157,10 +282,15 @@ pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
 pub fn detect_json_all(text: &str) -> Result<Vec<ShapedToken>, InputError> {
     let doc: Value = serde_json::from_str(text)
         .map_err(|e| InputError::UnknownJson(format!("does not parse: {e}")))?;
+    detect_value(&doc)
+}
+
+/// [`detect_json_all`] of a parsed document (JSON or YAML).
+fn detect_value(doc: &Value) -> Result<Vec<ShapedToken>, InputError> {
     let Some(obj) = doc.as_object() else {
         return Err(InputError::UnknownJson(format!(
             "is {} rather than an object",
-            json_type_name(&doc)
+            json_type_name(doc)
         )));
     };
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -384,6 +514,37 @@ mod tests {
             assert_eq!(got.shape, shape, "{input}");
             assert!(!got.extra_space_after_bearer);
         }
+    }
+
+    #[test]
+    fn a_base64_wrapped_jwt_is_unwrapped() {
+        use base64::Engine as _;
+        for engine in [
+            base64::engine::general_purpose::STANDARD,
+            base64::engine::general_purpose::STANDARD_NO_PAD,
+        ] {
+            let got = detect_line(&engine.encode(format!("{JWT}\n")));
+            assert_eq!((got.token.expose(), got.shape), (JWT, Shape::Base64));
+        }
+        assert_eq!(detect_line("ZXlKnotbase64!").shape, Shape::Raw);
+    }
+
+    #[test]
+    fn a_kubeconfig_gives_its_current_users_token() {
+        let config = |user: &str| {
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {{cluster: k, user: u}}\nclusters:\n- name: k\n  cluster: {{server: https://k:6443}}\nusers:\n- name: u\n  user: {{{user}}}\n"
+            )
+        };
+        let got = detect_document(&config(&format!("token: {JWT}"))).unwrap();
+        assert_eq!(
+            (got[0].token.expose(), got[0].shape),
+            (JWT, Shape::Kubeconfig)
+        );
+        let err = detect_document(&config("tokenFile: /t"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pass -f /t"), "{err}");
     }
 
     #[test]

@@ -37,6 +37,44 @@ const FROM_CHARS: usize = 24;
 /// Groups whose details (sources, diagnosis, next steps) the table shows.
 pub const TABLE_DETAILS: usize = 3;
 
+/// The failing events counted as people triage them: 401s and 403s (the
+/// token rejected, the request refused) each on their own, then everything
+/// else (404s, other statuses, connection errors) by its class.
+fn failing_counts(tally: &crate::classify::Tally) -> String {
+    use crate::diagnosis::Classification::{Forbidden, Unauthorized};
+    let count = |class| tally.by_classification.get(&class).copied().unwrap_or(0);
+    let mut parts: Vec<String> = [(Unauthorized, "401"), (Forbidden, "403")]
+        .into_iter()
+        .filter(|(class, _)| count(*class) > 0)
+        .map(|(class, status)| format!("{} {status}s", thousands(count(class) as u64)))
+        .collect();
+    let others: Vec<String> = tally
+        .by_classification
+        .iter()
+        .filter(|(class, n)| !matches!(class, Unauthorized | Forbidden) && **n > 0)
+        .map(|(class, n)| format!("{} {}", class.as_str(), thousands(*n as u64)))
+        .collect();
+    if !others.is_empty() {
+        let n: usize = tally
+            .by_classification
+            .iter()
+            .filter(|(class, _)| !matches!(class, Unauthorized | Forbidden))
+            .map(|(_, n)| n)
+            .sum();
+        let noun = if n == 1 {
+            "other event"
+        } else {
+            "other events"
+        };
+        parts.push(format!(
+            "{} {noun} ({})",
+            thousands(n as u64),
+            others.join(", ")
+        ));
+    }
+    parts.join(", ")
+}
+
 /// `classify -o json` of a log: the failing events in groups, most relevant
 /// to a token first, with counts, timelines and a diagnosis each.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -376,9 +414,9 @@ pub fn write_log_table(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -
         };
         writeln!(
             out,
-            "{} {} failing events in {} group{}{joins}",
+            "{} {} in {} group{}{joins}",
             "Found:".style(s.bold),
-            thousands(failing),
+            failing_counts(&r.tally),
             r.groups.len(),
             if r.groups.len() == 1 { "" } else { "s" },
         )?;

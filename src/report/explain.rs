@@ -69,6 +69,112 @@ pub struct OtherWordingJson {
     pub source: &'static str,
 }
 
+/// A code `explain` knows: a cause, or another code the tool prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explained {
+    Cause(Cause),
+    /// The class of a request's answer (`401-invalid-token`).
+    Answer(Classification),
+    /// A finding of `decode`, `skew` or `doctor` (`not-yet-valid`).
+    Finding(crate::findings::Code),
+    /// A token family `decode` tells apart (`projected`).
+    TokenKind(crate::token::TokenKind),
+}
+
+/// What kind of code [`CodeJson`] explains.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CodeKind {
+    Answer,
+    Finding,
+    TokenKind,
+}
+
+/// `explain -o json CODE` for a code that is not a cause.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CodeJson {
+    /// The code, as printed.
+    pub code: &'static str,
+    /// What kind of code it is.
+    pub kind: CodeKind,
+    /// What it means.
+    pub meaning: &'static str,
+    /// The causes behind it (`explain CAUSE` for each).
+    pub causes: Vec<Cause>,
+}
+
+impl CodeJson {
+    /// `causes`: the causes behind the code, as the caller found them.
+    pub fn new(explained: Explained, causes: &[Cause]) -> Self {
+        use strum::EnumMessage as _;
+        let (code, kind, meaning) = match explained {
+            Explained::Answer(c) => (c.as_str(), CodeKind::Answer, c.get_documentation()),
+            Explained::Finding(c) => (c.as_str(), CodeKind::Finding, c.get_documentation()),
+            Explained::TokenKind(k) => (k.as_str(), CodeKind::TokenKind, k.get_documentation()),
+            Explained::Cause(c) => (c.as_str(), CodeKind::Answer, Some(c.summary())),
+        };
+        CodeJson {
+            code,
+            kind,
+            meaning: meaning.unwrap_or_default().trim(),
+            causes: causes.to_vec(),
+        }
+    }
+}
+
+/// `explain CODE` for a code that is not a cause: what it is, and its causes.
+pub fn write_code_page(out: &mut dyn Write, page: &CodeJson, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let width = usize::from(style.width).saturating_sub(2).max(30);
+    let kind = match page.kind {
+        CodeKind::Answer => "an answer: the class of a request's outcome",
+        CodeKind::Finding => "a finding of decode, skew and doctor about the token",
+        CodeKind::TokenKind => "a token kind decode tells apart",
+    };
+    writeln!(out, "{} — {kind}", page.code.style(s.bold))?;
+    for line in wrap(
+        &page
+            .meaning
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        width,
+    ) {
+        writeln!(out, "  {line}")?;
+    }
+    if page.causes.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "Causes:")?;
+    let code_width = page
+        .causes
+        .iter()
+        .map(|c| c.as_str().len())
+        .max()
+        .unwrap_or(0);
+    let room = width.saturating_sub(code_width + 2).max(30);
+    for cause in &page.causes {
+        let mut lines = wrap(cause.summary(), room).into_iter();
+        writeln!(
+            out,
+            "  {}  {}",
+            format!("{:<code_width$}", cause.as_str()).style(s.bold),
+            lines.next().unwrap_or_default()
+        )?;
+        for line in lines {
+            writeln!(out, "  {:<code_width$}  {line}", "")?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        "kubectl satoken explain CAUSE: what it means, how to confirm it, how to fix it"
+            .style(s.dim)
+    )
+}
+
 /// `explain -o json` with no cause: every cause in one line.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CauseListJson {

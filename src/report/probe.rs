@@ -502,8 +502,8 @@ fn write_server(
             .map(|t| format!(", Date {}", style.time(t)))
             .unwrap_or_default();
         format!(
-            "{:+.1} s ± {:.1} s from this machine{date}",
-            offset.estimate_seconds(),
+            "{} s ± {:.1} s from this machine{date}",
+            crate::timefmt::signed_tenths(offset.estimate_seconds()),
             offset.uncertainty_seconds()
         )
     });

@@ -88,11 +88,129 @@ pub fn write_findings(
 }
 
 /// Writes a table without the trailing blanks comfy-table pads lines with.
+/// A table wider than its width has its widest column wrapped first at word,
+/// `-`, `/` and `=` boundaries ([`fit_widest_column`]): comfy-table would
+/// break a long flag or URL anywhere, so it could no longer be copied.
 pub fn write_table(out: &mut dyn Write, table: &Table) -> io::Result<()> {
-    for line in table.lines() {
+    let fitted = fit_widest_column(table);
+    for line in fitted.as_ref().unwrap_or(table).lines() {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// Narrowest room worth wrapping a column into ourselves; below it the
+/// table is left to comfy-table.
+const MIN_WRAP_WIDTH: usize = 20;
+
+/// `table` with its widest column's cells wrapped to the room the other
+/// columns leave ([`wrap_at_boundaries`]), or `None` when it fits as it is
+/// or the room is too narrow.
+fn fit_widest_column(table: &Table) -> Option<Table> {
+    use comfy_table::{Row, TableComponent};
+    let width = usize::from(table.width()?);
+    let mut fitted = table.clone();
+    let widths: Vec<usize> = fitted
+        .column_max_content_widths()
+        .into_iter()
+        .map(usize::from)
+        .collect();
+    let padding: usize = fitted
+        .column_iter()
+        .map(|c| usize::from(c.padding_width()))
+        .sum();
+    let mut drawn = |c| usize::from(Table::style(&mut fitted, c).is_some());
+    let borders = drawn(TableComponent::LeftBorder)
+        + drawn(TableComponent::RightBorder)
+        + widths.len().saturating_sub(1) * drawn(TableComponent::VerticalLines);
+    if widths.iter().sum::<usize>() + padding + borders <= width {
+        return None;
+    }
+    let (wide, wide_width) = widths.iter().copied().enumerate().max_by_key(|(_, w)| *w)?;
+    let others = widths.iter().sum::<usize>() - wide_width;
+    let room = width.checked_sub(others + padding + borders)?;
+    if room < MIN_WRAP_WIDTH {
+        return None;
+    }
+    let rewrap = |row: &Row| -> Vec<String> {
+        row.cell_iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let text = cell.content();
+                // Styled text keeps comfy-table's wrapping, which knows its escapes.
+                if i == wide && !text.contains('\x1b') {
+                    wrap_at_boundaries(&text, room)
+                } else {
+                    text
+                }
+            })
+            .collect()
+    };
+    for row in fitted.row_iter_mut() {
+        *row = Row::from(rewrap(row));
+    }
+    Some(fitted)
+}
+
+/// `text` wrapped to `width` columns: at spaces; a word longer than a line
+/// after a `-`, `/` or `=` in it; only a piece with none of them is cut
+/// anywhere.
+pub fn wrap_at_boundaries(text: &str, width: usize) -> String {
+    let measure = textwrap::core::display_width;
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        for word in paragraph.split(' ') {
+            let pieces = if measure(word) > width {
+                boundary_pieces(word, width)
+            } else {
+                vec![word.to_owned()]
+            };
+            for (i, piece) in pieces.into_iter().enumerate() {
+                let space = usize::from(i == 0 && !line.is_empty());
+                if !line.is_empty() && measure(&line) + space + measure(&piece) > width {
+                    lines.push(std::mem::take(&mut line));
+                } else if space == 1 {
+                    line.push(' ');
+                }
+                line.push_str(&piece);
+            }
+        }
+        lines.push(line);
+    }
+    lines.join("\n")
+}
+
+/// A long word cut after each `-`, `/` and `=` (runs of them kept together),
+/// and any piece still over `width` cut at `width`.
+fn boundary_pieces(word: &str, width: usize) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        current.push(c);
+        let boundary = matches!(c, '-' | '/' | '=');
+        let run = chars.peek().is_some_and(|n| matches!(n, '-' | '/' | '='));
+        if boundary && !run {
+            pieces.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    }
+    pieces
+        .into_iter()
+        .flat_map(|piece| {
+            if textwrap::core::display_width(&piece) <= width {
+                return vec![piece];
+            }
+            let chars: Vec<char> = piece.chars().collect();
+            chars
+                .chunks(width.max(1))
+                .map(|c| c.iter().collect())
+                .collect()
+        })
+        .collect()
 }
 
 /// `decode` for one token: identity, times, then findings.
@@ -176,12 +294,12 @@ pub fn write_decode(
         ("Credential ID", jti),
         ("Signature", Some(signature)),
     ];
+    write_verdict_line(out, report, style)?;
     write_table(out, &key_value_table(style, rows))?;
     writeln!(out)?;
     if let Some(authn) = &report.authn {
         super::authconfig::write_authn(out, authn, style)?;
     }
-    write_verdict_line(out, report, style)?;
     write_findings(out, &report.findings, style)
 }
 
@@ -216,7 +334,23 @@ fn write_verdict_line(
         Some(Verdict::RejectIssuedInFuture) => ("rejected: issued in the future", s.error),
     };
     let summary = counts(&report.findings);
-    writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))
+    writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;
+    if matches!(report.verdict, None | Some(Verdict::Accept)) {
+        let bound = match report.binding {
+            Binding::Pod => " and its pod",
+            Binding::Secret => " and its Secret",
+            Binding::Node => " and its node",
+            Binding::None => "",
+        };
+        let exist = if bound.is_empty() { "exists" } else { "exist" };
+        let note = format!(
+            "Offline, not checked: the signature and key, and whether its ServiceAccount{bound} still {exist}. On a 401: kubectl satoken probe"
+        );
+        for line in super::diagnosis::wrap(&note, usize::from(style.width).max(30)) {
+            writeln!(out, "{}", line.style(s.dim))?;
+        }
+    }
+    writeln!(out)
 }
 
 fn counts(findings: &[Finding]) -> String {
@@ -318,4 +452,54 @@ pub fn write_batch_error(
         "-",
         format!("error: {}", sanitize(error)).style(style.styles.error)
     )
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+
+    #[test]
+    fn long_words_break_after_dashes_slashes_and_equals_only() {
+        let text = "runs with --service-account-extend-token-expiration=false (managed) see https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/";
+        let wrapped = wrap_at_boundaries(text, 30);
+        for line in wrapped.lines() {
+            assert!(line.chars().count() <= 30, "{line:?}");
+        }
+        for piece in [
+            "--service-account-",
+            "extend-token-",
+            "expiration=",
+            "https://",
+            "kubernetes.io/",
+        ] {
+            assert!(
+                wrapped.lines().any(|l| l.contains(piece)),
+                "{piece}: {wrapped}"
+            );
+        }
+        assert_eq!(wrap_at_boundaries("aa bb cc", 5), "aa bb\ncc");
+        assert_eq!(
+            wrap_at_boundaries("kube-apiserver x", 14),
+            "kube-apiserver\nx"
+        );
+    }
+
+    #[test]
+    fn an_80_column_table_never_splits_inside_an_identifier() {
+        let style = TableStyle::plain(80);
+        let mut table = bordered_table(&style, &["SEVERITY", "CODE", "MESSAGE"]);
+        table.add_row([
+            "INFO",
+            "no-extended-expiry",
+            "a kubelet token of 3607s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do)",
+        ]);
+        let mut out = Vec::new();
+        write_table(&mut out, &table).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(
+            text.contains("--service-account-extend-token-") && text.contains("expiration=false"),
+            "{text}"
+        );
+    }
 }

@@ -2,13 +2,13 @@
 //! may run bound tokens with `--service-account-issuer=kubernetes/serviceaccount`.
 //! Rules from pkg/serviceaccount/{claims,legacy}.go (see docs/decode.md).
 
-use strum::{IntoStaticStr, VariantArray};
+use strum::{EnumMessage, IntoStaticStr, VariantArray};
 
 use super::Claims;
 use crate::wire::string_codes;
 
 /// The token families `decode` tells apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, EnumMessage)]
 #[strum(serialize_all = "kebab-case")]
 pub enum TokenKind {
     /// Bound to a pod: the kubelet's projected `kube-api-access-*` volume.

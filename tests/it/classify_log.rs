@@ -506,3 +506,25 @@ fn events_stream_while_the_input_is_open() {
     let event: Value = serde_json::from_str(&first).unwrap();
     assert!(first.contains("10.0.0.1"), "{event}");
 }
+
+/// `--events -o yaml`: one YAML document per event, not JSON lines.
+#[test]
+fn events_as_yaml_are_yaml_documents() {
+    let out = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--events", "-o", "yaml", SAMPLE])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("---\n") && !text.contains("\n{"), "{text}");
+    let json = crate::support::satoken()
+        .args(["classify", "--now", NOW, "--events", SAMPLE])
+        .current_dir(repo(""))
+        .output()
+        .unwrap();
+    assert_eq!(
+        text.matches("\n---\n").count() + 1,
+        String::from_utf8(json.stdout).unwrap().lines().count()
+    );
+}

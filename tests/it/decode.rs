@@ -342,7 +342,8 @@ fn batch_reports_each_line_and_the_bad_one() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "a line could not be parsed");
+    // An expired token outranks the line that could not be parsed.
+    assert_eq!(out.status.code(), Some(1), "a problem was diagnosed");
     let lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -442,9 +443,10 @@ fn missing_file_and_missing_in_pod_token() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("cannot read token file /nonexistent/token"),
+        stderr.contains("cannot read a token from file /nonexistent/token: No such file"),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("/nonexistent/token").count(), 1, "{stderr}");
 
     // No token, stdin not readable (null): the in-pod default, absent here.
     let out = satoken_null_stdin("/nonexistent/satoken-test".as_ref())
@@ -454,7 +456,12 @@ fn missing_file_and_missing_in_pod_token() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("/nonexistent/satoken-test/token does not exist"),
+        stderr.contains("/nonexistent/satoken-test/token: it does not exist"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("/nonexistent/satoken-test").count(),
+        1,
         "{stderr}"
     );
 }
@@ -693,4 +700,52 @@ fn utf16_files_read_as_text() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// An expired token in a batch with an unreadable line: the diagnosed problem
+/// (exit 1) is not hidden behind the bad line (exit 2); stderr still names it.
+#[test]
+fn a_bad_line_does_not_hide_an_expired_token() {
+    let batch = format!(
+        "{}\nnot-a-token\n{}",
+        read_fixture("projected.jwt").trim(),
+        read_fixture("expired.jwt").trim()
+    );
+    let out = satoken()
+        .args(["decode", "--now", "2026-01-01"])
+        .write_stdin(batch)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unreadable lines: 2"), "{stderr}");
+    let out = satoken()
+        .args(["decode", "--now", "2026-01-01"])
+        .write_stdin(format!(
+            "{}\nnot-a-token\n",
+            read_fixture("projected.jwt").trim()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--now now`, `--now 2026-01-01T00:00:00`: refused in our words.
+#[test]
+fn now_is_refused_in_our_words() {
+    for (now, want) in [
+        ("now", "leave --now out"),
+        ("2026-01-01T00:00:00", "add a zone"),
+    ] {
+        let out = satoken()
+            .args(["decode", "--now", now, "-f", &fixture("projected.jwt")])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(want) && !stderr.contains("premature"),
+            "{stderr}"
+        );
+    }
 }

@@ -206,3 +206,27 @@ fn show() {
     );
     println!("{}", doctor(sa.path(), server.port(), "table", &[]).stdout);
 }
+
+/// From a laptop (no token, none mounted): one line that says doctor is for
+/// pods and what to run instead, the path named once.
+#[test]
+fn outside_a_pod_doctor_says_what_to_run_instead() {
+    let out = crate::support::satoken_std()
+        .env("KUBECTL_SATOKEN_SA_DIR", "/nonexistent/satoken-laptop")
+        .stdin(std::process::Stdio::null())
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("kubectl exec") && stderr.contains("satoken probe"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("/nonexistent/satoken-laptop").count(),
+        1,
+        "{stderr}"
+    );
+}

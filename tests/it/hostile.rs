@@ -395,20 +395,27 @@ fn decode_refuses_binary_input_in_one_line() {
     assert!(ended.stderr.contains("line 2 is binary data"), "{ended:?}");
 }
 
-/// A text file that is not a list of tokens: at most 100 error lines, then
-/// one summary that says how many more there were.
+/// A token, then text that is not a list of tokens: at most 100 error
+/// lines, then one summary that says how many more there were. (Text from its
+/// first line is named in one line: no batch starts.)
 #[test]
 fn decode_caps_the_error_lines_of_a_batch() {
-    let lines: Vec<u8> = (0..20_000)
+    let text: Vec<u8> = (0..20_000)
         .flat_map(|i| format!("not a token {i}\n").into_bytes())
         .collect();
+    let ended = run(&["decode", "--now", NOW], bytes(text.clone()));
+    assert_eq!(ended.code, 2, "{ended:?}");
+    assert!(ended.stderr.contains("it is text"), "{ended:?}");
+    assert_eq!(ended.stderr.lines().count(), 1, "{ended:?}");
+    let mut lines = format!("{}\n", token().trim()).into_bytes();
+    lines.extend(text);
     let ended = run(&["decode", "--now", NOW], bytes(lines));
     assert_eq!(ended.code, 2, "{ended:?}");
     assert!(
-        ended.stderr.contains("unreadable lines: 1, 2,"),
+        ended.stderr.contains("unreadable lines: 2, 3,"),
         "{ended:?}"
     );
-    assert!(ended.stderr.contains("10 and 19990 more"), "{ended:?}");
+    assert!(ended.stderr.contains("11 and 19990 more"), "{ended:?}");
     assert!(
         ended.stderr.contains("the first 100 are shown"),
         "{ended:?}"

@@ -15,6 +15,7 @@ mod docs_examples;
 mod docs_excerpts;
 mod doctor;
 mod features;
+mod help;
 mod hostile;
 mod hostile_server;
 mod krew;

@@ -18,3 +18,19 @@ fn man_pages_are_current() {
         );
     }
 }
+
+/// Examples are commands to copy: each page keeps its block as written
+/// (unfilled), or man would justify and split them across lines.
+#[test]
+fn examples_are_kept_as_written() {
+    for (name, page) in pages::pages() {
+        let page = String::from_utf8(page).unwrap();
+        let Some(at) = page.find("\nExamples:\n") else {
+            continue;
+        };
+        assert!(page[..at].ends_with("\n.nf"), "{name}: examples are filled");
+        let block = &page[at..];
+        let end = block.find("\n.SH").unwrap_or(block.len());
+        assert!(block[..end].ends_with("\n.fi"), "{name}: .nf is not closed");
+    }
+}

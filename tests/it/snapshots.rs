@@ -46,6 +46,7 @@ mod audit;
 mod classify;
 mod decode;
 mod doctor;
+mod explain;
 mod features;
 mod lab;
 mod probe;

@@ -243,11 +243,25 @@ pub fn write_table(
             "Found:".style(s.bold)
         )?;
     } else {
+        // 401s and 403s apart: a rejected token and a refused request are
+        // different fixes.
+        let with = |kinds: &[FindingKind]| {
+            doc.findings
+                .iter()
+                .filter(|f| kinds.contains(&f.kind))
+                .count()
+        };
+        let rejected = with(&[FindingKind::Unauthorized]);
+        let refused = with(&[
+            FindingKind::Anonymous,
+            FindingKind::Forbidden,
+            FindingKind::ForbiddenOther,
+        ]);
         writeln!(
             out,
-            "{} {} failing, {} stale token{}, {} legacy Secret token{}",
+            "{} {rejected} identit{} with 401s, {refused} with 403s, {} stale token{}, {} legacy Secret token{}",
             "Found:".style(s.bold),
-            sum.failing,
+            if rejected == 1 { "y" } else { "ies" },
             sum.stale,
             if sum.stale == 1 { "" } else { "s" },
             sum.legacy,

@@ -104,3 +104,55 @@ fn token_as_argument_and_bad_input() {
         ]),
     );
 }
+
+/// What people pass where a token goes: a path as TOKEN, a kubeconfig, a PEM
+/// key, a Secret's base64 `.data.token`, a text file. Each is read or named in
+/// one line, never one error per line.
+#[test]
+fn what_people_pass_where_a_token_goes() {
+    use base64::Engine as _;
+    let jwt = fixture("token-request.jwt");
+    check(
+        AREA,
+        "path-as-token",
+        &Invocation::new(&["decode", "--now", NOW, "testdata/tokens/token-request.jwt"]),
+    );
+    let kubeconfig = |user: &str| {
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: dev\ncontexts:\n- name: dev\n  context: {{cluster: dev, user: dev}}\nclusters:\n- name: dev\n  cluster: {{server: \"https://203.0.113.7:6443\"}}\nusers:\n- name: dev\n  user:\n    {user}\n"
+        )
+    };
+    check(
+        AREA,
+        "kubeconfig-stdin",
+        &Invocation::new(&["decode", "--now", NOW, "-f", "-"])
+            .stdin("kubeconfig", kubeconfig(&format!("token: {}", jwt.trim()))),
+    );
+    check(
+        AREA,
+        "kubeconfig-token-file-stdin",
+        &Invocation::new(&["decode", "--now", NOW, "-f", "-"])
+            .stdin("kubeconfig", kubeconfig("tokenFile: /var/run/token")),
+    );
+    check(
+        AREA,
+        "pem-key-file",
+        &Invocation::new(&["decode", "--now", NOW, "-f", "testdata/keys/rsa.pub.pem"]),
+    );
+    let wrapped = base64::engine::general_purpose::STANDARD.encode(jwt.trim());
+    check(
+        AREA,
+        "base64-token-stdin",
+        &Invocation::new(&["decode", "--now", NOW]).stdin("secret-data-token.txt", wrapped),
+    );
+    check(
+        AREA,
+        "text-file",
+        &Invocation::new(&["decode", "--now", NOW, "-f", "testdata/tokens/README.md"]),
+    );
+    check(
+        AREA,
+        "missing-file",
+        &Invocation::new(&["decode", "--now", NOW, "-f", "testdata/tokens/absent.jwt"]),
+    );
+}

@@ -59,6 +59,20 @@ fn api_server_90s_behind() {
     });
 }
 
+/// The server's clock and the pod's agree; the token was minted on a clock
+/// 90 s ahead of both: server-clock passes, freshness cannot be judged, and
+/// pod-clock is the check that fails, as the verdict says.
+#[test]
+fn token_from_a_fast_issuer() {
+    check_fresh(AREA, "clock-skew-fast-issuer", |_| {
+        doctor(
+            Config::new(base()),
+            &tokens::sign(&tokens::projected(base() + TimeDelta::seconds(90), 3607)),
+            &[],
+        )
+    });
+}
+
 #[test]
 fn expired_and_stale() {
     check_fresh(AREA, "expired", |_| {
