@@ -178,6 +178,15 @@ pub struct AuthReason {
 }
 
 impl AuthReason {
+    /// The versions that print this wording, in words (`all` is every version).
+    pub fn era_words(&self) -> &'static str {
+        if self.era == "all" {
+            "every version"
+        } else {
+            self.era
+        }
+    }
+
     /// A message this parser does not know, kept verbatim.
     fn unrecognised(message: &str) -> AuthReason {
         AuthReason {

@@ -72,11 +72,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         if r.jwt.is_some() && case.jwt_rejection.is_some() {
             continue;
         }
-        let era = if r.era == "all" {
-            "every version"
-        } else {
-            r.era
-        };
+        let era = r.era_words();
         let said = if r.kind == ReasonKind::CheckerClaimInvalid {
             let checker = match &case.reasons_from {
                 Some(ReasonSource::Forwarded(w)) => w.as_str(),

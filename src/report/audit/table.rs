@@ -182,13 +182,12 @@ pub(super) fn human(seconds: u64) -> String {
 
 /// The table: a header, one row per finding, then each finding's details
 /// (at most `details`; the rest are in -o json).
-pub fn write_table(
+/// The headline: what was read, the answers by class, and what was found.
+fn write_headline(
     out: &mut dyn Write,
     doc: &AuditJson,
-    style: &TableStyle,
-    details: usize,
+    s: &crate::report::Styles,
 ) -> io::Result<()> {
-    let s = &style.styles;
     let span = doc
         .span
         .as_ref()
@@ -271,6 +270,17 @@ pub fn write_table(
     for n in &doc.notes {
         writeln!(out, "{} {}", "Note:".style(s.dim), sanitize(n))?;
     }
+    Ok(())
+}
+
+pub fn write_table(
+    out: &mut dyn Write,
+    doc: &AuditJson,
+    style: &TableStyle,
+    details: usize,
+) -> io::Result<()> {
+    let s = &style.styles;
+    write_headline(out, doc, s)?;
     let width = style.text_width();
     if let Some(f) = &doc.credential {
         writeln!(out)?;
