@@ -246,7 +246,7 @@ pub enum Command {
     #[command(after_help = MORE_HELP, after_long_help = probe::EXAMPLES)]
     Probe(Box<ProbeArgs>),
     /// Watch the API server replicas' clocks and answers for the token: Prometheus metrics, alerts.
-    #[command(after_help = watch::EXAMPLES)]
+    #[command(after_help = MORE_HELP, after_long_help = watch::EXAMPLES)]
     Watch(Box<WatchArgs>),
     /// Say what an error, a curl -v transcript, an API server log or audit event means.
     #[command(after_help = MORE_HELP, after_long_help = classify::EXAMPLES)]

@@ -38,7 +38,7 @@ pub struct WatchArgs {
     pub token_file: Option<PathBuf>,
 
     /// The ServiceAccount directory (token, ca.crt).
-    #[arg(long, value_name = "DIR", env = "KUBECTL_SATOKEN_SA_DIR", default_value = IN_POD_SA_DIR)]
+    #[arg(hide_short_help = true, long, value_name = "DIR", env = "KUBECTL_SATOKEN_SA_DIR", default_value = IN_POD_SA_DIR)]
     pub sa_dir: PathBuf,
 
     /// API server URL; repeat for several. Default in a pod:
@@ -59,11 +59,11 @@ pub struct WatchArgs {
 
     /// Read the kubernetes Service's endpoints with the kubeconfig user's
     /// credentials rather than the token's.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub use_kubeconfig_credentials: bool,
 
     /// Measure the servers as given only: no replica discovery.
-    #[arg(long)]
+    #[arg(hide_short_help = true, long)]
     pub no_discovery: bool,
 
     /// Where to serve /metrics and /healthz.
@@ -77,7 +77,7 @@ pub struct WatchArgs {
     /// Date readings per replica and cycle (2 to 8): each beyond the first two
     /// is timed to straddle the server's next second, halving the offset's
     /// uncertainty, at the cost of up to a second's wait.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=8))]
+    #[arg(hide_short_help = true, long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=8))]
     pub clock_samples: u8,
 }
 

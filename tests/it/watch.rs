@@ -390,7 +390,15 @@ fn memory_flat_and_labels_capped_while_replicas_come_and_go() {
         ],
     );
     let live: Vec<u16> = servers.iter().map(|(s, _, _)| s.port()).collect();
-    let dead: Vec<u16> = (0..37).map(|_| free_port()).collect();
+    // 37 distinct ports (a freed port can be handed out twice), so that
+    // exactly 8 of the 40 addresses are past the cap.
+    let mut dead: Vec<u16> = Vec::new();
+    while dead.len() < 37 {
+        let port = free_port();
+        if !dead.contains(&port) && !live.contains(&port) {
+            dead.push(port);
+        }
+    }
     let crowd: Vec<u16> = live.iter().chain(&dead).copied().collect();
     let token_path = dir.path().join("token");
     std::fs::write(&token_path, crate::support::fresh_token()).unwrap();

@@ -47,13 +47,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 328;
+const DEVELOPMENT_FLOOR: usize = 329;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 120;
+const EVALUATION_FLOOR: usize = 124;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 341;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 342;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 123;
+const EVALUATION_FLOOR_WITH_RULE: usize = 127;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
