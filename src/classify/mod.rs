@@ -12,10 +12,10 @@
 
 pub mod assemble;
 pub mod case;
+#[cfg(test)]
+mod generated;
 pub mod log;
 pub mod prefilter;
-#[cfg(test)]
-mod vocabulary_tests;
 
 pub use crate::diagnosis::artefact::{SourceType, Stamp};
 
@@ -225,21 +225,11 @@ pub fn classify(
 }
 
 #[cfg(test)]
-mod generated;
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn ctx() -> Context<'static> {
-        Context {
-            token: None,
-            at: None,
-            now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
-            leeway: TimeDelta::seconds(60),
-        }
-    }
+    use super::generated::ctx;
 
     #[test]
     fn a_mesh_verdict_is_not_read_as_the_transport_words_around_it() {

@@ -3,21 +3,11 @@
 //! its class and its cause; texts that only look like failures are not read
 //! as failures.
 
-use chrono::TimeDelta;
-
-use super::{ClassifyError, Context, classify};
+use super::ctx;
+use crate::classify::{ClassifyError, classify};
 use crate::diagnosis::{Cause, Classification};
 use crate::vocabulary::clouds::EXCHANGES;
 use crate::vocabulary::transport::{CURL_CODES, TRANSPORT};
-
-fn ctx() -> Context<'static> {
-    Context {
-        token: None,
-        at: None,
-        now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
-        leeway: TimeDelta::seconds(60),
-    }
-}
 
 /// What `classify` makes of `text`: the first answer's class and cause.
 fn read(text: &str) -> Result<(Classification, Cause), ClassifyError> {

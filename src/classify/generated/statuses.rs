@@ -2,21 +2,13 @@
 //! a bodiless answer) can word, printed the way every client prints it, is
 //! classified by its status; and numbers that are not statuses never are.
 
-use super::*;
+use super::super::*;
+use super::ctx;
 use crate::diagnosis::{Cause, Classification};
 use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
 use crate::vocabulary::clients::{
     GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering,
 };
-
-fn ctx() -> Context<'static> {
-    Context {
-        token: None,
-        at: None,
-        now: crate::timefmt::parse_instant("2026-01-01T00:00:00Z").unwrap(),
-        leeway: TimeDelta::seconds(60),
-    }
-}
 
 /// A template's words with example values in its placeholders.
 fn instantiate(t: &Template) -> String {
