@@ -147,32 +147,7 @@ pub fn write_code_page(out: &mut dyn Write, page: &CodeJson, style: &TableStyle)
     }
     writeln!(out)?;
     writeln!(out, "Causes:")?;
-    let code_width = page
-        .causes
-        .iter()
-        .map(|c| c.as_str().len())
-        .max()
-        .unwrap_or(0);
-    let room = width.saturating_sub(code_width + 2).max(30);
-    for cause in &page.causes {
-        let mut lines = wrap(cause.summary(), room).into_iter();
-        writeln!(
-            out,
-            "  {}  {}",
-            format!("{:<code_width$}", cause.as_str()).style(s.bold),
-            lines.next().unwrap_or_default()
-        )?;
-        for line in lines {
-            writeln!(out, "  {:<code_width$}  {line}", "")?;
-        }
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}",
-        "kubectl satoken explain CAUSE: what it means, how to confirm it, how to fix it"
-            .style(s.dim)
-    )
+    write_cause_lines(out, &page.causes, "  ", usize::from(style.width), style)
 }
 
 /// `explain -o json` with no cause: every cause in one line.
@@ -271,23 +246,31 @@ fn other_wordings(cause: Cause) -> Vec<OtherWordingJson> {
 
 /// `explain`: every cause, one line each.
 pub fn write_list(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
+    write_cause_lines(out, Cause::ALL, "", usize::from(style.width), style)
+}
+
+/// Each cause's code and summary, the summary wrapped beside the codes, then
+/// how to read one.
+fn write_cause_lines(
+    out: &mut dyn Write,
+    causes: &[Cause],
+    indent: &str,
+    width: usize,
+    style: &TableStyle,
+) -> io::Result<()> {
     let s = &style.styles;
-    let width = Cause::ALL
-        .iter()
-        .map(|c| c.as_str().len())
-        .max()
-        .unwrap_or(0);
-    let room = usize::from(style.width).saturating_sub(width + 2).max(30);
-    for cause in Cause::ALL {
+    let code_width = causes.iter().map(|c| c.as_str().len()).max().unwrap_or(0);
+    let room = width.saturating_sub(indent.len() + code_width + 2).max(30);
+    for cause in causes {
         let mut lines = wrap(cause.summary(), room).into_iter();
         writeln!(
             out,
-            "{}  {}",
-            format!("{:<width$}", cause.as_str()).style(s.bold),
+            "{indent}{}  {}",
+            format!("{:<code_width$}", cause.as_str()).style(s.bold),
             lines.next().unwrap_or_default()
         )?;
         for line in lines {
-            writeln!(out, "{:<width$}  {line}", "")?;
+            writeln!(out, "{indent}{:<code_width$}  {line}", "")?;
         }
     }
     writeln!(out)?;
