@@ -119,13 +119,14 @@ pub struct Input<'a> {
     pub value: &'a Json,
 }
 
-/// Evaluates `source` with the variable in `input` bound.
-pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
+/// Why `source` is not to be run with the variable in `input` bound (the
+/// static bounds, before any evaluation), or `None` when it may be.
+pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
     if source.len() > MAX_EXPRESSION_BYTES {
-        return Outcome::Refused(format!(
+        return Some(Outcome::Refused(format!(
             "the expression is {} bytes, over the {MAX_EXPRESSION_BYTES}-byte bound",
             source.len()
-        ));
+        )));
     }
     let env = env();
     let program = match env.compile(source) {
@@ -133,50 +134,52 @@ pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
         Err(e) => {
             let first = e.to_string();
             let first = first.lines().next().unwrap_or("").to_owned();
-            return Outcome::Refused(format!("it does not parse: {first}"));
+            return Some(Outcome::Refused(format!("it does not parse: {first}")));
         }
     };
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
     if let Some(name) = shape.unsupported.first() {
-        return Outcome::Unsupported(if NOT_EVALUATED.contains(&name.as_str()) {
-            format!(
-                "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
-            )
-        } else {
-            kubernetes_only(name)
-        });
+        return Some(Outcome::Unsupported(
+            if NOT_EVALUATED.contains(&name.as_str()) {
+                format!(
+                    "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
+                )
+            } else {
+                kubernetes_only(name)
+            },
+        ));
     }
     if let Some(name) = shape.no_rule.first() {
-        return Outcome::Unsupported(format!(
+        return Some(Outcome::Unsupported(format!(
             "{name}() is not a function this tool evaluates: it has no rule for the size of what it makes, so its cost could not be bounded"
-        ));
+        )));
     }
     if shape.nodes > MAX_NODES {
-        return Outcome::Refused(format!(
+        return Some(Outcome::Refused(format!(
             "{} nodes, over the {MAX_NODES}-node bound",
             shape.nodes
-        ));
+        )));
     }
     if shape.depth > MAX_COMPREHENSION_DEPTH {
-        return Outcome::Refused(format!(
+        return Some(Outcome::Refused(format!(
             "comprehensions nested {} deep, over the bound of {MAX_COMPREHENSION_DEPTH}",
             shape.depth
-        ));
+        )));
     }
     if let Some(why) = budget(program.expression(), input) {
-        return Outcome::Refused(why);
+        return Some(Outcome::Refused(why));
     }
     if to_cel(input.value, 0).is_none() {
-        return Outcome::Refused(format!(
+        return Some(Outcome::Refused(format!(
             "{} is nested more than {MAX_JSON_DEPTH} levels deep",
             input.name
-        ));
+        )));
     }
-    super::bounded::run(source, input)
+    None
 }
 
-/// Runs `source`, which [`evaluate`] has checked, here and now: in the child
+/// Runs `source`, which [`refusal`] has checked, here and now: in the child
 /// process that [`super::bounded`] starts, or in this one when none is.
 pub fn execute(source: &str, input: &Input<'_>) -> Outcome {
     let env = env();
@@ -892,6 +895,7 @@ pub fn string_list(v: &Value) -> Result<Vec<String>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::authconfig::bounded::evaluate;
     use serde_json::json;
 
     fn eval(expr: &str) -> Outcome {

@@ -475,7 +475,7 @@ impl Run {
             detail: String::new(),
             message: message.map(str::to_owned),
         };
-        let (detail, reason) = match cel::evaluate(expression, input) {
+        let (detail, reason) = match bounded::evaluate(expression, input) {
             Outcome::Value(::cel::Value::Bool(true)) => {
                 check.outcome = CheckOutcome::Pass;
                 check.detail = "true".into();
@@ -582,7 +582,7 @@ enum Mapped<T> {
 fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     if let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) {
         let rule = expr.to_owned();
-        return match cel::evaluate(expr, &claims_input(claims)) {
+        return match bounded::evaluate(expr, &claims_input(claims)) {
             Outcome::Value(::cel::Value::String(s)) if s.is_empty() => {
                 Mapped::Fail(rule, "the expression gives an empty username".into())
             }
@@ -619,7 +619,7 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
 
 fn map_extra(extra: &ExtraMapping, claims: &Json) -> Mapped<Vec<String>> {
     let rule = format!("{}: {}", extra.key, extra.value_expression);
-    match cel::evaluate(&extra.value_expression, &claims_input(claims)) {
+    match bounded::evaluate(&extra.value_expression, &claims_input(claims)) {
         Outcome::Value(v) => string_list(v, rule),
         Outcome::Error(e) => Mapped::Fail(rule, e),
         Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
@@ -672,7 +672,7 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
         return Mapped::Ok(Vec::new(), String::new());
     };
     let rule = expr.to_owned();
-    match cel::evaluate(expr, &claims_input(claims)) {
+    match bounded::evaluate(expr, &claims_input(claims)) {
         Outcome::Value(v) if stage == Stage::Uid => match v {
             ::cel::Value::String(s) => Mapped::Ok(vec![s.as_str().to_owned()], rule),
             other => Mapped::Fail(
