@@ -275,7 +275,12 @@ pub(super) fn write_credentials(
         minted.len(),
         doc.minting_events
     )?;
+    // The credential asked about (--token-file) is described above in full.
+    let followed = doc.credential.as_ref().map(|f| f.id.as_str());
     for c in minted.iter().take(CREDENTIAL_LINES) {
+        if Some(c.id.as_str()) == followed {
+            continue;
+        }
         if let Some(m) = &c.minted {
             write_item(
                 out,
