@@ -13,15 +13,13 @@ use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson, timeline};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
-use super::diagnosis::{
-    DiagnosisJson, ReasonJson, cause_words, wrap, write_heading, write_item, write_lead,
-};
+use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, wrap, write_item, write_lead};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
 use crate::audit::instant;
 use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally};
-use crate::diagnosis::{Cause, Classification, Confidence};
+use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 use crate::token::Token;
 
@@ -562,16 +560,22 @@ fn write_group(
         ),
         None => String::new(),
     };
-    write_item(
-        out,
-        &format!(
-            "{when}first at line {} of {}: {}",
-            ev.result.evidence.line,
-            input(&r.sources, ev.source),
-            ev.result.evidence.excerpt
-        ),
-        width,
-    )?;
+    // The line is quoted here unless the evidence below quotes the server's
+    // own words from it: each fact once.
+    let quoted = d
+        .top()
+        .support
+        .iter()
+        .any(|s| s.kind == SupportKind::ServerReason);
+    let mut first = format!(
+        "{when}first at line {} of {}",
+        ev.result.evidence.line,
+        input(&r.sources, ev.source)
+    );
+    if !quoted {
+        first = format!("{first}: {}", ev.result.evidence.excerpt);
+    }
+    write_item(out, &first, width)?;
     let ranked = ranked_sources(g);
     let mut from: Vec<String> = ranked
         .iter()
@@ -596,9 +600,8 @@ fn write_group(
             width,
         )?;
     }
-    // The diagnosis in brief: the other candidates by name (`-o json` has
-    // each in full; the line is quoted above).
-    write_heading(out, d, style)?;
+    // The diagnosis in brief (its cause heads the group): the other
+    // candidates by name (`-o json` has each in full).
     write_lead(out, d, style)?;
     let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
