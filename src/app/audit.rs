@@ -89,7 +89,11 @@ const MAX_JTI: usize = 256;
 /// The credential id (`JTI=<jti>`) that --jti or --token-file names.
 fn followed_id(args: &AuditArgs) -> anyhow::Result<Option<String>> {
     let jti = match (&args.jti, &args.token_file) {
-        (Some(jti), _) => jti.strip_prefix("JTI=").unwrap_or(jti).to_owned(),
+        // `JTI=` in any case: the credential id as audit events write it.
+        (Some(jti), _) => match jti.get(..4) {
+            Some(prefix) if prefix.eq_ignore_ascii_case("JTI=") => jti[4..].to_owned(),
+            _ => jti.to_owned(),
+        },
         (None, Some(path)) => {
             let source = TokenSource::choose(None, Some(path.clone()), false, Path::new(""));
             let (_, token) = super::read_one_token(source)?;

@@ -443,6 +443,9 @@ fn one_credential_by_jti_or_token_file() {
     let (_, prefixed) = audit_json(&["--jti", "JTI=3257ae42-078f-4a4c-ab09-057903f3f20d", log]);
     assert_eq!(by_jti["credential"], c.clone());
     assert_eq!(prefixed["credential"], c.clone());
+    // The prefix in any case, as audit events and people write it.
+    let (_, lower) = audit_json(&["--jti", "jti=3257ae42-078f-4a4c-ab09-057903f3f20d", log]);
+    assert_eq!(lower["credential"], c.clone());
     // The laptop's token: minted by a user, only accepted requests: exit 0.
     let (code, doc) = audit_json(&["--jti", "a18fda26-6bbf-4273-b8a7-d8c3e35d60a4", log]);
     assert_eq!(code, 0);
