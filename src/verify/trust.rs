@@ -56,6 +56,14 @@ struct FederatedCredential {
     audiences: Vec<String>,
 }
 
+/// One credential (`az … show`), or every one of an identity (`az … list`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrList {
+    One(FederatedCredential),
+    List(Vec<FederatedCredential>),
+}
+
 /// Reads an Azure federated identity credential (JSON).
 pub fn parse_federated_credential(
     text: &str,
@@ -68,8 +76,20 @@ pub fn parse_federated_credential(
     if text.len() > MAX_CREDENTIAL_BYTES {
         return Err(error(format!("over {MAX_CREDENTIAL_BYTES} bytes")));
     }
-    let fc: FederatedCredential =
-        serde_json::from_str(text).map_err(|e| error(format!("does not parse: {e}")))?;
+    let fc = match serde_json::from_str::<OneOrList>(text) {
+        Ok(OneOrList::One(fc)) => fc,
+        // `az identity federated-credential list` prints every credential.
+        Ok(OneOrList::List(mut list)) if list.len() == 1 => list.remove(0),
+        Ok(OneOrList::List(list)) => {
+            let names: Vec<&str> = list.iter().filter_map(|fc| fc.name.as_deref()).collect();
+            return Err(error(format!(
+                "it is a list of {} credentials ({}): pass one, from `az identity federated-credential show --name NAME` or `jq '.[N]'`",
+                list.len(),
+                names.join(", ")
+            )));
+        }
+        Err(e) => return Err(error(format!("does not parse: {e}"))),
+    };
     if fc.issuer.is_none() && fc.subject.is_none() {
         return Err(error("it has neither issuer nor subject".to_owned()));
     }
@@ -191,5 +211,15 @@ mod tests {
                 .contains("another namespace: shop instead of prod")
         );
         assert!(parse_federated_credential("{}", "x").is_err());
+    }
+
+    #[test]
+    fn a_list_of_one_is_its_credential_and_a_longer_one_is_named() {
+        let one = r#"{"name": "a", "issuer": "https://i", "subject": "s", "audiences": ["api://AzureADTokenExchange"]}"#;
+        let listed = parse_federated_credential(&format!("[{one}]"), "fc.json").unwrap();
+        assert_eq!(listed, parse_federated_credential(one, "fc.json").unwrap());
+        let two = format!("[{one}, {}]", one.replace("\"a\"", "\"b\""));
+        let e = parse_federated_credential(&two, "fc.json").unwrap_err();
+        assert!(e.detail.contains("a list of 2 credentials (a, b)"), "{e}");
     }
 }
