@@ -12,6 +12,8 @@
 //! are looking for, and it is marked.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -22,6 +24,29 @@ pub const MAX_REPLICAS: usize = 32;
 
 /// Replicas probed at the same time.
 pub const CONCURRENCY: usize = 8;
+
+/// `work` over every item, on at most [`CONCURRENCY`] threads, each taking the
+/// next item: threads and memory stay bounded however many replicas there
+/// are. An item whose work panicked is `None`, in its place.
+pub fn each_bounded<T: Sync, R: Send + Sync>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<OnceLock<R>> = items.iter().map(|_| OnceLock::new()).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..items.len().min(CONCURRENCY) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let _ = results[i].set(work(item));
+                }
+            });
+        }
+    });
+    results.into_iter().map(OnceLock::into_inner).collect()
+}
 
 /// One replica address.
 #[derive(Debug, Clone, PartialEq, Eq)]

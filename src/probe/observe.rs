@@ -2,9 +2,6 @@
 //! server, so N servers cost about one round trip), and records what came back.
 //! No judgement here: that is [`super::classify`].
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use serde_json::{Value, json};
 use url::Url;
 
@@ -158,30 +155,12 @@ pub fn observe(
     clients: &[ServerClients],
     token: Option<&SecretToken>,
 ) -> Vec<ServerObservation> {
-    // A small pool of workers, each taking the next server: memory and threads
-    // stay bounded however many replicas there are.
-    let next = AtomicUsize::new(0);
-    let results: Vec<OnceLock<ServerObservation>> =
-        clients.iter().map(|_| OnceLock::new()).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..clients.len().min(endpoints::CONCURRENCY) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(c) = clients.get(i) else { break };
-                    let _ = results[i].set(observe_one(plan, c, token));
-                }
-            });
-        }
-    });
+    let results = endpoints::each_bounded(clients, |c| observe_one(plan, c, token));
     // A server whose worker panicked has an observation with no requests.
     let mut observations: Vec<ServerObservation> = results
         .into_iter()
         .zip(clients)
-        .map(|(slot, c)| {
-            slot.into_inner()
-                .unwrap_or_else(|| finish(plan, c, Vec::new(), token.is_some()))
-        })
+        .map(|(slot, c)| slot.unwrap_or_else(|| finish(plan, c, Vec::new(), token.is_some())))
         .collect();
     let Some(token) = token else {
         return observations;

@@ -10,8 +10,6 @@
 //! [`observe::REVIEW_VERSIONS`]), then `GET /version` again, each timed to the
 //! server's next second boundary ([`measure::next_sample_delay`]).
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -108,25 +106,12 @@ fn measure_all(
     clock: RunClock,
     samples: usize,
 ) -> Vec<ReplicaMeasurement> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<OnceLock<ReplicaMeasurement>> =
-        clients.iter().map(|_| OnceLock::new()).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..clients.len().min(endpoints::CONCURRENCY) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(c) = clients.get(i) else { break };
-                    let _ = results[i].set(measure_one(c, token, clock, samples));
-                }
-            });
-        }
-    });
+    let results = endpoints::each_bounded(clients, |c| measure_one(c, token, clock, samples));
     results
         .into_iter()
         .zip(clients)
         .map(|(slot, c)| {
-            slot.into_inner().unwrap_or_else(|| ReplicaMeasurement {
+            slot.unwrap_or_else(|| ReplicaMeasurement {
                 replica: c.target.shown.clone(),
                 offset: None,
                 round_trip: None,
