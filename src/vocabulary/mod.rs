@@ -25,5 +25,6 @@
 pub mod apimachinery;
 pub mod clients;
 pub mod clouds;
+pub mod row;
 pub mod transport;
 pub mod wordings;

@@ -23,7 +23,7 @@
 //! and `lib/tls.js`; .NET `System.Net.Security` `SslPolicyErrors` and
 //! `X509ChainStatusFlags`; rustls `src/error.rs`.
 
-use super::wordings::{Wording, w};
+use super::row::{Wording, w};
 use crate::diagnosis::Cause;
 
 const GO_X509: &str = "Go crypto/x509 (kubectl, client-go)";

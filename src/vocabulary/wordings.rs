@@ -20,40 +20,10 @@
 
 use serde::Serialize;
 
+pub use super::row::Wording;
+use super::row::w;
 use super::{clouds, transport};
 use crate::diagnosis::Cause;
-
-/// One wording a program prints, and the cause it names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Wording {
-    /// Who prints it, as people name it (`kube-apiserver`, `the kubelet`,
-    /// `Go crypto/x509`, `curl`, `AWS STS`…).
-    pub printed_by: &'static str,
-    /// The words, as printed; UPPERCASE placeholders where values go.
-    pub text: &'static str,
-    /// The versions that print it (`all` when it never changed).
-    pub versions: &'static str,
-    /// The cause it names, or `None` when it names no failure.
-    pub cause: Option<Cause>,
-    /// Where the words come from (a source file, an API reference).
-    pub source: &'static str,
-}
-
-pub(crate) const fn w(
-    printed_by: &'static str,
-    text: &'static str,
-    versions: &'static str,
-    cause: Option<Cause>,
-    source: &'static str,
-) -> Wording {
-    Wording {
-        printed_by,
-        text,
-        versions,
-        cause,
-        source,
-    }
-}
 
 const APISERVER_WARNING: &str = "kube-apiserver (a warning on its answer)";
 const NODE_RESTRICTION_PLUGIN: &str = "the NodeRestriction admission plugin";
