@@ -11,8 +11,8 @@
 //! row, with no cause named. A row whose cause is `unknown` is a refusal the
 //! service states without naming a fault of the token or of its federation.
 
+use super::row::Cause;
 use super::row::{Wording, w};
-use crate::diagnosis::Cause;
 
 const AWS_STS: &str = "AWS STS";
 const AWS_IAM: &str = "AWS IAM";

@@ -2,7 +2,8 @@
 //! the cause it names and where it comes from. Every table's rows are of this
 //! kind, so detection and `explain` read them alike.
 
-use crate::diagnosis::Cause;
+// The registry's causes: where the vocabulary names what its words mean.
+pub use crate::diagnosis::Cause;
 
 /// One wording a program prints, and the cause it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

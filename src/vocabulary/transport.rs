@@ -23,8 +23,8 @@
 //! and `lib/tls.js`; .NET `System.Net.Security` `SslPolicyErrors` and
 //! `X509ChainStatusFlags`; rustls `src/error.rs`.
 
+use super::row::Cause;
 use super::row::{Wording, w};
-use crate::diagnosis::Cause;
 
 const GO_X509: &str = "Go crypto/x509 (kubectl, client-go)";
 const GO_NET: &str = "Go net (kubectl, client-go)";

@@ -20,10 +20,10 @@
 
 use serde::Serialize;
 
+use super::row::Cause;
 pub use super::row::Wording;
 use super::row::w;
 use super::{clouds, transport};
-use crate::diagnosis::Cause;
 
 const APISERVER_WARNING: &str = "kube-apiserver (a warning on its answer)";
 const NODE_RESTRICTION_PLUGIN: &str = "the NodeRestriction admission plugin";
