@@ -2,8 +2,9 @@
 //! server log is routine (watches, caches, traces, leases); the engine reads
 //! a line only when it holds an anchor: a word every failure the engine
 //! reads from one line carries (a status's words, an error's, the reasons'
-//! `token`, and the literal words of every wording in
-//! [`crate::diagnosis::wordings`]), found by one case-insensitive
+//! `token`, the literal words of every wording in
+//! [`crate::diagnosis::wordings`], and of apimachinery's messages and
+//! client-go's texts in [`crate::vocabulary::apimachinery`]), found by one case-insensitive
 //! Aho-Corasick pass; or when it holds a number that may stand for a status
 //! (`401`, `(500):`). tests/it/classify_log.rs reads
 //! every corpus line by line with and without this test and requires the
@@ -12,6 +13,7 @@
 use std::sync::LazyLock;
 
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
+use crate::vocabulary::apimachinery::{GENERIC, TEMPLATES};
 use crate::vocabulary::transport::CURL_CODES;
 use aho_corasick::AhoCorasick;
 
@@ -89,9 +91,28 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let codes = CURL_CODES
         .iter()
         .filter_map(|w| w.text.split_once(')').map(|(code, _)| code));
+    // apimachinery's messages and client-go's texts for a bodiless answer, by
+    // the longest part each prints whatever its values.
+    let templates = TEMPLATES.iter().chain(GENERIC).map(|t| {
+        t.text
+            .split(['{', '}'])
+            .step_by(2)
+            .map(str::trim)
+            .fold(
+                "",
+                |best, part| if part.len() > best.len() { part } else { best },
+            )
+    });
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
-        .build(WORDS.iter().copied().chain(wordings).chain(codes))
+        .build(
+            WORDS
+                .iter()
+                .copied()
+                .chain(wordings)
+                .chain(codes)
+                .chain(templates.filter(|part| part.len() >= 6)),
+        )
         .expect("short anchors always build")
 });
 
