@@ -17,6 +17,7 @@ mod bounded;
 pub mod cel;
 pub use bounded::{CHILD_ARGUMENT, child_main, isolate_in, set_time_bound};
 mod config;
+mod re2;
 
 pub use config::*;
 
