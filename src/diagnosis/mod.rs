@@ -26,6 +26,7 @@ pub mod case;
 pub mod cause;
 pub mod classification;
 pub mod engine;
+pub mod escalation;
 pub mod extract;
 pub mod forbidden;
 pub mod merge;
