@@ -49,24 +49,22 @@ pub fn run(
     let token = given.as_ref().and_then(|(_, t)| t.as_ref());
     let raw = given.as_ref().map(|(s, _)| &s.token);
     let sa_dir = &args.token.sa_dir;
-    let kube = load_kubeconfig(
+    let Connection {
+        kube,
+        targets,
+        trust,
+    } = connection(
         KubeconfigFlags {
             path: args.kubeconfig.as_deref(),
             context: args.context.as_deref(),
             credentials: args.use_kubeconfig_credentials || args.token_review,
             servers_given: !args.servers.is_empty(),
         },
+        &args.servers,
+        &args.tls,
+        sa_dir,
         env,
     )?;
-    // client-go: an explicit --server clears the kubeconfig's tls-server-name
-    // (clientcmd getCluster: "setting a --server will effectively clear the
-    // KUBECONFIG value of tls-server-name").
-    let verify_name = kube
-        .as_ref()
-        .filter(|_| args.servers.is_empty())
-        .and_then(|k| k.cluster.tls_server_name.clone());
-    let servers = servers(&args.servers, kube.as_ref(), env)?;
-    let trust = trust(&args.tls, kube.as_ref(), sa_dir)?;
     if args.all_endpoints && trust == Trust::InsecureSkipVerify {
         anyhow::bail!(
             "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
@@ -94,10 +92,7 @@ pub fn run(
         );
     }
     let mut plan = Plan {
-        targets: servers
-            .into_iter()
-            .map(|url| Target::new(url, verify_name.clone()))
-            .collect(),
+        targets,
         client: ClientConfig {
             proxy: proxy.clone(),
             ..client_config_with(&args.tls, trust)
@@ -197,6 +192,44 @@ fn token_unless_anonymous(
         return Ok(None);
     }
     read_one_bearer(TokenSource::InPodDefault(mounted)).map(Some)
+}
+
+/// Where a run connects, as client-go chooses: the kubeconfig (when one is in
+/// play), the servers with the name their certificates must carry, and what
+/// to trust.
+pub(crate) struct Connection {
+    pub kube: Option<Resolved>,
+    pub targets: Vec<Target>,
+    pub trust: Trust,
+}
+
+/// The [`Connection`] that the flags, the kubeconfig and the pod's
+/// environment make.
+pub(crate) fn connection(
+    flags: KubeconfigFlags<'_>,
+    given: &[String],
+    tls: &TlsArgs,
+    sa_dir: &Path,
+    env: &Env,
+) -> anyhow::Result<Connection> {
+    let kube = load_kubeconfig(flags, env)?;
+    // client-go: an explicit --server clears the kubeconfig's tls-server-name
+    // (clientcmd getCluster: "setting a --server will effectively clear the
+    // KUBECONFIG value of tls-server-name").
+    let verify_name = kube
+        .as_ref()
+        .filter(|_| given.is_empty())
+        .and_then(|k| k.cluster.tls_server_name.clone());
+    let targets = servers(given, kube.as_ref(), env)?
+        .into_iter()
+        .map(|url| Target::new(url, verify_name.clone()))
+        .collect();
+    let trust = trust(tls, kube.as_ref(), sa_dir)?;
+    Ok(Connection {
+        kube,
+        targets,
+        trust,
+    })
 }
 
 /// The servers to ask: `--server`s, else the kubeconfig's, else the in-pod one.

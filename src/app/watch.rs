@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::probe::{KubeconfigFlags, load_kubeconfig, operator, servers, trust};
+use super::probe::{Connection, KubeconfigFlags, connection, operator};
 use super::{client_config_with, read_one_bearer};
 use crate::cli::WatchArgs;
 use crate::env::Env;
 use crate::exit::{self, Outcome};
 use crate::http::{ClientConfig, RunClock, Trust};
 use crate::input::TokenSource;
-use crate::probe::observe::{Plan, Target};
+use crate::probe::observe::Plan;
 use crate::report::sanitize::sanitize;
 use crate::settings::Settings;
 use crate::watch::{self, Options, ReadToken, metrics::Metrics, serve};
@@ -68,21 +68,22 @@ pub fn run(
 
 /// The measuring loop's options: the servers and trust as `probe` finds them.
 fn options(args: &WatchArgs, settings: &Settings, env: &Env) -> anyhow::Result<Options> {
-    let kube = load_kubeconfig(
+    let Connection {
+        kube,
+        targets,
+        trust,
+    } = connection(
         KubeconfigFlags {
             path: args.kubeconfig.as_deref(),
             context: args.context.as_deref(),
             credentials: args.use_kubeconfig_credentials,
             servers_given: !args.servers.is_empty(),
         },
+        &args.servers,
+        &args.tls,
+        &args.sa_dir,
         env,
     )?;
-    let verify_name = kube
-        .as_ref()
-        .filter(|_| args.servers.is_empty())
-        .and_then(|k| k.cluster.tls_server_name.clone());
-    let urls = servers(&args.servers, kube.as_ref(), env)?;
-    let trust = trust(&args.tls, kube.as_ref(), &args.sa_dir)?;
     let discover = !args.no_discovery;
     if discover && trust == Trust::InsecureSkipVerify {
         anyhow::bail!(
@@ -101,10 +102,7 @@ fn options(args: &WatchArgs, settings: &Settings, env: &Env) -> anyhow::Result<O
         _ => None,
     };
     let plan = Plan {
-        targets: urls
-            .into_iter()
-            .map(|url| Target::new(url, verify_name.clone()))
-            .collect(),
+        targets,
         // No overall deadline: the run is long; each request keeps its timeout.
         client: ClientConfig {
             proxy,
