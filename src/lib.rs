@@ -37,6 +37,7 @@ pub mod kubeconfig;
 pub mod probe;
 pub mod redact;
 pub mod report;
+pub mod sanitize;
 pub mod secret;
 pub mod settings;
 pub mod skew;

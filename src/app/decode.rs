@@ -71,7 +71,7 @@ fn decode_many(
         let token = token::parse(&shaped.token).with_context(|| {
             format!(
                 "cannot decode the token for audience {} from {what}",
-                crate::report::sanitize::sanitize(audience)
+                crate::sanitize::sanitize(audience)
             )
         })?;
         let report = analyse(token, shaped)?;

@@ -35,8 +35,8 @@ pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyho
         return Ok(Outcome::Healthy);
     };
     let Some(explained) = lookup(wanted) else {
-        let shown = crate::report::sanitize::sanitize(&wanted.chars().take(64).collect::<String>())
-            .into_owned();
+        let shown =
+            crate::sanitize::sanitize(&wanted.chars().take(64).collect::<String>()).into_owned();
         let hint = did_you_mean(wanted)
             .map(|code| format!("did you mean {code}? "))
             .unwrap_or_default();

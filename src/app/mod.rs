@@ -141,7 +141,7 @@ fn read_one_shaped(source: TokenSource) -> anyhow::Result<(ShapedToken, String)>
             tokens
                 .iter()
                 .filter_map(|t| t.context.csi_audience.as_deref())
-                .map(crate::report::sanitize::sanitize)
+                .map(crate::sanitize::sanitize)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -17,7 +17,7 @@ use crate::exit::{self, Outcome};
 use crate::http::{ClientConfig, RunClock, Trust};
 use crate::input::TokenSource;
 use crate::probe::observe::Plan;
-use crate::report::sanitize::sanitize;
+use crate::sanitize::sanitize;
 use crate::settings::Settings;
 use crate::watch::{self, Options, ReadToken, metrics::Metrics, serve};
 

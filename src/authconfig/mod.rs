@@ -174,7 +174,7 @@ fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(),
                 file: config.source.clone(),
                 rule: format!(
                     "jwt[{index}].{path} `{}`",
-                    crate::report::sanitize::sanitize(&expression)
+                    crate::sanitize::sanitize(&expression)
                 ),
                 detail,
             });
@@ -708,7 +708,7 @@ fn list<S: std::borrow::Borrow<str>>(values: &[S]) -> String {
 /// kube-apiserver's words for a rejection (oidc.go; see
 /// `diagnosis::wordings::WORDINGS`).
 pub fn kube_wording(r: &JwtRejection) -> String {
-    let go = crate::verify::go_quote_list;
+    let go = go_quote_list;
     match r {
         JwtRejection::Audience { expected, got } => {
             format!(
@@ -752,6 +752,13 @@ pub fn kube_wording(r: &JwtRejection) -> String {
         },
         JwtRejection::EmailNotVerified => "oidc: email not verified".into(),
     }
+}
+
+/// Go's `%q` of a `[]string`: `["a" "b"]`, as kube-apiserver words a list of
+/// issuers or audiences.
+pub(crate) fn go_quote_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
+    format!("[{}]", quoted.join(" "))
 }
 
 #[cfg(test)]

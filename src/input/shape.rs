@@ -19,7 +19,7 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::error::InputError;
-use crate::report::sanitize::sanitize;
+use crate::sanitize::sanitize;
 use crate::secret::SecretToken;
 use crate::wire::string_codes;
 

@@ -11,7 +11,7 @@ pub mod doctor;
 pub mod explain;
 pub mod json;
 pub mod probe;
-pub mod sanitize;
+pub use crate::sanitize;
 pub mod schema;
 pub mod table;
 pub mod verify;

@@ -10,8 +10,8 @@ use owo_colors::{OwoColorize as _, Style};
 
 use super::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
 use crate::report::TableStyle;
-use crate::report::sanitize::sanitize;
 use crate::report::table::{list_table, write_findings, write_table};
+use crate::sanitize::sanitize;
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::window::{self, Verdict, ceil_seconds, floor_seconds};
 

@@ -723,7 +723,7 @@ fn check_issuer(
     }
     let message = format!(
         "the token's issuer is {shown}, not {}: kube-apiserver does not recognise it as its own (401, \"invalid bearer token\"). Another cluster's token, or --service-account-issuer changed (keep the old value as a second --service-account-issuer while tokens roll over)",
-        go_quote_list(&expect.issuers)
+        crate::authconfig::go_quote_list(&expect.issuers)
     );
     Check::failed(CheckName::Issuer, Code::IssuerMismatch, message, findings)
 }
@@ -744,7 +744,7 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
             CheckName::Audience,
             format!(
                 "not checked (no --audience); the token's audiences are {}",
-                go_quote_list(auds)
+                crate::authconfig::go_quote_list(auds)
             ),
         );
     }
@@ -757,8 +757,8 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
     // The exact wording kube-apiserver logs (jwt.go, Go %q of two string slices).
     let message = format!(
         "token audiences {} is invalid for the target audiences {}: the token was requested for another audience than the API server's --api-audiences",
-        go_quote_list(auds),
-        go_quote_list(&expect.audiences)
+        crate::authconfig::go_quote_list(auds),
+        crate::authconfig::go_quote_list(&expect.audiences)
     );
     Check::failed(
         CheckName::Audience,
@@ -766,12 +766,6 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         message,
         findings,
     )
-}
-
-/// Go's `%q` of a `[]string`: `["a" "b"]`.
-pub(crate) fn go_quote_list(items: &[String]) -> String {
-    let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
-    format!("[{}]", quoted.join(" "))
 }
 
 fn check_time(

@@ -75,7 +75,7 @@ pub fn run(
         discovery.omitted = found.omitted;
         discovery.error = found
             .error
-            .map(|e| crate::report::sanitize::sanitize(&e).into_owned());
+            .map(|e| crate::sanitize::sanitize(&e).into_owned());
         if !found.replicas.is_empty() {
             targets = found
                 .replicas
