@@ -17,7 +17,7 @@
 //!   (`[a-z0-9]{6}.[a-z0-9]{16}`, no letter or digit either side).
 //!
 //! Each is replaced by `[token sha256:1a2b3c4d]`, the fingerprint the reports
-//! already show ([`crate::secret::fingerprint`]), so a masked value can still be
+//! already show ([`fingerprint`]), so a masked value can still be
 //! told apart from another. This is the only redactor: evidence excerpts
 //! (classify) and stored messages (audit) call [`redact`] too. Both passes are
 //! linear: `memchr::memmem` per known secret (a handful at a time), and the
@@ -36,8 +36,6 @@ use std::io::{self, Write};
 use std::sync::{OnceLock, PoisonError, RwLock};
 
 use memchr::memmem;
-
-use crate::secret::fingerprint;
 
 /// Secrets shorter than this are not registered: masking every occurrence of a
 /// five-letter word would garble output and protect little.
@@ -627,6 +625,19 @@ impl<W: Write> Drop for Redacted<W> {
     fn drop(&mut self) {
         let _ = self.finish();
     }
+}
+
+/// First 8 hex digits of SHA-256 of `bytes`.
+pub fn fingerprint(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes);
+    // One allocation, no formatting machinery: this runs for every token of a batch.
+    let mut hex = String::with_capacity(8);
+    for b in &digest.as_ref()[..4] {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    hex
 }
 
 #[cfg(test)]

@@ -31,18 +31,7 @@ impl SecretToken {
     }
 }
 
-/// First 8 hex digits of SHA-256 of `bytes`.
-pub fn fingerprint(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes);
-    // One allocation, no formatting machinery: this runs for every token of a batch.
-    let mut hex = String::with_capacity(8);
-    for b in &digest.as_ref()[..4] {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
-    hex
-}
+pub use crate::redact::fingerprint;
 
 impl fmt::Debug for SecretToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -33,6 +33,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use url::Url;
 
 use super::ConfigError;
+use super::DnsError;
 
 /// A request body: the whole JSON document, or nothing.
 pub(super) type Body = http_body_util::Full<Bytes>;
@@ -149,11 +150,6 @@ fn proxy_authorization(proxy: &Url) -> Result<Option<HeaderValue>, ConfigError> 
     value.set_sensitive(true);
     Ok(Some(value))
 }
-
-/// A host name that did not resolve (typed, so the error sorts as DNS).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub(super) struct DnsError(pub String);
 
 /// Name resolution for the connector: a pinned replica address first, then the
 /// platform's resolver (see [`super::resolve`] for the static glibc build).

@@ -56,6 +56,11 @@ use strum::{IntoStaticStr, VariantArray};
 use crate::secret::SecretToken;
 use crate::wire::string_codes;
 
+/// A host name that did not resolve (typed, so the error sorts as DNS).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct DnsError(pub String);
+
 /// Default per-request timeout (kubectl's --request-timeout has none; a
 /// diagnostic must not hang).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -571,7 +576,7 @@ impl Connected<'_> {
 /// Sorts an error chain into DNS, refused, timeout, TLS or other.
 fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> TransportError {
     for e in std::iter::successors(Some(error), |e| e.source()) {
-        if e.is::<connect::DnsError>() {
+        if e.is::<DnsError>() {
             return TransportError::Dns(detail);
         }
         let io = e.downcast_ref::<std::io::Error>();

@@ -29,7 +29,7 @@ use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{LookupIpStrategy, ResolverConfig};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
 
-use super::connect::DnsError;
+use super::DnsError;
 
 /// Where the name servers come from (hickory reads this fixed path).
 const RESOLV_CONF: &str = "/etc/resolv.conf";
