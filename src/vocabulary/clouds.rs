@@ -72,8 +72,10 @@ pub const EXCHANGES: &[Wording] = &[
     w(EKS_POD_IDENTITY, "(ExpiredTokenException): … fault: ", "v0.1.17+", Some(Cause::Expired), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(InvalidTokenException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(AccessDeniedException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
-    // The SDK sent the agent no token (an empty or unread token file).
-    w(EKS_POD_IDENTITY, "Service account token cannot be empty", "v0.1.17+", Some(Cause::TokenNotSent), POD_IDENTITY_AGENT),
+    // The SDK sent the agent no token (an empty or unread token file,
+    // AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE): not token-not-sent, whose
+    // steps are about kube-apiserver's Authorization header.
+    w(EKS_POD_IDENTITY, "Service account token cannot be empty", "v0.1.17+", Some(Cause::Unknown), POD_IDENTITY_AGENT),
     w(EKS_POD_IDENTITY, "Service account token cannot be parsed", "v0.1.17+", Some(Cause::TokenMalformed), POD_IDENTITY_AGENT),
     // golang-jwt v5's registered claims: exp, then nbf and iat (a clock
     // behind, or a token not yet valid), which name no cause alone.
