@@ -48,7 +48,7 @@ pub fn run(
         && !path.exists()
     {
         anyhow::bail!(
-            "no token given and none mounted at {}: doctor checks a pod from inside it (kubectl exec POD -- kubectl-satoken doctor); from here, kubectl satoken probe --use-kubeconfig-credentials asks your kubeconfig's server, or give doctor a token (kubectl create token SERVICE_ACCOUNT | kubectl satoken doctor)",
+            "no token given and none mounted at {}: doctor checks a pod from inside it (kubectl exec POD -- kubectl-satoken doctor); from here, kubectl satoken probe tests your kubeconfig user's own token against its server, or give doctor a token (kubectl create token SERVICE_ACCOUNT | kubectl satoken doctor)",
             path.display()
         );
     }

@@ -122,6 +122,14 @@ pub fn read_one_token(source: TokenSource) -> anyhow::Result<(ShapedToken, token
 /// opaque: the server is the judge of those.
 pub fn read_one_bearer(source: TokenSource) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
     let (shaped, what) = read_one_shaped(source)?;
+    bearer(shaped, &what)
+}
+
+/// A token read from `what`, parsed unless it is opaque (one segment).
+pub(crate) fn bearer(
+    shaped: ShapedToken,
+    what: &str,
+) -> anyhow::Result<(ShapedToken, Option<token::Token>)> {
     match token::parse(&shaped.token) {
         Ok(token) => Ok((shaped, Some(token))),
         Err(TokenError::SegmentCount { found: 1 }) => Ok((shaped, None)),

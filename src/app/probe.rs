@@ -22,7 +22,7 @@ use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
-use crate::input::{ShapedToken, TokenSource};
+use crate::input::{self, ShapedToken, TokenSource};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
@@ -39,15 +39,13 @@ pub fn run(
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let given = token_unless_anonymous(&args, env)?;
-    if given.is_none()
+    if matches!(given, Given::Anonymous)
         && (args.token_review || args.use_kubeconfig_credentials || args.all_endpoints)
     {
         anyhow::bail!(
             "--anonymous with no token sends no credentials at all; --token-review, --use-kubeconfig-credentials and --all-endpoints need a token (give one as TOKEN, --token, -f or on stdin)"
         );
     }
-    let token = given.as_ref().and_then(|(_, t)| t.as_ref());
-    let raw = given.as_ref().map(|(s, _)| &s.token);
     let sa_dir = &args.token.sa_dir;
     let Connection {
         kube,
@@ -65,6 +63,14 @@ pub fn run(
         sa_dir,
         env,
     )?;
+    let own_token = matches!(given, Given::Nothing(_));
+    let given = match given {
+        Given::Token(t) => Some(*t),
+        Given::Anonymous => None,
+        Given::Nothing(mounted) => Some(kubeconfig_token(kube.as_ref(), &mounted)?),
+    };
+    let token = given.as_ref().and_then(|(_, t)| t.as_ref());
+    let raw = given.as_ref().map(|(s, _)| &s.token);
     if args.all_endpoints && trust == Trust::InsecureSkipVerify {
         anyhow::bail!(
             "--all-endpoints needs verified TLS: without it the token would go to addresses read from the API with no certificate check; drop --insecure-skip-tls-verify (or the kubeconfig's insecure-skip-tls-verify) and give the CA"
@@ -151,6 +157,7 @@ pub fn run(
         user: k.user_name.clone(),
         namespace: k.namespace.clone(),
         credentials,
+        own_token,
         proxy: proxy.as_ref().map(kubeconfig::without_credentials),
     });
     let json = |r| ProbeJson::new(r, token);
@@ -170,28 +177,69 @@ pub fn run(
     Ok(probe::outcome(&report))
 }
 
-/// The token under test, or `None` for `--anonymous` with no token anywhere:
-/// no TOKEN, `--token` or `-f`, an implicit stdin that is absent or empty, and
-/// no mounted token (only its existence is checked: this mode reads no token).
-fn token_unless_anonymous(
-    args: &ProbeArgs,
-    env: &Env,
-) -> anyhow::Result<Option<(ShapedToken, Option<Token>)>> {
+/// What the command line and the pod give as the token under test.
+enum Given {
+    Token(Box<(ShapedToken, Option<Token>)>),
+    /// `--anonymous` with no token anywhere: no TOKEN, `--token` or `-f`, an
+    /// implicit stdin that is absent or empty, and no mounted token (only its
+    /// existence is checked: this mode reads no token).
+    Anonymous,
+    /// Nothing given outside a pod: this mounted token path does not exist.
+    Nothing(std::path::PathBuf),
+}
+
+fn token_unless_anonymous(args: &ProbeArgs, env: &Env) -> anyhow::Result<Given> {
     let implicit = args.token.argument().is_none() && args.token.token_file.is_none();
-    if !(args.anonymous && implicit) {
-        return read_one_bearer(args.token.source(env)).map(Some);
+    if !implicit {
+        return read_one_bearer(args.token.source(env)).map(|t| Given::Token(Box::new(t)));
     }
+    // An implicit stdin that is empty (a pipe nobody wrote to) is no input.
     if env.stdin_readable {
         match read_one_bearer(args.token.source(env)) {
             Err(e) if super::is_empty_input(&e) => {}
-            result => return result.map(Some),
+            result => return result.map(|t| Given::Token(Box::new(t))),
         }
     }
     let mounted = args.token.sa_dir.join("token");
     if matches!(mounted.try_exists(), Ok(false)) {
-        return Ok(None);
+        if args.anonymous {
+            return Ok(Given::Anonymous);
+        }
+        if env.kubernetes_service_host.is_none() {
+            return Ok(Given::Nothing(mounted));
+        }
     }
-    read_one_bearer(TokenSource::InPodDefault(mounted)).map(Some)
+    read_one_bearer(TokenSource::InPodDefault(mounted)).map(|t| Given::Token(Box::new(t)))
+}
+
+/// Outside a pod with no token given, the token under test is the kubeconfig
+/// user's own, as kubectl would send it: it goes only to that kubeconfig's
+/// server (a `--server` leaves no kubeconfig in play, so none is taken).
+fn kubeconfig_token(
+    kube: Option<&Resolved>,
+    mounted: &Path,
+) -> anyhow::Result<(ShapedToken, Option<Token>)> {
+    let nothing = format!(
+        "no token given, none mounted at {} (not in a pod)",
+        mounted.display()
+    );
+    let Some(k) = kube else {
+        anyhow::bail!(
+            "{nothing} and no kubeconfig in play: pass TOKEN, -f FILE or pipe one on stdin (kubectl create token SERVICE_ACCOUNT | kubectl satoken probe -f -); without --server, probe tests the kubeconfig user's own token"
+        );
+    };
+    let user = k.user_name.as_deref().unwrap_or("(none)");
+    match operator(k)
+        .with_context(|| format!("{nothing}, so probe tests the kubeconfig user's own token"))?
+    {
+        (Operator::Bearer(token), _) => super::bearer(
+            input::shape::detect_line(token.expose()),
+            "the kubeconfig user's token",
+        ),
+        (Operator::Certificate(_), _) => anyhow::bail!(
+            "{nothing}, and kubeconfig user {user:?} authenticates with a client certificate, not a token: give the token to test (kubectl create token SERVICE_ACCOUNT | kubectl satoken probe -f -)"
+        ),
+    }
 }
 
 /// Where a run connects, as client-go chooses: the kubeconfig (when one is in

@@ -20,10 +20,12 @@ anonymous request gets (403 as system:anonymous, or 401: anonymous refused).
 
 Where to connect: flags > the kubeconfig (--kubeconfig, --context, KUBECONFIG,
 ~/.kube/config; used outside a pod, or when a kubeconfig flag is given) > the
-in-pod defaults.
+in-pod defaults. Outside a pod with no token given, the token under test is
+the kubeconfig user's own (token or tokenFile), sent only to its server.
 
 Examples:
   kubectl satoken probe                        # inside a pod: mounted token, CA, service env
+  kubectl satoken probe --context prod         # a laptop: the context's server, CA and token
   kubectl create token my-sa | kubectl satoken probe -s https://10.0.0.5:6443 --cacert ca.crt
   kubectl satoken probe -s https://cp-1:6443 -s https://cp-2:6443 --cacert ca.crt -f token
   kubectl satoken probe --verb list --resource pods -n shop

@@ -208,6 +208,8 @@ pub struct KubeconfigInfo {
     /// `token`, `token-file`, `client-certificate` when the operator's
     /// credentials were used; `None` otherwise.
     pub credentials: Option<&'static str>,
+    /// The token under test is this user's own: none was given outside a pod.
+    pub own_token: bool,
     /// The cluster's `proxy-url`, without credentials, when one was used.
     pub proxy: Option<String>,
 }

@@ -97,6 +97,9 @@ pub struct KubeconfigJson<'a> {
     /// Which operator credentials were sent: token | token-file |
     /// client-certificate; null otherwise.
     pub credentials: Option<&'static str>,
+    /// The token under test is this user's own token: none was given outside
+    /// a pod, so probe tested what kubectl sends.
+    pub own_token: bool,
     /// The cluster's proxy-url (credentials removed) that every connection was
     /// tunnelled through (HTTP CONNECT), or null.
     pub proxy: Option<&'a str>,
@@ -275,6 +278,7 @@ impl<'a> ProbeJson<'a> {
                 user: k.user.as_deref(),
                 namespace: k.namespace.as_deref(),
                 credentials: k.credentials,
+                own_token: k.own_token,
                 proxy: k.proxy.as_deref(),
             }),
             endpoints: report.endpoints.as_ref().map(|e| EndpointsJson {
@@ -594,6 +598,13 @@ fn write_context(out: &mut dyn Write, report: &ProbeReport) -> io::Result<()> {
                 .unwrap_or_default(),
             sanitize(&k.files.join(":"))
         )?;
+        if k.own_token {
+            writeln!(
+                out,
+                "Token:      user {}'s own, from the kubeconfig (no token given, none mounted)",
+                or_dash(k.user.as_deref())
+            )?;
+        }
         if let Some(proxy) = &k.proxy {
             writeln!(
                 out,

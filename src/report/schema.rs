@@ -20,7 +20,7 @@ use super::audit::AuditJson;
 use super::classify::ClassifyJson;
 use super::classify_log::{ClassifyLogJson, LogEventJson};
 use super::doctor::DoctorJson;
-use super::explain::{CauseListJson, ExplainJson};
+use super::explain::{CauseListJson, CodeJson, ExplainJson};
 use super::json::{DecodeJson, LineErrorJson};
 use super::probe::ProbeJson;
 use super::verify::VerifyJson;
@@ -43,13 +43,15 @@ enum DecodeLine<'a> {
     Error(LineErrorJson<'a>),
 }
 
-/// `explain -o json`: one cause, or the list of every cause.
+/// `explain -o json`: one cause, the list of every cause, or another code
+/// the tool prints (an answer, a finding, a token kind).
 #[derive(JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
 enum ExplainDocument {
     Cause(ExplainJson),
     List(CauseListJson),
+    Code(CodeJson),
 }
 
 /// Every schema file: (subcommand, schema), the file being

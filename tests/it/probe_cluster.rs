@@ -944,3 +944,58 @@ fn audience_review_says_what_a_third_party_checker_sees() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Outside a pod with no token given, probe tests the kubeconfig user's own
+/// token, sent only to that kubeconfig's server; with `--server` there is no
+/// kubeconfig in play and it says what to pass instead.
+#[test]
+fn outside_a_pod_with_no_token_the_kubeconfig_users_own_is_tested() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("cluster-ca");
+    let mut config = Config::new(base());
+    config.recreate_service_account();
+    let server = ApiServer::start(config, &pki);
+    let token = fresh_token();
+    let kc = kubeconfig(dir.path(), &server, &pki, &token);
+    let probe = |args: &[&str]| {
+        let output = command(dir.path())
+            .args(["probe", "--now", BASE])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (
+            output.status.code().unwrap_or(-1),
+            text(&output.stdout),
+            text(&output.stderr),
+        )
+    };
+    let (code, out, err) = probe(&["--kubeconfig", kc.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("Token:      user admin's own, from the kubeconfig"),
+        "{out}"
+    );
+    assert!(
+        server
+            .seen()
+            .iter()
+            .any(|s| s.header("authorization") == Some(&format!("Bearer {token}")))
+    );
+    let (code, out, _) = probe(&["--kubeconfig", kc.to_str().unwrap(), "-o", "json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, 1);
+    assert_eq!(json["kubeconfig"]["own_token"], true);
+    assert_eq!(
+        json["token"]["subject"],
+        "system:serviceaccount:debug-lab:reporter"
+    );
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    let (code, out, err) = probe(&["-s", &server.url(), "--cacert", ca.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no kubeconfig in play") && err.contains("-f FILE"),
+        "{err}"
+    );
+}

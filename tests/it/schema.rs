@@ -28,8 +28,10 @@ use crate::support::apiserver::{ApiServer, Config};
 use crate::support::pki::Pki;
 use crate::support::tokens::{self, NAMESPACE};
 use crate::support::{BASE as NOW, base, fresh_token};
-use satoken::diagnosis::Cause;
+use satoken::diagnosis::{Cause, Classification};
+use satoken::findings::Code;
 use satoken::report::schema;
+use satoken::token::TokenKind;
 
 /// The issuer and audience every token fixture was minted with.
 const CLUSTER: &str = "https://kubernetes.default.svc.cluster.local";
@@ -742,7 +744,25 @@ fn explain_json_matches_its_schema() {
             false,
         );
     }
-    c.finish(Cause::ALL.len() + 1);
+    // Every other code the tool prints: answers, findings, token kinds.
+    let others: Vec<&str> = Classification::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .chain(Code::ALL.iter().map(|c| c.as_str()))
+        .chain(TokenKind::ALL.iter().map(|k| k.as_str()))
+        .filter(|code| code.parse::<Cause>().is_err())
+        .collect();
+    for code in &others {
+        c.run(
+            "explain",
+            &format!("explain {code}"),
+            bin(dir.path())
+                .args(["explain", "-o", "json", code])
+                .write_stdin(""),
+            false,
+        );
+    }
+    c.finish(Cause::ALL.len() + 1 + others.len());
 }
 
 // ---------------------------------------------------------------- the schemas themselves
