@@ -99,14 +99,21 @@ impl Case<'_> {
             .and_then(|t| t.claims.namespace())
             .or_else(|| self.request.as_ref()?.namespace.as_deref())
             .or_else(|| Some(service_account_of(self.user.as_deref()?)?.0))
+            .or_else(|| {
+                self.reasons
+                    .iter()
+                    .find_map(|r| r.values.namespace.as_deref())
+            })
     }
 
-    /// The ServiceAccount name the token (or the 403's user) names.
+    /// The ServiceAccount name the token, the 403's user or the server's
+    /// reasons (`serviceaccounts "NAME" not found`) name.
     pub fn service_account(&self) -> Option<String> {
         self.token
             .and_then(|t| t.claims.service_account())
             .and_then(|s| s.name)
             .or_else(|| Some(service_account_of(self.user.as_deref()?)?.1.to_owned()))
+            .or_else(|| self.reasons.iter().find_map(|r| r.values.name.clone()))
     }
 
     /// Reads once what the answer's message and the server's reasons say,

@@ -539,3 +539,37 @@ fn the_api_servers_proxy_error_body_is_its_own_call() {
     assert!(text.contains("through its proxy"), "{text}");
     assert!(!text.contains("token was not sent"), "{text}");
 }
+
+/// The server's reason names the ServiceAccount (`serviceaccounts "NAME" not
+/// found`, `service account NS/NAME has been deleted`): the next steps use it
+/// instead of `SERVICE_ACCOUNT` and `NAMESPACE` placeholders.
+#[test]
+fn the_reasons_name_fills_the_service_account_placeholders() {
+    let line = |reason: &str| {
+        format!(
+            "E1207 01:00:00.000000       1 authentication.go:73] \"Unable to authenticate the request\" err=\"[invalid bearer token, {reason}]\"\n"
+        )
+    };
+    let shells = |doc: &Value| {
+        doc["diagnosis"]["next"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|n| n["command"]["shell"].as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    let doc = diagnosed_json(&[], &line(r#"serviceaccounts \"checkout\" not found"#));
+    let doc = &doc["results"][0];
+    assert!(
+        shells(doc).contains(&"kubectl create token checkout -n NAMESPACE".to_owned()),
+        "{:?}",
+        shells(doc)
+    );
+    let doc = diagnosed_json(&[], &line("service account shop/checkout has been deleted"));
+    let doc = &doc["results"][0];
+    assert!(
+        shells(doc).contains(&"kubectl create token checkout -n shop".to_owned()),
+        "{:?}",
+        shells(doc)
+    );
+}

@@ -208,9 +208,12 @@ fn named(case: &Case<'_>, kind: BindingKind) -> (Option<String>, Option<String>)
     {
         return (Some(secret), None);
     }
-    case.token
-        .and_then(|t| claimed(&t.claims, kind))
-        .map_or((None, None), |r| (r.name, r.uid))
+    match case.token.and_then(|t| claimed(&t.claims, kind)) {
+        Some(r) => (r.name, r.uid),
+        // Without a token, the server's reasons may name the ServiceAccount.
+        None if kind == BindingKind::ServiceAccount => (case.service_account(), None),
+        None => (None, None),
+    }
 }
 
 /// The object of this kind the token's claims name.
