@@ -320,9 +320,8 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         "within measurement of"
     };
     let measured = format!(
-        "the API server's clock is {direction} this pod's ({}s ± {:.1}s)",
-        crate::timefmt::signed_tenths(offset.estimate_seconds()),
-        offset.uncertainty_seconds()
+        "the API server's clock is {direction} this pod's ({})",
+        crate::timefmt::offset_pm(offset.estimate_seconds(), offset.uncertainty_seconds())
     );
     if decode.verdict.is_none() {
         return step(StepStatus::Pass, measured);

@@ -47,6 +47,50 @@ pub fn signed_tenths(seconds: f64) -> String {
     format!("{:+.1}", if tenths == 0.0 { 0.0 } else { tenths })
 }
 
+/// A measured clock offset with its uncertainty, worded one way by every
+/// subcommand: "+1.2 s ± 0.5 s" (see [`signed_span`] and [`span`]).
+pub fn offset_pm(estimate_seconds: f64, uncertainty_seconds: f64) -> String {
+    format!(
+        "{} ± {}",
+        signed_span(estimate_seconds),
+        span(uncertainty_seconds)
+    )
+}
+
+/// A clock offset: "+1.2 s", "-90 s", "0 s", "+2m 5s".
+pub fn signed_span(seconds: f64) -> String {
+    let body = span(seconds);
+    if body == "0 s" {
+        body
+    } else if seconds < 0.0 {
+        format!("-{body}")
+    } else {
+        format!("+{body}")
+    }
+}
+
+/// Fractional seconds of a duration, millisecond precision, for output.
+pub fn as_seconds_f64(delta: TimeDelta) -> f64 {
+    delta.num_milliseconds() as f64 / 1000.0
+}
+
+/// An unsigned span of seconds: tenths, without a trailing ".0" ("5.5 s",
+/// "7 s"); hundredths under a tenth, so a tight measurement is not "0 s";
+/// whole units from two minutes ("2m 5s").
+pub fn span(seconds: f64) -> String {
+    let seconds = seconds.abs();
+    let tenths = (seconds * 10.0).round() / 10.0;
+    if seconds >= 120.0 {
+        human_seconds(seconds.round() as i64)
+    } else if seconds >= 0.005 && tenths == 0.0 {
+        format!("{seconds:.2} s")
+    } else if tenths.fract() == 0.0 {
+        format!("{tenths:.0} s")
+    } else {
+        format!("{tenths:.1} s")
+    }
+}
+
 /// Why `text` is not an instant, in our words (chrono's "premature end of
 /// input" says nothing to a user).
 fn instant_error(text: &str) -> String {
@@ -167,6 +211,16 @@ mod tests {
 
     fn t(s: &str) -> DateTime<Utc> {
         parse_instant(s).unwrap()
+    }
+
+    #[test]
+    fn a_measured_offset_is_worded_one_way_and_never_plus_minus_zero() {
+        assert_eq!(offset_pm(-89.61, 0.5), "-89.6 s ± 0.5 s");
+        assert_eq!(offset_pm(0.02, 0.04), "+0.02 s ± 0.04 s");
+        assert_eq!(offset_pm(-0.001, 0.0), "0 s ± 0 s");
+        assert_eq!(offset_pm(-90.0, 7.0), "-90 s ± 7 s");
+        assert_eq!(offset_pm(3725.2, 1.0), "+1h 2m 5s ± 1 s");
+        assert_eq!(offset_pm(-150.0, 150.0), "-2m 30s ± 2m 30s");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! `RTT / 2 + 0.5 s`; several responses intersect their intervals.
 //! (../shared/k8s-token-semantics.md section 5.)
 
+use crate::timefmt::as_seconds_f64;
 use chrono::{DateTime, TimeDelta, Utc};
 
 /// One reading: when we sent, when we received, what `Date` said.
@@ -46,11 +47,6 @@ impl OffsetInterval {
     pub fn uncertainty_seconds(&self) -> f64 {
         as_seconds_f64(self.uncertainty())
     }
-}
-
-/// Fractional seconds of a duration, millisecond precision, for output.
-pub fn as_seconds_f64(delta: TimeDelta) -> f64 {
-    delta.num_milliseconds() as f64 / 1000.0
 }
 
 /// Intersects every sample's interval. If they do not overlap (a clock stepped

@@ -506,9 +506,8 @@ fn write_server(
             .map(|t| format!(", Date {}", style.time(t)))
             .unwrap_or_default();
         format!(
-            "{} s ± {:.1} s from this machine{date}",
-            crate::timefmt::signed_tenths(offset.estimate_seconds()),
-            offset.uncertainty_seconds()
+            "{} from this machine{date}",
+            crate::timefmt::offset_pm(offset.estimate_seconds(), offset.uncertainty_seconds())
         )
     });
     let result = class.as_str().style(class_style).to_string();

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::{ClockResult, ClockSource, SkewReport};
 use crate::findings::Finding;
-use crate::probe::offset::as_seconds_f64;
 use crate::report::json::Time;
+use crate::timefmt::as_seconds_f64;
 use crate::window::{Verdict, ceil_seconds, floor_seconds};
 
 /// `skew -o json`: every clock read, its offset from the reference clock, and

@@ -242,8 +242,8 @@ fn judge_clock(
     };
     if uncertain {
         reason.push_str(&format!(
-            "; uncertain: the verdict changes within ±{}",
-            seconds_text(reading.uncertainty)
+            "; uncertain: the verdict changes within {}",
+            plus_minus(reading.uncertainty)
         ));
     }
     ClockResult {
@@ -283,8 +283,8 @@ fn clock_findings(clock: &ClockResult, findings: &mut Vec<Finding>) {
         findings.push(Finding::warning(
             Code::VerdictUncertain,
             format!(
-                "clock {name} ({source}) is known only to ±{}: within that range its verdict changes, so it may {} the token",
-                seconds_text(clock.reading.uncertainty),
+                "clock {name} ({source}) is known only to {}: within that range its verdict changes, so it may {} the token",
+                plus_minus(clock.reading.uncertainty),
                 if j.verdict == Verdict::Accept {
                     "reject"
                 } else {
@@ -356,13 +356,17 @@ pub fn seconds_text(delta: TimeDelta) -> String {
     }
 }
 
-/// A signed offset: "+1m 30s", "-0.5s", "0s".
+/// An uncertainty, as every subcommand words one ("± 5.5 s").
+pub fn plus_minus(delta: TimeDelta) -> String {
+    format!(
+        "± {}",
+        crate::timefmt::span(crate::timefmt::as_seconds_f64(delta))
+    )
+}
+
+/// A signed offset, as every subcommand words one ("+1.5 s", "-90 s", "0 s").
 pub fn offset_text(delta: TimeDelta) -> String {
-    if delta > TimeDelta::zero() {
-        format!("+{}", seconds_text(delta))
-    } else {
-        seconds_text(delta)
-    }
+    crate::timefmt::signed_span(crate::timefmt::as_seconds_f64(delta))
 }
 
 #[cfg(test)]
@@ -462,13 +466,14 @@ mod tests {
     #[test]
     fn text_helpers() {
         for (offset, want) in [
-            (TimeDelta::seconds(90), "+90s"),
+            (TimeDelta::seconds(90), "+90 s"),
             (TimeDelta::seconds(-150), "-2m 30s"),
-            (TimeDelta::milliseconds(-500), "-0.5s"),
-            (TimeDelta::zero(), "0s"),
+            (TimeDelta::milliseconds(-500), "-0.5 s"),
+            (TimeDelta::zero(), "0 s"),
         ] {
             assert_eq!(offset_text(offset), want, "{offset:?}");
         }
         assert_eq!(seconds_text(TimeDelta::milliseconds(5_500)), "5.5s");
+        assert_eq!(plus_minus(TimeDelta::milliseconds(40)), "± 0.04 s");
     }
 }

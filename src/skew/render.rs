@@ -50,7 +50,7 @@ pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) 
     if let Some(pair) = &report.max_pair {
         let text = format!(
             "{} ({} ahead of {})",
-            seconds_text(pair.skew),
+            crate::timefmt::span(crate::timefmt::as_seconds_f64(pair.skew)),
             sanitize(&pair.ahead),
             sanitize(&pair.behind)
         );
@@ -79,10 +79,14 @@ fn write_clocks(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) ->
     );
     for clock in &report.clocks {
         let r = &clock.reading;
-        let mut offset = offset_text(r.offset);
-        if r.uncertainty > TimeDelta::zero() {
-            offset.push_str(&format!(" ±{}", seconds_text(r.uncertainty)));
-        }
+        let offset = if r.uncertainty > TimeDelta::zero() {
+            crate::timefmt::offset_pm(
+                crate::timefmt::as_seconds_f64(r.offset),
+                crate::timefmt::as_seconds_f64(r.uncertainty),
+            )
+        } else {
+            offset_text(r.offset)
+        };
         let (verdict, when) = verdict_cells(clock, s.ok, s.error);
         table.add_row([
             sanitize(&r.name).into_owned(),

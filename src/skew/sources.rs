@@ -20,7 +20,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 
-use super::{ClockReading, ClockSource, TokenTimes, offset_text, seconds_text};
+use super::{ClockReading, ClockSource, TokenTimes, offset_text, plus_minus, seconds_text};
 use crate::findings::{Code, Finding};
 use crate::input::shape::json_type_name;
 use crate::probe::offset::OffsetInterval;
@@ -308,8 +308,8 @@ pub fn from_leases(
         obs.findings.push(Finding::info(
             Code::NoManagedFields,
             format!(
-                "{without_fields} node Lease(s) carry no managedFields (kubectl hides them unless --show-managed-fields): those kubelets are placed from renewTime's age alone, to about ±{}, instead of against the API server to ±1s",
-                seconds_text(
+                "{without_fields} node Lease(s) carry no managedFields (kubectl hides them unless --show-managed-fields): those kubelets are placed from renewTime's age alone, to about {}, instead of against the API server to ± 1 s",
+                plus_minus(
                     TimeDelta::seconds(DEFAULT_NODE_LEASE_SECONDS) / NODE_LEASE_RENEW_FRACTION / 2
                         + LISTING_SLACK
                 )
@@ -407,10 +407,10 @@ pub fn from_nodes(
         obs.findings.push(Finding::info(
             Code::CoarseClock,
             if apiserver.is_some() {
-                "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ±2s against the API server that stored its status; that API server is placed against the reference through the Lease stamps".to_owned()
+                "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ± 2 s against the API server that stored its status; that API server is placed against the reference through the Lease stamps".to_owned()
             } else {
                 format!(
-                    "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ±2s against the API server that stored its status, and the kubelet posts status only every {} or so, too rarely to place that API server against the reference: the table assumes it agrees with the reference clock (add --leases to measure it)",
+                    "--nodes is coarse: heartbeats and managedFields are whole seconds, so each kubelet is placed to ± 2 s against the API server that stored its status, and the kubelet posts status only every {} or so, too rarely to place that API server against the reference: the table assumes it agrees with the reference clock (add --leases to measure it)",
                     seconds_text(NODE_STATUS_REPORT)
                 )
             },
@@ -472,7 +472,7 @@ pub fn from_token_iat(
     let finding = Finding::info(
         Code::IatEstimate,
         format!(
-            "no clock source given: the issuing API server's clock is estimated from the token's iat as {} ±1s from the reference clock; this holds only if the token was issued seconds ago (e.g. piped straight from kubectl create token)",
+            "no clock source given: the issuing API server's clock is estimated from the token's iat as {} ± 1 s from the reference clock; this holds only if the token was issued seconds ago (e.g. piped straight from kubectl create token)",
             offset_text(offset)
         ),
     );
@@ -534,9 +534,9 @@ fn kubelet_skew(
     Finding::warning(
         Code::KubeletClockSkew,
         format!(
-            "node {name}: the kubelet's clock is {} ±{} {} the API server that stored its update ({field} {} vs managedFields time {}); the kubelet times token refreshes by its own clock",
-            seconds_text(kubelet.abs()),
-            seconds_text(uncertainty),
+            "node {name}: the kubelet's clock is {} {} {} the API server that stored its update ({field} {} vs managedFields time {}); the kubelet times token refreshes by its own clock",
+            crate::timefmt::span(crate::timefmt::as_seconds_f64(kubelet.abs())),
+            plus_minus(uncertainty),
             if kubelet > TimeDelta::zero() {
                 "ahead of"
             } else {
@@ -567,16 +567,16 @@ fn kubelet_offsets(
         .join(", ");
     if let Some((_, largest_rest)) = kubelets.get(SHOWN) {
         text.push_str(&format!(
-            " and {} more within ±{}",
+            " and {} more within {}",
             kubelets.len() - SHOWN,
-            seconds_text(largest_rest.abs())
+            plus_minus(largest_rest.abs())
         ));
     }
     Some(Finding::info(
         Code::KubeletOffsets,
         format!(
-            "kubelet clock minus the API server that stored its update ({field} vs managedFields time, ±{}): {text}",
-            seconds_text(precision)
+            "kubelet clock minus the API server that stored its update ({field} vs managedFields time, {}): {text}",
+            plus_minus(precision)
         ),
     ))
 }

@@ -22,7 +22,7 @@ use prometheus_client::registry::Registry;
 use super::cycle::Cycle;
 use super::measure::{self, AnswerClass, TokenStatus};
 use crate::probe::endpoints;
-use crate::probe::offset::as_seconds_f64;
+use crate::timefmt::as_seconds_f64;
 
 /// The prefix of every metric.
 pub const PREFIX: &str = "satoken";

@@ -221,7 +221,7 @@ fn node_leases_find_the_skewed_kubelet_flag_the_stale_one_and_skip_the_malformed
     // The kubelet-vs-API-server offset is exact to ±1 s, listed largest first.
     let offsets = findings(&report, "kubelet-offsets");
     let text = offsets[0]["message"].as_str().unwrap();
-    assert!(text.contains("±1s): node-b +90s, "), "{text}");
+    assert!(text.contains("± 1 s): node-b +90 s, "), "{text}");
     let kubelet = findings(&report, "kubelet-clock-skew");
     assert_eq!(kubelet.len(), 1);
     assert!(kubelet[0]["message"].as_str().unwrap().contains("node-b"));
@@ -317,7 +317,7 @@ fn nodes_are_coarser_and_say_so() {
     );
     let offsets = findings(&report, "kubelet-offsets");
     let text = offsets[0]["message"].as_str().unwrap();
-    assert!(text.contains("±2s): node-b +90s"), "{text}");
+    assert!(text.contains("± 2 s): node-b +90 s"), "{text}");
     let coarse = findings(&report, "coarse-clock");
     assert_eq!(coarse.len(), 1);
     assert!(coarse[0]["message"].as_str().unwrap().contains("coarse"));

@@ -309,7 +309,8 @@ impl Redact {
             // when the interval holds zero); for an offset within the rounding
             // of zero which word applies depends on the run's timing.
             filters.push((
-                r"(is )(?:ahead of|behind|within measurement of)( this pod's \(≈\+0s)".to_owned(),
+                r"(is )(?:ahead of|behind|within measurement of)( this pod's \(≈\+0\s*s)"
+                    .to_owned(),
                 "${1}[direction]${2}".to_owned(),
             ));
             // rustls names the wall-clock time it checked an expired certificate at.
@@ -339,7 +340,8 @@ fn round_offsets(text: &str) -> String {
         format!("≈{tens:+}")
     };
     // Text: "+0.4 s ± 0.5 s" (probe) and "(-89.6s ± 0.5s)" (doctor).
-    let text_form = Regex::new(r"([+-]\d+\.\d)(\s*s\s+±\s+)(\d+\.\d)(\s*s)").unwrap();
+    let text_form =
+        Regex::new(r"([+-]\d+(?:\.\d+)?|\b0)(\s*s\s+±\s+)(\d+(?:\.\d+)?)(\s*s)").unwrap();
     let text = text_form.replace_all(text, |c: &Captures| {
         format!("{}{}[U]{}", approx(&c[1]), &c[2], &c[4])
     });

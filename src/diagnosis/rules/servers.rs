@@ -12,7 +12,9 @@ use crate::diagnosis::support::{Support, SupportKind};
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
     match offset {
-        Some((estimate, uncertainty)) => format!("clock {estimate:+.1} s ± {uncertainty:.1} s"),
+        Some((estimate, uncertainty)) => {
+            format!("clock {}", crate::timefmt::offset_pm(estimate, uncertainty))
+        }
         None => "clock unknown".to_owned(),
     }
 }

@@ -372,7 +372,8 @@ pub fn clock_words(clock: &ServerClock) -> String {
     };
     match (clock.source, clock.offset) {
         (ClockSource::Measured, Some((estimate, uncertainty))) => format!(
-            "the server's clock read about {at} when it answered ({estimate:+.1} s ± {uncertainty:.1} s from this machine, from its Date headers)"
+            "the server's clock read about {at} when it answered ({} from this machine, from its Date headers)",
+            crate::timefmt::offset_pm(estimate, uncertainty)
         ),
         (ClockSource::LocalClock, _) => {
             format!("the server sent no Date header; judged on this machine's clock ({at})")
