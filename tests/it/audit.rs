@@ -223,6 +223,29 @@ fn the_apiserver_log_gives_401s_their_reasons() {
     assert_eq!(ledger["diagnosis"]["cause"], "service-account-recreated");
     assert_eq!(ledger["diagnosis"]["confidence"], "high");
     assert_eq!(doc["input"]["apiserver_log"]["failures"], 86);
+    // The README's audit sample is this run, as the page shows it.
+    let readme = crate::docs_excerpts::repo().join("README.md");
+    let shown = crate::docs_excerpts::excerpts(&readme)
+        .into_iter()
+        .find(|e| e.command.starts_with("kubectl satoken audit "))
+        .expect("README.md shows an audit run");
+    let out = crate::support::satoken()
+        .current_dir(dir.path())
+        .env("COLUMNS", "80")
+        .args(shown.command.split_whitespace().skip(2))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut expected = shown.expected.clone();
+    while expected.last().is_some_and(String::is_empty) {
+        expected.pop();
+    }
+    assert!(
+        crate::docs_excerpts::matches(&expected, &stdout.trim_end().lines().collect::<Vec<_>>()),
+        "README.md:{}: `{}` prints\n{stdout}",
+        shown.line,
+        shown.command
+    );
 }
 
 #[test]

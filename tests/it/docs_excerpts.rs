@@ -3,7 +3,9 @@
 //! the shipped test data (`testdata/` and a pinned `--now`) is run, and the
 //! lines under it must be its output (`…` alone on a line stands for lines
 //! left out; `$ echo $?` and the next line, its exit code). Excerpts from a
-//! cluster or the test API server are made by the doc printers instead.
+//! cluster or the test API server are made by the doc printers instead, or
+//! are the test server's snapshots: a block under `<!-- snapshot: FILE -->`
+//! must be that snapshot's output (`snapshot_excerpts_are_the_test_servers`).
 //! `SATOKEN_UPDATE_DOCS=1 cargo nextest run --test it docs_excerpts::`
 //! rewrites stale excerpts (keeping the head and tail around a `…`): review
 //! the diff.
@@ -12,15 +14,15 @@ use std::path::{Path, PathBuf};
 
 /// One command in a code block and what the page shows it printing.
 #[derive(Debug)]
-struct Excerpt {
+pub(crate) struct Excerpt {
     page: String,
-    line: usize,
-    command: String,
-    expected: Vec<String>,
+    pub(crate) line: usize,
+    pub(crate) command: String,
+    pub(crate) expected: Vec<String>,
     exit: Option<i32>,
 }
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -37,7 +39,7 @@ fn pages() -> Vec<PathBuf> {
 }
 
 /// The commands of every fenced block of `page`, with the lines after each.
-fn excerpts(page: &Path) -> Vec<Excerpt> {
+pub(crate) fn excerpts(page: &Path) -> Vec<Excerpt> {
     let text = std::fs::read_to_string(page).unwrap();
     let name = page.strip_prefix(repo()).unwrap().display().to_string();
     let mut out: Vec<Excerpt> = Vec::new();
@@ -84,16 +86,18 @@ fn excerpts(page: &Path) -> Vec<Excerpt> {
 
 /// Runs on the shipped data alone: no cluster, no server, no clock.
 fn offline(command: &str) -> bool {
-    command.contains("kubectl satoken ")
-        && command.contains("--now ")
-        && command.contains("testdata/")
-        && !command.contains(" -s ")
-        && !command.contains("probe")
-        && !command.contains("doctor")
+    let explain = command.starts_with("kubectl satoken explain") && !command.contains('|');
+    explain
+        || (command.contains("kubectl satoken ")
+            && command.contains("--now ")
+            && command.contains("testdata/")
+            && !command.contains(" -s ")
+            && !command.contains("probe")
+            && !command.contains("doctor"))
 }
 
 /// `expected` with `…` lines matching any run of lines.
-fn matches(expected: &[String], actual: &[&str]) -> bool {
+pub(crate) fn matches(expected: &[String], actual: &[&str]) -> bool {
     match expected.split_first() {
         None => actual.is_empty(),
         Some((first, rest)) if first.trim() == "…" => {
@@ -243,4 +247,64 @@ fn elisions_match_any_run_of_lines() {
     assert!(matches(&e(&["a", "  …", "b"]), &["a", "b"]));
     assert!(!matches(&e(&["a", "d"]), &["a", "b", "d"]));
     assert!(!matches(&e(&["a"]), &["b"]));
+}
+
+/// A page's block under `<!-- snapshot: tests/it/snapshots/… -->` is that
+/// snapshot's output as a reader sees it: the test server's address as the
+/// in-cluster one, a measured offset as the value it rounds to with the
+/// model's ± 0.5 s, the wait it implies as 30 s; `…` leaves lines out.
+#[test]
+fn snapshot_excerpts_are_the_test_servers() {
+    let display = |line: &str| {
+        line.replace("https://127.0.0.1:[PORT1]", "https://10.96.0.1:443")
+            .replace('≈', "")
+            .replace("[U]", "0.5")
+            .replace("[N]s", "30s")
+            .replace("[MS]", "3ms")
+            .replace(
+                "[TMP]/serviceaccount",
+                "/var/run/secrets/kubernetes.io/serviceaccount",
+            )
+    };
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(file) = line
+                .strip_prefix("<!-- snapshot: ")
+                .and_then(|l| l.strip_suffix(" -->"))
+            else {
+                continue;
+            };
+            let snap = std::fs::read_to_string(repo().join(file))
+                .unwrap_or_else(|e| panic!("{}:{}: {file}: {e}", page.display(), i + 1));
+            let output: Vec<String> = snap
+                .lines()
+                .skip_while(|l| *l != "--- stdout")
+                .skip(1)
+                .map(display)
+                .collect();
+            let shown: Vec<String> = lines[i + 1..]
+                .iter()
+                .skip(1)
+                .take_while(|l| !l.starts_with("```"))
+                .filter(|l| !l.starts_with("$ "))
+                .map(|l| (*l).to_owned())
+                .collect();
+            let output: Vec<&str> = output.iter().map(String::as_str).collect();
+            checked += 1;
+            if !matches(&shown, &output) {
+                problems.push(format!(
+                    "{}:{}: the block is not {file}'s output, which reads\n{}",
+                    page.display(),
+                    i + 1,
+                    output.join("\n")
+                ));
+            }
+        }
+    }
+    assert!(checked >= 2, "only {checked} snapshot excerpts found");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
