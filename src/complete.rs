@@ -72,8 +72,17 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
             .collect();
         return (subs, NO_FILE_COMPLETION);
     }
-    // A positional: token or evidence file names.
-    (Vec::new(), DEFAULT)
+    // A positional: its values when it has a closed set (explain's codes),
+    // else token or evidence file names.
+    let values: Vec<(String, String)> = command
+        .get_positionals()
+        .flat_map(|arg| possible_values(arg, current))
+        .collect();
+    if values.is_empty() {
+        (Vec::new(), DEFAULT)
+    } else {
+        (values, NO_FILE_COMPLETION)
+    }
 }
 
 /// Renders the protocol's output.
@@ -151,6 +160,15 @@ mod tests {
         );
         let (values, d) = run(&["decode", "-f", ""]);
         assert_eq!((values.len(), d), (0, DEFAULT), "file names for -f");
+        let (values, d) = run(&["explain", "clock-"]);
+        assert_eq!(
+            (values, d),
+            (vec!["clock-skew".to_owned()], NO_FILE_COMPLETION)
+        );
+        let (values, _) = run(&["explain", "not-yet"]);
+        assert_eq!(values, ["not-yet-valid"], "a finding's code too");
+        let (values, d) = run(&["decode", ""]);
+        assert_eq!((values.len(), d), (0, DEFAULT), "file names for TOKEN");
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub fn completion(args: CompletionArgs, out: &mut dyn Write) -> anyhow::Result<O
     if args.shell == clap_complete::Shell::Bash {
         script = bash_case_labels(&String::from_utf8_lossy(&script)).into_bytes();
     }
+    if args.shell == clap_complete::Shell::Fish {
+        script.extend(fish_positional_values(&command).into_bytes());
+    }
     out.write_all(&script)?;
     Ok(Outcome::Healthy)
 }
@@ -33,6 +36,29 @@ fn bash_case_labels(script: &str) -> String {
         &format!("{}{SEP}", BIN_NAME.replace('-', SEP)),
         &format!("{}{SEP}", BIN_NAME.replace('-', "__")),
     )
+}
+
+/// clap_complete 4.6's fish script offers no values for positionals: a line
+/// per subcommand whose positional has a closed set (explain's codes).
+fn fish_positional_values(command: &clap::Command) -> String {
+    let mut lines = String::new();
+    for sub in command.get_subcommands() {
+        let values: Vec<String> = sub
+            .get_positionals()
+            .flat_map(|a| a.get_possible_values())
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        if !values.is_empty() {
+            lines.push_str(&format!(
+                "complete -c {BIN_NAME} -n \"__fish_{}_using_subcommand {}\" -f -a \"{}\"\n",
+                BIN_NAME.replace('-', "_"),
+                sub.get_name(),
+                values.join(" ")
+            ));
+        }
+    }
+    lines
 }
 
 /// The executable's name, as shells complete it.

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use crate::cli::ExplainArgs;
-use crate::diagnosis::{Cause, Classification};
+use crate::diagnosis::Cause;
 use crate::exit::Outcome;
 use crate::findings::Code;
 use crate::report::explain::{
@@ -13,7 +13,6 @@ use crate::report::explain::{
 };
 use crate::report::write_data;
 use crate::settings::Settings;
-use crate::token::TokenKind;
 
 /// The findings a cause accounts for when the server judges the token.
 const FINDING_CAUSES: &[(Code, &str)] = &[
@@ -61,31 +60,15 @@ pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyho
 /// cause and a finding).
 fn lookup(wanted: &str) -> Option<Explained> {
     let wanted = wanted.trim().to_ascii_lowercase();
-    all_codes()
+    Explained::all()
         .find(|(code, _)| *code == wanted)
         .map(|(_, explained)| explained)
-}
-
-fn all_codes() -> impl Iterator<Item = (&'static str, Explained)> {
-    let causes = Cause::ALL
-        .iter()
-        .map(|c| (c.as_str(), Explained::Cause(*c)));
-    let answers = Classification::ALL
-        .iter()
-        .map(|c| (c.as_str(), Explained::Answer(*c)));
-    let findings = Code::ALL
-        .iter()
-        .map(|c| (c.as_str(), Explained::Finding(*c)));
-    let kinds = TokenKind::ALL
-        .iter()
-        .map(|k| (k.as_str(), Explained::TokenKind(*k)));
-    causes.chain(answers).chain(findings).chain(kinds)
 }
 
 /// The nearest code to a mistyped one, when it is near enough to be meant.
 fn did_you_mean(wanted: &str) -> Option<&'static str> {
     let wanted = wanted.trim().to_ascii_lowercase();
-    all_codes()
+    Explained::all()
         .map(|(code, _)| (strsim::jaro_winkler(&wanted, code), code))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -115,7 +98,7 @@ mod tests {
 
     #[test]
     fn every_code_the_tool_prints_is_explained() {
-        for (code, _) in all_codes() {
+        for (code, _) in Explained::all() {
             assert!(lookup(code).is_some(), "{code}");
         }
         assert!(matches!(

@@ -52,7 +52,7 @@ pub enum SourceType {
     /// A client's error: client-go, fabric8, Python, JavaScript, C#, Java and
     /// other clients, controllers' logs and events.
     ClientError,
-    /// An authenticator's log line ("Unable to authenticate the request":
+    /// An authenticator's log line (“Unable to authenticate the request”:
     /// kube-apiserver, the kubelet, a proxy), its reasons alone, or a
     /// TokenReview response, which carries the same text.
     ApiserverLog,

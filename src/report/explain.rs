@@ -81,6 +81,26 @@ pub enum Explained {
     TokenKind(crate::token::TokenKind),
 }
 
+impl Explained {
+    /// Every code the tool prints, as what it is; a cause first (`expired`
+    /// is a cause and a finding).
+    pub fn all() -> impl Iterator<Item = (&'static str, Explained)> {
+        let causes = Cause::ALL
+            .iter()
+            .map(|c| (c.as_str(), Explained::Cause(*c)));
+        let answers = Classification::ALL
+            .iter()
+            .map(|c| (c.as_str(), Explained::Answer(*c)));
+        let findings = crate::findings::Code::ALL
+            .iter()
+            .map(|c| (c.as_str(), Explained::Finding(*c)));
+        let kinds = crate::token::TokenKind::ALL
+            .iter()
+            .map(|k| (k.as_str(), Explained::TokenKind(*k)));
+        causes.chain(answers).chain(findings).chain(kinds)
+    }
+}
+
 /// What kind of code [`CodeJson`] explains.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]

@@ -120,6 +120,108 @@ ask kubectl-satoken completion ''
     );
 }
 
+/// The generated script for `shell`, in a temporary file.
+fn script(shell: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let out = satoken().args(["completion", shell]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("satoken.{shell}"));
+    std::fs::write(&path, out.stdout).unwrap();
+    (dir, path)
+}
+
+fn shell_available(shell: &str) -> bool {
+    let found = std::process::Command::new(shell)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    crate::support::tool_available(shell, found)
+}
+
+/// fish loads its script without an error and completes through it
+/// (`complete -C` asks fish what it would offer for a command line).
+#[test]
+fn fish_completion_works() {
+    if !shell_available("fish") {
+        return;
+    }
+    let (_dir, path) = script("fish");
+    let ask = |line: &str| {
+        let out = std::process::Command::new("fish")
+            .args(["--no-config", "-c"])
+            .arg(format!("source {}; complete -C '{line}'", path.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.is_empty(), "{line}: {stderr}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ask("kubectl-satoken de"), ["decode"]);
+    assert_eq!(
+        ask("kubectl-satoken decode --tok"),
+        ["--token", "--token-file"]
+    );
+    assert_eq!(ask("kubectl-satoken probe -o "), ["json", "table", "yaml"]);
+    assert_eq!(ask("kubectl-satoken explain clock"), ["clock-skew"]);
+    assert_eq!(ask("kubectl-satoken explain not-yet"), ["not-yet-valid"]);
+}
+
+/// zsh completes through its script at a real line editor: a pseudo-terminal
+/// (zsh/zpty) types the words and TAB, and compadd reports what was offered.
+#[test]
+fn zsh_completion_works() {
+    if !shell_available("zsh") {
+        return;
+    }
+    let (dir, path) = script("zsh");
+    let driver = dir.path().join("ask.zsh");
+    // Each step waits for its own marker (quoted when typed, so the echo of
+    // the typed line does not match), and the line is typed only once the
+    // prompt shows: zsh drops what is typed before its line editor starts.
+    std::fs::write(
+        &driver,
+        r#"zmodload zsh/zpty
+zpty z zsh -f -i
+step() { zpty -w z "$1; print S''TEP$2"; zpty -r z _ "*STEP$2*" }
+step 'PROMPT=; RPROMPT=; unsetopt beep zle_bracketed_paste; autoload -U compinit; compinit -u -D' 1
+step "source $1" 2
+step 'compadd () { local -a __m; builtin compadd -O __m "$@"; (( $#__m )) && print -r -- "<<${(j: :)__m}>>"; builtin compadd "$@" }' 3
+step "bindkey '^I' complete-word; PROMPT='RE''ADY>'" 4
+zpty -r z _ '*READY>*'
+zpty -w -n z "$2"$'\t'
+zpty -w z $'\x15'"print EN''D"
+zpty -r z out '*END*'
+print -r -- "$out" | tr -d '\r' | grep -ao '<<[^>$]*>>'
+zpty -d z
+"#,
+    )
+    .unwrap();
+    let ask = |line: &str| {
+        let out = std::process::Command::new("timeout")
+            .args(["20", "zsh", "-f"])
+            .arg(&driver)
+            .arg(&path)
+            .arg(line)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    // compadd may be called more than once (a group per description).
+    let offered = |line: &str, want: &str| {
+        let got = ask(line);
+        assert!(
+            !got.is_empty() && got.lines().all(|l| l == want),
+            "{line}: {got}"
+        );
+    };
+    offered("kubectl-satoken decode --tok", "<<--token --token-file>>");
+    offered("kubectl-satoken probe -o ", "<<table json yaml>>");
+    offered("kubectl-satoken explain clock", "<<clock-skew>>");
+}
+
 /// `-h` fits a screen; `--help` has the rest.
 #[test]
 fn short_help_is_under_thirty_lines() {
