@@ -13,7 +13,8 @@
 # Writes (docs/release.md):
 #   dist/kubectl-satoken_v<VERSION>_<os>_<arch>.tar.gz   linux, darwin
 #   dist/kubectl-satoken_v<VERSION>_windows_amd64.zip
-#       each: the binary (kubectl-satoken, or kubectl-satoken.exe), LICENSE, README.md
+#       each: the binary (kubectl-satoken, or kubectl-satoken.exe), LICENSE, README.md,
+#       man/ (the pages of docs/man)
 #   dist/SHA256SUMS                                      for `sha256sum -c`
 #   plugins/satoken.yaml   version and one platforms entry per archive in dist/
 #
@@ -102,15 +103,18 @@ for platform in "${platforms[@]}"; do
     mkdir -p "$stage/$platform"
     install -m 0755 "$binary" "$stage/$platform/$exe"
     cp LICENSE README.md "$stage/$platform/"
+    mkdir "$stage/$platform/man"
+    cp docs/man/*.1 "$stage/$platform/man/"
     base="dist/kubectl-satoken_v${version}_${platform}"
     rm -f "$base.tar.gz" "$base.zip"
     # Reproducible archives: fixed order, owner and modification time.
     if [ "$platform" = windows_amd64 ]; then
         python3 - "$stage/$platform" "$base.zip" "$exe" <<'PY'
-import sys, zipfile
+import os, sys, zipfile
 src, out, exe = sys.argv[1:]
+man = [f"man/{page}" for page in os.listdir(f"{src}/man")]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-    for name in sorted([exe, "LICENSE", "README.md"]):
+    for name in sorted([exe, "LICENSE", "README.md", *man]):
         info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
         info.external_attr = (0o100755 if name == exe else 0o100644) << 16
         info.compress_type = zipfile.ZIP_DEFLATED
@@ -119,7 +123,7 @@ PY
         archive=$base.zip
     else
         tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='@0' \
-            -C "$stage/$platform" -cf - "$exe" LICENSE README.md | gzip -n -9 >"$base.tar.gz"
+            -C "$stage/$platform" -cf - "$exe" LICENSE README.md man | gzip -n -9 >"$base.tar.gz"
         archive=$base.tar.gz
     fi
     printf '%-14s %-48s %9s bytes  %4ss  %s\n' "$platform" "$archive" \

@@ -386,9 +386,23 @@ fn release_archives_are_laid_out_checked_and_run() {
             entry.bin.clone(),
             "LICENSE".to_owned(),
             "README.md".to_owned(),
+            "man".to_owned(),
         ];
         want.sort();
         assert_eq!(names, want, "{name}");
+        // The man pages, as docs/man holds them.
+        for page in
+            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/man")).unwrap()
+        {
+            let page = page.unwrap();
+            let shipped = std::fs::read(dir.path().join("man").join(page.file_name()));
+            assert_eq!(
+                shipped.ok(),
+                std::fs::read(page.path()).ok(),
+                "{name}: man/{:?}",
+                page.file_name()
+            );
+        }
         assert!(
             entry.files().iter().all(|f| names.contains(&f.from)),
             "{name}"
