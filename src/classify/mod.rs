@@ -19,6 +19,8 @@ pub mod prefilter;
 
 pub use crate::diagnosis::artefact::{SourceType, Stamp};
 
+use std::collections::VecDeque;
+
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::diagnosis::case::ReasonSource;
@@ -179,22 +181,107 @@ pub fn start(
     if text.trim().is_empty() {
         return Err(ClassifyError::Empty);
     }
-    let mut assembler = assemble::Assembler::new(text, now);
     let wanted = move |e: &Evidence| forced.is_none_or(|t| e.source == t);
+    let mut events = KubectlTrace::new(assemble::Assembler::new(text, now), wanted);
     // Peek the first answer before handing the iterator over: its absence is
     // the error, and the near miss is known only then.
-    let Some(first) = assembler.by_ref().find(wanted) else {
+    let Some(first) = events.next() else {
         return Err(match forced {
             Some(t) => ClassifyError::NothingOfType(t),
-            None => ClassifyError::Unrecognised(assembler.near_miss()),
+            None => ClassifyError::Unrecognised(events.inner.near_miss()),
         });
     };
     let source_type = forced.unwrap_or(first.source);
     Ok(Stream {
         source_type,
         detected: forced.is_none(),
-        events: Box::new(std::iter::once(first).chain(assembler.filter(wanted))),
+        events: Box::new(std::iter::once(first).chain(events)),
     })
+}
+
+/// A kubectl run at `-v=6` and above logs every request it makes (API
+/// discovery first, a retry, the request itself) before it prints its own
+/// verdict (`Error from server …`, `error: You must be logged in …`): those
+/// logged answers lead up to the verdict, so they are one answer with it, and
+/// a note counts them. Logged answers no verdict follows stay answers.
+struct KubectlTrace<'a, F> {
+    inner: assemble::Assembler<'a>,
+    /// The answers asked for (`--type`).
+    wanted: F,
+    held: VecDeque<Evidence>,
+    ready: VecDeque<Evidence>,
+}
+
+/// Logged answers held back while waiting for kubectl's verdict.
+const MAX_HELD: usize = 1_024;
+
+impl<'a, F: Fn(&Evidence) -> bool> KubectlTrace<'a, F> {
+    fn new(inner: assemble::Assembler<'a>, wanted: F) -> Self {
+        KubectlTrace {
+            inner,
+            wanted,
+            held: VecDeque::new(),
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// A line of the client's request log (client-go's round-tripper and
+    /// discovery), not an answer it printed.
+    fn logged(ev: &Evidence) -> bool {
+        matches!(ev.format, "kubectl -v" | "client-go -v")
+    }
+
+    fn verdict(ev: &Evidence) -> bool {
+        ev.source == SourceType::Kubectl && ev.format == "kubectl"
+    }
+
+    fn fold(&mut self, mut verdict: Evidence) -> Evidence {
+        let held: Vec<Evidence> = self.held.drain(..).collect();
+        if let (Some(first), Some(last)) = (held.first(), held.last()) {
+            let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+            for ev in &held {
+                *counts
+                    .entry(ev.answer.classification().as_str())
+                    .or_default() += 1;
+            }
+            let counts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            verdict.notes.push(format!(
+                "kubectl logged {} answer(s) to its earlier requests (API discovery, retries) at lines {}-{}: {}; the answer is its own verdict",
+                held.len(),
+                first.line,
+                last.line,
+                counts.join(", ")
+            ));
+        }
+        verdict
+    }
+}
+
+impl<F: Fn(&Evidence) -> bool> Iterator for KubectlTrace<'_, F> {
+    type Item = Evidence;
+
+    fn next(&mut self) -> Option<Evidence> {
+        loop {
+            if let Some(ev) = self.ready.pop_front() {
+                return Some(ev);
+            }
+            match self.inner.next() {
+                Some(ev) if !(self.wanted)(&ev) => {}
+                Some(ev) if Self::logged(&ev) => {
+                    if self.held.len() >= MAX_HELD {
+                        self.ready.extend(self.held.pop_front());
+                    }
+                    self.held.push_back(ev);
+                }
+                Some(ev) if Self::verdict(&ev) => return Some(self.fold(ev)),
+                Some(ev) => {
+                    self.ready.extend(self.held.drain(..));
+                    self.ready.push_back(ev);
+                }
+                None => return self.held.pop_front(),
+            }
+        }
+    }
 }
 
 /// Diagnoses one answer.

@@ -9,6 +9,22 @@
 //! as is, `{message_q}` quoted and escaped the Go/Rust way (`"pods \"x\""`),
 //! `{message_j}` as a JSON string, `{url}` and `{verb}`.
 
+/// The klog callers of client-go's request log: what a kubectl or a
+/// controller run at `-v=6` and above logs of each request it makes (its
+/// round-tripper) and of API discovery (the cached and memory discovery
+/// clients, kubectl's shortcut expander). An answer on such a line is a
+/// request the client made on its way, not a verdict it printed.
+/// Source: k8s.io/client-go transport/round_trippers.go, discovery/
+/// discovery_client.go, discovery/cached/memory/memcache.go, discovery/cached/
+/// disk/cached_discovery.go, restmapper/shortcut.go (1.10-1.35).
+pub const REQUEST_LOG_CALLERS: &[&str] = &[
+    "round_trippers.go",
+    "discovery_client.go",
+    "memcache.go",
+    "cached_discovery.go",
+    "shortcut.go",
+];
+
 /// One way a client prints an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rendering {

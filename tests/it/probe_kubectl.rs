@@ -97,3 +97,49 @@ fn kubectl_sees_a_real_api_server() {
         "discovery was not used"
     );
 }
+
+/// kubectl's own trace at any verbosity, with API discovery that partly
+/// fails (the test server lists groups it does not serve, as a cluster with
+/// an aggregated API down does), is one answer: kubectl's verdict, with the
+/// user and the request it names, and the logged requests counted in a note.
+#[test]
+fn a_kubectl_trace_of_any_verbosity_is_one_answer() {
+    if !crate::support::tool_available("kubectl", kubectl_available()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::new("satoken-test-ca");
+    let ca = pki.write_ca(dir.path(), "ca.crt");
+    #[expect(clippy::disallowed_methods, reason = "kubectl cannot be given --now")]
+    let now: DateTime<Utc> = Utc::now();
+    let server = ApiServer::start(Config::new(now), &pki);
+    let token = tokens::sign(&tokens::projected(now - TimeDelta::minutes(5), 3607));
+    let expired = tokens::sign(&tokens::projected(now - TimeDelta::hours(3), 3600));
+    for (token, class) in [(&token, "403-forbidden"), (&expired, "401-invalid-token")] {
+        for verbosity in ["-v=6", "-v=8", "-v=9"] {
+            let (_, trace) = kubectl(dir.path(), &server, &ca, token, &["get", "pods", verbosity]);
+            let out = crate::support::satoken()
+                .args(["classify", "-o", "json"])
+                .write_stdin(trace.clone())
+                .output()
+                .unwrap();
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let results = doc["results"].as_array().unwrap();
+            assert_eq!(results.len(), 1, "{verbosity}: {trace}\n{doc:#}");
+            let r = &results[0];
+            assert_eq!(
+                r["diagnosis"]["classification"], class,
+                "{verbosity}: {doc:#}"
+            );
+            if class == "403-forbidden" {
+                assert_eq!(r["user"], "system:serviceaccount:debug-lab:reporter");
+                assert_eq!(r["request"]["verb"], "list");
+                assert_eq!(r["request"]["resource"], "pods");
+                assert!(
+                    r.to_string().contains("kubectl logged"),
+                    "{verbosity}: {r:#}"
+                );
+            }
+        }
+    }
+}

@@ -82,6 +82,14 @@ impl Found {
         }
     }
 
+    /// The segment is a line of a client's request log: its answer is a
+    /// request the client made on its way, not its verdict.
+    pub(super) fn request_log(&mut self) {
+        if let Some(hit) = self.http.as_mut().filter(|h| h.origin.2 != "kubectl -v") {
+            hit.origin.2 = "client-go -v";
+        }
+    }
+
     pub(super) fn reasons(
         &mut self,
         reasons: Vec<AuthReason>,

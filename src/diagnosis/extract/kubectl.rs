@@ -106,7 +106,34 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         found.http = Some(HttpAnswer::with_status(code, 1));
         return Some(found);
     }
+    // kubectl -v=7+: `round_trippers.go:470] GET https://…`, the request
+    // alone; its status follows on a `Response Status:` line.
+    if is_round_tripper(line, caller)
+        && let Some((method, url)) = round_tripper_request(line)
+    {
+        found.verbose = true;
+        found.request = Some(request_from_url(Some(method), url));
+        return Some(found);
+    }
     None
+}
+
+/// kubectl -v=7+: `round_trippers.go:470] GET https://…` -> (method, url).
+fn round_tripper_request(line: &str) -> Option<(&str, &str)> {
+    let rest = line.split_once("] ").map_or(line, |(_, r)| r).trim();
+    let mut words = rest.split_whitespace();
+    let method = words.next()?;
+    let url = words.next()?;
+    (super::url::is_method(method) && url.starts_with("http") && words.next().is_none())
+        .then_some((method, url))
+}
+
+/// A line of client-go's request log (its round-tripper, API discovery), by
+/// its klog caller.
+pub fn is_request_log(caller: &str) -> bool {
+    crate::vocabulary::clients::REQUEST_LOG_CALLERS
+        .iter()
+        .any(|file| caller.starts_with(file))
 }
 
 /// A line of client-go's debug round-tripper (round_trippers.go), by its

@@ -386,6 +386,9 @@ impl<'a> Scanner<'a> {
         if found.is_empty() {
             self.signal(number, text);
         }
+        if caller.is_some_and(kubectl::is_request_log) {
+            found.request_log();
+        }
         self.emit(found, text);
     }
 
@@ -773,6 +776,8 @@ fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
     let mut request_log = false;
     if let Some(k) = kubectl::find(line, caller) {
         request_log = k.verbose;
+        // A request of the debug round-tripper starts a new answer.
+        found.boundary |= k.verbose && k.http.is_none() && k.request.is_some();
         let format = if k.verbose { "kubectl -v" } else { "kubectl" };
         if let Some(h) = k.http {
             found.http(h, SourceType::Kubectl, format);
