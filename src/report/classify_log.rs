@@ -266,7 +266,7 @@ impl<'a> ClassifyLogJson<'a> {
                 first: rfc3339(instant(f)),
                 last: rfc3339(instant(l)),
             }),
-            bucket_seconds: 3600,
+            bucket_seconds: crate::logs::BUCKET_SECONDS,
             requests: r
                 .requests
                 .iter()

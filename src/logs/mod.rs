@@ -1,0 +1,301 @@
+//! Pure: the joins of log lines that `classify`'s log mode and `audit
+//! --apiserver-log` share. kube-apiserver logs why it refused a credential
+//! (k8s.io/apiserver pkg/endpoints/filters/authentication.go) on a line of
+//! its own, before httplog logs the request's 401 when it completes
+//! (pkg/server/httplog); neither names the other. So a reason goes with a
+//! request exactly ([`Join::Exact`]) only when both carry the same audit ID;
+//! else a 401 takes the oldest reason line waiting within [`WINDOW`] before
+//! it in its lane (one input and `kubectl logs --prefix` stream, on its own
+//! clock): a [`Join::Guess`] even as the only candidate, since a 401 whose
+//! request presented no credential has no reason line and takes a
+//! neighbour's. The policy says what a guess is worth. Both joins are
+//! linear in the log, and reason sets are hashed.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::diagnosis::reasons::AuthReason;
+
+pub use crate::diagnosis::case::Join;
+
+/// A time, in microseconds since the epoch.
+pub type Micros = i64;
+
+/// How far apart two lines (or a line and an event) of one request may be.
+pub const WINDOW: Micros = 1_000_000;
+/// The buckets of a timeline: an hour.
+pub const BUCKET: Micros = 3_600_000_000;
+/// [`BUCKET`] in seconds, as documents state it.
+pub const BUCKET_SECONDS: u64 = BUCKET.unsigned_abs() / 1_000_000;
+/// Reason lines waiting, over all lanes; past it they all settle alone.
+pub const MAX_PENDING: usize = 4_096;
+/// Lanes kept; past it, every waiting line settles alone.
+const MAX_LANES: usize = 1_024;
+
+/// One input and stream (by its hash: no copy per line): one writer's lines.
+pub type Lane = (usize, u64);
+
+/// The lane of input `source`'s `stream`.
+pub fn lane(source: usize, stream: Option<&[u8]>) -> Lane {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::hash::DefaultHasher::new();
+    stream.hash(&mut h);
+    (source, h.finish())
+}
+
+/// What a line settled as.
+#[derive(Debug)]
+pub enum Settled<T> {
+    /// A reason line or a request with nothing joined.
+    Alone(T),
+    /// A reason line and the request it was put with.
+    Joined { reason: T, request: T, join: Join },
+}
+
+/// A reason line waiting for its request: its time, its audit ID (which
+/// only the same request may take) and itself (`None` once taken).
+type Waiting<T> = (Micros, Option<Box<str>>, Option<T>);
+
+#[derive(Debug)]
+struct LaneState<T> {
+    clock: Micros,
+    waiting: VecDeque<Waiting<T>>,
+    /// Of them, those with an audit ID.
+    named: usize,
+}
+
+/// The join of reason lines and requests as a log streams by.
+#[derive(Debug)]
+pub struct Lanes<T> {
+    lanes: HashMap<Lane, LaneState<T>>,
+    waiting: usize,
+    /// Lines settled before their window passed ([`MAX_PENDING`], [`MAX_LANES`]).
+    pub crowded: u64,
+}
+
+impl<T> Default for Lanes<T> {
+    fn default() -> Self {
+        let lanes = HashMap::new();
+        Lanes {
+            lanes,
+            waiting: 0,
+            crowded: 0,
+        }
+    }
+}
+
+impl<T> Lanes<T> {
+    /// The lane's state, its clock moved to `at` and the lines whose window
+    /// passed settled (every lane's, when too many wait).
+    fn lane(
+        &mut self,
+        lane: &Lane,
+        at: Micros,
+        out: &mut impl FnMut(Settled<T>),
+    ) -> &mut LaneState<T> {
+        if self.waiting >= MAX_PENDING
+            || !self.lanes.contains_key(lane) && self.lanes.len() >= MAX_LANES
+        {
+            self.crowded += self.waiting as u64;
+            self.finish(out);
+        }
+        let state = self.lanes.entry(*lane).or_insert_with(|| LaneState {
+            clock: at,
+            waiting: VecDeque::new(),
+            named: 0,
+        });
+        state.clock = state.clock.max(at);
+        let until = state.clock.saturating_sub(2 * WINDOW);
+        self.waiting -= state.settle(|w| w.0 < until, out);
+        state
+    }
+
+    /// A dated line of `lane` that is neither: its time moves the lane's clock.
+    pub fn tick(&mut self, lane: &Lane, at: Micros, out: &mut impl FnMut(Settled<T>)) {
+        if self.lanes.contains_key(lane) {
+            self.lane(lane, at, out);
+        }
+    }
+
+    /// A reason line at `at`: it waits for its request.
+    pub fn reason(
+        &mut self,
+        lane: &Lane,
+        at: Micros,
+        id: Option<&str>,
+        item: T,
+        out: &mut impl FnMut(Settled<T>),
+    ) {
+        let state = self.lane(lane, at, out);
+        state.named += usize::from(id.is_some());
+        state
+            .waiting
+            .push_back((at, id.map(Into::into), Some(item)));
+        self.waiting += 1;
+    }
+
+    /// A request's 401 at `at`: joined to its reason line, if one waits.
+    pub fn request(
+        &mut self,
+        lane: &Lane,
+        at: Micros,
+        id: Option<&str>,
+        request: T,
+        out: &mut impl FnMut(Settled<T>),
+    ) {
+        let (gone, reason) = self.lane(lane, at, out).take(at, id, out);
+        self.waiting -= gone;
+        out(match reason {
+            Some((reason, join)) => Settled::Joined {
+                reason,
+                request,
+                join,
+            },
+            None => Settled::Alone(request),
+        });
+    }
+
+    /// Settles every line still waiting; call after the last line.
+    pub fn finish(&mut self, out: &mut impl FnMut(Settled<T>)) {
+        for (_, mut state) in self.lanes.drain() {
+            state.settle(|_| true, out);
+        }
+        self.waiting = 0;
+    }
+}
+
+impl<T> LaneState<T> {
+    /// The reason line of a 401 at `at`: the one of its audit ID, else the
+    /// oldest in reach (older ones settle alone); and how many stopped waiting.
+    fn take(
+        &mut self,
+        at: Micros,
+        id: Option<&str>,
+        out: &mut impl FnMut(Settled<T>),
+    ) -> (usize, Option<(T, Join)>) {
+        if self.named > 0
+            && let Some(id) = id
+            && let Some(w) = self.waiting.iter_mut().find(|w| w.1.as_deref() == Some(id))
+            && let Some(reason) = w.2.take()
+        {
+            return (1, Some((reason, Join::Exact)));
+        }
+        let gone = self.settle(|w| w.0 < at - WINDOW || w.2.is_none(), out);
+        let near = |w: &Waiting<T>| w.1.is_none() && w.0 <= at + WINDOW;
+        let reason = self
+            .waiting
+            .front()
+            .is_some_and(near)
+            .then(|| self.waiting.pop_front());
+        let reason = reason.flatten().and_then(|w| w.2);
+        (
+            gone + usize::from(reason.is_some()),
+            reason.map(|r| (r, Join::Guess)),
+        )
+    }
+
+    /// Settles lines from the front while `done` says so; returns how many
+    /// were still waiting.
+    fn settle(
+        &mut self,
+        mut done: impl FnMut(&Waiting<T>) -> bool,
+        out: &mut impl FnMut(Settled<T>),
+    ) -> usize {
+        let mut settled = 0;
+        while self.waiting.front().is_some_and(&mut done)
+            && let Some((_, id, item)) = self.waiting.pop_front()
+        {
+            self.named -= usize::from(id.is_some());
+            if let Some(item) = item {
+                settled += 1;
+                out(Settled::Alone(item));
+            }
+        }
+        settled
+    }
+}
+
+/// The reason lines of the API server logs, by time and audit ID, for the
+/// 401s of audit events, which the logs' lines do not name.
+#[derive(Debug, Default)]
+pub struct ReasonIndex {
+    /// (time, index into `sets`), sorted by time.
+    lines: Vec<(Micros, u32)>,
+    /// Reason sets by the audit ID of the line that gave them.
+    named: HashMap<Box<str>, u32>,
+    /// The distinct reason sets, in order of first appearance.
+    pub sets: Vec<Vec<AuthReason>>,
+    /// `sets` by their messages.
+    known: HashMap<Box<[String]>, u32>,
+    /// Lines read; reason lines found, undated, past [`MAX_LINES`] or [`MAX_SETS`].
+    pub read: u64,
+    pub failures: u64,
+    pub undated: u64,
+    pub dropped: u64,
+}
+
+/// Reason lines kept (16 bytes each).
+pub const MAX_LINES: usize = 4_000_000;
+/// Distinct reason sets kept; a line with another one is counted, not kept.
+pub const MAX_SETS: usize = 4_096;
+
+impl ReasonIndex {
+    /// Adds one reason line: its time, its audit ID, its reasons.
+    pub fn add(&mut self, at: Option<Micros>, id: Option<&str>, reasons: Vec<AuthReason>) {
+        self.failures += 1;
+        let Some(at) = at else {
+            self.undated += 1;
+            return;
+        };
+        if self.lines.len() >= MAX_LINES {
+            self.dropped += 1;
+            return;
+        }
+        let key: Box<[String]> = reasons.iter().map(|r| r.message.clone()).collect();
+        let set = match self.known.get(&key) {
+            Some(&set) => set,
+            None if self.sets.len() >= MAX_SETS => {
+                self.dropped += 1;
+                return;
+            }
+            None => {
+                let set = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
+                self.sets.push(reasons);
+                self.known.insert(key, set);
+                set
+            }
+        };
+        if let Some(id) = id
+            && self.named.len() < MAX_SETS
+        {
+            self.named.insert(id.into(), set);
+        }
+        self.lines.push((at, set));
+    }
+
+    /// Sorts by time; call once, after the last line.
+    pub fn finish(&mut self) {
+        self.lines.sort_unstable();
+    }
+
+    /// The reasons for a 401 at `at` of audit ID `id`: the set of the line
+    /// of the same ID (exact), else of every line within [`WINDOW`] when
+    /// they agree (a guess; `None` when they disagree), else nothing.
+    pub fn join(&self, at: Micros, id: Option<&str>) -> (Join, Option<u32>) {
+        if let Some(&set) = id.and_then(|id| self.named.get(id)) {
+            return (Join::Exact, Some(set));
+        }
+        let from = self.lines.partition_point(|(t, _)| *t < at - WINDOW);
+        let mut sets = self.lines[from..]
+            .iter()
+            .take_while(|(t, _)| *t <= at + WINDOW)
+            .map(|&(_, set)| set);
+        match sets.next() {
+            None => (Join::None, None),
+            Some(first) if sets.all(|set| set == first) => (Join::Guess, Some(first)),
+            Some(_) => (Join::Guess, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
