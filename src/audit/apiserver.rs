@@ -189,9 +189,15 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
             _ => ip,
         }),
         user_agent: str_field("userAgent"),
-        audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
+        audit_id: audit_id(text),
         ..request
     })
+}
+
+/// The audit ID a line names: httplog's `audit-ID`, or a contextual
+/// logger's `auditID`.
+pub fn audit_id(text: &str) -> Option<&str> {
+    str_field(text, "audit-ID").or_else(|| str_field(text, "auditID"))
 }
 
 /// A field's non-empty value as text.

@@ -19,7 +19,7 @@
 //! a few seconds of log time ([`MAX_PENDING`] lines at most), groups and
 //! their sources are capped with what is past the caps counted.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
@@ -115,7 +115,6 @@ pub struct LogScan<'c> {
     forced: Option<SourceType>,
     prefilter: bool,
     joins: Lanes<Item>,
-    out: VecDeque<LogEvent>,
     /// Lines read.
     pub lines: u64,
     /// httplog's requests by status code.
@@ -134,7 +133,6 @@ impl<'c> LogScan<'c> {
             forced,
             prefilter,
             joins: Lanes::default(),
-            out: VecDeque::new(),
             lines: 0,
             requests: BTreeMap::new(),
             span: None,
@@ -153,9 +151,7 @@ impl<'c> LogScan<'c> {
         let lane = crate::logs::lane(source, record.stream);
         if let Some((at, _)) = record.at {
             self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-            let (ctx, out) = (self.ctx, &mut self.out);
-            self.joins
-                .tick(&lane, at, &mut |s| out.push_back(settle(s, ctx)));
+            self.joins.tick(&lane, at);
         }
         if let Some(request) = apiserver::request(record.text) {
             *self.requests.entry(request.code).or_default() += 1;
@@ -169,13 +165,13 @@ impl<'c> LogScan<'c> {
 
     /// Settles every event still waiting; call after the last line.
     pub fn finish(&mut self) {
-        let (ctx, out) = (self.ctx, &mut self.out);
-        self.joins.finish(&mut |s| out.push_back(settle(s, ctx)));
+        self.joins.finish();
     }
 
-    /// The events settled so far, in the order they settled.
-    pub fn events(&mut self) -> std::collections::vec_deque::Drain<'_, LogEvent> {
-        self.out.drain(..)
+    /// The events settled so far, in the order they settled, diagnosed.
+    pub fn events(&mut self) -> impl Iterator<Item = LogEvent> + '_ {
+        let ctx = self.ctx;
+        self.joins.settled.drain(..).map(move |s| settle(s, ctx))
     }
 
     /// httplog's failed request: an event, joined to its reasons if a 401.
@@ -213,14 +209,12 @@ impl<'c> LogScan<'c> {
             source,
             at: record.at.map(|(at, _)| at),
         };
-        let (ctx, out) = (self.ctx, &mut self.out);
-        let emit = &mut |s| out.push_back(settle(s, ctx));
         match item.at {
             Some(at) if r.code == 401 => {
                 let lane = crate::logs::lane(source, record.stream);
-                self.joins.request(&lane, at, r.audit_id, item, emit);
+                self.joins.request(&lane, at, r.audit_id, item);
             }
-            _ => emit(Settled::Alone(item)),
+            _ => self.joins.settled.push_back(Settled::Alone(item)),
         }
     }
 
@@ -231,12 +225,9 @@ impl<'c> LogScan<'c> {
             return;
         };
         let lane = crate::logs::lane(source, record.stream);
-        // A reason line names its request only through contextual logging.
-        let id = [&b"audit-ID"[..], b"auditID"]
-            .into_iter()
-            .find_map(|key| apiserver::field(record.text, key))
-            .and_then(|id| std::str::from_utf8(id).ok())
-            .filter(|id| !id.is_empty());
+        let id = std::str::from_utf8(record.text)
+            .ok()
+            .and_then(apiserver::audit_id);
         for mut ev in stream.events {
             if ev.answer.classification() == Classification::Ok {
                 continue;
@@ -256,11 +247,9 @@ impl<'c> LogScan<'c> {
                 source,
                 at: record.at.map(|(at, _)| at),
             };
-            let (ctx, out) = (self.ctx, &mut self.out);
-            let emit = &mut |s| out.push_back(settle(s, ctx));
             match item.at {
-                Some(at) if reasons => self.joins.reason(&lane, at, id, item, emit),
-                _ => emit(Settled::Alone(item)),
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
             }
         }
     }

@@ -68,16 +68,19 @@ struct LaneState<T> {
 pub struct Lanes<T> {
     lanes: HashMap<Lane, LaneState<T>>,
     waiting: usize,
+    /// What settled, in order, for the caller to take.
+    pub settled: VecDeque<Settled<T>>,
     /// Lines settled before their window passed ([`MAX_PENDING`], [`MAX_LANES`]).
     pub crowded: u64,
 }
 
 impl<T> Default for Lanes<T> {
     fn default() -> Self {
-        let lanes = HashMap::new();
+        let (lanes, settled) = (HashMap::new(), VecDeque::new());
         Lanes {
             lanes,
             waiting: 0,
+            settled,
             crowded: 0,
         }
     }
@@ -86,17 +89,12 @@ impl<T> Default for Lanes<T> {
 impl<T> Lanes<T> {
     /// The lane's state, its clock moved to `at` and the lines whose window
     /// passed settled (every lane's, when too many wait).
-    fn lane(
-        &mut self,
-        lane: &Lane,
-        at: Micros,
-        out: &mut impl FnMut(Settled<T>),
-    ) -> &mut LaneState<T> {
+    fn lane(&mut self, lane: &Lane, at: Micros) -> &mut LaneState<T> {
         if self.waiting >= MAX_PENDING
             || !self.lanes.contains_key(lane) && self.lanes.len() >= MAX_LANES
         {
             self.crowded += self.waiting as u64;
-            self.finish(out);
+            self.finish();
         }
         let state = self.lanes.entry(*lane).or_insert_with(|| LaneState {
             clock: at,
@@ -105,27 +103,20 @@ impl<T> Lanes<T> {
         });
         state.clock = state.clock.max(at);
         let until = state.clock.saturating_sub(2 * WINDOW);
-        self.waiting -= state.settle(|w| w.0 < until, out);
+        self.waiting -= state.settle(|w| w.0 < until, &mut self.settled);
         state
     }
 
     /// A dated line of `lane` that is neither: its time moves the lane's clock.
-    pub fn tick(&mut self, lane: &Lane, at: Micros, out: &mut impl FnMut(Settled<T>)) {
+    pub fn tick(&mut self, lane: &Lane, at: Micros) {
         if self.lanes.contains_key(lane) {
-            self.lane(lane, at, out);
+            self.lane(lane, at);
         }
     }
 
     /// A reason line at `at`: it waits for its request.
-    pub fn reason(
-        &mut self,
-        lane: &Lane,
-        at: Micros,
-        id: Option<&str>,
-        item: T,
-        out: &mut impl FnMut(Settled<T>),
-    ) {
-        let state = self.lane(lane, at, out);
+    pub fn reason(&mut self, lane: &Lane, at: Micros, id: Option<&str>, item: T) {
+        let state = self.lane(lane, at);
         state.named += usize::from(id.is_some());
         state
             .waiting
@@ -134,17 +125,12 @@ impl<T> Lanes<T> {
     }
 
     /// A request's 401 at `at`: joined to its reason line, if one waits.
-    pub fn request(
-        &mut self,
-        lane: &Lane,
-        at: Micros,
-        id: Option<&str>,
-        request: T,
-        out: &mut impl FnMut(Settled<T>),
-    ) {
-        let (gone, reason) = self.lane(lane, at, out).take(at, id, out);
+    pub fn request(&mut self, lane: &Lane, at: Micros, id: Option<&str>, request: T) {
+        self.lane(lane, at);
+        let state = self.lanes.get_mut(lane).expect("made");
+        let (gone, reason) = state.take(at, id, &mut self.settled);
         self.waiting -= gone;
-        out(match reason {
+        self.settled.push_back(match reason {
             Some((reason, join)) => Settled::Joined {
                 reason,
                 request,
@@ -155,9 +141,9 @@ impl<T> Lanes<T> {
     }
 
     /// Settles every line still waiting; call after the last line.
-    pub fn finish(&mut self, out: &mut impl FnMut(Settled<T>)) {
+    pub fn finish(&mut self) {
         for (_, mut state) in self.lanes.drain() {
-            state.settle(|_| true, out);
+            state.settle(|_| true, &mut self.settled);
         }
         self.waiting = 0;
     }
@@ -170,7 +156,7 @@ impl<T> LaneState<T> {
         &mut self,
         at: Micros,
         id: Option<&str>,
-        out: &mut impl FnMut(Settled<T>),
+        out: &mut VecDeque<Settled<T>>,
     ) -> (usize, Option<(T, Join)>) {
         if self.named > 0
             && let Some(id) = id
@@ -198,17 +184,15 @@ impl<T> LaneState<T> {
     fn settle(
         &mut self,
         mut done: impl FnMut(&Waiting<T>) -> bool,
-        out: &mut impl FnMut(Settled<T>),
+        out: &mut VecDeque<Settled<T>>,
     ) -> usize {
         let mut settled = 0;
         while self.waiting.front().is_some_and(&mut done)
             && let Some((_, id, item)) = self.waiting.pop_front()
         {
             self.named -= usize::from(id.is_some());
-            if let Some(item) = item {
-                settled += 1;
-                out(Settled::Alone(item));
-            }
+            settled += usize::from(item.is_some());
+            out.extend(item.map(Settled::Alone));
         }
         settled
     }
@@ -222,9 +206,9 @@ pub struct ReasonIndex {
     lines: Vec<(Micros, u32)>,
     /// Reason sets by the audit ID of the line that gave them.
     named: HashMap<Box<str>, u32>,
-    /// The distinct reason sets, in order of first appearance.
+    /// The distinct reason sets, in order of first appearance, and by their
+    /// messages.
     pub sets: Vec<Vec<AuthReason>>,
-    /// `sets` by their messages.
     known: HashMap<Box<[String]>, u32>,
     /// Lines read; reason lines found, undated, past [`MAX_LINES`] or [`MAX_SETS`].
     pub read: u64,
@@ -246,27 +230,17 @@ impl ReasonIndex {
             self.undated += 1;
             return;
         };
-        if self.lines.len() >= MAX_LINES {
+        let key: Box<[String]> = reasons.iter().map(|r| r.message.clone()).collect();
+        let known = self.known.get(&key).copied();
+        if self.lines.len() >= MAX_LINES || known.is_none() && self.sets.len() >= MAX_SETS {
             self.dropped += 1;
             return;
         }
-        let key: Box<[String]> = reasons.iter().map(|r| r.message.clone()).collect();
-        let set = match self.known.get(&key) {
-            Some(&set) => set,
-            None if self.sets.len() >= MAX_SETS => {
-                self.dropped += 1;
-                return;
-            }
-            None => {
-                let set = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
-                self.sets.push(reasons);
-                self.known.insert(key, set);
-                set
-            }
-        };
-        if let Some(id) = id
-            && self.named.len() < MAX_SETS
-        {
+        let set = known.unwrap_or_else(|| {
+            self.sets.push(reasons);
+            *self.known.entry(key).or_insert(self.sets.len() as u32 - 1)
+        });
+        if let Some(id) = id.filter(|_| self.named.len() < MAX_SETS) {
             self.named.insert(id.into(), set);
         }
         self.lines.push((at, set));

@@ -1,33 +1,32 @@
 use super::*;
 use crate::diagnosis::reasons::parse_auth_error;
 
-/// Settles `lines` of one lane, `(reason?, at in ms, audit ID, name)`, and
-/// says what each became: `name` alone, or `reason+request join`.
+/// What settled, as `name` alone or `reason+request join`.
+fn words(lanes: &mut Lanes<&str>) -> Vec<String> {
+    let word = |s: Settled<&str>| match s {
+        Settled::Alone(x) => x.to_owned(),
+        Settled::Joined {
+            reason,
+            request,
+            join,
+        } => format!("{reason}+{request} {}", join.as_str()),
+    };
+    lanes.settled.drain(..).map(word).collect()
+}
+
+/// Settles `lines` of one lane, `(reason?, at in ms, audit ID, name)`.
 fn run(lines: &[(bool, i64, Option<&str>, &'static str)]) -> Vec<String> {
     let mut lanes = Lanes::default();
-    let mut got = Vec::new();
-    let mut out = |s: Settled<&str>| {
-        got.push(match s {
-            Settled::Alone(x) => x.to_owned(),
-            Settled::Joined {
-                reason,
-                request,
-                join,
-            } => {
-                format!("{reason}+{request} {}", join.as_str())
-            }
-        })
-    };
     let lane = lane(0, None);
     for &(reason, ms, id, name) in lines {
         if reason {
-            lanes.reason(&lane, ms * 1000, id, name, &mut out);
+            lanes.reason(&lane, ms * 1000, id, name);
         } else {
-            lanes.request(&lane, ms * 1000, id, name, &mut out);
+            lanes.request(&lane, ms * 1000, id, name);
         }
     }
-    lanes.finish(&mut out);
-    got
+    lanes.finish();
+    words(&mut lanes)
 }
 
 #[test]
@@ -75,28 +74,19 @@ fn one_instant_for_every_line_stays_linear_and_joins_each_once() {
 #[test]
 fn lanes_are_apart_and_waiting_lines_are_bounded() {
     let mut lanes = Lanes::default();
-    let got = std::cell::RefCell::new(Vec::new());
-    let mut out = |s: Settled<usize>| {
-        got.borrow_mut().push(match s {
-            Settled::Alone(x) => (x, None),
-            Settled::Joined {
-                reason, request, ..
-            } => (reason, Some(request)),
-        })
-    };
     let (a, b) = (lane(0, Some(b"pod/a/c")), lane(1, None));
-    lanes.reason(&a, 100_000_000, None, 1, &mut out);
+    lanes.reason(&a, 100_000_000, None, "r1");
     // b's clock is its own: a's later time settles nothing of b's.
-    lanes.reason(&b, 0, None, 2, &mut out);
-    lanes.request(&b, 10, None, 3, &mut out);
-    lanes.request(&a, 100_000_010, None, 4, &mut out);
-    assert_eq!(got.take(), [(2, Some(3)), (1, Some(4))]);
-    for i in 0..MAX_PENDING + 10 {
-        lanes.reason(&a, 100_000_100, None, i, &mut out);
+    lanes.reason(&b, 0, None, "r2");
+    lanes.request(&b, 10, None, "q2");
+    lanes.request(&a, 100_000_010, None, "q1");
+    assert_eq!(words(&mut lanes), ["r2+q2 guess", "r1+q1 guess"]);
+    for _ in 0..MAX_PENDING + 10 {
+        lanes.reason(&a, 100_000_100, None, "r");
     }
     // Past MAX_PENDING waiting, those waiting settle alone.
     assert_eq!(lanes.crowded, MAX_PENDING as u64);
-    assert_eq!(got.borrow().len(), MAX_PENDING);
+    assert_eq!(words(&mut lanes).len(), MAX_PENDING);
 }
 
 #[test]

@@ -593,8 +593,9 @@ fn write_group(
         write_item(
             out,
             &format!(
-                "{} joined to their request's httplog 401 by time, {} of them by a guess",
+                "{} joined to their request's httplog 401: {} by audit ID, {} by time (a guess)",
                 thousands(exact + guessed),
+                thousands(exact),
                 thousands(guessed)
             ),
             width,
