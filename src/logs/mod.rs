@@ -28,8 +28,9 @@ pub const BUCKET: Micros = 3_600_000_000;
 pub const BUCKET_SECONDS: u64 = BUCKET.unsigned_abs() / 1_000_000;
 /// Reason lines waiting, over all lanes; past it they all settle alone.
 pub const MAX_PENDING: usize = 4_096;
-/// Lanes kept; past it, every waiting line settles alone.
-const MAX_LANES: usize = 1_024;
+/// Lanes kept (each line waiting counts them); past it, every waiting line
+/// settles alone.
+const MAX_LANES: usize = 256;
 
 /// One input and stream (by its hash: no copy per line): one writer's lines.
 pub type Lane = (usize, u64);
@@ -67,7 +68,6 @@ struct LaneState<T> {
 #[derive(Debug)]
 pub struct Lanes<T> {
     lanes: HashMap<Lane, LaneState<T>>,
-    waiting: usize,
     /// What settled, in order, for the caller to take.
     pub settled: VecDeque<Settled<T>>,
     /// Lines settled before their window passed ([`MAX_PENDING`], [`MAX_LANES`]).
@@ -79,7 +79,6 @@ impl<T> Default for Lanes<T> {
         let (lanes, settled) = (HashMap::new(), VecDeque::new());
         Lanes {
             lanes,
-            waiting: 0,
             settled,
             crowded: 0,
         }
@@ -88,14 +87,8 @@ impl<T> Default for Lanes<T> {
 
 impl<T> Lanes<T> {
     /// The lane's state, its clock moved to `at` and the lines whose window
-    /// passed settled (every lane's, when too many wait).
+    /// passed settled.
     fn lane(&mut self, lane: &Lane, at: Micros) -> &mut LaneState<T> {
-        if self.waiting >= MAX_PENDING
-            || !self.lanes.contains_key(lane) && self.lanes.len() >= MAX_LANES
-        {
-            self.crowded += self.waiting as u64;
-            self.finish();
-        }
         let state = self.lanes.entry(*lane).or_insert_with(|| LaneState {
             clock: at,
             waiting: VecDeque::new(),
@@ -103,7 +96,7 @@ impl<T> Lanes<T> {
         });
         state.clock = state.clock.max(at);
         let until = state.clock.saturating_sub(2 * WINDOW);
-        self.waiting -= state.settle(|w| w.0 < until, &mut self.settled);
+        state.settle(|w| w.0 < until, &mut self.settled);
         state
     }
 
@@ -114,22 +107,27 @@ impl<T> Lanes<T> {
         }
     }
 
-    /// A reason line at `at`: it waits for its request.
+    /// A reason line at `at`: it waits for its request (every lane's settle
+    /// first when too many wait, or too many lanes do).
     pub fn reason(&mut self, lane: &Lane, at: Micros, id: Option<&str>, item: T) {
+        let waiting: usize = self.lanes.values().map(|l| l.waiting.len()).sum();
+        if waiting >= MAX_PENDING || self.lanes.len() >= MAX_LANES {
+            self.crowded += waiting as u64;
+            self.finish();
+        }
         let state = self.lane(lane, at);
         state.named += usize::from(id.is_some());
         state
             .waiting
             .push_back((at, id.map(Into::into), Some(item)));
-        self.waiting += 1;
     }
 
     /// A request's 401 at `at`: joined to its reason line, if one waits.
     pub fn request(&mut self, lane: &Lane, at: Micros, id: Option<&str>, request: T) {
-        self.lane(lane, at);
-        let state = self.lanes.get_mut(lane).expect("made");
-        let (gone, reason) = state.take(at, id, &mut self.settled);
-        self.waiting -= gone;
+        // No lane: no reason line waits there.
+        self.tick(lane, at);
+        let state = self.lanes.get_mut(lane);
+        let reason = state.and_then(|state| state.take(at, id, &mut self.settled));
         self.settled.push_back(match reason {
             Some((reason, join)) => Settled::Joined {
                 reason,
@@ -145,56 +143,47 @@ impl<T> Lanes<T> {
         for (_, mut state) in self.lanes.drain() {
             state.settle(|_| true, &mut self.settled);
         }
-        self.waiting = 0;
     }
 }
 
 impl<T> LaneState<T> {
     /// The reason line of a 401 at `at`: the one of its audit ID, else the
-    /// oldest in reach (older ones settle alone); and how many stopped waiting.
+    /// oldest in reach (older ones settle alone).
     fn take(
         &mut self,
         at: Micros,
         id: Option<&str>,
         out: &mut VecDeque<Settled<T>>,
-    ) -> (usize, Option<(T, Join)>) {
+    ) -> Option<(T, Join)> {
         if self.named > 0
             && let Some(id) = id
             && let Some(w) = self.waiting.iter_mut().find(|w| w.1.as_deref() == Some(id))
             && let Some(reason) = w.2.take()
         {
-            return (1, Some((reason, Join::Exact)));
+            return Some((reason, Join::Exact));
         }
-        let gone = self.settle(|w| w.0 < at - WINDOW || w.2.is_none(), out);
+        self.settle(|w| w.0 < at - WINDOW || w.2.is_none(), out);
         let near = |w: &Waiting<T>| w.1.is_none() && w.0 <= at + WINDOW;
         let reason = self
             .waiting
             .front()
             .is_some_and(near)
             .then(|| self.waiting.pop_front());
-        let reason = reason.flatten().and_then(|w| w.2);
-        (
-            gone + usize::from(reason.is_some()),
-            reason.map(|r| (r, Join::Guess)),
-        )
+        Some((reason??.2?, Join::Guess))
     }
 
-    /// Settles lines from the front while `done` says so; returns how many
-    /// were still waiting.
+    /// Settles lines from the front while `done` says so.
     fn settle(
         &mut self,
         mut done: impl FnMut(&Waiting<T>) -> bool,
         out: &mut VecDeque<Settled<T>>,
-    ) -> usize {
-        let mut settled = 0;
+    ) {
         while self.waiting.front().is_some_and(&mut done)
             && let Some((_, id, item)) = self.waiting.pop_front()
         {
             self.named -= usize::from(id.is_some());
-            settled += usize::from(item.is_some());
             out.extend(item.map(Settled::Alone));
         }
-        settled
     }
 }
 
