@@ -32,7 +32,7 @@ use crate::diagnosis::extract::url::request_from_url;
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;
-use crate::logs::{BUCKET, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
+use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
 
 /// Evidence up to this size may be a paste, read whole; more is a log.
 pub const PASTE_BYTES: u64 = 1024 * 1024;
@@ -156,10 +156,10 @@ impl<'c> LogScan<'c> {
         if let Some(request) = apiserver::request(record.text) {
             *self.requests.entry(request.code).or_default() += 1;
             if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
-                self.request(source, number, line, &record, &request);
+                self.request((source, lane), number, line, &record, &request);
             }
         } else if !self.prefilter || super::prefilter::candidate(line) {
-            self.read(source, number, line, &record);
+            self.read((source, lane), number, line, &record);
         }
     }
 
@@ -177,7 +177,7 @@ impl<'c> LogScan<'c> {
     /// httplog's failed request: an event, joined to its reasons if a 401.
     fn request(
         &mut self,
-        source: usize,
+        (source, lane): (usize, Lane),
         number: u64,
         line: &[u8],
         record: &Record<'_>,
@@ -210,21 +210,23 @@ impl<'c> LogScan<'c> {
             at: record.at.map(|(at, _)| at),
         };
         match item.at {
-            Some(at) if r.code == 401 => {
-                let lane = crate::logs::lane(source, record.stream);
-                self.joins.request(&lane, at, r.audit_id, item);
-            }
+            Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
             _ => self.joins.settled.push_back(Settled::Alone(item)),
         }
     }
 
     /// Any other line, read by the engine.
-    fn read(&mut self, source: usize, number: u64, line: &[u8], record: &Record<'_>) {
+    fn read(
+        &mut self,
+        (source, lane): (usize, Lane),
+        number: u64,
+        line: &[u8],
+        record: &Record<'_>,
+    ) {
         let text = String::from_utf8_lossy(line);
         let Ok(stream) = super::start(&text, self.forced, self.ctx.now) else {
             return;
         };
-        let lane = crate::logs::lane(source, record.stream);
         let id = std::str::from_utf8(record.text)
             .ok()
             .and_then(apiserver::audit_id);
