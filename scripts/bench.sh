@@ -12,6 +12,8 @@
 #                 the same way) instead of the static glibc one
 #        scripts/bench.sh audit [SIZE…]          `audit`'s MB/s next to grep -c and a jq
 #                                                pipeline, and its peak RSS (bench_audit.sh)
+#        scripts/bench.sh joins [LINES]          the log joins under load: many reason sets, and
+#                                                one timestamp against many (bench_joins.sh)
 #        scripts/bench.sh classify [SIZE]        only the classify-on-a-log benchmark below
 #        BENCH_CLASSIFY_SIZE=20M scripts/bench.sh  its log's size (default 200M)
 #
@@ -38,6 +40,10 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = audit ]; then
   shift
   exec scripts/bench_audit.sh "$@"
+fi
+if [ "${1:-}" = joins ]; then
+  shift
+  exec scripts/bench_joins.sh "$@"
 fi
 only_classify=
 if [ "${1:-}" = classify ]; then

@@ -34,6 +34,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod input;
 pub mod kubeconfig;
+pub mod logs;
 pub mod probe;
 pub mod redact;
 pub mod report;

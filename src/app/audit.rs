@@ -10,7 +10,7 @@ use anyhow::Context as _;
 
 use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
-use crate::diagnosis::case::ReasonSource;
+use crate::diagnosis::case::{Join, ReasonSource};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
@@ -164,7 +164,9 @@ fn read_index(
     super::classify_log::read_log(&sources, None, &mut scan, &mut progress, &mut |ev| {
         let from_log = ev.result.evidence.reasons_from == Some(ReasonSource::ApiserverLog);
         if from_log {
-            index.add(ev.at, ev.result.evidence.reasons);
+            // An audit ID the reason line was put with by a guess is not its own.
+            let id = ev.audit_id.as_deref().filter(|_| ev.join != Join::Guess);
+            index.add(ev.at, id, ev.result.evidence.reasons);
         }
         Ok(())
     })

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent, Seen};
-use super::apiserver::ReasonIndex;
 use super::event::Micros;
 use super::{
     ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
@@ -23,6 +22,7 @@ use crate::diagnosis::case::{
 use crate::diagnosis::forbidden::{ANONYMOUS, Forbidden, service_account_of};
 use crate::diagnosis::reasons::{self, AuthReason};
 use crate::diagnosis::{self, Cause, Support, SupportKind};
+use crate::logs::{Join, ReasonIndex, WINDOW};
 use crate::timefmt::rfc3339;
 
 /// A client as the attribution sees it: who, which pod, and its tallies.
@@ -123,7 +123,7 @@ pub fn analyse(
         if i.dropped > 0 {
             notes.push(format!(
                 "over {} API server failure lines: {} were not kept for the join",
-                super::apiserver::MAX_LINES,
+                crate::logs::MAX_LINES,
                 i.dropped
             ));
         }
@@ -291,6 +291,12 @@ fn finding(
                 if let Some(dominant) = reasons {
                     case.reasons = dominant;
                     case.reasons_from = Some(ReasonSource::ApiserverLog);
+                    let every_one_exact = g.exact == g.reasons.values().sum::<u64>();
+                    case.joined = if every_one_exact {
+                        Join::Exact
+                    } else {
+                        Join::Guess
+                    };
                 }
                 case.notes.push(Support::new(
                     SupportKind::ServerReason,
@@ -567,7 +573,7 @@ fn join_words(r: &Reasons, events: u64) -> String {
     let joined: u64 = r.joined.iter().map(|j| j.events).sum();
     let mut text = format!(
         "{joined} of {events} 401s matched kube-apiserver \"Unable to authenticate the request\" lines within {} s (joined by time: the line names no client)",
-        super::apiserver::WINDOW / 1_000_000
+        WINDOW / 1_000_000
     );
     if r.joined.len() > 1 {
         text.push_str(&format!(

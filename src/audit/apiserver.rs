@@ -1,5 +1,4 @@
-//! Pure: kube-apiserver's log lines as records, and its reasons for 401s
-//! indexed by time for the audit view's join.
+//! Pure: kube-apiserver's log lines as records.
 //!
 //! A record is one line as `kubectl logs` and CRI files show it: a
 //! `kubectl logs --prefix` tag (`[pod/NAME/CONTAINER] `, which replica or
@@ -10,13 +9,8 @@
 //! `"HTTP" verb=… URI=… userAgent=… audit-ID=… srcIP=… resp=…`, the same
 //! fields in JSON, or ≤1.17's `wrap.go` form).
 //!
-//! An audit 401 event says only `Authentication failed, attempted: bearer`;
-//! the reason (expired, key, ServiceAccount gone…) is in the API server's log,
-//! on a line with no audit ID and no address (k8s.io/apiserver
-//! pkg/endpoints/filters/authentication.go), so the join is by time: an event
-//! takes the reasons of the failure lines logged within [`WINDOW`] of it when
-//! they all agree, and is counted as ambiguous when they do not. The lines
-//! are read by `classify`'s log reader ([`crate::classify::log`]).
+//! The reason lines' joins to requests and audit events are
+//! [`crate::logs`]'s.
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
 use memchr::memmem;
@@ -24,15 +18,6 @@ use memchr::memmem;
 use super::event::{Micros, digits, parse_time};
 use crate::diagnosis::case::ClockSource;
 use crate::diagnosis::extract::status;
-use crate::diagnosis::reasons::AuthReason;
-
-/// How far apart two lines (or a line and an audit event) may be and still
-/// be about one request.
-pub const WINDOW: Micros = 1_000_000;
-/// Failure lines kept (16 bytes each).
-pub const MAX_LINES: usize = 4_000_000;
-/// Distinct reason sets kept; a line with another one is counted, not kept.
-pub const MAX_SETS: usize = 4_096;
 
 /// One log line: who wrote it, when, and the text after its prefixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,9 +189,15 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
             _ => ip,
         }),
         user_agent: str_field("userAgent"),
-        audit_id: str_field("audit-ID").or_else(|| str_field("auditID")),
+        audit_id: audit_id(text),
         ..request
     })
+}
+
+/// The audit ID a line names: httplog's `audit-ID`, or a contextual
+/// logger's `auditID`.
+pub fn audit_id(text: &str) -> Option<&str> {
+    str_field(text, "audit-ID").or_else(|| str_field(text, "auditID"))
 }
 
 /// A field's non-empty value as text.
@@ -229,83 +220,6 @@ fn structured(rest: &[u8]) -> Option<(&str, &str, u16)> {
     let uri = text(&uri[..memchr::memchr(b'"', uri).unwrap_or(uri.len())])?;
     let code = rest.get(resp_key.find(rest)? + b" resp=".len()..)?;
     Some((verb, uri, text(code.get(..3)?)?.parse().ok()?))
-}
-
-/// The failure lines of the API server logs, by time, with their reasons.
-#[derive(Debug, Default)]
-pub struct ReasonIndex {
-    /// (time, index into `sets`), sorted by time.
-    lines: Vec<(Micros, u32)>,
-    /// The distinct reason sets, in order of first appearance.
-    pub sets: Vec<Vec<AuthReason>>,
-    /// Lines read, failure lines found, failure lines without a timestamp,
-    /// and failure lines past [`MAX_LINES`].
-    pub read: u64,
-    pub failures: u64,
-    pub undated: u64,
-    pub dropped: u64,
-}
-
-/// What the log says about one 401.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Join {
-    /// Every failure line within reach gives this reason set.
-    One(u32),
-    /// Failure lines within reach disagree.
-    Several,
-    /// No failure line within reach.
-    None,
-}
-
-impl ReasonIndex {
-    /// Adds one failure line: its time and reasons.
-    pub fn add(&mut self, at: Option<Micros>, reasons: Vec<AuthReason>) {
-        self.failures += 1;
-        let Some(at) = at else {
-            self.undated += 1;
-            return;
-        };
-        if self.lines.len() >= MAX_LINES {
-            self.dropped += 1;
-            return;
-        }
-        let set = match self.sets.iter().position(|s| same(s, &reasons)) {
-            Some(i) => i,
-            None if self.sets.len() >= MAX_SETS => {
-                self.dropped += 1;
-                return;
-            }
-            None => {
-                self.sets.push(reasons);
-                self.sets.len() - 1
-            }
-        };
-        self.lines
-            .push((at, u32::try_from(set).unwrap_or(u32::MAX)));
-    }
-
-    /// Sorts by time; call once, after the last line.
-    pub fn finish(&mut self) {
-        self.lines.sort_unstable();
-    }
-
-    /// The reasons for a 401 at `at`.
-    pub fn join(&self, at: Micros) -> Join {
-        let from = self.lines.partition_point(|(t, _)| *t < at - WINDOW);
-        let mut sets = self.lines[from..]
-            .iter()
-            .take_while(|(t, _)| *t <= at + WINDOW)
-            .map(|&(_, set)| set);
-        match sets.next() {
-            None => Join::None,
-            Some(first) if sets.all(|set| set == first) => Join::One(first),
-            Some(_) => Join::Several,
-        }
-    }
-}
-
-fn same(a: &[AuthReason], b: &[AuthReason]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.message == y.message)
 }
 
 #[cfg(test)]
@@ -358,25 +272,5 @@ mod tests {
         let req = request(line).unwrap();
         assert_eq!((req.user_agent, req.code), (None, 401));
         assert_eq!(req.audit_id, Some(r#"a \"b\""#));
-    }
-
-    #[test]
-    fn joins_by_time_and_says_when_lines_disagree() {
-        let at = |s: &str| crate::timefmt::parse_instant(s).unwrap().timestamp_micros();
-        let reasons = crate::diagnosis::reasons::parse_auth_error;
-        let mut index = ReasonIndex::default();
-        let expired = "[invalid bearer token, service account token has expired]";
-        index.add(Some(at("2026-01-01T10:00:00.1Z")), reasons(expired));
-        index.add(Some(at("2026-01-01T10:00:05Z")), reasons(expired));
-        index.add(
-            Some(at("2026-01-01T10:00:05.5Z")),
-            reasons(r#"[invalid bearer token, serviceaccounts "x" not found]"#),
-        );
-        index.add(None, reasons(expired));
-        index.finish();
-        assert_eq!((index.failures, index.undated, index.sets.len()), (4, 1, 2));
-        assert_eq!(index.join(at("2026-01-01T10:00:00.5Z")), Join::One(0));
-        assert_eq!(index.join(at("2026-01-01T10:00:05.2Z")), Join::Several);
-        assert_eq!(index.join(at("2026-01-01T11:00:00Z")), Join::None);
     }
 }

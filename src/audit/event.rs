@@ -30,8 +30,7 @@ use serde::Deserialize;
 
 use super::mint::{Object, TokenRequestObject};
 
-/// Microseconds since the Unix epoch.
-pub type Micros = i64;
+pub use crate::logs::Micros;
 
 /// An audit event, borrowed from its line where it can be.
 #[derive(Debug, Default, Deserialize)]

@@ -25,9 +25,9 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
+pub use crate::logs::ReasonIndex;
 pub use aggregate::{Few, Followed, Seen};
 pub use analyse::analyse;
-pub use apiserver::ReasonIndex;
 pub use read::Source;
 
 use schemars::JsonSchema;

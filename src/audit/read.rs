@@ -20,8 +20,8 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::aggregate::{AGGREGATE_BYTES, Aggregate};
-use super::apiserver::ReasonIndex;
 use super::event::{RawEvent, Scan, scan_line};
+use crate::logs::ReasonIndex;
 
 /// The largest audit event (one line, or one element of a document):
 /// kube-apiserver's own objects stay under etcd's 1.5 MiB, a

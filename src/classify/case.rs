@@ -90,6 +90,7 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         },
         reasons: ev.reasons.clone(),
         reasons_from: ev.reasons_from.clone(),
+        joined: ev.joined,
         token,
         token_sent: if seen {
             TokenSent::Yes

@@ -8,10 +8,9 @@
 //! - any other line that holds an anchor ([`super::prefilter`]) is read by
 //!   the engine ([`super::start`]); every answer but `ok` is an event;
 //! - kube-apiserver's "Unable to authenticate the request" line and the
-//!   httplog `resp=401` of the same request are one event, joined by time as
-//!   `audit --apiserver-log` joins ([`WINDOW`]), within one stream (a source,
-//!   a `kubectl logs --prefix` tag): exact when each is the other's only
-//!   candidate, else a guess, which lowers the event's confidence one level;
+//!   httplog `resp=401` of the same request are one event, joined as
+//!   [`crate::logs`] joins (exact by audit ID, else a guess by time within
+//!   one input and stream), the join an input to the policy;
 //! - events fold into groups ([`LogGroups`]): answer class, cause, confidence
 //!   and the server's reason wording, each with its sources (user, source
 //!   IP, user agent), counts, first and last seen and hourly timeline.
@@ -20,20 +19,20 @@
 //! a few seconds of log time ([`MAX_PENDING`] lines at most), groups and
 //! their sources are capped with what is past the caps counted.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
-use strum::{IntoStaticStr, VariantArray};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
-use crate::audit::aggregate::{BUCKET, Seen, kept, see};
-use crate::audit::apiserver::{self, Record, WINDOW};
-use crate::audit::event::Micros;
+use crate::audit::aggregate::{Seen, kept, see};
+use crate::audit::apiserver::{self, Record};
 use crate::audit::{Other, instant};
 use crate::diagnosis::case::{HttpAnswer, ReasonSource};
 use crate::diagnosis::extract::url::request_from_url;
 use crate::diagnosis::reasons::{ReasonKind, specific};
-use crate::diagnosis::{Cause, Classification, Confidence, Support, SupportKind};
+use crate::diagnosis::{Cause, Classification, Confidence};
+pub use crate::logs::Join;
+use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
 
 /// Evidence up to this size may be a paste, read whole; more is a log.
 pub const PASTE_BYTES: u64 = 1024 * 1024;
@@ -61,8 +60,6 @@ pub fn is_log(head: &[u8], now: DateTime<Utc>) -> bool {
     lines > PASTE_LINES || (lines > LOG_LINES && dated * 10 >= lines * 9)
 }
 
-/// Events waiting for their join at most; past it the oldest is settled.
-pub const MAX_PENDING: usize = 4_096;
 /// Groups kept; the events of others are counted in [`LogReport::other`].
 pub const MAX_GROUPS: usize = 1_000;
 /// Sources kept per group; the events of others are counted.
@@ -76,20 +73,6 @@ pub const LOG_BYTES: usize = crate::audit::aggregate::AGGREGATE_BYTES;
 const GROUP_BYTES: usize = 16 * 1024;
 /// What a source costs besides its strings (map entry, tally).
 const SOURCE_BYTES: usize = 512;
-
-/// How an event's reasons and its request were put together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Join {
-    /// A reason line or a 401 with nothing to join in reach, or another answer.
-    None,
-    /// Each was the other's only candidate in the window.
-    Exact,
-    /// Several were in reach: the nearest was taken.
-    Guess,
-}
-
-crate::wire::string_codes!(Join);
 
 /// Who sent the request, as far as its lines say.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -116,30 +99,14 @@ pub struct LogEvent {
     pub result: ClassifyResult,
 }
 
-/// Which side of a join a waiting event is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Reasons,
-    Request,
-}
-
 /// An event before its diagnosis.
 #[derive(Debug)]
 struct Item {
     ev: Evidence,
     origin: Origin,
     audit_id: Option<String>,
-}
-
-/// An event waiting for its join.
-#[derive(Debug)]
-struct Pending {
-    side: Side,
-    at: Micros,
     source: usize,
-    stream: Option<String>,
-    /// `None` once it was joined to another.
-    item: Option<Item>,
+    at: Option<Micros>,
 }
 
 /// Reads a log's lines into events (see the module documentation).
@@ -147,18 +114,13 @@ pub struct LogScan<'c> {
     ctx: Context<'c>,
     forced: Option<SourceType>,
     prefilter: bool,
-    pending: VecDeque<Pending>,
-    /// The latest line time read.
-    clock: Micros,
-    out: VecDeque<LogEvent>,
+    joins: Lanes<Item>,
     /// Lines read.
     pub lines: u64,
     /// httplog's requests by status code.
     pub requests: BTreeMap<u16, u64>,
     /// The first and last line time.
     pub span: Option<(Micros, Micros)>,
-    /// Events settled before their window passed ([`MAX_PENDING`]).
-    pub crowded: u64,
 }
 
 impl<'c> LogScan<'c> {
@@ -170,49 +132,52 @@ impl<'c> LogScan<'c> {
             ctx,
             forced,
             prefilter,
-            pending: VecDeque::new(),
-            clock: Micros::MIN,
-            out: VecDeque::new(),
+            joins: Lanes::default(),
             lines: 0,
             requests: BTreeMap::new(),
             span: None,
-            crowded: 0,
         }
+    }
+
+    /// Events settled before their window passed ([`crate::logs::MAX_PENDING`]).
+    pub fn crowded(&self) -> u64 {
+        self.joins.crowded
     }
 
     /// Reads line `number` (1-based) of input `source`.
     pub fn line(&mut self, source: usize, number: u64, line: &[u8]) {
         self.lines += 1;
         let record = apiserver::record(line, self.ctx.now);
+        let lane = crate::logs::lane(source, record.stream);
         if let Some((at, _)) = record.at {
-            self.clock = self.clock.max(at);
             self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
+            self.joins.tick(&lane, at);
         }
         if let Some(request) = apiserver::request(record.text) {
             *self.requests.entry(request.code).or_default() += 1;
             if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
-                self.request(source, number, line, &record, &request);
+                self.request((source, lane), number, line, &record, &request);
             }
         } else if !self.prefilter || super::prefilter::candidate(line) {
-            self.read(source, number, line, &record);
+            self.read((source, lane), number, line, &record);
         }
-        self.settle(false);
     }
 
     /// Settles every event still waiting; call after the last line.
     pub fn finish(&mut self) {
-        self.settle(true);
+        self.joins.finish();
     }
 
-    /// The events settled so far, in the order they settled.
-    pub fn events(&mut self) -> std::collections::vec_deque::Drain<'_, LogEvent> {
-        self.out.drain(..)
+    /// The events settled so far, in the order they settled, diagnosed.
+    pub fn events(&mut self) -> impl Iterator<Item = LogEvent> + '_ {
+        let ctx = self.ctx;
+        self.joins.settled.drain(..).map(move |s| settle(s, ctx))
     }
 
-    /// httplog's failed request: an event, waiting for its reasons if a 401.
+    /// httplog's failed request: an event, joined to its reasons if a 401.
     fn request(
         &mut self,
-        source: usize,
+        (source, lane): (usize, Lane),
         number: u64,
         line: &[u8],
         record: &Record<'_>,
@@ -241,16 +206,30 @@ impl<'c> LogScan<'c> {
             ev,
             origin,
             audit_id: r.audit_id.map(kept),
+            source,
+            at: record.at.map(|(at, _)| at),
         };
-        self.wait_or_settle(Side::Request, source, record, item);
+        match item.at {
+            Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
+            _ => self.joins.settled.push_back(Settled::Alone(item)),
+        }
     }
 
     /// Any other line, read by the engine.
-    fn read(&mut self, source: usize, number: u64, line: &[u8], record: &Record<'_>) {
+    fn read(
+        &mut self,
+        (source, lane): (usize, Lane),
+        number: u64,
+        line: &[u8],
+        record: &Record<'_>,
+    ) {
         let text = String::from_utf8_lossy(line);
         let Ok(stream) = super::start(&text, self.forced, self.ctx.now) else {
             return;
         };
+        let id = std::str::from_utf8(record.text)
+            .ok()
+            .and_then(apiserver::audit_id);
         for mut ev in stream.events {
             if ev.answer.classification() == Classification::Ok {
                 continue;
@@ -266,157 +245,55 @@ impl<'c> LogScan<'c> {
             let item = Item {
                 ev,
                 origin,
-                audit_id: None,
-            };
-            if reasons {
-                self.wait_or_settle(Side::Reasons, source, record, item);
-            } else {
-                self.settle_one(
-                    source,
-                    record.at.map(|(at, _)| at),
-                    Side::Request,
-                    item,
-                    None,
-                );
-            }
-        }
-    }
-
-    /// Waits for a join (a reason line, a 401 with a time) or settles now.
-    fn wait_or_settle(&mut self, side: Side, source: usize, record: &Record<'_>, item: Item) {
-        let joinable = side == Side::Reasons || item.ev.answer.code() == Some(401);
-        match record.at {
-            Some((at, _)) if joinable => self.pending.push_back(Pending {
-                side,
-                at,
+                audit_id: id.map(kept),
                 source,
-                stream: item.origin.stream.clone(),
-                item: Some(item),
-            }),
-            at => self.settle_one(source, at.map(|(t, _)| t), side, item, None),
+                at: record.at.map(|(at, _)| at),
+            };
+            match item.at {
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
+            }
         }
     }
+}
 
-    /// Settles the waiting events whose window has passed (all with `all`),
-    /// oldest first; a settled one stays in the queue while it can still
-    /// make another's join a guess.
-    fn settle(&mut self, all: bool) {
-        let mut i = 0;
-        while i < self.pending.len() {
-            let p = &self.pending[i];
-            let crowded = self.pending.len() > MAX_PENDING;
-            if p.item.is_some() {
-                if !all && !crowded && p.at.saturating_add(2 * WINDOW) >= self.clock {
-                    break;
-                }
-                self.crowded += u64::from(crowded);
-                let item = self.pending[i].item.take().expect("waiting");
-                let partner = self.partner(i);
-                let p = &self.pending[i];
-                self.settle_one(p.source, Some(p.at), p.side, item, partner);
-            }
-            i += 1;
-        }
-        while let Some(front) = self.pending.front() {
-            let spent =
-                front.item.is_none() && (all || front.at.saturating_add(4 * WINDOW) < self.clock);
-            if !spent && self.pending.len() <= MAX_PENDING {
-                return;
-            }
-            self.pending.pop_front();
-        }
-    }
-
-    /// The event of the other side that the event at `i` joins, taken out of
-    /// the queue, and whether the join is exact: each is the other's only
-    /// candidate, counting those already settled.
-    fn partner(&mut self, i: usize) -> Option<(Item, Join)> {
-        let p = &self.pending[i];
-        let near = |q: &Pending, side: Side, at: Micros| {
-            q.side == side
-                && q.source == p.source
-                && q.stream == p.stream
-                && (q.at - at).abs() <= WINDOW
-        };
-        let other = match p.side {
-            Side::Reasons => Side::Request,
-            Side::Request => Side::Reasons,
-        };
-        let candidates: Vec<usize> = (0..self.pending.len())
-            .filter(|&j| near(&self.pending[j], other, p.at))
-            .collect();
-        let &chosen = candidates
-            .iter()
-            .filter(|&&j| self.pending[j].item.is_some())
-            .min_by_key(|&&j| ((self.pending[j].at - p.at).abs(), j))?;
-        let at = self.pending[chosen].at;
-        let rivals = (0..self.pending.len())
-            .filter(|&j| j != i && near(&self.pending[j], p.side, at))
-            .count();
-        let join = if candidates.len() == 1 && rivals == 0 {
-            Join::Exact
-        } else {
-            Join::Guess
-        };
-        Some((self.pending[chosen].item.take()?, join))
-    }
-
-    /// Diagnoses an event of `side` (joined to `partner`, if any) and hands
-    /// it out.
-    fn settle_one(
-        &mut self,
-        source: usize,
-        at: Option<Micros>,
-        side: Side,
-        item: Item,
-        partner: Option<(Item, Join)>,
-    ) {
-        let (mut join, mut request_line) = (Join::None, None);
-        let Item {
-            ev,
-            origin,
-            audit_id,
-        } = match partner {
-            None => item,
-            Some((other, how)) => {
-                // The reason line speaks for the event; the request line gives
-                // the answer, the request and who sent it.
-                let (Item { mut ev, .. }, request) = match side {
-                    Side::Reasons => (item, other),
-                    Side::Request => (other, item),
-                };
-                ev.answer = request.ev.answer;
-                ev.request = request.ev.request.or(ev.request.take());
-                (join, request_line) = (how, Some(request.ev.line as u64));
-                Item {
-                    ev,
-                    origin: request.origin,
-                    audit_id: request.audit_id,
-                }
-            }
-        };
-        let mut result = diagnose_one(ev, self.ctx);
-        if join == Join::Guess {
-            let top = &mut result.diagnosis.candidates[0];
-            top.confidence = top.confidence.lowered();
-            result.diagnosis.notes.push(Support::new(
-                SupportKind::Context,
-                format!(
-                    "joined by time to the 401 at line {}: a guess, more than one request or reason line was within {} s",
-                    request_line.unwrap_or(0),
-                    WINDOW / 1_000_000
-                ),
-            ));
-        }
-        self.out.push_back(LogEvent {
-            source,
-            at,
-            origin,
-            audit_id,
+/// Diagnoses a settled event: a reason line joined to its request speaks for
+/// the event; the request line gives the answer, the request and who sent it.
+fn settle(settled: Settled<Item>, ctx: Context<'_>) -> LogEvent {
+    let (item, join, request_line) = match settled {
+        Settled::Alone(item) => (item, Join::None, None),
+        Settled::Joined {
+            reason,
+            request,
             join,
-            request_line,
-            result,
-        });
+        } => {
+            let (mut ev, line) = (reason.ev, request.ev.line);
+            ev.answer = request.ev.answer;
+            ev.request = request.ev.request.or(ev.request.take());
+            ev.joined = join;
+            if join == Join::Guess {
+                ev.notes.push(format!(
+                    "joined by time to the 401 at line {line}: a guess, the reason line names no request and may be another's within {} s",
+                    WINDOW / 1_000_000
+                ));
+            }
+            let item = Item {
+                ev,
+                origin: request.origin,
+                audit_id: request.audit_id.or(reason.audit_id),
+                ..reason
+            };
+            (item, join, Some(line as u64))
+        }
+    };
+    LogEvent {
+        source: item.source,
+        at: item.at,
+        origin: item.origin,
+        audit_id: item.audit_id,
+        join,
+        request_line,
+        result: diagnose_one(item.ev, ctx),
     }
 }
 
@@ -612,10 +489,10 @@ impl LogGroups {
                 self.over_budget
             ));
         }
-        if scan.crowded > 0 {
+        if scan.crowded() > 0 {
             notes.push(format!(
                 "{} events were settled before their {} s window passed (over {MAX_PENDING} waiting): their joins may be missed",
-                scan.crowded,
+                scan.crowded(),
                 WINDOW / 1_000_000
             ));
         }

@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::case::ReasonSource;
+use crate::diagnosis::case::{Join, ReasonSource};
 use crate::diagnosis::extract::NearMiss;
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
@@ -48,6 +48,8 @@ pub struct Evidence {
     /// passing them on), and who reported them.
     pub reasons: Vec<AuthReason>,
     pub reasons_from: Option<ReasonSource>,
+    /// How the reasons were put with the answer (a log's join).
+    pub joined: Join,
     pub stamp: Option<Stamp>,
     /// The authenticated user, when the evidence names one.
     pub user: Option<String>,

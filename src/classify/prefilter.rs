@@ -10,11 +10,12 @@
 //! every corpus line by line with and without this test and requires the
 //! same events.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use crate::diagnosis::extract::layers::unescape_once;
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
 use crate::vocabulary::apimachinery::{GENERIC, TEMPLATES};
-use crate::vocabulary::transport::CURL_CODES;
 use aho_corasick::AhoCorasick;
 
 /// The anchors besides the wordings tables (matched in any case).
@@ -70,7 +71,9 @@ const WORDS: &[&str] = &[
     "audit.k8s.io",
     "aadsts",
     "webidentity",
-    // What a failure says of itself.
+    // What a failure says of itself (curl ends every failure with its exit
+    // code, whatever its backend's words: `curl: (52)`).
+    "curl: (",
     "error",
     "fail",
     "exception",
@@ -86,11 +89,6 @@ const WORDS: &[&str] = &[
 
 static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
-    // Every line curl ends with an exit code the table holds, whatever its
-    // backend's words: `curl: (52`.
-    let codes = CURL_CODES
-        .iter()
-        .filter_map(|w| w.text.split_once(')').map(|(code, _)| code));
     // apimachinery's messages and client-go's texts for a bodiless answer, by
     // the longest part each prints whatever its values.
     let templates = TEMPLATES.iter().chain(GENERIC).map(|t| {
@@ -110,7 +108,6 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
                 .iter()
                 .copied()
                 .chain(wordings)
-                .chain(codes)
                 .chain(templates.filter(|part| part.len() >= 6)),
         )
         .expect("short anchors always build")
@@ -149,9 +146,23 @@ fn placeholder(word: &str) -> bool {
         || word.trim() == "…"
 }
 
-/// Whether the engine must read `line` (see the module documentation).
+/// Whether the engine must read `line` (see the module documentation), as
+/// written or with its JSON escapes undone layer by layer, as the engine
+/// undoes them (a JSON string per nesting, then the escapes inside).
 pub fn candidate(line: &[u8]) -> bool {
-    ANCHORS.is_match(line) || status_number(line)
+    let anchored = |line: &[u8]| ANCHORS.is_match(line) || status_number(line);
+    if anchored(line) {
+        return true;
+    }
+    if memchr::memmem::find(line, b"\\u").is_none() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(line).into_owned();
+    let layers = std::iter::successors(Some(text), |t| match unescape_once(t) {
+        Cow::Owned(next) if next != *t => Some(next),
+        _ => None,
+    });
+    layers.take(16).any(|t| anchored(t.as_bytes()))
 }
 
 /// A number that may be an HTTP status the engine reads without a word
@@ -173,6 +184,87 @@ fn status_number(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Failing answers as one line each, in the forms logs carry them.
+    const LINES: &[&str] = &[
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#,
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:serviceaccount:shop:app\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\"","reason":"Forbidden","details":{"kind":"pods"},"code":403}"#,
+        "error: You must be logged in to the server (Unauthorized)",
+        r#"Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:shop:app" cannot list resource "pods" in API group "" in the namespace "shop""#,
+        r#"E0101 10:00:00.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#,
+        r#"{"ts":1767225585.442,"caller":"filters/authentication.go:73","msg":"Unable to authenticate the request","err":"[invalid bearer token, service account token has expired]"}"#,
+        "< HTTP/1.1 401 Unauthorized",
+        "kubernetes.client.exceptions.ApiException: (401)",
+        "curl: (60) SSL certificate problem: unable to get local issuer certificate",
+    ];
+
+    /// One way a line may reach a log changed: a character as a JSON `\u`
+    /// escape, its case flipped, or the whole line quoted inside a JSON
+    /// object (as a log shipper nests it).
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Escape(usize),
+        Case(usize),
+        Nest,
+    }
+
+    fn mutate(line: &str, m: &Mutation) -> String {
+        let chars: Vec<char> = line.chars().collect();
+        let n = chars.len().max(1);
+        let at = |i: usize| i % n;
+        match *m {
+            Mutation::Escape(i) if chars[at(i)].is_ascii_alphanumeric() => {
+                let mut out: String = chars[..at(i)].iter().collect();
+                out.push_str(&format!("\\u{:04x}", chars[at(i)] as u32));
+                out.extend(&chars[at(i) + 1..]);
+                out
+            }
+            Mutation::Case(i) => {
+                let mut chars = chars;
+                let c = chars[at(i)];
+                chars[at(i)] = if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                };
+                chars.into_iter().collect()
+            }
+            Mutation::Nest => serde_json::json!({ "log": line }).to_string(),
+            Mutation::Escape(_) => line.to_owned(),
+        }
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            4 => any::<usize>().prop_map(Mutation::Escape),
+            2 => any::<usize>().prop_map(Mutation::Case),
+            1 => Just(Mutation::Nest),
+        ]
+    }
+
+    proptest! {
+        /// The prefilter is a superset of what the engine reads: a mutated
+        /// line the engine reads as a failing event always passes it.
+        #[test]
+        fn every_line_the_engine_reads_as_an_event_passes(
+            seed in 0..LINES.len() + wordings::all().count(),
+            mutations in proptest::collection::vec(mutation(), 0..6),
+        ) {
+            let line = LINES.get(seed).map_or_else(
+                || wordings::all().nth(seed - LINES.len()).map_or("", |w| w.text).to_owned(),
+                |l| (*l).to_owned(),
+            );
+            let line = mutations.iter().fold(line, |l, m| mutate(&l, m));
+            let now = crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap();
+            let failing = crate::classify::start(&line, None, now).is_ok_and(|s| {
+                s.events.into_iter().any(|e| {
+                    e.answer.classification() != crate::diagnosis::Classification::Ok
+                })
+            });
+            prop_assert!(!failing || candidate(line.as_bytes()), "{line}");
+        }
+    }
 
     #[test]
     fn every_wording_of_a_failure_is_a_candidate() {
@@ -200,6 +292,8 @@ mod tests {
             "Dashboard reported (500):",
             "GET /api: (484.044µs) 401 [[kubectl/v1.10.2] 10.0.0.1:52998]",
             "curl: (52) Empty reply from server",
+            // A Status whose every anchor is `\u`-escaped: a paste reads a 401.
+            r#"{"kind":"\u0053tatus","\u0073tatus":"F\u0061ilure","message":"\u0055nauthorized","\u0063ode":401}"#,
         ] {
             assert!(candidate(line.as_bytes()), "{line}");
         }

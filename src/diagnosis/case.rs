@@ -33,6 +33,8 @@ pub struct Case<'a> {
     /// The authenticator's own reasons for a rejection, and who reported them.
     pub reasons: Vec<AuthReason>,
     pub reasons_from: Option<ReasonSource>,
+    /// How the reasons were put with the answer.
+    pub joined: Join,
     /// The token the request carried (or the one given to compare with).
     pub token: Option<&'a Token>,
     /// Whether `token` is known to be the one the request carried.
@@ -423,6 +425,24 @@ pub struct AccessVerdict {
     /// `status.evaluationError`.
     pub evaluation_error: Option<String>,
 }
+
+/// How a rejection's reasons were put with its answer, when they were read
+/// apart (a log's reason line, an audit event's 401): the policy weighs it.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, IntoStaticStr, VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Join {
+    /// Read together, or nothing was joined.
+    #[default]
+    None,
+    /// Both name the same request (its audit ID).
+    Exact,
+    /// By time: another request's reasons may have been taken.
+    Guess,
+}
+
+string_codes!(Join);
 
 /// Who reported a rejection's reasons.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,7 +17,7 @@
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::Case;
+use super::case::{Case, Join};
 use super::cause::Cause;
 use super::classification::Classification;
 use super::next::NextStep;
@@ -186,16 +186,17 @@ impl Findings {
         self.found.iter().any(|f| f.cause == cause)
     }
 
-    fn confidence_of_found(&self, found: &Found) -> Confidence {
+    fn confidence_of_found(&self, found: &Found, join: Join) -> Confidence {
         let against = self.against.iter().filter(|(c, _)| *c == found.cause);
-        policy::confidence(found.basis, against.count())
+        policy::confidence(found.basis, against.count(), join)
     }
 
-    /// Whether anything was found at `confidence` or above.
+    /// Whether anything was found at `confidence` or above, before a guessed
+    /// join is weighed (the reasons explain the answer, if it is theirs).
     pub fn any_at_least(&self, confidence: Confidence) -> bool {
         self.found
             .iter()
-            .any(|f| self.confidence_of_found(f) >= confidence)
+            .any(|f| self.confidence_of_found(f, Join::None) >= confidence)
     }
 
     /// An API read showed `cause` is not it: guesses of it are dropped.
@@ -227,7 +228,8 @@ impl Findings {
                         .filter(|(c, _)| *c == f.cause)
                         .map(|(_, s)| s.clone()),
                 );
-                candidate(f.cause, self.confidence_of_found(f), f.basis, support, case)
+                let confidence = self.confidence_of_found(f, case.joined);
+                candidate(f.cause, confidence, f.basis, support, case)
             })
             .collect();
         let Findings {

@@ -15,6 +15,9 @@
 //! Then, over every fact of the same input:
 //! - a fact that contradicts a cause lowers it one level, and says so
 //!   ([`super::Findings::contradict`]);
+//! - reasons put with the answer by a guess (a log's reason line joined to a
+//!   401 by time, [`Join::Guess`]) hold every cause to medium at most: they
+//!   may be another request's, so a guess is never high;
 //! - two causes at the top level that the evidence fits equally lower each
 //!   other one level, and the command that tells them apart comes first;
 //! - when nothing rises above a guess, no cause is named (`unknown`, low) and
@@ -24,6 +27,7 @@
 
 use strum::{IntoStaticStr, VariantArray};
 
+use super::case::Join;
 use super::merge::Confidence;
 use crate::wire::string_codes;
 
@@ -57,9 +61,14 @@ impl Basis {
 }
 
 /// The confidence a cause ends with: its basis, lowered one level for each
-/// fact of the same input that contradicts it.
-pub fn confidence(basis: Basis, contradictions: usize) -> Confidence {
-    (0..contradictions).fold(basis.confidence(), |c, _| c.lowered())
+/// fact of the same input that contradicts it, and medium at most when the
+/// answer's reasons were joined to it by a guess.
+pub fn confidence(basis: Basis, contradictions: usize, join: Join) -> Confidence {
+    let c = (0..contradictions).fold(basis.confidence(), |c, _| c.lowered());
+    match join {
+        Join::Guess => c.min(Confidence::Medium),
+        Join::None | Join::Exact => c,
+    }
 }
 
 #[cfg(test)]
@@ -84,8 +93,20 @@ mod tests {
             (Basis::Inferred, 1, Confidence::Low),
             (Basis::Possible, 3, Confidence::Low),
         ] {
-            let got = confidence(basis, contradictions);
+            let got = confidence(basis, contradictions, Join::None);
             assert_eq!(got, want, "{basis:?} with {contradictions} contradictions");
         }
+    }
+
+    #[test]
+    fn a_guessed_join_is_never_high() {
+        for basis in Basis::VARIANTS {
+            assert!(confidence(*basis, 0, Join::Guess) < Confidence::High);
+            assert_eq!(
+                confidence(*basis, 0, Join::Exact),
+                confidence(*basis, 0, Join::None)
+            );
+        }
+        assert_eq!(confidence(Basis::Said, 0, Join::Guess), Confidence::Medium);
     }
 }

@@ -238,7 +238,7 @@ pub struct BucketJson {
 /// Events per hour (hours since the epoch) as a timeline.
 pub(crate) fn timeline(hours: &BTreeMap<i64, u64>) -> Vec<BucketJson> {
     let bucket = |(h, n): (&i64, &u64)| BucketJson {
-        at: rfc3339(crate::audit::instant(h * crate::audit::aggregate::BUCKET)),
+        at: rfc3339(crate::audit::instant(h * crate::logs::BUCKET)),
         count: *n,
     };
     hours.iter().map(bucket).collect()
@@ -343,7 +343,7 @@ impl AuditJson {
                 first: rfc3339(f),
                 last: rfc3339(l),
             }),
-            bucket_seconds: 3600,
+            bucket_seconds: crate::logs::BUCKET_SECONDS,
             events: r.totals.events,
             by_status: r
                 .totals

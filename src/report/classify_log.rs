@@ -266,7 +266,7 @@ impl<'a> ClassifyLogJson<'a> {
                 first: rfc3339(instant(f)),
                 last: rfc3339(instant(l)),
             }),
-            bucket_seconds: 3600,
+            bucket_seconds: crate::logs::BUCKET_SECONDS,
             requests: r
                 .requests
                 .iter()
@@ -593,8 +593,9 @@ fn write_group(
         write_item(
             out,
             &format!(
-                "{} joined to their request's httplog 401 by time, {} of them by a guess",
+                "{} joined to their request's httplog 401: {} by audit ID, {} by time (a guess)",
                 thousands(exact + guessed),
+                thousands(exact),
                 thousands(guessed)
             ),
             width,

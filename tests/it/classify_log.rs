@@ -3,8 +3,8 @@
 //! shipped sample and a log generated through every version, each read as a
 //! log with and without it), the counts
 //! per cause equal what scripts/gen_apiserver_log.py planted, reason lines
-//! join their request's 401 by time (a guess when another is in reach, never
-//! across replicas), `--events` streams every failing event, a paste stays
+//! join their request's 401 (exact by audit ID, else a guess by time, never
+//! across inputs or replicas), `--events` streams every failing event, a paste stays
 //! a paste, and every reader (gzip, stdin, globbed parts, `kubectl logs
 //! --prefix`) gives the same report.
 
@@ -265,8 +265,8 @@ fn reason_lines_join_their_request_by_time_within_one_replica() {
             r#"httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a" srcIP="{ip}:4000" resp=401"#
         )
     };
-    // cp-1: one reason and one 401 (exact); cp-2: two of each in one second
-    // (guesses); cp-3's 401 has no reason on its own replica.
+    // cp-1: one reason and one 401; cp-2: two of each in one second; cp-3's
+    // 401 has no reason on its own replica. By time, every join is a guess.
     let text = [
         line("cp-1", "00.100000", reason),
         line("cp-2", "00.200000", reason),
@@ -304,12 +304,107 @@ fn reason_lines_join_their_request_by_time_within_one_replica() {
     assert_eq!(
         got,
         [
-            row("10.0.0.1", "exact", "expired", "high"),
+            row("10.0.0.1", "guess", "expired", "medium"),
             row("10.0.0.2", "guess", "expired", "medium"),
             row("10.0.0.3", "guess", "expired", "medium"),
             row("10.0.0.4", "none", "unknown", "low"),
         ]
     );
+}
+
+/// (source IP, join, cause, confidence) of every event of `lines`, each
+/// `(input, line)` read in order.
+fn joins(lines: &[(usize, String)]) -> Vec<(String, String, String, String)> {
+    let mut scan = LogScan::new(ctx(), None, true);
+    for (i, (source, l)) in lines.iter().enumerate() {
+        scan.line(*source, i as u64 + 1, l.as_bytes());
+    }
+    scan.finish();
+    scan.events()
+        .map(|e| {
+            (
+                e.origin.source_ip.unwrap_or_default(),
+                e.join.as_str().to_owned(),
+                e.result.diagnosis.cause().as_str().to_owned(),
+                e.result.diagnosis.confidence().as_str().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A reason line and its request's 401 at `at` (seconds past 10:00), under
+/// a `kubectl logs --prefix` tag when `pod` is given.
+fn failure(pod: Option<&str>, at: u32, ip: &str) -> [String; 2] {
+    let tag = pod.map_or(String::new(), |p| format!("[pod/{p}/kube-apiserver] "));
+    let head = format!("10:{:02}:{:02}.000000       1", at / 60, at % 60);
+    [
+        format!(
+            r#"{tag}E0101 {head} authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]""#
+        ),
+        format!(
+            r#"{tag}I0101 {head} httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a-{ip}" srcIP="{ip}:4000" resp=401"#
+        ),
+    ]
+}
+
+/// Several files, or several replicas' `kubectl logs --prefix` one after the
+/// other, each run from their own start: a later one starts before the
+/// earlier one ended, and its joins are still made, once each.
+#[test]
+fn joins_keep_a_clock_per_file_and_per_stream() {
+    // Input 0 runs 10:00 to 10:05; input 1 10:00 to 10:02.
+    let mut files: Vec<(usize, String)> = Vec::new();
+    let mut replicas: Vec<(usize, String)> = Vec::new();
+    let routine = r#"I0101 10:05:00.000000       1 httplog.go:134] "HTTP" verb="GET" URI="/livez" latency="1ms" userAgent="kubelet" audit-ID="b" srcIP="10.0.1.1:4000" resp=200"#;
+    for (n, (source, at)) in [(0, 0), (1, 0), (1, 60), (1, 120)].into_iter().enumerate() {
+        let ip = format!("10.0.0.{n}");
+        files.extend(failure(None, at, &ip).map(|l| (source, l)));
+        let pod = format!("kube-apiserver-cp-{source}");
+        replicas.extend(failure(Some(&pod), at, &ip).map(|l| (0, l)));
+        if n == 0 {
+            files.push((0, routine.to_owned()));
+            replicas.push((0, format!("[pod/{pod}/kube-apiserver] {routine}")));
+        }
+    }
+    for lines in [files, replicas] {
+        let got = joins(&lines);
+        assert_eq!(got.len(), 4, "one event per request: {got:?}");
+        assert!(
+            got.iter()
+                .all(|(_, join, cause, _)| join != "none" && cause == "expired"),
+            "{got:?}"
+        );
+    }
+}
+
+/// A 401 whose request presented no credential has no reason line of its
+/// own; the only reason line in reach is a neighbour's, so taking it is a
+/// guess, and a guess is never high. Only the same audit ID makes a join
+/// exact.
+#[test]
+fn only_the_same_request_makes_a_join_exact() {
+    let [reason, request] = failure(None, 0, "10.0.0.1");
+    let got = joins(&[(0, reason.clone()), (0, request.clone())]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    let (_, join, cause, confidence) = &got[0];
+    assert_eq!((join.as_str(), cause.as_str()), ("guess", "expired"));
+    assert_ne!(confidence, "high");
+    // The reason line names its request (contextual logging's audit-ID).
+    let named = format!(r#"{reason} audit-ID="a-10.0.0.1""#);
+    let got = joins(&[(0, named.clone()), (0, request.clone())]);
+    assert_eq!(
+        got,
+        [(
+            "10.0.0.1".to_owned(),
+            "exact".to_owned(),
+            "expired".to_owned(),
+            "high".to_owned()
+        )]
+    );
+    // Another request's audit ID: the two stay apart.
+    let other = named.replace("a-10.0.0.1", "a-10.0.0.9");
+    let got = joins(&[(0, other), (0, request)]);
+    assert!(got.iter().all(|(_, join, ..)| join == "none"), "{got:?}");
 }
 
 #[test]
@@ -333,7 +428,7 @@ fn events_stream_every_failing_event_and_a_paste_stays_a_paste() {
     assert!(
         lines
             .iter()
-            .any(|l| l["join"] == "exact" && l["source_ip"].is_string())
+            .any(|l| l["join"] == "guess" && l["source_ip"].is_string())
     );
     assert!(
         lines

@@ -90,7 +90,7 @@ pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Ov
         input,
         evaluated_at,
         span,
-        bucket_seconds: 3600,
+        bucket_seconds: crate::logs::BUCKET_SECONDS,
         events,
         by_status,
         summary: summary(&findings),

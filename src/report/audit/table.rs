@@ -3,9 +3,9 @@
 //! `sanitize`.
 
 use super::*;
-use crate::audit::aggregate::BUCKET;
 use crate::audit::event::Micros;
 use crate::diagnosis::forbidden::service_account_of;
+use crate::logs::BUCKET;
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
