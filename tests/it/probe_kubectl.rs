@@ -49,22 +49,48 @@ fn kubectl(dir: &Path, server: &ApiServer, ca: &Path, token: &str, args: &[&str]
     )
 }
 
-#[test]
-fn kubectl_sees_a_real_api_server() {
+/// A test server on the real clock (kubectl cannot be given `--now`), its CA
+/// in `dir`, and two tokens: one it accepts (without RBAC) and an expired one.
+struct Lab {
+    dir: tempfile::TempDir,
+    ca: std::path::PathBuf,
+    server: ApiServer,
+    token: String,
+    expired: String,
+}
+
+/// The [`Lab`], or `None` (skipped) without kubectl outside CI.
+fn lab() -> Option<Lab> {
     if !crate::support::tool_available("kubectl", kubectl_available()) {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let pki = Pki::new("satoken-test-ca");
     let ca = pki.write_ca(dir.path(), "ca.crt");
-    // kubectl runs on the real clock, so the server's base is "now".
     #[expect(clippy::disallowed_methods, reason = "kubectl cannot be given --now")]
     let now: DateTime<Utc> = Utc::now();
-    let server = ApiServer::start(Config::new(now), &pki);
-    let token = tokens::sign(&tokens::projected(now - TimeDelta::minutes(5), 3607));
+    Some(Lab {
+        server: ApiServer::start(Config::new(now), &pki),
+        token: tokens::sign(&tokens::projected(now - TimeDelta::minutes(5), 3607)),
+        expired: tokens::sign(&tokens::projected(now - TimeDelta::hours(3), 3600)),
+        dir,
+        ca,
+    })
+}
 
+#[test]
+fn kubectl_sees_a_real_api_server() {
+    let Some(Lab {
+        dir,
+        ca,
+        server,
+        token,
+        expired,
+    }) = lab()
+    else {
+        return;
+    };
     // Rejected token (expired): 401. A plain request decodes the Status body.
-    let expired = tokens::sign(&tokens::projected(now - TimeDelta::hours(3), 3600));
     let raw = ["get", "--raw", "/api/v1/namespaces/default/pods"];
     let (code, stderr) = kubectl(dir.path(), &server, &ca, &expired, &raw);
     assert_ne!(code, 0);
@@ -104,17 +130,16 @@ fn kubectl_sees_a_real_api_server() {
 /// user and the request it names, and the logged requests counted in a note.
 #[test]
 fn a_kubectl_trace_of_any_verbosity_is_one_answer() {
-    if !crate::support::tool_available("kubectl", kubectl_available()) {
+    let Some(Lab {
+        dir,
+        ca,
+        server,
+        token,
+        expired,
+    }) = lab()
+    else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let pki = Pki::new("satoken-test-ca");
-    let ca = pki.write_ca(dir.path(), "ca.crt");
-    #[expect(clippy::disallowed_methods, reason = "kubectl cannot be given --now")]
-    let now: DateTime<Utc> = Utc::now();
-    let server = ApiServer::start(Config::new(now), &pki);
-    let token = tokens::sign(&tokens::projected(now - TimeDelta::minutes(5), 3607));
-    let expired = tokens::sign(&tokens::projected(now - TimeDelta::hours(3), 3600));
+    };
     for (token, class) in [(&token, "403-forbidden"), (&expired, "401-invalid-token")] {
         for verbosity in ["-v=6", "-v=8", "-v=9"] {
             let (_, trace) = kubectl(dir.path(), &server, &ca, token, &["get", "pods", verbosity]);
