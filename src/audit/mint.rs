@@ -16,11 +16,6 @@
 //! `status.expirationTimestamp` is a field, the rest is skipped unseen.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, IntoDeserializer, Visitor};
 
 use super::event::{Micros, RawEvent, parse_time};
 
@@ -30,168 +25,6 @@ pub const ISSUED_CREDENTIAL_ID: &str = "authentication.kubernetes.io/issued-cred
 pub const ISSUED_CREDENTIAL_ID_1_29: &str = "authentication.k8s.io/issued-credential-id";
 /// Minting events kept; past it, later ones are counted only.
 pub const MAX_MINTS: usize = 200_000;
-
-/// A scalar value (string, number, bool), or `None` when the JSON holds
-/// another shape there (which is skipped).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Scalar<T>(pub Option<T>);
-
-/// An object read as `T` (whose fields are all [`Scalar`], [`Object`] or
-/// [`List`], so it cannot fail on shape), or `None` for any other shape.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Object<T>(pub Option<T>);
-
-/// The scalars of an array (other elements skipped), or empty.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct List<T>(pub Vec<T>);
-
-/// A value read from the one JSON shape it takes; any other shape is
-/// skipped and leaves it empty (the defaults below).
-trait Lenient<'de>: Default {
-    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(_: V) -> Self {
-        Self::default()
-    }
-    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(Self::default())
-    }
-    fn seq<A: de::SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
-        Ok(Self::default())
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Scalar<T> {
-    /// `T` from one scalar, its own error dropped: a mismatch is just `None`.
-    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(v: V) -> Self {
-        Scalar(T::deserialize(v.into_deserializer()).ok())
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Object<T> {
-    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(|t| Object(Some(t)))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for List<T> {
-    fn seq<A: de::SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
-        let mut out = Vec::new();
-        while let Some(Scalar(v)) = seq.next_element::<Scalar<T>>()? {
-            // A hostile list is long: its first few values say enough.
-            if out.len() < 16 {
-                out.extend(v);
-            }
-        }
-        Ok(List(out))
-    }
-}
-
-struct LenientVisitor<L>(PhantomData<L>);
-
-impl<'de, L: Lenient<'de>> Visitor<'de> for LenientVisitor<L> {
-    type Value = L;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<L, E> {
-        Ok(L::scalar(de::value::BorrowedStrDeserializer::new(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<L, E> {
-        Ok(L::scalar(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<L, E> {
-        Ok(L::default())
-    }
-    fn visit_none<E: de::Error>(self) -> Result<L, E> {
-        Ok(L::default())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<L, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<L, A::Error> {
-        L::seq(seq)
-    }
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<L, A::Error> {
-        L::map(map)
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Scalar<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for List<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-/// The parts of a TokenRequest (`authentication.k8s.io/v1`) an audit event's
-/// `requestObject` and `responseObject` carry that provenance needs.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct TokenRequestObject<'a> {
-    #[serde(borrow)]
-    pub spec: Object<TokenRequestSpec<'a>>,
-    #[serde(borrow)]
-    pub status: Object<TokenRequestStatus<'a>>,
-}
-
-/// `spec`.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TokenRequestSpec<'a> {
-    #[serde(borrow)]
-    pub audiences: List<Cow<'a, str>>,
-    pub expiration_seconds: Scalar<i64>,
-    #[serde(borrow)]
-    pub bound_object_ref: Object<RawBoundRef<'a>>,
-}
-
-/// `spec.boundObjectRef`.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct RawBoundRef<'a> {
-    #[serde(borrow)]
-    pub kind: Scalar<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub name: Scalar<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub uid: Scalar<Cow<'a, str>>,
-}
-
-/// `status`: the expiry only (`status.token` is not a field, so it is skipped).
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TokenRequestStatus<'a> {
-    #[serde(borrow)]
-    pub expiration_timestamp: Scalar<Cow<'a, str>>,
-}
 
 /// The object a token is bound to.
 #[derive(
@@ -292,6 +125,7 @@ pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize as _;
 
     const MINT: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"m-1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/serviceaccounts/checkout/token","verb":"create","user":{"username":"system:node:worker-2","groups":["system:nodes"]},"sourceIPs":["10.0.0.12"],"objectRef":{"resource":"serviceaccounts","namespace":"shop","name":"checkout","apiVersion":"v1","subresource":"token"},"responseStatus":{"metadata":{},"code":201},"requestObject":{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":3607,"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":"checkout-1","uid":"p-1"}}},"responseObject":{"kind":"TokenRequest","apiVersion":"authentication.k8s.io/v1","spec":{"audiences":["https://kubernetes.default.svc"],"expirationSeconds":31536000},"status":{"token":"eyJhbGciOiJSUzI1NiJ9.e30.c2ln","expirationTimestamp":"2027-01-01T00:00:00Z"}},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.000000Z","annotations":{"authentication.kubernetes.io/issued-credential-id":"JTI=7c1d","authorization.k8s.io/decision":"allow"}}"#;
 

@@ -17,39 +17,10 @@ use serde_json::Value;
 use super::super::artefact::{AuditAnswer, Stamp};
 use super::super::case::HttpAnswer;
 use super::super::case::{ClockSource, RequestInfo};
+use super::json::{is_annotations, strings};
 use super::url::request_from_url;
 
 const CREDENTIAL_ID_EXTRA: &str = "authentication.kubernetes.io/credential-id";
-
-/// The annotations kube-apiserver writes that say something about a token.
-const ANNOTATIONS: &[&str] = &[
-    "authorization.k8s.io/decision",
-    "authentication.k8s.io/stale-token",
-    "authentication.k8s.io/legacy-token",
-    "authentication.k8s.io/legacy-token-invalidated",
-];
-
-/// Whether `v` is an audit event.
-pub fn is_event(v: &Value) -> bool {
-    let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    api.starts_with("audit.k8s.io/") || (kind == "Event" && v.get("auditID").is_some())
-}
-
-/// Whether `v` is an event's `annotations` alone (or `{"annotations": …}`).
-pub fn is_annotations(v: &Value) -> bool {
-    let Some(obj) = v.as_object() else {
-        return false;
-    };
-    let obj = match obj.get("annotations").and_then(Value::as_object) {
-        Some(inner) if obj.len() == 1 => inner,
-        _ => obj,
-    };
-    obj.keys().any(|k| ANNOTATIONS.contains(&k.as_str()))
-        && obj
-            .keys()
-            .all(|k| k.contains(".k8s.io/") || k.contains(".kubernetes.io/"))
-}
 
 /// The answer an event records; `None` for events without a response
 /// (stage `RequestReceived`).
@@ -111,7 +82,7 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
     if let Some(agent) = s("/userAgent") {
         a.notes.push(format!("user agent {agent}"));
     }
-    let ips = super::json::strings(v.get("sourceIPs"));
+    let ips = strings(v.get("sourceIPs"));
     if !ips.is_empty() {
         a.notes.push(format!("source IPs {}", ips.join(", ")));
     }
@@ -223,7 +194,7 @@ mod tests {
     #[test]
     fn events_and_annotations_alone() {
         let v: Value = serde_json::from_str(r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"list","user":{"username":"system:serviceaccount:shop:checkout","extra":{"authentication.kubernetes.io/credential-id":["JTI=abc"]}},"objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"stageTimestamp":"2026-01-01T00:00:00.004000Z","annotations":{"authentication.k8s.io/stale-token":"subject: x, seconds after warning threshold: 3593"}}"#).unwrap();
-        assert!(is_event(&v));
+        assert!(super::super::json::is_event(&v));
         let (a, stamp, _) = answer(&v).unwrap();
         assert_eq!(a.facts.credential_id.as_deref(), Some("JTI=abc"));
         assert!(a.facts.stale_token.is_some());

@@ -137,7 +137,7 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                 }
                 _ => {}
             }
-            if super::audit::is_event(value) || super::audit::is_annotations(value) {
+            if is_event(value) || is_annotations(value) {
                 out.push(Doc::Audit(value.clone()));
                 return;
             }
@@ -227,6 +227,36 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
         audiences: strings(status.get("audiences")),
     };
     Some(Doc::Review(review, error))
+}
+
+/// The annotations kube-apiserver writes that say something about a token.
+const ANNOTATIONS: &[&str] = &[
+    "authorization.k8s.io/decision",
+    "authentication.k8s.io/stale-token",
+    "authentication.k8s.io/legacy-token",
+    "authentication.k8s.io/legacy-token-invalidated",
+];
+
+/// Whether `v` is an audit event.
+pub fn is_event(v: &Value) -> bool {
+    let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    api.starts_with("audit.k8s.io/") || (kind == "Event" && v.get("auditID").is_some())
+}
+
+/// Whether `v` is an event's `annotations` alone (or `{"annotations": …}`).
+pub fn is_annotations(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    let obj = match obj.get("annotations").and_then(Value::as_object) {
+        Some(inner) if obj.len() == 1 => inner,
+        _ => obj,
+    };
+    obj.keys().any(|k| ANNOTATIONS.contains(&k.as_str()))
+        && obj
+            .keys()
+            .all(|k| k.contains(".k8s.io/") || k.contains(".kubernetes.io/"))
 }
 
 /// The strings of a JSON array (other items skipped); empty when it is not one.
