@@ -68,6 +68,19 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
+    // Next steps name the token file the user gave, not `TOKEN_FILE`.
+    let token_file = args
+        .token_file
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| p.display().to_string());
+    let diagnose = |event| {
+        let mut result = classify::diagnose_one(event, ctx);
+        if let Some(path) = &token_file {
+            result.diagnosis.fill_placeholder("TOKEN_FILE", path);
+        }
+        result
+    };
     let input = InputJson {
         source: what,
         source_type: stream.source_type,
@@ -84,7 +97,7 @@ pub fn run(
             };
             let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
             for event in stream.events {
-                w.push(&classify::diagnose_one(event, ctx))?;
+                w.push(&diagnose(event))?;
             }
             let tally = w.finish()?;
             if data == DataFormat::Yaml {
@@ -95,7 +108,7 @@ pub fn run(
         None => {
             let mut w = TableStream::begin(out, &settings.table, &input, token.as_ref())?;
             for event in stream.events {
-                w.push(classify::diagnose_one(event, ctx))?;
+                w.push(diagnose(event))?;
             }
             w.finish()?
         }

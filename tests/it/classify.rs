@@ -573,3 +573,25 @@ fn the_reasons_name_fills_the_service_account_placeholders() {
         shells(doc)
     );
 }
+
+/// With the token given as `-f FILE`, next steps name that file.
+#[test]
+fn next_steps_name_the_token_file_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let evidence = dir.path().join("apiserver.log");
+    std::fs::write(
+        &evidence,
+        "E1207 01:00:00.000000       1 authentication.go:73] \"Unable to authenticate the request\" err=\"[invalid bearer token, token has been invalidated]\"\n",
+    )
+    .unwrap();
+    let out = classify(&[
+        evidence.to_str().unwrap(),
+        "-f",
+        "testdata/tokens/projected.jwt",
+    ])
+    .output()
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("-f testdata/tokens/projected.jwt"), "{text}");
+    assert!(!text.contains("TOKEN_FILE"), "{text}");
+}
