@@ -218,7 +218,7 @@ fn check_lifetime(
         return;
     };
     let shortened = |requested: i64, who: &str| {
-        let warning = crate::diagnosis::wordings::LifetimeShortened {
+        let warning = crate::vocabulary::wordings::LifetimeShortened {
             requested_seconds: requested.unsigned_abs(),
             issued_seconds: lifetime.unsigned_abs(),
         };
@@ -229,7 +229,7 @@ fn check_lifetime(
                 human_seconds(requested),
                 human_seconds(lifetime),
                 warning.text(),
-                crate::diagnosis::wordings::LIFETIME_SHORTENED.versions
+                crate::vocabulary::wordings::LIFETIME_SHORTENED.versions
             ),
         )
     };

@@ -129,13 +129,34 @@ pub enum InputError {
     /// without a token, a log).
     #[error("{0}")]
     NotToken(String),
-    /// `explain` with a code that names no cause.
-    #[error(transparent)]
-    UnknownCause(#[from] crate::diagnosis::cause::UnknownCause),
     /// A Secret whose `data.token` is not valid base64.
     #[error("Secret data.token is not valid base64: {0}")]
     SecretBase64(String),
     /// The token itself is malformed.
     #[error(transparent)]
     Token(#[from] TokenError),
+}
+
+/// A YAML parse error in words, on one line: serde-saphyr's messages for
+/// users ("duplicate mapping key `kind` is not allowed here at line 2
+/// column 1"), with its own limits said plainly instead of in its Debug form.
+pub fn yaml_error(e: &serde_saphyr::Error) -> String {
+    use serde_saphyr::{Error, MessageFormatter, UserMessageFormatter};
+    use std::borrow::Cow;
+    struct Plain;
+    impl MessageFormatter for Plain {
+        fn format_message<'a>(&self, err: &'a Error) -> Cow<'a, str> {
+            match err {
+                Error::Budget { .. } => Cow::Borrowed(
+                    "the YAML is over this tool's bounds (nodes, aliases, anchors or nesting)",
+                ),
+                _ => UserMessageFormatter.format_message(err),
+            }
+        }
+    }
+    let text = e.render_with_options(serde_saphyr::render_options! {
+        formatter: &Plain,
+        snippets: serde_saphyr::SnippetMode::Off,
+    });
+    text.lines().next().unwrap_or("").to_owned()
 }

@@ -257,7 +257,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
             },
         };
         serde_saphyr::from_str_with_options(text, options)
-            .map_err(|e| error(crate::input::yaml_error(&e)))?
+            .map_err(|e| error(crate::error::yaml_error(&e)))?
     };
     let dir = path.parent().unwrap_or(Path::new("")).to_owned();
     let resolve = |p: &Option<String>| -> Option<String> {

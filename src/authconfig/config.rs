@@ -144,7 +144,7 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
         },
     };
     let raw: RawConfig = serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| shape(crate::input::yaml_error(&e)))?;
+        .map_err(|e| shape(crate::error::yaml_error(&e)))?;
     if raw.kind.as_deref() != Some("AuthenticationConfiguration") {
         return Err(shape(format!(
             "its kind is {:?}, not AuthenticationConfiguration",
