@@ -337,7 +337,7 @@ fn finding(
         }
     };
     let key_text = format!("{}|{key_text}", kind.as_str());
-    case.read_answer("the audit log");
+    crate::diagnosis::extract::read_answer(&mut case, "the audit log");
     let diagnosis = diagnosis::diagnose(&case);
     // The authorization sentence is every authorizer's: whose refusal it was
     // is the engine's finding.

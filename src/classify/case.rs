@@ -121,7 +121,7 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
     } else {
         "kube-apiserver said"
     };
-    case.read_answer(from);
+    crate::diagnosis::extract::read_answer(&mut case, from);
     case
 }
 

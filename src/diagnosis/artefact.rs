@@ -13,7 +13,6 @@ use super::case::{
     AuditFacts, BearerSeen, BindingKind, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
     ServerFailure, TransportFailure,
 };
-use super::cause::Cause;
 use super::reasons::AuthReason;
 
 /// Who said it.
@@ -185,18 +184,7 @@ pub struct Review {
     pub audiences: Vec<String>,
 }
 
-/// A refusal of the token by a service that judges it itself, with its reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServiceVerdict {
-    pub cause: Cause,
-    /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
-    pub service: &'static str,
-    /// Google Cloud IAM refused: it answers the same when the resource does
-    /// not exist, and `gcloud` tells who the caller is.
-    pub by_google_iam: bool,
-    /// Its words, from the reason on.
-    pub detail: String,
-}
+pub use super::case::ServiceVerdict;
 
 /// An audit event, read (audit.k8s.io/v1 `Event`, or its annotations alone).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -10,8 +10,6 @@ use strum::{IntoStaticStr, VariantArray};
 
 use super::cause::Cause;
 use super::classification::Classification;
-use super::extract::denial::Denial;
-use super::forbidden::{Forbidden, service_account_of};
 use super::reasons::{AuthReason, Authenticator};
 use super::support::Support;
 use super::wordings::{JwtRejection, NodeAudienceRefusal};
@@ -118,54 +116,6 @@ impl Case<'_> {
             .or_else(|| self.reasons.iter().find_map(|r| r.values.name.clone()))
     }
 
-    /// Reads once what the answer's message and the server's reasons say,
-    /// into the facts the rules read: a JWT authenticator's rejection (`from`
-    /// says who reported it), NodeRestriction's refusal of an audience, who
-    /// refused the request, the server's onward call that failed.
-    pub fn read_answer(&mut self, from: &str) {
-        if let Some(rejection) = self.reasons.iter().find_map(|r| r.jwt.clone()) {
-            self.jwt_rejection = Some(JwtRejectionSeen {
-                issuer: None,
-                rejection,
-                from: from.to_owned(),
-            });
-        }
-        // A checker's review refused by authorization names the checker.
-        if let Answer::CheckerFailed(failure) = &self.answer {
-            self.refusal = super::extract::denial::parse(&failure.detail);
-            return;
-        }
-        let Answer::Http(h) = &self.answer else {
-            return;
-        };
-        let Some(message) = h.message.as_deref() else {
-            return;
-        };
-        let code = h.code();
-        if code == Some(403) {
-            self.node_audience = NodeAudienceRefusal::parse(message);
-        }
-        if !matches!(code, Some(200..=299 | 401 | 404)) {
-            self.refusal = super::extract::denial::parse(message);
-        }
-        if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
-            // The server's own call failed; `unknown` when the message names
-            // the call but not how it failed (cut short, or in words of its own).
-            let named = super::wordings::ONWARD_CALLS
-                .iter()
-                .any(|w| message.contains(w.text));
-            self.onward =
-                super::extract::transport::detect_line(message).or(named.then_some(Cause::Unknown));
-        }
-        if code == Some(404) {
-            self.not_found = if super::extract::status::api_not_served(message) {
-                Some(NotFound::Api)
-            } else {
-                super::extract::url::not_found(message).map(|_| NotFound::Object)
-            };
-        }
-    }
-
     /// The one authenticator whose reasons the server gave for rejecting the
     /// token (the union's generic answer aside); `None` when none, or several
     /// disagree.
@@ -195,6 +145,89 @@ pub enum NotFound {
     Api,
     /// `pods "x" not found`: a Status naming the object.
     Object,
+}
+
+/// The parts of a 403 message: who, the request refused, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forbidden {
+    pub user: String,
+    /// The request as the message names it; its verb is always known.
+    pub request: RequestInfo,
+    /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
+    pub reason: Option<String>,
+    /// The kubelet refused (its own authorizer's wording), not kube-apiserver.
+    pub kubelet: bool,
+}
+
+/// The username of anonymous requests: no token (or an empty one) reached the server.
+pub const ANONYMOUS: &str = "system:anonymous";
+
+/// `(namespace, name)` when `user` is a ServiceAccount's.
+pub fn service_account_of(user: &str) -> Option<(&str, &str)> {
+    user.strip_prefix("system:serviceaccount:")?.split_once(':')
+}
+
+/// What refused the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Denial {
+    /// An authorizer: `User "U" cannot VERB …`, and who, as far as the reason tells.
+    Authorizer {
+        forbidden: Forbidden,
+        by: Authorizer,
+    },
+    /// The ServiceAccount admission plugin: the pod's ServiceAccount (or its
+    /// token Secret) does not exist yet.
+    ServiceAccount {
+        namespace: Option<String>,
+        name: Option<String>,
+        /// The token Secret is missing, not the ServiceAccount.
+        no_token: bool,
+        message: String,
+    },
+    /// Pod Security admission.
+    PodSecurity { policy: String, message: String },
+    /// The NodeRestriction admission plugin refused a kubelet.
+    NodeRestriction { message: String },
+    /// A validating or mutating admission webhook.
+    Webhook { webhook: String, message: String },
+    /// ResourceQuota admission.
+    Quota { message: String },
+    /// Some other admission plugin (`… is forbidden: <its text>`).
+    Other { message: String },
+}
+
+/// Which authorizer refused, from the reason after the 403's core.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authorizer {
+    /// No reason: RBAC's deny carries none (and other authorizers' look the same).
+    Unnamed,
+    /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`,
+    /// 1.5's `rules not allow`, OpenShift's RBAC).
+    Rbac(String),
+    /// RBAC's reason that a binding names a role that is not there
+    /// (`RBAC: role.rbac.authorization.k8s.io "x" not found`).
+    RoleMissing(String),
+    /// The Node authorizer (`no relationship found between node …`, `no path found to object`).
+    Node(String),
+    /// Another authorizer that had no opinion before RBAC refused (GKE's
+    /// `Unknown user "…"`): a grant is what allows the request.
+    NoOpinion(String),
+    /// Another reason: another authorizer's (a managed cluster's policy, a
+    /// webhook, ABAC), which denied the request or had no opinion on it.
+    Other(String),
+}
+
+/// A refusal of the token by a service that judges it itself, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceVerdict {
+    pub cause: Cause,
+    /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
+    pub service: &'static str,
+    /// Google Cloud IAM refused: it answers the same when the resource does
+    /// not exist, and `gcloud` tells who the caller is.
+    pub by_google_iam: bool,
+    /// Its words, from the reason on.
+    pub detail: String,
 }
 
 /// What the request got: an HTTP answer, an authenticator's account, or none.
@@ -286,7 +319,7 @@ pub struct HttpAnswer {
     pub relay: Option<String>,
     pub relay_status: Option<u16>,
     /// A service that judged the token itself said why it refused it.
-    pub verdict: Option<crate::diagnosis::artefact::ServiceVerdict>,
+    pub verdict: Option<ServiceVerdict>,
     /// How strongly the text that showed it speaks for the answer (for
     /// assembling one answer from several views): the client's own error
     /// line (3) over a status line (2) over a body or a verbose log's
@@ -388,20 +421,6 @@ pub enum Witness {
     Server,
     /// satoken's own requests (probe, doctor).
     Probe,
-}
-
-impl Witness {
-    /// The basis of what this witness says about the answer's form and its
-    /// own connection: probe saw it, a server's record says it, a pasted
-    /// client's words are a client's words.
-    pub fn basis(self) -> super::policy::Basis {
-        use super::policy::Basis;
-        match self {
-            Witness::Probe => Basis::Observed,
-            Witness::Server => Basis::Said,
-            Witness::Client => Basis::Inferred,
-        }
-    }
 }
 
 /// Whether an answer came from kube-apiserver.

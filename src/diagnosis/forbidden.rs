@@ -16,25 +16,7 @@ use super::case::RequestInfo;
 pub use super::escalation::{ESCALATIONS, Escalation, EscalationPath, GrantRisk};
 use super::next::Command;
 
-/// The parts of a 403 message: who, the request refused, and why.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Forbidden {
-    pub user: String,
-    /// The request as the message names it; its verb is always known.
-    pub request: RequestInfo,
-    /// The authorizer's reason after the core (e.g. `RBAC: role … not found`).
-    pub reason: Option<String>,
-    /// The kubelet refused (its own authorizer's wording), not kube-apiserver.
-    pub kubelet: bool,
-}
-
-/// The username of anonymous requests: no token (or an empty one) reached the server.
-pub const ANONYMOUS: &str = "system:anonymous";
-
-/// `(namespace, name)` when `user` is a ServiceAccount's.
-pub fn service_account_of(user: &str) -> Option<(&str, &str)> {
-    user.strip_prefix("system:serviceaccount:")?.split_once(':')
-}
+pub use super::case::{ANONYMOUS, Forbidden, service_account_of};
 
 impl Forbidden {
     /// Parses a 403 `message`; `None` if it does not follow the grammar.

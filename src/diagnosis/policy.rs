@@ -27,7 +27,7 @@
 
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::Join;
+use super::case::{Join, Witness};
 use super::merge::Confidence;
 use crate::wire::string_codes;
 
@@ -56,6 +56,19 @@ impl Basis {
             Basis::Said | Basis::Observed | Basis::Proven => Confidence::High,
             Basis::Inferred => Confidence::Medium,
             Basis::Possible => Confidence::Low,
+        }
+    }
+}
+
+impl Witness {
+    /// The basis of what this witness says about the answer's form and its
+    /// own connection: probe saw it, a server's record says it, a pasted
+    /// client's words are a client's words.
+    pub fn basis(self) -> Basis {
+        match self {
+            Witness::Probe => Basis::Observed,
+            Witness::Server => Basis::Said,
+            Witness::Client => Basis::Inferred,
         }
     }
 }

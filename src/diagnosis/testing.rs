@@ -97,7 +97,7 @@ pub fn run(case: &Case<'_>) -> (Cause, Confidence) {
 /// Diagnoses, after reading the answer as every caller of the engine does.
 pub fn diagnosed(case: &Case<'_>) -> Diagnosis {
     let mut case = case.clone();
-    case.read_answer("kube-apiserver said");
+    crate::diagnosis::extract::read_answer(&mut case, "kube-apiserver said");
     diagnose(&case)
 }
 

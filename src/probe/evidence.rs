@@ -198,7 +198,10 @@ pub fn case<'t>(
         // refusal words) is read from the answer below, or not there.
         ..Case::default()
     };
-    case.read_answer(&format!("TokenReview on {}", observation.url));
+    crate::diagnosis::extract::read_answer(
+        &mut case,
+        &format!("TokenReview on {}", observation.url),
+    );
     case
 }
 

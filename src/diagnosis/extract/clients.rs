@@ -161,7 +161,7 @@ pub fn find(line: &str) -> Option<Found> {
             facts.message = Some(t[i..end].to_owned());
         }
         // The proxy's body is the whole line, from its `Error: '…'`.
-        if t.contains(super::layers::PROXY_TARGET) {
+        if t.contains(super::status::PROXY_TARGET) {
             facts.message = Some(t[t.find("Error: '").unwrap_or(0)..].to_owned());
         }
         facts.weight = facts.weight.max(2);

@@ -22,55 +22,7 @@
 
 use super::super::forbidden::Forbidden;
 
-/// What refused the request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Denial {
-    /// An authorizer: `User "U" cannot VERB …`, and who, as far as the reason tells.
-    Authorizer {
-        forbidden: Forbidden,
-        by: Authorizer,
-    },
-    /// The ServiceAccount admission plugin: the pod's ServiceAccount (or its
-    /// token Secret) does not exist yet.
-    ServiceAccount {
-        namespace: Option<String>,
-        name: Option<String>,
-        /// The token Secret is missing, not the ServiceAccount.
-        no_token: bool,
-        message: String,
-    },
-    /// Pod Security admission.
-    PodSecurity { policy: String, message: String },
-    /// The NodeRestriction admission plugin refused a kubelet.
-    NodeRestriction { message: String },
-    /// A validating or mutating admission webhook.
-    Webhook { webhook: String, message: String },
-    /// ResourceQuota admission.
-    Quota { message: String },
-    /// Some other admission plugin (`… is forbidden: <its text>`).
-    Other { message: String },
-}
-
-/// Which authorizer refused, from the reason after the 403's core.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Authorizer {
-    /// No reason: RBAC's deny carries none (and other authorizers' look the same).
-    Unnamed,
-    /// RBAC's own reason (`RBAC: role.rbac.authorization.k8s.io "x" not found`,
-    /// 1.5's `rules not allow`, OpenShift's RBAC).
-    Rbac(String),
-    /// RBAC's reason that a binding names a role that is not there
-    /// (`RBAC: role.rbac.authorization.k8s.io "x" not found`).
-    RoleMissing(String),
-    /// The Node authorizer (`no relationship found between node …`, `no path found to object`).
-    Node(String),
-    /// Another authorizer that had no opinion before RBAC refused (GKE's
-    /// `Unknown user "…"`): a grant is what allows the request.
-    NoOpinion(String),
-    /// Another reason: another authorizer's (a managed cluster's policy, a
-    /// webhook, ABAC), which denied the request or had no opinion on it.
-    Other(String),
-}
+pub use crate::diagnosis::case::{Authorizer, Denial};
 
 /// Builds the authorizer a reason names, from the reason.
 type Whose = fn(String) -> Authorizer;

@@ -95,9 +95,7 @@ fn box_border(t: &str) -> Option<&str> {
     Some(box_wrapped(t).map_or(rest.strip_prefix(' ').unwrap_or(rest), |(inner, _)| inner))
 }
 
-/// The second line of kube-apiserver's proxy error body
-/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
-pub const PROXY_TARGET: &str = "Trying to reach: '";
+use super::status::PROXY_TARGET;
 
 /// The widths terminals and log viewers wrap long lines at.
 const WRAP_WIDTHS: &[usize] = &[

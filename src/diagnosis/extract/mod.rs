@@ -44,8 +44,9 @@ use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
-use super::case::{BearerSeen, CheckerCall, ClockSource};
+use super::case::{Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound};
 use super::cause::Cause;
+use crate::vocabulary::wordings::NodeAudienceRefusal;
 use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note};
 
@@ -816,6 +817,53 @@ fn audit_id_note(id: &str) -> Kind {
     Kind::Note(format!(
         "Audit-Id {id}: grep the audit log for this auditID to see the user and annotations"
     ))
+}
+
+/// Reads once what the answer's message and the server's reasons say,
+/// into the facts the rules read: a JWT authenticator's rejection (`from`
+/// says who reported it), NodeRestriction's refusal of an audience, who
+/// refused the request, the server's onward call that failed.
+pub fn read_answer(case: &mut Case<'_>, from: &str) {
+    if let Some(rejection) = case.reasons.iter().find_map(|r| r.jwt.clone()) {
+        case.jwt_rejection = Some(JwtRejectionSeen {
+            issuer: None,
+            rejection,
+            from: from.to_owned(),
+        });
+    }
+    // A checker's review refused by authorization names the checker.
+    if let Answer::CheckerFailed(failure) = &case.answer {
+        case.refusal = denial::parse(&failure.detail);
+        return;
+    }
+    let Answer::Http(h) = &case.answer else {
+        return;
+    };
+    let Some(message) = h.message.as_deref() else {
+        return;
+    };
+    let code = h.code();
+    if code == Some(403) {
+        case.node_audience = NodeAudienceRefusal::parse(message);
+    }
+    if !matches!(code, Some(200..=299 | 401 | 404)) {
+        case.refusal = denial::parse(message);
+    }
+    if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
+        // The server's own call failed; `unknown` when the message names
+        // the call but not how it failed (cut short, or in words of its own).
+        let named = crate::vocabulary::wordings::ONWARD_CALLS
+            .iter()
+            .any(|w| message.contains(w.text));
+        case.onward = transport::detect_line(message).or(named.then_some(Cause::Unknown));
+    }
+    if code == Some(404) {
+        case.not_found = if status::api_not_served(message) {
+            Some(NotFound::Api)
+        } else {
+            url::not_found(message).map(|_| NotFound::Object)
+        };
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,10 @@ use super::super::case::HttpAnswer;
 use super::needles::Needles;
 use crate::vocabulary::{apimachinery, clients};
 
+/// The second line of kube-apiserver's proxy error body
+/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
+pub const PROXY_TARGET: &str = "Trying to reach: '";
+
 /// A 401 `Unauthorized` answer with `message`, as strong as `weight`.
 pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
     HttpAnswer {
@@ -385,7 +389,7 @@ pub fn generic_text(line: &str) -> Option<(u16, &str)> {
         ("code = PermissionDenied", 403, "PermissionDenied"),
         // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
         // body names the failed call and its target.
-        (super::layers::PROXY_TARGET, 503, ""),
+        (PROXY_TARGET, 503, ""),
         // OpenShift's oc, for a 401 to the token it was given (oc login --token).
         ("The token provided is invalid or expired", 401, ""),
         // The kubelet's own authorizer (pkg/kubelet/server/auth.go).
