@@ -1,10 +1,11 @@
 //! Pure: which lines of a log the engine must read. Most of a day's API
 //! server log is routine (watches, caches, traces, leases); the engine reads
 //! a line only when it holds an anchor: a word every failure the engine
-//! reads from one line carries (a status's words, an error's, the reasons'
-//! `token`, the literal words of every wording in
+//! reads from one line carries (a status's words and reason phrases, the
+//! reasons' `token`, the literal words of every wording in
 //! [`crate::diagnosis::wordings`], and of apimachinery's messages and
-//! client-go's texts in [`crate::vocabulary::apimachinery`]), found by one case-insensitive
+//! client-go's texts in [`crate::vocabulary::apimachinery`]; not the words
+//! any error says, as klog's error lines do), found by one case-insensitive
 //! Aho-Corasick pass; or when it holds a number that may stand for a status
 //! (`401`, `(500):`). tests/it/classify_log.rs reads
 //! every corpus line by line with and without this test and requires the
@@ -13,17 +14,16 @@
 use std::sync::LazyLock;
 
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
-use crate::vocabulary::apimachinery::{GENERIC, TEMPLATES};
+use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
 use crate::vocabulary::transport::CURL_CODES;
 use aho_corasick::AhoCorasick;
 
 /// The anchors besides the wordings tables (matched in any case).
 const WORDS: &[&str] = &[
-    // Answers and their status words (`Unauthorized`, `Forbidden`, Status
-    // reasons, the phrases beside a code, `code = Unauthenticated`).
+    // Answers and their status words besides the reason phrases
+    // (`Unauthorized`, Status reasons, `code = Unauthenticated`).
     "unauthori",
     "authenticat",
-    "forbidden",
     "denied",
     "deny",
     "permission",
@@ -35,25 +35,17 @@ const WORDS: &[&str] = &[
     "http/2 ",
     "http/2.0 ",
     "http/3",
-    "not found",
-    "notfound",
-    "conflict",
     "already exists",
     "alreadyexists",
     "too many",
     "toomany",
     "too large",
     "unavailable",
-    "bad gateway",
-    "bad request",
-    "badrequest",
     "unprocessable",
     "not allowed",
     "notallowed",
-    "not acceptable",
     "not supported",
     "unsupported",
-    "not implemented",
     // The reasons and what judges tokens.
     "token",
     "jose",
@@ -70,16 +62,12 @@ const WORDS: &[&str] = &[
     "audit.k8s.io",
     "aadsts",
     "webidentity",
-    // What a failure says of itself.
-    "error",
+    // What a failure says of itself. Not `error` or `unable`: every klog
+    // error line says so (etcd's `watch chan error`, a tenth of a busy
+    // server's lines), and an answer the engine reads carries a word above.
     "fail",
-    "exception",
     "refused",
-    "unable",
     "cannot",
-    "can't",
-    "could not",
-    "couldn't",
     "not authorized",
     "unreachable",
 ];
@@ -103,6 +91,11 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
                 |best, part| if part.len() > best.len() { part } else { best },
             )
     });
+    // A failing status's reason phrase, Go's and .NET's (`ApiException: Gone`).
+    let phrases = HTTP_STATUSES
+        .iter()
+        .filter(|s| s.code >= 400)
+        .flat_map(|s| [s.phrase, s.dotnet]);
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(
@@ -111,6 +104,7 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
                 .copied()
                 .chain(wordings)
                 .chain(codes)
+                .chain(phrases)
                 .chain(templates.filter(|part| part.len() >= 6)),
         )
         .expect("short anchors always build")
@@ -208,6 +202,7 @@ mod tests {
             "Trace[454033495]: [474.219ms] [774.255ms] END",
             "I0101 00:00:00.000000       1 controller.go:401] Lease renewed in 4.401s",
             "I0101 00:00:00.000000       1 cacher.go:847] cacher (pods): 6 objects queued in incoming channel.",
+            "E1127 08:00:00.000000       1 watcher.go:342] watch chan error: etcdserver: mvcc: required revision has been compacted",
         ] {
             assert!(!candidate(routine.as_bytes()), "{routine}");
         }
