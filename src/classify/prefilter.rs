@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
 use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
 use crate::vocabulary::transport::CURL_CODES;
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 /// The anchors besides the wordings tables (matched in any case).
 const WORDS: &[&str] = &[
@@ -96,19 +96,48 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .iter()
         .filter(|s| s.code >= 400)
         .flat_map(|s| [s.phrase, s.dotnet]);
+    let all = WORDS
+        .iter()
+        .copied()
+        .chain(wordings)
+        .chain(codes)
+        .chain(phrases)
+        .chain(templates.filter(|part| part.len() >= 6));
+    // A DFA: every line that is not httplog's is searched, so a table
+    // lookup per byte, not an NFA's walk; small, as its anchors are.
     AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
         .ascii_case_insensitive(true)
-        .build(
-            WORDS
-                .iter()
-                .copied()
-                .chain(wordings)
-                .chain(codes)
-                .chain(phrases)
-                .chain(templates.filter(|part| part.len() >= 6)),
-        )
+        .build(shortest(all))
         .expect("short anchors always build")
 });
+
+/// An anchor's bytes kept: a line that holds an anchor holds its start.
+const ANCHOR_BYTES: usize = 10;
+
+/// The anchors cut to their first [`ANCHOR_BYTES`] and without those that
+/// hold another: the lines they find are a superset of the lines the whole
+/// anchors find, and the automaton stays small enough for the CPU's cache.
+fn shortest<'a>(anchors: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut cut: Vec<String> = anchors
+        .map(|a| {
+            let end = (0..=ANCHOR_BYTES.min(a.len()))
+                .rev()
+                .find(|&i| a.is_char_boundary(i))
+                .unwrap_or(0);
+            a[..end].to_ascii_lowercase()
+        })
+        .filter(|a| !a.is_empty())
+        .collect();
+    cut.sort_by_key(String::len);
+    let mut kept: Vec<String> = Vec::new();
+    for a in cut {
+        if !kept.iter().any(|k| a.contains(k.as_str())) {
+            kept.push(a);
+        }
+    }
+    kept
+}
 
 /// The longest part of a wording that is printed as it stands: the text
 /// between its UPPERCASE placeholders and its ` … ` gaps, which every line
