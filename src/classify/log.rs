@@ -182,21 +182,63 @@ impl<'c> LogScan<'c> {
 
     /// Reads line `number` (1-based) of input `source`.
     pub fn line(&mut self, source: usize, number: u64, line: &[u8]) {
-        self.lines += 1;
-        let record = apiserver::record(line, self.ctx.now);
-        if let Some((at, _)) = record.at {
-            self.clock = self.clock.max(at);
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
+        let mut seen = Looked::default();
+        seen.add(self.look(), line, 0..line.len());
+        let mut settled = Vec::new();
+        let mut keep = |ev| Ok(settled.push(ev));
+        self.take(source, number, line, seen, &mut keep)
+            .expect("keeping events never fails");
+        self.out.extend(settled);
+    }
+
+    /// What the cheap stage needs to know, to look at lines on any thread.
+    pub fn look(&self) -> Look {
+        Look {
+            now: self.ctx.now,
+            forced: self.forced,
+            prefilter: self.prefilter,
         }
-        if let Some(request) = apiserver::request(record.text) {
-            *self.requests.entry(request.code).or_default() += 1;
-            if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
-                self.request(source, number, line, &record, &request);
+    }
+
+    /// Takes lines the cheap stage saw ([`Looked`]; its ranges in `text`, the
+    /// first numbered `number`), in input order: the counts, the clock, and
+    /// the lines to read; every event settled goes to `hand`, line by line.
+    pub fn take(
+        &mut self,
+        source: usize,
+        number: u64,
+        text: &[u8],
+        seen: Looked,
+        hand: &mut dyn FnMut(LogEvent) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.lines += seen.lines;
+        for (code, n) in seen.requests {
+            *self.requests.entry(code).or_default() += n;
+        }
+        if let Some((first, last)) = seen.span {
+            self.span = Some(
+                self.span
+                    .map_or((first, last), |(f, l)| (f.min(first), l.max(last))),
+            );
+        }
+        for mark in seen.marks {
+            if let Some(at) = mark.at {
+                self.clock = self.clock.max(at);
             }
-        } else if !self.prefilter || super::prefilter::candidate(line) {
-            self.read(source, number, line, &record);
+            if let Some((index, range)) = mark.read {
+                let line = &text[range];
+                let record = apiserver::record(line, self.ctx.now);
+                match apiserver::request(record.text) {
+                    Some(request) => self.request(source, number + index, line, &record, &request),
+                    None => self.read(source, number + index, line, &record),
+                }
+            }
+            self.settle(false);
+            for ev in self.out.drain(..) {
+                hand(ev)?;
+            }
         }
-        self.settle(false);
+        Ok(())
     }
 
     /// Settles every event still waiting; call after the last line.
@@ -417,6 +459,62 @@ impl<'c> LogScan<'c> {
             request_line,
             result,
         });
+    }
+}
+
+/// The facts a line is judged by before the engine: its time, httplog's
+/// status, whether the engine reads it (a failed request, or a line with an
+/// anchor).
+#[derive(Debug, Clone, Copy)]
+pub struct Look {
+    now: DateTime<Utc>,
+    forced: Option<SourceType>,
+    prefilter: bool,
+}
+
+/// A step of [`LogScan::take`]: a line time that moves the clock, a line to
+/// read (its index among the lines seen and its bytes), or both.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    at: Option<Micros>,
+    read: Option<(u64, std::ops::Range<usize>)>,
+}
+
+/// Lines as the cheap stage saw them: counted, and marked only where the
+/// sequential stage has something to do (a line to read, a later time).
+#[derive(Debug, Clone, Default)]
+pub struct Looked {
+    pub lines: u64,
+    requests: BTreeMap<u16, u64>,
+    span: Option<(Micros, Micros)>,
+    /// The latest time seen: an earlier one leaves the clock as it is.
+    latest: Option<Micros>,
+    marks: Vec<Mark>,
+}
+
+impl Looked {
+    /// Looks at the line in `range` of `text`, the next one.
+    pub fn add(&mut self, look: Look, text: &[u8], range: std::ops::Range<usize>) {
+        let line = &text[range.clone()];
+        let record = apiserver::record(line, look.now);
+        let read = match apiserver::request(record.text) {
+            Some(request) => {
+                *self.requests.entry(request.code).or_default() += 1;
+                request.code >= 400 && look.forced.is_none_or(|t| t == SourceType::ApiserverLog)
+            }
+            None => !look.prefilter || super::prefilter::candidate(line),
+        };
+        let at = record.at.map(|(at, _)| at);
+        if let Some(at) = at {
+            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
+        }
+        let later = at.filter(|&at| self.latest.is_none_or(|l| at > l));
+        if read || later.is_some() {
+            self.latest = self.latest.max(at);
+            let read = read.then_some((self.lines, range));
+            self.marks.push(Mark { at, read });
+        }
+        self.lines += 1;
     }
 }
 

@@ -47,6 +47,11 @@ pub struct ClassifyArgs {
     #[arg(hide_short_help = true, long)]
     pub events: bool,
 
+    /// With a log: threads that look at its lines (default: one per core);
+    /// the report is the same whatever their number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+
     /// Never print the progress line of a log (printed only when stderr is a
     /// terminal).
     #[arg(hide_short_help = true, long)]

@@ -449,6 +449,46 @@ fn every_reader_gives_the_same_report() {
     );
 }
 
+/// One worker or several: the same bytes out, report and events, from a
+/// file and from stdin, on a log of many blocks whose lines' times go back
+/// and forth (the joins settle as one worker settles them).
+#[test]
+fn one_worker_or_two_write_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--lines", "60000", "--seed", "5", "--failures", "0.02"];
+    let (log, _) = generate(dir.path(), &[&args[..], &["--forbidden", "0.01"]].concat());
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    // The sample's day after the generated one: times that go back.
+    text.push_str(&sample());
+    std::fs::write(&log, &text).unwrap();
+    let log = log.to_str().unwrap();
+    let run = |jobs: &str, args: &[&str], stdin: bool| {
+        let mut cmd = crate::support::satoken();
+        cmd.args(["classify", "--now", NOW, "--jobs", jobs])
+            .args(args);
+        if stdin {
+            cmd.write_stdin(text.clone());
+        } else {
+            cmd.arg(log);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    for args in [&["-o", "json"][..], &["--events"], &["-o", "table"]] {
+        for stdin in [false, true] {
+            let one = run("1", args, stdin);
+            assert!(one.len() > 1_000, "{args:?}");
+            assert!(one == run("2", args, stdin), "{args:?} stdin {stdin}");
+        }
+    }
+}
+
 #[test]
 fn a_log_that_is_not_text_or_not_there_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
