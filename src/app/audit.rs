@@ -61,7 +61,7 @@ pub fn run(
             index.as_ref(),
             follow.as_deref(),
             workers,
-            &mut |p| progress.show(p.bytes, p.events),
+            &mut |p| progress.show(p.bytes, p.events, None),
         );
         progress.clear();
         let (agg, bytes) = result?;

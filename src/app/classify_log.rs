@@ -82,7 +82,7 @@ pub fn read_log(
     progress: &mut ProgressLine<'_>,
     take: &mut dyn FnMut(LogEvent) -> io::Result<()>,
 ) -> anyhow::Result<u64> {
-    let mut bytes = 0u64;
+    let (mut bytes, mut events) = (0u64, 0u64);
     let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
     let look = scan.look();
     let work = |block: &[u8]| {
@@ -104,9 +104,13 @@ pub fn read_log(
         let mut number = 1u64;
         let read = in_order(&mut blocks, workers, &work, &mut |block, n, looked| {
             let lines = looked.lines;
-            scan.take(i, number, block, looked, take)?;
+            let mut counted = |ev| {
+                events += 1;
+                take(ev)
+            };
+            scan.take(i, number, block, looked, &mut counted)?;
             (bytes, number) = (bytes + n, number + lines);
-            progress.show(bytes, scan.lines);
+            progress.show(bytes, scan.lines, Some(events));
             Ok::<_, io::Error>(())
         });
         match read {
@@ -142,7 +146,7 @@ fn line_ends(block: &[u8]) -> impl Iterator<Item = usize> + '_ {
     memchr::memchr_iter(b'\n', block).chain((block.last() != Some(&b'\n')).then_some(block.len()))
 }
 
-/// `reading: 120 MB, 412345 lines, 600 MB/s, …` on stderr, at most twice a
+/// `reading: 120 MB, 412345 lines, 600 MB/s, …, 37 events` on stderr, at most twice a
 /// second, only when asked (stderr is a terminal and not `--no-progress`).
 pub struct ProgressLine<'e> {
     err: &'e mut dyn Write,
@@ -163,8 +167,9 @@ impl<'e> ProgressLine<'e> {
         }
     }
 
-    /// Shows how far reading has come: bytes read and `what` counted.
-    pub fn show(&mut self, bytes: u64, count: u64) {
+    /// Shows how far reading has come: bytes read, `what` counted and the
+    /// events found so far, when they are not what is counted.
+    pub fn show(&mut self, bytes: u64, count: u64, events: Option<u64>) {
         let elapsed = self.started.elapsed();
         if !self.on || elapsed < self.shown + Duration::from_millis(500) {
             return;
@@ -180,6 +185,9 @@ impl<'e> ProgressLine<'e> {
             count as f64 / 1e3 / secs,
             self.what
         );
+        if let Some(events) = events {
+            let _ = write!(self.err, ", {events} events");
+        }
         let _ = self.err.flush();
     }
 
