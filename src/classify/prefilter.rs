@@ -72,7 +72,8 @@ const WORDS: &[&str] = &[
     "unreachable",
 ];
 
-static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+/// The anchors, as [`shortest`] leaves them.
+static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
     let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
     // Every line curl ends with an exit code the table holds, whatever its
     // backend's words: `curl: (52`.
@@ -103,14 +104,57 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .chain(codes)
         .chain(phrases)
         .chain(templates.filter(|part| part.len() >= 6));
-    // A DFA: every line that is not httplog's is searched, so a table
-    // lookup per byte, not an NFA's walk; small, as its anchors are.
+    shortest(all)
+});
+
+// A DFA: every line that is not httplog's is searched, so a table lookup per
+// byte, not an NFA's walk; small, as its anchors are.
+static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
         .kind(Some(AhoCorasickKind::DFA))
         .ascii_case_insensitive(true)
-        .build(shortest(all))
+        .build(ANCHOR_WORDS.iter())
         .expect("short anchors always build")
 });
+
+/// How a log platform's query matches a regular expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Found anywhere in the line, `(?i)` for case: RE2 (Loki, Cloud
+    /// Logging) and Java's (CloudWatch Logs Insights).
+    Search,
+    /// Matching the whole line, the case left to the query: Lucene's
+    /// (Elasticsearch and OpenSearch `regexp`).
+    Whole,
+}
+
+/// The lines the log reader reads, as one regular expression: a superset
+/// of the lines [`candidate`] passes (every anchor, a number that may be a
+/// status) and of httplog's failed requests (`resp=401`, `"resp":503`), so
+/// that a log platform ships only those.
+pub fn pattern(dialect: Dialect) -> String {
+    // Every ASCII punctuation escaped: a literal in all three syntaxes.
+    let escape = |a: &String| {
+        a.chars().fold(String::new(), |mut out, c| {
+            if c.is_ascii_punctuation() {
+                out.push('\\');
+            }
+            out.push(c);
+            out
+        })
+    };
+    let words: Vec<String> = ANCHOR_WORDS.iter().map(escape).collect();
+    let (words, status) = (words.join("|"), "[345][0-9]{2}");
+    let request = r#"resp"?[:=]"?[45][0-9]{2}"#;
+    match dialect {
+        Dialect::Search => {
+            format!("(?i)({words}|{request})|(^|[^0-9A-Za-z.:]){status}([^0-9A-Za-z]|$)")
+        }
+        Dialect::Whole => {
+            format!(".*({words}|{request}).*|(.*[^0-9A-Za-z.:])?{status}([^0-9A-Za-z].*)?")
+        }
+    }
+}
 
 /// An anchor's bytes kept: a line that holds an anchor holds its start.
 const ANCHOR_BYTES: usize = 10;
