@@ -102,7 +102,7 @@ pub fn read_log(
         };
         let mut blocks = Blocks::streaming(reader);
         let mut number = 1u64;
-        let read = in_order(&mut blocks, workers, &work, &mut |block, n, looked| {
+        let read = in_order(&mut blocks, workers, &work, |block, n, looked| {
             let lines = looked.lines;
             let mut counted = |ev| {
                 events += 1;

@@ -427,7 +427,7 @@ pub fn in_order<R: Read, T: Send, E>(
     blocks: &mut Blocks<R>,
     workers: usize,
     work: &(dyn Fn(&[u8]) -> T + Sync),
-    take: &mut dyn FnMut(&[u8], u64, T) -> Result<(), E>,
+    mut take: impl FnMut(&[u8], u64, T) -> Result<(), E>,
 ) -> Result<(), Stop<E>> {
     let workers = workers.max(1);
     std::thread::scope(|scope| {

@@ -185,7 +185,10 @@ impl<'c> LogScan<'c> {
         let mut seen = Looked::default();
         seen.add(self.look(), line, 0..line.len());
         let mut settled = Vec::new();
-        let mut keep = |ev| Ok(settled.push(ev));
+        let mut keep = |ev| {
+            settled.push(ev);
+            Ok(())
+        };
         self.take(source, number, line, seen, &mut keep)
             .expect("keeping events never fails");
         self.out.extend(settled);
