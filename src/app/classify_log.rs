@@ -100,7 +100,14 @@ pub fn read_log(
             Some(r) => r,
             None => Box::new(open(source, &mut stdin)?),
         };
-        let mut blocks = Blocks::streaming(reader);
+        // A regular file in full blocks; a pipe or a terminal as its lines
+        // come (a live stream's events are wanted as they settle).
+        let regular =
+            matches!(source, Source::File(p) if std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        let mut blocks = match regular {
+            true => Blocks::new(reader),
+            false => Blocks::streaming(reader),
+        };
         let mut number = 1u64;
         let read = in_order(&mut blocks, workers, &work, |block, n, looked| {
             let lines = looked.lines;
