@@ -505,7 +505,8 @@ impl Looked {
                 *self.requests.entry(request.code).or_default() += 1;
                 request.code >= 400 && look.forced.is_none_or(|t| t == SourceType::ApiserverLog)
             }
-            None => !look.prefilter || super::prefilter::candidate(line),
+            // The prefixes (stream, time, klog's header) hold no answer.
+            None => !look.prefilter || super::prefilter::candidate(record.text),
         };
         let at = record.at.map(|(at, _)| at);
         if let Some(at) = at {
