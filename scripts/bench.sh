@@ -31,8 +31,9 @@
 #   jwt-cli   `jwt decode -j`, when `jwt` is on PATH (cargo install jwt-cli)
 # Times: one-token `decode -o json`, 10,000 tokens on stdin, one-token
 # `verify --jwks`, `classify` on a generated kube-apiserver log
-# (scripts/gen_apiserver_log.py) next to `grep -c -E 'Unable to authenticate|resp=40[13]'`
-# on the same file, a 256 KB token decoded as a table; then peak RSS (/usr/bin/time,
+# (scripts/gen_apiserver_log.py, and BENCH_SECOND_GENERATOR's mix when it is
+# there) with one worker next to `grep -c -E 'Unable to authenticate|resp=40[13]'`
+# on the same file and with two workers for the wall clock, a 256 KB token decoded as a table; then peak RSS (/usr/bin/time,
 # else bench_timer.py --rss) at 10k and 100k tokens and of classify on the log, sizes;
 # classify's output lines, its JSON's size and its counts per cause next to those planted.
 set -euo pipefail
@@ -105,11 +106,28 @@ PY
 # page cache. Outputs go to files: GNU grep stops at the first match when its
 # output is /dev/null.
 log=$work/apiserver.log
-python3 scripts/gen_apiserver_log.py --size "${BENCH_CLASSIFY_SIZE:-200M}" --seed 1 -o "$log"
-cat "$log" >/dev/null
+size=${BENCH_CLASSIFY_SIZE:-200M}
+python3 scripts/gen_apiserver_log.py --size "$size" --seed 1 -o "$log"
+# A second generator's mix (other klog chatter, etcd's `watch chan error`), when
+# it is there: BENCH_SECOND_GENERATOR, by default the team's shared one.
+second=${BENCH_SECOND_GENERATOR:-../shared/bench/make_apiserver_log.py}
+log2=$work/second.log
+if [ -f "$second" ]; then
+  python3 "$second" "${size%M}" "$log2" >/dev/null
+else
+  echo "$second not found: the second generator's rows repeat the first's" >&2
+  cp "$log" "$log2"
+fi
+cat "$log" "$log2" >/dev/null
 classify_cmd="$dyn classify -o table --now $now $log"
-classify=("$classify_cmd > $work/classify.out 2>&1"
-  "grep -c -E 'Unable to authenticate|resp=40[13]' $log > $work/grep.out")
+# One worker for CPU next to grep's (one thread), two for the wall clock.
+grep_c="grep -c -E 'Unable to authenticate|resp=40[13]'"
+classify=("$dyn classify -j 1 -o table --now $now $log > $work/classify.out 2>&1"
+  "$grep_c $log > $work/grep.out"
+  "$dyn classify -j 1 -o table --now $now $log2 > $work/classify2.out 2>&1"
+  "$grep_c $log2 > $work/grep2.out"
+  "$dyn classify -j 2 -o table --now $now $log > $work/classify-j2.out 2>&1"
+  "$dyn classify -j 2 -o table --now $now $log2 > $work/classify2-j2.out 2>&1")
 
 # name<TAB>command lines, per benchmark; hyperfine keeps their order.
 decode_one=() batch=() verify=() names=()
@@ -166,14 +184,19 @@ cpu = lambda r: r["user"] + r["system"]
 runs = [json.load(open(f"{w}/classify-{i}.json"))["results"] for i in range(1, int(rounds) + 1)]
 size = os.path.getsize(log)
 planted = json.load(open(f"{log}.counts.json"))
+size2 = os.path.getsize(f"{w}/second.log")
 print(f"classify on a {size / 1e6:,.0f} MB kube-apiserver log ({planted['lines']:,} lines, "
-      f"{sum(planted['planted'].values()):,} failures planted; median of {rounds} rounds)")
-print(f"  {'':<10}{'wall':>9}{'cpu':>9}{'MB/s cpu':>10}   cpu ratio to grep -c")
-for i, name in enumerate(("classify", "grep -c")):
+      f"{sum(planted['planted'].values()):,} failures planted) and on the second "
+      f"generator's {size2 / 1e6:,.0f} MB (median of {rounds} rounds)")
+print(f"  {'':<24}{'wall':>9}{'cpu':>9}{'MB/s cpu':>10}{'MB/s wall':>10}   cpu ratio to grep -c")
+rows = (("classify -j 1", 0, 1, size), ("grep -c", 1, 1, size),
+        ("classify -j 1 (second)", 2, 3, size2), ("grep -c (second)", 3, 3, size2),
+        ("classify -j 2", 4, 1, size), ("classify -j 2 (second)", 5, 3, size2))
+for name, i, g, n in rows:
     wall = med(r[i]["median"] for r in runs)
     c = med(cpu(r[i]) for r in runs)
-    ratio = med(cpu(r[i]) / cpu(r[1]) for r in runs)
-    print(f"  {name:<10}{wall:8.2f}s{c:8.2f}s{size / 1e6 / c:10,.0f}   {ratio:6.2f}x")
+    ratio = med(cpu(r[i]) / cpu(r[g]) for r in runs)
+    print(f"  {name:<24}{wall:8.2f}s{c:8.2f}s{n / 1e6 / c:10,.0f}{n / 1e6 / wall:10,.0f}   {ratio:6.2f}x")
 out = open(f"{w}/classify.out", errors="replace").read()
 rss = int(open(f"{w}/classify.rss").read().split()[-1])
 code = open(f"{w}/classify.exit").read().strip()

@@ -47,11 +47,8 @@ pub fn run(
             );
         }
         let follow = followed_id(&args)?;
-        let index = read_index(&args.apiserver_log, settings)?;
-        let workers = args.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
-            usize::from,
-        );
+        let workers = super::classify_log::workers(args.jobs);
+        let index = read_index(&args.apiserver_log, settings, workers)?;
         let mut progress = super::classify_log::ProgressLine::new(
             err,
             env.stderr_tty && !args.no_progress,
@@ -64,7 +61,7 @@ pub fn run(
             index.as_ref(),
             follow.as_deref(),
             workers,
-            &mut |p| progress.show(p.bytes, p.events),
+            &mut |p| progress.show(p.bytes, p.events, None),
         );
         progress.clear();
         let (agg, bytes) = result?;
@@ -146,6 +143,7 @@ fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<
 fn read_index(
     files: &[std::path::PathBuf],
     settings: &Settings,
+    workers: usize,
 ) -> anyhow::Result<Option<ReasonIndex>> {
     if files.is_empty() {
         return Ok(None);
@@ -161,15 +159,22 @@ fn read_index(
     let mut index = ReasonIndex::default();
     let mut quiet = io::sink();
     let mut progress = super::classify_log::ProgressLine::new(&mut quiet, false, "lines");
-    super::classify_log::read_log(&sources, None, &mut scan, &mut progress, &mut |ev| {
-        let from_log = ev.result.evidence.reasons_from == Some(ReasonSource::ApiserverLog);
-        if from_log {
-            // An audit ID the reason line was put with by a guess is not its own.
-            let id = ev.audit_id.as_deref().filter(|_| ev.join != Join::Guess);
-            index.add(ev.at, id, ev.result.evidence.reasons);
-        }
-        Ok(())
-    })
+    super::classify_log::read_log(
+        &sources,
+        None,
+        &mut scan,
+        workers,
+        &mut progress,
+        &mut |ev| {
+            let from_log = ev.result.evidence.reasons_from == Some(ReasonSource::ApiserverLog);
+            if from_log {
+                // An audit ID the reason line was put with by a guess is not its own.
+                let id = ev.audit_id.as_deref().filter(|_| ev.join != Join::Guess);
+                index.add(ev.at, id, ev.result.evidence.reasons);
+            }
+            Ok(())
+        },
+    )
     .context("cannot read the API server log")?;
     index.read = scan.lines;
     index.finish();

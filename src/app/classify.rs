@@ -26,6 +26,10 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    if let Some(platform) = args.print_query {
+        writeln!(out, "{}", query(platform))?;
+        return Ok(Outcome::Healthy);
+    }
     let evidence_from_stdin =
         args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
     if args.files.is_empty() && !env.stdin_readable {
@@ -132,4 +136,37 @@ fn read_token(args: &ClassifyArgs, evidence_from_stdin: bool) -> anyhow::Result<
         (None, None) => return Ok(None),
     };
     Ok(Some(super::read_one_token(source)?.1))
+}
+
+/// The query that has `platform` select the lines a log's report reads
+/// ([`classify::prefilter::pattern`]), for kube-apiserver's logs as each
+/// platform's usual collector names them (docs/scale.md); oldest first, as
+/// the joins by time expect.
+fn query(platform: crate::cli::Platform) -> String {
+    use crate::cli::Platform;
+    use classify::prefilter::{Dialect, pattern};
+    let quoted = |dialect| serde_json::to_string(&pattern(dialect)).unwrap_or_default();
+    match platform {
+        Platform::Loki => format!(
+            "{{container=\"kube-apiserver\"}} |~ {}",
+            quoted(Dialect::Search)
+        ),
+        Platform::Cloudwatch => format!(
+            "fields @timestamp, @message\n| filter @logStream like /^kube-apiserver-/ and @message like /{}/\n| sort @timestamp asc",
+            pattern(Dialect::Search)
+        ),
+        Platform::Gcloud => format!(
+            "resource.type=\"k8s_control_plane_component\" AND resource.labels.component_name=\"apiserver\" AND textPayload=~{}",
+            quoted(Dialect::Search)
+        ),
+        Platform::Elasticsearch => serde_json::json!({
+            "query": {"regexp": {"message": {
+                "value": pattern(Dialect::Whole),
+                "flags": "NONE",
+                "case_insensitive": true,
+            }}},
+            "sort": [{"@timestamp": "asc"}],
+        })
+        .to_string(),
+    }
 }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, open};
+use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, Stop, in_order, open};
 use crate::classify::Context;
-use crate::classify::log::{LogEvent, LogGroups, LogScan};
+use crate::classify::log::{LogEvent, LogGroups, LogScan, Looked};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -33,22 +33,30 @@ pub fn run(
     let mut scan = LogScan::new(ctx, args.source_type, true);
     let mut groups = LogGroups::default();
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
-    let bytes = read_log(sources, Some(first), &mut scan, &mut progress, &mut |ev| {
-        // Each event out as it settles, flushed (a live stream is followed);
-        // only its tally is kept.
-        if args.events {
-            // JSON lines, or YAML documents with -o yaml.
-            let format = settings
-                .format
-                .data()
-                .unwrap_or(crate::report::DataFormat::Json);
-            crate::report::write_record(out, format, &LogEventJson::new(&ev, &described))?;
-            groups.tally.add(&ev.result);
-            return out.flush();
-        }
-        groups.add(ev);
-        Ok(())
-    });
+    let workers = workers(args.jobs);
+    let bytes = read_log(
+        sources,
+        Some(first),
+        &mut scan,
+        workers,
+        &mut progress,
+        &mut |ev| {
+            // Each event out as it settles, flushed (a live stream is followed);
+            // only its tally is kept.
+            if args.events {
+                // JSON lines, or YAML documents with -o yaml.
+                let format = settings
+                    .format
+                    .data()
+                    .unwrap_or(crate::report::DataFormat::Json);
+                crate::report::write_record(out, format, &LogEventJson::new(&ev, &described))?;
+                groups.tally.add(&ev.result);
+                return out.flush();
+            }
+            groups.add(ev);
+            Ok(())
+        },
+    );
     progress.clear();
     let bytes = bytes?;
     let outcome = groups.tally.outcome();
@@ -61,56 +69,67 @@ pub fn run(
     Ok(outcome)
 }
 
-/// Reads `sources` (the first already opened when `first` is given) line by
-/// line into `scan`, handing every event to `take` as it settles; the bytes
-/// read.
+/// Reads `sources` (the first already opened when `first` is given) into
+/// `scan`, handing every event to `take` as it settles; the bytes read. The
+/// cheap stage (a line's time, status and anchors) runs on `workers`
+/// threads, block by block; the scan takes the blocks in input order, so
+/// its events are the same whatever the workers.
 pub fn read_log(
     sources: &[Source],
     mut first: Option<Box<dyn Read>>,
     scan: &mut LogScan<'_>,
+    workers: usize,
     progress: &mut ProgressLine<'_>,
     take: &mut dyn FnMut(LogEvent) -> io::Result<()>,
 ) -> anyhow::Result<u64> {
-    let mut bytes = 0u64;
-    let mut buf = Vec::new();
+    let (mut bytes, mut events) = (0u64, 0u64);
     let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
+    let look = scan.look();
+    let work = |block: &[u8]| {
+        let mut looked = Looked::default();
+        let mut start = 0;
+        for end in line_ends(block) {
+            looked.add(look, block, start..end);
+            start = end + 1;
+        }
+        looked
+    };
     for (i, source) in sources.iter().enumerate() {
         let what = source.describe();
         let reader = match first.take() {
             Some(r) => r,
             None => Box::new(open(source, &mut stdin)?),
         };
-        let mut blocks = Blocks::streaming(reader);
-        let mut number = 0u64;
-        loop {
-            match blocks.next_into(&mut buf) {
-                Ok(Some(n)) => bytes += n,
-                Ok(None) => break,
-                Err(BlockError::TooLong) => anyhow::bail!(
-                    "{what}: line {} is over the {} MiB limit for one line",
-                    number + 1,
-                    MAX_EVENT_BYTES >> 20
-                ),
-                Err(BlockError::Io(e)) => {
-                    return Err(e).with_context(|| format!("cannot read {what}"));
-                }
+        // A regular file in full blocks; a pipe or a terminal as its lines
+        // come (a live stream's events are wanted as they settle).
+        let regular =
+            matches!(source, Source::File(p) if std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        let mut blocks = match regular {
+            true => Blocks::new(reader),
+            false => Blocks::streaming(reader),
+        };
+        let mut number = 1u64;
+        let read = in_order(&mut blocks, workers, &work, |block, n, looked| {
+            let lines = looked.lines;
+            let mut counted = |ev| {
+                events += 1;
+                take(ev)
+            };
+            scan.take(i, number, block, looked, &mut counted)?;
+            (bytes, number) = (bytes + n, number + lines);
+            progress.show(bytes, scan.lines, Some(events));
+            Ok::<_, io::Error>(())
+        });
+        match read {
+            Ok(()) => {}
+            Err(Stop::Read(BlockError::TooLong)) => anyhow::bail!(
+                "{what}: line {number} is over the {} MiB limit for one line",
+                MAX_EVENT_BYTES >> 20
+            ),
+            Err(Stop::Read(BlockError::Io(e))) => {
+                return Err(e).with_context(|| format!("cannot read {what}"));
             }
-            let mut start = 0;
-            let ends = memchr::memchr_iter(b'\n', &buf).chain(
-                // The last line, when the input ends without a newline.
-                (buf.last() != Some(&b'\n')).then_some(buf.len()),
-            );
-            for end in ends {
-                number += 1;
-                scan.line(i, number, &buf[start..end]);
-                start = end + 1;
-                // Handed out line by line: a block dense with failures
-                // never holds all its events at once.
-                for ev in scan.events() {
-                    take(ev)?;
-                }
-            }
-            progress.show(bytes, scan.lines);
+            Err(Stop::Take(e)) => return Err(e.into()),
         }
     }
     scan.finish();
@@ -120,7 +139,21 @@ pub fn read_log(
     Ok(bytes)
 }
 
-/// `reading: 120 MB, 412345 lines, 600 MB/s, …` on stderr, at most twice a
+/// Worker threads: `--jobs`, or one per core.
+pub fn workers(jobs: Option<u16>) -> usize {
+    jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get().min(16)),
+        usize::from,
+    )
+}
+
+/// Where a block's lines end: at each newline, and at its end when the
+/// input ends without one.
+fn line_ends(block: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'\n', block).chain((block.last() != Some(&b'\n')).then_some(block.len()))
+}
+
+/// `reading: 120 MB, 412345 lines, 600 MB/s, …, 37 events` on stderr, at most twice a
 /// second, only when asked (stderr is a terminal and not `--no-progress`).
 pub struct ProgressLine<'e> {
     err: &'e mut dyn Write,
@@ -141,8 +174,9 @@ impl<'e> ProgressLine<'e> {
         }
     }
 
-    /// Shows how far reading has come: bytes read and `what` counted.
-    pub fn show(&mut self, bytes: u64, count: u64) {
+    /// Shows how far reading has come: bytes read, `what` counted and the
+    /// events found so far, when they are not what is counted.
+    pub fn show(&mut self, bytes: u64, count: u64, events: Option<u64>) {
         let elapsed = self.started.elapsed();
         if !self.on || elapsed < self.shown + Duration::from_millis(500) {
             return;
@@ -158,6 +192,9 @@ impl<'e> ProgressLine<'e> {
             count as f64 / 1e3 / secs,
             self.what
         );
+        if let Some(events) = events {
+            let _ = write!(self.err, ", {events} events");
+        }
         let _ = self.err.flush();
     }
 

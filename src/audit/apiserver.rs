@@ -161,7 +161,10 @@ pub fn request(text: &[u8]) -> Option<Request<'_>> {
     } else if wrap.find(text).is_some()
         // ≤1.17's form may stand without its `wrap.go:` header in a cut
         // log: `GET /api: (484µs) 401 [[agent] 10.0.0.1:52998]`.
-        || text.first().is_some_and(u8::is_ascii_uppercase)
+        || text
+            .iter()
+            .position(|c| !c.is_ascii_uppercase())
+            .is_some_and(|verb| verb > 0 && text[verb..].starts_with(b" /"))
     {
         status::httplog(std::str::from_utf8(text).ok()?)?
     } else {

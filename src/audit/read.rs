@@ -406,6 +406,96 @@ impl<R: Read> Blocks<R> {
     }
 }
 
+/// Why [`in_order`] stopped: reading, or what `take` said.
+#[derive(Debug)]
+pub enum Stop<E> {
+    Read(BlockError),
+    Take(E),
+}
+
+/// Blocks of a live stream's reads are smaller: [`in_order`] takes every
+/// block in flight before it waits for more input, so its lines are not
+/// held back.
+const LIVE_BYTES: u64 = 64 * 1024;
+
+/// Reads `blocks` on this thread, hands each block to `work` on one of
+/// `workers` threads, and each block with its result to `take` on this
+/// thread in the blocks' order (with the bytes read for it): whatever the
+/// workers, `take` sees what one would. At most 2 × `workers` blocks are in
+/// flight.
+pub fn in_order<R: Read, T: Send, E>(
+    blocks: &mut Blocks<R>,
+    workers: usize,
+    work: &(dyn Fn(&[u8]) -> T + Sync),
+    mut take: impl FnMut(&[u8], u64, T) -> Result<(), E>,
+) -> Result<(), Stop<E>> {
+    let workers = workers.max(1);
+    std::thread::scope(|scope| {
+        let (tx, rx) = crossbeam_channel::bounded::<(usize, Vec<u8>)>(workers);
+        let (done_tx, done) = crossbeam_channel::unbounded::<(usize, Vec<u8>, T)>();
+        for _ in 0..workers {
+            let (rx, done_tx) = (rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                for (seq, buf) in rx {
+                    let result = work(&buf);
+                    if done_tx.send((seq, buf, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop((rx, done_tx));
+        // Bytes read per block not yet taken, in order, and blocks whose
+        // turn has not come.
+        let mut sizes = std::collections::VecDeque::new();
+        let mut ready = std::collections::BTreeMap::new();
+        let (mut next, mut sent, mut free) = (0usize, 0usize, Vec::new());
+        // Takes the results in order while the blocks in flight are `more`.
+        let mut take_until = |more: &dyn Fn(usize) -> bool,
+                              sizes: &mut std::collections::VecDeque<u64>,
+                              free: &mut Vec<Vec<u8>>| {
+            while more(sizes.len()) {
+                let (buf, result) = match ready.remove(&next) {
+                    Some(r) => r,
+                    None => {
+                        let (seq, buf, result) = done.recv().expect("a worker holds the block");
+                        if seq != next {
+                            ready.insert(seq, (buf, result));
+                            continue;
+                        }
+                        (buf, result)
+                    }
+                };
+                let bytes = sizes.pop_front().unwrap_or(0);
+                take(&buf, bytes, result).map_err(Stop::Take)?;
+                next += 1;
+                free.push(buf);
+            }
+            Ok(())
+        };
+        let mut live = false;
+        let read = loop {
+            let room = 2 * workers;
+            take_until(&|n| n >= room || (live && n > 0), &mut sizes, &mut free)?;
+            let mut buf = free.pop().unwrap_or_default();
+            match blocks.next_into(&mut buf) {
+                Ok(Some(n)) => {
+                    live = n < LIVE_BYTES;
+                    sizes.push_back(n);
+                    let _ = tx.send((sent, buf));
+                    sent += 1;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(Stop::Read(e)),
+            }
+        };
+        drop(tx);
+        // The blocks before a read error are taken first.
+        take_until(&|n| n > 0, &mut sizes, &mut free)?;
+        read
+    })
+}
+
 fn read_error(what: &str, e: &io::Error) -> AuditInputError {
     AuditInputError::Read {
         what: what.to_owned(),

@@ -163,6 +163,56 @@ impl<'c> LogScan<'c> {
         }
     }
 
+    /// What the cheap stage needs to know, to look at lines on any thread.
+    pub fn look(&self) -> Look {
+        Look {
+            now: self.ctx.now,
+            forced: self.forced,
+            prefilter: self.prefilter,
+        }
+    }
+
+    /// Takes lines the cheap stage saw ([`Looked`]; its ranges in `text`, the
+    /// first numbered `number`), in input order: the counts, each stream's
+    /// clock, and the lines to read; every event settled goes to `hand`.
+    pub fn take(
+        &mut self,
+        source: usize,
+        number: u64,
+        text: &[u8],
+        seen: Looked,
+        hand: &mut dyn FnMut(LogEvent) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        self.lines += seen.lines;
+        for (code, n) in seen.requests {
+            *self.requests.entry(code).or_default() += n;
+        }
+        if let Some((first, last)) = seen.span {
+            self.span = Some(
+                self.span
+                    .map_or((first, last), |(f, l)| (f.min(first), l.max(last))),
+            );
+        }
+        for mark in seen.marks {
+            let lane = (source, mark.stream);
+            if let Some(at) = mark.at {
+                self.joins.tick(&lane, at);
+            }
+            if let Some((index, range)) = mark.read {
+                let line = &text[range];
+                let record = apiserver::record(line, self.ctx.now);
+                match apiserver::request(record.text) {
+                    Some(r) => self.request((source, lane), number + index, line, &record, &r),
+                    None => self.read((source, lane), number + index, line, &record),
+                }
+            }
+            for ev in self.events() {
+                hand(ev)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Settles every event still waiting; call after the last line.
     pub fn finish(&mut self) {
         self.joins.finish();
@@ -294,6 +344,69 @@ fn settle(settled: Settled<Item>, ctx: Context<'_>) -> LogEvent {
         join,
         request_line,
         result: diagnose_one(item.ev, ctx),
+    }
+}
+
+/// The facts a line is judged by before the engine: its time, httplog's
+/// status, whether the engine reads it (a failed request, or a line with an
+/// anchor).
+#[derive(Debug, Clone, Copy)]
+pub struct Look {
+    now: DateTime<Utc>,
+    forced: Option<SourceType>,
+    prefilter: bool,
+}
+
+/// A step of [`LogScan::take`]: a line time that moves the clock, a line to
+/// read (its index among the lines seen and its bytes), or both.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    at: Option<Micros>,
+    /// The line's stream, as its lane names it ([`crate::logs::lane`]).
+    stream: u64,
+    read: Option<(u64, std::ops::Range<usize>)>,
+}
+
+/// Lines as the cheap stage saw them: counted, and marked only where the
+/// sequential stage has something to do (a line to read, a later time).
+#[derive(Debug, Clone, Default)]
+pub struct Looked {
+    pub lines: u64,
+    requests: BTreeMap<u16, u64>,
+    span: Option<(Micros, Micros)>,
+    /// The latest time seen in each stream: an earlier one leaves that
+    /// stream's clock as it is.
+    latest: HashMap<u64, Micros>,
+    marks: Vec<Mark>,
+}
+
+impl Looked {
+    /// Looks at the line in `range` of `text`, the next one.
+    pub fn add(&mut self, look: Look, text: &[u8], range: std::ops::Range<usize>) {
+        let line = &text[range.clone()];
+        let record = apiserver::record(line, look.now);
+        let read = match apiserver::request(record.text) {
+            Some(request) => {
+                *self.requests.entry(request.code).or_default() += 1;
+                request.code >= 400 && look.forced.is_none_or(|t| t == SourceType::ApiserverLog)
+            }
+            // The prefixes (stream, time, klog's header) hold no answer.
+            None => !look.prefilter || super::prefilter::candidate(record.text),
+        };
+        let at = record.at.map(|(at, _)| at);
+        if let Some(at) = at {
+            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
+        }
+        let stream = crate::logs::lane(0, record.stream).1;
+        let later = at.filter(|&at| self.latest.get(&stream).is_none_or(|&l| at > l));
+        if let Some(at) = later {
+            self.latest.insert(stream, at);
+        }
+        if read || later.is_some() {
+            let read = read.then_some((self.lines, range));
+            self.marks.push(Mark { at, stream, read });
+        }
+        self.lines += 1;
     }
 }
 

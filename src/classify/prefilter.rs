@@ -1,10 +1,11 @@
 //! Pure: which lines of a log the engine must read. Most of a day's API
 //! server log is routine (watches, caches, traces, leases); the engine reads
 //! a line only when it holds an anchor: a word every failure the engine
-//! reads from one line carries (a status's words, an error's, the reasons'
-//! `token`, the literal words of every wording in
+//! reads from one line carries (a status's words and reason phrases, the
+//! reasons' `token`, the literal words of every wording in
 //! [`crate::diagnosis::wordings`], and of apimachinery's messages and
-//! client-go's texts in [`crate::vocabulary::apimachinery`]), found by one case-insensitive
+//! client-go's texts in [`crate::vocabulary::apimachinery`]; not the words
+//! any error says, as klog's error lines do), found by one case-insensitive
 //! Aho-Corasick pass; or when it holds a number that may stand for a status
 //! (`401`, `(500):`). tests/it/classify_log.rs reads
 //! every corpus line by line with and without this test and requires the
@@ -15,16 +16,15 @@ use std::sync::LazyLock;
 
 use crate::diagnosis::extract::layers::unescape_once;
 use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
-use crate::vocabulary::apimachinery::{GENERIC, TEMPLATES};
-use aho_corasick::AhoCorasick;
+use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 /// The anchors besides the wordings tables (matched in any case).
 const WORDS: &[&str] = &[
-    // Answers and their status words (`Unauthorized`, `Forbidden`, Status
-    // reasons, the phrases beside a code, `code = Unauthenticated`).
+    // Answers and their status words besides the reason phrases
+    // (`Unauthorized`, Status reasons, `code = Unauthenticated`).
     "unauthori",
     "authenticat",
-    "forbidden",
     "denied",
     "deny",
     "permission",
@@ -36,25 +36,17 @@ const WORDS: &[&str] = &[
     "http/2 ",
     "http/2.0 ",
     "http/3",
-    "not found",
-    "notfound",
-    "conflict",
     "already exists",
     "alreadyexists",
     "too many",
     "toomany",
     "too large",
     "unavailable",
-    "bad gateway",
-    "bad request",
-    "badrequest",
     "unprocessable",
     "not allowed",
     "notallowed",
-    "not acceptable",
     "not supported",
     "unsupported",
-    "not implemented",
     // The reasons and what judges tokens.
     "token",
     "jose",
@@ -72,22 +64,20 @@ const WORDS: &[&str] = &[
     "aadsts",
     "webidentity",
     // What a failure says of itself (curl ends every failure with its exit
-    // code, whatever its backend's words: `curl: (52)`).
+    // code, whatever its backend's words: `curl: (52)`). Not `error` or
+    // `unable`: every klog error line says so (etcd's `watch chan error`, a
+    // tenth of a busy server's lines), and an answer the engine reads
+    // carries a word above.
     "curl: (",
-    "error",
     "fail",
-    "exception",
     "refused",
-    "unable",
     "cannot",
-    "can't",
-    "could not",
-    "couldn't",
     "not authorized",
     "unreachable",
 ];
 
-static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+/// The anchors, as [`shortest`] leaves them.
+static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
     let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
     // apimachinery's messages and client-go's texts for a bodiless answer, by
     // the longest part each prints whatever its values.
@@ -101,17 +91,95 @@ static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
                 |best, part| if part.len() > best.len() { part } else { best },
             )
     });
+    // A failing status's reason phrase, Go's and .NET's (`ApiException: Gone`).
+    let phrases = HTTP_STATUSES
+        .iter()
+        .filter(|s| s.code >= 400)
+        .flat_map(|s| [s.phrase, s.dotnet]);
+    let all = WORDS
+        .iter()
+        .copied()
+        .chain(wordings)
+        .chain(phrases)
+        .chain(templates.filter(|part| part.len() >= 6));
+    shortest(all)
+});
+
+// A DFA: every line that is not httplog's is searched, so a table lookup per
+// byte, not an NFA's walk; small, as its anchors are.
+static ANCHORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
         .ascii_case_insensitive(true)
-        .build(
-            WORDS
-                .iter()
-                .copied()
-                .chain(wordings)
-                .chain(templates.filter(|part| part.len() >= 6)),
-        )
+        .build(ANCHOR_WORDS.iter())
         .expect("short anchors always build")
 });
+
+/// How a log platform's query matches a regular expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Found anywhere in the line, `(?i)` for case: RE2 (Loki, Cloud
+    /// Logging) and Java's (CloudWatch Logs Insights).
+    Search,
+    /// Matching the whole line, the case left to the query: Lucene's
+    /// (Elasticsearch and OpenSearch `regexp`).
+    Whole,
+}
+
+/// The lines the log reader reads, as one regular expression: a superset
+/// of the lines [`candidate`] passes (every anchor, a number that may be a
+/// status) and of httplog's failed requests (`resp=401`, `"resp":503`), so
+/// that a log platform ships only those.
+pub fn pattern(dialect: Dialect) -> String {
+    // Every ASCII punctuation escaped: a literal in all three syntaxes.
+    let escape = |a: &String| {
+        a.chars().fold(String::new(), |mut out, c| {
+            if c.is_ascii_punctuation() {
+                out.push('\\');
+            }
+            out.push(c);
+            out
+        })
+    };
+    let words: Vec<String> = ANCHOR_WORDS.iter().map(escape).collect();
+    let (words, status) = (words.join("|"), "[345][0-9]{2}");
+    let request = r#"resp"?[:=]"?[45][0-9]{2}"#;
+    match dialect {
+        Dialect::Search => {
+            format!("(?i)({words}|{request})|(^|[^0-9A-Za-z.:]){status}([^0-9A-Za-z]|$)")
+        }
+        Dialect::Whole => {
+            format!(".*({words}|{request}).*|(.*[^0-9A-Za-z.:])?{status}([^0-9A-Za-z].*)?")
+        }
+    }
+}
+
+/// An anchor's bytes kept: a line that holds an anchor holds its start.
+const ANCHOR_BYTES: usize = 10;
+
+/// The anchors cut to their first [`ANCHOR_BYTES`] and without those that
+/// hold another: the lines they find are a superset of the lines the whole
+/// anchors find, and the automaton stays small enough for the CPU's cache.
+fn shortest<'a>(anchors: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut cut: Vec<String> = anchors
+        .map(|a| {
+            let end = (0..=ANCHOR_BYTES.min(a.len()))
+                .rev()
+                .find(|&i| a.is_char_boundary(i))
+                .unwrap_or(0);
+            a[..end].to_ascii_lowercase()
+        })
+        .filter(|a| !a.is_empty())
+        .collect();
+    cut.sort_by_key(String::len);
+    let mut kept: Vec<String> = Vec::new();
+    for a in cut {
+        if !kept.iter().any(|k| a.contains(k.as_str())) {
+            kept.push(a);
+        }
+    }
+    kept
+}
 
 /// The longest part of a wording that is printed as it stands: the text
 /// between its UPPERCASE placeholders and its ` … ` gaps, which every line
@@ -302,6 +370,7 @@ mod tests {
             "Trace[454033495]: [474.219ms] [774.255ms] END",
             "I0101 00:00:00.000000       1 controller.go:401] Lease renewed in 4.401s",
             "I0101 00:00:00.000000       1 cacher.go:847] cacher (pods): 6 objects queued in incoming channel.",
+            "E1127 08:00:00.000000       1 watcher.go:342] watch chan error: etcdserver: mvcc: required revision has been compacted",
         ] {
             assert!(!candidate(routine.as_bytes()), "{routine}");
         }

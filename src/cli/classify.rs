@@ -30,6 +30,19 @@ Examples:
 Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
 (or the token) could not be read or recognised.";
 
+/// A log platform whose query `--print-query` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platform {
+    /// Grafana Loki's LogQL.
+    Loki,
+    /// CloudWatch Logs Insights.
+    Cloudwatch,
+    /// Google Cloud Logging's query language.
+    Gcloud,
+    /// Elasticsearch and OpenSearch's query DSL.
+    Elasticsearch,
+}
+
 // The arguments of `classify` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
@@ -46,6 +59,16 @@ pub struct ClassifyArgs {
     /// With a log: one JSON line per failing event instead of the report.
     #[arg(hide_short_help = true, long)]
     pub events: bool,
+
+    /// With a log: threads that look at its lines (default: one per core);
+    /// the report is the same whatever their number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+
+    /// Print the query that has PLATFORM select the lines a log's report
+    /// reads (pipe what it returns into `classify --log`), and exit.
+    #[arg(hide_short_help = true, long, value_enum, value_name = "PLATFORM")]
+    pub print_query: Option<Platform>,
 
     /// Never print the progress line of a log (printed only when stderr is a
     /// terminal).

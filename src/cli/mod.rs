@@ -17,7 +17,7 @@ mod watch;
 
 pub use access::AccessArgs;
 pub use audit::AuditArgs;
-pub use classify::ClassifyArgs;
+pub use classify::{ClassifyArgs, Platform};
 pub use completion::{CompleteArgs, CompletionArgs};
 pub use decode::DecodeArgs;
 pub use doctor::DoctorArgs;

@@ -763,3 +763,80 @@ fn one_403(
     std::fs::write(&path, event.to_string()).unwrap();
     (path, user)
 }
+
+/// `audit` as a Spark partition stage over a directory of logs
+/// (scripts/spark_audit.py, local mode): the shards Spark wrote and their
+/// merge are, byte for byte, what one process reading each file and merging
+/// them writes; and the merge counts every event one run over all the files
+/// counts.
+#[test]
+fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
+    let pyspark = Command::new("python3")
+        .args(["-c", "import pyspark"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let java = Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !crate::support::tool_available("pyspark with a JRE", pyspark && java) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let mut files = Vec::new();
+    for (i, seed) in ["3", "4", "5"].iter().enumerate() {
+        let name = format!("logs/audit-{i}.log");
+        files.push(generate(
+            dir.path(),
+            &name,
+            &["--events", "2000", "--seed", seed],
+        ));
+    }
+    let binary = assert_cmd::cargo::cargo_bin("kubectl-satoken");
+    let spark_out = dir.path().join("spark");
+    let out = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/spark_audit.py"
+        ))
+        .arg(&binary)
+        .arg(&logs)
+        .arg(&spark_out)
+        .args(["--", "--now", NOW, "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut shards = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let one = crate::support::satoken()
+            .args(["audit", "--now", NOW, "-o", "json", "-"])
+            .pipe_stdin(file)
+            .unwrap()
+            .output()
+            .unwrap();
+        let shard = spark_out.join(format!("shard-{i:05}.json"));
+        assert!(
+            std::fs::read(&shard).unwrap() == one.stdout,
+            "{}",
+            shard.display()
+        );
+        shards.push(shard.to_str().unwrap().to_owned());
+    }
+    let merged = crate::support::satoken()
+        .args(["audit", "--now", NOW, "-o", "json", "--merge"])
+        .args(&shards)
+        .output()
+        .unwrap();
+    assert!(out.stdout == merged.stdout);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+    let (_, whole) = audit_json(&all);
+    assert_eq!(doc["events"], whole["events"]);
+}

@@ -160,6 +160,61 @@ fn the_prefilter_changes_nothing_on_any_corpus() {
     );
 }
 
+/// The query `--print-query` prints selects every line an event is read
+/// from, on every corpus and a generated log: its regular expressions as the
+/// platforms match them (found anywhere; Lucene's, matching the whole line).
+#[test]
+fn the_platform_query_selects_every_line_an_event_is_read_from() {
+    use satoken::classify::prefilter::{Dialect, pattern};
+    let search = regex::Regex::new(&pattern(Dialect::Search)).unwrap();
+    let whole = regex::RegexBuilder::new(&format!("^(?:{})$", pattern(Dialect::Whole)))
+        .case_insensitive(true)
+        .dot_matches_new_line(true)
+        .build()
+        .unwrap();
+    let (mut missed, mut sealed, mut events) = (Vec::new(), 0, 0);
+    for (name, set, text) in corpora() {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut scan = LogScan::new(ctx(), None, false);
+        let mut read_from = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            scan.line(0, i as u64 + 1, line.as_bytes());
+            read_from.extend(
+                scan.events()
+                    .flat_map(|ev| [Some(ev.result.evidence.line as u64), ev.request_line]),
+            );
+        }
+        scan.finish();
+        read_from.extend(
+            scan.events()
+                .flat_map(|ev| [Some(ev.result.evidence.line as u64), ev.request_line]),
+        );
+        for n in read_from.into_iter().flatten() {
+            events += 1;
+            let line = lines[n as usize - 1];
+            if !(search.is_match(line) && whole.is_match(line)) {
+                match set {
+                    Set::Development => missed.push(format!("{name} line {n}: {line}")),
+                    Set::Evaluation => sealed += 1,
+                }
+            }
+        }
+    }
+    assert!(events > 1_000, "the corpora hold events: {events}");
+    assert!(
+        missed.is_empty() && sealed == 0,
+        "{sealed} sealed lines missed; {}",
+        missed.join("\n")
+    );
+    // What is printed holds the pattern, quoted as each platform quotes.
+    let out = crate::support::satoken()
+        .args(["classify", "--print-query", "loki"])
+        .output()
+        .unwrap();
+    let quoted = serde_json::to_string(&pattern(Dialect::Search)).unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&quoted));
+}
+
 fn generate(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
     let log = dir.join("apiserver.log");
     let counts = dir.join("counts.json");
@@ -542,6 +597,46 @@ fn every_reader_gives_the_same_report() {
         source["stream"], "pod/kube-apiserver-cp-1/kube-apiserver",
         "{source}"
     );
+}
+
+/// One worker or several: the same bytes out, report and events, from a
+/// file and from stdin, on a log of many blocks whose lines' times go back
+/// and forth (the joins settle as one worker settles them).
+#[test]
+fn one_worker_or_two_write_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--lines", "60000", "--seed", "5", "--failures", "0.02"];
+    let (log, _) = generate(dir.path(), &[&args[..], &["--forbidden", "0.01"]].concat());
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    // The sample's day after the generated one: times that go back.
+    text.push_str(&sample());
+    std::fs::write(&log, &text).unwrap();
+    let log = log.to_str().unwrap();
+    let run = |jobs: &str, args: &[&str], stdin: bool| {
+        let mut cmd = crate::support::satoken();
+        cmd.args(["classify", "--now", NOW, "--jobs", jobs])
+            .args(args);
+        if stdin {
+            cmd.write_stdin(text.clone());
+        } else {
+            cmd.arg(log);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    for args in [&["-o", "json"][..], &["--events"], &["-o", "table"]] {
+        for stdin in [false, true] {
+            let one = run("1", args, stdin);
+            assert!(one.len() > 1_000, "{args:?}");
+            assert!(one == run("2", args, stdin), "{args:?} stdin {stdin}");
+        }
+    }
 }
 
 #[test]
