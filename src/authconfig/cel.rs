@@ -118,6 +118,30 @@ pub struct Input<'a> {
     pub value: &'a Json,
 }
 
+/// A parse error in words: where, and what the parser met, without the
+/// grammar's list of every token it would have taken (`expecting {'[', '{',
+/// …, NUM_FLOAT, NUM_INT, …}`), which names the parser's internals.
+fn parse_error(error: &str) -> String {
+    let first = error.lines().next().unwrap_or("");
+    let first = first.strip_prefix("ERROR: ").unwrap_or(first);
+    let first = first
+        .split(" expecting ")
+        .next()
+        .unwrap_or(first)
+        .trim_end();
+    let first = match first
+        .strip_prefix("<input>:")
+        .and_then(|r| r.split_once(": "))
+    {
+        Some((place, what)) => match place.split_once(':') {
+            Some((line, column)) => format!("line {line}, column {column}: {what}"),
+            None => what.to_owned(),
+        },
+        None => first.to_owned(),
+    };
+    format!("it does not parse: {first}")
+}
+
 /// Why `source` is not to be run with the variable in `input` bound (the
 /// static bounds, before any evaluation), or `None` when it may be.
 pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
@@ -130,11 +154,7 @@ pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
     let env = env();
     let program = match env.compile(source) {
         Ok(p) => p,
-        Err(e) => {
-            let first = e.to_string();
-            let first = first.lines().next().unwrap_or("").to_owned();
-            return Some(Outcome::Refused(format!("it does not parse: {first}")));
-        }
+        Err(e) => return Some(Outcome::Refused(parse_error(&e.to_string()))),
     };
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
@@ -604,6 +624,21 @@ mod tests {
     use super::*;
     use crate::authconfig::bounded::evaluate;
     use serde_json::json;
+
+    #[test]
+    fn a_parse_error_says_where_without_the_grammars_tokens() {
+        let input = Input {
+            name: "claims",
+            value: &json!({"sub": "a"}),
+        };
+        let Some(Outcome::Refused(why)) = refusal("claims.sub +", &input) else {
+            panic!("refused");
+        };
+        assert_eq!(
+            why,
+            "it does not parse: line 1, column 13: Syntax error: mismatched input '<EOF>'"
+        );
+    }
 
     fn eval(expr: &str) -> Outcome {
         let claims = json!({
