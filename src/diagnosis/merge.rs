@@ -40,16 +40,6 @@ pub enum Confidence {
 
 string_codes!(Confidence);
 
-impl Confidence {
-    /// One level lower (low stays low).
-    pub fn lowered(self) -> Self {
-        match self {
-            Confidence::High => Confidence::Medium,
-            _ => Confidence::Low,
-        }
-    }
-}
-
 /// One candidate cause with its confidence, the facts behind it and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Candidate {
@@ -258,11 +248,8 @@ impl Findings {
             Some(top) if top >= Confidence::Medium => {
                 let tied = found.iter().filter(|c| c.confidence == top).count();
                 if tied > 1 {
-                    // Two causes the best evidence fits equally: neither is certain.
                     for c in &mut found[..tied] {
-                        if c.confidence == Confidence::High {
-                            c.confidence = c.confidence.lowered();
-                        }
+                        policy::tied(&mut c.confidence);
                     }
                     let causes: Vec<Cause> = found[..tied].iter().map(|c| c.cause).collect();
                     lead_with_discriminators(&mut found[0], &causes, &tell_apart);
@@ -274,7 +261,7 @@ impl Findings {
                 let (unknowns, mut guesses): (Vec<Candidate>, Vec<Candidate>) =
                     found.into_iter().partition(|c| c.cause == Cause::Unknown);
                 for guess in &mut guesses {
-                    guess.confidence = guess.confidence.min(Confidence::Low);
+                    policy::a_guess(&mut guess.confidence);
                 }
                 let support = unknowns.into_iter().flat_map(|c| c.support).collect();
                 let mut top = unknown(support, case);
@@ -310,13 +297,8 @@ fn candidate(
 
 /// The candidate that names no cause, with this support.
 fn unknown(support: Vec<Support>, case: &Case<'_>) -> Candidate {
-    candidate(
-        Cause::Unknown,
-        Confidence::Low,
-        Basis::Possible,
-        support,
-        case,
-    )
+    let basis = Basis::Possible;
+    candidate(Cause::Unknown, basis.confidence(), basis, support, case)
 }
 
 /// Puts the steps registered for telling apart two or more of `causes`
@@ -380,7 +362,7 @@ pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagno
             let support: Vec<Support> = c.support.iter().map(attribute).collect();
             match candidates.iter_mut().find(|m| m.cause == c.cause) {
                 Some(m) => {
-                    m.confidence = m.confidence.max(c.confidence);
+                    policy::on_several_servers(&mut m.confidence, c.confidence);
                     m.support.extend(support);
                     for step in &c.next {
                         push_new(&mut m.next, step.clone());

@@ -73,6 +73,34 @@ impl Witness {
     }
 }
 
+impl Confidence {
+    /// One level lower (low stays low).
+    pub fn lowered(self) -> Self {
+        match self {
+            Confidence::High => Confidence::Medium,
+            _ => Confidence::Low,
+        }
+    }
+}
+
+/// Two causes the best evidence fits equally: neither is certain (high
+/// becomes medium).
+pub fn tied(confidence: &mut Confidence) {
+    if *confidence == Confidence::High {
+        *confidence = confidence.lowered();
+    }
+}
+
+/// Nothing stands out: every cause found is a guess, low.
+pub fn a_guess(confidence: &mut Confidence) {
+    *confidence = (*confidence).min(Confidence::Low);
+}
+
+/// One cause that several servers' diagnoses name: as sure as the surest.
+pub fn on_several_servers(confidence: &mut Confidence, other: Confidence) {
+    *confidence = (*confidence).max(other);
+}
+
 /// The confidence a cause ends with: its basis, lowered one level for each
 /// fact of the same input that contradicts it, and medium at most when the
 /// answer's reasons were joined to it by a guess.

@@ -627,7 +627,7 @@ fn the_string_guard_sees_every_form() {
     }
 }
 
-fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub(crate) fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -789,7 +789,7 @@ impl<'ast> syn::visit::Visit<'ast> for StringGuard {
     }
 }
 
-fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_only(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("test")
             || (a.path().is_ident("cfg")

@@ -8,6 +8,7 @@ mod audit;
 mod classify;
 mod classify_log;
 mod clients;
+mod confidence_guard;
 mod decode;
 mod diagnosis;
 mod docs;
