@@ -7,27 +7,16 @@
 
 use syn::visit::Visit;
 
-use crate::diagnosis::{is_test_only, rust_files};
+use crate::diagnosis::{is_test_only, scan};
 
 #[test]
 fn confidence_is_set_only_by_the_policy() {
-    let mut found = Vec::new();
-    for path in rust_files(std::path::Path::new("src")) {
-        let skipped = path.ends_with("diagnosis/policy.rs") || path.ends_with("tests.rs");
-        if skipped {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let skip = |p: &std::path::Path| p.ends_with("diagnosis/policy.rs") || p.ends_with("tests.rs");
+    let found = scan(std::path::Path::new("src"), skip, |file| {
         let mut guard = ConfidenceGuard::default();
-        guard.visit_file(&file);
-        found.extend(
-            guard
-                .found
-                .into_iter()
-                .map(|f| format!("{}: {f}", path.display())),
-        );
-    }
+        guard.visit_file(file);
+        guard.found
+    });
     assert!(
         found.is_empty(),
         "confidence set outside src/diagnosis/policy.rs:\n{}",

@@ -59,6 +59,13 @@ struct Lab {
     expired: String,
 }
 
+impl Lab {
+    /// kubectl ARGS with `token`, against the lab's server.
+    fn run(&self, token: &str, args: &[&str]) -> (i32, String) {
+        kubectl(self.dir.path(), &self.server, &self.ca, token, args)
+    }
+}
+
 /// The [`Lab`], or `None` (skipped) without kubectl outside CI.
 fn lab() -> Option<Lab> {
     if !crate::support::tool_available("kubectl", kubectl_available()) {
@@ -80,19 +87,12 @@ fn lab() -> Option<Lab> {
 
 #[test]
 fn kubectl_sees_a_real_api_server() {
-    let Some(Lab {
-        dir,
-        ca,
-        server,
-        token,
-        expired,
-    }) = lab()
-    else {
+    let Some(lab) = lab() else {
         return;
     };
     // Rejected token (expired): 401. A plain request decodes the Status body.
     let raw = ["get", "--raw", "/api/v1/namespaces/default/pods"];
-    let (code, stderr) = kubectl(dir.path(), &server, &ca, &expired, &raw);
+    let (code, stderr) = lab.run(&lab.expired, &raw);
     assert_ne!(code, 0);
     assert!(
         stderr.contains("error: You must be logged in to the server (Unauthorized)"),
@@ -101,7 +101,7 @@ fn kubectl_sees_a_real_api_server() {
     // `get pods` fails in discovery first; kubectl 1.26+ then prints client-go's
     // substitute text, exactly as it does against a real cluster (the discovery
     // client cannot decode a Status).
-    let (code, stderr) = kubectl(dir.path(), &server, &ca, &expired, &["get", "pods"]);
+    let (code, stderr) = lab.run(&lab.expired, &["get", "pods"]);
     assert_ne!(code, 0);
     assert!(
         stderr.contains("error: You must be logged in to the server (")
@@ -110,7 +110,7 @@ fn kubectl_sees_a_real_api_server() {
     );
 
     // Accepted token, no RBAC: 403, after discovery succeeded.
-    let (code, stderr) = kubectl(dir.path(), &server, &ca, &token, &["get", "pods"]);
+    let (code, stderr) = lab.run(&lab.token, &["get", "pods"]);
     assert_ne!(code, 0);
     assert!(
         stderr.contains(
@@ -119,7 +119,7 @@ fn kubectl_sees_a_real_api_server() {
         "{stderr}"
     );
     assert!(
-        server.seen().iter().any(|s| s.path == "/api/v1"),
+        lab.server.seen().iter().any(|s| s.path == "/api/v1"),
         "discovery was not used"
     );
 }
@@ -130,19 +130,15 @@ fn kubectl_sees_a_real_api_server() {
 /// user and the request it names, and the logged requests counted in a note.
 #[test]
 fn a_kubectl_trace_of_any_verbosity_is_one_answer() {
-    let Some(Lab {
-        dir,
-        ca,
-        server,
-        token,
-        expired,
-    }) = lab()
-    else {
+    let Some(lab) = lab() else {
         return;
     };
-    for (token, class) in [(&token, "403-forbidden"), (&expired, "401-invalid-token")] {
+    for (token, class) in [
+        (&lab.token, "403-forbidden"),
+        (&lab.expired, "401-invalid-token"),
+    ] {
         for verbosity in ["-v=6", "-v=8", "-v=9"] {
-            let (_, trace) = kubectl(dir.path(), &server, &ca, token, &["get", "pods", verbosity]);
+            let (_, trace) = lab.run(token, &["get", "pods", verbosity]);
             let out = crate::support::satoken()
                 .args(["classify", "-o", "json"])
                 .write_stdin(trace.clone())
