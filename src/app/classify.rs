@@ -72,12 +72,7 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    // Next steps name the token file the user gave, not `TOKEN_FILE`.
-    let token_file = args
-        .token_file
-        .as_ref()
-        .filter(|p| p.as_os_str() != "-")
-        .map(|p| p.display().to_string());
+    let token_file = token_file(&args);
     let diagnose = |event| {
         let mut result = classify::diagnose_one(event, ctx);
         if let Some(path) = &token_file {
@@ -118,6 +113,15 @@ pub fn run(
         }
     };
     Ok(tally.outcome())
+}
+
+/// The token file the user gave with `-f`, which next steps name instead of
+/// `TOKEN_FILE`.
+pub(super) fn token_file(args: &ClassifyArgs) -> Option<String> {
+    args.token_file
+        .as_ref()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| p.display().to_string())
 }
 
 /// The token from `--token` or `-f`, if given; never both stdin streams.

@@ -34,13 +34,17 @@ pub fn run(
     let mut groups = LogGroups::default();
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
     let workers = workers(args.jobs);
+    let token_file = super::classify::token_file(args);
     let bytes = read_log(
         sources,
         Some(first),
         &mut scan,
         workers,
         &mut progress,
-        &mut |ev| {
+        &mut |mut ev| {
+            if let Some(path) = &token_file {
+                ev.result.diagnosis.fill_placeholder("TOKEN_FILE", path);
+            }
             // Each event out as it settles, flushed (a live stream is followed);
             // only its tally is kept.
             if args.events {

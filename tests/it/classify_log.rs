@@ -718,3 +718,35 @@ fn events_as_yaml_are_yaml_documents() {
         String::from_utf8(json.stdout).unwrap().lines().count()
     );
 }
+
+/// With the token given as `-f FILE`, the log report's next steps name that
+/// file, as a paste's do.
+#[test]
+fn the_log_reports_next_steps_name_the_token_file_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("apiserver.log");
+    std::fs::write(&log, sample()).unwrap();
+    let run = |args: &[&str]| {
+        let out = crate::support::satoken()
+            .args([
+                "classify",
+                "--log",
+                "-o",
+                "json",
+                "--now",
+                "2026-01-02T00:00:00Z",
+            ])
+            .arg(&log)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        run(&[]).contains("TOKEN_FILE"),
+        "the sample asks for the token"
+    );
+    let named = run(&["-f", "testdata/tokens/projected.jwt"]);
+    assert!(!named.contains("TOKEN_FILE"));
+    assert!(named.contains("-f testdata/tokens/projected.jwt"));
+}
