@@ -118,7 +118,7 @@ pub fn flags(data: &[u8]) {
     let mut values = text.splitn(4, '\n');
     let mut next = || values.next().unwrap_or("");
     let (instant, leeway, duration, other) = (next(), next(), next(), next());
-    let _ = crate::probe::target::parse_server(other);
+    let _ = crate::http::target::parse_server(other);
     let _ = Cli::try_parse_from(["kubectl-satoken", "probe", "--path", other, "-s", other]);
     let clock = sources::parse_clock_spec(other).ok();
     let parsed = Cli::try_parse_from([

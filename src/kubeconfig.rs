@@ -344,7 +344,7 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
     let cluster_name = ctx.cluster.clone().unwrap_or_default();
     let raw_cluster = first(&files, |f| &f.clusters, "cluster", &cluster_name)?;
     let server_text = raw_cluster.server.clone().unwrap_or_default();
-    let server = crate::probe::target::parse_server(&server_text).map_err(|e| {
+    let server = crate::http::target::parse_server(&server_text).map_err(|e| {
         KubeconfigError::BadServer {
             cluster: cluster_name.clone(),
             server: server_text.clone(),

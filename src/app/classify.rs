@@ -72,7 +72,7 @@ pub fn run(
         .with_context(|| format!("cannot classify the evidence from {what}"))?;
     // Diagnose and write one event at a time: a long log never sits in memory
     // as diagnoses.
-    let token_file = token_file(&args);
+    let token_file = args.named_token_file();
     let diagnose = |event| {
         let mut result = classify::diagnose_one(event, ctx);
         if let Some(path) = &token_file {
@@ -113,15 +113,6 @@ pub fn run(
         }
     };
     Ok(tally.outcome())
-}
-
-/// The token file the user gave with `-f`, which next steps name instead of
-/// `TOKEN_FILE`.
-pub(super) fn token_file(args: &ClassifyArgs) -> Option<String> {
-    args.token_file
-        .as_ref()
-        .filter(|p| p.as_os_str() != "-")
-        .map(|p| p.display().to_string())
 }
 
 /// The token from `--token` or `-f`, if given; never both stdin streams.

@@ -34,7 +34,7 @@ pub fn run(
     let mut groups = LogGroups::default();
     let mut progress = ProgressLine::new(err, env.stderr_tty && !args.no_progress, "lines");
     let workers = workers(args.jobs);
-    let token_file = super::classify::token_file(args);
+    let token_file = args.named_token_file();
     let bytes = read_log(
         sources,
         Some(first),

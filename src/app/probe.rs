@@ -21,11 +21,12 @@ use super::{access_query, client_config_with, read_one_bearer, trust_from_flags}
 use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
+use crate::http::target;
 use crate::http::{ClientConfig, ClientIdentity, RunClock, Trust};
 use crate::input::{self, ShapedToken, TokenSource};
 use crate::kubeconfig::{self, Material, Resolved};
 use crate::probe::observe::{self, Operator, Plan, Target};
-use crate::probe::{self, Context, KubeconfigInfo, bindings, target};
+use crate::probe::{self, Context, KubeconfigInfo, bindings};
 use crate::report::probe::{ProbeJson, write_probe};
 use crate::secret::SecretToken;
 use crate::settings::Settings;

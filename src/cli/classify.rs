@@ -93,3 +93,14 @@ pub struct ClassifyArgs {
     #[arg(hide_short_help = true, long, value_name = "TIME", value_parser = timefmt::parse_instant)]
     pub at: Option<DateTime<Utc>>,
 }
+
+impl ClassifyArgs {
+    /// The token file given with `-f` (not stdin), which next steps name
+    /// instead of `TOKEN_FILE`.
+    pub fn named_token_file(&self) -> Option<String> {
+        self.token_file
+            .as_ref()
+            .filter(|p| p.as_os_str() != "-")
+            .map(|p| p.display().to_string())
+    }
+}

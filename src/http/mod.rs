@@ -39,6 +39,7 @@ pub mod clock;
 mod connect;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod resolve;
+pub mod target;
 mod tls;
 
 use http_body_util::BodyExt as _;

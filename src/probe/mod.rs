@@ -1,6 +1,6 @@
 //! `probe`: ask API servers, over verified TLS, who they think the token is.
 //!
-//! - [`target`] (pure) builds server URLs (in-pod default, `--server`);
+//! - [`crate::http::target`] (pure) builds server URLs (in-pod default, `--server`);
 //! - [`observe`] (I/O) sends the requests, concurrently per server, through
 //!   [`crate::http`], and returns [`ServerObservation`]s: facts only;
 //! - [`offset`] (pure) turns `Date` headers into a clock-offset interval;
@@ -28,7 +28,6 @@ pub mod keys;
 pub mod observe;
 pub mod offset;
 pub mod review;
-pub mod target;
 
 use std::time::Duration;
 

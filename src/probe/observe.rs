@@ -7,11 +7,11 @@ use url::Url;
 
 use super::bindings::BindingTarget;
 use super::endpoints;
-use super::target::display;
 use super::{
     AccessQuery, Answer, EndpointDiscovery, RequestKind, RequestObservation, ServerObservation,
     StatusBody,
 };
+use crate::http::target::display;
 use crate::http::{
     ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
     TransportError,
