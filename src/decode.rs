@@ -16,9 +16,7 @@ pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
 /// Tokens expiring within this (or 20 % of their lifetime, if shorter) get `expires-soon`.
 pub const EXPIRES_SOON: TimeDelta = TimeDelta::minutes(10);
 
-/// Lifetime the kubelet requests for projected tokens; kube-apiserver extends such
-/// tokens to a year and sets `warnafter = iat + 3607`. Source: claims.go, token.go.
-pub const KUBELET_TOKEN_SECONDS: i64 = 3607;
+pub use crate::token::KUBELET_TOKEN_SECONDS;
 
 /// The cleaner's default period (`--legacy-service-account-token-clean-up-period`,
 /// kube-controller-manager): unused this long, a legacy token is labelled
@@ -239,7 +237,10 @@ fn check_lifetime(
         }
         return;
     }
-    if kubelet_token_without_grace(token, kind, binding).is_none() {
+    if token
+        .kubelet_lifetime_without_grace(kind, binding)
+        .is_none()
+    {
         return;
     }
     if lifetime < KUBELET_TOKEN_SECONDS {
@@ -256,28 +257,6 @@ fn check_lifetime(
             }
         ),
     ));
-}
-
-/// The kubelet's own token (pod-bound, for the API server: `aud` carries the
-/// issuer, the default API audience) issued for at most the 3607 s it asks,
-/// with no `warnafter`: kube-apiserver did not extend it to a year. Its
-/// lifetime in seconds, or `None` for any other token.
-pub fn kubelet_token_without_grace(
-    token: &Token,
-    kind: TokenKind,
-    binding: Binding,
-) -> Option<i64> {
-    let claims = &token.claims;
-    let api_audience = claims
-        .issuer
-        .as_deref()
-        .is_some_and(|iss| claims.audiences.iter().any(|a| a == iss));
-    if kind != TokenKind::Projected || binding != Binding::Pod || claims.extended() || !api_audience
-    {
-        return None;
-    }
-    let lifetime = claims.lifetime()?;
-    (lifetime <= KUBELET_TOKEN_SECONDS).then_some(lifetime)
 }
 
 /// What the wrapping document adds: a legacy Secret's tracking labels, a CSI

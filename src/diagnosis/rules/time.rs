@@ -262,7 +262,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     }
     if cause == Cause::Expired
         && let Some((kind, binding)) = case.token_kind()
-        && let Some(lifetime) = crate::decode::kubelet_token_without_grace(token, kind, binding)
+        && let Some(lifetime) = token.kubelet_lifetime_without_grace(kind, binding)
     {
         support.push(Support::token(format!(
             "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
