@@ -16,10 +16,10 @@ use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::http::target;
 use crate::input::TokenSource;
+use crate::report::skew::json::SkewJson;
+use crate::report::skew::write_skew;
 use crate::settings::Settings;
-use crate::skew::json::SkewJson;
 use crate::skew::observe::{self, ServerClock};
-use crate::skew::render::write_skew;
 use crate::skew::{self, TokenTimes, sources};
 
 /// Largest Lease or Node list read: about 3,000 Nodes with images and

@@ -13,6 +13,7 @@ pub mod json;
 pub mod probe;
 pub use crate::sanitize;
 pub mod schema;
+pub mod skew;
 pub mod table;
 pub mod verify;
 pub mod yaml;

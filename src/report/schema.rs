@@ -23,8 +23,8 @@ use super::doctor::DoctorJson;
 use super::explain::{CauseListJson, CodeJson, ExplainJson};
 use super::json::{DecodeJson, LineErrorJson};
 use super::probe::ProbeJson;
+use super::skew::json::SkewJson;
 use super::verify::VerifyJson;
-use crate::skew::json::SkewJson;
 
 /// The schema version in every `$id`: it changes when a document changes
 /// incompatibly (a field removed or renamed, a code's meaning changed).

@@ -4,13 +4,11 @@
 //! the largest pairwise offset, and turns both into findings.
 //!
 //! Where readings come from (flags, Lease and Node JSON, the token's own `iat`,
-//! an HTTP `Date` header) lives in [`sources`]; rendering in [`render`] (table and
-//! timeline) and [`json`] (the wire schema). Nothing here reads a clock, a file
-//! or the terminal.
+//! an HTTP `Date` header) lives in [`sources`]; rendering in `report::skew` (table,
+//! timeline and the wire schema). Nothing here reads a clock, a file or the
+//! terminal.
 
-pub mod json;
 pub mod observe;
-pub mod render;
 pub mod sources;
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -370,20 +368,20 @@ pub fn offset_text(delta: TimeDelta) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::window::at_seconds;
 
     // Also the fixtures of sources' and render's tests.
     const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
-    pub(super) const L: TimeDelta = TimeDelta::seconds(60);
+    pub(crate) const L: TimeDelta = TimeDelta::seconds(60);
 
-    pub(super) fn now() -> DateTime<Utc> {
+    pub(crate) fn now() -> DateTime<Utc> {
         at_seconds(NOW)
     }
 
     /// A token minted at NOW (+ `minted_at`) on the reference clock, an hour long.
-    pub(super) fn token(minted_at: i64, nbf: bool) -> TokenTimes {
+    pub(crate) fn token(minted_at: i64, nbf: bool) -> TokenTimes {
         let iat = NOW + minted_at;
         TokenTimes {
             fingerprint: "abcd1234".into(),
@@ -396,7 +394,7 @@ mod tests {
         }
     }
 
-    pub(super) fn flag(name: &str, offset: i64) -> ClockReading {
+    pub(crate) fn flag(name: &str, offset: i64) -> ClockReading {
         ClockReading::exact(name, ClockSource::Flag, TimeDelta::seconds(offset))
     }
 

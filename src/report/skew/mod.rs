@@ -8,10 +8,12 @@ use std::io::{self, Write};
 use chrono::{DateTime, TimeDelta, Utc};
 use owo_colors::{OwoColorize as _, Style};
 
-use super::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
+pub mod json;
+
 use crate::report::TableStyle;
 use crate::report::table::{list_table, write_findings, write_table};
 use crate::sanitize::sanitize;
+use crate::skew::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::window::{self, Verdict, ceil_seconds, floor_seconds};
 
@@ -23,7 +25,7 @@ pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) 
         "{} {} (clock \"{}\"), leeway {}",
         "Reference:".style(s.bold),
         style.time(report.reference),
-        super::REFERENCE_NAME,
+        crate::skew::REFERENCE_NAME,
         seconds_text(report.leeway)
     )?;
     let token_line = match &report.token {

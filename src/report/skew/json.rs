@@ -5,9 +5,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{ClockResult, ClockSource, SkewReport};
 use crate::findings::Finding;
 use crate::report::json::Time;
+use crate::skew::{ClockResult, ClockSource, SkewReport};
 use crate::timefmt::as_seconds_f64;
 use crate::window::{Verdict, ceil_seconds, floor_seconds};
 
