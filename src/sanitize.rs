@@ -72,6 +72,28 @@ pub fn is_dangerous(c: char) -> bool {
             | '\u{feff}')
 }
 
+/// Every string of a JSON document sanitised in place, map keys too: another
+/// run's document (`--merge`) may have been written by anyone.
+pub fn sanitize_json(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            if let Cow::Owned(clean) = sanitize(s) {
+                *s = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(sanitize_json),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (key, mut v) in entries {
+                sanitize_json(&mut v);
+                map.insert(sanitize(&key).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

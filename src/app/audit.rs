@@ -18,9 +18,6 @@ use crate::report::audit::{AuditJson, merge, shard, write_table};
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
-/// Largest `audit -o json` document read by `--merge`.
-const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
-
 /// `audit`.
 pub fn run(
     args: AuditArgs,
@@ -116,23 +113,8 @@ fn followed_id(args: &AuditArgs) -> anyhow::Result<Option<String>> {
 
 /// `--merge`: every document read and joined.
 fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<AuditJson> {
-    if files.len() < 2 {
-        anyhow::bail!("--merge takes two or more `audit -o json` documents");
-    }
     let mut docs = Vec::new();
-    for path in files {
-        let what = format!("file {}", path.display());
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {what}"))?;
-        if file.metadata().map(|m| m.len()).unwrap_or(0) > MAX_MERGE_BYTES {
-            anyhow::bail!(
-                "{what} is over the {} MiB limit for a document to merge",
-                MAX_MERGE_BYTES >> 20
-            );
-        }
-        let reader = crate::input::file::text(Box::new(file))
-            .with_context(|| format!("cannot read {what}"))?;
-        let value: serde_json::Value = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
-            .with_context(|| format!("{what} is not an `audit -o json` document"))?;
+    for (what, value) in super::documents(files, "audit -o json")? {
         docs.push(shard::read(value, &what)?);
     }
     Ok(merge(docs, evaluated_at)?)

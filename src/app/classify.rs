@@ -30,6 +30,9 @@ pub fn run(
         writeln!(out, "{}", query(platform))?;
         return Ok(Outcome::Healthy);
     }
+    if args.merge {
+        return super::classify_log::merged(&args.files, settings, out);
+    }
     let evidence_from_stdin =
         args.files.is_empty() || args.files.iter().any(|f| f == Path::new("-"));
     if args.files.is_empty() && !env.stdin_readable {

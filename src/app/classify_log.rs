@@ -10,7 +10,7 @@ use anyhow::Context as _;
 
 use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, Stop, in_order, open};
 use crate::classify::Context;
-use crate::classify::log::{LogEvent, LogGroups, LogScan, Looked};
+use crate::classify::log::{LogEvent, LogGroups, LogReport, LogScan, Looked};
 use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -71,6 +71,31 @@ pub fn run(
     let json = |r| ClassifyLogJson::new(r, ctx.token);
     super::render(out, settings, &report, json, write_log_table)?;
     Ok(outcome)
+}
+
+/// `--merge`: the shards' documents read back and merged into one report.
+pub fn merged(
+    files: &[std::path::PathBuf],
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let mut parts = Vec::new();
+    for (what, value) in super::documents(files, "classify --log -o json")? {
+        parts.push(crate::report::classify_log::shard::read(value, &what)?);
+    }
+    if let Some(two) = parts.windows(2).find(|p| p[0].leeway != p[1].leeway) {
+        anyhow::bail!(
+            "the shards were read with different leeways ({} s and {} s): read them again with one",
+            two[0].leeway.num_seconds(),
+            two[1].leeway.num_seconds()
+        );
+    }
+    let Some(report) = LogReport::merge(parts, settings.clock.now()) else {
+        anyhow::bail!("--merge takes two or more `classify --log -o json` documents");
+    };
+    let json = |r| ClassifyLogJson::new(r, None);
+    super::render(out, settings, &report, json, write_log_table)?;
+    Ok(report.tally.outcome())
 }
 
 /// Reads `sources` (the first already opened when `first` is given) into

@@ -266,3 +266,36 @@ pub(crate) fn access_query(
         name: access.name.clone(),
     }))
 }
+
+/// Largest document read by `--merge`.
+const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// `--merge`'s documents (two or more, written by `command`; gzip is read as
+/// is), each with its name, parsed as JSON.
+fn documents(
+    files: &[std::path::PathBuf],
+    command: &str,
+) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
+    use anyhow::Context as _;
+    use std::io::Read as _;
+    if files.len() < 2 {
+        anyhow::bail!("--merge takes two or more `{command}` documents");
+    }
+    let mut docs = Vec::new();
+    for path in files {
+        let what = format!("file {}", path.display());
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {what}"))?;
+        if file.metadata().map(|m| m.len()).unwrap_or(0) > MAX_MERGE_BYTES {
+            anyhow::bail!(
+                "{what} is over the {} MiB limit for a document to merge",
+                MAX_MERGE_BYTES >> 20
+            );
+        }
+        let reader = crate::input::file::text(Box::new(file))
+            .with_context(|| format!("cannot read {what}"))?;
+        let value: serde_json::Value = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
+            .with_context(|| format!("{what} is not a `{command}` document"))?;
+        docs.push((what, value));
+    }
+    Ok(docs)
+}

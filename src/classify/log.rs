@@ -578,16 +578,7 @@ impl LogGroups {
     /// The report: groups ranked (the token's failures first, then by events).
     pub fn report(self, scan: &LogScan<'_>, sources: Vec<String>, bytes: u64) -> LogReport {
         let mut groups: Vec<Group> = self.groups.into_values().collect();
-        // The surest first within a class: a known cause before the
-        // candidates of an unexplained 401.
-        groups.sort_by_key(|g| {
-            (
-                rank(g.key.class),
-                std::cmp::Reverse(g.key.confidence),
-                std::cmp::Reverse(g.events),
-                g.example.result.evidence.line,
-            )
-        });
+        ranked(&mut groups);
         let mut notes = Vec::new();
         if self.other.events > 0 {
             notes.push(format!(
@@ -621,6 +612,121 @@ impl LogGroups {
             groups,
             notes,
         }
+    }
+}
+
+/// Groups in report order: by class ([`rank`]), the surest first within a
+/// class (a known cause before the candidates of an unexplained 401), then
+/// by events, then by where the first event is in the input.
+fn ranked(groups: &mut [Group]) {
+    groups.sort_by_key(|g| {
+        (
+            rank(g.key.class),
+            std::cmp::Reverse(g.key.confidence),
+            std::cmp::Reverse(g.events),
+            g.example.source,
+            g.example.result.evidence.line,
+            g.key.cause,
+            g.key.status,
+        )
+    });
+}
+
+impl Group {
+    /// A later part of the input's events of the same key, added in: its
+    /// first event and sources' first events come after this one's.
+    fn absorb(&mut self, o: Group) {
+        self.events = self.events.saturating_add(o.events);
+        widen(&mut self.seen, o.seen);
+        for (hour, n) in o.hours {
+            let mine = self.hours.entry(hour).or_default();
+            *mine = mine.saturating_add(n);
+        }
+        for (join, n) in o.joins {
+            let mine = self.joins.entry(join).or_default();
+            *mine = mine.saturating_add(n);
+        }
+        for (origin, theirs) in o.sources {
+            if let Some(mine) = self.sources.get_mut(&origin) {
+                mine.events = mine.events.saturating_add(theirs.events);
+                mine.guessed = mine.guessed.saturating_add(theirs.guessed);
+                widen(&mut mine.seen, theirs.seen);
+            } else if self.sources.len() < MAX_SOURCES {
+                self.sources.insert(origin, theirs);
+            } else {
+                self.other_sources.identities += 1;
+                self.other_sources.events = self.other_sources.events.saturating_add(theirs.events);
+            }
+        }
+        let other = &mut self.other_sources;
+        other.identities = other.identities.saturating_add(o.other_sources.identities);
+        other.events = other.events.saturating_add(o.other_sources.events);
+    }
+}
+
+fn widen(seen: &mut Option<Seen>, other: Option<Seen>) {
+    match (seen.as_mut(), other) {
+        (Some(s), Some(o)) => s.merge(&o),
+        (None, o) => *seen = o,
+        (Some(_), None) => {}
+    }
+}
+
+impl LogReport {
+    /// Reports of the parts of one input (a log split into shards, read
+    /// apart; `classify --merge`), in input order, as the report of the
+    /// whole: sources in order, counts added, groups of one key joined (the
+    /// first event and sources' first events the earliest part's), ranked
+    /// again. Reasons are joined to requests within a source, so parts that
+    /// are whole sources lose no join.
+    pub fn merge(parts: Vec<LogReport>, evaluated_at: DateTime<Utc>) -> Option<LogReport> {
+        let mut parts = parts.into_iter();
+        let mut all = parts.next()?;
+        all.evaluated_at = evaluated_at;
+        let mut groups: HashMap<GroupKey, Group> =
+            all.groups.drain(..).map(|g| (g.key.clone(), g)).collect();
+        for part in parts {
+            let offset = all.sources.len();
+            all.sources.extend(part.sources);
+            all.bytes = all.bytes.saturating_add(part.bytes);
+            all.lines = all.lines.saturating_add(part.lines);
+            for (code, n) in part.requests {
+                let mine = all.requests.entry(code).or_default();
+                *mine = mine.saturating_add(n);
+            }
+            all.span = match (all.span, part.span) {
+                (Some((f, l)), Some((pf, pl))) => Some((f.min(pf), l.max(pl))),
+                (a, b) => a.or(b),
+            };
+            all.tally.absorb(part.tally);
+            for mut g in part.groups {
+                g.example.source += offset;
+                for tally in g.sources.values_mut() {
+                    tally.example.0 += offset;
+                }
+                match groups.get_mut(&g.key) {
+                    Some(mine) => mine.absorb(g),
+                    None => {
+                        groups.insert(g.key.clone(), g);
+                    }
+                }
+            }
+            for note in part.notes {
+                if !all.notes.contains(&note) {
+                    all.notes.push(note);
+                }
+            }
+        }
+        all.groups = groups.into_values().collect();
+        ranked(&mut all.groups);
+        if all.groups.len() > MAX_GROUPS {
+            let unlisted: u64 = all.groups[MAX_GROUPS..].iter().map(|g| g.events).sum();
+            all.groups.truncate(MAX_GROUPS);
+            all.notes.push(format!(
+                "over {MAX_GROUPS} groups once merged: {unlisted} events of further groups are counted, not listed"
+            ));
+        }
+        Some(all)
     }
 }
 

@@ -103,6 +103,20 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Another tally's counts added to this one's.
+    pub fn absorb(&mut self, o: Tally) {
+        self.events = self.events.saturating_add(o.events);
+        self.problems = self.problems.saturating_add(o.problems);
+        for (class, n) in o.by_classification {
+            let mine = self.by_classification.entry(class).or_default();
+            *mine = mine.saturating_add(n);
+        }
+        for (cause, n) in o.by_cause {
+            let mine = self.by_cause.entry(cause).or_default();
+            *mine = mine.saturating_add(n);
+        }
+    }
+
     /// Counts one result.
     pub fn add(&mut self, r: &ClassifyResult) {
         self.events += 1;

@@ -25,6 +25,7 @@ Examples:
   kubectl satoken classify curl.txt --token-file token.jwt
   kubectl satoken classify 'kube-apiserver-*.log.gz'
   kubectl satoken classify --events apiserver.log | jq -c 'select(.join == \"guess\")'
+  kubectl satoken classify --merge shard-*.json     (shards: classify --log -o json)
   echo 'error: You must be logged in to the server (Unauthorized)' | kubectl satoken classify
 
 Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
@@ -64,6 +65,15 @@ pub struct ClassifyArgs {
     /// the report is the same whatever their number.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+
+    /// Merge `classify --log -o json` documents (one per shard of a log, in
+    /// the log's order) into one report instead of reading evidence.
+    #[arg(
+        hide_short_help = true,
+        long,
+        conflicts_with_all = ["events", "print_query", "source_type", "token", "token_file", "at"]
+    )]
+    pub merge: bool,
 
     /// Print the query that has PLATFORM select the lines a log's report
     /// reads (pipe what it returns into `classify --log`), and exit.

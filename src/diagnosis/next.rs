@@ -11,10 +11,10 @@
 use std::borrow::Cow;
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One thing to do, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NextStep {
     /// What the step is for, in words ("confirm the live uid", "fix: …").
     pub why: String,
@@ -41,8 +41,9 @@ impl NextStep {
 }
 
 /// A command line as words, with an optional pipeline and what its output
-/// should show. In JSON it also carries `shell`, the line to paste.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// should show. In JSON it also carries `shell`, the line to paste (read
+/// back, it is ignored: [`Command::shell`] quotes the words again).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct Command {
     /// The words, unquoted (`["kubectl", "get", "serviceaccount", "web", …]`).
     pub argv: Vec<String>,

@@ -132,7 +132,9 @@ pub enum Authenticator {
 }
 
 /// Values a message carries, where it carries them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct ReasonValues {
     /// Namespace of the ServiceAccount (or of the Secret, legacy invalid-since).
     pub namespace: Option<String>,
@@ -185,6 +187,16 @@ impl AuthReason {
         } else {
             self.era
         }
+    }
+
+    /// The era of `words` as this version knows it (another run's report
+    /// names one), or `None`.
+    pub fn known_era(words: &str) -> Option<&'static str> {
+        PATTERNS
+            .iter()
+            .map(|p| p.era)
+            .chain(["all", "unknown"])
+            .find(|era| *era == words)
     }
 
     /// A message this parser does not know, kept verbatim.

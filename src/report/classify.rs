@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 #[cfg(test)]
 use serde_json::Value;
 
@@ -103,7 +103,7 @@ pub struct TokenCheckJson {
 }
 
 /// Counts over all results.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SummaryJson {
     /// Number of results.
     pub events: usize,
@@ -111,9 +111,11 @@ pub struct SummaryJson {
     pub problems: usize,
     /// Every per-request classification, with 0 for those absent.
     #[schemars(schema_with = "counts::<Classification>")]
+    #[serde(deserialize_with = "classification_counts")]
     pub by_classification: BTreeMap<&'static str, usize>,
     /// Only the causes present, with their counts.
     #[schemars(schema_with = "counts::<Cause>")]
+    #[serde(deserialize_with = "cause_counts")]
     pub by_cause: BTreeMap<&'static str, usize>,
 }
 
@@ -124,6 +126,33 @@ pub(crate) fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
         "propertyNames": generator.subschema_for::<K>(),
         "additionalProperties": generator.subschema_for::<usize>(),
     })
+}
+
+/// `{code: count}` read back (another run's document), every code one of
+/// `codes`.
+pub(crate) fn known_counts<'de, D: serde::Deserializer<'de>, N: Deserialize<'de>>(
+    d: D,
+    codes: impl Iterator<Item = &'static str> + Clone,
+) -> Result<BTreeMap<&'static str, N>, D::Error> {
+    BTreeMap::<String, N>::deserialize(d)?
+        .into_iter()
+        .map(|(k, n)| match codes.clone().find(|c| *c == k) {
+            Some(code) => Ok((code, n)),
+            None => Err(serde::de::Error::custom(format!("unknown code `{k}`"))),
+        })
+        .collect()
+}
+
+fn classification_counts<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    known_counts(d, Classification::ALL.iter().map(|c| c.as_str()))
+}
+
+fn cause_counts<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<&'static str, usize>, D::Error> {
+    known_counts(d, Cause::ALL.iter().map(|c| c.as_str()))
 }
 
 impl SummaryJson {

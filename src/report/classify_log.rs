@@ -2,12 +2,13 @@
 //! table, and `--events`' one line per event. Log text is server- and
 //! client-supplied: every string in the table goes through `sanitize`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
@@ -22,6 +23,8 @@ use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally
 use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
 use crate::token::Token;
+
+pub mod shard;
 
 /// Sources listed per group in JSON, most events first.
 pub const JSON_SOURCES: usize = 20;
@@ -75,7 +78,7 @@ fn failing_counts(tally: &crate::classify::Tally) -> String {
 
 /// `classify -o json` of a log: the failing events in groups, most relevant
 /// to a token first, with counts, timelines and a diagnosis each.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ClassifyLogJson<'a> {
     /// What was read.
     pub input: LogInputJson<'a>,
@@ -85,6 +88,7 @@ pub struct ClassifyLogJson<'a> {
     #[schemars(range(min = 0))]
     pub leeway_seconds: i64,
     /// The token given with --token/-f; null without one.
+    #[serde(deserialize_with = "super::diagnosis::ignored")]
     pub token: Option<TokenSummaryJson<'a>>,
     /// The first and last line time, or null when no line has one.
     pub span: Option<SpanJson>,
@@ -98,14 +102,14 @@ pub struct ClassifyLogJson<'a> {
     /// One per group of failing events, most relevant first.
     pub groups: Vec<GroupJson<'a>>,
     /// Limits reached and other facts about the run.
-    pub notes: &'a [String],
+    pub notes: Cow<'a, [String]>,
 }
 
 /// What was read.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct LogInputJson<'a> {
     /// `file PATH` or `stdin`, in order.
-    pub sources: &'a [String],
+    pub sources: Cow<'a, [String]>,
     /// Bytes read, after decompression.
     pub bytes: u64,
     /// Lines read.
@@ -113,7 +117,7 @@ pub struct LogInputJson<'a> {
 }
 
 /// Failing events that share a class, cause, confidence and reason wording.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct GroupJson<'a> {
     /// What kind of answer the requests got.
     pub classification: Classification,
@@ -139,6 +143,7 @@ pub struct GroupJson<'a> {
     /// Events by how the reason line and the request's httplog line were
     /// joined: `exact`, `guess` (lower confidence) or `none`.
     #[schemars(schema_with = "counts::<Join>")]
+    #[serde(deserialize_with = "join_counts")]
     pub joins: BTreeMap<&'static str, u64>,
     /// Who sent the requests, most events first (at most 20).
     pub sources: Vec<SourceJson<'a>>,
@@ -149,30 +154,30 @@ pub struct GroupJson<'a> {
 }
 
 /// An event's place in the input.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ExampleJson<'a> {
     /// `file PATH` or `stdin`.
-    pub input: &'a str,
+    pub input: Cow<'a, str>,
     /// 1-based line.
     #[schemars(range(min = 1))]
     pub line: usize,
     /// The line, trimmed and cut.
-    pub excerpt: &'a str,
+    pub excerpt: Cow<'a, str>,
     /// The httplog line joined to the reason line, or null.
     pub request_line: Option<u64>,
 }
 
 /// One source of a group's events: what their lines say of the client.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SourceJson<'a> {
     /// The `kubectl logs --prefix` tag (`pod/NAME/CONTAINER`), or null.
-    pub stream: Option<&'a str>,
+    pub stream: Option<Cow<'a, str>>,
     /// The user the lines name, or null.
-    pub user: Option<&'a str>,
+    pub user: Option<Cow<'a, str>>,
     /// httplog's `srcIP` without its port, or null.
-    pub source_ip: Option<&'a str>,
+    pub source_ip: Option<Cow<'a, str>>,
     /// httplog's `userAgent`, or null.
-    pub user_agent: Option<&'a str>,
+    pub user_agent: Option<Cow<'a, str>>,
     /// Events from it.
     pub events: u64,
     /// The earliest dated event, or null.
@@ -186,18 +191,18 @@ pub struct SourceJson<'a> {
 }
 
 /// A line of an input, and the audit ID it carries.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ExampleLineJson<'a> {
     /// `file PATH` or `stdin`.
-    pub input: &'a str,
+    pub input: Cow<'a, str>,
     /// 1-based line.
     pub line: u64,
     /// httplog's `audit-ID`, or null.
-    pub audit_id: Option<&'a str>,
+    pub audit_id: Option<Cow<'a, str>>,
 }
 
 /// Sources not listed.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct OtherSourcesJson {
     /// Sources.
     pub sources: u64,
@@ -242,6 +247,12 @@ impl<'a> LogEventJson<'a> {
     }
 }
 
+fn join_counts<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<&'static str, u64>, D::Error> {
+    super::classify::known_counts(d, Join::ALL.iter().map(|j| j.as_str()))
+}
+
 fn input(sources: &[String], i: usize) -> &str {
     sources.get(i).map_or("stdin", String::as_str)
 }
@@ -255,7 +266,7 @@ impl<'a> ClassifyLogJson<'a> {
     pub fn new(r: &'a LogReport, token: Option<&'a Token>) -> Self {
         ClassifyLogJson {
             input: LogInputJson {
-                sources: &r.sources,
+                sources: Cow::Borrowed(&r.sources),
                 bytes: r.bytes,
                 lines: r.lines,
             },
@@ -274,7 +285,7 @@ impl<'a> ClassifyLogJson<'a> {
                 .collect(),
             summary: SummaryJson::new(&r.tally),
             groups: r.groups.iter().map(|g| group_json(g, &r.sources)).collect(),
-            notes: &r.notes,
+            notes: Cow::Borrowed(&r.notes),
         }
     }
 }
@@ -297,9 +308,9 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
         last_seen: time(g.seen.map(|s| s.last)),
         timeline: timeline(&g.hours),
         example: ExampleJson {
-            input: input(sources, ev.source),
+            input: Cow::Borrowed(input(sources, ev.source)),
             line: evidence.line,
-            excerpt: &evidence.excerpt,
+            excerpt: Cow::Borrowed(&evidence.excerpt),
             request_line: ev.request_line,
         },
         joins: g.joins.iter().map(|(j, n)| (j.as_str(), *n)).collect(),
@@ -310,17 +321,17 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
         sources: listed
             .into_iter()
             .map(|(o, s)| SourceJson {
-                stream: o.stream.as_deref(),
-                user: o.user.as_deref(),
-                source_ip: o.source_ip.as_deref(),
-                user_agent: o.user_agent.as_deref(),
+                stream: o.stream.as_deref().map(Cow::Borrowed),
+                user: o.user.as_deref().map(Cow::Borrowed),
+                source_ip: o.source_ip.as_deref().map(Cow::Borrowed),
+                user_agent: o.user_agent.as_deref().map(Cow::Borrowed),
                 events: s.events,
                 first_seen: time(s.seen.map(|x| x.first)),
                 last_seen: time(s.seen.map(|x| x.last)),
                 example: ExampleLineJson {
-                    input: input(sources, s.example.0),
+                    input: Cow::Borrowed(input(sources, s.example.0)),
                     line: s.example.1,
-                    audit_id: s.example.2.as_deref(),
+                    audit_id: s.example.2.as_deref().map(Cow::Borrowed),
                 },
                 guessed: s.guessed,
             })

@@ -3,15 +3,16 @@
 //! carries their argv and their shell form, tables print them on a line of
 //! their own after `$`, never wrapped, so they can be copied as they are.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
 use super::sanitize::sanitize;
-use crate::diagnosis::reasons::{AuthReason, ReasonKind, ReasonValues};
+use crate::diagnosis::reasons::{AuthReason, Authenticator, ReasonKind, ReasonValues};
 use crate::diagnosis::{
     Basis, Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
     SupportKind,
@@ -19,7 +20,7 @@ use crate::diagnosis::{
 
 /// A diagnosis: the class of answer, the most likely cause with its support
 /// and next steps, the other causes the evidence allows, and notes.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct DiagnosisJson<'a> {
     /// What kind of answer the request got (or could not get).
     pub classification: Classification,
@@ -34,11 +35,11 @@ pub struct DiagnosisJson<'a> {
     /// `inferred` or `possible`.
     pub basis: Basis,
     /// The cause's one-line summary.
-    pub summary: &'static str,
+    pub summary: Cow<'static, str>,
     /// The facts behind the cause.
     pub support: Vec<SupportJson<'a>>,
     /// What to do: confirm, then fix.
-    pub next: &'a [NextStep],
+    pub next: Cow<'a, [NextStep]>,
     /// The other causes the evidence allows, most likely first.
     pub alternatives: Vec<CandidateJson<'a>>,
     /// Facts about the case that support no cause in particular.
@@ -46,7 +47,7 @@ pub struct DiagnosisJson<'a> {
 }
 
 /// One other candidate cause.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CandidateJson<'a> {
     /// The cause.
     pub cause: Cause,
@@ -55,27 +56,27 @@ pub struct CandidateJson<'a> {
     /// What the confidence was earned on.
     pub basis: Basis,
     /// The cause's one-line summary.
-    pub summary: &'static str,
+    pub summary: Cow<'static, str>,
     /// The facts behind this cause.
     pub support: Vec<SupportJson<'a>>,
     /// What confirms or fixes it.
-    pub next: &'a [NextStep],
+    pub next: Cow<'a, [NextStep]>,
 }
 
 /// One fact.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SupportJson<'a> {
     /// Where the fact comes from.
     pub kind: SupportKind,
     /// The server the fact is about, when a run asked several; else null.
-    pub server: Option<&'a str>,
+    pub server: Option<Cow<'a, str>>,
     /// The fact, in words.
-    pub text: &'a str,
+    pub text: Cow<'a, str>,
 }
 
 /// One reason from kube-apiserver's authentication error, with the values it
 /// carries (the same shape in `probe`'s TokenReview and in `classify`).
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ReasonJson<'a> {
     /// Which known message this is.
     pub kind: ReasonKind,
@@ -83,11 +84,12 @@ pub struct ReasonJson<'a> {
     pub cause: Cause,
     /// Which kube-apiserver versions print this exact wording (`1.23+`,
     /// `≤1.22`, `all`, `unknown`).
-    pub era: &'static str,
+    #[serde(deserialize_with = "era")]
+    pub era: Cow<'static, str>,
     /// The message as it appeared.
-    pub message: &'a str,
+    pub message: Cow<'a, str>,
     /// Values the message carries.
-    pub values: &'a ReasonValues,
+    pub values: Cow<'a, ReasonValues>,
 }
 
 impl<'a> ReasonJson<'a> {
@@ -95,11 +97,39 @@ impl<'a> ReasonJson<'a> {
         ReasonJson {
             kind: r.kind,
             cause: r.cause,
-            era: r.era,
-            message: &r.message,
-            values: &r.values,
+            era: Cow::Borrowed(r.era),
+            message: Cow::Borrowed(&r.message),
+            values: Cow::Borrowed(&r.values),
         }
     }
+
+    /// The reason as this version holds it.
+    pub fn to_reason(&self) -> AuthReason {
+        AuthReason {
+            kind: self.kind,
+            cause: self.cause,
+            era: AuthReason::known_era(&self.era).unwrap_or("unknown"),
+            message: self.message.clone().into_owned(),
+            values: self.values.clone().into_owned(),
+            authenticator: Authenticator::Any,
+            jwt: None,
+            cut: false,
+        }
+    }
+}
+
+/// A field read back that this version writes itself (a summary, a token).
+pub(crate) fn ignored<'de, D: serde::Deserializer<'de>, T: Default>(d: D) -> Result<T, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Ok(T::default())
+}
+
+/// An era this version knows, read back.
+fn era<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Cow<'static, str>, D::Error> {
+    let words = String::deserialize(d)?;
+    AuthReason::known_era(&words)
+        .map(Cow::Borrowed)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown era `{words}`")))
 }
 
 impl<'a> DiagnosisJson<'a> {
@@ -110,11 +140,43 @@ impl<'a> DiagnosisJson<'a> {
             cause: top.cause,
             confidence: top.confidence,
             basis: top.basis,
-            summary: top.cause.summary(),
+            summary: Cow::Borrowed(top.cause.summary()),
             support: top.support.iter().map(SupportJson::new).collect(),
-            next: &top.next,
+            next: Cow::Borrowed(&top.next),
             alternatives: d.alternatives().iter().map(CandidateJson::new).collect(),
             notes: d.notes.iter().map(SupportJson::new).collect(),
+        }
+    }
+
+    /// The diagnosis as this version holds it (read back from a document).
+    pub fn to_diagnosis(&self) -> Diagnosis {
+        let support = |s: &[SupportJson<'_>]| -> Vec<Support> {
+            s.iter()
+                .map(|s| Support {
+                    kind: s.kind,
+                    server: s.server.as_deref().map(str::to_owned),
+                    text: s.text.clone().into_owned(),
+                })
+                .collect()
+        };
+        let top = Candidate {
+            cause: self.cause,
+            confidence: self.confidence,
+            basis: self.basis,
+            support: support(&self.support),
+            next: self.next.to_vec(),
+        };
+        let others = self.alternatives.iter().map(|c| Candidate {
+            cause: c.cause,
+            confidence: c.confidence,
+            basis: c.basis,
+            support: support(&c.support),
+            next: c.next.to_vec(),
+        });
+        Diagnosis {
+            classification: self.classification,
+            candidates: std::iter::once(top).chain(others).collect(),
+            notes: support(&self.notes),
         }
     }
 }
@@ -125,9 +187,9 @@ impl<'a> CandidateJson<'a> {
             cause: c.cause,
             confidence: c.confidence,
             basis: c.basis,
-            summary: c.cause.summary(),
+            summary: Cow::Borrowed(c.cause.summary()),
             support: c.support.iter().map(SupportJson::new).collect(),
-            next: &c.next,
+            next: Cow::Borrowed(&c.next),
         }
     }
 }
@@ -136,8 +198,8 @@ impl<'a> SupportJson<'a> {
     fn new(s: &'a Support) -> Self {
         SupportJson {
             kind: s.kind,
-            server: s.server.as_deref(),
-            text: &s.text,
+            server: s.server.as_deref().map(Cow::Borrowed),
+            text: Cow::Borrowed(&s.text),
         }
     }
 }

@@ -166,7 +166,7 @@ pub struct TokenSummaryJson<'a> {
 const FINGERPRINT: &str = "^[0-9a-f]{8}$";
 
 /// An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
 #[serde(transparent)]
 #[schemars(extend("format" = "date-time"))]
 pub struct Time(String);
@@ -174,6 +174,11 @@ pub struct Time(String);
 impl Time {
     pub fn new(at: DateTime<Utc>) -> Self {
         Time(rfc3339(at))
+    }
+
+    /// The text (a document read back may hold anything).
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 
     /// A time claim (seconds since the epoch).

@@ -180,3 +180,13 @@ impl TableStyle {
         format!("at {} (leeway {}s)", self.time(at), leeway.num_seconds())
     }
 }
+
+/// A shard document that cannot be merged (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{what} is not a `{command}` document: {detail}")]
+pub struct ShardError {
+    pub what: String,
+    /// The command that writes the documents merged.
+    pub command: &'static str,
+    pub detail: String,
+}

@@ -765,21 +765,13 @@ fn one_403(
 }
 
 /// `audit` as a Spark partition stage over a directory of logs
-/// (scripts/spark_audit.py, local mode): the shards Spark wrote and their
-/// merge are, byte for byte, what one process reading each file and merging
-/// them writes; and the merge counts every event one run over all the files
-/// counts.
+/// (scripts/spark_satoken.py, local mode): the shards Spark wrote are each
+/// file's own run (named as a run in that directory names it), their merge
+/// is, byte for byte, what merging those runs writes; and the merge counts
+/// every event one run over all the files counts.
 #[test]
 fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
-    let pyspark = Command::new("python3")
-        .args(["-c", "import pyspark"])
-        .status()
-        .is_ok_and(|s| s.success());
-    let java = Command::new("java")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !crate::support::tool_available("pyspark with a JRE", pyspark && java) {
+    if !crate::support::spark_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -799,9 +791,10 @@ fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
     let out = Command::new("python3")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/scripts/spark_audit.py"
+            "/scripts/spark_satoken.py"
         ))
         .arg(&binary)
+        .arg("audit")
         .arg(&logs)
         .arg(&spark_out)
         .args(["--", "--now", NOW, "-o", "json"])
@@ -816,9 +809,9 @@ fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
     let mut shards = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let one = crate::support::satoken()
-            .args(["audit", "--now", NOW, "-o", "json", "-"])
-            .pipe_stdin(file)
-            .unwrap()
+            .current_dir(&logs)
+            .args(["audit", "--now", NOW, "-o", "json"])
+            .arg(file.file_name().unwrap())
             .output()
             .unwrap();
         let shard = spark_out.join(format!("shard-{i:05}.json"));

@@ -750,3 +750,159 @@ fn the_log_reports_next_steps_name_the_token_file_given() {
     assert!(!named.contains("TOKEN_FILE"));
     assert!(named.contains("-f testdata/tokens/projected.jwt"));
 }
+
+/// Three generated API server logs in `dir/logs` (a-0.log …), each of one
+/// replica's day, their names relative to that directory.
+fn three_logs(dir: &Path) -> (PathBuf, Vec<&'static str>) {
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let names = vec!["a-0.log", "a-1.log", "a-2.log"];
+    for (i, name) in names.iter().enumerate() {
+        let seed = (i + 3).to_string();
+        let status = Command::new("python3")
+            .arg(repo("scripts/gen_apiserver_log.py"))
+            .args(["--lines", "20000", "--seed", &seed, "-o"])
+            .arg(logs.join(name))
+            .arg("--counts")
+            .arg(dir.join(format!("{name}.counts.json")))
+            .status()
+            .expect("python3 runs the generator");
+        assert!(status.success());
+    }
+    (logs, names)
+}
+
+/// `classify` with `args`, run in `dir`: its exit code and output.
+fn classify_in(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let out = crate::support::satoken()
+        .current_dir(dir)
+        .args(["classify", "--now", NOW])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), out.stdout, stderr)
+}
+
+/// A log read in shards, one `classify --log -o json` per file, and the
+/// shards merged: the report one run over every file writes, byte for byte,
+/// as JSON and as the table.
+#[test]
+fn merged_shards_are_the_report_of_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, names) = three_logs(dir.path());
+    let mut shards = Vec::new();
+    for name in &names {
+        let (code, doc, stderr) = classify_in(&logs, &["--log", "-o", "json", name]);
+        assert_eq!(code, Some(1), "{stderr}");
+        let shard = dir.path().join(format!("{name}.json"));
+        std::fs::write(&shard, doc).unwrap();
+        shards.push(shard.to_str().unwrap().to_owned());
+    }
+    let shards: Vec<&str> = shards.iter().map(String::as_str).collect();
+    for output in ["json", "table"] {
+        let whole = classify_in(&logs, &[&["--log", "-o", output][..], &names].concat());
+        let merged = classify_in(&logs, &[&["-o", output, "--merge"][..], &shards].concat());
+        assert_eq!(merged.0, Some(1), "{}", merged.2);
+        assert!(whole.1.len() > 2_000);
+        assert!(merged.1 == whole.1, "-o {output}");
+    }
+    let doc: Value = serde_json::from_slice(
+        &classify_in(&logs, &[&["-o", "json", "--merge"][..], &shards].concat()).1,
+    )
+    .unwrap();
+    assert!(doc["summary"]["by_classification"]["401-invalid-token"].as_u64() > Some(100));
+}
+
+/// What `--merge` refuses, each in one line and exit 2: one document, a
+/// document of another kind, a code or a time this version does not know,
+/// shards read with different leeways. Strings are sanitised.
+#[test]
+fn merge_refuses_what_is_not_a_log_report_and_sanitises_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = "I0101 00:00:01.000000       1 httplog.go:132] \"HTTP\" verb=\"GET\" URI=\"/api/v1/pods\" latency=\"1ms\" userAgent=\"kubectl/v1.31.0\" audit-ID=\"a1\" srcIP=\"10.0.0.7:51234\" resp=401\n";
+    std::fs::write(d.join("one.log"), log).unwrap();
+    let (_, shard, stderr) = classify_in(d, &["--log", "-o", "json", "one.log"]);
+    let shard: Value = serde_json::from_slice(&shard).unwrap_or_else(|_| panic!("{stderr}"));
+    let write = |name: &str, doc: &Value| {
+        std::fs::write(d.join(name), doc.to_string()).unwrap();
+        name.to_owned()
+    };
+    let good = write("good.json", &shard);
+    let mut hostile = shard.clone();
+    hostile["groups"][0]["sources"][0]["user_agent"] = "kubectl\u{1b}]52;c;aGk=\u{7}/v1".into();
+    let hostile = write("hostile.json", &hostile);
+    let (code, table, stderr) = classify_in(d, &["--merge", &good, &hostile]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let table = String::from_utf8(table).unwrap();
+    assert!(table.contains("Found: 2 401s"), "{table}");
+    assert!(!table.contains('\u{1b}'), "{table}");
+    let mut unknown_cause = shard.clone();
+    unknown_cause["groups"][0]["cause"] = "gremlins".into();
+    let mut bad_time = shard.clone();
+    bad_time["groups"][0]["first_seen"] = "yesterday".into();
+    let mut leeway = shard.clone();
+    leeway["leeway_seconds"] = 5.into();
+    let (_, paste, _) = classify_in(d, &["-o", "json", "one.log"]);
+    std::fs::write(d.join("paste.json"), paste).unwrap();
+    let cases: [(&str, &[String]); 6] = [
+        ("two or more", std::slice::from_ref(&good)),
+        (
+            "gremlins",
+            &[good.clone(), write("cause.json", &unknown_cause)],
+        ),
+        ("RFC 3339", &[good.clone(), write("time.json", &bad_time)]),
+        (
+            "different leeways",
+            &[good.clone(), write("leeway.json", &leeway)],
+        ),
+        (
+            "classify --log -o json",
+            &[good.clone(), "paste.json".to_owned()],
+        ),
+        ("cannot open", &[good.clone(), "missing.json".to_owned()]),
+    ];
+    for (words, files) in cases {
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        let (code, _, stderr) = classify_in(d, &[&["--merge"][..], &files].concat());
+        assert_eq!(code, Some(2), "{words}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(words), "{words}: {stderr}");
+    }
+}
+
+/// `classify` as a Spark partition stage (scripts/spark_satoken.py, local
+/// mode) over a directory of logs: the shards Spark wrote are each file's
+/// own run, and their merge is, byte for byte, one run over every file.
+#[test]
+fn a_spark_stage_over_a_directory_is_one_run_over_its_files() {
+    if !crate::support::spark_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, names) = three_logs(dir.path());
+    let spark_out = dir.path().join("spark");
+    let out = Command::new("python3")
+        .arg(repo("scripts/spark_satoken.py"))
+        .arg(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+        .arg("classify")
+        .arg(&logs)
+        .arg(&spark_out)
+        .args(["--", "--now", NOW, "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (i, name) in names.iter().enumerate() {
+        let (_, one, _) = classify_in(&logs, &["--log", "-o", "json", name]);
+        let shard = spark_out.join(format!("shard-{i:05}.json"));
+        assert!(std::fs::read(&shard).unwrap() == one, "{}", shard.display());
+    }
+    let (_, whole, _) = classify_in(&logs, &[&["--log", "-o", "json"][..], &names].concat());
+    assert!(out.stdout == whole);
+}

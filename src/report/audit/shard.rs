@@ -9,46 +9,19 @@ use serde_json::Value;
 
 use super::{AuditJson, StepCommandJson};
 use crate::diagnosis::Command;
-use crate::report::sanitize::sanitize;
-
-/// A shard document that cannot be merged (exit 2).
-#[derive(Debug, thiserror::Error)]
-#[error("{what} is not an `audit -o json` document: {detail}")]
-pub struct ShardError {
-    pub what: String,
-    pub detail: String,
-}
+pub use crate::report::ShardError;
 
 /// Reads one shard's document (already parsed as JSON) from `what`.
 pub fn read(mut value: Value, what: &str) -> Result<AuditJson, ShardError> {
     let error = |detail: String| ShardError {
         what: what.to_owned(),
+        command: "audit -o json",
         detail,
     };
-    clean(&mut value);
+    crate::sanitize::sanitize_json(&mut value);
     let mut doc: AuditJson = serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
     check(&mut doc).map_err(error)?;
     Ok(doc)
-}
-
-/// Every string sanitised, in place (map keys too: `by_status` codes).
-fn clean(value: &mut Value) {
-    match value {
-        Value::String(s) => {
-            if let std::borrow::Cow::Owned(clean) = sanitize(s) {
-                *s = clean;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(clean),
-        Value::Object(map) => {
-            let entries = std::mem::take(map);
-            for (key, mut v) in entries {
-                clean(&mut v);
-                map.insert(sanitize(&key).into_owned(), v);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// The codes, times and commands of a document; the commands' lines and the
@@ -118,7 +91,7 @@ mod tests {
     #[test]
     fn strings_are_sanitised_and_lines_rebuilt() {
         let mut v = json!({"a": ["x\u{1b}]52;c;aGk=\u{7}y", {"k\u{202e}": "z"}]});
-        clean(&mut v);
+        crate::sanitize::sanitize_json(&mut v);
         let text = v.to_string();
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{202e}'),

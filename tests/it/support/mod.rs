@@ -39,6 +39,19 @@ pub fn tool_available(what: &str, available: bool) -> bool {
     available
 }
 
+/// pyspark and a JRE, for scripts/spark_satoken.py (or a skip, but in CI).
+pub fn spark_available() -> bool {
+    let pyspark = std::process::Command::new("python3")
+        .args(["-c", "import pyspark"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let java = std::process::Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    tool_available("pyspark with a JRE", pyspark && java)
+}
+
 /// Running under CI (`.ci/run` is run with `CI=true`), or asked to behave so.
 pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some() || std::env::var_os("SATOKEN_REQUIRE_CLIENTS").is_some()
