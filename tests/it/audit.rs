@@ -786,26 +786,8 @@ fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
             &["--events", "2000", "--seed", seed],
         ));
     }
-    let binary = assert_cmd::cargo::cargo_bin("kubectl-satoken");
     let spark_out = dir.path().join("spark");
-    let out = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/spark_satoken.py"
-        ))
-        .arg(&binary)
-        .arg("audit")
-        .arg(&logs)
-        .arg(&spark_out)
-        .args(["--", "--now", NOW, "-o", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = crate::support::spark("audit", &logs, &spark_out, &["--now", NOW, "-o", "json"]);
     let mut shards = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let one = crate::support::satoken()
@@ -827,8 +809,8 @@ fn a_spark_stage_over_a_directory_merges_as_one_process_does() {
         .args(&shards)
         .output()
         .unwrap();
-    assert!(out.stdout == merged.stdout);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(stdout == merged.stdout);
+    let doc: Value = serde_json::from_slice(&stdout).unwrap();
     let all: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
     let (_, whole) = audit_json(&all);
     assert_eq!(doc["events"], whole["events"]);

@@ -52,6 +52,37 @@ pub fn spark_available() -> bool {
     tool_available("pyspark with a JRE", pyspark && java)
 }
 
+/// scripts/spark_satoken.py in local mode: `command` over the files of
+/// `input`, its shards in `out_dir`, the merge's output (`args` go to both);
+/// its exit code must be 1 (something found).
+pub fn spark(
+    command: &str,
+    input: &std::path::Path,
+    out_dir: &std::path::Path,
+    args: &[&str],
+) -> Vec<u8> {
+    let out = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/spark_satoken.py"
+        ))
+        .arg(assert_cmd::cargo::cargo_bin("kubectl-satoken"))
+        .args([command])
+        .arg(input)
+        .arg(out_dir)
+        .arg("--")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// Running under CI (`.ci/run` is run with `CI=true`), or asked to behave so.
 pub fn in_ci() -> bool {
     std::env::var_os("CI").is_some() || std::env::var_os("SATOKEN_REQUIRE_CLIENTS").is_some()
