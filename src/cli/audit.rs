@@ -50,7 +50,7 @@ pub struct AuditArgs {
     pub jobs: Option<u16>,
 
     /// Never print the progress line (it is printed only when stderr is a terminal).
-    #[arg(hide_short_help = true, long)]
+    #[arg(hide_short_help = true, long, visible_alias = "quiet")]
     pub no_progress: bool,
 
     /// One credential: its minting TokenRequest event (who, when, for which pod or

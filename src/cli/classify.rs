@@ -82,7 +82,7 @@ pub struct ClassifyArgs {
 
     /// Never print the progress line of a log (printed only when stderr is a
     /// terminal).
-    #[arg(hide_short_help = true, long)]
+    #[arg(hide_short_help = true, long, visible_alias = "quiet")]
     pub no_progress: bool,
 
     /// Read the evidence as this type instead of detecting it.

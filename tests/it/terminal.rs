@@ -145,3 +145,42 @@ fn terminal_tricks_in_a_log_are_escaped_in_streamed_events() {
         "{event}"
     );
 }
+
+/// A long read shows a progress line on a terminal's stderr (bytes, lines,
+/// rate, events so far), cleared at the end; `--quiet` (or `--no-progress`)
+/// turns it off. The log arrives in two parts a second apart, so the line
+/// has a moment to appear whatever the machine's speed.
+#[test]
+fn a_long_read_shows_its_progress_unless_quiet() {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    if !crate::support::tool_available("util-linux `script`", script.is_some()) {
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("kubectl-satoken");
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/logs/apiserver-day.log.gz"
+    );
+    for (flag, shown) in [("", true), ("--quiet", false), ("--no-progress", false)] {
+        let command = format!(
+            "(gzip -dc {log}; sleep 1.5; gzip -dc {log}) | {} classify --now {NOW} --log {flag} - >/dev/null",
+            bin.display()
+        );
+        let out = Command::new(script.unwrap())
+            .args(["-qec", &command, "/dev/null"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {text:?}");
+        assert_eq!(text.contains("reading: "), shown, "{flag}: {text:?}");
+        if shown {
+            assert!(
+                text.contains(" lines, ") && text.contains(" events"),
+                "{text:?}"
+            );
+            assert!(text.ends_with("\r\x1b[K"), "{text:?}");
+        }
+    }
+}
