@@ -26,9 +26,6 @@ pub const FEW: usize = 8;
 /// clients, object events and minting events. With the blocks being read
 /// and the report, a run stays well under 256 MB whatever its input.
 pub const AGGREGATE_BYTES: usize = 96 * 1024 * 1024;
-/// Longest string kept (a user agent, a name, a message); longer ones are
-/// cut, and say so.
-pub const MAX_STRING_BYTES: usize = 512;
 /// Longest value kept in a list of values ([`Few`]).
 pub const MAX_VALUE_BYTES: usize = 128;
 /// What a group costs at most: its key and example (strings at most
@@ -39,59 +36,8 @@ const GROUP_BYTES: usize = 16 * 1024;
 /// strings (struct, map entry, its few uids).
 const ENTRY_BYTES: usize = 1024;
 
-/// `text`, or its first [`MAX_STRING_BYTES`] with "… (N more bytes)".
-pub fn kept(text: &str) -> String {
-    cut(text, MAX_STRING_BYTES)
-}
-
-/// `text`, or its first `max` bytes (at a character boundary) with "… (N more
-/// bytes)": the same text always cuts the same way, so keys stay keys.
-pub fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let at = text.floor_char_boundary(max);
-    format!("{}… ({} more bytes)", &text[..at], text.len() - at)
-}
+pub use crate::logs::tally::{MAX_STRING_BYTES, Seen, cut, kept, see};
 use crate::logs::{BUCKET, Join, ReasonIndex};
-
-/// How often, and when first and last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Seen {
-    pub first: Micros,
-    pub last: Micros,
-    pub count: u64,
-}
-
-impl Seen {
-    pub fn at(at: Micros) -> Self {
-        Seen {
-            first: at,
-            last: at,
-            count: 1,
-        }
-    }
-
-    pub fn add(&mut self, at: Micros) {
-        self.first = self.first.min(at);
-        self.last = self.last.max(at);
-        self.count += 1;
-    }
-
-    pub fn merge(&mut self, other: &Seen) {
-        self.first = self.first.min(other.first);
-        self.last = self.last.max(other.last);
-        self.count += other.count;
-    }
-}
-
-/// Adds an event at `at` to `seen`, the first one when it is `None`.
-pub fn see(seen: &mut Option<Seen>, at: Micros) {
-    match seen {
-        Some(s) => s.add(at),
-        None => *seen = Some(Seen::at(at)),
-    }
-}
 
 /// Up to [`FEW`] distinct values, and whether there were more.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -17,7 +17,8 @@
 
 use std::borrow::Cow;
 
-use super::event::{Micros, RawEvent, parse_time};
+use super::event::{Micros, RawEvent};
+use crate::logs::time::parse_time;
 
 /// The annotation on a TokenRequest's audit event (1.30+).
 pub const ISSUED_CREDENTIAL_ID: &str = "authentication.kubernetes.io/issued-credential-id";

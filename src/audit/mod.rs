@@ -16,7 +16,6 @@
 
 pub mod aggregate;
 pub mod analyse;
-pub mod apiserver;
 pub mod event;
 pub mod mint;
 pub mod read;
@@ -37,6 +36,9 @@ use strum::{IntoStaticStr, VariantArray};
 use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::{Cause, Diagnosis};
 use crate::wire::string_codes;
+
+pub use crate::logs::tally::Other;
+pub use crate::logs::time::instant;
 
 /// What kind of problem a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, IntoStaticStr, VariantArray)]
@@ -193,15 +195,6 @@ pub struct FollowedCredential {
 /// Findings listed at most, most impact first: a report is read by people.
 pub const MAX_FINDINGS: usize = 1_000;
 
-/// Findings counted but not listed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Other {
-    /// Identities not listed.
-    pub identities: u64,
-    /// Their events.
-    pub events: u64,
-}
-
 /// The fleet view.
 #[derive(Debug, Clone)]
 pub struct AuditReport {
@@ -221,9 +214,4 @@ pub struct AuditReport {
     pub other: Other,
     /// Limits reached and other facts about the run.
     pub notes: Vec<String>,
-}
-
-/// Microseconds since the epoch as an instant.
-pub fn instant(micros: event::Micros) -> DateTime<Utc> {
-    DateTime::from_timestamp_micros(micros).unwrap_or_default()
 }

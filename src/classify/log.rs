@@ -3,7 +3,7 @@
 //! each line on its own: lines of concurrent requests interleave, so no
 //! answer is assembled across lines by where they stand. Instead:
 //!
-//! - httplog's record of a request ([`apiserver::request`]) is counted by its
+//! - httplog's record of a request ([`apiserver::request`](crate::logs::record::request)) is counted by its
 //!   status; a failed one (4xx, 5xx) is an event with its request and source;
 //! - any other line that holds an anchor ([`super::prefilter`]) is read by
 //!   the engine ([`super::start`]); every answer but `ok` is an event;
@@ -24,14 +24,14 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
-use crate::audit::aggregate::{Seen, kept, see};
-use crate::audit::apiserver::{self, Record};
-use crate::audit::{Other, instant};
 use crate::diagnosis::case::{HttpAnswer, ReasonSource};
 use crate::diagnosis::extract::url::request_from_url;
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;
+use crate::logs::record::{self as apiserver, Record};
+use crate::logs::tally::{Other, Seen, kept, see};
+use crate::logs::time::instant;
 use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
 
 /// Evidence up to this size may be a paste, read whole; more is a log.

@@ -15,6 +15,10 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::diagnosis::reasons::AuthReason;
 
+pub mod record;
+pub mod tally;
+pub mod time;
+
 pub use crate::diagnosis::case::Join;
 
 /// A time, in microseconds since the epoch.

@@ -18,9 +18,9 @@ use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, wrap, write_item,
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
-use crate::audit::instant;
 use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally};
 use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
+use crate::logs::time::instant;
 use crate::timefmt::rfc3339;
 use crate::token::Token;
 
@@ -257,7 +257,7 @@ fn input(sources: &[String], i: usize) -> &str {
     sources.get(i).map_or("stdin", String::as_str)
 }
 
-fn time(at: Option<crate::audit::event::Micros>) -> Option<Time> {
+fn time(at: Option<crate::logs::Micros>) -> Option<Time> {
     at.map(|at| Time::new(instant(at)))
 }
 

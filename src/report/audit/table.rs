@@ -3,9 +3,9 @@
 //! `sanitize`.
 
 use super::*;
-use crate::audit::event::Micros;
 use crate::diagnosis::forbidden::service_account_of;
 use crate::logs::BUCKET;
+use crate::logs::Micros;
 
 const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -76,7 +76,7 @@ impl Axis {
 }
 
 fn parse(t: &str) -> Option<Micros> {
-    crate::audit::event::parse_time(t.as_bytes())
+    crate::logs::time::parse_time(t.as_bytes())
 }
 
 /// `sa shop/checkout`, `node worker-1`, or the user as it is.

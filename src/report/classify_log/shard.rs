@@ -11,13 +11,12 @@ use chrono::{DateTime, TimeDelta};
 use serde_json::Value;
 
 use super::{ClassifyLogJson, GroupJson};
-use crate::audit::Other;
-use crate::audit::aggregate::Seen;
-use crate::audit::event::Micros;
 use crate::classify::log::{Group, GroupKey, Join, LogEvent, LogReport, Origin, SourceTally};
 use crate::classify::{ClassifyResult, Evidence, Tally};
 use crate::diagnosis::reasons::{AuthReason, specific};
 use crate::diagnosis::{Cause, Classification};
+use crate::logs::Micros;
+use crate::logs::tally::{Other, Seen};
 use crate::report::ShardError;
 
 /// Reads one shard's document (already parsed as JSON) from `what`.

@@ -15,7 +15,8 @@
 use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
 use memchr::memmem;
 
-use super::event::{Micros, digits, parse_time};
+use super::Micros;
+use super::time::{digits, parse_time};
 use crate::diagnosis::case::ClockSource;
 use crate::diagnosis::extract::status;
 
