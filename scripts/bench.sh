@@ -14,6 +14,8 @@
 #                                                pipeline, and its peak RSS (bench_audit.sh)
 #        scripts/bench.sh joins [LINES]          the log joins under load: many reason sets, and
 #                                                one timestamp against many (bench_joins.sh)
+#        scripts/bench.sh spark [FILES [SIZE]]   classify as a Spark stage (local mode) next to one
+#                                                process over the same files (bench_spark.py)
 #        scripts/bench.sh classify [SIZE]        only the classify-on-a-log benchmark below
 #        BENCH_CLASSIFY_SIZE=20M scripts/bench.sh  its log's size (default 200M)
 #
@@ -41,6 +43,10 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = audit ]; then
   shift
   exec scripts/bench_audit.sh "$@"
+fi
+if [ "${1:-}" = spark ]; then
+  cargo build --release --locked --quiet
+  exec python3 scripts/bench_spark.py target/release/kubectl-satoken "${2:-4}" "${3:-50M}"
 fi
 if [ "${1:-}" = joins ]; then
   shift
