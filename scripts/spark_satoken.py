@@ -4,7 +4,7 @@
 Each log file of INPUT (a directory, or any path or glob Spark reads: hdfs://,
 s3a://, gs://) is one shard: a task writes its bytes to a scratch directory
 under the file's path relative to INPUT and runs `BINARY audit -o json PATH`
-(or `BINARY classify --log -o json PATH`) there, so that each shard names its
+(or `BINARY classify --log --shard -o json PATH`) there, so that each shard names its
 file as a run over INPUT would. The driver writes the shards' documents to
 OUT_DIR (shard-NNNNN.json, in the files' path order) and prints their
 `--merge` (its own -o, table by default). Extra arguments after `--` go to
@@ -21,7 +21,10 @@ import subprocess
 import sys
 import tempfile
 
-SHARD = {"audit": ["audit", "-o", "json"], "classify": ["classify", "--log", "-o", "json"]}
+SHARD = {
+    "audit": ["audit", "-o", "json"],
+    "classify": ["classify", "--log", "--shard", "-o", "json"],
+}
 
 
 def relative(path, root):

@@ -68,7 +68,7 @@ pub fn run(
         return Ok(outcome);
     }
     let report = groups.report(&scan, described, bytes);
-    let json = |r| ClassifyLogJson::new(r, ctx.token);
+    let json = |r| ClassifyLogJson::new(r, ctx.token, args.shard);
     super::render(out, settings, &report, json, write_log_table)?;
     Ok(outcome)
 }
@@ -93,7 +93,7 @@ pub fn merged(
     let Some(report) = LogReport::merge(parts, settings.clock.now()) else {
         anyhow::bail!("--merge takes two or more `classify --log -o json` documents");
     };
-    let json = |r| ClassifyLogJson::new(r, None);
+    let json = |r| ClassifyLogJson::new(r, None, false);
     super::render(out, settings, &report, json, write_log_table)?;
     Ok(report.tally.outcome())
 }

@@ -25,7 +25,7 @@ Examples:
   kubectl satoken classify curl.txt --token-file token.jwt
   kubectl satoken classify 'kube-apiserver-*.log.gz'
   kubectl satoken classify --events apiserver.log | jq -c 'select(.join == \"guess\")'
-  kubectl satoken classify --merge shard-*.json     (shards: classify --log -o json)
+  kubectl satoken classify --merge shard-*.json     (each: classify --log --shard -o json)
   echo 'error: You must be logged in to the server (Unauthorized)' | kubectl satoken classify
 
 Exit codes: 0 every event is ok or 404, 1 a problem was classified, 2 the evidence
@@ -66,8 +66,13 @@ pub struct ClassifyArgs {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
 
-    /// Merge `classify --log -o json` documents (one per shard of a log, in
-    /// the log's order) into one report instead of reading evidence.
+    /// With a log and -o json: write a shard for `--merge`, every source of a
+    /// group listed (up to 256) instead of the first 20.
+    #[arg(hide_short_help = true, long, conflicts_with_all = ["events", "merge"])]
+    pub shard: bool,
+
+    /// Merge `classify --log --shard -o json` documents (one per part of a
+    /// log, in the log's order) into one report instead of reading evidence.
     #[arg(
         hide_short_help = true,
         long,

@@ -145,7 +145,8 @@ pub struct GroupJson<'a> {
     #[schemars(schema_with = "counts::<Join>")]
     #[serde(deserialize_with = "join_counts")]
     pub joins: BTreeMap<&'static str, u64>,
-    /// Who sent the requests, most events first (at most 20).
+    /// Who sent the requests, most events first (at most 20; a shard's, with
+    /// `--shard`, every one kept, at most 256).
     pub sources: Vec<SourceJson<'a>>,
     /// Sources not listed, and their events.
     pub other_sources: OtherSourcesJson,
@@ -262,8 +263,11 @@ fn time(at: Option<crate::logs::Micros>) -> Option<Time> {
 }
 
 impl<'a> ClassifyLogJson<'a> {
-    /// The wire form of a report.
-    pub fn new(r: &'a LogReport, token: Option<&'a Token>) -> Self {
+    /// The wire form of a report; a shard's (`--shard`) lists every source a
+    /// group kept, not the first [`JSON_SOURCES`], so that merged shards list
+    /// what one run over the whole lists.
+    pub fn new(r: &'a LogReport, token: Option<&'a Token>, shard: bool) -> Self {
+        let listed = if shard { usize::MAX } else { JSON_SOURCES };
         ClassifyLogJson {
             input: LogInputJson {
                 sources: Cow::Borrowed(&r.sources),
@@ -284,18 +288,22 @@ impl<'a> ClassifyLogJson<'a> {
                 .map(|(c, n)| (c.to_string(), *n))
                 .collect(),
             summary: SummaryJson::new(&r.tally),
-            groups: r.groups.iter().map(|g| group_json(g, &r.sources)).collect(),
+            groups: r
+                .groups
+                .iter()
+                .map(|g| group_json(g, &r.sources, listed))
+                .collect(),
             notes: Cow::Borrowed(&r.notes),
         }
     }
 }
 
-fn group_json<'a>(g: &'a Group, sources: &'a [String]) -> GroupJson<'a> {
+fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson<'a> {
     let ev = &g.example;
     let evidence = &ev.result.evidence;
     let mut listed = ranked_sources(g);
-    let unlisted = listed.len().saturating_sub(JSON_SOURCES) as u64;
-    listed.truncate(JSON_SOURCES);
+    let unlisted = listed.len().saturating_sub(most) as u64;
+    listed.truncate(most);
     let shown: u64 = listed.iter().map(|(_, s)| s.events).sum();
     GroupJson {
         classification: g.key.class,
