@@ -646,7 +646,11 @@ impl Group {
             let mine = self.joins.entry(join).or_default();
             *mine = mine.saturating_add(n);
         }
-        for (origin, theirs) in o.sources {
+        // In the order they first appeared, as one run meets them: past
+        // [`MAX_SOURCES`] a source's events are counted as one run counts them.
+        let mut theirs: Vec<_> = o.sources.into_iter().collect();
+        theirs.sort_by_key(|(_, t)| (t.example.0, t.example.1));
+        for (origin, theirs) in theirs {
             if let Some(mine) = self.sources.get_mut(&origin) {
                 mine.events = mine.events.saturating_add(theirs.events);
                 mine.guessed = mine.guessed.saturating_add(theirs.guessed);
@@ -654,8 +658,9 @@ impl Group {
             } else if self.sources.len() < MAX_SOURCES {
                 self.sources.insert(origin, theirs);
             } else {
-                self.other_sources.identities += 1;
-                self.other_sources.events = self.other_sources.events.saturating_add(theirs.events);
+                let other = &mut self.other_sources;
+                other.identities = other.identities.saturating_add(theirs.events);
+                other.events = other.events.saturating_add(theirs.events);
             }
         }
         let other = &mut self.other_sources;
