@@ -14,7 +14,6 @@ use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const NONE: CauseDef = CauseDef {
-    code: "none",
     title: "Nothing wrong",
     summary: "The token was accepted and the request allowed",
     explains: &[C::Ok],
@@ -31,7 +30,6 @@ kubectl satoken decode), or it fails later, in code that reads the answer.",
 };
 
 pub const OBJECT_NOT_FOUND: CauseDef = CauseDef {
-    code: "object-not-found",
     title: "The object does not exist",
     summary: "Authenticated and authorised; the object (or resource type) does not exist",
     explains: &[C::NotFound],
@@ -55,7 +53,6 @@ version that was removed).",
 };
 
 pub const API_NOT_SERVED: CauseDef = CauseDef {
-    code: "api-not-served",
     title: "The API is not served",
     summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
     explains: &[C::NotFound, C::CheckerFailure],
@@ -90,7 +87,6 @@ Authentication and authorization passed; the token is fine.",
 };
 
 pub const REDIRECTED: CauseDef = CauseDef {
-    code: "redirected",
     title: "Redirected",
     summary: "The server answered with a redirect, which is never followed with a token",
     explains: &[C::OtherStatus],
@@ -109,7 +105,6 @@ neither should your client send it there.",
 };
 
 pub const THROTTLED: CauseDef = CauseDef {
-    code: "throttled",
     title: "Throttled",
     summary: "429: API Priority and Fairness (or a proxy) throttled the request; the token is not judged",
     explains: &[C::OtherStatus],
@@ -127,7 +122,6 @@ already succeeded by then), or a proxy in front of it rate-limited the client.",
 };
 
 pub const SERVER_ERROR: CauseDef = CauseDef {
-    code: "server-error",
     title: "Server error",
     summary: "5xx: the API server (or a proxy or aggregated API in front of it) failed; the token is not the problem",
     explains: &[C::OtherStatus],
@@ -145,7 +139,6 @@ it. Authentication problems are always 401, never 5xx.",
 };
 
 pub const NOT_API_SERVER: CauseDef = CauseDef {
-    code: "not-api-server",
     title: "Not the API server answering",
     summary: "Something other than kube-apiserver answered; its status says nothing about the token",
     explains: &[C::NotKubernetes],
@@ -173,7 +166,6 @@ server (ingress, auth proxy, load balancer).",
 };
 
 pub const UNKNOWN: CauseDef = CauseDef {
-    code: "unknown",
     title: "The evidence does not say",
     summary: "The evidence does not say which cause; the candidates below all fit",
     explains: &[

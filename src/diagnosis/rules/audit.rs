@@ -14,7 +14,6 @@ use crate::diagnosis::support::{Support, SupportKind};
 use crate::timefmt::human_seconds;
 
 pub const STALE_TOKEN: CauseDef = CauseDef {
-    code: "stale-token",
     title: "Stale token still in use",
     summary: "Accepted, but the client sends a token past its warnafter: it does not re-read the rotated token file",
     explains: &[C::Ok],
@@ -43,7 +42,6 @@ the client library or make it re-read the file (client-go does every minute).",
 };
 
 pub const LEGACY_TOKEN_IN_USE: CauseDef = CauseDef {
-    code: "legacy-token-in-use",
     title: "Legacy Secret token still in use",
     summary: "Accepted, but the client authenticates with a legacy Secret token, which never expires and is invalidated once unused for a year",
     explains: &[C::Ok],

@@ -22,7 +22,6 @@ use crate::diagnosis::support::Support;
 use crate::diagnosis::wordings::JwtRejection;
 
 pub const JWT_AUTHENTICATOR_REJECTED: CauseDef = CauseDef {
-    code: "jwt-authenticator-rejected",
     title: "A JWT authenticator's rule rejected the token",
     summary: "The issuer is one of --authentication-config's JWT authenticators, and its audiences, claim mappings or CEL validation rules reject the token",
     explains: &[C::Unauthorized],

@@ -16,7 +16,6 @@ use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::Support;
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
-    code: "checker-unauthorized",
     title: "The checker's own credentials were refused",
     summary: "A token checker's own TokenReview (or SubjectAccessReview) was refused (it may not create them, or its own token was rejected): the caller's request was never judged",
     explains: &[C::CheckerFailure],
@@ -125,7 +124,6 @@ fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 pub const CHECKER_UNREACHABLE: CauseDef = CauseDef {
-    code: "checker-unreachable",
     title: "The checker could not reach what it needs",
     summary: "A token checker could not reach kube-apiserver (for its TokenReview) or its identity service: the caller's token was never judged",
     explains: &[C::CheckerFailure],

@@ -21,7 +21,6 @@ use crate::diagnosis::support::{Support, SupportKind};
 pub const AUDIENCE_VERB: &str = "request-serviceaccounts-token-audience";
 
 pub const NODE_AUDIENCE_NOT_ALLOWED: CauseDef = CauseDef {
-    code: "node-audience-not-allowed",
     title: "The kubelet may not request a token for this audience",
     summary: "NodeRestriction refused the kubelet a ServiceAccount token for a registry's (or driver's) audience: the image is pulled without credentials",
     explains: &[C::Forbidden],

@@ -34,7 +34,6 @@ fn external_kid(keys: &KeyCheck) -> bool {
 }
 
 pub const KEY_MISMATCH: CauseDef = CauseDef {
-    code: "key-mismatch",
     title: "The signing key is not the server's",
     summary: "The token's kid is not among the API server's keys: the key was rotated, or the token is from another cluster",
     explains: &[C::Unauthorized],
@@ -67,7 +66,6 @@ tokens it has until they expire.",
 };
 
 pub const SIGNATURE_INVALID: CauseDef = CauseDef {
-    code: "signature-invalid",
     title: "No key verifies the signature",
     summary: "No key of the server verifies the signature: the token was altered, or signed by a foreign key",
     explains: &[C::Unauthorized],
@@ -84,7 +82,6 @@ a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
 };
 
 pub const ISSUER_MISMATCH: CauseDef = CauseDef {
-    code: "issuer-mismatch",
     title: "Issuer not accepted",
     summary: "The token's iss is not one of the API server's --service-account-issuer values",
     explains: &[C::Unauthorized],
@@ -118,7 +115,6 @@ all configured issuers are accepted.",
 };
 
 pub const AUDIENCE_MISMATCH: CauseDef = CauseDef {
-    code: "audience-mismatch",
     title: "Audience not accepted",
     summary: "None of the token's audiences is among the API server's API audiences",
     explains: &[C::Unauthorized],
@@ -153,7 +149,6 @@ the audience-bound one only with its service.",
 };
 
 pub const TOKEN_MALFORMED: CauseDef = CauseDef {
-    code: "token-malformed",
     title: "Not a token this server recognises",
     summary: "No authenticator recognised the token at all: not a complete JWT for this cluster",
     explains: &[C::Unauthorized],

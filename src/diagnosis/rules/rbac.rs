@@ -19,7 +19,6 @@ use crate::diagnosis::policy::Basis;
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const RBAC_DENIED: CauseDef = CauseDef {
-    code: "rbac-denied",
     title: "RBAC grants nothing for this request",
     summary: "The token works; no Role or ClusterRole bound to this identity allows the request",
     explains: &[C::Forbidden],
@@ -42,7 +41,6 @@ think.",
 };
 
 pub const RBAC_ROLE_MISSING: CauseDef = CauseDef {
-    code: "rbac-role-missing",
     title: "A binding names a role that does not exist",
     summary: "The token works; a RoleBinding refers to a Role or ClusterRole that does not exist",
     explains: &[C::Forbidden],
@@ -71,7 +69,6 @@ created in another namespace, or is a ClusterRole referenced as a Role.",
 };
 
 pub const NON_RBAC_AUTHORIZER_DENIED: CauseDef = CauseDef {
-    code: "non-rbac-authorizer-denied",
     title: "Refused by an authorizer other than RBAC",
     summary: "The Node authorizer, or a webhook, ABAC or managed-cluster authorizer, refused; an RBAC grant may not help",
     explains: &[C::Forbidden],

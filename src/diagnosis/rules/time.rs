@@ -22,7 +22,6 @@ use crate::token::TokenKind;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
 pub const CLOCK_SKEW: CauseDef = CauseDef {
-    code: "clock-skew",
     title: "Clock skew",
     summary: "A clock is off: a token (or certificate) made on a clock ahead of the one that judges it is not valid yet there",
     explains: &[C::Unauthorized, C::ReplicaDependent, C::TlsError],
@@ -103,7 +102,6 @@ wrong time or time zone.",
 };
 
 pub const EXPIRED: CauseDef = CauseDef {
-    code: "expired",
     title: "The token has expired",
     summary: "The client sent a token past its exp (plus 60 s leeway) on the server's clock",
     explains: &[C::Unauthorized],
