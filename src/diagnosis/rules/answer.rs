@@ -8,9 +8,9 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Answer, Case, HttpAnswer, NotFound};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
+use crate::diagnosis::policy::{Basis, When};
 use crate::diagnosis::support::{Support, SupportKind};
 
 pub const NONE: CauseDef = CauseDef {
@@ -255,9 +255,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 shown_meaning(case, why),
             );
         }
-        Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
+        Answer::Http(h) if let Some(relay) = h.relay_only() => {
             // A checker's own status: not kube-apiserver's answer.
-            let relay = h.relay_only().unwrap_or("a relay");
             let status = format!(
                 "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
                 h.code()
@@ -271,9 +270,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 "{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"
             );
             let support = vec![Support::answer(status), Support::answer(log)];
-            f.add(Cause::Unknown, Basis::Inferred, support);
+            f.when(When::NothingStandsOut, |f| {
+                f.add(Cause::Unknown, Basis::Inferred, support);
+            });
         }
-        Answer::Http(h) if h.relay_only().is_some() => {}
         Answer::Http(h) => match h.code() {
             Some(200..=299) => f.add_fact(
                 Cause::None,
@@ -304,19 +304,22 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 onward(case, f);
                 // A status alone does not say who failed, nor that nothing
                 // but its failure stands behind it (a checker may answer 500
-                // for a refusal): the server's own words do.
-                let basis = if f.any_at_least(Confidence::Medium) {
-                    Basis::Possible
-                } else if h.message.is_some() || h.reason.is_some() {
+                // for a refusal): the server's own words do, when nothing
+                // else explains it.
+                let basis = if h.message.is_some() || h.reason.is_some() {
                     Basis::Said
                 } else {
                     Basis::Inferred
                 };
-                f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
+                let fact = |f: &mut Findings, basis| {
+                    f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
+                };
+                fact(f, Basis::Possible);
+                f.when(When::NothingStandsOut, |f| fact(f, basis));
             }
             Some(401 | 403) => {}
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
-            _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
+            _ if onward(case, f) => {}
             code => {
                 let mut support = vec![Support::answer(format!(
                     "{}: {} is not an authentication answer: the token was accepted or never judged",
@@ -326,7 +329,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 if let Some(m) = &h.message {
                     support.push(Support::answer(format!("server message: {m}")));
                 }
-                f.add(Cause::Unknown, Basis::Inferred, support);
+                f.when(When::NothingStandsOut, |f| {
+                    f.add(Cause::Unknown, Basis::Inferred, support);
+                });
             }
         },
         _ => {}
@@ -429,7 +434,7 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
 /// A 401 and nothing else: every cause of a rejected token fits. Listed as
 /// candidates (never as the answer), with the command that tells them apart.
 pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
-    if case.token.is_some() || f.any_at_least(Confidence::Medium) {
+    if case.token.is_some() {
         return;
     }
     let mut candidates: Vec<(Cause, &str)> = vec![(
@@ -553,6 +558,7 @@ pub fn shown(case: &Case<'_>) -> String {
 mod tests {
     use super::*;
     use crate::diagnosis::case::{AccessVerdict, AnswerOrigin};
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

@@ -196,9 +196,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         access_review(case, verdict, f);
         return;
     }
-    let message = match &case.answer {
-        Answer::Http(h) => h.message.clone(),
-        _ => None,
+    let (message, relayed) = match &case.answer {
+        Answer::Http(h) => (h.message.clone(), h.relay_only().is_some()),
+        _ => (None, false),
     };
     let (d, by) = match case.refusal.clone() {
         Some(Denial::Authorizer { forbidden, by }) => (forbidden, by),
@@ -206,7 +206,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Some(_) => return,
         None if case.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS) => return,
         None => {
-            unnamed_refusal(message, f);
+            unnamed_refusal(message, relayed, f);
             return;
         }
     };
@@ -337,8 +337,10 @@ fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
     }
 }
 
-/// A 403 whose message names no authorizer, or no message at all.
-fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
+/// A 403 whose message names no authorizer, or no message at all. A relay's
+/// own 403 (Vault's, a checker's) is its status, not kube-apiserver's: an
+/// authorizer's refusal behind it is only a possibility.
+fn unnamed_refusal(message: Option<String>, relayed: bool, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
         Some(m) => f.add_fact(
             Cause::Unknown,
@@ -351,7 +353,11 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
         None => {
             f.add_fact(
                 Cause::RbacDenied,
-                Basis::Inferred,
+                if relayed {
+                    Basis::Possible
+                } else {
+                    Basis::Inferred
+                },
                 SupportKind::Answer,
                 "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
             );
@@ -373,7 +379,7 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{AccessVerdict, RequestInfo};
+    use crate::diagnosis::case::{AccessVerdict, HttpAnswer, RequestInfo};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, has_words, http, pod_bound, run};
 
@@ -424,6 +430,18 @@ mod tests {
             let c = case(http(403, message.as_deref()), None);
             assert_eq!(run(&c), (cause, confidence), "{message:?}");
         }
+    }
+
+    #[test]
+    fn a_relay_s_own_bare_403_is_its_status_and_rbac_only_a_possibility() {
+        let answer = Answer::Http(HttpAnswer::relayed("Vault", Some(403), 1));
+        let d = diagnosed(&case(answer, None));
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::Unknown, Confidence::Medium)
+        );
+        let rbac = d.candidates.iter().find(|c| c.cause == Cause::RbacDenied);
+        assert_eq!(rbac.map(|c| c.confidence), Some(Confidence::Low));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, Peer};
 use crate::diagnosis::classification::Classification as C;
 use crate::diagnosis::merge::{Diagnosis, Findings};
-use crate::diagnosis::policy::Basis;
+use crate::diagnosis::policy::{Basis, When};
 use crate::diagnosis::support::{Support, SupportKind};
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
@@ -43,9 +43,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             offset_words(own)
         ),
     );
-    if f.has(Cause::ClockSkew) {
-        f.support(Cause::ClockSkew, line);
-    } else {
+    f.support(Cause::ClockSkew, line.clone());
+    f.when(When::NotFound(Cause::ClockSkew), |f| {
         f.add(
             Cause::ClockSkew,
             Basis::Possible,
@@ -57,7 +56,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ],
         );
-    }
+    });
 }
 
 /// `--all-endpoints`: replicas that disagree make the answer depend on which

@@ -13,9 +13,9 @@ use crate::diagnosis::Cause;
 use crate::diagnosis::case::{Case, ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::diagnosis::cause::{CauseDef, Steps};
 use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
+use crate::diagnosis::merge::Findings;
 use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
+use crate::diagnosis::policy::{Basis, When};
 use crate::diagnosis::support::{Support, SupportKind};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
@@ -331,12 +331,14 @@ fn accepted(
                 f.support(cause, support);
             }
         }
-    } else if f.any_at_least(Confidence::Medium) {
-        f.note(Support::new(SupportKind::TokenTimes, fine));
     } else {
+        let fine = Support::new(SupportKind::TokenTimes, fine);
+        f.when(When::SomethingStandsOut, |f| f.note(fine.clone()));
         let mut support = answer_line(case);
-        support.push(Support::new(SupportKind::TokenTimes, fine));
-        f.add(Cause::Unknown, Basis::Possible, support);
+        support.push(fine);
+        f.when(When::NothingStandsOut, |f| {
+            f.add(Cause::Unknown, Basis::Possible, support);
+        });
     }
 }
 
@@ -403,6 +405,7 @@ fn trim(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
 mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::reasons;
     use crate::diagnosis::testing::{at, case, diagnosed, http, legacy, pod_bound, run, verdict};
     use crate::token::Token;
