@@ -15,30 +15,14 @@
 //! ([`super::cause::CauseDef::next`]), filled in from the case.
 
 use serde::Serialize;
-use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{Case, Join};
 use super::cause::Cause;
 use super::classification::Classification;
 use super::next::NextStep;
+pub use super::policy::Confidence;
 use super::policy::{self, Basis, When};
 use super::support::{Support, SupportKind};
-use crate::wire::string_codes;
-
-/// How sure a diagnosis is. `High`: an authoritative source said so (a
-/// TokenReview's `status.error`, an API server log line, an object read from
-/// the API). `Medium`: strong circumstantial evidence (the token is outside its
-/// window on that server's clock), or two causes the evidence cannot tell
-/// apart. `Low`: one of several causes the evidence allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
-
-string_codes!(Confidence);
 
 /// One candidate cause with its confidence, the facts behind it and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

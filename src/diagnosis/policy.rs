@@ -37,9 +37,23 @@ use std::collections::BTreeMap;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{Join, Witness};
-use super::merge::Confidence;
 use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
+
+/// How sure a diagnosis is. `High`: an authoritative source said so (a
+/// TokenReview's `status.error`, an API server log line, an object read from
+/// the API). `Medium`: strong circumstantial evidence (the token is outside its
+/// window on that server's clock), or two causes the evidence cannot tell
+/// apart. `Low`: one of several causes the evidence allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+string_codes!(Confidence);
 
 /// Why a rule believes a cause: what its confidence is computed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]

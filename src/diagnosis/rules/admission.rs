@@ -3,15 +3,8 @@
 //! Each has its own message (`extract::denial` reads them) and its own fix;
 //! none of them is about a token, and none is fixed by an RBAC grant.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
 use crate::diagnosis::extract::denial::Denial;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
 
 pub const SERVICE_ACCOUNT_ADMISSION: CauseDef = CauseDef {
     title: "The pod's ServiceAccount does not exist (yet)",

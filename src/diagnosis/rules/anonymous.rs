@@ -8,15 +8,9 @@
 //! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
 //! a token that went missing.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
+use crate::diagnosis::case::{BearerSeen, TokenSent};
 use crate::diagnosis::forbidden::ANONYMOUS;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::NextStep;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {
     title: "No token reached the server",

@@ -4,14 +4,8 @@
 //! answers that did not come from kube-apiserver at all. Also the definition
 //! of `unknown`, the cause named when the evidence does not say.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, HttpAnswer, NotFound};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::{Basis, When};
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{HttpAnswer, NotFound};
 
 pub const NONE: CauseDef = CauseDef {
     title: "Nothing wrong",

@@ -3,14 +3,8 @@
 //! sees it from the mounted token's age), and what audit events say besides
 //! the answer (legacy tokens, credential ids, the authorisation decision).
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, Degradation};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::Degradation;
 use crate::timefmt::human_seconds;
 
 pub const STALE_TOKEN: CauseDef = CauseDef {

@@ -8,16 +8,8 @@
 //! object is gone). Without a read, each binding the token names is a guess
 //! for a 401, with the command that reads its live uid.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{
-    BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
-};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{BindingCheck, BindingKind, BindingState, ObjectChange, ObjectSeen};
 use crate::token::claims::{Claims, ObjectRef};
 use crate::token::{Binding, TokenKind};
 

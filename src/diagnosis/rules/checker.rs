@@ -5,15 +5,9 @@
 //! caller's token was never looked at: the fix is the checker's RBAC, token or
 //! network, not the caller's token.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, CheckerCall};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
+use crate::diagnosis::case::CheckerCall;
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
     title: "The checker's own credentials were refused",

@@ -4,9 +4,7 @@
 //! valid`) and answers 401; no token is involved. The rule lives in
 //! `authn` (the reasons table maps the wordings); here are the definitions.
 
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::next::Command;
+use super::prelude::*;
 
 /// `kubectl config view` piped into `base64 -d | openssl x509 …`: the
 /// kubeconfig's client certificate, read.

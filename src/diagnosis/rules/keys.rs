@@ -9,15 +9,9 @@
 //! audiences default to the issuers, so issuer and audience findings from it
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
+use super::prelude::*;
+use crate::diagnosis::case::{KeyCheck, ReasonSource};
 use crate::diagnosis::reasons::{Authenticator, ReasonKind};
-use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
 use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
 

@@ -7,16 +7,9 @@
 //! a 403 without RBAC's `User "…" cannot …` text is admission or another
 //! authoriser, and stays `unknown` here.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::{Forbidden, GrantRisk};
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
 
 pub const RBAC_DENIED: CauseDef = CauseDef {
     title: "RBAC grants nothing for this request",

@@ -8,14 +8,7 @@
 //! (extraction reads the log lines); the 401 reason `oidc: authenticator not
 //! initialized` comes through the reasons parser and names the same cause.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::SupportKind;
+use super::prelude::*;
 
 pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
     title: "kube-apiserver cannot fetch the JWT issuer's discovery document or keys",

@@ -3,12 +3,9 @@
 //! replicas with different keys; with `--all-endpoints` the disagreement is the
 //! diagnosis itself (`replica-dependent`).
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, Peer};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Diagnosis, Findings};
-use crate::diagnosis::policy::{Basis, When};
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::Peer;
+use crate::diagnosis::merge::Diagnosis;
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
     match offset {

@@ -5,14 +5,7 @@
 //! auth method checks a reviewed token's ServiceAccount against its role.
 //! Their refusal names a setting of that service, not a fault of the token.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
+use super::prelude::*;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
     title: "The cloud's federation settings do not match the token",

@@ -9,14 +9,8 @@
 //! server's (this machine's, `--at`, now) or the measurement straddles the
 //! window's edge.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, ClockSource, Degradation, OffClock, ServerClock, TokenSent};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::{Basis, When};
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};

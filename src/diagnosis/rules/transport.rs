@@ -2,14 +2,7 @@
 //! listened, or nothing answered in time. The token was never judged (after a
 //! TLS failure it was never even sent), so none of these is a token problem.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
 
 /// `openssl s_client -connect HOST:PORT` piped into `openssl x509 …`.
 fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
