@@ -106,8 +106,6 @@ enum Entry {
     Found(Cause, Basis, Vec<Support>),
     /// A fact of the same input that speaks against a cause.
     Against(Cause, Support),
-    /// More support for a cause, if some rule finds it.
-    More(Cause, Support),
     /// Findings that stand only in some state of the others' (see
     /// [`policy::When`]).
     When(When, Vec<Entry>),
@@ -142,7 +140,8 @@ impl Findings {
 
     /// More support for a cause, shown if any rule finds it.
     pub fn support(&mut self, cause: Cause, support: Support) {
-        self.log.push(Entry::More(cause, support));
+        let more = Entry::Found(cause, Basis::Possible, vec![support]);
+        self.log.push(Entry::When(When::Found(cause), vec![more]));
     }
 
     /// What `write` finds stands only `when` the other rules' findings allow
@@ -206,19 +205,13 @@ impl Findings {
     /// The log merged, with the pending findings at these places.
     fn merged(&self, standing: &[usize]) -> Merged {
         let mut m = Merged::default();
-        let mut later = Vec::new();
         for (i, entry) in self.log.iter().enumerate() {
             match entry {
                 Entry::When(_, entries) if standing.contains(&i) => {
-                    for e in entries {
-                        m.take(e.clone(), &mut later);
-                    }
+                    entries.iter().for_each(|e| m.take(e.clone()));
                 }
-                e => m.take(e.clone(), &mut later),
+                e => m.take(e.clone()),
             }
-        }
-        for (cause, support) in later {
-            m.support(cause, support);
         }
         m
     }
@@ -248,13 +241,11 @@ struct Merged {
 }
 
 impl Merged {
-    /// Takes in one entry; support for a cause not found yet waits in `later`.
-    fn take(&mut self, entry: Entry, later: &mut Vec<(Cause, Support)>) {
+    /// Takes in one entry.
+    fn take(&mut self, entry: Entry) {
         match entry {
             Entry::Found(cause, basis, support) => self.add(cause, basis, support),
             Entry::Against(cause, why) => push_new(&mut self.against, (cause, why)),
-            Entry::More(cause, support) if self.has(cause) => self.support(cause, support),
-            Entry::More(cause, support) => later.push((cause, support)),
             Entry::When(..) => {}
             Entry::RuleOut(cause) => push_new(&mut self.ruled_out, cause),
             Entry::TellApart(causes, step) => self.tell_apart.push((causes, step)),
@@ -275,12 +266,6 @@ impl Merged {
                 basis,
                 support,
             }),
-        }
-    }
-
-    fn support(&mut self, cause: Cause, support: Support) {
-        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause) {
-            push_new(&mut found.support, support);
         }
     }
 

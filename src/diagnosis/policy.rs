@@ -136,6 +136,8 @@ pub enum When {
     NothingCertain,
     /// A cause found explains the answer at medium or above.
     SomethingStandsOut,
+    /// A rule found this cause.
+    Found(Cause),
     /// No rule found this cause.
     NotFound(Cause),
 }
@@ -152,6 +154,7 @@ impl When {
             When::NothingStandsOut => !explained(Confidence::Medium),
             When::NothingCertain => !explained(Confidence::High),
             When::SomethingStandsOut => explained(Confidence::Medium),
+            When::Found(cause) => found(cause),
             When::NotFound(cause) => !found(cause),
         }
     }
@@ -241,6 +244,8 @@ mod tests {
         assert!(!stands(When::NothingStandsOut));
         assert!(stands(When::NothingCertain));
         assert!(stands(When::SomethingStandsOut));
+        assert!(stands(When::Found(Cause::ClockSkew)));
+        assert!(!stands(When::Found(Cause::Expired)));
         assert!(!stands(When::NotFound(Cause::ClockSkew)));
         assert!(stands(When::NotFound(Cause::Expired)));
     }
