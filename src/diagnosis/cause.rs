@@ -64,6 +64,8 @@ pub enum Steps {
     For(fn(&Case<'_>) -> Vec<NextStep>),
     /// The one step the case calls for, if any; these steps otherwise.
     Or(fn(&Case<'_>) -> Option<NextStep>, &'static Steps),
+    /// The first steps when the case is so, the second otherwise.
+    If(fn(&Case<'_>) -> bool, &'static Steps, &'static Steps),
 }
 
 impl Steps {
@@ -77,6 +79,9 @@ impl Steps {
             Steps::For(steps) => steps(case),
             Steps::Or(step, otherwise) => {
                 step(case).map_or_else(|| otherwise.for_case(case), |s| vec![s])
+            }
+            Steps::If(so, then, otherwise) => {
+                if so(case) { then } else { otherwise }.for_case(case)
             }
         }
     }

@@ -15,6 +15,11 @@ use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
+/// A certificate's dates, not a token's, failed on this clock.
+fn a_certificate_s_time(case: &Case<'_>) -> bool {
+    case.classification() == C::TlsError
+}
+
 pub const CLOCK_SKEW: CauseDef = CauseDef {
     title: "Clock skew",
     summary: "A clock is off: a token (or certificate) made on a clock ahead of the one that judges it is not valid yet there",
@@ -36,13 +41,12 @@ Certificates fail the same way: a client whose clock is behind the one that issu
 API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
 not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
 wrong time or time zone.",
-    confirm: Steps::Or(
-        |case| {
-            (case.classification() == C::TlsError).then(|| NextStep::run(
-                "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
-                Command::new("date").word("-u"),
-            ))
-        },
+    confirm: Steps::If(
+        a_certificate_s_time,
+        &Steps::Run(
+            "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
+            |_| Command::new("date").word("-u"),
+        ),
         &Steps::All(&[
             Steps::Run(
                 "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
@@ -69,12 +73,11 @@ wrong time or time zone.",
             }),
         ]),
     ),
-    fix: Steps::Or(
-        |case| {
-            (case.classification() == C::TlsError).then(|| NextStep::say(
-                "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
-            ))
-        },
+    fix: Steps::If(
+        a_certificate_s_time,
+        &Steps::Say(
+            "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
+        ),
         &Steps::All(&[
             Steps::Run(
                 "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
