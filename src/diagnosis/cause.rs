@@ -10,7 +10,6 @@
 //! drift).
 
 use std::fmt;
-use std::str::FromStr;
 
 use super::case::Case;
 use super::classification::Classification;
@@ -184,24 +183,6 @@ impl fmt::Display for Cause {
 }
 
 string_codes!(Cause);
-
-/// `explain` with a code that is not a cause.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no cause is called {0:?} (kubectl satoken explain lists them)")]
-pub struct UnknownCause(pub String);
-
-impl FromStr for Cause {
-    type Err = UnknownCause;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let wanted = s.trim();
-        Cause::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str().eq_ignore_ascii_case(wanted))
-            .ok_or_else(|| UnknownCause(s.chars().take(64).collect()))
-    }
-}
 
 #[cfg(test)]
 mod tests {

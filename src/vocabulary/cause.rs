@@ -13,10 +13,11 @@
     Hash,
     PartialOrd,
     Ord,
+    strum::EnumString,
     strum::IntoStaticStr,
     strum::VariantArray,
 )]
-#[strum(serialize_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case", ascii_case_insensitive)]
 pub enum Cause {
     None,
     ClockSkew,
