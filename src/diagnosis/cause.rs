@@ -2,25 +2,25 @@
 //! [`CauseDef`] beside the rule that detects it (`rules/*.rs`), the way ruff
 //! keeps a rule's text next to its code and rustc keeps one page per error code.
 //!
-//! The [`causes!`] list below is the only place that enumerates them: the
-//! [`Cause`] enum, [`Cause::ALL`], the JSON names, the JSON Schema's enum, the
-//! cause table in docs/causes.md and `kubectl satoken explain` all come from it
-//! (tests fail when the docs or the schema drift).
+//! The [`Cause`] enum (the codes) lives in the vocabulary, beneath everything;
+//! [`Cause::def`] below ties each code to its definition, and the compiler
+//! checks that none is left out. [`Cause::ALL`], the JSON names, the JSON
+//! Schema's enum, the cause table in docs/causes.md and `kubectl satoken
+//! explain` all come from the two (tests fail when the docs or the schema
+//! drift).
 
 use std::fmt;
-use std::str::FromStr;
 
 use super::case::Case;
 use super::classification::Classification;
 use super::next::{Command, NextStep};
 use super::rules;
+pub use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
 
 /// Everything said about one cause, in one place.
 #[derive(Debug)]
 pub struct CauseDef {
-    /// Stable kebab-case code (JSON, `explain CODE`).
-    pub code: &'static str,
     /// A few words, for headings.
     pub title: &'static str,
     /// One line: what it means for the user.
@@ -63,6 +63,8 @@ pub enum Steps {
     For(fn(&Case<'_>) -> Vec<NextStep>),
     /// The one step the case calls for, if any; these steps otherwise.
     Or(fn(&Case<'_>) -> Option<NextStep>, &'static Steps),
+    /// The first steps when the case is so, the second otherwise.
+    If(fn(&Case<'_>) -> bool, &'static Steps, &'static Steps),
 }
 
 impl Steps {
@@ -77,103 +79,83 @@ impl Steps {
             Steps::Or(step, otherwise) => {
                 step(case).map_or_else(|| otherwise.for_case(case), |s| vec![s])
             }
+            Steps::If(so, then, otherwise) => {
+                if so(case) { then } else { otherwise }.for_case(case)
+            }
         }
     }
 }
 
-macro_rules! causes {
-    ($($variant:ident => $def:path,)+) => {
-        /// Why: a cause, with a stable kebab-case code (its [`CauseDef`]).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Cause {
-            $(
-                #[doc = concat!("See `", stringify!($def), "`.")]
-                $variant,
-            )+
-        }
-
-        impl Cause {
-            /// Every cause, in the registry's order.
-            pub const ALL: &'static [Cause] = &[$(Cause::$variant,)+];
-
-            /// The one definition of this cause.
-            pub fn def(self) -> &'static CauseDef {
-                match self {
-                    $(Cause::$variant => &$def,)+
-                }
-            }
-        }
-    };
-}
-
-causes! {
-    None => rules::answer::NONE,
-    ClockSkew => rules::time::CLOCK_SKEW,
-    Expired => rules::time::EXPIRED,
-    KeyMismatch => rules::keys::KEY_MISMATCH,
-    SignatureInvalid => rules::keys::SIGNATURE_INVALID,
-    IssuerMismatch => rules::keys::ISSUER_MISMATCH,
-    AudienceMismatch => rules::keys::AUDIENCE_MISMATCH,
-    TokenMalformed => rules::keys::TOKEN_MALFORMED,
-    JwtAuthenticatorRejected => rules::authn_config::JWT_AUTHENTICATOR_REJECTED,
-    JwtIssuerUnreachable => rules::server_setup::JWT_ISSUER_UNREACHABLE,
-    ServiceAccountDeleted => rules::bindings::SERVICE_ACCOUNT_DELETED,
-    ServiceAccountRecreated => rules::bindings::SERVICE_ACCOUNT_RECREATED,
-    PodDeleted => rules::bindings::POD_DELETED,
-    SecretDeleted => rules::bindings::SECRET_DELETED,
-    NodeDeleted => rules::bindings::NODE_DELETED,
-    NodeRecreated => rules::bindings::NODE_RECREATED,
-    LegacyTokenInvalidated => rules::bindings::LEGACY_TOKEN_INVALIDATED,
-    StaleToken => rules::audit::STALE_TOKEN,
-    LegacyTokenInUse => rules::audit::LEGACY_TOKEN_IN_USE,
-    TokenNotSent => rules::anonymous::TOKEN_NOT_SENT,
-    AnonymousForbidden => rules::anonymous::ANONYMOUS_FORBIDDEN,
-    AnonymousRefused => rules::anonymous::ANONYMOUS_REFUSED,
-    KubeletTokenNotReviewed => rules::anonymous::KUBELET_TOKEN_NOT_REVIEWED,
-    RbacDenied => rules::rbac::RBAC_DENIED,
-    RbacRoleMissing => rules::rbac::RBAC_ROLE_MISSING,
-    NodeAudienceNotAllowed => rules::image_pull::NODE_AUDIENCE_NOT_ALLOWED,
-    CredentialProviderConfigInvalid => rules::server_setup::CREDENTIAL_PROVIDER_CONFIG_INVALID,
-    NonRbacAuthorizerDenied => rules::rbac::NON_RBAC_AUTHORIZER_DENIED,
-    ServiceAccountAdmission => rules::admission::SERVICE_ACCOUNT_ADMISSION,
-    PodSecurityDenied => rules::admission::POD_SECURITY_DENIED,
-    NodeRestrictionDenied => rules::admission::NODE_RESTRICTION_DENIED,
-    WebhookDenied => rules::admission::WEBHOOK_DENIED,
-    QuotaExceeded => rules::admission::QUOTA_EXCEEDED,
-    AdmissionDenied => rules::admission::ADMISSION_DENIED,
-    CheckerUnauthorized => rules::checker::CHECKER_UNAUTHORIZED,
-    CheckerUnreachable => rules::checker::CHECKER_UNREACHABLE,
-    CheckerPolicyDenied => rules::services::CHECKER_POLICY_DENIED,
-    CloudFederationMismatch => rules::services::CLOUD_FEDERATION_MISMATCH,
-    CloudOidcProviderMissing => rules::services::CLOUD_OIDC_PROVIDER_MISSING,
-    CloudTrustPolicyDenied => rules::services::CLOUD_TRUST_POLICY_DENIED,
-    CloudCallerDenied => rules::services::CLOUD_CALLER_DENIED,
-    CloudOidcDiscoveryFailed => rules::services::CLOUD_OIDC_DISCOVERY_FAILED,
-    CloudClientNotFound => rules::services::CLOUD_CLIENT_NOT_FOUND,
-    PodIdentityAssociationMissing => rules::services::POD_IDENTITY_ASSOCIATION_MISSING,
-    ClientCertificateExpired => rules::client_cert::CLIENT_CERTIFICATE_EXPIRED,
-    ClientCertificateUntrusted => rules::client_cert::CLIENT_CERTIFICATE_UNTRUSTED,
-    ObjectNotFound => rules::answer::OBJECT_NOT_FOUND,
-    ApiNotServed => rules::answer::API_NOT_SERVED,
-    Redirected => rules::answer::REDIRECTED,
-    Throttled => rules::answer::THROTTLED,
-    ServerError => rules::answer::SERVER_ERROR,
-    NotApiServer => rules::answer::NOT_API_SERVER,
-    TlsUntrustedCa => rules::transport::TLS_UNTRUSTED_CA,
-    TlsNameMismatch => rules::transport::TLS_NAME_MISMATCH,
-    TlsCertificateExpired => rules::transport::TLS_CERTIFICATE_EXPIRED,
-    TlsCertificateNotYetValid => rules::transport::TLS_CERTIFICATE_NOT_YET_VALID,
-    TlsOther => rules::transport::TLS_OTHER,
-    DnsFailure => rules::transport::DNS_FAILURE,
-    ConnectionRefused => rules::transport::CONNECTION_REFUSED,
-    Timeout => rules::transport::TIMEOUT,
-    Unknown => rules::answer::UNKNOWN,
-}
-
 impl Cause {
-    /// Stable kebab-case code, as in JSON.
-    pub fn as_str(self) -> &'static str {
-        self.def().code
+    /// The one definition of this cause.
+    pub fn def(self) -> &'static CauseDef {
+        match self {
+            Cause::None => &rules::answer::NONE,
+            Cause::ClockSkew => &rules::time::CLOCK_SKEW,
+            Cause::Expired => &rules::time::EXPIRED,
+            Cause::KeyMismatch => &rules::keys::KEY_MISMATCH,
+            Cause::SignatureInvalid => &rules::keys::SIGNATURE_INVALID,
+            Cause::IssuerMismatch => &rules::keys::ISSUER_MISMATCH,
+            Cause::AudienceMismatch => &rules::keys::AUDIENCE_MISMATCH,
+            Cause::TokenMalformed => &rules::keys::TOKEN_MALFORMED,
+            Cause::JwtAuthenticatorRejected => &rules::authn_config::JWT_AUTHENTICATOR_REJECTED,
+            Cause::JwtIssuerUnreachable => &rules::server_setup::JWT_ISSUER_UNREACHABLE,
+            Cause::ServiceAccountDeleted => &rules::bindings::SERVICE_ACCOUNT_DELETED,
+            Cause::ServiceAccountRecreated => &rules::bindings::SERVICE_ACCOUNT_RECREATED,
+            Cause::PodDeleted => &rules::bindings::POD_DELETED,
+            Cause::SecretDeleted => &rules::bindings::SECRET_DELETED,
+            Cause::NodeDeleted => &rules::bindings::NODE_DELETED,
+            Cause::NodeRecreated => &rules::bindings::NODE_RECREATED,
+            Cause::LegacyTokenInvalidated => &rules::bindings::LEGACY_TOKEN_INVALIDATED,
+            Cause::StaleToken => &rules::audit::STALE_TOKEN,
+            Cause::LegacyTokenInUse => &rules::audit::LEGACY_TOKEN_IN_USE,
+            Cause::TokenNotSent => &rules::anonymous::TOKEN_NOT_SENT,
+            Cause::AnonymousForbidden => &rules::anonymous::ANONYMOUS_FORBIDDEN,
+            Cause::AnonymousRefused => &rules::anonymous::ANONYMOUS_REFUSED,
+            Cause::KubeletTokenNotReviewed => &rules::anonymous::KUBELET_TOKEN_NOT_REVIEWED,
+            Cause::RbacDenied => &rules::rbac::RBAC_DENIED,
+            Cause::RbacRoleMissing => &rules::rbac::RBAC_ROLE_MISSING,
+            Cause::NodeAudienceNotAllowed => &rules::image_pull::NODE_AUDIENCE_NOT_ALLOWED,
+            Cause::CredentialProviderConfigInvalid => {
+                &rules::server_setup::CREDENTIAL_PROVIDER_CONFIG_INVALID
+            }
+            Cause::NonRbacAuthorizerDenied => &rules::rbac::NON_RBAC_AUTHORIZER_DENIED,
+            Cause::ServiceAccountAdmission => &rules::admission::SERVICE_ACCOUNT_ADMISSION,
+            Cause::PodSecurityDenied => &rules::admission::POD_SECURITY_DENIED,
+            Cause::NodeRestrictionDenied => &rules::admission::NODE_RESTRICTION_DENIED,
+            Cause::WebhookDenied => &rules::admission::WEBHOOK_DENIED,
+            Cause::QuotaExceeded => &rules::admission::QUOTA_EXCEEDED,
+            Cause::AdmissionDenied => &rules::admission::ADMISSION_DENIED,
+            Cause::CheckerUnauthorized => &rules::checker::CHECKER_UNAUTHORIZED,
+            Cause::CheckerUnreachable => &rules::checker::CHECKER_UNREACHABLE,
+            Cause::CheckerPolicyDenied => &rules::services::CHECKER_POLICY_DENIED,
+            Cause::CloudFederationMismatch => &rules::services::CLOUD_FEDERATION_MISMATCH,
+            Cause::CloudOidcProviderMissing => &rules::services::CLOUD_OIDC_PROVIDER_MISSING,
+            Cause::CloudTrustPolicyDenied => &rules::services::CLOUD_TRUST_POLICY_DENIED,
+            Cause::CloudCallerDenied => &rules::services::CLOUD_CALLER_DENIED,
+            Cause::CloudOidcDiscoveryFailed => &rules::services::CLOUD_OIDC_DISCOVERY_FAILED,
+            Cause::CloudClientNotFound => &rules::services::CLOUD_CLIENT_NOT_FOUND,
+            Cause::PodIdentityAssociationMissing => {
+                &rules::services::POD_IDENTITY_ASSOCIATION_MISSING
+            }
+            Cause::ClientCertificateExpired => &rules::client_cert::CLIENT_CERTIFICATE_EXPIRED,
+            Cause::ClientCertificateUntrusted => &rules::client_cert::CLIENT_CERTIFICATE_UNTRUSTED,
+            Cause::ObjectNotFound => &rules::answer::OBJECT_NOT_FOUND,
+            Cause::ApiNotServed => &rules::answer::API_NOT_SERVED,
+            Cause::Redirected => &rules::answer::REDIRECTED,
+            Cause::Throttled => &rules::answer::THROTTLED,
+            Cause::ServerError => &rules::answer::SERVER_ERROR,
+            Cause::NotApiServer => &rules::answer::NOT_API_SERVER,
+            Cause::TlsUntrustedCa => &rules::transport::TLS_UNTRUSTED_CA,
+            Cause::TlsNameMismatch => &rules::transport::TLS_NAME_MISMATCH,
+            Cause::TlsCertificateExpired => &rules::transport::TLS_CERTIFICATE_EXPIRED,
+            Cause::TlsCertificateNotYetValid => &rules::transport::TLS_CERTIFICATE_NOT_YET_VALID,
+            Cause::TlsOther => &rules::transport::TLS_OTHER,
+            Cause::DnsFailure => &rules::transport::DNS_FAILURE,
+            Cause::ConnectionRefused => &rules::transport::CONNECTION_REFUSED,
+            Cause::Timeout => &rules::transport::TIMEOUT,
+            Cause::Unknown => &rules::answer::UNKNOWN,
+        }
     }
 
     /// The one-line summary.
@@ -200,25 +182,7 @@ impl fmt::Display for Cause {
     }
 }
 
-string_codes!(Cause, with ALL and as_str);
-
-/// `explain` with a code that is not a cause.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("no cause is called {0:?} (kubectl satoken explain lists them)")]
-pub struct UnknownCause(pub String);
-
-impl FromStr for Cause {
-    type Err = UnknownCause;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let wanted = s.trim();
-        Cause::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str().eq_ignore_ascii_case(wanted))
-            .ok_or_else(|| UnknownCause(s.chars().take(64).collect()))
-    }
-}
+string_codes!(Cause);
 
 #[cfg(test)]
 mod tests {

@@ -15,30 +15,14 @@
 //! ([`super::cause::CauseDef::next`]), filled in from the case.
 
 use serde::Serialize;
-use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{Case, Join};
 use super::cause::Cause;
 use super::classification::Classification;
 use super::next::NextStep;
-use super::policy::{self, Basis};
+pub use super::policy::Confidence;
+use super::policy::{self, Basis, When};
 use super::support::{Support, SupportKind};
-use crate::wire::string_codes;
-
-/// How sure a diagnosis is. `High`: an authoritative source said so (a
-/// TokenReview's `status.error`, an API server log line, an object read from
-/// the API). `Medium`: strong circumstantial evidence (the token is outside its
-/// window on that server's clock), or two causes the evidence cannot tell
-/// apart. `Low`: one of several causes the evidence allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
-}
-
-string_codes!(Confidence);
 
 /// One candidate cause with its confidence, the facts behind it and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -109,42 +93,32 @@ impl Diagnosis {
     }
 }
 
-/// One cause a rule found, before merging.
-#[derive(Debug)]
-struct Found {
-    cause: Cause,
-    basis: Basis,
-    support: Vec<Support>,
-}
-
-/// What the rules found about one case, before merging.
+/// What the rules found about one case, in the order they wrote it; merged
+/// only when ranked, once every rule has spoken.
 #[derive(Debug, Default)]
 pub struct Findings {
-    found: Vec<Found>,
-    /// Facts of the same input that speak against a cause.
-    against: Vec<(Cause, Support)>,
-    ruled_out: Vec<Cause>,
-    tell_apart: Vec<(Vec<Cause>, NextStep)>,
-    notes: Vec<Support>,
+    log: Vec<Entry>,
+}
+
+/// One thing a rule wrote.
+#[derive(Debug, Clone)]
+enum Entry {
+    Found(Cause, Basis, Vec<Support>),
+    /// A fact of the same input that speaks against a cause.
+    Against(Cause, Support),
+    /// Findings that stand only in some state of the others' (see
+    /// [`policy::When`]).
+    When(When, Vec<Entry>),
+    RuleOut(Cause),
+    TellApart(Vec<Cause>, NextStep),
+    Note(Support),
 }
 
 impl Findings {
     /// The evidence points at `cause`, on this basis (the policy makes it a
     /// confidence).
     pub fn add(&mut self, cause: Cause, basis: Basis, support: Vec<Support>) {
-        match self.found.iter_mut().find(|f| f.cause == cause) {
-            Some(found) => {
-                found.basis = found.basis.max(basis);
-                for s in support {
-                    push_new(&mut found.support, s);
-                }
-            }
-            None => self.found.push(Found {
-                cause,
-                basis,
-                support,
-            }),
-        }
+        self.log.push(Entry::Found(cause, basis, support));
     }
 
     /// [`Findings::add`] with one fact.
@@ -161,19 +135,151 @@ impl Findings {
     /// A fact of the same input that contradicts `cause`: it lowers the
     /// cause one level, and is shown with it.
     pub fn contradict(&mut self, cause: Cause, why: Support) {
-        push_new(&mut self.against, (cause, why));
+        self.log.push(Entry::Against(cause, why));
     }
 
-    /// More support for a cause already found (nothing if it was not).
+    /// More support for a cause, shown if any rule finds it.
     pub fn support(&mut self, cause: Cause, support: Support) {
-        if let Some(found) = self.found.iter_mut().find(|f| f.cause == cause) {
-            push_new(&mut found.support, support);
+        let more = Entry::Found(cause, Basis::Possible, vec![support]);
+        self.log.push(Entry::When(When::Found(cause), vec![more]));
+    }
+
+    /// What `write` finds stands only `when` the other rules' findings allow
+    /// it: the policy decides once every rule has spoken, so no rule reads
+    /// another's findings and the rules' order does not matter.
+    pub fn when(&mut self, when: When, write: impl FnOnce(&mut Findings)) {
+        let mut pending = Findings::default();
+        write(&mut pending);
+        self.log.push(Entry::When(when, pending.log));
+    }
+
+    /// An API read showed `cause` is not it: guesses of it are dropped.
+    pub fn rule_out(&mut self, cause: Cause) {
+        self.log.push(Entry::RuleOut(cause));
+    }
+
+    /// When these causes tie, this step tells them apart.
+    pub fn tell_apart(&mut self, causes: &[Cause], step: NextStep) {
+        self.log.push(Entry::TellApart(causes.to_vec(), step));
+    }
+
+    /// A fact about the case that supports no cause in particular.
+    pub fn note(&mut self, support: Support) {
+        self.log.push(Entry::Note(support));
+    }
+
+    /// Takes in `other`'s findings, as if its rule had written them here.
+    pub(crate) fn absorb(&mut self, other: Findings) {
+        self.log.extend(other.log);
+    }
+
+    /// The findings merged, with the pending ones that stand in their place:
+    /// [`policy::settle`] says in what order they are weighed, each against
+    /// what stands before it.
+    fn settle(&self) -> Merged {
+        let strongest = |entries: &[Entry]| {
+            entries
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Found(_, basis, _) => Some(*basis),
+                    _ => None,
+                })
+                .max()
+        };
+        let pending = self.log.iter().enumerate().filter_map(|(i, e)| match e {
+            Entry::When(when, entries) => Some((i, *when, strongest(entries))),
+            _ => None,
+        });
+        let mut standing = Vec::new();
+        for tier in policy::settle(pending.collect(), |p| p.2) {
+            let now = self.merged(&standing);
+            standing.extend(
+                tier.into_iter()
+                    .filter(|(_, when, _)| when.stands(|c| now.explains(c), |c| now.has(c)))
+                    .map(|(i, _, _)| i),
+            );
+        }
+        self.merged(&standing)
+    }
+
+    /// The log merged, with the pending findings at these places.
+    fn merged(&self, standing: &[usize]) -> Merged {
+        let mut m = Merged::default();
+        for (i, entry) in self.log.iter().enumerate() {
+            match entry {
+                Entry::When(_, entries) if standing.contains(&i) => {
+                    entries.iter().for_each(|e| m.take(e.clone()));
+                }
+                e => m.take(e.clone()),
+            }
+        }
+        m
+    }
+
+    /// Merges and ranks: the one algorithm (see the module header).
+    pub fn rank(self, case: &Case<'_>) -> Diagnosis {
+        self.settle().rank(case)
+    }
+}
+
+/// One cause found, with everything said for it.
+#[derive(Debug)]
+struct Found {
+    cause: Cause,
+    basis: Basis,
+    support: Vec<Support>,
+}
+
+/// The findings merged: one entry per cause.
+#[derive(Debug, Default)]
+struct Merged {
+    found: Vec<Found>,
+    against: Vec<(Cause, Support)>,
+    ruled_out: Vec<Cause>,
+    tell_apart: Vec<(Vec<Cause>, NextStep)>,
+    notes: Vec<Support>,
+}
+
+impl Merged {
+    /// Takes in one entry.
+    fn take(&mut self, entry: Entry) {
+        match entry {
+            Entry::Found(cause, basis, support) => self.add(cause, basis, support),
+            Entry::Against(cause, why) => push_new(&mut self.against, (cause, why)),
+            Entry::When(..) => {}
+            Entry::RuleOut(cause) => push_new(&mut self.ruled_out, cause),
+            Entry::TellApart(causes, step) => self.tell_apart.push((causes, step)),
+            Entry::Note(support) => push_new(&mut self.notes, support),
         }
     }
 
-    /// Whether `cause` was found.
-    pub fn has(&self, cause: Cause) -> bool {
+    fn add(&mut self, cause: Cause, basis: Basis, support: Vec<Support>) {
+        match self.found.iter_mut().find(|f| f.cause == cause) {
+            Some(found) => {
+                found.basis = found.basis.max(basis);
+                for s in support {
+                    push_new(&mut found.support, s);
+                }
+            }
+            None => self.found.push(Found {
+                cause,
+                basis,
+                support,
+            }),
+        }
+    }
+
+    fn has(&self, cause: Cause) -> bool {
         self.found.iter().any(|f| f.cause == cause)
+    }
+
+    /// Whether a cause found (not `unknown`) explains the answer at
+    /// `confidence` or above, before a guessed join is weighed (the reasons
+    /// explain the answer, if it is theirs).
+    fn explains(&self, confidence: Confidence) -> bool {
+        self.found.iter().any(|f| {
+            f.cause != Cause::Unknown && self.confidence_of_found(f, Join::None) >= confidence
+        })
     }
 
     fn confidence_of_found(&self, found: &Found, join: Join) -> Confidence {
@@ -181,31 +287,7 @@ impl Findings {
         policy::confidence(found.basis, against.count(), join)
     }
 
-    /// Whether anything was found at `confidence` or above, before a guessed
-    /// join is weighed (the reasons explain the answer, if it is theirs).
-    pub fn any_at_least(&self, confidence: Confidence) -> bool {
-        self.found
-            .iter()
-            .any(|f| self.confidence_of_found(f, Join::None) >= confidence)
-    }
-
-    /// An API read showed `cause` is not it: guesses of it are dropped.
-    pub fn rule_out(&mut self, cause: Cause) {
-        push_new(&mut self.ruled_out, cause);
-    }
-
-    /// When these causes tie, this step tells them apart.
-    pub fn tell_apart(&mut self, causes: &[Cause], step: NextStep) {
-        self.tell_apart.push((causes.to_vec(), step));
-    }
-
-    /// A fact about the case that supports no cause in particular.
-    pub fn note(&mut self, support: Support) {
-        push_new(&mut self.notes, support);
-    }
-
-    /// Merges and ranks: the one algorithm (see the module header).
-    pub fn rank(self, case: &Case<'_>) -> Diagnosis {
+    fn rank(self, case: &Case<'_>) -> Diagnosis {
         // Each cause's confidence under the policy, with what spoke against it.
         let mut found: Vec<Candidate> = self
             .found
@@ -222,7 +304,7 @@ impl Findings {
                 candidate(f.cause, confidence, f.basis, support, case)
             })
             .collect();
-        let Findings {
+        let Merged {
             ruled_out,
             tell_apart,
             notes,

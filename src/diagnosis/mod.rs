@@ -13,7 +13,9 @@
 //!   summary, explanation, how to confirm, how to fix), beside its rule.
 //! - [`case`]: the typed evidence; rules never read raw text.
 //! - [`rules`]: one file per cause family.
-//! - [`merge`]: the one merge and ranking (confidence is computed there).
+//! - [`engine`]: every rule, each reading the case alone; [`merge`]: the one
+//!   merge and ranking; [`policy`]: every confidence, and what depends on
+//!   other causes' findings.
 //! - [`next`]: next steps with typed, shell-quoted commands.
 //! - [`forbidden`], [`reasons`], [`extract`]: parsers for kube-apiserver's 403
 //!   message, its authentication error aggregate, and transport failures, in

@@ -23,13 +23,37 @@
 //! - when nothing rises above a guess, no cause is named (`unknown`, low) and
 //!   the guesses are listed as the candidates to check.
 //!
+//! What a rule finds only in some state of the others' findings (a fallback
+//! when nothing explains the answer, the guesses for a bare 401, more support
+//! for a cause if it is found) is weighed here, once every rule has spoken
+//! ([`When`], [`settle`]): no rule reads another's findings, so the order the
+//! rules run in never changes an answer.
+//!
 //! docs/classify.md says the same for users; the tests below hold one case per tier.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{Join, Witness};
-use super::merge::Confidence;
+use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
+
+/// How sure a diagnosis is. `High`: an authoritative source said so (a
+/// TokenReview's `status.error`, an API server log line, an object read from
+/// the API). `Medium`: strong circumstantial evidence (the token is outside its
+/// window on that server's clock), or two causes the evidence cannot tell
+/// apart. `Low`: one of several causes the evidence allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+}
+
+string_codes!(Confidence);
 
 /// Why a rule believes a cause: what its confidence is computed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
@@ -101,6 +125,54 @@ pub fn on_several_servers(confidence: &mut Confidence, other: Confidence) {
     *confidence = (*confidence).max(other);
 }
 
+/// When a finding that depends on the others' findings stands. "Explains"
+/// counts the causes found (an `unknown` explains nothing), at their
+/// confidence before a guessed join is weighed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    /// No cause found explains the answer at medium or above: a fallback.
+    NothingStandsOut,
+    /// No cause found is certain (high): the guesses a token allows.
+    NothingCertain,
+    /// A cause found explains the answer at medium or above.
+    SomethingStandsOut,
+    /// A rule found this cause.
+    Found(Cause),
+    /// No rule found this cause.
+    NotFound(Cause),
+}
+
+impl When {
+    /// Whether it stands, given whether what was found explains the answer at
+    /// a confidence, and whether a cause was found.
+    pub fn stands(
+        self,
+        explained: impl Fn(Confidence) -> bool,
+        found: impl Fn(Cause) -> bool,
+    ) -> bool {
+        match self {
+            When::NothingStandsOut => !explained(Confidence::Medium),
+            When::NothingCertain => !explained(Confidence::High),
+            When::SomethingStandsOut => explained(Confidence::Medium),
+            When::Found(cause) => found(cause),
+            When::NotFound(cause) => !found(cause),
+        }
+    }
+}
+
+/// The order pending findings are weighed in: strongest first (by the basis
+/// of the strongest cause each would add), in tiers of one confidence. A tier
+/// is weighed against what stood before it, so a fallback that stands answers
+/// for the weaker ones after it, and no rule's place in the list counts.
+pub fn settle<T>(pending: Vec<T>, strength: impl Fn(&T) -> Option<Basis>) -> Vec<Vec<T>> {
+    let mut tiers: BTreeMap<Reverse<Option<Confidence>>, Vec<T>> = BTreeMap::new();
+    for p in pending {
+        let tier = strength(&p).map(Basis::confidence);
+        tiers.entry(Reverse(tier)).or_default().push(p);
+    }
+    tiers.into_values().collect()
+}
+
 /// The confidence a cause ends with: its basis, lowered one level for each
 /// fact of the same input that contradicts it, and medium at most when the
 /// answer's reasons were joined to it by a guess.
@@ -137,6 +209,45 @@ mod tests {
             let got = confidence(basis, contradictions, Join::None);
             assert_eq!(got, want, "{basis:?} with {contradictions} contradictions");
         }
+    }
+
+    #[test]
+    fn pending_findings_are_weighed_strongest_first_in_tiers() {
+        let pending = vec![
+            ("guess", Some(Basis::Possible)),
+            ("note", None),
+            ("said", Some(Basis::Said)),
+            ("inferred", Some(Basis::Inferred)),
+            ("proven", Some(Basis::Proven)),
+        ];
+        let tiers: Vec<Vec<&str>> = settle(pending, |p| p.1)
+            .into_iter()
+            .map(|tier| tier.into_iter().map(|p| p.0).collect())
+            .collect();
+        assert_eq!(
+            tiers,
+            [
+                vec!["said", "proven"],
+                vec!["inferred"],
+                vec!["guess"],
+                vec!["note"]
+            ]
+        );
+    }
+
+    #[test]
+    fn when_a_pending_finding_stands() {
+        // Something explains the answer at medium, and a clock skew was found.
+        let explained = |c: Confidence| c <= Confidence::Medium;
+        let found = |c: Cause| c == Cause::ClockSkew;
+        let stands = |when: When| when.stands(explained, found);
+        assert!(!stands(When::NothingStandsOut));
+        assert!(stands(When::NothingCertain));
+        assert!(stands(When::SomethingStandsOut));
+        assert!(stands(When::Found(Cause::ClockSkew)));
+        assert!(!stands(When::Found(Cause::Expired)));
+        assert!(!stands(When::NotFound(Cause::ClockSkew)));
+        assert!(stands(When::NotFound(Cause::Expired)));
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //!   Entra ID, Google STS and IAM Credentials).
 
 pub mod apimachinery;
+pub mod cause;
 pub mod clients;
 pub mod clouds;
 pub mod row;

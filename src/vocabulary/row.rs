@@ -2,8 +2,7 @@
 //! the cause it names and where it comes from. Every table's rows are of this
 //! kind, so detection and `explain` read them alike.
 
-// The registry's causes: where the vocabulary names what its words mean.
-pub use crate::diagnosis::Cause;
+pub use super::cause::Cause;
 
 /// One wording a program prints, and the cause it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,18 +3,10 @@
 //! Each has its own message (`extract::denial` reads them) and its own fix;
 //! none of them is about a token, and none is fixed by an RBAC grant.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
 use crate::diagnosis::extract::denial::Denial;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
 
 pub const SERVICE_ACCOUNT_ADMISSION: CauseDef = CauseDef {
-    code: "service-account-admission",
     title: "The pod's ServiceAccount does not exist (yet)",
     summary: "Admission refused the pod: its ServiceAccount (before 1.24 also its token Secret) does not exist yet; no token was judged",
     explains: &[C::Forbidden, C::OtherStatus],
@@ -100,7 +92,6 @@ fn sa_fix(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 pub const POD_SECURITY_DENIED: CauseDef = CauseDef {
-    code: "pod-security-denied",
     title: "Pod Security admission refused the pod",
     summary: "The namespace enforces a Pod Security level the pod does not meet; no token was judged and RBAC is not involved",
     explains: &[C::Forbidden],
@@ -140,7 +131,6 @@ namespace's level; RBAC and tokens have nothing to do with it.",
 };
 
 pub const NODE_RESTRICTION_DENIED: CauseDef = CauseDef {
-    code: "node-restriction-denied",
     title: "NodeRestriction refused a kubelet's request",
     summary: "The NodeRestriction admission plugin limits what a kubelet may change; this request was outside those limits",
     explains: &[C::Forbidden],
@@ -179,7 +169,6 @@ No token was rejected and RBAC cannot grant this: the limit is admission's.",
 };
 
 pub const WEBHOOK_DENIED: CauseDef = CauseDef {
-    code: "webhook-denied",
     title: "An admission webhook refused the request",
     summary: "A validating or mutating admission webhook said no; its message says why, and no token was judged",
     explains: &[C::Forbidden, C::OtherStatus],
@@ -211,7 +200,6 @@ fn webhook_confirm(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 pub const QUOTA_EXCEEDED: CauseDef = CauseDef {
-    code: "quota-exceeded",
     title: "A ResourceQuota has no room",
     summary: "A ResourceQuota in the namespace would be exceeded by the request; no token was judged and RBAC is not involved",
     explains: &[C::Forbidden],
@@ -229,7 +217,6 @@ Smaller requests still pass, which is why it fails only for some pods or sizes."
 };
 
 pub const ADMISSION_DENIED: CauseDef = CauseDef {
-    code: "admission-denied",
     title: "An admission plugin refused the request",
     summary: "An admission plugin (not RBAC) refused the request; its message says why, and an RBAC grant will not help",
     explains: &[C::Forbidden, C::OtherStatus],

@@ -8,18 +8,11 @@
 //! gets; its answers are [`ANONYMOUS_FORBIDDEN`] and [`ANONYMOUS_REFUSED`], not
 //! a token that went missing.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, BearerSeen, Case, TokenSent};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
+use crate::diagnosis::case::{BearerSeen, TokenSent};
 use crate::diagnosis::forbidden::ANONYMOUS;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::NextStep;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {
-    code: "token-not-sent",
     title: "No token reached the server",
     summary: "The request arrived without a usable bearer token, so the server saw system:anonymous",
     explains: &[C::Forbidden, C::Unauthorized],
@@ -57,7 +50,6 @@ fn credential_source(case: &Case<'_>) -> Option<NextStep> {
 }
 
 pub const KUBELET_TOKEN_NOT_REVIEWED: CauseDef = CauseDef {
-    code: "kubelet-token-not-reviewed",
     title: "The kubelet did not review the token",
     summary: "The kubelet answered as if no token were sent: it does not authenticate bearer tokens, or could not review this one",
     explains: &[C::Forbidden, C::Unauthorized],
@@ -91,7 +83,6 @@ token says nothing of the token: the kubelet never looked at it.",
 };
 
 pub const ANONYMOUS_FORBIDDEN: CauseDef = CauseDef {
-    code: "anonymous-forbidden",
     title: "Anonymous requests are on, and this one is not allowed",
     summary: "No token was sent (--anonymous): the server takes anonymous requests as system:anonymous, and authorisation refuses this one",
     explains: &[C::Forbidden],
@@ -112,7 +103,6 @@ system:unauthenticated allow: by default only /version and the health endpoints 
 };
 
 pub const ANONYMOUS_REFUSED: CauseDef = CauseDef {
-    code: "anonymous-refused",
     title: "This server refuses anonymous requests",
     summary: "No token was sent (--anonymous): anonymous authentication is off, so every request without credentials gets 401",
     explains: &[C::Unauthorized],

@@ -4,17 +4,10 @@
 //! answers that did not come from kube-apiserver at all. Also the definition
 //! of `unknown`, the cause named when the evidence does not say.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, HttpAnswer, NotFound};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{HttpAnswer, NotFound};
 
 pub const NONE: CauseDef = CauseDef {
-    code: "none",
     title: "Nothing wrong",
     summary: "The token was accepted and the request allowed",
     explains: &[C::Ok],
@@ -31,7 +24,6 @@ kubectl satoken decode), or it fails later, in code that reads the answer.",
 };
 
 pub const OBJECT_NOT_FOUND: CauseDef = CauseDef {
-    code: "object-not-found",
     title: "The object does not exist",
     summary: "Authenticated and authorised; the object (or resource type) does not exist",
     explains: &[C::NotFound],
@@ -55,7 +47,6 @@ version that was removed).",
 };
 
 pub const API_NOT_SERVED: CauseDef = CauseDef {
-    code: "api-not-served",
     title: "The API is not served",
     summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
     explains: &[C::NotFound, C::CheckerFailure],
@@ -90,7 +81,6 @@ Authentication and authorization passed; the token is fine.",
 };
 
 pub const REDIRECTED: CauseDef = CauseDef {
-    code: "redirected",
     title: "Redirected",
     summary: "The server answered with a redirect, which is never followed with a token",
     explains: &[C::OtherStatus],
@@ -109,7 +99,6 @@ neither should your client send it there.",
 };
 
 pub const THROTTLED: CauseDef = CauseDef {
-    code: "throttled",
     title: "Throttled",
     summary: "429: API Priority and Fairness (or a proxy) throttled the request; the token is not judged",
     explains: &[C::OtherStatus],
@@ -127,7 +116,6 @@ already succeeded by then), or a proxy in front of it rate-limited the client.",
 };
 
 pub const SERVER_ERROR: CauseDef = CauseDef {
-    code: "server-error",
     title: "Server error",
     summary: "5xx: the API server (or a proxy or aggregated API in front of it) failed; the token is not the problem",
     explains: &[C::OtherStatus],
@@ -145,7 +133,6 @@ it. Authentication problems are always 401, never 5xx.",
 };
 
 pub const NOT_API_SERVER: CauseDef = CauseDef {
-    code: "not-api-server",
     title: "Not the API server answering",
     summary: "Something other than kube-apiserver answered; its status says nothing about the token",
     explains: &[C::NotKubernetes],
@@ -173,7 +160,6 @@ server (ingress, auth proxy, load balancer).",
 };
 
 pub const UNKNOWN: CauseDef = CauseDef {
-    code: "unknown",
     title: "The evidence does not say",
     summary: "The evidence does not say which cause; the candidates below all fit",
     explains: &[
@@ -263,9 +249,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 shown_meaning(case, why),
             );
         }
-        Answer::Http(h) if h.relay_only().is_some() && !f.any_at_least(Confidence::Medium) => {
+        Answer::Http(h) if let Some(relay) = h.relay_only() => {
             // A checker's own status: not kube-apiserver's answer.
-            let relay = h.relay_only().unwrap_or("a relay");
             let status = format!(
                 "{relay} answered {} with its own error{}: the status is {relay}'s, not kube-apiserver's",
                 h.code()
@@ -279,9 +264,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 "{relay}'s log (and its configuration for Kubernetes) says what it checked and why it refused"
             );
             let support = vec![Support::answer(status), Support::answer(log)];
-            f.add(Cause::Unknown, Basis::Inferred, support);
+            f.when(When::NothingStandsOut, |f| {
+                f.add(Cause::Unknown, Basis::Inferred, support);
+            });
         }
-        Answer::Http(h) if h.relay_only().is_some() => {}
         Answer::Http(h) => match h.code() {
             Some(200..=299) => f.add_fact(
                 Cause::None,
@@ -312,19 +298,22 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 onward(case, f);
                 // A status alone does not say who failed, nor that nothing
                 // but its failure stands behind it (a checker may answer 500
-                // for a refusal): the server's own words do.
-                let basis = if f.any_at_least(Confidence::Medium) {
-                    Basis::Possible
-                } else if h.message.is_some() || h.reason.is_some() {
+                // for a refusal): the server's own words do, when nothing
+                // else explains it.
+                let basis = if h.message.is_some() || h.reason.is_some() {
                     Basis::Said
                 } else {
                     Basis::Inferred
                 };
-                f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
+                let fact = |f: &mut Findings, basis| {
+                    f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
+                };
+                fact(f, Basis::Possible);
+                f.when(When::NothingStandsOut, |f| fact(f, basis));
             }
             Some(401 | 403) => {}
             _ if matches!(case.classification(), C::Unauthorized | C::Forbidden) => {}
-            _ if onward(case, f) || f.any_at_least(Confidence::Medium) => {}
+            _ if onward(case, f) => {}
             code => {
                 let mut support = vec![Support::answer(format!(
                     "{}: {} is not an authentication answer: the token was accepted or never judged",
@@ -334,7 +323,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 if let Some(m) = &h.message {
                     support.push(Support::answer(format!("server message: {m}")));
                 }
-                f.add(Cause::Unknown, Basis::Inferred, support);
+                f.when(When::NothingStandsOut, |f| {
+                    f.add(Cause::Unknown, Basis::Inferred, support);
+                });
             }
         },
         _ => {}
@@ -437,7 +428,7 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
 /// A 401 and nothing else: every cause of a rejected token fits. Listed as
 /// candidates (never as the answer), with the command that tells them apart.
 pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
-    if case.token.is_some() || f.any_at_least(Confidence::Medium) {
+    if case.token.is_some() {
         return;
     }
     let mut candidates: Vec<(Cause, &str)> = vec![(
@@ -561,6 +552,7 @@ pub fn shown(case: &Case<'_>) -> String {
 mod tests {
     use super::*;
     use crate::diagnosis::case::{AccessVerdict, AnswerOrigin};
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
     #[test]

@@ -3,18 +3,11 @@
 //! sees it from the mounted token's age), and what audit events say besides
 //! the answer (legacy tokens, credential ids, the authorisation decision).
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, Degradation};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::Degradation;
 use crate::timefmt::human_seconds;
 
 pub const STALE_TOKEN: CauseDef = CauseDef {
-    code: "stale-token",
     title: "Stale token still in use",
     summary: "Accepted, but the client sends a token past its warnafter: it does not re-read the rotated token file",
     explains: &[C::Ok],
@@ -43,7 +36,6 @@ the client library or make it re-read the file (client-go does every minute).",
 };
 
 pub const LEGACY_TOKEN_IN_USE: CauseDef = CauseDef {
-    code: "legacy-token-in-use",
     title: "Legacy Secret token still in use",
     summary: "Accepted, but the client authenticates with a legacy Secret token, which never expires and is invalidated once unused for a year",
     explains: &[C::Ok],

@@ -12,14 +12,9 @@
 //! - Before 1.31 an unknown kid reads as a failed signature; with the server's
 //!   keys in the case, that is a key mismatch.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, BindingKind, Case, ReasonSource, ReviewSeen};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::NextStep;
-use crate::diagnosis::policy::Basis;
+use super::prelude::*;
+use crate::diagnosis::case::{BindingKind, ReasonSource, ReviewSeen};
 use crate::diagnosis::reasons::{self, AuthReason, Authenticator, ReasonKind};
-use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::{Binding, TokenKind};
 
 /// Who said it, for the evidence line.

@@ -11,18 +11,10 @@
 //! `decode`/`verify --authentication-config` evaluate the configuration
 //! offline and report it themselves.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
+use super::prelude::*;
 use crate::diagnosis::wordings::JwtRejection;
 
 pub const JWT_AUTHENTICATOR_REJECTED: CauseDef = CauseDef {
-    code: "jwt-authenticator-rejected",
     title: "A JWT authenticator's rule rejected the token",
     summary: "The issuer is one of --authentication-config's JWT authenticators, and its audiences, claim mappings or CEL validation rules reject the token",
     explains: &[C::Unauthorized],

@@ -8,16 +8,8 @@
 //! object is gone). Without a read, each binding the token names is a guess
 //! for a 401, with the command that reads its live uid.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{
-    BindingCheck, BindingKind, BindingState, Case, ObjectChange, ObjectSeen,
-};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{BindingCheck, BindingKind, BindingState, ObjectChange, ObjectSeen};
 use crate::token::claims::{Claims, ObjectRef};
 use crate::token::{Binding, TokenKind};
 
@@ -33,7 +25,6 @@ const NODE_CONFIRM: Steps = Steps::Run("read the live Node", |case| {
 });
 
 pub const SERVICE_ACCOUNT_DELETED: CauseDef = CauseDef {
-    code: "service-account-deleted",
     title: "ServiceAccount deleted",
     summary: "The token's ServiceAccount no longer exists (or is being deleted)",
     explains: &[C::Unauthorized],
@@ -52,7 +43,6 @@ pruning, a cleanup job.",
 };
 
 pub const SERVICE_ACCOUNT_RECREATED: CauseDef = CauseDef {
-    code: "service-account-recreated",
     title: "ServiceAccount recreated",
     summary: "The ServiceAccount was deleted and recreated under the same name: new uid, and every old token dies",
     explains: &[C::Unauthorized],
@@ -72,7 +62,6 @@ does not happen again.",
 };
 
 pub const POD_DELETED: CauseDef = CauseDef {
-    code: "pod-deleted",
     title: "Bound pod gone",
     summary: "The pod the token is bound to is gone (deleted, or recreated under the same name)",
     explains: &[C::Unauthorized],
@@ -93,7 +82,6 @@ variable, another pod, a laptop) dies with that pod.",
 };
 
 pub const SECRET_DELETED: CauseDef = CauseDef {
-    code: "secret-deleted",
     title: "Bound Secret gone",
     summary: "The Secret the token is bound to (or a legacy token's Secret) is gone",
     explains: &[C::Unauthorized],
@@ -116,7 +104,6 @@ not match server's copy\"). A TokenRequest token bound to a Secret (kubectl crea
 };
 
 pub const NODE_DELETED: CauseDef = CauseDef {
-    code: "node-deleted",
     title: "Bound Node gone",
     summary: "The Node the token is bound to no longer exists",
     explains: &[C::Unauthorized],
@@ -133,7 +120,6 @@ node-bound token has the lifetime of its node.",
 };
 
 pub const NODE_RECREATED: CauseDef = CauseDef {
-    code: "node-recreated",
     title: "Bound Node recreated",
     summary: "A Node of the same name exists, but with another uid: the token's node was deleted and recreated",
     explains: &[C::Unauthorized],
@@ -148,7 +134,6 @@ node ref claim (OLD)\" on servers that validate node bindings \
 };
 
 pub const LEGACY_TOKEN_INVALIDATED: CauseDef = CauseDef {
-    code: "legacy-token-invalidated",
     title: "Legacy token invalidated",
     summary: "The legacy Secret token was invalidated by the cleaner (unused for a year) or no longer matches its Secret",
     explains: &[C::Unauthorized],

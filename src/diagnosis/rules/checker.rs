@@ -5,18 +5,11 @@
 //! caller's token was never looked at: the fix is the checker's RBAC, token or
 //! network, not the caller's token.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case, CheckerCall};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
+use crate::diagnosis::case::CheckerCall;
 use crate::diagnosis::forbidden::Forbidden;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
-    code: "checker-unauthorized",
     title: "The checker's own credentials were refused",
     summary: "A token checker's own TokenReview (or SubjectAccessReview) was refused (it may not create them, or its own token was rejected): the caller's request was never judged",
     explains: &[C::CheckerFailure],
@@ -125,7 +118,6 @@ fn unauthorized_fix(case: &Case<'_>) -> Vec<NextStep> {
 }
 
 pub const CHECKER_UNREACHABLE: CauseDef = CauseDef {
-    code: "checker-unreachable",
     title: "The checker could not reach what it needs",
     summary: "A token checker could not reach kube-apiserver (for its TokenReview) or its identity service: the caller's token was never judged",
     explains: &[C::CheckerFailure],

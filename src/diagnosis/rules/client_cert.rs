@@ -4,9 +4,7 @@
 //! valid`) and answers 401; no token is involved. The rule lives in
 //! `authn` (the reasons table maps the wordings); here are the definitions.
 
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::next::Command;
+use super::prelude::*;
 
 /// `kubectl config view` piped into `base64 -d | openssl x509 …`: the
 /// kubeconfig's client certificate, read.
@@ -16,7 +14,6 @@ fn kubeconfig_cert(x509: &[&str]) -> Command {
 }
 
 pub const CLIENT_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
-    code: "client-certificate-expired",
     title: "Client certificate outside its validity",
     summary: "The client certificate the request presented is expired (or not yet valid) on the API server's clock; no token is involved",
     explains: &[C::Unauthorized],
@@ -47,7 +44,6 @@ last a year; a node whose clock is far off sees fresh certificates as not yet va
 };
 
 pub const CLIENT_CERTIFICATE_UNTRUSTED: CauseDef = CauseDef {
-    code: "client-certificate-untrusted",
     title: "Client certificate from another CA",
     summary: "The client certificate is not signed by a CA the API server trusts (--client-ca-file); no token is involved",
     explains: &[C::Unauthorized],

@@ -2,8 +2,7 @@
 //! ServiceAccount, decoding the token the client sends, the server URL a
 //! kubeconfig names, one request by hand.
 
-use crate::diagnosis::case::Case;
-use crate::diagnosis::next::Command;
+use super::prelude::*;
 
 /// `kubectl create token SA -n NS` for the case's ServiceAccount.
 pub fn create_token(case: &Case<'_>) -> Command {

@@ -7,21 +7,13 @@
 //! kubelet's TokenRequest, logged by the kubelet, and the image is pulled
 //! without credentials (ImagePullBackOff).
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::Case;
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
 
 /// The RBAC verb that lets a node request a token for an audience its pods do
 /// not name (the resource is the audience itself, in the core group).
 pub const AUDIENCE_VERB: &str = "request-serviceaccounts-token-audience";
 
 pub const NODE_AUDIENCE_NOT_ALLOWED: CauseDef = CauseDef {
-    code: "node-audience-not-allowed",
     title: "The kubelet may not request a token for this audience",
     summary: "NodeRestriction refused the kubelet a ServiceAccount token for a registry's (or driver's) audience: the image is pulled without credentials",
     explains: &[C::Forbidden],

@@ -9,15 +9,9 @@
 //! audiences default to the issuers, so issuer and audience findings from it
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, KeyCheck, ReasonSource};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
+use super::prelude::*;
+use crate::diagnosis::case::{KeyCheck, ReasonSource};
 use crate::diagnosis::reasons::{Authenticator, ReasonKind};
-use crate::diagnosis::support::{Support, SupportKind};
 use crate::token::TokenKind;
 use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
 
@@ -34,7 +28,6 @@ fn external_kid(keys: &KeyCheck) -> bool {
 }
 
 pub const KEY_MISMATCH: CauseDef = CauseDef {
-    code: "key-mismatch",
     title: "The signing key is not the server's",
     summary: "The token's kid is not among the API server's keys: the key was rotated, or the token is from another cluster",
     explains: &[C::Unauthorized],
@@ -67,7 +60,6 @@ tokens it has until they expire.",
 };
 
 pub const SIGNATURE_INVALID: CauseDef = CauseDef {
-    code: "signature-invalid",
     title: "No key verifies the signature",
     summary: "No key of the server verifies the signature: the token was altered, or signed by a foreign key",
     explains: &[C::Unauthorized],
@@ -84,7 +76,6 @@ a kid of this cluster. A token whose kid is simply unknown is key-mismatch.",
 };
 
 pub const ISSUER_MISMATCH: CauseDef = CauseDef {
-    code: "issuer-mismatch",
     title: "Issuer not accepted",
     summary: "The token's iss is not one of the API server's --service-account-issuer values",
     explains: &[C::Unauthorized],
@@ -98,15 +89,22 @@ or another identity provider.
 
 The discovery document (/.well-known/openid-configuration) shows only the first issuer; \
 all configured issuers are accepted.",
-    confirm: Steps::Or(
-        jwt_issuer_confirm,
+    confirm: Steps::If(
+        by_jwt_authenticator,
+        &Steps::Run(
+            "compare the token's iss with the OIDC authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) character by character: scheme, host, path and trailing slash, as the identity provider's discovery document states it",
+            |_| super::commands::decode_token(),
+        ),
         &Steps::Run(
             "the first issuer the server accepts (compare with the token's iss: kubectl satoken decode)",
             |_| Command::kubectl().words(&["get", "--raw", "/.well-known/openid-configuration"]),
         ),
     ),
-    fix: Steps::Or(
-        jwt_issuer_fix,
+    fix: Steps::If(
+        by_jwt_authenticator,
+        &Steps::Say(
+            "make the authenticator's issuer URL exactly the iss the identity provider puts in its tokens; a token of another identity provider needs a JWT authenticator of its own (--authentication-config lists several)",
+        ),
         &Steps::Say(
             "use a token from this cluster; when changing issuers, list the new and the old value in --service-account-issuer until old tokens expire",
         ),
@@ -118,7 +116,6 @@ all configured issuers are accepted.",
 };
 
 pub const AUDIENCE_MISMATCH: CauseDef = CauseDef {
-    code: "audience-mismatch",
     title: "Audience not accepted",
     summary: "None of the token's audiences is among the API server's API audiences",
     explains: &[C::Unauthorized],
@@ -131,8 +128,12 @@ for the target audiences [...]\". Use a token without --audience for the API ser
 the audience-bound one only with its service.",
     confirm: Steps::Or(
         checker_audience_confirm,
-        &Steps::Or(
-            jwt_audience_confirm,
+        &Steps::If(
+            by_jwt_authenticator,
+            &Steps::Run(
+                "the token's aud, set by the identity provider, must include the OIDC authenticator's client ID (--oidc-client-id, or one of issuer.audiences in --authentication-config)",
+                |_| super::commands::decode_token(),
+            ),
             &Steps::Run("a fresh token's aud is what the API server expects", |_| {
                 Command::kubectl()
                     .words(&["create", "token", "default", "--duration", "10m"])
@@ -142,8 +143,11 @@ the audience-bound one only with its service.",
     ),
     fix: Steps::Or(
         checker_audience_fix,
-        &Steps::Or(
-            jwt_audience_fix,
+        &Steps::If(
+            by_jwt_authenticator,
+            &Steps::Say(
+                "log in with the client ID the authenticator expects (the identity provider then issues the token for it: kubelogin's --oidc-client-id), or add the token's audience to the authenticator (issuer.audiences in --authentication-config; --oidc-client-id holds one)",
+            ),
             &Steps::Say(
                 "request the token without --audience (or with the API server's audience) for calls to the API server; use an audience-bound token only with its own service",
             ),
@@ -153,7 +157,6 @@ the audience-bound one only with its service.",
 };
 
 pub const TOKEN_MALFORMED: CauseDef = CauseDef {
-    code: "token-malformed",
     title: "Not a token this server recognises",
     summary: "No authenticator recognised the token at all: not a complete JWT for this cluster",
     explains: &[C::Unauthorized],
@@ -180,16 +183,23 @@ pub(crate) fn verify_against_published_keys() -> Command {
         )
 }
 
-const KEY_CONFIRM: Steps = Steps::Or(
-    jwt_keys_confirm,
+const KEY_CONFIRM: Steps = Steps::If(
+    by_jwt_authenticator,
+    &Steps::Run(
+        "an OIDC (JWT) authenticator verifies with the identity provider's keys (the jwks_uri of its issuer's discovery document), not the cluster's: the token's kid must be among them",
+        issuer_discovery,
+    ),
     &Steps::Run(
         "verify the token against the keys the cluster publishes (the kid must be listed)",
         |_| verify_against_published_keys(),
     ),
 );
 
-const KEY_FIX: Steps = Steps::Or(
-    jwt_keys_fix,
+const KEY_FIX: Steps = Steps::If(
+    by_jwt_authenticator,
+    &Steps::Say(
+        "get a fresh ID token from the identity provider (it rotated its signing key, or the token is another provider's or tenant's); check the authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) and allowed algorithms (--oidc-signing-algs)",
+    ),
     &Steps::All(&[
         Steps::Run(
             "get a token from this cluster's current key (in a pod: delete the pod)",
@@ -228,59 +238,6 @@ fn issuer_discovery(case: &Case<'_>) -> Command {
         .with_placeholders()
 }
 
-/// A JWT authenticator's signature failure: the identity provider's keys.
-fn jwt_keys_confirm(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::run(
-            "an OIDC (JWT) authenticator verifies with the identity provider's keys (the jwks_uri of its issuer's discovery document), not the cluster's: the token's kid must be among them",
-            issuer_discovery(case),
-        )
-    })
-}
-
-fn jwt_keys_fix(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::say(
-            "get a fresh ID token from the identity provider (it rotated its signing key, or the token is another provider's or tenant's); check the authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) and allowed algorithms (--oidc-signing-algs)",
-        )
-    })
-}
-
-/// A JWT authenticator's issuer check: the token's iss against its issuer URL.
-fn jwt_issuer_confirm(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::run(
-            "compare the token's iss with the OIDC authenticator's issuer URL (--oidc-issuer-url, or issuer.url in --authentication-config) character by character: scheme, host, path and trailing slash, as the identity provider's discovery document states it",
-            super::commands::decode_token(),
-        )
-    })
-}
-
-fn jwt_issuer_fix(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::say(
-            "make the authenticator's issuer URL exactly the iss the identity provider puts in its tokens; a token of another identity provider needs a JWT authenticator of its own (--authentication-config lists several)",
-        )
-    })
-}
-
-/// A JWT authenticator's audience check: the client ID it expects.
-fn jwt_audience_confirm(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::run(
-            "the token's aud, set by the identity provider, must include the OIDC authenticator's client ID (--oidc-client-id, or one of issuer.audiences in --authentication-config)",
-            super::commands::decode_token(),
-        )
-    })
-}
-
-fn jwt_audience_fix(case: &Case<'_>) -> Option<NextStep> {
-    by_jwt_authenticator(case).then(|| {
-        NextStep::say(
-            "log in with the client ID the authenticator expects (the identity provider then issues the token for it: kubelogin's --oidc-client-id), or add the token's audience to the authenticator (issuer.audiences in --authentication-config; --oidc-client-id holds one)",
-        )
-    })
-}
 /// A checker that reviewed the token for audiences of its own (istiod's
 /// istio-ca, Vault's role audience): who, and what it asked for.
 /// A TokenReview's target audiences are its caller's spec.audiences; a

@@ -21,3 +21,16 @@ pub mod servers;
 pub mod services;
 pub mod time;
 pub mod transport;
+
+/// What every rule file names: the case it reads, the findings it writes, the
+/// causes it defines and their steps.
+mod prelude {
+    pub use crate::diagnosis::Cause;
+    pub use crate::diagnosis::case::{Answer, Case};
+    pub use crate::diagnosis::cause::{CauseDef, Steps};
+    pub use crate::diagnosis::classification::Classification as C;
+    pub use crate::diagnosis::merge::Findings;
+    pub use crate::diagnosis::next::{Command, NextStep};
+    pub use crate::diagnosis::policy::{Basis, When};
+    pub use crate::diagnosis::support::{Support, SupportKind};
+}

@@ -7,19 +7,11 @@
 //! a 403 without RBAC's `User "…" cannot …` text is admission or another
 //! authoriser, and stays `unknown` here.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
+use super::prelude::*;
 use crate::diagnosis::extract::denial::{Authorizer, Denial};
 use crate::diagnosis::forbidden::{Forbidden, GrantRisk};
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
 
 pub const RBAC_DENIED: CauseDef = CauseDef {
-    code: "rbac-denied",
     title: "RBAC grants nothing for this request",
     summary: "The token works; no Role or ClusterRole bound to this identity allows the request",
     explains: &[C::Forbidden],
@@ -42,7 +34,6 @@ think.",
 };
 
 pub const RBAC_ROLE_MISSING: CauseDef = CauseDef {
-    code: "rbac-role-missing",
     title: "A binding names a role that does not exist",
     summary: "The token works; a RoleBinding refers to a Role or ClusterRole that does not exist",
     explains: &[C::Forbidden],
@@ -71,7 +62,6 @@ created in another namespace, or is a ClusterRole referenced as a Role.",
 };
 
 pub const NON_RBAC_AUTHORIZER_DENIED: CauseDef = CauseDef {
-    code: "non-rbac-authorizer-denied",
     title: "Refused by an authorizer other than RBAC",
     summary: "The Node authorizer, or a webhook, ABAC or managed-cluster authorizer, refused; an RBAC grant may not help",
     explains: &[C::Forbidden],
@@ -199,9 +189,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         access_review(case, verdict, f);
         return;
     }
-    let message = match &case.answer {
-        Answer::Http(h) => h.message.clone(),
-        _ => None,
+    let (message, relayed) = match &case.answer {
+        Answer::Http(h) => (h.message.clone(), h.relay_only().is_some()),
+        _ => (None, false),
     };
     let (d, by) = match case.refusal.clone() {
         Some(Denial::Authorizer { forbidden, by }) => (forbidden, by),
@@ -209,7 +199,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Some(_) => return,
         None if case.user.as_deref() == Some(crate::diagnosis::forbidden::ANONYMOUS) => return,
         None => {
-            unnamed_refusal(message, f);
+            unnamed_refusal(message, relayed, f);
             return;
         }
     };
@@ -340,8 +330,10 @@ fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
     }
 }
 
-/// A 403 whose message names no authorizer, or no message at all.
-fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
+/// A 403 whose message names no authorizer, or no message at all. A relay's
+/// own 403 (Vault's, a checker's) is its status, not kube-apiserver's: an
+/// authorizer's refusal behind it is only a possibility.
+fn unnamed_refusal(message: Option<String>, relayed: bool, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
         Some(m) => f.add_fact(
             Cause::Unknown,
@@ -354,7 +346,11 @@ fn unnamed_refusal(message: Option<String>, f: &mut Findings) {
         None => {
             f.add_fact(
                 Cause::RbacDenied,
-                Basis::Inferred,
+                if relayed {
+                    Basis::Possible
+                } else {
+                    Basis::Inferred
+                },
                 SupportKind::Answer,
                 "403: the token was accepted and authorization said no (the message, which would name the user and the request, is not in the evidence)",
             );
@@ -376,7 +372,7 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{AccessVerdict, RequestInfo};
+    use crate::diagnosis::case::{AccessVerdict, HttpAnswer, RequestInfo};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, has_words, http, pod_bound, run};
 
@@ -427,6 +423,18 @@ mod tests {
             let c = case(http(403, message.as_deref()), None);
             assert_eq!(run(&c), (cause, confidence), "{message:?}");
         }
+    }
+
+    #[test]
+    fn a_relay_s_own_bare_403_is_its_status_and_rbac_only_a_possibility() {
+        let answer = Answer::Http(HttpAnswer::relayed("Vault", Some(403), 1));
+        let d = diagnosed(&case(answer, None));
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::Unknown, Confidence::Medium)
+        );
+        let rbac = d.candidates.iter().find(|c| c.cause == Cause::RbacDenied);
+        assert_eq!(rbac.map(|c| c.confidence), Some(Confidence::Low));
     }
 
     #[test]

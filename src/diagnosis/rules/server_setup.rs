@@ -8,17 +8,9 @@
 //! (extraction reads the log lines); the 401 reason `oidc: authenticator not
 //! initialized` comes through the reasons parser and names the same cause.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::Command;
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::SupportKind;
+use super::prelude::*;
 
 pub const JWT_ISSUER_UNREACHABLE: CauseDef = CauseDef {
-    code: "jwt-issuer-unreachable",
     title: "kube-apiserver cannot fetch the JWT issuer's discovery document or keys",
     summary: "The API server's OIDC (JWT) authenticator has not loaded its issuer's discovery document and keys, so it rejects every token of that issuer",
     explains: &[C::Unauthorized, C::ServerConfig],
@@ -76,7 +68,6 @@ even a trailing slash). No restart is needed once it is fixed: the next retry pi
 };
 
 pub const CREDENTIAL_PROVIDER_CONFIG_INVALID: CauseDef = CauseDef {
-    code: "credential-provider-config-invalid",
     title: "The kubelet refused its image credential provider configuration",
     summary: "The kubelet could not register its image credential providers (configuration invalid or a path missing) and exits at start-up",
     explains: &[C::ServerConfig],

@@ -3,12 +3,9 @@
 //! replicas with different keys; with `--all-endpoints` the disagreement is the
 //! diagnosis itself (`replica-dependent`).
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, Peer};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Diagnosis, Findings};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::Peer;
+use crate::diagnosis::merge::Diagnosis;
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
     match offset {
@@ -43,9 +40,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             offset_words(own)
         ),
     );
-    if f.has(Cause::ClockSkew) {
-        f.support(Cause::ClockSkew, line);
-    } else {
+    f.support(Cause::ClockSkew, line.clone());
+    f.when(When::NotFound(Cause::ClockSkew), |f| {
         f.add(
             Cause::ClockSkew,
             Basis::Possible,
@@ -57,7 +53,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 ),
             ],
         );
-    }
+    });
 }
 
 /// `--all-endpoints`: replicas that disagree make the answer depend on which

@@ -5,17 +5,9 @@
 //! auth method checks a reviewed token's ServiceAccount against its role.
 //! Their refusal names a setting of that service, not a fault of the token.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::Support;
+use super::prelude::*;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
-    code: "cloud-federation-mismatch",
     title: "The cloud's federation settings do not match the token",
     summary: "A cloud's token exchange (AWS STS, Microsoft Entra ID) refused the ServiceAccount token: its issuer, subject or audience matches no federated credential or role trust",
     explains: &[C::OtherStatus, C::Unauthorized, C::Forbidden],
@@ -44,7 +36,6 @@ fix is the federation setting or the token's audience and ServiceAccount.",
 };
 
 pub const CLOUD_OIDC_PROVIDER_MISSING: CauseDef = CauseDef {
-    code: "cloud-oidc-provider-missing",
     title: "The cloud account does not know the cluster's issuer",
     summary: "AWS STS found no OpenID Connect provider for the token's issuer in the account: the cluster's OIDC issuer was never registered (or was deleted)",
     explains: &[C::OtherStatus, C::Unauthorized, C::Forbidden],
@@ -74,7 +65,6 @@ cluster with a new issuer, a role in another account.",
 };
 
 pub const CLOUD_TRUST_POLICY_DENIED: CauseDef = CauseDef {
-    code: "cloud-trust-policy-denied",
     title: "The role's trust policy does not admit this token",
     summary: "AWS refused to let the ServiceAccount token assume the role: the role's trust policy (its OIDC principal, or its condition on sub or aud) does not match",
     explains: &[C::OtherStatus, C::Forbidden],
@@ -109,7 +99,6 @@ in the ServiceAccount's eks.amazonaws.com/role-arn annotation answers the same."
 };
 
 pub const CLOUD_CALLER_DENIED: CauseDef = CauseDef {
-    code: "cloud-caller-denied",
     title: "The cloud identity may not make this call",
     summary: "The cloud identity the workload has (or is) may not perform the call it made: a missing IAM permission, not a token problem",
     explains: &[C::OtherStatus, C::Forbidden],
@@ -138,7 +127,6 @@ the cloud identity.",
 };
 
 pub const CLOUD_OIDC_DISCOVERY_FAILED: CauseDef = CauseDef {
-    code: "cloud-oidc-discovery-failed",
     title: "The cloud cannot read the cluster's issuer",
     summary: "The cloud's token exchange could not fetch the cluster issuer's discovery document or keys, so it cannot verify the token",
     explains: &[C::OtherStatus, C::Unauthorized],
@@ -170,7 +158,6 @@ STS's \"Couldn't retrieve verification key from your identity provider\".",
 };
 
 pub const CLOUD_CLIENT_NOT_FOUND: CauseDef = CauseDef {
-    code: "cloud-client-not-found",
     title: "The cloud identity named does not exist",
     summary: "The token exchange names an application or identity the cloud does not know: a wrong client ID (Entra AADSTS700016)",
     explains: &[C::OtherStatus, C::Unauthorized],
@@ -197,7 +184,6 @@ tenant, or a deleted identity.",
 };
 
 pub const POD_IDENTITY_ASSOCIATION_MISSING: CauseDef = CauseDef {
-    code: "pod-identity-association-missing",
     title: "No EKS Pod Identity association for this ServiceAccount",
     summary: "EKS Pod Identity has no association for the pod's namespace and ServiceAccount, so the agent gets no credentials for it",
     explains: &[C::OtherStatus, C::Forbidden],
@@ -222,7 +208,6 @@ ServiceAccount name, or in another cluster, answers the same.",
 };
 
 pub const CHECKER_POLICY_DENIED: CauseDef = CauseDef {
-    code: "checker-policy-denied",
     title: "The checker's role does not allow this ServiceAccount",
     summary: "A token checker accepted the token but its own policy does not allow the ServiceAccount (Vault's role binds other names or namespaces)",
     explains: &[C::OtherStatus, C::Forbidden, C::Unauthorized],

@@ -9,20 +9,18 @@
 //! server's (this machine's, `--at`, now) or the measurement straddles the
 //! window's edge.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Case, ClockSource, Degradation, OffClock, ServerClock, TokenSent};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::{Confidence, Findings};
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
+use crate::diagnosis::case::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
+/// A certificate's dates, not a token's, failed on this clock.
+fn a_certificate_s_time(case: &Case<'_>) -> bool {
+    case.classification() == C::TlsError
+}
+
 pub const CLOCK_SKEW: CauseDef = CauseDef {
-    code: "clock-skew",
     title: "Clock skew",
     summary: "A clock is off: a token (or certificate) made on a clock ahead of the one that judges it is not valid yet there",
     explains: &[C::Unauthorized, C::ReplicaDependent, C::TlsError],
@@ -43,13 +41,12 @@ Certificates fail the same way: a client whose clock is behind the one that issu
 API server's certificate sees it as not yet valid (\"x509: certificate has expired or is \
 not yet valid: current time X is before Y\"), as do fresh clusters on machines with a \
 wrong time or time zone.",
-    confirm: Steps::Or(
-        |case| {
-            (case.classification() == C::TlsError).then(|| NextStep::run(
-                "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
-                Command::new("date").word("-u"),
-            ))
-        },
+    confirm: Steps::If(
+        a_certificate_s_time,
+        &Steps::Run(
+            "this machine's clock in UTC, to compare with the certificate's notBefore and notAfter (openssl s_client -connect HOST:PORT | openssl x509 -noout -dates)",
+            |_| Command::new("date").word("-u"),
+        ),
         &Steps::All(&[
             Steps::Run(
                 "compare the API servers' clocks: each identity Lease is renewed on its own server's clock",
@@ -76,12 +73,11 @@ wrong time or time zone.",
             }),
         ]),
     ),
-    fix: Steps::Or(
-        |case| {
-            (case.classification() == C::TlsError).then(|| NextStep::say(
-                "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
-            ))
-        },
+    fix: Steps::If(
+        a_certificate_s_time,
+        &Steps::Say(
+            "fix time sync (chrony/NTP, and the time zone) on this machine and on the node that issued the certificate",
+        ),
         &Steps::All(&[
             Steps::Run(
                 "fix time sync on the control-plane nodes: the one that answered runs behind the one that minted the token",
@@ -103,7 +99,6 @@ wrong time or time zone.",
 };
 
 pub const EXPIRED: CauseDef = CauseDef {
-    code: "expired",
     title: "The token has expired",
     summary: "The client sent a token past its exp (plus 60 s leeway) on the server's clock",
     explains: &[C::Unauthorized],
@@ -333,12 +328,14 @@ fn accepted(
                 f.support(cause, support);
             }
         }
-    } else if f.any_at_least(Confidence::Medium) {
-        f.note(Support::new(SupportKind::TokenTimes, fine));
     } else {
+        let fine = Support::new(SupportKind::TokenTimes, fine);
+        f.when(When::SomethingStandsOut, |f| f.note(fine.clone()));
         let mut support = answer_line(case);
-        support.push(Support::new(SupportKind::TokenTimes, fine));
-        f.add(Cause::Unknown, Basis::Possible, support);
+        support.push(fine);
+        f.when(When::NothingStandsOut, |f| {
+            f.add(Cause::Unknown, Basis::Possible, support);
+        });
     }
 }
 
@@ -405,6 +402,7 @@ fn trim(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
 mod tests {
     use super::*;
     use crate::diagnosis::case::Answer;
+    use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::reasons;
     use crate::diagnosis::testing::{at, case, diagnosed, http, legacy, pod_bound, run, verdict};
     use crate::token::Token;

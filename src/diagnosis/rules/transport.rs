@@ -2,14 +2,7 @@
 //! listened, or nothing answered in time. The token was never judged (after a
 //! TLS failure it was never even sent), so none of these is a token problem.
 
-use crate::diagnosis::Cause;
-use crate::diagnosis::case::{Answer, Case};
-use crate::diagnosis::cause::{CauseDef, Steps};
-use crate::diagnosis::classification::Classification as C;
-use crate::diagnosis::merge::Findings;
-use crate::diagnosis::next::{Command, NextStep};
-use crate::diagnosis::policy::Basis;
-use crate::diagnosis::support::{Support, SupportKind};
+use super::prelude::*;
 
 /// `openssl s_client -connect HOST:PORT` piped into `openssl x509 …`.
 fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
@@ -49,7 +42,6 @@ fn checker_trust(case: &Case<'_>) -> Option<NextStep> {
 }
 
 pub const TLS_UNTRUSTED_CA: CauseDef = CauseDef {
-    code: "tls-untrusted-ca",
     title: "Server certificate not trusted",
     summary: "The caller does not trust the CA that signed the server's certificate",
     explains: &[C::TlsError, C::CheckerFailure],
@@ -86,7 +78,6 @@ kubeconfig (certificate-authority-data).",
 };
 
 pub const TLS_NAME_MISMATCH: CauseDef = CauseDef {
-    code: "tls-name-mismatch",
     title: "Certificate does not name the host",
     summary: "The server's certificate does not list the name or IP the caller connected to",
     explains: &[C::TlsError, C::CheckerFailure],
@@ -110,7 +101,6 @@ node IP, a new DNS name). Nothing was sent.",
 };
 
 pub const TLS_CERTIFICATE_EXPIRED: CauseDef = CauseDef {
-    code: "tls-certificate-expired",
     title: "Server certificate expired",
     summary: "The server's certificate has expired (or the caller's clock is ahead)",
     explains: &[C::TlsError, C::CheckerFailure],
@@ -135,7 +125,6 @@ const EXPIRED_CERT_CONFIRM: Steps = Steps::Run(
 );
 
 pub const TLS_CERTIFICATE_NOT_YET_VALID: CauseDef = CauseDef {
-    code: "tls-certificate-not-yet-valid",
     title: "Server certificate not yet valid",
     summary: "The server's certificate is not valid yet on the caller's clock (a clock behind, or a fresh certificate)",
     explains: &[C::TlsError, C::CheckerFailure],
@@ -154,7 +143,6 @@ between the client and the machine that issued the certificate. Nothing was sent
 };
 
 pub const TLS_OTHER: CauseDef = CauseDef {
-    code: "tls-other",
     title: "TLS handshake failed",
     summary: "The TLS handshake failed for another reason (not TLS on that port, a proxy, protocol versions)",
     explains: &[C::TlsError, C::CheckerFailure],
@@ -172,7 +160,6 @@ version or cipher. Nothing was sent.",
 };
 
 pub const DNS_FAILURE: CauseDef = CauseDef {
-    code: "dns-failure",
     title: "Name does not resolve",
     summary: "The server's host name does not resolve",
     explains: &[C::NetworkError, C::OtherStatus],
@@ -197,7 +184,6 @@ that one; the token was accepted.",
 };
 
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
-    code: "connection-refused",
     title: "Connection refused",
     summary: "Nothing listens at that address and port",
     explains: &[C::NetworkError, C::OtherStatus],
@@ -223,7 +209,6 @@ that one; the token was accepted.",
 };
 
 pub const TIMEOUT: CauseDef = CauseDef {
-    code: "timeout",
     title: "No answer in time",
     summary: "No answer within the timeout",
     explains: &[C::NetworkError, C::OtherStatus],
