@@ -134,6 +134,7 @@ causes! {
     RbacRoleMissing => rules::rbac::RBAC_ROLE_MISSING,
     NodeAudienceNotAllowed => rules::image_pull::NODE_AUDIENCE_NOT_ALLOWED,
     CredentialProviderConfigInvalid => rules::server_setup::CREDENTIAL_PROVIDER_CONFIG_INVALID,
+    CredentialSourceFailed => rules::server_setup::CREDENTIAL_SOURCE_FAILED,
     NonRbacAuthorizerDenied => rules::rbac::NON_RBAC_AUTHORIZER_DENIED,
     ServiceAccountAdmission => rules::admission::SERVICE_ACCOUNT_ADMISSION,
     PodSecurityDenied => rules::admission::POD_SECURITY_DENIED,

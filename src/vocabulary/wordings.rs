@@ -68,8 +68,6 @@ pub const WORDINGS: &[Wording] = &[
     w(JWT_AUTHENTICATOR, "oidc: empty username via CEL expression is not allowed", "1.29+", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
     w(JWT_AUTHENTICATOR, "oidc: parse username claims \"CLAIM\": claim not present", "all", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
     w(JWT_AUTHENTICATOR, "oidc: email not verified", "all", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
-    w(JWT_AUTHENTICATOR, "oidc authenticator: initializing plugin: ERROR", "all (kube-apiserver's log, retried every 10 seconds)", Some(Cause::JwtIssuerUnreachable), OIDC_GO),
-    w(KUBELET, "Failed to register CRI auth plugins (then err=ERROR)", "1.20+ (image credential providers; the kubelet then exits)", Some(Cause::CredentialProviderConfigInvalid), KUBERUNTIME),
     w(EXTERNAL_SIGNER, "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs", "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)", None, EXTERNAL_JWT),
 ];
 
@@ -78,6 +76,7 @@ pub const WORDINGS: &[Wording] = &[
 pub fn all() -> impl Iterator<Item = &'static Wording> {
     WORDINGS
         .iter()
+        .chain(SETUP_FAILURES)
         .chain(transport::TRANSPORT)
         .chain(transport::CURL_CODES)
         .chain(transport::NOT_A_FAILURE)
@@ -89,6 +88,42 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
 pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
+
+/// A program's own setup that failed before any request had an answer: a
+/// server's part that cannot start (its requests fail until it does), or a
+/// client's credential source that gave it nothing to send. Each row's parts
+/// (` … ` between them) stand in this order in a line, in either case; a
+/// row that ends in ` …` is followed by the error itself. The first row a
+/// line holds wins.
+#[rustfmt::skip]
+pub const SETUP_FAILURES: &[Wording] = &[
+    w("kube-apiserver", "oidc authenticator: initializing plugin: …", "all (kube-apiserver's log, retried every 10 seconds)", Some(Cause::JwtIssuerUnreachable), OIDC_GO),
+    w("kubelet", "Failed to register CRI auth plugins …", "1.20+ (image credential providers; the kubelet then exits)", Some(Cause::CredentialProviderConfigInvalid), KUBERUNTIME),
+    // kube-rs runs the kubeconfig's exec plugin itself: it could not start
+    // it (not on the PATH it runs with), or the plugin exited non-zero (its
+    // command is read alone: a long one wraps before the status).
+    w(KUBE_RS, "unable to run auth exec: …", "kube 0.64+ (Error::AuthExecStart)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    w(KUBE_RS, "auth exec command ' …", "kube 0.64+ (Error::AuthExecRun: `auth exec command 'CMD' failed with status STATUS: OUTPUT`)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    // The AWS SDKs' credential provider chains found no credentials: none of
+    // the pod's sources (IRSA's token file, EKS Pod Identity's endpoint)
+    // was one the SDK reads, or it refused the endpoint's address.
+    w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
+    w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.12.48+ (`only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
+    w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2 (CredentialsError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    // Azure workload identity's webhook sets these in a pod that asks for it
+    // (label azure.workload.identity/use, the ServiceAccount's client-id
+    // annotation); its sample clients stop when one is missing.
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+];
+
+const KUBE_RS: &str = "kube-rs";
+const KUBE_RS_AUTH: &str = "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (Error)";
+const AWS_SDK_GO: &str = "aws-sdk-go";
+const AWS_SDK_JS: &str = "aws-sdk-js";
+const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
+const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
 
 /// kube-apiserver's words for a call of its own that failed (to an admission
 /// webhook, to a kubelet, to an aggregated API): the client's request was

@@ -626,11 +626,11 @@ impl<'a> Scanner<'a> {
             self.push(at, hit.origin, Kind::Transport(hit.value));
         }
         if let Some(failure) = server {
-            let origin = (
-                Provenance::ServerLog,
-                SourceType::ApiserverLog,
-                failure.component,
-            );
+            let source = match failure.cause {
+                Cause::CredentialSourceFailed => SourceType::ClientError,
+                _ => SourceType::ApiserverLog,
+            };
+            let origin = (Provenance::ServerLog, source, failure.component);
             self.push(at, origin, Kind::ServerFailure(failure));
         }
         for (answer, audit_stamp, excerpt_text) in audits {

@@ -1,10 +1,14 @@
 //! A server's own log lines (an authorizer's trace, an authenticator that could
 //! not start, `KIND "NAME" not found`): clues beside an answer, never answers;
-//! a part of the server's own setup that failed is a result of its own.
+//! a part of a program's own setup that failed (a server's, or a client's
+//! credential source) is a result of its own.
+
+use std::sync::LazyLock;
 
 use super::excerpt;
+use super::needles::{Needles, parts_in_order};
 use crate::diagnosis::case::{BindingKind, ServerFailure};
-use crate::diagnosis::cause::Cause;
+use crate::vocabulary::wordings::SETUP_FAILURES;
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -24,36 +28,38 @@ pub(super) fn server_note(line: &str) -> Option<String> {
     None
 }
 
-/// kube-apiserver's OIDC authenticator retrying its issuer's discovery (every
-/// 10 s, in every version since 1.10).
-const OIDC_INIT: &str = "oidc authenticator: initializing plugin:";
-/// The kubelet refusing its image credential providers (then it exits).
-const CRI_AUTH: &str = "ailed to register CRI auth plugins";
-
-/// A server's log line saying a part of its own setup failed: the cause,
-/// who logged it and what it said.
+/// A program's line saying a part of its own setup failed (a server's part
+/// that cannot start, a client's credential source): the cause, who logged
+/// it and what it said, from [`SETUP_FAILURES`].
 pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
-    let (cause, component, detail) = if let Some(i) = line.find(OIDC_INIT) {
-        let detail = line[i + OIDC_INIT.len()..].trim();
-        (Cause::JwtIssuerUnreachable, "kube-apiserver", detail)
-    } else {
-        let i = line.find(CRI_AUTH)?;
-        let rest = &line[i + CRI_AUTH.len()..];
-        // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
-        let detail = match rest.find("err=") {
-            Some(j) => rest[j + 4..].trim().trim_matches('"'),
-            None => rest.trim_start_matches(['"', ':', ' ']),
-        };
-        (Cause::CredentialProviderConfigInvalid, "kubelet", detail)
-    };
-    Some(ServerFailure {
-        cause,
-        component,
-        detail: excerpt(if detail.is_empty() {
-            "(no error text)"
+    static ANY: LazyLock<Needles> = LazyLock::new(|| {
+        let first = |text: &'static str| text.split(" …").next().unwrap_or(text);
+        Needles::new(SETUP_FAILURES.iter().map(|w| first(w.text)), true)
+    });
+    if !ANY.any(line) {
+        return None;
+    }
+    SETUP_FAILURES.iter().find_map(|w| {
+        let (at, end) = parts_in_order(line, w.text, true)?;
+        let detail = if w.text.ends_with(" …") {
+            // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
+            let rest = line[end..].trim_start_matches(['"', ':', ' ']);
+            rest.strip_prefix("err=")
+                .unwrap_or(rest)
+                .trim()
+                .trim_matches('"')
         } else {
-            detail
-        }),
+            line[at..].trim()
+        };
+        Some(ServerFailure {
+            cause: w.cause?,
+            component: w.printed_by,
+            detail: excerpt(if detail.is_empty() {
+                "(no error text)"
+            } else {
+                detail
+            }),
+        })
     })
 }
 
@@ -72,4 +78,38 @@ pub(super) fn missing(line: &str) -> Option<(BindingKind, String)> {
         _ => return None,
     };
     (!name.is_empty()).then(|| (kind, name.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setup_failure_row_is_read_with_its_cause_in_a_line_of_its_own() {
+        for w in SETUP_FAILURES {
+            // The row with values in its gaps, as a program logs it, after a
+            // prefix of its own and in another case.
+            let filled = w.text.replace(" … ", " 'x' ").replace(" …", " boom");
+            for line in [format!("E0101 main.go:1] {filled}"), filled.to_lowercase()] {
+                let f = server_failure(&line).unwrap_or_else(|| panic!("{line}"));
+                assert_eq!(
+                    (Some(f.cause), f.component),
+                    (w.cause, w.printed_by),
+                    "{line}"
+                );
+                let detail = if w.text.ends_with(" …") {
+                    "boom"
+                } else {
+                    "environment"
+                };
+                assert!(
+                    f.detail.to_lowercase().contains(detail) || !filled.contains(detail),
+                    "{line}: {}",
+                    f.detail
+                );
+            }
+        }
+        assert!(server_failure("exec plugin is configured").is_none());
+        assert!(server_failure("credential provider registered").is_none());
+    }
 }
