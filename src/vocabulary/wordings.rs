@@ -77,6 +77,7 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
     WORDINGS
         .iter()
         .chain(SETUP_FAILURES)
+        .chain(TOKEN_GRANTED)
         .chain(transport::TRANSPORT)
         .chain(transport::CURL_CODES)
         .chain(transport::NOT_A_FAILURE)
@@ -124,6 +125,19 @@ const AWS_SDK_GO: &str = "aws-sdk-go";
 const AWS_SDK_JS: &str = "aws-sdk-js";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
+
+/// A webhook token authenticator's log line for a token it authenticated:
+/// its TokenReview answer to kube-apiserver (`username` names the user).
+#[rustfmt::skip]
+pub const TOKEN_GRANTED: &[Wording] = &[
+    // logrus's text and JSON formats of `Info("access granted")`.
+    w(AWS_IAM_AUTHENTICATOR, "msg=\"access granted\"", "all (logrus text)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
+    w(AWS_IAM_AUTHENTICATOR, "\"msg\":\"access granted\"", "all (logrus JSON)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
+];
+
+const AWS_IAM_AUTHENTICATOR: &str = "aws-iam-authenticator";
+const AWS_IAM_AUTHENTICATOR_SERVER: &str =
+    "github.com/kubernetes-sigs/aws-iam-authenticator pkg/server/server.go (ServeHTTP)";
 
 /// kube-apiserver's words for a call of its own that failed (to an admission
 /// webhook, to a kubelet, to an aggregated API): the client's request was

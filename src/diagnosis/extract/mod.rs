@@ -48,7 +48,7 @@ use super::case::{Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejecti
 use super::cause::Cause;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use found::{Found, Origin};
-use server_log::{missing, server_failure, server_note};
+use server_log::{missing, server_failure, server_note, token_granted};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -107,6 +107,26 @@ const SIGNALS: &[(&str, &str)] = &[
     ),
     ("token", "the word \"token\" without a known message"),
     ("denied", "the word \"denied\" without a known refusal"),
+    // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
+    (
+        "User \"",
+        "a user's name where an authorizer's refusal may have been cut short",
+    ),
+    // PodSecurity admission's warn mode (a response's Warning header).
+    (
+        "would violate",
+        "a policy's warning, which comes with an answer but is not one",
+    ),
+    // A controller's FailedCreate event (controller_utils.go).
+    (
+        "Error creating:",
+        "a controller's failed create whose error is empty or unknown",
+    ),
+    // kube-runtime's stream_backoff, client-go's reflector.
+    (
+        "backing off",
+        "a client retrying after an error it does not print",
+    ),
 ];
 
 /// A pretty-printed JSON value being read over several lines.
@@ -535,6 +555,12 @@ impl<'a> Scanner<'a> {
         }
         if let Some(failure) = server_failure(line) {
             found.server.get_or_insert(failure);
+            return;
+        }
+        if found.review.is_none()
+            && let Some(review) = token_granted(line)
+        {
+            found.review = Some(review);
             return;
         }
         if let Some(note) = server_note(line) {

@@ -7,8 +7,9 @@ use std::sync::LazyLock;
 
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
+use crate::diagnosis::artefact::Review;
 use crate::diagnosis::case::{BindingKind, ServerFailure};
-use crate::vocabulary::wordings::SETUP_FAILURES;
+use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -63,6 +64,30 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
     })
 }
 
+/// A webhook token authenticator's log line saying it authenticated a
+/// token ([`TOKEN_GRANTED`]): its TokenReview answer, and the user it named.
+pub(super) fn token_granted(line: &str) -> Option<Review> {
+    // The field's value first (cheap), then the field, with or without its
+    // quotes.
+    let unquoted = |s: &str| s.replace('"', "");
+    TOKEN_GRANTED.iter().find(|w| {
+        let value = w.text.rsplit(['=', ':']).next().unwrap_or(w.text);
+        line.contains(value.trim_matches('"')) && unquoted(line).contains(&unquoted(w.text))
+    })?;
+    // logfmt's `username=NAME` or `username="NAME"`, JSON's `"username":"NAME"`.
+    let user = ["username=", "\"username\":"].iter().find_map(|key| {
+        let (_, rest) = line.split_once(key)?;
+        let rest = rest.trim_start_matches('"');
+        let name = rest.split(['"', ',', ' ', '}']).next()?;
+        (!name.is_empty()).then(|| excerpt(name))
+    });
+    Some(Review {
+        authenticated: true,
+        user,
+        audiences: Vec::new(),
+    })
+}
+
 /// `KIND "NAME" not found` in a server's log line: a clue, not an answer.
 pub(super) fn missing(line: &str) -> Option<(BindingKind, String)> {
     let at = line.find("\" not found")?;
@@ -111,5 +136,23 @@ mod tests {
         }
         assert!(server_failure("exec plugin is configured").is_none());
         assert!(server_failure("credential provider registered").is_none());
+    }
+
+    #[test]
+    fn a_webhook_authenticator_s_grant_is_a_token_review_that_authenticated() {
+        for line in [
+            r#"time="2022-05-26T18:55:30Z" level=info msg="access granted" arn="arn:aws:iam::1:user/u" groups="[system:masters]" uid="aws-iam-authenticator:1:A" username=kubernetes-admin"#,
+            r#"{"arn":"arn:aws:iam::1:user/u","level":"info","msg":"access granted","username":"kubernetes-admin"}"#,
+            "level=info msg=access granted arn=arn:aws:iam::1:user/u username=kubernetes-admin",
+        ] {
+            let r = token_granted(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(r.authenticated, "{line}");
+            assert_eq!(r.user.as_deref(), Some("kubernetes-admin"), "{line}");
+        }
+        assert!(
+            token_granted(r#"level=warning msg="access denied" error="ARN is not mapped""#)
+                .is_none()
+        );
+        assert!(token_granted("access granted to the bucket").is_none());
     }
 }
