@@ -9,6 +9,7 @@ use super::excerpt;
 use super::needles::{Needles, parts_in_order};
 use crate::diagnosis::artefact::Review;
 use crate::diagnosis::case::{BindingKind, ServerFailure};
+use crate::diagnosis::cause::Cause;
 use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
 
 /// A server's log line about its own work (an authorizer's trace, an
@@ -40,8 +41,15 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
     if !ANY.any(line) {
         return None;
     }
+    // A credential source that quotes the refusal it got (an exec plugin's
+    // stderr holding a cloud's error) failed because of it: the refusal is
+    // the answer, read by the exchange reader.
+    let refused = || super::exchange::find(line).is_some();
     SETUP_FAILURES.iter().find_map(|w| {
         let (at, end) = parts_in_order(line, w.text, true)?;
+        if w.cause == Some(Cause::CredentialSourceFailed) && refused() {
+            return None;
+        }
         let detail = if w.text.ends_with(" …") {
             // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
             let rest = line[end..].trim_start_matches(['"', ':', ' ']);
@@ -136,6 +144,9 @@ mod tests {
         }
         assert!(server_failure("exec plugin is configured").is_none());
         assert!(server_failure("credential provider registered").is_none());
+        // The plugin's own refusal is the answer.
+        let quoted = r#"Error: auth error: auth exec command '"aws" "eks" "get-token"' failed with status exit status: 254: Output { stderr: "An error occurred (AccessDenied) when calling the AssumeRole operation: User: arn:aws:iam::1:user/u is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::1:role/r\n" }"#;
+        assert!(server_failure(quoted).is_none());
     }
 
     #[test]
