@@ -85,48 +85,25 @@ pub struct NearMiss {
 
 /// Words that suggest evidence without making an answer, and what was seen.
 /// The numbers are status codes, which `--type status` reads more leniently.
+#[rustfmt::skip]
 const SIGNALS: &[(&str, &str)] = &[
-    (
-        "Unauthorized",
-        "the word \"Unauthorized\" without an answer around it",
-    ),
-    (
-        "Forbidden",
-        "the word \"Forbidden\" without an answer around it",
-    ),
-    (
-        "forbidden",
-        "the word \"forbidden\" without a refusal's wording",
-    ),
+    ("Unauthorized", "the word \"Unauthorized\" without an answer around it"),
+    ("Forbidden", "the word \"Forbidden\" without an answer around it"),
+    ("forbidden", "the word \"forbidden\" without a refusal's wording"),
     ("401", "the number 401 without an HTTP status around it"),
     ("403", "the number 403 without an HTTP status around it"),
     ("x509", "an x509 text that is not a TLS failure's"),
-    (
-        "TokenReview",
-        "a TokenReview that is neither accepted nor rejected",
-    ),
+    ("TokenReview", "a TokenReview that is neither accepted nor rejected"),
     ("token", "the word \"token\" without a known message"),
     ("denied", "the word \"denied\" without a known refusal"),
     // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
-    (
-        "User \"",
-        "a user's name where an authorizer's refusal may have been cut short",
-    ),
+    ("User \"", "a user's name where an authorizer's refusal may have been cut short"),
     // PodSecurity admission's warn mode (a response's Warning header).
-    (
-        "would violate",
-        "a policy's warning, which comes with an answer but is not one",
-    ),
+    ("would violate", "a policy's warning, which comes with an answer but is not one"),
     // A controller's FailedCreate event (controller_utils.go).
-    (
-        "Error creating:",
-        "a controller's failed create whose error is empty or unknown",
-    ),
+    ("Error creating:", "a controller's failed create whose error is empty or unknown"),
     // kube-runtime's stream_backoff, client-go's reflector.
-    (
-        "backing off",
-        "a client retrying after an error it does not print",
-    ),
+    ("backing off", "a client retrying after an error it does not print"),
 ];
 
 /// A pretty-printed JSON value being read over several lines.

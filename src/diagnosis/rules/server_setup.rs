@@ -114,21 +114,17 @@ pub const CREDENTIAL_SOURCE_FAILED: CauseDef = CauseDef {
     summary: "The client's credential source (a kubeconfig exec plugin, a cloud SDK's provider chain, the variables a workload identity webhook injects) failed, so it had no credential to send",
     explains: &[C::ServerConfig],
     explanation: "\
-A client that is not handed a token gets its credential from a source first: for a \
-kubeconfig user with exec, it runs the plugin (aws eks get-token, kubelogin, \
-gke-gcloud-auth-plugin) and reads an ExecCredential from its output; a cloud SDK walks its \
-provider chain (environment, IRSA's web identity token file, EKS Pod Identity's container \
-credentials endpoint, the instance metadata); Azure workload identity's webhook injects \
-AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE into a pod that asks for it. \
-When the source fails, the client says so before any request reaches a server: there is no \
-status to read and no token was judged.
+A client that is not handed a token gets one from a credential source first: a kubeconfig \
+user's exec plugin (aws eks get-token, kubelogin, gke-gcloud-auth-plugin) prints an \
+ExecCredential; a cloud SDK walks its provider chain (IRSA's token file, EKS Pod Identity's \
+endpoint, instance metadata); Azure workload identity's webhook injects AZURE_CLIENT_ID, \
+AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE. When the source fails, no request carries a \
+token and no server judged one.
 
-The error names the part: a plugin that could not be started (not on the PATH of the \
-program that runs it: an IDE, a GUI app or a CI job has another PATH than the shell), a \
-plugin that exited non-zero (its own stderr is quoted), an SDK release that does not read \
-the pod's source (the AWS SDK for Go refuses EKS Pod Identity's 169.254.170.23 before \
-v1.47.11; each AWS SDK names its first release with Pod Identity), or a pod the webhook did \
-not mutate (the label or the ServiceAccount's annotation is missing).",
+The error names the part: a plugin not on the PATH of the program that runs it (an IDE or \
+a CI job has another PATH than the shell), an ExecCredential of another apiVersion, an SDK \
+release that does not read the pod's source (the AWS SDK for Go refuses EKS Pod Identity's \
+169.254.170.23 before v1.47.11), or a pod the webhook did not mutate.",
     confirm: Steps::Run(
         "the credential plugin the kubeconfig runs (for a pod, its environment: kubectl exec POD -- env)",
         |_| {
