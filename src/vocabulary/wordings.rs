@@ -109,6 +109,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin didn't return a …", "1.10+ (a token; a token or cert/key pair since 1.11; a status field)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    // In a pod, the in-cluster configuration: the API server's address from
+    // the environment, the ServiceAccount token from its mounted file (none
+    // with automountServiceAccountToken: false).
+    w(CLIENT_GO, "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined", "1.4+ (rest.ErrNotInCluster)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/token: …", "all (InClusterConfig's os.ReadFile)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(PYTHON_K8S, "Service token file does not exist", "all (`does not exists.` in most releases)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     // kube-rs runs the kubeconfig's exec plugin itself: it could not start
     // it (not on the PATH it runs with), or the plugin exited non-zero (its
     // command is read alone: a long one wraps before the status).
@@ -130,6 +137,9 @@ pub const SETUP_FAILURES: &[Wording] = &[
 
 const CLIENT_GO: &str = "client-go";
 const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
+const PYTHON_K8S: &str = "python-kubernetes";
+const PYTHON_INCLUSTER: &str =
+    "github.com/kubernetes-client/python kubernetes/base/config/incluster_config.py";
 const KUBE_RS: &str = "kube-rs";
 const KUBE_RS_AUTH: &str = "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (Error)";
 const AWS_SDK_GO: &str = "aws-sdk-go";

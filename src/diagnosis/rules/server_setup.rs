@@ -111,12 +111,14 @@ name has no binary in that directory.",
 pub const CREDENTIAL_SOURCE_FAILED: CauseDef = CauseDef {
     code: "credential-source-failed",
     title: "The client got no credential from its credential source",
-    summary: "The client's credential source (a kubeconfig exec plugin, a cloud SDK's provider chain, the variables a workload identity webhook injects) failed, so it had no credential to send",
+    summary: "The client's credential source (a kubeconfig exec plugin, the pod's mounted ServiceAccount token, a cloud SDK's provider chain, a workload identity webhook's variables) failed, so it had no credential to send",
     explains: &[C::ServerConfig],
     explanation: "\
 A client that is not handed a token gets one from a credential source first: a kubeconfig \
 user's exec plugin (aws eks get-token, kubelogin, gke-gcloud-auth-plugin) prints an \
-ExecCredential; a cloud SDK walks its provider chain (IRSA's token file, EKS Pod Identity's \
+ExecCredential; in a pod, the in-cluster configuration reads the ServiceAccount token \
+mounted at /var/run/secrets/kubernetes.io/serviceaccount/token (none with \
+automountServiceAccountToken: false); a cloud SDK walks its provider chain (IRSA's token file, EKS Pod Identity's \
 endpoint, instance metadata); Azure workload identity's webhook injects AZURE_CLIENT_ID, \
 AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE. When the source fails, no request carries a \
 token and no server judged one.
@@ -138,7 +140,7 @@ release that does not read the pod's source (the AWS SDK for Go refuses EKS Pod 
         },
     ),
     fix: Steps::Say(
-        "run that command by hand in the client's environment (its PATH, arguments and variables) until it prints an ExecCredential; in a pod, use an SDK release that reads the pod's credential source and check the variables its webhook injects (AWS_CONTAINER_CREDENTIALS_FULL_URI, AWS_WEB_IDENTITY_TOKEN_FILE, AZURE_CLIENT_ID)",
+        "run that command by hand in the client's environment (its PATH, arguments and variables) until it prints an ExecCredential; in a pod, use an SDK release that reads the pod's credential source, check that the pod mounts its ServiceAccount token (automountServiceAccountToken) and the variables its webhook injects (AWS_CONTAINER_CREDENTIALS_FULL_URI, AWS_WEB_IDENTITY_TOKEN_FILE, AZURE_CLIENT_ID)",
     ),
     sources: &[
         "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (the exec credential protocol)",
