@@ -118,9 +118,11 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     // kube-rs runs the kubeconfig's exec plugin itself: it could not start
     // it (not on the PATH it runs with), or the plugin exited non-zero (its
-    // command is read alone: a long one wraps before the status).
+    // status and output are what it said; the command, which may hold a
+    // secret, only when a long one wraps before the status).
     w(KUBE_RS, "unable to run auth exec: …", "kube 0.64+ (Error::AuthExecStart)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
-    w(KUBE_RS, "auth exec command ' …", "kube 0.64+ (Error::AuthExecRun: `auth exec command 'CMD' failed with status STATUS: OUTPUT`)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    w(KUBE_RS, "auth exec command ' … ' failed with status …", "kube 0.64+ (Error::AuthExecRun)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    w(KUBE_RS, "auth exec command ' …", "kube 0.64+ (Error::AuthExecRun, its status wrapped to another line)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
     // The AWS SDKs' credential provider chains found no credentials: none of
     // the pod's sources (IRSA's token file, EKS Pod Identity's endpoint)
     // was one the SDK reads, or it refused the endpoint's address.
