@@ -127,8 +127,8 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // the pod's sources (IRSA's token file, EKS Pod Identity's endpoint)
     // was one the SDK reads, or it refused the endpoint's address.
     w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
-    w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.12.48+ (`only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
-    w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2 (CredentialsError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
+    w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
     // Azure workload identity's webhook sets these in a pod that asks for it
     // (label azure.workload.identity/use, the ServiceAccount's client-id
     // annotation); its sample clients stop when one is missing.
