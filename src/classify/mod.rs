@@ -335,6 +335,35 @@ mod tests {
     use super::generated::ctx;
 
     #[test]
+    fn text_without_an_answer_says_what_it_nearly_was() {
+        for (text, nearly) in [
+            (
+                "error: cannot create certificate signing request: User \"kubelet-boo",
+                "an authorizer's refusal may have been cut short",
+            ),
+            (
+                "W1019 21:46:08.520994 1 warnings.go:70] would violate PodSecurity \"restricted:latest\": runAsNonRoot != true",
+                "a policy's warning",
+            ),
+            (
+                "  Warning  FailedCreate  7s  replicaset-controller  Error creating: ",
+                "a controller's failed create",
+            ),
+            (
+                "DEBUG: Error received, backing off (deadline=\"Instant { tv_sec: 1078 }\")",
+                "a client retrying after an error it does not print",
+            ),
+        ] {
+            let e = classify(text, None, ctx()).err().map(|e| e.to_string());
+            assert!(
+                e.as_deref()
+                    .is_some_and(|e| e.contains("nearest: line 1 has") && e.contains(nearly)),
+                "{text}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_mesh_verdict_is_not_read_as_the_transport_words_around_it() {
         let line = r#"[     3.1s]  WARN ThreadId(01) identity: linkerd_app_core::control: Failed to resolve control-plane component error=status: FailedPrecondition, message: "authentication token could not be authenticated""#;
         let d = &classify(line, None, ctx()).unwrap().results[0].diagnosis;

@@ -250,9 +250,9 @@ pub enum Answer {
     /// could not complete its own TokenReview: the token under review was
     /// never judged.
     CheckerFailed(CheckerFailure),
-    /// No request's answer: a server logged that a part of its own setup
+    /// No request's answer: a program logged that a part of its own setup
     /// failed (an authenticator that cannot start, a refused credential
-    /// provider configuration).
+    /// provider configuration, a client's credential source).
     ServerFailed(ServerFailure),
     /// Nothing was answered (no request got anywhere).
     #[default]

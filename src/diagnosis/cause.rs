@@ -119,6 +119,7 @@ impl Cause {
             Cause::CredentialProviderConfigInvalid => {
                 &rules::server_setup::CREDENTIAL_PROVIDER_CONFIG_INVALID
             }
+            Cause::CredentialSourceFailed => &rules::server_setup::CREDENTIAL_SOURCE_FAILED,
             Cause::NonRbacAuthorizerDenied => &rules::rbac::NON_RBAC_AUTHORIZER_DENIED,
             Cause::ServiceAccountAdmission => &rules::admission::SERVICE_ACCOUNT_ADMISSION,
             Cause::PodSecurityDenied => &rules::admission::POD_SECURITY_DENIED,

@@ -46,6 +46,7 @@ pub enum Cause {
     RbacRoleMissing,
     NodeAudienceNotAllowed,
     CredentialProviderConfigInvalid,
+    CredentialSourceFailed,
     NonRbacAuthorizerDenied,
     ServiceAccountAdmission,
     PodSecurityDenied,

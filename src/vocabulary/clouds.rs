@@ -108,4 +108,7 @@ pub const EXCHANGES: &[Wording] = &[
     w(GOOGLE_STS, "rejected by the attribute condition", "v1 (unauthorized_client)", Some(Cause::CloudTrustPolicyDenied), GOOGLE_STS_API),
     w(GOOGLE_IAM, "Permission 'iam.serviceAccounts.getAccessToken' denied", "v1", Some(Cause::CloudCallerDenied), IAM_CREDENTIALS_API),
     w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/iam/docs/troubleshooting-access"),
+    // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
+    // prints it: `ResponseError: code=403, message=Required …`).
+    w(GOOGLE_IAM, "Required \" … \" permission(s) for", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions; https://cloud.google.com/kubernetes-engine/docs/troubleshooting"),
 ];

@@ -238,7 +238,18 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "Go context.Canceled"),
     // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
     w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
+    // Fluent Bit's kubernetes filter got no connection to the API server (or
+    // the kubelet) from its upstream pool: the connect failed, its own
+    // `[net]` or `[tls]` line before says how. After the plugin's tag
+    // (`[filter_kube]` before v1.5, `[filter:kubernetes:NAME]` since), which
+    // a line's prefixes are read without; `kubelet …` since v1.7.5 (with
+    // Use_Kubelet), `kube api …` since v3.0.
+    w(FLUENT_BIT, "upstream connection error", "v0.12+", Some(Cause::Unknown), FLUENT_BIT_KUBE_META),
 ];
+
+const FLUENT_BIT: &str = "Fluent Bit";
+const FLUENT_BIT_KUBE_META: &str =
+    "github.com/fluent/fluent-bit plugins/filter_kubernetes/kube_meta.c";
 
 const CURL_H: &str = "curl include/curl/curl.h, lib/strerror.c";
 

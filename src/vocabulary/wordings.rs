@@ -68,8 +68,6 @@ pub const WORDINGS: &[Wording] = &[
     w(JWT_AUTHENTICATOR, "oidc: empty username via CEL expression is not allowed", "1.29+", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
     w(JWT_AUTHENTICATOR, "oidc: parse username claims \"CLAIM\": claim not present", "all", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
     w(JWT_AUTHENTICATOR, "oidc: email not verified", "all", Some(Cause::JwtAuthenticatorRejected), OIDC_GO),
-    w(JWT_AUTHENTICATOR, "oidc authenticator: initializing plugin: ERROR", "all (kube-apiserver's log, retried every 10 seconds)", Some(Cause::JwtIssuerUnreachable), OIDC_GO),
-    w(KUBELET, "Failed to register CRI auth plugins (then err=ERROR)", "1.20+ (image credential providers; the kubelet then exits)", Some(Cause::CredentialProviderConfigInvalid), KUBERUNTIME),
     w(EXTERNAL_SIGNER, "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs", "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)", None, EXTERNAL_JWT),
 ];
 
@@ -78,6 +76,8 @@ pub const WORDINGS: &[Wording] = &[
 pub fn all() -> impl Iterator<Item = &'static Wording> {
     WORDINGS
         .iter()
+        .chain(SETUP_FAILURES)
+        .chain(TOKEN_GRANTED)
         .chain(transport::TRANSPORT)
         .chain(transport::CURL_CODES)
         .chain(transport::NOT_A_FAILURE)
@@ -89,6 +89,78 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
 pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
+
+/// A program's own setup that failed before any request had an answer: a
+/// server's part that cannot start (its requests fail until it does), or a
+/// client's credential source that gave it nothing to send. Each row's parts
+/// (` … ` between them) stand in this order in a line, in either case; a
+/// row that ends in ` …` is followed by the error itself. The first row a
+/// line holds wins.
+#[rustfmt::skip]
+pub const SETUP_FAILURES: &[Wording] = &[
+    w("kube-apiserver", "oidc authenticator: initializing plugin: …", "all (kube-apiserver's log, retried every 10 seconds)", Some(Cause::JwtIssuerUnreachable), OIDC_GO),
+    w("kubelet", "Failed to register CRI auth plugins …", "1.20+ (image credential providers; the kubelet then exits)", Some(Cause::CredentialProviderConfigInvalid), KUBERUNTIME),
+    // client-go's exec credential plugin (kubectl, helm, every Go client):
+    // not on the PATH, or its ExecCredential is not one client-go takes. A
+    // plugin that ran and exited non-zero (`failed with exit code`) printed
+    // its own reason before, which may be a cloud's refusal: not read here.
+    w(CLIENT_GO, "exec: executable … not found", "1.19+ (exec.Error; then `It looks like you are trying to use a client-go credential plugin that is not installed.`)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "getting credentials: exec: … executable file not found", "1.10-1.18 (Go os/exec's ErrNotFound)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "exec plugin didn't return a …", "1.10+ (a token; a token or cert/key pair since 1.11; a status field)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    // In a pod, the in-cluster configuration: the API server's address from
+    // the environment, the ServiceAccount token from its mounted file (none
+    // with automountServiceAccountToken: false).
+    w(CLIENT_GO, "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined", "1.4+ (rest.ErrNotInCluster)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/token: …", "all (InClusterConfig's os.ReadFile)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(PYTHON_K8S, "Service token file does not exist", "all (`does not exists.` in most releases)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    // kube-rs runs the kubeconfig's exec plugin itself: it could not start
+    // it (not on the PATH it runs with), or the plugin exited non-zero (its
+    // status and output are what it said; the command, which may hold a
+    // secret, only when a long one wraps before the status).
+    w(KUBE_RS, "unable to run auth exec: …", "kube 0.64+ (Error::AuthExecStart)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    w(KUBE_RS, "auth exec command ' … ' failed with status …", "kube 0.64+ (Error::AuthExecRun)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    w(KUBE_RS, "auth exec command ' …", "kube 0.64+ (Error::AuthExecRun, its status wrapped to another line)", Some(Cause::CredentialSourceFailed), KUBE_RS_AUTH),
+    // The AWS SDKs' credential provider chains found no credentials: none of
+    // the pod's sources (IRSA's token file, EKS Pod Identity's endpoint)
+    // was one the SDK reads, or it refused the endpoint's address.
+    w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
+    w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
+    w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    // Azure workload identity's webhook sets these in a pod that asks for it
+    // (label azure.workload.identity/use, the ServiceAccount's client-id
+    // annotation); its sample clients stop when one is missing.
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+];
+
+const CLIENT_GO: &str = "client-go";
+const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
+const PYTHON_K8S: &str = "python-kubernetes";
+const PYTHON_INCLUSTER: &str =
+    "github.com/kubernetes-client/python kubernetes/base/config/incluster_config.py";
+const KUBE_RS: &str = "kube-rs";
+const KUBE_RS_AUTH: &str = "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (Error)";
+const AWS_SDK_GO: &str = "aws-sdk-go";
+const AWS_SDK_JS: &str = "aws-sdk-js";
+const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
+const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
+
+/// A webhook token authenticator's log line for a token it authenticated:
+/// its TokenReview answer to kube-apiserver (`username` names the user).
+#[rustfmt::skip]
+pub const TOKEN_GRANTED: &[Wording] = &[
+    // logrus's text and JSON formats of `Info("access granted")`.
+    w(AWS_IAM_AUTHENTICATOR, "msg=\"access granted\"", "all (logrus text)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
+    w(AWS_IAM_AUTHENTICATOR, "\"msg\":\"access granted\"", "all (logrus JSON)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
+];
+
+const AWS_IAM_AUTHENTICATOR: &str = "aws-iam-authenticator";
+const AWS_IAM_AUTHENTICATOR_SERVER: &str =
+    "github.com/kubernetes-sigs/aws-iam-authenticator pkg/server/server.go (ServeHTTP)";
 
 /// kube-apiserver's words for a call of its own that failed (to an admission
 /// webhook, to a kubelet, to an aggregated API): the client's request was

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use super::super::artefact::ServiceVerdict;
 use super::excerpt;
-use super::needles::Needles;
+use super::needles::{Needles, parts_in_order};
 use crate::vocabulary::clouds::EXCHANGES;
 use crate::vocabulary::wordings::{SERVICES, Wording};
 
@@ -52,13 +52,7 @@ fn holds(line: &str, text: &str) -> Option<usize> {
             .map(|(i, _)| i)
             .find(|&i| entra_code(&line[i..]) == Some(code));
     }
-    let mut parts = text.split(" … ");
-    let at = line.find(parts.next()?)?;
-    let mut from = at;
-    for part in parts {
-        from += line[from..].find(part)? + part.len();
-    }
-    Some(at)
+    parts_in_order(line, text, false).map(|(at, _)| at)
 }
 
 const ENTRA_PREFIX: &str = "AADSTS";

@@ -4,10 +4,11 @@
 //! kubectl, `Error from server: …` without a reason; `Unable to connect to
 //! the server: …`, `The connection to the server … was refused`, `error:
 //! couldn't read version from server: …`; and its `-v=6`+ request log
-//! (`round_trippers.go] GET URL 401 Unauthorized in 4 milliseconds`).
+//! (`round_trippers.go] GET URL 401 Unauthorized in 4 milliseconds`);
+//! `kubectl create token`'s `failed to create token: …`.
 //!
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
-//! apimachinery `StatusError`.
+//! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
 use super::super::case::HttpAnswer;
 use super::super::case::RequestInfo;
@@ -46,8 +47,13 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
         found.http = Some(unauthorized(message.to_owned(), 3));
         return Some(found);
     }
-    if let Some(i) = line.find("Error from server") {
-        let rest = &line[i + 17..];
+    // `kubectl create token` wraps the server's message as old kubectl did
+    // (pkg/cmd/create/create_token.go, 1.24+).
+    let opener = ["Error from server", "failed to create token"]
+        .iter()
+        .find_map(|o| line.find(o).map(|i| (i + o.len(), *o)));
+    if let Some((from, opener)) = opener {
+        let rest = &line[from..];
         let (reason, message) = if let Some(r) = rest.strip_prefix(" (") {
             let (reason, message) = r.split_once("): ")?;
             (Some(reason), message)
@@ -79,6 +85,10 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
             weight: 3,
             ..HttpAnswer::default()
         };
+        // Its own `no token in server response` answers no status.
+        if facts.status.is_none() && opener.starts_with("failed") {
+            return None;
+        }
         if facts.status == Some(404) && found.request.is_none() {
             found.request = super::url::not_found_request(message);
         }
@@ -226,6 +236,17 @@ mod tests {
         assert_eq!(r, "create deployments.extensions at the cluster scope");
         let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
+        // `kubectl create token`'s wrapper of the server's message.
+        let f = found(r#"error: failed to create token: serviceaccounts "build-robot" not found"#);
+        assert_eq!(f.http.unwrap().status, Some(404));
+        assert_eq!(f.request.unwrap().name.as_deref(), Some("build-robot"));
+        assert!(
+            find(
+                "error: failed to create token: no token in server response",
+                None
+            )
+            .is_none()
+        );
         let f = found(
             r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#,
         );

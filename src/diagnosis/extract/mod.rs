@@ -48,7 +48,7 @@ use super::case::{Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejecti
 use super::cause::Cause;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use found::{Found, Origin};
-use server_log::{missing, server_failure, server_note};
+use server_log::{missing, server_failure, server_note, token_granted};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -85,28 +85,25 @@ pub struct NearMiss {
 
 /// Words that suggest evidence without making an answer, and what was seen.
 /// The numbers are status codes, which `--type status` reads more leniently.
+#[rustfmt::skip]
 const SIGNALS: &[(&str, &str)] = &[
-    (
-        "Unauthorized",
-        "the word \"Unauthorized\" without an answer around it",
-    ),
-    (
-        "Forbidden",
-        "the word \"Forbidden\" without an answer around it",
-    ),
-    (
-        "forbidden",
-        "the word \"forbidden\" without a refusal's wording",
-    ),
+    ("Unauthorized", "the word \"Unauthorized\" without an answer around it"),
+    ("Forbidden", "the word \"Forbidden\" without an answer around it"),
+    ("forbidden", "the word \"forbidden\" without a refusal's wording"),
     ("401", "the number 401 without an HTTP status around it"),
     ("403", "the number 403 without an HTTP status around it"),
     ("x509", "an x509 text that is not a TLS failure's"),
-    (
-        "TokenReview",
-        "a TokenReview that is neither accepted nor rejected",
-    ),
+    ("TokenReview", "a TokenReview that is neither accepted nor rejected"),
     ("token", "the word \"token\" without a known message"),
     ("denied", "the word \"denied\" without a known refusal"),
+    // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
+    ("User \"", "a user's name where an authorizer's refusal may have been cut short"),
+    // PodSecurity admission's warn mode (a response's Warning header).
+    ("would violate", "a policy's warning, which comes with an answer but is not one"),
+    // A controller's FailedCreate event (controller_utils.go).
+    ("Error creating:", "a controller's failed create whose error is empty or unknown"),
+    // kube-runtime's stream_backoff, client-go's reflector.
+    ("backing off", "a client retrying after an error it does not print"),
 ];
 
 /// A pretty-printed JSON value being read over several lines.
@@ -537,6 +534,12 @@ impl<'a> Scanner<'a> {
             found.server.get_or_insert(failure);
             return;
         }
+        if found.review.is_none()
+            && let Some(review) = token_granted(line)
+        {
+            found.review = Some(review);
+            return;
+        }
         if let Some(note) = server_note(line) {
             found.context.push(Kind::Note(note));
             return;
@@ -626,11 +629,11 @@ impl<'a> Scanner<'a> {
             self.push(at, hit.origin, Kind::Transport(hit.value));
         }
         if let Some(failure) = server {
-            let origin = (
-                Provenance::ServerLog,
-                SourceType::ApiserverLog,
-                failure.component,
-            );
+            let source = match failure.cause {
+                Cause::CredentialSourceFailed => SourceType::ClientError,
+                _ => SourceType::ApiserverLog,
+            };
+            let origin = (Provenance::ServerLog, source, failure.component);
             self.push(at, origin, Kind::ServerFailure(failure));
         }
         for (answer, audit_stamp, excerpt_text) in audits {

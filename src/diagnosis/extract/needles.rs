@@ -74,9 +74,50 @@ impl Needles {
     }
 }
 
+/// Where `line` holds a wording's parts (` … ` between them; a trailing
+/// ` …` is what follows) in their order: the first part's start and the last
+/// part's end. `ignore_case`: ASCII letters match either case.
+pub fn parts_in_order(line: &str, text: &str, ignore_case: bool) -> Option<(usize, usize)> {
+    let find = |from: usize, part: &str| {
+        let (hay, needle) = (&line.as_bytes()[from..], part.as_bytes());
+        let at = if ignore_case {
+            hay.windows(needle.len())
+                .position(|w| w.eq_ignore_ascii_case(needle))
+        } else {
+            line[from..].find(part)
+        };
+        at.map(|i| from + i)
+    };
+    let text = text.strip_suffix(" …").unwrap_or(text);
+    let mut parts = text.split(" … ").filter(|p| !p.is_empty());
+    let first = parts.next()?;
+    let at = find(0, first)?;
+    let mut end = at + first.len();
+    for part in parts {
+        end = find(end, part)? + part.len();
+    }
+    Some((at, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_stand_in_their_order() {
+        let text = "auth exec command ' … ' failed with status …";
+        let line = "Error: auth exec command 'x' failed with status exit code: 2";
+        assert_eq!(parts_in_order(line, text, false), Some((7, 47)));
+        assert_eq!(
+            parts_in_order(&line.to_uppercase(), text, true),
+            Some((7, 47))
+        );
+        assert_eq!(parts_in_order(&line.to_uppercase(), text, false), None);
+        assert_eq!(
+            parts_in_order("' failed with status auth exec command '", text, false),
+            None
+        );
+    }
 
     #[test]
     fn list_order_decides_not_position() {

@@ -1,10 +1,16 @@
 //! A server's own log lines (an authorizer's trace, an authenticator that could
 //! not start, `KIND "NAME" not found`): clues beside an answer, never answers;
-//! a part of the server's own setup that failed is a result of its own.
+//! a part of a program's own setup that failed (a server's, or a client's
+//! credential source) is a result of its own.
+
+use std::sync::LazyLock;
 
 use super::excerpt;
+use super::needles::{Needles, parts_in_order};
+use crate::diagnosis::artefact::Review;
 use crate::diagnosis::case::{BindingKind, ServerFailure};
 use crate::diagnosis::cause::Cause;
+use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -24,36 +30,69 @@ pub(super) fn server_note(line: &str) -> Option<String> {
     None
 }
 
-/// kube-apiserver's OIDC authenticator retrying its issuer's discovery (every
-/// 10 s, in every version since 1.10).
-const OIDC_INIT: &str = "oidc authenticator: initializing plugin:";
-/// The kubelet refusing its image credential providers (then it exits).
-const CRI_AUTH: &str = "ailed to register CRI auth plugins";
-
-/// A server's log line saying a part of its own setup failed: the cause,
-/// who logged it and what it said.
+/// A program's line saying a part of its own setup failed (a server's part
+/// that cannot start, a client's credential source): the cause, who logged
+/// it and what it said, from [`SETUP_FAILURES`].
 pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
-    let (cause, component, detail) = if let Some(i) = line.find(OIDC_INIT) {
-        let detail = line[i + OIDC_INIT.len()..].trim();
-        (Cause::JwtIssuerUnreachable, "kube-apiserver", detail)
-    } else {
-        let i = line.find(CRI_AUTH)?;
-        let rest = &line[i + CRI_AUTH.len()..];
-        // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
-        let detail = match rest.find("err=") {
-            Some(j) => rest[j + 4..].trim().trim_matches('"'),
-            None => rest.trim_start_matches(['"', ':', ' ']),
-        };
-        (Cause::CredentialProviderConfigInvalid, "kubelet", detail)
-    };
-    Some(ServerFailure {
-        cause,
-        component,
-        detail: excerpt(if detail.is_empty() {
-            "(no error text)"
+    static ANY: LazyLock<Needles> = LazyLock::new(|| {
+        let first = |text: &'static str| text.split(" …").next().unwrap_or(text);
+        Needles::new(SETUP_FAILURES.iter().map(|w| first(w.text)), true)
+    });
+    if !ANY.any(line) {
+        return None;
+    }
+    // A credential source that quotes the refusal it got (an exec plugin's
+    // stderr holding a cloud's error) failed because of it: the refusal is
+    // the answer, read by the exchange reader.
+    let refused = || super::exchange::find(line).is_some();
+    SETUP_FAILURES.iter().find_map(|w| {
+        let (at, end) = parts_in_order(line, w.text, true)?;
+        if w.cause == Some(Cause::CredentialSourceFailed) && refused() {
+            return None;
+        }
+        let detail = if w.text.ends_with(" …") {
+            // klog's structured `"…" err="…"`, or a wrapper's `…: <error>`.
+            let rest = line[end..].trim_start_matches(['"', ':', ' ']);
+            rest.strip_prefix("err=")
+                .unwrap_or(rest)
+                .trim()
+                .trim_matches('"')
         } else {
-            detail
-        }),
+            line[at..].trim()
+        };
+        Some(ServerFailure {
+            cause: w.cause?,
+            component: w.printed_by,
+            detail: excerpt(if detail.is_empty() {
+                "(no error text)"
+            } else {
+                detail
+            }),
+        })
+    })
+}
+
+/// A webhook token authenticator's log line saying it authenticated a
+/// token ([`TOKEN_GRANTED`]): its TokenReview answer, and the user it named.
+pub(super) fn token_granted(line: &str) -> Option<Review> {
+    // The field's value first (cheap), then the field, with or without its
+    // quotes.
+    let unquoted = |s: &str| s.replace('"', "");
+    TOKEN_GRANTED.iter().find(|w| {
+        let value = w.text.rsplit(['=', ':']).next().unwrap_or(w.text);
+        line.contains(value.trim_matches('"')) && unquoted(line).contains(&unquoted(w.text))
+    })?;
+    // logfmt's `username=NAME` or `username="NAME"`, JSON's `"username":"NAME"`.
+    let user = ["username=", "\"username\":"].iter().find_map(|key| {
+        let (_, rest) = line.split_once(key)?;
+        let rest = rest.trim_start_matches('"');
+        let name = rest.split(['"', ',', ' ', '}']).next()?;
+        (!name.is_empty()).then(|| excerpt(name))
+    });
+    Some(Review {
+        authenticated: true,
+        user,
+        audiences: Vec::new(),
     })
 }
 
@@ -72,4 +111,59 @@ pub(super) fn missing(line: &str) -> Option<(BindingKind, String)> {
         _ => return None,
     };
     (!name.is_empty()).then(|| (kind, name.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_setup_failure_row_is_read_with_its_cause_in_a_line_of_its_own() {
+        for w in SETUP_FAILURES {
+            // The row with values in its gaps, as a program logs it, after a
+            // prefix of its own and in another case.
+            let filled = w.text.replace(" … ", " 'x' ").replace(" …", " boom");
+            for line in [format!("E0101 main.go:1] {filled}"), filled.to_lowercase()] {
+                let f = server_failure(&line).unwrap_or_else(|| panic!("{line}"));
+                assert_eq!(
+                    (Some(f.cause), f.component),
+                    (w.cause, w.printed_by),
+                    "{line}"
+                );
+                let detail = if w.text.ends_with(" …") {
+                    "boom"
+                } else {
+                    "environment"
+                };
+                assert!(
+                    f.detail.to_lowercase().contains(detail) || !filled.contains(detail),
+                    "{line}: {}",
+                    f.detail
+                );
+            }
+        }
+        assert!(server_failure("exec plugin is configured").is_none());
+        assert!(server_failure("credential provider registered").is_none());
+        // The plugin's own refusal is the answer.
+        let quoted = r#"Error: auth error: auth exec command '"aws" "eks" "get-token"' failed with status exit status: 254: Output { stderr: "An error occurred (AccessDenied) when calling the AssumeRole operation: User: arn:aws:iam::1:user/u is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::1:role/r\n" }"#;
+        assert!(server_failure(quoted).is_none());
+    }
+
+    #[test]
+    fn a_webhook_authenticator_s_grant_is_a_token_review_that_authenticated() {
+        for line in [
+            r#"time="2022-05-26T18:55:30Z" level=info msg="access granted" arn="arn:aws:iam::1:user/u" groups="[system:masters]" uid="aws-iam-authenticator:1:A" username=kubernetes-admin"#,
+            r#"{"arn":"arn:aws:iam::1:user/u","level":"info","msg":"access granted","username":"kubernetes-admin"}"#,
+            "level=info msg=access granted arn=arn:aws:iam::1:user/u username=kubernetes-admin",
+        ] {
+            let r = token_granted(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(r.authenticated, "{line}");
+            assert_eq!(r.user.as_deref(), Some("kubernetes-admin"), "{line}");
+        }
+        assert!(
+            token_granted(r#"level=warning msg="access denied" error="ARN is not mapped""#)
+                .is_none()
+        );
+        assert!(token_granted("access granted to the bucket").is_none());
+    }
 }

@@ -99,6 +99,48 @@ name has no binary in that directory.",
     ],
 };
 
+pub const CREDENTIAL_SOURCE_FAILED: CauseDef = CauseDef {
+    title: "The client got no credential from its credential source",
+    summary: "The client's credential source (a kubeconfig exec plugin, the pod's mounted ServiceAccount token, a cloud SDK's provider chain, a workload identity webhook's variables) failed, so it had no credential to send",
+    explains: &[C::ServerConfig],
+    explanation: "\
+A client that is not handed a token gets one from a credential source first: a kubeconfig \
+user's exec plugin (aws eks get-token, kubelogin, gke-gcloud-auth-plugin) prints an \
+ExecCredential; in a pod, the in-cluster configuration reads the ServiceAccount token \
+mounted at /var/run/secrets/kubernetes.io/serviceaccount/token (none with \
+automountServiceAccountToken: false); a cloud SDK walks its provider chain (IRSA's token file, EKS Pod Identity's \
+endpoint, instance metadata); Azure workload identity's webhook injects AZURE_CLIENT_ID, \
+AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE. When the source fails, no request carries a \
+token and no server judged one.
+
+The error names the part: a plugin not on the PATH of the program that runs it (an IDE or \
+a CI job has another PATH than the shell), an ExecCredential of another apiVersion, an SDK \
+release that does not read the pod's source (the AWS SDK for Go refuses EKS Pod Identity's \
+169.254.170.23 before v1.47.11), or a pod the webhook did not mutate.",
+    confirm: Steps::Run(
+        "the credential plugin the kubeconfig runs (for a pod, its environment: kubectl exec POD -- env)",
+        |_| {
+            Command::kubectl().words(&[
+                "config",
+                "view",
+                "--minify",
+                "-o",
+                "jsonpath={.users[0].user.exec}",
+            ])
+        },
+    ),
+    fix: Steps::Say(
+        "run that command by hand in the client's environment (its PATH, arguments and variables) until it prints an ExecCredential; in a pod, use an SDK release that reads the pod's credential source, check that the pod mounts its ServiceAccount token (automountServiceAccountToken) and the variables its webhook injects (AWS_CONTAINER_CREDENTIALS_FULL_URI, AWS_WEB_IDENTITY_TOKEN_FILE, AZURE_CLIENT_ID)",
+    ),
+    sources: &[
+        "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (the exec credential protocol)",
+        "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (AuthExecStart, AuthExecRun)",
+        "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go, aws/defaults/defaults.go",
+        "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-minimum-sdk.html",
+        "github.com/Azure/azure-workload-identity pkg/webhook/webhook.go (the injected variables)",
+    ],
+};
+
 /// A server logged that a part of its own setup failed.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::ServerFailed(failure) = &case.answer else {
@@ -110,6 +152,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         Cause::CredentialProviderConfigInvalid => {
             "it could not register its image credential providers, and exits"
+        }
+        Cause::CredentialSourceFailed => {
+            "it got no credential from its credential source, so no request carried one"
         }
         _ => "a part of its setup failed",
     };
