@@ -54,7 +54,7 @@ pub fn run(
     let mut reader = open(&sources[0], &mut stdin)?;
     // Asked for a log: streamed from the first byte (a live stream's events
     // come out as they settle, not after a paste's worth of it).
-    if args.log || args.events || sources.len() > 1 {
+    if args.log || args.events || args.shard || sources.len() > 1 {
         return super::classify_log::run(&args, settings, env, ctx, &sources, reader, out, err);
     }
     // A paste is read whole; past a paste's size, or shaped as a log, the

@@ -66,8 +66,8 @@ pub struct ClassifyArgs {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
 
-    /// With a log and -o json: write a shard for `--merge`, every source of a
-    /// group listed (up to 256) instead of the first 20.
+    /// Read the evidence as a log and write a shard for `--merge` (with -o
+    /// json): every source of a group listed (up to 256), not the first 20.
     #[arg(hide_short_help = true, long, conflicts_with_all = ["events", "merge"])]
     pub shard: bool,
 

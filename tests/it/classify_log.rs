@@ -825,14 +825,15 @@ fn merged_shards_are_the_report_of_the_whole() {
 
 /// What `--merge` refuses, each in one line and exit 2: one document, a
 /// document of another kind, a code or a time this version does not know,
-/// shards read with different leeways. Strings are sanitised.
+/// shards read with different leeways. Strings are sanitised. (`--shard`
+/// reads a line as a log, as `--log` does.)
 #[test]
 fn merge_refuses_what_is_not_a_log_report_and_sanitises_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let log = "I0101 00:00:01.000000       1 httplog.go:132] \"HTTP\" verb=\"GET\" URI=\"/api/v1/pods\" latency=\"1ms\" userAgent=\"kubectl/v1.31.0\" audit-ID=\"a1\" srcIP=\"10.0.0.7:51234\" resp=401\n";
     std::fs::write(d.join("one.log"), log).unwrap();
-    let (_, shard, stderr) = classify_in(d, &["--log", "-o", "json", "one.log"]);
+    let (_, shard, stderr) = classify_in(d, &["--shard", "-o", "json", "one.log"]);
     let shard: Value = serde_json::from_slice(&shard).unwrap_or_else(|_| panic!("{stderr}"));
     let write = |name: &str, doc: &Value| {
         std::fs::write(d.join(name), doc.to_string()).unwrap();
