@@ -32,6 +32,8 @@ pub mod review;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
@@ -162,22 +164,29 @@ pub struct ServerObservation {
     pub token_sent: bool,
 }
 
-/// `status.userInfo` of a SelfSubjectReview.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// `status.userInfo` of the SelfSubjectReview.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[schemars(rename = "User")]
 pub struct UserInfo {
+    /// Authenticated user name.
     pub username: String,
+    /// User uid.
     pub uid: Option<String>,
+    /// Groups.
     pub groups: Vec<String>,
-    /// `extra` as sent (pod-name, credential-id…).
+    /// `extra`, passed through from the server (or null).
     pub extra: Option<Value>,
 }
 
-/// The TLS result for one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// TLS result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "Tls")]
 pub struct TlsStatus {
-    /// A handshake with certificate verification completed.
+    /// Whether the server's certificate was verified.
     pub verified: bool,
+    /// Why the handshake failed, or null.
     pub reason: Option<TlsReason>,
+    /// The handshake error, or null.
     pub error: Option<String>,
 }
 
@@ -196,20 +205,28 @@ pub struct ServerReport {
     pub diagnosis: Diagnosis,
 }
 
-/// The kubeconfig used (no secrets).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The kubeconfig in use (never its credentials).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "Kubeconfig")]
 pub struct KubeconfigInfo {
+    /// The kubeconfig files read.
     pub files: Vec<String>,
+    /// The context used.
     pub context: String,
+    /// The cluster of that context.
     pub cluster: String,
+    /// The user of that context.
     pub user: Option<String>,
+    /// The context's namespace.
     pub namespace: Option<String>,
-    /// `token`, `token-file`, `client-certificate` when the operator's
-    /// credentials were used; `None` otherwise.
+    /// Which operator credentials were sent: token | token-file |
+    /// client-certificate; null otherwise.
     pub credentials: Option<&'static str>,
-    /// The token under test is this user's own: none was given outside a pod.
+    /// The token under test is this user's own token: none was given outside
+    /// a pod, so probe tested what kubectl sends.
     pub own_token: bool,
-    /// The cluster's `proxy-url`, without credentials, when one was used.
+    /// The cluster's proxy-url (credentials removed) that every connection was
+    /// tunnelled through (HTTP CONNECT), or null.
     pub proxy: Option<String>,
 }
 
