@@ -16,7 +16,7 @@ use crate::findings::Finding;
 use crate::input::Shape;
 use crate::report::sanitize::is_dangerous;
 use crate::timefmt::rfc3339;
-use crate::token::{Binding, ObjectRef, TokenKind};
+use crate::token::{Binding, Header, ObjectRef, TokenKind};
 use crate::window::{Verdict, at_seconds};
 
 /// `decode -o json`: one document per token (a JSON Lines stream for batches,
@@ -40,7 +40,7 @@ pub struct DecodeJson<'a> {
     #[schemars(regex(pattern = FINGERPRINT))]
     pub fingerprint: &'a str,
     /// JOSE header fields.
-    pub header: HeaderJson<'a>,
+    pub header: &'a Header,
     /// The payload as decoded (raw; any claims).
     pub claims: &'a Map<String, Value>,
     /// `iss`, or null.
@@ -90,17 +90,6 @@ pub struct DecodeJson<'a> {
     /// token (absent without the flag).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
-}
-
-/// JOSE header fields.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct HeaderJson<'a> {
-    /// `alg`, or null.
-    pub alg: Option<&'a str>,
-    /// `kid`, or null.
-    pub kid: Option<&'a str>,
-    /// `typ`, or null.
-    pub typ: Option<&'a str>,
 }
 
 /// `{name, uid}` of a bound object.
@@ -230,11 +219,7 @@ impl<'a> DecodeJson<'a> {
             binding: report.binding,
             input_shape: report.shape,
             fingerprint: &token.fingerprint,
-            header: HeaderJson {
-                alg: token.header.alg.as_deref(),
-                kid: token.header.kid.as_deref(),
-                typ: token.header.typ.as_deref(),
-            },
+            header: &token.header,
             claims: &token.raw_claims,
             issuer: claims.issuer.as_deref(),
             subject: claims.subject.as_deref(),
