@@ -52,13 +52,13 @@ pub struct DecodeJson<'a> {
     /// The ServiceAccount's namespace, or null.
     pub namespace: Option<&'a str>,
     /// The ServiceAccount, or null.
-    pub service_account: Option<RefJson>,
+    pub service_account: Option<ObjectRef>,
     /// The bound pod, or null.
-    pub pod: Option<RefJson>,
+    pub pod: Option<ObjectRef>,
     /// The bound node, or null.
-    pub node: Option<RefJson>,
+    pub node: Option<ObjectRef>,
     /// The bound (or legacy) Secret, or null.
-    pub secret: Option<RefJson>,
+    pub secret: Option<ObjectRef>,
     /// `iat`, or null.
     pub issued_at: Option<Time>,
     /// `nbf`, or null.
@@ -90,24 +90,6 @@ pub struct DecodeJson<'a> {
     /// token (absent without the flag).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
-}
-
-/// `{name, uid}` of a bound object.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RefJson {
-    /// Object name.
-    pub name: Option<String>,
-    /// Object uid.
-    pub uid: Option<String>,
-}
-
-impl From<ObjectRef> for RefJson {
-    fn from(r: ObjectRef) -> Self {
-        RefJson {
-            name: r.name,
-            uid: r.uid,
-        }
-    }
 }
 
 /// The signature is described, never shown.
@@ -225,10 +207,10 @@ impl<'a> DecodeJson<'a> {
             subject: claims.subject.as_deref(),
             audiences: &claims.audiences,
             namespace: claims.namespace(),
-            service_account: claims.service_account().map(Into::into),
-            pod: k8s.and_then(|k| k.pod.clone()).map(Into::into),
-            node: k8s.and_then(|k| k.node.clone()).map(Into::into),
-            secret: claims.secret().map(Into::into),
+            service_account: claims.service_account(),
+            pod: k8s.and_then(|k| k.pod.clone()),
+            node: k8s.and_then(|k| k.node.clone()),
+            secret: claims.secret(),
             issued_at: Time::seconds(claims.issued_at),
             not_before: Time::seconds(claims.not_before),
             expires_at: Time::seconds(claims.expires_at),
