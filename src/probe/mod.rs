@@ -29,8 +29,6 @@ pub mod observe;
 pub mod offset;
 pub mod review;
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -38,7 +36,7 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::{Classification, Diagnosis};
-use crate::http::{Method, TlsReason, TransportError};
+use crate::http::{Exchange, Method, TlsReason, TransportError};
 use crate::wire::string_codes;
 
 pub use analyse::{Context, analyse};
@@ -106,29 +104,15 @@ pub struct StatusBody {
     pub details: Option<Value>,
 }
 
-/// An HTTP answer, reduced to what the diagnosis uses.
+/// An HTTP answer, with its body read: the exchange (its body dropped once
+/// read) and what the diagnosis reads in the body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    pub status: u16,
+    pub exchange: Exchange,
     /// Parsed when the body is a Kubernetes `Status`.
     pub status_body: Option<StatusBody>,
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
-    pub date: Option<DateTime<Utc>>,
-    /// A `Date` header came but is not an HTTP date (`date` is then `None`):
-    /// a malformed header is not a missing one.
-    pub date_unreadable: bool,
-    pub location: Option<String>,
-    /// `Content-Type`, when sent.
-    pub content_type: Option<String>,
-    /// `WWW-Authenticate`, when sent.
-    pub www_authenticate: Option<String>,
-    /// The body was over the size bound and was not read (`json` and
-    /// `status_body` are then `None`, though the server may have sent them).
-    pub body_over_limit: bool,
-    pub sent_at: DateTime<Utc>,
-    pub received_at: DateTime<Utc>,
-    pub latency: Duration,
 }
 
 /// One request and what came of it.

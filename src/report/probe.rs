@@ -347,16 +347,17 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
         anonymous: request.anonymous,
         operator: request.operator,
         api_version: request.api_version.as_deref(),
-        status: answer.map(|a| a.status),
+        status: answer.map(|a| a.exchange.status),
         reason: body
             .and_then(|b| b.reason.as_deref())
             .or_else(|| review_status?.get("reason")?.as_str()),
         message: body.and_then(|b| b.message.as_deref()),
         details: body.and_then(|b| b.details.as_ref()),
         allowed: review_status.and_then(|s| s.get("allowed")?.as_bool()),
-        location: answer.and_then(|a| a.location.as_deref()),
-        date: answer.and_then(|a| a.date).map(Time::new),
-        latency_ms: answer.map(|a| u64::try_from(a.latency.as_millis()).unwrap_or(u64::MAX)),
+        location: answer.and_then(|a| a.exchange.location.as_deref()),
+        date: answer.and_then(|a| a.exchange.date).map(Time::new),
+        latency_ms: answer
+            .map(|a| u64::try_from(a.exchange.latency.as_millis()).unwrap_or(u64::MAX)),
         error: request.result.as_ref().err().map(ToString::to_string),
     }
 }
@@ -488,13 +489,13 @@ fn request_row(request: &RequestObservation) -> Vec<String> {
             {
                 text = if allowed { "allowed" } else { "denied" }.to_owned();
             }
-            if let Some(location) = &a.location {
+            if let Some(location) = &a.exchange.location {
                 text = format!("redirect to {location} (not followed)");
             }
             (
-                a.status.to_string(),
+                a.exchange.status.to_string(),
                 cell(&text),
-                format!("{}ms", a.latency.as_millis()),
+                format!("{}ms", a.exchange.latency.as_millis()),
             )
         }
         Err(e) => ("-".to_owned(), cell(&e.to_string()), "-".to_owned()),
