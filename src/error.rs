@@ -137,10 +137,24 @@ pub enum InputError {
     Token(#[from] TokenError),
 }
 
+/// Parses YAML (or JSON) within bounds: 200,000 nodes, nesting 32 deep, and
+/// `aliases` aliases and anchors each; the error in words, on one line.
+pub fn from_yaml<T: serde::de::DeserializeOwned>(text: &str, aliases: usize) -> Result<T, String> {
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_events: 200_000,
+            max_aliases: aliases,
+            max_anchors: aliases,
+            max_depth: 32,
+        },
+    };
+    serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(&e))
+}
+
 /// A YAML parse error in words, on one line: serde-saphyr's messages for
 /// users ("duplicate mapping key `kind` is not allowed here at line 2
 /// column 1"), with its own limits said plainly instead of in its Debug form.
-pub fn yaml_error(e: &serde_saphyr::Error) -> String {
+fn yaml_error(e: &serde_saphyr::Error) -> String {
     use serde_saphyr::{Error, MessageFormatter, UserMessageFormatter};
     use std::borrow::Cow;
     struct Plain;

@@ -248,16 +248,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<File, KubeconfigError> {
     let raw: RawConfig = if text.trim().is_empty() {
         RawConfig::default()
     } else {
-        let options = serde_saphyr::options! {
-            budget: serde_saphyr::budget! {
-                max_events: 200_000,
-                max_aliases: 1_000,
-                max_anchors: 1_000,
-                max_depth: 32,
-            },
-        };
-        serde_saphyr::from_str_with_options(text, options)
-            .map_err(|e| error(crate::error::yaml_error(&e)))?
+        crate::error::from_yaml(text, 1_000).map_err(error)?
     };
     let dir = path.parent().unwrap_or(Path::new("")).to_owned();
     let resolve = |p: &Option<String>| -> Option<String> {

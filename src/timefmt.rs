@@ -40,13 +40,6 @@ pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, String> {
     Ok(at)
 }
 
-/// Seconds with a sign, to a tenth; a value that rounds to zero is `+0.0`,
-/// never `-0.0`.
-pub fn signed_tenths(seconds: f64) -> String {
-    let tenths = (seconds * 10.0).round() / 10.0;
-    format!("{:+.1}", if tenths == 0.0 { 0.0 } else { tenths })
-}
-
 /// A measured clock offset with its uncertainty, worded one way by every
 /// subcommand: "+1.2 s ± 0.5 s" (see [`signed_span`] and [`span`]).
 pub fn offset_pm(estimate_seconds: f64, uncertainty_seconds: f64) -> String {
@@ -287,13 +280,6 @@ mod tests {
             let e = parse_instant(bad).unwrap_err();
             assert!(e.contains(want) && !e.contains("premature"), "{bad}: {e}");
         }
-    }
-
-    #[test]
-    fn signed_tenths_never_say_minus_zero() {
-        assert_eq!(signed_tenths(-0.04), "+0.0");
-        assert_eq!(signed_tenths(-0.06), "-0.1");
-        assert_eq!(signed_tenths(90.0), "+90.0");
     }
 
     #[test]

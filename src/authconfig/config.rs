@@ -135,16 +135,7 @@ pub fn parse(text: &str, source: &str) -> Result<AuthnConfig, AuthnConfigError> 
     if text.len() > MAX_CONFIG_BYTES {
         return Err(too_large(format!("over {MAX_CONFIG_BYTES} bytes")));
     }
-    let options = serde_saphyr::options! {
-        budget: serde_saphyr::budget! {
-            max_events: 200_000,
-            max_aliases: 100,
-            max_anchors: 100,
-            max_depth: 32,
-        },
-    };
-    let raw: RawConfig = serde_saphyr::from_str_with_options(text, options)
-        .map_err(|e| shape(crate::error::yaml_error(&e)))?;
+    let raw: RawConfig = crate::error::from_yaml(text, 100).map_err(shape)?;
     if raw.kind.as_deref() != Some("AuthenticationConfiguration") {
         return Err(shape(format!(
             "its kind is {:?}, not AuthenticationConfiguration",

@@ -23,6 +23,8 @@ pub use config::*;
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value as Json;
 use strum::{IntoStaticStr, VariantArray};
 
@@ -62,36 +64,46 @@ pub enum CheckOutcome {
 
 string_codes!(CheckOutcome);
 
-/// One check of the routed authenticator.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RuleCheck {
+    /// Which step.
     pub stage: Stage,
-    /// The rule as written (an expression, `claim hd = "x"`, `claim email`).
+    /// The rule as written.
     pub rule: String,
+    /// pass, fail or not-evaluated.
     pub outcome: CheckOutcome,
-    /// What came of it, in words (the value, the error).
+    /// What came of it.
     pub detail: String,
-    /// The rule's own `message`, when it has one.
+    /// The rule's own message, or null.
     pub message: Option<String>,
 }
 
-/// The user the mappings build.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The mapped user.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct MappedUser {
+    /// Username, or null when its mapping failed.
     pub username: Option<String>,
+    /// Uid, or null.
     pub uid: Option<String>,
+    /// Groups.
     pub groups: Vec<String>,
+    /// Extra.
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
-/// The authenticator the token's issuer routes to, and every check.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The routed authenticator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Routed {
-    /// Index in `jwt`.
+    /// Its index in `jwt`.
     pub index: usize,
+    /// `issuer.url`.
     pub issuer: String,
+    /// `issuer.audiences`.
     pub audiences: Vec<String>,
+    /// Every check, in kube-apiserver's order.
     pub checks: Vec<RuleCheck>,
+    /// The user the mappings build.
     pub user: MappedUser,
 }
 

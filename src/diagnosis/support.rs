@@ -4,7 +4,8 @@
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::wire::string_codes;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// What kind of evidence a sentence states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
@@ -37,13 +38,14 @@ pub enum SupportKind {
 
 string_codes!(SupportKind);
 
-/// One fact, in words, with its kind and (for probes of several servers) the
-/// server it is about.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One fact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Support {
+    /// Where the fact comes from.
     pub kind: SupportKind,
-    /// The server the fact is about, when a run asked several.
+    /// The server the fact is about, when a run asked several; else null.
     pub server: Option<String>,
+    /// The fact, in words.
     pub text: String,
 }
 

@@ -39,7 +39,7 @@ pub(super) fn client_config(
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| ConfigError::Tls(e.to_string()))?;
-    let verifier: Arc<dyn ServerCertVerifier> = match trust {
+    let chain = match trust {
         Trust::Roots { ca_pem, system } => {
             let mut roots = RootCertStore::empty();
             if let Some(pem) = ca_pem {
@@ -65,25 +65,25 @@ pub(super) fn client_config(
                     "no trusted certificate at all".to_owned(),
                 ));
             }
-            let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            let roots = Arc::new(roots);
+            let chain = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                 .build()
                 .map_err(|e| ConfigError::Tls(e.to_string()))?;
-            Arc::new(RecordingVerifier {
-                inner,
-                slot,
-                verify_name,
-            })
+            Some(chain)
         }
         // With PlainHttpOnly only plain HTTP is spoken; refusing every
         // certificate is the belt to that brace.
-        Trust::InsecureSkipVerify | Trust::PlainHttpOnly => Arc::new(NoVerification {
-            algorithms: provider.signature_verification_algorithms,
-            accept: *trust == Trust::InsecureSkipVerify,
-        }),
+        Trust::InsecureSkipVerify | Trust::PlainHttpOnly => None,
     };
     let builder = builder
         .dangerous()
-        .with_custom_certificate_verifier(verifier);
+        .with_custom_certificate_verifier(Arc::new(RecordingVerifier {
+            chain,
+            accept: *trust == Trust::InsecureSkipVerify,
+            algorithms: provider.signature_verification_algorithms,
+            slot,
+            verify_name,
+        }));
     let config = match identity {
         None => builder.with_no_client_auth(),
         Some(identity) => {
@@ -144,9 +144,15 @@ pub fn reason_of(error: &rustls::Error) -> TlsReason {
 /// `verify_name` replaces the name the certificate must carry: kubeconfig's
 /// `tls-server-name` (client-go sets `tls.Config.ServerName`), or the original
 /// server's host when an `--all-endpoints` replica is reached by its own address.
+/// Without a `chain` nothing is verified: `--insecure-skip-tls-verify` accepts
+/// any certificate for any name, [`Trust::PlainHttpOnly`] refuses every one. The
+/// handshake signatures are checked either way, so the peer holds the
+/// certificate's key.
 #[derive(Debug)]
 struct RecordingVerifier {
-    inner: Arc<WebPkiServerVerifier>,
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    accept: bool,
+    algorithms: WebPkiSupportedAlgorithms,
     slot: FailureSlot,
     verify_name: Option<ServerName<'static>>,
 }
@@ -160,64 +166,22 @@ impl ServerCertVerifier for RecordingVerifier {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(chain) = &self.chain else {
+            return if self.accept {
+                Ok(ServerCertVerified::assertion())
+            } else {
+                Err(CertificateError::UnknownIssuer.into())
+            };
+        };
         let server_name = self.verify_name.as_ref().unwrap_or(server_name);
-        self.inner
+        chain
             .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
             .inspect_err(|e| {
                 *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(e.clone());
             })
     }
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-}
-
-/// No chain verification: `--insecure-skip-tls-verify` accepts any
-/// certificate for any name (the handshake signatures are still checked, so the
-/// peer holds the certificate's key); [`Trust::PlainHttpOnly`] refuses every one.
-#[derive(Debug)]
-struct NoVerification {
-    algorithms: WebPkiSupportedAlgorithms,
-    accept: bool,
-}
-
-impl ServerCertVerifier for NoVerification {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        if self.accept {
-            Ok(ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::UnknownIssuer,
-            ))
-        }
-    }
-
+    // The provider's algorithms, as rustls's WebPKI verifier checks them.
     fn verify_tls12_signature(
         &self,
         message: &[u8],

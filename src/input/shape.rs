@@ -263,19 +263,6 @@ fn kubeconfig_token(text: &str) -> Result<Vec<ShapedToken>, InputError> {
     Err(not_token(how))
 }
 
-/// Detects the token in a JSON document that carries exactly one (see
-/// [`detect_json_all`]).
-pub fn detect_json(text: &str) -> Result<ShapedToken, InputError> {
-    let mut all = detect_json_all(text)?;
-    if all.len() != 1 {
-        return Err(InputError::UnknownJson(format!(
-            "holds {} tokens (one per CSI audience); this takes one",
-            all.len()
-        )));
-    }
-    Ok(all.remove(0))
-}
-
 /// Detects the tokens in a JSON document: TokenRequest/ExecCredential
 /// `status.token`, Secret `data.token` (base64), CredentialProviderRequest
 /// `serviceAccountToken`, or a CSI token map (one token per audience).
@@ -590,7 +577,6 @@ mod tests {
                 .collect();
             assert_eq!(audiences, ["api://AzureADTokenExchange", "vault"], "{doc}");
             assert!(all.iter().all(|t| t.context.csi_field == Some(field)));
-            assert!(detect_json(&doc).is_err(), "several tokens are not one");
         }
     }
 
@@ -601,7 +587,7 @@ mod tests {
             (r#"{"kind":"Secret","data":{}}"#, "without data.token"),
             (r#"{"data":{"token":"!!!"}}"#, "not valid base64"),
         ] {
-            let err = detect_json(doc).unwrap_err().to_string();
+            let err = detect_json_all(doc).unwrap_err().to_string();
             assert!(err.contains(want), "{doc}: {err}");
         }
     }

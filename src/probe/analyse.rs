@@ -146,7 +146,7 @@ fn body(observation: &ServerObservation, kind: RequestKind) -> Option<Vec<u8>> {
         .iter()
         .filter(|r| r.kind == kind)
         .filter_map(|r| r.result.as_ref().ok())
-        .find(|a| (200..300).contains(&a.status))
+        .find(|a| (200..300).contains(&a.exchange.status))
         .and_then(|a: &Answer| a.json.as_ref().map(|j| j.to_string().into_bytes()))
 }
 
@@ -167,7 +167,7 @@ fn read_bindings(
             let (o, r) = reads
                 .iter()
                 .find(|(_, r)| {
-                    matches!(&r.result, Ok(a) if a.status == 404 || (200..300).contains(&a.status))
+                    matches!(&r.result, Ok(a) if a.exchange.status == 404 || (200..300).contains(&a.exchange.status))
                 })
                 .or(reads.first())?;
             let who = if r.operator {
@@ -177,7 +177,7 @@ fn read_bindings(
             };
             let via = format!("{} with {who}", o.url);
             let (status, body) = match &r.result {
-                Ok(a) => (Some(a.status), a.json.as_ref()),
+                Ok(a) => (Some(a.exchange.status), a.json.as_ref()),
                 Err(_) => (None, None),
             };
             Some(bindings::check(t, status, body, &via))

@@ -51,9 +51,9 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .iter()
         .filter_map(|a| {
             Some(DateSample {
-                sent_at: a.sent_at,
-                received_at: a.received_at,
-                date: a.date?,
+                sent_at: a.exchange.sent_at,
+                received_at: a.exchange.received_at,
+                date: a.exchange.date?,
             })
         })
         .collect();
@@ -62,7 +62,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
             && r.anonymous != observation.token_sent
             && r.result
                 .as_ref()
-                .is_ok_and(|a| (200..300).contains(&a.status))
+                .is_ok_and(|a| (200..300).contains(&a.exchange.status))
     });
     let review_of = |kind| {
         observation
@@ -70,7 +70,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
             .iter()
             .find(|r| r.kind == kind)
             .and_then(|r| r.result.as_ref().ok())
-            .map(|a| review::parse(a.status, a.json.as_ref()))
+            .map(|a| review::parse(a.exchange.status, a.json.as_ref()))
     };
     ServerFacts {
         audience_review: review_of(RequestKind::AudienceReview),
@@ -80,7 +80,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
             .and_then(|a| user_info(a.json.as_ref()?))
             .or_else(|| forbidden_user(observation)),
         review_version: review.and_then(|r| r.api_version.clone()),
-        server_time: answers.iter().filter_map(|a| a.date).max(),
+        server_time: answers.iter().filter_map(|a| a.exchange.date).max(),
         offset: offset::estimate(&samples),
         token_review: review_of(RequestKind::TokenReview),
     }
@@ -217,7 +217,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
             });
         }
     };
-    let ok = (200..300).contains(&answer.status);
+    let ok = (200..300).contains(&answer.exchange.status);
     if ok && request.kind == RequestKind::SelfSubjectAccessReview && access.is_some() {
         let status = answer.json.as_ref().and_then(|j| j.get("status"));
         if let Some(allowed) = status.and_then(|s| s.get("allowed")?.as_bool()) {
@@ -238,7 +238,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
     if request.kind == RequestKind::SelfSubjectReview && body.is_some() {
         // "Who am I" refused, but past authentication: the token was accepted.
         let message = body.and_then(|b| b.message.as_deref()).unwrap_or("");
-        match answer.status {
+        match answer.exchange.status {
             404 => {
                 return case::Answer::Authenticated(format!(
                     "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
@@ -258,10 +258,10 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         }
     }
     case::Answer::Http(HttpAnswer {
-        status: Some(answer.status),
+        status: Some(answer.exchange.status),
         reason: body.and_then(|b| b.reason.clone()),
         message: body.and_then(|b| b.message.clone()),
-        location: answer.location.clone(),
+        location: answer.exchange.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
         ..HttpAnswer::default()
@@ -273,10 +273,10 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
 fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
     let what = || {
         let mut parts = Vec::new();
-        if let Some(t) = &answer.content_type {
+        if let Some(t) = &answer.exchange.content_type {
             parts.push(format!("Content-Type {t}"));
         }
-        if let Some(w) = &answer.www_authenticate {
+        if let Some(w) = &answer.exchange.www_authenticate {
             parts.push(format!("WWW-Authenticate {w}"));
         }
         if parts.is_empty() {
@@ -287,15 +287,15 @@ fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
     };
     // A body too large to read may well have been a Status: the status
     // line alone does not tell whose answer it is.
-    if answer.body_over_limit {
+    if answer.exchange.body_over_limit {
         return AnswerOrigin::Unknown;
     }
-    let ok = (200..300).contains(&answer.status);
+    let ok = (200..300).contains(&answer.exchange.status);
     if answer.status_body.is_some() {
         return if ok {
             AnswerOrigin::Other(format!(
                 "a Status error body inside an HTTP {} answer: kube-apiserver never does that",
-                answer.status
+                answer.exchange.status
             ))
         } else {
             AnswerOrigin::Kubernetes
@@ -322,29 +322,30 @@ fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
         )),
         _ => None,
     };
-    match (answer.status, review) {
+    match (answer.exchange.status, review) {
         (200..=299, Some((_, _, true))) => AnswerOrigin::Kubernetes,
         (200..=299, Some((kind, field, false))) => AnswerOrigin::Other(format!(
             "HTTP {} to a {kind} without {field} ({}): not kube-apiserver's answer",
-            answer.status,
+            answer.exchange.status,
             what()
         )),
         // kube-apiserver answers every authentication and authorisation
         // failure with a Status (k8s.io/apiserver responsewriters).
         (401 | 403, _) => AnswerOrigin::Other(format!(
             "HTTP {} without a Kubernetes Status body ({}): a proxy or another service answered, not kube-apiserver",
-            answer.status,
+            answer.exchange.status,
             what()
         )),
         (_, _)
             if answer
+                .exchange
                 .content_type
                 .as_deref()
                 .is_some_and(|t| t.to_ascii_lowercase().contains("text/html")) =>
         {
             AnswerOrigin::Other(format!(
                 "HTTP {} with an HTML page ({}): kube-apiserver does not serve HTML",
-                answer.status,
+                answer.exchange.status,
                 what()
             ))
         }
@@ -367,7 +368,8 @@ fn request_of(query: &AccessQuery) -> RequestInfo {
 /// The server's clock when it answered: from the `Date` headers and the round
 /// trip, else this machine's clock.
 fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock {
-    let mid = answer.sent_at + (answer.received_at - answer.sent_at) / 2;
+    let e = &answer.exchange;
+    let mid = e.sent_at + (e.received_at - e.sent_at) / 2;
     match offset {
         Some(o) => ServerClock {
             low: mid + o.low,
@@ -375,7 +377,10 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
             source: ClockSource::Measured,
             offset: Some((o.estimate_seconds(), o.uncertainty_seconds())),
         },
-        None if answer.date_unreadable => ServerClock::at(mid, ClockSource::LocalClockBadDate),
+        // A `Date` header that is not an HTTP date is not a missing one.
+        None if e.date.is_none() && e.date_header.is_some() => {
+            ServerClock::at(mid, ClockSource::LocalClockBadDate)
+        }
         None => ServerClock::at(mid, ClockSource::LocalClock),
     }
 }
@@ -393,7 +398,7 @@ fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
         .filter_map(|r| {
             let answer = r.result.as_ref().ok()?;
             // Superseded review versions say nothing new.
-            if r.kind == RequestKind::SelfSubjectReview && answer.status == 404 {
+            if r.kind == RequestKind::SelfSubjectReview && answer.exchange.status == 404 {
                 return None;
             }
             let message = answer
@@ -403,7 +408,7 @@ fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
                 .unwrap_or("");
             Some(AnonymousAnswer {
                 request: describe_request(r),
-                status: answer.status,
+                status: answer.exchange.status,
                 as_anonymous: Forbidden::parse(message).is_some_and(|f| f.is_anonymous()),
             })
         })
@@ -446,7 +451,7 @@ fn forbidden_user(observation: &ServerObservation) -> Option<UserInfo> {
         .iter()
         .filter(|r| r.anonymous != observation.token_sent && !r.operator)
         .filter_map(|r| r.result.as_ref().ok())
-        .filter(|a| a.status == 403)
+        .filter(|a| a.exchange.status == 403)
         .filter_map(|a| Forbidden::parse(a.status_body.as_ref()?.message.as_deref()?))
         .find(|f| !f.is_anonymous())
         .map(|f| UserInfo {

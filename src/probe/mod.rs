@@ -29,14 +29,14 @@ pub mod observe;
 pub mod offset;
 pub mod review;
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::diagnosis::{Classification, Diagnosis};
-use crate::http::{Method, TlsReason, TransportError};
+use crate::http::{Exchange, Method, TlsReason, TransportError};
 use crate::wire::string_codes;
 
 pub use analyse::{Context, analyse};
@@ -104,29 +104,15 @@ pub struct StatusBody {
     pub details: Option<Value>,
 }
 
-/// An HTTP answer, reduced to what the diagnosis uses.
+/// An HTTP answer, with its body read: the exchange (its body dropped once
+/// read) and what the diagnosis reads in the body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    pub status: u16,
+    pub exchange: Exchange,
     /// Parsed when the body is a Kubernetes `Status`.
     pub status_body: Option<StatusBody>,
     /// The body as JSON when it is JSON (reviews), else `None`.
     pub json: Option<Value>,
-    pub date: Option<DateTime<Utc>>,
-    /// A `Date` header came but is not an HTTP date (`date` is then `None`):
-    /// a malformed header is not a missing one.
-    pub date_unreadable: bool,
-    pub location: Option<String>,
-    /// `Content-Type`, when sent.
-    pub content_type: Option<String>,
-    /// `WWW-Authenticate`, when sent.
-    pub www_authenticate: Option<String>,
-    /// The body was over the size bound and was not read (`json` and
-    /// `status_body` are then `None`, though the server may have sent them).
-    pub body_over_limit: bool,
-    pub sent_at: DateTime<Utc>,
-    pub received_at: DateTime<Utc>,
-    pub latency: Duration,
 }
 
 /// One request and what came of it.
@@ -162,22 +148,29 @@ pub struct ServerObservation {
     pub token_sent: bool,
 }
 
-/// `status.userInfo` of a SelfSubjectReview.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// `status.userInfo` of the SelfSubjectReview.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[schemars(rename = "User")]
 pub struct UserInfo {
+    /// Authenticated user name.
     pub username: String,
+    /// User uid.
     pub uid: Option<String>,
+    /// Groups.
     pub groups: Vec<String>,
-    /// `extra` as sent (pod-name, credential-id…).
+    /// `extra`, passed through from the server (or null).
     pub extra: Option<Value>,
 }
 
-/// The TLS result for one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// TLS result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "Tls")]
 pub struct TlsStatus {
-    /// A handshake with certificate verification completed.
+    /// Whether the server's certificate was verified.
     pub verified: bool,
+    /// Why the handshake failed, or null.
     pub reason: Option<TlsReason>,
+    /// The handshake error, or null.
     pub error: Option<String>,
 }
 
@@ -196,20 +189,28 @@ pub struct ServerReport {
     pub diagnosis: Diagnosis,
 }
 
-/// The kubeconfig used (no secrets).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The kubeconfig in use (never its credentials).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "Kubeconfig")]
 pub struct KubeconfigInfo {
+    /// The kubeconfig files read.
     pub files: Vec<String>,
+    /// The context used.
     pub context: String,
+    /// The cluster of that context.
     pub cluster: String,
+    /// The user of that context.
     pub user: Option<String>,
+    /// The context's namespace.
     pub namespace: Option<String>,
-    /// `token`, `token-file`, `client-certificate` when the operator's
-    /// credentials were used; `None` otherwise.
+    /// Which operator credentials were sent: token | token-file |
+    /// client-certificate; null otherwise.
     pub credentials: Option<&'static str>,
-    /// The token under test is this user's own: none was given outside a pod.
+    /// The token under test is this user's own token: none was given outside
+    /// a pod, so probe tested what kubectl sends.
     pub own_token: bool,
-    /// The cluster's `proxy-url`, without credentials, when one was used.
+    /// The cluster's proxy-url (credentials removed) that every connection was
+    /// tunnelled through (HTTP CONNECT), or null.
     pub proxy: Option<String>,
 }
 

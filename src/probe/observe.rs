@@ -203,14 +203,14 @@ fn token_status(o: &ServerObservation) -> Option<u16> {
         .collect();
     if decisive
         .iter()
-        .any(|r| matches!(&r.result, Ok(a) if a.status == 401))
+        .any(|r| matches!(&r.result, Ok(a) if a.exchange.status == 401))
     {
         return Some(401);
     }
     decisive
         .last()
         .and_then(|r| r.result.as_ref().ok())
-        .map(|a| a.status)
+        .map(|a| a.exchange.status)
 }
 
 /// Who sends a request.
@@ -442,11 +442,11 @@ pub fn discover_endpoints(
         };
         let observation = observed(RequestKind::Endpoints, &request, who, None, result);
         let parsed = match &observation.result {
-            Ok(a) if (200..300).contains(&a.status) => a.json.as_ref().and_then(read),
+            Ok(a) if (200..300).contains(&a.exchange.status) => a.json.as_ref().and_then(read),
             _ => None,
         };
         failures.push(match &observation.result {
-            Ok(a) => format!("GET {source}: HTTP {}", a.status),
+            Ok(a) => format!("GET {source}: HTTP {}", a.exchange.status),
             Err(e) => format!("GET {source}: {e}"),
         });
         discovery.requests.push(observation);
@@ -536,18 +536,12 @@ pub fn answer(exchange: Exchange) -> Answer {
             }
         });
     Answer {
-        status: exchange.status,
+        exchange: Exchange {
+            body: Vec::new(),
+            ..exchange
+        },
         status_body,
         json,
-        date: exchange.date,
-        date_unreadable: exchange.date.is_none() && exchange.date_header.is_some(),
-        location: exchange.location,
-        content_type: exchange.content_type,
-        www_authenticate: exchange.www_authenticate,
-        body_over_limit: exchange.body_over_limit,
-        sent_at: exchange.sent_at,
-        received_at: exchange.received_at,
-        latency: exchange.latency,
     }
 }
 

@@ -37,13 +37,13 @@ pub struct DiagnosisJson<'a> {
     /// The cause's one-line summary.
     pub summary: Cow<'static, str>,
     /// The facts behind the cause.
-    pub support: Vec<SupportJson<'a>>,
+    pub support: Cow<'a, [Support]>,
     /// What to do: confirm, then fix.
     pub next: Cow<'a, [NextStep]>,
     /// The other causes the evidence allows, most likely first.
     pub alternatives: Vec<CandidateJson<'a>>,
     /// Facts about the case that support no cause in particular.
-    pub notes: Vec<SupportJson<'a>>,
+    pub notes: Cow<'a, [Support]>,
 }
 
 /// One other candidate cause.
@@ -58,20 +58,9 @@ pub struct CandidateJson<'a> {
     /// The cause's one-line summary.
     pub summary: Cow<'static, str>,
     /// The facts behind this cause.
-    pub support: Vec<SupportJson<'a>>,
+    pub support: Cow<'a, [Support]>,
     /// What confirms or fixes it.
     pub next: Cow<'a, [NextStep]>,
-}
-
-/// One fact.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SupportJson<'a> {
-    /// Where the fact comes from.
-    pub kind: SupportKind,
-    /// The server the fact is about, when a run asked several; else null.
-    pub server: Option<Cow<'a, str>>,
-    /// The fact, in words.
-    pub text: Cow<'a, str>,
 }
 
 /// One reason from kube-apiserver's authentication error, with the values it
@@ -141,42 +130,33 @@ impl<'a> DiagnosisJson<'a> {
             confidence: top.confidence,
             basis: top.basis,
             summary: Cow::Borrowed(top.cause.summary()),
-            support: top.support.iter().map(SupportJson::new).collect(),
+            support: Cow::Borrowed(&top.support),
             next: Cow::Borrowed(&top.next),
             alternatives: d.alternatives().iter().map(CandidateJson::new).collect(),
-            notes: d.notes.iter().map(SupportJson::new).collect(),
+            notes: Cow::Borrowed(&d.notes),
         }
     }
 
     /// The diagnosis as this version holds it (read back from a document).
     pub fn to_diagnosis(&self) -> Diagnosis {
-        let support = |s: &[SupportJson<'_>]| -> Vec<Support> {
-            s.iter()
-                .map(|s| Support {
-                    kind: s.kind,
-                    server: s.server.as_deref().map(str::to_owned),
-                    text: s.text.clone().into_owned(),
-                })
-                .collect()
-        };
         let top = Candidate {
             cause: self.cause,
             confidence: self.confidence,
             basis: self.basis,
-            support: support(&self.support),
+            support: self.support.to_vec(),
             next: self.next.to_vec(),
         };
         let others = self.alternatives.iter().map(|c| Candidate {
             cause: c.cause,
             confidence: c.confidence,
             basis: c.basis,
-            support: support(&c.support),
+            support: c.support.to_vec(),
             next: c.next.to_vec(),
         });
         Diagnosis {
             classification: self.classification,
             candidates: std::iter::once(top).chain(others).collect(),
-            notes: support(&self.notes),
+            notes: self.notes.to_vec(),
         }
     }
 }
@@ -188,18 +168,8 @@ impl<'a> CandidateJson<'a> {
             confidence: c.confidence,
             basis: c.basis,
             summary: Cow::Borrowed(c.cause.summary()),
-            support: c.support.iter().map(SupportJson::new).collect(),
+            support: Cow::Borrowed(&c.support),
             next: Cow::Borrowed(&c.next),
-        }
-    }
-}
-
-impl<'a> SupportJson<'a> {
-    fn new(s: &'a Support) -> Self {
-        SupportJson {
-            kind: s.kind,
-            server: s.server.as_deref().map(Cow::Borrowed),
-            text: Cow::Borrowed(&s.text),
         }
     }
 }

@@ -1,10 +1,9 @@
 //! `explain`: every cause's one definition ([`crate::diagnosis::CauseDef`]) laid
-//! out for people (a list, or one page), as JSON, and as docs/causes.md, which
-//! a test keeps equal to this output. The wordings come from the parsers that
+//! out for people (a list, or one page) and as JSON (tests/it/docs.rs lays the
+//! same pages out as docs/causes.md). The wordings come from the parsers that
 //! recognise them (`diagnosis::reasons`), so they cannot drift from what the
 //! engine matches.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
@@ -360,81 +359,4 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
 /// Explanations are written with line breaks inside paragraphs; wrap anew.
 fn unbreak(paragraph: &str) -> String {
     paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// docs/causes.md: the table of causes and one section each, generated from the
-/// registry (tests/it/docs.rs fails when the file differs).
-pub fn markdown() -> String {
-    let mut md = String::new();
-    md.push_str("# Causes\n\n");
-    md.push_str(
-        "<!-- Generated from src/diagnosis (the cause registry) by `kubectl satoken explain`;\n     \
-         tests/it/docs.rs fails when this file is stale. Regenerate with\n     \
-         SATOKEN_UPDATE_DOCS=1 cargo nextest run --test it docs:: -->\n\n",
-    );
-    md.push_str(
-        "Every cause a diagnosis can name (`probe`, `classify`, `doctor`), with the answers it \
-         explains. `kubectl satoken explain CAUSE` prints the same page in the terminal.\n\n",
-    );
-    md.push_str("| cause | answers | what it means |\n|---|---|---|\n");
-    for cause in Cause::ALL {
-        let explains: Vec<String> = cause
-            .def()
-            .explains
-            .iter()
-            .map(|c| format!("`{}`", c.as_str()))
-            .collect();
-        let _ = writeln!(
-            md,
-            "| [`{0}`](#{0}) | {1} | {2} |",
-            cause.as_str(),
-            explains.join(", "),
-            cause.summary()
-        );
-    }
-    for &cause in Cause::ALL {
-        let page = ExplainJson::new(cause);
-        let _ = write!(
-            md,
-            "\n## {}\n\n**{}.** {}.\n",
-            cause.as_str(),
-            page.title,
-            page.summary
-        );
-        for para in page.explanation {
-            let _ = write!(md, "\n{}\n", unbreak(para));
-        }
-        for (title, steps) in [("How to confirm", page.confirm), ("How to fix", page.fix)] {
-            if steps.is_empty() {
-                continue;
-            }
-            let _ = write!(md, "\n{title}:\n\n");
-            for step in steps {
-                let _ = writeln!(md, "- {}", step.why);
-                if let Some(c) = &step.command {
-                    let _ = writeln!(md, "  ```sh\n  {}\n  ```", c.shell());
-                }
-            }
-        }
-        if !page.wordings.is_empty() {
-            md.push_str(
-                "\nWhat kube-apiserver says (its log, a TokenReview's `status.error`):\n\n",
-            );
-            for w in page.wordings {
-                let _ = writeln!(md, "- `{}` ({})", w.text, w.versions);
-            }
-        }
-        if !page.other_wordings.is_empty() {
-            md.push_str("\nWhat other programs say:\n\n");
-            for w in page.other_wordings {
-                let _ = writeln!(
-                    md,
-                    "- {}: `{}` ({}; `{}`)",
-                    w.said_by, w.text, w.versions, w.source
-                );
-            }
-        }
-        let _ = writeln!(md, "\nSources: {}.", page.sources.join("; "));
-    }
-    md
 }

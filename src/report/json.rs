@@ -16,7 +16,7 @@ use crate::findings::Finding;
 use crate::input::Shape;
 use crate::report::sanitize::is_dangerous;
 use crate::timefmt::rfc3339;
-use crate::token::{Binding, ObjectRef, TokenKind};
+use crate::token::{Binding, Header, ObjectRef, TokenKind};
 use crate::window::{Verdict, at_seconds};
 
 /// `decode -o json`: one document per token (a JSON Lines stream for batches,
@@ -40,7 +40,7 @@ pub struct DecodeJson<'a> {
     #[schemars(regex(pattern = FINGERPRINT))]
     pub fingerprint: &'a str,
     /// JOSE header fields.
-    pub header: HeaderJson<'a>,
+    pub header: &'a Header,
     /// The payload as decoded (raw; any claims).
     pub claims: &'a Map<String, Value>,
     /// `iss`, or null.
@@ -52,13 +52,13 @@ pub struct DecodeJson<'a> {
     /// The ServiceAccount's namespace, or null.
     pub namespace: Option<&'a str>,
     /// The ServiceAccount, or null.
-    pub service_account: Option<RefJson>,
+    pub service_account: Option<ObjectRef>,
     /// The bound pod, or null.
-    pub pod: Option<RefJson>,
+    pub pod: Option<ObjectRef>,
     /// The bound node, or null.
-    pub node: Option<RefJson>,
+    pub node: Option<ObjectRef>,
     /// The bound (or legacy) Secret, or null.
-    pub secret: Option<RefJson>,
+    pub secret: Option<ObjectRef>,
     /// `iat`, or null.
     pub issued_at: Option<Time>,
     /// `nbf`, or null.
@@ -90,35 +90,6 @@ pub struct DecodeJson<'a> {
     /// token (absent without the flag).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
-}
-
-/// JOSE header fields.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct HeaderJson<'a> {
-    /// `alg`, or null.
-    pub alg: Option<&'a str>,
-    /// `kid`, or null.
-    pub kid: Option<&'a str>,
-    /// `typ`, or null.
-    pub typ: Option<&'a str>,
-}
-
-/// `{name, uid}` of a bound object.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RefJson {
-    /// Object name.
-    pub name: Option<String>,
-    /// Object uid.
-    pub uid: Option<String>,
-}
-
-impl From<ObjectRef> for RefJson {
-    fn from(r: ObjectRef) -> Self {
-        RefJson {
-            name: r.name,
-            uid: r.uid,
-        }
-    }
 }
 
 /// The signature is described, never shown.
@@ -230,20 +201,16 @@ impl<'a> DecodeJson<'a> {
             binding: report.binding,
             input_shape: report.shape,
             fingerprint: &token.fingerprint,
-            header: HeaderJson {
-                alg: token.header.alg.as_deref(),
-                kid: token.header.kid.as_deref(),
-                typ: token.header.typ.as_deref(),
-            },
+            header: &token.header,
             claims: &token.raw_claims,
             issuer: claims.issuer.as_deref(),
             subject: claims.subject.as_deref(),
             audiences: &claims.audiences,
             namespace: claims.namespace(),
-            service_account: claims.service_account().map(Into::into),
-            pod: k8s.and_then(|k| k.pod.clone()).map(Into::into),
-            node: k8s.and_then(|k| k.node.clone()).map(Into::into),
-            secret: claims.secret().map(Into::into),
+            service_account: claims.service_account(),
+            pod: k8s.and_then(|k| k.pod.clone()),
+            node: k8s.and_then(|k| k.node.clone()),
+            secret: claims.secret(),
             issued_at: Time::seconds(claims.issued_at),
             not_before: Time::seconds(claims.not_before),
             expires_at: Time::seconds(claims.expires_at),

@@ -12,7 +12,6 @@ pub mod explain;
 pub mod json;
 pub mod probe;
 pub use crate::sanitize;
-pub mod schema;
 pub mod skew;
 pub mod table;
 pub mod verify;

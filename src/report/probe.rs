@@ -17,9 +17,11 @@ use super::sanitize::{cell, or_dash, sanitize};
 use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
 use crate::diagnosis::case::{BindingKind, BindingState};
-use crate::http::{Method, TlsReason};
+use crate::http::Method;
 use crate::probe::review::ReviewOutcome;
-use crate::probe::{ProbeReport, RequestKind, RequestObservation, ServerReport};
+use crate::probe::{
+    KubeconfigInfo, ProbeReport, RequestKind, RequestObservation, ServerReport, TlsStatus, UserInfo,
+};
 use crate::token::Token;
 use crate::wire::string_codes;
 
@@ -34,7 +36,7 @@ pub struct ProbeJson<'a> {
     /// anonymous and the answers are what an anonymous request gets.
     pub anonymous: bool,
     /// The kubeconfig used, or null.
-    pub kubeconfig: Option<KubeconfigJson<'a>>,
+    pub kubeconfig: Option<&'a KubeconfigInfo>,
     /// `--all-endpoints`: how the replicas were found, or null.
     pub endpoints: Option<EndpointsJson<'a>>,
     /// Every server probed.
@@ -52,13 +54,13 @@ pub struct ServerJson<'a> {
     pub url: &'a str,
     /// TLS result; null over plain HTTP (`--allow-plain-http`), where there
     /// was none.
-    pub tls: Option<TlsJson<'a>>,
+    pub tls: Option<&'a TlsStatus>,
     /// Every request sent, in order.
     pub requests: Vec<RequestJson<'a>>,
     /// What kind of answer this server gave.
     pub classification: Classification,
     /// Who the server says the token is, or null.
-    pub user: Option<UserJson<'a>>,
+    pub user: Option<&'a UserInfo>,
     /// Which SelfSubjectReview version answered (`authentication.k8s.io/v1`…).
     pub review_version: Option<&'a str>,
     /// The latest `Date` header.
@@ -79,30 +81,6 @@ pub struct ServerJson<'a> {
     pub issuer: Option<&'a str>,
     /// This server's own diagnosis.
     pub diagnosis: DiagnosisJson<'a>,
-}
-
-/// The kubeconfig in use (never its credentials).
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct KubeconfigJson<'a> {
-    /// The kubeconfig files read.
-    pub files: &'a [String],
-    /// The context used.
-    pub context: &'a str,
-    /// The cluster of that context.
-    pub cluster: &'a str,
-    /// The user of that context.
-    pub user: Option<&'a str>,
-    /// The context's namespace.
-    pub namespace: Option<&'a str>,
-    /// Which operator credentials were sent: token | token-file |
-    /// client-certificate; null otherwise.
-    pub credentials: Option<&'static str>,
-    /// The token under test is this user's own token: none was given outside
-    /// a pod, so probe tested what kubectl sends.
-    pub own_token: bool,
-    /// The cluster's proxy-url (credentials removed) that every connection was
-    /// tunnelled through (HTTP CONNECT), or null.
-    pub proxy: Option<&'a str>,
 }
 
 /// `--all-endpoints` discovery.
@@ -204,17 +182,6 @@ pub struct BindingJson<'a> {
     pub via: &'a str,
 }
 
-/// TLS result.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TlsJson<'a> {
-    /// Whether the server's certificate was verified.
-    pub verified: bool,
-    /// Why the handshake failed, or null.
-    pub reason: Option<TlsReason>,
-    /// The handshake error, or null.
-    pub error: Option<&'a str>,
-}
-
 /// One request.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RequestJson<'a> {
@@ -252,35 +219,13 @@ pub struct RequestJson<'a> {
     pub error: Option<String>,
 }
 
-/// `status.userInfo` of the SelfSubjectReview.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct UserJson<'a> {
-    /// Authenticated user name.
-    pub username: &'a str,
-    /// User uid.
-    pub uid: Option<&'a str>,
-    /// Groups.
-    pub groups: &'a [String],
-    /// `extra`, passed through from the server (or null).
-    pub extra: Option<&'a Value>,
-}
-
 impl<'a> ProbeJson<'a> {
     /// The wire form of a report.
     pub fn new(report: &'a ProbeReport, token: Option<&'a Token>) -> Self {
         ProbeJson {
             token: token.map(TokenSummaryJson::new),
             anonymous: !report.token_sent,
-            kubeconfig: report.kubeconfig.as_ref().map(|k| KubeconfigJson {
-                files: &k.files,
-                context: &k.context,
-                cluster: &k.cluster,
-                user: k.user.as_deref(),
-                namespace: k.namespace.as_deref(),
-                credentials: k.credentials,
-                own_token: k.own_token,
-                proxy: k.proxy.as_deref(),
-            }),
+            kubeconfig: report.kubeconfig.as_ref(),
             endpoints: report.endpoints.as_ref().map(|e| EndpointsJson {
                 via: &e.via,
                 source: e.source,
@@ -322,19 +267,10 @@ fn server_json(server: &ServerReport) -> ServerJson<'_> {
     let (observation, facts) = (&server.observation, &server.facts);
     ServerJson {
         url: &observation.url,
-        tls: facts.tls.as_ref().map(|tls| TlsJson {
-            verified: tls.verified,
-            reason: tls.reason,
-            error: tls.error.as_deref(),
-        }),
+        tls: facts.tls.as_ref(),
         requests: observation.requests.iter().map(request_json).collect(),
         classification: server.classification,
-        user: facts.user.as_ref().map(|u| UserJson {
-            username: &u.username,
-            uid: u.uid.as_deref(),
-            groups: &u.groups,
-            extra: u.extra.as_ref(),
-        }),
+        user: facts.user.as_ref(),
         review_version: facts.review_version.as_deref(),
         server_time: facts.server_time.map(Time::new),
         clock_offset_seconds: facts.offset.map(|o| o.estimate_seconds()),
@@ -411,16 +347,17 @@ fn request_json(request: &RequestObservation) -> RequestJson<'_> {
         anonymous: request.anonymous,
         operator: request.operator,
         api_version: request.api_version.as_deref(),
-        status: answer.map(|a| a.status),
+        status: answer.map(|a| a.exchange.status),
         reason: body
             .and_then(|b| b.reason.as_deref())
             .or_else(|| review_status?.get("reason")?.as_str()),
         message: body.and_then(|b| b.message.as_deref()),
         details: body.and_then(|b| b.details.as_ref()),
         allowed: review_status.and_then(|s| s.get("allowed")?.as_bool()),
-        location: answer.and_then(|a| a.location.as_deref()),
-        date: answer.and_then(|a| a.date).map(Time::new),
-        latency_ms: answer.map(|a| u64::try_from(a.latency.as_millis()).unwrap_or(u64::MAX)),
+        location: answer.and_then(|a| a.exchange.location.as_deref()),
+        date: answer.and_then(|a| a.exchange.date).map(Time::new),
+        latency_ms: answer
+            .map(|a| u64::try_from(a.exchange.latency.as_millis()).unwrap_or(u64::MAX)),
         error: request.result.as_ref().err().map(ToString::to_string),
     }
 }
@@ -552,13 +489,13 @@ fn request_row(request: &RequestObservation) -> Vec<String> {
             {
                 text = if allowed { "allowed" } else { "denied" }.to_owned();
             }
-            if let Some(location) = &a.location {
+            if let Some(location) = &a.exchange.location {
                 text = format!("redirect to {location} (not followed)");
             }
             (
-                a.status.to_string(),
+                a.exchange.status.to_string(),
                 cell(&text),
-                format!("{}ms", a.latency.as_millis()),
+                format!("{}ms", a.exchange.latency.as_millis()),
             )
         }
         Err(e) => ("-".to_owned(), cell(&e.to_string()), "-".to_owned()),

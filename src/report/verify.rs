@@ -15,7 +15,7 @@ use super::table::{bordered_table, key_value_table, write_findings, write_table}
 use crate::findings::Finding;
 use crate::token::Token;
 use crate::verify::keys::{Curve, KeyKind, PemForm};
-use crate::verify::{CheckName, KeyOutcome, MatchedBy, VerifyReport};
+use crate::verify::{Check, KeyOutcome, MatchedBy, VerifyReport};
 
 /// `verify -o json`: the signature checked against the keys given, and the
 /// issuer, audience and time checks.
@@ -30,7 +30,7 @@ pub struct VerifyJson<'a> {
     /// signature, key, issuer, audience, time, in that order; then
     /// authn-config (with --authentication-config) and trust-policy (with
     /// --expect-* or --federated-credential).
-    pub checks: Vec<CheckJson<'a>>,
+    pub checks: &'a [Check],
     /// Every key loaded, with its Kubernetes key id and what happened to it.
     pub keys: Vec<KeyJson<'a>>,
     /// The instant the time check used.
@@ -57,17 +57,6 @@ pub struct MatchedKeyJson<'a> {
     pub computed_kid: Option<&'a str>,
     /// Where the key was loaded from.
     pub source: Option<&'a str>,
-}
-
-/// One check.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct CheckJson<'a> {
-    /// Which check.
-    pub name: CheckName,
-    /// true pass, false fail, null not checked.
-    pub ok: Option<bool>,
-    /// What was compared, in words.
-    pub detail: &'a str,
 }
 
 /// One loaded key.
@@ -106,15 +95,7 @@ impl<'a> VerifyJson<'a> {
                 computed_kid: matched.map(|k| k.computed_kid.as_str()),
                 source: matched.map(|k| k.source.as_str()),
             },
-            checks: report
-                .checks
-                .iter()
-                .map(|c| CheckJson {
-                    name: c.name,
-                    ok: c.ok,
-                    detail: &c.detail,
-                })
-                .collect(),
+            checks: &report.checks,
             keys: report
                 .keys
                 .iter()

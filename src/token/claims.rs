@@ -40,10 +40,13 @@ pub struct KubernetesClaims {
     pub unknown_keys: Vec<String>,
 }
 
-/// A `{name, uid}` reference to the object a token is bound to.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// `{name, uid}` of a bound object.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Ref")]
 pub struct ObjectRef {
+    /// Object name.
     pub name: Option<String>,
+    /// Object uid.
     pub uid: Option<String>,
 }
 

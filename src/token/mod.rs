@@ -9,13 +9,18 @@ pub use claims::{Claims, ObjectRef};
 pub use kind::{Binding, TokenKind};
 pub use parse::parse;
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// JOSE header parameters we care about.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// JOSE header fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Header {
+    /// `alg`, or null.
     pub alg: Option<String>,
+    /// `kid`, or null.
     pub kid: Option<String>,
+    /// `typ`, or null.
     pub typ: Option<String>,
 }
 

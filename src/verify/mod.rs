@@ -20,6 +20,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
 use jsonwebtoken::{Algorithm, Validation};
+use schemars::JsonSchema;
+use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::LEGACY_ISSUER;
@@ -58,11 +60,14 @@ pub enum CheckName {
 
 string_codes!(CheckName);
 
-/// One check's outcome: `ok` is `None` when it was not (or could not be) made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Check {
+    /// Which check.
     pub name: CheckName,
+    /// true pass, false fail, null not checked.
     pub ok: Option<bool>,
+    /// What was compared, in words.
     pub detail: String,
 }
 

@@ -358,32 +358,6 @@ impl Metrics {
     }
 }
 
-/// The metric reference of docs/watch.md (between its `metrics` markers).
-pub fn reference() -> String {
-    let mut out = String::from("| Metric | Type | Labels | Meaning |\n| --- | --- | --- | --- |\n");
-    for def in DEFINITIONS {
-        let kind = match def.kind {
-            Kind::Gauge => "gauge",
-            Kind::Counter => "counter",
-        };
-        let labels = if def.labels.is_empty() {
-            "".to_owned()
-        } else {
-            def.labels
-                .iter()
-                .map(|l| format!("`{l}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        out.push_str(&format!(
-            "| `{}` | {kind} | {labels} | {}. |\n",
-            def.name(),
-            def.help
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

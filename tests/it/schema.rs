@@ -1,5 +1,5 @@
 //! The JSON Schemas in docs/schema/ are the `-o json` contract, generated
-//! from the wire types (`satoken::report::schema::all`): the checked-in files
+//! from the wire types (`support::schemas::all`): the checked-in files
 //! must equal the generated ones (`SATOKEN_UPDATE_SCHEMAS=1 cargo nextest run
 //! --test it schema::` rewrites them), and every subcommand's output over a
 //! wide set of inputs (every token fixture, every evidence file including the
@@ -26,11 +26,11 @@ use serde_json::Value;
 
 use crate::support::apiserver::{ApiServer, Config};
 use crate::support::pki::Pki;
+use crate::support::schemas as schema;
 use crate::support::tokens::{self, NAMESPACE};
 use crate::support::{BASE as NOW, base, fresh_token};
 use satoken::diagnosis::{Cause, Classification};
 use satoken::findings::Code;
-use satoken::report::schema;
 use satoken::token::TokenKind;
 
 /// The issuer and audience every token fixture was minted with.

@@ -8,6 +8,7 @@ pub mod apiserver;
 pub mod diagnosis;
 pub mod pki;
 pub mod proxy;
+pub mod schemas;
 pub mod sts;
 pub mod tokens;
 

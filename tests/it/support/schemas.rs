@@ -1,9 +1,9 @@
 //! The JSON Schemas of every `-o json` document, generated from the wire types
 //! themselves (schemars, draft 2020-12): docs/schema/<subcommand>.schema.json
-//! is [`all`]'s output, and a test fails when the checked-in files differ
+//! is `all`'s output, and a test fails when the checked-in files differ
 //! (`SATOKEN_UPDATE_SCHEMAS=1 cargo nextest run --test it schema::` rewrites
 //! them). Descriptions are the wire types' doc comments; string codes are the
-//! `enum` of their Rust type's codes ([`crate::wire::string_codes`]).
+//! `enum` of their Rust type's codes (`satoken::wire::string_codes`).
 //!
 //! Each file stands alone (its own `$defs`, no reference to another file), so
 //! a consumer validates with one file and no resolver. The shape of every
@@ -16,15 +16,15 @@ use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
-use super::audit::AuditJson;
-use super::classify::ClassifyJson;
-use super::classify_log::{ClassifyLogJson, LogEventJson};
-use super::doctor::DoctorJson;
-use super::explain::{CauseListJson, CodeJson, ExplainJson};
-use super::json::{DecodeJson, LineErrorJson};
-use super::probe::ProbeJson;
-use super::skew::json::SkewJson;
-use super::verify::VerifyJson;
+use satoken::report::audit::AuditJson;
+use satoken::report::classify::ClassifyJson;
+use satoken::report::classify_log::{ClassifyLogJson, LogEventJson};
+use satoken::report::doctor::DoctorJson;
+use satoken::report::explain::{CauseListJson, CodeJson, ExplainJson};
+use satoken::report::json::{DecodeJson, LineErrorJson};
+use satoken::report::probe::ProbeJson;
+use satoken::report::skew::json::SkewJson;
+use satoken::report::verify::VerifyJson;
 
 /// The schema version in every `$id`: it changes when a document changes
 /// incompatibly (a field removed or renamed, a code's meaning changed).
