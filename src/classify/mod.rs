@@ -12,8 +12,6 @@
 
 pub mod assemble;
 pub mod case;
-#[cfg(test)]
-mod generated;
 pub mod log;
 pub mod prefilter;
 
@@ -327,6 +325,8 @@ pub fn classify(
     })
 }
 
+#[cfg(test)]
+mod generated;
 #[cfg(test)]
 mod tests {
     use super::*;

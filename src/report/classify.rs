@@ -8,8 +8,6 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize as _;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
-#[cfg(test)]
-use serde_json::Value;
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
@@ -566,6 +564,7 @@ fn request_words(r: &RequestInfo) -> String {
 mod tests {
     use super::*;
     use crate::classify::{self, Context};
+    use serde_json::Value;
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
 
