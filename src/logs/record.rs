@@ -12,7 +12,7 @@
 //! The reason lines' joins to requests and audit events are
 //! [`crate::logs`]'s.
 
-use chrono::{DateTime, Datelike, NaiveDate, TimeDelta, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use memchr::memmem;
 
 use super::Micros;
@@ -69,26 +69,48 @@ pub fn record(line: &[u8], now: DateTime<Utc>) -> Record<'_> {
 /// header's `file.go:N] `.
 fn klog_header(line: &[u8], now: DateTime<Utc>) -> Option<(Micros, &[u8])> {
     let h = line.get(..21)?;
-    let n = |r: std::ops::Range<usize>| digits(&h[r]).map(|v| v as u32);
+    let n = |r: std::ops::Range<usize>| digits(&h[r]);
     if !matches!(h[0], b'I' | b'W' | b'E' | b'F') || h[5] != b' ' || h[8] != b':' || h[14] != b'.' {
         return None;
     }
     let (month, day, hour, minute) = (n(1..3)?, n(3..5)?, n(6..8)?, n(9..11)?);
     let (second, micros) = (n(12..14)?, n(15..21)?);
-    let at_year = |year| {
-        NaiveDate::from_ymd_opt(year, month, day)?
-            .and_hms_micro_opt(hour, minute, second, micros)
-            .map(|t| t.and_utc())
-    };
-    let mut at = at_year(now.year())?;
-    if at > now + TimeDelta::days(1) {
-        at = at_year(now.year() - 1)?;
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let time = ((hour * 60 + minute) * 60 + second) * 1_000_000 + micros;
+    let (month, day) = (u32::try_from(month).ok()?, u32::try_from(day).ok()?);
+    let mut at = midnight(now.year(), month, day)? + time;
+    if at > now.timestamp_micros() + 86_400_000_000 {
+        at = midnight(now.year() - 1, month, day)? + time;
     }
     let rest = &line[21..];
     // The header ends at `file.go:N] `; a `]` alone (`Trace[123]`) does not.
     let end = memchr::memchr_iter(b']', rest).find(|&i| rest.get(i + 1) == Some(&b' '));
     let rest = end.map_or(rest, |i| &rest[i + 2..]);
-    Some((at.timestamp_micros(), rest))
+    Some((at, rest))
+}
+
+/// The start of a day in UTC, or `None` for no such date. A log's lines
+/// share a few days: the last one asked is kept, per thread.
+fn midnight(year: i32, month: u32, day: u32) -> Option<Micros> {
+    type Day = (i32, u32, u32, Option<Micros>);
+    thread_local! {
+        static LAST: std::cell::Cell<Day> = const { std::cell::Cell::new((0, 0, 0, None)) };
+    }
+    LAST.with(|last| {
+        let (y, m, d, start) = last.get();
+        if (y, m, d) == (year, month, day) && y != 0 {
+            return start;
+        }
+        let start = NaiveDate::from_ymd_opt(year, month, day).map(|date| {
+            date.and_time(chrono::NaiveTime::MIN)
+                .and_utc()
+                .timestamp_micros()
+        });
+        last.set((year, month, day, start));
+        start
+    })
 }
 
 /// A field's value: klog's `key="value"` or `key=value`, or JSON's
@@ -229,6 +251,34 @@ fn structured(rest: &[u8]) -> Option<(&str, &str, u16)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn klogs_year_is_this_one_unless_that_is_over_a_day_ahead() {
+        let time = |t: &str| crate::timefmt::parse_instant(t).unwrap();
+        let at = |header: &str| {
+            let line = format!("{header}       1 get.go:262] x");
+            klog_header(line.as_bytes(), time("2026-01-01T00:00:00Z")).map(|(t, _)| t)
+        };
+        let micros = |t: &str| Some(time(t).timestamp_micros());
+        assert_eq!(
+            at("I1231 23:59:59.500000"),
+            micros("2025-12-31T23:59:59.5Z")
+        );
+        assert_eq!(at("E0101 23:59:59.000000"), micros("2026-01-01T23:59:59Z"));
+        // Over a day ahead of now: last year's (the day cache holds each year in turn).
+        assert_eq!(at("W0102 00:00:01.000000"), micros("2025-01-02T00:00:01Z"));
+        assert_eq!(
+            at("I1231 00:00:00.000001"),
+            micros("2025-12-31T00:00:00.000001Z")
+        );
+        for bad in [
+            "I0230 00:00:00.000000",
+            "I0101 24:00:00.000000",
+            "I1301 00:00:00.000000",
+        ] {
+            assert_eq!(at(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn records_read_every_prefix_and_httplog_its_fields() {
