@@ -189,3 +189,22 @@ pub struct ShardError {
     pub command: &'static str,
     pub detail: String,
 }
+
+/// Another run's document (`--merge`), written by `command`, read from
+/// `what`: every string sanitised, then typed as `T` (so every code must be
+/// one this version knows) and taken in by `take`.
+pub fn read_shard<T: serde::de::DeserializeOwned, U>(
+    mut value: serde_json::Value,
+    what: &str,
+    command: &'static str,
+    take: impl FnOnce(T) -> Result<U, String>,
+) -> Result<U, ShardError> {
+    let error = |detail: String| ShardError {
+        what: what.to_owned(),
+        command,
+        detail,
+    };
+    crate::sanitize::sanitize_json(&mut value);
+    let doc = serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
+    take(doc).map_err(error)
+}

@@ -12,16 +12,11 @@ use crate::diagnosis::Command;
 pub use crate::report::ShardError;
 
 /// Reads one shard's document (already parsed as JSON) from `what`.
-pub fn read(mut value: Value, what: &str) -> Result<AuditJson, ShardError> {
-    let error = |detail: String| ShardError {
-        what: what.to_owned(),
-        command: "audit -o json",
-        detail,
-    };
-    crate::sanitize::sanitize_json(&mut value);
-    let mut doc: AuditJson = serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
-    check(&mut doc).map_err(error)?;
-    Ok(doc)
+pub fn read(value: Value, what: &str) -> Result<AuditJson, ShardError> {
+    crate::report::read_shard(value, what, "audit -o json", |mut doc| {
+        check(&mut doc)?;
+        Ok(doc)
+    })
 }
 
 /// The codes, times and commands of a document; the commands' lines and the

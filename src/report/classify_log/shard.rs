@@ -20,16 +20,8 @@ use crate::logs::tally::{Other, Seen};
 use crate::report::ShardError;
 
 /// Reads one shard's document (already parsed as JSON) from `what`.
-pub fn read(mut value: Value, what: &str) -> Result<LogReport, ShardError> {
-    let error = |detail: String| ShardError {
-        what: what.to_owned(),
-        command: "classify --log -o json",
-        detail,
-    };
-    crate::sanitize::sanitize_json(&mut value);
-    let doc: ClassifyLogJson<'static> =
-        serde_json::from_value(value).map_err(|e| error(e.to_string()))?;
-    report(doc).map_err(error)
+pub fn read(value: Value, what: &str) -> Result<LogReport, ShardError> {
+    crate::report::read_shard(value, what, "classify --log -o json", report)
 }
 
 fn report(doc: ClassifyLogJson<'static>) -> Result<LogReport, String> {
@@ -189,7 +181,6 @@ fn seen(
 }
 
 fn micros(field: &str, text: &str) -> Result<Micros, String> {
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| t.timestamp_micros())
-        .map_err(|_| format!("{field} {text:?} is not an RFC 3339 time"))
+    crate::logs::time::parse_time(text.as_bytes())
+        .ok_or_else(|| format!("{field} {text:?} is not an RFC 3339 time"))
 }
