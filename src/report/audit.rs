@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{cause_words, support_text, wrap, write_item, write_shell};
+use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_shell};
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
@@ -156,7 +156,7 @@ pub struct FindingJson {
     #[serde(default)]
     pub escalation: Option<String>,
     /// The cause and what to do, from the diagnosis engine.
-    pub diagnosis: FindingDiagnosisJson,
+    pub diagnosis: DiagnosisJson<'static>,
 }
 
 /// Who, and what the events say about the client.
@@ -261,71 +261,6 @@ pub struct LegacyJson {
     pub secret: Option<String>,
 }
 
-/// The engine's diagnosis of a finding.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct FindingDiagnosisJson {
-    /// The most likely cause (`kubectl satoken explain CAUSE`).
-    pub cause: Cause,
-    /// How sure.
-    pub confidence: Confidence,
-    /// The cause's one-line summary.
-    pub summary: String,
-    /// The facts behind it.
-    pub support: Vec<FactJson>,
-    /// What to do: confirm, then fix.
-    pub next: Vec<StepJson>,
-    /// Other causes the evidence allows.
-    pub alternatives: Vec<AlternativeJson>,
-    /// Facts that support no cause in particular.
-    pub notes: Vec<FactJson>,
-}
-
-/// One fact.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct FactJson {
-    /// Where the fact comes from.
-    pub kind: SupportKind,
-    /// The fact, in words.
-    pub text: String,
-}
-
-/// One next step.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct StepJson {
-    /// What it is for.
-    pub why: String,
-    /// The command, or null for a step in words.
-    pub command: Option<StepCommandJson>,
-}
-
-/// A command: its words and the line to paste.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct StepCommandJson {
-    /// The words, unquoted.
-    pub argv: Vec<String>,
-    /// Commands the output is piped into.
-    pub pipe: Vec<Vec<String>>,
-    /// The file the output is written to, or null.
-    pub output: Option<String>,
-    /// The whole line for a POSIX shell.
-    pub shell: String,
-    /// What the output must be, when known.
-    pub expect: Option<String>,
-    /// Some words are UPPERCASE placeholders to fill in.
-    pub placeholders: bool,
-}
-
-/// Another candidate cause.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct AlternativeJson {
-    /// The cause.
-    pub cause: Cause,
-    /// How sure.
-    pub confidence: Confidence,
-    /// The cause in one line.
-    pub summary: String,
-}
-
 impl AuditJson {
     /// The wire form of a report.
     pub fn new(r: &AuditReport) -> Self {
@@ -420,12 +355,6 @@ fn finding_json(f: &Finding) -> FindingJson {
         Attribution::Guess { basis, others } => ("guess", Some(basis.clone()), others.clone()),
         Attribution::Unknown => ("unknown", None, Vec::new()),
     };
-    let d = &f.diagnosis;
-    let top = d.top();
-    let fact = |s: &crate::diagnosis::Support| FactJson {
-        kind: s.kind,
-        text: support_text(s),
-    };
     FindingJson {
         kind: f.kind,
         key: f.key.clone(),
@@ -474,35 +403,6 @@ fn finding_json(f: &Finding) -> FindingJson {
         }),
         reasons: f.reasons.clone(),
         escalation: f.escalation.clone(),
-        diagnosis: FindingDiagnosisJson {
-            cause: top.cause,
-            confidence: top.confidence,
-            summary: top.cause.summary().to_owned(),
-            support: top.support.iter().map(fact).collect(),
-            next: top
-                .next
-                .iter()
-                .map(|n| StepJson {
-                    why: n.why.clone(),
-                    command: n.command.as_ref().map(|c| StepCommandJson {
-                        argv: c.argv.clone(),
-                        pipe: c.pipe.clone(),
-                        output: c.output.clone(),
-                        shell: c.shell(),
-                        expect: c.expect.clone(),
-                        placeholders: c.placeholders,
-                    }),
-                })
-                .collect(),
-            alternatives: d
-                .others()
-                .map(|c| AlternativeJson {
-                    cause: c.cause,
-                    confidence: c.confidence,
-                    summary: c.cause.summary().to_owned(),
-                })
-                .collect(),
-            notes: d.notes.iter().map(fact).collect(),
-        },
+        diagnosis: DiagnosisJson::brief(&f.diagnosis),
     }
 }

@@ -20,7 +20,7 @@ use crate::diagnosis::{
 
 /// A diagnosis: the class of answer, the most likely cause with its support
 /// and next steps, the other causes the evidence allows, and notes.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DiagnosisJson<'a> {
     /// What kind of answer the request got (or could not get).
     pub classification: Classification,
@@ -47,7 +47,7 @@ pub struct DiagnosisJson<'a> {
 }
 
 /// One other candidate cause.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct CandidateJson<'a> {
     /// The cause.
     pub cause: Cause,
@@ -57,9 +57,13 @@ pub struct CandidateJson<'a> {
     pub basis: Basis,
     /// The cause's one-line summary.
     pub summary: Cow<'static, str>,
-    /// The facts behind this cause.
+    /// The facts behind this cause (left out in `audit`'s findings, which
+    /// name their alternatives only).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub support: Cow<'a, [Support]>,
-    /// What confirms or fixes it.
+    /// What confirms or fixes it (left out in `audit`'s findings: `kubectl
+    /// satoken explain CAUSE`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub next: Cow<'a, [NextStep]>,
 }
 
@@ -134,6 +138,32 @@ impl<'a> DiagnosisJson<'a> {
             next: Cow::Borrowed(&top.next),
             alternatives: d.alternatives().iter().map(CandidateJson::new).collect(),
             notes: Cow::Borrowed(&d.notes),
+        }
+    }
+
+    /// Owned, with the alternatives named but not argued (no support, no
+    /// steps: `kubectl satoken explain CAUSE` has them): a report of
+    /// thousands of findings carries each one's answer, not every guess's case.
+    pub fn brief(d: &Diagnosis) -> DiagnosisJson<'static> {
+        let top = d.top();
+        let named = |c: &Candidate| CandidateJson {
+            cause: c.cause,
+            confidence: c.confidence,
+            basis: c.basis,
+            summary: Cow::Borrowed(c.cause.summary()),
+            support: Cow::Borrowed(&[]),
+            next: Cow::Borrowed(&[]),
+        };
+        DiagnosisJson {
+            classification: d.classification,
+            cause: top.cause,
+            confidence: top.confidence,
+            basis: top.basis,
+            summary: Cow::Borrowed(top.cause.summary()),
+            support: Cow::Owned(top.support.clone()),
+            next: Cow::Owned(top.next.clone()),
+            alternatives: d.others().map(named).collect(),
+            notes: Cow::Owned(d.notes.clone()),
         }
     }
 

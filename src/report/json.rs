@@ -5,6 +5,7 @@
 //! changes only deliberately.
 
 use std::borrow::Cow;
+use std::io::Write as _;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -290,12 +291,29 @@ pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::
     })
 }
 
-/// Writes one value as pretty JSON.
+/// Writes one value as pretty JSON, streamed: a report of many findings is
+/// never held in memory a second time as its text.
 pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
-    let mut doc = Vec::with_capacity(8192);
-    serde_json::to_writer_pretty(&mut doc, value)?;
-    doc.push(b'\n');
-    out.write_all(&escaped(&doc))
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(Escaping(&mut out), value)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// Escapes what [`escape_raw`] names in each piece serde_json writes: it cuts
+/// a string's text only at the (ASCII) characters it escapes itself, so every
+/// piece is whole characters.
+struct Escaping<W>(W);
+
+impl<W: std::io::Write> std::io::Write for Escaping<W> {
+    fn write(&mut self, piece: &[u8]) -> std::io::Result<usize> {
+        self.0.write_all(&escaped(piece))?;
+        Ok(piece.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 #[cfg(test)]

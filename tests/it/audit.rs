@@ -573,9 +573,11 @@ fn bad_jti_and_token_input_is_one_line_and_exit_2() {
 /// Every string of `v` with `tail` appended, except the codes and times a
 /// valid document needs.
 fn taint(v: &mut Value, tail: &str) {
-    const KEEP: [&str; 11] = [
+    const KEEP: [&str; 13] = [
         "kind",
+        "classification",
         "cause",
+        "basis",
         "confidence",
         "method",
         "evaluated_at",

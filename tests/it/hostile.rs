@@ -682,7 +682,7 @@ fn audit_memory_is_bounded_by_bytes() {
     ] {
         eprintln!("{name}: {} KiB peak", ended.peak_kib);
         assert_eq!(ended.code, 1, "{name}: {ended:?}");
-        assert!(ended.peak_kib < 256 * 1024, "{name}: {ended:?}");
+        assert!(ended.peak_kib < 128 * 1024, "{name}: {ended:?}");
         assert!(ended.stdout_bytes < 16 * MIB, "{name}: {ended:?}");
     }
 }

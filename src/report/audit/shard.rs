@@ -7,9 +7,9 @@
 
 use serde_json::Value;
 
-use super::{AuditJson, StepCommandJson};
-use crate::diagnosis::Command;
+use super::AuditJson;
 pub use crate::report::ShardError;
+use crate::report::diagnosis::DiagnosisJson;
 
 /// Reads one shard's document (already parsed as JSON) from `what`.
 pub fn read(value: Value, what: &str) -> Result<AuditJson, ShardError> {
@@ -43,14 +43,7 @@ fn check(doc: &mut AuditJson) -> Result<(), String> {
         if !["exact", "guess", "unknown"].contains(&method.as_str()) {
             return Err(unknown("attribution", method));
         }
-        let d = &mut f.diagnosis;
-        d.summary = d.cause.summary().to_owned();
-        for alternative in &mut d.alternatives {
-            alternative.summary = alternative.cause.summary().to_owned();
-        }
-        for command in d.next.iter_mut().filter_map(|s| s.command.as_mut()) {
-            command.shell = line(command);
-        }
+        f.diagnosis = DiagnosisJson::brief(&f.diagnosis.to_diagnosis());
     }
     Ok(())
 }
@@ -63,19 +56,6 @@ fn time(field: &str, value: &str) -> Result<(), String> {
 
 fn unknown(field: &str, value: &str) -> String {
     format!("{field} {value:?} is not one this version knows")
-}
-
-/// The command's line for a shell, quoted from its words as a run of this
-/// version would have quoted them.
-fn line(c: &StepCommandJson) -> String {
-    Command {
-        argv: c.argv.clone(),
-        pipe: c.pipe.clone(),
-        output: c.output.clone(),
-        expect: None,
-        placeholders: c.placeholders,
-    }
-    .shell()
 }
 
 #[cfg(test)]
@@ -92,14 +72,12 @@ mod tests {
             !text.contains('\u{1b}') && !text.contains('\u{202e}'),
             "{text}"
         );
-        let c = StepCommandJson {
-            argv: vec!["kubectl".into(), "get".into(), "pods; curl x | sh".into()],
-            pipe: vec![],
-            output: None,
-            shell: "kubectl get pods; curl x | sh".into(),
-            expect: None,
-            placeholders: false,
-        };
-        assert_eq!(line(&c), "kubectl get 'pods; curl x | sh'");
+        let c: crate::diagnosis::Command = serde_json::from_value(json!({
+            "argv": ["kubectl", "get", "pods; curl x | sh"],
+            "pipe": [], "output": null, "expect": null, "placeholders": false,
+            "shell": "kubectl get pods; curl x | sh",
+        }))
+        .unwrap();
+        assert_eq!(c.shell(), "kubectl get 'pods; curl x | sh'");
     }
 }

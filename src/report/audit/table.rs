@@ -454,10 +454,10 @@ fn write_details(
     }
     if !d.next.is_empty() {
         writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in &d.next {
+        for step in d.next.iter() {
             write_item(out, &step.why, width)?;
             if let Some(c) = &step.command {
-                write_shell(out, &c.shell, c.expect.as_deref())?;
+                write_shell(out, &c.shell(), c.expect.as_deref())?;
             }
         }
     }
