@@ -60,7 +60,6 @@ fn unknown(field: &str, value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use serde_json::json;
 
     #[test]
