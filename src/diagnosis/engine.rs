@@ -53,6 +53,11 @@ const SERVICE_RULES: &[Rule] = &[
 
 /// Diagnoses one request and its answer.
 pub fn diagnose(case: &Case<'_>) -> Diagnosis {
+    findings(case).rank(case)
+}
+
+/// What the rules find in one case, before the policy ranks it.
+pub fn findings(case: &Case<'_>) -> Findings {
     let service = matches!(&case.answer, Answer::Http(h) if h.verdict.is_some());
     let rules = if service { SERVICE_RULES } else { RULES };
     let mut f = Findings::default();
@@ -74,7 +79,7 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
             f.note(Support::new(SupportKind::Anonymous, anonymous_words(a)));
         }
     }
-    f.rank(case)
+    f
 }
 
 /// For a 401 nothing authoritative explains: every cause of a rejected token

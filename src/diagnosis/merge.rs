@@ -95,7 +95,7 @@ impl Diagnosis {
 
 /// What the rules found about one case, in the order they wrote it; merged
 /// only when ranked, once every rule has spoken.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Findings {
     log: Vec<Entry>,
 }
@@ -112,6 +112,9 @@ enum Entry {
     RuleOut(Cause),
     TellApart(Vec<Cause>, NextStep),
     Note(Support),
+    /// The answer is of this class after all, for these facts (replicas
+    /// that answer differently), which lead the top cause's support.
+    Class(Classification, Vec<Support>),
 }
 
 impl Findings {
@@ -173,10 +176,10 @@ impl Findings {
         self.log.extend(other.log);
     }
 
-    /// The findings merged, with the pending ones that stand in their place:
-    /// [`policy::settle`] says in what order they are weighed, each against
-    /// what stands before it.
-    fn settle(&self) -> Merged {
+    /// The findings that stand: the pending ones whose condition holds in
+    /// their place ([`policy::settle`] says in what order they are weighed,
+    /// each against what stands before it), the others gone.
+    fn settled(self) -> Findings {
         let strongest = |entries: &[Entry]| {
             entries
                 .iter()
@@ -199,7 +202,13 @@ impl Findings {
                     .map(|(i, _, _)| i),
             );
         }
-        self.merged(&standing)
+        let log = self.log.into_iter().enumerate();
+        let log = log.flat_map(|(i, e)| match e {
+            Entry::When(_, entries) if standing.contains(&i) => entries,
+            Entry::When(..) => Vec::new(),
+            e => vec![e],
+        });
+        Findings { log: log.collect() }
     }
 
     /// The log merged, with the pending findings at these places.
@@ -218,7 +227,79 @@ impl Findings {
 
     /// Merges and ranks: the one algorithm (see the module header).
     pub fn rank(self, case: &Case<'_>) -> Diagnosis {
-        self.settle().rank(case)
+        self.settled().merged(&[]).rank(case)
+    }
+
+    /// Several servers asked with one token, as one run's diagnosis: the
+    /// servers whose answer is the worst class speak, each fact named with
+    /// its server, and the others' answers are notes; then ranked once, as
+    /// one case is. `replicas`: the facts that make the run's answer
+    /// replica-dependent, when replicas answer differently.
+    pub fn across(servers: Vec<Server<'_, '_>>, replicas: Option<Vec<Support>>) -> Diagnosis {
+        let worst = servers.iter().map(|s| s.case.classification());
+        let worst = worst.max_by_key(|c| c.severity());
+        let several = servers.len() > 1;
+        let mut all = Findings::default();
+        let mut case = None;
+        for s in servers {
+            let class = s.case.classification();
+            let about = |mut support: Support| {
+                if several && support.server.is_none() {
+                    support = support.about(s.url);
+                }
+                support
+            };
+            if Some(class) == worst {
+                case = case.or(Some(s.case));
+                all.log.extend(
+                    s.findings
+                        .settled()
+                        .log
+                        .into_iter()
+                        .map(|e| e.about(&about)),
+                );
+            } else {
+                let who = s.user.map(|u| format!(" as {u}")).unwrap_or_default();
+                all.note(about(Support::new(
+                    SupportKind::Servers,
+                    format!("{}{who}", class.as_str()),
+                )));
+            }
+        }
+        if let Some(lines) = replicas {
+            all.log
+                .push(Entry::Class(Classification::ReplicaDependent, lines));
+        }
+        match case {
+            Some(case) => all.rank(case),
+            None => Diagnosis::unknown(Classification::NetworkError, &Case::default()),
+        }
+    }
+}
+
+/// One server's case and what the rules found in it, for [`Findings::across`].
+pub struct Server<'s, 't> {
+    pub url: &'s str,
+    pub case: &'s Case<'t>,
+    pub findings: Findings,
+    /// The user it authenticated the token as.
+    pub user: Option<&'s str>,
+}
+
+impl Entry {
+    /// The entry with every fact passed through `about`.
+    fn about(self, about: &impl Fn(Support) -> Support) -> Entry {
+        let all = |v: Vec<Support>| v.into_iter().map(about).collect();
+        match self {
+            Entry::Found(c, b, v) => Entry::Found(c, b, all(v)),
+            Entry::Against(c, s) => Entry::Against(c, about(s)),
+            Entry::When(w, entries) => {
+                Entry::When(w, entries.into_iter().map(|e| e.about(about)).collect())
+            }
+            Entry::Note(s) => Entry::Note(about(s)),
+            Entry::Class(c, v) => Entry::Class(c, all(v)),
+            e @ (Entry::RuleOut(_) | Entry::TellApart(..)) => e,
+        }
     }
 }
 
@@ -238,6 +319,7 @@ struct Merged {
     ruled_out: Vec<Cause>,
     tell_apart: Vec<(Vec<Cause>, NextStep)>,
     notes: Vec<Support>,
+    class: Option<(Classification, Vec<Support>)>,
 }
 
 impl Merged {
@@ -250,6 +332,7 @@ impl Merged {
             Entry::RuleOut(cause) => push_new(&mut self.ruled_out, cause),
             Entry::TellApart(causes, step) => self.tell_apart.push((causes, step)),
             Entry::Note(support) => push_new(&mut self.notes, support),
+            Entry::Class(class, support) => self.class = Some((class, support)),
         }
     }
 
@@ -283,8 +366,16 @@ impl Merged {
     }
 
     fn confidence_of_found(&self, found: &Found, join: Join) -> Confidence {
-        let against = self.against.iter().filter(|(c, _)| *c == found.cause);
-        policy::confidence(found.basis, against.count(), join)
+        // One fact seen on several servers speaks against a cause once.
+        let mut against: Vec<&str> = self
+            .against
+            .iter()
+            .filter(|(c, _)| *c == found.cause)
+            .map(|(_, s)| s.text.as_str())
+            .collect();
+        against.sort_unstable();
+        against.dedup();
+        policy::confidence(found.basis, against.len(), join)
     }
 
     fn rank(self, case: &Case<'_>) -> Diagnosis {
@@ -308,6 +399,7 @@ impl Merged {
             ruled_out,
             tell_apart,
             notes,
+            class,
             ..
         } = self;
         found.retain(|c| !(ruled_out.contains(&c.cause) && c.confidence < Confidence::High));
@@ -352,8 +444,11 @@ impl Merged {
                 std::iter::once(top).chain(guesses).collect()
             }
         };
+        let (classification, lead) = class.unwrap_or((case.classification(), Vec::new()));
+        let mut candidates = candidates;
+        candidates[0].support.splice(0..0, lead);
         Diagnosis {
-            classification: case.classification(),
+            classification,
             candidates,
             notes,
         }
@@ -407,72 +502,6 @@ fn push_new<T: PartialEq>(items: &mut Vec<T>, item: T) {
     }
 }
 
-/// Several servers' diagnoses as one: the worst class, with the candidates of
-/// every server in that class merged by cause (support attributed to its
-/// server); the other servers are named in the notes.
-pub fn combine(servers: &[(String, Diagnosis, Option<String>)]) -> Option<Diagnosis> {
-    let worst = servers
-        .iter()
-        .map(|(_, d, _)| d.classification)
-        .max_by_key(|c| c.severity())?;
-    let several = servers.len() > 1;
-    let mut candidates: Vec<Candidate> = Vec::new();
-    let mut notes = Vec::new();
-    for (url, d, user) in servers {
-        let attribute = |s: &Support| {
-            if several && s.server.is_none() {
-                s.clone().about(url)
-            } else {
-                s.clone()
-            }
-        };
-        if d.classification != worst {
-            let who = user
-                .as_deref()
-                .map(|u| format!(" as {u}"))
-                .unwrap_or_default();
-            notes.push(
-                Support::new(
-                    SupportKind::Servers,
-                    format!("{}{who}", d.classification.as_str()),
-                )
-                .about(url),
-            );
-            continue;
-        }
-        for c in &d.candidates {
-            let support: Vec<Support> = c.support.iter().map(attribute).collect();
-            match candidates.iter_mut().find(|m| m.cause == c.cause) {
-                Some(m) => {
-                    policy::on_several_servers(&mut m.confidence, c.confidence);
-                    m.support.extend(support);
-                    for step in &c.next {
-                        push_new(&mut m.next, step.clone());
-                    }
-                }
-                None => candidates.push(Candidate {
-                    support,
-                    ..c.clone()
-                }),
-            }
-        }
-        notes.extend(d.notes.iter().map(attribute));
-    }
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.confidence));
-    if candidates
-        .first()
-        .is_some_and(|c| c.cause != Cause::Unknown && c.confidence == Confidence::Low)
-        && let Some(at) = candidates.iter().position(|c| c.cause == Cause::Unknown)
-    {
-        candidates[..=at].rotate_right(1);
-    }
-    Some(Diagnosis {
-        classification: worst,
-        candidates,
-        notes,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,6 +515,59 @@ mod tests {
             answer: super::super::case::Answer::Rejected,
             ..Case::default()
         }
+    }
+
+    #[test]
+    fn servers_rank_as_one_case_the_worst_class_speaking() {
+        let ok = Case {
+            answer: super::super::testing::http(200, None),
+            ..Case::default()
+        };
+        let rejected = case_401();
+        let against = Support::new(SupportKind::Token, "inside its window");
+        let on = |url, case| {
+            let mut f = Findings::default();
+            f.add(Cause::ClockSkew, Basis::Proven, s("ahead"));
+            f.contradict(Cause::ClockSkew, against.clone());
+            f.add(Cause::KeyMismatch, Basis::Inferred, s(url));
+            Server {
+                url,
+                case,
+                findings: f,
+                user: Some("system:serviceaccount:a:b"),
+            }
+        };
+        let servers = vec![
+            on("https://a", &rejected),
+            on("https://b", &ok),
+            on("https://c", &rejected),
+        ];
+        let d = Findings::across(servers, None);
+        assert_eq!(d.classification, Classification::Unauthorized);
+        // The same fact on two servers speaks against skew once: high -> medium,
+        // then tied with key-mismatch (medium) stays medium.
+        let skew = d
+            .candidates
+            .iter()
+            .find(|c| c.cause == Cause::ClockSkew)
+            .unwrap();
+        assert_eq!(skew.confidence, Confidence::Medium);
+        let servers: Vec<_> = skew
+            .support
+            .iter()
+            .filter_map(|s| s.server.as_deref())
+            .collect();
+        assert_eq!(
+            servers,
+            ["https://a", "https://c", "https://a", "https://c"]
+        );
+        assert_eq!(d.notes.len(), 1, "{:?}", d.notes);
+        assert_eq!(d.notes[0].text, "ok as system:serviceaccount:a:b");
+        assert_eq!(d.notes[0].server.as_deref(), Some("https://b"));
+        let lead = Support::new(SupportKind::Servers, "replicas disagree");
+        let d = Findings::across(vec![on("https://a", &rejected)], Some(vec![lead.clone()]));
+        assert_eq!(d.classification, Classification::ReplicaDependent);
+        assert_eq!(d.top().support[0], lead);
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub use crate::vocabulary::wordings;
 pub use case::Case;
 pub use cause::Cause;
 pub use classification::Classification;
-pub use engine::diagnose;
+pub use engine::{diagnose, findings};
 pub use merge::{Candidate, Confidence, Diagnosis};
 pub use next::{Command, NextStep};
 pub use policy::Basis;

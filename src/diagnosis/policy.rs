@@ -14,14 +14,19 @@
 //!
 //! Then, over every fact of the same input:
 //! - a fact that contradicts a cause lowers it one level, and says so
-//!   ([`super::Findings::contradict`]);
+//!   ([`super::Findings::contradict`]); one fact seen on several servers
+//!   counts once;
 //! - reasons put with the answer by a guess (a log's reason line joined to a
 //!   401 by time, [`Join::Guess`]) hold every cause to medium at most: they
 //!   may be another request's, so a guess is never high;
 //! - two causes at the top level that the evidence fits equally lower each
 //!   other one level, and the command that tells them apart comes first;
 //! - when nothing rises above a guess, no cause is named (`unknown`, low) and
-//!   the guesses are listed as the candidates to check.
+//!   the guesses are listed as the candidates to check;
+//! - several servers asked with one token are one input: the findings of
+//!   those whose answer is the worst class are ranked together, and replicas
+//!   that answer differently make the class `replica-dependent`
+//!   ([`super::Findings::across`]).
 //!
 //! What a rule finds only in some state of the others' findings (a fallback
 //! when nothing explains the answer, the guesses for a bare 401, more support
@@ -118,11 +123,6 @@ pub fn tied(confidence: &mut Confidence) {
 /// Nothing stands out: every cause found is a guess, low.
 pub fn a_guess(confidence: &mut Confidence) {
     *confidence = (*confidence).min(Confidence::Low);
-}
-
-/// One cause that several servers' diagnoses name: as sure as the surest.
-pub fn on_several_servers(confidence: &mut Confidence, other: Confidence) {
-    *confidence = (*confidence).max(other);
 }
 
 /// When a finding that depends on the others' findings stands. "Explains"

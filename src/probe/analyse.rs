@@ -4,8 +4,8 @@
 //! Per server, [`evidence`] builds the case (the decisive answer, the server's
 //! clock, TokenReview, keys, the bound objects read once for the run, and the
 //! other servers' answers); the engine names the cause. The run's diagnosis is
-//! the worst class among the servers (`diagnosis::merge::combine`), and with
-//! `--all-endpoints` replicas that disagree make it `replica-dependent`.
+//! the worst class's servers' findings ranked as one (`Findings::across`), and
+//! with `--all-endpoints` replicas that disagree make it `replica-dependent`.
 
 use chrono::{DateTime, TimeDelta, Utc};
 
@@ -18,8 +18,9 @@ use super::{
     ServerReport,
 };
 use crate::diagnosis::case::Peer;
+use crate::diagnosis::merge::{Findings, Server};
 use crate::diagnosis::rules::servers;
-use crate::diagnosis::{self, Classification, Diagnosis, merge};
+use crate::diagnosis::{self, Classification};
 use crate::token::Token;
 
 /// What a probe adds to the servers' answers.
@@ -62,6 +63,7 @@ pub fn analyse(
         })
         .collect();
     let mut servers = Vec::with_capacity(observations.len());
+    let mut cases = Vec::with_capacity(observations.len());
     for (i, (observation, fact)) in observations.into_iter().zip(facts).enumerate() {
         let rejected = classes[i] == Classification::Unauthorized;
         let found = keys::analyse(
@@ -80,7 +82,9 @@ pub fn analyse(
             degraded: Vec::new(),
         };
         let case = evidence::case(&observation, &fact, token, leeway, extras);
-        let diagnosis = diagnosis::diagnose(&case);
+        let findings = diagnosis::findings(&case);
+        let diagnosis = findings.clone().rank(&case);
+        cases.push((case, findings));
         servers.push(ServerReport {
             classification: diagnosis.classification,
             audience_review: fact
@@ -97,8 +101,7 @@ pub fn analyse(
             observation,
         });
     }
-    let mut diagnosis = overall(&servers);
-    if context.replicas {
+    let replicas = context.replicas.then(|| {
         let views: Vec<Peer> = everyone
             .into_iter()
             .zip(&servers)
@@ -108,8 +111,18 @@ pub fn analyse(
                 ..peer
             })
             .collect();
-        servers::replicas(&views, &mut diagnosis);
-    }
+        servers::replicas(&views)
+    });
+    let each = servers
+        .iter()
+        .zip(&cases)
+        .map(|(s, (case, findings))| Server {
+            url: &s.observation.url,
+            case,
+            findings: findings.clone(),
+            user: s.facts.user.as_ref().map(|u| u.username.as_str()),
+        });
+    let diagnosis = Findings::across(each.collect(), replicas.flatten());
     ProbeReport {
         servers,
         endpoints: context.endpoints,
@@ -120,23 +133,6 @@ pub fn analyse(
         leeway_seconds: leeway.num_seconds(),
         token_sent: token.is_some(),
     }
-}
-
-/// The run's diagnosis: the worst class among the servers.
-fn overall(servers: &[ServerReport]) -> Diagnosis {
-    let views: Vec<(String, Diagnosis, Option<String>)> = servers
-        .iter()
-        .map(|s| {
-            (
-                s.observation.url.clone(),
-                s.diagnosis.clone(),
-                s.facts.user.as_ref().map(|u| u.username.clone()),
-            )
-        })
-        .collect();
-    merge::combine(&views).unwrap_or_else(|| {
-        Diagnosis::unknown(Classification::NetworkError, &diagnosis::Case::default())
-    })
 }
 
 /// The body of the first 2xx answer to a side request of this kind.
@@ -189,7 +185,7 @@ fn read_bindings(
 mod tests {
     use super::*;
     use crate::diagnosis::testing::{NOW, legacy, token};
-    use crate::diagnosis::{Cause, Confidence};
+    use crate::diagnosis::{Cause, Confidence, Diagnosis};
     use crate::http::{Exchange, Method};
     use crate::probe::bindings::BindingState;
     use serde_json::Value;

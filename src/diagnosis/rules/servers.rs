@@ -5,7 +5,6 @@
 
 use super::prelude::*;
 use crate::diagnosis::case::Peer;
-use crate::diagnosis::merge::Diagnosis;
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
     match offset {
@@ -57,17 +56,16 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 }
 
 /// `--all-endpoints`: replicas that disagree make the answer depend on which
-/// replica a request reaches.
-pub fn replicas(servers: &[Peer], diagnosis: &mut Diagnosis) {
+/// replica a request reaches; the facts that say so, if they do.
+pub fn replicas(servers: &[Peer]) -> Option<Vec<Support>> {
     let accepted = servers.iter().any(|s| s.classification.authenticated());
     let rejected = servers
         .iter()
         .filter(|s| s.classification == C::Unauthorized)
         .count();
     if !(accepted && rejected > 0) {
-        return;
+        return None;
     }
-    diagnosis.classification = C::ReplicaDependent;
     let mut lines = vec![Support::new(
         SupportKind::Servers,
         format!(
@@ -108,9 +106,7 @@ pub fn replicas(servers: &[Peer], diagnosis: &mut Diagnosis) {
             "the replicas publish different keys: a key rotation that reached only some of them",
         ));
     }
-    let top = &mut diagnosis.candidates[0];
-    lines.append(&mut top.support);
-    top.support = lines;
+    Some(lines)
 }
 
 #[cfg(test)]
