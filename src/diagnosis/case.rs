@@ -558,7 +558,9 @@ impl ClockSource {
 }
 
 /// The request, as far as the evidence shows it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct RequestInfo {
     /// Kubernetes verb (`list`, `get`…) or, when only the method is known, the method.
     pub verb: Option<String>,

@@ -19,6 +19,7 @@ use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_shell
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
+use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;
@@ -129,7 +130,7 @@ pub struct FindingJson {
     /// Who.
     pub identity: IdentityJson,
     /// The request (403s); null otherwise.
-    pub request: Option<AuditRequestJson>,
+    pub request: Option<RequestInfo>,
     /// Events.
     pub events: u64,
     /// The earliest event.
@@ -204,25 +205,6 @@ pub struct AttributionJson {
     pub basis: Option<String>,
     /// Other identities accepted from the same source IP and user agent.
     pub others: Vec<String>,
-}
-
-/// A request.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct AuditRequestJson {
-    /// The verb (`get`, `list`, `create`…).
-    pub verb: Option<String>,
-    /// The resource, without its subresource; null for a non-resource path.
-    pub resource: Option<String>,
-    /// The subresource (`status`, `log`…), or null.
-    pub subresource: Option<String>,
-    /// `""` is the core group.
-    pub api_group: Option<String>,
-    /// Null at the cluster scope.
-    pub namespace: Option<String>,
-    /// The object, when every event named the same one.
-    pub name: Option<String>,
-    /// A non-resource path.
-    pub path: Option<String>,
 }
 
 /// Events in one hour.
@@ -379,15 +361,7 @@ fn finding_json(f: &Finding) -> FindingJson {
             credential_ids: id.credential_ids.sorted(),
             truncated,
         },
-        request: f.request.as_ref().map(|r| AuditRequestJson {
-            verb: r.verb.clone(),
-            resource: r.resource.clone(),
-            subresource: r.subresource.clone(),
-            api_group: r.api_group.clone(),
-            namespace: r.namespace.clone(),
-            name: r.name.clone(),
-            path: r.path.clone(),
-        }),
+        request: f.request.clone(),
         events: f.seen.count,
         first_seen: rfc3339(crate::audit::instant(f.seen.first)),
         last_seen: rfc3339(crate::audit::instant(f.seen.last)),
