@@ -8,13 +8,13 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
-use super::cause::Cause;
 use super::classification::Classification;
 use super::reasons::{AuthReason, Authenticator};
 use super::support::Support;
 use super::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
+use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
 
 /// Everything known about one request and what came of it.

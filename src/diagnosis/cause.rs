@@ -163,18 +163,6 @@ impl Cause {
     pub fn summary(self) -> &'static str {
         self.def().summary
     }
-
-    /// A TLS handshake failure.
-    pub fn is_tls(self) -> bool {
-        matches!(
-            self,
-            Cause::TlsUntrustedCa
-                | Cause::TlsNameMismatch
-                | Cause::TlsCertificateExpired
-                | Cause::TlsCertificateNotYetValid
-                | Cause::TlsOther
-        )
-    }
 }
 
 impl fmt::Display for Cause {

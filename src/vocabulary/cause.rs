@@ -82,3 +82,17 @@ pub enum Cause {
     Timeout,
     Unknown,
 }
+
+impl Cause {
+    /// A TLS handshake failure.
+    pub fn is_tls(self) -> bool {
+        matches!(
+            self,
+            Cause::TlsUntrustedCa
+                | Cause::TlsNameMismatch
+                | Cause::TlsCertificateExpired
+                | Cause::TlsCertificateNotYetValid
+                | Cause::TlsOther
+        )
+    }
+}
