@@ -11,10 +11,10 @@ use strum::{IntoStaticStr, VariantArray};
 use super::classification::Classification;
 use super::reasons::{AuthReason, Authenticator};
 use super::support::Support;
-use super::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
 use crate::vocabulary::cause::Cause;
+use crate::vocabulary::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::wire::string_codes;
 
 /// Everything known about one request and what came of it.
