@@ -45,7 +45,7 @@ def main(argv):
                 continue
             n = cut(lines, at_module)
             test += len(lines) - n
-            if "vocab" in path:
+            if "vocab" in os.path.relpath(path, root):
                 vocab += n
             else:
                 code += n
