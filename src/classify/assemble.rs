@@ -24,8 +24,8 @@ use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
-    TransportFailure,
+    BearerSeen, BindingKind, Case, CheckerFailure, ClockSource, Peer, ReasonSource, RequestInfo,
+    ServerFailure, TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
@@ -152,24 +152,29 @@ impl<'a> Assembler<'a> {
 
     /// An answer to a request answered otherwise earlier in the paste.
     fn disagreement(&mut self, ev: &mut Evidence) {
-        let Some(request) = ev.request.as_ref().filter(|r| !r.is_empty()) else {
+        let Some(request) = ev.facts.request.as_ref().filter(|r| !r.is_empty()) else {
             return;
         };
         let key = request.describe();
-        let class = ev.answer.classification();
-        let mut seen = Vec::new();
+        let class = ev.facts.classification();
+        let mut seen: Vec<(usize, Classification)> = Vec::new();
         for (k, line, c) in &self.requests {
             if *k == key && *c != class && !seen.iter().any(|(_, s)| s == c) {
                 seen.push((*line, *c));
             }
         }
-        for (line, c) in &seen {
-            ev.notes.push(format!(
+        for (line, c) in seen {
+            ev.facts.note(format!(
                 "the same request got {} at line {line}: answers that differ for one request depend on which API server (replica) or which token answered",
                 c.as_str()
             ));
+            ev.facts.peers.push(Peer {
+                url: format!("the answer at line {line}"),
+                classification: c,
+                offset: None,
+                kids: None,
+            });
         }
-        ev.disagrees_with = seen;
         if self.requests.len() >= MAX_REQUESTS {
             self.requests.pop_front();
         }
@@ -314,16 +319,11 @@ fn evidence(open: Open) -> Option<Evidence> {
         context,
         ..
     } = open;
-    let mut ev = Evidence {
-        line: lead.line,
-        source: lead.source,
-        format: lead.format,
-        excerpt: lead.excerpt,
-        ..Evidence::default()
-    };
-    ev.answer = if let Some(a) = audit {
+    let mut facts = Case::default();
+    facts.answer = if let Some(a) = audit {
         let a = *a;
-        (ev.user, ev.request, ev.notes, ev.audit) = (a.user, a.request, a.notes, a.facts);
+        (facts.user, facts.request, facts.audit) = (a.user, a.request, a.facts);
+        a.notes.into_iter().for_each(|n| facts.note(n));
         Answer::Http(a.http)
     } else if let Some(failure) = server {
         Answer::ServerFailed(failure)
@@ -334,9 +334,9 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else if let Some(h) = http {
         Answer::Http(h)
     } else if let Some(r) = review.as_ref().filter(|r| r.authenticated) {
-        ev.user = r.user.clone();
+        facts.user = r.user.clone();
         if !r.audiences.is_empty() {
-            ev.notes.push(format!(
+            facts.note(format!(
                 "audiences the server accepted: {}",
                 r.audiences.join(", ")
             ));
@@ -348,20 +348,23 @@ fn evidence(open: Open) -> Option<Evidence> {
         return None;
     };
     if let Some((reasons, from)) = reasons
-        && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
+        && !matches!(
+            facts.answer,
+            Answer::CheckerFailed(_) | Answer::Transport(_)
+        )
     {
-        ev.reasons = reasons;
-        ev.reasons_from = from;
+        facts.reasons = reasons;
+        facts.reasons_from = from;
     }
-    ev.user = ev.user.or_else(|| review.and_then(|r| r.user));
-    ev.request = ev.request.or(context.request);
-    ev.bearer = context.bearer;
-    ev.missing = context.missing;
-    ev.notes.extend(context.notes);
+    facts.user = facts.user.or_else(|| review.and_then(|r| r.user));
+    facts.request = facts.request.or(context.request);
+    facts.bearer = context.bearer;
+    facts.missing = context.missing;
+    context.notes.into_iter().for_each(|n| facts.note(n));
     // The server's clock: a `Date` header; else the line's own stamp, but a
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
-    ev.stamp = match context.date {
+    let stamp = match context.date {
         Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
         None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
@@ -369,5 +372,12 @@ fn evidence(open: Open) -> Option<Evidence> {
                 || lead.source == SourceType::Audit
         }),
     };
-    Some(ev)
+    Some(Evidence {
+        line: lead.line,
+        source: lead.source,
+        format: lead.format,
+        excerpt: lead.excerpt,
+        stamp,
+        facts,
+    })
 }

@@ -146,13 +146,7 @@ pub fn case<'t>(
     let answer = decisive.map_or(case::Answer::Nothing, |r| {
         answer_of(r, observation.access.as_ref())
     });
-    let mut user = facts.user.as_ref().map(|u| u.username.clone());
-    if user.is_none()
-        && let case::Answer::Http(h) = &answer
-        && let Some(f) = h.message.as_deref().and_then(Forbidden::parse)
-    {
-        user = Some(f.user);
-    }
+    let user = facts.user.as_ref().map(|u| u.username.clone());
     let request = observation
         .access
         .as_ref()

@@ -14,8 +14,9 @@ use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
+use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally, TokenCheck};
 use crate::diagnosis::case::ClockSource;
+use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::{self, Token};
 use crate::window::Verdict;
@@ -187,7 +188,7 @@ impl<'a> ClassifyJson<'a> {
 
 pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons = ev.reasons.iter().map(ReasonJson::new).collect();
+    let reasons = ev.facts.reasons.iter().map(ReasonJson::new).collect();
     ResultJson {
         line: ev.line,
         source_type: ev.source,
@@ -195,9 +196,9 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         excerpt: &ev.excerpt,
         at: ev.stamp.map(|s| Time::new(s.at)),
         at_source: ev.stamp.map(|s| s.source),
-        status: ev.answer.code(),
-        user: ev.user.as_deref(),
-        request: ev.request.as_ref().filter(|r| !r.is_empty()),
+        status: ev.facts.answer.code(),
+        user: ev.facts.user.as_deref(),
+        request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
         token_check: r.token_check.map(check_json),
         diagnosis: DiagnosisJson::new(&r.diagnosis),
@@ -451,10 +452,10 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         .saturating_sub(6 + 2 + 17 + 2 + 25 + 2 + 6 + 2)
         .max(20);
     // For the apiserver's reasons, the reason says more than the log prefix.
-    let what = if r.evidence.reasons.is_empty() {
+    let what = if r.evidence.facts.reasons.is_empty() {
         r.evidence.excerpt.clone()
     } else {
-        crate::diagnosis::reasons::specific(&r.evidence.reasons)
+        crate::diagnosis::reasons::specific(&r.evidence.facts.reasons)
             .iter()
             .map(|r| r.message.as_str())
             .collect::<Vec<_>>()
@@ -490,6 +491,7 @@ fn write_result(
         format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
     )?;
     let status = ev
+        .facts
         .answer
         .code()
         .map(|c| format!(" (HTTP {c})"))
@@ -497,11 +499,13 @@ fn write_result(
     let class = d.classification.as_str();
     let answer = format!("{}{status}", class.style(class_style(d, style)));
     let request = ev
+        .facts
         .request
         .as_ref()
         .filter(|r| !r.is_empty())
         .map(request_words);
     let said: Vec<String> = ev
+        .facts
         .reasons
         .iter()
         .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
@@ -525,7 +529,7 @@ fn write_result(
     });
     let rows = [
         ("Answer", Some(answer)),
-        ("User", ev.user.as_deref().map(cell)),
+        ("User", ev.facts.user.as_deref().map(cell)),
         ("Request", request.as_deref().map(cell)),
         ("Server said", Some(said.join("\n"))),
         ("Token check", check),

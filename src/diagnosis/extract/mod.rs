@@ -44,8 +44,11 @@ use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
-use super::case::{Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound};
+use super::case::{
+    Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound, RequestInfo,
+};
 use super::cause::Cause;
+use super::forbidden::Forbidden;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use found::{Found, Origin};
 use server_log::{missing, server_failure, server_note, token_granted};
@@ -825,8 +828,10 @@ fn audit_id_note(id: &str) -> Kind {
 /// Reads once what the answer's message and the server's reasons say,
 /// into the facts the rules read: a JWT authenticator's rejection (`from`
 /// says who reported it), NodeRestriction's refusal of an audience, who
-/// refused the request, the server's onward call that failed.
-pub fn read_answer(case: &mut Case<'_>, from: &str) {
+/// refused the request (unless the front end saw that typed) and the user a
+/// 403 names, the server's onward call that failed. Returns the request the
+/// message names (a 403's, a 404's object).
+pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     if let Some(rejection) = case.reasons.iter().find_map(|r| r.jwt.clone()) {
         case.jwt_rejection = Some(JwtRejectionSeen {
             issuer: None,
@@ -837,20 +842,22 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) {
     // A checker's review refused by authorization names the checker.
     if let Answer::CheckerFailed(failure) = &case.answer {
         case.refusal = denial::parse(&failure.detail);
-        return;
+        return None;
     }
     let Answer::Http(h) = &case.answer else {
-        return;
+        return None;
     };
-    let Some(message) = h.message.as_deref() else {
-        return;
-    };
+    let message = h.message.as_deref()?;
     let code = h.code();
+    let forbidden = case
+        .forbidden()
+        .cloned()
+        .or_else(|| Forbidden::parse(message));
     if code == Some(403) {
         case.node_audience = NodeAudienceRefusal::parse(message);
     }
-    if !matches!(code, Some(200..=299 | 401 | 404)) {
-        case.refusal = denial::parse(message);
+    if case.refusal.is_none() && !matches!(code, Some(200..=299 | 401 | 404)) {
+        case.refusal = denial::read(message, forbidden.clone());
     }
     if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
         // The server's own call failed; `unknown` when the message names
@@ -860,13 +867,20 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) {
             .any(|w| message.contains(w.text));
         case.onward = transport::detect_line(message).or(named.then_some(Cause::Unknown));
     }
+    let mut missing = None;
     if code == Some(404) {
         case.not_found = if status::api_not_served(message) {
             Some(NotFound::Api)
         } else {
-            url::not_found(message).map(|_| NotFound::Object)
+            missing = url::not_found_request(message);
+            missing.as_ref().map(|_| NotFound::Object)
         };
     }
+    let Some(f) = forbidden else {
+        return missing;
+    };
+    case.user.get_or_insert(f.user);
+    Some(f.request)
 }
 
 #[cfg(test)]
