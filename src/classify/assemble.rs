@@ -24,8 +24,7 @@ use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    BearerSeen, BindingKind, Case, CheckerFailure, ClockSource, Peer, ReasonSource, RequestInfo,
-    ServerFailure, TransportFailure,
+    Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerFailure, TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
@@ -55,30 +54,28 @@ struct Open {
     context: Context,
 }
 
-/// What surrounds an answer.
-#[derive(Debug, Default, Clone)]
+/// What surrounds an answer: the facts it adds, and the `Date`.
+#[derive(Debug, Default)]
 struct Context {
-    request: Option<RequestInfo>,
-    bearer: Option<BearerSeen>,
+    facts: Case<'static>,
     date: Option<DateTime<Utc>>,
-    notes: Vec<String>,
-    missing: Vec<(BindingKind, String)>,
 }
 
 impl Context {
     fn take(&mut self, kind: Kind) {
+        let facts = &mut self.facts;
         match kind {
             Kind::Request(r) => {
-                self.request.get_or_insert(r);
+                facts.request.get_or_insert(r);
             }
             Kind::Bearer(b) => {
-                self.bearer.get_or_insert(b);
+                facts.bearer.get_or_insert(b);
             }
             Kind::Date(d) => {
                 self.date.get_or_insert(d);
             }
-            Kind::Note(n) if !self.notes.contains(&n) => self.notes.push(n),
-            Kind::Missing { kind, name } => self.missing.push((kind, name)),
+            Kind::Note(n) if !facts.notes.iter().any(|s| s.text == n) => facts.note(n),
+            Kind::Missing { kind, name } => facts.missing.push((kind, name)),
             _ => {}
         }
     }
@@ -316,13 +313,15 @@ fn evidence(open: Open) -> Option<Evidence> {
         server,
         review,
         audit,
-        context,
+        context: Context { mut facts, date },
         ..
     } = open;
-    let mut facts = Case::default();
+    // The answer's own notes come first.
+    let around = std::mem::take(&mut facts.notes);
     facts.answer = if let Some(a) = audit {
         let a = *a;
-        (facts.user, facts.request, facts.audit) = (a.user, a.request, a.facts);
+        (facts.user, facts.audit) = (a.user, a.facts);
+        facts.request = a.request.or(facts.request);
         a.notes.into_iter().for_each(|n| facts.note(n));
         Answer::Http(a.http)
     } else if let Some(failure) = server {
@@ -357,14 +356,11 @@ fn evidence(open: Open) -> Option<Evidence> {
         facts.reasons_from = from;
     }
     facts.user = facts.user.or_else(|| review.and_then(|r| r.user));
-    facts.request = facts.request.or(context.request);
-    facts.bearer = context.bearer;
-    facts.missing = context.missing;
-    context.notes.into_iter().for_each(|n| facts.note(n));
+    facts.notes.extend(around);
     // The server's clock: a `Date` header; else the line's own stamp, but a
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
-    let stamp = match context.date {
+    let stamp = match date {
         Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
         None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred

@@ -3,9 +3,7 @@
 
 use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{
-    BindingKind, CheckerCall, CheckerFailure, ServerFailure, TransportFailure,
-};
+use crate::diagnosis::case::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 
@@ -39,7 +37,6 @@ pub(super) struct Found {
         String,
     )>,
     pub(super) context: Vec<Kind>,
-    pub(super) missing: Vec<(BindingKind, String)>,
 }
 
 impl Found {
@@ -59,7 +56,10 @@ impl Found {
             && self.review.is_none()
             && self.server.is_none()
             && self.audits.is_empty()
-            && self.context.is_empty()
+            && self
+                .context
+                .iter()
+                .all(|k| matches!(k, Kind::Missing { .. }))
     }
 
     /// Another view of the segment's HTTP answer: merged, the strongest

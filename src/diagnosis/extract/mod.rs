@@ -72,7 +72,6 @@ const TOKEN_REVIEW: Origin = (
 );
 const AUDIT_EVENT: Origin = (Provenance::Answer, SourceType::Audit, "audit-event");
 const CONTEXT: Origin = (Provenance::Answer, SourceType::Status, "context");
-const SERVER_LOG: Origin = (Provenance::ServerLog, SourceType::ApiserverLog, "log");
 const CURL: Origin = (Provenance::Answer, SourceType::Curl, "curl -v");
 
 /// A signal that did not make an artefact: what an unrecognised input nearly
@@ -577,7 +576,9 @@ impl<'a> Scanner<'a> {
             let (detail, format) = (line.trim().to_owned(), clients::label(line));
             found.transport(failure, detail, SourceType::ClientError, format);
         }
-        found.missing.extend(missing(line));
+        found
+            .context
+            .extend(missing(line).map(|(kind, name)| Kind::Missing { kind, name }));
     }
 
     fn signal(&mut self, number: usize, text: &str) {
@@ -608,7 +609,6 @@ impl<'a> Scanner<'a> {
             server,
             audits,
             context,
-            missing,
         } = found;
         let at = (number, line, stamp);
         if boundary {
@@ -643,13 +643,12 @@ impl<'a> Scanner<'a> {
             let at = (number, excerpt_text.as_str(), audit_stamp);
             self.push(at, AUDIT_EVENT, Kind::Audit(answer));
         }
-        for kind in context {
+        // An object logged missing on a line that answers is that answer's own.
+        for kind in context
+            .into_iter()
+            .filter(|k| !(answered && matches!(k, Kind::Missing { .. })))
+        {
             self.push(at, CONTEXT, kind);
-        }
-        if !answered {
-            for (kind, name) in missing {
-                self.push(at, SERVER_LOG, Kind::Missing { kind, name });
-            }
         }
     }
 
