@@ -25,13 +25,13 @@ pub mod clients;
 pub mod curl;
 pub mod denial;
 pub mod exchange;
-mod found;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
 pub mod mesh;
 pub mod needles;
 pub mod refusal;
+mod segment;
 mod server_log;
 pub mod shell;
 pub mod status;
@@ -50,7 +50,7 @@ use super::case::{
 use super::cause::Cause;
 use super::forbidden::Forbidden;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
-use found::{Found, Origin};
+use segment::{Origin, Segment};
 use server_log::{missing, server_failure, server_note, token_granted};
 
 /// Longest excerpt kept from a line.
@@ -258,7 +258,7 @@ impl<'a> Scanner<'a> {
     fn end_block(&mut self, block: Block) {
         let lines: Vec<&str> = block.lines.iter().map(|(_, l)| l.as_str()).collect();
         let text = lines.join("\n");
-        let mut found = Found::new(block.lines[0].0, block.stamp);
+        let mut found = Segment::new(block.lines[0].0, block.stamp);
         if json::interesting(&text)
             && let Some(value) = json::parse(&text)
             && self.documents(&mut found, &value, lines[0], true)
@@ -293,7 +293,7 @@ impl<'a> Scanner<'a> {
         if text.trim().is_empty() {
             return;
         }
-        let mut found = Found::new(number, stamp);
+        let mut found = Segment::new(number, stamp);
         // Read from the raw text: the wordings hold no quotes, and a JSON
         // body around them is often cut short.
         if let Some(v) = exchange::find(text) {
@@ -395,7 +395,7 @@ impl<'a> Scanner<'a> {
     /// Reads a parsed JSON value's documents into `found`; whether any was one.
     fn documents(
         &mut self,
-        found: &mut Found,
+        found: &mut Segment,
         value: &serde_json::Value,
         line: &str,
         whole: bool,
@@ -469,7 +469,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The extractors that look for their artefact anywhere in a line.
-    fn loose(&mut self, found: &mut Found, raw: &str, caller: Option<&str>) {
+    fn loose(&mut self, found: &mut Segment, raw: &str, caller: Option<&str>) {
         // The authenticator's own line is read from the raw text: its err=
         // field is Go-quoted.
         if found.reasons.is_none()
@@ -496,8 +496,8 @@ impl<'a> Scanner<'a> {
 
     fn aggregate(
         &mut self,
-        found: &mut Found,
-        a: aggregate::Found,
+        found: &mut Segment,
+        a: aggregate::Aggregate,
         caller: Option<&str>,
         line: &str,
     ) {
@@ -525,7 +525,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// One unwrapped logical line.
-    fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+    fn logical(&mut self, found: &mut Segment, line: &str, caller: Option<&str>) {
         if found.audits.is_empty()
             && let Some(a) = audit::stale_token_value(line)
         {
@@ -596,8 +596,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Turns what a segment gave into artefacts.
-    fn emit(&mut self, found: Found, line: &str) {
-        let Found {
+    fn emit(&mut self, found: Segment, line: &str) {
+        let Segment {
             number,
             stamp,
             boundary,
@@ -706,7 +706,7 @@ impl Iterator for Scanner<'_> {
 
 /// A token checker's or a mesh's verdict in `line`; whether a mesh reviewed
 /// a token (its verdict is the answer, whatever transport words it has).
-fn checked(found: &mut Found, line: &str) -> bool {
+fn checked(found: &mut Segment, line: &str) -> bool {
     let mesh = mesh::find(line);
     let reviewed = mesh.is_some();
     let (checked, format) = match checker::find(line) {
@@ -735,7 +735,7 @@ fn checked(found: &mut Found, line: &str) -> bool {
 }
 
 /// A refusal's wording (RBAC, admission, quota) in `line`.
-fn refused(found: &mut Found, line: &str) {
+fn refused(found: &mut Segment, line: &str) {
     let Some(r) = refusal::find(line) else {
         return;
     };
@@ -755,7 +755,7 @@ fn refused(found: &mut Found, line: &str) {
 
 /// A status stated on its own: kube-apiserver's httplog, a status line, a
 /// bare code, or an `Audit-Id` header.
-fn stated_status(found: &mut Found, line: &str) {
+fn stated_status(found: &mut Segment, line: &str) {
     let (code, source, format) = if let Some((method, path, code)) = status::httplog(line) {
         let request = url::request_from_url(Some(method), path);
         found.context.push(Kind::Request(request));
@@ -778,15 +778,15 @@ fn stated_status(found: &mut Found, line: &str) {
 }
 
 /// What kubectl or another client printed in `line`.
-fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
+fn kubectl_or_client(found: &mut Segment, line: &str, caller: Option<&str>) {
     let mut request_log = false;
     if let Some(k) = kubectl::find(line, caller) {
-        request_log = k.verbose;
+        // Its `-v` request log, rather than an error line.
+        request_log = k.format == "kubectl -v";
         // A request of the debug round-tripper starts a new answer.
-        found.boundary |= k.verbose && k.http.is_none() && k.request.is_some();
-        let format = if k.verbose { "kubectl -v" } else { "kubectl" };
+        found.boundary |= request_log && k.http.is_none() && k.request.is_some();
         if let Some(h) = k.http {
-            found.http(h, SourceType::Kubectl, format);
+            found.http(h, SourceType::Kubectl, k.format);
         }
         if let Some(t) = k.transport {
             let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));

@@ -19,7 +19,7 @@ pub(super) type Origin = (Provenance, SourceType, &'static str);
 
 /// What one segment gave, before it becomes artefacts.
 #[derive(Debug, Default)]
-pub(super) struct Found {
+pub(super) struct Segment {
     pub(super) number: usize,
     pub(super) stamp: Option<Stamp>,
     pub(super) boundary: bool,
@@ -39,12 +39,12 @@ pub(super) struct Found {
     pub(super) context: Vec<Kind>,
 }
 
-impl Found {
+impl Segment {
     pub(super) fn new(number: usize, stamp: Option<Stamp>) -> Self {
-        Found {
+        Segment {
             number,
             stamp,
-            ..Found::default()
+            ..Segment::default()
         }
     }
 
