@@ -24,7 +24,8 @@ use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerFailure, TransportFailure,
+    Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerClock, ServerFailure,
+    TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
@@ -360,20 +361,20 @@ fn evidence(open: Open) -> Option<Evidence> {
     // The server's clock: a `Date` header; else the line's own stamp, but a
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
-    let stamp = match date {
+    facts.clock = match date {
         Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
         None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
                 || lead.provenance == Provenance::Authenticator
                 || lead.source == SourceType::Audit
         }),
-    };
+    }
+    .map(|s| ServerClock::at(s.at, s.source));
     Some(Evidence {
         line: lead.line,
         source: lead.source,
         format: lead.format,
         excerpt: lead.excerpt,
-        stamp,
         facts,
     })
 }

@@ -86,18 +86,13 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
     } else {
         TokenSent::Assumed
     };
-    case.clock = Some(clock(ev, ctx));
+    // Where to judge a token's times: the evidence's own instant, else `--at`, else now.
+    case.clock = case.clock.or(Some(match ctx.at {
+        Some(at) => ServerClock::at(at, ClockSource::AtFlag),
+        None => ServerClock::at(ctx.now, ClockSource::Now),
+    }));
     case.leeway = ctx.leeway;
     case
-}
-
-/// Where to judge a token's times: the evidence's own instant, else `--at`, else now.
-fn clock(ev: &Evidence, ctx: Context<'_>) -> ServerClock {
-    match (ev.stamp, ctx.at) {
-        (Some(stamp), _) => ServerClock::at(stamp.at, stamp.source),
-        (None, Some(at)) => ServerClock::at(at, ClockSource::AtFlag),
-        (None, None) => ServerClock::at(ctx.now, ClockSource::Now),
-    }
 }
 
 /// How the token fares at the event's instant (a 401 with a token that is

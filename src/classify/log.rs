@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
-use crate::diagnosis::case::{Case, HttpAnswer, ReasonSource};
+use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Tally, diagnose_one};
+use crate::diagnosis::case::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::extract::url::request_from_url;
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
@@ -239,10 +239,8 @@ impl<'c> LogScan<'c> {
             source: SourceType::ApiserverLog,
             format: "httplog",
             excerpt: crate::diagnosis::extract::excerpt(&text),
-            stamp: record
-                .at
-                .map(|(at, source)| Stamp::new(instant(at), source)),
             facts: Case {
+                clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
                 answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
                 request: Some(request_from_url(Some(r.verb), r.uri)),
                 ..Case::default()

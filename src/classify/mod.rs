@@ -40,9 +40,9 @@ pub struct Evidence {
     /// The line that carried the answer, trimmed
     /// ([`crate::diagnosis::extract::excerpt`]).
     pub excerpt: String,
-    pub stamp: Option<Stamp>,
-    /// What the evidence shows of the request and its answer, as the engine
-    /// reads it; the token, clock and leeway are the run's.
+    /// What the evidence shows of the request and its answer (the server's
+    /// clock when it shows an instant), as the engine reads it; the token and
+    /// leeway are the run's.
     pub facts: Case<'static>,
 }
 

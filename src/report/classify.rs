@@ -194,8 +194,8 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         source_type: ev.source,
         format: ev.format,
         excerpt: &ev.excerpt,
-        at: ev.stamp.map(|s| Time::new(s.at)),
-        at_source: ev.stamp.map(|s| s.source),
+        at: ev.facts.clock.map(|c| Time::new(c.low)),
+        at_source: ev.facts.clock.map(|c| c.source),
         status: ev.facts.answer.code(),
         user: ev.facts.user.as_deref(),
         request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
@@ -481,9 +481,8 @@ fn write_result(
     let s = &style.styles;
     let ev = &r.evidence;
     let d = &r.diagnosis;
-    let at = ev
-        .stamp
-        .map(|st| format!("  {} ({})", style.time(st.at), st.source.as_str()))
+    let at = (ev.facts.clock)
+        .map(|c| format!("  {} ({})", style.time(c.low), c.source.as_str()))
         .unwrap_or_default();
     writeln!(
         out,
