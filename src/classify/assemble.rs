@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::Classification;
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
+use crate::diagnosis::artefact::{Artefact, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
     Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerClock, ServerFailure,
@@ -51,7 +51,7 @@ struct Open {
     checker: Option<CheckerFailure>,
     server: Option<ServerFailure>,
     review: Option<Review>,
-    audit: Option<Box<AuditAnswer>>,
+    audit: Option<Box<Case<'static>>>,
     context: Context,
 }
 
@@ -321,10 +321,9 @@ fn evidence(open: Open) -> Option<Evidence> {
     let around = std::mem::take(&mut facts.notes);
     facts.answer = if let Some(a) = audit {
         let a = *a;
-        (facts.user, facts.audit) = (a.user, a.facts);
+        (facts.user, facts.audit, facts.notes) = (a.user, a.audit, a.notes);
         facts.request = a.request.or(facts.request);
-        a.notes.into_iter().for_each(|n| facts.note(n));
-        Answer::Http(a.http)
+        a.answer
     } else if let Some(failure) = server {
         Answer::ServerFailed(failure)
     } else if let Some(failure) = checker {

@@ -50,6 +50,7 @@ use super::case::{
 use super::cause::Cause;
 use super::forbidden::Forbidden;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
+use clients::ClientLine;
 use segment::{Origin, Segment};
 use server_log::{missing, server_failure, server_note, token_granted};
 
@@ -779,27 +780,27 @@ fn stated_status(found: &mut Segment, line: &str) {
 
 /// What kubectl or another client printed in `line`.
 fn kubectl_or_client(found: &mut Segment, line: &str, caller: Option<&str>) {
-    let mut request_log = false;
-    if let Some(k) = kubectl::find(line, caller) {
-        // Its `-v` request log, rather than an error line.
-        request_log = k.format == "kubectl -v";
+    let kubectl = kubectl::find(line, caller);
+    // kubectl's `-v` request log states the status of a request whose
+    // answer follows; a client's error beside it is not one of its own.
+    let request_log = kubectl.as_ref().is_some_and(|k| k.format == "kubectl -v");
+    let client = clients::find(line).map(|c| ClientLine {
+        http: c.http.filter(|_| !request_log),
+        ..c
+    });
+    for (c, source) in [
+        (kubectl, SourceType::Kubectl),
+        (client, SourceType::ClientError),
+    ] {
+        let Some(c) = c else { continue };
         // A request of the debug round-tripper starts a new answer.
-        found.boundary |= request_log && k.http.is_none() && k.request.is_some();
-        if let Some(h) = k.http {
-            found.http(h, SourceType::Kubectl, k.format);
+        found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
+        if let Some(h) = c.http {
+            found.http(h, source, c.format);
         }
-        if let Some(t) = k.transport {
+        if let Some(t) = c.transport {
             let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(failure, t, SourceType::Kubectl, "kubectl");
-        }
-        found.context.extend(k.request.map(Kind::Request));
-        found.context.extend(k.note.map(Kind::Note));
-    }
-    if let Some(c) = clients::find(line) {
-        // kubectl's `-v` request log states the status of a request whose
-        // answer follows; it is not a client's error of its own.
-        if let Some(h) = c.http.filter(|_| !request_log) {
-            found.http(h, SourceType::ClientError, c.format);
+            found.transport(failure, t, source, c.format);
         }
         found.context.extend(c.bearer.map(Kind::Bearer));
         found.context.extend(c.request.map(Kind::Request));

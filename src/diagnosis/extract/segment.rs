@@ -32,7 +32,7 @@ pub(super) struct Segment {
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
-        Box<crate::diagnosis::artefact::AuditAnswer>,
+        Box<crate::diagnosis::case::Case<'static>>,
         Option<Stamp>,
         String,
     )>,
