@@ -148,11 +148,12 @@ fn read_index(
         workers,
         &mut progress,
         &mut |ev| {
-            let from_log = ev.result.evidence.reasons_from == Some(ReasonSource::ApiserverLog);
+            let from_log =
+                ev.result.evidence.facts.reasons_from == Some(ReasonSource::ApiserverLog);
             if from_log {
                 // An audit ID the reason line was put with by a guess is not its own.
                 let id = ev.audit_id.as_deref().filter(|_| ev.join != Join::Guess);
-                index.add(ev.at, id, ev.result.evidence.reasons);
+                index.add(ev.at, id, ev.result.evidence.facts.reasons);
             }
             Ok(())
         },

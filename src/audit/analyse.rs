@@ -407,7 +407,9 @@ fn forbidden(
             kubelet: false,
         };
         escalation = denied.grant_risk().map(|r| r.words());
-        Some(denied.message())
+        let shown = denied.message();
+        case.refusal = Some(crate::diagnosis::extract::denial::by_authorizer(denied));
+        Some(shown)
     } else {
         case.request = Some(info.clone());
         message.map(str::to_owned)

@@ -21,10 +21,10 @@ use chrono::{DateTime, Utc};
 
 use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::Classification;
-use crate::diagnosis::artefact::{Artefact, AuditAnswer, Kind, Place, Provenance, Review};
+use crate::diagnosis::artefact::{Artefact, Kind, Place, Provenance, Review};
 use crate::diagnosis::case::HttpAnswer;
 use crate::diagnosis::case::{
-    BearerSeen, BindingKind, CheckerFailure, ClockSource, ReasonSource, RequestInfo, ServerFailure,
+    Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerClock, ServerFailure,
     TransportFailure,
 };
 use crate::diagnosis::extract::{NearMiss, Scanner};
@@ -51,34 +51,32 @@ struct Open {
     checker: Option<CheckerFailure>,
     server: Option<ServerFailure>,
     review: Option<Review>,
-    audit: Option<Box<AuditAnswer>>,
+    audit: Option<Box<Case<'static>>>,
     context: Context,
 }
 
-/// What surrounds an answer.
-#[derive(Debug, Default, Clone)]
+/// What surrounds an answer: the facts it adds, and the `Date`.
+#[derive(Debug, Default)]
 struct Context {
-    request: Option<RequestInfo>,
-    bearer: Option<BearerSeen>,
+    facts: Case<'static>,
     date: Option<DateTime<Utc>>,
-    notes: Vec<String>,
-    missing: Vec<(BindingKind, String)>,
 }
 
 impl Context {
     fn take(&mut self, kind: Kind) {
+        let facts = &mut self.facts;
         match kind {
             Kind::Request(r) => {
-                self.request.get_or_insert(r);
+                facts.request.get_or_insert(r);
             }
             Kind::Bearer(b) => {
-                self.bearer.get_or_insert(b);
+                facts.bearer.get_or_insert(b);
             }
             Kind::Date(d) => {
                 self.date.get_or_insert(d);
             }
-            Kind::Note(n) if !self.notes.contains(&n) => self.notes.push(n),
-            Kind::Missing { kind, name } => self.missing.push((kind, name)),
+            Kind::Note(n) if !facts.notes.iter().any(|s| s.text == n) => facts.note(n),
+            Kind::Missing { kind, name } => facts.missing.push((kind, name)),
             _ => {}
         }
     }
@@ -152,24 +150,29 @@ impl<'a> Assembler<'a> {
 
     /// An answer to a request answered otherwise earlier in the paste.
     fn disagreement(&mut self, ev: &mut Evidence) {
-        let Some(request) = ev.request.as_ref().filter(|r| !r.is_empty()) else {
+        let Some(request) = ev.facts.request.as_ref().filter(|r| !r.is_empty()) else {
             return;
         };
         let key = request.describe();
-        let class = ev.answer.classification();
-        let mut seen = Vec::new();
+        let class = ev.facts.classification();
+        let mut seen: Vec<(usize, Classification)> = Vec::new();
         for (k, line, c) in &self.requests {
             if *k == key && *c != class && !seen.iter().any(|(_, s)| s == c) {
                 seen.push((*line, *c));
             }
         }
-        for (line, c) in &seen {
-            ev.notes.push(format!(
+        for (line, c) in seen {
+            ev.facts.note(format!(
                 "the same request got {} at line {line}: answers that differ for one request depend on which API server (replica) or which token answered",
                 c.as_str()
             ));
+            ev.facts.peers.push(Peer {
+                url: format!("the answer at line {line}"),
+                classification: c,
+                offset: None,
+                kids: None,
+            });
         }
-        ev.disagrees_with = seen;
         if self.requests.len() >= MAX_REQUESTS {
             self.requests.pop_front();
         }
@@ -311,20 +314,16 @@ fn evidence(open: Open) -> Option<Evidence> {
         server,
         review,
         audit,
-        context,
+        context: Context { mut facts, date },
         ..
     } = open;
-    let mut ev = Evidence {
-        line: lead.line,
-        source: lead.source,
-        format: lead.format,
-        excerpt: lead.excerpt,
-        ..Evidence::default()
-    };
-    ev.answer = if let Some(a) = audit {
+    // The answer's own notes come first.
+    let around = std::mem::take(&mut facts.notes);
+    facts.answer = if let Some(a) = audit {
         let a = *a;
-        (ev.user, ev.request, ev.notes, ev.audit) = (a.user, a.request, a.notes, a.facts);
-        Answer::Http(a.http)
+        (facts.user, facts.audit, facts.notes) = (a.user, a.audit, a.notes);
+        facts.request = a.request.or(facts.request);
+        a.answer
     } else if let Some(failure) = server {
         Answer::ServerFailed(failure)
     } else if let Some(failure) = checker {
@@ -334,9 +333,9 @@ fn evidence(open: Open) -> Option<Evidence> {
     } else if let Some(h) = http {
         Answer::Http(h)
     } else if let Some(r) = review.as_ref().filter(|r| r.authenticated) {
-        ev.user = r.user.clone();
+        facts.user = r.user.clone();
         if !r.audiences.is_empty() {
-            ev.notes.push(format!(
+            facts.note(format!(
                 "audiences the server accepted: {}",
                 r.audiences.join(", ")
             ));
@@ -348,26 +347,33 @@ fn evidence(open: Open) -> Option<Evidence> {
         return None;
     };
     if let Some((reasons, from)) = reasons
-        && !matches!(ev.answer, Answer::CheckerFailed(_) | Answer::Transport(_))
+        && !matches!(
+            facts.answer,
+            Answer::CheckerFailed(_) | Answer::Transport(_)
+        )
     {
-        ev.reasons = reasons;
-        ev.reasons_from = from;
+        facts.reasons = reasons;
+        facts.reasons_from = from;
     }
-    ev.user = ev.user.or_else(|| review.and_then(|r| r.user));
-    ev.request = ev.request.or(context.request);
-    ev.bearer = context.bearer;
-    ev.missing = context.missing;
-    ev.notes.extend(context.notes);
+    facts.user = facts.user.or_else(|| review.and_then(|r| r.user));
+    facts.notes.extend(around);
     // The server's clock: a `Date` header; else the line's own stamp, but a
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
-    ev.stamp = match context.date {
+    facts.clock = match date {
         Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
         None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
                 || lead.provenance == Provenance::Authenticator
                 || lead.source == SourceType::Audit
         }),
-    };
-    Some(ev)
+    }
+    .map(|s| ServerClock::at(s.at, s.source));
+    Some(Evidence {
+        line: lead.line,
+        source: lead.source,
+        format: lead.format,
+        excerpt: lead.excerpt,
+        facts,
+    })
 }

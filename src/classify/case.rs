@@ -6,34 +6,31 @@
 //! from.
 
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
-use crate::diagnosis::case::{Case, ClockSource, Peer, ServerClock, TokenSent, Witness};
-use crate::diagnosis::forbidden::Forbidden;
+use crate::diagnosis::case::{Case, ClockSource, ServerClock, TokenSent, Witness};
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
 use crate::token::{self, Token, TokenKind};
 use crate::window::{self, TimeClaims};
 
-/// Fills in the user and request a 403/404 message names, when the parser did not.
-pub fn enrich(ev: &mut Evidence) {
-    let Answer::Http(h) = &ev.answer else {
-        return;
+/// Reads the answer's message once into the record's facts; the request a
+/// 403 or 404 message names stands for the request when the text showed none.
+pub fn read(ev: &mut Evidence) {
+    let from = if ev.format == "token-review" {
+        "the TokenReview's reason"
+    } else {
+        "kube-apiserver said"
     };
-    let Some(message) = &h.message else {
-        return;
-    };
-    if let Some(f) = Forbidden::parse(message) {
-        ev.user.get_or_insert_with(|| f.user.clone());
-        if ev.request.as_ref().is_none_or(|r| r.is_empty()) {
-            ev.request = Some(f.request);
-        }
-    } else if ev.answer.code() == Some(404) && ev.request.is_none() {
-        ev.request = crate::diagnosis::extract::url::not_found_request(message);
+    let facts = &mut ev.facts;
+    if let Some(named) = crate::diagnosis::extract::read_answer(facts, from)
+        && facts.request.as_ref().is_none_or(|r| r.is_empty())
+    {
+        facts.request = Some(named);
     }
 }
 
 /// Diagnoses one event; with a token (given, or seen in a transcript), also how
 /// the token fares at the event's instant.
 pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenCheck>) {
-    let seen = match (&ev.bearer, ctx.token) {
+    let seen = match (&ev.facts.bearer, ctx.token) {
         (Some(BearerSeen::Token(secret)), None) => token::parse(secret).ok(),
         _ => None,
     };
@@ -56,24 +53,21 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
 
 /// The typed case for one event.
 fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
+    let mut case: Case<'t> = ev.facts.clone();
     let line = format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt);
-    let mut notes: Vec<Support> = std::iter::once(line)
-        .chain(ev.notes.iter().cloned())
-        .map(|n| Support::new(SupportKind::Context, n))
-        .collect();
-    if let Answer::Http(h) = &ev.answer
+    case.notes
+        .insert(0, Support::new(SupportKind::Context, line));
+    if let Answer::Http(h) = &case.answer
         && let (Some(relay), Some(code)) = (&h.relay, h.relay_status)
         && h.status.is_some_and(|c| c != code)
     {
-        notes.push(Support::new(
-            SupportKind::Context,
-            format!(
-                "{relay} answered its own caller with {code}; the status above is the one it got"
-            ),
-        ));
+        let note = format!(
+            "{relay} answered its own caller with {code}; the status above is the one it got"
+        );
+        case.note(note);
     }
     if seen && let Some(t) = token {
-        notes.push(Support::new(
+        case.notes.push(Support::new(
             SupportKind::Token,
             format!(
                 "token sha256:{} taken from the transcript's Authorization header",
@@ -81,57 +75,24 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
             ),
         ));
     }
-    let mut case = Case {
-        answer: ev.answer.clone(),
-        request: ev.request.clone().filter(|r| !r.is_empty()),
-        witness: match ev.source {
-            super::SourceType::Audit | super::SourceType::ApiserverLog => Witness::Server,
-            _ => Witness::Client,
-        },
-        reasons: ev.reasons.clone(),
-        reasons_from: ev.reasons_from.clone(),
-        joined: ev.joined,
-        token,
-        token_sent: if seen {
-            TokenSent::Yes
-        } else {
-            TokenSent::Assumed
-        },
-        clock: Some(clock(ev, ctx)),
-        bearer: ev.bearer.clone(),
-        audit: ev.audit.clone(),
-        peers: ev
-            .disagrees_with
-            .iter()
-            .map(|(line, classification)| Peer {
-                url: format!("the answer at line {line}"),
-                classification: *classification,
-                offset: None,
-                kids: None,
-            })
-            .collect(),
-        user: ev.user.clone(),
-        leeway: ctx.leeway,
-        notes,
-        missing: ev.missing.clone(),
-        ..Case::default()
+    case.request = case.request.filter(|r| !r.is_empty());
+    case.witness = match ev.source {
+        super::SourceType::Audit | super::SourceType::ApiserverLog => Witness::Server,
+        _ => Witness::Client,
     };
-    let from = if ev.format == "token-review" {
-        "the TokenReview's reason"
+    case.token = token;
+    case.token_sent = if seen {
+        TokenSent::Yes
     } else {
-        "kube-apiserver said"
+        TokenSent::Assumed
     };
-    crate::diagnosis::extract::read_answer(&mut case, from);
+    // Where to judge a token's times: the evidence's own instant, else `--at`, else now.
+    case.clock = case.clock.or(Some(match ctx.at {
+        Some(at) => ServerClock::at(at, ClockSource::AtFlag),
+        None => ServerClock::at(ctx.now, ClockSource::Now),
+    }));
+    case.leeway = ctx.leeway;
     case
-}
-
-/// Where to judge a token's times: the evidence's own instant, else `--at`, else now.
-fn clock(ev: &Evidence, ctx: Context<'_>) -> ServerClock {
-    match (ev.stamp, ctx.at) {
-        (Some(stamp), _) => ServerClock::at(stamp.at, stamp.source),
-        (None, Some(at)) => ServerClock::at(at, ClockSource::AtFlag),
-        (None, None) => ServerClock::at(ctx.now, ClockSource::Now),
-    }
 }
 
 /// How the token fares at the event's instant (a 401 with a token that is

@@ -23,8 +23,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Stamp, Tally, diagnose_one};
-use crate::diagnosis::case::{HttpAnswer, ReasonSource};
+use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Tally, diagnose_one};
+use crate::diagnosis::case::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::extract::url::request_from_url;
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
@@ -239,12 +239,12 @@ impl<'c> LogScan<'c> {
             source: SourceType::ApiserverLog,
             format: "httplog",
             excerpt: crate::diagnosis::extract::excerpt(&text),
-            answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
-            request: Some(request_from_url(Some(r.verb), r.uri)),
-            stamp: record
-                .at
-                .map(|(at, source)| Stamp::new(instant(at), source)),
-            ..Evidence::default()
+            facts: Case {
+                clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
+                answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
+                request: Some(request_from_url(Some(r.verb), r.uri)),
+                ..Case::default()
+            },
         };
         let origin = Origin {
             stream: stream(record),
@@ -281,17 +281,17 @@ impl<'c> LogScan<'c> {
             .ok()
             .and_then(apiserver::audit_id);
         for mut ev in stream.events {
-            if ev.answer.classification() == Classification::Ok {
+            if ev.facts.classification() == Classification::Ok {
                 continue;
             }
             ev.line = usize::try_from(number).unwrap_or(usize::MAX);
             let origin = Origin {
                 stream: self::stream(record),
-                user: ev.user.as_deref().map(kept),
+                user: ev.facts.user.as_deref().map(kept),
                 ..Origin::default()
             };
-            let reasons = matches!(ev.answer, Answer::Rejected)
-                && ev.reasons_from == Some(ReasonSource::ApiserverLog);
+            let reasons = matches!(ev.facts.answer, Answer::Rejected)
+                && ev.facts.reasons_from == Some(ReasonSource::ApiserverLog);
             let item = Item {
                 ev,
                 origin,
@@ -318,11 +318,12 @@ fn settle(settled: Settled<Item>, ctx: Context<'_>) -> LogEvent {
             join,
         } => {
             let (mut ev, line) = (reason.ev, request.ev.line);
-            ev.answer = request.ev.answer;
-            ev.request = request.ev.request.or(ev.request.take());
-            ev.joined = join;
+            let facts = &mut ev.facts;
+            facts.answer = request.ev.facts.answer;
+            facts.request = request.ev.facts.request.or(facts.request.take());
+            facts.joined = join;
             if join == Join::Guess {
-                ev.notes.push(format!(
+                facts.note(format!(
                     "joined by time to the 401 at line {line}: a guess, the reason line names no request and may be another's within {} s",
                     WINDOW / 1_000_000
                 ));
@@ -513,8 +514,8 @@ impl LogGroups {
             class: d.classification,
             cause: d.cause(),
             confidence: d.confidence(),
-            status: ev.result.evidence.answer.code(),
-            wording: specific(&ev.result.evidence.reasons)
+            status: ev.result.evidence.facts.answer.code(),
+            wording: specific(&ev.result.evidence.facts.reasons)
                 .iter()
                 .map(|r| (r.kind, r.era))
                 .collect(),

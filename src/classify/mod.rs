@@ -21,16 +21,15 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::case::{Join, ReasonSource};
+use crate::diagnosis::case::Case;
 use crate::diagnosis::extract::NearMiss;
-use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
 
-pub use crate::diagnosis::case::{Answer, AuditFacts, BearerSeen, BindingKind, RequestInfo};
+pub use crate::diagnosis::case::{Answer, BearerSeen};
 
-/// One answer found in the input, with everything around it that speaks to it.
+/// One answer found in the input: where it was found, and its facts.
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
     /// 1-based line of the answer (of its strongest artefact).
@@ -41,26 +40,10 @@ pub struct Evidence {
     /// The line that carried the answer, trimmed
     /// ([`crate::diagnosis::extract::excerpt`]).
     pub excerpt: String,
-    pub answer: Answer,
-    /// The authenticator's reasons (its log line, a TokenReview, a checker
-    /// passing them on), and who reported them.
-    pub reasons: Vec<AuthReason>,
-    pub reasons_from: Option<ReasonSource>,
-    /// How the reasons were put with the answer (a log's join).
-    pub joined: Join,
-    pub stamp: Option<Stamp>,
-    /// The authenticated user, when the evidence names one.
-    pub user: Option<String>,
-    pub request: Option<RequestInfo>,
-    /// Facts noticed while reading, shown as evidence.
-    pub notes: Vec<String>,
-    pub bearer: Option<BearerSeen>,
-    pub audit: AuditFacts,
-    /// Objects a server logged as missing next to this answer.
-    pub missing: Vec<(BindingKind, String)>,
-    /// Earlier answers to the same request in the same paste, by line, that
-    /// got another class.
-    pub disagrees_with: Vec<(usize, Classification)>,
+    /// What the evidence shows of the request and its answer (the server's
+    /// clock when it shows an instant), as the engine reads it; the token and
+    /// leeway are the run's.
+    pub facts: Case<'static>,
 }
 
 /// How a token was checked against the evidence's instant.
@@ -255,11 +238,11 @@ impl<'a, F: Fn(&Evidence) -> bool> KubectlTrace<'a, F> {
             let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
             for ev in &held {
                 *counts
-                    .entry(ev.answer.classification().as_str())
+                    .entry(ev.facts.classification().as_str())
                     .or_default() += 1;
             }
             let counts: Vec<String> = counts.iter().map(|(c, n)| format!("{n} {c}")).collect();
-            verdict.notes.push(format!(
+            verdict.facts.note(format!(
                 "kubectl logged {} answer(s) to its earlier requests (API discovery, retries) at lines {}-{}: {}; the answer is its own verdict",
                 held.len(),
                 first.line,
@@ -300,7 +283,7 @@ impl<F: Fn(&Evidence) -> bool> Iterator for KubectlTrace<'_, F> {
 
 /// Diagnoses one answer.
 pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
-    case::enrich(&mut evidence);
+    case::read(&mut evidence);
     let (diagnosis, token_check) = case::diagnose(&evidence, ctx);
     ClassifyResult {
         evidence,

@@ -327,7 +327,7 @@ mod tests {
             let now = crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap();
             let failing = crate::classify::start(&line, None, now).is_ok_and(|s| {
                 s.events.into_iter().any(|e| {
-                    e.answer.classification() != crate::diagnosis::Classification::Ok
+                    e.facts.answer.classification() != crate::diagnosis::Classification::Ok
                 })
             });
             prop_assert!(!failing || candidate(line.as_bytes()), "{line}");

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
 use super::case::{
-    AuditFacts, BearerSeen, BindingKind, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
+    BearerSeen, BindingKind, Case, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
     ServerFailure, TransportFailure,
 };
 use super::reasons::AuthReason;
@@ -117,7 +117,7 @@ pub struct Place {
 }
 
 /// What was found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Kind {
     /// An HTTP answer: a status line, a Status body, a client's error text.
     /// Any part may be missing (a client prints only the reason, a body has
@@ -133,7 +133,7 @@ pub enum Kind {
     /// A TokenReview's verdict.
     Review(Review),
     /// An audit event: a whole answer with its own request, user and facts.
-    Audit(Box<AuditAnswer>),
+    Audit(Box<Case<'static>>),
     /// No answer: TLS, DNS, refused, timeout (and the other causes its
     /// words fit as well).
     Transport(TransportFailure),
@@ -185,13 +185,3 @@ pub struct Review {
 }
 
 pub use super::case::ServiceVerdict;
-
-/// An audit event, read (audit.k8s.io/v1 `Event`, or its annotations alone).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AuditAnswer {
-    pub http: HttpAnswer,
-    pub user: Option<String>,
-    pub request: Option<RequestInfo>,
-    pub facts: AuditFacts,
-    pub notes: Vec<String>,
-}

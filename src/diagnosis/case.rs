@@ -128,6 +128,12 @@ impl Case<'_> {
         by.all(|a| a == first).then_some(first)
     }
 
+    /// Adds a fact noticed while reading the evidence.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.notes
+            .push(Support::new(super::support::SupportKind::Context, text));
+    }
+
     /// The 403's parts, when an authorizer refused.
     pub fn forbidden(&self) -> Option<&Forbidden> {
         match &self.refusal {

@@ -146,13 +146,7 @@ pub fn case<'t>(
     let answer = decisive.map_or(case::Answer::Nothing, |r| {
         answer_of(r, observation.access.as_ref())
     });
-    let mut user = facts.user.as_ref().map(|u| u.username.clone());
-    if user.is_none()
-        && let case::Answer::Http(h) = &answer
-        && let Some(f) = h.message.as_deref().and_then(Forbidden::parse)
-    {
-        user = Some(f.user);
-    }
+    let user = facts.user.as_ref().map(|u| u.username.clone());
     let request = observation
         .access
         .as_ref()
@@ -237,7 +231,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
     let body = answer.status_body.as_ref();
     if request.kind == RequestKind::SelfSubjectReview && body.is_some() {
         // "Who am I" refused, but past authentication: the token was accepted.
-        let message = body.and_then(|b| b.message.as_deref()).unwrap_or("");
+        let forbidden = body.and_then(|b| b.forbidden.as_ref());
         match answer.exchange.status {
             404 => {
                 return case::Answer::Authenticated(format!(
@@ -246,7 +240,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
                 ));
             }
             403 => {
-                if let Some(f) = Forbidden::parse(message).filter(|f| !f.is_anonymous()) {
+                if let Some(f) = forbidden.filter(|f| !f.is_anonymous()) {
                     return case::Answer::Authenticated(format!(
                         "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
                         describe_request(request),
@@ -401,15 +395,14 @@ fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
             if r.kind == RequestKind::SelfSubjectReview && answer.exchange.status == 404 {
                 return None;
             }
-            let message = answer
+            let forbidden = answer
                 .status_body
                 .as_ref()
-                .and_then(|b| b.message.as_deref())
-                .unwrap_or("");
+                .and_then(|b| b.forbidden.as_ref());
             Some(AnonymousAnswer {
                 request: describe_request(r),
                 status: answer.exchange.status,
-                as_anonymous: Forbidden::parse(message).is_some_and(|f| f.is_anonymous()),
+                as_anonymous: forbidden.is_some_and(Forbidden::is_anonymous),
             })
         })
         .collect()
@@ -452,7 +445,7 @@ fn forbidden_user(observation: &ServerObservation) -> Option<UserInfo> {
         .filter(|r| r.anonymous != observation.token_sent && !r.operator)
         .filter_map(|r| r.result.as_ref().ok())
         .filter(|a| a.exchange.status == 403)
-        .filter_map(|a| Forbidden::parse(a.status_body.as_ref()?.message.as_deref()?))
+        .filter_map(|a| a.status_body.as_ref()?.forbidden.clone())
         .find(|f| !f.is_anonymous())
         .map(|f| UserInfo {
             username: f.user,

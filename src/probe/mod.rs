@@ -101,6 +101,8 @@ pub struct AccessQuery {
 pub struct StatusBody {
     pub reason: Option<String>,
     pub message: Option<String>,
+    /// The 403's parts the message names, read once.
+    pub forbidden: Option<crate::diagnosis::forbidden::Forbidden>,
     pub details: Option<Value>,
 }
 

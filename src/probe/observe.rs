@@ -11,6 +11,7 @@ use super::{
     AccessQuery, Answer, EndpointDiscovery, RequestKind, RequestObservation, ServerObservation,
     StatusBody,
 };
+use crate::diagnosis::forbidden::Forbidden;
 use crate::http::target::display;
 use crate::http::{
     ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
@@ -529,9 +530,11 @@ pub fn answer(exchange: Exchange) -> Answer {
         .filter(|v| v.get("kind").and_then(Value::as_str) == Some("Status"))
         .map(|v| {
             let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+            let message = text("message");
             StatusBody {
                 reason: text("reason"),
-                message: text("message"),
+                forbidden: message.as_deref().and_then(Forbidden::parse),
+                message,
                 details: v.get("details").cloned(),
             }
         });

@@ -14,8 +14,9 @@ use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, RequestInfo, SourceType, Tally, TokenCheck};
+use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally, TokenCheck};
 use crate::diagnosis::case::ClockSource;
+use crate::diagnosis::case::RequestInfo;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::{self, Token};
 use crate::window::Verdict;
@@ -187,17 +188,17 @@ impl<'a> ClassifyJson<'a> {
 
 pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons = ev.reasons.iter().map(ReasonJson::new).collect();
+    let reasons = ev.facts.reasons.iter().map(ReasonJson::new).collect();
     ResultJson {
         line: ev.line,
         source_type: ev.source,
         format: ev.format,
         excerpt: &ev.excerpt,
-        at: ev.stamp.map(|s| Time::new(s.at)),
-        at_source: ev.stamp.map(|s| s.source),
-        status: ev.answer.code(),
-        user: ev.user.as_deref(),
-        request: ev.request.as_ref().filter(|r| !r.is_empty()),
+        at: ev.facts.clock.map(|c| Time::new(c.low)),
+        at_source: ev.facts.clock.map(|c| c.source),
+        status: ev.facts.answer.code(),
+        user: ev.facts.user.as_deref(),
+        request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
         token_check: r.token_check.map(check_json),
         diagnosis: DiagnosisJson::new(&r.diagnosis),
@@ -451,10 +452,10 @@ fn write_row(out: &mut dyn Write, r: &ClassifyResult, style: &TableStyle) -> io:
         .saturating_sub(6 + 2 + 17 + 2 + 25 + 2 + 6 + 2)
         .max(20);
     // For the apiserver's reasons, the reason says more than the log prefix.
-    let what = if r.evidence.reasons.is_empty() {
+    let what = if r.evidence.facts.reasons.is_empty() {
         r.evidence.excerpt.clone()
     } else {
-        crate::diagnosis::reasons::specific(&r.evidence.reasons)
+        crate::diagnosis::reasons::specific(&r.evidence.facts.reasons)
             .iter()
             .map(|r| r.message.as_str())
             .collect::<Vec<_>>()
@@ -480,9 +481,8 @@ fn write_result(
     let s = &style.styles;
     let ev = &r.evidence;
     let d = &r.diagnosis;
-    let at = ev
-        .stamp
-        .map(|st| format!("  {} ({})", style.time(st.at), st.source.as_str()))
+    let at = (ev.facts.clock)
+        .map(|c| format!("  {} ({})", style.time(c.low), c.source.as_str()))
         .unwrap_or_default();
     writeln!(
         out,
@@ -490,6 +490,7 @@ fn write_result(
         format!("#{number}  line {}  {}{at}", ev.line, ev.format).style(s.bold)
     )?;
     let status = ev
+        .facts
         .answer
         .code()
         .map(|c| format!(" (HTTP {c})"))
@@ -497,11 +498,13 @@ fn write_result(
     let class = d.classification.as_str();
     let answer = format!("{}{status}", class.style(class_style(d, style)));
     let request = ev
+        .facts
         .request
         .as_ref()
         .filter(|r| !r.is_empty())
         .map(request_words);
     let said: Vec<String> = ev
+        .facts
         .reasons
         .iter()
         .map(|r| format!("{} ({}): {}", r.kind.as_str(), r.era, r.message))
@@ -525,7 +528,7 @@ fn write_result(
     });
     let rows = [
         ("Answer", Some(answer)),
-        ("User", ev.user.as_deref().map(cell)),
+        ("User", ev.facts.user.as_deref().map(cell)),
         ("Request", request.as_deref().map(cell)),
         ("Server said", Some(said.join("\n"))),
         ("Token check", check),

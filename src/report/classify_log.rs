@@ -310,7 +310,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
         cause: g.key.cause,
         confidence: g.key.confidence,
         status: g.key.status,
-        reasons: evidence.reasons.iter().map(ReasonJson::new).collect(),
+        reasons: evidence.facts.reasons.iter().map(ReasonJson::new).collect(),
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),

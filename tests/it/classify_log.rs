@@ -44,6 +44,7 @@ fn read(text: &str, prefilter: bool) -> (Vec<String>, String) {
         let r = &ev.result;
         let reasons: Vec<&str> = r
             .evidence
+            .facts
             .reasons
             .iter()
             .map(|x| x.message.as_str())

@@ -22,7 +22,7 @@ pub const MESSAGE: &str = "Unable to authenticate the request";
 
 /// An aggregate found in a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub struct Aggregate {
     pub reasons: Vec<AuthReason>,
     /// The program that passed it on, when the text names it.
     pub from: Option<&'static str>,
@@ -34,7 +34,7 @@ pub struct Found {
 }
 
 /// Reads the line the authenticator logged, from its raw (still escaped) text.
-pub fn authenticator_line(raw: &str) -> Option<Found> {
+pub fn authenticator_line(raw: &str) -> Option<Aggregate> {
     let at = raw.find(MESSAGE)?;
     let rest = &raw[at + MESSAGE.len()..];
     let (err, format) = if let Some(i) = rest.find("err=\"") {
@@ -58,11 +58,11 @@ pub fn authenticator_line(raw: &str) -> Option<Found> {
     Some(found(err, None, format))
 }
 
-fn found(err: &str, from: Option<&'static str>, format: &'static str) -> Found {
+fn found(err: &str, from: Option<&'static str>, format: &'static str) -> Aggregate {
     let status_word = matches!(err, "Unauthorized" | "Forbidden")
         || err.starts_with("Unauthorized:")
         || err.starts_with("the server has asked for the client to provide credentials");
-    Found {
+    Aggregate {
         reasons: if status_word {
             Vec::new()
         } else {
@@ -117,7 +117,7 @@ fn relayed_by(before: &str) -> Option<&'static str> {
 }
 
 /// An aggregate (`[invalid bearer token, …]`) anywhere in an unwrapped line.
-pub fn bracketed(line: &str) -> Option<Found> {
+pub fn bracketed(line: &str) -> Option<Aggregate> {
     let at = line.find("[invalid bearer token")?;
     let rest = &line[at..];
     let end = matching_bracket(rest).map_or(rest.len(), |e| e + 1);
@@ -152,7 +152,7 @@ const ALONE: &[&str] = &[
 ];
 
 /// One of the aggregate's messages alone in a line.
-pub fn alone(line: &str) -> Option<Found> {
+pub fn alone(line: &str) -> Option<Aggregate> {
     // Go's TLS errors quote crypto/rsa too ("possibly because of …").
     if line.contains("x509:") {
         return None;
@@ -172,7 +172,7 @@ pub fn alone(line: &str) -> Option<Found> {
     if !known {
         return None;
     }
-    Some(Found {
+    Some(Aggregate {
         reasons,
         from: relayed_by(&line[..at]),
         format: "reason",

@@ -14,9 +14,8 @@
 use chrono::DateTime;
 use serde_json::Value;
 
-use super::super::artefact::{AuditAnswer, Stamp};
-use super::super::case::HttpAnswer;
-use super::super::case::{ClockSource, RequestInfo};
+use super::super::artefact::Stamp;
+use super::super::case::{Answer, Case, ClockSource, HttpAnswer, RequestInfo};
 use super::json::{is_annotations, strings};
 use super::url::request_from_url;
 
@@ -24,7 +23,7 @@ const CREDENTIAL_ID_EXTRA: &str = "authentication.kubernetes.io/credential-id";
 
 /// The answer an event records; `None` for events without a response
 /// (stage `RequestReceived`).
-pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
+pub fn answer(v: &Value) -> Option<(Case<'static>, Option<Stamp>, String)> {
     if is_annotations(v) {
         return annotations_only(v);
     }
@@ -41,24 +40,24 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
         s("/requestURI").as_deref().unwrap_or("?"),
         code.map_or("?".to_owned(), |c| c.to_string())
     );
-    let mut a = AuditAnswer {
-        http: HttpAnswer {
+    let mut a = Case {
+        answer: Answer::Http(HttpAnswer {
             status: code,
             reason: s("/responseStatus/reason"),
             message: s("/responseStatus/message"),
             weight: 3,
             ..HttpAnswer::default()
-        },
+        }),
         user: s("/user/username").filter(|u| !u.is_empty()),
         request: Some(request_of(v, verb.as_deref())),
-        ..AuditAnswer::default()
+        ..Case::default()
     };
     let stamp = s("/stageTimestamp")
         .or_else(|| s("/requestReceivedTimestamp"))
         .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
         .map(|t| Stamp::new(t.to_utc(), ClockSource::AuditTimestamp));
     if let Some(id) = s("/auditID") {
-        a.notes.push(format!("auditID {id}"));
+        a.note(format!("auditID {id}"));
     }
     read_annotations(v.get("annotations"), &mut a);
     // The first value of a `user.extra` entry.
@@ -69,39 +68,39 @@ pub fn answer(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
             .first()?
             .as_str()
     };
-    a.facts.credential_id = extra(CREDENTIAL_ID_EXTRA).map(str::to_owned);
-    if a.facts.credential_id.is_none()
+    a.audit.credential_id = extra(CREDENTIAL_ID_EXTRA).map(str::to_owned);
+    if a.audit.credential_id.is_none()
         && let Some(id) = s("/annotations/authentication.k8s.io~1credential-id")
     {
-        a.facts.credential_id = Some(id);
-        a.facts.credential_id_from_annotation = true;
+        a.audit.credential_id = Some(id);
+        a.audit.credential_id_from_annotation = true;
     }
     if let Some(pod) = extra("authentication.kubernetes.io/pod-name") {
-        a.notes.push(format!("token bound to pod {pod}"));
+        a.note(format!("token bound to pod {pod}"));
     }
     if let Some(agent) = s("/userAgent") {
-        a.notes.push(format!("user agent {agent}"));
+        a.note(format!("user agent {agent}"));
     }
     let ips = strings(v.get("sourceIPs"));
     if !ips.is_empty() {
-        a.notes.push(format!("source IPs {}", ips.join(", ")));
+        a.note(format!("source IPs {}", ips.join(", ")));
     }
     Some((a, stamp, excerpt))
 }
 
-fn read_annotations(annotations: Option<&Value>, a: &mut AuditAnswer) {
+fn read_annotations(annotations: Option<&Value>, a: &mut Case<'static>) {
     let annotation = |key: &str| {
         annotations
             .and_then(|an| an.get(key))
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    a.facts.stale_token = annotation("authentication.k8s.io/stale-token");
-    a.facts.legacy_token = annotation("authentication.k8s.io/legacy-token");
-    a.facts.legacy_token_invalidated = annotation("authentication.k8s.io/legacy-token-invalidated");
+    a.audit.stale_token = annotation("authentication.k8s.io/stale-token");
+    a.audit.legacy_token = annotation("authentication.k8s.io/legacy-token");
+    a.audit.legacy_token_invalidated = annotation("authentication.k8s.io/legacy-token-invalidated");
     if let Some(decision) = annotation("authorization.k8s.io/decision") {
         let reason = annotation("authorization.k8s.io/reason").filter(|r| !r.is_empty());
-        a.facts.authorization = Some(match reason {
+        a.audit.authorization = Some(match reason {
             Some(r) => format!("{decision}: {r}"),
             None => decision,
         });
@@ -111,7 +110,7 @@ fn read_annotations(annotations: Option<&Value>, a: &mut AuditAnswer) {
 /// The stale-token annotation's value pasted alone (or in a fragment cut
 /// short): `subject: USER, seconds after warning threshold: N`
 /// (pkg/serviceaccount/claims.go). It is written on accepted requests only.
-pub fn stale_token_value(line: &str) -> Option<AuditAnswer> {
+pub fn stale_token_value(line: &str) -> Option<Case<'static>> {
     let end = line.find(", seconds after warning threshold: ")?;
     let start = line[..end].rfind("subject: ")?;
     let digits = &line[end + 35..];
@@ -121,10 +120,10 @@ pub fn stale_token_value(line: &str) -> Option<AuditAnswer> {
     if n == 0 {
         return None;
     }
-    let mut a = AuditAnswer::default();
-    a.facts.stale_token = Some(line[start..end + 35 + n].to_owned());
-    a.http = HttpAnswer::with_status(200, 2);
-    a.notes.push(
+    let mut a = Case::default();
+    a.audit.stale_token = Some(line[start..end + 35 + n].to_owned());
+    a.answer = Answer::Http(HttpAnswer::with_status(200, 2));
+    a.note(
         "the authentication.k8s.io/stale-token annotation's value: kube-apiserver writes it on requests it accepted".to_owned(),
     );
     Some(a)
@@ -132,21 +131,21 @@ pub fn stale_token_value(line: &str) -> Option<AuditAnswer> {
 
 /// An event's annotations alone: the decision is the answer (`forbid`: 403,
 /// `allow`: 2xx), an invalidated legacy token a 401.
-fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
+fn annotations_only(v: &Value) -> Option<(Case<'static>, Option<Stamp>, String)> {
     let inner = v.get("annotations").unwrap_or(v);
-    let mut a = AuditAnswer::default();
+    let mut a = Case::default();
     read_annotations(Some(inner), &mut a);
     let decision = inner
         .get("authorization.k8s.io/decision")
         .and_then(Value::as_str);
     let code = match decision {
-        _ if a.facts.legacy_token_invalidated.is_some() => 401,
+        _ if a.audit.legacy_token_invalidated.is_some() => 401,
         Some("forbid") => 403,
         Some("allow") => 200,
-        _ if a.facts.stale_token.is_some() => 200,
+        _ if a.audit.stale_token.is_some() => 200,
         _ => return None,
     };
-    a.http = HttpAnswer {
+    a.answer = Answer::Http(HttpAnswer {
         status: Some(code),
         message: inner
             .get("authorization.k8s.io/reason")
@@ -155,10 +154,9 @@ fn annotations_only(v: &Value) -> Option<(AuditAnswer, Option<Stamp>, String)> {
             .map(str::to_owned),
         weight: 2,
         ..HttpAnswer::default()
-    };
-    a.notes
-        .push("an audit event's annotations alone: the decision stands for the answer".to_owned());
-    let facts = &a.facts;
+    });
+    a.note("an audit event's annotations alone: the decision stands for the answer".to_owned());
+    let facts = &a.audit;
     let shown = facts
         .authorization
         .as_deref()
@@ -196,17 +194,17 @@ mod tests {
         let v: Value = serde_json::from_str(r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"list","user":{"username":"system:serviceaccount:shop:checkout","extra":{"authentication.kubernetes.io/credential-id":["JTI=abc"]}},"objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"stageTimestamp":"2026-01-01T00:00:00.004000Z","annotations":{"authentication.k8s.io/stale-token":"subject: x, seconds after warning threshold: 3593"}}"#).unwrap();
         assert!(super::super::json::is_event(&v));
         let (a, stamp, _) = answer(&v).unwrap();
-        assert_eq!(a.facts.credential_id.as_deref(), Some("JTI=abc"));
-        assert!(a.facts.stale_token.is_some());
+        assert_eq!(a.audit.credential_id.as_deref(), Some("JTI=abc"));
+        assert!(a.audit.stale_token.is_some());
         assert!(stamp.is_some());
         let v: Value = serde_json::from_str(
             r#"{"authorization.k8s.io/decision":"forbid","authorization.k8s.io/reason":""}"#,
         )
         .unwrap();
         assert!(is_annotations(&v));
-        assert_eq!(answer(&v).unwrap().0.http.status, Some(403));
+        assert_eq!(answer(&v).unwrap().0.answer.code(), Some(403));
         let v: Value = serde_json::from_str(r#"{"annotations":{"authentication.k8s.io/legacy-token-invalidated":"old-token/shop"}}"#).unwrap();
-        assert_eq!(answer(&v).unwrap().0.http.status, Some(401));
+        assert_eq!(answer(&v).unwrap().0.answer.code(), Some(401));
         let v: Value = serde_json::from_str(r#"{"app":"x"}"#).unwrap();
         assert!(!is_annotations(&v));
     }

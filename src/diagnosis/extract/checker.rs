@@ -36,7 +36,7 @@ pub fn call(detail: &str) -> CheckerCall {
 
 /// What a checker line gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
+pub struct CheckerLine {
     pub failure: Option<Failure>,
     /// The status the checker answered its own caller with, and its message.
     pub http: Option<HttpAnswer>,
@@ -66,9 +66,9 @@ pub fn name(line: &str) -> Option<&'static str> {
 }
 
 /// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<Found> {
+pub fn find(line: &str) -> Option<CheckerLine> {
     let t = line.trim();
-    let mut found = Found::default();
+    let mut found = CheckerLine::default();
     // Vault's API error block (also inside an escaped log field).
     if let Some(rest) = t.strip_prefix("URL: ") {
         let mut words = rest.split_whitespace();
@@ -175,7 +175,7 @@ mod tests {
     use super::*;
 
     /// What a line gives; it must give something.
-    fn found(line: &str) -> Found {
+    fn found(line: &str) -> CheckerLine {
         find(line).unwrap()
     }
 

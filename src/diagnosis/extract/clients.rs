@@ -18,14 +18,16 @@ use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, unauthorized};
 use super::url::{method_and_url, request_from_url};
 
-/// What a client line gave.
+/// What a client (kubectl among them) printed in a line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
+pub struct ClientLine {
     pub http: Option<HttpAnswer>,
     pub format: &'static str,
     pub note: Option<String>,
     pub bearer: Option<BearerSeen>,
     pub request: Option<RequestInfo>,
+    /// kubectl's `Unable to connect to the server: …`: the text after it.
+    pub transport: Option<String>,
 }
 
 /// Wordings that name the client, first match in this order.
@@ -72,11 +74,11 @@ pub fn label(line: &str) -> &'static str {
 }
 
 /// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<Found> {
+pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
-    let mut found = Found {
+    let mut found = ClientLine {
         format: label(t),
-        ..Found::default()
+        ..ClientLine::default()
     };
     // The Dashboard prints the status it got (or its own), the message on
     // the next line.

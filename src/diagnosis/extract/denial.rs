@@ -45,6 +45,11 @@ const AUTHORIZER_WORDINGS: &[(&str, Whose)] = &[
 
 /// Reads a refusal message; `None` when it is none of the above.
 pub fn parse(message: &str) -> Option<Denial> {
+    read(message, Forbidden::parse(message))
+}
+
+/// Reads a refusal message whose 403 parts (`forbidden`) are already read.
+pub fn read(message: &str, forbidden: Option<Forbidden>) -> Option<Denial> {
     let m = message.trim();
     if let Some(i) = m.find("admission webhook \"") {
         let rest = &m[i + 19..];
@@ -87,17 +92,22 @@ pub fn parse(message: &str) -> Option<Denial> {
             message: m.to_owned(),
         });
     }
-    if let Some(forbidden) = Forbidden::parse(m) {
-        let by = forbidden
-            .reason
-            .as_deref()
-            .map_or(Authorizer::Unnamed, authorizer);
-        return Some(Denial::Authorizer { forbidden, by });
+    if let Some(forbidden) = forbidden {
+        return Some(by_authorizer(forbidden));
     }
     let i = m.find(" is forbidden: ")?;
     Some(Denial::Other {
         message: m[i + 15..].trim().to_owned(),
     })
+}
+
+/// An authorizer's refusal, whose reason names the authorizer.
+pub fn by_authorizer(forbidden: Forbidden) -> Denial {
+    let by = forbidden
+        .reason
+        .as_deref()
+        .map_or(Authorizer::Unnamed, authorizer);
+    Denial::Authorizer { forbidden, by }
 }
 
 /// The authorizer a 403's reason names.

@@ -10,28 +10,19 @@
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
-use super::super::case::HttpAnswer;
-use super::super::case::RequestInfo;
+use super::super::case::{HttpAnswer, RequestInfo};
+use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
 
-/// What a kubectl line gave.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
-    pub http: Option<HttpAnswer>,
-    /// `Unable to connect to the server: …`: the text after it.
-    pub transport: Option<String>,
-    pub request: Option<RequestInfo>,
-    pub note: Option<String>,
-    /// From the `-v` request log rather than an error line.
-    pub verbose: bool,
-}
-
 /// Reads one unwrapped line; `caller` is the `file.go:line` of the klog
 /// header it came under, when one was stripped.
-pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
-    let mut found = Found::default();
+pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
+    let mut found = ClientLine {
+        format: "kubectl",
+        ..ClientLine::default()
+    };
     if let Some(i) = line.find("You must be logged in to the server") {
         let rest = line[i + 35..].trim();
         let message = rest
@@ -111,7 +102,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
     if is_round_tripper(line, caller)
         && let Some((method, url, code)) = round_tripper(line)
     {
-        found.verbose = true;
+        found.format = "kubectl -v";
         found.request = Some(request_from_url(Some(method), url));
         found.http = Some(HttpAnswer::with_status(code, 1));
         return Some(found);
@@ -121,7 +112,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<Found> {
     if is_round_tripper(line, caller)
         && let Some((method, url)) = round_tripper_request(line)
     {
-        found.verbose = true;
+        found.format = "kubectl -v";
         found.request = Some(request_from_url(Some(method), url));
         return Some(found);
     }
@@ -218,7 +209,7 @@ mod tests {
     use super::*;
 
     /// What a line read without a caller gives; it must give something.
-    fn found(line: &str) -> Found {
+    fn found(line: &str) -> ClientLine {
         find(line, None).unwrap()
     }
 
@@ -265,14 +256,14 @@ mod tests {
         let f = found(
             "I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds",
         );
-        assert!(f.verbose);
+        assert_eq!(f.format, "kubectl -v");
         // The same line with its klog header already stripped.
         let f = find(
             "GET https://h/api/v1/pods 401 Unauthorized in 16 milliseconds",
             Some("round_trippers.go:553"),
         )
         .unwrap();
-        assert!(f.verbose);
+        assert_eq!(f.format, "kubectl -v");
         assert_eq!(f.http.unwrap().status, Some(401));
         assert!(find("all good", None).is_none());
     }

@@ -11,7 +11,7 @@
 //! failure, certain because both review with their own ServiceAccount).
 
 use super::super::case::CheckerCall;
-use super::checker::{Failure, Found};
+use super::checker::{CheckerLine, Failure};
 
 /// Wordings of a review that answered "not authenticated" with no reason:
 /// istiod's `tokenreview` package, Linkerd's `NotAuthenticated` error.
@@ -37,10 +37,10 @@ const OWN_REVIEW_REFUSED: [(&str, &str); 4] = [
 const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
 
 /// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<Found> {
+pub fn find(line: &str) -> Option<CheckerLine> {
     let t = line.trim();
     if let Some((_, who)) = NOT_AUTHENTICATED.iter().find(|(n, _)| t.contains(n)) {
-        return Some(Found {
+        return Some(CheckerLine {
             http: Some(super::status::unauthorized(
                 format!(
                     "{who}'s TokenReview: the sidecar's token is not authenticated (kube-apiserver gave the mesh no reason)"
@@ -50,13 +50,13 @@ pub fn find(line: &str) -> Option<Found> {
             note: Some(format!(
                 "{who} reviewed the sidecar's ServiceAccount token and kube-apiserver rejected it; its own log line \"Unable to authenticate the request\" at that instant says why (an expired or unbound projected token, a deleted pod or ServiceAccount, a key the server no longer has)"
             )),
-            ..Found::default()
+            ..CheckerLine::default()
         });
     }
     if t.contains("is invalid for the target audiences [") && t.contains("istio-ca") {
-        return Some(Found {
+        return Some(CheckerLine {
             note: Some(ISTIO_CA.to_owned()),
-            ..Found::default()
+            ..CheckerLine::default()
         });
     }
     let (needle, who) = OWN_REVIEW_REFUSED
@@ -79,7 +79,7 @@ pub fn find(line: &str) -> Option<Found> {
     {
         return None;
     }
-    Some(Found {
+    Some(CheckerLine {
         failure: Some(Failure {
             call: CheckerCall::Refused,
             checker: Some(who),
@@ -89,7 +89,7 @@ pub fn find(line: &str) -> Option<Found> {
             ),
             certain: true,
         }),
-        ..Found::default()
+        ..CheckerLine::default()
     })
 }
 

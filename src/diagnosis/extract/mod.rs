@@ -25,13 +25,13 @@ pub mod clients;
 pub mod curl;
 pub mod denial;
 pub mod exchange;
-mod found;
 pub mod json;
 pub mod kubectl;
 pub mod layers;
 pub mod mesh;
 pub mod needles;
 pub mod refusal;
+mod segment;
 mod server_log;
 pub mod shell;
 pub mod status;
@@ -44,10 +44,14 @@ use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
 use super::case::HttpAnswer;
-use super::case::{Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound};
+use super::case::{
+    Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound, RequestInfo,
+};
 use super::cause::Cause;
+use super::forbidden::Forbidden;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
-use found::{Found, Origin};
+use clients::ClientLine;
+use segment::{Origin, Segment};
 use server_log::{missing, server_failure, server_note, token_granted};
 
 /// Longest excerpt kept from a line.
@@ -69,7 +73,6 @@ const TOKEN_REVIEW: Origin = (
 );
 const AUDIT_EVENT: Origin = (Provenance::Answer, SourceType::Audit, "audit-event");
 const CONTEXT: Origin = (Provenance::Answer, SourceType::Status, "context");
-const SERVER_LOG: Origin = (Provenance::ServerLog, SourceType::ApiserverLog, "log");
 const CURL: Origin = (Provenance::Answer, SourceType::Curl, "curl -v");
 
 /// A signal that did not make an artefact: what an unrecognised input nearly
@@ -256,7 +259,7 @@ impl<'a> Scanner<'a> {
     fn end_block(&mut self, block: Block) {
         let lines: Vec<&str> = block.lines.iter().map(|(_, l)| l.as_str()).collect();
         let text = lines.join("\n");
-        let mut found = Found::new(block.lines[0].0, block.stamp);
+        let mut found = Segment::new(block.lines[0].0, block.stamp);
         if json::interesting(&text)
             && let Some(value) = json::parse(&text)
             && self.documents(&mut found, &value, lines[0], true)
@@ -291,7 +294,7 @@ impl<'a> Scanner<'a> {
         if text.trim().is_empty() {
             return;
         }
-        let mut found = Found::new(number, stamp);
+        let mut found = Segment::new(number, stamp);
         // Read from the raw text: the wordings hold no quotes, and a JSON
         // body around them is often cut short.
         if let Some(v) = exchange::find(text) {
@@ -393,7 +396,7 @@ impl<'a> Scanner<'a> {
     /// Reads a parsed JSON value's documents into `found`; whether any was one.
     fn documents(
         &mut self,
-        found: &mut Found,
+        found: &mut Segment,
         value: &serde_json::Value,
         line: &str,
         whole: bool,
@@ -467,7 +470,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The extractors that look for their artefact anywhere in a line.
-    fn loose(&mut self, found: &mut Found, raw: &str, caller: Option<&str>) {
+    fn loose(&mut self, found: &mut Segment, raw: &str, caller: Option<&str>) {
         // The authenticator's own line is read from the raw text: its err=
         // field is Go-quoted.
         if found.reasons.is_none()
@@ -494,8 +497,8 @@ impl<'a> Scanner<'a> {
 
     fn aggregate(
         &mut self,
-        found: &mut Found,
-        a: aggregate::Found,
+        found: &mut Segment,
+        a: aggregate::Aggregate,
         caller: Option<&str>,
         line: &str,
     ) {
@@ -523,7 +526,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// One unwrapped logical line.
-    fn logical(&mut self, found: &mut Found, line: &str, caller: Option<&str>) {
+    fn logical(&mut self, found: &mut Segment, line: &str, caller: Option<&str>) {
         if found.audits.is_empty()
             && let Some(a) = audit::stale_token_value(line)
         {
@@ -574,7 +577,9 @@ impl<'a> Scanner<'a> {
             let (detail, format) = (line.trim().to_owned(), clients::label(line));
             found.transport(failure, detail, SourceType::ClientError, format);
         }
-        found.missing.extend(missing(line));
+        found
+            .context
+            .extend(missing(line).map(|(kind, name)| Kind::Missing { kind, name }));
     }
 
     fn signal(&mut self, number: usize, text: &str) {
@@ -592,8 +597,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Turns what a segment gave into artefacts.
-    fn emit(&mut self, found: Found, line: &str) {
-        let Found {
+    fn emit(&mut self, found: Segment, line: &str) {
+        let Segment {
             number,
             stamp,
             boundary,
@@ -605,7 +610,6 @@ impl<'a> Scanner<'a> {
             server,
             audits,
             context,
-            missing,
         } = found;
         let at = (number, line, stamp);
         if boundary {
@@ -640,13 +644,12 @@ impl<'a> Scanner<'a> {
             let at = (number, excerpt_text.as_str(), audit_stamp);
             self.push(at, AUDIT_EVENT, Kind::Audit(answer));
         }
-        for kind in context {
+        // An object logged missing on a line that answers is that answer's own.
+        for kind in context
+            .into_iter()
+            .filter(|k| !(answered && matches!(k, Kind::Missing { .. })))
+        {
             self.push(at, CONTEXT, kind);
-        }
-        if !answered {
-            for (kind, name) in missing {
-                self.push(at, SERVER_LOG, Kind::Missing { kind, name });
-            }
         }
     }
 
@@ -704,7 +707,7 @@ impl Iterator for Scanner<'_> {
 
 /// A token checker's or a mesh's verdict in `line`; whether a mesh reviewed
 /// a token (its verdict is the answer, whatever transport words it has).
-fn checked(found: &mut Found, line: &str) -> bool {
+fn checked(found: &mut Segment, line: &str) -> bool {
     let mesh = mesh::find(line);
     let reviewed = mesh.is_some();
     let (checked, format) = match checker::find(line) {
@@ -733,7 +736,7 @@ fn checked(found: &mut Found, line: &str) -> bool {
 }
 
 /// A refusal's wording (RBAC, admission, quota) in `line`.
-fn refused(found: &mut Found, line: &str) {
+fn refused(found: &mut Segment, line: &str) {
     let Some(r) = refusal::find(line) else {
         return;
     };
@@ -753,7 +756,7 @@ fn refused(found: &mut Found, line: &str) {
 
 /// A status stated on its own: kube-apiserver's httplog, a status line, a
 /// bare code, or an `Audit-Id` header.
-fn stated_status(found: &mut Found, line: &str) {
+fn stated_status(found: &mut Segment, line: &str) {
     let (code, source, format) = if let Some((method, path, code)) = status::httplog(line) {
         let request = url::request_from_url(Some(method), path);
         found.context.push(Kind::Request(request));
@@ -776,28 +779,28 @@ fn stated_status(found: &mut Found, line: &str) {
 }
 
 /// What kubectl or another client printed in `line`.
-fn kubectl_or_client(found: &mut Found, line: &str, caller: Option<&str>) {
-    let mut request_log = false;
-    if let Some(k) = kubectl::find(line, caller) {
-        request_log = k.verbose;
+fn kubectl_or_client(found: &mut Segment, line: &str, caller: Option<&str>) {
+    let kubectl = kubectl::find(line, caller);
+    // kubectl's `-v` request log states the status of a request whose
+    // answer follows; a client's error beside it is not one of its own.
+    let request_log = kubectl.as_ref().is_some_and(|k| k.format == "kubectl -v");
+    let client = clients::find(line).map(|c| ClientLine {
+        http: c.http.filter(|_| !request_log),
+        ..c
+    });
+    for (c, source) in [
+        (kubectl, SourceType::Kubectl),
+        (client, SourceType::ClientError),
+    ] {
+        let Some(c) = c else { continue };
         // A request of the debug round-tripper starts a new answer.
-        found.boundary |= k.verbose && k.http.is_none() && k.request.is_some();
-        let format = if k.verbose { "kubectl -v" } else { "kubectl" };
-        if let Some(h) = k.http {
-            found.http(h, SourceType::Kubectl, format);
+        found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
+        if let Some(h) = c.http {
+            found.http(h, source, c.format);
         }
-        if let Some(t) = k.transport {
+        if let Some(t) = c.transport {
             let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(failure, t, SourceType::Kubectl, "kubectl");
-        }
-        found.context.extend(k.request.map(Kind::Request));
-        found.context.extend(k.note.map(Kind::Note));
-    }
-    if let Some(c) = clients::find(line) {
-        // kubectl's `-v` request log states the status of a request whose
-        // answer follows; it is not a client's error of its own.
-        if let Some(h) = c.http.filter(|_| !request_log) {
-            found.http(h, SourceType::ClientError, c.format);
+            found.transport(failure, t, source, c.format);
         }
         found.context.extend(c.bearer.map(Kind::Bearer));
         found.context.extend(c.request.map(Kind::Request));
@@ -825,8 +828,10 @@ fn audit_id_note(id: &str) -> Kind {
 /// Reads once what the answer's message and the server's reasons say,
 /// into the facts the rules read: a JWT authenticator's rejection (`from`
 /// says who reported it), NodeRestriction's refusal of an audience, who
-/// refused the request, the server's onward call that failed.
-pub fn read_answer(case: &mut Case<'_>, from: &str) {
+/// refused the request (unless the front end saw that typed) and the user a
+/// 403 names, the server's onward call that failed. Returns the request the
+/// message names (a 403's, a 404's object).
+pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     if let Some(rejection) = case.reasons.iter().find_map(|r| r.jwt.clone()) {
         case.jwt_rejection = Some(JwtRejectionSeen {
             issuer: None,
@@ -837,20 +842,22 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) {
     // A checker's review refused by authorization names the checker.
     if let Answer::CheckerFailed(failure) = &case.answer {
         case.refusal = denial::parse(&failure.detail);
-        return;
+        return None;
     }
     let Answer::Http(h) = &case.answer else {
-        return;
+        return None;
     };
-    let Some(message) = h.message.as_deref() else {
-        return;
-    };
+    let message = h.message.as_deref()?;
     let code = h.code();
+    let forbidden = case
+        .forbidden()
+        .cloned()
+        .or_else(|| Forbidden::parse(message));
     if code == Some(403) {
         case.node_audience = NodeAudienceRefusal::parse(message);
     }
-    if !matches!(code, Some(200..=299 | 401 | 404)) {
-        case.refusal = denial::parse(message);
+    if case.refusal.is_none() && !matches!(code, Some(200..=299 | 401 | 404)) {
+        case.refusal = denial::read(message, forbidden.clone());
     }
     if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
         // The server's own call failed; `unknown` when the message names
@@ -860,13 +867,20 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) {
             .any(|w| message.contains(w.text));
         case.onward = transport::detect_line(message).or(named.then_some(Cause::Unknown));
     }
+    let mut missing = None;
     if code == Some(404) {
         case.not_found = if status::api_not_served(message) {
             Some(NotFound::Api)
         } else {
-            url::not_found(message).map(|_| NotFound::Object)
+            missing = url::not_found_request(message);
+            missing.as_ref().map(|_| NotFound::Object)
         };
     }
+    let Some(f) = forbidden else {
+        return missing;
+    };
+    case.user.get_or_insert(f.user);
+    Some(f.request)
 }
 
 #[cfg(test)]

@@ -134,7 +134,10 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
     let evidence = Evidence {
         line: g.example.line,
         excerpt: g.example.excerpt.into_owned(),
-        reasons,
+        facts: crate::diagnosis::case::Case {
+            reasons,
+            ..Default::default()
+        },
         ..Evidence::default()
     };
     let example = LogEvent {

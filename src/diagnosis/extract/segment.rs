@@ -3,9 +3,7 @@
 
 use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
 use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{
-    BindingKind, CheckerCall, CheckerFailure, ServerFailure, TransportFailure,
-};
+use crate::diagnosis::case::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
 use crate::diagnosis::cause::Cause;
 use crate::diagnosis::reasons::AuthReason;
 
@@ -21,7 +19,7 @@ pub(super) type Origin = (Provenance, SourceType, &'static str);
 
 /// What one segment gave, before it becomes artefacts.
 #[derive(Debug, Default)]
-pub(super) struct Found {
+pub(super) struct Segment {
     pub(super) number: usize,
     pub(super) stamp: Option<Stamp>,
     pub(super) boundary: bool,
@@ -34,20 +32,19 @@ pub(super) struct Found {
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
-        Box<crate::diagnosis::artefact::AuditAnswer>,
+        Box<crate::diagnosis::case::Case<'static>>,
         Option<Stamp>,
         String,
     )>,
     pub(super) context: Vec<Kind>,
-    pub(super) missing: Vec<(BindingKind, String)>,
 }
 
-impl Found {
+impl Segment {
     pub(super) fn new(number: usize, stamp: Option<Stamp>) -> Self {
-        Found {
+        Segment {
             number,
             stamp,
-            ..Found::default()
+            ..Segment::default()
         }
     }
 
@@ -59,7 +56,10 @@ impl Found {
             && self.review.is_none()
             && self.server.is_none()
             && self.audits.is_empty()
-            && self.context.is_empty()
+            && self
+                .context
+                .iter()
+                .all(|k| matches!(k, Kind::Missing { .. }))
     }
 
     /// Another view of the segment's HTTP answer: merged, the strongest
