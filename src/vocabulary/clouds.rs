@@ -125,6 +125,11 @@ pub const EXCHANGES: &[Wording] = &[
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
     // prints it: `ResponseError: code=403, message=Required …`).
     w(GOOGLE_IAM, "Required \" … \" permission(s) for", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions; https://cloud.google.com/kubernetes-engine/docs/troubleshooting"),
+    // Any Google API's refusal of the caller in Google's error model
+    // (google.rpc.Code 7, HTTP 403), as the Go and Python auth libraries
+    // quote it: IAM Credentials' generateAccessToken says only "The caller
+    // does not have permission".
+    w(GOOGLE_IAM, "PERMISSION_DENIED", "all (google.rpc.Code PERMISSION_DENIED)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/apis/design/errors (Handling errors: PERMISSION_DENIED, 403)"),
 ];
 
 /// An AWS API's answer as the Go and Java SDKs print it, read only where the
