@@ -146,6 +146,10 @@ fn a_curl_verification_code_under_any_backend_is_a_tls_failure() {
     }
 }
 
+/// azidentity's rule between the parts of its error.
+const RULE: &str =
+    "--------------------------------------------------------------------------------";
+
 /// The status a cloud's exchange answers a row with, on the client's line.
 fn exchange_renderings(service: &str, text: &str) -> Vec<String> {
     let body = text.replace(" … ", " something ");
@@ -154,9 +158,16 @@ fn exchange_renderings(service: &str, text: &str) -> Vec<String> {
         "AWS STS" | "AWS IAM" => out.push(format!(
             "botocore.exceptions.ClientError: An error occurred when calling the operation: {body}"
         )),
-        "Microsoft Entra ID" => out.push(format!(
-            "{{\"error\":\"invalid_client\",\"error_description\":\"{body} Trace ID: 0 Correlation ID: 0 Timestamp: 2026-01-01 00:00:00Z\"}}"
-        )),
+        "Microsoft Entra ID" => out.extend([
+            format!(
+                "{{\"error\":\"invalid_client\",\"error_description\":\"{body} Trace ID: 0 Correlation ID: 0 Timestamp: 2026-01-01 00:00:00Z\"}}"
+            ),
+            // azidentity's AuthenticationFailedError (sdk/azidentity/errors.go):
+            // the token endpoint's answer indented, one field a line.
+            format!(
+                "WorkloadIdentityCredential authentication failed. \nPOST https://login.microsoftonline.com/t/oauth2/v2.0/token\n{RULE}\nRESPONSE 401: 401 Unauthorized\n{RULE}\n{{\n  \"error\": \"invalid_client\",\n  \"error_description\": \"{body} Trace ID: 0\",\n  \"error_codes\": [\n    0\n  ]\n}}\n{RULE}\nTo troubleshoot, visit https://aka.ms/azsdk/go/identity/troubleshoot#workload"
+            ),
+        ]),
         // golang.org/x/oauth2/google's token exchange and impersonation, and
         // google-auth's RefreshError (Python).
         "Google Cloud STS" | "Google Cloud IAM" => out.extend([
