@@ -200,3 +200,35 @@ fn numbers_that_are_not_statuses_are_never_read_as_one() {
         );
     }
 }
+
+/// Ruby prints kubeclient's error by its message, which for a bodiless or
+/// bare answer is the status's name: the class beside it makes it an answer.
+#[test]
+fn a_ruby_error_whose_message_is_a_status_s_name_reads_as_that_status() {
+    let ruby: Vec<&Rendering> = RENDERINGS
+        .iter()
+        .filter(|r| r.client.starts_with("ruby kubeclient HttpError "))
+        .collect();
+    assert_eq!(ruby.len(), 2);
+    let mut wrong = Vec::new();
+    for status in apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400) {
+        for r in &ruby {
+            let text = r.render(&Parts {
+                code: status.code,
+                reason: "",
+                phrase: status.phrase,
+                dotnet: status.dotnet,
+                message: status.phrase,
+                verb: "GET",
+                url: "https://10.0.0.1:6443/api",
+            });
+            let got = classify(&text, None, ctx())
+                .ok()
+                .map(|report| report.results[0].diagnosis.classification);
+            if got != Some(Classification::from_status(status.code)) {
+                wrong.push(format!("{text}: {got:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
