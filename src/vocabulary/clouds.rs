@@ -32,6 +32,7 @@ const GO_V2: &str = "github.com/aws/aws-sdk-go-v2 aws/transport/http/response_er
 const BOTOCORE: &str = "github.com/boto/botocore botocore/exceptions.py (ClientError.MSG_TEMPLATE: \"An error occurred ({error_code}) when calling the {operation_name} operation{retry_info}: {error_message}\"), 1.x (and the AWS CLI)";
 const JAVA_V1: &str = "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/AmazonServiceException.java (getMessage: \"MESSAGE (Service: S; Status Code: N; Error Code: C; Request ID: R)\"), 1.x";
 const JAVA_V2: &str = "github.com/aws/aws-sdk-java-v2 core/aws-core/src/main/java/software/amazon/awssdk/awscore/exception/AwsServiceException.java (getMessage: \"MESSAGE (Service: S, Status Code: N, Request ID: R)\"), 2.x";
+const JS_V3: &str = "github.com/smithy-lang/smithy-typescript packages/types/src/response.ts (ResponseMetadata.httpStatusCode, the $metadata of every aws-sdk-js-v3 service exception, as Node's util.inspect prints it), v3.x";
 const IAM_DENIED: &str =
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
 const EKS_AUTH_API: &str = "https://docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html (Errors)";
@@ -146,4 +147,5 @@ pub const AWS_ENVELOPES: &[Wording] = &[
     w(AWS, "status code: … , request id: ", "aws-sdk-go 1.x", Some(Cause::Unknown), GO_V1),
     w(AWS, "(Service: … ; Status Code: … ; Error Code: ", "aws-sdk-java 1.x", Some(Cause::Unknown), JAVA_V1),
     w(AWS, "(Service: … , Status Code: … , Request ID: ", "aws-sdk-java 2.x", Some(Cause::Unknown), JAVA_V2),
+    w(AWS, "httpStatusCode: ", "aws-sdk-js 3.x", Some(Cause::Unknown), JS_V3),
 ];

@@ -37,6 +37,9 @@ const SDKS: &[&str] = &[
     // aws-sdk-java 1.x and 2.x (2.x names the code only in the class).
     "com.amazonaws.services.securitytoken.model.AWSSecurityTokenServiceException: {message} (Service: AWSSecurityTokenService; Status Code: {status}; Error Code: {code}; Request ID: 1b7f7c8e; Proxy: null)",
     "software.amazon.awssdk.services.sts.model.StsException: {message} (Service: Sts, Status Code: {status}, Request ID: 1b7f7c8e)",
+    // aws-sdk-js 3.x as Node prints the exception (a modeled error's name
+    // ends in Exception: `InvalidIdentityTokenException`).
+    "{code}: {message}\n    at de_CommandError (/app/node_modules/@aws-sdk/client-sts/dist-cjs/index.js:1:1) {\n  '$fault': 'client',\n  '$metadata': {\n    httpStatusCode: {status},\n    requestId: '1b7f7c8e',\n    attempts: 1\n  }\n}",
 ];
 
 fn render(sdk: &str, code: &str, status: u16, message: &str) -> String {
