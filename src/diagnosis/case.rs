@@ -406,7 +406,11 @@ impl HttpAnswer {
         base.request_line = base.request_line.or(extra.request_line);
         base.relay = base.relay.or(extra.relay);
         base.relay_status = base.relay_status.or(extra.relay_status);
-        base.verdict = base.verdict.or(extra.verdict);
+        base.verdict = match (base.verdict, extra.verdict) {
+            // The words that name a cause over the service's bare answer.
+            (Some(a), Some(b)) if a.cause == Cause::Unknown => Some(b),
+            (a, b) => a.or(b),
+        };
         // A service that judged the token itself answered with the status
         // shown beside its refusal; kube-apiserver was never asked.
         if base.verdict.is_some() && base.relay_status.is_none() {

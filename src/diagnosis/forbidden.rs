@@ -15,6 +15,7 @@
 use super::case::RequestInfo;
 pub use super::escalation::{ESCALATIONS, Escalation, EscalationPath, GrantRisk};
 use super::next::Command;
+use crate::vocabulary::apimachinery::AUTHORIZER;
 
 pub use super::case::{ANONYMOUS, Forbidden, service_account_of};
 
@@ -22,6 +23,9 @@ impl Forbidden {
     /// Parses a 403 `message`; `None` if it does not follow the grammar.
     pub fn parse(message: &str) -> Option<Forbidden> {
         if let Some(f) = Forbidden::parse_kubelet(message) {
+            return Some(f);
+        }
+        if let Some(f) = Forbidden::parse_escalation(message) {
             return Some(f);
         }
         let message = unescape_html(message.trim());
@@ -68,6 +72,49 @@ impl Forbidden {
         // The kubelet's resources are the node's: nodes/proxy, nodes/stats…
         f.request.api_group = f.request.resource.is_some().then(String::new);
         (!f.user.is_empty() && !f.verb().is_empty()).then_some(f)
+    }
+
+    /// RBAC's escalation prevention (the `ConfirmNoEscalation` rows of
+    /// [`AUTHORIZER`]): the author of a Role or binding does not hold what it
+    /// grants. What allows it is `escalate` on the role, or `bind` on the role
+    /// a binding names (or holding the permissions themselves).
+    fn parse_escalation(message: &str) -> Option<Forbidden> {
+        AUTHORIZER
+            .iter()
+            .filter(|t| t.by.starts_with("ConfirmNoEscalation"))
+            .find(|t| t.found_in(message))?;
+        let (prefix, rest) = message.split_once(" is forbidden: ")?;
+        let user = match rest.split_once("user=&{") {
+            // The early form prints Go's `%v` of the user, `&{NAME UID
+            // [GROUPS] EXTRA}`: a name may hold spaces, a UID may be empty.
+            Some((_, u)) => u.split_once(" [")?.0.rsplit_once(' ')?.0,
+            None => rest.split_once("user \"")?.1.split('"').next()?,
+        };
+        let (head, _) = prefix.rsplit_once(".rbac.authorization.k8s.io")?;
+        let written = head.rsplit([' ', ':']).next()?;
+        let (verb, role) = match written {
+            "roles" | "clusterroles" => ("escalate", written),
+            "rolebindings" => ("bind", "roles"),
+            "clusterrolebindings" => ("bind", "clusterroles"),
+            _ => return None,
+        };
+        Some(Forbidden {
+            user: user.to_owned(),
+            request: RequestInfo {
+                verb: Some(verb.to_owned()),
+                resource: Some(role.to_owned()),
+                api_group: Some("rbac.authorization.k8s.io".to_owned()),
+                // A binding's message names the binding, not its role.
+                name: (verb == "escalate")
+                    .then(|| name_from_prefix(prefix))
+                    .flatten(),
+                ..RequestInfo::default()
+            },
+            // RBAC's registry refused after authorization said yes: no
+            // authorizer's reason.
+            reason: None,
+            kubelet: false,
+        })
     }
 
     /// What follows `cannot VERB `: the resource or path, the scope, the reason.
@@ -300,9 +347,12 @@ fn reason(rest: &str) -> Option<String> {
     let r = r
         .trim_start_matches(['.', ':', ' '])
         .trim_end_matches(['.', ' ']);
-    // kube-rs prints `{message}: {reason} ({status:?})`: the Status's reason
-    // word, not an authorizer's.
-    let r = r.split(" (Status {").next().unwrap_or(r);
+    // kube-rs prints `{message}: {reason} ({status:?})` (its ErrorResponse
+    // before 2.0, Status after): the Status's reason word, not an
+    // authorizer's.
+    let r = [" (Status {", " (ErrorResponse {"]
+        .iter()
+        .fold(r, |r, debug| r.split(debug).next().unwrap_or(r));
     if r == "Forbidden" {
         return None;
     }
@@ -642,5 +692,42 @@ mod tests {
         let f = parse(r#"forbidden: User "a&amp;b" cannot get path "/x&lt;y&gt;""#);
         assert_eq!(f.user, "a&b");
         assert_eq!(f.request.path.as_deref(), Some("/x<y>"));
+    }
+
+    /// RBAC's escalation prevention: what would allow a Role is `escalate`
+    /// on it, a binding `bind` on the role it names.
+    #[test]
+    fn an_escalation_is_the_verb_that_would_allow_it() {
+        for (message, verb, resource, name) in [
+            (
+                r#"clusterrolebindings.rbac.authorization.k8s.io "x" is forbidden: user "u" (groups=["g"]) is attempting to grant RBAC permissions not currently held:"#,
+                "bind",
+                "clusterroles",
+                None,
+            ),
+            (
+                r#"rolebindings.rbac.authorization.k8s.io "x" is forbidden: user "u" (groups=["g"]) is attempting to grant RBAC permissions not currently held:"#,
+                "bind",
+                "roles",
+                None,
+            ),
+            (
+                r#"Error: roles.rbac.authorization.k8s.io "x" is forbidden: attempt to grant extra privileges: [] user=&{u 1 [g] map[]} ownerrules=[]"#,
+                "escalate",
+                "roles",
+                Some("x"),
+            ),
+        ] {
+            let f = parse(message);
+            assert_eq!(f.user, "u");
+            assert_eq!(f.request.verb.as_deref(), Some(verb));
+            assert_eq!(f.request.resource.as_deref(), Some(resource));
+            assert_eq!(f.request.name.as_deref(), name);
+        }
+        // Another registry's refusal in the same words is not RBAC's.
+        assert!(
+            Forbidden::parse(r#"pods "x" is forbidden: user "u" (groups=["g"]) is attempting to grant RBAC permissions not currently held:"#)
+                .is_none()
+        );
     }
 }

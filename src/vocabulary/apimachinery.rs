@@ -441,7 +441,32 @@ pub const AUTHORIZER: &[Template] = &[
         "GKE 1.12+",
         "GKE's IAM authorizer (closed source; cloud.google.com/kubernetes-engine/docs/how-to/iam)",
     ),
+    // RBAC's escalation prevention: a Role or binding that would grant what
+    // its author does not hold is refused unless the author may `escalate`
+    // the role (`bind` the role a binding names).
+    t(
+        "ConfirmNoEscalation",
+        "user \"{user}\" (groups={groups}) is attempting to grant RBAC permissions not currently held",
+        403,
+        "Forbidden",
+        true,
+        "the current wording (its early form below)",
+        RBAC_RULE_GO,
+    ),
+    t(
+        "ConfirmNoEscalation (early RBAC)",
+        "attempt to grant extra privileges: {rules} user={user}",
+        403,
+        "Forbidden",
+        true,
+        "early RBAC releases",
+        RBAC_RULE_GO,
+    ),
 ];
+
+/// Where RBAC's escalation prevention words its refusal (wrapped in the
+/// registry's `NewForbidden`).
+pub const RBAC_RULE_GO: &str = "k8s.io/kubernetes pkg/registry/rbac/validation/rule.go (ConfirmNoEscalation); pkg/registry/rbac/role/policybased/storage.go; kubernetes.io/docs/reference/access-authn-authz/rbac (privilege escalation prevention)";
 
 /// client-go's message for an answer whose body was not a Status, per code
 /// (`NewGenericServerResponse` in [`ERRORS_GO`]), and kubectl's for a 401.

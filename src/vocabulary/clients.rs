@@ -61,7 +61,7 @@ const JAVA: &str = "kubernetes-client/java kubernetes/src/main/java/io/kubernete
 const FABRIC8: &str = "fabric8io/kubernetes-client kubernetes-client-api/.../KubernetesClientException.java (requestFailure); OperationSupport.java before 6.0; Status's toString (Lombok)";
 const NODE: &str = "kubernetes-client/javascript src/gen/apis/exception.ts (ApiException, 1.0+); src/api.ts HttpError (0.x)";
 const KUBE_RS: &str = "kube-rs/kube kube-core/src/error.rs (ErrorResponse: #[error(\"{message}: {reason}\")]) and kube-client/src/error.rs (#[error(\"ApiError: {0} ({0:?})\")])";
-const RUBY: &str = "ManageIQ/kubeclient lib/kubeclient/http_error.rb (HttpError#to_s; kube_exception.rb KubeException before 3.0)";
+const RUBY: &str = "ManageIQ/kubeclient lib/kubeclient/http_error.rb (HttpError#to_s, and attr_reader :message; kube_exception.rb KubeException before 3.0)";
 const DOTNET: &str = "kubernetes-client/csharp src/KubernetesClient/Autorest/HttpOperationException.cs and the generated operations (\"Operation returned an invalid status code '{0}'\")";
 const SKUBER: &str = "hagay3/skuber (doriordan/skuber) client/src/main/scala/skuber/api/client/package.scala (case class Status, K8SException)";
 const SPRING: &str =
@@ -187,6 +187,22 @@ pub const RENDERINGS: &[Rendering] = &[
         "KubeException: HTTP status code {code}, {message}",
         true,
         "≤2.x",
+        RUBY,
+    ),
+    // KubeException's attr_reader :message hides its to_s from Ruby's own
+    // printers: an uncaught error and Rails' log show the Status message.
+    r(
+        "ruby kubeclient HttpError uncaught",
+        "/usr/local/bundle/gems/kubeclient-4.11.0/lib/kubeclient/common.rb:130:in `rescue in handle_exception': {message} (Kubeclient::HttpError)",
+        false,
+        "all",
+        RUBY,
+    ),
+    r(
+        "ruby kubeclient HttpError in a Rails log",
+        "Kubeclient::HttpError ({message}):",
+        false,
+        "all",
         RUBY,
     ),
     r(

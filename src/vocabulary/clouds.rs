@@ -14,6 +14,8 @@
 use super::row::Cause;
 use super::row::{Wording, w};
 
+/// Any AWS service, as its SDKs print its answer.
+const AWS: &str = "AWS";
 const AWS_STS: &str = "AWS STS";
 const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
@@ -24,6 +26,13 @@ const GOOGLE_STS: &str = "Google Cloud STS";
 pub const GOOGLE_IAM: &str = "Google Cloud IAM";
 
 const STS_API: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html (Errors)";
+const ASSUME_ROLE_DENIED: &str = "https://repost.aws/knowledge-center/iam-assume-role-error (the caller's permissions policy and the role's trust policy must both allow it)";
+const GO_V1: &str = "github.com/aws/aws-sdk-go aws/awserr/types.go (requestError.Error: \"status code: %d, request id: %s\" under SprintError's \"CODE: MESSAGE\"), aws/credentials/stscreds/web_identity_provider.go (WebIdentityErr), v1.x";
+const GO_V2: &str = "github.com/aws/aws-sdk-go-v2 aws/transport/http/response_error.go (\"https response error StatusCode: %d, RequestID: %s, %v\"); github.com/aws/smithy-go errors.go (OperationError \"operation error %s: %s, %v\", GenericAPIError \"api error %s: %s\"), v1.x";
+const BOTOCORE: &str = "github.com/boto/botocore botocore/exceptions.py (ClientError.MSG_TEMPLATE: \"An error occurred ({error_code}) when calling the {operation_name} operation{retry_info}: {error_message}\"), 1.x (and the AWS CLI)";
+const JAVA_V1: &str = "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/AmazonServiceException.java (getMessage: \"MESSAGE (Service: S; Status Code: N; Error Code: C; Request ID: R)\"), 1.x";
+const JAVA_V2: &str = "github.com/aws/aws-sdk-java-v2 core/aws-core/src/main/java/software/amazon/awssdk/awscore/exception/AwsServiceException.java (getMessage: \"MESSAGE (Service: S, Status Code: N, Request ID: R)\"), 2.x";
+const JS_V3: &str = "github.com/smithy-lang/smithy-typescript packages/types/src/response.ts (ResponseMetadata.httpStatusCode, the $metadata of every aws-sdk-js-v3 service exception, as Node's util.inspect prints it), v3.x";
 const IAM_DENIED: &str =
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
 const EKS_AUTH_API: &str = "https://docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html (Errors)";
@@ -46,6 +55,8 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS_STS, "Couldn't retrieve verification key from your identity provider", "all (InvalidIdentityToken, IDPCommunicationError)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     w(AWS_STS, "OpenIDConnect provider's HTTPS certificate doesn't match configured thumbprint", "all (InvalidIdentityToken)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
+    w(AWS_STS, "AssumeRoleWithWebIdentity, … ExpiredTokenException: ", "aws-sdk-go-v2 1.x", Some(Cause::Expired), STS_API),
+    w(AWS_STS, "(Service: AWSSecurityTokenService; … Error Code: ExpiredTokenException", "aws-sdk-java 1.x", Some(Cause::Expired), STS_API),
     w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // The identity provider's claims (iss, sub, aud) were refused.
     w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),
@@ -53,19 +64,23 @@ pub const EXCHANGES: &[Wording] = &[
     // (botocore's `(CODE) when calling the OPERATION operation: MESSAGE`, the
     // Go SDKs' `CODE: MESSAGE`): in STS's XML the `<Message>` line beneath
     // `<Code>` may name one.
-    w(AWS_STS, "(InvalidIdentityToken) when calling the", "all (a message the rows above do not hold)", Some(Cause::Unknown), STS_API),
     w(AWS_STS, "InvalidIdentityToken: ", "all (a message the rows above do not hold)", Some(Cause::Unknown), STS_API),
-    w(AWS_STS, "(MalformedPolicyDocument) when calling the", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
     w(AWS_STS, "MalformedPolicyDocument: ", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
-    w(AWS_STS, "(PackedPolicyTooLarge) when calling the", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
     w(AWS_STS, "PackedPolicyTooLarge: ", "all (the session policy, not the token)", Some(Cause::Unknown), STS_API),
-    w(AWS_STS, "(RegionDisabledException) when calling the", "all (STS not activated in the region)", Some(Cause::Unknown), STS_API),
     w(AWS_STS, "RegionDisabledException: ", "all (STS not activated in the region)", Some(Cause::Unknown), STS_API),
+    // STS's answer to the exchange, whatever its code and message
+    // (`AccessDenied` is every AWS API's: its code alone names no service).
+    w(AWS_STS, "when calling the AssumeRoleWithWebIdentity operation", "botocore 1.x", Some(Cause::Unknown), BOTOCORE),
     w(AWS_IAM, "Roles may not be assumed by root accounts", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // AssumeRole (not the web identity exchange) needs the caller's policy
+    // and the role's trust policy: the refusal does not say which said no.
+    w(AWS_IAM, "is not authorized to perform: sts:AssumeRole on resource", "all", Some(Cause::Unknown), ASSUME_ROLE_DENIED),
     w(AWS_IAM, "is not authorized to perform: ", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
     // botocore's form of an AWS API's refusal of the caller; STS, the one that
     // judges the projected token, says `AccessDenied` instead.
     w(AWS_IAM, "(AccessDeniedException) when calling the", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // Any AWS API's answer, as botocore prints it.
+    w(AWS, "An error occurred ( … ) when calling the ", "botocore 1.x", Some(Cause::Unknown), BOTOCORE),
     // EKS Pod Identity: the agent checks the token's form, EKS Auth the rest.
     w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ResourceNotFoundException", "all", Some(Cause::PodIdentityAssociationMissing), EKS_AUTH_API),
     w(EKS_POD_IDENTITY, "(ResourceNotFoundException): … fault: ", "v0.1.17+", Some(Cause::PodIdentityAssociationMissing), AGENT_ERRORS),
@@ -111,4 +126,26 @@ pub const EXCHANGES: &[Wording] = &[
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
     // prints it: `ResponseError: code=403, message=Required …`).
     w(GOOGLE_IAM, "Required \" … \" permission(s) for", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions; https://cloud.google.com/kubernetes-engine/docs/troubleshooting"),
+    // Any Google API's refusal of the caller in Google's error model
+    // (google.rpc.Code 7, HTTP 403), as the Go and Python auth libraries
+    // quote it: IAM Credentials' generateAccessToken says only "The caller
+    // does not have permission".
+    w(GOOGLE_IAM, "PERMISSION_DENIED", "all (google.rpc.Code PERMISSION_DENIED)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/apis/design/errors (Handling errors: PERMISSION_DENIED, 403)"),
+];
+
+/// An AWS API's answer as the Go and Java SDKs print it, read only where the
+/// line states the status (Go's `StatusCode: 0` is a request that got no
+/// answer): the status is that API's own, its refusal the cloud's, never
+/// kube-apiserver's RBAC or authentication. Read after [`EXCHANGES`], whose
+/// rows name a cause.
+#[rustfmt::skip]
+pub const AWS_ENVELOPES: &[Wording] = &[
+    w(AWS_STS, "AssumeRoleWithWebIdentity, … https response error StatusCode: ", "aws-sdk-go-v2 1.x", Some(Cause::Unknown), GO_V2),
+    w(AWS_STS, "(Service: AWSSecurityTokenService; Status Code: ", "aws-sdk-java 1.x", Some(Cause::Unknown), JAVA_V1),
+    w(AWS_STS, "(Service: Sts, Status Code: ", "aws-sdk-java 2.x", Some(Cause::Unknown), JAVA_V2),
+    w(AWS, "operation error … https response error StatusCode: ", "aws-sdk-go-v2 1.x", Some(Cause::Unknown), GO_V2),
+    w(AWS, "status code: … , request id: ", "aws-sdk-go 1.x", Some(Cause::Unknown), GO_V1),
+    w(AWS, "(Service: … ; Status Code: … ; Error Code: ", "aws-sdk-java 1.x", Some(Cause::Unknown), JAVA_V1),
+    w(AWS, "(Service: … , Status Code: … , Request ID: ", "aws-sdk-java 2.x", Some(Cause::Unknown), JAVA_V2),
+    w(AWS, "httpStatusCode: ", "aws-sdk-js 3.x", Some(Cause::Unknown), JS_V3),
 ];

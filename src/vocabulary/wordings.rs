@@ -82,6 +82,7 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
         .chain(transport::CURL_CODES)
         .chain(transport::NOT_A_FAILURE)
         .chain(clouds::EXCHANGES)
+        .chain(clouds::AWS_ENVELOPES)
         .chain(SERVICES)
 }
 

@@ -8,6 +8,7 @@ use chrono::TimeDelta;
 
 use super::Context;
 
+mod aws;
 mod statuses;
 mod transports;
 

@@ -200,3 +200,106 @@ fn numbers_that_are_not_statuses_are_never_read_as_one() {
         );
     }
 }
+
+/// Ruby prints kubeclient's error by its message, which for a bodiless or
+/// bare answer is the status's name: the class beside it makes it an answer.
+#[test]
+fn a_ruby_error_whose_message_is_a_status_s_name_reads_as_that_status() {
+    let ruby: Vec<&Rendering> = RENDERINGS
+        .iter()
+        .filter(|r| r.client.starts_with("ruby kubeclient HttpError "))
+        .collect();
+    assert_eq!(ruby.len(), 2);
+    let mut wrong = Vec::new();
+    for status in apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400) {
+        for r in &ruby {
+            let text = r.render(&Parts {
+                code: status.code,
+                reason: "",
+                phrase: status.phrase,
+                dotnet: status.dotnet,
+                message: status.phrase,
+                verb: "GET",
+                url: "https://10.0.0.1:6443/api",
+            });
+            let got = classify(&text, None, ctx())
+                .ok()
+                .map(|report| report.results[0].diagnosis.classification);
+            if got != Some(Classification::from_status(status.code)) {
+                wrong.push(format!("{text}: {got:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every authorizer's sentence (RBAC's, the managed clusters', RBAC's
+/// escalation prevention), after `NewForbidden`'s prefix, in every client's
+/// rendering: a 403 the authorizers refused, never an admission plugin's.
+#[test]
+fn every_authorizer_sentence_in_every_rendering_is_the_authorizers_refusal() {
+    const VALUES: &[(&str, &str)] = &[
+        ("{verb}", "create"),
+        ("{resource}", "roles"),
+        ("{group}", "rbac.authorization.k8s.io"),
+        ("{namespace}", "a"),
+        ("{path}", "/metrics"),
+        ("{permission}", "container.roles.create"),
+        ("{groups}", "[\"system:serviceaccounts\"]"),
+        (
+            "{rules}",
+            "[{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\"]}]",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for t in apimachinery::AUTHORIZER {
+        // The early escalation wording prints Go's `%v` of the user.
+        let user = if t.text.contains("user={user}") {
+            "&{system:serviceaccount:a:b 6e3c [system:serviceaccounts] map[]}"
+        } else {
+            "system:serviceaccount:a:b"
+        };
+        let sentence = VALUES
+            .iter()
+            .fold(t.text.replace("{user}", user), |s, (k, v)| s.replace(k, v));
+        let message = format!("roles.rbac.authorization.k8s.io \"x\" is forbidden: {sentence}");
+        // A rendering without the message cannot carry the sentence; and
+        // the reader of client-node 0.x's object dump cuts a message at the
+        // early wording's Go-printed rules (`[{APIGroups:…`), before the user.
+        let early = t.text.contains("user={user}");
+        let carried = |r: &&Rendering| {
+            r.text.contains("{message") && !(early && r.client == "client-node 0.x HttpError body")
+        };
+        for r in RENDERINGS.iter().filter(carried) {
+            let status = apimachinery::http_status(403).unwrap();
+            let text = r.render(&Parts {
+                code: 403,
+                reason: "Forbidden",
+                phrase: status.phrase,
+                dotnet: status.dotnet,
+                message: &message,
+                verb: "POST",
+                url: "https://10.0.0.1:6443/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles",
+            });
+            let got = classify(&text, None, ctx()).ok().map(|report| {
+                let d = &report.results[0].diagnosis;
+                (d.classification, d.cause())
+            });
+            // GKE's sentence names its IAM authorizer beside RBAC.
+            let cause = if t.by.starts_with("GKE") {
+                Cause::NonRbacAuthorizerDenied
+            } else {
+                Cause::RbacDenied
+            };
+            if got != Some((Classification::Forbidden, cause)) {
+                wrong.push(format!("{} × {}: {got:?}\n{text}", t.by, r.client));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

@@ -146,6 +146,10 @@ fn a_curl_verification_code_under_any_backend_is_a_tls_failure() {
     }
 }
 
+/// azidentity's rule between the parts of its error.
+const RULE: &str =
+    "--------------------------------------------------------------------------------";
+
 /// The status a cloud's exchange answers a row with, on the client's line.
 fn exchange_renderings(service: &str, text: &str) -> Vec<String> {
     let body = text.replace(" … ", " something ");
@@ -154,9 +158,26 @@ fn exchange_renderings(service: &str, text: &str) -> Vec<String> {
         "AWS STS" | "AWS IAM" => out.push(format!(
             "botocore.exceptions.ClientError: An error occurred when calling the operation: {body}"
         )),
-        "Microsoft Entra ID" => out.push(format!(
-            "{{\"error\":\"invalid_client\",\"error_description\":\"{body} Trace ID: 0 Correlation ID: 0 Timestamp: 2026-01-01 00:00:00Z\"}}"
-        )),
+        "Microsoft Entra ID" => out.extend([
+            format!(
+                "{{\"error\":\"invalid_client\",\"error_description\":\"{body} Trace ID: 0 Correlation ID: 0 Timestamp: 2026-01-01 00:00:00Z\"}}"
+            ),
+            // azidentity's AuthenticationFailedError (sdk/azidentity/errors.go):
+            // the token endpoint's answer indented, one field a line.
+            format!(
+                "WorkloadIdentityCredential authentication failed. \nPOST https://login.microsoftonline.com/t/oauth2/v2.0/token\n{RULE}\nRESPONSE 401: 401 Unauthorized\n{RULE}\n{{\n  \"error\": \"invalid_client\",\n  \"error_description\": \"{body} Trace ID: 0\",\n  \"error_codes\": [\n    0\n  ]\n}}\n{RULE}\nTo troubleshoot, visit https://aka.ms/azsdk/go/identity/troubleshoot#workload"
+            ),
+        ]),
+        // golang.org/x/oauth2/google's token exchange and impersonation, and
+        // google-auth's RefreshError (Python).
+        "Google Cloud STS" | "Google Cloud IAM" => out.extend([
+            format!(
+                "oauth2/google: status code 400: {{\"error\":\"invalid_grant\",\"error_description\":\"{body}\"}}"
+            ),
+            format!(
+                "google.auth.exceptions.RefreshError: ('Unable to acquire impersonated credentials', '{{\\n  \"error\": {{\\n    \"code\": 403,\\n    \"message\": \"{body}\"}}}}')"
+            ),
+        ]),
         _ => out.push(format!("error: {body}")),
     }
     out
@@ -225,4 +246,12 @@ fn texts_that_only_look_like_failures_are_not_read_as_failures() {
             Err(e) => panic!("{text}: {e:?}"),
         }
     }
+}
+
+/// IAM Credentials' refusal to mint a token for the workload, as
+/// golang.org/x/oauth2/google quotes it: its 403 is Google's, never RBAC's.
+#[test]
+fn a_google_api_s_refusal_is_the_cloud_s_whatever_its_message() {
+    let text = r#"oauth2/google: unable to generate access token: Post "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/x@p.iam.gserviceaccount.com:generateAccessToken": status code 403: {"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#;
+    assert_eq!(read(text).unwrap().1, Cause::CloudCallerDenied);
 }

@@ -5,8 +5,8 @@
 //! bindings. Their reason is specific enough to name the cause; the status,
 //! when the text shows one, is read by the other extractors.
 //!
-//! Wordings: [`crate::vocabulary::clouds::EXCHANGES`] (each row cites its
-//! API reference or source file) and Vault's role bindings
+//! Wordings: [`crate::vocabulary::clouds::EXCHANGES`] and the AWS SDKs'
+//! envelopes (each row cites its API reference or source file) and Vault's role bindings
 //! ([`crate::vocabulary::wordings::SERVICES`]).
 
 use std::sync::LazyLock;
@@ -14,26 +14,32 @@ use std::sync::LazyLock;
 use super::super::artefact::ServiceVerdict;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
-use crate::vocabulary::clouds::EXCHANGES;
+use crate::vocabulary::clouds::{AWS_ENVELOPES, EXCHANGES};
 use crate::vocabulary::wordings::{SERVICES, Wording};
 
-fn rows() -> impl Iterator<Item = &'static Wording> {
-    EXCHANGES.iter().chain(SERVICES)
+/// The rows in the order they are read, each with whether it counts only
+/// where the line states a status.
+fn rows() -> impl Iterator<Item = (&'static Wording, bool)> {
+    let named = EXCHANGES.iter().chain(SERVICES).map(|w| (w, false));
+    named.chain(AWS_ENVELOPES.iter().map(|w| (w, true)))
 }
 
 /// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
     static ANY: LazyLock<Needles> = LazyLock::new(|| {
         Needles::new(
-            rows().map(|w| w.text.split(" … ").next().unwrap_or(w.text)),
+            rows().map(|(w, _)| w.text.split(" … ").next().unwrap_or(w.text)),
             false,
         )
     });
     if !ANY.any(line) {
         return None;
     }
-    rows().find_map(|w| {
+    rows().find_map(|(w, needs_status)| {
         let at = holds(line, w.text)?;
+        if needs_status && super::status::stated_code(line).is_none() {
+            return None;
+        }
         Some(ServiceVerdict {
             cause: w.cause?,
             service: w.printed_by,

@@ -176,11 +176,22 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
     }
 }
 
-/// String fields whose value is a program's message.
+/// String fields whose value is a program's message (`error_description`:
+/// an OAuth 2.0 token endpoint's error response, RFC 6749 section 5.2, as
+/// Entra ID and Google's STS answer a token exchange).
 fn is_text_field(key: &str) -> bool {
     matches!(
         key,
-        "msg" | "message" | "error" | "err" | "errors" | "log" | "reason" | "detail" | "details"
+        "msg"
+            | "message"
+            | "error"
+            | "error_description"
+            | "err"
+            | "errors"
+            | "log"
+            | "reason"
+            | "detail"
+            | "details"
     )
 }
 

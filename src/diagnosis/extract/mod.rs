@@ -297,15 +297,7 @@ impl<'a> Scanner<'a> {
         let mut found = Segment::new(number, stamp);
         // Read from the raw text: the wordings hold no quotes, and a JSON
         // body around them is often cut short.
-        if let Some(v) = exchange::find(text) {
-            // A body: the status, when shown, is on the client's own line.
-            let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
-            let facts = HttpAnswer {
-                verdict: Some(v),
-                ..relayed
-            };
-            found.http(facts, SourceType::ClientError, clients::label(text));
-        }
+        refusal_of_a_service(&mut found, text);
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
             if let Some(u) = url::url_in_command(cmd.line) {
@@ -461,6 +453,9 @@ impl<'a> Scanner<'a> {
                 }
                 json::Doc::Text(s) => {
                     for part in s.split('\n').filter(|p| !p.trim().is_empty()) {
+                        // A document over several lines (an OAuth error's
+                        // error_description) is read as its lines would be.
+                        refusal_of_a_service(found, part);
                         self.loose(found, part, None);
                     }
                 }
@@ -881,6 +876,20 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     };
     case.user.get_or_insert(f.user);
     Some(f.request)
+}
+
+/// A service's refusal of the token (a cloud's token exchange, Vault's
+/// role) found in `text`, with the status its client's line shows.
+fn refusal_of_a_service(found: &mut Found, text: &str) {
+    if let Some(v) = exchange::find(text) {
+        // A body: the status, when shown, is on the client's own line.
+        let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
+        let facts = HttpAnswer {
+            verdict: Some(v),
+            ..relayed
+        };
+        found.http(facts, SourceType::ClientError, clients::label(text));
+    }
 }
 
 #[cfg(test)]

@@ -348,18 +348,26 @@ fn access_log_status(after: &str) -> Option<u16> {
 }
 
 /// `…Exception: Forbidden`, `…Error: Too Many Requests`: an exception whose
-/// whole message is a status's name.
+/// whole message is a status's name; and Ruby's own printings of one, whose
+/// class stands after the message (`…: Unauthorized (Kubeclient::HttpError)`,
+/// an uncaught error) or before it (`Kubeclient::HttpError (Unauthorized):`,
+/// Rails' log).
 fn exception_reason(line: &str) -> Option<u16> {
+    let class = |s: &str| s.ends_with("Exception") || s.ends_with("Error");
     names_in(line).into_iter().find_map(|(i, name, code)| {
-        let before = line[..i].trim_end_matches([' ', ':']);
+        let before = line[..i].trim_end_matches([' ', ':', '(']);
         let after = line[i + name.len()..].trim_end();
-        let exception = before.ends_with("Exception") || before.ends_with("Error");
+        let class_after = after
+            .strip_prefix(" (")
+            .and_then(|a| a.split_once(')'))
+            .is_some_and(|(c, _)| class(c));
+        let exception = class(before) || class_after;
         // The name is the message, or ends it before punctuation: not the
         // first word of a sentence (`Error: Invalid value`).
         let whole = after.is_empty()
             || after.starts_with([':', ',', '.', '(', ')', '!', ';', '"', '\''])
             || after.starts_with(" (");
-        (exception && whole && line[..i].ends_with([' ', ':'])).then_some(code)
+        (exception && whole && line[..i].ends_with([' ', ':', '('])).then_some(code)
     })
 }
 

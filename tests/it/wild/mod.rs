@@ -47,13 +47,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 333;
+const DEVELOPMENT_FLOOR: usize = 334;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 124;
+const EVALUATION_FLOOR: usize = 125;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 346;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 347;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 127;
+const EVALUATION_FLOOR_WITH_RULE: usize = 128;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
