@@ -880,7 +880,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
 
 /// A service's refusal of the token (a cloud's token exchange, Vault's
 /// role) found in `text`, with the status its client's line shows.
-fn refusal_of_a_service(found: &mut Found, text: &str) {
+fn refusal_of_a_service(found: &mut Segment, text: &str) {
     if let Some(v) = exchange::find(text) {
         // A body: the status, when shown, is on the client's own line.
         let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
