@@ -13,6 +13,9 @@
 //! - [`apimachinery`]: kube-apiserver's Status reasons, apimachinery's message
 //!   templates, client-go's texts for an answer without a body, the
 //!   authorizer's sentence, and the HTTP reason phrases.
+//! - [`authenticators`]: the authenticators' messages in kube-apiserver's
+//!   authentication error aggregate (ServiceAccount, OIDC, x509, go-jose,
+//!   Vault's own claim checks).
 //! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
@@ -23,6 +26,7 @@
 //!   Entra ID, Google STS and IAM Credentials).
 
 pub mod apimachinery;
+pub mod authenticators;
 pub mod cause;
 pub mod clients;
 pub mod clouds;
