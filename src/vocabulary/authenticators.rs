@@ -215,7 +215,7 @@ pub const MESSAGES: &[Message] = &[
     m(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose"), JWT_GO),
     m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::IssuerInvalid, "token issuer \"ISSUER\" is invalid"), JWT_GO),
     m(K::AudienceInvalid, Cause::AudienceMismatch, "1.13+", S(Shape::AudienceInvalid, "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]"), JWT_GO),
-    m(K::AudienceNotMatched, Cause::AudienceMismatch, "all", P("unable to match the audience"), "k8s.io/apiserver pkg/endpoints/filters/authentication.go (WithAuthentication; some releases capitalise `Unable`)"),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, "all", P("unable to match the audience"), "k8s.io/apiserver pkg/endpoints/filters/authentication.go (WithAuthentication; some releases capitalise Unable)"),
     // The OIDC authenticator judging a token of its issuer: only tokens
     // whose iss is its issuer reach it.
     m(K::JwtAuthenticatorNotInitialized, Cause::JwtIssuerUnreachable, OIDC_ERA, L("oidc: authenticator not initialized"), OIDC),

@@ -16,6 +16,10 @@
 //! - [`authenticators`]: the authenticators' messages in kube-apiserver's
 //!   authentication error aggregate (ServiceAccount, OIDC, x509, go-jose,
 //!   Vault's own claim checks).
+//! - [`refusals`]: the authorizers' reasons (RBAC, Node, a managed
+//!   cluster's) and the admission plugins' refusals.
+//! - [`checkers`]: the meshes' identity services and Vault, which review a
+//!   token themselves.
 //! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
@@ -28,8 +32,10 @@
 pub mod apimachinery;
 pub mod authenticators;
 pub mod cause;
+pub mod checkers;
 pub mod clients;
 pub mod clouds;
+pub mod refusals;
 pub mod row;
 pub mod transport;
 pub mod wordings;

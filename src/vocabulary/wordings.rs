@@ -71,12 +71,28 @@ pub const WORDINGS: &[Wording] = &[
     w(EXTERNAL_SIGNER, "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs", "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)", None, EXTERNAL_JWT),
 ];
 
-/// Every wording of the table: what other components say, transport
+/// Every wording of the tables of [`Wording`] rows: what other components
+/// say, the authorizers' and admission plugins' refusals, transport
 /// failures, and the services that judge a token themselves.
 pub fn all() -> impl Iterator<Item = &'static Wording> {
+    use super::{checkers, refusals};
     WORDINGS
         .iter()
         .chain(SETUP_FAILURES)
+        .chain(refusals::RBAC_REASONS)
+        .chain(refusals::NODE_AUTHORIZER_REASONS)
+        .chain(refusals::NO_OPINION_REASONS)
+        .chain(refusals::SERVICE_ACCOUNT_NO_TOKEN)
+        .chain(refusals::SERVICE_ACCOUNT_MISSING)
+        .chain([&refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY])
+        .chain(refusals::NODE_RESTRICTION)
+        .chain(refusals::QUOTA_EXCEEDED)
+        .chain(checkers::NOT_AUTHENTICATED)
+        .chain(checkers::MESH_REVIEW_REFUSED)
+        .chain([
+            &checkers::VAULT_REVIEW_REFUSED,
+            &checkers::VAULT_NOT_AUTHENTICATED,
+        ])
         .chain(TOKEN_GRANTED)
         .chain(transport::TRANSPORT)
         .chain(transport::CURL_CODES)
