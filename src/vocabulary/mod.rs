@@ -20,6 +20,10 @@
 //!   cluster's) and the admission plugins' refusals.
 //! - [`checkers`]: the meshes' identity services and Vault, which review a
 //!   token themselves.
+//! - [`rbac`]: RBAC's privilege escalation paths, which every suggested
+//!   grant is checked against.
+//! - [`cues`]: what tells a line apart (a client's name, curl's verbose
+//!   lines, a prompt, a Status's kind) and the prefilter's generic anchors.
 //! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
@@ -35,6 +39,8 @@ pub mod cause;
 pub mod checkers;
 pub mod clients;
 pub mod clouds;
+pub mod cues;
+pub mod rbac;
 pub mod refusals;
 pub mod row;
 pub mod transport;

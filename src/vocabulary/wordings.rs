@@ -186,8 +186,12 @@ pub const ONWARD_CALLS: &[Wording] = &[
     w("kube-apiserver", "failed calling webhook", "all", None, "k8s.io/apiserver pkg/admission/plugin/webhook/errors"),
     w("kube-apiserver", "error dialing backend", "all", None, "k8s.io/apiserver proxy (exec, logs, port-forward to a kubelet)"),
     w("kube-apiserver", "error trying to reach service", "all", None, "k8s.io/apiserver proxy (aggregated APIs, services/proxy)"),
-    w("kube-apiserver", "Trying to reach: '", "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
+    w("kube-apiserver", PROXY_TARGET, "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
 ];
+
+/// The second line of kube-apiserver's proxy error body
+/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
+pub const PROXY_TARGET: &str = "Trying to reach: '";
 
 /// Services other than kube-apiserver and the clouds that judge a
 /// ServiceAccount token and say why they refused it: Vault's role bindings
