@@ -15,14 +15,14 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use crate::diagnosis::extract::layers::unescape_once;
-use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
+use crate::diagnosis::wordings::{self, Wording};
 use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
 use crate::vocabulary::cues::PREFILTER_WORDS;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 /// The anchors, as [`shortest`] leaves them.
 static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
+    let wordings = wordings::all().map(literal);
     // apimachinery's messages and client-go's texts for a bodiless answer, by
     // the longest part each prints whatever its values.
     let templates = TEMPLATES.iter().chain(GENERIC).map(|t| {

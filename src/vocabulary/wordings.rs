@@ -72,8 +72,9 @@ pub const WORDINGS: &[Wording] = &[
 ];
 
 /// Every wording of the tables of [`Wording`] rows: what other components
-/// say, the authorizers' and admission plugins' refusals, transport
-/// failures, and the services that judge a token themselves.
+/// say, the authorizers' and admission plugins' refusals, kube-apiserver's
+/// onward calls, transport failures, and the services that judge a token
+/// themselves.
 pub fn all() -> impl Iterator<Item = &'static Wording> {
     use super::{checkers, refusals};
     WORDINGS
@@ -93,6 +94,7 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
             &checkers::VAULT_REVIEW_REFUSED,
             &checkers::VAULT_NOT_AUTHENTICATED,
         ])
+        .chain(ONWARD_CALLS)
         .chain(TOKEN_GRANTED)
         .chain(transport::TRANSPORT)
         .chain(transport::CURL_CODES)
