@@ -56,8 +56,18 @@ pub const NO_OPINION_REASONS: &[Wording] = &[
 #[rustfmt::skip]
 pub const SERVICE_ACCOUNT_NO_TOKEN: &[Wording] = &[
     w(SA_ADMISSION, "no API token found for service account ", "≤1.23 (NAMESPACE/NAME, retry after the token is automatically created and added to the service account)", Some(Cause::ServiceAccountAdmission), SA_ADMISSION_GO),
-    w(SA_ADMISSION, "No API token found for service account ", "≤1.5 (\"NAME\", retry after …)", Some(Cause::ServiceAccountAdmission), SA_ADMISSION_GO),
+    NO_API_TOKEN_CAPITALISED,
 ];
+
+/// ≤1.5's capitalised wording (a 504 ServerTimeout), which also opens a
+/// refusal of its own.
+pub const NO_API_TOKEN_CAPITALISED: Wording = w(
+    SA_ADMISSION,
+    "No API token found for service account ",
+    "≤1.5 (\"NAME\", retry after …)",
+    Some(Cause::ServiceAccountAdmission),
+    SA_ADMISSION_GO,
+);
 
 /// The ServiceAccount admission plugin: the pod's ServiceAccount is missing.
 #[rustfmt::skip]
@@ -101,3 +111,37 @@ pub const QUOTA_EXCEEDED: &[Wording] = &[
     w(QUOTA, "Exceeded quota: ", "1.2 and before, OpenShift 3.x", Some(Cause::QuotaExceeded), QUOTA_GO),
     w(QUOTA, "Failed quota: ", "1.2 and before, OpenShift 3.x", Some(Cause::QuotaExceeded), QUOTA_GO),
 ];
+
+/// A validating or mutating admission webhook's refusal, as kube-apiserver
+/// words it (`… without explanation` when the webhook gave none).
+pub const ADMISSION_WEBHOOK: Wording = w(
+    "kube-apiserver (an admission webhook's answer)",
+    "admission webhook \"NAME\" denied the request: REASON",
+    "1.9+ (admission webhooks)",
+    Some(Cause::WebhookDenied),
+    "k8s.io/apiserver pkg/admission/plugin/webhook/errors/statuserror.go (ToStatusErr)",
+);
+
+/// The PodSecurity admission plugin's refusal in enforce mode.
+pub const POD_SECURITY: Wording = w(
+    "the PodSecurity admission plugin",
+    "violates PodSecurity \"LEVEL:VERSION\": REASONS",
+    "1.22+",
+    Some(Cause::PodSecurityDenied),
+    "k8s.io/pod-security-admission admission/admission.go",
+);
+
+/// The words around an admission webhook's name in [`ADMISSION_WEBHOOK`]:
+/// `admission webhook "` and `" denied the request`.
+pub fn webhook_words() -> (&'static str, &'static str) {
+    let (open, rest) = ADMISSION_WEBHOOK
+        .text
+        .split_once("NAME")
+        .unwrap_or_default();
+    (open, rest.split(':').next().unwrap_or(rest))
+}
+
+/// The words before the policy in [`POD_SECURITY`]: `violates PodSecurity "`.
+pub fn pod_security_open() -> &'static str {
+    POD_SECURITY.text.split("LEVEL").next().unwrap_or_default()
+}

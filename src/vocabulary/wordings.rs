@@ -88,6 +88,7 @@ pub fn all() -> impl Iterator<Item = &'static Wording> {
         .chain([&refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY])
         .chain(refusals::NODE_RESTRICTION)
         .chain(refusals::QUOTA_EXCEEDED)
+        .chain([&refusals::ADMISSION_WEBHOOK, &refusals::POD_SECURITY])
         .chain(checkers::NOT_AUTHENTICATED)
         .chain(checkers::MESH_REVIEW_REFUSED)
         .chain([

@@ -3,16 +3,14 @@
 //! the authorizer's reason, if any) is only one of them; admission plugins
 //! and quota refuse with texts of their own, and each has its own fix.
 //!
-//! The authorizers' reasons and the ServiceAccount, NodeRestriction and
-//! ResourceQuota plugins' texts are [`crate::vocabulary::refusals`]; the
-//! PodSecurity (`violates PodSecurity "LEVEL:VERSION": …`, 1.22+) and webhook
-//! (`admission webhook "NAME" denied the request: …`) texts are read by their
-//! quoted names here.
+//! The authorizers' reasons and the admission plugins' and webhooks' texts
+//! are [`crate::vocabulary::refusals`].
 
 use super::super::forbidden::Forbidden;
 use crate::vocabulary::refusals::{
     NO_OPINION_REASONS, NODE_AUTHORIZER_REASONS, NODE_RESTRICTION, QUOTA_EXCEEDED, RBAC_REASONS,
     SERVICE_ACCOUNT_MISSING, SERVICE_ACCOUNT_NO_TOKEN, SERVICE_ACCOUNT_NOT_FOUND_RETRY,
+    pod_security_open, webhook_words,
 };
 use crate::vocabulary::row::Wording;
 
@@ -21,10 +19,11 @@ pub use crate::diagnosis::case::{Authorizer, Denial};
 /// Reads a refusal message; `None` when it is none of the above.
 pub fn parse(message: &str) -> Option<Denial> {
     let m = message.trim();
-    if let Some(i) = m.find("admission webhook \"") {
-        let rest = &m[i + 19..];
+    let (open, denied) = webhook_words();
+    if let Some(i) = m.find(open) {
+        let rest = &m[i + open.len()..];
         let (webhook, tail) = rest.split_once('"')?;
-        if tail.starts_with(" denied the request") {
+        if tail.starts_with(&denied[1..]) {
             return Some(Denial::Webhook {
                 webhook: webhook.to_owned(),
                 message: m.to_owned(),
@@ -36,8 +35,9 @@ pub fn parse(message: &str) -> Option<Denial> {
             message: m.to_owned(),
         });
     }
-    if let Some(i) = m.find("violates PodSecurity \"") {
-        let rest = &m[i + 22..];
+    let open = pod_security_open();
+    if let Some(i) = m.find(open) {
+        let rest = &m[i + open.len()..];
         let policy = rest.split('"').next().unwrap_or("").to_owned();
         return Some(Denial::PodSecurity {
             policy,
