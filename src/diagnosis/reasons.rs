@@ -573,35 +573,5 @@ fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
     found(Extent::Exact(whole.len()), |v| v.detail = Some(whole))
 }
 
-/// One wording kube-apiserver prints, as `explain` lists it: the text (values
-/// as UPPERCASE placeholders), the versions that print it, and its cause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Wording {
-    pub kind: ReasonKind,
-    pub cause: Cause,
-    pub era: &'static str,
-    pub text: &'static str,
-}
-
-/// Every wording this parser knows, in its matching order. A JWT
-/// authenticator's rules are listed with their placeholders by
-/// `diagnosis::wordings`, and the catch-all `oidc: ` is no wording.
-pub fn wordings() -> impl Iterator<Item = Wording> {
-    MESSAGES
-        .iter()
-        .filter(|p| !matches!(p.kind, K::JwtAuthenticatorRule | K::JwtAuthenticatorOther))
-        .map(|p| Wording {
-            kind: p.kind,
-            cause: p.cause,
-            era: p.era,
-            text: match p.matcher {
-                Matcher::Literal(text)
-                | Matcher::Prefix(text)
-                | Matcher::Uid(text)
-                | Matcher::Shaped(_, text) => text,
-            },
-        })
-}
-
 #[cfg(test)]
 mod tests;

@@ -261,6 +261,28 @@ pub const MESSAGES: &[Message] = &[
     m(K::CheckerClaimInvalid, Cause::AudienceMismatch, "Vault", L("claim \"aud\" is invalid"), VAULT_LOGIN),
 ];
 
+impl Message {
+    /// The message as `explain` lists it (values as UPPERCASE placeholders;
+    /// empty: not listed).
+    pub fn text(&self) -> &'static str {
+        match self.matcher {
+            Matcher::Literal(t) | Matcher::Prefix(t) | Matcher::Uid(t) | Matcher::Shaped(_, t) => t,
+        }
+    }
+}
+
+/// The messages `explain` lists, in matching order: a JWT authenticator's
+/// rules are listed with their placeholders by `wordings::WORDINGS`, the
+/// catch-all `oidc: ` is no wording, and a row without text has none.
+pub fn listed() -> impl Iterator<Item = &'static Message> {
+    MESSAGES.iter().filter(|m| {
+        !matches!(
+            m.kind,
+            ReasonKind::JwtAuthenticatorRule | ReasonKind::JwtAuthenticatorOther
+        ) && !m.text().is_empty()
+    })
+}
+
 /// The claims legacy.go checks (`<claim> claim is missing`, `sub claim is
 /// invalid`).
 pub const LEGACY_CLAIMS: [&str; 5] = [

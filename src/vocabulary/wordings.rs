@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::row::Cause;
 pub use super::row::Wording;
 use super::row::w;
-use super::{clouds, transport};
+use super::{checkers, clouds, refusals, transport};
 
 const APISERVER_WARNING: &str = "kube-apiserver (a warning on its answer)";
 const NODE_RESTRICTION_PLUGIN: &str = "the NodeRestriction admission plugin";
@@ -71,37 +71,39 @@ pub const WORDINGS: &[Wording] = &[
     w(EXTERNAL_SIGNER, "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs", "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)", None, EXTERNAL_JWT),
 ];
 
-/// Every wording of the tables of [`Wording`] rows: what other components
-/// say, the authorizers' and admission plugins' refusals, kube-apiserver's
-/// onward calls, transport failures, and the services that judge a token
-/// themselves.
+/// Every table of [`Wording`] rows, with what it holds (a heading of
+/// `explain --wordings`): what other components say, the authorizers' and
+/// admission plugins' refusals, the services that review a token,
+/// kube-apiserver's onward calls, transport failures, the clouds' token
+/// exchanges. `explain` and the prefilter read them all through [`all`].
+#[rustfmt::skip]
+pub const TABLES: &[(&str, &[Wording])] = &[
+    ("kube-apiserver's warnings, NodeRestriction, the kubelet, JWT authenticators", WORDINGS),
+    ("a program's own setup that failed before any request", SETUP_FAILURES),
+    ("RBAC's reasons", refusals::RBAC_REASONS),
+    ("the Node authorizer's reasons", refusals::NODE_AUTHORIZER_REASONS),
+    ("an authorizer with no opinion before RBAC", refusals::NO_OPINION_REASONS),
+    ("the ServiceAccount admission plugin: no token yet", refusals::SERVICE_ACCOUNT_NO_TOKEN),
+    ("the ServiceAccount admission plugin: no ServiceAccount", refusals::SERVICE_ACCOUNT_MISSING),
+    ("the ServiceAccount admission plugin before 1.9", &[refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY]),
+    ("the NodeRestriction admission plugin", refusals::NODE_RESTRICTION),
+    ("the ResourceQuota admission plugin", refusals::QUOTA_EXCEEDED),
+    ("admission webhooks and PodSecurity", &[refusals::ADMISSION_WEBHOOK, refusals::POD_SECURITY]),
+    ("a mesh's review answered without a reason", checkers::NOT_AUTHENTICATED),
+    ("a mesh's own review refused", checkers::MESH_REVIEW_REFUSED),
+    ("Vault's review", &[checkers::VAULT_REVIEW_REFUSED, checkers::VAULT_NOT_AUTHENTICATED]),
+    ("kube-apiserver's onward calls", ONWARD_CALLS),
+    ("a webhook token authenticator that granted a token", TOKEN_GRANTED),
+    ("transport failures before any answer", transport::TRANSPORT),
+    ("curl's exit codes", transport::CURL_CODES),
+    ("texts with a failure's words that are no failure", transport::NOT_A_FAILURE),
+    ("the clouds' token exchanges", clouds::EXCHANGES),
+    ("services that judge a token themselves", SERVICES),
+];
+
+/// Every wording of [`TABLES`], in their order.
 pub fn all() -> impl Iterator<Item = &'static Wording> {
-    use super::{checkers, refusals};
-    WORDINGS
-        .iter()
-        .chain(SETUP_FAILURES)
-        .chain(refusals::RBAC_REASONS)
-        .chain(refusals::NODE_AUTHORIZER_REASONS)
-        .chain(refusals::NO_OPINION_REASONS)
-        .chain(refusals::SERVICE_ACCOUNT_NO_TOKEN)
-        .chain(refusals::SERVICE_ACCOUNT_MISSING)
-        .chain([&refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY])
-        .chain(refusals::NODE_RESTRICTION)
-        .chain(refusals::QUOTA_EXCEEDED)
-        .chain([&refusals::ADMISSION_WEBHOOK, &refusals::POD_SECURITY])
-        .chain(checkers::NOT_AUTHENTICATED)
-        .chain(checkers::MESH_REVIEW_REFUSED)
-        .chain([
-            &checkers::VAULT_REVIEW_REFUSED,
-            &checkers::VAULT_NOT_AUTHENTICATED,
-        ])
-        .chain(ONWARD_CALLS)
-        .chain(TOKEN_GRANTED)
-        .chain(transport::TRANSPORT)
-        .chain(transport::CURL_CODES)
-        .chain(transport::NOT_A_FAILURE)
-        .chain(clouds::EXCHANGES)
-        .chain(SERVICES)
+    TABLES.iter().flat_map(|(_, rows)| rows.iter())
 }
 
 /// The wordings that mean `cause`.

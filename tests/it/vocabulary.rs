@@ -2,12 +2,11 @@
 //! in detection, and every row that names a cause is on that cause's
 //! `explain` page.
 
-use satoken::diagnosis::reasons::ReasonKind;
 use satoken::report::explain::ExplainJson;
-use satoken::vocabulary::authenticators::{MESSAGES, Matcher};
-use satoken::vocabulary::wordings;
+use satoken::vocabulary::{authenticators, wordings};
 
 use crate::diagnosis::{is_test_only, scan};
+use crate::support::satoken;
 
 /// String tables outside the vocabulary that are not wordings, and why.
 const NOT_WORDINGS: &[(&str, &str)] = &[
@@ -140,8 +139,8 @@ fn the_table_guard_sees_every_form() {
 }
 
 /// Every table of [`wordings::Wording`] rows in `src/vocabulary/`, by name,
-/// is read by `wordings::all()` (which `explain` and the prefilter read), or
-/// is a row of a table that is.
+/// is in `wordings::TABLES` (which `explain` and the prefilter read), or is a
+/// row of a table that is.
 #[test]
 fn every_wording_table_is_read_by_explain() {
     let dir = std::path::Path::new("src/vocabulary");
@@ -161,12 +160,12 @@ fn every_wording_table_is_read_by_explain() {
     }
     assert!(tables.len() > 10, "{tables:?}");
     let wordings = std::fs::read_to_string(dir.join("wordings.rs")).unwrap();
-    let all = wordings.split("pub fn all()").nth(1).unwrap();
-    let all = &all[..all.find("\n}\n").unwrap()];
+    let all = wordings.split("pub const TABLES").nth(1).unwrap();
+    let all = &all[..all.find("\n];\n").unwrap()];
     for name in tables {
-        // In all()'s chain, or a row of another table.
+        // In TABLES, or a row of another table.
         let read = all.contains(name.as_str()) || sources.contains(&format!("    {name},\n"));
-        assert!(read, "{name} is not read by wordings::all()");
+        assert!(read, "{name} is not in wordings::TABLES");
     }
 }
 
@@ -189,28 +188,54 @@ fn every_row_with_a_cause_is_on_its_explain_page() {
         );
         rows += 1;
     }
-    for m in MESSAGES {
-        let text = match m.matcher {
-            Matcher::Literal(t) | Matcher::Prefix(t) | Matcher::Uid(t) | Matcher::Shaped(_, t) => t,
-        };
-        // A JWT authenticator's rules are listed by wordings::WORDINGS with
-        // their placeholders; `oidc: ` alone is no wording.
-        let listed_elsewhere = matches!(
-            m.kind,
-            ReasonKind::JwtAuthenticatorRule | ReasonKind::JwtAuthenticatorOther
-        );
-        if text.is_empty() || listed_elsewhere {
-            continue;
-        }
+    for m in authenticators::listed() {
         let page = ExplainJson::new(m.cause);
         assert!(
             page.wordings
                 .iter()
-                .any(|o| o.text == text && o.versions == m.era),
-            "\"{text}\" is not on explain {}",
+                .any(|o| o.text == m.text() && o.versions == m.era),
+            "\"{}\" is not on explain {}",
+            m.text(),
             m.cause.as_str()
         );
         rows += 1;
     }
     assert!(rows > 200, "{rows} rows");
+}
+
+/// `explain --wordings` lists every row of every table, with its cause.
+#[test]
+fn explain_lists_every_wording() {
+    let out = satoken()
+        .args(["explain", "--wordings", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: Vec<(String, String)> = doc["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["wordings"].as_array().unwrap())
+        .map(|w| {
+            let cause = w["cause"].as_str().unwrap_or("").to_owned();
+            (w["text"].as_str().unwrap().to_owned(), cause)
+        })
+        .collect();
+    let cause = |c: Option<satoken::diagnosis::Cause>| c.map_or("", |c| c.as_str());
+    let rows = wordings::all()
+        .map(|w| (w.text, cause(w.cause)))
+        .chain(authenticators::listed().map(|m| (m.text(), m.cause.as_str())));
+    let mut count = 0;
+    for (text, cause) in rows {
+        assert!(
+            listed.iter().any(|(t, c)| t == text && c == cause),
+            "\"{text}\" ({cause}) is not listed"
+        );
+        count += 1;
+    }
+    assert_eq!(listed.len(), count);
+    let text = satoken().args(["explain", "--wordings"]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("the Node authorizer: \"no relationship found between node\""));
 }
