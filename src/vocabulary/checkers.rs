@@ -45,6 +45,18 @@ pub const MESH_REVIEW_REFUSED: &[Wording] = &[
     w(LINKERD, "error validating token for ", "all (IDENTITY: Unauthorized or … is forbidden: …)", Some(Cause::CheckerUnauthorized), LINKERD_IDENTITY),
 ];
 
+/// A webhook token authenticator's review that failed (kube-apiserver's
+/// `--authentication-token-webhook`, and every proxy built on the same
+/// package: kube-rbac-proxy, oauth-proxy): refused, or unanswered, as ERROR
+/// says.
+pub const WEBHOOK_REVIEW_FAILED: Wording = w(
+    "a webhook token authenticator",
+    "Failed to make webhook authenticator request: ERROR",
+    "all",
+    None,
+    "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
+);
+
 /// Words that say a line is a mesh identity service's about a review.
 pub const MESH_MARKS: &[&str] = &[
     "KubeJWTAuthenticator",

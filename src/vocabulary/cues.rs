@@ -255,3 +255,20 @@ pub const PREFILTER_WORDS: &[&str] = &[
     "not authorized",
     "unreachable",
 ];
+
+/// kubectl's wrapping of a server's message with the file it came from
+/// (`error when creating "x.yaml": MESSAGE`): k8s.io/kubectl
+/// pkg/cmd/util/helpers.go AddSourceToErr (`error when %s %q: %v`), with the
+/// verbs create, apply and the retrieval before an apply use.
+pub const KUBECTL_SOURCE_ERRORS: &[&str] = &[
+    "error when creating ",
+    "error when retrieving ",
+    "error when applying ",
+];
+
+/// What opens a client's line naming its request (`METHOD URL` after it):
+/// fabric8's `Failure executing: GET at: URL` (KubernetesClientException),
+/// Vault's API error (`URL: PUT …`), OkHttp's logging interceptor (`--> GET
+/// URL`), Go's `%v` of an `*http.Request`.
+pub const REQUEST_LINE_OPENERS: &[&str] =
+    &["Failure executing: ", "URL: ", "--> ", "request [&{Method:"];

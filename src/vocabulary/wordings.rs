@@ -92,6 +92,7 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("a mesh's review answered without a reason", checkers::NOT_AUTHENTICATED),
     ("a mesh's own review refused", checkers::MESH_REVIEW_REFUSED),
     ("Vault's review", &[checkers::VAULT_REVIEW_REFUSED, checkers::VAULT_NOT_AUTHENTICATED]),
+    ("a webhook token authenticator's review", &[checkers::WEBHOOK_REVIEW_FAILED]),
     ("kube-apiserver's onward calls", ONWARD_CALLS),
     ("a webhook token authenticator that granted a token", TOKEN_GRANTED),
     ("transport failures before any answer", transport::TRANSPORT),

@@ -13,6 +13,7 @@ use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
 use crate::vocabulary::checkers::{
     CHECKER_NAMES, VAULT_CLAIMS, VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED,
+    WEBHOOK_REVIEW_FAILED,
 };
 use crate::vocabulary::wordings::SERVICES;
 
@@ -123,8 +124,9 @@ pub fn find(line: &str) -> Option<Found> {
         found.http = Some(super::status::unauthorized(message.to_owned(), 1));
         return Some(found);
     }
-    if let Some(i) = t.find("Failed to make webhook authenticator request: ") {
-        let err = t[i + 46..].trim();
+    let open = WEBHOOK_REVIEW_FAILED.text.trim_end_matches("ERROR");
+    if let Some(i) = t.find(open) {
+        let err = t[i + open.len()..].trim();
         found.failure = Some(Failure {
             call: call(err),
             checker: name(t).or(Some("a webhook token authenticator")),
