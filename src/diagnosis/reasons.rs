@@ -151,15 +151,14 @@ impl AuthReason {
     }
 }
 
-/// Reads a message of `shape` at the start of `text`.
-fn shaped(shape: Shape, text: &str) -> Option<(Extent, ReasonValues)> {
+/// Reads a message of `shape`, worded as `words`, at the start of `text`.
+fn shaped(shape: Shape, words: &str, text: &str) -> Option<(Extent, ReasonValues)> {
     match shape {
         Shape::JoseTime(claim) => jose_time(text, claim),
-        Shape::IssuerInvalid => issuer_invalid(text),
+        Shape::Value(value) => one_value(text, words, value),
         Shape::AudienceInvalid => audience_invalid(text),
         Shape::JwtRule => jwt_authenticator_rule(text),
-        Shape::ServiceAccountNotFound => sa_not_found(text),
-        Shape::ServiceAccountDeleted(open) => sa_deleted(text, open),
+        Shape::NamespacedName => namespaced_name(text, words),
         Shape::LegacyMarkedInvalid => legacy_marked_invalid(text),
         Shape::LegacyClaim => legacy_claim(text),
         Shape::CertificateWindow(which) => cert_window(text, which),
@@ -174,7 +173,7 @@ enum Extent {
     ToBoundary,
 }
 
-use crate::vocabulary::authenticators::{LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape};
+use crate::vocabulary::authenticators::{LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value};
 use crate::wire::string_codes;
 use ReasonKind as K;
 
@@ -369,7 +368,7 @@ fn match_at(text: &str) -> Option<(&'static Message, Extent, ReasonValues)> {
                 .starts_with(open)
                 .then(|| (Extent::ToBoundary, ReasonValues::default()))?,
             Matcher::Uid(shape) => uid_mismatch(text, shape)?,
-            Matcher::Shaped(shape, _) => shaped(shape, text)?,
+            Matcher::Shaped(shape, words) => shaped(shape, words, text)?,
         };
         Some((pattern, extent, values))
     })
@@ -447,20 +446,28 @@ fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
     found(Extent::ToBoundary, |v| v.detail = Some(times.to_owned()))
 }
 
-/// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
-fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
-    let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
-    found(Extent::Exact(len), |v| v.name = Some(name))
+/// `words` with its value's placeholder filled (`token issuer "ISS" is
+/// invalid`, `serviceaccounts "NAME" not found`).
+fn one_value(text: &str, words: &str, value: Value) -> Option<(Extent, ReasonValues)> {
+    let (open, close) = words.split_once(value.placeholder())?;
+    let (len, found_value, _) = two_values(text, open, close, "")?;
+    found(Extent::Exact(len), |v| match value {
+        Value::Issuer => v.issuer = Some(found_value),
+        Value::Name => v.name = Some(found_value),
+    })
 }
 
-fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
+/// `words` with its `NAMESPACE/NAME` filled (`service account NS/NAME has
+/// been deleted`).
+fn namespaced_name(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
+    let (open, close) = words.split_once("NAMESPACE/NAME")?;
     let rest = text.strip_prefix(open)?;
-    let (who, _) = rest.split_once(" has been deleted")?;
+    let (who, _) = rest.split_once(close)?;
     let (ns, name) = who.split_once('/')?;
     if who.contains(' ') {
         return None;
     }
-    let len = open.len() + who.len() + " has been deleted".len();
+    let len = open.len() + who.len() + close.len();
     found(Extent::Exact(len), |v| {
         v.namespace = Some(ns.to_owned());
         v.name = Some(name.to_owned());
@@ -479,12 +486,6 @@ fn jose_time(text: &str, claim: &str) -> Option<(Extent, ReasonValues)> {
         return None;
     }
     found(Extent::Exact(text.len() - rest.len() + claim.len()), |_| {})
-}
-
-/// `token issuer "ISS" is invalid`.
-fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
-    let (len, issuer, _) = two_values(text, "token issuer \"", "\" is invalid", "")?;
-    found(Extent::Exact(len), |v| v.issuer = Some(issuer))
 }
 
 /// A JWT authenticator's own rule (`oidc: required claim …`, `oidc: error

@@ -126,16 +126,16 @@ pub enum Shape {
     /// go-jose's `<module>/jwt: validation f…, <these words>`, whichever
     /// module path and either spelling printed it.
     JoseTime(&'static str),
-    /// `token issuer "ISSUER" is invalid`.
-    IssuerInvalid,
+    /// One value where the row's text has its placeholder (`token issuer
+    /// "ISSUER" is invalid`, `serviceaccounts "NAME" not found`).
+    Value(Value),
     /// `token audiences ["A"] is invalid for the target audiences ["B"]`.
     AudienceInvalid,
     /// A JWT authenticator's own rule (the rows of `wordings::WORDINGS`).
     JwtRule,
-    /// `serviceaccounts "NAME" not found`.
-    ServiceAccountNotFound,
-    /// `<these words>NAMESPACE/NAME has been deleted`.
-    ServiceAccountDeleted(&'static str),
+    /// A `NAMESPACE/NAME` where the row's text has it (`service account
+    /// NAMESPACE/NAME has been deleted`).
+    NamespacedName,
     /// The 1.29+ legacy cleaner's text.
     LegacyMarkedInvalid,
     /// `<one of LEGACY_CLAIMS> claim is missing` (or `is invalid`).
@@ -143,6 +143,23 @@ pub enum Shape {
     /// `x509: certificate has expired or is not yet valid: current time X
     /// <these words> Y`.
     CertificateWindow(&'static str),
+}
+
+/// The value a [`Shape::Value`] message carries, and its placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    Issuer,
+    Name,
+}
+
+impl Value {
+    /// Where the value stands in the row's text.
+    pub fn placeholder(self) -> &'static str {
+        match self {
+            Value::Issuer => "ISSUER",
+            Value::Name => "NAME",
+        }
+    }
 }
 
 /// One message an authenticator prints, and what it means.
@@ -213,7 +230,7 @@ pub const MESSAGES: &[Message] = &[
     m(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime("token issued in the future (iat)"), "go-jose/go-jose/jwt: validation field, token issued in the future (iat)"), GO_JOSE),
     m(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose"), JWT_GO),
     m(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose"), JWT_GO),
-    m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::IssuerInvalid, "token issuer \"ISSUER\" is invalid"), JWT_GO),
+    m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::Value(Value::Issuer), "token issuer \"ISSUER\" is invalid"), JWT_GO),
     m(K::AudienceInvalid, Cause::AudienceMismatch, "1.13+", S(Shape::AudienceInvalid, "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]"), JWT_GO),
     m(K::AudienceNotMatched, Cause::AudienceMismatch, "all", P("unable to match the audience"), "k8s.io/apiserver pkg/endpoints/filters/authentication.go (WithAuthentication; some releases capitalise Unable)"),
     // The OIDC authenticator judging a token of its issuer: only tokens
@@ -230,11 +247,11 @@ pub const MESSAGES: &[Message] = &[
     m(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, S(Shape::JwtRule, ""), OIDC),
     m(K::JwtAuthenticatorOther, Cause::JwtAuthenticatorRejected, OIDC_ERA, P("oidc: "), OIDC),
     // ServiceAccount lookups.
-    m(K::ServiceAccountNotFound, Cause::ServiceAccountDeleted, "all", S(Shape::ServiceAccountNotFound, "serviceaccounts \"NAME\" not found"), CLAIMS_GO),
+    m(K::ServiceAccountNotFound, Cause::ServiceAccountDeleted, "all", S(Shape::Value(Value::Name), "serviceaccounts \"NAME\" not found"), CLAIMS_GO),
     m(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "1.23+", U("service account UID (LIVE) does not match claim (CLAIM)"), CLAIMS_GO),
     m(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "≤1.22, and every version for legacy tokens", U("ServiceAccount UID (LIVE) does not match claim (CLAIM)"), LEGACY_GO),
-    m(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "1.23+", S(Shape::ServiceAccountDeleted("service account "), "service account NAMESPACE/NAME has been deleted"), CLAIMS_GO),
-    m(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "≤1.22, and every version for legacy tokens", S(Shape::ServiceAccountDeleted("ServiceAccount "), "ServiceAccount NAMESPACE/NAME has been deleted"), LEGACY_GO),
+    m(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "1.23+", S(Shape::NamespacedName, "service account NAMESPACE/NAME has been deleted"), CLAIMS_GO),
+    m(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "≤1.22, and every version for legacy tokens", S(Shape::NamespacedName, "ServiceAccount NAMESPACE/NAME has been deleted"), LEGACY_GO),
     // Bound objects.
     m(K::TokenInvalidated, Cause::PodDeleted, "1.23+", L("service account token has been invalidated"), CLAIMS_GO),
     m(K::TokenInvalidatedOldWording, Cause::SecretDeleted, "≤1.22 for bound tokens, every version for legacy ones", L("Token has been invalidated"), LEGACY_GO),
