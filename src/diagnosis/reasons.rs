@@ -15,8 +15,8 @@
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
 //! The messages and their versions are the rows of
-//! [`crate::vocabulary::authenticators::MESSAGES`] ([`wordings`] lists them for
-//! `explain`); this file reads them. Its tests are in `reasons/tests.rs`.
+//! [`crate::vocabulary::authenticators::MESSAGES`] (which `explain` lists);
+//! this file reads them. Its tests are in `reasons/tests.rs`.
 
 use serde::Serialize;
 

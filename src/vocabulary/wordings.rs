@@ -3,11 +3,12 @@
 //! warning when it shortens a lifetime, the NodeRestriction refusal of a
 //! kubelet's token audience, the kubelet's own log line, the JWT
 //! authenticators of a structured authentication configuration, and an
-//! external signer's refusal. The ServiceAccount authenticator's aggregate is
-//! [`crate::diagnosis::reasons`].
+//! external signer's refusal. The authenticators' own messages are
+//! [`super::authenticators`] (read by `diagnosis::reasons`).
 //!
-//! [`WORDINGS`] is the one table: `explain` lists each cause's entries, and the
-//! parsers below turn one message into the typed artefact a rule reads
+//! [`WORDINGS`] is their table, one of [`TABLES`] (every table of [`Wording`]
+//! rows, which `explain` and the prefilter read); the parsers below turn one
+//! message into the typed artefact a rule reads
 //! ([`NodeAudienceRefusal`], [`JwtRejection`]), for whichever extractor finds
 //! the text; [`LifetimeShortened`] words the warning for `decode`.
 //!
