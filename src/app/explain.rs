@@ -9,7 +9,8 @@ use crate::diagnosis::Cause;
 use crate::exit::Outcome;
 use crate::findings::Code;
 use crate::report::explain::{
-    CauseListJson, CodeJson, ExplainJson, Explained, write_code_page, write_list, write_page,
+    CauseListJson, CodeJson, ExplainJson, Explained, WordingListJson, write_code_page, write_list,
+    write_page, write_wordings,
 };
 use crate::report::write_data;
 use crate::settings::Settings;
@@ -26,6 +27,13 @@ const FINDING_CAUSES: &[(Code, Cause)] = &[
 
 /// `explain`.
 pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if args.wordings {
+        match settings.format.data() {
+            Some(data) => write_data(out, data, &WordingListJson::all())?,
+            None => write_wordings(out, &settings.table)?,
+        }
+        return Ok(Outcome::Healthy);
+    }
     let Some(wanted) = args.cause.as_deref() else {
         match settings.format.data() {
             Some(data) => write_data(out, data, &CauseListJson::all())?,

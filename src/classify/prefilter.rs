@@ -15,70 +15,14 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use crate::diagnosis::extract::layers::unescape_once;
-use crate::diagnosis::wordings::{self, ONWARD_CALLS, Wording};
+use crate::diagnosis::wordings::{self, Wording};
 use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
+use crate::vocabulary::cues::PREFILTER_WORDS;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-
-/// The anchors besides the wordings tables (matched in any case).
-const WORDS: &[&str] = &[
-    // Answers and their status words besides the reason phrases
-    // (`Unauthorized`, Status reasons, `code = Unauthenticated`).
-    "unauthori",
-    "authenticat",
-    "denied",
-    "deny",
-    "permission",
-    "credential",
-    "logged in",
-    "status",
-    "code",
-    "http/1.",
-    "http/2 ",
-    "http/2.0 ",
-    "http/3",
-    "already exists",
-    "alreadyexists",
-    "too many",
-    "toomany",
-    "too large",
-    "unavailable",
-    "unprocessable",
-    "not allowed",
-    "notallowed",
-    "not supported",
-    "unsupported",
-    // The reasons and what judges tokens.
-    "token",
-    "jose",
-    "oidc",
-    "invalid",
-    "expired",
-    "not match",
-    "not valid",
-    "x509",
-    "certificate",
-    "tls",
-    "ssl",
-    "tokenreview",
-    "audit.k8s.io",
-    "aadsts",
-    "webidentity",
-    // What a failure says of itself (curl ends every failure with its exit
-    // code, whatever its backend's words: `curl: (52)`). Not `error` or
-    // `unable`: every klog error line says so (etcd's `watch chan error`, a
-    // tenth of a busy server's lines), and an answer the engine reads
-    // carries a word above.
-    "curl: (",
-    "fail",
-    "refused",
-    "cannot",
-    "not authorized",
-    "unreachable",
-];
 
 /// The anchors, as [`shortest`] leaves them.
 static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    let wordings = wordings::all().chain(ONWARD_CALLS).map(literal);
+    let wordings = wordings::all().map(literal);
     // apimachinery's messages and client-go's texts for a bodiless answer, by
     // the longest part each prints whatever its values.
     let templates = TEMPLATES.iter().chain(GENERIC).map(|t| {
@@ -96,7 +40,7 @@ static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
         .iter()
         .filter(|s| s.code >= 400)
         .flat_map(|s| [s.phrase, s.dotnet]);
-    let all = WORDS
+    let all = PREFILTER_WORDS
         .iter()
         .copied()
         .chain(wordings)

@@ -7,6 +7,9 @@ Examples:
   # every cause, one line each
   kubectl satoken explain
 
+  # every wording the tool reads, and the cause each names
+  kubectl satoken explain --wordings
+
   # what a cause means, how to confirm it and how to fix it
   kubectl satoken explain clock-skew
   kubectl satoken explain service-account-recreated -o json";
@@ -17,6 +20,11 @@ pub struct ExplainArgs {
     /// The cause to explain (the code in a diagnosis); none lists every cause.
     #[arg(value_name = "CAUSE", value_parser = Codes, hide_possible_values = true)]
     pub cause: Option<String>,
+    /// List every wording the tool reads (kube-apiserver's, the clients',
+    /// the transports', the clouds', the services'), with who prints it, its
+    /// versions and the cause it names.
+    #[arg(long, conflicts_with = "cause")]
+    pub wordings: bool,
 }
 
 /// Any text (`explain` says itself what it does not know, with a did-you-mean),

@@ -14,100 +14,15 @@
 //! /work/shared/k8s-token-semantics.md section 3 and docs/classify.md). `probe
 //! --token-review` reuses [`parse_auth_error`] for `status.error`.
 //!
-//! The pattern table holds every wording of every version ([`wordings`] lists
-//! them for `explain`); its tests are in `reasons/tests.rs`.
+//! The messages and their versions are the rows of
+//! [`crate::vocabulary::authenticators::MESSAGES`] (which `explain` lists);
+//! this file reads them. Its tests are in `reasons/tests.rs`.
 
 use serde::Serialize;
-use strum::{IntoStaticStr, VariantArray};
 
 use super::Cause;
 
-/// Which known message a reason is. Stable kebab-case names (JSON `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
-#[strum(serialize_all = "kebab-case")]
-pub enum ReasonKind {
-    /// `invalid bearer token`: the loopback authenticator's answer to every other
-    /// token; alone, it means no authenticator recognised the token at all.
-    InvalidBearerToken,
-    /// Past `exp` + leeway.
-    Expired,
-    /// Before `nbf` - leeway.
-    #[strum(serialize = "not-yet-valid")]
-    NotValidYet,
-    /// `iat` after now + leeway (token without `nbf`).
-    IssuedInFuture,
-    /// 1.23–1.26 wording of "issued in the future".
-    UnexpectedValidationError,
-    /// ≤1.22: any time failure other than expiry (nbf or iat in the future).
-    CouldNotBeValidated,
-    /// `service account token claims could not be validated: <go-jose error>`.
-    ClaimsNotValidated,
-    /// 1.31+: the header `kid` names no verification key.
-    NoKeysFound,
-    /// No key verifies the signature.
-    CryptographicPrimitive,
-    /// Another go-jose error (e.g. a non-numeric `exp`).
-    JoseError,
-    /// 1.31+: the verified `iss` is not an accepted issuer.
-    IssuerInvalid,
-    /// `token audiences [..] is invalid for the target audiences [..]`.
-    AudienceInvalid,
-    /// `unable to match the audience` (authentication filter, after success).
-    AudienceNotMatched,
-    /// `serviceaccounts "NAME" not found`.
-    ServiceAccountNotFound,
-    /// `service account UID (LIVE) does not match claim (CLAIM)`.
-    ServiceAccountUidMismatch,
-    /// `service account NS/NAME has been deleted`.
-    ServiceAccountDeleted,
-    /// `service account token has been invalidated` (1.23+: a bound pod,
-    /// Secret or node gone).
-    TokenInvalidated,
-    /// `Token has been invalidated` (a legacy token's Secret gone; before
-    /// 1.23 any bound object gone).
-    TokenInvalidatedOldWording,
-    /// `pod UID (LIVE) does not match service account pod ref claim (CLAIM)`.
-    PodUidMismatch,
-    /// `secret UID (LIVE) does not match service account secret ref claim (CLAIM)`.
-    SecretUidMismatch,
-    /// `node UID (LIVE) does not match service account node ref claim (CLAIM)`.
-    NodeUidMismatch,
-    /// A node-bound token on a 1.29–1.31 server with validation turned off.
-    NodeBindingValidationDisabled,
-    /// Legacy: the Secret's `data.token` was regenerated.
-    LegacyTokenMismatch,
-    /// Legacy: the cleaner labelled the Secret `kubernetes.io/legacy-token-invalid-since`.
-    LegacyTokenMarkedInvalid,
-    /// Legacy: a required claim is missing or `sub` is inconsistent.
-    LegacyClaimInvalid,
-    /// A client certificate that failed its validity check (the x509
-    /// authenticator), without saying which end: expired, or not yet valid
-    /// on the server's clock.
-    ClientCertificateInvalid,
-    /// A client certificate past its notAfter on the server's clock.
-    ClientCertificateExpired,
-    /// A client certificate before its notBefore on the server's clock.
-    ClientCertificateNotYetValid,
-    /// A client certificate not signed by a CA in `--client-ca-file`.
-    ClientCertificateUntrusted,
-    /// Before go-jose (≤1.5, dgrijalva/jwt-go): no key verifies the signature.
-    RsaVerification,
-    /// A checker's own check of the token's claims (Vault: `claim "iss" is
-    /// invalid`, `claim "aud" is invalid`).
-    CheckerClaimInvalid,
-    /// An OIDC (JWT) authenticator that has not loaded its issuer's discovery
-    /// document and keys yet (`oidc: authenticator not initialized`).
-    JwtAuthenticatorNotInitialized,
-    /// An OIDC (JWT) authenticator that could not fetch its issuer's keys.
-    JwtKeysUnreachable,
-    /// An OIDC (JWT) authenticator's own rule: a required claim, a CEL claim or
-    /// user validation rule, a claim mapping, `email_verified`.
-    JwtAuthenticatorRule,
-    /// Another message of an OIDC (JWT) authenticator (`oidc: …`).
-    JwtAuthenticatorOther,
-    /// A message this parser does not know.
-    Unrecognised,
-}
+pub use crate::vocabulary::authenticators::{OIDC_ERA, ReasonKind};
 
 string_codes!(ReasonKind);
 
@@ -192,7 +107,7 @@ impl AuthReason {
     /// The era of `words` as this version knows it (another run's report
     /// names one), or `None`.
     pub fn known_era(words: &str) -> Option<&'static str> {
-        PATTERNS
+        MESSAGES
             .iter()
             .map(|p| p.era)
             .chain(["all", "unknown"])
@@ -236,6 +151,20 @@ impl AuthReason {
     }
 }
 
+/// Reads a message of `shape`, worded as `words`, at the start of `text`.
+fn shaped(shape: Shape, words: &str, text: &str) -> Option<(Extent, ReasonValues)> {
+    match shape {
+        Shape::JoseTime(claim) => jose_time(text, claim),
+        Shape::Value(value) => one_value(text, words, value),
+        Shape::AudienceInvalid => audience_invalid(text),
+        Shape::JwtRule => jwt_authenticator_rule(text),
+        Shape::NamespacedName => namespaced_name(text, words),
+        Shape::LegacyMarkedInvalid => legacy_marked_invalid(text),
+        Shape::LegacyClaim => legacy_claim(text),
+        Shape::CertificateWindow(which) => cert_window(text, which),
+    }
+}
+
 /// How far a matched message extends.
 enum Extent {
     /// Exactly this many bytes.
@@ -244,120 +173,9 @@ enum Extent {
     ToBoundary,
 }
 
-/// The era of the OIDC authenticator's own wordings: it answers for tokens
-/// of its issuer, and beside a ServiceAccount token's own reasons it is noise.
-pub const OIDC_ERA: &str = "OIDC authenticator (go-oidc)";
-
-/// Each matcher carries the message's text as `explain` lists it (values as
-/// UPPERCASE placeholders; empty: not listed).
-enum Matcher {
-    /// The whole message.
-    Literal(&'static str),
-    /// A known opening; the message runs to the next boundary.
-    Prefix(&'static str),
-    /// A uid mismatch, `<open>LIVE<mid>CLAIM)`, given in that shape.
-    Uid(&'static str),
-    /// A structured message, and its shape.
-    Custom(fn(&str) -> Option<(Extent, ReasonValues)>, &'static str),
-}
-
-struct Pattern {
-    kind: ReasonKind,
-    cause: Cause,
-    era: &'static str,
-    matcher: Matcher,
-}
-
-const fn p(kind: ReasonKind, cause: Cause, era: &'static str, matcher: Matcher) -> Pattern {
-    Pattern {
-        kind,
-        cause,
-        era,
-        matcher,
-    }
-}
-
+use crate::vocabulary::authenticators::{LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value};
 use crate::wire::string_codes;
-use Matcher::{Custom as C, Literal as L, Prefix as P, Uid as U};
 use ReasonKind as K;
-
-/// Every known message, most specific first where two share an opening.
-#[rustfmt::skip]
-const PATTERNS: &[Pattern] = &[
-    // k8s.io/apiserver authenticatorfactory/loopback.go and request/union.
-    p(K::InvalidBearerToken, Cause::TokenMalformed, "all", L("invalid bearer token")),
-    // claims.go Validate: go-jose ErrNotValidYet / ErrExpired / ErrIssuedInTheFuture.
-    p(K::Expired, Cause::Expired, "1.23+", L("service account token has expired")),
-    p(K::Expired, Cause::Expired, "≤1.22", L("Token has expired.")),
-    p(K::NotValidYet, Cause::ClockSkew, "1.23+", L("service account token is not valid yet")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "1.27+", L("service account token is issued in the future")),
-    p(K::UnexpectedValidationError, Cause::ClockSkew, "1.23–1.26", L("service account token claims could not be validated due to unexpected validation error")),
-    p(K::ClaimsNotValidated, Cause::Unknown, "1.23+", P("service account token claims could not be validated: ")),
-    p(K::CouldNotBeValidated, Cause::ClockSkew, "≤1.22", L("Token could not be validated.")),
-    // jwt.go: kid lookup (PR #125177) and the signature loop.
-    p(K::NoKeysFound, Cause::KeyMismatch, "1.31+", L("invalid signature, no keys found")),
-    p(K::CryptographicPrimitive, Cause::SignatureInvalid, "1.33+", L("go-jose/go-jose: error in cryptographic primitive")),
-    p(K::CryptographicPrimitive, Cause::SignatureInvalid, "≤1.32", L("square/go-jose: error in cryptographic primitive")),
-    // go-jose's own time checks (jwt/validation.go: ErrExpired,
-    // ErrNotValidYet, ErrIssuedInTheFuture; v2 `square/go-jose/jwt: `, v3+
-    // `go-jose/go-jose/jwt: `; "validation field" is its spelling for iat,
-    // "validation failed" for the others and in forks), as checkers that
-    // validate with go-jose print them: time causes, read by the claim each
-    // names, never a malformed token.
-    p(K::Expired, Cause::Expired, "go-jose v2+", C(|t| jose_time(t, "token is expired (exp)"), "go-jose/go-jose/jwt: validation failed, token is expired (exp)")),
-    p(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token not valid yet (nbf)"), "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)")),
-    p(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", C(|t| jose_time(t, "token issued in the future (iat)"), "go-jose/go-jose/jwt: validation field, token issued in the future (iat)")),
-    p(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose")),
-    p(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose")),
-    p(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", C(issuer_invalid, "token issuer \"ISSUER\" is invalid")),
-    p(K::AudienceInvalid, Cause::AudienceMismatch, "1.13+", C(audience_invalid, "token audiences [\"AUD\"] is invalid for the target audiences [\"API_AUD\"]")),
-    p(K::AudienceNotMatched, Cause::AudienceMismatch, "all", P("unable to match the audience")),
-    // The OIDC authenticator (oidc.go, go-oidc's verify.go) judging a token of
-    // its issuer: only tokens whose iss is its issuer reach it.
-    p(K::JwtAuthenticatorNotInitialized, Cause::JwtIssuerUnreachable, OIDC_ERA, L("oidc: authenticator not initialized")),
-    p(K::JwtKeysUnreachable, Cause::JwtIssuerUnreachable, OIDC_ERA, P("oidc: verify token: failed to verify signature: fetching keys")),
-    p(K::NoKeysFound, Cause::KeyMismatch, OIDC_ERA, P("oidc: verify token: failed to verify signature: no keys match")),
-    p(K::CryptographicPrimitive, Cause::SignatureInvalid, OIDC_ERA, P("oidc: verify token: failed to verify signature")),
-    p(K::Expired, Cause::Expired, OIDC_ERA, P("oidc: verify token: oidc: token is expired")),
-    p(K::NotValidYet, Cause::ClockSkew, OIDC_ERA, P("oidc: verify token: oidc: current time ")),
-    p(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: verify token: oidc: id token issued by a different provider")),
-    p(K::JoseError, Cause::TokenMalformed, OIDC_ERA, P("oidc: verify token: oidc: malformed jwt")),
-    p(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: verify token: oidc: expected audience")),
-    p(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, C(jwt_authenticator_rule, "")),
-    p(K::JwtAuthenticatorOther, Cause::JwtAuthenticatorRejected, OIDC_ERA, P("oidc: ")),
-    // claims.go / legacy.go: ServiceAccount lookups.
-    p(K::ServiceAccountNotFound, Cause::ServiceAccountDeleted, "all", C(sa_not_found, "serviceaccounts \"NAME\" not found")),
-    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "1.23+", U("service account UID (LIVE) does not match claim (CLAIM)")),
-    p(K::ServiceAccountUidMismatch, Cause::ServiceAccountRecreated, "≤1.22, and every version for legacy tokens", U("ServiceAccount UID (LIVE) does not match claim (CLAIM)")),
-    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "1.23+", C(|t| sa_deleted(t, "service account "), "service account NAMESPACE/NAME has been deleted")),
-    p(K::ServiceAccountDeleted, Cause::ServiceAccountDeleted, "≤1.22, and every version for legacy tokens", C(|t| sa_deleted(t, "ServiceAccount "), "ServiceAccount NAMESPACE/NAME has been deleted")),
-    // Bound objects.
-    p(K::TokenInvalidated, Cause::PodDeleted, "1.23+", L("service account token has been invalidated")),
-    p(K::TokenInvalidatedOldWording, Cause::SecretDeleted, "≤1.22 for bound tokens, every version for legacy ones", L("Token has been invalidated")),
-    p(K::PodUidMismatch, Cause::PodDeleted, "1.23+", U("pod UID (LIVE) does not match service account pod ref claim (CLAIM)")),
-    p(K::PodUidMismatch, Cause::PodDeleted, "≤1.22", U("Pod UID (LIVE) does not match claim (CLAIM)")),
-    p(K::SecretUidMismatch, Cause::SecretDeleted, "1.23+", U("secret UID (LIVE) does not match service account secret ref claim (CLAIM)")),
-    p(K::SecretUidMismatch, Cause::SecretDeleted, "≤1.22", U("Secret UID (LIVE) does not match claim (CLAIM)")),
-    p(K::NodeUidMismatch, Cause::NodeRecreated, "1.29+", U("node UID (LIVE) does not match service account node ref claim (CLAIM)")),
-    p(K::NodeBindingValidationDisabled, Cause::Unknown, "1.29–1.31", L("token is bound to a Node object but the ServiceAccountTokenNodeBindingValidation feature gate is disabled")),
-    // legacy.go.
-    p(K::LegacyTokenMismatch, Cause::LegacyTokenInvalidated, "all", L("Token does not match server's copy")),
-    p(K::LegacyTokenMarkedInvalid, Cause::LegacyTokenInvalidated, "1.29+", C(legacy_marked_invalid, "the token in secret NAMESPACE/SECRET for service account NAMESPACE/NAME has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token")),
-    p(K::LegacyClaimInvalid, Cause::TokenMalformed, "all", C(legacy_claim, "CLAIM claim is missing (or: CLAIM claim is invalid)")),
-    // The x509 client-certificate authenticator (k8s.io/apiserver
-    // pkg/authentication/request/x509): Go's crypto/x509 verify errors.
-    // Go says which end with the times: `: current time X is after Y`.
-    p(K::ClientCertificateExpired, Cause::ClientCertificateExpired, "all", C(|t| cert_window(t, " is after "), "")),
-    p(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", C(|t| cert_window(t, " is before "), "")),
-    p(K::ClientCertificateInvalid, Cause::ClientCertificateExpired, "all", P("x509: certificate has expired or is not yet valid")),
-    p(K::ClientCertificateUntrusted, Cause::ClientCertificateUntrusted, "all", P("x509: certificate signed by unknown authority")),
-    // dgrijalva/jwt-go, before go-jose (≤1.5).
-    p(K::RsaVerification, Cause::SignatureInvalid, "≤1.5", L("crypto/rsa: verification error")),
-    p(K::RsaVerification, Cause::SignatureInvalid, "≤1.5", L("crypto/ecdsa: verification error")),
-    // Vault's Kubernetes auth method checks iss and aud itself.
-    p(K::CheckerClaimInvalid, Cause::IssuerMismatch, "Vault", L("claim \"iss\" is invalid")),
-    p(K::CheckerClaimInvalid, Cause::AudienceMismatch, "Vault", L("claim \"aud\" is invalid")),
-];
 
 /// Most bytes of an aggregate parsed into reasons; the rest becomes one
 /// unrecognised reason. Real aggregates are a few hundred bytes (two or three
@@ -466,7 +284,7 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
 }
 
 /// A message of `pattern`; one `cut` short is not read as a JWT authenticator's.
-fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) -> AuthReason {
+fn reason_of(pattern: &Message, message: &str, values: ReasonValues, cut: bool) -> AuthReason {
     AuthReason {
         kind: pattern.kind,
         cause: pattern.cause,
@@ -486,7 +304,7 @@ fn reason_of(pattern: &Pattern, message: &str, values: ReasonValues, cut: bool) 
 /// certificate authenticator's, Vault's its own; the union's generic answer is
 /// nobody's in particular; the rest are the ServiceAccount authenticator's
 /// (pkg/serviceaccount) or go-jose's inside it.
-fn authenticator_of(pattern: &Pattern) -> Authenticator {
+fn authenticator_of(pattern: &Message) -> Authenticator {
     match pattern.kind {
         _ if pattern.era == OIDC_ERA => Authenticator::Jwt,
         K::InvalidBearerToken => Authenticator::Any,
@@ -519,11 +337,11 @@ pub(crate) fn matching_bracket(text: &str) -> Option<usize> {
 
 /// The known whole message `text` is the beginning of (at least 16 bytes of
 /// it), for an aggregate cut short.
-fn truncated_literal(text: &str) -> Option<&'static Pattern> {
+fn truncated_literal(text: &str) -> Option<&'static Message> {
     if text.len() < 16 {
         return None;
     }
-    PATTERNS.iter().find(|p| match p.matcher {
+    MESSAGES.iter().find(|p| match p.matcher {
         Matcher::Literal(lit) => lit.len() > text.len() && lit.starts_with(text),
         _ => false,
     })
@@ -539,9 +357,9 @@ pub fn specific(reasons: &[AuthReason]) -> Vec<&AuthReason> {
         .collect()
 }
 
-fn match_at(text: &str) -> Option<(&'static Pattern, Extent, ReasonValues)> {
+fn match_at(text: &str) -> Option<(&'static Message, Extent, ReasonValues)> {
     let (text, _) = split_at_most(text, MAX_MESSAGE_BYTES);
-    PATTERNS.iter().find_map(|pattern| {
+    MESSAGES.iter().find_map(|pattern| {
         let (extent, values) = match pattern.matcher {
             Matcher::Literal(lit) => text
                 .starts_with(lit)
@@ -550,7 +368,7 @@ fn match_at(text: &str) -> Option<(&'static Pattern, Extent, ReasonValues)> {
                 .starts_with(open)
                 .then(|| (Extent::ToBoundary, ReasonValues::default()))?,
             Matcher::Uid(shape) => uid_mismatch(text, shape)?,
-            Matcher::Custom(f, _) => f(text)?,
+            Matcher::Shaped(shape, words) => shaped(shape, words, text)?,
         };
         Some((pattern, extent, values))
     })
@@ -570,9 +388,9 @@ fn next_boundary(text: &str) -> usize {
 /// structures the next one (which would recurse along a long aggregate).
 fn fixed_boundary(text: &str) -> usize {
     boundary(text, |next| {
-        PATTERNS.iter().any(|p| match p.matcher {
+        MESSAGES.iter().any(|p| match p.matcher {
             Matcher::Literal(open) | Matcher::Prefix(open) => next.starts_with(open),
-            Matcher::Uid(_) | Matcher::Custom(..) => false,
+            Matcher::Uid(_) | Matcher::Shaped(..) => false,
         })
     })
 }
@@ -628,20 +446,28 @@ fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
     found(Extent::ToBoundary, |v| v.detail = Some(times.to_owned()))
 }
 
-/// `serviceaccounts "NAME" not found` (the API NotFound error, verbatim).
-fn sa_not_found(text: &str) -> Option<(Extent, ReasonValues)> {
-    let (len, name, _) = two_values(text, "serviceaccounts \"", "\" not found", "")?;
-    found(Extent::Exact(len), |v| v.name = Some(name))
+/// `words` with its value's placeholder filled (`token issuer "ISS" is
+/// invalid`, `serviceaccounts "NAME" not found`).
+fn one_value(text: &str, words: &str, value: Value) -> Option<(Extent, ReasonValues)> {
+    let (open, close) = words.split_once(value.placeholder())?;
+    let (len, found_value, _) = two_values(text, open, close, "")?;
+    found(Extent::Exact(len), |v| match value {
+        Value::Issuer => v.issuer = Some(found_value),
+        Value::Name => v.name = Some(found_value),
+    })
 }
 
-fn sa_deleted(text: &str, open: &str) -> Option<(Extent, ReasonValues)> {
+/// `words` with its `NAMESPACE/NAME` filled (`service account NS/NAME has
+/// been deleted`).
+fn namespaced_name(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
+    let (open, close) = words.split_once("NAMESPACE/NAME")?;
     let rest = text.strip_prefix(open)?;
-    let (who, _) = rest.split_once(" has been deleted")?;
+    let (who, _) = rest.split_once(close)?;
     let (ns, name) = who.split_once('/')?;
     if who.contains(' ') {
         return None;
     }
-    let len = open.len() + who.len() + " has been deleted".len();
+    let len = open.len() + who.len() + close.len();
     found(Extent::Exact(len), |v| {
         v.namespace = Some(ns.to_owned());
         v.name = Some(name.to_owned());
@@ -660,12 +486,6 @@ fn jose_time(text: &str, claim: &str) -> Option<(Extent, ReasonValues)> {
         return None;
     }
     found(Extent::Exact(text.len() - rest.len() + claim.len()), |_| {})
-}
-
-/// `token issuer "ISS" is invalid`.
-fn issuer_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
-    let (len, issuer, _) = two_values(text, "token issuer \"", "\" is invalid", "")?;
-    found(Extent::Exact(len), |v| v.issuer = Some(issuer))
 }
 
 /// A JWT authenticator's own rule (`oidc: required claim …`, `oidc: error
@@ -747,48 +567,11 @@ fn legacy_marked_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
 
 /// legacy.go claim checks: `<claim> claim is missing`, `sub claim is invalid`.
 fn legacy_claim(text: &str) -> Option<(Extent, ReasonValues)> {
-    const CLAIMS: [&str; 5] = [
-        "sub",
-        "namespace",
-        "secretName",
-        "serviceAccountName",
-        "serviceAccountUID",
-    ];
-    let whole = CLAIMS
+    let whole = LEGACY_CLAIMS
         .iter()
         .flat_map(|claim| [" claim is missing", " claim is invalid"].map(|t| format!("{claim}{t}")))
         .find(|whole| text.starts_with(whole))?;
     found(Extent::Exact(whole.len()), |v| v.detail = Some(whole))
-}
-
-/// One wording kube-apiserver prints, as `explain` lists it: the text (values
-/// as UPPERCASE placeholders), the versions that print it, and its cause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Wording {
-    pub kind: ReasonKind,
-    pub cause: Cause,
-    pub era: &'static str,
-    pub text: &'static str,
-}
-
-/// Every wording this parser knows, in its matching order. A JWT
-/// authenticator's rules are listed with their placeholders by
-/// `diagnosis::wordings`, and the catch-all `oidc: ` is no wording.
-pub fn wordings() -> impl Iterator<Item = Wording> {
-    PATTERNS
-        .iter()
-        .filter(|p| !matches!(p.kind, K::JwtAuthenticatorRule | K::JwtAuthenticatorOther))
-        .map(|p| Wording {
-            kind: p.kind,
-            cause: p.cause,
-            era: p.era,
-            text: match p.matcher {
-                Matcher::Literal(text)
-                | Matcher::Prefix(text)
-                | Matcher::Uid(text)
-                | Matcher::Custom(_, text) => text,
-            },
-        })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! `explain`: every cause's one definition ([`crate::diagnosis::CauseDef`]) laid
 //! out for people (a list, or one page) and as JSON (tests/it/docs.rs lays the
-//! same pages out as docs/causes.md). The wordings come from the parsers that
-//! recognise them (`diagnosis::reasons`), so they cannot drift from what the
-//! engine matches.
+//! same pages out as docs/causes.md), and `--wordings`: every table of the
+//! vocabulary. The wordings are the rows detection reads (`crate::vocabulary`),
+//! so they cannot drift from what the engine matches.
 
 use std::io::{self, Write};
 
@@ -12,9 +12,10 @@ use serde::Serialize;
 
 use super::TableStyle;
 use super::diagnosis::{wrap, write_bullet};
-use crate::diagnosis::reasons::{self, ReasonKind};
+use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
+use crate::vocabulary::authenticators;
 
 /// `explain -o json CAUSE`: everything said about one cause.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -229,13 +230,13 @@ fn paragraphs(text: &'static str) -> Vec<&'static str> {
 }
 
 fn wordings(cause: Cause) -> Vec<WordingJson> {
-    let own = reasons::wordings().filter(|w| w.cause == cause && !w.text.is_empty());
+    let own = authenticators::listed().filter(|w| w.cause == cause);
     // "has been invalidated" names no object: it belongs to every bound object.
     let bound = matches!(
         cause,
         Cause::SecretDeleted | Cause::NodeDeleted | Cause::PodDeleted
     );
-    let invalidated = reasons::wordings().filter(|w| {
+    let invalidated = authenticators::listed().filter(|w| {
         bound
             && matches!(
                 w.kind,
@@ -245,7 +246,7 @@ fn wordings(cause: Cause) -> Vec<WordingJson> {
     });
     own.chain(invalidated)
         .map(|w| WordingJson {
-            text: w.text,
+            text: w.text(),
             versions: w.era,
             kind: w.kind,
         })
@@ -261,6 +262,100 @@ fn other_wordings(cause: Cause) -> Vec<OtherWordingJson> {
             source: w.source,
         })
         .collect()
+}
+
+/// `explain --wordings -o json`: every wording the tool reads, table by
+/// table, with who prints it and the cause it names.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WordingListJson {
+    /// The vocabulary's tables, kube-apiserver's authenticators first.
+    pub tables: Vec<WordingTableJson>,
+}
+
+/// One table of the vocabulary.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WordingTableJson {
+    /// What the table holds.
+    pub table: &'static str,
+    /// Its rows, in the order detection tries them.
+    pub wordings: Vec<ListedWordingJson>,
+}
+
+/// One wording of [`WordingListJson`].
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListedWordingJson {
+    /// Who prints it.
+    pub said_by: &'static str,
+    /// The message, with UPPERCASE placeholders (or `…`) where values go.
+    pub text: &'static str,
+    /// Which versions print it.
+    pub versions: &'static str,
+    /// The cause it names (`explain CAUSE`); none when it names no cause by
+    /// itself.
+    pub cause: Option<Cause>,
+    /// Where the words come from.
+    pub source: &'static str,
+}
+
+impl WordingListJson {
+    pub fn all() -> Self {
+        let authenticators = WordingTableJson {
+            table: "kube-apiserver's authenticators (its log, a TokenReview's error)",
+            wordings: authenticators::listed()
+                .map(|m| ListedWordingJson {
+                    said_by: "kube-apiserver",
+                    text: m.text(),
+                    versions: m.era,
+                    cause: Some(m.cause),
+                    source: m.source,
+                })
+                .collect(),
+        };
+        let others = other::TABLES.iter().map(|(table, rows)| WordingTableJson {
+            table,
+            wordings: rows
+                .iter()
+                .map(|w| ListedWordingJson {
+                    said_by: w.printed_by,
+                    text: w.text,
+                    versions: w.versions,
+                    cause: w.cause,
+                    source: w.source,
+                })
+                .collect(),
+        });
+        WordingListJson {
+            tables: std::iter::once(authenticators).chain(others).collect(),
+        }
+    }
+}
+
+/// `explain --wordings`: every wording, under its table's heading, with the
+/// cause it names.
+pub fn write_wordings(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
+    let s = &style.styles;
+    let width = usize::from(style.width).saturating_sub(2).max(30);
+    for table in WordingListJson::all().tables {
+        writeln!(out, "{}", table.table.style(s.bold))?;
+        for w in table.wordings {
+            let cause = w.cause.map(|c| format!(" → {}", c.as_str()));
+            let line = format!(
+                "{}: \"{}\" ({}){}",
+                w.said_by,
+                w.text,
+                w.versions,
+                cause.unwrap_or_default()
+            );
+            write_bullet(out, &line, width.saturating_sub(2))?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "{}",
+        "kubectl satoken explain CAUSE: a cause's page, with the wordings that name it"
+            .style(s.dim)
+    )
 }
 
 /// `explain`: every cause, one line each.

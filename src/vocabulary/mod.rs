@@ -13,6 +13,17 @@
 //! - [`apimachinery`]: kube-apiserver's Status reasons, apimachinery's message
 //!   templates, client-go's texts for an answer without a body, the
 //!   authorizer's sentence, and the HTTP reason phrases.
+//! - [`authenticators`]: the authenticators' messages in kube-apiserver's
+//!   authentication error aggregate (ServiceAccount, OIDC, x509, go-jose,
+//!   Vault's own claim checks).
+//! - [`refusals`]: the authorizers' reasons (RBAC, Node, a managed
+//!   cluster's) and the admission plugins' refusals.
+//! - [`checkers`]: the meshes' identity services and Vault, which review a
+//!   token themselves.
+//! - [`rbac`]: RBAC's privilege escalation paths, which every suggested
+//!   grant is checked against.
+//! - [`cues`]: what tells a line apart (a client's name, curl's verbose
+//!   lines, a prompt, a Status's kind) and the prefilter's generic anchors.
 //! - [`clients`]: how each client library prints an answer.
 //! - [`wordings`]: components other than the ServiceAccount authenticator
 //!   (TokenRequest warnings, NodeRestriction, the kubelet, JWT
@@ -23,9 +34,14 @@
 //!   Entra ID, Google STS and IAM Credentials).
 
 pub mod apimachinery;
+pub mod authenticators;
 pub mod cause;
+pub mod checkers;
 pub mod clients;
 pub mod clouds;
+pub mod cues;
+pub mod rbac;
+pub mod refusals;
 pub mod row;
 pub mod transport;
 pub mod wordings;

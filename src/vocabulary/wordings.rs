@@ -3,11 +3,12 @@
 //! warning when it shortens a lifetime, the NodeRestriction refusal of a
 //! kubelet's token audience, the kubelet's own log line, the JWT
 //! authenticators of a structured authentication configuration, and an
-//! external signer's refusal. The ServiceAccount authenticator's aggregate is
-//! [`crate::diagnosis::reasons`].
+//! external signer's refusal. The authenticators' own messages are
+//! [`super::authenticators`] (read by `diagnosis::reasons`).
 //!
-//! [`WORDINGS`] is the one table: `explain` lists each cause's entries, and the
-//! parsers below turn one message into the typed artefact a rule reads
+//! [`WORDINGS`] is their table, one of [`TABLES`] (every table of [`Wording`]
+//! rows, which `explain` and the prefilter read); the parsers below turn one
+//! message into the typed artefact a rule reads
 //! ([`NodeAudienceRefusal`], [`JwtRejection`]), for whichever extractor finds
 //! the text; [`LifetimeShortened`] words the warning for `decode`.
 //!
@@ -23,7 +24,7 @@ use serde::Serialize;
 use super::row::Cause;
 pub use super::row::Wording;
 use super::row::w;
-use super::{clouds, transport};
+use super::{checkers, clouds, refusals, transport};
 
 const APISERVER_WARNING: &str = "kube-apiserver (a warning on its answer)";
 const NODE_RESTRICTION_PLUGIN: &str = "the NodeRestriction admission plugin";
@@ -71,19 +72,41 @@ pub const WORDINGS: &[Wording] = &[
     w(EXTERNAL_SIGNER, "failed to generate token: while validating header: key used for signing JWT (kid: KID) is excluded from OIDC discovery docs", "1.32+ with ExternalServiceAccountTokenSigner (alpha 1.32, beta 1.34)", None, EXTERNAL_JWT),
 ];
 
-/// Every wording of the table: what other components say, transport
-/// failures, and the services that judge a token themselves.
+/// Every table of [`Wording`] rows, with what it holds (a heading of
+/// `explain --wordings`): what other components say, the authorizers' and
+/// admission plugins' refusals, the services that review a token,
+/// kube-apiserver's onward calls, transport failures, the clouds' token
+/// exchanges. `explain` and the prefilter read them all through [`all`].
+#[rustfmt::skip]
+pub const TABLES: &[(&str, &[Wording])] = &[
+    ("kube-apiserver's warnings, NodeRestriction, the kubelet, JWT authenticators", WORDINGS),
+    ("a program's own setup that failed before any request", SETUP_FAILURES),
+    ("RBAC's reasons", refusals::RBAC_REASONS),
+    ("the Node authorizer's reasons", refusals::NODE_AUTHORIZER_REASONS),
+    ("an authorizer with no opinion before RBAC", refusals::NO_OPINION_REASONS),
+    ("the ServiceAccount admission plugin: no token yet", refusals::SERVICE_ACCOUNT_NO_TOKEN),
+    ("the ServiceAccount admission plugin: no ServiceAccount", refusals::SERVICE_ACCOUNT_MISSING),
+    ("the ServiceAccount admission plugin before 1.9", &[refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY]),
+    ("the NodeRestriction admission plugin", refusals::NODE_RESTRICTION),
+    ("the ResourceQuota admission plugin", refusals::QUOTA_EXCEEDED),
+    ("admission webhooks and PodSecurity", &[refusals::ADMISSION_WEBHOOK, refusals::POD_SECURITY]),
+    ("a mesh's review answered without a reason", checkers::NOT_AUTHENTICATED),
+    ("a mesh's own review refused", checkers::MESH_REVIEW_REFUSED),
+    ("Vault's review", &[checkers::VAULT_REVIEW_REFUSED, checkers::VAULT_NOT_AUTHENTICATED]),
+    ("a webhook token authenticator's review", &[checkers::WEBHOOK_REVIEW_FAILED]),
+    ("kube-apiserver's onward calls", ONWARD_CALLS),
+    ("a webhook token authenticator that granted a token", TOKEN_GRANTED),
+    ("transport failures before any answer", transport::TRANSPORT),
+    ("curl's exit codes", transport::CURL_CODES),
+    ("texts with a failure's words that are no failure", transport::NOT_A_FAILURE),
+    ("the clouds' token exchanges", clouds::EXCHANGES),
+    ("the AWS SDKs' printing of an AWS API's answer", clouds::AWS_ENVELOPES),
+    ("services that judge a token themselves", SERVICES),
+];
+
+/// Every wording of [`TABLES`], in their order.
 pub fn all() -> impl Iterator<Item = &'static Wording> {
-    WORDINGS
-        .iter()
-        .chain(SETUP_FAILURES)
-        .chain(TOKEN_GRANTED)
-        .chain(transport::TRANSPORT)
-        .chain(transport::CURL_CODES)
-        .chain(transport::NOT_A_FAILURE)
-        .chain(clouds::EXCHANGES)
-        .chain(clouds::AWS_ENVELOPES)
-        .chain(SERVICES)
+    TABLES.iter().flat_map(|(_, rows)| rows.iter())
 }
 
 /// The wordings that mean `cause`.
@@ -171,8 +194,12 @@ pub const ONWARD_CALLS: &[Wording] = &[
     w("kube-apiserver", "failed calling webhook", "all", None, "k8s.io/apiserver pkg/admission/plugin/webhook/errors"),
     w("kube-apiserver", "error dialing backend", "all", None, "k8s.io/apiserver proxy (exec, logs, port-forward to a kubelet)"),
     w("kube-apiserver", "error trying to reach service", "all", None, "k8s.io/apiserver proxy (aggregated APIs, services/proxy)"),
-    w("kube-apiserver", "Trying to reach: '", "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
+    w("kube-apiserver", PROXY_TARGET, "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
 ];
+
+/// The second line of kube-apiserver's proxy error body
+/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
+pub const PROXY_TARGET: &str = "Trying to reach: '";
 
 /// Services other than kube-apiserver and the clouds that judge a
 /// ServiceAccount token and say why they refused it: Vault's role bindings

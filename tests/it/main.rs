@@ -40,6 +40,7 @@ mod steps;
 mod terminal;
 mod verify;
 mod verify_url;
+mod vocabulary;
 mod watch;
 mod watch_prometheus;
 mod wild;

@@ -16,6 +16,7 @@ use std::sync::LazyLock;
 
 use super::super::reasons::{AuthReason, matching_bracket, parse_auth_error};
 use super::needles::Needles;
+use crate::vocabulary::authenticators::STAND_ALONE;
 
 /// kube-apiserver's message before the aggregate.
 pub const MESSAGE: &str = "Unable to authenticate the request";
@@ -124,44 +125,18 @@ pub fn bracketed(line: &str) -> Option<Aggregate> {
     Some(found(&rest[..end], relayed_by(&line[..at]), "aggregate"))
 }
 
-/// Messages of the aggregate that stand for it alone (where each starts).
-const ALONE: &[&str] = &[
-    "service account token has expired",
-    "service account token is not valid yet",
-    "service account token is issued in the future",
-    "service account token has been invalidated",
-    "service account token claims could not be validated",
-    "Token has expired.",
-    "Token could not be validated.",
-    "Token has been invalidated",
-    "Token does not match server's copy",
-    "go-jose/go-jose: error in cryptographic primitive",
-    "square/go-jose: error in cryptographic primitive",
-    "invalid signature, no keys found",
-    "service account UID (",
-    "ServiceAccount UID (",
-    "pod UID (",
-    "Pod UID (",
-    "secret UID (",
-    "Secret UID (",
-    "node UID (",
-    "token audiences [",
-    "token issuer \"",
-    "crypto/rsa: verification error",
-    "crypto/ecdsa: verification error",
-];
-
 /// One of the aggregate's messages alone in a line.
 pub fn alone(line: &str) -> Option<Aggregate> {
     // Go's TLS errors quote crypto/rsa too ("possibly because of …").
     if line.contains("x509:") {
         return None;
     }
-    static ANY: LazyLock<Needles> = LazyLock::new(|| Needles::new(ALONE.iter().copied(), false));
+    static ANY: LazyLock<Needles> =
+        LazyLock::new(|| Needles::new(STAND_ALONE.iter().copied(), false));
     if !ANY.any(line) {
         return None;
     }
-    let at = ALONE.iter().filter_map(|m| line.find(m)).min()?;
+    let at = STAND_ALONE.iter().filter_map(|m| line.find(m)).min()?;
     let text = line[at..].trim_end_matches(['"', '\'', '}', ')', ' ', '.']);
     // Keep a literal's own final period ("Token has expired.").
     let end = at + text.len() + usize::from(line[at + text.len()..].starts_with('.'));

@@ -11,6 +11,11 @@ use super::super::case::{CheckerCall, HttpAnswer};
 use super::super::cause::Cause;
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
+use crate::vocabulary::checkers::{
+    CHECKER_NAMES, VAULT_CLAIMS, VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED,
+    WEBHOOK_REVIEW_FAILED,
+};
+use crate::vocabulary::wordings::SERVICES;
 
 /// A checker that could not complete its review.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,20 +54,9 @@ pub struct CheckerLine {
 
 /// The checker a line names.
 pub fn name(line: &str) -> Option<&'static str> {
-    [
-        ("auth.kubernetes", "Vault"),
-        ("auth/kubernetes", "Vault"),
-        ("Error making API request", "Vault"),
-        ("vault", "Vault"),
-        ("Vault", "Vault"),
-        ("KubeJWTAuthenticator", "istiod"),
-        ("istio", "istiod"),
-        ("linkerd", "Linkerd"),
-        ("kube-rbac-proxy", "kube-rbac-proxy"),
-        ("webhook authenticator", "a webhook token authenticator"),
-    ]
-    .iter()
-    .find_map(|&(needle, who)| line.contains(needle).then_some(who))
+    CHECKER_NAMES
+        .iter()
+        .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
 /// Reads one unwrapped line.
@@ -86,14 +80,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
         found.http = Some(HttpAnswer::relayed("Vault", Some(code), 2));
         return Some(found);
     }
-    // Older releases check claims with go-jose (`claim "iss" is invalid`),
-    // newer ones with hashicorp/cap (`invalid audience (aud) claim: …`).
-    for (needle, reason) in [
-        ("claim \"iss\" is invalid", "claim \"iss\" is invalid"),
-        ("claim \"aud\" is invalid", "claim \"aud\" is invalid"),
-        ("invalid issuer (iss) claim", "claim \"iss\" is invalid"),
-        ("invalid audience (aud) claim", "claim \"aud\" is invalid"),
-    ] {
+    for &(needle, reason) in VAULT_CLAIMS {
         if t.contains(needle) {
             found.reasons = parse_auth_error(reason);
             // Vault's own check: it answered its caller, not kube-apiserver.
@@ -103,12 +90,12 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     }
     if let Some(item) = t.strip_prefix("* ") {
         let item = item.trim_end_matches(['"', '}', ' ']);
-        if matches!(
-            item,
-            "permission denied"
-                | "service account name not authorized"
-                | "namespace not authorized"
-        ) {
+        // Vault's policy check, or its role's bindings.
+        if item == "permission denied"
+            || SERVICES
+                .iter()
+                .any(|w| w.printed_by == "Vault" && w.text == item)
+        {
             found.http = Some(HttpAnswer {
                 message: Some(item.to_owned()),
                 ..HttpAnswer::relayed("Vault", None, 0)
@@ -121,8 +108,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
             return Some(found);
         }
     }
-    if t.contains("service account unauthorized; this could mean it has been deleted or recreated")
-    {
+    if t.contains(VAULT_REVIEW_REFUSED.text) {
         found.failure = Some(Failure {
             call: CheckerCall::Refused,
             checker: Some("Vault"),
@@ -133,13 +119,14 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     }
     // The review was answered: `authenticated: false` with no error. The
     // caller's token was rejected, and kube-apiserver gave Vault no reason.
-    if t.contains("lookup failed: service account jwt not valid") {
+    if t.contains(VAULT_NOT_AUTHENTICATED.text) {
         let message = "Vault's TokenReview: the token is not authenticated (no reason given)";
         found.http = Some(super::status::unauthorized(message.to_owned(), 1));
         return Some(found);
     }
-    if let Some(i) = t.find("Failed to make webhook authenticator request: ") {
-        let err = t[i + 46..].trim();
+    let open = WEBHOOK_REVIEW_FAILED.text.trim_end_matches("ERROR");
+    if let Some(i) = t.find(open) {
+        let err = t[i + open.len()..].trim();
         found.failure = Some(Failure {
             call: call(err),
             checker: name(t).or(Some("a webhook token authenticator")),

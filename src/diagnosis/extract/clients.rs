@@ -17,6 +17,7 @@ use super::super::case::{BearerSeen, RequestInfo};
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, unauthorized};
 use super::url::{method_and_url, request_from_url};
+use crate::vocabulary::cues::CLIENT_LABELS;
 
 /// What a client (kubectl among them) printed in a line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,47 +31,13 @@ pub struct ClientLine {
     pub transport: Option<String>,
 }
 
-/// Wordings that name the client, first match in this order.
-const LABELS: &[(&str, &str)] = &[
-    ("ray.exceptions", "ray"),
-    ("Request failed with status code", "ray"),
-    ("io.fabric8", "fabric8"),
-    ("KubernetesClientException", "fabric8"),
-    ("Configured service account doesn't have access", "fabric8"),
-    ("Token may have expired!", "fabric8"),
-    // client-node's ApiException; Python's says `ApiException: (401)`.
-    ("HTTP-Code: ", "kubernetes-client-javascript"),
-    ("ApiException", "python-kubernetes"),
-    ("kubernetes.client.exceptions.", "python-kubernetes"),
-    ("HTTP response headers:", "python-kubernetes"),
-    ("HTTP response body:", "python-kubernetes"),
-    ("HTTPHeaderDict(", "python-kubernetes"),
-    (" Client Error: ", "python-requests"),
-    (" Server Error: ", "python-requests"),
-    ("requests.exceptions", "python-requests"),
-    ("HTTPSConnectionPool(", "python-requests"),
-    ("WebSocketBadStatusException", "python-websocket"),
-    ("statusCode:", "kubernetes-client-javascript"),
-    ("invalid status code '", "kubernetes-client-csharp"),
-    ("io.kubernetes.client", "kubernetes-client-java"),
-    ("HTTP response code: ", "kubernetes-client-java"),
-    ("ErrorResponse {", "kube-rs"),
-    ("status_code:", "erlang-elixir"),
-    ("rpc error: code =", "grpc"),
-    ("<-- HTTP/", "okhttp"),
-    ("wget: ", "wget"),
-    ("curl: (", "curl"),
-    // Node's print of an error's cause (`TypeError: fetch failed` above it).
-    ("[cause]: ", "nodejs"),
-    ("Dashboard reported", "kubernetes-dashboard"),
-    ("probe failed", "kubelet-probe"),
-];
-
 /// Which client wrote a line (for the output's `format`).
 pub fn label(line: &str) -> &'static str {
     static NEEDLES: LazyLock<Needles> =
-        LazyLock::new(|| Needles::new(LABELS.iter().map(|(needle, _)| *needle), false));
-    NEEDLES.first(line).map_or("client-go", |i| LABELS[i].1)
+        LazyLock::new(|| Needles::new(CLIENT_LABELS.iter().map(|(needle, _)| *needle), false));
+    NEEDLES
+        .first(line)
+        .map_or("client-go", |i| CLIENT_LABELS[i].1)
 }
 
 /// Reads one unwrapped line.

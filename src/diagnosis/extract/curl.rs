@@ -16,6 +16,7 @@ use super::status::status_line;
 use super::transport;
 use super::url::request_from_url;
 use crate::secret::SecretToken;
+use crate::vocabulary::cues::CURL_INFO;
 
 /// Whether `rest` (after `> `) is a request line or header curl prints.
 pub fn is_request_line(rest: &str) -> bool {
@@ -64,36 +65,6 @@ pub struct Curl {
     /// header (`--cert`, `-u`): no header line proves nothing was sent.
     other_credentials: bool,
 }
-
-/// What only curl writes after `* ` (other programs list items with `* `,
-/// Vault its errors).
-const INFO: &[&str] = &[
-    "Trying ",
-    "Connected to ",
-    "connect to ",
-    "Could not resolve",
-    "Closing connection",
-    "SSL connection using",
-    "TLSv1",
-    "ALPN",
-    "[HTTP/2]",
-    "Failed to connect",
-    "Connection #",
-    "successfully set certificate",
-    "Server certificate:",
-    "Host ",
-    "IPv4",
-    "IPv6",
-    "Uses proxy",
-    "Using HTTP2",
-    "Mark bundle",
-    "schannel",
-    "OpenSSL SSL_connect",
-    "SSL certificate problem",
-    "CAfile:",
-    "CApath:",
-    "Established connection",
-];
 
 /// What a curl line gave, each with the line it belongs to.
 pub type Out = Vec<(usize, Kind)>;
@@ -164,7 +135,7 @@ impl Curl {
         }
         if let Some(rest) = line.strip_prefix("* ") {
             let rest = rest.trim();
-            if !self.seen && !INFO.iter().any(|i| rest.starts_with(i)) {
+            if !self.seen && !CURL_INFO.iter().any(|i| rest.starts_with(i)) {
                 return None;
             }
             self.seen = true;

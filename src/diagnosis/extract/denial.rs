@@ -3,45 +3,18 @@
 //! the authorizer's reason, if any) is only one of them; admission plugins
 //! and quota refuse with texts of their own, and each has its own fix.
 //!
-//! Wordings (k8s.io/kubernetes plugin/pkg/admission/…, staging/…/admission):
-//! - ServiceAccount: `error looking up service account NS/NAME: …` (1.9+),
-//!   `service account NS/NAME was not found, retry after the service account
-//!   is created` (≤1.8), `no API token found for service account NS/NAME, retry
-//!   after the token is automatically created and added to the service account`
-//!   (≤1.23, a 403), `No API token found for service account "NAME", retry
-//!   after …` (≤1.5, a 504 ServerTimeout), OpenShift's `Missing service
-//!   account NS/NAME`;
-//! - PodSecurity: `violates PodSecurity "LEVEL:VERSION": …` (1.22+);
-//! - NodeRestriction: `is not allowed to modify labels: …`, `the UID in the
-//!   bound object reference (…) does not match the UID in record`, `node "N"
-//!   is not allowed to …`, `can only …`;
-//! - validating/mutating webhooks: `admission webhook "NAME" denied the request: …`;
-//! - ResourceQuota: `exceeded quota: NAME, requested: …`;
-//! - the Node authorizer's reasons: `no relationship found between node 'N'
-//!   and this object` (1.18+), `no path found to object` (1.7–1.17).
+//! The authorizers' reasons and the admission plugins' and webhooks' texts
+//! are [`crate::vocabulary::refusals`].
 
 use super::super::forbidden::Forbidden;
+use crate::vocabulary::refusals::{
+    NO_OPINION_REASONS, NODE_AUTHORIZER_REASONS, NODE_RESTRICTION, QUOTA_EXCEEDED, RBAC_REASONS,
+    SERVICE_ACCOUNT_MISSING, SERVICE_ACCOUNT_NO_TOKEN, SERVICE_ACCOUNT_NOT_FOUND_RETRY,
+    pod_security_open, webhook_words,
+};
+use crate::vocabulary::row::Wording;
 
 pub use crate::diagnosis::case::{Authorizer, Denial};
-
-/// Builds the authorizer a reason names, from the reason.
-type Whose = fn(String) -> Authorizer;
-
-/// Reasons whose authorizer is known, by their opening words: (words, whose).
-/// The union authorizer returns a denying authorizer's reason alone, and the
-/// reasons of every authorizer with no opinion joined, RBAC's empty one among
-/// them (k8s.io/apiserver pkg/authorization/union).
-const AUTHORIZER_WORDINGS: &[(&str, Whose)] = &[
-    ("RBAC:", Authorizer::Rbac),
-    // 1.5's RBAC authorizer (kubernetes#39193).
-    ("rules not allow", Authorizer::Rbac),
-    // OpenShift 3's RBAC.
-    ("no RBAC policy matched", Authorizer::Rbac),
-    ("no relationship found between node", Authorizer::Node),
-    ("no path found to object", Authorizer::Node),
-    // GKE's authorizer before RBAC, for identities it does not know.
-    ("Unknown user", Authorizer::NoOpinion),
-];
 
 /// Reads a refusal message; `None` when it is none of the above.
 pub fn parse(message: &str) -> Option<Denial> {
@@ -51,33 +24,25 @@ pub fn parse(message: &str) -> Option<Denial> {
 /// Reads a refusal message whose 403 parts (`forbidden`) are already read.
 pub fn read(message: &str, forbidden: Option<Forbidden>) -> Option<Denial> {
     let m = message.trim();
-    if let Some(i) = m.find("admission webhook \"") {
-        let rest = &m[i + 19..];
+    let (open, denied) = webhook_words();
+    if let Some(i) = m.find(open) {
+        let rest = &m[i + open.len()..];
         let (webhook, tail) = rest.split_once('"')?;
-        if tail.starts_with(" denied the request") {
+        if tail.starts_with(&denied[1..]) {
             return Some(Denial::Webhook {
                 webhook: webhook.to_owned(),
                 message: m.to_owned(),
             });
         }
     }
-    // Capitalised before the Go convention reached the plugin (1.2-era
-    // servers, OpenShift 3.x): `Failed quota: NAME: must specify cpu`.
-    if [
-        "exceeded quota: ",
-        "failed quota: ",
-        "Exceeded quota: ",
-        "Failed quota: ",
-    ]
-    .iter()
-    .any(|w| m.contains(w))
-    {
+    if QUOTA_EXCEEDED.iter().any(|w| m.contains(w.text)) {
         return Some(Denial::Quota {
             message: m.to_owned(),
         });
     }
-    if let Some(i) = m.find("violates PodSecurity \"") {
-        let rest = &m[i + 22..];
+    let open = pod_security_open();
+    if let Some(i) = m.find(open) {
+        let rest = &m[i + open.len()..];
         let policy = rest.split('"').next().unwrap_or("").to_owned();
         return Some(Denial::PodSecurity {
             policy,
@@ -112,11 +77,18 @@ pub fn by_authorizer(forbidden: Forbidden) -> Denial {
 
 /// The authorizer a 403's reason names.
 fn authorizer(r: &str) -> Authorizer {
-    match AUTHORIZER_WORDINGS
-        .iter()
-        .find(|(words, _)| r.starts_with(words))
-    {
-        Some((_, by)) => match by(r.to_owned()) {
+    let said = |table: &[Wording]| table.iter().any(|w| r.starts_with(w.text));
+    let by: Option<fn(String) -> Authorizer> = if said(RBAC_REASONS) {
+        Some(Authorizer::Rbac)
+    } else if said(NODE_AUTHORIZER_REASONS) {
+        Some(Authorizer::Node)
+    } else if said(NO_OPINION_REASONS) {
+        Some(Authorizer::NoOpinion)
+    } else {
+        None
+    };
+    match by {
+        Some(by) => match by(r.to_owned()) {
             Authorizer::Rbac(r) if r.ends_with("\" not found") => Authorizer::RoleMissing(r),
             by => by,
         },
@@ -130,18 +102,15 @@ fn authorizer(r: &str) -> Authorizer {
 
 /// The ServiceAccount admission plugin's wordings.
 fn service_account(m: &str) -> Option<Denial> {
-    let opened = [
-        ("no API token found for service account ", true),
-        ("No API token found for service account ", true),
-        ("error looking up service account ", false),
-        ("Missing service account ", false),
-    ]
-    .iter()
-    .find_map(|&(open, no_token)| Some((&m[m.find(open)? + open.len()..], no_token)));
+    let opened = SERVICE_ACCOUNT_NO_TOKEN
+        .iter()
+        .map(|w| (w.text, true))
+        .chain(SERVICE_ACCOUNT_MISSING.iter().map(|w| (w.text, false)))
+        .find_map(|(open, no_token)| Some((&m[m.find(open)? + open.len()..], no_token)));
     // ≤1.8: `service account NS/NAME was not found, retry after the service account is created`.
     let (rest, no_token) = opened.or_else(|| {
         let rest = &m[m.find("service account ")? + 16..];
-        rest.contains(" was not found, retry after the service account is created")
+        rest.contains(SERVICE_ACCOUNT_NOT_FOUND_RETRY.text)
             .then_some((rest, false))
     })?;
     // `NS/NAME` or `"NAME"`, up to the punctuation after it.
@@ -161,21 +130,7 @@ fn service_account(m: &str) -> Option<Denial> {
 
 /// The NodeRestriction admission plugin's wordings (a kubelet's own request).
 fn node_restriction(m: &str) -> bool {
-    [
-        "is not allowed to modify labels",
-        "is not allowed to modify taints",
-        "is not allowed to set the following labels",
-        "does not match the UID in record",
-        "can only create tokens for individual service accounts",
-        "can only create pods with",
-        "can only create mirror pods",
-        "is not allowed to modify node",
-        "cannot modify node",
-        "is not allowed to delete pod",
-        "can only update pod status for pods",
-    ]
-    .iter()
-    .any(|needle| m.contains(needle))
+    NODE_RESTRICTION.iter().any(|w| m.contains(w.text))
 }
 
 #[cfg(test)]

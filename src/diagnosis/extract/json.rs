@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::super::artefact::Review;
 use super::super::case::{AnswerOrigin, HttpAnswer};
+use crate::vocabulary::cues::{AUDIT_ANNOTATIONS, STATUS_MARKERS};
 
 /// Largest object parsed (a Status body, an audit event or a log line is far
 /// smaller; a larger one is read leniently instead).
@@ -240,14 +241,6 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
     Some(Doc::Review(review, error))
 }
 
-/// The annotations kube-apiserver writes that say something about a token.
-const ANNOTATIONS: &[&str] = &[
-    "authorization.k8s.io/decision",
-    "authentication.k8s.io/stale-token",
-    "authentication.k8s.io/legacy-token",
-    "authentication.k8s.io/legacy-token-invalidated",
-];
-
 /// Whether `v` is an audit event.
 pub fn is_event(v: &Value) -> bool {
     let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
@@ -264,7 +257,7 @@ pub fn is_annotations(v: &Value) -> bool {
         Some(inner) if obj.len() == 1 => inner,
         _ => obj,
     };
-    obj.keys().any(|k| ANNOTATIONS.contains(&k.as_str()))
+    obj.keys().any(|k| AUDIT_ANNOTATIONS.contains(&k.as_str()))
         && obj
             .keys()
             .all(|k| k.contains(".k8s.io/") || k.contains(".kubernetes.io/"))
@@ -313,13 +306,7 @@ pub fn interesting(text: &str) -> bool {
 /// a Java dump (`Status(…, code=403, …, kind=Status, message=…, reason=…)`),
 /// JSON cut short or escaped. `None` without a `kind` of `Status`.
 pub fn lenient_status(text: &str) -> Option<HttpAnswer> {
-    const MARKERS: &[&str] = &[
-        "'kind': 'Status'",
-        "kind=Status",
-        "\"kind\":\"Status\"",
-        "\"kind\": \"Status\"",
-    ];
-    let at = MARKERS.iter().filter_map(|m| text.find(m)).min()?;
+    let at = STATUS_MARKERS.iter().filter_map(|m| text.find(m)).min()?;
     let lo = text.floor_char_boundary(at.saturating_sub(2048));
     let hi = text.ceil_char_boundary(at + 8192);
     let window = &text[lo..hi];

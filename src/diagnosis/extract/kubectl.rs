@@ -15,6 +15,7 @@ use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
+use crate::vocabulary::cues::KUBECTL_SOURCE_ERRORS;
 
 /// Reads one unwrapped line; `caller` is the `file.go:line` of the klog
 /// header it came under, when one was stripped.
@@ -190,11 +191,7 @@ fn split_hint(message: &str) -> (&str, Option<RequestInfo>) {
 
 /// `error when creating "x.yaml": <message>`: the server's message alone.
 fn strip_operation(message: &str) -> &str {
-    for op in [
-        "error when creating ",
-        "error when retrieving ",
-        "error when applying ",
-    ] {
+    for op in KUBECTL_SOURCE_ERRORS {
         if let Some(rest) = message.strip_prefix(op)
             && let Some(i) = rest.find("\": ")
         {

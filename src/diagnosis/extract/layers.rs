@@ -23,6 +23,7 @@ use chrono::{DateTime, Datelike as _, NaiveDate, NaiveDateTime, TimeDelta, Utc};
 
 use super::super::artefact::Stamp;
 use super::super::case::ClockSource;
+use crate::vocabulary::cues::LINE_OPENERS;
 
 /// How many escape layers are undone at most.
 pub const MAX_UNESCAPE: usize = 3;
@@ -173,26 +174,7 @@ fn starts_record(line: &str) -> bool {
     let month = MONTHS
         .iter()
         .any(|m| line.strip_prefix(m).is_some_and(|r| r.starts_with(' ')));
-    const OPENERS: &[&str] = &[
-        "at ",
-        "Caused by",
-        "Error",
-        "error",
-        "ERROR",
-        "WARN",
-        "INFO",
-        "DEBUG",
-        "TRACE",
-        "Warning",
-        "HTTP/",
-        "curl:",
-        "Traceback",
-        "File ",
-        "Unable to",
-        "time=",
-        "level=",
-    ];
-    klog || date || month || OPENERS.iter().any(|o| line.starts_with(o))
+    klog || date || month || LINE_OPENERS.iter().any(|o| line.starts_with(o))
 }
 
 /// Whether a box pane line was wrapped: its text reaches the right border.

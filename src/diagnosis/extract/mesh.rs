@@ -12,26 +12,7 @@
 
 use super::super::case::CheckerCall;
 use super::checker::{CheckerLine, Failure};
-
-/// Wordings of a review that answered "not authenticated" with no reason:
-/// istiod's `tokenreview` package, Linkerd's `NotAuthenticated` error.
-const NOT_AUTHENTICATED: [(&str, &str); 2] = [
-    ("the token is not authenticated", "istiod"),
-    (
-        "authentication token could not be authenticated",
-        "Linkerd identity",
-    ),
-];
-
-/// Wordings of the mesh's own review refused: istiod (before 1.8) checks the
-/// status itself; later releases and Linkerd return client-go's error, whose
-/// text after the cluster or identity is the bare reason phrase.
-const OWN_REVIEW_REFUSED: [(&str, &str); 4] = [
-    ("invalid review response status code 401", "istiod"),
-    ("invalid review response status code 403", "istiod"),
-    ("\": Unauthorized", "istiod"),
-    ("error validating token for ", "Linkerd identity"),
-];
+use crate::vocabulary::checkers::{MESH_MARKS, MESH_REVIEW_REFUSED, NOT_AUTHENTICATED};
 
 /// What istiod's audience means for the sidecar's token.
 const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
@@ -39,7 +20,11 @@ const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca 
 /// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<CheckerLine> {
     let t = line.trim();
-    if let Some((_, who)) = NOT_AUTHENTICATED.iter().find(|(n, _)| t.contains(n)) {
+    if let Some(who) = NOT_AUTHENTICATED
+        .iter()
+        .find(|n| t.contains(n.text))
+        .map(|n| n.printed_by)
+    {
         return Some(CheckerLine {
             http: Some(super::status::unauthorized(
                 format!(
@@ -59,14 +44,9 @@ pub fn find(line: &str) -> Option<CheckerLine> {
             ..CheckerLine::default()
         });
     }
-    let (needle, who) = OWN_REVIEW_REFUSED
-        .iter()
-        .find(|(needle, _)| t.contains(needle))?;
-    let mesh = t.contains("KubeJWTAuthenticator")
-        || t.contains("failed to validate the JWT")
-        || t.contains("invalid review response")
-        || t.contains("serviceaccount.identity.");
-    if !mesh {
+    let refused = MESH_REVIEW_REFUSED.iter().find(|w| t.contains(w.text))?;
+    let (needle, who) = (refused.text, refused.printed_by);
+    if !MESH_MARKS.iter().any(|m| t.contains(m)) {
         return None;
     }
     let err = t[t.find(needle)? + needle.len()..]
@@ -74,7 +54,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
         .trim_end_matches(['"', '\\']);
     // Linkerd's wording carries any error of the review call: only an
     // answer that refused the mesh's credentials is one of these.
-    if *needle == "error validating token for "
+    if refused.printed_by == "Linkerd identity"
         && !(err.ends_with(": Unauthorized") || err.contains(" is forbidden: "))
     {
         return None;

@@ -49,6 +49,7 @@ use super::case::{
 };
 use super::cause::Cause;
 use super::forbidden::Forbidden;
+use crate::vocabulary::cues::NEAR_MISSES;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use clients::ClientLine;
 use segment::{Origin, Segment};
@@ -85,29 +86,6 @@ pub struct NearMiss {
     /// The `--type` that reads it more leniently, if one does.
     pub try_type: Option<SourceType>,
 }
-
-/// Words that suggest evidence without making an answer, and what was seen.
-/// The numbers are status codes, which `--type status` reads more leniently.
-#[rustfmt::skip]
-const SIGNALS: &[(&str, &str)] = &[
-    ("Unauthorized", "the word \"Unauthorized\" without an answer around it"),
-    ("Forbidden", "the word \"Forbidden\" without an answer around it"),
-    ("forbidden", "the word \"forbidden\" without a refusal's wording"),
-    ("401", "the number 401 without an HTTP status around it"),
-    ("403", "the number 403 without an HTTP status around it"),
-    ("x509", "an x509 text that is not a TLS failure's"),
-    ("TokenReview", "a TokenReview that is neither accepted nor rejected"),
-    ("token", "the word \"token\" without a known message"),
-    ("denied", "the word \"denied\" without a known refusal"),
-    // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
-    ("User \"", "a user's name where an authorizer's refusal may have been cut short"),
-    // PodSecurity admission's warn mode (a response's Warning header).
-    ("would violate", "a policy's warning, which comes with an answer but is not one"),
-    // A controller's FailedCreate event (controller_utils.go).
-    ("Error creating:", "a controller's failed create whose error is empty or unknown"),
-    // kube-runtime's stream_backoff, client-go's reflector.
-    ("backing off", "a client retrying after an error it does not print"),
-];
 
 /// A pretty-printed JSON value being read over several lines.
 #[derive(Debug)]
@@ -581,7 +559,7 @@ impl<'a> Scanner<'a> {
         if self.near.is_some() {
             return;
         }
-        if let Some(&(word, what)) = SIGNALS.iter().find(|(w, _)| text.contains(w)) {
+        if let Some(&(word, what)) = NEAR_MISSES.iter().find(|(w, _)| text.contains(w)) {
             let code = word.bytes().all(|b| b.is_ascii_digit());
             self.near = Some(NearMiss {
                 line: number,

@@ -8,6 +8,7 @@
 //! exception).
 
 use super::super::forbidden::Forbidden;
+use crate::vocabulary::refusals::{NO_API_TOKEN_CAPITALISED, webhook_words};
 
 /// A refusal in a line: its message, and the status it implies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +86,9 @@ fn resource_start(before: &str) -> usize {
 
 /// The first refusal in `line`.
 pub fn find(line: &str) -> Option<Refusal> {
-    if let Some(i) = line.find("admission webhook \"")
-        && line[i..].contains("\" denied the request")
+    let (open, denied) = webhook_words();
+    if let Some(i) = line.find(open)
+        && line[i..].contains(denied)
     {
         return Some(Refusal {
             message: cut(&line[i..]).to_owned(),
@@ -102,7 +104,7 @@ pub fn find(line: &str) -> Option<Refusal> {
         && line[i..].contains("\" cannot ")
     {
         (i, Some(403))
-    } else if let Some(i) = line.find("No API token found for service account ") {
+    } else if let Some(i) = line.find(NO_API_TOKEN_CAPITALISED.text) {
         (i, None)
     } else {
         return None;

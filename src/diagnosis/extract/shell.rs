@@ -5,38 +5,7 @@
 //! the header carried nothing.
 
 use super::super::case::BearerSeen;
-
-/// Programs whose command lines start a request worth separating answers by.
-const PROGRAMS: &[&str] = &[
-    "curl",
-    "wget",
-    "kubectl",
-    "k",
-    "oc",
-    "helm",
-    "vault",
-    "kube-proxy",
-    "journalctl",
-    "docker",
-    "crictl",
-    "make",
-    "k3d",
-    "minikube",
-    "python",
-    "python3",
-    "export",
-    "sudo",
-    "ssh",
-    "aws",
-    "az",
-    "gcloud",
-    "terraform",
-    "kubeadm",
-    "microk8s",
-    "k3s",
-    "http",
-    "xh",
-];
+use crate::vocabulary::cues::PROMPT_PROGRAMS;
 
 /// A command typed at a prompt (or a bare command line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +22,7 @@ pub fn command(text: &str) -> Option<CommandLine<'_>> {
     let after_prompt = prompt_end(t).map_or(t, |i| t[i..].trim_start());
     let word = after_prompt.split_whitespace().next()?;
     let program = word.rsplit('/').next().unwrap_or(word);
-    if !PROGRAMS.contains(&program) && !program.starts_with("kubectl-") {
+    if !PROMPT_PROGRAMS.contains(&program) && !program.starts_with("kubectl-") {
         return None;
     }
     // A bare line must look like a command (flags or arguments follow).

@@ -13,11 +13,10 @@ use chrono::{DateTime, Utc};
 
 use super::super::case::HttpAnswer;
 use super::needles::Needles;
+use crate::vocabulary::cues::STATUS_TEXTS;
 use crate::vocabulary::{apimachinery, clients};
 
-/// The second line of kube-apiserver's proxy error body
-/// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.
-pub const PROXY_TARGET: &str = "Trying to reach: '";
+pub use crate::vocabulary::wordings::PROXY_TARGET;
 
 /// A 401 `Unauthorized` answer with `message`, as strong as `weight`.
 pub fn unauthorized(message: String, weight: u8) -> HttpAnswer {
@@ -386,30 +385,7 @@ pub fn generic_text(line: &str) -> Option<(u16, &str)> {
         };
         return Some((t.code, message));
     }
-    const TEXTS: &[(&str, u16, &str)] = &[
-        ("Unauthorized! Token may have expired", 401, "Unauthorized"),
-        ("code = Unauthenticated", 401, "Unauthenticated"),
-        (
-            "desc = authentication failure",
-            401,
-            "authentication failure",
-        ),
-        ("code = PermissionDenied", 403, "PermissionDenied"),
-        // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
-        // body names the failed call and its target.
-        (PROXY_TARGET, 503, ""),
-        // OpenShift's oc, for a 401 to the token it was given (oc login --token).
-        ("The token provided is invalid or expired", 401, ""),
-        // The kubelet's own authorizer (pkg/kubelet/server/auth.go).
-        ("Forbidden (user=", 403, ""),
-        // The kubelet's words for a 404 on TokenRequest.
-        (
-            "the API server does not have TokenRequest endpoints enabled",
-            404,
-            "the server could not find the requested resource",
-        ),
-    ];
-    TEXTS
+    STATUS_TEXTS
         .iter()
         .find(|(needle, ..)| line.contains(needle))
         .map(|&(_, code, text)| (code, text))

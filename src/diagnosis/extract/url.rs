@@ -6,6 +6,7 @@
 //! [`RequestInfo`].
 
 use super::super::case::RequestInfo;
+use crate::vocabulary::cues::REQUEST_LINE_OPENERS;
 
 /// A Kubernetes REST request from an HTTP method and a URL or path.
 /// `/api/v1/namespaces/NS/RES[/NAME[/SUB]]`, `/apis/GROUP/VERSION/…`, cluster
@@ -124,7 +125,7 @@ pub fn method_and_url(line: &str) -> Option<(Option<&str>, &str)> {
         let url = url.trim_end_matches(['.', ',']);
         url.starts_with("http").then_some((Some(method), url))
     };
-    for prefix in ["Failure executing: ", "URL: ", "--> ", "request [&{Method:"] {
+    for prefix in REQUEST_LINE_OPENERS {
         if let Some(found) = after(prefix) {
             return Some(found);
         }

@@ -14,7 +14,7 @@ fn only_specific(text: &str) -> AuthReason {
 /// by `docs::causes_md_is_the_registry`) holds each wording's cause and era.
 #[test]
 fn every_fixed_wording_reads_as_its_own_pattern() {
-    for p in PATTERNS {
+    for p in MESSAGES {
         let text = match p.matcher {
             Matcher::Literal(_) if p.kind == K::InvalidBearerToken => continue,
             Matcher::Literal(text) => text.to_owned(),

@@ -20,7 +20,7 @@ use satoken::report::audit::AuditJson;
 use satoken::report::classify::ClassifyJson;
 use satoken::report::classify_log::{ClassifyLogJson, LogEventJson};
 use satoken::report::doctor::DoctorJson;
-use satoken::report::explain::{CauseListJson, CodeJson, ExplainJson};
+use satoken::report::explain::{CauseListJson, CodeJson, ExplainJson, WordingListJson};
 use satoken::report::json::{DecodeJson, LineErrorJson};
 use satoken::report::probe::ProbeJson;
 use satoken::report::skew::json::SkewJson;
@@ -43,8 +43,8 @@ enum DecodeLine<'a> {
     Error(LineErrorJson<'a>),
 }
 
-/// `explain -o json`: one cause, the list of every cause, or another code
-/// the tool prints (an answer, a finding, a token kind).
+/// `explain -o json`: one cause, the list of every cause, another code the
+/// tool prints (an answer, a finding, a token kind), or `--wordings`.
 #[derive(JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
@@ -52,6 +52,7 @@ enum ExplainDocument {
     Cause(ExplainJson),
     List(CauseListJson),
     Code(CodeJson),
+    Wordings(WordingListJson),
 }
 
 /// Every schema file: (subcommand, schema), the file being

@@ -1,0 +1,274 @@
+//! The cues that tell what a line of a paste is, beside the producers'
+//! answers themselves: which client printed it, curl's verbose lines, a
+//! prompt's command, a log line's opening, a Status's kind in any rendering,
+//! the audit annotations that concern a token, the words that nearly made
+//! an answer, and the log prefilter's generic anchors. The extractors and
+//! the prefilter read them; none names a cause.
+
+use super::wordings::PROXY_TARGET;
+
+/// Wordings that name the client, first match in this order: each client's
+/// package or exception name, or the words its source prints (the sources
+/// are [`super::clients::RENDERINGS`]'s).
+pub const CLIENT_LABELS: &[(&str, &str)] = &[
+    ("ray.exceptions", "ray"),
+    ("Request failed with status code", "ray"),
+    ("io.fabric8", "fabric8"),
+    ("KubernetesClientException", "fabric8"),
+    ("Configured service account doesn't have access", "fabric8"),
+    ("Token may have expired!", "fabric8"),
+    // client-node's ApiException; Python's says `ApiException: (401)`.
+    ("HTTP-Code: ", "kubernetes-client-javascript"),
+    ("ApiException", "python-kubernetes"),
+    ("kubernetes.client.exceptions.", "python-kubernetes"),
+    ("HTTP response headers:", "python-kubernetes"),
+    ("HTTP response body:", "python-kubernetes"),
+    ("HTTPHeaderDict(", "python-kubernetes"),
+    (" Client Error: ", "python-requests"),
+    (" Server Error: ", "python-requests"),
+    ("requests.exceptions", "python-requests"),
+    ("HTTPSConnectionPool(", "python-requests"),
+    ("WebSocketBadStatusException", "python-websocket"),
+    ("statusCode:", "kubernetes-client-javascript"),
+    ("invalid status code '", "kubernetes-client-csharp"),
+    ("io.kubernetes.client", "kubernetes-client-java"),
+    ("HTTP response code: ", "kubernetes-client-java"),
+    ("ErrorResponse {", "kube-rs"),
+    ("status_code:", "erlang-elixir"),
+    ("rpc error: code =", "grpc"),
+    ("<-- HTTP/", "okhttp"),
+    ("wget: ", "wget"),
+    ("curl: (", "curl"),
+    // Node's print of an error's cause (`TypeError: fetch failed` above it).
+    ("[cause]: ", "nodejs"),
+    ("Dashboard reported", "kubernetes-dashboard"),
+    ("probe failed", "kubelet-probe"),
+];
+
+/// Texts that stand for an answer without a Status around them: (words,
+/// status, the message it carries; empty: the line from the words on).
+/// gRPC's status (grpc-go `rpc error: code = CODE desc = …`), fabric8's
+/// 401 (OperationSupport), and the components named on each row.
+#[rustfmt::skip]
+pub const STATUS_TEXTS: &[(&str, u16, &str)] = &[
+    ("Unauthorized! Token may have expired", 401, "Unauthorized"),
+    ("code = Unauthenticated", 401, "Unauthenticated"),
+    (
+        "desc = authentication failure",
+        401,
+        "authentication failure",
+    ),
+    ("code = PermissionDenied", 403, "PermissionDenied"),
+    // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
+    // body names the failed call and its target.
+    (PROXY_TARGET, 503, ""),
+    // OpenShift's oc, for a 401 to the token it was given (oc login --token).
+    ("The token provided is invalid or expired", 401, ""),
+    // The kubelet's own authorizer (pkg/kubelet/server/auth.go).
+    ("Forbidden (user=", 403, ""),
+    // The kubelet's words for a 404 on TokenRequest.
+    (
+        "the API server does not have TokenRequest endpoints enabled",
+        404,
+        "the server could not find the requested resource",
+    ),
+];
+
+/// A Status object's kind in the renderings that keep its fields: Python's
+/// `repr`, Lombok's and Scala's `toString`, JSON with and without spaces.
+pub const STATUS_MARKERS: &[&str] = &[
+    "'kind': 'Status'",
+    "kind=Status",
+    "\"kind\":\"Status\"",
+    "\"kind\": \"Status\"",
+];
+
+/// The annotations kube-apiserver writes that say something about a token.
+pub const AUDIT_ANNOTATIONS: &[&str] = &[
+    "authorization.k8s.io/decision",
+    "authentication.k8s.io/stale-token",
+    "authentication.k8s.io/legacy-token",
+    "authentication.k8s.io/legacy-token-invalidated",
+];
+
+/// What only curl writes after `* ` in its verbose output (its `infof` lines
+/// in lib/connect.c, lib/url.c and lib/vtls/) (other programs list items with `* `,
+/// Vault its errors).
+pub const CURL_INFO: &[&str] = &[
+    "Trying ",
+    "Connected to ",
+    "connect to ",
+    "Could not resolve",
+    "Closing connection",
+    "SSL connection using",
+    "TLSv1",
+    "ALPN",
+    "[HTTP/2]",
+    "Failed to connect",
+    "Connection #",
+    "successfully set certificate",
+    "Server certificate:",
+    "Host ",
+    "IPv4",
+    "IPv6",
+    "Uses proxy",
+    "Using HTTP2",
+    "Mark bundle",
+    "schannel",
+    "OpenSSL SSL_connect",
+    "SSL certificate problem",
+    "CAfile:",
+    "CApath:",
+    "Established connection",
+];
+
+/// Programs whose command lines start a request worth separating answers by.
+pub const PROMPT_PROGRAMS: &[&str] = &[
+    "curl",
+    "wget",
+    "kubectl",
+    "k",
+    "oc",
+    "helm",
+    "vault",
+    "kube-proxy",
+    "journalctl",
+    "docker",
+    "crictl",
+    "make",
+    "k3d",
+    "minikube",
+    "python",
+    "python3",
+    "export",
+    "sudo",
+    "ssh",
+    "aws",
+    "az",
+    "gcloud",
+    "terraform",
+    "kubeadm",
+    "microk8s",
+    "k3s",
+    "http",
+    "xh",
+];
+
+/// What a log or trace line starts with (besides klog's header, dates and
+/// months): a line that starts so is a new line, not a wrapped one.
+pub const LINE_OPENERS: &[&str] = &[
+    "at ",
+    "Caused by",
+    "Error",
+    "error",
+    "ERROR",
+    "WARN",
+    "INFO",
+    "DEBUG",
+    "TRACE",
+    "Warning",
+    "HTTP/",
+    "curl:",
+    "Traceback",
+    "File ",
+    "Unable to",
+    "time=",
+    "level=",
+];
+
+/// Words that suggest evidence without making an answer, and what was seen.
+/// The numbers are status codes, which `--type status` reads more leniently.
+#[rustfmt::skip]
+pub const NEAR_MISSES: &[(&str, &str)] = &[
+    ("Unauthorized", "the word \"Unauthorized\" without an answer around it"),
+    ("Forbidden", "the word \"Forbidden\" without an answer around it"),
+    ("forbidden", "the word \"forbidden\" without a refusal's wording"),
+    ("401", "the number 401 without an HTTP status around it"),
+    ("403", "the number 403 without an HTTP status around it"),
+    ("x509", "an x509 text that is not a TLS failure's"),
+    ("TokenReview", "a TokenReview that is neither accepted nor rejected"),
+    ("token", "the word \"token\" without a known message"),
+    ("denied", "the word \"denied\" without a known refusal"),
+    // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
+    ("User \"", "a user's name where an authorizer's refusal may have been cut short"),
+    // PodSecurity admission's warn mode (a response's Warning header).
+    ("would violate", "a policy's warning, which comes with an answer but is not one"),
+    // A controller's FailedCreate event (controller_utils.go).
+    ("Error creating:", "a controller's failed create whose error is empty or unknown"),
+    // kube-runtime's stream_backoff, client-go's reflector.
+    ("backing off", "a client retrying after an error it does not print"),
+];
+
+/// The anchors besides the wordings tables (matched in any case).
+pub const PREFILTER_WORDS: &[&str] = &[
+    // Answers and their status words besides the reason phrases
+    // (`Unauthorized`, Status reasons, `code = Unauthenticated`).
+    "unauthori",
+    "authenticat",
+    "denied",
+    "deny",
+    "permission",
+    "credential",
+    "logged in",
+    "status",
+    "code",
+    "http/1.",
+    "http/2 ",
+    "http/2.0 ",
+    "http/3",
+    "already exists",
+    "alreadyexists",
+    "too many",
+    "toomany",
+    "too large",
+    "unavailable",
+    "unprocessable",
+    "not allowed",
+    "notallowed",
+    "not supported",
+    "unsupported",
+    // The reasons and what judges tokens.
+    "token",
+    "jose",
+    "oidc",
+    "invalid",
+    "expired",
+    "not match",
+    "not valid",
+    "x509",
+    "certificate",
+    "tls",
+    "ssl",
+    "tokenreview",
+    "audit.k8s.io",
+    "aadsts",
+    "webidentity",
+    // What a failure says of itself (curl ends every failure with its exit
+    // code, whatever its backend's words: `curl: (52)`). Not `error` or
+    // `unable`: every klog error line says so (etcd's `watch chan error`, a
+    // tenth of a busy server's lines), and an answer the engine reads
+    // carries a word above.
+    "curl: (",
+    "fail",
+    "refused",
+    "cannot",
+    "not authorized",
+    "unreachable",
+];
+
+/// kubectl's wrapping of a server's message with the file it came from
+/// (`error when creating "x.yaml": MESSAGE`): k8s.io/kubectl
+/// pkg/cmd/util/helpers.go AddSourceToErr (`error when %s %q: %v`), with the
+/// verbs create, apply and the retrieval before an apply use.
+pub const KUBECTL_SOURCE_ERRORS: &[&str] = &[
+    "error when creating ",
+    "error when retrieving ",
+    "error when applying ",
+];
+
+/// What opens a client's line naming its request (`METHOD URL` after it):
+/// fabric8's `Failure executing: GET at: URL` (KubernetesClientException),
+/// Vault's API error (`URL: PUT …`), OkHttp's logging interceptor (`--> GET
+/// URL`), Go's `%v` of an `*http.Request`.
+pub const REQUEST_LINE_OPENERS: &[&str] =
+    &["Failure executing: ", "URL: ", "--> ", "request [&{Method:"];
