@@ -11,7 +11,7 @@ use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
-use crate::diagnosis::case::{Degradation, OffClock};
+use crate::diagnosis::facts::{Degradation, OffClock};
 use crate::diagnosis::{self, Cause, Classification, Diagnosis};
 use crate::exit::Outcome;
 use crate::findings::{Code, Severity};

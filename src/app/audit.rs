@@ -10,7 +10,7 @@ use anyhow::Context as _;
 
 use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
-use crate::diagnosis::case::{Join, ReasonSource};
+use crate::diagnosis::facts::{Join, ReasonSource};
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;

@@ -14,8 +14,8 @@ use super::{
     ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
     Identity, Joined, MAX_FINDINGS, Other, Reasons, Totals, instant,
 };
-use crate::diagnosis::case::RequestInfo;
-use crate::diagnosis::case::{
+use crate::diagnosis::facts::RequestInfo;
+use crate::diagnosis::facts::{
     Answer, AnswerOrigin, BindingKind, BindingTarget, Case, HttpAnswer, ObjectChange, ObjectSeen,
     ReasonSource,
 };

@@ -33,7 +33,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strum::{IntoStaticStr, VariantArray};
 
-use crate::diagnosis::case::RequestInfo;
+use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::{Cause, Diagnosis};
 use crate::wire::string_codes;
 

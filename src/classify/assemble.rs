@@ -22,12 +22,12 @@ use chrono::{DateTime, Utc};
 use super::{Answer, Evidence, SourceType, Stamp};
 use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, Kind, Place, Provenance, Review};
-use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{
+use crate::diagnosis::extract::{NearMiss, Scanner};
+use crate::diagnosis::facts::HttpAnswer;
+use crate::diagnosis::facts::{
     Case, CheckerFailure, ClockSource, Peer, ReasonSource, ServerClock, ServerFailure,
     TransportFailure,
 };
-use crate::diagnosis::extract::{NearMiss, Scanner};
 use crate::diagnosis::reasons::AuthReason;
 
 /// How many lines apart two artefacts of one answer may be.

@@ -6,7 +6,7 @@
 //! from.
 
 use super::{Answer, BearerSeen, Context, Evidence, TokenCheck};
-use crate::diagnosis::case::{Case, ClockSource, ServerClock, TokenSent, Witness};
+use crate::diagnosis::facts::{Case, ClockSource, ServerClock, TokenSent, Witness};
 use crate::diagnosis::{self, Classification, Diagnosis, Support, SupportKind};
 use crate::token::{self, Token, TokenKind};
 use crate::window::{self, TimeClaims};

@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, TimeDelta, Utc};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Tally, diagnose_one};
-use crate::diagnosis::case::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::extract::url::request_from_url;
+use crate::diagnosis::facts::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;

@@ -21,13 +21,13 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::case::Case;
 use crate::diagnosis::extract::NearMiss;
+use crate::diagnosis::facts::Case;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::Token;
 use crate::window::Judgement;
 
-pub use crate::diagnosis::case::{Answer, BearerSeen};
+pub use crate::diagnosis::facts::{Answer, BearerSeen};
 
 /// One answer found in the input: where it was found, and its facts.
 #[derive(Debug, Clone, Default)]

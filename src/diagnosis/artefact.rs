@@ -9,7 +9,7 @@
 use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::{
+use super::facts::{
     BearerSeen, BindingKind, Case, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
     ServerFailure, TransportFailure,
 };
@@ -184,4 +184,4 @@ pub struct Review {
     pub audiences: Vec<String>,
 }
 
-pub use super::case::ServiceVerdict;
+pub use super::facts::ServiceVerdict;

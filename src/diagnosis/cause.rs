@@ -11,8 +11,8 @@
 
 use std::fmt;
 
-use super::case::Case;
 use super::classification::Classification;
+use super::facts::Case;
 use super::next::{Command, NextStep};
 use super::rules;
 pub use crate::vocabulary::cause::Cause;

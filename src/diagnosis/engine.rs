@@ -11,8 +11,8 @@
 //! the other servers, and the guesses last): the tests run the rules
 //! shuffled and get the same answers.
 
-use super::case::{Answer, Case};
 use super::classification::Classification;
+use super::facts::{Answer, Case};
 use super::merge::{Diagnosis, Findings};
 use super::policy::When;
 use super::rules;
@@ -97,7 +97,7 @@ fn guesses(case: &Case<'_>, f: &mut Findings) {
     });
 }
 
-fn anonymous_words(a: &super::case::AnonymousAnswer) -> String {
+fn anonymous_words(a: &super::facts::AnonymousAnswer) -> String {
     let meaning = match a.status {
         401 => "anonymous authentication is off on this server",
         403 if a.as_anonymous => {

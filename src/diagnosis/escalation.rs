@@ -3,7 +3,7 @@
 //! "RBAC good practices" page, one table checked against every grant this
 //! tool suggests.
 
-use super::case::RequestInfo;
+use super::facts::RequestInfo;
 
 /// What a grant of a denied request would give beyond the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

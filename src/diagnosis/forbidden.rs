@@ -12,12 +12,12 @@
 //! ```
 //! `&`, `<`, `>`, `'` and `"` inside the core are HTML-escaped by the server.
 
-use super::case::RequestInfo;
 pub use super::escalation::{ESCALATIONS, Escalation, EscalationPath, GrantRisk};
+use super::facts::RequestInfo;
 use super::next::Command;
 use crate::vocabulary::apimachinery::AUTHORIZER;
 
-pub use super::case::{ANONYMOUS, Forbidden, service_account_of};
+pub use super::facts::{ANONYMOUS, Forbidden, service_account_of};
 
 impl Forbidden {
     /// Parses a 403 `message`; `None` if it does not follow the grammar.

@@ -16,9 +16,9 @@
 
 use serde::Serialize;
 
-use super::case::{Case, Join};
 use super::cause::Cause;
 use super::classification::Classification;
+use super::facts::{Case, Join};
 use super::next::NextStep;
 pub use super::policy::Confidence;
 use super::policy::{self, Basis, When};
@@ -512,7 +512,7 @@ mod tests {
 
     fn case_401() -> Case<'static> {
         Case {
-            answer: super::super::case::Answer::Rejected,
+            answer: super::super::facts::Answer::Rejected,
             ..Case::default()
         }
     }

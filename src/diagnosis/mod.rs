@@ -3,15 +3,17 @@
 //!
 //! ```text
 //! probe: HTTP answers ──┐
-//! classify: any text ───┼─► Case (case.rs) ─► rules/* ─► Findings ─► merge ─► Diagnosis
-//! doctor: all of probe ─┘   typed evidence     one file     (merge.rs)         candidates:
+//! classify: any text ───┼─► Case (facts.rs) ─► rules/* ─► Findings ─► merge ─► Diagnosis
+//! doctor: all of probe ─┘   the typed facts     one file     (merge.rs)         candidates:
 //!                                               per family                      cause, confidence,
 //!                                                                               support, next
 //! ```
 //!
 //! - [`cause`]: the registry; every cause is defined once ([`CauseDef`]: code,
 //!   summary, explanation, how to confirm, how to fix), beside its rule.
-//! - [`case`]: the typed evidence; rules never read raw text.
+//! - [`facts`]: the typed facts of a case, a leaf beneath extraction and the
+//!   rules (it names only the vocabulary, the token and its siblings'
+//!   leaves); rules never read raw text.
 //! - [`rules`]: one file per cause family.
 //! - [`engine`]: every rule, each reading the case alone; [`merge`]: the one
 //!   merge and ranking; [`policy`]: every confidence, and what depends on
@@ -24,12 +26,12 @@
 //!   authenticators, TokenRequest warnings), with versions, and their parsers.
 
 pub mod artefact;
-pub mod case;
 pub mod cause;
 pub mod classification;
 pub mod engine;
 pub mod escalation;
 pub mod extract;
+pub mod facts;
 pub mod forbidden;
 pub mod merge;
 pub mod next;
@@ -41,10 +43,10 @@ pub mod support;
 pub(crate) mod testing;
 pub use crate::vocabulary::wordings;
 
-pub use case::Case;
 pub use cause::Cause;
 pub use classification::Classification;
 pub use engine::{diagnose, findings};
+pub use facts::Case;
 pub use merge::{Candidate, Confidence, Diagnosis};
 pub use next::{Command, NextStep};
 pub use policy::Basis;

@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 
 use strum::{IntoStaticStr, VariantArray};
 
-use super::case::{Join, Witness};
+use super::facts::{Join, Witness};
 use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
 

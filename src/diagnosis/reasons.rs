@@ -18,138 +18,8 @@
 //! [`crate::vocabulary::authenticators::MESSAGES`] (which `explain` lists);
 //! this file reads them. Its tests are in `reasons/tests.rs`.
 
-use serde::Serialize;
-
-use super::Cause;
-
+pub use super::facts::{AuthReason, Authenticator, ReasonValues, specific};
 pub use crate::vocabulary::authenticators::{OIDC_ERA, ReasonKind};
-
-string_codes!(ReasonKind);
-
-/// Which authenticator a message is the answer of: the one whose keys,
-/// issuer and audiences the steps must name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Authenticator {
-    /// kube-apiserver's ServiceAccount token authenticator (its keys are
-    /// `--service-account-key-file`, its issuers `--service-account-issuer`).
-    ServiceAccount,
-    /// An OIDC (JWT) authenticator, `--oidc-*` or a JWT authenticator of
-    /// `--authentication-config`: its keys are the identity provider's.
-    Jwt,
-    /// The x509 client-certificate authenticator.
-    ClientCertificate,
-    /// A checker that validates the token itself (Vault's role).
-    Checker,
-    /// No single authenticator: the union's `invalid bearer token`, or a
-    /// message nobody here knows.
-    Any,
-}
-
-/// Values a message carries, where it carries them.
-#[derive(
-    Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-pub struct ReasonValues {
-    /// Namespace of the ServiceAccount (or of the Secret, legacy invalid-since).
-    pub namespace: Option<String>,
-    /// ServiceAccount name (not-found, deleted, invalid-since messages).
-    pub name: Option<String>,
-    /// Legacy invalid-since: the Secret's name.
-    pub secret: Option<String>,
-    /// UID mismatches: the uid of the object that exists now.
-    pub live_uid: Option<String>,
-    /// UID mismatches: the uid the token's claim names.
-    pub claim_uid: Option<String>,
-    /// `token issuer "…" is invalid`.
-    pub issuer: Option<String>,
-    /// Audience mismatch: what the token carries.
-    pub token_audiences: Vec<String>,
-    /// Audience mismatch: what the server accepts.
-    pub target_audiences: Vec<String>,
-    /// Trailing detail of open-ended messages (the go-jose error, the missing claim).
-    pub detail: Option<String>,
-}
-
-/// One message of the aggregate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AuthReason {
-    pub kind: ReasonKind,
-    /// What the message means.
-    pub cause: Cause,
-    /// Which kube-apiserver versions print this exact wording (e.g. `1.23+`, `≤1.22`).
-    pub era: &'static str,
-    /// The message as it appeared.
-    pub message: String,
-    pub values: ReasonValues,
-    /// The authenticator that gave this reason.
-    #[serde(skip)]
-    pub authenticator: Authenticator,
-    /// A JWT authenticator's own reason, read (`oidc: …`).
-    #[serde(skip)]
-    pub jwt: Option<super::wordings::JwtRejection>,
-    /// The message is cut short in the evidence (the last of an aggregate
-    /// whose end is missing), so its end, which would say more, is not known.
-    #[serde(skip)]
-    pub cut: bool,
-}
-
-impl AuthReason {
-    /// The versions that print this wording, in words (`all` is every version).
-    pub fn era_words(&self) -> &'static str {
-        if self.era == "all" {
-            "every version"
-        } else {
-            self.era
-        }
-    }
-
-    /// The era of `words` as this version knows it (another run's report
-    /// names one), or `None`.
-    pub fn known_era(words: &str) -> Option<&'static str> {
-        MESSAGES
-            .iter()
-            .map(|p| p.era)
-            .chain(["all", "unknown"])
-            .find(|era| *era == words)
-    }
-
-    /// A message this parser does not know, kept verbatim.
-    fn unrecognised(message: &str) -> AuthReason {
-        AuthReason {
-            kind: ReasonKind::Unrecognised,
-            cause: Cause::Unknown,
-            era: "unknown",
-            message: message.to_owned(),
-            values: ReasonValues::default(),
-            authenticator: Authenticator::Any,
-            jwt: None,
-            cut: false,
-        }
-    }
-
-    /// Whether this is the loopback authenticator's `invalid bearer token`, which
-    /// precedes every specific reason and adds nothing when one is present.
-    pub fn is_generic(&self) -> bool {
-        self.kind == ReasonKind::InvalidBearerToken
-    }
-
-    /// The x509 client-certificate authenticator's reason.
-    pub fn is_client_certificate(&self) -> bool {
-        self.authenticator == Authenticator::ClientCertificate
-    }
-
-    /// A failed signature in the wording of a server that tries every key
-    /// (before the 1.31 kid lookup; dgrijalva/jwt-go before go-jose): an
-    /// unknown kid and a bad signature read the same.
-    pub fn tries_every_key(&self) -> bool {
-        match self.kind {
-            ReasonKind::RsaVerification => true,
-            ReasonKind::CryptographicPrimitive => self.era.starts_with('≤'),
-            _ => false,
-        }
-    }
-}
 
 /// Reads a message of `shape`, worded as `words`, at the start of `text`.
 fn shaped(shape: Shape, words: &str, text: &str) -> Option<(Extent, ReasonValues)> {
@@ -174,7 +44,6 @@ enum Extent {
 }
 
 use crate::vocabulary::authenticators::{LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value};
-use crate::wire::string_codes;
 use ReasonKind as K;
 
 /// Most bytes of an aggregate parsed into reasons; the rest becomes one
@@ -345,16 +214,6 @@ fn truncated_literal(text: &str) -> Option<&'static Message> {
         Matcher::Literal(lit) => lit.len() > text.len() && lit.starts_with(text),
         _ => false,
     })
-}
-
-/// The reasons that say something: the generic `invalid bearer token` is dropped
-/// when a specific reason is present.
-pub fn specific(reasons: &[AuthReason]) -> Vec<&AuthReason> {
-    let any_specific = reasons.iter().any(|r| !r.is_generic());
-    reasons
-        .iter()
-        .filter(|r| !any_specific || !r.is_generic())
-        .collect()
 }
 
 fn match_at(text: &str) -> Option<(&'static Message, Extent, ReasonValues)> {

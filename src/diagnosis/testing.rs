@@ -4,7 +4,7 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Value, json};
 
-use super::case::{Answer, Case, ClockSource, HttpAnswer, ServerClock};
+use super::facts::{Answer, Case, ClockSource, HttpAnswer, ServerClock};
 use super::{Cause, Confidence, Diagnosis, diagnose};
 use crate::secret::SecretToken;
 use crate::token::Token;
@@ -68,7 +68,7 @@ pub fn http(status: u16, message: Option<&str>) -> Answer {
     Answer::Http(HttpAnswer {
         status: Some(status),
         message: message.map(str::to_owned),
-        origin: super::case::AnswerOrigin::Kubernetes,
+        origin: super::facts::AnswerOrigin::Kubernetes,
         ..HttpAnswer::default()
     })
 }

@@ -19,7 +19,7 @@ pub mod record;
 pub mod tally;
 pub mod time;
 
-pub use crate::diagnosis::case::Join;
+pub use crate::diagnosis::facts::Join;
 
 /// A time, in microseconds since the epoch.
 pub type Micros = i64;

@@ -17,8 +17,8 @@ use memchr::memmem;
 
 use super::Micros;
 use super::time::{digits, parse_time};
-use crate::diagnosis::case::ClockSource;
 use crate::diagnosis::extract::status;
+use crate::diagnosis::facts::ClockSource;
 
 /// One log line: who wrote it, when, and the text after its prefixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

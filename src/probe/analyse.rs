@@ -17,7 +17,7 @@ use super::{
     Answer, EndpointDiscovery, ProbeReport, RequestKind, RequestObservation, ServerObservation,
     ServerReport,
 };
-use crate::diagnosis::case::Peer;
+use crate::diagnosis::facts::Peer;
 use crate::diagnosis::merge::{Findings, Server};
 use crate::diagnosis::rules::servers;
 use crate::diagnosis::{self, Classification};

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-pub use crate::diagnosis::case::{BindingCheck, BindingKind, BindingState, BindingTarget};
+pub use crate::diagnosis::facts::{BindingCheck, BindingKind, BindingState, BindingTarget};
 pub use crate::diagnosis::rules::bindings::INVALID_SINCE_LABEL;
 use crate::token::Token;
 

@@ -14,12 +14,12 @@ use super::{
     AccessQuery, Answer, RequestKind, RequestObservation, ServerObservation, TlsStatus, UserInfo,
 };
 use crate::diagnosis::Classification;
-use crate::diagnosis::case::{
+use crate::diagnosis::extract::json::strings;
+use crate::diagnosis::extract::transport;
+use crate::diagnosis::facts::{
     self, AccessVerdict, AnonymousAnswer, AnswerOrigin, Case, ClockSource, HttpAnswer, KeyCheck,
     Peer, ReasonSource, RequestInfo, ReviewSeen, ServerClock, TokenSent, TransportFailure,
 };
-use crate::diagnosis::extract::json::strings;
-use crate::diagnosis::extract::transport;
 use crate::diagnosis::forbidden::Forbidden;
 use crate::http::TransportError;
 use crate::token::Token;
@@ -131,7 +131,7 @@ pub struct Extras {
     /// The token checked against this server's published keys.
     pub keys: Option<KeyCheck>,
     /// Accepted, but at risk (doctor's warnings).
-    pub degraded: Vec<case::Degradation>,
+    pub degraded: Vec<facts::Degradation>,
 }
 
 /// The case for one server.
@@ -143,14 +143,14 @@ pub fn case<'t>(
     extras: Extras,
 ) -> Case<'t> {
     let decisive = decisive(observation);
-    let answer = decisive.map_or(case::Answer::Nothing, |r| {
+    let answer = decisive.map_or(facts::Answer::Nothing, |r| {
         answer_of(r, observation.access.as_ref())
     });
     let user = facts.user.as_ref().map(|u| u.username.clone());
     let request = observation
         .access
         .as_ref()
-        .filter(|_| matches!(answer, case::Answer::Access(_)))
+        .filter(|_| matches!(answer, facts::Answer::Access(_)))
         .map(request_of);
     let clock = decisive
         .and_then(|r| r.result.as_ref().ok())
@@ -170,7 +170,7 @@ pub fn case<'t>(
         answer,
         request,
         server: Some(observation.url.clone()),
-        witness: case::Witness::Probe,
+        witness: facts::Witness::Probe,
         reasons,
         reasons_from,
         token,
@@ -200,11 +200,11 @@ pub fn case<'t>(
 }
 
 /// One request's answer, typed.
-fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case::Answer {
+fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> facts::Answer {
     let answer = match &request.result {
         Ok(a) => a,
         Err(error) => {
-            return case::Answer::Transport(TransportFailure {
+            return facts::Answer::Transport(TransportFailure {
                 cause: transport::cause_of_error(error),
                 detail: error.to_string(),
                 also: Vec::new(),
@@ -221,7 +221,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
             };
-            return case::Answer::Access(AccessVerdict {
+            return facts::Answer::Access(AccessVerdict {
                 allowed,
                 reason: text("reason"),
                 evaluation_error: text("evaluationError"),
@@ -234,14 +234,14 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
         let forbidden = body.and_then(|b| b.forbidden.as_ref());
         match answer.exchange.status {
             404 => {
-                return case::Answer::Authenticated(format!(
+                return facts::Answer::Authenticated(format!(
                     "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
                     describe_request(request)
                 ));
             }
             403 => {
                 if let Some(f) = forbidden.filter(|f| !f.is_anonymous()) {
-                    return case::Answer::Authenticated(format!(
+                    return facts::Answer::Authenticated(format!(
                         "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
                         describe_request(request),
                         f.user
@@ -251,7 +251,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> case
             _ => {}
         }
     }
-    case::Answer::Http(HttpAnswer {
+    facts::Answer::Http(HttpAnswer {
         status: Some(answer.exchange.status),
         reason: body.and_then(|b| b.reason.clone()),
         message: body.and_then(|b| b.message.clone()),

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-use crate::diagnosis::case::KeyCheck;
+use crate::diagnosis::facts::KeyCheck;
 use crate::token::Token;
 use crate::verify::keys::{self, KeySet};
 use crate::verify::{self, CheckName, Expectations, VerifyReport};

@@ -19,7 +19,7 @@ use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_shell
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
-use crate::diagnosis::case::RequestInfo;
+use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
 use crate::timefmt::rfc3339;

@@ -16,7 +16,7 @@ use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, or_dash, sanitize};
 use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
-use crate::diagnosis::case::{BindingKind, BindingState};
+use crate::diagnosis::facts::{BindingKind, BindingState};
 use crate::http::Method;
 use crate::probe::review::ReviewOutcome;
 use crate::probe::{

@@ -813,3 +813,108 @@ pub(crate) fn is_test_only(attrs: &[syn::Attribute]) -> bool {
                     .is_ok_and(|m| m.path().is_ident("test")))
     })
 }
+
+/// The facts are the leaf the rules stand on: the facts module (and its
+/// submodules) names nothing of extraction, the rules, the registry, the
+/// merge or policy, classify, audit, probe or report, in a `use` or in a path
+/// inside code. What it may name is listed here, each for a reason.
+#[test]
+fn the_facts_import_nothing_above_them() {
+    // Leaves beneath the facts: the producers' words, the token and its
+    // secret, wire helpers, times.
+    const BENEATH: &[&str] = &["vocabulary", "token", "secret", "wire", "timefmt"];
+    // Sibling leaves of the diagnosis: an answer's class, a fact's words.
+    const SIBLINGS: &[&str] = &["classification", "support", FACTS];
+    const FACTS: &str = "facts";
+    let root = std::path::Path::new("src/diagnosis");
+    let mut files = vec![(root.join(format!("{FACTS}.rs")), 1)];
+    if root.join(FACTS).is_dir() {
+        files.extend(rust_files(&root.join(FACTS)).into_iter().map(|p| (p, 2)));
+    }
+    let mut found = Vec::new();
+    for (path, depth) in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut paths = ModulePaths::default();
+        syn::visit::visit_file(&mut paths, &syn::parse_file(&text).unwrap());
+        for segments in paths.found {
+            // Resolve to the crate's module: `super` climbs from the file's
+            // module (diagnosis::facts is one below diagnosis).
+            let (top, under_diagnosis) = match segments.first().map(String::as_str) {
+                Some("crate") => (segments.get(1).cloned(), segments.get(2).cloned()),
+                Some("super") => {
+                    let ups = segments.iter().take_while(|s| *s == "super").count();
+                    let rest = segments.get(ups).cloned();
+                    match depth - ups.min(depth) {
+                        0 => (Some("diagnosis".to_owned()), rest),
+                        _ => (Some("diagnosis".to_owned()), Some(FACTS.to_owned())),
+                    }
+                }
+                _ => continue,
+            };
+            let allowed = match (top.as_deref(), under_diagnosis.as_deref()) {
+                (Some("diagnosis"), Some(m)) => SIBLINGS.contains(&m),
+                (Some(m), _) => BENEATH.contains(&m),
+                _ => false,
+            };
+            if !allowed {
+                found.push(format!("{}: {}", path.display(), segments.join("::")));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the facts name what stands above them:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Every `crate::…`/`super::…` path of non-test code: in `use` trees and in
+/// code.
+#[derive(Default)]
+struct ModulePaths {
+    found: Vec<Vec<String>>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for ModulePaths {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if !is_test_only(&item.attrs) {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if !is_test_only(&item.attrs) {
+            syn::visit::visit_item_fn(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+            match tree {
+                syn::UseTree::Path(p) => {
+                    prefix.push(p.ident.to_string());
+                    walk(&p.tree, prefix, out);
+                    prefix.pop();
+                }
+                syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix, out)),
+                syn::UseTree::Name(n) => out.push([&prefix[..], &[n.ident.to_string()]].concat()),
+                syn::UseTree::Rename(r) => out.push([&prefix[..], &[r.ident.to_string()]].concat()),
+                syn::UseTree::Glob(_) => out.push(prefix.clone()),
+            }
+        }
+        if !is_test_only(&item.attrs) {
+            walk(&item.tree, &mut Vec::new(), &mut self.found);
+        }
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments
+            .first()
+            .is_some_and(|s| s == "crate" || s == "super")
+        {
+            self.found.push(segments);
+        }
+        syn::visit::visit_path(self, path);
+    }
+}

@@ -15,7 +15,7 @@ use chrono::DateTime;
 use serde_json::Value;
 
 use super::super::artefact::Stamp;
-use super::super::case::{Answer, Case, ClockSource, HttpAnswer, RequestInfo};
+use super::super::facts::{Answer, Case, ClockSource, HttpAnswer, RequestInfo};
 use super::json::{is_annotations, strings};
 use super::url::request_from_url;
 

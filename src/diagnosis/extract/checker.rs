@@ -7,8 +7,8 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::case::{CheckerCall, HttpAnswer};
 use super::super::cause::Cause;
+use super::super::facts::{CheckerCall, HttpAnswer};
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
 use crate::vocabulary::checkers::{

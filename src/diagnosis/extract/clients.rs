@@ -12,8 +12,8 @@
 
 use std::sync::LazyLock;
 
-use super::super::case::HttpAnswer;
-use super::super::case::{BearerSeen, RequestInfo};
+use super::super::facts::HttpAnswer;
+use super::super::facts::{BearerSeen, RequestInfo};
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, unauthorized};
 use super::url::{method_and_url, request_from_url};

@@ -10,8 +10,8 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::case::{BearerSeen, HttpAnswer, TransportFailure};
 use super::super::cause::Cause;
+use super::super::facts::{BearerSeen, HttpAnswer, TransportFailure};
 use super::status::status_line;
 use super::transport;
 use super::url::request_from_url;

@@ -14,7 +14,7 @@ use crate::vocabulary::refusals::{
 };
 use crate::vocabulary::row::Wording;
 
-pub use crate::diagnosis::case::{Authorizer, Denial};
+pub use crate::diagnosis::facts::{Authorizer, Denial};
 
 /// Reads a refusal message; `None` when it is none of the above.
 pub fn parse(message: &str) -> Option<Denial> {

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::super::artefact::Review;
-use super::super::case::{AnswerOrigin, HttpAnswer};
+use super::super::facts::{AnswerOrigin, HttpAnswer};
 use crate::vocabulary::cues::{AUDIT_ANNOTATIONS, STATUS_MARKERS};
 
 /// Largest object parsed (a Status body, an audit event or a log line is far

@@ -10,7 +10,7 @@
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
-use super::super::case::{HttpAnswer, RequestInfo};
+use super::super::facts::{HttpAnswer, RequestInfo};
 use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use chrono::{DateTime, Datelike as _, NaiveDate, NaiveDateTime, TimeDelta, Utc};
 
 use super::super::artefact::Stamp;
-use super::super::case::ClockSource;
+use super::super::facts::ClockSource;
 use crate::vocabulary::cues::LINE_OPENERS;
 
 /// How many escape layers are undone at most.

@@ -10,7 +10,7 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::case::CheckerCall;
+use super::super::facts::CheckerCall;
 use super::checker::{CheckerLine, Failure};
 use crate::vocabulary::checkers::{MESH_MARKS, MESH_REVIEW_REFUSED, NOT_AUTHENTICATED};
 

@@ -2,9 +2,9 @@
 //! becomes artefacts: each extractor's hit with its provenance.
 
 use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
-use crate::diagnosis::case::HttpAnswer;
-use crate::diagnosis::case::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
 use crate::diagnosis::cause::Cause;
+use crate::diagnosis::facts::HttpAnswer;
+use crate::diagnosis::facts::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
 use crate::diagnosis::reasons::AuthReason;
 
 /// A found value and where it came from.
@@ -32,7 +32,7 @@ pub(super) struct Segment {
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
-        Box<crate::diagnosis::case::Case<'static>>,
+        Box<crate::diagnosis::facts::Case<'static>>,
         Option<Stamp>,
         String,
     )>,

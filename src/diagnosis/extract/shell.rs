@@ -4,7 +4,7 @@
 //! was passed at all. `cat: …/token: No such file` in the same paste means
 //! the header carried nothing.
 
-use super::super::case::BearerSeen;
+use super::super::facts::BearerSeen;
 use crate::vocabulary::cues::PROMPT_PROGRAMS;
 
 /// A command typed at a prompt (or a bare command line).

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 
-use super::super::case::HttpAnswer;
+use super::super::facts::HttpAnswer;
 use super::needles::Needles;
 use crate::vocabulary::cues::STATUS_TEXTS;
 use crate::vocabulary::{apimachinery, clients};

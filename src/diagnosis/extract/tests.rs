@@ -1,7 +1,7 @@
 //! Unit tests of `crate::diagnosis::extract`.
 
 use super::*;
-use crate::diagnosis::case::BindingKind;
+use crate::diagnosis::facts::BindingKind;
 
 /// The instant the tests read year-less stamps against.
 pub(super) fn now() -> DateTime<Utc> {

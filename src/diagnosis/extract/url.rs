@@ -5,7 +5,7 @@
 //! `requests` (`for url: …`); and Kubernetes REST paths read into a
 //! [`RequestInfo`].
 
-use super::super::case::RequestInfo;
+use super::super::facts::RequestInfo;
 use crate::vocabulary::cues::REQUEST_LINE_OPENERS;
 
 /// A Kubernetes REST request from an HTTP method and a URL or path.

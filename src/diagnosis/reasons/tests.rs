@@ -1,6 +1,7 @@
 //! Unit tests of `crate::diagnosis::reasons`.
 
 use super::*;
+use crate::diagnosis::Cause;
 
 fn only_specific(text: &str) -> AuthReason {
     let reasons = parse_auth_error(text);

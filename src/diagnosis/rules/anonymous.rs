@@ -9,7 +9,7 @@
 //! a token that went missing.
 
 use super::prelude::*;
-use crate::diagnosis::case::{BearerSeen, TokenSent};
+use crate::diagnosis::facts::{BearerSeen, TokenSent};
 use crate::diagnosis::forbidden::ANONYMOUS;
 
 pub const TOKEN_NOT_SENT: CauseDef = CauseDef {

@@ -5,7 +5,7 @@
 //! of `unknown`, the cause named when the evidence does not say.
 
 use super::prelude::*;
-use crate::diagnosis::case::{HttpAnswer, NotFound};
+use crate::diagnosis::facts::{HttpAnswer, NotFound};
 
 pub const NONE: CauseDef = CauseDef {
     title: "Nothing wrong",
@@ -184,7 +184,7 @@ request, or ask for a TokenReview with credentials allowed to create one (probe 
 
 fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
     let mut steps = Vec::new();
-    if let Some(crate::diagnosis::case::ReviewSeen::NotAllowed { .. }) = &case.review {
+    if let Some(crate::diagnosis::facts::ReviewSeen::NotAllowed { .. }) = &case.review {
         steps.push(NextStep::run(
             "the kubeconfig identity may not create TokenReviews: it needs the create verb on tokenreviews (e.g. the system:auth-delegator ClusterRole)",
             Command::kubectl().words(&[
@@ -240,7 +240,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         Answer::Http(h) if !h.from_kubernetes() => {
             let why = match &h.origin {
-                crate::diagnosis::case::AnswerOrigin::Other(why) => why.clone(),
+                crate::diagnosis::facts::AnswerOrigin::Other(why) => why.clone(),
                 _ => String::new(),
             };
             f.add(
@@ -551,7 +551,7 @@ pub fn shown(case: &Case<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{AccessVerdict, AnswerOrigin};
+    use crate::diagnosis::facts::{AccessVerdict, AnswerOrigin};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 

@@ -4,7 +4,7 @@
 //! the answer (legacy tokens, credential ids, the authorisation decision).
 
 use super::prelude::*;
-use crate::diagnosis::case::Degradation;
+use crate::diagnosis::facts::Degradation;
 use crate::timefmt::human_seconds;
 
 pub const STALE_TOKEN: CauseDef = CauseDef {

@@ -13,7 +13,7 @@
 //!   keys in the case, that is a key mismatch.
 
 use super::prelude::*;
-use crate::diagnosis::case::{BindingKind, ReasonSource, ReviewSeen};
+use crate::diagnosis::facts::{BindingKind, ReasonSource, ReviewSeen};
 use crate::diagnosis::reasons::{self, AuthReason, Authenticator, ReasonKind};
 use crate::token::{Binding, TokenKind};
 

@@ -5,7 +5,7 @@
 //! audiences, claim mappings and CEL validation rules. A token whose `iss` is
 //! such an issuer goes to that authenticator only; its rejection is the cause.
 //!
-//! The evidence is a typed [`JwtRejectionSeen`](crate::diagnosis::case::JwtRejectionSeen):
+//! The evidence is a typed [`JwtRejectionSeen`](crate::diagnosis::facts::JwtRejectionSeen):
 //! the authenticator's reason as kube-apiserver logged it or a TokenReview
 //! returned it (parsed by `diagnosis::wordings::JwtRejection::parse`).
 //! `decode`/`verify --authentication-config` evaluate the configuration
@@ -97,7 +97,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::JwtRejectionSeen;
+    use crate::diagnosis::facts::JwtRejectionSeen;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, http, token};
     use serde_json::json;

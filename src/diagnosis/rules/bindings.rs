@@ -9,7 +9,7 @@
 //! for a 401, with the command that reads its live uid.
 
 use super::prelude::*;
-use crate::diagnosis::case::{BindingCheck, BindingKind, BindingState, ObjectChange, ObjectSeen};
+use crate::diagnosis::facts::{BindingCheck, BindingKind, BindingState, ObjectChange, ObjectSeen};
 use crate::token::claims::{Claims, ObjectRef};
 use crate::token::{Binding, TokenKind};
 
@@ -570,7 +570,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::BindingTarget;
+    use crate::diagnosis::facts::BindingTarget;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, http, pod_bound, run};
 

@@ -6,7 +6,7 @@
 //! network, not the caller's token.
 
 use super::prelude::*;
-use crate::diagnosis::case::CheckerCall;
+use crate::diagnosis::facts::CheckerCall;
 use crate::diagnosis::forbidden::Forbidden;
 
 pub const CHECKER_UNAUTHORIZED: CauseDef = CauseDef {
@@ -189,7 +189,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::CheckerFailure;
+    use crate::diagnosis::facts::CheckerFailure;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, run};
 

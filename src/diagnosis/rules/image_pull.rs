@@ -159,7 +159,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::Answer;
+    use crate::diagnosis::facts::Answer;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, http};
     use crate::diagnosis::wordings::NodeAudienceRefusal;

@@ -10,7 +10,7 @@
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
 use super::prelude::*;
-use crate::diagnosis::case::{KeyCheck, ReasonSource};
+use crate::diagnosis::facts::{KeyCheck, ReasonSource};
 use crate::diagnosis::reasons::{Authenticator, ReasonKind};
 use crate::token::TokenKind;
 use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
@@ -427,7 +427,7 @@ pub fn guesses(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::KeyCheck;
+    use crate::diagnosis::facts::KeyCheck;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, has_words, http, pod_bound};
 

@@ -1,6 +1,6 @@
 //! One file per cause family: each defines its causes ([`crate::diagnosis::cause::CauseDef`])
 //! beside the rule that finds them. A rule reads a typed
-//! [`crate::diagnosis::case::Case`] and writes [`crate::diagnosis::merge::Findings`];
+//! [`crate::diagnosis::facts::Case`] and writes [`crate::diagnosis::merge::Findings`];
 //! none reads raw text, prints, or decides the final ranking.
 
 pub mod admission;
@@ -26,9 +26,9 @@ pub mod transport;
 /// causes it defines and their steps.
 mod prelude {
     pub use crate::diagnosis::Cause;
-    pub use crate::diagnosis::case::{Answer, Case};
     pub use crate::diagnosis::cause::{CauseDef, Steps};
     pub use crate::diagnosis::classification::Classification as C;
+    pub use crate::diagnosis::facts::{Answer, Case};
     pub use crate::diagnosis::merge::Findings;
     pub use crate::diagnosis::next::{Command, NextStep};
     pub use crate::diagnosis::policy::{Basis, When};

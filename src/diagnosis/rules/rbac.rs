@@ -291,7 +291,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 /// A SelfSubjectAccessReview's denial: authorization's own verdict.
 fn access_review(
     case: &Case<'_>,
-    verdict: &crate::diagnosis::case::AccessVerdict,
+    verdict: &crate::diagnosis::facts::AccessVerdict,
     f: &mut Findings,
 ) {
     let Some(d) = denied(case) else { return };
@@ -372,7 +372,7 @@ fn target_words(d: &Forbidden) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{AccessVerdict, HttpAnswer, RequestInfo};
+    use crate::diagnosis::facts::{AccessVerdict, HttpAnswer, RequestInfo};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, has_words, http, pod_bound, run};
 

@@ -4,7 +4,7 @@
 //! issuer's discovery document or keys rejects every token of that issuer; a
 //! kubelet that refuses its image credential provider configuration exits.
 //!
-//! The evidence is a typed [`ServerFailure`](crate::diagnosis::case::ServerFailure)
+//! The evidence is a typed [`ServerFailure`](crate::diagnosis::facts::ServerFailure)
 //! (extraction reads the log lines); the 401 reason `oidc: authenticator not
 //! initialized` comes through the reasons parser and names the same cause.
 
@@ -170,7 +170,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::ServerFailure;
+    use crate::diagnosis::facts::ServerFailure;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::diagnosed;
 

@@ -4,7 +4,7 @@
 //! diagnosis itself (`replica-dependent`).
 
 use super::prelude::*;
-use crate::diagnosis::case::Peer;
+use crate::diagnosis::facts::Peer;
 
 fn offset_words(offset: Option<(f64, f64)>) -> String {
     match offset {

@@ -308,7 +308,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 mod tests {
     use super::*;
     use crate::diagnosis::artefact::ServiceVerdict;
-    use crate::diagnosis::case::HttpAnswer;
+    use crate::diagnosis::facts::HttpAnswer;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 

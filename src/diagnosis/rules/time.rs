@@ -10,7 +10,7 @@
 //! window's edge.
 
 use super::prelude::*;
-use crate::diagnosis::case::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
+use crate::diagnosis::facts::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
@@ -342,7 +342,7 @@ fn accepted(
 /// The answer itself, first: `POST selfsubjectreviews (…): 401 Unauthorized`.
 fn answer_line(case: &Case<'_>) -> Vec<Support> {
     match &case.answer {
-        crate::diagnosis::case::Answer::Http(_) => {
+        crate::diagnosis::facts::Answer::Http(_) => {
             vec![Support::answer(super::answer::shown(case))]
         }
         _ => Vec::new(),
@@ -401,7 +401,7 @@ fn trim(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::Answer;
+    use crate::diagnosis::facts::Answer;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::reasons;
     use crate::diagnosis::testing::{at, case, diagnosed, http, legacy, pod_bound, run, verdict};

@@ -312,7 +312,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::case::{TransportFailure, Witness};
+    use crate::diagnosis::facts::{TransportFailure, Witness};
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
 

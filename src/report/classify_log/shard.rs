@@ -134,7 +134,7 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
     let evidence = Evidence {
         line: g.example.line,
         excerpt: g.example.excerpt.into_owned(),
-        facts: crate::diagnosis::case::Case {
+        facts: crate::diagnosis::facts::Case {
             reasons,
             ..Default::default()
         },

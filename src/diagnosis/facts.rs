@@ -9,13 +9,15 @@ use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::classification::Classification;
-use super::reasons::{AuthReason, Authenticator};
 use super::support::Support;
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::wire::string_codes;
+
+mod reason;
+pub use reason::{AuthReason, Authenticator, ReasonValues, specific};
 
 /// Everything known about one request and what came of it.
 #[derive(Debug, Clone, Default)]
@@ -120,7 +122,7 @@ impl Case<'_> {
     /// token (the union's generic answer aside); `None` when none, or several
     /// disagree.
     pub fn rejected_by(&self) -> Option<Authenticator> {
-        let mut by = super::reasons::specific(&self.reasons)
+        let mut by = specific(&self.reasons)
             .into_iter()
             .map(|r| r.authenticator)
             .filter(|a| *a != Authenticator::Any);
