@@ -657,6 +657,25 @@ fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// The `Visit` methods that pass over test code: `#[cfg(test)]` modules
+/// and `#[test]` functions.
+macro_rules! non_test_code {
+    () => {
+        fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+            if !crate::diagnosis::is_test_only(&item.attrs) {
+                syn::visit::visit_item_mod(self, item);
+            }
+        }
+
+        fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+            if !crate::diagnosis::is_test_only(&item.attrs) {
+                syn::visit::visit_item_fn(self, item);
+            }
+        }
+    };
+}
+pub(crate) use non_test_code;
+
 /// Finds text matching in non-test code.
 #[derive(Default)]
 struct StringGuard {
@@ -729,17 +748,7 @@ impl StringGuard {
 impl<'ast> syn::visit::Visit<'ast> for StringGuard {
     fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
 
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_fn(self, item);
-        }
-    }
+    non_test_code!();
 
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
         let name = call.method.to_string();
@@ -876,17 +885,7 @@ struct ModulePaths {
 }
 
 impl<'ast> syn::visit::Visit<'ast> for ModulePaths {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_fn(self, item);
-        }
-    }
+    non_test_code!();
 
     fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
         fn walk(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {

@@ -5,7 +5,7 @@
 use satoken::report::explain::ExplainJson;
 use satoken::vocabulary::{authenticators, wordings};
 
-use crate::diagnosis::{is_test_only, scan};
+use crate::diagnosis::{non_test_code, scan};
 use crate::support::satoken;
 
 /// String tables outside the vocabulary that are not wordings, and why.
@@ -51,17 +51,7 @@ fn is_table(ty: &syn::Type) -> bool {
 }
 
 impl<'ast> syn::visit::Visit<'ast> for TableGuard {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if !is_test_only(&item.attrs) {
-            syn::visit::visit_item_fn(self, item);
-        }
-    }
+    non_test_code!();
 
     fn visit_item_const(&mut self, item: &'ast syn::ItemConst) {
         if is_table(&item.ty) {
