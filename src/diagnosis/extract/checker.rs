@@ -7,10 +7,10 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::cause::Cause;
 use super::super::facts::{CheckerCall, HttpAnswer};
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::checkers::{
     CHECKER_NAMES, VAULT_CLAIMS, VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED,
     WEBHOOK_REVIEW_FAILED,

@@ -10,12 +10,12 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::cause::Cause;
 use super::super::facts::{BearerSeen, HttpAnswer, TransportFailure};
 use super::status::status_line;
 use super::transport;
 use super::url::request_from_url;
 use crate::secret::SecretToken;
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::cues::CURL_INFO;
 
 /// Whether `rest` (after `> `) is a request line or header curl prints.

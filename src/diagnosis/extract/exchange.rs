@@ -75,7 +75,7 @@ fn entra_code(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::Cause;
+    use crate::vocabulary::cause::Cause;
 
     #[test]
     fn exchanges_and_role_bindings() {

@@ -43,12 +43,12 @@ use std::collections::VecDeque;
 use chrono::{DateTime, Utc};
 
 use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
-use super::cause::Cause;
 use super::facts::HttpAnswer;
 use super::facts::{
     Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound, RequestInfo,
 };
 use super::forbidden::Forbidden;
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::cues::NEAR_MISSES;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use clients::ClientLine;

@@ -2,10 +2,10 @@
 //! becomes artefacts: each extractor's hit with its provenance.
 
 use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
-use crate::diagnosis::cause::Cause;
 use crate::diagnosis::facts::HttpAnswer;
 use crate::diagnosis::facts::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
 use crate::diagnosis::reasons::AuthReason;
+use crate::vocabulary::cause::Cause;
 
 /// A found value and where it came from.
 #[derive(Debug)]

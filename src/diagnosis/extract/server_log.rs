@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
 use crate::diagnosis::artefact::Review;
-use crate::diagnosis::cause::Cause;
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
 
 /// A server's log line about its own work (an authorizer's trace, an

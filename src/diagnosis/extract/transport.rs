@@ -7,8 +7,8 @@
 use std::sync::LazyLock;
 
 use super::needles::Needles;
-use crate::diagnosis::Cause;
 use crate::http::{TlsReason, TransportError};
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::transport::{
     CURL_CODES, CURL_PEER_VERIFICATION_ALSO, NOT_A_FAILURE, TRANSPORT,
 };
