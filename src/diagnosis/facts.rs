@@ -314,6 +314,8 @@ pub struct HttpAnswer {
     pub reason: Option<String>,
     /// `message` of a Status body, or the client's rendering of it.
     pub message: Option<String>,
+    /// The message's 403 parts, when its reader parsed them.
+    pub forbidden: Option<Forbidden>,
     /// The `Location` header of a redirect.
     pub location: Option<String>,
     /// How the answer was told from kube-apiserver's own.
@@ -395,11 +397,11 @@ impl HttpAnswer {
         };
         base.status = base.status.or(extra.status);
         base.reason = base.reason.or(extra.reason);
-        base.message = match (base.message, extra.message) {
+        (base.message, base.forbidden) = match (base.message, extra.message) {
             // A message that names more wins over a bare reason word.
-            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => Some(b),
-            (Some(a), _) => Some(a),
-            (None, b) => b,
+            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => (Some(b), extra.forbidden),
+            (Some(a), _) => (Some(a), base.forbidden),
+            (None, b) => (b, extra.forbidden),
         };
         if base.from_kubernetes() {
             base.origin = extra.origin;
