@@ -501,8 +501,9 @@ pub enum TokenSent {
     No,
 }
 
-/// The validating server's clock at the moment of the request: an interval,
-/// and whose reading it is.
+/// An instant seen in evidence (a log line's stamp, a `Date` header), or the
+/// validating server's clock at the request measured as an interval, and
+/// whose reading it is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerClock {
     pub low: DateTime<Utc>,
