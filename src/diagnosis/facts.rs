@@ -315,7 +315,7 @@ pub struct HttpAnswer {
     /// `message` of a Status body, or the client's rendering of it.
     pub message: Option<String>,
     /// The message's 403 parts, when its reader parsed them.
-    pub forbidden: Option<Forbidden>,
+    pub forbidden: Option<Box<Forbidden>>,
     /// The `Location` header of a redirect.
     pub location: Option<String>,
     /// How the answer was told from kube-apiserver's own.
@@ -956,4 +956,39 @@ pub struct TransportFailure {
     /// or is not yet valid` without the times: an expired certificate, or a
     /// clock off), most likely first.
     pub also: Vec<Cause>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 403's parts a reader parsed stay with the message they came from
+    /// when two views of one answer merge: a longer message that wins comes
+    /// without them (the case reads it afresh).
+    #[test]
+    fn parsed_parts_stay_with_their_message() {
+        let parts = Forbidden {
+            user: "u".to_owned(),
+            ..Forbidden::default()
+        };
+        let view = |message: &str, forbidden: Option<Forbidden>| HttpAnswer {
+            message: Some(message.to_owned()),
+            forbidden: forbidden.map(Box::new),
+            weight: 1,
+            ..HttpAnswer::default()
+        };
+        let short = view("x", Some(parts.clone()));
+        for (a, b) in [
+            (short.clone(), view("a x b", None)),
+            (view("a x b", None), short.clone()),
+        ] {
+            let mut merged = a;
+            merged.absorb(b);
+            assert_eq!(merged.message.as_deref(), Some("a x b"));
+            assert_eq!(merged.forbidden, None);
+        }
+        let mut merged = short;
+        merged.absorb(view("y", None));
+        assert_eq!(merged.forbidden, Some(Box::new(parts)));
+    }
 }

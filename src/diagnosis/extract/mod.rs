@@ -721,7 +721,7 @@ fn refused(found: &mut Segment, line: &str) {
         status: r.code,
         reason: (r.code == Some(403)).then(|| "Forbidden".to_owned()),
         message: Some(r.message),
-        forbidden: r.forbidden,
+        forbidden: r.forbidden.map(Box::new),
         weight: 1,
         ..HttpAnswer::default()
     };
@@ -825,7 +825,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     let code = h.code();
     let forbidden = case
         .forbidden()
-        .or(h.forbidden.as_ref())
+        .or(h.forbidden.as_deref())
         .cloned()
         .or_else(|| Forbidden::parse(message));
     if code == Some(403) {
