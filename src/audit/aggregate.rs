@@ -121,7 +121,7 @@ pub struct Example {
     pub audit_id: String,
     pub at: Micros,
     pub message: Option<String>,
-    /// The stale-token annotation, or the legacy-token subject.
+    /// The stale-token annotation, the legacy-token subject, or RBAC 403's reason.
     pub annotation: Option<String>,
 }
 
@@ -474,12 +474,13 @@ impl Aggregate {
                 .map(kept),
             annotation: annotation.map(kept),
         };
+        let mut reason = None;
         let failing = match code {
             401 => Some(GroupKey::Unauthorized {
                 source_ip: kept(a.source_ip),
                 user_agent: kept(a.user_agent),
             }),
-            403 => Some(forbidden_key(ev, &a)),
+            403 => Some(forbidden_key(ev, &a, &mut reason)),
             _ => None,
         };
         if let Some(key) = failing
@@ -487,7 +488,7 @@ impl Aggregate {
         {
             note(g, ev, &a);
             if (at, ev.audit_id.as_deref().unwrap_or("")) < (g.example.at, &g.example.audit_id) {
-                keep_earliest(g, example(ev, None));
+                keep_earliest(g, example(ev, reason.as_deref()));
             }
             if code == 401 {
                 if let Some(v) = ev.annotation(LEGACY_INVALIDATED) {
@@ -633,8 +634,8 @@ fn note(g: &mut Group, ev: &RawEvent<'_>, a: &Accepted<'_>) {
     }
 }
 
-/// The group of a 403: anonymous, RBAC's (from its message), or another's.
-fn forbidden_key(ev: &RawEvent<'_>, a: &Accepted<'_>) -> GroupKey {
+/// The group of a 403: anonymous, RBAC's (from its message, its reason read), or another's.
+fn forbidden_key(ev: &RawEvent<'_>, a: &Accepted<'_>, reason: &mut Option<String>) -> GroupKey {
     let user = a.username;
     let message = ev
         .response_status
@@ -653,6 +654,7 @@ fn forbidden_key(ev: &RawEvent<'_>, a: &Accepted<'_>) -> GroupKey {
         };
     }
     if let Some(f) = parsed {
+        reason.clone_from(&f.reason);
         return GroupKey::Forbidden(Box::new(ForbiddenKey {
             user: kept(&f.user),
             verb: kept(f.verb()),

@@ -399,7 +399,7 @@ fn forbidden(
     let mut escalation = None;
     let message = if f.rbac {
         // The object named only when every event named the same one.
-        let reason = message.and_then(Forbidden::parse).and_then(|p| p.reason);
+        let reason = g.example.annotation.clone();
         let denied = Forbidden {
             user: f.user.clone(),
             request: info.clone(),

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::{Answer, Evidence, SourceType, Stamp};
+use super::{Answer, Evidence, SourceType};
 use crate::diagnosis::Classification;
 use crate::diagnosis::artefact::{Artefact, Kind, Place, Provenance, Review};
 use crate::diagnosis::extract::{NearMiss, Scanner};
@@ -361,14 +361,13 @@ fn evidence(open: Open) -> Option<Evidence> {
     // year-less stamp only for an authenticator's own line (a client's klog
     // header is the client's clock, and its year a guess).
     facts.clock = match date {
-        Some(at) => Some(Stamp::new(at, ClockSource::DateHeader)),
+        Some(at) => Some(ServerClock::at(at, ClockSource::DateHeader)),
         None => lead.stamp.filter(|s| {
             s.source != ClockSource::LogTimestampYearInferred
                 || lead.provenance == Provenance::Authenticator
                 || lead.source == SourceType::Audit
         }),
-    }
-    .map(|s| ServerClock::at(s.at, s.source));
+    };
     Some(Evidence {
         line: lead.line,
         source: lead.source,

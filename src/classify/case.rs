@@ -110,7 +110,7 @@ fn token_check(case: &Case<'_>) -> Option<TokenCheck> {
     }
     let clock = case.clock?;
     Some(TokenCheck {
-        stamp: super::Stamp::new(clock.low, clock.source),
+        stamp: clock,
         judgement: window::judge(TimeClaims::from(&token.claims), clock.low, case.leeway),
     })
 }

@@ -15,7 +15,8 @@ pub mod case;
 pub mod log;
 pub mod prefilter;
 
-pub use crate::diagnosis::artefact::{SourceType, Stamp};
+pub use crate::diagnosis::artefact::SourceType;
+use crate::diagnosis::facts::ServerClock;
 
 use std::collections::VecDeque;
 
@@ -47,9 +48,9 @@ pub struct Evidence {
 }
 
 /// How a token was checked against the evidence's instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TokenCheck {
-    pub stamp: Stamp,
+    pub stamp: ServerClock,
     pub judgement: Judgement,
 }
 

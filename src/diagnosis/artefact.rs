@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use strum::{IntoStaticStr, VariantArray};
 
 use super::facts::{
-    BearerSeen, BindingKind, Case, CheckerFailure, ClockSource, HttpAnswer, RequestInfo,
+    BearerSeen, BindingKind, Case, CheckerFailure, HttpAnswer, RequestInfo, ServerClock,
     ServerFailure, TransportFailure,
 };
 use super::reasons::AuthReason;
@@ -80,19 +80,6 @@ impl SourceType {
     }
 }
 
-/// An instant and whose clock it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub at: DateTime<Utc>,
-    pub source: ClockSource,
-}
-
-impl Stamp {
-    pub fn new(at: DateTime<Utc>, source: ClockSource) -> Self {
-        Stamp { at, source }
-    }
-}
-
 /// One artefact, where it was found.
 #[derive(Debug, Clone)]
 pub struct Artefact {
@@ -108,7 +95,7 @@ pub struct Place {
     /// The (unwrapped) line it was found in, trimmed and cut for display.
     pub excerpt: String,
     /// The line's own timestamp, when it has one.
-    pub stamp: Option<Stamp>,
+    pub stamp: Option<ServerClock>,
     pub provenance: Provenance,
     /// The evidence type it counts as.
     pub source: SourceType,

@@ -314,6 +314,8 @@ pub struct HttpAnswer {
     pub reason: Option<String>,
     /// `message` of a Status body, or the client's rendering of it.
     pub message: Option<String>,
+    /// The message's 403 parts, when its reader parsed them.
+    pub forbidden: Option<Box<Forbidden>>,
     /// The `Location` header of a redirect.
     pub location: Option<String>,
     /// How the answer was told from kube-apiserver's own.
@@ -395,11 +397,11 @@ impl HttpAnswer {
         };
         base.status = base.status.or(extra.status);
         base.reason = base.reason.or(extra.reason);
-        base.message = match (base.message, extra.message) {
+        (base.message, base.forbidden) = match (base.message, extra.message) {
             // A message that names more wins over a bare reason word.
-            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => Some(b),
-            (Some(a), _) => Some(a),
-            (None, b) => b,
+            (Some(a), Some(b)) if a.len() < b.len() && b.contains(&a) => (Some(b), extra.forbidden),
+            (Some(a), _) => (Some(a), base.forbidden),
+            (None, b) => (b, extra.forbidden),
         };
         if base.from_kubernetes() {
             base.origin = extra.origin;
@@ -499,8 +501,9 @@ pub enum TokenSent {
     No,
 }
 
-/// The validating server's clock at the moment of the request: an interval,
-/// and whose reading it is.
+/// An instant seen in evidence (a log line's stamp, a `Date` header), or the
+/// validating server's clock at the request measured as an interval, and
+/// whose reading it is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerClock {
     pub low: DateTime<Utc>,
@@ -953,4 +956,39 @@ pub struct TransportFailure {
     /// or is not yet valid` without the times: an expired certificate, or a
     /// clock off), most likely first.
     pub also: Vec<Cause>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 403's parts a reader parsed stay with the message they came from
+    /// when two views of one answer merge: a longer message that wins comes
+    /// without them (the case reads it afresh).
+    #[test]
+    fn parsed_parts_stay_with_their_message() {
+        let parts = Forbidden {
+            user: "u".to_owned(),
+            ..Forbidden::default()
+        };
+        let view = |message: &str, forbidden: Option<Forbidden>| HttpAnswer {
+            message: Some(message.to_owned()),
+            forbidden: forbidden.map(Box::new),
+            weight: 1,
+            ..HttpAnswer::default()
+        };
+        let short = view("x", Some(parts.clone()));
+        for (a, b) in [
+            (short.clone(), view("a x b", None)),
+            (view("a x b", None), short.clone()),
+        ] {
+            let mut merged = a;
+            merged.absorb(b);
+            assert_eq!(merged.message.as_deref(), Some("a x b"));
+            assert_eq!(merged.forbidden, None);
+        }
+        let mut merged = short;
+        merged.absorb(view("y", None));
+        assert_eq!(merged.forbidden, Some(Box::new(parts)));
+    }
 }

@@ -255,6 +255,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
         status: Some(answer.exchange.status),
         reason: body.and_then(|b| b.reason.clone()),
         message: body.and_then(|b| b.message.clone()),
+        forbidden: body.and_then(|b| b.forbidden.clone().map(Box::new)),
         location: answer.exchange.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),

@@ -208,7 +208,7 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
 fn check_json(c: TokenCheck) -> TokenCheckJson {
     let j = c.judgement;
     TokenCheckJson {
-        at: Time::new(c.stamp.at),
+        at: Time::new(c.stamp.low),
         at_source: c.stamp.source,
         verdict: j.verdict,
         accepted_in_seconds: j.accepted_in.map(ceil_seconds),
@@ -515,7 +515,7 @@ fn write_result(
         let mut text = format!(
             "{} at {} ({})",
             j.verdict.as_str(),
-            style.time(c.stamp.at),
+            style.time(c.stamp.low),
             c.stamp.source.as_str()
         );
         if let Some(d) = j.accepted_in {

@@ -14,8 +14,7 @@
 use chrono::DateTime;
 use serde_json::Value;
 
-use super::super::artefact::Stamp;
-use super::super::facts::{Answer, Case, ClockSource, HttpAnswer, RequestInfo};
+use super::super::facts::{Answer, Case, ClockSource, HttpAnswer, RequestInfo, ServerClock};
 use super::json::{is_annotations, strings};
 use super::url::request_from_url;
 
@@ -23,7 +22,7 @@ const CREDENTIAL_ID_EXTRA: &str = "authentication.kubernetes.io/credential-id";
 
 /// The answer an event records; `None` for events without a response
 /// (stage `RequestReceived`).
-pub fn answer(v: &Value) -> Option<(Case<'static>, Option<Stamp>, String)> {
+pub fn answer(v: &Value) -> Option<(Case<'static>, Option<ServerClock>, String)> {
     if is_annotations(v) {
         return annotations_only(v);
     }
@@ -55,7 +54,7 @@ pub fn answer(v: &Value) -> Option<(Case<'static>, Option<Stamp>, String)> {
     let stamp = s("/stageTimestamp")
         .or_else(|| s("/requestReceivedTimestamp"))
         .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| Stamp::new(t.to_utc(), ClockSource::AuditTimestamp));
+        .map(|t| ServerClock::at(t.to_utc(), ClockSource::AuditTimestamp));
     if let Some(id) = s("/auditID") {
         a.note(format!("auditID {id}"));
     }
@@ -131,7 +130,7 @@ pub fn stale_token_value(line: &str) -> Option<Case<'static>> {
 
 /// An event's annotations alone: the decision is the answer (`forbid`: 403,
 /// `allow`: 2xx), an invalidated legacy token a 401.
-fn annotations_only(v: &Value) -> Option<(Case<'static>, Option<Stamp>, String)> {
+fn annotations_only(v: &Value) -> Option<(Case<'static>, Option<ServerClock>, String)> {
     let inner = v.get("annotations").unwrap_or(v);
     let mut a = Case::default();
     read_annotations(Some(inner), &mut a);

@@ -21,19 +21,18 @@ use std::borrow::Cow;
 
 use chrono::{DateTime, Datelike as _, NaiveDate, NaiveDateTime, TimeDelta, Utc};
 
-use super::super::artefact::Stamp;
-use super::super::facts::ClockSource;
+use super::super::facts::{ClockSource, ServerClock};
 use crate::vocabulary::cues::LINE_OPENERS;
 
 /// How many escape layers are undone at most.
 pub const MAX_UNESCAPE: usize = 3;
 
 /// A line with its prefixes removed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Stripped<'a> {
     /// The line's own timestamp (the outermost full one; a year-less klog or
     /// journald stamp only when there is no other).
-    pub stamp: Option<Stamp>,
+    pub stamp: Option<ServerClock>,
     /// The klog source position (`authentication.go:75`), when there was one.
     pub caller: Option<&'a str>,
     /// The program's text.
@@ -51,8 +50,8 @@ pub fn traceback_frame(text: &str) -> bool {
 /// Removes every known prefix from `line` (a bounded number of rounds).
 pub fn strip(line: &str, now: DateTime<Utc>) -> Stripped<'_> {
     let mut text = line.trim_end_matches(['\r', '\n']);
-    let mut stamp: Option<Stamp> = None;
-    let mut weak: Option<Stamp> = None;
+    let mut stamp: Option<ServerClock> = None;
+    let mut weak: Option<ServerClock> = None;
     let mut caller = None;
     for _ in 0..8 {
         let before = text;
@@ -239,7 +238,7 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// `Mar 26 16:23:32 host unit[pid]: ` (journald / syslog).
-fn journald(t: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
+fn journald(t: &str, now: DateTime<Utc>) -> Option<(ServerClock, &str)> {
     let month = MONTHS.iter().position(|m| t.starts_with(m))? as u32 + 1;
     let rest = t.get(3..)?.strip_prefix(' ')?;
     let (day, rest) = rest.trim_start().split_once(' ')?;
@@ -252,7 +251,8 @@ fn journald(t: &str, now: DateTime<Utc>) -> Option<(Stamp, &str)> {
         return None;
     }
     let at = year_inferred(month, day, time, now)?;
-    Some((Stamp::new(at, ClockSource::LogTimestampYearInferred), rest))
+    let stamp = ServerClock::at(at, ClockSource::LogTimestampYearInferred);
+    Some((stamp, rest))
 }
 
 /// The instant of a year-less date: this year, or last year if that would be
@@ -276,8 +276,8 @@ fn year_inferred(
 /// A full timestamp at the start: RFC 3339 (with a CRI `stderr F ` after it),
 /// `YYYY-MM-DD HH:MM:SS[,.]fff` (Python, zap console; read as UTC), the same
 /// in brackets (Airflow), `YYYY/MM/DD HH:MM:SS[.ffffff]` (Go's log).
-pub fn full_timestamp(t: &str) -> Option<(Stamp, &str)> {
-    let stamp = |at: DateTime<Utc>| Stamp::new(at, ClockSource::LogTimestamp);
+pub fn full_timestamp(t: &str) -> Option<(ServerClock, &str)> {
+    let stamp = |at: DateTime<Utc>| ServerClock::at(at, ClockSource::LogTimestamp);
     let (inner, bracketed) = match t.strip_prefix('[') {
         Some(r) => (r, true),
         None => (t, false),
@@ -318,7 +318,7 @@ pub fn full_timestamp(t: &str) -> Option<(Stamp, &str)> {
 
 /// `E0101 00:00:00.123456    1 file.go:75] msg` -> (instant, `file.go:75`, `msg`).
 /// klog writes no year: the year closest before `now`.
-pub fn klog(t: &str, now: DateTime<Utc>) -> Option<(Stamp, Option<&str>, &str)> {
+pub fn klog(t: &str, now: DateTime<Utc>) -> Option<(ServerClock, Option<&str>, &str)> {
     let bytes = t.as_bytes();
     if bytes.len() < 21 || !matches!(bytes[0], b'I' | b'W' | b'E' | b'F') {
         return None;
@@ -340,12 +340,12 @@ pub fn klog(t: &str, now: DateTime<Utc>) -> Option<(Stamp, Option<&str>, &str)> 
         Some((file, msg)) if file.contains(".go:") && !file.contains(' ') => (Some(file), msg),
         _ => (None, rest),
     };
-    let stamp = Stamp::new(at, ClockSource::LogTimestampYearInferred);
+    let stamp = ServerClock::at(at, ClockSource::LogTimestampYearInferred);
     Some((stamp, caller, rest))
 }
 
 /// A container or program name, then a klog line (`kube-rbac-proxy I0204 …`).
-fn named_klog(t: &str, now: DateTime<Utc>) -> Option<(Stamp, Option<&str>, &str)> {
+fn named_klog(t: &str, now: DateTime<Utc>) -> Option<(ServerClock, Option<&str>, &str)> {
     let (name, rest) = t.split_once(' ')?;
     if name.is_empty()
         || name.len() > 63
@@ -360,17 +360,17 @@ fn named_klog(t: &str, now: DateTime<Utc>) -> Option<(Stamp, Option<&str>, &str)
 
 /// logrus: `time="2019-09-14T22:42:56Z" level=… msg=…`: the instant; the rest
 /// stays (its `msg=` and `err=` values are read where they stand).
-fn logrus_time(t: &str) -> Option<(Stamp, &str)> {
+fn logrus_time(t: &str) -> Option<(ServerClock, &str)> {
     let rest = t.strip_prefix("time=\"")?;
     let (value, rest) = rest.split_once('"')?;
     let at = DateTime::parse_from_rfc3339(value).ok()?;
-    let stamp = Stamp::new(at.to_utc(), ClockSource::LogTimestamp);
+    let stamp = ServerClock::at(at.to_utc(), ClockSource::LogTimestamp);
     Some((stamp, rest.trim_start()))
 }
 
 /// Docker's json-file line: `{"log":"…\n","stream":"stdout","time":"…"}` ->
 /// the logged text and its instant.
-pub fn docker_json(t: &str) -> Option<(Option<Stamp>, String)> {
+pub fn docker_json(t: &str) -> Option<(Option<ServerClock>, String)> {
     let t = t.trim();
     if !t.starts_with("{\"log\":") || !t.ends_with('}') {
         return None;
@@ -381,7 +381,7 @@ pub fn docker_json(t: &str) -> Option<(Option<Stamp>, String)> {
         .get("time")
         .and_then(serde_json::Value::as_str)
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-        .map(|at| Stamp::new(at.to_utc(), ClockSource::LogTimestamp));
+        .map(|at| ServerClock::at(at.to_utc(), ClockSource::LogTimestamp));
     Some((stamp, log))
 }
 
@@ -518,7 +518,7 @@ mod tests {
             assert_eq!(s.text, text, "{line}");
             assert_eq!(
                 s.stamp
-                    .map(|s| s.at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+                    .map(|s| s.low.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
                 stamp.map(str::to_owned),
                 "{line}"
             );

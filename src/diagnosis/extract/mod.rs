@@ -42,11 +42,11 @@ use std::collections::VecDeque;
 
 use chrono::{DateTime, Utc};
 
-use super::artefact::{Artefact, Kind, Place, Provenance, SourceType, Stamp};
-use super::facts::HttpAnswer;
+use super::artefact::{Artefact, Kind, Place, Provenance, SourceType};
 use super::facts::{
     Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound, RequestInfo,
 };
+use super::facts::{HttpAnswer, ServerClock};
 use super::forbidden::Forbidden;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::cues::NEAR_MISSES;
@@ -90,7 +90,7 @@ pub struct NearMiss {
 /// A pretty-printed JSON value being read over several lines.
 #[derive(Debug)]
 struct Block {
-    stamp: Option<Stamp>,
+    stamp: Option<ServerClock>,
     /// The lines as read (the first from its opening brace, never none), for
     /// reading them one by one again if the value turns out not to be one.
     lines: Vec<(usize, String)>,
@@ -105,7 +105,7 @@ pub struct Scanner<'a> {
     queue: VecDeque<Artefact>,
     curl: curl::Curl,
     block: Option<Block>,
-    hex: Option<(usize, Option<Stamp>, Vec<u8>)>,
+    hex: Option<(usize, Option<ServerClock>, Vec<u8>)>,
     joined: Option<(usize, String)>,
     near: Option<NearMiss>,
     /// The indentation of a Python traceback's `File "…", line N` frame line
@@ -265,7 +265,7 @@ impl<'a> Scanner<'a> {
         &mut self,
         number: usize,
         text: &str,
-        stamp: Option<Stamp>,
+        stamp: Option<ServerClock>,
         caller: Option<&str>,
         allow_block: bool,
     ) {
@@ -384,7 +384,7 @@ impl<'a> Scanner<'a> {
             found.reasons(reasons, None, origin);
             if let Some(ts) = value.get("ts").and_then(serde_json::Value::as_f64) {
                 let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
-                found.stamp = at.map(|at| Stamp::new(at, ClockSource::LogTimestamp));
+                found.stamp = at.map(|at| ServerClock::at(at, ClockSource::LogTimestamp));
             }
             if let Some(era) = value
                 .get("caller")
@@ -629,7 +629,7 @@ impl<'a> Scanner<'a> {
     /// Queues an artefact found on `line` (its number, text and instant).
     fn push(
         &mut self,
-        (line, text, stamp): (usize, &str, Option<Stamp>),
+        (line, text, stamp): (usize, &str, Option<ServerClock>),
         (provenance, source, format): Origin,
         kind: Kind,
     ) {
@@ -721,6 +721,7 @@ fn refused(found: &mut Segment, line: &str) {
         status: r.code,
         reason: (r.code == Some(403)).then(|| "Forbidden".to_owned()),
         message: Some(r.message),
+        forbidden: r.forbidden.map(Box::new),
         weight: 1,
         ..HttpAnswer::default()
     };
@@ -824,6 +825,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     let code = h.code();
     let forbidden = case
         .forbidden()
+        .or(h.forbidden.as_deref())
         .cloned()
         .or_else(|| Forbidden::parse(message));
     if code == Some(403) {

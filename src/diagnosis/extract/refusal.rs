@@ -20,6 +20,8 @@ pub struct Refusal {
     /// The message is a checker's own refusal: `create tokenreviews` or
     /// `create subjectaccessreviews`.
     pub review_call: bool,
+    /// The 403's parts, when the message is an authorizer's.
+    pub forbidden: Option<Forbidden>,
 }
 
 /// Where a message that runs to the end of a log field ends.
@@ -94,6 +96,7 @@ pub fn find(line: &str) -> Option<Refusal> {
             message: cut(&line[i..]).to_owned(),
             code: None,
             review_call: false,
+            forbidden: None,
         });
     }
     let (start, code) = if let Some(i) = line.find(" is forbidden: ") {
@@ -116,7 +119,8 @@ pub fn find(line: &str) -> Option<Refusal> {
     // Creating a TokenReview or a SubjectAccessReview is what a checker
     // does to judge someone else's request (delegated authentication and
     // authorization): its refusal is the checker's, not the caller's.
-    let review_call = Forbidden::parse(&message).is_some_and(|f| {
+    let forbidden = Forbidden::parse(&message);
+    let review_call = forbidden.as_ref().is_some_and(|f| {
         matches!(
             f.request.resource.as_deref(),
             Some("tokenreviews" | "subjectaccessreviews")
@@ -129,6 +133,7 @@ pub fn find(line: &str) -> Option<Refusal> {
         message,
         code,
         review_call,
+        forbidden,
     })
 }
 

@@ -1,9 +1,9 @@
 //! What one segment of a line gave the [`Scanner`](super::Scanner) before it
 //! becomes artefacts: each extractor's hit with its provenance.
 
-use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType, Stamp};
-use crate::diagnosis::facts::HttpAnswer;
+use crate::diagnosis::artefact::{Kind, Provenance, Review, SourceType};
 use crate::diagnosis::facts::{CheckerCall, CheckerFailure, ServerFailure, TransportFailure};
+use crate::diagnosis::facts::{HttpAnswer, ServerClock};
 use crate::diagnosis::reasons::AuthReason;
 use crate::vocabulary::cause::Cause;
 
@@ -21,7 +21,7 @@ pub(super) type Origin = (Provenance, SourceType, &'static str);
 #[derive(Debug, Default)]
 pub(super) struct Segment {
     pub(super) number: usize,
-    pub(super) stamp: Option<Stamp>,
+    pub(super) stamp: Option<ServerClock>,
     pub(super) boundary: bool,
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
@@ -33,14 +33,14 @@ pub(super) struct Segment {
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(
         Box<crate::diagnosis::facts::Case<'static>>,
-        Option<Stamp>,
+        Option<ServerClock>,
         String,
     )>,
     pub(super) context: Vec<Kind>,
 }
 
 impl Segment {
-    pub(super) fn new(number: usize, stamp: Option<Stamp>) -> Self {
+    pub(super) fn new(number: usize, stamp: Option<ServerClock>) -> Self {
         Segment {
             number,
             stamp,
