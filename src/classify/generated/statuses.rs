@@ -7,7 +7,7 @@ use super::ctx;
 use crate::diagnosis::{Cause, Classification};
 use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
 use crate::vocabulary::clients::{
-    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering,
+    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering, UPGRADE_PLAIN_BODY,
 };
 
 /// A template's words with example values in its placeholders.
@@ -165,6 +165,42 @@ fn a_json_parser_s_complaint_about_a_plain_body_names_the_status() {
             "{}",
             body.text
         );
+    }
+}
+
+/// `kubectl exec` (attach, port-forward, cp) whose upgrade is answered with
+/// a plain-text body: a reason phrase alone (Go's `http.Error` with its
+/// status text), or a body kube-apiserver or the kubelet writes, is read as
+/// its status, as kubectl prints it.
+#[test]
+fn a_failed_upgrade_s_plain_body_names_the_status() {
+    let phrases = apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400);
+    let phrases = phrases.map(|s| t_of(s.phrase, s.code));
+    let bodies = apimachinery::PLAIN_BODIES
+        .iter()
+        .chain(apimachinery::KUBELET_BODIES);
+    let mut wrong = Vec::new();
+    for body in phrases.chain(bodies.copied()) {
+        // kubectl prints the error after its `error: `.
+        let text = format!("error: {}", rendered(&body, &UPGRADE_PLAIN_BODY));
+        let got = classify(&text, None, ctx()).map(|r| r.results[0].diagnosis.classification);
+        if got.as_ref().ok() != Some(&Classification::from_status(body.code)) {
+            wrong.push(format!("{text}: {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A body that is a status's reason phrase alone.
+fn t_of(phrase: &'static str, code: u16) -> Template {
+    Template {
+        by: "Go net/http http.Error(w, http.StatusText(code), code)",
+        text: phrase,
+        code,
+        reason: "",
+        distinctive: false,
+        versions: "all",
+        source: apimachinery::STATUS_TEXT,
     }
 }
 
