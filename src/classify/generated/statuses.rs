@@ -175,33 +175,25 @@ fn a_json_parser_s_complaint_about_a_plain_body_names_the_status() {
 #[test]
 fn a_failed_upgrade_s_plain_body_names_the_status() {
     let phrases = apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400);
-    let phrases = phrases.map(|s| t_of(s.phrase, s.code));
     let bodies = apimachinery::PLAIN_BODIES
         .iter()
         .chain(apimachinery::KUBELET_BODIES);
-    let mut wrong = Vec::new();
-    for body in phrases.chain(bodies.copied()) {
-        // kubectl prints the error after its `error: `.
-        let text = format!("error: {}", rendered(&body, &UPGRADE_PLAIN_BODY));
-        let got = classify(&text, None, ctx()).map(|r| r.results[0].diagnosis.classification);
-        if got.as_ref().ok() != Some(&Classification::from_status(body.code)) {
-            wrong.push(format!("{text}: {got:?}"));
-        }
-    }
+    let bodies = bodies.map(|b| (instantiate(b), b.code));
+    let wrong: Vec<String> = phrases
+        .map(|s| (s.phrase.to_owned(), s.code))
+        .chain(bodies)
+        .filter_map(|(body, code)| {
+            // kubectl prints the error after its `error: `.
+            let text = format!(
+                "error: {}",
+                UPGRADE_PLAIN_BODY.text.replace("{message}", &body)
+            );
+            let got = classify(&text, None, ctx()).map(|r| r.results[0].diagnosis.classification);
+            (got.as_ref().ok() != Some(&Classification::from_status(code)))
+                .then(|| format!("{text}: {got:?}"))
+        })
+        .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-/// A body that is a status's reason phrase alone.
-fn t_of(phrase: &'static str, code: u16) -> Template {
-    Template {
-        by: "Go net/http http.Error(w, http.StatusText(code), code)",
-        text: phrase,
-        code,
-        reason: "",
-        distinctive: false,
-        versions: "all",
-        source: apimachinery::STATUS_TEXT,
-    }
 }
 
 /// Ports, line numbers, durations, sizes, versions, pids and instants are
