@@ -57,6 +57,11 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
     w(AWS_STS, "AssumeRoleWithWebIdentity, … ExpiredTokenException: ", "aws-sdk-go-v2 1.x", Some(Cause::Expired), STS_API),
     w(AWS_STS, "(Service: AWSSecurityTokenService; … Error Code: ExpiredTokenException", "aws-sdk-java 1.x", Some(Cause::Expired), STS_API),
+    // aws-sdk-go's web identity provider around STS's answer, on one line
+    // where a log quotes the error (`\ncaused by: ` escaped): on lines of
+    // their own, `caused by: ExpiredTokenException` names no service (every
+    // JSON-protocol API's code for the caller's expired session).
+    w(AWS_STS, "WebIdentityErr: … ExpiredTokenException: ", "aws-sdk-go 1.x", Some(Cause::Expired), GO_V1),
     w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // The identity provider's claims (iss, sub, aud) were refused.
     w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),
