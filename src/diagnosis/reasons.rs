@@ -44,7 +44,7 @@ enum Extent {
 }
 
 use crate::vocabulary::authenticators::{
-    JOSE_VALIDATION, LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value,
+    JOSE_OPEN, JOSE_SPELLINGS, LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value,
 };
 use ReasonKind as K;
 
@@ -340,17 +340,10 @@ fn namespaced_name(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
 /// them, whichever module path (`square/go-jose`, `go-jose/go-jose`) and
 /// either spelling of "validation failed" printed it.
 fn jose_time(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
-    let (open, spellings) = JOSE_VALIDATION;
-    let after = |s: &str| {
-        spellings
-            .iter()
-            .find_map(|f| s.strip_prefix(f))
-            .map(str::len)
-    };
-    let (_, w) = words.split_once(open)?;
-    let claim = &w[w.len() - after(w)?..];
-    let (module, rest) = text.split_once(open)?;
-    let rest = &rest[rest.len() - after(rest)?..];
+    let after = |s| JOSE_SPELLINGS.iter().find_map(|f| str::strip_prefix(s, f));
+    let claim = after(words.split_once(JOSE_OPEN)?.1)?;
+    let (module, rest) = text.split_once(JOSE_OPEN)?;
+    let rest = after(rest)?;
     if !module.ends_with("go-jose") || module.contains([' ', ',']) || !rest.starts_with(claim) {
         return None;
     }

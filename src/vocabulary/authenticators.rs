@@ -124,7 +124,7 @@ pub enum Matcher {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// go-jose's `<module>/jwt: validation f…, <claim's words>` as the row
-    /// words it, whichever module path and spelling ([`JOSE_VALIDATION`]).
+    /// words it, whichever module path and spelling ([`JOSE_OPEN`]).
     JoseTime,
     /// One value where the row's text has its placeholder (`token issuer
     /// "ISSUER" is invalid`, `serviceaccounts "NAME" not found`).
@@ -149,7 +149,9 @@ pub enum Shape {
 /// go-jose's words before a claim's failure (`<module>/jwt: validation
 /// failed, `), with either spelling its releases print (`validation field, `
 /// for iat in v2).
-pub const JOSE_VALIDATION: (&str, &[&str]) = ("/jwt: validation ", &["failed, ", "field, "]);
+pub const JOSE_OPEN: &str = "/jwt: validation ";
+/// The spellings after [`JOSE_OPEN`].
+pub const JOSE_SPELLINGS: &[&str] = &["failed, ", "field, "];
 
 /// The value a [`Shape::Value`] message carries, and its placeholder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
