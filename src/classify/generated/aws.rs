@@ -186,3 +186,27 @@ fn an_sdk_envelope_around_no_answer_is_not_an_answer() {
         );
     }
 }
+
+/// A refusal that names no cause but leaves a few lists them as candidates,
+/// in every SDK's printing, and claims none of them.
+#[test]
+fn an_undecided_refusal_lists_the_causes_it_leaves() {
+    for (row, causes) in crate::vocabulary::clouds::UNDECIDED {
+        let message = format!(
+            "User: arn:aws:iam::1:user/u {} arn:aws:iam::1:role/r",
+            row.text
+        );
+        for sdk in SDKS {
+            let sdk = sdk.replace("AssumeRoleWithWebIdentity", "AssumeRole");
+            let text = render(&sdk, "AccessDenied", 403, &message);
+            let report = classify(&text, None, ctx()).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            let d = &report.results[0].diagnosis;
+            assert_eq!(d.cause(), Cause::Unknown, "{text}");
+            let listed: Vec<Cause> = d.alternatives().iter().map(|c| c.cause).collect();
+            assert!(
+                causes.iter().all(|c| listed.contains(c)),
+                "{text}: {listed:?}"
+            );
+        }
+    }
+}
