@@ -234,6 +234,9 @@ pub struct ServiceVerdict {
     /// Google Cloud IAM refused: it answers the same when the resource does
     /// not exist, and `gcloud` tells who the caller is.
     pub by_google_iam: bool,
+    /// The causes a refusal that names none leaves (its row's, in
+    /// `vocabulary::clouds::UNDECIDED`).
+    pub alternatives: &'static [Cause],
     /// Its words, from the reason on.
     pub detail: String,
 }

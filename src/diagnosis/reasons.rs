@@ -24,14 +24,14 @@ pub use crate::vocabulary::authenticators::{OIDC_ERA, ReasonKind};
 /// Reads a message of `shape`, worded as `words`, at the start of `text`.
 fn shaped(shape: Shape, words: &str, text: &str) -> Option<(Extent, ReasonValues)> {
     match shape {
-        Shape::JoseTime(claim) => jose_time(text, claim),
+        Shape::JoseTime => jose_time(text, words),
         Shape::Value(value) => one_value(text, words, value),
-        Shape::AudienceInvalid => audience_invalid(text),
+        Shape::AudienceInvalid => audience_invalid(text, words),
         Shape::JwtRule => jwt_authenticator_rule(text),
         Shape::NamespacedName => namespaced_name(text, words),
         Shape::LegacyMarkedInvalid => legacy_marked_invalid(text),
         Shape::LegacyClaim => legacy_claim(text),
-        Shape::CertificateWindow(which) => cert_window(text, which),
+        Shape::CertificateWindow => cert_window(text, words),
     }
 }
 
@@ -43,7 +43,9 @@ enum Extent {
     ToBoundary,
 }
 
-use crate::vocabulary::authenticators::{LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value};
+use crate::vocabulary::authenticators::{
+    JOSE_OPEN, JOSE_SPELLINGS, LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value,
+};
 use ReasonKind as K;
 
 /// Most bytes of an aggregate parsed into reasons; the rest becomes one
@@ -293,11 +295,12 @@ fn uid_mismatch(text: &str, shape: &str) -> Option<(Extent, ReasonValues)> {
     })
 }
 
-/// `x509: certificate has expired or is not yet valid: current time X is
-/// after Y` (or `is before`), with `which` the words between the times.
-fn cert_window(text: &str, which: &str) -> Option<(Extent, ReasonValues)> {
-    let times =
-        text.strip_prefix("x509: certificate has expired or is not yet valid: current time ")?;
+/// `x509: certificate has expired or is not yet valid: current time NOW is
+/// after NOT_AFTER` (or `is before`) as `words` has it.
+fn cert_window(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
+    let (open, which) = words.split_once("NOW")?;
+    let which = which.trim_end_matches(|c: char| c.is_ascii_uppercase() || c == '_');
+    let times = text.strip_prefix(open)?;
     let times = &times[..times.find(", ").unwrap_or(times.len())];
     if !times.contains(which) {
         return None;
@@ -333,14 +336,14 @@ fn namespaced_name(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
     })
 }
 
-/// go-jose's `<module>/jwt: validation f…, <claim's words>`, whichever
-/// module path (`square/go-jose`, `go-jose/go-jose`) and either spelling of
-/// "validation failed" printed it.
-fn jose_time(text: &str, claim: &str) -> Option<(Extent, ReasonValues)> {
-    let (module, rest) = text.split_once("/jwt: validation ")?;
-    let rest = rest
-        .strip_prefix("failed, ")
-        .or_else(|| rest.strip_prefix("field, "))?;
+/// go-jose's `<module>/jwt: validation f…, <claim's words>` as `words` has
+/// them, whichever module path (`square/go-jose`, `go-jose/go-jose`) and
+/// either spelling of "validation failed" printed it.
+fn jose_time(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
+    let after = |s| JOSE_SPELLINGS.iter().find_map(|f| str::strip_prefix(s, f));
+    let claim = after(words.split_once(JOSE_OPEN)?.1)?;
+    let (module, rest) = text.split_once(JOSE_OPEN)?;
+    let rest = after(rest)?;
     if !module.ends_with("go-jose") || module.contains([' ', ',']) || !rest.starts_with(claim) {
         return None;
     }
@@ -358,16 +361,17 @@ fn jwt_authenticator_rule(text: &str) -> Option<(Extent, ReasonValues)> {
     found(Extent::ToBoundary, |v| v.detail = Some(detail))
 }
 
-/// `token audiences ["a" "b"] is invalid for the target audiences ["c"]`; the
-/// lists are Go's `%q` of a string slice (space-separated quoted strings).
-fn audience_invalid(text: &str) -> Option<(Extent, ReasonValues)> {
-    const OPEN: &str = "token audiences ";
-    const MID: &str = " is invalid for the target audiences ";
-    let rest = text.strip_prefix(OPEN)?;
+/// `token audiences ["a" "b"] is invalid for the target audiences ["c"]` as
+/// `words` has it; the lists are Go's `%q` of a string slice
+/// (space-separated quoted strings).
+fn audience_invalid(text: &str, words: &str) -> Option<(Extent, ReasonValues)> {
+    let (open, rest) = words.split_once("[\"AUD\"]")?;
+    let (mid, _) = rest.split_once("[\"API_AUD\"]")?;
+    let rest = text.strip_prefix(open)?;
     let (token, used_a) = go_string_list(rest)?;
-    let rest = rest[used_a..].strip_prefix(MID)?;
+    let rest = rest[used_a..].strip_prefix(mid)?;
     let (target, used_b) = go_string_list(rest)?;
-    let len = OPEN.len() + used_a + MID.len() + used_b;
+    let len = open.len() + used_a + mid.len() + used_b;
     found(Extent::Exact(len), |v| {
         v.token_audiences = token;
         v.target_audiences = target;

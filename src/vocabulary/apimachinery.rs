@@ -624,6 +624,42 @@ pub const PLAIN_BODIES: &[Template] = &[t(
     "k8s.io/kubernetes pkg/auth/handlers/handlers.go (http.Error(w, \"Unauthorized\", 401))",
 )];
 
+/// The kubelet's plain-text bodies on its streaming endpoints (`exec`,
+/// `attach`, `portforward`), which kube-apiserver's proxy passes through to
+/// a client upgrading the connection: its authenticator's, its authorizer's
+/// and its pod lookup's. Not read from a first letter: only whole.
+pub const KUBELET_BODIES: &[Template] = &[
+    t(
+        "the kubelet's authentication filter",
+        "Unauthorized",
+        401,
+        "",
+        false,
+        "1.5+",
+        KUBELET_SERVER_GO,
+    ),
+    t(
+        "the kubelet's authorizer",
+        "Forbidden (user={user}, verb={verb}, resource={resource}, subresource={subresource})",
+        403,
+        "",
+        false,
+        "1.5+",
+        "k8s.io/kubernetes pkg/kubelet/server/auth.go (1.5-1.18: server.go InstallAuthFilter)",
+    ),
+    t(
+        "the kubelet's pod lookup",
+        "pod does not exist",
+        404,
+        "",
+        false,
+        "all",
+        KUBELET_SERVER_GO,
+    ),
+];
+
+const KUBELET_SERVER_GO: &str = "k8s.io/kubernetes pkg/kubelet/server/server.go (InstallAuthFilter: WriteErrorString(401, \"Unauthorized\"); getExec, getAttach, getPortForward: WriteError(404, \"pod does not exist\"))";
+
 /// The first template whose fixed words alone name an answer, found in
 /// `text`: client-go's generic texts first (each its own message), then
 /// kube-apiserver's.

@@ -123,13 +123,14 @@ pub enum Matcher {
 /// The messages whose values a reader takes out (`diagnosis::reasons`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// go-jose's `<module>/jwt: validation f…, <these words>`, whichever
-    /// module path and either spelling printed it.
-    JoseTime(&'static str),
+    /// go-jose's `<module>/jwt: validation f…, <claim's words>` as the row
+    /// words it, whichever module path and spelling ([`JOSE_OPEN`]).
+    JoseTime,
     /// One value where the row's text has its placeholder (`token issuer
     /// "ISSUER" is invalid`, `serviceaccounts "NAME" not found`).
     Value(Value),
-    /// `token audiences ["A"] is invalid for the target audiences ["B"]`.
+    /// `token audiences ["AUD"] is invalid for the target audiences
+    /// ["API_AUD"]`, two Go `%q` lists where the row has them.
     AudienceInvalid,
     /// A JWT authenticator's own rule (the rows of `wordings::WORDINGS`).
     JwtRule,
@@ -140,10 +141,17 @@ pub enum Shape {
     LegacyMarkedInvalid,
     /// `<one of LEGACY_CLAIMS> claim is missing` (or `is invalid`).
     LegacyClaim,
-    /// `x509: certificate has expired or is not yet valid: current time X
-    /// <these words> Y`.
-    CertificateWindow(&'static str),
+    /// Go crypto/x509's `…: current time NOW is after NOT_AFTER` (or `is
+    /// before NOT_BEFORE`), the words between the times as the row has them.
+    CertificateWindow,
 }
+
+/// go-jose's words before a claim's failure (`<module>/jwt: validation
+/// failed, `), with either spelling its releases print (`validation field, `
+/// for iat in v2).
+pub const JOSE_OPEN: &str = "/jwt: validation ";
+/// The spellings after [`JOSE_OPEN`].
+pub const JOSE_SPELLINGS: &[&str] = &["failed, ", "field, "];
 
 /// The value a [`Shape::Value`] message carries, and its placeholder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,9 +233,9 @@ pub const MESSAGES: &[Message] = &[
     // "validation failed" for the others and in forks), as checkers that
     // validate with go-jose print them: time causes, read by the claim each
     // names, never a malformed token.
-    m(K::Expired, Cause::Expired, "go-jose v2+", S(Shape::JoseTime("token is expired (exp)"), "go-jose/go-jose/jwt: validation failed, token is expired (exp)"), GO_JOSE),
-    m(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime("token not valid yet (nbf)"), "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)"), GO_JOSE),
-    m(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime("token issued in the future (iat)"), "go-jose/go-jose/jwt: validation field, token issued in the future (iat)"), GO_JOSE),
+    m(K::Expired, Cause::Expired, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token is expired (exp)"), GO_JOSE),
+    m(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)"), GO_JOSE),
+    m(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation field, token issued in the future (iat)"), GO_JOSE),
     m(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose"), JWT_GO),
     m(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose"), JWT_GO),
     m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::Value(Value::Issuer), "token issuer \"ISSUER\" is invalid"), JWT_GO),
@@ -266,8 +274,8 @@ pub const MESSAGES: &[Message] = &[
     m(K::LegacyClaimInvalid, Cause::TokenMalformed, "all", S(Shape::LegacyClaim, "CLAIM claim is missing (or: CLAIM claim is invalid)"), LEGACY_GO),
     // The x509 client-certificate authenticator: Go's crypto/x509 verify
     // errors. Go says which end with the times: `: current time X is after Y`.
-    m(K::ClientCertificateExpired, Cause::ClientCertificateExpired, "all", S(Shape::CertificateWindow(" is after "), ""), X509),
-    m(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", S(Shape::CertificateWindow(" is before "), ""), X509),
+    m(K::ClientCertificateExpired, Cause::ClientCertificateExpired, "all", S(Shape::CertificateWindow, "x509: certificate has expired or is not yet valid: current time NOW is after NOT_AFTER"), X509),
+    m(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", S(Shape::CertificateWindow, "x509: certificate has expired or is not yet valid: current time NOW is before NOT_BEFORE"), X509),
     m(K::ClientCertificateInvalid, Cause::ClientCertificateExpired, "all", P("x509: certificate has expired or is not yet valid"), X509),
     m(K::ClientCertificateUntrusted, Cause::ClientCertificateUntrusted, "all", P("x509: certificate signed by unknown authority"), X509),
     // dgrijalva/jwt-go, before go-jose.

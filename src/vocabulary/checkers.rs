@@ -57,6 +57,31 @@ pub const WEBHOOK_REVIEW_FAILED: Wording = w(
     "k8s.io/apiserver plugin/pkg/authenticator/token/webhook/webhook.go",
 );
 
+/// Vault's API client's error for an answer with a status (`URL: PUT …`
+/// above it, `* REASON` items below).
+pub const VAULT_API_ERROR: Wording = w(
+    VAULT,
+    "Code: CODE. Errors:",
+    "all",
+    None,
+    "hashicorp/vault api/response.go (ResponseError.Error: \"Code: %d. Errors:\\n\\n\")",
+);
+
+/// The Linkerd proxy's identity client got no certificate from the identity
+/// controller: unanswered where [`UNANSWERED`] words say so.
+pub const LINKERD_UNCERTIFIED: Wording = w(
+    "the Linkerd proxy",
+    "Failed to obtain identity",
+    "all",
+    None,
+    "linkerd/linkerd2-proxy linkerd/proxy/identity-client/src/certify.rs (Certify::run)",
+);
+
+/// Words that say a checker's call found no service to answer it: the
+/// Linkerd proxy's (linkerd/stack/src/failfast.rs FailFastError, `SCOPE
+/// service in fail-fast`) and gRPC's status code `Unavailable`.
+pub const UNANSWERED: &[&str] = &["service in fail-fast", "Unavailable"];
+
 /// Words that say a line is a mesh identity service's about a review.
 pub const MESH_MARKS: &[&str] = &[
     "KubeJWTAuthenticator",

@@ -267,6 +267,17 @@ pub const GO_JSON_PLAIN_BODY: Rendering = r(
     "golang/go src/encoding/json/scanner.go (stateBeginValue: \"looking for beginning of value\")",
 );
 
+/// client-go's failed upgrade of a streaming request (`kubectl exec`,
+/// `attach`, `port-forward`, `cp`) whose answer's body is not a Status: the
+/// body, trimmed, is quoted whole (a Status body is its `StatusError`).
+pub const UPGRADE_PLAIN_BODY: Rendering = r(
+    "client-go's SPDY upgrade on a plain-text body",
+    "unable to upgrade connection: {message}",
+    true,
+    "1.0-1.36",
+    "k8s.io/apimachinery pkg/util/httpstream/spdy/roundtripper.go (SpdyRoundTripper.NewConnection: \"unable to upgrade connection: %s\")",
+);
+
 /// The parts of one answer a rendering is made of.
 #[derive(Debug, Clone, Copy)]
 pub struct Parts<'a> {

@@ -57,6 +57,11 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
     w(AWS_STS, "AssumeRoleWithWebIdentity, … ExpiredTokenException: ", "aws-sdk-go-v2 1.x", Some(Cause::Expired), STS_API),
     w(AWS_STS, "(Service: AWSSecurityTokenService; … Error Code: ExpiredTokenException", "aws-sdk-java 1.x", Some(Cause::Expired), STS_API),
+    // aws-sdk-go's web identity provider around STS's answer, on one line
+    // where a log quotes the error (`\ncaused by: ` escaped): on lines of
+    // their own, `caused by: ExpiredTokenException` names no service (every
+    // JSON-protocol API's code for the caller's expired session).
+    w(AWS_STS, "WebIdentityErr: … ExpiredTokenException: ", "aws-sdk-go 1.x", Some(Cause::Expired), GO_V1),
     w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // The identity provider's claims (iss, sub, aud) were refused.
     w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),
@@ -72,9 +77,7 @@ pub const EXCHANGES: &[Wording] = &[
     // (`AccessDenied` is every AWS API's: its code alone names no service).
     w(AWS_STS, "when calling the AssumeRoleWithWebIdentity operation", "botocore 1.x", Some(Cause::Unknown), BOTOCORE),
     w(AWS_IAM, "Roles may not be assumed by root accounts", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
-    // AssumeRole (not the web identity exchange) needs the caller's policy
-    // and the role's trust policy: the refusal does not say which said no.
-    w(AWS_IAM, "is not authorized to perform: sts:AssumeRole on resource", "all", Some(Cause::Unknown), ASSUME_ROLE_DENIED),
+    ASSUME_ROLE_REFUSED,
     w(AWS_IAM, "is not authorized to perform: ", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
     // botocore's form of an AWS API's refusal of the caller; STS, the one that
     // judges the projected token, says `AccessDenied` instead.
@@ -132,6 +135,23 @@ pub const EXCHANGES: &[Wording] = &[
     // does not have permission".
     w(GOOGLE_IAM, "PERMISSION_DENIED", "all (google.rpc.Code PERMISSION_DENIED)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/apis/design/errors (Handling errors: PERMISSION_DENIED, 403)"),
 ];
+
+/// AssumeRole (not the web identity exchange) needs the caller's policy and
+/// the role's trust policy: the refusal does not say which said no.
+const ASSUME_ROLE_REFUSED: Wording = w(
+    AWS_IAM,
+    "is not authorized to perform: sts:AssumeRole on resource",
+    "all",
+    Some(Cause::Unknown),
+    ASSUME_ROLE_DENIED,
+);
+
+/// Refusals that name no cause but leave these few, listed as candidates
+/// whose steps tell them apart.
+pub const UNDECIDED: &[(Wording, &[Cause])] = &[(
+    ASSUME_ROLE_REFUSED,
+    &[Cause::CloudTrustPolicyDenied, Cause::CloudCallerDenied],
+)];
 
 /// An AWS API's answer as the Go and Java SDKs print it, read only where the
 /// line states the status (Go's `StatusCode: 0` is a request that got no

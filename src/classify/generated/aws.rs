@@ -28,6 +28,8 @@ const STS_ERRORS: &[(&str, u16)] = &[
 const SDKS: &[&str] = &[
     // aws-sdk-go: the web identity provider's error over awserr's.
     "WebIdentityErr: failed to retrieve credentials\ncaused by: {code}: {message}\n\tstatus code: {status}, request id: 1b7f7c8e-0000-4000-8000-000000000000",
+    // The same, as a log quotes it on one line (logrus, klog).
+    "level=error msg=\"WebIdentityErr: failed to retrieve credentials\\ncaused by: {code}: {message}\\n\\tstatus code: {status}, request id: 1b7f7c8e-0000-4000-8000-000000000000\"",
     // aws-sdk-go-v2: a modeled error, and smithy's generic one.
     "failed to refresh cached credentials, failed to retrieve credentials, operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: {status}, RequestID: 1b7f7c8e, {code}: {message}",
     "operation error STS: AssumeRoleWithWebIdentity, https response error StatusCode: {status}, RequestID: 1b7f7c8e, api error {code}: {message}",
@@ -90,8 +92,27 @@ fn every_sts_answer_in_every_sdk_s_rendering_is_the_cloud_s_refusal() {
                 .and_then(|r| r.cause)
                 .filter(|_| sdk.contains("{code}"))
                 .unwrap_or(Cause::Unknown);
-            let unlisted = (code != "ExpiredTokenException")
-                .then(|| ("an answer nobody listed".to_owned(), by_code));
+            // STS's expired-token code is the web identity token's (its
+            // caller's expired session is `ExpiredToken`), read where the
+            // line with the code shows STS or the exchange.
+            let shows_sts = sdk.lines().any(|l| {
+                l.contains("{code}")
+                    && [
+                        "AssumeRoleWithWebIdentity",
+                        "WebIdentityErr",
+                        "AWSSecurityTokenService",
+                    ]
+                    .iter()
+                    .any(|w| l.contains(w))
+            });
+            let unlisted = (code != "ExpiredTokenException" || shows_sts).then(|| {
+                let by_code = if shows_sts && code == "ExpiredTokenException" {
+                    Cause::Expired
+                } else {
+                    by_code
+                };
+                ("an answer nobody listed".to_owned(), by_code)
+            });
             for (message, cause) in named.chain(unlisted) {
                 count += 1;
                 let text = render(sdk, code, status, &message);
@@ -163,5 +184,29 @@ fn an_sdk_envelope_around_no_answer_is_not_an_answer() {
             !matches!(read(text), Ok((class, _)) if class != Classification::Ok),
             "{text}"
         );
+    }
+}
+
+/// A refusal that names no cause but leaves a few lists them as candidates,
+/// in every SDK's printing, and claims none of them.
+#[test]
+fn an_undecided_refusal_lists_the_causes_it_leaves() {
+    for (row, causes) in crate::vocabulary::clouds::UNDECIDED {
+        let message = format!(
+            "User: arn:aws:iam::1:user/u {} arn:aws:iam::1:role/r",
+            row.text
+        );
+        for sdk in SDKS {
+            let sdk = sdk.replace("AssumeRoleWithWebIdentity", "AssumeRole");
+            let text = render(&sdk, "AccessDenied", 403, &message);
+            let report = classify(&text, None, ctx()).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            let d = &report.results[0].diagnosis;
+            assert_eq!(d.cause(), Cause::Unknown, "{text}");
+            let listed: Vec<Cause> = d.alternatives().iter().map(|c| c.cause).collect();
+            assert!(
+                causes.iter().all(|c| listed.contains(c)),
+                "{text}: {listed:?}"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use super::ctx;
 use crate::diagnosis::{Cause, Classification};
 use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
 use crate::vocabulary::clients::{
-    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering,
+    GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering, UPGRADE_PLAIN_BODY,
 };
 
 /// A template's words with example values in its placeholders.
@@ -166,6 +166,34 @@ fn a_json_parser_s_complaint_about_a_plain_body_names_the_status() {
             body.text
         );
     }
+}
+
+/// `kubectl exec` (attach, port-forward, cp) whose upgrade is answered with
+/// a plain-text body: a reason phrase alone (Go's `http.Error` with its
+/// status text), or a body kube-apiserver or the kubelet writes, is read as
+/// its status, as kubectl prints it.
+#[test]
+fn a_failed_upgrade_s_plain_body_names_the_status() {
+    let phrases = apimachinery::HTTP_STATUSES.iter().filter(|s| s.code >= 400);
+    let bodies = apimachinery::PLAIN_BODIES
+        .iter()
+        .chain(apimachinery::KUBELET_BODIES);
+    let bodies = bodies.map(|b| (instantiate(b), b.code));
+    let wrong: Vec<String> = phrases
+        .map(|s| (s.phrase.to_owned(), s.code))
+        .chain(bodies)
+        .filter_map(|(body, code)| {
+            // kubectl prints the error after its `error: `.
+            let text = format!(
+                "error: {}",
+                UPGRADE_PLAIN_BODY.text.replace("{message}", &body)
+            );
+            let got = classify(&text, None, ctx()).map(|r| r.results[0].diagnosis.classification);
+            (got.as_ref().ok() != Some(&Classification::from_status(code)))
+                .then(|| format!("{text}: {got:?}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Ports, line numbers, durations, sizes, versions, pids and instants are

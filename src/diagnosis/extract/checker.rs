@@ -12,8 +12,8 @@ use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::checkers::{
-    CHECKER_NAMES, VAULT_CLAIMS, VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED,
-    WEBHOOK_REVIEW_FAILED,
+    CHECKER_NAMES, LINKERD_UNCERTIFIED, UNANSWERED, VAULT_API_ERROR, VAULT_CLAIMS,
+    VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED, WEBHOOK_REVIEW_FAILED,
 };
 use crate::vocabulary::wordings::SERVICES;
 
@@ -73,9 +73,10 @@ pub fn find(line: &str) -> Option<CheckerLine> {
             return Some(found);
         }
     }
-    if let Some(rest) = t.find("Code: ").map(|i| &t[i + 6..])
+    if let Some((head, tail)) = VAULT_API_ERROR.text.split_once("CODE")
+        && let Some(rest) = t.find(head).map(|i| &t[i + head.len()..])
         && let Some(code) = rest.get(..3).and_then(|c| c.parse::<u16>().ok())
-        && rest[3..].starts_with(". Errors")
+        && rest[3..].starts_with(tail)
     {
         found.http = Some(HttpAnswer::relayed("Vault", Some(code), 2));
         return Some(found);
@@ -137,9 +138,12 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     }
     // A review that got no answer: a transport failure on a tokenreviews URL,
     // or an identity service that is not there.
-    if (t.contains("/tokenreviews") || t.contains("Failed to obtain identity"))
+    if (t.contains("/tokenreviews") || t.contains(LINKERD_UNCERTIFIED.text))
         && let Some(cause) = transport::detect_line(t).or_else(|| {
-            (t.contains("fail-fast") || t.contains("Unavailable")).then_some(Cause::Unknown)
+            UNANSWERED
+                .iter()
+                .any(|w| t.contains(w))
+                .then_some(Cause::Unknown)
         })
     {
         found.failure = Some(Failure {

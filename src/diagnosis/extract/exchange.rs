@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use super::super::artefact::ServiceVerdict;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
-use crate::vocabulary::clouds::{AWS_ENVELOPES, EXCHANGES};
+use crate::vocabulary::clouds::{AWS_ENVELOPES, EXCHANGES, UNDECIDED};
 use crate::vocabulary::wordings::{SERVICES, Wording};
 
 /// The rows in the order they are read, each with whether it counts only
@@ -44,6 +44,10 @@ pub fn find(line: &str) -> Option<ServiceVerdict> {
             cause: w.cause?,
             service: w.printed_by,
             by_google_iam: w.printed_by == crate::vocabulary::clouds::GOOGLE_IAM,
+            alternatives: UNDECIDED
+                .iter()
+                .find(|(r, _)| r == w)
+                .map_or(&[], |(_, c)| c),
             detail: excerpt(&line[at..]),
         })
     })

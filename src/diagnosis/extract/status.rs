@@ -305,6 +305,9 @@ fn stated_otherwise(line: &str) -> Option<u16> {
     if let Some(code) = plain_body(line) {
         return Some(code);
     }
+    if let Some(code) = quoted_body(line) {
+        return Some(code);
+    }
     // An exception named for its status, or whose message is the status's
     // reason: `ApiException: Forbidden`, `HttpError: Unauthorized`.
     if let Some(code) = exception_reason(line) {
@@ -331,6 +334,21 @@ fn plain_body(line: &str) -> Option<u16> {
         .iter()
         .find(|b| b.text.starts_with(first))
         .map(|b| b.code)
+}
+
+/// The code of a plain-text body a client quotes whole (client-go's failed
+/// upgrade): a reason phrase (Go's `http.Error(w, http.StatusText(code),
+/// code)`), or a body kube-apiserver or the kubelet writes.
+fn quoted_body(line: &str) -> Option<u16> {
+    let head = clients::UPGRADE_PLAIN_BODY.text.split_once("{message}")?.0;
+    let body = line[line.find(head)? + head.len()..].trim();
+    apimachinery::code_of(body).or_else(|| {
+        let bodies = apimachinery::PLAIN_BODIES.iter();
+        bodies
+            .chain(apimachinery::KUBELET_BODIES)
+            .find(|b| b.parts().next().is_some_and(|p| body.starts_with(p)) && b.found_in(body))
+            .map(|b| b.code)
+    })
 }
 
 /// An access log's status (the common log format of nginx, Apache, a proxy

@@ -302,6 +302,13 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Basis::Said
     };
     f.add(v.cause, basis, support);
+    for &cause in v.alternatives {
+        f.add(
+            cause,
+            Basis::Possible,
+            vec![Support::answer(v.detail.clone())],
+        );
+    }
 }
 
 #[cfg(test)]
@@ -328,6 +335,7 @@ mod tests {
                         cause,
                         service: "X",
                         by_google_iam: false,
+                        alternatives: &[],
                         detail: "no".into(),
                     }),
                     ..HttpAnswer::default()
@@ -345,6 +353,7 @@ mod tests {
                     cause: Cause::CloudCallerDenied,
                     service: crate::vocabulary::clouds::GOOGLE_IAM,
                     by_google_iam: true,
+                    alternatives: &[],
                     detail: "denied on resource (or it may not exist).".into(),
                 }),
                 ..HttpAnswer::default()
