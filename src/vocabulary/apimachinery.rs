@@ -660,17 +660,6 @@ pub const KUBELET_BODIES: &[Template] = &[
 
 const KUBELET_SERVER_GO: &str = "k8s.io/kubernetes pkg/kubelet/server/server.go (InstallAuthFilter: WriteErrorString(401, \"Unauthorized\"); getExec, getAttach, getPortForward: WriteError(404, \"pod does not exist\"))";
 
-/// The first template whose fixed words alone name an answer, found in
-/// `text`: client-go's generic texts first (each its own message), then
-/// kube-apiserver's.
-pub fn distinctive_in(text: &str) -> Option<&'static Template> {
-    GENERIC
-        .iter()
-        .chain(TEMPLATES)
-        .filter(|t| t.distinctive)
-        .find(|t| t.found_in(text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -699,11 +688,6 @@ mod tests {
             r#"Operation cannot be fulfilled on serviceaccounts "default": the object has been modified"#
         ));
         assert!(!conflict.found_in("the operation was fulfilled"));
-        assert_eq!(
-            distinctive_in("Error: the server has asked for the client to provide credentials")
-                .map(|t| t.code),
-            Some(401)
-        );
         assert_eq!(code_of("Too Many Requests"), Some(429));
         assert_eq!(code_of("TooManyRequests"), Some(429));
         assert_eq!(code_of("OK"), None);

@@ -13,8 +13,9 @@ use chrono::{DateTime, Utc};
 
 use super::super::facts::HttpAnswer;
 use super::needles::Needles;
+use crate::vocabulary::apimachinery::{self, Template};
+use crate::vocabulary::clients;
 use crate::vocabulary::cues::STATUS_TEXTS;
-use crate::vocabulary::{apimachinery, clients};
 
 pub use crate::vocabulary::wordings::PROXY_TARGET;
 
@@ -93,6 +94,31 @@ pub struct Stated {
     /// Read from a record's fields (a Status dumped whole: `code: 404`,
     /// `Reason:"NotFound"`), not from the client's own words about it.
     pub field: bool,
+}
+
+/// The templates whose fixed words alone name an answer (client-go's
+/// generic texts first, then kube-apiserver's), and their first fixed words
+/// for one scan of a line: every line of a log is read for them, and a
+/// template is tried only where its first words stand.
+static DISTINCTIVE: LazyLock<(Needles, Vec<&'static Template>)> = LazyLock::new(|| {
+    let templates: Vec<&Template> = apimachinery::GENERIC
+        .iter()
+        .chain(apimachinery::TEMPLATES)
+        .filter(|t| t.distinctive)
+        .collect();
+    let first = |t: &&Template| t.parts().find(|p| !p.is_empty()).unwrap_or_default();
+    (Needles::new(templates.iter().map(first), false), templates)
+});
+
+/// The first template of [`DISTINCTIVE`] found in `line`.
+fn distinctive_in(line: &str) -> Option<&'static Template> {
+    let (needles, templates) = &*DISTINCTIVE;
+    let mut at: Vec<usize> = needles.spans(line).map(|(i, ..)| i).collect();
+    at.sort_unstable();
+    at.dedup();
+    at.into_iter()
+        .map(|i| templates[i])
+        .find(|t| t.found_in(line))
 }
 
 /// Every name a status goes by (apimachinery's reasons, the reason phrases,
@@ -394,7 +420,7 @@ fn exception_reason(line: &str) -> Option<u16> {
 /// The message is the template's words, or the line from them on when the
 /// template holds values.
 pub fn generic_text(line: &str) -> Option<(u16, &str)> {
-    if let Some(t) = apimachinery::distinctive_in(line) {
+    if let Some(t) = distinctive_in(line) {
         let from = t.parts().next().and_then(|p| line.find(p)).unwrap_or(0);
         let message = if t.text.contains('{') {
             line[from..].trim_end()
@@ -498,6 +524,23 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_is_read_where_its_first_words_stand() {
+        let said = "Error: the server has asked for the client to provide credentials";
+        assert_eq!(generic_text(said).map(|(c, _)| c), Some(401));
+        // Every distinctive template, alone on a line, is the one found (or
+        // an earlier one that its words also satisfy).
+        for t in &DISTINCTIVE.1 {
+            let line = t.parts().collect::<Vec<_>>().join("x");
+            let found = distinctive_in(&line).unwrap_or_else(|| panic!("{}", t.text));
+            assert!(
+                found.found_in(&line) && found.code == t.code || found.text == t.text,
+                "{}",
+                t.text
+            );
+        }
+    }
 
     #[test]
     fn status_lines_and_codes() {
