@@ -306,6 +306,10 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
             t.claims.issuer.as_deref().unwrap_or("(none)")
         )));
     }
+    // The union answers this only when every token authenticator declined
+    // without an error (bearertoken.go's default): an issuer none claims, a
+    // text that is no JWT, a webhook's or a JWT authenticator's bare "no"
+    // (vcluster 1.34 logs an OIDC claim rule's rejection so). None is named.
     let not_k8s = case
         .token_kind()
         .is_some_and(|(k, _)| k == TokenKind::NotKubernetes);
@@ -314,7 +318,7 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
     } else {
         (Cause::IssuerMismatch, Cause::TokenMalformed)
     };
-    f.add(first, Basis::Inferred, support);
+    f.add(first, Basis::Possible, support);
     f.add_fact(
         second,
         Basis::Possible,
@@ -324,6 +328,12 @@ fn generic(case: &Case<'_>, f: &mut Findings, who: &str) {
         } else {
             "a JWT whose issuer no authenticator accepts also gets only \"invalid bearer token\""
         },
+    );
+    f.add_fact(
+        Cause::JwtAuthenticatorRejected,
+        Basis::Possible,
+        SupportKind::ServerReason,
+        "a JWT authenticator (--authentication-config, --oidc-*) or a webhook that declines without an error also leaves only \"invalid bearer token\"",
     );
 }
 
@@ -482,7 +492,8 @@ mod tests {
                 Cause::SecretDeleted,
                 High,
             ),
-            ("invalid bearer token", None, Cause::IssuerMismatch, Medium),
+            // Every authenticator declined without an error: no cause is named.
+            ("invalid bearer token", None, Cause::Unknown, Low),
             (
                 "[invalid bearer token, something new]",
                 None,
@@ -505,6 +516,26 @@ mod tests {
                 token.map(|t| &t.claims.subject)
             );
         }
+    }
+
+    #[test]
+    fn a_bare_invalid_bearer_token_names_no_cause_but_every_one_it_allows() {
+        let d = diagnosed(&rejected("invalid bearer token", None));
+        let listed: Vec<(Cause, Confidence)> = d
+            .candidates
+            .iter()
+            .map(|c| (c.cause, c.confidence))
+            .collect();
+        // The three this answer allows lead the 401's usual suspects.
+        assert_eq!(
+            listed[..4],
+            [
+                (Cause::Unknown, Confidence::Low),
+                (Cause::IssuerMismatch, Confidence::Low),
+                (Cause::TokenMalformed, Confidence::Low),
+                (Cause::JwtAuthenticatorRejected, Confidence::Low),
+            ]
+        );
     }
 
     #[test]
