@@ -21,6 +21,7 @@ const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
 const ENTRA: &str = "Microsoft Entra ID";
 const GOOGLE_STS: &str = "Google Cloud STS";
+const OAUTH: &str = "an OAuth 2.0 token endpoint";
 /// Who a Google IAM refusal is (its rule reads it: Google answers the same
 /// when the resource does not exist).
 pub const GOOGLE_IAM: &str = "Google Cloud IAM";
@@ -41,6 +42,7 @@ const AGENT_ERRORS: &str = "github.com/aws/eks-pod-identity-agent pkg/errors/err
 const ENTRA_CODES: &str =
     "https://learn.microsoft.com/entra/identity-platform/reference-error-codes";
 const GOOGLE_STS_API: &str = "https://cloud.google.com/iam/docs/reference/sts/rest/v1/TopLevel/token; https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation";
+const X_OAUTH2: &str = "golang.org/x/oauth2 token.go (RetrieveError.Error: \"oauth2: cannot fetch token: STATUS\\nResponse: BODY\"; from v0.10 \"oauth2: \\\"CODE\\\" \\\"DESCRIPTION\\\"\" when the body names one); client-go plugin/pkg/client/auth/oidc/oidc.go (\"failed to refresh token: %v\")";
 const IAM_CREDENTIALS_API: &str = "https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken";
 
 /// The clouds' refusals, in the order they are read.
@@ -134,6 +136,14 @@ pub const EXCHANGES: &[Wording] = &[
     // quote it: IAM Credentials' generateAccessToken says only "The caller
     // does not have permission".
     w(GOOGLE_IAM, "PERMISSION_DENIED", "all (google.rpc.Code PERMISSION_DENIED)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/apis/design/errors (Handling errors: PERMISSION_DENIED, 403)"),
+    // Any OAuth 2.0 token endpoint (an identity provider's, a cloud STS's)
+    // refusing to issue or refresh a token, as golang.org/x/oauth2 words it
+    // for client-go's oidc and gcp auth-providers, kubelogin and the clouds'
+    // Go SDKs: its status is the token endpoint's, no request reached
+    // kube-apiserver, and the grant it judged (a login's refresh token, an
+    // assertion) is named only by its body.
+    w(OAUTH, "oauth2: cannot fetch token: ", "all", Some(Cause::Unknown), X_OAUTH2),
+    w(OAUTH, "oauth2: \"", "v0.10+", Some(Cause::Unknown), X_OAUTH2),
 ];
 
 /// AssumeRole (not the web identity exchange) needs the caller's policy and

@@ -196,15 +196,19 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
         ));
     }
     if matches!(case.classification(), C::Unauthorized) {
-        steps.push(NextStep::say(
-            "on the control plane, the kube-apiserver log line \"Unable to authenticate the request\" carries the reason the 401 body omits: run kubectl satoken classify on it",
-        ));
-        steps.push(NextStep::run(
-            "or ask the API server for the reason, as a kubeconfig identity allowed to create tokenreviews",
-            Command::satoken()
-                .words(&["probe", "-f", "TOKEN_FILE", "--token-review"])
-                .with_placeholders(),
-        ));
+        // The server's reason already read (its log line, a TokenReview) is
+        // all that line or a TokenReview would add.
+        if case.reasons.is_empty() {
+            steps.push(NextStep::say(
+                "on the control plane, the kube-apiserver log line \"Unable to authenticate the request\" carries the reason the 401 body omits: run kubectl satoken classify on it",
+            ));
+            steps.push(NextStep::run(
+                "or ask the API server for the reason, as a kubeconfig identity allowed to create tokenreviews",
+                Command::satoken()
+                    .words(&["probe", "-f", "TOKEN_FILE", "--token-review"])
+                    .with_placeholders(),
+            ));
+        }
         if case.token.is_none() {
             steps.push(NextStep::run(
                 "or give the token, so its times and bindings are checked at the evidence's instant",
@@ -213,6 +217,16 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
                     .with_placeholders(),
             ));
         }
+    } else if let Answer::Http(HttpAnswer {
+        verdict: Some(v), ..
+    }) = &case.answer
+    {
+        // kube-apiserver never saw the request: the service that refused it
+        // has the reason.
+        steps.push(NextStep::say(format!(
+            "{} refused it, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
+            v.service
+        )));
     } else {
         steps.push(NextStep::say(
             "read the server's message, and the kube-apiserver log near the time of the request",
@@ -589,5 +603,44 @@ mod tests {
             let c = case(answer.clone(), None);
             assert_eq!(run(&c), (cause, confidence), "{answer:?}");
         }
+    }
+
+    /// The steps that look for the server's reason are for answers without
+    /// one; a service that refused the request itself is pointed at instead.
+    #[test]
+    fn unknown_steps_look_where_the_reason_is() {
+        use crate::diagnosis::facts::ServiceVerdict;
+        use crate::diagnosis::testing::diagnosed;
+        let whys = |c: &Case<'_>| -> Vec<String> {
+            let d = diagnosed(c);
+            d.top().next.iter().map(|s| s.why.clone()).collect()
+        };
+        let looks_for_the_log = |w: &[String]| w.iter().any(|w| w.contains("log line"));
+        let bare = case(http(401, None), None);
+        assert!(looks_for_the_log(&whys(&bare)));
+        let mut said = bare.clone();
+        said.answer = Answer::Rejected;
+        said.reasons = crate::diagnosis::reasons::parse_auth_error("invalid bearer token");
+        assert!(!looks_for_the_log(&whys(&said)));
+        let refused = case(
+            Answer::Http(HttpAnswer {
+                status: Some(400),
+                verdict: Some(ServiceVerdict {
+                    cause: Cause::Unknown,
+                    service: "an OAuth 2.0 token endpoint",
+                    by_google_iam: false,
+                    alternatives: &[],
+                    detail: "oauth2: cannot fetch token: 400 Bad Request".to_owned(),
+                }),
+                ..HttpAnswer::default()
+            }),
+            None,
+        );
+        let steps = whys(&refused);
+        assert!(
+            steps[0].starts_with("an OAuth 2.0 token endpoint refused it, not kube-apiserver"),
+            "{steps:?}"
+        );
+        assert!(!steps.iter().any(|w| w.contains("kube-apiserver log")));
     }
 }
