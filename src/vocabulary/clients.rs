@@ -66,6 +66,7 @@ const DOTNET: &str = "kubernetes-client/csharp src/KubernetesClient/Autorest/Htt
 const SKUBER: &str = "hagay3/skuber (doriordan/skuber) client/src/main/scala/skuber/api/client/package.scala (case class Status, K8SException)";
 const SPRING: &str =
     "spring-framework spring-webflux WebClientResponseException.java (initMessage)";
+const OKHTTP: &str = "square/okhttp okhttp/src/main/kotlin/okhttp3/Response.kt (toString: \"Response{protocol=$protocol, code=$code, message=$message, url=${request.url}}\"; Response.java before 4.0), which fabric8 and the Java client quote";
 const JACKSON: &str = "FasterXML/jackson-core ParserBase/ReaderBasedJsonParser._reportInvalidToken";
 
 /// Every rendering: client, words, whether the status is in them.
@@ -125,6 +126,13 @@ pub const RENDERINGS: &[Rendering] = &[
         true,
         "all",
         JAVA,
+    ),
+    r(
+        "OkHttp Response toString",
+        "java.io.IOException: Unexpected response Response{protocol=h2, code={code}, message=, url={url}}",
+        true,
+        "okhttp 3.0+ (HTTP/2: no reason phrase)",
+        OKHTTP,
     ),
     r(
         "JVM client log line",

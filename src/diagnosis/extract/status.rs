@@ -212,11 +212,7 @@ fn ends_well(line: &str, end: usize) -> bool {
 /// or a reason named as such (`Reason:"NotFound"`, `status code 'Forbidden'`).
 pub fn stated(line: &str) -> Option<Stated> {
     let names = names_in(line);
-    let record = !names.is_empty()
-        || ["Status {", "Status(", "Status{"]
-            .iter()
-            .any(|r| line.contains(r))
-        || bare_field(line);
+    let record = !names.is_empty() || bare_field(line);
     let mut best: Option<(u8, Stated)> = None;
     for (i, _) in line.match_indices(|c: char| c.is_ascii_digit()) {
         if i > 0 && line[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || "._-/".contains(c)) {
@@ -252,7 +248,7 @@ pub fn stated(line: &str) -> Option<Stated> {
             1
         } else if agrees.is_some() && (loose || near == "code" || near == "some") {
             2
-        } else if (near == "code" || near == "some") && record {
+        } else if (near == "code" || near == "some") && (record || in_record(line, i)) {
             3
         } else {
             continue;
@@ -277,6 +273,26 @@ pub fn stated(line: &str) -> Option<Stated> {
             field: true,
         })
     })
+}
+
+/// Whether byte `i` of `line` stands inside a record as a program prints
+/// one: an open `Name{`, `Name {` or `Name(` (a Java or Kotlin `toString`,
+/// Rust's `Debug`, OkHttp's `Response{protocol=h2, code=401, …}`).
+fn in_record(line: &str, i: usize) -> bool {
+    let b = line.as_bytes();
+    let mut depth = 0usize;
+    for j in (0..i).rev() {
+        match b[j] {
+            b'}' | b')' => depth += 1,
+            b'{' | b'(' if depth > 0 => depth -= 1,
+            b'{' | b'(' => {
+                let name = line[..j].trim_end_matches(' ');
+                return name.ends_with(|c: char| c.is_ascii_alphanumeric());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A line that is one record field: `code: 401`, `"code": 403,`.
