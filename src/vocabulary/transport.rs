@@ -176,6 +176,14 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_TLS, "remote error: tls:", "all", Some(Cause::TlsOther), "Go src/crypto/tls/alert.go"),
     w(GO_TLS, "tls: ", "all", Some(Cause::TlsOther), "Go src/crypto/tls"),
     w("Go net/http", "server gave HTTP response to HTTPS client", "all", Some(Cause::TlsOther), "Go src/net/http/transport.go"),
+    // One end spoke plain HTTP where the other spoke TLS: a plain reply to a
+    // TLS client (netty names the record, hex: `485454502f…` is `HTTP/`), or
+    // a TLS alert to a plain-HTTP client (`\x15\x03\x01`).
+    w("Go net/http", "transport connection broken: malformed HTTP response \"\\x15\\x03", "all", Some(Cause::TlsOther), "Go src/net/http/transport.go (a TLS alert read as HTTP: http:// to a TLS port)"),
+    w(JAVA, "NotSslRecordException", "all", Some(Cause::TlsOther), "netty handler/src/main/java/io/netty/handler/ssl/NotSslRecordException.java (Vert.x, fabric8 6.x's vertx client)"),
+    // The connection closed while the handshake ran (a proxy, a firewall, a
+    // server that refused the client certificate): ECONNRESET during TLS.
+    w(NODE, "Client network socket disconnected before secure TLS connection was established", "Node.js 8+", Some(Cause::TlsOther), "Node.js lib/_tls_wrap.js (onConnectEnd)"),
     w(JAVA, "SSLHandshakeException", "all", Some(Cause::TlsOther), "OpenJDK javax/net/ssl"),
     w(JAVA, "PKIX path validation failed", "all", Some(Cause::TlsOther), "OpenJDK sun/security/validator/PKIXValidator.java"),
     w(PYTHON, "SSLError", "all", Some(Cause::TlsOther), "CPython Lib/ssl.py"),
