@@ -61,9 +61,17 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         // Old kubectl prints no reason: the message shows it.
         let forbidden =
             message.contains(" is forbidden: ") || message.contains("forbidden: User \"");
+        // Else any of apimachinery's messages the text holds names it
+        // (`TokenRequest.authentication.k8s.io "x" is invalid: …`).
         let reason = reason
             .or(not_found(message).map(|_| "NotFound"))
-            .or(forbidden.then_some("Forbidden"));
+            .or(forbidden.then_some("Forbidden"))
+            .or_else(|| {
+                let mut known = crate::vocabulary::apimachinery::TEMPLATES.iter();
+                known
+                    .find(|t| !t.reason.is_empty() && t.found_in(message))
+                    .map(|t| t.reason)
+            });
         // client-go's own text for a bodiless answer states its code, which
         // the reason of old versions did not (a 429 under `Timeout`).
         let generic = crate::vocabulary::apimachinery::GENERIC
@@ -235,6 +243,11 @@ mod tests {
             )
             .is_none()
         );
+        // Any apimachinery message names the status the wrapper leaves out.
+        let f = found(
+            r#"error: failed to create token: TokenRequest.authentication.k8s.io "default" is invalid: spec.expirationSeconds: Invalid value: 100: may not specify a duration less than 10 minutes"#,
+        );
+        assert_eq!(f.http.unwrap().status, Some(422));
         let f = found(
             r#"Error from server: error when creating "m.yaml": pods "m" is forbidden: no API token found for service account default/default"#,
         );
