@@ -69,6 +69,14 @@ const SPRING: &str =
 const OKHTTP: &str = "square/okhttp okhttp/src/main/kotlin/okhttp3/Response.kt (toString: \"Response{protocol=$protocol, code=$code, message=$message, url=${request.url}}\"; Response.java before 4.0), which fabric8 and the Java client quote";
 const JACKSON: &str = "FasterXML/jackson-core ParserBase/ReaderBasedJsonParser._reportInvalidToken";
 
+/// Words a program puts before a Status message it passes on whole, and who
+/// writes them: what follows is kube-apiserver's message, whose template
+/// names the status the wrapper leaves out.
+pub const STATUS_WRAPPERS: &[(&str, &str)] = &[(
+    "failed to fetch token: ",
+    "k8s.io/kubernetes pkg/kubelet/token/token_manager.go (GetServiceAccountToken: the pod's projected token), 1.12+",
+)];
+
 /// Every rendering: client, words, whether the status is in them.
 pub const RENDERINGS: &[Rendering] = &[
     r(

@@ -12,6 +12,7 @@ use super::wordings::PROXY_TARGET;
 /// are [`super::clients::RENDERINGS`]'s).
 pub const CLIENT_LABELS: &[(&str, &str)] = &[
     ("ray.exceptions", "ray"),
+    ("failed to fetch token: ", "kubelet"),
     ("Request failed with status code", "ray"),
     ("io.fabric8", "fabric8"),
     ("KubernetesClientException", "fabric8"),

@@ -15,8 +15,9 @@ use std::sync::LazyLock;
 use super::super::facts::HttpAnswer;
 use super::super::facts::{BearerSeen, RequestInfo};
 use super::needles::Needles;
-use super::status::{ends_unauthorized, generic_text, stated_in, unauthorized};
+use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
 use super::url::{method_and_url, request_from_url};
+use crate::vocabulary::clients::STATUS_WRAPPERS;
 use crate::vocabulary::cues::CLIENT_LABELS;
 
 /// What a client (kubectl among them) printed in a line.
@@ -136,6 +137,16 @@ pub fn find(line: &str) -> Option<ClientLine> {
         facts.weight = facts.weight.max(2);
     } else if facts.status.is_none() && ends_unauthorized(t) {
         facts = unauthorized("Unauthorized".to_owned(), 2);
+    } else if facts.status.is_none()
+        && let Some((message, t)) = STATUS_WRAPPERS.iter().find_map(|(w, _)| {
+            let message = t[t.find(w)? + w.len()..].trim();
+            Some((message, template_of(message)?))
+        })
+    {
+        facts.status = Some(t.code);
+        facts.reason = Some(t.reason.to_owned());
+        facts.message = Some(message.to_owned());
+        facts.weight = 2;
     }
     // A kubelet HTTP probe sends no credentials unless httpHeaders sets some.
     if t.contains("probe failed with statuscode: ") {
@@ -182,6 +193,12 @@ mod tests {
                 "kubernetes.client.exceptions.ApiException: (401)",
                 401,
                 "python-kubernetes",
+            ),
+            // The kubelet passes its TokenRequest's answer on whole.
+            (
+                r#"MountVolume.SetUp failed for volume "kube-api-access-x" : failed to fetch token: serviceaccounts "web" not found"#,
+                404,
+                "kubelet",
             ),
             (
                 "requests.exceptions.HTTPError: 403 Client Error: Forbidden for url: https://k:443/apis/apps/v1/x",

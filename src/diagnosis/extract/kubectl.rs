@@ -66,12 +66,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         let reason = reason
             .or(not_found(message).map(|_| "NotFound"))
             .or(forbidden.then_some("Forbidden"))
-            .or_else(|| {
-                let mut known = crate::vocabulary::apimachinery::TEMPLATES.iter();
-                known
-                    .find(|t| !t.reason.is_empty() && t.found_in(message))
-                    .map(|t| t.reason)
-            });
+            .or_else(|| super::status::template_of(message).map(|t| t.reason));
         // client-go's own text for a bodiless answer states its code, which
         // the reason of old versions did not (a 429 under `Timeout`).
         let generic = crate::vocabulary::apimachinery::GENERIC

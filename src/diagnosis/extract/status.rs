@@ -451,6 +451,13 @@ pub fn generic_text(line: &str) -> Option<(u16, &str)> {
         .map(|&(_, code, text)| (code, text))
 }
 
+/// The apimachinery message a program passed on whole: the first template,
+/// with a reason, whose words it holds.
+pub fn template_of(message: &str) -> Option<&'static Template> {
+    let mut known = apimachinery::TEMPLATES.iter();
+    known.find(|t| !t.reason.is_empty() && t.found_in(message))
+}
+
 /// Whether a 404's message is client-go's text for a 404 without a Status
 /// naming an object: the server does not serve the API.
 pub fn api_not_served(message: &str) -> bool {
