@@ -21,6 +21,7 @@ const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
 const ENTRA: &str = "Microsoft Entra ID";
 const GOOGLE_STS: &str = "Google Cloud STS";
+const GOOGLE_API: &str = "a Google Cloud API";
 const OAUTH: &str = "an OAuth 2.0 token endpoint";
 /// Who a Google IAM refusal is (its rule reads it: Google answers the same
 /// when the resource does not exist).
@@ -43,6 +44,7 @@ const ENTRA_CODES: &str =
     "https://learn.microsoft.com/entra/identity-platform/reference-error-codes";
 const GOOGLE_STS_API: &str = "https://cloud.google.com/iam/docs/reference/sts/rest/v1/TopLevel/token; https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation";
 const X_OAUTH2: &str = "golang.org/x/oauth2 token.go (RetrieveError.Error: \"oauth2: cannot fetch token: STATUS\\nResponse: BODY\"; from v0.10 \"oauth2: \\\"CODE\\\" \\\"DESCRIPTION\\\"\" when the body names one); client-go plugin/pkg/client/auth/oidc/oidc.go (\"failed to refresh token: %v\")";
+const GOOGLE_GO: &str = "github.com/googleapis/google-api-go-client googleapi/googleapi.go (Error.Error: \"googleapi: Error %d: %s\", and \"googleapi: got HTTP response code %d with body: %v\" without a message)";
 const IAM_CREDENTIALS_API: &str = "https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken";
 
 /// The clouds' refusals, in the order they are read.
@@ -128,6 +130,10 @@ pub const EXCHANGES: &[Wording] = &[
     w(GOOGLE_STS, "rejected by the attribute condition", "v1 (unauthorized_client)", Some(Cause::CloudTrustPolicyDenied), GOOGLE_STS_API),
     w(GOOGLE_IAM, "Permission 'iam.serviceAccounts.getAccessToken' denied", "v1", Some(Cause::CloudCallerDenied), IAM_CREDENTIALS_API),
     w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/iam/docs/troubleshooting-access"),
+    // The GKE metadata server (Workload Identity) could not impersonate the
+    // Google service account the KSA is annotated with: the KSA lacks
+    // roles/iam.workloadIdentityUser on it (or the account does not exist).
+    w(GOOGLE_IAM, "Unable to generate access token; IAM returned 403 Forbidden", "all (the GKE metadata server)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/troubleshooting-security (Workload Identity: \"Unable to generate access token\")"),
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
     // prints it: `ResponseError: code=403, message=Required …`).
     w(GOOGLE_IAM, "Required \" … \" permission(s) for", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/reference/api-permissions; https://cloud.google.com/kubernetes-engine/docs/troubleshooting"),
@@ -163,13 +169,14 @@ pub const UNDECIDED: &[(Wording, &[Cause])] = &[(
     &[Cause::CloudTrustPolicyDenied, Cause::CloudCallerDenied],
 )];
 
-/// An AWS API's answer as the Go and Java SDKs print it, read only where the
-/// line states the status (Go's `StatusCode: 0` is a request that got no
-/// answer): the status is that API's own, its refusal the cloud's, never
-/// kube-apiserver's RBAC or authentication. Read after [`EXCHANGES`], whose
+/// A cloud API's answer as its SDKs print it (AWS's Go, Java and JS SDKs,
+/// Google's Go client), read only where the line states the status (Go's
+/// `StatusCode: 0` is a request that got no answer): the status is that
+/// API's own, its refusal the cloud's, never kube-apiserver's RBAC or
+/// authentication. Read after [`EXCHANGES`], whose
 /// rows name a cause.
 #[rustfmt::skip]
-pub const AWS_ENVELOPES: &[Wording] = &[
+pub const ENVELOPES: &[Wording] = &[
     w(AWS_STS, "AssumeRoleWithWebIdentity, … https response error StatusCode: ", "aws-sdk-go-v2 1.x", Some(Cause::Unknown), GO_V2),
     w(AWS_STS, "(Service: AWSSecurityTokenService; Status Code: ", "aws-sdk-java 1.x", Some(Cause::Unknown), JAVA_V1),
     w(AWS_STS, "(Service: Sts, Status Code: ", "aws-sdk-java 2.x", Some(Cause::Unknown), JAVA_V2),
@@ -178,4 +185,7 @@ pub const AWS_ENVELOPES: &[Wording] = &[
     w(AWS, "(Service: … ; Status Code: … ; Error Code: ", "aws-sdk-java 1.x", Some(Cause::Unknown), JAVA_V1),
     w(AWS, "(Service: … , Status Code: … , Request ID: ", "aws-sdk-java 2.x", Some(Cause::Unknown), JAVA_V2),
     w(AWS, "httpStatusCode: ", "aws-sdk-js 3.x", Some(Cause::Unknown), JS_V3),
+    // Any Google API's answer as its Go client prints it.
+    w(GOOGLE_API, "googleapi: Error ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
+    w(GOOGLE_API, "googleapi: got HTTP response code ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
 ];

@@ -101,7 +101,7 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("curl's exit codes", transport::CURL_CODES),
     ("texts with a failure's words that are no failure", transport::NOT_A_FAILURE),
     ("the clouds' token exchanges", clouds::EXCHANGES),
-    ("the AWS SDKs' printing of an AWS API's answer", clouds::AWS_ENVELOPES),
+    ("the cloud SDKs' printing of a cloud API's answer", clouds::ENVELOPES),
     ("services that judge a token themselves", SERVICES),
 ];
 
@@ -154,6 +154,11 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
     w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
     w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    // Google's auth libraries found no Application Default Credentials (no
+    // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
+    // Workload Identity, a credential configuration file not mounted).
+    w(GOOGLE_AUTH, "google: could not find default credentials", "all (golang.org/x/oauth2/google)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/default.go (FindDefaultCredentials)"),
+    w(GOOGLE_AUTH, "Could not automatically determine credentials", "all (google-auth-library-python DefaultCredentialsError; the Java and Node libraries say the same)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/_default.py (_CLOUD_SDK_MISSING_CREDENTIALS)"),
     // Azure workload identity's webhook sets these in a pod that asks for it
     // (label azure.workload.identity/use, the ServiceAccount's client-id
     // annotation); its sample clients stop when one is missing.
@@ -172,6 +177,7 @@ const KUBE_RS_AUTH: &str = "github.com/kube-rs/kube kube-client/src/client/auth/
 const AWS_SDK_GO: &str = "aws-sdk-go";
 const AWS_SDK_JS: &str = "aws-sdk-js";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
+const GOOGLE_AUTH: &str = "Google's auth libraries";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
 
 /// A webhook token authenticator's log line for a token it authenticated:

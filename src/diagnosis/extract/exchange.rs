@@ -5,7 +5,7 @@
 //! bindings. Their reason is specific enough to name the cause; the status,
 //! when the text shows one, is read by the other extractors.
 //!
-//! Wordings: [`crate::vocabulary::clouds::EXCHANGES`] and the AWS SDKs'
+//! Wordings: [`crate::vocabulary::clouds::EXCHANGES`] and the cloud SDKs'
 //! envelopes (each row cites its API reference or source file) and Vault's role bindings
 //! ([`crate::vocabulary::wordings::SERVICES`]).
 
@@ -14,14 +14,14 @@ use std::sync::LazyLock;
 use super::super::artefact::ServiceVerdict;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
-use crate::vocabulary::clouds::{AWS_ENVELOPES, EXCHANGES, UNDECIDED};
+use crate::vocabulary::clouds::{ENVELOPES, EXCHANGES, UNDECIDED};
 use crate::vocabulary::wordings::{SERVICES, Wording};
 
 /// The rows in the order they are read, each with whether it counts only
 /// where the line states a status.
 fn rows() -> impl Iterator<Item = (&'static Wording, bool)> {
     let named = EXCHANGES.iter().chain(SERVICES).map(|w| (w, false));
-    named.chain(AWS_ENVELOPES.iter().map(|w| (w, true)))
+    named.chain(ENVELOPES.iter().map(|w| (w, true)))
 }
 
 /// The refusal a line states, if any.
@@ -84,6 +84,23 @@ mod tests {
     #[test]
     fn exchanges_and_role_bindings() {
         for (line, service, cause) in [
+            // The GKE metadata server could not impersonate the Google
+            // service account; any other Google API's answer is Google's.
+            (
+                "googleapi: Error 403: Unable to generate access token; IAM returned 403 Forbidden: The caller does not have permission",
+                "Google Cloud IAM",
+                Cause::CloudCallerDenied,
+            ),
+            (
+                "googleapi: Error 404: The resource 'projects/x' was not found, notFound",
+                "a Google Cloud API",
+                Cause::Unknown,
+            ),
+            (
+                "failed to refresh token: oauth2: cannot fetch token: 400 Bad Request",
+                "an OAuth 2.0 token endpoint",
+                Cause::Unknown,
+            ),
             (
                 "An error occurred (InvalidIdentityToken) when calling the AssumeRoleWithWebIdentity operation: Incorrect token audience",
                 "AWS STS",

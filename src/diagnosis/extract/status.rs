@@ -241,6 +241,8 @@ pub fn stated(line: &str) -> Option<Stated> {
             0
         } else if named
             || names_status(&near)
+            // `Error 404: …` (googleapi's, and many programs' own).
+            || (near == "error" && line[i + 3..].starts_with(": "))
             || (["code", "error"].contains(&near.as_str())
                 && (names_status(&far)
                     || ["error", "response", "unexpected"].contains(&far.as_str())))
