@@ -13,6 +13,7 @@ use super::support::Support;
 use crate::secret::SecretToken;
 use crate::token::{Binding, Token, TokenKind};
 use crate::vocabulary::cause::Cause;
+use crate::vocabulary::clouds::Cloud;
 use crate::vocabulary::wordings::{JwtRejection, NodeAudienceRefusal};
 use crate::wire::string_codes;
 
@@ -231,9 +232,8 @@ pub struct ServiceVerdict {
     pub cause: Cause,
     /// Who refused (`AWS STS`, `Microsoft Entra ID`, `Vault`).
     pub service: &'static str,
-    /// Google Cloud IAM refused: it answers the same when the resource does
-    /// not exist, and `gcloud` tells who the caller is.
-    pub by_google_iam: bool,
+    /// The cloud whose service refused, when one did.
+    pub cloud: Option<Cloud>,
     /// The causes a refusal that names none leaves (its row's, in
     /// `vocabulary::clouds::UNDECIDED`).
     pub alternatives: &'static [Cause],

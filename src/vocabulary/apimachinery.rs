@@ -614,15 +614,28 @@ pub const GENERIC: &[Template] = &[
 /// kube-apiserver's plain-text bodies from before its filters answered with
 /// a Status: a JSON decoder that meets one quotes its first word (Jackson)
 /// or its first letter (Go's `encoding/json`).
-pub const PLAIN_BODIES: &[Template] = &[t(
-    "Unauthorized (authentication filter)",
-    "Unauthorized",
-    401,
-    "",
-    false,
-    "1.0–1.5",
-    "k8s.io/kubernetes pkg/auth/handlers/handlers.go (http.Error(w, \"Unauthorized\", 401))",
-)];
+pub const PLAIN_BODIES: &[Template] = &[
+    t(
+        "Unauthorized (authentication filter)",
+        "Unauthorized",
+        401,
+        "",
+        false,
+        "1.0–1.5",
+        "k8s.io/kubernetes pkg/auth/handlers/handlers.go (http.Error(w, \"Unauthorized\", 401))",
+    ),
+    // The authorizer's refusal before a Status body named the user: its
+    // words alone name the answer.
+    t(
+        "forbidden (authorization filter)",
+        "Forbidden: \"{path}\"",
+        403,
+        "",
+        true,
+        "1.0–1.5",
+        "k8s.io/kubernetes pkg/apiserver/handlers.go (forbidden: fmt.Fprintf(w, \"Forbidden: %#v\", req.RequestURI))",
+    ),
+];
 
 /// The kubelet's plain-text bodies on its streaming endpoints (`exec`,
 /// `attach`, `portforward`), which kube-apiserver's proxy passes through to

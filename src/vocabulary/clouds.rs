@@ -20,11 +20,10 @@ const AWS_STS: &str = "AWS STS";
 const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
 const ENTRA: &str = "Microsoft Entra ID";
+const AZURE_ARM: &str = "Azure Resource Manager";
 const GOOGLE_STS: &str = "Google Cloud STS";
 const GOOGLE_API: &str = "a Google Cloud API";
 const OAUTH: &str = "an OAuth 2.0 token endpoint";
-/// Who a Google IAM refusal is (its rule reads it: Google answers the same
-/// when the resource does not exist).
 pub const GOOGLE_IAM: &str = "Google Cloud IAM";
 
 const STS_API: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html (Errors)";
@@ -46,6 +45,25 @@ const GOOGLE_STS_API: &str = "https://cloud.google.com/iam/docs/reference/sts/re
 const X_OAUTH2: &str = "golang.org/x/oauth2 token.go (RetrieveError.Error: \"oauth2: cannot fetch token: STATUS\\nResponse: BODY\"; from v0.10 \"oauth2: \\\"CODE\\\" \\\"DESCRIPTION\\\"\" when the body names one); client-go plugin/pkg/client/auth/oidc/oidc.go (\"failed to refresh token: %v\")";
 const GOOGLE_GO: &str = "github.com/googleapis/google-api-go-client googleapi/googleapi.go (Error.Error: \"googleapi: Error %d: %s\", and \"googleapi: got HTTP response code %d with body: %v\" without a message)";
 const IAM_CREDENTIALS_API: &str = "https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken";
+
+/// Whose identity and access management judged a call: it decides how to
+/// ask who the caller is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cloud {
+    Aws,
+    Google,
+    Azure,
+}
+
+/// The cloud a row's service belongs to.
+pub fn cloud_of(service: &str) -> Option<Cloud> {
+    match service {
+        AWS | AWS_STS | AWS_IAM | EKS_POD_IDENTITY => Some(Cloud::Aws),
+        GOOGLE_STS | GOOGLE_IAM | GOOGLE_API => Some(Cloud::Google),
+        ENTRA | AZURE_ARM => Some(Cloud::Azure),
+        _ => None,
+    }
+}
 
 /// The clouds' refusals, in the order they are read.
 #[rustfmt::skip]
@@ -122,6 +140,9 @@ pub const EXCHANGES: &[Wording] = &[
     w(ENTRA, "AADSTS90002: Tenant 'TENANT' not found.", "all", Some(Cause::Unknown), ENTRA_CODES),
     w(ENTRA, "AADSTS700027: Client assertion failed signature validation.", "all", Some(Cause::Unknown), ENTRA_CODES),
     w(ENTRA, "AADSTS", "all (a code the rows above do not hold)", Some(Cause::Unknown), ENTRA_CODES),
+    // Azure Resource Manager refusing the caller (az aks get-credentials,
+    // kubelogin's Azure CLI mode): Azure RBAC, not the cluster's.
+    w(AZURE_ARM, "does not have authorization to perform action", "all (AuthorizationFailed)", Some(Cause::CloudCallerDenied), "https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-codes (AuthorizationFailed)"),
     // Google Cloud STS (workload identity federation) and IAM Credentials
     // (impersonating a Google service account).
     w(GOOGLE_STS, "The audience in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use super::super::artefact::ServiceVerdict;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
-use crate::vocabulary::clouds::{ENVELOPES, EXCHANGES, UNDECIDED};
+use crate::vocabulary::clouds::{ENVELOPES, EXCHANGES, UNDECIDED, cloud_of};
 use crate::vocabulary::wordings::{SERVICES, Wording};
 
 /// The rows in the order they are read, each with whether it counts only
@@ -43,7 +43,7 @@ pub fn find(line: &str) -> Option<ServiceVerdict> {
         Some(ServiceVerdict {
             cause: w.cause?,
             service: w.printed_by,
-            by_google_iam: w.printed_by == crate::vocabulary::clouds::GOOGLE_IAM,
+            cloud: cloud_of(w.printed_by),
             alternatives: UNDECIDED
                 .iter()
                 .find(|(r, _)| r == w)

@@ -97,13 +97,14 @@ pub struct Stated {
 }
 
 /// The templates whose fixed words alone name an answer (client-go's
-/// generic texts first, then kube-apiserver's), and their first fixed words
+/// generic texts first, then kube-apiserver's messages and plain bodies), and their first fixed words
 /// for one scan of a line: every line of a log is read for them, and a
 /// template is tried only where its first words stand.
 static DISTINCTIVE: LazyLock<(Needles, Vec<&'static Template>)> = LazyLock::new(|| {
     let templates: Vec<&Template> = apimachinery::GENERIC
         .iter()
         .chain(apimachinery::TEMPLATES)
+        .chain(apimachinery::PLAIN_BODIES)
         .filter(|t| t.distinctive)
         .collect();
     let first = |t: &&Template| t.parts().find(|p| !p.is_empty()).unwrap_or_default();

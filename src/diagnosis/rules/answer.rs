@@ -628,7 +628,7 @@ mod tests {
                 verdict: Some(ServiceVerdict {
                     cause: Cause::Unknown,
                     service: "an OAuth 2.0 token endpoint",
-                    by_google_iam: false,
+                    cloud: None,
                     alternatives: &[],
                     detail: "oauth2: cannot fetch token: 400 Bad Request".to_owned(),
                 }),

@@ -6,6 +6,7 @@
 //! Their refusal names a setting of that service, not a fault of the token.
 
 use super::prelude::*;
+use crate::vocabulary::clouds::Cloud;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
     title: "The cloud's federation settings do not match the token",
@@ -111,14 +112,14 @@ account: \"Roles may not be assumed by root accounts\"); Google says \"Permissio
 denied on resource\". The ServiceAccount token did its part; the fix is a permission of \
 the cloud identity.",
     confirm: Steps::Or(
-        google_caller,
+        caller_elsewhere,
         &Steps::Run(
             "who the workload is to AWS (the ARN the refusal names)",
             |_| Command::new("aws").words(&["sts", "get-caller-identity"]),
         ),
     ),
     fix: Steps::Say(
-        "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding), or make the call with an identity that has it",
+        "grant that identity the action the refusal names (an IAM policy on the role or user; a Google IAM role binding; an Azure role assignment), or make the call with an identity that has it",
     ),
     sources: &[
         "AWS IAM: troubleshooting access denied error messages",
@@ -238,16 +239,24 @@ const DECODE: Steps = Steps::Run(
     |_| super::commands::decode_token(),
 );
 
-/// Google refused the call: who the workload is to Google.
-fn google_caller(case: &Case<'_>) -> Option<NextStep> {
-    let google = matches!(&case.answer, Answer::Http(h)
-        if h.verdict.as_ref().is_some_and(|v| v.by_google_iam));
-    google.then(|| {
-        NextStep::run(
+/// Who the workload is to the cloud that refused the call, when it is not
+/// AWS (whose step is the default).
+fn caller_elsewhere(case: &Case<'_>) -> Option<NextStep> {
+    let Answer::Http(h) = &case.answer else {
+        return None;
+    };
+    let (why, command) = match h.verdict.as_ref()?.cloud? {
+        Cloud::Aws => return None,
+        Cloud::Google => (
             "who the workload is to Google Cloud (the service account its calls are made as)",
             Command::new("gcloud").words(&["auth", "list"]),
-        )
-    })
+        ),
+        Cloud::Azure => (
+            "who the caller is to Azure (the account or identity the refusal names)",
+            Command::new("az").words(&["account", "show"]),
+        ),
+    };
+    Some(NextStep::run(why, command))
 }
 
 /// A service that judged the token said why it refused it.
@@ -293,7 +302,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // The service refused without saying what of the token or of its
         // federation it refused.
         Basis::Inferred
-    } else if v.by_google_iam {
+    } else if v.cause == Cause::CloudCallerDenied && v.cloud == Some(Cloud::Google) {
         support.push(Support::answer(
             "Google answers the same when the resource does not exist: check its name as well as the caller's role",
         ));
@@ -334,7 +343,7 @@ mod tests {
                     verdict: Some(ServiceVerdict {
                         cause,
                         service: "X",
-                        by_google_iam: false,
+                        cloud: None,
                         alternatives: &[],
                         detail: "no".into(),
                     }),
@@ -352,7 +361,7 @@ mod tests {
                 verdict: Some(ServiceVerdict {
                     cause: Cause::CloudCallerDenied,
                     service: crate::vocabulary::clouds::GOOGLE_IAM,
-                    by_google_iam: true,
+                    cloud: Some(Cloud::Google),
                     alternatives: &[],
                     detail: "denied on resource (or it may not exist).".into(),
                 }),
@@ -370,5 +379,34 @@ mod tests {
             None,
         );
         assert_ne!(run(&c).1, Confidence::High);
+    }
+
+    /// The cloud that refused the call decides how to ask who the caller is.
+    #[test]
+    fn the_caller_is_asked_of_the_cloud_that_refused() {
+        for (cloud, program) in [
+            (None, "aws"),
+            (Some(Cloud::Aws), "aws"),
+            (Some(Cloud::Google), "gcloud"),
+            (Some(Cloud::Azure), "az"),
+        ] {
+            let c = case(
+                Answer::Http(HttpAnswer {
+                    relay_status: Some(403),
+                    verdict: Some(ServiceVerdict {
+                        cause: Cause::CloudCallerDenied,
+                        service: "X",
+                        cloud,
+                        alternatives: &[],
+                        detail: "does not have authorization to perform action".into(),
+                    }),
+                    ..HttpAnswer::default()
+                }),
+                None,
+            );
+            let steps = CLOUD_CALLER_DENIED.confirm.for_case(&c);
+            let argv = &steps[0].command.as_ref().unwrap().argv;
+            assert_eq!(argv[0], program, "{cloud:?}");
+        }
     }
 }
