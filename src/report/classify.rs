@@ -14,7 +14,7 @@ use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally, TokenCheck};
+use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally};
 use crate::diagnosis::facts::ClockSource;
 use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
@@ -110,11 +110,11 @@ pub struct SummaryJson {
     pub problems: usize,
     /// Every per-request classification, with 0 for those absent.
     #[schemars(schema_with = "counts::<Classification>")]
-    #[serde(deserialize_with = "classification_counts")]
+    #[serde(deserialize_with = "known_counts::<_, Classification, _>")]
     pub by_classification: BTreeMap<&'static str, usize>,
     /// Only the causes present, with their counts.
     #[schemars(schema_with = "counts::<Cause>")]
-    #[serde(deserialize_with = "cause_counts")]
+    #[serde(deserialize_with = "known_counts::<_, Cause, _>")]
     pub by_cause: BTreeMap<&'static str, usize>,
 }
 
@@ -127,12 +127,14 @@ pub(crate) fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     })
 }
 
-/// `{code: count}` read back (another run's document), every code one of
-/// `codes`.
-pub(crate) fn known_counts<'de, D: serde::Deserializer<'de>, N: Deserialize<'de>>(
-    d: D,
-    codes: impl Iterator<Item = &'static str> + Clone,
-) -> Result<BTreeMap<&'static str, N>, D::Error> {
+/// `{code: count}` read back (another run's document), every code one of `K`'s.
+pub(crate) fn known_counts<'de, D, K, N>(d: D) -> Result<BTreeMap<&'static str, N>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: strum::VariantArray + Copy + Into<&'static str>,
+    N: Deserialize<'de>,
+{
+    let codes = K::VARIANTS.iter().map(|&c| c.into());
     BTreeMap::<String, N>::deserialize(d)?
         .into_iter()
         .map(|(k, n)| match codes.clone().find(|c| *c == k) {
@@ -140,18 +142,6 @@ pub(crate) fn known_counts<'de, D: serde::Deserializer<'de>, N: Deserialize<'de>
             None => Err(serde::de::Error::custom(format!("unknown code `{k}`"))),
         })
         .collect()
-}
-
-fn classification_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, usize>, D::Error> {
-    known_counts(d, Classification::ALL.iter().map(|c| c.as_str()))
-}
-
-fn cause_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, usize>, D::Error> {
-    known_counts(d, Cause::ALL.iter().map(|c| c.as_str()))
 }
 
 impl SummaryJson {
@@ -200,20 +190,15 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         user: ev.facts.user.as_deref(),
         request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
-        token_check: r.token_check.map(check_json),
+        token_check: r.token_check.map(|c| TokenCheckJson {
+            at: Time::new(c.stamp.low),
+            at_source: c.stamp.source,
+            verdict: c.judgement.verdict,
+            accepted_in_seconds: c.judgement.accepted_in.map(ceil_seconds),
+            rejected_for_seconds: c.judgement.rejected_for.map(ceil_seconds),
+            remaining_seconds: c.judgement.remaining.map(floor_seconds),
+        }),
         diagnosis: DiagnosisJson::new(&r.diagnosis),
-    }
-}
-
-fn check_json(c: TokenCheck) -> TokenCheckJson {
-    let j = c.judgement;
-    TokenCheckJson {
-        at: Time::new(c.stamp.low),
-        at_source: c.stamp.source,
-        verdict: j.verdict,
-        accepted_in_seconds: j.accepted_in.map(ceil_seconds),
-        rejected_for_seconds: j.rejected_for.map(ceil_seconds),
-        remaining_seconds: j.remaining.map(floor_seconds),
     }
 }
 
@@ -351,7 +336,11 @@ impl<'w> TableStream<'w> {
         if self.pending.len() > DETAILED_MAX {
             self.compact = true;
             writeln!(self.out)?;
-            write_row_header(self.out, &self.style)?;
+            let header = format!(
+                "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
+                "LINE", "CLASSIFICATION", "CAUSE", "CONF"
+            );
+            writeln!(self.out, "{}", header.style(self.style.styles.bold))?;
             for r in std::mem::take(&mut self.pending) {
                 write_row(self.out, &r, &self.style)?;
             }
@@ -420,18 +409,6 @@ fn wrap(text: &str, width: u16) -> Vec<String> {
         }
     }
     lines
-}
-
-fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}",
-        format!(
-            "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
-            "LINE", "CLASSIFICATION", "CAUSE", "CONF"
-        )
-        .style(style.styles.bold)
-    )
 }
 
 /// Red for a problem, green otherwise.

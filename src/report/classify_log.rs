@@ -49,28 +49,22 @@ fn failing_counts(tally: &crate::classify::Tally) -> String {
         .filter(|(class, _)| count(*class) > 0)
         .map(|(class, status)| format!("{} {status}s", thousands(count(class) as u64)))
         .collect();
-    let others: Vec<String> = tally
+    let others: Vec<(&Classification, &usize)> = tally
         .by_classification
         .iter()
         .filter(|(class, n)| !matches!(class, Unauthorized | Forbidden) && **n > 0)
-        .map(|(class, n)| format!("{} {}", class.as_str(), thousands(*n as u64)))
         .collect();
     if !others.is_empty() {
-        let n: usize = tally
-            .by_classification
+        let n: usize = others.iter().map(|(_, n)| **n).sum();
+        let noun = if n == 1 { "event" } else { "events" };
+        let each: Vec<String> = others
             .iter()
-            .filter(|(class, _)| !matches!(class, Unauthorized | Forbidden))
-            .map(|(_, n)| n)
-            .sum();
-        let noun = if n == 1 {
-            "other event"
-        } else {
-            "other events"
-        };
+            .map(|(class, n)| format!("{} {}", class.as_str(), thousands(**n as u64)))
+            .collect();
         parts.push(format!(
-            "{} {noun} ({})",
+            "{} other {noun} ({})",
             thousands(n as u64),
-            others.join(", ")
+            each.join(", ")
         ));
     }
     parts.join(", ")
@@ -143,7 +137,7 @@ pub struct GroupJson<'a> {
     /// Events by how the reason line and the request's httplog line were
     /// joined: `exact`, `guess` (lower confidence) or `none`.
     #[schemars(schema_with = "counts::<Join>")]
-    #[serde(deserialize_with = "join_counts")]
+    #[serde(deserialize_with = "super::classify::known_counts::<_, Join, _>")]
     pub joins: BTreeMap<&'static str, u64>,
     /// Who sent the requests, most events first (at most 20; a shard's, with
     /// `--shard`, every one kept, at most 256).
@@ -246,12 +240,6 @@ impl<'a> LogEventJson<'a> {
             result: result_json(&ev.result),
         }
     }
-}
-
-fn join_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, u64>, D::Error> {
-    super::classify::known_counts(d, Join::ALL.iter().map(|j| j.as_str()))
 }
 
 fn input(sources: &[String], i: usize) -> &str {

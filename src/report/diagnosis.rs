@@ -204,15 +204,9 @@ impl<'a> CandidateJson<'a> {
     }
 }
 
-/// A diagnosis in full: its heading and its body.
+/// A diagnosis in full: its heading
+/// (`Diagnosis: 401-invalid-token: clock-skew (medium confidence)`) and its body.
 pub fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
-}
-
-/// `Diagnosis: 401-invalid-token: clock-skew (medium confidence)`, the
-/// heading every table of a diagnosis opens with.
-pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     writeln!(
         out,
@@ -220,7 +214,8 @@ pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> 
         "Diagnosis:".style(s.bold),
         d.classification.as_str(),
         cause_words(d.cause(), d.confidence()).style(s.bold)
-    )
+    )?;
+    write_body(out, d, style)
 }
 
 /// `clock-skew (medium confidence)`.

@@ -152,14 +152,7 @@ pub fn write_code_page(out: &mut dyn Write, page: &CodeJson, style: &TableStyle)
         CodeKind::TokenKind => "a token kind decode tells apart",
     };
     writeln!(out, "{} — {kind}", page.code.style(s.bold))?;
-    for line in wrap(
-        &page
-            .meaning
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-        width,
-    ) {
+    for line in wrap(&unbreak(page.meaning), width) {
         writeln!(out, "  {line}")?;
     }
     if page.causes.is_empty() {

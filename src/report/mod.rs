@@ -57,7 +57,7 @@ pub fn write_data(
 ) -> std::io::Result<()> {
     match format {
         DataFormat::Json => json::write_pretty(out, value),
-        DataFormat::Yaml => write_yaml(out, value),
+        DataFormat::Yaml => out.write_all(yaml::to_string(value)?.as_bytes()),
     }
 }
 
@@ -71,14 +71,9 @@ pub fn write_record(
         DataFormat::Json => json::write_line(out, value),
         DataFormat::Yaml => {
             out.write_all(b"---\n")?;
-            write_yaml(out, value)
+            out.write_all(yaml::to_string(value)?.as_bytes())
         }
     }
-}
-
-fn write_yaml(out: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    let text = yaml::to_string(value).map_err(std::io::Error::other)?;
-    out.write_all(text.as_bytes())
 }
 
 /// Colours for the table renderer: plain by default, [`Styles::colorize`] turns
