@@ -2,19 +2,24 @@
 //! the table rendering. Evidence text is server- and user-supplied: every string
 //! shown in a table goes through `sanitize`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::rc::Rc;
+
+use chrono::{DateTime, TimeDelta, Utc};
 
 use owo_colors::OwoColorize as _;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeSeq as _;
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally};
+use crate::classify::{ClassifyResult, SourceType, Tally};
 use crate::diagnosis::facts::ClockSource;
 use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
@@ -24,7 +29,7 @@ use crate::window::{ceil_seconds, floor_seconds};
 
 /// `classify -o json`: every answer recognised in the evidence, each with its
 /// diagnosis, and counts over them.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 pub struct ClassifyJson<'a> {
     /// What was read.
     pub input: InputJson,
@@ -36,9 +41,38 @@ pub struct ClassifyJson<'a> {
     /// The token given with --token/-f; null without one.
     pub token: Option<TokenSummaryJson<'a>>,
     /// One per recognised event, in input order.
-    pub results: Vec<ResultJson<'a>>,
+    #[schemars(with = "Vec<ResultJson<'static>>")]
+    results: Results<'a>,
     /// Counts over all results.
-    pub summary: SummaryJson,
+    #[schemars(with = "SummaryJson")]
+    summary: Summary,
+}
+
+/// The results, each diagnosed and tallied as it is written: a long log
+/// never sits in memory as diagnoses.
+struct Results<'a>(
+    RefCell<Option<Box<dyn Iterator<Item = ClassifyResult> + 'a>>>,
+    Summary,
+);
+
+/// The tally of the results written before it.
+struct Summary(Rc<RefCell<Tally>>);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for r in self.0.take().into_iter().flatten() {
+            self.1.0.borrow_mut().add(&r);
+            seq.serialize_element(&result_json(&r))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SummaryJson::new(&self.0.borrow()).serialize(s)
+    }
 }
 
 /// What was read.
@@ -161,18 +195,31 @@ impl SummaryJson {
 }
 
 impl<'a> ClassifyJson<'a> {
-    /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
-        let mut tally = Tally::default();
-        report.results.iter().for_each(|r| tally.add(r));
+    /// The document of `results`, taken as it is written.
+    pub fn new(
+        input: InputJson,
+        evaluated_at: DateTime<Utc>,
+        leeway: TimeDelta,
+        token: Option<&'a Token>,
+        results: impl Iterator<Item = ClassifyResult> + 'a,
+    ) -> Self {
+        let tally = Rc::new(RefCell::new(Tally::default()));
         ClassifyJson {
             input,
-            evaluated_at: Time::new(report.evaluated_at),
-            leeway_seconds: report.leeway.num_seconds(),
+            evaluated_at: Time::new(evaluated_at),
+            leeway_seconds: leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
-            results: report.results.iter().map(result_json).collect(),
-            summary: SummaryJson::new(&tally),
+            results: Results(
+                RefCell::new(Some(Box::new(results))),
+                Summary(tally.clone()),
+            ),
+            summary: Summary(tally),
         }
+    }
+
+    /// The tally of the results written.
+    pub fn tally(&self) -> Tally {
+        self.summary.0.borrow().clone()
     }
 }
 
@@ -200,75 +247,6 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         }),
         diagnosis: DiagnosisJson::new(&r.diagnosis),
     }
-}
-
-/// Writes `classify -o json` one result at a time: the same document as
-/// serialising [`ClassifyJson`], without holding every result in memory.
-pub struct JsonStream<'w> {
-    out: &'w mut dyn Write,
-    tally: Tally,
-}
-
-impl<'w> JsonStream<'w> {
-    /// Writes everything before the first result.
-    pub fn begin(
-        out: &'w mut dyn Write,
-        input: InputJson,
-        evaluated_at: chrono::DateTime<chrono::Utc>,
-        leeway: chrono::TimeDelta,
-        token: Option<&Token>,
-    ) -> io::Result<Self> {
-        writeln!(out, "{{")?;
-        write_field(out, "input", &input, true)?;
-        write_field(out, "evaluated_at", &Time::new(evaluated_at), true)?;
-        write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
-        write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
-        write!(out, "  \"results\": [")?;
-        Ok(JsonStream {
-            out,
-            tally: Tally::default(),
-        })
-    }
-
-    /// Writes one result.
-    pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.tally.events == 0 { "\n" } else { ",\n" };
-        self.tally.add(r);
-        write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
-    }
-
-    /// Closes the results and writes their summary; their tally.
-    pub fn finish(self) -> io::Result<Tally> {
-        if self.tally.events > 0 {
-            write!(self.out, "\n  ")?;
-        }
-        writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &SummaryJson::new(&self.tally), false)?;
-        writeln!(self.out, "}}")?;
-        Ok(self.tally)
-    }
-}
-
-/// `  "key": value` at object depth 1.
-fn write_field(
-    out: &mut dyn Write,
-    key: &str,
-    value: &impl Serialize,
-    comma: bool,
-) -> io::Result<()> {
-    writeln!(
-        out,
-        "  {}: {}{}",
-        super::json::escape_raw(&serde_json::to_string(key)?),
-        pretty(value, 2)?,
-        if comma { "," } else { "" }
-    )
-}
-
-/// Pretty JSON whose continuation lines are indented by `indent` spaces.
-fn pretty(value: &impl Serialize, indent: usize) -> io::Result<String> {
-    let text = serde_json::to_string_pretty(value)?;
-    Ok(super::json::escape_raw(&text).replace('\n', &format!("\n{}", " ".repeat(indent))))
 }
 
 /// Up to this many results are shown as detailed blocks; more (a log file) as
@@ -543,7 +521,7 @@ fn request_words(r: &RequestInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::{self, Context};
+    use crate::classify::{self, ClassifyReport, Context};
     use serde_json::Value;
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
@@ -567,25 +545,25 @@ mod tests {
     }
 
     #[test]
-    fn streamed_json_is_the_documented_document() {
+    fn streamed_json_has_every_result_and_their_summary() {
         for text in [
             MIXED,
             "401\n",
             "Error from server (NotFound): pods \"x\" not found",
         ] {
             let report = report(text);
-            let whole = ClassifyJson::new(&report, input(&report), None);
-            let whole = serde_json::to_value(whole).unwrap();
-            let mut out = Vec::new();
             let (at, leeway) = (report.evaluated_at, report.leeway);
-            let mut w = JsonStream::begin(&mut out, input(&report), at, leeway, None).unwrap();
-            for r in &report.results {
-                w.push(r).unwrap();
-            }
-            w.finish().unwrap();
+            let results = report.results.clone().into_iter();
+            let doc = ClassifyJson::new(input(&report), at, leeway, None, results);
+            let mut out = Vec::new();
+            super::super::json::write_pretty(&mut out, &doc).unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
-            assert_eq!(streamed, whole);
+            let each: Vec<Value> = (report.results.iter())
+                .map(|r| serde_json::to_value(result_json(r)).unwrap())
+                .collect();
+            assert_eq!(streamed["results"], Value::Array(each));
             assert_eq!(streamed["summary"]["events"], report.results.len());
+            assert_eq!(doc.tally().events, report.results.len());
         }
     }
 
