@@ -13,7 +13,7 @@ use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
-use crate::report::classify::{ClassifyJson, InputJson, TableStream};
+use crate::report::classify::{ClassifyJson, InputJson, write_tables};
 use crate::report::{DataFormat, yaml};
 use crate::settings::Settings;
 use crate::token::Token;
@@ -106,11 +106,8 @@ pub fn run(
             doc.tally()
         }
         None => {
-            let mut w = TableStream::begin(out, &settings.table, &input, token.as_ref())?;
-            for event in stream.events {
-                w.push(diagnose(event))?;
-            }
-            w.finish()?
+            let events = stream.events.map(diagnose);
+            write_tables(out, &settings.table, &input, token.as_ref(), events)?
         }
     };
     Ok(tally.outcome())

@@ -244,7 +244,6 @@ pub struct LegacyJson {
 }
 
 impl AuditJson {
-    /// The wire form of a report.
     pub fn new(r: &AuditReport) -> Self {
         let findings: Vec<FindingJson> = r.findings.iter().map(finding_json).collect();
         AuditJson {

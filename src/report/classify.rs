@@ -254,118 +254,97 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
 pub const DETAILED_MAX: usize = 10;
 
 /// `classify` as tables, streamed: a header, one block per event (or one row per
-/// event past [`DETAILED_MAX`]), then a summary line.
-pub struct TableStream<'w> {
-    out: &'w mut dyn Write,
-    style: TableStyle,
-    /// Results held until we know whether there are more than `DETAILED_MAX`.
-    pending: Vec<ClassifyResult>,
-    compact: bool,
-    tally: Tally,
-}
-
-impl<'w> TableStream<'w> {
-    /// Writes the header.
-    pub fn begin(
-        out: &'w mut dyn Write,
-        style: &TableStyle,
-        input: &InputJson,
-        token: Option<&Token>,
-    ) -> io::Result<Self> {
-        let s = &style.styles;
+/// event past [`DETAILED_MAX`]), then a summary line; the tally of every result.
+pub fn write_tables(
+    out: &mut dyn Write,
+    style: &TableStyle,
+    input: &InputJson,
+    token: Option<&Token>,
+    results: impl Iterator<Item = ClassifyResult>,
+) -> io::Result<Tally> {
+    let s = &style.styles;
+    writeln!(
+        out,
+        "{} {} ({})",
+        "Input:".style(s.bold),
+        input.source_type.as_str(),
+        if input.detected {
+            "detected"
+        } else {
+            "forced with --type"
+        }
+    )?;
+    if let Some(t) = token {
+        let (kind, _) = token::kind::classify(&t.claims);
         writeln!(
             out,
-            "{} {} ({})",
-            "Input:".style(s.bold),
-            input.source_type.as_str(),
-            if input.detected {
-                "detected"
-            } else {
-                "forced with --type"
-            }
+            "{} sha256:{} {} {}",
+            "Token:".style(s.bold),
+            t.fingerprint,
+            kind.as_str(),
+            sanitize(t.claims.subject.as_deref().unwrap_or("-"))
         )?;
-        if let Some(t) = token {
-            let (kind, _) = token::kind::classify(&t.claims);
-            writeln!(
-                out,
-                "{} sha256:{} {} {}",
-                "Token:".style(s.bold),
-                t.fingerprint,
-                kind.as_str(),
-                sanitize(t.claims.subject.as_deref().unwrap_or("-"))
-            )?;
-        }
-        Ok(TableStream {
-            out,
-            style: *style,
-            pending: Vec::new(),
-            compact: false,
-            tally: Tally::default(),
-        })
     }
-
-    /// Adds one result.
-    pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
-        self.tally.add(&r);
-        if self.compact {
-            return write_row(self.out, &r, &self.style);
+    let mut tally = Tally::default();
+    // Results held until we know whether there are more than `DETAILED_MAX`.
+    let mut pending = Vec::new();
+    let mut compact = false;
+    for r in results {
+        tally.add(&r);
+        if compact {
+            write_row(out, &r, style)?;
+            continue;
         }
-        self.pending.push(r);
-        if self.pending.len() > DETAILED_MAX {
-            self.compact = true;
-            writeln!(self.out)?;
+        pending.push(r);
+        if pending.len() > DETAILED_MAX {
+            compact = true;
+            writeln!(out)?;
             let header = format!(
                 "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
                 "LINE", "CLASSIFICATION", "CAUSE", "CONF"
             );
-            writeln!(self.out, "{}", header.style(self.style.styles.bold))?;
-            for r in std::mem::take(&mut self.pending) {
-                write_row(self.out, &r, &self.style)?;
+            writeln!(out, "{}", header.style(s.bold))?;
+            for r in pending.drain(..) {
+                write_row(out, &r, style)?;
             }
         }
-        Ok(())
     }
-
-    /// Writes what is held and the summary; the tally of every result.
-    pub fn finish(self) -> io::Result<Tally> {
-        let s = &self.style.styles;
-        for (n, r) in self.pending.iter().enumerate() {
-            writeln!(self.out)?;
-            write_result(self.out, n + 1, r, &self.style)?;
-        }
-        writeln!(self.out)?;
-        let summary = SummaryJson::new(&self.tally);
-        let counts: Vec<String> = summary
-            .by_classification
+    for (n, r) in pending.iter().enumerate() {
+        writeln!(out)?;
+        write_result(out, n + 1, r, style)?;
+    }
+    writeln!(out)?;
+    let summary = SummaryJson::new(&tally);
+    let counts: Vec<String> = summary
+        .by_classification
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(c, n)| format!("{n} {c}"))
+        .collect();
+    let line = format!(
+        "Summary: {} event{}: {}",
+        summary.events,
+        if summary.events == 1 { "" } else { "s" },
+        counts.join(", ")
+    );
+    let look = if summary.problems > 0 { s.error } else { s.ok };
+    writeln!(out, "{}", line.style(look))?;
+    if compact {
+        let causes: Vec<String> = summary
+            .by_cause
             .iter()
-            .filter(|(_, n)| **n > 0)
             .map(|(c, n)| format!("{n} {c}"))
             .collect();
-        let line = format!(
-            "Summary: {} event{}: {}",
-            summary.events,
-            if summary.events == 1 { "" } else { "s" },
-            counts.join(", ")
-        );
-        let look = if summary.problems > 0 { s.error } else { s.ok };
-        writeln!(self.out, "{}", line.style(look))?;
-        if self.compact {
-            let causes: Vec<String> = summary
-                .by_cause
-                .iter()
-                .map(|(c, n)| format!("{n} {c}"))
-                .collect();
-            for line in wrap(&format!("Causes: {}", causes.join(", ")), self.style.width) {
-                writeln!(self.out, "{line}")?;
-            }
-            writeln!(
-                self.out,
-                "{}",
-                "Details: -o json, or classify one line at a time.".style(s.dim)
-            )?;
+        for line in wrap(&format!("Causes: {}", causes.join(", ")), style.width) {
+            writeln!(out, "{line}")?;
         }
-        Ok(self.tally)
+        writeln!(
+            out,
+            "{}",
+            "Details: -o json, or classify one line at a time.".style(s.dim)
+        )?;
     }
+    Ok(tally)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -389,7 +368,6 @@ fn wrap(text: &str, width: u16) -> Vec<String> {
     lines
 }
 
-/// Red for a problem, green otherwise.
 fn class_style(d: &Diagnosis, style: &TableStyle) -> owo_colors::Style {
     let s = &style.styles;
     if d.classification.is_problem() {
@@ -573,11 +551,8 @@ mod tests {
         let table = |text| {
             let report = report(text);
             let mut out = Vec::new();
-            let mut w = TableStream::begin(&mut out, &style, &input(&report), None).unwrap();
-            for r in report.results {
-                w.push(r).unwrap();
-            }
-            w.finish().unwrap();
+            let input = input(&report);
+            write_tables(&mut out, &style, &input, None, report.results.into_iter()).unwrap();
             String::from_utf8(out).unwrap()
         };
         let text = table(MIXED);

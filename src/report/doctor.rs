@@ -19,7 +19,6 @@ use crate::diagnosis::Cause;
 use crate::doctor::{DoctorReport, DoctorVerdict, KeysObservation, Step, StepStatus};
 use crate::probe::ProbeReport;
 
-/// Width of the step-name column.
 const NAME_WIDTH: usize = 13;
 
 /// `doctor -o json`: the in-pod checks, their verdict and diagnosis, and the

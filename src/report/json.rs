@@ -134,7 +134,6 @@ pub struct TokenSummaryJson<'a> {
     pub credential_id: Option<String>,
 }
 
-/// A token's fingerprint: 8 lowercase hex digits.
 const FINGERPRINT: &str = "^[0-9a-f]{8}$";
 
 /// An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`).
@@ -191,7 +190,6 @@ pub struct LineErrorJson<'a> {
 }
 
 impl<'a> DecodeJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a DecodeReport, line: Option<usize>) -> Self {
         let token = &report.token;
         let claims = &token.claims;

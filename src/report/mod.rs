@@ -89,7 +89,6 @@ pub struct Styles {
 }
 
 impl Styles {
-    /// Turns colours on.
     pub fn colorize(&mut self) {
         self.error = Style::new().red().bold();
         self.warning = Style::new().yellow().bold();
@@ -99,7 +98,6 @@ impl Styles {
         self.bold = Style::new().bold();
     }
 
-    /// The style for a finding severity.
     pub fn severity(&self, severity: crate::findings::Severity) -> Style {
         match severity {
             crate::findings::Severity::Error => self.error,

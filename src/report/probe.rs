@@ -220,7 +220,6 @@ pub struct RequestJson<'a> {
 }
 
 impl<'a> ProbeJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a ProbeReport, token: Option<&'a Token>) -> Self {
         ProbeJson {
             token: token.map(TokenSummaryJson::new),

@@ -374,10 +374,8 @@ fn counts(findings: &[Finding]) -> String {
     }
 }
 
-/// Width of the WHO column of the batch table.
 const WHO_WIDTH: usize = 23;
 
-/// Column header of the compact batch table.
 pub fn write_batch_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
     writeln!(
         out,
@@ -439,7 +437,6 @@ pub fn write_batch_row(
     }
 }
 
-/// A batch line that could not be read.
 pub fn write_batch_error(
     out: &mut dyn Write,
     line: usize,

@@ -157,12 +157,9 @@ pub(super) fn merge_credentials(
     for c in from {
         match into.get_mut(&c.id) {
             Some(mine) => {
-                for f in c.findings {
-                    if !mine.findings.contains(&f) {
-                        mine.findings.push(f);
-                    }
-                }
+                mine.findings.extend(c.findings);
                 mine.findings.sort();
+                mine.findings.dedup();
                 mine.minted = earlier(mine.minted.take(), c.minted);
             }
             None => {

@@ -18,7 +18,6 @@ pub(crate) struct Axis {
 }
 
 impl Axis {
-    /// The axis from the first to the last instant.
     pub(crate) fn new(first: Micros, last: Micros, width: usize) -> Axis {
         let (start, end) = (first.div_euclid(BUCKET), last.div_euclid(BUCKET));
         let hours = (end - start + 1).max(1);
@@ -180,8 +179,6 @@ pub(super) fn human(seconds: u64) -> String {
     crate::timefmt::human_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
-/// The table: a header, one row per finding, then each finding's details
-/// (at most `details`; the rest are in -o json).
 /// The headline: what was read, the answers by class, and what was found.
 fn write_headline(
     out: &mut dyn Write,
@@ -273,6 +270,8 @@ fn write_headline(
     Ok(())
 }
 
+/// The table: a header, one row per finding, then each finding's details
+/// (at most `details`; the rest are in -o json).
 pub fn write_table(
     out: &mut dyn Write,
     doc: &AuditJson,

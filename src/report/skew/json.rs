@@ -55,7 +55,6 @@ pub struct ClockJson<'a> {
 }
 
 impl<'a> SkewJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a SkewReport) -> Self {
         SkewJson {
             leeway_seconds: report.leeway.num_seconds(),
