@@ -1,10 +1,6 @@
 //! `audit` output: the JSON wire types (documented in docs/audit.md, schema
 //! docs/schema/audit.schema.json), the merge of several shards' documents,
-//! and the table. The table is drawn from the wire document, so a merged
-//! document prints the same way as a single run's.
-//!
-//! Every string in the table comes from audit events (users, agents, messages)
-//! and goes through `sanitize`.
+//! and the table (`table`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};

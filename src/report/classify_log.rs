@@ -336,7 +336,6 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
     }
 }
 
-/// A group's sources, most events first.
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
     v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));

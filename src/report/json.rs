@@ -262,7 +262,6 @@ fn escaped(doc: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out.into_bytes())
 }
 
-/// Writes one value as a line of JSON.
 pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
     // Serialize into a buffer, then one write: serde_json writes in many small
     // pieces, each a dynamic call through `dyn Write` otherwise (batches write

@@ -39,7 +39,6 @@ pub enum DataFormat {
 }
 
 impl OutputFormat {
-    /// The data format, or `None` for tables.
     pub fn data(self) -> Option<DataFormat> {
         match self {
             OutputFormat::Table => None,

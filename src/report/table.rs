@@ -44,7 +44,6 @@ pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
     table_of(style, presets::UTF8_FULL_CONDENSED, headers)
 }
 
-/// A table of `preset` that fits the width, with bold `headers` if any.
 pub(crate) fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
     let mut table = Table::new();
     table

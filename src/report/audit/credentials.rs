@@ -1,7 +1,6 @@
 //! Credential provenance in `audit` output: the wire types of the TokenRequest
 //! event that minted a credential (docs/audit.md, "Who minted a token"), their
-//! merge across shards, and the table's section. Every string from audit
-//! events goes through `sanitize`.
+//! merge across shards, and the table's section.
 
 use super::*;
 use crate::audit::mint::{Bound, Mint};

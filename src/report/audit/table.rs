@@ -1,6 +1,6 @@
 //! The `audit` table, drawn from the wire document so a merged document prints
-//! the same way as a single run's. Every string from audit events goes through
-//! `sanitize`.
+//! the same way as a single run's. Every string from audit events (users,
+//! agents, messages) goes through `sanitize`.
 
 use super::*;
 use crate::diagnosis::forbidden::service_account_of;
