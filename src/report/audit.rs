@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_shell};
+use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_steps};
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};

@@ -274,12 +274,21 @@ pub(crate) fn write_lead(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle)
             write_item(out, &support_text(item), width)?;
         }
     }
-    if !top.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in &top.next {
-            write_item(out, &step.why, width)?;
-            write_command(out, step.command.as_ref())?;
-        }
+    write_steps(out, &top.next, style)
+}
+
+/// `Next steps:`, each step's why and its command; nothing without steps.
+pub(crate) fn write_steps(
+    out: &mut dyn Write,
+    steps: &[NextStep],
+    style: &TableStyle,
+) -> io::Result<()> {
+    if !steps.is_empty() {
+        writeln!(out, "{}", "Next steps:".style(style.styles.bold))?;
+    }
+    for step in steps {
+        write_item(out, &step.why, style.text_width())?;
+        write_command(out, step.command.as_ref())?;
     }
     Ok(())
 }
@@ -307,17 +316,9 @@ pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io:
 /// `    $ command   # expect`, under its bullet, on one line however long.
 fn write_command(out: &mut dyn Write, command: Option<&Command>) -> io::Result<()> {
     let Some(c) = command else { return Ok(()) };
-    write_shell(out, &c.shell(), c.expect.as_deref())
-}
-
-/// `    $ shell   # expect`, under its bullet, on one line however long.
-pub(crate) fn write_shell(
-    out: &mut dyn Write,
-    shell: &str,
-    expect: Option<&str>,
-) -> io::Result<()> {
-    let expect = expect.map(|e| format!("   # {e}")).unwrap_or_default();
-    writeln!(out, "    $ {}{}", sanitize(shell), sanitize(&expect))
+    let expect = c.expect.as_ref().map(|e| format!("   # {e}"));
+    let expect = expect.unwrap_or_default();
+    writeln!(out, "    $ {}{}", sanitize(&c.shell()), sanitize(&expect))
 }
 
 /// Word wrap (linear), words longer than the width on a line of their own.

@@ -451,15 +451,7 @@ fn write_details(
     for fact in d.support.iter().filter(|x| x.kind != SupportKind::Answer) {
         write_item(out, &fact.text, width)?;
     }
-    if !d.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in d.next.iter() {
-            write_item(out, &step.why, width)?;
-            if let Some(c) = &step.command {
-                write_shell(out, &c.shell(), c.expect.as_deref())?;
-            }
-        }
-    }
+    write_steps(out, &d.next, style)?;
     if !d.alternatives.is_empty() {
         let alts: Vec<String> = d
             .alternatives
