@@ -130,7 +130,6 @@ fn local(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::FixedOff
     at.with_timezone(&offset)
 }
 
-/// How to render tables: colours, width and time zone.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
     pub styles: Styles,

@@ -316,7 +316,6 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     json
 }
 
-/// One line for the table: what the TokenReview said.
 fn review_text(outcome: &ReviewOutcome) -> String {
     match outcome {
         ReviewOutcome::Authenticated { username, .. } => format!("authenticated as {username}"),

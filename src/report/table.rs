@@ -39,7 +39,6 @@ pub fn list_table(style: &TableStyle, headers: &[&str]) -> Table {
     table
 }
 
-/// A table with borders and bold column headers.
 pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
     table_of(style, presets::UTF8_FULL_CONDENSED, headers)
 }
