@@ -522,13 +522,8 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         .iter()
         .map(|(c, n)| format!("{} {}", thousands(*n as u64), c.as_str()))
         .collect();
-    for (i, line) in wrap(&causes.join(", "), style.text_width())
-        .iter()
-        .enumerate()
-    {
-        writeln!(out, "{}{line}", if i == 0 { "Causes: " } else { "  " })?;
-    }
-    Ok(())
+    let width = style.text_width();
+    super::diagnosis::write_hanging(out, ["Causes: ", "  "], &causes.join(", "), width)
 }
 
 /// A group's details: when, what the server said, from whom, the diagnosis.

@@ -302,13 +302,22 @@ pub(crate) fn support_text(s: &Support) -> String {
 }
 
 pub(crate) fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
-    write_bullet(out, &sanitize(text), width)
+    write_hanging(out, BULLET, &sanitize(text), width)
 }
 
-/// `  - text`, wrapped to `width`, its further lines under the text.
-pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+/// `  - text`, its further lines under the text ([`write_hanging`]).
+pub(crate) const BULLET: [&str; 2] = ["  - ", "    "];
+
+/// `text` wrapped to `width`, its first line after `first`, the others
+/// after `rest`.
+pub(crate) fn write_hanging(
+    out: &mut dyn Write,
+    [first, rest]: [&str; 2],
+    text: &str,
+    width: usize,
+) -> io::Result<()> {
     for (i, line) in wrap(text, width).iter().enumerate() {
-        writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
+        writeln!(out, "{}{line}", if i == 0 { first } else { rest })?;
     }
     Ok(())
 }

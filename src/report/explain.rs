@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
-use super::diagnosis::{wrap, write_bullet};
+use super::diagnosis::{BULLET, wrap, write_hanging};
 use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
@@ -339,7 +339,7 @@ pub fn write_wordings(out: &mut dyn Write, style: &TableStyle) -> io::Result<()>
                 w.versions,
                 cause.unwrap_or_default()
             );
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
         writeln!(out)?;
     }
@@ -368,17 +368,11 @@ fn write_cause_lines(
     let s = &style.styles;
     let code_width = causes.iter().map(|c| c.as_str().len()).max().unwrap_or(0);
     let room = width.saturating_sub(indent.len() + code_width + 2).max(30);
+    let rest = " ".repeat(indent.len() + code_width + 2);
     for cause in causes {
-        let mut lines = wrap(cause.summary(), room).into_iter();
-        writeln!(
-            out,
-            "{indent}{}  {}",
-            format!("{:<code_width$}", cause.as_str()).style(s.bold),
-            lines.next().unwrap_or_default()
-        )?;
-        for line in lines {
-            writeln!(out, "{indent}{:<code_width$}  {line}", "")?;
-        }
+        let code = format!("{:<code_width$}", cause.as_str());
+        let first = format!("{indent}{}  ", code.style(s.bold));
+        write_hanging(out, [&first, &rest], cause.summary(), room)?;
     }
     writeln!(out)?;
     writeln!(
@@ -417,7 +411,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
         }
         section(out, title)?;
         for step in steps {
-            write_bullet(out, &step.why, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &step.why, width.saturating_sub(2))?;
             if let Some(c) = &step.command {
                 writeln!(out, "    $ {}", c.shell())?;
             }
@@ -427,14 +421,14 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
         section(out, "What kube-apiserver says (log, TokenReview):")?;
         for w in page.wordings {
             let line = format!("\"{}\" ({})", w.text, w.versions);
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
     }
     if !page.other_wordings.is_empty() {
         section(out, "What other programs say:")?;
         for w in page.other_wordings {
             let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
     }
     section(out, "Sources:")?;
