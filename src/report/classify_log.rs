@@ -14,7 +14,9 @@ use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson, timeline};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
-use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, wrap, write_item, write_lead};
+use super::diagnosis::{
+    DiagnosisJson, ReasonJson, cause_words, write_hanging, write_item, write_lead,
+};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
@@ -523,7 +525,7 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         .map(|(c, n)| format!("{} {}", thousands(*n as u64), c.as_str()))
         .collect();
     let width = style.text_width();
-    super::diagnosis::write_hanging(out, ["Causes: ", "  "], &causes.join(", "), width)
+    write_hanging(out, ["Causes: ", "  "], &causes.join(", "), width)
 }
 
 /// A group's details: when, what the server said, from whom, the diagnosis.
@@ -608,9 +610,7 @@ fn write_group(
     let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
         let text = format!("Other candidates: {} (-o json has each)", others.join(", "));
-        for line in wrap(&text, width + 2) {
-            writeln!(out, "{line}")?;
-        }
+        write_hanging(out, [""; 2], &text, width + 2)?;
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
-use super::diagnosis::{BULLET, wrap, write_hanging};
+use super::diagnosis::{BULLET, write_hanging};
 use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
@@ -152,9 +152,7 @@ pub fn write_code_page(out: &mut dyn Write, page: &CodeJson, style: &TableStyle)
         CodeKind::TokenKind => "a token kind decode tells apart",
     };
     writeln!(out, "{} — {kind}", page.code.style(s.bold))?;
-    for line in wrap(&unbreak(page.meaning), width) {
-        writeln!(out, "  {line}")?;
-    }
+    write_hanging(out, ["  "; 2], &unbreak(page.meaning), width)?;
     if page.causes.is_empty() {
         return Ok(());
     }
@@ -389,9 +387,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     let page = ExplainJson::new(cause);
     let width = usize::from(style.width).saturating_sub(2).max(30);
     writeln!(out, "{} — {}", cause.as_str().style(s.bold), page.title)?;
-    for line in wrap(page.summary, width) {
-        writeln!(out, "  {line}")?;
-    }
+    write_hanging(out, ["  "; 2], page.summary, width)?;
     let explains: Vec<&str> = page.explains.iter().map(|c| c.as_str()).collect();
     writeln!(
         out,
@@ -400,9 +396,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     )?;
     for para in page.explanation {
         writeln!(out)?;
-        for line in wrap(&unbreak(para), width) {
-            writeln!(out, "  {line}")?;
-        }
+        write_hanging(out, ["  "; 2], &unbreak(para), width)?;
     }
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
     for (title, steps) in [("How to confirm:", page.confirm), ("How to fix:", page.fix)] {
