@@ -13,7 +13,7 @@ use crate::cli::ClassifyArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
-use crate::report::classify::{InputJson, JsonStream, TableStream};
+use crate::report::classify::{ClassifyJson, InputJson, write_tables};
 use crate::report::{DataFormat, yaml};
 use crate::settings::Settings;
 use crate::token::Token;
@@ -97,22 +97,17 @@ pub fn run(
                 DataFormat::Json => out,
                 DataFormat::Yaml => &mut buffer,
             };
-            let mut w = JsonStream::begin(target, input, ctx.now, ctx.leeway, token.as_ref())?;
-            for event in stream.events {
-                w.push(&diagnose(event))?;
-            }
-            let tally = w.finish()?;
+            let events = stream.events.map(diagnose);
+            let doc = ClassifyJson::new(input, ctx.now, ctx.leeway, token.as_ref(), events);
+            crate::report::json::write_pretty(target, &doc)?;
             if data == DataFormat::Yaml {
                 out.write_all(yaml::from_json(&buffer)?.as_bytes())?;
             }
-            tally
+            doc.tally()
         }
         None => {
-            let mut w = TableStream::begin(out, &settings.table, &input, token.as_ref())?;
-            for event in stream.events {
-                w.push(diagnose(event))?;
-            }
-            w.finish()?
+            let events = stream.events.map(diagnose);
+            write_tables(out, &settings.table, &input, token.as_ref(), events)?
         }
     };
     Ok(tally.outcome())

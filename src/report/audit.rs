@@ -1,10 +1,6 @@
 //! `audit` output: the JSON wire types (documented in docs/audit.md, schema
 //! docs/schema/audit.schema.json), the merge of several shards' documents,
-//! and the table. The table is drawn from the wire document, so a merged
-//! document prints the same way as a single run's.
-//!
-//! Every string in the table comes from audit events (users, agents, messages)
-//! and goes through `sanitize`.
+//! and the table (`table`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -15,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_shell};
+use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_steps};
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
@@ -244,7 +240,6 @@ pub struct LegacyJson {
 }
 
 impl AuditJson {
-    /// The wire form of a report.
     pub fn new(r: &AuditReport) -> Self {
         let findings: Vec<FindingJson> = r.findings.iter().map(finding_json).collect();
         AuditJson {

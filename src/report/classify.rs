@@ -2,19 +2,24 @@
 //! the table rendering. Evidence text is server- and user-supplied: every string
 //! shown in a table goes through `sanitize`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::rc::Rc;
+
+use chrono::{DateTime, TimeDelta, Utc};
 
 use owo_colors::OwoColorize as _;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeSeq as _;
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
-use crate::classify::{ClassifyReport, ClassifyResult, SourceType, Tally, TokenCheck};
+use crate::classify::{ClassifyResult, SourceType, Tally};
 use crate::diagnosis::facts::ClockSource;
 use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
@@ -24,7 +29,7 @@ use crate::window::{ceil_seconds, floor_seconds};
 
 /// `classify -o json`: every answer recognised in the evidence, each with its
 /// diagnosis, and counts over them.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 pub struct ClassifyJson<'a> {
     /// What was read.
     pub input: InputJson,
@@ -36,9 +41,38 @@ pub struct ClassifyJson<'a> {
     /// The token given with --token/-f; null without one.
     pub token: Option<TokenSummaryJson<'a>>,
     /// One per recognised event, in input order.
-    pub results: Vec<ResultJson<'a>>,
+    #[schemars(with = "Vec<ResultJson<'static>>")]
+    results: Results<'a>,
     /// Counts over all results.
-    pub summary: SummaryJson,
+    #[schemars(with = "SummaryJson")]
+    summary: Summary,
+}
+
+/// The results, each diagnosed and tallied as it is written: a long log
+/// never sits in memory as diagnoses.
+struct Results<'a>(
+    RefCell<Option<Box<dyn Iterator<Item = ClassifyResult> + 'a>>>,
+    Summary,
+);
+
+/// The tally of the results written before it.
+struct Summary(Rc<RefCell<Tally>>);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for r in self.0.take().into_iter().flatten() {
+            self.1.0.borrow_mut().add(&r);
+            seq.serialize_element(&result_json(&r))?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SummaryJson::new(&self.0.borrow()).serialize(s)
+    }
 }
 
 /// What was read.
@@ -110,11 +144,11 @@ pub struct SummaryJson {
     pub problems: usize,
     /// Every per-request classification, with 0 for those absent.
     #[schemars(schema_with = "counts::<Classification>")]
-    #[serde(deserialize_with = "classification_counts")]
+    #[serde(deserialize_with = "known_counts::<_, Classification, _>")]
     pub by_classification: BTreeMap<&'static str, usize>,
     /// Only the causes present, with their counts.
     #[schemars(schema_with = "counts::<Cause>")]
-    #[serde(deserialize_with = "cause_counts")]
+    #[serde(deserialize_with = "known_counts::<_, Cause, _>")]
     pub by_cause: BTreeMap<&'static str, usize>,
 }
 
@@ -127,12 +161,14 @@ pub(crate) fn counts<K: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     })
 }
 
-/// `{code: count}` read back (another run's document), every code one of
-/// `codes`.
-pub(crate) fn known_counts<'de, D: serde::Deserializer<'de>, N: Deserialize<'de>>(
-    d: D,
-    codes: impl Iterator<Item = &'static str> + Clone,
-) -> Result<BTreeMap<&'static str, N>, D::Error> {
+/// `{code: count}` read back (another run's document), every code one of `K`'s.
+pub(crate) fn known_counts<'de, D, K, N>(d: D) -> Result<BTreeMap<&'static str, N>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: strum::VariantArray + Copy + Into<&'static str>,
+    N: Deserialize<'de>,
+{
+    let codes = K::VARIANTS.iter().map(|&c| c.into());
     BTreeMap::<String, N>::deserialize(d)?
         .into_iter()
         .map(|(k, n)| match codes.clone().find(|c| *c == k) {
@@ -140,18 +176,6 @@ pub(crate) fn known_counts<'de, D: serde::Deserializer<'de>, N: Deserialize<'de>
             None => Err(serde::de::Error::custom(format!("unknown code `{k}`"))),
         })
         .collect()
-}
-
-fn classification_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, usize>, D::Error> {
-    known_counts(d, Classification::ALL.iter().map(|c| c.as_str()))
-}
-
-fn cause_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, usize>, D::Error> {
-    known_counts(d, Cause::ALL.iter().map(|c| c.as_str()))
 }
 
 impl SummaryJson {
@@ -171,18 +195,31 @@ impl SummaryJson {
 }
 
 impl<'a> ClassifyJson<'a> {
-    /// The wire form of a report.
-    pub fn new(report: &'a ClassifyReport, input: InputJson, token: Option<&'a Token>) -> Self {
-        let mut tally = Tally::default();
-        report.results.iter().for_each(|r| tally.add(r));
+    /// The document of `results`, taken as it is written.
+    pub fn new(
+        input: InputJson,
+        evaluated_at: DateTime<Utc>,
+        leeway: TimeDelta,
+        token: Option<&'a Token>,
+        results: impl Iterator<Item = ClassifyResult> + 'a,
+    ) -> Self {
+        let tally = Rc::new(RefCell::new(Tally::default()));
         ClassifyJson {
             input,
-            evaluated_at: Time::new(report.evaluated_at),
-            leeway_seconds: report.leeway.num_seconds(),
+            evaluated_at: Time::new(evaluated_at),
+            leeway_seconds: leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
-            results: report.results.iter().map(result_json).collect(),
-            summary: SummaryJson::new(&tally),
+            results: Results(
+                RefCell::new(Some(Box::new(results))),
+                Summary(tally.clone()),
+            ),
+            summary: Summary(tally),
         }
+    }
+
+    /// The tally of the results written.
+    pub fn tally(&self) -> Tally {
+        self.summary.0.borrow().clone()
     }
 }
 
@@ -200,90 +237,16 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         user: ev.facts.user.as_deref(),
         request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
         reasons,
-        token_check: r.token_check.map(check_json),
+        token_check: r.token_check.map(|c| TokenCheckJson {
+            at: Time::new(c.stamp.low),
+            at_source: c.stamp.source,
+            verdict: c.judgement.verdict,
+            accepted_in_seconds: c.judgement.accepted_in.map(ceil_seconds),
+            rejected_for_seconds: c.judgement.rejected_for.map(ceil_seconds),
+            remaining_seconds: c.judgement.remaining.map(floor_seconds),
+        }),
         diagnosis: DiagnosisJson::new(&r.diagnosis),
     }
-}
-
-fn check_json(c: TokenCheck) -> TokenCheckJson {
-    let j = c.judgement;
-    TokenCheckJson {
-        at: Time::new(c.stamp.low),
-        at_source: c.stamp.source,
-        verdict: j.verdict,
-        accepted_in_seconds: j.accepted_in.map(ceil_seconds),
-        rejected_for_seconds: j.rejected_for.map(ceil_seconds),
-        remaining_seconds: j.remaining.map(floor_seconds),
-    }
-}
-
-/// Writes `classify -o json` one result at a time: the same document as
-/// serialising [`ClassifyJson`], without holding every result in memory.
-pub struct JsonStream<'w> {
-    out: &'w mut dyn Write,
-    tally: Tally,
-}
-
-impl<'w> JsonStream<'w> {
-    /// Writes everything before the first result.
-    pub fn begin(
-        out: &'w mut dyn Write,
-        input: InputJson,
-        evaluated_at: chrono::DateTime<chrono::Utc>,
-        leeway: chrono::TimeDelta,
-        token: Option<&Token>,
-    ) -> io::Result<Self> {
-        writeln!(out, "{{")?;
-        write_field(out, "input", &input, true)?;
-        write_field(out, "evaluated_at", &Time::new(evaluated_at), true)?;
-        write_field(out, "leeway_seconds", &leeway.num_seconds(), true)?;
-        write_field(out, "token", &token.map(TokenSummaryJson::new), true)?;
-        write!(out, "  \"results\": [")?;
-        Ok(JsonStream {
-            out,
-            tally: Tally::default(),
-        })
-    }
-
-    /// Writes one result.
-    pub fn push(&mut self, r: &ClassifyResult) -> io::Result<()> {
-        let sep = if self.tally.events == 0 { "\n" } else { ",\n" };
-        self.tally.add(r);
-        write!(self.out, "{sep}    {}", pretty(&result_json(r), 4)?)
-    }
-
-    /// Closes the results and writes their summary; their tally.
-    pub fn finish(self) -> io::Result<Tally> {
-        if self.tally.events > 0 {
-            write!(self.out, "\n  ")?;
-        }
-        writeln!(self.out, "],")?;
-        write_field(self.out, "summary", &SummaryJson::new(&self.tally), false)?;
-        writeln!(self.out, "}}")?;
-        Ok(self.tally)
-    }
-}
-
-/// `  "key": value` at object depth 1.
-fn write_field(
-    out: &mut dyn Write,
-    key: &str,
-    value: &impl Serialize,
-    comma: bool,
-) -> io::Result<()> {
-    writeln!(
-        out,
-        "  {}: {}{}",
-        super::json::escape_raw(&serde_json::to_string(key)?),
-        pretty(value, 2)?,
-        if comma { "," } else { "" }
-    )
-}
-
-/// Pretty JSON whose continuation lines are indented by `indent` spaces.
-fn pretty(value: &impl Serialize, indent: usize) -> io::Result<String> {
-    let text = serde_json::to_string_pretty(value)?;
-    Ok(super::json::escape_raw(&text).replace('\n', &format!("\n{}", " ".repeat(indent))))
 }
 
 /// Up to this many results are shown as detailed blocks; more (a log file) as
@@ -291,114 +254,97 @@ fn pretty(value: &impl Serialize, indent: usize) -> io::Result<String> {
 pub const DETAILED_MAX: usize = 10;
 
 /// `classify` as tables, streamed: a header, one block per event (or one row per
-/// event past [`DETAILED_MAX`]), then a summary line.
-pub struct TableStream<'w> {
-    out: &'w mut dyn Write,
-    style: TableStyle,
-    /// Results held until we know whether there are more than `DETAILED_MAX`.
-    pending: Vec<ClassifyResult>,
-    compact: bool,
-    tally: Tally,
-}
-
-impl<'w> TableStream<'w> {
-    /// Writes the header.
-    pub fn begin(
-        out: &'w mut dyn Write,
-        style: &TableStyle,
-        input: &InputJson,
-        token: Option<&Token>,
-    ) -> io::Result<Self> {
-        let s = &style.styles;
+/// event past [`DETAILED_MAX`]), then a summary line; the tally of every result.
+pub fn write_tables(
+    out: &mut dyn Write,
+    style: &TableStyle,
+    input: &InputJson,
+    token: Option<&Token>,
+    results: impl Iterator<Item = ClassifyResult>,
+) -> io::Result<Tally> {
+    let s = &style.styles;
+    writeln!(
+        out,
+        "{} {} ({})",
+        "Input:".style(s.bold),
+        input.source_type.as_str(),
+        if input.detected {
+            "detected"
+        } else {
+            "forced with --type"
+        }
+    )?;
+    if let Some(t) = token {
+        let (kind, _) = token::kind::classify(&t.claims);
         writeln!(
             out,
-            "{} {} ({})",
-            "Input:".style(s.bold),
-            input.source_type.as_str(),
-            if input.detected {
-                "detected"
-            } else {
-                "forced with --type"
-            }
+            "{} sha256:{} {} {}",
+            "Token:".style(s.bold),
+            t.fingerprint,
+            kind.as_str(),
+            sanitize(t.claims.subject.as_deref().unwrap_or("-"))
         )?;
-        if let Some(t) = token {
-            let (kind, _) = token::kind::classify(&t.claims);
-            writeln!(
-                out,
-                "{} sha256:{} {} {}",
-                "Token:".style(s.bold),
-                t.fingerprint,
-                kind.as_str(),
-                sanitize(t.claims.subject.as_deref().unwrap_or("-"))
-            )?;
-        }
-        Ok(TableStream {
-            out,
-            style: *style,
-            pending: Vec::new(),
-            compact: false,
-            tally: Tally::default(),
-        })
     }
-
-    /// Adds one result.
-    pub fn push(&mut self, r: ClassifyResult) -> io::Result<()> {
-        self.tally.add(&r);
-        if self.compact {
-            return write_row(self.out, &r, &self.style);
+    let mut tally = Tally::default();
+    // Results held until we know whether there are more than `DETAILED_MAX`.
+    let mut pending = Vec::new();
+    let mut compact = false;
+    for r in results {
+        tally.add(&r);
+        if compact {
+            write_row(out, &r, style)?;
+            continue;
         }
-        self.pending.push(r);
-        if self.pending.len() > DETAILED_MAX {
-            self.compact = true;
-            writeln!(self.out)?;
-            write_row_header(self.out, &self.style)?;
-            for r in std::mem::take(&mut self.pending) {
-                write_row(self.out, &r, &self.style)?;
+        pending.push(r);
+        if pending.len() > DETAILED_MAX {
+            compact = true;
+            writeln!(out)?;
+            let header = format!(
+                "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
+                "LINE", "CLASSIFICATION", "CAUSE", "CONF"
+            );
+            writeln!(out, "{}", header.style(s.bold))?;
+            for r in pending.drain(..) {
+                write_row(out, &r, style)?;
             }
         }
-        Ok(())
     }
-
-    /// Writes what is held and the summary; the tally of every result.
-    pub fn finish(self) -> io::Result<Tally> {
-        let s = &self.style.styles;
-        for (n, r) in self.pending.iter().enumerate() {
-            writeln!(self.out)?;
-            write_result(self.out, n + 1, r, &self.style)?;
-        }
-        writeln!(self.out)?;
-        let summary = SummaryJson::new(&self.tally);
-        let counts: Vec<String> = summary
-            .by_classification
+    for (n, r) in pending.iter().enumerate() {
+        writeln!(out)?;
+        write_result(out, n + 1, r, style)?;
+    }
+    writeln!(out)?;
+    let summary = SummaryJson::new(&tally);
+    let counts: Vec<String> = summary
+        .by_classification
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(c, n)| format!("{n} {c}"))
+        .collect();
+    let line = format!(
+        "Summary: {} event{}: {}",
+        summary.events,
+        if summary.events == 1 { "" } else { "s" },
+        counts.join(", ")
+    );
+    let look = if summary.problems > 0 { s.error } else { s.ok };
+    writeln!(out, "{}", line.style(look))?;
+    if compact {
+        let causes: Vec<String> = summary
+            .by_cause
             .iter()
-            .filter(|(_, n)| **n > 0)
             .map(|(c, n)| format!("{n} {c}"))
             .collect();
-        let line = format!(
-            "Summary: {} event{}: {}",
-            summary.events,
-            if summary.events == 1 { "" } else { "s" },
-            counts.join(", ")
-        );
-        let look = if summary.problems > 0 { s.error } else { s.ok };
-        writeln!(self.out, "{}", line.style(look))?;
-        if self.compact {
-            let causes: Vec<String> = summary
-                .by_cause
-                .iter()
-                .map(|(c, n)| format!("{n} {c}"))
-                .collect();
-            for line in wrap(&format!("Causes: {}", causes.join(", ")), self.style.width) {
-                writeln!(self.out, "{line}")?;
-            }
-            writeln!(
-                self.out,
-                "{}",
-                "Details: -o json, or classify one line at a time.".style(s.dim)
-            )?;
+        for line in wrap(&format!("Causes: {}", causes.join(", ")), style.width) {
+            writeln!(out, "{line}")?;
         }
-        Ok(self.tally)
+        writeln!(
+            out,
+            "{}",
+            "Details: -o json, or classify one line at a time.".style(s.dim)
+        )?;
     }
+    Ok(tally)
 }
 
 /// Breaks `text` after `, ` so that lines fit `width` columns where possible.
@@ -422,19 +368,6 @@ fn wrap(text: &str, width: u16) -> Vec<String> {
     lines
 }
 
-fn write_row_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}",
-        format!(
-            "{:>6}  {:<17}  {:<25}  {:<6}  EVIDENCE",
-            "LINE", "CLASSIFICATION", "CAUSE", "CONF"
-        )
-        .style(style.styles.bold)
-    )
-}
-
-/// Red for a problem, green otherwise.
 fn class_style(d: &Diagnosis, style: &TableStyle) -> owo_colors::Style {
     let s = &style.styles;
     if d.classification.is_problem() {
@@ -566,7 +499,7 @@ fn request_words(r: &RequestInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::{self, Context};
+    use crate::classify::{self, ClassifyReport, Context};
     use serde_json::Value;
 
     const MIXED: &str = include_str!("../../testdata/evidence/apiserver-1.33-mixed.log");
@@ -590,25 +523,25 @@ mod tests {
     }
 
     #[test]
-    fn streamed_json_is_the_documented_document() {
+    fn streamed_json_has_every_result_and_their_summary() {
         for text in [
             MIXED,
             "401\n",
             "Error from server (NotFound): pods \"x\" not found",
         ] {
             let report = report(text);
-            let whole = ClassifyJson::new(&report, input(&report), None);
-            let whole = serde_json::to_value(whole).unwrap();
-            let mut out = Vec::new();
             let (at, leeway) = (report.evaluated_at, report.leeway);
-            let mut w = JsonStream::begin(&mut out, input(&report), at, leeway, None).unwrap();
-            for r in &report.results {
-                w.push(r).unwrap();
-            }
-            w.finish().unwrap();
+            let results = report.results.clone().into_iter();
+            let doc = ClassifyJson::new(input(&report), at, leeway, None, results);
+            let mut out = Vec::new();
+            super::super::json::write_pretty(&mut out, &doc).unwrap();
             let streamed: Value = serde_json::from_slice(&out).unwrap();
-            assert_eq!(streamed, whole);
+            let each: Vec<Value> = (report.results.iter())
+                .map(|r| serde_json::to_value(result_json(r)).unwrap())
+                .collect();
+            assert_eq!(streamed["results"], Value::Array(each));
             assert_eq!(streamed["summary"]["events"], report.results.len());
+            assert_eq!(doc.tally().events, report.results.len());
         }
     }
 
@@ -618,11 +551,8 @@ mod tests {
         let table = |text| {
             let report = report(text);
             let mut out = Vec::new();
-            let mut w = TableStream::begin(&mut out, &style, &input(&report), None).unwrap();
-            for r in report.results {
-                w.push(r).unwrap();
-            }
-            w.finish().unwrap();
+            let input = input(&report);
+            write_tables(&mut out, &style, &input, None, report.results.into_iter()).unwrap();
             String::from_utf8(out).unwrap()
         };
         let text = table(MIXED);

@@ -14,7 +14,9 @@ use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson, timeline};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
-use super::diagnosis::{DiagnosisJson, ReasonJson, cause_words, wrap, write_item, write_lead};
+use super::diagnosis::{
+    DiagnosisJson, ReasonJson, cause_words, write_hanging, write_item, write_lead,
+};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
@@ -49,28 +51,22 @@ fn failing_counts(tally: &crate::classify::Tally) -> String {
         .filter(|(class, _)| count(*class) > 0)
         .map(|(class, status)| format!("{} {status}s", thousands(count(class) as u64)))
         .collect();
-    let others: Vec<String> = tally
+    let others: Vec<(&Classification, &usize)> = tally
         .by_classification
         .iter()
         .filter(|(class, n)| !matches!(class, Unauthorized | Forbidden) && **n > 0)
-        .map(|(class, n)| format!("{} {}", class.as_str(), thousands(*n as u64)))
         .collect();
     if !others.is_empty() {
-        let n: usize = tally
-            .by_classification
+        let n: usize = others.iter().map(|(_, n)| **n).sum();
+        let noun = if n == 1 { "event" } else { "events" };
+        let each: Vec<String> = others
             .iter()
-            .filter(|(class, _)| !matches!(class, Unauthorized | Forbidden))
-            .map(|(_, n)| n)
-            .sum();
-        let noun = if n == 1 {
-            "other event"
-        } else {
-            "other events"
-        };
+            .map(|(class, n)| format!("{} {}", class.as_str(), thousands(**n as u64)))
+            .collect();
         parts.push(format!(
-            "{} {noun} ({})",
+            "{} other {noun} ({})",
             thousands(n as u64),
-            others.join(", ")
+            each.join(", ")
         ));
     }
     parts.join(", ")
@@ -143,7 +139,7 @@ pub struct GroupJson<'a> {
     /// Events by how the reason line and the request's httplog line were
     /// joined: `exact`, `guess` (lower confidence) or `none`.
     #[schemars(schema_with = "counts::<Join>")]
-    #[serde(deserialize_with = "join_counts")]
+    #[serde(deserialize_with = "super::classify::known_counts::<_, Join, _>")]
     pub joins: BTreeMap<&'static str, u64>,
     /// Who sent the requests, most events first (at most 20; a shard's, with
     /// `--shard`, every one kept, at most 256).
@@ -248,12 +244,6 @@ impl<'a> LogEventJson<'a> {
     }
 }
 
-fn join_counts<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<BTreeMap<&'static str, u64>, D::Error> {
-    super::classify::known_counts(d, Join::ALL.iter().map(|j| j.as_str()))
-}
-
 fn input(sources: &[String], i: usize) -> &str {
     sources.get(i).map_or("stdin", String::as_str)
 }
@@ -348,7 +338,6 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
     }
 }
 
-/// A group's sources, most events first.
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
     v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));
@@ -535,13 +524,8 @@ fn write_rows(out: &mut dyn Write, r: &LogReport, style: &TableStyle) -> io::Res
         .iter()
         .map(|(c, n)| format!("{} {}", thousands(*n as u64), c.as_str()))
         .collect();
-    for (i, line) in wrap(&causes.join(", "), style.text_width())
-        .iter()
-        .enumerate()
-    {
-        writeln!(out, "{}{line}", if i == 0 { "Causes: " } else { "  " })?;
-    }
-    Ok(())
+    let width = style.text_width();
+    write_hanging(out, ["Causes: ", "  "], &causes.join(", "), width)
 }
 
 /// A group's details: when, what the server said, from whom, the diagnosis.
@@ -626,9 +610,7 @@ fn write_group(
     let others: Vec<&str> = d.others().map(|c| c.cause.as_str()).collect();
     if !others.is_empty() {
         let text = format!("Other candidates: {} (-o json has each)", others.join(", "));
-        for line in wrap(&text, width + 2) {
-            writeln!(out, "{line}")?;
-        }
+        write_hanging(out, [""; 2], &text, width + 2)?;
     }
     Ok(())
 }

@@ -204,15 +204,9 @@ impl<'a> CandidateJson<'a> {
     }
 }
 
-/// A diagnosis in full: its heading and its body.
+/// A diagnosis in full: its heading
+/// (`Diagnosis: 401-invalid-token: clock-skew (medium confidence)`) and its body.
 pub fn write_diagnosis(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
-    write_heading(out, d, style)?;
-    write_body(out, d, style)
-}
-
-/// `Diagnosis: 401-invalid-token: clock-skew (medium confidence)`, the
-/// heading every table of a diagnosis opens with.
-pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     writeln!(
         out,
@@ -220,7 +214,8 @@ pub fn write_heading(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle) -> 
         "Diagnosis:".style(s.bold),
         d.classification.as_str(),
         cause_words(d.cause(), d.confidence()).style(s.bold)
-    )
+    )?;
+    write_body(out, d, style)
 }
 
 /// `clock-skew (medium confidence)`.
@@ -279,12 +274,21 @@ pub(crate) fn write_lead(out: &mut dyn Write, d: &Diagnosis, style: &TableStyle)
             write_item(out, &support_text(item), width)?;
         }
     }
-    if !top.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in &top.next {
-            write_item(out, &step.why, width)?;
-            write_command(out, step.command.as_ref())?;
-        }
+    write_steps(out, &top.next, style)
+}
+
+/// `Next steps:`, each step's why and its command; nothing without steps.
+pub(crate) fn write_steps(
+    out: &mut dyn Write,
+    steps: &[NextStep],
+    style: &TableStyle,
+) -> io::Result<()> {
+    if !steps.is_empty() {
+        writeln!(out, "{}", "Next steps:".style(style.styles.bold))?;
+    }
+    for step in steps {
+        write_item(out, &step.why, style.text_width())?;
+        write_command(out, step.command.as_ref())?;
     }
     Ok(())
 }
@@ -298,13 +302,22 @@ pub(crate) fn support_text(s: &Support) -> String {
 }
 
 pub(crate) fn write_item(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
-    write_bullet(out, &sanitize(text), width)
+    write_hanging(out, BULLET, &sanitize(text), width)
 }
 
-/// `  - text`, wrapped to `width`, its further lines under the text.
-pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io::Result<()> {
+/// `  - text`, its further lines under the text ([`write_hanging`]).
+pub(crate) const BULLET: [&str; 2] = ["  - ", "    "];
+
+/// `text` wrapped to `width`, its first line after `first`, the others
+/// after `rest`.
+pub(crate) fn write_hanging(
+    out: &mut dyn Write,
+    [first, rest]: [&str; 2],
+    text: &str,
+    width: usize,
+) -> io::Result<()> {
     for (i, line) in wrap(text, width).iter().enumerate() {
-        writeln!(out, "{}{line}", if i == 0 { "  - " } else { "    " })?;
+        writeln!(out, "{}{line}", if i == 0 { first } else { rest })?;
     }
     Ok(())
 }
@@ -312,17 +325,9 @@ pub(crate) fn write_bullet(out: &mut dyn Write, text: &str, width: usize) -> io:
 /// `    $ command   # expect`, under its bullet, on one line however long.
 fn write_command(out: &mut dyn Write, command: Option<&Command>) -> io::Result<()> {
     let Some(c) = command else { return Ok(()) };
-    write_shell(out, &c.shell(), c.expect.as_deref())
-}
-
-/// `    $ shell   # expect`, under its bullet, on one line however long.
-pub(crate) fn write_shell(
-    out: &mut dyn Write,
-    shell: &str,
-    expect: Option<&str>,
-) -> io::Result<()> {
-    let expect = expect.map(|e| format!("   # {e}")).unwrap_or_default();
-    writeln!(out, "    $ {}{}", sanitize(shell), sanitize(&expect))
+    let expect = c.expect.as_ref().map(|e| format!("   # {e}"));
+    let expect = expect.unwrap_or_default();
+    writeln!(out, "    $ {}{}", sanitize(&c.shell()), sanitize(&expect))
 }
 
 /// Word wrap (linear), words longer than the width on a line of their own.

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_body};
+use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_body, write_hanging};
 use super::json::{DecodeJson, Time};
 use super::probe::ProbeJson;
 use super::sanitize::sanitize;
@@ -19,7 +19,6 @@ use crate::diagnosis::Cause;
 use crate::doctor::{DoctorReport, DoctorVerdict, KeysObservation, Step, StepStatus};
 use crate::probe::ProbeReport;
 
-/// Width of the step-name column.
 const NAME_WIDTH: usize = 13;
 
 /// `doctor -o json`: the in-pod checks, their verdict and diagnosis, and the
@@ -81,17 +80,12 @@ pub fn write_step(out: &mut dyn Write, step: &Step, style: &TableStyle) -> io::R
     let indent = 7 + NAME_WIDTH + 1;
     let width = usize::from(style.width).saturating_sub(indent).max(30);
     let summary = sanitize(&step.summary);
-    let mut lines = wrap(&summary, width).into_iter();
-    writeln!(
-        out,
-        "{} {:<NAME_WIDTH$} {}",
+    let first = format!(
+        "{} {:<NAME_WIDTH$} ",
         format!("[{label}]").style(look),
-        step.name,
-        lines.next().unwrap_or_default()
-    )?;
-    for line in lines {
-        writeln!(out, "{:indent$}{line}", "")?;
-    }
+        step.name
+    );
+    write_hanging(out, [&first, &" ".repeat(indent)], &summary, width)?;
     if step.status != StepStatus::Pass {
         for detail in &step.details {
             for (i, line) in wrap(&sanitize(detail), width.saturating_sub(2))

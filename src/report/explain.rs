@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::TableStyle;
-use super::diagnosis::{wrap, write_bullet};
+use super::diagnosis::{BULLET, write_hanging};
 use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
@@ -152,16 +152,7 @@ pub fn write_code_page(out: &mut dyn Write, page: &CodeJson, style: &TableStyle)
         CodeKind::TokenKind => "a token kind decode tells apart",
     };
     writeln!(out, "{} — {kind}", page.code.style(s.bold))?;
-    for line in wrap(
-        &page
-            .meaning
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-        width,
-    ) {
-        writeln!(out, "  {line}")?;
-    }
+    write_hanging(out, ["  "; 2], &unbreak(page.meaning), width)?;
     if page.causes.is_empty() {
         return Ok(());
     }
@@ -346,7 +337,7 @@ pub fn write_wordings(out: &mut dyn Write, style: &TableStyle) -> io::Result<()>
                 w.versions,
                 cause.unwrap_or_default()
             );
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
         writeln!(out)?;
     }
@@ -375,17 +366,11 @@ fn write_cause_lines(
     let s = &style.styles;
     let code_width = causes.iter().map(|c| c.as_str().len()).max().unwrap_or(0);
     let room = width.saturating_sub(indent.len() + code_width + 2).max(30);
+    let rest = " ".repeat(indent.len() + code_width + 2);
     for cause in causes {
-        let mut lines = wrap(cause.summary(), room).into_iter();
-        writeln!(
-            out,
-            "{indent}{}  {}",
-            format!("{:<code_width$}", cause.as_str()).style(s.bold),
-            lines.next().unwrap_or_default()
-        )?;
-        for line in lines {
-            writeln!(out, "{indent}{:<code_width$}  {line}", "")?;
-        }
+        let code = format!("{:<code_width$}", cause.as_str());
+        let first = format!("{indent}{}  ", code.style(s.bold));
+        write_hanging(out, [&first, &rest], cause.summary(), room)?;
     }
     writeln!(out)?;
     writeln!(
@@ -402,9 +387,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     let page = ExplainJson::new(cause);
     let width = usize::from(style.width).saturating_sub(2).max(30);
     writeln!(out, "{} — {}", cause.as_str().style(s.bold), page.title)?;
-    for line in wrap(page.summary, width) {
-        writeln!(out, "  {line}")?;
-    }
+    write_hanging(out, ["  "; 2], page.summary, width)?;
     let explains: Vec<&str> = page.explains.iter().map(|c| c.as_str()).collect();
     writeln!(
         out,
@@ -413,9 +396,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
     )?;
     for para in page.explanation {
         writeln!(out)?;
-        for line in wrap(&unbreak(para), width) {
-            writeln!(out, "  {line}")?;
-        }
+        write_hanging(out, ["  "; 2], &unbreak(para), width)?;
     }
     let section = |out: &mut dyn Write, title: &str| writeln!(out, "\n{}", title.style(s.bold));
     for (title, steps) in [("How to confirm:", page.confirm), ("How to fix:", page.fix)] {
@@ -424,7 +405,7 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
         }
         section(out, title)?;
         for step in steps {
-            write_bullet(out, &step.why, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &step.why, width.saturating_sub(2))?;
             if let Some(c) = &step.command {
                 writeln!(out, "    $ {}", c.shell())?;
             }
@@ -434,14 +415,14 @@ pub fn write_page(out: &mut dyn Write, cause: Cause, style: &TableStyle) -> io::
         section(out, "What kube-apiserver says (log, TokenReview):")?;
         for w in page.wordings {
             let line = format!("\"{}\" ({})", w.text, w.versions);
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
     }
     if !page.other_wordings.is_empty() {
         section(out, "What other programs say:")?;
         for w in page.other_wordings {
             let line = format!("{}: \"{}\" ({})", w.said_by, w.text, w.versions);
-            write_bullet(out, &line, width.saturating_sub(2))?;
+            write_hanging(out, BULLET, &line, width.saturating_sub(2))?;
         }
     }
     section(out, "Sources:")?;

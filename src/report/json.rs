@@ -134,7 +134,6 @@ pub struct TokenSummaryJson<'a> {
     pub credential_id: Option<String>,
 }
 
-/// A token's fingerprint: 8 lowercase hex digits.
 const FINGERPRINT: &str = "^[0-9a-f]{8}$";
 
 /// An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`).
@@ -191,7 +190,6 @@ pub struct LineErrorJson<'a> {
 }
 
 impl<'a> DecodeJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a DecodeReport, line: Option<usize>) -> Self {
         let token = &report.token;
         let claims = &token.claims;
@@ -236,19 +234,24 @@ impl<'a> DecodeJson<'a> {
     }
 }
 
-/// `json` with every character [`is_dangerous`] names that serde_json leaves raw
-/// (DEL, C1 controls, bidi and zero-width characters, line separators) written
-/// as `\uXXXX`. They can only occur inside strings (JSON's own syntax is ASCII
-/// and its layout only space, tab and newline), so the replacement is always
-/// an escape inside a string literal.
-pub fn escape_raw(json: &str) -> Cow<'_, str> {
+/// The bytes serde_json wrote, with every character [`is_dangerous`] names
+/// that serde_json leaves raw (DEL, C1 controls, bidi and zero-width
+/// characters, line separators) written as `\uXXXX`. They can only occur
+/// inside strings (JSON's own syntax is ASCII and its layout only space, tab
+/// and newline), so the replacement is always an escape inside a string literal.
+fn escaped(doc: &[u8]) -> Cow<'_, [u8]> {
+    // serde_json writes UTF-8; raw dangerous characters are never ASCII but DEL.
+    // (`is_ascii` checks a word at a time; a byte loop with an early exit does not.)
+    if doc.is_ascii() && memchr::memchr(0x7f, doc).is_none() {
+        return Cow::Borrowed(doc);
+    }
     // ASCII controls: serde_json escaped those in strings; the rest is layout.
     let raw = |c: char| c >= '\u{7f}' && is_dangerous(c);
-    if !json.chars().any(raw) {
-        return Cow::Borrowed(json);
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
+    let Some(text) = std::str::from_utf8(doc).ok().filter(|t| t.chars().any(raw)) else {
+        return Cow::Borrowed(doc);
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
         if raw(c) {
             // Every such character is in the Basic Multilingual Plane.
             out.push_str(&format!("\\u{:04x}", u32::from(c)));
@@ -256,23 +259,9 @@ pub fn escape_raw(json: &str) -> Cow<'_, str> {
             out.push(c);
         }
     }
-    Cow::Owned(out)
+    Cow::Owned(out.into_bytes())
 }
 
-/// The bytes serde_json wrote, escaped by [`escape_raw`].
-fn escaped(doc: &[u8]) -> Cow<'_, [u8]> {
-    // serde_json writes UTF-8; raw dangerous characters are never ASCII but DEL.
-    // (`is_ascii` checks a word at a time; a byte loop with an early exit does not.)
-    if doc.is_ascii() && memchr::memchr(0x7f, doc).is_none() {
-        return Cow::Borrowed(doc);
-    }
-    match std::str::from_utf8(doc).map(escape_raw) {
-        Ok(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
-        _ => Cow::Borrowed(doc),
-    }
-}
-
-/// Writes one value as a line of JSON.
 pub fn write_line(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
     // Serialize into a buffer, then one write: serde_json writes in many small
     // pieces, each a dynamic call through `dyn Write` otherwise (batches write
@@ -300,7 +289,7 @@ pub fn write_pretty(out: &mut dyn std::io::Write, value: &impl Serialize) -> std
     out.flush()
 }
 
-/// Escapes what [`escape_raw`] names in each piece serde_json writes: it cuts
+/// Escapes what [`escaped`] names in each piece serde_json writes: it cuts
 /// a string's text only at the (ASCII) characters it escapes itself, so every
 /// piece is whole characters.
 struct Escaping<W>(W);

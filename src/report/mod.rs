@@ -39,7 +39,6 @@ pub enum DataFormat {
 }
 
 impl OutputFormat {
-    /// The data format, or `None` for tables.
     pub fn data(self) -> Option<DataFormat> {
         match self {
             OutputFormat::Table => None,
@@ -57,7 +56,7 @@ pub fn write_data(
 ) -> std::io::Result<()> {
     match format {
         DataFormat::Json => json::write_pretty(out, value),
-        DataFormat::Yaml => write_yaml(out, value),
+        DataFormat::Yaml => out.write_all(yaml::to_string(value)?.as_bytes()),
     }
 }
 
@@ -71,14 +70,9 @@ pub fn write_record(
         DataFormat::Json => json::write_line(out, value),
         DataFormat::Yaml => {
             out.write_all(b"---\n")?;
-            write_yaml(out, value)
+            out.write_all(yaml::to_string(value)?.as_bytes())
         }
     }
-}
-
-fn write_yaml(out: &mut dyn std::io::Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    let text = yaml::to_string(value).map_err(std::io::Error::other)?;
-    out.write_all(text.as_bytes())
 }
 
 /// Colours for the table renderer: plain by default, [`Styles::colorize`] turns
@@ -94,7 +88,6 @@ pub struct Styles {
 }
 
 impl Styles {
-    /// Turns colours on.
     pub fn colorize(&mut self) {
         self.error = Style::new().red().bold();
         self.warning = Style::new().yellow().bold();
@@ -104,7 +97,6 @@ impl Styles {
         self.bold = Style::new().bold();
     }
 
-    /// The style for a finding severity.
     pub fn severity(&self, severity: crate::findings::Severity) -> Style {
         match severity {
             crate::findings::Severity::Error => self.error,
@@ -138,7 +130,6 @@ fn local(at: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::FixedOff
     at.with_timezone(&offset)
 }
 
-/// How to render tables: colours, width and time zone.
 #[derive(Debug, Clone, Copy)]
 pub struct TableStyle {
     pub styles: Styles,

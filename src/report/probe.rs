@@ -220,7 +220,6 @@ pub struct RequestJson<'a> {
 }
 
 impl<'a> ProbeJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a ProbeReport, token: Option<&'a Token>) -> Self {
         ProbeJson {
             token: token.map(TokenSummaryJson::new),
@@ -317,7 +316,6 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
     json
 }
 
-/// One line for the table: what the TokenReview said.
 fn review_text(outcome: &ReviewOutcome) -> String {
     match outcome {
         ReviewOutcome::Authenticated { username, .. } => format!("authenticated as {username}"),
@@ -369,18 +367,14 @@ pub fn write_probe(
     style: &TableStyle,
 ) -> io::Result<()> {
     let several = report.servers.len() > 1;
-    write_context(out, report)?;
-    for (i, server) in report.servers.iter().enumerate() {
-        write_server(out, server, several.then_some(i + 1), style)?;
-    }
-    writeln!(out)?;
-
     let mut header = vec!["REQUEST", "TOKEN", "STATUS", "ANSWER", "TIME"];
     if several {
         header.insert(0, "#");
     }
     let mut requests = table_of(style, presets::NOTHING, &header);
+    write_context(out, report)?;
     for (i, server) in report.servers.iter().enumerate() {
+        write_server(out, server, several.then_some(i + 1), style)?;
         for request in &server.observation.requests {
             let mut row = request_row(request);
             if several {
@@ -389,6 +383,7 @@ pub fn write_probe(
             requests.add_row(row);
         }
     }
+    writeln!(out)?;
     write_table(out, &requests)?;
     writeln!(out)?;
     write_diagnosis(out, &report.diagnosis, style)

@@ -39,12 +39,10 @@ pub fn list_table(style: &TableStyle, headers: &[&str]) -> Table {
     table
 }
 
-/// A table with borders and bold column headers.
 pub fn bordered_table(style: &TableStyle, headers: &[&str]) -> Table {
     table_of(style, presets::UTF8_FULL_CONDENSED, headers)
 }
 
-/// A table of `preset` that fits the width, with bold `headers` if any.
 pub(crate) fn table_of(style: &TableStyle, preset: &str, headers: &[&str]) -> Table {
     let mut table = Table::new();
     table
@@ -374,10 +372,8 @@ fn counts(findings: &[Finding]) -> String {
     }
 }
 
-/// Width of the WHO column of the batch table.
 const WHO_WIDTH: usize = 23;
 
-/// Column header of the compact batch table.
 pub fn write_batch_header(out: &mut dyn Write, style: &TableStyle) -> io::Result<()> {
     writeln!(
         out,
@@ -439,7 +435,6 @@ pub fn write_batch_row(
     }
 }
 
-/// A batch line that could not be read.
 pub fn write_batch_error(
     out: &mut dyn Write,
     line: usize,

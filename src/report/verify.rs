@@ -83,7 +83,6 @@ pub struct KeyJson<'a> {
 }
 
 impl<'a> VerifyJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a VerifyReport, token: &'a Token) -> Self {
         let matched = report.matched();
         VerifyJson {

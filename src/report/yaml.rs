@@ -14,7 +14,7 @@
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Error as _, Serialize, Serializer};
+use serde::ser::{Serialize, Serializer};
 
 use super::sanitize::is_dangerous;
 
@@ -28,31 +28,27 @@ fn needs_mark(c: char) -> bool {
 }
 
 /// Renders `value` as YAML text ending in a newline.
-pub fn to_string(value: &impl Serialize) -> Result<String, serde_saphyr::ser::Error> {
+pub fn to_string(value: &impl Serialize) -> std::io::Result<String> {
     let text = render(value)?;
     if text.chars().any(needs_mark) {
-        let json = serde_json::to_vec(value).map_err(serde_saphyr::ser::Error::custom)?;
-        return from_json(&json);
+        return from_json(&serde_json::to_vec(value)?);
     }
-    Ok(ending_in_newline(text))
+    Ok(text)
 }
 
 /// Renders a JSON document as YAML, its keys in the document's order.
-pub fn from_json(json: &[u8]) -> Result<String, serde_saphyr::ser::Error> {
-    let marked: Ordered = serde_json::from_slice(json).map_err(serde_saphyr::ser::Error::custom)?;
-    Ok(ending_in_newline(unmark(&render(&marked)?)))
+pub fn from_json(json: &[u8]) -> std::io::Result<String> {
+    let marked: Ordered = serde_json::from_slice(json)?;
+    Ok(unmark(&render(&marked)?))
 }
 
-fn ending_in_newline(mut text: String) -> String {
+/// The YAML text, ending in a newline.
+fn render(value: &impl Serialize) -> std::io::Result<String> {
+    let mut text = String::new();
+    serde_saphyr::to_fmt_writer(&mut text, value).map_err(std::io::Error::other)?;
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    text
-}
-
-fn render(value: &impl Serialize) -> Result<String, serde_saphyr::ser::Error> {
-    let mut text = String::new();
-    serde_saphyr::to_fmt_writer(&mut text, value)?;
     Ok(text)
 }
 

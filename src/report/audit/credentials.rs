@@ -1,7 +1,6 @@
 //! Credential provenance in `audit` output: the wire types of the TokenRequest
 //! event that minted a credential (docs/audit.md, "Who minted a token"), their
-//! merge across shards, and the table's section. Every string from audit
-//! events goes through `sanitize`.
+//! merge across shards, and the table's section.
 
 use super::*;
 use crate::audit::mint::{Bound, Mint};
@@ -157,12 +156,9 @@ pub(super) fn merge_credentials(
     for c in from {
         match into.get_mut(&c.id) {
             Some(mine) => {
-                for f in c.findings {
-                    if !mine.findings.contains(&f) {
-                        mine.findings.push(f);
-                    }
-                }
+                mine.findings.extend(c.findings);
                 mine.findings.sort();
+                mine.findings.dedup();
                 mine.minted = earlier(mine.minted.take(), c.minted);
             }
             None => {

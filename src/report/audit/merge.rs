@@ -10,7 +10,6 @@ use super::*;
 #[error("the documents' counts add up to more than 2^64: they are not shards of one log")]
 pub struct Overflow;
 
-/// `*into += n`, or [`Overflow`].
 pub(super) fn add(into: &mut u64, n: u64) -> Result<(), Overflow> {
     *into = into.checked_add(n).ok_or(Overflow)?;
     Ok(())

@@ -1,6 +1,6 @@
 //! The `audit` table, drawn from the wire document so a merged document prints
-//! the same way as a single run's. Every string from audit events goes through
-//! `sanitize`.
+//! the same way as a single run's. Every string from audit events (users,
+//! agents, messages) goes through `sanitize`.
 
 use super::*;
 use crate::diagnosis::forbidden::service_account_of;
@@ -18,7 +18,6 @@ pub(crate) struct Axis {
 }
 
 impl Axis {
-    /// The axis from the first to the last instant.
     pub(crate) fn new(first: Micros, last: Micros, width: usize) -> Axis {
         let (start, end) = (first.div_euclid(BUCKET), last.div_euclid(BUCKET));
         let hours = (end - start + 1).max(1);
@@ -180,8 +179,6 @@ pub(super) fn human(seconds: u64) -> String {
     crate::timefmt::human_seconds(i64::try_from(seconds).unwrap_or(i64::MAX))
 }
 
-/// The table: a header, one row per finding, then each finding's details
-/// (at most `details`; the rest are in -o json).
 /// The headline: what was read, the answers by class, and what was found.
 fn write_headline(
     out: &mut dyn Write,
@@ -273,6 +270,8 @@ fn write_headline(
     Ok(())
 }
 
+/// The table: a header, one row per finding, then each finding's details
+/// (at most `details`; the rest are in -o json).
 pub fn write_table(
     out: &mut dyn Write,
     doc: &AuditJson,
@@ -452,15 +451,7 @@ fn write_details(
     for fact in d.support.iter().filter(|x| x.kind != SupportKind::Answer) {
         write_item(out, &fact.text, width)?;
     }
-    if !d.next.is_empty() {
-        writeln!(out, "{}", "Next steps:".style(s.bold))?;
-        for step in d.next.iter() {
-            write_item(out, &step.why, width)?;
-            if let Some(c) = &step.command {
-                write_shell(out, &c.shell(), c.expect.as_deref())?;
-            }
-        }
-    }
+    write_steps(out, &d.next, style)?;
     if !d.alternatives.is_empty() {
         let alts: Vec<String> = d
             .alternatives

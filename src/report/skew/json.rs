@@ -55,31 +55,28 @@ pub struct ClockJson<'a> {
 }
 
 impl<'a> SkewJson<'a> {
-    /// The wire form of a report.
     pub fn new(report: &'a SkewReport) -> Self {
         SkewJson {
             leeway_seconds: report.leeway.num_seconds(),
             evaluated_at: Time::new(report.reference),
-            clocks: report.clocks.iter().map(ClockJson::new).collect(),
+            clocks: report.clocks.iter().map(clock_json).collect(),
             max_pairwise_skew_seconds: report.max_pair.as_ref().map(|p| as_seconds_f64(p.skew)),
             findings: &report.findings,
         }
     }
 }
 
-impl<'a> ClockJson<'a> {
-    fn new(clock: &'a ClockResult) -> Self {
-        let judgement = clock.judgement;
-        ClockJson {
-            name: &clock.reading.name,
-            source: clock.reading.source,
-            time: Time::new(clock.time),
-            offset_seconds: as_seconds_f64(clock.reading.offset),
-            offset_uncertainty_seconds: as_seconds_f64(clock.reading.uncertainty),
-            verdict: judgement.map(|j| j.verdict),
-            reason: &clock.reason,
-            accepted_in_seconds: judgement.and_then(|j| j.accepted_in).map(ceil_seconds),
-            remaining_seconds: judgement.and_then(|j| j.remaining).map(floor_seconds),
-        }
+fn clock_json(clock: &ClockResult) -> ClockJson<'_> {
+    let judgement = clock.judgement;
+    ClockJson {
+        name: &clock.reading.name,
+        source: clock.reading.source,
+        time: Time::new(clock.time),
+        offset_seconds: as_seconds_f64(clock.reading.offset),
+        offset_uncertainty_seconds: as_seconds_f64(clock.reading.uncertainty),
+        verdict: judgement.map(|j| j.verdict),
+        reason: &clock.reason,
+        accepted_in_seconds: judgement.and_then(|j| j.accepted_in).map(ceil_seconds),
+        remaining_seconds: judgement.and_then(|j| j.remaining).map(floor_seconds),
     }
 }

@@ -17,7 +17,6 @@ use crate::skew::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text,
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::window::{self, Verdict, ceil_seconds, floor_seconds};
 
-/// `skew` in table mode.
 pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) -> io::Result<()> {
     let s = &style.styles;
     writeln!(
@@ -140,7 +139,6 @@ fn clock_time(time: DateTime<Utc>, reference: DateTime<Utc>) -> String {
     }
 }
 
-/// Where the axis of the timeline starts and ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Axis {
     lo: DateTime<Utc>,
