@@ -17,7 +17,6 @@ use aws_lc_rs::encoding::AsDer as _;
 use aws_lc_rs::signature::{self as lc, KeyPair as _};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::DecodingKey;
 use serde_json::{Map, Value};
 
 /// Largest key document accepted (a JWKS with hundreds of keys is ~100 KiB).
@@ -183,8 +182,6 @@ pub struct PublicKey {
     pub pem_form: Option<PemForm>,
     /// Canonical DER SubjectPublicKeyInfo.
     pub(crate) spki: Vec<u8>,
-    /// jsonwebtoken's handle; `None` for P-521 (jsonwebtoken has no ES512).
-    pub(crate) decoding: Option<DecodingKey>,
 }
 
 impl PublicKey {
@@ -209,14 +206,13 @@ impl PublicKey {
             let spki = rsa.as_der().map_err(|_| "cannot re-encode the RSA key")?;
             return Ok(rsa_key(
                 rsa.modulus().big_endian_without_leading_zero(),
-                rsa.exponent().big_endian_without_leading_zero(),
                 spki.as_ref().to_vec(),
             ));
         }
         for &curve in Curve::VARIANTS {
             if let Ok(parsed) = lc::ParsedPublicKey::new(curve.verification(), der) {
                 let spki = parsed.as_der().map_err(|_| "cannot re-encode the EC key")?;
-                return Ok(ec_key(curve, spki.as_ref().to_vec()));
+                return Ok(new_key(KeyKind::Ec(curve), spki.as_ref().to_vec()));
             }
         }
         if lc::ParsedPublicKey::new(&lc::ED25519, der).is_ok() {
@@ -226,30 +222,22 @@ impl PublicKey {
     }
 }
 
-fn rsa_key(n: &[u8], e: &[u8], spki: Vec<u8>) -> PublicKey {
+fn rsa_key(n: &[u8], spki: Vec<u8>) -> PublicKey {
     let n = strip_leading_zeros(n);
     let bits = n
         .first()
         .map_or(0, |b| n.len() * 8 - b.leading_zeros() as usize);
-    let decoding = DecodingKey::from_rsa_raw_components(n, e);
-    new_key(KeyKind::Rsa { bits }, spki, Some(decoding))
-}
-
-fn ec_key(curve: Curve, spki: Vec<u8>) -> PublicKey {
-    // aws-lc-rs reads SubjectPublicKeyInfo as well as a bare point.
-    let decoding = (curve != Curve::P521).then(|| DecodingKey::from_ec_der(&spki));
-    new_key(KeyKind::Ec(curve), spki, decoding)
+    new_key(KeyKind::Rsa { bits }, spki)
 }
 
 /// A key of no source yet, its Kubernetes key id computed.
-fn new_key(kind: KeyKind, spki: Vec<u8>, decoding: Option<DecodingKey>) -> PublicKey {
+fn new_key(kind: KeyKind, spki: Vec<u8>) -> PublicKey {
     PublicKey {
         source: String::new(),
         published_kid: None,
         computed_kid: kubernetes_key_id(&spki),
         kind,
         pem_form: None,
-        decoding,
         spki,
     }
 }
@@ -441,7 +429,7 @@ fn rsa_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
     let spki = components
         .as_der()
         .map_err(|_| "\"n\" and \"e\" do not form an RSA public key".to_owned())?;
-    Ok(rsa_key(&n, &e, spki.as_ref().to_vec()))
+    Ok(rsa_key(&n, spki.as_ref().to_vec()))
 }
 
 fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
@@ -468,7 +456,7 @@ fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
     let spki = parsed
         .as_der()
         .map_err(|_| "cannot encode the EC key".to_owned())?;
-    Ok(ec_key(curve, spki.as_ref().to_vec()))
+    Ok(new_key(KeyKind::Ec(curve), spki.as_ref().to_vec()))
 }
 
 /// Parses PEM text the way kube-apiserver reads `--service-account-key-file`

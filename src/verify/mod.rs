@@ -1,10 +1,8 @@
 //! Pure: would kube-apiserver accept this token's signature, key, issuer,
 //! audience and time claims? Offline, against keys the caller loaded
 //! ([`keys`]). Never reads the clock: every time check is `window::judge` at the
-//! `now` passed in. Signatures are checked with jsonwebtoken (aws-lc-rs backend)
-//! with its own exp/nbf/aud checks and required claims turned off, since
-//! jsonwebtoken would read the system clock; ES512 goes to aws-lc-rs directly
-//! because jsonwebtoken 11 has no ES512.
+//! `now` passed in. Signatures are checked with aws-lc-rs (jsonwebtoken, which
+//! would read the system clock for exp/nbf, has no ES512).
 //!
 //! Order and wording follow pkg/serviceaccount/jwt.go (`Validate`, 1.31+): issuer
 //! pre-check, key lookup by `kid` (an unknown kid fails with "invalid signature, no
@@ -16,10 +14,10 @@ pub mod fetch;
 pub mod keys;
 pub mod trust;
 
+use aws_lc_rs::signature as lc;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
-use jsonwebtoken::{Algorithm, Validation};
 use schemars::JsonSchema;
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -666,35 +664,19 @@ impl<'k> KeyTrial<'k> {
 }
 
 /// Whether `key` verifies the JWS `raw` (signing input `raw[..end]`) with `alg`.
+/// kube-apiserver decodes unpadded base64url only: a padded token verifies with no key.
 fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool {
-    match (&key.decoding, alg) {
-        (Some(decoding), _) => {
-            let algorithm = match alg {
-                SigningAlg::Rs256 => Algorithm::RS256,
-                SigningAlg::Es(keys::Curve::P256) => Algorithm::ES256,
-                SigningAlg::Es(keys::Curve::P384) => Algorithm::ES384,
-                SigningAlg::Es(keys::Curve::P521) => return false,
-            };
-            let mut validation = Validation::new(algorithm);
-            // Every claim check is ours (with our `now`); jsonwebtoken would read
-            // the system clock for exp/nbf.
-            validation.validate_exp = false;
-            validation.validate_nbf = false;
-            validation.validate_aud = false;
-            validation.required_spec_claims.clear();
-            jsonwebtoken::decode::<serde::de::IgnoredAny>(raw, decoding, &validation).is_ok()
-        }
-        (None, SigningAlg::Es(curve)) => {
-            // ES512: jsonwebtoken 11 has no such algorithm; same aws-lc-rs primitive.
-            let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
-                return false;
-            };
-            aws_lc_rs::signature::UnparsedPublicKey::new(curve.verification(), key.spki_der())
-                .verify(&raw.as_bytes()[..end], &signature)
-                .is_ok()
-        }
-        (None, SigningAlg::Rs256) => false,
-    }
+    let algorithm: &'static dyn lc::VerificationAlgorithm = match alg {
+        SigningAlg::Rs256 => &lc::RSA_PKCS1_2048_8192_SHA256,
+        SigningAlg::Es(curve) => curve.verification(),
+    };
+    let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
+        return false;
+    };
+    !raw.contains('=')
+        && lc::UnparsedPublicKey::new(algorithm, key.spki_der())
+            .verify(&raw.as_bytes()[..end], &signature)
+            .is_ok()
 }
 
 fn check_issuer(
