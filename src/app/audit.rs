@@ -18,7 +18,6 @@ use crate::report::audit::{AuditJson, merge, shard, write_table};
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
-/// `audit`.
 pub fn run(
     args: AuditArgs,
     settings: &Settings,

@@ -18,7 +18,6 @@ use crate::report::{DataFormat, yaml};
 use crate::settings::Settings;
 use crate::token::Token;
 
-/// `classify`.
 pub fn run(
     args: ClassifyArgs,
     settings: &Settings,

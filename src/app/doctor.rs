@@ -27,7 +27,6 @@ use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::{self, Expectations, keys};
 
-/// `doctor`.
 pub fn run(
     args: DoctorArgs,
     settings: &Settings,

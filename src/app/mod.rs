@@ -32,7 +32,6 @@ use crate::report::{TableStyle, write_data};
 use crate::settings::Settings;
 use crate::token;
 
-/// Runs the parsed command line.
 pub fn run(
     cli: Cli,
     env: &Env,
@@ -276,7 +275,6 @@ fn documents(
     files: &[std::path::PathBuf],
     command: &str,
 ) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
-    use anyhow::Context as _;
     use std::io::Read as _;
     if files.len() < 2 {
         anyhow::bail!("--merge takes two or more `{command}` documents");

@@ -32,7 +32,6 @@ use crate::secret::SecretToken;
 use crate::settings::Settings;
 use crate::token::Token;
 
-/// `probe`.
 pub fn run(
     args: ProbeArgs,
     settings: &Settings,

@@ -28,7 +28,6 @@ use crate::skew::{self, TokenTimes, sources};
 /// after 64 MiB).
 const MAX_LIST_BYTES: u64 = 64 * 1024 * 1024;
 
-/// `skew`.
 pub fn run(
     args: SkewArgs,
     settings: &Settings,

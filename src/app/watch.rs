@@ -21,7 +21,6 @@ use crate::sanitize::sanitize;
 use crate::settings::Settings;
 use crate::watch::{self, Options, ReadToken, metrics::Metrics, serve};
 
-/// `watch`.
 pub fn run(
     args: WatchArgs,
     settings: &Settings,

@@ -196,9 +196,9 @@ fn completion_aware(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
     args
 }
 
-// Flags every subcommand takes. Args structs carry plain comments, not doc
-// comments: clap would take a doc comment as the about text, and with the
-// deferred build (see `Command`) it would replace the subcommand's own.
+// Flags every subcommand takes. No Args struct has a doc comment: clap would
+// take it as the about text, and with the deferred build (see `Command`) it
+// would replace the subcommand's own.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Output format.

@@ -68,27 +68,22 @@ const LISTING_SLACK: TimeDelta = TimeDelta::milliseconds(500);
 /// A clock source's input could not be used at all (exit code 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
-    /// The file is not JSON (YAML, or a table from plain `kubectl get`).
     #[error("{what} is not JSON ({detail}): give the output of `{expected}`")]
     Json {
         what: String,
         expected: &'static str,
         detail: String,
     },
-    /// JSON, but not a list of the expected objects.
     #[error("{what} is not `{expected}` output: {detail}")]
     Shape {
         what: String,
         expected: &'static str,
         detail: String,
     },
-    /// The same name given to two `--clock` flags.
     #[error("--clock {0:?} is given twice")]
     DuplicateClock(String),
-    /// `--clock local=…`: that name is the reference clock's.
     #[error("--clock name {0:?} is reserved for the reference clock; choose another name")]
     ReservedClockName(String),
-    /// A `--clock` further than a century from the reference.
     #[error("--clock {0:?} is more than 100 years from the reference clock")]
     OffsetOutOfRange(String),
 }

@@ -25,18 +25,14 @@ pub const MAX_KEY_DOCUMENT_BYTES: usize = 4 * 1024 * 1024;
 /// A key source that cannot be used at all: bad input, exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
-    /// Not JSON, or JSON of the wrong shape.
     #[error("not a JWKS: {0}")]
     NotJwks(String),
-    /// The OpenID discovery document given where a JWKS was expected.
     #[error(
         "this is an OpenID discovery document, not a JWKS: its keys are at jwks_uri {0}; save that (kubectl get --raw /openid/v1/jwks) and pass it"
     )]
     DiscoveryNotJwks(String),
-    /// A JWKS whose `keys` array is empty.
     #[error("the JWKS has no keys")]
     EmptyJwks,
-    /// An RSA or EC key with missing or malformed members.
     #[error("JWKS keys[{index}]{kid}: {detail}")]
     BadJwk {
         index: usize,
@@ -44,13 +40,10 @@ pub enum KeyError {
         kid: String,
         detail: String,
     },
-    /// The JWKS holds keys, but none of a type Kubernetes signs with.
     #[error("the JWKS has no RSA or EC key (skipped: {0})")]
     NoUsableJwk(String),
-    /// PEM text that does not parse.
     #[error("bad PEM: {0}")]
     BadPem(String),
-    /// A PEM block labelled as a key or certificate whose contents are not one.
     #[error("PEM block {index} ({label}): {detail}")]
     BadPemBlock {
         index: usize,
@@ -60,7 +53,6 @@ pub enum KeyError {
     /// PEM input without one RSA or EC key (client-go keyutil's own error wording).
     #[error("data does not contain any valid RSA or ECDSA public keys{0}")]
     NoPemKey(String),
-    /// Not a usable discovery document.
     #[error("not an OpenID discovery document: {0}")]
     NotDiscovery(String),
 }
