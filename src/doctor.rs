@@ -126,9 +126,8 @@ impl DoctorVerdict {
 pub enum KeysObservation {
     /// The server's JWKS was fetched and the token checked against it.
     Verified(Box<VerifyReport>),
-    /// The JWKS could not be read (usually 401/403: a rejected token cannot read it).
-    NotReadable(String),
-    /// `--no-jwks`, or no server answered.
+    /// Not checked, and why: `--no-jwks`, no answer, or a JWKS that could not
+    /// be read (usually 401/403: a rejected token cannot read it).
     Skipped(String),
 }
 
@@ -374,9 +373,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
 pub fn keys_step(keys: &KeysObservation) -> Step {
     let step = |status, summary: String| Step::new(StepName::Keys, status, summary);
     match keys {
-        KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
-            step(StepStatus::Skip, why.clone())
-        }
+        KeysObservation::Skipped(why) => step(StepStatus::Skip, why.clone()),
         KeysObservation::Verified(report) => {
             let signature = report.check(CheckName::Signature);
             let key = report.check(CheckName::Key);

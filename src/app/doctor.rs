@@ -163,12 +163,12 @@ fn server_keys(
     let fetched = match fetch::fetch(&url, config, clock, secret) {
         Ok(f) => f,
         Err(FetchError::Status { status, .. }) => {
-            return KeysObservation::NotReadable(format!(
+            return KeysObservation::Skipped(format!(
                 "the server's keys are not readable with this token (HTTP {status} for /openid/v1/jwks)"
             ));
         }
         Err(e) => {
-            return KeysObservation::NotReadable(format!("cannot read the server's keys: {e}"));
+            return KeysObservation::Skipped(format!("cannot read the server's keys: {e}"));
         }
     };
     match keys::parse_jwks(&fetched.jwks) {
@@ -184,6 +184,6 @@ fn server_keys(
                 settings.leeway,
             )))
         }
-        Err(e) => KeysObservation::NotReadable(format!("the server's JWKS is not usable: {e}")),
+        Err(e) => KeysObservation::Skipped(format!("the server's JWKS is not usable: {e}")),
     }
 }

@@ -59,8 +59,6 @@ pub struct JwtAuthenticator {
 #[serde(default, rename_all = "camelCase")]
 pub struct Issuer {
     pub url: String,
-    #[serde(rename = "discoveryURL")]
-    pub discovery_url: Option<String>,
     pub audiences: Vec<String>,
     pub audience_match_policy: Option<String>,
 }

@@ -504,7 +504,7 @@ impl Run {
                 NOT_BOOLEAN.into(),
             ),
             Outcome::Error(e) => (format!("fails to evaluate: {e}"), e),
-            Outcome::Unsupported(why) | Outcome::Refused(why) => {
+            Outcome::NotEvaluated(why) => {
                 check.outcome = CheckOutcome::NotEvaluated;
                 check.detail = why.clone();
                 self.skip(check, format!("`{expression}`: {why}"));
@@ -605,7 +605,7 @@ fn map_expression<T>(
             Err(e) => Mapped::Fail(rule, e),
         },
         Outcome::Error(e) => Mapped::Fail(rule, e),
-        Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
+        Outcome::NotEvaluated(w) => Mapped::NotEvaluated(rule, w),
     }
 }
 
