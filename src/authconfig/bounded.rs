@@ -126,18 +126,13 @@ fn from_wire(w: Wire) -> Result<Value, String> {
 }
 
 /// Evaluates `source` with the variable in `input` bound: refused by the
-/// static bounds, or run under the run-time ones.
+/// static bounds, or run under the run-time ones, in a child process when
+/// `main` allowed one, else here.
 pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
-    super::cel::refusal(source, input).unwrap_or_else(|| run(source, input))
-}
-
-/// Evaluates `source` (checked by [`super::cel::evaluate`]) in a child process
-/// when `main` allowed one, else here.
-pub fn run(source: &str, input: &Input<'_>) -> Outcome {
-    match EXECUTABLE.get() {
+    super::cel::refusal(source, input).unwrap_or_else(|| match EXECUTABLE.get() {
         Some(exe) => in_child(exe, source, input),
         None => execute(source, input),
-    }
+    })
 }
 
 fn in_child(exe: &PathBuf, source: &str, input: &Input<'_>) -> Outcome {

@@ -382,10 +382,7 @@ fn check_signing(
         return (signature, key, None);
     }
     if token.padded {
-        findings.push(Finding::error(
-            Code::PaddedBase64,
-            "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")",
-        ));
+        findings.push(Finding::error(Code::PaddedBase64, crate::decode::PADDED));
     }
     let alg = SigningAlg::parse(alg_text).unwrap_or(SigningAlg::Rs256);
     let trial = KeyTrial::run(raw, alg, token_kid, keys, outcomes);
@@ -594,13 +591,7 @@ impl<'k> KeyTrial<'k> {
             {
                 // An external signer names its keys itself; a PEM file carries no
                 // name, so whether the signer calls this key `kid` is not known here.
-                findings.push(Finding::info(
-                    Code::KidNotKubernetes,
-                    format!(
-                        "kid {kid:?} is not a Kubernetes key id: {}",
-                        crate::token::kind::FOREIGN_KID_MEANING
-                    ),
-                ));
+                findings.extend(crate::decode::foreign_kid(kid));
                 let detail = format!(
                     "the signature verifies with {}, a key without a published kid; the token's kid {kid:?} is an external signer's name for its key, which a PEM file does not carry: check that the signer lists kid {kid:?} (its key list, or /openid/v1/jwks unless the key is excluded from discovery)",
                     self.describe(i)
