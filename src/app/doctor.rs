@@ -7,7 +7,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use super::{access_query, client_config, read_one_token_or_mounted};
+use super::{Cx, access_query, client_config, read_one_token_or_mounted};
 use crate::cli::DoctorArgs;
 use crate::decode;
 use crate::diagnosis::Classification;
@@ -27,12 +27,7 @@ use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::{self, Expectations, keys};
 
-pub fn run(
-    args: DoctorArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: DoctorArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let table = settings.format.data().is_none();
     let mut steps: Vec<Step> = Vec::new();
     let mut record = |step: Step, out: &mut dyn Write| -> std::io::Result<()> {

@@ -38,21 +38,26 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let settings = Settings::new(&cli.global, env);
+    let settings = &Settings::new(&cli.global, env);
+    let cx = Cx(settings, env, out, err);
     match cli.command {
-        Command::Decode(args) => decode::run(args, &settings, env, out, err),
-        Command::Skew(args) => skew::run(args, &settings, env, out),
-        Command::Verify(args) => verify::run(args, &settings, env, out),
-        Command::Probe(args) => probe::run(*args, &settings, env, out),
-        Command::Classify(args) => classify::run(args, &settings, env, out, err),
-        Command::Audit(args) => audit::run(args, &settings, env, out, err),
-        Command::Doctor(args) => doctor::run(*args, &settings, env, out),
-        Command::Explain(args) => explain::run(args, &settings, out),
-        Command::Watch(args) => watch::run(*args, &settings, env, out),
+        Command::Decode(args) => decode::run(args, cx),
+        Command::Skew(args) => skew::run(args, cx),
+        Command::Verify(args) => verify::run(args, cx),
+        Command::Probe(args) => probe::run(*args, cx),
+        Command::Classify(args) => classify::run(args, cx),
+        Command::Audit(args) => audit::run(args, cx),
+        Command::Doctor(args) => doctor::run(*args, cx),
+        Command::Explain(args) => explain::run(args, settings, out),
+        Command::Watch(args) => watch::run(*args, cx),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }
 }
+
+/// What every subcommand runs with: the settings, the environment, stdout
+/// and stderr.
+struct Cx<'a>(&'a Settings, &'a Env, &'a mut dyn Write, &'a mut dyn Write);
 
 /// Writes `report` as `-o` asks: the wire document `json` makes of it, as
 /// JSON or YAML, or `table`'s tables.

@@ -1,14 +1,14 @@
 //! `skew`: read the token (optional when another clock source is given) and the
 //! Lease/Node documents -> clock readings -> analyse -> render.
 
-use std::io::{Read as _, Write};
+use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use url::Url;
 
-use super::{client_config, read_one_token};
+use super::{Cx, client_config, read_one_token};
 use crate::cli::SkewArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -18,7 +18,6 @@ use crate::http::target;
 use crate::input::TokenSource;
 use crate::report::skew::json::SkewJson;
 use crate::report::skew::write_skew;
-use crate::settings::Settings;
 use crate::skew::observe::{self, ServerClock};
 use crate::skew::{self, TokenTimes, sources};
 
@@ -28,12 +27,7 @@ use crate::skew::{self, TokenTimes, sources};
 /// after 64 MiB).
 const MAX_LIST_BYTES: u64 = 64 * 1024 * 1024;
 
-pub fn run(
-    args: SkewArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: SkewArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let is_stdin = |p: Option<&Path>| p.is_some_and(|p| p.as_os_str() == "-");
     let claims: Vec<&str> = [
         (

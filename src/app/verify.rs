@@ -2,21 +2,19 @@
 //! Key files are read here, or fetched (`verify::fetch`), and handed to the pure
 //! parsers in `verify::keys` as bytes.
 
-use std::io::{Read as _, Write};
+use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use url::Url;
 
-use super::{client_config, read_one_token};
+use super::{Cx, client_config, read_one_token};
 use crate::cli::VerifyArgs;
-use crate::env::Env;
 use crate::exit::{Outcome, Unreachable};
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::report::verify::{VerifyJson, write_verify};
-use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::keys::{self, KeySet, MAX_KEY_DOCUMENT_BYTES};
@@ -24,12 +22,7 @@ use crate::verify::trust::{self, TrustExpectation};
 use crate::verify::{self, Expectations};
 
 /// `verify`: exit 0 valid, 1 invalid, 2 bad input.
-pub fn run(
-    args: VerifyArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: VerifyArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let jwks_on_stdin = args.jwks.as_deref().is_some_and(is_stdin);
     if jwks_on_stdin && args.token.token_file.as_deref().is_some_and(is_stdin) {
         anyhow::bail!(
