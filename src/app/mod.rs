@@ -231,7 +231,6 @@ pub(crate) fn read_authn_config(path: Option<&Path>) -> anyhow::Result<Option<Au
     Ok(Some(authconfig::parse(&text, &path.display().to_string())?))
 }
 
-/// A file's text, or `None` if it does not exist.
 pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<String>> {
     match read_file(path) {
         Ok(text) => Ok(Some(text)),
@@ -271,7 +270,6 @@ pub(crate) fn access_query(
     }))
 }
 
-/// Largest document read by `--merge`.
 const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// `--merge`'s documents (two or more, written by `command`; gzip is read as

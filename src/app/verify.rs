@@ -107,7 +107,6 @@ fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// `--jwks` as a URL, when it is one.
 fn jwks_url(args: &VerifyArgs) -> anyhow::Result<Option<Url>> {
     let Some(text) = args.jwks.as_deref().and_then(Path::to_str) else {
         return Ok(None);

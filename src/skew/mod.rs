@@ -156,7 +156,6 @@ impl SkewReport {
     }
 }
 
-/// Name of the reference clock in every report.
 pub const REFERENCE_NAME: &str = "local";
 
 /// Judges `token` on every clock. `readings` must not include the reference

@@ -188,7 +188,6 @@ impl VerifyReport {
         self.authn = Some(authn);
     }
 
-    /// Adds the trust-policy check.
     pub fn add_trust(&mut self, check: Check, findings: Vec<Finding>) {
         self.findings.extend(findings);
         self.push_check(check);
@@ -199,12 +198,10 @@ impl VerifyReport {
         self.checks.push(check);
         findings::sort(&mut self.findings);
     }
-    /// The key the signature verifies with.
     pub fn matched(&self) -> Option<&PublicKey> {
         self.matched_key.map(|i| &self.keys[i].0)
     }
 
-    /// One check by name.
     pub fn check(&self, name: CheckName) -> &Check {
         self.checks
             .iter()
@@ -440,7 +437,6 @@ struct KeyTrial<'k> {
     /// The keys the header's kid names, of any type.
     by_kid: Vec<usize>,
     matched: Matched,
-    /// How many keys were tried.
     tried: usize,
 }
 
