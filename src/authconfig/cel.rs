@@ -200,9 +200,8 @@ pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
 /// process that [`super::bounded`] starts, or in this one when none is.
 pub fn execute(source: &str, input: &Input<'_>) -> Outcome {
     let env = env();
-    let program = match env.compile(source) {
-        Ok(p) => p,
-        Err(_) => return Outcome::NotEvaluated("it does not parse".to_owned()),
+    let Ok(program) = env.compile(source) else {
+        return Outcome::NotEvaluated("it does not parse".to_owned());
     };
     let Some(value) = to_cel(input.value, 0) else {
         return Outcome::NotEvaluated(format!("{} is nested too deep", input.name));

@@ -320,26 +320,20 @@ impl KeySet {
 /// `alg`, and `n`/`e` or `crv`/`x`/`y`). RSA and EC keys are used; other key types
 /// (OKP, oct, …) and encryption keys are skipped and listed in [`KeySet::skipped`].
 pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
+    let not_jwks = |detail: &str| KeyError::NotJwks(detail.to_owned());
     let doc: Value =
-        serde_json::from_slice(bytes).map_err(|e| KeyError::NotJwks(format!("not JSON: {e}")))?;
+        serde_json::from_slice(bytes).map_err(|e| not_jwks(&format!("not JSON: {e}")))?;
     let Value::Object(doc) = doc else {
-        return Err(KeyError::NotJwks(
-            "JSON but not an object with \"keys\"".to_owned(),
-        ));
+        return Err(not_jwks("JSON but not an object with \"keys\""));
     };
-    let Some(keys) = doc.get("keys") else {
-        if let Some(Value::String(uri)) = doc.get("jwks_uri") {
-            return Err(KeyError::DiscoveryNotJwks(uri.clone()));
+    let keys = match (doc.get("keys"), doc.get("jwks_uri")) {
+        (Some(Value::Array(keys)), _) => keys,
+        (Some(_), _) => return Err(not_jwks("\"keys\" is not an array")),
+        (None, Some(Value::String(uri))) => return Err(KeyError::DiscoveryNotJwks(uri.clone())),
+        (None, _) if doc.contains_key("kty") => {
+            return Err(not_jwks("a single JWK; wrap it as {\"keys\": [ ... ]}"));
         }
-        if doc.contains_key("kty") {
-            return Err(KeyError::NotJwks(
-                "a single JWK; wrap it as {\"keys\": [ ... ]}".to_owned(),
-            ));
-        }
-        return Err(KeyError::NotJwks("no \"keys\" member".to_owned()));
-    };
-    let Value::Array(keys) = keys else {
-        return Err(KeyError::NotJwks("\"keys\" is not an array".to_owned()));
+        (None, _) => return Err(not_jwks("no \"keys\" member")),
     };
     if keys.is_empty() {
         return Err(KeyError::EmptyJwks);
@@ -365,26 +359,24 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
             detail,
         };
         let kty = jwk_string(jwk, "kty").map_err(bad)?;
-        if jwk.get("use").and_then(Value::as_str) == Some("enc") {
+        let passed_over = match (jwk.get("use").and_then(Value::as_str), kty) {
+            (Some("enc"), _) => Some("an encryption key (\"use\": \"enc\")"),
+            (_, "RSA" | "EC") => None,
+            _ => Some("not a key type Kubernetes signs with (RSA, EC)"),
+        };
+        if let Some(reason) = passed_over {
             set.skipped.push(Skipped {
                 source,
                 what: format!("kty {kty:?}{kid_text}"),
-                reason: "an encryption key (\"use\": \"enc\")".to_owned(),
+                reason: reason.to_owned(),
             });
             continue;
         }
         let mut key = match kty {
-            "RSA" => rsa_from_jwk(jwk).map_err(bad)?,
-            "EC" => ec_from_jwk(jwk).map_err(bad)?,
-            other => {
-                set.skipped.push(Skipped {
-                    source,
-                    what: format!("kty {other:?}{kid_text}"),
-                    reason: "not a key type Kubernetes signs with (RSA, EC)".to_owned(),
-                });
-                continue;
-            }
-        };
+            "RSA" => rsa_from_jwk(jwk),
+            _ => ec_from_jwk(jwk),
+        }
+        .map_err(bad)?;
         key.source = source;
         key.published_kid = kid;
         set.keys.push(key);
@@ -586,20 +578,12 @@ pub fn parse_openid_configuration(bytes: &[u8]) -> Result<OpenIdConfiguration, K
         return Err(KeyError::NotDiscovery("JSON but not an object".to_owned()));
     };
     let jwks_uri = match doc.get("jwks_uri") {
-        Some(Value::String(uri)) if !uri.is_empty() => uri.clone(),
-        Some(_) => {
-            return Err(KeyError::NotDiscovery(
-                "\"jwks_uri\" is not a non-empty string".to_owned(),
-            ));
-        }
-        None => {
-            return Err(KeyError::NotDiscovery(if doc.contains_key("keys") {
-                "this is a JWKS: pass it with --jwks".to_owned()
-            } else {
-                "no \"jwks_uri\"".to_owned()
-            }));
-        }
-    };
+        Some(Value::String(uri)) if !uri.is_empty() => Ok(uri.clone()),
+        Some(_) => Err("\"jwks_uri\" is not a non-empty string"),
+        None if doc.contains_key("keys") => Err("this is a JWKS: pass it with --jwks"),
+        None => Err("no \"jwks_uri\""),
+    }
+    .map_err(|detail| KeyError::NotDiscovery(detail.to_owned()))?;
     Ok(OpenIdConfiguration {
         issuer: doc.get("issuer").and_then(Value::as_str).map(str::to_owned),
         jwks_uri,
