@@ -194,10 +194,8 @@ pub fn without_credentials(url: &Url) -> String {
     shown.to_string()
 }
 
-/// The files client-go would read, in order: `--kubeconfig` alone, else the
-/// `KUBECONFIG` entries (deduplicated, empty ones dropped), else `~/.kube/config`.
-/// Existence is checked by the caller (missing `KUBECONFIG` entries are skipped,
-/// a missing `--kubeconfig` is an error).
+/// The files client-go would read, in order (see the module docs); the caller
+/// checks that they exist.
 pub fn candidate_files(
     explicit: Option<&Path>,
     kubeconfig_env: Option<&str>,
