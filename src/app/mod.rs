@@ -14,7 +14,7 @@ mod skew;
 mod verify;
 mod watch;
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -212,6 +212,13 @@ pub(crate) fn client_config(tls: &TlsArgs, sa_dir: &Path) -> anyhow::Result<Clie
     Ok(client_config_with(tls, trust_from_flags(tls, sa_dir)?))
 }
 
+/// All of `reader`, or `None` past `limit` bytes.
+fn read_at_most(reader: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 /// Largest CA bundle, kubeconfig, token or namespace file read whole (a system CA
 /// bundle is ~200 KiB; a kubeconfig with hundreds of contexts a few MiB).
 pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
@@ -278,7 +285,6 @@ fn documents(
     files: &[std::path::PathBuf],
     command: &str,
 ) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
-    use std::io::Read as _;
     if files.len() < 2 {
         anyhow::bail!("--merge takes two or more `{command}` documents");
     }

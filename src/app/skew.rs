@@ -1,7 +1,6 @@
 //! `skew`: read the token (optional when another clock source is given) and the
 //! Lease/Node documents -> clock readings -> analyse -> render.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -161,19 +160,15 @@ fn read_document(path: &Path, flag: &str) -> anyhow::Result<(String, String)> {
     } else {
         format!("file {}", path.display())
     };
-    let reader =
-        crate::input::file::open(path).with_context(|| format!("{flag}: cannot read {what}"))?;
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_LIST_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{flag}: cannot read {what}"))?;
-    if bytes.len() as u64 > MAX_LIST_BYTES {
-        anyhow::bail!(
-            "{flag}: {what} is over the {} MiB limit",
-            MAX_LIST_BYTES / 1024 / 1024
-        );
-    }
+    let bytes = crate::input::file::open(path)
+        .and_then(|reader| super::read_at_most(reader, MAX_LIST_BYTES))
+        .with_context(|| format!("{flag}: cannot read {what}"))?
+        .with_context(|| {
+            format!(
+                "{flag}: {what} is over the {} MiB limit",
+                MAX_LIST_BYTES >> 20
+            )
+        })?;
     let text = crate::input::file::utf8_string(bytes).with_context(|| format!("{flag}: {what}"))?;
     Ok((text, what))
 }

@@ -2,7 +2,6 @@
 //! Key files are read here, or fetched (`verify::fetch`), and handed to the pure
 //! parsers in `verify::keys` as bytes.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -169,18 +168,15 @@ fn load_keys(args: &VerifyArgs, jwks_is_url: bool) -> anyhow::Result<KeySet> {
 fn read_key_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     let reader = crate::input::file::open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_KEY_DOCUMENT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", label(path)))?;
-    if bytes.len() > MAX_KEY_DOCUMENT_BYTES {
-        anyhow::bail!(
-            "{} is over the {MAX_KEY_DOCUMENT_BYTES}-byte limit for a key document",
-            label(path)
-        );
-    }
-    Ok(bytes)
+    let limit = MAX_KEY_DOCUMENT_BYTES;
+    super::read_at_most(reader, limit as u64)
+        .with_context(|| format!("cannot read {}", label(path)))?
+        .with_context(|| {
+            format!(
+                "{} is over the {limit}-byte limit for a key document",
+                label(path)
+            )
+        })
 }
 
 /// How a key file is named in messages and key sources: as given, or "stdin".
