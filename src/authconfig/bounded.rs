@@ -68,13 +68,6 @@ enum Wire {
     Other(String),
 }
 
-#[derive(Serialize, Deserialize)]
-enum Answer {
-    Value(Wire),
-    Error(String),
-    NotEvaluated(String),
-}
-
 fn to_wire(v: &Value) -> Wire {
     match v {
         Value::Null => Wire::Null,
@@ -193,10 +186,10 @@ fn in_child(exe: &PathBuf, source: &str, input: &Input<'_>) -> Outcome {
                 MEMORY_BOUND >> 20,
                 humantime::format_duration(bound)
             )),
-            Some(_) => match serde_json::from_slice::<Answer>(&answer) {
-                Ok(Answer::Value(w)) => from_wire(w).map_or_else(Outcome::Error, Outcome::Value),
-                Ok(Answer::Error(e)) => Outcome::Error(e),
-                Ok(Answer::NotEvaluated(e)) => Outcome::NotEvaluated(e),
+            Some(_) => match serde_json::from_slice::<Outcome<Wire>>(&answer) {
+                Ok(Outcome::Value(w)) => from_wire(w).map_or_else(Outcome::Error, Outcome::Value),
+                Ok(Outcome::Error(e)) => Outcome::Error(e),
+                Ok(Outcome::NotEvaluated(e)) => Outcome::NotEvaluated(e),
                 Err(_) => Outcome::NotEvaluated("its evaluator gave no answer".to_owned()),
             },
         }
@@ -255,9 +248,9 @@ pub fn child_main(args: &[std::ffi::OsString]) -> ExitCode {
             value: &request.value,
         },
     ) {
-        Outcome::Value(v) => Answer::Value(to_wire(&v)),
-        Outcome::Error(e) => Answer::Error(e),
-        Outcome::NotEvaluated(e) => Answer::NotEvaluated(e),
+        Outcome::Value(v) => Outcome::Value(to_wire(&v)),
+        Outcome::Error(e) => Outcome::Error(e),
+        Outcome::NotEvaluated(e) => Outcome::NotEvaluated(e),
     };
     let mut out = std::io::stdout().lock();
     let written = serde_json::to_writer(&mut out, &answer).is_ok() && out.flush().is_ok();

@@ -82,11 +82,12 @@ const KUBERNETES_ONLY: &[&str] = &[
     "format.named",
 ];
 
-/// What an expression came to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+/// What an expression came to (across the pipe from [`super::bounded`]'s
+/// child, its value as a `Wire`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Outcome<V = Value> {
     /// It ran: the value.
-    Value(Value),
+    Value(V),
     /// It ran and failed (a missing claim, a type error…), as CEL says.
     Error(String),
     /// It was not run: a function this tool does not implement, over a bound
