@@ -12,7 +12,6 @@ use crate::cli::DoctorArgs;
 use crate::decode;
 use crate::diagnosis::Classification;
 use crate::doctor::{self, KeysObservation, Step};
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::ClientConfig;
 use crate::http::RunClock;
@@ -48,11 +47,16 @@ pub fn run(args: DoctorArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Resul
         );
     }
     let (shaped, token) = read_one_token_or_mounted(&args.token, env)?;
-    // The file's mtime is on the real clock: meaningless against a pinned --now.
-    let file_written = match settings.clock {
-        crate::clock::Clock::System => token_file_written(&args, env),
-        crate::clock::Clock::Fixed(_) => None,
+    let token_file = match args.token.source(env) {
+        TokenSource::File(path) | TokenSource::InPodDefault(path) => Some(path),
+        _ => None,
     };
+    // When the kubelet last rewrote the file: its mtime is on the real clock,
+    // meaningless against a pinned --now.
+    let file_written = token_file
+        .as_ref()
+        .filter(|_| settings.clock == crate::clock::Clock::System)
+        .and_then(|path| Some(std::fs::metadata(path).ok()?.modified().ok()?.into()));
     let clock = RunClock::start(settings.clock);
     let now = clock.started_at();
     let decoded = decode::analyse(token.clone(), &shaped, now, settings.leeway);
@@ -125,21 +129,14 @@ pub fn run(args: DoctorArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Resul
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
     let mut report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
-    if let TokenSource::File(path) | TokenSource::InPodDefault(path) = args.token.source(env) {
-        let path = path.display().to_string();
-        report.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+    if let Some(path) = &token_file {
+        report
+            .diagnosis
+            .fill_placeholder("TOKEN_FILE", &path.display().to_string());
     }
     let json = |r| DoctorJson::new(r, &decoded, &probed, &keys);
     super::render(out, settings, &report, json, write_verdict)?;
     Ok(report.verdict.outcome())
-}
-
-/// When the token file was last written (the kubelet rewrites it on refresh).
-fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let (TokenSource::File(path) | TokenSource::InPodDefault(path)) = args.token.source(env) else {
-        return None;
-    };
-    Some(std::fs::metadata(path).ok()?.modified().ok()?.into())
 }
 
 /// Fetches `/openid/v1/jwks` from the server and checks the token against it.
