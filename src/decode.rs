@@ -18,6 +18,8 @@ pub const EXPIRES_SOON: TimeDelta = TimeDelta::minutes(10);
 
 pub use crate::token::KUBELET_TOKEN_SECONDS;
 
+pub(crate) const PADDED: &str = "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")";
+
 /// The cleaner's default period (`--legacy-service-account-token-clean-up-period`,
 /// kube-controller-manager): unused this long, a legacy token is labelled
 /// invalid; invalid this long, its Secret is deleted.
@@ -74,11 +76,7 @@ pub fn analyse(
     }
     check_signing(&token, is_kube, &mut findings);
     if token.padded {
-        findings.push(Finding::new_kube(
-            is_kube,
-            Code::PaddedBase64,
-            "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")",
-        ));
+        findings.push(Finding::new_kube(is_kube, Code::PaddedBase64, PADDED));
     }
     if claims.fractional_times {
         findings.push(Finding::info(
@@ -109,7 +107,9 @@ pub fn analyse(
             ))
         }
     };
-    check_key_id(&token, is_kube, &mut findings);
+    if let Some(kid) = token.header.kid.as_deref().filter(|_| is_kube) {
+        findings.extend(foreign_kid(kid));
+    }
     check_lifetime(&token, &input.context, kind, binding, &mut findings);
     check_context(&token, input, now, &mut findings);
     findings::sort(&mut findings);
@@ -185,19 +185,11 @@ fn check_signing(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
 
 /// A kid that is not a Kubernetes key id: an external signer's (or another
 /// issuer's) key, with what that means for verification and refresh.
-fn check_key_id(token: &Token, is_kube: bool, findings: &mut Vec<Finding>) {
-    let Some(kid) = token.header.kid.as_deref().filter(|k| !k.is_empty()) else {
-        return;
-    };
-    if is_kube && !token::kind::is_kubernetes_key_id(kid) {
-        findings.push(Finding::info(
-            Code::KidNotKubernetes,
-            format!(
-                "kid {kid:?} is not a Kubernetes key id: {}",
-                token::kind::FOREIGN_KID_MEANING
-            ),
-        ));
-    }
+pub(crate) fn foreign_kid(kid: &str) -> Option<Finding> {
+    let meaning = token::kind::FOREIGN_KID_MEANING;
+    let message = format!("kid {kid:?} is not a Kubernetes key id: {meaning}");
+    (!kid.is_empty() && !token::kind::is_kubernetes_key_id(kid))
+        .then(|| Finding::info(Code::KidNotKubernetes, message))
 }
 
 /// Requested against issued lifetime: a TokenRequest's `spec.expirationSeconds`,

@@ -126,9 +126,8 @@ impl DoctorVerdict {
 pub enum KeysObservation {
     /// The server's JWKS was fetched and the token checked against it.
     Verified(Box<VerifyReport>),
-    /// The JWKS could not be read (usually 401/403: a rejected token cannot read it).
-    NotReadable(String),
-    /// `--no-jwks`, or no server answered.
+    /// Not checked, and why: `--no-jwks`, no answer, or a JWKS that could not
+    /// be read (usually 401/403: a rejected token cannot read it).
     Skipped(String),
 }
 
@@ -374,15 +373,12 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
 pub fn keys_step(keys: &KeysObservation) -> Step {
     let step = |status, summary: String| Step::new(StepName::Keys, status, summary);
     match keys {
-        KeysObservation::Skipped(why) | KeysObservation::NotReadable(why) => {
-            step(StepStatus::Skip, why.clone())
-        }
+        KeysObservation::Skipped(why) => step(StepStatus::Skip, why.clone()),
         KeysObservation::Verified(report) => {
-            let check = |name| report.checks.iter().find(|c| c.name == name);
-            let signature = check(CheckName::Signature);
-            let key = check(CheckName::Key);
+            let signature = report.check(CheckName::Signature);
+            let key = report.check(CheckName::Key);
             let kid = report.token_kid.as_deref().unwrap_or("(none)");
-            match (signature.and_then(|c| c.ok), report.matched_by) {
+            match (signature.ok, report.matched_by) {
                 (Some(true), Some(MatchedBy::Kid)) => step(
                     StepStatus::Pass,
                     format!("the signature verifies with the server's key {kid}"),
@@ -391,18 +387,12 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
                     StepStatus::Warn,
                     format!("the signature verifies, but not with the key its kid {kid} names"),
                 )
-                .with_details(key.map(|k| vec![k.detail.clone()]).unwrap_or_default()),
+                .with_details(vec![key.detail.clone()]),
                 _ => step(
                     StepStatus::Fail,
                     format!("no key the server publishes verifies the token (kid {kid})"),
                 )
-                .with_details(
-                    [signature, key]
-                        .into_iter()
-                        .flatten()
-                        .map(|c| c.detail.clone())
-                        .collect(),
-                ),
+                .with_details(vec![signature.detail.clone(), key.detail.clone()]),
             }
         }
     }

@@ -20,7 +20,6 @@ pub enum Segment {
 /// A token text that is not a well-formed JWT with usable claims.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
-    /// Nothing but whitespace where a token was expected.
     #[error("no token: the input is empty")]
     Empty,
     /// Larger than any JWT a Kubernetes API server would accept in a header.
@@ -37,7 +36,6 @@ pub enum TokenError {
         "this is `{scheme}` authentication, not a bearer token: a ServiceAccount token is sent as `Authorization: Bearer <token>`"
     )]
     NotBearer { scheme: &'static str },
-    /// Whitespace inside the token, usually a line-wrapped copy and paste.
     #[error("token contains whitespace at offset {offset}: was it line-wrapped when copied?")]
     InnerWhitespace { offset: usize },
     /// Words with spaces between them (a sentence, a config line): a text
@@ -46,7 +44,6 @@ pub enum TokenError {
         "not a token: this is text with spaces in it, and a token is one unbroken word (header.payload.signature)"
     )]
     Text,
-    /// Five segments: an encrypted JWE, which Kubernetes never issues.
     #[error(
         "this is a JWE (encrypted token, 5 segments), not a signed JWT: ServiceAccount tokens are never encrypted"
     )]
@@ -56,27 +53,21 @@ pub enum TokenError {
         "this is a JSON-serialised JWS, not a compact JWT: kube-apiserver accepts only header.payload.signature"
     )]
     JsonSerialized,
-    /// Not `header.payload.signature`.
     #[error(
         "not a JWT: expected 3 dot-separated segments (header.payload.signature), found {found}"
     )]
     SegmentCount { found: usize },
-    /// `a..c` and the like.
     #[error("the {segment} is empty")]
     EmptySegment { segment: Segment },
-    /// A character outside the base64url alphabet, or a bad length.
     #[error("the {segment} is not base64url: {detail}")]
     Base64 { segment: Segment, detail: String },
-    /// The decoded bytes are not UTF-8 JSON.
     #[error("the {segment} is not JSON: {detail}")]
     Json { segment: Segment, detail: String },
-    /// Valid JSON, but an array, string or number instead of an object.
     #[error("the {segment} is JSON but not an object (found {found})")]
     NotObject {
         segment: Segment,
         found: &'static str,
     },
-    /// A registered or Kubernetes claim of the wrong JSON type, e.g. `exp` as a string.
     #[error("claim `{claim}` must be {expected}, found {found}")]
     ClaimType {
         claim: String,
@@ -96,22 +87,18 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    /// No token given and the in-pod default path is absent: we are not in a pod.
     #[error(
         "it does not exist: no token was given and none is mounted here (not in a pod?); pass TOKEN, --token-file FILE, or pipe one on stdin"
     )]
     NoToken { path: PathBuf },
-    /// Reading stdin or a file failed midway.
     #[error("cannot read {what}: {source}")]
     Read {
         what: String,
         #[source]
         source: std::io::Error,
     },
-    /// A JSON document (TokenRequest, Secret) over the size bound.
     #[error("input is over the {limit}-byte limit for a JSON document")]
     DocumentTooLarge { limit: usize },
-    /// One line over the size bound for a token.
     #[error("line is over the {limit}-byte limit for one token")]
     LineTooLarge { limit: usize },
     /// Bytes that are not text (not UTF-8, or a NUL): `-f /dev/urandom`, a
@@ -122,17 +109,14 @@ pub enum InputError {
         byte: u8,
         offset: usize,
     },
-    /// JSON that is not one of the shapes we know.
     #[error("input looks like JSON but {0}")]
     UnknownJson(String),
     /// Input that is plainly not token text, named (a PEM key, a kubeconfig
     /// without a token, a log).
     #[error("{0}")]
     NotToken(String),
-    /// A Secret whose `data.token` is not valid base64.
     #[error("Secret data.token is not valid base64: {0}")]
     SecretBase64(String),
-    /// The token itself is malformed.
     #[error(transparent)]
     Token(#[from] TokenError),
 }

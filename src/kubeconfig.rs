@@ -32,21 +32,16 @@ pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// Why a kubeconfig cannot be used (bad input: exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KubeconfigError {
-    /// Not YAML, or not shaped like a kubeconfig.
     #[error("{path}: not a kubeconfig: {detail}")]
     Parse { path: String, detail: String },
-    /// No file to read.
     #[error(
         "no kubeconfig: --kubeconfig not given, KUBECONFIG names no existing file, and ~/.kube/config does not exist"
     )]
     NoFile,
-    /// No `--context` and no `current-context`.
     #[error("the kubeconfig has no current-context; pass --context NAME (contexts: {0})")]
     NoContext(String),
-    /// A name that is not defined.
     #[error("{what} {name:?} is not in the kubeconfig")]
     Missing { what: &'static str, name: String },
-    /// The cluster has no usable server URL.
     #[error("cluster {cluster:?}: server {server:?} is not a URL: {detail}")]
     BadServer {
         cluster: String,
@@ -61,7 +56,6 @@ pub enum KubeconfigError {
         proxy: String,
         detail: &'static str,
     },
-    /// Base64 `*-data` that does not decode.
     #[error("{field} of {owner:?} is not base64: {detail}")]
     BadData {
         field: &'static str,
@@ -200,10 +194,8 @@ pub fn without_credentials(url: &Url) -> String {
     shown.to_string()
 }
 
-/// The files client-go would read, in order: `--kubeconfig` alone, else the
-/// `KUBECONFIG` entries (deduplicated, empty ones dropped), else `~/.kube/config`.
-/// Existence is checked by the caller (missing `KUBECONFIG` entries are skipped,
-/// a missing `--kubeconfig` is an error).
+/// The files client-go would read, in order (see the module docs); the caller
+/// checks that they exist.
 pub fn candidate_files(
     explicit: Option<&Path>,
     kubeconfig_env: Option<&str>,

@@ -9,12 +9,8 @@
 //!   signature segment, and kubeconfig credentials that are not tokens (a client
 //!   key's PEM lines). Found wherever they appear, whatever surrounds them.
 //! - **Anything token-shaped**, whatever delimits it (`token=…`, `--token=…`,
-//!   `?token=…`, quotes, a sentence's full stop, a JSON escape): a JWS compact
-//!   serialisation (three base64url segments, `=`-padded or not, the signature
-//!   perhaps empty) whose header is a JSON object, `eyJ…` (`{"`) or any other
-//!   (whitespace first, `{ "alg"`: found by its `"alg"`), or such a token's
-//!   `payload.signature` left by a cut at its header's padding; and a bootstrap token
-//!   (`[a-z0-9]{6}.[a-z0-9]{16}`, no letter or digit either side).
+//!   `?token=…`, quotes, a sentence's full stop, a JSON escape): a JWS
+//!   ([`jws_at`]) or a bootstrap token ([`bootstrap_at`]).
 //!
 //! Each is replaced by `[token sha256:1a2b3c4d]`, the fingerprint the reports
 //! already show ([`fingerprint`]), so a masked value can still be
@@ -204,8 +200,7 @@ pub fn register_bearer(text: &str) {
     registry.add(text.trim().as_bytes(), None, "token", true);
 }
 
-/// Byte classes, looked up rather than compared: the shape scan asks them of
-/// the bytes around every dot of the output.
+/// Byte classes, looked up: the shape scan asks them around every dot of the output.
 const B64URL: u8 = 1;
 const TOKEN: u8 = 2;
 const CLASSES: [u8; 256] = {
@@ -223,12 +218,10 @@ const CLASSES: [u8; 256] = {
     classes
 };
 
-/// base64url plus the JWS separator and padding: the bytes a token is made of.
 fn is_token_byte(b: u8) -> bool {
     CLASSES[usize::from(b)] & TOKEN != 0
 }
 
-/// base64url's alphabet (`A-Za-z0-9-_`).
 fn is_b64url(b: u8) -> bool {
     CLASSES[usize::from(b)] & B64URL != 0
 }
@@ -566,7 +559,6 @@ pub struct Redacted<W: Write> {
 }
 
 impl<W: Write> Redacted<W> {
-    /// Wraps `inner`.
     pub fn new(inner: W) -> Self {
         Redacted {
             inner,

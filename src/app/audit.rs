@@ -8,24 +8,17 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use super::Cx;
 use crate::audit::{self, ReasonIndex, Source};
 use crate::cli::AuditArgs;
 use crate::diagnosis::facts::{Join, ReasonSource};
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
 use crate::settings::Settings;
 use crate::timefmt::rfc3339;
 
-/// `audit`.
-pub fn run(
-    args: AuditArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: AuditArgs, Cx(settings, env, out, err): Cx<'_>) -> anyhow::Result<Outcome> {
     let now = settings.clock.now();
     let doc = if args.merge {
         merged(&args.files, rfc3339(now))?

@@ -7,25 +7,17 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use super::Cx;
 use crate::audit::read::{Source, open, sources};
 use crate::classify::{self, Context};
 use crate::cli::ClassifyArgs;
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::input::TokenSource;
 use crate::report::classify::{ClassifyJson, InputJson, write_tables};
 use crate::report::{DataFormat, yaml};
-use crate::settings::Settings;
 use crate::token::Token;
 
-/// `classify`.
-pub fn run(
-    args: ClassifyArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: ClassifyArgs, Cx(settings, env, out, err): Cx<'_>) -> anyhow::Result<Outcome> {
     if let Some(platform) = args.print_query {
         writeln!(out, "{}", query(platform))?;
         return Ok(Outcome::Healthy);
@@ -55,7 +47,7 @@ pub fn run(
     // Asked for a log: streamed from the first byte (a live stream's events
     // come out as they settle, not after a paste's worth of it).
     if args.log || args.events || args.shard || sources.len() > 1 {
-        return super::classify_log::run(&args, settings, env, ctx, &sources, reader, out, err);
+        return super::classify_log::run(&args, Cx(settings, env, out, err), ctx, &sources, reader);
     }
     // A paste is read whole; past a paste's size, or shaped as a log, the
     // evidence is a log, streamed.
@@ -66,7 +58,7 @@ pub fn run(
         .with_context(|| format!("cannot read evidence from {what}"))?;
     if classify::log::is_log(&head, ctx.now) {
         let first = Box::new(io::Cursor::new(head).chain(reader));
-        return super::classify_log::run(&args, settings, env, ctx, &sources, first, out, err);
+        return super::classify_log::run(&args, Cx(settings, env, out, err), ctx, &sources, first);
     }
     // Valid UTF-8 is taken as is (no second copy); stray bytes are replaced.
     let text = String::from_utf8(head)

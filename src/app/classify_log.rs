@@ -8,26 +8,22 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use super::Cx;
 use crate::audit::read::{BlockError, Blocks, MAX_EVENT_BYTES, Source, Stop, in_order, open};
 use crate::classify::Context;
 use crate::classify::log::{LogEvent, LogGroups, LogReport, LogScan, Looked};
 use crate::cli::ClassifyArgs;
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::report::classify_log::{ClassifyLogJson, LogEventJson, write_log_table};
 use crate::settings::Settings;
 
 /// `classify` of a log; `first` is the first source, opened and partly read.
-#[expect(clippy::too_many_arguments, reason = "the edge gathers what was read")]
-pub fn run(
+pub(super) fn run(
     args: &ClassifyArgs,
-    settings: &Settings,
-    env: &Env,
+    Cx(settings, env, out, err): Cx<'_>,
     ctx: Context<'_>,
     sources: &[Source],
     first: Box<dyn Read>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
     let described: Vec<String> = sources.iter().map(Source::describe).collect();
     let mut scan = LogScan::new(ctx, args.source_type, true);

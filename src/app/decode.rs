@@ -4,11 +4,10 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use super::read_tokens;
+use super::{Cx, read_tokens};
 use crate::authconfig;
 use crate::cli::DecodeArgs;
 use crate::decode::{self, DecodeReport};
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::{self, Severity};
 use crate::input::{BatchReader, ShapedToken, TokenInput};
@@ -18,13 +17,7 @@ use crate::settings::Settings;
 use crate::token;
 
 /// `decode`: one token in detail, or a batch streamed line by line.
-pub fn run(
-    args: DecodeArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: DecodeArgs, Cx(settings, env, out, err): Cx<'_>) -> anyhow::Result<Outcome> {
     let config = super::read_authn_config(args.authentication_config.as_deref())?;
     let (input, what) = read_tokens(args.token.source(env))?;
     let now = settings.clock.now();

@@ -7,12 +7,11 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use super::{access_query, client_config, read_one_token_or_mounted};
+use super::{Cx, access_query, client_config, read_one_token_or_mounted};
 use crate::cli::DoctorArgs;
 use crate::decode;
 use crate::diagnosis::Classification;
 use crate::doctor::{self, KeysObservation, Step};
-use crate::env::Env;
 use crate::exit::Outcome;
 use crate::http::ClientConfig;
 use crate::http::RunClock;
@@ -27,13 +26,7 @@ use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::{self, Expectations, keys};
 
-/// `doctor`.
-pub fn run(
-    args: DoctorArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: DoctorArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let table = settings.format.data().is_none();
     let mut steps: Vec<Step> = Vec::new();
     let mut record = |step: Step, out: &mut dyn Write| -> std::io::Result<()> {
@@ -54,11 +47,16 @@ pub fn run(
         );
     }
     let (shaped, token) = read_one_token_or_mounted(&args.token, env)?;
-    // The file's mtime is on the real clock: meaningless against a pinned --now.
-    let file_written = match settings.clock {
-        crate::clock::Clock::System => token_file_written(&args, env),
-        crate::clock::Clock::Fixed(_) => None,
+    let token_file = match args.token.source(env) {
+        TokenSource::File(path) | TokenSource::InPodDefault(path) => Some(path),
+        _ => None,
     };
+    // When the kubelet last rewrote the file: its mtime is on the real clock,
+    // meaningless against a pinned --now.
+    let file_written = token_file
+        .as_ref()
+        .filter(|_| settings.clock == crate::clock::Clock::System)
+        .and_then(|path| Some(std::fs::metadata(path).ok()?.modified().ok()?.into()));
     let clock = RunClock::start(settings.clock);
     let now = clock.started_at();
     let decoded = decode::analyse(token.clone(), &shaped, now, settings.leeway);
@@ -131,21 +129,14 @@ pub fn run(
     record(doctor::freshness_step(&decoded, file_written), out)?;
 
     let mut report = doctor::diagnose(steps, &probed, &keys, &token, settings.leeway);
-    if let TokenSource::File(path) | TokenSource::InPodDefault(path) = args.token.source(env) {
-        let path = path.display().to_string();
-        report.diagnosis.fill_placeholder("TOKEN_FILE", &path);
+    if let Some(path) = &token_file {
+        report
+            .diagnosis
+            .fill_placeholder("TOKEN_FILE", &path.display().to_string());
     }
     let json = |r| DoctorJson::new(r, &decoded, &probed, &keys);
     super::render(out, settings, &report, json, write_verdict)?;
     Ok(report.verdict.outcome())
-}
-
-/// When the token file was last written (the kubelet rewrites it on refresh).
-fn token_file_written(args: &DoctorArgs, env: &Env) -> Option<DateTime<Utc>> {
-    let (TokenSource::File(path) | TokenSource::InPodDefault(path)) = args.token.source(env) else {
-        return None;
-    };
-    Some(std::fs::metadata(path).ok()?.modified().ok()?.into())
 }
 
 /// Fetches `/openid/v1/jwks` from the server and checks the token against it.
@@ -164,12 +155,12 @@ fn server_keys(
     let fetched = match fetch::fetch(&url, config, clock, secret) {
         Ok(f) => f,
         Err(FetchError::Status { status, .. }) => {
-            return KeysObservation::NotReadable(format!(
+            return KeysObservation::Skipped(format!(
                 "the server's keys are not readable with this token (HTTP {status} for /openid/v1/jwks)"
             ));
         }
         Err(e) => {
-            return KeysObservation::NotReadable(format!("cannot read the server's keys: {e}"));
+            return KeysObservation::Skipped(format!("cannot read the server's keys: {e}"));
         }
     };
     match keys::parse_jwks(&fetched.jwks) {
@@ -185,6 +176,6 @@ fn server_keys(
                 settings.leeway,
             )))
         }
-        Err(e) => KeysObservation::NotReadable(format!("the server's JWKS is not usable: {e}")),
+        Err(e) => KeysObservation::Skipped(format!("the server's JWKS is not usable: {e}")),
     }
 }

@@ -25,7 +25,6 @@ const FINDING_CAUSES: &[(Code, Cause)] = &[
     (Code::LegacyToken, Cause::LegacyTokenInUse),
 ];
 
-/// `explain`.
 pub fn run(args: ExplainArgs, settings: &Settings, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     if args.wordings {
         match settings.format.data() {

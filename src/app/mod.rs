@@ -14,7 +14,7 @@ mod skew;
 mod verify;
 mod watch;
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -32,28 +32,32 @@ use crate::report::{TableStyle, write_data};
 use crate::settings::Settings;
 use crate::token;
 
-/// Runs the parsed command line.
 pub fn run(
     cli: Cli,
     env: &Env,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let settings = Settings::new(&cli.global, env);
+    let settings = &Settings::new(&cli.global, env);
+    let cx = Cx(settings, env, out, err);
     match cli.command {
-        Command::Decode(args) => decode::run(args, &settings, env, out, err),
-        Command::Skew(args) => skew::run(args, &settings, env, out),
-        Command::Verify(args) => verify::run(args, &settings, env, out),
-        Command::Probe(args) => probe::run(*args, &settings, env, out),
-        Command::Classify(args) => classify::run(args, &settings, env, out, err),
-        Command::Audit(args) => audit::run(args, &settings, env, out, err),
-        Command::Doctor(args) => doctor::run(*args, &settings, env, out),
-        Command::Explain(args) => explain::run(args, &settings, out),
-        Command::Watch(args) => watch::run(*args, &settings, env, out),
+        Command::Decode(args) => decode::run(args, cx),
+        Command::Skew(args) => skew::run(args, cx),
+        Command::Verify(args) => verify::run(args, cx),
+        Command::Probe(args) => probe::run(*args, cx),
+        Command::Classify(args) => classify::run(args, cx),
+        Command::Audit(args) => audit::run(args, cx),
+        Command::Doctor(args) => doctor::run(*args, cx),
+        Command::Explain(args) => explain::run(args, settings, out),
+        Command::Watch(args) => watch::run(*args, cx),
         Command::Completion(args) => completion::completion(args, out),
         Command::Complete(args) => completion::complete(args, out),
     }
 }
+
+/// What every subcommand runs with: the settings, the environment, stdout
+/// and stderr.
+struct Cx<'a>(&'a Settings, &'a Env, &'a mut dyn Write, &'a mut dyn Write);
 
 /// Writes `report` as `-o` asks: the wire document `json` makes of it, as
 /// JSON or YAML, or `table`'s tables.
@@ -208,6 +212,13 @@ pub(crate) fn client_config(tls: &TlsArgs, sa_dir: &Path) -> anyhow::Result<Clie
     Ok(client_config_with(tls, trust_from_flags(tls, sa_dir)?))
 }
 
+/// All of `reader`, or `None` past `limit` bytes.
+fn read_at_most(reader: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 /// Largest CA bundle, kubeconfig, token or namespace file read whole (a system CA
 /// bundle is ~200 KiB; a kubeconfig with hundreds of contexts a few MiB).
 pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
@@ -227,7 +238,6 @@ pub(crate) fn read_authn_config(path: Option<&Path>) -> anyhow::Result<Option<Au
     Ok(Some(authconfig::parse(&text, &path.display().to_string())?))
 }
 
-/// A file's text, or `None` if it does not exist.
 pub(crate) fn read_if_present(path: &Path) -> anyhow::Result<Option<String>> {
     match read_file(path) {
         Ok(text) => Ok(Some(text)),
@@ -267,7 +277,6 @@ pub(crate) fn access_query(
     }))
 }
 
-/// Largest document read by `--merge`.
 const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// `--merge`'s documents (two or more, written by `command`; gzip is read as
@@ -276,8 +285,6 @@ fn documents(
     files: &[std::path::PathBuf],
     command: &str,
 ) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
-    use anyhow::Context as _;
-    use std::io::Read as _;
     if files.len() < 2 {
         anyhow::bail!("--merge takes two or more `{command}` documents");
     }

@@ -12,12 +12,11 @@
 //! not a pipe or file or an empty one, no mounted token) asks what an anonymous
 //! request gets: no token is read, and every request goes without credentials.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::{access_query, client_config_with, read_one_bearer, trust_from_flags};
+use super::{Cx, access_query, client_config_with, read_one_bearer, trust_from_flags};
 use crate::cli::{ProbeArgs, TlsArgs};
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -29,16 +28,9 @@ use crate::probe::observe::{self, Operator, Plan, Target};
 use crate::probe::{self, Context, KubeconfigInfo, bindings};
 use crate::report::probe::{ProbeJson, write_probe};
 use crate::secret::SecretToken;
-use crate::settings::Settings;
 use crate::token::Token;
 
-/// `probe`.
-pub fn run(
-    args: ProbeArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: ProbeArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let given = token_unless_anonymous(&args, env)?;
     if matches!(given, Given::Anonymous)
         && (args.token_review || args.use_kubeconfig_credentials || args.all_endpoints)
@@ -57,7 +49,6 @@ pub fn run(
             path: args.kubeconfig.as_deref(),
             context: args.context.as_deref(),
             credentials: args.use_kubeconfig_credentials || args.token_review,
-            servers_given: !args.servers.is_empty(),
         },
         &args.servers,
         &args.tls,
@@ -261,7 +252,7 @@ pub(crate) fn connection(
     sa_dir: &Path,
     env: &Env,
 ) -> anyhow::Result<Connection> {
-    let kube = load_kubeconfig(flags, env)?;
+    let kube = load_kubeconfig(flags, !given.is_empty(), env)?;
     // client-go: an explicit --server clears the kubeconfig's tls-server-name
     // (clientcmd getCluster: "setting a --server will effectively clear the
     // KUBECONFIG value of tls-server-name").
@@ -309,17 +300,17 @@ pub(crate) struct KubeconfigFlags<'a> {
     pub context: Option<&'a str>,
     /// The kubeconfig user's credentials are asked for.
     pub credentials: bool,
-    pub servers_given: bool,
 }
 
 /// The kubeconfig, when one is in play (see the module docs).
-pub(crate) fn load_kubeconfig(
+fn load_kubeconfig(
     flags: KubeconfigFlags<'_>,
+    servers_given: bool,
     env: &Env,
 ) -> anyhow::Result<Option<Resolved>> {
     let asked = flags.path.is_some() || flags.context.is_some() || flags.credentials;
     let in_pod = env.kubernetes_service_host.is_some();
-    if !asked && (in_pod || flags.servers_given) {
+    if !asked && (in_pod || servers_given) {
         return Ok(None);
     }
     let candidates =
@@ -342,8 +333,7 @@ pub(crate) fn load_kubeconfig(
     if files.is_empty() && !asked {
         return Ok(None);
     }
-    let resolved = kubeconfig::resolve(files, flags.context)?;
-    Ok(Some(resolved))
+    Ok(Some(kubeconfig::resolve(files, flags.context)?))
 }
 
 /// Trust: the connection flags when they say something (--insecure-skip-tls-verify,

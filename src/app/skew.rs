@@ -1,14 +1,13 @@
 //! `skew`: read the token (optional when another clock source is given) and the
 //! Lease/Node documents -> clock readings -> analyse -> render.
 
-use std::io::{Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use url::Url;
 
-use super::{client_config, read_one_token};
+use super::{Cx, client_config, read_one_token};
 use crate::cli::SkewArgs;
 use crate::env::Env;
 use crate::exit::Outcome;
@@ -18,7 +17,6 @@ use crate::http::target;
 use crate::input::TokenSource;
 use crate::report::skew::json::SkewJson;
 use crate::report::skew::write_skew;
-use crate::settings::Settings;
 use crate::skew::observe::{self, ServerClock};
 use crate::skew::{self, TokenTimes, sources};
 
@@ -28,13 +26,7 @@ use crate::skew::{self, TokenTimes, sources};
 /// after 64 MiB).
 const MAX_LIST_BYTES: u64 = 64 * 1024 * 1024;
 
-/// `skew`.
-pub fn run(
-    args: SkewArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: SkewArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let is_stdin = |p: Option<&Path>| p.is_some_and(|p| p.as_os_str() == "-");
     let claims: Vec<&str> = [
         (
@@ -168,19 +160,15 @@ fn read_document(path: &Path, flag: &str) -> anyhow::Result<(String, String)> {
     } else {
         format!("file {}", path.display())
     };
-    let reader =
-        crate::input::file::open(path).with_context(|| format!("{flag}: cannot read {what}"))?;
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_LIST_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{flag}: cannot read {what}"))?;
-    if bytes.len() as u64 > MAX_LIST_BYTES {
-        anyhow::bail!(
-            "{flag}: {what} is over the {} MiB limit",
-            MAX_LIST_BYTES / 1024 / 1024
-        );
-    }
+    let bytes = crate::input::file::open(path)
+        .and_then(|reader| super::read_at_most(reader, MAX_LIST_BYTES))
+        .with_context(|| format!("{flag}: cannot read {what}"))?
+        .with_context(|| {
+            format!(
+                "{flag}: {what} is over the {} MiB limit",
+                MAX_LIST_BYTES >> 20
+            )
+        })?;
     let text = crate::input::file::utf8_string(bytes).with_context(|| format!("{flag}: {what}"))?;
     Ok((text, what))
 }

@@ -2,21 +2,18 @@
 //! Key files are read here, or fetched (`verify::fetch`), and handed to the pure
 //! parsers in `verify::keys` as bytes.
 
-use std::io::{Read as _, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use url::Url;
 
-use super::{client_config, read_one_token};
+use super::{Cx, client_config, read_one_token};
 use crate::cli::VerifyArgs;
-use crate::env::Env;
 use crate::exit::{Outcome, Unreachable};
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
 use crate::report::verify::{VerifyJson, write_verify};
-use crate::settings::Settings;
 use crate::token::Token;
 use crate::verify::fetch::{self, FetchError};
 use crate::verify::keys::{self, KeySet, MAX_KEY_DOCUMENT_BYTES};
@@ -24,12 +21,7 @@ use crate::verify::trust::{self, TrustExpectation};
 use crate::verify::{self, Expectations};
 
 /// `verify`: exit 0 valid, 1 invalid, 2 bad input.
-pub fn run(
-    args: VerifyArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: VerifyArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let jwks_on_stdin = args.jwks.as_deref().is_some_and(is_stdin);
     if jwks_on_stdin && args.token.token_file.as_deref().is_some_and(is_stdin) {
         anyhow::bail!(
@@ -114,7 +106,6 @@ fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// `--jwks` as a URL, when it is one.
 fn jwks_url(args: &VerifyArgs) -> anyhow::Result<Option<Url>> {
     let Some(text) = args.jwks.as_deref().and_then(Path::to_str) else {
         return Ok(None);
@@ -177,18 +168,15 @@ fn load_keys(args: &VerifyArgs, jwks_is_url: bool) -> anyhow::Result<KeySet> {
 fn read_key_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     let reader = crate::input::file::open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    let mut bytes = Vec::new();
-    reader
-        .take(MAX_KEY_DOCUMENT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", label(path)))?;
-    if bytes.len() > MAX_KEY_DOCUMENT_BYTES {
-        anyhow::bail!(
-            "{} is over the {MAX_KEY_DOCUMENT_BYTES}-byte limit for a key document",
-            label(path)
-        );
-    }
-    Ok(bytes)
+    let limit = MAX_KEY_DOCUMENT_BYTES;
+    super::read_at_most(reader, limit as u64)
+        .with_context(|| format!("cannot read {}", label(path)))?
+        .with_context(|| {
+            format!(
+                "{} is over the {limit}-byte limit for a key document",
+                label(path)
+            )
+        })
 }
 
 /// How a key file is named in messages and key sources: as given, or "stdin".

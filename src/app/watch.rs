@@ -3,14 +3,13 @@
 //! bound; then the measuring thread ([`crate::watch::run`]) and the metrics
 //! server on this thread until a signal.
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 
 use super::probe::{Connection, KubeconfigFlags, connection, operator};
-use super::{client_config_with, read_one_bearer};
+use super::{Cx, client_config_with, read_one_bearer};
 use crate::cli::WatchArgs;
 use crate::env::Env;
 use crate::exit::{self, Outcome};
@@ -21,13 +20,7 @@ use crate::sanitize::sanitize;
 use crate::settings::Settings;
 use crate::watch::{self, Options, ReadToken, metrics::Metrics, serve};
 
-/// `watch`.
-pub fn run(
-    args: WatchArgs,
-    settings: &Settings,
-    env: &Env,
-    out: &mut dyn Write,
-) -> anyhow::Result<Outcome> {
+pub fn run(args: WatchArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<Outcome> {
     let path = args
         .token_file
         .clone()
@@ -77,7 +70,6 @@ fn options(args: &WatchArgs, settings: &Settings, env: &Env) -> anyhow::Result<O
             path: args.kubeconfig.as_deref(),
             context: args.context.as_deref(),
             credentials: args.use_kubeconfig_credentials,
-            servers_given: !args.servers.is_empty(),
         },
         &args.servers,
         &args.tls,

@@ -46,12 +46,6 @@ pub fn set_time_bound(bound: Duration) {
     }
 }
 
-fn time_bound() -> Duration {
-    TIME_BOUND
-        .lock()
-        .map_or(crate::http::DEFAULT_TIMEOUT, |b| *b)
-}
-
 #[derive(Serialize, Deserialize)]
 struct Request {
     source: String,
@@ -72,14 +66,6 @@ enum Wire {
     List(Vec<Wire>),
     Map(Vec<(Wire, Wire)>),
     Other(String),
-}
-
-#[derive(Serialize, Deserialize)]
-enum Answer {
-    Value(Wire),
-    Error(String),
-    Unsupported(String),
-    Refused(String),
 }
 
 fn to_wire(v: &Value) -> Wire {
@@ -133,25 +119,22 @@ fn from_wire(w: Wire) -> Result<Value, String> {
 }
 
 /// Evaluates `source` with the variable in `input` bound: refused by the
-/// static bounds, or run under the run-time ones.
+/// static bounds, or run under the run-time ones, in a child process when
+/// `main` allowed one, else here.
 pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
-    super::cel::refusal(source, input).unwrap_or_else(|| run(source, input))
-}
-
-/// Evaluates `source` (checked by [`super::cel::evaluate`]) in a child process
-/// when `main` allowed one, else here.
-pub fn run(source: &str, input: &Input<'_>) -> Outcome {
-    match EXECUTABLE.get() {
+    super::cel::refusal(source, input).unwrap_or_else(|| match EXECUTABLE.get() {
         Some(exe) => in_child(exe, source, input),
         None => execute(source, input),
-    }
+    })
 }
 
 fn in_child(exe: &PathBuf, source: &str, input: &Input<'_>) -> Outcome {
-    let bound = time_bound();
+    let bound = TIME_BOUND
+        .lock()
+        .map_or(crate::http::DEFAULT_TIMEOUT, |b| *b);
     let deadline = *DEADLINE.get_or_init(|| Instant::now() + bound);
     let spent = || {
-        Outcome::Refused(format!(
+        Outcome::NotEvaluated(format!(
             "it ran past the time bound on CEL ({}, --timeout) and was stopped",
             humantime::format_duration(bound)
         ))
@@ -176,7 +159,7 @@ fn in_child(exe: &PathBuf, source: &str, input: &Input<'_>) -> Outcome {
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => return Outcome::Refused(format!("its evaluator could not start: {e}")),
+        Err(e) => return Outcome::NotEvaluated(format!("its evaluator could not start: {e}")),
     };
     let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
     std::thread::scope(|scope| {
@@ -194,21 +177,20 @@ fn in_child(exe: &PathBuf, source: &str, input: &Input<'_>) -> Outcome {
         let answer = reader.join().unwrap_or_default();
         match status {
             None => spent(),
-            Some(_) if answer.len() as u64 > MAX_ANSWER_BYTES => Outcome::Refused(format!(
+            Some(_) if answer.len() as u64 > MAX_ANSWER_BYTES => Outcome::NotEvaluated(format!(
                 "its value is over the {} MiB bound on what is read back",
                 MAX_ANSWER_BYTES >> 20
             )),
-            Some(status) if !status.success() => Outcome::Refused(format!(
+            Some(status) if !status.success() => Outcome::NotEvaluated(format!(
                 "it was stopped at the run-time bound on CEL ({} MiB of memory, {})",
                 MEMORY_BOUND >> 20,
                 humantime::format_duration(bound)
             )),
-            Some(_) => match serde_json::from_slice::<Answer>(&answer) {
-                Ok(Answer::Value(w)) => from_wire(w).map_or_else(Outcome::Error, Outcome::Value),
-                Ok(Answer::Error(e)) => Outcome::Error(e),
-                Ok(Answer::Unsupported(e)) => Outcome::Unsupported(e),
-                Ok(Answer::Refused(e)) => Outcome::Refused(e),
-                Err(_) => Outcome::Refused("its evaluator gave no answer".to_owned()),
+            Some(_) => match serde_json::from_slice::<Outcome<Wire>>(&answer) {
+                Ok(Outcome::Value(w)) => from_wire(w).map_or_else(Outcome::Error, Outcome::Value),
+                Ok(Outcome::Error(e)) => Outcome::Error(e),
+                Ok(Outcome::NotEvaluated(e)) => Outcome::NotEvaluated(e),
+                Err(_) => Outcome::NotEvaluated("its evaluator gave no answer".to_owned()),
             },
         }
     })
@@ -266,10 +248,9 @@ pub fn child_main(args: &[std::ffi::OsString]) -> ExitCode {
             value: &request.value,
         },
     ) {
-        Outcome::Value(v) => Answer::Value(to_wire(&v)),
-        Outcome::Error(e) => Answer::Error(e),
-        Outcome::Unsupported(e) => Answer::Unsupported(e),
-        Outcome::Refused(e) => Answer::Refused(e),
+        Outcome::Value(v) => Outcome::Value(to_wire(&v)),
+        Outcome::Error(e) => Outcome::Error(e),
+        Outcome::NotEvaluated(e) => Outcome::NotEvaluated(e),
     };
     let mut out = std::io::stdout().lock();
     let written = serde_json::to_writer(&mut out, &answer).is_ok() && out.flush().is_ok();

@@ -82,18 +82,17 @@ const KUBERNETES_ONLY: &[&str] = &[
     "format.named",
 ];
 
-/// What an expression came to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+/// What an expression came to (across the pipe from [`super::bounded`]'s
+/// child, its value as a `Wire`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Outcome<V = Value> {
     /// It ran: the value.
-    Value(Value),
+    Value(V),
     /// It ran and failed (a missing claim, a type error…), as CEL says.
     Error(String),
-    /// It was not run: a function this tool does not implement.
-    Unsupported(String),
-    /// It was not run: over a bound (length, nodes, nesting, cost) or it does
-    /// not parse.
-    Refused(String),
+    /// It was not run: a function this tool does not implement, over a bound
+    /// (length, nodes, nesting, cost), or it does not parse.
+    NotEvaluated(String),
 }
 
 fn env() -> Arc<Env> {
@@ -146,7 +145,7 @@ fn parse_error(error: &str) -> String {
 /// static bounds, before any evaluation), or `None` when it may be.
 pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
     if source.len() > MAX_EXPRESSION_BYTES {
-        return Some(Outcome::Refused(format!(
+        return Some(Outcome::NotEvaluated(format!(
             "the expression is {} bytes, over the {MAX_EXPRESSION_BYTES}-byte bound",
             source.len()
         )));
@@ -154,12 +153,12 @@ pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
     let env = env();
     let program = match env.compile(source) {
         Ok(p) => p,
-        Err(e) => return Some(Outcome::Refused(parse_error(&e.to_string()))),
+        Err(e) => return Some(Outcome::NotEvaluated(parse_error(&e.to_string()))),
     };
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
     if let Some(name) = shape.unsupported.first() {
-        return Some(Outcome::Unsupported(
+        return Some(Outcome::NotEvaluated(
             if NOT_EVALUATED.contains(&name.as_str()) {
                 format!(
                     "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
@@ -170,27 +169,27 @@ pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
         ));
     }
     if let Some(name) = shape.no_rule.first() {
-        return Some(Outcome::Unsupported(format!(
+        return Some(Outcome::NotEvaluated(format!(
             "{name}() is not a function this tool evaluates: it has no rule for the size of what it makes, so its cost could not be bounded"
         )));
     }
     if shape.nodes > MAX_NODES {
-        return Some(Outcome::Refused(format!(
+        return Some(Outcome::NotEvaluated(format!(
             "{} nodes, over the {MAX_NODES}-node bound",
             shape.nodes
         )));
     }
     if shape.depth > MAX_COMPREHENSION_DEPTH {
-        return Some(Outcome::Refused(format!(
+        return Some(Outcome::NotEvaluated(format!(
             "comprehensions nested {} deep, over the bound of {MAX_COMPREHENSION_DEPTH}",
             shape.depth
         )));
     }
     if let Some(why) = budget(program.expression(), input) {
-        return Some(Outcome::Refused(why));
+        return Some(Outcome::NotEvaluated(why));
     }
     if to_cel(input.value, 0).is_none() {
-        return Some(Outcome::Refused(format!(
+        return Some(Outcome::NotEvaluated(format!(
             "{} is nested more than {MAX_JSON_DEPTH} levels deep",
             input.name
         )));
@@ -202,12 +201,11 @@ pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
 /// process that [`super::bounded`] starts, or in this one when none is.
 pub fn execute(source: &str, input: &Input<'_>) -> Outcome {
     let env = env();
-    let program = match env.compile(source) {
-        Ok(p) => p,
-        Err(_) => return Outcome::Refused("it does not parse".to_owned()),
+    let Ok(program) = env.compile(source) else {
+        return Outcome::NotEvaluated("it does not parse".to_owned());
     };
     let Some(value) = to_cel(input.value, 0) else {
-        return Outcome::Refused(format!("{} is nested too deep", input.name));
+        return Outcome::NotEvaluated(format!("{} is nested too deep", input.name));
     };
     let mut context = Context::with_env(env);
     context.add_variable_from_value(input.name, value);
@@ -216,13 +214,13 @@ pub fn execute(source: &str, input: &Input<'_>) -> Outcome {
     match program.execute(&context) {
         Ok(v) => Outcome::Value(v),
         Err(ExecutionError::UndeclaredReference(name)) if name.as_str() != input.name => {
-            Outcome::Unsupported(format!(
+            Outcome::NotEvaluated(format!(
                 "{name} is not a function or variable this tool knows (only {} is bound)",
                 input.name
             ))
         }
         Err(ExecutionError::NoSuchOverload(e)) if KUBERNETES_ONLY.contains(&e.function()) => {
-            Outcome::Unsupported(kubernetes_only(e.function()))
+            Outcome::NotEvaluated(kubernetes_only(e.function()))
         }
         Err(e) => Outcome::Error(e.to_string()),
     }
@@ -631,7 +629,7 @@ mod tests {
             name: "claims",
             value: &json!({"sub": "a"}),
         };
-        let Some(Outcome::Refused(why)) = refusal("claims.sub +", &input) else {
+        let Some(Outcome::NotEvaluated(why)) = refusal("claims.sub +", &input) else {
             panic!("refused");
         };
         assert_eq!(
@@ -689,28 +687,28 @@ mod tests {
         assert!(matches!(eval("claims.nope == 'x'"), Outcome::Error(_)));
         assert!(matches!(
             eval("sets.equivalent(claims.groups, ['dev'])"),
-            Outcome::Unsupported(m) if m.contains("sets.equivalent")
+            Outcome::NotEvaluated(m) if m.contains("sets.equivalent")
         ));
-        assert!(matches!(eval("claims.("), Outcome::Refused(m) if m.contains("parse")));
+        assert!(matches!(eval("claims.("), Outcome::NotEvaluated(m) if m.contains("parse")));
         let long = format!("claims.sub == '{}'", "x".repeat(MAX_EXPRESSION_BYTES));
-        assert!(matches!(eval(&long), Outcome::Refused(m) if m.contains("bytes")));
+        assert!(matches!(eval(&long), Outcome::NotEvaluated(m) if m.contains("bytes")));
         let deep = "claims.groups.all(a, claims.groups.all(b, claims.groups.all(c, a == b)))";
-        assert!(matches!(eval(deep), Outcome::Refused(m) if m.contains("nested")));
+        assert!(matches!(eval(deep), Outcome::NotEvaluated(m) if m.contains("nested")));
         // A big list makes a nested comprehension too costly to start.
         let many: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
         let claims = json!({"groups": many});
         let pairs = "claims.groups.all(a, claims.groups.exists(b, a == b))";
         assert!(matches!(
             evaluate(pairs, &Input { name: "claims", value: &claims }),
-            Outcome::Refused(m) if m.contains("cost")
+            Outcome::NotEvaluated(m) if m.contains("cost")
         ));
         assert!(matches!(
             eval("timestamp('2026-01-01T00:00:00Z') < timestamp(claims.exp)"),
-            Outcome::Unsupported(m) if m.starts_with("timestamp()")
+            Outcome::NotEvaluated(m) if m.starts_with("timestamp()")
         ));
         // Each replace makes ten of one character: ten of them, 10^10 bytes.
         let chain = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(10));
-        assert!(matches!(eval(&chain), Outcome::Refused(m) if m.contains("per-call limit")));
+        assert!(matches!(eval(&chain), Outcome::NotEvaluated(m) if m.contains("per-call limit")));
         let three = format!("'a'{}.size()", ".replace('a', 'aaaaaaaaaa')".repeat(3));
         assert_eq!(eval(&three), Outcome::Value(Value::Int(1000)));
     }
@@ -744,7 +742,7 @@ mod tests {
             format!("[{{'k': {bomb}}}].size() > 0"),
         ] {
             assert!(
-                matches!(eval(&wrapped), Outcome::Refused(m) if m.contains("per-call limit")),
+                matches!(eval(&wrapped), Outcome::NotEvaluated(m) if m.contains("per-call limit")),
                 "{wrapped}"
             );
         }
@@ -754,13 +752,13 @@ mod tests {
             "strings.quote(".repeat(30),
             ")".repeat(30)
         );
-        assert!(matches!(eval(&quoted), Outcome::Refused(m) if m.contains("per-call limit")));
+        assert!(matches!(eval(&quoted), Outcome::NotEvaluated(m) if m.contains("per-call limit")));
         let two = format!("{}claims.sub{}", "strings.quote(".repeat(2), ")".repeat(2));
         assert_eq!(eval(&two), Outcome::Value(Value::from(r#""\"alice\"""#)));
         // A function with no rule for its size is refused by name.
         assert!(matches!(
             eval("claims.sub.nosuch()"),
-            Outcome::Unsupported(m) if m.starts_with("claims.sub.nosuch()") || m.starts_with("nosuch()")
+            Outcome::NotEvaluated(m) if m.starts_with("claims.sub.nosuch()") || m.starts_with("nosuch()")
         ));
         // Every function and operator the `cel` crate registers (its
         // standard library, strings, lists, math, encoders) has a rule.

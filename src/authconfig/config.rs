@@ -21,13 +21,10 @@ pub const API_VERSIONS: &[&str] = &[
 /// A configuration that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthnConfigError {
-    /// Neither YAML nor JSON of the expected shape.
     #[error("{file} is not an AuthenticationConfiguration: {detail}")]
     Shape { file: String, detail: String },
-    /// Over [`MAX_CONFIG_BYTES`] or [`MAX_AUTHENTICATORS`].
     #[error("{file} is too large: {detail}")]
     TooLarge { file: String, detail: String },
-    /// A CEL expression over kube-apiserver's cost limit on this token.
     #[error("{file}: {rule}: {detail}")]
     OverBudget {
         file: String,
@@ -62,8 +59,6 @@ pub struct JwtAuthenticator {
 #[serde(default, rename_all = "camelCase")]
 pub struct Issuer {
     pub url: String,
-    #[serde(rename = "discoveryURL")]
-    pub discovery_url: Option<String>,
     pub audiences: Vec<String>,
     pub audience_match_policy: Option<String>,
 }

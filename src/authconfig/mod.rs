@@ -504,7 +504,7 @@ impl Run {
                 NOT_BOOLEAN.into(),
             ),
             Outcome::Error(e) => (format!("fails to evaluate: {e}"), e),
-            Outcome::Unsupported(why) | Outcome::Refused(why) => {
+            Outcome::NotEvaluated(why) => {
                 check.outcome = CheckOutcome::NotEvaluated;
                 check.detail = why.clone();
                 self.skip(check, format!("`{expression}`: {why}"));
@@ -592,24 +592,40 @@ enum Mapped<T> {
     NotEvaluated(String, String),
 }
 
+/// A mapping expression's outcome, its value read by `value`.
+fn map_expression<T>(
+    expr: &str,
+    rule: String,
+    claims: &Json,
+    value: impl FnOnce(::cel::Value) -> Result<T, String>,
+) -> Mapped<T> {
+    match bounded::evaluate(expr, &claims_input(claims)) {
+        Outcome::Value(v) => match value(v) {
+            Ok(v) => Mapped::Ok(v, rule),
+            Err(e) => Mapped::Fail(rule, e),
+        },
+        Outcome::Error(e) => Mapped::Fail(rule, e),
+        Outcome::NotEvaluated(w) => Mapped::NotEvaluated(rule, w),
+    }
+}
+
+/// A mapping whose value must be a string or a list of strings.
+fn string_list(value: ::cel::Value) -> Result<Vec<String>, String> {
+    cel::string_list(&value).map_err(str::to_owned)
+}
+
 fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     if let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) {
-        let rule = expr.to_owned();
-        return match bounded::evaluate(expr, &claims_input(claims)) {
-            Outcome::Value(::cel::Value::String(s)) if s.is_empty() => {
-                Mapped::Fail(rule, "the expression gives an empty username".into())
+        return map_expression(expr, expr.to_owned(), claims, |v| match v {
+            ::cel::Value::String(s) if s.is_empty() => {
+                Err("the expression gives an empty username".into())
             }
-            Outcome::Value(::cel::Value::String(s)) => Mapped::Ok(s.as_str().to_owned(), rule),
-            Outcome::Value(other) => Mapped::Fail(
-                rule,
-                format!(
-                    "gives {}: username claim expression must return a string",
-                    cel::show(&other)
-                ),
-            ),
-            Outcome::Error(e) => Mapped::Fail(rule, e),
-            Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
-        };
+            ::cel::Value::String(s) => Ok(s.as_str().to_owned()),
+            other => Err(format!(
+                "gives {}: username claim expression must return a string",
+                cel::show(&other)
+            )),
+        });
     }
     let claim = m.claim.as_deref().unwrap_or("");
     let prefix = m.prefix.as_deref().unwrap_or("");
@@ -632,19 +648,7 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
 
 fn map_extra(extra: &ExtraMapping, claims: &Json) -> Mapped<Vec<String>> {
     let rule = format!("{}: {}", extra.key, extra.value_expression);
-    match bounded::evaluate(&extra.value_expression, &claims_input(claims)) {
-        Outcome::Value(v) => string_list(v, rule),
-        Outcome::Error(e) => Mapped::Fail(rule, e),
-        Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
-    }
-}
-
-/// A mapping whose value must be a list of strings.
-fn string_list(value: ::cel::Value, rule: String) -> Mapped<Vec<String>> {
-    match cel::string_list(&value) {
-        Ok(values) => Mapped::Ok(values, rule),
-        Err(e) => Mapped::Fail(rule, e.to_owned()),
-    }
+    map_expression(&extra.value_expression, rule, claims, string_list)
 }
 
 fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<String>> {
@@ -684,22 +688,14 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
     let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) else {
         return Mapped::Ok(Vec::new(), String::new());
     };
-    let rule = expr.to_owned();
-    match bounded::evaluate(expr, &claims_input(claims)) {
-        Outcome::Value(v) if stage == Stage::Uid => match v {
-            ::cel::Value::String(s) => Mapped::Ok(vec![s.as_str().to_owned()], rule),
-            other => Mapped::Fail(
-                rule,
-                format!(
-                    "gives {}: uid claim expression must return a string",
-                    cel::show(&other)
-                ),
-            ),
-        },
-        Outcome::Value(v) => string_list(v, rule),
-        Outcome::Error(e) => Mapped::Fail(rule, e),
-        Outcome::Unsupported(w) | Outcome::Refused(w) => Mapped::NotEvaluated(rule, w),
-    }
+    map_expression(expr, expr.to_owned(), claims, |v| match v {
+        ::cel::Value::String(s) if stage == Stage::Uid => Ok(vec![s.as_str().to_owned()]),
+        other if stage == Stage::Uid => Err(format!(
+            "gives {}: uid claim expression must return a string",
+            cel::show(&other)
+        )),
+        other => string_list(other),
+    })
 }
 
 /// A check of a rule without a `message` of its own.

@@ -24,7 +24,6 @@ Exit codes: 0 nothing failing, stale or legacy; 1 something was found; 2 the inp
 could not be read (or holds no audit event). With --jti or --token-file: 0 its
 minting event is in the log and no request made with it was refused; 1 otherwise.";
 
-// The arguments of `audit` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     /// Audit logs (`-` or nothing: stdin); gzip is read as is, quoted globs are expanded.

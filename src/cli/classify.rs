@@ -44,7 +44,6 @@ pub enum Platform {
     Elasticsearch,
 }
 
-// The arguments of `classify` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ClassifyArgs {
     /// The evidence: files (plain or gzip), quoted globs, `-` or nothing for

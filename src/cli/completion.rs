@@ -13,7 +13,6 @@ Examples:
   # kubectl_complete-satoken on PATH; a symlink to this binary is enough
   ln -s \"$(command -v kubectl-satoken)\" ~/.local/bin/kubectl_complete-satoken";
 
-// `completion SHELL` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct CompletionArgs {
     /// The shell to print a completion script for.

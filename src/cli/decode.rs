@@ -21,7 +21,6 @@ Examples:
   kubectl satoken decode -f tokens.txt -o json  # one token per line
   kubectl satoken decode -f id-token.jwt --authentication-config /etc/kubernetes/authn.yaml";
 
-// The arguments of `decode` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct DecodeArgs {
     #[command(flatten)]

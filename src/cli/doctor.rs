@@ -21,7 +21,6 @@ or RBAC denies it (403), 2 bad input, 3 the API server could not be reached or T
 failed. As an init container, a non-zero exit stops the pod before the workload
 starts, with the reason in its log.";
 
-// The arguments of `doctor` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     #[command(flatten)]

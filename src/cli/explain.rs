@@ -14,7 +14,6 @@ Examples:
   kubectl satoken explain clock-skew
   kubectl satoken explain service-account-recreated -o json";
 
-// `explain [CAUSE]` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The cause to explain (the code in a diagnosis); none lists every cause.

@@ -149,15 +149,11 @@ pub fn misplaced_token_hint(
     accepted: Option<&SecretToken>,
     message: &str,
 ) -> Option<&'static str> {
-    let texts: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .filter_map(|a| a.to_str())
-        .filter(|a| message.contains(value(a)))
-        .collect();
     let bare_token = |a: &str| {
         let a = value(a);
-        crate::redact::looks_like_token(a) && accepted.is_none_or(|t| t.expose().trim() != a.trim())
+        message.contains(a)
+            && crate::redact::looks_like_token(a)
+            && accepted.is_none_or(|t| t.expose().trim() != a.trim())
     };
     let split_bearer = args
         .windows(2)
@@ -172,7 +168,8 @@ pub fn misplaced_token_hint(
             "`Bearer <token>` was split into two arguments: quote it, or better pass the token on stdin or with -f FILE (arguments show in ps and shell history)",
         );
     }
-    texts.iter().any(|a| bare_token(a)).then_some(
+    let mut texts = args.iter().skip(1).filter_map(|a| a.to_str());
+    texts.any(bare_token).then_some(
         "this looks like a token, not a path, subcommand or flag value: pass it on stdin or with -f FILE",
     )
 }
@@ -196,9 +193,9 @@ fn completion_aware(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString
     args
 }
 
-// Flags every subcommand takes. Args structs carry plain comments, not doc
-// comments: clap would take a doc comment as the about text, and with the
-// deferred build (see `Command`) it would replace the subcommand's own.
+// Flags every subcommand takes. No Args struct has a doc comment: clap would
+// take it as the about text, and with the deferred build (see `Command`) it
+// would replace the subcommand's own.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Output format.

@@ -39,7 +39,6 @@ Exit codes: 0 authenticated (ok, or 404: the object is missing), 1 401 or 403
 or TLS failed. With --anonymous and no token the same codes judge the anonymous
 answers: 0 anonymous requests may do this, 1 401 or 403.";
 
-// The arguments of `probe` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     #[command(flatten)]

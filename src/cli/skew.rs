@@ -37,7 +37,6 @@ Exit codes: 0 every clock accepts and none is skewed beyond the leeway, 1 a cloc
 rejects the token or two clocks are further apart than the leeway, 2 bad input,
 3 a --server could not be reached (or its TLS verification failed).";
 
-// The arguments of `skew` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct SkewArgs {
     #[command(flatten)]

@@ -29,7 +29,6 @@ Examples:
 Exit codes: 0 valid, 1 invalid (a check failed), 2 bad input (unreadable or
 malformed token, JWKS or PEM), 3 the keys could not be fetched from the URL.";
 
-// The arguments of `verify` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     #[command(flatten)]

@@ -29,7 +29,6 @@ Exit codes: 2 for a bad flag, an unreadable token file or a listen address in
 use, at start; after that it runs until SIGTERM or SIGINT (exit 0): failures are
 metrics and log lines.";
 
-// The arguments of `watch` (a plain comment: see `GlobalArgs`).
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// The token file, re-read every cycle. Default: token in the

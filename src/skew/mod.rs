@@ -156,7 +156,6 @@ impl SkewReport {
     }
 }
 
-/// Name of the reference clock in every report.
 pub const REFERENCE_NAME: &str = "local";
 
 /// Judges `token` on every clock. `readings` must not include the reference
@@ -212,11 +211,12 @@ fn judge_clock(
     leeway: TimeDelta,
 ) -> ClockResult {
     let time = window::plus(reference, reading.offset);
-    let (judgement, uncertain) = match token {
-        None => (None, false),
+    let (judgement, uncertain, mut reason) = match token {
+        None => (None, false, "no token given: nothing to judge".to_owned()),
         Some(t) if !t.time_checked => (
             Some(window::judge(TimeClaims::default(), time, leeway)),
             false,
+            "legacy Secret token: kube-apiserver never checks its times".to_owned(),
         ),
         Some(t) => {
             let judgement = window::judge(t.claims, time, leeway);
@@ -224,19 +224,15 @@ fn judge_clock(
             let at =
                 |offset| window::judge(t.claims, window::plus(reference, offset), leeway).verdict;
             let uncertain = at(low) != judgement.verdict || at(high) != judgement.verdict;
-            (Some(judgement), uncertain)
+            let reason = match judgement.verdict.server_message() {
+                Some(message) => message.to_owned(),
+                None if judgement.remaining.is_some() => {
+                    "inside the token's window on this clock".to_owned()
+                }
+                None => "within the window (no exp: never expires)".to_owned(),
+            };
+            (Some(judgement), uncertain, reason)
         }
-    };
-    let mut reason = match (token, judgement) {
-        (None, _) | (_, None) => "no token given: nothing to judge".to_owned(),
-        (Some(t), _) if !t.time_checked => {
-            "legacy Secret token: kube-apiserver never checks its times".to_owned()
-        }
-        (Some(_), Some(j)) => match j.verdict.server_message() {
-            Some(message) => message.to_owned(),
-            None if j.remaining.is_some() => "inside the token's window on this clock".to_owned(),
-            None => "within the window (no exp: never expires)".to_owned(),
-        },
     };
     if uncertain {
         reason.push_str(&format!(

@@ -68,27 +68,22 @@ const LISTING_SLACK: TimeDelta = TimeDelta::milliseconds(500);
 /// A clock source's input could not be used at all (exit code 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
-    /// The file is not JSON (YAML, or a table from plain `kubectl get`).
     #[error("{what} is not JSON ({detail}): give the output of `{expected}`")]
     Json {
         what: String,
         expected: &'static str,
         detail: String,
     },
-    /// JSON, but not a list of the expected objects.
     #[error("{what} is not `{expected}` output: {detail}")]
     Shape {
         what: String,
         expected: &'static str,
         detail: String,
     },
-    /// The same name given to two `--clock` flags.
     #[error("--clock {0:?} is given twice")]
     DuplicateClock(String),
-    /// `--clock local=…`: that name is the reference clock's.
     #[error("--clock name {0:?} is reserved for the reference clock; choose another name")]
     ReservedClockName(String),
-    /// A `--clock` further than a century from the reference.
     #[error("--clock {0:?} is more than 100 years from the reference clock")]
     OffsetOutOfRange(String),
 }
@@ -439,44 +434,40 @@ pub fn from_token_iat(
     now: DateTime<Utc>,
     leeway: TimeDelta,
 ) -> (Option<ClockReading>, Finding) {
-    let Some(iat) = token.claims.issued_at.filter(|_| token.time_checked) else {
-        return (
+    let issued = token
+        .claims
+        .issued_at
+        .filter(|_| token.time_checked)
+        .map(at_seconds);
+    let (reading, message) = match issued {
+        None => (
             None,
-            Finding::info(
-                Code::IatEstimate,
-                "no clock source given and the token has no checked iat: only the reference clock is judged (add --clock, --leases or --nodes)",
-            ),
-        );
-    };
-    let issued = at_seconds(iat);
-    if now - issued > leeway {
-        return (
-            None,
-            Finding::info(
-                Code::IatEstimate,
-                format!(
-                    "no clock source given, and the token was issued {} before the reference time: too old to estimate the issuing API server's clock from its iat (that works only for a token issued seconds ago); add --clock, --leases or --nodes",
-                    seconds_text(now - issued)
-                ),
-            ),
-        );
-    }
-    // iat is truncated to the second: the minting instant is in [iat, iat + 1).
-    let offset = issued + HALF_SECOND - now;
-    let reading = ClockReading {
-        name: "token issuer".to_owned(),
-        source: ClockSource::TokenIat,
-        offset,
-        uncertainty: TimeDelta::seconds(1),
-    };
-    let finding = Finding::info(
-        Code::IatEstimate,
-        format!(
-            "no clock source given: the issuing API server's clock is estimated from the token's iat as {} ± 1 s from the reference clock; this holds only if the token was issued seconds ago (e.g. piped straight from kubectl create token)",
-            offset_text(offset)
+            "no clock source given and the token has no checked iat: only the reference clock is judged (add --clock, --leases or --nodes)".to_owned(),
         ),
-    );
-    (Some(reading), finding)
+        Some(issued) if now - issued > leeway => (
+            None,
+            format!(
+                "no clock source given, and the token was issued {} before the reference time: too old to estimate the issuing API server's clock from its iat (that works only for a token issued seconds ago); add --clock, --leases or --nodes",
+                seconds_text(now - issued)
+            ),
+        ),
+        Some(issued) => {
+            // iat is truncated to the second: the minting instant is in [iat, iat + 1).
+            let offset = issued + HALF_SECOND - now;
+            let reading = ClockReading {
+                name: "token issuer".to_owned(),
+                source: ClockSource::TokenIat,
+                offset,
+                uncertainty: TimeDelta::seconds(1),
+            };
+            let message = format!(
+                "no clock source given: the issuing API server's clock is estimated from the token's iat as {} ± 1 s from the reference clock; this holds only if the token was issued seconds ago (e.g. piped straight from kubectl create token)",
+                offset_text(offset)
+            );
+            (Some(reading), message)
+        }
+    };
+    (reading, Finding::info(Code::IatEstimate, message))
 }
 
 /// A server's clock from the `Date` headers of its responses (`--server`): the

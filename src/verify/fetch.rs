@@ -18,20 +18,16 @@ use crate::secret::SecretToken;
 /// Why the keys could not be fetched (exit 3), or the URL could not be used (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    /// Bad URL or TLS setup.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// No HTTP answer.
     #[error("cannot fetch {url}: {error}")]
     Transport { url: String, error: TransportError },
-    /// An answer, but not the document.
     #[error("cannot fetch {url}: HTTP {status}{hint}")]
     Status {
         url: String,
         status: u16,
         hint: &'static str,
     },
-    /// The discovery document does not parse.
     #[error("{url} is not an OpenID discovery document: {detail}")]
     Discovery { url: String, detail: String },
 }
@@ -45,11 +41,6 @@ pub struct Fetched {
     pub discovery: Option<OpenIdConfiguration>,
 }
 
-/// Whether `url` names a discovery document rather than a JWKS.
-pub fn is_discovery_url(url: &Url) -> bool {
-    url.path().ends_with("/.well-known/openid-configuration")
-}
-
 /// Fetches the JWKS at `url`, following a discovery document.
 pub fn fetch(
     url: &Url,
@@ -58,24 +49,18 @@ pub fn fetch(
     token: &SecretToken,
 ) -> Result<Fetched, FetchError> {
     let named = Origin::new(url, config, clock)?;
-    if !is_discovery_url(url) {
-        let jwks = named.get(url, Some(token))?;
-        return Ok(Fetched {
-            jwks: jwks.body,
-            jwks_url: url.clone(),
-            discovery: None,
-        });
-    }
-    let doc = named.get(url, Some(token))?;
-    let discovery =
-        keys::parse_openid_configuration(&doc.body).map_err(|e| FetchError::Discovery {
+    let (mut jwks_url, mut discovery) = (url.clone(), None);
+    if url.path().ends_with("/.well-known/openid-configuration") {
+        let doc = named.get(url, Some(token))?;
+        let bad = |detail| FetchError::Discovery {
             url: url.to_string(),
-            detail: e.to_string(),
-        })?;
-    let jwks_url = Url::parse(&discovery.jwks_uri).map_err(|e| FetchError::Discovery {
-        url: url.to_string(),
-        detail: format!("jwks_uri {:?} is not a URL: {e}", discovery.jwks_uri),
-    })?;
+            detail,
+        };
+        let found = keys::parse_openid_configuration(&doc.body).map_err(|e| bad(e.to_string()))?;
+        jwks_url = Url::parse(&found.jwks_uri)
+            .map_err(|e| bad(format!("jwks_uri {:?} is not a URL: {e}", found.jwks_uri)))?;
+        discovery = Some(found);
+    }
     let jwks = if jwks_url.origin() == url.origin() {
         named.get(&jwks_url, Some(token))?
     } else {
@@ -85,7 +70,7 @@ pub fn fetch(
     Ok(Fetched {
         jwks: jwks.body,
         jwks_url,
-        discovery: Some(discovery),
+        discovery,
     })
 }
 

@@ -17,7 +17,6 @@ use aws_lc_rs::encoding::AsDer as _;
 use aws_lc_rs::signature::{self as lc, KeyPair as _};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::DecodingKey;
 use serde_json::{Map, Value};
 
 /// Largest key document accepted (a JWKS with hundreds of keys is ~100 KiB).
@@ -26,18 +25,14 @@ pub const MAX_KEY_DOCUMENT_BYTES: usize = 4 * 1024 * 1024;
 /// A key source that cannot be used at all: bad input, exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
-    /// Not JSON, or JSON of the wrong shape.
     #[error("not a JWKS: {0}")]
     NotJwks(String),
-    /// The OpenID discovery document given where a JWKS was expected.
     #[error(
         "this is an OpenID discovery document, not a JWKS: its keys are at jwks_uri {0}; save that (kubectl get --raw /openid/v1/jwks) and pass it"
     )]
     DiscoveryNotJwks(String),
-    /// A JWKS whose `keys` array is empty.
     #[error("the JWKS has no keys")]
     EmptyJwks,
-    /// An RSA or EC key with missing or malformed members.
     #[error("JWKS keys[{index}]{kid}: {detail}")]
     BadJwk {
         index: usize,
@@ -45,13 +40,10 @@ pub enum KeyError {
         kid: String,
         detail: String,
     },
-    /// The JWKS holds keys, but none of a type Kubernetes signs with.
     #[error("the JWKS has no RSA or EC key (skipped: {0})")]
     NoUsableJwk(String),
-    /// PEM text that does not parse.
     #[error("bad PEM: {0}")]
     BadPem(String),
-    /// A PEM block labelled as a key or certificate whose contents are not one.
     #[error("PEM block {index} ({label}): {detail}")]
     BadPemBlock {
         index: usize,
@@ -61,7 +53,6 @@ pub enum KeyError {
     /// PEM input without one RSA or EC key (client-go keyutil's own error wording).
     #[error("data does not contain any valid RSA or ECDSA public keys{0}")]
     NoPemKey(String),
-    /// Not a usable discovery document.
     #[error("not an OpenID discovery document: {0}")]
     NotDiscovery(String),
 }
@@ -183,8 +174,6 @@ pub struct PublicKey {
     pub pem_form: Option<PemForm>,
     /// Canonical DER SubjectPublicKeyInfo.
     pub(crate) spki: Vec<u8>,
-    /// jsonwebtoken's handle; `None` for P-521 (jsonwebtoken has no ES512).
-    pub(crate) decoding: Option<DecodingKey>,
 }
 
 impl PublicKey {
@@ -209,14 +198,13 @@ impl PublicKey {
             let spki = rsa.as_der().map_err(|_| "cannot re-encode the RSA key")?;
             return Ok(rsa_key(
                 rsa.modulus().big_endian_without_leading_zero(),
-                rsa.exponent().big_endian_without_leading_zero(),
                 spki.as_ref().to_vec(),
             ));
         }
         for &curve in Curve::VARIANTS {
             if let Ok(parsed) = lc::ParsedPublicKey::new(curve.verification(), der) {
                 let spki = parsed.as_der().map_err(|_| "cannot re-encode the EC key")?;
-                return Ok(ec_key(curve, spki.as_ref().to_vec()));
+                return Ok(new_key(KeyKind::Ec(curve), spki.as_ref().to_vec()));
             }
         }
         if lc::ParsedPublicKey::new(&lc::ED25519, der).is_ok() {
@@ -226,30 +214,22 @@ impl PublicKey {
     }
 }
 
-fn rsa_key(n: &[u8], e: &[u8], spki: Vec<u8>) -> PublicKey {
+fn rsa_key(n: &[u8], spki: Vec<u8>) -> PublicKey {
     let n = strip_leading_zeros(n);
     let bits = n
         .first()
         .map_or(0, |b| n.len() * 8 - b.leading_zeros() as usize);
-    let decoding = DecodingKey::from_rsa_raw_components(n, e);
-    new_key(KeyKind::Rsa { bits }, spki, Some(decoding))
-}
-
-fn ec_key(curve: Curve, spki: Vec<u8>) -> PublicKey {
-    // aws-lc-rs reads SubjectPublicKeyInfo as well as a bare point.
-    let decoding = (curve != Curve::P521).then(|| DecodingKey::from_ec_der(&spki));
-    new_key(KeyKind::Ec(curve), spki, decoding)
+    new_key(KeyKind::Rsa { bits }, spki)
 }
 
 /// A key of no source yet, its Kubernetes key id computed.
-fn new_key(kind: KeyKind, spki: Vec<u8>, decoding: Option<DecodingKey>) -> PublicKey {
+fn new_key(kind: KeyKind, spki: Vec<u8>) -> PublicKey {
     PublicKey {
         source: String::new(),
         published_kid: None,
         computed_kid: kubernetes_key_id(&spki),
         kind,
         pem_form: None,
-        decoding,
         spki,
     }
 }
@@ -340,26 +320,20 @@ impl KeySet {
 /// `alg`, and `n`/`e` or `crv`/`x`/`y`). RSA and EC keys are used; other key types
 /// (OKP, oct, …) and encryption keys are skipped and listed in [`KeySet::skipped`].
 pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
+    let not_jwks = |detail: &str| KeyError::NotJwks(detail.to_owned());
     let doc: Value =
-        serde_json::from_slice(bytes).map_err(|e| KeyError::NotJwks(format!("not JSON: {e}")))?;
+        serde_json::from_slice(bytes).map_err(|e| not_jwks(&format!("not JSON: {e}")))?;
     let Value::Object(doc) = doc else {
-        return Err(KeyError::NotJwks(
-            "JSON but not an object with \"keys\"".to_owned(),
-        ));
+        return Err(not_jwks("JSON but not an object with \"keys\""));
     };
-    let Some(keys) = doc.get("keys") else {
-        if let Some(Value::String(uri)) = doc.get("jwks_uri") {
-            return Err(KeyError::DiscoveryNotJwks(uri.clone()));
+    let keys = match (doc.get("keys"), doc.get("jwks_uri")) {
+        (Some(Value::Array(keys)), _) => keys,
+        (Some(_), _) => return Err(not_jwks("\"keys\" is not an array")),
+        (None, Some(Value::String(uri))) => return Err(KeyError::DiscoveryNotJwks(uri.clone())),
+        (None, _) if doc.contains_key("kty") => {
+            return Err(not_jwks("a single JWK; wrap it as {\"keys\": [ ... ]}"));
         }
-        if doc.contains_key("kty") {
-            return Err(KeyError::NotJwks(
-                "a single JWK; wrap it as {\"keys\": [ ... ]}".to_owned(),
-            ));
-        }
-        return Err(KeyError::NotJwks("no \"keys\" member".to_owned()));
-    };
-    let Value::Array(keys) = keys else {
-        return Err(KeyError::NotJwks("\"keys\" is not an array".to_owned()));
+        (None, _) => return Err(not_jwks("no \"keys\" member")),
     };
     if keys.is_empty() {
         return Err(KeyError::EmptyJwks);
@@ -385,26 +359,24 @@ pub fn parse_jwks(bytes: &[u8]) -> Result<KeySet, KeyError> {
             detail,
         };
         let kty = jwk_string(jwk, "kty").map_err(bad)?;
-        if jwk.get("use").and_then(Value::as_str) == Some("enc") {
+        let passed_over = match (jwk.get("use").and_then(Value::as_str), kty) {
+            (Some("enc"), _) => Some("an encryption key (\"use\": \"enc\")"),
+            (_, "RSA" | "EC") => None,
+            _ => Some("not a key type Kubernetes signs with (RSA, EC)"),
+        };
+        if let Some(reason) = passed_over {
             set.skipped.push(Skipped {
                 source,
                 what: format!("kty {kty:?}{kid_text}"),
-                reason: "an encryption key (\"use\": \"enc\")".to_owned(),
+                reason: reason.to_owned(),
             });
             continue;
         }
         let mut key = match kty {
-            "RSA" => rsa_from_jwk(jwk).map_err(bad)?,
-            "EC" => ec_from_jwk(jwk).map_err(bad)?,
-            other => {
-                set.skipped.push(Skipped {
-                    source,
-                    what: format!("kty {other:?}{kid_text}"),
-                    reason: "not a key type Kubernetes signs with (RSA, EC)".to_owned(),
-                });
-                continue;
-            }
-        };
+            "RSA" => rsa_from_jwk(jwk),
+            _ => ec_from_jwk(jwk),
+        }
+        .map_err(bad)?;
         key.source = source;
         key.published_kid = kid;
         set.keys.push(key);
@@ -441,7 +413,7 @@ fn rsa_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
     let spki = components
         .as_der()
         .map_err(|_| "\"n\" and \"e\" do not form an RSA public key".to_owned())?;
-    Ok(rsa_key(&n, &e, spki.as_ref().to_vec()))
+    Ok(rsa_key(&n, spki.as_ref().to_vec()))
 }
 
 fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
@@ -468,7 +440,7 @@ fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
     let spki = parsed
         .as_der()
         .map_err(|_| "cannot encode the EC key".to_owned())?;
-    Ok(ec_key(curve, spki.as_ref().to_vec()))
+    Ok(new_key(KeyKind::Ec(curve), spki.as_ref().to_vec()))
 }
 
 /// Parses PEM text the way kube-apiserver reads `--service-account-key-file`
@@ -606,20 +578,12 @@ pub fn parse_openid_configuration(bytes: &[u8]) -> Result<OpenIdConfiguration, K
         return Err(KeyError::NotDiscovery("JSON but not an object".to_owned()));
     };
     let jwks_uri = match doc.get("jwks_uri") {
-        Some(Value::String(uri)) if !uri.is_empty() => uri.clone(),
-        Some(_) => {
-            return Err(KeyError::NotDiscovery(
-                "\"jwks_uri\" is not a non-empty string".to_owned(),
-            ));
-        }
-        None => {
-            return Err(KeyError::NotDiscovery(if doc.contains_key("keys") {
-                "this is a JWKS: pass it with --jwks".to_owned()
-            } else {
-                "no \"jwks_uri\"".to_owned()
-            }));
-        }
-    };
+        Some(Value::String(uri)) if !uri.is_empty() => Ok(uri.clone()),
+        Some(_) => Err("\"jwks_uri\" is not a non-empty string"),
+        None if doc.contains_key("keys") => Err("this is a JWKS: pass it with --jwks"),
+        None => Err("no \"jwks_uri\""),
+    }
+    .map_err(|detail| KeyError::NotDiscovery(detail.to_owned()))?;
     Ok(OpenIdConfiguration {
         issuer: doc.get("issuer").and_then(Value::as_str).map(str::to_owned),
         jwks_uri,

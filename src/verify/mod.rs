@@ -1,10 +1,8 @@
 //! Pure: would kube-apiserver accept this token's signature, key, issuer,
 //! audience and time claims? Offline, against keys the caller loaded
 //! ([`keys`]). Never reads the clock: every time check is `window::judge` at the
-//! `now` passed in. Signatures are checked with jsonwebtoken (aws-lc-rs backend)
-//! with its own exp/nbf/aud checks and required claims turned off, since
-//! jsonwebtoken would read the system clock; ES512 goes to aws-lc-rs directly
-//! because jsonwebtoken 11 has no ES512.
+//! `now` passed in. Signatures are checked with aws-lc-rs (jsonwebtoken, which
+//! would read the system clock for exp/nbf, has no ES512).
 //!
 //! Order and wording follow pkg/serviceaccount/jwt.go (`Validate`, 1.31+): issuer
 //! pre-check, key lookup by `kid` (an unknown kid fails with "invalid signature, no
@@ -16,10 +14,10 @@ pub mod fetch;
 pub mod keys;
 pub mod trust;
 
+use aws_lc_rs::signature as lc;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, TimeDelta, Utc};
-use jsonwebtoken::{Algorithm, Validation};
 use schemars::JsonSchema;
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
@@ -190,7 +188,6 @@ impl VerifyReport {
         self.authn = Some(authn);
     }
 
-    /// Adds the trust-policy check.
     pub fn add_trust(&mut self, check: Check, findings: Vec<Finding>) {
         self.findings.extend(findings);
         self.push_check(check);
@@ -201,12 +198,10 @@ impl VerifyReport {
         self.checks.push(check);
         findings::sort(&mut self.findings);
     }
-    /// The key the signature verifies with.
     pub fn matched(&self) -> Option<&PublicKey> {
         self.matched_key.map(|i| &self.keys[i].0)
     }
 
-    /// One check by name.
     pub fn check(&self, name: CheckName) -> &Check {
         self.checks
             .iter()
@@ -384,10 +379,7 @@ fn check_signing(
         return (signature, key, None);
     }
     if token.padded {
-        findings.push(Finding::error(
-            Code::PaddedBase64,
-            "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")",
-        ));
+        findings.push(Finding::error(Code::PaddedBase64, crate::decode::PADDED));
     }
     let alg = SigningAlg::parse(alg_text).unwrap_or(SigningAlg::Rs256);
     let trial = KeyTrial::run(raw, alg, token_kid, keys, outcomes);
@@ -445,7 +437,6 @@ struct KeyTrial<'k> {
     /// The keys the header's kid names, of any type.
     by_kid: Vec<usize>,
     matched: Matched,
-    /// How many keys were tried.
     tried: usize,
 }
 
@@ -596,13 +587,7 @@ impl<'k> KeyTrial<'k> {
             {
                 // An external signer names its keys itself; a PEM file carries no
                 // name, so whether the signer calls this key `kid` is not known here.
-                findings.push(Finding::info(
-                    Code::KidNotKubernetes,
-                    format!(
-                        "kid {kid:?} is not a Kubernetes key id: {}",
-                        crate::token::kind::FOREIGN_KID_MEANING
-                    ),
-                ));
+                findings.extend(crate::decode::foreign_kid(kid));
                 let detail = format!(
                     "the signature verifies with {}, a key without a published kid; the token's kid {kid:?} is an external signer's name for its key, which a PEM file does not carry: check that the signer lists kid {kid:?} (its key list, or /openid/v1/jwks unless the key is excluded from discovery)",
                     self.describe(i)
@@ -666,35 +651,19 @@ impl<'k> KeyTrial<'k> {
 }
 
 /// Whether `key` verifies the JWS `raw` (signing input `raw[..end]`) with `alg`.
+/// kube-apiserver decodes unpadded base64url only: a padded token verifies with no key.
 fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool {
-    match (&key.decoding, alg) {
-        (Some(decoding), _) => {
-            let algorithm = match alg {
-                SigningAlg::Rs256 => Algorithm::RS256,
-                SigningAlg::Es(keys::Curve::P256) => Algorithm::ES256,
-                SigningAlg::Es(keys::Curve::P384) => Algorithm::ES384,
-                SigningAlg::Es(keys::Curve::P521) => return false,
-            };
-            let mut validation = Validation::new(algorithm);
-            // Every claim check is ours (with our `now`); jsonwebtoken would read
-            // the system clock for exp/nbf.
-            validation.validate_exp = false;
-            validation.validate_nbf = false;
-            validation.validate_aud = false;
-            validation.required_spec_claims.clear();
-            jsonwebtoken::decode::<serde::de::IgnoredAny>(raw, decoding, &validation).is_ok()
-        }
-        (None, SigningAlg::Es(curve)) => {
-            // ES512: jsonwebtoken 11 has no such algorithm; same aws-lc-rs primitive.
-            let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
-                return false;
-            };
-            aws_lc_rs::signature::UnparsedPublicKey::new(curve.verification(), key.spki_der())
-                .verify(&raw.as_bytes()[..end], &signature)
-                .is_ok()
-        }
-        (None, SigningAlg::Rs256) => false,
-    }
+    let algorithm: &'static dyn lc::VerificationAlgorithm = match alg {
+        SigningAlg::Rs256 => &lc::RSA_PKCS1_2048_8192_SHA256,
+        SigningAlg::Es(curve) => curve.verification(),
+    };
+    let Ok(signature) = URL_SAFE_NO_PAD.decode(raw[end..].trim_start_matches('.')) else {
+        return false;
+    };
+    !raw.contains('=')
+        && lc::UnparsedPublicKey::new(algorithm, key.spki_der())
+            .verify(&raw.as_bytes()[..end], &signature)
+            .is_ok()
 }
 
 fn check_issuer(

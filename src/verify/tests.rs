@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::secret::SecretToken;
-use jsonwebtoken::{EncodingKey, Header};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
 const NOW: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
