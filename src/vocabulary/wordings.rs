@@ -134,6 +134,12 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin didn't return a …", "1.10+ (a token; a token or cert/key pair since 1.11; a status field)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    // The kubeconfig itself: none found (no KUBECONFIG, no ~/.kube/config,
+    // not in a pod), unreadable, or naming a context or cluster it lacks.
+    w(CLIENT_GO, "no configuration has been provided", "all (clientcmd ErrEmptyConfig; `, try setting KUBERNETES_MASTER environment variable` since 1.5)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
+    w(CLIENT_GO, "error loading config file \" … \": …", "all (clientcmd LoadFromFile)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
+    w(CLIENT_GO, "context was not found for specified context", "all (clientcmd validation)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
+    w(CLIENT_GO, "cluster has no server defined", "all (clientcmd ErrEmptyCluster)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
     // In a pod, the in-cluster configuration: the API server's address from
     // the environment, the ServiceAccount token from its mounted file (none
     // with automountServiceAccountToken: false).
@@ -168,6 +174,7 @@ pub const SETUP_FAILURES: &[Wording] = &[
 ];
 
 const CLIENT_GO: &str = "client-go";
+const CLIENTCMD: &str = "k8s.io/client-go tools/clientcmd/validation.go and loader.go";
 const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
 const PYTHON_K8S: &str = "python-kubernetes";
 const PYTHON_INCLUSTER: &str =

@@ -111,7 +111,9 @@ mounted at /var/run/secrets/kubernetes.io/serviceaccount/token (none with \
 automountServiceAccountToken: false); a cloud SDK walks its provider chain (IRSA's token file, EKS Pod Identity's \
 endpoint, instance metadata); Azure workload identity's webhook injects AZURE_CLIENT_ID, \
 AZURE_TENANT_ID and AZURE_FEDERATED_TOKEN_FILE. When the source fails, no request carries a \
-token and no server judged one.
+token and no server judged one. Before any of these, the kubeconfig itself: none found \
+(no KUBECONFIG, no ~/.kube/config, not in a pod: \"no configuration has been provided\"), \
+unreadable, or naming a context or cluster it does not hold.
 
 The error names the part: a plugin not on the PATH of the program that runs it (an IDE or \
 a CI job has another PATH than the shell), an ExecCredential of another apiVersion, an SDK \
@@ -134,6 +136,7 @@ release that does not read the pod's source (the AWS SDK for Go refuses EKS Pod 
     ),
     sources: &[
         "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (the exec credential protocol)",
+        "k8s.io/client-go tools/clientcmd/validation.go, loader.go (the kubeconfig)",
         "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (AuthExecStart, AuthExecRun)",
         "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go, aws/defaults/defaults.go",
         "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-minimum-sdk.html",
