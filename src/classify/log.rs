@@ -139,30 +139,6 @@ impl<'c> LogScan<'c> {
         }
     }
 
-    /// Events settled before their window passed ([`crate::logs::MAX_PENDING`]).
-    pub fn crowded(&self) -> u64 {
-        self.joins.crowded
-    }
-
-    /// Reads line `number` (1-based) of input `source`.
-    pub fn line(&mut self, source: usize, number: u64, line: &[u8]) {
-        self.lines += 1;
-        let record = apiserver::record(line, self.ctx.now);
-        let lane = crate::logs::lane(source, record.stream);
-        if let Some((at, _)) = record.at {
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-            self.joins.tick(&lane, at);
-        }
-        if let Some(request) = apiserver::request(record.text) {
-            *self.requests.entry(request.code).or_default() += 1;
-            if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
-                self.request((source, lane), number, line, &record, &request);
-            }
-        } else if !self.prefilter || super::prefilter::candidate(line) {
-            self.read((source, lane), number, line, &record);
-        }
-    }
-
     /// What the cheap stage needs to know, to look at lines on any thread.
     pub fn look(&self) -> Look {
         Look {
@@ -594,10 +570,10 @@ impl LogGroups {
                 self.over_budget
             ));
         }
-        if scan.crowded() > 0 {
+        if scan.joins.crowded > 0 {
             notes.push(format!(
                 "{} events were settled before their {} s window passed (over {MAX_PENDING} waiting): their joins may be missed",
-                scan.crowded(),
+                scan.joins.crowded,
                 WINDOW / 1_000_000
             ));
         }
@@ -791,15 +767,25 @@ mod tests {
         };
         let mut scan = LogScan::new(ctx, None, true);
         let mut groups = LogGroups::with_budget(budget);
+        let mut text = String::new();
         for i in 0..n {
-            let line = format!(
+            text += &format!(
                 r#"I0101 10:00:00.{i:06}       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a{i}" srcIP="10.0.{}.{}:4000" resp=401"#,
                 i / 250,
                 i % 250
             );
-            scan.line(0, i as u64 + 1, line.as_bytes());
-            scan.events().for_each(|ev| groups.add(ev));
+            text.push('\n');
         }
+        let (mut looked, mut start) = (Looked::default(), 0);
+        for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            looked.add(scan.look(), text.as_bytes(), start..end);
+            start = end + 1;
+        }
+        let mut add = |ev: LogEvent| {
+            groups.add(ev);
+            Ok(())
+        };
+        scan.take(0, 1, text.as_bytes(), looked, &mut add).unwrap();
         scan.finish();
         scan.events().for_each(|ev| groups.add(ev));
         let kept = groups.groups.values().map(|g| g.sources.len() as u64).sum();

@@ -180,7 +180,12 @@ pub fn start(
         return Err(ClassifyError::Empty);
     }
     let wanted = move |e: &Evidence| forced.is_none_or(|t| e.source == t);
-    let mut events = KubectlTrace::new(assemble::Assembler::new(text, now), wanted);
+    let mut events = KubectlTrace {
+        inner: assemble::Assembler::new(text, now),
+        wanted,
+        held: VecDeque::new(),
+        ready: VecDeque::new(),
+    };
     // Peek the first answer before handing the iterator over: its absence is
     // the error, and the near miss is known only then.
     let Some(first) = events.next() else {
@@ -213,16 +218,7 @@ struct KubectlTrace<'a, F> {
 /// Logged answers held back while waiting for kubectl's verdict.
 const MAX_HELD: usize = 1_024;
 
-impl<'a, F: Fn(&Evidence) -> bool> KubectlTrace<'a, F> {
-    fn new(inner: assemble::Assembler<'a>, wanted: F) -> Self {
-        KubectlTrace {
-            inner,
-            wanted,
-            held: VecDeque::new(),
-            ready: VecDeque::new(),
-        }
-    }
-
+impl<F: Fn(&Evidence) -> bool> KubectlTrace<'_, F> {
     /// A line of the client's request log (client-go's round-tripper and
     /// discovery), not an answer it printed.
     fn logged(ev: &Evidence) -> bool {
