@@ -30,7 +30,7 @@ use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;
 use crate::logs::record::{self as apiserver, Record};
-use crate::logs::tally::{Other, Seen, kept, see};
+use crate::logs::tally::{Other, Seen, add_counts, kept, see, widen, widen_span};
 use crate::logs::time::instant;
 use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
 
@@ -160,15 +160,8 @@ impl<'c> LogScan<'c> {
         hand: &mut dyn FnMut(LogEvent) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.lines += seen.lines;
-        for (code, n) in seen.requests {
-            *self.requests.entry(code).or_default() += n;
-        }
-        if let Some((first, last)) = seen.span {
-            self.span = Some(
-                self.span
-                    .map_or((first, last), |(f, l)| (f.min(first), l.max(last))),
-            );
-        }
+        add_counts(&mut self.requests, seen.requests);
+        widen_span(&mut self.span, seen.span);
         for mark in seen.marks {
             let lane = (source, mark.stream);
             if let Some(at) = mark.at {
@@ -371,9 +364,7 @@ impl Looked {
             None => !look.prefilter || super::prefilter::candidate(record.text),
         };
         let at = record.at.map(|(at, _)| at);
-        if let Some(at) = at {
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-        }
+        widen_span(&mut self.span, at.map(|at| (at, at)));
         let stream = crate::logs::lane(0, record.stream).1;
         let later = at.filter(|&at| self.latest.get(&stream).is_none_or(|&l| at > l));
         if let Some(at) = later {
@@ -615,14 +606,8 @@ impl Group {
     fn absorb(&mut self, o: Group) {
         self.events = self.events.saturating_add(o.events);
         widen(&mut self.seen, o.seen);
-        for (hour, n) in o.hours {
-            let mine = self.hours.entry(hour).or_default();
-            *mine = mine.saturating_add(n);
-        }
-        for (join, n) in o.joins {
-            let mine = self.joins.entry(join).or_default();
-            *mine = mine.saturating_add(n);
-        }
+        add_counts(&mut self.hours, o.hours);
+        add_counts(&mut self.joins, o.joins);
         // In the order they first appeared, as one run meets them: past
         // [`MAX_SOURCES`] a source's events are counted as one run counts them.
         let mut theirs: Vec<_> = o.sources.into_iter().collect();
@@ -646,14 +631,6 @@ impl Group {
     }
 }
 
-fn widen(seen: &mut Option<Seen>, other: Option<Seen>) {
-    match (seen.as_mut(), other) {
-        (Some(s), Some(o)) => s.merge(&o),
-        (None, o) => *seen = o,
-        (Some(_), None) => {}
-    }
-}
-
 impl LogReport {
     /// Reports of the parts of one input (a log split into shards, read
     /// apart; `classify --merge`), in input order, as the report of the
@@ -672,14 +649,8 @@ impl LogReport {
             all.sources.extend(part.sources);
             all.bytes = all.bytes.saturating_add(part.bytes);
             all.lines = all.lines.saturating_add(part.lines);
-            for (code, n) in part.requests {
-                let mine = all.requests.entry(code).or_default();
-                *mine = mine.saturating_add(n);
-            }
-            all.span = match (all.span, part.span) {
-                (Some((f, l)), Some((pf, pl))) => Some((f.min(pf), l.max(pl))),
-                (a, b) => a.or(b),
-            };
+            add_counts(&mut all.requests, part.requests);
+            widen_span(&mut all.span, part.span);
             all.tally.absorb(part.tally);
             for mut g in part.groups {
                 g.example.source += offset;
