@@ -224,7 +224,6 @@ pub struct Aggregate {
     /// Keyed by `ip \0 agent \0 user \0 pod`.
     pub clients: Map<Box<str>, Client>,
     pub dropped_clients: u64,
-    /// Object events past the budget.
     pub dropped_objects: u64,
     /// Bytes charged so far, and this worker's share of [`AGGREGATE_BYTES`].
     pub bytes: usize,
@@ -559,7 +558,6 @@ impl Aggregate {
         });
     }
 
-    /// Adds another worker's tallies.
     pub fn merge(&mut self, o: Aggregate) {
         self.lines += o.lines;
         self.events += o.events;

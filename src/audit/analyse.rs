@@ -32,7 +32,6 @@ struct Known<'a> {
     client: &'a Client,
 }
 
-/// The fleet view of an aggregate.
 pub fn analyse(
     agg: Aggregate,
     index: Option<&ReasonIndex>,
@@ -198,9 +197,7 @@ type UidSeen<'a> = (&'a str, Seen);
 /// Every uid each ServiceAccount user and each pod was seen with.
 #[derive(Default)]
 struct History<'a> {
-    /// user -> uids
     sa: HashMap<&'a str, Vec<UidSeen<'a>>>,
-    /// (user, pod) -> pod uids
     pods: HashMap<(&'a str, &'a str), Vec<UidSeen<'a>>>,
 }
 
@@ -367,7 +364,6 @@ fn finding(
     }
 }
 
-/// The answer an audit event logs.
 fn http(status: u16, message: Option<String>) -> Answer {
     Answer::Http(HttpAnswer {
         status: Some(status),

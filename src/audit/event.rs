@@ -77,7 +77,6 @@ pub struct RawEvent<'a> {
     pub items: Option<Vec<RawEvent<'a>>>,
 }
 
-/// `user`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawUser<'a> {
     #[serde(borrow, default)]
@@ -88,7 +87,6 @@ pub struct RawUser<'a> {
     pub extra: Option<HashMap<Cow<'a, str>, Vec<Cow<'a, str>>>>,
 }
 
-/// `objectRef`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RawObjectRef<'a> {
@@ -104,7 +102,6 @@ pub struct RawObjectRef<'a> {
     pub subresource: Option<Cow<'a, str>>,
 }
 
-/// `responseStatus`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawStatus<'a> {
     pub code: Option<i64>,
@@ -131,12 +128,10 @@ impl<'a> RawEvent<'a> {
             || (self.kind.as_deref() == Some("Event") && self.audit_id.is_some())
     }
 
-    /// Whether this is an `EventList`.
     pub fn is_list(&self) -> bool {
         self.kind.as_deref() == Some("EventList") || self.items.is_some()
     }
 
-    /// An annotation's value.
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations.as_ref()?.get(key).map(|v| v.as_ref())
     }
@@ -152,7 +147,6 @@ impl<'a> RawEvent<'a> {
             .map(|v| v.as_ref())
     }
 
-    /// The response code.
     pub fn code(&self) -> Option<u16> {
         self.response_status
             .as_ref()?

@@ -37,7 +37,6 @@ pub const BLOCKS_BYTES: usize = 64 * 1024 * 1024;
 /// Why audit input could not be read. Every variant is one line and exit 2.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditInputError {
-    /// A file could not be opened.
     #[error("cannot open {what}: {source}")]
     Open { what: String, source: io::Error },
     /// Reading failed part way (a gzip stream cut short says so).
@@ -54,15 +53,12 @@ pub enum AuditInputError {
     /// A JSON document that does not parse.
     #[error("{what} is not an audit event, EventList or array of events: {detail}")]
     NotJson { what: String, detail: String },
-    /// A glob that matches nothing.
     #[error("no file matches {0}")]
     NoMatch(String),
-    /// An invalid glob.
     #[error("invalid file pattern {pattern}: {detail}")]
     Pattern { pattern: String, detail: String },
 }
 
-/// Where audit events come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     File(PathBuf),
@@ -70,7 +66,6 @@ pub enum Source {
 }
 
 impl Source {
-    /// `file PATH` or `stdin`.
     pub fn describe(&self) -> String {
         match self {
             Source::File(p) => format!("file {}", p.display()),
@@ -324,7 +319,6 @@ fn fill_lines(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Resu
 /// Why [`Blocks`] gave no block.
 #[derive(Debug)]
 pub enum BlockError {
-    /// Reading failed.
     Io(io::Error),
     /// A line longer than [`MAX_EVENT_BYTES`].
     TooLong,

@@ -29,7 +29,7 @@ use crate::diagnosis::facts::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;
-use crate::logs::record::{self as apiserver, Record};
+use crate::logs::record as apiserver;
 use crate::logs::tally::{Other, Seen, add_counts, kept, see, widen, widen_span};
 use crate::logs::time::instant;
 use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
@@ -115,7 +115,6 @@ pub struct LogScan<'c> {
     forced: Option<SourceType>,
     prefilter: bool,
     joins: Lanes<Item>,
-    /// Lines read.
     pub lines: u64,
     /// httplog's requests by status code.
     pub requests: BTreeMap<u16, u64>,
@@ -168,12 +167,7 @@ impl<'c> LogScan<'c> {
                 self.joins.tick(&lane, at);
             }
             if let Some((index, range)) = mark.read {
-                let line = &text[range];
-                let record = apiserver::record(line, self.ctx.now);
-                match apiserver::request(record.text) {
-                    Some(r) => self.request((source, lane), number + index, line, &record, &r),
-                    None => self.read((source, lane), number + index, line, &record),
-                }
+                self.read((source, lane), number + index, &text[range]);
             }
             for ev in self.events() {
                 hand(ev)?;
@@ -193,56 +187,48 @@ impl<'c> LogScan<'c> {
         self.joins.settled.drain(..).map(move |s| settle(s, ctx))
     }
 
-    /// httplog's failed request: an event, joined to its reasons if a 401.
-    fn request(
-        &mut self,
-        (source, lane): (usize, Lane),
-        number: u64,
-        line: &[u8],
-        record: &Record<'_>,
-        r: &apiserver::Request<'_>,
-    ) {
+    /// A line to read: httplog's failed request (an event, joined to its
+    /// reasons if a 401), or any other line, read by the engine.
+    fn read(&mut self, (source, lane): (usize, Lane), number: u64, line: &[u8]) {
+        let record = apiserver::record(line, self.ctx.now);
         let text = String::from_utf8_lossy(line);
-        let ev = Evidence {
-            line: usize::try_from(number).unwrap_or(usize::MAX),
-            source: SourceType::ApiserverLog,
-            format: "httplog",
-            excerpt: crate::diagnosis::extract::excerpt(&text),
-            facts: Case {
-                clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
-                answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
-                request: Some(request_from_url(Some(r.verb), r.uri)),
-                ..Case::default()
-            },
-        };
-        let origin = Origin {
-            stream: stream(record),
-            user: None,
-            source_ip: r.source_ip.map(kept),
-            user_agent: r.user_agent.map(kept),
-        };
-        let item = Item {
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
+        let at = record.at.map(|(at, _)| at);
+        let item = |ev, origin, audit_id: Option<&str>| Item {
             ev,
-            origin,
-            audit_id: r.audit_id.map(kept),
+            origin: Origin {
+                stream: record.stream.map(|s| kept(&String::from_utf8_lossy(s))),
+                ..origin
+            },
+            audit_id: audit_id.map(kept),
             source,
-            at: record.at.map(|(at, _)| at),
+            at,
         };
-        match item.at {
-            Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
-            _ => self.joins.settled.push_back(Settled::Alone(item)),
+        if let Some(r) = apiserver::request(record.text) {
+            let ev = Evidence {
+                line: number,
+                source: SourceType::ApiserverLog,
+                format: "httplog",
+                excerpt: crate::diagnosis::extract::excerpt(&text),
+                facts: Case {
+                    clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
+                    answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
+                    request: Some(request_from_url(Some(r.verb), r.uri)),
+                    ..Case::default()
+                },
+            };
+            let origin = Origin {
+                source_ip: r.source_ip.map(kept),
+                user_agent: r.user_agent.map(kept),
+                ..Origin::default()
+            };
+            let item = item(ev, origin, r.audit_id);
+            match at {
+                Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
+            }
+            return;
         }
-    }
-
-    /// Any other line, read by the engine.
-    fn read(
-        &mut self,
-        (source, lane): (usize, Lane),
-        number: u64,
-        line: &[u8],
-        record: &Record<'_>,
-    ) {
-        let text = String::from_utf8_lossy(line);
         let Ok(stream) = super::start(&text, self.forced, self.ctx.now) else {
             return;
         };
@@ -253,24 +239,19 @@ impl<'c> LogScan<'c> {
             if ev.facts.classification() == Classification::Ok {
                 continue;
             }
-            ev.line = usize::try_from(number).unwrap_or(usize::MAX);
+            ev.line = number;
             let origin = Origin {
-                stream: self::stream(record),
                 user: ev.facts.user.as_deref().map(kept),
                 ..Origin::default()
             };
             let reasons = matches!(ev.facts.answer, Answer::Rejected)
                 && ev.facts.reasons_from == Some(ReasonSource::ApiserverLog);
-            let item = Item {
-                ev,
-                origin,
-                audit_id: id.map(kept),
-                source,
-                at: record.at.map(|(at, _)| at),
-            };
-            match item.at {
-                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
-                _ => self.joins.settled.push_back(Settled::Alone(item)),
+            match at {
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item(ev, origin, id)),
+                _ => self
+                    .joins
+                    .settled
+                    .push_back(Settled::Alone(item(ev, origin, id))),
             }
         }
     }
@@ -378,10 +359,6 @@ impl Looked {
     }
 }
 
-fn stream(record: &Record<'_>) -> Option<String> {
-    record.stream.map(|s| kept(&String::from_utf8_lossy(s)))
-}
-
 /// What events of one group share.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GroupKey {
@@ -473,7 +450,6 @@ impl LogGroups {
         fits
     }
 
-    /// Counts one event.
     pub fn add(&mut self, ev: LogEvent) {
         self.tally.add(&ev.result);
         let d = &ev.result.diagnosis;
@@ -701,7 +677,6 @@ fn rank(class: Classification) -> usize {
     .unwrap_or(usize::MAX)
 }
 
-/// A log, as a report.
 #[derive(Debug)]
 pub struct LogReport {
     pub evaluated_at: DateTime<Utc>,

@@ -54,7 +54,6 @@ pub struct TokenCheck {
     pub judgement: Judgement,
 }
 
-/// One answer, diagnosed.
 #[derive(Debug, Clone)]
 pub struct ClassifyResult {
     pub evidence: Evidence,
@@ -99,7 +98,6 @@ impl Tally {
         }
     }
 
-    /// Counts one result.
     pub fn add(&mut self, r: &ClassifyResult) {
         self.events += 1;
         let class = r.diagnosis.classification;
@@ -110,7 +108,6 @@ impl Tally {
         *self.by_cause.entry(r.diagnosis.cause()).or_default() += 1;
     }
 
-    /// The exit code.
     pub fn outcome(&self) -> crate::exit::Outcome {
         crate::exit::Outcome::problem_if(self.problems > 0)
     }
@@ -134,7 +131,6 @@ fn near_words(near: &Option<NearMiss>) -> String {
 /// Why evidence could not be classified (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClassifyError {
-    /// Nothing but whitespace.
     #[error("the evidence is empty")]
     Empty,
     /// Nothing we know, anywhere in the text.
@@ -278,7 +274,6 @@ impl<F: Fn(&Evidence) -> bool> Iterator for KubectlTrace<'_, F> {
     }
 }
 
-/// Diagnoses one answer.
 pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
     case::read(&mut evidence);
     let (diagnosis, token_check) = case::diagnose(&evidence, ctx);

@@ -32,7 +32,6 @@ pub struct Discovery {
     pub error: Option<String>,
 }
 
-/// What one cycle measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cycle {
     /// Our clock when the cycle started.

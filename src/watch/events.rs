@@ -139,7 +139,6 @@ pub fn token_state(s: &mut State, token: TokenRead<'_>) {
     }
 }
 
-/// One change of state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     pub subject: String,

@@ -81,7 +81,6 @@ pub struct ReplicaMeasurement {
     pub valid: Option<bool>,
 }
 
-/// The token as read this cycle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenStatus {
     /// [`crate::secret::fingerprint`] of the token: never the token.
