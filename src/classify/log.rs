@@ -345,7 +345,9 @@ impl Looked {
             None => !look.prefilter || super::prefilter::candidate(record.text),
         };
         let at = record.at.map(|(at, _)| at);
-        widen_span(&mut self.span, at.map(|at| (at, at)));
+        if let Some(at) = at {
+            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
+        }
         let stream = crate::logs::lane(0, record.stream).1;
         let later = at.filter(|&at| self.latest.get(&stream).is_none_or(|&l| at > l));
         if let Some(at) = later {

@@ -97,8 +97,7 @@ fn one_cycle(
     memory: &mut Memory,
 ) {
     let started = Instant::now();
-    let read = read_token();
-    let (secret, token) = match read {
+    let (secret, token) = match read_token() {
         Ok(pair) => pair,
         Err(why) => {
             metrics.record_token(None);
@@ -143,16 +142,10 @@ fn one_cycle(
             return;
         }
     };
+    let (at, leeway) = (cycle.started_at, options.leeway);
     for r in &mut cycle.replicas {
-        r.valid = match (&token, &r.offset) {
-            (Some(_), Some(offset)) => Some(measure::valid_on_replica(
-                times,
-                cycle.started_at,
-                offset,
-                options.leeway,
-            )),
-            _ => None,
-        };
+        let offset = r.offset.as_ref().filter(|_| token.is_some());
+        r.valid = offset.map(|o| measure::valid_on_replica(times, at, o, leeway));
     }
     metrics.record_cycle(&cycle, started.elapsed().as_secs_f64());
     let read = TokenRead::Read {
