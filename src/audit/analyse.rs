@@ -165,7 +165,6 @@ fn kind_of(key: &GroupKey) -> FindingKind {
     }
 }
 
-/// The note on the findings folded into `other`.
 pub fn other_note(other: &Other) -> String {
     format!(
         "{} more failing or stale identities ({} events, with those past the aggregation's memory) are over the {MAX_FINDINGS} findings listed: counted in `other` and the totals, not listed",
@@ -191,7 +190,6 @@ fn credentials(findings: &[Finding], agg: &Aggregate) -> Vec<Credential> {
         .collect()
 }
 
-/// A uid, and when it was seen.
 type UidSeen<'a> = (&'a str, Seen);
 
 /// Every uid each ServiceAccount user and each pod was seen with.

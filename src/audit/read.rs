@@ -41,15 +41,12 @@ pub enum AuditInputError {
     /// Reading failed part way (a gzip stream cut short says so).
     #[error("cannot read {what}: {detail}")]
     Read { what: String, detail: String },
-    /// A line longer than [`MAX_EVENT_BYTES`].
     #[error("{what}: line {line} is over the {} MiB limit for one audit event", MAX_EVENT_BYTES / 1024 / 1024)]
     LineTooLong { what: String, line: u64 },
-    /// A line that is not UTF-8 (binary data, or a compressed file not gzip).
     #[error(
         "{what}: line {line} is not UTF-8 text (a binary or compressed file? gzip is read as is)"
     )]
     NotUtf8 { what: String, line: u64 },
-    /// A JSON document that does not parse.
     #[error("{what} is not an audit event, EventList or array of events: {detail}")]
     NotJson { what: String, detail: String },
     #[error("no file matches {0}")]
@@ -106,7 +103,6 @@ pub fn sources(args: &[PathBuf]) -> Result<Vec<Source>, AuditInputError> {
 pub struct Progress {
     /// Bytes read (after decompression).
     pub bytes: u64,
-    /// Events counted.
     pub events: u64,
 }
 

@@ -89,7 +89,6 @@ pub struct Origin {
 pub struct LogEvent {
     /// Which input it came from (an index into the sources read).
     pub source: usize,
-    /// The line's time.
     pub at: Option<Micros>,
     pub origin: Origin,
     pub audit_id: Option<String>,
@@ -430,7 +429,6 @@ impl Origin {
 }
 
 impl LogGroups {
-    /// Empty groups that may take `budget` bytes.
     pub fn with_budget(budget: usize) -> Self {
         LogGroups {
             tally: Tally::default(),
@@ -441,7 +439,6 @@ impl LogGroups {
         }
     }
 
-    /// Takes `bytes` from the budget when it has them.
     fn charge(&mut self, bytes: usize) -> bool {
         let fits = bytes <= self.budget;
         if fits {
@@ -692,7 +689,6 @@ pub struct LogReport {
     pub span: Option<(Micros, Micros)>,
     /// The failing events by class and cause.
     pub tally: Tally,
-    /// Ranked: the token's failures first, then by events.
     pub groups: Vec<Group>,
     pub notes: Vec<String>,
 }

@@ -147,7 +147,6 @@ pub enum ClassifyError {
 /// Inputs of a run besides the text.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {
-    /// The token the user gave, if any.
     pub token: Option<&'a Token>,
     /// `--at`: the instant of evidence that carries no timestamp.
     pub at: Option<DateTime<Utc>>,
