@@ -111,8 +111,7 @@ struct Item {
 /// Reads a log's lines into events (see the module documentation).
 pub struct LogScan<'c> {
     ctx: Context<'c>,
-    forced: Option<SourceType>,
-    prefilter: bool,
+    look: Look,
     joins: Lanes<Item>,
     pub lines: u64,
     /// httplog's requests by status code.
@@ -128,8 +127,11 @@ impl<'c> LogScan<'c> {
     pub fn new(ctx: Context<'c>, forced: Option<SourceType>, prefilter: bool) -> Self {
         LogScan {
             ctx,
-            forced,
-            prefilter,
+            look: Look {
+                now: ctx.now,
+                forced,
+                prefilter,
+            },
             joins: Lanes::default(),
             lines: 0,
             requests: BTreeMap::new(),
@@ -139,11 +141,7 @@ impl<'c> LogScan<'c> {
 
     /// What the cheap stage needs to know, to look at lines on any thread.
     pub fn look(&self) -> Look {
-        Look {
-            now: self.ctx.now,
-            forced: self.forced,
-            prefilter: self.prefilter,
-        }
+        self.look
     }
 
     /// Takes lines the cheap stage saw ([`Looked`]; its ranges in `text`, the
@@ -228,7 +226,7 @@ impl<'c> LogScan<'c> {
             }
             return;
         }
-        let Ok(stream) = super::start(&text, self.forced, self.ctx.now) else {
+        let Ok(stream) = super::start(&text, self.look.forced, self.ctx.now) else {
             return;
         };
         let id = std::str::from_utf8(record.text)
