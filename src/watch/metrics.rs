@@ -176,29 +176,18 @@ impl Metrics {
             let label = ReplicaLabel {
                 replica: r.replica.clone(),
             };
-            match &r.offset {
-                Some(o) => {
-                    self.offset.get_or_create(&label).set(o.estimate_seconds());
-                    self.uncertainty
-                        .get_or_create(&label)
-                        .set(o.uncertainty_seconds());
+            // A value not measured this cycle has no series (not a stale one).
+            let offset = r.offset.as_ref();
+            for (family, value) in [
+                (&self.offset, offset.map(|o| o.estimate_seconds())),
+                (&self.uncertainty, offset.map(|o| o.uncertainty_seconds())),
+                (&self.round_trip, r.round_trip.map(|rtt| rtt.as_secs_f64())),
+                (&self.valid, r.valid.map(|v| f64::from(u8::from(v)))),
+            ] {
+                match value {
+                    Some(v) => _ = family.get_or_create(&label).set(v),
+                    None => _ = family.remove(&label),
                 }
-                None => {
-                    self.offset.remove(&label);
-                    self.uncertainty.remove(&label);
-                }
-            }
-            if let Some(rtt) = r.round_trip {
-                self.round_trip.get_or_create(&label).set(rtt.as_secs_f64());
-            } else {
-                self.round_trip.remove(&label);
-            }
-            if let Some(valid) = r.valid {
-                self.valid
-                    .get_or_create(&label)
-                    .set(f64::from(u8::from(valid)));
-            } else {
-                self.valid.remove(&label);
             }
             self.reviews
                 .get_or_create(&AnswerLabels {
