@@ -110,7 +110,7 @@ pub fn read_log(
     let (mut bytes, mut events) = (0u64, 0u64);
     let mut stdin = || Box::new(io::stdin()) as Box<dyn Read>;
     let look = scan.look();
-    let work = |block: &[u8]| {
+    let work = |_: &mut (), block: &[u8]| {
         let mut looked = Looked::default();
         let mut start = 0;
         for end in line_ends(block) {
@@ -134,7 +134,8 @@ pub fn read_log(
             false => Blocks::streaming(reader),
         };
         let mut number = 1u64;
-        let read = in_order(&mut blocks, workers, &work, |block, n, looked| {
+        let states = vec![(); workers.max(1)];
+        let read = in_order(&mut blocks, states, &work, |block, n, looked| {
             let lines = looked.lines;
             let mut counted = |ev| {
                 events += 1;
@@ -146,7 +147,7 @@ pub fn read_log(
             Ok::<_, io::Error>(())
         });
         match read {
-            Ok(()) => {}
+            Ok(_) => {}
             Err(Stop::Read(BlockError::TooLong)) => anyhow::bail!(
                 "{what}: line {number} is over the {} MiB limit for one line",
                 MAX_EVENT_BYTES >> 20

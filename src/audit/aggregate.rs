@@ -36,7 +36,7 @@ const GROUP_BYTES: usize = 16 * 1024;
 /// strings (struct, map entry, its few uids).
 const ENTRY_BYTES: usize = 1024;
 
-pub use crate::logs::tally::{MAX_STRING_BYTES, Seen, cut, kept, see};
+pub use crate::logs::tally::{MAX_STRING_BYTES, Seen, add_counts, cut, kept, see, widen};
 use crate::logs::{BUCKET, Join, ReasonIndex};
 
 /// Up to [`FEW`] distinct values, and whether there were more.
@@ -158,9 +158,7 @@ impl Group {
     fn merge(&mut self, o: Group) {
         self.seen.merge(&o.seen);
         keep_earliest(self, o.example);
-        for (h, n) in o.hours {
-            *self.hours.entry(h).or_default() += n;
-        }
+        add_counts(&mut self.hours, o.hours);
         self.users.merge(&o.users);
         self.source_ips.merge(&o.source_ips);
         self.user_agents.merge(&o.user_agents);
@@ -171,9 +169,7 @@ impl Group {
         self.stale_max_seconds = self.stale_max_seconds.max(o.stale_max_seconds);
         self.stale_since = self.stale_since.into_iter().chain(o.stale_since).min();
         self.invalidated = self.invalidated.take().or(o.invalidated);
-        for (r, n) in o.reasons {
-            *self.reasons.entry(r).or_default() += n;
-        }
+        add_counts(&mut self.reasons, o.reasons);
         self.exact += o.exact;
         self.ambiguous += o.ambiguous;
         self.unjoined += o.unjoined;
@@ -228,7 +224,6 @@ pub struct Aggregate {
     /// Keyed by `ip \0 agent \0 user \0 pod`.
     pub clients: Map<Box<str>, Client>,
     pub dropped_clients: u64,
-    /// Object events past the budget.
     pub dropped_objects: u64,
     /// Bytes charged so far, and this worker's share of [`AGGREGATE_BYTES`].
     pub bytes: usize,
@@ -262,15 +257,13 @@ pub struct Followed {
 
 impl Followed {
     fn merge(&mut self, o: Followed) {
-        if let Some(b) = o.seen {
-            if self.seen.is_none_or(|a| b.first < a.first) {
-                self.first_audit_id = o.first_audit_id;
-            }
-            self.seen.get_or_insert(Seen { count: 0, ..b }).merge(&b);
+        if o.seen
+            .is_some_and(|b| self.seen.is_none_or(|a| b.first < a.first))
+        {
+            self.first_audit_id = o.first_audit_id;
         }
-        for (c, n) in o.by_code {
-            *self.by_code.entry(c).or_default() += n;
-        }
+        widen(&mut self.seen, o.seen);
+        add_counts(&mut self.by_code, o.by_code);
         self.users.merge(&o.users);
         self.source_ips.merge(&o.source_ips);
         self.user_agents.merge(&o.user_agents);
@@ -565,14 +558,11 @@ impl Aggregate {
         });
     }
 
-    /// Adds another worker's tallies.
     pub fn merge(&mut self, o: Aggregate) {
         self.lines += o.lines;
         self.events += o.events;
         self.not_events += o.not_events;
-        for (c, n) in o.by_code {
-            *self.by_code.entry(c).or_default() += n;
-        }
+        add_counts(&mut self.by_code, o.by_code);
         self.first = self.first.into_iter().chain(o.first).min();
         self.last = self.last.max(o.last);
         // Each worker kept within its share: together they fit the budget.

@@ -32,7 +32,6 @@ struct Known<'a> {
     client: &'a Client,
 }
 
-/// The fleet view of an aggregate.
 pub fn analyse(
     agg: Aggregate,
     index: Option<&ReasonIndex>,
@@ -166,7 +165,6 @@ fn kind_of(key: &GroupKey) -> FindingKind {
     }
 }
 
-/// The note on the findings folded into `other`.
 pub fn other_note(other: &Other) -> String {
     format!(
         "{} more failing or stale identities ({} events, with those past the aggregation's memory) are over the {MAX_FINDINGS} findings listed: counted in `other` and the totals, not listed",
@@ -192,15 +190,12 @@ fn credentials(findings: &[Finding], agg: &Aggregate) -> Vec<Credential> {
         .collect()
 }
 
-/// A uid, and when it was seen.
 type UidSeen<'a> = (&'a str, Seen);
 
 /// Every uid each ServiceAccount user and each pod was seen with.
 #[derive(Default)]
 struct History<'a> {
-    /// user -> uids
     sa: HashMap<&'a str, Vec<UidSeen<'a>>>,
-    /// (user, pod) -> pod uids
     pods: HashMap<(&'a str, &'a str), Vec<UidSeen<'a>>>,
 }
 
@@ -367,7 +362,6 @@ fn finding(
     }
 }
 
-/// The answer an audit event logs.
 fn http(status: u16, message: Option<String>) -> Answer {
     Answer::Http(HttpAnswer {
         status: Some(status),

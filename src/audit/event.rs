@@ -23,13 +23,10 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
-use std::marker::PhantomData;
 
 use memchr::memmem;
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, Deserializer, IgnoredAny, IntoDeserializer, Visitor};
+use serde_json::value::RawValue;
 
 pub use crate::logs::Micros;
 use crate::logs::time::parse_time;
@@ -68,19 +65,18 @@ pub struct RawEvent<'a> {
     pub annotations: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
     #[serde(borrow, default)]
     pub level: Option<Cow<'a, str>>,
-    /// A TokenRequest's spec (level Request and up), read leniently: on other
-    /// events this field holds any other object.
-    #[serde(borrow, default)]
-    pub request_object: Option<Object<TokenRequestObject<'a>>>,
-    /// A TokenRequest's status (level RequestResponse): its expiry only.
-    #[serde(borrow, default)]
-    pub response_object: Option<Object<TokenRequestObject<'a>>>,
+    /// A TokenRequest's spec (level Request and up) and status (level
+    /// RequestResponse), as written: on other events these hold any other
+    /// object, so mint.rs reads them only on the events that minted a token.
+    #[serde(default)]
+    pub request_object: Option<Box<RawValue>>,
+    #[serde(default)]
+    pub response_object: Option<Box<RawValue>>,
     /// An `EventList` on one line (the webhook backend's batches).
     #[serde(borrow, default)]
     pub items: Option<Vec<RawEvent<'a>>>,
 }
 
-/// `user`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawUser<'a> {
     #[serde(borrow, default)]
@@ -91,7 +87,6 @@ pub struct RawUser<'a> {
     pub extra: Option<HashMap<Cow<'a, str>, Vec<Cow<'a, str>>>>,
 }
 
-/// `objectRef`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RawObjectRef<'a> {
@@ -107,7 +102,6 @@ pub struct RawObjectRef<'a> {
     pub subresource: Option<Cow<'a, str>>,
 }
 
-/// `responseStatus`.
 #[derive(Debug, Default, Deserialize)]
 pub struct RawStatus<'a> {
     pub code: Option<i64>,
@@ -134,12 +128,10 @@ impl<'a> RawEvent<'a> {
             || (self.kind.as_deref() == Some("Event") && self.audit_id.is_some())
     }
 
-    /// Whether this is an `EventList`.
     pub fn is_list(&self) -> bool {
         self.kind.as_deref() == Some("EventList") || self.items.is_some()
     }
 
-    /// An annotation's value.
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations.as_ref()?.get(key).map(|v| v.as_ref())
     }
@@ -155,7 +147,6 @@ impl<'a> RawEvent<'a> {
             .map(|v| v.as_ref())
     }
 
-    /// The response code.
     pub fn code(&self) -> Option<u16> {
         self.response_status
             .as_ref()?
@@ -368,171 +359,6 @@ fn scan_fields(line: &[u8]) -> Option<Scan<'_>> {
         code,
         at,
     }))
-}
-
-// ---------------------------------------------------------------- lenient objects
-// The TokenRequest a minting event carries, read leniently (see audit::mint).
-
-/// A scalar value (string, number, bool), or `None` when the JSON holds
-/// another shape there (which is skipped).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Scalar<T>(pub Option<T>);
-
-/// An object read as `T` (whose fields are all [`Scalar`], [`Object`] or
-/// [`List`], so it cannot fail on shape), or `None` for any other shape.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Object<T>(pub Option<T>);
-
-/// The scalars of an array (other elements skipped), or empty.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct List<T>(pub Vec<T>);
-
-/// A value read from the one JSON shape it takes; any other shape is
-/// skipped and leaves it empty (the defaults below).
-trait Lenient<'de>: Default {
-    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(_: V) -> Self {
-        Self::default()
-    }
-    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
-        Ok(Self::default())
-    }
-    fn seq<A: de::SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        IgnoredAny::deserialize(SeqAccessDeserializer::new(seq))?;
-        Ok(Self::default())
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Scalar<T> {
-    /// `T` from one scalar, its own error dropped: a mismatch is just `None`.
-    fn scalar<V: IntoDeserializer<'de, de::value::Error>>(v: V) -> Self {
-        Scalar(T::deserialize(v.into_deserializer()).ok())
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for Object<T> {
-    fn map<A: de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(|t| Object(Some(t)))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Lenient<'de> for List<T> {
-    fn seq<A: de::SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
-        let mut out = Vec::new();
-        while let Some(Scalar(v)) = seq.next_element::<Scalar<T>>()? {
-            // A hostile list is long: its first few values say enough.
-            if out.len() < 16 {
-                out.extend(v);
-            }
-        }
-        Ok(List(out))
-    }
-}
-
-struct LenientVisitor<L>(PhantomData<L>);
-
-impl<'de, L: Lenient<'de>> Visitor<'de> for LenientVisitor<L> {
-    type Value = L;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<L, E> {
-        Ok(L::scalar(de::value::BorrowedStrDeserializer::new(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<L, E> {
-        Ok(L::scalar(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<L, E> {
-        Ok(L::scalar(v))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<L, E> {
-        Ok(L::default())
-    }
-    fn visit_none<E: de::Error>(self) -> Result<L, E> {
-        Ok(L::default())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<L, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<L, A::Error> {
-        L::seq(seq)
-    }
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<L, A::Error> {
-        L::map(map)
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Scalar<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for List<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(LenientVisitor(PhantomData))
-    }
-}
-
-/// The parts of a TokenRequest (`authentication.k8s.io/v1`) an audit event's
-/// `requestObject` and `responseObject` carry that provenance needs.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct TokenRequestObject<'a> {
-    #[serde(borrow)]
-    pub spec: Object<TokenRequestSpec<'a>>,
-    #[serde(borrow)]
-    pub status: Object<TokenRequestStatus<'a>>,
-}
-
-/// `spec`.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TokenRequestSpec<'a> {
-    #[serde(borrow)]
-    pub audiences: List<Cow<'a, str>>,
-    pub expiration_seconds: Scalar<i64>,
-    #[serde(borrow)]
-    pub bound_object_ref: Object<RawBoundRef<'a>>,
-}
-
-/// `spec.boundObjectRef`.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct RawBoundRef<'a> {
-    #[serde(borrow)]
-    pub kind: Scalar<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub name: Scalar<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub uid: Scalar<Cow<'a, str>>,
-}
-
-/// `status`: the expiry only (`status.token` is not a field, so it is skipped).
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct TokenRequestStatus<'a> {
-    #[serde(borrow)]
-    pub expiration_timestamp: Scalar<Cow<'a, str>>,
 }
 
 #[cfg(test)]

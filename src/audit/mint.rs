@@ -12,10 +12,11 @@
 //! The request and response objects are read leniently: every field is
 //! optional and a value of an unexpected shape is skipped, never an error,
 //! because the same `requestObject` field holds a Pod, a Secret or any custom
-//! object on other events. `status.token` is never read: only
-//! `status.expirationTimestamp` is a field, the rest is skipped unseen.
+//! object on other events. `status.token` is never read.
 
 use std::borrow::Cow;
+
+use serde_json::Value;
 
 use super::event::{Micros, RawEvent};
 use crate::logs::time::parse_time;
@@ -89,16 +90,28 @@ pub fn issued_id<'e>(ev: &'e RawEvent<'_>) -> Option<&'e str> {
 pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
     let o = ev.object_ref.as_ref();
     let s = |v: Option<&Cow<'_, str>>| v.map_or_else(String::new, |v| v.to_string());
-    let spec = ev
-        .request_object
-        .as_ref()
-        .and_then(|r| r.0.as_ref())
-        .and_then(|r| r.spec.0.as_ref());
-    let status = ev
-        .response_object
-        .as_ref()
-        .and_then(|r| r.0.as_ref())
-        .and_then(|r| r.status.0.as_ref());
+    // Indexing a Value never fails: a missing field or another shape is Null.
+    let request: Value = (ev.request_object.as_deref())
+        .and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or_default();
+    let (spec, text) = (&request["spec"], |v: &Value| {
+        v.as_str().unwrap_or("").to_owned()
+    });
+    let bound = &spec["boundObjectRef"];
+    // Only `status.expirationTimestamp` is a field: the token is skipped unseen.
+    #[derive(serde::Deserialize)]
+    struct Response<'a> {
+        #[serde(borrow)]
+        status: Status<'a>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Status<'a> {
+        #[serde(borrow)]
+        expiration_timestamp: Cow<'a, str>,
+    }
+    let response = (ev.response_object.as_deref())
+        .and_then(|r| serde_json::from_str::<Response<'_>>(r.get()).ok());
     Mint {
         at,
         audit_id: s(ev.audit_id.as_ref()),
@@ -106,20 +119,18 @@ pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
         namespace: s(o.and_then(|o| o.namespace.as_ref())),
         service_account: s(o.and_then(|o| o.name.as_ref())),
         level: s(ev.level.as_ref()),
-        audiences: spec.map_or_else(Vec::new, |s| {
-            s.audiences.0.iter().map(|a| a.to_string()).collect()
+        // A hostile list is long: its first few values say enough.
+        audiences: (spec["audiences"].as_array().into_iter().flatten())
+            .filter_map(|a| Some(a.as_str()?.to_owned()))
+            .take(16)
+            .collect(),
+        requested_seconds: spec["expirationSeconds"].as_i64(),
+        bound: bound.is_object().then(|| Bound {
+            kind: text(&bound["kind"]),
+            name: text(&bound["name"]),
+            uid: text(&bound["uid"]),
         }),
-        requested_seconds: spec.and_then(|s| s.expiration_seconds.0),
-        bound: spec
-            .and_then(|s| s.bound_object_ref.0.as_ref())
-            .map(|b| Bound {
-                kind: s(b.kind.0.as_ref()),
-                name: s(b.name.0.as_ref()),
-                uid: s(b.uid.0.as_ref()),
-            }),
-        expires: status
-            .and_then(|s| s.expiration_timestamp.0.as_deref())
-            .and_then(|t| parse_time(t.as_bytes())),
+        expires: response.and_then(|r| parse_time(r.status.expiration_timestamp.as_bytes())),
     }
 }
 

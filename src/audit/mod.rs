@@ -195,7 +195,6 @@ pub struct FollowedCredential {
 /// Findings listed at most, most impact first: a report is read by people.
 pub const MAX_FINDINGS: usize = 1_000;
 
-/// The fleet view.
 #[derive(Debug, Clone)]
 pub struct AuditReport {
     pub evaluated_at: DateTime<Utc>,

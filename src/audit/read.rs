@@ -14,7 +14,6 @@
 use std::cell::Cell;
 use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -37,32 +36,25 @@ pub const BLOCKS_BYTES: usize = 64 * 1024 * 1024;
 /// Why audit input could not be read. Every variant is one line and exit 2.
 #[derive(Debug, thiserror::Error)]
 pub enum AuditInputError {
-    /// A file could not be opened.
     #[error("cannot open {what}: {source}")]
     Open { what: String, source: io::Error },
     /// Reading failed part way (a gzip stream cut short says so).
     #[error("cannot read {what}: {detail}")]
     Read { what: String, detail: String },
-    /// A line longer than [`MAX_EVENT_BYTES`].
     #[error("{what}: line {line} is over the {} MiB limit for one audit event", MAX_EVENT_BYTES / 1024 / 1024)]
     LineTooLong { what: String, line: u64 },
-    /// A line that is not UTF-8 (binary data, or a compressed file not gzip).
     #[error(
         "{what}: line {line} is not UTF-8 text (a binary or compressed file? gzip is read as is)"
     )]
     NotUtf8 { what: String, line: u64 },
-    /// A JSON document that does not parse.
     #[error("{what} is not an audit event, EventList or array of events: {detail}")]
     NotJson { what: String, detail: String },
-    /// A glob that matches nothing.
     #[error("no file matches {0}")]
     NoMatch(String),
-    /// An invalid glob.
     #[error("invalid file pattern {pattern}: {detail}")]
     Pattern { pattern: String, detail: String },
 }
 
-/// Where audit events come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     File(PathBuf),
@@ -70,7 +62,6 @@ pub enum Source {
 }
 
 impl Source {
-    /// `file PATH` or `stdin`.
     pub fn describe(&self) -> String {
         match self {
             Source::File(p) => format!("file {}", p.display()),
@@ -112,22 +103,7 @@ pub fn sources(args: &[PathBuf]) -> Result<Vec<Source>, AuditInputError> {
 pub struct Progress {
     /// Bytes read (after decompression).
     pub bytes: u64,
-    /// Events counted.
     pub events: u64,
-}
-
-struct Block {
-    seq: u64,
-    buf: Vec<u8>,
-}
-
-#[derive(Default)]
-struct WorkerResult {
-    agg: Aggregate,
-    /// (block seq, lines in it).
-    lines: Vec<(u64, u64)>,
-    /// (block seq, line in block, not UTF-8).
-    error: Option<(u64, u64)>,
 }
 
 /// Reads every source into one aggregate with `workers` threads (JSON Lines;
@@ -144,139 +120,63 @@ pub fn read_all(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<(Aggregate, u64), AuditInputError> {
     let workers = workers.max(1);
-    // The aggregation budget, shared by the workers and the documents.
+    // The aggregation budget, shared by the workers and the documents; each
+    // worker keeps its aggregate over every source.
     let share = AGGREGATE_BYTES / (workers + 1);
-    let events = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let mut bytes = 0u64;
     let mut documents = Aggregate::following(follow, share);
-    // Capacity of the blocks allocated so far (see [`BLOCKS_BYTES`]).
-    let mut allocated = 0usize;
-    // (seq of the block that would have held it, source): a line too long.
-    let mut too_long: Option<(u64, usize)> = None;
-    let mut block_sources: Vec<usize> = Vec::new();
+    let mut states: Vec<Aggregate> = (0..workers)
+        .map(|_| Aggregate::following(follow, share))
+        .collect();
+    let (mut bytes, mut events) = (0u64, 0u64);
     // Quoted, so that `JTI=ab` does not pick up `JTI=abc`.
     let needle = follow.map(|id| format!("\"{id}\""));
     let finder = needle.as_deref().map(memchr::memmem::Finder::new);
-    let finder = finder.as_ref();
-    let results: Vec<WorkerResult> = std::thread::scope(|scope| {
-        let (tx, rx) = crossbeam_channel::bounded::<Block>(workers * 2);
-        let (free_tx, free_rx) = crossbeam_channel::unbounded::<Vec<u8>>();
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                let rx = rx.clone();
-                let free_tx = free_tx.clone();
-                let (events, stop) = (&events, &stop);
-                scope.spawn(move || {
-                    let mut r = WorkerResult {
-                        agg: Aggregate::following(follow, share),
-                        ..WorkerResult::default()
-                    };
-                    for block in rx {
-                        if r.error.is_none() {
-                            let before = r.agg.events;
-                            let (lines, bad) = scan_block(&block.buf, &mut r.agg, index, finder);
-                            r.lines.push((block.seq, lines));
-                            events.fetch_add(r.agg.events - before, Ordering::Relaxed);
-                            if let Some(line) = bad {
-                                r.error = Some((block.seq, line));
-                                stop.store(true, Ordering::Relaxed);
-                            }
-                        }
-                        let _ = free_tx.send(block.buf);
-                    }
-                    r
-                })
-            })
-            .collect();
-        drop(rx);
-        // Stops at the first error; a line too long is reported once the
-        // workers say how many lines came before it.
-        let read = (|| -> Result<(), AuditInputError> {
-            let mut seq = 0u64;
-            for (i, source) in sources.iter().enumerate() {
-                let what = source.describe();
-                let mut reader = open(source, stdin)?;
-                if is_document(&mut reader, &what)? {
-                    let before = documents.events;
-                    let since = Cell::new(0);
-                    let mut counted = LimitedRead {
-                        inner: &mut reader,
-                        since: &since,
-                        read: 0,
-                    };
-                    read_document(&mut counted, &what, &mut documents, index)?;
-                    bytes += counted.read;
-                    events.fetch_add(documents.events - before, Ordering::Relaxed);
-                    continue;
-                }
-                let mut blocks = Blocks::new(&mut reader);
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        return Ok(());
-                    }
-                    let mut buf = match free_rx.try_recv() {
-                        Ok(buf) => buf,
-                        Err(_) if allocated < BLOCKS_BYTES => Vec::new(),
-                        Err(_) => free_rx.recv().unwrap_or_default(),
-                    };
-                    let capacity = buf.capacity();
-                    let next = blocks.next_into(&mut buf);
-                    allocated += buf.capacity().saturating_sub(capacity);
-                    match next {
-                        Ok(Some(n)) => bytes += n,
-                        Ok(None) => break,
-                        Err(BlockError::TooLong) => {
-                            too_long = Some((seq, i));
-                            return Ok(());
-                        }
-                        Err(BlockError::Io(e)) => return Err(read_error(&what, &e)),
-                    }
-                    block_sources.push(i);
-                    if tx.send(Block { seq, buf }).is_err() {
-                        return Ok(());
-                    }
-                    seq += 1;
-                    progress(Progress {
-                        bytes,
-                        events: events.load(Ordering::Relaxed),
-                    });
-                }
-            }
-            Ok(())
-        })();
-        drop(tx);
-        let results = handles.into_iter().map(|h| h.join().unwrap_or_default());
-        let results = results.collect();
-        read.map(|()| results)
-    })?;
-    let lines_in: Vec<(u64, u64)> = results.iter().flat_map(|r| r.lines.clone()).collect();
-    // Blocks are numbered in reading order; a line's number counts the lines
-    // of its own source's earlier blocks.
-    let line_of = |seq: u64, source: usize, within: u64| -> u64 {
-        lines_in
-            .iter()
-            .filter(|(s, _)| *s < seq && block_sources.get(*s as usize) == Some(&source))
-            .map(|(_, n)| n)
-            .sum::<u64>()
-            + within
+    let work = |agg: &mut Aggregate, block: &[u8]| {
+        let before = agg.events;
+        let (lines, bad) = scan_block(block, agg, index, finder.as_ref());
+        (lines, bad, agg.events - before)
     };
-    if let Some((seq, source)) = too_long {
-        return Err(AuditInputError::LineTooLong {
-            what: sources[source].describe(),
-            line: line_of(seq, source, 1),
+    for source in sources {
+        let what = source.describe();
+        let mut reader = open(source, stdin)?;
+        if is_document(&mut reader, &what)? {
+            let before = documents.events;
+            let since = Cell::new(0);
+            let mut counted = LimitedRead {
+                inner: &mut reader,
+                since: &since,
+                read: 0,
+            };
+            read_document(&mut counted, &what, &mut documents, index)?;
+            bytes += counted.read;
+            events += documents.events - before;
+            continue;
+        }
+        // Lines of this source taken so far: where an error is.
+        let mut line = 0u64;
+        let read = in_order(&mut Blocks::new(reader), states, &work, |_, n, seen| {
+            let (lines, bad, counted) = seen;
+            if let Some(bad) = bad {
+                let (what, line) = (what.clone(), line + bad);
+                return Err(AuditInputError::NotUtf8 { what, line });
+            }
+            (line, bytes, events) = (line + lines, bytes + n, events + counted);
+            progress(Progress { bytes, events });
+            Ok(())
         });
-    }
-    if let Some((seq, line)) = results.iter().filter_map(|r| r.error).min() {
-        let source = block_sources.get(seq as usize).copied().unwrap_or(0);
-        return Err(AuditInputError::NotUtf8 {
-            what: sources[source].describe(),
-            line: line_of(seq, source, line),
-        });
+        states = match read {
+            Ok(states) => states,
+            Err(Stop::Take(e)) => return Err(e),
+            Err(Stop::Read(BlockError::TooLong)) => {
+                let line = line + 1;
+                return Err(AuditInputError::LineTooLong { what, line });
+            }
+            Err(Stop::Read(BlockError::Io(e))) => return Err(read_error(&what, &e)),
+        };
     }
     let mut agg = Aggregate::following(follow, 0);
-    for r in results {
-        agg.merge(r.agg);
+    for state in states {
+        agg.merge(state);
     }
     agg.merge(documents);
     Ok((agg, bytes))
@@ -324,7 +224,6 @@ fn fill_lines(reader: &mut dyn Read, buf: &mut Vec<u8>, size: usize) -> io::Resu
 /// Why [`Blocks`] gave no block.
 #[derive(Debug)]
 pub enum BlockError {
-    /// Reading failed.
     Io(io::Error),
     /// A line longer than [`MAX_EVENT_BYTES`].
     TooLong,
@@ -419,37 +318,41 @@ pub enum Stop<E> {
 const LIVE_BYTES: u64 = 64 * 1024;
 
 /// Reads `blocks` on this thread, hands each block to `work` on one of
-/// `workers` threads, and each block with its result to `take` on this
-/// thread in the blocks' order (with the bytes read for it): whatever the
-/// workers, `take` sees what one would. At most 2 × `workers` blocks are in
-/// flight.
-pub fn in_order<R: Read, T: Send, E>(
+/// the workers (one per state, each with its own), and each block with its
+/// result to `take` on this thread in the blocks' order (with the bytes read
+/// for it): whatever the workers, `take` sees what one would. At most 2 ×
+/// workers blocks are in flight, and past [`BLOCKS_BYTES`] of blocks made
+/// one is taken back before another is read. The states, once the input ends.
+pub fn in_order<R: Read, S: Send, T: Send, E>(
     blocks: &mut Blocks<R>,
-    workers: usize,
-    work: &(dyn Fn(&[u8]) -> T + Sync),
+    states: Vec<S>,
+    work: &(dyn Fn(&mut S, &[u8]) -> T + Sync),
     mut take: impl FnMut(&[u8], u64, T) -> Result<(), E>,
-) -> Result<(), Stop<E>> {
-    let workers = workers.max(1);
+) -> Result<Vec<S>, Stop<E>> {
+    let workers = states.len();
     std::thread::scope(|scope| {
         let (tx, rx) = crossbeam_channel::bounded::<(usize, Vec<u8>)>(workers);
         let (done_tx, done) = crossbeam_channel::unbounded::<(usize, Vec<u8>, T)>();
-        for _ in 0..workers {
-            let (rx, done_tx) = (rx.clone(), done_tx.clone());
-            scope.spawn(move || {
-                for (seq, buf) in rx {
-                    let result = work(&buf);
-                    if done_tx.send((seq, buf, result)).is_err() {
-                        return;
+        let handles: Vec<_> = (states.into_iter())
+            .map(|mut state| {
+                let (rx, done_tx) = (rx.clone(), done_tx.clone());
+                scope.spawn(move || {
+                    for (seq, buf) in rx {
+                        let result = work(&mut state, &buf);
+                        if done_tx.send((seq, buf, result)).is_err() {
+                            break;
+                        }
                     }
-                }
-            });
-        }
+                    state
+                })
+            })
+            .collect();
         drop((rx, done_tx));
         // Bytes read per block not yet taken, in order, and blocks whose
         // turn has not come.
         let mut sizes = std::collections::VecDeque::new();
         let mut ready = std::collections::BTreeMap::new();
-        let (mut next, mut sent, mut free) = (0usize, 0usize, Vec::new());
+        let (mut next, mut sent, mut free, mut made) = (0usize, 0usize, Vec::new(), 0usize);
         // Takes the results in order while the blocks in flight are `more`.
         let mut take_until = |more: &dyn Fn(usize) -> bool,
                               sizes: &mut std::collections::VecDeque<u64>,
@@ -475,10 +378,16 @@ pub fn in_order<R: Read, T: Send, E>(
         };
         let mut live = false;
         let read = loop {
-            let room = 2 * workers;
+            let room = match free.is_empty() && made >= BLOCKS_BYTES {
+                true => sizes.len().max(1),
+                false => 2 * workers,
+            };
             take_until(&|n| n >= room || (live && n > 0), &mut sizes, &mut free)?;
             let mut buf = free.pop().unwrap_or_default();
-            match blocks.next_into(&mut buf) {
+            let capacity = buf.capacity();
+            let read = blocks.next_into(&mut buf);
+            made += buf.capacity().saturating_sub(capacity);
+            match read {
                 Ok(Some(n)) => {
                     live = n < LIVE_BYTES;
                     sizes.push_back(n);
@@ -492,7 +401,11 @@ pub fn in_order<R: Read, T: Send, E>(
         drop(tx);
         // The blocks before a read error are taken first.
         take_until(&|n| n > 0, &mut sizes, &mut free)?;
-        read
+        read?;
+        Ok(handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker does not panic"))
+            .collect())
     })
 }
 

@@ -92,7 +92,6 @@ pub struct Assembler<'a> {
 }
 
 impl<'a> Assembler<'a> {
-    /// Answers in `text`.
     pub fn new(text: &'a str, now: DateTime<Utc>) -> Self {
         Assembler {
             scanner: Scanner::new(text, now),

@@ -51,7 +51,6 @@ pub fn diagnose(ev: &Evidence, ctx: Context<'_>) -> (Diagnosis, Option<TokenChec
     (diagnosis, token_check(&case))
 }
 
-/// The typed case for one event.
 fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: bool) -> Case<'t> {
     let mut case: Case<'t> = ev.facts.clone();
     let line = format!("line {} ({}): {}", ev.line, ev.format, ev.excerpt);

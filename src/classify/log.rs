@@ -29,8 +29,8 @@ use crate::diagnosis::facts::{Case, HttpAnswer, ReasonSource, ServerClock};
 use crate::diagnosis::reasons::{ReasonKind, specific};
 use crate::diagnosis::{Cause, Classification, Confidence};
 pub use crate::logs::Join;
-use crate::logs::record::{self as apiserver, Record};
-use crate::logs::tally::{Other, Seen, kept, see};
+use crate::logs::record as apiserver;
+use crate::logs::tally::{Other, Seen, add_counts, kept, see, widen, widen_span};
 use crate::logs::time::instant;
 use crate::logs::{BUCKET, Lane, Lanes, MAX_PENDING, Micros, Settled, WINDOW};
 
@@ -89,7 +89,6 @@ pub struct Origin {
 pub struct LogEvent {
     /// Which input it came from (an index into the sources read).
     pub source: usize,
-    /// The line's time.
     pub at: Option<Micros>,
     pub origin: Origin,
     pub audit_id: Option<String>,
@@ -112,10 +111,8 @@ struct Item {
 /// Reads a log's lines into events (see the module documentation).
 pub struct LogScan<'c> {
     ctx: Context<'c>,
-    forced: Option<SourceType>,
-    prefilter: bool,
+    look: Look,
     joins: Lanes<Item>,
-    /// Lines read.
     pub lines: u64,
     /// httplog's requests by status code.
     pub requests: BTreeMap<u16, u64>,
@@ -130,8 +127,11 @@ impl<'c> LogScan<'c> {
     pub fn new(ctx: Context<'c>, forced: Option<SourceType>, prefilter: bool) -> Self {
         LogScan {
             ctx,
-            forced,
-            prefilter,
+            look: Look {
+                now: ctx.now,
+                forced,
+                prefilter,
+            },
             joins: Lanes::default(),
             lines: 0,
             requests: BTreeMap::new(),
@@ -139,37 +139,9 @@ impl<'c> LogScan<'c> {
         }
     }
 
-    /// Events settled before their window passed ([`crate::logs::MAX_PENDING`]).
-    pub fn crowded(&self) -> u64 {
-        self.joins.crowded
-    }
-
-    /// Reads line `number` (1-based) of input `source`.
-    pub fn line(&mut self, source: usize, number: u64, line: &[u8]) {
-        self.lines += 1;
-        let record = apiserver::record(line, self.ctx.now);
-        let lane = crate::logs::lane(source, record.stream);
-        if let Some((at, _)) = record.at {
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-            self.joins.tick(&lane, at);
-        }
-        if let Some(request) = apiserver::request(record.text) {
-            *self.requests.entry(request.code).or_default() += 1;
-            if request.code >= 400 && self.forced.is_none_or(|t| t == SourceType::ApiserverLog) {
-                self.request((source, lane), number, line, &record, &request);
-            }
-        } else if !self.prefilter || super::prefilter::candidate(line) {
-            self.read((source, lane), number, line, &record);
-        }
-    }
-
     /// What the cheap stage needs to know, to look at lines on any thread.
     pub fn look(&self) -> Look {
-        Look {
-            now: self.ctx.now,
-            forced: self.forced,
-            prefilter: self.prefilter,
-        }
+        self.look
     }
 
     /// Takes lines the cheap stage saw ([`Looked`]; its ranges in `text`, the
@@ -184,27 +156,15 @@ impl<'c> LogScan<'c> {
         hand: &mut dyn FnMut(LogEvent) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         self.lines += seen.lines;
-        for (code, n) in seen.requests {
-            *self.requests.entry(code).or_default() += n;
-        }
-        if let Some((first, last)) = seen.span {
-            self.span = Some(
-                self.span
-                    .map_or((first, last), |(f, l)| (f.min(first), l.max(last))),
-            );
-        }
+        add_counts(&mut self.requests, seen.requests);
+        widen_span(&mut self.span, seen.span);
         for mark in seen.marks {
             let lane = (source, mark.stream);
             if let Some(at) = mark.at {
                 self.joins.tick(&lane, at);
             }
             if let Some((index, range)) = mark.read {
-                let line = &text[range];
-                let record = apiserver::record(line, self.ctx.now);
-                match apiserver::request(record.text) {
-                    Some(r) => self.request((source, lane), number + index, line, &record, &r),
-                    None => self.read((source, lane), number + index, line, &record),
-                }
+                self.read((source, lane), number + index, &text[range]);
             }
             for ev in self.events() {
                 hand(ev)?;
@@ -224,57 +184,49 @@ impl<'c> LogScan<'c> {
         self.joins.settled.drain(..).map(move |s| settle(s, ctx))
     }
 
-    /// httplog's failed request: an event, joined to its reasons if a 401.
-    fn request(
-        &mut self,
-        (source, lane): (usize, Lane),
-        number: u64,
-        line: &[u8],
-        record: &Record<'_>,
-        r: &apiserver::Request<'_>,
-    ) {
+    /// A line to read: httplog's failed request (an event, joined to its
+    /// reasons if a 401), or any other line, read by the engine.
+    fn read(&mut self, (source, lane): (usize, Lane), number: u64, line: &[u8]) {
+        let record = apiserver::record(line, self.ctx.now);
         let text = String::from_utf8_lossy(line);
-        let ev = Evidence {
-            line: usize::try_from(number).unwrap_or(usize::MAX),
-            source: SourceType::ApiserverLog,
-            format: "httplog",
-            excerpt: crate::diagnosis::extract::excerpt(&text),
-            facts: Case {
-                clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
-                answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
-                request: Some(request_from_url(Some(r.verb), r.uri)),
-                ..Case::default()
-            },
-        };
-        let origin = Origin {
-            stream: stream(record),
-            user: None,
-            source_ip: r.source_ip.map(kept),
-            user_agent: r.user_agent.map(kept),
-        };
-        let item = Item {
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
+        let at = record.at.map(|(at, _)| at);
+        let item = |ev, origin, audit_id: Option<&str>| Item {
             ev,
-            origin,
-            audit_id: r.audit_id.map(kept),
+            origin: Origin {
+                stream: record.stream.map(|s| kept(&String::from_utf8_lossy(s))),
+                ..origin
+            },
+            audit_id: audit_id.map(kept),
             source,
-            at: record.at.map(|(at, _)| at),
+            at,
         };
-        match item.at {
-            Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
-            _ => self.joins.settled.push_back(Settled::Alone(item)),
+        if let Some(r) = apiserver::request(record.text) {
+            let ev = Evidence {
+                line: number,
+                source: SourceType::ApiserverLog,
+                format: "httplog",
+                excerpt: crate::diagnosis::extract::excerpt(&text),
+                facts: Case {
+                    clock: (record.at).map(|(at, source)| ServerClock::at(instant(at), source)),
+                    answer: Answer::Http(HttpAnswer::with_status(r.code, 2)),
+                    request: Some(request_from_url(Some(r.verb), r.uri)),
+                    ..Case::default()
+                },
+            };
+            let origin = Origin {
+                source_ip: r.source_ip.map(kept),
+                user_agent: r.user_agent.map(kept),
+                ..Origin::default()
+            };
+            let item = item(ev, origin, r.audit_id);
+            match at {
+                Some(at) if r.code == 401 => self.joins.request(&lane, at, r.audit_id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
+            }
+            return;
         }
-    }
-
-    /// Any other line, read by the engine.
-    fn read(
-        &mut self,
-        (source, lane): (usize, Lane),
-        number: u64,
-        line: &[u8],
-        record: &Record<'_>,
-    ) {
-        let text = String::from_utf8_lossy(line);
-        let Ok(stream) = super::start(&text, self.forced, self.ctx.now) else {
+        let Ok(stream) = super::start(&text, self.look.forced, self.ctx.now) else {
             return;
         };
         let id = std::str::from_utf8(record.text)
@@ -284,24 +236,19 @@ impl<'c> LogScan<'c> {
             if ev.facts.classification() == Classification::Ok {
                 continue;
             }
-            ev.line = usize::try_from(number).unwrap_or(usize::MAX);
+            ev.line = number;
             let origin = Origin {
-                stream: self::stream(record),
                 user: ev.facts.user.as_deref().map(kept),
                 ..Origin::default()
             };
             let reasons = matches!(ev.facts.answer, Answer::Rejected)
                 && ev.facts.reasons_from == Some(ReasonSource::ApiserverLog);
-            let item = Item {
-                ev,
-                origin,
-                audit_id: id.map(kept),
-                source,
-                at: record.at.map(|(at, _)| at),
-            };
-            match item.at {
-                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
-                _ => self.joins.settled.push_back(Settled::Alone(item)),
+            match at {
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item(ev, origin, id)),
+                _ => self
+                    .joins
+                    .settled
+                    .push_back(Settled::Alone(item(ev, origin, id))),
             }
         }
     }
@@ -411,10 +358,6 @@ impl Looked {
     }
 }
 
-fn stream(record: &Record<'_>) -> Option<String> {
-    record.stream.map(|s| kept(&String::from_utf8_lossy(s)))
-}
-
 /// What events of one group share.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GroupKey {
@@ -484,7 +427,6 @@ impl Origin {
 }
 
 impl LogGroups {
-    /// Empty groups that may take `budget` bytes.
     pub fn with_budget(budget: usize) -> Self {
         LogGroups {
             tally: Tally::default(),
@@ -495,7 +437,6 @@ impl LogGroups {
         }
     }
 
-    /// Takes `bytes` from the budget when it has them.
     fn charge(&mut self, bytes: usize) -> bool {
         let fits = bytes <= self.budget;
         if fits {
@@ -506,7 +447,6 @@ impl LogGroups {
         fits
     }
 
-    /// Counts one event.
     pub fn add(&mut self, ev: LogEvent) {
         self.tally.add(&ev.result);
         let d = &ev.result.diagnosis;
@@ -594,10 +534,10 @@ impl LogGroups {
                 self.over_budget
             ));
         }
-        if scan.crowded() > 0 {
+        if scan.joins.crowded > 0 {
             notes.push(format!(
                 "{} events were settled before their {} s window passed (over {MAX_PENDING} waiting): their joins may be missed",
-                scan.crowded(),
+                scan.joins.crowded,
                 WINDOW / 1_000_000
             ));
         }
@@ -639,14 +579,8 @@ impl Group {
     fn absorb(&mut self, o: Group) {
         self.events = self.events.saturating_add(o.events);
         widen(&mut self.seen, o.seen);
-        for (hour, n) in o.hours {
-            let mine = self.hours.entry(hour).or_default();
-            *mine = mine.saturating_add(n);
-        }
-        for (join, n) in o.joins {
-            let mine = self.joins.entry(join).or_default();
-            *mine = mine.saturating_add(n);
-        }
+        add_counts(&mut self.hours, o.hours);
+        add_counts(&mut self.joins, o.joins);
         // In the order they first appeared, as one run meets them: past
         // [`MAX_SOURCES`] a source's events are counted as one run counts them.
         let mut theirs: Vec<_> = o.sources.into_iter().collect();
@@ -670,14 +604,6 @@ impl Group {
     }
 }
 
-fn widen(seen: &mut Option<Seen>, other: Option<Seen>) {
-    match (seen.as_mut(), other) {
-        (Some(s), Some(o)) => s.merge(&o),
-        (None, o) => *seen = o,
-        (Some(_), None) => {}
-    }
-}
-
 impl LogReport {
     /// Reports of the parts of one input (a log split into shards, read
     /// apart; `classify --merge`), in input order, as the report of the
@@ -696,14 +622,8 @@ impl LogReport {
             all.sources.extend(part.sources);
             all.bytes = all.bytes.saturating_add(part.bytes);
             all.lines = all.lines.saturating_add(part.lines);
-            for (code, n) in part.requests {
-                let mine = all.requests.entry(code).or_default();
-                *mine = mine.saturating_add(n);
-            }
-            all.span = match (all.span, part.span) {
-                (Some((f, l)), Some((pf, pl))) => Some((f.min(pf), l.max(pl))),
-                (a, b) => a.or(b),
-            };
+            add_counts(&mut all.requests, part.requests);
+            widen_span(&mut all.span, part.span);
             all.tally.absorb(part.tally);
             for mut g in part.groups {
                 g.example.source += offset;
@@ -754,7 +674,6 @@ fn rank(class: Classification) -> usize {
     .unwrap_or(usize::MAX)
 }
 
-/// A log, as a report.
 #[derive(Debug)]
 pub struct LogReport {
     pub evaluated_at: DateTime<Utc>,
@@ -768,7 +687,6 @@ pub struct LogReport {
     pub span: Option<(Micros, Micros)>,
     /// The failing events by class and cause.
     pub tally: Tally,
-    /// Ranked: the token's failures first, then by events.
     pub groups: Vec<Group>,
     pub notes: Vec<String>,
 }
@@ -791,15 +709,25 @@ mod tests {
         };
         let mut scan = LogScan::new(ctx, None, true);
         let mut groups = LogGroups::with_budget(budget);
+        let mut text = String::new();
         for i in 0..n {
-            let line = format!(
+            text += &format!(
                 r#"I0101 10:00:00.{i:06}       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/pods" latency="1ms" userAgent="app/1" audit-ID="a{i}" srcIP="10.0.{}.{}:4000" resp=401"#,
                 i / 250,
                 i % 250
             );
-            scan.line(0, i as u64 + 1, line.as_bytes());
-            scan.events().for_each(|ev| groups.add(ev));
+            text.push('\n');
         }
+        let (mut looked, mut start) = (Looked::default(), 0);
+        for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            looked.add(scan.look(), text.as_bytes(), start..end);
+            start = end + 1;
+        }
+        let mut add = |ev: LogEvent| {
+            groups.add(ev);
+            Ok(())
+        };
+        scan.take(0, 1, text.as_bytes(), looked, &mut add).unwrap();
         scan.finish();
         scan.events().for_each(|ev| groups.add(ev));
         let kept = groups.groups.values().map(|g| g.sources.len() as u64).sum();

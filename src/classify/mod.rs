@@ -54,7 +54,6 @@ pub struct TokenCheck {
     pub judgement: Judgement,
 }
 
-/// One answer, diagnosed.
 #[derive(Debug, Clone)]
 pub struct ClassifyResult {
     pub evidence: Evidence,
@@ -99,7 +98,6 @@ impl Tally {
         }
     }
 
-    /// Counts one result.
     pub fn add(&mut self, r: &ClassifyResult) {
         self.events += 1;
         let class = r.diagnosis.classification;
@@ -110,7 +108,6 @@ impl Tally {
         *self.by_cause.entry(r.diagnosis.cause()).or_default() += 1;
     }
 
-    /// The exit code.
     pub fn outcome(&self) -> crate::exit::Outcome {
         crate::exit::Outcome::problem_if(self.problems > 0)
     }
@@ -134,7 +131,6 @@ fn near_words(near: &Option<NearMiss>) -> String {
 /// Why evidence could not be classified (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClassifyError {
-    /// Nothing but whitespace.
     #[error("the evidence is empty")]
     Empty,
     /// Nothing we know, anywhere in the text.
@@ -151,7 +147,6 @@ pub enum ClassifyError {
 /// Inputs of a run besides the text.
 #[derive(Debug, Clone, Copy)]
 pub struct Context<'a> {
-    /// The token the user gave, if any.
     pub token: Option<&'a Token>,
     /// `--at`: the instant of evidence that carries no timestamp.
     pub at: Option<DateTime<Utc>>,
@@ -180,7 +175,12 @@ pub fn start(
         return Err(ClassifyError::Empty);
     }
     let wanted = move |e: &Evidence| forced.is_none_or(|t| e.source == t);
-    let mut events = KubectlTrace::new(assemble::Assembler::new(text, now), wanted);
+    let mut events = KubectlTrace {
+        inner: assemble::Assembler::new(text, now),
+        wanted,
+        held: VecDeque::new(),
+        ready: VecDeque::new(),
+    };
     // Peek the first answer before handing the iterator over: its absence is
     // the error, and the near miss is known only then.
     let Some(first) = events.next() else {
@@ -213,16 +213,7 @@ struct KubectlTrace<'a, F> {
 /// Logged answers held back while waiting for kubectl's verdict.
 const MAX_HELD: usize = 1_024;
 
-impl<'a, F: Fn(&Evidence) -> bool> KubectlTrace<'a, F> {
-    fn new(inner: assemble::Assembler<'a>, wanted: F) -> Self {
-        KubectlTrace {
-            inner,
-            wanted,
-            held: VecDeque::new(),
-            ready: VecDeque::new(),
-        }
-    }
-
+impl<F: Fn(&Evidence) -> bool> KubectlTrace<'_, F> {
     /// A line of the client's request log (client-go's round-tripper and
     /// discovery), not an answer it printed.
     fn logged(ev: &Evidence) -> bool {
@@ -282,7 +273,6 @@ impl<F: Fn(&Evidence) -> bool> Iterator for KubectlTrace<'_, F> {
     }
 }
 
-/// Diagnoses one answer.
 pub fn diagnose_one(mut evidence: Evidence, ctx: Context<'_>) -> ClassifyResult {
     case::read(&mut evidence);
     let (diagnosis, token_check) = case::diagnose(&evidence, ctx);

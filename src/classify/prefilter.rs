@@ -30,10 +30,8 @@ static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
             .split(['{', '}'])
             .step_by(2)
             .map(str::trim)
-            .fold(
-                "",
-                |best, part| if part.len() > best.len() { part } else { best },
-            )
+            .min_by_key(|part| std::cmp::Reverse(part.len()))
+            .unwrap_or("")
     });
     // A failing status's reason phrase, Go's and .NET's (`ApiException: Gone`).
     let phrases = HTTP_STATUSES
@@ -106,13 +104,7 @@ const ANCHOR_BYTES: usize = 10;
 /// anchors find, and the automaton stays small enough for the CPU's cache.
 fn shortest<'a>(anchors: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut cut: Vec<String> = anchors
-        .map(|a| {
-            let end = (0..=ANCHOR_BYTES.min(a.len()))
-                .rev()
-                .find(|&i| a.is_char_boundary(i))
-                .unwrap_or(0);
-            a[..end].to_ascii_lowercase()
-        })
+        .map(|a| a[..a.floor_char_boundary(ANCHOR_BYTES)].to_ascii_lowercase())
         .filter(|a| !a.is_empty())
         .collect();
     cut.sort_by_key(String::len);

@@ -39,7 +39,6 @@ const MAX_LANES: usize = 256;
 /// One input and stream (by its hash: no copy per line): one writer's lines.
 pub type Lane = (usize, u64);
 
-/// The lane of input `source`'s `stream`.
 pub fn lane(source: usize, stream: Option<&[u8]>) -> Lane {
     use std::hash::{Hash as _, Hasher as _};
     let mut h = std::hash::DefaultHasher::new();
@@ -216,7 +215,6 @@ pub const MAX_LINES: usize = 4_000_000;
 pub const MAX_SETS: usize = 4_096;
 
 impl ReasonIndex {
-    /// Adds one reason line: its time, its audit ID, its reasons.
     pub fn add(&mut self, at: Option<Micros>, id: Option<&str>, reasons: Vec<AuthReason>) {
         self.failures += 1;
         let Some(at) = at else {

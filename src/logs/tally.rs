@@ -3,6 +3,8 @@
 //! a bound ([`kept`]), so that memory grows with what is distinct, never with
 //! the events.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +65,31 @@ pub fn see(seen: &mut Option<Seen>, at: Micros) {
         Some(s) => s.add(at),
         None => *seen = Some(Seen::at(at)),
     }
+}
+
+/// Adds `other`'s to `seen`.
+pub fn widen(seen: &mut Option<Seen>, other: Option<Seen>) {
+    match (seen.as_mut(), other) {
+        (Some(s), Some(o)) => s.merge(&o),
+        (None, o) => *seen = o,
+        (Some(_), None) => {}
+    }
+}
+
+/// Adds `other`'s counts to `counts`, key by key.
+pub fn add_counts<K: Ord>(counts: &mut BTreeMap<K, u64>, other: BTreeMap<K, u64>) {
+    for (k, n) in other {
+        let mine = counts.entry(k).or_default();
+        *mine = mine.saturating_add(n);
+    }
+}
+
+/// The first and last instant of both spans.
+pub fn widen_span(span: &mut Option<(Micros, Micros)>, other: Option<(Micros, Micros)>) {
+    *span = match (*span, other) {
+        (Some((f, l)), Some((of, ol))) => Some((f.min(of), l.max(ol))),
+        (a, b) => a.or(b),
+    };
 }
 
 /// Findings counted but not listed.

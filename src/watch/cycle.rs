@@ -32,7 +32,6 @@ pub struct Discovery {
     pub error: Option<String>,
 }
 
-/// What one cycle measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cycle {
     /// Our clock when the cycle started.
@@ -41,24 +40,17 @@ pub struct Cycle {
     pub replicas: Vec<ReplicaMeasurement>,
 }
 
-/// Why a cycle measured nothing (a client could not be built).
-#[derive(Debug, thiserror::Error)]
-pub enum CycleError {
-    #[error(transparent)]
-    Client(#[from] crate::http::ConfigError),
-}
-
 /// Measures every replica once. `plan.targets` are the servers as given;
 /// `discover` reads the `kubernetes` Service's endpoints through the first.
 /// `samples` is how many `Date` readings per replica (at least the two
-/// requests that are sent anyway).
+/// requests that are sent anyway). An error when a client could not be built.
 pub fn run(
     plan: &Plan,
     discover: bool,
     token: &SecretToken,
     clock: RunClock,
     samples: usize,
-) -> Result<Cycle, CycleError> {
+) -> Result<Cycle, crate::http::ConfigError> {
     let started_at = clock.now();
     let mut discovery = Discovery::default();
     let mut targets = plan.targets.clone();

@@ -40,7 +40,7 @@ fn healthy(aspect: &str) -> &'static str {
     }
 }
 
-fn observed(value: &'static str, fields: Value) -> Observed {
+pub fn observed(value: &'static str, fields: Value) -> Observed {
     Observed {
         value,
         fields: match fields {
@@ -105,6 +105,13 @@ pub fn state(cycle: &Cycle, token: TokenRead<'_>, leeway: TimeDelta) -> State {
             );
         }
     }
+    token_state(&mut s, token);
+    s
+}
+
+/// The token's aspects of the state (all a cycle shows when the token is
+/// unreadable, the replicas then not measured).
+pub fn token_state(s: &mut State, token: TokenRead<'_>) {
     let subject = || "token".to_owned();
     match token {
         TokenRead::Read { status, .. } => {
@@ -130,10 +137,8 @@ pub fn state(cycle: &Cycle, token: TokenRead<'_>, leeway: TimeDelta) -> State {
             );
         }
     }
-    s
 }
 
-/// One change of state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     pub subject: String,
@@ -188,14 +193,12 @@ pub fn line(change: &Change, at: DateTime<Utc>, text: bool) -> String {
             }
         );
     }
-    let mut object = Map::new();
-    object.insert("time".into(), json!(rfc3339(at)));
-    object.insert("subject".into(), json!(change.subject));
-    object.insert("aspect".into(), json!(change.aspect));
-    object.insert("from".into(), json!(change.from));
-    object.insert("to".into(), json!(change.to.value));
-    object.extend(change.to.fields.clone());
-    Value::Object(object).to_string()
+    let mut object = json!({"time": rfc3339(at), "subject": change.subject,
+        "aspect": change.aspect, "from": change.from, "to": change.to.value});
+    if let Some(o) = object.as_object_mut() {
+        o.extend(change.to.fields.clone());
+    }
+    object.to_string()
 }
 
 #[cfg(test)]

@@ -81,7 +81,6 @@ pub struct ReplicaMeasurement {
     pub valid: Option<bool>,
 }
 
-/// The token as read this cycle.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenStatus {
     /// [`crate::secret::fingerprint`] of the token: never the token.
@@ -154,22 +153,17 @@ pub fn spread<'a>(offsets: impl IntoIterator<Item = &'a OffsetInterval>) -> Opti
 
 /// How long to wait before the next `Date` sample, so that by the current
 /// estimate the server's clock crosses a whole second half-way through the
-/// round trip; `None` when that is a second or more away (never: the next
-/// boundary is always within one).
+/// round trip (`None` for a round trip past what a time holds).
 pub fn next_sample_delay(
     interval: &OffsetInterval,
     now: DateTime<Utc>,
     round_trip: Duration,
 ) -> Option<Duration> {
     let half_trip = TimeDelta::from_std(round_trip / 2).ok()?;
-    let server_mid = now + interval.estimate() + half_trip;
-    let millis = server_mid.timestamp_subsec_millis();
-    let to_boundary = 1000 - i64::from(millis);
-    let delay = TimeDelta::milliseconds(to_boundary);
-    (delay < TimeDelta::seconds(1))
-        .then(|| delay.to_std().ok())
-        .flatten()
-        .or(Some(Duration::ZERO))
+    let millis = (now + interval.estimate() + half_trip).timestamp_subsec_millis();
+    // On a boundary, or in a leap second (past 999 ms): no wait.
+    let wait = 1000u32.saturating_sub(millis) % 1000;
+    Some(Duration::from_millis(u64::from(wait)))
 }
 
 #[cfg(test)]

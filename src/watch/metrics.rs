@@ -59,132 +59,7 @@ impl MetricDef {
     }
 }
 
-const fn gauge(
-    stem: &'static str,
-    labels: &'static [&'static str],
-    help: &'static str,
-) -> MetricDef {
-    MetricDef {
-        stem,
-        kind: Kind::Gauge,
-        labels,
-        help,
-    }
-}
-
-const fn counter(
-    stem: &'static str,
-    labels: &'static [&'static str],
-    help: &'static str,
-) -> MetricDef {
-    MetricDef {
-        stem,
-        kind: Kind::Counter,
-        labels,
-        help,
-    }
-}
-
 const REPLICA: &[&str] = &["replica"];
-
-pub const OFFSET: MetricDef = gauge(
-    "replica_clock_offset_seconds",
-    REPLICA,
-    "The replica's clock minus this process's, from its Date headers (positive: the replica is ahead)",
-);
-pub const UNCERTAINTY: MetricDef = gauge(
-    "replica_clock_offset_uncertainty_seconds",
-    REPLICA,
-    "Half the width of the interval the offset is known to lie in: RTT/2 plus what is left of Date's one-second resolution",
-);
-pub const ROUND_TRIP: MetricDef = gauge(
-    "replica_round_trip_seconds",
-    REPLICA,
-    "The shortest request round trip to the replica in the last cycle",
-);
-pub const SPREAD: MetricDef = gauge(
-    "replicas_clock_spread_seconds",
-    &[],
-    "The largest difference between two replicas' clock offsets in the last cycle",
-);
-pub const REVIEWS: MetricDef = counter(
-    "replica_reviews",
-    &["replica", "answer"],
-    "SelfSubjectReviews sent with the token, by replica and answer (ok, 401, 403, other, transport)",
-);
-pub const VALID: MetricDef = gauge(
-    "token_valid_on_replica",
-    REPLICA,
-    "1 when the token's nbf/iat/exp window (with the leeway) holds on the replica's measured clock, else 0",
-);
-pub const EXPIRY: MetricDef = gauge(
-    "token_expiry_seconds",
-    &[],
-    "Seconds until the token's exp on this process's clock (negative once past)",
-);
-pub const PAST_WARN_AFTER: MetricDef = gauge(
-    "token_past_warnafter",
-    &[],
-    "1 when the token is past kubernetes.io.warnafter (still accepted, audited as stale), else 0",
-);
-pub const REFRESH_OVERDUE: MetricDef = gauge(
-    "token_refresh_overdue",
-    &[],
-    "1 when the token is older than 80 % of its requested lifetime or 24 h, when the kubelet should have replaced it, else 0",
-);
-pub const TOKEN_READABLE: MetricDef = gauge(
-    "token_readable",
-    &[],
-    "1 when the token file was read and holds one token this cycle, else 0",
-);
-pub const TOKEN_CHANGES: MetricDef = counter(
-    "token_file_changes",
-    &[],
-    "Times the token file held another token than the cycle before",
-);
-pub const REPLICAS: MetricDef = gauge("replicas", &[], "Replicas measured in the last cycle");
-pub const OMITTED: MetricDef = gauge(
-    "replicas_omitted",
-    &[],
-    "Replica addresses listed past the cap and not measured (nor labelled) in the last cycle",
-);
-pub const DISCOVERY_FAILURES: MetricDef = counter(
-    "discovery_failures",
-    &[],
-    "Cycles in which the kubernetes Service's endpoints were not readable (the servers as given were measured)",
-);
-pub const CYCLES: MetricDef = counter("cycles", &[], "Measurement cycles completed");
-pub const CYCLE_DURATION: MetricDef = gauge(
-    "cycle_duration_seconds",
-    &[],
-    "How long the last cycle took",
-);
-pub const LAST_CYCLE: MetricDef = gauge(
-    "last_cycle_timestamp_seconds",
-    &[],
-    "When the last cycle started, Unix seconds on this process's clock",
-);
-
-/// Every metric, in the order scraped.
-pub const DEFINITIONS: &[MetricDef] = &[
-    OFFSET,
-    UNCERTAINTY,
-    ROUND_TRIP,
-    SPREAD,
-    REVIEWS,
-    VALID,
-    EXPIRY,
-    PAST_WARN_AFTER,
-    REFRESH_OVERDUE,
-    TOKEN_READABLE,
-    TOKEN_CHANGES,
-    REPLICAS,
-    OMITTED,
-    DISCOVERY_FAILURES,
-    CYCLES,
-    CYCLE_DURATION,
-    LAST_CYCLE,
-];
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ReplicaLabel {
@@ -200,62 +75,73 @@ struct AnswerLabels {
 type FloatGauge = Gauge<f64, AtomicU64>;
 type PerReplica = Family<ReplicaLabel, FloatGauge>;
 
-/// The live metrics (cheap to clone: every metric is shared).
-#[derive(Debug, Clone, Default)]
-pub struct Metrics {
-    offset: PerReplica,
-    uncertainty: PerReplica,
-    round_trip: PerReplica,
-    spread: FloatGauge,
-    reviews: Family<AnswerLabels, Counter>,
-    valid: PerReplica,
-    expiry: FloatGauge,
-    past_warn_after: Gauge,
-    refresh_overdue: Gauge,
-    token_readable: Gauge,
-    token_changes: Counter,
-    replicas: Gauge,
-    omitted: Gauge,
-    discovery_failures: Counter,
-    cycles: Counter,
-    cycle_duration: FloatGauge,
-    last_cycle: FloatGauge,
-    /// The replica label values exported now.
-    labelled: Arc<Mutex<BTreeSet<String>>>,
+/// Each metric once: its field in [`Metrics`], its type there, and its
+/// definition; [`DEFINITIONS`] and the registration follow from the one list.
+macro_rules! metrics {
+    ($($field:ident: $type:ty = $kind:ident($stem:literal, $labels:expr, $help:literal),)*) => {
+        /// Every metric, in the order scraped.
+        pub const DEFINITIONS: &[MetricDef] = &[$(MetricDef {
+            stem: $stem,
+            kind: Kind::$kind,
+            labels: $labels,
+            help: $help,
+        }),*];
+
+        /// The live metrics (cheap to clone: every metric is shared).
+        #[derive(Debug, Clone, Default)]
+        pub struct Metrics {
+            $($field: $type,)*
+            /// The replica label values exported now.
+            labelled: Arc<Mutex<BTreeSet<String>>>,
+        }
+
+        impl Metrics {
+            /// The metrics, registered in a new registry.
+            pub fn register() -> (Metrics, Registry) {
+                let m = Metrics::default();
+                let mut registry = Registry::with_prefix(PREFIX);
+                $(registry.register($stem, $help, m.$field.clone());)*
+                (m, registry)
+            }
+        }
+    };
+}
+
+metrics! {
+    offset: PerReplica = Gauge("replica_clock_offset_seconds", REPLICA,
+        "The replica's clock minus this process's, from its Date headers (positive: the replica is ahead)"),
+    uncertainty: PerReplica = Gauge("replica_clock_offset_uncertainty_seconds", REPLICA,
+        "Half the width of the interval the offset is known to lie in: RTT/2 plus what is left of Date's one-second resolution"),
+    round_trip: PerReplica = Gauge("replica_round_trip_seconds", REPLICA,
+        "The shortest request round trip to the replica in the last cycle"),
+    spread: FloatGauge = Gauge("replicas_clock_spread_seconds", &[],
+        "The largest difference between two replicas' clock offsets in the last cycle"),
+    reviews: Family<AnswerLabels, Counter> = Counter("replica_reviews", &["replica", "answer"],
+        "SelfSubjectReviews sent with the token, by replica and answer (ok, 401, 403, other, transport)"),
+    valid: PerReplica = Gauge("token_valid_on_replica", REPLICA,
+        "1 when the token's nbf/iat/exp window (with the leeway) holds on the replica's measured clock, else 0"),
+    expiry: FloatGauge = Gauge("token_expiry_seconds", &[],
+        "Seconds until the token's exp on this process's clock (negative once past)"),
+    past_warn_after: Gauge = Gauge("token_past_warnafter", &[],
+        "1 when the token is past kubernetes.io.warnafter (still accepted, audited as stale), else 0"),
+    refresh_overdue: Gauge = Gauge("token_refresh_overdue", &[],
+        "1 when the token is older than 80 % of its requested lifetime or 24 h, when the kubelet should have replaced it, else 0"),
+    token_readable: Gauge = Gauge("token_readable", &[],
+        "1 when the token file was read and holds one token this cycle, else 0"),
+    token_changes: Counter = Counter("token_file_changes", &[],
+        "Times the token file held another token than the cycle before"),
+    replicas: Gauge = Gauge("replicas", &[], "Replicas measured in the last cycle"),
+    omitted: Gauge = Gauge("replicas_omitted", &[],
+        "Replica addresses listed past the cap and not measured (nor labelled) in the last cycle"),
+    discovery_failures: Counter = Counter("discovery_failures", &[],
+        "Cycles in which the kubernetes Service's endpoints were not readable (the servers as given were measured)"),
+    cycles: Counter = Counter("cycles", &[], "Measurement cycles completed"),
+    cycle_duration: FloatGauge = Gauge("cycle_duration_seconds", &[], "How long the last cycle took"),
+    last_cycle: FloatGauge = Gauge("last_cycle_timestamp_seconds", &[],
+        "When the last cycle started, Unix seconds on this process's clock"),
 }
 
 impl Metrics {
-    /// The metrics, registered in a new registry.
-    pub fn register() -> (Metrics, Registry) {
-        let m = Metrics::default();
-        let mut registry = Registry::with_prefix(PREFIX);
-        macro_rules! add {
-            ($($def:ident $field:ident),*) => {
-                $(registry.register($def.stem, $def.help, m.$field.clone());)*
-            };
-        }
-        add!(
-            OFFSET offset,
-            UNCERTAINTY uncertainty,
-            ROUND_TRIP round_trip,
-            SPREAD spread,
-            REVIEWS reviews,
-            VALID valid,
-            EXPIRY expiry,
-            PAST_WARN_AFTER past_warn_after,
-            REFRESH_OVERDUE refresh_overdue,
-            TOKEN_READABLE token_readable,
-            TOKEN_CHANGES token_changes,
-            REPLICAS replicas,
-            OMITTED omitted,
-            DISCOVERY_FAILURES discovery_failures,
-            CYCLES cycles,
-            CYCLE_DURATION cycle_duration,
-            LAST_CYCLE last_cycle
-        );
-        (m, registry)
-    }
-
     /// The token's state this cycle; `None` when it could not be read.
     pub fn record_token(&self, status: Option<&TokenStatus>) {
         let Some(s) = status else {
@@ -290,29 +176,18 @@ impl Metrics {
             let label = ReplicaLabel {
                 replica: r.replica.clone(),
             };
-            match &r.offset {
-                Some(o) => {
-                    self.offset.get_or_create(&label).set(o.estimate_seconds());
-                    self.uncertainty
-                        .get_or_create(&label)
-                        .set(o.uncertainty_seconds());
+            // A value not measured this cycle has no series (not a stale one).
+            let offset = r.offset.as_ref();
+            for (family, value) in [
+                (&self.offset, offset.map(|o| o.estimate_seconds())),
+                (&self.uncertainty, offset.map(|o| o.uncertainty_seconds())),
+                (&self.round_trip, r.round_trip.map(|rtt| rtt.as_secs_f64())),
+                (&self.valid, r.valid.map(|v| f64::from(u8::from(v)))),
+            ] {
+                match value {
+                    Some(v) => _ = family.get_or_create(&label).set(v),
+                    None => _ = family.remove(&label),
                 }
-                None => {
-                    self.offset.remove(&label);
-                    self.uncertainty.remove(&label);
-                }
-            }
-            if let Some(rtt) = r.round_trip {
-                self.round_trip.get_or_create(&label).set(rtt.as_secs_f64());
-            } else {
-                self.round_trip.remove(&label);
-            }
-            if let Some(valid) = r.valid {
-                self.valid
-                    .get_or_create(&label)
-                    .set(f64::from(u8::from(valid)));
-            } else {
-                self.valid.remove(&label);
             }
             self.reviews
                 .get_or_create(&AnswerLabels {

@@ -16,6 +16,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use chrono::TimeDelta;
+use serde_json::json;
 
 use crate::http::RunClock;
 use crate::probe::observe::Plan;
@@ -23,7 +24,6 @@ use crate::secret::SecretToken;
 use crate::token::Token;
 use crate::window::TimeClaims;
 use events::{State, TokenRead};
-use measure::TokenStatus;
 use metrics::Metrics;
 
 /// The jitter on each interval: up to this fraction either way, so that many
@@ -97,27 +97,13 @@ fn one_cycle(
     memory: &mut Memory,
 ) {
     let started = Instant::now();
-    let read = read_token();
-    let (secret, token) = match read {
+    let (secret, token) = match read_token() {
         Ok(pair) => pair,
         Err(why) => {
             metrics.record_token(None);
             let mut next = memory.state.clone();
             next.retain(|(subject, _), _| subject != "token");
-            let unreadable = events::state(
-                &cycle::Cycle {
-                    started_at: options.clock.now(),
-                    discovery: cycle::Discovery::default(),
-                    replicas: Vec::new(),
-                },
-                TokenRead::Unreadable(&why),
-                options.leeway,
-            );
-            next.extend(
-                unreadable
-                    .into_iter()
-                    .filter(|((subject, _), _)| subject == "token"),
-            );
+            events::token_state(&mut next, TokenRead::Unreadable(&why));
             emit(options, &memory.state, &next, log);
             memory.state = next;
             return;
@@ -146,12 +132,7 @@ fn one_cycle(
                 subject: "watch".to_owned(),
                 aspect: "measure",
                 from: None,
-                to: events::Observed {
-                    value: "failing",
-                    fields: [("error".to_owned(), e.to_string().into())]
-                        .into_iter()
-                        .collect(),
-                },
+                to: events::observed("failing", json!({"error": e.to_string()})),
             };
             log(events::line(
                 &failing,
@@ -161,25 +142,19 @@ fn one_cycle(
             return;
         }
     };
+    let (at, leeway) = (cycle.started_at, options.leeway);
     for r in &mut cycle.replicas {
-        r.valid = match (&token, &r.offset) {
-            (Some(_), Some(offset)) => Some(measure::valid_on_replica(
-                times,
-                cycle.started_at,
-                offset,
-                options.leeway,
-            )),
-            _ => None,
-        };
+        let offset = r.offset.as_ref().filter(|_| token.is_some());
+        r.valid = offset.map(|o| measure::valid_on_replica(times, at, o, leeway));
     }
     metrics.record_cycle(&cycle, started.elapsed().as_secs_f64());
-    let next = events::state(&cycle, token_read(&status, times), options.leeway);
+    let read = TokenRead::Read {
+        status: &status,
+        times,
+    };
+    let next = events::state(&cycle, read, options.leeway);
     emit(options, &memory.state, &next, log);
     memory.state = next;
-}
-
-fn token_read(status: &TokenStatus, times: TimeClaims) -> TokenRead<'_> {
-    TokenRead::Read { status, times }
 }
 
 fn emit(options: &Options, before: &State, after: &State, log: &impl Fn(String)) {

@@ -76,7 +76,6 @@ impl Heartbeat {
         }
     }
 
-    /// A cycle ended.
     pub fn beat(&self) {
         let ms = u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last.store(ms, Ordering::Relaxed);

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use satoken::classify::Context;
-use satoken::classify::log::{LogEvent, LogScan};
+use satoken::classify::log::{LogEvent, LogScan, Looked};
 use serde_json::Value;
 
 use crate::wild::{Set, corpus};
@@ -63,16 +63,38 @@ fn read(text: &str, prefilter: bool) -> (Vec<String>, String) {
             r.evidence.excerpt
         ));
     };
-    for (i, line) in text.split('\n').enumerate() {
-        scan.line(0, i as u64 + 1, line.as_bytes());
-        scan.events().for_each(&mut keep);
+    // The lines as the reader's cheap stage looks at them, then taken in order.
+    let (mut looked, mut start) = (Looked::default(), 0);
+    for line in text.split('\n') {
+        looked.add(scan.look(), text.as_bytes(), start..start + line.len());
+        start += line.len() + 1;
     }
+    let mut take = |ev: LogEvent| {
+        keep(ev);
+        Ok(())
+    };
+    scan.take(0, 1, text.as_bytes(), looked, &mut take).unwrap();
     scan.finish();
     scan.events().for_each(&mut keep);
     (
         events,
         format!("{} lines, requests {:?}", scan.lines, scan.requests),
     )
+}
+
+/// Reads one line as the log reader does (its cheap stage, then the scan in
+/// order): the events it settled.
+fn feed(scan: &mut LogScan<'_>, source: usize, number: u64, line: &str) -> Vec<LogEvent> {
+    let mut looked = Looked::default();
+    looked.add(scan.look(), line.as_bytes(), 0..line.len());
+    let mut events = Vec::new();
+    let mut take = |ev: LogEvent| {
+        events.push(ev);
+        Ok(())
+    };
+    let text = line.as_bytes();
+    scan.take(source, number, text, looked, &mut take).unwrap();
+    events
 }
 
 fn sample() -> String {
@@ -179,9 +201,9 @@ fn the_platform_query_selects_every_line_an_event_is_read_from() {
         let mut scan = LogScan::new(ctx(), None, false);
         let mut read_from = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            scan.line(0, i as u64 + 1, line.as_bytes());
             read_from.extend(
-                scan.events()
+                feed(&mut scan, 0, i as u64 + 1, line)
+                    .into_iter()
                     .flat_map(|ev| [Some(ev.result.evidence.line as u64), ev.request_line]),
             );
         }
@@ -334,12 +356,14 @@ fn reason_lines_join_their_request_by_time_within_one_replica() {
     ]
     .concat();
     let mut scan = LogScan::new(ctx(), None, true);
+    let mut events = Vec::new();
     for (i, l) in text.lines().enumerate() {
-        scan.line(0, i as u64 + 1, l.as_bytes());
+        events.extend(feed(&mut scan, 0, i as u64 + 1, l));
     }
     scan.finish();
-    let got: Vec<(String, String, String, String)> = scan
-        .events()
+    let got: Vec<(String, String, String, String)> = events
+        .into_iter()
+        .chain(scan.events())
         .map(|e| {
             (
                 e.origin.source_ip.unwrap_or_default(),
@@ -372,11 +396,14 @@ fn reason_lines_join_their_request_by_time_within_one_replica() {
 /// `(input, line)` read in order.
 fn joins(lines: &[(usize, String)]) -> Vec<(String, String, String, String)> {
     let mut scan = LogScan::new(ctx(), None, true);
+    let mut events = Vec::new();
     for (i, (source, l)) in lines.iter().enumerate() {
-        scan.line(*source, i as u64 + 1, l.as_bytes());
+        events.extend(feed(&mut scan, *source, i as u64 + 1, l));
     }
     scan.finish();
-    scan.events()
+    events
+        .into_iter()
+        .chain(scan.events())
         .map(|e| {
             (
                 e.origin.source_ip.unwrap_or_default(),
