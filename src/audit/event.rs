@@ -31,6 +31,25 @@ use serde_json::value::RawValue;
 pub use crate::logs::Micros;
 use crate::logs::time::parse_time;
 
+/// A JSON value kept as written and never shown, not even by `Debug`: a
+/// TokenRequest's `responseObject` holds the token.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct Unshown(Box<RawValue>);
+
+impl Unshown {
+    /// The value's JSON text, for a parser that skips what it must not read.
+    pub fn json(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl std::fmt::Debug for Unshown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Unshown")
+    }
+}
+
 /// An audit event, borrowed from its line where it can be.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,9 +88,9 @@ pub struct RawEvent<'a> {
     /// RequestResponse), as written: on other events these hold any other
     /// object, so mint.rs reads them only on the events that minted a token.
     #[serde(default)]
-    pub request_object: Option<Box<RawValue>>,
+    pub request_object: Option<Unshown>,
     #[serde(default)]
-    pub response_object: Option<Box<RawValue>>,
+    pub response_object: Option<Unshown>,
     /// An `EventList` on one line (the webhook backend's batches).
     #[serde(borrow, default)]
     pub items: Option<Vec<RawEvent<'a>>>,
@@ -366,6 +385,15 @@ mod tests {
     use super::*;
 
     const OK: &str = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"list","user":{"username":"system:serviceaccount:shop:checkout","uid":"u-1","groups":["system:serviceaccounts"],"extra":{"authentication.kubernetes.io/credential-id":["JTI=j"],"authentication.kubernetes.io/node-name":["worker-2"],"authentication.kubernetes.io/pod-name":["checkout-1"],"authentication.kubernetes.io/pod-uid":["p-1"]}},"sourceIPs":["10.0.0.7"],"userAgent":"python-requests/2.31.0","objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:00.000000Z","stageTimestamp":"2026-01-01T00:00:00.004213Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}"#;
+
+    /// A TokenRequest's response object is kept for mint.rs, never shown.
+    #[test]
+    fn a_kept_response_object_is_never_shown() {
+        let line = r#"{"verb":"create","responseObject":{"kind":"TokenRequest","status":{"token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln","expirationTimestamp":"2026-01-01T01:00:00Z"}}}"#;
+        let ev: RawEvent = serde_json::from_str(line).unwrap();
+        assert!(ev.response_object.as_ref().unwrap().json().contains("eyJ"));
+        assert!(!format!("{ev:?}").contains("eyJ"));
+    }
 
     #[test]
     fn the_byte_path_reads_a_canonical_accepted_line_as_the_parser_does() {

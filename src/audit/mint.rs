@@ -91,8 +91,8 @@ pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
     let o = ev.object_ref.as_ref();
     let s = |v: Option<&Cow<'_, str>>| v.map_or_else(String::new, |v| v.to_string());
     // Indexing a Value never fails: a missing field or another shape is Null.
-    let request: Value = (ev.request_object.as_deref())
-        .and_then(|r| serde_json::from_str(r.get()).ok())
+    let request: Value = (ev.request_object.as_ref())
+        .and_then(|r| serde_json::from_str(r.json()).ok())
         .unwrap_or_default();
     let (spec, text) = (&request["spec"], |v: &Value| {
         v.as_str().unwrap_or("").to_owned()
@@ -110,8 +110,8 @@ pub fn mint_of(ev: &RawEvent<'_>, at: Micros) -> Mint {
         #[serde(borrow)]
         expiration_timestamp: Cow<'a, str>,
     }
-    let response = (ev.response_object.as_deref())
-        .and_then(|r| serde_json::from_str::<Response<'_>>(r.get()).ok());
+    let response = (ev.response_object.as_ref())
+        .and_then(|r| serde_json::from_str::<Response<'_>>(r.json()).ok());
     Mint {
         at,
         audit_id: s(ev.audit_id.as_ref()),
