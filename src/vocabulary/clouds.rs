@@ -171,6 +171,7 @@ pub const EXCHANGES: &[Wording] = &[
     // assertion) is named only by its body.
     w(OAUTH, "oauth2: cannot fetch token: ", "all", Some(Cause::Unknown), X_OAUTH2),
     w(OAUTH, "oauth2: \"", "v0.10+", Some(Cause::Unknown), X_OAUTH2),
+    w(OAUTH, "google.auth.exceptions.RefreshError: ", "google-auth 1.x-2.x (Python)", Some(Cause::Unknown), "github.com/googleapis/google-auth-library-python google/auth/exceptions.py, google/oauth2/_client.py (the token endpoint's error and error_description)"),
 ];
 
 /// AssumeRole (not the web identity exchange) needs the caller's policy and

@@ -147,6 +147,8 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/token: …", "all (InClusterConfig's os.ReadFile)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
     w(PYTHON_K8S, "Service token file does not exist", "all (`does not exists.` in most releases)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Service host/port is not set", "all (KUBERNETES_SERVICE_HOST/PORT missing: not in a pod)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Invalid kube-config file", "all (load_kube_config: a missing or malformed kubeconfig)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/python kubernetes/base/config/kube_config.py"),
     // kube-rs runs the kubeconfig's exec plugin itself: it could not start
     // it (not on the PATH it runs with), or the plugin exited non-zero (its
     // status and output are what it said; the command, which may hold a
