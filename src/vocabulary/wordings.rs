@@ -126,11 +126,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w("kube-apiserver", "oidc authenticator: initializing plugin: …", "all (kube-apiserver's log, retried every 10 seconds)", Some(Cause::JwtIssuerUnreachable), OIDC_GO),
     w("kubelet", "Failed to register CRI auth plugins …", "1.20+ (image credential providers; the kubelet then exits)", Some(Cause::CredentialProviderConfigInvalid), KUBERUNTIME),
     // client-go's exec credential plugin (kubectl, helm, every Go client):
-    // not on the PATH, or its ExecCredential is not one client-go takes. A
-    // plugin that ran and exited non-zero (`failed with exit code`) printed
-    // its own reason before, which may be a cloud's refusal: not read here.
+    // not on the PATH, exited non-zero, or its ExecCredential is not one
+    // client-go takes. A plugin that exited non-zero printed its reason on
+    // the lines before: a cloud's refusal there is the answer, and the exit
+    // is not read after it.
     w(CLIENT_GO, "exec: executable … not found", "1.19+ (exec.Error; then `It looks like you are trying to use a client-go credential plugin that is not installed.`)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "getting credentials: exec: … executable file not found", "1.10-1.18 (Go os/exec's ErrNotFound)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "exec: executable … failed with exit code", "1.19+ (exec.ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin didn't return a …", "1.10+ (a token; a token or cert/key pair since 1.11; a status field)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),

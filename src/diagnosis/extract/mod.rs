@@ -111,6 +111,9 @@ pub struct Scanner<'a> {
     /// The indentation of a Python traceback's `File "…", line N` frame line
     /// just read: the more indented line after it is the source it ran.
     frame: Option<usize>,
+    /// A service refused a call earlier in the text: a credential source that
+    /// failed after it (an exec plugin's exit code) failed because of it.
+    refused: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -126,6 +129,7 @@ impl<'a> Scanner<'a> {
             joined: None,
             near: None,
             frame: None,
+            refused: false,
         }
     }
 
@@ -275,7 +279,7 @@ impl<'a> Scanner<'a> {
         let mut found = Segment::new(number, stamp);
         // Read from the raw text: the wordings hold no quotes, and a JSON
         // body around them is often cut short.
-        refusal_of_a_service(&mut found, text);
+        self.refused |= refusal_of_a_service(&mut found, text);
         if let Some(cmd) = shell::command(text) {
             found.boundary = true;
             if let Some(u) = url::url_in_command(cmd.line) {
@@ -433,7 +437,7 @@ impl<'a> Scanner<'a> {
                     for part in s.split('\n').filter(|p| !p.trim().is_empty()) {
                         // A document over several lines (an OAuth error's
                         // error_description) is read as its lines would be.
-                        refusal_of_a_service(found, part);
+                        self.refused |= refusal_of_a_service(found, part);
                         self.loose(found, part, None);
                     }
                 }
@@ -506,7 +510,9 @@ impl<'a> Scanner<'a> {
             found.audits.push((Box::new(a), None, excerpt(line)));
             return;
         }
-        if let Some(failure) = server_failure(line) {
+        if let Some(failure) = server_failure(line)
+            && !(self.refused && failure.cause == Cause::CredentialSourceFailed)
+        {
             found.server.get_or_insert(failure);
             return;
         }
@@ -859,17 +865,20 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
 }
 
 /// A service's refusal of the token (a cloud's token exchange, Vault's
-/// role) found in `text`, with the status its client's line shows.
-fn refusal_of_a_service(found: &mut Segment, text: &str) {
-    if let Some(v) = exchange::find(text) {
-        // A body: the status, when shown, is on the client's own line.
-        let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
-        let facts = HttpAnswer {
-            verdict: Some(v),
-            ..relayed
-        };
-        found.http(facts, SourceType::ClientError, clients::label(text));
-    }
+/// role) found in `text`, with the status its client's line shows; whether
+/// there was one.
+fn refusal_of_a_service(found: &mut Segment, text: &str) -> bool {
+    let Some(v) = exchange::find(text) else {
+        return false;
+    };
+    // A body: the status, when shown, is on the client's own line.
+    let relayed = HttpAnswer::relayed(v.service, status::stated_code(text), 1);
+    let facts = HttpAnswer {
+        verdict: Some(v),
+        ..relayed
+    };
+    found.http(facts, SourceType::ClientError, clients::label(text));
+    true
 }
 
 #[cfg(test)]

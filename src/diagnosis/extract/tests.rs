@@ -109,3 +109,21 @@ fn near_misses_say_what_was_seen() {
     assert!(s.next().is_none());
     assert_eq!(s.near_miss().unwrap().try_type, Some(SourceType::Status));
 }
+
+/// An exec plugin that exited non-zero failed for the reason it printed
+/// before: a cloud's refusal there is the answer, the exit only a result.
+#[test]
+fn a_plugin_s_exit_after_a_refusal_is_not_a_failure_of_its_own() {
+    let exit = "Unable to connect to the server: getting credentials: exec: executable aws failed with exit code 255";
+    let failures = |text: &str| -> Vec<usize> {
+        kinds(text)
+            .into_iter()
+            .filter_map(|(n, k)| matches!(k, Kind::ServerFailure(_)).then_some(n))
+            .collect()
+    };
+    assert_eq!(failures(exit), [1]);
+    let refused = format!(
+        "An error occurred (AccessDenied) when calling the AssumeRole operation: Roles may not be assumed by root accounts.\n{exit}\n"
+    );
+    assert_eq!(failures(&refused), Vec::<usize>::new());
+}
