@@ -19,23 +19,28 @@ import sys
 DECLARED = re.compile(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+(\w+);")
 
 
+def rust_files(root):
+    """(path, file name, lines) of every `.rs` file under `src/`."""
+    for folder, _, files in os.walk(os.path.join(root, "src")):
+        for name in files:
+            if name.endswith(".rs"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    yield path, name, f.read().split("\n")
+
+
 def test_only_modules(root):
     """Files and folders of modules declared `#[cfg(test)] mod x;` (not `tests.rs`)."""
     out = []
-    for folder, _, files in os.walk(os.path.join(root, "src")):
-        for name in files:
-            if not name.endswith(".rs"):
-                continue
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().split("\n")
-            # A module's children live beside `mod.rs`/`lib.rs`, else in a
-            # folder named for the file.
-            base = folder if name in ("mod.rs", "lib.rs", "main.rs") else path[:-3]
-            for prev, line in zip(lines, lines[1:]):
-                m = DECLARED.match(line)
-                if prev.strip() == "#[cfg(test)]" and m and m.group(1) != "tests":
-                    out.append(os.path.join(base, m.group(1)))
+    for path, name, lines in rust_files(root):
+        # A module's children live beside `mod.rs`/`lib.rs`, else in a
+        # folder named for the file.
+        folder = os.path.dirname(path)
+        base = folder if name in ("mod.rs", "lib.rs", "main.rs") else path[:-3]
+        for prev, line in zip(lines, lines[1:]):
+            m = DECLARED.match(line)
+            if prev.strip() == "#[cfg(test)]" and m and m.group(1) != "tests":
+                out.append(os.path.join(base, m.group(1)))
     return out
 
 
@@ -59,26 +64,20 @@ def main(argv):
     root = args[0] if args else os.path.join(os.path.dirname(__file__), "..")
     code = vocab = test = test_only = 0
     modules = test_only_modules(root)
-    for folder, _, files in os.walk(os.path.join(root, "src")):
-        for name in files:
-            if not name.endswith(".rs"):
-                continue
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().split("\n")
-            if name == "tests.rs":
-                test += len(lines)
-                continue
-            if any(path == m + ".rs" or path.startswith(m + os.sep) for m in modules):
-                test += len(lines)
-                test_only += cut(lines, at_module)
-                continue
-            n = cut(lines, at_module)
-            test += len(lines) - n
-            if "vocab" in os.path.relpath(path, root):
-                vocab += n
-            else:
-                code += n
+    for path, name, lines in rust_files(root):
+        if name == "tests.rs":
+            test += len(lines)
+            continue
+        if any(path == m + ".rs" or path.startswith(m + os.sep) for m in modules):
+            test += len(lines)
+            test_only += cut(lines, at_module)
+            continue
+        n = cut(lines, at_module)
+        test += len(lines) - n
+        if "vocab" in os.path.relpath(path, root):
+            vocab += n
+        else:
+            code += n
     print(
         f"non-test {code}  vocabulary {vocab}  test {test}"
         f"  (test-only modules {test_only}; non-test by the rule's letter {code + test_only})"
