@@ -49,11 +49,11 @@ const WILD: &str = "testdata/evidence/wild";
 /// improve. Never below the last floors of tests/it/wild/floors.json.
 const DEVELOPMENT_FLOOR: usize = 334;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 125;
+const EVALUATION_FLOOR: usize = 126;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
 const DEVELOPMENT_FLOOR_WITH_RULE: usize = 347;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 128;
+const EVALUATION_FLOOR_WITH_RULE: usize = 129;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
