@@ -318,7 +318,7 @@ impl Drop for HttpClient {
 
 /// Proof that a token-less request to this server got an HTTP answer over the
 /// configured trust; the only way to send a token. See the module docs.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Connected<'a> {
     client: &'a HttpClient,
 }
@@ -559,18 +559,14 @@ impl HttpClient {
 }
 
 impl Connected<'_> {
-    /// Sends `request` with `Authorization: Bearer <token>` to the same server.
-    pub fn send_with_token(
+    /// Sends `request` to the same server, with `Authorization: Bearer <token>`
+    /// if there is one.
+    pub fn send(
         &self,
         request: &Request,
-        token: &SecretToken,
+        token: Option<&SecretToken>,
     ) -> Result<Exchange, TransportError> {
-        self.client.execute(request, Some(token))
-    }
-
-    /// Sends `request` without a token (the anonymous contrast).
-    pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
-        self.client.execute(request, None)
+        self.client.execute(request, token)
     }
 }
 

@@ -236,11 +236,12 @@ impl Iterator for BatchReader {
     type Item = Result<BatchItem, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let Some(raw) = self.pending.pop() else {
-            return self
-                .lines
-                .next_shaped(&mut self.reader, &self.what)
-                .transpose();
+        let raw = match self.pending.pop() {
+            Some(raw) => raw,
+            None => match self.lines.next_nonblank(&mut self.reader, &self.what) {
+                Ok(raw) => raw?,
+                Err(e) => return Some(Err(e)),
+            },
         };
         let line = raw.number();
         if let RawLine::NotText(line, TokenError::Binary { byte, offset }) = raw {
@@ -301,6 +302,8 @@ impl LineReader {
         self.next_nonblank_within(reader, what, MAX_TOKEN_BYTES, false)
     }
 
+    /// Next line that is too long or not blank (see [`read_bounded_line`]);
+    /// `None` at end of input.
     fn next_nonblank_within(
         &mut self,
         reader: &mut Box<dyn BufRead>,
@@ -308,61 +311,6 @@ impl LineReader {
         limit: usize,
         stop_when_too_long: bool,
     ) -> Result<Option<RawLine>, InputError> {
-        let Some(too_long) = self.next_line(reader, what, limit, stop_when_too_long)? else {
-            return Ok(None);
-        };
-        if too_long {
-            let starts_json = self.buf.first() == Some(&b'{');
-            return Ok(Some(RawLine::TooLong(self.number, starts_json)));
-        }
-        Ok(Some(match text_or_binary(&self.buf) {
-            Ok(text) => RawLine::Text(self.number, text.to_owned()),
-            Err(e) => RawLine::NotText(self.number, e),
-        }))
-    }
-
-    /// The next non-blank line of a batch, shaped straight from the line buffer
-    /// (the same results as [`RawLine::into_shaped`], one copy fewer per token).
-    fn next_shaped(
-        &mut self,
-        reader: &mut Box<dyn BufRead>,
-        what: &str,
-    ) -> Result<Option<BatchItem>, InputError> {
-        let Some(too_long) = self.next_line(reader, what, MAX_TOKEN_BYTES, false)? else {
-            return Ok(None);
-        };
-        let result = if too_long {
-            Err(InputError::LineTooLarge {
-                limit: MAX_TOKEN_BYTES,
-            })
-        } else {
-            match text_or_binary(&self.buf) {
-                Ok(text) => Ok(shape::detect_line(text)),
-                Err(TokenError::Binary { byte, offset }) => {
-                    return Err(InputError::Binary {
-                        line: self.number,
-                        byte,
-                        offset,
-                    });
-                }
-                Err(e) => Err(e.into()),
-            }
-        };
-        Ok(Some(BatchItem {
-            line: self.number,
-            result,
-        }))
-    }
-
-    /// Reads the next line that is too long or not blank into `buf`; whether
-    /// it was too long (see [`read_bounded_line`]), `None` at end of input.
-    fn next_line(
-        &mut self,
-        reader: &mut Box<dyn BufRead>,
-        what: &str,
-        limit: usize,
-        stop_when_too_long: bool,
-    ) -> Result<Option<bool>, InputError> {
         loop {
             let too_long = read_bounded_line(reader, &mut self.buf, limit, stop_when_too_long)
                 .map_err(|source| InputError::Read {
@@ -373,8 +321,15 @@ impl LineReader {
                 return Ok(None);
             };
             self.number += 1;
-            if too_long || !self.buf.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some(too_long));
+            if too_long {
+                let starts_json = self.buf.first() == Some(&b'{');
+                return Ok(Some(RawLine::TooLong(self.number, starts_json)));
+            }
+            if !self.buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some(match text_or_binary(&self.buf) {
+                    Ok(text) => RawLine::Text(self.number, text.to_owned()),
+                    Err(e) => RawLine::NotText(self.number, e),
+                }));
             }
         }
     }

@@ -59,14 +59,6 @@ pub struct LegacyClaims {
     pub service_account_uid: Option<String>,
 }
 
-/// Claim names of legacy tokens, as the tokens controller writes them.
-pub mod legacy_keys {
-    pub const NAMESPACE: &str = "kubernetes.io/serviceaccount/namespace";
-    pub const SECRET_NAME: &str = "kubernetes.io/serviceaccount/secret.name";
-    pub const SA_NAME: &str = "kubernetes.io/serviceaccount/service-account.name";
-    pub const SA_UID: &str = "kubernetes.io/serviceaccount/service-account.uid";
-}
-
 impl Claims {
     /// Reads the typed claims out of a decoded payload.
     pub fn from_payload(payload: &Map<String, Value>) -> Result<Self, TokenError> {
@@ -84,11 +76,13 @@ impl Claims {
             .keys()
             .any(|k| k.starts_with("kubernetes.io/serviceaccount/"))
             .then(|| {
+                // As the tokens controller writes them.
+                let claim = |name| string(payload, &format!("kubernetes.io/serviceaccount/{name}"));
                 Ok::<_, TokenError>(LegacyClaims {
-                    namespace: string(payload, legacy_keys::NAMESPACE)?,
-                    secret_name: string(payload, legacy_keys::SECRET_NAME)?,
-                    service_account_name: string(payload, legacy_keys::SA_NAME)?,
-                    service_account_uid: string(payload, legacy_keys::SA_UID)?,
+                    namespace: claim("namespace")?,
+                    secret_name: claim("secret.name")?,
+                    service_account_name: claim("service-account.name")?,
+                    service_account_uid: claim("service-account.uid")?,
                 })
             })
             .transpose()?;
@@ -176,7 +170,7 @@ impl KubernetesClaims {
         ];
         let object_ref = |key: &str| object_ref(k8s, key);
         Ok(KubernetesClaims {
-            namespace: string_at(k8s, "namespace", "kubernetes.io.namespace")?,
+            namespace: string_at(k8s, "namespace", || "kubernetes.io.namespace".to_owned())?,
             service_account: object_ref("serviceaccount")?,
             pod: object_ref("pod")?,
             node: object_ref("node")?,
@@ -192,10 +186,7 @@ impl KubernetesClaims {
 }
 
 fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, TokenError> {
-    // Claim paths are formatted only for an error: this runs for every token of a batch.
-    let field = |obj: &Map<String, Value>, name: &str| {
-        string_at(obj, name, "").map_err(|e| with_claim(e, format!("kubernetes.io.{key}.{name}")))
-    };
+    let field = |obj, name| string_at(obj, name, || format!("kubernetes.io.{key}.{name}"));
     match k8s.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(obj)) => Ok(Some(ObjectRef {
@@ -210,33 +201,21 @@ fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, 
     }
 }
 
-/// Names the claim in a [`TokenError::ClaimType`] made without one.
-pub(super) fn with_claim(error: TokenError, path: String) -> TokenError {
-    match error {
-        TokenError::ClaimType {
-            expected, found, ..
-        } => TokenError::ClaimType {
-            claim: path,
-            expected,
-            found,
-        },
-        other => other,
-    }
-}
-
 fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, TokenError> {
-    string_at(map, key, key)
+    string_at(map, key, || key.to_owned())
 }
 
+/// `path` names the claim in an error; it is formatted only then, as this
+/// runs for every token of a batch.
 pub(super) fn string_at(
     map: &Map<String, Value>,
     key: &str,
-    path: &str,
+    path: impl FnOnce() -> String,
 ) -> Result<Option<String>, TokenError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(wrong_type(path, "a string", other)),
+        Some(other) => Err(wrong_type(&path(), "a string", other)),
     }
 }
 

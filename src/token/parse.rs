@@ -56,10 +56,11 @@ pub fn parse(secret: &SecretToken) -> Result<Token, TokenError> {
     };
     let raw_header = parse_object(Segment::Header, &header_bytes)?;
     let raw_claims = parse_object(Segment::Payload, &payload_bytes)?;
+    let header_string = |name| claims::string_at(&raw_header, name, || format!("header.{name}"));
     let header = Header {
-        alg: header_string(&raw_header, "alg")?,
-        kid: header_string(&raw_header, "kid")?,
-        typ: header_string(&raw_header, "typ")?,
+        alg: header_string("alg")?,
+        kid: header_string("kid")?,
+        typ: header_string("typ")?,
     };
     let claims = Claims::from_payload(&raw_claims)?;
     Ok(Token {
@@ -206,10 +207,6 @@ fn parse_object(segment: Segment, bytes: &[u8]) -> Result<Map<String, Value>, To
             found: json_type_name(&other),
         }),
     }
-}
-
-fn header_string(header: &Map<String, Value>, name: &str) -> Result<Option<String>, TokenError> {
-    claims::string_at(header, name, "").map_err(|e| claims::with_claim(e, format!("header.{name}")))
 }
 
 #[cfg(test)]

@@ -100,9 +100,7 @@ impl Origin {
         let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
         let mut token_sent = false;
         if let (401 | 403, Some(token)) = (exchange.status, token) {
-            exchange = connected
-                .send_with_token(&request, token)
-                .map_err(transport)?;
+            exchange = connected.send(&request, Some(token)).map_err(transport)?;
             token_sent = true;
         }
         match exchange.status {
