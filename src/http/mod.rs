@@ -155,31 +155,23 @@ impl ClientConfig {
 /// Why a client could not be built (bad flags or files: exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The CA bundle holds no usable certificate.
     #[error("unusable CA bundle: {0}")]
     CaBundle(String),
-    /// rustls or the HTTP stack refused the configuration.
     #[error("cannot set up TLS: {0}")]
     Tls(String),
-    /// `http://` without `--allow-plain-http`.
     #[error(
         "refusing plain http:// for {0}: the token would cross the network unencrypted (pass --allow-plain-http to insist)"
     )]
     PlainHttp(String),
-    /// Neither https nor http.
     #[error("unsupported URL scheme {scheme:?} in {url}: use https://")]
     Scheme { scheme: String, url: String },
-    /// The HTTP client refused the proxy (the URL is not repeated: it may hold
-    /// a password).
+    /// The URL is not repeated: it may hold a password.
     #[error("unusable proxy-url: {0}")]
     Proxy(&'static str),
-    /// The kubeconfig's client certificate or key is unusable.
     #[error("unusable client certificate: {0}")]
     ClientCertificate(String),
-    /// A request path that would leave the server's origin.
     #[error("request path {0:?} must start with a single /")]
     Path(String),
-    /// An `https://` URL with no CA to verify it (only `--allow-plain-http`).
     #[error(
         "no CA to verify {0} with (--allow-plain-http covers http:// URLs only): pass --cacert PATH, or --system-roots"
     )]
@@ -211,25 +203,20 @@ pub enum TransportError {
     /// The TLS handshake failed; nothing was sent.
     #[error("TLS handshake failed ({}): {detail}", reason.as_str())]
     Tls { reason: TlsReason, detail: String },
-    /// The host name did not resolve.
     #[error("DNS lookup failed: {0}")]
     Dns(String),
-    /// Nothing listens at that address and port.
     #[error("connection refused: {0}")]
     Refused(String),
-    /// No complete answer within the timeout.
     #[error("timed out: {0}")]
     Timeout(String),
     /// The body exceeded the bound (an answer whose status line came is an
     /// [`Exchange`] with `body_over_limit` instead).
     #[error("response body over the {limit}-byte limit")]
     BodyTooLarge { limit: usize },
-    /// Anything else (reset, protocol error…).
     #[error("{0}")]
     Other(String),
 }
 
-/// HTTP methods we use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, strum::Display)]
 #[strum(serialize_all = "UPPERCASE")]
 pub enum Method {
@@ -269,11 +256,9 @@ impl Request {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Exchange {
     pub status: u16,
-    /// The `Date` header as sent.
+    /// The `Date` header as sent, and parsed (RFC 1123, whole seconds).
     pub date_header: Option<String>,
-    /// The `Date` header parsed (RFC 1123, whole seconds).
     pub date: Option<DateTime<Utc>>,
-    /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
     /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
@@ -283,11 +268,9 @@ pub struct Exchange {
     /// The body was over the bound and was not read: the status stands, the
     /// body is unknown.
     pub body_over_limit: bool,
-    /// Run clock just before sending.
+    /// Run clock just before sending and when the whole body had arrived.
     pub sent_at: DateTime<Utc>,
-    /// Run clock when the whole body had arrived.
     pub received_at: DateTime<Utc>,
-    /// Monotonic round-trip time.
     pub latency: Duration,
 }
 

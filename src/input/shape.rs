@@ -144,10 +144,8 @@ pub fn detect_line(line: &str) -> ShapedToken {
         return carried(&inner, Shape::Base64, InputContext::default());
     }
     ShapedToken {
-        token: SecretToken::new(text),
-        shape,
         extra_space_after_bearer: extra_space,
-        context: InputContext::default(),
+        ..carried(text, shape, InputContext::default())
     }
 }
 

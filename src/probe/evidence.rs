@@ -266,84 +266,77 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
 /// Whether the answer is kube-apiserver's: its errors are always a `Status`,
 /// its reviews always carry their `status`.
 fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
-    let what = || {
-        let mut parts = Vec::new();
-        if let Some(t) = &answer.exchange.content_type {
-            parts.push(format!("Content-Type {t}"));
-        }
-        if let Some(w) = &answer.exchange.www_authenticate {
-            parts.push(format!("WWW-Authenticate {w}"));
-        }
-        if parts.is_empty() {
-            "no Kubernetes body".to_owned()
-        } else {
-            parts.join(", ")
-        }
-    };
+    let e = &answer.exchange;
     // A body too large to read may well have been a Status: the status
     // line alone does not tell whose answer it is.
-    if answer.exchange.body_over_limit {
+    if e.body_over_limit {
         return AnswerOrigin::Unknown;
     }
-    let ok = (200..300).contains(&answer.exchange.status);
+    let other = |what: String, verdict: &str| {
+        let mut headers = Vec::new();
+        if let Some(t) = &e.content_type {
+            headers.push(format!("Content-Type {t}"));
+        }
+        if let Some(w) = &e.www_authenticate {
+            headers.push(format!("WWW-Authenticate {w}"));
+        }
+        if headers.is_empty() {
+            headers.push("no Kubernetes body".to_owned());
+        }
+        let headers = headers.join(", ");
+        AnswerOrigin::Other(format!("HTTP {} {what} ({headers}): {verdict}", e.status))
+    };
+    let ok = (200..300).contains(&e.status);
     if answer.status_body.is_some() {
         return if ok {
             AnswerOrigin::Other(format!(
                 "a Status error body inside an HTTP {} answer: kube-apiserver never does that",
-                answer.exchange.status
+                e.status
             ))
         } else {
             AnswerOrigin::Kubernetes
         };
     }
     // A review's answer always carries its result.
-    let has = |pointer: &str, is: fn(&Value) -> bool| {
-        answer
-            .json
-            .as_ref()
-            .and_then(|j| j.pointer(pointer))
-            .is_some_and(is)
-    };
-    let review = match request.kind {
+    let review: Option<(_, _, fn(&Value) -> bool)> = match request.kind {
         RequestKind::SelfSubjectReview => Some((
             "SelfSubjectReview",
-            "status.userInfo.username",
-            has("/status/userInfo/username", Value::is_string),
+            "/status/userInfo/username",
+            Value::is_string,
         )),
         RequestKind::SelfSubjectAccessReview => Some((
             "SelfSubjectAccessReview",
-            "status.allowed",
-            has("/status/allowed", Value::is_boolean),
+            "/status/allowed",
+            Value::is_boolean,
         )),
         _ => None,
     };
-    match (answer.exchange.status, review) {
-        (200..=299, Some((_, _, true))) => AnswerOrigin::Kubernetes,
-        (200..=299, Some((kind, field, false))) => AnswerOrigin::Other(format!(
-            "HTTP {} to a {kind} without {field} ({}): not kube-apiserver's answer",
-            answer.exchange.status,
-            what()
-        )),
+    let html = e
+        .content_type
+        .as_deref()
+        .is_some_and(|t| t.to_ascii_lowercase().contains("text/html"));
+    if let Some((kind, pointer, is)) = review.filter(|_| ok) {
+        let json = answer.json.as_ref();
+        if json.and_then(|j| j.pointer(pointer)).is_some_and(is) {
+            return AnswerOrigin::Kubernetes;
+        }
+        let field = pointer[1..].replace('/', ".");
+        return other(
+            format!("to a {kind} without {field}"),
+            "not kube-apiserver's answer",
+        );
+    }
+    match e.status {
         // kube-apiserver answers every authentication and authorisation
         // failure with a Status (k8s.io/apiserver responsewriters).
-        (401 | 403, _) => AnswerOrigin::Other(format!(
-            "HTTP {} without a Kubernetes Status body ({}): a proxy or another service answered, not kube-apiserver",
-            answer.exchange.status,
-            what()
-        )),
-        (_, _)
-            if answer
-                .exchange
-                .content_type
-                .as_deref()
-                .is_some_and(|t| t.to_ascii_lowercase().contains("text/html")) =>
-        {
-            AnswerOrigin::Other(format!(
-                "HTTP {} with an HTML page ({}): kube-apiserver does not serve HTML",
-                answer.exchange.status,
-                what()
-            ))
-        }
+        401 | 403 => other(
+            "without a Kubernetes Status body".to_owned(),
+            "a proxy or another service answered, not kube-apiserver",
+        ),
+        _ if html => other(
+            "with an HTML page".to_owned(),
+            "kube-apiserver does not serve HTML",
+        ),
         _ => AnswerOrigin::Unknown,
     }
 }

@@ -122,29 +122,24 @@ impl Claims {
 
     /// ServiceAccount `{name, uid}` from either family.
     pub fn service_account(&self) -> Option<ObjectRef> {
-        if let Some(sa) = self
-            .kubernetes
-            .as_ref()
+        let legacy = self.legacy.as_ref().map(|l| ObjectRef {
+            name: l.service_account_name.clone(),
+            uid: l.service_account_uid.clone(),
+        });
+        (self.kubernetes.as_ref())
             .and_then(|k| k.service_account.clone())
-        {
-            return Some(sa);
-        }
-        let legacy = self.legacy.as_ref()?;
-        (legacy.service_account_name.is_some() || legacy.service_account_uid.is_some()).then(|| {
-            ObjectRef {
-                name: legacy.service_account_name.clone(),
-                uid: legacy.service_account_uid.clone(),
-            }
-        })
+            .or(legacy.filter(|r| r.name.is_some() || r.uid.is_some()))
     }
 
     /// Bound or legacy Secret reference.
     pub fn secret(&self) -> Option<ObjectRef> {
-        if let Some(secret) = self.kubernetes.as_ref().and_then(|k| k.secret.clone()) {
-            return Some(secret);
-        }
-        let name = self.legacy.as_ref()?.secret_name.clone();
-        name.is_some().then_some(ObjectRef { name, uid: None })
+        let legacy = self.legacy.as_ref().and_then(|l| l.secret_name.clone());
+        (self.kubernetes.as_ref())
+            .and_then(|k| k.secret.clone())
+            .or(legacy.map(|name| ObjectRef {
+                name: Some(name),
+                uid: None,
+            }))
     }
 
     /// The subject kube-apiserver expects for these claims:
