@@ -37,14 +37,17 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
             command = sub;
         }
     }
-    if let Some(arg) = expects_value {
-        let values = possible_values(arg, current);
+    // A closed set of values, else the shell's file names.
+    let values = |values: Vec<(String, String)>| {
         let directive = if values.is_empty() {
             DEFAULT
         } else {
             NO_FILE_COMPLETION
         };
-        return (values, directive);
+        (values, directive)
+    };
+    if let Some(arg) = expects_value {
+        return values(possible_values(arg, current));
     }
     if current.starts_with('-') {
         let mut flags: Vec<(String, String)> = command
@@ -74,15 +77,12 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
     }
     // A positional: its values when it has a closed set (explain's codes),
     // else token or evidence file names.
-    let values: Vec<(String, String)> = command
-        .get_positionals()
-        .flat_map(|arg| possible_values(arg, current))
-        .collect();
-    if values.is_empty() {
-        (Vec::new(), DEFAULT)
-    } else {
-        (values, NO_FILE_COMPLETION)
-    }
+    values(
+        command
+            .get_positionals()
+            .flat_map(|arg| possible_values(arg, current))
+            .collect(),
+    )
 }
 
 /// Renders the protocol's output.

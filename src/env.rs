@@ -34,6 +34,7 @@ impl Env {
     /// Reads the real environment.
     pub fn capture() -> Self {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let text = |name: &str| var(name).and_then(|v| v.into_string().ok());
         let stdout_tty = std::io::stdout().is_terminal();
         Env {
             stdout_tty,
@@ -45,11 +46,9 @@ impl Env {
                 .then(|| terminal_size::terminal_size().map(|(w, _)| w.0))
                 .flatten(),
             columns: var("COLUMNS").and_then(|c| c.to_str()?.parse().ok()),
-            kubernetes_service_host: var("KUBERNETES_SERVICE_HOST")
-                .and_then(|v| v.into_string().ok()),
-            kubernetes_service_port: var("KUBERNETES_SERVICE_PORT")
-                .and_then(|v| v.into_string().ok()),
-            kubeconfig: var("KUBECONFIG").and_then(|v| v.into_string().ok()),
+            kubernetes_service_host: text("KUBERNETES_SERVICE_HOST"),
+            kubernetes_service_port: text("KUBERNETES_SERVICE_PORT"),
+            kubeconfig: text("KUBECONFIG"),
             home: var("HOME").map(std::path::PathBuf::from),
         }
     }

@@ -112,7 +112,6 @@ impl std::fmt::Debug for ClientIdentity {
     }
 }
 
-/// How to build a client.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
     pub trust: Trust,
@@ -585,7 +584,6 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
     TransportError::Other(detail)
 }
 
-/// The error and its sources as one line.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     for e in std::iter::successors(error.source(), |e| e.source()) {

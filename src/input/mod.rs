@@ -37,7 +37,6 @@ pub const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
 pub enum TokenSource {
     /// Given on the command line (`TOKEN` or `--token`).
     Argument(SecretToken),
-    /// `-f PATH`.
     File(PathBuf),
     /// `-f -`, or stdin that is a pipe, file or socket.
     Stdin,
@@ -114,7 +113,6 @@ fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, Inpu
     })
 }
 
-/// What the input turned out to hold.
 pub enum TokenInput {
     /// One token (a line or a JSON document).
     Single(ShapedToken),
@@ -221,7 +219,6 @@ fn read_rest_bounded(
     Ok(())
 }
 
-/// Streams the lines of a batch.
 pub struct BatchReader {
     reader: Box<dyn BufRead>,
     lines: LineReader,
@@ -293,7 +290,6 @@ impl LineReader {
         }
     }
 
-    /// Next line that is not blank; `None` at end of input.
     fn next_nonblank(
         &mut self,
         reader: &mut Box<dyn BufRead>,

@@ -40,7 +40,6 @@ pub struct ServerFacts {
     pub audience_review: Option<ReviewOutcome>,
 }
 
-/// Reads the facts of one server's observation.
 pub fn facts(observation: &ServerObservation) -> ServerFacts {
     let answers: Vec<&Answer> = observation
         .requests
@@ -134,7 +133,6 @@ pub struct Extras {
     pub degraded: Vec<facts::Degradation>,
 }
 
-/// The case for one server.
 pub fn case<'t>(
     observation: &ServerObservation,
     facts: &ServerFacts,
@@ -199,7 +197,6 @@ pub fn case<'t>(
     case
 }
 
-/// One request's answer, typed.
 fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> facts::Answer {
     let answer = match &request.result {
         Ok(a) => a,

@@ -261,12 +261,6 @@ pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
             (report.diagnosis.classification == Classification::ReplicaDependent)
                 .then_some(Outcome::Problem),
         )
-        .fold(
-            if report.servers.is_empty() {
-                Outcome::Unreachable
-            } else {
-                Outcome::Healthy
-            },
-            Outcome::merge,
-        )
+        .max()
+        .unwrap_or(Outcome::Unreachable)
 }

@@ -23,10 +23,8 @@ use crate::secret::SecretToken;
 /// v1alpha1 1.26 behind a gate (k8s.io/api authentication/*).
 pub const REVIEW_VERSIONS: [&str; 3] = ["v1", "v1beta1", "v1alpha1"];
 
-/// One server to probe.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// Where to connect.
     pub url: Url,
     /// As shown (a replica: `https://IP:PORT`).
     pub shown: String,
@@ -84,7 +82,6 @@ pub enum Operator {
     Certificate(ClientIdentity),
 }
 
-/// What to ask.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub targets: Vec<Target>,
@@ -209,7 +206,6 @@ fn token_status(o: &ServerObservation) -> Option<u16> {
         .map(|a| a.exchange.status)
 }
 
-/// Who sends a request.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum As {
     Token,
@@ -259,7 +255,6 @@ impl<'a> Sender<'a> {
     }
 }
 
-/// One request and its result, as recorded.
 fn observed(
     kind: RequestKind,
     request: &Request,
@@ -480,13 +475,11 @@ fn finish(
     }
 }
 
-/// The SelfSubjectReview request for one API version.
 pub fn self_subject_review(version: &str) -> Request {
     let api_version = format!("authentication.k8s.io/{version}");
     review::post(&api_version, "SelfSubjectReview", None)
 }
 
-/// The SelfSubjectAccessReview request for a query.
 pub fn self_subject_access_review(query: &AccessQuery) -> Request {
     let mut attributes = json!({
         "verb": query.verb,

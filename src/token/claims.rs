@@ -60,7 +60,6 @@ pub struct LegacyClaims {
 }
 
 impl Claims {
-    /// Reads the typed claims out of a decoded payload.
     pub fn from_payload(payload: &Map<String, Value>) -> Result<Self, TokenError> {
         let mut fractional = false;
         let mut date = |name: &str| numeric_date(payload, name, name, &mut fractional);
@@ -100,7 +99,6 @@ impl Claims {
         })
     }
 
-    /// `exp - iat`, when both are present.
     pub fn lifetime(&self) -> Option<i64> {
         self.expires_at.zip(self.issued_at).map(|(e, i)| e - i)
     }
@@ -112,7 +110,6 @@ impl Claims {
             .is_some_and(|k| k.warn_after.is_some())
     }
 
-    /// Namespace from whichever family of claims the token carries.
     pub fn namespace(&self) -> Option<&str> {
         self.kubernetes
             .as_ref()
@@ -120,7 +117,6 @@ impl Claims {
             .or_else(|| self.legacy.as_ref().and_then(|l| l.namespace.as_deref()))
     }
 
-    /// ServiceAccount `{name, uid}` from either family.
     pub fn service_account(&self) -> Option<ObjectRef> {
         let legacy = self.legacy.as_ref().map(|l| ObjectRef {
             name: l.service_account_name.clone(),
@@ -131,7 +127,6 @@ impl Claims {
             .or(legacy.filter(|r| r.name.is_some() || r.uid.is_some()))
     }
 
-    /// Bound or legacy Secret reference.
     pub fn secret(&self) -> Option<ObjectRef> {
         let legacy = self.legacy.as_ref().and_then(|l| l.secret_name.clone());
         (self.kubernetes.as_ref())

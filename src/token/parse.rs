@@ -38,15 +38,14 @@ pub fn parse(secret: &SecretToken) -> Result<Token, TokenError> {
     if text.starts_with('{') {
         return Err(TokenError::JsonSerialized);
     }
-    let (header_text, payload_text, signature_text) = match dots + 1 {
-        3 => {
-            let (header, rest) = text.split_once('.').unwrap_or_default();
-            let (payload, signature) = rest.split_once('.').unwrap_or_default();
-            (header, payload, signature)
-        }
+    match dots + 1 {
+        3 => {}
         5 => return Err(TokenError::Jwe),
         found => return Err(TokenError::SegmentCount { found }),
-    };
+    }
+    let mut segments = text.split('.');
+    let mut next = || segments.next().unwrap_or_default();
+    let (header_text, payload_text, signature_text) = (next(), next(), next());
     let header_bytes = decode_segment(Segment::Header, header_text)?;
     let payload_bytes = decode_segment(Segment::Payload, payload_text)?;
     let signature_len = if signature_text.is_empty() {
