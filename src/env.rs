@@ -4,7 +4,6 @@
 
 use std::io::IsTerminal as _;
 
-/// Facts about the process's surroundings.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     pub stdout_tty: bool,
@@ -14,7 +13,6 @@ pub struct Env {
     pub stdin_readable: bool,
     /// `NO_COLOR` set and non-empty (no-color.org).
     pub no_color: bool,
-    /// `TERM=dumb`.
     pub term_dumb: bool,
     /// Width of the terminal on stdout, if it is one.
     pub terminal_width: Option<u16>,
@@ -22,7 +20,6 @@ pub struct Env {
     pub columns: Option<u16>,
     /// `KUBERNETES_SERVICE_HOST`: the API server as a pod sees it.
     pub kubernetes_service_host: Option<String>,
-    /// `KUBERNETES_SERVICE_PORT`.
     pub kubernetes_service_port: Option<String>,
     /// `KUBECONFIG`: colon-separated kubeconfig files (client-go's list).
     pub kubeconfig: Option<String>,
@@ -31,7 +28,6 @@ pub struct Env {
 }
 
 impl Env {
-    /// Reads the real environment.
     pub fn capture() -> Self {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         let text = |name: &str| var(name).and_then(|v| v.into_string().ok());

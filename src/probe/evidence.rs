@@ -226,33 +226,29 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
         }
     }
     let body = answer.status_body.as_ref();
-    if request.kind == RequestKind::SelfSubjectReview && body.is_some() {
-        // "Who am I" refused, but past authentication: the token was accepted.
-        let forbidden = body.and_then(|b| b.forbidden.as_ref());
-        match answer.exchange.status {
-            404 => {
-                return facts::Answer::Authenticated(format!(
-                    "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
-                    describe_request(request)
-                ));
-            }
-            403 => {
-                if let Some(f) = forbidden.filter(|f| !f.is_anonymous()) {
-                    return facts::Answer::Authenticated(format!(
-                        "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
-                        describe_request(request),
-                        f.user
-                    ));
-                }
-            }
-            _ => {}
-        }
+    let forbidden = body.and_then(|b| b.forbidden.as_ref());
+    // "Who am I" refused, but past authentication: the token was accepted.
+    let accepted = match (answer.exchange.status, forbidden) {
+        _ if request.kind != RequestKind::SelfSubjectReview || body.is_none() => None,
+        (404, _) => Some(format!(
+            "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
+            describe_request(request)
+        )),
+        (403, Some(f)) if !f.is_anonymous() => Some(format!(
+            "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
+            describe_request(request),
+            f.user
+        )),
+        _ => None,
+    };
+    if let Some(why) = accepted {
+        return facts::Answer::Authenticated(why);
     }
     facts::Answer::Http(HttpAnswer {
         status: Some(answer.exchange.status),
         reason: body.and_then(|b| b.reason.clone()),
         message: body.and_then(|b| b.message.clone()),
-        forbidden: body.and_then(|b| b.forbidden.clone().map(Box::new)),
+        forbidden: forbidden.cloned().map(Box::new),
         location: answer.exchange.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),

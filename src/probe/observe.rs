@@ -110,35 +110,27 @@ pub struct ServerClients {
     pub target: Target,
 }
 
-fn client_for(
-    plan: &Plan,
-    target: &Target,
-    clock: RunClock,
-    identity: Option<&ClientIdentity>,
-) -> Result<HttpClient, ConfigError> {
-    let config = ClientConfig {
-        verify_name: target.verify_name.clone(),
-        resolve: target.resolve.clone(),
-        identity: identity.cloned(),
-        ..plan.client.clone()
-    };
-    HttpClient::new(&target.url, &config, clock)
-}
-
 /// Builds the clients per server (each with its own verifier, so a refusal is
 /// attributed to the right server); configuration errors end the run (exit 2).
 pub fn clients(plan: &Plan, clock: RunClock) -> Result<Vec<ServerClients>, ConfigError> {
     plan.targets
         .iter()
         .map(|target| {
+            let client = |identity: Option<&ClientIdentity>| {
+                let config = ClientConfig {
+                    verify_name: target.verify_name.clone(),
+                    resolve: target.resolve.clone(),
+                    identity: identity.cloned(),
+                    ..plan.client.clone()
+                };
+                HttpClient::new(&target.url, &config, clock)
+            };
             let operator = match &plan.operator {
-                Some(Operator::Certificate(identity)) => {
-                    Some(client_for(plan, target, clock, Some(identity))?)
-                }
+                Some(Operator::Certificate(identity)) => Some(client(Some(identity))?),
                 _ => None,
             };
             Ok(ServerClients {
-                main: client_for(plan, target, clock, None)?,
+                main: client(None)?,
                 operator,
                 target: target.clone(),
             })

@@ -38,7 +38,6 @@ pub fn post(api_version: &str, kind: &str, spec: Option<Value>) -> Request {
 /// it (Vault's Kubernetes auth with a role audience, a cloud's token exchange).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AudienceReview {
-    /// The audiences asked.
     pub audiences: Vec<String>,
     pub outcome: ReviewOutcome,
 }
