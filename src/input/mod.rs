@@ -84,15 +84,17 @@ impl TokenSource {
             TokenSource::Argument(text) => {
                 Ok(Box::new(io::Cursor::new(text.expose().as_bytes().to_vec())))
             }
-            TokenSource::Stdin => {
-                file::text(Box::new(stdin())).map_err(|source| InputError::Read {
-                    what: "stdin".to_owned(),
-                    source,
-                })
-            }
+            TokenSource::Stdin => file::text(Box::new(stdin())).map_err(read_error("stdin")),
             TokenSource::File(path) => open_file(path, false),
             TokenSource::InPodDefault(path) => open_file(path, true),
         }
+    }
+}
+
+fn read_error(what: &str) -> impl FnOnce(io::Error) -> InputError + '_ {
+    move |source| InputError::Read {
+        what: what.to_owned(),
+        source,
     }
 }
 
@@ -206,10 +208,7 @@ fn read_rest_bounded(
     reader
         .take(budget)
         .read_to_end(&mut rest)
-        .map_err(|source| InputError::Read {
-            what: what.to_owned(),
-            source,
-        })?;
+        .map_err(read_error(what))?;
     if doc.len() + rest.len() > MAX_DOCUMENT_BYTES {
         return Err(InputError::DocumentTooLarge {
             limit: MAX_DOCUMENT_BYTES,
@@ -240,14 +239,17 @@ impl Iterator for BatchReader {
                 Err(e) => return Some(Err(e)),
             },
         };
-        let line = raw.number();
-        if let RawLine::NotText(line, TokenError::Binary { byte, offset }) = raw {
-            return Some(Err(InputError::Binary { line, byte, offset }));
-        }
-        Some(Ok(BatchItem {
-            line,
-            result: raw.into_shaped(),
-        }))
+        Some(match raw {
+            RawLine::NotText(line, TokenError::Binary { byte, offset }) => {
+                Err(InputError::Binary { line, byte, offset })
+            }
+            RawLine::Text(line, _) | RawLine::TooLong(line, _) | RawLine::NotText(line, _) => {
+                Ok(BatchItem {
+                    line,
+                    result: raw.into_shaped(),
+                })
+            }
+        })
     }
 }
 
@@ -260,12 +262,6 @@ enum RawLine {
 }
 
 impl RawLine {
-    fn number(&self) -> usize {
-        match self {
-            RawLine::Text(n, _) | RawLine::TooLong(n, _) | RawLine::NotText(n, _) => *n,
-        }
-    }
-
     fn into_shaped(self) -> Result<ShapedToken, InputError> {
         match self {
             RawLine::Text(_, text) => Ok(shape::detect_line(&text)),
@@ -309,10 +305,7 @@ impl LineReader {
     ) -> Result<Option<RawLine>, InputError> {
         loop {
             let too_long = read_bounded_line(reader, &mut self.buf, limit, stop_when_too_long)
-                .map_err(|source| InputError::Read {
-                    what: what.to_owned(),
-                    source,
-                })?;
+                .map_err(read_error(what))?;
             let Some(too_long) = too_long else {
                 return Ok(None);
             };

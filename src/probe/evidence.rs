@@ -290,8 +290,10 @@ fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
             AnswerOrigin::Kubernetes
         };
     }
-    // A review's answer always carries its result.
-    let review: Option<(_, _, fn(&Value) -> bool)> = match request.kind {
+    // A review's answer always carries its result: the review's kind, the
+    // field and its JSON type.
+    type Check = (&'static str, &'static str, fn(&Value) -> bool);
+    let review: Option<Check> = match request.kind {
         RequestKind::SelfSubjectReview => Some((
             "SelfSubjectReview",
             "/status/userInfo/username",
