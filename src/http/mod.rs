@@ -116,7 +116,6 @@ impl std::fmt::Debug for ClientIdentity {
 pub struct ClientConfig {
     pub trust: Trust,
     pub timeout: Duration,
-    pub max_body: usize,
     pub allow_plain_http: bool,
     /// The name the certificate must carry instead of the URL's host
     /// (kubeconfig `tls-server-name`; a replica's original server name).
@@ -135,12 +134,11 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    /// Verified TLS against `trust`, default timeout and body bound, no plain HTTP.
+    /// Verified TLS against `trust`, default timeout, no plain HTTP.
     pub fn new(trust: Trust) -> Self {
         ClientConfig {
             trust,
             timeout: DEFAULT_TIMEOUT,
-            max_body: MAX_BODY_BYTES,
             allow_plain_http: false,
             verify_name: None,
             resolve: None,
@@ -283,7 +281,6 @@ pub struct HttpClient {
     slot: Arc<Mutex<Option<rustls::Error>>>,
     clock: RunClock,
     timeout: Duration,
-    max_body: usize,
     verifies: bool,
     deadline: Option<Instant>,
 }
@@ -362,7 +359,6 @@ impl HttpClient {
             slot,
             clock,
             timeout: config.timeout,
-            max_body: config.max_body,
             verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
             deadline: config.deadline,
         })
@@ -446,12 +442,12 @@ impl HttpClient {
             // (a 401 with a huge page is still a 401).
             let mut body_over_limit = hyper::body::Body::size_hint(&incoming)
                 .exact()
-                .is_some_and(|n| n > self.max_body as u64);
+                .is_some_and(|n| n > MAX_BODY_BYTES as u64);
             let mut body = Vec::new();
             while !body_over_limit && let Some(frame) = incoming.frame().await {
                 let frame = frame.map_err(|e| self.classify(&e))?;
                 if let Ok(data) = frame.into_data() {
-                    body_over_limit = body.len() + data.len() > self.max_body;
+                    body_over_limit = body.len() + data.len() > MAX_BODY_BYTES;
                     if !body_over_limit {
                         body.extend_from_slice(&data);
                     }

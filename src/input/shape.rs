@@ -245,20 +245,16 @@ fn kubeconfig_token(text: &str) -> Result<Vec<ShapedToken>, InputError> {
         )]);
     }
     let how = if let Some(path) = credentials.token_file {
-        format!(
-            "whose user {user} reads its token from a file: pass -f {}",
-            sanitize(&path.display().to_string())
-        )
+        let path = sanitize(&path.display().to_string()).into_owned();
+        format!("reads its token from a file: pass -f {path}")
     } else if credentials.exec || credentials.auth_provider {
-        format!(
-            "whose user {user} gets its tokens from a plugin, not from the file; a ServiceAccount's: kubectl create token SERVICE_ACCOUNT | kubectl satoken decode"
-        )
+        "gets its tokens from a plugin, not from the file; a ServiceAccount's: kubectl create token SERVICE_ACCOUNT | kubectl satoken decode".to_owned()
     } else if credentials.client_certificate.is_some() {
-        format!("whose user {user} signs in with a client certificate, not a token")
+        "signs in with a client certificate, not a token".to_owned()
     } else {
-        format!("whose user {user} holds no token")
+        "holds no token".to_owned()
     };
-    Err(not_token(how))
+    Err(not_token(format!("whose user {user} {how}")))
 }
 
 /// Detects the tokens in a JSON document: TokenRequest/ExecCredential
