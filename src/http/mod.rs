@@ -328,15 +328,10 @@ impl HttpClient {
         )?;
         // TLS to an https:// proxy: the same trust, the proxy's own name, and
         // its refusals kept apart from the server's.
-        let proxy_tls = match &config.proxy {
-            Some(proxy) if proxy.scheme() == "https" => Some(tls::client_config(
-                &config.trust,
-                tls::FailureSlot::default(),
-                None,
-                None,
-            )?),
-            _ => None,
-        };
+        let proxy_tls = (config.proxy.as_ref())
+            .filter(|proxy| proxy.scheme() == "https")
+            .map(|_| tls::client_config(&config.trust, tls::FailureSlot::default(), None, None))
+            .transpose()?;
         // Timers for the timeouts, I/O for the sockets; everything runs inside
         // `block_on` on the calling thread.
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -505,16 +500,11 @@ impl HttpClient {
 
     /// `base` + `path`, refusing anything that would change the origin.
     fn url(&self, path: &str) -> Result<Url, ConfigError> {
-        if !path.starts_with('/') || path.starts_with("//") {
-            return Err(ConfigError::Path(path.to_owned()));
-        }
         let base = self.base.as_str().trim_end_matches('/');
-        let url =
-            Url::parse(&format!("{base}{path}")).map_err(|_| ConfigError::Path(path.to_owned()))?;
-        if url.origin() != self.base.origin() {
-            return Err(ConfigError::Path(path.to_owned()));
-        }
-        Ok(url)
+        let relative = path.starts_with('/') && !path.starts_with("//");
+        (Url::parse(&format!("{base}{path}")).ok())
+            .filter(|url| relative && url.origin() == self.base.origin())
+            .ok_or_else(|| ConfigError::Path(path.to_owned()))
     }
 
     fn take_tls_failure(&self) -> Option<rustls::Error> {
