@@ -63,14 +63,12 @@ impl Env {
 fn stdin_is_readable() -> bool {
     use std::os::fd::AsFd as _;
     use std::os::unix::fs::FileTypeExt as _;
-    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    let Ok(meta) = std::fs::File::from(fd).metadata() else {
-        return false;
-    };
-    let kind = meta.file_type();
-    kind.is_file() || kind.is_fifo() || kind.is_socket()
+    let fd = std::io::stdin().as_fd().try_clone_to_owned();
+    fd.and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|meta| {
+            let kind = meta.file_type();
+            kind.is_file() || kind.is_fifo() || kind.is_socket()
+        })
 }
 
 #[cfg(not(unix))]

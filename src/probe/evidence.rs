@@ -371,13 +371,10 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
 /// What the requests without the token got (`--anonymous`), to contrast
 /// with the token's answers (none when no token was sent: they are the answer).
 fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
-    if !observation.token_sent {
-        return Vec::new();
-    }
     observation
         .requests
         .iter()
-        .filter(|r| r.anonymous && r.kind.decides())
+        .filter(|r| observation.token_sent && r.anonymous && r.kind.decides())
         .filter_map(|r| {
             let answer = r.result.as_ref().ok()?;
             // Superseded review versions say nothing new.

@@ -48,11 +48,7 @@ pub fn parse(secret: &SecretToken) -> Result<Token, TokenError> {
     let (header_text, payload_text, signature_text) = (next(), next(), next());
     let header_bytes = decode_segment(Segment::Header, header_text)?;
     let payload_bytes = decode_segment(Segment::Payload, payload_text)?;
-    let signature_len = if signature_text.is_empty() {
-        0
-    } else {
-        signature_length(signature_text)?
-    };
+    let signature_len = signature_length(signature_text)?;
     let raw_header = parse_object(Segment::Header, &header_bytes)?;
     let raw_claims = parse_object(Segment::Payload, &payload_bytes)?;
     let header_string = |name| claims::string_at(&raw_header, name, || format!("header.{name}"));
@@ -148,8 +144,9 @@ fn decode_segment(segment: Segment, text: &str) -> Result<Vec<u8>, TokenError> {
     })
 }
 
-/// The decoded length of the signature, checking that it is base64url; the bytes
-/// are not kept (a stack buffer for every real signature size, RSA-4096 included).
+/// The decoded length of the signature (0: unsigned), checking that it is
+/// base64url; the bytes are not kept (a stack buffer for every real signature
+/// size, RSA-4096 included).
 fn signature_length(text: &str) -> Result<usize, TokenError> {
     let mut buf = [0u8; 1024];
     if base64::decoded_len_estimate(text.len()) <= buf.len() {
