@@ -244,24 +244,18 @@ fn numeric_date(
     const EXPECTED: &str = "a NumericDate (a number of seconds since 1970)";
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => {
-            if let Some(i) = n.as_i64()
-                && (MIN_NUMERIC_DATE as i64..=MAX_NUMERIC_DATE as i64).contains(&i)
-            {
-                return Ok(Some(i));
+        // Exact for every whole second in range (under 2^53).
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if (MIN_NUMERIC_DATE..=MAX_NUMERIC_DATE).contains(&f) => {
+                *fractional |= f.fract() != 0.0;
+                Ok(Some(f.trunc() as i64))
             }
-            match n.as_f64() {
-                Some(f) if (MIN_NUMERIC_DATE..=MAX_NUMERIC_DATE).contains(&f) => {
-                    *fractional |= f.fract() != 0.0;
-                    Ok(Some(f.trunc() as i64))
-                }
-                _ => Err(TokenError::ClaimType {
-                    claim: path.to_owned(),
-                    expected: EXPECTED,
-                    found: format!("{n}, outside years 1 to 9999"),
-                }),
-            }
-        }
+            _ => Err(TokenError::ClaimType {
+                claim: path.to_owned(),
+                expected: EXPECTED,
+                found: format!("{n}, outside years 1 to 9999"),
+            }),
+        },
         Some(other) => Err(wrong_type(path, EXPECTED, other)),
     }
 }
