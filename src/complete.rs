@@ -23,13 +23,12 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
         if expects_value.take().is_some() {
             continue;
         }
-        if let Some(flag) = word.strip_prefix("--") {
-            if !flag.contains('=') {
-                expects_value = find(command, root, |a| {
-                    a.get_long() == Some(flag)
-                        || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
-                });
-            }
+        // `--flag=value` carries its value.
+        if let Some(flag) = word.strip_prefix("--").filter(|f| !f.contains('=')) {
+            expects_value = find(command, root, |a| {
+                a.get_long() == Some(flag)
+                    || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
+            });
         } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
             let c = short.chars().next().unwrap_or('-');
             expects_value = find(command, root, |a| a.get_short() == Some(c));

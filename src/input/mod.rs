@@ -161,7 +161,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
             });
         }
     }
-    match first {
+    let first = match first {
         // One binary line is a broken token; more are a binary file.
         RawLine::NotText(line, TokenError::Binary { byte, offset }) => {
             return Err(match lines.next_nonblank(&mut reader, what)? {
@@ -179,10 +179,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
                 limit: MAX_TOKEN_BYTES,
             });
         }
-        _ => {}
-    }
-    // Not JSON: hold the first line to the bound for one token.
-    let first = match first {
+        // Not JSON: hold the first line to the bound for one token.
         RawLine::Text(n, text) if text.len() > MAX_TOKEN_BYTES => RawLine::TooLong(n, false),
         other => other,
     };
