@@ -23,13 +23,12 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
         if expects_value.take().is_some() {
             continue;
         }
-        if let Some(flag) = word.strip_prefix("--") {
-            if !flag.contains('=') {
-                expects_value = find(command, root, |a| {
-                    a.get_long() == Some(flag)
-                        || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
-                });
-            }
+        // `--flag=value` carries its value.
+        if let Some(flag) = word.strip_prefix("--").filter(|f| !f.contains('=')) {
+            expects_value = find(command, root, |a| {
+                a.get_long() == Some(flag)
+                    || a.get_all_aliases().is_some_and(|al| al.contains(&flag))
+            });
         } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
             let c = short.chars().next().unwrap_or('-');
             expects_value = find(command, root, |a| a.get_short() == Some(c));
@@ -37,14 +36,17 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
             command = sub;
         }
     }
-    if let Some(arg) = expects_value {
-        let values = possible_values(arg, current);
+    // A closed set of values, else the shell's file names.
+    let values = |values: Vec<(String, String)>| {
         let directive = if values.is_empty() {
             DEFAULT
         } else {
             NO_FILE_COMPLETION
         };
-        return (values, directive);
+        (values, directive)
+    };
+    if let Some(arg) = expects_value {
+        return values(possible_values(arg, current));
     }
     if current.starts_with('-') {
         let mut flags: Vec<(String, String)> = command
@@ -74,15 +76,12 @@ pub fn complete(root: &Command, words: &[String]) -> (Vec<(String, String)>, u8)
     }
     // A positional: its values when it has a closed set (explain's codes),
     // else token or evidence file names.
-    let values: Vec<(String, String)> = command
-        .get_positionals()
-        .flat_map(|arg| possible_values(arg, current))
-        .collect();
-    if values.is_empty() {
-        (Vec::new(), DEFAULT)
-    } else {
-        (values, NO_FILE_COMPLETION)
-    }
+    values(
+        command
+            .get_positionals()
+            .flat_map(|arg| possible_values(arg, current))
+            .collect(),
+    )
 }
 
 /// Renders the protocol's output.

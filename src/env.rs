@@ -4,7 +4,6 @@
 
 use std::io::IsTerminal as _;
 
-/// Facts about the process's surroundings.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     pub stdout_tty: bool,
@@ -14,7 +13,6 @@ pub struct Env {
     pub stdin_readable: bool,
     /// `NO_COLOR` set and non-empty (no-color.org).
     pub no_color: bool,
-    /// `TERM=dumb`.
     pub term_dumb: bool,
     /// Width of the terminal on stdout, if it is one.
     pub terminal_width: Option<u16>,
@@ -22,7 +20,6 @@ pub struct Env {
     pub columns: Option<u16>,
     /// `KUBERNETES_SERVICE_HOST`: the API server as a pod sees it.
     pub kubernetes_service_host: Option<String>,
-    /// `KUBERNETES_SERVICE_PORT`.
     pub kubernetes_service_port: Option<String>,
     /// `KUBECONFIG`: colon-separated kubeconfig files (client-go's list).
     pub kubeconfig: Option<String>,
@@ -31,9 +28,9 @@ pub struct Env {
 }
 
 impl Env {
-    /// Reads the real environment.
     pub fn capture() -> Self {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let text = |name: &str| var(name).and_then(|v| v.into_string().ok());
         let stdout_tty = std::io::stdout().is_terminal();
         Env {
             stdout_tty,
@@ -45,11 +42,9 @@ impl Env {
                 .then(|| terminal_size::terminal_size().map(|(w, _)| w.0))
                 .flatten(),
             columns: var("COLUMNS").and_then(|c| c.to_str()?.parse().ok()),
-            kubernetes_service_host: var("KUBERNETES_SERVICE_HOST")
-                .and_then(|v| v.into_string().ok()),
-            kubernetes_service_port: var("KUBERNETES_SERVICE_PORT")
-                .and_then(|v| v.into_string().ok()),
-            kubeconfig: var("KUBECONFIG").and_then(|v| v.into_string().ok()),
+            kubernetes_service_host: text("KUBERNETES_SERVICE_HOST"),
+            kubernetes_service_port: text("KUBERNETES_SERVICE_PORT"),
+            kubeconfig: text("KUBECONFIG"),
             home: var("HOME").map(std::path::PathBuf::from),
         }
     }
@@ -68,14 +63,12 @@ impl Env {
 fn stdin_is_readable() -> bool {
     use std::os::fd::AsFd as _;
     use std::os::unix::fs::FileTypeExt as _;
-    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    let Ok(meta) = std::fs::File::from(fd).metadata() else {
-        return false;
-    };
-    let kind = meta.file_type();
-    kind.is_file() || kind.is_fifo() || kind.is_socket()
+    let fd = std::io::stdin().as_fd().try_clone_to_owned();
+    fd.and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|meta| {
+            let kind = meta.file_type();
+            kind.is_file() || kind.is_fifo() || kind.is_socket()
+        })
 }
 
 #[cfg(not(unix))]

@@ -4,25 +4,18 @@
 
 use std::process::ExitCode;
 
-/// How a run ended.
+/// How a run ended; the worst of several (a batch, several servers) is
+/// their `max`: 3 > 2 > 1 > 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
-    /// Nothing wrong.
     Healthy = 0,
     /// A problem was diagnosed (expired, rejected, 401, 403, skew beyond leeway…).
     Problem = 1,
-    /// Bad input or usage.
     Usage = 2,
-    /// Could not get an answer (network, DNS, TLS).
     Unreachable = 3,
 }
 
 impl Outcome {
-    /// Worst of two, for batches and several servers: 3 > 2 > 1 > 0.
-    pub fn merge(self, other: Outcome) -> Outcome {
-        self.max(other)
-    }
-
     /// The outcome an answer of this class means: 0 for ok and 404, 3 when no
     /// answer came (TLS, network), 1 for every diagnosed problem.
     pub fn of(classification: crate::diagnosis::Classification) -> Outcome {
@@ -33,7 +26,6 @@ impl Outcome {
         }
     }
 
-    /// 1 when `problem`, else 0.
     pub fn problem_if(problem: bool) -> Outcome {
         if problem {
             Outcome::Problem
@@ -42,7 +34,6 @@ impl Outcome {
         }
     }
 
-    /// The numeric exit code.
     pub fn code(self) -> u8 {
         self as u8
     }
@@ -93,11 +84,11 @@ mod tests {
     use crate::error::{InputError, TokenError};
 
     #[test]
-    fn merge_takes_the_worst() {
+    fn max_is_the_worst() {
         use Outcome::*;
-        assert_eq!(Healthy.merge(Problem), Problem);
-        assert_eq!(Usage.merge(Problem), Usage);
-        assert_eq!(Problem.merge(Unreachable), Unreachable);
+        assert_eq!(Healthy.max(Problem), Problem);
+        assert_eq!(Usage.max(Problem), Usage);
+        assert_eq!(Problem.max(Unreachable), Unreachable);
     }
 
     #[test]

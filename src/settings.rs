@@ -10,7 +10,6 @@ use crate::report::{OutputFormat, Styles, TableStyle};
 /// Width used when stdout is not a terminal and `COLUMNS` is unset.
 pub const DEFAULT_WIDTH: u16 = 80;
 
-/// Resolved global settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub format: OutputFormat,
@@ -20,7 +19,6 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Resolves flags against the environment snapshot.
     pub fn new(global: &GlobalArgs, env: &Env) -> Self {
         let mut styles = Styles::default();
         if should_colorize(global.no_color, env) {

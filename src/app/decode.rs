@@ -68,7 +68,7 @@ fn decode_many(
             )
         })?;
         let report = analyse(token, shaped)?;
-        outcome = outcome.merge(decode_outcome(&report));
+        outcome = outcome.max(decode_outcome(&report));
         match settings.format.data() {
             Some(data) => write_record(out, data, &DecodeJson::new(&report, Some(i + 1)))?,
             None => {
@@ -121,7 +121,7 @@ fn decode_batch(
                 let report = analyse(token, &shaped)?;
                 let line_outcome = decode_outcome(&report);
                 with_errors += usize::from(line_outcome == Outcome::Problem);
-                outcome = outcome.merge(line_outcome);
+                outcome = outcome.max(line_outcome);
                 match settings.format.data() {
                     Some(data) => {
                         write_record(out, data, &DecodeJson::new(&report, Some(item.line)))?

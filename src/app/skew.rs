@@ -120,7 +120,7 @@ pub fn run(args: SkewArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<
 
     let report = skew::analyse(token, readings, findings, now, leeway);
     super::render(out, settings, &report, SkewJson::new, write_skew)?;
-    Ok(report.outcome().merge(unreachable))
+    Ok(report.outcome().max(unreachable))
 }
 
 /// `host:port` of a server URL: short enough for the clock table.

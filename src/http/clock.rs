@@ -17,7 +17,6 @@ pub struct RunClock {
 }
 
 impl RunClock {
-    /// Starts the run's clock now.
     pub fn start(clock: Clock) -> Self {
         RunClock {
             clock,

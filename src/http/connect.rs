@@ -75,7 +75,6 @@ pub(super) struct Route<'a> {
     pub proxy_tls: Option<rustls::ClientConfig>,
 }
 
-/// Builds the pooled client for `tls` along `route`.
 pub(super) fn pool(tls: rustls::ClientConfig, route: Route<'_>) -> Result<Pool, ConfigError> {
     let mut tcp = HttpConnector::new_with_resolver(Resolver::new(route.pinned));
     tcp.enforce_http(false);

@@ -112,12 +112,10 @@ impl std::fmt::Debug for ClientIdentity {
     }
 }
 
-/// How to build a client.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
     pub trust: Trust,
     pub timeout: Duration,
-    pub max_body: usize,
     pub allow_plain_http: bool,
     /// The name the certificate must carry instead of the URL's host
     /// (kubeconfig `tls-server-name`; a replica's original server name).
@@ -136,12 +134,11 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    /// Verified TLS against `trust`, default timeout and body bound, no plain HTTP.
+    /// Verified TLS against `trust`, default timeout, no plain HTTP.
     pub fn new(trust: Trust) -> Self {
         ClientConfig {
             trust,
             timeout: DEFAULT_TIMEOUT,
-            max_body: MAX_BODY_BYTES,
             allow_plain_http: false,
             verify_name: None,
             resolve: None,
@@ -155,31 +152,23 @@ impl ClientConfig {
 /// Why a client could not be built (bad flags or files: exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The CA bundle holds no usable certificate.
     #[error("unusable CA bundle: {0}")]
     CaBundle(String),
-    /// rustls or the HTTP stack refused the configuration.
     #[error("cannot set up TLS: {0}")]
     Tls(String),
-    /// `http://` without `--allow-plain-http`.
     #[error(
         "refusing plain http:// for {0}: the token would cross the network unencrypted (pass --allow-plain-http to insist)"
     )]
     PlainHttp(String),
-    /// Neither https nor http.
     #[error("unsupported URL scheme {scheme:?} in {url}: use https://")]
     Scheme { scheme: String, url: String },
-    /// The HTTP client refused the proxy (the URL is not repeated: it may hold
-    /// a password).
+    /// The URL is not repeated: it may hold a password.
     #[error("unusable proxy-url: {0}")]
     Proxy(&'static str),
-    /// The kubeconfig's client certificate or key is unusable.
     #[error("unusable client certificate: {0}")]
     ClientCertificate(String),
-    /// A request path that would leave the server's origin.
     #[error("request path {0:?} must start with a single /")]
     Path(String),
-    /// An `https://` URL with no CA to verify it (only `--allow-plain-http`).
     #[error(
         "no CA to verify {0} with (--allow-plain-http covers http:// URLs only): pass --cacert PATH, or --system-roots"
     )]
@@ -211,25 +200,20 @@ pub enum TransportError {
     /// The TLS handshake failed; nothing was sent.
     #[error("TLS handshake failed ({}): {detail}", reason.as_str())]
     Tls { reason: TlsReason, detail: String },
-    /// The host name did not resolve.
     #[error("DNS lookup failed: {0}")]
     Dns(String),
-    /// Nothing listens at that address and port.
     #[error("connection refused: {0}")]
     Refused(String),
-    /// No complete answer within the timeout.
     #[error("timed out: {0}")]
     Timeout(String),
     /// The body exceeded the bound (an answer whose status line came is an
     /// [`Exchange`] with `body_over_limit` instead).
     #[error("response body over the {limit}-byte limit")]
     BodyTooLarge { limit: usize },
-    /// Anything else (reset, protocol error…).
     #[error("{0}")]
     Other(String),
 }
 
-/// HTTP methods we use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray, strum::Display)]
 #[strum(serialize_all = "UPPERCASE")]
 pub enum Method {
@@ -269,11 +253,9 @@ impl Request {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Exchange {
     pub status: u16,
-    /// The `Date` header as sent.
+    /// The `Date` header as sent, and parsed (RFC 1123, whole seconds).
     pub date_header: Option<String>,
-    /// The `Date` header parsed (RFC 1123, whole seconds).
     pub date: Option<DateTime<Utc>>,
-    /// `Location`, for a 3xx.
     pub location: Option<String>,
     pub content_type: Option<String>,
     /// `WWW-Authenticate` (a proxy asking for Basic credentials is not kube-apiserver).
@@ -283,11 +265,9 @@ pub struct Exchange {
     /// The body was over the bound and was not read: the status stands, the
     /// body is unknown.
     pub body_over_limit: bool,
-    /// Run clock just before sending.
+    /// Run clock just before sending and when the whole body had arrived.
     pub sent_at: DateTime<Utc>,
-    /// Run clock when the whole body had arrived.
     pub received_at: DateTime<Utc>,
-    /// Monotonic round-trip time.
     pub latency: Duration,
 }
 
@@ -301,7 +281,6 @@ pub struct HttpClient {
     slot: Arc<Mutex<Option<rustls::Error>>>,
     clock: RunClock,
     timeout: Duration,
-    max_body: usize,
     verifies: bool,
     deadline: Option<Instant>,
 }
@@ -318,7 +297,7 @@ impl Drop for HttpClient {
 
 /// Proof that a token-less request to this server got an HTTP answer over the
 /// configured trust; the only way to send a token. See the module docs.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Connected<'a> {
     client: &'a HttpClient,
 }
@@ -349,15 +328,10 @@ impl HttpClient {
         )?;
         // TLS to an https:// proxy: the same trust, the proxy's own name, and
         // its refusals kept apart from the server's.
-        let proxy_tls = match &config.proxy {
-            Some(proxy) if proxy.scheme() == "https" => Some(tls::client_config(
-                &config.trust,
-                tls::FailureSlot::default(),
-                None,
-                None,
-            )?),
-            _ => None,
-        };
+        let proxy_tls = (config.proxy.as_ref())
+            .filter(|proxy| proxy.scheme() == "https")
+            .map(|_| tls::client_config(&config.trust, tls::FailureSlot::default(), None, None))
+            .transpose()?;
         // Timers for the timeouts, I/O for the sockets; everything runs inside
         // `block_on` on the calling thread.
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -380,7 +354,6 @@ impl HttpClient {
             slot,
             clock,
             timeout: config.timeout,
-            max_body: config.max_body,
             verifies: !matches!(config.trust, Trust::InsecureSkipVerify),
             deadline: config.deadline,
         })
@@ -464,12 +437,12 @@ impl HttpClient {
             // (a 401 with a huge page is still a 401).
             let mut body_over_limit = hyper::body::Body::size_hint(&incoming)
                 .exact()
-                .is_some_and(|n| n > self.max_body as u64);
+                .is_some_and(|n| n > MAX_BODY_BYTES as u64);
             let mut body = Vec::new();
             while !body_over_limit && let Some(frame) = incoming.frame().await {
                 let frame = frame.map_err(|e| self.classify(&e))?;
                 if let Ok(data) = frame.into_data() {
-                    body_over_limit = body.len() + data.len() > self.max_body;
+                    body_over_limit = body.len() + data.len() > MAX_BODY_BYTES;
                     if !body_over_limit {
                         body.extend_from_slice(&data);
                     }
@@ -527,16 +500,11 @@ impl HttpClient {
 
     /// `base` + `path`, refusing anything that would change the origin.
     fn url(&self, path: &str) -> Result<Url, ConfigError> {
-        if !path.starts_with('/') || path.starts_with("//") {
-            return Err(ConfigError::Path(path.to_owned()));
-        }
         let base = self.base.as_str().trim_end_matches('/');
-        let url =
-            Url::parse(&format!("{base}{path}")).map_err(|_| ConfigError::Path(path.to_owned()))?;
-        if url.origin() != self.base.origin() {
-            return Err(ConfigError::Path(path.to_owned()));
-        }
-        Ok(url)
+        let relative = path.starts_with('/') && !path.starts_with("//");
+        (Url::parse(&format!("{base}{path}")).ok())
+            .filter(|url| relative && url.origin() == self.base.origin())
+            .ok_or_else(|| ConfigError::Path(path.to_owned()))
     }
 
     fn take_tls_failure(&self) -> Option<rustls::Error> {
@@ -559,18 +527,14 @@ impl HttpClient {
 }
 
 impl Connected<'_> {
-    /// Sends `request` with `Authorization: Bearer <token>` to the same server.
-    pub fn send_with_token(
+    /// Sends `request` to the same server, with `Authorization: Bearer <token>`
+    /// if there is one.
+    pub fn send(
         &self,
         request: &Request,
-        token: &SecretToken,
+        token: Option<&SecretToken>,
     ) -> Result<Exchange, TransportError> {
-        self.client.execute(request, Some(token))
-    }
-
-    /// Sends `request` without a token (the anonymous contrast).
-    pub fn send(&self, request: &Request) -> Result<Exchange, TransportError> {
-        self.client.execute(request, None)
+        self.client.execute(request, token)
     }
 }
 
@@ -606,7 +570,6 @@ fn classify_chain(error: &(dyn std::error::Error + 'static), detail: String) -> 
     TransportError::Other(detail)
 }
 
-/// The error and its sources as one line.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     for e in std::iter::successors(error.source(), |e| e.source()) {

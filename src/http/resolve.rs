@@ -36,23 +36,21 @@ const RESOLV_CONF: &str = "/etc/resolv.conf";
 
 /// A resolver over `/etc/hosts` and `/etc/resolv.conf`, built on first use
 /// (hickory needs the client's tokio runtime, which a lookup runs on).
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub(super) struct FilesResolver {
     state: Arc<OnceLock<Built>>,
+}
+
+impl std::fmt::Debug for FilesResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FilesResolver")
+    }
 }
 
 struct Built {
     resolver: TokioResolver,
     /// Why `/etc/resolv.conf` gave no name servers, if it did not.
     no_servers: Option<String>,
-}
-
-impl std::fmt::Debug for Built {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Built")
-            .field("no_servers", &self.no_servers)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Built {

@@ -10,15 +10,12 @@ use url::Url;
 /// Why a server URL could not be formed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
-    /// Outside a pod and no `--server`.
     #[error(
         "no server: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not both set (not in a pod?); pass -s/--server URL"
     )]
     NotInPod,
-    /// The port variable is not a port number.
     #[error("KUBERNETES_SERVICE_PORT={0:?} is not a port number")]
     BadPort(String),
-    /// `--server` is not a URL.
     #[error("--server {text:?} is not a URL: {detail}")]
     BadUrl { text: String, detail: String },
 }

@@ -43,11 +43,11 @@ pub(super) fn client_config(
         Trust::Roots { ca_pem, system } => {
             let mut roots = RootCertStore::empty();
             if let Some(pem) = ca_pem {
+                let unusable = |e: &dyn std::fmt::Display| ConfigError::CaBundle(e.to_string());
                 for cert in CertificateDer::pem_slice_iter(pem) {
-                    let cert = cert.map_err(|e| ConfigError::CaBundle(e.to_string()))?;
                     roots
-                        .add(cert)
-                        .map_err(|e| ConfigError::CaBundle(e.to_string()))?;
+                        .add(cert.map_err(|e| unusable(&e))?)
+                        .map_err(|e| unusable(&e))?;
                 }
                 if roots.is_empty() {
                     return Err(ConfigError::CaBundle(

@@ -154,7 +154,6 @@ struct NoNul {
     inner: Box<dyn BufRead>,
     /// Bytes at the start of `inner`'s buffer already found free of NUL.
     checked: usize,
-    /// Bytes consumed so far.
     offset: u64,
     /// Newlines in every byte checked so far.
     newlines: u64,

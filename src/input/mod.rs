@@ -37,7 +37,6 @@ pub const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
 pub enum TokenSource {
     /// Given on the command line (`TOKEN` or `--token`).
     Argument(SecretToken),
-    /// `-f PATH`.
     File(PathBuf),
     /// `-f -`, or stdin that is a pipe, file or socket.
     Stdin,
@@ -85,15 +84,17 @@ impl TokenSource {
             TokenSource::Argument(text) => {
                 Ok(Box::new(io::Cursor::new(text.expose().as_bytes().to_vec())))
             }
-            TokenSource::Stdin => {
-                file::text(Box::new(stdin())).map_err(|source| InputError::Read {
-                    what: "stdin".to_owned(),
-                    source,
-                })
-            }
+            TokenSource::Stdin => file::text(Box::new(stdin())).map_err(read_error("stdin")),
             TokenSource::File(path) => open_file(path, false),
             TokenSource::InPodDefault(path) => open_file(path, true),
         }
+    }
+}
+
+fn read_error(what: &str) -> impl FnOnce(io::Error) -> InputError + '_ {
+    move |source| InputError::Read {
+        what: what.to_owned(),
+        source,
     }
 }
 
@@ -114,7 +115,6 @@ fn open_file(path: &Path, in_pod_default: bool) -> Result<Box<dyn BufRead>, Inpu
     })
 }
 
-/// What the input turned out to hold.
 pub enum TokenInput {
     /// One token (a line or a JSON document).
     Single(ShapedToken),
@@ -161,7 +161,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
             });
         }
     }
-    match first {
+    let first = match first {
         // One binary line is a broken token; more are a binary file.
         RawLine::NotText(line, TokenError::Binary { byte, offset }) => {
             return Err(match lines.next_nonblank(&mut reader, what)? {
@@ -179,10 +179,7 @@ pub fn read_tokens(mut reader: Box<dyn BufRead>, what: &str) -> Result<TokenInpu
                 limit: MAX_TOKEN_BYTES,
             });
         }
-        _ => {}
-    }
-    // Not JSON: hold the first line to the bound for one token.
-    let first = match first {
+        // Not JSON: hold the first line to the bound for one token.
         RawLine::Text(n, text) if text.len() > MAX_TOKEN_BYTES => RawLine::TooLong(n, false),
         other => other,
     };
@@ -208,10 +205,7 @@ fn read_rest_bounded(
     reader
         .take(budget)
         .read_to_end(&mut rest)
-        .map_err(|source| InputError::Read {
-            what: what.to_owned(),
-            source,
-        })?;
+        .map_err(read_error(what))?;
     if doc.len() + rest.len() > MAX_DOCUMENT_BYTES {
         return Err(InputError::DocumentTooLarge {
             limit: MAX_DOCUMENT_BYTES,
@@ -221,7 +215,6 @@ fn read_rest_bounded(
     Ok(())
 }
 
-/// Streams the lines of a batch.
 pub struct BatchReader {
     reader: Box<dyn BufRead>,
     lines: LineReader,
@@ -236,20 +229,24 @@ impl Iterator for BatchReader {
     type Item = Result<BatchItem, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let Some(raw) = self.pending.pop() else {
-            return self
-                .lines
-                .next_shaped(&mut self.reader, &self.what)
-                .transpose();
+        let raw = match self.pending.pop() {
+            Some(raw) => raw,
+            None => match self.lines.next_nonblank(&mut self.reader, &self.what) {
+                Ok(raw) => raw?,
+                Err(e) => return Some(Err(e)),
+            },
         };
-        let line = raw.number();
-        if let RawLine::NotText(line, TokenError::Binary { byte, offset }) = raw {
-            return Some(Err(InputError::Binary { line, byte, offset }));
-        }
-        Some(Ok(BatchItem {
-            line,
-            result: raw.into_shaped(),
-        }))
+        Some(match raw {
+            RawLine::NotText(line, TokenError::Binary { byte, offset }) => {
+                Err(InputError::Binary { line, byte, offset })
+            }
+            RawLine::Text(line, _) | RawLine::TooLong(line, _) | RawLine::NotText(line, _) => {
+                Ok(BatchItem {
+                    line,
+                    result: raw.into_shaped(),
+                })
+            }
+        })
     }
 }
 
@@ -262,12 +259,6 @@ enum RawLine {
 }
 
 impl RawLine {
-    fn number(&self) -> usize {
-        match self {
-            RawLine::Text(n, _) | RawLine::TooLong(n, _) | RawLine::NotText(n, _) => *n,
-        }
-    }
-
     fn into_shaped(self) -> Result<ShapedToken, InputError> {
         match self {
             RawLine::Text(_, text) => Ok(shape::detect_line(&text)),
@@ -292,7 +283,6 @@ impl LineReader {
         }
     }
 
-    /// Next line that is not blank; `None` at end of input.
     fn next_nonblank(
         &mut self,
         reader: &mut Box<dyn BufRead>,
@@ -301,6 +291,8 @@ impl LineReader {
         self.next_nonblank_within(reader, what, MAX_TOKEN_BYTES, false)
     }
 
+    /// Next line that is too long or not blank (see [`read_bounded_line`]);
+    /// `None` at end of input.
     fn next_nonblank_within(
         &mut self,
         reader: &mut Box<dyn BufRead>,
@@ -308,73 +300,22 @@ impl LineReader {
         limit: usize,
         stop_when_too_long: bool,
     ) -> Result<Option<RawLine>, InputError> {
-        let Some(too_long) = self.next_line(reader, what, limit, stop_when_too_long)? else {
-            return Ok(None);
-        };
-        if too_long {
-            let starts_json = self.buf.first() == Some(&b'{');
-            return Ok(Some(RawLine::TooLong(self.number, starts_json)));
-        }
-        Ok(Some(match text_or_binary(&self.buf) {
-            Ok(text) => RawLine::Text(self.number, text.to_owned()),
-            Err(e) => RawLine::NotText(self.number, e),
-        }))
-    }
-
-    /// The next non-blank line of a batch, shaped straight from the line buffer
-    /// (the same results as [`RawLine::into_shaped`], one copy fewer per token).
-    fn next_shaped(
-        &mut self,
-        reader: &mut Box<dyn BufRead>,
-        what: &str,
-    ) -> Result<Option<BatchItem>, InputError> {
-        let Some(too_long) = self.next_line(reader, what, MAX_TOKEN_BYTES, false)? else {
-            return Ok(None);
-        };
-        let result = if too_long {
-            Err(InputError::LineTooLarge {
-                limit: MAX_TOKEN_BYTES,
-            })
-        } else {
-            match text_or_binary(&self.buf) {
-                Ok(text) => Ok(shape::detect_line(text)),
-                Err(TokenError::Binary { byte, offset }) => {
-                    return Err(InputError::Binary {
-                        line: self.number,
-                        byte,
-                        offset,
-                    });
-                }
-                Err(e) => Err(e.into()),
-            }
-        };
-        Ok(Some(BatchItem {
-            line: self.number,
-            result,
-        }))
-    }
-
-    /// Reads the next line that is too long or not blank into `buf`; whether
-    /// it was too long (see [`read_bounded_line`]), `None` at end of input.
-    fn next_line(
-        &mut self,
-        reader: &mut Box<dyn BufRead>,
-        what: &str,
-        limit: usize,
-        stop_when_too_long: bool,
-    ) -> Result<Option<bool>, InputError> {
         loop {
             let too_long = read_bounded_line(reader, &mut self.buf, limit, stop_when_too_long)
-                .map_err(|source| InputError::Read {
-                    what: what.to_owned(),
-                    source,
-                })?;
+                .map_err(read_error(what))?;
             let Some(too_long) = too_long else {
                 return Ok(None);
             };
             self.number += 1;
-            if too_long || !self.buf.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some(too_long));
+            if too_long {
+                let starts_json = self.buf.first() == Some(&b'{');
+                return Ok(Some(RawLine::TooLong(self.number, starts_json)));
+            }
+            if !self.buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some(match text_or_binary(&self.buf) {
+                    Ok(text) => RawLine::Text(self.number, text.to_owned()),
+                    Err(e) => RawLine::NotText(self.number, e),
+                }));
             }
         }
     }

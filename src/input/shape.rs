@@ -1,18 +1,6 @@
-//! Pure: turns input text into token text, whatever shape the user pasted.
-//!
-//! Accepted, auto-detected: a raw JWT with surrounding whitespace or quotes;
-//! `Bearer <jwt>`; an `Authorization: Bearer <jwt>` header line (also as curl's
-//! `-H '…'`); TokenRequest (or ExecCredential) JSON with the token at
-//! `status.token` (and the lifetime asked for at `spec.expirationSeconds`); a
-//! legacy Secret as JSON with a base64 token at `data.token` (and its
-//! legacy-token tracking labels); a kubelet CredentialProviderRequest
-//! (credentialprovider.kubelet.k8s.io v1, `serviceAccountToken`, KEP-4412); a
-//! CSI driver's tokens (`csi.storage.k8s.io/serviceAccount.tokens`, a JSON map
-//! keyed by audience, in the volume context or, since 1.35, the `secrets` field),
-//! which holds one token per audience. Any of these documents may be YAML too;
-//! a kubeconfig gives its current user's token; a JWT base64-encoded once
-//! more (a Secret's `.data.token` as kubectl prints it) is unwrapped.
-//! Anything else is named in one line (a PEM key, a log, prose).
+//! Pure: turns input text into token text, whatever shape the user pasted
+//! ([`Shape`]: a line, or a JSON or YAML document that carries one or several
+//! tokens). Anything else is named in one line (a PEM key, a log, prose).
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -40,9 +28,10 @@ pub enum Shape {
     ExecCredential,
     /// Legacy Secret JSON, base64 `data.token`.
     Secret,
-    /// The kubelet's CredentialProviderRequest, `serviceAccountToken`.
+    /// The kubelet's CredentialProviderRequest (credentialprovider.kubelet.k8s.io
+    /// v1, KEP-4412), `serviceAccountToken`.
     CredentialProviderRequest,
-    /// A CSI driver's `csi.storage.k8s.io/serviceAccount.tokens` map.
+    /// A CSI driver's [`CSI_TOKENS_KEY`] map, one token per audience.
     CsiTokens,
     /// A kubeconfig's current user's `token`.
     Kubeconfig,
@@ -144,10 +133,8 @@ pub fn detect_line(line: &str) -> ShapedToken {
         return carried(&inner, Shape::Base64, InputContext::default());
     }
     ShapedToken {
-        token: SecretToken::new(text),
-        shape,
         extra_space_after_bearer: extra_space,
-        context: InputContext::default(),
+        ..carried(text, shape, InputContext::default())
     }
 }
 
@@ -247,20 +234,16 @@ fn kubeconfig_token(text: &str) -> Result<Vec<ShapedToken>, InputError> {
         )]);
     }
     let how = if let Some(path) = credentials.token_file {
-        format!(
-            "whose user {user} reads its token from a file: pass -f {}",
-            sanitize(&path.display().to_string())
-        )
+        let path = sanitize(&path.display().to_string()).into_owned();
+        format!("reads its token from a file: pass -f {path}")
     } else if credentials.exec || credentials.auth_provider {
-        format!(
-            "whose user {user} gets its tokens from a plugin, not from the file; a ServiceAccount's: kubectl create token SERVICE_ACCOUNT | kubectl satoken decode"
-        )
+        "gets its tokens from a plugin, not from the file; a ServiceAccount's: kubectl create token SERVICE_ACCOUNT | kubectl satoken decode".to_owned()
     } else if credentials.client_certificate.is_some() {
-        format!("whose user {user} signs in with a client certificate, not a token")
+        "signs in with a client certificate, not a token".to_owned()
     } else {
-        format!("whose user {user} holds no token")
+        "holds no token".to_owned()
     };
-    Err(not_token(how))
+    Err(not_token(format!("whose user {user} {how}")))
 }
 
 /// Detects the tokens in a JSON document: TokenRequest/ExecCredential

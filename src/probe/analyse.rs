@@ -48,14 +48,12 @@ pub fn analyse(
 ) -> ProbeReport {
     let bindings = read_bindings(&observations, &context.bindings);
     let facts: Vec<evidence::ServerFacts> = observations.iter().map(evidence::facts).collect();
-    let classes: Vec<Classification> = observations.iter().map(evidence::classification).collect();
     let everyone: Vec<Peer> = observations
         .iter()
-        .zip(&classes)
         .zip(&facts)
-        .map(|((o, c), f)| Peer {
+        .map(|(o, f)| Peer {
             url: o.url.clone(),
-            classification: *c,
+            classification: evidence::classification(o),
             offset: f
                 .offset
                 .map(|o| (o.estimate_seconds(), o.uncertainty_seconds())),
@@ -65,7 +63,7 @@ pub fn analyse(
     let mut servers = Vec::with_capacity(observations.len());
     let mut cases = Vec::with_capacity(observations.len());
     for (i, (observation, fact)) in observations.into_iter().zip(facts).enumerate() {
-        let rejected = classes[i] == Classification::Unauthorized;
+        let rejected = everyone[i].classification == Classification::Unauthorized;
         let found = keys::analyse(
             body(&observation, RequestKind::Jwks).as_deref(),
             body(&observation, RequestKind::Discovery).as_deref(),

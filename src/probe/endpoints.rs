@@ -48,7 +48,6 @@ pub fn each_bounded<T: Sync, R: Send + Sync>(
     results.into_iter().map(OnceLock::into_inner).collect()
 }
 
-/// One replica address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replica {
     pub addr: SocketAddr,

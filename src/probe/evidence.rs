@@ -40,7 +40,6 @@ pub struct ServerFacts {
     pub audience_review: Option<ReviewOutcome>,
 }
 
-/// Reads the facts of one server's observation.
 pub fn facts(observation: &ServerObservation) -> ServerFacts {
     let answers: Vec<&Answer> = observation
         .requests
@@ -134,7 +133,6 @@ pub struct Extras {
     pub degraded: Vec<facts::Degradation>,
 }
 
-/// The case for one server.
 pub fn case<'t>(
     observation: &ServerObservation,
     facts: &ServerFacts,
@@ -199,7 +197,6 @@ pub fn case<'t>(
     case
 }
 
-/// One request's answer, typed.
 fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> facts::Answer {
     let answer = match &request.result {
         Ok(a) => a,
@@ -229,33 +226,29 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
         }
     }
     let body = answer.status_body.as_ref();
-    if request.kind == RequestKind::SelfSubjectReview && body.is_some() {
-        // "Who am I" refused, but past authentication: the token was accepted.
-        let forbidden = body.and_then(|b| b.forbidden.as_ref());
-        match answer.exchange.status {
-            404 => {
-                return facts::Answer::Authenticated(format!(
-                    "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
-                    describe_request(request)
-                ));
-            }
-            403 => {
-                if let Some(f) = forbidden.filter(|f| !f.is_anonymous()) {
-                    return facts::Answer::Authenticated(format!(
-                        "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
-                        describe_request(request),
-                        f.user
-                    ));
-                }
-            }
-            _ => {}
-        }
+    let forbidden = body.and_then(|b| b.forbidden.as_ref());
+    // "Who am I" refused, but past authentication: the token was accepted.
+    let accepted = match (answer.exchange.status, forbidden) {
+        _ if request.kind != RequestKind::SelfSubjectReview || body.is_none() => None,
+        (404, _) => Some(format!(
+            "{}: 404: no SelfSubjectReview API (v1, v1beta1 and v1alpha1 all 404: a server before 1.27, or the API is off); a 404 comes after authentication and authorisation, so the token was accepted",
+            describe_request(request)
+        )),
+        (403, Some(f)) if !f.is_anonymous() => Some(format!(
+            "{}: 403 names the user {}: the token was accepted; only SelfSubjectReview is not allowed to it (granted to all authenticated users from 1.27, kubernetes/kubernetes#116274, unless the cluster trimmed system:basic-user)",
+            describe_request(request),
+            f.user
+        )),
+        _ => None,
+    };
+    if let Some(why) = accepted {
+        return facts::Answer::Authenticated(why);
     }
     facts::Answer::Http(HttpAnswer {
         status: Some(answer.exchange.status),
         reason: body.and_then(|b| b.reason.clone()),
         message: body.and_then(|b| b.message.clone()),
-        forbidden: body.and_then(|b| b.forbidden.clone().map(Box::new)),
+        forbidden: forbidden.cloned().map(Box::new),
         location: answer.exchange.location.clone(),
         origin: origin(request, answer),
         request_line: Some(describe_request(request)),
@@ -266,84 +259,79 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
 /// Whether the answer is kube-apiserver's: its errors are always a `Status`,
 /// its reviews always carry their `status`.
 fn origin(request: &RequestObservation, answer: &Answer) -> AnswerOrigin {
-    let what = || {
-        let mut parts = Vec::new();
-        if let Some(t) = &answer.exchange.content_type {
-            parts.push(format!("Content-Type {t}"));
-        }
-        if let Some(w) = &answer.exchange.www_authenticate {
-            parts.push(format!("WWW-Authenticate {w}"));
-        }
-        if parts.is_empty() {
-            "no Kubernetes body".to_owned()
-        } else {
-            parts.join(", ")
-        }
-    };
+    let e = &answer.exchange;
     // A body too large to read may well have been a Status: the status
     // line alone does not tell whose answer it is.
-    if answer.exchange.body_over_limit {
+    if e.body_over_limit {
         return AnswerOrigin::Unknown;
     }
-    let ok = (200..300).contains(&answer.exchange.status);
+    let other = |what: String, verdict: &str| {
+        let mut headers = Vec::new();
+        if let Some(t) = &e.content_type {
+            headers.push(format!("Content-Type {t}"));
+        }
+        if let Some(w) = &e.www_authenticate {
+            headers.push(format!("WWW-Authenticate {w}"));
+        }
+        if headers.is_empty() {
+            headers.push("no Kubernetes body".to_owned());
+        }
+        let headers = headers.join(", ");
+        AnswerOrigin::Other(format!("HTTP {} {what} ({headers}): {verdict}", e.status))
+    };
+    let ok = (200..300).contains(&e.status);
     if answer.status_body.is_some() {
         return if ok {
             AnswerOrigin::Other(format!(
                 "a Status error body inside an HTTP {} answer: kube-apiserver never does that",
-                answer.exchange.status
+                e.status
             ))
         } else {
             AnswerOrigin::Kubernetes
         };
     }
-    // A review's answer always carries its result.
-    let has = |pointer: &str, is: fn(&Value) -> bool| {
-        answer
-            .json
-            .as_ref()
-            .and_then(|j| j.pointer(pointer))
-            .is_some_and(is)
-    };
-    let review = match request.kind {
+    // A review's answer always carries its result: the review's kind, the
+    // field and its JSON type.
+    type Check = (&'static str, &'static str, fn(&Value) -> bool);
+    let review: Option<Check> = match request.kind {
         RequestKind::SelfSubjectReview => Some((
             "SelfSubjectReview",
-            "status.userInfo.username",
-            has("/status/userInfo/username", Value::is_string),
+            "/status/userInfo/username",
+            Value::is_string,
         )),
         RequestKind::SelfSubjectAccessReview => Some((
             "SelfSubjectAccessReview",
-            "status.allowed",
-            has("/status/allowed", Value::is_boolean),
+            "/status/allowed",
+            Value::is_boolean,
         )),
         _ => None,
     };
-    match (answer.exchange.status, review) {
-        (200..=299, Some((_, _, true))) => AnswerOrigin::Kubernetes,
-        (200..=299, Some((kind, field, false))) => AnswerOrigin::Other(format!(
-            "HTTP {} to a {kind} without {field} ({}): not kube-apiserver's answer",
-            answer.exchange.status,
-            what()
-        )),
+    let html = e
+        .content_type
+        .as_deref()
+        .is_some_and(|t| t.to_ascii_lowercase().contains("text/html"));
+    if let Some((kind, pointer, is)) = review.filter(|_| ok) {
+        let json = answer.json.as_ref();
+        if json.and_then(|j| j.pointer(pointer)).is_some_and(is) {
+            return AnswerOrigin::Kubernetes;
+        }
+        let field = pointer[1..].replace('/', ".");
+        return other(
+            format!("to a {kind} without {field}"),
+            "not kube-apiserver's answer",
+        );
+    }
+    match e.status {
         // kube-apiserver answers every authentication and authorisation
         // failure with a Status (k8s.io/apiserver responsewriters).
-        (401 | 403, _) => AnswerOrigin::Other(format!(
-            "HTTP {} without a Kubernetes Status body ({}): a proxy or another service answered, not kube-apiserver",
-            answer.exchange.status,
-            what()
-        )),
-        (_, _)
-            if answer
-                .exchange
-                .content_type
-                .as_deref()
-                .is_some_and(|t| t.to_ascii_lowercase().contains("text/html")) =>
-        {
-            AnswerOrigin::Other(format!(
-                "HTTP {} with an HTML page ({}): kube-apiserver does not serve HTML",
-                answer.exchange.status,
-                what()
-            ))
-        }
+        401 | 403 => other(
+            "without a Kubernetes Status body".to_owned(),
+            "a proxy or another service answered, not kube-apiserver",
+        ),
+        _ if html => other(
+            "with an HTML page".to_owned(),
+            "kube-apiserver does not serve HTML",
+        ),
         _ => AnswerOrigin::Unknown,
     }
 }
@@ -383,13 +371,10 @@ fn server_clock(answer: &Answer, offset: Option<OffsetInterval>) -> ServerClock 
 /// What the requests without the token got (`--anonymous`), to contrast
 /// with the token's answers (none when no token was sent: they are the answer).
 fn anonymous_answers(observation: &ServerObservation) -> Vec<AnonymousAnswer> {
-    if !observation.token_sent {
-        return Vec::new();
-    }
     observation
         .requests
         .iter()
-        .filter(|r| r.anonymous && r.kind.decides())
+        .filter(|r| observation.token_sent && r.anonymous && r.kind.decides())
         .filter_map(|r| {
             let answer = r.result.as_ref().ok()?;
             // Superseded review versions say nothing new.

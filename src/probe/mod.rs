@@ -1,12 +1,6 @@
 //! `probe`: ask API servers, over verified TLS, who they think the token is.
-//!
-//! - [`crate::http::target`] (pure) builds server URLs (in-pod default, `--server`);
-//! - [`observe`] (I/O) sends the requests, concurrently per server, through
-//!   [`crate::http`], and returns [`ServerObservation`]s: facts only;
-//! - [`offset`] (pure) turns `Date` headers into a clock-offset interval;
-//! - [`evidence`] (pure) turns one server's observation into the typed case
-//!   the diagnosis rules read, and [`analyse`] (pure) runs them: a
-//!   classification and a [`Diagnosis`] per server and one for the run.
+//! Only [`observe`] does I/O (concurrently per server, through [`crate::http`]);
+//! [`evidence`] and [`analyse`] turn what it recorded into a [`Diagnosis`].
 //!
 //! Requests per server, in order: a token-less `GET /version` (the preflight that
 //! proves the TLS handshake, and a first `Date`), then with the token
@@ -261,12 +255,6 @@ pub fn outcome(report: &ProbeReport) -> crate::exit::Outcome {
             (report.diagnosis.classification == Classification::ReplicaDependent)
                 .then_some(Outcome::Problem),
         )
-        .fold(
-            if report.servers.is_empty() {
-                Outcome::Unreachable
-            } else {
-                Outcome::Healthy
-            },
-            Outcome::merge,
-        )
+        .max()
+        .unwrap_or(Outcome::Unreachable)
 }

@@ -6,16 +6,16 @@ use serde_json::{Value, json};
 use url::Url;
 
 use super::bindings::BindingTarget;
-use super::endpoints;
 use super::{
     AccessQuery, Answer, EndpointDiscovery, RequestKind, RequestObservation, ServerObservation,
     StatusBody,
 };
+use super::{endpoints, review};
 use crate::diagnosis::forbidden::Forbidden;
 use crate::http::target::display;
 use crate::http::{
-    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Request, RunClock,
-    TransportError,
+    ClientConfig, ClientIdentity, ConfigError, Connected, Exchange, HttpClient, Method, Request,
+    RunClock, TransportError,
 };
 use crate::secret::SecretToken;
 
@@ -23,10 +23,8 @@ use crate::secret::SecretToken;
 /// v1alpha1 1.26 behind a gate (k8s.io/api authentication/*).
 pub const REVIEW_VERSIONS: [&str; 3] = ["v1", "v1beta1", "v1alpha1"];
 
-/// One server to probe.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// Where to connect.
     pub url: Url,
     /// As shown (a replica: `https://IP:PORT`).
     pub shown: String,
@@ -84,7 +82,6 @@ pub enum Operator {
     Certificate(ClientIdentity),
 }
 
-/// What to ask.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub targets: Vec<Target>,
@@ -113,35 +110,27 @@ pub struct ServerClients {
     pub target: Target,
 }
 
-fn client_for(
-    plan: &Plan,
-    target: &Target,
-    clock: RunClock,
-    identity: Option<&ClientIdentity>,
-) -> Result<HttpClient, ConfigError> {
-    let config = ClientConfig {
-        verify_name: target.verify_name.clone(),
-        resolve: target.resolve.clone(),
-        identity: identity.cloned(),
-        ..plan.client.clone()
-    };
-    HttpClient::new(&target.url, &config, clock)
-}
-
 /// Builds the clients per server (each with its own verifier, so a refusal is
 /// attributed to the right server); configuration errors end the run (exit 2).
 pub fn clients(plan: &Plan, clock: RunClock) -> Result<Vec<ServerClients>, ConfigError> {
     plan.targets
         .iter()
         .map(|target| {
+            let client = |identity: Option<&ClientIdentity>| {
+                let config = ClientConfig {
+                    verify_name: target.verify_name.clone(),
+                    resolve: target.resolve.clone(),
+                    identity: identity.cloned(),
+                    ..plan.client.clone()
+                };
+                HttpClient::new(&target.url, &config, clock)
+            };
             let operator = match &plan.operator {
-                Some(Operator::Certificate(identity)) => {
-                    Some(client_for(plan, target, clock, Some(identity))?)
-                }
+                Some(Operator::Certificate(identity)) => Some(client(Some(identity))?),
                 _ => None,
             };
             Ok(ServerClients {
-                main: client_for(plan, target, clock, None)?,
+                main: client(None)?,
                 operator,
                 target: target.clone(),
             })
@@ -176,20 +165,15 @@ pub fn observe(
                 .position(|o| token_status(o).is_some_and(|s| s != 401))
         })
         .flatten();
-    if let Some(i) = reader {
-        let version = Request::get("/version");
-        if let Ok((connected, _)) = clients[i].main.preflight(&version) {
-            for target in &plan.bindings {
-                let request = Request::get(target.path());
-                let result = connected.send_with_token(&request, token);
-                observations[i].requests.push(observed(
-                    RequestKind::ReadObject,
-                    &request,
-                    As::Token,
-                    None,
-                    result,
-                ));
-            }
+    if let Some(i) = reader
+        && let Ok((via, _)) = clients[i].main.preflight(&Request::get("/version"))
+    {
+        let sender = Sender::token(via, token);
+        for target in &plan.bindings {
+            let request = Request::get(target.path());
+            observations[i]
+                .requests
+                .push(sender.send(RequestKind::ReadObject, &request));
         }
     }
     observations
@@ -214,7 +198,6 @@ fn token_status(o: &ServerObservation) -> Option<u16> {
         .map(|a| a.exchange.status)
 }
 
-/// Who sends a request.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum As {
     Token,
@@ -222,12 +205,52 @@ enum As {
     Nobody,
 }
 
-/// One request and its result, as recorded.
+/// Who sends, over which connection, with which token (none: no
+/// `Authorization` at all).
+#[derive(Clone, Copy)]
+struct Sender<'a> {
+    who: As,
+    via: Connected<'a>,
+    token: Option<&'a SecretToken>,
+}
+
+impl<'a> Sender<'a> {
+    fn token(via: Connected<'a>, token: &'a SecretToken) -> Self {
+        Sender {
+            who: As::Token,
+            via,
+            token: Some(token),
+        }
+    }
+
+    /// The operator's: its bearer token over `via`, or its certificate client
+    /// after that client's own token-less preflight; none without operator
+    /// credentials or when that preflight failed.
+    fn operator(plan: &'a Plan, clients: &'a ServerClients, via: Connected<'a>) -> Option<Self> {
+        let (via, token) = match (&plan.operator, &clients.operator) {
+            (Some(Operator::Bearer(t)), _) => (via, Some(t)),
+            (Some(Operator::Certificate(_)), Some(c)) => {
+                (c.preflight(&Request::get("/version")).ok()?.0, None)
+            }
+            _ => return None,
+        };
+        Some(Sender {
+            who: As::Operator,
+            via,
+            token,
+        })
+    }
+
+    fn send(self, kind: RequestKind, request: &Request) -> RequestObservation {
+        let result = self.via.send(request, self.token);
+        observed(kind, request, self.who, result)
+    }
+}
+
 fn observed(
     kind: RequestKind,
     request: &Request,
     who: As,
-    api_version: Option<String>,
     result: Result<Exchange, TransportError>,
 ) -> RequestObservation {
     RequestObservation {
@@ -236,20 +259,13 @@ fn observed(
         path: request.path.clone(),
         anonymous: who == As::Nobody,
         operator: who == As::Operator,
-        api_version,
+        // A review's, from its path (`/apis/GROUP/VERSION/PLURAL`).
+        api_version: request
+            .path
+            .strip_prefix("/apis/")
+            .filter(|_| request.method == Method::Post)
+            .and_then(|p| Some(p.rsplit_once('/')?.0.to_owned())),
         result: result.map(answer),
-    }
-}
-
-/// The operator's certificate client, after its own token-less preflight.
-fn certificate_client<'a>(
-    plan: &Plan,
-    clients: &'a ServerClients,
-    version: &Request,
-) -> Option<Connected<'a>> {
-    match (&plan.operator, &clients.operator) {
-        (Some(Operator::Certificate(_)), Some(c)) => c.preflight(version).ok().map(|(c, _)| c),
-        _ => None,
     }
 }
 
@@ -257,7 +273,7 @@ fn certificate_client<'a>(
 /// no answer (nothing more is sent then).
 fn ask(
     plan: &Plan,
-    connected: &Connected<'_>,
+    via: Connected<'_>,
     token: Option<&SecretToken>,
     requests: &mut Vec<RequestObservation>,
 ) -> bool {
@@ -268,27 +284,26 @@ fn ask(
         Some(_) => &[token],
         None => &[None],
     };
-    for &pass in passes {
-        let who = if pass.is_some() {
+    for &token in passes {
+        let who = if token.is_some() {
             As::Token
         } else {
             As::Nobody
         };
+        let sender = Sender { who, via, token };
         // Whether the request got an answer, and whether that was a 404.
-        let mut send = |kind, request: &Request, api_version: Option<String>| {
-            let result = match pass {
-                Some(token) => connected.send_with_token(request, token),
-                None => connected.send(request),
-            };
-            let not_found = matches!(&result, Ok(e) if e.status == 404);
-            let answered = result.is_ok();
-            requests.push(observed(kind, request, who, api_version, result));
-            answered.then_some(not_found)
+        let mut send = |kind, request: &Request| {
+            let observation = sender.send(kind, request);
+            let answered = observation.result.as_ref().ok();
+            let not_found = answered.map(|a| a.exchange.status == 404);
+            requests.push(observation);
+            not_found
         };
         for version in REVIEW_VERSIONS {
-            let request = self_subject_review(version);
-            let api_version = Some(format!("authentication.k8s.io/{version}"));
-            match send(RequestKind::SelfSubjectReview, &request, api_version) {
+            match send(
+                RequestKind::SelfSubjectReview,
+                &self_subject_review(version),
+            ) {
                 None => return false,
                 Some(true) => continue,
                 Some(false) => break,
@@ -296,13 +311,12 @@ fn ask(
         }
         if let Some(query) = &plan.access {
             let request = self_subject_access_review(query);
-            let api_version = Some("authorization.k8s.io/v1".to_owned());
-            if send(RequestKind::SelfSubjectAccessReview, &request, api_version).is_none() {
+            if send(RequestKind::SelfSubjectAccessReview, &request).is_none() {
                 return false;
             }
         }
         if let Some(path) = &plan.path
-            && send(RequestKind::Get, &Request::get(path.clone()), None).is_none()
+            && send(RequestKind::Get, &Request::get(path.clone())).is_none()
         {
             return false;
         }
@@ -320,42 +334,17 @@ fn observe_one(
         Ok((connected, exchange)) => (Some(connected), Ok(exchange)),
         Err(e) => (None, Err(e)),
     };
-    let mut requests = vec![observed(
-        RequestKind::Version,
-        &version,
-        As::Nobody,
-        None,
-        result,
-    )];
-    let complete = connected
-        .as_ref()
-        .is_some_and(|c| ask(plan, c, token, &mut requests));
+    let mut requests = vec![observed(RequestKind::Version, &version, As::Nobody, result)];
+    let complete = connected.is_some_and(|c| ask(plan, c, token, &mut requests));
     let mut done = finish(plan, clients, requests, token.is_some());
     // Side requests are about the token under test: none without one.
     let (Some(connected), true, Some(token)) = (connected, complete, token) else {
         return done;
     };
     let rejected = token_status(&done) == Some(401);
-    // The operator's handle: the main client with a bearer token, or the
-    // certificate client after its own token-less preflight.
-    let operator_connected = certificate_client(plan, clients, &version);
-    let send_as = |who: As, request: &Request| -> Result<Exchange, TransportError> {
-        match (who, &plan.operator, &operator_connected) {
-            (As::Operator, Some(Operator::Bearer(t)), _) => connected.send_with_token(request, t),
-            (As::Operator, _, Some(c)) => c.send(request),
-            (As::Token, _, _) => connected.send_with_token(request, token),
-            _ => connected.send(request),
-        }
-    };
-    let has_operator = match &plan.operator {
-        Some(Operator::Bearer(_)) => true,
-        Some(Operator::Certificate(_)) => operator_connected.is_some(),
-        None => false,
-    };
-    let mut push = |kind, request: &Request, who: As, api_version: Option<String>| {
-        let result = send_as(who, request);
-        done.requests
-            .push(observed(kind, request, who, api_version, result));
+    let operator = Sender::operator(plan, clients, connected);
+    let mut push = |sender: Sender<'_>, kind, request: &Request| {
+        done.requests.push(sender.send(kind, request));
     };
     // The plain TokenReview, then the one asking for `--audience`.
     let reviews = [
@@ -367,33 +356,36 @@ fn observe_one(
         ),
     ];
     for (asked, kind, audiences) in reviews {
-        if has_operator && asked {
-            let request = super::review::request(token, audiences);
-            let api_version = Some("authentication.k8s.io/v1".to_owned());
-            push(kind, &request, As::Operator, api_version);
+        if let Some(operator) = operator.filter(|_| asked) {
+            push(operator, kind, &super::review::request(token, audiences));
         }
     }
     if rejected || plan.always_keys {
         // ServiceAccounts may read these by default (system:service-account-
         // issuer-discovery); a rejected token cannot, so try without one.
-        let reader = if has_operator {
-            As::Operator
-        } else if rejected {
-            As::Nobody
+        let reader = operator.unwrap_or(if rejected {
+            Sender {
+                who: As::Nobody,
+                via: connected,
+                token: None,
+            }
         } else {
-            As::Token
-        };
+            Sender::token(connected, token)
+        });
         for (kind, path) in [
             (RequestKind::Discovery, "/.well-known/openid-configuration"),
             (RequestKind::Jwks, "/openid/v1/jwks"),
         ] {
-            push(kind, &Request::get(path), reader, None);
+            push(reader, kind, &Request::get(path));
         }
     }
-    if rejected && has_operator {
+    if let Some(operator) = operator.filter(|_| rejected) {
         for target in &plan.bindings {
-            let request = Request::get(target.path());
-            push(RequestKind::ReadObject, &request, As::Operator, None);
+            push(
+                operator,
+                RequestKind::ReadObject,
+                &Request::get(target.path()),
+            );
         }
     }
     done
@@ -410,15 +402,15 @@ pub fn discover_endpoints(
         via: clients.target.shown.clone(),
         ..EndpointDiscovery::default()
     };
-    let version = Request::get("/version");
-    let connected = match clients.main.preflight(&version) {
+    let connected = match clients.main.preflight(&Request::get("/version")) {
         Ok((c, _)) => c,
         Err(e) => {
             discovery.error = Some(format!("cannot reach {}: {e}", clients.target.shown));
             return discovery;
         }
     };
-    let operator_connected = certificate_client(plan, clients, &version);
+    let sender = Sender::operator(plan, clients, connected)
+        .unwrap_or_else(|| Sender::token(connected, token));
     let mut failures = Vec::new();
     let readers: [(_, _, fn(&Value) -> _); 2] = [
         (
@@ -433,15 +425,7 @@ pub fn discover_endpoints(
         ),
     ];
     for (path, source, read) in readers {
-        let request = Request::get(path);
-        let (result, who) = match (&plan.operator, &operator_connected) {
-            (Some(Operator::Bearer(t)), _) => {
-                (connected.send_with_token(&request, t), As::Operator)
-            }
-            (_, Some(c)) => (c.send(&request), As::Operator),
-            _ => (connected.send_with_token(&request, token), As::Token),
-        };
-        let observation = observed(RequestKind::Endpoints, &request, who, None, result);
+        let observation = sender.send(RequestKind::Endpoints, &Request::get(path));
         let parsed = match &observation.result {
             Ok(a) if (200..300).contains(&a.exchange.status) => a.json.as_ref().and_then(read),
             _ => None,
@@ -483,19 +467,11 @@ fn finish(
     }
 }
 
-/// The SelfSubjectReview request for one API version.
 pub fn self_subject_review(version: &str) -> Request {
-    let body = json!({
-        "apiVersion": format!("authentication.k8s.io/{version}"),
-        "kind": "SelfSubjectReview",
-    });
-    Request::post_json(
-        format!("/apis/authentication.k8s.io/{version}/selfsubjectreviews"),
-        body.to_string().into_bytes(),
-    )
+    let api_version = format!("authentication.k8s.io/{version}");
+    review::post(&api_version, "SelfSubjectReview", None)
 }
 
-/// The SelfSubjectAccessReview request for a query.
 pub fn self_subject_access_review(query: &AccessQuery) -> Request {
     let mut attributes = json!({
         "verb": query.verb,
@@ -511,14 +487,11 @@ pub fn self_subject_access_review(query: &AccessQuery) -> Request {
             attributes[key] = Value::String(value.clone());
         }
     }
-    let body = json!({
-        "apiVersion": "authorization.k8s.io/v1",
-        "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": attributes},
-    });
-    Request::post_json(
-        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-        body.to_string().into_bytes(),
+    let spec = json!({"resourceAttributes": attributes});
+    review::post(
+        "authorization.k8s.io/v1",
+        "SelfSubjectAccessReview",
+        Some(spec),
     )
 }
 

@@ -13,9 +13,6 @@ use crate::diagnosis::reasons::{self, AuthReason};
 use crate::http::Request;
 use crate::secret::SecretToken;
 
-/// The TokenReview path (cluster-scoped; a namespace in the URL is a 400).
-pub const PATH: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
-
 /// The request: `spec.token`, and `spec.audiences` when given (empty means the
 /// server's API audiences, the same check a normal request gets).
 pub fn request(token: &SecretToken, audiences: &[String]) -> Request {
@@ -23,19 +20,24 @@ pub fn request(token: &SecretToken, audiences: &[String]) -> Request {
     if !audiences.is_empty() {
         spec["audiences"] = json!(audiences);
     }
-    let body = json!({
-        "apiVersion": "authentication.k8s.io/v1",
-        "kind": "TokenReview",
-        "spec": spec,
-    });
-    Request::post_json(PATH, body.to_string().into_bytes())
+    post("authentication.k8s.io/v1", "TokenReview", Some(spec))
+}
+
+/// A review object POSTed to its collection, `/apis/GROUP/VERSION/PLURAL`
+/// (cluster-scoped: a namespace in the URL is a 400).
+pub fn post(api_version: &str, kind: &str, spec: Option<Value>) -> Request {
+    let mut body = json!({"apiVersion": api_version, "kind": kind});
+    if let Some(spec) = spec {
+        body["spec"] = spec;
+    }
+    let path = format!("/apis/{api_version}/{}s", kind.to_ascii_lowercase());
+    Request::post_json(path, body.to_string().into_bytes())
 }
 
 /// A TokenReview asked with `spec.audiences`, as a third-party checker asks
 /// it (Vault's Kubernetes auth with a role audience, a cloud's token exchange).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AudienceReview {
-    /// The audiences asked.
     pub audiences: Vec<String>,
     pub outcome: ReviewOutcome,
 }
@@ -135,7 +137,7 @@ mod tests {
         let r = request(&SecretToken::new("t"), &["vault".to_owned()]);
         let body: Value = serde_json::from_slice(r.json_body.as_ref().unwrap()).unwrap();
         assert_eq!(body["spec"]["audiences"], json!(["vault"]));
-        assert_eq!(r.path, PATH);
+        assert_eq!(r.path, "/apis/authentication.k8s.io/v1/tokenreviews");
     }
 
     #[test]

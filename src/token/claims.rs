@@ -59,16 +59,7 @@ pub struct LegacyClaims {
     pub service_account_uid: Option<String>,
 }
 
-/// Claim names of legacy tokens, as the tokens controller writes them.
-pub mod legacy_keys {
-    pub const NAMESPACE: &str = "kubernetes.io/serviceaccount/namespace";
-    pub const SECRET_NAME: &str = "kubernetes.io/serviceaccount/secret.name";
-    pub const SA_NAME: &str = "kubernetes.io/serviceaccount/service-account.name";
-    pub const SA_UID: &str = "kubernetes.io/serviceaccount/service-account.uid";
-}
-
 impl Claims {
-    /// Reads the typed claims out of a decoded payload.
     pub fn from_payload(payload: &Map<String, Value>) -> Result<Self, TokenError> {
         let mut fractional = false;
         let mut date = |name: &str| numeric_date(payload, name, name, &mut fractional);
@@ -84,11 +75,13 @@ impl Claims {
             .keys()
             .any(|k| k.starts_with("kubernetes.io/serviceaccount/"))
             .then(|| {
+                // As the tokens controller writes them.
+                let claim = |name| string(payload, &format!("kubernetes.io/serviceaccount/{name}"));
                 Ok::<_, TokenError>(LegacyClaims {
-                    namespace: string(payload, legacy_keys::NAMESPACE)?,
-                    secret_name: string(payload, legacy_keys::SECRET_NAME)?,
-                    service_account_name: string(payload, legacy_keys::SA_NAME)?,
-                    service_account_uid: string(payload, legacy_keys::SA_UID)?,
+                    namespace: claim("namespace")?,
+                    secret_name: claim("secret.name")?,
+                    service_account_name: claim("service-account.name")?,
+                    service_account_uid: claim("service-account.uid")?,
                 })
             })
             .transpose()?;
@@ -106,7 +99,6 @@ impl Claims {
         })
     }
 
-    /// `exp - iat`, when both are present.
     pub fn lifetime(&self) -> Option<i64> {
         self.expires_at.zip(self.issued_at).map(|(e, i)| e - i)
     }
@@ -118,7 +110,6 @@ impl Claims {
             .is_some_and(|k| k.warn_after.is_some())
     }
 
-    /// Namespace from whichever family of claims the token carries.
     pub fn namespace(&self) -> Option<&str> {
         self.kubernetes
             .as_ref()
@@ -126,31 +117,24 @@ impl Claims {
             .or_else(|| self.legacy.as_ref().and_then(|l| l.namespace.as_deref()))
     }
 
-    /// ServiceAccount `{name, uid}` from either family.
     pub fn service_account(&self) -> Option<ObjectRef> {
-        if let Some(sa) = self
-            .kubernetes
-            .as_ref()
+        let legacy = self.legacy.as_ref().map(|l| ObjectRef {
+            name: l.service_account_name.clone(),
+            uid: l.service_account_uid.clone(),
+        });
+        (self.kubernetes.as_ref())
             .and_then(|k| k.service_account.clone())
-        {
-            return Some(sa);
-        }
-        let legacy = self.legacy.as_ref()?;
-        (legacy.service_account_name.is_some() || legacy.service_account_uid.is_some()).then(|| {
-            ObjectRef {
-                name: legacy.service_account_name.clone(),
-                uid: legacy.service_account_uid.clone(),
-            }
-        })
+            .or(legacy.filter(|r| r.name.is_some() || r.uid.is_some()))
     }
 
-    /// Bound or legacy Secret reference.
     pub fn secret(&self) -> Option<ObjectRef> {
-        if let Some(secret) = self.kubernetes.as_ref().and_then(|k| k.secret.clone()) {
-            return Some(secret);
-        }
-        let name = self.legacy.as_ref()?.secret_name.clone();
-        name.is_some().then_some(ObjectRef { name, uid: None })
+        let legacy = self.legacy.as_ref().and_then(|l| l.secret_name.clone());
+        (self.kubernetes.as_ref())
+            .and_then(|k| k.secret.clone())
+            .or(legacy.map(|name| ObjectRef {
+                name: Some(name),
+                uid: None,
+            }))
     }
 
     /// The subject kube-apiserver expects for these claims:
@@ -176,7 +160,7 @@ impl KubernetesClaims {
         ];
         let object_ref = |key: &str| object_ref(k8s, key);
         Ok(KubernetesClaims {
-            namespace: string_at(k8s, "namespace", "kubernetes.io.namespace")?,
+            namespace: string_at(k8s, "namespace", || "kubernetes.io.namespace".to_owned())?,
             service_account: object_ref("serviceaccount")?,
             pod: object_ref("pod")?,
             node: object_ref("node")?,
@@ -192,10 +176,7 @@ impl KubernetesClaims {
 }
 
 fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, TokenError> {
-    // Claim paths are formatted only for an error: this runs for every token of a batch.
-    let field = |obj: &Map<String, Value>, name: &str| {
-        string_at(obj, name, "").map_err(|e| with_claim(e, format!("kubernetes.io.{key}.{name}")))
-    };
+    let field = |obj, name| string_at(obj, name, || format!("kubernetes.io.{key}.{name}"));
     match k8s.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(obj)) => Ok(Some(ObjectRef {
@@ -210,33 +191,21 @@ fn object_ref(k8s: &Map<String, Value>, key: &str) -> Result<Option<ObjectRef>, 
     }
 }
 
-/// Names the claim in a [`TokenError::ClaimType`] made without one.
-pub(super) fn with_claim(error: TokenError, path: String) -> TokenError {
-    match error {
-        TokenError::ClaimType {
-            expected, found, ..
-        } => TokenError::ClaimType {
-            claim: path,
-            expected,
-            found,
-        },
-        other => other,
-    }
-}
-
 fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, TokenError> {
-    string_at(map, key, key)
+    string_at(map, key, || key.to_owned())
 }
 
+/// `path` names the claim in an error; it is formatted only then, as this
+/// runs for every token of a batch.
 pub(super) fn string_at(
     map: &Map<String, Value>,
     key: &str,
-    path: &str,
+    path: impl FnOnce() -> String,
 ) -> Result<Option<String>, TokenError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(wrong_type(path, "a string", other)),
+        Some(other) => Err(wrong_type(&path(), "a string", other)),
     }
 }
 
@@ -275,24 +244,18 @@ fn numeric_date(
     const EXPECTED: &str = "a NumericDate (a number of seconds since 1970)";
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => {
-            if let Some(i) = n.as_i64()
-                && (MIN_NUMERIC_DATE as i64..=MAX_NUMERIC_DATE as i64).contains(&i)
-            {
-                return Ok(Some(i));
+        // Exact for every whole second in range (under 2^53).
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if (MIN_NUMERIC_DATE..=MAX_NUMERIC_DATE).contains(&f) => {
+                *fractional |= f.fract() != 0.0;
+                Ok(Some(f.trunc() as i64))
             }
-            match n.as_f64() {
-                Some(f) if (MIN_NUMERIC_DATE..=MAX_NUMERIC_DATE).contains(&f) => {
-                    *fractional |= f.fract() != 0.0;
-                    Ok(Some(f.trunc() as i64))
-                }
-                _ => Err(TokenError::ClaimType {
-                    claim: path.to_owned(),
-                    expected: EXPECTED,
-                    found: format!("{n}, outside years 1 to 9999"),
-                }),
-            }
-        }
+            _ => Err(TokenError::ClaimType {
+                claim: path.to_owned(),
+                expected: EXPECTED,
+                found: format!("{n}, outside years 1 to 9999"),
+            }),
+        },
         Some(other) => Err(wrong_type(path, EXPECTED, other)),
     }
 }

@@ -38,28 +38,24 @@ pub fn parse(secret: &SecretToken) -> Result<Token, TokenError> {
     if text.starts_with('{') {
         return Err(TokenError::JsonSerialized);
     }
-    let (header_text, payload_text, signature_text) = match dots + 1 {
-        3 => {
-            let (header, rest) = text.split_once('.').unwrap_or_default();
-            let (payload, signature) = rest.split_once('.').unwrap_or_default();
-            (header, payload, signature)
-        }
+    match dots + 1 {
+        3 => {}
         5 => return Err(TokenError::Jwe),
         found => return Err(TokenError::SegmentCount { found }),
-    };
+    }
+    let mut segments = text.split('.');
+    let mut next = || segments.next().unwrap_or_default();
+    let (header_text, payload_text, signature_text) = (next(), next(), next());
     let header_bytes = decode_segment(Segment::Header, header_text)?;
     let payload_bytes = decode_segment(Segment::Payload, payload_text)?;
-    let signature_len = if signature_text.is_empty() {
-        0
-    } else {
-        signature_length(signature_text)?
-    };
+    let signature_len = signature_length(signature_text)?;
     let raw_header = parse_object(Segment::Header, &header_bytes)?;
     let raw_claims = parse_object(Segment::Payload, &payload_bytes)?;
+    let header_string = |name| claims::string_at(&raw_header, name, || format!("header.{name}"));
     let header = Header {
-        alg: header_string(&raw_header, "alg")?,
-        kid: header_string(&raw_header, "kid")?,
-        typ: header_string(&raw_header, "typ")?,
+        alg: header_string("alg")?,
+        kid: header_string("kid")?,
+        typ: header_string("typ")?,
     };
     let claims = Claims::from_payload(&raw_claims)?;
     Ok(Token {
@@ -148,8 +144,9 @@ fn decode_segment(segment: Segment, text: &str) -> Result<Vec<u8>, TokenError> {
     })
 }
 
-/// The decoded length of the signature, checking that it is base64url; the bytes
-/// are not kept (a stack buffer for every real signature size, RSA-4096 included).
+/// The decoded length of the signature (0: unsigned), checking that it is
+/// base64url; the bytes are not kept (a stack buffer for every real signature
+/// size, RSA-4096 included).
 fn signature_length(text: &str) -> Result<usize, TokenError> {
     let mut buf = [0u8; 1024];
     if base64::decoded_len_estimate(text.len()) <= buf.len() {
@@ -206,10 +203,6 @@ fn parse_object(segment: Segment, bytes: &[u8]) -> Result<Map<String, Value>, To
             found: json_type_name(&other),
         }),
     }
-}
-
-fn header_string(header: &Map<String, Value>, name: &str) -> Result<Option<String>, TokenError> {
-    claims::string_at(header, name, "").map_err(|e| claims::with_claim(e, format!("header.{name}")))
 }
 
 #[cfg(test)]

@@ -77,7 +77,6 @@ pub fn fetch(
 /// A client for one origin.
 struct Origin {
     client: HttpClient,
-    max_body: usize,
 }
 
 impl Origin {
@@ -86,7 +85,6 @@ impl Origin {
             .map_err(|_| ConfigError::Path(url.to_string()))?;
         Ok(Origin {
             client: HttpClient::new(&base, config, clock)?,
-            max_body: config.max_body,
         })
     }
 
@@ -100,15 +98,13 @@ impl Origin {
         let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
         let mut token_sent = false;
         if let (401 | 403, Some(token)) = (exchange.status, token) {
-            exchange = connected
-                .send_with_token(&request, token)
-                .map_err(transport)?;
+            exchange = connected.send(&request, Some(token)).map_err(transport)?;
             token_sent = true;
         }
         match exchange.status {
             // The keys are the body: one too large to hold is no answer.
             200 if exchange.body_over_limit => Err(transport(TransportError::BodyTooLarge {
-                limit: self.max_body,
+                limit: crate::http::MAX_BODY_BYTES,
             })),
             200 => Ok(exchange),
             status => Err(FetchError::Status {

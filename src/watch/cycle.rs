@@ -173,7 +173,7 @@ fn review(connected: &Connected<'_>, token: &SecretToken, samples: &mut Samples)
     let mut status = None;
     for version in observe::REVIEW_VERSIONS {
         let request = observe::self_subject_review(version);
-        match connected.send_with_token(&request, token) {
+        match connected.send(&request, Some(token)) {
             Ok(exchange) => {
                 samples.add(&exchange);
                 status = Some(exchange.status);
@@ -205,7 +205,7 @@ fn boundary_sample(
     if let Some(wait) = super::measure::next_sample_delay(&interval, clock.now(), round_trip) {
         std::thread::sleep(wait);
     }
-    match connected.send(version) {
+    match connected.send(version, None) {
         Ok(exchange) => {
             samples.add(&exchange);
             true
