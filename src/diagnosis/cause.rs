@@ -68,7 +68,6 @@ pub enum Steps {
 }
 
 impl Steps {
-    /// The steps for `case`.
     pub fn for_case(self, case: &Case<'_>) -> Vec<NextStep> {
         match self {
             Steps::None => Vec::new(),
@@ -159,7 +158,6 @@ impl Cause {
         }
     }
 
-    /// The one-line summary.
     pub fn summary(self) -> &'static str {
         self.def().summary
     }

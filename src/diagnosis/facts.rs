@@ -85,7 +85,6 @@ pub struct Case<'a> {
 }
 
 impl Case<'_> {
-    /// The class of answer.
     pub fn classification(&self) -> Classification {
         self.answer.classification()
     }
@@ -271,7 +270,6 @@ pub enum Answer {
 }
 
 impl Answer {
-    /// The class of answer.
     pub fn classification(&self) -> Classification {
         match self {
             Answer::Http(h) if !h.from_kubernetes() => Classification::NotKubernetes,
@@ -295,7 +293,6 @@ impl Answer {
         }
     }
 
-    /// The HTTP status code, when known.
     pub fn code(&self) -> Option<u16> {
         match self {
             Answer::Http(h) => h.code(),
@@ -528,7 +525,6 @@ impl ServerClock {
         }
     }
 
-    /// The middle of the interval.
     pub fn estimate(&self) -> DateTime<Utc> {
         self.low + (self.high - self.low) / 2
     }
@@ -597,7 +593,6 @@ pub struct RequestInfo {
 }
 
 impl RequestInfo {
-    /// Whether anything is known.
     pub fn is_empty(&self) -> bool {
         *self == RequestInfo::default()
     }

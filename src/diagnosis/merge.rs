@@ -47,12 +47,10 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
-    /// The most likely cause.
     pub fn top(&self) -> &Candidate {
         &self.candidates[0]
     }
 
-    /// The most likely cause's code.
     /// Fills `placeholder` in every candidate's next steps with `value` (a
     /// name the edge knows and the evidence does not: the token file given).
     pub fn fill_placeholder(&mut self, placeholder: &str, value: &str) {
@@ -66,12 +64,10 @@ impl Diagnosis {
         self.top().cause
     }
 
-    /// How sure the most likely cause is.
     pub fn confidence(&self) -> Confidence {
         self.top().confidence
     }
 
-    /// The other candidates.
     pub fn alternatives(&self) -> &[Candidate] {
         &self.candidates[1..]
     }
@@ -323,7 +319,6 @@ struct Merged {
 }
 
 impl Merged {
-    /// Takes in one entry.
     fn take(&mut self, entry: Entry) {
         match entry {
             Entry::Found(cause, basis, support) => self.add(cause, basis, support),

@@ -59,7 +59,6 @@ pub fn name(line: &str) -> Option<&'static str> {
         .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
-/// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<CheckerLine> {
     let t = line.trim();
     let mut found = CheckerLine::default();

@@ -41,7 +41,6 @@ pub fn label(line: &str) -> &'static str {
         .map_or("client-go", |i| CLIENT_LABELS[i].1)
 }
 
-/// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
     let mut found = ClientLine {

@@ -129,7 +129,7 @@ fn round_tripper_request(line: &str) -> Option<(&str, &str)> {
     let mut words = rest.split_whitespace();
     let method = words.next()?;
     let url = words.next()?;
-    (super::url::is_method(method) && url.starts_with("http") && words.next().is_none())
+    (super::url::method_of(method).is_some() && url.starts_with("http") && words.next().is_none())
         .then_some((method, url))
 }
 

@@ -17,7 +17,6 @@ use crate::vocabulary::checkers::{MESH_MARKS, MESH_REVIEW_REFUSED, NOT_AUTHENTIC
 /// What istiod's audience means for the sidecar's token.
 const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
 
-/// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<CheckerLine> {
     let t = line.trim();
     if let Some(who) = NOT_AUTHENTICATED

@@ -129,7 +129,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The first signal that made no artefact.
     pub fn near_miss(&self) -> Option<NearMiss> {
         self.near
     }
@@ -215,7 +214,8 @@ impl<'a> Scanner<'a> {
             || t.starts_with(|c: char| c.is_ascii_digit() || "\"}]{[,-".contains(c))
             || ["true", "false", "null"].iter().any(|w| t.starts_with(w));
         if !continues || block.lines.len() >= MAX_BLOCK_LINES || block.bytes > json::MAX_DOC {
-            self.abort_block();
+            let block = self.block.take().expect("a block is open");
+            self.replay(block);
             return false;
         }
         let end = block.balance.feed(text);
@@ -246,12 +246,6 @@ impl<'a> Scanner<'a> {
             return;
         }
         self.replay(block);
-    }
-
-    fn abort_block(&mut self) {
-        if let Some(block) = self.block.take() {
-            self.replay(block);
-        }
     }
 
     fn replay(&mut self, block: Block) {
@@ -498,7 +492,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Segment, line: &str, caller: Option<&str>) {
         if found.audits.is_empty()
             && let Some(a) = audit::stale_token_value(line)

@@ -154,12 +154,8 @@ fn method_upper(go: &str) -> &'static str {
         .unwrap_or("GET")
 }
 
-/// Whether `word` is an HTTP method, as a request line writes it.
-pub fn is_method(word: &str) -> bool {
-    method_of(word).is_some()
-}
-
-fn method_of(word: &str) -> Option<&'static str> {
+/// `word` as an HTTP method, when it is one as a request line writes it.
+pub fn method_of(word: &str) -> Option<&'static str> {
     METHODS.iter().find(|m| **m == word).copied()
 }
 

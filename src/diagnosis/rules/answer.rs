@@ -507,7 +507,6 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
     );
 }
 
-/// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
 /// `404 NotFound`: the code and reason an answer has, if any.
 fn status_head(h: &HttpAnswer) -> Option<String> {
     let code = h.code().map_or(String::new(), |c| c.to_string());
