@@ -285,7 +285,7 @@ impl<'a> Scanner<'a> {
             // curl's transcript that follows: credentials on the command
             // line that no request header shows.
             if cmd.program == "curl" {
-                self.curl.command(shell::other_credentials(&cmd));
+                self.curl.other_credentials = shell::other_credentials(&cmd);
             }
             // client-go's debug round-tripper echoes the request as a curl
             // line from outside the exec-plugin and auth-provider wrappers:
