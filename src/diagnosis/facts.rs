@@ -909,7 +909,7 @@ pub struct CheckerFailure {
     /// How its own call failed.
     pub call: CheckerCall,
     /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
-    pub checker: Option<String>,
+    pub checker: Option<&'static str>,
     /// What the checker said.
     pub detail: String,
     /// Whether the text says so outright (`false`: the wording also fits

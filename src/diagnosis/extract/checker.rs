@@ -7,7 +7,7 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::facts::{CheckerCall, HttpAnswer};
+use super::super::facts::{CheckerCall, CheckerFailure, HttpAnswer};
 use super::super::reasons::{AuthReason, parse_auth_error};
 use super::transport;
 use crate::vocabulary::cause::Cause;
@@ -16,15 +16,6 @@ use crate::vocabulary::checkers::{
     VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED, WEBHOOK_REVIEW_FAILED,
 };
 use crate::vocabulary::wordings::SERVICES;
-
-/// A checker that could not complete its review.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub call: CheckerCall,
-    pub checker: Option<&'static str>,
-    pub detail: String,
-    pub certain: bool,
-}
 
 /// How a checker's own call failed, from what it printed about it: a status
 /// word is a refusal, client-go's 404 text an API not served, a transport
@@ -42,7 +33,8 @@ pub fn call(detail: &str) -> CheckerCall {
 /// What a checker line gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckerLine {
-    pub failure: Option<Failure>,
+    /// A checker that could not complete its review.
+    pub failure: Option<CheckerFailure>,
     /// The status the checker answered its own caller with, and its message.
     pub http: Option<HttpAnswer>,
     /// The checker's own check of the token's claims.
@@ -109,7 +101,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
         }
     }
     if t.contains(VAULT_REVIEW_REFUSED.text) {
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: CheckerCall::Refused,
             checker: Some("Vault"),
             detail: "Vault's TokenReview request got 401: \"service account unauthorized; this could mean it has been deleted or recreated with a new token\"".to_owned(),
@@ -127,7 +119,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     let open = WEBHOOK_REVIEW_FAILED.text.trim_end_matches("ERROR");
     if let Some(i) = t.find(open) {
         let err = t[i + open.len()..].trim();
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: call(err),
             checker: name(t).or(Some("a webhook token authenticator")),
             detail: format!("its TokenReview request failed: {err}"),
@@ -145,7 +137,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
                 .then_some(Cause::Unknown)
         })
     {
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: CheckerCall::Unanswered((cause != Cause::Unknown).then_some(cause)),
             checker: name(t),
             detail: if cause == Cause::Unknown {

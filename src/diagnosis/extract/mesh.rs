@@ -10,8 +10,8 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::facts::CheckerCall;
-use super::checker::{CheckerLine, Failure};
+use super::super::facts::{CheckerCall, CheckerFailure};
+use super::checker::CheckerLine;
 use crate::vocabulary::checkers::{MESH_MARKS, MESH_REVIEW_REFUSED, NOT_AUTHENTICATED};
 
 /// What istiod's audience means for the sidecar's token.
@@ -59,7 +59,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
         return None;
     }
     Some(CheckerLine {
-        failure: Some(Failure {
+        failure: Some(CheckerFailure {
             call: CheckerCall::Refused,
             checker: Some(who),
             detail: format!(

@@ -582,7 +582,9 @@ impl<'a> Scanner<'a> {
             self.push(at, SHELL, Kind::Boundary);
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
-        if let Some((failure, format)) = checker {
+        if let Some(failure) = checker {
+            // The checker's name is the format.
+            let format = failure.checker.unwrap_or("checker");
             let origin = (Provenance::Answer, SourceType::Checker, format);
             self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
@@ -684,7 +686,7 @@ fn checked(found: &mut Segment, line: &str) -> bool {
         return reviewed;
     };
     if let Some(f) = c.failure {
-        found.checker_failed(f.checker, f.detail, f.call, f.certain);
+        found.checker.get_or_insert(f);
     }
     if let Some(h) = c.http {
         found.http(h, SourceType::Checker, format);
@@ -808,7 +810,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     }
     // A checker's review refused by authorization names the checker.
     if let Answer::CheckerFailed(failure) = &case.answer {
-        case.refusal = denial::parse(&failure.detail);
+        case.refusal = denial::read(&failure.detail, Forbidden::parse(&failure.detail));
         return None;
     }
     let Answer::Http(h) = &case.answer else {
