@@ -90,7 +90,7 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
     confirm: Steps::Run("the API server URL your kubeconfig uses", |_| {
-        super::commands::kubeconfig_server()
+        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
     }),
     fix: Steps::Say(
         "point the client at the API server itself, not at a proxy or load balancer that redirects",

@@ -197,7 +197,7 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
     confirm: Steps::Run("the server URL the client uses", |_| {
-        super::commands::kubeconfig_server()
+        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
     }),
     fix: Steps::Or(
         onward_step,
