@@ -8,7 +8,8 @@
 //! the caller's 401: the token under review was never judged.
 
 use super::super::facts::{CheckerCall, CheckerFailure, HttpAnswer};
-use super::super::reasons::{AuthReason, parse_auth_error};
+use super::super::reasons::parse_auth_error;
+use super::clients::ClientLine;
 use super::transport;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::checkers::{
@@ -30,20 +31,6 @@ pub fn call(detail: &str) -> CheckerCall {
     }
 }
 
-/// What a checker line gave.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CheckerLine {
-    /// A checker that could not complete its review.
-    pub failure: Option<CheckerFailure>,
-    /// The status the checker answered its own caller with, and its message.
-    pub http: Option<HttpAnswer>,
-    /// The checker's own check of the token's claims.
-    pub reasons: Vec<AuthReason>,
-    /// The checker's request (Vault's `URL: PUT …`).
-    pub url: Option<(String, String)>,
-    pub note: Option<String>,
-}
-
 /// The checker a line names.
 pub fn name(line: &str) -> Option<&'static str> {
     CHECKER_NAMES
@@ -51,16 +38,20 @@ pub fn name(line: &str) -> Option<&'static str> {
         .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
-pub fn find(line: &str) -> Option<CheckerLine> {
+pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
-    let mut found = CheckerLine::default();
+    let mut found = ClientLine {
+        format: "vault",
+        ..ClientLine::default()
+    };
     // Vault's API error block (also inside an escaped log field).
     if let Some(rest) = t.strip_prefix("URL: ") {
         let mut words = rest.split_whitespace();
         if let (Some(method), Some(url)) = (words.next(), words.next())
             && method.chars().all(|c| c.is_ascii_uppercase())
         {
-            found.url = Some((method.to_owned(), url.trim_end_matches('"').to_owned()));
+            let url = url.trim_end_matches('"');
+            found.request = Some(super::url::request_from_url(Some(method), url));
             return Some(found);
         }
     }
@@ -157,17 +148,17 @@ mod tests {
     use super::*;
 
     /// What a line gives; it must give something.
-    fn found(line: &str) -> CheckerLine {
+    fn found(line: &str) -> ClientLine {
         find(line).unwrap()
     }
 
     #[test]
     fn vault_and_proxies() {
         assert_eq!(
-            found("URL: PUT https://vault:8200/v1/auth/kubernetes/login").url,
-            Some((
-                "PUT".into(),
-                "https://vault:8200/v1/auth/kubernetes/login".into()
+            found("URL: PUT https://vault:8200/v1/auth/kubernetes/login").request,
+            Some(super::super::url::request_from_url(
+                Some("PUT"),
+                "https://vault:8200/v1/auth/kubernetes/login"
             ))
         );
         let h = found("Code: 500. Errors:").http.unwrap();

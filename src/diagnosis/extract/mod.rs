@@ -678,28 +678,9 @@ impl Iterator for Scanner<'_> {
 fn checked(found: &mut Segment, line: &str) -> bool {
     let mesh = mesh::find(line);
     let reviewed = mesh.is_some();
-    let (checked, format) = match checker::find(line) {
-        Some(c) => (Some(c), "vault"),
-        None => (mesh, "mesh"),
-    };
-    let Some(c) = checked else {
-        return reviewed;
-    };
-    if let Some(f) = c.failure {
-        found.checker.get_or_insert(f);
+    if let Some(c) = checker::find(line).or(mesh) {
+        take(found, c, SourceType::Checker);
     }
-    if let Some(h) = c.http {
-        found.http(h, SourceType::Checker, format);
-    }
-    if !c.reasons.is_empty() {
-        let origin = (Provenance::Forwarded, SourceType::Checker, "vault");
-        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
-    }
-    let request = c
-        .url
-        .map(|(method, u)| url::request_from_url(Some(&method), &u));
-    found.context.extend(request.map(Kind::Request));
-    found.context.extend(c.note.map(Kind::Note));
     reviewed
 }
 
@@ -757,24 +738,36 @@ fn kubectl_or_client(found: &mut Segment, line: &str, caller: Option<&str>) {
         http: c.http.filter(|_| !request_log),
         ..c
     });
-    for (c, source) in [
-        (kubectl, SourceType::Kubectl),
-        (client, SourceType::ClientError),
-    ] {
-        let Some(c) = c else { continue };
-        // A request of the debug round-tripper starts a new answer.
-        found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
-        if let Some(h) = c.http {
-            found.http(h, source, c.format);
-        }
-        if let Some(t) = c.transport {
-            let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(failure, t, source, c.format);
-        }
-        found.context.extend(c.bearer.map(Kind::Bearer));
-        found.context.extend(c.request.map(Kind::Request));
-        found.context.extend(c.note.map(Kind::Note));
+    if let Some(c) = kubectl {
+        take(found, c, SourceType::Kubectl);
     }
+    if let Some(c) = client {
+        take(found, c, SourceType::ClientError);
+    }
+}
+
+/// What a client or a checker printed in a line, as `source` evidence.
+fn take(found: &mut Segment, c: ClientLine, source: SourceType) {
+    // A request of the debug round-tripper starts a new answer.
+    found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
+    if let Some(f) = c.failure {
+        found.checker.get_or_insert(f);
+    }
+    if let Some(h) = c.http {
+        found.http(h, source, c.format);
+    }
+    if !c.reasons.is_empty() {
+        // Vault's own check of the token's claims.
+        let origin = (Provenance::Forwarded, SourceType::Checker, c.format);
+        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
+    }
+    if let Some(t) = c.transport {
+        let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
+        found.transport(failure, t, source, c.format);
+    }
+    found.context.extend(c.bearer.map(Kind::Bearer));
+    found.context.extend(c.request.map(Kind::Request));
+    found.context.extend(c.note.map(Kind::Note));
 }
 
 /// What of a line may be shown: trimmed, tokens redacted, cut to a readable
