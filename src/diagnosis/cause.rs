@@ -50,7 +50,6 @@ impl CauseDef {
 /// A cause's `confirm` or `fix`.
 #[derive(Debug, Clone, Copy)]
 pub enum Steps {
-    /// Nothing to say.
     None,
     /// One step in words, the same for every case.
     Say(&'static str),

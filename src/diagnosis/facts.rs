@@ -23,13 +23,10 @@ pub use reason::{AuthReason, Authenticator, ReasonValues, specific};
 /// Everything known about one request and what came of it.
 #[derive(Debug, Clone, Default)]
 pub struct Case<'a> {
-    /// What the client got.
     pub answer: Answer,
-    /// The request, as far as the evidence shows it.
     pub request: Option<RequestInfo>,
     /// The server asked (probe, doctor), as shown.
     pub server: Option<String>,
-    /// Who reports the answer.
     pub witness: Witness,
     /// The authenticator's own reasons for a rejection, and who reported them.
     pub reasons: Vec<AuthReason>,
@@ -50,7 +47,6 @@ pub struct Case<'a> {
     pub keys: Option<KeyCheck>,
     /// A TokenReview asked about the same token.
     pub review: Option<ReviewSeen>,
-    /// Audit annotations and user extra.
     pub audit: AuditFacts,
     /// What the same request got without the token.
     pub anonymous: Vec<AnonymousAnswer>,
@@ -72,7 +68,6 @@ pub struct Case<'a> {
     /// The server's own onward call (to an admission webhook, to a kubelet)
     /// failed, as the answer's message states it: that failure's cause.
     pub onward: Option<Cause>,
-    /// What a 404's message says is missing.
     pub not_found: Option<NotFound>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,
@@ -243,7 +238,6 @@ pub struct ServiceVerdict {
 /// What the request got: an HTTP answer, an authenticator's account, or none.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Answer {
-    /// An HTTP answer.
     Http(HttpAnswer),
     /// A SelfSubjectAccessReview that was answered: authorisation's verdict.
     Access(AccessVerdict),
@@ -820,9 +814,7 @@ pub struct BindingCheck {
 pub struct KeyCheck {
     /// Where the keys came from (`/openid/v1/jwks on https://…`).
     pub from: String,
-    /// The kids published.
     pub kids: Vec<String>,
-    /// The token's kid.
     pub token_kid: Option<String>,
     /// Whether a published key carries the token's kid (None: token has no kid).
     pub kid_found: Option<bool>,

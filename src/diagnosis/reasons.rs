@@ -23,7 +23,6 @@ pub use crate::vocabulary::authenticators::{OIDC_ERA, ReasonKind};
 
 /// How far a matched message extends.
 enum Extent {
-    /// Exactly this many bytes.
     Exact(usize),
     /// Up to the next `, <known message>` or the end.
     ToBoundary,

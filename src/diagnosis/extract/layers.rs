@@ -35,7 +35,6 @@ pub struct Stripped<'a> {
     pub stamp: Option<ServerClock>,
     /// The klog source position (`authentication.go:75`), when there was one.
     pub caller: Option<&'a str>,
-    /// The program's text.
     pub text: &'a str,
 }
 

@@ -26,7 +26,6 @@ pub(super) struct Segment {
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
     pub(super) transport: Option<Hit<TransportFailure>>,
-    /// A checker's own failure.
     pub(super) checker: Option<CheckerFailure>,
     pub(super) review: Option<Review>,
     /// A part of the server's own setup that failed.
