@@ -78,15 +78,6 @@ impl Diagnosis {
             .iter()
             .filter(|c| c.cause != Cause::None)
     }
-
-    /// A diagnosis that names no cause.
-    pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
-        Diagnosis {
-            classification,
-            candidates: vec![unknown(Vec::new(), case)],
-            notes: Vec::new(),
-        }
-    }
 }
 
 /// What the rules found about one case, in the order they wrote it; merged
@@ -268,7 +259,11 @@ impl Findings {
         }
         match case {
             Some(case) => all.rank(case),
-            None => Diagnosis::unknown(Classification::NetworkError, &Case::default()),
+            None => Diagnosis {
+                classification: Classification::NetworkError,
+                candidates: vec![unknown(Vec::new(), &Case::default())],
+                notes: Vec::new(),
+            },
         }
     }
 }

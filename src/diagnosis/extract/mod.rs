@@ -380,13 +380,9 @@ impl<'a> Scanner<'a> {
                 let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
                 found.stamp = at.map(|at| ServerClock::at(at, ClockSource::LogTimestamp));
             }
-            if let Some(era) = value
-                .get("caller")
-                .and_then(serde_json::Value::as_str)
-                .and_then(aggregate::era_of_caller)
-            {
-                found.context.push(Kind::Note(era));
-            }
+            let caller = value.get("caller").and_then(serde_json::Value::as_str);
+            let era = caller.and_then(aggregate::era_of_caller);
+            found.context.extend(era.map(Kind::Note));
             return true;
         }
         let docs = json::documents(value);
@@ -487,9 +483,8 @@ impl<'a> Scanner<'a> {
         };
         let origin = (provenance, source, a.format);
         found.reasons(a.reasons, a.from.map(str::to_owned), origin);
-        if let Some(era) = caller.and_then(aggregate::era_of_caller) {
-            found.context.push(Kind::Note(era));
-        }
+        let era = caller.and_then(aggregate::era_of_caller);
+        found.context.extend(era.map(Kind::Note));
     }
 
     fn logical(&mut self, found: &mut Segment, line: &str, caller: Option<&str>) {
