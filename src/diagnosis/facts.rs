@@ -721,16 +721,6 @@ pub enum BindingKind {
 string_codes!(BindingKind);
 
 impl BindingKind {
-    /// Plural resource (API path).
-    pub fn resource(self) -> &'static str {
-        match self {
-            BindingKind::ServiceAccount => "serviceaccounts",
-            BindingKind::Pod => "pods",
-            BindingKind::Secret => "secrets",
-            BindingKind::Node => "nodes",
-        }
-    }
-
     /// Nodes are cluster-scoped.
     pub fn namespaced(self) -> bool {
         self != BindingKind::Node
@@ -753,15 +743,12 @@ pub struct BindingTarget {
 impl BindingTarget {
     /// The API path that reads it.
     pub fn path(&self) -> String {
+        // Each kind's resource is its name in the plural: the name and `s`.
+        let (kind, name) = (self.kind.as_str(), &self.name);
         if self.kind.namespaced() {
-            format!(
-                "/api/v1/namespaces/{}/{}/{}",
-                self.namespace,
-                self.kind.resource(),
-                self.name
-            )
+            format!("/api/v1/namespaces/{}/{kind}s/{name}", self.namespace)
         } else {
-            format!("/api/v1/{}/{}", self.kind.resource(), self.name)
+            format!("/api/v1/{kind}s/{name}")
         }
     }
 

@@ -115,9 +115,7 @@ impl Confidence {
 /// Two causes the best evidence fits equally: neither is certain (high
 /// becomes medium).
 pub fn tied(confidence: &mut Confidence) {
-    if *confidence == Confidence::High {
-        *confidence = confidence.lowered();
-    }
+    *confidence = (*confidence).min(Confidence::Medium);
 }
 
 /// Nothing stands out: every cause found is a guess, low.
