@@ -543,7 +543,6 @@ pub enum ClockSource {
     LocalClock,
     /// This machine's clock, because the server's `Date` is not an HTTP date.
     LocalClockBadDate,
-    /// `--at`.
     AtFlag,
     /// Nothing in the evidence: the run's `now`.
     Now,
