@@ -117,7 +117,6 @@ pub enum Kind {
         reasons: Vec<AuthReason>,
         from: Option<String>,
     },
-    /// A TokenReview's verdict.
     Review(Review),
     /// An audit event: a whole answer with its own request, user and facts.
     Audit(Box<Case<'static>>),
@@ -131,14 +130,16 @@ pub enum Kind {
     /// kubelet refused its credential provider configuration): no request's
     /// answer, but every request that part serves fails until it is fixed.
     ServerFailure(ServerFailure),
-    /// The request that was made.
     Request(RequestInfo),
     /// What the request carried as `Authorization`.
     Bearer(BearerSeen),
     /// The server's `Date` header: its clock.
     Date(DateTime<Utc>),
     /// An object a server logged as missing (`secrets "x" not found`).
-    Missing { kind: BindingKind, name: String },
+    Missing {
+        kind: BindingKind,
+        name: String,
+    },
     /// A fact worth showing with the answer.
     Note(String),
     /// A new request starts here (a shell prompt, a command line, a curl

@@ -50,7 +50,6 @@ impl CauseDef {
 /// A cause's `confirm` or `fix`.
 #[derive(Debug, Clone, Copy)]
 pub enum Steps {
-    /// Nothing to say.
     None,
     /// One step in words, the same for every case.
     Say(&'static str),
@@ -68,7 +67,6 @@ pub enum Steps {
 }
 
 impl Steps {
-    /// The steps for `case`.
     pub fn for_case(self, case: &Case<'_>) -> Vec<NextStep> {
         match self {
             Steps::None => Vec::new(),
@@ -159,7 +157,6 @@ impl Cause {
         }
     }
 
-    /// The one-line summary.
     pub fn summary(self) -> &'static str {
         self.def().summary
     }

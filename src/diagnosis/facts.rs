@@ -23,13 +23,10 @@ pub use reason::{AuthReason, Authenticator, ReasonValues, specific};
 /// Everything known about one request and what came of it.
 #[derive(Debug, Clone, Default)]
 pub struct Case<'a> {
-    /// What the client got.
     pub answer: Answer,
-    /// The request, as far as the evidence shows it.
     pub request: Option<RequestInfo>,
     /// The server asked (probe, doctor), as shown.
     pub server: Option<String>,
-    /// Who reports the answer.
     pub witness: Witness,
     /// The authenticator's own reasons for a rejection, and who reported them.
     pub reasons: Vec<AuthReason>,
@@ -50,7 +47,6 @@ pub struct Case<'a> {
     pub keys: Option<KeyCheck>,
     /// A TokenReview asked about the same token.
     pub review: Option<ReviewSeen>,
-    /// Audit annotations and user extra.
     pub audit: AuditFacts,
     /// What the same request got without the token.
     pub anonymous: Vec<AnonymousAnswer>,
@@ -72,7 +68,6 @@ pub struct Case<'a> {
     /// The server's own onward call (to an admission webhook, to a kubelet)
     /// failed, as the answer's message states it: that failure's cause.
     pub onward: Option<Cause>,
-    /// What a 404's message says is missing.
     pub not_found: Option<NotFound>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,
@@ -85,7 +80,6 @@ pub struct Case<'a> {
 }
 
 impl Case<'_> {
-    /// The class of answer.
     pub fn classification(&self) -> Classification {
         self.answer.classification()
     }
@@ -244,7 +238,6 @@ pub struct ServiceVerdict {
 /// What the request got: an HTTP answer, an authenticator's account, or none.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Answer {
-    /// An HTTP answer.
     Http(HttpAnswer),
     /// A SelfSubjectAccessReview that was answered: authorisation's verdict.
     Access(AccessVerdict),
@@ -271,7 +264,6 @@ pub enum Answer {
 }
 
 impl Answer {
-    /// The class of answer.
     pub fn classification(&self) -> Classification {
         match self {
             Answer::Http(h) if !h.from_kubernetes() => Classification::NotKubernetes,
@@ -295,7 +287,6 @@ impl Answer {
         }
     }
 
-    /// The HTTP status code, when known.
     pub fn code(&self) -> Option<u16> {
         match self {
             Answer::Http(h) => h.code(),
@@ -528,7 +519,6 @@ impl ServerClock {
         }
     }
 
-    /// The middle of the interval.
     pub fn estimate(&self) -> DateTime<Utc> {
         self.low + (self.high - self.low) / 2
     }
@@ -553,7 +543,6 @@ pub enum ClockSource {
     LocalClock,
     /// This machine's clock, because the server's `Date` is not an HTTP date.
     LocalClockBadDate,
-    /// `--at`.
     AtFlag,
     /// Nothing in the evidence: the run's `now`.
     Now,
@@ -597,7 +586,6 @@ pub struct RequestInfo {
 }
 
 impl RequestInfo {
-    /// Whether anything is known.
     pub fn is_empty(&self) -> bool {
         *self == RequestInfo::default()
     }
@@ -732,16 +720,6 @@ pub enum BindingKind {
 string_codes!(BindingKind);
 
 impl BindingKind {
-    /// Plural resource (API path).
-    pub fn resource(self) -> &'static str {
-        match self {
-            BindingKind::ServiceAccount => "serviceaccounts",
-            BindingKind::Pod => "pods",
-            BindingKind::Secret => "secrets",
-            BindingKind::Node => "nodes",
-        }
-    }
-
     /// Nodes are cluster-scoped.
     pub fn namespaced(self) -> bool {
         self != BindingKind::Node
@@ -764,15 +742,12 @@ pub struct BindingTarget {
 impl BindingTarget {
     /// The API path that reads it.
     pub fn path(&self) -> String {
+        // Each kind's resource is its name in the plural: the name and `s`.
+        let (kind, name) = (self.kind.as_str(), &self.name);
         if self.kind.namespaced() {
-            format!(
-                "/api/v1/namespaces/{}/{}/{}",
-                self.namespace,
-                self.kind.resource(),
-                self.name
-            )
+            format!("/api/v1/namespaces/{}/{kind}s/{name}", self.namespace)
         } else {
-            format!("/api/v1/{}/{}", self.kind.resource(), self.name)
+            format!("/api/v1/{kind}s/{name}")
         }
     }
 
@@ -825,9 +800,7 @@ pub struct BindingCheck {
 pub struct KeyCheck {
     /// Where the keys came from (`/openid/v1/jwks on https://…`).
     pub from: String,
-    /// The kids published.
     pub kids: Vec<String>,
-    /// The token's kid.
     pub token_kid: Option<String>,
     /// Whether a published key carries the token's kid (None: token has no kid).
     pub kid_found: Option<bool>,
@@ -914,7 +887,7 @@ pub struct CheckerFailure {
     /// How its own call failed.
     pub call: CheckerCall,
     /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
-    pub checker: Option<String>,
+    pub checker: Option<&'static str>,
     /// What the checker said.
     pub detail: String,
     /// Whether the text says so outright (`false`: the wording also fits

@@ -47,12 +47,10 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
-    /// The most likely cause.
     pub fn top(&self) -> &Candidate {
         &self.candidates[0]
     }
 
-    /// The most likely cause's code.
     /// Fills `placeholder` in every candidate's next steps with `value` (a
     /// name the edge knows and the evidence does not: the token file given).
     pub fn fill_placeholder(&mut self, placeholder: &str, value: &str) {
@@ -66,12 +64,10 @@ impl Diagnosis {
         self.top().cause
     }
 
-    /// How sure the most likely cause is.
     pub fn confidence(&self) -> Confidence {
         self.top().confidence
     }
 
-    /// The other candidates.
     pub fn alternatives(&self) -> &[Candidate] {
         &self.candidates[1..]
     }
@@ -81,15 +77,6 @@ impl Diagnosis {
         self.alternatives()
             .iter()
             .filter(|c| c.cause != Cause::None)
-    }
-
-    /// A diagnosis that names no cause.
-    pub fn unknown(classification: Classification, case: &Case<'_>) -> Self {
-        Diagnosis {
-            classification,
-            candidates: vec![unknown(Vec::new(), case)],
-            notes: Vec::new(),
-        }
     }
 }
 
@@ -272,7 +259,11 @@ impl Findings {
         }
         match case {
             Some(case) => all.rank(case),
-            None => Diagnosis::unknown(Classification::NetworkError, &Case::default()),
+            None => Diagnosis {
+                classification: Classification::NetworkError,
+                candidates: vec![unknown(Vec::new(), &Case::default())],
+                notes: Vec::new(),
+            },
         }
     }
 }
@@ -323,7 +314,6 @@ struct Merged {
 }
 
 impl Merged {
-    /// Takes in one entry.
     fn take(&mut self, entry: Entry) {
         match entry {
             Entry::Found(cause, basis, support) => self.add(cause, basis, support),

@@ -23,7 +23,6 @@ pub struct NextStep {
 }
 
 impl NextStep {
-    /// A step in words only.
     pub fn say(why: impl Into<String>) -> Self {
         NextStep {
             why: why.into(),
@@ -31,7 +30,6 @@ impl NextStep {
         }
     }
 
-    /// A step with a command.
     pub fn run(why: impl Into<String>, command: Command) -> Self {
         NextStep {
             why: why.into(),
@@ -68,7 +66,6 @@ impl Command {
         Command::new("kubectl").word("satoken")
     }
 
-    /// A command starting with `program`.
     pub fn new(program: &str) -> Self {
         Command {
             argv: vec![program.to_owned()],
@@ -82,7 +79,6 @@ impl Command {
         self
     }
 
-    /// Appends one fixed word written here.
     pub fn word(mut self, word: &str) -> Self {
         self.argv.push(word.to_owned());
         self
@@ -128,7 +124,6 @@ impl Command {
         self
     }
 
-    /// What the output must be.
     pub fn expecting(mut self, expect: impl Into<String>) -> Self {
         self.expect = Some(expect.into());
         self

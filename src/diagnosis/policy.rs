@@ -45,11 +45,7 @@ use super::facts::{Join, Witness};
 use crate::vocabulary::cause::Cause;
 use crate::wire::string_codes;
 
-/// How sure a diagnosis is. `High`: an authoritative source said so (a
-/// TokenReview's `status.error`, an API server log line, an object read from
-/// the API). `Medium`: strong circumstantial evidence (the token is outside its
-/// window on that server's clock), or two causes the evidence cannot tell
-/// apart. `Low`: one of several causes the evidence allows.
+/// How sure a diagnosis is (the module's table says what earns each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Confidence {
@@ -60,19 +56,15 @@ pub enum Confidence {
 
 string_codes!(Confidence);
 
-/// Why a rule believes a cause: what its confidence is computed from.
+/// Why a rule believes a cause: what its confidence is computed from (the
+/// module's table, weakest first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Basis {
-    /// One of several causes the evidence allows.
     Possible,
-    /// A client's own words, or facts that do not quite meet.
     Inferred,
-    /// The protocol leaves no other reading of the facts.
     Proven,
-    /// satoken observed it itself.
     Observed,
-    /// The party that decided said why.
     Said,
 }
 
@@ -115,9 +107,7 @@ impl Confidence {
 /// Two causes the best evidence fits equally: neither is certain (high
 /// becomes medium).
 pub fn tied(confidence: &mut Confidence) {
-    if *confidence == Confidence::High {
-        *confidence = confidence.lowered();
-    }
+    *confidence = (*confidence).min(Confidence::Medium);
 }
 
 /// Nothing stands out: every cause found is a guess, low.
@@ -136,9 +126,7 @@ pub enum When {
     NothingCertain,
     /// A cause found explains the answer at medium or above.
     SomethingStandsOut,
-    /// A rule found this cause.
     Found(Cause),
-    /// No rule found this cause.
     NotFound(Cause),
 }
 

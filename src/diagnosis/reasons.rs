@@ -21,23 +21,8 @@
 pub use super::facts::{AuthReason, Authenticator, ReasonValues, specific};
 pub use crate::vocabulary::authenticators::{OIDC_ERA, ReasonKind};
 
-/// Reads a message of `shape`, worded as `words`, at the start of `text`.
-fn shaped(shape: Shape, words: &str, text: &str) -> Option<(Extent, ReasonValues)> {
-    match shape {
-        Shape::JoseTime => jose_time(text, words),
-        Shape::Value(value) => one_value(text, words, value),
-        Shape::AudienceInvalid => audience_invalid(text, words),
-        Shape::JwtRule => jwt_authenticator_rule(text),
-        Shape::NamespacedName => namespaced_name(text, words),
-        Shape::LegacyMarkedInvalid => legacy_marked_invalid(text),
-        Shape::LegacyClaim => legacy_claim(text),
-        Shape::CertificateWindow => cert_window(text, words),
-    }
-}
-
 /// How far a matched message extends.
 enum Extent {
-    /// Exactly this many bytes.
     Exact(usize),
     /// Up to the next `, <known message>` or the end.
     ToBoundary,
@@ -131,7 +116,11 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
                 let len = match extent {
                     // A known whole message must end at a separator or the end;
                     // otherwise it was only the start of something longer.
-                    Extent::Exact(len) if at_separator(&rest[len..]) => len,
+                    Extent::Exact(len)
+                        if rest[len..].starts_with(", ") || rest[len..].trim().is_empty() =>
+                    {
+                        len
+                    }
                     _ => next_boundary(rest),
                 };
                 if let Matcher::Prefix(open) = pattern.matcher {
@@ -229,14 +218,19 @@ fn match_at(text: &str) -> Option<(&'static Message, Extent, ReasonValues)> {
                 .starts_with(open)
                 .then(|| (Extent::ToBoundary, ReasonValues::default()))?,
             Matcher::Uid(shape) => uid_mismatch(text, shape)?,
-            Matcher::Shaped(shape, words) => shaped(shape, words, text)?,
+            Matcher::Shaped(shape, words) => match shape {
+                Shape::JoseTime => jose_time(text, words),
+                Shape::Value(value) => one_value(text, words, value),
+                Shape::AudienceInvalid => audience_invalid(text, words),
+                Shape::JwtRule => jwt_authenticator_rule(text),
+                Shape::NamespacedName => namespaced_name(text, words),
+                Shape::LegacyMarkedInvalid => legacy_marked_invalid(text),
+                Shape::LegacyClaim => legacy_claim(text),
+                Shape::CertificateWindow => cert_window(text, words),
+            }?,
         };
         Some((pattern, extent, values))
     })
-}
-
-fn at_separator(rest: &str) -> bool {
-    rest.is_empty() || rest.starts_with(", ") || rest.trim().is_empty()
 }
 
 /// Length up to the next `, ` followed by a known message, or the whole text.

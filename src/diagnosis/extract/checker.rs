@@ -7,8 +7,9 @@
 //! A checker's *own* failure (its TokenReview refused, or unanswered) is not
 //! the caller's 401: the token under review was never judged.
 
-use super::super::facts::{CheckerCall, HttpAnswer};
-use super::super::reasons::{AuthReason, parse_auth_error};
+use super::super::facts::{CheckerCall, CheckerFailure, HttpAnswer};
+use super::super::reasons::parse_auth_error;
+use super::clients::ClientLine;
 use super::transport;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::checkers::{
@@ -16,15 +17,6 @@ use crate::vocabulary::checkers::{
     VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED, WEBHOOK_REVIEW_FAILED,
 };
 use crate::vocabulary::wordings::SERVICES;
-
-/// A checker that could not complete its review.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub call: CheckerCall,
-    pub checker: Option<&'static str>,
-    pub detail: String,
-    pub certain: bool,
-}
 
 /// How a checker's own call failed, from what it printed about it: a status
 /// word is a refusal, client-go's 404 text an API not served, a transport
@@ -39,19 +31,6 @@ pub fn call(detail: &str) -> CheckerCall {
     }
 }
 
-/// What a checker line gave.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CheckerLine {
-    pub failure: Option<Failure>,
-    /// The status the checker answered its own caller with, and its message.
-    pub http: Option<HttpAnswer>,
-    /// The checker's own check of the token's claims.
-    pub reasons: Vec<AuthReason>,
-    /// The checker's request (Vault's `URL: PUT …`).
-    pub url: Option<(String, String)>,
-    pub note: Option<String>,
-}
-
 /// The checker a line names.
 pub fn name(line: &str) -> Option<&'static str> {
     CHECKER_NAMES
@@ -59,17 +38,20 @@ pub fn name(line: &str) -> Option<&'static str> {
         .find_map(|&(needle, who)| line.contains(needle).then_some(who))
 }
 
-/// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<CheckerLine> {
+pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
-    let mut found = CheckerLine::default();
+    let mut found = ClientLine {
+        format: "vault",
+        ..ClientLine::default()
+    };
     // Vault's API error block (also inside an escaped log field).
     if let Some(rest) = t.strip_prefix("URL: ") {
         let mut words = rest.split_whitespace();
         if let (Some(method), Some(url)) = (words.next(), words.next())
             && method.chars().all(|c| c.is_ascii_uppercase())
         {
-            found.url = Some((method.to_owned(), url.trim_end_matches('"').to_owned()));
+            let url = url.trim_end_matches('"');
+            found.request = Some(super::url::request_from_url(Some(method), url));
             return Some(found);
         }
     }
@@ -110,7 +92,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
         }
     }
     if t.contains(VAULT_REVIEW_REFUSED.text) {
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: CheckerCall::Refused,
             checker: Some("Vault"),
             detail: "Vault's TokenReview request got 401: \"service account unauthorized; this could mean it has been deleted or recreated with a new token\"".to_owned(),
@@ -128,7 +110,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     let open = WEBHOOK_REVIEW_FAILED.text.trim_end_matches("ERROR");
     if let Some(i) = t.find(open) {
         let err = t[i + open.len()..].trim();
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: call(err),
             checker: name(t).or(Some("a webhook token authenticator")),
             detail: format!("its TokenReview request failed: {err}"),
@@ -146,7 +128,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
                 .then_some(Cause::Unknown)
         })
     {
-        found.failure = Some(Failure {
+        found.failure = Some(CheckerFailure {
             call: CheckerCall::Unanswered((cause != Cause::Unknown).then_some(cause)),
             checker: name(t),
             detail: if cause == Cause::Unknown {
@@ -166,17 +148,17 @@ mod tests {
     use super::*;
 
     /// What a line gives; it must give something.
-    fn found(line: &str) -> CheckerLine {
+    fn found(line: &str) -> ClientLine {
         find(line).unwrap()
     }
 
     #[test]
     fn vault_and_proxies() {
         assert_eq!(
-            found("URL: PUT https://vault:8200/v1/auth/kubernetes/login").url,
-            Some((
-                "PUT".into(),
-                "https://vault:8200/v1/auth/kubernetes/login".into()
+            found("URL: PUT https://vault:8200/v1/auth/kubernetes/login").request,
+            Some(super::super::url::request_from_url(
+                Some("PUT"),
+                "https://vault:8200/v1/auth/kubernetes/login"
             ))
         );
         let h = found("Code: 500. Errors:").http.unwrap();

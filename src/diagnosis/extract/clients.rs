@@ -12,17 +12,21 @@
 
 use std::sync::LazyLock;
 
-use super::super::facts::HttpAnswer;
-use super::super::facts::{BearerSeen, RequestInfo};
+use super::super::facts::{BearerSeen, CheckerFailure, HttpAnswer, RequestInfo};
+use super::super::reasons::AuthReason;
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
 use super::url::{method_and_url, request_from_url};
 use crate::vocabulary::clients::STATUS_WRAPPERS;
 use crate::vocabulary::cues::CLIENT_LABELS;
 
-/// What a client (kubectl among them) printed in a line.
+/// What a client (kubectl among them) or a token checker printed in a line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClientLine {
+    /// A checker that could not complete its review.
+    pub failure: Option<CheckerFailure>,
+    /// A checker's own check of the token's claims.
+    pub reasons: Vec<AuthReason>,
     pub http: Option<HttpAnswer>,
     pub format: &'static str,
     pub note: Option<String>,
@@ -41,7 +45,6 @@ pub fn label(line: &str) -> &'static str {
         .map_or("client-go", |i| CLIENT_LABELS[i].1)
 }
 
-/// Reads one unwrapped line.
 pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
     let mut found = ClientLine {

@@ -61,9 +61,10 @@ pub struct Curl {
     seen: bool,
     /// Notes about the connection, for the request that follows it.
     held: Vec<String>,
-    /// The command line passed credentials that are no `Authorization`
-    /// header (`--cert`, `-u`): no header line proves nothing was sent.
-    other_credentials: bool,
+    /// The command line that starts the transcript passed credentials that
+    /// are no `Authorization` header (`--cert`, `-u`): no header line proves
+    /// nothing was sent.
+    pub other_credentials: bool,
 }
 
 /// What a curl line gave, each with the line it belongs to.
@@ -150,9 +151,7 @@ impl Curl {
                 && h.to_ascii_lowercase().starts_with("authorization:")
                 && self.bearer.is_none()
             {
-                let bearer = bearer_of(&h["authorization:".len()..]);
-                self.bearer = Some(bearer.clone());
-                out.push((number, Kind::Bearer(bearer)));
+                self.bear(number, bearer_of(&h["authorization:".len()..]), &mut out);
             }
             if rest.ends_with("continuing anyway.") {
                 // `curl -k`: the verification failed and curl went on.
@@ -241,45 +240,38 @@ impl Curl {
         }
         if let Some((name, value)) = rest.split_once(':') {
             if name.eq_ignore_ascii_case("authorization") {
-                let bearer = bearer_of(value);
-                self.bearer = Some(bearer.clone());
-                out.push((number, Kind::Bearer(bearer)));
+                self.bear(number, bearer_of(value), out);
             } else if name.eq_ignore_ascii_case("sec-websocket-protocol")
                 && let Some(bearer) = websocket_bearer(value)
             {
-                self.bearer = Some(bearer.clone());
-                out.push((number, Kind::Bearer(bearer)));
+                self.bear(number, bearer, out);
             } else if name.eq_ignore_ascii_case("host") {
                 out.push((number, Kind::Note(format!("host {}", value.trim()))));
             }
         }
     }
 
-    /// The command line that starts the transcript: whether it passed
-    /// credentials other than an `Authorization` header.
-    pub fn command(&mut self, other_credentials: bool) {
-        self.other_credentials = other_credentials;
+    /// The request's credentials, as its header shows them.
+    fn bear(&mut self, number: usize, bearer: BearerSeen, out: &mut Out) {
+        self.bearer = Some(bearer.clone());
+        out.push((number, Kind::Bearer(bearer)));
     }
 
     /// A kept connection failure becomes the answer when no response came.
     pub fn flush(&mut self, out: &mut Out) {
         if !self.answered
-            && let Some(kept) = self.failure.take()
+            && let Some((line, cause, detail)) = self.failure.take()
         {
-            out.push(failed(kept));
+            let also = Vec::new();
+            let failure = TransportFailure {
+                cause,
+                detail,
+                also,
+            };
+            out.push((line, Kind::Transport(failure)));
         }
         self.answered = false;
     }
-}
-
-/// A connection failure on `line`: (line, cause, text).
-fn failed((line, cause, detail): (usize, Cause, String)) -> (usize, Kind) {
-    let failure = TransportFailure {
-        cause,
-        detail,
-        also: Vec::new(),
-    };
-    (line, Kind::Transport(failure))
 }
 
 /// The bearer token a websocket client offers as a subprotocol, where

@@ -16,12 +16,8 @@ use crate::vocabulary::row::Wording;
 
 pub use crate::diagnosis::facts::{Authorizer, Denial};
 
-/// Reads a refusal message; `None` when it is none of the above.
-pub fn parse(message: &str) -> Option<Denial> {
-    read(message, Forbidden::parse(message))
-}
-
-/// Reads a refusal message whose 403 parts (`forbidden`) are already read.
+/// Reads a refusal message whose 403 parts (`forbidden`) are already read;
+/// `None` when it is none of the above.
 pub fn read(message: &str, forbidden: Option<Forbidden>) -> Option<Denial> {
     let m = message.trim();
     let (open, denied) = webhook_words();
@@ -52,7 +48,8 @@ pub fn read(message: &str, forbidden: Option<Forbidden>) -> Option<Denial> {
     if let Some(d) = service_account(m) {
         return Some(d);
     }
-    if node_restriction(m) {
+    // NodeRestriction admission: a kubelet's own request.
+    if NODE_RESTRICTION.iter().any(|w| m.contains(w.text)) {
         return Some(Denial::NodeRestriction {
             message: m.to_owned(),
         });
@@ -78,26 +75,21 @@ pub fn by_authorizer(forbidden: Forbidden) -> Denial {
 /// The authorizer a 403's reason names.
 fn authorizer(r: &str) -> Authorizer {
     let said = |table: &[Wording]| table.iter().any(|w| r.starts_with(w.text));
-    let by: Option<fn(String) -> Authorizer> = if said(RBAC_REASONS) {
-        Some(Authorizer::Rbac)
+    let by = if said(RBAC_REASONS) && r.ends_with("\" not found") {
+        Authorizer::RoleMissing
+    } else if said(RBAC_REASONS) {
+        Authorizer::Rbac
     } else if said(NODE_AUTHORIZER_REASONS) {
-        Some(Authorizer::Node)
+        Authorizer::Node
     } else if said(NO_OPINION_REASONS) {
-        Some(Authorizer::NoOpinion)
-    } else {
-        None
-    };
-    match by {
-        Some(by) => match by(r.to_owned()) {
-            Authorizer::Rbac(r) if r.ends_with("\" not found") => Authorizer::RoleMissing(r),
-            by => by,
-        },
+        Authorizer::NoOpinion
+    } else if r.contains(" cannot ") && r.contains(" in project \"") {
         // OpenShift 3's authorizer restates the sentence with its projects.
-        None if r.contains(" cannot ") && r.contains(" in project \"") => {
-            Authorizer::Rbac(r.to_owned())
-        }
-        None => Authorizer::Other(r.to_owned()),
-    }
+        Authorizer::Rbac
+    } else {
+        Authorizer::Other
+    };
+    by(r.to_owned())
 }
 
 /// The ServiceAccount admission plugin's wordings.
@@ -128,14 +120,13 @@ fn service_account(m: &str) -> Option<Denial> {
     })
 }
 
-/// The NodeRestriction admission plugin's wordings (a kubelet's own request).
-fn node_restriction(m: &str) -> bool {
-    NODE_RESTRICTION.iter().any(|w| m.contains(w.text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(message: &str) -> Option<Denial> {
+        read(message, Forbidden::parse(message))
+    }
 
     #[test]
     fn every_kind_of_refusal() {

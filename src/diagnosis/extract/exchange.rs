@@ -24,7 +24,6 @@ fn rows() -> impl Iterator<Item = (&'static Wording, bool)> {
     named.chain(ENVELOPES.iter().map(|w| (w, true)))
 }
 
-/// The refusal a line states, if any.
 pub fn find(line: &str) -> Option<ServiceVerdict> {
     static ANY: LazyLock<Needles> = LazyLock::new(|| {
         Needles::new(

@@ -241,7 +241,6 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
     Some(Doc::Review(review, error))
 }
 
-/// Whether `v` is an audit event.
 pub fn is_event(v: &Value) -> bool {
     let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");

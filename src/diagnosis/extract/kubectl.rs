@@ -108,29 +108,10 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
     {
         found.format = "kubectl -v";
         found.request = Some(request_from_url(Some(method), url));
-        found.http = Some(HttpAnswer::with_status(code, 1));
-        return Some(found);
-    }
-    // kubectl -v=7+: `round_trippers.go:470] GET https://…`, the request
-    // alone; its status follows on a `Response Status:` line.
-    if is_round_tripper(line, caller)
-        && let Some((method, url)) = round_tripper_request(line)
-    {
-        found.format = "kubectl -v";
-        found.request = Some(request_from_url(Some(method), url));
+        found.http = code.map(|code| HttpAnswer::with_status(code, 1));
         return Some(found);
     }
     None
-}
-
-/// kubectl -v=7+: `round_trippers.go:470] GET https://…` -> (method, url).
-fn round_tripper_request(line: &str) -> Option<(&str, &str)> {
-    let rest = line.split_once("] ").map_or(line, |(_, r)| r).trim();
-    let mut words = rest.split_whitespace();
-    let method = words.next()?;
-    let url = words.next()?;
-    (super::url::is_method(method) && url.starts_with("http") && words.next().is_none())
-        .then_some((method, url))
 }
 
 /// A line of client-go's request log (its round-tripper, API discovery), by
@@ -148,17 +129,20 @@ pub fn is_round_tripper(line: &str, caller: Option<&str>) -> bool {
 }
 
 /// kubectl -v=6+: `round_trippers.go:553] GET https://… 401 Unauthorized in 4
-/// milliseconds` -> (method, url, code).
-fn round_tripper(line: &str) -> Option<(&str, &str, u16)> {
+/// milliseconds` -> (method, url, code); -v=7+ also logs the request alone
+/// (`round_trippers.go:470] GET https://…`), its status on a later
+/// `Response Status:` line.
+fn round_tripper(line: &str) -> Option<(&str, &str, Option<u16>)> {
     let rest = line.split_once("] ").map_or(line, |(_, r)| r).trim();
     let mut words = rest.split_whitespace();
-    let method = words.next()?;
-    if !method.chars().all(|c| c.is_ascii_uppercase()) {
-        return None;
-    }
-    let url = words.next()?;
-    let code: u16 = words.next()?.parse().ok()?;
-    (100..=599).contains(&code).then_some((method, url, code))
+    let (method, url) = (words.next()?, words.next()?);
+    let Some(code) = words.next() else {
+        let request = super::url::method_of(method).is_some() && url.starts_with("http");
+        return request.then_some((method, url, None));
+    };
+    let code: u16 = code.parse().ok()?;
+    let code_ok = method.chars().all(|c| c.is_ascii_uppercase()) && (100..=599).contains(&code);
+    code_ok.then_some((method, url, Some(code)))
 }
 
 /// kubectl's `(post deployments.extensions)` hint after a message: the

@@ -35,7 +35,6 @@ pub struct Stripped<'a> {
     pub stamp: Option<ServerClock>,
     /// The klog source position (`authentication.go:75`), when there was one.
     pub caller: Option<&'a str>,
-    /// The program's text.
     pub text: &'a str,
 }
 
@@ -278,10 +277,8 @@ fn year_inferred(
 /// in brackets (Airflow), `YYYY/MM/DD HH:MM:SS[.ffffff]` (Go's log).
 pub fn full_timestamp(t: &str) -> Option<(ServerClock, &str)> {
     let stamp = |at: DateTime<Utc>| ServerClock::at(at, ClockSource::LogTimestamp);
-    let (inner, bracketed) = match t.strip_prefix('[') {
-        Some(r) => (r, true),
-        None => (t, false),
-    };
+    let inner = t.strip_prefix('[').unwrap_or(t);
+    let bracketed = inner.len() < t.len();
     let first = inner.split([' ', '\t', ',', ']']).next()?;
     if let Ok(at) = DateTime::parse_from_rfc3339(first) {
         let mut rest = inner[first.len()..].trim_start_matches([' ', '\t']);

@@ -10,22 +10,22 @@
 //! or the review itself was refused (the mesh's own credentials: a checker
 //! failure, certain because both review with their own ServiceAccount).
 
-use super::super::facts::CheckerCall;
-use super::checker::{CheckerLine, Failure};
+use super::super::facts::{CheckerCall, CheckerFailure};
+use super::clients::ClientLine;
 use crate::vocabulary::checkers::{MESH_MARKS, MESH_REVIEW_REFUSED, NOT_AUTHENTICATED};
 
 /// What istiod's audience means for the sidecar's token.
 const ISTIO_CA: &str = "istiod reviews sidecar tokens for the audience istio-ca (jwtPolicy third-party-jwt): the sidecar must present its projected istio-token (audience istio-ca), not the pod's default token for the API server; check values.global.jwtPolicy against the istio-token volume the injector mounts";
 
-/// Reads one unwrapped line.
-pub fn find(line: &str) -> Option<CheckerLine> {
+pub fn find(line: &str) -> Option<ClientLine> {
     let t = line.trim();
     if let Some(who) = NOT_AUTHENTICATED
         .iter()
         .find(|n| t.contains(n.text))
         .map(|n| n.printed_by)
     {
-        return Some(CheckerLine {
+        return Some(ClientLine {
+            format: "mesh",
             http: Some(super::status::unauthorized(
                 format!(
                     "{who}'s TokenReview: the sidecar's token is not authenticated (kube-apiserver gave the mesh no reason)"
@@ -35,13 +35,14 @@ pub fn find(line: &str) -> Option<CheckerLine> {
             note: Some(format!(
                 "{who} reviewed the sidecar's ServiceAccount token and kube-apiserver rejected it; its own log line \"Unable to authenticate the request\" at that instant says why (an expired or unbound projected token, a deleted pod or ServiceAccount, a key the server no longer has)"
             )),
-            ..CheckerLine::default()
+            ..ClientLine::default()
         });
     }
     if t.contains("is invalid for the target audiences [") && t.contains("istio-ca") {
-        return Some(CheckerLine {
+        return Some(ClientLine {
+            format: "mesh",
             note: Some(ISTIO_CA.to_owned()),
-            ..CheckerLine::default()
+            ..ClientLine::default()
         });
     }
     let refused = MESH_REVIEW_REFUSED.iter().find(|w| t.contains(w.text))?;
@@ -59,8 +60,9 @@ pub fn find(line: &str) -> Option<CheckerLine> {
     {
         return None;
     }
-    Some(CheckerLine {
-        failure: Some(Failure {
+    Some(ClientLine {
+        format: "mesh",
+        failure: Some(CheckerFailure {
             call: CheckerCall::Refused,
             checker: Some(who),
             detail: format!(
@@ -69,7 +71,7 @@ pub fn find(line: &str) -> Option<CheckerLine> {
             ),
             certain: true,
         }),
-        ..CheckerLine::default()
+        ..ClientLine::default()
     })
 }
 

@@ -133,7 +133,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The first signal that made no artefact.
     pub fn near_miss(&self) -> Option<NearMiss> {
         self.near
     }
@@ -219,7 +218,8 @@ impl<'a> Scanner<'a> {
             || t.starts_with(|c: char| c.is_ascii_digit() || "\"}]{[,-".contains(c))
             || ["true", "false", "null"].iter().any(|w| t.starts_with(w));
         if !continues || block.lines.len() >= MAX_BLOCK_LINES || block.bytes > json::MAX_DOC {
-            self.abort_block();
+            let block = self.block.take().expect("a block is open");
+            self.replay(block);
             return false;
         }
         let end = block.balance.feed(text);
@@ -250,12 +250,6 @@ impl<'a> Scanner<'a> {
             return;
         }
         self.replay(block);
-    }
-
-    fn abort_block(&mut self) {
-        if let Some(block) = self.block.take() {
-            self.replay(block);
-        }
     }
 
     fn replay(&mut self, block: Block) {
@@ -295,7 +289,7 @@ impl<'a> Scanner<'a> {
             // curl's transcript that follows: credentials on the command
             // line that no request header shows.
             if cmd.program == "curl" {
-                self.curl.command(shell::other_credentials(&cmd));
+                self.curl.other_credentials = shell::other_credentials(&cmd);
             }
             // client-go's debug round-tripper echoes the request as a curl
             // line from outside the exec-plugin and auth-provider wrappers:
@@ -390,13 +384,9 @@ impl<'a> Scanner<'a> {
                 let at = DateTime::from_timestamp_millis((ts * 1000.0).round() as i64);
                 found.stamp = at.map(|at| ServerClock::at(at, ClockSource::LogTimestamp));
             }
-            if let Some(era) = value
-                .get("caller")
-                .and_then(serde_json::Value::as_str)
-                .and_then(aggregate::era_of_caller)
-            {
-                found.context.push(Kind::Note(era));
-            }
+            let caller = value.get("caller").and_then(serde_json::Value::as_str);
+            let era = caller.and_then(aggregate::era_of_caller);
+            found.context.extend(era.map(Kind::Note));
             return true;
         }
         let docs = json::documents(value);
@@ -497,12 +487,10 @@ impl<'a> Scanner<'a> {
         };
         let origin = (provenance, source, a.format);
         found.reasons(a.reasons, a.from.map(str::to_owned), origin);
-        if let Some(era) = caller.and_then(aggregate::era_of_caller) {
-            found.context.push(Kind::Note(era));
-        }
+        let era = caller.and_then(aggregate::era_of_caller);
+        found.context.extend(era.map(Kind::Note));
     }
 
-    /// One unwrapped logical line.
     fn logical(&mut self, found: &mut Segment, line: &str, caller: Option<&str>) {
         if found.audits.is_empty()
             && let Some(a) = audit::stale_token_value(line)
@@ -595,7 +583,9 @@ impl<'a> Scanner<'a> {
             self.push(at, SHELL, Kind::Boundary);
         }
         let answered = http.is_some() || reasons.is_some() || checker.is_some() || review.is_some();
-        if let Some((failure, format)) = checker {
+        if let Some(failure) = checker {
+            // The checker's name is the format.
+            let format = failure.checker.unwrap_or("checker");
             let origin = (Provenance::Answer, SourceType::Checker, format);
             self.push(at, origin, Kind::CheckerFailure(failure));
         } else if let Some(hit) = http {
@@ -689,28 +679,9 @@ impl Iterator for Scanner<'_> {
 fn checked(found: &mut Segment, line: &str) -> bool {
     let mesh = mesh::find(line);
     let reviewed = mesh.is_some();
-    let (checked, format) = match checker::find(line) {
-        Some(c) => (Some(c), "vault"),
-        None => (mesh, "mesh"),
-    };
-    let Some(c) = checked else {
-        return reviewed;
-    };
-    if let Some(f) = c.failure {
-        found.checker_failed(f.checker, f.detail, f.call, f.certain);
+    if let Some(c) = checker::find(line).or(mesh) {
+        take(found, c, SourceType::Checker);
     }
-    if let Some(h) = c.http {
-        found.http(h, SourceType::Checker, format);
-    }
-    if !c.reasons.is_empty() {
-        let origin = (Provenance::Forwarded, SourceType::Checker, "vault");
-        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
-    }
-    let request = c
-        .url
-        .map(|(method, u)| url::request_from_url(Some(&method), &u));
-    found.context.extend(request.map(Kind::Request));
-    found.context.extend(c.note.map(Kind::Note));
     reviewed
 }
 
@@ -768,24 +739,36 @@ fn kubectl_or_client(found: &mut Segment, line: &str, caller: Option<&str>) {
         http: c.http.filter(|_| !request_log),
         ..c
     });
-    for (c, source) in [
-        (kubectl, SourceType::Kubectl),
-        (client, SourceType::ClientError),
-    ] {
-        let Some(c) = c else { continue };
-        // A request of the debug round-tripper starts a new answer.
-        found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
-        if let Some(h) = c.http {
-            found.http(h, source, c.format);
-        }
-        if let Some(t) = c.transport {
-            let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
-            found.transport(failure, t, source, c.format);
-        }
-        found.context.extend(c.bearer.map(Kind::Bearer));
-        found.context.extend(c.request.map(Kind::Request));
-        found.context.extend(c.note.map(Kind::Note));
+    if let Some(c) = kubectl {
+        take(found, c, SourceType::Kubectl);
     }
+    if let Some(c) = client {
+        take(found, c, SourceType::ClientError);
+    }
+}
+
+/// What a client or a checker printed in a line, as `source` evidence.
+fn take(found: &mut Segment, c: ClientLine, source: SourceType) {
+    // A request of the debug round-tripper starts a new answer.
+    found.boundary |= c.format == "kubectl -v" && c.http.is_none() && c.request.is_some();
+    if let Some(f) = c.failure {
+        found.checker.get_or_insert(f);
+    }
+    if let Some(h) = c.http {
+        found.http(h, source, c.format);
+    }
+    if !c.reasons.is_empty() {
+        // Vault's own check of the token's claims.
+        let origin = (Provenance::Forwarded, SourceType::Checker, c.format);
+        found.reasons(c.reasons, Some("Vault".to_owned()), origin);
+    }
+    if let Some(t) = c.transport {
+        let failure = transport::detect_all(&t).unwrap_or((Cause::Unknown, Vec::new()));
+        found.transport(failure, t, source, c.format);
+    }
+    found.context.extend(c.bearer.map(Kind::Bearer));
+    found.context.extend(c.request.map(Kind::Request));
+    found.context.extend(c.note.map(Kind::Note));
 }
 
 /// What of a line may be shown: trimmed, tokens redacted, cut to a readable
@@ -821,7 +804,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     }
     // A checker's review refused by authorization names the checker.
     if let Answer::CheckerFailed(failure) = &case.answer {
-        case.refusal = denial::parse(&failure.detail);
+        case.refusal = denial::read(&failure.detail, Forbidden::parse(&failure.detail));
         return None;
     }
     let Answer::Http(h) = &case.answer else {

@@ -63,7 +63,6 @@ impl Needles {
         })
     }
 
-    /// Whether any needle occurs in `text`.
     pub fn any(&self, text: &str) -> bool {
         self.found(text).next().is_some()
     }

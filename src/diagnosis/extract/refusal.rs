@@ -86,7 +86,6 @@ fn resource_start(before: &str) -> usize {
         .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
-/// The first refusal in `line`.
 pub fn find(line: &str) -> Option<Refusal> {
     let (open, denied) = webhook_words();
     if let Some(i) = line.find(open)

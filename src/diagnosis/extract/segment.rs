@@ -26,8 +26,7 @@ pub(super) struct Segment {
     pub(super) http: Option<Hit<HttpAnswer>>,
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
     pub(super) transport: Option<Hit<TransportFailure>>,
-    /// A checker's own failure, and the checker's name as the format.
-    pub(super) checker: Option<(CheckerFailure, &'static str)>,
+    pub(super) checker: Option<CheckerFailure>,
     pub(super) review: Option<Review>,
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
@@ -130,14 +129,11 @@ impl Segment {
         call: CheckerCall,
         certain: bool,
     ) {
-        if self.checker.is_none() {
-            let failure = CheckerFailure {
-                call,
-                checker: checker.map(str::to_owned),
-                detail,
-                certain,
-            };
-            self.checker = Some((failure, checker.unwrap_or("checker")));
-        }
+        self.checker.get_or_insert(CheckerFailure {
+            call,
+            checker,
+            detail,
+            certain,
+        });
     }
 }

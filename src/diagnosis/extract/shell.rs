@@ -62,13 +62,16 @@ pub fn credentials(cmd: &CommandLine<'_>) -> Option<BearerSeen> {
         return None;
     }
     let l = cmd.line.to_ascii_lowercase();
-    let passes = l.contains("authorization")
-        || l.contains("--cert")
-        || l.contains(" -e ")
-        || l.contains("--oauth2-bearer")
-        || l.contains("--user ")
-        || l.contains(" -u ");
+    let passes = l.contains("authorization") || l.contains("--oauth2-bearer") || no_header(&l);
     (!passes).then_some(BearerSeen::Absent)
+}
+
+/// Whether a lower-cased command line passes credentials that are no
+/// `Authorization` header: a client certificate, basic auth.
+fn no_header(l: &str) -> bool {
+    ["--cert", " -e ", "--user ", " -u "]
+        .iter()
+        .any(|flag| l.contains(flag))
 }
 
 /// For a curl command: whether it passes credentials that are no
@@ -76,11 +79,7 @@ pub fn credentials(cmd: &CommandLine<'_>) -> Option<BearerSeen> {
 /// `-v` request lines do not show.
 pub fn other_credentials(cmd: &CommandLine<'_>) -> bool {
     let l = cmd.line.to_ascii_lowercase();
-    !l.contains("authorization")
-        && (l.contains("--cert")
-            || l.contains(" -e ")
-            || l.contains("--user ")
-            || l.contains(" -u "))
+    !l.contains("authorization") && no_header(&l)
 }
 
 /// `cat: can't open '…/token': No such file or directory`: the token the

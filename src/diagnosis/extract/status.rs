@@ -317,8 +317,7 @@ fn named_reason(line: &str, names: &[(usize, &'static str, u16)]) -> Option<(&'s
     })
 }
 
-/// Where a status code is stated in `line` (not a status line at its start),
-/// and whether only a record's fields stated it.
+/// The status code stated in `line` (not a status line at its start).
 pub fn stated_code(line: &str) -> Option<u16> {
     stated_in(line).map(|(code, _)| code)
 }

@@ -54,18 +54,19 @@ pub fn named(line: &str) -> Option<Cause> {
 /// The cause curl's exit code names (`curl: (60) …`, libcurl wrappers'
 /// `curl#60`), when the table holds the code.
 pub fn curl_exit(line: &str) -> Option<Cause> {
-    code_row(Some(curl_code(line)?))?.cause
+    curl_row(line)?.cause
 }
 
 /// Whether curl's exit code says the server answered (`curl -f`'s 22: the
 /// status is the answer, read as one).
 pub fn curl_answered(line: &str) -> bool {
-    let code = curl_code(line);
-    code.is_some() && code_row(code).is_some_and(|w| w.cause.is_none())
+    curl_row(line).is_some_and(|w| w.cause.is_none())
 }
 
-fn code_row(code: Option<u16>) -> Option<&'static crate::vocabulary::wordings::Wording> {
-    CURL_CODES.iter().find(|w| curl_code(w.text) == code)
+/// The table's row for the exit code in `line`.
+fn curl_row(line: &str) -> Option<&'static crate::vocabulary::wordings::Wording> {
+    let code = curl_code(line)?;
+    CURL_CODES.iter().find(|w| curl_code(w.text) == Some(code))
 }
 
 /// The words' cause when they name one of the code's class (a TLS code

@@ -92,13 +92,17 @@ const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OP
 /// The first method-and-URL a line states, in any of the layouts above.
 pub fn method_and_url(line: &str) -> Option<(Option<&str>, &str)> {
     // Go url.Error: `Get "https://…"`, `Post "…"`.
-    for method in ["Get", "Post", "Put", "Patch", "Delete"] {
+    // Go's spellings of the first five methods.
+    for (method, upper) in ["Get", "Post", "Put", "Patch", "Delete"]
+        .into_iter()
+        .zip(METHODS)
+    {
         if let Some(i) = line.find(&format!("{method} \"")) {
             let rest = &line[i + method.len() + 2..];
             if let Some(end) = rest.find('"')
                 && rest.starts_with("http")
             {
-                return Some((Some(method_upper(method)), &rest[..end]));
+                return Some((Some(upper), &rest[..end]));
             }
         }
         // Before Go 1.14: `Get https://…: dial tcp`.
@@ -106,7 +110,7 @@ pub fn method_and_url(line: &str) -> Option<(Option<&str>, &str)> {
             let rest = &line[i + method.len() + 1..];
             let end = rest.find(": ").unwrap_or(rest.len());
             let url = rest[..end].split_whitespace().next().unwrap_or("");
-            return Some((Some(method_upper(method)), url));
+            return Some((Some(upper), url));
         }
     }
     let after = |prefix: &str| -> Option<(Option<&'static str>, &str)> {
@@ -146,20 +150,8 @@ pub fn method_and_url(line: &str) -> Option<(Option<&str>, &str)> {
     None
 }
 
-fn method_upper(go: &str) -> &'static str {
-    METHODS
-        .iter()
-        .find(|m| m.eq_ignore_ascii_case(go))
-        .copied()
-        .unwrap_or("GET")
-}
-
-/// Whether `word` is an HTTP method, as a request line writes it.
-pub fn is_method(word: &str) -> bool {
-    method_of(word).is_some()
-}
-
-fn method_of(word: &str) -> Option<&'static str> {
+/// `word` as an HTTP method, when it is one as a request line writes it.
+pub fn method_of(word: &str) -> Option<&'static str> {
     METHODS.iter().find(|m| **m == word).copied()
 }
 

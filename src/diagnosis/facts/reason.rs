@@ -119,11 +119,6 @@ impl AuthReason {
         self.kind == ReasonKind::InvalidBearerToken
     }
 
-    /// The x509 client-certificate authenticator's reason.
-    pub fn is_client_certificate(&self) -> bool {
-        self.authenticator == Authenticator::ClientCertificate
-    }
-
     /// A failed signature in the wording of a server that tries every key
     /// (before the 1.31 kid lookup; dgrijalva/jwt-go before go-jose): an
     /// unknown kid and a bad signature read the same.

@@ -45,7 +45,9 @@ inside), or a proxy or ingress removed it on the way.",
 fn credential_source(case: &Case<'_>) -> Option<NextStep> {
     (case.bearer == Some(BearerSeen::NotInTrace)).then(|| NextStep::run(
         "the kubeconfig user's credential source: exec: or auth-provider: adds the Authorization header beneath the client's trace (it was sent: the token itself was refused); token: or tokenFile: shows in the trace, so with neither nothing was sent",
-        super::commands::kubeconfig_user(),
+        // The user as the kubeconfig defines it: `exec:`, `auth-provider:`,
+        // `token:`, `tokenFile:`.
+        super::commands::kubeconfig_view("jsonpath={.users[0].user}"),
     ))
 }
 

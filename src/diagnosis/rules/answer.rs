@@ -90,7 +90,7 @@ kube-apiserver does not redirect API requests; a 3xx comes from something in fro
 follows a redirect with the token, so the token was not sent to the new location, and \
 neither should your client send it there.",
     confirm: Steps::Run("the API server URL your kubeconfig uses", |_| {
-        super::commands::kubeconfig_server()
+        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
     }),
     fix: Steps::Say(
         "point the client at the API server itself, not at a proxy or load balancer that redirects",
@@ -507,31 +507,6 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
     );
 }
 
-/// The status as text: `404 NotFound: pods "x" not found`, `401 Unauthorized`.
-/// `404 NotFound`: the code and reason an answer has, if any.
-fn status_head(h: &HttpAnswer) -> Option<String> {
-    let code = h.code().map_or(String::new(), |c| c.to_string());
-    let reason = h.reason.as_deref().unwrap_or("");
-    let head = format!("{code} {reason}").trim().to_owned();
-    (!head.is_empty()).then_some(head)
-}
-
-fn status_text(case: &Case<'_>) -> String {
-    match &case.answer {
-        Answer::Http(h) => {
-            let head = status_head(h).unwrap_or_else(|| "HTTP".to_owned());
-            match h.message.as_deref() {
-                Some(m) if Some(m) != h.reason.as_deref() && !m.is_empty() => {
-                    format!("{head}: {m}")
-                }
-                _ => head,
-            }
-        }
-        Answer::Rejected => "401 Unauthorized".to_owned(),
-        _ => String::new(),
-    }
-}
-
 /// The request as shown (or `HTTP`) and the server's message, when it sent one.
 pub fn request_message(case: &Case<'_>) -> Option<String> {
     let Answer::Http(h) = &case.answer else {
@@ -549,16 +524,30 @@ pub fn shown_meaning(case: &Case<'_>, meaning: impl Into<String>) -> Vec<Support
     vec![Support::answer(shown(case)), Support::answer(meaning)]
 }
 
-/// The request and its status: `GET /api/v1/…: 404 NotFound: …`.
+/// The request and its status: `GET /api/v1/…: 404 NotFound: …`,
+/// `401 Unauthorized`.
 pub fn shown(case: &Case<'_>) -> String {
-    match &case.answer {
-        Answer::Http(h) => match &h.request_line {
-            Some(r) => format!("{r}: {}", status_text(case)),
-            // Without a code or reason, the status text already says `HTTP`.
-            None if status_head(h).is_none() => status_text(case),
-            None => format!("HTTP {}", status_text(case)),
-        },
-        _ => status_text(case),
+    let h = match &case.answer {
+        Answer::Http(h) => h,
+        Answer::Rejected => return "401 Unauthorized".to_owned(),
+        _ => return String::new(),
+    };
+    // `404 NotFound`: the code and reason the answer has, if any.
+    let code = h.code().map_or(String::new(), |c| c.to_string());
+    let head = format!("{code} {}", h.reason.as_deref().unwrap_or(""));
+    let head = head.trim();
+    let mut status = if head.is_empty() { "HTTP" } else { head }.to_owned();
+    if let Some(m) = h.message.as_deref()
+        && Some(m) != h.reason.as_deref()
+        && !m.is_empty()
+    {
+        status = format!("{status}: {m}");
+    }
+    match &h.request_line {
+        Some(r) => format!("{r}: {status}"),
+        // Without a code or reason, the status already says `HTTP`.
+        None if head.is_empty() => status,
+        None => format!("HTTP {status}"),
     }
 }
 

@@ -136,7 +136,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         // The x509 authenticator speaks only of a client certificate; beside
         // a bearer token's reasons the same words are another
         // authenticator's own TLS call (fetching an issuer's keys).
-        if r.is_client_certificate() && case.reasons.iter().any(AuthReason::is_generic) {
+        if r.authenticator == Authenticator::ClientCertificate
+            && case.reasons.iter().any(AuthReason::is_generic)
+        {
             support.push(Support::server_reason(
                 "the request carried a bearer token (\"invalid bearer token\" beside it): these x509 words may be another authenticator's own TLS call, not a client certificate",
             ));

@@ -375,13 +375,21 @@ fn read(c: &BindingCheck, f: &mut Findings) {
                 "{what} is being deleted (deletionTimestamp {deletion}, {from}); tokens fail once that is more than 60 s ago"
             ),
         ),
-        (BindingState::Missing, BindingKind::Pod) => (
-            Cause::PodDeleted,
-            Basis::Observed,
-            format!(
-                "the token is bound to {what} uid {claim}, which no longer exists ({from}: 404): \"service account token has been invalidated\""
-            ),
-        ),
+        (BindingState::Missing, kind @ (BindingKind::Pod | BindingKind::Node)) => {
+            let cause = if kind == BindingKind::Pod {
+                Cause::PodDeleted
+            } else {
+                f.rule_out(Cause::NodeRecreated);
+                Cause::NodeDeleted
+            };
+            (
+                cause,
+                Basis::Observed,
+                format!(
+                    "the token is bound to {what} uid {claim}, which no longer exists ({from}: 404): \"service account token has been invalidated\""
+                ),
+            )
+        }
         (BindingState::UidDiffers, BindingKind::Pod) => (
             Cause::PodDeleted,
             Basis::Observed,
@@ -432,16 +440,6 @@ fn read(c: &BindingCheck, f: &mut Findings) {
                 }
             ),
         ),
-        (BindingState::Missing, BindingKind::Node) => {
-            f.rule_out(Cause::NodeRecreated);
-            (
-                Cause::NodeDeleted,
-                Basis::Observed,
-                format!(
-                    "the token is bound to {what} uid {claim}, which no longer exists ({from}: 404): \"service account token has been invalidated\""
-                ),
-            )
-        }
         (BindingState::UidDiffers, BindingKind::Node) => {
             f.rule_out(Cause::NodeDeleted);
             (

@@ -151,7 +151,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::CheckerFailed(failure) = &case.answer else {
         return;
     };
-    let who = failure.checker.as_deref().unwrap_or("the checker");
+    let who = failure.checker.unwrap_or("the checker");
     let mut support = vec![Support::answer(format!("{who}: {}", failure.detail))];
     // The checker's own call: a TLS failure is its trust setting (its CA),
     // no answer its network path, a refusal its credentials, a 404 an API
@@ -197,7 +197,7 @@ mod tests {
     fn a_checker_that_could_not_review() {
         let answer = Answer::CheckerFailed(CheckerFailure {
             call: CheckerCall::Refused,
-            checker: Some("istiod".into()),
+            checker: Some("istiod"),
             detail: r#"tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:istio-system:reader" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope"#.into(),
             certain: true,
         });
@@ -217,7 +217,7 @@ mod tests {
         );
         let answer = Answer::CheckerFailed(CheckerFailure {
             call: CheckerCall::Refused,
-            checker: Some("Vault".into()),
+            checker: Some("Vault"),
             detail: "service account unauthorized".into(),
             certain: false,
         });

@@ -24,28 +24,14 @@ pub fn decode_token() -> Command {
         .with_placeholders()
 }
 
-/// The current context's user as the kubeconfig defines it (`kubectl config
-/// view` redacts its secrets): `exec:`, `auth-provider:`, `token:`, `tokenFile:`.
-pub fn kubeconfig_user() -> Command {
-    Command::kubectl().words(&[
-        "config",
-        "view",
-        "--minify",
-        "-o",
-        "jsonpath={.users[0].user}",
-    ])
+/// A field of the kubeconfig's current context (`kubectl config view`
+/// redacts its secrets).
+pub fn kubeconfig_view(jsonpath: &str) -> Command {
+    Command::kubectl().words(&["config", "view", "--minify", "-o", jsonpath])
 }
 
 /// The server URL the kubeconfig's current context uses.
-pub fn kubeconfig_server() -> Command {
-    Command::kubectl().words(&[
-        "config",
-        "view",
-        "--minify",
-        "-o",
-        "jsonpath={.clusters[0].cluster.server}",
-    ])
-}
+pub const KUBECONFIG_SERVER: &str = "jsonpath={.clusters[0].cluster.server}";
 
 /// `kubectl config view --raw --minify -o JSONPATH | base64 -d`: a
 /// base64 field of the kubeconfig's current context, decoded.

@@ -60,14 +60,9 @@ at once (\"node may only request 0 or 1 audiences\").",
 fn ask_review(case: &Case<'_>) -> Command {
     let refusal = case.node_audience.as_ref();
     let mut placeholders = false;
-    let mut pick = |v: Option<&str>, p: &'static str| -> String {
-        match fits_json(v) {
-            Some(v) => v.to_owned(),
-            None => {
-                placeholders = true;
-                p.to_owned()
-            }
-        }
+    let mut pick = |v: Option<&str>, p: &'static str| {
+        placeholders |= fits_json(v).is_none();
+        fits_json(v).unwrap_or(p).to_owned()
     };
     let node = pick(refusal.and_then(|r| r.node.as_deref()), "NODE");
     let audience = pick(refusal.and_then(|r| r.audience.as_deref()), "AUDIENCE");

@@ -18,13 +18,8 @@ use crate::token::kind::{FOREIGN_KID_MEANING, is_kubernetes_key_id};
 /// The token's kid, or a published one, is not a Kubernetes key id: an
 /// external signer (or another issuer) names the keys.
 fn external_kid(keys: &KeyCheck) -> bool {
-    keys.token_kid
-        .as_deref()
-        .is_some_and(|k| !k.is_empty() && !is_kubernetes_key_id(k))
-        || keys
-            .kids
-            .iter()
-            .any(|k| !k.is_empty() && !is_kubernetes_key_id(k))
+    let mut kids = keys.token_kid.iter().chain(&keys.kids);
+    kids.any(|k| !k.is_empty() && !is_kubernetes_key_id(k))
 }
 
 pub const KEY_MISMATCH: CauseDef = CauseDef {

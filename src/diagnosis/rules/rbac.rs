@@ -212,7 +212,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "the token was accepted (user {}); authorization allows no {} {}",
             d.user,
             d.verb(),
-            target_words(&d)
+            d.request.target()
         ),
     );
     // A kubelet's own requests are the Node authorizer's to judge, not a grant's.
@@ -299,7 +299,7 @@ fn access_review(
         "SelfSubjectAccessReview: {} may not {} {}{}",
         d.user,
         d.verb(),
-        target_words(&d),
+        d.request.target(),
         verdict
             .reason
             .as_deref()
@@ -362,11 +362,6 @@ fn unnamed_refusal(message: Option<String>, relayed: bool, f: &mut Findings) {
             );
         }
     }
-}
-
-/// `pods "web-0" in namespace "shop"`, `nodes at the cluster scope`, `path /healthz`.
-fn target_words(d: &Forbidden) -> String {
-    d.request.target()
 }
 
 #[cfg(test)]

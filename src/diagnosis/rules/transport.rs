@@ -35,7 +35,7 @@ fn checker_trust(case: &Case<'_>) -> Option<NextStep> {
     let Answer::CheckerFailed(failure) = &case.answer else {
         return None;
     };
-    let who = failure.checker.as_deref().unwrap_or("the checker");
+    let who = failure.checker.unwrap_or("the checker");
     Some(NextStep::say(format!(
         "give {who} the cluster's CA and an address the API server's certificate names: Vault's kubernetes_ca_cert and kubernetes_host (vault read auth/kubernetes/config), a proxy's kubeconfig or its pod's ca.crt; its network path is fine, the handshake happened"
     )))
@@ -197,7 +197,7 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
     confirm: Steps::Run("the server URL the client uses", |_| {
-        super::commands::kubeconfig_server()
+        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
     }),
     fix: Steps::Or(
         onward_step,
