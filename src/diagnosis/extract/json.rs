@@ -155,10 +155,21 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                 out.push(Doc::Status(facts));
                 return;
             }
+            let (start, mut status_field) = (out.len(), None);
             for (key, v) in obj.iter().take(256) {
                 match v {
                     Value::String(s) if is_text_field(key) && !s.is_empty() => {
                         out.push(Doc::Text(s.clone()));
+                    }
+                    // A structured log's error status (`"http.status_code":401`,
+                    // `"status_code":"403"`), read as its line would be.
+                    Value::Number(_) | Value::String(_)
+                        if super::status::names_a_status(key)
+                            && v.as_u64()
+                                .or_else(|| v.as_str()?.parse().ok())
+                                .is_some_and(|c| (400..600).contains(&c)) =>
+                    {
+                        status_field = Some(format!("{key}: {}", v.to_string().trim_matches('"')));
                     }
                     Value::Array(items) if is_text_field(key) => {
                         for item in items.iter().take(64) {
@@ -171,6 +182,10 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                     Value::Array(_) | Value::Object(_) => walk(v, depth + 1, out),
                     _ => {}
                 }
+            }
+            // Only where no Status body stands in the same record.
+            if !out[start..].iter().any(|d| matches!(d, Doc::Status(_))) {
+                out.extend(status_field.map(Doc::Text));
             }
         }
         _ => {}
@@ -387,6 +402,36 @@ mod tests {
         assert_eq!(b.feed("{"), None);
         assert_eq!(b.feed("  \"m\": \"}\","), None);
         assert_eq!(b.feed("}root@pod:/# curl"), Some(1));
+    }
+
+    /// A structured log's error status field is read as its line would be,
+    /// unless a Status body in the same record says more.
+    #[test]
+    fn a_record_s_status_field_is_a_status() {
+        let texts = |text: &str| -> Vec<String> {
+            docs_of(text)
+                .into_iter()
+                .filter_map(|d| match d {
+                    Doc::Text(t) => Some(t),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            texts(r#"{"msg":"request failed","http.status_code":401}"#),
+            ["request failed", "http.status_code: 401"]
+        );
+        assert_eq!(texts(r#"{"status_code":"403"}"#), ["status_code: 403"]);
+        // A success, an exit status and a number that is no status are not.
+        for text in [
+            r#"{"status_code":200}"#,
+            r#"{"exit_status":404}"#,
+            r#"{"status":"Failure"}"#,
+        ] {
+            assert!(texts(text).is_empty(), "{text}");
+        }
+        let dashboard = r#"{"status":401,"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#;
+        assert!(texts(dashboard).is_empty());
     }
 
     #[test]

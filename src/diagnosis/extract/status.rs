@@ -155,6 +155,11 @@ fn key(word: &str) -> String {
         .collect()
 }
 
+/// Whether a record's field (`http.status_code`, `statusCode`) holds a status.
+pub fn names_a_status(field: &str) -> bool {
+    names_status(&key(field))
+}
+
 /// Whether a key's value is a status code: `status`, `statusCode`,
 /// `status_code`, `http_status`, `HTTP-Code`, `responseCode`, `HTTP`,
 /// `returned` (never a process's `exit status`).
