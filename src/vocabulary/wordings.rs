@@ -228,7 +228,24 @@ pub const SERVICES: &[Wording] = &[
     // Vault's role: bound_service_account_names / _namespaces.
     w(VAULT, "service account name not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
     w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
+    // Envoy answers for a mesh itself, in its own words as the body: its
+    // RBAC filter (an Istio AuthorizationPolicy, not Kubernetes RBAC) and its
+    // jwt_authn filter (a RequestAuthentication), which judges the JWT itself.
+    w(ENVOY_RBAC, "RBAC: access denied", "all", Some(Cause::Unknown), "envoyproxy/envoy source/extensions/filters/http/rbac/rbac_filter.cc"),
+    w(ENVOY_JWT, "Jwt is expired", "all", Some(Cause::Expired), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwt not yet valid", "all", Some(Cause::ClockSkew), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwt is missing", "all", Some(Cause::TokenNotSent), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwt verification fails", "all", Some(Cause::SignatureInvalid), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwks doesn't have key to match kid or alg from Jwt", "all", Some(Cause::KeyMismatch), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwt issuer is not configured", "all", Some(Cause::IssuerMismatch), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Audiences in Jwt are not allowed", "all (HTTP 403)", Some(Cause::AudienceMismatch), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwks remote fetch is failed", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
 ];
+
+const ENVOY_RBAC: &str = "Envoy's RBAC filter (an Istio AuthorizationPolicy)";
+const ENVOY_JWT: &str = "Envoy's jwt_authn filter (an Istio RequestAuthentication)";
+const JWT_VERIFY_LIB: &str =
+    "google/jwt_verify_lib src/status.cc (the body Envoy's jwt_authn filter answers with)";
 
 const VAULT: &str = "Vault";
 const VAULT_LOGIN: &str = "hashicorp/vault-plugin-auth-kubernetes path_login.go";

@@ -100,6 +100,22 @@ mod tests {
                 "an OAuth 2.0 token endpoint",
                 Cause::Unknown,
             ),
+            // Envoy's own bodies: an AuthorizationPolicy is not Kubernetes RBAC.
+            (
+                "RBAC: access denied",
+                "Envoy's RBAC filter (an Istio AuthorizationPolicy)",
+                Cause::Unknown,
+            ),
+            (
+                "Jwt is expired",
+                "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
+                Cause::Expired,
+            ),
+            (
+                "Audiences in Jwt are not allowed",
+                "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
+                Cause::AudienceMismatch,
+            ),
             (
                 "An error occurred (InvalidIdentityToken) when calling the AssumeRoleWithWebIdentity operation: Incorrect token audience",
                 "AWS STS",
