@@ -240,8 +240,12 @@ pub const SERVICES: &[Wording] = &[
     w(ENVOY_JWT, "Jwt issuer is not configured", "all", Some(Cause::IssuerMismatch), JWT_VERIFY_LIB),
     w(ENVOY_JWT, "Audiences in Jwt are not allowed", "all (HTTP 403)", Some(Cause::AudienceMismatch), JWT_VERIFY_LIB),
     w(ENVOY_JWT, "Jwks remote fetch is failed", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
+    // Its own 503 when the service behind it cannot be reached.
+    w(ENVOY, "upstream connect error or disconnect/reset before headers", "all", Some(Cause::Unknown), "envoyproxy/envoy source/common/router/router.cc"),
+    w(ENVOY, "no healthy upstream", "all", Some(Cause::Unknown), "envoyproxy/envoy source/common/router/router.cc"),
 ];
 
+const ENVOY: &str = "Envoy (an Istio sidecar or gateway)";
 const ENVOY_RBAC: &str = "Envoy's RBAC filter (an Istio AuthorizationPolicy)";
 const ENVOY_JWT: &str = "Envoy's jwt_authn filter (an Istio RequestAuthentication)";
 const JWT_VERIFY_LIB: &str =

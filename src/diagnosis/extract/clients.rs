@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use super::super::facts::{BearerSeen, CheckerFailure, HttpAnswer, RequestInfo};
+use super::super::facts::{AnswerOrigin, BearerSeen, CheckerFailure, HttpAnswer, RequestInfo};
 use super::super::reasons::AuthReason;
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
@@ -88,6 +88,21 @@ pub fn find(line: &str) -> Option<ClientLine> {
     {
         found.note = Some(
             "fabric8 adds \"Service account may have been revoked\" / \"Token may have expired!\" to every 401 and 403: its stock text, not a diagnosis"
+                .to_owned(),
+        );
+    }
+    // An HTML error page (`<title>401 Authorization Required</title>`, as
+    // nginx, Apache and most proxies write one): kube-apiserver never
+    // answers HTML.
+    if let Some((_, title)) = t.split_once("<title>")
+        && let Some(code) = title.get(..3).and_then(|c| c.parse::<u16>().ok())
+        && (400..600).contains(&code)
+        && title[3..].starts_with(' ')
+    {
+        facts.status = Some(code);
+        facts.weight = 2;
+        facts.origin = AnswerOrigin::Other(
+            "an HTML error page answered (a web server, proxy or ingress), not kube-apiserver"
                 .to_owned(),
         );
     }
@@ -188,6 +203,19 @@ pub fn find(line: &str) -> Option<ClientLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An HTML error page is a web server's or a proxy's, never
+    /// kube-apiserver's; a title that is no status is not read.
+    #[test]
+    fn an_html_error_page_is_another_server_s_answer() {
+        let page = "<html><head><title>401 Authorization Required</title></head><body><center><h1>401 Authorization Required</h1></center><hr><center>nginx</center></body></html>";
+        let h = find(page).unwrap().http.unwrap();
+        assert_eq!(h.status, Some(401));
+        assert!(!h.from_kubernetes());
+        for page in ["<title>2024 report</title>", "<title>200 OK</title>"] {
+            assert!(find(page).and_then(|f| f.http).is_none(), "{page}");
+        }
+    }
 
     #[test]
     fn clients_of_every_kind() {

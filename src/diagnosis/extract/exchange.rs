@@ -117,6 +117,11 @@ mod tests {
                 Cause::AudienceMismatch,
             ),
             (
+                "upstream connect error or disconnect/reset before headers. reset reason: connection failure",
+                "Envoy (an Istio sidecar or gateway)",
+                Cause::Unknown,
+            ),
+            (
                 "An error occurred (InvalidIdentityToken) when calling the AssumeRoleWithWebIdentity operation: Incorrect token audience",
                 "AWS STS",
                 Cause::CloudFederationMismatch,
