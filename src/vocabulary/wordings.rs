@@ -235,10 +235,13 @@ pub const SERVICES: &[Wording] = &[
     w(ENVOY_JWT, "Jwt is expired", "all", Some(Cause::Expired), JWT_VERIFY_LIB),
     w(ENVOY_JWT, "Jwt not yet valid", "all", Some(Cause::ClockSkew), JWT_VERIFY_LIB),
     w(ENVOY_JWT, "Jwt is missing", "all", Some(Cause::TokenNotSent), JWT_VERIFY_LIB),
-    w(ENVOY_JWT, "Jwt verification fails", "all", Some(Cause::SignatureInvalid), JWT_VERIFY_LIB),
-    w(ENVOY_JWT, "Jwks doesn't have key to match kid or alg from Jwt", "all", Some(Cause::KeyMismatch), JWT_VERIFY_LIB),
-    w(ENVOY_JWT, "Jwt issuer is not configured", "all", Some(Cause::IssuerMismatch), JWT_VERIFY_LIB),
-    w(ENVOY_JWT, "Audiences in Jwt are not allowed", "all (HTTP 403)", Some(Cause::AudienceMismatch), JWT_VERIFY_LIB),
+    // The keys, issuers and audiences it judges by are the RequestAuthentication's
+    // jwtRules, not kube-apiserver's: the causes named so would point at the
+    // cluster's keys and flags, so these name none and quote the words.
+    w(ENVOY_JWT, "Jwt verification fails", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwks doesn't have key to match kid or alg from Jwt", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Jwt issuer is not configured", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
+    w(ENVOY_JWT, "Audiences in Jwt are not allowed", "all (HTTP 403)", Some(Cause::Unknown), JWT_VERIFY_LIB),
     w(ENVOY_JWT, "Jwks remote fetch is failed", "all", Some(Cause::Unknown), JWT_VERIFY_LIB),
     // Its own 503 when the service behind it cannot be reached.
     w(ENVOY, "upstream connect error or disconnect/reset before headers", "all", Some(Cause::Unknown), "envoyproxy/envoy source/common/router/router.cc"),

@@ -111,10 +111,12 @@ mod tests {
                 "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
                 Cause::Expired,
             ),
+            // Its audiences are the RequestAuthentication's: no cause whose
+            // steps are the cluster's.
             (
                 "Audiences in Jwt are not allowed",
                 "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
-                Cause::AudienceMismatch,
+                Cause::Unknown,
             ),
             (
                 "upstream connect error or disconnect/reset before headers. reset reason: connection failure",

@@ -195,7 +195,17 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
             ]),
         ));
     }
-    if matches!(case.classification(), C::Unauthorized) {
+    if let Answer::Http(HttpAnswer {
+        verdict: Some(v), ..
+    }) = &case.answer
+    {
+        // kube-apiserver never saw the request: the service that refused it
+        // has the reason.
+        steps.push(NextStep::say(format!(
+            "{} refused it, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
+            v.service
+        )));
+    } else if matches!(case.classification(), C::Unauthorized) {
         // The server's reason already read (its log line, a TokenReview) is
         // all that line or a TokenReview would add.
         if case.reasons.is_empty() {
@@ -217,16 +227,6 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
                     .with_placeholders(),
             ));
         }
-    } else if let Answer::Http(HttpAnswer {
-        verdict: Some(v), ..
-    }) = &case.answer
-    {
-        // kube-apiserver never saw the request: the service that refused it
-        // has the reason.
-        steps.push(NextStep::say(format!(
-            "{} refused it, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
-            v.service
-        )));
     } else {
         steps.push(NextStep::say(
             "read the server's message, and the kube-apiserver log near the time of the request",
@@ -611,25 +611,29 @@ mod tests {
         said.answer = Answer::Rejected;
         said.reasons = crate::diagnosis::reasons::parse_auth_error("invalid bearer token");
         assert!(!looks_for_the_log(&whys(&said)));
-        let refused = case(
-            Answer::Http(HttpAnswer {
-                status: Some(400),
-                verdict: Some(ServiceVerdict {
-                    cause: Cause::Unknown,
-                    service: "an OAuth 2.0 token endpoint",
-                    cloud: None,
-                    alternatives: &[],
-                    detail: "oauth2: cannot fetch token: 400 Bad Request".to_owned(),
+        // A 401 from the service too: kube-apiserver's log has nothing of it.
+        for status in [400, 401] {
+            let refused = case(
+                Answer::Http(HttpAnswer {
+                    status: Some(status),
+                    verdict: Some(ServiceVerdict {
+                        cause: Cause::Unknown,
+                        service: "an OAuth 2.0 token endpoint",
+                        cloud: None,
+                        alternatives: &[],
+                        detail: "oauth2: cannot fetch token: 400 Bad Request".to_owned(),
+                    }),
+                    ..HttpAnswer::default()
                 }),
-                ..HttpAnswer::default()
-            }),
-            None,
-        );
-        let steps = whys(&refused);
-        assert!(
-            steps[0].starts_with("an OAuth 2.0 token endpoint refused it, not kube-apiserver"),
-            "{steps:?}"
-        );
-        assert!(!steps.iter().any(|w| w.contains("kube-apiserver log")));
+                None,
+            );
+            let steps = whys(&refused);
+            assert!(
+                steps[0].starts_with("an OAuth 2.0 token endpoint refused it, not kube-apiserver"),
+                "{steps:?}"
+            );
+            assert!(!steps.iter().any(|w| w.contains("kube-apiserver log")));
+            assert!(!looks_for_the_log(&steps), "{status}");
+        }
     }
 }

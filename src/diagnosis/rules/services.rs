@@ -273,7 +273,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "the token was reviewed; the checker's own role does not allow its ServiceAccount"
         }
         Cause::Unknown => {
-            "the service's answer names no fault of the token or of its federation settings"
+            "the service judged it by its own settings: its words say what it refused, and no cause here fits them"
         }
         Cause::CloudCallerDenied => {
             "the cloud knew the caller; its policy does not allow the call (not a fault of the token)"
