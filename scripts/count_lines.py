@@ -26,7 +26,7 @@ def rust_files(root):
             if name.endswith(".rs"):
                 path = os.path.join(folder, name)
                 with open(path, encoding="utf-8") as f:
-                    yield path, name, f.read().split("\n")
+                    yield path, name, f.read().splitlines()
 
 
 def test_only_modules(root):
