@@ -103,6 +103,8 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("the clouds' token exchanges", clouds::EXCHANGES),
     ("the cloud SDKs' printing of a cloud API's answer", clouds::ENVELOPES),
     ("services that judge a token themselves", SERVICES),
+    ("a container image registry's refusal of a node's pull", REGISTRY_DENIALS),
+    ("a node's image pull, where the line states the registry's status", IMAGE_PULLS),
 ];
 
 /// Every wording of [`TABLES`], in their order.
@@ -247,6 +249,28 @@ pub const SERVICES: &[Wording] = &[
     w(ENVOY, "upstream connect error or disconnect/reset before headers", "all", Some(Cause::Unknown), "envoyproxy/envoy source/common/router/router.cc"),
     w(ENVOY, "no healthy upstream", "all", Some(Cause::Unknown), "envoyproxy/envoy source/common/router/router.cc"),
 ];
+
+/// A container image registry refusing a node's pull: judged by the pod's
+/// imagePullSecrets or the node's registry credentials, never by a
+/// ServiceAccount token or kube-apiserver.
+#[rustfmt::skip]
+pub const REGISTRY_DENIALS: &[Wording] = &[
+    w(REGISTRY, "pull access denied", "containerd 1.5+, Docker 1.13+", Some(Cause::Unknown), "containerd remotes/docker/resolver.go (\"pull access denied, repository does not exist or may require authorization\"); moby distribution/errors.go (\"pull access denied for %s, repository does not exist or may require 'docker login'\")"),
+    w(REGISTRY, "requested access to the resource is denied", "all (the registry's DENIED error code)", Some(Cause::Unknown), "distribution/distribution registry/api/errcode/register.go (ErrorCodeDenied)"),
+];
+
+/// The container runtimes' and the kubelet's wrappers of a pull's failure:
+/// a registry's answer where the line states its status.
+#[rustfmt::skip]
+pub const IMAGE_PULLS: &[Wording] = &[
+    w(REGISTRY, "failed to fetch anonymous token", "containerd 1.3+", Some(Cause::Unknown), CONTAINERD_AUTH),
+    w(REGISTRY, "failed to fetch oauth token", "containerd 1.3+", Some(Cause::Unknown), CONTAINERD_AUTH),
+    w(REGISTRY, "failed to pull and unpack image", "containerd 1.2+ (CRI)", Some(Cause::Unknown), "containerd pkg/cri/server/image_pull.go (PullImage: \"failed to pull and unpack image %q: %w\")"),
+    w(REGISTRY, "Failed to pull image", "all (the kubelet's event)", Some(Cause::Unknown), "kubernetes pkg/kubelet/images/image_manager.go (\"Failed to pull image %q: %v\")"),
+];
+
+const REGISTRY: &str = "a container image registry (the node's image pull)";
+const CONTAINERD_AUTH: &str = "containerd remotes/docker/authorizer.go (doBearerAuth)";
 
 const ENVOY: &str = "Envoy (an Istio sidecar or gateway)";
 const ENVOY_RBAC: &str = "Envoy's RBAC filter (an Istio AuthorizationPolicy)";

@@ -15,13 +15,14 @@ use super::super::artefact::ServiceVerdict;
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
 use crate::vocabulary::clouds::{ENVELOPES, EXCHANGES, UNDECIDED, cloud_of};
-use crate::vocabulary::wordings::{SERVICES, Wording};
+use crate::vocabulary::wordings::{IMAGE_PULLS, REGISTRY_DENIALS, SERVICES, Wording};
 
 /// The rows in the order they are read, each with whether it counts only
 /// where the line states a status.
 fn rows() -> impl Iterator<Item = (&'static Wording, bool)> {
-    let named = EXCHANGES.iter().chain(SERVICES).map(|w| (w, false));
-    named.chain(ENVELOPES.iter().map(|w| (w, true)))
+    let named = EXCHANGES.iter().chain(SERVICES).chain(REGISTRY_DENIALS);
+    let enveloped = ENVELOPES.iter().chain(IMAGE_PULLS).map(|w| (w, true));
+    named.map(|w| (w, false)).chain(enveloped)
 }
 
 pub fn find(line: &str) -> Option<ServiceVerdict> {
@@ -118,6 +119,18 @@ mod tests {
                 "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
                 Cause::Unknown,
             ),
+            // A node's image pull: the registry judged the pod's pull
+            // secrets, not a ServiceAccount token.
+            (
+                "failed to resolve reference \"r.example/app:1\": failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized",
+                "a container image registry (the node's image pull)",
+                Cause::Unknown,
+            ),
+            (
+                "Error response from daemon: pull access denied for app, repository does not exist or may require 'docker login': denied: requested access to the resource is denied",
+                "a container image registry (the node's image pull)",
+                Cause::Unknown,
+            ),
             (
                 "upstream connect error or disconnect/reset before headers. reset reason: connection failure",
                 "Envoy (an Istio sidecar or gateway)",
@@ -163,5 +176,7 @@ mod tests {
             Some(Cause::Unknown)
         );
         assert!(find("error: You must be logged in to the server (Unauthorized)").is_none());
+        // A pull that failed without the registry's answer is no refusal.
+        assert!(find("Failed to pull image \"app:1\": context deadline exceeded").is_none());
     }
 }
