@@ -135,6 +135,8 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "exec: executable … not found", "1.19+ (exec.Error; then `It looks like you are trying to use a client-go credential plugin that is not installed.`)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "getting credentials: exec: … executable file not found", "1.10-1.18 (Go os/exec's ErrNotFound)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec: executable … failed with exit code", "1.19+ (exec.ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "getting credentials: exec: exit status …", "1.10-1.18 (Go os/exec's ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "getting credentials: decoding stdout: …", "1.10+ (the plugin printed no ExecCredential client-go decodes)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin didn't return a …", "1.10+ (a token; a token or cert/key pair since 1.11; a status field)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),

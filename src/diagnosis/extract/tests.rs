@@ -122,6 +122,13 @@ fn a_plugin_s_exit_after_a_refusal_is_not_a_failure_of_its_own() {
             .collect()
     };
     assert_eq!(failures(exit), [1]);
+    // Before 1.19 (Go's ExitError), and a plugin that printed no ExecCredential.
+    for other in [
+        "Unable to connect to the server: getting credentials: exec: exit status 1",
+        r#"Unable to connect to the server: getting credentials: decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io/v1alpha1" in scheme "pkg/client/auth/exec/exec.go:62""#,
+    ] {
+        assert_eq!(failures(other), [1], "{other}");
+    }
     let refused = format!(
         "An error occurred (AccessDenied) when calling the AssumeRole operation: Roles may not be assumed by root accounts.\n{exit}\n"
     );
