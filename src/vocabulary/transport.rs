@@ -235,11 +235,14 @@ pub const TRANSPORT: &[Wording] = &[
     w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
     w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "Node.js error code"),
     w(DOTNET, "did not properly respond after a period of time", "Windows (WSAETIMEDOUT)", Some(Cause::Timeout), "Windows winerror.h"),
+    w(DOTNET, "due to the configured HttpClient.Timeout of", ".NET 5+ (TaskCanceledException)", Some(Cause::Timeout), "dotnet/runtime src/libraries/System.Net.Http/src/Resources/Strings.resx (net_http_request_timedout)"),
     // The connection failed in a way that names no cause of the engine's.
     w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
     w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
     w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
     w(NODE, "ECONNRESET", "all", Some(Cause::Unknown), "Node.js error code"),
+    w(NODE, "socket hang up", "all (the connection closed before an answer)", Some(Cause::Unknown), "Node.js lib/_http_client.js (connResetException)"),
+    w(GO_NET, "http2: client connection lost", "all (golang.org/x/net/http2, net/http's bundle)", Some(Cause::Unknown), "golang.org/x/net http2/transport.go (errClientConnLost)"),
     w(NODE, "EHOSTUNREACH", "all", Some(Cause::Unknown), "Node.js error code"),
     w(JAVA, "NoRouteToHostException", "all", Some(Cause::Unknown), "OpenJDK java/net"),
     // The caller gave up (its own deadline, a shutdown) before any answer came.

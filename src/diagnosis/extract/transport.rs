@@ -170,6 +170,15 @@ mod tests {
                 Some(Cause::DnsFailure),
             ),
             (
+                "System.Threading.Tasks.TaskCanceledException: The request was canceled due to the configured HttpClient.Timeout of 100 seconds elapsing.",
+                Some(Cause::Timeout),
+            ),
+            ("Error: socket hang up", Some(Cause::Unknown)),
+            (
+                r#"Get "https://10.96.0.1:443/api": http2: client connection lost"#,
+                Some(Cause::Unknown),
+            ),
+            (
                 "dial tcp 10.96.0.1:443: connect: connection refused",
                 Some(Cause::ConnectionRefused),
             ),
