@@ -119,6 +119,11 @@ mod tests {
                 "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
                 Cause::Unknown,
             ),
+            (
+                r#"{"error":"invalid_target","error_description":"The target service indicated by the \"audience\" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn't exist."}"#,
+                "Google Cloud STS",
+                Cause::Unknown,
+            ),
             // A node's image pull: the registry judged the pod's pull
             // secrets, not a ServiceAccount token.
             (
