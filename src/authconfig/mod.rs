@@ -107,19 +107,32 @@ pub struct Routed {
     pub user: MappedUser,
 }
 
-/// What the configuration makes of the token.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the configuration's JWT authenticators make of the token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "AuthnConfig")]
 pub struct AuthnConfigReport {
+    /// The file read.
+    #[serde(rename = "file")]
     pub source: String,
+    /// Its apiVersion (`apiserver.config.k8s.io/v1`…).
     pub api_version: String,
-    /// How many JWT authenticators the file has.
+    /// How many JWT authenticators it has.
     pub authenticators: usize,
-    /// The one the token's issuer routes to, if any.
+    /// The authenticator the token's `iss` routes to, or null (then only the
+    /// ServiceAccount authenticator, or none, takes the token).
     pub routed: Option<Routed>,
-    /// The first failure, as kube-apiserver would report it.
+    /// The first failure in kube-apiserver's words, or null when the
+    /// authenticator takes the token (as far as evaluated).
+    #[serde(serialize_with = "in_kube_words")]
+    #[schemars(with = "Option<String>")]
     pub rejection: Option<JwtRejection>,
     /// What the evaluation found, for the subcommand's findings.
+    #[serde(skip)]
     pub findings: Vec<Finding>,
+}
+
+fn in_kube_words<S: serde::Serializer>(r: &Option<JwtRejection>, s: S) -> Result<S::Ok, S::Error> {
+    r.as_ref().map(kube_wording).serialize(s)
 }
 
 /// `iss` as the JWT authenticator reads it (oidc.go `untrustedIssuer`).

@@ -727,15 +727,18 @@ impl BindingKind {
 }
 
 /// An object the token names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BindingTarget {
+    /// Which kind of object.
     pub kind: BindingKind,
-    /// The token's namespace (unused for a Node).
+    /// Its namespace (the token's; unused for a node).
     pub namespace: String,
+    /// Its name.
     pub name: String,
-    /// The uid in the token (legacy Secrets carry none).
+    /// The uid the token's claim names (legacy Secrets carry none).
     pub claim_uid: Option<String>,
     /// A legacy Secret token (deletion without leeway; the invalid-since label).
+    #[serde(skip)]
     pub legacy: bool,
 }
 
@@ -782,16 +785,23 @@ pub enum BindingState {
 string_codes!(BindingState);
 
 /// One bound object, read and compared with the token's claim.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "BoundObject")]
 pub struct BindingCheck {
+    #[serde(flatten)]
     pub target: BindingTarget,
-    pub state: BindingState,
+    /// The uid of the object that exists now.
     pub live_uid: Option<String>,
+    /// `metadata.deletionTimestamp` as the server wrote it.
     pub deletion_timestamp: Option<String>,
+    /// The legacy-token-invalid-since label's value.
     pub invalid_since: Option<String>,
-    /// HTTP status of the read (None: not sent / transport failure).
+    /// What the read showed.
+    pub state: BindingState,
+    /// HTTP status of the read (null: not sent, or a transport failure).
+    #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
-    /// Which server answered, and as whom.
+    /// Which credentials read it: which server answered, and as whom.
     pub via: String,
 }
 

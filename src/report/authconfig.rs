@@ -1,44 +1,13 @@
-//! `--authentication-config` in `decode` and `verify`: the JSON wire type of an
-//! [`AuthnConfigReport`] and its table section. Pure over a `Write`.
+//! `--authentication-config` in `decode` and `verify`: the table section of an
+//! [`AuthnConfigReport`]. Pure over a `Write`.
 
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize as _;
-use schemars::JsonSchema;
-use serde::Serialize;
 
 use super::TableStyle;
 use super::sanitize::sanitize;
-use crate::authconfig::{AuthnConfigReport, CheckOutcome, Routed, kube_wording};
-
-/// What the configuration's JWT authenticators make of the token.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct AuthnConfigJson<'a> {
-    /// The file read.
-    pub file: &'a str,
-    /// Its apiVersion (`apiserver.config.k8s.io/v1`…).
-    pub api_version: &'a str,
-    /// How many JWT authenticators it has.
-    pub authenticators: usize,
-    /// The authenticator the token's `iss` routes to, or null (then only the
-    /// ServiceAccount authenticator, or none, takes the token).
-    pub routed: Option<&'a Routed>,
-    /// The first failure in kube-apiserver's words, or null when the
-    /// authenticator takes the token (as far as evaluated).
-    pub rejection: Option<String>,
-}
-
-impl<'a> AuthnConfigJson<'a> {
-    pub fn new(r: &'a AuthnConfigReport) -> Self {
-        AuthnConfigJson {
-            file: &r.source,
-            api_version: &r.api_version,
-            authenticators: r.authenticators,
-            routed: r.routed.as_ref(),
-            rejection: r.rejection.as_ref().map(kube_wording),
-        }
-    }
-}
+use crate::authconfig::{AuthnConfigReport, CheckOutcome};
 
 /// The table section: the routed authenticator and each check, one line each.
 pub fn write_authn(

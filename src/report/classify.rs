@@ -15,13 +15,14 @@ use serde::ser::SerializeSeq as _;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
+use super::diagnosis::{DiagnosisJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, ellipsize, sanitize};
 use super::table::{key_value_table, write_table};
 use crate::classify::{ClassifyResult, SourceType, Tally};
 use crate::diagnosis::facts::ClockSource;
 use crate::diagnosis::facts::RequestInfo;
+use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Diagnosis};
 use crate::token::{self, Token};
 use crate::window::Verdict;
@@ -111,7 +112,7 @@ pub struct ResultJson<'a> {
     /// The request, or null when nothing is known.
     pub request: Option<&'a RequestInfo>,
     /// kube-apiserver's reasons (log line or TokenReview), parsed.
-    pub reasons: Vec<ReasonJson<'a>>,
+    pub reasons: &'a [AuthReason],
     /// The token's times judged at the event's instant (401 with a token only).
     pub token_check: Option<TokenCheckJson>,
     /// What the answer means and what to do.
@@ -225,7 +226,6 @@ impl<'a> ClassifyJson<'a> {
 
 pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
     let ev = &r.evidence;
-    let reasons = ev.facts.reasons.iter().map(ReasonJson::new).collect();
     ResultJson {
         line: ev.line,
         source_type: ev.source,
@@ -236,7 +236,7 @@ pub(crate) fn result_json(r: &ClassifyResult) -> ResultJson<'_> {
         status: ev.facts.answer.code(),
         user: ev.facts.user.as_deref(),
         request: ev.facts.request.as_ref().filter(|r| !r.is_empty()),
-        reasons,
+        reasons: &ev.facts.reasons,
         token_check: r.token_check.map(|c| TokenCheckJson {
             at: Time::new(c.stamp.low),
             at_source: c.stamp.source,

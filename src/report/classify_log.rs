@@ -14,13 +14,12 @@ use super::TableStyle;
 use super::audit::table::{Axis, axis_width, bytes_words, thousands};
 use super::audit::{BucketJson, SpanJson, timeline};
 use super::classify::{ResultJson, SummaryJson, counts, result_json};
-use super::diagnosis::{
-    DiagnosisJson, ReasonJson, cause_words, write_hanging, write_item, write_lead,
-};
+use super::diagnosis::{DiagnosisJson, cause_words, write_hanging, write_item, write_lead};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{ellipsize, sanitize};
 use super::table::{list_table, write_table};
 use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally};
+use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
 use crate::logs::time::instant;
 use crate::timefmt::rfc3339;
@@ -125,7 +124,7 @@ pub struct GroupJson<'a> {
     #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
     /// kube-apiserver's reasons, as the first event gave them.
-    pub reasons: Vec<ReasonJson<'a>>,
+    pub reasons: Vec<AuthReason>,
     /// Events in the group.
     pub events: u64,
     /// The earliest dated event, or null.
@@ -300,7 +299,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
         cause: g.key.cause,
         confidence: g.key.confidence,
         status: g.key.status,
-        reasons: evidence.facts.reasons.iter().map(ReasonJson::new).collect(),
+        reasons: evidence.facts.reasons.clone(),
         events: g.events,
         first_seen: time(g.seen.map(|s| s.first)),
         last_seen: time(g.seen.map(|s| s.last)),

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
 use super::sanitize::sanitize;
-use crate::diagnosis::reasons::{AuthReason, Authenticator, ReasonKind, ReasonValues};
 use crate::diagnosis::{
     Basis, Candidate, Cause, Classification, Command, Confidence, Diagnosis, NextStep, Support,
     SupportKind,
@@ -67,62 +66,10 @@ pub struct CandidateJson<'a> {
     pub next: Cow<'a, [NextStep]>,
 }
 
-/// One reason from kube-apiserver's authentication error, with the values it
-/// carries (the same shape in `probe`'s TokenReview and in `classify`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ReasonJson<'a> {
-    /// Which known message this is.
-    pub kind: ReasonKind,
-    /// What the message means.
-    pub cause: Cause,
-    /// Which kube-apiserver versions print this exact wording (`1.23+`,
-    /// `≤1.22`, `all`, `unknown`).
-    #[serde(deserialize_with = "era")]
-    pub era: Cow<'static, str>,
-    /// The message as it appeared.
-    pub message: Cow<'a, str>,
-    /// Values the message carries.
-    pub values: Cow<'a, ReasonValues>,
-}
-
-impl<'a> ReasonJson<'a> {
-    pub fn new(r: &'a AuthReason) -> Self {
-        ReasonJson {
-            kind: r.kind,
-            cause: r.cause,
-            era: Cow::Borrowed(r.era),
-            message: Cow::Borrowed(&r.message),
-            values: Cow::Borrowed(&r.values),
-        }
-    }
-
-    /// The reason as this version holds it.
-    pub fn to_reason(&self) -> AuthReason {
-        AuthReason {
-            kind: self.kind,
-            cause: self.cause,
-            era: AuthReason::known_era(&self.era).unwrap_or("unknown"),
-            message: self.message.clone().into_owned(),
-            values: self.values.clone().into_owned(),
-            authenticator: Authenticator::Any,
-            jwt: None,
-            cut: false,
-        }
-    }
-}
-
 /// A field read back that this version writes itself (a summary, a token).
 pub(crate) fn ignored<'de, D: serde::Deserializer<'de>, T: Default>(d: D) -> Result<T, D::Error> {
     serde::de::IgnoredAny::deserialize(d)?;
     Ok(T::default())
-}
-
-/// An era this version knows, read back.
-fn era<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Cow<'static, str>, D::Error> {
-    let words = String::deserialize(d)?;
-    AuthReason::known_era(&words)
-        .map(Cow::Borrowed)
-        .ok_or_else(|| serde::de::Error::custom(format!("unknown era `{words}`")))
 }
 
 impl<'a> DiagnosisJson<'a> {

@@ -16,6 +16,7 @@ use crate::diagnosis::reasons::ReasonKind;
 use crate::diagnosis::wordings as other;
 use crate::diagnosis::{Case, Cause, Classification, NextStep};
 use crate::vocabulary::authenticators;
+use crate::vocabulary::row::Wording;
 
 /// `explain -o json CAUSE`: everything said about one cause.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -269,23 +270,7 @@ pub struct WordingTableJson {
     /// What the table holds.
     pub table: &'static str,
     /// Its rows, in the order detection tries them.
-    pub wordings: Vec<ListedWordingJson>,
-}
-
-/// One wording of [`WordingListJson`].
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ListedWordingJson {
-    /// Who prints it.
-    pub said_by: &'static str,
-    /// The message, with UPPERCASE placeholders (or `…`) where values go.
-    pub text: &'static str,
-    /// Which versions print it.
-    pub versions: &'static str,
-    /// The cause it names (`explain CAUSE`); none when it names no cause by
-    /// itself.
-    pub cause: Option<Cause>,
-    /// Where the words come from.
-    pub source: &'static str,
+    pub wordings: Vec<Wording>,
 }
 
 impl WordingListJson {
@@ -293,8 +278,8 @@ impl WordingListJson {
         let authenticators = WordingTableJson {
             table: "kube-apiserver's authenticators (its log, a TokenReview's error)",
             wordings: authenticators::listed()
-                .map(|m| ListedWordingJson {
-                    said_by: "kube-apiserver",
+                .map(|m| Wording {
+                    printed_by: "kube-apiserver",
                     text: m.text(),
                     versions: m.era,
                     cause: Some(m.cause),
@@ -304,16 +289,7 @@ impl WordingListJson {
         };
         let others = other::TABLES.iter().map(|(table, rows)| WordingTableJson {
             table,
-            wordings: rows
-                .iter()
-                .map(|w| ListedWordingJson {
-                    said_by: w.printed_by,
-                    text: w.text,
-                    versions: w.versions,
-                    cause: w.cause,
-                    source: w.source,
-                })
-                .collect(),
+            wordings: rows.to_vec(),
         });
         WordingListJson {
             tables: std::iter::once(authenticators).chain(others).collect(),
@@ -332,7 +308,7 @@ pub fn write_wordings(out: &mut dyn Write, style: &TableStyle) -> io::Result<()>
             let cause = w.cause.map(|c| format!(" → {}", c.as_str()));
             let line = format!(
                 "{}: \"{}\" ({}){}",
-                w.said_by,
+                w.printed_by,
                 w.text,
                 w.versions,
                 cause.unwrap_or_default()

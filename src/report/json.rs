@@ -90,7 +90,7 @@ pub struct DecodeJson<'a> {
     /// `--authentication-config`: what its JWT authenticators make of the
     /// token (absent without the flag).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
+    pub authentication_config: Option<&'a crate::authconfig::AuthnConfigReport>,
 }
 
 /// The signature is described, never shown.
@@ -226,10 +226,7 @@ impl<'a> DecodeJson<'a> {
             verdict: report.verdict,
             findings: &report.findings,
             csi_audience: report.context.csi_audience.as_deref(),
-            authentication_config: report
-                .authn
-                .as_ref()
-                .map(super::authconfig::AuthnConfigJson::new),
+            authentication_config: report.authn.as_ref(),
         }
     }
 }

@@ -11,12 +11,13 @@ use serde_json::Value;
 use strum::{IntoStaticStr, VariantArray};
 
 use super::TableStyle;
-use super::diagnosis::{DiagnosisJson, ReasonJson, write_diagnosis};
+use super::diagnosis::{DiagnosisJson, write_diagnosis};
 use super::json::{Time, TokenSummaryJson};
 use super::sanitize::{cell, or_dash, sanitize};
 use super::table::{key_value_table, table_of, write_table};
 use crate::diagnosis::Classification;
-use crate::diagnosis::facts::{BindingKind, BindingState};
+use crate::diagnosis::facts::{BindingCheck, BindingState};
+use crate::diagnosis::reasons::AuthReason;
 use crate::http::Method;
 use crate::probe::review::ReviewOutcome;
 use crate::probe::{
@@ -42,7 +43,7 @@ pub struct ProbeJson<'a> {
     /// Every server probed.
     pub servers: Vec<ServerJson<'a>>,
     /// The token's ServiceAccount/pod/Secret/Node as read from the API.
-    pub bindings: Vec<BindingJson<'a>>,
+    pub bindings: &'a [BindingCheck],
     /// The run's diagnosis: the worst answer among the servers.
     pub diagnosis: DiagnosisJson<'a>,
 }
@@ -133,7 +134,7 @@ pub struct TokenReviewJson<'a> {
     /// `status.error` verbatim.
     pub error: Option<&'a str>,
     /// Each message of the error, with the wording that matched.
-    pub reasons: Vec<ReasonJson<'a>>,
+    pub reasons: &'a [AuthReason],
     /// For not-allowed: the HTTP status.
     #[schemars(range(min = 100, max = 599))]
     pub status: Option<u16>,
@@ -154,33 +155,6 @@ pub enum ReviewAnswer {
 }
 
 string_codes!(ReviewAnswer);
-
-/// One bound object.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(rename = "BoundObject")]
-pub struct BindingJson<'a> {
-    /// Which kind of object.
-    pub kind: BindingKind,
-    /// Its namespace (the token's; unused for a node).
-    pub namespace: &'a str,
-    /// Its name.
-    pub name: &'a str,
-    /// The uid the token's claim names.
-    pub claim_uid: Option<&'a str>,
-    /// The uid of the object that exists now.
-    pub live_uid: Option<&'a str>,
-    /// `metadata.deletionTimestamp` as the server wrote it.
-    pub deletion_timestamp: Option<&'a str>,
-    /// The legacy-token-invalid-since label's value.
-    pub invalid_since: Option<&'a str>,
-    /// What the read showed.
-    pub state: BindingState,
-    /// HTTP status of the read.
-    #[schemars(range(min = 100, max = 599))]
-    pub status: Option<u16>,
-    /// Which credentials read it.
-    pub via: &'a str,
-}
 
 /// One request.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -241,22 +215,7 @@ impl<'a> ProbeJson<'a> {
                 error: e.error.as_deref(),
             }),
             servers: report.servers.iter().map(server_json).collect(),
-            bindings: report
-                .bindings
-                .iter()
-                .map(|b| BindingJson {
-                    kind: b.target.kind,
-                    namespace: &b.target.namespace,
-                    name: &b.target.name,
-                    claim_uid: b.target.claim_uid.as_deref(),
-                    live_uid: b.live_uid.as_deref(),
-                    deletion_timestamp: b.deletion_timestamp.as_deref(),
-                    invalid_since: b.invalid_since.as_deref(),
-                    state: b.state,
-                    status: b.status,
-                    via: &b.via,
-                })
-                .collect(),
+            bindings: &report.bindings,
             diagnosis: DiagnosisJson::new(&report.diagnosis),
         }
     }
@@ -296,7 +255,7 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
         outcome: ReviewAnswer::Authenticated,
         username: None,
         error: None,
-        reasons: Vec::new(),
+        reasons: &[],
         status: None,
         message: None,
     };
@@ -305,7 +264,7 @@ fn review_json(outcome: &ReviewOutcome) -> TokenReviewJson<'_> {
         ReviewOutcome::Rejected { error, reasons } => {
             json.outcome = ReviewAnswer::Rejected;
             json.error = Some(error);
-            json.reasons = reasons.iter().map(ReasonJson::new).collect();
+            json.reasons = reasons.as_slice();
         }
         ReviewOutcome::NotAllowed { status, message } => {
             json.outcome = ReviewAnswer::NotAllowed;

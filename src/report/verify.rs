@@ -43,7 +43,7 @@ pub struct VerifyJson<'a> {
     /// `--authentication-config`: what its JWT authenticators make of the
     /// token (absent without the flag).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub authentication_config: Option<super::authconfig::AuthnConfigJson<'a>>,
+    pub authentication_config: Option<&'a crate::authconfig::AuthnConfigReport>,
 }
 
 /// `key`: `{kid, matched_by, computed_kid, source}`.
@@ -119,10 +119,7 @@ impl<'a> VerifyJson<'a> {
             evaluated_at: Time::new(report.evaluated_at),
             leeway_seconds: report.leeway.num_seconds(),
             findings: &report.findings,
-            authentication_config: report
-                .authn
-                .as_ref()
-                .map(super::authconfig::AuthnConfigJson::new),
+            authentication_config: report.authn.as_ref(),
         }
     }
 }

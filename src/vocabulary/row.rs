@@ -4,17 +4,21 @@
 
 pub use super::cause::Cause;
 
-/// One wording a program prints, and the cause it names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One wording a program prints, and the cause it names (in `explain
+/// --wordings -o json`, one row of a table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ListedWording")]
 pub struct Wording {
     /// Who prints it, as people name it (`kube-apiserver`, `the kubelet`,
     /// `Go crypto/x509`, `curl`, `AWS STS`…).
+    #[serde(rename = "said_by")]
     pub printed_by: &'static str,
-    /// The words, as printed; UPPERCASE placeholders where values go.
+    /// The words, as printed; UPPERCASE placeholders (or `…`) where values go.
     pub text: &'static str,
     /// The versions that print it (`all` when it never changed).
     pub versions: &'static str,
-    /// The cause it names, or `None` when it names no failure.
+    /// The cause it names (`explain CAUSE`); none when it names no failure
+    /// by itself.
     pub cause: Option<Cause>,
     /// Where the words come from (a source file, an API reference).
     pub source: &'static str,

@@ -2,7 +2,7 @@
 //! it means, the values it carries and which authenticator gave it
 //! (`diagnosis::reasons` reads them from kube-apiserver's aggregate).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::vocabulary::authenticators::{MESSAGES, ReasonKind};
 use crate::vocabulary::cause::Cause;
@@ -13,7 +13,7 @@ string_codes!(ReasonKind);
 
 /// Which authenticator a message is the answer of: the one whose keys,
 /// issuer and audiences the steps must name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Authenticator {
     /// kube-apiserver's ServiceAccount token authenticator (its keys are
@@ -28,6 +28,7 @@ pub enum Authenticator {
     Checker,
     /// No single authenticator: the union's `invalid bearer token`, or a
     /// message nobody here knows.
+    #[default]
     Any,
 }
 
@@ -56,16 +57,24 @@ pub struct ReasonValues {
     pub detail: Option<String>,
 }
 
-/// One message of the aggregate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One reason from kube-apiserver's authentication error, with the values it
+/// carries (the same shape in `probe`'s TokenReview and in `classify`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Reason")]
 pub struct AuthReason {
+    /// Which known message this is.
     pub kind: ReasonKind,
     /// What the message means.
     pub cause: Cause,
-    /// Which kube-apiserver versions print this exact wording (e.g. `1.23+`, `≤1.22`).
-    pub era: &'static str,
+    /// Which kube-apiserver versions print this exact wording (`1.23+`,
+    /// `≤1.22`, `all`, `unknown`).
+    // The path keeps serde from borrowing a `&str` from the input: eras
+    // are this version's own, read back by `known_era`.
+    #[serde(deserialize_with = "known_era")]
+    pub era: &'static std::primitive::str,
     /// The message as it appeared.
     pub message: String,
+    /// Values the message carries.
     pub values: ReasonValues,
     /// The authenticator that gave this reason.
     #[serde(skip)]
@@ -79,6 +88,17 @@ pub struct AuthReason {
     pub cut: bool,
 }
 
+/// An era this version knows, read back (another run's document names one).
+fn known_era<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let words = String::deserialize(d)?;
+    MESSAGES
+        .iter()
+        .map(|p| p.era)
+        .chain(["all", "unknown"])
+        .find(|era| *era == words)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown era `{words}`")))
+}
+
 impl AuthReason {
     /// The versions that print this wording, in words (`all` is every version).
     pub fn era_words(&self) -> &'static str {
@@ -87,16 +107,6 @@ impl AuthReason {
         } else {
             self.era
         }
-    }
-
-    /// The era of `words` as this version knows it (another run's report
-    /// names one), or `None`.
-    pub fn known_era(words: &str) -> Option<&'static str> {
-        MESSAGES
-            .iter()
-            .map(|p| p.era)
-            .chain(["all", "unknown"])
-            .find(|era| *era == words)
     }
 
     /// A message the parser does not know, kept verbatim.

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{ClassifyLogJson, GroupJson};
 use crate::classify::log::{Group, GroupKey, Join, LogEvent, LogReport, Origin, SourceTally};
 use crate::classify::{ClassifyResult, Evidence, Tally};
-use crate::diagnosis::reasons::{AuthReason, specific};
+use crate::diagnosis::reasons::specific;
 use crate::diagnosis::{Cause, Classification};
 use crate::logs::Micros;
 use crate::logs::tally::{Other, Seen};
@@ -93,7 +93,7 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
             .position(|s| s == input)
             .ok_or_else(|| format!("input {input:?} is not one of its sources"))
     };
-    let reasons: Vec<AuthReason> = g.reasons.iter().map(|r| r.to_reason()).collect();
+    let reasons = g.reasons;
     let key = GroupKey {
         class: g.classification,
         cause: g.cause,
