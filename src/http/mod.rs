@@ -239,14 +239,6 @@ impl Request {
             json_body: None,
         }
     }
-
-    pub fn post_json(path: impl Into<String>, body: Vec<u8>) -> Self {
-        Request {
-            method: Method::Post,
-            path: path.into(),
-            json_body: Some(body),
-        }
-    }
 }
 
 /// One response, with the instants around it.
