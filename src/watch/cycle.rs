@@ -110,13 +110,7 @@ struct Samples {
 
 impl Samples {
     fn add(&mut self, exchange: &Exchange) {
-        if let Some(date) = exchange.date {
-            self.dates.push(DateSample {
-                sent_at: exchange.sent_at,
-                received_at: exchange.received_at,
-                date,
-            });
-        }
+        self.dates.extend(DateSample::of(exchange));
         self.round_trip = Some(
             self.round_trip
                 .map_or(exchange.latency, |r| r.min(exchange.latency)),
