@@ -111,7 +111,6 @@ struct RawUser {
     client_key_data: Option<String>,
     exec: Option<serde_json::Value>,
     auth_provider: Option<serde_json::Value>,
-    username: Option<String>,
 }
 
 /// Bytes given inline (`*-data`) or a file to read (absolute after resolving).
@@ -145,8 +144,6 @@ pub struct Credentials {
     pub exec: bool,
     /// A legacy `auth-provider` is configured (not supported).
     pub auth_provider: bool,
-    /// Basic auth is configured (not supported; removed from kube-apiserver in 1.19).
-    pub basic_auth: bool,
 }
 
 /// The chosen context, resolved.
@@ -407,7 +404,6 @@ pub fn resolve(files: Vec<File>, context: Option<&str>) -> Result<Resolved, Kube
                 ),
                 exec: user.exec.as_ref().is_some_and(|v| !v.is_null()),
                 auth_provider: user.auth_provider.as_ref().is_some_and(|v| !v.is_null()),
-                basic_auth: user.username.as_ref().is_some_and(|u| !u.is_empty()),
             }
         }
     };

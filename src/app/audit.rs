@@ -106,10 +106,7 @@ fn followed_id(args: &AuditArgs) -> anyhow::Result<Option<String>> {
 
 /// `--merge`: every document read and joined.
 fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<AuditJson> {
-    let mut docs = Vec::new();
-    for (what, value) in super::documents(files, "audit -o json")? {
-        docs.push(shard::read(value, &what)?);
-    }
+    let docs = super::documents(files, "audit -o json", shard::read)?;
     Ok(merge(docs, evaluated_at)?)
 }
 

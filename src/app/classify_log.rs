@@ -75,10 +75,8 @@ pub fn merged(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let mut parts = Vec::new();
-    for (what, value) in super::documents(files, "classify --log -o json")? {
-        parts.push(crate::report::classify_log::shard::read(value, &what)?);
-    }
+    let read = crate::report::classify_log::shard::read;
+    let parts = super::documents(files, "classify --log -o json", read)?;
     if let Some(two) = parts.windows(2).find(|p| p[0].leeway != p[1].leeway) {
         anyhow::bail!(
             "the shards were read with different leeways ({} s and {} s): read them again with one",

@@ -280,11 +280,12 @@ pub(crate) fn access_query(
 const MAX_MERGE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// `--merge`'s documents (two or more, written by `command`; gzip is read as
-/// is), each with its name, parsed as JSON.
-fn documents(
+/// is), each parsed as JSON and read by `read` with its name.
+fn documents<T, E: std::error::Error + Send + Sync + 'static>(
     files: &[std::path::PathBuf],
     command: &str,
-) -> anyhow::Result<Vec<(String, serde_json::Value)>> {
+    read: impl Fn(serde_json::Value, &str) -> Result<T, E>,
+) -> anyhow::Result<Vec<T>> {
     if files.len() < 2 {
         anyhow::bail!("--merge takes two or more `{command}` documents");
     }
@@ -302,7 +303,7 @@ fn documents(
             .with_context(|| format!("cannot read {what}"))?;
         let value: serde_json::Value = serde_json::from_reader(reader.take(MAX_MERGE_BYTES))
             .with_context(|| format!("{what} is not a `{command}` document"))?;
-        docs.push((what, value));
+        docs.push(read(value, &what)?);
     }
     Ok(docs)
 }

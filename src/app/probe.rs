@@ -108,23 +108,8 @@ pub fn run(args: ProbeArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result
     let clock = RunClock::start(settings.clock);
     let mut endpoints = None;
     if let (true, Some(raw)) = (args.all_endpoints, raw) {
-        let first = observe::clients(
-            &Plan {
-                targets: plan.targets[..1].to_vec(),
-                ..plan.clone()
-            },
-            clock,
-        )?;
-        let discovery = observe::discover_endpoints(&plan, &first[0], raw);
-        if !discovery.replicas.is_empty() {
-            let original = plan.targets[0].clone();
-            plan.targets = discovery
-                .replicas
-                .iter()
-                .map(|r| Target::replica(&original, r.addr))
-                .collect();
-        }
-        endpoints = Some(discovery);
+        let (discovery, targets) = observe::discover_replicas(&plan, clock, raw)?;
+        (plan.targets, endpoints) = (targets, Some(discovery));
     }
     let clients = observe::clients(&plan, clock)?;
     let observations = observe::observe(&plan, &clients, raw);

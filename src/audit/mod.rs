@@ -6,7 +6,6 @@
 //! read.rs       files, globs, stdin, gzip; JSON Lines in blocks to one worker per core
 //! event.rs      one line: a byte-level look for accepted requests, else a full parse
 //! aggregate.rs  per-worker tallies: groups (identity × what failed), clients, deletions
-//! apiserver.rs  kube-apiserver's "Unable to authenticate" lines, joined to 401s by time
 //! mint.rs       TokenRequest events: who minted which credential id, for how long
 //! analyse.rs    aggregate -> findings: attribution, one engine Case per group, ranking
 //! ```

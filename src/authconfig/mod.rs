@@ -386,7 +386,8 @@ impl Run {
             self.routed.user.uid = uid.first().cloned();
         }
         for extra in &m.extra {
-            let values = map_extra(extra, claims);
+            let rule = format!("{}: {}", extra.key, extra.value_expression);
+            let values = map_expression(&extra.value_expression, rule, claims, string_list);
             let expression = Some(extra.value_expression.as_str());
             let values = self.mapping(Stage::Extra, values, |v| list(v), expression);
             if let Some(values) = values.filter(|v| !v.is_empty()) {
@@ -657,11 +658,6 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
         return Mapped::Fail(rule, EMAIL_NOT_VERIFIED.into());
     }
     Mapped::Ok(format!("{prefix}{name}"), rule)
-}
-
-fn map_extra(extra: &ExtraMapping, claims: &Json) -> Mapped<Vec<String>> {
-    let rule = format!("{}: {}", extra.key, extra.value_expression);
-    map_expression(&extra.value_expression, rule, claims, string_list)
 }
 
 fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<String>> {

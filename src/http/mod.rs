@@ -239,14 +239,6 @@ impl Request {
             json_body: None,
         }
     }
-
-    pub fn post_json(path: impl Into<String>, body: Vec<u8>) -> Self {
-        Request {
-            method: Method::Post,
-            path: path.into(),
-            json_body: Some(body),
-        }
-    }
 }
 
 /// One response, with the instants around it.
@@ -507,16 +499,14 @@ impl HttpClient {
             .ok_or_else(|| ConfigError::Path(path.to_owned()))
     }
 
-    fn take_tls_failure(&self) -> Option<rustls::Error> {
-        self.slot
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-    }
-
     fn classify(&self, error: &(dyn std::error::Error + 'static)) -> TransportError {
         let detail = chain(error);
-        if let Some(refusal) = self.take_tls_failure() {
+        let refusal = self
+            .slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(refusal) = refusal {
             return TransportError::Tls {
                 reason: reason_of(&refusal),
                 detail: refusal.to_string(),

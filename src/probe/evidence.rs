@@ -48,13 +48,7 @@ pub fn facts(observation: &ServerObservation) -> ServerFacts {
         .collect();
     let samples: Vec<DateSample> = answers
         .iter()
-        .filter_map(|a| {
-            Some(DateSample {
-                sent_at: a.exchange.sent_at,
-                received_at: a.exchange.received_at,
-                date: a.exchange.date?,
-            })
-        })
+        .filter_map(|a| DateSample::of(&a.exchange))
         .collect();
     let review = observation.requests.iter().find(|r| {
         r.kind == RequestKind::SelfSubjectReview

@@ -392,8 +392,33 @@ fn observe_one(
 }
 
 /// `--all-endpoints`: reads the `kubernetes` Service's EndpointSlices (then
-/// its Endpoints) from `client`'s server, as the operator, else with the token.
-pub fn discover_endpoints(
+/// its Endpoints) from the first target, as the operator, else with the
+/// token; and the targets to probe: each replica found, else the targets as given.
+pub fn discover_replicas(
+    plan: &Plan,
+    clock: RunClock,
+    token: &SecretToken,
+) -> Result<(EndpointDiscovery, Vec<Target>), ConfigError> {
+    let original = &plan.targets[0];
+    let first = clients(
+        &Plan {
+            targets: vec![original.clone()],
+            ..plan.clone()
+        },
+        clock,
+    )?;
+    let discovery = discover_endpoints(plan, &first[0], token);
+    let targets = if discovery.replicas.is_empty() {
+        plan.targets.clone()
+    } else {
+        (discovery.replicas.iter())
+            .map(|r| Target::replica(original, r.addr))
+            .collect()
+    };
+    Ok((discovery, targets))
+}
+
+fn discover_endpoints(
     plan: &Plan,
     clients: &ServerClients,
     token: &SecretToken,

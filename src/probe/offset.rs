@@ -9,6 +9,7 @@
 //! `RTT / 2 + 0.5 s`; several responses intersect their intervals.
 //! (../shared/k8s-token-semantics.md section 5.)
 
+use crate::http::Exchange;
 use crate::timefmt::as_seconds_f64;
 use chrono::{DateTime, TimeDelta, Utc};
 
@@ -18,6 +19,17 @@ pub struct DateSample {
     pub sent_at: DateTime<Utc>,
     pub received_at: DateTime<Utc>,
     pub date: DateTime<Utc>,
+}
+
+impl DateSample {
+    /// The reading an answer gives, when it carried a `Date`.
+    pub fn of(e: &Exchange) -> Option<Self> {
+        Some(DateSample {
+            sent_at: e.sent_at,
+            received_at: e.received_at,
+            date: e.date?,
+        })
+    }
 }
 
 /// The server's clock minus ours: `[low, high]`.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::diagnosis::extract::json::strings;
 use crate::diagnosis::reasons::{self, AuthReason};
-use crate::http::Request;
+use crate::http::{Method, Request};
 use crate::secret::SecretToken;
 
 /// The request: `spec.token`, and `spec.audiences` when given (empty means the
@@ -30,8 +30,11 @@ pub fn post(api_version: &str, kind: &str, spec: Option<Value>) -> Request {
     if let Some(spec) = spec {
         body["spec"] = spec;
     }
-    let path = format!("/apis/{api_version}/{}s", kind.to_ascii_lowercase());
-    Request::post_json(path, body.to_string().into_bytes())
+    Request {
+        method: Method::Post,
+        path: format!("/apis/{api_version}/{}s", kind.to_ascii_lowercase()),
+        json_body: Some(body.to_string().into_bytes()),
+    }
 }
 
 /// A TokenReview asked with `spec.audiences`, as a third-party checker asks

@@ -59,12 +59,8 @@ fn measure_one(client: &HttpClient) -> ServerClock {
     let mut malformed = None;
     for _ in 0..SAMPLES {
         match client.send(&Request::get("/version")) {
-            Ok(exchange) => match exchange.date {
-                Some(date) => samples.push(DateSample {
-                    sent_at: exchange.sent_at,
-                    received_at: exchange.received_at,
-                    date,
-                }),
+            Ok(exchange) => match DateSample::of(&exchange) {
+                Some(sample) => samples.push(sample),
                 None => malformed = malformed.or(exchange.date_header),
             },
             Err(e) if samples.is_empty() => return ServerClock::Unreachable(e),

@@ -1,5 +1,5 @@
 //! I/O: one cycle of measurements. The replicas are found as `probe
-//! --all-endpoints` finds them ([`observe::discover_endpoints`], capped at
+//! --all-endpoints` finds them ([`observe::discover_replicas`], capped at
 //! [`endpoints::MAX_REPLICAS`]) and reached through probe's clients, so the
 //! same rules hold: verified TLS (a replica is verified against the original
 //! server's name), never a redirect, never another host, and the token only
@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use super::measure::{AnswerClass, ReplicaMeasurement};
 use crate::http::{Connected, Exchange, Request, RunClock};
 use crate::probe::endpoints;
-use crate::probe::observe::{self, Plan, ServerClients, Target};
+use crate::probe::observe::{self, Plan, ServerClients};
 use crate::probe::offset::{self, DateSample};
 use crate::secret::SecretToken;
 
@@ -54,27 +54,14 @@ pub fn run(
     let started_at = clock.now();
     let mut discovery = Discovery::default();
     let mut targets = plan.targets.clone();
-    if discover && let Some(original) = plan.targets.first() {
-        let first = observe::clients(
-            &Plan {
-                targets: vec![original.clone()],
-                ..plan.clone()
-            },
-            clock,
-        )?;
-        let found = observe::discover_endpoints(plan, &first[0], token);
+    if discover && !plan.targets.is_empty() {
+        let (found, replicas) = observe::discover_replicas(plan, clock, token)?;
         discovery.source = found.source;
         discovery.omitted = found.omitted;
         discovery.error = found
             .error
             .map(|e| crate::sanitize::sanitize(&e).into_owned());
-        if !found.replicas.is_empty() {
-            targets = found
-                .replicas
-                .iter()
-                .map(|r| Target::replica(original, r.addr))
-                .collect();
-        }
+        targets = replicas;
     }
     let clients = observe::clients(
         &Plan {
@@ -123,13 +110,7 @@ struct Samples {
 
 impl Samples {
     fn add(&mut self, exchange: &Exchange) {
-        if let Some(date) = exchange.date {
-            self.dates.push(DateSample {
-                sent_at: exchange.sent_at,
-                received_at: exchange.received_at,
-                date,
-            });
-        }
+        self.dates.extend(DateSample::of(exchange));
         self.round_trip = Some(
             self.round_trip
                 .map_or(exchange.latency, |r| r.min(exchange.latency)),

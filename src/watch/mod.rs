@@ -56,12 +56,6 @@ pub fn jittered(interval: Duration, random: u32) -> Duration {
     interval.saturating_sub(span) + span.mul_f64(2.0 * fraction)
 }
 
-fn random_u32() -> u32 {
-    let mut bytes = [0u8; 4];
-    let _ = aws_lc_rs::rand::fill(&mut bytes);
-    u32::from_le_bytes(bytes)
-}
-
 /// What the loop carries from one cycle to the next.
 #[derive(Default)]
 struct Memory {
@@ -82,7 +76,9 @@ pub fn run(
     loop {
         one_cycle(options, &read_token, metrics, &log, &mut memory);
         heartbeat.beat();
-        match stop.recv_timeout(jittered(options.interval, random_u32())) {
+        let mut random = [0u8; 4];
+        let _ = aws_lc_rs::rand::fill(&mut random);
+        match stop.recv_timeout(jittered(options.interval, u32::from_le_bytes(random))) {
             Err(RecvTimeoutError::Timeout) => {}
             Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
         }
