@@ -12,7 +12,7 @@
 //! shuffled and get the same answers.
 
 use super::classification::Classification;
-use super::facts::{Answer, Case};
+use super::facts::Case;
 use super::merge::{Diagnosis, Findings};
 use super::policy::When;
 use super::rules;
@@ -58,7 +58,7 @@ pub fn diagnose(case: &Case<'_>) -> Diagnosis {
 
 /// What the rules find in one case, before the policy ranks it.
 pub fn findings(case: &Case<'_>) -> Findings {
-    let service = matches!(&case.answer, Answer::Http(h) if h.verdict.is_some());
+    let service = case.answer.http().is_some_and(|h| h.verdict.is_some());
     let rules = if service { SERVICE_RULES } else { RULES };
     let mut f = Findings::default();
     for note in &case.notes {

@@ -287,6 +287,13 @@ impl Answer {
         }
     }
 
+    pub fn http(&self) -> Option<&HttpAnswer> {
+        match self {
+            Answer::Http(h) => Some(h),
+            _ => None,
+        }
+    }
+
     pub fn code(&self) -> Option<u16> {
         match self {
             Answer::Http(h) => h.code(),
