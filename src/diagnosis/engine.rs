@@ -51,7 +51,6 @@ const SERVICE_RULES: &[Rule] = &[
     rules::time::rule,
 ];
 
-/// Diagnoses one request and its answer.
 pub fn diagnose(case: &Case<'_>) -> Diagnosis {
     findings(case).rank(case)
 }
@@ -64,9 +63,6 @@ pub fn findings(case: &Case<'_>) -> Findings {
     for note in &case.notes {
         f.note(note.clone());
     }
-    // Each rule writes apart, so none can read another's findings; they are
-    // taken in in the list's order, which is the order of authority among
-    // causes the policy finds equally likely.
     let mut each: Vec<Findings> = rules.iter().map(|_| Findings::default()).collect();
     for i in order(rules.len()) {
         rules[i](case, &mut each[i]);
@@ -115,7 +111,6 @@ fn anonymous_words(a: &super::facts::AnonymousAnswer) -> String {
     .to_owned()
 }
 
-/// The order the rules run in: the list's.
 #[cfg(not(test))]
 fn order(rules: usize) -> std::ops::Range<usize> {
     0..rules
