@@ -80,7 +80,6 @@ impl SourceType {
     }
 }
 
-/// One artefact, where it was found.
 #[derive(Debug, Clone)]
 pub struct Artefact {
     pub at: Place,
@@ -103,7 +102,6 @@ pub struct Place {
     pub format: &'static str,
 }
 
-/// What was found.
 #[derive(Debug, Clone)]
 pub enum Kind {
     /// An HTTP answer: a status line, a Status body, a client's error text.

@@ -12,7 +12,7 @@
 //! shuffled and get the same answers.
 
 use super::classification::Classification;
-use super::facts::{Answer, Case};
+use super::facts::Case;
 use super::merge::{Diagnosis, Findings};
 use super::policy::When;
 use super::rules;
@@ -51,22 +51,18 @@ const SERVICE_RULES: &[Rule] = &[
     rules::time::rule,
 ];
 
-/// Diagnoses one request and its answer.
 pub fn diagnose(case: &Case<'_>) -> Diagnosis {
     findings(case).rank(case)
 }
 
 /// What the rules find in one case, before the policy ranks it.
 pub fn findings(case: &Case<'_>) -> Findings {
-    let service = matches!(&case.answer, Answer::Http(h) if h.verdict.is_some());
+    let service = case.answer.http().is_some_and(|h| h.verdict.is_some());
     let rules = if service { SERVICE_RULES } else { RULES };
     let mut f = Findings::default();
     for note in &case.notes {
         f.note(note.clone());
     }
-    // Each rule writes apart, so none can read another's findings; they are
-    // taken in in the list's order, which is the order of authority among
-    // causes the policy finds equally likely.
     let mut each: Vec<Findings> = rules.iter().map(|_| Findings::default()).collect();
     for i in order(rules.len()) {
         rules[i](case, &mut each[i]);
@@ -115,7 +111,6 @@ fn anonymous_words(a: &super::facts::AnonymousAnswer) -> String {
     .to_owned()
 }
 
-/// The order the rules run in: the list's.
 #[cfg(not(test))]
 fn order(rules: usize) -> std::ops::Range<usize> {
     0..rules

@@ -84,7 +84,6 @@ impl Case<'_> {
         self.answer.classification()
     }
 
-    /// The token's kind and binding, when there is a token.
     pub fn token_kind(&self) -> Option<(TokenKind, Binding)> {
         self.token.map(|t| crate::token::kind::classify(&t.claims))
     }
@@ -125,7 +124,6 @@ impl Case<'_> {
         by.all(|a| a == first).then_some(first)
     }
 
-    /// Adds a fact noticed while reading the evidence.
     pub fn note(&mut self, text: impl Into<String>) {
         self.notes
             .push(Support::new(super::support::SupportKind::Context, text));
@@ -287,6 +285,13 @@ impl Answer {
         }
     }
 
+    pub fn http(&self) -> Option<&HttpAnswer> {
+        match self {
+            Answer::Http(h) => Some(h),
+            _ => None,
+        }
+    }
+
     pub fn code(&self) -> Option<u16> {
         match self {
             Answer::Http(h) => h.code(),
@@ -332,7 +337,6 @@ pub struct HttpAnswer {
 }
 
 impl HttpAnswer {
-    /// An answer with this status code, seen with this weight.
     pub fn with_status(status: u16, weight: u8) -> Self {
         HttpAnswer {
             status: Some(status),
@@ -509,7 +513,6 @@ pub struct ServerClock {
 }
 
 impl ServerClock {
-    /// One instant from `source`.
     pub fn at(at: DateTime<Utc>, source: ClockSource) -> Self {
         ServerClock {
             low: at,
@@ -524,7 +527,6 @@ impl ServerClock {
     }
 }
 
-/// Where a clock reading came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum ClockSource {
@@ -687,7 +689,6 @@ impl AuditFacts {
 pub struct ObjectSeen {
     /// The object, with the uid the client's accepted requests carried.
     pub target: BindingTarget,
-    /// What happened to it.
     pub change: ObjectChange,
     /// When the client's last accepted request was (RFC 3339).
     pub last_accepted: String,
@@ -705,7 +706,6 @@ pub enum ObjectChange {
     Recreated { new_uid: String, at: String },
 }
 
-/// Which kind of object a token is bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum BindingKind {
@@ -894,11 +894,9 @@ pub struct JwtRejectionSeen {
 /// Why a token checker could not complete its own review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckerFailure {
-    /// How its own call failed.
     pub call: CheckerCall,
     /// The checker, when the evidence names it (`Vault`, `kube-rbac-proxy`…).
     pub checker: Option<&'static str>,
-    /// What the checker said.
     pub detail: String,
     /// Whether the text says so outright (`false`: the wording also fits
     /// another reading, e.g. Vault reviewing with the caller's own token).
@@ -936,7 +934,6 @@ pub struct TransportFailure {
     /// The transport cause (one of the TLS, DNS, connection or timeout causes,
     /// or `unknown`).
     pub cause: Cause,
-    /// What the client said.
     pub detail: String,
     /// Other causes the wording fits as well (`x509: certificate has expired
     /// or is not yet valid` without the times: an expired certificate, or a

@@ -200,7 +200,6 @@ impl Forbidden {
         )
     }
 
-    /// The verb refused.
     pub fn verb(&self) -> &str {
         self.request.verb.as_deref().unwrap_or_default()
     }

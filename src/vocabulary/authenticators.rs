@@ -318,6 +318,17 @@ pub const LEGACY_CLAIMS: [&str; 5] = [
     "serviceAccountUID",
 ];
 
+/// The lines of k8s.io/apiserver pkg/endpoints/filters/authentication.go
+/// that log "Unable to authenticate the request", and the kube-apiserver
+/// versions whose klog header names them.
+pub const LOGGED_FROM: &[(u32, &str)] = &[
+    (63, "1.21–1.26"),
+    (70, "1.27–1.28"),
+    (73, "1.29–1.31"),
+    (74, "1.32"),
+    (75, "1.33–1.36"),
+];
+
 /// The openings of the messages that stand for an aggregate alone in a
 /// line (a client or a log that printed one message without the `[…]`).
 #[rustfmt::skip]

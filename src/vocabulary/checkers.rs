@@ -111,6 +111,21 @@ pub const VAULT_CLAIMS: &[(&str, &str)] = &[
     ("invalid audience (aud) claim", "claim \"aud\" is invalid"),
 ];
 
+/// Who passes kube-apiserver's aggregate on, by the words before it (Vault's
+/// path_login.go, istiod's KubeJWTAuthenticator, kube-rbac-proxy's log, a
+/// TokenReview's `status.error`): first match in this order.
+pub const AGGREGATE_RELAYS: &[(&str, &str)] = &[
+    ("lookup failed", VAULT),
+    ("login unauthorized", VAULT),
+    (
+        "the service account authentication returns an error",
+        ISTIOD,
+    ),
+    ("KubeJWTAuthenticator", ISTIOD),
+    ("kube-rbac-proxy", "kube-rbac-proxy"),
+    ("TokenReview", "a TokenReview caller"),
+];
+
 /// The checker a line names, by a word in it: first match in this order.
 #[rustfmt::skip]
 pub const CHECKER_NAMES: &[(&str, &str)] = &[

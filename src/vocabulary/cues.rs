@@ -92,6 +92,79 @@ pub const AUDIT_ANNOTATIONS: &[&str] = &[
     "authentication.k8s.io/legacy-token-invalidated",
 ];
 
+/// The request headers curl's verbose output shows after `> ` (besides any
+/// `x-` header): what it sends itself, and what a Kubernetes client adds.
+pub const CURL_REQUEST_HEADERS: &[&str] = &[
+    "host",
+    "authorization",
+    "user-agent",
+    "accept",
+    "content-type",
+    "content-length",
+    "sec-websocket-protocol",
+];
+
+/// A JSON object's keys that make it worth walking for a document: a
+/// Status's or an event's kind, the Dashboard's `ErrStatus`, Vault's
+/// `errors`, a structured log's message fields, an audit event's
+/// annotations.
+pub const DOCUMENT_CUES: &[&str] = &[
+    "\"kind\"",
+    "\"ErrStatus\"",
+    "\"errors\"",
+    "\"message\"",
+    "\"msg\"",
+    "\"error\"",
+    "\"err\"",
+    "\"log\"",
+    "\"annotations\"",
+    "authentication.k8s.io/",
+    "authorization.k8s.io/",
+];
+
+/// String fields whose value is a program's message (`error_description`:
+/// an OAuth 2.0 token endpoint's error response, RFC 6749 section 5.2, as
+/// Entra ID and Google's STS answer a token exchange).
+pub const TEXT_FIELDS: &[&str] = &[
+    "msg",
+    "message",
+    "error",
+    "error_description",
+    "err",
+    "errors",
+    "log",
+    "reason",
+    "detail",
+    "details",
+];
+
+/// The fields that follow `message=` in a Java `Status(…)` dump (a
+/// `toString` that prints the fields in alphabetical order): where the
+/// message ends.
+pub const JAVA_STATUS_FIELDS: &[&str] = &[
+    ", metadata=",
+    ", reason=",
+    ", status=",
+    ", additionalProperties=",
+];
+
+/// What ends a refusal quoted in a log field that runs on: a JSON string's
+/// or a Python dict's closing, the kubelet's structured fields after it,
+/// fabric8's `. Received status:` after its message, istiod's next
+/// `. Authenticator …` after one authenticator's error.
+pub const MESSAGE_ENDS: &[&str] = &[
+    "\"}",
+    "\",\"",
+    "\", \"",
+    ". Received status:",
+    "\" pod=",
+    "\" podSandboxID=",
+    "\"\n",
+    "', '",
+    "'}",
+    ". Authenticator ",
+];
+
 /// What only curl writes after `* ` in its verbose output (its `infof` lines
 /// in lib/connect.c, lib/url.c and lib/vtls/) (other programs list items with `* `,
 /// Vault its errors).

@@ -16,7 +16,8 @@ use std::sync::LazyLock;
 
 use super::super::reasons::{AuthReason, matching_bracket, parse_auth_error};
 use super::needles::Needles;
-use crate::vocabulary::authenticators::STAND_ALONE;
+use crate::vocabulary::authenticators::{LOGGED_FROM, STAND_ALONE};
+use crate::vocabulary::checkers::AGGREGATE_RELAYS;
 
 /// kube-apiserver's message before the aggregate.
 pub const MESSAGE: &str = "Unable to authenticate the request";
@@ -102,19 +103,9 @@ pub(super) fn read_quoted(rest: &str, quote: char) -> String {
 
 /// Who passes an aggregate on, from the words before it.
 fn relayed_by(before: &str) -> Option<&'static str> {
-    [
-        ("lookup failed", "Vault"),
-        ("login unauthorized", "Vault"),
-        (
-            "the service account authentication returns an error",
-            "istiod",
-        ),
-        ("KubeJWTAuthenticator", "istiod"),
-        ("kube-rbac-proxy", "kube-rbac-proxy"),
-        ("TokenReview", "a TokenReview caller"),
-    ]
-    .iter()
-    .find_map(|&(needle, who)| before.contains(needle).then_some(who))
+    AGGREGATE_RELAYS
+        .iter()
+        .find_map(|&(needle, who)| before.contains(needle).then_some(who))
 }
 
 /// An aggregate (`[invalid bearer token, …]`) anywhere in an unwrapped line.
@@ -157,20 +148,14 @@ pub fn alone(line: &str) -> Option<Aggregate> {
 
 /// `authentication.go:75` -> the kube-apiserver versions that log from there.
 pub fn era_of_caller(caller: &str) -> Option<String> {
-    let i = caller.find("authentication.go:")?;
-    let n: u32 = caller[i + 18..]
+    let n: u32 = caller
+        .split_once("authentication.go:")?
+        .1
         .split(|c: char| !c.is_ascii_digit())
         .next()?
         .parse()
         .ok()?;
-    let versions = match n {
-        63 => "1.21–1.26",
-        70 => "1.27–1.28",
-        73 => "1.29–1.31",
-        74 => "1.32",
-        75 => "1.33–1.36",
-        _ => return None,
-    };
+    let (_, versions) = LOGGED_FROM.iter().find(|(line, _)| *line == n)?;
     Some(format!(
         "logged from authentication.go:{n}: kube-apiserver {versions}"
     ))

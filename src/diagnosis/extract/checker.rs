@@ -63,13 +63,11 @@ pub fn find(line: &str) -> Option<ClientLine> {
         found.http = Some(HttpAnswer::relayed("Vault", Some(code), 2));
         return Some(found);
     }
-    for &(needle, reason) in VAULT_CLAIMS {
-        if t.contains(needle) {
-            found.reasons = parse_auth_error(reason);
-            // Vault's own check: it answered its caller, not kube-apiserver.
-            found.http = Some(HttpAnswer::relayed("Vault", None, 0));
-            return Some(found);
-        }
+    if let Some((_, reason)) = VAULT_CLAIMS.iter().find(|(needle, _)| t.contains(needle)) {
+        found.reasons = parse_auth_error(reason);
+        // Vault's own check: it answered its caller, not kube-apiserver.
+        found.http = Some(HttpAnswer::relayed("Vault", None, 0));
+        return Some(found);
     }
     if let Some(item) = t.strip_prefix("* ") {
         let item = item.trim_end_matches(['"', '}', ' ']);

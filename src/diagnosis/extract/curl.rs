@@ -16,7 +16,7 @@ use super::transport;
 use super::url::request_from_url;
 use crate::secret::SecretToken;
 use crate::vocabulary::cause::Cause;
-use crate::vocabulary::cues::CURL_INFO;
+use crate::vocabulary::cues::{CURL_INFO, CURL_REQUEST_HEADERS};
 
 /// Whether `rest` (after `> `) is a request line or header curl prints.
 pub fn is_request_line(rest: &str) -> bool {
@@ -32,17 +32,7 @@ pub fn is_request_line(rest: &str) -> bool {
         return false;
     };
     let name = name.to_ascii_lowercase();
-    name.starts_with("x-")
-        || matches!(
-            name.as_str(),
-            "host"
-                | "authorization"
-                | "user-agent"
-                | "accept"
-                | "content-type"
-                | "content-length"
-                | "sec-websocket-protocol"
-        )
+    name.starts_with("x-") || CURL_REQUEST_HEADERS.contains(&name.as_str())
 }
 
 /// The state of a transcript between lines.

@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use super::super::artefact::Review;
 use super::super::facts::{AnswerOrigin, HttpAnswer};
-use crate::vocabulary::cues::{AUDIT_ANNOTATIONS, STATUS_MARKERS};
+use crate::vocabulary::cues::{
+    AUDIT_ANNOTATIONS, DOCUMENT_CUES, JAVA_STATUS_FIELDS, STATUS_MARKERS, TEXT_FIELDS,
+};
 
 /// Largest object parsed (a Status body, an audit event or a log line is far
 /// smaller; a larger one is read leniently instead).
@@ -158,7 +160,7 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
             let (start, mut status_field) = (out.len(), None);
             for (key, v) in obj.iter().take(256) {
                 match v {
-                    Value::String(s) if is_text_field(key) && !s.is_empty() => {
+                    Value::String(s) if TEXT_FIELDS.contains(&key.as_str()) && !s.is_empty() => {
                         out.push(Doc::Text(s.clone()));
                     }
                     // A structured log's error status (`"http.status_code":401`,
@@ -171,7 +173,7 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                     {
                         status_field = Some(format!("{key}: {}", v.to_string().trim_matches('"')));
                     }
-                    Value::Array(items) if is_text_field(key) => {
+                    Value::Array(items) if TEXT_FIELDS.contains(&key.as_str()) => {
                         for item in items.iter().take(64) {
                             match item {
                                 Value::String(s) if !s.is_empty() => out.push(Doc::Text(s.clone())),
@@ -190,25 +192,6 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
         }
         _ => {}
     }
-}
-
-/// String fields whose value is a program's message (`error_description`:
-/// an OAuth 2.0 token endpoint's error response, RFC 6749 section 5.2, as
-/// Entra ID and Google's STS answer a token exchange).
-fn is_text_field(key: &str) -> bool {
-    matches!(
-        key,
-        "msg"
-            | "message"
-            | "error"
-            | "error_description"
-            | "err"
-            | "errors"
-            | "log"
-            | "reason"
-            | "detail"
-            | "details"
-    )
 }
 
 fn status_of(obj: &serde_json::Map<String, Value>) -> HttpAnswer {
@@ -299,21 +282,7 @@ pub fn parse(text: &str) -> Option<Value> {
 /// Whether a parsed object is worth walking (a document or a structured log
 /// line), rather than data that merely is JSON.
 pub fn interesting(text: &str) -> bool {
-    [
-        "\"kind\"",
-        "\"ErrStatus\"",
-        "\"errors\"",
-        "\"message\"",
-        "\"msg\"",
-        "\"error\"",
-        "\"err\"",
-        "\"log\"",
-        "\"annotations\"",
-        "authentication.k8s.io/",
-        "authorization.k8s.io/",
-    ]
-    .iter()
-    .any(|k| text.contains(k))
+    DOCUMENT_CUES.iter().any(|k| text.contains(k))
 }
 
 /// A Status read leniently: a Python `repr` (`{'kind': 'Status', … 'code': 401}`),
@@ -362,17 +331,12 @@ fn field(window: &str, key: &str) -> Option<String> {
         .match_indices(&open)
         .find(|&(at, _)| at == 0 || window[..at].ends_with(", ") || window[..at].ends_with('('))?;
     let rest = &window[at + open.len()..];
-    let end = [
-        ", metadata=",
-        ", reason=",
-        ", status=",
-        ", additionalProperties=",
-    ]
-    .iter()
-    .filter_map(|e| rest.find(e))
-    .min()
-    .or_else(|| rest.find([',', ')']))
-    .unwrap_or(rest.len());
+    let end = JAVA_STATUS_FIELDS
+        .iter()
+        .filter_map(|e| rest.find(e))
+        .min()
+        .or_else(|| rest.find([',', ')']))
+        .unwrap_or(rest.len());
     let value = rest[..end].trim();
     (!value.is_empty() && value != "null").then(|| value.to_owned())
 }

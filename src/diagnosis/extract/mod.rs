@@ -807,9 +807,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
         case.refusal = denial::read(&failure.detail, Forbidden::parse(&failure.detail));
         return None;
     }
-    let Answer::Http(h) = &case.answer else {
-        return None;
-    };
+    let h = case.answer.http()?;
     let message = h.message.as_deref()?;
     let code = h.code();
     let forbidden = case

@@ -8,6 +8,7 @@
 //! exception).
 
 use super::super::forbidden::Forbidden;
+use crate::vocabulary::cues::MESSAGE_ENDS;
 use crate::vocabulary::refusals::{NO_API_TOKEN_CAPITALISED, webhook_words};
 
 /// A refusal in a line: its message, and the status it implies.
@@ -26,22 +27,11 @@ pub struct Refusal {
 
 /// Where a message that runs to the end of a log field ends.
 fn cut(text: &str) -> &str {
-    let mut end = [
-        "\"}",
-        "\",\"",
-        "\", \"",
-        ". Received status:",
-        "\" pod=",
-        "\" podSandboxID=",
-        "\"\n",
-        "', '",
-        "'}",
-        ". Authenticator ",
-    ]
-    .iter()
-    .filter_map(|stop| text.find(stop))
-    .min()
-    .unwrap_or(text.len());
+    let mut end = MESSAGE_ENDS
+        .iter()
+        .filter_map(|stop| text.find(stop))
+        .min()
+        .unwrap_or(text.len());
     // `" key=` (logfmt, klog structured): the field ended.
     for (i, _) in text.match_indices("\" ") {
         let after = &text[i + 2..];

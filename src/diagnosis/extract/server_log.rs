@@ -103,13 +103,9 @@ pub(super) fn missing(line: &str) -> Option<(BindingKind, String)> {
     let open = before.rfind('"')?;
     let name = &before[open + 1..];
     let kind_word = before[..open].trim_end().rsplit([' ', ':', '"']).next()?;
-    let kind = match kind_word {
-        "secrets" | "secret" => BindingKind::Secret,
-        "pods" | "pod" => BindingKind::Pod,
-        "serviceaccounts" | "serviceaccount" => BindingKind::ServiceAccount,
-        "nodes" | "node" => BindingKind::Node,
-        _ => return None,
-    };
+    // Each kind's resource is its name and `s`.
+    let singular = kind_word.strip_suffix('s').unwrap_or(kind_word);
+    let kind = *BindingKind::ALL.iter().find(|k| k.as_str() == singular)?;
     (!name.is_empty()).then(|| (kind, name.to_owned()))
 }
 

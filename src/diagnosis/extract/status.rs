@@ -537,9 +537,8 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
             .map(|t| t.with_timezone(&Utc))
     };
     for (open, quote) in [("'Date': '", '\''), ("\"Date\": \"", '"')] {
-        if let Some(i) = line.find(open) {
-            let rest = &line[i + 9..];
-            return rest.find(quote).and_then(|end| parse(&rest[..end]));
+        if let Some((_, rest)) = line.split_once(open) {
+            return rest.split_once(quote).and_then(|(value, _)| parse(value));
         }
     }
     let l = line.trim_start_matches(['<', ' ', '\t']);
@@ -547,8 +546,7 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
         return parse(&l[5..]);
     }
     // kubectl -v=8: `round_trippers.go:580]     Date: …`.
-    let i = line.find("]     Date: ")?;
-    parse(&line[i + 12..])
+    parse(line.split_once("]     Date: ")?.1)
 }
 
 #[cfg(test)]

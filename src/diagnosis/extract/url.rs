@@ -129,10 +129,8 @@ pub fn method_and_url(line: &str) -> Option<(Option<&str>, &str)> {
         let url = url.trim_end_matches(['.', ',']);
         url.starts_with("http").then_some((Some(method), url))
     };
-    for prefix in REQUEST_LINE_OPENERS {
-        if let Some(found) = after(prefix) {
-            return Some(found);
-        }
+    if let Some(found) = REQUEST_LINE_OPENERS.iter().find_map(|p| after(p)) {
+        return Some(found);
     }
     // kubectl -v: `round_trippers.go:553] GET https://… 401 Unauthorized in 4 milliseconds`.
     if let Some(i) = line.find("] ") {

@@ -5,7 +5,7 @@
 //! of `unknown`, the cause named when the evidence does not say.
 
 use super::prelude::*;
-use crate::diagnosis::facts::{HttpAnswer, NotFound};
+use crate::diagnosis::facts::{AnswerOrigin, HttpAnswer, NotFound};
 
 pub const NONE: CauseDef = CauseDef {
     title: "Nothing wrong",
@@ -195,10 +195,7 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
             ]),
         ));
     }
-    if let Answer::Http(HttpAnswer {
-        verdict: Some(v), ..
-    }) = &case.answer
-    {
+    if let Some(v) = case.answer.http().and_then(|h| h.verdict.as_ref()) {
         // kube-apiserver never saw the request: the service that refused it
         // has the reason.
         steps.push(NextStep::say(format!(
@@ -252,17 +249,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             )));
             f.add(Cause::None, Basis::Said, support);
         }
-        Answer::Http(h) if !h.from_kubernetes() => {
-            let why = match &h.origin {
-                crate::diagnosis::facts::AnswerOrigin::Other(why) => why.clone(),
-                _ => String::new(),
-            };
-            f.add(
-                Cause::NotApiServer,
-                case.witness.basis(),
-                shown_meaning(case, why),
-            );
-        }
+        Answer::Http(HttpAnswer {
+            origin: AnswerOrigin::Other(why),
+            ..
+        }) => f.add(
+            Cause::NotApiServer,
+            case.witness.basis(),
+            shown_meaning(case, why),
+        ),
         Answer::Http(h) if let Some(relay) = h.relay_only() => {
             // A checker's own status: not kube-apiserver's answer.
             let status = format!(
@@ -353,31 +347,28 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
     let create = case.request.as_ref().is_some_and(|r| {
         r.verb.as_deref() == Some("create") && r.name.is_none() && r.path.is_none()
     });
-    if generic || (create && !named) {
+    if generic {
+        let meaning = "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)";
         f.add(
             Cause::ApiNotServed,
-            if generic {
-                Basis::Said
-            } else {
-                Basis::Inferred
-            },
-            shown_meaning(
-                case,
-                if generic {
-                    "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)"
-                } else {
-                    "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API"
-                },
-            ),
+            Basis::Said,
+            shown_meaning(case, meaning),
         );
-        if !generic {
-            f.add_fact(
-                Cause::ObjectNotFound,
-                Basis::Possible,
-                SupportKind::Answer,
-                "or a namespace or parent object in the path does not exist",
-            );
-        }
+        return;
+    }
+    if create && !named {
+        let meaning = "a create (POST to a collection) got 404: no object could be missing yet, so the server does not serve this API";
+        f.add(
+            Cause::ApiNotServed,
+            Basis::Inferred,
+            shown_meaning(case, meaning),
+        );
+        f.add_fact(
+            Cause::ObjectNotFound,
+            Basis::Possible,
+            SupportKind::Answer,
+            "or a namespace or parent object in the path does not exist",
+        );
         return;
     }
     f.add(
@@ -509,9 +500,7 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
 
 /// The request as shown (or `HTTP`) and the server's message, when it sent one.
 pub fn request_message(case: &Case<'_>) -> Option<String> {
-    let Answer::Http(h) = &case.answer else {
-        return None;
-    };
+    let h = case.answer.http()?;
     let message = h.message.as_ref()?;
     Some(format!(
         "{}: {message}",
@@ -554,7 +543,7 @@ pub fn shown(case: &Case<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::facts::{AccessVerdict, AnswerOrigin};
+    use crate::diagnosis::facts::AccessVerdict;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 

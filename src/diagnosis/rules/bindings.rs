@@ -311,21 +311,17 @@ fn from_audit_log(seen: &ObjectSeen, f: &mut Findings) {
             t.claim_uid.as_deref().unwrap_or("the old one")
         ),
     };
-    let who = if seen.guessed {
-        "the client these 401s are attributed to (one of several identities accepted from their source IP and user agent)"
+    let (basis, who) = if seen.guessed {
+        (Basis::Possible, "one of several identities")
     } else {
-        "the client these 401s are attributed to (the only identity accepted from their source IP and user agent)"
+        (Basis::Inferred, "the only identity")
     };
     f.add_fact(
         cause,
-        if seen.guessed {
-            Basis::Possible
-        } else {
-            Basis::Inferred
-        },
+        basis,
         SupportKind::Audit,
         format!(
-            "{what}; {who} was last accepted with it at {}",
+            "{what}; the client these 401s are attributed to ({who} accepted from their source IP and user agent) was last accepted with it at {}",
             seen.last_accepted
         ),
     );
@@ -424,22 +420,17 @@ fn read(c: &BindingCheck, f: &mut Findings) {
                 "the token is bound to {what} uid {claim}; the Secret of that name now has uid {live} ({from})"
             ),
         ),
-        (BindingState::Deleting, BindingKind::Secret) => (
-            Cause::SecretDeleted,
-            if t.legacy {
-                Basis::Observed
+        (BindingState::Deleting, BindingKind::Secret) => {
+            let (basis, legacy) = if t.legacy {
+                let dies = ": a legacy token dies as soon as its Secret has a deletionTimestamp";
+                (Basis::Observed, dies)
             } else {
-                Basis::Inferred
-            },
-            format!(
-                "{what} is being deleted (deletionTimestamp {deletion}, {from}){}",
-                if t.legacy {
-                    ": a legacy token dies as soon as its Secret has a deletionTimestamp"
-                } else {
-                    ""
-                }
-            ),
-        ),
+                (Basis::Inferred, "")
+            };
+            let text =
+                format!("{what} is being deleted (deletionTimestamp {deletion}, {from}){legacy}");
+            (Cause::SecretDeleted, basis, text)
+        }
         (BindingState::UidDiffers, BindingKind::Node) => {
             f.rule_out(Cause::NodeDeleted);
             (

@@ -189,10 +189,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         access_review(case, verdict, f);
         return;
     }
-    let (message, relayed) = match &case.answer {
-        Answer::Http(h) => (h.message.clone(), h.relay_only().is_some()),
-        _ => (None, false),
-    };
+    let h = case.answer.http();
+    let message = h.and_then(|h| h.message.clone());
+    let relayed = h.is_some_and(|h| h.relay_only().is_some());
     let (d, by) = match case.refusal.clone() {
         Some(Denial::Authorizer { forbidden, by }) => (forbidden, by),
         // Admission or quota: `rules::admission`.

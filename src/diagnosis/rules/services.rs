@@ -242,10 +242,7 @@ const DECODE: Steps = Steps::Run(
 /// Who the workload is to the cloud that refused the call, when it is not
 /// AWS (whose step is the default).
 fn caller_elsewhere(case: &Case<'_>) -> Option<NextStep> {
-    let Answer::Http(h) = &case.answer else {
-        return None;
-    };
-    let (why, command) = match h.verdict.as_ref()?.cloud? {
+    let (why, command) = match case.answer.http()?.verdict.as_ref()?.cloud? {
         Cloud::Aws => return None,
         Cloud::Google => (
             "who the workload is to Google Cloud (the service account its calls are made as)",
@@ -261,10 +258,7 @@ fn caller_elsewhere(case: &Case<'_>) -> Option<NextStep> {
 
 /// A service that judged the token said why it refused it.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
-    let Answer::Http(h) = &case.answer else {
-        return;
-    };
-    let Some(v) = &h.verdict else {
+    let Some(v) = case.answer.http().and_then(|h| h.verdict.as_ref()) else {
         return;
     };
     let why = match v.cause {
@@ -282,20 +276,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "the exchange judged the token against its own federation settings, not kube-apiserver"
         }
     };
-    let mut support = vec![
-        Support::answer(format!(
-            "{} refused {}: {}",
-            v.service,
-            // A caller denied got past the token: the call was refused.
-            if v.cause == Cause::CloudCallerDenied {
-                "the call"
-            } else {
-                "the token"
-            },
-            v.detail
-        )),
-        Support::answer(why),
-    ];
+    // A caller denied got past the token: the call was refused.
+    let what = if v.cause == Cause::CloudCallerDenied {
+        "the call"
+    } else {
+        "the token"
+    };
+    let refused = format!("{} refused {what}: {}", v.service, v.detail);
+    let mut support = vec![Support::answer(refused), Support::answer(why)];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
     let basis = if v.cause == Cause::Unknown {
@@ -312,10 +300,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     };
     f.add(v.cause, basis, support);
     for &cause in v.alternatives {
-        f.add(
+        f.add_fact(
             cause,
             Basis::Possible,
-            vec![Support::answer(v.detail.clone())],
+            SupportKind::Answer,
+            v.detail.clone(),
         );
     }
 }
