@@ -221,9 +221,9 @@ impl<'a> DecodeJson<'a> {
                 present: token.signature_len > 0,
                 bytes: token.signature_len,
             },
-            evaluated_at: Time::new(report.evaluated_at),
-            leeway_seconds: report.leeway.num_seconds(),
-            verdict: report.verdict,
+            evaluated_at: Time::new(report.time.at),
+            leeway_seconds: report.time.leeway.num_seconds(),
+            verdict: report.time.verdict(),
             findings: &report.findings,
             csi_audience: report.context.csi_audience.as_deref(),
             authentication_config: report

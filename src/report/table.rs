@@ -220,7 +220,7 @@ pub fn write_decode(
     let s = &style.styles;
     let token = &report.token;
     let claims = &token.claims;
-    let now = report.evaluated_at;
+    let now = report.time.at;
     let token_line = format!(
         "sha256:{} (read as {})",
         token.fingerprint,
@@ -323,8 +323,8 @@ fn write_verdict_line(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let at = style.judged_at(report.evaluated_at, report.leeway);
-    let (verdict, look) = match report.verdict {
+    let at = style.judged_at(report.time.at, report.time.leeway);
+    let (verdict, look) = match report.time.verdict() {
         None => ("legacy token: never time-checked", s.warning),
         Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),
         Some(Verdict::RejectNotYetValid) => ("rejected: not valid yet", s.error),
@@ -333,7 +333,7 @@ fn write_verdict_line(
     };
     let summary = counts(&report.findings);
     writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;
-    if matches!(report.verdict, None | Some(Verdict::Accept)) {
+    if matches!(report.time.verdict(), None | Some(Verdict::Accept)) {
         let bound = match report.binding {
             Binding::Pod => " and its pod",
             Binding::Secret => " and its Secret",
@@ -406,7 +406,7 @@ pub fn write_batch_row(
     };
     let expires = claims
         .expires_at
-        .map(|e| relative(at_seconds(e), report.evaluated_at))
+        .map(|e| relative(at_seconds(e), report.time.at))
         .unwrap_or_else(|| "never".to_owned());
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
     let plain_len = codes.join(",").len();

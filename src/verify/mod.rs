@@ -24,9 +24,9 @@ use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::LEGACY_ISSUER;
 use crate::findings::{self, Code, Finding};
-use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Token, TokenKind};
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use crate::window::Verdict;
+use crate::window::check::TimeCheck;
 use crate::wire::string_codes;
 use keys::{KeyKind, KeyNote, KeySet, PublicKey};
 
@@ -275,7 +275,13 @@ pub fn verify(
     );
     let issuer = check_issuer(token, kind, expect, &mut findings);
     let audience = check_audience(token, expect, &mut findings);
-    let time = check_time(token, kind, now, leeway, &mut findings);
+    let time = TimeCheck::new(&token.claims, kind, now, leeway);
+    findings.extend(time.to_findings());
+    let time = Check {
+        name: CheckName::Time,
+        ok: Some(time.verdict().is_none_or(|v| v == Verdict::Accept)),
+        detail: time.summary(),
+    };
     let checks = vec![signature, key, issuer, audience, time];
     let valid = checks.iter().all(|c| c.ok != Some(false));
     findings::sort(&mut findings);
@@ -740,56 +746,6 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         message,
         findings,
     )
-}
-
-fn check_time(
-    token: &Token,
-    kind: TokenKind,
-    now: DateTime<Utc>,
-    leeway: TimeDelta,
-    findings: &mut Vec<Finding>,
-) -> Check {
-    if kind == TokenKind::LegacySecret {
-        // pkg/serviceaccount/legacy.go never looks at time claims.
-        return Check::passed(CheckName::Time, "a legacy Secret token: never time-checked");
-    }
-    let claims = &token.claims;
-    let judgement = window::judge(TimeClaims::from(claims), now, leeway);
-    let leeway_s = leeway.num_seconds();
-    let when = |secs: Option<i64>| {
-        let at = at_seconds(secs.unwrap_or_default());
-        format!("{} ({})", rfc3339(at), relative(at, now))
-    };
-    let server = judgement.verdict.server_message().unwrap_or_default();
-    let Some(code) = judgement.verdict.code() else {
-        let detail = match (claims.expires_at, judgement.remaining) {
-            (Some(exp), Some(left)) => format!(
-                "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
-                rfc3339(now),
-                when(Some(exp)),
-                human_seconds(floor_seconds(left))
-            ),
-            _ => format!("inside the window at {}: no exp", rfc3339(now)),
-        };
-        return Check::passed(CheckName::Time, detail);
-    };
-    let message = match judgement.verdict {
-        Verdict::RejectNotYetValid => format!(
-            "not valid yet: nbf is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\" for {}s more",
-            when(claims.not_before),
-            judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
-        ),
-        Verdict::RejectExpired => format!(
-            "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-            when(claims.expires_at)
-        ),
-        Verdict::RejectIssuedInFuture => format!(
-            "issued in the future: iat is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-            when(claims.issued_at)
-        ),
-        Verdict::Accept => unreachable!("accepted above"),
-    };
-    Check::failed(CheckName::Time, code, message, findings)
 }
 
 #[cfg(test)]
