@@ -65,7 +65,7 @@ impl TimeCheck {
         let c = self.claims;
         let ahead = [Code::NotYetValid, Code::IssuedInFuture]
             .into_iter()
-            .filter_map(|code| Some((code, at_seconds(self.claim(code).2?) - self.at)))
+            .filter_map(|code| Some((code, at_seconds(self.claim(code).1?) - self.at)))
             .find(|(_, by)| *by > TimeDelta::zero())
             .map(|(code, by)| TimeFinding::Ahead { code, by });
         let expiry = c.expires_at.and_then(|exp| {
@@ -119,17 +119,18 @@ impl TimeCheck {
     pub fn message(&self, finding: TimeFinding) -> String {
         let leeway = self.leeway.num_seconds();
         let j = self.judgement;
-        let server = j.verdict.server_message().unwrap_or_default();
+        let (what, server) = (verdict_words(j.verdict), j.verdict.server_message());
+        let server = server.unwrap_or_default();
         match finding {
             TimeFinding::Rejected {
                 code: Code::Expired,
             } => format!(
-                "expired: exp was {}, beyond the {leeway}s leeway by {}; kube-apiserver rejects it (\"{server}\")",
+                "{what}: exp was {}, beyond the {leeway}s leeway by {}; kube-apiserver rejects it (\"{server}\")",
                 self.when(self.claims.expires_at.unwrap_or_default()),
                 human_seconds(j.rejected_for.map(ceil_seconds).unwrap_or_default())
             ),
             TimeFinding::Rejected { code } => {
-                let (name, what, at) = self.claim(code);
+                let (name, at) = self.claim(code);
                 let wait = j
                     .accepted_in
                     .map(|d| format!(" for {}s more", ceil_seconds(d)));
@@ -157,10 +158,10 @@ impl TimeCheck {
     }
 
     /// The claim a not-yet-valid (else issued-in-future) finding is about.
-    fn claim(&self, code: Code) -> (&'static str, &'static str, Option<i64>) {
+    fn claim(&self, code: Code) -> (&'static str, Option<i64>) {
         match code {
-            Code::NotYetValid => ("nbf", "not valid yet", self.claims.not_before),
-            _ => ("iat", "issued in the future", self.claims.issued_at),
+            Code::NotYetValid => ("nbf", self.claims.not_before),
+            _ => ("iat", self.claims.issued_at),
         }
     }
 
@@ -168,5 +169,14 @@ impl TimeCheck {
     fn when(&self, seconds: i64) -> String {
         let at = at_seconds(seconds);
         format!("{} ({})", rfc3339(at), relative(at, self.at))
+    }
+}
+
+pub fn verdict_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accept => "accepted",
+        Verdict::RejectNotYetValid => "not valid yet",
+        Verdict::RejectIssuedInFuture => "issued in the future",
+        Verdict::RejectExpired => "expired",
     }
 }

@@ -13,6 +13,7 @@ use super::prelude::*;
 use crate::diagnosis::facts::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
+use crate::window::check::verdict_words;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
 /// A certificate's dates, not a token's, failed on this clock.
@@ -346,15 +347,6 @@ fn answer_line(case: &Case<'_>) -> Vec<Support> {
             vec![Support::answer(super::answer::shown(case))]
         }
         _ => Vec::new(),
-    }
-}
-
-fn verdict_words(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accepted",
-        Verdict::RejectNotYetValid => "not valid yet",
-        Verdict::RejectIssuedInFuture => "issued in the future",
-        Verdict::RejectExpired => "expired",
     }
 }
 
