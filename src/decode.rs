@@ -8,7 +8,7 @@ use crate::findings::{self, Code, Finding, Severity};
 use crate::input::{InputContext, Shape, ShapedToken};
 use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Binding, KUBELET_TOKEN_SECONDS, Token, TokenKind};
-use crate::window::check::TimeCheck;
+use crate::window::check::{TimeCheck, without_grace};
 use crate::window::{at_seconds, floor_seconds};
 
 /// The issuer every legacy Secret token carries. Source: pkg/serviceaccount/legacy.go.
@@ -218,14 +218,7 @@ fn check_lifetime(
     }
     findings.push(Finding::info(
         Code::NoExtendedExpiry,
-        format!(
-            "a kubelet token of {lifetime}s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do){}. The kubelet replaces the file after ~48m, so a client that reads the token once at start gets 401 about an hour later; client-go re-reads the file every minute",
-            if lifetime < KUBELET_TOKEN_SECONDS {
-                ", or its lifetime cap is below 3607 s, which also ends the grace"
-            } else {
-                ""
-            }
-        ),
+        without_grace(lifetime),
     ));
 }
 

@@ -351,7 +351,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
         // The same key from two sources (a JWKS and a PEM file) is no ambiguity.
         if seen
             .iter()
-            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki_der())
+            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki)
         {
             findings.push(Finding::warning(
                 Code::DuplicateKid,
@@ -362,7 +362,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
                 ),
             ));
         }
-        seen.push((key.kid(), key.spki_der()));
+        seen.push((key.kid(), &key.spki));
     }
     findings
 }
@@ -667,7 +667,7 @@ fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool 
         return false;
     };
     !raw.contains('=')
-        && lc::UnparsedPublicKey::new(algorithm, key.spki_der())
+        && lc::UnparsedPublicKey::new(algorithm, &key.spki)
             .verify(&raw.as_bytes()[..end], &signature)
             .is_ok()
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use super::{Judgement, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds, judge};
 use crate::findings::{Code, Finding};
 use crate::timefmt::{human_seconds, relative, rfc3339};
-use crate::token::{Claims, TokenKind};
+use crate::token::{Claims, KUBELET_TOKEN_SECONDS, TokenKind};
 
 /// Tokens expiring within this (or 20 % of their lifetime, if shorter) get `expires-soon`.
 const EXPIRES_SOON: TimeDelta = TimeDelta::minutes(10);
@@ -179,4 +179,17 @@ pub fn verdict_words(v: Verdict) -> &'static str {
         Verdict::RejectIssuedInFuture => "issued in the future",
         Verdict::RejectExpired => "expired",
     }
+}
+
+/// A kubelet token of `lifetime` seconds that kube-apiserver did not extend to a
+/// year (no `warnafter`), as decode notes it and the expired cause explains it.
+pub fn without_grace(lifetime: i64) -> String {
+    format!(
+        "a kubelet token of {lifetime}s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do){}. The kubelet replaces the file after ~48m, so a client that reads the token once at start gets 401 about an hour later; client-go re-reads the file every minute",
+        if lifetime < KUBELET_TOKEN_SECONDS {
+            ", or its lifetime cap is below 3607 s, which also ends the grace"
+        } else {
+            ""
+        }
+    )
 }
