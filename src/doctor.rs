@@ -21,7 +21,7 @@ use crate::timefmt::{human_seconds, relative};
 use crate::token::{KUBELET_TOKEN_SECONDS, Token, TokenKind};
 use crate::verify::{CheckName, MatchedBy, VerifyReport};
 use crate::window::check::TimeFinding;
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+use crate::window::{self, Verdict, at_seconds, ceil_seconds};
 use crate::wire::string_codes;
 
 /// How a step went.
@@ -151,11 +151,14 @@ pub fn token_step(decode: &DecodeReport) -> Step {
             None => "never expires".to_owned(),
         }
     );
-    // Time findings belong to the clock steps; the rest is about the token itself.
+    // Time findings belong to the clock steps, a stale token to freshness; the
+    // rest is about the token itself.
+    let time: Vec<Code> = decode.time.to_findings().map(|f| f.code).collect();
     let own: Vec<_> = decode
         .findings
         .iter()
-        .filter(|f| !is_time_code(f.code) && f.severity > Severity::Info)
+        .filter(|f| !time.contains(&f.code) && f.code != Code::StaleToken)
+        .filter(|f| f.severity > Severity::Info)
         .collect();
     let status = match own.iter().map(|f| f.severity).max() {
         Some(Severity::Error) => StepStatus::Fail,
@@ -166,17 +169,6 @@ pub fn token_step(decode: &DecodeReport) -> Step {
         own.iter()
             .map(|f| format!("{}: {}", f.code.as_str(), f.message))
             .collect(),
-    )
-}
-
-fn is_time_code(code: Code) -> bool {
-    matches!(
-        code,
-        Code::Expired
-            | Code::NotYetValid
-            | Code::IssuedInFuture
-            | Code::ExpiresSoon
-            | Code::StaleToken
     )
 }
 
@@ -291,9 +283,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
     if decode.time.legacy {
         return step(StepStatus::Pass, measured);
     }
-    let times = TimeClaims::from(&decode.token.claims);
-    let at = decode.time.at + estimate;
-    let j = window::judge(times, at, leeway);
+    let j = window::judge(decode.time.claims, decode.time.at + estimate, leeway);
     let (status, text) = match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => {
             let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
