@@ -141,8 +141,7 @@ pub struct VerifyReport {
     /// Every key of the set with what happened to it, in set order.
     pub keys: Vec<(PublicKey, KeyOutcome)>,
     pub checks: Vec<Check>,
-    pub evaluated_at: DateTime<Utc>,
-    pub leeway: TimeDelta,
+    pub time: TimeCheck,
     /// Most severe first.
     pub findings: Vec<Finding>,
     /// `--authentication-config`: what its JWT authenticators make of the token.
@@ -277,12 +276,12 @@ pub fn verify(
     let audience = check_audience(token, expect, &mut findings);
     let time = TimeCheck::new(&token.claims, kind, now, leeway);
     findings.extend(time.to_findings());
-    let time = Check {
+    let time_check = Check {
         name: CheckName::Time,
         ok: Some(time.verdict().is_none_or(|v| v == Verdict::Accept)),
         detail: time.summary(),
     };
-    let checks = vec![signature, key, issuer, audience, time];
+    let checks = vec![signature, key, issuer, audience, time_check];
     let valid = checks.iter().all(|c| c.ok != Some(false));
     findings::sort(&mut findings);
     VerifyReport {
@@ -296,8 +295,7 @@ pub fn verify(
         matched_by: matched.map(|(_, by)| by),
         keys: keys.keys.iter().cloned().zip(outcomes).collect(),
         checks,
-        evaluated_at: now,
-        leeway,
+        time,
         findings,
         authn: None,
     }
