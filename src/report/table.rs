@@ -13,6 +13,7 @@ use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
+use crate::window::check::verdict_words;
 use crate::window::{Verdict, at_seconds};
 
 /// A borderless two-column table, like `kubectl describe`: a row for each
@@ -325,11 +326,9 @@ fn write_verdict_line(
     let s = &style.styles;
     let at = style.judged_at(report.time.at, report.time.leeway);
     let (verdict, look) = match report.time.verdict() {
-        None => ("legacy token: never time-checked", s.warning),
-        Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),
-        Some(Verdict::RejectNotYetValid) => ("rejected: not valid yet", s.error),
-        Some(Verdict::RejectExpired) => ("rejected: expired", s.error),
-        Some(Verdict::RejectIssuedInFuture) => ("rejected: issued in the future", s.error),
+        None => (report.time.summary(), s.warning),
+        Some(Verdict::Accept) => ("accepted (within its time window)".to_owned(), s.ok),
+        Some(v) => (format!("rejected: {}", verdict_words(v)), s.error),
     };
     let summary = counts(&report.findings);
     writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;
