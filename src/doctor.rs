@@ -604,6 +604,24 @@ mod tests {
     }
 
     #[test]
+    fn pod_clock_warns_as_decode_does_when_only_the_leeway_saves_the_token() {
+        // No nbf: the iat 30 s ahead is what decode warns about.
+        let mut claims = projected(-30);
+        claims.as_object_mut().unwrap().remove("nbf");
+        let decoded = decoded(claims);
+        let step = pod_clock_step(&decoded);
+        assert_eq!(step.status, StepStatus::Warn, "{step:?}");
+        let warning = decoded
+            .findings
+            .iter()
+            .find(|f| f.code == Code::IssuedInFuture);
+        assert_eq!(Some(&step.summary), warning.map(|f| &f.message));
+        let by = TimeDelta::seconds(30);
+        let clock = OffClock::Pod;
+        assert_eq!(step.risk, Some(Degradation::ClockOff { clock, by }));
+    }
+
+    #[test]
     fn token_step_ignores_time_findings_and_reports_the_rest() {
         let mut claims = projected(600);
         claims["sub"] = json!("system:serviceaccount:ns:other");
