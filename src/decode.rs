@@ -7,16 +7,12 @@ use crate::authconfig::AuthnConfigReport;
 use crate::findings::{self, Code, Finding, Severity};
 use crate::input::{InputContext, Shape, ShapedToken};
 use crate::timefmt::{human_seconds, relative, rfc3339};
-use crate::token::{self, Binding, Token, TokenKind};
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use crate::token::{self, Binding, KUBELET_TOKEN_SECONDS, Token, TokenKind};
+use crate::window::check::{TimeCheck, without_grace};
+use crate::window::{at_seconds, floor_seconds};
 
 /// The issuer every legacy Secret token carries. Source: pkg/serviceaccount/legacy.go.
 pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
-
-/// Tokens expiring within this (or 20 % of their lifetime, if shorter) get `expires-soon`.
-pub const EXPIRES_SOON: TimeDelta = TimeDelta::minutes(10);
-
-pub use crate::token::KUBELET_TOKEN_SECONDS;
 
 pub(crate) const PADDED: &str = "a segment carries '=' padding: kube-apiserver decodes unpadded base64url only, so it does not recognise the token (401, \"invalid bearer token\")";
 
@@ -24,7 +20,7 @@ pub(crate) const PADDED: &str = "a segment carries '=' padding: kube-apiserver d
 /// kube-controller-manager): unused this long, a legacy token is labelled
 /// invalid; invalid this long, its Secret is deleted.
 /// Source: pkg/controller/serviceaccount/legacy_serviceaccount_token_cleaner.go.
-pub const LEGACY_CLEANUP_DAYS: i64 = 365;
+const LEGACY_CLEANUP_DAYS: i64 = 365;
 
 /// What `decode` found out about one token.
 #[derive(Debug, Clone)]
@@ -33,16 +29,13 @@ pub struct DecodeReport {
     pub shape: Shape,
     pub kind: TokenKind,
     pub binding: Binding,
-    /// The instant every time-based finding was evaluated at.
-    pub evaluated_at: DateTime<Utc>,
-    pub leeway: TimeDelta,
     /// `exp - iat`, when both are present.
     pub lifetime_seconds: Option<i64>,
     /// `exp - now` (negative once expired), when `exp` is present.
     pub expires_in_seconds: Option<i64>,
-    /// What kube-apiserver would do at `evaluated_at` on a clock equal to ours.
-    /// `None` for legacy tokens, which are never time-checked.
-    pub verdict: Option<Verdict>,
+    /// The time claims at the instant every time-based finding was evaluated
+    /// at, on a clock equal to ours.
+    pub time: TimeCheck,
     /// Most severe first.
     pub findings: Vec<Finding>,
     /// What the input document said about the token (CSI audience, requested
@@ -84,29 +77,16 @@ pub fn analyse(
             "a time claim has a fraction of a second; kube-apiserver truncates it, as shown here",
         ));
     }
-    let verdict = match kind {
-        TokenKind::LegacySecret => {
-            check_legacy(&token, &mut findings);
-            None
-        }
-        _ => {
-            if kind == TokenKind::NotKubernetes {
-                findings.push(Finding::info(
-                    Code::UnknownKind,
-                    "not a Kubernetes ServiceAccount token (no kubernetes.io claims); decoded anyway, with the time rules kube-apiserver applies to its own tokens",
-                ));
-            } else {
-                check_bound(&token, now, &mut findings);
-            }
-            Some(check_time(
-                &token,
-                lifetime_seconds,
-                now,
-                leeway,
-                &mut findings,
-            ))
-        }
-    };
+    match kind {
+        TokenKind::LegacySecret => check_legacy(&token, &mut findings),
+        TokenKind::NotKubernetes => findings.push(Finding::info(
+            Code::UnknownKind,
+            "not a Kubernetes ServiceAccount token (no kubernetes.io claims); decoded anyway, with the time rules kube-apiserver applies to its own tokens",
+        )),
+        _ => check_bound(&token, now, &mut findings),
+    }
+    let time = TimeCheck::new(claims, kind, now, leeway);
+    findings.extend(time.to_findings());
     if let Some(kid) = token.header.kid.as_deref().filter(|_| is_kube) {
         findings.extend(foreign_kid(kid));
     }
@@ -119,11 +99,9 @@ pub fn analyse(
         shape: input.shape,
         kind,
         binding,
-        evaluated_at: now,
-        leeway,
         lifetime_seconds,
         expires_in_seconds,
-        verdict,
+        time,
         findings,
         token,
     }
@@ -240,14 +218,7 @@ fn check_lifetime(
     }
     findings.push(Finding::info(
         Code::NoExtendedExpiry,
-        format!(
-            "a kubelet token of {lifetime}s with no one-year grace (no warnafter): kube-apiserver runs with --service-account-extend-token-expiration=false (managed OIDC-issuer clusters do){}. The kubelet replaces the file after ~48m, so a client that reads the token once at start gets 401 about an hour later; client-go re-reads the file every minute",
-            if lifetime < KUBELET_TOKEN_SECONDS {
-                ", or its lifetime cap is below 3607 s, which also ends the grace"
-            } else {
-                ""
-            }
-        ),
+        without_grace(lifetime),
     ));
 }
 
@@ -495,86 +466,6 @@ fn check_subject(
     }
 }
 
-fn check_time(
-    token: &Token,
-    lifetime_seconds: Option<i64>,
-    now: DateTime<Utc>,
-    leeway: TimeDelta,
-    findings: &mut Vec<Finding>,
-) -> Verdict {
-    let claims = &token.claims;
-    let times = TimeClaims::from(claims);
-    let judgement = window::judge(times, now, leeway);
-    let leeway_s = leeway.num_seconds();
-    let when = |secs: i64| {
-        let at = at_seconds(secs);
-        format!("{} ({})", rfc3339(at), relative(at, now))
-    };
-    if let Some(code) = judgement.verdict.code() {
-        let server = judgement.verdict.server_message().unwrap_or_default();
-        let wait = judgement.accepted_in.map(ceil_seconds).unwrap_or_default();
-        let message = match judgement.verdict {
-            Verdict::RejectNotYetValid => format!(
-                "not valid yet: nbf is {}, more than the {leeway_s}s leeway ahead of this clock; kube-apiserver rejects it (\"{server}\") for {wait}s more. The clock that issued it is ahead of this one",
-                when(claims.not_before.unwrap_or_default()),
-            ),
-            Verdict::RejectExpired => format!(
-                "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver rejects it (\"{server}\")",
-                when(claims.expires_at.unwrap_or_default()),
-            ),
-            Verdict::RejectIssuedInFuture => format!(
-                "issued in the future: iat is {}, more than the {leeway_s}s leeway ahead; kube-apiserver rejects it (\"{server}\") for {wait}s more",
-                when(claims.issued_at.unwrap_or_default()),
-            ),
-            Verdict::Accept => unreachable!("a rejection has a code"),
-        };
-        findings.push(Finding::error(code, message));
-        return judgement.verdict;
-    }
-    let within = |secs: Option<i64>| secs.map(at_seconds).filter(|t| *t > now);
-    let ahead = [
-        (within(claims.not_before), "nbf", Code::NotYetValid),
-        (within(claims.issued_at), "iat", Code::IssuedInFuture),
-    ]
-    .into_iter()
-    .find_map(|(at, name, code)| Some((at?, name, code)));
-    if let Some((at, name, code)) = ahead {
-        findings.push(Finding::warning(
-            code,
-            format!(
-                "{name} is {}s ahead of this clock: accepted only thanks to the {leeway_s}s leeway; the issuing clock runs ahead",
-                ceil_seconds(at - now)
-            ),
-        ));
-    }
-    if let Some(exp) = claims.expires_at.map(at_seconds) {
-        let left = exp - now;
-        let soon = lifetime_seconds
-            .filter(|l| *l > 0)
-            .map(|l| TimeDelta::seconds(l / 5).min(EXPIRES_SOON))
-            .unwrap_or(EXPIRES_SOON);
-        if left <= TimeDelta::zero() {
-            findings.push(Finding::warning(
-                Code::Expired,
-                format!(
-                    "exp passed {}s ago: still accepted for {}s thanks to the {leeway_s}s leeway",
-                    ceil_seconds(-left),
-                    judgement.remaining.map(floor_seconds).unwrap_or_default()
-                ),
-            ));
-        } else if left <= soon {
-            findings.push(Finding::warning(
-                Code::ExpiresSoon,
-                format!(
-                    "expires {}: a client that does not refresh its token gets 401 after that",
-                    relative(exp, now)
-                ),
-            ));
-        }
-    }
-    judgement.verdict
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -695,7 +586,7 @@ pub(crate) mod tests {
     fn fresh_projected_token_is_clean() {
         let r = report(rs256(), projected(NOW - 60, NOW + 3540));
         assert_eq!(r.kind, TokenKind::Projected);
-        assert_eq!(r.verdict, Some(Verdict::Accept));
+        assert_eq!(r.time.verdict(), Some(crate::window::Verdict::Accept));
         assert!(r.findings.is_empty(), "{:?}", r.findings);
         assert_eq!(r.lifetime_seconds, Some(3600));
         assert_eq!(r.expires_in_seconds, Some(3540));
@@ -721,7 +612,7 @@ pub(crate) mod tests {
         let mut claims = legacy("system:serviceaccount:ns:other");
         claims["exp"] = json!(NOW - 100_000);
         let r = report(json!({"alg": "RS256", "kid": ""}), claims);
-        assert_eq!(r.verdict, None);
+        assert_eq!(r.time.verdict(), None);
         let c = codes(&r);
         assert!(c.contains(&("subject-mismatch", Severity::Error)), "{c:?}");
         assert!(c.contains(&("legacy-token", Severity::Warning)));

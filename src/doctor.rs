@@ -10,17 +10,18 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use strum::{IntoStaticStr, VariantArray};
 
-use crate::decode::{DecodeReport, KUBELET_TOKEN_SECONDS};
+use crate::decode::DecodeReport;
 use crate::diagnosis::facts::{Degradation, OffClock};
 use crate::diagnosis::{self, Cause, Classification, Diagnosis};
 use crate::exit::Outcome;
 use crate::findings::{Code, Severity};
 use crate::probe::evidence::{self, Extras};
 use crate::probe::{ProbeReport, ServerReport, keys as probe_keys};
-use crate::timefmt::{human_seconds, relative, rfc3339};
-use crate::token::{Token, TokenKind};
+use crate::timefmt::{human_seconds, relative};
+use crate::token::{KUBELET_TOKEN_SECONDS, Token, TokenKind};
 use crate::verify::{CheckName, MatchedBy, VerifyReport};
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds};
+use crate::window::check::TimeFinding;
+use crate::window::{self, Verdict, at_seconds, ceil_seconds};
 use crate::wire::string_codes;
 
 /// How a step went.
@@ -146,15 +147,18 @@ pub fn token_step(decode: &DecodeReport) -> Step {
         decode.kind.as_str(),
         decode.token.fingerprint,
         match claims.expires_at {
-            Some(exp) => format!("expires {}", relative(at_seconds(exp), decode.evaluated_at)),
+            Some(exp) => format!("expires {}", relative(at_seconds(exp), decode.time.at)),
             None => "never expires".to_owned(),
         }
     );
-    // Time findings belong to the clock steps; the rest is about the token itself.
+    // Time findings belong to the clock steps, a stale token to freshness; the
+    // rest is about the token itself.
+    let time: Vec<Code> = decode.time.to_findings().map(|f| f.code).collect();
     let own: Vec<_> = decode
         .findings
         .iter()
-        .filter(|f| !is_time_code(f.code) && f.severity > Severity::Info)
+        .filter(|f| !time.contains(&f.code) && f.code != Code::StaleToken)
+        .filter(|f| f.severity > Severity::Info)
         .collect();
     let status = match own.iter().map(|f| f.severity).max() {
         Some(Severity::Error) => StepStatus::Fail,
@@ -168,72 +172,26 @@ pub fn token_step(decode: &DecodeReport) -> Step {
     )
 }
 
-fn is_time_code(code: Code) -> bool {
-    matches!(
-        code,
-        Code::Expired
-            | Code::NotYetValid
-            | Code::IssuedInFuture
-            | Code::ExpiresSoon
-            | Code::StaleToken
-    )
-}
-
-/// The token's window on this pod's own clock.
+/// The token's window on this pod's own clock: the first time finding, else
+/// the window it is inside.
 pub fn pod_clock_step(decode: &DecodeReport) -> Step {
-    let now = decode.evaluated_at;
-    let times = TimeClaims::from(&decode.token.claims);
-    let step = |status, summary: String| Step::new(StepName::PodClock, status, summary);
-    match decode.verdict {
-        None => step(
-            StepStatus::Pass,
-            "legacy token: never time-checked".to_owned(),
-        ),
-        Some(Verdict::Accept) => {
-            let soon = decode.findings.iter().find(|f| {
-                matches!(
-                    f.code,
-                    Code::ExpiresSoon | Code::NotYetValid | Code::Expired
-                )
-            });
-            let Some(f) = soon else {
-                let summary = format!("accepted on this pod's clock ({})", rfc3339(now));
-                return step(StepStatus::Pass, summary);
-            };
-            // From now to the claim.
-            let until = |t: Option<i64>| {
-                TimeDelta::seconds(t.unwrap_or_default()) - TimeDelta::seconds(now.timestamp())
-            };
-            let risk = match f.code {
-                Code::ExpiresSoon => Degradation::ExpiresSoon {
-                    left: until(times.expires_at),
-                },
-                Code::NotYetValid => Degradation::ClockOff {
-                    clock: OffClock::Pod,
-                    by: until(times.not_before),
-                },
-                _ => Degradation::ClockOff {
-                    clock: OffClock::Pod,
-                    by: -until(times.expires_at),
-                },
-            };
-            step(StepStatus::Warn, f.message.clone()).at_risk(risk)
+    let time = &decode.time;
+    let Some(first) = time.findings().into_iter().next() else {
+        return Step::new(StepName::PodClock, StepStatus::Pass, time.summary());
+    };
+    let (status, risk) = match first {
+        TimeFinding::Rejected { .. } => (StepStatus::Fail, None),
+        TimeFinding::Ahead { by, .. } | TimeFinding::PastExp { ago: by } => {
+            let clock = OffClock::Pod;
+            (StepStatus::Warn, Some(Degradation::ClockOff { clock, by }))
         }
-        Some(verdict) => {
-            let j = window::judge(times, now, decode.leeway);
-            let text = match verdict {
-                Verdict::RejectExpired => format!(
-                    "expired on this pod's clock ({} past exp + leeway)",
-                    human_seconds(j.rejected_for.map(ceil_seconds).unwrap_or_default())
-                ),
-                _ => format!(
-                    "not valid yet on this pod's clock: accepted in {}s (the clock that minted it is ahead of this one)",
-                    j.accepted_in.map(ceil_seconds).unwrap_or_default()
-                ),
-            };
-            step(StepStatus::Fail, text)
+        TimeFinding::ExpiresSoon { left } => {
+            (StepStatus::Warn, Some(Degradation::ExpiresSoon { left }))
         }
-    }
+    };
+    let mut step = Step::new(StepName::PodClock, status, time.message(first));
+    step.risk = risk;
+    step
 }
 
 /// The API server's answer: who it thinks the token is.
@@ -308,7 +266,7 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
             "no Date header to measure the API server's clock".into(),
         );
     };
-    let leeway = decode.leeway;
+    let leeway = decode.time.leeway;
     let estimate = offset.estimate();
     // Inside the uncertainty the direction is unknown: say so, not a guess.
     let direction = if offset.low > TimeDelta::zero() {
@@ -322,12 +280,10 @@ pub fn server_clock_step(decode: &DecodeReport, server: &ServerReport) -> Step {
         "the API server's clock is {direction} this pod's ({})",
         crate::timefmt::offset_pm(offset.estimate_seconds(), offset.uncertainty_seconds())
     );
-    if decode.verdict.is_none() {
+    if decode.time.legacy {
         return step(StepStatus::Pass, measured);
     }
-    let times = TimeClaims::from(&decode.token.claims);
-    let at = decode.evaluated_at + estimate;
-    let j = window::judge(times, at, leeway);
+    let j = window::judge(decode.time.claims, decode.time.at + estimate, leeway);
     let (status, text) = match j.verdict {
         Verdict::Accept if estimate.abs() > leeway => {
             let text = format!("{measured}: more than the {}s leeway", leeway.num_seconds());
@@ -403,7 +359,7 @@ pub fn keys_step(keys: &KeysObservation) -> Step {
 pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>) -> Step {
     let step = |status, summary: String| Step::new(StepName::Freshness, status, summary);
     let claims = &decode.token.claims;
-    let now = decode.evaluated_at;
+    let now = decode.time.at;
     let fingerprint = &decode.token.fingerprint;
     let compare = format!(
         "compare with what the client sends: `kubectl satoken decode` on its token must show sha256:{fingerprint}{}",
@@ -640,11 +596,29 @@ mod tests {
     fn pod_clock_fails_when_the_token_is_from_the_future_here() {
         let step = pod_clock_step(&decoded(projected(-90)));
         assert_eq!(step.status, StepStatus::Fail);
-        assert!(step.summary.contains("accepted in 30s"), "{}", step.summary);
+        assert!(step.summary.contains("for 30s more"), "{}", step.summary);
         assert_eq!(
             pod_clock_step(&decoded(projected(600))).status,
             StepStatus::Pass
         );
+    }
+
+    #[test]
+    fn pod_clock_warns_as_decode_does_when_only_the_leeway_saves_the_token() {
+        // No nbf: the iat 30 s ahead is what decode warns about.
+        let mut claims = projected(-30);
+        claims.as_object_mut().unwrap().remove("nbf");
+        let decoded = decoded(claims);
+        let step = pod_clock_step(&decoded);
+        assert_eq!(step.status, StepStatus::Warn, "{step:?}");
+        let warning = decoded
+            .findings
+            .iter()
+            .find(|f| f.code == Code::IssuedInFuture);
+        assert_eq!(Some(&step.summary), warning.map(|f| &f.message));
+        let by = TimeDelta::seconds(30);
+        let clock = OffClock::Pod;
+        assert_eq!(step.risk, Some(Degradation::ClockOff { clock, by }));
     }
 
     #[test]

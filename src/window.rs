@@ -11,6 +11,8 @@
 //! The boundaries themselves pass, so the window is `[max(nbf, iat) - L, exp + L]`.
 //! Missing claims are not checked. Legacy Secret tokens are never time-checked.
 
+pub mod check;
+
 use chrono::{DateTime, TimeDelta, Utc};
 use strum::{IntoStaticStr, VariantArray};
 

@@ -55,7 +55,7 @@ impl<'a> DoctorJson<'a> {
         DoctorJson {
             verdict: report.verdict,
             exit_code: report.verdict.outcome().code(),
-            evaluated_at: Time::new(decode.evaluated_at),
+            evaluated_at: Time::new(decode.time.at),
             steps: &report.steps,
             diagnosis: DiagnosisJson::new(&report.diagnosis),
             token: DecodeJson::new(decode, None),

@@ -13,6 +13,7 @@ use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
+use crate::window::check::verdict_words;
 use crate::window::{Verdict, at_seconds};
 
 /// A borderless two-column table, like `kubectl describe`: a row for each
@@ -220,7 +221,7 @@ pub fn write_decode(
     let s = &style.styles;
     let token = &report.token;
     let claims = &token.claims;
-    let now = report.evaluated_at;
+    let now = report.time.at;
     let token_line = format!(
         "sha256:{} (read as {})",
         token.fingerprint,
@@ -323,17 +324,15 @@ fn write_verdict_line(
     style: &TableStyle,
 ) -> io::Result<()> {
     let s = &style.styles;
-    let at = style.judged_at(report.evaluated_at, report.leeway);
-    let (verdict, look) = match report.verdict {
-        None => ("legacy token: never time-checked", s.warning),
-        Some(Verdict::Accept) => ("accepted (within its time window)", s.ok),
-        Some(Verdict::RejectNotYetValid) => ("rejected: not valid yet", s.error),
-        Some(Verdict::RejectExpired) => ("rejected: expired", s.error),
-        Some(Verdict::RejectIssuedInFuture) => ("rejected: issued in the future", s.error),
+    let at = style.judged_at(report.time.at, report.time.leeway);
+    let (verdict, look) = match report.time.verdict() {
+        None => (report.time.summary(), s.warning),
+        Some(Verdict::Accept) => ("accepted (within its time window)".to_owned(), s.ok),
+        Some(v) => (format!("rejected: {}", verdict_words(v)), s.error),
     };
     let summary = counts(&report.findings);
     writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;
-    if matches!(report.verdict, None | Some(Verdict::Accept)) {
+    if matches!(report.time.verdict(), None | Some(Verdict::Accept)) {
         let bound = match report.binding {
             Binding::Pod => " and its pod",
             Binding::Secret => " and its Secret",
@@ -406,7 +405,7 @@ pub fn write_batch_row(
     };
     let expires = claims
         .expires_at
-        .map(|e| relative(at_seconds(e), report.evaluated_at))
+        .map(|e| relative(at_seconds(e), report.time.at))
         .unwrap_or_else(|| "never".to_owned());
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
     let plain_len = codes.join(",").len();

@@ -116,8 +116,8 @@ impl<'a> VerifyJson<'a> {
                     outcome: *outcome,
                 })
                 .collect(),
-            evaluated_at: Time::new(report.evaluated_at),
-            leeway_seconds: report.leeway.num_seconds(),
+            evaluated_at: Time::new(report.time.at),
+            leeway_seconds: report.time.leeway.num_seconds(),
             findings: &report.findings,
             authentication_config: report.authn.as_ref(),
         }
@@ -136,7 +136,7 @@ pub fn write_verify(
         alg.push_str(&format!("  kid {}", sanitize(kid)));
     }
     let audiences = (!report.audiences.is_empty()).then(|| report.audiences.join(", "));
-    let evaluated = style.judged_at(report.evaluated_at, report.leeway);
+    let evaluated = style.judged_at(report.time.at, report.time.leeway);
     let head = [
         ("Algorithm", Some(alg)),
         ("Kind", Some(report.kind.as_str().to_owned())),

@@ -187,11 +187,6 @@ impl PublicKey {
         self.published_kid.as_deref() == Some(kid) || self.computed_kid == kid
     }
 
-    /// The canonical DER SubjectPublicKeyInfo.
-    pub fn spki_der(&self) -> &[u8] {
-        &self.spki
-    }
-
     /// Builds a key from DER SubjectPublicKeyInfo (or PKCS#1 RSAPublicKey).
     fn from_public_der(der: &[u8]) -> Result<PublicKey, String> {
         if let Ok(rsa) = aws_lc_rs::rsa::PublicKey::from_der(der) {

@@ -24,9 +24,9 @@ use strum::{IntoStaticStr, VariantArray};
 
 use crate::decode::LEGACY_ISSUER;
 use crate::findings::{self, Code, Finding};
-use crate::timefmt::{human_seconds, relative, rfc3339};
 use crate::token::{self, Token, TokenKind};
-use crate::window::{self, TimeClaims, Verdict, at_seconds, ceil_seconds, floor_seconds};
+use crate::window::Verdict;
+use crate::window::check::TimeCheck;
 use crate::wire::string_codes;
 use keys::{KeyKind, KeyNote, KeySet, PublicKey};
 
@@ -141,8 +141,7 @@ pub struct VerifyReport {
     /// Every key of the set with what happened to it, in set order.
     pub keys: Vec<(PublicKey, KeyOutcome)>,
     pub checks: Vec<Check>,
-    pub evaluated_at: DateTime<Utc>,
-    pub leeway: TimeDelta,
+    pub time: TimeCheck,
     /// Most severe first.
     pub findings: Vec<Finding>,
     /// `--authentication-config`: what its JWT authenticators make of the token.
@@ -275,8 +274,14 @@ pub fn verify(
     );
     let issuer = check_issuer(token, kind, expect, &mut findings);
     let audience = check_audience(token, expect, &mut findings);
-    let time = check_time(token, kind, now, leeway, &mut findings);
-    let checks = vec![signature, key, issuer, audience, time];
+    let time = TimeCheck::new(&token.claims, kind, now, leeway);
+    findings.extend(time.to_findings());
+    let time_check = Check {
+        name: CheckName::Time,
+        ok: Some(time.verdict().is_none_or(|v| v == Verdict::Accept)),
+        detail: time.summary(),
+    };
+    let checks = vec![signature, key, issuer, audience, time_check];
     let valid = checks.iter().all(|c| c.ok != Some(false));
     findings::sort(&mut findings);
     VerifyReport {
@@ -290,8 +295,7 @@ pub fn verify(
         matched_by: matched.map(|(_, by)| by),
         keys: keys.keys.iter().cloned().zip(outcomes).collect(),
         checks,
-        evaluated_at: now,
-        leeway,
+        time,
         findings,
         authn: None,
     }
@@ -345,7 +349,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
         // The same key from two sources (a JWKS and a PEM file) is no ambiguity.
         if seen
             .iter()
-            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki_der())
+            .any(|(kid, spki)| *kid == key.kid() && *spki != key.spki)
         {
             findings.push(Finding::warning(
                 Code::DuplicateKid,
@@ -356,7 +360,7 @@ fn key_set_findings(keys: &KeySet) -> Vec<Finding> {
                 ),
             ));
         }
-        seen.push((key.kid(), key.spki_der()));
+        seen.push((key.kid(), &key.spki));
     }
     findings
 }
@@ -661,7 +665,7 @@ fn verify_with(raw: &str, end: usize, alg: SigningAlg, key: &PublicKey) -> bool 
         return false;
     };
     !raw.contains('=')
-        && lc::UnparsedPublicKey::new(algorithm, key.spki_der())
+        && lc::UnparsedPublicKey::new(algorithm, &key.spki)
             .verify(&raw.as_bytes()[..end], &signature)
             .is_ok()
 }
@@ -740,56 +744,6 @@ fn check_audience(token: &Token, expect: &Expectations, findings: &mut Vec<Findi
         message,
         findings,
     )
-}
-
-fn check_time(
-    token: &Token,
-    kind: TokenKind,
-    now: DateTime<Utc>,
-    leeway: TimeDelta,
-    findings: &mut Vec<Finding>,
-) -> Check {
-    if kind == TokenKind::LegacySecret {
-        // pkg/serviceaccount/legacy.go never looks at time claims.
-        return Check::passed(CheckName::Time, "a legacy Secret token: never time-checked");
-    }
-    let claims = &token.claims;
-    let judgement = window::judge(TimeClaims::from(claims), now, leeway);
-    let leeway_s = leeway.num_seconds();
-    let when = |secs: Option<i64>| {
-        let at = at_seconds(secs.unwrap_or_default());
-        format!("{} ({})", rfc3339(at), relative(at, now))
-    };
-    let server = judgement.verdict.server_message().unwrap_or_default();
-    let Some(code) = judgement.verdict.code() else {
-        let detail = match (claims.expires_at, judgement.remaining) {
-            (Some(exp), Some(left)) => format!(
-                "inside the window at {}: exp {}; accepted for {} more, with the {leeway_s}s leeway",
-                rfc3339(now),
-                when(Some(exp)),
-                human_seconds(floor_seconds(left))
-            ),
-            _ => format!("inside the window at {}: no exp", rfc3339(now)),
-        };
-        return Check::passed(CheckName::Time, detail);
-    };
-    let message = match judgement.verdict {
-        Verdict::RejectNotYetValid => format!(
-            "not valid yet: nbf is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\" for {}s more",
-            when(claims.not_before),
-            judgement.accepted_in.map(ceil_seconds).unwrap_or_default()
-        ),
-        Verdict::RejectExpired => format!(
-            "expired: exp was {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-            when(claims.expires_at)
-        ),
-        Verdict::RejectIssuedInFuture => format!(
-            "issued in the future: iat is {}, beyond the {leeway_s}s leeway; kube-apiserver: \"{server}\"",
-            when(claims.issued_at)
-        ),
-        Verdict::Accept => unreachable!("accepted above"),
-    };
-    Check::failed(CheckName::Time, code, message, findings)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::secret::SecretToken;
+use crate::window::at_seconds;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
@@ -141,7 +142,8 @@ fn time_is_judged_at_now_with_the_leeway() {
     for (offset, ok, code) in [
         (0, Some(true), None),
         (61, Some(false), Some("not-yet-valid")),
-        (60, Some(true), None),
+        // Accepted, with decode's warning that only the leeway saves it.
+        (60, Some(true), Some("not-yet-valid")),
         (-3600 - 61, Some(false), Some("expired")),
     ] {
         let raw = sign_rsa(None, &claims(offset));
@@ -193,4 +195,24 @@ fn key_set_remarks() {
     // A token whose kid is the Kubernetes key id still finds a renamed key.
     let r = run_any(&fixture("projected-es256.jwt"), &set);
     assert_eq!(r.matched_by, Some(MatchedBy::Kid));
+}
+
+#[test]
+fn time_findings_read_as_decode_words_them() {
+    let time = |findings: &[Finding]| -> Vec<(Code, String)> {
+        let codes = [Code::NotYetValid, Code::Expired, Code::ExpiresSoon];
+        let time = findings.iter().filter(|f| codes.contains(&f.code));
+        time.map(|f| (f.code, f.message.clone())).collect()
+    };
+    // Rejected, ahead within the leeway, expired, past exp within it, expiring soon.
+    for offset in [61, 60, -3600 - 61, -3600 - 30, -3500] {
+        let raw = sign_rsa(None, &claims(offset));
+        let verified = run(&raw, &jwks(), &expected());
+        let shaped = crate::input::shape::detect_line(&raw);
+        let token = token::parse(&SecretToken::new(raw.as_str())).unwrap();
+        let decoded = crate::decode::analyse(token, &shaped, at_seconds(NOW), LEEWAY);
+        let found = time(&verified.findings);
+        assert_eq!(found.len(), 1, "{offset}: {found:?}");
+        assert_eq!(found, time(&decoded.findings), "{offset}");
+    }
 }

@@ -13,6 +13,7 @@ use super::prelude::*;
 use crate::diagnosis::facts::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
+use crate::window::check::{verdict_words, without_grace};
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
 /// A certificate's dates, not a token's, failed on this clock.
@@ -259,9 +260,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         && let Some((kind, binding)) = case.token_kind()
         && let Some(lifetime) = token.kubelet_lifetime_without_grace(kind, binding)
     {
-        support.push(Support::token(format!(
-            "the kubelet's own token, issued for {lifetime} s with no warnafter: this cluster does not extend it to a year (--service-account-extend-token-expiration=false), so a client that read the file once fails an hour after it started; the kubelet has written newer ones since"
-        )));
+        support.push(Support::token(without_grace(lifetime)));
     }
     if !certain {
         support.push(Support::new(
@@ -346,15 +345,6 @@ fn answer_line(case: &Case<'_>) -> Vec<Support> {
             vec![Support::answer(super::answer::shown(case))]
         }
         _ => Vec::new(),
-    }
-}
-
-fn verdict_words(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accepted",
-        Verdict::RejectNotYetValid => "not valid yet",
-        Verdict::RejectIssuedInFuture => "issued in the future",
-        Verdict::RejectExpired => "expired",
     }
 }
 
@@ -490,7 +480,7 @@ mod tests {
             d.candidates[0]
                 .support
                 .iter()
-                .any(|s| s.text.contains("does not extend it to a year"))
+                .any(|s| s.text.contains("no one-year grace"))
         };
         assert!(says(&pod_bound(-7200, 3607)));
         // Another audience: a projected volume's own token, not the kubelet's.
