@@ -65,8 +65,12 @@ pub fn find(line: &str) -> Option<ClientLine> {
         return Some(found);
     }
     // Python's `Reason: Forbidden` line under an ApiException names the
-    // reason of the status above it: no answer of its own.
-    if let Some(reason) = t.strip_prefix("Reason: ") {
+    // reason of the status above it: no answer of its own, unless it states
+    // one or names a transport failure (under `(0)`, a stream's).
+    if let Some(reason) = t.strip_prefix("Reason: ")
+        && stated_in(reason).is_none()
+        && super::transport::named(reason).is_none()
+    {
         found.format = "python-kubernetes";
         found.http = Some(HttpAnswer {
             reason: Some(reason.trim().to_owned()),
