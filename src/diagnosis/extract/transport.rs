@@ -380,6 +380,23 @@ mod tests {
                 Some(Cause::Timeout),
             ),
             ("EOFError: end of file reached", Some(Cause::Unknown)),
+            // A proxy refused the tunnel: its status, not kube-apiserver's.
+            (
+                "java.io.IOException: Unexpected response code for CONNECT: 403",
+                Some(Cause::Unknown),
+            ),
+            (
+                "* CONNECT tunnel failed, response 403",
+                Some(Cause::Unknown),
+            ),
+            (
+                "(Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))",
+                Some(Cause::Unknown),
+            ),
+            (
+                "Error: tunneling socket could not be established, statusCode=403",
+                Some(Cause::Unknown),
+            ),
         ] {
             assert_eq!(detect_line(line), want, "{line}");
         }
