@@ -278,13 +278,10 @@ pub const TRANSPORT: &[Wording] = &[
     w(RUBY, "Net::OpenTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),
     w(RUBY, "Net::ReadTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),
     w(RUBY, "end of file reached", "all (EOFError)", Some(Cause::Unknown), "Ruby io.c (rb_eof_error)"),
-    // An HTTP proxy refused the tunnel (CONNECT) to the API server: the
-    // status these words carry is the proxy's, and no request reached
-    // kube-apiserver.
-    w(PYTHON, "Tunnel connection failed", "all (`Tunnel connection failed: CODE PHRASE`)", Some(Cause::Unknown), "CPython Lib/http/client.py (HTTPConnection._tunnel), which urllib3 wraps in ProxyError"),
-    w(NODE, "tunneling socket could not be established", "all (`, statusCode=CODE`)", Some(Cause::Unknown), "request/tunnel-agent index.js (onConnect: the request library's proxy agent)"),
-    w(JAVA, "Unexpected response code for CONNECT", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp3/internal/connection/ConnectPlan.kt (createTunnel; RealConnection before 5.0)"),
-    w(CURL, "CONNECT tunnel failed", "7.x-8.x (`CONNECT tunnel failed, response CODE`; `Received HTTP code CODE from proxy after CONNECT` before 7.77)", Some(Cause::Unknown), "curl lib/cf-h1-proxy.c (lib/http_proxy.c before 8.0)"),
+    PROXY_TUNNEL_REFUSED[0],
+    PROXY_TUNNEL_REFUSED[1],
+    PROXY_TUNNEL_REFUSED[2],
+    PROXY_TUNNEL_REFUSED[3],
     // Fluent Bit's kubernetes filter got no connection to the API server (or
     // the kubelet) from its upstream pool: the connect failed, its own
     // `[net]` or `[tls]` line before says how. After the plugin's tag
@@ -292,6 +289,17 @@ pub const TRANSPORT: &[Wording] = &[
     // a line's prefixes are read without; `kubelet …` since v1.7.5 (with
     // Use_Kubelet), `kube api …` since v3.0.
     w(FLUENT_BIT, "upstream connection error", "v0.12+", Some(Cause::Unknown), FLUENT_BIT_KUBE_META),
+];
+
+/// An HTTP proxy refused the tunnel (CONNECT) to the API server: the status
+/// these words carry is the proxy's, and no request reached kube-apiserver
+/// (rows of [`TRANSPORT`]).
+#[rustfmt::skip]
+pub const PROXY_TUNNEL_REFUSED: [Wording; 4] = [
+    w(PYTHON, "Tunnel connection failed", "all (`Tunnel connection failed: CODE PHRASE`)", Some(Cause::Unknown), "CPython Lib/http/client.py (HTTPConnection._tunnel), which urllib3 wraps in ProxyError"),
+    w(NODE, "tunneling socket could not be established", "all (`, statusCode=CODE`)", Some(Cause::Unknown), "request/tunnel-agent index.js (onConnect: the request library's proxy agent)"),
+    w(JAVA, "Unexpected response code for CONNECT", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp3/internal/connection/ConnectPlan.kt (createTunnel; RealConnection before 5.0)"),
+    w(CURL, "CONNECT tunnel failed", "7.x-8.x (`CONNECT tunnel failed, response CODE`; `Received HTTP code CODE from proxy after CONNECT` before 7.77)", Some(Cause::Unknown), "curl lib/cf-h1-proxy.c (lib/http_proxy.c before 8.0)"),
 ];
 
 const FLUENT_BIT: &str = "Fluent Bit";
