@@ -269,6 +269,17 @@ pub const TEMPLATES: &[Template] = &[
         ALL,
         ERRORS_GO,
     ),
+    // The watch cache's refusal of a watch or list from a resourceVersion
+    // it no longer holds (NewGone's `Gone` before NewResourceExpired).
+    t(
+        "the watch cache (NewResourceExpired)",
+        "too old resource version: {rv} ({oldest})",
+        410,
+        "Expired",
+        true,
+        "all (reason Gone in the oldest releases)",
+        "k8s.io/apiserver pkg/storage/cacher/watch_cache.go (getAllEventsSinceLocked)",
+    ),
     t(
         "NewInvalid (field causes)",
         "{kind} \"{name}\" is invalid: {field}: Invalid value: {value}: {detail}",

@@ -114,6 +114,17 @@ pub const RENDERINGS: &[Rendering] = &[
         "4.0+",
         PYTHON,
     ),
+    // Its stream calls (exec, attach, port-forward) over websocket-client:
+    // a refused upgrade is `ApiException(status=0, reason=str(e))`, the
+    // status in websocket-client's words (`-+-+- HEADERS -+-+- BODY` after
+    // them since 1.2).
+    r(
+        "python kubernetes stream ApiException",
+        "kubernetes.client.exceptions.ApiException: (0)\nReason: Handshake status {code} {phrase}",
+        true,
+        "all (websocket-client before 1.2: the status alone)",
+        "kubernetes-client/python kubernetes/base/stream/ws_client.py (websocket_call); websocket-client websocket/_handshake.py (_get_resp_headers)",
+    ),
     r(
         "java ApiException (openapi-generator message)",
         "io.kubernetes.client.openapi.ApiException: Message: {phrase}\nHTTP response code: {code}\nHTTP response body: {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":{message_j},\"reason\":\"{reason}\",\"code\":{code}}\nHTTP response headers: {content-type=[application/json]}",

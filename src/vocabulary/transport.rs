@@ -2,7 +2,7 @@
 //! them: curl (its exit codes, and the text each TLS backend puts after
 //! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
 //! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
-//! `SslStream` and sockets, and rustls.
+//! `SslStream` and sockets, Ruby's net/http, and rustls.
 //!
 //! [`TRANSPORT`] is matched in its order, without regard to case, each text
 //! starting a word: the more specific a text, the earlier it stands (a TLS
@@ -43,6 +43,8 @@ const NODE: &str = "Node.js";
 const DOTNET: &str = ".NET (KubernetesClient, HttpClient)";
 const RUSTLS: &str = "rustls (Rust clients: kube-rs)";
 const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
+const RUBY: &str = "Ruby (net/http: kubeclient, rest-client, Faraday)";
+const RUBY_NET_HTTP: &str = "ruby/net-http lib/net/protocol.rb (OpenTimeout, ReadTimeout)";
 
 const GTLS_C: &str = "curl lib/vtls/gtls.c";
 const NSS_ERRS: &str =
@@ -66,6 +68,11 @@ const RUSTLS_ERROR: &str = "rustls src/error.rs CertificateError";
 pub const TRANSPORT: &[Wording] = &[
     w(GO_TLS, "TLS handshake timeout", "all", Some(Cause::Timeout), "Go src/net/http/transport.go"),
     w(PYTHON, "handshake timed out", "all", Some(Cause::Timeout), "CPython Lib/ssl.py"),
+    // The chain was read and a certificate in it may not serve its place: a
+    // leaf where a CA should be, a usage (client auth) the server's lacks.
+    // Before "failed to verify certificate", which Go 1.20+ puts in front.
+    w(GO_X509, "x509: certificate is not authorized to sign other certificates", "all", Some(Cause::TlsOther), X509_VERIFY),
+    w(GO_X509, "x509: certificate specifies an incompatible key usage", "all", Some(Cause::TlsOther), X509_VERIFY),
     // The name the client connected to is not in the certificate.
     w(OPENSSL, "no alternative certificate subject name matches", "curl 7.x-8.x", Some(Cause::TlsNameMismatch), OPENSSL_C),
     w(CURL, "does not match target host", "curl 7.x-8.x (OpenSSL, GnuTLS: `certificate subject name 'NAME' does not match target host name 'HOST'`; `hostname` from 8.12)", Some(Cause::TlsNameMismatch), "curl lib/vtls/openssl.c, lib/vtls/gtls.c"),
@@ -249,6 +256,32 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "Go context.Canceled"),
     // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
     w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
+    // The connection closed before an answer came, in each stack's words: a
+    // short read, HTTP/2's GOAWAY and stream resets, a write to a closed
+    // socket.
+    w(GO_NET, "unexpected EOF", "all", Some(Cause::Unknown), "Go src/io/io.go (ErrUnexpectedEOF)"),
+    w(GO_NET, "http2: server sent GOAWAY and closed the connection", "all (`; LastStreamID=N, ErrCode=CODE, debug=\"…\"` after it)", Some(Cause::Unknown), "golang.org/x/net http2/transport.go (GoAwayError.Error)"),
+    w(GO_NET, "stream error: stream ID", "all (`stream error: stream ID N; CODE`, `; received from peer` since x/net 2022)", Some(Cause::Unknown), "golang.org/x/net http2/errors.go (StreamError.Error)"),
+    w("Go net/http", "transport connection broken", "all (`net/http: HTTP/1.x transport connection broken: ERR`)", Some(Cause::Unknown), "Go src/net/http/transport.go (persistConn.readLoop)"),
+    w("Go net/http", "http: server closed idle connection", "Go 1.11+", Some(Cause::Unknown), "Go src/net/http/transport.go (errServerClosedIdle)"),
+    w(GO_NET, "use of closed network connection", "all (net.ErrClosed since Go 1.16)", Some(Cause::Unknown), "Go src/net/net.go"),
+    w(GO_NET, "broken pipe", "all", Some(Cause::Unknown), "EPIPE"),
+    w(GO_NET, "too many open files", "all", Some(Cause::Unknown), "EMFILE: the caller ran out of file descriptors"),
+    w(JAVA, "Connection reset", "all (java.net.SocketException, javax.net.ssl.SSLException)", Some(Cause::Unknown), "OpenJDK sun/nio/ch/NioSocketImpl.java (13+), java/net/SocketInputStream.java before"),
+    w(JAVA, "unexpected end of stream on", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp/src/main/kotlin/okhttp3/internal/http1/Http1ExchangeCodec.kt (readResponseHeaders)"),
+    w(JAVA, "StreamResetException", "okhttp 3.x-5.x (`stream was reset: CODE`)", Some(Cause::Unknown), "square/okhttp okhttp3/internal/http2/StreamResetException.kt"),
+    w(JAVA, "EOFException", "all", Some(Cause::Unknown), "OpenJDK java/io/EOFException.java (OkHttp's `\\n not found: limit=0`: no status line)"),
+    w(JAVA, "InterruptedIOException: timeout", "okhttp 3.12+ (callTimeout)", Some(Cause::Timeout), "square/okhttp okhttp3/internal/connection/RealCall.kt (timeoutExit)"),
+    w(PYTHON, "Remote end closed connection without response", "Python 3.5+ (http.client.RemoteDisconnected)", Some(Cause::Unknown), "CPython Lib/http/client.py"),
+    w(DOTNET, "The response ended prematurely", ".NET Core 3.0+", Some(Cause::Unknown), "dotnet/runtime System.Net.Http Strings.resx (net_http_invalid_response_premature_eof)"),
+    w(DOTNET, "Resource temporarily unavailable", "Linux (EAGAIN's text; a name lookup to try again)", Some(Cause::Unknown), "dotnet/runtime System.Net.Http ConnectHelper (`MESSAGE (HOST:PORT)`)"),
+    w(RUBY, "Net::OpenTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),
+    w(RUBY, "Net::ReadTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),
+    w(RUBY, "end of file reached", "all (EOFError)", Some(Cause::Unknown), "Ruby io.c (rb_eof_error)"),
+    PROXY_TUNNEL_REFUSED[0],
+    PROXY_TUNNEL_REFUSED[1],
+    PROXY_TUNNEL_REFUSED[2],
+    PROXY_TUNNEL_REFUSED[3],
     // Fluent Bit's kubernetes filter got no connection to the API server (or
     // the kubelet) from its upstream pool: the connect failed, its own
     // `[net]` or `[tls]` line before says how. After the plugin's tag
@@ -256,6 +289,17 @@ pub const TRANSPORT: &[Wording] = &[
     // a line's prefixes are read without; `kubelet …` since v1.7.5 (with
     // Use_Kubelet), `kube api …` since v3.0.
     w(FLUENT_BIT, "upstream connection error", "v0.12+", Some(Cause::Unknown), FLUENT_BIT_KUBE_META),
+];
+
+/// An HTTP proxy refused the tunnel (CONNECT) to the API server: the status
+/// these words carry is the proxy's, and no request reached kube-apiserver
+/// (rows of [`TRANSPORT`]).
+#[rustfmt::skip]
+pub const PROXY_TUNNEL_REFUSED: [Wording; 4] = [
+    w(PYTHON, "Tunnel connection failed", "all (`Tunnel connection failed: CODE PHRASE`)", Some(Cause::Unknown), "CPython Lib/http/client.py (HTTPConnection._tunnel), which urllib3 wraps in ProxyError"),
+    w(NODE, "tunneling socket could not be established", "all (`, statusCode=CODE`)", Some(Cause::Unknown), "request/tunnel-agent index.js (onConnect: the request library's proxy agent)"),
+    w(JAVA, "Unexpected response code for CONNECT", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp3/internal/connection/ConnectPlan.kt (createTunnel; RealConnection before 5.0)"),
+    w(CURL, "CONNECT tunnel failed", "7.x-8.x (`CONNECT tunnel failed, response CODE`; `Received HTTP code CODE from proxy after CONNECT` before 7.77)", Some(Cause::Unknown), "curl lib/cf-h1-proxy.c (lib/http_proxy.c before 8.0)"),
 ];
 
 const FLUENT_BIT: &str = "Fluent Bit";

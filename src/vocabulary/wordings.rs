@@ -146,6 +146,10 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "error loading config file \" … \": …", "all (clientcmd LoadFromFile)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
     w(CLIENT_GO, "context was not found for specified context", "all (clientcmd validation)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
     w(CLIENT_GO, "cluster has no server defined", "all (clientcmd ErrEmptyCluster)", Some(Cause::CredentialSourceFailed), CLIENTCMD),
+    // Terraform's kubernetes provider plans a kubernetes_manifest with no
+    // client configuration (its provider block's values not known yet, or
+    // none given): `│ Error: Failed to construct REST client` above it.
+    w(TERRAFORM_KUBERNETES, "cannot create REST client: no client config", "2.4+ (kubernetes_manifest)", Some(Cause::CredentialSourceFailed), "github.com/hashicorp/terraform-provider-kubernetes manifest/provider/clients.go (getRestClient)"),
     // In a pod, the in-cluster configuration: the API server's address from
     // the environment, the ServiceAccount token from its mounted file (none
     // with automountServiceAccountToken: false).
@@ -182,6 +186,7 @@ pub const SETUP_FAILURES: &[Wording] = &[
 ];
 
 const CLIENT_GO: &str = "client-go";
+const TERRAFORM_KUBERNETES: &str = "Terraform's kubernetes provider";
 const CLIENTCMD: &str = "k8s.io/client-go tools/clientcmd/validation.go and loader.go";
 const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
 const PYTHON_K8S: &str = "python-kubernetes";

@@ -19,6 +19,7 @@ use super::status::{ends_unauthorized, generic_text, stated_in, template_of, una
 use super::url::{method_and_url, request_from_url};
 use crate::vocabulary::clients::STATUS_WRAPPERS;
 use crate::vocabulary::cues::CLIENT_LABELS;
+use crate::vocabulary::transport::PROXY_TUNNEL_REFUSED;
 
 /// What a client (kubectl among them) or a token checker printed in a line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,8 +66,12 @@ pub fn find(line: &str) -> Option<ClientLine> {
         return Some(found);
     }
     // Python's `Reason: Forbidden` line under an ApiException names the
-    // reason of the status above it: no answer of its own.
-    if let Some(reason) = t.strip_prefix("Reason: ") {
+    // reason of the status above it: no answer of its own, unless it states
+    // one or names a transport failure (under `(0)`, a stream's).
+    if let Some(reason) = t.strip_prefix("Reason: ")
+        && stated_in(reason).is_none()
+        && super::transport::named(reason).is_none()
+    {
         found.format = "python-kubernetes";
         found.http = Some(HttpAnswer {
             reason: Some(reason.trim().to_owned()),
@@ -192,6 +197,15 @@ pub fn find(line: &str) -> Option<ClientLine> {
     {
         found.request = Some(request_from_url(method, url));
     }
+    // A status in a proxy's refusal of the tunnel (CONNECT) is the proxy's.
+    if facts.status.is_some()
+        && let Some(w) = PROXY_TUNNEL_REFUSED.iter().find(|w| t.contains(w.text))
+    {
+        facts.origin = AnswerOrigin::Other(format!(
+            "{} says an HTTP proxy refused the tunnel (CONNECT): its status, not kube-apiserver's",
+            w.printed_by
+        ));
+    }
     found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
         || found.bearer.is_some()
@@ -214,6 +228,26 @@ mod tests {
         assert!(!h.from_kubernetes());
         for page in ["<title>2024 report</title>", "<title>200 OK</title>"] {
             assert!(find(page).and_then(|f| f.http).is_none(), "{page}");
+        }
+    }
+
+    /// A proxy that refused the tunnel (CONNECT) answered with its own
+    /// status: the request never reached kube-apiserver.
+    #[test]
+    fn a_proxy_s_refused_tunnel_is_another_server_s_answer() {
+        for (line, code) in [
+            (
+                "urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='10.0.0.1', port=6443): Max retries exceeded with url: /api/v1/pods (Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))",
+                Some(403),
+            ),
+            (
+                "Error: tunneling socket could not be established, statusCode=403",
+                Some(403),
+            ),
+        ] {
+            let h = find(line).unwrap().http.unwrap();
+            assert_eq!(h.status, code, "{line}");
+            assert!(!h.from_kubernetes(), "{line}");
         }
     }
 

@@ -478,6 +478,15 @@ pub fn api_not_served(message: &str) -> bool {
 /// as the whole error wrapped in parentheses at the end (`… cached value.
 /// (Unauthorized)`: Go programs' `(%v)` of client-go's error for a 401).
 pub fn ends_unauthorized(line: &str) -> bool {
+    // klog's structured value ends there: `err="…: Unauthorized" logger=…`.
+    if let Some((i, _)) = line.match_indices("Unauthorized\" ").next()
+        && line[i + 14..]
+            .split_once('=')
+            .is_some_and(|(k, _)| !k.contains([' ', '"']))
+        && ends_unauthorized(&line[..i + 13])
+    {
+        return true;
+    }
     if line
         .trim_end()
         .trim_end_matches(['"', '\'', '.', ','])
@@ -735,5 +744,12 @@ mod tests {
             "memcache.go:138] couldn't get current server API group list; will keep using cached value. (Unauthorized)"
         ));
         assert!(!ends_unauthorized("a note (Unauthorized) in the middle"));
+        assert!(ends_unauthorized(
+            r#""Failed to watch" err="failed to list *v1.Pod: Unauthorized" logger="UnhandledError""#
+        ));
+        assert!(!ends_unauthorized(
+            r#"msg="the user is Unauthorized" logger="x""#
+        ));
+        assert!(!ends_unauthorized(r#"err="Unauthorized" and more"#));
     }
 }

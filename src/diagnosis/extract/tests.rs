@@ -134,3 +134,53 @@ fn a_plugin_s_exit_after_a_refusal_is_not_a_failure_of_its_own() {
     );
     assert_eq!(failures(&refused), Vec::<usize>::new());
 }
+
+/// The Python client's stream calls (exec, port-forward) raise
+/// `ApiException(status=0, reason=str(e))`: under `(0)` the reason line is
+/// the failure itself, a refused upgrade's status or a transport failure.
+#[test]
+fn python_s_status_zero_carries_the_failure_in_its_reason() {
+    let status = |text: &str| {
+        kinds(text).into_iter().find_map(|(_, k)| match k {
+            Kind::Http(h) => h.status,
+            _ => None,
+        })
+    };
+    let head = "kubernetes.client.exceptions.ApiException: (0)\n";
+    assert_eq!(
+        status(&format!(
+            "{head}Reason: Handshake status 401 Unauthorized\n"
+        )),
+        Some(401)
+    );
+    for (reason, cause) in [
+        ("[Errno 111] Connection refused", Cause::ConnectionRefused),
+        (
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)",
+            Cause::TlsUntrustedCa,
+        ),
+    ] {
+        assert_eq!(
+            transport_causes(&format!("{head}Reason: {reason}\n")),
+            [(2, cause)],
+            "{reason}"
+        );
+    }
+}
+
+/// client-go 1.31+ logs a reflector's failure through HandleError as a
+/// structured line: the error is a quoted value with keys after it.
+#[test]
+fn a_structured_klog_error_ending_in_unauthorized_is_a_401() {
+    for line in [
+        r#"E1207 12:00:00.000000       1 reflector.go:158] "Unhandled Error" err="k8s.io/client-go@v0.31.0/tools/cache/reflector.go:243: Failed to watch *v1.Pod: failed to list *v1.Pod: Unauthorized" logger="UnhandledError""#,
+        r#"E1207 12:00:00.000000       1 reflector.go:166] "Failed to watch" err="failed to list *v1.Pod: Unauthorized" logger="UnhandledError" reflector="k8s.io/client-go/informers/factory.go:160" type="*v1.Pod""#,
+    ] {
+        let k = kinds(line);
+        assert!(
+            k.iter()
+                .any(|(_, k)| matches!(k, Kind::Http(h) if h.status == Some(401))),
+            "{line}: {k:?}"
+        );
+    }
+}

@@ -289,4 +289,116 @@ mod tests {
             assert_eq!(detect_all(line), Some((cause, also)), "{line}");
         }
     }
+
+    /// The connection closed, or a certificate was refused, before any
+    /// answer: each stack's own words.
+    #[test]
+    fn connections_closed_before_an_answer() {
+        for (line, want) in [
+            (
+                r#"Get "https://10.96.0.1:443/api": unexpected EOF"#,
+                Some(Cause::Unknown),
+            ),
+            (
+                r#"Get "https://10.96.0.1:443/api": http2: server sent GOAWAY and closed the connection; LastStreamID=1999, ErrCode=NO_ERROR, debug="""#,
+                Some(Cause::Unknown),
+            ),
+            (
+                r#"Get "https://10.96.0.1:443/api": stream error: stream ID 3; INTERNAL_ERROR; received from peer"#,
+                Some(Cause::Unknown),
+            ),
+            (
+                r#"Get "https://10.96.0.1:443/api": net/http: HTTP/1.x transport connection broken: malformed HTTP response "\x00\x00\x06\x04""#,
+                Some(Cause::Unknown),
+            ),
+            (
+                r#"Get "https://10.96.0.1:443/api": http: server closed idle connection"#,
+                Some(Cause::Unknown),
+            ),
+            (
+                "read tcp 10.0.0.5:51234->10.96.0.1:443: use of closed network connection",
+                Some(Cause::Unknown),
+            ),
+            (
+                "write tcp 10.0.0.5:51234->10.96.0.1:443: write: broken pipe",
+                Some(Cause::Unknown),
+            ),
+            (
+                "dial tcp 10.96.0.1:443: socket: too many open files",
+                Some(Cause::Unknown),
+            ),
+            (
+                r#"Get "https://10.96.0.1:443/api": tls: failed to verify certificate: x509: certificate is not authorized to sign other certificates"#,
+                Some(Cause::TlsOther),
+            ),
+            (
+                "x509: certificate specifies an incompatible key usage",
+                Some(Cause::TlsOther),
+            ),
+            (
+                "java.net.SocketException: Connection reset",
+                Some(Cause::Unknown),
+            ),
+            (
+                "javax.net.ssl.SSLException: Connection reset",
+                Some(Cause::Unknown),
+            ),
+            (
+                "java.io.IOException: unexpected end of stream on https://10.96.0.1/...",
+                Some(Cause::Unknown),
+            ),
+            (
+                "okhttp3.internal.http2.StreamResetException: stream was reset: PROTOCOL_ERROR",
+                Some(Cause::Unknown),
+            ),
+            (
+                "java.io.EOFException: \\n not found: limit=0 content=…",
+                Some(Cause::Unknown),
+            ),
+            (
+                "java.io.InterruptedIOException: timeout",
+                Some(Cause::Timeout),
+            ),
+            (
+                "urllib3.exceptions.ProtocolError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))",
+                Some(Cause::Unknown),
+            ),
+            (
+                " ---> System.IO.IOException: The response ended prematurely.",
+                Some(Cause::Unknown),
+            ),
+            (
+                "System.Net.Http.HttpRequestException: Resource temporarily unavailable (api.example.com:443)",
+                Some(Cause::Unknown),
+            ),
+            (
+                "Net::OpenTimeout: Failed to open TCP connection to 10.96.0.1:443 (execution expired)",
+                Some(Cause::Timeout),
+            ),
+            (
+                "Net::ReadTimeout: Net::ReadTimeout with #<TCPSocket:(closed)>",
+                Some(Cause::Timeout),
+            ),
+            ("EOFError: end of file reached", Some(Cause::Unknown)),
+            // A proxy refused the tunnel: its status, not kube-apiserver's.
+            (
+                "java.io.IOException: Unexpected response code for CONNECT: 403",
+                Some(Cause::Unknown),
+            ),
+            (
+                "* CONNECT tunnel failed, response 403",
+                Some(Cause::Unknown),
+            ),
+            (
+                "(Caused by ProxyError('Unable to connect to proxy', OSError('Tunnel connection failed: 403 Forbidden')))",
+                Some(Cause::Unknown),
+            ),
+            (
+                "Error: tunneling socket could not be established, statusCode=403",
+                Some(Cause::Unknown),
+            ),
+        ] {
+            assert_eq!(detect_line(line), want, "{line}");
+        }
+    }
 }
