@@ -358,6 +358,12 @@ pub const STAND_ALONE: &[&str] = &[
     "crypto/ecdsa: verification error",
 ];
 
+/// The x509 authenticator's wrapper around Go's verify error (`verifying
+/// certificate SN=…, SKID=…, AKID=… failed: x509: …`, k8s.io/apiserver
+/// pkg/authentication/request/x509/x509.go, in 1.21+ logs): the error is
+/// read as if alone.
+pub const X509_WRAPPER: (&str, &str) = ("verifying certificate SN=", " failed: ");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -183,3 +183,31 @@ fn a_long_run_of_oidc_messages_is_read_one_by_one() {
     );
     assert_eq!(reasons[64].kind, K::Unrecognised);
 }
+
+/// The x509 authenticator wraps Go's verify error in the certificate's
+/// identity (x509.go: `verifying certificate %s failed: %w`, whose `SN=…,
+/// SKID=…, AKID=…` holds `, `): alone, it reads as the error inside.
+#[test]
+fn the_x509_authenticators_wrapped_error_is_its_error() {
+    for (message, kind, cause) in [
+        (
+            "verifying certificate SN=5135730658671374549, SKID=, AKID=C6:60:C2:75 failed: x509: certificate has expired or is not yet valid: current time 2026-12-07T10:00:00Z is after 2026-12-01T00:00:00Z",
+            K::ClientCertificateExpired,
+            Cause::ClientCertificateExpired,
+        ),
+        (
+            "verifying certificate SN=2, SKID=, AKID= failed: x509: certificate has expired or is not yet valid: current time 2026-12-07T10:00:00Z is before 2026-12-08T00:00:00Z",
+            K::ClientCertificateNotYetValid,
+            Cause::ClockSkew,
+        ),
+        (
+            "verifying certificate SN=2, SKID=AB:CD, AKID=EF:01 failed: x509: certificate signed by unknown authority",
+            K::ClientCertificateUntrusted,
+            Cause::ClientCertificateUntrusted,
+        ),
+    ] {
+        let r = only_specific(message);
+        assert_eq!((r.kind, r.cause), (kind, cause), "{message}");
+        assert!(r.message.starts_with("x509: "), "{message}");
+    }
+}
