@@ -203,6 +203,7 @@ const CLAIMS_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/claims.go (1.10-1.
 const JWT_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/jwt.go (1.10-1.36)";
 const LEGACY_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/legacy.go (1.10-1.36)";
 const GO_JOSE: &str = "go-jose jwt/validation.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrExpired, ErrNotValidYet, ErrIssuedInTheFuture";
+const GO_JOSE_EXPECTED: &str = "go-jose jwt/errors.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrInvalidIssuer, ErrInvalidSubject, ErrInvalidAudience, ErrInvalidID";
 const OIDC: &str = "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go; coreos/go-oidc verify.go (v2, v3)";
 const X509: &str =
     "k8s.io/apiserver pkg/authentication/request/x509/x509.go; Go src/crypto/x509/verify.go";
@@ -236,6 +237,11 @@ pub const MESSAGES: &[Message] = &[
     m(K::Expired, Cause::Expired, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token is expired (exp)"), GO_JOSE),
     m(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)"), GO_JOSE),
     m(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation field, token issued in the future (iat)"), GO_JOSE),
+    // go-jose's checks of the claims its caller expects (ErrInvalidIssuer,
+    // ErrInvalidSubject, ErrInvalidAudience, ErrInvalidID): the caller's own
+    // expectations (a checker's issuer, audience), not kube-apiserver's, so
+    // no cause whose steps are the cluster's.
+    m(K::JoseError, Cause::Unknown, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, invalid "), GO_JOSE_EXPECTED),
     m(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose"), JWT_GO),
     m(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose"), JWT_GO),
     m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::Value(Value::Issuer), "token issuer \"ISSUER\" is invalid"), JWT_GO),

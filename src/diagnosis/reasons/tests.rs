@@ -95,6 +95,15 @@ fn generic_alone_and_unknown_text_are_kept() {
             "{text}"
         );
     }
+    // go-jose's checks of the claims its caller expects: that caller's
+    // settings (a checker's issuer or audience), no cluster's cause.
+    for text in [
+        "[invalid bearer token, go-jose/go-jose/jwt: validation failed, invalid issuer claim (iss)]",
+        "square/go-jose/jwt: validation failed, invalid audience claim (aud)",
+    ] {
+        let r = only_specific(text);
+        assert_eq!((r.kind, r.cause), (K::JoseError, Cause::Unknown), "{text}");
+    }
     let r = only_specific(
         "service account token claims could not be validated: square/go-jose/jwt: validation failed, invalid audience claim (aud)",
     );
