@@ -171,6 +171,28 @@ mod tests {
                 "Vault",
                 Cause::CheckerPolicyDenied,
             ),
+            // The EKS Pod Identity Agent's own checks of the token, with
+            // kube-apiserver's keys.
+            (
+                r#"level=error msg="Error fetching credentials: JWT signature validation failed: cryptographic validation failed: no matching key found for kid: 0123456789abcdef0123456789abcdef01234567""#,
+                "the EKS Pod Identity Agent",
+                Cause::KeyMismatch,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: JWT signature validation failed: cryptographic validation failed: token has invalid claims: token is expired""#,
+                "the EKS Pod Identity Agent",
+                Cause::Expired,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: Service account token failed claim validations: invalid audience: expected pods.eks.amazonaws.com""#,
+                "the EKS Pod Identity Agent",
+                Cause::Unknown,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: Access Denied. Called agent through invalid address, please use either [169.254.170.23 fd00:ec2::23] address not 10.0.0.1""#,
+                "the EKS Pod Identity Agent",
+                Cause::Unknown,
+            ),
         ] {
             let v = find(line).unwrap_or_else(|| panic!("{line}"));
             assert_eq!((v.service, v.cause), (service, cause), "{line}");
