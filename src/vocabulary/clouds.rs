@@ -165,6 +165,11 @@ pub const EXCHANGES: &[Wording] = &[
     // The audience names a pool or provider that is disabled, deleted or was
     // never made: the causes' steps are AWS's, so none is named.
     w(GOOGLE_STS, "The target service indicated by the … parameters is invalid", "v1 (invalid_target)", Some(Cause::Unknown), GOOGLE_STS_API),
+    // A Google API refused the credential itself (google.rpc.Code 16,
+    // UNAUTHENTICATED): with workload identity federation, STS's federated
+    // token sent to an API that takes none, not exchanged for a service
+    // account's (generateAccessToken).
+    w(GOOGLE_API, "Request had invalid authentication credentials", "all (UNAUTHENTICATED, 401)", Some(Cause::Unknown), "https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation (Google Cloud API does not accept the credential issued from SecurityTokenService)"),
     w(GOOGLE_IAM, "Permission 'iam.serviceAccounts.getAccessToken' denied", "v1", Some(Cause::CloudCallerDenied), IAM_CREDENTIALS_API),
     w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/iam/docs/troubleshooting-access"),
     // The GKE metadata server (Workload Identity) could not impersonate the

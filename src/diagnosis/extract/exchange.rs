@@ -97,6 +97,11 @@ mod tests {
                 Cause::Unknown,
             ),
             (
+                r#"{"error":{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.","status":"UNAUTHENTICATED"}}"#,
+                "a Google Cloud API",
+                Cause::Unknown,
+            ),
+            (
                 "failed to refresh token: oauth2: cannot fetch token: 400 Bad Request",
                 "an OAuth 2.0 token endpoint",
                 Cause::Unknown,
