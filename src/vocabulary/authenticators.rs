@@ -205,6 +205,7 @@ const LEGACY_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/legacy.go (1.10-1.
 const GO_JOSE: &str = "go-jose jwt/validation.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrExpired, ErrNotValidYet, ErrIssuedInTheFuture";
 const GO_JOSE_EXPECTED: &str = "go-jose jwt/errors.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrInvalidIssuer, ErrInvalidSubject, ErrInvalidAudience, ErrInvalidID";
 const OIDC: &str = "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go; coreos/go-oidc verify.go (v2, v3)";
+const OIDC_V1: &str = "coreos/go-oidc v1 oidc/verification.go, jose/claims.go (kubernetes' OIDC authenticator before 1.10)";
 const X509: &str =
     "k8s.io/apiserver pkg/authentication/request/x509/x509.go; Go src/crypto/x509/verify.go";
 const JWT_GO_OLD: &str = "dgrijalva/jwt-go rsa.go, ecdsa.go (kubernetes 1.5 and before)";
@@ -258,6 +259,13 @@ pub const MESSAGES: &[Message] = &[
     m(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: verify token: oidc: id token issued by a different provider"), OIDC),
     m(K::JoseError, Cause::TokenMalformed, OIDC_ERA, P("oidc: verify token: oidc: malformed jwt"), OIDC),
     m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: verify token: oidc: expected audience"), OIDC),
+    // go-oidc v1, the OIDC authenticator's before 1.10 (no `verify token: `).
+    m(K::Expired, Cause::Expired, OIDC_ERA, P("oidc: JWT claims invalid: token is expired"), OIDC_V1),
+    m(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claim value: 'iss'"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claim value: 'aud'"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claims, 'aud' claim and 'client_id' do not match"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claims, cannot find 'client_id' in 'aud' claim"), OIDC_V1),
+    m(K::NoKeysFound, Cause::KeyMismatch, OIDC_ERA, P("oidc: unable to verify JWT signature: no matching keys"), OIDC_V1),
     m(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, S(Shape::JwtRule, ""), OIDC),
     m(K::JwtAuthenticatorOther, Cause::JwtAuthenticatorRejected, OIDC_ERA, P("oidc: "), OIDC),
     // ServiceAccount lookups.

@@ -161,6 +161,26 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             Cause::JwtAuthenticatorRejected,
         ),
         (
+            "oidc: JWT claims invalid: token is expired",
+            K::Expired,
+            Cause::Expired,
+        ),
+        (
+            "oidc: JWT claims invalid: invalid claims, 'aud' claim and 'client_id' do not match, aud=UUID1, client_id=spn:UUID2",
+            K::AudienceNotMatched,
+            Cause::AudienceMismatch,
+        ),
+        (
+            "oidc: JWT claims invalid: invalid claim value: 'iss'.",
+            K::IssuerInvalid,
+            Cause::IssuerMismatch,
+        ),
+        (
+            "oidc: unable to verify JWT signature: no matching keys",
+            K::NoKeysFound,
+            Cause::KeyMismatch,
+        ),
+        (
             "oidc: parse claims: json: cannot unmarshal number into Go value of type string",
             K::JwtAuthenticatorOther,
             Cause::JwtAuthenticatorRejected,
