@@ -915,6 +915,8 @@ pub enum CheckerCall {
     /// The server does not serve the API the checker asked (a 404 on
     /// tokenreviews: an API version it no longer serves).
     NotServed,
+    /// The server answered with a failure of its own (a 5xx).
+    ServerError,
 }
 
 /// A part of a server's own setup that failed, as the server logged it.

@@ -30,6 +30,7 @@ enum Extent {
 
 use crate::vocabulary::authenticators::{
     JOSE_OPEN, JOSE_SPELLINGS, LEGACY_CLAIMS, MESSAGES, Matcher, Message, Shape, Value,
+    X509_WRAPPER,
 };
 use ReasonKind as K;
 
@@ -110,6 +111,9 @@ fn parse_into(text: &str, reasons: &mut Vec<AuthReason>, depth: usize) {
             };
             reasons.push(reason_of(pattern, rest, values, true));
             break;
+        }
+        if let Some(inner) = x509_unwrapped(rest) {
+            rest = inner;
         }
         let (reason, used) = match match_at(rest) {
             Some((pattern, extent, mut values)) => {
@@ -205,6 +209,14 @@ fn truncated_literal(text: &str) -> Option<&'static Message> {
         Matcher::Literal(lit) => lit.len() > text.len() && lit.starts_with(text),
         _ => false,
     })
+}
+
+/// Go's verify error inside the x509 authenticator's wrapper at the start
+/// of `text` ([`X509_WRAPPER`]; the certificate's serial is no reason).
+fn x509_unwrapped(text: &str) -> Option<&str> {
+    let (open, close) = X509_WRAPPER;
+    let (_, inner) = text.strip_prefix(open)?.split_once(close)?;
+    inner.starts_with("x509: ").then_some(inner)
 }
 
 fn match_at(text: &str) -> Option<(&'static Message, Extent, ReasonValues)> {

@@ -203,7 +203,9 @@ const CLAIMS_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/claims.go (1.10-1.
 const JWT_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/jwt.go (1.10-1.36)";
 const LEGACY_GO: &str = "k8s.io/kubernetes pkg/serviceaccount/legacy.go (1.10-1.36)";
 const GO_JOSE: &str = "go-jose jwt/validation.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrExpired, ErrNotValidYet, ErrIssuedInTheFuture";
+const GO_JOSE_EXPECTED: &str = "go-jose jwt/errors.go (square/go-jose v2; go-jose/go-jose v3, v4): ErrInvalidIssuer, ErrInvalidSubject, ErrInvalidAudience, ErrInvalidID";
 const OIDC: &str = "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go; coreos/go-oidc verify.go (v2, v3)";
+const OIDC_V1: &str = "coreos/go-oidc v1 oidc/verification.go, jose/claims.go (kubernetes' OIDC authenticator before 1.10)";
 const X509: &str =
     "k8s.io/apiserver pkg/authentication/request/x509/x509.go; Go src/crypto/x509/verify.go";
 const JWT_GO_OLD: &str = "dgrijalva/jwt-go rsa.go, ecdsa.go (kubernetes 1.5 and before)";
@@ -236,6 +238,11 @@ pub const MESSAGES: &[Message] = &[
     m(K::Expired, Cause::Expired, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token is expired (exp)"), GO_JOSE),
     m(K::NotValidYet, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, token not valid yet (nbf)"), GO_JOSE),
     m(K::IssuedInFuture, Cause::ClockSkew, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation field, token issued in the future (iat)"), GO_JOSE),
+    // go-jose's checks of the claims its caller expects (ErrInvalidIssuer,
+    // ErrInvalidSubject, ErrInvalidAudience, ErrInvalidID): the caller's own
+    // expectations (a checker's issuer, audience), not kube-apiserver's, so
+    // no cause whose steps are the cluster's.
+    m(K::JoseError, Cause::Unknown, "go-jose v2+", S(Shape::JoseTime, "go-jose/go-jose/jwt: validation failed, invalid "), GO_JOSE_EXPECTED),
     m(K::JoseError, Cause::TokenMalformed, "1.33+", P("go-jose/go-jose"), JWT_GO),
     m(K::JoseError, Cause::TokenMalformed, "≤1.32", P("square/go-jose"), JWT_GO),
     m(K::IssuerInvalid, Cause::IssuerMismatch, "1.31+", S(Shape::Value(Value::Issuer), "token issuer \"ISSUER\" is invalid"), JWT_GO),
@@ -252,6 +259,13 @@ pub const MESSAGES: &[Message] = &[
     m(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: verify token: oidc: id token issued by a different provider"), OIDC),
     m(K::JoseError, Cause::TokenMalformed, OIDC_ERA, P("oidc: verify token: oidc: malformed jwt"), OIDC),
     m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: verify token: oidc: expected audience"), OIDC),
+    // go-oidc v1, the OIDC authenticator's before 1.10 (no `verify token: `).
+    m(K::Expired, Cause::Expired, OIDC_ERA, P("oidc: JWT claims invalid: token is expired"), OIDC_V1),
+    m(K::IssuerInvalid, Cause::IssuerMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claim value: 'iss'"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claim value: 'aud'"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claims, 'aud' claim and 'client_id' do not match"), OIDC_V1),
+    m(K::AudienceNotMatched, Cause::AudienceMismatch, OIDC_ERA, P("oidc: JWT claims invalid: invalid claims, cannot find 'client_id' in 'aud' claim"), OIDC_V1),
+    m(K::NoKeysFound, Cause::KeyMismatch, OIDC_ERA, P("oidc: unable to verify JWT signature: no matching keys"), OIDC_V1),
     m(K::JwtAuthenticatorRule, Cause::JwtAuthenticatorRejected, OIDC_ERA, S(Shape::JwtRule, ""), OIDC),
     m(K::JwtAuthenticatorOther, Cause::JwtAuthenticatorRejected, OIDC_ERA, P("oidc: "), OIDC),
     // ServiceAccount lookups.
@@ -357,6 +371,12 @@ pub const STAND_ALONE: &[&str] = &[
     "crypto/rsa: verification error",
     "crypto/ecdsa: verification error",
 ];
+
+/// The x509 authenticator's wrapper around Go's verify error (`verifying
+/// certificate SN=…, SKID=…, AKID=… failed: x509: …`, k8s.io/apiserver
+/// pkg/authentication/request/x509/x509.go, in 1.21+ logs): the error is
+/// read as if alone.
+pub const X509_WRAPPER: (&str, &str) = ("verifying certificate SN=", " failed: ");
 
 #[cfg(test)]
 mod tests {

@@ -38,6 +38,7 @@ const IAM_DENIED: &str =
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
 const EKS_AUTH_API: &str = "https://docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html (Errors)";
 const POD_IDENTITY_AGENT: &str = "github.com/aws/eks-pod-identity-agent internal/validation/request.go, pkg/errors/errors.go (v0.1.17-v0.1.37)";
+const POD_IDENTITY_VALIDATOR: &str = "github.com/aws/eks-pod-identity-agent internal/validation/token_validator.go, claims_validation.go (after v0.1.37); golang-jwt/jwt v5 errors.go";
 const AGENT_ERRORS: &str = "github.com/aws/eks-pod-identity-agent pkg/errors/errors.go ((CODE): MESSAGE, fault: client), v0.1.17-v0.1.37; codes from the EKS Auth API reference";
 const ENTRA_CODES: &str =
     "https://learn.microsoft.com/entra/identity-platform/reference-error-codes";
@@ -121,6 +122,18 @@ pub const EXCHANGES: &[Wording] = &[
     // behind, or a token not yet valid), which name no cause alone.
     w(EKS_POD_IDENTITY, "Service account token failed basic claim validations … token is expired", "v0.1.17+", Some(Cause::Expired), POD_IDENTITY_AGENT),
     w(EKS_POD_IDENTITY, "Service account token failed basic claim validations", "v0.1.17+", Some(Cause::Unknown), POD_IDENTITY_AGENT),
+    // Later agents check the token themselves: its claims (a pod-bound
+    // token, a kid, the audience pods.eks.amazonaws.com the webhook
+    // projects: another token file's fails here), then its signature with
+    // kube-apiserver's own JWKS (/openid/v1/jwks), whose kid lookup and
+    // signature are the cluster's keys', and golang-jwt v5's exp.
+    w(EKS_POD_IDENTITY, "JWT signature validation failed: … no matching key found for kid", "after v0.1.37", Some(Cause::KeyMismatch), POD_IDENTITY_VALIDATOR),
+    w(EKS_POD_IDENTITY, "JWT signature validation failed: … token has invalid claims: token is expired", "after v0.1.37", Some(Cause::Expired), POD_IDENTITY_VALIDATOR),
+    w(EKS_POD_IDENTITY, "JWT signature validation failed: … token signature is invalid", "after v0.1.37", Some(Cause::SignatureInvalid), POD_IDENTITY_VALIDATOR),
+    w(EKS_POD_IDENTITY, "JWT signature validation failed: ", "after v0.1.37", Some(Cause::Unknown), POD_IDENTITY_VALIDATOR),
+    w(EKS_POD_IDENTITY, "Service account token failed claim validations: ", "after v0.1.37", Some(Cause::Unknown), POD_IDENTITY_VALIDATOR),
+    // The SDK called the agent at an address other than its link-local one.
+    w(EKS_POD_IDENTITY, "Access Denied. Called agent through invalid address", "v0.1.17+", Some(Cause::Unknown), POD_IDENTITY_AGENT),
     // Microsoft Entra ID, federated identity credentials (Azure workload
     // identity). No credential matches the token's issuer, subject and
     // audience (70021), or one of them (700211-700213).
@@ -152,6 +165,11 @@ pub const EXCHANGES: &[Wording] = &[
     // The audience names a pool or provider that is disabled, deleted or was
     // never made: the causes' steps are AWS's, so none is named.
     w(GOOGLE_STS, "The target service indicated by the … parameters is invalid", "v1 (invalid_target)", Some(Cause::Unknown), GOOGLE_STS_API),
+    // A Google API refused the credential itself (google.rpc.Code 16,
+    // UNAUTHENTICATED): with workload identity federation, STS's federated
+    // token sent to an API that takes none, not exchanged for a service
+    // account's (generateAccessToken).
+    w(GOOGLE_API, "Request had invalid authentication credentials", "all (UNAUTHENTICATED, 401)", Some(Cause::Unknown), "https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation (Google Cloud API does not accept the credential issued from SecurityTokenService)"),
     w(GOOGLE_IAM, "Permission 'iam.serviceAccounts.getAccessToken' denied", "v1", Some(Cause::CloudCallerDenied), IAM_CREDENTIALS_API),
     w(GOOGLE_IAM, "denied on resource", "all", Some(Cause::CloudCallerDenied), "https://cloud.google.com/iam/docs/troubleshooting-access"),
     // The GKE metadata server (Workload Identity) could not impersonate the

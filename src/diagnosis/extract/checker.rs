@@ -26,6 +26,8 @@ pub fn call(detail: &str) -> CheckerCall {
         CheckerCall::NotServed
     } else if let Some(cause) = transport::detect_line(detail) {
         CheckerCall::Unanswered(Some(cause))
+    } else if super::status::generic_text(detail).is_some_and(|(code, _)| code >= 500) {
+        CheckerCall::ServerError
     } else {
         CheckerCall::Refused
     }
@@ -186,6 +188,17 @@ mod tests {
             "E0705 webhook.go:154] Failed to make webhook authenticator request: Unauthorized",
         );
         assert_eq!(f.failure.unwrap().call, CheckerCall::Refused);
+        // client-go's texts for a 5xx without a Status: the server failed.
+        for line in [
+            r#"E1207 webhook.go:154] Failed to make webhook authenticator request: an error on the server ("") has prevented the request from succeeding"#,
+            "E1207 webhook.go:154] Failed to make webhook authenticator request: the server is currently unable to handle the request",
+        ] {
+            assert_eq!(
+                found(line).failure.unwrap().call,
+                CheckerCall::ServerError,
+                "{line}"
+            );
+        }
         let f = found(
             r#"linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast""#,
         );

@@ -97,6 +97,11 @@ mod tests {
                 Cause::Unknown,
             ),
             (
+                r#"{"error":{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.","status":"UNAUTHENTICATED"}}"#,
+                "a Google Cloud API",
+                Cause::Unknown,
+            ),
+            (
                 "failed to refresh token: oauth2: cannot fetch token: 400 Bad Request",
                 "an OAuth 2.0 token endpoint",
                 Cause::Unknown,
@@ -170,6 +175,28 @@ mod tests {
                 "Code: 403. Errors:\n\n* service account name not authorized",
                 "Vault",
                 Cause::CheckerPolicyDenied,
+            ),
+            // The EKS Pod Identity Agent's own checks of the token, with
+            // kube-apiserver's keys.
+            (
+                r#"level=error msg="Error fetching credentials: JWT signature validation failed: cryptographic validation failed: no matching key found for kid: 0123456789abcdef0123456789abcdef01234567""#,
+                "the EKS Pod Identity Agent",
+                Cause::KeyMismatch,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: JWT signature validation failed: cryptographic validation failed: token has invalid claims: token is expired""#,
+                "the EKS Pod Identity Agent",
+                Cause::Expired,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: Service account token failed claim validations: invalid audience: expected pods.eks.amazonaws.com""#,
+                "the EKS Pod Identity Agent",
+                Cause::Unknown,
+            ),
+            (
+                r#"level=error msg="Error fetching credentials: Access Denied. Called agent through invalid address, please use either [169.254.170.23 fd00:ec2::23] address not 10.0.0.1""#,
+                "the EKS Pod Identity Agent",
+                Cause::Unknown,
             ),
         ] {
             let v = find(line).unwrap_or_else(|| panic!("{line}"));

@@ -95,6 +95,15 @@ fn generic_alone_and_unknown_text_are_kept() {
             "{text}"
         );
     }
+    // go-jose's checks of the claims its caller expects: that caller's
+    // settings (a checker's issuer or audience), no cluster's cause.
+    for text in [
+        "[invalid bearer token, go-jose/go-jose/jwt: validation failed, invalid issuer claim (iss)]",
+        "square/go-jose/jwt: validation failed, invalid audience claim (aud)",
+    ] {
+        let r = only_specific(text);
+        assert_eq!((r.kind, r.cause), (K::JoseError, Cause::Unknown), "{text}");
+    }
     let r = only_specific(
         "service account token claims could not be validated: square/go-jose/jwt: validation failed, invalid audience claim (aud)",
     );
@@ -152,6 +161,26 @@ fn every_oidc_authenticator_wording_has_a_kind_and_a_cause() {
             Cause::JwtAuthenticatorRejected,
         ),
         (
+            "oidc: JWT claims invalid: token is expired",
+            K::Expired,
+            Cause::Expired,
+        ),
+        (
+            "oidc: JWT claims invalid: invalid claims, 'aud' claim and 'client_id' do not match, aud=UUID1, client_id=spn:UUID2",
+            K::AudienceNotMatched,
+            Cause::AudienceMismatch,
+        ),
+        (
+            "oidc: JWT claims invalid: invalid claim value: 'iss'.",
+            K::IssuerInvalid,
+            Cause::IssuerMismatch,
+        ),
+        (
+            "oidc: unable to verify JWT signature: no matching keys",
+            K::NoKeysFound,
+            Cause::KeyMismatch,
+        ),
+        (
             "oidc: parse claims: json: cannot unmarshal number into Go value of type string",
             K::JwtAuthenticatorOther,
             Cause::JwtAuthenticatorRejected,
@@ -182,4 +211,32 @@ fn a_long_run_of_oidc_messages_is_read_one_by_one() {
             .all(|r| r.kind == K::JwtAuthenticatorRule && r.message == one)
     );
     assert_eq!(reasons[64].kind, K::Unrecognised);
+}
+
+/// The x509 authenticator wraps Go's verify error in the certificate's
+/// identity (x509.go: `verifying certificate %s failed: %w`, whose `SN=…,
+/// SKID=…, AKID=…` holds `, `): alone, it reads as the error inside.
+#[test]
+fn the_x509_authenticators_wrapped_error_is_its_error() {
+    for (message, kind, cause) in [
+        (
+            "verifying certificate SN=5135730658671374549, SKID=, AKID=C6:60:C2:75 failed: x509: certificate has expired or is not yet valid: current time 2026-12-07T10:00:00Z is after 2026-12-01T00:00:00Z",
+            K::ClientCertificateExpired,
+            Cause::ClientCertificateExpired,
+        ),
+        (
+            "verifying certificate SN=2, SKID=, AKID= failed: x509: certificate has expired or is not yet valid: current time 2026-12-07T10:00:00Z is before 2026-12-08T00:00:00Z",
+            K::ClientCertificateNotYetValid,
+            Cause::ClockSkew,
+        ),
+        (
+            "verifying certificate SN=2, SKID=AB:CD, AKID=EF:01 failed: x509: certificate signed by unknown authority",
+            K::ClientCertificateUntrusted,
+            Cause::ClientCertificateUntrusted,
+        ),
+    ] {
+        let r = only_specific(message);
+        assert_eq!((r.kind, r.cause), (kind, cause), "{message}");
+        assert!(r.message.starts_with("x509: "), "{message}");
+    }
 }

@@ -169,6 +169,10 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             tls,
             "the checker's own TLS handshake with the API server failed: its CA setting (Vault's kubernetes_ca_cert, the proxy's --kubeconfig or service account CA) does not fit the server's certificate, and the token under review was never judged",
         ),
+        CheckerCall::ServerError => (
+            Cause::Unknown,
+            "the server answered the checker's own review with a failure of its own (5xx), so the token under review was never judged",
+        ),
         CheckerCall::Unanswered(_) => (
             Cause::CheckerUnreachable,
             "the checker got no answer for its own review, so the token under review was never judged",
