@@ -35,7 +35,7 @@ fn logged(err: &str) -> String {
     )
 }
 
-/// An OIDC (JWT) authenticator's signature, issuer and audience failures:
+/// An OIDC (JWT) authenticator's signature, issuer, audience and expiry failures:
 /// the identity provider's keys and the authenticator's configuration, never
 /// the cluster's ServiceAccount keys or a ServiceAccount token. Wordings:
 /// k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go wraps the
@@ -55,6 +55,12 @@ fn a_jwt_authenticators_failure_points_at_the_identity_provider() {
         (
             r#"oidc: verify token: oidc: expected audience \"kubernetes\" got [\"headlamp\"]"#,
             "audience-mismatch",
+        ),
+        // Its exp is the identity provider's too: a login or a refresh, not
+        // a projected file or a ServiceAccount token.
+        (
+            "oidc: verify token: oidc: token is expired (Token Expiry: 2026-01-01 00:00:00 +0000 UTC)",
+            "expired",
         ),
     ] {
         let d = diagnosis_of(&logged(err));

@@ -9,6 +9,7 @@
 //! audiences default to the issuers, so issuer and audience findings from it
 //! are `medium`. Without the keys, each stays a guess for a 401.
 
+use super::by_jwt_authenticator;
 use super::prelude::*;
 use crate::diagnosis::facts::{KeyCheck, ReasonSource};
 use crate::diagnosis::reasons::{Authenticator, ReasonKind};
@@ -205,13 +206,6 @@ const KEY_FIX: Steps = Steps::If(
         ),
     ]),
 );
-
-/// Whether an OIDC (JWT) authenticator rejected the token: its keys, issuer
-/// and audiences are the identity provider's and its own configuration's,
-/// not the ServiceAccount authenticator's.
-fn by_jwt_authenticator(case: &Case<'_>) -> bool {
-    case.rejected_by() == Some(Authenticator::Jwt)
-}
 
 /// The issuer's discovery document, from the token's iss when there is one.
 fn issuer_discovery(case: &Case<'_>) -> Command {

@@ -22,6 +22,13 @@ pub mod services;
 pub mod time;
 pub mod transport;
 
+/// Whether an OIDC (JWT) authenticator rejected the token: its keys, issuer,
+/// audiences and lifetimes are the identity provider's and its own
+/// configuration's, not the ServiceAccount authenticator's.
+fn by_jwt_authenticator(case: &prelude::Case<'_>) -> bool {
+    case.rejected_by() == Some(crate::diagnosis::reasons::Authenticator::Jwt)
+}
+
 /// What every rule file names: the case it reads, the findings it writes, the
 /// causes it defines and their steps.
 mod prelude {

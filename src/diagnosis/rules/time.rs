@@ -122,15 +122,21 @@ mounted token fail too: the diagnosis says so when the token shows it.",
         "decode the token the client actually sends and compare its exp",
         |_| super::commands::decode_token(),
     ),
-    fix: Steps::All(&[
-        Steps::Say(
-            "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
+    fix: Steps::If(
+        super::by_jwt_authenticator,
+        &Steps::Say(
+            "the identity provider set this exp, not the cluster: log in again, or let the client refresh the token (kubelogin, an exec plugin or the oidc auth-provider does with its refresh token)",
         ),
-        Steps::Run(
-            "outside a pod, mint a fresh token (a longer --duration if needed)",
-            super::commands::create_token,
-        ),
-    ]),
+        &Steps::All(&[
+            Steps::Say(
+                "in a pod the kubelet rotates the projected token file: make the client re-read it (client-go does every minute; many clients read it once at start)",
+            ),
+            Steps::Run(
+                "outside a pod, mint a fresh token (a longer --duration if needed)",
+                super::commands::create_token,
+            ),
+        ]),
+    ),
     sources: &[
         "go-jose v2 jwt/validation.go ValidateWithLeeway",
         "k8s.io/kubernetes pkg/kubelet/token/token_manager.go",
