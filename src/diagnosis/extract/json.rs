@@ -108,6 +108,9 @@ pub enum Doc {
     /// Text a program put in a string field (a structured log's `msg`/`error`,
     /// Vault's `errors`, an API's `message`): read like a line.
     Text(String),
+    /// A structured log record's error status field (`"http.status_code":401`,
+    /// `"status_code":"403"`), where no Status body stands in the record.
+    Code(u16),
 }
 
 /// The documents in a parsed value, walked to a bounded depth.
@@ -163,15 +166,11 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                     Value::String(s) if TEXT_FIELDS.contains(&key.as_str()) && !s.is_empty() => {
                         out.push(Doc::Text(s.clone()));
                     }
-                    // A structured log's error status (`"http.status_code":401`,
-                    // `"status_code":"403"`), read as its line would be.
-                    Value::Number(_) | Value::String(_)
-                        if super::status::names_a_status(key)
-                            && v.as_u64()
-                                .or_else(|| v.as_str()?.parse().ok())
-                                .is_some_and(|c| (400..600).contains(&c)) =>
-                    {
-                        status_field = Some(format!("{key}: {}", v.to_string().trim_matches('"')));
+                    Value::Number(_) | Value::String(_) if super::status::names_a_status(key) => {
+                        let code = v.as_u64().or_else(|| v.as_str()?.parse().ok());
+                        if let Some(code) = code.filter(|c| (400..600).contains(c)) {
+                            status_field = u16::try_from(code).ok();
+                        }
                     }
                     Value::Array(items) if TEXT_FIELDS.contains(&key.as_str()) => {
                         for item in items.iter().take(64) {
@@ -187,7 +186,7 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
             }
             // Only where no Status body stands in the same record.
             if !out[start..].iter().any(|d| matches!(d, Doc::Status(_))) {
-                out.extend(status_field.map(Doc::Text));
+                out.extend(status_field.map(Doc::Code));
             }
         }
         _ => {}
@@ -372,30 +371,21 @@ mod tests {
     /// unless a Status body in the same record says more.
     #[test]
     fn a_record_s_status_field_is_a_status() {
-        let texts = |text: &str| -> Vec<String> {
-            docs_of(text)
-                .into_iter()
-                .filter_map(|d| match d {
-                    Doc::Text(t) => Some(t),
-                    _ => None,
-                })
-                .collect()
-        };
         assert_eq!(
-            texts(r#"{"msg":"request failed","http.status_code":401}"#),
-            ["request failed", "http.status_code: 401"]
+            docs_of(r#"{"msg":"request failed","http.status_code":401}"#),
+            [Doc::Text("request failed".to_owned()), Doc::Code(401)]
         );
-        assert_eq!(texts(r#"{"status_code":"403"}"#), ["status_code: 403"]);
+        assert_eq!(docs_of(r#"{"status_code":"403"}"#), [Doc::Code(403)]);
         // A success, an exit status and a number that is no status are not.
         for text in [
             r#"{"status_code":200}"#,
             r#"{"exit_status":404}"#,
             r#"{"status":"Failure"}"#,
         ] {
-            assert!(texts(text).is_empty(), "{text}");
+            assert!(docs_of(text).is_empty(), "{text}");
         }
         let dashboard = r#"{"status":401,"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#;
-        assert!(texts(dashboard).is_empty());
+        assert!(!docs_of(dashboard).contains(&Doc::Code(401)));
     }
 
     #[test]

@@ -423,6 +423,10 @@ impl<'a> Scanner<'a> {
                         found.audits.push((Box::new(answer), stamp, excerpt));
                     }
                 }
+                json::Doc::Code(code) => {
+                    let facts = HttpAnswer::with_status(code, 2);
+                    found.http(facts, SourceType::ClientError, "json-log");
+                }
                 json::Doc::Text(s) => {
                     for part in s.split('\n').filter(|p| !p.trim().is_empty()) {
                         // A document over several lines (an OAuth error's

@@ -184,3 +184,18 @@ fn a_structured_klog_error_ending_in_unauthorized_is_a_401() {
         );
     }
 }
+
+/// A JSON log record's status field is the number it holds, labelled as the
+/// record's: its key (`status_code`) names no client.
+#[test]
+fn a_json_record_s_status_field_is_the_record_s() {
+    let line = r#"{"level":"error","msg":"request failed","status_code":401}"#;
+    let found: Vec<_> = Scanner::new(line, now()).collect();
+    assert!(
+        found.iter().any(
+            |a| matches!(&a.kind, Kind::Http(h) if h.status == Some(401))
+                && a.at.format == "json-log"
+        ),
+        "{found:?}"
+    );
+}
