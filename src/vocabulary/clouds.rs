@@ -161,7 +161,7 @@ pub const EXCHANGES: &[Wording] = &[
     w(GOOGLE_STS, "The audience in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
     w(GOOGLE_STS, "The issuer in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
     w(GOOGLE_STS, "is stale to sign-in", "v1 (invalid_grant)", Some(Cause::Expired), GOOGLE_STS_API),
-    w(GOOGLE_STS, "rejected by the attribute condition", "v1 (unauthorized_client)", Some(Cause::CloudTrustPolicyDenied), GOOGLE_STS_API),
+    w(GOOGLE_STS, "rejected by the attribute condition", "v1 (unauthorized_client)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
     // The audience names a pool or provider that is disabled, deleted or was
     // never made: the causes' steps are AWS's, so none is named.
     w(GOOGLE_STS, "The target service indicated by the … parameters is invalid", "v1 (invalid_target)", Some(Cause::Unknown), GOOGLE_STS_API),

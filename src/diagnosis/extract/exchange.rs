@@ -124,6 +124,13 @@ mod tests {
                 "Envoy's jwt_authn filter (an Istio RequestAuthentication)",
                 Cause::Unknown,
             ),
+            // The pool provider's attribute condition is a federation
+            // setting, not an AWS role's trust policy (whose steps are AWS's).
+            (
+                r#"{"error":"unauthorized_client","error_description":"The given credential is rejected by the attribute condition."}"#,
+                "Google Cloud STS",
+                Cause::CloudFederationMismatch,
+            ),
             (
                 r#"{"error":"invalid_target","error_description":"The target service indicated by the \"audience\" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn't exist."}"#,
                 "Google Cloud STS",

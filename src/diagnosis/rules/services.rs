@@ -10,7 +10,7 @@ use crate::vocabulary::clouds::Cloud;
 
 pub const CLOUD_FEDERATION_MISMATCH: CauseDef = CauseDef {
     title: "The cloud's federation settings do not match the token",
-    summary: "A cloud's token exchange (AWS STS, Microsoft Entra ID) refused the ServiceAccount token: its issuer, subject or audience matches no federated credential or role trust",
+    summary: "A cloud's token exchange (AWS STS, Microsoft Entra ID, Google Cloud STS) refused the ServiceAccount token: its issuer, subject or audience matches no federated credential, role trust or pool provider",
     explains: &[C::OtherStatus, C::Unauthorized, C::Forbidden],
     explanation: "\
 Workload identity trades a projected ServiceAccount token for cloud credentials: AWS STS \
@@ -23,16 +23,20 @@ not a client ID of the account's OIDC provider (sts.amazonaws.com unless configu
 otherwise). Entra ID answers AADSTS70021 when no federated identity credential of the \
 application matches the token's issuer, subject (system:serviceaccount:NAMESPACE:NAME) \
 and audience (api://AzureADTokenExchange), and AADSTS700211/700212/700213 when the \
-issuer, audience or subject alone does not match. The token is fine for Kubernetes; the \
-fix is the federation setting or the token's audience and ServiceAccount.",
+issuer, audience or subject alone does not match. Google Cloud STS answers invalid_grant \
+when the token's audience or issuer is not the workload identity pool provider's, and \
+unauthorized_client when the provider's attribute condition rejects its claims. The \
+token is fine for Kubernetes; the fix is the federation setting or the token's audience \
+and ServiceAccount.",
     confirm: DECODE,
     fix: Steps::Say(
-        "make the role's trust policy (AWS) or the federated identity credential (Azure) name the token's issuer, subject system:serviceaccount:NAMESPACE:NAME and audience, or project the token with the audience they expect",
+        "make the role's trust policy (AWS), the federated identity credential (Azure) or the workload identity pool provider's issuer, allowed audiences and attribute condition (Google) admit the token's issuer, subject system:serviceaccount:NAMESPACE:NAME and audience, or project the token with the audience they expect",
     ),
     sources: &[
         "AWS STS API reference: AssumeRoleWithWebIdentity errors (InvalidIdentityToken)",
         "Microsoft Entra authentication and authorization error codes (AADSTS70021, AADSTS700211-700213)",
         "Azure workload identity: federated identity credentials",
+        "Google Cloud: troubleshooting workload identity federation",
     ],
 };
 
