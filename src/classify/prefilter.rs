@@ -107,7 +107,9 @@ const ANCHOR_BYTES: usize = 10;
 fn shortest<'a>(anchors: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut cut: Vec<String> = anchors
         .map(|a| {
-            let parts = a.split(['"', '\\']).map(str::trim);
+            // Untrimmed: `http/2 ` is an anchor where `http/2` would pass
+            // every trace's `protocol:HTTP/2.0,`.
+            let parts = a.split(['"', '\\']);
             parts.max_by_key(|part| part.len()).unwrap_or("")
         })
         .map(|a| a[..a.floor_char_boundary(ANCHOR_BYTES)].to_ascii_lowercase())
@@ -315,6 +317,8 @@ mod tests {
             "I0101 00:00:00.000000       1 controller.go:401] Lease renewed in 4.401s",
             "I0101 00:00:00.000000       1 cacher.go:847] cacher (pods): 6 objects queued in incoming channel.",
             "E1127 08:00:00.000000       1 watcher.go:342] watch chan error: etcdserver: mvcc: required revision has been compacted",
+            "W1127 03:23:39.026739       1 reflector.go:547] storage/cacher.go:/events: watch of *core.Event ended with: very short watch: storage/cacher.go:/events: Unexpected watch close - watch lasted less than a second and no items received",
+            r#"I1127 07:40:40.611316       1 trace.go:236] Trace[624488420]: "List" accept:application/json, */*,audit-id:8e81973e,client:10.0.0.175,api-group:,api-version:v1,name:,subresource:,namespace:ml,protocol:HTTP/2.0,resource:pods,scope:namespace,url:/api/v1/namespaces/ml/pods,user-agent:kubelet/v1.31.0,verb:LIST (27-Nov-2026 07:40:40.000) (total time: 512ms):"#,
         ] {
             assert!(!candidate(routine.as_bytes()), "{routine}");
         }

@@ -256,10 +256,11 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "Go context.Canceled"),
     // EADDRNOTAVAIL: the caller ran out of local ports or addresses.
     w(GO_NET, "cannot assign requested address", "all", Some(Cause::Unknown), "EADDRNOTAVAIL"),
-    // The connection closed before an answer came, in each stack's words: a
-    // short read, HTTP/2's GOAWAY and stream resets, a write to a closed
-    // socket.
-    w(GO_NET, "unexpected EOF", "all", Some(Cause::Unknown), "Go src/io/io.go (ErrUnexpectedEOF)"),
+    // The connection closed before an answer came, in each stack's words:
+    // HTTP/2's GOAWAY and stream resets, a write to a closed socket. Not Go's
+    // `unexpected EOF`: a truncated body or JSON document says it too. Rows
+    // leave out a leading "unexpected": the log prefilter keeps a row's first
+    // ten bytes, and those would pass every "Unexpected watch close".
     w(GO_NET, "http2: server sent GOAWAY and closed the connection", "all (`; LastStreamID=N, ErrCode=CODE, debug=\"…\"` after it)", Some(Cause::Unknown), "golang.org/x/net http2/transport.go (GoAwayError.Error)"),
     w(GO_NET, "stream error: stream ID", "all (`stream error: stream ID N; CODE`, `; received from peer` since x/net 2022)", Some(Cause::Unknown), "golang.org/x/net http2/errors.go (StreamError.Error)"),
     w("Go net/http", "transport connection broken", "all (`net/http: HTTP/1.x transport connection broken: ERR`)", Some(Cause::Unknown), "Go src/net/http/transport.go (persistConn.readLoop)"),
@@ -268,7 +269,7 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "broken pipe", "all", Some(Cause::Unknown), "EPIPE"),
     w(GO_NET, "too many open files", "all", Some(Cause::Unknown), "EMFILE: the caller ran out of file descriptors"),
     w(JAVA, "Connection reset", "all (java.net.SocketException, javax.net.ssl.SSLException)", Some(Cause::Unknown), "OpenJDK sun/nio/ch/NioSocketImpl.java (13+), java/net/SocketInputStream.java before"),
-    w(JAVA, "unexpected end of stream on", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp/src/main/kotlin/okhttp3/internal/http1/Http1ExchangeCodec.kt (readResponseHeaders)"),
+    w(JAVA, "end of stream on", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp/src/main/kotlin/okhttp3/internal/http1/Http1ExchangeCodec.kt (readResponseHeaders)"),
     w(JAVA, "StreamResetException", "okhttp 3.x-5.x (`stream was reset: CODE`)", Some(Cause::Unknown), "square/okhttp okhttp3/internal/http2/StreamResetException.kt"),
     w(JAVA, "EOFException", "all", Some(Cause::Unknown), "OpenJDK java/io/EOFException.java (OkHttp's `\\n not found: limit=0`: no status line)"),
     w(JAVA, "InterruptedIOException: timeout", "okhttp 3.12+ (callTimeout)", Some(Cause::Timeout), "square/okhttp okhttp3/internal/connection/RealCall.kt (timeoutExit)"),
@@ -298,7 +299,7 @@ pub const TRANSPORT: &[Wording] = &[
 pub const PROXY_TUNNEL_REFUSED: [Wording; 4] = [
     w(PYTHON, "Tunnel connection failed", "all (`Tunnel connection failed: CODE PHRASE`)", Some(Cause::Unknown), "CPython Lib/http/client.py (HTTPConnection._tunnel), which urllib3 wraps in ProxyError"),
     w(NODE, "tunneling socket could not be established", "all (`, statusCode=CODE`)", Some(Cause::Unknown), "request/tunnel-agent index.js (onConnect: the request library's proxy agent)"),
-    w(JAVA, "Unexpected response code for CONNECT", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp3/internal/connection/ConnectPlan.kt (createTunnel; RealConnection before 5.0)"),
+    w(JAVA, "response code for CONNECT", "okhttp 3.x-5.x", Some(Cause::Unknown), "square/okhttp okhttp3/internal/connection/ConnectPlan.kt (createTunnel; RealConnection before 5.0)"),
     w(CURL, "CONNECT tunnel failed", "7.x-8.x (`CONNECT tunnel failed, response CODE`; `Received HTTP code CODE from proxy after CONNECT` before 7.77)", Some(Cause::Unknown), "curl lib/cf-h1-proxy.c (lib/http_proxy.c before 8.0)"),
 ];
 

@@ -296,10 +296,6 @@ mod tests {
     fn connections_closed_before_an_answer() {
         for (line, want) in [
             (
-                r#"Get "https://10.96.0.1:443/api": unexpected EOF"#,
-                Some(Cause::Unknown),
-            ),
-            (
                 r#"Get "https://10.96.0.1:443/api": http2: server sent GOAWAY and closed the connection; LastStreamID=1999, ErrCode=NO_ERROR, debug="""#,
                 Some(Cause::Unknown),
             ),
