@@ -65,6 +65,16 @@ impl Verdict {
         }
     }
 
+    /// The verdict as the time check words it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Accept => "accepted",
+            Verdict::RejectNotYetValid => "not valid yet",
+            Verdict::RejectIssuedInFuture => "issued in the future",
+            Verdict::RejectExpired => "expired",
+        }
+    }
+
     /// The error text kube-apiserver 1.27+ logs and puts in TokenReview `status.error`.
     pub fn server_message(self) -> Option<&'static str> {
         match self {

@@ -13,7 +13,6 @@ use crate::decode::DecodeReport;
 use crate::findings::{Finding, Severity};
 use crate::timefmt::{human_seconds, relative};
 use crate::token::{Binding, ObjectRef};
-use crate::window::check::verdict_words;
 use crate::window::{Verdict, at_seconds};
 
 /// A borderless two-column table, like `kubectl describe`: a row for each
@@ -328,7 +327,7 @@ fn write_verdict_line(
     let (verdict, look) = match report.time.verdict() {
         None => (report.time.summary(), s.warning),
         Some(Verdict::Accept) => ("accepted (within its time window)".to_owned(), s.ok),
-        Some(v) => (format!("rejected: {}", verdict_words(v)), s.error),
+        Some(v) => (format!("rejected: {}", v.words()), s.error),
     };
     let summary = counts(&report.findings);
     writeln!(out, "Verdict {at}: {}{summary}", verdict.style(look))?;

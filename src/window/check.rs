@@ -119,7 +119,7 @@ impl TimeCheck {
     pub fn message(&self, finding: TimeFinding) -> String {
         let leeway = self.leeway.num_seconds();
         let j = self.judgement;
-        let (what, server) = (verdict_words(j.verdict), j.verdict.server_message());
+        let (what, server) = (j.verdict.words(), j.verdict.server_message());
         let server = server.unwrap_or_default();
         match finding {
             TimeFinding::Rejected {
@@ -169,15 +169,6 @@ impl TimeCheck {
     fn when(&self, seconds: i64) -> String {
         let at = at_seconds(seconds);
         format!("{} ({})", rfc3339(at), relative(at, self.at))
-    }
-}
-
-pub fn verdict_words(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Accept => "accepted",
-        Verdict::RejectNotYetValid => "not valid yet",
-        Verdict::RejectIssuedInFuture => "issued in the future",
-        Verdict::RejectExpired => "expired",
     }
 }
 

@@ -13,7 +13,7 @@ use super::prelude::*;
 use crate::diagnosis::facts::{ClockSource, Degradation, OffClock, ServerClock, TokenSent};
 use crate::timefmt::{human_seconds, rfc3339};
 use crate::token::TokenKind;
-use crate::window::check::{verdict_words, without_grace};
+use crate::window::check::without_grace;
 use crate::window::{self, Judgement, TimeClaims, Verdict, ceil_seconds, floor_seconds};
 
 /// A certificate's dates, not a token's, failed on this clock.
@@ -282,7 +282,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     if server_says_time {
         support.push(Support::new(
             SupportKind::TokenTimes,
-            format!("confirmed with your token: {}", verdict_words(verdict)),
+            format!("confirmed with your token: {}", verdict.words()),
         ));
     }
     f.add(cause, confidence, support);
