@@ -66,8 +66,9 @@ pub struct Case<'a> {
     /// authorizer (with the 403's parts), an admission plugin, quota.
     pub refusal: Option<Denial>,
     /// The server's own onward call (to an admission webhook, to a kubelet)
-    /// failed, as the answer's message states it: that failure's cause.
-    pub onward: Option<Cause>,
+    /// failed, as the answer's message states it: that failure (its cause
+    /// `unknown` when the message names the call but not how it failed).
+    pub onward: Option<TransportFailure>,
     pub not_found: Option<NotFound>,
     /// The kube-apiserver leeway (60 s).
     pub leeway: TimeDelta,

@@ -481,7 +481,13 @@ fn lead_with_discriminators(
         .filter(|(set, _)| set.iter().filter(|c| causes.contains(c)).count() >= 2)
         .map(|(_, step)| step.clone());
     for step in discriminators.chain(own) {
-        push_new(&mut c.next, step);
+        // A cause's own step that runs the discriminator's command again
+        // says less than it: the command is shown once.
+        let again =
+            step.command.is_some() && c.next.iter().any(|s: &NextStep| s.command == step.command);
+        if !again {
+            push_new(&mut c.next, step);
+        }
     }
 }
 

@@ -220,6 +220,22 @@ const fn t(
     }
 }
 
+/// The field errors' types in NewInvalid's message (`FIELD: TYPE`), from
+/// k8s.io/apimachinery/pkg/util/validation/field/errors.go (`ErrorType`'s
+/// strings, all releases; `Too many` since 1.22): `Forbidden` there is a
+/// field's, not a 403.
+pub const FIELD_ERROR_TYPES: &[&str] = &[
+    "Not found",
+    "Required value",
+    "Duplicate value",
+    "Invalid value",
+    "Unsupported value",
+    "Forbidden",
+    "Too long",
+    "Too many",
+    "Internal error",
+];
+
 /// Every message template of [`ERRORS_GO`] kube-apiserver answers with, the
 /// in-flight limit's plain-text 429, and the authorizer's sentence.
 pub const TEMPLATES: &[Template] = &[
@@ -280,12 +296,15 @@ pub const TEMPLATES: &[Template] = &[
         "all (reason Gone in the oldest releases)",
         "k8s.io/apiserver pkg/storage/cacher/watch_cache.go (getAllEventsSinceLocked)",
     ),
+    // Distinctive with any field error type ([`FIELD_ERROR_TYPES`]): after
+    // `" is invalid: ` they name a 422 wherever they stand (kubectl prints
+    // `The KIND "NAME" is invalid: …`, Helm the message alone).
     t(
         "NewInvalid (field causes)",
         "{kind} \"{name}\" is invalid: {field}: Invalid value: {value}: {detail}",
         422,
         "Invalid",
-        false,
+        true,
         ALL,
         ERRORS_GO,
     ),
@@ -527,6 +546,17 @@ pub const GENERIC: &[Template] = &[
         true,
         ALL,
         ERRORS_GO,
+    ),
+    // Not a Status: the body of kube-apiserver's (and any Go server's) 404
+    // for a path no handler serves, as curl shows it.
+    t(
+        "Go net/http NotFound",
+        "404 page not found",
+        404,
+        "",
+        true,
+        ALL,
+        "Go src/net/http/server.go (NotFound); k8s.io/apiserver pkg/server/mux/pathrecorder.go (notFoundHandler)",
     ),
     t(
         "NewGenericServerResponse",

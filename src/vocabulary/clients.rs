@@ -167,6 +167,15 @@ pub const RENDERINGS: &[Rendering] = &[
         "1.x+",
         FABRIC8,
     ),
+    // An answer without a Status body: fabric8 makes one of the code and
+    // OkHttp's message, the reason phrase (empty over HTTP/2).
+    r(
+        "fabric8 KubernetesClientException (no Status body)",
+        "io.fabric8.kubernetes.client.KubernetesClientException: Failure executing: {verb} at: {url}. Message: {phrase}.",
+        true,
+        "4.x+ (OperationSupport.createStatus)",
+        FABRIC8,
+    ),
     r(
         "client-node 0.x HttpError body",
         "  body: V1Status {\n    apiVersion: 'v1',\n    kind: 'Status',\n    metadata: V1ListMeta {},\n    status: 'Failure',\n    message: {message_j},\n    reason: '{reason}',\n    code: {code}\n  },\n  statusCode: {code}\n}",

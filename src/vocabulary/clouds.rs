@@ -77,6 +77,8 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS_STS, "Token expired: current date/time", "all (ExpiredTokenException, InvalidIdentityToken)", Some(Cause::Expired), STS_API),
     w(AWS_STS, "Couldn't retrieve verification key from your identity provider", "all (InvalidIdentityToken, IDPCommunicationError)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     w(AWS_STS, "OpenIDConnect provider's HTTPS certificate doesn't match configured thumbprint", "all (InvalidIdentityToken)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
+    // What STS was given is no JWT (an access token, an empty or cut file).
+    w(AWS_STS, "The ID Token provided is not a valid JWT", "all (InvalidIdentityToken)", Some(Cause::TokenMalformed), STS_API),
     w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
     w(AWS_STS, "AssumeRoleWithWebIdentity, … ExpiredTokenException: ", "aws-sdk-go-v2 1.x", Some(Cause::Expired), STS_API),
     w(AWS_STS, "(Service: AWSSecurityTokenService; … Error Code: ExpiredTokenException", "aws-sdk-java 1.x", Some(Cause::Expired), STS_API),

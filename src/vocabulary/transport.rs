@@ -2,7 +2,8 @@
 //! them: curl (its exit codes, and the text each TLS backend puts after
 //! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
 //! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
-//! `SslStream` and sockets, Ruby's net/http, and rustls.
+//! `SslStream` and sockets (and .NET Framework's `WebException`), Ruby's
+//! net/http, rustls, and GNU Wget.
 //!
 //! [`TRANSPORT`] is matched in its order, without regard to case, each text
 //! starting a word: the more specific a text, the earlier it stands (a TLS
@@ -21,7 +22,7 @@
 //! `sun/security/validator/PKIXValidator.java`; CPython `Modules/_ssl.c` and
 //! `Lib/ssl.py`, urllib3 `connection.py`; Node.js `src/crypto/crypto_common.cc`
 //! and `lib/tls.js`; .NET `System.Net.Security` `SslPolicyErrors` and
-//! `X509ChainStatusFlags`; rustls `src/error.rs`.
+//! `X509ChainStatusFlags`; rustls `src/error.rs`; Wget `src/openssl.c`.
 
 use super::row::Cause;
 use super::row::{Wording, w};
@@ -45,6 +46,7 @@ const RUSTLS: &str = "rustls (Rust clients: kube-rs)";
 const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
 const RUBY: &str = "Ruby (net/http: kubeclient, rest-client, Faraday)";
 const RUBY_NET_HTTP: &str = "ruby/net-http lib/net/protocol.rb (OpenTimeout, ReadTimeout)";
+const WGET: &str = "GNU Wget";
 
 const GTLS_C: &str = "curl lib/vtls/gtls.c";
 const NSS_ERRS: &str =
@@ -55,6 +57,7 @@ const SECTRANSP_C: &str = "curl lib/vtls/sectransp.c";
 const WOLFSSL_C: &str = "curl lib/vtls/wolfssl.c";
 const MBEDTLS_C: &str = "curl lib/vtls/mbedtls.c (mbedtls_x509_crt_verify_info)";
 const OPENSSL_C: &str = "curl lib/vtls/openssl.c";
+const WGET_OPENSSL_C: &str = "GNU Wget src/openssl.c (ssl_check_certificate)";
 const X509_VERIFY: &str = "Go src/crypto/x509/verify.go";
 const HOSTNAME_CHECKER: &str = "OpenJDK sun/security/util/HostnameChecker.java";
 const NODE_CODES: &str = "Node.js src/crypto/crypto_common.cc (X509 verify error codes)";
@@ -104,6 +107,8 @@ pub const TRANSPORT: &[Wording] = &[
     w(WOLFSSL, "subject alt name(s) or common name do not match", "curl 7.x-8.x", Some(Cause::TlsNameMismatch), WOLFSSL_C),
     w(MBEDTLS, "BADCERT_CN_MISMATCH", "curl before 8.10", Some(Cause::TlsNameMismatch), MBEDTLS_C),
     w(MBEDTLS, "does not match with the expected CN", "curl 8.10+", Some(Cause::TlsNameMismatch), MBEDTLS_C),
+    w(WGET, "doesn't match requested host name", "1.10+ (`certificate common name NAME doesn't match requested host name HOST`)", Some(Cause::TlsNameMismatch), WGET_OPENSSL_C),
+    w(WGET, "no certificate subject alternative name matches", "1.12+", Some(Cause::TlsNameMismatch), WGET_OPENSSL_C),
     // The certificate is outside its validity period.
     w(OPENSSL, "certificate has expired", "all", Some(Cause::TlsCertificateExpired), "OpenSSL X509_V_ERR_CERT_HAS_EXPIRED; GnuTLS in curl 8.10+; wolfSSL in curl"),
     w(OPENSSL, "certificate is not yet valid", "all", Some(Cause::TlsCertificateExpired), "OpenSSL X509_V_ERR_CERT_NOT_YET_VALID (Go's `has expired or is not yet valid` holds it)"),
@@ -132,6 +137,8 @@ pub const TRANSPORT: &[Wording] = &[
     w(WOLFSSL, "certificate not valid yet", "curl 7.x-8.x", Some(Cause::TlsCertificateNotYetValid), WOLFSSL_C),
     w(MBEDTLS, "BADCERT_EXPIRED", "curl before 8.10", Some(Cause::TlsCertificateExpired), MBEDTLS_C),
     w(MBEDTLS, "The certificate validity has expired", "curl 8.10+", Some(Cause::TlsCertificateExpired), MBEDTLS_C),
+    w(WGET, "Issued certificate has expired", "all (under `ERROR: cannot verify HOST's certificate`)", Some(Cause::TlsCertificateExpired), WGET_OPENSSL_C),
+    w(WGET, "Issued certificate not yet valid", "all (under `ERROR: cannot verify HOST's certificate`)", Some(Cause::TlsCertificateExpired), WGET_OPENSSL_C),
     w(MBEDTLS, "BADCERT_FUTURE", "curl before 8.10", Some(Cause::TlsCertificateNotYetValid), MBEDTLS_C),
     w(MBEDTLS, "The certificate validity starts in the future", "curl 8.10+", Some(Cause::TlsCertificateNotYetValid), MBEDTLS_C),
     w(DOTNET, "NotTimeValid", "all", Some(Cause::TlsCertificateExpired), SSL_POLICY),
@@ -147,6 +154,8 @@ pub const TRANSPORT: &[Wording] = &[
     w(NODE, "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
     w(NODE, "SELF_SIGNED_CERT_IN_CHAIN", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
     w(NODE, "DEPTH_ZERO_SELF_SIGNED_CERT", "all", Some(Cause::TlsUntrustedCa), NODE_CODES),
+    w(WGET, "Unable to locally verify the issuer's authority", "all (under `ERROR: cannot verify HOST's certificate`)", Some(Cause::TlsUntrustedCa), WGET_OPENSSL_C),
+    w(WGET, "Self-signed certificate encountered", "all (under `ERROR: cannot verify HOST's certificate`)", Some(Cause::TlsUntrustedCa), WGET_OPENSSL_C),
     w(NODE, "UNABLE_TO_GET_ISSUER_CERT", "all (and _LOCALLY)", Some(Cause::TlsUntrustedCa), NODE_CODES),
     w(JAVA, "PKIX path building failed", "all", Some(Cause::TlsUntrustedCa), "OpenJDK sun/security/validator/PKIXValidator.java"),
     w(JAVA, "unable to find valid certification path", "all", Some(Cause::TlsUntrustedCa), "OpenJDK sun/security/provider/certpath/SunCertPathBuilder.java"),
@@ -206,6 +215,11 @@ pub const TRANSPORT: &[Wording] = &[
     w(SCHANNEL, "CRYPT_E_NO_REVOCATION_CHECK", "all", Some(Cause::TlsOther), SCHANNEL_C),
     w(DOTNET, "The SSL connection could not be established", ".NET Core 2.1+", Some(Cause::TlsOther), "dotnet/runtime System.Net.Http SR.net_http_ssl_connection_failed"),
     w(DOTNET, "The remote certificate is invalid", "all", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security SR.net_ssl_io_cert_validation"),
+    // .NET Framework's WebException (PowerShell 5's Invoke-WebRequest): any
+    // failed check of the certificate, its reason not said.
+    w(DOTNET, "Could not establish trust relationship for the SSL/TLS secure channel", ".NET Framework (WebExceptionStatus.TrustFailure)", Some(Cause::TlsOther), "referencesource System/net/System/Net/WebException.cs (net_webstatus_TrustFailure)"),
+    // wget says it cannot verify, then why on the next line.
+    w(WGET, "certificate, issued by", "all (`ERROR: cannot verify HOST's certificate, issued by ISSUER:`)", Some(Cause::TlsOther), WGET_OPENSSL_C),
     w(RUSTLS, "invalid peer certificate", "all", Some(Cause::TlsOther), RUSTLS_ERROR),
     // The name does not resolve.
     w(GO_NET, "no such host", "all", Some(Cause::DnsFailure), "Go src/net/dnsclient.go (DNSError)"),

@@ -172,6 +172,12 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
     w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
     w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    w(AWS_SDK_JS, "Could not load credentials from any providers", "v3 (CredentialsProviderError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js-v3 packages/credential-provider-node/src/defaultProvider.ts"),
+    w(AWS_SDK_GO, "no EC2 IMDS role found", "v2 (the chain's last source: the node's instance metadata, no role)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go-v2 credentials/ec2rolecreds/provider.go"),
+    w(BOTOCORE, "Unable to locate credentials", "all (NoCredentialsError; the AWS CLI says the same)", Some(Cause::CredentialSourceFailed), "github.com/boto/botocore botocore/exceptions.py (NoCredentialsError)"),
+    w(AWS_SDK_JAVA, "Unable to load AWS credentials from any provider in the chain", "1.x", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/auth/AWSCredentialsProviderChain.java"),
+    w(AWS_SDK_JAVA, "Unable to load credentials from any of the providers in the chain", "2.x (SdkClientException)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java-v2 core/auth/src/main/java/software/amazon/awssdk/auth/credentials/AwsCredentialsProviderChain.java"),
+    w(AWS_SDK_RUST, "no providers in chain provided credentials", "aws-config 0.x-1.x (CredentialsError::CredentialsNotLoaded)", Some(Cause::CredentialSourceFailed), "github.com/awslabs/aws-sdk-rust aws-config src/meta/credentials/chain.rs"),
     // Google's auth libraries found no Application Default Credentials (no
     // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
     // Workload Identity, a credential configuration file not mounted).
@@ -183,6 +189,12 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    // The Azure Identity libraries' WorkloadIdentityCredential, where those
+    // variables are missing (in DefaultAzureCredential's list of what it tried).
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no client ID specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no tenant ID specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no token file specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable. The workload options are not fully configured", "azure-identity for Python, Java, .NET, JavaScript (CredentialUnavailable)", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity/TROUBLESHOOTING.md (WorkloadIdentityCredential)"),
 ];
 
 const CLIENT_GO: &str = "client-go";
@@ -196,6 +208,10 @@ const KUBE_RS: &str = "kube-rs";
 const KUBE_RS_AUTH: &str = "github.com/kube-rs/kube kube-client/src/client/auth/mod.rs (Error)";
 const AWS_SDK_GO: &str = "aws-sdk-go";
 const AWS_SDK_JS: &str = "aws-sdk-js";
+const AWS_SDK_JAVA: &str = "aws-sdk-java";
+const AWS_SDK_RUST: &str = "aws-sdk-rust";
+const BOTOCORE: &str = "botocore";
+const AZURE_IDENTITY: &str = "Azure Identity";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const GOOGLE_AUTH: &str = "Google's auth libraries";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
@@ -237,6 +253,9 @@ pub const SERVICES: &[Wording] = &[
     // Vault's role: bound_service_account_names / _namespaces.
     w(VAULT, "service account name not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
     w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
+    // Vault's JWT auth method (a ServiceAccount token as a JWT, its role's
+    // bound_claims such as /kubernetes.io/namespace).
+    w(VAULT, "does not match any associated bound claim values", "vault-plugin-auth-jwt 0.6+ (error validating claims: claim \"CLAIM\" does not match …)", Some(Cause::CheckerPolicyDenied), "hashicorp/vault-plugin-auth-jwt claims.go (validateBoundClaims)"),
     // Envoy answers for a mesh itself, in its own words as the body: its
     // RBAC filter (an Istio AuthorizationPolicy, not Kubernetes RBAC) and its
     // jwt_authn filter (a RequestAuthentication), which judges the JWT itself.

@@ -17,6 +17,7 @@ use super::super::reasons::AuthReason;
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
 use super::url::{method_and_url, request_from_url};
+use crate::vocabulary::apimachinery::code_of;
 use crate::vocabulary::clients::STATUS_WRAPPERS;
 use crate::vocabulary::cues::CLIENT_LABELS;
 use crate::vocabulary::transport::PROXY_TUNNEL_REFUSED;
@@ -81,12 +82,8 @@ pub fn find(line: &str) -> Option<ClientLine> {
         return Some(found);
     }
     let mut facts = HttpAnswer::default();
-    // fabric8's stock texts carry the status.
-    if t.contains("Unauthorized!") {
-        facts.status = Some(401);
-        facts.weight = 3;
-    } else if t.contains("Forbidden!Configured service account") || t.contains("Forbidden! ") {
-        facts.status = Some(403);
+    if let Some(code) = fabric8_status(t) {
+        facts.status = Some(code);
         facts.weight = 3;
     }
     if t.contains("Service account may have been revoked") || t.contains("Token may have expired!")
@@ -212,6 +209,23 @@ pub fn find(line: &str) -> Option<ClientLine> {
         || found.request.is_some()
         || found.note.is_some())
     .then_some(found)
+}
+
+/// fabric8's status: its stock texts for a 401 and a 403 or, for an answer
+/// without a Status body, its message that is the reason phrase
+/// (`Failure executing: GET at: URL. Message: Not Found.`).
+fn fabric8_status(t: &str) -> Option<u16> {
+    if t.contains("Unauthorized!") {
+        return Some(401);
+    }
+    if t.contains("Forbidden!Configured service account") || t.contains("Forbidden! ") {
+        return Some(403);
+    }
+    if !t.contains("Failure executing: ") {
+        return None;
+    }
+    let (_, message) = t.split_once(". Message: ")?;
+    code_of(message.split('.').next()?.trim())
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ use super::artefact::{Artefact, Kind, Place, Provenance, SourceType};
 use super::facts::{
     Answer, BearerSeen, Case, CheckerCall, ClockSource, JwtRejectionSeen, NotFound, RequestInfo,
 };
-use super::facts::{HttpAnswer, ServerClock};
+use super::facts::{HttpAnswer, ServerClock, TransportFailure};
 use super::forbidden::Forbidden;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::cues::NEAR_MISSES;
@@ -831,7 +831,13 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
         let named = crate::vocabulary::wordings::ONWARD_CALLS
             .iter()
             .any(|w| message.contains(w.text));
-        case.onward = transport::detect_line(message).or(named.then_some(Cause::Unknown));
+        case.onward = transport::detect_all(message)
+            .or(named.then_some((Cause::Unknown, Vec::new())))
+            .map(|(cause, also)| TransportFailure {
+                cause,
+                detail: message.to_owned(),
+                also,
+            });
     }
     let mut missing = None;
     if code == Some(404) {

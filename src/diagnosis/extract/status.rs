@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 
 use super::super::facts::HttpAnswer;
 use super::needles::Needles;
-use crate::vocabulary::apimachinery::{self, Template};
+use crate::vocabulary::apimachinery::{self, FIELD_ERROR_TYPES, Template};
 use crate::vocabulary::clients;
 use crate::vocabulary::cues::STATUS_TEXTS;
 
@@ -427,7 +427,10 @@ fn exception_reason(line: &str) -> Option<u16> {
             .strip_prefix(" (")
             .and_then(|a| a.split_once(')'))
             .is_some_and(|(c, _)| class(c));
-        let exception = class(before) || class_after;
+        // With the class after it, the name is the whole message (Ruby's
+        // ``in `method': MESSAGE (Class)``), not a field error's last word.
+        let exception =
+            class(before) || (class_after && (before.is_empty() || before.ends_with('\'')));
         // The name is the message, or ends it before punctuation: not the
         // first word of a sentence (`Error: Invalid value`).
         let whole = after.is_empty()
@@ -452,10 +455,28 @@ pub fn generic_text(line: &str) -> Option<(u16, &str)> {
         };
         return Some((t.code, message));
     }
+    if let Some(message) = invalid_object(line) {
+        return Some((422, message));
+    }
     STATUS_TEXTS
         .iter()
         .find(|(needle, ..)| line.contains(needle))
         .map(|&(_, code, text)| (code, text))
+}
+
+/// NewInvalid's message with a field error of any type (`KIND "NAME" is
+/// invalid: spec: Required value`), from the name on.
+fn invalid_object(line: &str) -> Option<&str> {
+    let at = line.find("\" is invalid: ")?;
+    let mut errors = line[at..].split(": ").skip(2);
+    errors
+        .any(|e| FIELD_ERROR_TYPES.iter().any(|t| e.starts_with(t)))
+        .then(|| {
+            line[..at]
+                .rfind('"')
+                .map_or(&line[at..], |q| &line[q..])
+                .trim_end()
+        })
 }
 
 /// The apimachinery message a program passed on whole: the first template,
@@ -576,6 +597,23 @@ mod tests {
                 "{}",
                 t.text
             );
+        }
+    }
+
+    /// NewInvalid's message is a 422 with a field error of any type, its
+    /// `Forbidden` a field's; the same words without a field error are not.
+    #[test]
+    fn an_invalid_object_is_a_422_whatever_its_field_error() {
+        for t in FIELD_ERROR_TYPES {
+            let line = format!("The Pod \"web\" is invalid: spec.x: {t}: detail");
+            assert_eq!(generic_text(&line), Some((422, &line[8..])), "{line}");
+        }
+        for line in [
+            "claim \"iss\" is invalid",
+            "token \"x\" is invalid: Forbidden",
+            "The Pod \"web\" is invalid: spec.x: must be set",
+        ] {
+            assert_eq!(invalid_object(line), None, "{line}");
         }
     }
 

@@ -405,10 +405,10 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
 /// The server answered with an error about its own onward call (to an
 /// admission webhook, to a kubelet): that call's failure is the cause.
 fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
-    let Some(cause) = case.onward else {
+    let Some(failure) = &case.onward else {
         return false;
     };
-    if cause == Cause::Unknown {
+    if failure.cause == Cause::Unknown {
         f.add(
             Cause::ServerError,
             Basis::Inferred,
@@ -419,14 +419,15 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
         );
         return true;
     }
-    f.add(
-        cause,
-        Basis::Said,
-        shown_meaning(
-            case,
-            "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
-        ),
+    let support = shown_meaning(
+        case,
+        "kube-apiserver answered, with an error about a call of its own (to an admission webhook, to a kubelet for exec, logs or port-forward, or through its proxy to a Service or pod): that connection failed, not the client's, and the token was accepted",
     );
+    if failure.also.is_empty() {
+        f.add(failure.cause, Basis::Said, support);
+    } else {
+        super::transport::several(case, failure, support, f);
+    }
     true
 }
 

@@ -35,7 +35,7 @@ mod prelude {
     pub use crate::diagnosis::Cause;
     pub use crate::diagnosis::cause::{CauseDef, Steps};
     pub use crate::diagnosis::classification::Classification as C;
-    pub use crate::diagnosis::facts::{Answer, Case};
+    pub use crate::diagnosis::facts::{Answer, Case, TransportFailure};
     pub use crate::diagnosis::merge::Findings;
     pub use crate::diagnosis::next::{Command, NextStep};
     pub use crate::diagnosis::policy::{Basis, When};

@@ -270,9 +270,20 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     ));
     if failure.also.is_empty() {
         f.add(failure.cause, confidence, support);
-        return;
+    } else {
+        several(case, failure, support, f);
     }
-    // A wording that fits several causes: none is certain. A certificate
+}
+
+/// A failure whose wording fits several causes: none is certain, each is
+/// named, with the command that tells them apart.
+pub fn several(
+    case: &Case<'_>,
+    failure: &TransportFailure,
+    support: Vec<Support>,
+    f: &mut Findings,
+) {
+    // A certificate
     // not yet valid is nearly always a clock off (certificates are issued
     // valid from the moment they are made).
     let mut causes = [&[failure.cause], failure.also.as_slice()].concat();
@@ -303,7 +314,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     f.tell_apart(
         &causes,
         NextStep::run(
-            "the certificate's validity against this machine's clock (date -u): notBefore in the future means a clock is off, notAfter in the past an expired certificate",
+            "the certificate's validity against the clock of the machine that checked it (date -u: yours, or the API server's for a call of its own): notBefore in the future means a clock is off, notAfter in the past an expired certificate",
             openssl(case, &["-noout", "-dates"]),
         ),
     );
@@ -314,7 +325,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::facts::{TransportFailure, Witness};
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, run};
 
     #[test]
     fn no_answer_is_never_a_token_cause() {
@@ -350,5 +361,26 @@ mod tests {
                 "{cause:?} told by a client"
             );
         }
+    }
+
+    /// The API server's own call failed on Go's x509 words, which without
+    /// the times fit an expired certificate and a clock off alike: as
+    /// uncertain as the same words on the client's own connection.
+    #[test]
+    fn an_onward_call_s_ambiguous_certificate_window_is_not_certain() {
+        let webhook = "Internal error occurred: failed calling webhook \"v.example.com\": Post \"https://v.ns.svc:443/validate\": x509: certificate has expired or is not yet valid";
+        let d = diagnosed(&case(http(500, Some(webhook)), None));
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::TlsCertificateExpired, Confidence::Medium)
+        );
+        assert!(d.candidates.iter().any(|c| c.cause == Cause::ClockSkew));
+        let timed =
+            format!("{webhook}: current time 2026-01-01T00:00:00Z is after 2025-12-01T00:00:00Z");
+        let d = diagnosed(&case(http(500, Some(&timed)), None));
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::TlsCertificateExpired, Confidence::High)
+        );
     }
 }
