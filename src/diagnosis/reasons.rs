@@ -176,7 +176,8 @@ fn authenticator_of(pattern: &Message) -> Authenticator {
         K::ClientCertificateInvalid
         | K::ClientCertificateExpired
         | K::ClientCertificateNotYetValid
-        | K::ClientCertificateUntrusted => Authenticator::ClientCertificate,
+        | K::ClientCertificateUntrusted
+        | K::RequestHeaderNotAllowed => Authenticator::ClientCertificate,
         _ => Authenticator::ServiceAccount,
     }
 }

@@ -83,6 +83,9 @@ pub enum ReasonKind {
     ClientCertificateNotYetValid,
     /// A client certificate not signed by a CA in `--client-ca-file`.
     ClientCertificateUntrusted,
+    /// A front proxy's client certificate whose CN is not among the
+    /// request-header authenticator's allowed names.
+    RequestHeaderNotAllowed,
     /// Before go-jose (≤1.5, dgrijalva/jwt-go): no key verifies the signature.
     RsaVerification,
     /// A checker's own check of the token's claims (Vault: `claim "iss" is
@@ -208,6 +211,7 @@ const OIDC: &str = "k8s.io/apiserver plugin/pkg/authenticator/token/oidc/oidc.go
 const OIDC_V1: &str = "coreos/go-oidc v1 oidc/verification.go, jose/claims.go (kubernetes' OIDC authenticator before 1.10)";
 const X509: &str =
     "k8s.io/apiserver pkg/authentication/request/x509/x509.go; Go src/crypto/x509/verify.go";
+const X509_REQUEST_HEADER: &str = "k8s.io/apiserver pkg/authentication/request/x509/x509.go (verifier.verifySubject: \"x509: subject with cn=%s is not in the allowed list\")";
 const JWT_GO_OLD: &str = "dgrijalva/jwt-go rsa.go, ecdsa.go (kubernetes 1.5 and before)";
 const VAULT_LOGIN: &str = "hashicorp/vault-plugin-auth-kubernetes path_login.go";
 
@@ -292,6 +296,11 @@ pub const MESSAGES: &[Message] = &[
     m(K::ClientCertificateNotYetValid, Cause::ClockSkew, "all", S(Shape::CertificateWindow, "x509: certificate has expired or is not yet valid: current time NOW is before NOT_BEFORE"), X509),
     m(K::ClientCertificateInvalid, Cause::ClientCertificateExpired, "all", P("x509: certificate has expired or is not yet valid"), X509),
     m(K::ClientCertificateUntrusted, Cause::ClientCertificateUntrusted, "all", P("x509: certificate signed by unknown authority"), X509),
+    // The request-header authenticator of an aggregated API server (and of
+    // kube-apiserver behind a front proxy): the proxy's client certificate
+    // is signed by the right CA but its CN is not in
+    // --requestheader-allowed-names, so the user it forwards is not taken.
+    m(K::RequestHeaderNotAllowed, Cause::ClientCertificateUntrusted, "1.7+", P("x509: subject with cn="), X509_REQUEST_HEADER),
     // dgrijalva/jwt-go, before go-jose.
     m(K::RsaVerification, Cause::SignatureInvalid, "≤1.5", L("crypto/rsa: verification error"), JWT_GO_OLD),
     m(K::RsaVerification, Cause::SignatureInvalid, "≤1.5", L("crypto/ecdsa: verification error"), JWT_GO_OLD),
@@ -370,6 +379,7 @@ pub const STAND_ALONE: &[&str] = &[
     "token issuer \"",
     "crypto/rsa: verification error",
     "crypto/ecdsa: verification error",
+    "x509: subject with cn=",
 ];
 
 /// The x509 authenticator's wrapper around Go's verify error (`verifying

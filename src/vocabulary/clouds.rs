@@ -21,6 +21,8 @@ const AWS_IAM: &str = "AWS IAM";
 const EKS_POD_IDENTITY: &str = "the EKS Pod Identity Agent";
 const ENTRA: &str = "Microsoft Entra ID";
 const AZURE_ARM: &str = "Azure Resource Manager";
+const AZURE_KEY_VAULT: &str = "Azure Key Vault";
+const AZURE_API: &str = "an Azure API";
 const GOOGLE_STS: &str = "Google Cloud STS";
 const GOOGLE_API: &str = "a Google Cloud API";
 const OAUTH: &str = "an OAuth 2.0 token endpoint";
@@ -45,6 +47,11 @@ const ENTRA_CODES: &str =
 const GOOGLE_STS_API: &str = "https://cloud.google.com/iam/docs/reference/sts/rest/v1/TopLevel/token; https://cloud.google.com/iam/docs/troubleshooting-workload-identity-federation";
 const X_OAUTH2: &str = "golang.org/x/oauth2 token.go (RetrieveError.Error: \"oauth2: cannot fetch token: STATUS\\nResponse: BODY\"; from v0.10 \"oauth2: \\\"CODE\\\" \\\"DESCRIPTION\\\"\" when the body names one); client-go plugin/pkg/client/auth/oidc/oidc.go (\"failed to refresh token: %v\")";
 const GOOGLE_GO: &str = "github.com/googleapis/google-api-go-client googleapi/googleapi.go (Error.Error: \"googleapi: Error %d: %s\", and \"googleapi: got HTTP response code %d with body: %v\" without a message)";
+const KEY_VAULT_ACCESS: &str =
+    "https://learn.microsoft.com/azure/key-vault/general/troubleshooting-access-issues";
+const AUTOREST: &str = "github.com/Azure/go-autorest autorest/azure/azure.go (ServiceError: \"autorest/azure: Service returned an error. Status=%v Code=%q Message=%q\")";
+const AZURE_CORE: &str = "github.com/Azure/azure-sdk-for-python sdk/core/azure-core azure/core/exceptions.py (HttpResponseError); azure-sdk-for-net Azure.Core RequestFailedException (\"Status: %d (%s)\")";
+const GOOGLE_JAVA: &str = "github.com/googleapis/google-api-java-client google-api-client/src/main/java/com/google/api/client/googleapis/json/GoogleJsonResponseException.java (\"CODE PHRASE\" then the error JSON)";
 const IAM_CREDENTIALS_API: &str = "https://cloud.google.com/iam/docs/reference/credentials/rest/v1/projects.serviceAccounts/generateAccessToken";
 
 /// Whose identity and access management judged a call: it decides how to
@@ -61,7 +68,7 @@ pub fn cloud_of(service: &str) -> Option<Cloud> {
     match service {
         AWS | AWS_STS | AWS_IAM | EKS_POD_IDENTITY => Some(Cloud::Aws),
         GOOGLE_STS | GOOGLE_IAM | GOOGLE_API => Some(Cloud::Google),
-        ENTRA | AZURE_ARM => Some(Cloud::Azure),
+        ENTRA | AZURE_ARM | AZURE_KEY_VAULT | AZURE_API => Some(Cloud::Azure),
         _ => None,
     }
 }
@@ -158,6 +165,10 @@ pub const EXCHANGES: &[Wording] = &[
     // Azure Resource Manager refusing the caller (az aks get-credentials,
     // kubelogin's Azure CLI mode): Azure RBAC, not the cluster's.
     w(AZURE_ARM, "does not have authorization to perform action", "all (AuthorizationFailed)", Some(Cause::CloudCallerDenied), "https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-codes (AuthorizationFailed)"),
+    // Key Vault refusing the workload's identity (the Secrets Store CSI
+    // driver, External Secrets): its access policy, or Azure RBAC on it.
+    w(AZURE_KEY_VAULT, "does not have … permission on key vault", "access policies (Forbidden)", Some(Cause::CloudCallerDenied), KEY_VAULT_ACCESS),
+    w(AZURE_KEY_VAULT, "Caller is not authorized to perform action on resource", "Azure RBAC (ForbiddenByRbac)", Some(Cause::CloudCallerDenied), KEY_VAULT_ACCESS),
     // Google Cloud STS (workload identity federation) and IAM Credentials
     // (impersonating a Google service account).
     w(GOOGLE_STS, "The audience in ID Token", "v1 (invalid_grant)", Some(Cause::CloudFederationMismatch), GOOGLE_STS_API),
@@ -215,7 +226,7 @@ pub const UNDECIDED: &[(Wording, &[Cause])] = &[(
 )];
 
 /// A cloud API's answer as its SDKs print it (AWS's Go, Java and JS SDKs,
-/// Google's Go client), read only where the line states the status (Go's
+/// Google's Go and Java clients, Azure's go-autorest, Python and .NET cores), read only where the line states the status (Go's
 /// `StatusCode: 0` is a request that got no answer): the status is that
 /// API's own, its refusal the cloud's, never kube-apiserver's RBAC or
 /// authentication. Read after [`EXCHANGES`], whose
@@ -233,4 +244,9 @@ pub const ENVELOPES: &[Wording] = &[
     // Any Google API's answer as its Go client prints it.
     w(GOOGLE_API, "googleapi: Error ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
     w(GOOGLE_API, "googleapi: got HTTP response code ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
+    w(GOOGLE_API, "GoogleJsonResponseException: ", "google-api-java-client 1.x-2.x", Some(Cause::Unknown), GOOGLE_JAVA),
+    // Any Azure API's answer as its SDKs print it.
+    w(AZURE_API, "autorest/azure: Service returned an error. Status=", "go-autorest (the Azure SDK for Go before azcore)", Some(Cause::Unknown), AUTOREST),
+    w(AZURE_API, "azure.core.exceptions.HttpResponseError: ", "azure-core for Python 1.x", Some(Cause::Unknown), AZURE_CORE),
+    w(AZURE_API, "Azure.RequestFailedException: ", "Azure.Core for .NET 1.x", Some(Cause::Unknown), AZURE_CORE),
 ];

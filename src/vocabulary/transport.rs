@@ -47,6 +47,7 @@ const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
 const RUBY: &str = "Ruby (net/http: kubeclient, rest-client, Faraday)";
 const RUBY_NET_HTTP: &str = "ruby/net-http lib/net/protocol.rb (OpenTimeout, ReadTimeout)";
 const WGET: &str = "GNU Wget";
+const BUSYBOX: &str = "BusyBox (wget, nc in a minimal image)";
 
 const GTLS_C: &str = "curl lib/vtls/gtls.c";
 const NSS_ERRS: &str =
@@ -225,6 +226,7 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "no such host", "all", Some(Cause::DnsFailure), "Go src/net/dnsclient.go (DNSError)"),
     w(CURL, "Could not resolve host", "all", Some(Cause::DnsFailure), "curl lib/hostip.c"),
     w(CURL, "Couldn't resolve host", "curl before 7.83", Some(Cause::DnsFailure), "curl lib/hostip.c"),
+    w(BUSYBOX, "bad address '", "all (`wget: bad address 'HOST'`, nc, ping)", Some(Cause::DnsFailure), "busybox libbb/xconnect.c (str2sockaddr)"),
     w(GETADDRINFO, "Name or service not known", "glibc", Some(Cause::DnsFailure), "EAI_NONAME"),
     w(GETADDRINFO, "nodename nor servname provided", "macOS", Some(Cause::DnsFailure), "EAI_NONAME"),
     w(GETADDRINFO, "Temporary failure in name resolution", "glibc", Some(Cause::DnsFailure), "EAI_AGAIN"),

@@ -118,8 +118,13 @@ pub fn bracketed(line: &str) -> Option<Aggregate> {
 
 /// One of the aggregate's messages alone in a line.
 pub fn alone(line: &str) -> Option<Aggregate> {
-    // Go's TLS errors quote crypto/rsa too ("possibly because of …").
-    if line.contains("x509:") {
+    // Go's TLS errors quote crypto/rsa too ("possibly because of …"); an
+    // x509 text is an authenticator's only where it opens a message of its own.
+    if line.contains("x509:")
+        && !STAND_ALONE
+            .iter()
+            .any(|m| m.starts_with("x509:") && line.contains(m))
+    {
         return None;
     }
     static ANY: LazyLock<Needles> =
@@ -208,5 +213,8 @@ mod tests {
         assert_eq!(f.reasons[0].kind, ReasonKind::Expired);
         assert!(alone("x509: certificate signed by unknown authority (possibly because of \"crypto/rsa: verification error\")").is_none());
         assert!(alone("all good").is_none());
+        // The request-header authenticator's own x509 words.
+        let f = alone("W0319 17:06:39.048609       1 x509.go:168] x509: subject with cn=kube-apiserver is not in the allowed list: [aggregator]").unwrap();
+        assert_eq!(f.reasons[0].kind, ReasonKind::RequestHeaderNotAllowed);
     }
 }

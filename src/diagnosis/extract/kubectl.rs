@@ -10,7 +10,7 @@
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
-use super::super::facts::{HttpAnswer, RequestInfo};
+use super::super::facts::{AnswerOrigin, HttpAnswer, RequestInfo};
 use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
@@ -95,6 +95,20 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         "error: couldn't read version from server: ",
     ] {
         if let Some(i) = line.find(opener) {
+            // Go's transport (net/http transport.go, dialConn) makes an HTTP
+            // proxy's refusal of the tunnel (CONNECT) an error of the proxy's
+            // reason phrase alone: `…: Forbidden`, `…: Service Unavailable`.
+            if let Some(code) = code_of(line[i + opener.len()..].trim()) {
+                found.http = Some(HttpAnswer {
+                    status: Some(code),
+                    weight: 3,
+                    origin: AnswerOrigin::Other(
+                        "Go's net/http says only a reason phrase where an HTTP proxy refused the tunnel (CONNECT): its status, not kube-apiserver's".to_owned(),
+                    ),
+                    ..HttpAnswer::default()
+                });
+                return Some(found);
+            }
             found.transport = Some(line[i..].trim().to_owned());
             return Some(found);
         }
@@ -242,6 +256,12 @@ mod tests {
                 .transport
                 .is_some()
         );
+        // An HTTP proxy refused the tunnel: Go says its reason phrase alone.
+        let h = found("Unable to connect to the server: Forbidden")
+            .http
+            .unwrap();
+        assert_eq!(h.status, Some(403));
+        assert!(!h.from_kubernetes());
         let f = found(
             "I0101 00:00:00.118804   51734 round_trippers.go:553] GET https://h/api/v1/namespaces/shop/pods?limit=500 401 Unauthorized in 16 milliseconds",
         );
