@@ -18,6 +18,8 @@ pub const RESPONSEWRITERS_GO: &str =
     "k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go";
 /// The in-flight limit and API Priority and Fairness: a plain-text 429.
 pub const MAXINFLIGHT_GO: &str = "k8s.io/apiserver/pkg/server/filters/maxinflight.go";
+/// The RESTMapper's errors for a type discovery did not list.
+pub const META_ERRORS_GO: &str = "k8s.io/apimachinery/pkg/api/meta/errors.go";
 /// kubectl's words for a 401.
 pub const KUBECTL_HELPERS_GO: &str = "k8s.io/kubectl/pkg/cmd/util/helpers.go";
 /// Go's reason phrases (`http.StatusText`) and .NET's `HttpStatusCode` names.
@@ -234,6 +236,16 @@ pub const FIELD_ERROR_TYPES: &[&str] = &[
     "Too long",
     "Too many",
     "Internal error",
+];
+
+/// Words of a 404 (or of discovery) that say the server does not serve
+/// the API or type asked for, rather than that an object is missing: each a
+/// fixed part of a [`GENERIC`] text.
+pub const NOT_SERVED: &[&str] = &[
+    "the server could not find the requested resource",
+    "404 page not found",
+    "the server doesn't have a resource type",
+    "no matches for kind",
 ];
 
 /// Every message template of [`ERRORS_GO`] kube-apiserver answers with, the
@@ -499,7 +511,8 @@ pub const AUTHORIZER: &[Template] = &[
 pub const RBAC_RULE_GO: &str = "k8s.io/kubernetes pkg/registry/rbac/validation/rule.go (ConfirmNoEscalation); pkg/registry/rbac/role/policybased/storage.go; kubernetes.io/docs/reference/access-authn-authz/rbac (privilege escalation prevention)";
 
 /// client-go's message for an answer whose body was not a Status, per code
-/// (`NewGenericServerResponse` in [`ERRORS_GO`]), and kubectl's for a 401.
+/// (`NewGenericServerResponse` in [`ERRORS_GO`]), kubectl's for a 401, and
+/// the words for a path or type the server does not serve.
 pub const GENERIC: &[Template] = &[
     t(
         "NewGenericServerResponse",
@@ -549,6 +562,36 @@ pub const GENERIC: &[Template] = &[
     ),
     // Not a Status: the body of kube-apiserver's (and any Go server's) 404
     // for a path no handler serves, as curl shows it.
+    // What discovery did not find, in kubectl's and the RESTMapper's words:
+    // the server answered discovery (the token was accepted) and does not
+    // serve the type, as a 404 for its path would say.
+    t(
+        "StandardErrorMessage (meta.NoResourceMatchError)",
+        "the server doesn't have a resource type \"{resource}\"",
+        404,
+        "",
+        true,
+        ALL,
+        KUBECTL_HELPERS_GO,
+    ),
+    t(
+        "meta.NoKindMatchError",
+        "no matches for kind \"{kind}\" in version \"{version}\"",
+        404,
+        "",
+        true,
+        ALL,
+        META_ERRORS_GO,
+    ),
+    t(
+        "meta.NoKindMatchError (a group alone)",
+        "no matches for kind \"{kind}\" in group \"{group}\"",
+        404,
+        "",
+        true,
+        "1.26+",
+        META_ERRORS_GO,
+    ),
     t(
         "Go net/http NotFound",
         "404 page not found",
@@ -732,6 +775,19 @@ mod tests {
                 t.reason
             );
             assert!(!t.source.is_empty() && !t.versions.is_empty());
+        }
+    }
+
+    /// Each not-served wording is a 404 text's own fixed words.
+    #[test]
+    fn every_not_served_wording_is_a_404_text() {
+        for w in NOT_SERVED {
+            assert!(
+                GENERIC
+                    .iter()
+                    .any(|t| t.code == 404 && t.parts().any(|p| p.contains(w))),
+                "{w}"
+            );
         }
     }
 

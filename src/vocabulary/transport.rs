@@ -3,7 +3,7 @@
 //! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
 //! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
 //! `SslStream` and sockets (and .NET Framework's `WebException`), Ruby's
-//! net/http, rustls, and GNU Wget.
+//! net/http, rustls, Erlang/OTP's ssl and GNU Wget.
 //!
 //! [`TRANSPORT`] is matched in its order, without regard to case, each text
 //! starting a word: the more specific a text, the earlier it stands (a TLS
@@ -47,6 +47,8 @@ const GETADDRINFO: &str = "the C library's resolver (getaddrinfo)";
 const RUBY: &str = "Ruby (net/http: kubeclient, rest-client, Faraday)";
 const RUBY_NET_HTTP: &str = "ruby/net-http lib/net/protocol.rb (OpenTimeout, ReadTimeout)";
 const WGET: &str = "GNU Wget";
+const ERLANG: &str = "Erlang/OTP ssl (Elixir and Erlang clients)";
+const OTP_SSL: &str = "erlang/otp lib/ssl/src/ssl_alert.erl, lib/public_key/src/pubkey_cert.erl (path validation reasons)";
 const BUSYBOX: &str = "BusyBox (wget, nc in a minimal image)";
 
 const GTLS_C: &str = "curl lib/vtls/gtls.c";
@@ -146,6 +148,29 @@ pub const TRANSPORT: &[Wording] = &[
     // The client does not trust the CA that signed the server's certificate.
     w(GO_X509, "certificate signed by unknown authority", "all", Some(Cause::TlsUntrustedCa), X509_VERIFY),
     w(GO_X509, "certificate is not trusted", "Go 1.18+ on macOS (the platform verifier)", Some(Cause::TlsUntrustedCa), "Go src/crypto/x509/root_darwin.go"),
+    // Go's other verify errors: a chain found but refused, or a signature
+    // it cannot check (after "signed by unknown authority", which quotes
+    // them as "possibly because of …"; before Go 1.20's "failed to verify
+    // certificate" in front of them).
+    w(GO_X509, "x509: cannot verify signature", "all (algorithm unimplemented; insecure algorithm since Go 1.18)", Some(Cause::TlsOther), "Go src/crypto/x509/x509.go (ErrUnsupportedAlgorithm, InsecureAlgorithmError)"),
+    w(GO_X509, "x509: invalid signature", "all (parent certificate cannot sign this kind of certificate)", Some(Cause::TlsOther), "Go src/crypto/x509/x509.go (ConstraintViolationError)"),
+    w(GO_X509, "x509: a root or intermediate certificate is not authorized", "all (to sign for this name; for an extended key usage)", Some(Cause::TlsOther), X509_VERIFY),
+    w(GO_X509, "x509: too many intermediates for path length constraint", "all", Some(Cause::TlsOther), X509_VERIFY),
+    w(GO_X509, "x509: issuer name does not match subject from issuing certificate", "all", Some(Cause::TlsOther), X509_VERIFY),
+    w(GO_X509, "x509: issuer has name constraints", "all", Some(Cause::TlsOther), X509_VERIFY),
+    w(GO_X509, "certificate is not standards compliant", "Go 1.18+ on macOS (the platform verifier)", Some(Cause::TlsOther), "Go src/crypto/x509/root_darwin.go"),
+    // Erlang/OTP's ssl (Elixir and Erlang clients): a fatal alert, or
+    // public_key's path validation reason.
+    w(ERLANG, "hostname_check_failed", "OTP 19+ ({bad_cert,hostname_check_failed})", Some(Cause::TlsNameMismatch), OTP_SSL),
+    // Unknown CA: the client's own check, or the server's alert about the
+    // client's certificate (`received SERVER ALERT`), which says nothing of
+    // the server's.
+    w(ERLANG, "generated CLIENT ALERT: Fatal - Unknown CA", "OTP 20+", Some(Cause::TlsUntrustedCa), OTP_SSL),
+    w(ERLANG, "{bad_cert,unknown_ca}", "all", Some(Cause::TlsUntrustedCa), OTP_SSL),
+    w(ERLANG, "selfsigned_peer", "all ({bad_cert,selfsigned_peer})", Some(Cause::TlsUntrustedCa), OTP_SSL),
+    w(ERLANG, "cert_expired", "all ({bad_cert,cert_expired})", Some(Cause::TlsCertificateExpired), OTP_SSL),
+    w(ERLANG, "tls_alert", "all", Some(Cause::TlsOther), OTP_SSL),
+    w(JAVA, "No trusted certificate found", "all (SimpleValidator)", Some(Cause::TlsUntrustedCa), "OpenJDK sun/security/validator/SimpleValidator.java"),
     w(OPENSSL, "unable to get local issuer certificate", "all", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY"),
     // The server sent only its own certificate and its issuer is not trusted.
     w(OPENSSL, "unable to verify the first certificate", "all", Some(Cause::TlsUntrustedCa), "OpenSSL X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE"),

@@ -486,12 +486,10 @@ pub fn template_of(message: &str) -> Option<&'static Template> {
     known.find(|t| !t.reason.is_empty() && t.found_in(message))
 }
 
-/// Whether a 404's message is client-go's text for a 404 without a Status
-/// naming an object: the server does not serve the API.
+/// Whether a 404's message says the server does not serve the API or type
+/// asked for ([`apimachinery::NOT_SERVED`]), not that an object is missing.
 pub fn api_not_served(message: &str) -> bool {
-    // client-go's text, and the Go mux's body for a path no API serves.
-    message.contains("the server could not find the requested resource")
-        || message.trim() == "404 page not found"
+    apimachinery::NOT_SERVED.iter().any(|w| message.contains(w))
 }
 
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,
