@@ -189,12 +189,6 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
-    // The Azure Identity libraries' WorkloadIdentityCredential, where those
-    // variables are missing (in DefaultAzureCredential's list of what it tried).
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no client ID specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no tenant ID specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no token file specified", "azidentity (Go) 1.3+", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go"),
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable. The workload options are not fully configured", "azure-identity for Python, Java, .NET, JavaScript (CredentialUnavailable)", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity/TROUBLESHOOTING.md (WorkloadIdentityCredential)"),
 ];
 
 const CLIENT_GO: &str = "client-go";
@@ -211,7 +205,6 @@ const AWS_SDK_JS: &str = "aws-sdk-js";
 const AWS_SDK_JAVA: &str = "aws-sdk-java";
 const AWS_SDK_RUST: &str = "aws-sdk-rust";
 const BOTOCORE: &str = "botocore";
-const AZURE_IDENTITY: &str = "Azure Identity";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const GOOGLE_AUTH: &str = "Google's auth libraries";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
