@@ -3,6 +3,7 @@
 //! client-supplied: every string in the table goes through `sanitize`.
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -166,14 +167,8 @@ pub struct ExampleJson<'a> {
 /// One source of a group's events: what their lines say of the client.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SourceJson<'a> {
-    /// The `kubectl logs --prefix` tag (`pod/NAME/CONTAINER`), or null.
-    pub stream: Option<Cow<'a, str>>,
-    /// The user the lines name, or null.
-    pub user: Option<Cow<'a, str>>,
-    /// httplog's `srcIP` without its port, or null.
-    pub source_ip: Option<Cow<'a, str>>,
-    /// httplog's `userAgent`, or null.
-    pub user_agent: Option<Cow<'a, str>>,
+    #[serde(flatten)]
+    pub origin: Cow<'a, Origin>,
     /// Events from it.
     pub events: u64,
     /// The earliest dated event, or null.
@@ -318,10 +313,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
         sources: listed
             .into_iter()
             .map(|(o, s)| SourceJson {
-                stream: o.stream.as_deref().map(Cow::Borrowed),
-                user: o.user.as_deref().map(Cow::Borrowed),
-                source_ip: o.source_ip.as_deref().map(Cow::Borrowed),
-                user_agent: o.user_agent.as_deref().map(Cow::Borrowed),
+                origin: Cow::Borrowed(o),
                 events: s.events,
                 first_seen: time(s.seen.map(|x| x.first)),
                 last_seen: time(s.seen.map(|x| x.last)),
@@ -339,7 +331,12 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
 
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
-    v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));
+    v.sort_by_key(|&(o, t)| {
+        (
+            Reverse(t.events),
+            [&o.stream, &o.user, &o.source_ip, &o.user_agent],
+        )
+    });
     v
 }
 

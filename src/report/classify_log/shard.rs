@@ -103,12 +103,6 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
     };
     let mut tallies = HashMap::new();
     for s in g.sources {
-        let origin = Origin {
-            stream: s.stream.map(Cow::into_owned),
-            user: s.user.map(Cow::into_owned),
-            source_ip: s.source_ip.map(Cow::into_owned),
-            user_agent: s.user_agent.map(Cow::into_owned),
-        };
         let tally = SourceTally {
             events: s.events,
             seen: seen(s.first_seen.as_ref(), s.last_seen.as_ref(), s.events)?,
@@ -119,7 +113,7 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
             ),
             guessed: s.guessed,
         };
-        tallies.insert(origin, tally);
+        tallies.insert(s.origin.into_owned(), tally);
     }
     let mut hours = std::collections::BTreeMap::new();
     for b in &g.timeline {
