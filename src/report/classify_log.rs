@@ -23,7 +23,6 @@ use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
 use crate::logs::time::instant;
-use crate::timefmt::rfc3339;
 use crate::token::Token;
 
 pub mod shard;
@@ -262,8 +261,8 @@ impl<'a> ClassifyLogJson<'a> {
             leeway_seconds: r.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
             span: r.span.map(|(f, l)| SpanJson {
-                first: rfc3339(instant(f)),
-                last: rfc3339(instant(l)),
+                first: Time::new(instant(f)),
+                last: Time::new(instant(l)),
             }),
             bucket_seconds: crate::logs::BUCKET_SECONDS,
             requests: r

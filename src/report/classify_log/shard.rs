@@ -65,11 +65,8 @@ fn report(doc: ClassifyLogJson<'static>) -> Result<LogReport, String> {
         .map(|g| group(g, &sources))
         .collect::<Result<_, _>>()?;
     Ok(LogReport {
-        evaluated_at: DateTime::from_timestamp_micros(micros(
-            "evaluated_at",
-            doc.evaluated_at.as_str(),
-        )?)
-        .unwrap_or_default(),
+        evaluated_at: DateTime::from_timestamp_micros(micros("evaluated_at", &doc.evaluated_at)?)
+            .unwrap_or_default(),
         leeway: TimeDelta::try_seconds(doc.leeway_seconds)
             .ok_or_else(|| format!("leeway_seconds {} is out of range", doc.leeway_seconds))?,
         sources,
@@ -169,8 +166,8 @@ fn seen(
 ) -> Result<Option<Seen>, String> {
     Ok(match (first, last) {
         (Some(f), Some(l)) => Some(Seen {
-            first: micros("first_seen", f.as_str())?,
-            last: micros("last_seen", l.as_str())?,
+            first: micros("first_seen", f)?,
+            last: micros("last_seen", l)?,
             count,
         }),
         _ => None,
