@@ -19,7 +19,6 @@ use crate::logs::Micros;
 use crate::logs::tally::{Other, Seen};
 use crate::report::ShardError;
 
-/// Reads one shard's document (already parsed as JSON) from `what`.
 pub fn read(value: Value, what: &str) -> Result<LogReport, ShardError> {
     crate::report::read_shard(value, what, "classify --log -o json", report)
 }
