@@ -15,13 +15,13 @@ use crate::diagnosis::facts::{Join, ReasonSource};
 use crate::exit::Outcome;
 use crate::input::TokenSource;
 use crate::report::audit::{AuditJson, merge, shard, write_table};
+use crate::report::json::Time;
 use crate::settings::Settings;
-use crate::timefmt::rfc3339;
 
 pub fn run(args: AuditArgs, Cx(settings, env, out, err): Cx<'_>) -> anyhow::Result<Outcome> {
     let now = settings.clock.now();
     let doc = if args.merge {
-        merged(&args.files, rfc3339(now))?
+        merged(&args.files, Time::new(now))?
     } else {
         let sources = if args.files.is_empty() {
             if !env.stdin_readable {
@@ -105,7 +105,7 @@ fn followed_id(args: &AuditArgs) -> anyhow::Result<Option<String>> {
 }
 
 /// `--merge`: every document read and joined.
-fn merged(files: &[std::path::PathBuf], evaluated_at: String) -> anyhow::Result<AuditJson> {
+fn merged(files: &[std::path::PathBuf], evaluated_at: Time) -> anyhow::Result<AuditJson> {
     let docs = super::documents(files, "audit -o json", shard::read)?;
     Ok(merge(docs, evaluated_at)?)
 }

@@ -22,6 +22,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, TimeDelta, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::{Answer, ClassifyResult, Context, Evidence, SourceType, Tally, diagnose_one};
 use crate::diagnosis::extract::url::request_from_url;
@@ -75,12 +77,15 @@ const GROUP_BYTES: usize = 16 * 1024;
 const SOURCE_BYTES: usize = 512;
 
 /// Who sent the request, as far as its lines say.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Origin {
-    /// The `kubectl logs --prefix` tag.
+    /// The `kubectl logs --prefix` tag (`pod/NAME/CONTAINER`), or null.
     pub stream: Option<String>,
+    /// The user the lines name, or null.
     pub user: Option<String>,
+    /// httplog's `srcIP` without its port, or null.
     pub source_ip: Option<String>,
+    /// httplog's `userAgent`, or null.
     pub user_agent: Option<String>,
 }
 

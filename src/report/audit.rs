@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 
 use super::TableStyle;
 use super::diagnosis::{DiagnosisJson, cause_words, wrap, write_item, write_steps};
+use super::json::Time;
 use super::sanitize::{cell, sanitize};
 use super::table::{list_table, write_table as write_list};
 use crate::audit::{ApiserverLog, Attribution, AuditReport, Finding, FindingKind, Other, Reasons};
 use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::forbidden::service_account_of;
 use crate::diagnosis::{Cause, Confidence, SupportKind};
-use crate::timefmt::rfc3339;
 
 mod credentials;
 mod merge;
@@ -37,8 +37,7 @@ pub struct AuditJson {
     /// What was read.
     pub input: AuditInputJson,
     /// `--now` or the clock.
-    #[schemars(with = "super::json::Time")]
-    pub evaluated_at: String,
+    pub evaluated_at: Time,
     /// The first and last event, or null without dated events.
     pub span: Option<SpanJson>,
     /// Seconds per timeline bucket (an hour, aligned to the hour in UTC).
@@ -90,11 +89,9 @@ pub struct AuditInputJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SpanJson {
     /// The earliest event.
-    #[schemars(with = "super::json::Time")]
-    pub first: String,
+    pub first: Time,
     /// The latest event.
-    #[schemars(with = "super::json::Time")]
-    pub last: String,
+    pub last: Time,
 }
 
 /// Counts over the findings.
@@ -130,11 +127,9 @@ pub struct FindingJson {
     /// Events.
     pub events: u64,
     /// The earliest event.
-    #[schemars(with = "super::json::Time")]
-    pub first_seen: String,
+    pub first_seen: Time,
     /// The latest event.
-    #[schemars(with = "super::json::Time")]
-    pub last_seen: String,
+    pub last_seen: Time,
     /// The audit ID of the earliest event, to look it up.
     pub example_audit_id: String,
     /// The earliest event's response message (401, 403), or null.
@@ -207,8 +202,7 @@ pub struct AttributionJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct BucketJson {
     /// The hour's start.
-    #[schemars(with = "super::json::Time")]
-    pub at: String,
+    pub at: Time,
     /// Events in it.
     pub count: u64,
 }
@@ -216,7 +210,7 @@ pub struct BucketJson {
 /// Events per hour (hours since the epoch) as a timeline.
 pub(crate) fn timeline(hours: &BTreeMap<i64, u64>) -> Vec<BucketJson> {
     let bucket = |(h, n): (&i64, &u64)| BucketJson {
-        at: rfc3339(crate::audit::instant(h * crate::logs::BUCKET)),
+        at: Time::new(crate::audit::instant(h * crate::logs::BUCKET)),
         count: *n,
     };
     hours.iter().map(bucket).collect()
@@ -228,8 +222,7 @@ pub struct StaleJson {
     /// The most seconds past `warnafter` seen.
     pub max_seconds_past_warnafter: u64,
     /// When the oldest token seen passed its `warnafter`.
-    #[schemars(with = "super::json::Time")]
-    pub stale_since: String,
+    pub stale_since: Time,
 }
 
 /// A legacy Secret token.
@@ -250,10 +243,10 @@ impl AuditJson {
                 not_events: r.totals.not_events,
                 apiserver_log: r.apiserver,
             },
-            evaluated_at: rfc3339(r.evaluated_at),
+            evaluated_at: Time::new(r.evaluated_at),
             span: r.totals.first.zip(r.totals.last).map(|(f, l)| SpanJson {
-                first: rfc3339(f),
-                last: rfc3339(l),
+                first: Time::new(f),
+                last: Time::new(l),
             }),
             bucket_seconds: crate::logs::BUCKET_SECONDS,
             events: r.totals.events,
@@ -358,14 +351,14 @@ fn finding_json(f: &Finding) -> FindingJson {
         },
         request: f.request.clone(),
         events: f.seen.count,
-        first_seen: rfc3339(crate::audit::instant(f.seen.first)),
-        last_seen: rfc3339(crate::audit::instant(f.seen.last)),
+        first_seen: Time::new(crate::audit::instant(f.seen.first)),
+        last_seen: Time::new(crate::audit::instant(f.seen.last)),
         example_audit_id: f.example_audit_id.clone(),
         example_message: f.example_message.clone(),
         timeline: timeline(&f.hours),
         stale: f.stale.map(|(max, since)| StaleJson {
             max_seconds_past_warnafter: max,
-            stale_since: rfc3339(since),
+            stale_since: Time::new(since),
         }),
         legacy: (f.kind == FindingKind::LegacyToken).then(|| LegacyJson {
             secret: f.secret.clone(),

@@ -3,6 +3,7 @@
 //! client-supplied: every string in the table goes through `sanitize`.
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -22,7 +23,6 @@ use crate::classify::log::{Group, Join, LogEvent, LogReport, Origin, SourceTally
 use crate::diagnosis::reasons::AuthReason;
 use crate::diagnosis::{Cause, Classification, Confidence, SupportKind};
 use crate::logs::time::instant;
-use crate::timefmt::rfc3339;
 use crate::token::Token;
 
 pub mod shard;
@@ -166,14 +166,8 @@ pub struct ExampleJson<'a> {
 /// One source of a group's events: what their lines say of the client.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SourceJson<'a> {
-    /// The `kubectl logs --prefix` tag (`pod/NAME/CONTAINER`), or null.
-    pub stream: Option<Cow<'a, str>>,
-    /// The user the lines name, or null.
-    pub user: Option<Cow<'a, str>>,
-    /// httplog's `srcIP` without its port, or null.
-    pub source_ip: Option<Cow<'a, str>>,
-    /// httplog's `userAgent`, or null.
-    pub user_agent: Option<Cow<'a, str>>,
+    #[serde(flatten)]
+    pub origin: Cow<'a, Origin>,
     /// Events from it.
     pub events: u64,
     /// The earliest dated event, or null.
@@ -267,8 +261,8 @@ impl<'a> ClassifyLogJson<'a> {
             leeway_seconds: r.leeway.num_seconds(),
             token: token.map(TokenSummaryJson::new),
             span: r.span.map(|(f, l)| SpanJson {
-                first: rfc3339(instant(f)),
-                last: rfc3339(instant(l)),
+                first: Time::new(instant(f)),
+                last: Time::new(instant(l)),
             }),
             bucket_seconds: crate::logs::BUCKET_SECONDS,
             requests: r
@@ -318,10 +312,7 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
         sources: listed
             .into_iter()
             .map(|(o, s)| SourceJson {
-                stream: o.stream.as_deref().map(Cow::Borrowed),
-                user: o.user.as_deref().map(Cow::Borrowed),
-                source_ip: o.source_ip.as_deref().map(Cow::Borrowed),
-                user_agent: o.user_agent.as_deref().map(Cow::Borrowed),
+                origin: Cow::Borrowed(o),
                 events: s.events,
                 first_seen: time(s.seen.map(|x| x.first)),
                 last_seen: time(s.seen.map(|x| x.last)),
@@ -339,7 +330,12 @@ fn group_json<'a>(g: &'a Group, sources: &'a [String], most: usize) -> GroupJson
 
 fn ranked_sources(g: &Group) -> Vec<(&Origin, &SourceTally)> {
     let mut v: Vec<_> = g.sources.iter().collect();
-    v.sort_by_key(|&(origin, tally)| (std::cmp::Reverse(tally.events), origin));
+    v.sort_by_key(|&(o, t)| {
+        (
+            Reverse(t.events),
+            [&o.stream, &o.user, &o.source_ip, &o.user_agent],
+        )
+    });
     v
 }
 

@@ -105,7 +105,6 @@ pub fn write_step(out: &mut dyn Write, step: &Step, style: &TableStyle) -> io::R
     out.flush()
 }
 
-/// The verdict block after the steps.
 pub fn write_verdict(
     out: &mut dyn Write,
     report: &DoctorReport,

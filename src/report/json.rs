@@ -9,7 +9,7 @@ use std::io::Write as _;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::decode::DecodeReport;
@@ -137,7 +137,7 @@ pub struct TokenSummaryJson<'a> {
 const FINGERPRINT: &str = "^[0-9a-f]{8}$";
 
 /// An RFC 3339 instant in UTC (`2026-01-01T00:00:00Z`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 #[schemars(extend("format" = "date-time"))]
 pub struct Time(String);
@@ -147,14 +147,18 @@ impl Time {
         Time(rfc3339(at))
     }
 
-    /// The text (a document read back may hold anything).
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// A time claim (seconds since the epoch).
     pub fn seconds(s: Option<i64>) -> Option<Self> {
         s.map(|s| Time::new(at_seconds(s)))
+    }
+}
+
+/// The text (a document read back may hold anything).
+impl std::ops::Deref for Time {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
     }
 }
 

@@ -140,7 +140,6 @@ pub struct TableStyle {
 }
 
 impl TableStyle {
-    /// Plain, `width` columns, UTC.
     pub fn plain(width: u16) -> Self {
         TableStyle {
             styles: Styles::default(),

@@ -24,8 +24,7 @@ pub struct CredentialJson {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MintJson {
     /// When it was minted.
-    #[schemars(with = "super::super::json::Time")]
-    pub at: String,
+    pub at: Time,
     /// The event's audit ID.
     pub audit_id: String,
     /// Who asked for it (`system:node:<node>`: the kubelet, for a pod).
@@ -44,8 +43,7 @@ pub struct MintJson {
     /// `spec.boundObjectRef` (level Request and up), or null.
     pub bound: Option<Bound>,
     /// `status.expirationTimestamp` (level RequestResponse), or null.
-    #[schemars(with = "Option<super::super::json::Time>")]
-    pub expires: Option<String>,
+    pub expires: Option<Time>,
     /// Seconds issued (expiry minus minting time), or null.
     pub issued_seconds: Option<i64>,
 }
@@ -63,11 +61,9 @@ pub struct FollowedJson {
     /// Those requests per HTTP status code.
     pub by_status: BTreeMap<String, u64>,
     /// The first request, or null.
-    #[schemars(with = "Option<super::super::json::Time>")]
-    pub first_seen: Option<String>,
+    pub first_seen: Option<Time>,
     /// The last request, or null.
-    #[schemars(with = "Option<super::super::json::Time>")]
-    pub last_seen: Option<String>,
+    pub last_seen: Option<Time>,
     /// The first request's audit ID, or null.
     pub first_audit_id: Option<String>,
     /// Users seen with it, up to 8.
@@ -94,7 +90,7 @@ impl FollowedJson {
 }
 
 pub(super) fn mint_json(m: &Mint) -> MintJson {
-    let at = |micros| rfc3339(crate::audit::instant(micros));
+    let at = |micros| Time::new(crate::audit::instant(micros));
     MintJson {
         at: at(m.at),
         audit_id: m.audit_id.clone(),
@@ -128,8 +124,8 @@ pub(super) fn followed_json(f: &FollowedCredential) -> FollowedJson {
         minted: f.mint.as_ref().map(mint_json),
         requests: r.seen.map_or(0, |s| s.count),
         by_status: r.by_code.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-        first_seen: r.seen.map(|s| rfc3339(crate::audit::instant(s.first))),
-        last_seen: r.seen.map(|s| rfc3339(crate::audit::instant(s.last))),
+        first_seen: r.seen.map(|s| Time::new(crate::audit::instant(s.first))),
+        last_seen: r.seen.map(|s| Time::new(crate::audit::instant(s.last))),
         first_audit_id: r.seen.map(|_| r.first_audit_id.clone()),
         users: r.users.sorted(),
         pods: r.pods.sorted(),

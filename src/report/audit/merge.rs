@@ -19,7 +19,7 @@ pub(super) fn add(into: &mut u64, n: u64) -> Result<(), Overflow> {
 /// with the same key joined (events added, first and last widened, timelines
 /// added, lists united; the diagnosis of the more confident side, else of the
 /// side with more events), then ranked again. Every sum is checked.
-pub fn merge(docs: Vec<AuditJson>, evaluated_at: String) -> Result<AuditJson, Overflow> {
+pub fn merge(docs: Vec<AuditJson>, evaluated_at: Time) -> Result<AuditJson, Overflow> {
     let mut input = AuditInputJson::default();
     let mut span: Option<SpanJson> = None;
     let mut events = 0;
@@ -130,8 +130,7 @@ fn merge_finding(a: FindingJson, b: FindingJson) -> Result<FindingJson, Overflow
         keep.example_message = other.example_message.clone().or(keep.example_message);
     }
     keep.last_seen = keep.last_seen.max(other.last_seen);
-    let mut hours: BTreeMap<String, u64> =
-        keep.timeline.drain(..).map(|b| (b.at, b.count)).collect();
+    let mut hours: BTreeMap<Time, u64> = keep.timeline.drain(..).map(|b| (b.at, b.count)).collect();
     for b in other.timeline {
         add(hours.entry(b.at).or_default(), b.count)?;
     }

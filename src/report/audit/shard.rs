@@ -11,7 +11,6 @@ use super::AuditJson;
 pub use crate::report::ShardError;
 use crate::report::diagnosis::DiagnosisJson;
 
-/// Reads one shard's document (already parsed as JSON) from `what`.
 pub fn read(value: Value, what: &str) -> Result<AuditJson, ShardError> {
     crate::report::read_shard(value, what, "audit -o json", |mut doc| {
         check(&mut doc)?;

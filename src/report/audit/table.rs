@@ -188,7 +188,7 @@ fn write_headline(
     let span = doc
         .span
         .as_ref()
-        .map(|sp| format!(", {} to {}", sp.first, sp.last))
+        .map(|sp| format!(", {} to {}", &*sp.first, &*sp.last))
         .unwrap_or_default();
     let sources = doc.input.sources.len();
     writeln!(
@@ -392,8 +392,8 @@ fn write_details(
     facts.push(format!(
         "{} events from {} to {}; example audit ID {}",
         thousands(f.events),
-        f.first_seen,
-        f.last_seen,
+        &*f.first_seen,
+        &*f.last_seen,
         f.example_audit_id
     ));
     let mut client = Vec::new();
@@ -414,7 +414,7 @@ fn write_details(
     if let Some(st) = &f.stale {
         facts.push(format!(
             "stale since {} (up to {} past warnafter): breaks when extended expiry is off",
-            st.stale_since,
+            &*st.stale_since,
             human(st.max_seconds_past_warnafter)
         ));
     }
@@ -473,14 +473,15 @@ mod tests {
 
     #[test]
     fn sparklines_scale_to_the_busiest_hour() {
+        let time = |at: &str| Time::new(at.parse().unwrap());
         let span = SpanJson {
-            first: "2026-01-01T00:00:00Z".into(),
-            last: "2026-01-01T03:59:59Z".into(),
+            first: time("2026-01-01T00:00:00Z"),
+            last: time("2026-01-01T03:59:59Z"),
         };
         let axis = Axis::of(Some(&span), 24).unwrap();
         assert_eq!((axis.cells, axis.hours_per_cell), (4, 1));
         let b = |at: &str, count| BucketJson {
-            at: at.into(),
+            at: time(at),
             count,
         };
         let line = axis.of_timeline(&[b("2026-01-01T00:00:00Z", 1), b("2026-01-01T03:00:00Z", 8)]);

@@ -19,7 +19,6 @@ use crate::logs::Micros;
 use crate::logs::tally::{Other, Seen};
 use crate::report::ShardError;
 
-/// Reads one shard's document (already parsed as JSON) from `what`.
 pub fn read(value: Value, what: &str) -> Result<LogReport, ShardError> {
     crate::report::read_shard(value, what, "classify --log -o json", report)
 }
@@ -65,11 +64,8 @@ fn report(doc: ClassifyLogJson<'static>) -> Result<LogReport, String> {
         .map(|g| group(g, &sources))
         .collect::<Result<_, _>>()?;
     Ok(LogReport {
-        evaluated_at: DateTime::from_timestamp_micros(micros(
-            "evaluated_at",
-            doc.evaluated_at.as_str(),
-        )?)
-        .unwrap_or_default(),
+        evaluated_at: DateTime::from_timestamp_micros(micros("evaluated_at", &doc.evaluated_at)?)
+            .unwrap_or_default(),
         leeway: TimeDelta::try_seconds(doc.leeway_seconds)
             .ok_or_else(|| format!("leeway_seconds {} is out of range", doc.leeway_seconds))?,
         sources,
@@ -103,12 +99,6 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
     };
     let mut tallies = HashMap::new();
     for s in g.sources {
-        let origin = Origin {
-            stream: s.stream.map(Cow::into_owned),
-            user: s.user.map(Cow::into_owned),
-            source_ip: s.source_ip.map(Cow::into_owned),
-            user_agent: s.user_agent.map(Cow::into_owned),
-        };
         let tally = SourceTally {
             events: s.events,
             seen: seen(s.first_seen.as_ref(), s.last_seen.as_ref(), s.events)?,
@@ -119,7 +109,7 @@ fn group(g: GroupJson<'static>, sources: &[String]) -> Result<Group, String> {
             ),
             guessed: s.guessed,
         };
-        tallies.insert(origin, tally);
+        tallies.insert(s.origin.into_owned(), tally);
     }
     let mut hours = std::collections::BTreeMap::new();
     for b in &g.timeline {
@@ -175,8 +165,8 @@ fn seen(
 ) -> Result<Option<Seen>, String> {
     Ok(match (first, last) {
         (Some(f), Some(l)) => Some(Seen {
-            first: micros("first_seen", f.as_str())?,
-            last: micros("last_seen", l.as_str())?,
+            first: micros("first_seen", f)?,
+            last: micros("last_seen", l)?,
             count,
         }),
         _ => None,
