@@ -198,10 +198,7 @@ pub fn find(line: &str) -> Option<ClientLine> {
     if facts.status.is_some()
         && let Some(w) = PROXY_TUNNEL_REFUSED.iter().find(|w| t.contains(w.text))
     {
-        facts.origin = AnswerOrigin::Other(format!(
-            "{} says an HTTP proxy refused the tunnel (CONNECT): its status, not kube-apiserver's",
-            w.printed_by
-        ));
+        facts.origin = refused_tunnel(w.printed_by);
     }
     found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
@@ -209,6 +206,14 @@ pub fn find(line: &str) -> Option<ClientLine> {
         || found.request.is_some()
         || found.note.is_some())
     .then_some(found)
+}
+
+/// An HTTP proxy's refusal of the tunnel (CONNECT), as `by` reports it:
+/// the status is the proxy's, and no request reached kube-apiserver.
+pub(super) fn refused_tunnel(by: &str) -> AnswerOrigin {
+    AnswerOrigin::Other(format!(
+        "{by} says an HTTP proxy refused the tunnel (CONNECT): its status, not kube-apiserver's"
+    ))
 }
 
 /// fabric8's status: its stock texts for a 401 and a 403 or, for an answer

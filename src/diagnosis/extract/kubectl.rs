@@ -10,7 +10,7 @@
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
-use super::super::facts::{AnswerOrigin, HttpAnswer, RequestInfo};
+use super::super::facts::{HttpAnswer, RequestInfo};
 use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
@@ -102,8 +102,8 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
                 found.http = Some(HttpAnswer {
                     status: Some(code),
                     weight: 3,
-                    origin: AnswerOrigin::Other(
-                        "Go's net/http says only a reason phrase where an HTTP proxy refused the tunnel (CONNECT): its status, not kube-apiserver's".to_owned(),
+                    origin: super::clients::refused_tunnel(
+                        "Go's net/http (its reason phrase alone)",
                     ),
                     ..HttpAnswer::default()
                 });

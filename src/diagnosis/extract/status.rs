@@ -487,9 +487,12 @@ pub fn template_of(message: &str) -> Option<&'static Template> {
 }
 
 /// Whether a 404's message says the server does not serve the API or type
-/// asked for ([`apimachinery::NOT_SERVED`]), not that an object is missing.
+/// asked for (a 404 text of [`apimachinery::GENERIC`]), not that an object
+/// is missing.
 pub fn api_not_served(message: &str) -> bool {
-    apimachinery::NOT_SERVED.iter().any(|w| message.contains(w))
+    apimachinery::GENERIC
+        .iter()
+        .any(|t| t.code == 404 && t.found_in(message))
 }
 
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,
@@ -596,6 +599,20 @@ mod tests {
                 t.text
             );
         }
+    }
+
+    /// Every 404 text of the generic table says the API or type is not
+    /// served; an object's NotFound does not.
+    #[test]
+    fn the_generic_404_texts_are_an_api_not_served() {
+        for t in apimachinery::GENERIC.iter().filter(|t| t.code == 404) {
+            let message = t.parts().collect::<Vec<_>>().join("x");
+            assert!(api_not_served(&message), "{message}");
+        }
+        assert!(api_not_served(
+            "error: unable to recognize \"i.yaml\": no matches for kind \"Ingress\" in version \"extensions/v1beta1\""
+        ));
+        assert!(!api_not_served("pods \"web-0\" not found"));
     }
 
     /// NewInvalid's message is a 422 with a field error of any type, its
