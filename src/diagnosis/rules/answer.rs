@@ -348,7 +348,7 @@ fn not_found(case: &Case<'_>, f: &mut Findings) {
         r.verb.as_deref() == Some("create") && r.name.is_none() && r.path.is_none()
     });
     if generic {
-        let meaning = "\"the server could not find the requested resource\" is a 404 without a Status naming an object: the server does not serve this API (group, version or endpoint)";
+        let meaning = "these words are a 404 for a path or a type, not for an object: the server does not serve this API (group, version, resource type or endpoint)";
         f.add(
             Cause::ApiNotServed,
             Basis::Said,
