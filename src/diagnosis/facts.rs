@@ -942,6 +942,10 @@ pub struct TransportFailure {
     /// or is not yet valid` without the times: an expired certificate, or a
     /// clock off), most likely first.
     pub also: Vec<Cause>,
+    /// The cloud's credential endpoint the connection was to (the instance
+    /// metadata service, the EKS Pod Identity Agent), when its address shows:
+    /// a cloud SDK's call, not one to the API server.
+    pub endpoint: Option<&'static crate::vocabulary::clouds::CredentialEndpoint>,
 }
 
 #[cfg(test)]

@@ -199,6 +199,7 @@ fn answer_of(request: &RequestObservation, access: Option<&AccessQuery>) -> fact
                 cause: transport::cause_of_error(error),
                 detail: error.to_string(),
                 also: Vec::new(),
+                endpoint: None,
             });
         }
     };

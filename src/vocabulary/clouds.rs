@@ -38,6 +38,76 @@ const JAVA_V2: &str = "github.com/aws/aws-sdk-java-v2 core/aws-core/src/main/jav
 const JS_V3: &str = "github.com/smithy-lang/smithy-typescript packages/types/src/response.ts (ResponseMetadata.httpStatusCode, the $metadata of every aws-sdk-js-v3 service exception, as Node's util.inspect prints it), v3.x";
 const IAM_DENIED: &str =
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
+/// A link-local endpoint a cloud SDK in a pod fetches credentials from, as
+/// the address its error names: a connection that fails there never reached
+/// the API server.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CredentialEndpoint {
+    pub address: &'static str,
+    pub name: &'static str,
+    /// What serves it, and what of that to check first.
+    pub check: &'static str,
+    pub source: &'static str,
+}
+
+const fn endpoint(
+    address: &'static str,
+    name: &'static str,
+    check: &'static str,
+    source: &'static str,
+) -> CredentialEndpoint {
+    CredentialEndpoint {
+        address,
+        name,
+        check,
+        source,
+    }
+}
+
+const POD_IDENTITY_AGENT_RUNS: &str = "the agent runs as the DaemonSet eks-pod-identity-agent in kube-system, on the node's network: is its pod on this node ready?";
+const POD_IDENTITY_HOW: &str =
+    "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html";
+const IMDS_HOPS: &str = "IMDSv2 answers a pod only when the instance's hop limit is 2 or more (a pod is one hop more than the node)";
+
+pub const CREDENTIAL_ENDPOINTS: &[CredentialEndpoint] = &[
+    endpoint(
+        "169.254.170.23",
+        "the EKS Pod Identity Agent",
+        POD_IDENTITY_AGENT_RUNS,
+        POD_IDENTITY_HOW,
+    ),
+    endpoint(
+        "fd00:ec2::23",
+        "the EKS Pod Identity Agent",
+        POD_IDENTITY_AGENT_RUNS,
+        POD_IDENTITY_HOW,
+    ),
+    endpoint(
+        "169.254.170.2",
+        "the ECS container credentials endpoint",
+        "the ECS agent serves it to ECS and Fargate tasks only",
+        "https://docs.aws.amazon.com/sdkref/latest/guide/feature-container-credentials.html",
+    ),
+    endpoint(
+        "169.254.169.254",
+        "the instance metadata service",
+        IMDS_HOPS,
+        "AWS, Azure and Google Cloud serve instance metadata at this address (on GKE with Workload Identity, the gke-metadata-server DaemonSet answers it)",
+    ),
+    endpoint(
+        "fd00:ec2::254",
+        "the instance metadata service",
+        IMDS_HOPS,
+        "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html",
+    ),
+    endpoint(
+        "metadata.google.internal",
+        "the metadata server",
+        "on GKE with Workload Identity, the gke-metadata-server DaemonSet in kube-system answers it: is its pod on this node ready?",
+        "https://cloud.google.com/kubernetes-engine/docs/concepts/workload-identity",
+    ),
+];
+
 const EKS_AUTH_API: &str = "https://docs.aws.amazon.com/eks/latest/APIReference/API_auth_AssumeRoleForPodIdentity.html (Errors)";
 const POD_IDENTITY_AGENT: &str = "github.com/aws/eks-pod-identity-agent internal/validation/request.go, pkg/errors/errors.go (v0.1.17-v0.1.37)";
 const POD_IDENTITY_VALIDATOR: &str = "github.com/aws/eks-pod-identity-agent internal/validation/token_validator.go, claims_validation.go (after v0.1.37); golang-jwt/jwt v5 errors.go";
@@ -118,6 +188,7 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS, "An error occurred ( … ) when calling the ", "botocore 1.x", Some(Cause::Unknown), BOTOCORE),
     // EKS Pod Identity: the agent checks the token's form, EKS Auth the rest.
     w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ResourceNotFoundException", "all", Some(Cause::PodIdentityAssociationMissing), EKS_AUTH_API),
+    w(EKS_POD_IDENTITY, "AssumeRoleForPodIdentity … ExpiredTokenException", "all", Some(Cause::Expired), EKS_AUTH_API),
     w(EKS_POD_IDENTITY, "(ResourceNotFoundException): … fault: ", "v0.1.17+", Some(Cause::PodIdentityAssociationMissing), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(ExpiredTokenException): … fault: ", "v0.1.17+", Some(Cause::Expired), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(InvalidTokenException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),

@@ -3,7 +3,7 @@
 //! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
 //! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
 //! `SslStream` and sockets (and .NET Framework's `WebException`), Ruby's
-//! net/http, rustls, Erlang/OTP's ssl and GNU Wget.
+//! net/http, rustls, Erlang/OTP's ssl, GNU Wget and botocore.
 //!
 //! [`TRANSPORT`] is matched in its order, without regard to case, each text
 //! starting a word: the more specific a text, the earlier it stands (a TLS
@@ -50,6 +50,8 @@ const WGET: &str = "GNU Wget";
 const ERLANG: &str = "Erlang/OTP ssl (Elixir and Erlang clients)";
 const OTP_SSL: &str = "erlang/otp lib/ssl/src/ssl_alert.erl, lib/public_key/src/pubkey_cert.erl (path validation reasons)";
 const BUSYBOX: &str = "BusyBox (wget, nc in a minimal image)";
+const BOTOCORE: &str = "botocore (boto3, the AWS CLI)";
+const BOTOCORE_EXCEPTIONS: &str = "github.com/boto/botocore botocore/exceptions.py";
 
 const GTLS_C: &str = "curl lib/vtls/gtls.c";
 const NSS_ERRS: &str =
@@ -230,6 +232,7 @@ pub const TRANSPORT: &[Wording] = &[
     w(JAVA, "PKIX path validation failed", "all", Some(Cause::TlsOther), "OpenJDK sun/security/validator/PKIXValidator.java"),
     w(PYTHON, "SSLError", "all", Some(Cause::TlsOther), "CPython Lib/ssl.py"),
     w(PYTHON, "EOF occurred in violation of protocol", "all", Some(Cause::TlsOther), "CPython Modules/_ssl.c (SSLEOFError)"),
+    w(BOTOCORE, "SSL validation failed for", "1.x (`SSL validation failed for URL ERROR`)", Some(Cause::TlsOther), BOTOCORE_EXCEPTIONS),
     w(OPENSSL, "SSL routines", "all", Some(Cause::TlsOther), "OpenSSL error queue"),
     w(OPENSSL, "SSL_connect", "all", Some(Cause::TlsOther), OPENSSL_C),
     w(OPENSSL, "wrong version number", "all", Some(Cause::TlsOther), "OpenSSL SSL_R_WRONG_VERSION_NUMBER: not TLS on that port"),
@@ -281,6 +284,8 @@ pub const TRANSPORT: &[Wording] = &[
     w("Go net/http", "Client.Timeout exceeded while awaiting headers", "all", Some(Cause::Timeout), "Go src/net/http/client.go"),
     w(JAVA, "SocketTimeoutException", "all", Some(Cause::Timeout), "OpenJDK java/net"),
     w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
+    w(BOTOCORE, "Connect timeout on endpoint URL", "1.x (ConnectTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Read timeout on endpoint URL", "1.x (ReadTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
     w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "Node.js error code"),
     w(DOTNET, "did not properly respond after a period of time", "Windows (WSAETIMEDOUT)", Some(Cause::Timeout), "Windows winerror.h"),
     w(DOTNET, "due to the configured HttpClient.Timeout of", ".NET 5+ (TaskCanceledException)", Some(Cause::Timeout), "dotnet/runtime src/libraries/System.Net.Http/src/Resources/Strings.resx (net_http_request_timedout)"),
@@ -293,6 +298,11 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "http2: client connection lost", "all (golang.org/x/net/http2, net/http's bundle)", Some(Cause::Unknown), "golang.org/x/net http2/transport.go (errClientConnLost)"),
     w(NODE, "EHOSTUNREACH", "all", Some(Cause::Unknown), "Node.js error code"),
     w(JAVA, "NoRouteToHostException", "all", Some(Cause::Unknown), "OpenJDK java/net"),
+    // botocore's words for urllib3's failed connect, whatever failed (a name
+    // lookup, a refusal, an unreachable network: the error after it says).
+    w(BOTOCORE, "Could not connect to the endpoint URL", "1.x (EndpointConnectionError)", Some(Cause::Unknown), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Connection was closed before we received a valid response", "1.x (ConnectionClosedError)", Some(Cause::Unknown), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Failed to connect to proxy URL", "1.x (ProxyConnectionError)", Some(Cause::Unknown), BOTOCORE_EXCEPTIONS),
     // The caller gave up (its own deadline, a shutdown) before any answer came.
     w(GO_NET, "context canceled", "all", Some(Cause::Unknown), "Go context.Canceled"),
     // EADDRNOTAVAIL: the caller ran out of local ports or addresses.

@@ -186,6 +186,7 @@ impl Curl {
                     cause,
                     detail,
                     also,
+                    endpoint: None,
                 };
                 out.push((at, Kind::Transport(failure)));
             }
@@ -257,6 +258,7 @@ impl Curl {
                 cause,
                 detail,
                 also,
+                endpoint: None,
             };
             out.push((line, Kind::Transport(failure)));
         }

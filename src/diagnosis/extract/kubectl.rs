@@ -46,11 +46,12 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         .find_map(|o| line.find(o).map(|i| (i + o.len(), *o)));
     if let Some((from, opener)) = opener {
         let rest = &line[from..];
+        // A line cut or wrapped right after the colon still names the reason.
         let (reason, message) = if let Some(r) = rest.strip_prefix(" (") {
-            let (reason, message) = r.split_once("): ")?;
+            let (reason, message) = r.split_once("):")?;
             (Some(reason), message)
         } else {
-            (None, rest.strip_prefix(": ")?)
+            (None, rest.strip_prefix(':')?)
         };
         let (message, hint) = split_hint(message.trim());
         found.request = hint;
@@ -194,9 +195,9 @@ fn split_hint(message: &str) -> (&str, Option<RequestInfo>) {
 fn strip_operation(message: &str) -> &str {
     for op in KUBECTL_SOURCE_ERRORS {
         if let Some(rest) = message.strip_prefix(op)
-            && let Some(i) = rest.find("\": ")
+            && let Some(i) = rest.find("\":")
         {
-            return &rest[i + 3..];
+            return rest[i + 2..].trim_start();
         }
     }
     message
@@ -223,6 +224,9 @@ mod tests {
         );
         let r = f.request.unwrap().describe();
         assert_eq!(r, "create deployments.extensions at the cluster scope");
+        // Cut or wrapped right after the colon: the reason is still the answer's.
+        let f = found("running kubectl: Error from server (Forbidden):");
+        assert_eq!(f.http.unwrap().status, Some(403));
         let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
         // `kubectl create token`'s wrapper of the server's message.

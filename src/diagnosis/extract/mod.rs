@@ -837,6 +837,7 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
                 cause,
                 detail: message.to_owned(),
                 also,
+                endpoint: None,
             });
     }
     let mut missing = None;

@@ -110,10 +110,14 @@ impl Segment {
         format: &'static str,
     ) {
         if self.transport.is_none() {
+            let endpoint = crate::vocabulary::clouds::CREDENTIAL_ENDPOINTS
+                .iter()
+                .find(|e| detail.contains(e.address));
             let value = TransportFailure {
                 cause,
                 detail,
                 also,
+                endpoint,
             };
             let origin = (Provenance::Answer, source, format);
             self.transport = Some(Hit { value, origin });

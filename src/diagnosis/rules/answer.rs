@@ -306,13 +306,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 onward(case, f);
                 // A status alone does not say who failed, nor that nothing
                 // but its failure stands behind it (a checker may answer 500
-                // for a refusal): the server's own words do, when nothing
-                // else explains it.
-                let basis = if h.message.is_some() || h.reason.is_some() {
-                    Basis::Said
-                } else {
-                    Basis::Inferred
-                };
+                // for a refusal; `InternalError` is also the reason of a
+                // failed webhook call): the server's own words do, when
+                // nothing else explains it.
+                let said = h.message.as_deref().is_some_and(|m| !m.trim().is_empty());
+                let basis = if said { Basis::Said } else { Basis::Inferred };
                 let fact = |f: &mut Findings, basis| {
                     f.add_fact(Cause::ServerError, basis, SupportKind::Answer, shown(case));
                 };
@@ -568,6 +566,16 @@ mod tests {
             (http(302, None), Cause::Redirected, High),
             (http(429, None), Cause::Throttled, High),
             (http(503, Some("etcd")), Cause::ServerError, High),
+            // A reason without the server's words (a cut line) names no failure.
+            (
+                Answer::Http(HttpAnswer {
+                    reason: Some("InternalError".to_owned()),
+                    message: Some(" ".to_owned()),
+                    ..HttpAnswer::with_status(500, 3)
+                }),
+                Cause::ServerError,
+                Medium,
+            ),
             (http(400, Some("bad")), Cause::Unknown, Medium),
             // A pasted client's rendering: what answered is inferred.
             (other, Cause::NotApiServer, Medium),

@@ -3,6 +3,7 @@
 //! TLS failure it was never even sent), so none of these is a token problem.
 
 use super::prelude::*;
+use crate::vocabulary::clouds::CredentialEndpoint;
 
 /// `openssl s_client -connect HOST:PORT` piped into `openssl x509 …`.
 fn openssl(case: &Case<'_>, x509: &[&str]) -> Command {
@@ -171,9 +172,20 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::Run("inside a pod, check the cluster DNS is running", |_| {
-        Command::kubectl().words(&["-n", "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"])
-    }),
+    confirm: Steps::If(
+        at_credential_endpoint,
+        &Steps::None,
+        &Steps::Run("inside a pod, check the cluster DNS is running", |_| {
+            Command::kubectl().words(&[
+                "-n",
+                "kube-system",
+                "get",
+                "pods",
+                "-l",
+                "k8s-app=kube-dns",
+            ])
+        }),
+    ),
     fix: Steps::Or(
         onward_step,
         &Steps::Say(
@@ -196,9 +208,13 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::Run("the server URL the client uses", |_| {
-        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
-    }),
+    confirm: Steps::If(
+        at_credential_endpoint,
+        &Steps::None,
+        &Steps::Run("the server URL the client uses", |_| {
+            super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
+        }),
+    ),
     fix: Steps::Or(
         onward_step,
         &Steps::Say(
@@ -220,9 +236,13 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::Run(
-        "ask the API server whether it is ready (from somewhere that reaches it)",
-        |_| Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+    confirm: Steps::If(
+        at_credential_endpoint,
+        &Steps::None,
+        &Steps::Run(
+            "ask the API server whether it is ready (from somewhere that reaches it)",
+            |_| Command::kubectl().words(&["get", "--raw", "/readyz?verbose"]),
+        ),
     ),
     fix: Steps::Or(
         onward_step,
@@ -233,12 +253,31 @@ that one; the token was accepted.",
     sources: &["Go net: i/o timeout", "net/http: TLS handshake timeout"],
 };
 
-/// For a server's own onward call: where to look instead of the client's path.
+/// For a server's own onward call, or a cloud SDK's call to its credential
+/// endpoint: where to look instead of the client's path to the API server.
 fn onward_step(case: &Case<'_>) -> Option<NextStep> {
+    if let Some(e) = credential_endpoint(case) {
+        return Some(NextStep::say(format!(
+            "the call to {} ({}) failed from the pod: {}; then what drops the pod's link-local traffic: a host firewall rule (iptables, nftables) without an exception for that address, or a NetworkPolicy without egress to it",
+            e.name, e.address, e.check
+        )));
+    }
     for_own_call(
         case,
         "the API server's own call failed: make the kubelet's node name resolvable from the control plane (exec, logs), or the admission webhook's Service reachable and ready (or set its failurePolicy to Ignore while it is down)",
     )
+}
+
+/// The cloud credential endpoint a failed connection was to, if its address showed.
+fn credential_endpoint(case: &Case<'_>) -> Option<&'static CredentialEndpoint> {
+    match &case.answer {
+        Answer::Transport(t) => t.endpoint,
+        _ => None,
+    }
+}
+
+fn at_credential_endpoint(case: &Case<'_>) -> bool {
+    credential_endpoint(case).is_some()
 }
 
 /// `step`, when the failure is the API server's own call (its answer is an
@@ -268,6 +307,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             "no HTTP answer: the token was never judged"
         },
     ));
+    if let Some(e) = failure.endpoint {
+        support.push(Support::new(
+            SupportKind::Transport,
+            format!(
+                "the connection was to {} ({}), a cloud credential endpoint: the cloud SDK got no credentials, and no request reached the API server",
+                e.name, e.address
+            ),
+        ));
+    }
     if failure.also.is_empty() {
         f.add(failure.cause, confidence, support);
     } else {
@@ -327,6 +375,34 @@ mod tests {
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, diagnosed, http, run};
 
+    /// A cloud SDK's call to its credential endpoint is not the client's
+    /// path to the API server: the steps are about that endpoint.
+    #[test]
+    fn a_credential_endpoint_s_failure_points_at_the_endpoint() {
+        let agent = &crate::vocabulary::clouds::CREDENTIAL_ENDPOINTS[0];
+        for cause in [Cause::Timeout, Cause::ConnectionRefused, Cause::DnsFailure] {
+            let failure = |endpoint| {
+                Answer::Transport(TransportFailure {
+                    cause,
+                    detail: "x".into(),
+                    also: Vec::new(),
+                    endpoint,
+                })
+            };
+            let steps = |endpoint| {
+                let d = diagnosed(&case(failure(endpoint), None));
+                assert_eq!(d.cause(), cause);
+                let next = &d.top().next;
+                (
+                    next.iter().any(|s| s.why.contains(agent.address)),
+                    next.iter().any(|s| s.command.is_some()),
+                )
+            };
+            assert_eq!(steps(Some(agent)), (true, false), "{cause:?}");
+            assert_eq!(steps(None), (false, true), "{cause:?}");
+        }
+    }
+
     #[test]
     fn no_answer_is_never_a_token_cause() {
         for (cause, confidence, class) in [
@@ -345,6 +421,7 @@ mod tests {
                     cause,
                     detail: "x".into(),
                     also: Vec::new(),
+                    endpoint: None,
                 }),
                 None,
             );

@@ -47,13 +47,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 335;
+const DEVELOPMENT_FLOOR: usize = 365;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 126;
+const EVALUATION_FLOOR: usize = 145;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 348;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 378;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 129;
+const EVALUATION_FLOOR_WITH_RULE: usize = 150;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -70,6 +70,9 @@ CAUSES = {
     "credential-provider-unsupported", "credential-plugin-failed",
     "network-unreachable", "legacy-token-not-generated", "wrong-endpoint",
     "kubelet-webhook-authn-disabled",
+    # the API server's own refusal to serve more (429), given a code once a
+    # batch's threads established it
+    "throttled",
 }
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
