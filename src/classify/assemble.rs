@@ -228,11 +228,19 @@ fn joins(open: &Open, a: &Artefact) -> bool {
             if open.checker.is_some() {
                 return h.own_code().is_none();
             }
+            // A reason without a code (a struct's `Reason:` field) joins
+            // any answer whose code some version sends it with.
+            let fits = |code| {
+                h.status.is_none()
+                    && h.reason
+                        .as_deref()
+                        .is_some_and(|r| crate::vocabulary::apimachinery::reason_fits(r, code))
+            };
             match (
                 open.http.as_ref().and_then(HttpAnswer::own_code),
                 h.own_code(),
             ) {
-                (Some(a), Some(b)) if a != b => false,
+                (Some(a), Some(b)) if a != b => fits(a),
                 (None, Some(b)) if open.reasons.is_some() => b == 401 || h.relay.is_some(),
                 _ => true,
             }

@@ -347,6 +347,26 @@ mod tests {
         );
     }
 
+    /// A Go struct's `Reason: "Timeout",` field is the reason of the 429
+    /// around it (old servers sent 429s with it), not a 504 of its own.
+    #[test]
+    fn a_struct_s_reason_field_joins_its_status() {
+        let text = "<*errors.StatusError | 0xc>: {\n    ErrStatus: {\n        Message: \"the server has received too many requests and has asked us to try again later (get pods x)\",\n        Reason: \"Timeout\",\n        Code: 429,\n    },\n}";
+        let r = classify(text, None, ctx()).unwrap();
+        let answers: Vec<_> = r
+            .results
+            .iter()
+            .map(|r| (r.diagnosis.classification, r.diagnosis.cause()))
+            .collect();
+        assert!(!answers.is_empty());
+        assert!(
+            answers
+                .iter()
+                .all(|a| *a == (Classification::OtherStatus, Cause::Throttled)),
+            "{answers:?}"
+        );
+    }
+
     #[test]
     fn unrecognised_and_empty_are_errors() {
         assert!(matches!(

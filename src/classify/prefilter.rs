@@ -278,6 +278,31 @@ mod tests {
         }
     }
 
+    /// A Status reason alone, as each renderer prints its field (a Go
+    /// struct's line, JSON, `%+v`, logfmt): a line the engine reads as a
+    /// failing answer is a candidate.
+    #[test]
+    fn every_status_reason_the_engine_reads_is_a_candidate() {
+        let now = crate::timefmt::parse_instant("2026-01-02T00:00:00Z").unwrap();
+        for r in crate::vocabulary::apimachinery::REASONS {
+            let n = r.name;
+            for line in [
+                format!("            Reason: \"{n}\","),
+                format!("{{\"reason\":\"{n}\"}}"),
+                format!("Reason:{n}"),
+                format!("reason={n}"),
+                format!("reason='{n}'"),
+            ] {
+                let failing = crate::classify::start(&line, None, now).is_ok_and(|s| {
+                    s.events.into_iter().any(|e| {
+                        e.facts.answer.classification() != crate::diagnosis::Classification::Ok
+                    })
+                });
+                assert!(!failing || candidate(line.as_bytes()), "{line}");
+            }
+        }
+    }
+
     #[test]
     fn every_wording_of_a_failure_is_a_candidate() {
         for w in wordings::all() {

@@ -35,6 +35,8 @@ const ALL: &str = "all (apimachinery since 1.6; pkg/api/unversioned before)";
 pub struct Reason {
     pub name: &'static str,
     pub code: u16,
+    /// Another code some versions send it with.
+    pub also: Option<u16>,
     pub versions: &'static str,
 }
 
@@ -42,8 +44,23 @@ const fn reason(name: &'static str, code: u16, versions: &'static str) -> Reason
     Reason {
         name,
         code,
+        also: None,
         versions,
     }
+}
+
+const fn reason_or(name: &'static str, code: u16, also: u16, versions: &'static str) -> Reason {
+    Reason {
+        also: Some(also),
+        ..reason(name, code, versions)
+    }
+}
+
+/// Whether a Status with reason `name` may come with `code` in some version.
+pub fn reason_fits(name: &str, code: u16) -> bool {
+    REASONS
+        .iter()
+        .any(|r| r.name == name && (r.code == code || r.also == Some(code)))
 }
 
 /// Every `metav1.StatusReason` but the empty `StatusReasonUnknown` (500), from
@@ -68,12 +85,12 @@ pub const REASONS: &[Reason] = &[
     // it sent 504 (errors.go's own `StatusServerTimeout`), and the texts that
     // show this reason without a code (the ServiceAccount admission plugin's
     // `No API token found`, gone in 1.24) are mostly from then.
-    reason("ServerTimeout", 504, "all (500 since 1.8, 504 before)"),
+    reason_or("ServerTimeout", 504, 500, "all (500 since 1.8, 504 before)"),
     reason("StorageReadError", 500, "1.32+"),
     reason("ServiceUnavailable", 503, ALL),
     // Also on a 429 before 1.8: client-go's generic 429 and the servers of
     // then had no reason of their own for it ([`GENERIC`]).
-    reason("Timeout", 504, ALL),
+    reason_or("Timeout", 504, 429, ALL),
 ];
 
 /// An HTTP status as clients name it beside the code: Go's (and RFC 9110's)
@@ -756,8 +773,16 @@ mod tests {
     fn every_reason_s_code_is_a_status_and_every_template_s_reason_is_a_reason() {
         for r in REASONS {
             assert!(http_status(r.code).is_some(), "{}", r.name);
+            assert!(
+                r.also.is_none_or(|c| http_status(c).is_some()),
+                "{}",
+                r.name
+            );
             assert_eq!(code_of(r.name).map(|_| ()), Some(()), "{}", r.name);
         }
+        // Old servers' 429 came with `Timeout`; `ServerTimeout` is 500 since 1.8.
+        assert!(reason_fits("Timeout", 429) && reason_fits("Timeout", 504));
+        assert!(reason_fits("ServerTimeout", 500) && !reason_fits("Timeout", 403));
         for t in TEMPLATES.iter().chain(AUTHORIZER).chain(GENERIC) {
             assert!(http_status(t.code).is_some(), "{}", t.text);
             assert!(

@@ -301,6 +301,10 @@ pub const PREFILTER_WORDS: &[&str] = &[
     "notallowed",
     "not supported",
     "unsupported",
+    // A Status reason alone, as a field's value (`Reason: "Timeout",`,
+    // `reason=Gone`): the status readers read it, and some values are words
+    // every request line says (`timeout=32s`).
+    "reason",
     // The reasons and what judges tokens.
     "token",
     "jose",

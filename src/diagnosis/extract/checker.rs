@@ -14,7 +14,7 @@ use super::transport;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::checkers::{
     CHECKER_NAMES, LINKERD_UNCERTIFIED, UNANSWERED, VAULT_API_ERROR, VAULT_CLAIMS,
-    VAULT_NOT_AUTHENTICATED, VAULT_REVIEW_REFUSED, WEBHOOK_REVIEW_FAILED,
+    VAULT_NOT_AUTHENTICATED, VAULT_REQUEST_ERRORS, VAULT_REVIEW_REFUSED, WEBHOOK_REVIEW_FAILED,
 };
 use crate::vocabulary::wordings::SERVICES;
 
@@ -71,23 +71,28 @@ pub fn find(line: &str) -> Option<ClientLine> {
         found.http = Some(HttpAnswer::relayed("Vault", None, 0));
         return Some(found);
     }
+    // An item of Vault's error list (`Code: N. Errors:` above it, or its
+    // JSON body's `errors`), when the message is one of Vault's.
     if let Some(item) = t.strip_prefix("* ") {
         let item = item.trim_end_matches(['"', '}', ' ']);
-        // Vault's policy check, or its role's bindings.
-        if item == "permission denied"
-            || SERVICES
-                .iter()
-                .any(|w| w.printed_by == "Vault" && w.text == item)
-        {
+        let binding = SERVICES
+            .iter()
+            .any(|w| w.printed_by == "Vault" && w.text == item);
+        let request = VAULT_REQUEST_ERRORS
+            .iter()
+            .find(|(text, ..)| item.starts_with(text));
+        if binding || request.is_some() {
             found.http = Some(HttpAnswer {
                 message: Some(item.to_owned()),
                 ..HttpAnswer::relayed("Vault", None, 0)
             });
-            if item != "permission denied" {
-                found.note = Some(format!(
+            found.note = if binding {
+                Some(format!(
                     "Vault's role does not admit this ServiceAccount (\"{item}\": bound_service_account_names / bound_service_account_namespaces); the token itself was accepted"
-                ));
-            }
+                ))
+            } else {
+                request.map(|(_, meaning, _)| (*meaning).to_owned())
+            };
             return Some(found);
         }
     }
@@ -175,6 +180,12 @@ mod tests {
             "* invalid audience (aud) claim: audience claim does not match any expected audience",
         );
         assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
+        // Vault's own request errors, with what each means.
+        for item in ["* missing client token", "* invalid role name \"app\""] {
+            let f = found(item);
+            assert_eq!(f.http.unwrap().relay.as_deref(), Some("Vault"), "{item}");
+            assert!(f.note.unwrap().contains("never looked at"), "{item}");
+        }
         let f = found("* lookup failed: service account jwt not valid");
         assert_eq!(f.http.unwrap().status, Some(401));
         for line in [

@@ -66,16 +66,22 @@ pub fn find(line: &str) -> Option<ClientLine> {
         ));
         return Some(found);
     }
-    // Python's `Reason: Forbidden` line under an ApiException names the
-    // reason of the status above it: no answer of its own, unless it states
-    // one or names a transport failure (under `(0)`, a stream's).
+    // Python's `Reason: Forbidden` line under an ApiException, or a Go
+    // struct's `Reason: "Timeout",` field, names the reason of the status
+    // around it: no answer of its own, unless it states one or names a
+    // transport failure (under `(0)`, a stream's).
     if let Some(reason) = t.strip_prefix("Reason: ")
         && stated_in(reason).is_none()
         && super::transport::named(reason).is_none()
     {
-        found.format = "python-kubernetes";
+        let field = reason.trim_end_matches(',').trim_matches('"');
+        found.format = if field.len() < reason.len() {
+            "client-go"
+        } else {
+            "python-kubernetes"
+        };
         found.http = Some(HttpAnswer {
-            reason: Some(reason.trim().to_owned()),
+            reason: Some(field.trim().to_owned()),
             weight: 1,
             ..HttpAnswer::default()
         });

@@ -173,9 +173,15 @@ fn walk(value: &Value, depth: usize, out: &mut Vec<Doc>) {
                         }
                     }
                     Value::Array(items) if TEXT_FIELDS.contains(&key.as_str()) => {
+                        // Vault's body (`{"errors":["…"]}`) is a list of
+                        // messages its own client prints as `* MESSAGE`
+                        // (hashicorp/vault api/response.go).
+                        let bullet = if key == "errors" { "* " } else { "" };
                         for item in items.iter().take(64) {
                             match item {
-                                Value::String(s) if !s.is_empty() => out.push(Doc::Text(s.clone())),
+                                Value::String(s) if !s.is_empty() => {
+                                    out.push(Doc::Text(format!("{bullet}{s}")))
+                                }
                                 other => walk(other, depth + 1, out),
                             }
                         }
@@ -390,10 +396,11 @@ mod tests {
 
     #[test]
     fn documents_and_lenient_statuses() {
+        // Vault's error list, each message as its own client prints it.
         let docs = docs_of(r#"{"errors":["lookup failed: [invalid bearer token]"]}"#);
         assert_eq!(
             docs,
-            [Doc::Text("lookup failed: [invalid bearer token]".into())]
+            [Doc::Text("* lookup failed: [invalid bearer token]".into())]
         );
         let docs = docs_of(
             r#"{"status":401,"plugins":[],"errors":[{"ErrStatus":{"message":"MSG_LOGIN_UNAUTHORIZED_ERROR","reason":"Unauthorized","code":401}}]}"#,

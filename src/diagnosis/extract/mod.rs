@@ -244,7 +244,7 @@ impl<'a> Scanner<'a> {
         let mut found = Segment::new(block.lines[0].0, block.stamp);
         if json::interesting(&text)
             && let Some(value) = json::parse(&text)
-            && self.documents(&mut found, &value, lines[0], true)
+            && self.documents(&mut found, &value, lines[0], true, false)
         {
             self.emit(found, lines[0]);
             return;
@@ -324,7 +324,7 @@ impl<'a> Scanner<'a> {
                 && let Some(value) = json::parse(span)
             {
                 let whole = text[..a].trim().is_empty() && text[b..].trim().is_empty();
-                if self.documents(&mut found, &value, text, whole) {
+                if self.documents(&mut found, &value, text, whole, false) {
                     consumed |= whole;
                 }
             }
@@ -361,13 +361,16 @@ impl<'a> Scanner<'a> {
         self.emit(found, text);
     }
 
-    /// Reads a parsed JSON value's documents into `found`; whether any was one.
+    /// Reads a parsed JSON value's documents into `found`; whether any was
+    /// one. A document in one of its strings (a log field that holds an
+    /// API's body) is read too, one level deep.
     fn documents(
         &mut self,
         found: &mut Segment,
         value: &serde_json::Value,
         line: &str,
         whole: bool,
+        nested: bool,
     ) -> bool {
         // `--logging-format=json`: the authenticator's own line.
         if value.get("msg").and_then(serde_json::Value::as_str) == Some(aggregate::MESSAGE)
@@ -432,6 +435,16 @@ impl<'a> Scanner<'a> {
                         // A document over several lines (an OAuth error's
                         // error_description) is read as its lines would be.
                         self.refused |= refusal_of_a_service(found, part);
+                        if !nested {
+                            for &(a, b) in &json::spans(part).objects {
+                                let span = &part[a..b];
+                                if json::interesting(span)
+                                    && let Some(inner) = json::parse(span)
+                                {
+                                    self.documents(found, &inner, part, false, true);
+                                }
+                            }
+                        }
                         self.loose(found, part, None);
                     }
                 }

@@ -202,6 +202,12 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
             "{} refused it, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
             v.service
         )));
+    } else if let Some(relay) = case.answer.http().and_then(|h| h.relay_only()) {
+        // A checker's own error: its log has what it checked, and whether
+        // kube-apiserver was asked at all.
+        steps.push(NextStep::say(format!(
+            "read {relay}'s log near the time of the request: it says what {relay} checked and why it refused, and whether it asked kube-apiserver at all"
+        )));
     } else if matches!(case.classification(), C::Unauthorized) {
         // The server's reason already read (its log line, a TokenReview) is
         // all that line or a TokenReview would add.
@@ -633,5 +639,16 @@ mod tests {
             assert!(!steps.iter().any(|w| w.contains("kube-apiserver log")));
             assert!(!looks_for_the_log(&steps), "{status}");
         }
+        // A checker's own error (Vault's `* missing client token`): its log.
+        let relayed = case(
+            Answer::Http(HttpAnswer {
+                message: Some("missing client token".to_owned()),
+                ..HttpAnswer::relayed("Vault", None, 0)
+            }),
+            None,
+        );
+        let steps = whys(&relayed);
+        assert!(steps[0].starts_with("read Vault's log"), "{steps:?}");
+        assert!(!steps.iter().any(|w| w.contains("kube-apiserver log")));
     }
 }

@@ -334,6 +334,8 @@ fn tell_rbac_apart(d: &Forbidden, f: &mut Findings) {
 /// authorizer's refusal behind it is only a possibility.
 fn unnamed_refusal(message: Option<String>, relayed: bool, f: &mut Findings) {
     match message.filter(|m| !m.trim().is_empty()) {
+        // The relay's own words: what it refused is its own (`rules::answer`).
+        Some(_) if relayed => {}
         Some(m) => f.add_fact(
             Cause::Unknown,
             Basis::Inferred,
