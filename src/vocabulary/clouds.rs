@@ -27,6 +27,7 @@ const GOOGLE_STS: &str = "Google Cloud STS";
 const GOOGLE_API: &str = "a Google Cloud API";
 const OAUTH: &str = "an OAuth 2.0 token endpoint";
 pub const GOOGLE_IAM: &str = "Google Cloud IAM";
+const GOOGLE_METADATA: &str = "the metadata server";
 
 const STS_API: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html (Errors)";
 const ASSUME_ROLE_DENIED: &str = "https://repost.aws/knowledge-center/iam-assume-role-error (the caller's permissions policy and the role's trust policy must both allow it)";
@@ -137,7 +138,7 @@ pub enum Cloud {
 pub fn cloud_of(service: &str) -> Option<Cloud> {
     match service {
         AWS | AWS_STS | AWS_IAM | EKS_POD_IDENTITY => Some(Cloud::Aws),
-        GOOGLE_STS | GOOGLE_IAM | GOOGLE_API => Some(Cloud::Google),
+        GOOGLE_STS | GOOGLE_IAM | GOOGLE_API | GOOGLE_METADATA => Some(Cloud::Google),
         ENTRA | AZURE_ARM | AZURE_KEY_VAULT | AZURE_API => Some(Cloud::Azure),
         _ => None,
     }
@@ -316,6 +317,10 @@ pub const ENVELOPES: &[Wording] = &[
     w(GOOGLE_API, "googleapi: Error ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
     w(GOOGLE_API, "googleapi: got HTTP response code ", "google.golang.org/api 0.x", Some(Cause::Unknown), GOOGLE_GO),
     w(GOOGLE_API, "GoogleJsonResponseException: ", "google-api-java-client 1.x-2.x", Some(Cause::Unknown), GOOGLE_JAVA),
+    // The metadata server's answer (on GKE with Workload Identity, the
+    // gke-metadata-server's, which relays IAM's refusals), as its Go client
+    // prints a status other than 200 and 404.
+    w(GOOGLE_METADATA, "compute: Received ", "cloud.google.com/go/compute/metadata (Error: \"compute: Received %d `%s`\")", Some(Cause::Unknown), "github.com/googleapis/google-cloud-go compute/metadata/metadata.go (Error.Error)"),
     // Any Azure API's answer as its SDKs print it.
     w(AZURE_API, "autorest/azure: Service returned an error. Status=", "go-autorest (the Azure SDK for Go before azcore)", Some(Cause::Unknown), AUTOREST),
     w(AZURE_API, "azure.core.exceptions.HttpResponseError: ", "azure-core for Python 1.x", Some(Cause::Unknown), AZURE_CORE),

@@ -3,7 +3,7 @@
 //! them), Go's `crypto/x509`, `crypto/tls` and `net`, Java's JSSE and
 //! `java.net`, Python's `ssl` and urllib3, Node.js's error codes, .NET's
 //! `SslStream` and sockets (and .NET Framework's `WebException`), Ruby's
-//! net/http, rustls, Erlang/OTP's ssl, GNU Wget and botocore.
+//! net/http, rustls and tokio, Erlang/OTP's ssl and inet, GNU Wget and botocore.
 //!
 //! [`TRANSPORT`] is matched in its order, without regard to case, each text
 //! starting a word: the more specific a text, the earlier it stands (a TLS
@@ -48,6 +48,9 @@ const RUBY: &str = "Ruby (net/http: kubeclient, rest-client, Faraday)";
 const RUBY_NET_HTTP: &str = "ruby/net-http lib/net/protocol.rb (OpenTimeout, ReadTimeout)";
 const WGET: &str = "GNU Wget";
 const ERLANG: &str = "Erlang/OTP ssl (Elixir and Erlang clients)";
+const TOKIO: &str = "Rust (tokio: hyper, kube-rs)";
+const ERLANG_INET: &str = "Erlang/OTP httpc and inet (Elixir and Erlang clients)";
+const OTP_INET: &str = "erlang/otp lib/inets/src/http_client/httpc.erl (failed_connect), lib/kernel/src/inet.erl (posix and nxdomain reasons)";
 const OTP_SSL: &str = "erlang/otp lib/ssl/src/ssl_alert.erl, lib/public_key/src/pubkey_cert.erl (path validation reasons)";
 const BUSYBOX: &str = "BusyBox (wget, nc in a minimal image)";
 const BOTOCORE: &str = "botocore (boto3, the AWS CLI)";
@@ -267,6 +270,9 @@ pub const TRANSPORT: &[Wording] = &[
     w(PYTHON, "name resolution failed", "all", Some(Cause::DnsFailure), "urllib3"),
     w(NODE, "ENOTFOUND", "all", Some(Cause::DnsFailure), "Node.js lib/dns.js"),
     w(NODE, "EAI_AGAIN", "all", Some(Cause::DnsFailure), "Node.js lib/dns.js"),
+    w(JAVA, "UnresolvedAddressException", "all (java.nio: netty, Vert.x)", Some(Cause::DnsFailure), "OpenJDK java/nio/channels/UnresolvedAddressException.java"),
+    w(WGET, "unable to resolve host address", "all (`wget: unable to resolve host address 'HOST'`)", Some(Cause::DnsFailure), "GNU Wget src/host.c (lookup_host)"),
+    w(ERLANG_INET, "nxdomain", "all (httpc's `{failed_connect,[…,{inet,[inet],nxdomain}]}`)", Some(Cause::DnsFailure), OTP_INET),
     w(DOTNET, "No such host is known", "Windows (WSAHOST_NOT_FOUND)", Some(Cause::DnsFailure), "Windows winerror.h"),
     // Nothing listens there.
     w(GO_NET, "connection refused", "all", Some(Cause::ConnectionRefused), "ECONNREFUSED"),
@@ -286,6 +292,9 @@ pub const TRANSPORT: &[Wording] = &[
     w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
     w(BOTOCORE, "Connect timeout on endpoint URL", "1.x (ConnectTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
     w(BOTOCORE, "Read timeout on endpoint URL", "1.x (ReadTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
+    w(PYTHON, "Connection timeout to host", "aiohttp 3.x (ServerTimeoutError, ConnectionTimeoutError)", Some(Cause::Timeout), "aio-libs/aiohttp aiohttp/connector.py"),
+    w(TOKIO, "deadline has elapsed", "tokio 1.x (time::error::Elapsed: hyper's and kube-rs's connect and read timeouts)", Some(Cause::Timeout), "tokio-rs/tokio tokio/src/time/error.rs"),
+    w(ERLANG_INET, "{failed_connect,", "all (the reason inside names the failure: econnrefused, nxdomain, timeout)", Some(Cause::Unknown), OTP_INET),
     w(NODE, "ETIMEDOUT", "all", Some(Cause::Timeout), "Node.js error code"),
     w(DOTNET, "did not properly respond after a period of time", "Windows (WSAETIMEDOUT)", Some(Cause::Timeout), "Windows winerror.h"),
     w(DOTNET, "due to the configured HttpClient.Timeout of", ".NET 5+ (TaskCanceledException)", Some(Cause::Timeout), "dotnet/runtime src/libraries/System.Net.Http/src/Resources/Strings.resx (net_http_request_timedout)"),

@@ -155,6 +155,8 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // with automountServiceAccountToken: false).
     w(CLIENT_GO, "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined", "1.4+ (rest.ErrNotInCluster)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
     w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/token: …", "all (InClusterConfig's os.ReadFile)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(JAVA_K8S, "NoSuchFileException: /var/run/secrets/kubernetes.io/serviceaccount/token", "all (ClientBuilder.cluster's Files.readAllBytes)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/java util/src/main/java/io/kubernetes/client/util/ClientBuilder.java (cluster)"),
+    w(JAVA_K8S, "/var/run/secrets/kubernetes.io/serviceaccount/token (No such file or directory)", "all (java.io.FileNotFoundException: PATH (REASON))", Some(Cause::CredentialSourceFailed), "OpenJDK java/io/FileInputStream.java (open: FileNotFoundException)"),
     w(PYTHON_K8S, "Service token file does not exist", "all (`does not exists.` in most releases)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Service host/port is not set", "all (KUBERNETES_SERVICE_HOST/PORT missing: not in a pod)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
@@ -173,6 +175,9 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
     w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
     w(AWS_SDK_JS, "Could not load credentials from any providers", "v3 (CredentialsProviderError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js-v3 packages/credential-provider-node/src/defaultProvider.ts"),
+    // IRSA's token file (AWS_WEB_IDENTITY_TOKEN_FILE) not there: the pod was
+    // not mutated, or its projected volume is not mounted.
+    w(AWS_SDK_GO, "WebIdentityErr: unable to read file at", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/stscreds/web_identity_provider.go (FetchTokenPath)"),
     w(AWS_SDK_GO, "no EC2 IMDS role found", "v2 (the chain's last source: the node's instance metadata, no role)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go-v2 credentials/ec2rolecreds/provider.go"),
     w(BOTOCORE, "Unable to locate credentials", "all (NoCredentialsError; the AWS CLI says the same)", Some(Cause::CredentialSourceFailed), "github.com/boto/botocore botocore/exceptions.py (NoCredentialsError)"),
     w(AWS_SDK_JAVA, "Unable to load AWS credentials from any provider in the chain", "1.x", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/auth/AWSCredentialsProviderChain.java"),
@@ -182,6 +187,9 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
     // Workload Identity, a credential configuration file not mounted).
     w(GOOGLE_AUTH, "google: could not find default credentials", "all (golang.org/x/oauth2/google)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/default.go (FindDefaultCredentials)"),
+    // The metadata server had no token for the node's or the KSA's Google
+    // service account (GKE Workload Identity without its binding).
+    w(GOOGLE_AUTH, "metadata: GCE metadata \"instance/service-accounts/ … \" not defined", "all (cloud.google.com/go/compute/metadata NotDefinedError: the server's 404)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-cloud-go compute/metadata/metadata.go (NotDefinedError)"),
     w(GOOGLE_AUTH, "Could not automatically determine credentials", "all (google-auth-library-python DefaultCredentialsError; the Java and Node libraries say the same)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/_default.py (_CLOUD_SDK_MISSING_CREDENTIALS)"),
     // Azure workload identity's webhook sets these in a pod that asks for it
     // (label azure.workload.identity/use, the ServiceAccount's client-id
@@ -196,6 +204,7 @@ const TERRAFORM_KUBERNETES: &str = "Terraform's kubernetes provider";
 const CLIENTCMD: &str = "k8s.io/client-go tools/clientcmd/validation.go and loader.go";
 const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
 const PYTHON_K8S: &str = "python-kubernetes";
+const JAVA_K8S: &str = "the Java client";
 const PYTHON_INCLUSTER: &str =
     "github.com/kubernetes-client/python kubernetes/base/config/incluster_config.py";
 const KUBE_RS: &str = "kube-rs";
