@@ -20,6 +20,8 @@ pub const RESPONSEWRITERS_GO: &str =
 pub const MAXINFLIGHT_GO: &str = "k8s.io/apiserver/pkg/server/filters/maxinflight.go";
 /// The RESTMapper's errors for a type discovery did not list.
 pub const META_ERRORS_GO: &str = "k8s.io/apimachinery/pkg/api/meta/errors.go";
+/// client-go's error for an answer whose body it could not read as a Status.
+const CLIENT_GO_UNREAD: &str = "k8s.io/client-go rest/request.go (newUnstructuredResponseError: message \"unknown\" unless the body is text) with errors.go NewGenericServerResponse (a 403 keeps that message; 415, which also would, answers no GET or DELETE)";
 /// kubectl's words for a 401.
 pub const KUBECTL_HELPERS_GO: &str = "k8s.io/kubectl/pkg/cmd/util/helpers.go";
 /// Go's reason phrases (`http.StatusText`) and .NET's `HttpStatusCode` names.
@@ -548,6 +550,54 @@ pub const GENERIC: &[Template] = &[
         true,
         ALL,
         KUBECTL_HELPERS_GO,
+    ),
+    // A 403 keeps the server's message, and client-go's message for a body
+    // it could not read (a watch's, one of another content type) is
+    // `unknown`: `unknown (get pods)`, the request after it.
+    t(
+        "newUnstructuredResponseError",
+        "unknown (get {resource})",
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
+    ),
+    t(
+        "newUnstructuredResponseError",
+        "unknown (delete {resource})",
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
+    ),
+    t(
+        "newUnstructuredResponseError",
+        "unknown (post {resource})",
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
+    ),
+    t(
+        "newUnstructuredResponseError",
+        "unknown (put {resource})",
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
+    ),
+    t(
+        "newUnstructuredResponseError",
+        "unknown (patch {resource})",
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
     ),
     // Since 1.6 a 403 keeps the server's message (who may not do what).
     t(

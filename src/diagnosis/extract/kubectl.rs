@@ -191,13 +191,14 @@ fn split_hint(message: &str) -> (&str, Option<RequestInfo>) {
     (message[..open].trim_end(), Some(info))
 }
 
-/// `error when creating "x.yaml": <message>`: the server's message alone.
+/// `error when creating "x.yaml": <message>`: the server's message alone
+/// (none, when the line is cut inside kubectl's words).
 fn strip_operation(message: &str) -> &str {
     for op in KUBECTL_SOURCE_ERRORS {
-        if let Some(rest) = message.strip_prefix(op)
-            && let Some(i) = rest.find("\":")
-        {
-            return rest[i + 2..].trim_start();
+        if let Some(rest) = message.strip_prefix(op) {
+            // After the quoted file, or its first colon when quotes are gone.
+            let end = (rest.find("\":").map(|i| i + 2)).or_else(|| rest.find(": ").map(|i| i + 1));
+            return end.map_or("", |i| rest[i..].trim_start());
         }
     }
     message
@@ -227,6 +228,24 @@ mod tests {
         // Cut or wrapped right after the colon: the reason is still the answer's.
         let f = found("running kubectl: Error from server (Forbidden):");
         assert_eq!(f.http.unwrap().status, Some(403));
+        // Cut inside kubectl's own words: none of the server's; quotes lost:
+        // the server's after the file's name.
+        for (line, message) in [
+            (
+                r#"Error from server (InternalError): error when creating "big.yaml"#,
+                "",
+            ),
+            (
+                "Error from server (InternalError): error when creating x.yaml: Internal error occurred: boom",
+                "Internal error occurred: boom",
+            ),
+        ] {
+            assert_eq!(
+                found(line).http.unwrap().message.as_deref(),
+                Some(message),
+                "{line}"
+            );
+        }
         let f = found(r#"Error from server: serviceaccounts "default" not found"#);
         assert_eq!(f.http.unwrap().status, Some(404));
         // `kubectl create token`'s wrapper of the server's message.

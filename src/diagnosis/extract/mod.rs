@@ -819,6 +819,14 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
             from: from.to_owned(),
         });
     }
+    // client-go's own words for a 403 whose body it did not read (`unknown
+    // (get pods)`, 1.5's generic text) are no message of the server's.
+    if let Answer::Http(h) = &mut case.answer
+        && h.code() == Some(403)
+        && h.message.as_deref().is_some_and(status::unread_403)
+    {
+        h.message = None;
+    }
     // A checker's review refused by authorization names the checker.
     if let Answer::CheckerFailed(failure) = &case.answer {
         case.refusal = denial::read(&failure.detail, Forbidden::parse(&failure.detail));
@@ -840,10 +848,12 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     }
     if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
         // The server's own call failed; `unknown` when the message names
-        // the call but not how it failed (cut short, or in words of its own).
+        // the call but not how it failed (cut short, or in words of its own),
+        // or wraps an error of its own (NewInternalError's, often a call's).
         let named = crate::vocabulary::wordings::ONWARD_CALLS
             .iter()
-            .any(|w| message.contains(w.text));
+            .any(|w| message.contains(w.text))
+            || status::template_of(message).is_some_and(|t| t.by == "NewInternalError");
         case.onward = transport::detect_all(message)
             .or(named.then_some((Cause::Unknown, Vec::new())))
             .map(|(cause, also)| TransportFailure {

@@ -486,6 +486,14 @@ pub fn template_of(message: &str) -> Option<&'static Template> {
     known.find(|t| !t.reason.is_empty() && t.found_in(message))
 }
 
+/// Whether a 403's message is client-go's for a body it did not read (a
+/// 403 text of [`apimachinery::GENERIC`]), not the server's.
+pub fn unread_403(message: &str) -> bool {
+    apimachinery::GENERIC
+        .iter()
+        .any(|t| t.code == 403 && t.found_in(message))
+}
+
 /// Whether a 404's message says the server does not serve the API or type
 /// asked for (a 404 text of [`apimachinery::GENERIC`]), not that an object
 /// is missing.

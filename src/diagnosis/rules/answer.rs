@@ -418,7 +418,7 @@ fn onward(case: &Case<'_>, f: &mut Findings) -> bool {
             Basis::Inferred,
             shown_meaning(
                 case,
-                "kube-apiserver's own call (to a webhook, a kubelet, an aggregated API) failed, and the message does not say how: the token was accepted",
+                "kube-apiserver failed on something of its own (a call to a webhook, a kubelet or an aggregated API, or a step of its own), and the message does not say how: the token was accepted",
             ),
         );
         return true;

@@ -17,7 +17,8 @@
 //! A cause claimed at high confidence is wrong-high when the thread
 //! established another; where it established none, the claim cannot be
 //! checked and is counted apart (unverified-high), though the case is not
-//! right.
+//! right. A claim about another answer of the same paste (another class)
+//! counts only when the case's own answer was not read right.
 //!
 //! A second score counts a case right also by the rule for text that cannot
 //! carry its cause (the manifest's `"text_carries_cause": false`, set by
@@ -208,7 +209,14 @@ pub fn score(case: &Case) -> Scored {
         Err(e) => panic!("{}: {e}", case.id),
     };
     // Any result naming a cause other than the established one, with high
-    // confidence, is the failure that matters most.
+    // confidence, is the failure that matters most. A paste may hold other
+    // answers beside the case's (the 404s of a pod whose creation got the
+    // 403): once the case's own answer is read right, a claim about an
+    // answer of another class is not one about it.
+    let own_read_right = report.results.iter().any(|r| {
+        r.diagnosis.classification.as_str() == case.class()
+            && (r.diagnosis.cause().as_str() == case.cause || case.cause == "unknown")
+    });
     let high_elsewhere = |established: bool| {
         report.results.iter().any(|r| {
             let d = &r.diagnosis;
@@ -216,6 +224,7 @@ pub fn score(case: &Case) -> Scored {
                 && d.cause() != Cause::Unknown
                 && d.cause().as_str() != case.cause
                 && established == (case.cause != "unknown")
+                && !(own_read_right && d.classification.as_str() != case.class())
         })
     };
     let (wrong_high, unverified_high) = (high_elsewhere(true), high_elsewhere(false));
