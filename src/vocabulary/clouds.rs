@@ -37,6 +37,7 @@ const BOTOCORE: &str = "github.com/boto/botocore botocore/exceptions.py (ClientE
 const JAVA_V1: &str = "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/AmazonServiceException.java (getMessage: \"MESSAGE (Service: S; Status Code: N; Error Code: C; Request ID: R)\"), 1.x";
 const JAVA_V2: &str = "github.com/aws/aws-sdk-java-v2 core/aws-core/src/main/java/software/amazon/awssdk/awscore/exception/AwsServiceException.java (getMessage: \"MESSAGE (Service: S, Status Code: N, Request ID: R)\"), 2.x";
 const JS_V3: &str = "github.com/smithy-lang/smithy-typescript packages/types/src/response.ts (ResponseMetadata.httpStatusCode, the $metadata of every aws-sdk-js-v3 service exception, as Node's util.inspect prints it), v3.x";
+const AWS_COMMON_ERRORS: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/CommonErrors.html (ExpiredTokenException: the request's security token, the session credentials it was signed with)";
 const IAM_DENIED: &str =
     "https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_access-denied.html";
 /// A link-local endpoint a cloud SDK in a pod fetches credentials from, as
@@ -185,6 +186,10 @@ pub const EXCHANGES: &[Wording] = &[
     // botocore's form of an AWS API's refusal of the caller; STS, the one that
     // judges the projected token, says `AccessDenied` instead.
     w(AWS_IAM, "(AccessDeniedException) when calling the", "all", Some(Cause::CloudCallerDenied), IAM_DENIED),
+    // Any AWS API's refusal of expired session credentials (the ones STS
+    // issued for the projected token, which the SDK did not renew): not the
+    // ServiceAccount token, whose expiry STS words otherwise (`Token expired:`).
+    w(AWS, "The security token included in the request is expired", "all (ExpiredToken, ExpiredTokenException)", Some(Cause::Unknown), AWS_COMMON_ERRORS),
     // Any AWS API's answer, as botocore prints it.
     w(AWS, "An error occurred ( … ) when calling the ", "botocore 1.x", Some(Cause::Unknown), BOTOCORE),
     // EKS Pod Identity: the agent checks the token's form, EKS Auth the rest.
