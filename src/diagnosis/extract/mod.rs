@@ -854,7 +854,14 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
             .iter()
             .any(|w| message.contains(w.text))
             || status::template_of(message).is_some_and(|t| t.by == "NewInternalError");
-        case.onward = transport::detect_all(message)
+        // Its call found nothing to call (no such Service or port).
+        let nothing_there = crate::vocabulary::wordings::ONWARD_NOTHING_THERE
+            .iter()
+            .find(|w| needles::parts_in_order(message, w.text, false).is_some())
+            .and_then(|w| w.cause)
+            .map(|cause| (cause, Vec::new()));
+        case.onward = nothing_there
+            .or_else(|| transport::detect_all(message))
             .or(named.then_some((Cause::Unknown, Vec::new())))
             .map(|(cause, also)| TransportFailure {
                 cause,

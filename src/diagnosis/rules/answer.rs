@@ -46,6 +46,57 @@ version that was removed).",
     sources: &["k8s.io/apiserver pkg/server/config.go DefaultBuildHandlerChain"],
 };
 
+pub const WRONG_ENDPOINT: CauseDef = CauseDef {
+    title: "Sent where nothing serves it",
+    summary: "The request went to an address with nothing behind it: a Service that does not exist or lacks that port, a path or namespace where nothing is mounted; the token was never judged",
+    explains: &[C::OtherStatus],
+    explanation: "\
+A configuration names where a request goes, and nothing is there. kube-apiserver calls an \
+admission webhook or an aggregated API at the Service its configuration names \
+(clientConfig.service, an APIService's spec.service): when its lister finds no such \
+Service, it answers 500 with `service \"NAME\" not found`; when the Service has no such \
+port, `no service port N found for service`. A misspelt name, another namespace, or a \
+Service not created yet (a chart installing its webhook configuration first) all read \
+so. Vault asks for a Vault token (`missing client token`) when a login goes to a path no \
+auth method is mounted at in that namespace: the mount path, or X-Vault-Namespace. Either \
+way the ServiceAccount token was never looked at.",
+    confirm: Steps::If(
+        by_a_service,
+        &Steps::Say(
+            "the auth methods mounted in the namespace the login goes to (vault auth list, with VAULT_NAMESPACE or -namespace set as the client sets it), and the client's login path",
+        ),
+        &Steps::Run(
+            "the Services webhook configurations and APIServices send to (name, namespace, port)",
+            |_| {
+                Command::kubectl().words(&[
+                    "get",
+                    "validatingwebhookconfigurations,mutatingwebhookconfigurations,apiservices",
+                    "-o",
+                    "yaml",
+                ])
+            },
+        ),
+    ),
+    fix: Steps::If(
+        by_a_service,
+        &Steps::Say(
+            "log in at the auth mount's path in its namespace (auth/MOUNT/login, X-Vault-Namespace)",
+        ),
+        &Steps::Say(
+            "point the webhook's clientConfig.service or the APIService's spec.service (name, namespace, port) at a Service that exists, or create it",
+        ),
+    ),
+    sources: &[
+        "k8s.io/apiserver pkg/util/proxy/proxy.go (ResolveEndpoint)",
+        "hashicorp/vault vault/request_handling.go",
+    ],
+};
+
+/// A service (Vault) answered for itself, not kube-apiserver about a call.
+fn by_a_service(case: &Case<'_>) -> bool {
+    case.answer.http().is_some_and(|h| h.verdict.is_some())
+}
+
 pub const API_NOT_SERVED: CauseDef = CauseDef {
     title: "The API is not served",
     summary: "404 for the API itself, not for an object: this server does not serve the group, version or endpoint asked for",
@@ -596,6 +647,34 @@ mod tests {
             let c = case(answer.clone(), None);
             assert_eq!(run(&c), (cause, confidence), "{answer:?}");
         }
+    }
+
+    /// kube-apiserver's call that found no Service (or no such port) for a
+    /// webhook went nowhere: the configuration names what is not there.
+    #[test]
+    fn an_onward_call_to_nothing_is_a_wrong_endpoint() {
+        for message in [
+            r#"Internal error occurred: failed calling webhook "w.example.io": Post "https://w.ns.svc:443/m?timeout=10s": service "w" not found"#,
+            r#"Internal error occurred: failed calling webhook "w.example.io": Post "https://w.ns.svc:443/m": no service port 443 found for service "w""#,
+        ] {
+            let c = case(http(500, Some(message)), None);
+            assert_eq!(
+                run(&c),
+                (Cause::WrongEndpoint, Confidence::High),
+                "{message}"
+            );
+        }
+        // Found, but nothing ready behind it: not this cause.
+        let c = case(
+            http(
+                500,
+                Some(
+                    r#"Internal error occurred: failed calling webhook "w": no endpoints available for service "w""#,
+                ),
+            ),
+            None,
+        );
+        assert_ne!(run(&c).0, Cause::WrongEndpoint);
     }
 
     /// The steps that look for the server's reason are for answers without

@@ -276,12 +276,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         Cause::CloudCallerDenied => {
             "the cloud knew the caller; its policy does not allow the call (not a fault of the token)"
         }
+        Cause::WrongEndpoint => {
+            "a login goes to a path where no auth method is mounted in that namespace (or the request was no login, and carried no token of the service's own); the ServiceAccount token was never looked at"
+        }
         _ => {
             "the exchange judged the token against its own federation settings, not kube-apiserver"
         }
     };
     // A caller denied got past the token: the call was refused.
-    let what = if v.cause == Cause::CloudCallerDenied {
+    let what = if matches!(v.cause, Cause::CloudCallerDenied | Cause::WrongEndpoint) {
         "the call"
     } else {
         "the token"
@@ -290,9 +293,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let mut support = vec![Support::answer(refused), Support::answer(why)];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
-    let basis = if v.cause == Cause::Unknown {
+    let basis = if matches!(v.cause, Cause::Unknown | Cause::WrongEndpoint) {
         // The service refused without saying what of the token or of its
-        // federation it refused.
+        // federation it refused, or where the request should have gone.
         Basis::Inferred
     } else if v.cause == Cause::CloudCallerDenied && v.cloud == Some(Cloud::Google) {
         support.push(Support::answer(
@@ -320,6 +323,23 @@ mod tests {
     use crate::diagnosis::facts::HttpAnswer;
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, run};
+
+    /// Vault's `missing client token` for a login where nothing is mounted;
+    /// a request that is no login says the same, so it is not certain.
+    #[test]
+    fn vault_s_missing_client_token_is_a_wrong_endpoint_not_certain() {
+        let verdict =
+            crate::diagnosis::extract::exchange::find(r#"{"errors":["missing client token"]}"#)
+                .unwrap();
+        let answer = Answer::Http(HttpAnswer {
+            verdict: Some(verdict),
+            ..HttpAnswer::relayed("Vault", None, 1)
+        });
+        assert_eq!(
+            run(&case(answer, None)),
+            (Cause::WrongEndpoint, Confidence::Medium)
+        );
+    }
 
     #[test]
     fn the_services_reason_names_the_cause() {
