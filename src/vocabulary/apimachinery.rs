@@ -220,6 +220,19 @@ impl Template {
     }
 }
 
+/// client-go's 403 for a body it did not read, by the request's method.
+const fn unread(text: &'static str) -> Template {
+    t(
+        "newUnstructuredResponseError",
+        text,
+        403,
+        "Forbidden",
+        true,
+        ALL,
+        CLIENT_GO_UNREAD,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 const fn t(
     by: &'static str,
@@ -554,51 +567,11 @@ pub const GENERIC: &[Template] = &[
     // A 403 keeps the server's message, and client-go's message for a body
     // it could not read (a watch's, one of another content type) is
     // `unknown`: `unknown (get pods)`, the request after it.
-    t(
-        "newUnstructuredResponseError",
-        "unknown (get {resource})",
-        403,
-        "Forbidden",
-        true,
-        ALL,
-        CLIENT_GO_UNREAD,
-    ),
-    t(
-        "newUnstructuredResponseError",
-        "unknown (delete {resource})",
-        403,
-        "Forbidden",
-        true,
-        ALL,
-        CLIENT_GO_UNREAD,
-    ),
-    t(
-        "newUnstructuredResponseError",
-        "unknown (post {resource})",
-        403,
-        "Forbidden",
-        true,
-        ALL,
-        CLIENT_GO_UNREAD,
-    ),
-    t(
-        "newUnstructuredResponseError",
-        "unknown (put {resource})",
-        403,
-        "Forbidden",
-        true,
-        ALL,
-        CLIENT_GO_UNREAD,
-    ),
-    t(
-        "newUnstructuredResponseError",
-        "unknown (patch {resource})",
-        403,
-        "Forbidden",
-        true,
-        ALL,
-        CLIENT_GO_UNREAD,
-    ),
+    unread("unknown (get {resource})"),
+    unread("unknown (delete {resource})"),
+    unread("unknown (post {resource})"),
+    unread("unknown (put {resource})"),
+    unread("unknown (patch {resource})"),
     // Since 1.6 a 403 keeps the server's message (who may not do what).
     t(
         "NewGenericServerResponse",
