@@ -63,6 +63,10 @@ pub const STATUS_TEXTS: &[(&str, u16, &str)] = &[
     // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
     // body names the failed call and its target.
     (PROXY_TARGET, 503, ""),
+    // kube-controller-manager's check of a ServiceAccount token Secret for
+    // its controllers: kube-apiserver answered 401 to it
+    // (k8s.io/controller-manager pkg/clientbuilder, SAControllerClientBuilder).
+    ("contained an invalid API token for", 401, ""),
     // OpenShift's oc, for a 401 to the token it was given (oc login --token).
     ("The token provided is invalid or expired", 401, ""),
     // The kubelet's own authorizer (pkg/kubelet/server/auth.go).

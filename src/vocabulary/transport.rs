@@ -289,7 +289,9 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_NET, "timeout awaiting", "all", Some(Cause::Timeout), "Go src/net/http/transport.go"),
     w("Go net/http", "Client.Timeout exceeded while awaiting headers", "all", Some(Cause::Timeout), "Go src/net/http/client.go"),
     w(JAVA, "SocketTimeoutException", "all", Some(Cause::Timeout), "OpenJDK java/net"),
-    w(PYTHON, "ConnectTimeout", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
+    // By the exception's name: a client's `connectTimeout=5000` setting is none.
+    w(PYTHON, "ConnectTimeoutError", "all", Some(Cause::Timeout), "urllib3 ConnectTimeoutError"),
+    w(PYTHON, "exceptions.ConnectTimeout", "all", Some(Cause::Timeout), "requests exceptions.ConnectTimeout"),
     w(BOTOCORE, "Connect timeout on endpoint URL", "1.x (ConnectTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
     w(BOTOCORE, "Read timeout on endpoint URL", "1.x (ReadTimeoutError)", Some(Cause::Timeout), BOTOCORE_EXCEPTIONS),
     w(PYTHON, "Connection timeout to host", "aiohttp 3.x (ServerTimeoutError, ConnectionTimeoutError)", Some(Cause::Timeout), "aio-libs/aiohttp aiohttp/connector.py"),

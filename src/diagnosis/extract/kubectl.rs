@@ -114,6 +114,24 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
             return Some(found);
         }
     }
+    // Any Go client's url.Error (`Get "URL": ERR`, unquoted before Go 1.14)
+    // whose error is a reason phrase alone: the same refused tunnel.
+    if let Some((Some(_), url)) = super::url::method_and_url(line)
+        && let Some(at) = line.find(url)
+        && let Some(err) = line[at + url.len()..]
+            .trim_start_matches('"')
+            .strip_prefix(": ")
+        && let Some(code) = code_of(err.trim())
+    {
+        found.format = "client-go";
+        found.http = Some(HttpAnswer {
+            status: Some(code),
+            weight: 3,
+            origin: super::clients::refused_tunnel("Go's net/http (its reason phrase alone)"),
+            ..HttpAnswer::default()
+        });
+        return Some(found);
+    }
     if line.contains("The connection to the server ") && line.contains(" was refused") {
         found.transport = Some(line.trim().to_owned());
         return Some(found);
@@ -225,6 +243,14 @@ mod tests {
         );
         let r = f.request.unwrap().describe();
         assert_eq!(r, "create deployments.extensions at the cluster scope");
+        // Go's url.Error with a reason phrase alone: a proxy refused the tunnel.
+        for line in [
+            "E0325 leaderelection.go:331] error retrieving resource lock kube-system/kcm: Get https://10.0.0.1:6443/api/v1/namespaces/kube-system/endpoints/kcm?timeout=10s: Forbidden",
+            r#"Get "https://10.0.0.1:6443/api?timeout=32s": Service Unavailable"#,
+        ] {
+            let h = found(line).http.unwrap();
+            assert!(!h.from_kubernetes(), "{line}");
+        }
         // Cut or wrapped right after the colon: the reason is still the answer's.
         let f = found("running kubectl: Error from server (Forbidden):");
         assert_eq!(f.http.unwrap().status, Some(403));
