@@ -265,6 +265,9 @@ pub const EXCHANGES: &[Wording] = &[
     // The GKE metadata server (Workload Identity) could not impersonate the
     // Google service account the KSA is annotated with: the KSA lacks
     // roles/iam.workloadIdentityUser on it (or the account does not exist).
+    // The GKE metadata server's own refusal (a missing Metadata-Flavor
+    // header, a KSA it does not map): its words say which.
+    w(GOOGLE_METADATA, "GKE Metadata Server encountered an error", "GKE Workload Identity (gke-metadata-server)", Some(Cause::Unknown), "GKE's answers (its metadata server is not published)"),
     w(GOOGLE_IAM, "Unable to generate access token; IAM returned 403 Forbidden", "all (the GKE metadata server)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/troubleshooting-security (Workload Identity: \"Unable to generate access token\")"),
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
     // prints it: `ResponseError: code=403, message=Required …`).
