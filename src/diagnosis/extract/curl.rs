@@ -10,12 +10,13 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::facts::{BearerSeen, HttpAnswer, TransportFailure};
+use super::super::facts::{BearerSeen, HttpAnswer, ServiceVerdict, TransportFailure};
 use super::status::status_line;
 use super::transport;
 use super::url::request_from_url;
 use crate::secret::SecretToken;
 use crate::vocabulary::cause::Cause;
+use crate::vocabulary::clouds::{CREDENTIAL_ENDPOINTS, CredentialEndpoint};
 use crate::vocabulary::cues::{CURL_INFO, CURL_REQUEST_HEADERS};
 
 /// Whether `rest` (after `> `) is a request line or header curl prints.
@@ -55,6 +56,9 @@ pub struct Curl {
     /// are no `Authorization` header (`--cert`, `-u`): no header line proves
     /// nothing was sent.
     pub other_credentials: bool,
+    /// The cloud credential endpoint curl connected to (`Trying
+    /// 169.254.169.254...`): what answers there is not kube-apiserver.
+    endpoint: Option<&'static CredentialEndpoint>,
 }
 
 /// What a curl line gave, each with the line it belongs to.
@@ -97,7 +101,24 @@ impl Curl {
                         ),
                     ));
                 }
-                out.push((number, Kind::Http(HttpAnswer::with_status(code, 2))));
+                let verdict = self.endpoint.map(|e| ServiceVerdict {
+                    cause: Cause::Unknown,
+                    service: e.name,
+                    cloud: None,
+                    alternatives: &[],
+                    detail: format!("HTTP {code} from {} ({})", e.name, e.address),
+                });
+                // The endpoint's status is its own: the relay's, shown.
+                let answer = match verdict {
+                    Some(v) => HttpAnswer {
+                        relay: Some(v.service.to_owned()),
+                        relay_status: Some(code),
+                        verdict: Some(v),
+                        ..HttpAnswer::with_status(code, 2)
+                    },
+                    None => HttpAnswer::with_status(code, 2),
+                };
+                out.push((number, Kind::Http(answer)));
                 if let Some(tls) = &self.tls {
                     out.push((
                         number,
@@ -132,6 +153,11 @@ impl Curl {
             self.seen = true;
             if let Some(using) = rest.strip_prefix("SSL connection using ") {
                 self.tls = Some(using.to_owned());
+            }
+            if rest.starts_with("Trying ") || rest.starts_with("Connected to ") {
+                self.endpoint = CREDENTIAL_ENDPOINTS
+                    .iter()
+                    .find(|e| rest.contains(e.address));
             }
             // curl 8 with HTTP/2 echoes request headers as `* [HTTP/2] [1] [authorization: …]`.
             if let Some(h) = rest
@@ -186,7 +212,7 @@ impl Curl {
                     cause,
                     detail,
                     also,
-                    endpoint: None,
+                    endpoint: self.endpoint,
                 };
                 out.push((at, Kind::Transport(failure)));
             }
@@ -218,6 +244,7 @@ impl Curl {
                 requested: true,
                 seen: true,
                 other_credentials: self.other_credentials,
+                endpoint: self.endpoint,
                 ..Curl::default()
             };
             out.push((number, Kind::Boundary));
@@ -258,7 +285,7 @@ impl Curl {
                 cause,
                 detail,
                 also,
-                endpoint: None,
+                endpoint: self.endpoint,
             };
             out.push((line, Kind::Transport(failure)));
         }
@@ -376,5 +403,39 @@ mod tests {
         let (n, kind) = &all[0];
         assert_eq!(*n, 2);
         assert!(matches!(kind, Kind::Transport(t) if t.cause == Cause::ConnectionRefused));
+    }
+
+    /// What answers at a cloud's credential endpoint is that endpoint, not
+    /// kube-apiserver: its status is its own, and so is a failure to reach it.
+    #[test]
+    fn a_credential_endpoint_answers_for_itself() {
+        let lines = [
+            "*   Trying 169.254.169.254...",
+            "* Connected to 169.254.169.254 (169.254.169.254) port 80 (#0)",
+            "> GET /computeMetadata/v1/instance/service-accounts/default/token HTTP/1.1",
+            "< HTTP/1.1 403 Forbidden",
+        ];
+        let all = read(&lines, true);
+        let h = all
+            .iter()
+            .find_map(|(_, k)| match k {
+                Kind::Http(h) => Some(h),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(h.relay_status, Some(403));
+        assert_eq!(
+            h.verdict.as_ref().map(|v| v.service),
+            Some("the instance metadata service")
+        );
+        let lines = [
+            "*   Trying 169.254.170.23:80...",
+            "curl: (28) Connection timed out after 5001 milliseconds",
+        ];
+        let all = read(&lines, false);
+        assert!(
+            all.iter()
+                .any(|(_, k)| matches!(k, Kind::Transport(t) if t.endpoint.is_some()))
+        );
     }
 }
