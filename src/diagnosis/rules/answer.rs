@@ -151,19 +151,24 @@ neither should your client send it there.",
 
 pub const THROTTLED: CauseDef = CauseDef {
     title: "Throttled",
-    summary: "429: API Priority and Fairness (or a proxy) throttled the request; the token is not judged",
+    summary: "429: the server asked the client to retry later (API Priority and Fairness, its watch cache not ready, or a proxy); the token is not judged",
     explains: &[C::OtherStatus],
     explanation: "\
 A 429 Too Many Requests is not about the token: kube-apiserver's API Priority and \
 Fairness rejected the request because its priority level was full (authentication had \
-already succeeded by then), or a proxy in front of it rate-limited the client.",
+already succeeded by then), its watch cache was not ready yet (`storage is \
+(re)initializing`, after a restart, with a Retry-After), or a proxy in front of it \
+rate-limited the client.",
     confirm: Steps::Run("see which priority levels reject requests", |_| {
         Command::kubectl().words(&["get", "flowschemas,prioritylevelconfigurations"])
     }),
     fix: Steps::Say(
         "retry with backoff; reduce the client's request rate, or give it a FlowSchema with more concurrency",
     ),
-    sources: &["k8s.io/apiserver pkg/util/flowcontrol"],
+    sources: &[
+        "k8s.io/apiserver pkg/util/flowcontrol",
+        "k8s.io/apiserver pkg/storage/cacher (cacher.go, ready.go: storage is (re)initializing)",
+    ],
 };
 
 pub const SERVER_ERROR: CauseDef = CauseDef {
