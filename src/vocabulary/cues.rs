@@ -54,6 +54,10 @@ pub const CLIENT_LABELS: &[(&str, &str)] = &[
 pub const STATUS_TEXTS: &[(&str, u16, &str)] = &[
     ("Unauthorized! Token may have expired", 401, "Unauthorized"),
     ("code = Unauthenticated", 401, "Unauthenticated"),
+    // Envoy's xDS stream closed with gRPC's UNAUTHENTICATED (16): istiod
+    // refused the proxy's token (envoy source/common/config/grpc_stream.h,
+    // `gRPC config stream closed: CODE, MESSAGE`).
+    ("gRPC config stream closed: 16,", 401, "Unauthenticated"),
     (
         "desc = authentication failure",
         401,

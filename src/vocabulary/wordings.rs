@@ -175,6 +175,9 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AWS_SDK_GO, "NoCredentialProviders: no valid providers in chain", "v1 (all)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/chain_provider.go"),
     w(AWS_SDK_GO, "Ignoring, HTTP credential provider …", "v1.8.13+ (the host checked since v1.12.48: `only loopback hosts are allowed` until v1.47.11, which allows EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider)"),
     w(AWS_SDK_JS, "Missing credentials in config, if using AWS_CONFIG_FILE", "v2.640.0+ (CredentialsError; `Missing credentials in config` alone before)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js lib/event_listeners.js (VALIDATE_CREDENTIALS)"),
+    // The JS SDK's container provider accepted only ECS's addresses before
+    // it learned EKS Pod Identity's 169.254.170.23.
+    w(AWS_SDK_JS, "is not a valid container metadata service hostname", "v3 (smithy credential-provider-imds, before it allowed 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/smithy-lang/smithy-typescript packages/credential-provider-imds/src/fromContainerMetadata.ts (getCmdsUri)"),
     w(AWS_SDK_JS, "Could not load credentials from any providers", "v3 (CredentialsProviderError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js-v3 packages/credential-provider-node/src/defaultProvider.ts"),
     // IRSA's token file (AWS_WEB_IDENTITY_TOKEN_FILE) not there: the pod was
     // not mutated, or its projected volume is not mounted.
