@@ -67,8 +67,8 @@ pub const VAULT_API_ERROR: Wording = w(
     "hashicorp/vault api/response.go (ResponseError.Error: \"Code: %d. Errors:\\n\\n\")",
 );
 
-/// Vault's own errors that say where a login went wrong before any token
-/// was looked at, with what each means; the plugin's are in
+/// Vault's errors for a login that name no cause of their own, with what
+/// each means for a ServiceAccount token; those that do are in
 /// [`super::wordings::SERVICES`].
 #[rustfmt::skip]
 pub const VAULT_REQUEST_ERRORS: &[(&str, &str, &str)] = &[

@@ -66,6 +66,13 @@ const fn endpoint(
     }
 }
 
+/// The credential endpoint whose address `text` names.
+pub fn credential_endpoint_in(text: &str) -> Option<&'static CredentialEndpoint> {
+    CREDENTIAL_ENDPOINTS
+        .iter()
+        .find(|e| text.contains(e.address))
+}
+
 const POD_IDENTITY_AGENT_RUNS: &str = "the agent runs as the DaemonSet eks-pod-identity-agent in kube-system, on the node's network: is its pod on this node ready?";
 const POD_IDENTITY_HOW: &str =
     "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-how-it-works.html";

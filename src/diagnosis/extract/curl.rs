@@ -16,7 +16,7 @@ use super::transport;
 use super::url::request_from_url;
 use crate::secret::SecretToken;
 use crate::vocabulary::cause::Cause;
-use crate::vocabulary::clouds::{CREDENTIAL_ENDPOINTS, CredentialEndpoint};
+use crate::vocabulary::clouds::{CredentialEndpoint, credential_endpoint_in};
 use crate::vocabulary::cues::{CURL_INFO, CURL_REQUEST_HEADERS};
 
 /// Whether `rest` (after `> `) is a request line or header curl prints.
@@ -155,9 +155,7 @@ impl Curl {
                 self.tls = Some(using.to_owned());
             }
             if rest.starts_with("Trying ") || rest.starts_with("Connected to ") {
-                self.endpoint = CREDENTIAL_ENDPOINTS
-                    .iter()
-                    .find(|e| rest.contains(e.address));
+                self.endpoint = credential_endpoint_in(rest);
             }
             // curl 8 with HTTP/2 echoes request headers as `* [HTTP/2] [1] [authorization: …]`.
             if let Some(h) = rest

@@ -96,18 +96,8 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         "error: couldn't read version from server: ",
     ] {
         if let Some(i) = line.find(opener) {
-            // Go's transport (net/http transport.go, dialConn) makes an HTTP
-            // proxy's refusal of the tunnel (CONNECT) an error of the proxy's
-            // reason phrase alone: `…: Forbidden`, `…: Service Unavailable`.
             if let Some(code) = code_of(line[i + opener.len()..].trim()) {
-                found.http = Some(HttpAnswer {
-                    status: Some(code),
-                    weight: 3,
-                    origin: super::clients::refused_tunnel(
-                        "Go's net/http (its reason phrase alone)",
-                    ),
-                    ..HttpAnswer::default()
-                });
+                found.http = Some(go_refused_tunnel(code));
                 return Some(found);
             }
             found.transport = Some(line[i..].trim().to_owned());
@@ -124,12 +114,7 @@ pub fn find(line: &str, caller: Option<&str>) -> Option<ClientLine> {
         && let Some(code) = code_of(err.trim())
     {
         found.format = "client-go";
-        found.http = Some(HttpAnswer {
-            status: Some(code),
-            weight: 3,
-            origin: super::clients::refused_tunnel("Go's net/http (its reason phrase alone)"),
-            ..HttpAnswer::default()
-        });
+        found.http = Some(go_refused_tunnel(code));
         return Some(found);
     }
     if line.contains("The connection to the server ") && line.contains(" was refused") {
@@ -176,6 +161,18 @@ fn round_tripper(line: &str) -> Option<(&str, &str, Option<u16>)> {
     let code: u16 = code.parse().ok()?;
     let code_ok = method.chars().all(|c| c.is_ascii_uppercase()) && (100..=599).contains(&code);
     code_ok.then_some((method, url, Some(code)))
+}
+
+/// Go's transport (net/http transport.go, dialConn) makes an HTTP proxy's
+/// refusal of the tunnel (CONNECT) an error of the proxy's reason phrase
+/// alone: `…: Forbidden`, `…: Service Unavailable`.
+fn go_refused_tunnel(code: u16) -> HttpAnswer {
+    HttpAnswer {
+        status: Some(code),
+        weight: 3,
+        origin: super::clients::refused_tunnel("Go's net/http (its reason phrase alone)"),
+        ..HttpAnswer::default()
+    }
 }
 
 /// kubectl's `(post deployments.extensions)` hint after a message: the

@@ -823,7 +823,9 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     // (get pods)`, 1.5's generic text) are no message of the server's.
     if let Answer::Http(h) = &mut case.answer
         && h.code() == Some(403)
-        && h.message.as_deref().is_some_and(status::unread_403)
+        && h.message
+            .as_deref()
+            .is_some_and(|m| status::generic_for(403, m))
     {
         h.message = None;
     }

@@ -110,9 +110,7 @@ impl Segment {
         format: &'static str,
     ) {
         if self.transport.is_none() {
-            let endpoint = crate::vocabulary::clouds::CREDENTIAL_ENDPOINTS
-                .iter()
-                .find(|e| detail.contains(e.address));
+            let endpoint = crate::vocabulary::clouds::credential_endpoint_in(&detail);
             let value = TransportFailure {
                 cause,
                 detail,

@@ -486,21 +486,20 @@ pub fn template_of(message: &str) -> Option<&'static Template> {
     known.find(|t| !t.reason.is_empty() && t.found_in(message))
 }
 
-/// Whether a 403's message is client-go's for a body it did not read (a
-/// 403 text of [`apimachinery::GENERIC`]), not the server's.
-pub fn unread_403(message: &str) -> bool {
+/// Whether `message` is one of client-go's generic texts for `code` (a
+/// 404 text of [`apimachinery::GENERIC`]: the API is not served; a 403
+/// text: client-go did not read the body, and the words are not the
+/// server's).
+pub fn generic_for(code: u16, message: &str) -> bool {
     apimachinery::GENERIC
         .iter()
-        .any(|t| t.code == 403 && t.found_in(message))
+        .any(|t| t.code == code && t.found_in(message))
 }
 
 /// Whether a 404's message says the server does not serve the API or type
-/// asked for (a 404 text of [`apimachinery::GENERIC`]), not that an object
-/// is missing.
+/// asked for, not that an object is missing.
 pub fn api_not_served(message: &str) -> bool {
-    apimachinery::GENERIC
-        .iter()
-        .any(|t| t.code == 404 && t.found_in(message))
+    generic_for(404, message)
 }
 
 /// `Unauthorized` as the last word of an error (`…: Unauthorized`,
