@@ -290,6 +290,12 @@ pub const JACKSON_PLAIN_BODY: Rendering = r(
     JACKSON,
 );
 
+/// kubectl's prompt for a username (client-go tools/clientcmd
+/// auth_loaders.go, promptForString: `Please enter %s: `), shown only when
+/// the kubeconfig's user holds no credential at all (no token, certificate,
+/// exec plugin or auth-provider): whatever is typed, no token is sent.
+pub const KUBECTL_CREDENTIAL_PROMPT: &str = "Please enter Username: ";
+
 /// The words Jackson puts before the token it could not read.
 pub const JACKSON_UNRECOGNIZED: &str = "Unrecognized token '";
 

@@ -64,6 +64,19 @@ pub const STATUS_TEXTS: &[(&str, u16, &str)] = &[
         "authentication failure",
     ),
     ("code = PermissionDenied", 403, "PermissionDenied"),
+    // gRPC's own descriptions of the two codes (grpc doc/statuscodes.md),
+    // which Rust's tonic prints for a Status (Code::description): ztunnel's
+    // and other Rust proxies' xDS and certificate clients.
+    (
+        "The request does not have valid authentication credentials",
+        401,
+        "Unauthenticated",
+    ),
+    (
+        "The caller does not have permission to execute the specified operation",
+        403,
+        "PermissionDenied",
+    ),
     // kube-apiserver's proxy (services, pods, nodes proxy): a 503 whose
     // body names the failed call and its target.
     (PROXY_TARGET, 503, ""),

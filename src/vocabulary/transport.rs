@@ -101,6 +101,7 @@ pub const TRANSPORT: &[Wording] = &[
     w(JAVA, "No name matching", "all", Some(Cause::TlsNameMismatch), HOSTNAME_CHECKER),
     w(JAVA, "SSLPeerUnverifiedException: Hostname", "OkHttp 3+", Some(Cause::TlsNameMismatch), "OkHttp RealConnection.kt"),
     w(PYTHON, "doesn't match any of the subject alternative names", "urllib3", Some(Cause::TlsNameMismatch), "urllib3 connection.py"),
+    w(PYTHON, "Certificate did not match expected hostname: ", "urllib3 1.x (its log line before CertificateError)", Some(Cause::TlsNameMismatch), "urllib3 connection.py (_match_hostname)"),
     w(NODE, "does not match certificate's altnames", "all", Some(Cause::TlsNameMismatch), "Node.js lib/tls.js checkServerIdentity"),
     w(NODE, "ERR_TLS_CERT_ALTNAME_INVALID", "all", Some(Cause::TlsNameMismatch), "Node.js lib/tls.js"),
     w(DOTNET, "RemoteCertificateNameMismatch", "all", Some(Cause::TlsNameMismatch), SSL_POLICY),

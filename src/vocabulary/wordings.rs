@@ -137,6 +137,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(CLIENT_GO, "getting credentials: exec: … executable file not found", "1.10-1.18 (Go os/exec's ErrNotFound)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec: executable … failed with exit code", "1.19+ (exec.ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "getting credentials: exec: exit status …", "1.10-1.18 (Go os/exec's ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    // The oidc auth-provider of client-go 1.6-1.9 (go-oidc v1) could not
+    // refresh the kubeconfig's expired ID token.
+    w(CLIENT_GO, "could not refresh token: …", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
+    w(CLIENT_GO, "No valid id-token, and cannot refresh without refresh-token", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
+    // The exec authenticator's round-tripper wraps every failure of its
+    // plugin in these words; its own errors start `exec: `.
+    w(CLIENT_GO, "getting credentials: exec: …", "1.10+ (any failure to run the plugin)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "getting credentials: decoding stdout: …", "1.10+ (the plugin printed no ExecCredential client-go decodes)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
@@ -207,6 +214,8 @@ const CLIENT_GO: &str = "client-go";
 const TERRAFORM_KUBERNETES: &str = "Terraform's kubernetes provider";
 const CLIENTCMD: &str = "k8s.io/client-go tools/clientcmd/validation.go and loader.go";
 const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.go (1.10-1.36)";
+const CLIENT_GO_OIDC: &str =
+    "k8s.io/client-go plugin/pkg/client/auth/oidc/oidc.go (1.6-1.9, idToken)";
 const PYTHON_K8S: &str = "python-kubernetes";
 const JAVA_K8S: &str = "the Java client";
 const PYTHON_INCLUSTER: &str =

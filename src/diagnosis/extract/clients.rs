@@ -18,7 +18,7 @@ use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
 use super::url::{method_and_url, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
-use crate::vocabulary::clients::STATUS_WRAPPERS;
+use crate::vocabulary::clients::{self, STATUS_WRAPPERS};
 use crate::vocabulary::cues::CLIENT_LABELS;
 use crate::vocabulary::transport::PROXY_TUNNEL_REFUSED;
 
@@ -179,6 +179,11 @@ pub fn find(line: &str) -> Option<ClientLine> {
         found.bearer = Some(BearerSeen::NoneExpected(
             "a kubelet's HTTP probe sends no Authorization header (unless its httpHeaders set one)"
                 .to_owned(),
+        ));
+    }
+    if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
+        found.bearer = Some(BearerSeen::NoneExpected(
+            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
         ));
     }
     // Go's request dump: `Header:map[]` carries no Authorization.
@@ -352,6 +357,9 @@ mod tests {
         assert_eq!(f.http.unwrap().relay_status, Some(500));
         let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
         assert_eq!(f.bearer, Some(BearerSeen::NotInTrace));
+        // kubectl prompts only for a kubeconfig user with no credential.
+        let f = find("Please enter Username: root").unwrap();
+        assert!(matches!(f.bearer, Some(BearerSeen::NoneExpected(_))));
         assert!(find("all pods are ready").is_none());
         assert_eq!(
             label("  [cause]: Error: unable to verify the first certificate"),

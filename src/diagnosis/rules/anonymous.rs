@@ -139,7 +139,15 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 .map_or(case.user.as_deref() == Some(ANONYMOUS), |d| {
                     d.is_anonymous()
                 });
-            if !anonymous {
+            // A 403 that names nobody, to a request shown to carry no
+            // token: the server can only have seen system:anonymous.
+            let unnamed_to_none = case.forbidden().is_none()
+                && case.user.is_none()
+                && matches!(
+                    case.bearer,
+                    Some(BearerSeen::Absent | BearerSeen::Empty | BearerSeen::NoneExpected(_))
+                );
+            if !anonymous && !unnamed_to_none {
                 return;
             }
             if case.forbidden().is_some_and(|d| d.kubelet) {
@@ -149,13 +157,17 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 .map(Support::answer)
                 .into_iter()
                 .collect();
-            support.push(Support::answer(
-                if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
-                    "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)"
-                } else {
-                    "the request was anonymous (User \"system:anonymous\"): no token reached the server; a token that is sent but invalid always gets 401, never anonymous"
-                },
-            ));
+            support.push(Support::answer(if !anonymous {
+                let why = match &case.bearer {
+                    Some(BearerSeen::NoneExpected(why)) => why.as_str(),
+                    _ => "the request carried no token",
+                };
+                format!("{why}: kube-apiserver saw system:anonymous, and this 403, which names no user, is the refusal of an anonymous request")
+            } else if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
+                "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)".to_owned()
+            } else {
+                "the request was anonymous (User \"system:anonymous\"): no token reached the server; a token that is sent but invalid always gets 401, never anonymous".to_owned()
+            }));
             if case.bearer == Some(BearerSeen::Empty) {
                 support.push(Support::answer(
                     "the Authorization header carries no token after \"Bearer\" (an empty token or two spaces count as none)",
@@ -168,7 +180,12 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                     "your token ({sub}) was not sent with this request"
                 )));
             }
-            f.add(Cause::TokenNotSent, Basis::Said, support);
+            let basis = if anonymous {
+                Basis::Said
+            } else {
+                Basis::Inferred
+            };
+            f.add(Cause::TokenNotSent, basis, support);
         }
         C::Unauthorized if case.reasons.is_empty() => {
             let (basis, text) = match &case.bearer {
@@ -297,6 +314,24 @@ mod tests {
         // A plain 401 says nothing about the header.
         let c = case(http(401, None), None);
         assert_eq!(run(&c).0, Cause::Unknown);
+    }
+
+    #[test]
+    fn a_403_naming_nobody_to_a_request_without_a_token_is_anonymous_s() {
+        let why = "kubectl asked for a username".to_owned();
+        for bearer in [BearerSeen::Absent, BearerSeen::NoneExpected(why)] {
+            let mut c = case(http(403, Some("unknown")), None);
+            c.bearer = Some(bearer);
+            assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::Medium));
+        }
+        // One that names its user is that user's refusal.
+        let rbac = r#"pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "x""#;
+        let mut c = case(http(403, Some(rbac)), None);
+        c.bearer = Some(BearerSeen::Absent);
+        assert_ne!(run(&c).0, Cause::TokenNotSent);
+        // Without the fact, a bare 403 is no anonymous one.
+        let c = case(http(403, Some("unknown")), None);
+        assert_ne!(run(&c).0, Cause::TokenNotSent);
     }
 
     #[test]
