@@ -8,21 +8,12 @@ use serde_json::Value;
 
 use super::{
     DEVELOPMENT_FLOOR, DEVELOPMENT_FLOOR_WITH_RULE, EVALUATION_FLOOR, EVALUATION_FLOOR_WITH_RULE,
-    WILD,
+    entries,
 };
 
 /// The record of floors, one entry per change, each for the manifest digest
 /// it was measured on.
 const FLOORS: &str = "tests/it/wild/floors.json";
-
-fn manifest() -> Vec<Value> {
-    let text = std::fs::read_to_string(format!("{WILD}/manifest.json")).unwrap();
-    serde_json::from_str::<Value>(&text)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
 
 fn sha256_hex(bytes: &[u8]) -> String {
     aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes)
@@ -36,8 +27,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// its text carries its cause, and its text's digest.
 fn labels_digest() -> String {
     let mut all = String::new();
-    for c in manifest() {
-        let text = std::fs::read(format!("{WILD}/{}", c["file"].as_str().unwrap())).unwrap();
+    for (c, file) in entries() {
+        let text = std::fs::read(file).unwrap();
         all.push_str(&format!(
             "{}\t{}\t{}\t{}\t{}\t{}\n",
             c["id"].as_str().unwrap(),
@@ -55,9 +46,9 @@ fn labels_digest() -> String {
 fn wild_no_text_twice_and_no_thread_in_both_sets() {
     let mut texts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut threads: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for c in manifest() {
+    for (c, file) in entries() {
         let id = c["id"].as_str().unwrap().to_owned();
-        let text = std::fs::read(format!("{WILD}/{}", c["file"].as_str().unwrap())).unwrap();
+        let text = std::fs::read(file).unwrap();
         texts.entry(sha256_hex(&text)).or_default().push(id);
         threads
             .entry(c["source_url"].as_str().unwrap().to_owned())

@@ -97,20 +97,37 @@ impl Case {
     }
 }
 
-/// Every case of the corpus, in the manifest's order.
+/// Every case's manifest entry and the path of its text, sorted by id: the
+/// development cases are listed in manifest.json beside their texts, the
+/// sealed evaluation cases in sealed/manifest.json beside theirs.
+pub fn entries() -> Vec<(Value, String)> {
+    let mut all = Vec::new();
+    for (folder, set) in [
+        (WILD.to_owned(), "development"),
+        (format!("{WILD}/sealed"), "evaluation"),
+    ] {
+        let path = format!("{folder}/manifest.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let cases: Vec<Value> = serde_json::from_str(&text).expect("a manifest is a JSON array");
+        for c in cases {
+            assert_eq!(c["set"].as_str(), Some(set), "{path}: {}", c["id"]);
+            let file = format!("{folder}/{}", c["file"].as_str().unwrap());
+            all.push((c, file));
+        }
+    }
+    all.sort_by(|a, b| a.0["id"].as_str().cmp(&b.0["id"].as_str()));
+    all
+}
+
+/// Every case of the corpus, sorted by id.
 pub fn corpus() -> Vec<Case> {
-    let manifest: Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{WILD}/manifest.json")).expect("the wild manifest"),
-    )
-    .expect("the manifest is JSON");
-    let cases = manifest.as_array().expect("the manifest is an array");
+    let cases = entries();
     assert!(cases.len() >= 120, "the wild corpus shrank");
     cases
-        .iter()
-        .map(|c| {
+        .into_iter()
+        .map(|(c, file)| {
             let id = c["id"].as_str().unwrap().to_owned();
-            let text = std::fs::read_to_string(format!("{WILD}/{}", c["file"].as_str().unwrap()))
-                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{id}: {e}"));
             Case {
                 answer: c["answer"].as_str().unwrap().to_owned(),
                 cause: registry_code(c["answer"].as_str().unwrap(), c["cause"].as_str().unwrap())

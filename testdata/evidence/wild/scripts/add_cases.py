@@ -12,8 +12,9 @@ fragment, query and trailing slash) hashed with SEED.  The same thread always
 lands in the same set, whatever the batch, so no thread is in both; about half
 the threads go to evaluation.  Cases whose thread the corpus already holds are
 refused (the new cases must come from threads it has not used), as are ids
-that collide.  The files move into the corpus and the manifest is rewritten,
-sorted by id; then wild_corpus_check.py validates the whole.
+that collide.  The files move into the corpus, each beside its set's manifest
+(scripts/corpus.py: evaluation cases under sealed/), and the manifests are
+rewritten, sorted by id; then wild_corpus_check.py validates the whole.
 
 Recognisers and rules are written by reading development cases only; the
 scorer (tests/it/wild) reports both sets and prints the misses of the
@@ -27,8 +28,7 @@ import subprocess
 import sys
 import urllib.parse
 
-WILD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MANIFEST = os.path.join(WILD, "manifest.json")
+import corpus
 # Fixed once, with the first sealed batch: changing it would move threads
 # between the sets.
 SEED = "satoken-wild-2026-11-27"
@@ -46,12 +46,9 @@ def set_of(url):
 
 
 def main(dirs):
-    with open(MANIFEST, encoding="utf-8") as f:
-        corpus = json.load(f)
-    for e in corpus:
-        e.setdefault("set", "development")
-    used = {thread(e["source_url"]) for e in corpus}
-    ids = {e["id"] for e in corpus}
+    cases = corpus.load()
+    used = {thread(e["source_url"]) for e in cases}
+    ids = {e["id"] for e in cases}
     added, refused = [], []
     for d in dirs:
         with open(os.path.join(d, "manifest.json"), encoding="utf-8") as f:
@@ -64,17 +61,15 @@ def main(dirs):
                 refused.append("%s: id already in the corpus" % e["id"])
                 continue
             e["set"] = set_of(e["source_url"])
-            shutil.copyfile(os.path.join(d, e["file"]), os.path.join(WILD, e["file"]))
+            target = corpus.text_path(e)
+            target.parent.mkdir(exist_ok=True)
+            shutil.copyfile(os.path.join(d, e["file"]), target)
             ids.add(e["id"])
             added.append(e)
         # Threads of this batch are used only once the whole batch is read:
         # several cases of one thread all come in together.
         used |= {thread(e["source_url"]) for e in batch}
-    corpus.extend(added)
-    corpus.sort(key=lambda e: e["id"])
-    with open(MANIFEST, "w", encoding="utf-8") as f:
-        json.dump(corpus, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    corpus.save(cases + added)
     for r in refused:
         print("refused: " + r)
     by_set = {}

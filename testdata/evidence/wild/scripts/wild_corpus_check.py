@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validate testdata/evidence/wild/manifest.json and print the counts tables.
+"""Validate the wild corpus's manifests (manifest.json, sealed/manifest.json)
+and print the counts tables.
 
 Standard library only.  Usage (from anywhere):
 
@@ -9,13 +10,10 @@ Standard library only.  Usage (from anywhere):
 Exit status 0 when the corpus is consistent, 1 otherwise (every problem is listed).
 """
 import collections
-import json
-import os
 import re
 import sys
 
-WILD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MANIFEST = os.path.join(WILD, "manifest.json")
+import corpus
 
 FIELDS = [
     "id", "file", "source_url", "source_kind", "where", "printed_by",
@@ -80,11 +78,6 @@ VERSION_RE = re.compile(r"^1\.[0-9]{1,2}$")
 PRINTED_BY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
 
-def load():
-    with open(MANIFEST, encoding="utf-8") as f:
-        return json.load(f)
-
-
 def check(manifest):
     problems = []
     if not isinstance(manifest, list):
@@ -115,10 +108,12 @@ def check(manifest):
             problems.append("%s: id is not lowercase kebab-case" % where)
         if e["file"] != "%s.txt" % e["id"]:
             problems.append("%s: file must be <id>.txt" % where)
-        listed.add(e["file"])
-        path = os.path.join(WILD, e["file"])
-        if not os.path.isfile(path):
+        path = corpus.text_path(e)
+        listed.add(path)
+        if not path.is_file():
             problems.append("%s: file %s does not exist" % (where, e["file"]))
+        elif path.parent != corpus.FOLDERS.get(e["set"]):
+            problems.append("%s: file is not beside its set's manifest (wild_manifest.py --write moves it)" % where)
         else:
             with open(path, "rb") as f:
                 data = f.read()
@@ -157,9 +152,9 @@ def check(manifest):
             problems.append("%s: truncated must be true or false" % where)
         if e["set"] not in SETS:
             problems.append("%s: set must be one of %s" % (where, sorted(SETS)))
-    on_disk = {f for f in os.listdir(WILD) if f.endswith(".txt")}
+    on_disk = {p for d in corpus.FOLDERS.values() if d.is_dir() for p in d.glob("*.txt")}
     for f in sorted(on_disk - listed):
-        problems.append("file %s has no manifest entry" % f)
+        problems.append("file %s has no manifest entry" % f.relative_to(corpus.WILD))
     return problems
 
 
@@ -209,7 +204,7 @@ def counts(manifest, markdown=False):
 
 
 def main(argv):
-    manifest = load()
+    manifest = corpus.load()
     problems = check(manifest)
     if problems:
         for p in problems:

@@ -9,11 +9,9 @@ words that name its cause; prints nothing of any text.
 """
 import collections
 import hashlib
-import json
 import sys
-from pathlib import Path
 
-WILD = Path(__file__).resolve().parent.parent
+import corpus
 
 # A 401's cause, and the words (lower case) by which a text names it or the
 # fact that fixes it. A 401 case whose text holds none of its cause's words
@@ -44,12 +42,12 @@ def carries(case, text):
 
 
 def main():
-    manifest = json.loads((WILD / "manifest.json").read_text())
+    manifest = corpus.load()
     problems = []
     digests = collections.defaultdict(list)
     sets = collections.defaultdict(set)
     for case in manifest:
-        text = (WILD / case["file"]).read_bytes()
+        text = corpus.text_path(case).read_bytes()
         digests[hashlib.sha256(text).hexdigest()].append(case["id"])
         sets[case["source_url"]].add(case["set"])
         if "--write" in sys.argv:
@@ -59,7 +57,7 @@ def main():
     problems += [f"same text: {ids}" for ids in digests.values() if len(ids) > 1]
     problems += [f"thread in both sets: {u}" for u, s in sets.items() if len(s) > 1]
     if "--write" in sys.argv:
-        (WILD / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        corpus.save(manifest)
     for p in problems:
         print(p)
     marked = collections.Counter(c["set"] for c in manifest if c.get("text_carries_cause") is False)
