@@ -174,25 +174,7 @@ pub fn find(line: &str) -> Option<ClientLine> {
         facts.message = Some(message.to_owned());
         facts.weight = 2;
     }
-    // A kubelet HTTP probe sends no credentials unless httpHeaders sets some.
-    if t.contains("probe failed with statuscode: ") {
-        found.bearer = Some(BearerSeen::NoneExpected(
-            "a kubelet's HTTP probe sends no Authorization header (unless its httpHeaders set one)"
-                .to_owned(),
-        ));
-    }
-    if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
-        found.bearer = Some(BearerSeen::NoneExpected(
-            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
-        ));
-    }
-    // Go's request dump: `Header:map[]` carries no Authorization.
-    if let Some((_, rest)) = t.split_once("Header:map[") {
-        let headers = rest.split(']').next().unwrap_or("");
-        if !headers.contains("Authorization") {
-            found.bearer = Some(BearerSeen::NotInTrace);
-        }
-    }
+    found.bearer = bearer_in(t);
     // A URL after kube-apiserver's words about a call of its own is that call's
     // (the webhook's, the kubelet's), not the client's request.
     let own_call = super::super::wordings::ONWARD_CALLS
@@ -217,6 +199,28 @@ pub fn find(line: &str) -> Option<ClientLine> {
         || found.request.is_some()
         || found.note.is_some())
     .then_some(found)
+}
+
+/// What a line shows of the credentials a request carried, when it shows
+/// any: a client that sends none (a kubelet's HTTP probe, unless its
+/// httpHeaders set one; kubectl prompting for a username, which it does only
+/// for a kubeconfig user with no credential), or Go's request dump whose
+/// `Header:map[…]` holds no Authorization.
+fn bearer_in(t: &str) -> Option<BearerSeen> {
+    if t.contains("probe failed with statuscode: ") {
+        return Some(BearerSeen::NoneExpected(
+            "a kubelet's HTTP probe sends no Authorization header (unless its httpHeaders set one)"
+                .to_owned(),
+        ));
+    }
+    if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
+        return Some(BearerSeen::NoneExpected(
+            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
+        ));
+    }
+    let (_, rest) = t.split_once("Header:map[")?;
+    let headers = rest.split(']').next().unwrap_or("");
+    (!headers.contains("Authorization")).then_some(BearerSeen::NotInTrace)
 }
 
 /// An HTTP proxy's refusal of the tunnel (CONNECT), as `by` reports it:
