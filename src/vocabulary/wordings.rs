@@ -162,11 +162,25 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // the environment, the ServiceAccount token from its mounted file (none
     // with automountServiceAccountToken: false).
     w(CLIENT_GO, "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined", "1.4+ (rest.ErrNotInCluster)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
-    w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/token: …", "all (InClusterConfig's os.ReadFile)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
-    w(JAVA_K8S, "NoSuchFileException: /var/run/secrets/kubernetes.io/serviceaccount/token", "all (ClientBuilder.cluster's Files.readAllBytes)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/java util/src/main/java/io/kubernetes/client/util/ClientBuilder.java (cluster)"),
-    w(JAVA_K8S, "/var/run/secrets/kubernetes.io/serviceaccount/token (No such file or directory)", "all (java.io.FileNotFoundException: PATH (REASON))", Some(Cause::CredentialSourceFailed), "OpenJDK java/io/FileInputStream.java (open: FileNotFoundException)"),
+    // The ServiceAccount volume (token, ca.crt, namespace) not there or not
+    // readable, in each runtime's words for a file it could not open: the
+    // pod mounts no token (automountServiceAccountToken: false, no
+    // ServiceAccount), or its user may not read it.
+    w(CLIENT_GO, "open /var/run/secrets/kubernetes.io/serviceaccount/", "all (InClusterConfig's os.ReadFile: Go's os.PathError)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/config.go (InClusterConfig)"),
+    w(JAVA_K8S, "NoSuchFileException: /var/run/secrets/kubernetes.io/serviceaccount/", "all (ClientBuilder.cluster's Files.readAllBytes)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/java util/src/main/java/io/kubernetes/client/util/ClientBuilder.java (cluster)"),
+    w(JAVA_K8S, "/var/run/secrets/kubernetes.io/serviceaccount/ … (No such file or directory)", "all (java.io.FileNotFoundException: PATH (REASON))", Some(Cause::CredentialSourceFailed), "OpenJDK java/io/FileInputStream.java (open: FileNotFoundException)"),
+    w(PYTHON, "No such file or directory: '/var/run/secrets/kubernetes.io/serviceaccount/", "Python 3 (open()'s FileNotFoundError: `[Errno 2] No such file or directory: 'PATH'`)", Some(Cause::CredentialSourceFailed), "CPython Objects/exceptions.c (OSError.__str__)"),
+    w(NODE, "no such file or directory, open '/var/run/secrets/kubernetes.io/serviceaccount/", "all (fs: `ENOENT: no such file or directory, open 'PATH'`; client-node's loadFromCluster)", Some(Cause::CredentialSourceFailed), "nodejs/node lib/internal/errors.js (uvException)"),
+    w(RUBY, "No such file or directory @ rb_sysopen - /var/run/secrets/kubernetes.io/serviceaccount/", "Ruby 2.x-3.x (Errno::ENOENT)", Some(Cause::CredentialSourceFailed), "ruby/ruby io.c (rb_sysopen)"),
+    w(DOTNET, "Could not find file '/var/run/secrets/kubernetes.io/serviceaccount/", "all (FileNotFoundException)", Some(Cause::CredentialSourceFailed), DOTNET_IO),
+    w(DOTNET, "Could not find a part of the path '/var/run/secrets/kubernetes.io/serviceaccount/", "all (DirectoryNotFoundException: no volume at all)", Some(Cause::CredentialSourceFailed), DOTNET_IO),
+    w(RUST, "/var/run/secrets/kubernetes.io/serviceaccount/ … (os error ", "all (std::io::Error's Display: `MESSAGE (os error N)`; kube's in-cluster configuration)", Some(Cause::CredentialSourceFailed), "rust-lang/rust library/std/src/io/error.rs"),
+    w(DOTNET_K8S, "Unable to load in-cluster configuration. Missing environment variables", "all (KubeConfigException: no KUBERNETES_SERVICE_HOST/PORT or no token)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/csharp src/KubernetesClient/KubernetesClientConfiguration.InCluster.cs"),
+    w(KUBE_RS, "failed to read an incluster environment variable", "kube 0.64+ (InClusterError::ReadEnvironmentVariable: not in a pod)", Some(Cause::CredentialSourceFailed), "github.com/kube-rs/kube kube-client/src/config/incluster_config.rs (Error)"),
     w(PYTHON_K8S, "Service token file does not exist", "all (`does not exists.` in most releases)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Token file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Service certification file does not exist", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    w(PYTHON_K8S, "Cert file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Service host/port is not set", "all (KUBERNETES_SERVICE_HOST/PORT missing: not in a pod)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Invalid kube-config file", "all (load_kube_config: a missing or malformed kubeconfig)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/python kubernetes/base/config/kube_config.py"),
     // kube-rs runs the kubeconfig's exec plugin itself: it could not start
@@ -217,6 +231,13 @@ const CLIENT_GO_EXEC: &str = "k8s.io/client-go plugin/pkg/client/auth/exec/exec.
 const CLIENT_GO_OIDC: &str =
     "k8s.io/client-go plugin/pkg/client/auth/oidc/oidc.go (1.6-1.9, idToken)";
 const PYTHON_K8S: &str = "python-kubernetes";
+const PYTHON: &str = "Python";
+const NODE: &str = "Node.js";
+const RUBY: &str = "Ruby";
+const RUST: &str = "Rust";
+const DOTNET: &str = ".NET";
+const DOTNET_K8S: &str = "kubernetes-client-csharp";
+const DOTNET_IO: &str = "dotnet/runtime System.Private.CoreLib (System.IO errors)";
 const JAVA_K8S: &str = "the Java client";
 const PYTHON_INCLUSTER: &str =
     "github.com/kubernetes-client/python kubernetes/base/config/incluster_config.py";
