@@ -19,6 +19,7 @@ use super::status::{ends_unauthorized, generic_text, stated_in, template_of, una
 use super::url::{method_and_url, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
 use crate::vocabulary::clients::{self, STATUS_WRAPPERS};
+use crate::vocabulary::clouds::credential_endpoint_in;
 use crate::vocabulary::cues::CLIENT_LABELS;
 use crate::vocabulary::transport::PROXY_TUNNEL_REFUSED;
 
@@ -193,6 +194,14 @@ pub fn find(line: &str) -> Option<ClientLine> {
     {
         facts.origin = refused_tunnel(w.printed_by);
     }
+    // A status a line gives with a cloud credential endpoint's address is
+    // that endpoint's answer (google-auth's `Failed to retrieve http://
+    // metadata.google.internal/…  Status: 404`).
+    if let Some(code) = facts.status
+        && let Some(e) = credential_endpoint_in(t)
+    {
+        facts = super::curl::endpoint_answer(code, e, facts.weight);
+    }
     found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
         || found.bearer.is_some()
@@ -361,6 +370,13 @@ mod tests {
         assert_eq!(f.http.unwrap().relay_status, Some(500));
         let f = find("Unable to load services: request [&{Method:GET URL:https://master:6443/api/v1beta1/services?namespace= Proto:HTTP/1.1 Header:map[] Body:<nil>}] failed (401) 401 Unauthorized: Unauthorized").unwrap();
         assert_eq!(f.bearer, Some(BearerSeen::NotInTrace));
+        // A cloud credential endpoint's status is its own answer.
+        let f = find("google.auth.exceptions.TransportError: Failed to retrieve http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/?recursive=true from the Google Compute Engine metadata service. Status: 404 Response:").unwrap();
+        let h = f.http.unwrap();
+        assert_eq!(
+            (h.relay_status, h.relay.as_deref()),
+            (Some(404), Some("the metadata server"))
+        );
         // kubectl prompts only for a kubeconfig user with no credential.
         let f = find("Please enter Username: root").unwrap();
         assert!(matches!(f.bearer, Some(BearerSeen::NoneExpected(_))));

@@ -101,21 +101,8 @@ impl Curl {
                         ),
                     ));
                 }
-                let verdict = self.endpoint.map(|e| ServiceVerdict {
-                    cause: Cause::Unknown,
-                    service: e.name,
-                    cloud: None,
-                    alternatives: &[],
-                    detail: format!("HTTP {code} from {} ({})", e.name, e.address),
-                });
-                // The endpoint's status is its own: the relay's, shown.
-                let answer = match verdict {
-                    Some(v) => HttpAnswer {
-                        relay: Some(v.service.to_owned()),
-                        relay_status: Some(code),
-                        verdict: Some(v),
-                        ..HttpAnswer::with_status(code, 2)
-                    },
+                let answer = match self.endpoint {
+                    Some(e) => endpoint_answer(code, e, 2),
                     None => HttpAnswer::with_status(code, 2),
                 };
                 out.push((number, Kind::Http(answer)));
@@ -333,6 +320,23 @@ pub fn bearer_of(value: &str) -> BearerSeen {
         return BearerSeen::Empty;
     }
     BearerSeen::Token(SecretToken::new(token.trim()))
+}
+
+/// A cloud credential endpoint's answer: its status is its own, shown as
+/// a relay's, never kube-apiserver's.
+pub(super) fn endpoint_answer(code: u16, e: &'static CredentialEndpoint, weight: u8) -> HttpAnswer {
+    HttpAnswer {
+        relay: Some(e.name.to_owned()),
+        relay_status: Some(code),
+        verdict: Some(ServiceVerdict {
+            cause: Cause::Unknown,
+            service: e.name,
+            cloud: None,
+            alternatives: &[],
+            detail: format!("HTTP {code} from {} ({})", e.name, e.address),
+        }),
+        ..HttpAnswer::with_status(code, weight)
+    }
 }
 
 #[cfg(test)]

@@ -251,11 +251,18 @@ fn unknown_confirm(case: &Case<'_>) -> Vec<NextStep> {
             ]),
         ));
     }
-    if let Some(v) = case.answer.http().and_then(|h| h.verdict.as_ref()) {
+    if let Some(h) = case.answer.http()
+        && let Some(v) = &h.verdict
+    {
         // kube-apiserver never saw the request: the service that refused it
-        // has the reason.
+        // (or answered otherwise) has the reason.
+        let did = if super::services::refused(v, h.code()) {
+            "refused it"
+        } else {
+            "answered"
+        };
         steps.push(NextStep::say(format!(
-            "{} refused it, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
+            "{} {did}, not kube-apiserver: its whole answer (error code, description) and its own logs say what it judged",
             v.service
         )));
     } else if let Some(relay) = case.answer.http().and_then(|h| h.relay_only()) {

@@ -260,12 +260,27 @@ fn caller_elsewhere(case: &Case<'_>) -> Option<NextStep> {
     Some(NextStep::run(why, command))
 }
 
+/// Whether a service's answer refuses: a cause it names, or any client
+/// error but a 404. A 404 (a metadata server's `not defined`) or a 5xx says
+/// what the service had or could do, and judged no token.
+pub fn refused(v: &crate::diagnosis::facts::ServiceVerdict, code: Option<u16>) -> bool {
+    v.cause != Cause::Unknown || code.is_some_and(|c| (400..500).contains(&c) && c != 404)
+}
+
 /// A service that judged the token said why it refused it.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
-    let Some(v) = case.answer.http().and_then(|h| h.verdict.as_ref()) else {
+    let Some((v, code)) = case
+        .answer
+        .http()
+        .and_then(|h| Some((h.verdict.as_ref()?, h.code())))
+    else {
         return;
     };
+    let refusal = refused(v, code);
     let why = match v.cause {
+        Cause::Unknown if !refusal => {
+            "the answer is the service's own, not kube-apiserver's: it says what the service had, or lacked, for this workload"
+        }
         Cause::Expired => "the token was outside its validity window when the exchange judged it",
         Cause::CheckerPolicyDenied => {
             "the token was reviewed; the checker's own role does not allow its ServiceAccount"
@@ -289,7 +304,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     } else {
         "the token"
     };
-    let refused = format!("{} refused {what}: {}", v.service, v.detail);
+    let refused = if refusal {
+        format!("{} refused {what}: {}", v.service, v.detail)
+    } else {
+        format!("{} answered: {}", v.service, v.detail)
+    };
     let mut support = vec![Support::answer(refused), Support::answer(why)];
     // Google's refusal says itself that the resource may not exist: the
     // caller may be allowed and the name wrong.
