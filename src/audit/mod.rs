@@ -152,17 +152,6 @@ pub struct Finding {
     pub diagnosis: Diagnosis,
 }
 
-/// Counts over the whole input.
-#[derive(Debug, Clone, Default)]
-pub struct Totals {
-    pub lines: u64,
-    pub events: u64,
-    pub not_events: u64,
-    pub by_code: BTreeMap<u16, u64>,
-    pub first: Option<DateTime<Utc>>,
-    pub last: Option<DateTime<Utc>>,
-}
-
 /// The API server log read for the 401 join.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ApiserverLog {
@@ -183,14 +172,6 @@ pub struct Credential {
     pub findings: Vec<String>,
 }
 
-/// `--jti`/`--token-file`: one credential's minting event and the requests
-/// made with it.
-#[derive(Debug, Clone)]
-pub struct FollowedCredential {
-    pub mint: Option<mint::Mint>,
-    pub requests: Followed,
-}
-
 /// Findings listed at most, most impact first: a report is read by people.
 pub const MAX_FINDINGS: usize = 1_000;
 
@@ -199,7 +180,13 @@ pub struct AuditReport {
     pub evaluated_at: DateTime<Utc>,
     pub sources: Vec<String>,
     pub bytes: u64,
-    pub totals: Totals,
+    /// Lines read (JSON Lines), or documents' events.
+    pub lines: u64,
+    pub events: u64,
+    pub not_events: u64,
+    pub by_code: BTreeMap<u16, u64>,
+    /// The first and last event.
+    pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
     pub findings: Vec<Finding>,
     pub apiserver: Option<ApiserverLog>,
     /// TokenRequest events indexed by the credential id they issued.
@@ -207,7 +194,7 @@ pub struct AuditReport {
     /// Credential ids seen on findings, sorted, each with its minting event.
     pub credentials: Vec<Credential>,
     /// The one credential asked about, when one was.
-    pub followed: Option<FollowedCredential>,
+    pub followed: Option<Followed>,
     /// The identities past [`MAX_FINDINGS`], counted but not listed.
     pub other: Other,
     /// Limits reached and other facts about the run.

@@ -241,18 +241,10 @@ fn write_headline(
     } else {
         // 401s and 403s apart: a rejected token and a refused request are
         // different fixes.
-        let with = |kinds: &[FindingKind]| {
-            doc.findings
-                .iter()
-                .filter(|f| kinds.contains(&f.kind))
-                .count()
-        };
-        let rejected = with(&[FindingKind::Unauthorized]);
-        let refused = with(&[
-            FindingKind::Anonymous,
-            FindingKind::Forbidden,
-            FindingKind::ForbiddenOther,
-        ]);
+        let rejected = (doc.findings.iter())
+            .filter(|f| f.kind == FindingKind::Unauthorized)
+            .count() as u64;
+        let refused = sum.failing.saturating_sub(rejected);
         writeln!(
             out,
             "{} {rejected} identit{} with 401s, {refused} with 403s, {} stale token{}, {} legacy Secret token{}",
