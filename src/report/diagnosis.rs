@@ -284,7 +284,8 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
     // Never empty: textwrap makes an empty text one empty line.
-    (textwrap::wrap(text, options).into_iter())
+    textwrap::wrap(text, options)
+        .into_iter()
         .map(Cow::into_owned)
         .collect()
 }

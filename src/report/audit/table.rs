@@ -241,7 +241,9 @@ fn write_headline(
     } else {
         // 401s and 403s apart: a rejected token and a refused request are
         // different fixes.
-        let rejected = (doc.findings.iter())
+        let rejected = doc
+            .findings
+            .iter()
             .filter(|f| f.kind == FindingKind::Unauthorized)
             .count() as u64;
         let refused = sum.failing.saturating_sub(rejected);
