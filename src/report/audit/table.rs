@@ -139,16 +139,7 @@ pub(crate) fn bytes_words(n: u64) -> String {
 fn what(f: &FindingJson) -> String {
     match &f.request {
         Some(r) => {
-            let mut target = r.resource.clone().unwrap_or_default();
-            if let Some(g) = r.api_group.as_deref().filter(|g| !g.is_empty()) {
-                target = format!("{target}.{g}");
-            }
-            if let Some(s) = &r.subresource {
-                target = format!("{target}/{s}");
-            }
-            if let Some(p) = &r.path {
-                target = p.clone();
-            }
+            let target = r.path.clone().unwrap_or_else(|| r.qualified_resource(true));
             let scope = r
                 .namespace
                 .as_deref()
