@@ -131,7 +131,6 @@ pub struct Finding {
     /// Stable across runs and shards: what `--merge` joins on.
     pub key: String,
     pub identity: Identity,
-    /// The request (403s).
     pub request: Option<RequestInfo>,
     pub seen: Seen,
     pub example_audit_id: String,
@@ -143,11 +142,8 @@ pub struct Finding {
     pub stale: Option<(u64, DateTime<Utc>)>,
     /// Legacy tokens: the Secret, when the events name it.
     pub secret: Option<String>,
-    /// 401s: what the API server log said (when given).
     pub reasons: Option<Reasons>,
-    /// 403s: what a grant of the request would give beyond it (a request
-    /// for `*`, impersonation, `nodes/proxy`…): something asked for more
-    /// than most workloads should have.
+    /// 403s: what a grant of the request would give beyond it.
     pub escalation: Option<String>,
     pub diagnosis: Diagnosis,
 }
@@ -180,12 +176,10 @@ pub struct AuditReport {
     pub evaluated_at: DateTime<Utc>,
     pub sources: Vec<String>,
     pub bytes: u64,
-    /// Lines read (JSON Lines), or documents' events.
     pub lines: u64,
     pub events: u64,
     pub not_events: u64,
     pub by_code: BTreeMap<u16, u64>,
-    /// The first and last event.
     pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
     pub findings: Vec<Finding>,
     pub apiserver: Option<ApiserverLog>,
