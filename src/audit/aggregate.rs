@@ -688,20 +688,11 @@ pub fn shape(message: &str) -> String {
         }
         match c {
             '"' => {
-                for d in chars.by_ref() {
-                    if d == '"' {
-                        break;
-                    }
-                }
+                let _closing = chars.find(|&d| d == '"');
                 out.push_str("\"…\"");
             }
             '0'..='9' => {
-                while chars
-                    .peek()
-                    .is_some_and(|d| d.is_ascii_digit() || *d == '.')
-                {
-                    chars.next();
-                }
+                while chars.next_if(|d| d.is_ascii_digit() || *d == '.').is_some() {}
                 out.push('N');
             }
             c => out.push(c),
