@@ -51,7 +51,7 @@ pub fn run(args: AuditArgs, Cx(settings, env, out, err): Cx<'_>) -> anyhow::Resu
             index.as_ref(),
             follow.as_deref(),
             workers,
-            &mut |p| progress.show(p.bytes, p.events, None),
+            &mut |bytes, events| progress.show(bytes, events, None),
         );
         progress.clear();
         let (agg, bytes) = result?;

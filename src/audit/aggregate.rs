@@ -216,8 +216,7 @@ pub struct Aggregate {
     /// Lines that are not audit events (another JSON, a log prefix without JSON).
     pub not_events: u64,
     pub by_code: BTreeMap<u16, u64>,
-    pub first: Option<Micros>,
-    pub last: Option<Micros>,
+    pub span: Option<(Micros, Micros)>,
     pub groups: Map<GroupKey, Group>,
     /// Events of new groups past the budget: counted, not kept.
     pub dropped_groups: u64,
@@ -253,6 +252,8 @@ pub struct Followed {
     pub nodes: Few,
     /// The earliest request's audit ID.
     pub first_audit_id: String,
+    /// Its minting event, looked up once the workers' tallies are merged.
+    pub mint: Option<Mint>,
 }
 
 impl Followed {
@@ -316,8 +317,7 @@ impl Aggregate {
         if let Some(c) = code {
             *self.by_code.entry(c).or_default() += 1;
         }
-        self.first = self.first.into_iter().chain(at).min();
-        self.last = self.last.max(at);
+        crate::logs::tally::widen_span(&mut self.span, at.map(|at| (at, at)));
     }
 
     /// An accepted request read by the byte-level path.
@@ -563,8 +563,7 @@ impl Aggregate {
         self.events += o.events;
         self.not_events += o.not_events;
         add_counts(&mut self.by_code, o.by_code);
-        self.first = self.first.into_iter().chain(o.first).min();
-        self.last = self.last.max(o.last);
+        crate::logs::tally::widen_span(&mut self.span, o.span);
         // Each worker kept within its share: together they fit the budget.
         self.bytes += o.bytes;
         self.budget += o.budget;
@@ -689,20 +688,11 @@ pub fn shape(message: &str) -> String {
         }
         match c {
             '"' => {
-                for d in chars.by_ref() {
-                    if d == '"' {
-                        break;
-                    }
-                }
+                let _closing = chars.find(|&d| d == '"');
                 out.push_str("\"…\"");
             }
             '0'..='9' => {
-                while chars
-                    .peek()
-                    .is_some_and(|d| d.is_ascii_digit() || *d == '.')
-                {
-                    chars.next();
-                }
+                while chars.next_if(|d| d.is_ascii_digit() || *d == '.').is_some() {}
                 out.push('N');
             }
             c => out.push(c),

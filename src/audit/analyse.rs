@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 use super::aggregate::{Aggregate, Client, ForbiddenKey, Group, GroupKey, ObjectEvent, Seen};
 use super::event::Micros;
 use super::{
-    ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, FollowedCredential,
-    Identity, Joined, MAX_FINDINGS, Other, Reasons, Totals, instant,
+    ApiserverLog, Attribution, AuditReport, Credential, Finding, FindingKind, Followed, Identity,
+    Joined, MAX_FINDINGS, Other, Reasons, instant,
 };
 use crate::diagnosis::facts::RequestInfo;
 use crate::diagnosis::facts::{
@@ -43,10 +43,7 @@ pub fn analyse(
     let mut by_origin: HashMap<(&str, &str), Vec<Known<'_>>> = HashMap::new();
     let mut history = History::default();
     for (key, client) in &agg.clients {
-        let mut parts = key.splitn(4, '\0');
-        let (Some(ip), Some(agent), Some(user), Some(pod)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let [ip, agent, user, pod] = key.splitn(4, '\0').collect::<Vec<_>>()[..] else {
             continue;
         };
         by_origin
@@ -102,9 +99,9 @@ pub fn analyse(
         ));
     }
     let credentials = credentials(&findings, &agg);
-    let followed = agg.follow.clone().map(|requests| FollowedCredential {
-        mint: agg.mints.get(requests.id.as_str()).cloned(),
-        requests,
+    let followed = agg.follow.clone().map(|f| Followed {
+        mint: agg.mints.get(f.id.as_str()).cloned(),
+        ..f
     });
     if agg.not_events > 0 {
         notes.push(format!(
@@ -131,14 +128,11 @@ pub fn analyse(
         evaluated_at: now,
         sources,
         bytes,
-        totals: Totals {
-            lines: agg.lines,
-            events: agg.events,
-            not_events: agg.not_events,
-            by_code: agg.by_code.clone(),
-            first: agg.first.map(instant),
-            last: agg.last.map(instant),
-        },
+        lines: agg.lines,
+        events: agg.events,
+        not_events: agg.not_events,
+        by_code: agg.by_code.clone(),
+        span: agg.span.map(|(f, l)| (instant(f), instant(l))),
         findings,
         apiserver: index.map(|i| ApiserverLog {
             lines: i.read,
@@ -286,12 +280,8 @@ fn finding(
                 if let Some(dominant) = reasons {
                     case.reasons = dominant;
                     case.reasons_from = Some(ReasonSource::ApiserverLog);
-                    let every_one_exact = g.exact == g.reasons.values().sum::<u64>();
-                    case.joined = if every_one_exact {
-                        Join::Exact
-                    } else {
-                        Join::Guess
-                    };
+                    let exact = g.exact == g.reasons.values().sum::<u64>();
+                    case.joined = if exact { Join::Exact } else { Join::Guess };
                 }
                 case.notes.push(Support::new(
                     SupportKind::ServerReason,

@@ -87,9 +87,7 @@ pub struct RawEvent<'a> {
     /// A TokenRequest's spec (level Request and up) and status (level
     /// RequestResponse), as written: on other events these hold any other
     /// object, so mint.rs reads them only on the events that minted a token.
-    #[serde(default)]
     pub request_object: Option<Unshown>,
-    #[serde(default)]
     pub response_object: Option<Unshown>,
     /// An `EventList` on one line (the webhook backend's batches).
     #[serde(borrow, default)]

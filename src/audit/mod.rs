@@ -131,7 +131,6 @@ pub struct Finding {
     /// Stable across runs and shards: what `--merge` joins on.
     pub key: String,
     pub identity: Identity,
-    /// The request (403s).
     pub request: Option<RequestInfo>,
     pub seen: Seen,
     pub example_audit_id: String,
@@ -143,24 +142,10 @@ pub struct Finding {
     pub stale: Option<(u64, DateTime<Utc>)>,
     /// Legacy tokens: the Secret, when the events name it.
     pub secret: Option<String>,
-    /// 401s: what the API server log said (when given).
     pub reasons: Option<Reasons>,
-    /// 403s: what a grant of the request would give beyond it (a request
-    /// for `*`, impersonation, `nodes/proxy`…): something asked for more
-    /// than most workloads should have.
+    /// 403s: what a grant of the request would give beyond it.
     pub escalation: Option<String>,
     pub diagnosis: Diagnosis,
-}
-
-/// Counts over the whole input.
-#[derive(Debug, Clone, Default)]
-pub struct Totals {
-    pub lines: u64,
-    pub events: u64,
-    pub not_events: u64,
-    pub by_code: BTreeMap<u16, u64>,
-    pub first: Option<DateTime<Utc>>,
-    pub last: Option<DateTime<Utc>>,
 }
 
 /// The API server log read for the 401 join.
@@ -183,14 +168,6 @@ pub struct Credential {
     pub findings: Vec<String>,
 }
 
-/// `--jti`/`--token-file`: one credential's minting event and the requests
-/// made with it.
-#[derive(Debug, Clone)]
-pub struct FollowedCredential {
-    pub mint: Option<mint::Mint>,
-    pub requests: Followed,
-}
-
 /// Findings listed at most, most impact first: a report is read by people.
 pub const MAX_FINDINGS: usize = 1_000;
 
@@ -199,7 +176,11 @@ pub struct AuditReport {
     pub evaluated_at: DateTime<Utc>,
     pub sources: Vec<String>,
     pub bytes: u64,
-    pub totals: Totals,
+    pub lines: u64,
+    pub events: u64,
+    pub not_events: u64,
+    pub by_code: BTreeMap<u16, u64>,
+    pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
     pub findings: Vec<Finding>,
     pub apiserver: Option<ApiserverLog>,
     /// TokenRequest events indexed by the credential id they issued.
@@ -207,7 +188,7 @@ pub struct AuditReport {
     /// Credential ids seen on findings, sorted, each with its minting event.
     pub credentials: Vec<Credential>,
     /// The one credential asked about, when one was.
-    pub followed: Option<FollowedCredential>,
+    pub followed: Option<Followed>,
     /// The identities past [`MAX_FINDINGS`], counted but not listed.
     pub other: Other,
     /// Limits reached and other facts about the run.

@@ -98,17 +98,9 @@ pub fn sources(args: &[PathBuf]) -> Result<Vec<Source>, AuditInputError> {
     Ok(out)
 }
 
-/// How far reading has come, for a progress line.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Progress {
-    /// Bytes read (after decompression).
-    pub bytes: u64,
-    pub events: u64,
-}
-
 /// Reads every source into one aggregate with `workers` threads (JSON Lines;
 /// documents are read on this thread), and the bytes read (after
-/// decompression). `progress` is called after each block.
+/// decompression). `progress` is given the bytes and events so far after each block.
 /// With `follow` (a credential id, `JTI=…`), the requests made with it are
 /// counted too: a line holding it always takes the full parse.
 pub fn read_all(
@@ -117,7 +109,7 @@ pub fn read_all(
     index: Option<&ReasonIndex>,
     follow: Option<&str>,
     workers: usize,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(Aggregate, u64), AuditInputError> {
     let workers = workers.max(1);
     // The aggregation budget, shared by the workers and the documents; each
@@ -161,7 +153,7 @@ pub fn read_all(
                 return Err(AuditInputError::NotUtf8 { what, line });
             }
             (line, bytes, events) = (line + lines, bytes + n, events + counted);
-            progress(Progress { bytes, events });
+            progress(bytes, events);
             Ok(())
         });
         states = match read {

@@ -239,23 +239,18 @@ impl AuditJson {
             input: AuditInputJson {
                 sources: r.sources.clone(),
                 bytes: r.bytes,
-                lines: r.totals.lines,
-                not_events: r.totals.not_events,
+                lines: r.lines,
+                not_events: r.not_events,
                 apiserver_log: r.apiserver,
             },
             evaluated_at: Time::new(r.evaluated_at),
-            span: r.totals.first.zip(r.totals.last).map(|(f, l)| SpanJson {
+            span: r.span.map(|(f, l)| SpanJson {
                 first: Time::new(f),
                 last: Time::new(l),
             }),
             bucket_seconds: crate::logs::BUCKET_SECONDS,
-            events: r.totals.events,
-            by_status: r
-                .totals
-                .by_code
-                .iter()
-                .map(|(c, n)| (c.to_string(), *n))
-                .collect(),
+            events: r.events,
+            by_status: r.by_code.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
             summary: summary(&findings),
             findings,
             minting_events: r.mints,

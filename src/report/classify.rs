@@ -475,16 +475,10 @@ fn write_result(
 /// `list pods -n shop`, `get rayclusters.ray.io/rc -n ml`, `get /api`.
 fn request_words(r: &RequestInfo) -> String {
     let mut words = vec![r.verb.clone().unwrap_or_else(|| "?".to_owned())];
-    if let Some(res) = &r.resource {
-        let mut what = res.clone();
-        if let Some(g) = r.api_group.as_deref().filter(|g| !g.is_empty()) {
-            what = format!("{what}.{g}");
-        }
-        if let Some(name) = &r.name {
-            what = format!("{what}/{name}");
-        }
-        if let Some(sub) = &r.subresource {
-            what = format!("{what}/{sub}");
+    if r.resource.is_some() {
+        let mut what = r.qualified_resource(false);
+        for part in [&r.name, &r.subresource].into_iter().flatten() {
+            what = format!("{what}/{part}");
         }
         words.push(what);
         if let Some(ns) = &r.namespace {

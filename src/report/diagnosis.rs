@@ -283,15 +283,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         .break_words(false)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    let lines: Vec<String> = textwrap::wrap(text, options)
+    // Never empty: textwrap makes an empty text one empty line.
+    textwrap::wrap(text, options)
         .into_iter()
-        .map(|l| l.into_owned())
-        .collect();
-    if lines.is_empty() {
-        vec![String::new()]
-    } else {
-        lines
-    }
+        .map(Cow::into_owned)
+        .collect()
 }
 
 #[cfg(test)]

@@ -82,14 +82,8 @@ enum Ordered {
 }
 
 fn marked(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 4);
-    for c in text.chars() {
-        if needs_mark(c) {
-            out.push(MARK);
-        }
-        out.push(c);
-    }
-    out
+    let mark = |c| needs_mark(c).then_some(MARK).into_iter().chain([c]);
+    text.chars().flat_map(mark).collect()
 }
 
 impl Serialize for Ordered {

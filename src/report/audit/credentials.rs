@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::audit::mint::{Bound, Mint};
-use crate::audit::{Credential, FollowedCredential};
+use crate::audit::{Credential, Followed};
 
 /// A credential id seen on findings, with the event that minted it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -117,11 +117,10 @@ pub(super) fn credential_json(c: &Credential) -> CredentialJson {
     }
 }
 
-pub(super) fn followed_json(f: &FollowedCredential) -> FollowedJson {
-    let r = &f.requests;
+pub(super) fn followed_json(r: &Followed) -> FollowedJson {
     FollowedJson {
         id: r.id.clone(),
-        minted: f.mint.as_ref().map(mint_json),
+        minted: r.mint.as_ref().map(mint_json),
         requests: r.seen.map_or(0, |s| s.count),
         by_status: r.by_code.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
         first_seen: r.seen.map(|s| Time::new(crate::audit::instant(s.first))),

@@ -8,19 +8,16 @@
 use serde_json::Value;
 
 use super::AuditJson;
-pub use crate::report::ShardError;
+use crate::report::ShardError;
 use crate::report::diagnosis::DiagnosisJson;
 
 pub fn read(value: Value, what: &str) -> Result<AuditJson, ShardError> {
-    crate::report::read_shard(value, what, "audit -o json", |mut doc| {
-        check(&mut doc)?;
-        Ok(doc)
-    })
+    crate::report::read_shard(value, what, "audit -o json", check)
 }
 
 /// The codes, times and commands of a document; the commands' lines and the
 /// causes' summaries rebuilt from what this version knows.
-fn check(doc: &mut AuditJson) -> Result<(), String> {
+fn check(mut doc: AuditJson) -> Result<AuditJson, String> {
     time("evaluated_at", &doc.evaluated_at)?;
     if let Some(span) = &doc.span {
         time("span.first", &span.first)?;
@@ -44,7 +41,7 @@ fn check(doc: &mut AuditJson) -> Result<(), String> {
         }
         f.diagnosis = DiagnosisJson::brief(&f.diagnosis.to_diagnosis());
     }
-    Ok(())
+    Ok(doc)
 }
 
 fn time(field: &str, value: &str) -> Result<(), String> {

@@ -139,16 +139,7 @@ pub(crate) fn bytes_words(n: u64) -> String {
 fn what(f: &FindingJson) -> String {
     match &f.request {
         Some(r) => {
-            let mut target = r.resource.clone().unwrap_or_default();
-            if let Some(g) = r.api_group.as_deref().filter(|g| !g.is_empty()) {
-                target = format!("{target}.{g}");
-            }
-            if let Some(s) = &r.subresource {
-                target = format!("{target}/{s}");
-            }
-            if let Some(p) = &r.path {
-                target = p.clone();
-            }
+            let target = r.path.clone().unwrap_or_else(|| r.qualified_resource(true));
             let scope = r
                 .namespace
                 .as_deref()
@@ -241,18 +232,12 @@ fn write_headline(
     } else {
         // 401s and 403s apart: a rejected token and a refused request are
         // different fixes.
-        let with = |kinds: &[FindingKind]| {
-            doc.findings
-                .iter()
-                .filter(|f| kinds.contains(&f.kind))
-                .count()
-        };
-        let rejected = with(&[FindingKind::Unauthorized]);
-        let refused = with(&[
-            FindingKind::Anonymous,
-            FindingKind::Forbidden,
-            FindingKind::ForbiddenOther,
-        ]);
+        let rejected = doc
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Unauthorized)
+            .count() as u64;
+        let refused = sum.failing.saturating_sub(rejected);
         writeln!(
             out,
             "{} {rejected} identit{} with 401s, {refused} with 403s, {} stale token{}, {} legacy Secret token{}",

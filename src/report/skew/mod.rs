@@ -14,7 +14,7 @@ use crate::report::TableStyle;
 use crate::report::table::{list_table, write_findings, write_table};
 use crate::sanitize::sanitize;
 use crate::skew::{ClockResult, ClockSource, SkewReport, TokenTimes, offset_text, seconds_text};
-use crate::timefmt::{human_seconds, relative, rfc3339};
+use crate::timefmt::{as_seconds_f64, human_seconds, offset_pm, relative, rfc3339, span};
 use crate::window::{self, Verdict, ceil_seconds, floor_seconds};
 
 pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) -> io::Result<()> {
@@ -51,7 +51,7 @@ pub fn write_skew(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) 
     if let Some(pair) = &report.max_pair {
         let text = format!(
             "{} ({} ahead of {})",
-            crate::timefmt::span(crate::timefmt::as_seconds_f64(pair.skew)),
+            span(as_seconds_f64(pair.skew)),
             sanitize(&pair.ahead),
             sanitize(&pair.behind)
         );
@@ -81,10 +81,7 @@ fn write_clocks(out: &mut dyn Write, report: &SkewReport, style: &TableStyle) ->
     for clock in &report.clocks {
         let r = &clock.reading;
         let offset = if r.uncertainty > TimeDelta::zero() {
-            crate::timefmt::offset_pm(
-                crate::timefmt::as_seconds_f64(r.offset),
-                crate::timefmt::as_seconds_f64(r.uncertainty),
-            )
+            offset_pm(as_seconds_f64(r.offset), as_seconds_f64(r.uncertainty))
         } else {
             offset_text(r.offset)
         };
