@@ -415,6 +415,15 @@ pub const CURL_CODES: &[Wording] = &[
 pub const CURL_PEER_VERIFICATION_ALSO: &[Cause] =
     &[Cause::TlsNameMismatch, Cause::TlsCertificateExpired];
 
+/// Where Python's own hostname check names the host it was given
+/// (ssl.match_hostname's `hostname 'HOST' doesn't match …`, urllib3's log
+/// line `Certificate did not match expected hostname: HOST.`). Before Python
+/// 3.5 that check compares an IP address with the certificate's DNS names
+/// only (CPython Lib/ssl.py, match_hostname; urllib3
+/// packages/ssl_match_hostname): a mismatch for an address may be the
+/// client's, not the certificate's.
+pub const PYTHON_CHECKED_HOST: &[&str] = &["hostname '", "expected hostname: "];
+
 /// Texts that contain a transport failure's words and are no failure of the
 /// client's connection.
 #[rustfmt::skip]

@@ -10,7 +10,7 @@ use super::needles::Needles;
 use crate::http::{TlsReason, TransportError};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::transport::{
-    CURL_CODES, CURL_PEER_VERIFICATION_ALSO, NOT_A_FAILURE, TRANSPORT,
+    CURL_CODES, CURL_PEER_VERIFICATION_ALSO, NOT_A_FAILURE, PYTHON_CHECKED_HOST, TRANSPORT,
 };
 
 /// The table's transport wordings (in its order), and the texts that only
@@ -102,6 +102,9 @@ pub fn detect_all(line: &str) -> Option<(Cause, Vec<Cause>)> {
     {
         return Some((cause, CURL_PEER_VERIFICATION_ALSO.to_vec()));
     }
+    if cause == Cause::TlsNameMismatch && python_checked_ip(line) {
+        return Some((cause, vec![Cause::TlsOther]));
+    }
     if cause != Cause::TlsCertificateExpired || !line.contains("has expired or is not yet valid") {
         return Some((cause, Vec::new()));
     }
@@ -114,6 +117,19 @@ pub fn detect_all(line: &str) -> Option<(Cause, Vec<Cause>)> {
             Cause::TlsCertificateExpired,
             vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid],
         )
+    })
+}
+
+/// Whether Python's own hostname check was given an IP address.
+fn python_checked_ip(line: &str) -> bool {
+    PYTHON_CHECKED_HOST.iter().any(|p| {
+        line.find(p).is_some_and(|at| {
+            let rest = &line[at + p.len()..];
+            let host = rest.split(['\'', ' ']).next().unwrap_or("");
+            host.trim_end_matches('.')
+                .parse::<std::net::IpAddr>()
+                .is_ok()
+        })
     })
 }
 
@@ -284,6 +300,23 @@ mod tests {
                 "Unable to connect to the server: x509: certificate has expired or is not yet valid",
                 Cause::TlsCertificateExpired,
                 vec![Cause::ClockSkew, Cause::TlsCertificateNotYetValid],
+            ),
+            // Python's own check given an address: before 3.5 it matches
+            // none, so the certificate may list it after all.
+            (
+                "SSLError: hostname '10.3.240.1' doesn't match either of 'kubernetes', 'kubernetes.default'",
+                Cause::TlsNameMismatch,
+                vec![Cause::TlsOther],
+            ),
+            (
+                "ERROR Certificate did not match expected hostname: 192.168.99.100. Certificate: {'subjectAltName': (('DNS', 'kubernetes'), ('IP Address', '192.168.99.100'))}",
+                Cause::TlsNameMismatch,
+                vec![Cause::TlsOther],
+            ),
+            (
+                "SSLError: hostname 'api.example.com' doesn't match either of 'kubernetes', 'kubernetes.default'",
+                Cause::TlsNameMismatch,
+                vec![],
             ),
         ] {
             assert_eq!(detect_all(line), Some((cause, also)), "{line}");

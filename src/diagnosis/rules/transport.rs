@@ -359,13 +359,26 @@ pub fn several(
         };
         f.add(*cause, confidence, s);
     }
-    f.tell_apart(
-        &causes,
+    // Dates tell a clock from an expiry; the names, a certificate without
+    // the address from a client's check that cannot match it.
+    let dated = causes.iter().any(|c| {
+        matches!(
+            c,
+            Cause::TlsCertificateExpired | Cause::TlsCertificateNotYetValid | Cause::ClockSkew
+        )
+    });
+    let step = if dated {
         NextStep::run(
             "the certificate's validity against the clock of the machine that checked it (date -u: yours, or the API server's for a call of its own): notBefore in the future means a clock is off, notAfter in the past an expired certificate",
             openssl(case, &["-noout", "-dates"]),
-        ),
-    );
+        )
+    } else {
+        NextStep::run(
+            "the names and IP addresses the certificate is valid for: an address it lists that the client refused is the client's check (Python before 3.5 matches an IP address against DNS names only; upgrade it, or connect by a listed name)",
+            openssl(case, &["-noout", "-ext", "subjectAltName"]),
+        )
+    };
+    f.tell_apart(&causes, step);
 }
 
 #[cfg(test)]
