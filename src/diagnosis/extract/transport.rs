@@ -284,6 +284,11 @@ mod tests {
             detect_line("curl: (22) The requested URL returned error: 401"),
             None
         );
+    }
+
+    /// Words that fit several causes name the others, most likely first.
+    #[test]
+    fn wordings_that_fit_several_causes() {
         for (line, cause, also) in [
             // Code 60 alone: any failed verification since 7.62.0.
             (
