@@ -153,6 +153,7 @@ impl Cause {
             Cause::TlsOther => &rules::transport::TLS_OTHER,
             Cause::DnsFailure => &rules::transport::DNS_FAILURE,
             Cause::ConnectionRefused => &rules::transport::CONNECTION_REFUSED,
+            Cause::NetworkUnreachable => &rules::transport::NETWORK_UNREACHABLE,
             Cause::Timeout => &rules::transport::TIMEOUT,
             Cause::Unknown => &rules::answer::UNKNOWN,
         }

@@ -80,6 +80,7 @@ pub enum Cause {
     TlsOther,
     DnsFailure,
     ConnectionRefused,
+    NetworkUnreachable,
     Timeout,
     Unknown,
 }

@@ -302,14 +302,15 @@ pub const TRANSPORT: &[Wording] = &[
     w(DOTNET, "did not properly respond after a period of time", "Windows (WSAETIMEDOUT)", Some(Cause::Timeout), "Windows winerror.h"),
     w(DOTNET, "due to the configured HttpClient.Timeout of", ".NET 5+ (TaskCanceledException)", Some(Cause::Timeout), "dotnet/runtime src/libraries/System.Net.Http/src/Resources/Strings.resx (net_http_request_timedout)"),
     // The connection failed in a way that names no cause of the engine's.
-    w(GO_NET, "no route to host", "all", Some(Cause::Unknown), "EHOSTUNREACH"),
-    w(GO_NET, "network is unreachable", "all", Some(Cause::Unknown), "ENETUNREACH"),
+    w(GO_NET, "no route to host", "all", Some(Cause::NetworkUnreachable), "EHOSTUNREACH"),
+    w(GO_NET, "network is unreachable", "all", Some(Cause::NetworkUnreachable), "ENETUNREACH"),
     w(GO_NET, "connection reset by peer", "all", Some(Cause::Unknown), "ECONNRESET"),
     w(NODE, "ECONNRESET", "all", Some(Cause::Unknown), "Node.js error code"),
     w(NODE, "socket hang up", "all (the connection closed before an answer)", Some(Cause::Unknown), "Node.js lib/_http_client.js (connResetException)"),
     w(GO_NET, "http2: client connection lost", "all (golang.org/x/net/http2, net/http's bundle)", Some(Cause::Unknown), "golang.org/x/net http2/transport.go (errClientConnLost)"),
-    w(NODE, "EHOSTUNREACH", "all", Some(Cause::Unknown), "Node.js error code"),
-    w(JAVA, "NoRouteToHostException", "all", Some(Cause::Unknown), "OpenJDK java/net"),
+    w(NODE, "EHOSTUNREACH", "all", Some(Cause::NetworkUnreachable), "Node.js error code"),
+    w(NODE, "ENETUNREACH", "all", Some(Cause::NetworkUnreachable), "Node.js error code"),
+    w(JAVA, "NoRouteToHostException", "all", Some(Cause::NetworkUnreachable), "OpenJDK java/net"),
     // botocore's words for urllib3's failed connect, whatever failed (a name
     // lookup, a refusal, an unreachable network: the error after it says).
     w(BOTOCORE, "Could not connect to the endpoint URL", "1.x (EndpointConnectionError)", Some(Cause::Unknown), BOTOCORE_EXCEPTIONS),

@@ -28,7 +28,7 @@ fn class_of(cause: Cause) -> Classification {
 fn curl_code_for(cause: Cause) -> u16 {
     match cause {
         Cause::DnsFailure => 6,
-        Cause::ConnectionRefused => 7,
+        Cause::ConnectionRefused | Cause::NetworkUnreachable => 7,
         Cause::Timeout => 28,
         Cause::TlsOther => 35,
         c if c.is_tls() => 60,

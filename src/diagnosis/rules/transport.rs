@@ -224,6 +224,36 @@ that one; the token was accepted.",
     sources: &["Go net: connection refused"],
 };
 
+pub const NETWORK_UNREACHABLE: CauseDef = CauseDef {
+    title: "No route to the address",
+    summary: "The network does not route to that address (no route to host, network unreachable)",
+    explains: &[C::NetworkError, C::OtherStatus],
+    explanation: "\
+The caller's network has no way to the address: a router or firewall answered that the \
+host or its network cannot be reached (EHOSTUNREACH, ENETUNREACH). A VPN, peering or \
+private endpoint that is down, a security group or firewall rejecting rather than dropping, \
+an address from another cluster or network (a private endpoint used from outside it), or a \
+host with no default route.
+
+The same words in an answer from the server (\"failed calling webhook …: connect: no route \
+to host\") are the API server's own call failing, to an admission webhook or a kubelet: the \
+address to check is that one, from the control plane; the token was accepted.",
+    confirm: Steps::If(
+        at_credential_endpoint,
+        &Steps::None,
+        &Steps::Run("the server URL the client uses", |_| {
+            super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
+        }),
+    ),
+    fix: Steps::Or(
+        onward_step,
+        &Steps::Say(
+            "from where the client runs, check the route to that address (ip route get ADDRESS) and what is in between: the VPN, peering or private endpoint, firewall and security-group rules",
+        ),
+    ),
+    sources: &["Go net: no route to host, network is unreachable (EHOSTUNREACH, ENETUNREACH)"],
+};
+
 pub const TIMEOUT: CauseDef = CauseDef {
     title: "No answer in time",
     summary: "No answer within the timeout",
