@@ -50,6 +50,9 @@ pub fn authenticator_line(raw: &str) -> Option<Aggregate> {
     {
         let start = rest[i..].find(": \"").map_or(i + 9, |j| i + j + 3);
         (read_quoted(&rest[start..], '"'), "zap")
+    } else if let Some(i) = rest.find("err=") {
+        // logfmt's bare value, or a paste that lost its quotes: the rest.
+        (rest[i + 4..].trim().to_owned(), "structured")
     } else {
         return None;
     };
@@ -184,6 +187,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!((f.format, f.reasons[1].kind), ("klog", ReasonKind::Expired));
+        // logfmt's bare value, or a paste that lost its quotes.
+        let f = authenticator_line(
+            "Unable to authenticate the request err=[invalid bearer token, service account token has expired]",
+        )
+        .unwrap();
+        assert_eq!(
+            (f.format, f.reasons[1].kind),
+            ("structured", ReasonKind::Expired)
+        );
         // Cut short in the paste.
         let f = authenticator_line(
             r#""Unable to authenticate the request due to an error" err="[invalid bearer token, square/go-jose: error in cryptographi"#,

@@ -851,11 +851,13 @@ pub fn read_answer(case: &mut Case<'_>, from: &str) -> Option<RequestInfo> {
     if !matches!(code, Some(200..=299 | 401 | 403 | 404)) {
         // The server's own call failed; `unknown` when the message names
         // the call but not how it failed (cut short, or in words of its own),
-        // or wraps an error of its own (NewInternalError's, often a call's).
+        // or wraps an error of its own (NewInternalError's, often a call's:
+        // its reason, InternalError, says so even when its words are cut).
         let named = crate::vocabulary::wordings::ONWARD_CALLS
             .iter()
             .any(|w| message.contains(w.text))
-            || status::template_of(message).is_some_and(|t| t.by == "NewInternalError");
+            || status::template_of(message).is_some_and(|t| t.by == "NewInternalError")
+            || h.reason.as_deref() == Some("InternalError");
         // Its call found nothing to call (no such Service or port).
         let nothing_there = crate::vocabulary::wordings::ONWARD_NOTHING_THERE
             .iter()

@@ -615,6 +615,26 @@ mod tests {
     use crate::diagnosis::merge::Confidence;
     use crate::diagnosis::testing::{case, http, run};
 
+    /// A 500 with InternalError's reason is NewInternalError's, which wraps
+    /// an error of its own: cut before that error, it is no certain fault of
+    /// the API server's.
+    #[test]
+    fn an_internal_error_cut_short_is_no_certain_server_fault() {
+        let answer = |reason: Option<&str>| {
+            Answer::Http(HttpAnswer {
+                status: Some(500),
+                reason: reason.map(str::to_owned),
+                message: Some("Internal".to_owned()),
+                origin: crate::diagnosis::facts::AnswerOrigin::Kubernetes,
+                ..HttpAnswer::default()
+            })
+        };
+        let cut = run(&case(answer(Some("InternalError")), None));
+        assert_eq!(cut, (Cause::ServerError, Confidence::Medium));
+        let bare = run(&case(answer(None), None));
+        assert_eq!(bare, (Cause::ServerError, Confidence::High));
+    }
+
     #[test]
     fn answers_that_settle_it() {
         use Confidence::{High, Medium};
