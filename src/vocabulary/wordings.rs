@@ -182,6 +182,16 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(PYTHON_K8S, "Service certification file does not exist", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Cert file exists but empty", "all", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
     w(PYTHON_K8S, "Service host/port is not set", "all (KUBERNETES_SERVICE_HOST/PORT missing: not in a pod)", Some(Cause::CredentialSourceFailed), PYTHON_INCLUSTER),
+    // The Python client runs the kubeconfig's exec plugin itself
+    // (ExecProvider) and logs any failure at ERROR from kube_config.py
+    // (_load_from_exec_plugin: `logging.error(str(e))`), then goes on
+    // without a token.
+    w(PYTHON_K8S, "exec: process returned …", "8.0+ (the plugin exited non-zero; its stderr after)", Some(Cause::CredentialSourceFailed), PYTHON_EXEC),
+    w(PYTHON_K8S, "exec: failed to decode process output", "8.0+", Some(Cause::CredentialSourceFailed), PYTHON_EXEC),
+    w(PYTHON_K8S, "exec: malformed response. missing key", "8.0+", Some(Cause::CredentialSourceFailed), PYTHON_EXEC),
+    w(PYTHON_K8S, "exec: plugin api version … does not match", "8.0+", Some(Cause::CredentialSourceFailed), PYTHON_EXEC),
+    w(PYTHON_K8S, "exec: missing token field in plugin output", "8.0+", Some(Cause::CredentialSourceFailed), PYTHON_KUBE_CONFIG),
+    w(PYTHON_K8S, "kube_config.py: … ERROR", "8.0+ (any other failure to run the plugin, logged with its file name: Airflow's `{kube_config.py:N} ERROR - `)", Some(Cause::CredentialSourceFailed), PYTHON_KUBE_CONFIG),
     w(PYTHON_K8S, "Invalid kube-config file", "all (load_kube_config: a missing or malformed kubeconfig)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-client/python kubernetes/base/config/kube_config.py"),
     // kube-rs runs the kubeconfig's exec plugin itself: it could not start
     // it (not on the PATH it runs with), or the plugin exited non-zero (its
@@ -239,6 +249,8 @@ const DOTNET: &str = ".NET";
 const DOTNET_K8S: &str = "kubernetes-client-csharp";
 const DOTNET_IO: &str = "dotnet/runtime System.Private.CoreLib (System.IO errors)";
 const JAVA_K8S: &str = "the Java client";
+const PYTHON_EXEC: &str = "github.com/kubernetes-client/python kubernetes/base/config/exec_provider.py (ExecProvider.run)";
+const PYTHON_KUBE_CONFIG: &str = "github.com/kubernetes-client/python kubernetes/base/config/kube_config.py (_load_from_exec_plugin)";
 const PYTHON_INCLUSTER: &str =
     "github.com/kubernetes-client/python kubernetes/base/config/incluster_config.py";
 const KUBE_RS: &str = "kube-rs";
