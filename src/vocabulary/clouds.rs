@@ -274,6 +274,10 @@ pub const EXCHANGES: &[Wording] = &[
     // roles/iam.workloadIdentityUser on it (or the account does not exist).
     // The GKE metadata server's own refusal (a missing Metadata-Flavor
     // header, a KSA it does not map): its words say which.
+    // google-cloud-go's metadata client for the server's 404: no such path
+    // (no token or identity for the service account asked for; on GKE with
+    // Workload Identity, a KSA bound to no Google service account).
+    w(GOOGLE_METADATA, "GCE metadata … not defined", "all (NotDefinedError)", Some(Cause::Unknown), "github.com/googleapis/google-cloud-go compute/metadata/metadata.go (NotDefinedError: the server's 404)"),
     w(GOOGLE_METADATA, "GKE Metadata Server encountered an error", "GKE Workload Identity (gke-metadata-server)", Some(Cause::Unknown), "GKE's answers (its metadata server is not published)"),
     w(GOOGLE_IAM, "Unable to generate access token; IAM returned 403 Forbidden", "all (the GKE metadata server)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/troubleshooting-security (Workload Identity: \"Unable to generate access token\")"),
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud

@@ -222,9 +222,6 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
     // Workload Identity, a credential configuration file not mounted).
     w(GOOGLE_AUTH, "google: could not find default credentials", "all (golang.org/x/oauth2/google)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/default.go (FindDefaultCredentials)"),
-    // The metadata server had no token for the node's or the KSA's Google
-    // service account (GKE Workload Identity without its binding).
-    w(GOOGLE_AUTH, "metadata: GCE metadata \"instance/service-accounts/ … \" not defined", "all (cloud.google.com/go/compute/metadata NotDefinedError: the server's 404)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-cloud-go compute/metadata/metadata.go (NotDefinedError)"),
     w(GOOGLE_AUTH, "Could not automatically determine credentials", "all (google-auth-library-python DefaultCredentialsError; the Java and Node libraries say the same)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/_default.py (_CLOUD_SDK_MISSING_CREDENTIALS)"),
     // Azure workload identity's webhook sets these in a pod that asks for it
     // (label azure.workload.identity/use, the ServiceAccount's client-id

@@ -260,11 +260,11 @@ fn caller_elsewhere(case: &Case<'_>) -> Option<NextStep> {
     Some(NextStep::run(why, command))
 }
 
-/// Whether a service's answer refuses: a cause it names, its words alone, or
-/// any client error but a 404. A 404 (a metadata server's `not defined`) or
-/// a 5xx says what the service had or could do, and judged no token.
+/// Whether a service's answer says it refused: a cause it names, or a client
+/// error but a 404. Words that name no cause, a 404 (a metadata server's
+/// `not defined`) or a 5xx are only its answer.
 pub fn refused(v: &crate::diagnosis::facts::ServiceVerdict, code: Option<u16>) -> bool {
-    v.cause != Cause::Unknown || code.is_none_or(|c| (400..500).contains(&c) && c != 404)
+    v.cause != Cause::Unknown || code.is_some_and(|c| (400..500).contains(&c) && c != 404)
 }
 
 /// A service that judged the token said why it refused it.
@@ -279,7 +279,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let refusal = refused(v, code);
     let why = match v.cause {
         Cause::Unknown if !refusal => {
-            "the answer is the service's own, not kube-apiserver's: it says what the service had, or lacked, for this workload"
+            "the answer is the service's own, not kube-apiserver's: its words say what it judged, and no cause here fits them"
         }
         Cause::Expired => "the token was outside its validity window when the exchange judged it",
         Cause::CheckerPolicyDenied => {
