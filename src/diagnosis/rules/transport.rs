@@ -195,6 +195,16 @@ that one; the token was accepted.",
     sources: &["Go net: no such host"],
 };
 
+/// The address the client connects to, unless it was a cloud credential
+/// endpoint's (whose steps are the fix's).
+const SERVER_URL: Steps = Steps::If(
+    at_credential_endpoint,
+    &Steps::None,
+    &Steps::Run("the server URL the client uses", |_| {
+        super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
+    }),
+);
+
 pub const CONNECTION_REFUSED: CauseDef = CauseDef {
     title: "Connection refused",
     summary: "Nothing listens at that address and port",
@@ -208,13 +218,7 @@ The same words in an answer from the server (\"Error from server: dial tcp: look
 \"failed calling webhook …: i/o timeout\") are the API server's own call failing: to a \
 kubelet (exec, logs, port-forward) or to an admission webhook. The address to check is \
 that one; the token was accepted.",
-    confirm: Steps::If(
-        at_credential_endpoint,
-        &Steps::None,
-        &Steps::Run("the server URL the client uses", |_| {
-            super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
-        }),
-    ),
+    confirm: SERVER_URL,
     fix: Steps::Or(
         onward_step,
         &Steps::Say(
@@ -238,13 +242,7 @@ host with no default route.
 The same words in an answer from the server (\"failed calling webhook …: connect: no route \
 to host\") are the API server's own call failing, to an admission webhook or a kubelet: the \
 address to check is that one, from the control plane; the token was accepted.",
-    confirm: Steps::If(
-        at_credential_endpoint,
-        &Steps::None,
-        &Steps::Run("the server URL the client uses", |_| {
-            super::commands::kubeconfig_view(super::commands::KUBECONFIG_SERVER)
-        }),
-    ),
+    confirm: SERVER_URL,
     fix: Steps::Or(
         onward_step,
         &Steps::Say(
