@@ -176,6 +176,11 @@ pub fn find(line: &str) -> Option<ClientLine> {
         facts.weight = 2;
     }
     found.bearer = bearer_in(t);
+    if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
+        found.note = Some(
+            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
+        );
+    }
     // A URL after kube-apiserver's words about a call of its own is that call's
     // (the webhook's, the kubelet's), not the client's request.
     let own_call = super::super::wordings::ONWARD_CALLS
@@ -223,9 +228,7 @@ fn bearer_in(t: &str) -> Option<BearerSeen> {
         ));
     }
     if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
-        return Some(BearerSeen::NoneExpected(
-            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
-        ));
+        return Some(BearerSeen::Absent);
     }
     let (_, rest) = t.split_once("Header:map[")?;
     let headers = rest.split(']').next().unwrap_or("");
@@ -379,7 +382,7 @@ mod tests {
         );
         // kubectl prompts only for a kubeconfig user with no credential.
         let f = find("Please enter Username: root").unwrap();
-        assert!(matches!(f.bearer, Some(BearerSeen::NoneExpected(_))));
+        assert_eq!(f.bearer, Some(BearerSeen::Absent));
         assert!(find("all pods are ready").is_none());
         assert_eq!(
             label("  [cause]: Error: unable to verify the first certificate"),

@@ -143,10 +143,7 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
             // token: the server can only have seen system:anonymous.
             let unnamed_to_none = case.forbidden().is_none()
                 && case.user.is_none()
-                && matches!(
-                    case.bearer,
-                    Some(BearerSeen::Absent | BearerSeen::Empty | BearerSeen::NoneExpected(_))
-                );
+                && matches!(case.bearer, Some(BearerSeen::Absent | BearerSeen::Empty));
             if !anonymous && !unnamed_to_none {
                 return;
             }
@@ -158,15 +155,11 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
                 .into_iter()
                 .collect();
             support.push(Support::answer(if !anonymous {
-                let why = match &case.bearer {
-                    Some(BearerSeen::NoneExpected(why)) => why.as_str(),
-                    _ => "the request carried no token",
-                };
-                format!("{why}: kube-apiserver saw system:anonymous, and this 403, which names no user, is the refusal of an anonymous request")
+                "the request carried no token, so kube-apiserver saw system:anonymous: this 403, which names no user, is the refusal of an anonymous request"
             } else if case.token_sent == TokenSent::Yes && case.bearer.is_none() {
-                "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)".to_owned()
+                "the request carried the token, yet the server saw system:anonymous: the Authorization header did not arrive as a bearer token (a present but invalid token always gets 401, never anonymous)"
             } else {
-                "the request was anonymous (User \"system:anonymous\"): no token reached the server; a token that is sent but invalid always gets 401, never anonymous".to_owned()
+                "the request was anonymous (User \"system:anonymous\"): no token reached the server; a token that is sent but invalid always gets 401, never anonymous"
             }));
             if case.bearer == Some(BearerSeen::Empty) {
                 support.push(Support::answer(
@@ -318,12 +311,16 @@ mod tests {
 
     #[test]
     fn a_403_naming_nobody_to_a_request_without_a_token_is_anonymous_s() {
-        let why = "kubectl asked for a username".to_owned();
-        for bearer in [BearerSeen::Absent, BearerSeen::NoneExpected(why)] {
+        for bearer in [BearerSeen::Absent, BearerSeen::Empty] {
             let mut c = case(http(403, Some("unknown")), None);
             c.bearer = Some(bearer);
             assert_eq!(run(&c), (Cause::TokenNotSent, Confidence::Medium));
         }
+        // A client that sends none on such requests (a kubelet's probe) may
+        // have asked anything, not kube-apiserver.
+        let mut c = case(http(403, Some("unknown")), None);
+        c.bearer = Some(BearerSeen::NoneExpected("a probe".to_owned()));
+        assert_ne!(run(&c).0, Cause::TokenNotSent);
         // One that names its user is that user's refusal.
         let rbac = r#"pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "x""#;
         let mut c = case(http(403, Some(rbac)), None);
