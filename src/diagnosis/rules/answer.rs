@@ -532,6 +532,14 @@ pub fn bare_unauthorized(case: &Case<'_>, f: &mut Findings) {
             "the pod the token is bound to was deleted",
         ),
         (
+            Cause::SecretDeleted,
+            "a legacy token (no exp) whose Secret was deleted",
+        ),
+        (
+            Cause::LegacyTokenInvalidated,
+            "a legacy token (no exp) the API server's cleaner invalidated after a year unused (1.29+)",
+        ),
+        (
             Cause::KeyMismatch,
             "the token was signed by a key the server does not have (another cluster, a rotated key)",
         ),
