@@ -621,7 +621,26 @@ mod tests {
     use super::*;
     use crate::diagnosis::facts::AccessVerdict;
     use crate::diagnosis::merge::Confidence;
-    use crate::diagnosis::testing::{case, http, run};
+    use crate::diagnosis::testing::{case, diagnosed, http, run};
+
+    /// A 401 and nothing else names every cause of a rejected token as a
+    /// candidate, a legacy token's among them, and claims none.
+    #[test]
+    fn a_bare_401_lists_every_rejection() {
+        let d = diagnosed(&case(http(401, None), None));
+        assert_eq!(d.cause(), Cause::Unknown);
+        let listed: Vec<Cause> = d.candidates.iter().map(|c| c.cause).collect();
+        for cause in [
+            Cause::Expired,
+            Cause::ServiceAccountRecreated,
+            Cause::PodDeleted,
+            Cause::SecretDeleted,
+            Cause::LegacyTokenInvalidated,
+            Cause::KeyMismatch,
+        ] {
+            assert!(listed.contains(&cause), "{cause:?}: {listed:?}");
+        }
+    }
 
     /// A 500 with InternalError's reason is NewInternalError's, which wraps
     /// an error of its own: cut before that error, it is no certain fault of
@@ -722,7 +741,6 @@ mod tests {
     #[test]
     fn unknown_steps_look_where_the_reason_is() {
         use crate::diagnosis::facts::ServiceVerdict;
-        use crate::diagnosis::testing::diagnosed;
         let whys = |c: &Case<'_>| -> Vec<String> {
             let d = diagnosed(c);
             d.top().next.iter().map(|s| s.why.clone()).collect()
