@@ -48,13 +48,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 473;
+const DEVELOPMENT_FLOOR: usize = 497;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 260;
+const EVALUATION_FLOOR: usize = 282;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 493;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 517;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 274;
+const EVALUATION_FLOOR_WITH_RULE: usize = 296;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
