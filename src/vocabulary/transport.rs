@@ -431,7 +431,10 @@ pub const PYTHON_CHECKED_HOST: &[&str] = &["hostname '", "expected hostname: "];
 pub const NOT_A_FAILURE: &[Wording] = &[
     w("client-go (kubectl wait, informers)", "timed out waiting for the condition", "all", None, "k8s.io/apimachinery wait.ErrWaitTimeout"),
     SERVER_HANDSHAKE_LOG,
-    w("a pod spec's probe", "timeoutSeconds", "all", None, "a field, not an error"),
+    // The field, in YAML and JSON; not the query parameter every watch URL
+    // carries (`…&timeoutSeconds=457&watch=true: dial tcp …`).
+    w("a pod spec's probe", "timeoutSeconds:", "all", None, "a field, not an error"),
+    w("a pod spec's probe", "timeoutSeconds\":", "all", None, "a field, not an error"),
     w(CURL, "continuing anyway", "all", None, "curl -k: verification failed and curl went on"),
 ];
 

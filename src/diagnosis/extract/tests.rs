@@ -199,3 +199,12 @@ fn a_json_record_s_status_field_is_the_record_s() {
         "{found:?}"
     );
 }
+
+/// Every watch URL carries `timeoutSeconds=`: the query parameter is no pod
+/// spec's field, and the failure after it is read.
+#[test]
+fn a_watch_url_s_timeout_parameter_hides_no_failure() {
+    let text = "E0322 15:04:19.120993    3455 reflector.go:307] k8s.io/client-go/informers/factory.go:135: Failed to watch *v1.Service: Get https://localhost:8443/api/v1/services?resourceVersion=1&timeoutSeconds=371&watch=true: dial tcp 127.0.0.1:8443: connect: connection refused\n";
+    assert_eq!(transport_causes(text), [(1, Cause::ConnectionRefused)]);
+    assert!(transport_causes("readinessProbe: {timeoutSeconds: 28}\n").is_empty());
+}
