@@ -478,7 +478,6 @@ pub fn diagnose(
                 keys: match keys {
                     KeysObservation::Verified(report) => Some(probe_keys::key_check(
                         report,
-                        "/openid/v1/jwks",
                         report
                             .keys
                             .iter()

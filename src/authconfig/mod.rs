@@ -322,6 +322,11 @@ impl Run {
         }
     }
 
+    fn pass(&mut self, stage: Stage, rule: String, detail: String) {
+        let pass = check(stage, CheckOutcome::Pass, rule, detail);
+        self.routed.checks.push(pass);
+    }
+
     /// Records a failed check; the first one is the rejection.
     fn fail(&mut self, check: RuleCheck, rejection: JwtRejection, code: Code) {
         if self.first.is_none() {
@@ -358,8 +363,7 @@ impl Run {
         );
         let detail = format!("the token has {}", list(got));
         if got.iter().any(|a| issuer.audiences.contains(a)) {
-            let pass = check(Stage::Audience, CheckOutcome::Pass, rule, detail);
-            self.routed.checks.push(pass);
+            self.pass(Stage::Audience, rule, detail);
         } else {
             let mut expected = issuer.audiences.clone();
             expected.sort();
@@ -409,9 +413,7 @@ impl Run {
             Mapped::Ok(value, rule) => {
                 // A mapping with neither claim nor expression is no check.
                 if !rule.is_empty() {
-                    let detail = show(&value);
-                    let pass = check(stage, CheckOutcome::Pass, rule, detail);
-                    self.routed.checks.push(pass);
+                    self.pass(stage, rule, show(&value));
                 }
                 Some(value)
             }
@@ -442,14 +444,7 @@ impl Run {
         let rule = format!("claim {claim} = {required:?}");
         let (detail, found) = match claims.get(claim) {
             Some(Json::String(v)) if *v == required => {
-                let pass = check(
-                    Stage::RequiredClaim,
-                    CheckOutcome::Pass,
-                    rule,
-                    format!("{v:?}"),
-                );
-                self.routed.checks.push(pass);
-                return;
+                return self.pass(Stage::RequiredClaim, rule, format!("{v:?}"));
             }
             None => ("the claim is missing".to_owned(), None),
             Some(v) => {

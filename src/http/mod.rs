@@ -379,12 +379,10 @@ impl HttpClient {
         let url = self
             .url(&request.path)
             .map_err(|e| TransportError::Other(e.to_string()))?;
-        let budget = match self.deadline {
-            Some(deadline) => self
-                .timeout
-                .min(deadline.saturating_duration_since(Instant::now())),
-            None => self.timeout,
-        };
+        let left = |deadline: Instant| deadline.saturating_duration_since(Instant::now());
+        let budget = self
+            .deadline
+            .map_or(self.timeout, |d| self.timeout.min(left(d)));
         if budget.is_zero() {
             return Err(TransportError::Timeout(format!(
                 "not sent: the command's overall time bound ({} x the request timeout) is spent",
