@@ -189,9 +189,10 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
             (StepStatus::Warn, Some(Degradation::ExpiresSoon { left }))
         }
     };
-    let mut step = Step::new(StepName::PodClock, status, time.message(first));
-    step.risk = risk;
-    step
+    Step {
+        risk,
+        ..Step::new(StepName::PodClock, status, time.message(first))
+    }
 }
 
 /// The API server's answer: who it thinks the token is.

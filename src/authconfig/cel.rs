@@ -247,10 +247,7 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
     }
     match &e.expr {
         Expr::Call(call) => {
-            let qualified = match call.target.as_deref().map(|t| &t.expr) {
-                Some(Expr::Ident(ns)) if ns != variable => format!("{ns}.{}", call.func_name),
-                _ => call.func_name.clone(),
-            };
+            let qualified = qualified_name(call, variable);
             if KUBERNETES_ONLY.contains(&qualified.as_str())
                 || KUBERNETES_ONLY.contains(&call.func_name.as_str())
                 || (call.target.is_none() && NOT_EVALUATED.contains(&call.func_name.as_str()))
@@ -439,17 +436,18 @@ fn growth(qualified: &str, bare: &str) -> Option<Growth> {
         .find_map(|name| GROWTH.iter().find(|(n, _)| *n == name).map(|(_, g)| *g))
 }
 
-/// `ns.f` for a call on an identifier that is not the bound variable (a
-/// namespace or a comprehension's variable), else `f`.
-fn qualified_name(call: &cel::common::ast::CallExpr) -> String {
+/// `ns.f` for a call on an identifier that is not `variable` (a namespace or
+/// a comprehension's variable), else `f`.
+fn qualified_name(call: &cel::common::ast::CallExpr, variable: &str) -> String {
     match call.target.as_deref().map(|t| &t.expr) {
-        Some(Expr::Ident(ns)) => format!("{ns}.{}", call.func_name),
+        Some(Expr::Ident(ns)) if ns != variable => format!("{ns}.{}", call.func_name),
         _ => call.func_name.clone(),
     }
 }
 
 fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
-    let name = qualified_name(call);
+    // A call on the bound variable matches no namespaced rule either way.
+    let name = qualified_name(call, "");
     // `strings.quote(s)`: `strings` is a namespace, not a value read.
     let namespaced = name.contains('.') && GROWTH.iter().any(|(n, _)| *n == name);
     let parts: Vec<Estimate> = call
