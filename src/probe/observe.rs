@@ -1,6 +1,6 @@
-//! I/O: sends the probe's requests to every server, concurrently (one thread per
-//! server, so N servers cost about one round trip), and records what came back.
-//! No judgement here: that is [`super::classify`].
+//! I/O: sends the probe's requests to every server, concurrently (up to
+//! [`endpoints::CONCURRENCY`] at a time), and records what came back.
+//! No judgement here: that is [`super::analyse`].
 
 use serde_json::{Value, json};
 use url::Url;
