@@ -151,55 +151,43 @@ fn routed_issuer(iss: &str) -> &str {
 fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(), AuthnConfigError> {
     let a = &config.jwt[index];
     let m = &a.claim_mappings;
-    let named = |what: &str, e: &Option<String>| {
-        e.clone()
-            .map(|e| (format!("claimMappings.{what}.expression"), e))
-    };
-    let expressions = [
-        named("username", &m.username.expression),
-        named("groups", &m.groups.expression),
-        named("uid", &m.uid.expression),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(m.extra.iter().enumerate().map(|(i, x)| {
-        (
-            format!("claimMappings.extra[{i}].valueExpression"),
-            x.value_expression.clone(),
-        )
-    }))
-    .chain(
-        a.claim_validation_rules
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                Some((
-                    format!("claimValidationRules[{i}].expression"),
-                    r.expression.clone()?,
-                ))
-            }),
-    )
-    .chain(a.user_validation_rules.iter().enumerate().map(|(i, r)| {
-        (
-            format!("userValidationRules[{i}].expression"),
-            r.expression.clone(),
-        )
-    }));
+    let mut expressions: Vec<(String, &str)> = Vec::new();
+    for (what, e) in [
+        ("username", &m.username),
+        ("groups", &m.groups),
+        ("uid", &m.uid),
+    ] {
+        let path = format!("claimMappings.{what}.expression");
+        expressions.extend(e.expression.as_deref().map(|e| (path, e)));
+    }
+    for (i, x) in m.extra.iter().enumerate() {
+        let path = format!("claimMappings.extra[{i}].valueExpression");
+        expressions.push((path, &x.value_expression));
+    }
+    for (i, r) in a.claim_validation_rules.iter().enumerate() {
+        let path = format!("claimValidationRules[{i}].expression");
+        expressions.extend(r.expression.as_deref().map(|e| (path, e)));
+    }
+    for (i, r) in a.user_validation_rules.iter().enumerate() {
+        let path = format!("userValidationRules[{i}].expression");
+        expressions.push((path, &r.expression));
+    }
     for (path, expression) in expressions {
+        let name = if path.starts_with("user") {
+            "user"
+        } else {
+            "claims"
+        };
         let input = Input {
-            name: if path.starts_with("user") {
-                "user"
-            } else {
-                "claims"
-            },
+            name,
             value: claims,
         };
-        if let Some(detail) = cel::over_budget(&expression, &input) {
+        if let Some(detail) = cel::over_budget(expression, &input) {
             return Err(AuthnConfigError::OverBudget {
                 file: config.source.clone(),
                 rule: format!(
                     "jwt[{index}].{path} `{}`",
-                    crate::sanitize::sanitize(&expression)
+                    crate::sanitize::sanitize(expression)
                 ),
                 detail,
             });
