@@ -71,8 +71,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 /// requests a probe makes, not enough to hang.
 pub const OVERALL_TIMEOUTS: u32 = 6;
 
-/// The overall deadline for a command whose per-request timeout is `timeout`,
-/// counted from now.
 pub fn overall_deadline(timeout: Duration) -> Instant {
     Instant::now() + timeout.saturating_mul(OVERALL_TIMEOUTS)
 }
@@ -134,7 +132,6 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    /// Verified TLS against `trust`, default timeout, no plain HTTP.
     pub fn new(trust: Trust) -> Self {
         ClientConfig {
             trust,

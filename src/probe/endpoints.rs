@@ -72,7 +72,6 @@ fn pick_port(ports: Option<&Vec<Value>>) -> Option<u16> {
         .or_else(|| (ports.len() == 1).then(|| port(&ports[0])).flatten())
 }
 
-/// The items of the array at `key`, if it is one.
 fn array<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     value
         .get(key)
