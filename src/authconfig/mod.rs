@@ -543,31 +543,26 @@ impl Run {
                 report.findings.push(finding);
                 report.rejection = Some(rejection);
             }
-            None => report.findings.push(Finding::info(
-                Code::AuthnRouted,
-                format!(
-                    "jwt[{index}] ({}) of {source} takes it{}: user {}, groups {}{}",
-                    routed.issuer,
-                    if not_evaluated.is_empty() {
-                        ""
-                    } else {
-                        " as far as evaluated"
-                    },
-                    routed
-                        .user
-                        .username
-                        .as_deref()
-                        .map(|u| format!("{u:?}"))
-                        .unwrap_or_else(|| "-".into()),
-                    list(&routed.user.groups),
-                    routed
-                        .user
-                        .uid
-                        .as_deref()
-                        .map(|u| format!(", uid {u:?}"))
-                        .unwrap_or_default(),
-                ),
-            )),
+            None => {
+                let user = &routed.user;
+                let name = user.username.as_deref().map(|u| format!("{u:?}"));
+                let uid = user.uid.as_deref().map(|u| format!(", uid {u:?}"));
+                let partly = if not_evaluated.is_empty() {
+                    ""
+                } else {
+                    " as far as evaluated"
+                };
+                report.findings.push(Finding::info(
+                    Code::AuthnRouted,
+                    format!(
+                        "jwt[{index}] ({}) of {source} takes it{partly}: user {}, groups {}{}",
+                        routed.issuer,
+                        name.as_deref().unwrap_or("-"),
+                        list(&user.groups),
+                        uid.unwrap_or_default(),
+                    ),
+                ));
+            }
         }
         for why in not_evaluated {
             report.findings.push(Finding::warning(
