@@ -143,58 +143,54 @@ fn parse_error(error: &str) -> String {
 
 /// Why `source` is not to be run with the variable in `input` bound (the
 /// static bounds, before any evaluation), or `None` when it may be.
-pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
+pub fn refusal(source: &str, input: &Input<'_>) -> Option<String> {
     if source.len() > MAX_EXPRESSION_BYTES {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "the expression is {} bytes, over the {MAX_EXPRESSION_BYTES}-byte bound",
             source.len()
-        )));
+        ));
     }
     let env = env();
     let program = match env.compile(source) {
         Ok(p) => p,
-        Err(e) => return Some(Outcome::NotEvaluated(parse_error(&e.to_string()))),
+        Err(e) => return Some(parse_error(&e.to_string())),
     };
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
     if let Some(name) = shape.unsupported.first() {
-        return Some(Outcome::NotEvaluated(
-            if NOT_EVALUATED.contains(&name.as_str()) {
-                format!(
-                    "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
-                )
-            } else {
-                kubernetes_only(name)
-            },
-        ));
+        return Some(if NOT_EVALUATED.contains(&name.as_str()) {
+            format!(
+                "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
+            )
+        } else {
+            kubernetes_only(name)
+        });
     }
     if let Some(name) = shape.no_rule.first() {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "{name}() is not a function this tool evaluates: it has no rule for the size of what it makes, so its cost could not be bounded"
-        )));
+        ));
     }
     if shape.nodes > MAX_NODES {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "{} nodes, over the {MAX_NODES}-node bound",
             shape.nodes
-        )));
+        ));
     }
     if shape.depth > MAX_COMPREHENSION_DEPTH {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "comprehensions nested {} deep, over the bound of {MAX_COMPREHENSION_DEPTH}",
             shape.depth
-        )));
+        ));
     }
-    if let Some(why) = budget(program.expression(), input) {
-        return Some(Outcome::NotEvaluated(why));
-    }
-    if to_cel(input.value, 0).is_none() {
-        return Some(Outcome::NotEvaluated(format!(
-            "{} is nested more than {MAX_JSON_DEPTH} levels deep",
-            input.name
-        )));
-    }
-    None
+    budget(program.expression(), input).or_else(|| {
+        to_cel(input.value, 0).is_none().then(|| {
+            format!(
+                "{} is nested more than {MAX_JSON_DEPTH} levels deep",
+                input.name
+            )
+        })
+    })
 }
 
 /// Runs `source`, which [`refusal`] has checked, here and now: in the child
@@ -627,7 +623,7 @@ mod tests {
             name: "claims",
             value: &json!({"sub": "a"}),
         };
-        let Some(Outcome::NotEvaluated(why)) = refusal("claims.sub +", &input) else {
+        let Some(why) = refusal("claims.sub +", &input) else {
             panic!("refused");
         };
         assert_eq!(
