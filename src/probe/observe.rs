@@ -49,7 +49,7 @@ impl Target {
 
     /// A replica at `addr` of the server `original`: verified against the
     /// original's name (or its `tls-server-name`). A DNS name is pinned to the
-    /// address with reqwest's `resolve`, so SNI carries it too; an IP (no SNI
+    /// address ([`ClientConfig::resolve`]), so SNI carries it too; an IP (no SNI
     /// exists for IPs) is verified through the name override.
     pub fn replica(original: &Target, addr: std::net::SocketAddr) -> Self {
         let shown = format!("https://{addr}");
