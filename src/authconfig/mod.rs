@@ -173,13 +173,12 @@ fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(),
         expressions.push((path, &r.expression));
     }
     for (path, expression) in expressions {
-        let name = if path.starts_with("user") {
-            "user"
-        } else {
-            "claims"
-        };
         let input = Input {
-            name,
+            name: if path.starts_with("user") {
+                "user"
+            } else {
+                "claims"
+            },
             value: claims,
         };
         if let Some(detail) = cel::over_budget(expression, &input) {
