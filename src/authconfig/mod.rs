@@ -396,15 +396,16 @@ impl Run {
         show: impl FnOnce(&T) -> String,
         expression: Option<&str>,
     ) -> Option<T> {
-        match mapped {
-            Mapped::Ok(value, rule) => {
+        let (rule, outcome) = mapped;
+        match outcome {
+            Outcome::Value(value) => {
                 // A mapping with neither claim nor expression is no check.
                 if !rule.is_empty() {
                     self.pass(stage, rule, show(&value));
                 }
                 Some(value)
             }
-            Mapped::Fail(rule, detail) => {
+            Outcome::Error(detail) => {
                 let rejection = if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED {
                     JwtRejection::EmailNotVerified
                 } else {
@@ -418,7 +419,7 @@ impl Run {
                 self.fail(failed, rejection, Code::AuthnMappingFailed);
                 None
             }
-            Mapped::NotEvaluated(rule, why) => {
+            Outcome::NotEvaluated(why) => {
                 let skipped = check(stage, CheckOutcome::NotEvaluated, rule, why.clone());
                 self.skip(skipped, why);
                 None
@@ -577,11 +578,8 @@ impl Run {
 
 const EMAIL_NOT_VERIFIED: &str = "email_verified is false";
 
-enum Mapped<T> {
-    Ok(T, String),
-    Fail(String, String),
-    NotEvaluated(String, String),
-}
+/// A mapping's rule as shown, and what came of it.
+type Mapped<T> = (String, Outcome<T>);
 
 /// A mapping expression's outcome, its value read by `value`.
 fn map_expression<T>(
@@ -590,14 +588,12 @@ fn map_expression<T>(
     claims: &Json,
     value: impl FnOnce(::cel::Value) -> Result<T, String>,
 ) -> Mapped<T> {
-    match bounded::evaluate(expr, &claims_input(claims)) {
-        Outcome::Value(v) => match value(v) {
-            Ok(v) => Mapped::Ok(v, rule),
-            Err(e) => Mapped::Fail(rule, e),
-        },
-        Outcome::Error(e) => Mapped::Fail(rule, e),
-        Outcome::NotEvaluated(w) => Mapped::NotEvaluated(rule, w),
-    }
+    let outcome = match bounded::evaluate(expr, &claims_input(claims)) {
+        Outcome::Value(v) => value(v).map_or_else(Outcome::Error, Outcome::Value),
+        Outcome::Error(e) => Outcome::Error(e),
+        Outcome::NotEvaluated(w) => Outcome::NotEvaluated(w),
+    };
+    (rule, outcome)
 }
 
 /// A mapping whose value must be a string or a list of strings.
@@ -622,19 +618,16 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     let prefix = m.prefix.as_deref().unwrap_or("");
     let rule = format!("claim {claim} with prefix {prefix:?}");
     let obj = claims.as_object();
-    let Some(value) = obj.and_then(|o| o.get(claim)) else {
-        return Mapped::Fail(rule, format!("claim {claim:?} is not present"));
+    let verified = obj.and_then(|o| o.get("email_verified"));
+    let outcome = match obj.and_then(|o| o.get(claim)).map(Json::as_str) {
+        None => Outcome::Error(format!("claim {claim:?} is not present")),
+        Some(None) => Outcome::Error(format!("claim {claim:?} is not a string")),
+        Some(Some(_)) if claim == "email" && verified.is_some_and(|v| v != &Json::Bool(true)) => {
+            Outcome::Error(EMAIL_NOT_VERIFIED.into())
+        }
+        Some(Some(name)) => Outcome::Value(format!("{prefix}{name}")),
     };
-    let Some(name) = value.as_str() else {
-        return Mapped::Fail(rule, format!("claim {claim:?} is not a string"));
-    };
-    if claim == "email"
-        && let Some(verified) = obj.and_then(|o| o.get("email_verified"))
-        && verified != &Json::Bool(true)
-    {
-        return Mapped::Fail(rule, EMAIL_NOT_VERIFIED.into());
-    }
-    Mapped::Ok(format!("{prefix}{name}"), rule)
+    (rule, outcome)
 }
 
 fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<String>> {
@@ -646,33 +639,31 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
             format!("claim {claim}")
         };
         let value = claims.as_object().and_then(|o| o.get(claim));
-        return match (stage, value) {
+        let outcome = match (stage, value) {
             // A missing groups claim is no groups; a missing uid claim fails.
-            (Stage::Groups, None) => Mapped::Ok(Vec::new(), rule),
-            (_, None) => Mapped::Fail(rule, format!("claim {claim:?} is not present")),
-            (_, Some(Json::String(s))) => Mapped::Ok(vec![format!("{prefix}{s}")], rule),
-            (Stage::Groups, Some(Json::Array(a))) if a.iter().all(Json::is_string) => Mapped::Ok(
-                a.iter()
+            (Stage::Groups, None) => Outcome::Value(Vec::new()),
+            (_, None) => Outcome::Error(format!("claim {claim:?} is not present")),
+            (_, Some(Json::String(s))) => Outcome::Value(vec![format!("{prefix}{s}")]),
+            (Stage::Groups, Some(Json::Array(a))) if a.iter().all(Json::is_string) => {
+                let prefixed = a
+                    .iter()
                     .filter_map(Json::as_str)
-                    .map(|s| format!("{prefix}{s}"))
-                    .collect(),
-                rule,
-            ),
-            (_, Some(_)) => Mapped::Fail(
-                rule,
-                format!(
-                    "claim {claim:?} is not a string{}",
-                    if stage == Stage::Groups {
-                        " or a list of strings"
-                    } else {
-                        ""
-                    }
-                ),
-            ),
+                    .map(|s| format!("{prefix}{s}"));
+                Outcome::Value(prefixed.collect())
+            }
+            (_, Some(_)) => Outcome::Error(format!(
+                "claim {claim:?} is not a string{}",
+                if stage == Stage::Groups {
+                    " or a list of strings"
+                } else {
+                    ""
+                }
+            )),
         };
+        return (rule, outcome);
     }
     let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) else {
-        return Mapped::Ok(Vec::new(), String::new());
+        return (String::new(), Outcome::Value(Vec::new()));
     };
     map_expression(expr, expr.to_owned(), claims, |v| match v {
         ::cel::Value::String(s) if stage == Stage::Uid => Ok(vec![s.as_str().to_owned()]),
