@@ -189,22 +189,19 @@ pub fn pod_clock_step(decode: &DecodeReport) -> Step {
             (StepStatus::Warn, Some(Degradation::ExpiresSoon { left }))
         }
     };
-    let mut step = Step::new(StepName::PodClock, status, time.message(first));
-    step.risk = risk;
-    step
+    Step {
+        risk,
+        ..Step::new(StepName::PodClock, status, time.message(first))
+    }
 }
 
 /// The API server's answer: who it thinks the token is.
 pub fn server_step(server: &ServerReport) -> Step {
-    let cause = server.diagnosis.cause();
+    let (cause, facts) = (server.diagnosis.cause(), &server.facts);
     let summary = match server.classification {
         Classification::Ok => format!(
             "authenticated as {}",
-            server
-                .facts
-                .user
-                .as_ref()
-                .map_or("?", |u| u.username.as_str())
+            facts.user.as_ref().map_or("?", |u| u.username.as_str())
         ),
         Classification::NotFound => {
             "authenticated and authorised; the object asked for does not exist (404)".to_owned()
@@ -237,8 +234,7 @@ pub fn server_step(server: &ServerReport) -> Step {
         Classification::ServerConfig => "a part of the server's own setup failed".to_owned(),
         Classification::TlsError => format!(
             "TLS verification failed ({}); the token was not sent",
-            server
-                .facts
+            facts
                 .tls
                 .as_ref()
                 .and_then(|t| t.error.as_deref())
@@ -361,13 +357,11 @@ pub fn freshness_step(decode: &DecodeReport, file_written: Option<DateTime<Utc>>
     let claims = &decode.token.claims;
     let now = decode.time.at;
     let fingerprint = &decode.token.fingerprint;
+    let jti =
+        (claims.jwt_id.as_ref()).map(|j| format!(", or audit events its credential id JTI={j}"));
     let compare = format!(
         "compare with what the client sends: `kubectl satoken decode` on its token must show sha256:{fingerprint}{}",
-        claims
-            .jwt_id
-            .as_ref()
-            .map(|j| format!(", or audit events its credential id JTI={j}"))
-            .unwrap_or_default()
+        jti.unwrap_or_default()
     );
     if decode.kind != TokenKind::Projected {
         return step(
@@ -478,7 +472,6 @@ pub fn diagnose(
                 keys: match keys {
                     KeysObservation::Verified(report) => Some(probe_keys::key_check(
                         report,
-                        "/openid/v1/jwks",
                         report
                             .keys
                             .iter()

@@ -122,7 +122,8 @@ fn from_wire(w: Wire) -> Result<Value, String> {
 /// static bounds, or run under the run-time ones, in a child process when
 /// `main` allowed one, else here.
 pub fn evaluate(source: &str, input: &Input<'_>) -> Outcome {
-    super::cel::refusal(source, input).unwrap_or_else(|| match EXECUTABLE.get() {
+    let refused = super::cel::refusal(source, input).map(Outcome::NotEvaluated);
+    refused.unwrap_or_else(|| match EXECUTABLE.get() {
         Some(exe) => in_child(exe, source, input),
         None => execute(source, input),
     })

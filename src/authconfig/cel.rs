@@ -143,58 +143,54 @@ fn parse_error(error: &str) -> String {
 
 /// Why `source` is not to be run with the variable in `input` bound (the
 /// static bounds, before any evaluation), or `None` when it may be.
-pub fn refusal(source: &str, input: &Input<'_>) -> Option<Outcome> {
+pub fn refusal(source: &str, input: &Input<'_>) -> Option<String> {
     if source.len() > MAX_EXPRESSION_BYTES {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "the expression is {} bytes, over the {MAX_EXPRESSION_BYTES}-byte bound",
             source.len()
-        )));
+        ));
     }
     let env = env();
     let program = match env.compile(source) {
         Ok(p) => p,
-        Err(e) => return Some(Outcome::NotEvaluated(parse_error(&e.to_string()))),
+        Err(e) => return Some(parse_error(&e.to_string())),
     };
     let mut shape = Shape::default();
     walk(program.expression(), 0, input.name, &mut shape);
     if let Some(name) = shape.unsupported.first() {
-        return Some(Outcome::NotEvaluated(
-            if NOT_EVALUATED.contains(&name.as_str()) {
-                format!(
-                    "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
-                )
-            } else {
-                kubernetes_only(name)
-            },
-        ));
+        return Some(if NOT_EVALUATED.contains(&name.as_str()) {
+            format!(
+                "{name}() needs a time zone database this tool does not carry; compare claims' times as the numbers they are"
+            )
+        } else {
+            kubernetes_only(name)
+        });
     }
     if let Some(name) = shape.no_rule.first() {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "{name}() is not a function this tool evaluates: it has no rule for the size of what it makes, so its cost could not be bounded"
-        )));
+        ));
     }
     if shape.nodes > MAX_NODES {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "{} nodes, over the {MAX_NODES}-node bound",
             shape.nodes
-        )));
+        ));
     }
     if shape.depth > MAX_COMPREHENSION_DEPTH {
-        return Some(Outcome::NotEvaluated(format!(
+        return Some(format!(
             "comprehensions nested {} deep, over the bound of {MAX_COMPREHENSION_DEPTH}",
             shape.depth
-        )));
+        ));
     }
-    if let Some(why) = budget(program.expression(), input) {
-        return Some(Outcome::NotEvaluated(why));
-    }
-    if to_cel(input.value, 0).is_none() {
-        return Some(Outcome::NotEvaluated(format!(
-            "{} is nested more than {MAX_JSON_DEPTH} levels deep",
-            input.name
-        )));
-    }
-    None
+    budget(program.expression(), input).or_else(|| {
+        to_cel(input.value, 0).is_none().then(|| {
+            format!(
+                "{} is nested more than {MAX_JSON_DEPTH} levels deep",
+                input.name
+            )
+        })
+    })
 }
 
 /// Runs `source`, which [`refusal`] has checked, here and now: in the child
@@ -247,10 +243,7 @@ fn walk(e: &IdedExpr, depth: usize, variable: &str, shape: &mut Shape) {
     }
     match &e.expr {
         Expr::Call(call) => {
-            let qualified = match call.target.as_deref().map(|t| &t.expr) {
-                Some(Expr::Ident(ns)) if ns != variable => format!("{ns}.{}", call.func_name),
-                _ => call.func_name.clone(),
-            };
+            let qualified = qualified_name(call, variable);
             if KUBERNETES_ONLY.contains(&qualified.as_str())
                 || KUBERNETES_ONLY.contains(&call.func_name.as_str())
                 || (call.target.is_none() && NOT_EVALUATED.contains(&call.func_name.as_str()))
@@ -439,17 +432,18 @@ fn growth(qualified: &str, bare: &str) -> Option<Growth> {
         .find_map(|name| GROWTH.iter().find(|(n, _)| *n == name).map(|(_, g)| *g))
 }
 
-/// `ns.f` for a call on an identifier that is not the bound variable (a
-/// namespace or a comprehension's variable), else `f`.
-fn qualified_name(call: &cel::common::ast::CallExpr) -> String {
+/// `ns.f` for a call on an identifier that is not `variable` (a namespace or
+/// a comprehension's variable), else `f`.
+fn qualified_name(call: &cel::common::ast::CallExpr, variable: &str) -> String {
     match call.target.as_deref().map(|t| &t.expr) {
-        Some(Expr::Ident(ns)) => format!("{ns}.{}", call.func_name),
+        Some(Expr::Ident(ns)) if ns != variable => format!("{ns}.{}", call.func_name),
         _ => call.func_name.clone(),
     }
 }
 
 fn call_estimate(call: &cel::common::ast::CallExpr, bound: u64) -> Estimate {
-    let name = qualified_name(call);
+    // A call on the bound variable matches no namespaced rule either way.
+    let name = qualified_name(call, "");
     // `strings.quote(s)`: `strings` is a namespace, not a value read.
     let namespaced = name.contains('.') && GROWTH.iter().any(|(n, _)| *n == name);
     let parts: Vec<Estimate> = call
@@ -629,7 +623,7 @@ mod tests {
             name: "claims",
             value: &json!({"sub": "a"}),
         };
-        let Some(Outcome::NotEvaluated(why)) = refusal("claims.sub +", &input) else {
+        let Some(why) = refusal("claims.sub +", &input) else {
             panic!("refused");
         };
         assert_eq!(

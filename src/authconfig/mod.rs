@@ -151,40 +151,27 @@ fn routed_issuer(iss: &str) -> &str {
 fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(), AuthnConfigError> {
     let a = &config.jwt[index];
     let m = &a.claim_mappings;
-    let named = |what: &str, e: &Option<String>| {
-        e.clone()
-            .map(|e| (format!("claimMappings.{what}.expression"), e))
-    };
-    let expressions = [
-        named("username", &m.username.expression),
-        named("groups", &m.groups.expression),
-        named("uid", &m.uid.expression),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(m.extra.iter().enumerate().map(|(i, x)| {
-        (
-            format!("claimMappings.extra[{i}].valueExpression"),
-            x.value_expression.clone(),
-        )
-    }))
-    .chain(
-        a.claim_validation_rules
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                Some((
-                    format!("claimValidationRules[{i}].expression"),
-                    r.expression.clone()?,
-                ))
-            }),
-    )
-    .chain(a.user_validation_rules.iter().enumerate().map(|(i, r)| {
-        (
-            format!("userValidationRules[{i}].expression"),
-            r.expression.clone(),
-        )
-    }));
+    let mut expressions: Vec<(String, &str)> = Vec::new();
+    for (what, e) in [
+        ("username", &m.username),
+        ("groups", &m.groups),
+        ("uid", &m.uid),
+    ] {
+        let path = format!("claimMappings.{what}.expression");
+        expressions.extend(e.expression.as_deref().map(|e| (path, e)));
+    }
+    for (i, x) in m.extra.iter().enumerate() {
+        let path = format!("claimMappings.extra[{i}].valueExpression");
+        expressions.push((path, &x.value_expression));
+    }
+    for (i, r) in a.claim_validation_rules.iter().enumerate() {
+        let path = format!("claimValidationRules[{i}].expression");
+        expressions.extend(r.expression.as_deref().map(|e| (path, e)));
+    }
+    for (i, r) in a.user_validation_rules.iter().enumerate() {
+        let path = format!("userValidationRules[{i}].expression");
+        expressions.push((path, &r.expression));
+    }
     for (path, expression) in expressions {
         let input = Input {
             name: if path.starts_with("user") {
@@ -194,12 +181,12 @@ fn check_budget(config: &AuthnConfig, index: usize, claims: &Json) -> Result<(),
             },
             value: claims,
         };
-        if let Some(detail) = cel::over_budget(&expression, &input) {
+        if let Some(detail) = cel::over_budget(expression, &input) {
             return Err(AuthnConfigError::OverBudget {
                 file: config.source.clone(),
                 rule: format!(
                     "jwt[{index}].{path} `{}`",
-                    crate::sanitize::sanitize(&expression)
+                    crate::sanitize::sanitize(expression)
                 ),
                 detail,
             });
@@ -322,6 +309,11 @@ impl Run {
         }
     }
 
+    fn pass(&mut self, stage: Stage, rule: String, detail: String) {
+        let pass = check(stage, CheckOutcome::Pass, rule, detail);
+        self.routed.checks.push(pass);
+    }
+
     /// Records a failed check; the first one is the rejection.
     fn fail(&mut self, check: RuleCheck, rejection: JwtRejection, code: Code) {
         if self.first.is_none() {
@@ -358,8 +350,7 @@ impl Run {
         );
         let detail = format!("the token has {}", list(got));
         if got.iter().any(|a| issuer.audiences.contains(a)) {
-            let pass = check(Stage::Audience, CheckOutcome::Pass, rule, detail);
-            self.routed.checks.push(pass);
+            self.pass(Stage::Audience, rule, detail);
         } else {
             let mut expected = issuer.audiences.clone();
             expected.sort();
@@ -405,17 +396,16 @@ impl Run {
         show: impl FnOnce(&T) -> String,
         expression: Option<&str>,
     ) -> Option<T> {
-        match mapped {
-            Mapped::Ok(value, rule) => {
+        let (rule, outcome) = mapped;
+        match outcome {
+            Outcome::Value(value) => {
                 // A mapping with neither claim nor expression is no check.
                 if !rule.is_empty() {
-                    let detail = show(&value);
-                    let pass = check(stage, CheckOutcome::Pass, rule, detail);
-                    self.routed.checks.push(pass);
+                    self.pass(stage, rule, show(&value));
                 }
                 Some(value)
             }
-            Mapped::Fail(rule, detail) => {
+            Outcome::Error(detail) => {
                 let rejection = if stage == Stage::Username && detail == EMAIL_NOT_VERIFIED {
                     JwtRejection::EmailNotVerified
                 } else {
@@ -429,7 +419,7 @@ impl Run {
                 self.fail(failed, rejection, Code::AuthnMappingFailed);
                 None
             }
-            Mapped::NotEvaluated(rule, why) => {
+            Outcome::NotEvaluated(why) => {
                 let skipped = check(stage, CheckOutcome::NotEvaluated, rule, why.clone());
                 self.skip(skipped, why);
                 None
@@ -442,14 +432,7 @@ impl Run {
         let rule = format!("claim {claim} = {required:?}");
         let (detail, found) = match claims.get(claim) {
             Some(Json::String(v)) if *v == required => {
-                let pass = check(
-                    Stage::RequiredClaim,
-                    CheckOutcome::Pass,
-                    rule,
-                    format!("{v:?}"),
-                );
-                self.routed.checks.push(pass);
-                return;
+                return self.pass(Stage::RequiredClaim, rule, format!("{v:?}"));
             }
             None => ("the claim is missing".to_owned(), None),
             Some(v) => {
@@ -560,31 +543,26 @@ impl Run {
                 report.findings.push(finding);
                 report.rejection = Some(rejection);
             }
-            None => report.findings.push(Finding::info(
-                Code::AuthnRouted,
-                format!(
-                    "jwt[{index}] ({}) of {source} takes it{}: user {}, groups {}{}",
-                    routed.issuer,
-                    if not_evaluated.is_empty() {
-                        ""
-                    } else {
-                        " as far as evaluated"
-                    },
-                    routed
-                        .user
-                        .username
-                        .as_deref()
-                        .map(|u| format!("{u:?}"))
-                        .unwrap_or_else(|| "-".into()),
-                    list(&routed.user.groups),
-                    routed
-                        .user
-                        .uid
-                        .as_deref()
-                        .map(|u| format!(", uid {u:?}"))
-                        .unwrap_or_default(),
-                ),
-            )),
+            None => {
+                let user = &routed.user;
+                let name = user.username.as_deref().map(|u| format!("{u:?}"));
+                let uid = user.uid.as_deref().map(|u| format!(", uid {u:?}"));
+                let partly = if not_evaluated.is_empty() {
+                    ""
+                } else {
+                    " as far as evaluated"
+                };
+                report.findings.push(Finding::info(
+                    Code::AuthnRouted,
+                    format!(
+                        "jwt[{index}] ({}) of {source} takes it{partly}: user {}, groups {}{}",
+                        routed.issuer,
+                        name.as_deref().unwrap_or("-"),
+                        list(&user.groups),
+                        uid.unwrap_or_default(),
+                    ),
+                ));
+            }
         }
         for why in not_evaluated {
             report.findings.push(Finding::warning(
@@ -600,11 +578,8 @@ impl Run {
 
 const EMAIL_NOT_VERIFIED: &str = "email_verified is false";
 
-enum Mapped<T> {
-    Ok(T, String),
-    Fail(String, String),
-    NotEvaluated(String, String),
-}
+/// A mapping's rule as shown, and what came of it.
+type Mapped<T> = (String, Outcome<T>);
 
 /// A mapping expression's outcome, its value read by `value`.
 fn map_expression<T>(
@@ -613,14 +588,12 @@ fn map_expression<T>(
     claims: &Json,
     value: impl FnOnce(::cel::Value) -> Result<T, String>,
 ) -> Mapped<T> {
-    match bounded::evaluate(expr, &claims_input(claims)) {
-        Outcome::Value(v) => match value(v) {
-            Ok(v) => Mapped::Ok(v, rule),
-            Err(e) => Mapped::Fail(rule, e),
-        },
-        Outcome::Error(e) => Mapped::Fail(rule, e),
-        Outcome::NotEvaluated(w) => Mapped::NotEvaluated(rule, w),
-    }
+    let outcome = match bounded::evaluate(expr, &claims_input(claims)) {
+        Outcome::Value(v) => value(v).map_or_else(Outcome::Error, Outcome::Value),
+        Outcome::Error(e) => Outcome::Error(e),
+        Outcome::NotEvaluated(w) => Outcome::NotEvaluated(w),
+    };
+    (rule, outcome)
 }
 
 /// A mapping whose value must be a string or a list of strings.
@@ -645,19 +618,16 @@ fn map_username(m: &ClaimOrExpression, claims: &Json) -> Mapped<String> {
     let prefix = m.prefix.as_deref().unwrap_or("");
     let rule = format!("claim {claim} with prefix {prefix:?}");
     let obj = claims.as_object();
-    let Some(value) = obj.and_then(|o| o.get(claim)) else {
-        return Mapped::Fail(rule, format!("claim {claim:?} is not present"));
+    let verified = obj.and_then(|o| o.get("email_verified"));
+    let outcome = match obj.and_then(|o| o.get(claim)).map(Json::as_str) {
+        None => Outcome::Error(format!("claim {claim:?} is not present")),
+        Some(None) => Outcome::Error(format!("claim {claim:?} is not a string")),
+        Some(Some(_)) if claim == "email" && verified.is_some_and(|v| v != &Json::Bool(true)) => {
+            Outcome::Error(EMAIL_NOT_VERIFIED.into())
+        }
+        Some(Some(name)) => Outcome::Value(format!("{prefix}{name}")),
     };
-    let Some(name) = value.as_str() else {
-        return Mapped::Fail(rule, format!("claim {claim:?} is not a string"));
-    };
-    if claim == "email"
-        && let Some(verified) = obj.and_then(|o| o.get("email_verified"))
-        && verified != &Json::Bool(true)
-    {
-        return Mapped::Fail(rule, EMAIL_NOT_VERIFIED.into());
-    }
-    Mapped::Ok(format!("{prefix}{name}"), rule)
+    (rule, outcome)
 }
 
 fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<String>> {
@@ -669,33 +639,31 @@ fn map_list(stage: Stage, m: &ClaimOrExpression, claims: &Json) -> Mapped<Vec<St
             format!("claim {claim}")
         };
         let value = claims.as_object().and_then(|o| o.get(claim));
-        return match (stage, value) {
+        let outcome = match (stage, value) {
             // A missing groups claim is no groups; a missing uid claim fails.
-            (Stage::Groups, None) => Mapped::Ok(Vec::new(), rule),
-            (_, None) => Mapped::Fail(rule, format!("claim {claim:?} is not present")),
-            (_, Some(Json::String(s))) => Mapped::Ok(vec![format!("{prefix}{s}")], rule),
-            (Stage::Groups, Some(Json::Array(a))) if a.iter().all(Json::is_string) => Mapped::Ok(
-                a.iter()
+            (Stage::Groups, None) => Outcome::Value(Vec::new()),
+            (_, None) => Outcome::Error(format!("claim {claim:?} is not present")),
+            (_, Some(Json::String(s))) => Outcome::Value(vec![format!("{prefix}{s}")]),
+            (Stage::Groups, Some(Json::Array(a))) if a.iter().all(Json::is_string) => {
+                let prefixed = a
+                    .iter()
                     .filter_map(Json::as_str)
-                    .map(|s| format!("{prefix}{s}"))
-                    .collect(),
-                rule,
-            ),
-            (_, Some(_)) => Mapped::Fail(
-                rule,
-                format!(
-                    "claim {claim:?} is not a string{}",
-                    if stage == Stage::Groups {
-                        " or a list of strings"
-                    } else {
-                        ""
-                    }
-                ),
-            ),
+                    .map(|s| format!("{prefix}{s}"));
+                Outcome::Value(prefixed.collect())
+            }
+            (_, Some(_)) => Outcome::Error(format!(
+                "claim {claim:?} is not a string{}",
+                if stage == Stage::Groups {
+                    " or a list of strings"
+                } else {
+                    ""
+                }
+            )),
         };
+        return (rule, outcome);
     }
     let Some(expr) = m.expression.as_deref().filter(|e| !e.is_empty()) else {
-        return Mapped::Ok(Vec::new(), String::new());
+        return (String::new(), Outcome::Value(Vec::new()));
     };
     map_expression(expr, expr.to_owned(), claims, |v| match v {
         ::cel::Value::String(s) if stage == Stage::Uid => Ok(vec![s.as_str().to_owned()]),

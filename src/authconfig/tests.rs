@@ -104,3 +104,31 @@ fn bad_files_are_named() {
     let json = r#"{"apiVersion":"apiserver.config.k8s.io/v1beta1","kind":"AuthenticationConfiguration","jwt":[{"issuer":{"url":"https://a","audiences":["x"]},"claimMappings":{"username":{"claim":"sub","prefix":""}}}]}"#;
     assert_eq!(parse(json, "f").unwrap().jwt.len(), 1);
 }
+
+#[test]
+fn a_username_claim_is_present_a_string_and_a_verified_email() {
+    let m = ClaimOrExpression {
+        claim: Some("email".into()),
+        prefix: Some("oidc:".into()),
+        expression: None,
+    };
+    let error = |claims| match map_username(&m, &claims) {
+        (_, Outcome::Error(e)) => e,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(error(json!({})), "claim \"email\" is not present");
+    assert_eq!(
+        error(json!({"email": 1})),
+        "claim \"email\" is not a string"
+    );
+    let unverified = json!({"email": "a@x", "email_verified": false});
+    assert_eq!(error(unverified), EMAIL_NOT_VERIFIED);
+    for verified in [
+        json!({"email": "a@x"}),
+        json!({"email": "a@x", "email_verified": true}),
+    ] {
+        let (rule, outcome) = map_username(&m, &verified);
+        assert_eq!(rule, "claim email with prefix \"oidc:\"");
+        assert_eq!(outcome, Outcome::Value("oidc:a@x".to_owned()));
+    }
+}

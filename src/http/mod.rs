@@ -71,8 +71,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 /// requests a probe makes, not enough to hang.
 pub const OVERALL_TIMEOUTS: u32 = 6;
 
-/// The overall deadline for a command whose per-request timeout is `timeout`,
-/// counted from now.
 pub fn overall_deadline(timeout: Duration) -> Instant {
     Instant::now() + timeout.saturating_mul(OVERALL_TIMEOUTS)
 }
@@ -134,7 +132,6 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    /// Verified TLS against `trust`, default timeout, no plain HTTP.
     pub fn new(trust: Trust) -> Self {
         ClientConfig {
             trust,
@@ -379,12 +376,10 @@ impl HttpClient {
         let url = self
             .url(&request.path)
             .map_err(|e| TransportError::Other(e.to_string()))?;
-        let budget = match self.deadline {
-            Some(deadline) => self
-                .timeout
-                .min(deadline.saturating_duration_since(Instant::now())),
-            None => self.timeout,
-        };
+        let left = |deadline: Instant| deadline.saturating_duration_since(Instant::now());
+        let budget = self
+            .deadline
+            .map_or(self.timeout, |d| self.timeout.min(left(d)));
         if budget.is_zero() {
             return Err(TransportError::Timeout(format!(
                 "not sent: the command's overall time bound ({} x the request timeout) is spent",

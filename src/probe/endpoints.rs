@@ -72,7 +72,6 @@ fn pick_port(ports: Option<&Vec<Value>>) -> Option<u16> {
         .or_else(|| (ports.len() == 1).then(|| port(&ports[0])).flatten())
 }
 
-/// The items of the array at `key`, if it is one.
 fn array<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     value
         .get(key)
@@ -129,11 +128,6 @@ pub fn from_endpoints(body: &Value) -> Option<Vec<Replica>> {
     Some(out)
 }
 
-/// `https://IP:PORT` for an address (IPv6 in brackets).
-pub fn replica_url(addr: SocketAddr) -> String {
-    format!("https://{addr}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,7 +147,7 @@ mod tests {
         assert_eq!(r.len(), 3);
         assert_eq!(r[0].addr.to_string(), "10.0.0.11:6443");
         assert!(!r[0].not_ready && r[1].not_ready);
-        assert_eq!(replica_url(r[2].addr), "https://[fd00::13]:7443");
+        assert_eq!(r[2].addr.to_string(), "[fd00::13]:7443");
         assert_eq!(from_slices(&json!({"kind": "Status"})), None);
     }
 

@@ -48,7 +48,7 @@ pub fn analyse(
             };
             let report = verify::verify(raw, token, set, &expect, now, leeway);
             let kids = kids.clone().unwrap_or_default();
-            Some(key_check(&report, "/openid/v1/jwks", kids, issuer.clone()))
+            Some(key_check(&report, kids, issuer.clone()))
         }
         _ => None,
     };
@@ -59,16 +59,12 @@ pub fn analyse(
     }
 }
 
-/// A verify report against a server's published keys, as the rules read it.
-pub fn key_check(
-    report: &VerifyReport,
-    from: &str,
-    kids: Vec<String>,
-    issuer: Option<String>,
-) -> KeyCheck {
+/// A verify report against a server's published keys (`/openid/v1/jwks`), as
+/// the rules read it.
+pub fn key_check(report: &VerifyReport, kids: Vec<String>, issuer: Option<String>) -> KeyCheck {
     let signature = report.check(CheckName::Signature);
     KeyCheck {
-        from: from.to_owned(),
+        from: "/openid/v1/jwks".to_owned(),
         kids,
         token_kid: report.token_kid.clone(),
         kid_found: report.check(CheckName::Key).ok,

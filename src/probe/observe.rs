@@ -1,6 +1,6 @@
-//! I/O: sends the probe's requests to every server, concurrently (one thread per
-//! server, so N servers cost about one round trip), and records what came back.
-//! No judgement here: that is [`super::classify`].
+//! I/O: sends the probe's requests to every server, concurrently (up to
+//! [`endpoints::CONCURRENCY`] at a time), and records what came back.
+//! No judgement here: that is [`super::analyse`].
 
 use serde_json::{Value, json};
 use url::Url;
@@ -49,10 +49,10 @@ impl Target {
 
     /// A replica at `addr` of the server `original`: verified against the
     /// original's name (or its `tls-server-name`). A DNS name is pinned to the
-    /// address with reqwest's `resolve`, so SNI carries it too; an IP (no SNI
+    /// address ([`ClientConfig::resolve`]), so SNI carries it too; an IP (no SNI
     /// exists for IPs) is verified through the name override.
     pub fn replica(original: &Target, addr: std::net::SocketAddr) -> Self {
-        let shown = endpoints::replica_url(addr);
+        let shown = format!("https://{addr}");
         let host = original.url.host_str().unwrap_or_default().to_owned();
         let is_dns = matches!(original.url.host(), Some(url::Host::Domain(_)));
         let (url, resolve) = if is_dns {
@@ -168,7 +168,7 @@ pub fn observe(
     if let Some(i) = reader
         && let Ok((via, _)) = clients[i].main.preflight(&Request::get("/version"))
     {
-        let sender = Sender::token(via, token);
+        let sender = Sender::new(via, Some(token));
         for target in &plan.bindings {
             let request = Request::get(target.path());
             observations[i]
@@ -215,12 +215,10 @@ struct Sender<'a> {
 }
 
 impl<'a> Sender<'a> {
-    fn token(via: Connected<'a>, token: &'a SecretToken) -> Self {
-        Sender {
-            who: As::Token,
-            via,
-            token: Some(token),
-        }
+    /// The token under test, or nobody without one.
+    fn new(via: Connected<'a>, token: Option<&'a SecretToken>) -> Self {
+        let who = token.map_or(As::Nobody, |_| As::Token);
+        Sender { who, via, token }
     }
 
     /// The operator's: its bearer token over `via`, or its certificate client
@@ -285,12 +283,7 @@ fn ask(
         None => &[None],
     };
     for &token in passes {
-        let who = if token.is_some() {
-            As::Token
-        } else {
-            As::Nobody
-        };
-        let sender = Sender { who, via, token };
+        let sender = Sender::new(via, token);
         // Whether the request got an answer, and whether that was a 404.
         let mut send = |kind, request: &Request| {
             let observation = sender.send(kind, request);
@@ -363,15 +356,7 @@ fn observe_one(
     if rejected || plan.always_keys {
         // ServiceAccounts may read these by default (system:service-account-
         // issuer-discovery); a rejected token cannot, so try without one.
-        let reader = operator.unwrap_or(if rejected {
-            Sender {
-                who: As::Nobody,
-                via: connected,
-                token: None,
-            }
-        } else {
-            Sender::token(connected, token)
-        });
+        let reader = operator.unwrap_or(Sender::new(connected, Some(token).filter(|_| !rejected)));
         for (kind, path) in [
             (RequestKind::Discovery, "/.well-known/openid-configuration"),
             (RequestKind::Jwks, "/openid/v1/jwks"),
@@ -435,7 +420,7 @@ fn discover_endpoints(
         }
     };
     let sender = Sender::operator(plan, clients, connected)
-        .unwrap_or_else(|| Sender::token(connected, token));
+        .unwrap_or_else(|| Sender::new(connected, Some(token)));
     let mut failures = Vec::new();
     let readers: [(_, _, fn(&Value) -> _); 2] = [
         (

@@ -68,14 +68,6 @@ impl ClockReading {
             uncertainty: TimeDelta::zero(),
         }
     }
-
-    /// Lowest and highest offset this reading allows.
-    pub fn bounds(&self) -> (TimeDelta, TimeDelta) {
-        (
-            self.offset - self.uncertainty,
-            self.offset + self.uncertainty,
-        )
-    }
 }
 
 /// The time claims of the token under test, and whether they are checked at all.
@@ -220,10 +212,12 @@ fn judge_clock(
         ),
         Some(t) => {
             let judgement = window::judge(t.claims, time, leeway);
-            let (low, high) = reading.bounds();
             let at =
                 |offset| window::judge(t.claims, window::plus(reference, offset), leeway).verdict;
-            let uncertain = at(low) != judgement.verdict || at(high) != judgement.verdict;
+            // The verdict at either end of `offset ± uncertainty`.
+            let uncertain = [-reading.uncertainty, reading.uncertainty]
+                .iter()
+                .any(|&u| at(reading.offset + u) != judgement.verdict);
             let reason = match judgement.verdict.server_message() {
                 Some(message) => message.to_owned(),
                 None if judgement.remaining.is_some() => {

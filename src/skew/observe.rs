@@ -1,8 +1,6 @@
 //! I/O: each `--server`'s clock from the `Date` headers of a few token-less
 //! `GET /version` requests (the interval arithmetic is `probe::offset`).
-//! Servers are asked concurrently.
-
-use std::thread;
+//! Servers are asked a few at a time.
 
 use url::Url;
 
@@ -35,23 +33,14 @@ pub fn measure(
         .iter()
         .map(|url| HttpClient::new(url, config, clock))
         .collect::<Result<_, _>>()?;
-    Ok(thread::scope(|scope| {
-        let handles: Vec<_> = clients
-            .iter()
-            .map(|client| scope.spawn(move || measure_one(client)))
-            .collect();
-        servers
-            .iter()
-            .cloned()
-            .zip(handles.into_iter().map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    ServerClock::Unreachable(TransportError::Other(
-                        "measurement thread failed".into(),
-                    ))
-                })
-            }))
-            .collect()
-    }))
+    let measured = crate::probe::endpoints::each_bounded(&clients, measure_one);
+    let failed =
+        || ServerClock::Unreachable(TransportError::Other("measurement thread failed".into()));
+    Ok(servers
+        .iter()
+        .cloned()
+        .zip(measured.into_iter().map(|m| m.unwrap_or_else(failed)))
+        .collect())
 }
 
 fn measure_one(client: &HttpClient) -> ServerClock {

@@ -204,16 +204,13 @@ pub fn from_leases(
     let mut nodes: Vec<LeaseItem> = Vec::new();
     let (mut total, mut stale, mut others, mut without_fields) = (0, 0, Vec::new(), 0);
     for (index, item) in items.iter().enumerate() {
-        let lease = match read_lease(item, index + 1) {
-            Ok(Some(lease)) => lease,
-            Ok(None) => {
-                others.push(item_label(item, index + 1));
-                continue;
-            }
-            Err(reason) => {
-                obs.findings.push(skipped(reason));
-                continue;
-            }
+        let Ok(lease) = read_lease(item, index + 1).inspect_err(|r| obs.findings.push(skipped(r)))
+        else {
+            continue;
+        };
+        let Some(lease) = lease else {
+            others.push(item_label(item, index + 1));
+            continue;
         };
         total += 1;
         let last = lease
@@ -265,7 +262,7 @@ pub fn from_leases(
             })
         })
         .collect();
-    obs.apiserver = median(&per_lease);
+    obs.apiserver = median(per_lease);
 
     let mut kubelets = Vec::new();
     for node in &nodes {
@@ -349,12 +346,9 @@ pub fn from_nodes(
     let mut without_fields = Vec::new();
     let mut kubelets = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let node = match read_node(item, index + 1) {
-            Ok(node) => node,
-            Err(reason) => {
-                obs.findings.push(skipped(reason));
-                continue;
-            }
+        let Ok(node) = read_node(item, index + 1).inspect_err(|r| obs.findings.push(skipped(r)))
+        else {
+            continue;
         };
         let Some(stamp) = node.kubelet_stamp else {
             without_fields.push(node.name);
@@ -481,8 +475,6 @@ pub fn from_date_interval(name: impl Into<String>, interval: OffsetInterval) -> 
     }
 }
 
-// ---------------------------------------------------------------------------
-
 struct LeaseItem {
     name: String,
     apiserver: bool,
@@ -572,8 +564,7 @@ fn kubelet_offsets(
     ))
 }
 
-fn median(estimates: &[Estimate]) -> Option<Estimate> {
-    let mut sorted = estimates.to_vec();
+fn median(mut sorted: Vec<Estimate>) -> Option<Estimate> {
     sorted.sort_by_key(|e| e.offset);
     let middle = *sorted.get(sorted.len().checked_sub(1)? / 2)?;
     let uncertainty = sorted.iter().map(|e| e.uncertainty).max()?;
@@ -636,7 +627,7 @@ fn item_label(item: &Value, index: usize) -> String {
     }
 }
 
-fn skipped(reason: String) -> Finding {
+fn skipped(reason: &str) -> Finding {
     Finding::warning(Code::ItemSkipped, format!("skipped {reason}"))
 }
 

@@ -48,10 +48,10 @@ pub fn fetch(
     clock: RunClock,
     token: &SecretToken,
 ) -> Result<Fetched, FetchError> {
-    let named = Origin::new(url, config, clock)?;
+    let named = origin_client(url, config, clock)?;
     let (mut jwks_url, mut discovery) = (url.clone(), None);
     if url.path().ends_with("/.well-known/openid-configuration") {
-        let doc = named.get(url, Some(token))?;
+        let doc = get(&named, url, Some(token))?;
         let bad = |detail| FetchError::Discovery {
             url: url.to_string(),
             detail,
@@ -62,10 +62,10 @@ pub fn fetch(
         discovery = Some(found);
     }
     let jwks = if jwks_url.origin() == url.origin() {
-        named.get(&jwks_url, Some(token))?
+        get(&named, &jwks_url, Some(token))?
     } else {
         // Another origin (the API server's external address): no token goes there.
-        Origin::new(&jwks_url, config, clock)?.get(&jwks_url, None)?
+        get(&origin_client(&jwks_url, config, clock)?, &jwks_url, None)?
     };
     Ok(Fetched {
         jwks: jwks.body,
@@ -74,57 +74,57 @@ pub fn fetch(
     })
 }
 
-/// A client for one origin.
-struct Origin {
-    client: HttpClient,
+/// A client for `url`'s origin.
+fn origin_client(
+    url: &Url,
+    config: &ClientConfig,
+    clock: RunClock,
+) -> Result<HttpClient, FetchError> {
+    let base = Url::parse(&url.origin().ascii_serialization())
+        .map_err(|_| ConfigError::Path(url.to_string()))?;
+    Ok(HttpClient::new(&base, config, clock)?)
 }
 
-impl Origin {
-    fn new(url: &Url, config: &ClientConfig, clock: RunClock) -> Result<Origin, FetchError> {
-        let base = Url::parse(&url.origin().ascii_serialization())
-            .map_err(|_| ConfigError::Path(url.to_string()))?;
-        Ok(Origin {
-            client: HttpClient::new(&base, config, clock)?,
-        })
+/// GET without a token; on 401/403, again with `token` if one may be sent here.
+fn get(
+    client: &HttpClient,
+    url: &Url,
+    token: Option<&SecretToken>,
+) -> Result<Exchange, FetchError> {
+    let request = Request::get(&url[url::Position::BeforePath..url::Position::AfterQuery]);
+    let transport = |error| FetchError::Transport {
+        url: url.to_string(),
+        error,
+    };
+    let (connected, mut exchange) = client.preflight(&request).map_err(transport)?;
+    let mut token_sent = false;
+    if let (401 | 403, Some(token)) = (exchange.status, token) {
+        exchange = connected.send(&request, Some(token)).map_err(transport)?;
+        token_sent = true;
     }
-
-    /// GET without a token; on 401/403, again with `token` if one may be sent here.
-    fn get(&self, url: &Url, token: Option<&SecretToken>) -> Result<Exchange, FetchError> {
-        let request = Request::get(&url[url::Position::BeforePath..url::Position::AfterQuery]);
-        let transport = |error| FetchError::Transport {
+    match exchange.status {
+        // The keys are the body: one too large to hold is no answer.
+        200 if exchange.body_over_limit => Err(transport(TransportError::BodyTooLarge {
+            limit: crate::http::MAX_BODY_BYTES,
+        })),
+        200 => Ok(exchange),
+        status => Err(FetchError::Status {
             url: url.to_string(),
-            error,
-        };
-        let (connected, mut exchange) = self.client.preflight(&request).map_err(transport)?;
-        let mut token_sent = false;
-        if let (401 | 403, Some(token)) = (exchange.status, token) {
-            exchange = connected.send(&request, Some(token)).map_err(transport)?;
-            token_sent = true;
-        }
-        match exchange.status {
-            // The keys are the body: one too large to hold is no answer.
-            200 if exchange.body_over_limit => Err(transport(TransportError::BodyTooLarge {
-                limit: crate::http::MAX_BODY_BYTES,
-            })),
-            200 => Ok(exchange),
-            status => Err(FetchError::Status {
-                url: url.to_string(),
-                status,
-                hint: match status {
-                    401 if token_sent => {
-                        ": the token was rejected too; fetch the keys with an identity that can read them (kubectl get --raw /openid/v1/jwks > jwks.json) and pass the file"
-                    }
-                    // Only a jwks_uri on another origin is asked without the token.
-                    401 => {
-                        ": it wants credentials, and the token is not sent to an origin other than the one named; fetch the keys with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
-                    }
-                    403 => {
-                        ": not allowed to read the keys (system:service-account-issuer-discovery); fetch them with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
-                    }
-                    301..=308 => ": a redirect, which is not followed",
-                    _ => "",
-                },
-            }),
-        }
+            status,
+            hint: match status {
+                401 if token_sent => {
+                    ": the token was rejected too; fetch the keys with an identity that can read them (kubectl get --raw /openid/v1/jwks > jwks.json) and pass the file"
+                }
+                // Only a jwks_uri on another origin is asked without the token.
+                401 => {
+                    ": it wants credentials, and the token is not sent to an origin other than the one named; fetch the keys with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
+                }
+                403 => {
+                    ": not allowed to read the keys (system:service-account-issuer-discovery); fetch them with kubectl get --raw /openid/v1/jwks > jwks.json and pass the file"
+                }
+                301..=308 => ": a redirect, which is not followed",
+                _ => "",
+            },
+        }),
     }
 }

@@ -412,10 +412,7 @@ fn rsa_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
 }
 
 fn ec_from_jwk(jwk: &Map<String, Value>) -> Result<PublicKey, String> {
-    let crv = jwk
-        .get("crv")
-        .and_then(Value::as_str)
-        .ok_or("no \"crv\" string")?;
+    let crv = jwk_string(jwk, "crv")?;
     let curve: Curve = crv.parse().map_err(|_| {
         format!("curve {crv:?} is not one Kubernetes signs with (P-256, P-384, P-521)")
     })?;
