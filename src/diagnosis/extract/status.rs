@@ -610,6 +610,17 @@ mod tests {
 
     /// Every 404 text of the generic table says the API or type is not
     /// served; an object's NotFound does not.
+    /// Every text that stands for an answer (gRPC's codes and their own
+    /// descriptions, fabric8's, the kubelet's) is read as its status, inside
+    /// a line of its own program.
+    #[test]
+    fn every_status_text_is_read_as_its_status() {
+        for &(text, code, _) in STATUS_TEXTS {
+            let line = format!("E0101 x.go:1] failed: ({text}): retrying");
+            assert_eq!(generic_text(&line).map(|(c, _)| c), Some(code), "{line}");
+        }
+    }
+
     #[test]
     fn the_generic_404_texts_are_an_api_not_served() {
         for t in apimachinery::GENERIC.iter().filter(|t| t.code == 404) {
