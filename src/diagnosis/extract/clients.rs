@@ -12,14 +12,17 @@
 
 use std::sync::LazyLock;
 
-use super::super::facts::{AnswerOrigin, BearerSeen, CheckerFailure, HttpAnswer, RequestInfo};
+use super::super::facts::{
+    AnswerOrigin, BearerSeen, CheckerFailure, HttpAnswer, RequestInfo, ServiceVerdict,
+};
 use super::super::reasons::AuthReason;
 use super::needles::Needles;
 use super::status::{ends_unauthorized, generic_text, stated_in, template_of, unauthorized};
 use super::url::{method_and_url, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
+use crate::vocabulary::cause::Cause;
 use crate::vocabulary::clients::{self, STATUS_WRAPPERS};
-use crate::vocabulary::clouds::credential_endpoint_in;
+use crate::vocabulary::clouds::{CredentialEndpoint, credential_endpoint_in};
 use crate::vocabulary::cues::CLIENT_LABELS;
 use crate::vocabulary::transport::PROXY_TUNNEL_REFUSED;
 
@@ -175,12 +178,7 @@ pub fn find(line: &str) -> Option<ClientLine> {
         facts.message = Some(message.to_owned());
         facts.weight = 2;
     }
-    found.bearer = bearer_in(t);
-    if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
-        found.note = Some(
-            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
-        );
-    }
+    found.bearer = bearer_in(t, &mut found.note);
     // A URL after kube-apiserver's words about a call of its own is that call's
     // (the webhook's, the kubelet's), not the client's request.
     let own_call = super::super::wordings::ONWARD_CALLS
@@ -205,7 +203,7 @@ pub fn find(line: &str) -> Option<ClientLine> {
     if let Some(code) = facts.status
         && let Some(e) = credential_endpoint_in(t)
     {
-        facts = super::curl::endpoint_answer(code, e, facts.weight);
+        facts = endpoint_answer(code, e, facts.weight);
     }
     found.http = (facts != HttpAnswer::default()).then_some(facts);
     (found.http.is_some()
@@ -219,8 +217,8 @@ pub fn find(line: &str) -> Option<ClientLine> {
 /// any: a client that sends none (a kubelet's HTTP probe, unless its
 /// httpHeaders set one; kubectl prompting for a username, which it does only
 /// for a kubeconfig user with no credential), or Go's request dump whose
-/// `Header:map[…]` holds no Authorization.
-fn bearer_in(t: &str) -> Option<BearerSeen> {
+/// `Header:map[…]` holds no Authorization. The prompt's why goes in `note`.
+fn bearer_in(t: &str, note: &mut Option<String>) -> Option<BearerSeen> {
     if t.contains("probe failed with statuscode: ") {
         return Some(BearerSeen::NoneExpected(
             "a kubelet's HTTP probe sends no Authorization header (unless its httpHeaders set one)"
@@ -228,11 +226,31 @@ fn bearer_in(t: &str) -> Option<BearerSeen> {
         ));
     }
     if t.contains(clients::KUBECTL_CREDENTIAL_PROMPT) {
+        *note = Some(
+            "kubectl asked for a username: it does so only when the kubeconfig's user holds no credential, so no token was sent".to_owned(),
+        );
         return Some(BearerSeen::Absent);
     }
     let (_, rest) = t.split_once("Header:map[")?;
     let headers = rest.split(']').next().unwrap_or("");
     (!headers.contains("Authorization")).then_some(BearerSeen::NotInTrace)
+}
+
+/// A cloud credential endpoint's answer: its status is its own, shown as
+/// a relay's, never kube-apiserver's.
+pub(super) fn endpoint_answer(code: u16, e: &'static CredentialEndpoint, weight: u8) -> HttpAnswer {
+    HttpAnswer {
+        relay: Some(e.name.to_owned()),
+        relay_status: Some(code),
+        verdict: Some(ServiceVerdict {
+            cause: Cause::Unknown,
+            service: e.name,
+            cloud: None,
+            alternatives: &[],
+            detail: format!("HTTP {code} from {} ({})", e.name, e.address),
+        }),
+        ..HttpAnswer::with_status(code, weight)
+    }
 }
 
 /// An HTTP proxy's refusal of the tunnel (CONNECT), as `by` reports it:

@@ -10,7 +10,7 @@
 //! request (curl tries every address; one refused does not mean all were).
 
 use super::super::artefact::Kind;
-use super::super::facts::{BearerSeen, HttpAnswer, ServiceVerdict, TransportFailure};
+use super::super::facts::{BearerSeen, HttpAnswer, TransportFailure};
 use super::status::status_line;
 use super::transport;
 use super::url::request_from_url;
@@ -102,7 +102,7 @@ impl Curl {
                     ));
                 }
                 let answer = match self.endpoint {
-                    Some(e) => endpoint_answer(code, e, 2),
+                    Some(e) => super::clients::endpoint_answer(code, e, 2),
                     None => HttpAnswer::with_status(code, 2),
                 };
                 out.push((number, Kind::Http(answer)));
@@ -320,23 +320,6 @@ pub fn bearer_of(value: &str) -> BearerSeen {
         return BearerSeen::Empty;
     }
     BearerSeen::Token(SecretToken::new(token.trim()))
-}
-
-/// A cloud credential endpoint's answer: its status is its own, shown as
-/// a relay's, never kube-apiserver's.
-pub(super) fn endpoint_answer(code: u16, e: &'static CredentialEndpoint, weight: u8) -> HttpAnswer {
-    HttpAnswer {
-        relay: Some(e.name.to_owned()),
-        relay_status: Some(code),
-        verdict: Some(ServiceVerdict {
-            cause: Cause::Unknown,
-            service: e.name,
-            cloud: None,
-            alternatives: &[],
-            detail: format!("HTTP {code} from {} ({})", e.name, e.address),
-        }),
-        ..HttpAnswer::with_status(code, weight)
-    }
 }
 
 #[cfg(test)]
