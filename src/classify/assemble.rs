@@ -347,7 +347,7 @@ fn evidence(open: Open) -> Option<Evidence> {
                 r.audiences.join(", ")
             ));
         }
-        Answer::Authenticated("TokenReview: status.authenticated is true".to_owned())
+        Answer::Authenticated(r.shown_by.to_owned())
     } else if reasons.is_some() {
         Answer::Rejected
     } else {

@@ -316,10 +316,6 @@ mod tests {
                 "an authorizer's refusal may have been cut short",
             ),
             (
-                "W1019 21:46:08.520994 1 warnings.go:70] would violate PodSecurity \"restricted:latest\": runAsNonRoot != true",
-                "a policy's warning",
-            ),
-            (
                 "  Warning  FailedCreate  7s  replicaset-controller  Error creating: ",
                 "a controller's failed create",
             ),

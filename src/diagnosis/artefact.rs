@@ -162,12 +162,17 @@ impl Kind {
 }
 
 /// A TokenReview's verdict: whether it authenticated the token, as whom, for
-/// which audiences.
+/// which audiences, and how the text shows it (an authenticator's answer, or
+/// a later stage of the request that only an accepted token reaches).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Review {
     pub authenticated: bool,
     pub user: Option<String>,
     pub audiences: Vec<String>,
+    pub shown_by: &'static str,
 }
+
+/// How a TokenReview answer shows the token was accepted.
+pub const REVIEWED: &str = "TokenReview: status.authenticated is true";
 
 pub use super::facts::ServiceVerdict;

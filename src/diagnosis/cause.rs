@@ -134,6 +134,7 @@ impl Cause {
             Cause::CloudCallerDenied => &rules::services::CLOUD_CALLER_DENIED,
             Cause::CloudOidcDiscoveryFailed => &rules::services::CLOUD_OIDC_DISCOVERY_FAILED,
             Cause::CloudClientNotFound => &rules::services::CLOUD_CLIENT_NOT_FOUND,
+            Cause::CloudRoleArnInvalid => &rules::services::CLOUD_ROLE_ARN_INVALID,
             Cause::PodIdentityAssociationMissing => {
                 &rules::services::POD_IDENTITY_ASSOCIATION_MISSING
             }

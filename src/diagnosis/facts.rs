@@ -296,7 +296,7 @@ impl Answer {
     pub fn code(&self) -> Option<u16> {
         match self {
             Answer::Http(h) => h.code(),
-            Answer::Access(_) | Answer::Authenticated(_) => Some(201),
+            Answer::Access(_) => Some(201),
             Answer::Rejected => Some(401),
             _ => None,
         }

@@ -63,6 +63,7 @@ pub enum Cause {
     CloudCallerDenied,
     CloudOidcDiscoveryFailed,
     CloudClientNotFound,
+    CloudRoleArnInvalid,
     PodIdentityAssociationMissing,
     ClientCertificateExpired,
     ClientCertificateUntrusted,

@@ -173,6 +173,10 @@ pub const EXCHANGES: &[Wording] = &[
     // their own, `caused by: ExpiredTokenException` names no service (every
     // JSON-protocol API's code for the caller's expired session).
     w(AWS_STS, "WebIdentityErr: … ExpiredTokenException: ", "aws-sdk-go 1.x", Some(Cause::Expired), GO_V1),
+    // The role ARN is checked before the token (AWS_ROLE_ARN, from the
+    // ServiceAccount's eks.amazonaws.com/role-arn annotation).
+    w(AWS_STS, "Request ARN is invalid", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
+    w(AWS_STS, "at 'roleArn' failed to satisfy constraint", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
     w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // The identity provider's claims (iss, sub, aud) were refused.
     w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),

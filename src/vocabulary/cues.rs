@@ -286,8 +286,6 @@ pub const NEAR_MISSES: &[(&str, &str)] = &[
     ("denied", "the word \"denied\" without a known refusal"),
     // An authorizer's `User "NAME" cannot VERB …`, cut before its verb.
     ("User \"", "a user's name where an authorizer's refusal may have been cut short"),
-    // PodSecurity admission's warn mode (a response's Warning header).
-    ("would violate", "a policy's warning, which comes with an answer but is not one"),
     // A controller's FailedCreate event (controller_utils.go).
     ("Error creating:", "a controller's failed create whose error is empty or unknown"),
     // kube-runtime's stream_backoff, client-go's reflector.

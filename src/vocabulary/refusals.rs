@@ -131,6 +131,26 @@ pub const POD_SECURITY: Wording = w(
     "k8s.io/pod-security-admission admission/admission.go",
 );
 
+/// The PodSecurity admission plugin's warning in warn mode, in a response's
+/// Warning header (client-go's `warnings.go`, kubectl's `Warning: `): it is
+/// added only to a request the plugin admits, so it is no refusal.
+pub const POD_SECURITY_WARNING: Wording = w(
+    "the PodSecurity admission plugin (warn mode)",
+    "would violate PodSecurity \"LEVEL:VERSION\": REASONS",
+    "1.22+",
+    Some(Cause::None),
+    "k8s.io/pod-security-admission admission/admission.go (\"avoid adding warnings to a request we're already going to reject\")",
+);
+
+/// The words before the policy in [`POD_SECURITY_WARNING`].
+pub fn pod_security_warning() -> &'static str {
+    POD_SECURITY_WARNING
+        .text
+        .split(" \"")
+        .next()
+        .unwrap_or_default()
+}
+
 /// The words around an admission webhook's name in [`ADMISSION_WEBHOOK`]:
 /// `admission webhook "` and `" denied the request`.
 pub fn webhook_words() -> (&'static str, &'static str) {

@@ -89,7 +89,7 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("the ServiceAccount admission plugin before 1.9", &[refusals::SERVICE_ACCOUNT_NOT_FOUND_RETRY]),
     ("the NodeRestriction admission plugin", refusals::NODE_RESTRICTION),
     ("the ResourceQuota admission plugin", refusals::QUOTA_EXCEEDED),
-    ("admission webhooks and PodSecurity", &[refusals::ADMISSION_WEBHOOK, refusals::POD_SECURITY]),
+    ("admission webhooks and PodSecurity", &[refusals::ADMISSION_WEBHOOK, refusals::POD_SECURITY, refusals::POD_SECURITY_WARNING]),
     ("a mesh's review answered without a reason", checkers::NOT_AUTHENTICATED),
     ("a mesh's own review refused", checkers::MESH_REVIEW_REFUSED),
     ("Vault's review", &[checkers::VAULT_REVIEW_REFUSED, checkers::VAULT_NOT_AUTHENTICATED, checkers::VAULT_API_ERROR]),
@@ -229,6 +229,17 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    // The Azure Identity libraries' credentials that found nothing to use:
+    // workload identity's variables not injected (a pod the webhook did not
+    // mutate), or a managed identity the node's instance metadata does not
+    // have (IMDS's 400) or cannot be reached. A credential that was refused
+    // instead (Entra's AADSTS code) stops DefaultAzureCredential's chain,
+    // and its words are read as the exchange's answer.
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no … specified", "Go azidentity 1.3+ (client ID, tenant ID, token file or token source)", Some(Cause::CredentialSourceFailed), AZIDENTITY_GO),
+    w(AZURE_IDENTITY, "ManagedIdentityCredential … assigned to this resource", "all (Go: no default identity, the requested identity isn't; Python, .NET: no identity has been, the requested identity has not been)", Some(Cause::CredentialSourceFailed), AZURE_MANAGED_IDENTITY),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (the workload options are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
+    w(AZURE_IDENTITY, "ManagedIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (no identity assigned, no IMDS response, no endpoint)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: is unavailable", "JavaScript @azure/identity 3.x-4.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-js sdk/identity/identity/src/credentials/workloadIdentityCredential.ts"),
 ];
 
 const CLIENT_GO: &str = "client-go";
@@ -260,6 +271,10 @@ const BOTOCORE: &str = "botocore";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const GOOGLE_AUTH: &str = "Google's auth libraries";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
+const AZURE_IDENTITY: &str = "Azure Identity";
+const AZIDENTITY_GO: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go (NewWorkloadIdentityCredential)";
+const AZURE_MANAGED_IDENTITY: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/managed_identity_client.go (authenticate: IMDS's 400); azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py (_request_token)";
+const AZURE_IDENTITY_OTHERS: &str = "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py, workload_identity.py; azure-sdk-for-net sdk/identity/Azure.Identity/src/Credentials/WorkloadIdentityCredential.cs; azure-sdk-for-java sdk/identity/azure-identity WorkloadIdentityCredential.java";
 
 /// A webhook token authenticator's log line for a token it authenticated:
 /// its TokenReview answer to kube-apiserver (`username` names the user).

@@ -240,6 +240,7 @@ fn review_of(obj: &serde_json::Map<String, Value>) -> Option<Doc> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         audiences: strings(status.get("audiences")),
+        shown_by: crate::diagnosis::artefact::REVIEWED,
     };
     Some(Doc::Review(review, error))
 }

@@ -52,8 +52,8 @@ use crate::vocabulary::cause::Cause;
 use crate::vocabulary::cues::NEAR_MISSES;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use clients::ClientLine;
-use segment::{Origin, Segment};
-use server_log::{missing, server_failure, server_note, token_granted};
+use segment::{Hit, Origin, Segment};
+use server_log::{admitted, missing, server_failure, server_note, token_granted};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -414,8 +414,11 @@ impl<'a> Scanner<'a> {
                         found.http(facts, source, format);
                     }
                 }
-                json::Doc::Review(review, error) => {
-                    found.review = Some(review);
+                json::Doc::Review(value, error) => {
+                    found.review = Some(Hit {
+                        value,
+                        origin: TOKEN_REVIEW,
+                    });
                     if let Some(error) = error {
                         let reasons = super::reasons::parse_auth_error(&error);
                         found.reasons(reasons, None, TOKEN_REVIEW);
@@ -521,11 +524,18 @@ impl<'a> Scanner<'a> {
             found.server.get_or_insert(failure);
             return;
         }
-        if found.review.is_none()
-            && let Some(review) = token_granted(line)
-        {
-            found.review = Some(review);
-            return;
+        if found.review.is_none() {
+            // A client's warning is its own line; an authenticator's grant, its review.
+            let warned = (
+                Provenance::Answer,
+                SourceType::ClientError,
+                clients::label(line),
+            );
+            let granted = token_granted(line).map(|value| (value, TOKEN_REVIEW));
+            if let Some((value, origin)) = granted.or_else(|| admitted(line).map(|v| (v, warned))) {
+                found.review = Some(Hit { value, origin });
+                return;
+            }
         }
         if let Some(note) = server_note(line) {
             found.context.push(Kind::Note(note));
@@ -612,8 +622,8 @@ impl<'a> Scanner<'a> {
             let (reasons, from) = hit.value;
             self.push(at, hit.origin, Kind::Reasons { reasons, from });
         }
-        if let Some(review) = review {
-            self.push(at, TOKEN_REVIEW, Kind::Review(review));
+        if let Some(hit) = review {
+            self.push(at, hit.origin, Kind::Review(hit.value));
         }
         if !answered && let Some(hit) = transport {
             self.push(at, hit.origin, Kind::Transport(hit.value));

@@ -27,7 +27,7 @@ pub(super) struct Segment {
     pub(super) reasons: Option<Hit<(Vec<AuthReason>, Option<String>)>>,
     pub(super) transport: Option<Hit<TransportFailure>>,
     pub(super) checker: Option<CheckerFailure>,
-    pub(super) review: Option<Review>,
+    pub(super) review: Option<Hit<Review>>,
     /// A part of the server's own setup that failed.
     pub(super) server: Option<ServerFailure>,
     pub(super) audits: Vec<(

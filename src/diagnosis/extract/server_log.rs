@@ -7,9 +7,10 @@ use std::sync::LazyLock;
 
 use super::excerpt;
 use super::needles::{Needles, parts_in_order};
-use crate::diagnosis::artefact::Review;
+use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
+use crate::vocabulary::refusals::pod_security_warning;
 use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
 
 /// A server's log line about its own work (an authorizer's trace, an
@@ -93,6 +94,18 @@ pub(super) fn token_granted(line: &str) -> Option<Review> {
         authenticated: true,
         user,
         audiences: Vec::new(),
+        shown_by: REVIEWED,
+    })
+}
+
+/// PodSecurity's warn-mode warning, which comes only with a request it
+/// admitted: one that was authenticated and authorised before admission.
+pub(super) fn admitted(line: &str) -> Option<Review> {
+    line.contains(pod_security_warning()).then_some(Review {
+        authenticated: true,
+        user: None,
+        audiences: Vec::new(),
+        shown_by: "PodSecurity admitted the request with a warning (it warns only on requests it admits, after authentication and authorisation)",
     })
 }
 

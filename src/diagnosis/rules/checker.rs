@@ -175,11 +175,14 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
         CheckerCall::Unanswered(_) => (
             Cause::CheckerUnreachable,
-            "the checker got no answer for its own review, so the token under review was never judged",
+            "the checker got no answer for its own review, so the token under review was never judged; no answer says why: a wrong address or port in the checker's configuration (Vault's kubernetes_host), a blocked path and a server that is down read the same",
         ),
     };
     support.push(Support::answer(why));
-    let confidence = if failure.certain {
+    let unanswered = matches!(failure.call, CheckerCall::Unanswered(c) if !c.is_some_and(Cause::is_tls));
+    let confidence = if unanswered {
+        Basis::Inferred
+    } else if failure.certain {
         Basis::Said
     } else {
         support.push(Support::answer(

@@ -188,6 +188,35 @@ tenant, or a deleted identity.",
     sources: &["Microsoft Entra authentication and authorization error codes (AADSTS700016)"],
 };
 
+pub const CLOUD_ROLE_ARN_INVALID: CauseDef = CauseDef {
+    title: "The role ARN the workload names is not an ARN",
+    summary: "AWS STS refused the request before judging the token: the role ARN it was given is malformed (ValidationError: Request ARN is invalid)",
+    explains: &[C::OtherStatus],
+    explanation: "\
+IRSA's SDKs send STS the role to assume with the projected token: AWS_ROLE_ARN, which EKS's \
+webhook copies from the ServiceAccount's eks.amazonaws.com/role-arn annotation (a \
+controller's ProviderConfig may name it instead). STS checks that parameter before the \
+token, and answers ValidationError \"Request ARN is invalid\" (or a constraint on roleArn) \
+when it is not of the form arn:aws:iam::ACCOUNT:role/NAME: a role name or a policy ARN \
+where the role's ARN belongs, a space or quote copied with it, a missing account ID, an \
+unfilled template. The token is not at fault and the trust policy was not read.",
+    confirm: Steps::Run("the role ARN the ServiceAccount gives its pods", |_| {
+        Command::kubectl()
+            .words(&["get", "serviceaccount"])
+            .value(None, "NAME")
+            .words(&[
+                "-o",
+                "jsonpath={.metadata.annotations.eks\\.amazonaws\\.com/role-arn}",
+            ])
+    }),
+    fix: Steps::Say(
+        "set the role's full ARN (aws iam get-role --role-name ROLE --query Role.Arn) in the annotation, or wherever the workload takes it from, then restart the pods so that the webhook injects it again",
+    ),
+    sources: &[
+        "AWS STS API reference: AssumeRoleWithWebIdentity errors (ValidationError, the RoleArn parameter's constraints)",
+    ],
+};
+
 pub const POD_IDENTITY_ASSOCIATION_MISSING: CauseDef = CauseDef {
     title: "No EKS Pod Identity association for this ServiceAccount",
     summary: "EKS Pod Identity has no association for the pod's namespace and ServiceAccount, so the agent gets no credentials for it",
