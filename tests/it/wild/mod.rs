@@ -49,13 +49,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 498;
+const DEVELOPMENT_FLOOR: usize = 518;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 283;
+const EVALUATION_FLOOR: usize = 308;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 518;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 541;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 297;
+const EVALUATION_FLOOR_WITH_RULE: usize = 325;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
