@@ -97,7 +97,7 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("a webhook token authenticator's review", &[checkers::WEBHOOK_REVIEW_FAILED]),
     ("kube-apiserver's onward calls", ONWARD_CALLS),
     ("kube-apiserver's onward call with nothing to call", ONWARD_NOTHING_THERE),
-    ("a webhook token authenticator that granted a token", TOKEN_GRANTED),
+    ("a webhook token authenticator's verdict", TOKEN_VERDICTS),
     ("transport failures before any answer", transport::TRANSPORT),
     ("curl's exit codes", transport::CURL_CODES),
     ("texts with a failure's words that are no failure", transport::NOT_A_FAILURE),
@@ -276,13 +276,19 @@ const AZIDENTITY_GO: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/wo
 const AZURE_MANAGED_IDENTITY: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/managed_identity_client.go (authenticate: IMDS's 400); azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py (_request_token)";
 const AZURE_IDENTITY_OTHERS: &str = "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py, workload_identity.py; azure-sdk-for-net sdk/identity/Azure.Identity/src/Credentials/WorkloadIdentityCredential.cs; azure-sdk-for-java sdk/identity/azure-identity WorkloadIdentityCredential.java";
 
-/// A webhook token authenticator's log line for a token it authenticated:
-/// its TokenReview answer to kube-apiserver (`username` names the user).
+/// A webhook token authenticator's log line for a token it judged: its
+/// TokenReview answer to kube-apiserver, `none` for a token it authenticated
+/// (`username` names the user), `unknown` for one it denied (its `error`
+/// field says why; kube-apiserver answers the client 401).
 #[rustfmt::skip]
-pub const TOKEN_GRANTED: &[Wording] = &[
+pub const TOKEN_VERDICTS: &[Wording] = &[
     // logrus's text and JSON formats of `Info("access granted")`.
     w(AWS_IAM_AUTHENTICATOR, "msg=\"access granted\"", "all (logrus text)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
     w(AWS_IAM_AUTHENTICATOR, "\"msg\":\"access granted\"", "all (logrus JSON)", Some(Cause::None), AWS_IAM_AUTHENTICATOR_SERVER),
+    // `Warn("access denied")` for a token it could not verify or map
+    // (`… because role is not mapped` before the mapper's `ARN is not mapped`).
+    w(AWS_IAM_AUTHENTICATOR, "msg=\"access denied", "all (logrus text)", Some(Cause::Unknown), AWS_IAM_AUTHENTICATOR_SERVER),
+    w(AWS_IAM_AUTHENTICATOR, "\"msg\":\"access denied", "all (logrus JSON)", Some(Cause::Unknown), AWS_IAM_AUTHENTICATOR_SERVER),
 ];
 
 const AWS_IAM_AUTHENTICATOR: &str = "aws-iam-authenticator";

@@ -53,7 +53,7 @@ use crate::vocabulary::cues::NEAR_MISSES;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use clients::ClientLine;
 use segment::{Hit, Origin, Segment};
-use server_log::{admitted, missing, server_failure, server_note, token_granted};
+use server_log::{admitted, missing, server_failure, server_note, token_verdict};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -518,10 +518,17 @@ impl<'a> Scanner<'a> {
             found.audits.push((Box::new(a), None, excerpt(line)));
             return;
         }
-        if let Some(failure) = server_failure(line)
-            && !(self.refused && failure.cause == Cause::CredentialSourceFailed)
-        {
-            found.server.get_or_insert(failure);
+        if let Some(failure) = server_failure(line) {
+            if self.refused && failure.cause == Cause::CredentialSourceFailed {
+                // The plugin exited because of that refusal: no answer of
+                // its own, and no network failure however a client words it.
+                found.context.push(Kind::Note(format!(
+                    "the credential source failed after the refusal above: {}",
+                    failure.detail
+                )));
+            } else {
+                found.server.get_or_insert(failure);
+            }
             return;
         }
         if found.review.is_none() {
@@ -531,9 +538,22 @@ impl<'a> Scanner<'a> {
                 SourceType::ClientError,
                 clients::label(line),
             );
-            let granted = token_granted(line).map(|value| (value, TOKEN_REVIEW));
-            if let Some((value, origin)) = granted.or_else(|| admitted(line).map(|v| (v, warned))) {
-                found.review = Some(Hit { value, origin });
+            if let Some((value, reason)) = token_verdict(line) {
+                if let Some(reason) = reason {
+                    let reasons = super::reasons::parse_auth_error(&reason);
+                    found.reasons(reasons, None, TOKEN_REVIEW);
+                }
+                found.review = Some(Hit {
+                    value,
+                    origin: TOKEN_REVIEW,
+                });
+                return;
+            }
+            if let Some(value) = admitted(line) {
+                found.review = Some(Hit {
+                    value,
+                    origin: warned,
+                });
                 return;
             }
         }

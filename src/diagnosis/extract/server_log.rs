@@ -11,7 +11,7 @@ use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::refusals::pod_security_warning;
-use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_GRANTED};
+use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_VERDICTS};
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -73,29 +73,39 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
     })
 }
 
-/// A webhook token authenticator's log line saying it authenticated a
-/// token ([`TOKEN_GRANTED`]): its TokenReview answer, and the user it named.
-pub(super) fn token_granted(line: &str) -> Option<Review> {
+/// A webhook token authenticator's log line about a token it judged
+/// ([`TOKEN_VERDICTS`]): its TokenReview answer, the user it named, and for
+/// a denial its reason.
+pub(super) fn token_verdict(line: &str) -> Option<(Review, Option<String>)> {
     // The field's value first (cheap), then the field, with or without its
     // quotes.
     let unquoted = |s: &str| s.replace('"', "");
-    TOKEN_GRANTED.iter().find(|w| {
+    let row = TOKEN_VERDICTS.iter().find(|w| {
         let value = w.text.rsplit(['=', ':']).next().unwrap_or(w.text);
         line.contains(value.trim_matches('"')) && unquoted(line).contains(&unquoted(w.text))
     })?;
-    // logfmt's `username=NAME` or `username="NAME"`, JSON's `"username":"NAME"`.
-    let user = ["username=", "\"username\":"].iter().find_map(|key| {
-        let (_, rest) = line.split_once(key)?;
-        let rest = rest.trim_start_matches('"');
-        let name = rest.split(['"', ',', ' ', '}']).next()?;
-        (!name.is_empty()).then(|| excerpt(name))
-    });
-    Some(Review {
-        authenticated: true,
-        user,
+    // logfmt's `KEY=VALUE` or `KEY="VALUE"`, JSON's `"KEY":"VALUE"`.
+    let field = |key: &str| {
+        [format!(" {key}="), format!("\"{key}\":")]
+            .iter()
+            .find_map(|k| {
+                let (_, rest) = line.split_once(k.as_str())?;
+                let value = match rest.strip_prefix('"') {
+                    Some(quoted) => quoted.split('"').next()?,
+                    None => rest.split([',', ' ', '}']).next()?,
+                };
+                (!value.is_empty()).then(|| excerpt(value))
+            })
+    };
+    let authenticated = row.cause == Some(Cause::None);
+    let reason = (!authenticated).then(|| field("error").unwrap_or_else(|| excerpt(line.trim())));
+    let review = Review {
+        authenticated,
+        user: field("username"),
         audiences: Vec::new(),
         shown_by: REVIEWED,
-    })
+    };
+    Some((review, reason))
 }
 
 /// PodSecurity's warn-mode warning, which comes only with a request it
@@ -159,20 +169,35 @@ mod tests {
     }
 
     #[test]
-    fn a_webhook_authenticator_s_grant_is_a_token_review_that_authenticated() {
+    fn a_webhook_authenticator_s_verdict_is_its_token_review() {
         for line in [
             r#"time="2022-05-26T18:55:30Z" level=info msg="access granted" arn="arn:aws:iam::1:user/u" groups="[system:masters]" uid="aws-iam-authenticator:1:A" username=kubernetes-admin"#,
             r#"{"arn":"arn:aws:iam::1:user/u","level":"info","msg":"access granted","username":"kubernetes-admin"}"#,
             "level=info msg=access granted arn=arn:aws:iam::1:user/u username=kubernetes-admin",
         ] {
-            let r = token_granted(line).unwrap_or_else(|| panic!("{line}"));
-            assert!(r.authenticated, "{line}");
+            let (r, reason) = token_verdict(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(r.authenticated && reason.is_none(), "{line}");
             assert_eq!(r.user.as_deref(), Some("kubernetes-admin"), "{line}");
         }
-        assert!(
-            token_granted(r#"level=warning msg="access denied" error="ARN is not mapped""#)
-                .is_none()
-        );
-        assert!(token_granted("access granted to the bucket").is_none());
+        for (line, why) in [
+            (
+                r#"time="2021-10-18T21:17:08Z" level=warning msg="access denied" arn="arn:aws:iam::1:role/R" client="127.0.0.1:40378" error="ARN is not mapped" method=POST path=/authenticate"#,
+                "ARN is not mapped",
+            ),
+            (
+                r#"{"level":"warning","msg":"access denied","error":"input token was not properly formatted: X-Amz-Date parameter is expired (15 minute expiration)"}"#,
+                "input token was not properly formatted: X-Amz-Date parameter is expired (15 minute expiration)",
+            ),
+            (
+                r#"level=warning msg="access denied because role is not mapped" role="arn:aws:iam::1:role/R""#,
+                r#"level=warning msg="access denied because role is not mapped" role="arn:aws:iam::1:role/R""#,
+            ),
+        ] {
+            let (r, reason) = token_verdict(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(!r.authenticated, "{line}");
+            assert_eq!(reason.as_deref(), Some(why), "{line}");
+        }
+        assert!(token_verdict("access granted to the bucket").is_none());
+        assert!(token_verdict("access denied for user").is_none());
     }
 }

@@ -179,7 +179,8 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         ),
     };
     support.push(Support::answer(why));
-    let unanswered = matches!(failure.call, CheckerCall::Unanswered(c) if !c.is_some_and(Cause::is_tls));
+    let unanswered =
+        matches!(failure.call, CheckerCall::Unanswered(c) if !c.is_some_and(Cause::is_tls));
     let confidence = if unanswered {
         Basis::Inferred
     } else if failure.certain {
