@@ -107,6 +107,7 @@ impl Cause {
             Cause::LegacyTokenInvalidated => &rules::bindings::LEGACY_TOKEN_INVALIDATED,
             Cause::StaleToken => &rules::audit::STALE_TOKEN,
             Cause::LegacyTokenInUse => &rules::audit::LEGACY_TOKEN_IN_USE,
+            Cause::LegacyTokenNotGenerated => &rules::server_setup::LEGACY_TOKEN_NOT_GENERATED,
             Cause::TokenNotSent => &rules::anonymous::TOKEN_NOT_SENT,
             Cause::AnonymousForbidden => &rules::anonymous::ANONYMOUS_FORBIDDEN,
             Cause::AnonymousRefused => &rules::anonymous::ANONYMOUS_REFUSED,

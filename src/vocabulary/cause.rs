@@ -38,6 +38,7 @@ pub enum Cause {
     LegacyTokenInvalidated,
     StaleToken,
     LegacyTokenInUse,
+    LegacyTokenNotGenerated,
     TokenNotSent,
     AnonymousForbidden,
     AnonymousRefused,

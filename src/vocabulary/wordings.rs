@@ -229,6 +229,12 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    // Tools that read a ServiceAccount's token Secret, which 1.24+ no longer
+    // creates (the ServiceAccount's secrets field is empty).
+    w(TERRAFORM_KUBERNETES, "default_secret_name … is no longer applicable for Kubernetes v1.24.0 and above", "2.12+ (a warning: the attribute is empty)", Some(Cause::LegacyTokenNotGenerated), "github.com/hashicorp/terraform-provider-kubernetes kubernetes/resource_kubernetes_service_account.go"),
+    w("Argo Workflows", "expected at least one secret for SSO RBAC service account", "3.x (argo-server's SSO RBAC)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-workflows server/auth/gatekeeper.go (getServiceAccountToken)"),
+    w("Cartographer", "does not have any token secrets", "0.x", Some(Cause::LegacyTokenNotGenerated), "github.com/vmware-tanzu/cartographer pkg/repository/repository.go (GetServiceAccountSecret)"),
+    w("Kubermatic", "no Secret associated with ServiceAccount", "2.x (the seed proxy controller)", Some(Cause::LegacyTokenNotGenerated), "github.com/kubermatic/kubermatic pkg/controller/seed-proxy (the ServiceAccount's first secret)"),
     // The Azure Identity libraries' credentials that found nothing to use:
     // workload identity's variables not injected (a pod the webhook did not
     // mutate), or a managed identity the node's instance metadata does not
@@ -314,7 +320,18 @@ pub const ONWARD_CALLS: &[Wording] = &[
     w("kube-apiserver", "error dialing backend", "all", None, "k8s.io/apiserver proxy (exec, logs, port-forward to a kubelet)"),
     w("kube-apiserver", "error trying to reach service", "all", None, "k8s.io/apiserver proxy (aggregated APIs, services/proxy)"),
     w("kube-apiserver", PROXY_TARGET, "all", None, "k8s.io/apimachinery pkg/util/proxy/transport.go (services, pods and nodes proxy: a 503 whose body is `Error: 'ERR'` and `Trying to reach: 'URL'`)"),
+    AGGREGATOR_BAD_STATUS,
 ];
+
+/// kube-apiserver's availability check of an aggregated API (an APIService):
+/// the status its backend answered, `bad status from URL: CODE`.
+pub const AGGREGATOR_BAD_STATUS: Wording = w(
+    "kube-apiserver",
+    "bad status from ",
+    "all (after `failing or missing response from URL: `)",
+    None,
+    "k8s.io/kube-aggregator pkg/controllers/status/available_controller.go (\"bad status from %v: %v\")",
+);
 
 /// The second line of kube-apiserver's proxy error body
 /// (k8s.io/apimachinery pkg/util/proxy/transport.go), after `Error: 'ERR'`.

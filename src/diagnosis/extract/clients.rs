@@ -73,12 +73,14 @@ pub fn find(line: &str) -> Option<ClientLine> {
     // Python's `Reason: Forbidden` line under an ApiException, or a Go
     // struct's `Reason: "Timeout",` field, names the reason of the status
     // around it: no answer of its own, unless it states one or names a
-    // transport failure (under `(0)`, a stream's).
+    // transport failure (under `(0)`, a stream's). A reason no status goes
+    // by is a condition's (kubectl describe's `Reason: Ready`).
     if let Some(reason) = t.strip_prefix("Reason: ")
         && stated_in(reason).is_none()
         && super::transport::named(reason).is_none()
+        && let field = reason.trim_end_matches(',').trim_matches('"')
+        && crate::vocabulary::apimachinery::code_of(field.trim()).is_some()
     {
-        let field = reason.trim_end_matches(',').trim_matches('"');
         found.format = if field.len() < reason.len() {
             "client-go"
         } else {

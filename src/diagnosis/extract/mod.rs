@@ -518,18 +518,21 @@ impl<'a> Scanner<'a> {
             found.audits.push((Box::new(a), None, excerpt(line)));
             return;
         }
+        // A credential source that failed after a service's refusal failed
+        // because of it: no answer of its own, and no network failure however
+        // a client words it (`Unable to connect to the server: getting
+        // credentials: …`); its request is still the line's.
+        let mut after_refusal = false;
         if let Some(failure) = server_failure(line) {
-            if self.refused && failure.cause == Cause::CredentialSourceFailed {
-                // The plugin exited because of that refusal: no answer of
-                // its own, and no network failure however a client words it.
-                found.context.push(Kind::Note(format!(
-                    "the credential source failed after the refusal above: {}",
-                    failure.detail
-                )));
-            } else {
+            if !(self.refused && failure.cause == Cause::CredentialSourceFailed) {
                 found.server.get_or_insert(failure);
+                return;
             }
-            return;
+            after_refusal = true;
+            found.context.push(Kind::Note(format!(
+                "the credential source failed after the refusal above: {}",
+                excerpt(line.trim())
+            )));
         }
         if found.review.is_none() {
             // A client's warning is its own line; an authenticator's grant, its review.
@@ -570,6 +573,9 @@ impl<'a> Scanner<'a> {
         refused(found, line);
         stated_status(found, line);
         kubectl_or_client(found, line, caller);
+        if after_refusal {
+            found.transport = None;
+        }
         if found.http.is_none()
             && let Some(facts) = json::lenient_status(line)
         {
@@ -587,7 +593,10 @@ impl<'a> Scanner<'a> {
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if !reviewed && let Some(failure) = transport::detect_all(line) {
+        } else if !reviewed
+            && !after_refusal
+            && let Some(failure) = transport::detect_all(line)
+        {
             let (detail, format) = (line.trim().to_owned(), clients::label(line));
             found.transport(failure, detail, SourceType::ClientError, format);
         }
@@ -761,6 +770,11 @@ fn stated_status(found: &mut Segment, line: &str) {
         let note = "kube-apiserver's own record of the status it answered";
         found.context.push(Kind::Note(note.to_owned()));
         (code, SourceType::ApiserverLog, "httplog")
+    } else if let Some(code) = status::aggregator_check(line) {
+        // kube-apiserver's availability check: the backend answered
+        // kube-apiserver's front-proxy identity, not a client.
+        let relayed = HttpAnswer::relayed("the APIService's backend", Some(code), 2);
+        return found.http(relayed, SourceType::ApiserverLog, "kube-aggregator");
     } else if let Some((code, _)) = status::status_line(line) {
         (code, SourceType::Status, "http-response")
     } else if let Some(code) = status::bare_code(line) {

@@ -46,6 +46,15 @@ pub fn status_line(line: &str) -> Option<(u16, &str)> {
     (alone && (100..=599).contains(&code)).then_some((code, after.trim()))
 }
 
+/// The status an aggregated API's backend answered kube-apiserver's
+/// availability check: `bad status from URL: CODE`.
+pub fn aggregator_check(line: &str) -> Option<u16> {
+    let words = crate::vocabulary::wordings::AGGREGATOR_BAD_STATUS.text;
+    let rest = &line[line.find(words)? + words.len()..];
+    let code = rest.rsplit_once(": ")?.1.trim();
+    (code.len() == 3).then(|| code_at(code)).flatten()
+}
+
 /// `401`, `401 Unauthorized`, `HTTP 403 Forbidden`, `status code: 404` as a
 /// whole line.
 pub fn bare_code(line: &str) -> Option<u16> {
@@ -590,6 +599,21 @@ pub fn date_header(line: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_aggregator_s_check_states_its_backend_s_status() {
+        let url = "https://10.0.1.197:8443/apis/metrics.k8s.io/v1beta1";
+        let line = format!(
+            "E0905 available_controller.go:524] v1beta1.metrics.k8s.io failed with: failing or missing response from {url}: bad status from {url}: 403"
+        );
+        assert_eq!(aggregator_check(&line), Some(403));
+        // A port or a longer number is no status.
+        assert_eq!(
+            aggregator_check(&format!("bad status from {url}: 8443")),
+            None
+        );
+        assert_eq!(aggregator_check(&format!("bad status from {url}")), None);
+    }
 
     #[test]
     fn a_template_is_read_where_its_first_words_stand() {

@@ -144,6 +144,36 @@ release that does not read the pod's source (the AWS SDK for Go refuses EKS Pod 
     ],
 };
 
+pub const LEGACY_TOKEN_NOT_GENERATED: CauseDef = CauseDef {
+    title: "The ServiceAccount has no token Secret",
+    summary: "A tool looked for the ServiceAccount's long-lived token Secret and found none: since 1.24 Kubernetes no longer creates one",
+    explains: &[C::ServerConfig],
+    explanation: "\
+Before 1.24 the token controller created a Secret of type kubernetes.io/service-account-token \
+for every ServiceAccount and listed it in the ServiceAccount's secrets field. From 1.24 \
+(LegacyServiceAccountTokenNoAutoGeneration) it creates none: pods get projected, bound \
+tokens instead. A tool that reads the ServiceAccount's first secret, or looks for its token \
+Secrets, finds nothing: Terraform's default_secret_name is empty, and Argo Workflows' SSO \
+RBAC, Cartographer and Kubermatic's seed proxy stop. No token was rejected; there is none \
+to send.",
+    confirm: Steps::Run(
+        "the ServiceAccount's secrets field (empty since 1.24 unless someone filled it)",
+        |_| {
+            Command::kubectl()
+                .words(&["get", "serviceaccount"])
+                .value(None, "NAME")
+                .words(&["-o", "jsonpath={.secrets}"])
+        },
+    ),
+    fix: Steps::Say(
+        "give the tool a bound token if it takes one (kubectl create token NAME, or a projected volume); otherwise create the Secret yourself, of type kubernetes.io/service-account-token with the annotation kubernetes.io/service-account.name: NAME (the token controller fills it), and point the tool at that Secret",
+    ),
+    sources: &[
+        "kubernetes CHANGELOG-1.24 (urgent upgrade notes: LegacyServiceAccountTokenNoAutoGeneration)",
+        "KEP-2799 keps/sig-auth/2799-reduction-of-secret-based-service-account-token",
+    ],
+};
+
 /// A server logged that a part of its own setup failed.
 pub fn rule(case: &Case<'_>, f: &mut Findings) {
     let Answer::ServerFailed(failure) = &case.answer else {
@@ -158,6 +188,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         Cause::CredentialSourceFailed => {
             "it got no credential from its credential source, so no request carried one"
+        }
+        Cause::LegacyTokenNotGenerated => {
+            "the ServiceAccount it reads a token Secret from has none"
         }
         _ => "a part of its setup failed",
     };
