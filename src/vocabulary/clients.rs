@@ -296,6 +296,12 @@ pub const JACKSON_PLAIN_BODY: Rendering = r(
 /// exec plugin or auth-provider): whatever is typed, no token is sent.
 pub const KUBECTL_CREDENTIAL_PROMPT: &str = "Please enter Username: ";
 
+/// The first and the last-but-some column of kubectl's table of the objects
+/// a request listed or got (`NAME  READY  STATUS  RESTARTS  AGE`): column
+/// names in capitals, two spaces or more apart (k8s.io/cli-runtime
+/// pkg/printers/tableprinter.go; the server's Table columns, upper-cased).
+pub const KUBECTL_TABLE_COLUMNS: (&str, &str) = ("NAME", "AGE");
+
 /// The words Jackson puts before the token it could not read.
 pub const JACKSON_UNRECOGNIZED: &str = "Unrecognized token '";
 

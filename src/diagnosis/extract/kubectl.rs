@@ -15,7 +15,28 @@ use super::clients::ClientLine;
 use super::status::unauthorized;
 use super::url::{not_found, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
+use crate::vocabulary::clients::KUBECTL_TABLE_COLUMNS;
 use crate::vocabulary::cues::KUBECTL_SOURCE_ERRORS;
+
+/// kubectl's header over a table of objects (`NAME  SECRETS  AGE`): the
+/// request that got them was answered, after authentication and
+/// authorisation.
+pub fn table_header(line: &str) -> bool {
+    let (first, age) = KUBECTL_TABLE_COLUMNS;
+    let columns: Vec<&str> = line
+        .trim()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    columns.len() >= 2
+        && columns[0] == first
+        && columns.contains(&age)
+        && columns.iter().all(|c| {
+            c.chars()
+                .all(|ch| ch.is_ascii_uppercase() || ch == ' ' || ch == '-')
+        })
+}
 
 /// Reads one unwrapped line; `caller` is the `file.go:line` of the klog
 /// header it came under, when one was stripped.
@@ -226,6 +247,27 @@ mod tests {
     /// What a line read without a caller gives; it must give something.
     fn found(line: &str) -> ClientLine {
         find(line, None).unwrap()
+    }
+
+    #[test]
+    fn kubectl_s_table_header_is_an_answer_s() {
+        for line in [
+            "NAME                   SECRETS   AGE",
+            "NAME                     READY   STATUS    RESTARTS   AGE",
+            "NAME       STATUS   ROLES           AGE   VERSION",
+            "NAME      READY   STATUS    RESTARTS   AGE   IP   NODE   NOMINATED NODE   READINESS GATES",
+        ] {
+            assert!(table_header(line), "{line}");
+        }
+        for line in [
+            "NAME: my-release",
+            "NAME  SECRETS  AGE is what it printed",
+            "CONTAINER ID   IMAGE   COMMAND   CREATED",
+            "NAME   REVISION   UPDATED",
+            "NAME AGE",
+        ] {
+            assert!(!table_header(line), "{line}");
+        }
     }
 
     #[test]

@@ -535,12 +535,7 @@ impl<'a> Scanner<'a> {
             )));
         }
         if found.review.is_none() {
-            // A client's warning is its own line; an authenticator's grant, its review.
-            let warned = (
-                Provenance::Answer,
-                SourceType::ClientError,
-                clients::label(line),
-            );
+            // A client's warning is its own line; an authenticator's verdict, its review.
             if let Some((value, reason)) = token_verdict(line) {
                 if let Some(reason) = reason {
                     let reasons = super::reasons::parse_auth_error(&reason);
@@ -552,11 +547,10 @@ impl<'a> Scanner<'a> {
                 });
                 return;
             }
-            if let Some(value) = admitted(line) {
-                found.review = Some(Hit {
-                    value,
-                    origin: warned,
-                });
+            if let Some((value, printer)) = admitted(line) {
+                let format = printer.unwrap_or_else(|| clients::label(line));
+                let origin = (Provenance::Answer, SourceType::ClientError, format);
+                found.review = Some(Hit { value, origin });
                 return;
             }
         }

@@ -110,13 +110,29 @@ pub(super) fn token_verdict(line: &str) -> Option<(Review, Option<String>)> {
 
 /// PodSecurity's warn-mode warning, which comes only with a request it
 /// admitted: one that was authenticated and authorised before admission.
-pub(super) fn admitted(line: &str) -> Option<Review> {
-    line.contains(pod_security_warning()).then_some(Review {
+/// So is kubectl's table of the objects a request got. With the program
+/// that printed it, when the line says (kubectl's table).
+pub(super) fn admitted(line: &str) -> Option<(Review, Option<&'static str>)> {
+    let (shown_by, printer) = if line.contains(pod_security_warning()) {
+        (
+            "PodSecurity admitted the request with a warning (it warns only on requests it admits, after authentication and authorisation)",
+            None,
+        )
+    } else if super::kubectl::table_header(line) {
+        (
+            "kubectl printed a table of the objects the request got (its NAME … AGE header): it was answered, after authentication and authorisation",
+            Some("kubectl"),
+        )
+    } else {
+        return None;
+    };
+    let review = Review {
         authenticated: true,
         user: None,
         audiences: Vec::new(),
-        shown_by: "PodSecurity admitted the request with a warning (it warns only on requests it admits, after authentication and authorisation)",
-    })
+        shown_by,
+    };
+    Some((review, printer))
 }
 
 /// `KIND "NAME" not found` in a server's log line: a clue, not an answer.
