@@ -165,6 +165,10 @@ pub const EXCHANGES: &[Wording] = &[
     w(AWS_STS, "OpenIDConnect provider's HTTPS certificate doesn't match configured thumbprint", "all (InvalidIdentityToken)", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // What STS was given is no JWT (an access token, an empty or cut file).
     w(AWS_STS, "The ID Token provided is not a valid JWT", "all (InvalidIdentityToken)", Some(Cause::TokenMalformed), STS_API),
+    // The role ARN is checked before the token (AWS_ROLE_ARN, from the
+    // ServiceAccount's eks.amazonaws.com/role-arn annotation).
+    w(AWS_STS, "Request ARN is invalid", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
+    w(AWS_STS, "at 'roleArn' failed to satisfy constraint", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
     w(AWS_STS, "ExpiredTokenException) when calling the AssumeRoleWithWebIdentity", "all (botocore)", Some(Cause::Expired), STS_API),
     w(AWS_STS, "AssumeRoleWithWebIdentity, … ExpiredTokenException: ", "aws-sdk-go-v2 1.x", Some(Cause::Expired), STS_API),
     w(AWS_STS, "(Service: AWSSecurityTokenService; … Error Code: ExpiredTokenException", "aws-sdk-java 1.x", Some(Cause::Expired), STS_API),
@@ -173,10 +177,6 @@ pub const EXCHANGES: &[Wording] = &[
     // their own, `caused by: ExpiredTokenException` names no service (every
     // JSON-protocol API's code for the caller's expired session).
     w(AWS_STS, "WebIdentityErr: … ExpiredTokenException: ", "aws-sdk-go 1.x", Some(Cause::Expired), GO_V1),
-    // The role ARN is checked before the token (AWS_ROLE_ARN, from the
-    // ServiceAccount's eks.amazonaws.com/role-arn annotation).
-    w(AWS_STS, "Request ARN is invalid", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
-    w(AWS_STS, "at 'roleArn' failed to satisfy constraint", "all (ValidationError)", Some(Cause::CloudRoleArnInvalid), STS_API),
     w(AWS_STS, "IDPCommunicationError", "all", Some(Cause::CloudOidcDiscoveryFailed), STS_API),
     // The identity provider's claims (iss, sub, aud) were refused.
     w(AWS_STS, "IDPRejectedClaim", "all", Some(Cause::CloudFederationMismatch), STS_API),
