@@ -118,6 +118,17 @@ pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
 
+/// client-go's words for an exec plugin that failed, which do not say why:
+/// one that exited non-zero (its reason is its own output, printed before
+/// them), and the round-tripper's wrapping of any failure (the rows before
+/// it in [`SETUP_FAILURES`] read the failures that say why).
+#[rustfmt::skip]
+pub const PLUGIN_EXITED: [Wording; 3] = [
+    w(CLIENT_GO, "exec: executable … failed with exit code", "1.19+ (exec.ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "getting credentials: exec: exit status …", "1.10-1.18 (Go os/exec's ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    w(CLIENT_GO, "getting credentials: exec: …", "1.10+ (any failure to run the plugin)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+];
+
 /// A program's own setup that failed before any request had an answer: a
 /// server's part that cannot start (its requests fail until it does), or a
 /// client's credential source that gave it nothing to send. Each row's parts
@@ -135,15 +146,15 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // is not read after it.
     w(CLIENT_GO, "exec: executable … not found", "1.19+ (exec.Error; then `It looks like you are trying to use a client-go credential plugin that is not installed.`)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "getting credentials: exec: … executable file not found", "1.10-1.18 (Go os/exec's ErrNotFound)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
-    w(CLIENT_GO, "exec: executable … failed with exit code", "1.19+ (exec.ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
-    w(CLIENT_GO, "getting credentials: exec: exit status …", "1.10-1.18 (Go os/exec's ExitError)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    PLUGIN_EXITED[0],
+    PLUGIN_EXITED[1],
     // The oidc auth-provider of client-go 1.6-1.9 (go-oidc v1) could not
     // refresh the kubeconfig's expired ID token.
     w(CLIENT_GO, "could not refresh token: …", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
     w(CLIENT_GO, "No valid id-token, and cannot refresh without refresh-token", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
     // The exec authenticator's round-tripper wraps every failure of its
     // plugin in these words; its own errors start `exec: `.
-    w(CLIENT_GO, "getting credentials: exec: …", "1.10+ (any failure to run the plugin)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
+    PLUGIN_EXITED[2],
     w(CLIENT_GO, "getting credentials: decoding stdout: …", "1.10+ (the plugin printed no ExecCredential client-go decodes)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin: invalid apiVersion …", "1.10+ (client.authentication.k8s.io/v1alpha1 is refused since 1.24)", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),
     w(CLIENT_GO, "exec plugin is configured to use API version … plugin returned version …", "1.10+", Some(Cause::CredentialSourceFailed), CLIENT_GO_EXEC),

@@ -11,7 +11,7 @@ use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::refusals::pod_security_warning;
-use crate::vocabulary::wordings::{SETUP_FAILURES, TOKEN_VERDICTS};
+use crate::vocabulary::wordings::{PLUGIN_EXITED, SETUP_FAILURES, TOKEN_VERDICTS};
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -61,6 +61,10 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
         } else {
             line[at..].trim()
         };
+        // Which part failed is said, not why: a plugin's exit (its reason
+        // printed before), or its own call that got no answer.
+        let unsaid = PLUGIN_EXITED.contains(w)
+            || super::transport::detect_all(detail).is_some_and(|(c, _)| !c.is_tls());
         Some(ServerFailure {
             cause: w.cause?,
             component: w.printed_by,
@@ -69,6 +73,7 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
             } else {
                 detail
             }),
+            why_unsaid: unsaid && w.cause == Some(Cause::CredentialSourceFailed),
         })
     })
 }

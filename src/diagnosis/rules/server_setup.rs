@@ -194,12 +194,21 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         }
         _ => "a part of its setup failed",
     };
-    f.add_fact(
-        failure.cause,
-        Basis::Said,
-        SupportKind::ServerReason,
-        format!("{} logged: {what}: {}", failure.component, failure.detail),
-    );
+    let said = format!("{} logged: {what}: {}", failure.component, failure.detail);
+    if failure.why_unsaid {
+        f.add(
+            failure.cause,
+            Basis::Inferred,
+            vec![
+                Support::server_reason(said),
+                Support::answer(
+                    "why it failed is not in these words: the plugin's own output (printed before them) says; an expired login, a workload identity not set up for this pod (its SDK then falls back to instance metadata, often out of a pod's reach, and times out) and wrong arguments read the same here",
+                ),
+            ],
+        );
+    } else {
+        f.add_fact(failure.cause, Basis::Said, SupportKind::ServerReason, said);
+    }
     f.rule_out(Cause::Unknown);
 }
 
@@ -232,6 +241,7 @@ mod tests {
                     cause,
                     component,
                     detail: detail.to_owned(),
+                    why_unsaid: false,
                 }),
                 ..Case::default()
             };
@@ -241,5 +251,20 @@ mod tests {
             let first = &d.top().support[0].text;
             assert!(first.starts_with(said) && first.contains(detail), "{first}");
         }
+        // A credential plugin whose own call got no answer does not say why.
+        let c = Case {
+            answer: Answer::ServerFailed(ServerFailure {
+                cause: Cause::CredentialSourceFailed,
+                component: "client-go",
+                detail: "exec: executable argocd-k8s-auth failed with exit code 20 (Client.Timeout exceeded while awaiting headers)".into(),
+                why_unsaid: true,
+            }),
+            ..Case::default()
+        };
+        let d = diagnosed(&c);
+        assert_eq!(
+            (d.cause(), d.confidence()),
+            (Cause::CredentialSourceFailed, Confidence::Medium)
+        );
     }
 }
