@@ -104,7 +104,7 @@ pub struct LogEvent {
 }
 
 /// An event before its diagnosis.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Item {
     ev: Evidence,
     origin: Origin,
@@ -347,9 +347,7 @@ impl Looked {
             None => !look.prefilter || super::prefilter::candidate(record.text),
         };
         let at = record.at.map(|(at, _)| at);
-        if let Some(at) = at {
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-        }
+        widen_span(&mut self.span, at.map(|at| (at, at)));
         let stream = crate::logs::lane(0, record.stream).1;
         let later = at.filter(|&at| self.latest.get(&stream).is_none_or(|&l| at > l));
         if let Some(at) = later {
