@@ -248,12 +248,10 @@ impl<'c> LogScan<'c> {
             };
             let reasons = matches!(ev.facts.answer, Answer::Rejected)
                 && ev.facts.reasons_from == Some(ReasonSource::ApiserverLog);
+            let item = item(ev, origin, id);
             match at {
-                Some(at) if reasons => self.joins.reason(&lane, at, id, item(ev, origin, id)),
-                _ => self
-                    .joins
-                    .settled
-                    .push_back(Settled::Alone(item(ev, origin, id))),
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
             }
         }
     }
