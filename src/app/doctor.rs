@@ -15,7 +15,6 @@ use crate::doctor::{self, KeysObservation, Step};
 use crate::exit::Outcome;
 use crate::http::ClientConfig;
 use crate::http::RunClock;
-use crate::http::target;
 use crate::input::TokenSource;
 use crate::probe;
 use crate::probe::observe::{self, Plan, Target};
@@ -64,13 +63,7 @@ pub fn run(args: DoctorArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Resul
     record(doctor::pod_clock_step(&decoded), out)?;
 
     // 2. The API server: who am I (and can I), and its clock.
-    let server = match &args.server {
-        Some(s) => target::parse_server(s)?,
-        None => target::in_pod_server(
-            env.kubernetes_service_host.as_deref(),
-            env.kubernetes_service_port.as_deref(),
-        )?,
-    };
+    let server = super::probe::servers(args.server.as_slice(), None, env)?.remove(0);
     let config = client_config(&args.tls, &args.token.sa_dir)?;
     let access = access_query(&args.access, None, &args.token.sa_dir, Some(&token))?;
     let plan = Plan {

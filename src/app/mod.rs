@@ -268,11 +268,7 @@ pub(crate) fn access_query(
         resource: access.resource.clone().unwrap_or_default(),
         subresource: access.subresource.clone(),
         group: access.group.clone(),
-        namespace: if access.cluster_scope {
-            None
-        } else {
-            Some(namespace.unwrap_or_else(|| "default".to_owned()))
-        },
+        namespace: (!access.cluster_scope).then(|| namespace.unwrap_or_else(|| "default".into())),
         name: access.name.clone(),
     }))
 }

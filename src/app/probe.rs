@@ -335,10 +335,9 @@ pub(crate) fn trust(
     if k.cluster.insecure_skip_tls_verify {
         return Ok(Trust::InsecureSkipVerify);
     }
-    let ca_pem = match &k.cluster.certificate_authority {
-        Some(m) => Some(material(m, "certificate-authority")?),
-        None => None,
-    };
+    let ca_pem = (k.cluster.certificate_authority.as_ref())
+        .map(|m| material(m, "certificate-authority"))
+        .transpose()?;
     let system = tls.system_roots || ca_pem.is_none();
     Ok(Trust::Roots { ca_pem, system })
 }

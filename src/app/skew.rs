@@ -13,7 +13,6 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::findings::{Code, Finding};
 use crate::http::RunClock;
-use crate::http::target;
 use crate::input::TokenSource;
 use crate::report::skew::json::SkewJson;
 use crate::report::skew::write_skew;
@@ -73,11 +72,7 @@ pub fn run(args: SkewArgs, Cx(settings, env, out, _): Cx<'_>) -> anyhow::Result<
     }
     let mut unreachable = Outcome::Healthy;
     if !args.servers.is_empty() {
-        let urls = args
-            .servers
-            .iter()
-            .map(|s| target::parse_server(s))
-            .collect::<Result<Vec<_>, _>>()?;
+        let urls = super::probe::servers(&args.servers, None, env)?;
         let config = client_config(&args.tls, &args.token.sa_dir)?;
         for (url, measured) in observe::measure(&urls, &config, clock)? {
             let name = server_name(&url);

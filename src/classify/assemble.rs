@@ -126,14 +126,12 @@ impl<'a> Assembler<'a> {
             .is_some_and(|open| a.at.line <= open.last + WINDOW && joins(open, &a));
         if !joins {
             self.flush();
-            let mut open = Open {
-                last: a.at.line,
-                ..Open::default()
-            };
-            open.context = std::mem::take(&mut self.pending);
-            self.open = Some(open);
         }
-        let open = self.open.as_mut().expect("an answer is open");
+        let open = self.open.get_or_insert_with(|| Open {
+            last: a.at.line,
+            context: std::mem::take(&mut self.pending),
+            ..Open::default()
+        });
         add(open, a);
     }
 

@@ -60,10 +60,9 @@ fn case_of<'t>(ev: &Evidence, ctx: Context<'_>, token: Option<&'t Token>, seen: 
         && let (Some(relay), Some(code)) = (&h.relay, h.relay_status)
         && h.status.is_some_and(|c| c != code)
     {
-        let note = format!(
+        case.note(format!(
             "{relay} answered its own caller with {code}; the status above is the one it got"
-        );
-        case.note(note);
+        ));
     }
     if seen && let Some(t) = token {
         case.notes.push(Support::new(

@@ -104,7 +104,7 @@ pub struct LogEvent {
 }
 
 /// An event before its diagnosis.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Item {
     ev: Evidence,
     origin: Origin,
@@ -248,12 +248,10 @@ impl<'c> LogScan<'c> {
             };
             let reasons = matches!(ev.facts.answer, Answer::Rejected)
                 && ev.facts.reasons_from == Some(ReasonSource::ApiserverLog);
+            let item = item(ev, origin, id);
             match at {
-                Some(at) if reasons => self.joins.reason(&lane, at, id, item(ev, origin, id)),
-                _ => self
-                    .joins
-                    .settled
-                    .push_back(Settled::Alone(item(ev, origin, id))),
+                Some(at) if reasons => self.joins.reason(&lane, at, id, item),
+                _ => self.joins.settled.push_back(Settled::Alone(item)),
             }
         }
     }
@@ -347,9 +345,7 @@ impl Looked {
             None => !look.prefilter || super::prefilter::candidate(record.text),
         };
         let at = record.at.map(|(at, _)| at);
-        if let Some(at) = at {
-            self.span = Some(self.span.map_or((at, at), |(f, l)| (f.min(at), l.max(at))));
-        }
+        widen_span(&mut self.span, at.map(|at| (at, at)));
         let stream = crate::logs::lane(0, record.stream).1;
         let later = at.filter(|&at| self.latest.get(&stream).is_none_or(|&l| at > l));
         if let Some(at) = later {

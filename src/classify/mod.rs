@@ -101,9 +101,7 @@ impl Tally {
     pub fn add(&mut self, r: &ClassifyResult) {
         self.events += 1;
         let class = r.diagnosis.classification;
-        if class.is_problem() {
-            self.problems += 1;
-        }
+        self.problems += usize::from(class.is_problem());
         *self.by_classification.entry(class).or_default() += 1;
         *self.by_cause.entry(r.diagnosis.cause()).or_default() += 1;
     }

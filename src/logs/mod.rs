@@ -68,24 +68,13 @@ struct LaneState<T> {
 }
 
 /// The join of reason lines and requests as a log streams by.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Lanes<T> {
     lanes: HashMap<Lane, LaneState<T>>,
     /// What settled, in order, for the caller to take.
     pub settled: VecDeque<Settled<T>>,
     /// Lines settled before their window passed ([`MAX_PENDING`], [`MAX_LANES`]).
     pub crowded: u64,
-}
-
-impl<T> Default for Lanes<T> {
-    fn default() -> Self {
-        let (lanes, settled) = (HashMap::new(), VecDeque::new());
-        Lanes {
-            lanes,
-            settled,
-            crowded: 0,
-        }
-    }
 }
 
 impl<T> Lanes<T> {

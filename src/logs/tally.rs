@@ -47,9 +47,7 @@ impl Seen {
     }
 
     pub fn add(&mut self, at: Micros) {
-        self.first = self.first.min(at);
-        self.last = self.last.max(at);
-        self.count += 1;
+        self.merge(&Seen::at(at));
     }
 
     pub fn merge(&mut self, other: &Seen) {
@@ -61,10 +59,7 @@ impl Seen {
 
 /// Adds an event at `at` to `seen`, the first one when it is `None`.
 pub fn see(seen: &mut Option<Seen>, at: Micros) {
-    match seen {
-        Some(s) => s.add(at),
-        None => *seen = Some(Seen::at(at)),
-    }
+    widen(seen, Some(Seen::at(at)));
 }
 
 /// Adds `other`'s to `seen`.

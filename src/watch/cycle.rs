@@ -186,11 +186,8 @@ fn boundary_sample(
     if let Some(wait) = super::measure::next_sample_delay(&interval, clock.now(), round_trip) {
         std::thread::sleep(wait);
     }
-    match connected.send(version, None) {
-        Ok(exchange) => {
-            samples.add(&exchange);
-            true
-        }
-        Err(_) => false,
-    }
+    connected
+        .send(version, None)
+        .map(|e| samples.add(&e))
+        .is_ok()
 }
