@@ -929,10 +929,9 @@ pub struct ServerFailure {
     pub component: &'static str,
     /// What it said, from the error on.
     pub detail: String,
-    /// Which part failed is said, not why: a credential plugin's exit code
-    /// (its reason printed before, by the plugin), or its own call that got
-    /// no answer (a timeout, a refused connection).
-    pub why_unsaid: bool,
+    /// Why the words leave the failure's meaning in doubt, when they do (a
+    /// credential plugin's exit code, one member of a credential chain).
+    pub doubt: Option<&'static str>,
 }
 
 /// A failure before any HTTP answer.

@@ -118,6 +118,29 @@ pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
 
+/// The Azure Identity libraries' credentials that found nothing to use:
+/// workload identity's variables not injected (a pod the webhook did not
+/// mutate), or a managed identity the node's instance metadata does not have
+/// (IMDS's 400) or cannot be reached. Each is one credential of a chain
+/// (DefaultAzureCredential, ChainedTokenCredential), which goes on to the
+/// next: the client had none only when every one failed. A credential that
+/// was refused instead (Entra's AADSTS code) stops the chain, and its words
+/// are read as the exchange's answer.
+#[rustfmt::skip]
+pub const CHAIN_MEMBERS: [Wording; 5] = [
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no … specified", "Go azidentity 1.3+ (client ID, tenant ID, token file or token source)", Some(Cause::CredentialSourceFailed), AZIDENTITY_GO),
+    w(AZURE_IDENTITY, "ManagedIdentityCredential … assigned to this resource", "all (Go: no default identity, the requested identity isn't; Python, .NET: no identity has been, the requested identity has not been)", Some(Cause::CredentialSourceFailed), AZURE_MANAGED_IDENTITY),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (the workload options are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
+    w(AZURE_IDENTITY, "ManagedIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (no identity assigned, no IMDS response, no endpoint)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
+    w(AZURE_IDENTITY, "WorkloadIdentityCredential: is unavailable", "JavaScript @azure/identity 3.x-4.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-js sdk/identity/identity/src/credentials/workloadIdentityCredential.ts"),
+];
+
+/// Why a chain member's failure leaves the client's credential in doubt.
+pub const CHAIN_MEMBER_DOUBT: &str = "this is one credential of a chain, which goes on to the next: the client had no credential only if every one failed (DefaultAzureCredential's `failed to retrieve a token` lists them all)";
+
+/// Why a plugin's exit leaves its reason in doubt.
+pub const PLUGIN_EXIT_DOUBT: &str = "why it failed is not in these words: the plugin's own output (printed before them) says; an expired login, a workload identity not set up for this pod (its SDK then falls back to instance metadata, often out of a pod's reach, and times out) and wrong arguments read the same here";
+
 /// client-go's words for an exec plugin that failed, which do not say why:
 /// one that exited non-zero (its reason is its own output, printed before
 /// them), and the round-tripper's wrapping of any failure (the rows before
@@ -246,17 +269,11 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w("Argo Workflows", "expected at least one secret for SSO RBAC service account", "3.x (argo-server's SSO RBAC)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-workflows server/auth/gatekeeper.go (getServiceAccountToken)"),
     w("Cartographer", "does not have any token secrets", "0.x", Some(Cause::LegacyTokenNotGenerated), "github.com/vmware-tanzu/cartographer pkg/repository/repository.go (GetServiceAccountSecret)"),
     w("Kubermatic", "no Secret associated with ServiceAccount", "2.x (the seed proxy controller)", Some(Cause::LegacyTokenNotGenerated), "github.com/kubermatic/kubermatic pkg/controller/seed-proxy (the ServiceAccount's first secret)"),
-    // The Azure Identity libraries' credentials that found nothing to use:
-    // workload identity's variables not injected (a pod the webhook did not
-    // mutate), or a managed identity the node's instance metadata does not
-    // have (IMDS's 400) or cannot be reached. A credential that was refused
-    // instead (Entra's AADSTS code) stops DefaultAzureCredential's chain,
-    // and its words are read as the exchange's answer.
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential: no … specified", "Go azidentity 1.3+ (client ID, tenant ID, token file or token source)", Some(Cause::CredentialSourceFailed), AZIDENTITY_GO),
-    w(AZURE_IDENTITY, "ManagedIdentityCredential … assigned to this resource", "all (Go: no default identity, the requested identity isn't; Python, .NET: no identity has been, the requested identity has not been)", Some(Cause::CredentialSourceFailed), AZURE_MANAGED_IDENTITY),
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (the workload options are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
-    w(AZURE_IDENTITY, "ManagedIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (no identity assigned, no IMDS response, no endpoint)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
-    w(AZURE_IDENTITY, "WorkloadIdentityCredential: is unavailable", "JavaScript @azure/identity 3.x-4.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-js sdk/identity/identity/src/credentials/workloadIdentityCredential.ts"),
+    CHAIN_MEMBERS[0],
+    CHAIN_MEMBERS[1],
+    CHAIN_MEMBERS[2],
+    CHAIN_MEMBERS[3],
+    CHAIN_MEMBERS[4],
 ];
 
 const CLIENT_GO: &str = "client-go";

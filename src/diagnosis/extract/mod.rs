@@ -535,7 +535,9 @@ impl<'a> Scanner<'a> {
             )));
         }
         if found.review.is_none() {
-            // A client's warning is its own line; an authenticator's verdict, its review.
+            // An authenticator's verdict is its TokenReview's; a client's sign
+            // of an accepted token (PodSecurity's warning, kubectl's table), the
+            // client's own line.
             if let Some((value, reason)) = token_verdict(line) {
                 if let Some(reason) = reason {
                     let reasons = super::reasons::parse_auth_error(&reason);
@@ -567,9 +569,6 @@ impl<'a> Scanner<'a> {
         refused(found, line);
         stated_status(found, line);
         kubectl_or_client(found, line, caller);
-        if after_refusal {
-            found.transport = None;
-        }
         if found.http.is_none()
             && let Some(facts) = json::lenient_status(line)
         {
@@ -587,12 +586,12 @@ impl<'a> Scanner<'a> {
                 "a server logged a client's failed TLS handshake (the client's own error is the answer): {}",
                 excerpt(line)
             )));
-        } else if !reviewed
-            && !after_refusal
-            && let Some(failure) = transport::detect_all(line)
-        {
+        } else if !reviewed && let Some(failure) = transport::detect_all(line) {
             let (detail, format) = (line.trim().to_owned(), clients::label(line));
             found.transport(failure, detail, SourceType::ClientError, format);
+        }
+        if after_refusal {
+            found.transport = None;
         }
         found
             .context

@@ -11,7 +11,10 @@ use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::refusals::pod_security_warning;
-use crate::vocabulary::wordings::{PLUGIN_EXITED, SETUP_FAILURES, TOKEN_VERDICTS};
+use crate::vocabulary::wordings::{
+    CHAIN_MEMBER_DOUBT, CHAIN_MEMBERS, PLUGIN_EXIT_DOUBT, PLUGIN_EXITED, SETUP_FAILURES,
+    TOKEN_VERDICTS,
+};
 
 /// A server's log line about its own work (an authorizer's trace, an
 /// authenticator that could not start): context, never an answer.
@@ -62,9 +65,14 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
             line[at..].trim()
         };
         // Which part failed is said, not why: a plugin's exit (its reason
-        // printed before), or its own call that got no answer.
-        let unsaid = PLUGIN_EXITED.contains(w)
-            || super::transport::detect_all(detail).is_some_and(|(c, _)| !c.is_tls());
+        // printed before), or its own call that got no answer; or one member
+        // of a chain that goes on to the next.
+        let unanswered = super::transport::detect_all(detail).is_some_and(|(c, _)| !c.is_tls());
+        let doubt = if PLUGIN_EXITED.contains(w) || unanswered {
+            Some(PLUGIN_EXIT_DOUBT)
+        } else {
+            CHAIN_MEMBERS.contains(w).then_some(CHAIN_MEMBER_DOUBT)
+        };
         Some(ServerFailure {
             cause: w.cause?,
             component: w.printed_by,
@@ -73,7 +81,7 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
             } else {
                 detail
             }),
-            why_unsaid: unsaid && w.cause == Some(Cause::CredentialSourceFailed),
+            doubt: doubt.filter(|_| w.cause == Some(Cause::CredentialSourceFailed)),
         })
     })
 }
@@ -113,10 +121,10 @@ pub(super) fn token_verdict(line: &str) -> Option<(Review, Option<String>)> {
     Some((review, reason))
 }
 
-/// PodSecurity's warn-mode warning, which comes only with a request it
-/// admitted: one that was authenticated and authorised before admission.
-/// So is kubectl's table of the objects a request got. With the program
-/// that printed it, when the line says (kubectl's table).
+/// A client's line that shows a request accepted though it states no status:
+/// PodSecurity's warn-mode warning (added only to a request it admits, after
+/// authentication and authorisation) or kubectl's table of the objects the
+/// request got; with the program that printed it, when the line names one.
 pub(super) fn admitted(line: &str) -> Option<(Review, Option<&'static str>)> {
     let (shown_by, printer) = if line.contains(pod_security_warning()) {
         (

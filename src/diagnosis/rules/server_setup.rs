@@ -195,17 +195,9 @@ pub fn rule(case: &Case<'_>, f: &mut Findings) {
         _ => "a part of its setup failed",
     };
     let said = format!("{} logged: {what}: {}", failure.component, failure.detail);
-    if failure.why_unsaid {
-        f.add(
-            failure.cause,
-            Basis::Inferred,
-            vec![
-                Support::server_reason(said),
-                Support::answer(
-                    "why it failed is not in these words: the plugin's own output (printed before them) says; an expired login, a workload identity not set up for this pod (its SDK then falls back to instance metadata, often out of a pod's reach, and times out) and wrong arguments read the same here",
-                ),
-            ],
-        );
+    if let Some(doubt) = failure.doubt {
+        let support = vec![Support::server_reason(said), Support::answer(doubt)];
+        f.add(failure.cause, Basis::Inferred, support);
     } else {
         f.add_fact(failure.cause, Basis::Said, SupportKind::ServerReason, said);
     }
@@ -241,7 +233,7 @@ mod tests {
                     cause,
                     component,
                     detail: detail.to_owned(),
-                    why_unsaid: false,
+                    doubt: None,
                 }),
                 ..Case::default()
             };
@@ -257,7 +249,7 @@ mod tests {
                 cause: Cause::CredentialSourceFailed,
                 component: "client-go",
                 detail: "exec: executable argocd-k8s-auth failed with exit code 20 (Client.Timeout exceeded while awaiting headers)".into(),
-                why_unsaid: true,
+                doubt: Some(crate::vocabulary::wordings::PLUGIN_EXIT_DOUBT),
             }),
             ..Case::default()
         };
