@@ -5,11 +5,14 @@
 //! the server: …`, `The connection to the server … was refused`, `error:
 //! couldn't read version from server: …`; and its `-v=6`+ request log
 //! (`round_trippers.go] GET URL 401 Unauthorized in 4 milliseconds`);
-//! `kubectl create token`'s `failed to create token: …`.
+//! `kubectl create token`'s `failed to create token: …`; and what shows a
+//! request accepted without its status: kubectl's table of the objects it got,
+//! and PodSecurity's warning as client-go's `warnings.go` prints it.
 //!
 //! Renderings: kubectl/pkg/cmd/util/helpers.go `StandardErrorMessage`,
 //! kubectl/pkg/cmd/create/create_token.go, apimachinery `StatusError`.
 
+use super::super::artefact::Review;
 use super::super::facts::{HttpAnswer, RequestInfo};
 use super::clients::ClientLine;
 use super::status::unauthorized;
@@ -17,6 +20,7 @@ use super::url::{not_found, request_from_url};
 use crate::vocabulary::apimachinery::code_of;
 use crate::vocabulary::clients::KUBECTL_TABLE_COLUMNS;
 use crate::vocabulary::cues::KUBECTL_SOURCE_ERRORS;
+use crate::vocabulary::refusals::pod_security_warning;
 
 /// kubectl's header over a table of objects (`NAME  SECRETS  AGE`): the
 /// request that got them was answered, after authentication and
@@ -36,6 +40,33 @@ pub fn table_header(line: &str) -> bool {
             c.chars()
                 .all(|ch| ch.is_ascii_uppercase() || ch == ' ' || ch == '-')
         })
+}
+
+/// A client's line that shows a request accepted though it states no status:
+/// PodSecurity's warn-mode warning (added only to a request it admits, after
+/// authentication and authorisation) or kubectl's table of the objects the
+/// request got; with the program that printed it, when the line names one.
+pub fn admitted(line: &str) -> Option<(Review, Option<&'static str>)> {
+    let (shown_by, printer) = if line.contains(pod_security_warning()) {
+        (
+            "PodSecurity admitted the request with a warning (it warns only on requests it admits, after authentication and authorisation)",
+            None,
+        )
+    } else if table_header(line) {
+        (
+            "kubectl printed a table of the objects the request got (its NAME … AGE header): it was answered, after authentication and authorisation",
+            Some("kubectl"),
+        )
+    } else {
+        return None;
+    };
+    let review = Review {
+        authenticated: true,
+        user: None,
+        audiences: Vec::new(),
+        shown_by,
+    };
+    Some((review, printer))
 }
 
 /// Reads one unwrapped line; `caller` is the `file.go:line` of the klog

@@ -53,7 +53,7 @@ use crate::vocabulary::cues::NEAR_MISSES;
 use crate::vocabulary::wordings::NodeAudienceRefusal;
 use clients::ClientLine;
 use segment::{Hit, Origin, Segment};
-use server_log::{admitted, missing, server_failure, server_note, token_verdict};
+use server_log::{missing, server_failure, server_note, token_verdict};
 
 /// Longest excerpt kept from a line.
 const EXCERPT_CHARS: usize = 240;
@@ -549,7 +549,7 @@ impl<'a> Scanner<'a> {
                 });
                 return;
             }
-            if let Some((value, printer)) = admitted(line) {
+            if let Some((value, printer)) = kubectl::admitted(line) {
                 let format = printer.unwrap_or_else(|| clients::label(line));
                 let origin = (Provenance::Answer, SourceType::ClientError, format);
                 found.review = Some(Hit { value, origin });

@@ -10,7 +10,6 @@ use super::needles::{Needles, parts_in_order};
 use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
-use crate::vocabulary::refusals::pod_security_warning;
 use crate::vocabulary::wordings::{
     CHAIN_MEMBER_DOUBT, CHAIN_MEMBERS, PLUGIN_EXIT_DOUBT, PLUGIN_EXITED, SETUP_FAILURES,
     TOKEN_VERDICTS,
@@ -64,9 +63,9 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
         } else {
             line[at..].trim()
         };
-        // Which part failed is said, not why: a plugin's exit (its reason
-        // printed before), or its own call that got no answer; or one member
-        // of a chain that goes on to the next.
+        // A credential source whose words say which part failed, not why: a
+        // plugin's exit (its reason printed before), its own call that got no
+        // answer; or one member of a chain that goes on to the next.
         let unanswered = super::transport::detect_all(detail).is_some_and(|(c, _)| !c.is_tls());
         let doubt = if PLUGIN_EXITED.contains(w) || unanswered {
             Some(PLUGIN_EXIT_DOUBT)
@@ -119,33 +118,6 @@ pub(super) fn token_verdict(line: &str) -> Option<(Review, Option<String>)> {
         shown_by: REVIEWED,
     };
     Some((review, reason))
-}
-
-/// A client's line that shows a request accepted though it states no status:
-/// PodSecurity's warn-mode warning (added only to a request it admits, after
-/// authentication and authorisation) or kubectl's table of the objects the
-/// request got; with the program that printed it, when the line names one.
-pub(super) fn admitted(line: &str) -> Option<(Review, Option<&'static str>)> {
-    let (shown_by, printer) = if line.contains(pod_security_warning()) {
-        (
-            "PodSecurity admitted the request with a warning (it warns only on requests it admits, after authentication and authorisation)",
-            None,
-        )
-    } else if super::kubectl::table_header(line) {
-        (
-            "kubectl printed a table of the objects the request got (its NAME … AGE header): it was answered, after authentication and authorisation",
-            Some("kubectl"),
-        )
-    } else {
-        return None;
-    };
-    let review = Review {
-        authenticated: true,
-        user: None,
-        audiences: Vec::new(),
-        shown_by,
-    };
-    Some((review, printer))
 }
 
 /// `KIND "NAME" not found` in a server's log line: a clue, not an answer.

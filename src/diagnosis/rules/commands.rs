@@ -30,6 +30,15 @@ pub fn kubeconfig_view(jsonpath: &str) -> Command {
     Command::kubectl().words(&["config", "view", "--minify", "-o", jsonpath])
 }
 
+/// `kubectl get serviceaccount NAME -o jsonpath={PATH}`: a field of the
+/// ServiceAccount a cause turns on (its secrets, a cloud's annotation).
+pub fn serviceaccount_field(path: &str) -> Command {
+    Command::kubectl()
+        .words(&["get", "serviceaccount"])
+        .value(None, "NAME")
+        .words(&["-o", &format!("jsonpath={path}")])
+}
+
 /// The server URL the kubeconfig's current context uses.
 pub const KUBECONFIG_SERVER: &str = "jsonpath={.clusters[0].cluster.server}";
 

@@ -158,12 +158,7 @@ RBAC, Cartographer and Kubermatic's seed proxy stop. No token was rejected; ther
 to send.",
     confirm: Steps::Run(
         "the ServiceAccount's secrets field (empty since 1.24 unless someone filled it)",
-        |_| {
-            Command::kubectl()
-                .words(&["get", "serviceaccount"])
-                .value(None, "NAME")
-                .words(&["-o", "jsonpath={.secrets}"])
-        },
+        |_| super::commands::serviceaccount_field("{.secrets}"),
     ),
     fix: Steps::Say(
         "give the tool a bound token if it takes one (kubectl create token NAME, or a projected volume); otherwise create the Secret yourself, of type kubernetes.io/service-account-token with the annotation kubernetes.io/service-account.name: NAME (the token controller fills it), and point the tool at that Secret",

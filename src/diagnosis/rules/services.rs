@@ -174,7 +174,9 @@ user-assigned managed identity whose federated credentials should admit it. AADS
 in that tenant: a resource ID or object ID given where the client ID belongs, another \
 tenant, or a deleted identity.",
     confirm: Steps::Run("the ServiceAccount's client ID annotation", |_| {
-        annotation("{.metadata.annotations.azure\\.workload\\.identity/client-id}")
+        super::commands::serviceaccount_field(
+            "{.metadata.annotations.azure\\.workload\\.identity/client-id}",
+        )
     }),
     fix: Steps::Say(
         "set the client ID (not the resource or object ID) of the managed identity or application in the tenant the token is sent to",
@@ -195,7 +197,9 @@ when it is not of the form arn:aws:iam::ACCOUNT:role/NAME: a role name or a poli
 where the role's ARN belongs, a space or quote copied with it, a missing account ID, an \
 unfilled template. The token is not at fault and the trust policy was not read.",
     confirm: Steps::Run("the role ARN the ServiceAccount gives its pods", |_| {
-        annotation("{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}")
+        super::commands::serviceaccount_field(
+            "{.metadata.annotations.eks\\.amazonaws\\.com/role-arn}",
+        )
     }),
     fix: Steps::Say(
         "set the role's full ARN (aws iam get-role --role-name ROLE --query Role.Arn) in the annotation, or wherever the workload takes it from, then restart the pods so that the webhook injects it again",
@@ -204,15 +208,6 @@ unfilled template. The token is not at fault and the trust policy was not read."
         "AWS STS API reference: AssumeRoleWithWebIdentity errors (ValidationError, the RoleArn parameter's constraints)",
     ],
 };
-
-/// A ServiceAccount's field a cloud's workload identity reads (`jsonpath`'s
-/// expression).
-fn annotation(path: &str) -> Command {
-    Command::kubectl()
-        .words(&["get", "serviceaccount"])
-        .value(None, "NAME")
-        .words(&["-o", &format!("jsonpath={path}")])
-}
 
 pub const POD_IDENTITY_ASSOCIATION_MISSING: CauseDef = CauseDef {
     title: "No EKS Pod Identity association for this ServiceAccount",
