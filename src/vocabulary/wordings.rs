@@ -118,6 +118,20 @@ pub fn for_cause(cause: Cause) -> impl Iterator<Item = &'static Wording> {
     all().filter(move |w| w.cause == Some(cause))
 }
 
+/// Terraform's warning that a ServiceAccount's `default_secret_name` is empty
+/// on 1.24+: it comes with every ServiceAccount the provider manages, whether
+/// or not anything reads that name.
+pub const SECRET_NAME_WARNING: Wording = w(
+    TERRAFORM_KUBERNETES,
+    "default_secret_name … is no longer applicable for Kubernetes v1.24.0 and above",
+    "2.12+ (a warning: the attribute is empty)",
+    Some(Cause::LegacyTokenNotGenerated),
+    "github.com/hashicorp/terraform-provider-kubernetes kubernetes/resource_kubernetes_service_account.go",
+);
+
+/// Why that warning alone does not make the missing Secret the cause.
+pub const SECRET_NAME_DOUBT: &str = "Terraform warns on every ServiceAccount it manages on 1.24+: the missing Secret is the cause only if something reads default_secret_name (a kubernetes_secret data source, a kubeconfig built from it)";
+
 /// The Azure Identity libraries' credentials that found nothing to use:
 /// workload identity's variables not injected (a pod the webhook did not
 /// mutate), or a managed identity the node's instance metadata does not have
@@ -265,7 +279,7 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     // Tools that read a ServiceAccount's token Secret, which 1.24+ no longer
     // creates (the ServiceAccount's secrets field is empty).
-    w(TERRAFORM_KUBERNETES, "default_secret_name … is no longer applicable for Kubernetes v1.24.0 and above", "2.12+ (a warning: the attribute is empty)", Some(Cause::LegacyTokenNotGenerated), "github.com/hashicorp/terraform-provider-kubernetes kubernetes/resource_kubernetes_service_account.go"),
+    SECRET_NAME_WARNING,
     w("Argo Workflows", "expected at least one secret for SSO RBAC service account", "3.x (argo-server's SSO RBAC)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-workflows server/auth/gatekeeper.go (getServiceAccountToken)"),
     w("Cartographer", "does not have any token secrets", "0.x", Some(Cause::LegacyTokenNotGenerated), "github.com/vmware-tanzu/cartographer pkg/repository/repository.go (GetServiceAccountSecret)"),
     w("Kubermatic", "no Secret associated with ServiceAccount", "2.x (the seed proxy controller)", Some(Cause::LegacyTokenNotGenerated), "github.com/kubermatic/kubermatic pkg/controller/seed-proxy (the ServiceAccount's first secret)"),

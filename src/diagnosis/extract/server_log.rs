@@ -11,8 +11,8 @@ use crate::diagnosis::artefact::{REVIEWED, Review};
 use crate::diagnosis::facts::{BindingKind, ServerFailure};
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::wordings::{
-    CHAIN_MEMBER_DOUBT, CHAIN_MEMBERS, PLUGIN_EXIT_DOUBT, PLUGIN_EXITED, SETUP_FAILURES,
-    TOKEN_VERDICTS,
+    CHAIN_MEMBER_DOUBT, CHAIN_MEMBERS, PLUGIN_EXIT_DOUBT, PLUGIN_EXITED, SECRET_NAME_DOUBT,
+    SECRET_NAME_WARNING, SETUP_FAILURES, TOKEN_VERDICTS,
 };
 
 /// A server's log line about its own work (an authorizer's trace, an
@@ -67,11 +67,14 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
         // plugin's exit (its reason printed before), its own call that got no
         // answer; or one member of a chain that goes on to the next.
         let unanswered = super::transport::detect_all(detail).is_some_and(|(c, _)| !c.is_tls());
-        let doubt = if PLUGIN_EXITED.contains(w) || unanswered {
+        let source_doubt = if PLUGIN_EXITED.contains(w) || unanswered {
             Some(PLUGIN_EXIT_DOUBT)
         } else {
             CHAIN_MEMBERS.contains(w).then_some(CHAIN_MEMBER_DOUBT)
         };
+        let doubt = source_doubt
+            .filter(|_| w.cause == Some(Cause::CredentialSourceFailed))
+            .or((*w == SECRET_NAME_WARNING).then_some(SECRET_NAME_DOUBT));
         Some(ServerFailure {
             cause: w.cause?,
             component: w.printed_by,
@@ -80,7 +83,7 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
             } else {
                 detail
             }),
-            doubt: doubt.filter(|_| w.cause == Some(Cause::CredentialSourceFailed)),
+            doubt,
         })
     })
 }
