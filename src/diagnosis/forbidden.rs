@@ -28,7 +28,10 @@ impl Forbidden {
         if let Some(f) = Forbidden::parse_escalation(message) {
             return Some(f);
         }
-        let message = unescape_html(message.trim());
+        let mut message = unescape_html(message.trim());
+        if !message.contains('"') {
+            message = requoted(&message).unwrap_or(message);
+        }
         let (prefix, rest) = message.split_once("User \"")?;
         let prefix = prefix.trim_end().trim_end_matches(':');
         let (user, rest) = rest.split_once("\" cannot ")?;
@@ -363,6 +366,35 @@ fn reason(rest: &str) -> Option<String> {
     (!r.is_empty() && r.chars().any(char::is_alphanumeric)).then(|| r.to_owned())
 }
 
+/// The authorizer's sentence with its quotes put back, for a rendering that
+/// dropped every quote (a record printed without them): `User U cannot VERB
+/// resource R in API group G in the namespace N`. Names hold no spaces, and
+/// a namespace ends at the record's next separator.
+fn requoted(message: &str) -> Option<String> {
+    let (prefix, rest) = message.split_once("User ")?;
+    let (user, rest) = rest.split_once(" cannot ")?;
+    let (verb, rest) = rest.split_once(' ')?;
+    let field = |s: &str| s.find([' ', ',', '}', ';', ':']).unwrap_or(s.len());
+    let tail = if let Some(rest) = rest.strip_prefix("path ") {
+        let end = field(rest);
+        format!("path \"{}\"{}", &rest[..end], &rest[end..])
+    } else {
+        let (resource, rest) = rest.strip_prefix("resource ")?.split_once(' ')?;
+        let rest = rest.strip_prefix("in API group ")?;
+        // An empty group leaves two spaces.
+        let (group, rest) = rest.split_once(' ')?;
+        let scope = match rest.strip_prefix("in the namespace ") {
+            Some(ns) => {
+                let end = field(ns);
+                format!("in the namespace \"{}\"{}", &ns[..end], &ns[end..])
+            }
+            None => rest.to_owned(),
+        };
+        format!("resource \"{resource}\" in API group \"{group}\" {scope}")
+    };
+    Some(format!("{prefix}User \"{user}\" cannot {verb} {tail}"))
+}
+
 /// `text` up to `at`, and what follows it, if it is there.
 fn split_off(text: &str, at: char) -> (&str, Option<&str>) {
     text.split_once(at)
@@ -462,6 +494,24 @@ mod tests {
             grants(&f)[0],
             "kubectl create role ray-job-get-rayclusters-status --verb=get --resource=rayclusters.ray.io/status --resource-name=raycluster-kuberay -n ml"
         );
+    }
+
+    #[test]
+    fn a_rendering_without_quotes_reads_as_the_quoted_sentence() {
+        for quoted in [
+            r#"pods is forbidden: User "system:serviceaccount:ci:x" cannot list resource "pods" in API group "" in the namespace "web""#,
+            r#"eventlisteners.triggers.tekton.dev is forbidden: User "system:serviceaccount:default:d" cannot list resource "eventlisteners" in API group "triggers.tekton.dev" at the cluster scope"#,
+            r#"forbidden: User "system:anonymous" cannot get path "/metrics""#,
+            r#"pods/exec is forbidden: User "u" cannot create resource "pods/exec" in API group "" in the namespace "a": RBAC: role.rbac.authorization.k8s.io "r" not found"#,
+        ] {
+            let bare = quoted.replace('"', "");
+            let (b, q) = (parse(&bare), parse(quoted));
+            assert_eq!((b.user, b.request), (q.user, q.request), "{bare}");
+            // In a record printed without quotes the namespace ends at its
+            // field's separator.
+            let record = format!("{{message:{bare},reason:Forbidden,code:403}}");
+            assert_eq!(parse(&record).request, parse(quoted).request, "{record}");
+        }
     }
 
     #[test]

@@ -283,6 +283,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w("Argo Workflows", "expected at least one secret for SSO RBAC service account", "3.x (argo-server's SSO RBAC)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-workflows server/auth/gatekeeper.go (getServiceAccountToken)"),
     w("Cartographer", "does not have any token secrets", "0.x", Some(Cause::LegacyTokenNotGenerated), "github.com/vmware-tanzu/cartographer pkg/repository/repository.go (GetServiceAccountSecret)"),
     w("Kubermatic", "no Secret associated with ServiceAccount", "2.x (the seed proxy controller)", Some(Cause::LegacyTokenNotGenerated), "github.com/kubermatic/kubermatic pkg/controller/seed-proxy (the ServiceAccount's first secret)"),
+    // Argo CD's `cluster add` polls the manager ServiceAccount for its token
+    // Secret (2.4+ creates the Secret and waits for the token controller to
+    // fill it), then gives up.
+    w("Argo CD", "Failed to wait for service account secret", "1.x-2.x (argocd cluster add)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-cd util/clusterauth/clusterauth.go (GetServiceAccountBearerToken)"),
+    w("Argo CD", "did not have a token", "1.x-2.x (argocd cluster add: the Secret's token field is empty)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-cd util/clusterauth/clusterauth.go (GetServiceAccountBearerToken)"),
+    w("vault-secret (maupu.org)", "No secret associated with the service account", "all", Some(Cause::LegacyTokenNotGenerated), "github.com/nmaupu/vault-secret pkg/k8sutils (GetTokenFromSA)"),
+    w("Infinispan Operator", "could not find a service account token secret", "2.x (LookupServiceAccountTokenSecret)", Some(Cause::LegacyTokenNotGenerated), "github.com/infinispan/infinispan-operator pkg/kubernetes (LookupServiceAccountTokenSecret)"),
     CHAIN_MEMBERS[0],
     CHAIN_MEMBERS[1],
     CHAIN_MEMBERS[2],

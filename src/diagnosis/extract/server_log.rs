@@ -63,6 +63,17 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
         } else {
             line[at..].trim()
         };
+        // A lookup of the token Secret that got an answer (a 403 on the
+        // ServiceAccount) failed for the answer's reason, not for want of
+        // the Secret: the answer's readers read it.
+        let answered = || {
+            let rest = &line[at..];
+            super::status::template_of(rest).is_some()
+                || super::status::generic_text(rest).is_some()
+        };
+        if w.cause == Some(Cause::LegacyTokenNotGenerated) && answered() {
+            return None;
+        }
         // A credential source whose words say which part failed, not why: a
         // plugin's exit (its reason printed before), its own call that got no
         // answer; or one member of a chain that goes on to the next.
@@ -170,6 +181,9 @@ mod tests {
         // The plugin's own refusal is the answer.
         let quoted = r#"Error: auth error: auth exec command '"aws" "eks" "get-token"' failed with status exit status: 254: Output { stderr: "An error occurred (AccessDenied) when calling the AssumeRole operation: User: arn:aws:iam::1:user/u is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::1:role/r\n" }"#;
         assert!(server_failure(quoted).is_none());
+        // A lookup of the token Secret that was refused: the 403 is the answer.
+        let refused = r#"FATA[0032] Failed to wait for service account secret: serviceaccounts "argocd-manager" is forbidden: User "system:serviceaccount:a:b" cannot get resource "serviceaccounts" in API group "" in the namespace "kube-system""#;
+        assert!(server_failure(refused).is_none());
     }
 
     #[test]
