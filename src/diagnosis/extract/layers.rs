@@ -142,7 +142,13 @@ impl<'a> Iterator for Unwrapped<'a> {
         }
         let mut joined = std::borrow::Cow::Borrowed(first);
         while let Some(next) = self.lines.peek() {
-            if next.is_empty() || starts_record(next) || joined.len() > super::MAX_JOINED {
+            // A cut that fell on a space or a quote leaves it first on the
+            // next piece; an indent or a record is more than that one.
+            let cut_at_space = next
+                .strip_prefix([' ', '"'])
+                .is_some_and(|r| r.starts_with(|c: char| !c.is_whitespace()));
+            let record = starts_record(next) && !cut_at_space;
+            if next.is_empty() || record || joined.len() > super::MAX_JOINED {
                 break;
             }
             let next = self.lines.next().expect("peeked");
@@ -459,6 +465,32 @@ pub fn bytes_as_text(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use crate::diagnosis::extract::tests::now;
+
+    #[test]
+    fn a_terminal_s_hard_wraps_are_joined_back() {
+        // A line as wide as the terminal, then what the cut left: a word, or
+        // a space or a quote that fell first on the next piece.
+        let first = format!(
+            "E0101 reflector.go:1] pods is forbidden: User {}",
+            "x".repeat(34)
+        );
+        assert_eq!(first.chars().count(), 80);
+        for next in ["cannot list", " cannot list", "\"pods\" in API group"] {
+            let pasted = format!("{first}\n{next}\n");
+            let lines: Vec<_> = Unwrapped::new(&pasted).collect();
+            assert_eq!(lines, [(1, format!("{first}{next}").into())], "{next:?}");
+        }
+        // An indented frame or a record after a line of that width is its own.
+        for next in [
+            "    at io.fabric8.Client.get",
+            "\tat x",
+            "E0101 a.go:1] y",
+            "  key: value",
+        ] {
+            let pasted = format!("{first}\n{next}\n");
+            assert_eq!(Unwrapped::new(&pasted).count(), 2, "{next:?}");
+        }
+    }
 
     #[test]
     fn prefixes_of_every_kind() {
