@@ -71,6 +71,8 @@ const HOSTNAME_CHECKER: &str = "OpenJDK sun/security/util/HostnameChecker.java";
 const NODE_CODES: &str = "Node.js src/crypto/crypto_common.cc (X509 verify error codes)";
 const SSL_POLICY: &str = ".NET System.Net.Security SslPolicyErrors, X509ChainStatusFlags";
 const RUSTLS_ERROR: &str = "rustls src/error.rs CertificateError";
+const OPENSSL_X509_TXT: &str = "OpenSSL crypto/x509/x509_txt.c (X509_verify_cert_error_string)";
+const OPENSSL_SSL_ERR: &str = "OpenSSL crypto/err/openssl.txt, ssl/ssl_err.c (SSL_R_ reasons)";
 
 /// Failures before any HTTP answer, as clients print them, in the order they
 /// are matched (see the module documentation). In a chain of exceptions on
@@ -165,6 +167,30 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_X509, "x509: issuer name does not match subject from issuing certificate", "all", Some(Cause::TlsOther), X509_VERIFY),
     w(GO_X509, "x509: issuer has name constraints", "all", Some(Cause::TlsOther), X509_VERIFY),
     w(GO_X509, "certificate is not standards compliant", "Go 1.18+ on macOS (the platform verifier)", Some(Cause::TlsOther), "Go src/crypto/x509/root_darwin.go"),
+    w(GO_X509, "x509: unhandled critical extension", "all", Some(Cause::TlsOther), "Go src/crypto/x509/x509.go (UnhandledCriticalExtension)"),
+    // OpenSSL's verification reasons that are no untrusted CA: a chain
+    // found and refused (revoked, too weak, a certificate that may not serve
+    // its place, Python 3.13's strict checks of a CA's extensions). They
+    // come after `certificate verify failed:` (Python, Ruby) and `SSL
+    // certificate problem:` (curl), which alone read as an untrusted CA, so
+    // they stand before those rows.
+    w(OPENSSL, "certificate revoked", "all (X509_V_ERR_CERT_REVOKED)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "CA signature digest algorithm too weak", "1.1+ (X509_V_ERR_CA_MD_TOO_WEAK)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "EE certificate key too weak", "1.1+ (X509_V_ERR_EE_KEY_TOO_SMALL)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "CA certificate key too weak", "1.1+ (X509_V_ERR_CA_KEY_TOO_SMALL)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "unsupported certificate purpose", "older releases (X509_V_ERR_INVALID_PURPOSE)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "unsuitable certificate purpose", "newer releases (X509_V_ERR_INVALID_PURPOSE)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "invalid CA certificate", "all (X509_V_ERR_INVALID_CA)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "invalid non-CA certificate (has CA markings)", "1.1+ (X509_V_ERR_INVALID_NON_CA)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "key usage does not include certificate signing", "all (X509_V_ERR_KEYUSAGE_NO_CERTSIGN)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "path length constraint exceeded", "all (X509_V_ERR_PATH_LENGTH_EXCEEDED)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "certificate signature failure", "all (X509_V_ERR_CERT_SIGNATURE_FAILURE)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "unhandled critical extension", "all (X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "unable to get certificate CRL", "all (X509_V_ERR_UNABLE_TO_GET_CRL: CRL checks on, none found)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "Basic Constraints of CA cert not marked critical", "3.0+ (X509_V_ERR_CA_BCONS_NOT_CRITICAL; X509_V_FLAG_X509_STRICT, Python 3.13+'s default)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "Missing Authority Key Identifier", "3.0+ (X509_V_ERR_MISSING_AUTHORITY_KEY_IDENTIFIER; strict, Python 3.13+)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "Missing Subject Key Identifier", "3.0+ (X509_V_ERR_MISSING_SUBJECT_KEY_IDENTIFIER; strict, Python 3.13+)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
+    w(OPENSSL, "CA cert does not include key usage extension", "3.0+ (X509_V_ERR_CA_CERT_MISSING_KEY_USAGE; strict, Python 3.13+)", Some(Cause::TlsOther), OPENSSL_X509_TXT),
     // Erlang/OTP's ssl (Elixir and Erlang clients): a fatal alert, or
     // public_key's path validation reason.
     w(ERLANG, "hostname_check_failed", "OTP 19+ ({bad_cert,hostname_check_failed})", Some(Cause::TlsNameMismatch), OTP_SSL),
@@ -221,6 +247,62 @@ pub const TRANSPORT: &[Wording] = &[
     w(GO_X509, "failed to verify certificate", "Go 1.20+", Some(Cause::TlsUntrustedCa), "Go src/crypto/tls/handshake_client.go"),
     w(RUSTLS, "invalid peer certificate: UnknownIssuer", "all", Some(Cause::TlsUntrustedCa), RUSTLS_ERROR),
     // The handshake failed for another reason.
+    // An alert the peer sent, in each stack's words: the server refused the
+    // client's certificate (bad certificate, unknown CA, certificate
+    // required), the version or the ciphers. A received `unknown ca` or
+    // `certificate expired` is about the client's certificate, never the
+    // server's: the client's own verdicts on the server's certificate have
+    // their words above, and these rows stand after them.
+    w(OPENSSL, "sslv3 alert ", "1.x-3.0 (`sslv3 alert handshake failure`, `… bad certificate`, `… certificate expired`, `… certificate unknown`)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "ssl/tls alert ", "3.x after 3.0 (the sslv3 alerts renamed: `ssl/tls alert handshake failure`)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "tlsv1 alert ", "all (`tlsv1 alert protocol version`, `… unknown ca`, `… internal error`, `… access denied`, `… decrypt error`)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "tlsv13 alert ", "1.1.1+ (`tlsv13 alert certificate required`, `… missing extension`)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "tlsv1 unrecognized name", "all (the server's unrecognized_name alert: the name sent by SNI)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    // OpenSSL's own refusals before any alert: no version or cipher both
+    // ends allow, a server's key below the security level. Not `unsupported
+    // protocol` on its own (Go's `unsupported protocol scheme` holds it) nor
+    // `unexpected eof while reading`: each comes inside OpenSSL's error
+    // line (`SSL routines`), Python's `[SSL: …]` or Node's `ERR_SSL_…`.
+    w(OPENSSL, "no protocols available", "all (SSL_R_NO_PROTOCOLS_AVAILABLE: every version the client allows is disabled)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "no ciphers available", "all (SSL_R_NO_CIPHERS_AVAILABLE)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "dh key too small", "1.0.2+ (SSL_R_DH_KEY_TOO_SMALL: the server's DH key is below the security level)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    w(OPENSSL, "unsafe legacy renegotiation disabled", "all (a server without secure renegotiation; 3.0+ refuses it by default)", Some(Cause::TlsOther), OPENSSL_SSL_ERR),
+    // OpenSSL's reasons as codes: Node.js's error code (`ERR_SSL_` and the
+    // reason, upper case), and Python's SSLError by the source line it ends
+    // with (`[SSL: CODE] reason (_ssl.c:N)`; its `[SSL: ` reads as a value).
+    w(NODE, "ERR_SSL_", "all (`ERR_SSL_WRONG_VERSION_NUMBER`, `ERR_SSL_TLSV1_ALERT_UNKNOWN_CA`, `ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE`)", Some(Cause::TlsOther), "Node.js src/crypto/crypto_util.cc (error::Decorate)"),
+    w(PYTHON, "(_ssl.c:", "all (after the reason: `[SSL: TLSV1_ALERT_PROTOCOL_VERSION] tlsv1 alert protocol version (_ssl.c:N)`, `[SSL: UNSUPPORTED_PROTOCOL] unsupported protocol (_ssl.c:N)`)", Some(Cause::TlsOther), "CPython Modules/_ssl.c (fill_and_set_sslerror)"),
+    w(PYTHON, "SSLEOFError", "3.3+ (ssl.SSLEOFError: the connection closed in the handshake)", Some(Cause::TlsOther), "CPython Lib/ssl.py, Modules/_ssl.c"),
+    // Go's refusals of a version, and a reply that is not TLS (before
+    // Go's catch-all `tls: `).
+    w(GO_TLS, "tls: first record does not look like a TLS handshake", "all (plain HTTP or another protocol on the port)", Some(Cause::TlsOther), "Go src/crypto/tls/conn.go"),
+    w(GO_TLS, "tls: server selected unsupported protocol version", "all", Some(Cause::TlsOther), "Go src/crypto/tls/handshake_client.go"),
+    w(GO_TLS, "tls: no supported versions satisfy MinVersion and MaxVersion", "1.12+", Some(Cause::TlsOther), "Go src/crypto/tls/handshake_client.go"),
+    // Java's JSSE: the peer's alert by its name, a version or cipher no
+    // end allows, a reply that is not TLS, a connection closed mid-handshake.
+    w(JAVA, "Received fatal alert: ", "all (`Received fatal alert: handshake_failure`, `… bad_certificate`, `… certificate_unknown`, `… unknown_ca`, `… protocol_version`, `… certificate_required`)", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/Alert.java (11+), SSLSocketImpl.java and Alerts.java (8)"),
+    w(JAVA, "No appropriate protocol (protocol is disabled or cipher suites are inappropriate)", "all", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/HandshakeContext.java"),
+    w(JAVA, "is not accepted by client preferences", "11+ (`The server selected protocol version TLS10 is not accepted by client preferences [TLS13, TLS12]`)", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/ServerHello.java"),
+    w(JAVA, "Remote host terminated the handshake", "11+", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/SSLSocketImpl.java"),
+    w(JAVA, "Remote host closed connection during handshake", "8", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/SSLSocketImpl.java"),
+    w(JAVA, "Unsupported or unrecognized SSL message", "11+ (plain HTTP where TLS was expected)", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/SSLSocketInputRecord.java"),
+    w(JAVA, "Unrecognized SSL message, plaintext connection?", "8 (SSLEngine's in 11+)", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/InputRecord.java (8), SSLEngineInputRecord.java"),
+    w(JAVA, "Empty client certificate chain", "11+ (a Java server that requires a client certificate got none)", Some(Cause::TlsOther), "OpenJDK sun/security/ssl/CertificateMessage.java"),
+    // rustls: the peer's alert by its name (`UnknownCA` received is about
+    // the client's certificate), no version or cipher in common, a reply
+    // that is not TLS.
+    w(RUSTLS, "received fatal alert: ", "all (`received fatal alert: HandshakeFailure`, `… BadCertificate`, `… UnknownCA`, `… CertificateRequired`)", Some(Cause::TlsOther), "rustls rustls/src/error.rs (Error::AlertReceived)"),
+    w(RUSTLS, "peer is incompatible: ", "all (`peer is incompatible: NoCipherSuitesInCommon`, `… ServerDoesNotSupportTls12Or13`)", Some(Cause::TlsOther), "rustls rustls/src/error.rs (Error::PeerIncompatible)"),
+    w(RUSTLS, "peer misbehaved: ", "all", Some(Cause::TlsOther), "rustls rustls/src/error.rs (Error::PeerMisbehaved)"),
+    w(RUSTLS, "received corrupt message", "all (`… of type InvalidContentType`: not TLS on the port)", Some(Cause::TlsOther), "rustls rustls/src/error.rs (Error::InvalidMessage)"),
+    // .NET's SslStream: the peer's alert, the peer closing or answering
+    // something else than TLS in the handshake, the client's own callback
+    // refusing the certificate (its reason not said).
+    w(DOTNET, "Authentication failed because the remote party sent a TLS alert", "newer .NET (`… TLS alert: 'HandshakeFailure'.`)", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security Strings.resx (net_auth_tls_alert)"),
+    w(DOTNET, "Authentication failed because the remote party has closed the transport stream", "all", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security Strings.resx (net_auth_eof)"),
+    w(DOTNET, "The handshake failed due to an unexpected packet format", "all (not TLS on the port)", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security Strings.resx (net_ssl_io_frame)"),
+    w(DOTNET, "SSL Handshake failed with OpenSSL error", "Linux (`… - SSL_ERROR_SSL.`)", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security Strings.resx (net_ssl_handshake_failed_error)"),
+    w(DOTNET, "The remote certificate was rejected by", "all (`… by the provided RemoteCertificateValidationCallback`: a client's own check, ServerCertificateCustomValidationCallback)", Some(Cause::TlsOther), "dotnet/runtime System.Net.Security Strings.resx (net_ssl_io_cert_custom_validation)"),
     w(GO_TLS, "remote error: tls:", "all", Some(Cause::TlsOther), "Go src/crypto/tls/alert.go"),
     w(GO_TLS, "tls: ", "all", Some(Cause::TlsOther), "Go src/crypto/tls"),
     w("Go net/http", "server gave HTTP response to HTTPS client", "all", Some(Cause::TlsOther), "Go src/net/http/transport.go"),
@@ -337,8 +419,14 @@ pub const TRANSPORT: &[Wording] = &[
     w(JAVA, "StreamResetException", "okhttp 3.x-5.x (`stream was reset: CODE`)", Some(Cause::Unknown), "square/okhttp okhttp3/internal/http2/StreamResetException.kt"),
     w(JAVA, "EOFException", "all", Some(Cause::Unknown), "OpenJDK java/io/EOFException.java (OkHttp's `\\n not found: limit=0`: no status line)"),
     w(JAVA, "InterruptedIOException: timeout", "okhttp 3.12+ (callTimeout)", Some(Cause::Timeout), "square/okhttp okhttp3/internal/connection/RealCall.kt (timeoutExit)"),
+    // JSSE's exceptions by name, whatever their message: after the
+    // connection's own failures (`SSLException: Connection reset`, `Read
+    // timed out`), which they wrap.
+    w(JAVA, "SSLProtocolException", "all", Some(Cause::TlsOther), "OpenJDK javax/net/ssl/SSLProtocolException.java (sun/security/ssl/Alert.java: an unexpected_message)"),
+    w(JAVA, "SSLException", "all", Some(Cause::TlsOther), "OpenJDK javax/net/ssl/SSLException.java"),
     w(PYTHON, "Remote end closed connection without response", "Python 3.5+ (http.client.RemoteDisconnected)", Some(Cause::Unknown), "CPython Lib/http/client.py"),
     w(DOTNET, "The response ended prematurely", ".NET Core 3.0+", Some(Cause::Unknown), "dotnet/runtime System.Net.Http Strings.resx (net_http_invalid_response_premature_eof)"),
+    w(DOTNET, "Received an unexpected EOF or 0 bytes from the transport stream", "all (SslStream: the connection closed, in the handshake or after it)", Some(Cause::Unknown), "dotnet/runtime System.Net.Security Strings.resx (net_io_eof)"),
     w(DOTNET, "Resource temporarily unavailable", "Linux (EAGAIN's text; a name lookup to try again)", Some(Cause::Unknown), "dotnet/runtime System.Net.Http ConnectHelper (`MESSAGE (HOST:PORT)`)"),
     w(RUBY, "Net::OpenTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),
     w(RUBY, "Net::ReadTimeout", "all", Some(Cause::Timeout), RUBY_NET_HTTP),

@@ -146,6 +146,54 @@ fn a_curl_verification_code_under_any_backend_is_a_tls_failure() {
     }
 }
 
+/// An alert the server sent names the client's certificate or the
+/// handshake, never the server's certificate: `unknown ca` received is the
+/// server's verdict on the client. And OpenSSL's verdicts on a chain that is
+/// no untrusted CA stay TLS failures of another kind under the words that
+/// alone mean an untrusted CA (`certificate verify failed`, curl's 60).
+#[test]
+fn a_received_alert_or_a_refused_chain_is_no_untrusted_ca() {
+    for text in [
+        "curl: (35) OpenSSL/3.0.13: error:0A000418:SSL routines::tlsv1 alert unknown ca",
+        "curl: (56) OpenSSL SSL_read: error:0A000415:SSL routines::sslv3 alert certificate expired, errno 0",
+        "curl: (56) OpenSSL SSL_read: OpenSSL/3.0.13: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
+        "ssl.SSLError: [SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 alert unknown ca (_ssl.c:1006)",
+        "Error: write EPROTO 40E8:error:0A000412:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 42",
+        "javax.net.ssl.SSLHandshakeException: Received fatal alert: unknown_ca",
+        "javax.net.ssl.SSLException: Received fatal alert: certificate_expired",
+        "Get \"https://10.96.0.1:443/api\": remote error: tls: unknown certificate authority",
+        "error trying to connect: received fatal alert: UnknownCA",
+        "System.Security.Authentication.AuthenticationException: Authentication failed because the remote party sent a TLS alert: 'UnknownCA'.",
+        "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Missing Authority Key Identifier (_ssl.c:1028)",
+        "curl: (60) SSL certificate problem: CA signature digest algorithm too weak",
+        "Get \"https://10.96.0.1:443/api\": tls: failed to verify certificate: x509: unhandled critical extension",
+    ] {
+        assert_eq!(
+            read(text).unwrap(),
+            (Classification::TlsError, Cause::TlsOther),
+            "{text}"
+        );
+    }
+}
+
+/// JSSE's exception wraps the connection's own failure, which decides.
+#[test]
+fn an_ssl_exception_over_a_reset_connection_is_the_connection_s() {
+    for (text, cause) in [
+        (
+            "javax.net.ssl.SSLException: Connection reset",
+            Cause::Unknown,
+        ),
+        ("javax.net.ssl.SSLException: Read timed out", Cause::Timeout),
+        (
+            "javax.net.ssl.SSLException: Unsupported or unrecognized SSL message",
+            Cause::TlsOther,
+        ),
+    ] {
+        assert_eq!(read(text).unwrap().1, cause, "{text}");
+    }
+}
+
 /// azidentity's rule between the parts of its error.
 const RULE: &str =
     "--------------------------------------------------------------------------------";
