@@ -3,11 +3,12 @@
 //! a line only when it holds an anchor: a word every failure the engine
 //! reads from one line carries (a status's words and reason phrases, the
 //! reasons' `token`, the literal words of every wording in
-//! [`crate::diagnosis::wordings`], and of apimachinery's messages and
-//! client-go's texts in [`crate::vocabulary::apimachinery`]; not the words
-//! any error says, as klog's error lines do), found by one case-insensitive
-//! Aho-Corasick pass; or when it holds a number that may stand for a status
-//! (`401`, `(500):`). tests/it/classify_log.rs reads
+//! [`crate::diagnosis::wordings`], of the texts that stand for an answer
+//! ([`crate::vocabulary::cues::STATUS_TEXTS`]), and of apimachinery's
+//! messages and client-go's texts in [`crate::vocabulary::apimachinery`];
+//! not the words any error says, as klog's error lines do), found by one
+//! case-insensitive Aho-Corasick pass; or when it holds a number that may
+//! stand for a status (`401`, `(500):`). tests/it/classify_log.rs reads
 //! every corpus line by line with and without this test and requires the
 //! same events.
 
@@ -17,7 +18,7 @@ use std::sync::LazyLock;
 use crate::diagnosis::extract::layers::unescape_once;
 use crate::diagnosis::wordings::{self, Wording};
 use crate::vocabulary::apimachinery::{GENERIC, HTTP_STATUSES, TEMPLATES};
-use crate::vocabulary::cues::PREFILTER_WORDS;
+use crate::vocabulary::cues::{PREFILTER_WORDS, STATUS_TEXTS};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 /// The anchors, as [`shortest`] leaves them.
@@ -38,9 +39,12 @@ static ANCHOR_WORDS: LazyLock<Vec<String>> = LazyLock::new(|| {
         .iter()
         .filter(|s| s.code >= 400)
         .flat_map(|s| [s.phrase, s.dotnet]);
+    // The texts that stand for an answer without a Status around them.
+    let answers = STATUS_TEXTS.iter().map(|(text, ..)| *text);
     let all = PREFILTER_WORDS
         .iter()
         .copied()
+        .chain(answers)
         .chain(wordings)
         .chain(phrases)
         .chain(templates.filter(|part| part.len() >= 6));

@@ -94,6 +94,59 @@ pub const STATUS_TEXTS: &[(&str, u16, &str)] = &[
         404,
         "the server could not find the requested resource",
     ),
+    // Programs that call the API and say the answer in their own sentence,
+    // each in the branch that checks that status. Hazelcast's Kubernetes
+    // discovery (KubernetesClient.handleKnownException, then it starts
+    // standalone): hazelcast/hazelcast-kubernetes src/main/java/com/
+    // hazelcast/kubernetes/KubernetesClient.java 2.1-2.2.x and hazelcast/
+    // hazelcast hazelcast/src/main/java/com/hazelcast/kubernetes/
+    // KubernetesClient.java 5.0+ (the plugin merged in)...
+    ("Kubernetes API authorization failure! To use Hazelcast Kubernetes discovery", 401, ""),
+    ("Kubernetes API access is forbidden! Starting standalone", 403, ""),
+    // ...and hazelcast-kubernetes 1.4-2.0.x, the same two branches.
+    ("Kubernetes API authorization failure, please check your 'api-token' property", 401, ""),
+    ("Kubernetes API forbidden access, please check that your Service Account", 403, ""),
+    // Akka Management's Kubernetes API discovery, its log line and the
+    // exception it fails with, for StatusCodes.Forbidden (akka/akka-management
+    // discovery-kubernetes-api/src/main/scala/akka/discovery/kubernetes/
+    // KubernetesApiServiceDiscovery.scala 0.20.0+; its AKS discovery,
+    // discovery-azure-api/…/AzureRbacAksServiceDiscovery.scala, words the
+    // exception `… the Kubernetes API Server. Check if the managed identity
+    // …`), Apache Pekko Management's copy (apache/pekko-management
+    // discovery-kubernetes-api/…/KubernetesApiServiceDiscovery.scala 1.0+)
+    // and Akka.NET's (akkadotnet/Akka.Management src/discovery/kubernetes/
+    // Akka.Discovery.KubernetesApi/KubernetesApiServiceDiscovery.cs,
+    // HttpStatusCode.Forbidden).
+    ("Forbidden to communicate with Kubernetes API server", 403, ""),
+    ("Forbidden when communicating with the Kubernetes API", 403, ""),
+    // Akka Management's Kubernetes lease and rolling-update support, for
+    // StatusCodes.Unauthorized only (a 403 is their `unexpected status
+    // code` with the body): akka/akka-management lease-kubernetes/src/main/
+    // scala/akka/coordination/lease/kubernetes/internal/KubernetesApiImpl.scala
+    // 1.1.0+, rolling-update-kubernetes/…/KubernetesApiImpl.scala; Pekko
+    // Management's and Akka.NET's Kubernetes lease the same. Up to `See`:
+    // Akka.NET's Azure lease (Akka.Coordination.Azure AzureApiImpl.cs) says
+    // the same first sentence for Azure Blob Storage's 401, then `Reason: [`.
+    ("Unauthorized to communicate with Kubernetes API server. See", 401, ""),
+    // JGroups KUBE_PING (Infinispan's and WildFly's Kubernetes discovery),
+    // HTTP_UNAUTHORIZED before it rereads the token file: jgroups-extras/
+    // jgroups-kubernetes src/main/java/org/jgroups/protocols/kubernetes/
+    // stream/TokenStreamProvider.java 2.0.3.Final, 3.0.0.Final+.
+    ("Received HTTP 401 Unauthorized from Kubernetes API server", 401, ""),
+    // fluentd's kubernetes_metadata filter, KubeException#error_code 401
+    // before it makes a new client (to reread the token; `… exception in
+    // watch, …` from its watches), and 404 for a pod's metadata (at debug):
+    // fabric8io/fluent-plugin-kubernetes_metadata_filter lib/fluent/plugin/
+    // filter_kubernetes_metadata.rb, kubernetes_metadata_watch_pods.rb,
+    // kubernetes_metadata_watch_namespaces.rb 2.11.1+ (the 404 3.1.3+).
+    ("Encountered '401 Unauthorized' exception", 401, ""),
+    ("Encountered '404 Not Found' exception, pod not found", 404, ""),
+    // Apache Camel's Kubernetes custom resources producer, a get or delete
+    // whose KubernetesClientException has code 404 (apache/camel components/
+    // camel-kubernetes/src/main/java/org/apache/camel/component/kubernetes/
+    // customresources/KubernetesCustomResourcesProducer.java, 3.x with
+    // fabric8's raw custom resources and 4.x with its generic resources).
+    ("Custom resource instance not found", 404, ""),
 ];
 
 /// A Status object's kind in the renderings that keep its fields: Python's

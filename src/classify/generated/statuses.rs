@@ -9,6 +9,7 @@ use crate::vocabulary::apimachinery::{self, GENERIC, TEMPLATES, Template};
 use crate::vocabulary::clients::{
     GO_JSON_PLAIN_BODY, JACKSON_PLAIN_BODY, Parts, RENDERINGS, Rendering, UPGRADE_PLAIN_BODY,
 };
+use crate::vocabulary::cues::STATUS_TEXTS;
 
 /// A template's words with example values in its placeholders.
 fn instantiate(t: &Template) -> String {
@@ -330,4 +331,32 @@ fn every_authorizer_sentence_in_every_rendering_is_the_authorizers_refusal() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Every text that stands for an answer without a Status (gRPC's codes, the
+/// components' and the discovery libraries' and agents' own sentences), as
+/// its program logs it and alone, is read as its status, and the log
+/// prefilter keeps its line.
+#[test]
+fn every_status_text_in_a_log_line_reads_as_its_status() {
+    let mut wrong = Vec::new();
+    for &(text, code, _) in STATUS_TEXTS {
+        let logged =
+            format!("2026-01-01 00:00:00.000  WARN 1 --- [main] c.e.Discovery : {text}: retrying");
+        for line in [logged.as_str(), text] {
+            let got = classify(line, None, ctx()).ok().map(|report| {
+                let d = &report.results[0].diagnosis;
+                (d.classification, d.cause())
+            });
+            let kept = crate::classify::prefilter::candidate(line.as_bytes());
+            if got.map(|(class, _)| class) != Some(Classification::from_status(code)) || !kept {
+                wrong.push(format!("{line}: {got:?}, kept {kept}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Akka.NET's Azure lease says the Kubernetes lease's first sentence for
+    // Azure Blob Storage's 401: not the API server's answer.
+    let azure = "LeaseException: Unauthorized to communicate with Kubernetes API server. Reason: [InvalidAuthenticationInfo]";
+    assert_eq!(crate::diagnosis::extract::status::generic_text(azure), None);
 }
