@@ -210,6 +210,13 @@ pub const EXCHANGES: &[Wording] = &[
     w(EKS_POD_IDENTITY, "(ExpiredTokenException): … fault: ", "v0.1.17+", Some(Cause::Expired), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(InvalidTokenException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
     w(EKS_POD_IDENTITY, "(AccessDeniedException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    // EKS Auth's other codes: a request it could not take, its own rate or
+    // availability; none says what of the token or its association is wrong.
+    w(EKS_POD_IDENTITY, "(InvalidParameterException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(InvalidRequestException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(ThrottlingException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(ServiceUnavailableException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
+    w(EKS_POD_IDENTITY, "(InternalServerException): … fault: ", "v0.1.17+", Some(Cause::Unknown), AGENT_ERRORS),
     // The SDK sent the agent no token (an empty or unread token file,
     // AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE): not token-not-sent, whose
     // steps are about kube-apiserver's Authorization header.

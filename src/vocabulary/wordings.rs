@@ -140,18 +140,26 @@ pub const SECRET_NAME_DOUBT: &str = "Terraform warns on every ServiceAccount it 
 /// (DefaultAzureCredential, ChainedTokenCredential), which goes on to the
 /// next: the client had none only when every one failed. A credential that
 /// was refused instead (Entra's AADSTS code) stops the chain, and its words
-/// are read as the exchange's answer.
+/// are read as the exchange's answer. The AWS SDK for Java's providers of
+/// its default chain are the same: each says why it had nothing, and the
+/// chain goes on (the web identity provider without the sts module warns so
+/// in a pod set up for IRSA, then the node's instance profile may answer).
 #[rustfmt::skip]
-pub const CHAIN_MEMBERS: [Wording; 5] = [
+pub const CHAIN_MEMBERS: [Wording; 10] = [
     w(AZURE_IDENTITY, "WorkloadIdentityCredential: no … specified", "Go azidentity 1.3+ (client ID, tenant ID, token file or token source)", Some(Cause::CredentialSourceFailed), AZIDENTITY_GO),
     w(AZURE_IDENTITY, "ManagedIdentityCredential … assigned to this resource", "all (Go: no default identity, the requested identity isn't; Python, .NET: no identity has been, the requested identity has not been)", Some(Cause::CredentialSourceFailed), AZURE_MANAGED_IDENTITY),
     w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (the workload options are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
     w(AZURE_IDENTITY, "ManagedIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (no identity assigned, no IMDS response, no endpoint)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
     w(AZURE_IDENTITY, "WorkloadIdentityCredential: is unavailable", "JavaScript @azure/identity 3.x-4.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-js sdk/identity/identity/src/credentials/workloadIdentityCredential.ts"),
+    w(AWS_SDK_JAVA, "To use web identity tokens, the 'sts' service module must be on the class path", "2.x (WebIdentityTokenCredentialsProvider, logged at WARN)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java-v2 core/auth/src/main/java/software/amazon/awssdk/auth/credentials/internal/WebIdentityCredentialsUtils.java"),
+    w(AWS_SDK_JAVA, "AWS_WEB_IDENTITY_TOKEN_FILE or the javaproperty aws.webIdentityTokenFile must be set", "2.x (WebIdentityTokenFileCredentialsProvider: `Either the environment variable …`, no IRSA token file set)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
+    w(AWS_SDK_JAVA, "Cannot fetch credentials from container - neither", "2.x (ContainerCredentialsProvider: no AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI; aws-sdk-net says the same)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
+    w(AWS_SDK_JAVA, "Failed to load credentials from IMDS", "2.x (InstanceProfileCredentialsProvider)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
+    w(AWS_SDK_JAVA, "Unable to load credentials from service endpoint", "1.x (EC2CredentialsFetcher: the instance metadata or container endpoint)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/auth/EC2CredentialsFetcher.java"),
 ];
 
 /// Why a chain member's failure leaves the client's credential in doubt.
-pub const CHAIN_MEMBER_DOUBT: &str = "this is one credential of a chain, which goes on to the next: the client had no credential only if every one failed (DefaultAzureCredential's `failed to retrieve a token` lists them all)";
+pub const CHAIN_MEMBER_DOUBT: &str = "this is one credential of a chain, which goes on to the next: the client had no credential only if every one failed (DefaultAzureCredential's `failed to retrieve a token` and the AWS SDK for Java's `Unable to load credentials from any of the providers in the chain` list them all)";
 
 /// Why a plugin's exit leaves its reason in doubt.
 pub const PLUGIN_EXIT_DOUBT: &str = "why it failed is not in these words: the plugin's own output (printed before them) says; an expired login, a workload identity not set up for this pod (its SDK then falls back to instance metadata, often out of a pod's reach, and times out) and wrong arguments read the same here";
@@ -267,6 +275,61 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w(AWS_SDK_JAVA, "Unable to load AWS credentials from any provider in the chain", "1.x", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/auth/AWSCredentialsProviderChain.java"),
     w(AWS_SDK_JAVA, "Unable to load credentials from any of the providers in the chain", "2.x (SdkClientException)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java-v2 core/auth/src/main/java/software/amazon/awssdk/auth/credentials/AwsCredentialsProviderChain.java"),
     w(AWS_SDK_RUST, "no providers in chain provided credentials", "aws-config 0.x-1.x (CredentialsError::CredentialsNotLoaded)", Some(Cause::CredentialSourceFailed), "github.com/awslabs/aws-sdk-rust aws-config src/meta/credentials/chain.rs"),
+    // One credential source of the AWS SDKs (and the AWS CLI, `aws eks
+    // get-token`, aws-iam-authenticator's `token`) that gave nothing, in a
+    // pod or behind a kubeconfig's exec plugin: IRSA's token file or role ARN
+    // not set or unreadable, EKS Pod Identity's endpoint refused (an SDK
+    // older than its 169.254.170.23) or its token file unreadable, the node's
+    // instance metadata with no role or out of reach, a profile, an SSO or
+    // `aws login` session that expired. An expired SSO session is the
+    // caller's own login, never the ServiceAccount token. A source that
+    // quotes a service's refusal is read as that refusal. The wrappers that
+    // say only that a source failed (botocore's `Error when retrieving
+    // credentials from container-role`, aws-sdk-go's `CredentialsEndpointError`,
+    // aws-sdk-go-v2's `failed to refresh cached credentials`) have no row:
+    // what they wrap is an STS or EKS Auth refusal, read as the service's, or
+    // a call that got no answer, read with the endpoint it names.
+    w(BOTOCORE, "The config profile ( … ) could not be found", "all (ProfileNotFound)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Partial credentials found in …", "0.62+ (PartialCredentialsError: a source with some of its keys)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "assume role with web identity but has no role ARN configured", "1.12.200+ (InvalidConfigError: a token file without AWS_ROLE_ARN)", Some(Cause::CredentialSourceFailed), BOTOCORE_CREDENTIALS),
+    w(BOTOCORE, "Infinite loop in credential configuration detected", "1.8+ (InfiniteLoopConfigError)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Cannot refresh credentials: MFA token required", "1.3.15+ (RefreshWithMFAUnsupportedError: an assumed role's MFA, asked again when its session ends)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Unsupported host … Can only retrieve metadata from", "1.5.27+ (the container endpoint's host; before 1.32.0 not EKS Pod Identity's 169.254.170.23)", Some(Cause::CredentialSourceFailed), "github.com/boto/botocore botocore/utils.py (ContainerMetadataFetcher)"),
+    w(AWS_SDKS, "The SSO session associated with this profile", "botocore 1.17+ and the AWS CLI (`has expired or is otherwise invalid`: UnauthorizedSSOTokenError), aws-sdk-js 3.x (`is invalid`, `has expired`)", Some(Cause::CredentialSourceFailed), "github.com/boto/botocore botocore/exceptions.py (UnauthorizedSSOTokenError); github.com/aws/aws-sdk-js-v3 packages/credential-provider-sso/src/resolveSSOCredentials.ts"),
+    w(BOTOCORE, "Error loading SSO Token: …", "1.17+ (SSOTokenLoadError: no cached token, or an expired one)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Please reauthenticate using 'aws login'", "1.41+ (LoginRefreshRequired)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Error when retrieving token from …", "1.27.60+ (TokenRetrievalError: an SSO session's token that could not be refreshed)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "Error when retrieving credentials from custom-process: …", "1.4.37+ (CredentialRetrievalError: credential_process failed, its stderr after)", Some(Cause::CredentialSourceFailed), BOTOCORE_EXCEPTIONS),
+    w(BOTOCORE, "No credentials found in credential_source referenced in profile", "1.8+ (CredentialRetrievalError)", Some(Cause::CredentialSourceFailed), BOTOCORE_CREDENTIALS),
+    w(AWS_SDK_GO, "role ARN is not set", "v1 1.21+ (WebIdentityErr), v2 (config: a token file without AWS_ROLE_ARN)", Some(Cause::CredentialSourceFailed), GO_SESSION_CREDENTIALS),
+    w(AWS_SDK_GO, "token file path is not set", "v1 1.21+ (WebIdentityErr), v2 (config)", Some(Cause::CredentialSourceFailed), GO_SESSION_CREDENTIALS),
+    w(AWS_SDK_GO, "WebIdentityErr: failed fetching WebIdentity token", "v1 1.30.12+", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/stscreds/web_identity_provider.go"),
+    w(AWS_SDK_GO, "failed to retrieve jwt from provide source", "v2 (WebIdentityRoleProvider: the token file unreadable)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go-v2 credentials/stscreds/web_identity_provider.go"),
+    w(AWS_SDK_GO, "invalid endpoint host, … only loopback", "v1 1.12.48+ and v2 (`only loopback hosts are allowed` before EKS Pod Identity's 169.254.170.23 was, v1 1.47.11; then `only loopback/ecs/eks hosts are allowed`)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/defaults/defaults.go (localHTTPCredProvider); github.com/aws/aws-sdk-go-v2 config/resolve_credentials.go (resolveLocalHTTPCredProvider)"),
+    w(AWS_SDK_GO, "failed to read authorization token from", "v1 1.47.11+, v2 (AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE unreadable)", Some(Cause::CredentialSourceFailed), GO_ENDPOINT_CREDENTIALS),
+    w(AWS_SDK_GO, "EC2RoleRequestError: no EC2 instance role found", "v1 (the node's instance metadata: no role, or out of the pod's reach)", Some(Cause::CredentialSourceFailed), GO_V1_EC2ROLE),
+    w(AWS_SDK_GO, "EmptyEC2RoleList: empty EC2 Role list", "v1", Some(Cause::CredentialSourceFailed), GO_V1_EC2ROLE),
+    w(AWS_SDK_GO, "empty EC2 IMDS role list", "v2 (`unexpected empty EC2 IMDS role list`)", Some(Cause::CredentialSourceFailed), GO_V2_EC2ROLE),
+    w(AWS_SDK_GO, "failed to get … EC2 IMDS role credentials", "v2", Some(Cause::CredentialSourceFailed), GO_V2_EC2ROLE),
+    w(AWS_SDK_GO, "the SSO session has expired or is invalid", "v1 1.37+ (SSOProviderInvalidToken), v2 (InvalidTokenError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/ssocreds/provider.go; github.com/aws/aws-sdk-go-v2 credentials/ssocreds/sso_credentials_provider.go"),
+    w(AWS_SDK_GO, "cached SSO token is expired, or not present, and cannot be refreshed", "v1 1.44.298+, v2", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/ssocreds/token_provider.go; github.com/aws/aws-sdk-go-v2 credentials/ssocreds/sso_token_provider.go"),
+    w(AWS_SDK_GO, "SharedConfigProfileNotExistsError: failed to get profile", "v1", Some(Cause::CredentialSourceFailed), GO_V1_SHARED_CONFIG),
+    w(AWS_SDK_GO, "SharedConfigAssumeRoleError: failed to load assume role for", "v1 (the source profile has no credentials)", Some(Cause::CredentialSourceFailed), GO_V1_SHARED_CONFIG),
+    w(AWS_SDK_GO, "assume role with MFA enabled, but", "v1 1.7+ (AssumeRoleTokenNotAvailable), v2 (AssumeRoleTokenProviderNotSetError)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/stscreds/assume_role_provider.go; github.com/aws/aws-sdk-go-v2 config/resolve_credentials.go"),
+    w(AWS_SDK_GO, "ProcessProviderExecutionError: error in credential_process", "v1 1.16+", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-go aws/credentials/processcreds/provider.go"),
+    w(AWS_SDK_JS, "No HTTP credential provider host provided", "v3 (credential-provider-http: no AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI)", Some(Cause::CredentialSourceFailed), JS_HTTP_PROVIDER),
+    w(AWS_SDK_JS, "URL not accepted. It must either be HTTPS or match one of the following", "v3 (credential-provider-http)", Some(Cause::CredentialSourceFailed), JS_HTTP_PROVIDER),
+    w(AWS_SDK_JS, "HTTP credential provider response not of the required format", "v3 (credential-provider-http)", Some(Cause::CredentialSourceFailed), JS_HTTP_PROVIDER),
+    w(AWS_SDK_JS, "CredentialsProviderError: Server responded with status: ", "v3 (credential-provider-http: the container endpoint's refusal, its Code and Message beneath)", Some(Cause::CredentialSourceFailed), JS_HTTP_PROVIDER),
+    w(AWS_SDK_JS, "Unable to connect to instance metadata service", "v3 (smithy credential-provider-imds, for instance metadata and ECS's container endpoint alike)", Some(Cause::CredentialSourceFailed), JS_IMDS),
+    w(AWS_SDK_JS, "TimeoutError from instance metadata service", "v3", Some(Cause::CredentialSourceFailed), JS_IMDS),
+    w(AWS_SDK_JS, "Error response received from instance metadata service", "v3", Some(Cause::CredentialSourceFailed), JS_IMDS),
+    w(AWS_SDK_JS, "AWS EC2 Metadata v1 fallback has been blocked", "v3", Some(Cause::CredentialSourceFailed), "github.com/smithy-lang/smithy-typescript packages/credential-provider-imds/src/fromInstanceMetadata.ts"),
+    w(AWS_SDK_JS, "could not be found or parsed in shared credentials file", "v3 (credential-provider-ini: `Profile NAME could not …`)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-js-v3 packages/credential-provider-ini/src/resolveProfileData.ts"),
+    w(AWS_SDK_JAVA, "Host should resolve to a loopback address or have the full URI be HTTPS", "1.x, 2.x (ContainerCredentialsProvider: `… has an invalid host.`, AWS_CONTAINER_CREDENTIALS_FULL_URI's, before EKS Pod Identity's 169.254.170.23 was allowed)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
+    w(AWS_SDK_RUST, "invalid full URI for ECS provider", "aws-config 0.x-1.x (AWS_CONTAINER_CREDENTIALS_FULL_URI's host not allowed)", Some(Cause::CredentialSourceFailed), "github.com/smithy-lang/smithy-rs aws/rust-runtime/aws-config/src/ecs.rs"),
+    // A wrapper of any source's failure, after the rows that say which.
+    w(AWS_IAM_AUTHENTICATOR, "could not get token: …", "all (the `token` command, the exec plugin: it signs with the caller's credentials, so any failure before is theirs)", Some(Cause::CredentialSourceFailed), "github.com/kubernetes-sigs/aws-iam-authenticator cmd/aws-iam-authenticator/token.go, pkg/token/token.go"),
     // Google's auth libraries found no Application Default Credentials (no
     // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
     // Workload Identity, a credential configuration file not mounted).
@@ -296,6 +359,11 @@ pub const SETUP_FAILURES: &[Wording] = &[
     CHAIN_MEMBERS[2],
     CHAIN_MEMBERS[3],
     CHAIN_MEMBERS[4],
+    CHAIN_MEMBERS[5],
+    CHAIN_MEMBERS[6],
+    CHAIN_MEMBERS[7],
+    CHAIN_MEMBERS[8],
+    CHAIN_MEMBERS[9],
 ];
 
 const CLIENT_GO: &str = "client-go";
@@ -324,6 +392,19 @@ const AWS_SDK_JS: &str = "aws-sdk-js";
 const AWS_SDK_JAVA: &str = "aws-sdk-java";
 const AWS_SDK_RUST: &str = "aws-sdk-rust";
 const BOTOCORE: &str = "botocore";
+const AWS_SDKS: &str = "the AWS SDKs";
+const BOTOCORE_EXCEPTIONS: &str = "github.com/boto/botocore botocore/exceptions.py";
+const BOTOCORE_CREDENTIALS: &str =
+    "github.com/boto/botocore botocore/credentials.py (InvalidConfigError)";
+const GO_SESSION_CREDENTIALS: &str = "github.com/aws/aws-sdk-go aws/session/credentials.go; github.com/aws/aws-sdk-go-v2 config/resolve_credentials.go (assumeWebIdentity)";
+const GO_ENDPOINT_CREDENTIALS: &str = "github.com/aws/aws-sdk-go aws/defaults/defaults.go, aws/credentials/endpointcreds/provider.go; github.com/aws/aws-sdk-go-v2 credentials/endpointcreds/provider.go";
+const GO_V1_EC2ROLE: &str =
+    "github.com/aws/aws-sdk-go aws/credentials/ec2rolecreds/ec2_role_provider.go";
+const GO_V2_EC2ROLE: &str = "github.com/aws/aws-sdk-go-v2 credentials/ec2rolecreds/provider.go";
+const GO_V1_SHARED_CONFIG: &str = "github.com/aws/aws-sdk-go aws/session/shared_config.go";
+const JS_HTTP_PROVIDER: &str = "github.com/aws/aws-sdk-js-v3 packages/credential-provider-http/src/fromHttp/ (fromHttp.ts, checkUrl.ts, requestHelpers.ts)";
+const JS_IMDS: &str = "github.com/smithy-lang/smithy-typescript packages/credential-provider-imds/src/remoteProvider/httpRequest.ts";
+const JAVA_V2_CREDENTIALS: &str = "github.com/aws/aws-sdk-java-v2 core/auth/src/main/java/software/amazon/awssdk/auth/credentials/ (WebIdentityTokenFileCredentialsProvider, ContainerCredentialsProvider, InstanceProfileCredentialsProvider; aws-sdk-java ContainerCredentialsProvider.java)";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const GOOGLE_AUTH: &str = "Google's auth libraries";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
