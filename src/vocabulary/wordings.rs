@@ -97,7 +97,6 @@ pub const TABLES: &[(&str, &[Wording])] = &[
     ("a webhook token authenticator's review", &[checkers::WEBHOOK_REVIEW_FAILED]),
     ("kube-apiserver's onward calls", ONWARD_CALLS),
     ("kube-apiserver's onward call with nothing to call", ONWARD_NOTHING_THERE),
-    ("a scrape target's status, as Prometheus logs it", &[SCRAPE_STATUS]),
     ("a webhook token authenticator's verdict", TOKEN_VERDICTS),
     ("transport failures before any answer", transport::TRANSPORT),
     ("curl's exit codes", transport::CURL_CODES),
@@ -462,18 +461,6 @@ pub const AGGREGATOR_BAD_STATUS: Wording = w(
     "all (after `failing or missing response from URL: `)",
     None,
     "k8s.io/kube-aggregator pkg/controllers/status/available_controller.go (\"bad status from %v: %v\")",
-);
-
-/// Prometheus's words for a scrape target's answer other than 200
-/// (`server returned HTTP status 403 Forbidden`): the target's own status (a
-/// kubelet, kube-apiserver, an exporter behind kube-rbac-proxy), each with
-/// an authorizer of its own.
-pub const SCRAPE_STATUS: Wording = w(
-    "Prometheus",
-    "server returned HTTP status ",
-    "2.x-3.x (scrapes; remote write adds `: BODY`)",
-    None,
-    "github.com/prometheus/prometheus scrape/scrape.go (targetScraper readResponse: \"server returned HTTP status %s\")",
 );
 
 /// The second line of kube-apiserver's proxy error body

@@ -567,11 +567,8 @@ impl<'a> Scanner<'a> {
         }
         let reviewed = checked(found, line);
         refused(found, line);
-        // Another server's status in a client's words is that server's, and
-        // no client's answer besides.
-        if !stated_status(found, line) {
-            kubectl_or_client(found, line, caller);
-        }
+        stated_status(found, line);
+        kubectl_or_client(found, line, caller);
         if found.http.is_none()
             && let Some(facts) = json::lenient_status(line)
         {
@@ -758,9 +755,8 @@ fn refused(found: &mut Segment, line: &str) {
 }
 
 /// A status stated on its own: kube-apiserver's httplog, a status line, a
-/// bare code, or an `Audit-Id` header; whether it was another server's (an
-/// APIService's backend, a scrape target).
-fn stated_status(found: &mut Segment, line: &str) -> bool {
+/// bare code, or an `Audit-Id` header.
+fn stated_status(found: &mut Segment, line: &str) {
     let (code, source, format) = if let Some((method, path, code)) = status::httplog(line) {
         let request = url::request_from_url(Some(method), path);
         found.context.push(Kind::Request(request));
@@ -771,13 +767,7 @@ fn stated_status(found: &mut Segment, line: &str) -> bool {
         // kube-apiserver's availability check: the backend answered
         // kube-apiserver's front-proxy identity, not a client.
         let relayed = HttpAnswer::relayed("the APIService's backend", Some(code), 2);
-        found.http(relayed, SourceType::ApiserverLog, "kube-aggregator");
-        return true;
-    } else if let Some(code) = status::scrape_status(line) {
-        let target = "the scrape target (a kubelet, kube-apiserver, an exporter)";
-        let relayed = HttpAnswer::relayed(target, Some(code), 3);
-        found.http(relayed, SourceType::Status, "prometheus");
-        return true;
+        return found.http(relayed, SourceType::ApiserverLog, "kube-aggregator");
     } else if let Some((code, _)) = status::status_line(line) {
         (code, SourceType::Status, "http-response")
     } else if let Some(code) = status::bare_code(line) {
@@ -788,10 +778,9 @@ fn stated_status(found: &mut Segment, line: &str) -> bool {
         {
             found.context.push(audit_id_note(value.trim()));
         }
-        return false;
+        return;
     };
     found.http(HttpAnswer::with_status(code, 2), source, format);
-    false
 }
 
 /// What kubectl or another client printed in `line`.

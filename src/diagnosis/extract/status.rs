@@ -55,14 +55,6 @@ pub fn aggregator_check(line: &str) -> Option<u16> {
     (code.len() == 3).then(|| code_at(code)).flatten()
 }
 
-/// The status a scrape target answered Prometheus: `server returned HTTP
-/// status 403 Forbidden`.
-pub fn scrape_status(line: &str) -> Option<u16> {
-    let words = crate::vocabulary::wordings::SCRAPE_STATUS.text;
-    let rest = &line[line.find(words)? + words.len()..];
-    code_at(rest).filter(|_| ends_well(rest, 3))
-}
-
 /// `401`, `401 Unauthorized`, `HTTP 403 Forbidden`, `status code: 404` as a
 /// whole line.
 pub fn bare_code(line: &str) -> Option<u16> {
@@ -621,10 +613,6 @@ mod tests {
             None
         );
         assert_eq!(aggregator_check(&format!("bad status from {url}")), None);
-        let scrape =
-            "Get \"https://10.0.0.5:10250/metrics\": server returned HTTP status 403 Forbidden";
-        assert_eq!(scrape_status(scrape), Some(403));
-        assert_eq!(scrape_status("server returned HTTP status 4033"), None);
     }
 
     #[test]
