@@ -29,6 +29,10 @@ use crate::diagnosis::facts::{
     TransportFailure,
 };
 use crate::diagnosis::reasons::AuthReason;
+use crate::vocabulary::cause::Cause;
+use crate::vocabulary::wordings::{AZURE_IDENTITY, CHAIN_MEMBER_DOUBT};
+
+const CREDENTIAL_SOURCE: Cause = Cause::CredentialSourceFailed;
 
 /// How many lines apart two artefacts of one answer may be.
 pub const WINDOW: usize = 16;
@@ -209,6 +213,18 @@ fn joins(open: &Open, a: &Artefact) -> bool {
             && open.reasons.is_none()
             && open.checker.is_none();
     }
+    // The Azure Identity libraries' error spans lines: the chain's summary,
+    // each credential's error, and the token endpoint's answer (its status,
+    // its body) to the one that was refused, which is then the answer.
+    if let Some(open_s) = open.server.as_ref() {
+        let chain = open_s.component == AZURE_IDENTITY && open_s.cause == CREDENTIAL_SOURCE;
+        return chain
+            && match &a.kind {
+                Kind::ServerFailure(f) => f.doubt == Some(CHAIN_MEMBER_DOUBT),
+                Kind::Http(_) => true,
+                _ => false,
+            };
+    }
     if open.audit.is_some()
         || open.review.is_some()
         || open.transport.is_some()
@@ -301,7 +317,10 @@ fn add(open: &mut Open, a: Artefact) {
         }
         Kind::Transport(failure) => open.transport = Some(failure),
         Kind::CheckerFailure(failure) => open.checker = Some(failure),
-        Kind::ServerFailure(failure) => open.server = Some(failure),
+        // The first failure stands for the chain's lines that join it.
+        Kind::ServerFailure(failure) => {
+            open.server.get_or_insert(failure);
+        }
         Kind::Review(review) => open.review = Some(review),
         Kind::Audit(answer) => open.audit = Some(answer),
         other => open.context.take(other),
@@ -324,6 +343,20 @@ fn evidence(open: Open) -> Option<Evidence> {
     } = open;
     // The answer's own notes come first.
     let around = std::mem::take(&mut facts.notes);
+    // A credential source whose failure lists a service's refusal below it
+    // (a credential chain's summary, then each credential's error) failed
+    // because of that refusal: the refusal is the answer.
+    let refused = http.as_ref().is_some_and(|h| h.verdict.is_some());
+    let server = server.filter(|f| {
+        let because = refused && f.cause == CREDENTIAL_SOURCE;
+        if because {
+            facts.note(format!(
+                "{} failed because of the refusal it lists: {}",
+                f.component, f.detail
+            ));
+        }
+        !because
+    });
     facts.answer = if let Some(a) = audit {
         let a = *a;
         (facts.user, facts.audit, facts.notes) = (a.user, a.audit, a.notes);

@@ -28,6 +28,9 @@ const GOOGLE_API: &str = "a Google Cloud API";
 const OAUTH: &str = "an OAuth 2.0 token endpoint";
 pub const GOOGLE_IAM: &str = "Google Cloud IAM";
 const GOOGLE_METADATA: &str = "the metadata server";
+const GOOGLE_TOKEN: &str = "Google Cloud STS or IAM Credentials";
+const GOOGLE_AUTH_PYTHON_METADATA: &str = "github.com/googleapis/google-auth-library-python google/auth/compute_engine/_metadata.py (get)";
+pub(super) const GOOGLE_AUTH_JAVA_GCE: &str = "github.com/googleapis/google-auth-library-java oauth2_http/java/com/google/auth/oauth2/ComputeEngineCredentials.java";
 
 const STS_API: &str = "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html (Errors)";
 const ASSUME_ROLE_DENIED: &str = "https://repost.aws/knowledge-center/iam-assume-role-error (the caller's permissions policy and the role's trust policy must both allow it)";
@@ -146,7 +149,9 @@ pub enum Cloud {
 pub fn cloud_of(service: &str) -> Option<Cloud> {
     match service {
         AWS | AWS_STS | AWS_IAM | EKS_POD_IDENTITY => Some(Cloud::Aws),
-        GOOGLE_STS | GOOGLE_IAM | GOOGLE_API | GOOGLE_METADATA => Some(Cloud::Google),
+        GOOGLE_STS | GOOGLE_IAM | GOOGLE_API | GOOGLE_METADATA | GOOGLE_TOKEN => {
+            Some(Cloud::Google)
+        }
         ENTRA | AZURE_ARM | AZURE_KEY_VAULT | AZURE_API => Some(Cloud::Azure),
         _ => None,
     }
@@ -257,6 +262,9 @@ pub const EXCHANGES: &[Wording] = &[
     w(ENTRA, "AADSTS90002: Tenant 'TENANT' not found.", "all", Some(Cause::Unknown), ENTRA_CODES),
     w(ENTRA, "AADSTS700027: Client assertion failed signature validation.", "all", Some(Cause::Unknown), ENTRA_CODES),
     w(ENTRA, "AADSTS", "all (a code the rows above do not hold)", Some(Cause::Unknown), ENTRA_CODES),
+    // MSAL for Go's printing of the token endpoint's answer without an
+    // AADSTS code (the body follows on the next line).
+    w(ENTRA, "http call( … ) error: reply status code was", "microsoft-authentication-library-for-go 0.x-1.x (CallErr)", Some(Cause::Unknown), "github.com/AzureAD/microsoft-authentication-library-for-go apps/internal/oauth/ops/internal/comm/comm.go"),
     // Azure Resource Manager refusing the caller (az aks get-credentials,
     // kubelogin's Azure CLI mode): Azure RBAC, not the cluster's.
     w(AZURE_ARM, "does not have authorization to perform action", "all (AuthorizationFailed)", Some(Cause::CloudCallerDenied), "https://learn.microsoft.com/azure/azure-resource-manager/troubleshooting/error-codes (AuthorizationFailed)"),
@@ -289,6 +297,11 @@ pub const EXCHANGES: &[Wording] = &[
     // (no token or identity for the service account asked for; on GKE with
     // Workload Identity, a KSA bound to no Google service account).
     w(GOOGLE_METADATA, "GCE metadata … not defined", "all (NotDefinedError)", Some(Cause::Unknown), "github.com/googleapis/google-cloud-go compute/metadata/metadata.go (NotDefinedError: the server's 404)"),
+    // google-auth (Python, Java) printing the metadata server's status for
+    // a token (a 404: no such service account; others its own).
+    w(GOOGLE_METADATA, "from the Google Compute Engine metadata service. Status: ", "google-auth-library-python 1.x-2.x (TransportError)", Some(Cause::Unknown), GOOGLE_AUTH_PYTHON_METADATA),
+    w(GOOGLE_METADATA, "Compute Engine Metadata server unavailable. Response status: ", "google-auth-library-python 2.x (TransportError after its retries)", Some(Cause::Unknown), GOOGLE_AUTH_PYTHON_METADATA),
+    w(GOOGLE_METADATA, "trying to get security access token from Compute Engine metadata", "google-auth-library-java 1.x (IOException: `Error code N` or `Unexpected Error code N`)", Some(Cause::Unknown), GOOGLE_AUTH_JAVA_GCE),
     w(GOOGLE_METADATA, "GKE Metadata Server encountered an error", "GKE Workload Identity (gke-metadata-server)", Some(Cause::Unknown), "GKE's answers (its metadata server is not published)"),
     w(GOOGLE_IAM, "Unable to generate access token; IAM returned 403 Forbidden", "all (the GKE metadata server)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/troubleshooting-security (Workload Identity: \"Unable to generate access token\")"),
     // A Google API's PERMISSION_DENIED for the caller (the GKE API's, as gcloud
@@ -299,6 +312,11 @@ pub const EXCHANGES: &[Wording] = &[
     // quote it: IAM Credentials' generateAccessToken says only "The caller
     // does not have permission".
     w(GOOGLE_IAM, "PERMISSION_DENIED", "all (google.rpc.Code PERMISSION_DENIED)", Some(Cause::CloudCallerDenied), "https://cloud.google.com/apis/design/errors (Handling errors: PERMISSION_DENIED, 403)"),
+    // Google's STS or IAM Credentials answered the exchange or the
+    // impersonation with an error the rows above do not hold, as
+    // golang.org/x/oauth2/google and google-auth (Python) print it.
+    w(GOOGLE_TOKEN, "oauth2/google: status code … : ", "golang.org/x/oauth2 0.1+", Some(Cause::Unknown), "golang.org/x/oauth2 google/internal/stsexchange/sts_exchange.go, google/internal/impersonate/impersonate.go (\"oauth2/google: status code %d: %s\")"),
+    w(GOOGLE_IAM, "Unable to acquire impersonated credentials", "google-auth 1.x-2.x (Python; IAM Credentials' answer follows)", Some(Cause::Unknown), "github.com/googleapis/google-auth-library-python google/auth/impersonated_credentials.py (_REFRESH_ERROR)"),
     // Any OAuth 2.0 token endpoint (an identity provider's, a cloud STS's)
     // refusing to issue or refresh a token, as golang.org/x/oauth2 words it
     // for client-go's oidc and gcp auth-providers, kubelogin and the clouds'
@@ -307,7 +325,11 @@ pub const EXCHANGES: &[Wording] = &[
     // assertion) is named only by its body.
     w(OAUTH, "oauth2: cannot fetch token: ", "all", Some(Cause::Unknown), X_OAUTH2),
     w(OAUTH, "oauth2: \"", "v0.10+", Some(Cause::Unknown), X_OAUTH2),
-    w(OAUTH, "google.auth.exceptions.RefreshError: ", "google-auth 1.x-2.x (Python)", Some(Cause::Unknown), "github.com/googleapis/google-auth-library-python google/auth/exceptions.py, google/oauth2/_client.py (the token endpoint's error and error_description)"),
+    // google-auth (Python) raises a token endpoint's answer as a tuple (its
+    // error and description, then the body); its other RefreshErrors (a
+    // credential file not there, the metadata server not answering) are
+    // its own setup's, read with the setup failures.
+    w(OAUTH, "google.auth.exceptions.RefreshError: ('", "google-auth 1.x-2.x (Python)", Some(Cause::Unknown), "github.com/googleapis/google-auth-library-python google/auth/exceptions.py, google/oauth2/_client.py (_handle_error_response: the token endpoint's error and error_description, then its body)"),
 ];
 
 /// AssumeRole (not the web identity exchange) needs the caller's policy and

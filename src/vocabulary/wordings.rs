@@ -144,7 +144,7 @@ pub const SECRET_NAME_DOUBT: &str = "Terraform warns on every ServiceAccount it 
 /// chain goes on (the web identity provider without the sts module warns so
 /// in a pod set up for IRSA, then the node's instance profile may answer).
 #[rustfmt::skip]
-pub const CHAIN_MEMBERS: [Wording; 10] = [
+pub const CHAIN_MEMBERS: [Wording; 13] = [
     w(AZURE_IDENTITY, "WorkloadIdentityCredential: no … specified", "Go azidentity 1.3+ (client ID, tenant ID, token file or token source)", Some(Cause::CredentialSourceFailed), AZIDENTITY_GO),
     w(AZURE_IDENTITY, "ManagedIdentityCredential … assigned to this resource", "all (Go: no default identity, the requested identity isn't; Python, .NET: no identity has been, the requested identity has not been)", Some(Cause::CredentialSourceFailed), AZURE_MANAGED_IDENTITY),
     w(AZURE_IDENTITY, "WorkloadIdentityCredential authentication unavailable", "Python, .NET and Java Azure Identity (the workload options are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
@@ -155,6 +155,10 @@ pub const CHAIN_MEMBERS: [Wording; 10] = [
     w(AWS_SDK_JAVA, "Cannot fetch credentials from container - neither", "2.x (ContainerCredentialsProvider: no AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI; aws-sdk-net says the same)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
     w(AWS_SDK_JAVA, "Failed to load credentials from IMDS", "2.x (InstanceProfileCredentialsProvider)", Some(Cause::CredentialSourceFailed), JAVA_V2_CREDENTIALS),
     w(AWS_SDK_JAVA, "Unable to load credentials from service endpoint", "1.x (EC2CredentialsFetcher: the instance metadata or container endpoint)", Some(Cause::CredentialSourceFailed), "github.com/aws/aws-sdk-java aws-java-sdk-core/src/main/java/com/amazonaws/auth/EC2CredentialsFetcher.java"),
+    // The chain's other usual members, in a pod where none of them is set up.
+    w(AZURE_IDENTITY, "AzureCLICredential: Azure CLI not found on path", "Go azidentity 1.x; Python (AzureCliCredential, the same words case aside)", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/azure_cli_credential.go; azure-sdk-for-python azure/identity/_credentials/azure_cli.py"),
+    w(AZURE_IDENTITY, "EnvironmentCredential: missing environment variable", "Go azidentity 1.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-go sdk/azidentity/environment_credential.go (NewEnvironmentCredential; the chain names its member)"),
+    w(AZURE_IDENTITY, "EnvironmentCredential authentication unavailable", "Python, .NET and Java Azure Identity (the environment variables are not fully configured)", Some(Cause::CredentialSourceFailed), AZURE_IDENTITY_OTHERS),
 ];
 
 /// Why a chain member's failure leaves the client's credential in doubt.
@@ -196,7 +200,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // The oidc auth-provider of client-go 1.6-1.9 (go-oidc v1) could not
     // refresh the kubeconfig's expired ID token.
     w(CLIENT_GO, "could not refresh token: …", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
-    w(CLIENT_GO, "No valid id-token, and cannot refresh without refresh-token", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
+    w(CLIENT_GO, "No valid id-token, and cannot refresh without refresh-token", "1.6+ (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
+    // Its rewrite (1.10) refreshes with golang.org/x/oauth2 after reading
+    // the issuer's discovery document (its `failed to refresh token: ` around
+    // the token endpoint's answer is read by that answer, the exchange's).
+    w(CLIENT_GO, "oidc: failed to query metadata endpoint", "1.10+ (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC_NEW),
+    w(CLIENT_GO, "oidc: discovery object doesn't contain a token_endpoint", "1.10+ (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC_NEW),
+    w(CLIENT_GO, "token response did not contain an id_token", "1.10+ (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC_NEW),
     // The exec authenticator's round-tripper wraps every failure of its
     // plugin in these words; its own errors start `exec: `.
     PLUGIN_EXITED[2],
@@ -333,13 +343,69 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // GOOGLE_APPLICATION_CREDENTIALS, no metadata server: a pod outside
     // Workload Identity, a credential configuration file not mounted).
     w(GOOGLE_AUTH, "google: could not find default credentials", "all (golang.org/x/oauth2/google)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/default.go (FindDefaultCredentials)"),
-    w(GOOGLE_AUTH, "Could not automatically determine credentials", "all (google-auth-library-python DefaultCredentialsError; the Java and Node libraries say the same)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/_default.py (_CLOUD_SDK_MISSING_CREDENTIALS)"),
+    w(GOOGLE_AUTH, "Could not automatically determine credentials", "google-auth-library-python before 2.16.2 (DefaultCredentialsError)", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_PYTHON_DEFAULT),
+    w(GOOGLE_AUTH, "Your default credentials were not found", "google-auth-library-python 2.16.2+, google-auth-library-java 1.17+", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/_default.py (_CLOUD_SDK_MISSING_CREDENTIALS); google-auth-library-java oauth2_http/java/com/google/auth/oauth2/DefaultCredentialsProvider.java (CLOUDSDK_MISSING_CREDENTIALS)"),
+    w(GOOGLE_AUTH, "The Application Default Credentials are not available", "google-auth-library-java before 1.17", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-java oauth2_http/java/com/google/auth/oauth2/DefaultCredentialsProvider.java"),
+    w(GOOGLE_AUTH, "Could not load the default credentials", "google-auth-library-nodejs (all)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-nodejs src/auth/googleauth.ts (getApplicationDefaultAsync)"),
+    // GOOGLE_APPLICATION_CREDENTIALS names a file that is not there or not
+    // a credential (a Secret or credential configuration not mounted).
+    w(GOOGLE_AUTH, "google: error getting credentials using … environment variable: …", "golang.org/x/oauth2 0.1+", Some(Cause::CredentialSourceFailed), X_OAUTH2_DEFAULT),
+    w(GOOGLE_AUTH, "DefaultCredentialsError: File … was not found", "google-auth-library-python 1.x-2.x", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_PYTHON_DEFAULT),
+    // Workload identity federation's credential configuration: its
+    // credential_source (the projected ServiceAccount token file, a URL, an
+    // executable) gave no subject token to exchange.
+    w(GOOGLE_AUTH, "oauth2/google/externalaccount: failed to open credential file", "golang.org/x/oauth2 0.18+", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/externalaccount/filecredsource.go"),
+    w(GOOGLE_AUTH, "oauth2/google: failed to open credential file", "golang.org/x/oauth2 0.1-0.17 (google/internal/externalaccount)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/internal/externalaccount/filecredsource.go"),
+    w(GOOGLE_AUTH, "oauth2/google/externalaccount: …", "golang.org/x/oauth2 0.18+ (its credential source or configuration: a file, a URL's answer, an executable)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/externalaccount/basecredentials.go, filecredsource.go, urlcredsource.go, executablecredsource.go"),
+    w(GOOGLE_AUTH, "RefreshError: File ' … ' was not found", "google-auth-library-python 2.x (identity_pool: the credential_source file)", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_PYTHON_POOL),
+    w(GOOGLE_AUTH, "Unable to retrieve Identity Pool subject token", "google-auth-library-python 2.x (identity_pool: the credential_source URL's answer)", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_PYTHON_POOL),
+    w(GOOGLE_AUTH, "Missing subject_token in the credential_source file", "google-auth-library-python 2.x", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_PYTHON_POOL),
+    // The metadata server (a node's, or GKE's metadata server for Workload
+    // Identity) could not be reached. A status it answered is its answer
+    // (read with the clouds' exchanges), like a refusal it relays.
+    w(GOOGLE_AUTH, "oauth2/google: can't get a token from the metadata service; not running on GCE", "golang.org/x/oauth2 0.1+ (ComputeTokenSource)", Some(Cause::CredentialSourceFailed), "golang.org/x/oauth2 google/google.go (computeSource.Token)"),
+    w(GOOGLE_AUTH, "Compute Engine Metadata server unavailable. Last exception: …", "google-auth-library-python 2.x (TransportError after its retries got no answer)", Some(Cause::CredentialSourceFailed), "github.com/googleapis/google-auth-library-python google/auth/compute_engine/_metadata.py (get)"),
+    w(GOOGLE_AUTH, "ComputeEngineCredentials cannot find the metadata server", "google-auth-library-java 1.x", Some(Cause::CredentialSourceFailed), GOOGLE_AUTH_JAVA_GCE),
+    // gcloud, run by a kubeconfig's gke-gcloud-auth-plugin (or `gcloud
+    // config config-helper`): its login expired or was revoked, or it has
+    // no account. Its words stand inside the plugin's, so they come first.
+    w(GCLOUD, "There was a problem refreshing your current auth tokens", "all (TokenRefreshError)", Some(Cause::CredentialSourceFailed), GCLOUD_EXCEPTIONS),
+    w(GCLOUD, "There was a problem refreshing auth tokens for account", "recent releases (TokenRefreshError with the account)", Some(Cause::CredentialSourceFailed), GCLOUD_EXCEPTIONS),
+    w(GCLOUD, "Reauthentication failed. cannot prompt during non-interactive execution", "all (google-auth's ReauthFailError, raised by gcloud's credentials)", Some(Cause::CredentialSourceFailed), "google-cloud-sdk lib/googlecloudsdk/core/credentials/google_auth_credentials.py; google-auth-library-python google/auth/exceptions.py (ReauthFailError)"),
+    w(GCLOUD, "You do not currently have an active account selected", "all (NoActiveAccountException)", Some(Cause::CredentialSourceFailed), GCLOUD_EXCEPTIONS),
+    w(GCLOUD, "Your current active account [ … ] does not have any valid credentials", "all (NoCredentialsForAccountException)", Some(Cause::CredentialSourceFailed), "google-cloud-sdk lib/googlecloudsdk/core/credentials/store.py"),
+    w(GKE_AUTH_PLUGIN, "print credential failed with error: …", "cloud-provider-gcp (klog.Exit: gcloud's error, or ADC's with --use_application_default_credentials)", Some(Cause::CredentialSourceFailed), GKE_AUTH_PLUGIN_SOURCE),
+    w(GKE_AUTH_PLUGIN, "unable to retrieve access token for GKE", "its first releases (a panic)", Some(Cause::CredentialSourceFailed), "kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin/main.go"),
+    w(GKE_AUTH_PLUGIN, "gcloud config config-helper returned an empty access token", "cloud-provider-gcp", Some(Cause::CredentialSourceFailed), "kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin/gcloud_token_provider.go"),
     // Azure workload identity's webhook sets these in a pod that asks for it
     // (label azure.workload.identity/use, the ServiceAccount's client-id
     // annotation); its sample clients stop when one is missing.
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_CLIENT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_TENANT_ID environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
     w(AZURE_WORKLOAD_IDENTITY, "AZURE_FEDERATED_TOKEN_FILE environment variable is not set", "all (examples/msal-go)", Some(Cause::CredentialSourceFailed), AZWI_SAMPLE),
+    // The Azure Identity libraries' chains after every credential failed
+    // (each one's words follow, on the lines below or after `\n\t`): the
+    // client had no credential. Before the members' rows, which doubt.
+    w(AZURE_IDENTITY, "DefaultAzureCredential: failed to acquire a token", "Go azidentity 1.x", Some(Cause::CredentialSourceFailed), AZIDENTITY_CHAIN),
+    w(AZURE_IDENTITY, "ChainedTokenCredential: failed to acquire a token", "Go azidentity 1.x", Some(Cause::CredentialSourceFailed), AZIDENTITY_CHAIN),
+    w(AZURE_IDENTITY, "failed to retrieve a token from the included credentials", "Python azure-identity 1.x, .NET Azure.Identity 1.x, JavaScript @azure/identity (DefaultAzureCredential, ChainedTokenCredential)", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/chained.py; azure-sdk-for-net sdk/identity/Azure.Identity/src/Credentials/ChainedTokenCredential.cs"),
+    // Azure/kubelogin, the kubeconfig's exec plugin for AKS: a login it could
+    // not set up (its workload identity's token file, its Azure CLI, its
+    // arguments). Its wrapper of every failure (`failed to get token: `) is
+    // too common a phrase to name a cause; an Entra refusal inside is read
+    // as the answer.
+    w(KUBELOGIN_AZURE, "either ACTIONS_ID_TOKEN_REQUEST_TOKEN and ACTIONS_ID_TOKEN_REQUEST_URL environment variables have to be set or federated token file has to be provided", "v0.0.34-v0.1.x (workloadidentity: no AZURE_FEDERATED_TOKEN_FILE)", Some(Cause::CredentialSourceFailed), "github.com/Azure/kubelogin pkg/internal/token/federatedIdentity.go"),
+    w(KUBELOGIN_AZURE, "failed to read signed assertion from token file", "v0.0.12-v0.0.33 (workloadidentity)", Some(Cause::CredentialSourceFailed), "github.com/Azure/kubelogin pkg/token/federatedIdentity.go"),
+    w(KUBELOGIN_AZURE, "failed to create workload identity credential: …", "v0.2.0+", Some(Cause::CredentialSourceFailed), "github.com/Azure/kubelogin pkg/internal/token/workloadidentitycredential.go"),
+    w(KUBELOGIN_AZURE, "expected an empty error but received: …", "v0.0.9-v0.1.x (azurecli, azd, interactive)", Some(Cause::CredentialSourceFailed), "github.com/Azure/kubelogin pkg/internal/token/azurecli.go, azuredevelopercli.go, interactive.go"),
+    w(KUBELOGIN_AZURE, "is not a supported login method. Supported method is one of", "all (the kubeconfig's --login)", Some(Cause::CredentialSourceFailed), "github.com/Azure/kubelogin pkg/internal/token/options.go (Validate)"),
+    // int128/kubelogin (kubectl oidc-login get-token): its OpenID Connect
+    // provider's discovery, the login itself, or the ID token it got.
+    // A failed refresh is not here: it logs it and logs in again.
+    w(OIDC_LOGIN, "oidc discovery error: …", "1.17.1+", Some(Cause::CredentialSourceFailed), "github.com/int128/kubelogin pkg/oidc/client/factory.go (pkg/adaptors/oidcclient/factory.go in 1.20)"),
+    w(OIDC_LOGIN, "get-token: authentication error: …", "1.17.1+", Some(Cause::CredentialSourceFailed), OIDC_LOGIN_GET_TOKEN),
+    w(OIDC_LOGIN, "get-token: you got an invalid token: …", "1.22+", Some(Cause::CredentialSourceFailed), OIDC_LOGIN_GET_TOKEN),
+    w(OIDC_LOGIN, "invalid token cache (you may need to remove)", "1.17.1+", Some(Cause::CredentialSourceFailed), OIDC_LOGIN_GET_TOKEN),
     // Tools that read a ServiceAccount's token Secret, which 1.24+ no longer
     // creates (the ServiceAccount's secrets field is empty).
     SECRET_NAME_WARNING,
@@ -363,6 +429,13 @@ pub const SETUP_FAILURES: &[Wording] = &[
     CHAIN_MEMBERS[7],
     CHAIN_MEMBERS[8],
     CHAIN_MEMBERS[9],
+    CHAIN_MEMBERS[10],
+    CHAIN_MEMBERS[11],
+    CHAIN_MEMBERS[12],
+    // The Azure CLI's own words (after the chain's members, where Azure
+    // Identity's AzureCLICredential quotes them).
+    w(AZURE_CLI, "Please run 'az login' to setup account.", "2.x", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-cli src/azure-cli-core/azure/cli/core/_profile.py (_AZ_LOGIN_MESSAGE)"),
+    w(AZURE_CLI, "does not exist in MSAL token cache", "2.30+ (`User 'NAME' does not exist in MSAL token cache. Run `az login`.`)", Some(Cause::CredentialSourceFailed), "github.com/Azure/azure-cli src/azure-cli-core/azure/cli/core/auth/msal_credentials.py (UserCredential)"),
 ];
 
 const CLIENT_GO: &str = "client-go";
@@ -406,8 +479,31 @@ const JS_IMDS: &str = "github.com/smithy-lang/smithy-typescript packages/credent
 const JAVA_V2_CREDENTIALS: &str = "github.com/aws/aws-sdk-java-v2 core/auth/src/main/java/software/amazon/awssdk/auth/credentials/ (WebIdentityTokenFileCredentialsProvider, ContainerCredentialsProvider, InstanceProfileCredentialsProvider; aws-sdk-java ContainerCredentialsProvider.java)";
 const AZURE_WORKLOAD_IDENTITY: &str = "azure-workload-identity";
 const GOOGLE_AUTH: &str = "Google's auth libraries";
+const GOOGLE_AUTH_PYTHON_DEFAULT: &str =
+    "github.com/googleapis/google-auth-library-python google/auth/_default.py";
+const GOOGLE_AUTH_PYTHON_POOL: &str =
+    "github.com/googleapis/google-auth-library-python google/auth/identity_pool.py";
+const GOOGLE_AUTH_JAVA_GCE: &str = super::clouds::GOOGLE_AUTH_JAVA_GCE;
+const X_OAUTH2_DEFAULT: &str =
+    "golang.org/x/oauth2 google/default.go (FindDefaultCredentialsWithParams)";
+const GCLOUD: &str = "gcloud";
+const GCLOUD_EXCEPTIONS: &str =
+    "google-cloud-sdk lib/googlecloudsdk/core/credentials/exceptions.py";
+const GKE_AUTH_PLUGIN: &str = "gke-gcloud-auth-plugin";
+const GKE_AUTH_PLUGIN_SOURCE: &str =
+    "kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin/cred.go (main)";
+const AZIDENTITY_CHAIN: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/chained_token_credential.go (createChainedErrorMessage: `NAME: failed to acquire a token.\\nAttempted credentials:`)";
+const KUBELOGIN_AZURE: &str = "kubelogin (Azure)";
+const AZURE_CLI: &str = "the Azure CLI (az)";
+const OIDC_LOGIN: &str = "kubelogin (kubectl oidc-login)";
+const OIDC_LOGIN_GET_TOKEN: &str =
+    "github.com/int128/kubelogin pkg/usecases/credentialplugin/get_token.go, pkg/cmd/get_token.go";
+const CLIENT_GO_OIDC_NEW: &str =
+    "k8s.io/client-go plugin/pkg/client/auth/oidc/oidc.go (1.10+, idToken and tokenEndpoint)";
 const AZWI_SAMPLE: &str = "github.com/Azure/azure-workload-identity examples/msal-go/main.go";
-const AZURE_IDENTITY: &str = "Azure Identity";
+/// Who prints the Azure Identity libraries' errors (a chain's and its
+/// credentials').
+pub const AZURE_IDENTITY: &str = "Azure Identity";
 const AZIDENTITY_GO: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/workload_identity.go (NewWorkloadIdentityCredential)";
 const AZURE_MANAGED_IDENTITY: &str = "github.com/Azure/azure-sdk-for-go sdk/azidentity/managed_identity_client.go (authenticate: IMDS's 400); azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py (_request_token)";
 const AZURE_IDENTITY_OTHERS: &str = "github.com/Azure/azure-sdk-for-python sdk/identity/azure-identity azure/identity/_credentials/imds.py, workload_identity.py; azure-sdk-for-net sdk/identity/Azure.Identity/src/Credentials/WorkloadIdentityCredential.cs; azure-sdk-for-java sdk/identity/azure-identity WorkloadIdentityCredential.java";

@@ -267,6 +267,50 @@ fn an_entra_code_the_table_does_not_list_is_still_entras_refusal() {
 }
 
 #[test]
+fn a_credential_chain_is_read_by_the_refusal_it_lists_below_its_summary() {
+    // azidentity's summary comes first, each credential's error below it:
+    // one of them refused by Entra is why the chain had none.
+    let refused = [
+        "DefaultAzureCredential: failed to acquire a token.",
+        "Attempted credentials:",
+        "\tEnvironmentCredential: missing environment variable AZURE_TENANT_ID",
+        "\tWorkloadIdentityCredential authentication failed. ",
+        "\t\tPOST https://login.microsoftonline.com/t/oauth2/v2.0/token",
+        &format!("\t\t{RULE}"),
+        "\t\tRESPONSE 401: 401 Unauthorized",
+        &format!("\t\t{RULE}"),
+        "\t\t{",
+        "\t\t  \"error\": \"invalid_client\",",
+        "\t\t  \"error_description\": \"AADSTS700213: No matching federated identity record found for presented assertion subject 'system:serviceaccount:default:app'. Trace ID: 0\"",
+        "\t\t}",
+    ]
+    .join("\n");
+    assert_eq!(read(&refused).unwrap().1, Cause::CloudFederationMismatch);
+    // Python's chain stops at the credential that was refused, last.
+    let python = [
+        "azure.core.exceptions.ClientAuthenticationError: DefaultAzureCredential failed to retrieve a token from the included credentials.",
+        "Attempted credentials:",
+        "\tEnvironmentCredential: EnvironmentCredential authentication unavailable. Environment variables are not fully configured.",
+        "\tWorkloadIdentityCredential: (invalid_client) AADSTS70021: No matching federated identity record found for presented assertion. Trace ID: 0",
+    ]
+    .join("\n");
+    assert_eq!(read(&python).unwrap().1, Cause::CloudFederationMismatch);
+    // Every one unavailable: no credential at all.
+    let unavailable = [
+        "DefaultAzureCredential: failed to acquire a token.",
+        "Attempted credentials:",
+        "\tEnvironmentCredential: missing environment variable AZURE_TENANT_ID",
+        "\tWorkloadIdentityCredential: no client ID specified. Check pod configuration or set ClientID in the options",
+        "\tManagedIdentityCredential: no default identity is assigned to this resource",
+    ]
+    .join("\n");
+    assert_eq!(
+        read(&unavailable).unwrap(),
+        (Classification::ServerConfig, Cause::CredentialSourceFailed)
+    );
+}
+
+#[test]
 fn texts_that_only_look_like_failures_are_not_read_as_failures() {
     for text in [
         // A successful curl: its TLS lines and its summary.
