@@ -41,6 +41,26 @@ pub const RBAC_REASONS: &[Wording] = &[
 pub const NODE_AUTHORIZER_REASONS: &[Wording] = &[
     w(NODE, "no relationship found between node", "1.18+ (… 'NODE' and this object)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
     w(NODE, "no path found to object", "1.7–1.17", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    // Its checks of the request's form, before the graph: each leaves the
+    // request to the next authorizer (no opinion), so RBAC refused it too.
+    w(NODE, "unknown node for user", "1.7+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only get/update/patch this type", "1.11+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only update status subresource", "1.11+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only get individual resources of this type", "1.7+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "cannot get subresource", "1.7+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only read resources of this type", "1.9+ (secrets and configmaps: get, list, watch)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "cannot read subresource", "1.9+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only read namespaced object of this type", "1.9+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "No Object name found", "1.7+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only create tokens for individual service accounts", "1.10+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only create token subresource of serviceaccount", "1.10+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only get, create, update, patch, or delete a node lease", "1.12+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only access leases in the", "1.12+ (the kube-node-lease namespace)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only access node lease with the same name as the requesting node", "1.12+", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only get, create, update, patch, or delete a CSINode", "1.12+ (CSINodeInfo until 1.14)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "cannot authorize CSINode", "1.12+ (its subresources)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "can only access CSINode", "1.12+ (with the same name as the requesting node)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
+    w(NODE, "disabled by feature gate", "1.9-1.2x (the graph's resource behind a gate)", Some(Cause::NonRbacAuthorizerDenied), NODE_AUTHORIZER_GO),
 ];
 
 /// Reasons of an authorizer that had no opinion before RBAC refused: a grant
@@ -93,7 +113,6 @@ pub const NODE_RESTRICTION: &[Wording] = &[
     w(NODE_RESTRICTION_PLUGIN, "is not allowed to modify taints", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
     w(NODE_RESTRICTION_PLUGIN, "is not allowed to set the following labels", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
     w(NODE_RESTRICTION_PLUGIN, "does not match the UID in record", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
-    w(NODE_RESTRICTION_PLUGIN, "can only create tokens for individual service accounts", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
     w(NODE_RESTRICTION_PLUGIN, "can only create pods with", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
     w(NODE_RESTRICTION_PLUGIN, "can only create mirror pods", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),
     w(NODE_RESTRICTION_PLUGIN, "is not allowed to modify node", NODE_RESTRICTION_VERSIONS, Some(Cause::NodeRestrictionDenied), NODE_RESTRICTION_GO),

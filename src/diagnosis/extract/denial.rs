@@ -48,8 +48,10 @@ pub fn read(message: &str, forbidden: Option<Forbidden>) -> Option<Denial> {
     if let Some(d) = service_account(m) {
         return Some(d);
     }
-    // NodeRestriction admission: a kubelet's own request.
-    if NODE_RESTRICTION.iter().any(|w| m.contains(w.text)) {
+    // NodeRestriction admission: a kubelet's own request. Admission sees only
+    // what authorization allowed, and never refuses in the authorizers'
+    // `User "U" cannot …`: a reason after that sentence is an authorizer's.
+    if forbidden.is_none() && NODE_RESTRICTION.iter().any(|w| m.contains(w.text)) {
         return Some(Denial::NodeRestriction {
             message: m.to_owned(),
         });
@@ -159,6 +161,32 @@ mod tests {
             (
                 r#"nodes "w1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker"#,
                 |d| matches!(d, Denial::NodeRestriction { .. }),
+            ),
+            // An authorizer's sentence with the Node authorizer's reason:
+            // authorization refused, before any admission plugin ran.
+            (
+                r#"serviceaccounts is forbidden: User "system:node:n1" cannot list resource "serviceaccounts" in API group "" in the namespace "default": can only create tokens for individual service accounts"#,
+                |d| {
+                    matches!(
+                        d,
+                        Denial::Authorizer {
+                            by: Authorizer::Node(_),
+                            ..
+                        }
+                    )
+                },
+            ),
+            (
+                r#"leases.coordination.k8s.io "n2" is forbidden: User "system:node:n1" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease": can only access node lease with the same name as the requesting node"#,
+                |d| {
+                    matches!(
+                        d,
+                        Denial::Authorizer {
+                            by: Authorizer::Node(_),
+                            ..
+                        }
+                    )
+                },
             ),
             (
                 r#"admission webhook "my.app" denied the request: phone-number not in labels"#,

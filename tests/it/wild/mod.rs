@@ -51,13 +51,13 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 548;
+const DEVELOPMENT_FLOOR: usize = 577;
 /// Evaluation cases right at least.
-const EVALUATION_FLOOR: usize = 328;
+const EVALUATION_FLOOR: usize = 343;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 571;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 600;
 /// Evaluation cases right at least, with the rule.
-const EVALUATION_FLOOR_WITH_RULE: usize = 345;
+const EVALUATION_FLOOR_WITH_RULE: usize = 362;
 
 /// Which set a case is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
