@@ -64,12 +64,13 @@ pub(super) fn server_failure(line: &str) -> Option<ServerFailure> {
             line[at..].trim()
         };
         // A lookup of the token Secret that got an answer (a 403 on the
-        // ServiceAccount) failed for the answer's reason, not for want of
-        // the Secret: the answer's readers read it.
+        // ServiceAccount), or none at all, failed for that reason, not for
+        // want of the Secret: the answer's or the transport's readers read it.
         let answered = || {
             let rest = &line[at..];
             super::status::template_of(rest).is_some()
                 || super::status::generic_text(rest).is_some()
+                || super::transport::detect_all(rest).is_some()
         };
         if w.cause == Some(Cause::LegacyTokenNotGenerated) && answered() {
             return None;
@@ -184,6 +185,8 @@ mod tests {
         // A lookup of the token Secret that was refused: the 403 is the answer.
         let refused = r#"FATA[0032] Failed to wait for service account secret: serviceaccounts "argocd-manager" is forbidden: User "system:serviceaccount:a:b" cannot get resource "serviceaccounts" in API group "" in the namespace "kube-system""#;
         assert!(server_failure(refused).is_none());
+        let unanswered = r#"FATA[0032] Failed to wait for service account secret: Get "https://10.0.0.1:6443/api/v1/namespaces/kube-system/serviceaccounts/argocd-manager": dial tcp 10.0.0.1:6443: i/o timeout"#;
+        assert!(server_failure(unanswered).is_none());
     }
 
     #[test]
