@@ -201,6 +201,10 @@ pub const SETUP_FAILURES: &[Wording] = &[
     // refresh the kubeconfig's expired ID token.
     w(CLIENT_GO, "could not refresh token: …", "1.6-1.9 (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
     w(CLIENT_GO, "No valid id-token, and cannot refresh without refresh-token", "1.6+ (the oidc auth-provider)", Some(Cause::CredentialSourceFailed), CLIENT_GO_OIDC),
+    // An auth-provider the kubeconfig names that the program was built
+    // without (client-go 1.26 dropped the gcp and azure providers: their
+    // kubeconfigs need the exec plugins that replaced them).
+    w(CLIENT_GO, "no Auth Provider found for name", "all (rest.GetAuthProvider)", Some(Cause::CredentialSourceFailed), "k8s.io/client-go rest/plugin.go (GetAuthProvider)"),
     // Its rewrite (1.10) refreshes with golang.org/x/oauth2 after reading
     // the issuer's discovery document (its `failed to refresh token: ` around
     // the token endpoint's answer is read by that answer, the exchange's).
@@ -419,6 +423,8 @@ pub const SETUP_FAILURES: &[Wording] = &[
     w("Argo CD", "did not have a token", "1.x-2.x (argocd cluster add: the Secret's token field is empty)", Some(Cause::LegacyTokenNotGenerated), "github.com/argoproj/argo-cd util/clusterauth/clusterauth.go (GetServiceAccountBearerToken)"),
     w("vault-secret (maupu.org)", "No secret associated with the service account", "all", Some(Cause::LegacyTokenNotGenerated), "github.com/nmaupu/vault-secret pkg/k8sutils (GetTokenFromSA)"),
     w("Infinispan Operator", "could not find a service account token secret", "2.x (LookupServiceAccountTokenSecret)", Some(Cause::LegacyTokenNotGenerated), "github.com/infinispan/infinispan-operator pkg/kubernetes (LookupServiceAccountTokenSecret)"),
+    w("Operator Lifecycle Manager", "the service account does not have any API secret", "0.x (an operator group's ServiceAccount: its scoped client)", Some(Cause::LegacyTokenNotGenerated), "github.com/operator-framework/operator-lifecycle-manager pkg/lib/scoped (BearerTokenRetriever.Retrieve)"),
+    w("Operator Lifecycle Manager", "the secret does not have any API token", "0.x (the Secret's token field is empty)", Some(Cause::LegacyTokenNotGenerated), "github.com/operator-framework/operator-lifecycle-manager pkg/lib/scoped (BearerTokenRetriever.Retrieve)"),
     CHAIN_MEMBERS[0],
     CHAIN_MEMBERS[1],
     CHAIN_MEMBERS[2],

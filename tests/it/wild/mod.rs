@@ -51,11 +51,11 @@ use serde_json::Value;
 const WILD: &str = "testdata/evidence/wild";
 /// Development cases right at least: the score reached, raised as recognisers
 /// improve. Never below the last floors of tests/it/wild/floors.json.
-const DEVELOPMENT_FLOOR: usize = 577;
+const DEVELOPMENT_FLOOR: usize = 579;
 /// Evaluation cases right at least.
 const EVALUATION_FLOOR: usize = 343;
 /// Development cases right at least, with the rule for text that cannot carry its cause.
-const DEVELOPMENT_FLOOR_WITH_RULE: usize = 600;
+const DEVELOPMENT_FLOOR_WITH_RULE: usize = 602;
 /// Evaluation cases right at least, with the rule.
 const EVALUATION_FLOOR_WITH_RULE: usize = 362;
 
