@@ -32,8 +32,6 @@ use crate::diagnosis::reasons::AuthReason;
 use crate::vocabulary::cause::Cause;
 use crate::vocabulary::wordings::{AZURE_IDENTITY, CHAIN_MEMBER_DOUBT};
 
-const CREDENTIAL_SOURCE: Cause = Cause::CredentialSourceFailed;
-
 /// How many lines apart two artefacts of one answer may be.
 pub const WINDOW: usize = 16;
 /// Requests remembered for spotting disagreeing answers.
@@ -217,7 +215,8 @@ fn joins(open: &Open, a: &Artefact) -> bool {
     // each credential's error, and the token endpoint's answer (its status,
     // its body) to the one that was refused, which is then the answer.
     if let Some(open_s) = open.server.as_ref() {
-        let chain = open_s.component == AZURE_IDENTITY && open_s.cause == CREDENTIAL_SOURCE;
+        let chain =
+            open_s.component == AZURE_IDENTITY && open_s.cause == Cause::CredentialSourceFailed;
         return chain
             && match &a.kind {
                 Kind::ServerFailure(f) => f.doubt == Some(CHAIN_MEMBER_DOUBT),
@@ -348,7 +347,7 @@ fn evidence(open: Open) -> Option<Evidence> {
     // because of that refusal: the refusal is the answer.
     let refused = http.as_ref().is_some_and(|h| h.verdict.is_some());
     let server = server.filter(|f| {
-        let because = refused && f.cause == CREDENTIAL_SOURCE;
+        let because = refused && f.cause == Cause::CredentialSourceFailed;
         if because {
             facts.note(format!(
                 "{} failed because of the refusal it lists: {}",
